@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ISPOT: the only ABI between ispot.ko and user space.
+ *
+ * Versioning rules are in Documentation/abi.rst.  In short: a change that an
+ * older ispotctl would misread bumps ISPOT_ABI_MAJOR; an addition that an
+ * older ispotctl can ignore (a new command, a new record kind, a meaning for
+ * a reserved field) bumps ISPOT_ABI_MINOR.  Retired command numbers and
+ * record kinds are never reused.
+ *
+ * All structures use fixed-size types, explicit reserved fields (which the
+ * module rejects when non-zero) and __u64 for user pointers.
+ */
+#ifndef _UAPI_LINUX_ISPOT_H
+#define _UAPI_LINUX_ISPOT_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define ISPOT_ABI_MAJOR		1
+#define ISPOT_ABI_MINOR		0
+
+#define ISPOT_DEVICE_NAME	"ispot"
+#define ISPOT_IOC_MAGIC		0xE9
+
+/* ISPOT_IOC_GET_VERSION: handshake, allowed in every session state. */
+struct ispot_version {
+	__u32 abi_major;	/* out */
+	__u32 abi_minor;	/* out */
+	__u32 flags;		/* in: must be 0 */
+	__u32 reserved;		/* in: must be 0 */
+	char module_version[32];	/* out: NUL-terminated */
+};
+
+/*
+ * ISPOT_IOC_SETUP: choose the target and allocate the per-CPU rings.
+ * Allowed once, in the NEW state.  The target is a thread group; threads it
+ * creates later are traced, and so is the image it execs into (this is how
+ * `ispotctl run` arms probes before the first instruction of a command).
+ */
+struct ispot_setup {
+	__u32 pid;		/* in: tgid of the process to trace */
+	__u32 ring_pages;	/* in: data pages per CPU, power of two */
+	__u32 watermark;	/* in: wake poll() at this many bytes, 0 = half */
+	__u32 stack_period;	/* in: call stack every N entries, 0 = 10000 */
+	__u32 flags;		/* in: must be 0 */
+	__u32 nr_rings;		/* out: rings to map, one per possible CPU */
+	__u64 ring_mmap_size;	/* out: bytes to map per ring */
+	__u64 reserved[4];	/* in: must be 0 */
+};
+
+/* Probe kinds, for ispot_probe_add.flags */
+#define ISPOT_PROBE_ENTRY	(1U << 0)
+#define ISPOT_PROBE_RETURN	(1U << 1)
+#define ISPOT_PROBE_BOTH	(ISPOT_PROBE_ENTRY | ISPOT_PROBE_RETURN)
+
+/*
+ * ISPOT_IOC_PROBE_ADD: probe a function of the target object, given as an
+ * open fd (fd >= 0) or as a path (fd == -1, path is a user pointer to a
+ * NUL-terminated string).  The offset is a file offset into an executable
+ * PT_LOAD segment.  Allowed in the READY state (after SETUP, before ENABLE).
+ */
+struct ispot_probe_add {
+	__s32 fd;		/* in */
+	__u32 flags;		/* in: ISPOT_PROBE_* */
+	__u64 path;		/* in: user pointer, used when fd == -1 */
+	__u64 offset;		/* in: file offset of the function */
+	__u32 sample_period;	/* in: record 1 in N hits, 0 or 1 = all */
+	__u32 probe_id;		/* out: assigned by the module, from 1 */
+	__u64 reserved[2];	/* in: must be 0 */
+};
+
+/* ISPOT_IOC_PROBE_REMOVE: allowed when not ENABLED. */
+struct ispot_probe_remove {
+	__u32 probe_id;		/* in */
+	__u32 reserved;		/* in: must be 0 */
+};
+
+/*
+ * ISPOT_IOC_RING_CONSUME: the reader has consumed every record before
+ * @tail in ring @cpu.  The module checks that tail lies between the current
+ * tail and head, so a buggy reader cannot make the counts lie.
+ */
+struct ispot_ring_consume {
+	__u32 cpu;		/* in */
+	__u32 reserved;		/* in: must be 0 */
+	__u64 tail;		/* in: new tail, in slots */
+};
+
+struct ispot_ring_stats {
+	__u64 produced;		/* records written or dropped on this CPU */
+	__u64 consumed;		/* records released by RING_CONSUME */
+	__u64 dropped;		/* records lost because the ring was full */
+};
+
+struct ispot_probe_stats {
+	__u32 probe_id;
+	__u32 reserved;
+	__u64 entry_hits;	/* handler calls in the target */
+	__u64 return_hits;
+	__u64 filtered;		/* hits in other processes, not recorded */
+};
+
+/*
+ * ISPOT_IOC_STATS: copy out per-CPU ring counts and per-probe hit counts.
+ * nr_rings/nr_probes are capacities on input and counts on output; the
+ * arrays are filled up to the smaller of the two.
+ */
+struct ispot_stats {
+	__u64 rings;		/* in: user pointer to ispot_ring_stats[] */
+	__u64 probes;		/* in: user pointer to ispot_probe_stats[] */
+	__u32 nr_rings;		/* in/out */
+	__u32 nr_probes;	/* in/out */
+	__u32 state;		/* out: ISPOT_STATE_* */
+	__u32 reserved;		/* in: must be 0 */
+};
+
+enum ispot_session_state {
+	ISPOT_STATE_NEW = 0,	/* opened, no target yet */
+	ISPOT_STATE_READY,	/* target and rings set, probes may be added */
+	ISPOT_STATE_ENABLED,	/* probes armed */
+	ISPOT_STATE_DEAD,	/* the target exited; drain, then close */
+};
+
+#define ISPOT_IOC_GET_VERSION	_IOWR(ISPOT_IOC_MAGIC, 0x00, struct ispot_version)
+#define ISPOT_IOC_SETUP		_IOWR(ISPOT_IOC_MAGIC, 0x01, struct ispot_setup)
+#define ISPOT_IOC_PROBE_ADD	_IOWR(ISPOT_IOC_MAGIC, 0x02, struct ispot_probe_add)
+#define ISPOT_IOC_PROBE_REMOVE	_IOW(ISPOT_IOC_MAGIC, 0x03, struct ispot_probe_remove)
+#define ISPOT_IOC_ENABLE	_IO(ISPOT_IOC_MAGIC, 0x04)
+#define ISPOT_IOC_DISABLE	_IO(ISPOT_IOC_MAGIC, 0x05)
+#define ISPOT_IOC_RING_CONSUME	_IOW(ISPOT_IOC_MAGIC, 0x06, struct ispot_ring_consume)
+#define ISPOT_IOC_STATS		_IOWR(ISPOT_IOC_MAGIC, 0x07, struct ispot_stats)
+
+/*
+ * Ring layout.  Each ring is mapped read-only at offset
+ * cpu * ring_mmap_size: one control page, then the data pages, which hold
+ * an array of 64-byte slots.  A record occupies one or more consecutive
+ * slots (index & (nr_slots - 1)); head and tail count slots and never wrap.
+ */
+#define ISPOT_SLOT_SIZE		64
+
+struct ispot_ring_ctrl {
+	__u64 head;		/* producer position, published with release */
+	__u64 tail;		/* consumer position accepted by the module */
+	__u64 dropped;		/* records lost because the ring was full */
+	__u32 nr_slots;		/* power of two */
+	__u32 cpu;
+	__u64 data_offset;	/* bytes from the mapping start to slot 0 */
+};
+
+enum ispot_record_kind {
+	ISPOT_REC_ENTRY = 1,	/* ip: call site (return address) */
+	ISPOT_REC_EXIT = 2,	/* ip: where the function returned to */
+	ISPOT_REC_STACK = 3,	/* data[0]: frames; frames follow in slots */
+};
+
+/*
+ * One slot.  @sp is the user stack pointer: at ENTRY it points at the return
+ * address; at EXIT the return address has been popped, so an exit pairs
+ * with the entry whose sp is 8 bytes lower.  This stays exact when the
+ * kernel skips uretprobes (deep recursion) or a longjmp skips returns.
+ */
+struct ispot_record {
+	__u64 ts_ns;		/* CLOCK_MONOTONIC, comparable across CPUs */
+	__u32 tid;
+	__u32 tgid;
+	__u32 probe_id;
+	__u16 cpu;
+	__u8 kind;		/* ISPOT_REC_* */
+	__u8 nslots;		/* slots this record occupies, >= 1 */
+	__u64 sp;
+	__u64 ip;
+	__u64 data[3];		/* ENTRY: first three arguments; EXIT: data[0]
+				 * is the return value; STACK: data[0] is the
+				 * number of frames that follow */
+};
+
+/* A STACK record is followed by ceil(frames / 8) slots of __u64 frames. */
+#define ISPOT_STACK_MAX_FRAMES	32
+
+#endif /* _UAPI_LINUX_ISPOT_H */

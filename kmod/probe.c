@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probes: one uprobe consumer per probed function.
+ *
+ * The handlers are the hot path.  They take no lock, allocate nothing and
+ * never sleep: they check that the hit belongs to the traced thread group,
+ * bump per-CPU counters, and write one record into the current CPU's ring
+ * with preemption disabled.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/elf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "ispot.h"
+
+#define ISPOT_SAMPLE_PROBES	16	/* linear-probing bound per lookup */
+
+static struct ispot_sample_slot *ispot_sample_slot(struct ispot_probe *p,
+						   u32 tid, bool claim)
+{
+	u32 h = hash_32(tid, ilog2(ISPOT_SAMPLE_SLOTS));
+	unsigned int i;
+
+	for (i = 0; i < ISPOT_SAMPLE_PROBES; i++) {
+		struct ispot_sample_slot *slot =
+			&p->samples[(h + i) & (ISPOT_SAMPLE_SLOTS - 1)];
+		u32 owner = READ_ONCE(slot->tid);
+
+		if (owner == tid)
+			return slot;
+		if (owner)
+			continue;
+		/* Slots are never freed, so an empty one ends the search. */
+		if (!claim)
+			return NULL;
+		if (cmpxchg(&slot->tid, 0, tid) == 0)
+			return slot;
+	}
+	return NULL;
+}
+
+/*
+ * Decide whether this entry is one of the 1-in-N sampled calls of the
+ * current thread.  A thread that finds no slot is recorded in full, and its
+ * returns are too, so pairs stay whole.
+ */
+static bool ispot_sample_entry(struct ispot_probe *p, u64 sp)
+{
+	struct ispot_sample_slot *slot;
+	bool nested = false;
+
+	slot = ispot_sample_slot(p, current->pid, true);
+	if (!slot)
+		return true;
+	if (slot->inflight_sp) {
+		/*
+		 * The stack grows down: an entry at or below the sampled
+		 * call's sp is nested inside it; one above it means the
+		 * sampled call was left without a return (longjmp).
+		 */
+		if (sp <= slot->inflight_sp)
+			nested = true;
+		else
+			slot->inflight_sp = 0;
+	}
+	if (slot->countdown) {
+		slot->countdown--;
+		return false;
+	}
+	if (nested)
+		return false;	/* sample the next call instead */
+	slot->countdown = p->sample_period - 1;
+	slot->inflight_sp = sp;
+	return true;
+}
+
+static bool ispot_sample_return(struct ispot_probe *p, u64 sp)
+{
+	struct ispot_sample_slot *slot;
+
+	slot = ispot_sample_slot(p, current->pid, false);
+	if (!slot)
+		return true;
+	if (slot->inflight_sp && slot->inflight_sp + sizeof(u64) == sp) {
+		slot->inflight_sp = 0;
+		return true;
+	}
+	return false;
+}
+
+static void ispot_record_header(struct ispot_record *rec, struct ispot_probe *p,
+				u8 kind, u8 nslots, u64 ts)
+{
+	rec->ts_ns = ts;
+	rec->tid = current->pid;
+	rec->tgid = current->tgid;
+	rec->probe_id = p->id;
+	rec->cpu = smp_processor_id();
+	rec->kind = kind;
+	rec->nslots = nslots;
+}
+
+/*
+ * Frame-pointer walk of the user stack, bounded in depth, with nofault
+ * copies: a target built without frame pointers yields a short stack, never
+ * a fault.  At a function's first instruction, [sp] is the call site and bp
+ * is still the caller's frame.
+ */
+static u32 ispot_user_stack(struct pt_regs *regs, u64 callsite, u64 *frames)
+{
+	u64 fp = regs->bp;
+	u32 n = 0;
+
+	frames[n++] = callsite;
+	while (n < ISPOT_STACK_MAX_FRAMES) {
+		u64 frame[2];	/* saved bp, return address */
+
+		if (!fp || (fp & 7) || fp < regs->sp)
+			break;
+		if (copy_from_user_nofault(frame, (void __user *)fp,
+					   sizeof(frame)))
+			break;
+		if (!frame[1])
+			break;
+		frames[n++] = frame[1];
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+	return n;
+}
+
+static void ispot_record_stack(struct ispot_ring *ring, struct ispot_probe *p,
+			       struct pt_regs *regs, u64 callsite, u64 ts)
+{
+	u32 max_slots = 1 + DIV_ROUND_UP(ISPOT_STACK_MAX_FRAMES, 8);
+	u64 frames[ISPOT_STACK_MAX_FRAMES];
+	struct ispot_record *rec;
+	u32 n, nslots, i;
+
+	n = ispot_user_stack(regs, callsite, frames);
+	nslots = 1 + DIV_ROUND_UP(n, 8);
+	rec = ispot_ring_reserve(ring, max_slots);
+	if (!rec)
+		return;
+	ispot_record_header(rec, p, ISPOT_REC_STACK, nslots, ts);
+	rec->sp = regs->sp;
+	rec->ip = callsite;
+	rec->data[0] = n;
+	rec->data[1] = 0;
+	rec->data[2] = 0;
+	for (i = 0; i < n; i++) {
+		u64 *slot = (u64 *)ispot_ring_slot(ring, ring->head + 1 + i / 8);
+
+		slot[i % 8] = frames[i];
+	}
+	ispot_ring_commit(ring, nslots);
+}
+
+/* Every stack_period-th entry per CPU, and always the probe's first. */
+static bool ispot_want_stack(struct ispot_probe *p)
+{
+	struct ispot_probe_pcpu *pc = this_cpu_ptr(p->pcpu);
+
+	if (!READ_ONCE(p->first_stack_taken)) {
+		WRITE_ONCE(p->first_stack_taken, true);
+		pc->stack_count = 0;
+		return true;
+	}
+	if (++pc->stack_count < p->session->stack_period)
+		return false;
+	pc->stack_count = 0;
+	return true;
+}
+
+static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
+{
+	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
+	struct ispot_session *s = p->session;
+	struct ispot_record *rec;
+	struct ispot_ring *ring;
+	u64 callsite = 0;
+
+	if (!ispot_target_is_current(s)) {
+		/* A forked child inherits the breakpoint: drop it there. */
+		this_cpu_inc(p->pcpu->filtered);
+		return UPROBE_HANDLER_REMOVE;
+	}
+	this_cpu_inc(p->pcpu->entry_hits);
+	if (!(p->flags & ISPOT_PROBE_ENTRY))
+		return 0;
+	if (p->samples && !ispot_sample_entry(p, regs->sp))
+		return 0;
+
+	if (copy_from_user_nofault(&callsite, (void __user *)regs->sp,
+				   sizeof(callsite)))
+		callsite = 0;
+
+	preempt_disable();
+	ring = s->rings[smp_processor_id()];
+	if (ispot_want_stack(p))
+		ispot_record_stack(ring, p, regs, callsite,
+				   ktime_get_mono_fast_ns());
+	rec = ispot_ring_reserve(ring, 1);
+	if (rec) {
+		rec->sp = regs->sp;
+		rec->ip = callsite;
+		rec->data[0] = regs->di;
+		rec->data[1] = regs->si;
+		rec->data[2] = regs->dx;
+		/* Taken last, so the handler's own cost is not in the call. */
+		ispot_record_header(rec, p, ISPOT_REC_ENTRY, 1,
+				    ktime_get_mono_fast_ns());
+		ispot_ring_commit(ring, 1);
+	}
+	preempt_enable();
+	return 0;
+}
+
+static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
+{
+	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
+	u64 ts = ktime_get_mono_fast_ns();
+	struct ispot_session *s = p->session;
+	struct ispot_record *rec;
+	struct ispot_ring *ring;
+
+	if (!ispot_target_is_current(s))
+		return 0;
+	this_cpu_inc(p->pcpu->return_hits);
+	if (p->samples && !ispot_sample_return(p, regs->sp))
+		return 0;
+
+	preempt_disable();
+	ring = s->rings[smp_processor_id()];
+	rec = ispot_ring_reserve(ring, 1);
+	if (rec) {
+		ispot_record_header(rec, p, ISPOT_REC_EXIT, 1, ts);
+		rec->sp = regs->sp;
+		rec->ip = regs->ip;
+		rec->data[0] = regs->ax;
+		rec->data[1] = func;
+		rec->data[2] = 0;
+		ispot_ring_commit(ring, 1);
+	}
+	preempt_enable();
+	return 0;
+}
+
+static ISPOT_UPROBE_FILTER(ispot_probe_filter)
+{
+	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
+
+	return ispot_target_owns_mm(p->session, mm);
+}
+
+/*
+ * The offset must fall inside an executable PT_LOAD segment of an ELF
+ * file: anything else would plant a breakpoint in data or in nothing.
+ */
+static int ispot_probe_check_offset(struct file *file, u64 offset)
+{
+	loff_t size = i_size_read(file_inode(file));
+	struct elf64_phdr *phdrs;
+	struct elf64_hdr ehdr;
+	loff_t pos = 0;
+	size_t bytes;
+	int i, err;
+
+	if (offset >= size)
+		return -EINVAL;
+	if (kernel_read(file, &ehdr, sizeof(ehdr), &pos) != sizeof(ehdr) ||
+	    memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ||
+	    ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    ehdr.e_phentsize != sizeof(struct elf64_phdr) ||
+	    !ehdr.e_phnum || ehdr.e_phnum > 128)
+		return -ENOEXEC;
+
+	bytes = ehdr.e_phnum * sizeof(*phdrs);
+	phdrs = kmalloc(bytes, GFP_KERNEL);
+	if (!phdrs)
+		return -ENOMEM;
+	pos = ehdr.e_phoff;
+	err = -ENOEXEC;
+	if (kernel_read(file, phdrs, bytes, &pos) != bytes)
+		goto out_free;
+
+	err = -EINVAL;
+	for (i = 0; i < ehdr.e_phnum; i++) {
+		struct elf64_phdr *ph = &phdrs[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    offset >= ph->p_offset &&
+		    offset - ph->p_offset < ph->p_filesz) {
+			err = 0;
+			break;
+		}
+	}
+out_free:
+	kfree(phdrs);
+	return err;
+}
+
+static struct file *ispot_probe_open(struct ispot_probe_add *args)
+{
+	struct file *file;
+	char *path;
+
+	if (args->fd >= 0) {
+		file = fget(args->fd);
+		return file ? file : ERR_PTR(-EBADF);
+	}
+	if (args->fd != -1)
+		return ERR_PTR(-EBADF);
+
+	path = strndup_user(u64_to_user_ptr(args->path), PATH_MAX);
+	if (IS_ERR(path))
+		return ERR_CAST(path);
+	file = filp_open(path, O_RDONLY | O_LARGEFILE, 0);
+	kfree(path);
+	return file;
+}
+
+static struct ispot_probe *ispot_probe_find(struct ispot_session *s, u32 id)
+{
+	struct ispot_probe *p;
+
+	list_for_each_entry(p, &s->probes, node)
+		if (p->id == id)
+			return p;
+	return NULL;
+}
+
+static void ispot_probe_free(struct ispot_probe *p)
+{
+	iput(p->inode);
+	free_percpu(p->pcpu);
+	kvfree(p->samples);
+	kfree(p);
+}
+
+int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args)
+{
+	struct ispot_probe *p, *other;
+	struct inode *inode;
+	struct file *file;
+	int err;
+
+	if (!(args->flags & ISPOT_PROBE_BOTH) ||
+	    (args->flags & ~ISPOT_PROBE_BOTH))
+		return -EINVAL;
+	if (s->nr_probes >= ispot_max_probes)
+		return -ENOSPC;
+
+	file = ispot_probe_open(args);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	inode = file_inode(file);
+	err = -EISDIR;
+	if (S_ISDIR(inode->i_mode))
+		goto err_put_file;
+	err = -EINVAL;
+	if (!S_ISREG(inode->i_mode))
+		goto err_put_file;
+	err = ispot_probe_check_offset(file, args->offset);
+	if (err)
+		goto err_put_file;
+
+	err = -EEXIST;
+	list_for_each_entry(other, &s->probes, node)
+		if (other->inode == inode && other->offset == args->offset)
+			goto err_put_file;
+
+	err = -ENOMEM;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		goto err_put_file;
+	p->pcpu = alloc_percpu(struct ispot_probe_pcpu);
+	if (!p->pcpu)
+		goto err_free_probe;
+	if (args->sample_period > 1) {
+		p->samples = kvcalloc(ISPOT_SAMPLE_SLOTS, sizeof(*p->samples),
+				      GFP_KERNEL);
+		if (!p->samples)
+			goto err_free_pcpu;
+	}
+	p->inode = igrab(inode);
+	p->offset = args->offset;
+	p->flags = args->flags;
+	p->sample_period = args->sample_period > 1 ? args->sample_period : 0;
+	p->session = s;
+	p->id = ++s->next_probe_id;
+	p->consumer.handler = ispot_probe_entry;
+	if (p->flags & ISPOT_PROBE_RETURN)
+		p->consumer.ret_handler = ispot_probe_return;
+	p->consumer.filter = ispot_probe_filter;
+	list_add_tail(&p->node, &s->probes);
+	s->nr_probes++;
+	fput(file);
+
+	args->probe_id = p->id;
+	return 0;
+
+err_free_pcpu:
+	free_percpu(p->pcpu);
+err_free_probe:
+	kfree(p);
+err_put_file:
+	fput(file);
+	return err;
+}
+
+int ispot_probe_remove(struct ispot_session *s, u32 id)
+{
+	struct ispot_probe *p = ispot_probe_find(s, id);
+
+	if (!p)
+		return -ENOENT;
+	list_del(&p->node);
+	s->nr_probes--;
+	ispot_probe_free(p);
+	return 0;
+}
+
+int ispot_probe_arm(struct ispot_probe *p)
+{
+	int err;
+
+	err = ispot_uprobe_register(p->inode, p->offset, &p->consumer,
+				    &p->uprobe);
+	if (!err)
+		p->registered = true;
+	return err;
+}
+
+/* Unregister every probe; handlers have finished when this returns. */
+void ispot_probe_disarm_all(struct ispot_session *s)
+{
+	struct ispot_probe *p;
+	bool any = false;
+
+	list_for_each_entry(p, &s->probes, node) {
+		if (!p->registered)
+			continue;
+		ispot_uprobe_unregister_nosync(p->inode, p->offset,
+					       &p->consumer, p->uprobe);
+		p->registered = false;
+		any = true;
+	}
+	if (any)
+		ispot_uprobe_unregister_sync();
+}
+
+void ispot_probe_free_all(struct ispot_session *s)
+{
+	struct ispot_probe *p, *tmp;
+
+	list_for_each_entry_safe(p, tmp, &s->probes, node) {
+		list_del(&p->node);
+		ispot_probe_free(p);
+	}
+	s->nr_probes = 0;
+}
+
+void ispot_probe_stats(struct ispot_probe *p, struct ispot_probe_stats *st)
+{
+	int cpu;
+
+	memset(st, 0, sizeof(*st));
+	st->probe_id = p->id;
+	for_each_possible_cpu(cpu) {
+		struct ispot_probe_pcpu *pc = per_cpu_ptr(p->pcpu, cpu);
+
+		st->entry_hits += READ_ONCE(pc->entry_hits);
+		st->return_hits += READ_ONCE(pc->return_hits);
+		st->filtered += READ_ONCE(pc->filtered);
+	}
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ELF symbol resolution for ispotctl.
+ *
+ * Two directions are covered:
+ *
+ *  - spec -> probe points: a function SPEC (see elf_resolve_spec()) becomes
+ *    a list of (object path, file offset) pairs, which is what a uprobe is
+ *    registered on.  The offset is computed through the executable PT_LOAD
+ *    segment that contains the symbol, so PIE, non-PIE and shared objects
+ *    linked at any base are all handled the same way.
+ *
+ *  - runtime address -> name: an address inside a live process (a lock
+ *    word, a return address) becomes "object:symbol+off", using
+ *    /proc/PID/maps to find the object and its load bias.  Data symbols
+ *    (STT_OBJECT) count, including ones in .bss past the file-backed pages.
+ *
+ * Every function that can fail takes (char *err, size_t errlen): on failure
+ * it returns a negative errno and writes a one-line, human-readable message
+ * there (no trailing newline) for the caller to print.  Nothing here prints
+ * or exits.  err may be NULL when errlen is 0.
+ *
+ * Only native ELF (64-bit, host byte order) is supported.  All file reads
+ * are bounds-checked against the file size, so truncated or hostile files
+ * produce an error, never an out-of-bounds read.
+ */
+#ifndef ISPOT_ELF_H
+#define ISPOT_ELF_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Display names longer than this are truncated (offsets are unaffected). */
+#define ELF_SYM_NAME_MAX	256
+
+/* elf_target_sym.flags */
+#define ELF_SYM_IFUNC		0x1	/* STT_GNU_IFUNC: probe hits the resolver */
+#define ELF_SYM_VERSIONED	0x2	/* name carries a symbol version */
+
+/* One probe point: unique per (obj, offset). */
+struct elf_target_sym {
+	char obj[PATH_MAX];		/* canonical path of the ELF object */
+	char name[ELF_SYM_NAME_MAX];	/* display name, e.g. "foo", "foo@V1" */
+	uint64_t vaddr;			/* link-time address (st_value) */
+	uint64_t offset;		/* file offset: what uprobes want */
+	uint64_t size;			/* st_size, may be 0 */
+	unsigned int flags;		/* ELF_SYM_* */
+};
+
+/*
+ * Resolve a function SPEC to probe points.
+ *
+ * SPEC is one of
+ *	name		exact function name in the main executable
+ *	glob		fnmatch(3) pattern, e.g. "worker_*"
+ *	OBJ:name	name or glob in object OBJ, where OBJ is a path (contains
+ *			'/') or a short name such as "libc" (see
+ *			elf_obj_name_matches())
+ * and name may carry a version: "foo@V1" (that version) or "foo@@V2" (only
+ * if V2 is the default).  A plain "foo" picks the default version when a
+ * library defines several.
+ *
+ * pid is the target process, or 0 when it has not been started yet.  exe is
+ * the main executable; it may be NULL when pid > 0 (then /proc/PID/exe).
+ * Short OBJ names are looked up among the objects mapped in pid, else in
+ * exe's DT_NEEDED closure (elf_find_needed()), so libraries not loaded yet
+ * resolve too.
+ *
+ * Only defined STT_FUNC/STT_GNU_IFUNC symbols are considered.  Aliases
+ * (several names at one address) produce one entry named by
+ * elf_pick_name()'s rule.  Entries are sorted by name.
+ *
+ * On success returns 0 and a malloc'd array in *out (free() it) of *n >= 1
+ * entries.  -ENOENT means no such function; the message then offers up to
+ * three near matches.
+ */
+int elf_resolve_spec(const char *spec, pid_t pid, const char *exe,
+		     struct elf_target_sym **out, size_t *n,
+		     char *err, size_t errlen);
+
+/* As elf_resolve_spec() for a name/glob in one given ELF file. */
+int elf_resolve_file(const char *path, const char *pattern,
+		     struct elf_target_sym **out, size_t *n,
+		     char *err, size_t errlen);
+
+/*
+ * Choose a display name among aliases: the shortest name that does not
+ * start with '_', else the shortest; ties broken by strcmp().  Returns an
+ * index into names[] (0 when n == 0).
+ */
+size_t elf_pick_name(const char *const *names, size_t n);
+
+/*
+ * Whether the object at path is what short name obj designates: its
+ * basename equals obj, or starts with obj followed by '.' or '-'.  "libc"
+ * matches "libc.so.6" and "libc-2.31.so" but not "libcrypt.so.1".
+ */
+bool elf_obj_name_matches(const char *path, const char *obj);
+
+/* One line of /proc/PID/maps. */
+struct elf_map {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t offset;	/* file offset of start */
+	uint64_t inode;
+	unsigned int dev_major, dev_minor;
+	char perms[5];		/* "r-xp" */
+	bool deleted;		/* path had a " (deleted)" suffix, now cut */
+	char *path;		/* file path, "[heap]" etc., or "" if anon */
+};
+
+/*
+ * Read /proc/PID/maps (pid 0: the calling process) into a malloc'd array,
+ * in address order.  Free with elf_maps_free().
+ */
+int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
+		  char *err, size_t errlen);
+void elf_maps_free(struct elf_map *maps, size_t n);
+
+/* The mapping containing addr, or NULL. */
+const struct elf_map *elf_maps_find(const struct elf_map *maps, size_t n,
+				    uint64_t addr);
+
+/*
+ * Find the mapped file-backed object that OBJ designates: a path (compared
+ * after canonicalisation) or a short name.  An exact basename match wins
+ * over prefix matches; several distinct prefix matches are ambiguous
+ * (-EINVAL).  Not mapped: -ENOENT.
+ */
+int elf_maps_find_object(const struct elf_map *maps, size_t n,
+			 const char *obj, char *path, size_t pathlen,
+			 char *err, size_t errlen);
+
+/*
+ * Load bias of the object at path as mapped in maps: runtime address =
+ * bias + link-time address.  Uses the first mapping of path.
+ */
+int elf_load_bias(const struct elf_map *maps, size_t n, const char *path,
+		  uint64_t *bias, char *err, size_t errlen);
+
+/*
+ * Find the library that short name (or soname) designates among the
+ * objects exe would load: exe's DT_NEEDED entries first, then theirs
+ * (breadth first, as ld.so does), then the PT_INTERP loader.  Each needed
+ * name is searched like ld.so: DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH
+ * ($ORIGIN expanded), /etc/ld.so.cache, then the default directories; a
+ * file of the wrong class or machine is skipped.  The canonical path goes
+ * to out_path.
+ */
+int elf_find_needed(const char *exe_path, const char *short_name,
+		    char *out_path, size_t out_len, char *err, size_t errlen);
+
+/* What a runtime address turned out to be. */
+enum elf_addr_kind {
+	ELF_ADDR_SYMBOL,	/* inside a symbol of obj: sym + sym_off */
+	ELF_ADDR_OBJECT,	/* inside obj but no symbol covers it */
+	ELF_ADDR_FILE,		/* file mapping that is not a usable ELF */
+	ELF_ADDR_HEAP,		/* obj = "[heap]" */
+	ELF_ADDR_STACK,		/* obj = "[stack]" */
+	ELF_ADDR_ANON,		/* obj = "anon", or "[vdso]", "[anon:x]", ... */
+};
+
+struct elf_addr_info {
+	enum elf_addr_kind kind;
+	char obj[PATH_MAX];	/* object path or pseudo name, see kind */
+	char sym[ELF_SYM_NAME_MAX];	/* "" unless ELF_ADDR_SYMBOL */
+	uint64_t sym_off;	/* addr - symbol start */
+	uint64_t sym_size;
+	unsigned char sym_type;	/* STT_* */
+	/*
+	 * SYMBOL/OBJECT: link-time address in obj.  FILE: file offset.
+	 * Otherwise: offset from the start of the mapping.
+	 */
+	uint64_t vaddr;
+};
+
+/*
+ * A cache of one process's maps and parsed objects, for naming many
+ * addresses cheaply.  pid 0 is the calling process.
+ */
+struct elf_symbolizer;
+
+struct elf_symbolizer *elf_symbolizer_new(pid_t pid, char *err,
+					  size_t errlen);
+/*
+ * Name addr.  An address outside every known mapping makes it re-read the
+ * maps once (the process may have mapped something since); still unmapped
+ * is -ENOENT.
+ */
+int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
+		  struct elf_addr_info *info, char *err, size_t errlen);
+void elf_symbolizer_free(struct elf_symbolizer *s);
+
+/* One-shot elf_symbolize(). */
+int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
+		       char *err, size_t errlen);
+
+/*
+ * Format info as "app:gm_ridlock+0x8" (basename of obj), "app+0x1234" when
+ * no symbol covers it, or the pseudo name ("[heap]", "anon", ...).  Returns
+ * what snprintf() would.
+ */
+int elf_addr_format(const struct elf_addr_info *info, char *buf, size_t len);
+
+#endif /* ISPOT_ELF_H */
