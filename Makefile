@@ -10,7 +10,7 @@ KDIR	?= $(shell scripts/kdir.sh)
 CC	?= cc
 CFLAGS	?= -O2 -g
 override CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
-		   -Iinclude/uapi -Iinclude -Iuser -Iselftests
+		   -Iinclude/uapi -Iinclude -iquote user -iquote selftests
 LDLIBS	+= -lm
 
 # ispotctl: the dispatcher plus one file per subcommand; every other file in

@@ -23,7 +23,10 @@
 #include "compat.h"
 #include "ispot.h"
 
-static atomic_t ispot_nr_sessions = ATOMIC_INIT(0);
+/* Open sessions, for the limit and for ISPOT_IOC_INFO. */
+static LIST_HEAD(ispot_sessions);
+static DEFINE_MUTEX(ispot_sessions_lock);
+static unsigned int ispot_nr_sessions;
 
 static bool ispot_reserved_nonzero(const void *p, size_t len)
 {
@@ -36,24 +39,61 @@ static int ispot_dev_open(struct inode *inode, struct file *file)
 
 	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
 		return -EPERM;
-	if (atomic_inc_return(&ispot_nr_sessions) > ispot_max_sessions) {
-		atomic_dec(&ispot_nr_sessions);
+	s = ispot_session_create();
+	if (!s)
+		return -ENOMEM;
+
+	mutex_lock(&ispot_sessions_lock);
+	if (ispot_nr_sessions >= ispot_max_sessions) {
+		mutex_unlock(&ispot_sessions_lock);
+		ispot_session_destroy(s);
 		return -EBUSY;
 	}
-	s = ispot_session_create();
-	if (!s) {
-		atomic_dec(&ispot_nr_sessions);
-		return -ENOMEM;
-	}
+	ispot_nr_sessions++;
+	list_add(&s->node, &ispot_sessions);
+	mutex_unlock(&ispot_sessions_lock);
+
 	file->private_data = s;
 	return 0;
 }
 
 static int ispot_dev_release(struct inode *inode, struct file *file)
 {
-	ispot_session_destroy(file->private_data);
-	atomic_dec(&ispot_nr_sessions);
+	struct ispot_session *s = file->private_data;
+
+	mutex_lock(&ispot_sessions_lock);
+	list_del(&s->node);
+	ispot_nr_sessions--;
+	mutex_unlock(&ispot_sessions_lock);
+	ispot_session_destroy(s);
 	return 0;
+}
+
+static long ispot_ioc_info(void __user *uarg)
+{
+	struct ispot_session *s;
+	struct ispot_info info;
+
+	if (copy_from_user(&info, uarg, sizeof(info)))
+		return -EFAULT;
+	if (ispot_reserved_nonzero(info.reserved, sizeof(info.reserved)))
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+
+	mutex_lock(&ispot_sessions_lock);
+	ispot_session_global_info(&info);
+	list_for_each_entry(s, &ispot_sessions, node) {
+		/* Lock order: ispot_sessions_lock, then a session's lock. */
+		mutex_lock(&s->lock);
+		info.dropped += ispot_session_dropped(s);
+		mutex_unlock(&s->lock);
+	}
+	info.sessions = ispot_nr_sessions;
+	mutex_unlock(&ispot_sessions_lock);
+	info.max_sessions = ispot_max_sessions;
+	info.max_probes = ispot_max_probes;
+	info.nr_cpus = nr_cpu_ids;
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
 static long ispot_ioc_get_version(void __user *uarg)
@@ -208,6 +248,8 @@ static long ispot_dev_ioctl(struct file *file, unsigned int cmd,
 
 	if (cmd == ISPOT_IOC_GET_VERSION)
 		return ispot_ioc_get_version(uarg);
+	if (cmd == ISPOT_IOC_INFO)
+		return ispot_ioc_info(uarg);
 
 	mutex_lock(&s->lock);
 	ispot_session_refresh_state(s);

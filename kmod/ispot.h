@@ -105,6 +105,7 @@ struct ispot_session {
 	u32 nr_probes;
 	u32 next_probe_id;
 	wait_queue_head_t wq;
+	struct list_head node;		/* in the device's session list */
 };
 
 /* dev.c */
@@ -118,6 +119,8 @@ int ispot_session_setup(struct ispot_session *s, struct ispot_setup *args);
 int ispot_session_enable(struct ispot_session *s);
 void ispot_session_disable(struct ispot_session *s);
 void ispot_session_refresh_state(struct ispot_session *s);
+void ispot_session_global_info(struct ispot_info *info);
+u64 ispot_session_dropped(struct ispot_session *s);
 
 /* ring.c */
 struct ispot_ring *ispot_ring_create(unsigned int cpu, u32 pages,

@@ -20,6 +20,28 @@
 
 /* Ring memory in use across all sessions, in pages (limit in main.c). */
 static atomic_long_t ispot_ring_pages_used = ATOMIC_LONG_INIT(0);
+/* Records dropped by sessions already closed. */
+static atomic64_t ispot_dropped_closed = ATOMIC64_INIT(0);
+
+/* Module-wide figures; live sessions' drops are added by the caller. */
+void ispot_session_global_info(struct ispot_info *info)
+{
+	info->ring_bytes = (u64)atomic_long_read(&ispot_ring_pages_used)
+			   << PAGE_SHIFT;
+	info->ring_bytes_max = (u64)ispot_max_buffer_mib << 20;
+	info->dropped = atomic64_read(&ispot_dropped_closed);
+}
+
+u64 ispot_session_dropped(struct ispot_session *s)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; s->rings && i < s->nr_rings; i++)
+		if (s->rings[i])
+			sum += READ_ONCE(s->rings[i]->dropped);
+	return sum;
+}
 
 struct ispot_session *ispot_session_create(void)
 {
@@ -45,6 +67,7 @@ static void ispot_session_free_rings(struct ispot_session *s)
 
 	if (!s->rings)
 		return;
+	atomic64_add(ispot_session_dropped(s), &ispot_dropped_closed);
 	for (i = 0; i < s->nr_rings; i++)
 		ispot_ring_destroy(s->rings[i]);
 	kfree(s->rings);

@@ -58,11 +58,11 @@ static inline void ispot_test_register(struct ispot_test *t)
 	_exit(KSFT_SKIP);						\
 } while (0)
 
-#define __ISPOT_CMP(a, op, b, fatal) do {				\
+#define __ISPOT_CMP(a, op, b, fatal, sa, sb) do {			\
 	long long __a = (long long)(a), __b = (long long)(b);		\
 	if (!(__a op __b)) {						\
 		TH_LOG("expected %s %s %s (%lld vs %lld)",		\
-		       #a, #op, #b, __a, __b);				\
+		       sa, #op, sb, __a, __b);				\
 		ispot_test_failed = 1;					\
 		if (fatal) {						\
 			fflush(stdout);					\
@@ -71,22 +71,22 @@ static inline void ispot_test_register(struct ispot_test *t)
 	}								\
 } while (0)
 
-#define ASSERT_EQ(a, b)	__ISPOT_CMP(a, ==, b, 1)
-#define ASSERT_NE(a, b)	__ISPOT_CMP(a, !=, b, 1)
-#define ASSERT_LT(a, b)	__ISPOT_CMP(a, <, b, 1)
-#define ASSERT_LE(a, b)	__ISPOT_CMP(a, <=, b, 1)
-#define ASSERT_GT(a, b)	__ISPOT_CMP(a, >, b, 1)
-#define ASSERT_GE(a, b)	__ISPOT_CMP(a, >=, b, 1)
-#define ASSERT_TRUE(a)	__ISPOT_CMP(!!(a), ==, 1, 1)
-#define ASSERT_FALSE(a)	__ISPOT_CMP(!!(a), ==, 0, 1)
-#define EXPECT_EQ(a, b)	__ISPOT_CMP(a, ==, b, 0)
-#define EXPECT_NE(a, b)	__ISPOT_CMP(a, !=, b, 0)
-#define EXPECT_LT(a, b)	__ISPOT_CMP(a, <, b, 0)
-#define EXPECT_LE(a, b)	__ISPOT_CMP(a, <=, b, 0)
-#define EXPECT_GT(a, b)	__ISPOT_CMP(a, >, b, 0)
-#define EXPECT_GE(a, b)	__ISPOT_CMP(a, >=, b, 0)
-#define EXPECT_TRUE(a)	__ISPOT_CMP(!!(a), ==, 1, 0)
-#define EXPECT_FALSE(a)	__ISPOT_CMP(!!(a), ==, 0, 0)
+#define ASSERT_EQ(a, b)	__ISPOT_CMP(a, ==, b, 1, #a, #b)
+#define ASSERT_NE(a, b)	__ISPOT_CMP(a, !=, b, 1, #a, #b)
+#define ASSERT_LT(a, b)	__ISPOT_CMP(a, <, b, 1, #a, #b)
+#define ASSERT_LE(a, b)	__ISPOT_CMP(a, <=, b, 1, #a, #b)
+#define ASSERT_GT(a, b)	__ISPOT_CMP(a, >, b, 1, #a, #b)
+#define ASSERT_GE(a, b)	__ISPOT_CMP(a, >=, b, 1, #a, #b)
+#define ASSERT_TRUE(a)	__ISPOT_CMP(!!(a), ==, 1, 1, #a, "true")
+#define ASSERT_FALSE(a)	__ISPOT_CMP(!!(a), ==, 0, 1, #a, "false")
+#define EXPECT_EQ(a, b)	__ISPOT_CMP(a, ==, b, 0, #a, #b)
+#define EXPECT_NE(a, b)	__ISPOT_CMP(a, !=, b, 0, #a, #b)
+#define EXPECT_LT(a, b)	__ISPOT_CMP(a, <, b, 0, #a, #b)
+#define EXPECT_LE(a, b)	__ISPOT_CMP(a, <=, b, 0, #a, #b)
+#define EXPECT_GT(a, b)	__ISPOT_CMP(a, >, b, 0, #a, #b)
+#define EXPECT_GE(a, b)	__ISPOT_CMP(a, >=, b, 0, #a, #b)
+#define EXPECT_TRUE(a)	__ISPOT_CMP(!!(a), ==, 1, 0, #a, "true")
+#define EXPECT_FALSE(a)	__ISPOT_CMP(!!(a), ==, 0, 0, #a, "false")
 
 #define __ISPOT_STR(a, b, want, fatal) do {				\
 	const char *__a = (a), *__b = (b);				\

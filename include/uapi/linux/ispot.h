@@ -21,7 +21,7 @@
 #define ISPOT_ABI_MINOR		0
 
 #define ISPOT_DEVICE_NAME	"ispot"
-#define ISPOT_IOC_MAGIC		0xE9
+#define ISPOT_IOC_MAGIC		'J'
 
 /* ISPOT_IOC_GET_VERSION: handshake, allowed in every session state. */
 struct ispot_version {
@@ -115,6 +115,21 @@ struct ispot_stats {
 	__u32 reserved;		/* in: must be 0 */
 };
 
+/*
+ * ISPOT_IOC_INFO: module-wide figures for `ispotctl status`.  Allowed in
+ * every session state.
+ */
+struct ispot_info {
+	__u32 sessions;		/* out: open sessions, this one included */
+	__u32 max_sessions;	/* out */
+	__u32 max_probes;	/* out: per session */
+	__u32 nr_cpus;		/* out: possible CPUs, one ring each */
+	__u64 ring_bytes;	/* out: ring memory in use, all sessions */
+	__u64 ring_bytes_max;	/* out */
+	__u64 dropped;		/* out: records dropped since load */
+	__u64 reserved[4];	/* in: must be 0 */
+};
+
 enum ispot_session_state {
 	ISPOT_STATE_NEW = 0,	/* opened, no target yet */
 	ISPOT_STATE_READY,	/* target and rings set, probes may be added */
@@ -130,6 +145,7 @@ enum ispot_session_state {
 #define ISPOT_IOC_DISABLE	_IO(ISPOT_IOC_MAGIC, 0x05)
 #define ISPOT_IOC_RING_CONSUME	_IOW(ISPOT_IOC_MAGIC, 0x06, struct ispot_ring_consume)
 #define ISPOT_IOC_STATS		_IOWR(ISPOT_IOC_MAGIC, 0x07, struct ispot_stats)
+#define ISPOT_IOC_INFO		_IOWR(ISPOT_IOC_MAGIC, 0x08, struct ispot_info)
 
 /*
  * Ring layout.  Each ring is mapped read-only at offset

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: install, build, run the native unit tests, then the selftests
+# inside the VM.  Prints TAP, then exactly one "N passed, N failed" line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# stage NAME CMD...: run CMD, keep its TAP, count a failure if it exits
+# non-zero without reporting a failing test itself.
+stage() {
+	local name=$1 before after
+	shift
+	echo "# $name"
+	before=$(grep -c '^not ok' "$log")
+	"$@" 2>&1 | tee -a "$log"
+	local rc=${PIPESTATUS[0]}
+	after=$(grep -c '^not ok' "$log")
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$after" -eq "$before" ]; then
+		echo "not ok - $name exited with status $rc" | tee -a "$log"
+	fi
+}
+
+if ! scripts/deps.sh; then
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+if ! make -s all >"$log.build" 2>&1; then
+	cat "$log.build"
+	rm -f "$log.build"
+	echo "not ok - build"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+rm -f "$log.build"
+
+for t in selftests/unit/test_*; do
+	[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
+	stage "unit: $t" "$t"
+done
+stage "vm: selftests/kmod" selftests/vm/run.sh --timeout 1200 -- \
+	selftests/kmod/run_all.sh
+
+passed=$(grep -c -E '^ok ' "$log" | head -1)
+skipped=$(grep -c -E '^ok .*# SKIP' "$log" | head -1)
+failed=$(grep -c -E '^not ok' "$log" | head -1)
+passed=$((passed - skipped))
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Run every in-guest selftest (binaries *_test and scripts *_test.sh in
+# this directory); exit non-zero if any failed.  Selected ones may be
+# named on the command line.
+cd "$(dirname "$0")" || exit 1
+tests=${*:-$(ls | grep -E '_test(\.sh)?$' | sort)}
+rc=0
+for t in $tests; do
+	echo "# selftest: $t"
+	./"$t"
+	r=$?
+	case $r in
+	0|4) ;;
+	*) echo "# selftest $t failed with exit $r"; rc=1 ;;
+	esac
+	grep -q '^ispot ' /proc/modules || insmod /ispot/kmod/ispot.ko
+done
+exit $rc

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ispotctl status: output, JSON, and each kind of failure as one line on
+# stderr with the documented exit code.
+. "$(dirname "$0")/tap.sh"
+ko=/ispot/kmod/ispot.ko
+tmp=$(mktemp -d)
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || insmod "$ko"
+
+tap_plan 8
+
+# run_status EXPECTED_EXIT [ENV=...] ARGS...: stdout/stderr to $tmp/out,err
+run_status() {
+	want=$1
+	shift
+	env "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" = "$want" ] || { echo "# exit $got, wanted $want"; sed 's/^/# /' "$tmp/err"; return 1; }
+}
+one_line_err() {
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^ispotctl: .*$1" "$tmp/err" ||
+		{ sed 's/^/# stderr: /' "$tmp/err"; return 1; }
+}
+
+t_text() {
+	run_status 0 ispotctl status || return 1
+	grep -q "ABI 1\.[0-9]" "$tmp/out" && grep -q '^sessions *1 open' "$tmp/out" &&
+		grep -q '^device */dev/ispot' "$tmp/out" || { cat "$tmp/out"; return 1; }
+}
+tap_check "status_text" t_text
+
+t_json() {
+	run_status 0 ispotctl status --json || return 1
+	for k in ispot_version module_version module_abi sessions rings ring_bytes dropped; do
+		grep -q "\"$k\": " "$tmp/out" || { echo "# missing $k"; return 1; }
+	done
+	# One object on one line: starts with { and ends with }.
+	[ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q '^{.*}$' "$tmp/out"
+}
+tap_check "status_json" t_json
+
+t_abi_major() {
+	run_status 1 ISPOT_TEST_ABI=2.0 ispotctl status && one_line_err "incompatible"
+}
+tap_check "abi_major_mismatch_exit_1" t_abi_major
+
+t_abi_minor() {
+	run_status 1 ISPOT_TEST_ABI=1.99 ispotctl status && one_line_err "older than"
+}
+tap_check "abi_minor_too_old_exit_1" t_abi_minor
+
+t_usage() {
+	run_status 2 ispotctl status extra && one_line_err "usage" &&
+	run_status 2 ispotctl frobnicate && one_line_err "unknown command"
+}
+tap_check "usage_errors_exit_2" t_usage
+
+t_unprivileged() {
+	su -s /bin/sh nobody -c "ispotctl status" >"$tmp/out" 2>"$tmp/err"
+	[ $? = 1 ] && one_line_err "no permission"
+}
+tap_check "unprivileged_exit_1" t_unprivileged
+
+t_no_module() {
+	rmmod ispot || return 1
+	run_status 1 ispotctl status
+	r=$?
+	one_line_err "not found: load the module" || r=1
+	insmod "$ko" || return 1
+	return $r
+}
+tap_check "module_not_loaded_exit_1" t_no_module
+
+t_write_error() {
+	# A report that cannot be written is an error, not silence.
+	ispotctl status >/dev/full 2>"$tmp/err"
+	[ $? = 1 ] && one_line_err "cannot write"
+}
+tap_check "write_error_exit_1" t_write_error
+
+rm -rf "$tmp"
+tap_done

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
+# TAP 13 helpers for the shell selftests (sourced).
+tap_n=0
+tap_fail=0
+tap_plan() { echo "TAP version 13"; echo "1..$1"; }
+tap_ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n $1"; }
+tap_not_ok() { tap_n=$((tap_n + 1)); tap_fail=1; echo "not ok $tap_n $1"; }
+tap_skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n $1 # SKIP $2"; }
+# tap_check NAME CMD...: ok when CMD succeeds
+tap_check() {
+	name=$1
+	shift
+	if "$@"; then tap_ok "$name"; else tap_not_ok "$name"; fi
+}
+tap_done() { exit $tap_fail; }

@@ -1,0 +1,868 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCI engine: the metric on hand-computed traces (DESIGN.md, "The metric:
+ * SCI"), the paper's Fig. 1 example, the cause split, thread lifetimes,
+ * a random trace checked against a brute-force recomputation, and memory
+ * that does not grow with events.
+ */
+#include <stdint.h>
+
+#include "ispot_test.h"
+#include "hist.h"
+#include "sci.h"
+
+#define EPS	1e-12
+
+static uint64_t rng_state = 0x243f6a8885a308d3ULL;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+static struct sci_causes causes(uint64_t futex, uint64_t blocked,
+				uint64_t runq, uint64_t oncpu)
+{
+	struct sci_causes c = { futex, blocked, runq, oncpu };
+
+	return c;
+}
+
+/*
+ * Run executions of one block back to back in @tid starting at @t0, so the
+ * timestamps stay inside the thread's lifetime.  Returns the end time.
+ */
+static uint64_t run(struct sci_engine *e, uint32_t func, uint64_t key,
+		    uint32_t tid, uint64_t t0, const uint64_t *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		t0 += d[i];
+		ASSERT_EQ(sci_add(e, func, key, tid, d[i], t0, NULL), 0);
+	}
+	return t0;
+}
+
+static void thread(struct sci_engine *e, uint32_t tid, uint64_t from,
+		   uint64_t to)
+{
+	ASSERT_EQ(sci_thread_seen(e, tid, from), 0);
+	ASSERT_EQ(sci_thread_exit(e, tid, to), 0);
+}
+
+TEST(single_thread)
+{
+	struct sci_engine *e = sci_new();
+	const uint64_t d[] = { 10, 15, 30 };
+	const struct sci_result *b;
+	struct sci_report *r;
+
+	ASSERT_TRUE(e);
+	ASSERT_EQ(sci_thread_seen(e, 7, 0), 0);
+	run(e, 1, 0, 7, 100, d, 3);
+	ASSERT_EQ(sci_thread_exit(e, 7, 1000), 0);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	b = sci_report_block(r, 1, 0);
+	ASSERT_TRUE(b);
+	/* loss = 55 - 3 * 10 = 25 over a lifetime of 1000. */
+	EXPECT_EQ(b->calls, 3);
+	EXPECT_EQ(b->threads, 1);
+	EXPECT_EQ(b->min_ns, 10);
+	EXPECT_EQ(b->max_ns, 30);
+	EXPECT_EQ(b->sum_ns, 55);
+	EXPECT_NEAR(b->mean_ns, 55.0 / 3, EPS);
+	EXPECT_EQ(b->p50_ns, 15);
+	EXPECT_EQ(b->p99_ns, 30);
+	EXPECT_EQ(b->loss_ns, 25);
+	EXPECT_EQ(b->lifetime_ns, 1000);
+	EXPECT_NEAR(b->sci, 0.025, EPS);
+	EXPECT_NEAR(b->sci_worst_thread, 0.025, EPS);
+	EXPECT_EQ(b->worst_tid, 7);
+	/* No causes were given: all of the loss is unattributed. */
+	EXPECT_EQ(b->caused_calls, 0);
+	EXPECT_EQ(b->unknown_loss_ns, 25);
+	EXPECT_EQ(r->nr_threads, 1);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 1000);
+	EXPECT_TRUE(r->threads[0].exited);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/*
+ * Two threads with different lifetimes, and d_min taken from the other
+ * thread: t1 (T=1000) runs {10, 30}, t2 (T=2000) runs {20, 50, 40}.
+ * d_min = 10 comes from t1, so t2's loss is 110 - 3*10 = 80, not the 50 it
+ * would be against its own minimum of 20; t1's loss is 40 - 2*10 = 20.
+ * SCI(b,t1) = 0.02, SCI(b,t2) = 0.04, SCI(b) = 100 / 3000.
+ */
+TEST(two_threads_dmin_from_other_thread)
+{
+	struct sci_engine *e = sci_new();
+	const uint64_t d1[] = { 10, 30 }, d2[] = { 20, 50, 40 };
+	const struct sci_thread_score *s1, *s2;
+	const struct sci_result *b;
+	struct sci_report *r;
+
+	ASSERT_TRUE(e);
+	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 2, 0), 0);
+	run(e, 5, 0, 1, 0, d1, 2);
+	run(e, 5, 0, 2, 500, d2, 3);
+	ASSERT_EQ(sci_thread_exit(e, 1, 1000), 0);
+	ASSERT_EQ(sci_thread_exit(e, 2, 2000), 0);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	b = sci_report_block(r, 5, 0);
+	ASSERT_TRUE(b);
+	EXPECT_EQ(b->min_ns, 10);
+	EXPECT_EQ(b->threads, 2);
+	EXPECT_EQ(b->loss_ns, 100);
+	EXPECT_EQ(b->lifetime_ns, 3000);
+	EXPECT_NEAR(b->sci, 100.0 / 3000, EPS);
+	EXPECT_EQ(b->worst_tid, 2);
+	EXPECT_NEAR(b->sci_worst_thread, 0.04, EPS);
+	EXPECT_EQ(b->worst_loss_ns, 80);
+
+	s1 = sci_result_thread(r, b, 1);
+	s2 = sci_result_thread(r, b, 2);
+	ASSERT_TRUE(s1 && s2);
+	EXPECT_EQ(s1->loss_ns, 20);
+	EXPECT_EQ(s1->lifetime_ns, 1000);
+	EXPECT_NEAR(s1->sci, 0.02, EPS);
+	EXPECT_EQ(s2->min_ns, 20);	/* its own fastest... */
+	EXPECT_EQ(s2->loss_ns, 80);	/* ...but judged against t1's */
+	EXPECT_EQ(s2->lifetime_ns, 2000);
+	EXPECT_NEAR(s2->sci, 0.04, EPS);
+	/* Scores are sorted worst first. */
+	EXPECT_EQ(r->scores[b->first_score].tid, 2);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/*
+ * The worst thread is the one with the highest SCI, not the largest loss:
+ * t1 loses 100 over 10000 (1%), t2 loses 50 over 1000 (5%), t3 nothing.
+ */
+TEST(worst_thread)
+{
+	struct sci_engine *e = sci_new();
+	const uint64_t d1[] = { 10, 110 }, d2[] = { 60 }, d3[] = { 10, 10 };
+	const struct sci_result *b;
+	struct sci_report *r;
+
+	ASSERT_TRUE(e);
+	thread(e, 1, 0, 10000);
+	thread(e, 2, 0, 1000);
+	thread(e, 3, 0, 100000);
+	run(e, 1, 0, 1, 0, d1, 2);
+	run(e, 1, 0, 2, 0, d2, 1);
+	run(e, 1, 0, 3, 0, d3, 2);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	b = sci_report_block(r, 1, 0);
+	ASSERT_TRUE(b);
+	EXPECT_EQ(b->loss_ns, 150);
+	EXPECT_EQ(b->lifetime_ns, 111000);
+	EXPECT_NEAR(b->sci, 150.0 / 111000, EPS);
+	EXPECT_EQ(b->worst_tid, 2);
+	EXPECT_EQ(b->worst_loss_ns, 50);
+	EXPECT_NEAR(b->sci_worst_thread, 0.05, EPS);
+	EXPECT_EQ(r->scores[b->first_score + 0].tid, 2);
+	EXPECT_EQ(r->scores[b->first_score + 1].tid, 1);
+	EXPECT_EQ(r->scores[b->first_score + 2].tid, 3);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/*
+ * Keys: key 0xA always does 10 units of work, key 0xB 100.  Compared only
+ * within their key they lose 2 and 4; lumped together under one key (func
+ * 2) the same durations would claim a loss of 226 - 4*10 = 186.
+ */
+TEST(keys_compared_within_key)
+{
+	struct sci_engine *e = sci_new();
+	const uint64_t da[] = { 10, 12 }, db[] = { 100, 104 };
+	const uint64_t all[] = { 10, 12, 100, 104 };
+	const struct sci_result *a, *b, *f1, *f2;
+	struct sci_report *r;
+
+	ASSERT_TRUE(e);
+	thread(e, 1, 0, 1000);
+	run(e, 1, 0xA, 1, 0, da, 2);
+	run(e, 1, 0xB, 1, 100, db, 2);
+	run(e, 2, 0, 1, 400, all, 4);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	a = sci_report_block(r, 1, 0xA);
+	b = sci_report_block(r, 1, 0xB);
+	f1 = sci_report_func(r, 1);
+	f2 = sci_report_func(r, 2);
+	ASSERT_TRUE(a && b && f1 && f2);
+	EXPECT_EQ(a->loss_ns, 2);
+	EXPECT_EQ(b->loss_ns, 4);
+	EXPECT_EQ(b->min_ns, 100);
+	EXPECT_EQ(f1->loss_ns, 6);
+	EXPECT_EQ(f1->nr_keys, 2);
+	EXPECT_EQ(f1->calls, 4);
+	EXPECT_EQ(f1->min_ns, 10);
+	EXPECT_EQ(f1->max_ns, 104);
+	EXPECT_EQ(f1->threads, 1);
+	EXPECT_NEAR(f1->sci, 0.006, EPS);
+	EXPECT_EQ(f2->loss_ns, 186);
+	EXPECT_EQ(f2->nr_keys, 1);
+	EXPECT_EQ(r->nr_blocks, 3);
+	EXPECT_EQ(r->nr_funcs, 2);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/*
+ * A function's threads are the distinct threads that ran any of its keys,
+ * and a thread's loss in the function is the sum of its per-key losses.
+ * Key 1: t1 {10, 20}, t2 {30}     d_min 10: losses t1 10, t2 20
+ * Key 2: t2 {100, 150}, t3 {110}  d_min 100: losses t2 50, t3 10
+ * Function: t1 10/1000, t2 70/2000, t3 10/4000; total 90/7000.
+ */
+TEST(function_aggregate_distinct_threads)
+{
+	struct sci_engine *e = sci_new();
+	const uint64_t k1t1[] = { 10, 20 }, k1t2[] = { 30 };
+	const uint64_t k2t2[] = { 100, 150 }, k2t3[] = { 110 };
+	const struct sci_thread_score *s;
+	const struct sci_result *f;
+	struct sci_report *r;
+
+	ASSERT_TRUE(e);
+	thread(e, 1, 0, 1000);
+	thread(e, 2, 0, 2000);
+	thread(e, 3, 0, 4000);
+	run(e, 3, 1, 1, 0, k1t1, 2);
+	run(e, 3, 1, 2, 0, k1t2, 1);
+	run(e, 3, 2, 2, 100, k2t2, 2);
+	run(e, 3, 2, 3, 0, k2t3, 1);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	f = sci_report_func(r, 3);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->nr_keys, 2);
+	EXPECT_EQ(f->threads, 3);
+	EXPECT_EQ(f->calls, 6);
+	EXPECT_EQ(f->loss_ns, 90);
+	EXPECT_EQ(f->lifetime_ns, 7000);
+	EXPECT_NEAR(f->sci, 90.0 / 7000, EPS);
+	EXPECT_EQ(f->worst_tid, 2);
+	EXPECT_EQ(f->worst_loss_ns, 70);
+	EXPECT_NEAR(f->sci_worst_thread, 0.035, EPS);
+	s = sci_result_thread(r, f, 2);
+	ASSERT_TRUE(s);
+	EXPECT_EQ(s->calls, 3);
+	EXPECT_EQ(s->min_ns, 30);
+	EXPECT_EQ(s->max_ns, 150);
+	EXPECT_EQ(sci_report_block(r, 3, 1)->threads, 2);
+	EXPECT_EQ(sci_report_block(r, 3, 2)->lifetime_ns, 6000);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/*
+ * Cause split, loss_k = S_k - n_c * r_k with r the fastest execution's
+ * causes (sci.h).  Block 1, all executions in one thread:
+ *	d	futex	blocked	runq	oncpu
+ *	10	0	0	0	10	<- fastest, the reference
+ *	30	15	0	3	12
+ *	25	0	10	0	15
+ *	20	15	0	0	5
+ * loss = 85 - 40 = 45 = futex 30 + blocked 10 + runq 3 + oncpu (42-40) 2.
+ * A fifth execution of 16 without causes adds 6 to the loss, as unknown.
+ */
+TEST(cause_split_sums_to_loss)
+{
+	struct sci_engine *e = sci_new();
+	const struct sci_result *b;
+	struct sci_causes c;
+	struct sci_report *r;
+
+	ASSERT_TRUE(e);
+	thread(e, 1, 0, 1000);
+	c = causes(0, 0, 0, 10);
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 10, 100, &c), 0);
+	c = causes(15, 0, 3, 12);
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 30, 200, &c), 0);
+	c = causes(0, 10, 0, 15);
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 25, 300, &c), 0);
+	c = causes(15, 0, 0, 5);
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 20, 400, &c), 0);
+
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	b = sci_report_block(r, 1, 0);
+	ASSERT_TRUE(b);
+	EXPECT_EQ(b->loss_ns, 45);
+	EXPECT_EQ(b->caused_calls, 4);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_FUTEX], 30);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_BLOCKED], 10);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_RUNQUEUE], 3);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_ONCPU], 2);
+	EXPECT_EQ(b->unknown_loss_ns, 0);
+	sci_report_free(r);
+
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 16, 500, NULL), 0);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	b = sci_report_block(r, 1, 0);
+	EXPECT_EQ(b->loss_ns, 51);
+	EXPECT_EQ(b->caused_calls, 4);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_FUTEX], 30);
+	EXPECT_EQ(b->unknown_loss_ns, 6);
+	EXPECT_EQ(b->cause_loss_ns[0] + b->cause_loss_ns[1] +
+		  b->cause_loss_ns[2] + b->cause_loss_ns[3] +
+		  b->unknown_loss_ns, (int64_t)b->loss_ns);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/*
+ * The fastest execution (10) carries no causes: the reference is the
+ * fastest caused one (20: futex 4, oncpu 16) scaled by 10/20 to {2, 8}.
+ * Caused: 20 {4, 16} and 30 {14, 16}: futex 18 - 2*2 = 14, oncpu
+ * 32 - 2*8 = 16; total loss 60 - 30 = 30 = 14 + 16, unknown 10 - 10 = 0.
+ */
+TEST(cause_reference_rescaled)
+{
+	struct sci_engine *e = sci_new();
+	const struct sci_result *b;
+	struct sci_causes c;
+	struct sci_report *r;
+
+	ASSERT_TRUE(e);
+	thread(e, 1, 0, 1000);
+	c = causes(4, 0, 0, 16);
+	ASSERT_EQ(sci_add(e, 2, 0, 1, 20, 100, &c), 0);
+	ASSERT_EQ(sci_add(e, 2, 0, 1, 10, 200, NULL), 0);
+	c = causes(14, 0, 0, 16);
+	ASSERT_EQ(sci_add(e, 2, 0, 1, 30, 300, &c), 0);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	b = sci_report_block(r, 2, 0);
+	ASSERT_TRUE(b);
+	EXPECT_EQ(b->loss_ns, 30);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_FUTEX], 14);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_ONCPU], 16);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_BLOCKED], 0);
+	EXPECT_EQ(b->unknown_loss_ns, 0);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/*
+ * Parts are made to sum to the duration: on-CPU is the remainder whatever
+ * the caller said, and off-CPU parts beyond the duration are clamped
+ * (run-queue first, then blocked).  A 100 with futex 80, blocked 50,
+ * runq 30 becomes {80, 20, 0, 0}.  Against a reference of 50 on-CPU the
+ * on-CPU loss is 0 - 50 = -50: negative, and the parts still sum to 50.
+ */
+TEST(cause_normalised_and_signed)
+{
+	struct sci_engine *e = sci_new();
+	const struct sci_result *b;
+	struct sci_causes c;
+	struct sci_report *r;
+
+	ASSERT_TRUE(e);
+	thread(e, 1, 0, 1000);
+	c = causes(0, 0, 0, 0);
+	ASSERT_EQ(sci_add(e, 3, 0, 1, 50, 100, &c), 0);
+	c = causes(80, 50, 30, 999);
+	ASSERT_EQ(sci_add(e, 3, 0, 1, 100, 300, &c), 0);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	b = sci_report_block(r, 3, 0);
+	ASSERT_TRUE(b);
+	EXPECT_EQ(b->loss_ns, 50);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_FUTEX], 80);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_BLOCKED], 20);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_RUNQUEUE], 0);
+	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_ONCPU], -50);
+	EXPECT_EQ(b->unknown_loss_ns, 0);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/*
+ * Paper Fig. 1 (seeds/001_3ff58a50d8a6cd8b.txt, §2).  The figure gives only
+ * two numbers: the fastest gray execution takes 22, and removing the
+ * interference would shorten the run by 32.5%.  This trace is one
+ * consistent with both: one thread of 200 units whose gray block runs four
+ * times, {22, 35, 40, 56} = 153, between white blocks of
+ * {10, 12, 8, 9, 8} = 47 that each run once (so they lose nothing).
+ * Gray loss = 153 - 4 * 22 = 65; the ideal run takes 200 - 65 = 135, a
+ * gain of 65 / 200 = 32.5%.
+ */
+TEST(paper_fig1_ideal_gain)
+{
+	static const uint64_t gray[] = { 22, 35, 40, 56 };
+	static const uint64_t white[] = { 10, 12, 8, 9, 8 };
+	struct sci_engine *e = sci_new();
+	const struct sci_result *b;
+	struct sci_report *r;
+	uint64_t t = 0;
+	int i;
+
+	ASSERT_TRUE(e);
+	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	for (i = 0; i < 5; i++) {
+		t = run(e, 10 + i, 0, 1, t, &white[i], 1);
+		if (i < 4)
+			t = run(e, 1, 0, 1, t, &gray[i], 1);
+	}
+	ASSERT_EQ(t, 200);
+	ASSERT_EQ(sci_thread_exit(e, 1, t), 0);
+
+	EXPECT_NEAR(sci_ideal_gain(gray, 4, 200), 0.325, EPS);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	b = sci_report_block(r, 1, 0);
+	ASSERT_TRUE(b);
+	EXPECT_EQ(b->min_ns, 22);
+	EXPECT_EQ(b->loss_ns, 65);
+	EXPECT_EQ(b->lifetime_ns, 200);
+	EXPECT_NEAR(b->sci, 0.325, EPS);
+	/* The gray block tops the report; the white ones score 0. */
+	EXPECT_EQ(r->blocks[0].func_id, 1);
+	EXPECT_NEAR(r->blocks[1].sci, 0.0, 0.0);
+	EXPECT_NEAR(sci_ideal_gain(NULL, 0, 200), 0.0, 0.0);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+TEST(lifetimes)
+{
+	struct sci_engine *e = sci_new();
+	struct sci_report *r;
+	size_t i;
+
+	ASSERT_TRUE(e);
+	/* tid 1: never announced, starts with its first execution (50). */
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 50, 100, NULL), 0);
+	/* tid 2: lives [0, 100], then the tid is reused at 450. */
+	thread(e, 2, 0, 100);
+	ASSERT_EQ(sci_add(e, 1, 0, 2, 50, 500, NULL), 0);
+	/* tid 3: announced at 100, but an execution began at 70. */
+	ASSERT_EQ(sci_thread_seen(e, 3, 100), 0);
+	ASSERT_EQ(sci_add(e, 1, 0, 3, 50, 120, NULL), 0);
+	/* tid 4: only its exit was seen: no observed time. */
+	ASSERT_EQ(sci_thread_exit(e, 4, 300), 0);
+	/*
+	 * tid 5: lives [0, 100], reopens at 450, then an execution claims to
+	 * have started at 60: the interval reaches back only to 100, so
+	 * [60, 100] is not counted twice.
+	 */
+	thread(e, 5, 0, 100);
+	ASSERT_EQ(sci_add(e, 2, 0, 5, 50, 500, NULL), 0);
+	ASSERT_EQ(sci_add(e, 2, 0, 5, 400, 460, NULL), 0);
+
+	/* Live: open threads count up to now. */
+	r = sci_report(e, 1000);
+	ASSERT_TRUE(r);
+	ASSERT_EQ(r->nr_threads, 5);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(r->threads[i].tid, i + 1);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 950);
+	EXPECT_FALSE(r->threads[0].exited);
+	EXPECT_EQ(r->threads[0].first_ns, 50);
+	EXPECT_EQ(r->threads[1].lifetime_ns, 100 + 550);
+	EXPECT_EQ(r->threads[2].lifetime_ns, 930);
+	EXPECT_EQ(r->threads[2].first_ns, 70);
+	EXPECT_EQ(r->threads[3].lifetime_ns, 0);
+	EXPECT_TRUE(r->threads[3].exited);
+	EXPECT_EQ(r->threads[4].lifetime_ns, 100 + 900);
+	EXPECT_EQ(r->total_lifetime_ns, 950 + 650 + 930 + 1000);
+	sci_report_free(r);
+
+	/* now = 0: the latest timestamp seen, 500. */
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->now_ns, 500);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 450);
+	sci_report_free(r);
+
+	sci_finish(e, 600);
+	r = sci_report(e, 5000);	/* closed threads ignore now */
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 550);
+	EXPECT_TRUE(r->threads[0].exited);
+	EXPECT_EQ(r->threads[0].last_ns, 600);
+	EXPECT_EQ(r->threads[1].lifetime_ns, 100 + 150);
+	EXPECT_EQ(r->threads[2].lifetime_ns, 530);
+	EXPECT_EQ(r->threads[4].lifetime_ns, 100 + 500);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/* Sorted by SCI descending, equal SCIs by loss descending. */
+TEST(report_order)
+{
+	struct sci_engine *e = sci_new();
+	const uint64_t a[] = { 10, 20 }, b[] = { 10, 30 }, c[] = { 10, 30 };
+	struct sci_report *r;
+	size_t i;
+
+	ASSERT_TRUE(e);
+	thread(e, 1, 0, 1000);
+	thread(e, 2, 0, 2000);
+	run(e, 1, 0, 1, 0, a, 2);	/* 10 / 1000 */
+	run(e, 2, 0, 2, 0, b, 2);	/* 20 / 2000, same SCI, more loss */
+	run(e, 3, 0, 1, 100, c, 2);	/* 20 / 1000 */
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	ASSERT_EQ(r->nr_blocks, 3);
+	EXPECT_EQ(r->blocks[0].func_id, 3);
+	EXPECT_EQ(r->blocks[1].func_id, 2);
+	EXPECT_EQ(r->blocks[2].func_id, 1);
+	ASSERT_EQ(r->nr_funcs, 3);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(r->funcs[i].func_id, r->blocks[i].func_id);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+TEST(empty_engine)
+{
+	struct sci_engine *e = sci_new();
+	struct sci_report *r;
+
+	ASSERT_TRUE(e);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->nr_blocks, 0);
+	EXPECT_EQ(r->nr_funcs, 0);
+	EXPECT_EQ(r->nr_threads, 0);
+	EXPECT_TRUE(sci_report_block(r, 1, 0) == NULL);
+	sci_report_free(r);
+	sci_finish(e, 10);
+	sci_free(e);
+	sci_free(NULL);
+	sci_report_free(NULL);
+}
+
+/* ---- random trace against a brute-force recomputation ---- */
+
+#define P_THREADS	7
+#define P_FUNCS		5
+#define P_KEYS		3
+#define P_BLOCKS	(P_FUNCS * P_KEYS)
+#define P_EVENTS	30000
+
+struct p_event {
+	int t, f, k;
+	uint64_t d, end;
+	bool caused;
+	uint64_t c[SCI_NR_CAUSES];
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool near_rel(uint64_t got, uint64_t want)
+{
+	return fabs((double)got - (double)want) <= want * HIST_REL_ERROR;
+}
+
+TEST(random_trace_matches_brute_force)
+{
+	static struct p_event ev[P_EVENTS];
+	uint64_t from[P_THREADS], to[P_THREADS], life[P_THREADS];
+	uint64_t dmin[P_BLOCKS], sum[P_BLOCKS], n[P_BLOCKS], dmax[P_BLOCKS];
+	uint64_t bt_n[P_BLOCKS][P_THREADS], bt_s[P_BLOCKS][P_THREADS];
+	uint64_t nc[P_BLOCKS], cs[P_BLOCKS][SCI_NR_CAUSES];
+	uint64_t ref_d[P_BLOCKS], ref[P_BLOCKS][SCI_NR_CAUSES];
+	uint64_t end = 0, *sorted;
+	struct sci_engine *e = sci_new();
+	struct sci_report *r;
+	int i, b, t, k, f;
+
+	ASSERT_TRUE(e);
+	sorted = malloc(P_EVENTS * sizeof(*sorted));
+	ASSERT_TRUE(sorted);
+	memset(bt_n, 0, sizeof(bt_n));
+	memset(bt_s, 0, sizeof(bt_s));
+	memset(n, 0, sizeof(n));
+	memset(sum, 0, sizeof(sum));
+	memset(dmax, 0, sizeof(dmax));
+	memset(nc, 0, sizeof(nc));
+	memset(cs, 0, sizeof(cs));
+	for (b = 0; b < P_BLOCKS; b++)
+		dmin[b] = ref_d[b] = UINT64_MAX;
+
+	for (t = 0; t < P_THREADS; t++) {
+		from[t] = rng() % 1000000;
+		to[t] = from[t] + 2000000 + rng() % 50000000;
+		if (to[t] > end)
+			end = to[t];
+		ASSERT_EQ(sci_thread_seen(e, 100 + t, from[t]), 0);
+	}
+	end += 1000;
+	for (t = 0; t < P_THREADS; t++)	/* odd threads never exit */
+		life[t] = (t & 1 ? end : to[t]) - from[t];
+
+	for (i = 0; i < P_EVENTS; i++) {
+		struct p_event *p = &ev[i];
+		struct sci_causes c;
+
+		p->t = rng() % P_THREADS;
+		p->f = rng() % P_FUNCS;
+		/* The last function has no key, like an unkeyed probe. */
+		p->k = p->f == P_FUNCS - 1 ? 0 : rng() % P_KEYS;
+		/* Each key its own base work, plus interference noise. */
+		p->d = 1000 * (p->f + 1) + 20000 * p->k +
+		       (uint64_t)(-3000.0 * log(((rng() >> 11) + 0.5) /
+						9007199254740992.0));
+		if (p->d > 1000000)
+			p->d = 1000000;
+		p->end = from[p->t] + p->d +
+			 rng() % (to[p->t] - from[p->t] - p->d);
+		p->caused = rng() % 4 != 0;
+		c.futex_ns = rng() % (p->d + 1);
+		c.blocked_ns = rng() % (p->d - c.futex_ns + 1);
+		c.runqueue_ns = rng() % (p->d - c.futex_ns - c.blocked_ns + 1);
+		c.oncpu_ns = rng();	/* ignored: recomputed */
+		p->c[SCI_CAUSE_FUTEX] = c.futex_ns;
+		p->c[SCI_CAUSE_BLOCKED] = c.blocked_ns;
+		p->c[SCI_CAUSE_RUNQUEUE] = c.runqueue_ns;
+		p->c[SCI_CAUSE_ONCPU] = p->d - c.futex_ns - c.blocked_ns -
+					c.runqueue_ns;
+		ASSERT_EQ(sci_add(e, 1 + p->f, p->k ? 0x1000 + p->k : 0,
+				  100 + p->t, p->d, p->end,
+				  p->caused ? &c : NULL), 0);
+
+		b = p->f * P_KEYS + p->k;
+		n[b]++;
+		sum[b] += p->d;
+		if (p->d < dmin[b])
+			dmin[b] = p->d;
+		if (p->d > dmax[b])
+			dmax[b] = p->d;
+		bt_n[b][p->t]++;
+		bt_s[b][p->t] += p->d;
+		if (p->caused) {
+			nc[b]++;
+			for (k = 0; k < SCI_NR_CAUSES; k++)
+				cs[b][k] += p->c[k];
+			if (p->d < ref_d[b]) {
+				ref_d[b] = p->d;
+				memcpy(ref[b], p->c, sizeof(ref[b]));
+			}
+		}
+	}
+	for (t = 0; t < P_THREADS; t++)
+		if (!(t & 1))
+			ASSERT_EQ(sci_thread_exit(e, 100 + t, to[t]), 0);
+	sci_finish(e, end);
+	EXPECT_EQ(sci_nr_events(e), P_EVENTS);
+
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	for (t = 0; t < P_THREADS; t++)
+		EXPECT_EQ(r->threads[t].lifetime_ns, life[t]);
+
+	for (b = 0; b < P_BLOCKS; b++) {
+		const struct sci_result *res;
+		uint64_t loss = 0, lt = 0, nsorted = 0;
+		double worst = -1;
+		int64_t known = 0;
+		int wt = -1;
+
+		if (!n[b])
+			continue;
+		f = b / P_KEYS;
+		k = b % P_KEYS;
+		res = sci_report_block(r, 1 + f, k ? 0x1000 + k : 0);
+		ASSERT_TRUE(res);
+		EXPECT_EQ(res->calls, n[b]);
+		EXPECT_EQ(res->min_ns, dmin[b]);
+		EXPECT_EQ(res->max_ns, dmax[b]);
+		EXPECT_EQ(res->sum_ns, sum[b]);
+		for (t = 0; t < P_THREADS; t++) {
+			uint64_t l = bt_s[b][t] - bt_n[b][t] * dmin[b];
+			const struct sci_thread_score *s;
+
+			if (!bt_n[b][t])
+				continue;
+			loss += l;
+			lt += life[t];
+			s = sci_result_thread(r, res, 100 + t);
+			ASSERT_TRUE(s);
+			EXPECT_EQ(s->loss_ns, l);
+			EXPECT_NEAR(s->sci, (double)l / life[t], EPS);
+			if ((double)l / life[t] > worst) {
+				worst = (double)l / life[t];
+				wt = t;
+			}
+		}
+		EXPECT_EQ(res->loss_ns, loss);
+		EXPECT_EQ(res->lifetime_ns, lt);
+		EXPECT_NEAR(res->sci, (double)loss / lt, EPS);
+		EXPECT_EQ(res->worst_tid, 100 + wt);
+		EXPECT_NEAR(res->sci_worst_thread, worst, EPS);
+
+		/* Cause split, by the definition in sci.h. */
+		EXPECT_EQ(res->caused_calls, nc[b]);
+		for (k = 0; k < SCI_NR_CAUSES && nc[b]; k++) {
+			int64_t rk = ref_d[b] == dmin[b] ? (int64_t)ref[b][k] :
+				     llround((double)ref[b][k] *
+					     ((double)dmin[b] / ref_d[b]));
+
+			EXPECT_EQ(res->cause_loss_ns[k],
+				  (int64_t)cs[b][k] - (int64_t)nc[b] * rk);
+			known += res->cause_loss_ns[k];
+		}
+		EXPECT_EQ(known + res->unknown_loss_ns, (int64_t)loss);
+
+		/* Percentiles against the exact distribution. */
+		for (i = 0; i < P_EVENTS; i++)
+			if (ev[i].f * P_KEYS + ev[i].k == b)
+				sorted[nsorted++] = ev[i].d;
+		qsort(sorted, nsorted, sizeof(*sorted), cmp_u64);
+		EXPECT_TRUE(near_rel(res->p50_ns,
+				     sorted[(nsorted * 50 + 99) / 100 - 1]));
+		EXPECT_TRUE(near_rel(res->p99_ns,
+				     sorted[(nsorted * 99 + 99) / 100 - 1]));
+	}
+
+	/* Functions: the sum of their keys, over their distinct threads. */
+	for (f = 0; f < P_FUNCS; f++) {
+		const struct sci_result *res = sci_report_func(r, 1 + f);
+		uint64_t loss = 0, lt = 0, calls = 0, tl;
+		uint32_t threads = 0;
+		double worst = -1;
+		int wt = -1;
+
+		ASSERT_TRUE(res);
+		for (t = 0; t < P_THREADS; t++) {
+			bool ran = false;
+
+			tl = 0;
+			for (k = 0; k < P_KEYS; k++) {
+				b = f * P_KEYS + k;
+				if (!bt_n[b][t])
+					continue;
+				ran = true;
+				calls += bt_n[b][t];
+				tl += bt_s[b][t] - bt_n[b][t] * dmin[b];
+			}
+			if (!ran)
+				continue;
+			threads++;
+			loss += tl;
+			lt += life[t];
+			if ((double)tl / life[t] > worst) {
+				worst = (double)tl / life[t];
+				wt = t;
+			}
+		}
+		EXPECT_EQ(res->calls, calls);
+		EXPECT_EQ(res->threads, threads);
+		EXPECT_EQ(res->loss_ns, loss);
+		EXPECT_EQ(res->lifetime_ns, lt);
+		EXPECT_NEAR(res->sci, (double)loss / lt, EPS);
+		EXPECT_EQ(res->worst_tid, 100 + wt);
+		EXPECT_NEAR(res->sci_worst_thread, worst, EPS);
+	}
+
+	for (i = 1; i < (int)r->nr_blocks; i++)
+		EXPECT_TRUE(r->blocks[i - 1].sci >= r->blocks[i].sci);
+	sci_report_free(r);
+	free(sorted);
+	sci_free(e);
+}
+
+/*
+ * 10 blocks x 4 threads: once every pair exists, a million more events
+ * allocate nothing, and the tables keep their size.
+ */
+TEST(memory_does_not_grow_with_events)
+{
+	struct sci_engine *e = sci_new();
+	struct sci_report *r;
+	size_t mem;
+	uint64_t ts = 0;
+	int i;
+
+	ASSERT_TRUE(e);
+	for (i = 0; i < 40; i++)
+		ASSERT_EQ(sci_add(e, i % 10, 0, i / 10, 100, ts += 100, NULL),
+			  0);
+	mem = sci_mem_bytes(e);
+	ASSERT_EQ(sci_nr_blocks(e), 10);
+	ASSERT_EQ(sci_nr_threads(e), 4);
+	ASSERT_EQ(sci_nr_block_threads(e), 40);
+	for (i = 0; i < 1000000; i++) {
+		uint64_t d = 100 + rng() % 1000;
+
+		ts += d;
+		ASSERT_EQ(sci_add(e, rng() % 10, 0, rng() % 4, d, ts, NULL),
+			  0);
+	}
+	EXPECT_EQ(sci_mem_bytes(e), mem);
+	EXPECT_EQ(sci_nr_blocks(e), 10);
+	EXPECT_EQ(sci_nr_threads(e), 4);
+	EXPECT_EQ(sci_nr_block_threads(e), 40);
+	EXPECT_EQ(sci_nr_events(e), 1000040);
+	/* Bounded by blocks x (histogram + pairs), whatever the event count. */
+	EXPECT_LT(mem, 10 * (sizeof(struct hist) + 4096) + 65536);
+	TH_LOG("10 blocks x 4 threads: %zu bytes", mem);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->nr_blocks, 10);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/* Tables double correctly: many blocks and threads, all found again. */
+TEST(tables_grow)
+{
+	struct sci_engine *e = sci_new();
+	struct sci_report *r;
+	uint64_t ts = 0;
+	int i;
+
+	ASSERT_TRUE(e);
+	/* Same key under different functions, and vice versa. */
+	for (i = 0; i < 3000; i++) {
+		ASSERT_EQ(sci_add(e, i % 300, i / 300, 1 + i % 257, 10 + i,
+				  ts += 10000, NULL), 0);
+		ASSERT_EQ(sci_add(e, i % 300, i / 300, 1 + i % 257, 20 + i,
+				  ts += 10000, NULL), 0);
+	}
+	EXPECT_EQ(sci_nr_blocks(e), 3000);
+	EXPECT_EQ(sci_nr_threads(e), 257);
+	EXPECT_EQ(sci_nr_block_threads(e), 3000);
+	r = sci_report(e, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->nr_funcs, 300);
+	for (i = 0; i < 3000; i++) {
+		const struct sci_result *b = sci_report_block(r, i % 300,
+							      i / 300);
+
+		ASSERT_TRUE(b);
+		EXPECT_EQ(b->calls, 2);
+		EXPECT_EQ(b->min_ns, 10 + i);
+		EXPECT_EQ(b->loss_ns, 10);
+	}
+	EXPECT_EQ(sci_report_func(r, 7)->nr_keys, 10);
+	EXPECT_EQ(sci_report_func(r, 7)->loss_ns, 100);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+TEST_HARNESS_MAIN

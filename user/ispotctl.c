@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ispotctl: find the functions of a multi-threaded program that lose the
+ * most time to other threads.  This file only dispatches to cmd_*.c.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "device.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "status", cmd_status, "show the module, ABI, sessions and limits" },
+};
+
+void ispot_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("ispotctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: ispotctl COMMAND [OPTIONS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nRun 'ispotctl COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	int ret = -1;
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("ispotctl %s (ABI %d.%d)\n", ISPOTCTL_VERSION,
+		       ISPOT_ABI_MAJOR, ISPOT_ABI_MINOR);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			ret = commands[i].fn(argc - 1, argv + 1);
+			break;
+		}
+	}
+	if (ret < 0) {
+		ispot_error("unknown command '%s'; run 'ispotctl --help'",
+			    argv[1]);
+		return EXIT_USAGE;
+	}
+	/* A report that could not be written is a failure, as in perf. */
+	if (fflush(stdout) || ferror(stdout)) {
+		ispot_error("cannot write the output: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return ret;
+}

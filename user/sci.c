@@ -1,0 +1,854 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The SCI engine; the definitions are in sci.h.
+ *
+ * Three dense arrays (blocks, threads, (block, thread) pairs) each indexed
+ * by an open-addressing hash table of u32 slots that hold index + 1.  The
+ * tables never delete, use linear probing and double when half full, so a
+ * lookup is O(1) expected and nothing is allocated per event: only a new
+ * block, thread or pair, or a doubling, allocates.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "sci.h"
+
+struct sci_block {
+	uint32_t func_id;
+	uint32_t nr_threads;
+	uint64_t key;
+	uint64_t n;
+	uint64_t sum;
+	uint64_t min;
+	uint64_t max;
+	uint64_t n_caused;
+	uint64_t cause_sum[SCI_NR_CAUSES];
+	uint64_t ref_dur;	/* duration of the fastest caused execution */
+	uint64_t ref_cause[SCI_NR_CAUSES];
+	struct hist hist;	/* per block: per thread would cost 58 KiB each */
+};
+
+struct sci_thread {
+	uint32_t tid;
+	bool open;
+	bool closed_once;	/* exit is the end of a counted interval */
+	uint64_t first;		/* start of the first interval */
+	uint64_t start;		/* start of the current interval, when open */
+	uint64_t exit;		/* end of the last closed interval */
+	uint64_t acc;		/* total of the closed intervals */
+	uint64_t last;		/* latest timestamp attributed to the thread */
+};
+
+struct sci_bt {
+	uint32_t block;
+	uint32_t thread;
+	uint64_t n;
+	uint64_t sum;
+	uint64_t min;
+	uint64_t max;
+};
+
+struct sci_table {
+	uint32_t *slot;		/* index + 1, 0 = empty */
+	size_t mask;		/* capacity - 1, capacity a power of two */
+};
+
+struct sci_engine {
+	struct sci_block **blocks;
+	size_t nr_blocks, cap_blocks;
+	struct sci_table block_tab;
+
+	struct sci_thread *threads;
+	size_t nr_threads, cap_threads;
+	struct sci_table thread_tab;
+
+	struct sci_bt *bts;
+	size_t nr_bts, cap_bts;
+	struct sci_table bt_tab;
+
+	uint64_t events;
+	uint64_t last_ts;
+	size_t mem;
+};
+
+/* The splitmix64 finaliser: keys such as tids and call sites are far from
+ * uniform, and linear probing needs the low bits to be mixed. */
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static inline uint64_t hash_block(uint32_t func_id, uint64_t key)
+{
+	return mix64(key ^ mix64(func_id + 0x9e3779b97f4a7c15ULL));
+}
+
+static inline uint64_t hash_thread(uint32_t tid)
+{
+	return mix64(tid);
+}
+
+static inline uint64_t hash_bt(uint32_t block, uint32_t thread)
+{
+	return mix64(((uint64_t)block << 32) | thread);
+}
+
+static uint64_t hash_of(const struct sci_engine *e,
+			const struct sci_table *tab, size_t idx)
+{
+	if (tab == &e->block_tab)
+		return hash_block(e->blocks[idx]->func_id, e->blocks[idx]->key);
+	if (tab == &e->thread_tab)
+		return hash_thread(e->threads[idx].tid);
+	return hash_bt(e->bts[idx].block, e->bts[idx].thread);
+}
+
+/*
+ * Make room for element number @nr + 1: keep the load at most one half so
+ * that probe sequences stay short, rebuilding from the dense array.
+ */
+static int table_reserve(struct sci_engine *e, struct sci_table *tab,
+			 size_t nr)
+{
+	size_t cap = tab->slot ? tab->mask + 1 : 0, ncap, i;
+	uint32_t *slot;
+
+	if ((nr + 1) * 2 <= cap)
+		return 0;
+	ncap = cap ? cap * 2 : 16;
+	if (ncap > (size_t)UINT32_MAX)
+		return -ENOMEM;
+	slot = calloc(ncap, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		size_t h = hash_of(e, tab, i) & (ncap - 1);
+
+		while (slot[h])
+			h = (h + 1) & (ncap - 1);
+		slot[h] = i + 1;
+	}
+	free(tab->slot);
+	e->mem += (ncap - cap) * sizeof(*slot);
+	tab->slot = slot;
+	tab->mask = ncap - 1;
+	return 0;
+}
+
+/* Grow a dense array by doubling; @cap is in elements. */
+static int array_reserve(struct sci_engine *e, void **arr, size_t *cap,
+			 size_t nr, size_t size)
+{
+	size_t ncap;
+	void *p;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	e->mem += (ncap - *cap) * size;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static void table_insert(struct sci_table *tab, uint64_t hash, size_t idx)
+{
+	size_t h = hash & tab->mask;
+
+	while (tab->slot[h])
+		h = (h + 1) & tab->mask;
+	tab->slot[h] = idx + 1;
+}
+
+static long block_get(struct sci_engine *e, uint32_t func_id, uint64_t key)
+{
+	uint64_t hash = hash_block(func_id, key);
+	struct sci_block *b;
+	size_t h;
+
+	if (e->block_tab.slot) {
+		for (h = hash & e->block_tab.mask; e->block_tab.slot[h];
+		     h = (h + 1) & e->block_tab.mask) {
+			b = e->blocks[e->block_tab.slot[h] - 1];
+			if (b->func_id == func_id && b->key == key)
+				return e->block_tab.slot[h] - 1;
+		}
+	}
+	if (table_reserve(e, &e->block_tab, e->nr_blocks) ||
+	    array_reserve(e, (void **)&e->blocks, &e->cap_blocks,
+			  e->nr_blocks, sizeof(*e->blocks)))
+		return -ENOMEM;
+	b = malloc(sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	memset(b, 0, offsetof(struct sci_block, hist));
+	b->func_id = func_id;
+	b->key = key;
+	b->min = UINT64_MAX;
+	b->ref_dur = UINT64_MAX;
+	hist_init(&b->hist);
+	e->mem += sizeof(*b);
+	e->blocks[e->nr_blocks] = b;
+	table_insert(&e->block_tab, hash, e->nr_blocks);
+	return e->nr_blocks++;
+}
+
+static long thread_lookup(const struct sci_engine *e, uint32_t tid)
+{
+	size_t h;
+
+	if (!e->thread_tab.slot)
+		return -1;
+	for (h = hash_thread(tid) & e->thread_tab.mask; e->thread_tab.slot[h];
+	     h = (h + 1) & e->thread_tab.mask) {
+		if (e->threads[e->thread_tab.slot[h] - 1].tid == tid)
+			return e->thread_tab.slot[h] - 1;
+	}
+	return -1;
+}
+
+/* A new thread opens at @ts, or is born closed (@open false) at @ts. */
+static long thread_new(struct sci_engine *e, uint32_t tid, uint64_t ts,
+		       bool open)
+{
+	struct sci_thread *t;
+
+	if (table_reserve(e, &e->thread_tab, e->nr_threads) ||
+	    array_reserve(e, (void **)&e->threads, &e->cap_threads,
+			  e->nr_threads, sizeof(*e->threads)))
+		return -ENOMEM;
+	t = &e->threads[e->nr_threads];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->open = open;
+	t->closed_once = !open;
+	t->first = t->start = t->exit = t->last = ts;
+	table_insert(&e->thread_tab, hash_thread(tid), e->nr_threads);
+	return e->nr_threads++;
+}
+
+/*
+ * The thread was alive over [lo, hi]: widen its open interval backwards,
+ * or reopen it if it had exited before @hi (see "Thread lifetime" in
+ * sci.h).  An open interval never reaches back over a closed one, so no
+ * instant is counted twice.
+ */
+static void thread_touch(struct sci_thread *t, uint64_t lo, uint64_t hi)
+{
+	if (t->open) {
+		if (lo < t->start) {
+			/* Closed intervals all end at or before exit. */
+			uint64_t floor = t->closed_once ? t->exit : 0;
+
+			t->start = lo > floor ? lo : floor;
+		}
+	} else if (hi > t->exit) {
+		t->start = lo > t->exit ? lo : t->exit;
+		t->open = true;
+	}
+	if (t->start < t->first)
+		t->first = t->start;
+	if (hi > t->last)
+		t->last = hi;
+}
+
+static void thread_close(struct sci_thread *t, uint64_t ts)
+{
+	if (ts < t->start)
+		ts = t->start;
+	t->acc += ts - t->start;
+	t->exit = ts;
+	t->open = false;
+	t->closed_once = true;
+	if (ts > t->last)
+		t->last = ts;
+}
+
+static uint64_t thread_lifetime(const struct sci_thread *t, uint64_t now)
+{
+	uint64_t end = now > t->last ? now : t->last;
+
+	return t->acc + (t->open ? end - t->start : 0);
+}
+
+static long bt_get(struct sci_engine *e, uint32_t block, uint32_t thread)
+{
+	uint64_t hash = hash_bt(block, thread);
+	struct sci_bt *bt;
+	size_t h;
+
+	if (e->bt_tab.slot) {
+		for (h = hash & e->bt_tab.mask; e->bt_tab.slot[h];
+		     h = (h + 1) & e->bt_tab.mask) {
+			bt = &e->bts[e->bt_tab.slot[h] - 1];
+			if (bt->block == block && bt->thread == thread)
+				return e->bt_tab.slot[h] - 1;
+		}
+	}
+	if (table_reserve(e, &e->bt_tab, e->nr_bts) ||
+	    array_reserve(e, (void **)&e->bts, &e->cap_bts, e->nr_bts,
+			  sizeof(*e->bts)))
+		return -ENOMEM;
+	bt = &e->bts[e->nr_bts];
+	memset(bt, 0, sizeof(*bt));
+	bt->block = block;
+	bt->thread = thread;
+	bt->min = UINT64_MAX;
+	table_insert(&e->bt_tab, hash, e->nr_bts);
+	e->blocks[block]->nr_threads++;
+	return e->nr_bts++;
+}
+
+struct sci_engine *sci_new(void)
+{
+	struct sci_engine *e = calloc(1, sizeof(*e));
+
+	if (e)
+		e->mem = sizeof(*e);
+	return e;
+}
+
+void sci_free(struct sci_engine *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nr_blocks; i++)
+		free(e->blocks[i]);
+	free(e->blocks);
+	free(e->block_tab.slot);
+	free(e->threads);
+	free(e->thread_tab.slot);
+	free(e->bts);
+	free(e->bt_tab.slot);
+	free(e);
+}
+
+static void note_ts(struct sci_engine *e, uint64_t ts)
+{
+	if (ts > e->last_ts)
+		e->last_ts = ts;
+}
+
+int sci_thread_seen(struct sci_engine *e, uint32_t tid, uint64_t ts)
+{
+	long t = thread_lookup(e, tid);
+
+	note_ts(e, ts);
+	if (t < 0)
+		return thread_new(e, tid, ts, true) < 0 ? -ENOMEM : 0;
+	thread_touch(&e->threads[t], ts, ts);
+	return 0;
+}
+
+int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts)
+{
+	long t = thread_lookup(e, tid);
+	struct sci_thread *th;
+
+	note_ts(e, ts);
+	if (t < 0)	/* never seen alive: it contributes no time */
+		return thread_new(e, tid, ts, false) < 0 ? -ENOMEM : 0;
+	th = &e->threads[t];
+	if (th->open) {
+		thread_close(th, ts);
+	} else if (ts > th->exit) {
+		/* A second exit for the same interval moves its end. */
+		th->acc += ts - th->exit;
+		th->exit = ts;
+		if (ts > th->last)
+			th->last = ts;
+	}
+	return 0;
+}
+
+void sci_finish(struct sci_engine *e, uint64_t end_ts)
+{
+	size_t i;
+
+	note_ts(e, end_ts);
+	for (i = 0; i < e->nr_threads; i++) {
+		struct sci_thread *t = &e->threads[i];
+
+		/* The trace cannot end before the events it holds. */
+		if (t->open)
+			thread_close(t, end_ts > t->last ? end_ts : t->last);
+	}
+}
+
+/* Make the parts sum to @d; see "Causes" in sci.h for the clamping order. */
+static void causes_normalise(const struct sci_causes *in, uint64_t d,
+			     uint64_t out[SCI_NR_CAUSES])
+{
+	uint64_t rem = d;
+
+	out[SCI_CAUSE_FUTEX] = in->futex_ns < rem ? in->futex_ns : rem;
+	rem -= out[SCI_CAUSE_FUTEX];
+	out[SCI_CAUSE_BLOCKED] = in->blocked_ns < rem ? in->blocked_ns : rem;
+	rem -= out[SCI_CAUSE_BLOCKED];
+	out[SCI_CAUSE_RUNQUEUE] = in->runqueue_ns < rem ? in->runqueue_ns : rem;
+	rem -= out[SCI_CAUSE_RUNQUEUE];
+	out[SCI_CAUSE_ONCPU] = rem;
+}
+
+int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
+	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
+	    const struct sci_causes *causes)
+{
+	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
+	struct sci_block *b;
+	struct sci_bt *bt;
+	long t, bi, bti;
+	int k;
+
+	t = thread_lookup(e, tid);
+	if (t < 0)
+		t = thread_new(e, tid, start, true);
+	if (t < 0)
+		return -ENOMEM;
+	thread_touch(&e->threads[t], start, ts_end);
+	note_ts(e, ts_end);
+
+	bi = block_get(e, func_id, key);
+	if (bi < 0)
+		return -ENOMEM;
+	bti = bt_get(e, bi, t);
+	if (bti < 0)
+		return -ENOMEM;
+
+	b = e->blocks[bi];
+	b->n++;
+	b->sum += duration_ns;
+	if (duration_ns < b->min)
+		b->min = duration_ns;
+	if (duration_ns > b->max)
+		b->max = duration_ns;
+	hist_record(&b->hist, duration_ns);
+	if (causes) {
+		uint64_t c[SCI_NR_CAUSES];
+
+		causes_normalise(causes, duration_ns, c);
+		b->n_caused++;
+		for (k = 0; k < SCI_NR_CAUSES; k++)
+			b->cause_sum[k] += c[k];
+		if (duration_ns < b->ref_dur) {
+			b->ref_dur = duration_ns;
+			memcpy(b->ref_cause, c, sizeof(c));
+		}
+	}
+
+	bt = &e->bts[bti];
+	bt->n++;
+	bt->sum += duration_ns;
+	if (duration_ns < bt->min)
+		bt->min = duration_ns;
+	if (duration_ns > bt->max)
+		bt->max = duration_ns;
+
+	e->events++;
+	return 0;
+}
+
+size_t sci_nr_blocks(const struct sci_engine *e)
+{
+	return e->nr_blocks;
+}
+
+size_t sci_nr_threads(const struct sci_engine *e)
+{
+	return e->nr_threads;
+}
+
+size_t sci_nr_block_threads(const struct sci_engine *e)
+{
+	return e->nr_bts;
+}
+
+uint64_t sci_nr_events(const struct sci_engine *e)
+{
+	return e->events;
+}
+
+size_t sci_mem_bytes(const struct sci_engine *e)
+{
+	return e->mem;
+}
+
+uint64_t sci_last_ts(const struct sci_engine *e)
+{
+	return e->last_ts;
+}
+
+/* ---- reports ---- */
+
+static int cmp_score(const void *pa, const void *pb)
+{
+	const struct sci_thread_score *a = pa, *b = pb;
+
+	if (a->sci != b->sci)
+		return a->sci > b->sci ? -1 : 1;
+	if (a->loss_ns != b->loss_ns)
+		return a->loss_ns > b->loss_ns ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static int cmp_result(const void *pa, const void *pb)
+{
+	const struct sci_result *a = pa, *b = pb;
+
+	if (a->sci != b->sci)
+		return a->sci > b->sci ? -1 : 1;
+	if (a->loss_ns != b->loss_ns)
+		return a->loss_ns > b->loss_ns ? -1 : 1;
+	if (a->func_id != b->func_id)
+		return a->func_id < b->func_id ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static int cmp_life(const void *pa, const void *pb)
+{
+	const struct sci_thread_life *a = pa, *b = pb;
+
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/* Block indices sorted by (func_id, key), and (function, thread) pairs. */
+struct sort_ctx_item {
+	uint32_t a;
+	uint32_t b;
+	uint64_t c;
+	size_t idx;
+};
+
+static int cmp_item(const void *pa, const void *pb)
+{
+	const struct sort_ctx_item *x = pa, *y = pb;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return x->c < y->c ? -1 : x->c > y->c;
+}
+
+/* Split a block's loss by cause, as defined in sci.h. */
+static void block_causes(const struct sci_block *b, uint64_t loss,
+			 struct sci_result *res)
+{
+	int64_t r[SCI_NR_CAUSES], known = 0;
+	int k;
+
+	res->caused_calls = b->n_caused;
+	if (!b->n_caused) {
+		res->unknown_loss_ns = (int64_t)loss;
+		return;
+	}
+	for (k = 0; k < SCI_NR_CAUSES; k++) {
+		if (b->ref_dur == b->min)
+			r[k] = (int64_t)b->ref_cause[k];
+		else	/* ref_dur > min > 0 here, so no division by zero */
+			r[k] = llround((double)b->ref_cause[k] *
+				       ((double)b->min / (double)b->ref_dur));
+		res->cause_loss_ns[k] = (int64_t)b->cause_sum[k] -
+					(int64_t)b->n_caused * r[k];
+		known += res->cause_loss_ns[k];
+	}
+	res->unknown_loss_ns = (int64_t)loss - known;
+}
+
+static void score_fill(struct sci_thread_score *s, uint32_t tid,
+		       uint64_t lifetime)
+{
+	s->tid = tid;
+	s->lifetime_ns = lifetime;
+	s->sci = lifetime ? (double)s->loss_ns / (double)lifetime : 0.0;
+}
+
+/* Sort a result's thread scores and take the worst and the lifetimes. */
+static void result_threads(struct sci_report *r, struct sci_result *res)
+{
+	struct sci_thread_score *s = &r->scores[res->first_score];
+	uint32_t i;
+
+	qsort(s, res->threads, sizeof(*s), cmp_score);
+	res->lifetime_ns = 0;
+	for (i = 0; i < res->threads; i++)
+		res->lifetime_ns += s[i].lifetime_ns;
+	res->sci = res->lifetime_ns ?
+		   (double)res->loss_ns / (double)res->lifetime_ns : 0.0;
+	if (res->threads) {
+		res->sci_worst_thread = s[0].sci;
+		res->worst_tid = s[0].tid;
+		res->worst_loss_ns = s[0].loss_ns;
+	}
+}
+
+static int report_funcs(const struct sci_engine *e, struct sci_report *r,
+			const uint64_t *life, size_t nscores)
+{
+	struct sort_ctx_item *items;
+	struct hist *h;
+	size_t i, j, n = e->nr_bts > e->nr_blocks ? e->nr_bts : e->nr_blocks;
+	size_t nf = 0;
+
+	items = calloc(n ? n : 1, sizeof(*items));
+	h = malloc(sizeof(*h));
+	if (!items || !h) {
+		free(items);
+		free(h);
+		return -ENOMEM;
+	}
+
+	/* One result per function: walk the blocks in (func, key) order. */
+	for (i = 0; i < e->nr_blocks; i++) {
+		items[i].a = e->blocks[i]->func_id;
+		items[i].c = e->blocks[i]->key;
+		items[i].idx = i;
+	}
+	qsort(items, e->nr_blocks, sizeof(*items), cmp_item);
+	for (i = 0; i < e->nr_blocks; i = j) {
+		struct sci_result *f = &r->funcs[nf++];
+
+		memset(f, 0, sizeof(*f));
+		f->func_id = items[i].a;
+		f->min_ns = UINT64_MAX;
+		hist_init(h);
+		for (j = i; j < e->nr_blocks && items[j].a == items[i].a; j++) {
+			const struct sci_block *b = e->blocks[items[j].idx];
+			/* Not sorted yet: result i is still block i's. */
+			const struct sci_result *br = &r->blocks[items[j].idx];
+			size_t k;
+
+			f->nr_keys++;
+			f->calls += b->n;
+			f->sum_ns += b->sum;
+			f->loss_ns += br->loss_ns;
+			if (b->min < f->min_ns)
+				f->min_ns = b->min;
+			if (b->max > f->max_ns)
+				f->max_ns = b->max;
+			f->caused_calls += b->n_caused;
+			for (k = 0; k < SCI_NR_CAUSES; k++)
+				f->cause_loss_ns[k] += br->cause_loss_ns[k];
+			f->unknown_loss_ns += br->unknown_loss_ns;
+			hist_merge(h, &b->hist);
+		}
+		if (f->min_ns == UINT64_MAX)
+			f->min_ns = 0;
+		f->mean_ns = f->calls ? (double)f->sum_ns / f->calls : 0.0;
+		f->p50_ns = hist_percentile(h, 50);
+		f->p99_ns = hist_percentile(h, 99);
+	}
+	r->nr_funcs = nf;
+
+	/* Then one score per (function, thread), summing over keys. */
+	for (i = 0; i < e->nr_bts; i++) {
+		items[i].a = e->blocks[e->bts[i].block]->func_id;
+		items[i].b = e->threads[e->bts[i].thread].tid;
+		items[i].c = 0;
+		items[i].idx = i;
+	}
+	qsort(items, e->nr_bts, sizeof(*items), cmp_item);
+	nf = 0;
+	for (i = 0; i < e->nr_bts; i = j) {
+		struct sci_thread_score *s = &r->scores[nscores];
+		struct sci_result *f;
+		uint32_t thread = e->bts[items[i].idx].thread;
+
+		while (r->funcs[nf].func_id != items[i].a)
+			nf++;
+		f = &r->funcs[nf];
+		if (!f->threads)
+			f->first_score = nscores;
+		f->threads++;
+		memset(s, 0, sizeof(*s));
+		s->min_ns = UINT64_MAX;
+		for (j = i; j < e->nr_bts && items[j].a == items[i].a &&
+			    items[j].b == items[i].b; j++) {
+			const struct sci_bt *bt = &e->bts[items[j].idx];
+			const struct sci_block *b = e->blocks[bt->block];
+
+			s->calls += bt->n;
+			s->sum_ns += bt->sum;
+			s->loss_ns += bt->sum - bt->n * b->min;
+			if (bt->min < s->min_ns)
+				s->min_ns = bt->min;
+			if (bt->max > s->max_ns)
+				s->max_ns = bt->max;
+		}
+		score_fill(s, items[i].b, life[thread]);
+		nscores++;
+	}
+	for (i = 0; i < r->nr_funcs; i++)
+		result_threads(r, &r->funcs[i]);
+
+	free(items);
+	free(h);
+	return 0;
+}
+
+struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
+{
+	struct sci_report *r;
+	uint64_t *life = NULL;
+	size_t *pos = NULL, i, nscores;
+
+	if (!now)
+		now = e->last_ts;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->now_ns = now;
+	r->events = e->events;
+	r->nr_blocks = e->nr_blocks;
+	r->nr_threads = e->nr_threads;
+	/* +1: calloc(0) may return NULL, which would read as a failure. */
+	r->blocks = calloc(e->nr_blocks + 1, sizeof(*r->blocks));
+	r->funcs = calloc(e->nr_blocks + 1, sizeof(*r->funcs));
+	r->scores = calloc(2 * e->nr_bts + 1, sizeof(*r->scores));
+	r->threads = calloc(e->nr_threads + 1, sizeof(*r->threads));
+	life = calloc(e->nr_threads + 1, sizeof(*life));
+	pos = calloc(e->nr_blocks + 1, sizeof(*pos));
+	if (!r->blocks || !r->funcs || !r->scores || !r->threads || !life ||
+	    !pos)
+		goto fail;
+
+	for (i = 0; i < e->nr_threads; i++) {
+		const struct sci_thread *t = &e->threads[i];
+		struct sci_thread_life *l = &r->threads[i];
+
+		life[i] = thread_lifetime(t, now);
+		l->tid = t->tid;
+		l->first_ns = t->first;
+		l->exited = !t->open;
+		l->last_ns = t->open ? (now > t->last ? now : t->last) :
+			     t->exit;
+		l->lifetime_ns = life[i];
+		r->total_lifetime_ns += life[i];
+	}
+	qsort(r->threads, e->nr_threads, sizeof(*r->threads), cmp_life);
+
+	/* Block results, with a slot range in scores for each. */
+	nscores = 0;
+	for (i = 0; i < e->nr_blocks; i++) {
+		const struct sci_block *b = e->blocks[i];
+		struct sci_result *res = &r->blocks[i];
+
+		res->func_id = b->func_id;
+		res->key = b->key;
+		res->nr_keys = 1;
+		res->calls = b->n;
+		res->threads = b->nr_threads;
+		/* n is 0 only if allocating the pair failed on first use. */
+		res->min_ns = b->n ? b->min : 0;
+		res->p50_ns = hist_percentile(&b->hist, 50);
+		res->p99_ns = hist_percentile(&b->hist, 99);
+		res->max_ns = b->max;
+		res->sum_ns = b->sum;
+		res->mean_ns = b->n ? (double)b->sum / b->n : 0.0;
+		res->loss_ns = b->sum - b->n * res->min_ns;
+		block_causes(b, res->loss_ns, res);
+		res->first_score = pos[i] = nscores;
+		nscores += b->nr_threads;
+	}
+	for (i = 0; i < e->nr_bts; i++) {
+		const struct sci_bt *bt = &e->bts[i];
+		struct sci_thread_score *s = &r->scores[pos[bt->block]++];
+
+		s->calls = bt->n;
+		s->sum_ns = bt->sum;
+		s->min_ns = bt->min;
+		s->max_ns = bt->max;
+		s->loss_ns = bt->sum - bt->n * e->blocks[bt->block]->min;
+		score_fill(s, e->threads[bt->thread].tid, life[bt->thread]);
+	}
+	for (i = 0; i < e->nr_blocks; i++)
+		result_threads(r, &r->blocks[i]);
+
+	/* Functions read the block results, so build them before sorting. */
+	if (report_funcs(e, r, life, nscores))
+		goto fail;
+	qsort(r->blocks, r->nr_blocks, sizeof(*r->blocks), cmp_result);
+	qsort(r->funcs, r->nr_funcs, sizeof(*r->funcs), cmp_result);
+
+	free(life);
+	free(pos);
+	return r;
+fail:
+	free(life);
+	free(pos);
+	sci_report_free(r);
+	return NULL;
+}
+
+void sci_report_free(struct sci_report *r)
+{
+	if (!r)
+		return;
+	free(r->blocks);
+	free(r->funcs);
+	free(r->scores);
+	free(r->threads);
+	free(r);
+}
+
+const struct sci_result *sci_report_block(const struct sci_report *r,
+					  uint32_t func_id, uint64_t key)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_blocks; i++)
+		if (r->blocks[i].func_id == func_id && r->blocks[i].key == key)
+			return &r->blocks[i];
+	return NULL;
+}
+
+const struct sci_result *sci_report_func(const struct sci_report *r,
+					 uint32_t func_id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_funcs; i++)
+		if (r->funcs[i].func_id == func_id)
+			return &r->funcs[i];
+	return NULL;
+}
+
+const struct sci_thread_score *
+sci_result_thread(const struct sci_report *r, const struct sci_result *res,
+		  uint32_t tid)
+{
+	uint32_t i;
+
+	for (i = 0; i < res->threads; i++)
+		if (r->scores[res->first_score + i].tid == tid)
+			return &r->scores[res->first_score + i];
+	return NULL;
+}
+
+double sci_ideal_gain(const uint64_t *d, size_t n, uint64_t thread_ns)
+{
+	uint64_t sum = 0, min = UINT64_MAX;
+	size_t i;
+
+	if (!n || !thread_ns)
+		return 0.0;
+	for (i = 0; i < n; i++) {
+		sum += d[i];
+		if (d[i] < min)
+			min = d[i];
+	}
+	return (double)(sum - n * min) / (double)thread_ns;
+}

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The SCI engine: online Slowdown-Caused-by-Interference scores.
+ *
+ * Definitions (DESIGN.md, "The metric: SCI"; seeds/001_3ff58a50d8a6cd8b.txt
+ * §2).  A block b is a (function id, key) pair; the key is whatever the
+ * caller uses to separate executions that do different work (call site,
+ * argument bucket, shape hash), and 0 means "no key".  Executions are only
+ * ever compared with executions of the same block, i.e. the same key.
+ *
+ *	d_min(b)   = the fastest execution of b in any thread
+ *	loss(b,t)  = S(b,t) - n(b,t) * d_min(b)
+ *	SCI(b,t)   = loss(b,t) / T_t
+ *	SCI(b)     = sum_t loss(b,t) / sum_{t ran b} T_t
+ *	gain(b)    = SCI(b): the share of the time of the threads that ran b
+ *		     that would be saved if every execution took d_min(b)
+ *
+ * Only n, S, min and max are kept per (block, thread), so memory grows with
+ * blocks x threads and never with events.  Sums are u64 nanoseconds: they
+ * overflow after 584 years of summed duration per block, which a trace
+ * cannot reach (executions of one block in one thread only overlap under
+ * recursion).  Since n * d_min <= S, the loss never overflows either.
+ *
+ * Thread lifetime T_t.  A thread's observed time is the union of the
+ * intervals during which it was known to be alive: it opens at
+ * sci_thread_seen() (call it at attach for threads that already exist, and
+ * at creation for new ones) or, failing that, at the start of its first
+ * execution, and closes at sci_thread_exit() or sci_finish().  An execution
+ * that starts before its thread's interval extends the interval backwards;
+ * one that ends after the thread exited (a reused tid) reopens it, so a
+ * reused tid counts as one thread whose lifetime is the sum of its
+ * intervals.  A thread still open when a report is made is counted up to
+ * the report's "now".
+ *
+ * Causes.  An execution may carry a split of its duration into futex wait,
+ * other blocked time, run-queue wait and on-CPU time.  The engine makes the
+ * parts sum to the duration: on-CPU is recomputed as the remainder, and if
+ * the off-CPU parts exceed the duration (tracepoint timestamps racing the
+ * probe's) they are clamped, run-queue first, then blocked, then futex.
+ * Per block the engine keeps, for each cause k, S_k (the sum of c_k over
+ * the executions that carried causes, n_c of them) and the reference
+ * vector r = the causes of the fastest such execution, rescaled to sum to
+ * d_min(b) when that execution is slower than d_min(b) (only possible when
+ * the fastest execution overall came without causes).  Then
+ *
+ *	loss_k(b)     = S_k - n_c * r_k
+ *	loss_unknown  = loss(b) - sum_k loss_k(b)
+ *
+ * sums to loss(b) exactly; loss_unknown is the loss of the executions that
+ * carried no causes (plus integer rounding of the rescaling).  A loss_k is
+ * negative when the slow executions spent less time in cause k than the
+ * fastest one did (e.g. less on-CPU time because they blocked instead);
+ * the sum is what is meaningful, so the signs are kept rather than hidden.
+ *
+ * Functions.  Besides one result per (function, key) block, a report has
+ * one aggregate per function: loss is the sum of its keys' losses (each
+ * key against its own d_min, never the function-wide minimum, so the work
+ * a key stands for is never counted as interference), the threads are the
+ * distinct threads that ran any key, and SCI = loss / sum of those threads'
+ * lifetimes.  The worst thread is the one with the largest sum of its
+ * per-key losses over its lifetime.  The distribution (p50/p99) is that of
+ * all the function's executions; min_ns is the smallest key's d_min.
+ */
+#ifndef ISPOT_SCI_H
+#define ISPOT_SCI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sci_cause {
+	SCI_CAUSE_FUTEX,	/* off CPU inside a futex syscall */
+	SCI_CAUSE_BLOCKED,	/* other off-CPU time: I/O, sleep */
+	SCI_CAUSE_RUNQUEUE,	/* runnable but preempted */
+	SCI_CAUSE_ONCPU,	/* running */
+	SCI_NR_CAUSES,
+};
+
+struct sci_causes {
+	uint64_t futex_ns;
+	uint64_t blocked_ns;
+	uint64_t runqueue_ns;
+	uint64_t oncpu_ns;	/* recomputed as the remainder, see above */
+};
+
+struct sci_engine;
+
+struct sci_engine *sci_new(void);
+void sci_free(struct sci_engine *e);
+
+/*
+ * All return 0 or -ENOMEM.  Allocation only happens the first time a
+ * block, thread or (block, thread) pair is seen, and when a table doubles.
+ */
+int sci_thread_seen(struct sci_engine *e, uint32_t tid, uint64_t ts);
+int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts);
+/* One execution of block (func_id, key) in @tid, ending at @ts_end. */
+int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
+	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
+	    const struct sci_causes *causes);
+/* End of trace: close every open thread at @end_ts. */
+void sci_finish(struct sci_engine *e, uint64_t end_ts);
+
+/* Sizes, for the "memory does not grow with events" check and stats. */
+size_t sci_nr_blocks(const struct sci_engine *e);
+size_t sci_nr_threads(const struct sci_engine *e);
+size_t sci_nr_block_threads(const struct sci_engine *e);
+uint64_t sci_nr_events(const struct sci_engine *e);
+/* Bytes currently allocated by the engine (tables, blocks, histograms). */
+size_t sci_mem_bytes(const struct sci_engine *e);
+/* The latest timestamp the engine has been given. */
+uint64_t sci_last_ts(const struct sci_engine *e);
+
+/* One (block, thread) or (function, thread) pair of a report. */
+struct sci_thread_score {
+	uint32_t tid;
+	uint64_t calls;
+	uint64_t sum_ns;
+	uint64_t min_ns;
+	uint64_t max_ns;
+	uint64_t loss_ns;
+	uint64_t lifetime_ns;	/* T_t */
+	double sci;		/* loss_ns / lifetime_ns */
+};
+
+/* A block, or the aggregate of a function over its keys. */
+struct sci_result {
+	uint32_t func_id;
+	uint64_t key;		/* 0 for a function aggregate */
+	uint32_t nr_keys;	/* 1 for a block */
+	uint64_t calls;
+	uint32_t threads;
+	uint64_t min_ns;	/* d_min */
+	uint64_t p50_ns;	/* within HIST_REL_ERROR */
+	uint64_t p99_ns;
+	uint64_t max_ns;
+	double mean_ns;
+	uint64_t sum_ns;
+	uint64_t loss_ns;
+	uint64_t lifetime_ns;	/* sum of T_t over the threads that ran it */
+	double sci;		/* loss_ns / lifetime_ns = estimated gain */
+	double sci_worst_thread;
+	uint32_t worst_tid;
+	uint64_t worst_loss_ns;
+	uint64_t caused_calls;	/* executions that carried causes */
+	int64_t cause_loss_ns[SCI_NR_CAUSES];
+	int64_t unknown_loss_ns;
+	/* Per-thread scores: report->scores[first_score .. + threads), by
+	 * SCI descending. */
+	size_t first_score;
+};
+
+struct sci_thread_life {
+	uint32_t tid;
+	uint64_t first_ns;	/* start of its first observed interval */
+	uint64_t last_ns;	/* exit, or latest timestamp if still open */
+	uint64_t lifetime_ns;	/* T_t */
+	bool exited;		/* closed by sci_thread_exit() or sci_finish() */
+};
+
+struct sci_report {
+	uint64_t now_ns;
+	uint64_t events;
+	/* Both sorted by SCI descending, then loss descending, then id. */
+	size_t nr_blocks;
+	struct sci_result *blocks;
+	size_t nr_funcs;
+	struct sci_result *funcs;
+	/* Block scores first, then function scores. */
+	struct sci_thread_score *scores;
+	/* By tid. */
+	size_t nr_threads;
+	struct sci_thread_life *threads;
+	uint64_t total_lifetime_ns;	/* sum of every thread's T_t */
+};
+
+/*
+ * Compute every score as of @now; threads still open are counted up to
+ * @now (or to their latest event, if later).  @now = 0 means the latest
+ * timestamp the engine has seen.  Returns NULL on allocation failure.
+ */
+struct sci_report *sci_report(const struct sci_engine *e, uint64_t now);
+void sci_report_free(struct sci_report *r);
+
+/* Lookups by id; NULL when absent.  Linear: meant for tests and tools. */
+const struct sci_result *sci_report_block(const struct sci_report *r,
+					  uint32_t func_id, uint64_t key);
+const struct sci_result *sci_report_func(const struct sci_report *r,
+					 uint32_t func_id);
+const struct sci_thread_score *
+sci_result_thread(const struct sci_report *r, const struct sci_result *res,
+		  uint32_t tid);
+
+/*
+ * Ideal gain of one block in one thread (paper Fig. 1): if each of the @n
+ * executions @d[] had taken min(d), a thread of @thread_ns would have been
+ * shorter by (sum(d) - n * min(d)); the gain is that over @thread_ns.
+ * A trace cannot say how much shorter a multi-threaded program would be
+ * (that depends on its critical path), which is why the engine reports the
+ * same ratio per thread and lifetime-weighted over threads instead.
+ */
+double sci_ideal_gain(const uint64_t *d, size_t n, uint64_t thread_ns);
+
+#endif /* ISPOT_SCI_H */
