@@ -40,6 +40,7 @@ for t in selftests/unit/test_*; do
 	[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
 	stage "unit: $t" "$t"
 done
+stage "vm: runner contract" selftests/vm/runner_test.sh
 stage "vm: selftests/kmod" selftests/vm/run.sh --timeout 1200 -- \
 	selftests/kmod/run_all.sh
 

@@ -323,8 +323,8 @@ static int elf_file_open(struct elf_file *f, const char *path,
 	return 0;
 
 bad:
-	rc = fail(err, errlen, -ENOEXEC, "%s: truncated or corrupt ELF file (%s)",
-		  path, corrupt);
+	rc = fail(err, errlen, -ENOEXEC,
+		  "%s: truncated or corrupt ELF file (%s)", path, corrupt);
 out:
 	elf_file_close(f);
 	return rc;
@@ -620,10 +620,12 @@ static int load_symbols(struct elf_obj *o, uint32_t type)
 			if (!e->name)
 				goto out;
 			e->owned = true;
+			e->ver = at + (at[1] == '@' ? 2 : 1);
 			e->hidden = at[1] != '@';
-			e->ver = at + (e->hidden ? 1 : 2);
-			if (!*e->ver)
+			if (!*e->ver) {
 				e->ver = NULL;
+				e->hidden = false;
+			}
 		} else if (versym && i < nversym) {
 			uint16_t vi = versym[i] & 0x7fff;
 
@@ -682,8 +684,10 @@ static void dedupe_symbols(struct elf_obj *o)
 	for (i = 0; i < o->nsyms; i = j) {
 		bool any_ver = false;
 
-		for (j = i; j < o->nsyms && o->syms[j].value == o->syms[i].value &&
-		     !strcmp(o->syms[j].name, o->syms[i].name); j++)
+		const struct esym *first = &o->syms[i];
+
+		for (j = i; j < o->nsyms && o->syms[j].value == first->value &&
+		     !strcmp(o->syms[j].name, first->name); j++)
 			any_ver |= o->syms[j].ver != NULL;
 		for (size_t m = i; m < j; m++) {
 			struct esym *s = &o->syms[m];
@@ -728,7 +732,7 @@ static int elf_obj_load(const char *path, struct elf_obj **out,
 			fail(err, errlen, rc, "out of memory");
 		else
 			fail(err, errlen, rc,
-			     "%s: truncated or corrupt ELF file (symbol tables)",
+			     "%s: truncated or corrupt ELF file (symbols)",
 			     path);
 		elf_obj_free(o);
 		return rc;
@@ -966,7 +970,7 @@ static int no_match(const struct elf_obj *o, const struct pattern *p,
 	}
 	fail(err, errlen, -ENOENT, "no function '%s' in %s%s", pattern, shown,
 	     why);
-	if (err)
+	if (err && errlen)
 		suggest(o, p->base, err, errlen);
 	return -ENOENT;
 }
@@ -1001,7 +1005,8 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 	const char *at;
 
 	at = strchr(pattern, '@');
-	p.base = strndup(pattern, at ? (size_t)(at - pattern) : strlen(pattern));
+	p.base = at ? strndup(pattern, (size_t)(at - pattern)) :
+		      strdup(pattern);
 	if (!p.base)
 		return fail(err, errlen, -ENOMEM, "out of memory");
 	if (at) {
@@ -1038,8 +1043,9 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 		for (i = 0, k = 0; i < nc; i = j) {
 			bool have_default = !c[i].s->hidden;
 
-			for (j = i; j < nc && !strcmp(c[j].s->name, c[i].s->name);
-			     j++)
+			const char *name = c[i].s->name;
+
+			for (j = i; j < nc && !strcmp(c[j].s->name, name); j++)
 				if (!have_default || !c[j].s->hidden)
 					c[k++] = c[j];
 		}
@@ -1196,6 +1202,8 @@ int elf_resolve_spec(const char *spec, pid_t pid, const char *exe,
 			  "bad function spec '%s': empty function name", spec);
 		goto out;
 	}
+	if (exe && !*exe)
+		exe = NULL;
 	if (!exe && pid > 0) {
 		pid_exe(pid, exe_buf, sizeof(exe_buf));
 		exe = exe_buf;
@@ -1366,10 +1374,11 @@ int elf_maps_find_object(const struct elf_map *maps, size_t n,
 		if (!realpath(obj, canon))
 			copy_str(canon, sizeof(canon), obj);
 		for (i = 0; i < n; i++) {
-			if (is_file_map(&maps[i]) && !strcmp(maps[i].path, canon)) {
-				copy_str(path, pathlen, canon);
-				return 0;
-			}
+			if (!is_file_map(&maps[i]) ||
+			    strcmp(maps[i].path, canon))
+				continue;
+			copy_str(path, pathlen, canon);
+			return 0;
 		}
 		return fail(err, errlen, -ENOENT, "%s is not mapped", obj);
 	}
@@ -1480,20 +1489,31 @@ struct elf_symbolizer {
 	size_t nobjs;
 };
 
+static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
+			  char *err, size_t errlen)
+{
+	struct elf_symbolizer *s = calloc(1, sizeof(*s));
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return fail(err, errlen, -ENOMEM, "out of memory");
+	s->pid = pid;
+	rc = elf_maps_read(pid, &s->maps, &s->nmaps, err, errlen);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
 struct elf_symbolizer *elf_symbolizer_new(pid_t pid, char *err,
 					  size_t errlen)
 {
-	struct elf_symbolizer *s = calloc(1, sizeof(*s));
+	struct elf_symbolizer *s;
 
-	if (!s) {
-		fail(err, errlen, -ENOMEM, "out of memory");
-		return NULL;
-	}
-	s->pid = pid;
-	if (elf_maps_read(pid, &s->maps, &s->nmaps, err, errlen)) {
-		free(s);
-		return NULL;
-	}
+	symbolizer_new(pid, &s, err, errlen);
 	return s;
 }
 
@@ -1646,9 +1666,10 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	if (!m) {
 		struct elf_map *nm;
 		size_t nn;
+		int rc = elf_maps_read(s->pid, &nm, &nn, err, errlen);
 
-		if (elf_maps_read(s->pid, &nm, &nn, err, errlen))
-			return -EIO;
+		if (rc)
+			return rc;
 		elf_maps_free(s->maps, s->nmaps);
 		s->maps = nm;
 		s->nmaps = nn;
@@ -1689,12 +1710,14 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 			set_pseudo(info, ELF_ADDR_FILE, m->path,
 				   addr - m->start + m->offset);
 		else
-			set_pseudo(info, ELF_ADDR_ANON, "anon", addr - m->start);
+			set_pseudo(info, ELF_ADDR_ANON, "anon",
+				   addr - m->start);
 		return 0;
 	}
 	vaddr = addr - bias;
 	if (fm != m && !in_load(&o->f, vaddr)) {
-		set_pseudo(info, ELF_ADDR_ANON, "anon", addr - m->start);
+		set_pseudo(info, ELF_ADDR_ANON, "anon",
+			   addr - m->start);
 		return 0;
 	}
 	set_pseudo(info, ELF_ADDR_OBJECT, fm->path, vaddr);
@@ -1712,12 +1735,13 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
 		       char *err, size_t errlen)
 {
-	struct elf_symbolizer *s = elf_symbolizer_new(pid, err, errlen);
+	struct elf_symbolizer *s;
 	int rc;
 
 	memset(info, 0, sizeof(*info));
-	if (!s)
-		return -EIO;
+	rc = symbolizer_new(pid, &s, err, errlen);
+	if (rc)
+		return rc;
 	rc = elf_symbolize(s, addr, info, err, errlen);
 	elf_symbolizer_free(s);
 	return rc;
@@ -2015,8 +2039,8 @@ struct ldcache {
 
 #define LDCACHE_OLD_MAGIC	"ld.so-1.7.0"
 #define LDCACHE_NEW_MAGIC	"glibc-ld.so.cache1.1"
-#define LDCACHE_NEW_HDR		48	/* magic+version, 2x u32, flags... */
-#define LDCACHE_NEW_ENT		24	/* flags, key, value, osv, hwcap */
+#define LDCACHE_NEW_HDR		48	/* magic, version, counts... */
+#define LDCACHE_NEW_ENT		24	/* flags, key, value, hwcap */
 #define LDCACHE_OLD_HDR		16	/* magic, pad, nlibs */
 #define LDCACHE_OLD_ENT		12	/* flags, key, value */
 #define LDCACHE_FLAG_TYPE_MASK	0x00ff
@@ -2091,7 +2115,8 @@ static bool ldcache_lookup(const struct ldcache *c, const char *name,
 
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < c->nlibs; i++) {
-			const uint8_t *e = c->entries + (size_t)i * LDCACHE_NEW_ENT;
+			const uint8_t *e = c->entries +
+					   (size_t)i * LDCACHE_NEW_ENT;
 			int32_t flags;
 			uint32_t key, value;
 			uint64_t hwcap;
@@ -2188,12 +2213,12 @@ int elf_find_needed(const char *exe_path, const char *short_name,
 
 			if (!search_lib(name, &q[qi], &q[0], &cache, machine,
 					found, sizeof(found))) {
-				if (want) {
-					rc = fail(err, errlen, -ENOENT,
-						  "%s (needed by %s) not found in the library search path",
-						  name, q[qi].path);
-					reported = true;
-				}
+				if (!want)
+					continue;
+				rc = fail(err, errlen, -ENOENT,
+					  "%s (needed by %s) not found in the library search path",
+					  name, q[qi].path);
+				reported = true;
 				continue;
 			}
 			if (want) {
@@ -2210,7 +2235,8 @@ int elf_find_needed(const char *exe_path, const char *short_name,
 				nq++;
 		}
 	}
-	if (rc == -ENOENT && interp && elf_obj_name_matches(interp, short_name) &&
+	if (rc == -ENOENT && interp &&
+	    elf_obj_name_matches(interp, short_name) &&
 	    realpath(interp, found)) {
 		copy_str(out_path, out_len, found);
 		rc = 0;

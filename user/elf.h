@@ -46,14 +46,14 @@
 #define ELF_SYM_NAME_MAX	256
 
 /* elf_target_sym.flags */
-#define ELF_SYM_IFUNC		0x1	/* STT_GNU_IFUNC: probe hits the resolver */
+#define ELF_SYM_IFUNC		0x1	/* IFUNC: probe is its resolver */
 #define ELF_SYM_VERSIONED	0x2	/* name carries a symbol version */
 
 /* One probe point: unique per (obj, offset). */
 struct elf_target_sym {
-	char obj[PATH_MAX];		/* canonical path of the ELF object */
-	char name[ELF_SYM_NAME_MAX];	/* display name, e.g. "foo", "foo@V1" */
-	uint64_t vaddr;			/* link-time address (st_value) */
+	char obj[PATH_MAX];		/* canonical path of the object */
+	char name[ELF_SYM_NAME_MAX];	/* display name: "foo", "foo@V1" */
+	uint64_t vaddr;			/* link-time address, st_value */
 	uint64_t offset;		/* file offset: what uprobes want */
 	uint64_t size;			/* st_size, may be 0 */
 	unsigned int flags;		/* ELF_SYM_* */
@@ -65,8 +65,8 @@ struct elf_target_sym {
  * SPEC is one of
  *	name		exact function name in the main executable
  *	glob		fnmatch(3) pattern, e.g. "worker_*"
- *	OBJ:name	name or glob in object OBJ, where OBJ is a path (contains
- *			'/') or a short name such as "libc" (see
+ *	OBJ:name	name or glob in object OBJ, where OBJ is a path
+ *			(contains '/') or a short name such as "libc" (see
  *			elf_obj_name_matches())
  * and name may carry a version: "foo@V1" (that version) or "foo@@V2" (only
  * if V2 is the default).  A plain "foo" picks the default version when a
@@ -116,7 +116,7 @@ struct elf_map {
 	uint64_t inode;
 	unsigned int dev_major, dev_minor;
 	char perms[5];		/* "r-xp" */
-	bool deleted;		/* path had a " (deleted)" suffix, now cut */
+	bool deleted;		/* " (deleted)" was cut off path */
 	char *path;		/* file path, "[heap]" etc., or "" if anon */
 };
 
@@ -165,10 +165,10 @@ int elf_find_needed(const char *exe_path, const char *short_name,
 enum elf_addr_kind {
 	ELF_ADDR_SYMBOL,	/* inside a symbol of obj: sym + sym_off */
 	ELF_ADDR_OBJECT,	/* inside obj but no symbol covers it */
-	ELF_ADDR_FILE,		/* file mapping that is not a usable ELF */
+	ELF_ADDR_FILE,		/* file mapping but not a usable ELF */
 	ELF_ADDR_HEAP,		/* obj = "[heap]" */
 	ELF_ADDR_STACK,		/* obj = "[stack]" */
-	ELF_ADDR_ANON,		/* obj = "anon", or "[vdso]", "[anon:x]", ... */
+	ELF_ADDR_ANON,		/* obj = "anon", "[vdso]", ... */
 };
 
 struct elf_addr_info {

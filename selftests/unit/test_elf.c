@@ -277,7 +277,9 @@ TEST(self_offset_bytes_match_memory)
 
 TEST(glob_matches)
 {
-	static const char *const want[] = { "worker_a", "worker_b", "worker_c" };
+	static const char *const want[] = {
+		"worker_a", "worker_b", "worker_c"
+	};
 	static const char *const globs[] = { "worker_*", "worker_?",
 					     "worker_[abc]", "*orker*" };
 	const char *app = fixture("app_pie");
