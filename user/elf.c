@@ -682,9 +682,8 @@ static void dedupe_symbols(struct elf_obj *o)
 
 	qsort(o->syms, o->nsyms, sizeof(*o->syms), esym_cmp);
 	for (i = 0; i < o->nsyms; i = j) {
-		bool any_ver = false;
-
 		const struct esym *first = &o->syms[i];
+		bool any_ver = false;
 
 		for (j = i; j < o->nsyms && o->syms[j].value == first->value &&
 		     !strcmp(o->syms[j].name, first->name); j++)
@@ -1042,7 +1041,6 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 		qsort(c, nc, sizeof(*c), cand_cmp_name);
 		for (i = 0, k = 0; i < nc; i = j) {
 			bool have_default = !c[i].s->hidden;
-
 			const char *name = c[i].s->name;
 
 			for (j = i; j < nc && !strcmp(c[j].s->name, name); j++)

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The probe engine: exact counts, pairing by sp, address-space filtering,
+ * libc probes, ring overflow accounting, sampling, call stacks, CPU
+ * migration and the process lifecycle (fork, exec, exit, close, kill).
+ */
+#include <poll.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+
+#include "ispot_kmod_test.h"
+#include "pair.h"
+
+static volatile int sink;
+
+/* The probed functions: not inlined, not cloned, not merged. */
+__attribute__((noinline, noclone)) int target_fn(int x)
+{
+	sink += x;
+	return x + 1;
+}
+
+__attribute__((noinline, noclone)) int target_recurse(int depth)
+{
+	sink++;
+	if (depth > 1)
+		target_recurse(depth - 1);
+	__asm__ volatile("" ::: "memory");	/* not a tail call */
+	return depth;
+}
+
+__attribute__((noinline, noclone)) void target_jump(jmp_buf *env)
+{
+	sink++;
+	if (env)
+		longjmp(*env, 1);
+}
+
+/* Moves the calling thread to the other CPU from inside a probed call. */
+__attribute__((noinline, noclone)) int target_migrate(int to_cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(to_cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	sink++;
+	return to_cpu;
+}
+
+/* Blocks inside a probed call until a byte arrives on @fd. */
+__attribute__((noinline, noclone)) int target_block(int fd)
+{
+	char b;
+
+	return read(fd, &b, 1);
+}
+
+static int calls_n(void *arg)
+{
+	long i, n = (long)arg;
+
+	for (i = 0; i < n; i++)
+		target_fn(i);
+	return 0;
+}
+
+/* A traced child, its session and everything drained from it. */
+struct trace {
+	int fd;
+	struct ispot_setup setup;
+	struct ispot_rings rings;
+	struct ispot_child child;
+	struct ispot_record *recs;
+	size_t n, cap;
+	struct pairer *pairer;
+	size_t entries, exits, stacks;
+};
+
+static void trace_start(struct trace *t, int (*work)(void *), void *arg,
+			uint32_t pages, uint32_t stack_period)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = ispot_open_or_skip();
+	ASSERT_GE(t->fd, 0);
+	ASSERT_EQ(ispot_child_start(&t->child, work, arg), 0);
+	t->setup.pid = t->child.pid;
+	t->setup.ring_pages = pages;
+	t->setup.stack_period = stack_period;
+	ASSERT_EQ(ispot_ioctl(t->fd, ISPOT_IOC_SETUP, &t->setup), 0);
+	ASSERT_EQ(ispot_map_rings(t->fd, &t->setup, &t->rings), 0);
+}
+
+static int trace_probe(struct trace *t, void *fn, uint32_t flags,
+		       uint32_t sample)
+{
+	int id = ispot_add_probe_fn(t->fd, fn, flags, sample);
+
+	ASSERT_GT(id, 0);
+	return id;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct ispot_record *x = a, *y = b;
+
+	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+/* Sort by time (merging CPUs) and feed the real pairer. */
+static void trace_analyse(struct trace *t)
+{
+	struct ispot_record *flat;
+	size_t i, m = 0;
+
+	flat = calloc(t->n + 1, sizeof(*flat));
+	ASSERT_NE(flat, NULL);
+	for (i = 0; i < t->n; i += t->recs[i].nslots) {
+		ASSERT_GE(t->recs[i].nslots, 1);
+		flat[m++] = t->recs[i];
+	}
+	qsort(flat, m, sizeof(*flat), rec_cmp);
+	t->pairer = pairer_new(NULL, NULL);
+	ASSERT_NE(t->pairer, NULL);
+	for (i = 0; i < m; i++) {
+		t->entries += flat[i].kind == ISPOT_REC_ENTRY;
+		t->exits += flat[i].kind == ISPOT_REC_EXIT;
+		t->stacks += flat[i].kind == ISPOT_REC_STACK;
+		pairer_feed(t->pairer, &flat[i]);
+	}
+	pairer_flush(t->pairer);
+	free(flat);
+}
+
+/* Run the child to completion, then drain everything and pair it. */
+static void trace_run(struct trace *t)
+{
+	ASSERT_EQ(ispot_ioctl(t->fd, ISPOT_IOC_ENABLE, NULL), 0);
+	ispot_child_go(&t->child);
+	ASSERT_EQ(ispot_child_wait(&t->child), 0);
+	ASSERT_EQ(ispot_ioctl(t->fd, ISPOT_IOC_DISABLE, NULL), 0);
+	t->n = ispot_drain(t->fd, &t->rings, &t->recs, &t->cap, 0);
+	trace_analyse(t);
+}
+
+static void trace_stats(struct trace *t, struct ispot_ring_stats *rings,
+			struct ispot_probe_stats *probes, uint32_t nprobes)
+{
+	struct ispot_stats st = {
+		.rings = (uintptr_t)rings,
+		.probes = (uintptr_t)probes,
+		.nr_rings = t->setup.nr_rings,
+		.nr_probes = nprobes,
+	};
+
+	ASSERT_EQ(ispot_ioctl(t->fd, ISPOT_IOC_STATS, &st), 0);
+}
+
+TEST(n_calls_give_n_entries_and_exits)
+{
+	struct ispot_probe_stats ps;
+	struct ispot_ring_stats rs[64];
+	const struct pair_stats *p;
+	struct trace t;
+	size_t i;
+
+	trace_start(&t, calls_n, (void *)2000L, 64, 0);
+	trace_probe(&t, target_fn, ISPOT_PROBE_BOTH, 0);
+	trace_run(&t);
+	p = pairer_stats(t.pairer);
+	EXPECT_EQ(t.entries, 2000);
+	EXPECT_EQ(t.exits, 2000);
+	EXPECT_EQ(p->paired, 2000);
+	EXPECT_EQ(p->unpaired_entries, 0);
+	EXPECT_EQ(p->unpaired_exits, 0);
+	for (i = 0; i < t.n; i += t.recs[i].nslots) {
+		ASSERT_EQ(t.recs[i].tgid, (uint32_t)t.child.pid);
+		ASSERT_EQ(t.recs[i].tid, (uint32_t)t.child.pid);
+		if (t.recs[i].kind == ISPOT_REC_ENTRY)
+			ASSERT_NE(t.recs[i].ip, 0);
+	}
+	ASSERT_LE(t.setup.nr_rings, 64);
+	trace_stats(&t, rs, &ps, 1);
+	EXPECT_EQ(ps.entry_hits, 2000);
+	EXPECT_EQ(ps.return_hits, 2000);
+	EXPECT_EQ(ps.filtered, 0);
+	for (i = 0; i < t.setup.nr_rings; i++) {
+		EXPECT_EQ(rs[i].dropped, 0);
+		EXPECT_EQ(rs[i].produced, rs[i].consumed);
+	}
+}
+
+static int recurse_5x100(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 5; i++)
+		target_recurse(100);
+	return 0;
+}
+
+TEST(deep_recursion_pairs_by_sp)
+{
+	const struct pair_stats *p;
+	struct trace t;
+
+	trace_start(&t, recurse_5x100, NULL, 64, 0);
+	trace_probe(&t, target_recurse, ISPOT_PROBE_BOTH, 0);
+	trace_run(&t);
+	p = pairer_stats(t.pairer);
+	EXPECT_EQ(t.entries, 500);
+	/* The kernel skips returns beyond its nesting limit. */
+	EXPECT_LT(t.exits, 500);
+	EXPECT_GT(t.exits, 0);
+	EXPECT_EQ(p->paired, t.exits);
+	EXPECT_EQ(p->unpaired_exits, 0);
+	EXPECT_EQ(p->unpaired_entries, 500 - t.exits);
+}
+
+static int jump_around(void *arg)
+{
+	jmp_buf env;
+	volatile int i;
+
+	(void)arg;
+	for (i = 0; i < 20; i++) {
+		if (i & 1) {
+			if (!setjmp(env))
+				target_jump(&env);
+		} else {
+			target_jump(NULL);
+		}
+	}
+	return 0;
+}
+
+TEST(longjmp_leaves_counted_unpaired)
+{
+	const struct pair_stats *p;
+	struct trace t;
+
+	trace_start(&t, jump_around, NULL, 64, 0);
+	trace_probe(&t, target_jump, ISPOT_PROBE_BOTH, 0);
+	trace_run(&t);
+	p = pairer_stats(t.pairer);
+	EXPECT_EQ(t.entries, 20);
+	EXPECT_EQ(t.exits, 10);
+	EXPECT_EQ(p->paired, 10);
+	EXPECT_EQ(p->unpaired_entries, 10);
+	EXPECT_EQ(p->unpaired_exits, 0);
+}
+
+TEST(other_process_same_binary_takes_no_trap)
+{
+	struct ispot_probe_stats ps;
+	struct ispot_ring_stats rs[64];
+	struct ispot_child other;
+	struct trace t;
+	size_t i;
+
+	trace_start(&t, calls_n, (void *)500L, 64, 0);
+	ASSERT_EQ(ispot_child_start(&other, calls_n, (void *)700L), 0);
+	trace_probe(&t, target_fn, ISPOT_PROBE_BOTH, 0);
+	ispot_child_go(&other);
+	trace_run(&t);
+	ASSERT_EQ(ispot_child_wait(&other), 0);
+	EXPECT_EQ(t.entries, 500);
+	for (i = 0; i < t.n; i += t.recs[i].nslots)
+		ASSERT_EQ(t.recs[i].tgid, (uint32_t)t.child.pid);
+	trace_stats(&t, rs, &ps, 1);
+	EXPECT_EQ(ps.entry_hits, 500);
+	EXPECT_EQ(ps.filtered, 0);
+}
+
+static int getppid_n(void *arg)
+{
+	long i, n = (long)arg;
+
+	for (i = 0; i < n; i++)
+		getppid();
+	return 0;
+}
+
+TEST(libc_function_traced_for_target_only)
+{
+	struct ispot_probe_stats ps;
+	struct ispot_ring_stats rs[64];
+	struct trace t;
+	int i;
+
+	trace_start(&t, getppid_n, (void *)300L, 64, 0);
+	trace_probe(&t, (void *)getppid, ISPOT_PROBE_BOTH, 0);
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
+	/* The tracer itself calls the same libc function meanwhile. */
+	for (i = 0; i < 1000; i++)
+		getppid();
+	ispot_child_go(&t.child);
+	ASSERT_EQ(ispot_child_wait(&t.child), 0);
+	for (i = 0; i < 1000; i++)
+		getppid();
+	t.n = ispot_drain(t.fd, &t.rings, &t.recs, &t.cap, 0);
+	trace_analyse(&t);
+	EXPECT_EQ(t.entries, 300);
+	EXPECT_EQ(pairer_stats(t.pairer)->paired, 300);
+	trace_stats(&t, rs, &ps, 1);
+	EXPECT_EQ(ps.entry_hits, 300);
+	EXPECT_EQ(ps.filtered, 0);
+}
+
+TEST(full_ring_counts_every_drop)
+{
+	struct ispot_ring_stats rs[64];
+	struct ispot_probe_stats ps;
+	uint64_t dropped = 0, consumed = 0;
+	struct trace t;
+	size_t i;
+
+	/*
+	 * One data page: 64 slots, against 40000 records unread, plus the
+	 * probe's first call stack (the period is too long for a second).
+	 */
+	trace_start(&t, calls_n, (void *)20000L, 1, 0xffffffffu);
+	trace_probe(&t, target_fn, ISPOT_PROBE_BOTH, 0);
+	trace_run(&t);
+	trace_stats(&t, rs, &ps, 1);
+	for (i = 0; i < t.setup.nr_rings; i++) {
+		EXPECT_EQ(rs[i].produced, rs[i].consumed + rs[i].dropped);
+		EXPECT_EQ(ispot_ring_ctrl(&t.rings, i)->dropped, rs[i].dropped);
+		dropped += rs[i].dropped;
+		consumed += rs[i].consumed;
+	}
+	EXPECT_GT(dropped, 0);
+	EXPECT_EQ(consumed, t.entries + t.exits + t.stacks);
+	EXPECT_EQ(consumed + dropped, 40000 + 1);	/* + first stack */
+}
+
+static int pinned_calls(void *arg)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	return calls_n(arg);
+}
+
+TEST(sampling_records_one_in_n)
+{
+	const struct pair_stats *p;
+	struct trace t;
+
+	trace_start(&t, pinned_calls, (void *)1000L, 64, 0);
+	trace_probe(&t, target_fn, ISPOT_PROBE_BOTH, 10);
+	trace_run(&t);
+	p = pairer_stats(t.pairer);
+	EXPECT_GE(t.entries, 99);
+	EXPECT_LE(t.entries, 101);
+	EXPECT_EQ(t.exits, t.entries);
+	EXPECT_EQ(p->paired, t.entries);
+	EXPECT_EQ(p->unpaired_entries + p->unpaired_exits, 0);
+}
+
+TEST(call_stack_first_and_every_nth)
+{
+	struct trace t;
+	size_t i, first = (size_t)-1;
+
+	trace_start(&t, pinned_calls, (void *)1000L, 64, 100);
+	trace_probe(&t, target_fn, ISPOT_PROBE_BOTH, 0);
+	trace_run(&t);
+	EXPECT_GE(t.stacks, 10);
+	EXPECT_LE(t.stacks, 11);
+	for (i = 0; i < t.n; i += t.recs[i].nslots) {
+		if (t.recs[i].kind == ISPOT_REC_STACK) {
+			first = i;
+			break;
+		}
+	}
+	ASSERT_NE(first, (size_t)-1);
+	/* The first record of the probe is its stack, then the entry. */
+	ASSERT_EQ(first, 0);
+	ASSERT_GE(t.recs[0].data[0], 2);
+	ASSERT_EQ(t.recs[0].nslots, 1 + (t.recs[0].data[0] + 7) / 8);
+	ASSERT_EQ(t.recs[t.recs[0].nslots].kind, ISPOT_REC_ENTRY);
+	/* Frame 0 is the call site, as in the entry record. */
+	EXPECT_EQ(((uint64_t *)&t.recs[1])[0], t.recs[t.recs[0].nslots].ip);
+}
+
+static int migrate_around(void *arg)
+{
+	int i;
+
+	(void)arg;
+	pinned_calls((void *)0L);
+	for (i = 0; i < 50; i++)
+		target_migrate(!(i & 1));
+	return 0;
+}
+
+static uint64_t migrated;
+
+static void count_migrated(const struct pair_exec *e, void *ctx)
+{
+	(void)ctx;
+	migrated += e->entry_cpu != e->exit_cpu;
+}
+
+TEST(exit_on_another_cpu_pairs)
+{
+	struct trace t;
+	size_t i, m = 0;
+	struct ispot_record *flat;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("needs 2 CPUs");
+	trace_start(&t, migrate_around, NULL, 64, 0);
+	trace_probe(&t, target_migrate, ISPOT_PROBE_BOTH, 0);
+	trace_run(&t);
+	EXPECT_EQ(pairer_stats(t.pairer)->paired, 50);
+	/* Pair again, counting executions that changed CPU. */
+	flat = calloc(t.n, sizeof(*flat));
+	for (i = 0; i < t.n; i += t.recs[i].nslots)
+		flat[m++] = t.recs[i];
+	qsort(flat, m, sizeof(*flat), rec_cmp);
+	pairer_free(t.pairer);
+	t.pairer = pairer_new(count_migrated, NULL);
+	for (i = 0; i < m; i++)
+		pairer_feed(t.pairer, &flat[i]);
+	EXPECT_GE(migrated, 25);
+	free(flat);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Entry/exit pairing by stack pointer; see pair.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pair.h"
+
+struct pair_frame {
+	uint64_t sp;
+	uint64_t ts;
+	uint64_t callsite;
+	uint64_t args[3];
+	uint32_t probe_id;
+	uint16_t cpu;
+};
+
+struct pair_thread {
+	uint32_t tid;		/* 0: free slot */
+	uint32_t depth;
+	struct pair_frame frames[PAIR_MAX_DEPTH];
+};
+
+struct pairer {
+	pair_cb cb;
+	void *ctx;
+	struct pair_thread **threads;	/* open addressing by tid */
+	size_t cap;			/* power of two */
+	size_t used;
+	struct pair_stats stats;
+};
+
+struct pairer *pairer_new(pair_cb cb, void *ctx)
+{
+	struct pairer *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->cb = cb;
+	p->ctx = ctx;
+	p->cap = 64;
+	p->threads = calloc(p->cap, sizeof(*p->threads));
+	if (!p->threads) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static size_t pair_slot(const struct pairer *p, uint32_t tid)
+{
+	size_t i = (tid * 0x9e3779b1u) & (p->cap - 1);
+
+	while (p->threads[i] && p->threads[i]->tid != tid)
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+static int pair_grow(struct pairer *p)
+{
+	struct pair_thread **old = p->threads;
+	size_t i, oldcap = p->cap;
+
+	p->threads = calloc(oldcap * 2, sizeof(*p->threads));
+	if (!p->threads) {
+		p->threads = old;
+		return -ENOMEM;
+	}
+	p->cap = oldcap * 2;
+	for (i = 0; i < oldcap; i++)
+		if (old[i])
+			p->threads[pair_slot(p, old[i]->tid)] = old[i];
+	free(old);
+	return 0;
+}
+
+static struct pair_thread *pair_thread(struct pairer *p, uint32_t tid,
+				       int create)
+{
+	size_t i = pair_slot(p, tid);
+
+	if (p->threads[i] || !create)
+		return p->threads[i];
+	if ((p->used + 1) * 2 > p->cap) {
+		if (pair_grow(p))
+			return NULL;
+		i = pair_slot(p, tid);
+	}
+	p->threads[i] = calloc(1, sizeof(struct pair_thread));
+	if (!p->threads[i])
+		return NULL;
+	p->threads[i]->tid = tid;
+	p->used++;
+	return p->threads[i];
+}
+
+static int pair_entry(struct pairer *p, const struct ispot_record *rec)
+{
+	struct pair_thread *t = pair_thread(p, rec->tid, 1);
+	struct pair_frame *f;
+
+	if (!t)
+		return -ENOMEM;
+	/*
+	 * The stack grows down: an open entry at or below this entry's sp
+	 * has been unwound without returning (longjmp, skipped return).
+	 */
+	while (t->depth && t->frames[t->depth - 1].sp <= rec->sp) {
+		t->depth--;
+		p->stats.unpaired_entries++;
+	}
+	if (t->depth == PAIR_MAX_DEPTH) {
+		/* Keep the innermost frames: they are the ones to return. */
+		memmove(t->frames, t->frames + 1,
+			(PAIR_MAX_DEPTH - 1) * sizeof(t->frames[0]));
+		t->depth--;
+		p->stats.unpaired_entries++;
+		p->stats.overflow++;
+	}
+	f = &t->frames[t->depth++];
+	f->sp = rec->sp;
+	f->ts = rec->ts_ns;
+	f->callsite = rec->ip;
+	memcpy(f->args, rec->data, sizeof(f->args));
+	f->probe_id = rec->probe_id;
+	f->cpu = rec->cpu;
+	return 0;
+}
+
+static void pair_exit(struct pairer *p, const struct ispot_record *rec)
+{
+	struct pair_thread *t = pair_thread(p, rec->tid, 0);
+	uint64_t want = rec->sp - sizeof(uint64_t);
+	struct pair_exec e;
+	struct pair_frame *f;
+	uint32_t i;
+
+	if (!t) {
+		p->stats.unpaired_exits++;
+		return;
+	}
+	/* Frames deeper than the returning one never returned. */
+	while (t->depth && t->frames[t->depth - 1].sp < want) {
+		t->depth--;
+		p->stats.unpaired_entries++;
+	}
+	/* Same sp: tail calls share a frame; match the probe too. */
+	for (i = t->depth; i > 0 && t->frames[i - 1].sp == want; i--)
+		if (t->frames[i - 1].probe_id == rec->probe_id)
+			break;
+	if (i == 0 || t->frames[i - 1].sp != want) {
+		p->stats.unpaired_exits++;
+		return;
+	}
+	p->stats.unpaired_entries += t->depth - i;
+	t->depth = i - 1;
+	f = &t->frames[t->depth];
+
+	memset(&e, 0, sizeof(e));
+	e.tid = rec->tid;
+	e.tgid = rec->tgid;
+	e.probe_id = rec->probe_id;
+	e.depth = t->depth;
+	e.entry_cpu = f->cpu;
+	e.exit_cpu = rec->cpu;
+	e.entry_ts = f->ts;
+	e.exit_ts = rec->ts_ns;
+	e.callsite = f->callsite;
+	memcpy(e.args, f->args, sizeof(e.args));
+	e.retval = rec->data[0];
+	p->stats.paired++;
+	if (p->cb)
+		p->cb(&e, p->ctx);
+}
+
+int pairer_feed(struct pairer *p, const struct ispot_record *rec)
+{
+	switch (rec->kind) {
+	case ISPOT_REC_ENTRY:
+		return pair_entry(p, rec);
+	case ISPOT_REC_EXIT:
+		pair_exit(p, rec);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+void pairer_thread_exit(struct pairer *p, uint32_t tid)
+{
+	struct pair_thread *t = pair_thread(p, tid, 0);
+
+	if (!t)
+		return;
+	p->stats.unpaired_entries += t->depth;
+	t->depth = 0;
+}
+
+void pairer_flush(struct pairer *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap; i++) {
+		if (!p->threads[i])
+			continue;
+		p->stats.unpaired_entries += p->threads[i]->depth;
+		p->threads[i]->depth = 0;
+	}
+}
+
+const struct pair_stats *pairer_stats(const struct pairer *p)
+{
+	return &p->stats;
+}
+
+void pairer_free(struct pairer *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->cap; i++)
+		free(p->threads[i]);
+	free(p->threads);
+	free(p);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pairing entries with exits, per thread, by stack pointer.
+ *
+ * Each thread has a shadow stack of open entries.  An exit pairs with the
+ * entry whose sp is 8 bytes below its own (the return address was popped),
+ * so the pairing stays exact when the kernel skips returns (recursion
+ * deeper than its limit) or a longjmp leaves frames behind: entries that
+ * can no longer return are counted as unpaired, never guessed.
+ * Records must be fed in time order per thread.
+ */
+#ifndef ISPOT_PAIR_H
+#define ISPOT_PAIR_H
+
+#include <stdint.h>
+#include <linux/ispot.h>
+
+#define PAIR_MAX_DEPTH	128
+
+/* One paired execution. */
+struct pair_exec {
+	uint32_t tid;
+	uint32_t tgid;
+	uint32_t probe_id;
+	uint32_t depth;		/* open entries below it in its thread */
+	uint16_t entry_cpu;
+	uint16_t exit_cpu;
+	uint64_t entry_ts;
+	uint64_t exit_ts;
+	uint64_t callsite;
+	uint64_t args[3];
+	uint64_t retval;
+};
+
+struct pair_stats {
+	uint64_t paired;
+	uint64_t unpaired_entries;	/* never returned (skipped, longjmp) */
+	uint64_t unpaired_exits;	/* no entry seen (attached mid-call) */
+	uint64_t overflow;		/* entries dropped beyond PAIR_MAX_DEPTH */
+};
+
+typedef void (*pair_cb)(const struct pair_exec *exec, void *ctx);
+
+struct pairer;
+
+struct pairer *pairer_new(pair_cb cb, void *ctx);
+/* Feed one ENTRY or EXIT record; other kinds are ignored. */
+int pairer_feed(struct pairer *p, const struct ispot_record *rec);
+/* The thread exited: its open entries will never return. */
+void pairer_thread_exit(struct pairer *p, uint32_t tid);
+/* End of trace: count every open entry as unpaired. */
+void pairer_flush(struct pairer *p);
+const struct pair_stats *pairer_stats(const struct pairer *p);
+void pairer_free(struct pairer *p);
+
+#endif /* ISPOT_PAIR_H */
