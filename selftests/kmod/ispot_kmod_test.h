@@ -40,6 +40,12 @@ static inline int ispot_open_or_skip(void)
 	return fd;
 }
 
+/* Skip unless the module is loaded; leaves nothing open. */
+static inline void ispot_require_module(void)
+{
+	close(ispot_open_or_skip());
+}
+
 /* ioctl() returning -errno, so ASSERT_EQ(..., -EINVAL) reads naturally. */
 static inline int ispot_ioctl(int fd, unsigned long cmd, void *arg)
 {
