@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Entry/exit pairing by stack pointer; see pair.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,12 @@ struct pair_frame {
 	uint16_t cpu;
 };
 
+/* Frames grow on demand: most threads never nest deeply. */
 struct pair_thread {
-	uint32_t tid;		/* 0: free slot */
+	uint32_t tid;
 	uint32_t depth;
-	struct pair_frame frames[PAIR_MAX_DEPTH];
+	uint32_t cap;
+	struct pair_frame *frames;
 };
 
 struct pairer {
@@ -27,8 +30,15 @@ struct pairer {
 	struct pair_thread **threads;	/* open addressing by tid */
 	size_t cap;			/* power of two */
 	size_t used;
+	uint64_t tramp_start, tramp_end;
 	struct pair_stats stats;
 };
+
+void pairer_set_trampoline(struct pairer *p, uint64_t start, uint64_t end)
+{
+	p->tramp_start = start;
+	p->tramp_end = end;
+}
 
 struct pairer *pairer_new(pair_cb cb, void *ctx)
 {
@@ -94,18 +104,39 @@ static struct pair_thread *pair_thread(struct pairer *p, uint32_t tid,
 	return p->threads[i];
 }
 
+static int pair_reserve(struct pair_thread *t)
+{
+	struct pair_frame *f;
+	uint32_t cap;
+
+	if (t->depth < t->cap || t->cap == PAIR_MAX_DEPTH)
+		return 0;
+	cap = t->cap ? t->cap * 2 : 8;
+	if (cap > PAIR_MAX_DEPTH)
+		cap = PAIR_MAX_DEPTH;
+	f = realloc(t->frames, cap * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	t->frames = f;
+	t->cap = cap;
+	return 0;
+}
+
 static int pair_entry(struct pairer *p, const struct ispot_record *rec)
 {
 	struct pair_thread *t = pair_thread(p, rec->tid, 1);
+	bool chained = rec->ip >= p->tramp_start && rec->ip < p->tramp_end;
 	struct pair_frame *f;
 
-	if (!t)
+	if (!t || pair_reserve(t))
 		return -ENOMEM;
 	/*
 	 * The stack grows down: an open entry at or below this entry's sp
-	 * has been unwound without returning (longjmp, skipped return).
+	 * has been unwound without returning (longjmp, skipped return),
+	 * unless this is a tail call, which shares its caller's sp.
 	 */
-	while (t->depth && t->frames[t->depth - 1].sp <= rec->sp) {
+	while (t->depth && (t->frames[t->depth - 1].sp < rec->sp ||
+			    (!chained && t->frames[t->depth - 1].sp == rec->sp))) {
 		t->depth--;
 		p->stats.unpaired_entries++;
 	}
@@ -219,8 +250,11 @@ void pairer_free(struct pairer *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < p->cap; i++)
+	for (i = 0; i < p->cap; i++) {
+		if (p->threads[i])
+			free(p->threads[i]->frames);
 		free(p->threads[i]);
+	}
 	free(p->threads);
 	free(p);
 }

@@ -44,6 +44,12 @@ typedef void (*pair_cb)(const struct pair_exec *exec, void *ctx);
 struct pairer;
 
 struct pairer *pairer_new(pair_cb cb, void *ctx);
+/*
+ * The target's uretprobe trampoline ([uprobes] in /proc/PID/maps).  An
+ * entry whose call site is in it was reached by a tail call from another
+ * probed function, so it shares its caller's sp without having unwound it.
+ */
+void pairer_set_trampoline(struct pairer *p, uint64_t start, uint64_t end);
 /* Feed one ENTRY or EXIT record; other kinds are ignored. */
 int pairer_feed(struct pairer *p, const struct ispot_record *rec);
 /* The thread exited: its open entries will never return. */
