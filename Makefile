@@ -22,6 +22,7 @@ USER_HDR	:= $(wildcard user/*.h) include/uapi/linux/ispot.h
 
 UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/test_*.c))
 KMOD_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/kmod/*.c))
+BENCHES		:= $(patsubst %.c,%,$(wildcard selftests/bench/*.c))
 SAMPLES		:= $(patsubst %.c,%,$(wildcard samples/*.c))
 
 .PHONY: all module user samples selftests check demo bench clean FORCE
@@ -46,10 +47,10 @@ user/ispotctl: $(USER_MAIN:.c=.o) $(USER_LIB)
 
 samples: $(SAMPLES)
 
-samples/%: samples/%.c
+samples/%: samples/%.c samples/sample.h
 	$(CC) $(CFLAGS) -O1 -fno-omit-frame-pointer -pthread -o $@ $< $(LDLIBS)
 
-selftests: $(UNIT_TESTS) $(KMOD_TESTS) fixtures
+selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) fixtures
 
 # Fixture binaries (PIE, non-PIE, shared library, stripped, versioned) are
 # built by their own makefile so the unit tests read real ELF files.
@@ -60,6 +61,10 @@ selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(USER_LIB
 	$(CC) $(CFLAGS) -o $@ $< $(USER_LIB) $(LDLIBS)
 
 selftests/kmod/%: selftests/kmod/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
+	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
+
+# Benchmarks that run in the VM; built like the in-guest selftests.
+selftests/bench/%: selftests/bench/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
 	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
 
 check:
@@ -73,5 +78,5 @@ bench:
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
-	rm -f user/*.o $(USER_LIB) user/ispotctl $(UNIT_TESTS) $(KMOD_TESTS) $(SAMPLES)
+	rm -f user/*.o $(USER_LIB) user/ispotctl $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(SAMPLES)
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures clean; fi

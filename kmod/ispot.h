@@ -3,7 +3,8 @@
  * Internal declarations shared by the files of ispot.ko.  Each .c file does
  * one job: main (load/unload, limits), dev (the character device and ioctl
  * dispatch), session (per-fd state), ring (per-CPU record rings),
- * probe (uprobe consumers and handlers), target (which process is traced).
+ * probe (uprobe consumers and handlers), target (which process is traced),
+ * bench (in-kernel micro-benchmarks in debugfs, for `make bench`).
  */
 #ifndef ISPOT_INTERNAL_H
 #define ISPOT_INTERNAL_H
@@ -156,5 +157,9 @@ static inline bool ispot_target_is_current(struct ispot_session *s)
 {
 	return current->tgid == s->tgid;
 }
+
+/* bench.c: debugfs needs no error handling, so neither do these. */
+void ispot_bench_init(void);
+void ispot_bench_exit(void);
 
 #endif /* ISPOT_INTERNAL_H */

@@ -31,12 +31,14 @@ static int __init ispot_init(void)
 		pr_err("cannot register /dev/%s: %d\n", ISPOT_DEVICE_NAME, err);
 		return err;
 	}
+	ispot_bench_init();
 	pr_info("loaded, ABI %d.%d\n", ISPOT_ABI_MAJOR, ISPOT_ABI_MINOR);
 	return 0;
 }
 
 static void __exit ispot_exit(void)
 {
+	ispot_bench_exit();
 	ispot_dev_unregister();
 	pr_info("unloaded\n");
 }

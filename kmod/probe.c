@@ -4,8 +4,8 @@
  *
  * The handlers are the hot path.  They take no lock, allocate nothing and
  * never sleep: they check that the hit belongs to the traced thread group,
- * bump per-CPU counters, and write one record into the current CPU's ring
- * with preemption disabled.
+ * bump per-CPU counters, and, unless the probe only counts, write one
+ * record into the current CPU's ring with preemption disabled.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -196,7 +196,8 @@ static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 		return UPROBE_HANDLER_REMOVE;
 	}
 	this_cpu_inc(p->pcpu->entry_hits);
-	if (!(p->flags & ISPOT_PROBE_ENTRY))
+	if (!(p->flags & ISPOT_PROBE_ENTRY) ||
+	    (p->flags & ISPOT_PROBE_COUNT_ONLY))
 		return 0;
 	if (p->samples && !ispot_sample_entry(p, regs->sp))
 		return 0;
@@ -229,14 +230,18 @@ static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
-	u64 ts = ktime_get_mono_fast_ns();
 	struct ispot_session *s = p->session;
 	struct ispot_record *rec;
 	struct ispot_ring *ring;
+	u64 ts;
 
 	if (!ispot_target_is_current(s))
 		return 0;
 	this_cpu_inc(p->pcpu->return_hits);
+	if (p->flags & ISPOT_PROBE_COUNT_ONLY)
+		return 0;
+	/* As early as counting allows: the handler is not part of the call. */
+	ts = ktime_get_mono_fast_ns();
 	if (p->samples && !ispot_sample_return(p, regs->sp))
 		return 0;
 
@@ -356,7 +361,7 @@ int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args)
 	int err;
 
 	if (!(args->flags & ISPOT_PROBE_BOTH) ||
-	    (args->flags & ~ISPOT_PROBE_BOTH))
+	    (args->flags & ~(ISPOT_PROBE_BOTH | ISPOT_PROBE_COUNT_ONLY)))
 		return -EINVAL;
 	if (s->nr_probes >= ispot_max_probes)
 		return -ENOSPC;
@@ -387,7 +392,8 @@ int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args)
 	p->pcpu = alloc_percpu(struct ispot_probe_pcpu);
 	if (!p->pcpu)
 		goto err_free_probe;
-	if (args->sample_period > 1) {
+	if (args->sample_period > 1 &&
+	    !(args->flags & ISPOT_PROBE_COUNT_ONLY)) {
 		p->samples = kvcalloc(ISPOT_SAMPLE_SLOTS, sizeof(*p->samples),
 				      GFP_KERNEL);
 		if (!p->samples)
@@ -396,7 +402,7 @@ int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args)
 	p->inode = igrab(inode);
 	p->offset = args->offset;
 	p->flags = args->flags;
-	p->sample_period = args->sample_period > 1 ? args->sample_period : 0;
+	p->sample_period = p->samples ? args->sample_period : 0;
 	p->session = s;
 	p->id = ++s->next_probe_id;
 	p->consumer.handler = ispot_probe_entry;

@@ -28,7 +28,7 @@ root=$dir/root
 # The Debian mirror this machine's apt already uses.
 mirror() {
 	cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-		awk '/^URIs:/ || /^deb / { print ($1 == "deb") ? $2 : $2 }' |
+		awk '/^URIs:/ || /^deb / { print $2 }' |
 		grep -v security | head -n1 || true
 }
 

@@ -56,6 +56,8 @@ TEST(probe_offsets_and_files)
 	EXPECT_EQ(add(fd, -5, NULL, 0, ISPOT_PROBE_BOTH), -EBADF);
 	EXPECT_EQ(add(fd, -1, exe, fn_off, 0), -EINVAL);
 	EXPECT_EQ(add(fd, -1, exe, fn_off, 0x80), -EINVAL);
+	/* Counting needs something to count. */
+	EXPECT_EQ(add(fd, -1, exe, fn_off, ISPOT_PROBE_COUNT_ONLY), -EINVAL);
 	/* The good one works, by path and by fd, once. */
 	EXPECT_GT(add(fd, -1, exe, fn_off, ISPOT_PROBE_BOTH), 0);
 	EXPECT_EQ(add(fd, -1, exe, fn_off, ISPOT_PROBE_ENTRY), -EEXIST);

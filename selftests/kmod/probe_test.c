@@ -191,6 +191,26 @@ TEST(n_calls_give_n_entries_and_exits)
 	}
 }
 
+TEST(count_only_counts_and_writes_nothing)
+{
+	struct ispot_probe_stats ps;
+	struct ispot_ring_stats rs[64];
+	struct trace t;
+	size_t i;
+
+	trace_start(&t, calls_n, (void *)1000L, 64, 0);
+	trace_probe(&t, target_fn,
+		    ISPOT_PROBE_BOTH | ISPOT_PROBE_COUNT_ONLY, 0);
+	trace_run(&t);
+	EXPECT_EQ(t.n, 0);
+	ASSERT_LE(t.setup.nr_rings, 64);
+	trace_stats(&t, rs, &ps, 1);
+	EXPECT_EQ(ps.entry_hits, 1000);
+	EXPECT_EQ(ps.return_hits, 1000);
+	for (i = 0; i < t.setup.nr_rings; i++)
+		EXPECT_EQ(rs[i].produced, 0);
+}
+
 static int recurse_5x100(void *arg)
 {
 	int i;

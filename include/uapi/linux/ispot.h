@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		0
+#define ISPOT_ABI_MINOR		1
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -49,9 +49,19 @@ struct ispot_setup {
 	__u64 reserved[4];	/* in: must be 0 */
 };
 
-/* Probe kinds, for ispot_probe_add.flags */
+/*
+ * Probe kinds, for ispot_probe_add.flags.  At least one of ENTRY and
+ * RETURN must be set; RETURN also arms a uretprobe.
+ *
+ * ISPOT_PROBE_COUNT_ONLY (ABI 1.1): count hits in the probe stats
+ * (entry_hits, and return_hits when RETURN is set), write no record.  It
+ * makes a cheap call counter, and measures what a probe costs before
+ * anything is recorded.  sample_period is ignored.  Only valid together
+ * with ENTRY and/or RETURN.
+ */
 #define ISPOT_PROBE_ENTRY	(1U << 0)
 #define ISPOT_PROBE_RETURN	(1U << 1)
+#define ISPOT_PROBE_COUNT_ONLY	(1U << 2)
 #define ISPOT_PROBE_BOTH	(ISPOT_PROBE_ENTRY | ISPOT_PROBE_RETURN)
 
 /*

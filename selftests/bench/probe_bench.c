@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What one probed call costs with full ISPOT recording, against the same
+ * probe with an empty consumer (ISPOT_PROBE_COUNT_ONLY), entry and return
+ * armed in both.  Runs in the VM; never pass/fail.
+ *
+ *   probe_bench [-n CALLS] [-r ROUNDS] [-v]
+ *
+ * A child pinned to one CPU has three identical functions: one unprobed,
+ * one under a count-only probe, one under a recording probe (same session).
+ * Each round it calls each function CALLS / ROUNDS times in a tight loop,
+ * the probed two in alternating order, timing every loop itself with
+ * CLOCK_MONOTONIC.  Rounds are short (tens of ms under emulation), so a
+ * change in the host's speed hits the three modes of a round alike.
+ *
+ * The ratio is the median over rounds of each round's own ratio: the
+ * emulated machine's speed moves in phases (by 2x and more, for seconds),
+ * and a median taken per mode can pick its figures from different phases.
+ * The ns figures are medians per mode, for scale only.
+ *
+ * The rings hold the whole run, so nothing is read while timing and
+ * nothing should drop.  Prints `name: value` lines on stdout, notes (and
+ * with -v every round) on stderr.
+ */
+#include <getopt.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "kmod/ispot_kmod_test.h"
+
+#define WARMUP_CALLS	100	/* XOL slot, first call stack, page faults */
+/*
+ * An unprobed loop runs this many times more calls per round, so that the
+ * clock reads around it (system calls under emulation) stay negligible.
+ */
+#define NONE_FACTOR	64
+
+enum mode { MODE_NONE, MODE_EMPTY, MODE_FULL, NR_MODES };
+
+static volatile int sink[NR_MODES];
+
+/* noipa: not inlined, cloned or folded into one another. */
+__attribute__((noipa)) int fn_none(int x)
+{
+	sink[MODE_NONE] += x;
+	return x + 1;
+}
+
+__attribute__((noipa)) int fn_empty(int x)
+{
+	sink[MODE_EMPTY] += x;
+	return x + 1;
+}
+
+__attribute__((noipa)) int fn_full(int x)
+{
+	sink[MODE_FULL] += x;
+	return x + 1;
+}
+
+static int (*const mode_fn[NR_MODES])(int) = { fn_none, fn_empty, fn_full };
+
+struct plan {
+	long per_round;	/* probed calls per round */
+	int rounds;
+	int cpu;
+	int result;	/* write end: the child's loop times */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static uint64_t timed_calls(enum mode m, long calls)
+{
+	int (*fn)(int) = mode_fn[m];
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < calls; i++)
+		fn(i);
+	return now_ns() - t0;
+}
+
+/* The child: times[round][mode] in ns, written to the result pipe. */
+static int child_work(void *arg)
+{
+	const struct plan *pl = arg;
+	uint64_t (*times)[NR_MODES];
+	size_t bytes = pl->rounds * sizeof(*times);
+	cpu_set_t set;
+	int r, m;
+
+	CPU_ZERO(&set);
+	CPU_SET(pl->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return 1;
+	times = calloc(pl->rounds, sizeof(*times));
+	if (!times)
+		return 1;
+	for (m = 0; m < NR_MODES; m++)
+		timed_calls(m, WARMUP_CALLS);
+	for (r = 0; r < pl->rounds; r++) {
+		enum mode first = r & 1 ? MODE_FULL : MODE_EMPTY;
+		enum mode second = r & 1 ? MODE_EMPTY : MODE_FULL;
+
+		times[r][MODE_NONE] = timed_calls(MODE_NONE,
+						  pl->per_round * NONE_FACTOR);
+		times[r][first] = timed_calls(first, pl->per_round);
+		times[r][second] = timed_calls(second, pl->per_round);
+	}
+	return write(pl->result, times, bytes) == (ssize_t)bytes ? 0 : 1;
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n <= 0)
+			return -1;
+		buf = (char *)buf + n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "probe_bench: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+/* Data pages per ring for @slots slots, as a power of two. */
+static uint32_t ring_pages_for(uint64_t slots)
+{
+	uint64_t bytes = slots * ISPOT_SLOT_SIZE;
+	uint32_t pages = 1;
+
+	while ((uint64_t)pages * 4096 < bytes)
+		pages <<= 1;
+	return pages;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct ispot_ring_stats rs[256];
+	struct ispot_probe_stats ps[2];
+	struct ispot_setup setup;
+	struct ispot_child child;
+	struct ispot_stats st;
+	struct plan pl = { .rounds = 80 };
+	uint64_t (*times)[NR_MODES];
+	uint64_t produced = 0, dropped = 0, full_calls, stacks_max;
+	double per_call[NR_MODES], *v, cost_empty, cost_full, ratio;
+	long calls = 40000, ncpu;
+	int p[2], fd, ret, r, m, c, k;
+	bool verbose = false;
+	size_t bytes;
+	uint32_t i;
+
+	while ((c = getopt(argc, argv, "n:r:v")) != -1) {
+		switch (c) {
+		case 'n':
+			calls = atol(optarg);
+			break;
+		case 'r':
+			pl.rounds = atoi(optarg);
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		default:
+			fprintf(stderr,
+				"usage: %s [-n CALLS] [-r ROUNDS] [-v]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (pl.rounds < 1 || pl.rounds > 4096 || calls < pl.rounds) {
+		fprintf(stderr,
+			"probe_bench: need 1 <= ROUNDS <= 4096 and CALLS >= ROUNDS\n");
+		return 2;
+	}
+	pl.per_round = calls / pl.rounds;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	pl.cpu = ncpu > 1 ? (int)ncpu - 1 : 0;
+	full_calls = pl.per_round * pl.rounds + WARMUP_CALLS;
+	stacks_max = full_calls / 10000 + 2;	/* default stack period */
+
+	if (pipe(p))
+		die("pipe", errno);
+	pl.result = p[1];
+	if (ispot_child_start(&child, child_work, &pl))
+		die("fork", errno);
+	close(p[1]);
+
+	fd = ispot_open();
+	if (fd < 0)
+		die(ISPOT_DEV, errno);
+	memset(&setup, 0, sizeof(setup));
+	setup.pid = child.pid;
+	/* Entry and exit per call, plus call stacks of up to 5 slots. */
+	setup.ring_pages = ring_pages_for(2 * full_calls + 5 * stacks_max);
+	setup.watermark = setup.ring_pages * 4096;	/* never wake anyone */
+	ret = ispot_ioctl(fd, ISPOT_IOC_SETUP, &setup);
+	if (ret)
+		die("ISPOT_IOC_SETUP", -ret);
+	if (setup.nr_rings > 256)
+		die("too many rings", E2BIG);
+	ret = ispot_add_probe_fn(fd, (void *)fn_empty,
+				 ISPOT_PROBE_BOTH | ISPOT_PROBE_COUNT_ONLY, 0);
+	if (ret < 0)
+		die("ISPOT_IOC_PROBE_ADD (count only)", -ret);
+	ret = ispot_add_probe_fn(fd, (void *)fn_full, ISPOT_PROBE_BOTH, 0);
+	if (ret < 0)
+		die("ISPOT_IOC_PROBE_ADD", -ret);
+	ret = ispot_ioctl(fd, ISPOT_IOC_ENABLE, NULL);
+	if (ret)
+		die("ISPOT_IOC_ENABLE", -ret);
+
+	ispot_child_go(&child);
+	bytes = pl.rounds * sizeof(*times);
+	times = malloc(bytes);
+	v = calloc(pl.rounds, sizeof(*v));
+	if (!times || !v)
+		die("malloc", ENOMEM);
+	if (read_full(p[0], times, bytes))
+		bytes = 0;
+	close(p[0]);
+	ret = ispot_child_wait(&child);
+	if (ret || !bytes) {
+		fprintf(stderr, "probe_bench: the child failed (%d)\n", ret);
+		return 1;
+	}
+
+	memset(&st, 0, sizeof(st));
+	st.rings = (uintptr_t)rs;
+	st.probes = (uintptr_t)ps;
+	st.nr_rings = setup.nr_rings;
+	st.nr_probes = 2;
+	ret = ispot_ioctl(fd, ISPOT_IOC_STATS, &st);
+	if (ret)
+		die("ISPOT_IOC_STATS", -ret);
+	close(fd);
+	for (i = 0; i < setup.nr_rings; i++) {
+		produced += rs[i].produced;
+		dropped += rs[i].dropped;
+	}
+
+	for (r = 0; verbose && r < pl.rounds; r++)
+		fprintf(stderr,
+			"# probe round %d: ns/call none %.1f empty %.0f full %.0f\n",
+			r + 1, (double)times[r][MODE_NONE] / NONE_FACTOR /
+			pl.per_round,
+			(double)times[r][MODE_EMPTY] / pl.per_round,
+			(double)times[r][MODE_FULL] / pl.per_round);
+	for (m = 0; m < NR_MODES; m++) {
+		long n = pl.per_round * (m == MODE_NONE ? NONE_FACTOR : 1);
+
+		for (r = 0; r < pl.rounds; r++)
+			v[r] = (double)times[r][m] / n;
+		per_call[m] = median(v, pl.rounds);
+	}
+	cost_empty = per_call[MODE_EMPTY] - per_call[MODE_NONE];
+	cost_full = per_call[MODE_FULL] - per_call[MODE_NONE];
+	for (r = 0, k = 0; r < pl.rounds; r++) {
+		double none = (double)times[r][MODE_NONE] / NONE_FACTOR;
+		double empty = times[r][MODE_EMPTY] - none;
+
+		if (empty > 0)
+			v[k++] = (times[r][MODE_FULL] - none) / empty;
+	}
+	ratio = k ? median(v, k) : 0;
+
+	fprintf(stderr,
+		"# probe: %d rounds x %ld calls per probed mode on CPU %d, medians of emulated times\n",
+		pl.rounds, pl.per_round, pl.cpu);
+	for (m = 0; m < 2; m++)
+		if (ps[m].entry_hits != full_calls ||
+		    ps[m].return_hits != full_calls)
+			fprintf(stderr,
+				"# probe: warning: probe %u counted %llu entries, %llu returns, expected %llu\n",
+				ps[m].probe_id,
+				(unsigned long long)ps[m].entry_hits,
+				(unsigned long long)ps[m].return_hits,
+				(unsigned long long)full_calls);
+	/* Only the recording probe writes: two records per call + stacks. */
+	if (produced < 2 * full_calls ||
+	    produced > 2 * full_calls + stacks_max)
+		fprintf(stderr,
+			"# probe: warning: %llu records for %llu recorded calls\n",
+			(unsigned long long)produced,
+			(unsigned long long)full_calls);
+
+	printf("probe_cost_ratio: %.2f\n", ratio);
+	printf("probe_cost_ns_empty: %.0f\n", cost_empty);
+	printf("probe_cost_ns_full: %.0f\n", cost_full);
+	printf("call_ns_unprobed: %.0f\n", per_call[MODE_NONE]);
+	printf("probe_records_dropped: %llu\n", (unsigned long long)dropped);
+	return 0;
+}
