@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,25 @@ struct ispot_test {
 
 static struct ispot_test *ispot_tests_head, **ispot_tests_tail = &ispot_tests_head;
 static int ispot_test_failed;	/* set by EXPECT_* in the child */
+
+/* Record a failed check; a fatal one ends the test here. */
+static inline void ispot_test_fail(int fatal)
+{
+	ispot_test_failed = 1;
+	if (fatal) {
+		fflush(stdout);
+		_exit(KSFT_FAIL);
+	}
+}
+
+/* xorshift64*: deterministic, so a failing randomised test reproduces. */
+static inline uint64_t ispot_test_rand(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
 
 static inline void ispot_test_register(struct ispot_test *t)
 {
@@ -63,11 +83,7 @@ static inline void ispot_test_register(struct ispot_test *t)
 	if (!(__a op __b)) {						\
 		TH_LOG("expected %s %s %s (%lld vs %lld)",		\
 		       sa, #op, sb, __a, __b);				\
-		ispot_test_failed = 1;					\
-		if (fatal) {						\
-			fflush(stdout);					\
-			_exit(KSFT_FAIL);				\
-		}							\
+		ispot_test_fail(fatal);					\
 	}								\
 } while (0)
 
@@ -93,11 +109,7 @@ static inline void ispot_test_register(struct ispot_test *t)
 	if ((strcmp(__a, __b) == 0) != (want)) {			\
 		TH_LOG("expected %s %s %s (\"%s\" vs \"%s\")",		\
 		       #a, (want) ? "==" : "!=", #b, __a, __b);		\
-		ispot_test_failed = 1;					\
-		if (fatal) {						\
-			fflush(stdout);					\
-			_exit(KSFT_FAIL);				\
-		}							\
+		ispot_test_fail(fatal);					\
 	}								\
 } while (0)
 
@@ -111,11 +123,7 @@ static inline void ispot_test_register(struct ispot_test *t)
 	if (!(fabs(__a - __b) <= __e)) {				\
 		TH_LOG("expected %s ~= %s (%.9g vs %.9g, eps %.3g)",	\
 		       #a, #b, __a, __b, __e);				\
-		ispot_test_failed = 1;					\
-		if (fatal) {						\
-			fflush(stdout);					\
-			_exit(KSFT_FAIL);				\
-		}							\
+		ispot_test_fail(fatal);					\
 	}								\
 } while (0)
 

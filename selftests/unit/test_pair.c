@@ -29,10 +29,7 @@ static uint64_t rng_state = 0x6a09e667f3bcc909ULL;
 /* xorshift64*: deterministic, so a failure reproduces. */
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return ispot_test_rand(&rng_state);
 }
 
 /* Every paired execution the pairer reports, in order. */

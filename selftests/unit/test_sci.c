@@ -17,10 +17,7 @@ static uint64_t rng_state = 0x243f6a8885a308d3ULL;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return ispot_test_rand(&rng_state);
 }
 
 static struct sci_causes causes(uint64_t futex, uint64_t blocked,
