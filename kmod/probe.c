@@ -240,10 +240,13 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 	this_cpu_inc(p->pcpu->return_hits);
 	if (p->flags & ISPOT_PROBE_COUNT_ONLY)
 		return 0;
-	/* As early as counting allows: the handler is not part of the call. */
-	ts = ktime_get_mono_fast_ns();
 	if (p->samples && !ispot_sample_return(p, regs->sp))
 		return 0;
+	/*
+	 * As early as possible, since the handler is not part of the call,
+	 * but after the sampling decision: unsampled returns read no clock.
+	 */
+	ts = ktime_get_mono_fast_ns();
 
 	preempt_disable();
 	ring = s->rings[smp_processor_id()];
