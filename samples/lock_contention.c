@@ -39,5 +39,6 @@ int main(int argc, char **argv)
 	sample_run_threads(&opts, worker);
 	printf("lock_contention: %d threads x %ld iterations, delay %ld us, counter %lu\n",
 	       opts.threads, opts.iterations, opts.delay_us, counter);
-	return counter == (unsigned long)opts.threads * opts.iterations ? 0 : 1;
+	return counter == (unsigned long)opts.threads * opts.iterations ?
+	       opts.exit_status : 1;
 }

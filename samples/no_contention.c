@@ -47,5 +47,5 @@ int main(int argc, char **argv)
 	sample_run_threads(&opts, worker);
 	printf("no_contention: %d threads x %ld iterations, delay %ld us\n",
 	       opts.threads, opts.iterations, opts.delay_us);
-	return 0;
+	return opts.exit_status;
 }

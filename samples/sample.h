@@ -18,12 +18,13 @@ struct sample_opts {
 	int threads;
 	long delay_us;
 	long iterations;
+	int exit_status;	/* --exit-status: what a correct run returns */
 };
 
 static inline void sample_usage(const char *prog, FILE *f)
 {
-	fprintf(f, "usage: %s [--threads N] [--delay-us US] [--iterations N]\n",
-		prog);
+	fprintf(f, "usage: %s [--threads N] [--delay-us US] [--iterations N] "
+		"[--exit-status N]\n", prog);
 }
 
 /* Parse the common options; exits 2 on a usage error, as ispotctl does. */
@@ -33,12 +34,13 @@ static inline void sample_parse(int argc, char **argv, struct sample_opts *o)
 		{ "threads", required_argument, NULL, 't' },
 		{ "delay-us", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'i' },
+		{ "exit-status", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:d:i:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:d:i:x:h", opts, NULL)) != -1) {
 		char *end = NULL;
 		long v = 0;
 
@@ -46,10 +48,10 @@ static inline void sample_parse(int argc, char **argv, struct sample_opts *o)
 			sample_usage(argv[0], stdout);
 			exit(0);
 		}
-		if (c == 't' || c == 'd' || c == 'i')
+		if (c == 't' || c == 'd' || c == 'i' || c == 'x')
 			v = strtol(optarg, &end, 10);
 		if (c == '?' || !end || *end || v < 0 ||
-		    (c == 't' && (v < 1 || v > 1024))) {
+		    (c == 't' && (v < 1 || v > 1024)) || (c == 'x' && v > 255)) {
 			sample_usage(argv[0], stderr);
 			exit(2);
 		}
@@ -57,6 +59,8 @@ static inline void sample_parse(int argc, char **argv, struct sample_opts *o)
 			o->threads = (int)v;
 		else if (c == 'd')
 			o->delay_us = v;
+		else if (c == 'x')
+			o->exit_status = (int)v;
 		else
 			o->iterations = v;
 	}

@@ -8,6 +8,8 @@
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
 
+int cmd_attach(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 
 /* One line on stderr, prefixed with the program name. */

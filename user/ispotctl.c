@@ -18,6 +18,8 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "attach", cmd_attach, "trace functions of a running process, then report" },
+	{ "run", cmd_run, "run a command with functions traced, then report" },
 	{ "status", cmd_status, "show the module, ABI, sessions and limits" },
 };
 

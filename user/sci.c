@@ -265,6 +265,9 @@ static void thread_touch(struct sci_thread *t, uint64_t lo, uint64_t hi)
 
 static void thread_close(struct sci_thread *t, uint64_t ts)
 {
+	/* A thread cannot exit before its own last execution ended. */
+	if (ts < t->last)
+		ts = t->last;
 	if (ts < t->start)
 		ts = t->start;
 	t->acc += ts - t->start;

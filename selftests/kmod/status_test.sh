@@ -10,19 +10,6 @@ grep -q '^ispot ' /proc/modules || insmod "$ko"
 
 tap_plan 8
 
-# run_status EXPECTED_EXIT [ENV=...] ARGS...: stdout/stderr to $tmp/out,err
-run_status() {
-	want=$1
-	shift
-	env "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	[ "$got" = "$want" ] || { echo "# exit $got, wanted $want"; sed 's/^/# /' "$tmp/err"; return 1; }
-}
-one_line_err() {
-	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^ispotctl: .*$1" "$tmp/err" ||
-		{ sed 's/^/# stderr: /' "$tmp/err"; return 1; }
-}
-
 t_text() {
 	run_status 0 ispotctl status || return 1
 	grep -q "ABI 1\.[0-9]" "$tmp/out" && grep -q '^sessions *1 open' "$tmp/out" &&

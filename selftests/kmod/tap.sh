@@ -13,3 +13,18 @@ tap_check() {
 	if "$@"; then tap_ok "$name"; else tap_not_ok "$name"; fi
 }
 tap_done() { exit $tap_fail; }
+
+# run_status EXPECTED_EXIT [ENV=...] CMD ARGS...: stdout and stderr go to
+# $tmp/out and $tmp/err (the sourcing script sets $tmp).
+run_status() {
+	want=$1
+	shift
+	env "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" = "$want" ] || { echo "# exit $got, wanted $want"; sed 's/^/# /' "$tmp/err"; return 1; }
+}
+# one_line_err REGEX: stderr is exactly one "ispotctl: ..." line matching it.
+one_line_err() {
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^ispotctl: .*$1" "$tmp/err" ||
+		{ sed 's/^/# stderr: /' "$tmp/err"; return 1; }
+}

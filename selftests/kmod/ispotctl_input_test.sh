@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Bad input to ispotctl attach and run: each kind gets one line on stderr
+# that says what to do, the documented exit code (1 runtime, 2 usage), and
+# leaves no session behind.  The VM runner fails the boot on any kernel
+# warning, so a clean kernel is checked too.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+ko=/ispot/kmod/ispot.ko
+lock=/ispot/samples/lock_contention
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || insmod "$ko"
+
+tap_plan 11
+
+t_no_pid() {
+	run_status 1 ispotctl attach --pid 999999 --func acquire &&
+		one_line_err "no process with pid 999999"
+}
+tap_check "no_such_pid_exit_1" t_no_pid
+
+t_unresolvable() {
+	run_status 1 ispotctl run --func acquir -- "$lock" --iterations 1 &&
+		one_line_err "acquir" && grep -q "acquire" "$tmp/err" &&
+		! grep -q "^lock_contention:" "$tmp/out"
+}
+tap_check "unresolvable_function_exit_1_with_near_matches" t_unresolvable
+
+t_bad_obj() {
+	run_status 1 ispotctl run --func 'libnosuch:foo' -- "$lock" \
+		--iterations 1 && one_line_err "libnosuch"
+}
+tap_check "unknown_object_exit_1" t_bad_obj
+
+t_no_command() {
+	run_status 1 ispotctl run --func acquire -- /nonexistent/app &&
+		one_line_err "cannot run"
+}
+tap_check "missing_command_exit_1" t_no_command
+
+t_usage() {
+	run_status 2 ispotctl attach --func acquire && one_line_err "needs --pid" &&
+	run_status 2 ispotctl attach --pid 1 && one_line_err "nothing to trace" &&
+	run_status 2 ispotctl run --func acquire && one_line_err "needs a command" &&
+	run_status 2 ispotctl attach --pid 1 --func f --duration 5x &&
+		one_line_err "duration" &&
+	run_status 2 ispotctl attach --pid 1 --func f --key f=arg7 &&
+		one_line_err "argN" &&
+	run_status 2 ispotctl attach --pid 1 --func f --ring-size 3000 &&
+		one_line_err "power of two" &&
+	run_status 2 ispotctl attach --pid 1 --func f --bogus &&
+		one_line_err "unknown"
+}
+tap_check "usage_errors_exit_2" t_usage
+
+t_output() {
+	run_status 1 ispotctl run --func acquire -o /nonexistent/dir/r.json \
+		-- "$lock" --iterations 1 && one_line_err "cannot write" &&
+		! grep -q "^lock_contention:" "$tmp/out"
+}
+tap_check "unwritable_output_fails_before_tracing" t_output
+
+t_abi() {
+	run_status 1 ISPOT_TEST_ABI=2.0 ispotctl run --func acquire -- \
+		"$lock" --iterations 1 && one_line_err "incompatible"
+}
+tap_check "abi_mismatch_exit_1" t_abi
+
+t_no_permission() {
+	sleep 30 &
+	pid=$!
+	su -s /bin/sh nobody -c "ispotctl attach --pid $pid --func acquire" \
+		>"$tmp/out" 2>"$tmp/err"
+	r=$?
+	kill "$pid"
+	[ $r = 1 ] && one_line_err "no permission" &&
+	su -s /bin/sh nobody -c "ispotctl run --func acquire -- $lock" \
+		>"$tmp/out" 2>"$tmp/err"
+	[ $? = 1 ] && one_line_err "no permission"
+}
+tap_check "no_permission_exit_1" t_no_permission
+
+t_no_module() {
+	rmmod ispot || return 1
+	run_status 1 ispotctl run --func acquire -- "$lock" --iterations 1
+	r=$?
+	one_line_err "load the module" || r=1
+	insmod "$ko" || return 1
+	return $r
+}
+tap_check "module_not_loaded_exit_1" t_no_module
+
+t_exits_early() {
+	# The target exits while probes are being armed or just after.
+	"$lock" --iterations 1 >/dev/null &
+	pid=$!
+	ispotctl attach --pid "$pid" --func acquire >"$tmp/out" 2>"$tmp/err"
+	r=$?
+	wait "$pid"
+	# Either it was traced and reported (0) or it was gone first (1):
+	# one line on stderr in both cases.
+	echo "# exit $r: $(cat "$tmp/err")"
+	{ [ $r = 0 ] && one_line_err "exited after"; } ||
+		{ [ $r = 1 ] && one_line_err "exited\|no process"; }
+}
+tap_check "pid_exiting_at_attach_is_one_line" t_exits_early
+
+t_no_leak() {
+	# Every session above was closed: only status's own is open.
+	run_status 0 ispotctl status --json &&
+		grep -q '"sessions": 1,' "$tmp/out" &&
+		grep -q '"ring_bytes": 0,' "$tmp/out" ||
+		{ cat "$tmp/out"; return 1; }
+}
+tap_check "no_session_or_ring_left_behind" t_no_leak
+
+rm -rf "$tmp"
+tap_done

@@ -1,0 +1,178 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ispotctl run and attach on the samples: exact call counts, the SCI of a
+# contended lock against its delay and against a contention-free control,
+# libraries probed before they are loaded, and the documented JSON.
+#
+# The guest is emulated, so no figure is compared with a constant time:
+# only counts, and SCI values with each other within this one boot.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+lock=/ispot/samples/lock_contention
+ctrl=/ispot/samples/no_contention
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || insmod /ispot/kmod/ispot.ko
+
+tap_plan 12
+
+# json_first FILE KEY: the first numeric value of "KEY" in a one-line JSON
+# report; functions come sorted by SCI, so this is the top function's.
+json_first() {
+	tr ',{}[]' '\n\n\n\n\n' <"$1" | sed -n "s/^ *\"$2\": //p" | head -n1
+}
+# lt A B: A < B as real numbers.
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
+
+# sci_of SAMPLE DELAY ITERATIONS: SCI of acquire(), traced by run.
+sci_of() {
+	ispotctl run --func acquire --json -o "$tmp/sci.json" -- "$1" \
+		--threads 2 --delay-us "$2" --iterations "$3" >/dev/null ||
+		return 1
+	s=$(json_first "$tmp/sci.json" sci)
+	echo "# $(basename "$1") delay ${2}us: sci $s, duration $(json_first "$tmp/sci.json" duration_ns) ns" >&2
+	echo "$s"
+}
+
+t_run_status() {
+	run_status 7 ispotctl run --func acquire -- "$lock" --iterations 10 \
+		--exit-status 7 && grep -q 'acquire' "$tmp/out"
+}
+tap_check "run_exits_with_the_command_status" t_run_status
+
+t_exact_counts() {
+	run_status 0 ispotctl run --func acquire --json -- "$lock" \
+		--threads 3 --iterations 400 || return 1
+	grep '^{' "$tmp/out" >"$tmp/r.json"
+	calls=$(json_first "$tmp/r.json" calls)
+	threads=$(json_first "$tmp/r.json" threads)
+	unpaired=$(json_first "$tmp/r.json" unpaired)
+	dropped=$(json_first "$tmp/r.json" dropped)
+	echo "# calls $calls threads $threads unpaired $unpaired dropped $dropped"
+	[ "$calls" = 1200 ] && [ "$threads" = 3 ] && [ "$unpaired" = 0 ] &&
+		[ "$dropped" = 0 ]
+}
+tap_check "run_counts_every_call_once" t_exact_counts
+
+t_json_fields() {
+	run_status 0 ispotctl run --func acquire --json -o "$tmp/f.json" -- \
+		"$lock" --iterations 50 || return 1
+	[ "$(wc -l <"$tmp/f.json")" -eq 1 ] || return 1
+	for k in ispot_version target pid command duration_ns events recorded \
+		 dropped unpaired functions name object key calls threads \
+		 min_ns p50_ns p99_ns max_ns mean_ns loss_ns sci \
+		 sci_worst_thread causes futex_ns blocked_ns runqueue_ns \
+		 oncpu_ns lifetime_ns tid futexes counters; do
+		grep -q "\"$k\": " "$tmp/f.json" ||
+			{ echo "# missing \"$k\""; return 1; }
+	done
+	grep -q '"command": "lock_contention"' "$tmp/f.json"
+}
+tap_check "json_has_the_documented_fields" t_json_fields
+
+# Long enough that one-off costs (lazy binding, the first uretprobe of a
+# thread) weigh little against the lifetime of the threads.
+s0=$(sci_of "$lock" 0 4000)
+s1=$(sci_of "$lock" 25 3000)
+s2=$(sci_of "$lock" 100 1500)
+s3=$(sci_of "$lock" 400 500)
+c0=$(sci_of "$ctrl" 0 4000)
+
+t_lock_high() {
+	echo "# sci at delay 0: $s0"
+	lt 0.15 "$s0"
+}
+tap_check "lock_delay_0_has_high_sci" t_lock_high
+
+t_falls() {
+	echo "# sci by delay 0/25/100/400 us: $s0 $s1 $s2 $s3"
+	lt "$s1" "$s0" && lt "$s2" "$s1" && lt "$s3" "$s2"
+}
+tap_check "sci_falls_as_delay_grows" t_falls
+
+t_control() {
+	echo "# control $c0 against lock $s0"
+	lt "$c0" 0.1 && lt "$c0" "$(awk -v s="$s0" 'BEGIN { print s / 3 }')"
+}
+tap_check "control_stays_near_zero" t_control
+
+t_attach() {
+	"$lock" --threads 2 --delay-us 200 --iterations 100000000 >/dev/null &
+	pid=$!
+	sleep 1
+	run_status 0 ispotctl attach --pid "$pid" --func acquire \
+		--duration 1s --json
+	r=$?
+	alive=0
+	kill -0 "$pid" 2>/dev/null && alive=1
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	[ $r = 0 ] || return 1
+	calls=$(json_first "$tmp/out" calls)
+	echo "# attached for 1s: $calls calls, target alive after: $alive"
+	[ "$alive" = 1 ] && [ "${calls:-0}" -gt 0 ] &&
+		grep -q "\"pid\": $pid" "$tmp/out"
+}
+tap_check "attach_to_a_running_process" t_attach
+
+t_attach_exit() {
+	"$lock" --threads 2 --delay-us 100 --iterations 3000 >/dev/null &
+	pid=$!
+	sleep 0.3
+	run_status 0 ispotctl attach --pid "$pid" --func acquire --json
+	r=$?
+	wait "$pid"
+	[ $r = 0 ] && one_line_err "exited after" &&
+		[ "$(json_first "$tmp/out" calls)" -gt 0 ]
+}
+tap_check "attach_reports_when_the_target_exits" t_attach_exit
+
+t_sigint() {
+	"$lock" --threads 2 --delay-us 200 --iterations 100000000 >/dev/null &
+	pid=$!
+	ispotctl attach --pid "$pid" --func acquire >"$tmp/out" 2>"$tmp/err" &
+	tracer=$!
+	sleep 2
+	kill -INT "$tracer"
+	wait "$tracer"
+	r=$?
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	[ $r = 0 ] && grep -q 'acquire' "$tmp/out" ||
+		{ echo "# exit $r"; cat "$tmp/out" "$tmp/err"; return 1; }
+}
+tap_check "ctrl_c_stops_and_reports" t_sigint
+
+t_unloaded_lib() {
+	# libc is not mapped when the probes are armed: resolved through
+	# DT_NEEDED, armed on the file, live once the loader maps it.
+	run_status 0 ispotctl run --func 'libc:pthread_mutex_lock' --json -- \
+		"$lock" --threads 2 --iterations 300 || return 1
+	grep '^{' "$tmp/out" >"$tmp/l.json"
+	calls=$(json_first "$tmp/l.json" calls)
+	echo "# pthread_mutex_lock calls: $calls"
+	[ "${calls:-0}" -ge 600 ] && grep -q '"key": "arg0"' "$tmp/l.json"
+}
+tap_check "run_probes_a_library_before_it_is_loaded" t_unloaded_lib
+
+t_glob() {
+	run_status 0 ispotctl run --func 'acq*' --func acquire --json -- \
+		"$lock" --iterations 100 || return 1
+	grep '^{' "$tmp/out" >"$tmp/g.json"
+	# Two specs naming one function probe it once.
+	[ "$(grep -o '"name": "acquire"' "$tmp/g.json" | wc -l)" = 1 ] &&
+		[ "$(json_first "$tmp/g.json" calls)" = 200 ]
+}
+tap_check "globs_resolve_and_duplicates_probe_once" t_glob
+
+t_sample() {
+	run_status 0 ispotctl run --func acquire --sample 10 --json -- \
+		"$lock" --threads 2 --iterations 500 || return 1
+	grep '^{' "$tmp/out" >"$tmp/s.json"
+	calls=$(json_first "$tmp/s.json" calls)
+	echo "# 1 in 10 of 1000 calls: $calls"
+	[ "$calls" -ge 98 ] && [ "$calls" -le 102 ]
+}
+tap_check "sampling_records_one_in_n" t_sample
+
+rm -rf "$tmp"
+tap_done

@@ -1,0 +1,1399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Report printers: the JSON object of the ispotctl contract, read back by a
+ * strict parser written here (so a stray comma, a bad escape or a NaN
+ * fails), its fields checked against the SCI engine that produced them;
+ * and the human table: columns, order, alignment, key rows, warnings.
+ *
+ * Every expected value is computed from the engine's own report, never
+ * copied from the printers' output.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ispot_test.h"
+#include "device.h"
+#include "format.h"
+#include "report.h"
+#include "sci.h"
+
+/* ---- a strict JSON parser (RFC 8259) ---- */
+
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jv {
+	enum jtype t;
+	bool b;
+	double d;
+	bool is_uint;		/* an integer literal that fits a u64 */
+	bool is_int;		/* an integer literal that fits an s64 */
+	uint64_t u;
+	int64_t i;
+	char *s;		/* J_STR: decoded, NUL-terminated */
+	size_t slen;
+	size_t n;		/* J_ARR and J_OBJ */
+	struct jv *items;
+	char **keys;		/* J_OBJ */
+};
+
+struct jparser {
+	const char *p, *end;
+	const char *err;
+	int depth;
+};
+
+struct jbuf {
+	char *s;
+	size_t n, cap;
+};
+
+/* Parsed trees are never freed: each TEST runs in its own child. */
+static void jbuf_put(struct jbuf *b, char c)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 32;
+		b->s = realloc(b->s, b->cap);
+		if (!b->s)
+			abort();
+	}
+	b->s[b->n++] = c;
+}
+
+static void jbuf_utf8(struct jbuf *b, uint32_t cp)
+{
+	if (cp < 0x80) {
+		jbuf_put(b, cp);
+	} else if (cp < 0x800) {
+		jbuf_put(b, 0xc0 | cp >> 6);
+		jbuf_put(b, 0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		jbuf_put(b, 0xe0 | cp >> 12);
+		jbuf_put(b, 0x80 | ((cp >> 6) & 0x3f));
+		jbuf_put(b, 0x80 | (cp & 0x3f));
+	} else {
+		jbuf_put(b, 0xf0 | cp >> 18);
+		jbuf_put(b, 0x80 | ((cp >> 12) & 0x3f));
+		jbuf_put(b, 0x80 | ((cp >> 6) & 0x3f));
+		jbuf_put(b, 0x80 | (cp & 0x3f));
+	}
+}
+
+static bool jfail(struct jparser *jp, const char *why)
+{
+	if (!jp->err)
+		jp->err = why;
+	return false;
+}
+
+static void jws(struct jparser *jp)
+{
+	while (jp->p < jp->end && (*jp->p == ' ' || *jp->p == '\t' ||
+				   *jp->p == '\n' || *jp->p == '\r'))
+		jp->p++;
+}
+
+static bool jhex4(struct jparser *jp, uint32_t *out)
+{
+	int i;
+
+	*out = 0;
+	for (i = 0; i < 4; i++) {
+		int c = jp->p < jp->end ? (unsigned char)*jp->p++ : -1;
+
+		if (c < 0 || !isxdigit(c))
+			return jfail(jp, "bad \\u escape");
+		*out = *out << 4 | (isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
+	}
+	return true;
+}
+
+/* One raw multi-byte UTF-8 sequence starting with @c, already consumed. */
+static bool jutf8_raw(struct jparser *jp, unsigned char c, struct jbuf *b)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	int more, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		more = 1;
+	else if (c >= 0xe0 && c <= 0xef)
+		more = 2;
+	else if (c >= 0xf0 && c <= 0xf4)
+		more = 3;
+	else
+		return jfail(jp, "invalid UTF-8 lead byte");
+	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	jbuf_put(b, c);
+	for (i = 0; i < more; i++) {
+		unsigned char k;
+
+		if (jp->p >= jp->end)
+			return jfail(jp, "truncated UTF-8");
+		k = *jp->p++;
+		if (k < (i ? 0x80 : lo) || k > (i ? 0xbf : hi))
+			return jfail(jp, "invalid UTF-8 continuation");
+		jbuf_put(b, k);
+	}
+	return true;
+}
+
+static bool jparse_string(struct jparser *jp, char **out, size_t *len)
+{
+	struct jbuf b = { 0 };
+
+	if (jp->p >= jp->end || *jp->p != '"')
+		return jfail(jp, "expected a string");
+	jp->p++;
+	for (;;) {
+		unsigned char c;
+		uint32_t cp, low;
+
+		if (jp->p >= jp->end)
+			return jfail(jp, "unterminated string");
+		c = *jp->p++;
+		if (c == '"')
+			break;
+		if (c < 0x20)
+			return jfail(jp, "raw control character in a string");
+		if (c >= 0x80) {
+			if (!jutf8_raw(jp, c, &b))
+				return false;
+			continue;
+		}
+		if (c != '\\') {
+			jbuf_put(&b, c);
+			continue;
+		}
+		if (jp->p >= jp->end)
+			return jfail(jp, "unterminated escape");
+		switch (c = *jp->p++) {
+		case '"': case '\\': case '/':
+			jbuf_put(&b, c);
+			break;
+		case 'b': jbuf_put(&b, '\b'); break;
+		case 'f': jbuf_put(&b, '\f'); break;
+		case 'n': jbuf_put(&b, '\n'); break;
+		case 'r': jbuf_put(&b, '\r'); break;
+		case 't': jbuf_put(&b, '\t'); break;
+		case 'u':
+			if (!jhex4(jp, &cp))
+				return false;
+			if (cp >= 0xdc00 && cp < 0xe000)
+				return jfail(jp, "lone low surrogate");
+			if (cp >= 0xd800 && cp < 0xdc00) {
+				if (jp->end - jp->p < 2 || jp->p[0] != '\\' ||
+				    jp->p[1] != 'u')
+					return jfail(jp, "lone high surrogate");
+				jp->p += 2;
+				if (!jhex4(jp, &low))
+					return false;
+				if (low < 0xdc00 || low >= 0xe000)
+					return jfail(jp, "bad surrogate pair");
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				     (low - 0xdc00);
+			}
+			jbuf_utf8(&b, cp);
+			break;
+		default:
+			return jfail(jp, "unknown escape");
+		}
+	}
+	*len = b.n;
+	jbuf_put(&b, '\0');
+	*out = b.s;
+	return true;
+}
+
+static bool jparse_number(struct jparser *jp, struct jv *v)
+{
+	const char *q = jp->p;
+	bool integral = true, neg = false;
+	char buf[64];
+
+#define DIGIT(q) ((q) < jp->end && *(q) >= '0' && *(q) <= '9')
+	if (q < jp->end && *q == '-') {
+		neg = true;
+		q++;
+	}
+	if (!DIGIT(q))
+		return jfail(jp, "unexpected character");
+	if (*q == '0')
+		q++;		/* no leading zeros: "01" stops after the 0 */
+	else
+		while (DIGIT(q))
+			q++;
+	if (q < jp->end && *q == '.') {
+		integral = false;
+		q++;
+		if (!DIGIT(q))
+			return jfail(jp, "digit expected after '.'");
+		while (DIGIT(q))
+			q++;
+	}
+	if (q < jp->end && (*q == 'e' || *q == 'E')) {
+		integral = false;
+		q++;
+		if (q < jp->end && (*q == '+' || *q == '-'))
+			q++;
+		if (!DIGIT(q))
+			return jfail(jp, "digit expected in exponent");
+		while (DIGIT(q))
+			q++;
+	}
+#undef DIGIT
+	if (q - jp->p >= (long)sizeof(buf))
+		return jfail(jp, "number too long");
+	memcpy(buf, jp->p, q - jp->p);
+	buf[q - jp->p] = '\0';
+	jp->p = q;
+	v->t = J_NUM;
+	v->d = strtod(buf, NULL);
+	if (!integral)
+		return true;
+	errno = 0;
+	if (neg) {
+		v->i = strtoll(buf, NULL, 10);
+		v->is_int = errno == 0;
+	} else {
+		v->u = strtoull(buf, NULL, 10);
+		v->is_uint = errno == 0;
+		v->is_int = v->is_uint && v->u <= INT64_MAX;
+		v->i = (int64_t)v->u;
+	}
+	return true;
+}
+
+static bool jparse_value(struct jparser *jp, struct jv *v);
+
+static void jappend(struct jv *v, const struct jv *item, char *key)
+{
+	v->items = realloc(v->items, (v->n + 1) * sizeof(*v->items));
+	if (!v->items)
+		abort();
+	v->items[v->n] = *item;
+	if (v->t == J_OBJ) {
+		v->keys = realloc(v->keys, (v->n + 1) * sizeof(*v->keys));
+		if (!v->keys)
+			abort();
+		v->keys[v->n] = key;
+	}
+	v->n++;
+}
+
+/* Arrays and objects: the same loop, objects add "key": before a value. */
+static bool jparse_container(struct jparser *jp, struct jv *v)
+{
+	char close = *jp->p == '{' ? '}' : ']';
+
+	v->t = close == '}' ? J_OBJ : J_ARR;
+	jp->p++;
+	if (++jp->depth > 64)
+		return jfail(jp, "nested too deep");
+	jws(jp);
+	if (jp->p < jp->end && *jp->p == close) {
+		jp->p++;
+		jp->depth--;
+		return true;
+	}
+	for (;;) {
+		char *key = NULL;
+		struct jv item;
+		size_t klen, i;
+
+		if (v->t == J_OBJ) {
+			jws(jp);
+			if (!jparse_string(jp, &key, &klen))
+				return false;
+			for (i = 0; i < v->n; i++)
+				if (!strcmp(v->keys[i], key))
+					return jfail(jp, "duplicate key");
+			jws(jp);
+			if (jp->p >= jp->end || *jp->p != ':')
+				return jfail(jp, "expected ':'");
+			jp->p++;
+		}
+		if (!jparse_value(jp, &item))
+			return false;
+		jappend(v, &item, key);
+		jws(jp);
+		if (jp->p >= jp->end)
+			return jfail(jp, "unterminated array or object");
+		if (*jp->p == ',') {
+			jp->p++;
+			continue;
+		}
+		if (*jp->p++ != close)
+			return jfail(jp, "expected ',' or a closing bracket");
+		break;
+	}
+	jp->depth--;
+	return true;
+}
+
+static bool jliteral(struct jparser *jp, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(jp->end - jp->p) < n || memcmp(jp->p, word, n))
+		return jfail(jp, "unexpected character");
+	jp->p += n;
+	return true;
+}
+
+static bool jparse_value(struct jparser *jp, struct jv *v)
+{
+	memset(v, 0, sizeof(*v));
+	jws(jp);
+	if (jp->p >= jp->end)
+		return jfail(jp, "unexpected end");
+	switch (*jp->p) {
+	case '{':
+	case '[':
+		return jparse_container(jp, v);
+	case '"':
+		v->t = J_STR;
+		return jparse_string(jp, &v->s, &v->slen);
+	case 't':
+		v->t = J_BOOL;
+		v->b = true;
+		return jliteral(jp, "true");
+	case 'f':
+		v->t = J_BOOL;
+		return jliteral(jp, "false");
+	case 'n':
+		v->t = J_NULL;
+		return jliteral(jp, "null");
+	default:
+		return jparse_number(jp, v);
+	}
+}
+
+/* NULL and a reason in @err unless @len bytes are exactly one value. */
+static struct jv *json_parse(const char *text, size_t len, const char **err)
+{
+	struct jparser jp = { text, text + len, NULL, 0 };
+	struct jv *v = malloc(sizeof(*v));
+
+	if (!v)
+		abort();
+	if (jparse_value(&jp, v)) {
+		jws(&jp);
+		if (jp.p == jp.end)
+			return v;
+		jfail(&jp, "trailing garbage");
+	}
+	*err = jp.err;
+	return NULL;
+}
+
+static const struct jv *jget(const struct jv *o, const char *key)
+{
+	size_t i;
+
+	if (!o || o->t != J_OBJ)
+		return NULL;
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->keys[i], key))
+			return &o->items[i];
+	return NULL;
+}
+
+static const char *const jtype_name[] = {
+	"null", "bool", "number", "string", "array", "object",
+};
+
+/* A field that must exist with type @t; the test stops otherwise. */
+static const struct jv *field(const struct jv *o, const char *key,
+			      enum jtype t)
+{
+	const struct jv *v = jget(o, key);
+
+	if (!v || v->t != t) {
+		TH_LOG("field \"%s\": %s, want %s", key,
+		       v ? jtype_name[v->t] : "missing", jtype_name[t]);
+		ispot_test_fail(1);
+	}
+	return v;
+}
+
+static uint64_t field_u64(const struct jv *o, const char *key)
+{
+	const struct jv *v = field(o, key, J_NUM);
+
+	if (!v->is_uint) {
+		TH_LOG("field \"%s\" is not an unsigned integer", key);
+		ispot_test_fail(1);
+	}
+	return v->u;
+}
+
+static int64_t field_i64(const struct jv *o, const char *key)
+{
+	const struct jv *v = field(o, key, J_NUM);
+
+	if (!v->is_int) {
+		TH_LOG("field \"%s\" is not an integer", key);
+		ispot_test_fail(1);
+	}
+	return v->i;
+}
+
+static double field_num(const struct jv *o, const char *key)
+{
+	return field(o, key, J_NUM)->d;
+}
+
+static const char *field_str(const struct jv *o, const char *key)
+{
+	return field(o, key, J_STR)->s;
+}
+
+/* %.6g in the writer: six significant digits survive. */
+#define EXPECT_SCORE(got, want) \
+	EXPECT_NEAR(got, want, 1e-5 * fabs(want) + 1e-12)
+
+/* ---- a small traced program, scored by the real engine ---- */
+
+enum { F_NEVER, F_ACQUIRE, F_COMPUTE, F_FLUSH, NR_FUNCS };
+
+#define ACQUIRE_KEYS	7
+#define PID		4242
+
+static const struct report_func funcs[NR_FUNCS] = {
+	[F_NEVER]   = { "never_called", "/opt/app/bin/app", "" },
+	[F_ACQUIRE] = { "acquire", "/usr/lib/x86_64-linux-gnu/libapp.so.1",
+			"arg0" },
+	[F_COMPUTE] = { "compute_chunk", "/opt/app/bin/app", "" },
+	[F_FLUSH]   = { "flush_log", "/opt/app/bin/app", "callsite" },
+};
+
+static const struct {
+	uint32_t tid;
+	uint64_t from, to;
+} threads[] = {
+	{ 101, 0, 100000000 },
+	{ 102, 0, 200000000 },
+	{ 103, 50000000, 300000000 },
+};
+#define NR_THREADS	(sizeof(threads) / sizeof(threads[0]))
+#define TRACE_END	300000000ull
+
+static const struct report_counter counters[] = {
+	{ "task-clock", true },
+	{ "cycles", false },
+	{ "context-switches", true },
+};
+
+static const char *const futex_funcs[] = { "acquire", "compute_chunk" };
+
+static const struct report_futex futexes[] = {
+	{ 0x55d0c0de1040ull, "app:gm_lock", 1234567, 89, 3, futex_funcs, 2 },
+	{ 0x7ffd00000010ull, "", 5000, 1, 1, futex_funcs, 1 },
+};
+
+static uint64_t rng_state = 0x5be0cd19137e2179ULL;
+
+static uint64_t rng(void)
+{
+	return ispot_test_rand(&rng_state);
+}
+
+/* Distinct from the hex fallback, so a test can see the callback used. */
+static int key_name(void *ctx, uint32_t func_id, uint64_t key, char *buf,
+		    size_t len)
+{
+	(void)ctx;
+	return snprintf(buf, len, "k%" PRIu64 "/f%" PRIu32, key, func_id);
+}
+
+struct scenario {
+	struct sci_engine *e;
+	struct sci_report *sci;
+	struct report rep;
+	uint64_t cursor[NR_THREADS];
+};
+
+static void exec(struct scenario *s, uint32_t func, uint64_t key, size_t t,
+		 uint64_t d, const struct sci_causes *c)
+{
+	s->cursor[t] += d;
+	ASSERT_LT(s->cursor[t], threads[t].to);
+	ASSERT_EQ(sci_add(s->e, func, key, threads[t].tid, d, s->cursor[t], c),
+		  0);
+	s->cursor[t] += 100;
+}
+
+/*
+ * acquire: 7 lock addresses, each its own base cost plus noise;
+ * compute_chunk: long, noisy, half of the calls with a cause split;
+ * flush_log: one call site, nearly constant.
+ */
+static void scenario_build(struct scenario *s)
+{
+	size_t t, k, c;
+
+	memset(s, 0, sizeof(*s));
+	s->e = sci_new();
+	ASSERT_TRUE(s->e);
+	for (t = 0; t < NR_THREADS; t++) {
+		ASSERT_EQ(sci_thread_seen(s->e, threads[t].tid,
+					  threads[t].from), 0);
+		s->cursor[t] = threads[t].from + 1000;
+	}
+	for (k = 0; k < ACQUIRE_KEYS; k++)
+		for (t = 0; t < NR_THREADS; t++)
+			for (c = 0; c < 20; c++)
+				exec(s, F_ACQUIRE, 0x1000 + 0x40 * k, t,
+				     1000 + 500 * k + rng() % (2000 * (k + 1)),
+				     NULL);
+	for (t = 0; t < NR_THREADS; t++) {
+		for (c = 0; c < 40; c++) {
+			uint64_t d = 50000 + rng() % 400000;
+			struct sci_causes cs = {
+				.futex_ns = rng() % (d / 2),
+				.blocked_ns = rng() % (d / 8),
+				.runqueue_ns = rng() % (d / 8),
+			};
+
+			exec(s, F_COMPUTE, 0, t, d, c & 1 ? &cs : NULL);
+		}
+	}
+	for (t = 0; t < NR_THREADS; t++)
+		for (c = 0; c < 5; c++)
+			exec(s, F_FLUSH, 0x401234, t, 2000 + rng() % 3000,
+			     NULL);
+	for (t = 0; t < NR_THREADS; t++)
+		ASSERT_EQ(sci_thread_exit(s->e, threads[t].tid,
+					  threads[t].to), 0);
+	sci_finish(s->e, TRACE_END);
+	s->sci = sci_report(s->e, 0);
+	ASSERT_TRUE(s->sci);
+	ASSERT_EQ(s->sci->nr_funcs, 3);
+
+	s->rep.pid = PID;
+	s->rep.command = "app";
+	s->rep.duration_ns = TRACE_END;
+	/* An entry and a return record per execution. */
+	s->rep.recorded = 2 * sci_nr_events(s->e);
+	s->rep.sci = s->sci;
+	s->rep.funcs = funcs;
+	s->rep.nr_funcs = NR_FUNCS;
+	s->rep.key_name = key_name;
+	s->rep.counters = counters;
+	s->rep.nr_counters = sizeof(counters) / sizeof(counters[0]);
+	s->rep.futexes = futexes;
+	s->rep.nr_futexes = sizeof(futexes) / sizeof(futexes[0]);
+}
+
+static void scenario_free(struct scenario *s)
+{
+	sci_report_free(s->sci);
+	sci_free(s->e);
+}
+
+static char *render_json(const struct report *r, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(report_json(f, r), 0);
+	ASSERT_EQ(fclose(f), 0);
+	return buf;
+}
+
+static const struct jv *parse_report(const struct report *r)
+{
+	const char *err = NULL;
+	struct jv *v;
+	size_t len;
+	char *text = render_json(r, &len);
+
+	/* No NUL inside, exactly one value, newline-terminated. */
+	ASSERT_EQ(strlen(text), len);
+	ASSERT_TRUE(len && text[len - 1] == '\n');
+	v = json_parse(text, len, &err);
+	if (!v)
+		TH_LOG("invalid JSON (%s): %s", err, text);
+	ASSERT_TRUE(v);
+	ASSERT_EQ(v->t, J_OBJ);
+	free(text);
+	return v;
+}
+
+static char *render_text(const struct report *r, size_t max_rows)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(report_text(f, r, max_rows), 0);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(strlen(buf), len);
+	return buf;
+}
+
+struct lines {
+	char *line[256];
+	size_t n;
+	size_t header;		/* the column header line */
+	size_t end;		/* first line after the table */
+};
+
+/* Split the table output and find where the table is. */
+static void split(char *text, struct lines *l)
+{
+	char *save = NULL, *p;
+
+	memset(l, 0, sizeof(*l));
+	for (p = strtok_r(text, "\n", &save); p && l->n < 256;
+	     p = strtok_r(NULL, "\n", &save))
+		l->line[l->n++] = p;
+	for (l->header = 0; l->header < l->n; l->header++)
+		if (strstr(l->line[l->header], "FUNCTION"))
+			break;
+	/* Rows start with a blank (padding), a digit or '<' (the SCI). */
+	for (l->end = l->header + 1; l->end < l->n; l->end++) {
+		char c = l->line[l->end][0];
+
+		if (c != ' ' && c != '<' && !isdigit((unsigned char)c))
+			break;
+	}
+}
+
+#define CELL_MAX_TEST	96
+
+/* Whitespace-separated fields of a row; numeric cells hold no blanks. */
+static size_t tokens(const char *line, char tok[][CELL_MAX_TEST], size_t max)
+{
+	size_t n = 0;
+
+	while (*line && n < max) {
+		size_t w = 0;
+
+		while (*line == ' ')
+			line++;
+		if (!*line)
+			break;
+		while (line[w] && line[w] != ' ')
+			w++;
+		snprintf(tok[n++], CELL_MAX_TEST, "%.*s", (int)w, line);
+		line += w;
+	}
+	return n;
+}
+
+/* The row whose FUNCTION cell is @name, or -1. */
+static int row_of(const struct lines *l, const char *name)
+{
+	char tok[16][CELL_MAX_TEST];
+	size_t i;
+
+	for (i = l->header + 1; i < l->end; i++)
+		if (tokens(l->line[i], tok, 16) > 9 && !strcmp(tok[9], name))
+			return (int)i;
+	return -1;
+}
+
+/* ---- tests ---- */
+
+TEST(json_parser_is_strict)
+{
+	static const char *const good[] = {
+		"{}", "[]", " [1, -2, 3.5e-3, 0, -0.0, 1E+2] ",
+		"{\"a\": {\"b\": [true, false, null, \"\\u00e9\\ud83d\\ude00\"]}}",
+		"\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "\"caf\xc3\xa9\"",
+	};
+	static const char *const bad[] = {
+		"", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a: 1}", "[01]",
+		"[1.]", "[.5]", "[1e]", "[+1]", "[NaN]", "[nan]", "[inf]",
+		"\"\\x41\"", "\"\\u12G4\"", "\"\\ud83d\"", "\"tab\there\"",
+		"\"abc", "{} {}", "[1] x", "{\"a\":1,\"a\":2}", "[tru]",
+		"\"\xff\"", "\"\xc3\"", "\"\xed\xa0\x80\"",
+	};
+	const char *err, *p;
+	const struct jv *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		err = NULL;
+		v = json_parse(good[i], strlen(good[i]), &err);
+		if (!v)
+			TH_LOG("rejected %s: %s", good[i], err);
+		EXPECT_TRUE(v);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = json_parse(bad[i], strlen(bad[i]), &err);
+		if (v)
+			TH_LOG("accepted %s", bad[i]);
+		EXPECT_FALSE(v);
+	}
+	p = "[18446744073709551615, -9223372036854775808, 1.5]";
+	v = json_parse(p, strlen(p), &err);
+	ASSERT_TRUE(v);
+	ASSERT_EQ(v->n, 3);
+	EXPECT_TRUE(v->items[0].is_uint);
+	EXPECT_TRUE(v->items[0].u == UINT64_MAX);
+	EXPECT_TRUE(v->items[1].is_int && v->items[1].i == INT64_MIN);
+	EXPECT_FALSE(v->items[2].is_uint || v->items[2].is_int);
+	p = "\"\\ud83d\\ude00\"";
+	v = json_parse(p, strlen(p), &err);
+	ASSERT_TRUE(v);
+	EXPECT_STREQ(v->s, "\xf0\x9f\x98\x80");
+}
+
+/* Every field of the contract, with its type, and the added ones. */
+TEST(json_has_every_contract_field)
+{
+	static const char *const fn_u64[] = {
+		"calls", "threads", "min_ns", "p50_ns", "p99_ns", "max_ns",
+		"mean_ns", "loss_ns", "worst_tid",
+	};
+	static const char *const causes[] = {
+		"futex_ns", "blocked_ns", "runqueue_ns", "oncpu_ns",
+		"unknown_ns",
+	};
+	const struct jv *v, *a, *o;
+	struct scenario s;
+	size_t i, k;
+
+	scenario_build(&s);
+	v = parse_report(&s.rep);
+	EXPECT_STREQ(field_str(v, "ispot_version"), ISPOTCTL_VERSION);
+	o = field(v, "target", J_OBJ);
+	EXPECT_EQ(field_i64(o, "pid"), PID);
+	EXPECT_STREQ(field_str(o, "command"), "app");
+	EXPECT_EQ(field_u64(v, "duration_ns"), TRACE_END);
+	o = field(v, "events", J_OBJ);
+	EXPECT_EQ(field_u64(o, "recorded"), s.rep.recorded);
+	EXPECT_EQ(field_u64(o, "dropped"), 0);
+	EXPECT_EQ(field_u64(o, "unpaired"), 0);
+
+	a = field(v, "functions", J_ARR);
+	ASSERT_EQ(a->n, s.sci->nr_funcs);
+	for (i = 0; i < a->n; i++) {
+		const struct jv *fn = &a->items[i], *c;
+
+		ASSERT_EQ(fn->t, J_OBJ);
+		field_str(fn, "name");
+		field_str(fn, "object");
+		field_str(fn, "key");
+		for (k = 0; k < sizeof(fn_u64) / sizeof(fn_u64[0]); k++)
+			field_u64(fn, fn_u64[k]);
+		field_num(fn, "sci");
+		field_num(fn, "sci_worst_thread");
+		c = field(fn, "causes", J_OBJ);
+		for (k = 0; k < sizeof(causes) / sizeof(causes[0]); k++)
+			field_i64(c, causes[k]);
+		/* "keys" exactly when the function has a key kind. */
+		EXPECT_EQ(jget(fn, "keys") != NULL,
+			  field_str(fn, "key")[0] != '\0');
+	}
+	a = field(v, "threads", J_ARR);
+	ASSERT_EQ(a->n, NR_THREADS);
+	for (i = 0; i < a->n; i++) {
+		field_u64(&a->items[i], "tid");
+		field_u64(&a->items[i], "lifetime_ns");
+	}
+	a = field(v, "futexes", J_ARR);
+	ASSERT_EQ(a->n, 2);
+	for (i = 0; i < a->n; i++) {
+		o = &a->items[i];
+		field_str(o, "address");
+		field_str(o, "symbol");
+		field_u64(o, "wait_ns");
+		field_u64(o, "waits");
+		field_u64(o, "threads");
+		for (k = 0; k < field(o, "functions", J_ARR)->n; k++)
+			EXPECT_EQ(field(o, "functions", J_ARR)->items[k].t,
+				  J_STR);
+	}
+	o = field(v, "counters", J_OBJ);
+	EXPECT_EQ(o->n, 3);
+	EXPECT_EQ(field(v, "warnings", J_ARR)->n, 0);
+	scenario_free(&s);
+}
+
+/* Functions in the engine's order, highest SCI first, with its numbers. */
+TEST(json_functions_match_engine)
+{
+	const struct sci_result *res;
+	const struct jv *v, *a;
+	struct scenario s;
+	size_t i, k;
+
+	scenario_build(&s);
+	v = parse_report(&s.rep);
+	a = field(v, "functions", J_ARR);
+	ASSERT_EQ(a->n, 3);
+	for (i = 0; i < a->n; i++) {
+		const struct sci_result *res = &s.sci->funcs[i];
+		const struct report_func *rf = &funcs[res->func_id];
+		const struct jv *fn = &a->items[i], *c;
+
+		EXPECT_STREQ(field_str(fn, "name"), rf->name);
+		EXPECT_STREQ(field_str(fn, "object"), rf->object);
+		EXPECT_STREQ(field_str(fn, "key"), rf->key);
+		EXPECT_EQ(field_u64(fn, "calls"), res->calls);
+		EXPECT_EQ(field_u64(fn, "threads"), res->threads);
+		EXPECT_EQ(field_u64(fn, "min_ns"), res->min_ns);
+		EXPECT_EQ(field_u64(fn, "p50_ns"), res->p50_ns);
+		EXPECT_EQ(field_u64(fn, "p99_ns"), res->p99_ns);
+		EXPECT_EQ(field_u64(fn, "max_ns"), res->max_ns);
+		EXPECT_EQ(field_u64(fn, "mean_ns"), llround(res->mean_ns));
+		EXPECT_EQ(field_u64(fn, "loss_ns"), res->loss_ns);
+		EXPECT_GT(res->loss_ns, 0);
+		EXPECT_SCORE(field_num(fn, "sci"), res->sci);
+		EXPECT_SCORE(field_num(fn, "sci_worst_thread"),
+			     res->sci_worst_thread);
+		EXPECT_EQ(field_u64(fn, "worst_tid"), res->worst_tid);
+		c = field(fn, "causes", J_OBJ);
+		EXPECT_EQ(field_i64(c, "futex_ns"),
+			  res->cause_loss_ns[SCI_CAUSE_FUTEX]);
+		EXPECT_EQ(field_i64(c, "blocked_ns"),
+			  res->cause_loss_ns[SCI_CAUSE_BLOCKED]);
+		EXPECT_EQ(field_i64(c, "runqueue_ns"),
+			  res->cause_loss_ns[SCI_CAUSE_RUNQUEUE]);
+		EXPECT_EQ(field_i64(c, "oncpu_ns"),
+			  res->cause_loss_ns[SCI_CAUSE_ONCPU]);
+		EXPECT_EQ(field_i64(c, "unknown_ns"), res->unknown_loss_ns);
+		if (i)
+			EXPECT_TRUE(field_num(&a->items[i - 1], "sci") >=
+				    field_num(fn, "sci"));
+	}
+	/* Distinct values per cause, so a swapped field would show. */
+	res = sci_report_func(s.sci, F_COMPUTE);
+	ASSERT_TRUE(res);
+	for (i = 0; i < SCI_NR_CAUSES; i++)
+		for (k = i + 1; k < SCI_NR_CAUSES; k++)
+			EXPECT_NE(res->cause_loss_ns[i], res->cause_loss_ns[k]);
+	EXPECT_NE(res->unknown_loss_ns, 0);
+	scenario_free(&s);
+}
+
+/* A keyed function lists every block, named by the key callback. */
+TEST(json_keys_match_blocks)
+{
+	const struct jv *v, *a;
+	struct scenario s;
+	size_t i, nkeys[NR_FUNCS] = { 0 };
+
+	scenario_build(&s);
+	v = parse_report(&s.rep);
+	a = field(v, "functions", J_ARR);
+	for (i = 0; i < a->n; i++) {
+		const struct sci_result *res = &s.sci->funcs[i];
+		const struct jv *fn = &a->items[i], *keys;
+		size_t b, k = 0;
+
+		if (!funcs[res->func_id].key[0]) {
+			EXPECT_TRUE(jget(fn, "keys") == NULL);
+			continue;
+		}
+		keys = field(fn, "keys", J_ARR);
+		EXPECT_EQ(keys->n, res->nr_keys);
+		EXPECT_EQ(field_u64(fn, "nr_keys"), res->nr_keys);
+		for (b = 0; b < s.sci->nr_blocks; b++) {
+			const struct sci_result *blk = &s.sci->blocks[b];
+			const struct jv *o;
+			char want[64];
+
+			if (blk->func_id != res->func_id)
+				continue;
+			ASSERT_LT(k, keys->n);
+			o = &keys->items[k++];
+			key_name(NULL, blk->func_id, blk->key, want,
+				 sizeof(want));
+			EXPECT_STREQ(field_str(o, "key"), want);
+			EXPECT_EQ(field_u64(o, "calls"), blk->calls);
+			EXPECT_EQ(field_u64(o, "min_ns"), blk->min_ns);
+			EXPECT_EQ(field_u64(o, "p50_ns"), blk->p50_ns);
+			EXPECT_EQ(field_u64(o, "p99_ns"), blk->p99_ns);
+			EXPECT_EQ(field_u64(o, "max_ns"), blk->max_ns);
+			EXPECT_EQ(field_u64(o, "loss_ns"), blk->loss_ns);
+			EXPECT_SCORE(field_num(o, "sci"), blk->sci);
+		}
+		EXPECT_EQ(k, keys->n);
+		nkeys[res->func_id] = k;
+	}
+	EXPECT_EQ(nkeys[F_ACQUIRE], ACQUIRE_KEYS);
+	EXPECT_EQ(nkeys[F_FLUSH], 1);
+	scenario_free(&s);
+}
+
+/* Without a key_name callback keys are still told apart, in hex. */
+TEST(key_label_defaults_to_hex)
+{
+	const struct jv *v, *a;
+	struct scenario s;
+	char *text, want[32];
+	size_t i;
+
+	scenario_build(&s);
+	s.rep.key_name = NULL;
+	text = render_text(&s.rep, 0);
+	for (i = 0; s.sci->blocks[i].func_id != F_ACQUIRE; i++)
+		;
+	snprintf(want, sizeof(want), "    0x%" PRIx64 "\n",
+		 s.sci->blocks[i].key);
+	EXPECT_TRUE(strstr(text, want) != NULL);
+	EXPECT_TRUE(strstr(text, "/f1") == NULL);
+	free(text);
+	v = parse_report(&s.rep);
+	a = field(v, "functions", J_ARR);
+	for (i = 0; i < a->n; i++) {
+		if (s.sci->funcs[i].func_id != F_FLUSH)
+			continue;
+		ASSERT_EQ(field(&a->items[i], "keys", J_ARR)->n, 1);
+		EXPECT_STREQ(field_str(&field(&a->items[i], "keys",
+					      J_ARR)->items[0], "key"),
+			     "0x401234");
+	}
+	scenario_free(&s);
+}
+
+/* Threads, futexes and counters come through as given. */
+TEST(json_threads_futexes_counters)
+{
+	const struct jv *v, *a, *o;
+	struct scenario s;
+	size_t i, k;
+
+	scenario_build(&s);
+	v = parse_report(&s.rep);
+	a = field(v, "threads", J_ARR);
+	ASSERT_EQ(a->n, s.sci->nr_threads);
+	for (i = 0; i < a->n; i++) {
+		EXPECT_EQ(field_u64(&a->items[i], "tid"),
+			  s.sci->threads[i].tid);
+		EXPECT_EQ(field_u64(&a->items[i], "lifetime_ns"),
+			  s.sci->threads[i].lifetime_ns);
+		EXPECT_EQ(s.sci->threads[i].lifetime_ns,
+			  threads[i].to - threads[i].from);
+	}
+	a = field(v, "futexes", J_ARR);
+	ASSERT_EQ(a->n, 2);
+	for (i = 0; i < a->n; i++) {
+		const char *addr;
+		char *end;
+
+		o = &a->items[i];
+		addr = field_str(o, "address");
+		EXPECT_TRUE(!strncmp(addr, "0x", 2));
+		EXPECT_TRUE(strtoull(addr, &end, 16) == futexes[i].address);
+		EXPECT_EQ(*end, '\0');
+		EXPECT_STREQ(field_str(o, "symbol"), futexes[i].symbol);
+		EXPECT_EQ(field_u64(o, "wait_ns"), futexes[i].wait_ns);
+		EXPECT_EQ(field_u64(o, "waits"), futexes[i].waits);
+		EXPECT_EQ(field_u64(o, "threads"), futexes[i].threads);
+		ASSERT_EQ(field(o, "functions", J_ARR)->n,
+			  futexes[i].nr_functions);
+		for (k = 0; k < futexes[i].nr_functions; k++)
+			EXPECT_STREQ(field(o, "functions", J_ARR)->items[k].s,
+				     futexes[i].functions[k]);
+	}
+	o = field(v, "counters", J_OBJ);
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		EXPECT_STREQ(field_str(o, counters[i].name),
+			     counters[i].supported ? "supported" :
+						     "unsupported");
+	scenario_free(&s);
+}
+
+/* Quotes, backslashes and control characters survive a round trip. */
+TEST(json_escapes_hostile_strings)
+{
+	static const char name[] = "we\"ird\\na\x01me\n\t\x1f/end";
+	static const char object[] = "/tmp/dir \"x\"/lib\\a.so";
+	static const char cmd[] = "app\r\x7f";
+	static const char note[] = "note: \"quoted\"\b";
+	struct report_func hostile[NR_FUNCS];
+	const char *notes[] = { note };
+	const struct jv *v, *a;
+	struct scenario s;
+	size_t i;
+	bool seen = false;
+
+	scenario_build(&s);
+	memcpy(hostile, funcs, sizeof(hostile));
+	hostile[F_COMPUTE].name = name;
+	hostile[F_COMPUTE].object = object;
+	s.rep.funcs = hostile;
+	s.rep.command = cmd;
+	s.rep.notes = notes;
+	s.rep.nr_notes = 1;
+	v = parse_report(&s.rep);
+	EXPECT_STREQ(field_str(field(v, "target", J_OBJ), "command"), cmd);
+	a = field(v, "functions", J_ARR);
+	for (i = 0; i < a->n; i++) {
+		if (s.sci->funcs[i].func_id != F_COMPUTE)
+			continue;
+		EXPECT_STREQ(field_str(&a->items[i], "name"), name);
+		EXPECT_STREQ(field_str(&a->items[i], "object"), object);
+		seen = true;
+	}
+	EXPECT_TRUE(seen);
+	a = field(v, "notes", J_ARR);
+	ASSERT_EQ(a->n, 1);
+	EXPECT_STREQ(a->items[0].s, note);
+	scenario_free(&s);
+}
+
+/* A score the engine could not compute is still a JSON number. */
+TEST(json_nonfinite_scores_are_numbers)
+{
+	struct sci_result res = {
+		.func_id = F_COMPUTE, .nr_keys = 1, .calls = 1, .threads = 1,
+		.mean_ns = NAN, .sci = NAN, .sci_worst_thread = INFINITY,
+	};
+	struct sci_report sci = { .nr_funcs = 1, .funcs = &res };
+	struct report rep = {
+		.pid = 1, .command = "x", .sci = &sci, .funcs = funcs,
+		.nr_funcs = NR_FUNCS,
+	};
+	const struct jv *v, *fn;
+
+	v = parse_report(&rep);
+	ASSERT_EQ(field(v, "functions", J_ARR)->n, 1);
+	fn = &field(v, "functions", J_ARR)->items[0];
+	EXPECT_EQ(field_num(fn, "sci"), 0);
+	EXPECT_EQ(field_num(fn, "sci_worst_thread"), 0);
+	EXPECT_EQ(field_u64(fn, "mean_ns"), 0);
+}
+
+/* A full disk is an error the caller hears about, not a short file. */
+TEST(write_error_is_returned)
+{
+	struct scenario s;
+	FILE *f;
+
+	f = fopen("/dev/full", "w");
+	if (!f)
+		SKIP("no /dev/full");
+	scenario_build(&s);
+	EXPECT_EQ(report_json(f, &s.rep), -ENOSPC);
+	fclose(f);
+	f = fopen("/dev/full", "w");
+	ASSERT_TRUE(f);
+	EXPECT_EQ(report_text(f, &s.rep, 0), -ENOSPC);
+	fclose(f);
+	scenario_free(&s);
+}
+
+TEST(format_pct)
+{
+	char buf[16];
+
+	EXPECT_STREQ(report_format_pct(buf, sizeof(buf), 0.612), "61.2%");
+	EXPECT_STREQ(report_format_pct(buf, sizeof(buf), 1.0), "100.0%");
+	EXPECT_STREQ(report_format_pct(buf, sizeof(buf), 0.0), "0.0%");
+	EXPECT_STREQ(report_format_pct(buf, sizeof(buf), 0.0035), "0.35%");
+	EXPECT_STREQ(report_format_pct(buf, sizeof(buf), 0.00001), "<0.01%");
+	EXPECT_STREQ(report_format_pct(buf, sizeof(buf), NAN), "0.0%");
+}
+
+/* Header naming the target, every column, the functions, basenames. */
+TEST(text_header_and_columns)
+{
+	static const char *const headers[] = {
+		"SCI", "LOSS", "CALLS", "THREADS", "MIN", "P50", "P99", "MAX",
+		"WORST@TID", "FUNCTION", "OBJECT",
+	};
+	char dur[32], pid[32], *text;
+	const char *p;
+	struct scenario s;
+	struct lines l;
+	size_t i;
+
+	scenario_build(&s);
+	text = render_text(&s.rep, 0);
+	split(text, &l);
+	ASSERT_GT(l.n, 2);
+	format_ns(dur, sizeof(dur), TRACE_END);
+	snprintf(pid, sizeof(pid), "pid %d", PID);
+	EXPECT_TRUE(strstr(l.line[0], "app") != NULL);
+	EXPECT_TRUE(strstr(l.line[0], pid) != NULL);
+	EXPECT_TRUE(strstr(l.line[0], dur) != NULL);
+	EXPECT_TRUE(strstr(l.line[0], "3 of 4 probed functions") != NULL);
+	ASSERT_EQ(l.header, 1);
+	for (p = l.line[l.header], i = 0; i < 11; i++) {
+		const char *h = strstr(p, headers[i]);
+
+		if (!h)
+			TH_LOG("column %s missing or out of order", headers[i]);
+		ASSERT_TRUE(h);
+		p = h + strlen(headers[i]);
+	}
+	for (i = 0; i < s.sci->nr_funcs; i++)
+		EXPECT_GE(row_of(&l, funcs[s.sci->funcs[i].func_id].name), 0);
+	EXPECT_EQ(row_of(&l, "never_called"), -1);
+	/* Objects by basename: the directories are noise in a table. */
+	for (i = 0; i < l.n; i++)
+		EXPECT_TRUE(strstr(l.line[i], "/usr/lib/") == NULL);
+	ASSERT_GE(row_of(&l, "acquire"), 0);
+	EXPECT_TRUE(strstr(l.line[row_of(&l, "acquire")], " libapp.so.1") !=
+		    NULL);
+	free(text);
+	scenario_free(&s);
+}
+
+/* Rows in SCI order, and each row's cells are that function's numbers. */
+TEST(text_rows_sorted_and_valued)
+{
+	char tok[16][CELL_MAX_TEST], want[64], pct[16], *text;
+	struct scenario s;
+	struct lines l;
+	int prev = -1;
+	size_t i;
+
+	scenario_build(&s);
+	text = render_text(&s.rep, 0);
+	split(text, &l);
+	for (i = 0; i < s.sci->nr_funcs; i++) {
+		const struct sci_result *res = &s.sci->funcs[i];
+		int row = row_of(&l, funcs[res->func_id].name);
+
+		ASSERT_GT(row, prev);
+		prev = row;
+		ASSERT_GT(tokens(l.line[row], tok, 16), 9);
+		EXPECT_STREQ(tok[0], report_format_pct(want, sizeof(want),
+						       res->sci));
+		EXPECT_STREQ(tok[1], format_ns(want, sizeof(want),
+					       res->loss_ns));
+		snprintf(want, sizeof(want), "%" PRIu64, res->calls);
+		EXPECT_STREQ(tok[2], want);
+		snprintf(want, sizeof(want), "%" PRIu32, res->threads);
+		EXPECT_STREQ(tok[3], want);
+		EXPECT_STREQ(tok[4], format_ns(want, sizeof(want),
+					       res->min_ns));
+		EXPECT_STREQ(tok[5], format_ns(want, sizeof(want),
+					       res->p50_ns));
+		EXPECT_STREQ(tok[6], format_ns(want, sizeof(want),
+					       res->p99_ns));
+		EXPECT_STREQ(tok[7], format_ns(want, sizeof(want),
+					       res->max_ns));
+		report_format_pct(pct, sizeof(pct), res->sci_worst_thread);
+		snprintf(want, sizeof(want), "%s@%" PRIu32, pct,
+			 res->worst_tid);
+		EXPECT_STREQ(tok[8], want);
+	}
+	/* The ranking is real: not every function scores the same. */
+	EXPECT_TRUE(s.sci->funcs[0].sci > s.sci->funcs[2].sci);
+	free(text);
+	scenario_free(&s);
+}
+
+/* Numbers end under their header's last letter, names start under it. */
+TEST(text_columns_aligned)
+{
+	static const char *const right[] = {
+		"SCI", "LOSS", "CALLS", "THREADS", "MIN", "P50", "P99", "MAX",
+		"WORST@TID",
+	};
+	const char *hdr;
+	struct scenario s;
+	struct lines l;
+	size_t i, c, fcol, ocol;
+	char *text;
+
+	scenario_build(&s);
+	text = render_text(&s.rep, 0);
+	split(text, &l);
+	hdr = l.line[l.header];
+	fcol = strstr(hdr, "FUNCTION") - hdr;
+	ocol = strstr(hdr, "OBJECT") - hdr;
+	ASSERT_GT(l.end, l.header + s.sci->nr_funcs);
+	for (i = l.header + 1; i < l.end; i++) {
+		const char *row = l.line[i];
+		size_t len = strlen(row);
+
+		EXPECT_EQ(row[len - 1] != ' ', 1);	/* no trailing blank */
+		ASSERT_GT(len, fcol);
+		EXPECT_EQ(row[fcol - 1], ' ');
+		if (strstr(row, "more keys"))
+			continue;
+		for (c = 0; c < sizeof(right) / sizeof(right[0]); c++) {
+			size_t end = strstr(hdr, right[c]) - hdr +
+				     strlen(right[c]);
+
+			EXPECT_NE(row[end - 1], ' ');
+			EXPECT_EQ(row[end], ' ');
+		}
+		if (row[fcol] != ' ') {		/* a function row */
+			ASSERT_GT(len, ocol);
+			EXPECT_EQ(row[ocol - 1], ' ');
+			EXPECT_NE(row[ocol], ' ');
+		} else {			/* a key row, indented by two */
+			EXPECT_EQ(row[fcol + 1], ' ');
+			EXPECT_NE(row[fcol + 2], ' ');
+		}
+	}
+	free(text);
+	scenario_free(&s);
+}
+
+/* Up to REPORT_TEXT_KEYS keys under a keyed function, best first. */
+TEST(text_key_rows)
+{
+	char tok[16][CELL_MAX_TEST], want[64], *text;
+	struct scenario s;
+	struct lines l;
+	size_t b, k = 0;
+	int row;
+
+	scenario_build(&s);
+	text = render_text(&s.rep, 0);
+	split(text, &l);
+	row = row_of(&l, "acquire");
+	ASSERT_GE(row, 0);
+	EXPECT_TRUE(strstr(l.line[row], "acquire [arg0]") != NULL);
+	for (b = 0; b < s.sci->nr_blocks && k < REPORT_TEXT_KEYS; b++) {
+		const struct sci_result *blk = &s.sci->blocks[b];
+
+		if (blk->func_id != F_ACQUIRE)
+			continue;
+		k++;
+		ASSERT_GT(tokens(l.line[row + k], tok, 16), 9);
+		key_name(NULL, blk->func_id, blk->key, want, sizeof(want));
+		EXPECT_STREQ(tok[9], want);
+		EXPECT_STREQ(tok[0], report_format_pct(want, sizeof(want),
+						       blk->sci));
+		snprintf(want, sizeof(want), "%" PRIu64, blk->calls);
+		EXPECT_STREQ(tok[2], want);
+	}
+	ASSERT_EQ(k, REPORT_TEXT_KEYS);
+	snprintf(want, sizeof(want), "(+%d more keys", ACQUIRE_KEYS -
+		 REPORT_TEXT_KEYS);
+	EXPECT_TRUE(strstr(l.line[row + k + 1], want) != NULL);
+	/* One key is no breakdown: flush_log's call site is not listed. */
+	EXPECT_GE(row_of(&l, "flush_log"), 0);
+	EXPECT_TRUE(strstr(text, "k4198964/f3") == NULL);	/* 0x401234 */
+	free(text);
+	scenario_free(&s);
+}
+
+/* More than 1% dropped or unpaired warns, with what to do; less does not. */
+TEST(warnings_threshold)
+{
+	char w[4][REPORT_WARNING_LEN];
+	struct report r = { .recorded = 9800, .dropped = 200 };
+
+	ASSERT_EQ(report_warnings(&r, w, 4), 1);	/* 2% */
+	EXPECT_TRUE(strstr(w[0], "dropped") != NULL);
+	EXPECT_TRUE(strstr(w[0], "--ring-size") != NULL);
+	EXPECT_TRUE(strstr(w[0], "--sample") != NULL);
+	r.dropped = 50;					/* 0.5% */
+	EXPECT_EQ(report_warnings(&r, w, 4), 0);
+	r.recorded = 9900;
+	r.dropped = 100;				/* exactly 1% */
+	EXPECT_EQ(report_warnings(&r, w, 4), 0);
+	r.dropped = 101;
+	EXPECT_EQ(report_warnings(&r, w, 4), 1);
+	r.dropped = 0;
+	r.unpaired = 300;
+	ASSERT_EQ(report_warnings(&r, w, 4), 1);
+	EXPECT_TRUE(strstr(w[0], "longjmp") != NULL);
+	r.dropped = 500;
+	EXPECT_EQ(report_warnings(&r, w, 4), 2);
+	EXPECT_EQ(report_warnings(&r, w, 1), 1);
+	EXPECT_EQ(report_warnings(&r, w, 0), 0);
+	memset(&r, 0, sizeof(r));
+	EXPECT_EQ(report_warnings(&r, w, 4), 0);
+}
+
+/* The same warnings in the table's footer and in JSON, only when due. */
+TEST(warnings_in_text_and_json)
+{
+	char *text, line[128];
+	const struct jv *v;
+	struct scenario s;
+
+	scenario_build(&s);
+	/* 0.5% lost: counted in the footer, not warned about. */
+	s.rep.dropped = s.rep.recorded / 199;
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, "warning:") == NULL);
+	snprintf(line, sizeof(line), "%" PRIu64 " dropped (", s.rep.dropped);
+	EXPECT_TRUE(strstr(text, line) != NULL);
+	EXPECT_EQ(field(parse_report(&s.rep), "warnings", J_ARR)->n, 0);
+	free(text);
+
+	s.rep.dropped = s.rep.recorded / 49;		/* 2% */
+	s.rep.unpaired = s.rep.recorded / 30;
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, "warning: ") != NULL);
+	EXPECT_TRUE(strstr(text, "--ring-size") != NULL);
+	EXPECT_TRUE(strstr(text, "longjmp") != NULL);
+	snprintf(line, sizeof(line), "%" PRIu64 " unpaired (", s.rep.unpaired);
+	EXPECT_TRUE(strstr(text, line) != NULL);
+	v = parse_report(&s.rep);
+	ASSERT_EQ(field(v, "warnings", J_ARR)->n, 2);
+	EXPECT_TRUE(strstr(field(v, "warnings", J_ARR)->items[0].s,
+			   "--ring-size") != NULL);
+	free(text);
+	scenario_free(&s);
+}
+
+TEST(empty_function_list)
+{
+	struct sci_engine *e = sci_new();
+	struct report rep = {
+		.pid = 7, .command = "idle", .duration_ns = 1000000000,
+		.funcs = funcs, .nr_funcs = NR_FUNCS,
+	};
+	struct sci_report *sci;
+	const struct jv *v;
+	char *text;
+
+	ASSERT_TRUE(e);
+	sci_finish(e, 1000000000);
+	sci = sci_report(e, 0);
+	ASSERT_TRUE(sci);
+	rep.sci = sci;
+	text = render_text(&rep, 0);
+	EXPECT_TRUE(strstr(text, "no probed function was called") != NULL);
+	EXPECT_TRUE(strstr(text, "FUNCTION") == NULL);
+	EXPECT_TRUE(strstr(text, "0 recorded") != NULL);
+	EXPECT_TRUE(strstr(text, "0 of 4 probed functions") != NULL);
+	v = parse_report(&rep);
+	EXPECT_EQ(field(v, "functions", J_ARR)->n, 0);
+	EXPECT_EQ(field(v, "threads", J_ARR)->n, 0);
+	EXPECT_EQ(field(v, "futexes", J_ARR)->n, 0);
+	EXPECT_EQ(field(v, "counters", J_OBJ)->n, 0);
+	free(text);
+	sci_report_free(sci);
+	sci_free(e);
+}
+
+/* max_rows keeps the best functions and says how many it left out. */
+TEST(text_max_rows)
+{
+	struct scenario s;
+	struct lines l;
+	char *text;
+
+	scenario_build(&s);
+	text = render_text(&s.rep, 1);
+	EXPECT_TRUE(strstr(text, "(+2 more functions") != NULL);
+	split(text, &l);
+	EXPECT_GE(row_of(&l, funcs[s.sci->funcs[0].func_id].name), 0);
+	EXPECT_EQ(row_of(&l, funcs[s.sci->funcs[1].func_id].name), -1);
+	EXPECT_EQ(row_of(&l, funcs[s.sci->funcs[2].func_id].name), -1);
+	free(text);
+	text = render_text(&s.rep, 3);
+	EXPECT_TRUE(strstr(text, "more functions") == NULL);
+	free(text);
+	scenario_free(&s);
+}
+
+TEST_HARNESS_MAIN

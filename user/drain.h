@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Draining the per-CPU rings and merging them into one time-ordered stream.
+ *
+ * Each ring is written by one CPU in time order, so the merge is a k-way
+ * merge of the ring heads.  What it must not do is hand out a record while
+ * an earlier one may still be on its way into another ring: a producer
+ * reads the clock a little before it publishes the record.  So a round
+ * only emits records older than a horizon, which the caller sets to
+ * "when I started this round, minus a slack" (DRAIN_SLACK_NS); newer
+ * records stay in their ring, unreleased, for the next round.  Records are
+ * read in place in the mapping: the drain itself allocates nothing per
+ * record, and its memory does not depend on the event rate.
+ *
+ * A record that still arrives behind the merged stream (published more
+ * than the slack after its timestamp) is passed on anyway and counted as
+ * late: pairing only needs each thread's own records in order, and a thread
+ * cannot produce its next record before it has published the previous one.
+ *
+ * The rings need not come from the module: the pipeline benchmark and the
+ * unit tests build them in ordinary memory and pass their own release
+ * function in place of ISPOT_IOC_RING_CONSUME.
+ */
+#ifndef ISPOT_DRAIN_H
+#define ISPOT_DRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/ispot.h>
+
+/* Generous: publication normally follows the clock read by ~1 us. */
+#define DRAIN_SLACK_NS		(20 * 1000 * 1000ull)
+/* A record occupies at most this many slots (a full call stack). */
+#define DRAIN_MAX_SLOTS		(1 + (ISPOT_STACK_MAX_FRAMES + 7) / 8)
+
+struct drain_stats {
+	uint64_t records;	/* emitted */
+	uint64_t late;		/* emitted behind the merged stream */
+	uint64_t corrupt;	/* slots skipped as malformed */
+	uint64_t rounds;
+};
+
+/* Give slots before @tail of ring @cpu back to the producer. */
+typedef int (*drain_release_fn)(void *ctx, uint32_t cpu, uint64_t tail);
+/*
+ * One record.  A multi-slot record (a call stack) is contiguous in memory
+ * even when it wrapped around the end of its ring.
+ */
+typedef void (*drain_record_fn)(void *ctx, const struct ispot_record *rec);
+
+struct drain;
+
+/*
+ * @bases[i] is the start of ring i's mapping (control page, then data at
+ * ctrl->data_offset).  Returns NULL on allocation failure or if a control
+ * page is malformed (nr_slots not a power of two).
+ */
+struct drain *drain_new(void *const *bases, uint32_t nr_rings,
+			drain_release_fn release, void *release_ctx);
+void drain_free(struct drain *d);
+
+/*
+ * Emit, in time order, every published record with ts < @horizon, then
+ * release the consumed slots.  @horizon = UINT64_MAX empties the rings.
+ * Returns the number of records emitted, or a negative errno if a release
+ * failed.
+ */
+long drain_round(struct drain *d, uint64_t horizon, drain_record_fn fn,
+		 void *ctx);
+
+/* Records published but not emitted yet, over all rings (slots). */
+uint64_t drain_pending(const struct drain *d);
+/* The oldest unemitted timestamp, UINT64_MAX when nothing is pending. */
+uint64_t drain_oldest_pending(const struct drain *d);
+const struct drain_stats *drain_stats(const struct drain *d);
+
+#endif /* ISPOT_DRAIN_H */

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Options shared by `ispotctl attach` and `ispotctl run`; see options.h. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "options.h"
+
+/* 2 MiB per CPU holds ~25 ms of a million records per second. */
+#define DEFAULT_RING_BYTES	(2u << 20)
+#define MAX_RING_BYTES		(1ull << 30)
+
+static const char *const usage_attach =
+	"usage: ispotctl attach --pid PID --func SPEC [--func SPEC]... [OPTIONS]";
+static const char *const usage_run =
+	"usage: ispotctl run --func SPEC [--func SPEC]... [OPTIONS] -- CMD [ARG]...";
+
+void trace_opts_usage(enum trace_mode mode, FILE *f)
+{
+	fprintf(f, "%s\n\n", mode == MODE_ATTACH ? usage_attach : usage_run);
+	if (mode == MODE_ATTACH)
+		fprintf(f, "  -p, --pid PID         the process to trace\n");
+	fprintf(f,
+		"  -f, --func SPEC       function to trace: name, glob ('worker_*') or\n"
+		"                        OBJ:name ('libc:pthread_mutex_lock'); repeatable\n"
+		"  -k, --key FUNC=RULE   compare FUNC's executions only with those of the\n"
+		"                        same argN[:log2], callsite, or none\n"
+		"      --sync            also trace pthread lock, wait and barrier calls\n"
+		"      --sample N        record 1 in N calls of each function\n"
+		"  -d, --duration TIME   stop after TIME (e.g. 10, 10s, 500ms, 2m)\n"
+		"      --ring-size SIZE  ring buffer per CPU (e.g. 512K, 4M; default 2M)\n"
+		"      --top N           show the N functions with the highest SCI\n"
+		"  -j, --json            write the report as JSON\n"
+		"  -o, --output FILE     write the report to FILE\n"
+		"  -h, --help            this help\n");
+	if (mode == MODE_ATTACH)
+		fprintf(f, "\nTraces until --duration, Ctrl-C, or the process exits.\n");
+	else
+		fprintf(f, "\nProbes are armed before CMD's first instruction; exits with CMD's status.\n");
+}
+
+static int usage_error(enum trace_mode mode, const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	ispot_error("%s; %s", msg,
+		    mode == MODE_ATTACH ? usage_attach : usage_run);
+	return -1;
+}
+
+/* "10", "10s", "1.5s", "500ms", "2m", "250us" -> ns; 0 on error. */
+static uint64_t parse_duration(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0) || v > 1e7)
+		return 0;
+	if (!*end || !strcmp(end, "s"))
+		v *= 1e9;
+	else if (!strcmp(end, "ms"))
+		v *= 1e6;
+	else if (!strcmp(end, "us"))
+		v *= 1e3;
+	else if (!strcmp(end, "m"))
+		v *= 60e9;
+	else if (!strcmp(end, "h"))
+		v *= 3600e9;
+	else
+		return 0;
+	return v < 1 ? 1 : (uint64_t)v;
+}
+
+/* "4096", "512K", "4M", "1G" -> bytes; 0 on error. */
+static uint64_t parse_size(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return 0;
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30, end++;
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	return *end ? 0 : v;
+}
+
+static bool parse_u32(const char *s, uint32_t min, uint32_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min ||
+	    v > UINT32_MAX)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool key_rule_parse(const char *s, struct key_rule *rule)
+{
+	memset(rule, 0, sizeof(*rule));
+	if (!strcmp(s, "none")) {
+		rule->kind = KEY_NONE;
+		return true;
+	}
+	if (!strcmp(s, "callsite")) {
+		rule->kind = KEY_CALLSITE;
+		return true;
+	}
+	if (strncmp(s, "arg", 3) || s[3] < '0' || s[3] > '2')
+		return false;
+	rule->kind = KEY_ARG;
+	rule->arg = s[3] - '0';
+	if (!s[4])
+		return true;
+	if (!strcmp(s + 4, ":log2")) {
+		rule->log2 = true;
+		return true;
+	}
+	return false;
+}
+
+void key_rule_format(const struct key_rule *rule, char *buf, size_t len)
+{
+	switch (rule->kind) {
+	case KEY_ARG:
+		snprintf(buf, len, "arg%u%s", rule->arg,
+			 rule->log2 ? ":log2" : "");
+		break;
+	case KEY_CALLSITE:
+		snprintf(buf, len, "callsite");
+		break;
+	default:
+		snprintf(buf, len, "%s", "");
+	}
+}
+
+/*
+ * Calls whose duration depends on which object or how many bytes they are
+ * given, so that comparing them across objects would blame interference
+ * for work (DESIGN.md, "Keys").
+ */
+static const struct {
+	const char *glob;
+	struct key_rule rule;
+} default_keys[] = {
+	{ "pthread_mutex_*lock", { KEY_ARG, 0, false } },
+	{ "pthread_rwlock_*lock", { KEY_ARG, 0, false } },
+	{ "pthread_spin_*lock", { KEY_ARG, 0, false } },
+	{ "pthread_cond_*wait", { KEY_ARG, 1, false } },
+	{ "pthread_barrier_wait", { KEY_ARG, 0, false } },
+	{ "sem_*wait", { KEY_ARG, 0, false } },
+	{ "read", { KEY_ARG, 2, true } },
+	{ "write", { KEY_ARG, 2, true } },
+	{ "pread*", { KEY_ARG, 2, true } },
+	{ "pwrite*", { KEY_ARG, 2, true } },
+	{ "recv", { KEY_ARG, 2, true } },
+	{ "send", { KEY_ARG, 2, true } },
+};
+
+struct key_rule trace_opts_key(const struct trace_opts *o, const char *name,
+			       char *desc, size_t desclen)
+{
+	struct key_rule rule = { .kind = KEY_NONE };
+	char base[256];
+	size_t i;
+
+	/* "foo@GLIBC_2.2.5" is keyed like "foo". */
+	snprintf(base, sizeof(base), "%s", name);
+	base[strcspn(base, "@")] = '\0';
+	for (i = 0; i < sizeof(default_keys) / sizeof(default_keys[0]); i++)
+		if (!fnmatch(default_keys[i].glob, base, 0))
+			rule = default_keys[i].rule;
+	for (i = 0; i < o->nr_keys; i++)
+		if (!fnmatch(o->keys[i].func, base, 0) ||
+		    !fnmatch(o->keys[i].func, name, 0))
+			rule = o->keys[i].rule;
+	key_rule_format(&rule, desc, desclen);
+	return rule;
+}
+
+static int parse_key(enum trace_mode mode, char *arg, struct trace_opts *o)
+{
+	char *eq = strchr(arg, '=');
+
+	if (o->nr_keys == OPT_MAX_KEYS)
+		return usage_error(mode, "too many --key options (max %s)", "64");
+	if (!eq || eq == arg)
+		return usage_error(mode, "--key '%s' needs FUNC=RULE, e.g. "
+				   "--key 'worker=arg0:log2'", arg);
+	*eq = '\0';
+	if (!key_rule_parse(eq + 1, &o->keys[o->nr_keys].rule)) {
+		*eq = '=';
+		return usage_error(mode, "--key '%s': the rule must be argN "
+				   "(N = 0-2), argN:log2, callsite or none",
+				   arg);
+	}
+	o->keys[o->nr_keys++].func = arg;
+	return 0;
+}
+
+int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
+		     struct trace_opts *o)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "func", required_argument, NULL, 'f' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "sync", no_argument, NULL, 'S' },
+		{ "sample", required_argument, NULL, 's' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "ring-size", required_argument, NULL, 'r' },
+		{ "top", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->ring_bytes = DEFAULT_RING_BYTES;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option, so CMD's own options are its. */
+	while ((c = getopt_long(argc, argv, "+p:f:k:d:jo:h", opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (mode != MODE_ATTACH)
+				return usage_error(mode, "run starts its own "
+						   "process: --pid%s is for "
+						   "attach", "");
+			if (!parse_u32(optarg, 1, &v) || v > INT_MAX)
+				return usage_error(mode, "--pid '%s' is not a "
+						   "process id", optarg);
+			o->pid = v;
+			break;
+		case 'f':
+			if (!*optarg)
+				return usage_error(mode, "--func needs a "
+						   "function name%s", "");
+			if (o->nr_funcs == OPT_MAX_FUNCS)
+				return usage_error(mode, "too many --func "
+						   "options (max %s)", "256");
+			o->funcs[o->nr_funcs++] = optarg;
+			break;
+		case 'k':
+			if (parse_key(mode, optarg, o))
+				return -1;
+			break;
+		case 'S':
+			o->sync = true;
+			break;
+		case 's':
+			if (!parse_u32(optarg, 1, &o->sample))
+				return usage_error(mode, "--sample '%s' must be "
+						   "a whole number >= 1",
+						   optarg);
+			break;
+		case 'd':
+			o->duration_ns = parse_duration(optarg);
+			if (!o->duration_ns)
+				return usage_error(mode, "--duration '%s' is "
+						   "not a time such as 10s or "
+						   "500ms", optarg);
+			break;
+		case 'r':
+			o->ring_bytes = parse_size(optarg);
+			if (o->ring_bytes < 4096 ||
+			    o->ring_bytes > MAX_RING_BYTES ||
+			    (o->ring_bytes & (o->ring_bytes - 1)))
+				return usage_error(mode, "--ring-size '%s' must "
+						   "be a power of two from 4K "
+						   "to 1G", optarg);
+			break;
+		case 't':
+			if (!parse_u32(optarg, 1, &v))
+				return usage_error(mode, "--top '%s' must be a "
+						   "whole number >= 1", optarg);
+			o->top = v;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'o':
+			if (!*optarg)
+				return usage_error(mode, "--output needs a file "
+						   "name%s", "");
+			o->output = optarg;
+			break;
+		case 'h':
+			trace_opts_usage(mode, stdout);
+			return 1;
+		default:
+			if (optopt)
+				return usage_error(mode, "option '-%c' is "
+						   "unknown or lacks its value",
+						   (const char[]){ optopt, 0 });
+			return usage_error(mode, "option '%s' is unknown or "
+					   "lacks its value",
+					   argv[optind - 1]);
+		}
+	}
+	if (!o->nr_funcs && !o->sync)
+		return usage_error(mode, "nothing to trace: give --func SPEC "
+				   "(e.g. --func 'worker_*')%s", "");
+	if (mode == MODE_ATTACH) {
+		if (!o->pid)
+			return usage_error(mode, "attach needs --pid PID%s",
+					   "");
+		if (optind < argc)
+			return usage_error(mode, "unexpected argument '%s'",
+					   argv[optind]);
+		return 0;
+	}
+	if (optind >= argc)
+		return usage_error(mode, "run needs a command after '--'%s",
+				   "");
+	o->cmd = argv + optind;
+	return 0;
+}

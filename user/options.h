@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The options that `attach` and `run` share (DESIGN.md, "Contract:
+ * ispotctl"), parsed in one place so both commands accept exactly the same
+ * spelling and give the same errors.
+ */
+#ifndef ISPOT_OPTIONS_H
+#define ISPOT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pipeline.h"
+
+#define OPT_MAX_FUNCS	256
+#define OPT_MAX_KEYS	64
+
+/* --key FUNC=argN[:log2] | FUNC=callsite | FUNC=none; FUNC may be a glob. */
+struct key_opt {
+	char *func;
+	struct key_rule rule;
+};
+
+struct trace_opts {
+	pid_t pid;			/* attach: --pid */
+	const char *funcs[OPT_MAX_FUNCS];
+	size_t nr_funcs;
+	struct key_opt keys[OPT_MAX_KEYS];
+	size_t nr_keys;
+	bool sync;			/* --sync: pthread waits too */
+	uint32_t sample;		/* --sample N: 1 in N, 0 = all */
+	uint64_t duration_ns;		/* --duration: 0 = until the end */
+	uint64_t ring_bytes;		/* --ring-size: per CPU */
+	bool json;
+	const char *output;		/* --output FILE */
+	size_t top;			/* --top N rows, 0 = all */
+	char **cmd;			/* run: what follows "--" */
+};
+
+enum trace_mode { MODE_ATTACH, MODE_RUN };
+
+/*
+ * Parse argv (argv[0] is the subcommand).  Returns 0, 1 when --help was
+ * printed, or -1 after printing a one-line usage error.
+ */
+int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
+		     struct trace_opts *o);
+void trace_opts_usage(enum trace_mode mode, FILE *f);
+
+/*
+ * The key rule for function @name: the last matching --key wins, else the
+ * defaults for calls whose work depends on an argument (the object of a
+ * pthread lock, wait or barrier; the size of a read or write).  Writes the
+ * rule's name ("arg0", "arg2:log2", "callsite", "" for none) to @desc.
+ */
+struct key_rule trace_opts_key(const struct trace_opts *o, const char *name,
+			       char *desc, size_t desclen);
+
+/* "arg1:log2" and friends; false if @s is not a key rule. */
+bool key_rule_parse(const char *s, struct key_rule *rule);
+void key_rule_format(const struct key_rule *rule, char *buf, size_t len);
+
+#endif /* ISPOT_OPTIONS_H */

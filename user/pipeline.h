@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * From records to scores: the drain's record callback feeds the pairer,
+ * each paired execution gets its function and key, and lands in the SCI
+ * engine.  Nothing here touches the device, so the pipeline benchmark and
+ * the unit tests drive the very code that ispotctl runs.
+ */
+#ifndef ISPOT_PIPELINE_H
+#define ISPOT_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/ispot.h>
+
+#include "pair.h"
+#include "sci.h"
+
+/* How executions of one function are told apart (DESIGN.md "Keys"). */
+enum key_kind {
+	KEY_NONE,
+	KEY_ARG,	/* the value of argument N (0-2) */
+	KEY_CALLSITE,	/* the return address at entry */
+};
+
+struct key_rule {
+	enum key_kind kind;
+	unsigned int arg;	/* KEY_ARG: 0..2 */
+	bool log2;		/* KEY_ARG: bucket by floor(log2(value)) */
+};
+
+struct pipeline_stats {
+	uint64_t entries;
+	uint64_t exits;
+	uint64_t stacks;
+	uint64_t unknown_probe;	/* a probe id that was never declared */
+	uint64_t unknown_kind;
+	uint64_t nomem;		/* executions the engine could not store */
+};
+
+struct pipeline {
+	struct pairer *pairer;
+	struct sci_engine *sci;
+	uint32_t nr_probes;		/* probe ids 1..nr_probes-1 */
+	struct pipeline_probe *probes;	/* indexed by probe id */
+	struct pipeline_stats stats;
+};
+
+struct pipeline *pipeline_new(void);
+void pipeline_free(struct pipeline *p);
+
+/* Executions of @probe_id count for function @func_id, keyed by @rule. */
+int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
+		       uint32_t func_id, const struct key_rule *rule);
+
+/* A drain_record_fn: @ctx is the pipeline. */
+void pipeline_record(void *ctx, const struct ispot_record *rec);
+
+/* Thread lifetimes, forwarded to the pairer and the engine. */
+int pipeline_thread_seen(struct pipeline *p, uint32_t tid, uint64_t ts);
+int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts);
+
+/* End of trace at @ts: open entries become unpaired, threads close. */
+void pipeline_finish(struct pipeline *p, uint64_t ts);
+
+/* The key value of one execution under @rule. */
+uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e);
+
+#endif /* ISPOT_PIPELINE_H */

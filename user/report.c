@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report printers; see report.h.
+ *
+ * The table's columns are data (as uftrace's display fields are): every row
+ * is first laid out as cells, a measuring pass finds each column's width
+ * and a second pass prints, so names of any length stay aligned without
+ * storing the rows.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "device.h"
+#include "format.h"
+#include "json.h"
+#include "report.h"
+
+#define CELL_LEN	256	/* longer names are cut, not misaligned */
+#define NAME_LEN	64
+
+enum report_col {
+	COL_SCI,
+	COL_LOSS,
+	COL_CALLS,
+	COL_THREADS,
+	COL_MIN,
+	COL_P50,
+	COL_P99,
+	COL_MAX,
+	COL_WORST,
+	COL_FUNCTION,
+	COL_OBJECT,
+	NR_COLS,
+};
+
+struct report_column {
+	const char *header;
+	bool left;		/* names read from the left, numbers from the right */
+};
+
+static const struct report_column columns[NR_COLS] = {
+	[COL_SCI]	= { "SCI", false },
+	[COL_LOSS]	= { "LOSS", false },
+	[COL_CALLS]	= { "CALLS", false },
+	[COL_THREADS]	= { "THREADS", false },
+	[COL_MIN]	= { "MIN", false },
+	[COL_P50]	= { "P50", false },
+	[COL_P99]	= { "P99", false },
+	[COL_MAX]	= { "MAX", false },
+	[COL_WORST]	= { "WORST@TID", false },
+	[COL_FUNCTION]	= { "FUNCTION", true },
+	[COL_OBJECT]	= { "OBJECT", true },
+};
+
+typedef char report_row[NR_COLS][CELL_LEN];
+
+struct table {
+	FILE *f;
+	bool print;		/* false: only measure the widths */
+	int width[NR_COLS];
+};
+
+/* ---- naming what the engine numbers ---- */
+
+static const struct report_func *func_of(const struct report *r, uint32_t id)
+{
+	if (r->funcs && id < r->nr_funcs && r->funcs[id].name)
+		return &r->funcs[id];
+	return NULL;
+}
+
+/* An id the caller did not name still gets a stable, greppable label. */
+static const char *func_name(const struct report *r, uint32_t id, char *buf,
+			     size_t len)
+{
+	const struct report_func *fn = func_of(r, id);
+
+	if (fn)
+		return fn->name;
+	snprintf(buf, len, "func#%" PRIu32, id);
+	return buf;
+}
+
+static const char *func_object(const struct report *r, uint32_t id)
+{
+	const struct report_func *fn = func_of(r, id);
+
+	return fn && fn->object ? fn->object : "";
+}
+
+static const char *func_key(const struct report *r, uint32_t id)
+{
+	const struct report_func *fn = func_of(r, id);
+
+	return fn && fn->key ? fn->key : "";
+}
+
+static void key_label(const struct report *r, uint32_t id, uint64_t key,
+		      char *buf, size_t len)
+{
+	if (!r->key_name || r->key_name(r->key_ctx, id, key, buf, len) < 0)
+		snprintf(buf, len, "0x%" PRIx64, key);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+static double share(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* JSON numbers have no NaN or infinity, and a consumer wants a number. */
+static double finite_or_zero(double v)
+{
+	return isfinite(v) ? v : 0.0;
+}
+
+static uint64_t rounded(double v)
+{
+	return isfinite(v) && v > 0 ? (uint64_t)(v + 0.5) : 0;
+}
+
+static size_t nr_results(const struct report *r)
+{
+	return r->sci ? r->sci->nr_funcs : 0;
+}
+
+/* Declared function ids, for "N of M probed functions were called". */
+static size_t nr_declared(const struct report *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; r->funcs && i < r->nr_funcs; i++)
+		n += r->funcs[i].name != NULL;
+	return n;
+}
+
+static int stream_status(FILE *f)
+{
+	errno = 0;
+	if (fflush(f) == 0 && !ferror(f))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+/* ---- warnings ---- */
+
+static bool above_threshold(uint64_t part, uint64_t total)
+{
+	return total && (double)part > REPORT_WARN_RATIO * (double)total;
+}
+
+size_t report_warnings(const struct report *r,
+		       char (*out)[REPORT_WARNING_LEN], size_t max)
+{
+	uint64_t total = r->recorded + r->dropped;
+	size_t n = 0;
+
+	if (n < max && above_threshold(r->dropped, total))
+		snprintf(out[n++], REPORT_WARNING_LEN,
+			 "%.1f%% of events were dropped (%" PRIu64 " of %"
+			 PRIu64 "), so scores miss those calls: use "
+			 "--ring-size to enlarge the rings or --sample N",
+			 share(r->dropped, total), r->dropped, total);
+	if (n < max && above_threshold(r->unpaired, total))
+		snprintf(out[n++], REPORT_WARNING_LEN,
+			 "%.1f%% of events were unpaired (%" PRIu64 " of %"
+			 PRIu64 "): functions left by longjmp/exceptions, or "
+			 "a trace that started inside a call",
+			 share(r->unpaired, total), r->unpaired, total);
+	return n;
+}
+
+/* ---- the table ---- */
+
+char *report_format_pct(char *buf, size_t len, double ratio)
+{
+	double pct = finite_or_zero(ratio) * 100.0;
+
+	/* Two decimals below 1% so a small but real score is not "0.0%". */
+	if (pct == 0.0 || pct >= 0.995)
+		snprintf(buf, len, "%.1f%%", pct);
+	else if (pct >= 0.005)
+		snprintf(buf, len, "%.2f%%", pct);
+	else
+		snprintf(buf, len, "<0.01%%");
+	return buf;
+}
+
+static void table_row(struct table *t, report_row cell)
+{
+	int i, last = NR_COLS - 1;
+
+	/* No padding after the last non-empty cell: no trailing blanks. */
+	while (last > 0 && !cell[last][0])
+		last--;
+	if (!t->print) {
+		/* A name with nothing after it may run past its column: a
+		 * long key label then does not push OBJECT to the right. */
+		for (i = 0; i <= last; i++) {
+			int w = (int)strlen(cell[i]);
+
+			if (i == last && columns[i].left && i < NR_COLS - 1)
+				break;
+			if (w > t->width[i])
+				t->width[i] = w;
+		}
+		return;
+	}
+	for (i = 0; i <= last; i++) {
+		if (i)
+			fputs("  ", t->f);
+		if (i == last && columns[i].left)
+			fputs(cell[i], t->f);
+		else
+			fprintf(t->f, columns[i].left ? "%-*s" : "%*s",
+				t->width[i], cell[i]);
+	}
+	fputc('\n', t->f);
+}
+
+/* The numeric cells, the same for a function and for one of its keys. */
+static void result_cells(const struct sci_result *res, report_row cell)
+{
+	char pct[16];
+
+	report_format_pct(cell[COL_SCI], CELL_LEN, res->sci);
+	format_ns(cell[COL_LOSS], CELL_LEN, (double)res->loss_ns);
+	snprintf(cell[COL_CALLS], CELL_LEN, "%" PRIu64, res->calls);
+	snprintf(cell[COL_THREADS], CELL_LEN, "%" PRIu32, res->threads);
+	format_ns(cell[COL_MIN], CELL_LEN, (double)res->min_ns);
+	format_ns(cell[COL_P50], CELL_LEN, (double)res->p50_ns);
+	format_ns(cell[COL_P99], CELL_LEN, (double)res->p99_ns);
+	format_ns(cell[COL_MAX], CELL_LEN, (double)res->max_ns);
+	report_format_pct(pct, sizeof(pct), res->sci_worst_thread);
+	snprintf(cell[COL_WORST], CELL_LEN, "%s@%" PRIu32, pct,
+		 res->worst_tid);
+}
+
+/* Up to REPORT_TEXT_KEYS key rows, in the engine's SCI order. */
+static void key_rows(struct table *t, const struct report *r,
+		     const struct sci_result *fn)
+{
+	const struct sci_report *sci = r->sci;
+	char label[CELL_LEN - 2];	/* indented by two */
+	size_t i, shown = 0;
+	report_row cell;
+
+	for (i = 0; i < sci->nr_blocks; i++) {
+		const struct sci_result *b = &sci->blocks[i];
+
+		if (b->func_id != fn->func_id)
+			continue;
+		if (shown++ == REPORT_TEXT_KEYS)
+			break;
+		memset(cell, 0, sizeof(cell));
+		result_cells(b, cell);
+		key_label(r, b->func_id, b->key, label, sizeof(label));
+		snprintf(cell[COL_FUNCTION], CELL_LEN, "  %s", label);
+		table_row(t, cell);
+	}
+	if (fn->nr_keys > REPORT_TEXT_KEYS) {
+		memset(cell, 0, sizeof(cell));
+		snprintf(cell[COL_FUNCTION], CELL_LEN, "  (+%" PRIu32
+			 " more keys, see --json)",
+			 fn->nr_keys - REPORT_TEXT_KEYS);
+		table_row(t, cell);
+	}
+}
+
+static void table_walk(struct table *t, const struct report *r, size_t rows)
+{
+	char name[NAME_LEN];
+	report_row cell;
+	size_t i;
+	int c;
+
+	for (c = 0; c < NR_COLS; c++)
+		snprintf(cell[c], CELL_LEN, "%s", columns[c].header);
+	table_row(t, cell);
+
+	for (i = 0; i < rows; i++) {
+		const struct sci_result *fn = &r->sci->funcs[i];
+		const char *key = func_key(r, fn->func_id);
+
+		memset(cell, 0, sizeof(cell));
+		result_cells(fn, cell);
+		snprintf(cell[COL_FUNCTION], CELL_LEN, key[0] ? "%s [%s]" : "%s",
+			 func_name(r, fn->func_id, name, sizeof(name)), key);
+		snprintf(cell[COL_OBJECT], CELL_LEN, "%s",
+			 basename_of(func_object(r, fn->func_id)));
+		table_row(t, cell);
+		/* One key is the function itself: nothing to break down. */
+		if (key[0] && fn->nr_keys > 1)
+			key_rows(t, r, fn);
+	}
+}
+
+static void text_header(FILE *f, const struct report *r)
+{
+	char dur[32];
+	size_t called = nr_results(r), declared = nr_declared(r);
+
+	format_ns(dur, sizeof(dur), (double)r->duration_ns);
+	fprintf(f, "Traced %s (pid %d) for %s: ",
+		r->command && r->command[0] ? r->command : "?", r->pid, dur);
+	if (declared && declared >= called)
+		fprintf(f, "%zu of %zu probed functions called\n", called,
+			declared);
+	else
+		fprintf(f, "%zu functions called\n", called);
+}
+
+static void text_futexes(FILE *f, const struct report *r)
+{
+	char wait[32];
+	size_t i, k;
+
+	for (i = 0; i < r->nr_futexes; i++) {
+		const struct report_futex *x = &r->futexes[i];
+
+		format_ns(wait, sizeof(wait), (double)x->wait_ns);
+		fprintf(f, "futex 0x%" PRIx64 "%s%s: waited %s (%" PRIu64
+			" waits, %" PRIu32 " threads)", x->address,
+			x->symbol && x->symbol[0] ? " " : "",
+			x->symbol ? x->symbol : "", wait, x->waits, x->threads);
+		for (k = 0; k < x->nr_functions; k++)
+			fprintf(f, "%s%s", k ? ", " : " in ",
+				x->functions[k] ? x->functions[k] : "?");
+		fputc('\n', f);
+	}
+}
+
+static void text_counters(FILE *f, const struct report *r)
+{
+	int pass;
+	size_t i;
+
+	if (!r->nr_counters)
+		return;
+	fputs("counters:", f);
+	/* Supported ones first: they are the ones with numbers. */
+	for (pass = 0; pass < 2; pass++) {
+		bool first = true;
+
+		for (i = 0; i < r->nr_counters; i++) {
+			const struct report_counter *c = &r->counters[i];
+
+			if (c->supported != !pass)
+				continue;
+			fprintf(f, "%s%s", first ? (pass ? "; unsupported: " :
+							" ") : ", ", c->name);
+			first = false;
+		}
+	}
+	fputc('\n', f);
+}
+
+static void text_footer(FILE *f, const struct report *r)
+{
+	char warn[4][REPORT_WARNING_LEN], dur[32], life[32];
+	uint64_t total = r->recorded + r->dropped, calls = 0;
+	size_t i, n;
+
+	for (i = 0; i < nr_results(r); i++)
+		calls += r->sci->funcs[i].calls;
+	if (nr_results(r)) {
+		format_ns(life, sizeof(life),
+			  (double)r->sci->total_lifetime_ns);
+		fprintf(f, "total: %" PRIu64 " calls in %zu threads, %s of "
+			"thread time\n", calls, r->sci->nr_threads, life);
+	}
+	format_ns(dur, sizeof(dur), (double)r->duration_ns);
+	fprintf(f, "duration %s, events: %" PRIu64 " recorded, %" PRIu64
+		" dropped (%.2f%%), %" PRIu64 " unpaired (%.2f%%)\n", dur,
+		r->recorded, r->dropped, share(r->dropped, total),
+		r->unpaired, share(r->unpaired, total));
+	n = report_warnings(r, warn, 4);
+	for (i = 0; i < n; i++)
+		fprintf(f, "warning: %s\n", warn[i]);
+	for (i = 0; i < r->nr_notes; i++)
+		fprintf(f, "%s\n", r->notes[i]);
+}
+
+int report_text(FILE *f, const struct report *r, size_t max_rows)
+{
+	struct table t = { .f = f };
+	size_t rows = nr_results(r);
+
+	text_header(f, r);
+	if (max_rows && max_rows < rows)
+		rows = max_rows;
+	if (!rows) {
+		fputs("no probed function was called while tracing\n", f);
+	} else {
+		table_walk(&t, r, rows);
+		t.print = true;
+		table_walk(&t, r, rows);
+		if (rows < nr_results(r))
+			fprintf(f, "(+%zu more functions, see --json)\n",
+				nr_results(r) - rows);
+	}
+	text_futexes(f, r);
+	text_counters(f, r);
+	text_footer(f, r);
+	return stream_status(f);
+}
+
+/* ---- JSON ---- */
+
+/* The distribution and scores, shared by functions and their keys. */
+static void json_result(struct json *j, const struct sci_result *res)
+{
+	json_u64(j, "calls", res->calls);
+	json_u64(j, "threads", res->threads);
+	json_u64(j, "min_ns", res->min_ns);
+	json_u64(j, "p50_ns", res->p50_ns);
+	json_u64(j, "p99_ns", res->p99_ns);
+	json_u64(j, "max_ns", res->max_ns);
+	json_u64(j, "mean_ns", rounded(res->mean_ns));
+	json_u64(j, "loss_ns", res->loss_ns);
+	json_double(j, "sci", finite_or_zero(res->sci));
+	json_double(j, "sci_worst_thread",
+		    finite_or_zero(res->sci_worst_thread));
+	json_u64(j, "worst_tid", res->worst_tid);
+}
+
+static void json_keys(struct json *j, const struct report *r,
+		      const struct sci_result *fn)
+{
+	char label[CELL_LEN];
+	size_t i;
+
+	json_array_begin(j, "keys");
+	for (i = 0; i < r->sci->nr_blocks; i++) {
+		const struct sci_result *b = &r->sci->blocks[i];
+
+		if (b->func_id != fn->func_id)
+			continue;
+		key_label(r, b->func_id, b->key, label, sizeof(label));
+		json_object_begin(j, NULL);
+		json_string(j, "key", label);
+		json_result(j, b);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void json_function(struct json *j, const struct report *r,
+			  const struct sci_result *fn)
+{
+	const char *key = func_key(r, fn->func_id);
+	char name[NAME_LEN];
+
+	json_object_begin(j, NULL);
+	json_string(j, "name", func_name(r, fn->func_id, name, sizeof(name)));
+	json_string(j, "object", func_object(r, fn->func_id));
+	json_string(j, "key", key);
+	json_u64(j, "nr_keys", fn->nr_keys);
+	json_result(j, fn);
+	json_u64(j, "caused_calls", fn->caused_calls);
+	/* Signed: a cause can be negative when another one grew (sci.h). */
+	json_object_begin(j, "causes");
+	json_i64(j, "futex_ns", fn->cause_loss_ns[SCI_CAUSE_FUTEX]);
+	json_i64(j, "blocked_ns", fn->cause_loss_ns[SCI_CAUSE_BLOCKED]);
+	json_i64(j, "runqueue_ns", fn->cause_loss_ns[SCI_CAUSE_RUNQUEUE]);
+	json_i64(j, "oncpu_ns", fn->cause_loss_ns[SCI_CAUSE_ONCPU]);
+	json_i64(j, "unknown_ns", fn->unknown_loss_ns);
+	json_object_end(j);
+	if (key[0])
+		json_keys(j, r, fn);
+	json_object_end(j);
+}
+
+static void json_futexes(struct json *j, const struct report *r)
+{
+	char addr[32];
+	size_t i, k;
+
+	json_array_begin(j, "futexes");
+	for (i = 0; i < r->nr_futexes; i++) {
+		const struct report_futex *x = &r->futexes[i];
+
+		/* A string: JSON numbers lose 64-bit addresses in doubles. */
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, x->address);
+		json_object_begin(j, NULL);
+		json_string(j, "address", addr);
+		json_string(j, "symbol", x->symbol);
+		json_u64(j, "wait_ns", x->wait_ns);
+		json_u64(j, "waits", x->waits);
+		json_u64(j, "threads", x->threads);
+		json_array_begin(j, "functions");
+		for (k = 0; k < x->nr_functions; k++)
+			json_string(j, NULL, x->functions[k]);
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+int report_json(FILE *f, const struct report *r)
+{
+	char warn[4][REPORT_WARNING_LEN];
+	struct json j;
+	size_t i, n;
+
+	json_init(&j, f);
+	json_object_begin(&j, NULL);
+	json_string(&j, "ispot_version", ISPOTCTL_VERSION);
+	json_object_begin(&j, "target");
+	json_i64(&j, "pid", r->pid);
+	json_string(&j, "command", r->command);
+	json_object_end(&j);
+	json_u64(&j, "duration_ns", r->duration_ns);
+	json_object_begin(&j, "events");
+	json_u64(&j, "recorded", r->recorded);
+	json_u64(&j, "dropped", r->dropped);
+	json_u64(&j, "unpaired", r->unpaired);
+	json_object_end(&j);
+
+	json_array_begin(&j, "functions");
+	for (i = 0; i < nr_results(r); i++)
+		json_function(&j, r, &r->sci->funcs[i]);
+	json_array_end(&j);
+
+	json_array_begin(&j, "threads");
+	for (i = 0; r->sci && i < r->sci->nr_threads; i++) {
+		const struct sci_thread_life *t = &r->sci->threads[i];
+
+		json_object_begin(&j, NULL);
+		json_u64(&j, "tid", t->tid);
+		json_u64(&j, "lifetime_ns", t->lifetime_ns);
+		json_bool(&j, "exited", t->exited);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+
+	json_futexes(&j, r);
+
+	json_object_begin(&j, "counters");
+	for (i = 0; i < r->nr_counters; i++) {
+		const struct report_counter *c = &r->counters[i];
+
+		json_string(&j, c->name ? c->name : "",
+			    c->supported ? "supported" : "unsupported");
+	}
+	json_object_end(&j);
+
+	n = report_warnings(r, warn, 4);
+	json_array_begin(&j, "warnings");
+	for (i = 0; i < n; i++)
+		json_string(&j, NULL, warn[i]);
+	json_array_end(&j);
+	json_array_begin(&j, "notes");
+	for (i = 0; i < r->nr_notes; i++)
+		json_string(&j, NULL, r->notes[i]);
+	json_array_end(&j);
+
+	json_object_end(&j);
+	json_finish(&j);
+	return stream_status(f);
+}

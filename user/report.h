@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The end of a trace: an SCI report as a human table and as the JSON object
+ * of the ispotctl contract (DESIGN.md, "Contract: ispotctl").
+ *
+ * The module knows nothing about names, so everything the engine identifies
+ * by number (function ids, keys) is named here from what the caller
+ * resolved when it set the probes up.  Both printers read the same struct
+ * and share the warnings, so --json never says less than the table.
+ */
+#ifndef ISPOT_REPORT_H
+#define ISPOT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sci.h"
+
+/* What the report says about one function id (index = func_id). */
+struct report_func {
+	const char *name;	/* display name, e.g. "acquire"; NULL = unused id */
+	const char *object;	/* path of the object it lives in */
+	const char *key;	/* key kind: "" for none, "arg0", "arg1:log2",
+				 * "callsite" */
+};
+
+/* A perf event the module was asked to count; hardware ones may be absent. */
+struct report_counter {
+	const char *name;
+	bool supported;
+};
+
+/* A futex word that the traced threads waited on. */
+struct report_futex {
+	uint64_t address;
+	const char *symbol;	/* e.g. "app:gm_lock", or "" */
+	uint64_t wait_ns;
+	uint64_t waits;
+	uint32_t threads;
+	const char *const *functions;	/* probed functions that waited on it */
+	size_t nr_functions;
+};
+
+/*
+ * Formats the key value of block (func_id, key) for display, e.g.
+ * "0x7f..40", "lock_contention:worker+0x21" or "2^12".  Returns what
+ * snprintf would.  May be NULL in struct report: keys are then shown in hex.
+ */
+typedef int (*report_key_fn)(void *ctx, uint32_t func_id, uint64_t key,
+			     char *buf, size_t len);
+
+struct report {
+	int pid;
+	const char *command;
+	uint64_t duration_ns;
+	/* Events (records) read from the rings, lost in them, never paired. */
+	uint64_t recorded;
+	uint64_t dropped;
+	uint64_t unpaired;
+	const struct sci_report *sci;
+	const struct report_func *funcs;	/* by func_id */
+	size_t nr_funcs;
+	report_key_fn key_name;
+	void *key_ctx;
+	const struct report_counter *counters;
+	size_t nr_counters;
+	const struct report_futex *futexes;
+	size_t nr_futexes;
+	const char *const *notes;	/* extra footer lines, may be 0 */
+	size_t nr_notes;
+};
+
+/* Above this share of recorded + dropped events, a loss is warned about. */
+#define REPORT_WARN_RATIO	0.01
+/* Keys listed under a keyed function in the table; JSON lists them all. */
+#define REPORT_TEXT_KEYS	5
+#define REPORT_WARNING_LEN	256
+
+/*
+ * Warnings (drops or unpaired events above REPORT_WARN_RATIO, ...) as
+ * one-line strings without a "warning: " prefix, each saying what to do.
+ * Returns how many were written, at most @max.  Shared by text and JSON.
+ */
+size_t report_warnings(const struct report *r,
+		       char (*out)[REPORT_WARNING_LEN], size_t max);
+
+/*
+ * The table: a header line, one row per function sorted as r->sci->funcs
+ * (by SCI), up to REPORT_TEXT_KEYS key rows under a keyed function, then
+ * totals, warnings and notes.  @max_rows limits the function rows, 0 = all.
+ * Both printers return 0, or -errno if writing @f failed.
+ */
+int report_text(FILE *f, const struct report *r, size_t max_rows);
+int report_json(FILE *f, const struct report *r);
+
+/* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
+char *report_format_pct(char *buf, size_t len, double ratio);
+
+#endif /* ISPOT_REPORT_H */

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Listing a process's threads; see tasks.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tasks.h"
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int task_set_scan(struct task_set *set, pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? -ESRCH : -errno;
+	set->n = 0;
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long tid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !tid)
+			continue;
+		if (set->n == set->cap) {
+			size_t cap = set->cap ? 2 * set->cap : 64;
+			uint32_t *t = realloc(set->tids, cap * sizeof(*t));
+
+			if (!t) {
+				closedir(dir);
+				return -ENOMEM;
+			}
+			set->tids = t;
+			set->cap = cap;
+		}
+		set->tids[set->n++] = tid;
+	}
+	closedir(dir);
+	/* A zombie leader with no threads left is as good as gone. */
+	if (!set->n)
+		return -ESRCH;
+	qsort(set->tids, set->n, sizeof(*set->tids), cmp_u32);
+	return 0;
+}
+
+int task_set_contains(const struct task_set *set, uint32_t tid)
+{
+	return set->n && bsearch(&tid, set->tids, set->n, sizeof(tid),
+				 cmp_u32) != NULL;
+}
+
+void task_set_free(struct task_set *set)
+{
+	free(set->tids);
+	memset(set, 0, sizeof(*set));
+}
+
+void task_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	snprintf(buf, len, "?");
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}

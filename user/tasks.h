@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The threads of a process, from /proc/PID/task.  The tracer compares two
+ * scans to learn which threads appeared and which exited in between.
+ */
+#ifndef ISPOT_TASKS_H
+#define ISPOT_TASKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct task_set {
+	uint32_t *tids;		/* sorted */
+	size_t n, cap;
+};
+
+/* Replace @set with pid's threads.  -ESRCH once the process is gone. */
+int task_set_scan(struct task_set *set, pid_t pid);
+int task_set_contains(const struct task_set *set, uint32_t tid);
+void task_set_free(struct task_set *set);
+
+/* The command name (/proc/PID/comm) into @buf, "?" if unknown. */
+void task_comm(pid_t pid, char *buf, size_t len);
+
+#endif /* ISPOT_TASKS_H */

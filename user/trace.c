@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One tracing session, shared by attach and run; see trace.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "drain.h"
+#include "format.h"
+#include "report.h"
+#include "trace.h"
+
+/* While records wait for the horizon, rounds run at this pace. */
+#define TRACE_IDLE_POLL_MS	100
+#define TRACE_BUSY_SLEEP_NS	(20 * 1000 * 1000L)
+
+/* What --sync adds: the pthread calls a thread waits in. */
+static const char *const sync_specs[] = {
+	"libc:pthread_mutex_lock",
+	"libc:pthread_mutex_timedlock",
+	"libc:pthread_rwlock_rdlock",
+	"libc:pthread_rwlock_wrlock",
+	"libc:pthread_cond_wait",
+	"libc:pthread_cond_timedwait",
+	"libc:pthread_barrier_wait",
+	"libc:sem_wait",
+};
+
+static volatile sig_atomic_t trace_signal;
+
+static void trace_on_signal(int sig)
+{
+	trace_signal = sig;
+}
+
+uint64_t trace_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int trace_add_syms(struct trace *t, const struct elf_target_sym *syms,
+			  size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct trace_func *f;
+
+		/* Two specs naming one function probe it once. */
+		for (j = 0; j < t->nr_funcs; j++)
+			if (t->funcs[j].sym.offset == syms[i].offset &&
+			    !strcmp(t->funcs[j].sym.obj, syms[i].obj))
+				break;
+		if (j < t->nr_funcs)
+			continue;
+		f = realloc(t->funcs, (t->nr_funcs + 1) * sizeof(*f));
+		if (!f) {
+			ispot_error("out of memory resolving functions");
+			return -1;
+		}
+		t->funcs = f;
+		f = &t->funcs[t->nr_funcs++];
+		memset(f, 0, sizeof(*f));
+		f->sym = syms[i];
+		f->key = trace_opts_key(t->opts, f->sym.name, f->key_desc,
+					sizeof(f->key_desc));
+	}
+	return 0;
+}
+
+int trace_resolve(struct trace *t, pid_t pid, const char *exe)
+{
+	const struct trace_opts *o = t->opts;
+	struct elf_target_sym *syms;
+	char err[1024];
+	size_t i, n;
+	int ret;
+
+	for (i = 0; i < o->nr_funcs; i++) {
+		ret = elf_resolve_spec(o->funcs[i], pid, exe, &syms, &n, err,
+				       sizeof(err));
+		if (ret) {
+			ispot_error("%s", err);
+			return -1;
+		}
+		ret = trace_add_syms(t, syms, n);
+		free(syms);
+		if (ret)
+			return -1;
+	}
+	/* A program that does not use one of them simply lacks it. */
+	for (i = 0; o->sync && i < sizeof(sync_specs) / sizeof(*sync_specs);
+	     i++) {
+		if (elf_resolve_spec(sync_specs[i], pid, exe, &syms, &n, err,
+				     sizeof(err)))
+			continue;
+		ret = trace_add_syms(t, syms, n);
+		free(syms);
+		if (ret)
+			return -1;
+	}
+	if (!t->nr_funcs) {
+		ispot_error("--sync found no pthread function in the target "
+			    "(statically linked?); name functions with --func");
+		return -1;
+	}
+	return 0;
+}
+
+static int trace_release(void *ctx, uint32_t cpu, uint64_t tail)
+{
+	struct trace *t = ctx;
+	struct ispot_ring_consume c = { .cpu = cpu, .tail = tail };
+
+	return ioctl(t->dev.fd, ISPOT_IOC_RING_CONSUME, &c) ? -errno : 0;
+}
+
+static int trace_setup(struct trace *t, pid_t pid)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct ispot_setup s = {
+		.pid = pid,
+		.ring_pages = t->opts->ring_bytes / page ?
+			      t->opts->ring_bytes / page : 1,
+	};
+	uint32_t i;
+
+	if (ioctl(t->dev.fd, ISPOT_IOC_SETUP, &s)) {
+		if (errno == ESRCH)
+			ispot_error("no process with pid %d: check it with "
+				    "ps, it may have exited", (int)pid);
+		else if (errno == EPERM || errno == EACCES)
+			ispot_error("no permission to trace pid %d: run as "
+				    "root, or with CAP_PERFMON as its user",
+				    (int)pid);
+		else if (errno == ENOMEM || errno == E2BIG || errno == ENOSPC)
+			ispot_error("the module cannot give %s rings of %llu "
+				    "bytes: use a smaller --ring-size or "
+				    "raise max_buffer_mib", "per-CPU",
+				    (unsigned long long)t->opts->ring_bytes);
+		else
+			ispot_error("the module refused the session (%s): "
+				    "check dmesg", strerror(errno));
+		return -1;
+	}
+	t->nr_rings = s.nr_rings;
+	t->ring_mmap_size = s.ring_mmap_size;
+	t->rings = calloc(s.nr_rings, sizeof(*t->rings));
+	if (!t->rings) {
+		ispot_error("out of memory mapping the rings");
+		return -1;
+	}
+	for (i = 0; i < s.nr_rings; i++) {
+		void *m = mmap(NULL, s.ring_mmap_size, PROT_READ, MAP_SHARED,
+			       t->dev.fd, (off_t)i * s.ring_mmap_size);
+
+		if (m == MAP_FAILED) {
+			ispot_error("cannot map ring %u (%s): check "
+				    "RLIMIT_MEMLOCK and dmesg", i,
+				    strerror(errno));
+			return -1;
+		}
+		t->rings[i] = m;
+	}
+	t->drain = drain_new(t->rings, t->nr_rings, trace_release, t);
+	t->pipe = pipeline_new();
+	if (!t->drain || !t->pipe) {
+		ispot_error("out of memory setting up the pipeline");
+		return -1;
+	}
+	return 0;
+}
+
+static int trace_arm(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_funcs; i++) {
+		struct trace_func *f = &t->funcs[i];
+		struct ispot_probe_add a = {
+			.flags = ISPOT_PROBE_BOTH,
+			.offset = f->sym.offset,
+			.sample_period = t->opts->sample,
+		};
+		int fd = open(f->sym.obj, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			ispot_error("cannot open %s (%s): is it still there?",
+				    f->sym.obj, strerror(errno));
+			return -1;
+		}
+		a.fd = fd;
+		if (ioctl(t->dev.fd, ISPOT_IOC_PROBE_ADD, &a)) {
+			int e = errno;
+
+			close(fd);
+			if (e == ENOSPC || e == E2BIG)
+				ispot_error("too many functions (%zu): narrow "
+					    "the --func globs or raise the "
+					    "module's max_probes", t->nr_funcs);
+			else
+				ispot_error("cannot probe %s in %s (%s)",
+					    f->sym.name, f->sym.obj,
+					    strerror(e));
+			return -1;
+		}
+		close(fd);
+		f->probe_id = a.probe_id;
+		if (pipeline_add_probe(t->pipe, a.probe_id, i, &f->key)) {
+			ispot_error("out of memory adding probes");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int trace_open(struct trace *t, const struct trace_opts *o,
+	       enum trace_mode mode)
+{
+	char err[256];
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	t->opts = o;
+	t->mode = mode;
+	if (ispot_device_open(&t->dev, err, sizeof(err))) {
+		ispot_error("%s", err);
+		return -1;
+	}
+	/* Fail before tracing, not after: "a" neither truncates nor loses. */
+	if (o->output) {
+		f = fopen(o->output, "ae");
+		if (!f) {
+			ispot_error("cannot write %s (%s): choose a writable "
+				    "--output path", o->output,
+				    strerror(errno));
+			return -1;
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
+int trace_start(struct trace *t, pid_t pid)
+{
+	size_t i;
+
+	t->pid = pid;
+	/* A child still waiting to exec is a copy of ispotctl. */
+	if (t->mode == MODE_RUN)
+		snprintf(t->command, sizeof(t->command), "%s",
+			 basename(t->opts->cmd[0]));
+	else
+		task_comm(pid, t->command, sizeof(t->command));
+	if (trace_setup(t, pid) || trace_arm(t))
+		return -1;
+	if (ioctl(t->dev.fd, ISPOT_IOC_ENABLE)) {
+		if (errno == EBADFD || errno == ESRCH)
+			ispot_error("process %d exited before tracing "
+				    "started", (int)pid);
+		else
+			ispot_error("cannot enable the probes (%s): check "
+				    "dmesg", strerror(errno));
+		return -1;
+	}
+	t->enabled = true;
+	t->t_enable = trace_now();
+	t->last_scan = t->t_enable;
+	/* Threads that exist now count from now. */
+	if (task_set_scan(&t->alive, pid)) {
+		ispot_error("process %d exited before tracing started",
+			    (int)pid);
+		return -1;
+	}
+	for (i = 0; i < t->alive.n; i++)
+		pipeline_thread_seen(t->pipe, t->alive.tids[i], t->t_enable);
+	return 0;
+}
+
+/* [uprobes] is where uretprobes return through: tail calls show it. */
+static void trace_find_trampoline(struct trace *t)
+{
+	struct elf_map *maps;
+	size_t n, i;
+
+	if (t->trampoline || elf_maps_read(t->pid, &maps, &n, NULL, 0))
+		return;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(maps[i].path, "[uprobes]")) {
+			pairer_set_trampoline(t->pipe->pairer, maps[i].start,
+					      maps[i].end);
+			t->trampoline = true;
+		}
+	}
+	elf_maps_free(maps, n);
+	/* The objects are mapped by now: a snapshot names call sites. */
+	if (t->trampoline && !t->sym)
+		t->sym = elf_symbolizer_new(t->pid, NULL, 0);
+}
+
+static void trace_queue_exit(struct trace *t, uint32_t tid, uint64_t now)
+{
+	struct trace_exit *e;
+
+	if (t->nr_exits == t->cap_exits) {
+		size_t cap = t->cap_exits ? 2 * t->cap_exits : 16;
+
+		e = realloc(t->exits, cap * sizeof(*e));
+		if (!e)
+			return;	/* it will close at the end of the trace */
+		t->exits = e;
+		t->cap_exits = cap;
+	}
+	e = &t->exits[t->nr_exits++];
+	e->tid = tid;
+	e->alive_ts = t->last_scan;
+	e->gone_ts = now;
+}
+
+static void trace_scan(struct trace *t, uint64_t now)
+{
+	struct task_set tmp;
+	size_t i;
+
+	if (task_set_scan(&t->scan, t->pid)) {
+		t->target_exited = true;
+		return;
+	}
+	for (i = 0; i < t->scan.n; i++)
+		if (!task_set_contains(&t->alive, t->scan.tids[i]))
+			pipeline_thread_seen(t->pipe, t->scan.tids[i],
+					     t->last_scan +
+					     (now - t->last_scan) / 2);
+	for (i = 0; i < t->alive.n; i++)
+		if (!task_set_contains(&t->scan, t->alive.tids[i]))
+			trace_queue_exit(t, t->alive.tids[i], now);
+	tmp = t->alive;
+	t->alive = t->scan;
+	t->scan = tmp;
+	t->last_scan = now;
+	trace_find_trampoline(t);
+}
+
+/* Apply the exits whose records have all been drained by @horizon. */
+static void trace_apply_exits(struct trace *t, uint64_t horizon)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < t->nr_exits; i++) {
+		if (t->exits[i].gone_ts < horizon)
+			pipeline_thread_exit(t->pipe, t->exits[i].tid,
+					     t->exits[i].alive_ts);
+		else
+			t->exits[kept++] = t->exits[i];
+	}
+	t->nr_exits = kept;
+}
+
+static int trace_round(struct trace *t, uint64_t horizon)
+{
+	long n = drain_round(t->drain, horizon, pipeline_record, t->pipe);
+
+	if (n < 0) {
+		ispot_error("the module refused to release ring records "
+			    "(%s): check dmesg", strerror((int)-n));
+		return -1;
+	}
+	trace_apply_exits(t, horizon);
+	return 0;
+}
+
+int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
+{
+	struct sigaction sa = { .sa_handler = trace_on_signal };
+	struct pollfd pfd = { .fd = t->dev.fd, .events = POLLIN };
+	uint64_t deadline = t->opts->duration_ns ?
+			    t->t_enable + t->opts->duration_ns : UINT64_MAX;
+	int ret = 0;
+
+	/* No SA_RESTART: poll() must return to notice Ctrl-C. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	for (;;) {
+		int timeout = TRACE_IDLE_POLL_MS;
+		uint64_t now;
+
+		/*
+		 * Records younger than the horizon stay in the rings and
+		 * keep poll() ready: pace the rounds instead of spinning.
+		 */
+		if (drain_pending(t->drain)) {
+			struct timespec ts = { 0, TRACE_BUSY_SLEEP_NS };
+
+			nanosleep(&ts, NULL);
+			timeout = 0;
+		}
+		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+			ispot_error("poll on %s failed: %s", ISPOT_DEVICE_PATH,
+				    strerror(errno));
+			ret = -1;
+			break;
+		}
+		now = trace_now();
+		if (trace_round(t, now > DRAIN_SLACK_NS ?
+				now - DRAIN_SLACK_NS : 0)) {
+			ret = -1;
+			break;
+		}
+		if (now - t->last_scan >= TRACE_SCAN_NS)
+			trace_scan(t, now);
+		if (pfd.revents & POLLHUP)
+			t->target_exited = true;
+		if (trace_signal) {
+			t->interrupted = true;
+			break;
+		}
+		if (t->target_exited || now >= deadline || (stop && stop(ctx)))
+			break;
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	return ret;
+}
+
+static void trace_finish(struct trace *t)
+{
+	uint64_t last;
+
+	/* Stop the producers first, so the last round empties the rings. */
+	if (t->enabled && !t->target_exited)
+		ioctl(t->dev.fd, ISPOT_IOC_DISABLE);
+	t->enabled = false;
+	t->t_end = trace_now();
+	if (trace_round(t, UINT64_MAX))
+		return;
+	if (t->target_exited) {
+		/* It died after the last scan that saw it alive. */
+		last = sci_last_ts(t->pipe->sci);
+		t->t_end = t->last_scan > last ? t->last_scan : last;
+		if (t->t_end < t->t_enable)
+			t->t_end = t->t_enable;
+	}
+	trace_apply_exits(t, UINT64_MAX);
+	pipeline_finish(t->pipe, t->t_end);
+}
+
+static uint64_t trace_dropped(struct trace *t)
+{
+	struct ispot_ring_stats *rs = calloc(t->nr_rings, sizeof(*rs));
+	struct ispot_stats st = {
+		.rings = (uintptr_t)rs,
+		.nr_rings = t->nr_rings,
+	};
+	uint64_t dropped = 0;
+	uint32_t i;
+
+	if (rs && !ioctl(t->dev.fd, ISPOT_IOC_STATS, &st))
+		for (i = 0; i < st.nr_rings && i < t->nr_rings; i++)
+			dropped += rs[i].dropped;
+	free(rs);
+	return dropped;
+}
+
+/* Name a key value the way the user would look for it. */
+static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
+			  char *buf, size_t len)
+{
+	struct trace *t = ctx;
+	const struct key_rule *rule = &t->funcs[func_id].key;
+	struct elf_addr_info info;
+	uint64_t v = key - 1;
+
+	if (rule->kind == KEY_ARG && rule->log2)
+		return v ? snprintf(buf, len, "arg%u in [2^%llu, 2^%llu)",
+				    rule->arg, (unsigned long long)v - 1,
+				    (unsigned long long)v) :
+			   snprintf(buf, len, "arg%u = 0", rule->arg);
+	if (rule->kind == KEY_CALLSITE)
+		v = key;
+	if (t->sym && !elf_symbolize(t->sym, v, &info, NULL, 0) &&
+	    info.kind == ELF_ADDR_SYMBOL) {
+		int n = snprintf(buf, len, "%s", rule->kind == KEY_ARG ?
+				 "&" : "from ");
+
+		return n + elf_addr_format(&info, buf + n, len - n);
+	}
+	return snprintf(buf, len, "%s0x%llx",
+			rule->kind == KEY_ARG ? "" : "from ",
+			(unsigned long long)v);
+}
+
+static int trace_print(struct trace *t, const struct sci_report *sr)
+{
+	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
+	const struct drain_stats *ds = drain_stats(t->drain);
+	struct report_func *rf = calloc(t->nr_funcs + 1, sizeof(*rf));
+	struct report r = {
+		.pid = t->pid,
+		.command = t->command,
+		.duration_ns = t->t_end - t->t_enable,
+		.recorded = ds->records,
+		.dropped = t->dropped,
+		.unpaired = ps->unpaired_entries + ps->unpaired_exits,
+		.sci = sr,
+		.funcs = rf,
+		.nr_funcs = t->nr_funcs,
+		.key_name = trace_key_name,
+		.key_ctx = t,
+	};
+	const char *notes[2];
+	char note[2][256];
+	FILE *out = stdout;
+	size_t i;
+	int ret;
+
+	if (!rf) {
+		ispot_error("out of memory writing the report");
+		return -1;
+	}
+	for (i = 0; i < t->nr_funcs; i++) {
+		rf[i].name = t->funcs[i].sym.name;
+		rf[i].object = t->funcs[i].sym.obj;
+		rf[i].key = t->funcs[i].key_desc;
+	}
+	if (ds->late) {
+		snprintf(note[r.nr_notes], sizeof(note[0]),
+			 "%llu records reached a ring late (after %llu ms); "
+			 "they were still paired",
+			 (unsigned long long)ds->late,
+			 DRAIN_SLACK_NS / 1000000);
+		notes[r.nr_notes] = note[r.nr_notes];
+		r.nr_notes++;
+	}
+	if (t->opts->sample > 1) {
+		snprintf(note[r.nr_notes], sizeof(note[0]),
+			 "sampling 1 in %u calls: calls are counted as "
+			 "recorded, losses scale with it",
+			 t->opts->sample);
+		notes[r.nr_notes] = note[r.nr_notes];
+		r.nr_notes++;
+	}
+	r.notes = notes;
+
+	if (t->opts->output) {
+		out = fopen(t->opts->output, "we");
+		if (!out) {
+			ispot_error("cannot write %s (%s): choose a writable "
+				    "--output path", t->opts->output,
+				    strerror(errno));
+			free(rf);
+			return -1;
+		}
+	}
+	ret = t->opts->json ? report_json(out, &r) :
+	      report_text(out, &r, t->opts->top);
+	if (out != stdout && fclose(out) && !ret)
+		ret = -errno;
+	if (ret)
+		ispot_error("cannot write the report (%s)", strerror(-ret));
+	free(rf);
+	return ret ? -1 : 0;
+}
+
+int trace_report(struct trace *t)
+{
+	struct sci_report *sr;
+	int ret;
+
+	trace_finish(t);
+	t->dropped = trace_dropped(t);
+	if (t->target_exited && t->mode == MODE_ATTACH)
+		ispot_error("process %d exited after %.2fs of tracing; the "
+			    "report covers that time", (int)t->pid,
+			    (t->t_end - t->t_enable) / 1e9);
+	sr = sci_report(t->pipe->sci, t->t_end);
+	if (!sr) {
+		ispot_error("out of memory computing the scores");
+		return -1;
+	}
+	ret = trace_print(t, sr);
+	sci_report_free(sr);
+	return ret;
+}
+
+void trace_free(struct trace *t)
+{
+	uint32_t i;
+
+	if (t->enabled)
+		ioctl(t->dev.fd, ISPOT_IOC_DISABLE);
+	for (i = 0; t->rings && i < t->nr_rings; i++)
+		if (t->rings[i])
+			munmap(t->rings[i], t->ring_mmap_size);
+	free(t->rings);
+	drain_free(t->drain);
+	pipeline_free(t->pipe);
+	elf_symbolizer_free(t->sym);
+	task_set_free(&t->alive);
+	task_set_free(&t->scan);
+	free(t->exits);
+	free(t->funcs);
+	ispot_device_close(&t->dev);
+	memset(t, 0, sizeof(*t));
+	t->dev.fd = -1;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One tracing session, as `attach` and `run` share it: resolve the
+ * functions, open /dev/ispot for a target, arm the probes, drain the rings
+ * into the pipeline until a stop condition, then report.
+ *
+ * Thread lifetimes.  A thread counts from the moment it is known to exist
+ * (attach, or the scan of /proc/PID/task that first lists it) until the
+ * scan that no longer lists it, taken back to its last record when that
+ * is later than the last scan that saw it alive: a thread cannot exit
+ * before its own last record.  Scans run every TRACE_SCAN_NS, which bounds
+ * the error of a lifetime; an exit is applied only once the drain has
+ * emitted every record older than the scan that saw it, so no record of
+ * the thread is still in flight when its open entries are declared
+ * unpaired.
+ */
+#ifndef ISPOT_TRACE_H
+#define ISPOT_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "device.h"
+#include "elf.h"
+#include "options.h"
+#include "pipeline.h"
+#include "tasks.h"
+
+#define TRACE_SCAN_NS	(100 * 1000 * 1000ull)
+
+struct trace_func {
+	struct elf_target_sym sym;
+	struct key_rule key;
+	char key_desc[32];
+	uint32_t probe_id;
+};
+
+struct trace_exit {
+	uint32_t tid;
+	uint64_t alive_ts;	/* the last scan that listed it */
+	uint64_t gone_ts;	/* the first scan that did not */
+};
+
+/* Polled once per round: true stops the trace (e.g. `run`'s child exited). */
+typedef bool (*trace_stop_fn)(void *ctx);
+
+struct trace {
+	enum trace_mode mode;
+	const struct trace_opts *opts;
+	struct ispot_device dev;
+	pid_t pid;
+	char command[256];
+
+	struct trace_func *funcs;
+	size_t nr_funcs;
+
+	uint32_t nr_rings;
+	uint64_t ring_mmap_size;
+	void **rings;
+	struct drain *drain;
+	struct pipeline *pipe;
+	struct elf_symbolizer *sym;
+
+	struct task_set alive;
+	struct task_set scan;
+	struct trace_exit *exits;
+	size_t nr_exits, cap_exits;
+	uint64_t last_scan;	/* when alive was taken */
+
+	uint64_t t_enable;
+	uint64_t t_end;
+	bool enabled;
+	bool trampoline;
+	bool target_exited;
+	bool interrupted;
+	uint64_t dropped;
+};
+
+/* Monotonic ns, the clock the module stamps records with. */
+uint64_t trace_now(void);
+
+/*
+ * Open /dev/ispot (module present, ABI agreed) and check that --output
+ * can be written, before any work is done.  Returns 0 or prints one line
+ * and returns -1; trace_free() is needed either way.
+ */
+int trace_open(struct trace *t, const struct trace_opts *o,
+	       enum trace_mode mode);
+
+/*
+ * Resolve every --func SPEC for @pid (0: not started) running @exe (may
+ * be NULL when pid > 0).  Returns 0 or prints one line and returns -1.
+ */
+int trace_resolve(struct trace *t, pid_t pid, const char *exe);
+
+/*
+ * Open a session on @pid, map its rings, arm and enable the probes.  For
+ * `run`, @pid is the child still waiting to exec.  Returns 0 or prints one
+ * line and returns -1.
+ */
+int trace_start(struct trace *t, pid_t pid);
+
+/* Drain until Ctrl-C, --duration, the target's exit, or @stop says so. */
+int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx);
+
+/* Disable, drain what is left, close lifetimes, print the report. */
+int trace_report(struct trace *t);
+
+void trace_free(struct trace *t);
+
+#endif /* ISPOT_TRACE_H */
