@@ -1,18 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench [BENCH=NAME]: install, build, boot the VM once and run the
-# benchmarks side by side (NAME: probe or ring; all by default).  Prints one
-# `name: value` line per figure on stdout (notes go to stderr), and writes
-# the figures, with the command, date and kernel, between the
-# `.. bench-begin` and `.. bench-end` markers of Documentation/evaluation.rst.
+# make bench [BENCH=NAME]: install, build and run the benchmarks side by
+# side (NAME: probe, ring or pipeline; all by default).  probe and ring run
+# in the VM, booted once for both; pipeline (the user-space drain, pairing
+# and SCI engine) runs natively on the host, and the VM is not booted when
+# it is the only one asked for.  Prints one `name: value` line per figure on
+# stdout (notes go to stderr), and writes the figures, with the command,
+# date, kernels and where each was measured, between the `.. bench-begin`
+# and `.. bench-end` markers of Documentation/evaluation.rst.
 # Never pass/fail: it fails only when a benchmark could not run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 name=${1:-}
 case "$name" in
-''|probe|ring) ;;
-*) echo "bench: unknown benchmark '$name'; use probe or ring" >&2; exit 2 ;;
+''|probe|ring|pipeline) ;;
+*) echo "bench: unknown benchmark '$name'; use probe, ring or pipeline" >&2
+   exit 2 ;;
+esac
+# Which halves run: the VM for probe and ring, the host for pipeline.
+run_vm=1
+run_native=1
+case "$name" in
+pipeline) run_vm= ;;
+probe|ring) run_native= ;;
 esac
 
 if [ -n "${MAKELEVEL:-}" ]; then
@@ -29,32 +40,68 @@ make -s all
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ispot-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+: >"$work/vm_figures"
+: >"$work/native_figures"
 
-# Notes stream to stderr as they come; figures are printed at the end.
-set +e
-# shellcheck disable=SC2086
-selftests/vm/run.sh --smp "$smp" --mem 512 -- \
-	selftests/bench/run_all.sh $name 2>&1 | tee "$work/out" |
-	grep --line-buffered -v -E "$figure_re" >&2
-rc=${PIPESTATUS[0]}
-set -e
-grep -E "$figure_re" "$work/out" >"$work/figures" || true
-cat "$work/figures"
-if [ "$rc" -ne 0 ] || [ ! -s "$work/figures" ]; then
-	echo "bench: the VM run failed (status $rc); $doc left as it was" >&2
-	exit 1
+# On the host first, before the VM boots, so that the two never compete
+# for the host's cores.  Notes stream to stderr, figures come at the end.
+if [ -n "$run_native" ]; then
+	set +e
+	selftests/bench/pipeline_bench 2>&1 | tee "$work/native_out" |
+		grep --line-buffered -v -E "$figure_re" >&2
+	rc=${PIPESTATUS[0]}
+	set -e
+	grep -E "$figure_re" "$work/native_out" >"$work/native_figures" || true
+	if [ "$rc" -ne 0 ] || [ ! -s "$work/native_figures" ]; then
+		echo "bench: the native pipeline run failed (status $rc);" \
+		     "$doc left as it was" >&2
+		exit 1
+	fi
 fi
 
-kernel=$(sed -n 's/^# kernel: //p' "$work/out" | head -n1)
-clock=$(sed -n 's/^# clocksource: //p' "$work/out" | head -n1)
+if [ -n "$run_vm" ]; then
+	# Notes stream to stderr as they come; figures are printed at the end.
+	set +e
+	# shellcheck disable=SC2086
+	selftests/vm/run.sh --smp "$smp" --mem 512 -- \
+		selftests/bench/run_all.sh $name 2>&1 | tee "$work/vm_out" |
+		grep --line-buffered -v -E "$figure_re" >&2
+	rc=${PIPESTATUS[0]}
+	set -e
+	grep -E "$figure_re" "$work/vm_out" >"$work/vm_figures" || true
+	if [ "$rc" -ne 0 ] || [ ! -s "$work/vm_figures" ]; then
+		cat "$work/native_figures"
+		echo "bench: the VM run failed (status $rc);" \
+		     "$doc left as it was" >&2
+		exit 1
+	fi
+fi
+cat "$work/vm_figures" "$work/native_figures"
+
 {
 	echo ".. bench-begin"
 	echo
-	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') with \`\`$cmd\`\`:"
-	echo "guest kernel ${kernel:-unknown} (clocksource ${clock:-unknown})" \
-	     "under QEMU TCG with $smp vCPUs::"
-	echo
-	sed 's/^/    /' "$work/figures"
+	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') with \`\`$cmd\`\`."
+	if [ -n "$run_vm" ]; then
+		kernel=$(sed -n 's/^# kernel: //p' "$work/vm_out" | head -n1)
+		clock=$(sed -n 's/^# clocksource: //p' "$work/vm_out" |
+			head -n1)
+		echo
+		echo "In the guest: kernel ${kernel:-unknown}" \
+		     "(clocksource ${clock:-unknown})" \
+		     "under QEMU TCG with $smp vCPUs::"
+		echo
+		sed 's/^/    /' "$work/vm_figures"
+	fi
+	if [ -n "$run_native" ]; then
+		cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo |
+		      head -n1)
+		echo
+		echo "Natively on the host, one core: kernel $(uname -r)," \
+		     "${cpu:-unknown CPU}, $(nproc) CPUs::"
+		echo
+		sed 's/^/    /' "$work/native_figures"
+	fi
 	echo
 	echo ".. bench-end"
 } >"$work/block"

@@ -83,14 +83,16 @@ void drain_free(struct drain *d)
  * The record at r->pos, made contiguous, or NULL if the ring is malformed
  * there (which only a module bug could cause: stop reading that ring).
  */
-static const struct ispot_record *ring_peek(struct drain *d,
-					    struct drain_ring *r)
+static inline const struct ispot_record *ring_peek(struct drain *d,
+						   struct drain_ring *r)
 {
 	const struct ispot_record *rec = &r->slots[r->pos & r->mask];
 	uint64_t first = r->pos & r->mask;
 	uint32_t n = rec->nslots, i;
 
-	if (!n || n > DRAIN_MAX_SLOTS || n > r->head - r->pos) {
+	/* No clock reads UINT64_MAX, and no horizon would ever pass it. */
+	if (!n || n > DRAIN_MAX_SLOTS || n > r->head - r->pos ||
+	    rec->ts_ns == UINT64_MAX) {
 		d->st.corrupt += r->head - r->pos;
 		r->pos = r->head;
 		return NULL;
@@ -168,10 +170,21 @@ static long ring_emit(struct drain *d, struct drain_ring *r, uint64_t limit,
 {
 	long n = 0;
 
+	/* A ring is in the heap only if its next ts < horizon: horizon > 0. */
+	if (limit > horizon - 1)
+		limit = horizon - 1;
 	while (r->pos != r->head) {
-		const struct ispot_record *rec = ring_peek(d, r);
+		const struct ispot_record *rec = &r->slots[r->pos & r->mask];
 
-		if (!rec || rec->ts_ns >= horizon || rec->ts_ns > limit)
+		/* The slots ahead were written by another CPU: fetch early. */
+		__builtin_prefetch(&r->slots[(r->pos + 8) & r->mask]);
+		/* Most records are one slot, complete once published. */
+		if (rec->nslots != 1 || rec->ts_ns == UINT64_MAX) {
+			rec = ring_peek(d, r);
+			if (!rec)
+				break;
+		}
+		if (rec->ts_ns > limit)
 			break;
 		if (rec->ts_ns < d->last_ts)
 			d->st.late++;
@@ -221,12 +234,13 @@ long drain_round(struct drain *d, uint64_t horizon, drain_record_fn fn,
 		heap_sift_down(d, 0);
 	}
 
+	/* Counted even if a release fails: the callback has seen them. */
+	d->st.records += emitted;
 	for (i = 0; i < d->nr; i++) {
 		ret = ring_release(d, &d->rings[i]);
 		if (ret)
 			return ret < 0 ? ret : -EIO;
 	}
-	d->st.records += emitted;
 	return emitted;
 }
 

@@ -68,9 +68,12 @@ void drain_free(struct drain *d);
 long drain_round(struct drain *d, uint64_t horizon, drain_record_fn fn,
 		 void *ctx);
 
-/* Records published but not emitted yet, over all rings (slots). */
+/*
+ * Slots published but not emitted, as of the last round (what the round
+ * held back for the horizon); 0 before the first round.
+ */
 uint64_t drain_pending(const struct drain *d);
-/* The oldest unemitted timestamp, UINT64_MAX when nothing is pending. */
+/* The oldest held-back timestamp, UINT64_MAX when nothing is. */
 uint64_t drain_oldest_pending(const struct drain *d);
 const struct drain_stats *drain_stats(const struct drain *d);
 

@@ -167,7 +167,7 @@ static const struct {
 	{ "pthread_mutex_*lock", { KEY_ARG, 0, false } },
 	{ "pthread_rwlock_*lock", { KEY_ARG, 0, false } },
 	{ "pthread_spin_*lock", { KEY_ARG, 0, false } },
-	{ "pthread_cond_*wait", { KEY_ARG, 1, false } },
+	{ "pthread_cond_*wait", { KEY_ARG, 0, false } },
 	{ "pthread_barrier_wait", { KEY_ARG, 0, false } },
 	{ "sem_*wait", { KEY_ARG, 0, false } },
 	{ "read", { KEY_ARG, 2, true } },

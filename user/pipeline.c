@@ -21,7 +21,11 @@ uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
 		v = e->args[rule->arg];
 		if (rule->log2)
 			v = v ? 64 - (uint64_t)__builtin_clzll(v) : 0;
-		/* 0 means "no key" to the engine; keep values distinct. */
+		/*
+		 * Shifted so that a keyed block never has key 0, which reads
+		 * as "unkeyed"; UINT64_MAX wraps to 0 and is named correctly
+		 * all the same, since names undo the shift.
+		 */
 		return v + 1;
 	case KEY_CALLSITE:
 		return e->callsite ? e->callsite : 1;

@@ -16,6 +16,9 @@
 #include "hist.h"
 #include "sci.h"
 
+/* Direct-mapped, (func, key, tid) -> indices; 32 KiB. */
+#define SCI_HOT_BITS	10
+
 struct sci_block {
 	uint32_t func_id;
 	uint32_t nr_threads;
@@ -72,6 +75,21 @@ struct sci_engine {
 	uint64_t events;
 	uint64_t last_ts;
 	size_t mem;
+
+	/*
+	 * The (block, thread, pair) of recent (func, key, tid) triples: a
+	 * trace repeats few blocks in few threads, so most executions skip
+	 * the three hash lookups.  Indices stay valid when the dense arrays
+	 * grow, and nothing is ever deleted, so no entry goes stale.
+	 */
+	struct sci_hot {
+		uint64_t key;
+		uint32_t func_id;
+		uint32_t tid;
+		uint32_t block;
+		uint32_t thread;
+		uint32_t bt;	/* index + 1, 0 = empty */
+	} hot[1u << SCI_HOT_BITS];
 };
 
 /* The splitmix64 finaliser: keys such as tids and call sites are far from
@@ -406,30 +424,50 @@ static void causes_normalise(const struct sci_causes *in, uint64_t d,
 	out[SCI_CAUSE_ONCPU] = rem;
 }
 
+static inline struct sci_hot *hot_slot(struct sci_engine *e,
+				       uint32_t func_id, uint64_t key,
+				       uint32_t tid)
+{
+	uint64_t h = (key ^ ((uint64_t)func_id << 32 | tid)) *
+		     0x9e3779b97f4a7c15ULL;
+
+	return &e->hot[h >> (64 - SCI_HOT_BITS)];
+}
+
 int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
 	    const struct sci_causes *causes)
 {
 	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
+	struct sci_hot *hot = hot_slot(e, func_id, key, tid);
 	struct sci_block *b;
 	struct sci_bt *bt;
 	long t, bi, bti;
 	int k;
 
-	t = thread_lookup(e, tid);
-	if (t < 0)
-		t = thread_new(e, tid, start, true);
-	if (t < 0)
-		return -ENOMEM;
+	if (hot->bt && hot->key == key && hot->func_id == func_id &&
+	    hot->tid == tid) {
+		t = hot->thread;
+		bi = hot->block;
+		bti = hot->bt - 1;
+	} else {
+		t = thread_lookup(e, tid);
+		if (t < 0)
+			t = thread_new(e, tid, start, true);
+		if (t < 0)
+			return -ENOMEM;
+		bi = block_get(e, func_id, key);
+		if (bi < 0)
+			return -ENOMEM;
+		bti = bt_get(e, bi, t);
+		if (bti < 0)
+			return -ENOMEM;
+		*hot = (struct sci_hot){ .key = key, .func_id = func_id,
+					 .tid = tid, .block = bi,
+					 .thread = t, .bt = bti + 1 };
+	}
 	thread_touch(&e->threads[t], start, ts_end);
 	note_ts(e, ts_end);
-
-	bi = block_get(e, func_id, key);
-	if (bi < 0)
-		return -ENOMEM;
-	bti = bt_get(e, bi, t);
-	if (bti < 0)
-		return -ENOMEM;
 
 	b = e->blocks[bi];
 	b->n++;

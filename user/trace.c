@@ -205,7 +205,10 @@ static int trace_arm(struct trace *t)
 			int e = errno;
 
 			close(fd);
-			if (e == ENOSPC || e == E2BIG)
+			if (e == EBADFD)
+				ispot_error("process %d exited before tracing "
+					    "started", (int)t->pid);
+			else if (e == ENOSPC || e == E2BIG)
 				ispot_error("too many functions (%zu): narrow "
 					    "the --func globs or raise the "
 					    "module's max_probes", t->nr_funcs);

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pipeline from records to scores: a hand-computed trace of two
+ * functions in three threads (fed directly, and through the drain from two
+ * rings), keys by argument, argument bucket and call site, records it must
+ * refuse (unknown probe ids and kinds), call stacks passing through, thread
+ * exit and the end of the trace.
+ *
+ * Stacks follow x86-64: at ENTRY sp points at the return address, at EXIT
+ * it is 8 bytes higher, and callees sit below callers.
+ */
+#include <stdint.h>
+
+#include "ispot_test.h"
+#include "drain.h"
+#include "pipeline.h"
+
+#define EPS		1e-12
+#define TGID		777
+/* Entry sp of a call @level frames deep in thread @tid. */
+#define SP(tid, level)	(0x7ffd00000008ULL + 0x100000ULL * (tid) - \
+			 0x40ULL * (level))
+
+struct trace {
+	struct ispot_record v[256];
+	size_t n;
+};
+
+static struct ispot_record *trace_add(struct trace *t, uint8_t kind,
+				      uint32_t tid, uint32_t probe,
+				      uint64_t sp, uint64_t ts)
+{
+	struct ispot_record *r;
+
+	ASSERT_LT(t->n, 256);
+	r = &t->v[t->n++];
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = ts;
+	r->tid = tid;
+	r->tgid = TGID;
+	r->probe_id = probe;
+	r->cpu = tid & 1;
+	r->kind = kind;
+	r->nslots = 1;
+	r->sp = sp;
+	return r;
+}
+
+/* One call of @probe at depth @level, from @t0 to @t1. */
+static struct ispot_record *call_at(struct trace *t, uint32_t tid,
+				    uint32_t probe, uint32_t level,
+				    uint64_t t0, uint64_t t1)
+{
+	struct ispot_record *e;
+
+	e = trace_add(t, ISPOT_REC_ENTRY, tid, probe, SP(tid, level), t0);
+	e->ip = 0x401000;
+	trace_add(t, ISPOT_REC_EXIT, tid, probe, SP(tid, level) + 8, t1);
+	return e;
+}
+
+static struct ispot_record *call(struct trace *t, uint32_t tid,
+				 uint32_t probe, uint64_t t0, uint64_t t1)
+{
+	return call_at(t, tid, probe, 0, t0, t1);
+}
+
+static int cmp_ts(const void *pa, const void *pb)
+{
+	const struct ispot_record *a = pa, *b = pb;
+
+	if (a->ts_ns != b->ts_ns)
+		return a->ts_ns < b->ts_ns ? -1 : 1;
+	/* Exits first at a tie: a call cannot start before its caller's. */
+	return a->kind == b->kind ? 0 : a->kind == ISPOT_REC_EXIT ? -1 : 1;
+}
+
+/* The merged stream a drain would produce. */
+static void trace_sort(struct trace *t)
+{
+	qsort(t->v, t->n, sizeof(t->v[0]), cmp_ts);
+}
+
+static void feed(struct pipeline *p, const struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		pipeline_record(p, &t->v[i]);
+}
+
+static struct pipeline *new_pipeline(void)
+{
+	struct pipeline *p = pipeline_new();
+
+	ASSERT_TRUE(p);
+	return p;
+}
+
+static void add_probe(struct pipeline *p, uint32_t probe, uint32_t func,
+		      enum key_kind kind, unsigned int arg, bool log2)
+{
+	struct key_rule rule = { .kind = kind, .arg = arg, .log2 = log2 };
+
+	ASSERT_EQ(pipeline_add_probe(p, probe, func, &rule), 0);
+}
+
+static const struct sci_result *block(const struct sci_report *r,
+				      uint32_t func, uint64_t key)
+{
+	const struct sci_result *b = sci_report_block(r, func, key);
+
+	if (!b)
+		TH_LOG("no block (%u, %#llx)", func, (unsigned long long)key);
+	ASSERT_TRUE(b);
+	return b;
+}
+
+static const struct sci_thread_score *
+score(const struct sci_report *r, const struct sci_result *res, uint32_t tid)
+{
+	const struct sci_thread_score *s = sci_result_thread(r, res, tid);
+
+	if (!s)
+		TH_LOG("no score for tid %u", tid);
+	ASSERT_TRUE(s);
+	return s;
+}
+
+static uint64_t lifetime(const struct sci_report *r, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_threads; i++)
+		if (r->threads[i].tid == tid)
+			return r->threads[i].lifetime_ns;
+	TH_LOG("no thread %u", tid);
+	ASSERT_TRUE(0);
+	return 0;
+}
+
+/*
+ * Probe 1 is function 10, probe 2 function 20, no keys.  Threads 100 and
+ * 101 are seen at 0, thread 102 only through its one call; the trace ends
+ * at 1000.
+ *
+ *	f10: t100 10, 30        t101 20, 10, 60 (with f20 nested)
+ *	f20: t100 5             t101 15, 7       t102 5
+ *
+ * f10: min 10, loss t100 40 - 2*10 = 20, t101 90 - 3*10 = 60, total 80
+ *      over 1000 + 1000: SCI 0.04, worst thread t101 at 0.06.
+ * f20: min 5, loss t101 22 - 2*5 = 12, others 0; t102 lives from its
+ *      first call (150) to the end: 850.  SCI 12 / 2850, worst 0.012.
+ */
+static void two_functions_trace(struct trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	call(t, 100, 1, 100, 110);
+	call(t, 100, 1, 200, 230);
+	call(t, 100, 2, 300, 305);
+	call(t, 101, 1, 105, 125);
+	call(t, 101, 1, 210, 220);
+	call(t, 101, 2, 310, 325);
+	call_at(t, 101, 1, 0, 400, 460);
+	call_at(t, 101, 2, 1, 410, 417);
+	call(t, 102, 2, 150, 155);
+	trace_sort(t);
+}
+
+static void two_functions_setup(struct pipeline *p)
+{
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 2, 20, NULL), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 100, 0), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 101, 0), 0);
+}
+
+static void two_functions_check(struct pipeline *p)
+{
+	const struct pair_stats *ps = pairer_stats(p->pairer);
+	const struct sci_result *f10, *f20, *fn;
+	struct sci_report *r;
+
+	EXPECT_EQ(p->stats.entries, 9);
+	EXPECT_EQ(p->stats.exits, 9);
+	EXPECT_EQ(p->stats.unknown_probe, 0);
+	EXPECT_EQ(p->stats.nomem, 0);
+	EXPECT_EQ(ps->paired, 9);
+	EXPECT_EQ(ps->unpaired_entries, 0);
+	EXPECT_EQ(ps->unpaired_exits, 0);
+	EXPECT_EQ(sci_nr_events(p->sci), 9);
+
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	ASSERT_EQ(r->nr_blocks, 2);
+
+	f10 = block(r, 10, 0);
+	EXPECT_EQ(f10->calls, 5);
+	EXPECT_EQ(f10->threads, 2);
+	EXPECT_EQ(f10->min_ns, 10);
+	EXPECT_EQ(f10->max_ns, 60);
+	EXPECT_EQ(f10->sum_ns, 130);
+	EXPECT_EQ(f10->loss_ns, 80);
+	EXPECT_EQ(f10->lifetime_ns, 2000);
+	EXPECT_NEAR(f10->sci, 80.0 / 2000, EPS);
+	EXPECT_EQ(f10->worst_tid, 101);
+	EXPECT_NEAR(f10->sci_worst_thread, 60.0 / 1000, EPS);
+	EXPECT_EQ(score(r, f10, 100)->calls, 2);
+	EXPECT_EQ(score(r, f10, 100)->loss_ns, 20);
+	EXPECT_EQ(score(r, f10, 101)->calls, 3);
+	EXPECT_EQ(score(r, f10, 101)->loss_ns, 60);
+
+	f20 = block(r, 20, 0);
+	EXPECT_EQ(f20->calls, 4);
+	EXPECT_EQ(f20->threads, 3);
+	EXPECT_EQ(f20->min_ns, 5);
+	EXPECT_EQ(f20->max_ns, 15);
+	EXPECT_EQ(f20->loss_ns, 12);
+	EXPECT_EQ(f20->lifetime_ns, 2850);
+	EXPECT_NEAR(f20->sci, 12.0 / 2850, EPS);
+	EXPECT_EQ(f20->worst_tid, 101);
+	EXPECT_NEAR(f20->sci_worst_thread, 12.0 / 1000, EPS);
+	EXPECT_EQ(score(r, f20, 102)->loss_ns, 0);
+	EXPECT_EQ(score(r, f20, 102)->lifetime_ns, 850);
+
+	/* No keys: a function's aggregate is its only block. */
+	fn = sci_report_func(r, 10);
+	ASSERT_TRUE(fn);
+	EXPECT_EQ(fn->nr_keys, 1);
+	EXPECT_EQ(fn->loss_ns, 80);
+
+	EXPECT_EQ(lifetime(r, 100), 1000);
+	EXPECT_EQ(lifetime(r, 101), 1000);
+	EXPECT_EQ(lifetime(r, 102), 850);
+	sci_report_free(r);
+}
+
+TEST(two_functions_three_threads)
+{
+	struct pipeline *p = new_pipeline();
+	struct trace t;
+
+	two_functions_setup(p);
+	two_functions_trace(&t);
+	feed(p, &t);
+	pipeline_finish(p, 1000);
+	two_functions_check(p);
+	pipeline_free(p);
+}
+
+/* Ring memory for the drain: control page, then the slots. */
+struct ring {
+	union {
+		struct ispot_ring_ctrl ctrl;
+		char page[4096];
+	};
+	struct ispot_record slots[64];
+};
+
+static int release_cb(void *ctx, uint32_t cpu, uint64_t tail)
+{
+	struct ring *rings = ctx;
+
+	rings[cpu].ctrl.tail = tail;
+	return 0;
+}
+
+/*
+ * The same trace, split by CPU into two rings (so threads that alternate
+ * CPUs interleave the rings) and merged by the drain over several rounds:
+ * the drain's callback is the pipeline's entry point, and the scores must
+ * be the same.
+ */
+TEST(two_functions_through_drain)
+{
+	static const uint64_t horizons[] = { 50, 151, 151, 226, 400, 1000 };
+	struct pipeline *p = new_pipeline();
+	static struct ring rings[2];
+	void *bases[2] = { &rings[0], &rings[1] };
+	struct drain *d;
+	struct trace t;
+	size_t i;
+	long n = 0, k;
+
+	two_functions_setup(p);
+	two_functions_trace(&t);
+	for (i = 0; i < 2; i++) {
+		rings[i].ctrl.nr_slots = 64;
+		rings[i].ctrl.cpu = i;
+		rings[i].ctrl.data_offset = sizeof(rings[i].page);
+	}
+	for (i = 0; i < t.n; i++) {
+		/* Move every third record to the other CPU: migrations. */
+		struct ring *r = &rings[(t.v[i].cpu + (i % 3 == 0)) & 1];
+
+		r->slots[r->ctrl.head++ & 63] = t.v[i];
+	}
+	d = drain_new(bases, 2, release_cb, rings);
+	ASSERT_TRUE(d);
+	for (i = 0; i < sizeof(horizons) / sizeof(horizons[0]); i++) {
+		k = drain_round(d, horizons[i], pipeline_record, p);
+		ASSERT_GE(k, 0);
+		n += k;
+	}
+	EXPECT_EQ(n, (long)t.n);
+	EXPECT_EQ(drain_stats(d)->late, 0);
+	pipeline_finish(p, 1000);
+	two_functions_check(p);
+	drain_free(d);
+	pipeline_free(p);
+}
+
+static struct pair_exec exec_with(uint64_t a0, uint64_t a1, uint64_t a2,
+				  uint64_t callsite)
+{
+	struct pair_exec e;
+
+	memset(&e, 0, sizeof(e));
+	e.args[0] = a0;
+	e.args[1] = a1;
+	e.args[2] = a2;
+	e.callsite = callsite;
+	return e;
+}
+
+static uint64_t kv(enum key_kind kind, unsigned int arg, bool log2,
+		   uint64_t a0, uint64_t a1, uint64_t a2, uint64_t callsite)
+{
+	struct key_rule rule = { .kind = kind, .arg = arg, .log2 = log2 };
+	struct pair_exec e = exec_with(a0, a1, a2, callsite);
+
+	return key_value(&rule, &e);
+}
+
+/* 0 is "no key" to the engine, so every real key must be non-zero. */
+TEST(key_value_rules)
+{
+	uint64_t v;
+
+	EXPECT_EQ(kv(KEY_NONE, 0, false, 1, 2, 3, 0x401000), 0);
+
+	/* KEY_ARG reads the argument it names, and only that one. */
+	EXPECT_EQ(kv(KEY_ARG, 2, false, 1, 2, 3, 9),
+		  kv(KEY_ARG, 2, false, 7, 8, 3, 5));
+	EXPECT_NE(kv(KEY_ARG, 0, false, 1, 2, 3, 0),
+		  kv(KEY_ARG, 1, false, 1, 2, 3, 0));
+	EXPECT_NE(kv(KEY_ARG, 0, false, 0, 0, 0, 0), 0);
+	EXPECT_NE(kv(KEY_ARG, 0, false, 0, 0, 0, 0),
+		  kv(KEY_ARG, 0, false, 1, 0, 0, 0));
+	for (v = 0; v < 1000; v++)
+		ASSERT_NE(kv(KEY_ARG, 1, false, 0, v, 0, 0),
+			  kv(KEY_ARG, 1, false, 0, v + 1, 0, 0));
+
+	/* log2: one key per power of two, 0 and 1 apart, never 0. */
+	EXPECT_NE(kv(KEY_ARG, 0, true, 0, 0, 0, 0), 0);
+	EXPECT_NE(kv(KEY_ARG, 0, true, 0, 0, 0, 0),
+		  kv(KEY_ARG, 0, true, 1, 0, 0, 0));
+	EXPECT_NE(kv(KEY_ARG, 0, true, 1, 0, 0, 0),
+		  kv(KEY_ARG, 0, true, 2, 0, 0, 0));
+	EXPECT_EQ(kv(KEY_ARG, 0, true, 4, 0, 0, 0),
+		  kv(KEY_ARG, 0, true, 7, 0, 0, 0));
+	EXPECT_NE(kv(KEY_ARG, 0, true, 7, 0, 0, 0),
+		  kv(KEY_ARG, 0, true, 8, 0, 0, 0));
+	EXPECT_EQ(kv(KEY_ARG, 2, true, 0, 0, 4096, 0),
+		  kv(KEY_ARG, 2, true, 0, 0, 8191, 0));
+	for (v = 1; v < 63; v++) {
+		uint64_t lo = 1ULL << v;
+
+		ASSERT_EQ(kv(KEY_ARG, 0, true, lo, 0, 0, 0),
+			  kv(KEY_ARG, 0, true, 2 * lo - 1, 0, 0, 0));
+		ASSERT_NE(kv(KEY_ARG, 0, true, lo - 1, 0, 0, 0),
+			  kv(KEY_ARG, 0, true, lo, 0, 0, 0));
+	}
+	EXPECT_NE(kv(KEY_ARG, 0, true, UINT64_MAX, 0, 0, 0), 0);
+
+	/* The call site is the key: reports print it as an address. */
+	EXPECT_EQ(kv(KEY_CALLSITE, 0, false, 1, 2, 3, 0x401000), 0x401000);
+	EXPECT_NE(kv(KEY_CALLSITE, 0, false, 1, 2, 3, 0x401000),
+		  kv(KEY_CALLSITE, 0, false, 1, 2, 3, 0x401008));
+	EXPECT_NE(kv(KEY_CALLSITE, 0, false, 1, 2, 3, 0), 0);
+}
+
+/*
+ * Keys keep executions that do different work apart: each block has its
+ * own d_min, and a function's loss is the sum over its blocks.
+ *
+ *	f30 by arg1:       4 -> 10, 12      7 -> 50
+ *	f40 by log2(arg0): 4 -> 100, 7 -> 130, 8 -> 200, 0 -> 3
+ *	f50 by call site:  A -> 5, 9        B -> 40      0 -> 1
+ */
+TEST(keys_separate_blocks)
+{
+	struct pipeline *p = new_pipeline();
+	const struct sci_result *b, *f;
+	const uint32_t tid = 200;
+	struct sci_report *r;
+	struct trace t;
+	uint64_t ts = 1000;
+
+	add_probe(p, 3, 30, KEY_ARG, 1, false);
+	add_probe(p, 4, 40, KEY_ARG, 0, true);
+	add_probe(p, 5, 50, KEY_CALLSITE, 0, false);
+	ASSERT_EQ(pipeline_thread_seen(p, tid, 0), 0);
+	memset(&t, 0, sizeof(t));
+
+#define CALL(probe, dur, field, val) do {				\
+	struct ispot_record *__e = call(&t, tid, probe, ts, ts + (dur)); \
+	__e->field = (val);						\
+	ts += (dur) + 100;						\
+} while (0)
+	CALL(3, 10, data[1], 4);
+	CALL(3, 50, data[1], 7);
+	CALL(3, 12, data[1], 4);
+	CALL(4, 100, data[0], 4);
+	CALL(4, 130, data[0], 7);
+	CALL(4, 200, data[0], 8);
+	CALL(4, 3, data[0], 0);
+	CALL(5, 5, ip, 0x401000);
+	CALL(5, 40, ip, 0x402000);
+	CALL(5, 9, ip, 0x401000);
+	CALL(5, 1, ip, 0);
+#undef CALL
+	feed(p, &t);
+	pipeline_finish(p, ts);
+	EXPECT_EQ(pairer_stats(p->pairer)->paired, 11);
+
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->nr_blocks, 2 + 3 + 3);
+
+	b = block(r, 30, kv(KEY_ARG, 1, false, 0, 4, 0, 0));
+	EXPECT_EQ(b->calls, 2);
+	EXPECT_EQ(b->min_ns, 10);
+	EXPECT_EQ(b->loss_ns, 2);
+	b = block(r, 30, kv(KEY_ARG, 1, false, 0, 7, 0, 0));
+	EXPECT_EQ(b->calls, 1);
+	EXPECT_EQ(b->min_ns, 50);
+	EXPECT_EQ(b->loss_ns, 0);
+	f = sci_report_func(r, 30);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->nr_keys, 2);
+	EXPECT_EQ(f->calls, 3);
+	/* Not 10 + 50 + 12 - 3 * 10: the 7-call is not slow, it is bigger. */
+	EXPECT_EQ(f->loss_ns, 2);
+
+	b = block(r, 40, kv(KEY_ARG, 0, true, 5, 0, 0, 0));
+	EXPECT_EQ(b->calls, 2);
+	EXPECT_EQ(b->min_ns, 100);
+	EXPECT_EQ(b->loss_ns, 30);
+	b = block(r, 40, kv(KEY_ARG, 0, true, 8, 0, 0, 0));
+	EXPECT_EQ(b->calls, 1);
+	EXPECT_EQ(b->min_ns, 200);
+	b = block(r, 40, kv(KEY_ARG, 0, true, 0, 0, 0, 0));
+	EXPECT_EQ(b->calls, 1);
+	EXPECT_EQ(b->min_ns, 3);
+	f = sci_report_func(r, 40);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->nr_keys, 3);
+	EXPECT_EQ(f->loss_ns, 30);
+
+	b = block(r, 50, 0x401000);
+	EXPECT_EQ(b->calls, 2);
+	EXPECT_EQ(b->loss_ns, 4);
+	b = block(r, 50, 0x402000);
+	EXPECT_EQ(b->calls, 1);
+	EXPECT_EQ(b->min_ns, 40);
+	b = block(r, 50, kv(KEY_CALLSITE, 0, false, 0, 0, 0, 0));
+	EXPECT_EQ(b->calls, 1);
+	EXPECT_EQ(b->min_ns, 1);
+	EXPECT_FALSE(sci_report_block(r, 50, 0));
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+TEST(add_probe_rules)
+{
+	struct pipeline *p = new_pipeline();
+	struct key_rule bad = { .kind = KEY_ARG, .arg = 3 };
+	struct trace t;
+
+	EXPECT_EQ(pipeline_add_probe(p, 0, 1, NULL), -EINVAL);
+	EXPECT_EQ(pipeline_add_probe(p, 1, 1, &bad), -EINVAL);
+	/* A refused probe is not half-declared. */
+	memset(&t, 0, sizeof(t));
+	call(&t, 1, 1, 10, 20);
+	feed(p, &t);
+	EXPECT_EQ(p->stats.unknown_probe, 2);
+	EXPECT_EQ(sci_nr_events(p->sci), 0);
+
+	/* Sparse ids, declared out of order. */
+	ASSERT_EQ(pipeline_add_probe(p, 1000, 7, NULL), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 3, 8, NULL), 0);
+	/* Declaring again moves the probe to another function. */
+	ASSERT_EQ(pipeline_add_probe(p, 3, 9, NULL), 0);
+	memset(&t, 0, sizeof(t));
+	call(&t, 1, 1000, 30, 40);
+	call(&t, 1, 3, 50, 65);
+	feed(p, &t);
+	EXPECT_EQ(p->stats.unknown_probe, 2);
+	EXPECT_EQ(sci_nr_events(p->sci), 2);
+	{
+		struct sci_report *r = sci_report(p->sci, 0);
+
+		ASSERT_TRUE(r);
+		EXPECT_EQ(block(r, 7, 0)->min_ns, 10);
+		EXPECT_EQ(block(r, 9, 0)->min_ns, 15);
+		EXPECT_FALSE(sci_report_block(r, 8, 0));
+		sci_report_free(r);
+	}
+	pipeline_free(p);
+}
+
+/* Records the pipeline cannot place are counted and change nothing. */
+TEST(unknown_probes_and_kinds)
+{
+	static const uint32_t bad_ids[] = { 0, 2, 4, 6, 63, 64, 100000,
+					    UINT32_MAX };
+	struct pipeline *p = new_pipeline();
+	struct trace t;
+	size_t i;
+
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 5, 50, NULL), 0);
+	memset(&t, 0, sizeof(t));
+	call(&t, 9, 1, 10, 30);
+	for (i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++)
+		call(&t, 9, bad_ids[i], 100 + 10 * i, 105 + 10 * i);
+	trace_add(&t, 0, 9, 1, SP(9, 0), 500);
+	trace_add(&t, 200, 9, 1, SP(9, 0), 501);
+	trace_add(&t, ISPOT_REC_STACK + 1, 9, 1, SP(9, 0), 502);
+	call(&t, 9, 5, 600, 640);
+	feed(p, &t);
+
+	EXPECT_EQ(p->stats.unknown_probe, 2 * 8);
+	EXPECT_EQ(p->stats.unknown_kind, 3);
+	EXPECT_EQ(p->stats.entries, 2);
+	EXPECT_EQ(p->stats.exits, 2);
+	EXPECT_EQ(pairer_stats(p->pairer)->paired, 2);
+	EXPECT_EQ(pairer_stats(p->pairer)->unpaired_exits, 0);
+	EXPECT_EQ(sci_nr_events(p->sci), 2);
+	EXPECT_EQ(sci_nr_blocks(p->sci), 2);
+	pipeline_free(p);
+}
+
+/* A call stack taken at an entry is counted and does not disturb pairing. */
+TEST(stack_records)
+{
+	struct pipeline *p = new_pipeline();
+	struct ispot_record v[3];
+	struct sci_report *r;
+	uint64_t *frames;
+	struct trace t;
+
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_ENTRY, 5, 1, SP(5, 0), 100);
+	feed(p, &t);
+
+	/* As the drain hands it over: header, then the frame slots. */
+	memset(v, 0, sizeof(v));
+	v[0].ts_ns = 100;
+	v[0].tid = 5;
+	v[0].tgid = TGID;
+	v[0].probe_id = 1;
+	v[0].kind = ISPOT_REC_STACK;
+	v[0].nslots = 3;
+	v[0].data[0] = 12;
+	frames = (uint64_t *)&v[1];
+	frames[0] = 0x401234;
+	pipeline_record(p, v);
+	/* A stack for a probe the pipeline does not know is no harm either. */
+	v[0].probe_id = 99;
+	pipeline_record(p, v);
+
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_EXIT, 5, 1, SP(5, 0) + 8, 175);
+	feed(p, &t);
+
+	EXPECT_EQ(p->stats.stacks, 2);
+	EXPECT_EQ(p->stats.entries, 1);
+	EXPECT_EQ(p->stats.exits, 1);
+	EXPECT_EQ(p->stats.unknown_kind, 0);
+	EXPECT_EQ(pairer_stats(p->pairer)->paired, 1);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(block(r, 10, 0)->calls, 1);
+	EXPECT_EQ(block(r, 10, 0)->min_ns, 75);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
+ * A thread that exits mid-call: its open entry is unpaired, its lifetime
+ * ends at the exit, a stray exit afterwards pairs with nothing, and the
+ * tid reused later reopens it.  Another thread's call across that moment
+ * is not affected.
+ */
+TEST(thread_exit)
+{
+	struct pipeline *p = new_pipeline();
+	const struct pair_stats *ps = pairer_stats(p->pairer);
+	struct sci_report *r;
+	struct trace t;
+
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 300, 0), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 301, 0), 0);
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 100);
+	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 120);
+	feed(p, &t);
+
+	ASSERT_EQ(pipeline_thread_exit(p, 300, 150), 0);
+	EXPECT_EQ(ps->unpaired_entries, 1);
+
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 200);
+	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 220);
+	call(&t, 300, 1, 300, 310);
+	feed(p, &t);
+	EXPECT_EQ(ps->unpaired_exits, 1);
+	EXPECT_EQ(ps->paired, 2);
+
+	pipeline_finish(p, 1000);
+	EXPECT_EQ(ps->unpaired_entries, 1);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	/* [0, 150] then [300, 1000]. */
+	EXPECT_EQ(lifetime(r, 300), 150 + 700);
+	EXPECT_EQ(lifetime(r, 301), 1000);
+	EXPECT_EQ(block(r, 10, 0)->calls, 2);
+	EXPECT_EQ(block(r, 10, 0)->min_ns, 10);
+	EXPECT_EQ(score(r, block(r, 10, 0), 301)->loss_ns, 90);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
+ * The end of the trace: entries still open (here three, two of them
+ * nested) are unpaired, never guessed into executions, and every thread
+ * closes at the end.
+ */
+TEST(finish_counts_open_entries)
+{
+	struct pipeline *p = new_pipeline();
+	const struct pair_stats *ps = pairer_stats(p->pairer);
+	struct sci_report *r;
+	struct trace t;
+
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 2, 20, NULL), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 400, 50), 0);
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_ENTRY, 400, 1, SP(400, 0), 100);
+	call_at(&t, 400, 2, 1, 110, 130);
+	trace_add(&t, ISPOT_REC_ENTRY, 400, 2, SP(400, 1), 140);
+	trace_add(&t, ISPOT_REC_ENTRY, 401, 1, SP(401, 0), 150);
+	trace_sort(&t);
+	feed(p, &t);
+	EXPECT_EQ(ps->paired, 1);
+	EXPECT_EQ(ps->unpaired_entries, 0);
+
+	pipeline_finish(p, 900);
+	EXPECT_EQ(ps->unpaired_entries, 3);
+	EXPECT_EQ(ps->unpaired_exits, 0);
+	EXPECT_EQ(sci_nr_events(p->sci), 1);
+
+	/* Finishing twice counts nothing twice. */
+	pipeline_finish(p, 900);
+	EXPECT_EQ(ps->unpaired_entries, 3);
+
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(lifetime(r, 400), 900 - 50);
+	EXPECT_FALSE(sci_report_block(r, 10, 0));
+	EXPECT_EQ(block(r, 20, 0)->calls, 1);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+TEST_HARNESS_MAIN
