@@ -3,6 +3,9 @@
  * Lock contention (seed 001, Listing 1): every thread computes for
  * --delay-us, then takes one shared mutex to bump a counter.  The shorter
  * the delay, the more time acquire() loses to the other threads.
+ * --hold-us adds work inside the lock (0, Listing 1's case, by default):
+ * a longer critical section makes contention stand out from the timing
+ * noise of an emulated machine.
  *
  *   ispotctl run --func acquire -- samples/lock_contention --delay-us 0
  */
@@ -27,6 +30,8 @@ static void *worker(void *arg)
 	for (i = 0; i < opts.iterations; i++) {
 		compute(opts.delay_us);
 		acquire(&gm_lock);
+		if (opts.hold_us)
+			compute(opts.hold_us);
 		counter++;
 		pthread_mutex_unlock(&gm_lock);
 	}

@@ -31,6 +31,8 @@ static void *worker(void *arg)
 	for (i = 0; i < opts.iterations; i++) {
 		compute(opts.delay_us);
 		acquire(&l->m);
+		if (opts.hold_us)
+			compute(opts.hold_us);
 		l->counter++;
 		pthread_mutex_unlock(&l->m);
 	}

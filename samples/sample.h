@@ -17,6 +17,7 @@
 struct sample_opts {
 	int threads;
 	long delay_us;
+	long hold_us;		/* --hold-us: work inside the lock, 0 by default */
 	long iterations;
 	int exit_status;	/* --exit-status: what a correct run returns */
 };
@@ -24,7 +25,7 @@ struct sample_opts {
 static inline void sample_usage(const char *prog, FILE *f)
 {
 	fprintf(f, "usage: %s [--threads N] [--delay-us US] [--iterations N] "
-		"[--exit-status N]\n", prog);
+		"[--hold-us US] [--exit-status N]\n", prog);
 }
 
 /* Parse the common options; exits 2 on a usage error, as ispotctl does. */
@@ -34,13 +35,14 @@ static inline void sample_parse(int argc, char **argv, struct sample_opts *o)
 		{ "threads", required_argument, NULL, 't' },
 		{ "delay-us", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'i' },
+		{ "hold-us", required_argument, NULL, 'H' },
 		{ "exit-status", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:d:i:x:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:d:i:H:x:h", opts, NULL)) != -1) {
 		char *end = NULL;
 		long v = 0;
 
@@ -48,7 +50,7 @@ static inline void sample_parse(int argc, char **argv, struct sample_opts *o)
 			sample_usage(argv[0], stdout);
 			exit(0);
 		}
-		if (c == 't' || c == 'd' || c == 'i' || c == 'x')
+		if (c == 't' || c == 'd' || c == 'i' || c == 'H' || c == 'x')
 			v = strtol(optarg, &end, 10);
 		if (c == '?' || !end || *end || v < 0 ||
 		    (c == 't' && (v < 1 || v > 1024)) || (c == 'x' && v > 255)) {
@@ -59,6 +61,8 @@ static inline void sample_parse(int argc, char **argv, struct sample_opts *o)
 			o->threads = (int)v;
 		else if (c == 'd')
 			o->delay_us = v;
+		else if (c == 'H')
+			o->hold_us = v;
 		else if (c == 'x')
 			o->exit_status = (int)v;
 		else
