@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		1
+#define ISPOT_ABI_MINOR		2
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -38,12 +38,25 @@ struct ispot_version {
  * creates later are traced, and so is the image it execs into (this is how
  * `ispotctl run` arms probes before the first instruction of a command).
  */
+/*
+ * ispot_setup.flags (ABI 1.2).  Both cover the target's threads only; other
+ * processes pay one lookup per event and are never recorded.
+ *
+ * ISPOT_SETUP_TASKS: TASK_NEW when the target creates a thread, TASK_EXIT
+ * when one of its threads exits, so lifetimes are exact.
+ * ISPOT_SETUP_WAITS: SWITCH_OUT/SWITCH_IN at every context switch of a
+ * target thread, and FUTEX_ENTER/FUTEX_EXIT around its futex syscalls.
+ */
+#define ISPOT_SETUP_TASKS	(1U << 0)
+#define ISPOT_SETUP_WAITS	(1U << 1)
+#define ISPOT_SETUP_FLAGS	(ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS)
+
 struct ispot_setup {
 	__u32 pid;		/* in: tgid of the process to trace */
 	__u32 ring_pages;	/* in: data pages per CPU, power of two */
 	__u32 watermark;	/* in: wake poll() at this many bytes, 0 = half */
 	__u32 stack_period;	/* in: call stack every N entries, 0 = 10000 */
-	__u32 flags;		/* in: must be 0 */
+	__u32 flags;		/* in: ISPOT_SETUP_*, others must be 0 */
 	__u32 nr_rings;		/* out: rings to map, one per possible CPU */
 	__u64 ring_mmap_size;	/* out: bytes to map per ring */
 	__u64 reserved[4];	/* in: must be 0 */
@@ -174,10 +187,24 @@ struct ispot_ring_ctrl {
 	__u64 data_offset;	/* bytes from the mapping start to slot 0 */
 };
 
+/*
+ * Kinds 4-9 (ABI 1.2) carry probe_id 0; tid is the thread concerned, which
+ * is current except for SWITCH_IN (the thread switched to) and TASK_NEW
+ * (the new thread).  sp and ip are 0 unless stated.
+ */
 enum ispot_record_kind {
 	ISPOT_REC_ENTRY = 1,	/* ip: call site (return address) */
 	ISPOT_REC_EXIT = 2,	/* ip: where the function returned to */
 	ISPOT_REC_STACK = 3,	/* data[0]: frames; frames follow in slots */
+	ISPOT_REC_SWITCH_OUT = 4,	/* data[0]: 1 if still runnable
+					 * (preempted), 0 if it blocked;
+					 * data[1]: prev_state */
+	ISPOT_REC_SWITCH_IN = 5,
+	ISPOT_REC_FUTEX_ENTER = 6,	/* data[0]: uaddr, data[1]: op,
+					 * data[2]: val; ip: user ip */
+	ISPOT_REC_FUTEX_EXIT = 7,	/* data[0]: return value */
+	ISPOT_REC_TASK_NEW = 8,		/* data[0]: tid of the creator */
+	ISPOT_REC_TASK_EXIT = 9,	/* data[0]: 1 if the last thread */
 };
 
 /*
