@@ -12,6 +12,7 @@ struct pair_frame {
 	uint64_t ts;
 	uint64_t callsite;
 	uint64_t args[3];
+	uint64_t aux[PAIR_AUX_WORDS];
 	uint32_t probe_id;
 	uint16_t cpu;
 };
@@ -122,7 +123,8 @@ static int pair_reserve(struct pair_thread *t)
 	return 0;
 }
 
-static int pair_entry(struct pairer *p, const struct ispot_record *rec)
+static int pair_entry(struct pairer *p, const struct ispot_record *rec,
+		      const uint64_t *aux)
 {
 	struct pair_thread *t = pair_thread(p, rec->tid, 1);
 	bool chained = rec->ip >= p->tramp_start && rec->ip < p->tramp_end;
@@ -153,6 +155,10 @@ static int pair_entry(struct pairer *p, const struct ispot_record *rec)
 	f->ts = rec->ts_ns;
 	f->callsite = rec->ip;
 	memcpy(f->args, rec->data, sizeof(f->args));
+	if (aux)
+		memcpy(f->aux, aux, sizeof(f->aux));
+	else
+		memset(f->aux, 0, sizeof(f->aux));
 	f->probe_id = rec->probe_id;
 	f->cpu = rec->cpu;
 	return 0;
@@ -198,6 +204,7 @@ static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 	e.exit_ts = rec->ts_ns;
 	e.callsite = f->callsite;
 	memcpy(e.args, f->args, sizeof(e.args));
+	memcpy(e.aux, f->aux, sizeof(e.aux));
 	e.retval = rec->data[0];
 	p->stats.paired++;
 	if (p->cb)
@@ -206,9 +213,22 @@ static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 
 int pairer_feed(struct pairer *p, const struct ispot_record *rec)
 {
+	return pairer_feed_aux(p, rec, NULL);
+}
+
+uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid)
+{
+	const struct pair_thread *t = p->threads[pair_slot(p, tid)];
+
+	return t && t->depth ? t->frames[t->depth - 1].probe_id : 0;
+}
+
+int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,
+		    const uint64_t *aux)
+{
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
-		return pair_entry(p, rec);
+		return pair_entry(p, rec, aux);
 	case ISPOT_REC_EXIT:
 		pair_exit(p, rec);
 		return 0;

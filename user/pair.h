@@ -16,6 +16,8 @@
 #include <linux/ispot.h>
 
 #define PAIR_MAX_DEPTH	128
+/* Words a caller may attach to an entry and get back with its exit. */
+#define PAIR_AUX_WORDS	3
 
 /* One paired execution. */
 struct pair_exec {
@@ -30,6 +32,7 @@ struct pair_exec {
 	uint64_t callsite;
 	uint64_t args[3];
 	uint64_t retval;
+	uint64_t aux[PAIR_AUX_WORDS];	/* as given to pairer_feed_aux() */
 };
 
 struct pair_stats {
@@ -52,6 +55,15 @@ struct pairer *pairer_new(pair_cb cb, void *ctx);
 void pairer_set_trampoline(struct pairer *p, uint64_t start, uint64_t end);
 /* Feed one ENTRY or EXIT record; other kinds are ignored. */
 int pairer_feed(struct pairer *p, const struct ispot_record *rec);
+/*
+ * The same, attaching @aux (PAIR_AUX_WORDS, or NULL for zeros) to an
+ * entry: the thread's state when the call began, say, to be compared with
+ * its state at the exit.
+ */
+int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,
+		    const uint64_t *aux);
+/* The probe of @tid's innermost open entry, 0 if none. */
+uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid);
 /* The thread exited: its open entries will never return. */
 void pairer_thread_exit(struct pairer *p, uint32_t tid);
 /* End of trace: count every open entry as unpaired. */

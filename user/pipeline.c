@@ -40,9 +40,38 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 	struct pipeline *p = ctx;
 	const struct pipeline_probe *probe = &p->probes[e->probe_id];
 
+	struct sci_causes causes, *c = NULL;
+
+	if (p->tl) {
+		uint64_t now[TL_NR_CAUSES];
+
+		/* What the thread spent off-CPU between entry and exit. */
+		timeline_totals(p->tl, e->tid, now);
+		causes.futex_ns = now[TL_FUTEX] - e->aux[TL_FUTEX];
+		causes.blocked_ns = now[TL_BLOCKED] - e->aux[TL_BLOCKED];
+		causes.runqueue_ns = now[TL_RUNQUEUE] - e->aux[TL_RUNQUEUE];
+		causes.oncpu_ns = 0;	/* the engine takes the remainder */
+		c = &causes;
+	}
 	if (sci_add(p->sci, probe->func_id, key_value(&probe->key, e), e->tid,
-		    e->exit_ts - e->entry_ts, e->exit_ts, NULL))
+		    e->exit_ts - e->entry_ts, e->exit_ts, c))
 		p->stats.nomem++;
+}
+
+int pipeline_enable_causes(struct pipeline *p)
+{
+	if (!p->tl)
+		p->tl = timeline_new();
+	return p->tl ? 0 : -ENOMEM;
+}
+
+/* The function @tid is inside, for the futex report. */
+static uint32_t pipeline_open_func(const struct pipeline *p, uint32_t tid)
+{
+	uint32_t id = pairer_open_probe(p->pairer, tid);
+
+	return id && id < p->nr_probes && p->probes[id].used ?
+	       p->probes[id].func_id : TL_NO_FUNC;
 }
 
 struct pipeline *pipeline_new(void)
@@ -66,6 +95,7 @@ void pipeline_free(struct pipeline *p)
 		return;
 	pairer_free(p->pairer);
 	sci_free(p->sci);
+	timeline_free(p->tl);
 	free(p->probes);
 	free(p);
 }
@@ -112,10 +142,39 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 			p->stats.entries++;
 		else
 			p->stats.exits++;
-		pairer_feed(p->pairer, rec);
+		if (p->tl) {
+			uint64_t aux[TL_NR_CAUSES];
+
+			timeline_running(p->tl, rec->tid, rec->ts_ns);
+			timeline_totals(p->tl, rec->tid, aux);
+			if (pairer_feed_aux(p->pairer, rec, aux))
+				p->stats.nomem++;
+			return;
+		}
+		if (pairer_feed(p->pairer, rec))
+			p->stats.nomem++;
 		return;
 	case ISPOT_REC_STACK:
 		p->stats.stacks++;
+		return;
+	case ISPOT_REC_SWITCH_OUT:
+	case ISPOT_REC_SWITCH_IN:
+	case ISPOT_REC_FUTEX_ENTER:
+	case ISPOT_REC_FUTEX_EXIT:
+		p->stats.waits++;
+		if (p->tl && timeline_record(p->tl, rec,
+					     pipeline_open_func(p, rec->tid)))
+			p->stats.nomem++;
+		return;
+	case ISPOT_REC_TASK_NEW:
+		p->stats.tasks++;
+		if (pipeline_thread_seen(p, rec->tid, rec->ts_ns))
+			p->stats.nomem++;
+		return;
+	case ISPOT_REC_TASK_EXIT:
+		p->stats.tasks++;
+		if (pipeline_thread_exit(p, rec->tid, rec->ts_ns))
+			p->stats.nomem++;
 		return;
 	default:
 		p->stats.unknown_kind++;

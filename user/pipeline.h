@@ -14,6 +14,7 @@
 
 #include "pair.h"
 #include "sci.h"
+#include "timeline.h"
 
 /* How executions of one function are told apart (DESIGN.md "Keys"). */
 enum key_kind {
@@ -35,6 +36,8 @@ struct pipeline_stats {
 	uint64_t unknown_probe;	/* a probe id that was never declared */
 	uint64_t unknown_kind;
 	uint64_t nomem;		/* executions the engine could not store */
+	uint64_t waits;		/* SWITCH_* and FUTEX_* records */
+	uint64_t tasks;		/* TASK_NEW and TASK_EXIT records */
 };
 
 struct pipeline {
@@ -42,6 +45,7 @@ struct pipeline {
 	struct sci_engine *sci;
 	uint32_t nr_probes;		/* probe ids 1..nr_probes-1 */
 	struct pipeline_probe *probes;	/* indexed by probe id */
+	struct timeline *tl;		/* NULL unless causes are on */
 	struct pipeline_stats stats;
 };
 
@@ -51,6 +55,13 @@ void pipeline_free(struct pipeline *p);
 /* Executions of @probe_id count for function @func_id, keyed by @rule. */
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 		       uint32_t func_id, const struct key_rule *rule);
+
+/*
+ * Split every execution into futex wait, other blocked time, run-queue
+ * wait and on-CPU time, from the module's wait records.  Call before the
+ * first record.  Returns 0 or -ENOMEM.
+ */
+int pipeline_enable_causes(struct pipeline *p);
 
 /* A drain_record_fn: @ctx is the pipeline. */
 void pipeline_record(void *ctx, const struct ispot_record *rec);

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Off-CPU time by cause, and the futex report; see timeline.h. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline.h"
+
+/* linux/futex.h values, spelled out to keep this file free of kernel headers. */
+#define FUTEX_CMD_MASK_BITS	0x7f
+#define FUTEX_OP_WAIT		0
+#define FUTEX_OP_LOCK_PI	6
+#define FUTEX_OP_WAIT_BITSET	9
+#define FUTEX_OP_WAIT_REQUEUE_PI 11
+#define FUTEX_OP_LOCK_PI2	13
+
+struct tl_thread {
+	uint32_t tid;
+	bool used;
+	bool off;		/* switched out, not back yet */
+	bool off_preempted;
+	bool off_in_futex;
+	bool in_futex;
+	uint32_t futex_op;
+	uint32_t futex_func;
+	uint64_t off_since;
+	uint64_t futex_uaddr;
+	uint64_t futex_since;
+	uint64_t cum[TL_NR_CAUSES];
+};
+
+struct timeline {
+	struct tl_thread *threads;	/* open addressing by tid */
+	size_t cap, used;
+	struct timeline_futex *futexes;
+	size_t nr_futexes, cap_futexes;
+	struct timeline_stats st;
+};
+
+int timeline_futex_op_waits(uint32_t op)
+{
+	switch (op & FUTEX_CMD_MASK_BITS) {
+	case FUTEX_OP_WAIT:
+	case FUTEX_OP_LOCK_PI:
+	case FUTEX_OP_WAIT_BITSET:
+	case FUTEX_OP_WAIT_REQUEUE_PI:
+	case FUTEX_OP_LOCK_PI2:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+struct timeline *timeline_new(void)
+{
+	struct timeline *tl = calloc(1, sizeof(*tl));
+
+	if (!tl)
+		return NULL;
+	tl->cap = 64;
+	tl->threads = calloc(tl->cap, sizeof(*tl->threads));
+	if (!tl->threads) {
+		free(tl);
+		return NULL;
+	}
+	return tl;
+}
+
+void timeline_free(struct timeline *tl)
+{
+	size_t i;
+
+	if (!tl)
+		return;
+	for (i = 0; i < tl->nr_futexes; i++) {
+		free(tl->futexes[i].tids);
+		free(tl->futexes[i].funcs);
+	}
+	free(tl->futexes);
+	free(tl->threads);
+	free(tl);
+}
+
+static size_t tl_slot(const struct timeline *tl, uint32_t tid)
+{
+	size_t i = (tid * 0x9e3779b1u) & (tl->cap - 1);
+
+	while (tl->threads[i].used && tl->threads[i].tid != tid)
+		i = (i + 1) & (tl->cap - 1);
+	return i;
+}
+
+static struct tl_thread *tl_thread(struct timeline *tl, uint32_t tid)
+{
+	size_t i = tl_slot(tl, tid);
+
+	if (tl->threads[i].used)
+		return &tl->threads[i];
+	if ((tl->used + 1) * 2 > tl->cap) {
+		struct tl_thread *old = tl->threads;
+		size_t j, oldcap = tl->cap;
+
+		tl->threads = calloc(oldcap * 2, sizeof(*tl->threads));
+		if (!tl->threads) {
+			tl->threads = old;
+			return NULL;
+		}
+		tl->cap = oldcap * 2;
+		for (j = 0; j < oldcap; j++)
+			if (old[j].used)
+				tl->threads[tl_slot(tl, old[j].tid)] = old[j];
+		free(old);
+		i = tl_slot(tl, tid);
+	}
+	tl->used++;
+	memset(&tl->threads[i], 0, sizeof(tl->threads[i]));
+	tl->threads[i].used = true;
+	tl->threads[i].tid = tid;
+	return &tl->threads[i];
+}
+
+static void tl_back_on_cpu(struct tl_thread *t, uint64_t ts)
+{
+	enum timeline_cause c;
+
+	if (!t->off)
+		return;
+	t->off = false;
+	if (ts <= t->off_since)
+		return;
+	/* Preempted inside a futex call is still waiting for a CPU. */
+	c = t->off_preempted ? TL_RUNQUEUE :
+	    t->off_in_futex ? TL_FUTEX : TL_BLOCKED;
+	t->cum[c] += ts - t->off_since;
+}
+
+void timeline_running(struct timeline *tl, uint32_t tid, uint64_t ts)
+{
+	struct tl_thread *t = &tl->threads[tl_slot(tl, tid)];
+
+	if (t->used && t->off) {
+		tl->st.lost_switch_in++;
+		tl_back_on_cpu(t, ts);
+	}
+}
+
+void timeline_totals(const struct timeline *tl, uint32_t tid,
+		     uint64_t out[TL_NR_CAUSES])
+{
+	const struct tl_thread *t = &tl->threads[tl_slot(tl, tid)];
+
+	if (t->used)
+		memcpy(out, t->cum, sizeof(t->cum));
+	else
+		memset(out, 0, sizeof(t->cum));
+}
+
+static int add_distinct(uint32_t **arr, uint32_t *n, uint32_t v, bool sorted)
+{
+	uint32_t i, *a;
+
+	for (i = 0; i < *n; i++) {
+		if ((*arr)[i] == v)
+			return 0;
+		if (sorted && (*arr)[i] > v)
+			break;
+	}
+	a = realloc(*arr, (*n + 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	memmove(a + i + 1, a + i, (*n - i) * sizeof(*a));
+	a[i] = v;
+	*arr = a;
+	(*n)++;
+	return 0;
+}
+
+static struct timeline_futex *tl_futex(struct timeline *tl, uint64_t uaddr)
+{
+	struct timeline_futex *f;
+	size_t i;
+
+	/* Few futexes are ever contended: a scan is enough. */
+	for (i = 0; i < tl->nr_futexes; i++)
+		if (tl->futexes[i].uaddr == uaddr)
+			return &tl->futexes[i];
+	if (tl->nr_futexes == tl->cap_futexes) {
+		size_t cap = tl->cap_futexes ? 2 * tl->cap_futexes : 8;
+
+		f = realloc(tl->futexes, cap * sizeof(*f));
+		if (!f)
+			return NULL;
+		tl->futexes = f;
+		tl->cap_futexes = cap;
+	}
+	f = &tl->futexes[tl->nr_futexes++];
+	memset(f, 0, sizeof(*f));
+	f->uaddr = uaddr;
+	return f;
+}
+
+static int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
+			 uint64_t ts)
+{
+	struct timeline_futex *f;
+
+	t->in_futex = false;
+	if (!timeline_futex_op_waits(t->futex_op))
+		return 0;
+	f = tl_futex(tl, t->futex_uaddr);
+	if (!f)
+		return -ENOMEM;
+	f->waits++;
+	if (ts > t->futex_since)
+		f->wait_ns += ts - t->futex_since;
+	if (add_distinct(&f->tids, &f->nr_tids, t->tid, true))
+		return -ENOMEM;
+	if (t->futex_func != TL_NO_FUNC &&
+	    add_distinct(&f->funcs, &f->nr_funcs, t->futex_func, false))
+		return -ENOMEM;
+	return 0;
+}
+
+int timeline_record(struct timeline *tl, const struct ispot_record *rec,
+		    uint32_t open_func)
+{
+	struct tl_thread *t;
+
+	switch (rec->kind) {
+	case ISPOT_REC_SWITCH_OUT:
+	case ISPOT_REC_SWITCH_IN:
+	case ISPOT_REC_FUTEX_ENTER:
+	case ISPOT_REC_FUTEX_EXIT:
+		break;
+	default:
+		return 0;
+	}
+	t = tl_thread(tl, rec->tid);
+	if (!t)
+		return -ENOMEM;
+	switch (rec->kind) {
+	case ISPOT_REC_SWITCH_OUT:
+		tl->st.switches++;
+		/* Two OUTs in a row: the IN between them was lost. */
+		tl_back_on_cpu(t, rec->ts_ns);
+		t->off = true;
+		t->off_since = rec->ts_ns;
+		t->off_preempted = rec->data[0] != 0;
+		t->off_in_futex = t->in_futex;
+		return 0;
+	case ISPOT_REC_SWITCH_IN:
+		if (!t->off)
+			tl->st.stray++;
+		tl_back_on_cpu(t, rec->ts_ns);
+		return 0;
+	case ISPOT_REC_FUTEX_ENTER:
+		tl->st.futex_calls++;
+		tl_back_on_cpu(t, rec->ts_ns);
+		t->in_futex = true;
+		t->futex_uaddr = rec->data[0];
+		t->futex_op = (uint32_t)rec->data[1];
+		t->futex_since = rec->ts_ns;
+		t->futex_func = open_func;
+		return 0;
+	default:
+		tl_back_on_cpu(t, rec->ts_ns);
+		if (!t->in_futex) {
+			tl->st.stray++;
+			return 0;
+		}
+		return tl_futex_exit(tl, t, rec->ts_ns);
+	}
+}
+
+static int cmp_futex(const void *a, const void *b)
+{
+	const struct timeline_futex *x = a, *y = b;
+
+	if (x->wait_ns != y->wait_ns)
+		return x->wait_ns < y->wait_ns ? 1 : -1;
+	return x->uaddr < y->uaddr ? -1 : x->uaddr > y->uaddr;
+}
+
+size_t timeline_futexes(struct timeline *tl,
+			const struct timeline_futex **out)
+{
+	qsort(tl->futexes, tl->nr_futexes, sizeof(*tl->futexes), cmp_futex);
+	*out = tl->futexes;
+	return tl->nr_futexes;
+}
+
+const struct timeline_stats *timeline_stats(const struct timeline *tl)
+{
+	return &tl->st;
+}

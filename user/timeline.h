@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where each thread's time goes while it is off the CPU, from the module's
+ * SWITCH_OUT/SWITCH_IN and FUTEX_ENTER/FUTEX_EXIT records.
+ *
+ * Per thread it keeps running totals of off-CPU time by cause: inside a
+ * futex wait, otherwise blocked (I/O, sleep), or preempted while runnable
+ * (run-queue wait).  An execution's causes are the difference of the
+ * totals between its exit and its entry, so no per-execution timeline is
+ * ever stored: a thread switches out and in many times inside one call,
+ * and nested calls share its switches.
+ *
+ * A lost SWITCH_IN (a full ring) is repaired by the thread's next own
+ * record: a thread that records something is running.  Off-CPU time is
+ * attributed when the thread comes back, so an interval is never split.
+ *
+ * It also keeps the contended-futex report: per futex word, the time spent
+ * in futex wait operations on it, how many waits and by which threads, and
+ * which probed functions were open when they waited.
+ */
+#ifndef ISPOT_TIMELINE_H
+#define ISPOT_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/ispot.h>
+
+enum timeline_cause {
+	TL_FUTEX,	/* off CPU inside a futex wait */
+	TL_BLOCKED,	/* off CPU, blocked elsewhere */
+	TL_RUNQUEUE,	/* off CPU but runnable: preempted */
+	TL_NR_CAUSES,
+};
+
+#define TL_NO_FUNC	UINT32_MAX
+
+struct timeline_futex {
+	uint64_t uaddr;
+	uint64_t wait_ns;
+	uint64_t waits;
+	uint32_t nr_tids;
+	uint32_t nr_funcs;
+	uint32_t *tids;		/* sorted, distinct */
+	uint32_t *funcs;	/* distinct, TL_NO_FUNC excluded */
+};
+
+struct timeline_stats {
+	uint64_t switches;
+	uint64_t futex_calls;
+	uint64_t lost_switch_in;	/* repaired by a later record */
+	uint64_t stray;			/* an IN or EXIT with nothing open */
+};
+
+struct timeline;
+
+struct timeline *timeline_new(void);
+void timeline_free(struct timeline *tl);
+
+/*
+ * Feed a SWITCH_OUT, SWITCH_IN, FUTEX_ENTER or FUTEX_EXIT record (others
+ * are ignored).  @open_func is the function the thread is inside at a
+ * FUTEX_ENTER, TL_NO_FUNC if none.  Returns 0 or -ENOMEM.
+ */
+int timeline_record(struct timeline *tl, const struct ispot_record *rec,
+		    uint32_t open_func);
+/* @tid recorded something at @ts, so it is on a CPU. */
+void timeline_running(struct timeline *tl, uint32_t tid, uint64_t ts);
+/* @tid's off-CPU totals by cause so far (zeros for an unknown thread). */
+void timeline_totals(const struct timeline *tl, uint32_t tid,
+		     uint64_t out[TL_NR_CAUSES]);
+/* The futexes waited on, by wait time descending. */
+size_t timeline_futexes(struct timeline *tl,
+			const struct timeline_futex **out);
+const struct timeline_stats *timeline_stats(const struct timeline *tl);
+
+/* Whether futex op @op (FUTEX_* with flags) makes the caller wait. */
+int timeline_futex_op_waits(uint32_t op);
+
+#endif /* ISPOT_TIMELINE_H */
