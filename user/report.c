@@ -32,6 +32,7 @@ enum report_col {
 	COL_WORST,
 	COL_FUNCTION,
 	COL_OBJECT,
+	COL_CAUSES,
 	NR_COLS,
 };
 
@@ -52,6 +53,7 @@ static const struct report_column columns[NR_COLS] = {
 	[COL_WORST]	= { "WORST@TID", false },
 	[COL_FUNCTION]	= { "FUNCTION", true },
 	[COL_OBJECT]	= { "OBJECT", true },
+	[COL_CAUSES]	= { "LOSS BY CAUSE", true },
 };
 
 typedef char report_row[NR_COLS][CELL_LEN];
@@ -226,6 +228,46 @@ static void table_row(struct table *t, report_row cell)
 	fputc('\n', t->f);
 }
 
+/*
+ * "futex 91%, on-cpu 9%": the causes that make up at least 5% of the loss,
+ * largest first; "?" is loss of executions that carried no causes.  Empty
+ * when no execution carried causes (no wait tracing).
+ */
+static void cause_cell(const struct sci_result *res, char *buf, size_t len)
+{
+	static const char *const names[SCI_NR_CAUSES + 1] = {
+		[SCI_CAUSE_FUTEX] = "futex",
+		[SCI_CAUSE_BLOCKED] = "blocked",
+		[SCI_CAUSE_RUNQUEUE] = "runqueue",
+		[SCI_CAUSE_ONCPU] = "on-cpu",
+		[SCI_NR_CAUSES] = "?",
+	};
+	double share[SCI_NR_CAUSES + 1];
+	bool done[SCI_NR_CAUSES + 1] = { false };
+	size_t used = 0;
+	int k, best;
+
+	buf[0] = '\0';
+	if (!res->caused_calls || !res->loss_ns)
+		return;
+	for (k = 0; k < SCI_NR_CAUSES; k++)
+		share[k] = (double)res->cause_loss_ns[k] / (double)res->loss_ns;
+	share[SCI_NR_CAUSES] = (double)res->unknown_loss_ns /
+			       (double)res->loss_ns;
+	for (;;) {
+		best = -1;
+		for (k = 0; k <= SCI_NR_CAUSES; k++)
+			if (!done[k] && (best < 0 || share[k] > share[best]))
+				best = k;
+		if (best < 0 || share[best] < 0.05 || used >= len)
+			break;
+		done[best] = true;
+		used += snprintf(buf + used, len - used, "%s%s %.0f%%",
+				 used ? ", " : "", names[best],
+				 share[best] * 100.0);
+	}
+}
+
 /* The numeric cells, the same for a function and for one of its keys. */
 static void result_cells(const struct sci_result *res, report_row cell)
 {
@@ -242,6 +284,7 @@ static void result_cells(const struct sci_result *res, report_row cell)
 	report_format_pct(pct, sizeof(pct), res->sci_worst_thread);
 	snprintf(cell[COL_WORST], CELL_LEN, "%s@%" PRIu32, pct,
 		 res->worst_tid);
+	cause_cell(res, cell[COL_CAUSES], CELL_LEN);
 }
 
 /* Up to REPORT_TEXT_KEYS key rows, in the engine's SCI order. */
@@ -284,6 +327,12 @@ static void table_walk(struct table *t, const struct report *r, size_t rows)
 
 	for (c = 0; c < NR_COLS; c++)
 		snprintf(cell[c], CELL_LEN, "%s", columns[c].header);
+	/* Without wait tracing there is nothing to say about causes. */
+	cell[COL_CAUSES][0] = '\0';
+	for (i = 0; i < rows; i++)
+		if (r->sci->funcs[i].caused_calls)
+			snprintf(cell[COL_CAUSES], CELL_LEN, "%s",
+				 columns[COL_CAUSES].header);
 	table_row(t, cell);
 
 	for (i = 0; i < rows; i++) {

@@ -136,6 +136,11 @@ static int trace_setup(struct trace *t, pid_t pid)
 	};
 	uint32_t i;
 
+	/* ABI 1.2 adds thread and wait records; older modules lack them. */
+	if (t->dev.version.abi_minor >= 2) {
+		s.flags = ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS;
+		t->tasks = t->waits = true;
+	}
 	if (ioctl(t->dev.fd, ISPOT_IOC_SETUP, &s)) {
 		if (errno == ESRCH)
 			ispot_error("no process with pid %d: check it with "
@@ -175,7 +180,8 @@ static int trace_setup(struct trace *t, pid_t pid)
 	}
 	t->drain = drain_new(t->rings, t->nr_rings, trace_release, t);
 	t->pipe = pipeline_new();
-	if (!t->drain || !t->pipe) {
+	if (!t->drain || !t->pipe ||
+	    (t->waits && pipeline_enable_causes(t->pipe))) {
 		ispot_error("out of memory setting up the pipeline");
 		return -1;
 	}
@@ -340,12 +346,13 @@ static void trace_scan(struct trace *t, uint64_t now)
 		t->target_exited = true;
 		return;
 	}
-	for (i = 0; i < t->scan.n; i++)
+	/* Without task records, lifetimes come from the scans. */
+	for (i = 0; !t->tasks && i < t->scan.n; i++)
 		if (!task_set_contains(&t->alive, t->scan.tids[i]))
 			pipeline_thread_seen(t->pipe, t->scan.tids[i],
 					     t->last_scan +
 					     (now - t->last_scan) / 2);
-	for (i = 0; i < t->alive.n; i++)
+	for (i = 0; !t->tasks && i < t->alive.n; i++)
 		if (!task_set_contains(&t->scan, t->alive.tids[i]))
 			trace_queue_exit(t, t->alive.tids[i], now);
 	tmp = t->alive;
@@ -507,8 +514,48 @@ static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
 			(unsigned long long)v);
 }
 
+/* The futex words waited on, named like the user's variables. */
+static struct report_futex *trace_futexes(struct trace *t, size_t *n,
+					  char (**names)[ELF_SYM_NAME_MAX],
+					  const char ***funcs)
+{
+	const struct timeline_futex *f;
+	struct report_futex *rf;
+	size_t i, j, nf = 0, k = 0;
+
+	*n = t->pipe->tl ? timeline_futexes(t->pipe->tl, &f) : 0;
+	for (i = 0; i < *n; i++)
+		nf += f[i].nr_funcs;
+	rf = calloc(*n + 1, sizeof(*rf));
+	*names = calloc(*n + 1, sizeof(**names));
+	*funcs = calloc(nf + 1, sizeof(**funcs));
+	if (!rf || !*names || !*funcs) {
+		*n = 0;
+		return rf;
+	}
+	for (i = 0; i < *n; i++) {
+		struct elf_addr_info info;
+
+		rf[i].address = f[i].uaddr;
+		rf[i].wait_ns = f[i].wait_ns;
+		rf[i].waits = f[i].waits;
+		rf[i].threads = f[i].nr_tids;
+		rf[i].symbol = (*names)[i];
+		if (t->sym && !elf_symbolize(t->sym, f[i].uaddr, &info, NULL, 0))
+			elf_addr_format(&info, (*names)[i], ELF_SYM_NAME_MAX);
+		rf[i].functions = &(*funcs)[k];
+		for (j = 0; j < f[i].nr_funcs; j++)
+			if (f[i].funcs[j] < t->nr_funcs)
+				(*funcs)[k++] = t->funcs[f[i].funcs[j]].sym.name;
+		rf[i].nr_functions = &(*funcs)[k] - rf[i].functions;
+	}
+	return rf;
+}
+
 static int trace_print(struct trace *t, const struct sci_report *sr)
 {
+	char (*futex_names)[ELF_SYM_NAME_MAX] = NULL;
+	const char **futex_funcs = NULL;
 	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
 	const struct drain_stats *ds = drain_stats(t->drain);
 	struct report_func *rf = calloc(t->nr_funcs + 1, sizeof(*rf));
@@ -558,6 +605,8 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 		r.nr_notes++;
 	}
 	r.notes = notes;
+	r.futexes = trace_futexes(t, &r.nr_futexes, &futex_names,
+				  &futex_funcs);
 
 	if (t->opts->output) {
 		out = fopen(t->opts->output, "we");
@@ -565,8 +614,8 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 			ispot_error("cannot write %s (%s): choose a writable "
 				    "--output path", t->opts->output,
 				    strerror(errno));
-			free(rf);
-			return -1;
+			ret = -1;
+			goto out;
 		}
 	}
 	ret = t->opts->json ? report_json(out, &r) :
@@ -575,6 +624,10 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 		ret = -errno;
 	if (ret)
 		ispot_error("cannot write the report (%s)", strerror(-ret));
+out:
+	free((void *)r.futexes);
+	free(futex_names);
+	free(futex_funcs);
 	free(rf);
 	return ret ? -1 : 0;
 }

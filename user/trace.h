@@ -71,6 +71,8 @@ struct trace {
 	uint64_t t_enable;
 	uint64_t t_end;
 	bool enabled;
+	bool tasks;		/* the module reports thread start and exit */
+	bool waits;		/* and context switches and futex calls */
 	bool trampoline;
 	bool target_exited;
 	bool interrupted;
