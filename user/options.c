@@ -170,6 +170,7 @@ static const struct {
 	{ "pthread_cond_*wait", { KEY_ARG, 0, false } },
 	{ "pthread_barrier_wait", { KEY_ARG, 0, false } },
 	{ "sem_*wait", { KEY_ARG, 0, false } },
+	{ "pthread_join", { KEY_ARG, 0, false } },
 	{ "read", { KEY_ARG, 2, true } },
 	{ "write", { KEY_ARG, 2, true } },
 	{ "pread*", { KEY_ARG, 2, true } },

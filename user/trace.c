@@ -22,7 +22,7 @@
 #define TRACE_IDLE_POLL_MS	100
 #define TRACE_BUSY_SLEEP_NS	(20 * 1000 * 1000L)
 
-/* What --sync adds: the pthread calls a thread waits in. */
+/* What --sync adds: the blocking calls of seed 003's Table 2. */
 static const char *const sync_specs[] = {
 	"libc:pthread_mutex_lock",
 	"libc:pthread_mutex_timedlock",
@@ -31,7 +31,9 @@ static const char *const sync_specs[] = {
 	"libc:pthread_cond_wait",
 	"libc:pthread_cond_timedwait",
 	"libc:pthread_barrier_wait",
+	"libc:pthread_spin_lock",
 	"libc:sem_wait",
+	"libc:pthread_join",
 };
 
 static volatile sig_atomic_t trace_signal;
