@@ -1193,6 +1193,53 @@ TEST(text_rows_sorted_and_valued)
 	scenario_free(&s);
 }
 
+/*
+ * The causes column names the largest share of a function's loss, and
+ * stays empty for functions whose executions carried no causes.
+ */
+TEST(text_causes_column)
+{
+	static const char *const names[] = {
+		"futex", "blocked", "runqueue", "on-cpu",
+	};
+	const struct sci_result *res = NULL;
+	char want[64], *text;
+	struct scenario s;
+	struct lines l;
+	int k, best = 0, row;
+	size_t i;
+
+	scenario_build(&s);
+	text = render_text(&s.rep, 0);
+	split(text, &l);
+	EXPECT_TRUE(strstr(l.line[l.header], "LOSS BY CAUSE") != NULL);
+	for (i = 0; i < s.sci->nr_funcs; i++)
+		if (s.sci->funcs[i].func_id == F_COMPUTE)
+			res = &s.sci->funcs[i];
+	ASSERT_TRUE(res);
+	ASSERT_GT(res->caused_calls, 0);
+	for (k = 1; k < SCI_NR_CAUSES; k++)
+		if (res->cause_loss_ns[k] > res->cause_loss_ns[best])
+			best = k;
+	if (res->unknown_loss_ns > res->cause_loss_ns[best])
+		snprintf(want, sizeof(want), "? %.0f%%",
+			 100.0 * res->unknown_loss_ns / res->loss_ns);
+	else
+		snprintf(want, sizeof(want), "%s %.0f%%", names[best],
+			 100.0 * res->cause_loss_ns[best] / res->loss_ns);
+	row = row_of(&l, "compute_chunk");
+	ASSERT_GE(row, 0);
+	if (!strstr(l.line[row], want))
+		TH_LOG("'%s' lacks '%s'", l.line[row], want);
+	EXPECT_TRUE(strstr(l.line[row], want) != NULL);
+	row = row_of(&l, "flush_log");
+	ASSERT_GE(row, 0);
+	for (k = 0; k < SCI_NR_CAUSES; k++)
+		EXPECT_TRUE(strstr(l.line[row], names[k]) == NULL);
+	free(text);
+	scenario_free(&s);
+}
+
 /* Numbers end under their header's last letter, names start under it. */
 TEST(text_columns_aligned)
 {
