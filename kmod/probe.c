@@ -115,6 +115,17 @@ static void ispot_record_header(struct ispot_record *rec, struct ispot_probe *p,
  * a fault.  At a function's first instruction, [sp] is the call site and bp
  * is still the caller's frame.
  */
+/* The return address at entry, 0 if the stack cannot be read. */
+static u64 ispot_callsite(struct pt_regs *regs)
+{
+	u64 callsite;
+
+	if (copy_from_user_nofault(&callsite, (void __user *)regs->sp,
+				   sizeof(callsite)))
+		return 0;
+	return callsite;
+}
+
 static u32 ispot_user_stack(struct pt_regs *regs, u64 callsite, u64 *frames)
 {
 	u64 fp = regs->bp;
@@ -202,14 +213,15 @@ static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 	if (p->samples && !ispot_sample_entry(p, regs->sp))
 		return 0;
 
-	if (copy_from_user_nofault(&callsite, (void __user *)regs->sp,
-				   sizeof(callsite)))
-		callsite = 0;
+	if (!(p->flags & ISPOT_PROBE_NO_CALLSITE))
+		callsite = ispot_callsite(regs);
 
 	preempt_disable();
 	ring = s->rings[smp_processor_id()];
+	/* A stack starts at the call site, even when records skip it. */
 	if (ispot_want_stack(p))
-		ispot_record_stack(ring, p, regs, callsite,
+		ispot_record_stack(ring, p, regs,
+				   callsite ?: ispot_callsite(regs),
 				   ktime_get_mono_fast_ns());
 	rec = ispot_ring_reserve(ring, 1);
 	if (rec) {
@@ -364,7 +376,8 @@ int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args)
 	int err;
 
 	if (!(args->flags & ISPOT_PROBE_BOTH) ||
-	    (args->flags & ~(ISPOT_PROBE_BOTH | ISPOT_PROBE_COUNT_ONLY)))
+	    (args->flags & ~(ISPOT_PROBE_BOTH | ISPOT_PROBE_COUNT_ONLY |
+			     ISPOT_PROBE_NO_CALLSITE)))
 		return -EINVAL;
 	if (s->nr_probes >= ispot_max_probes)
 		return -ENOSPC;

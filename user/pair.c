@@ -127,7 +127,14 @@ static int pair_entry(struct pairer *p, const struct ispot_record *rec,
 		      const uint64_t *aux)
 {
 	struct pair_thread *t = pair_thread(p, rec->tid, 1);
-	bool chained = rec->ip >= p->tramp_start && rec->ip < p->tramp_end;
+	/*
+	 * ip 0: the module did not read the call site (NO_CALLSITE), so a
+	 * tail call cannot be told from a reused sp; assume the tail call,
+	 * whose frame will return.  An abandoned frame is still counted as
+	 * unpaired once an outer frame returns or the thread ends.
+	 */
+	bool chained = !rec->ip ||
+		       (rec->ip >= p->tramp_start && rec->ip < p->tramp_end);
 	struct pair_frame *f;
 
 	if (!t || pair_reserve(t))
@@ -202,7 +209,8 @@ static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 	e.exit_cpu = rec->cpu;
 	e.entry_ts = f->ts;
 	e.exit_ts = rec->ts_ns;
-	e.callsite = f->callsite;
+	/* Without a call site read at entry, the return target is it. */
+	e.callsite = f->callsite ? f->callsite : rec->ip;
 	memcpy(e.args, f->args, sizeof(e.args));
 	memcpy(e.aux, f->aux, sizeof(e.aux));
 	e.retval = rec->data[0];

@@ -197,7 +197,10 @@ static int trace_arm(struct trace *t)
 	for (i = 0; i < t->nr_funcs; i++) {
 		struct trace_func *f = &t->funcs[i];
 		struct ispot_probe_add a = {
-			.flags = ISPOT_PROBE_BOTH,
+			/* The exit record carries the call site (ABI 1.2). */
+			.flags = ISPOT_PROBE_BOTH |
+				 (t->dev.version.abi_minor >= 2 ?
+				  ISPOT_PROBE_NO_CALLSITE : 0),
 			.offset = f->sym.offset,
 			.sample_period = t->opts->sample,
 		};

@@ -230,7 +230,9 @@ int main(int argc, char **argv)
 				 ISPOT_PROBE_BOTH | ISPOT_PROBE_COUNT_ONLY, 0);
 	if (ret < 0)
 		die("ISPOT_IOC_PROBE_ADD (count only)", -ret);
-	ret = ispot_add_probe_fn(fd, (void *)fn_full, ISPOT_PROBE_BOTH, 0);
+	/* Recording as ispotctl does it: the exit carries the call site. */
+	ret = ispot_add_probe_fn(fd, (void *)fn_full, ISPOT_PROBE_BOTH |
+				 ISPOT_PROBE_NO_CALLSITE, 0);
 	if (ret < 0)
 		die("ISPOT_IOC_PROBE_ADD", -ret);
 	ret = ispot_ioctl(fd, ISPOT_IOC_ENABLE, NULL);

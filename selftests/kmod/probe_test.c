@@ -191,6 +191,36 @@ TEST(n_calls_give_n_entries_and_exits)
 	}
 }
 
+/*
+ * NO_CALLSITE: entries carry no call site, and each exit's ip is the
+ * return address the entry would have read: the same one for every call
+ * from the same place.
+ */
+TEST(no_callsite_entries_and_exit_ip)
+{
+	uint64_t ret_ip = 0;
+	struct trace t;
+	size_t i;
+
+	trace_start(&t, calls_n, (void *)100L, 64, 0);
+	trace_probe(&t, target_fn,
+		    ISPOT_PROBE_BOTH | ISPOT_PROBE_NO_CALLSITE, 0);
+	trace_run(&t);
+	EXPECT_EQ(t.entries, 100);
+	EXPECT_EQ(pairer_stats(t.pairer)->paired, 100);
+	for (i = 0; i < t.n; i += t.recs[i].nslots) {
+		if (t.recs[i].kind == ISPOT_REC_ENTRY)
+			ASSERT_EQ(t.recs[i].ip, 0);
+		if (t.recs[i].kind != ISPOT_REC_EXIT)
+			continue;
+		ASSERT_NE(t.recs[i].ip, 0);
+		if (!ret_ip)
+			ret_ip = t.recs[i].ip;
+		ASSERT_EQ(t.recs[i].ip, ret_ip);
+	}
+	EXPECT_NE(ret_ip, 0);
+}
+
 TEST(count_only_counts_and_writes_nothing)
 {
 	struct ispot_probe_stats ps;

@@ -519,6 +519,37 @@ TEST(tail_call)
 }
 
 /*
+ * Entries without a call site (the module's NO_CALLSITE): a tail call
+ * still pairs, since an entry at its caller's sp is taken for one, and
+ * each execution's call site is its exit's return target.
+ */
+TEST(no_callsite_entries)
+{
+	struct sink s;
+	struct pairer *p = new_pairer(&s);
+	struct ispot_record r;
+
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 1, SP(1), 20);	/* A */
+	ASSERT_EQ(pairer_feed(p, &r), 0);
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 2, SP(1), 30);	/* B, tail-called */
+	ASSERT_EQ(pairer_feed(p, &r), 0);
+	ret(p, 8, 0, 2, SP(1), 40);
+	ret(p, 8, 0, 1, SP(1), 41);
+	EXPECT_STATS(p, 2, 0, 0, 0);
+	ASSERT_EQ(s.n, 2);
+	EXPECT_EQ(s.v[0].probe_id, 2);
+	EXPECT_EQ(s.v[0].callsite, RETADDR(40));
+	EXPECT_EQ(s.v[1].probe_id, 1);
+	EXPECT_EQ(s.v[1].callsite, RETADDR(41));
+	/* With a call site, it is the entry's that counts. */
+	ent(p, 8, 0, 1, SP(1), 50);
+	ret(p, 8, 0, 1, SP(1), 60);
+	ASSERT_EQ(s.n, 3);
+	EXPECT_EQ(s.v[2].callsite, CALLSITE(50));
+	done(p, &s);
+}
+
+/*
  * More nested entries than the shadow stack holds: the outermost are
  * dropped and counted, the innermost PAIR_MAX_DEPTH still pair, and the
  * dropped ones' exits find nothing.

@@ -5,7 +5,8 @@
 # command in the built tree at /ispot, and exit with the command's status.
 #
 #   selftests/vm/run.sh [--kernel VER] [--smp N] [--mem MIB] [--timeout SEC]
-#                       [--add HOST[:GUEST]]... [--disk MIB] -- CMD [ARG...]
+#                       [--add HOST[:GUEST]]... [--disk MIB]
+#                       [--append KERNEL-ARGS] -- CMD [ARG...]
 #
 # Fails (non-zero, reason on the last line) on a kernel Oops/BUG/WARNING or
 # other splat, a failed module load or unload, or a timeout.
@@ -17,6 +18,7 @@ smp=2
 mem=512
 timeout=600
 disk_mib=0
+append=
 adds=()
 
 die() {
@@ -25,7 +27,7 @@ die() {
 }
 
 usage() {
-	sed -n '5,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
 	--add) adds+=("${2:?--add needs a path}"); shift 2 ;;
 	--disk) disk_mib=${2:?--disk needs MiB}; shift 2 ;;
+	--append) append=${2?--append needs kernel arguments}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) die "unknown option '$1'; see $0 --help" ;;
@@ -147,7 +150,7 @@ timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
 	-no-reboot -accel tcg,thread=multi -m "$mem" -smp "$smp" \
 	-serial stdio -kernel "$vm_image" -initrd "$work/initrd.img" \
 	${drive[@]+"${drive[@]}"} \
-	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic" \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic $append" \
 	</dev/null 2>&1 | tr -d '\r' | tee "$log" | awk '
 	/^@@ISPOT-BEGIN/ { on = 1; next }
 	/^@@ISPOT-/ { on = 0; next }

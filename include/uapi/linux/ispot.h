@@ -75,6 +75,13 @@ struct ispot_setup {
 #define ISPOT_PROBE_ENTRY	(1U << 0)
 #define ISPOT_PROBE_RETURN	(1U << 1)
 #define ISPOT_PROBE_COUNT_ONLY	(1U << 2)
+/*
+ * ISPOT_PROBE_NO_CALLSITE (ABI 1.2): do not read the return address at
+ * entry; ENTRY records carry ip 0.  With RETURN set, nothing is lost: the
+ * EXIT record's ip is that same address, and the uretprobe reads it anyway,
+ * so reading it twice is pure cost (a user stack access per call).
+ */
+#define ISPOT_PROBE_NO_CALLSITE	(1U << 3)
 #define ISPOT_PROBE_BOTH	(ISPOT_PROBE_ENTRY | ISPOT_PROBE_RETURN)
 
 /*
