@@ -18,6 +18,9 @@
 #include "report.h"
 #include "trace.h"
 
+/* The kernel's internal ENOTSUPP, which uprobe_register() returns. */
+#define ENOTSUPP_KERNEL		524
+
 /* While records wait for the horizon, rounds run at this pace. */
 #define TRACE_IDLE_POLL_MS	100
 #define TRACE_BUSY_SLEEP_NS	(20 * 1000 * 1000L)
@@ -31,7 +34,11 @@ static const char *const sync_specs[] = {
 	"libc:pthread_cond_wait",
 	"libc:pthread_cond_timedwait",
 	"libc:pthread_barrier_wait",
-	"libc:pthread_spin_lock",
+	/*
+	 * Not pthread_spin_lock: glibc's starts with a LOCK-prefixed
+	 * instruction, which x86 uprobes refuse to single-step.  Its callers
+	 * can be probed instead (samples/spinlock.c).
+	 */
 	"libc:sem_wait",
 	"libc:pthread_join",
 };
@@ -283,6 +290,10 @@ int trace_start(struct trace *t, pid_t pid)
 		if (errno == EBADFD || errno == ESRCH)
 			ispot_error("process %d exited before tracing "
 				    "started", (int)pid);
+		else if (errno == ENOTSUPP_KERNEL)
+			ispot_error("a probed function starts with an "
+				    "instruction uprobes cannot step over "
+				    "(e.g. a LOCK prefix): probe its callers");
 		else
 			ispot_error("cannot enable the probes (%s): check "
 				    "dmesg", strerror(errno));

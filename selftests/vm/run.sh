@@ -101,6 +101,35 @@ copy_libs() {
 }
 copy_libs
 
+# --disk: Debian builds virtio and ext4 as modules, and the guest has no
+# modprobe, so the ones /dev/vda and its filesystem need are copied from
+# the guest kernel's own tree and loaded in dependency order.
+disk_modules="kernel/drivers/virtio/virtio_ring kernel/drivers/virtio/virtio
+kernel/drivers/virtio/virtio_pci_legacy_dev
+kernel/drivers/virtio/virtio_pci_modern_dev kernel/drivers/virtio/virtio_pci
+kernel/drivers/block/virtio_blk kernel/lib/crc16 kernel/fs/mbcache
+kernel/fs/jbd2/jbd2 kernel/crypto/crc32c_generic kernel/fs/ext4/ext4"
+: >"$root/disk-modules"
+if [ "$disk_mib" -gt 0 ]; then
+	krel=${vm_image##*/vmlinuz-}
+	moddir=$(dirname "$(dirname "$vm_image")")/lib/modules/$krel
+	[ "$(dirname "$vm_image")" = /boot ] && moddir=/lib/modules/$krel
+	mkdir -p "$root/modules"
+	for m in $disk_modules; do
+		name=$(basename "$m")
+		if [ -f "$moddir/$m.ko" ]; then
+			cp "$moddir/$m.ko" "$root/modules/$name.ko"
+		elif [ -f "$moddir/$m.ko.xz" ]; then
+			xz -dc "$moddir/$m.ko.xz" >"$root/modules/$name.ko"
+		elif [ -f "$moddir/$m.ko.zst" ]; then
+			zstd -qdc "$moddir/$m.ko.zst" >"$root/modules/$name.ko"
+		else
+			continue	# built in
+		fi
+		echo "/modules/$name.ko" >>"$root/disk-modules"
+	done
+fi
+
 {
 	printf 'cd /ispot || exit 1\n'
 	printf '%q ' "$@"
@@ -115,6 +144,11 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mkdir -p /root
+for m in $(cat /disk-modules); do insmod "$m" 2>/dev/null; done
+if [ -s /disk-modules ]; then
+	i=0
+	while [ ! -b /dev/vda ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+fi
 [ -b /dev/vda ] && mount /dev/vda /mnt 2>/dev/null
 fail() {
 	echo "@@ISPOT-FAIL $*"
