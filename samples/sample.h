@@ -40,8 +40,8 @@ struct sample_opts {
 	long iterations;
 	int exit_status;	/* --exit-status: what a correct run returns */
 	/* Set by the sample, not by the user: */
-	bool no_hold;		/* nothing is held, so --hold-us is refused */
-	const struct sample_opt *extra;	/* its own options, { NULL } ends */
+	bool no_hold;		/* nothing is held: --hold-us is refused */
+	const struct sample_opt *extra;	/* its own options, { } ends */
 };
 
 /* Where a sample's own options start in getopt's return values. */
@@ -83,7 +83,8 @@ static inline void sample_parse(int argc, char **argv, struct sample_opts *o)
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "exit-status", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "hold-us", required_argument, NULL, 'H' },	/* stays last */
+		/* Last, so that a sample without a lock can leave it out. */
+		{ "hold-us", required_argument, NULL, 'H' },
 	};
 	size_t nr_common = sizeof(common) / sizeof(*common) - o->no_hold;
 	size_t nr_extra = 0, i;

@@ -41,7 +41,7 @@ for t in selftests/unit/test_*; do
 	stage "unit: $t" "$t"
 done
 stage "vm: runner contract" selftests/vm/runner_test.sh
-stage "vm: selftests/kmod" selftests/vm/run.sh --timeout 1200 -- \
+stage "vm: selftests/kmod" selftests/vm/run.sh --timeout 1200 --disk 64 -- \
 	selftests/kmod/run_all.sh
 
 passed=$(grep -c -E '^ok ' "$log" | head -1)

@@ -15,14 +15,6 @@ grep -q '^ispot ' /proc/modules || insmod /ispot/kmod/ispot.ko
 
 tap_plan 12
 
-# json_first FILE KEY: the first numeric value of "KEY" in a one-line JSON
-# report; functions come sorted by SCI, so this is the top function's.
-json_first() {
-	tr ',{}[]' '\n\n\n\n\n' <"$1" | sed -n "s/^ *\"$2\": //p" | head -n1
-}
-# lt A B: A < B as real numbers.
-lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
-
 # sci_of SAMPLE DELAY HOLD ITERATIONS: the median SCI of acquire() over
 # three runs.  The emulated guest has stalls of milliseconds (a vCPU thread
 # descheduled by the host, TCG serialising the vCPUs); a median keeps one

@@ -28,3 +28,13 @@ one_line_err() {
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^ispotctl: .*$1" "$tmp/err" ||
 		{ sed 's/^/# stderr: /' "$tmp/err"; return 1; }
 }
+
+# json_first FILE KEY: the first value of "KEY" in a one-line JSON report,
+# strings without their quotes; functions come sorted by SCI, so this is
+# the top function's.
+json_first() {
+	tr ',{}[]' '\n\n\n\n\n' <"$1" | sed -n "s/^ *\"$2\": //p" |
+		head -n1 | sed 's/^"\(.*\)"$/\1/'
+}
+# lt A B: A < B as real numbers.
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
