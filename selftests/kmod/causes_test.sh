@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Why a function is slow: each sample's loss is dominated by the cause it
+# was written to show (futex wait for a mutex, on-CPU spinning for a
+# spinlock, blocked I/O for O_DIRECT reads), and the futex report names
+# the contended mutex by its symbol.  Shares of the loss are compared, never
+# absolute times: the guest is emulated.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+samples=/ispot/samples
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || insmod /ispot/kmod/ispot.ko
+
+tap_plan 5
+
+# share FILE CAUSE: the top function's CAUSE_ns over its loss_ns.
+share() {
+	awk -v c="$(json_first "$1" "$2_ns")" -v l="$(json_first "$1" loss_ns)" \
+		'BEGIN { printf "%.3f\n", l > 0 ? c / l : 0 }'
+}
+
+# causes_of NAME FUNC SAMPLE ARGS...: trace FUNC in SAMPLE into $tmp/NAME.json
+causes_of() {
+	name=$1 func=$2 sample=$3
+	shift 3
+	ispotctl run --func "$func" --json -o "$tmp/$name.json" -- \
+		"$samples/$sample" "$@" >/dev/null || return 1
+	echo "# $name: loss $(json_first "$tmp/$name.json" loss_ns) ns;" \
+	     "futex $(share "$tmp/$name.json" futex), blocked" \
+	     "$(share "$tmp/$name.json" blocked), runqueue" \
+	     "$(share "$tmp/$name.json" runqueue), on-cpu" \
+	     "$(share "$tmp/$name.json" oncpu)"
+}
+
+t_lock() {
+	causes_of lock acquire lock_contention --threads 2 --delay-us 100 \
+		--hold-us 100 --iterations 600 || return 1
+	lt 0.5 "$(share "$tmp/lock.json" futex)"
+}
+tap_check "mutex_loss_is_mostly_futex_wait" t_lock
+
+t_futex_symbol() {
+	# The futex report names the mutex the workers fought over.
+	grep -o '"futexes": \[[^]]*' "$tmp/lock.json" | head -c 300 |
+		sed 's/^/# /'
+	echo
+	grep -q '"symbol": "lock_contention:gm_lock' "$tmp/lock.json" &&
+		grep -q '"functions": \["acquire"\]' "$tmp/lock.json"
+}
+tap_check "futex_report_names_the_mutex" t_futex_symbol
+
+t_spin() {
+	causes_of spin spin_acquire spinlock --threads 2 --delay-us 0 \
+		--iterations 600 || return 1
+	lt 0.5 "$(share "$tmp/spin.json" oncpu)" &&
+		lt "$(share "$tmp/spin.json" futex)" 0.1
+}
+tap_check "spinlock_loss_is_mostly_on_cpu" t_spin
+
+t_io() {
+	if ! mount | grep -q ' /mnt '; then
+		echo "# no disk at /mnt (boot the VM with --disk)"
+		return 4
+	fi
+	causes_of io read_block io_contention --threads 2 --iterations 200 ||
+		return 1
+	lt 0.5 "$(share "$tmp/io.json" blocked)" &&
+		lt "$(share "$tmp/io.json" futex)" 0.1
+}
+t_io
+case $? in
+0) tap_ok "io_loss_is_mostly_blocked_outside_futex" ;;
+4) tap_skip "io_loss_is_mostly_blocked_outside_futex" "no disk at /mnt" ;;
+*) tap_not_ok "io_loss_is_mostly_blocked_outside_futex" ;;
+esac
+
+t_parts_sum() {
+	# The parts, unknown included, add up to the loss exactly.
+	f=$tmp/lock.json
+	sum=$(( $(json_first "$f" futex_ns) + $(json_first "$f" blocked_ns) +
+		$(json_first "$f" runqueue_ns) + $(json_first "$f" oncpu_ns) +
+		$(json_first "$f" unknown_ns) ))
+	echo "# parts $sum, loss $(json_first "$f" loss_ns)"
+	[ "$sum" = "$(json_first "$f" loss_ns)" ] &&
+		[ "$(json_first "$f" unknown_ns)" = 0 ]
+}
+tap_check "causes_add_up_to_the_loss" t_parts_sum
+
+rm -rf "$tmp"
+tap_done
