@@ -11,13 +11,25 @@
  *         uprobe_unregister_nosync(uprobe, uc) + uprobe_unregister_sync()
  *         filter(uc, mm)
  *   6.13  handler(uc, regs, __u64 *data), ret_handler(uc, func, regs, data)
+ *
+ * tracepoints (waits.c):
+ *   6.1   sched_process_exit(p), after exit_mm()
+ *   6.13  sys_enter/sys_exit probes run preemptible
+ *   6.16  sched_process_exit(p, group_dead), before exit_mm()
+ *   7.0   every tracepoint probe may run preemptible
+ *   (waits.c disables preemption itself, so only the prototype differs.)
+ *
+ * futex system calls: futex_waitv since 5.16, futex_wait (futex2) since 6.7.
  */
 #ifndef ISPOT_COMPAT_H
 #define ISPOT_COMPAT_H
 
+#include <linux/compat.h>
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/uprobes.h>
 #include <linux/version.h>
+#include <asm/unistd.h>
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #define ISPOT_UPROBE_HANDLER(fn)					\
@@ -93,6 +105,54 @@ static inline void ispot_vma_make_readonly(struct vm_area_struct *vma)
 #else
 	vma->vm_flags &= ~VM_MAYWRITE;
 #endif
+}
+
+/*
+ * The sched_process_exit probe, and whether the exiting thread @p ends its
+ * thread group.  Before 6.16 the tracepoint does not say; the group's live
+ * count has already been decremented when it fires, so a zero count means
+ * the group is dead, but several threads exiting at once may all see it
+ * (waits.c lets only one of them say so).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define ISPOT_TP_PROCESS_EXIT(fn)					\
+	void fn(void *data, struct task_struct *p, bool group_dead)
+#define ISPOT_TP_GROUP_DEAD(p)	(group_dead)
+#else
+#define ISPOT_TP_PROCESS_EXIT(fn)					\
+	void fn(void *data, struct task_struct *p)
+#define ISPOT_TP_GROUP_DEAD(p)	(!atomic_read(&(p)->signal->live))
+#endif
+
+enum ispot_futex_call {
+	ISPOT_FUTEX_NONE = 0,
+	ISPOT_FUTEX,		/* futex(uaddr, op, val, ...) */
+	ISPOT_FUTEX_WAITV,	/* futex_waitv(waiters, nr, flags, ...) */
+	ISPOT_FUTEX_WAIT2,	/* futex_wait(uaddr, val, mask, flags, ...) */
+};
+
+/*
+ * Which futex system call @nr is.  Only 64-bit callers are traced: a
+ * 32-bit caller's numbers mean other calls.  Called for every system call
+ * while wait tracing is on, so the common answer comes first and cheap.
+ */
+static __always_inline enum ispot_futex_call ispot_futex_call(long nr)
+{
+	enum ispot_futex_call call;
+
+	if (nr == __NR_futex)
+		call = ISPOT_FUTEX;
+#ifdef __NR_futex_waitv
+	else if (nr == __NR_futex_waitv)
+		call = ISPOT_FUTEX_WAITV;
+#endif
+#ifdef __NR_futex_wait
+	else if (nr == __NR_futex_wait)
+		call = ISPOT_FUTEX_WAIT2;
+#endif
+	else
+		return ISPOT_FUTEX_NONE;
+	return in_compat_syscall() ? ISPOT_FUTEX_NONE : call;
 }
 
 #endif /* ISPOT_COMPAT_H */

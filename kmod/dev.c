@@ -119,7 +119,8 @@ static long ispot_ioc_setup(struct ispot_session *s, void __user *uarg)
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.flags || args.nr_rings || args.ring_mmap_size ||
+	if ((args.flags & ~ISPOT_SETUP_FLAGS) || args.nr_rings ||
+	    args.ring_mmap_size ||
 	    ispot_reserved_nonzero(args.reserved, sizeof(args.reserved)))
 		return -EINVAL;
 	if (s->state != ISPOT_STATE_NEW)

@@ -4,11 +4,14 @@
  * one job: main (load/unload, limits), dev (the character device and ioctl
  * dispatch), session (per-fd state), ring (per-CPU record rings),
  * probe (uprobe consumers and handlers), target (which process is traced),
- * bench (in-kernel micro-benchmarks in debugfs, for `make bench`).
+ * waits (tracepoint probes: context switches, futex calls, thread creation
+ * and exit of traced processes), bench (in-kernel micro-benchmarks in
+ * debugfs, for `make bench`).
  */
 #ifndef ISPOT_INTERNAL_H
 #define ISPOT_INTERNAL_H
 
+#include <linux/atomic.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -25,6 +28,7 @@
 extern unsigned int ispot_max_sessions;
 extern unsigned int ispot_max_probes;
 extern unsigned int ispot_max_buffer_mib;
+extern unsigned int ispot_waits_linger_ms;
 
 /*
  * One single-producer ring per CPU.  Producers are the probe handlers of the
@@ -71,6 +75,7 @@ struct ispot_sample_slot {
 #define ISPOT_SAMPLE_SLOTS	256
 
 struct ispot_session;
+struct signal_struct;
 
 struct ispot_probe {
 	struct list_head node;		/* in session->probes */
@@ -91,13 +96,21 @@ struct ispot_probe {
 /*
  * Per-fd session.  @lock serialises ioctls, mmap and release; the probe
  * handlers never take it: they see only fields that are fixed while the
- * probes are registered (target, rings, stack_period).
+ * probes are registered or the session is in the waits table (target,
+ * tgid, signal, setup_flags, rings, stack_period).  @waits_node is
+ * written under waits.c's table lock and read under RCU.
  */
 struct ispot_session {
 	struct mutex lock;
 	enum ispot_session_state state;
 	pid_t tgid;			/* global tgid of the target */
 	struct task_struct *target;	/* thread-group leader, referenced */
+	struct signal_struct *signal;	/* target's, pinned by @target: tells
+					 * its threads from a reused tgid */
+	u32 setup_flags;		/* ISPOT_SETUP_* */
+	struct hlist_node waits_node;	/* in the waits table while listed */
+	bool waits_listed;
+	atomic_t waits_group_dead;	/* a TASK_EXIT said "last thread" */
 	struct ispot_ring **rings;	/* [nr_rings], indexed by CPU */
 	u32 nr_rings;
 	size_t ring_bytes;		/* ctrl page + data, per ring */
@@ -148,6 +161,13 @@ int ispot_probe_arm(struct ispot_probe *p);
 void ispot_probe_disarm_all(struct ispot_session *s);
 void ispot_probe_free_all(struct ispot_session *s);
 void ispot_probe_stats(struct ispot_probe *p, struct ispot_probe_stats *st);
+
+/* waits.c */
+void ispot_waits_init(void);
+void ispot_waits_exit(void);
+bool ispot_waits_supported(u32 setup_flags);
+int ispot_waits_start(struct ispot_session *s);
+void ispot_waits_stop(struct ispot_session *s);
 
 /* target.c */
 int ispot_target_get(pid_t pid, struct task_struct **leader);

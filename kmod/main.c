@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ispot.ko: timestamps the entries and exits of chosen user functions of a
- * traced process into per-CPU rings, for ispotctl to compute how much time
- * each function loses to interference from other threads.
+ * traced process, and optionally its threads' context switches, futex
+ * waits, creations and exits, into per-CPU rings, for ispotctl to compute
+ * how much time each function loses to interference from other threads.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,10 +24,17 @@ unsigned int ispot_max_buffer_mib = 256;
 module_param_named(max_buffer_mib, ispot_max_buffer_mib, uint, 0644);
 MODULE_PARM_DESC(max_buffer_mib, "Ring memory allowed across sessions, MiB");
 
+unsigned int ispot_waits_linger_ms = 2000;
+module_param_named(waits_linger_ms, ispot_waits_linger_ms, uint, 0644);
+MODULE_PARM_DESC(waits_linger_ms,
+		 "Keep task/wait tracepoint probes this long after the last session that used them");
+
 static int __init ispot_init(void)
 {
-	int err = ispot_dev_register();
+	int err;
 
+	ispot_waits_init();
+	err = ispot_dev_register();
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", ISPOT_DEVICE_NAME, err);
 		return err;
@@ -40,6 +48,7 @@ static void __exit ispot_exit(void)
 {
 	ispot_bench_exit();
 	ispot_dev_unregister();
+	ispot_waits_exit();
 	pr_info("unloaded\n");
 }
 

@@ -98,10 +98,15 @@ int ispot_session_setup(struct ispot_session *s, struct ispot_setup *args)
 	if (args->watermark > (u64)args->ring_pages << PAGE_SHIFT)
 		return -EINVAL;
 
+	if (!ispot_waits_supported(args->flags))
+		return -EOPNOTSUPP;
+
 	err = ispot_target_get(args->pid, &s->target);
 	if (err)
 		return err;
 	s->tgid = s->target->tgid;
+	s->signal = s->target->signal;
+	s->setup_flags = args->flags;
 	s->stack_period = args->stack_period ?: ISPOT_DEFAULT_STACK_PERIOD;
 	s->nr_rings = nr_cpu_ids;
 	s->ring_bytes = ispot_ring_bytes(args->ring_pages);
@@ -138,6 +143,10 @@ err_put_target:
 	return err;
 }
 
+/*
+ * Task and wait records start before the probes are armed, so that the
+ * threads' lifetimes cover their first probe records.
+ */
 int ispot_session_enable(struct ispot_session *s)
 {
 	struct ispot_probe *p;
@@ -145,19 +154,27 @@ int ispot_session_enable(struct ispot_session *s)
 
 	if (list_empty(&s->probes))
 		return -ENOENT;
+	err = ispot_waits_start(s);
+	if (err)
+		return err;
 	list_for_each_entry(p, &s->probes, node) {
 		err = ispot_probe_arm(p);
-		if (err) {
-			ispot_probe_disarm_all(s);
-			return err;
-		}
+		if (err)
+			goto err_disarm;
 	}
 	s->state = ISPOT_STATE_ENABLED;
 	return 0;
+
+err_disarm:
+	ispot_probe_disarm_all(s);
+	ispot_waits_stop(s);
+	return err;
 }
 
+/* When this returns, no handler or probe writes into the rings. */
 void ispot_session_disable(struct ispot_session *s)
 {
+	ispot_waits_stop(s);
 	ispot_probe_disarm_all(s);
 	if (s->state == ISPOT_STATE_ENABLED)
 		s->state = ISPOT_STATE_READY;

@@ -1,29 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench [BENCH=NAME]: install, build and run the benchmarks side by
-# side (NAME: probe, ring or pipeline; all by default).  probe and ring run
-# in the VM, booted once for both; pipeline (the user-space drain, pairing
-# and SCI engine) runs natively on the host, and the VM is not booted when
-# it is the only one asked for.  Prints one `name: value` line per figure on
-# stdout (notes go to stderr), and writes the figures, with the command,
-# date, kernels and where each was measured, between the `.. bench-begin`
-# and `.. bench-end` markers of Documentation/evaluation.rst.
+# side (NAME: probe, ring, waits or pipeline; all by default).  probe, ring
+# and waits run in the VM, booted once for all; pipeline (the user-space
+# drain, pairing and SCI engine) runs natively on the host, and the VM is
+# not booted when it is the only one asked for.  Prints one `name: value`
+# line per figure on stdout (notes go to stderr), and writes the figures,
+# with the command, date, kernels and where each was measured, between the
+# `.. bench-begin` and `.. bench-end` markers of
+# Documentation/evaluation.rst.
 # Never pass/fail: it fails only when a benchmark could not run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 name=${1:-}
 case "$name" in
-''|probe|ring|pipeline) ;;
-*) echo "bench: unknown benchmark '$name'; use probe, ring or pipeline" >&2
+''|probe|ring|waits|pipeline) ;;
+*) echo "bench: unknown benchmark '$name'; use probe, ring, waits or pipeline" >&2
    exit 2 ;;
 esac
-# Which halves run: the VM for probe and ring, the host for pipeline.
+# Which halves run: the VM for probe, ring and waits, the host for
+# pipeline.
 run_vm=1
 run_native=1
 case "$name" in
 pipeline) run_vm= ;;
-probe|ring) run_native= ;;
+probe|ring|waits) run_native= ;;
 esac
 
 if [ -n "${MAKELEVEL:-}" ]; then

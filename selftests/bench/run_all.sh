@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Run in the VM by scripts/bench.sh: the named benchmarks (probe, ring; all
-# when none is named).  Figures are `name: value` lines on stdout; notes
-# start with '#'.
+# Run in the VM by scripts/bench.sh: the named benchmarks (probe, ring,
+# waits; all when none is named).  Figures are `name: value` lines on
+# stdout; notes start with '#'.
 cd "$(dirname "$0")" || exit 1
 echo "# kernel: $(uname -r)"
 echo "# clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
-[ $# -gt 0 ] || set -- probe ring
+[ $# -gt 0 ] || set -- probe ring waits
 rc=0
 for b in "$@"; do
 	case $b in
@@ -21,6 +21,9 @@ for b in "$@"; do
 			echo "# ring: $f is missing (no debugfs?)"
 			rc=1
 		fi
+		;;
+	waits)
+		./waits_bench || rc=1
 		;;
 	*)
 		echo "# unknown benchmark '$b'"

@@ -21,15 +21,15 @@ share() {
 
 # causes_of NAME FUNC SAMPLE ARGS...: trace FUNC in SAMPLE into $tmp/NAME.json
 causes_of() {
-	name=$1 func=$2 sample=$3
+	out=$1 func=$2 sample=$3
 	shift 3
-	ispotctl run --func "$func" --json -o "$tmp/$name.json" -- \
+	ispotctl run --func "$func" --json -o "$tmp/$out.json" -- \
 		"$samples/$sample" "$@" >/dev/null || return 1
-	echo "# $name: loss $(json_first "$tmp/$name.json" loss_ns) ns;" \
-	     "futex $(share "$tmp/$name.json" futex), blocked" \
-	     "$(share "$tmp/$name.json" blocked), runqueue" \
-	     "$(share "$tmp/$name.json" runqueue), on-cpu" \
-	     "$(share "$tmp/$name.json" oncpu)"
+	echo "# $out: loss $(json_first "$tmp/$out.json" loss_ns) ns;" \
+	     "futex $(share "$tmp/$out.json" futex), blocked" \
+	     "$(share "$tmp/$out.json" blocked), runqueue" \
+	     "$(share "$tmp/$out.json" runqueue), on-cpu" \
+	     "$(share "$tmp/$out.json" oncpu)"
 }
 
 t_lock() {
