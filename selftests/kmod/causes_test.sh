@@ -16,7 +16,7 @@ tap_plan 5
 # share FILE CAUSE: the top function's CAUSE_ns over its loss_ns.
 share() {
 	awk -v c="$(json_first "$1" "$2_ns")" -v l="$(json_first "$1" loss_ns)" \
-		'BEGIN { printf "%.3f\n", l > 0 ? c / l : 0 }'
+		'BEGIN { printf "%.3f\n", (l > 0 ? c / l : 0) }'
 }
 
 # causes_of NAME FUNC SAMPLE ARGS...: trace FUNC in SAMPLE into $tmp/NAME.json
