@@ -28,7 +28,6 @@
 extern unsigned int ispot_max_sessions;
 extern unsigned int ispot_max_probes;
 extern unsigned int ispot_max_buffer_mib;
-extern unsigned int ispot_waits_linger_ms;
 
 /*
  * One single-producer ring per CPU.  Producers are the probe handlers of the

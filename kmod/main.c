@@ -24,11 +24,6 @@ unsigned int ispot_max_buffer_mib = 256;
 module_param_named(max_buffer_mib, ispot_max_buffer_mib, uint, 0644);
 MODULE_PARM_DESC(max_buffer_mib, "Ring memory allowed across sessions, MiB");
 
-unsigned int ispot_waits_linger_ms = 2000;
-module_param_named(waits_linger_ms, ispot_waits_linger_ms, uint, 0644);
-MODULE_PARM_DESC(waits_linger_ms,
-		 "Keep task/wait tracepoint probes this long after the last session that used them");
-
 static int __init ispot_init(void)
 {
 	int err;

@@ -33,8 +33,8 @@ causes_of() {
 }
 
 t_lock() {
-	causes_of lock acquire lock_contention --threads 2 --delay-us 100 \
-		--hold-us 100 --iterations 600 || return 1
+	causes_of lock acquire lock_contention --threads 2 --delay-us 50 \
+		--hold-us 200 --iterations 400 || return 1
 	lt 0.5 "$(share "$tmp/lock.json" futex)"
 }
 tap_check "mutex_loss_is_mostly_futex_wait" t_lock

@@ -79,7 +79,7 @@ c4=$(sci_of "$ctrl" 100 100 600)
 
 t_lock_high() {
 	echo "# sci at delay 0: $s0"
-	lt 0.3 "$s0"
+	lt 0.2 "$s0"
 }
 tap_check "lock_delay_0_has_high_sci" t_lock_high
 

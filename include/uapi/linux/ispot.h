@@ -198,6 +198,15 @@ struct ispot_ring_ctrl {
  * Kinds 4-9 (ABI 1.2) carry probe_id 0; tid is the thread concerned, which
  * is current except for SWITCH_IN (the thread switched to) and TASK_NEW
  * (the new thread).  sp and ip are 0 unless stated.
+ *
+ * Futex calls are futex(2) from 64-bit callers, and futex_waitv(2) and
+ * futex_wait(2) where the kernel has them; FUTEX_ENTER gives those the
+ * futex(2) op that does the same: FUTEX_WAIT on the first waiter's uaddr
+ * and val for futex_waitv, FUTEX_WAIT_BITSET for futex_wait, each with
+ * FUTEX_PRIVATE_FLAG if the call asked for a private futex.  FUTEX_EXIT's
+ * value is the raw return (-errno as a 64-bit two's complement).
+ * TASK_EXIT's data[0] is 1 in at most one record per session, for the
+ * thread whose exit ended the group (Documentation/abi.rst).
  */
 enum ispot_record_kind {
 	ISPOT_REC_ENTRY = 1,	/* ip: call site (return address) */

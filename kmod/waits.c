@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Waits and thread lifetimes (ABI 1.2): tracepoint probes that record the
+ * context switches, futex calls, thread creations and thread exits of the
+ * traced thread groups, and of nothing else.
+ *
+ * The probes run for every task on the system once registered, so the
+ * common case, a task nobody traces, must cost almost nothing: with no
+ * session enabled, one read of a counter; otherwise one hash of the task's
+ * tgid into a small RCU-protected table of enabled sessions, which finds
+ * an empty bucket.  A traced task gets one record in the current CPU's
+ * ring of each session tracing it, written with preemption disabled, like
+ * the uprobe handlers' records; the ring defers the reader's wakeup to
+ * irq_work, because sched_switch runs under the run-queue lock.
+ *
+ * Each group of probes (TASKS, WAITS) is registered when the first session
+ * that needs it is enabled, and stays registered until the module is
+ * unloaded: registering patches kernel text on every CPU, which sessions
+ * should not pay each time, and which QEMU's multi-threaded TCG does not
+ * always get right (Documentation/design.rst).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hashtable.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <asm/syscall.h>
+#include <uapi/linux/futex.h>	/* only the ABI: ops, struct futex_waitv */
+
+#include "compat.h"
+#include "ispot.h"
+
+#define ISPOT_WAITS_HASH_BITS	6
+
+/*
+ * Enabled sessions with setup flags, by target tgid; several sessions may
+ * trace one tgid.  Written under ispot_waits_lock; the probes read it with
+ * preemption disabled (rcu_read_lock_sched), so removing a session and then
+ * synchronize_rcu() guarantees that no probe still sees it.
+ */
+static DEFINE_HASHTABLE(ispot_waits_table, ISPOT_WAITS_HASH_BITS);
+static DEFINE_MUTEX(ispot_waits_lock);
+
+/* The probe groups, one per setup flag. */
+enum { ISPOT_WAITS_TASKS, ISPOT_WAITS_WAITS, ISPOT_WAITS_NR_GROUPS };
+
+static const u32 ispot_waits_group_flag[ISPOT_WAITS_NR_GROUPS] = {
+	[ISPOT_WAITS_TASKS] = ISPOT_SETUP_TASKS,
+	[ISPOT_WAITS_WAITS] = ISPOT_SETUP_WAITS,
+};
+
+/*
+ * Per group: listed sessions using it (read locklessly by the probes as
+ * their first check) and whether its probes are registered.  Written under
+ * ispot_waits_lock.
+ */
+static unsigned int ispot_waits_users[ISPOT_WAITS_NR_GROUPS];
+static bool ispot_waits_registered[ISPOT_WAITS_NR_GROUPS];
+
+static __always_inline bool ispot_waits_idle(int group)
+{
+	return !READ_ONCE(ispot_waits_users[group]);
+}
+
+static bool ispot_waits_match(struct ispot_session *s, struct task_struct *t,
+			      u32 flag)
+{
+	return s->tgid == t->tgid && s->signal == t->signal &&
+	       (s->setup_flags & flag);
+}
+
+/*
+ * One record about thread @t into this CPU's ring of @s.  The clock is read
+ * once per probe call, on its first record.  Preemption is disabled.
+ */
+static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
+			    struct task_struct *t, u64 ip, u64 d0, u64 d1,
+			    u64 d2)
+{
+	unsigned int cpu = smp_processor_id();
+	struct ispot_ring *ring = s->rings[cpu];
+	struct ispot_record *rec;
+
+	if (!*ts)
+		*ts = ktime_get_mono_fast_ns();
+	rec = ispot_ring_reserve(ring, 1);
+	if (!rec)
+		return;
+	rec->ts_ns = *ts;
+	rec->tid = t->pid;
+	rec->tgid = t->tgid;
+	rec->probe_id = 0;
+	rec->cpu = cpu;
+	rec->kind = kind;
+	rec->nslots = 1;
+	rec->sp = 0;
+	rec->ip = ip;
+	rec->data[0] = d0;
+	rec->data[1] = d1;
+	rec->data[2] = d2;
+	ispot_ring_commit(ring, 1);
+}
+
+/*
+ * Interrupts are off and the run-queue lock is held: nothing here may wake
+ * anyone (the ring defers that) or take a lock.
+ */
+static void ispot_waits_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	struct ispot_session *s;
+	u64 ts = 0;
+
+	if (ispot_waits_idle(ISPOT_WAITS_WAITS))
+		return;
+	rcu_read_lock_sched_notrace();
+	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
+				   prev->tgid) {
+		bool runnable;
+
+		if (!ispot_waits_match(s, prev, ISPOT_SETUP_WAITS))
+			continue;
+		/*
+		 * Still runnable: preempted, or it did not block.  A pending
+		 * signal can cancel the block after prev_state was read (6.1
+		 * passes the stale state then, later kernels TASK_RUNNING),
+		 * so the task's current state counts too.
+		 */
+		runnable = preempt || prev_state == TASK_RUNNING ||
+			   task_is_running(prev);
+		ispot_waits_put(s, &ts, ISPOT_REC_SWITCH_OUT, prev, 0,
+				runnable, prev_state, 0);
+	}
+	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
+				   next->tgid) {
+		if (ispot_waits_match(s, next, ISPOT_SETUP_WAITS))
+			ispot_waits_put(s, &ts, ISPOT_REC_SWITCH_IN, next, 0,
+					0, 0, 0);
+	}
+	rcu_read_unlock_sched_notrace();
+}
+
+/*
+ * FUTEX_ENTER's uaddr, op and val.  The futex2 calls are given the futex(2)
+ * op that does the same thing, so a reader needs to know only futex(2):
+ * futex_wait(uaddr, val, mask, flags) is FUTEX_WAIT_BITSET, and
+ * futex_waitv(waiters, nr, flags) is FUTEX_WAIT on its first waiter, read
+ * without faulting (zeros if that memory is not resident).
+ */
+static void ispot_waits_futex_args(enum ispot_futex_call call,
+				   struct pt_regs *regs, u64 *out)
+{
+	unsigned long args[6];
+	struct futex_waitv w;
+
+	syscall_get_arguments(current, regs, args);
+	switch (call) {
+	case ISPOT_FUTEX_WAIT2:
+		out[0] = args[0];
+		out[1] = FUTEX_WAIT_BITSET | (args[3] & FUTEX_PRIVATE_FLAG);
+		out[2] = args[1];
+		break;
+	case ISPOT_FUTEX_WAITV:
+		if (!args[1] ||
+		    copy_from_user_nofault(&w, (void __user *)args[0],
+					   sizeof(w)))
+			memset(&w, 0, sizeof(w));
+		out[0] = w.uaddr;
+		out[1] = FUTEX_WAIT | (w.flags & FUTEX_PRIVATE_FLAG);
+		out[2] = w.val;
+		break;
+	default:
+		out[0] = args[0];
+		out[1] = args[1];
+		out[2] = args[2];
+		break;
+	}
+}
+
+/*
+ * Runs for every system call of every task; all but futex calls leave at
+ * the first compare.  Preemptible from 6.13.
+ */
+static void ispot_waits_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	enum ispot_futex_call call = ispot_futex_call(id);
+	struct task_struct *t = current;
+	struct ispot_session *s;
+	bool decoded = false;
+	u64 args[3];
+	u64 ts = 0;
+
+	if (likely(!call) || ispot_waits_idle(ISPOT_WAITS_WAITS))
+		return;
+	rcu_read_lock_sched_notrace();
+	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
+				   t->tgid) {
+		if (!ispot_waits_match(s, t, ISPOT_SETUP_WAITS))
+			continue;
+		if (!decoded) {
+			ispot_waits_futex_args(call, regs, args);
+			decoded = true;
+		}
+		ispot_waits_put(s, &ts, ISPOT_REC_FUTEX_ENTER, t,
+				instruction_pointer(regs), args[0], args[1],
+				args[2]);
+	}
+	rcu_read_unlock_sched_notrace();
+}
+
+static void ispot_waits_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	struct task_struct *t = current;
+	struct ispot_session *s;
+	u64 ts = 0;
+
+	if (likely(!ispot_futex_call(syscall_get_nr(t, regs))) ||
+	    ispot_waits_idle(ISPOT_WAITS_WAITS))
+		return;
+	rcu_read_lock_sched_notrace();
+	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
+				   t->tgid) {
+		if (ispot_waits_match(s, t, ISPOT_SETUP_WAITS))
+			ispot_waits_put(s, &ts, ISPOT_REC_FUTEX_EXIT, t, 0,
+					ret, 0, 0);
+	}
+	rcu_read_unlock_sched_notrace();
+}
+
+/*
+ * A new task, before it first runs.  A new process has a new tgid, so only
+ * threads created in a traced group match.
+ */
+static void ispot_waits_fork(void *data, struct task_struct *parent,
+			     struct task_struct *child)
+{
+	struct ispot_session *s;
+	u64 ts = 0;
+
+	if (ispot_waits_idle(ISPOT_WAITS_TASKS))
+		return;
+	rcu_read_lock_sched_notrace();
+	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
+				   child->tgid) {
+		if (ispot_waits_match(s, child, ISPOT_SETUP_TASKS))
+			ispot_waits_put(s, &ts, ISPOT_REC_TASK_NEW, child, 0,
+					parent->pid, 0, 0);
+	}
+	rcu_read_unlock_sched_notrace();
+}
+
+/*
+ * @p is current, in do_exit().  "Last thread" is said once per session:
+ * before 6.16 every thread exiting while the group dies can see it dead
+ * (compat.h), and the first of them to get here says it.
+ */
+static ISPOT_TP_PROCESS_EXIT(ispot_waits_exit_probe)
+{
+	struct ispot_session *s;
+	u64 ts = 0;
+
+	if (ispot_waits_idle(ISPOT_WAITS_TASKS))
+		return;
+	rcu_read_lock_sched_notrace();
+	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
+				   p->tgid) {
+		bool last;
+
+		if (!ispot_waits_match(s, p, ISPOT_SETUP_TASKS))
+			continue;
+		last = ISPOT_TP_GROUP_DEAD(p) &&
+		       !atomic_xchg(&s->waits_group_dead, 1);
+		ispot_waits_put(s, &ts, ISPOT_REC_TASK_EXIT, p, 0, last, 0, 0);
+	}
+	rcu_read_unlock_sched_notrace();
+}
+
+/*
+ * The __tracepoint_* symbols are not exported, so the tracepoints are
+ * found by name once, at load.
+ */
+static struct ispot_waits_tp {
+	const char *name;
+	void *probe;
+	int group;
+	struct tracepoint *tp;
+} ispot_waits_tps[] = {
+	{ "sched_process_fork", ispot_waits_fork, ISPOT_WAITS_TASKS },
+	{ "sched_process_exit", ispot_waits_exit_probe, ISPOT_WAITS_TASKS },
+	{ "sched_switch", ispot_waits_switch, ISPOT_WAITS_WAITS },
+	{ "sys_enter", ispot_waits_sys_enter, ISPOT_WAITS_WAITS },
+	{ "sys_exit", ispot_waits_sys_exit, ISPOT_WAITS_WAITS },
+};
+
+static void ispot_waits_find(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ispot_waits_tps); i++)
+		if (!strcmp(tp->name, ispot_waits_tps[i].name))
+			ispot_waits_tps[i].tp = tp;
+}
+
+void ispot_waits_init(void)
+{
+	unsigned int i;
+
+	for_each_kernel_tracepoint(ispot_waits_find, NULL);
+	for (i = 0; i < ARRAY_SIZE(ispot_waits_tps); i++) {
+		const struct ispot_waits_tp *w = &ispot_waits_tps[i];
+
+		if (!w->tp)
+			pr_info("no tracepoint %s: setup flag %#x unsupported\n",
+				w->name, ispot_waits_group_flag[w->group]);
+	}
+}
+
+bool ispot_waits_supported(u32 setup_flags)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ispot_waits_tps); i++) {
+		const struct ispot_waits_tp *w = &ispot_waits_tps[i];
+
+		if ((setup_flags & ispot_waits_group_flag[w->group]) && !w->tp)
+			return false;
+	}
+	return true;
+}
+
+static void ispot_waits_unregister(int group)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ispot_waits_tps); i++) {
+		struct ispot_waits_tp *w = &ispot_waits_tps[i];
+
+		if (w->group == group)
+			WARN_ON_ONCE(tracepoint_probe_unregister(w->tp,
+								 w->probe,
+								 NULL));
+	}
+}
+
+/* Register @group's probes, all or none. */
+static int ispot_waits_register(int group)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(ispot_waits_tps); i++) {
+		struct ispot_waits_tp *w = &ispot_waits_tps[i];
+
+		if (w->group != group)
+			continue;
+		err = tracepoint_probe_register(w->tp, w->probe, NULL);
+		if (err)
+			goto err_unregister;
+	}
+	return 0;
+
+err_unregister:
+	while (i--) {
+		struct ispot_waits_tp *w = &ispot_waits_tps[i];
+
+		if (w->group == group)
+			tracepoint_probe_unregister(w->tp, w->probe, NULL);
+	}
+	/* Nothing the failed probes could have seen is freed before this. */
+	tracepoint_synchronize_unregister();
+	return err;
+}
+
+/*
+ * Called at ENABLE: register the probe groups the session's flags need,
+ * if not done yet, then list the session.  Records start with the listing.
+ */
+int ispot_waits_start(struct ispot_session *s)
+{
+	int g, err;
+
+	if (!s->setup_flags || s->waits_listed)
+		return 0;
+	atomic_set(&s->waits_group_dead, 0);
+
+	mutex_lock(&ispot_waits_lock);
+	for (g = 0; g < ISPOT_WAITS_NR_GROUPS; g++) {
+		if (!(s->setup_flags & ispot_waits_group_flag[g]) ||
+		    ispot_waits_registered[g])
+			continue;
+		err = ispot_waits_register(g);
+		if (err)
+			goto err_unlock;
+		ispot_waits_registered[g] = true;
+	}
+	hash_add_rcu(ispot_waits_table, &s->waits_node, s->tgid);
+	for (g = 0; g < ISPOT_WAITS_NR_GROUPS; g++)
+		if (s->setup_flags & ispot_waits_group_flag[g])
+			WRITE_ONCE(ispot_waits_users[g],
+				   ispot_waits_users[g] + 1);
+	s->waits_listed = true;
+	mutex_unlock(&ispot_waits_lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&ispot_waits_lock);
+	return err;
+}
+
+/*
+ * Called at DISABLE and at close: unlist the session, and wait until no
+ * probe can still be writing into its rings.  A probe looks the session up
+ * and writes its records inside one rcu_read_lock_sched() section, which
+ * synchronize_rcu() waits for.
+ */
+void ispot_waits_stop(struct ispot_session *s)
+{
+	int g;
+
+	if (!s->waits_listed)
+		return;
+
+	mutex_lock(&ispot_waits_lock);
+	for (g = 0; g < ISPOT_WAITS_NR_GROUPS; g++)
+		if (s->setup_flags & ispot_waits_group_flag[g])
+			WRITE_ONCE(ispot_waits_users[g],
+				   ispot_waits_users[g] - 1);
+	hash_del_rcu(&s->waits_node);
+	s->waits_listed = false;
+	mutex_unlock(&ispot_waits_lock);
+
+	synchronize_rcu();
+}
+
+/*
+ * At unload, every session is gone (each holds the module).  The probe
+ * code must be left by every CPU before it is freed.
+ */
+void ispot_waits_exit(void)
+{
+	bool unregistered = false;
+	int g;
+
+	mutex_lock(&ispot_waits_lock);
+	WARN_ON_ONCE(!hash_empty(ispot_waits_table));
+	for (g = 0; g < ISPOT_WAITS_NR_GROUPS; g++) {
+		if (!ispot_waits_registered[g])
+			continue;
+		ispot_waits_unregister(g);
+		ispot_waits_registered[g] = false;
+		unregistered = true;
+	}
+	mutex_unlock(&ispot_waits_lock);
+	if (unregistered)
+		tracepoint_synchronize_unregister();
+}
