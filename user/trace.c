@@ -99,6 +99,12 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 	for (i = 0; i < o->nr_funcs; i++) {
 		ret = elf_resolve_spec(o->funcs[i], pid, exe, &syms, &n, err,
 				       sizeof(err));
+		/* Its /proc files vanish with it: say what really happened. */
+		if (ret && pid > 0 && kill(pid, 0) && errno == ESRCH) {
+			ispot_error("process %d exited before tracing started",
+				    (int)pid);
+			return -1;
+		}
 		if (ret) {
 			ispot_error("%s", err);
 			return -1;
