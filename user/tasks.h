@@ -6,6 +6,7 @@
 #ifndef ISPOT_TASKS_H
 #define ISPOT_TASKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -19,6 +20,9 @@ struct task_set {
 int task_set_scan(struct task_set *set, pid_t pid);
 int task_set_contains(const struct task_set *set, uint32_t tid);
 void task_set_free(struct task_set *set);
+
+/* Whether @pid is gone or a zombie: no code of it will run again. */
+bool task_exited(pid_t pid);
 
 /* The command name (/proc/PID/comm) into @buf, "?" if unknown. */
 void task_comm(pid_t pid, char *buf, size_t len);

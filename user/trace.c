@@ -100,7 +100,7 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 		ret = elf_resolve_spec(o->funcs[i], pid, exe, &syms, &n, err,
 				       sizeof(err));
 		/* Its /proc files vanish with it: say what really happened. */
-		if (ret && pid > 0 && kill(pid, 0) && errno == ESRCH) {
+		if (ret && pid > 0 && task_exited(pid)) {
 			ispot_error("process %d exited before tracing started",
 				    (int)pid);
 			return -1;
