@@ -16,9 +16,10 @@
  * is opened before and closed after its round, outside the timed part;
  * every round, in both modes, starts right after the close of another
  * session, without flags, so that both start from the same disturbance.
- * The order within a pair alternates.  The module registers its tracepoint probes at
- * the first session that needs them and keeps them until it is unloaded,
- * so the rounds without a session run with the probes registered, idle.
+ * The order within a pair alternates.  The module registers its
+ * tracepoint probes at the first session that needs them and keeps them
+ * until it is unloaded, so the rounds without a session run with the
+ * probes registered, idle.
  *
  * untraced_switch_ratio is the median over pairs of each pair's ratio
  * (with session / without): the emulated machine's speed moves in phases,
@@ -206,7 +207,7 @@ int main(int argc, char **argv)
 	struct ispot_setup setup, dummy;
 	struct ispot_child sleeper;
 	long n = 100, warmup = 200;
-	int pairs = 401, c, p, to, from;
+	int pairs = 601, c, p, to, from;
 	bool verbose = false;
 	pid_t echo;
 

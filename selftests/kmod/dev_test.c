@@ -61,7 +61,7 @@ TEST(reserved_fields_rejected)
 	s.reserved[3] = 1;
 	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_SETUP, &s), -EINVAL);
 	s.reserved[3] = 0;
-	s.flags = 0x80;
+	s.flags = 0x80;		/* a bit outside ISPOT_SETUP_FLAGS */
 	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_SETUP, &s), -EINVAL);
 	s.flags = 0;
 	s.nr_rings = 3;		/* an output field given as input */

@@ -31,7 +31,8 @@
 #define FUTEX_CMD(op)		((op) & 0x7f)
 
 #define NTHREADS	8	/* threads the TASKS target creates */
-#define WAIT_KINDS(k)	((k) >= ISPOT_REC_SWITCH_OUT && (k) <= ISPOT_REC_TASK_EXIT)
+#define WAIT_KINDS(k)	\
+	((k) >= ISPOT_REC_SWITCH_OUT && (k) <= ISPOT_REC_TASK_EXIT)
 
 static volatile int sink;
 
@@ -225,8 +226,9 @@ static void wsess_check_shape(const struct wsess *w)
 		for (j = i + 1; j < w->n; j++) {
 			const struct ispot_record *q = &w->recs[j];
 
-			if (q->tid != r->tid || (q->kind != ISPOT_REC_SWITCH_IN &&
-						 q->kind != ISPOT_REC_SWITCH_OUT))
+			if (q->tid != r->tid ||
+			    (q->kind != ISPOT_REC_SWITCH_IN &&
+			     q->kind != ISPOT_REC_SWITCH_OUT))
 				continue;
 			if (q->kind == r->kind)
 				TH_LOG("tid %u: kind %u twice, at %zu and %zu",
@@ -248,7 +250,9 @@ static int wait_child_exit(pid_t pid)
 
 TEST(setup_flag_bits_validated)
 {
-	const uint32_t bad[] = { 1u << 2, 1u << 31, ISPOT_SETUP_FLAGS | 1u << 7 };
+	const uint32_t bad[] = {
+		1u << 2, 1u << 31, ISPOT_SETUP_FLAGS | 1u << 7,
+	};
 	const uint32_t good[] = { 0, ISPOT_SETUP_TASKS, ISPOT_SETUP_WAITS,
 				  ISPOT_SETUP_FLAGS };
 	struct ispot_setup s;
@@ -380,7 +384,7 @@ TEST(tasks_new_and_exit_for_each_thread)
 				main_exit_ts = r->ts_ns;
 			if (r->data[0]) {
 				lasts++;
-				/* The main thread joined all: it ends the group. */
+				/* Main joined all: it ends the group. */
 				EXPECT_EQ(r->tid, (uint32_t)c.pid);
 				EXPECT_EQ(r->data[0], 1);
 			}
@@ -434,7 +438,8 @@ static int mutex_work(void *arg)
 
 static bool is_wait_op(uint64_t op)
 {
-	return FUTEX_CMD(op) == FUTEX_WAIT || FUTEX_CMD(op) == FUTEX_WAIT_BITSET;
+	return FUTEX_CMD(op) == FUTEX_WAIT ||
+	       FUTEX_CMD(op) == FUTEX_WAIT_BITSET;
 }
 
 TEST(contended_mutex_gives_futex_wait_and_switches)
@@ -527,7 +532,8 @@ static int futex_calls_work(void *arg)
 	if (syscall(SYS_futex_waitv, &wv, 1, 0, NULL, CLOCK_MONOTONIC) < 0)
 		sh->err[1] = errno;
 	if (syscall(SYS_futex_wait, &fword[2], 44, FUTEX_BITSET_MATCH_ANY,
-		    FUTEX2_SIZE_U32 | FUTEX2_PRIVATE, NULL, CLOCK_MONOTONIC) < 0)
+		    FUTEX2_SIZE_U32 | FUTEX2_PRIVATE, NULL,
+		    CLOCK_MONOTONIC) < 0)
 		sh->err[2] = errno;
 	/* Other system calls give no futex record. */
 	for (i = 0; i < 100; i++)
