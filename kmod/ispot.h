@@ -142,6 +142,20 @@ void ispot_ring_destroy(struct ispot_ring *ring);
 size_t ispot_ring_bytes(u32 pages);
 struct ispot_record *ispot_ring_reserve(struct ispot_ring *ring, u32 nslots);
 void ispot_ring_commit(struct ispot_ring *ring, u32 nslots);
+
+/* The common part of every record: who, when, where, what.  Preempt off. */
+static inline void ispot_record_header(struct ispot_record *rec,
+				       struct task_struct *t, u32 probe_id,
+				       u8 kind, u8 nslots, u64 ts)
+{
+	rec->ts_ns = ts;
+	rec->tid = t->pid;
+	rec->tgid = t->tgid;
+	rec->probe_id = probe_id;
+	rec->cpu = smp_processor_id();
+	rec->kind = kind;
+	rec->nslots = nslots;
+}
 int ispot_ring_consume(struct ispot_ring *ring, u64 new_tail);
 bool ispot_ring_readable(struct ispot_ring *ring);
 int ispot_ring_mmap(struct ispot_ring *ring, struct vm_area_struct *vma);

@@ -97,18 +97,6 @@ static bool ispot_sample_return(struct ispot_probe *p, u64 sp)
 	return false;
 }
 
-static void ispot_record_header(struct ispot_record *rec, struct ispot_probe *p,
-				u8 kind, u8 nslots, u64 ts)
-{
-	rec->ts_ns = ts;
-	rec->tid = current->pid;
-	rec->tgid = current->tgid;
-	rec->probe_id = p->id;
-	rec->cpu = smp_processor_id();
-	rec->kind = kind;
-	rec->nslots = nslots;
-}
-
 /*
  * Frame-pointer walk of the user stack, bounded in depth, with nofault
  * copies: a target built without frame pointers yields a short stack, never
@@ -163,7 +151,8 @@ static void ispot_record_stack(struct ispot_ring *ring, struct ispot_probe *p,
 	rec = ispot_ring_reserve(ring, max_slots);
 	if (!rec)
 		return;
-	ispot_record_header(rec, p, ISPOT_REC_STACK, nslots, ts);
+	ispot_record_header(rec, current, p->id, ISPOT_REC_STACK, nslots,
+			    ts);
 	rec->sp = regs->sp;
 	rec->ip = callsite;
 	rec->data[0] = n;
@@ -231,7 +220,7 @@ static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 		rec->data[1] = regs->si;
 		rec->data[2] = regs->dx;
 		/* Taken last, so the handler's own cost is not in the call. */
-		ispot_record_header(rec, p, ISPOT_REC_ENTRY, 1,
+		ispot_record_header(rec, current, p->id, ISPOT_REC_ENTRY, 1,
 				    ktime_get_mono_fast_ns());
 		ispot_ring_commit(ring, 1);
 	}
@@ -264,7 +253,8 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 	ring = s->rings[smp_processor_id()];
 	rec = ispot_ring_reserve(ring, 1);
 	if (rec) {
-		ispot_record_header(rec, p, ISPOT_REC_EXIT, 1, ts);
+		ispot_record_header(rec, current, p->id, ISPOT_REC_EXIT, 1,
+				    ts);
 		rec->sp = regs->sp;
 		rec->ip = regs->ip;
 		rec->data[0] = regs->ax;

@@ -79,6 +79,12 @@ static bool ispot_waits_match(struct ispot_session *s, struct task_struct *t,
  * One record about thread @t into this CPU's ring of @s.  The clock is read
  * once per probe call, on its first record.  Preemption is disabled.
  */
+/* The enabled sessions that trace @t and asked for @flag.  RCU-sched. */
+#define ispot_waits_for_each(s, t, flag)				\
+	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,	\
+				   (t)->tgid)				\
+		if (!ispot_waits_match(s, t, flag)) {} else
+
 static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
 			    struct task_struct *t, u64 ip, u64 d0, u64 d1,
 			    u64 d2)
@@ -92,13 +98,7 @@ static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
 	rec = ispot_ring_reserve(ring, 1);
 	if (!rec)
 		return;
-	rec->ts_ns = *ts;
-	rec->tid = t->pid;
-	rec->tgid = t->tgid;
-	rec->probe_id = 0;
-	rec->cpu = cpu;
-	rec->kind = kind;
-	rec->nslots = 1;
+	ispot_record_header(rec, t, 0, kind, 1, *ts);
 	rec->sp = 0;
 	rec->ip = ip;
 	rec->data[0] = d0;
@@ -122,12 +122,9 @@ static void ispot_waits_switch(void *data, bool preempt,
 	if (ispot_waits_idle(ISPOT_WAITS_WAITS))
 		return;
 	rcu_read_lock_sched_notrace();
-	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
-				   prev->tgid) {
+	ispot_waits_for_each(s, prev, ISPOT_SETUP_WAITS) {
 		bool runnable;
 
-		if (!ispot_waits_match(s, prev, ISPOT_SETUP_WAITS))
-			continue;
 		/*
 		 * Still runnable: preempted, or it did not block.  A pending
 		 * signal can cancel the block after prev_state was read (6.1
@@ -139,12 +136,8 @@ static void ispot_waits_switch(void *data, bool preempt,
 		ispot_waits_put(s, &ts, ISPOT_REC_SWITCH_OUT, prev, 0,
 				runnable, prev_state, 0);
 	}
-	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
-				   next->tgid) {
-		if (ispot_waits_match(s, next, ISPOT_SETUP_WAITS))
-			ispot_waits_put(s, &ts, ISPOT_REC_SWITCH_IN, next, 0,
-					0, 0, 0);
-	}
+	ispot_waits_for_each(s, next, ISPOT_SETUP_WAITS)
+		ispot_waits_put(s, &ts, ISPOT_REC_SWITCH_IN, next, 0, 0, 0, 0);
 	rcu_read_unlock_sched_notrace();
 }
 
@@ -201,10 +194,7 @@ static void ispot_waits_sys_enter(void *data, struct pt_regs *regs, long id)
 	if (likely(!call) || ispot_waits_idle(ISPOT_WAITS_WAITS))
 		return;
 	rcu_read_lock_sched_notrace();
-	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
-				   t->tgid) {
-		if (!ispot_waits_match(s, t, ISPOT_SETUP_WAITS))
-			continue;
+	ispot_waits_for_each(s, t, ISPOT_SETUP_WAITS) {
 		if (!decoded) {
 			ispot_waits_futex_args(call, regs, args);
 			decoded = true;
@@ -226,12 +216,8 @@ static void ispot_waits_sys_exit(void *data, struct pt_regs *regs, long ret)
 	    ispot_waits_idle(ISPOT_WAITS_WAITS))
 		return;
 	rcu_read_lock_sched_notrace();
-	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
-				   t->tgid) {
-		if (ispot_waits_match(s, t, ISPOT_SETUP_WAITS))
-			ispot_waits_put(s, &ts, ISPOT_REC_FUTEX_EXIT, t, 0,
-					ret, 0, 0);
-	}
+	ispot_waits_for_each(s, t, ISPOT_SETUP_WAITS)
+		ispot_waits_put(s, &ts, ISPOT_REC_FUTEX_EXIT, t, 0, ret, 0, 0);
 	rcu_read_unlock_sched_notrace();
 }
 
@@ -248,12 +234,9 @@ static void ispot_waits_fork(void *data, struct task_struct *parent,
 	if (ispot_waits_idle(ISPOT_WAITS_TASKS))
 		return;
 	rcu_read_lock_sched_notrace();
-	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
-				   child->tgid) {
-		if (ispot_waits_match(s, child, ISPOT_SETUP_TASKS))
-			ispot_waits_put(s, &ts, ISPOT_REC_TASK_NEW, child, 0,
-					parent->pid, 0, 0);
-	}
+	ispot_waits_for_each(s, child, ISPOT_SETUP_TASKS)
+		ispot_waits_put(s, &ts, ISPOT_REC_TASK_NEW, child, 0,
+				parent->pid, 0, 0);
 	rcu_read_unlock_sched_notrace();
 }
 
@@ -270,12 +253,9 @@ static ISPOT_TP_PROCESS_EXIT(ispot_waits_exit_probe)
 	if (ispot_waits_idle(ISPOT_WAITS_TASKS))
 		return;
 	rcu_read_lock_sched_notrace();
-	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,
-				   p->tgid) {
+	ispot_waits_for_each(s, p, ISPOT_SETUP_TASKS) {
 		bool last;
 
-		if (!ispot_waits_match(s, p, ISPOT_SETUP_TASKS))
-			continue;
 		last = ISPOT_TP_GROUP_DEAD(p) &&
 		       !atomic_xchg(&s->waits_group_dead, 1);
 		ispot_waits_put(s, &ts, ISPOT_REC_TASK_EXIT, p, 0, last, 0, 0);

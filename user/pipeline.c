@@ -43,13 +43,10 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 	struct sci_causes causes, *c = NULL;
 
 	if (p->tl) {
-		uint64_t now[TL_NR_CAUSES];
-
-		/* What the thread spent off-CPU between entry and exit. */
-		timeline_totals(p->tl, e->tid, now);
-		causes.futex_ns = now[TL_FUTEX] - e->aux[TL_FUTEX];
-		causes.blocked_ns = now[TL_BLOCKED] - e->aux[TL_BLOCKED];
-		causes.runqueue_ns = now[TL_RUNQUEUE] - e->aux[TL_RUNQUEUE];
+		/* Off-CPU between entry and exit (p->now: the exit's totals). */
+		causes.futex_ns = p->now[TL_FUTEX] - e->aux[TL_FUTEX];
+		causes.blocked_ns = p->now[TL_BLOCKED] - e->aux[TL_BLOCKED];
+		causes.runqueue_ns = p->now[TL_RUNQUEUE] - e->aux[TL_RUNQUEUE];
 		causes.oncpu_ns = 0;	/* the engine takes the remainder */
 		c = &causes;
 	}
@@ -143,11 +140,9 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		else
 			p->stats.exits++;
 		if (p->tl) {
-			uint64_t aux[TL_NR_CAUSES];
-
-			timeline_running(p->tl, rec->tid, rec->ts_ns);
-			timeline_totals(p->tl, rec->tid, aux);
-			if (pairer_feed_aux(p->pairer, rec, aux))
+			timeline_running_totals(p->tl, rec->tid, rec->ts_ns,
+						p->now);
+			if (pairer_feed_aux(p->pairer, rec, p->now))
 				p->stats.nomem++;
 			return;
 		}

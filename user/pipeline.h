@@ -46,6 +46,8 @@ struct pipeline {
 	uint32_t nr_probes;		/* probe ids 1..nr_probes-1 */
 	struct pipeline_probe *probes;	/* indexed by probe id */
 	struct timeline *tl;		/* NULL unless causes are on */
+	/* The fed record's thread totals, read by the pair callback. */
+	uint64_t now[TL_NR_CAUSES];
 	struct pipeline_stats stats;
 };
 

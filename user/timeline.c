@@ -137,12 +137,25 @@ static void tl_back_on_cpu(struct tl_thread *t, uint64_t ts)
 
 void timeline_running(struct timeline *tl, uint32_t tid, uint64_t ts)
 {
+	uint64_t unused[TL_NR_CAUSES];
+
+	timeline_running_totals(tl, tid, ts, unused);
+}
+
+void timeline_running_totals(struct timeline *tl, uint32_t tid, uint64_t ts,
+			     uint64_t out[TL_NR_CAUSES])
+{
 	struct tl_thread *t = &tl->threads[tl_slot(tl, tid)];
 
-	if (t->used && t->off) {
+	if (!t->used) {
+		memset(out, 0, sizeof(t->cum));
+		return;
+	}
+	if (t->off) {
 		tl->st.lost_switch_in++;
 		tl_back_on_cpu(t, ts);
 	}
+	memcpy(out, t->cum, sizeof(t->cum));
 }
 
 void timeline_totals(const struct timeline *tl, uint32_t tid,

@@ -65,6 +65,9 @@ int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 		    uint32_t open_func);
 /* @tid recorded something at @ts, so it is on a CPU. */
 void timeline_running(struct timeline *tl, uint32_t tid, uint64_t ts);
+/* Both: timeline_running(), then timeline_totals(), in one lookup. */
+void timeline_running_totals(struct timeline *tl, uint32_t tid, uint64_t ts,
+			     uint64_t out[TL_NR_CAUSES]);
 /* @tid's off-CPU totals by cause so far (zeros for an unknown thread). */
 void timeline_totals(const struct timeline *tl, uint32_t tid,
 		     uint64_t out[TL_NR_CAUSES]);
