@@ -240,6 +240,28 @@ static long ispot_ioc_stats(struct ispot_session *s, void __user *uarg)
 	return copy_to_user(uarg, &args, sizeof(args)) ? -EFAULT : 0;
 }
 
+static long ispot_ioc_counters(struct ispot_session *s, void __user *uarg)
+{
+	struct ispot_counters args;
+	int err;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	err = ispot_counters_check(&args);
+	if (err)
+		return err;
+	err = ispot_counters_set(s, &args);
+	if (err)
+		return err;
+	if (copy_to_user(uarg, &args, sizeof(args))) {
+		/* The caller cannot know which counters exist: none do. */
+		if (!(args.flags & ISPOT_COUNTERS_TRY))
+			ispot_counters_free(s);
+		return -EFAULT;
+	}
+	return 0;
+}
+
 static long ispot_dev_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
@@ -275,6 +297,9 @@ static long ispot_dev_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case ISPOT_IOC_STATS:
 		ret = ispot_ioc_stats(s, uarg);
+		break;
+	case ISPOT_IOC_COUNTERS:
+		ret = ispot_ioc_counters(s, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

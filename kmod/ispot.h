@@ -5,7 +5,8 @@
  * dispatch), session (per-fd state), ring (per-CPU record rings),
  * probe (uprobe consumers and handlers), target (which process is traced),
  * waits (tracepoint probes: context switches, futex calls, thread creation
- * and exit of traced processes), bench (in-kernel micro-benchmarks in
+ * and exit of traced processes), counters (perf events read around probed
+ * calls), bench (in-kernel micro-benchmarks in
  * debugfs, for `make bench`).
  */
 #ifndef ISPOT_INTERNAL_H
@@ -74,6 +75,7 @@ struct ispot_sample_slot {
 #define ISPOT_SAMPLE_SLOTS	256
 
 struct ispot_session;
+struct ispot_counters_pcpu;
 struct signal_struct;
 
 struct ispot_probe {
@@ -96,7 +98,7 @@ struct ispot_probe {
  * Per-fd session.  @lock serialises ioctls, mmap and release; the probe
  * handlers never take it: they see only fields that are fixed while the
  * probes are registered or the session is in the waits table (target,
- * tgid, signal, setup_flags, rings, stack_period).  @waits_node is
+ * tgid, signal, setup_flags, rings, stack_period, counters).  @waits_node is
  * written under waits.c's table lock and read under RCU.
  */
 struct ispot_session {
@@ -116,6 +118,8 @@ struct ispot_session {
 	u32 stack_period;
 	struct list_head probes;
 	u32 nr_probes;
+	u32 nr_counters;
+	struct ispot_counters_pcpu __percpu *counters;	/* NULL: none */
 	u32 next_probe_id;
 	wait_queue_head_t wq;
 	struct list_head node;		/* in the device's session list */
@@ -167,6 +171,15 @@ static inline struct ispot_record *ispot_ring_slot(struct ispot_ring *ring,
 				       (pos & ring->mask) * ISPOT_SLOT_SIZE);
 }
 
+/* The second slot of the record being written at the head. */
+static inline struct ispot_counter_values *
+ispot_record_counters(struct ispot_ring *ring)
+{
+	BUILD_BUG_ON(sizeof(struct ispot_counter_values) != ISPOT_SLOT_SIZE);
+	return (struct ispot_counter_values *)ispot_ring_slot(ring,
+							      ring->head + 1);
+}
+
 /* probe.c */
 int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args);
 int ispot_probe_remove(struct ispot_session *s, u32 id);
@@ -181,6 +194,13 @@ void ispot_waits_exit(void);
 bool ispot_waits_supported(u32 setup_flags);
 int ispot_waits_start(struct ispot_session *s);
 void ispot_waits_stop(struct ispot_session *s);
+
+/* counters.c */
+int ispot_counters_check(const struct ispot_counters *args);
+int ispot_counters_set(struct ispot_session *s, struct ispot_counters *args);
+void ispot_counters_free(struct ispot_session *s);
+void ispot_counters_read(struct ispot_session *s,
+			 struct ispot_counter_values *v);
 
 /* target.c */
 int ispot_target_get(pid_t pid, struct task_struct **leader);

@@ -186,6 +186,7 @@ static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
+	u32 nslots = s->counters ? 2 : 1;
 	struct ispot_record *rec;
 	struct ispot_ring *ring;
 	u64 callsite = 0;
@@ -212,17 +213,22 @@ static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 		ispot_record_stack(ring, p, regs,
 				   callsite ?: ispot_callsite(regs),
 				   ktime_get_mono_fast_ns());
-	rec = ispot_ring_reserve(ring, 1);
+	rec = ispot_ring_reserve(ring, nslots);
 	if (rec) {
 		rec->sp = regs->sp;
 		rec->ip = callsite;
 		rec->data[0] = regs->di;
 		rec->data[1] = regs->si;
 		rec->data[2] = regs->dx;
-		/* Taken last, so the handler's own cost is not in the call. */
-		ispot_record_header(rec, current, p->id, ISPOT_REC_ENTRY, 1,
-				    ktime_get_mono_fast_ns());
-		ispot_ring_commit(ring, 1);
+		/*
+		 * Counters and clock last, so the handler's own cost is not
+		 * in the call.
+		 */
+		if (s->counters)
+			ispot_counters_read(s, ispot_record_counters(ring));
+		ispot_record_header(rec, current, p->id, ISPOT_REC_ENTRY,
+				    nslots, ktime_get_mono_fast_ns());
+		ispot_ring_commit(ring, nslots);
 	}
 	preempt_enable();
 	return 0;
@@ -232,6 +238,8 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
+	u32 nslots = s->counters ? 2 : 1;
+	struct ispot_counter_values cv;
 	struct ispot_record *rec;
 	struct ispot_ring *ring;
 	u64 ts;
@@ -247,20 +255,23 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 	 * As early as possible, since the handler is not part of the call,
 	 * but after the sampling decision: unsampled returns read no clock.
 	 */
-	ts = ktime_get_mono_fast_ns();
-
 	preempt_disable();
+	ts = ktime_get_mono_fast_ns();
+	if (s->counters)
+		ispot_counters_read(s, &cv);
 	ring = s->rings[smp_processor_id()];
-	rec = ispot_ring_reserve(ring, 1);
+	rec = ispot_ring_reserve(ring, nslots);
 	if (rec) {
-		ispot_record_header(rec, current, p->id, ISPOT_REC_EXIT, 1,
-				    ts);
+		ispot_record_header(rec, current, p->id, ISPOT_REC_EXIT,
+				    nslots, ts);
 		rec->sp = regs->sp;
 		rec->ip = regs->ip;
 		rec->data[0] = regs->ax;
 		rec->data[1] = func;
 		rec->data[2] = 0;
-		ispot_ring_commit(ring, 1);
+		if (s->counters)
+			*ispot_record_counters(ring) = cv;
+		ispot_ring_commit(ring, nslots);
 	}
 	preempt_enable();
 	return 0;

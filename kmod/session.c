@@ -79,6 +79,7 @@ void ispot_session_destroy(struct ispot_session *s)
 {
 	ispot_session_disable(s);
 	ispot_probe_free_all(s);
+	ispot_counters_free(s);
 	ispot_session_free_rings(s);
 	if (s->target)
 		put_task_struct(s->target);

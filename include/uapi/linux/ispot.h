@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		2
+#define ISPOT_ABI_MINOR		3
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -160,6 +160,35 @@ struct ispot_info {
 	__u64 reserved[4];	/* in: must be 0 */
 };
 
+/*
+ * ISPOT_IOC_COUNTERS (ABI 1.3): count perf events around every probed call.
+ * The module creates one pinned kernel counter per event and online CPU,
+ * counting user and kernel mode, and reads the local one in the entry and
+ * return handlers.  Allowed once, in the READY state; every spec gets its
+ * own result, so an event the machine lacks (no PMU) is reported and the
+ * others still count.  With ISPOT_COUNTERS_TRY the counters are created and
+ * released at once, in any state: this is how `ispotctl status` asks which
+ * events the machine supports.
+ */
+#define ISPOT_MAX_COUNTERS	6
+#define ISPOT_COUNTERS_TRY	(1U << 0)
+
+struct ispot_counter_spec {
+	__u32 type;		/* in: PERF_TYPE_HARDWARE, _SOFTWARE,
+				 * _HW_CACHE or _RAW */
+	__s32 result;		/* out: 0, or -errno: -ENOENT/-EOPNOTSUPP
+				 * mean no such event or no PMU */
+	__u64 config;		/* in: as perf_event_attr.config */
+	__u64 reserved;		/* in: must be 0 */
+};
+
+struct ispot_counters {
+	__u32 nr;		/* in: 1 to ISPOT_MAX_COUNTERS */
+	__u32 flags;		/* in: ISPOT_COUNTERS_TRY or 0 */
+	__u64 reserved[2];	/* in: must be 0 */
+	struct ispot_counter_spec spec[ISPOT_MAX_COUNTERS];
+};
+
 enum ispot_session_state {
 	ISPOT_STATE_NEW = 0,	/* opened, no target yet */
 	ISPOT_STATE_READY,	/* target and rings set, probes may be added */
@@ -176,6 +205,7 @@ enum ispot_session_state {
 #define ISPOT_IOC_RING_CONSUME	_IOW(ISPOT_IOC_MAGIC, 0x06, struct ispot_ring_consume)
 #define ISPOT_IOC_STATS		_IOWR(ISPOT_IOC_MAGIC, 0x07, struct ispot_stats)
 #define ISPOT_IOC_INFO		_IOWR(ISPOT_IOC_MAGIC, 0x08, struct ispot_info)
+#define ISPOT_IOC_COUNTERS	_IOWR(ISPOT_IOC_MAGIC, 0x09, struct ispot_counters)
 
 /*
  * Ring layout.  Each ring is mapped read-only at offset
@@ -242,6 +272,22 @@ struct ispot_record {
 	__u64 data[3];		/* ENTRY: first three arguments; EXIT: data[0]
 				 * is the return value; STACK: data[0] is the
 				 * number of frames that follow */
+};
+
+/*
+ * With counters (ABI 1.3), ENTRY and EXIT records take two slots; the second
+ * is this.  Bit i of @valid says value[i] was read from an active counter
+ * of spec i on this CPU.  A call's delta (EXIT minus ENTRY) is only
+ * meaningful when both are valid, both records have the same cpu and the
+ * same @switches: the counters are per CPU, so they count whatever else
+ * ran there while the thread was switched out or elsewhere.
+ */
+struct ispot_counter_values {
+	__u64 switches;		/* the thread's context switches so far
+				 * (voluntary + involuntary) */
+	__u32 nr;		/* specs configured */
+	__u32 valid;		/* bit i: value[i] is valid */
+	__u64 value[ISPOT_MAX_COUNTERS];
 };
 
 /* A STACK record is followed by ceil(frames / 8) slots of __u64 frames. */
