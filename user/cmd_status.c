@@ -8,12 +8,67 @@
 
 #include "commands.h"
 #include "device.h"
+#include "events.h"
 #include "format.h"
 #include "json.h"
 
-static void status_json(const struct ispot_device *dev,
-			const struct ispot_info *info)
+/* What the module could count, asked with ISPOT_COUNTERS_TRY (ABI 1.3). */
+struct status_counters {
+	bool known;			/* false: the module is older */
+	size_t n;
+	struct event_spec ev[ISPOT_MAX_COUNTERS];
+	bool supported[ISPOT_MAX_COUNTERS];
+};
+
+static void status_counters(const struct ispot_device *dev,
+			    struct status_counters *sc)
 {
+	struct ispot_counters c = { .flags = ISPOT_COUNTERS_TRY };
+	char err[256];
+	size_t i;
+
+	memset(sc, 0, sizeof(*sc));
+	if (dev->version.abi_minor < 3)
+		return;
+	for (i = 0; events_status_probe[i]; i++)
+		if (events_parse(events_status_probe[i], sc->ev, &sc->n,
+				 ISPOT_MAX_COUNTERS, err, sizeof(err)))
+			return;
+	for (i = 0; i < sc->n; i++) {
+		c.spec[i].type = sc->ev[i].type;
+		c.spec[i].config = sc->ev[i].config;
+	}
+	c.nr = sc->n;
+	if (ioctl(dev->fd, ISPOT_IOC_COUNTERS, &c) < 0)
+		return;
+	sc->known = true;
+	for (i = 0; i < sc->n; i++)
+		sc->supported[i] = !c.spec[i].result;
+}
+
+/* "supported", "unsupported", or "unknown" for a pre-1.3 module. */
+static const char *status_kind(const struct status_counters *sc, int hw)
+{
+	bool any = false, all = true;
+	size_t i;
+
+	if (!sc->known)
+		return "unknown";
+	for (i = 0; i < sc->n; i++) {
+		if (event_is_hardware(&sc->ev[i]) != hw)
+			continue;
+		any |= sc->supported[i];
+		all &= sc->supported[i];
+	}
+	return all ? "supported" : any ? "partly supported" : "unsupported";
+}
+
+static void status_json(const struct ispot_device *dev,
+			const struct ispot_info *info,
+			const struct status_counters *sc)
+{
+	size_t i;
+
 	char abi[32];
 	struct json j;
 
@@ -33,14 +88,24 @@ static void status_json(const struct ispot_device *dev,
 	json_u64(&j, "ring_bytes", info->ring_bytes);
 	json_u64(&j, "ring_bytes_max", info->ring_bytes_max);
 	json_u64(&j, "dropped", info->dropped);
+	json_string(&j, "hardware_counters", status_kind(sc, 1));
+	json_string(&j, "software_counters", status_kind(sc, 0));
+	json_object_begin(&j, "counters");
+	for (i = 0; sc->known && i < sc->n; i++)
+		json_string(&j, sc->ev[i].name, sc->supported[i] ?
+			    "supported" : "unsupported");
+	json_object_end(&j);
 	json_object_end(&j);
 	json_finish(&j);
 }
 
 static void status_text(const struct ispot_device *dev,
-			const struct ispot_info *info)
+			const struct ispot_info *info,
+			const struct status_counters *sc)
 {
 	char used[32], max[32];
+	int hw;
+	size_t i;
 
 	format_bytes(used, sizeof(used), info->ring_bytes);
 	format_bytes(max, sizeof(max), info->ring_bytes_max);
@@ -55,6 +120,27 @@ static void status_text(const struct ispot_device *dev,
 	       "rings", info->nr_cpus, used, max);
 	printf("%-10s %llu records since load\n", "dropped",
 	       (unsigned long long)info->dropped);
+	if (!sc->known) {
+		printf("%-10s unknown: ispot.ko ABI %u.%u predates counters "
+		       "(1.3)\n", "counters", dev->version.abi_major,
+		       dev->version.abi_minor);
+		return;
+	}
+	for (hw = 1; hw >= 0; hw--) {
+		const char *kind = status_kind(sc, hw);
+		bool first = true, partly = kind[0] == 'p';
+
+		printf("%-10s %s counters: %s", hw ? "counters" : "",
+		       hw ? "hardware" : "software", kind);
+		for (i = 0; i < sc->n; i++) {
+			if (event_is_hardware(&sc->ev[i]) != hw)
+				continue;
+			printf("%s%s%s", first ? " (" : ", ", sc->ev[i].name,
+			       partly && !sc->supported[i] ? ": no" : "");
+			first = false;
+		}
+		printf("%s\n", first ? "" : ")");
+	}
 }
 
 int cmd_status(int argc, char **argv)
@@ -64,6 +150,7 @@ int cmd_status(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct status_counters sc;
 	struct ispot_info info;
 	struct ispot_device dev;
 	bool json = false;
@@ -98,10 +185,11 @@ int cmd_status(int argc, char **argv)
 		ispot_device_close(&dev);
 		return EXIT_RUNTIME;
 	}
+	status_counters(&dev, &sc);
 	if (json)
-		status_json(&dev, &info);
+		status_json(&dev, &info, &sc);
 	else
-		status_text(&dev, &info);
+		status_text(&dev, &info, &sc);
 	ispot_device_close(&dev);
 	return EXIT_OK;
 }

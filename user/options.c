@@ -35,6 +35,9 @@ void trace_opts_usage(enum trace_mode mode, FILE *f)
 		"  -d, --duration TIME   stop after TIME (e.g. 10, 10s, 500ms, 2m)\n"
 		"      --ring-size SIZE  ring buffer per CPU (e.g. 512K, 4M; default 2M)\n"
 		"      --top N           show the N functions with the highest SCI\n"
+		"      --counters LIST   count perf events per call, e.g. cpu-clock,\n"
+		"                        page-faults,cycles,instructions,cache-misses\n"
+		"      --raw-event 0xN   count a raw PMU event per call (e.g. a HITM event)\n"
 		"  -j, --json            write the report as JSON\n"
 		"  -o, --output FILE     write the report to FILE\n"
 		"  -h, --help            this help\n");
@@ -234,9 +237,12 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 		{ "top", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "counters", required_argument, NULL, 'C' },
+		{ "raw-event", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char err[400];
 	uint32_t v;
 	int c;
 
@@ -310,6 +316,18 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 				return usage_error(mode, "--output needs a file "
 						   "name%s", "");
 			o->output = optarg;
+			break;
+		case 'C':
+			if (events_parse(optarg, o->counters, &o->nr_counters,
+					 ISPOT_MAX_COUNTERS, err, sizeof(err)))
+				return usage_error(mode, "%s", err);
+			break;
+		case 'R':
+			if (events_parse_raw(optarg, o->counters,
+					     &o->nr_counters,
+					     ISPOT_MAX_COUNTERS, err,
+					     sizeof(err)))
+				return usage_error(mode, "%s", err);
 			break;
 		case 'h':
 			trace_opts_usage(mode, stdout);

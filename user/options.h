@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "events.h"
 #include "pipeline.h"
 
 #define OPT_MAX_FUNCS	256
@@ -37,6 +38,9 @@ struct trace_opts {
 	bool json;
 	const char *output;		/* --output FILE */
 	size_t top;			/* --top N rows, 0 = all */
+	/* --counters NAME,... and --raw-event 0xN, in the order given */
+	struct event_spec counters[ISPOT_MAX_COUNTERS];
+	size_t nr_counters;
 	char **cmd;			/* run: what follows "--" */
 };
 

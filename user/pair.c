@@ -15,7 +15,36 @@ struct pair_frame {
 	uint64_t aux[PAIR_AUX_WORDS];
 	uint32_t probe_id;
 	uint16_t cpu;
+	bool has_counters;
+	struct ispot_counter_values counters;
 };
+
+/* The counter slot of an ENTRY or EXIT record, NULL if it has none. */
+static const struct ispot_counter_values *
+rec_counters(const struct ispot_record *rec)
+{
+	return rec->nslots >= 2 ? (const void *)(rec + 1) : NULL;
+}
+
+static void pair_counters(struct pair_exec *e, const struct pair_frame *f,
+			  const struct ispot_record *rec)
+{
+	const struct ispot_counter_values *x = rec_counters(rec);
+	const struct ispot_counter_values *n = &f->counters;
+	uint32_t i;
+
+	if (!f->has_counters || !x || x->nr != n->nr)
+		return;
+	e->nr_counters = n->nr < ISPOT_MAX_COUNTERS ? n->nr :
+						      ISPOT_MAX_COUNTERS;
+	if (f->cpu != rec->cpu || n->switches != x->switches)
+		return;		/* other threads ran on these counters */
+	e->counters_valid = n->valid & x->valid &
+			    ((1u << e->nr_counters) - 1);
+	for (i = 0; i < e->nr_counters; i++)
+		if (e->counters_valid & (1u << i))
+			e->counter_delta[i] = x->value[i] - n->value[i];
+}
 
 /* Frames grow on demand: most threads never nest deeply. */
 struct pair_thread {
@@ -168,6 +197,9 @@ static int pair_entry(struct pairer *p, const struct ispot_record *rec,
 		memset(f->aux, 0, sizeof(f->aux));
 	f->probe_id = rec->probe_id;
 	f->cpu = rec->cpu;
+	f->has_counters = rec_counters(rec) != NULL;
+	if (f->has_counters)
+		f->counters = *rec_counters(rec);
 	return 0;
 }
 
@@ -214,6 +246,7 @@ static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 	memcpy(e.args, f->args, sizeof(e.args));
 	memcpy(e.aux, f->aux, sizeof(e.aux));
 	e.retval = rec->data[0];
+	pair_counters(&e, f, rec);
 	p->stats.paired++;
 	if (p->cb)
 		p->cb(&e, p->ctx);

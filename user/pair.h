@@ -33,6 +33,15 @@ struct pair_exec {
 	uint64_t args[3];
 	uint64_t retval;
 	uint64_t aux[PAIR_AUX_WORDS];	/* as given to pairer_feed_aux() */
+	/*
+	 * Perf counter deltas (ABI 1.3), when both records carried counters:
+	 * bit i of counters_valid is set when delta i is this call's own,
+	 * i.e. both reads were valid and the thread neither changed CPU nor
+	 * was switched out in between (the counters are per CPU).
+	 */
+	uint32_t nr_counters;
+	uint32_t counters_valid;
+	uint64_t counter_delta[ISPOT_MAX_COUNTERS];
 };
 
 struct pair_stats {

@@ -40,6 +40,7 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 	struct pipeline *p = ctx;
 	const struct pipeline_probe *probe = &p->probes[e->probe_id];
 
+	uint64_t key = key_value(&probe->key, e);
 	struct sci_causes causes, *c = NULL;
 
 	if (p->tl) {
@@ -50,8 +51,11 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 		causes.oncpu_ns = 0;	/* the engine takes the remainder */
 		c = &causes;
 	}
-	if (sci_add(p->sci, probe->func_id, key_value(&probe->key, e), e->tid,
+	if (sci_add(p->sci, probe->func_id, key, e->tid,
 		    e->exit_ts - e->entry_ts, e->exit_ts, c))
+		p->stats.nomem++;
+	if (p->excess && e->nr_counters &&
+	    excess_add(p->excess, probe->func_id, key, e))
 		p->stats.nomem++;
 }
 
@@ -60,6 +64,13 @@ int pipeline_enable_causes(struct pipeline *p)
 	if (!p->tl)
 		p->tl = timeline_new();
 	return p->tl ? 0 : -ENOMEM;
+}
+
+int pipeline_enable_counters(struct pipeline *p)
+{
+	if (!p->excess)
+		p->excess = excess_new();
+	return p->excess ? 0 : -ENOMEM;
 }
 
 /* The function @tid is inside, for the futex report. */
@@ -93,6 +104,7 @@ void pipeline_free(struct pipeline *p)
 	pairer_free(p->pairer);
 	sci_free(p->sci);
 	timeline_free(p->tl);
+	excess_free(p->excess);
 	free(p->probes);
 	free(p);
 }

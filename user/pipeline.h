@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <linux/ispot.h>
 
+#include "excess.h"
 #include "pair.h"
 #include "sci.h"
 #include "timeline.h"
@@ -46,6 +47,7 @@ struct pipeline {
 	uint32_t nr_probes;		/* probe ids 1..nr_probes-1 */
 	struct pipeline_probe *probes;	/* indexed by probe id */
 	struct timeline *tl;		/* NULL unless causes are on */
+	struct excess *excess;		/* NULL unless counters are on */
 	/* The fed record's thread totals, read by the pair callback. */
 	uint64_t now[TL_NR_CAUSES];
 	struct pipeline_stats stats;
@@ -64,6 +66,12 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
  * first record.  Returns 0 or -ENOMEM.
  */
 int pipeline_enable_causes(struct pipeline *p);
+
+/*
+ * Keep the counter deltas of executions whose records carry counters, for
+ * the on-CPU excess per call.  Returns 0 or -ENOMEM.
+ */
+int pipeline_enable_counters(struct pipeline *p);
 
 /* A drain_record_fn: @ctx is the pipeline. */
 void pipeline_record(void *ctx, const struct ispot_record *rec);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "excess.h"
 #include "sci.h"
 
 /* What the report says about one function id (index = func_id). */
@@ -30,6 +31,10 @@ struct report_func {
 struct report_counter {
 	const char *name;
 	bool supported;
+	bool hardware;		/* needs a PMU */
+	bool time;		/* counts ns (cpu-clock), not occurrences */
+	int slot;		/* its index in pair_exec.counter_delta, -1 if
+				 * it is not counted */
 };
 
 /* A futex word that the traced threads waited on. */
@@ -66,6 +71,7 @@ struct report {
 	void *key_ctx;
 	const struct report_counter *counters;
 	size_t nr_counters;
+	const struct excess *excess;	/* counter deltas, NULL if none */
 	const struct report_futex *futexes;
 	size_t nr_futexes;
 	const char *const *notes;	/* extra footer lines, may be 0 */

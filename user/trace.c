@@ -203,6 +203,75 @@ static int trace_setup(struct trace *t, pid_t pid)
 	return 0;
 }
 
+/*
+ * --counters/--raw-event (ABI 1.3).  A first try tells which events this
+ * machine has; only those are then counted, so an event without a PMU
+ * costs no slot in any record.  The report says which were unsupported.
+ */
+static int trace_counters(struct trace *t)
+{
+	const struct trace_opts *o = t->opts;
+	struct ispot_counters c = {
+		.nr = o->nr_counters, .flags = ISPOT_COUNTERS_TRY,
+	};
+	int tried[ISPOT_MAX_COUNTERS];
+	size_t i;
+
+	if (!o->nr_counters)
+		return 0;
+	if (t->dev.version.abi_minor < 3) {
+		ispot_error("ispot.ko speaks ABI %u.%u, and perf counters need "
+			    "1.3: load the module built with this ispotctl, "
+			    "or drop --counters/--raw-event",
+			    t->dev.version.abi_major, t->dev.version.abi_minor);
+		return -1;
+	}
+	for (i = 0; i < o->nr_counters; i++) {
+		c.spec[i].type = o->counters[i].type;
+		c.spec[i].config = o->counters[i].config;
+	}
+	if (ioctl(t->dev.fd, ISPOT_IOC_COUNTERS, &c))
+		goto refused;
+	for (i = 0; i < o->nr_counters; i++)
+		tried[i] = c.spec[i].result;
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < o->nr_counters; i++) {
+		struct report_counter *rc = &t->counters[i];
+		struct ispot_counter_spec *sp = &c.spec[c.nr];
+
+		rc->name = o->counters[i].name;
+		rc->hardware = event_is_hardware(&o->counters[i]);
+		rc->time = event_is_time(&o->counters[i]);
+		rc->slot = -1;
+		if (tried[i])
+			continue;
+		rc->slot = c.nr++;
+		sp->type = o->counters[i].type;
+		sp->config = o->counters[i].config;
+	}
+	if (!c.nr)
+		return 0;
+	if (ioctl(t->dev.fd, ISPOT_IOC_COUNTERS, &c))
+		goto refused;
+	for (i = 0; i < o->nr_counters; i++) {
+		struct report_counter *rc = &t->counters[i];
+
+		/* Lost between the try and now (taken by another user). */
+		if (rc->slot >= 0 && c.spec[rc->slot].result)
+			rc->slot = -1;
+		rc->supported = rc->slot >= 0;
+	}
+	if (pipeline_enable_counters(t->pipe)) {
+		ispot_error("out of memory setting up the counters");
+		return -1;
+	}
+	return 0;
+refused:
+	ispot_error("the module refused the counters (%s): check dmesg",
+		    strerror(errno));
+	return -1;
+}
+
 static int trace_arm(struct trace *t)
 {
 	size_t i;
@@ -290,7 +359,7 @@ int trace_start(struct trace *t, pid_t pid)
 			 basename(t->opts->cmd[0]));
 	else
 		task_comm(pid, t->command, sizeof(t->command));
-	if (trace_setup(t, pid) || trace_arm(t))
+	if (trace_setup(t, pid) || trace_counters(t) || trace_arm(t))
 		return -1;
 	if (ioctl(t->dev.fd, ISPOT_IOC_ENABLE)) {
 		if (errno == EBADFD || errno == ESRCH)
@@ -593,6 +662,9 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 		.nr_funcs = t->nr_funcs,
 		.key_name = trace_key_name,
 		.key_ctx = t,
+		.counters = t->counters,
+		.nr_counters = t->opts->nr_counters,
+		.excess = t->pipe->excess,
 	};
 	const char *notes[2];
 	char note[2][256];

@@ -25,6 +25,7 @@
 #include "elf.h"
 #include "options.h"
 #include "pipeline.h"
+#include "report.h"
 #include "tasks.h"
 
 #define TRACE_SCAN_NS	(100 * 1000 * 1000ull)
@@ -73,6 +74,8 @@ struct trace {
 	bool enabled;
 	bool tasks;		/* the module reports thread start and exit */
 	bool waits;		/* and context switches and futex calls */
+	/* --counters/--raw-event as the module answered, in the order given */
+	struct report_counter counters[ISPOT_MAX_COUNTERS];
 	bool trampoline;
 	bool target_exited;
 	bool interrupted;

@@ -488,9 +488,10 @@ static const struct {
 #define TRACE_END	300000000ull
 
 static const struct report_counter counters[] = {
-	{ "task-clock", true },
-	{ "cycles", false },
-	{ "context-switches", true },
+	/* name, supported, hardware, time, slot */
+	{ "cpu-clock", true, false, true, 0 },
+	{ "cycles", false, true, false, -1 },
+	{ "page-faults", true, false, false, 1 },
 };
 
 static const char *const futex_funcs[] = { "acquire", "compute_chunk" };
