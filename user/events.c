@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <linux/perf_event.h>
 
 #include "events.h"
@@ -86,7 +87,7 @@ int events_parse(const char *list, struct event_spec *out, size_t *n,
 
 		for (i = 0; i < NR_KNOWN; i++)
 			if (strlen(known[i].name) == len &&
-			    !strncmp(known[i].name, p, len))
+			    !strncasecmp(known[i].name, p, len))
 				break;
 		if (i == NR_KNOWN) {
 			snprintf(err, errlen, "unknown counter '%.*s': use "
@@ -114,6 +115,9 @@ int events_parse_raw(const char *hex, struct event_spec *out, size_t *n,
 
 	errno = 0;
 	if (strncmp(hex, "0x", 2) && strncmp(hex, "0X", 2))
+		goto bad;
+	/* Digits only: strtoull would take a sign, blanks or a second 0x. */
+	if (strspn(hex + 2, "0123456789abcdefABCDEF") != strlen(hex + 2))
 		goto bad;
 	e.config = strtoull(hex + 2, &end, 16);
 	if (errno || end == hex + 2 || *end)

@@ -4,7 +4,8 @@
  * names are perf's (cycles, instructions, cache-misses, page-faults, ...),
  * so a perf user types what they already know.  Only events that mean
  * something over one call that stayed on one CPU are offered: context
- * switches and migrations would always read 0 there.
+ * switches and migrations would always read 0 there.  Names match
+ * regardless of case, so perf's LLC-load-misses works too.
  */
 #ifndef ISPOT_EVENTS_H
 #define ISPOT_EVENTS_H

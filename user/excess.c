@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* On-CPU excess from counter deltas; see excess.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,8 @@ static void excess_block_counter(const struct excess_block *b, uint32_t c,
 	}
 	if (!valid)
 		return;
-	want = (uint64_t)(valid * EXCESS_FASTEST_SHARE);
+	/* At least the share: 2 of 15 calls, not 1 (6.7%). */
+	want = (uint64_t)ceil(valid * EXCESS_FASTEST_SHARE - 1e-9);
 	if (!want)
 		want = 1;
 	for (k = 0; k < EXCESS_BUCKETS && n < want; k++) {
@@ -151,8 +153,13 @@ static void excess_block_counter(const struct excess_block *b, uint32_t c,
 	}
 	out->valid_calls += valid;
 	out->fastest_calls += n;
-	/* This block's valid executions, each against its own baseline. */
-	*base_sum += (double)valid * ((double)s / (double)n);
+	/*
+	 * This block's valid executions, each against its own baseline;
+	 * its exact sum when the fastest are all of them, so that a block
+	 * without excess adds 0 to the excess, not a rounding error.
+	 */
+	*base_sum += n == valid ? (double)s :
+		     (double)valid * ((double)s / (double)n);
 }
 
 int excess_result(const struct excess *x, uint32_t func_id, uint64_t key,

@@ -23,6 +23,7 @@
 #ifndef ISPOT_EXCESS_H
 #define ISPOT_EXCESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/ispot.h>
 

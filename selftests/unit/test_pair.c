@@ -3,8 +3,8 @@
  * Entry/exit pairer on synthetic records: plain calls, interleaved threads,
  * CPU migration, lost records, skipped returns in deep recursion, longjmp,
  * tail calls, shadow-stack overflow, thread exit and flush, a large thread
- * table, and random call trees with dropped records checked against the
- * ground truth and a brute-force reference.
+ * table, perf counter deltas (ABI 1.3), and random call trees with dropped
+ * records checked against the ground truth and a brute-force reference.
  *
  * Stack addresses follow x86-64: at ENTRY sp points at the return address
  * (8 mod 16), at EXIT it is 8 bytes higher, and callees sit below callers.
@@ -71,9 +71,8 @@ static struct ispot_record rec(uint8_t kind, uint32_t tid, uint16_t cpu,
 	return r;
 }
 
-/* ENTRY of a call whose return address sits at @sp. */
-static void ent(struct pairer *p, uint32_t tid, uint16_t cpu, uint32_t probe,
-		uint64_t sp, uint64_t ts)
+static struct ispot_record ent_rec(uint32_t tid, uint16_t cpu,
+				   uint32_t probe, uint64_t sp, uint64_t ts)
 {
 	struct ispot_record r = rec(ISPOT_REC_ENTRY, tid, cpu, probe, sp, ts);
 
@@ -81,12 +80,11 @@ static void ent(struct pairer *p, uint32_t tid, uint16_t cpu, uint32_t probe,
 	r.data[0] = ARG(ts, 0);
 	r.data[1] = ARG(ts, 1);
 	r.data[2] = ARG(ts, 2);
-	ASSERT_EQ(pairer_feed(p, &r), 0);
+	return r;
 }
 
-/* EXIT of the call whose ENTRY had @sp: the return address was popped. */
-static void ret(struct pairer *p, uint32_t tid, uint16_t cpu, uint32_t probe,
-		uint64_t sp, uint64_t ts)
+static struct ispot_record ret_rec(uint32_t tid, uint16_t cpu,
+				   uint32_t probe, uint64_t sp, uint64_t ts)
 {
 	struct ispot_record r;
 
@@ -95,7 +93,77 @@ static void ret(struct pairer *p, uint32_t tid, uint16_t cpu, uint32_t probe,
 	r.data[0] = RETVAL(ts);
 	r.data[1] = 0xf00dULL;	/* the module puts the function here */
 	r.data[2] = 0xbadULL;
+	return r;
+}
+
+/* ENTRY of a call whose return address sits at @sp. */
+static void ent(struct pairer *p, uint32_t tid, uint16_t cpu, uint32_t probe,
+		uint64_t sp, uint64_t ts)
+{
+	struct ispot_record r = ent_rec(tid, cpu, probe, sp, ts);
+
 	ASSERT_EQ(pairer_feed(p, &r), 0);
+}
+
+/* EXIT of the call whose ENTRY had @sp: the return address was popped. */
+static void ret(struct pairer *p, uint32_t tid, uint16_t cpu, uint32_t probe,
+		uint64_t sp, uint64_t ts)
+{
+	struct ispot_record r = ret_rec(tid, cpu, probe, sp, ts);
+
+	ASSERT_EQ(pairer_feed(p, &r), 0);
+}
+
+/*
+ * Counters (ABI 1.3): the record takes two contiguous slots, the second
+ * a struct ispot_counter_values.
+ */
+_Static_assert(sizeof(struct ispot_counter_values) ==
+	       sizeof(struct ispot_record), "the counter slot is one slot");
+
+static struct ispot_counter_values cv(uint64_t switches, uint32_t nr,
+				      uint32_t valid, uint64_t v0,
+				      uint64_t v1, uint64_t v2)
+{
+	struct ispot_counter_values c;
+	uint32_t i;
+
+	memset(&c, 0, sizeof(c));
+	c.switches = switches;
+	c.nr = nr;
+	c.valid = valid;
+	c.value[0] = v0;
+	c.value[1] = v1;
+	c.value[2] = v2;
+	/* Slots past the third: distinct, so a stray delta would show. */
+	for (i = 3; i < ISPOT_MAX_COUNTERS; i++)
+		c.value[i] = (v0 + 1) * (i + 7);
+	return c;
+}
+
+static void feed_counters(struct pairer *p, struct ispot_record r,
+			  const struct ispot_counter_values *c)
+{
+	struct ispot_record two[2];
+
+	two[0] = r;
+	two[0].nslots = 2;
+	memcpy(&two[1], c, sizeof(*c));
+	ASSERT_EQ(pairer_feed(p, two), 0);
+}
+
+static void ent_cv(struct pairer *p, uint32_t tid, uint16_t cpu,
+		   uint32_t probe, uint64_t sp, uint64_t ts,
+		   struct ispot_counter_values c)
+{
+	feed_counters(p, ent_rec(tid, cpu, probe, sp, ts), &c);
+}
+
+static void ret_cv(struct pairer *p, uint32_t tid, uint16_t cpu,
+		   uint32_t probe, uint64_t sp, uint64_t ts,
+		   struct ispot_counter_values c)
+{
+	feed_counters(p, ret_rec(tid, cpu, probe, sp, ts), &c);
 }
 
 struct want {
@@ -299,6 +367,242 @@ TEST(cpu_migration)
 		   .entry_ts = 300, .exit_ts = 400,
 		   .entry_cpu = 300, .exit_cpu = 65535);
 	ASSERT_STATS(p, 3, 0, 0, 0);
+	done(p, &s);
+}
+
+/* The counters an execution carries: how many, which valid, the deltas. */
+static void check_counters_at(const struct pair_exec *e, uint32_t nr,
+			      uint32_t valid, const uint64_t *delta, int line)
+{
+	int failed = ispot_test_failed;
+	uint32_t i;
+
+	ispot_test_failed = 0;
+	EXPECT_EQ(e->nr_counters, nr);
+	EXPECT_EQ(e->counters_valid, valid);
+	for (i = 0; i < ISPOT_MAX_COUNTERS; i++) {
+		uint64_t want = delta && (valid & (1u << i)) ? delta[i] : 0;
+
+		if (e->counter_delta[i] != want)
+			TH_LOG("delta[%u] %llu, want %llu", i,
+			       (unsigned long long)e->counter_delta[i],
+			       (unsigned long long)want);
+		EXPECT_TRUE(e->counter_delta[i] == want);
+	}
+	if (ispot_test_failed) {
+		TH_LOG("  (counters checked at line %d)", line);
+		fflush(stdout);
+		_exit(KSFT_FAIL);
+	}
+	ispot_test_failed = failed;
+}
+
+#define CHECK_COUNTERS(e, nr, valid, ...) do {				\
+	const uint64_t __d[ISPOT_MAX_COUNTERS] = { __VA_ARGS__ };	\
+	check_counters_at(e, nr, valid, __d, __LINE__);			\
+} while (0)
+
+/*
+ * Both records with counters, same CPU, same switches: EXIT minus ENTRY,
+ * valid where both reads were, never past nr.
+ */
+TEST(counters_delta)
+{
+	struct sink s;
+	struct pairer *p = new_pairer(&s);
+
+	ent_cv(p, 5, 2, 1, SP(0), 100, cv(9, 3, 0x7, 1000, 50000, 7));
+	ret_cv(p, 5, 2, 1, SP(0), 600, cv(9, 3, 0x7, 1450, 62000, 7));
+	ASSERT_EQ(s.n, 1);
+	CHECK_EXEC(&s.v[0], .tid = 5, .probe = 1, .depth = 0,
+		   .entry_ts = 100, .exit_ts = 600,
+		   .entry_cpu = 2, .exit_cpu = 2);
+	CHECK_COUNTERS(&s.v[0], 3, 0x7, 450, 12000, 0);
+
+	/* Valid bits: both ends' (0b011 & 0b110). */
+	ent_cv(p, 5, 2, 1, SP(0), 700, cv(9, 3, 0x3, 10, 20, 30));
+	ret_cv(p, 5, 2, 1, SP(0), 800, cv(9, 3, 0x6, 11, 25, 38));
+	ASSERT_EQ(s.n, 2);
+	CHECK_COUNTERS(&s.v[1], 3, 0x2, 0, 5, 0);
+
+	/* Bits beyond nr are not the call's. */
+	ent_cv(p, 5, 2, 1, SP(0), 900, cv(9, 2, 0xff, 10, 20, 30));
+	ret_cv(p, 5, 2, 1, SP(0), 950, cv(9, 2, 0xff, 13, 24, 99));
+	ASSERT_EQ(s.n, 3);
+	CHECK_COUNTERS(&s.v[2], 2, 0x3, 3, 4);
+
+	/* A full set of counters. */
+	{
+		struct ispot_counter_values a = cv(0, 6, 0x3f, 1, 2, 3);
+		struct ispot_counter_values b = a;
+		uint64_t d[ISPOT_MAX_COUNTERS];
+		uint32_t i;
+
+		for (i = 0; i < ISPOT_MAX_COUNTERS; i++) {
+			d[i] = 1000 * (i + 1) + i;
+			b.value[i] += d[i];
+		}
+		ent_cv(p, 5, 3, 1, SP(0), 1000, a);
+		ret_cv(p, 5, 3, 1, SP(0), 2000, b);
+		ASSERT_EQ(s.n, 4);
+		check_counters_at(&s.v[3], 6, 0x3f, d, __LINE__);
+	}
+	ASSERT_STATS(p, 4, 0, 0, 0);
+	done(p, &s);
+}
+
+/* Counted on other CPUs, or with other threads in between: no delta. */
+TEST(counters_invalid_across_cpus_and_switches)
+{
+	struct sink s;
+	struct pairer *p = new_pairer(&s);
+
+	/* Migrated: the counters are per CPU. */
+	ent_cv(p, 5, 1, 1, SP(0), 100, cv(9, 2, 0x3, 1000, 50, 3000));
+	ret_cv(p, 5, 2, 1, SP(0), 200, cv(9, 2, 0x3, 2000, 60, 6000));
+	ASSERT_EQ(s.n, 1);
+	CHECK_EXEC(&s.v[0], .tid = 5, .probe = 1, .depth = 0,
+		   .entry_ts = 100, .exit_ts = 200,
+		   .entry_cpu = 1, .exit_cpu = 2);
+	CHECK_COUNTERS(&s.v[0], 2, 0);
+
+	/* Switched out and back on the same CPU. */
+	ent_cv(p, 5, 1, 1, SP(0), 300, cv(9, 2, 0x3, 1000, 50, 3000));
+	ret_cv(p, 5, 1, 1, SP(0), 400, cv(10, 2, 0x3, 2000, 60, 6000));
+	ASSERT_EQ(s.n, 2);
+	CHECK_COUNTERS(&s.v[1], 2, 0);
+
+	/* Any change of switches, even a smaller one. */
+	ent_cv(p, 5, 1, 1, SP(0), 500,
+	       cv(1ULL << 40, 2, 0x3, 1000, 50, 3000));
+	ret_cv(p, 5, 1, 1, SP(0), 600, cv(0, 2, 0x3, 2000, 60, 6000));
+	ASSERT_EQ(s.n, 3);
+	CHECK_COUNTERS(&s.v[2], 2, 0);
+
+	/* Then a clean call again. */
+	ent_cv(p, 5, 1, 1, SP(0), 700, cv(10, 2, 0x3, 1000, 50, 3000));
+	ret_cv(p, 5, 1, 1, SP(0), 800, cv(10, 2, 0x3, 2000, 60, 6000));
+	ASSERT_EQ(s.n, 4);
+	CHECK_COUNTERS(&s.v[3], 2, 0x3, 1000, 10);
+	done(p, &s);
+}
+
+/* Counters on one side only, or two different sets: none at all. */
+TEST(counters_missing_or_mismatched)
+{
+	struct sink s;
+	struct pairer *p = new_pairer(&s);
+
+	ent(p, 5, 1, 1, SP(0), 100);
+	ret_cv(p, 5, 1, 1, SP(0), 200, cv(9, 2, 0x3, 1000, 50, 3000));
+	ASSERT_EQ(s.n, 1);
+	CHECK_COUNTERS(&s.v[0], 0, 0);
+
+	ent_cv(p, 5, 1, 1, SP(0), 300, cv(9, 2, 0x3, 1000, 50, 3000));
+	ret(p, 5, 1, 1, SP(0), 400);
+	ASSERT_EQ(s.n, 2);
+	CHECK_COUNTERS(&s.v[1], 0, 0);
+
+	ent_cv(p, 5, 1, 1, SP(0), 500, cv(9, 3, 0x7, 1000, 50, 5));
+	ret_cv(p, 5, 1, 1, SP(0), 600, cv(9, 2, 0x3, 2000, 60, 6000));
+	ASSERT_EQ(s.n, 3);
+	CHECK_COUNTERS(&s.v[2], 0, 0);
+
+	/* A frame reused without counters does not keep the old ones. */
+	ent_cv(p, 5, 1, 1, SP(0), 700, cv(9, 2, 0x3, 1000, 50, 3000));
+	ret_cv(p, 5, 1, 1, SP(0), 800, cv(9, 2, 0x3, 1001, 51, 3003));
+	ent(p, 5, 1, 1, SP(0), 900);
+	ret_cv(p, 5, 1, 1, SP(0), 1000, cv(9, 2, 0x3, 1002, 52, 3006));
+	ASSERT_EQ(s.n, 5);
+	CHECK_COUNTERS(&s.v[3], 2, 0x3, 1, 1);
+	CHECK_COUNTERS(&s.v[4], 0, 0);
+
+	/* Zero counters configured: nothing to carry. */
+	ent_cv(p, 5, 1, 1, SP(0), 1100, cv(9, 0, 0, 0, 0, 0));
+	ret_cv(p, 5, 1, 1, SP(0), 1200, cv(9, 0, 0, 0, 0, 0));
+	ASSERT_EQ(s.n, 6);
+	CHECK_COUNTERS(&s.v[5], 0, 0);
+	ASSERT_STATS(p, 6, 0, 0, 0);
+	done(p, &s);
+}
+
+/* More counters claimed than a slot holds: the slot's are taken. */
+TEST(counters_nr_clamped)
+{
+	struct sink s;
+	struct pairer *p = new_pairer(&s);
+	struct ispot_counter_values a = cv(9, 40, 0xffffffff, 1, 2, 3);
+	struct ispot_counter_values b = a;
+	uint64_t d[ISPOT_MAX_COUNTERS];
+	uint32_t i;
+
+	for (i = 0; i < ISPOT_MAX_COUNTERS; i++) {
+		d[i] = i + 1;
+		b.value[i] += d[i];
+	}
+	ent_cv(p, 5, 1, 1, SP(0), 100, a);
+	ret_cv(p, 5, 1, 1, SP(0), 200, b);
+	ASSERT_EQ(s.n, 1);
+	check_counters_at(&s.v[0], ISPOT_MAX_COUNTERS,
+			  (1u << ISPOT_MAX_COUNTERS) - 1, d, __LINE__);
+	done(p, &s);
+}
+
+/*
+ * Nested calls each carry their own values: the inner delta is its exit
+ * minus its entry, the outer one spans the inner call.  A nested call
+ * that migrated is invalid without touching its caller's.
+ */
+TEST(counters_nested)
+{
+	struct sink s;
+	struct pairer *p = new_pairer(&s);
+
+	ent_cv(p, 5, 0, 1, SP(0), 100, cv(3, 2, 0x3, 1000, 10, 3000));
+	ent_cv(p, 5, 0, 2, SP(1), 110, cv(3, 2, 0x3, 1100, 12, 3300));
+	ent_cv(p, 5, 0, 3, SP(2), 120, cv(3, 2, 0x3, 1150, 13, 3450));
+	ret_cv(p, 5, 0, 3, SP(2), 130, cv(3, 2, 0x3, 1170, 20, 3510));
+	ret_cv(p, 5, 0, 2, SP(1), 140, cv(3, 2, 0x3, 1300, 21, 3900));
+	ent(p, 5, 0, 4, SP(1), 150);
+	ret_cv(p, 5, 0, 4, SP(1), 160, cv(3, 2, 0x3, 1400, 22, 4200));
+	ent_cv(p, 5, 0, 2, SP(1), 170, cv(3, 2, 0x3, 1500, 30, 4500));
+	ret_cv(p, 5, 1, 2, SP(1), 180, cv(3, 2, 0x3, 1600, 31, 4800));
+	ret_cv(p, 5, 0, 1, SP(0), 200, cv(3, 2, 0x3, 2000, 40, 6000));
+	ASSERT_EQ(s.n, 5);
+	CHECK_EXEC(&s.v[0], .tid = 5, .probe = 3, .depth = 2,
+		   .entry_ts = 120, .exit_ts = 130);
+	CHECK_COUNTERS(&s.v[0], 2, 0x3, 20, 7);
+	CHECK_EXEC(&s.v[1], .tid = 5, .probe = 2, .depth = 1,
+		   .entry_ts = 110, .exit_ts = 140);
+	CHECK_COUNTERS(&s.v[1], 2, 0x3, 200, 9);
+	CHECK_EXEC(&s.v[2], .tid = 5, .probe = 4, .depth = 1,
+		   .entry_ts = 150, .exit_ts = 160);
+	CHECK_COUNTERS(&s.v[2], 0, 0);
+	CHECK_EXEC(&s.v[3], .tid = 5, .probe = 2, .depth = 1,
+		   .entry_ts = 170, .exit_ts = 180, .exit_cpu = 1);
+	CHECK_COUNTERS(&s.v[3], 2, 0);
+	CHECK_EXEC(&s.v[4], .tid = 5, .probe = 1, .depth = 0,
+		   .entry_ts = 100, .exit_ts = 200);
+	CHECK_COUNTERS(&s.v[4], 2, 0x3, 1000, 30);
+	ASSERT_STATS(p, 5, 0, 0, 0);
+	done(p, &s);
+}
+
+/* Two threads interleaved: each frame keeps its own thread's values. */
+TEST(counters_per_thread)
+{
+	struct sink s;
+	struct pairer *p = new_pairer(&s);
+
+	ent_cv(p, 5, 0, 1, SP(0), 100, cv(1, 1, 0x1, 100, 0, 0));
+	ent_cv(p, 6, 1, 1, SP(0), 101, cv(7, 1, 0x1, 5000, 0, 0));
+	ret_cv(p, 5, 0, 1, SP(0), 200, cv(1, 1, 0x1, 130, 0, 0));
+	ret_cv(p, 6, 1, 1, SP(0), 201, cv(7, 1, 0x1, 5900, 0, 0));
+	ASSERT_EQ(s.n, 2);
+	EXPECT_EQ(s.v[0].tid, 5);
+	CHECK_COUNTERS(&s.v[0], 1, 0x1, 30);
+	EXPECT_EQ(s.v[1].tid, 6);
+	CHECK_COUNTERS(&s.v[1], 1, 0x1, 900);
 	done(p, &s);
 }
 

@@ -16,6 +16,7 @@
 #include "ispot_test.h"
 #include "device.h"
 #include "format.h"
+#include "excess.h"
 #include "report.h"
 #include "sci.h"
 
@@ -1441,6 +1442,351 @@ TEST(text_max_rows)
 	text = render_text(&s.rep, 3);
 	EXPECT_TRUE(strstr(text, "more functions") == NULL);
 	free(text);
+	scenario_free(&s);
+}
+
+/* ---- counters ---- */
+
+/* One execution with cpu-clock (slot 0) and page-faults (slot 1). */
+static void counted(struct excess *x, uint32_t func, uint64_t key,
+		    uint64_t ns, uint32_t valid, uint64_t cpu_ns,
+		    uint64_t faults)
+{
+	struct pair_exec e;
+
+	memset(&e, 0, sizeof(e));
+	e.tid = threads[0].tid;
+	e.entry_ts = 5000000;
+	e.exit_ts = e.entry_ts + ns;
+	e.nr_counters = 2;
+	e.counters_valid = valid;
+	e.counter_delta[0] = cpu_ns;
+	e.counter_delta[1] = faults;
+	ASSERT_EQ(excess_add(x, func, key, &e), 0);
+}
+
+/*
+ * flush_log, 12 executions with counters:
+ *   9 of 2us, both valid: 1.9us on CPU, 2 faults;
+ *   1 of 50us, both valid: 48us, 12 faults;
+ *   1 of 3us, only page-faults valid: 2 faults;
+ *   1 of 100ns, neither valid.
+ * cpu-clock: 10 valid, mean (9 * 1900 + 48000) / 10 = 6510, the fastest
+ * 10% are the 2us bucket: 1900, excess 4610 = "+4.61us (1.90us)".
+ * page-faults: 11 valid, mean 32 / 11, fastest 2 (the 2us bucket),
+ * excess 10 / 11 = "+0.909 (2)".
+ * acquire, 3 executions with counters, none valid: "0/3" and "-".
+ * compute_chunk has none.
+ */
+#define FLUSH_CALLS		12
+#define FLUSH_CPU_VALID		10
+#define FLUSH_CPU_MEAN		6510.0
+#define FLUSH_CPU_FASTEST	1900.0
+#define FLUSH_PF_VALID		11
+#define FLUSH_PF_MEAN		(32.0 / 11)
+#define FLUSH_PF_FASTEST	2.0
+
+static struct excess *scenario_counters(struct scenario *s)
+{
+	struct excess *x = excess_new();
+	int i;
+
+	ASSERT_TRUE(x);
+	for (i = 0; i < 9; i++)
+		counted(x, F_FLUSH, 0x401234, 2000, 0x3, 1900, 2);
+	counted(x, F_FLUSH, 0x401234, 50000, 0x3, 48000, 12);
+	counted(x, F_FLUSH, 0x401234, 3000, 0x2, 999999999, 2);
+	counted(x, F_FLUSH, 0x401234, 100, 0x0, 999999999, 999999);
+	for (i = 0; i < 3; i++)
+		counted(x, F_ACQUIRE, 0x1000 + 0x40 * i, 1000, 0x0, 5, 5);
+	s->rep.excess = x;
+	return x;
+}
+
+static int line_of(const struct lines *l, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->line[i], text))
+			return (int)i;
+	return -1;
+}
+
+static int line_starting(const struct lines *l, const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strncmp(l->line[i], prefix, strlen(prefix)))
+			return (int)i;
+	return -1;
+}
+
+/* Which counters are counted, and which the machine could not count. */
+TEST(text_counter_support_lines)
+{
+	static const struct report_counter sw_missing[] = {
+		{ "cpu-clock", true, false, true, 0 },
+		{ "cycles", false, true, false, -1 },
+		{ "page-faults", false, false, false, -1 },
+		{ "raw:0x1cd", false, true, false, -1 },
+		{ "instructions", true, true, false, 1 },
+	};
+	struct scenario s;
+	struct lines l;
+	char *text;
+
+	scenario_build(&s);
+	text = render_text(&s.rep, 0);
+	split(text, &l);
+	EXPECT_GE(line_of(&l, "counters: cpu-clock, page-faults"), 0);
+	EXPECT_GE(line_of(&l, "hardware counters: unsupported (cycles)"), 0);
+	EXPECT_EQ(line_starting(&l, "counters unsupported"), -1);
+	free(text);
+
+	s.rep.counters = sw_missing;
+	s.rep.nr_counters = sizeof(sw_missing) / sizeof(sw_missing[0]);
+	text = render_text(&s.rep, 0);
+	split(text, &l);
+	EXPECT_GE(line_of(&l, "counters: cpu-clock, instructions"), 0);
+	EXPECT_GE(line_of(&l, "hardware counters: unsupported (cycles, "
+			  "raw:0x1cd)"), 0);
+	EXPECT_GE(line_of(&l, "counters unsupported: page-faults"), 0);
+	free(text);
+
+	/* None asked: no such lines. */
+	s.rep.counters = NULL;
+	s.rep.nr_counters = 0;
+	text = render_text(&s.rep, 0);
+	split(text, &l);
+	EXPECT_EQ(line_starting(&l, "counters"), -1);
+	EXPECT_EQ(line_starting(&l, "hardware counters"), -1);
+	free(text);
+	scenario_free(&s);
+}
+
+/* The excess table: its header, one row per function with counters. */
+TEST(text_excess_table)
+{
+	char tok[16][CELL_MAX_TEST], want[64];
+	struct excess *x;
+	struct scenario s;
+	struct lines l;
+	int title, hdr, flush = -1, acquire = -1, order_flush = -1,
+	    order_acquire = -1;
+	size_t i, k;
+	char *text;
+
+	scenario_build(&s);
+	x = scenario_counters(&s);
+	text = render_text(&s.rep, 0);
+	split(text, &l);
+	title = line_starting(&l, "ON-CPU EXCESS PER CALL");
+	ASSERT_GE(title, 0);
+	EXPECT_TRUE(strstr(l.line[title], "fastest 10%") != NULL);
+	/* After the main table. */
+	EXPECT_GE(title, (int)l.end);
+	hdr = title + 1;
+	ASSERT_LT(hdr, (int)l.n);
+	ASSERT_EQ(tokens(l.line[hdr], tok, 16), 4);
+	EXPECT_STREQ(tok[0], "FUNCTION");
+	EXPECT_STREQ(tok[1], "VALID");
+	EXPECT_STREQ(tok[2], "cpu-clock");
+	EXPECT_STREQ(tok[3], "page-faults");	/* not cycles: no slot */
+
+	for (i = hdr + 1; i < l.n; i++) {
+		size_t n = tokens(l.line[i], tok, 16);
+
+		if (n && !strcmp(tok[0], "flush_log"))
+			flush = i;
+		else if (n && !strcmp(tok[0], "acquire"))
+			acquire = i;
+		else
+			break;
+	}
+	ASSERT_GT(flush, hdr);
+	ASSERT_GT(acquire, hdr);
+	/* compute_chunk has no counter data: no row, and nothing else. */
+	EXPECT_EQ((int)i, hdr + 3);
+
+	ASSERT_EQ(tokens(l.line[flush], tok, 16), 6);
+	snprintf(want, sizeof(want), "%d/%d", FLUSH_CPU_VALID, FLUSH_CALLS);
+	EXPECT_STREQ(tok[1], want);
+	EXPECT_STREQ(tok[2], "+4.61us");
+	EXPECT_STREQ(tok[3], "(1.90us)");
+	EXPECT_STREQ(tok[4], "+0.909");
+	EXPECT_STREQ(tok[5], "(2)");
+
+	ASSERT_EQ(tokens(l.line[acquire], tok, 16), 4);
+	EXPECT_STREQ(tok[1], "0/3");
+	EXPECT_STREQ(tok[2], "-");
+	EXPECT_STREQ(tok[3], "-");
+
+	/* Rows in the main table's order. */
+	for (k = 0; k < s.sci->nr_funcs; k++) {
+		if (s.sci->funcs[k].func_id == F_FLUSH)
+			order_flush = k;
+		if (s.sci->funcs[k].func_id == F_ACQUIRE)
+			order_acquire = k;
+	}
+	EXPECT_EQ(flush < acquire, order_flush < order_acquire);
+
+	/* Names from the left, the rest right-aligned under the headers. */
+	for (i = hdr + 1; i < (size_t)hdr + 3; i++) {
+		const char *h = l.line[hdr], *row = l.line[i];
+		static const char *const cols[] = {
+			"VALID", "cpu-clock", "page-faults",
+		};
+
+		EXPECT_NE(row[0], ' ');
+		EXPECT_EQ(strlen(row), strlen(h));
+		for (k = 0; k < 3; k++) {
+			size_t end = strstr(h, cols[k]) - h + strlen(cols[k]);
+
+			EXPECT_NE(row[end - 1], ' ');
+			if (row[end])
+				EXPECT_EQ(row[end], ' ');
+		}
+	}
+	free(text);
+
+	/* max_rows: only the functions the main table shows. */
+	ASSERT_EQ(s.sci->funcs[0].func_id, F_COMPUTE);
+	ASSERT_EQ(s.sci->funcs[1].func_id, F_ACQUIRE);
+	text = render_text(&s.rep, 1);
+	EXPECT_TRUE(strstr(text, "ON-CPU EXCESS") == NULL);
+	free(text);
+	text = render_text(&s.rep, 2);
+	split(text, &l);
+	title = line_starting(&l, "ON-CPU EXCESS PER CALL");
+	ASSERT_GE(title, 0);
+	ASSERT_LT(title + 2, (int)l.n);
+	ASSERT_GE(tokens(l.line[title + 2], tok, 16), 1);
+	EXPECT_STREQ(tok[0], "acquire");
+	EXPECT_TRUE(strstr(text, "10/12") == NULL);
+	free(text);
+	excess_free(x);
+	scenario_free(&s);
+}
+
+/* No counter data for any function shown: no table at all. */
+TEST(text_excess_absent)
+{
+	struct excess *x = excess_new();
+	struct scenario s;
+	char *text;
+
+	ASSERT_TRUE(x);
+	scenario_build(&s);
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, "ON-CPU EXCESS") == NULL);
+	EXPECT_TRUE(strstr(text, "VALID") == NULL);
+	free(text);
+	/* Data only for a function that was never called. */
+	counted(x, F_NEVER, 0, 1000, 0x3, 900, 1);
+	s.rep.excess = x;
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, "ON-CPU EXCESS") == NULL);
+	EXPECT_TRUE(strstr(text, "never_called") == NULL);
+	free(text);
+	/* An empty excess. */
+	excess_free(x);
+	x = excess_new();
+	ASSERT_TRUE(x);
+	s.rep.excess = x;
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, "ON-CPU EXCESS") == NULL);
+	free(text);
+	excess_free(x);
+	scenario_free(&s);
+}
+
+/* The counter fields of a function in JSON, with the exact values. */
+TEST(json_function_counters)
+{
+	const struct jv *v, *a, *c, *o;
+	struct excess *x;
+	struct scenario s;
+	size_t i, k, seen = 0;
+
+	scenario_build(&s);
+	x = scenario_counters(&s);
+	v = parse_report(&s.rep);
+	a = field(v, "functions", J_ARR);
+	ASSERT_EQ(a->n, s.sci->nr_funcs);
+	for (i = 0; i < a->n; i++) {
+		const struct jv *fn = &a->items[i];
+		uint32_t id = s.sci->funcs[i].func_id;
+
+		if (id == F_COMPUTE) {
+			EXPECT_TRUE(jget(fn, "counted_calls") == NULL);
+			EXPECT_TRUE(jget(fn, "counters") == NULL);
+			seen++;
+			continue;
+		}
+		c = field(fn, "counters", J_OBJ);
+		/* The counted events only: cycles had no slot. */
+		ASSERT_EQ(c->n, 2);
+		EXPECT_STREQ(c->keys[0], "cpu-clock");
+		EXPECT_STREQ(c->keys[1], "page-faults");
+		if (id == F_ACQUIRE) {
+			EXPECT_EQ(field_u64(fn, "counted_calls"), 3);
+			for (k = 0; k < c->n; k++) {
+				o = &c->items[k];
+				EXPECT_EQ(field_u64(o, "valid_calls"), 0);
+				EXPECT_EQ(field_num(o, "mean"), 0);
+				EXPECT_EQ(field_num(o, "fastest_mean"), 0);
+				EXPECT_EQ(field_num(o, "excess_per_call"), 0);
+			}
+			seen++;
+			continue;
+		}
+		ASSERT_EQ(id, F_FLUSH);
+		EXPECT_EQ(field_u64(fn, "counted_calls"), FLUSH_CALLS);
+		o = field(c, "cpu-clock", J_OBJ);
+		EXPECT_EQ(o->n, 4);
+		EXPECT_EQ(field_u64(o, "valid_calls"), FLUSH_CPU_VALID);
+		EXPECT_SCORE(field_num(o, "mean"), FLUSH_CPU_MEAN);
+		EXPECT_SCORE(field_num(o, "fastest_mean"), FLUSH_CPU_FASTEST);
+		EXPECT_SCORE(field_num(o, "excess_per_call"),
+			     FLUSH_CPU_MEAN - FLUSH_CPU_FASTEST);
+		o = field(c, "page-faults", J_OBJ);
+		EXPECT_EQ(o->n, 4);
+		EXPECT_EQ(field_u64(o, "valid_calls"), FLUSH_PF_VALID);
+		EXPECT_SCORE(field_num(o, "mean"), FLUSH_PF_MEAN);
+		EXPECT_SCORE(field_num(o, "fastest_mean"), FLUSH_PF_FASTEST);
+		EXPECT_SCORE(field_num(o, "excess_per_call"),
+			     FLUSH_PF_MEAN - FLUSH_PF_FASTEST);
+		seen++;
+	}
+	EXPECT_EQ(seen, 3);
+	/* The top-level support object is unchanged by it. */
+	o = field(v, "counters", J_OBJ);
+	EXPECT_EQ(o->n, 3);
+	EXPECT_STREQ(field_str(o, "cycles"), "unsupported");
+	excess_free(x);
+	scenario_free(&s);
+}
+
+/* Without counter data, no function has counter fields. */
+TEST(json_no_counters_without_excess)
+{
+	const struct jv *v, *a;
+	struct scenario s;
+	size_t i;
+
+	scenario_build(&s);
+	ASSERT_TRUE(s.rep.excess == NULL);
+	v = parse_report(&s.rep);
+	a = field(v, "functions", J_ARR);
+	ASSERT_EQ(a->n, 3);
+	for (i = 0; i < a->n; i++) {
+		EXPECT_TRUE(jget(&a->items[i], "counted_calls") == NULL);
+		EXPECT_TRUE(jget(&a->items[i], "counters") == NULL);
+	}
+	/* The support object is there all the same. */
+	EXPECT_EQ(field(v, "counters", J_OBJ)->n, 3);
 	scenario_free(&s);
 }
 
