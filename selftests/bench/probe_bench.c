@@ -2,27 +2,36 @@
 /*
  * What one probed call costs with full ISPOT recording, against the same
  * probe with an empty consumer (ISPOT_PROBE_COUNT_ONLY), entry and return
- * armed in both.  Runs in the VM; never pass/fail.
+ * armed in both; and what recording with causes (counters, task and wait
+ * records) costs on top of that.  Runs in the VM; never pass/fail.
  *
  *   probe_bench [-n CALLS] [-r ROUNDS] [-v]
  *
- * A child pinned to one CPU has three identical functions: one unprobed,
- * one under a count-only probe, one under a recording probe (same session).
- * Each round it calls each function CALLS / ROUNDS times in a tight loop,
- * the probed two in alternating order, timing every loop itself with
+ * A child pinned to one CPU has four identical functions: one unprobed,
+ * one under a count-only probe, one under a recording probe (same session),
+ * and one under a recording probe of a second session on the same child
+ * that also asks for task and wait records (ISPOT_SETUP_TASKS | _WAITS)
+ * and for counters (ISPOT_IOC_COUNTERS: cpu-clock, page faults, cycles,
+ * instructions; the hardware ones are unsupported in the VM and the note
+ * on stderr says how many are active).  Each round it calls each function
+ * CALLS / ROUNDS times in a tight loop, the probed three in an order that
+ * cycles through every permutation, timing every loop itself with
  * CLOCK_MONOTONIC.  Rounds are short (tens of ms under emulation), so a
- * change in the host's speed hits the three modes of a round alike.
+ * change in the host's speed hits the four modes of a round alike.
  *
- * The ratio is the median over rounds of each round's own ratio: the
+ * The ratios are medians over rounds of each round's own ratio: the
  * emulated machine's speed moves in phases (by 2x and more, for seconds),
  * and a median taken per mode can pick its figures from different phases.
- * The ns figures are medians per mode, for scale only.
+ * probe_cost_ratio is full / empty, causes_cost_ratio causes / full, each
+ * cost taken above the unprobed call.  The ns figures are medians per
+ * mode, for scale only.
  *
  * The rings hold the whole run, so nothing is read while timing and
  * nothing should drop.  Prints `name: value` lines on stdout, notes (and
  * with -v every round) on stderr.
  */
 #include <getopt.h>
+#include <linux/perf_event.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <time.h>
@@ -36,7 +45,20 @@
  */
 #define NONE_FACTOR	64
 
-enum mode { MODE_NONE, MODE_EMPTY, MODE_FULL, NR_MODES };
+enum mode { MODE_NONE, MODE_EMPTY, MODE_FULL, MODE_CAUSES, NR_MODES };
+
+/*
+ * The order of the probed modes in a round: every permutation in turn,
+ * rounds 2k and 2k + 1 swapping the first two.
+ */
+static const enum mode round_order[6][3] = {
+	{ MODE_EMPTY, MODE_FULL, MODE_CAUSES },
+	{ MODE_FULL, MODE_EMPTY, MODE_CAUSES },
+	{ MODE_CAUSES, MODE_EMPTY, MODE_FULL },
+	{ MODE_EMPTY, MODE_CAUSES, MODE_FULL },
+	{ MODE_FULL, MODE_CAUSES, MODE_EMPTY },
+	{ MODE_CAUSES, MODE_FULL, MODE_EMPTY },
+};
 
 static volatile int sink[NR_MODES];
 
@@ -59,7 +81,15 @@ __attribute__((noipa)) int fn_full(int x)
 	return x + 1;
 }
 
-static int (*const mode_fn[NR_MODES])(int) = { fn_none, fn_empty, fn_full };
+__attribute__((noipa)) int fn_causes(int x)
+{
+	sink[MODE_CAUSES] += x;
+	return x + 1;
+}
+
+static int (*const mode_fn[NR_MODES])(int) = {
+	fn_none, fn_empty, fn_full, fn_causes,
+};
 
 struct plan {
 	long per_round;	/* probed calls per round */
@@ -106,13 +136,13 @@ static int child_work(void *arg)
 	for (m = 0; m < NR_MODES; m++)
 		timed_calls(m, WARMUP_CALLS);
 	for (r = 0; r < pl->rounds; r++) {
-		enum mode first = r & 1 ? MODE_FULL : MODE_EMPTY;
-		enum mode second = r & 1 ? MODE_EMPTY : MODE_FULL;
+		const enum mode *order = round_order[r % 6];
 
 		times[r][MODE_NONE] = timed_calls(MODE_NONE,
 						  pl->per_round * NONE_FACTOR);
-		times[r][first] = timed_calls(first, pl->per_round);
-		times[r][second] = timed_calls(second, pl->per_round);
+		for (m = 0; m < 3; m++)
+			times[r][order[m]] = timed_calls(order[m],
+							 pl->per_round);
 	}
 	return write(pl->result, times, bytes) == (ssize_t)bytes ? 0 : 1;
 }
@@ -147,6 +177,100 @@ static uint32_t ring_pages_for(uint64_t slots)
 	return pages;
 }
 
+/*
+ * The second session, on the same child: task and wait records, counters,
+ * and a recording probe on fn_causes with the flags of fn_full's.  Enabled;
+ * returns its fd.
+ */
+static int causes_session(pid_t pid, uint64_t full_calls, uint64_t stacks_max,
+			  struct ispot_setup *setup)
+{
+	static const struct { uint32_t type; uint64_t config; } ev[] = {
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	};
+	struct ispot_counters c;
+	int fd, ret, active = 0;
+	uint32_t i;
+
+	fd = ispot_open();
+	if (fd < 0)
+		die(ISPOT_DEV, errno);
+	memset(setup, 0, sizeof(*setup));
+	setup->pid = pid;
+	setup->flags = ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS;
+	/*
+	 * Entry and exit of two slots each per call, call stacks, and room
+	 * for the child's switches and futex calls.
+	 */
+	setup->ring_pages = ring_pages_for(4 * full_calls + 5 * stacks_max +
+					   16384);
+	setup->watermark = setup->ring_pages * 4096;
+	ret = ispot_ioctl(fd, ISPOT_IOC_SETUP, setup);
+	if (ret)
+		die("ISPOT_IOC_SETUP (causes)", -ret);
+	if (setup->nr_rings > 256)
+		die("too many rings", E2BIG);
+
+	memset(&c, 0, sizeof(c));
+	c.nr = sizeof(ev) / sizeof(ev[0]);
+	for (i = 0; i < c.nr; i++) {
+		c.spec[i].type = ev[i].type;
+		c.spec[i].config = ev[i].config;
+	}
+	ret = ispot_ioctl(fd, ISPOT_IOC_COUNTERS, &c);
+	if (ret)
+		die("ISPOT_IOC_COUNTERS", -ret);
+	for (i = 0; i < c.nr; i++) {
+		active += !c.spec[i].result;
+		if (c.spec[i].result)
+			fprintf(stderr,
+				"# probe: causes: counter %u (type %u config %llu): %s\n",
+				i, c.spec[i].type,
+				(unsigned long long)c.spec[i].config,
+				strerror(-c.spec[i].result));
+	}
+	fprintf(stderr, "# probe: causes: %d of %u counters active\n", active,
+		c.nr);
+
+	ret = ispot_add_probe_fn(fd, (void *)fn_causes, ISPOT_PROBE_BOTH |
+				 ISPOT_PROBE_NO_CALLSITE, 0);
+	if (ret < 0)
+		die("ISPOT_IOC_PROBE_ADD (causes)", -ret);
+	ret = ispot_ioctl(fd, ISPOT_IOC_ENABLE, NULL);
+	if (ret)
+		die("ISPOT_IOC_ENABLE (causes)", -ret);
+	return fd;
+}
+
+/* Ring and probe figures of session @fd, summed over rings: 0 or -errno. */
+static int session_stats(int fd, const struct ispot_setup *setup,
+			 struct ispot_ring_stats *rs, struct ispot_probe_stats *ps,
+			 uint32_t nr_probes, uint64_t *produced,
+			 uint64_t *dropped)
+{
+	struct ispot_stats st;
+	uint32_t i;
+	int ret;
+
+	memset(&st, 0, sizeof(st));
+	st.rings = (uintptr_t)rs;
+	st.probes = (uintptr_t)ps;
+	st.nr_rings = setup->nr_rings;
+	st.nr_probes = nr_probes;
+	ret = ispot_ioctl(fd, ISPOT_IOC_STATS, &st);
+	if (ret)
+		return ret;
+	*produced = *dropped = 0;
+	for (i = 0; i < setup->nr_rings; i++) {
+		*produced += rs[i].produced;
+		*dropped += rs[i].dropped;
+	}
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -163,19 +287,19 @@ static double median(double *v, int n)
 int main(int argc, char **argv)
 {
 	struct ispot_ring_stats rs[256];
-	struct ispot_probe_stats ps[2];
-	struct ispot_setup setup;
+	struct ispot_probe_stats ps[2], cps;
+	struct ispot_setup setup, csetup;
 	struct ispot_child child;
-	struct ispot_stats st;
 	struct plan pl = { .rounds = 80 };
 	uint64_t (*times)[NR_MODES];
 	uint64_t produced = 0, dropped = 0, full_calls, stacks_max;
+	uint64_t cproduced = 0, cdropped = 0;
 	double per_call[NR_MODES], *v, cost_empty, cost_full, ratio;
+	double cost_causes, causes_ratio;
 	long calls = 40000, ncpu;
-	int p[2], fd, ret, r, m, c, k;
+	int p[2], fd, cfd, ret, r, m, c, k;
 	bool verbose = false;
 	size_t bytes;
-	uint32_t i;
 
 	while ((c = getopt(argc, argv, "n:r:v")) != -1) {
 		switch (c) {
@@ -238,6 +362,7 @@ int main(int argc, char **argv)
 	ret = ispot_ioctl(fd, ISPOT_IOC_ENABLE, NULL);
 	if (ret)
 		die("ISPOT_IOC_ENABLE", -ret);
+	cfd = causes_session(child.pid, full_calls, stacks_max, &csetup);
 
 	ispot_child_go(&child);
 	bytes = pl.rounds * sizeof(*times);
@@ -254,27 +379,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	memset(&st, 0, sizeof(st));
-	st.rings = (uintptr_t)rs;
-	st.probes = (uintptr_t)ps;
-	st.nr_rings = setup.nr_rings;
-	st.nr_probes = 2;
-	ret = ispot_ioctl(fd, ISPOT_IOC_STATS, &st);
+	ret = session_stats(fd, &setup, rs, ps, 2, &produced, &dropped);
 	if (ret)
 		die("ISPOT_IOC_STATS", -ret);
 	close(fd);
-	for (i = 0; i < setup.nr_rings; i++) {
-		produced += rs[i].produced;
-		dropped += rs[i].dropped;
-	}
+	ret = session_stats(cfd, &csetup, rs, &cps, 1, &cproduced, &cdropped);
+	if (ret)
+		die("ISPOT_IOC_STATS (causes)", -ret);
+	close(cfd);
 
 	for (r = 0; verbose && r < pl.rounds; r++)
 		fprintf(stderr,
-			"# probe round %d: ns/call none %.1f empty %.0f full %.0f\n",
+			"# probe round %d: ns/call none %.1f empty %.0f full %.0f causes %.0f\n",
 			r + 1, (double)times[r][MODE_NONE] / NONE_FACTOR /
 			pl.per_round,
 			(double)times[r][MODE_EMPTY] / pl.per_round,
-			(double)times[r][MODE_FULL] / pl.per_round);
+			(double)times[r][MODE_FULL] / pl.per_round,
+			(double)times[r][MODE_CAUSES] / pl.per_round);
 	for (m = 0; m < NR_MODES; m++) {
 		long n = pl.per_round * (m == MODE_NONE ? NONE_FACTOR : 1);
 
@@ -292,6 +413,16 @@ int main(int argc, char **argv)
 			v[k++] = (times[r][MODE_FULL] - none) / empty;
 	}
 	ratio = k ? median(v, k) : 0;
+	/* The same for causes against full, as above. */
+	cost_causes = per_call[MODE_CAUSES] - per_call[MODE_NONE];
+	for (r = 0, k = 0; r < pl.rounds; r++) {
+		double none = (double)times[r][MODE_NONE] / NONE_FACTOR;
+		double full = times[r][MODE_FULL] - none;
+
+		if (full > 0)
+			v[k++] = (times[r][MODE_CAUSES] - none) / full;
+	}
+	causes_ratio = k ? median(v, k) : 0;
 
 	fprintf(stderr,
 		"# probe: %d rounds x %ld calls per probed mode on CPU %d, medians of emulated times\n",
@@ -312,11 +443,31 @@ int main(int argc, char **argv)
 			"# probe: warning: %llu records for %llu recorded calls\n",
 			(unsigned long long)produced,
 			(unsigned long long)full_calls);
+	if (cps.entry_hits != full_calls || cps.return_hits != full_calls)
+		fprintf(stderr,
+			"# probe: warning: causes probe counted %llu entries, %llu returns, expected %llu\n",
+			(unsigned long long)cps.entry_hits,
+			(unsigned long long)cps.return_hits,
+			(unsigned long long)full_calls);
+	/* Two records per call, stacks, and the child's task and waits. */
+	if (cproduced < 2 * full_calls || cdropped)
+		fprintf(stderr,
+			"# probe: warning: causes session: %llu records (%llu dropped) for %llu calls\n",
+			(unsigned long long)cproduced,
+			(unsigned long long)cdropped,
+			(unsigned long long)full_calls);
+	else
+		fprintf(stderr,
+			"# probe: causes session: %llu records for %llu calls, none dropped\n",
+			(unsigned long long)cproduced,
+			(unsigned long long)full_calls);
 
 	printf("probe_cost_ratio: %.2f\n", ratio);
 	printf("probe_cost_ns_empty: %.0f\n", cost_empty);
 	printf("probe_cost_ns_full: %.0f\n", cost_full);
 	printf("call_ns_unprobed: %.0f\n", per_call[MODE_NONE]);
 	printf("probe_records_dropped: %llu\n", (unsigned long long)dropped);
+	printf("causes_cost_ratio: %.2f\n", causes_ratio);
+	printf("causes_cost_ns: %.0f\n", cost_causes);
 	return 0;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Bad input to the probe engine gets a clean errno, no kernel warning and
- * no leaked memory: each case below is one kind of mistake.
+ * no leaked memory: each case below is one kind of mistake.  The last
+ * test does the same for ISPOT_IOC_COUNTERS (ABI 1.3).
  */
+#include <linux/perf_event.h>
 #include <sys/mman.h>
 
 #include "ispot_kmod_test.h"
@@ -156,6 +158,147 @@ TEST(commands_in_the_wrong_state)
 	/* Back to READY: the probe can go. */
 	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_PROBE_REMOVE, &rm), 0);
 	munmap(m, s.ring_mmap_size);
+	close(fd);
+}
+
+/* One good spec: a software counter every machine has. */
+static void counters_good(struct ispot_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->nr = 1;
+	c->spec[0].type = PERF_TYPE_SOFTWARE;
+	c->spec[0].config = PERF_COUNT_SW_CPU_CLOCK;
+}
+
+static int counters(int fd, struct ispot_counters *c)
+{
+	return ispot_ioctl(fd, ISPOT_IOC_COUNTERS, c);
+}
+
+TEST(counters_input_and_states)
+{
+	struct ispot_counters c, *ro;
+	struct ispot_rings r;
+	struct ispot_setup s;
+	struct ispot_record *recs = NULL;
+	size_t cap = 0, n, i, entries = 0;
+	int fd = ispot_open_or_skip();
+
+	/* Each mistake alone, on an otherwise good request, in NEW. */
+	counters_good(&c);
+	c.nr = 0;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.nr = ISPOT_MAX_COUNTERS + 1;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.nr = 0xffffffffu;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.flags = 1u << 1;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.flags = ISPOT_COUNTERS_TRY | 1u << 31;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.reserved[0] = 1;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.reserved[1] = 1;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.spec[0].reserved = 1;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.spec[0].result = -ENOENT;	/* an output given as input */
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.spec[1].type = PERF_TYPE_SOFTWARE;	/* past nr */
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.spec[ISPOT_MAX_COUNTERS - 1].config = 1;	/* past nr */
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.spec[ISPOT_MAX_COUNTERS - 1].reserved = 1;	/* past nr */
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.spec[0].type = 99;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.spec[0].type = PERF_TYPE_TRACEPOINT;	/* known to perf, not here */
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	counters_good(&c);
+	c.spec[0].type = PERF_TYPE_BREAKPOINT;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	/* A bad type anywhere below nr, not only first. */
+	counters_good(&c);
+	c.nr = 2;
+	c.spec[1].type = 99;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_COUNTERS, (void *)1), -EFAULT);
+	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_COUNTERS, NULL), -EFAULT);
+	/* Good, but only TRY is allowed before SETUP. */
+	counters_good(&c);
+	EXPECT_EQ(counters(fd, &c), -EBADFD);
+	EXPECT_EQ(c.spec[0].result, 0);
+
+	/* READY after all those refusals. */
+	ASSERT_EQ(ispot_setup(fd, getpid(), 16, &s), 0);
+	ASSERT_EQ(ispot_map_rings(fd, &s, &r), 0);
+	/*
+	 * Readable but not writable: the counters are made, the results
+	 * cannot be returned, so none are kept and a retry is no -EBUSY.
+	 */
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(ro, MAP_FAILED);
+	counters_good(ro);
+	ASSERT_EQ(mprotect(ro, 4096, PROT_READ), 0);
+	EXPECT_EQ(counters(fd, ro), -EFAULT);
+	munmap(ro, 4096);
+	counters_good(&c);
+	c.nr = 2;
+	c.spec[1].type = PERF_TYPE_SOFTWARE;
+	c.spec[1].config = PERF_COUNT_SW_PAGE_FAULTS;
+	EXPECT_EQ(counters(fd, &c), 0);
+	EXPECT_EQ(c.spec[0].result, 0);
+	EXPECT_EQ(c.spec[1].result, 0);
+	/* Once only, even with different specs. */
+	counters_good(&c);
+	EXPECT_EQ(counters(fd, &c), -EBUSY);
+	/* Validation still comes first. */
+	c.nr = 0;
+	EXPECT_EQ(counters(fd, &c), -EINVAL);
+
+	ASSERT_GT(ispot_add_probe_fn(fd, input_fn, ISPOT_PROBE_BOTH, 0), 0);
+	ASSERT_EQ(ispot_ioctl(fd, ISPOT_IOC_ENABLE, NULL), 0);
+	counters_good(&c);
+	EXPECT_EQ(counters(fd, &c), -EBADFD);
+	/* The session still works, with the two counters it kept. */
+	for (i = 0; i < 10; i++)
+		input_fn(i);
+	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_DISABLE, NULL), 0);
+	/* READY again, but the counters are set: -EBUSY, not a second set. */
+	counters_good(&c);
+	EXPECT_EQ(counters(fd, &c), -EBUSY);
+	n = ispot_drain(fd, &r, &recs, &cap, 0);
+	for (i = 0; i < n; i += recs[i].nslots) {
+		const struct ispot_counter_values *v;
+
+		if (recs[i].kind != ISPOT_REC_ENTRY &&
+		    recs[i].kind != ISPOT_REC_EXIT)
+			continue;
+		ASSERT_EQ(recs[i].nslots, 2);
+		v = (const void *)&recs[i + 1];
+		EXPECT_EQ(v->nr, 2);
+		EXPECT_EQ(v->valid, 0x3);
+		entries += recs[i].kind == ISPOT_REC_ENTRY;
+	}
+	EXPECT_EQ(entries, 10);
+	free(recs);
+	for (i = 0; i < (size_t)r.nr; i++)
+		munmap(r.maps[i], r.size);
+	free(r.maps);
 	close(fd);
 }
 
