@@ -11,7 +11,7 @@ lock=/ispot/samples/lock_contention
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || insmod "$ko"
 
-tap_plan 11
+tap_plan 12
 
 t_no_pid() {
 	run_status 1 ispotctl attach --pid 999999 --func acquire &&
@@ -52,6 +52,19 @@ t_usage() {
 		one_line_err "unknown"
 }
 tap_check "usage_errors_exit_2" t_usage
+
+t_counter_usage() {
+	run_status 2 ispotctl run --func acquire --counters bogus -- "$lock" &&
+		one_line_err "unknown counter 'bogus': use one of cycles," &&
+	run_status 2 ispotctl run --func acquire --counters cycles, -- "$lock" &&
+		one_line_err "ends with a comma" &&
+	run_status 2 ispotctl run --func acquire --raw-event 1cd -- "$lock" &&
+		one_line_err "not a hex event code" &&
+	run_status 2 ispotctl attach --pid 1 --func f --counters \
+		cycles,instructions,cpu-clock,page-faults,cache-misses,branches \
+		--raw-event 0x1cd && one_line_err "at most 6 counters"
+}
+tap_check "counter_options_usage_errors_exit_2" t_counter_usage
 
 t_output() {
 	run_status 1 ispotctl run --func acquire -o /nonexistent/dir/r.json \
