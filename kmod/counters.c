@@ -20,7 +20,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 
@@ -125,11 +124,15 @@ int ispot_counters_set(struct ispot_session *s, struct ispot_counters *args)
 	pcpu = alloc_percpu(struct ispot_counters_pcpu);
 	if (!pcpu)
 		return -ENOMEM;
-	cpus_read_lock();
+	/*
+	 * No cpus_read_lock(): creating a software event takes it itself
+	 * (static_key_slow_inc), and a nested read lock deadlocks against a
+	 * waiting hotplug writer.  A CPU going offline meanwhile fails the
+	 * spec with -ENODEV, which is reported like any other failure.
+	 */
 	for (i = 0; i < args->nr; i++)
 		args->spec[i].result = ispot_counter_create(pcpu, i,
 							    &args->spec[i]);
-	cpus_read_unlock();
 
 	if (try) {
 		for (i = 0; i < args->nr; i++)

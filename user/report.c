@@ -517,6 +517,7 @@ static void text_excess(FILE *f, const struct report *r, size_t rows)
 				fputc('\n', f);
 		}
 	}
+	fputc('\n', f);	/* the lines below are not rows of it */
 }
 
 static void text_footer(FILE *f, const struct report *r)
