@@ -33,7 +33,7 @@ static void pair_counters(struct pair_exec *e, const struct pair_frame *f,
 	const struct ispot_counter_values *n = &f->counters;
 	uint32_t i;
 
-	if (!f->has_counters || !x || x->nr != n->nr)
+	if (!x || x->nr != n->nr)
 		return;
 	e->nr_counters = n->nr < ISPOT_MAX_COUNTERS ? n->nr :
 						      ISPOT_MAX_COUNTERS;
@@ -232,7 +232,7 @@ static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 	t->depth = i - 1;
 	f = &t->frames[t->depth];
 
-	memset(&e, 0, sizeof(e));
+	/* Every field set once, no memset: this runs for every record pair. */
 	e.tid = rec->tid;
 	e.tgid = rec->tgid;
 	e.probe_id = rec->probe_id;
@@ -246,7 +246,11 @@ static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 	memcpy(e.args, f->args, sizeof(e.args));
 	memcpy(e.aux, f->aux, sizeof(e.aux));
 	e.retval = rec->data[0];
-	pair_counters(&e, f, rec);
+	e.nr_counters = 0;
+	e.counters_valid = 0;
+	memset(e.counter_delta, 0, sizeof(e.counter_delta));
+	if (f->has_counters)
+		pair_counters(&e, f, rec);
 	p->stats.paired++;
 	if (p->cb)
 		p->cb(&e, p->ctx);

@@ -41,7 +41,7 @@ struct pair_exec {
 	 */
 	uint32_t nr_counters;
 	uint32_t counters_valid;
-	uint64_t counter_delta[ISPOT_MAX_COUNTERS];
+	uint64_t counter_delta[ISPOT_MAX_COUNTERS];	/* 0 unless valid */
 };
 
 struct pair_stats {
