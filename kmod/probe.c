@@ -239,7 +239,6 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
 	u32 nslots = s->counters ? 2 : 1;
-	struct ispot_counter_values cv;
 	struct ispot_record *rec;
 	struct ispot_ring *ring;
 	u64 ts;
@@ -257,8 +256,6 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 	 */
 	preempt_disable();
 	ts = ktime_get_mono_fast_ns();
-	if (s->counters)
-		ispot_counters_read(s, &cv);
 	ring = s->rings[smp_processor_id()];
 	rec = ispot_ring_reserve(ring, nslots);
 	if (rec) {
@@ -269,8 +266,9 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 		rec->data[0] = regs->ax;
 		rec->data[1] = func;
 		rec->data[2] = 0;
+		/* After the clock: what the counters see ends with the call. */
 		if (s->counters)
-			*ispot_record_counters(ring) = cv;
+			ispot_counters_read(s, ispot_record_counters(ring));
 		ispot_ring_commit(ring, nslots);
 	}
 	preempt_enable();
