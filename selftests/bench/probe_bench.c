@@ -123,12 +123,9 @@ static int child_work(void *arg)
 	const struct plan *pl = arg;
 	uint64_t (*times)[NR_MODES];
 	size_t bytes = pl->rounds * sizeof(*times);
-	cpu_set_t set;
 	int r, m;
 
-	CPU_ZERO(&set);
-	CPU_SET(pl->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (ispot_pin_cpu(pl->cpu))
 		return 1;
 	times = calloc(pl->rounds, sizeof(*times));
 	if (!times)

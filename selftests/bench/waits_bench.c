@@ -64,11 +64,7 @@ static void die(const char *what, int err)
 
 static void pin_to(int cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (ispot_pin_cpu(cpu))
 		die("sched_setaffinity", errno);
 }
 

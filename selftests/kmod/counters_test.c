@@ -46,22 +46,9 @@ __attribute__((noipa)) int sleepy_fn(int us)
 /* Moves the calling thread to @to_cpu from inside the call. */
 __attribute__((noipa)) int migrate_fn(int to_cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(to_cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	ispot_pin_cpu(to_cpu);
 	sink++;
 	return to_cpu;
-}
-
-static int pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static int last_cpu(void)
@@ -263,7 +250,7 @@ static int fault_work(void *arg)
 	int i;
 
 	(void)arg;
-	if (pin_to(last_cpu()))
+	if (ispot_pin_cpu(last_cpu()))
 		return 1;
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -368,7 +355,7 @@ static int quick_work(void *arg)
 {
 	int i, n = (int)(long)arg;
 
-	if (pin_to(last_cpu()))
+	if (ispot_pin_cpu(last_cpu()))
 		return 1;
 	for (i = 0; i < n; i++)
 		quick_fn(i);
@@ -447,7 +434,7 @@ static int sleepy_work(void *arg)
 	int i;
 
 	(void)arg;
-	if (pin_to(last_cpu()))
+	if (ispot_pin_cpu(last_cpu()))
 		return 1;
 	for (i = 0; i < 20; i++) {
 		sleepy_fn(1000);
@@ -505,7 +492,7 @@ static int migrate_work(void *arg)
 	int i;
 
 	(void)arg;
-	if (pin_to(0))
+	if (ispot_pin_cpu(0))
 		return 1;
 	for (i = 0; i < 50; i++)
 		migrate_fn(!(i & 1));

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,16 @@
 static inline int ispot_open(void)
 {
 	return open(ISPOT_DEV, O_RDWR | O_CLOEXEC);
+}
+
+/* Run the calling thread on @cpu only; 0 or -1 with errno. */
+static inline int ispot_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 /* Skip the whole test when the module is not loaded (kselftest rule). */

@@ -40,11 +40,7 @@ __attribute__((noinline, noclone)) void target_jump(jmp_buf *env)
 /* Moves the calling thread to the other CPU from inside a probed call. */
 __attribute__((noinline, noclone)) int target_migrate(int to_cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(to_cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	ispot_pin_cpu(to_cpu);
 	sink++;
 	return to_cpu;
 }
@@ -388,11 +384,7 @@ TEST(full_ring_counts_every_drop)
 
 static int pinned_calls(void *arg)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	ispot_pin_cpu(0);
 	return calls_n(arg);
 }
 

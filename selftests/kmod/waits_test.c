@@ -623,15 +623,6 @@ TEST(futex_arguments_and_return_values)
 	wsess_close(&w);
 }
 
-static void pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -645,7 +636,7 @@ static void *spin_300ms(void *arg)
 	uint64_t end = now_ns() + 300000000ull;
 
 	(void)arg;
-	pin_to(0);
+	ispot_pin_cpu(0);
 	while (now_ns() < end)
 		sink++;
 	return NULL;
@@ -739,7 +730,7 @@ static pid_t pingpong_start(long n, pid_t *partner)
 
 		close(ab[0]);
 		close(ba[1]);
-		pin_to(0);
+		ispot_pin_cpu(0);
 		if (!pthread_create(&t, NULL, thread_nothing, NULL))
 			pthread_join(t, NULL);
 		syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
