@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		3
+#define ISPOT_ABI_MINOR		4
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -142,7 +142,20 @@ struct ispot_stats {
 	__u32 nr_rings;		/* in/out */
 	__u32 nr_probes;	/* in/out */
 	__u32 state;		/* out: ISPOT_STATE_* */
-	__u32 reserved;		/* in: must be 0 */
+	__u32 stop_reason;	/* in: must be 0; out (ABI 1.4): why a DEAD
+				 * session stopped, ISPOT_STOP_* */
+};
+
+/*
+ * Why a session is DEAD (ABI 1.4).  ISPOT_STOP_SECURE_EXEC: the target
+ * executed a set-user-ID, set-group-ID or file-capability program, which
+ * leaves it not dumpable; like perf, which tears down a task's events then,
+ * the module stops recording it at that exec, whoever the tracer is.
+ */
+enum ispot_stop_reason {
+	ISPOT_STOP_NONE = 0,	/* still tracing, or DISABLEd by the reader */
+	ISPOT_STOP_EXITED,	/* every thread of the target has exited */
+	ISPOT_STOP_SECURE_EXEC,	/* the target exec'd a privileged program */
 };
 
 /*
