@@ -206,7 +206,7 @@ static long ispot_ioc_stats(struct ispot_session *s, void __user *uarg)
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.reserved || args.state)
+	if (args.stop_reason || args.state)
 		return -EINVAL;
 
 	n = min(args.nr_rings, s->nr_rings);
