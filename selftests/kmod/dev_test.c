@@ -69,7 +69,7 @@ TEST(reserved_fields_rejected)
 
 	info.reserved[0] = 1;
 	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_INFO, &info), -EINVAL);
-	st.reserved = 1;
+	st.stop_reason = 1;
 	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_STATS, &st), -EINVAL);
 
 	/* The session is still NEW, and the reserved checks come first. */
