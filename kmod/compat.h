@@ -26,6 +26,7 @@
 
 #include <linux/compat.h>
 #include <linux/mm.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/uprobes.h>
 #include <linux/version.h>
@@ -97,14 +98,23 @@ static inline void ispot_uprobe_unregister_sync(void)
 #endif
 }
 
-/* The rings are read-only for the reader, and mprotect must not change it. */
+/*
+ * The rings are read-only and not executable for the reader, and mprotect
+ * must not change that.
+ */
 static inline void ispot_vma_make_readonly(struct vm_area_struct *vma)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_clear(vma, VM_MAYWRITE);
+	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 #else
-	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
 #endif
+}
+
+/* Whether ptrace (and so ISPOT) may look into @mm without CAP_SYS_PTRACE. */
+static __always_inline bool ispot_mm_dumpable(struct mm_struct *mm)
+{
+	return get_dumpable(mm) == SUID_DUMP_USER;
 }
 
 /*

@@ -105,25 +105,19 @@ static int ispot_counter_create(struct ispot_counters_pcpu __percpu *pcpu,
 }
 
 /*
- * Create the counters of @args; fill each spec's result.  With
- * ISPOT_COUNTERS_TRY, release them again and leave @s alone (it may be
- * NULL).  CPUs brought online later have no counters: their reads are
- * invalid, never wrong.
+ * Create the counters of @args and fill each spec's result.  A spec that
+ * failed has no events; the others count.  CPUs brought online later have
+ * no counters: their reads are invalid, never wrong.
  */
-int ispot_counters_set(struct ispot_session *s, struct ispot_counters *args)
+struct ispot_counters_pcpu __percpu *
+ispot_counters_create(struct ispot_counters *args)
 {
 	struct ispot_counters_pcpu __percpu *pcpu;
-	bool try = args->flags & ISPOT_COUNTERS_TRY;
 	u32 i;
 
-	if (!try && (s->state != ISPOT_STATE_READY))
-		return -EBADFD;
-	if (!try && s->counters)
-		return -EBUSY;
-
-	pcpu = alloc_percpu(struct ispot_counters_pcpu);
+	pcpu = alloc_percpu_gfp(struct ispot_counters_pcpu, GFP_KERNEL_ACCOUNT);
 	if (!pcpu)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	/*
 	 * No cpus_read_lock(): creating a software event takes it itself
 	 * (static_key_slow_inc), and a nested read lock deadlocks against a
@@ -133,28 +127,32 @@ int ispot_counters_set(struct ispot_session *s, struct ispot_counters *args)
 	for (i = 0; i < args->nr; i++)
 		args->spec[i].result = ispot_counter_create(pcpu, i,
 							    &args->spec[i]);
+	return pcpu;
+}
 
-	if (try) {
-		for (i = 0; i < args->nr; i++)
-			ispot_counter_release(pcpu, i);
-		free_percpu(pcpu);
-		return 0;
-	}
-	s->nr_counters = args->nr;
+void ispot_counters_release(struct ispot_counters_pcpu __percpu *pcpu, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		ispot_counter_release(pcpu, i);
+	free_percpu(pcpu);
+}
+
+/* Under the session lock, in the READY state: no handler runs yet. */
+void ispot_counters_install(struct ispot_session *s,
+			    struct ispot_counters_pcpu __percpu *pcpu, u32 nr)
+{
+	s->nr_counters = nr;
 	s->counters = pcpu;
-	return 0;
 }
 
 /* After the probes are disarmed: no handler may be reading. */
 void ispot_counters_free(struct ispot_session *s)
 {
-	u32 i;
-
 	if (!s->counters)
 		return;
-	for (i = 0; i < s->nr_counters; i++)
-		ispot_counter_release(s->counters, i);
-	free_percpu(s->counters);
+	ispot_counters_release(s->counters, s->nr_counters);
 	s->counters = NULL;
 	s->nr_counters = 0;
 }
@@ -176,7 +174,8 @@ void ispot_counters_read(struct ispot_session *s,
 							     NULL;
 
 		v->value[i] = 0;
-		if (!ev || READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE ||
+		if (!ev || ev->cpu != cpu ||
+		    READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE ||
 		    READ_ONCE(ev->oncpu) != cpu)
 			continue;
 		ev->pmu->read(ev);

@@ -4,7 +4,8 @@
  * mapped read-only and poll() for new records.
  *
  * Every ioctl copies its argument in, rejects unknown flags and non-zero
- * reserved fields, runs under the session mutex and copies results out.
+ * reserved fields, does its work under the session mutex and copies
+ * results out after releasing it.
  * Unknown commands get -ENOTTY; a command not allowed in the session's
  * current state gets -EBADFD.
  */
@@ -12,6 +13,7 @@
 
 #include <linux/atomic.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -33,11 +35,18 @@ static bool ispot_reserved_nonzero(const void *p, size_t len)
 	return memchr_inv(p, 0, len) != NULL;
 }
 
+/* CAP_PERFMON, or CAP_SYS_ADMIN as before 5.8, of whoever opened @file. */
+static bool ispot_dev_opener_capable(struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
 static int ispot_dev_open(struct inode *inode, struct file *file)
 {
 	struct ispot_session *s;
 
-	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
+	if (!perfmon_capable())
 		return -EPERM;
 	s = ispot_session_create();
 	if (!s)
@@ -69,6 +78,10 @@ static int ispot_dev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * No session lock: a listed session's rings live until release takes it
+ * off the list, and drop counts are read racily anyway.
+ */
 static long ispot_ioc_info(void __user *uarg)
 {
 	struct ispot_session *s;
@@ -76,18 +89,16 @@ static long ispot_ioc_info(void __user *uarg)
 
 	if (copy_from_user(&info, uarg, sizeof(info)))
 		return -EFAULT;
-	if (ispot_reserved_nonzero(info.reserved, sizeof(info.reserved)))
+	if (info.tracepoints || info.reserved32 ||
+	    ispot_reserved_nonzero(info.reserved, sizeof(info.reserved)))
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
+	info.tracepoints = ispot_waits_registered_flags();
 
 	mutex_lock(&ispot_sessions_lock);
 	ispot_session_global_info(&info);
-	list_for_each_entry(s, &ispot_sessions, node) {
-		/* Lock order: ispot_sessions_lock, then a session's lock. */
-		mutex_lock(&s->lock);
+	list_for_each_entry(s, &ispot_sessions, node)
 		info.dropped += ispot_session_dropped(s);
-		mutex_unlock(&s->lock);
-	}
 	info.sessions = ispot_nr_sessions;
 	mutex_unlock(&ispot_sessions_lock);
 	info.max_sessions = ispot_max_sessions;
@@ -112,7 +123,15 @@ static long ispot_ioc_get_version(void __user *uarg)
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
-static long ispot_ioc_setup(struct ispot_session *s, void __user *uarg)
+/* Take the session lock and bring the state up to date. */
+static void ispot_session_lock(struct ispot_session *s)
+{
+	mutex_lock(&s->lock);
+	ispot_session_refresh_state(s);
+}
+
+static long ispot_ioc_setup(struct file *file, struct ispot_session *s,
+			    void __user *uarg)
 {
 	struct ispot_setup args;
 	int err;
@@ -123,9 +142,16 @@ static long ispot_ioc_setup(struct ispot_session *s, void __user *uarg)
 	    args.ring_mmap_size ||
 	    ispot_reserved_nonzero(args.reserved, sizeof(args.reserved)))
 		return -EINVAL;
+	/* An fd handed to someone else does not carry its opener's rights. */
+	if (!ispot_dev_opener_capable(file))
+		return -EPERM;
+
+	ispot_session_lock(s);
 	if (s->state != ISPOT_STATE_NEW)
-		return -EBADFD;
-	err = ispot_session_setup(s, &args);
+		err = -EBADFD;
+	else
+		err = ispot_session_setup(s, &args);
+	mutex_unlock(&s->lock);
 	if (err)
 		return err;
 	return copy_to_user(uarg, &args, sizeof(args)) ? -EFAULT : 0;
@@ -134,6 +160,7 @@ static long ispot_ioc_setup(struct ispot_session *s, void __user *uarg)
 static long ispot_ioc_probe_add(struct ispot_session *s, void __user *uarg)
 {
 	struct ispot_probe_add args;
+	struct ispot_probe *p;
 	int err;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -141,15 +168,34 @@ static long ispot_ioc_probe_add(struct ispot_session *s, void __user *uarg)
 	if (args.probe_id ||
 	    ispot_reserved_nonzero(args.reserved, sizeof(args.reserved)))
 		return -EINVAL;
-	if (s->state != ISPOT_STATE_READY)
+	/* Fail early, before opening anything; checked again below. */
+	if (READ_ONCE(s->state) != ISPOT_STATE_READY)
 		return -EBADFD;
-	err = ispot_probe_add(s, &args);
-	if (err)
+	p = ispot_probe_create(&args);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+
+	ispot_session_lock(s);
+	if (s->state != ISPOT_STATE_READY)
+		err = -EBADFD;
+	else
+		err = ispot_probe_insert(s, p);
+	if (!err)
+		args.probe_id = p->id;
+	mutex_unlock(&s->lock);
+	if (err) {
+		ispot_probe_destroy(p);
 		return err;
+	}
+
 	if (put_user(args.probe_id,
 		     (__u32 __user *)(uarg + offsetof(struct ispot_probe_add,
 						      probe_id)))) {
-		ispot_probe_remove(s, args.probe_id);
+		/* Unless another thread armed it meanwhile: then it stays. */
+		ispot_session_lock(s);
+		if (s->state == ISPOT_STATE_READY)
+			ispot_probe_remove(s, args.probe_id);
+		mutex_unlock(&s->lock);
 		return -EFAULT;
 	}
 	return 0;
@@ -158,186 +204,257 @@ static long ispot_ioc_probe_add(struct ispot_session *s, void __user *uarg)
 static long ispot_ioc_probe_remove(struct ispot_session *s, void __user *uarg)
 {
 	struct ispot_probe_remove args;
+	long ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
 	if (args.reserved)
 		return -EINVAL;
+	ispot_session_lock(s);
 	if (s->state != ISPOT_STATE_READY)
-		return -EBADFD;
-	return ispot_probe_remove(s, args.probe_id);
+		ret = -EBADFD;
+	else
+		ret = ispot_probe_remove(s, args.probe_id);
+	mutex_unlock(&s->lock);
+	return ret;
 }
 
 static long ispot_ioc_enable(struct ispot_session *s)
 {
+	long ret;
+
+	ispot_session_lock(s);
 	if (s->state != ISPOT_STATE_READY)
-		return -EBADFD;
-	return ispot_session_enable(s);
+		ret = -EBADFD;
+	else
+		ret = ispot_session_enable(s);
+	/* A target that exec'd out of reach since SETUP shows as DEAD. */
+	ispot_session_refresh_state(s);
+	mutex_unlock(&s->lock);
+	return ret;
 }
 
 static long ispot_ioc_disable(struct ispot_session *s)
 {
+	long ret = 0;
+
+	ispot_session_lock(s);
 	if (s->state != ISPOT_STATE_ENABLED && s->state != ISPOT_STATE_DEAD)
-		return -EBADFD;
-	ispot_session_disable(s);
-	return 0;
+		ret = -EBADFD;
+	else
+		ispot_session_disable(s);
+	mutex_unlock(&s->lock);
+	return ret;
 }
 
 static long ispot_ioc_ring_consume(struct ispot_session *s, void __user *uarg)
 {
 	struct ispot_ring_consume args;
+	long ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
 	if (args.reserved)
 		return -EINVAL;
+	ispot_session_lock(s);
 	if (s->state == ISPOT_STATE_NEW)
-		return -EBADFD;
-	if (args.cpu >= s->nr_rings)
-		return -EINVAL;
-	return ispot_ring_consume(s->rings[args.cpu], args.tail);
+		ret = -EBADFD;
+	else if (args.cpu >= s->nr_rings || !s->rings[args.cpu])
+		ret = -EINVAL;
+	else
+		ret = ispot_ring_consume(s->rings[args.cpu], args.tail);
+	mutex_unlock(&s->lock);
+	return ret;
 }
 
+/*
+ * Figures are gathered into kernel buffers under the session lock and
+ * copied out after it, so a fault on the user's arrays never happens with
+ * the lock held.  Both arrays are bounded: by the CPUs and by max_probes.
+ */
 static long ispot_ioc_stats(struct ispot_session *s, void __user *uarg)
 {
+	struct ispot_ring_stats *rst = NULL;
+	struct ispot_probe_stats *pst = NULL;
 	struct ispot_stats args;
+	u32 i, nr, np = 0, max_r, max_p;
 	struct ispot_probe *p;
-	u32 i, n;
+	long ret = 0;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
 	if (args.stop_reason || args.state)
 		return -EINVAL;
-
-	n = min(args.nr_rings, s->nr_rings);
-	for (i = 0; i < n; i++) {
-		struct ispot_ring *r = s->rings[i];
-		struct ispot_ring_stats st = {
-			.produced = READ_ONCE(r->produced),
-			.consumed = r->consumed,
-			.dropped = READ_ONCE(r->dropped),
-		};
-
-		if (copy_to_user(u64_to_user_ptr(args.rings) + i * sizeof(st),
-				 &st, sizeof(st)))
-			return -EFAULT;
+	max_r = min_t(u32, args.nr_rings, nr_cpu_ids);
+	max_p = min_t(u32, args.nr_probes, READ_ONCE(ispot_max_probes));
+	if (max_r) {
+		rst = kvcalloc(max_r, sizeof(*rst), GFP_KERNEL);
+		if (!rst)
+			return -ENOMEM;
 	}
-	i = 0;
-	list_for_each_entry(p, &s->probes, node) {
-		struct ispot_probe_stats st;
+	if (max_p) {
+		pst = kvcalloc(max_p, sizeof(*pst), GFP_KERNEL);
+		if (!pst) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+	}
 
-		if (i >= args.nr_probes)
+	ispot_session_lock(s);
+	if (s->state == ISPOT_STATE_NEW) {
+		mutex_unlock(&s->lock);
+		ret = -EBADFD;
+		goto out_free;
+	}
+	nr = min(max_r, s->nr_rings);
+	for (i = 0; i < nr; i++) {
+		struct ispot_ring *r = s->rings[i];
+
+		if (!r)
+			continue;	/* not a possible CPU: all zero */
+		rst[i].produced = READ_ONCE(r->produced);
+		rst[i].consumed = READ_ONCE(r->consumed);
+		rst[i].dropped = READ_ONCE(r->dropped);
+	}
+	list_for_each_entry(p, &s->probes, node) {
+		if (np >= max_p)
 			break;
-		ispot_probe_stats(p, &st);
-		if (copy_to_user(u64_to_user_ptr(args.probes) + i * sizeof(st),
-				 &st, sizeof(st)))
-			return -EFAULT;
-		i++;
+		ispot_probe_stats(p, &pst[np++]);
 	}
 	args.nr_rings = s->nr_rings;
 	args.nr_probes = s->nr_probes;
 	args.state = s->state;
-	return copy_to_user(uarg, &args, sizeof(args)) ? -EFAULT : 0;
+	args.stop_reason = READ_ONCE(s->stop_reason);
+	mutex_unlock(&s->lock);
+
+	if ((nr && copy_to_user(u64_to_user_ptr(args.rings), rst,
+				nr * sizeof(*rst))) ||
+	    (np && copy_to_user(u64_to_user_ptr(args.probes), pst,
+				np * sizeof(*pst))) ||
+	    copy_to_user(uarg, &args, sizeof(args)))
+		ret = -EFAULT;
+out_free:
+	kvfree(pst);
+	kvfree(rst);
+	return ret;
 }
 
+/*
+ * The counters are created and their results copied out before the
+ * session gets them, so a failed copy leaves nothing behind.
+ */
 static long ispot_ioc_counters(struct ispot_session *s, void __user *uarg)
 {
+	struct ispot_counters_pcpu __percpu *pcpu;
 	struct ispot_counters args;
-	int err;
+	bool try;
+	long err;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
 	err = ispot_counters_check(&args);
 	if (err)
 		return err;
-	err = ispot_counters_set(s, &args);
-	if (err)
-		return err;
+	try = args.flags & ISPOT_COUNTERS_TRY;
+	if (!try && READ_ONCE(s->state) != ISPOT_STATE_READY)
+		return -EBADFD;
+	if (!try && READ_ONCE(s->counters))
+		return -EBUSY;
+
+	pcpu = ispot_counters_create(&args);
+	if (IS_ERR(pcpu))
+		return PTR_ERR(pcpu);
+	if (try)
+		ispot_counters_release(pcpu, args.nr);
 	if (copy_to_user(uarg, &args, sizeof(args))) {
-		/* The caller cannot know which counters exist: none do. */
-		if (!(args.flags & ISPOT_COUNTERS_TRY))
-			ispot_counters_free(s);
+		if (!try)
+			ispot_counters_release(pcpu, args.nr);
 		return -EFAULT;
 	}
-	return 0;
+	if (try)
+		return 0;
+
+	ispot_session_lock(s);
+	if (s->state != ISPOT_STATE_READY)
+		err = -EBADFD;
+	else if (s->counters)
+		err = -EBUSY;
+	else
+		ispot_counters_install(s, pcpu, args.nr);
+	mutex_unlock(&s->lock);
+	if (err)
+		ispot_counters_release(pcpu, args.nr);
+	return err;
 }
 
+/*
+ * Each command copies its argument in before it takes the session lock and
+ * copies results out after dropping it (struct ispot_session, "lock").
+ */
 static long ispot_dev_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
 	struct ispot_session *s = file->private_data;
 	void __user *uarg = (void __user *)arg;
-	long ret;
 
-	if (cmd == ISPOT_IOC_GET_VERSION)
-		return ispot_ioc_get_version(uarg);
-	if (cmd == ISPOT_IOC_INFO)
-		return ispot_ioc_info(uarg);
-
-	mutex_lock(&s->lock);
-	ispot_session_refresh_state(s);
 	switch (cmd) {
+	case ISPOT_IOC_GET_VERSION:
+		return ispot_ioc_get_version(uarg);
+	case ISPOT_IOC_INFO:
+		return ispot_ioc_info(uarg);
 	case ISPOT_IOC_SETUP:
-		ret = ispot_ioc_setup(s, uarg);
-		break;
+		return ispot_ioc_setup(file, s, uarg);
 	case ISPOT_IOC_PROBE_ADD:
-		ret = ispot_ioc_probe_add(s, uarg);
-		break;
+		return ispot_ioc_probe_add(s, uarg);
 	case ISPOT_IOC_PROBE_REMOVE:
-		ret = ispot_ioc_probe_remove(s, uarg);
-		break;
+		return ispot_ioc_probe_remove(s, uarg);
 	case ISPOT_IOC_ENABLE:
-		ret = ispot_ioc_enable(s);
-		break;
+		return ispot_ioc_enable(s);
 	case ISPOT_IOC_DISABLE:
-		ret = ispot_ioc_disable(s);
-		break;
+		return ispot_ioc_disable(s);
 	case ISPOT_IOC_RING_CONSUME:
-		ret = ispot_ioc_ring_consume(s, uarg);
-		break;
+		return ispot_ioc_ring_consume(s, uarg);
 	case ISPOT_IOC_STATS:
-		ret = ispot_ioc_stats(s, uarg);
-		break;
+		return ispot_ioc_stats(s, uarg);
 	case ISPOT_IOC_COUNTERS:
-		ret = ispot_ioc_counters(s, uarg);
-		break;
+		return ispot_ioc_counters(s, uarg);
 	default:
-		ret = -ENOTTY;
-		break;
+		return -ENOTTY;
 	}
-	mutex_unlock(&s->lock);
-	return ret;
 }
 
-/* Ring @cpu is mapped at offset cpu * ring_mmap_size, read-only. */
+/*
+ * Ring @cpu is mapped at offset cpu * ring_mmap_size, read-only and not
+ * executable.  Called under mmap_lock, so it must not take the session
+ * lock (ioctls register uprobes, which take mmap_lock, under it): it reads
+ * only what SETUP published once, with release ordering.
+ */
 static int ispot_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ispot_session *s = file->private_data;
-	unsigned long cpu;
-	int err = -EINVAL;
+	struct ispot_ring **rings = smp_load_acquire(&s->rings);
+	unsigned long ring_pages, cpu;
 
-	mutex_lock(&s->lock);
-	if (s->state == ISPOT_STATE_NEW) {
-		err = -EBADFD;
-		goto out;
-	}
-	if (vma->vm_flags & VM_WRITE) {
-		err = -EPERM;
-		goto out;
-	}
+	if (!rings)
+		return -EBADFD;
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EPERM;
+	ring_pages = s->ring_bytes >> PAGE_SHIFT;
 	if (vma->vm_end - vma->vm_start != s->ring_bytes ||
-	    (vma->vm_pgoff << PAGE_SHIFT) % s->ring_bytes)
-		goto out;
-	cpu = (vma->vm_pgoff << PAGE_SHIFT) / s->ring_bytes;
-	if (cpu >= s->nr_rings)
-		goto out;
+	    vma->vm_pgoff % ring_pages)
+		return -EINVAL;
+	cpu = vma->vm_pgoff / ring_pages;
+	if (cpu >= s->nr_rings || !rings[cpu])
+		return -EINVAL;
 	ispot_vma_make_readonly(vma);
-	err = ispot_ring_mmap(s->rings[cpu], vma);
-out:
-	mutex_unlock(&s->lock);
-	return err;
+	return ispot_ring_mmap(rings[cpu], vma);
 }
 
+/*
+ * Readable when a ring has records; hung up when the session is DEAD.  The
+ * target's exit wakes the waiters of its pid (as for a pidfd), and a stop at
+ * exec wakes the session's queue.
+ */
 static __poll_t ispot_dev_poll(struct file *file, poll_table *wait)
 {
 	struct ispot_session *s = file->private_data;
@@ -345,10 +462,11 @@ static __poll_t ispot_dev_poll(struct file *file, poll_table *wait)
 	u32 i;
 
 	poll_wait(file, &s->wq, wait);
-	mutex_lock(&s->lock);
-	ispot_session_refresh_state(s);
+	ispot_session_lock(s);
+	if (s->tgid_pid)
+		poll_wait(file, &s->tgid_pid->wait_pidfd, wait);
 	for (i = 0; s->rings && i < s->nr_rings; i++)
-		if (ispot_ring_readable(s->rings[i]))
+		if (s->rings[i] && ispot_ring_readable(s->rings[i]))
 			mask |= EPOLLIN | EPOLLRDNORM;
 	if (s->state == ISPOT_STATE_DEAD)
 		mask |= EPOLLHUP;
@@ -368,8 +486,8 @@ static const struct file_operations ispot_fops = {
 };
 
 /*
- * World-accessible node: the module's own capability checks (open, SETUP)
- * decide, as for perf_event_open(), so that a CAP_PERFMON user can trace.
+ * World-accessible node: the module's own checks (open, SETUP) decide, as
+ * for perf_event_open(), so that a CAP_PERFMON user can trace.
  */
 static struct miscdevice ispot_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,

@@ -16,19 +16,27 @@
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/path.h>
 #include <linux/percpu.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/uprobes.h>
 #include <linux/wait.h>
 #include <linux/ispot.h>
 
+#include "compat.h"
+
 #define ISPOT_MODULE_VERSION	"0.1.0"
 #define ISPOT_DEFAULT_STACK_PERIOD	10000
+/* 1 GiB of data per CPU: keeps every size and slot count within 32 bits. */
+#define ISPOT_RING_MAX_PAGES	(1U << (30 - PAGE_SHIFT))
 
 /* Limits, set as module parameters (main.c). */
 extern unsigned int ispot_max_sessions;
 extern unsigned int ispot_max_probes;
 extern unsigned int ispot_max_buffer_mib;
+extern bool ispot_keep_tracepoints;
 
 /*
  * One single-producer ring per CPU.  Producers are the probe handlers of the
@@ -38,6 +46,8 @@ extern unsigned int ispot_max_buffer_mib;
  */
 struct ispot_ring {
 	struct ispot_ring_ctrl *ctrl;	/* first page of the mapping */
+	struct page **pages;		/* [nr_pages], ctrl page first */
+	u32 nr_pages;
 	u8 *data;			/* slot 0 */
 	u64 head;			/* producer's copy, in slots */
 	u64 tail;			/* written by RING_CONSUME (release) */
@@ -83,7 +93,10 @@ struct ispot_probe {
 	struct ispot_session *session;
 	struct uprobe_consumer consumer;
 	struct uprobe *uprobe;		/* 6.12+: handle from register */
-	struct inode *inode;		/* igrab()ed */
+	struct path path;		/* pins the file's mount and dentry,
+					 * which uprobe_register() requires */
+	struct inode *inode;		/* d_real_inode(): the inode mapped
+					 * into the target, under overlayfs too */
 	loff_t offset;
 	u32 id;
 	u32 flags;			/* ISPOT_PROBE_* */
@@ -95,26 +108,49 @@ struct ispot_probe {
 };
 
 /*
- * Per-fd session.  @lock serialises ioctls, mmap and release; the probe
- * handlers never take it: they see only fields that are fixed while the
- * probes are registered or the session is in the waits table (target,
- * tgid, signal, setup_flags, rings, stack_period, counters).  @waits_node is
- * written under waits.c's table lock and read under RCU.
+ * Per-fd session.
+ *
+ * @lock serialises the ioctls and release.  It is never taken under
+ * mmap_lock: ->mmap reads @rings, @nr_rings and @ring_bytes without it,
+ * which is safe because SETUP publishes them once, with release ordering,
+ * and only release frees them.  No user memory is touched under @lock
+ * (a fault would take mmap_lock), while uprobe_register() under it does take
+ * mmap_lock: the order is @lock, then mmap_lock (Documentation/design.rst,
+ * "Locking").
+ *
+ * The probe handlers never take @lock: they see only fields fixed while the
+ * probes are registered or the session is in the waits table (signal,
+ * pid_ns, setup_flags, rings, stack_period, counters), and the identity
+ * fields below, which change with READ_ONCE/WRITE_ONCE only.
  */
 struct ispot_session {
 	struct mutex lock;
 	enum ispot_session_state state;
-	pid_t tgid;			/* global tgid of the target */
-	struct task_struct *target;	/* thread-group leader, referenced */
-	struct signal_struct *signal;	/* target's, pinned by @target: tells
-					 * its threads from a reused tgid */
+	/*
+	 * The target, as the reader named it and as it was checked: its
+	 * thread group (@signal, pinned by @target: tells its threads from a
+	 * process that reuses the tgid), its tgid's struct pid (poll() waits
+	 * on it for the group's exit), the image generation that was checked
+	 * (@exec_id: self_exec_id of its threads) and that image's mm
+	 * (mmgrab()ed, compared only: the uprobe filter's answer).
+	 */
+	struct task_struct *target;	/* group leader, referenced */
+	struct signal_struct *signal;
+	struct pid *tgid_pid;		/* referenced */
+	struct mm_struct *mm;		/* mmgrab()ed; swapped on exec */
+	u64 exec_id;
+	u32 stop_reason;		/* ISPOT_STOP_*, set once */
+	struct irq_work stop_work;	/* wakes poll() when it is set */
+	struct pid_namespace *pid_ns;	/* the reader's: pids in records */
 	u32 setup_flags;		/* ISPOT_SETUP_* */
 	struct hlist_node waits_node;	/* in the waits table while listed */
 	bool waits_listed;
 	atomic_t waits_group_dead;	/* a TASK_EXIT said "last thread" */
-	struct ispot_ring **rings;	/* [nr_rings], indexed by CPU */
+	struct ispot_ring **rings;	/* [nr_rings], by CPU; NULL for a CPU
+					 * that is not possible */
 	u32 nr_rings;
 	size_t ring_bytes;		/* ctrl page + data, per ring */
+	long ring_pages_charged;	/* against max_buffer_mib */
 	u32 stack_period;
 	struct list_head probes;
 	u32 nr_probes;
@@ -147,14 +183,32 @@ size_t ispot_ring_bytes(u32 pages);
 struct ispot_record *ispot_ring_reserve(struct ispot_ring *ring, u32 nslots);
 void ispot_ring_commit(struct ispot_ring *ring, u32 nslots);
 
+/* @t's pid as the reader sees it: 0 if it has none in the reader's pidns. */
+static __always_inline u32 ispot_vpid(struct ispot_session *s,
+				      struct task_struct *t)
+{
+	if (likely(s->pid_ns == &init_pid_ns))
+		return t->pid;
+	return task_pid_nr_ns(t, s->pid_ns);
+}
+
+static __always_inline u32 ispot_vtgid(struct ispot_session *s,
+				       struct task_struct *t)
+{
+	if (likely(s->pid_ns == &init_pid_ns))
+		return t->tgid;
+	return task_tgid_nr_ns(t, s->pid_ns);
+}
+
 /* The common part of every record: who, when, where, what.  Preempt off. */
 static inline void ispot_record_header(struct ispot_record *rec,
+				       struct ispot_session *s,
 				       struct task_struct *t, u32 probe_id,
 				       u8 kind, u8 nslots, u64 ts)
 {
 	rec->ts_ns = ts;
-	rec->tid = t->pid;
-	rec->tgid = t->tgid;
+	rec->tid = ispot_vpid(s, t);
+	rec->tgid = ispot_vtgid(s, t);
 	rec->probe_id = probe_id;
 	rec->cpu = smp_processor_id();
 	rec->kind = kind;
@@ -181,7 +235,9 @@ ispot_record_counters(struct ispot_ring *ring)
 }
 
 /* probe.c */
-int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args);
+struct ispot_probe *ispot_probe_create(struct ispot_probe_add *args);
+int ispot_probe_insert(struct ispot_session *s, struct ispot_probe *p);
+void ispot_probe_destroy(struct ispot_probe *p);
 int ispot_probe_remove(struct ispot_session *s, u32 id);
 int ispot_probe_arm(struct ispot_probe *p);
 void ispot_probe_disarm_all(struct ispot_session *s);
@@ -194,21 +250,63 @@ void ispot_waits_exit(void);
 bool ispot_waits_supported(u32 setup_flags);
 int ispot_waits_start(struct ispot_session *s);
 void ispot_waits_stop(struct ispot_session *s);
+u32 ispot_waits_registered_flags(void);
 
 /* counters.c */
 int ispot_counters_check(const struct ispot_counters *args);
-int ispot_counters_set(struct ispot_session *s, struct ispot_counters *args);
+struct ispot_counters_pcpu __percpu *
+ispot_counters_create(struct ispot_counters *args);
+void ispot_counters_release(struct ispot_counters_pcpu __percpu *pcpu, u32 nr);
+void ispot_counters_install(struct ispot_session *s,
+			    struct ispot_counters_pcpu __percpu *pcpu, u32 nr);
 void ispot_counters_free(struct ispot_session *s);
 void ispot_counters_read(struct ispot_session *s,
 			 struct ispot_counter_values *v);
 
 /* target.c */
-int ispot_target_get(pid_t pid, struct task_struct **leader);
+int ispot_target_get(struct ispot_session *s, pid_t pid);
+void ispot_target_put(struct ispot_session *s);
+int ispot_target_refresh(struct ispot_session *s);
 bool ispot_target_owns_mm(struct ispot_session *s, struct mm_struct *mm);
+void ispot_target_stop(struct ispot_session *s, u32 reason);
 
-static inline bool ispot_target_is_current(struct ispot_session *s)
+enum ispot_target_verdict {
+	ISPOT_TARGET_RECORD,	/* a thread of the traced image */
+	ISPOT_TARGET_OTHER,	/* another process */
+	ISPOT_TARGET_STOPPED,	/* the target, but tracing it has stopped */
+};
+
+/*
+ * Whether an event of thread @t may be recorded: @t belongs to the traced
+ * thread group (by identity, not by number), tracing has not stopped, and
+ * @t runs the image that was checked.  An exec is seen here as a new
+ * self_exec_id, which exec bumps after it has settled dumpability: a
+ * dumpable new image is adopted, and anything else stops the session for
+ * good, as perf_event_exit_task() does for perf's events at such an exec.
+ * Any context: no lock, no sleep, plain loads of @t's own fields.
+ */
+static __always_inline enum ispot_target_verdict
+ispot_target_check(struct ispot_session *s, struct task_struct *t)
 {
-	return current->tgid == s->tgid;
+	struct mm_struct *mm;
+	u64 exec_id;
+
+	if (t->signal != s->signal)
+		return ISPOT_TARGET_OTHER;
+	if (READ_ONCE(s->stop_reason))
+		return ISPOT_TARGET_STOPPED;
+	exec_id = READ_ONCE(t->self_exec_id);
+	if (likely(exec_id == READ_ONCE(s->exec_id)))
+		return ISPOT_TARGET_RECORD;
+	mm = READ_ONCE(t->mm);
+	if (!mm)
+		return ISPOT_TARGET_RECORD;	/* exiting: its lifetime ends */
+	if (ispot_mm_dumpable(mm)) {
+		WRITE_ONCE(s->exec_id, exec_id);
+		return ISPOT_TARGET_RECORD;
+	}
+	ispot_target_stop(s, ISPOT_STOP_SECURE_EXEC);
+	return ISPOT_TARGET_STOPPED;
 }
 
 /* bench.c: debugfs needs no error handling, so neither do these. */

@@ -13,7 +13,9 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
+#include <linux/dcache.h>
 #include <linux/mm.h>
+#include <linux/path.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -108,7 +110,8 @@ static u64 ispot_callsite(struct pt_regs *regs)
 {
 	u64 callsite;
 
-	if (copy_from_user_nofault(&callsite, (void __user *)regs->sp,
+	if (copy_from_user_nofault(&callsite,
+				   (void __user *)user_stack_pointer(regs),
 				   sizeof(callsite)))
 		return 0;
 	return callsite;
@@ -116,14 +119,15 @@ static u64 ispot_callsite(struct pt_regs *regs)
 
 static u32 ispot_user_stack(struct pt_regs *regs, u64 callsite, u64 *frames)
 {
-	u64 fp = regs->bp;
+	u64 fp = frame_pointer(regs);
+	u64 sp = user_stack_pointer(regs);
 	u32 n = 0;
 
 	frames[n++] = callsite;
 	while (n < ISPOT_STACK_MAX_FRAMES) {
 		u64 frame[2];	/* saved bp, return address */
 
-		if (!fp || (fp & 7) || fp < regs->sp)
+		if (!fp || (fp & 7) || fp < sp)
 			break;
 		if (copy_from_user_nofault(frame, (void __user *)fp,
 					   sizeof(frame)))
@@ -151,9 +155,9 @@ static void ispot_record_stack(struct ispot_ring *ring, struct ispot_probe *p,
 	rec = ispot_ring_reserve(ring, max_slots);
 	if (!rec)
 		return;
-	ispot_record_header(rec, current, p->id, ISPOT_REC_STACK, nslots,
-			    ts);
-	rec->sp = regs->sp;
+	ispot_record_header(rec, p->session, current, p->id, ISPOT_REC_STACK,
+			    nslots, ts);
+	rec->sp = user_stack_pointer(regs);
 	rec->ip = callsite;
 	rec->data[0] = n;
 	rec->data[1] = 0;
@@ -182,25 +186,54 @@ static bool ispot_want_stack(struct ispot_probe *p)
 	return true;
 }
 
+/*
+ * A hit that is not recorded.  A forked child inherits the breakpoints: they
+ * are removed from its mm, but never from one the target shares (vfork,
+ * CLONE_VM), since before 6.12 the kernel removes them from that mm without
+ * asking the filter again.  Once tracing has stopped they go everywhere.
+ */
+static int ispot_probe_skip(struct ispot_probe *p,
+			    enum ispot_target_verdict verdict)
+{
+	this_cpu_inc(p->pcpu->filtered);
+	if (verdict == ISPOT_TARGET_OTHER &&
+	    current->mm == READ_ONCE(p->session->mm))
+		return 0;
+	return UPROBE_HANDLER_REMOVE;
+}
+
+/*
+ * The first three integer arguments, in the System V ABI's registers,
+ * which regs_get_kernel_argument() reads for the kernel's calls too.
+ */
+static void ispot_probe_args(struct pt_regs *regs, u64 *data)
+{
+	data[0] = regs_get_kernel_argument(regs, 0);
+	data[1] = regs_get_kernel_argument(regs, 1);
+	data[2] = regs_get_kernel_argument(regs, 2);
+}
+
 static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
+	u64 sp = user_stack_pointer(regs);
 	u32 nslots = s->counters ? 2 : 1;
+	enum ispot_target_verdict verdict;
 	struct ispot_record *rec;
 	struct ispot_ring *ring;
 	u64 callsite = 0;
 
-	if (!ispot_target_is_current(s)) {
-		/* A forked child inherits the breakpoint: drop it there. */
-		this_cpu_inc(p->pcpu->filtered);
-		return UPROBE_HANDLER_REMOVE;
-	}
+	verdict = ispot_target_check(s, current);
+	if (verdict != ISPOT_TARGET_RECORD)
+		return ispot_probe_skip(p, verdict);
 	this_cpu_inc(p->pcpu->entry_hits);
-	if (!(p->flags & ISPOT_PROBE_ENTRY) ||
-	    (p->flags & ISPOT_PROBE_COUNT_ONLY))
+	if (p->flags & ISPOT_PROBE_COUNT_ONLY)
 		return 0;
-	if (p->samples && !ispot_sample_entry(p, regs->sp))
+	/* Before ENTRY's test: a return-only probe samples its calls too. */
+	if (p->samples && !ispot_sample_entry(p, sp))
+		return 0;
+	if (!(p->flags & ISPOT_PROBE_ENTRY))
 		return 0;
 
 	if (!(p->flags & ISPOT_PROBE_NO_CALLSITE))
@@ -215,18 +248,16 @@ static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 				   ktime_get_mono_fast_ns());
 	rec = ispot_ring_reserve(ring, nslots);
 	if (rec) {
-		rec->sp = regs->sp;
+		rec->sp = sp;
 		rec->ip = callsite;
-		rec->data[0] = regs->di;
-		rec->data[1] = regs->si;
-		rec->data[2] = regs->dx;
+		ispot_probe_args(regs, rec->data);
 		/*
 		 * Counters and clock last, so the handler's own cost is not
 		 * in the call.
 		 */
 		if (s->counters)
 			ispot_counters_read(s, ispot_record_counters(ring));
-		ispot_record_header(rec, current, p->id, ISPOT_REC_ENTRY,
+		ispot_record_header(rec, s, current, p->id, ISPOT_REC_ENTRY,
 				    nslots, ktime_get_mono_fast_ns());
 		ispot_ring_commit(ring, nslots);
 	}
@@ -238,17 +269,18 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
+	u64 sp = user_stack_pointer(regs);
 	u32 nslots = s->counters ? 2 : 1;
 	struct ispot_record *rec;
 	struct ispot_ring *ring;
 	u64 ts;
 
-	if (!ispot_target_is_current(s))
+	if (ispot_target_check(s, current) != ISPOT_TARGET_RECORD)
 		return 0;
 	this_cpu_inc(p->pcpu->return_hits);
 	if (p->flags & ISPOT_PROBE_COUNT_ONLY)
 		return 0;
-	if (p->samples && !ispot_sample_return(p, regs->sp))
+	if (p->samples && !ispot_sample_return(p, sp))
 		return 0;
 	/*
 	 * As early as possible, since the handler is not part of the call,
@@ -259,11 +291,11 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 	ring = s->rings[smp_processor_id()];
 	rec = ispot_ring_reserve(ring, nslots);
 	if (rec) {
-		ispot_record_header(rec, current, p->id, ISPOT_REC_EXIT,
+		ispot_record_header(rec, s, current, p->id, ISPOT_REC_EXIT,
 				    nslots, ts);
-		rec->sp = regs->sp;
-		rec->ip = regs->ip;
-		rec->data[0] = regs->ax;
+		rec->sp = sp;
+		rec->ip = instruction_pointer(regs);
+		rec->data[0] = regs_return_value(regs);
 		rec->data[1] = func;
 		rec->data[2] = 0;
 		/* After the clock: what the counters see ends with the call. */
@@ -359,17 +391,27 @@ static struct ispot_probe *ispot_probe_find(struct ispot_session *s, u32 id)
 	return NULL;
 }
 
-static void ispot_probe_free(struct ispot_probe *p)
+void ispot_probe_destroy(struct ispot_probe *p)
 {
-	iput(p->inode);
+	path_put(&p->path);
 	free_percpu(p->pcpu);
 	kvfree(p->samples);
 	kfree(p);
 }
 
-int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args)
+/*
+ * A probe for @args, not yet in any session.  Everything that reads user
+ * memory or opens files happens here, outside the session lock.
+ *
+ * The probe keeps the file's path, as trace_uprobe does: uprobe_register()
+ * needs the inode, and its mount, to stay alive; a lazily unmounted file
+ * system stays mounted until the path is put.  The uprobe goes on the inode
+ * that processes actually map: under overlayfs, the one in the layer below
+ * (d_real_inode()), not the overlay's, whose breakpoints would never be hit.
+ */
+struct ispot_probe *ispot_probe_create(struct ispot_probe_add *args)
 {
-	struct ispot_probe *p, *other;
+	struct ispot_probe *p;
 	struct inode *inode;
 	struct file *file;
 	int err;
@@ -377,13 +419,11 @@ int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args)
 	if (!(args->flags & ISPOT_PROBE_BOTH) ||
 	    (args->flags & ~(ISPOT_PROBE_BOTH | ISPOT_PROBE_COUNT_ONLY |
 			     ISPOT_PROBE_NO_CALLSITE)))
-		return -EINVAL;
-	if (s->nr_probes >= ispot_max_probes)
-		return -ENOSPC;
+		return ERR_PTR(-EINVAL);
 
 	file = ispot_probe_open(args);
 	if (IS_ERR(file))
-		return PTR_ERR(file);
+		return ERR_CAST(file);
 	inode = file_inode(file);
 	err = -EISDIR;
 	if (S_ISDIR(inode->i_mode))
@@ -395,41 +435,32 @@ int ispot_probe_add(struct ispot_session *s, struct ispot_probe_add *args)
 	if (err)
 		goto err_put_file;
 
-	err = -EEXIST;
-	list_for_each_entry(other, &s->probes, node)
-		if (other->inode == inode && other->offset == args->offset)
-			goto err_put_file;
-
 	err = -ENOMEM;
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		goto err_put_file;
-	p->pcpu = alloc_percpu(struct ispot_probe_pcpu);
+	p->pcpu = alloc_percpu_gfp(struct ispot_probe_pcpu, GFP_KERNEL_ACCOUNT);
 	if (!p->pcpu)
 		goto err_free_probe;
 	if (args->sample_period > 1 &&
 	    !(args->flags & ISPOT_PROBE_COUNT_ONLY)) {
 		p->samples = kvcalloc(ISPOT_SAMPLE_SLOTS, sizeof(*p->samples),
-				      GFP_KERNEL);
+				      GFP_KERNEL_ACCOUNT);
 		if (!p->samples)
 			goto err_free_pcpu;
 	}
-	p->inode = igrab(inode);
+	p->path = file->f_path;
+	path_get(&p->path);
+	p->inode = d_real_inode(p->path.dentry);
 	p->offset = args->offset;
 	p->flags = args->flags;
 	p->sample_period = p->samples ? args->sample_period : 0;
-	p->session = s;
-	p->id = ++s->next_probe_id;
 	p->consumer.handler = ispot_probe_entry;
 	if (p->flags & ISPOT_PROBE_RETURN)
 		p->consumer.ret_handler = ispot_probe_return;
 	p->consumer.filter = ispot_probe_filter;
-	list_add_tail(&p->node, &s->probes);
-	s->nr_probes++;
 	fput(file);
-
-	args->probe_id = p->id;
-	return 0;
+	return p;
 
 err_free_pcpu:
 	free_percpu(p->pcpu);
@@ -437,7 +468,24 @@ err_free_probe:
 	kfree(p);
 err_put_file:
 	fput(file);
-	return err;
+	return ERR_PTR(err);
+}
+
+/* Under the session lock: give @p an id and add it to @s. */
+int ispot_probe_insert(struct ispot_session *s, struct ispot_probe *p)
+{
+	struct ispot_probe *other;
+
+	if (s->nr_probes >= ispot_max_probes)
+		return -ENOSPC;
+	list_for_each_entry(other, &s->probes, node)
+		if (other->inode == p->inode && other->offset == p->offset)
+			return -EEXIST;
+	p->session = s;
+	p->id = ++s->next_probe_id;
+	list_add_tail(&p->node, &s->probes);
+	s->nr_probes++;
+	return 0;
 }
 
 int ispot_probe_remove(struct ispot_session *s, u32 id)
@@ -448,7 +496,7 @@ int ispot_probe_remove(struct ispot_session *s, u32 id)
 		return -ENOENT;
 	list_del(&p->node);
 	s->nr_probes--;
-	ispot_probe_free(p);
+	ispot_probe_destroy(p);
 	return 0;
 }
 
@@ -487,7 +535,7 @@ void ispot_probe_free_all(struct ispot_session *s)
 
 	list_for_each_entry_safe(p, tmp, &s->probes, node) {
 		list_del(&p->node);
-		ispot_probe_free(p);
+		ispot_probe_destroy(p);
 	}
 	s->nr_probes = 0;
 }

@@ -2,17 +2,21 @@
 /*
  * Per-CPU record rings.
  *
- * Each ring is one vmalloc_user() area: a control page followed by a
- * power-of-two number of data pages holding 64-byte slots.  The whole area
- * is mapped read-only into the reader.  The producer is always the CPU that
- * owns the ring, running with preemption disabled, so reserving space needs
- * no atomic operation.  When the ring is full the new record is dropped and
- * counted; the reader gives space back through ISPOT_IOC_RING_CONSUME, which
- * walks the released records so that produced == consumed + dropped holds
- * exactly once the ring is drained.
+ * Each ring is a control page followed by a power-of-two number of data
+ * pages holding 64-byte slots, allocated on the ring CPU's node, charged to
+ * the memory cgroup of the process that set the session up, and made
+ * virtually contiguous with vmap() so that the handlers index it directly
+ * and the reader maps it read-only in one piece (as BPF's ring buffer
+ * does).  The producer is always the CPU that owns the ring, running with
+ * preemption disabled, so reserving space needs no atomic operation.  When
+ * the ring is full the new record is dropped and counted; the reader gives
+ * space back through ISPOT_IOC_RING_CONSUME, which walks the released
+ * records so that produced == consumed + dropped holds exactly once the
+ * ring is drained.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -36,20 +40,67 @@ static void ispot_ring_wakeup(struct irq_work *work)
 	wake_up_all(ring->wq);
 }
 
+/* Ring memory is charged to the tracer's cgroup; large asks fail quietly. */
+#define ISPOT_RING_GFP	(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN | \
+			 __GFP_RETRY_MAYFAIL)
+
+static void ispot_ring_free_pages(struct page **pages, u32 nr)
+{
+	while (nr--)
+		__free_page(pages[nr]);
+	kvfree(pages);
+}
+
+/*
+ * @pages data pages plus the control page, mapped contiguously.  The
+ * caller has bounded @pages (ISPOT_RING_MAX_PAGES), so nothing overflows.
+ */
+static void *ispot_ring_area_alloc(int node, u32 pages, struct page ***out)
+{
+	u32 nr = pages + 1, i;
+	struct page **pg;
+	void *area;
+
+	pg = kvmalloc_array(nr, sizeof(*pg), GFP_KERNEL_ACCOUNT);
+	if (!pg)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		pg[i] = alloc_pages_node(node, ISPOT_RING_GFP, 0);
+		if (!pg[i])
+			goto err_free_pages;
+	}
+	/* VM_USERMAP: remap_vmalloc_range() maps only such areas. */
+	area = vmap(pg, nr, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	if (!area)
+		goto err_free_pages;
+	*out = pg;
+	return area;
+
+err_free_pages:
+	ispot_ring_free_pages(pg, i);
+	return NULL;
+}
+
 struct ispot_ring *ispot_ring_create(unsigned int cpu, u32 pages,
 				     u32 watermark, wait_queue_head_t *wq)
 {
+	size_t data_bytes = (size_t)pages << PAGE_SHIFT;
+	u32 nr_slots = data_bytes / ISPOT_SLOT_SIZE;
+	int node = cpu_to_node(cpu);
 	struct ispot_ring *ring;
-	u32 nr_slots = (pages << PAGE_SHIFT) / ISPOT_SLOT_SIZE;
 	void *area;
 
-	ring = kzalloc_node(sizeof(*ring), GFP_KERNEL, cpu_to_node(cpu));
+	if (WARN_ON_ONCE(!pages || pages > ISPOT_RING_MAX_PAGES ||
+			 !is_power_of_2(pages)))
+		return NULL;
+	ring = kzalloc_node(sizeof(*ring), GFP_KERNEL_ACCOUNT, node);
 	if (!ring)
 		return NULL;
-	area = vmalloc_user(ispot_ring_bytes(pages));
+	area = ispot_ring_area_alloc(node, pages, &ring->pages);
 	if (!area)
 		goto err_free_ring;
 
+	ring->nr_pages = pages + 1;
 	ring->ctrl = area;
 	ring->data = (u8 *)area + PAGE_SIZE;
 	ring->mask = nr_slots - 1;
@@ -73,7 +124,9 @@ void ispot_ring_destroy(struct ispot_ring *ring)
 	if (!ring)
 		return;
 	irq_work_sync(&ring->wakeup);
-	vfree(ring->ctrl);
+	/* Pages still mapped by a reader keep their own references. */
+	vunmap(ring->ctrl);
+	ispot_ring_free_pages(ring->pages, ring->nr_pages);
 	kfree(ring);
 }
 
@@ -85,9 +138,10 @@ struct ispot_record *ispot_ring_reserve(struct ispot_ring *ring, u32 nslots)
 {
 	u64 tail = smp_load_acquire(&ring->tail);
 
-	ring->produced++;
+	/* Plain increments by the only writer; STATS reads them racily. */
+	WRITE_ONCE(ring->produced, ring->produced + 1);
 	if (ring->head - tail + nslots > (u64)ring->mask + 1) {
-		ring->dropped++;
+		WRITE_ONCE(ring->dropped, ring->dropped + 1);
 		WRITE_ONCE(ring->ctrl->dropped, ring->dropped);
 		return NULL;
 	}
@@ -136,7 +190,7 @@ int ispot_ring_consume(struct ispot_ring *ring, u64 new_tail)
 	if (pos != new_tail)
 		return -EINVAL;
 
-	ring->consumed += records;
+	WRITE_ONCE(ring->consumed, ring->consumed + records);
 	WRITE_ONCE(ring->ctrl->tail, new_tail);
 	smp_store_release(&ring->tail, new_tail);
 	WRITE_ONCE(ring->wakeup_armed, false);

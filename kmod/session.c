@@ -3,8 +3,9 @@
  * Sessions: everything one open of /dev/ispot owns.
  *
  * NEW --SETUP--> READY --ENABLE--> ENABLED --DISABLE--> READY
- * A session whose target has exited reports DEAD; its rings stay readable
- * until the fd is closed.  Closing the fd, or its owner dying, disarms the
+ * A session whose target has exited, or exec'd a program it may not trace,
+ * reports DEAD with the reason; its rings stay readable until the fd is
+ * closed.  A failed SETUP leaves it NEW.  Closing the fd, or its owner dying, disarms the
  * probes, waits for running handlers and frees every buffer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -32,20 +33,22 @@ void ispot_session_global_info(struct ispot_info *info)
 	info->dropped = atomic64_read(&ispot_dropped_closed);
 }
 
+/* Lockless: the rings live until the session leaves the device's list. */
 u64 ispot_session_dropped(struct ispot_session *s)
 {
+	struct ispot_ring **rings = smp_load_acquire(&s->rings);
 	u64 sum = 0;
 	u32 i;
 
-	for (i = 0; s->rings && i < s->nr_rings; i++)
-		if (s->rings[i])
-			sum += READ_ONCE(s->rings[i]->dropped);
+	for (i = 0; rings && i < s->nr_rings; i++)
+		if (rings[i])
+			sum += READ_ONCE(rings[i]->dropped);
 	return sum;
 }
 
 struct ispot_session *ispot_session_create(void)
 {
-	struct ispot_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct ispot_session *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 
 	if (!s)
 		return NULL;
@@ -54,11 +57,6 @@ struct ispot_session *ispot_session_create(void)
 	init_waitqueue_head(&s->wq);
 	s->state = ISPOT_STATE_NEW;
 	return s;
-}
-
-static long ispot_session_pages(struct ispot_session *s)
-{
-	return (long)s->nr_rings * (s->ring_bytes >> PAGE_SHIFT);
 }
 
 static void ispot_session_free_rings(struct ispot_session *s)
@@ -72,7 +70,8 @@ static void ispot_session_free_rings(struct ispot_session *s)
 		ispot_ring_destroy(s->rings[i]);
 	kfree(s->rings);
 	s->rings = NULL;
-	atomic_long_sub(ispot_session_pages(s), &ispot_ring_pages_used);
+	atomic_long_sub(s->ring_pages_charged, &ispot_ring_pages_used);
+	s->ring_pages_charged = 0;
 }
 
 void ispot_session_destroy(struct ispot_session *s)
@@ -81,66 +80,75 @@ void ispot_session_destroy(struct ispot_session *s)
 	ispot_probe_free_all(s);
 	ispot_counters_free(s);
 	ispot_session_free_rings(s);
-	if (s->target)
-		put_task_struct(s->target);
+	ispot_target_put(s);
 	kfree(s);
 }
 
+/*
+ * Every field of @s is written only once everything has succeeded, so a
+ * failed SETUP leaves the session NEW and exactly as it was; the rings are
+ * published last, with release ordering, for ->mmap's lockless read.
+ */
 int ispot_session_setup(struct ispot_session *s, struct ispot_setup *args)
 {
 	long limit = (long)ispot_max_buffer_mib << (20 - PAGE_SHIFT);
+	u32 pages = args->ring_pages;
+	struct ispot_ring **rings;
+	long charge;
 	u32 cpu;
 	int err;
 
-	if (!args->ring_pages || !is_power_of_2(args->ring_pages))
+	if (!pages || !is_power_of_2(pages))
 		return -EINVAL;
-	if (args->ring_pages > limit)
+	if (pages > ISPOT_RING_MAX_PAGES)
 		return -E2BIG;
-	if (args->watermark > (u64)args->ring_pages << PAGE_SHIFT)
+	if (args->watermark > (u64)pages << PAGE_SHIFT)
 		return -EINVAL;
-
 	if (!ispot_waits_supported(args->flags))
 		return -EOPNOTSUPP;
+	/* Possible CPUs only: the mask may be sparse below nr_cpu_ids. */
+	charge = (long)num_possible_cpus() * (pages + 1);
+	if (charge > limit)
+		return -E2BIG;
 
-	err = ispot_target_get(args->pid, &s->target);
+	err = ispot_target_get(s, args->pid);
 	if (err)
 		return err;
-	s->tgid = s->target->tgid;
-	s->signal = s->target->signal;
-	s->setup_flags = args->flags;
-	s->stack_period = args->stack_period ?: ISPOT_DEFAULT_STACK_PERIOD;
-	s->nr_rings = nr_cpu_ids;
-	s->ring_bytes = ispot_ring_bytes(args->ring_pages);
 
-	if (atomic_long_add_return(ispot_session_pages(s),
-				   &ispot_ring_pages_used) > limit) {
-		atomic_long_sub(ispot_session_pages(s), &ispot_ring_pages_used);
+	if (atomic_long_add_return(charge, &ispot_ring_pages_used) > limit) {
 		err = -E2BIG;
-		goto err_put_target;
+		goto err_uncharge;
 	}
 	err = -ENOMEM;
-	s->rings = kcalloc(s->nr_rings, sizeof(*s->rings), GFP_KERNEL);
-	if (!s->rings) {
-		atomic_long_sub(ispot_session_pages(s), &ispot_ring_pages_used);
-		goto err_put_target;
-	}
+	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL_ACCOUNT);
+	if (!rings)
+		goto err_uncharge;
 	for_each_possible_cpu(cpu) {
-		s->rings[cpu] = ispot_ring_create(cpu, args->ring_pages,
-						  args->watermark, &s->wq);
-		if (!s->rings[cpu])
+		rings[cpu] = ispot_ring_create(cpu, pages, args->watermark,
+					       &s->wq);
+		if (!rings[cpu])
 			goto err_free_rings;
 	}
 
+	s->setup_flags = args->flags;
+	s->stack_period = args->stack_period ?: ISPOT_DEFAULT_STACK_PERIOD;
+	s->nr_rings = nr_cpu_ids;
+	s->ring_bytes = ispot_ring_bytes(pages);
+	s->ring_pages_charged = charge;
+	smp_store_release(&s->rings, rings);
+	s->state = ISPOT_STATE_READY;
+
 	args->nr_rings = s->nr_rings;
 	args->ring_mmap_size = s->ring_bytes;
-	s->state = ISPOT_STATE_READY;
 	return 0;
 
 err_free_rings:
-	ispot_session_free_rings(s);
-err_put_target:
-	put_task_struct(s->target);
-	s->target = NULL;
+	for_each_possible_cpu(cpu)
+		ispot_ring_destroy(rings[cpu]);
+	kfree(rings);
+err_uncharge:
+	atomic_long_sub(charge, &ispot_ring_pages_used);
+	ispot_target_put(s);
 	return err;
 }
 
@@ -155,6 +163,9 @@ int ispot_session_enable(struct ispot_session *s)
 
 	if (list_empty(&s->probes))
 		return -ENOENT;
+	err = ispot_target_refresh(s);
+	if (err)
+		return err;
 	err = ispot_waits_start(s);
 	if (err)
 		return err;
@@ -181,11 +192,17 @@ void ispot_session_disable(struct ispot_session *s)
 		s->state = ISPOT_STATE_READY;
 }
 
-/* A target that has exited turns the session DEAD, whatever it was. */
+/*
+ * A target whose every thread has exited, or whose tracing stopped at an
+ * exec, turns the session DEAD, whatever it was; stop_reason says which.
+ */
 void ispot_session_refresh_state(struct ispot_session *s)
 {
+	if (s->state == ISPOT_STATE_NEW)
+		return;
 	/* signal->live counts the group's threads that have not exited. */
-	if (s->target && !atomic_read(&s->target->signal->live) &&
-	    s->state != ISPOT_STATE_NEW)
+	if (!atomic_read(&s->signal->live))
+		ispot_target_stop(s, ISPOT_STOP_EXITED);
+	if (READ_ONCE(s->stop_reason))
 		s->state = ISPOT_STATE_DEAD;
 }

@@ -2,94 +2,246 @@
 /*
  * Which process a session traces, and who may trace it.
  *
- * A session names a thread group.  Its threads, including those created
- * later, share one mm, and an exec replaces that mm while keeping the tgid,
- * so handlers compare tgids and the uprobe filter compares mms.
+ * The rule is perf's for a per-task event, with ptrace's ATTACH mode because
+ * a uprobe writes into the target's text: the opener of /dev/ispot has
+ * CAP_PERFMON (or CAP_SYS_ADMIN), and the caller of SETUP may
+ * ptrace-attach to the target (credentials or CAP_SYS_PTRACE, dumpability,
+ * LSMs such as Yama).  Tracing stops for good when the target execs a
+ * program that leaves it not dumpable (set-user-ID, set-group-ID, file
+ * capabilities), as perf_event_exit_task() ends perf's events then.
+ * Documentation/design.rst, "Security model", says why each part is so.
+ *
+ * A session names a thread group by identity: its signal_struct, which a
+ * process that later gets the same tgid does not share.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
-#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/proc_fs.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 
 #include "ispot.h"
 
 /*
- * ptrace_may_access() is not exported, so a CAP_PERFMON caller without
- * CAP_SYS_ADMIN may trace only a dumpable process whose uids and gids all
- * equal its own: the credential part of the ptrace check.  LSM hooks (Yama)
- * are not consulted; CAP_SYS_ADMIN callers are not restricted.
+ * ptrace_may_access() is not exported to modules, and a copy of it could
+ * not consult the LSMs (security_ptrace_access_check() is not exported
+ * either).  Opening /proc/TGID/task/TID/mem runs the kernel's own check in
+ * the caller's context: mm_access() with PTRACE_MODE_ATTACH_FSCREDS, under
+ * the target's exec_update_lock.  The procfs must be the one of the
+ * caller's pid namespace, or the numbers would name other tasks.
+ *
+ * mm_access() skips the check for a thread that has no mm (exited), so
+ * @thread must have one before and after: exit_mm() only ever clears it,
+ * and an exec in between shows as another mm (the caller retries).
  */
-static bool ispot_target_may_trace(struct task_struct *task)
+static int ispot_target_may_attach(struct task_struct *thread,
+				   struct mm_struct *mm)
 {
-	const struct cred *me = current_cred(), *tcred;
-	struct mm_struct *mm;
-	bool ok;
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct super_block *sb;
+	struct file *mem;
+	char path[48];
+	int err = 0;
 
-	if (capable(CAP_SYS_ADMIN))
-		return true;
-	if (!perfmon_capable())
-		return false;
-
-	rcu_read_lock();
-	tcred = __task_cred(task);
-	ok = uid_eq(me->uid, tcred->euid) && uid_eq(me->uid, tcred->suid) &&
-	     uid_eq(me->uid, tcred->uid) && gid_eq(me->gid, tcred->egid) &&
-	     gid_eq(me->gid, tcred->sgid) && gid_eq(me->gid, tcred->gid);
-	rcu_read_unlock();
-	if (!ok)
-		return false;
-
-	mm = get_task_mm(task);
-	if (mm) {
-		ok = get_dumpable(mm) == SUID_DUMP_USER;
-		mmput(mm);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/mem",
+		 task_tgid_nr_ns(thread, ns), task_pid_nr_ns(thread, ns));
+	mem = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(mem)) {
+		err = PTR_ERR(mem);
+		/* mm_access() says -EACCES; ptrace(2) and perf say -EPERM. */
+		return err == -EACCES ? -EPERM : err;
 	}
-	return ok;
-}
-
-/* Look up @pid (in the caller's pid namespace) and take its group leader. */
-int ispot_target_get(pid_t pid, struct task_struct **leader)
-{
-	struct task_struct *task;
-
-	if (pid <= 0)
-		return -ESRCH;
-
-	rcu_read_lock();
-	task = pid_task(find_vpid(pid), PIDTYPE_PID);
-	if (task)
-		task = task->group_leader;
-	if (task)
-		get_task_struct(task);
-	rcu_read_unlock();
-	if (!task)
-		return -ESRCH;
-
-	if (task->flags & PF_KTHREAD) {
-		put_task_struct(task);
-		return -EINVAL;
-	}
-	if (!ispot_target_may_trace(task)) {
-		put_task_struct(task);
-		return -EPERM;
-	}
-	*leader = task;
-	return 0;
+	sb = file_inode(mem)->i_sb;
+	if (sb->s_magic != PROC_SUPER_MAGIC || proc_pid_ns(sb) != ns)
+		err = -EXDEV;
+	else if (READ_ONCE(thread->mm) != mm)
+		err = -EAGAIN;
+	filp_close(mem, NULL);
+	return err;
 }
 
 /*
- * Called by the uprobe filter: at register time, for every mm that maps the
- * probed file, and at mmap time, including the mmap of the new image during
- * exec, after exec has installed the new mm in the task.
+ * A live thread of @leader's group and its mm, both referenced.  The leader
+ * itself may have exited (pthread_exit) while other threads run on.
+ */
+static struct task_struct *ispot_target_live_thread(struct task_struct *leader,
+						    struct mm_struct **mmp)
+{
+	struct task_struct *t, *found = NULL;
+
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (READ_ONCE(t->mm) && !(t->flags & PF_EXITING)) {
+			get_task_struct(t);
+			found = t;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!found)
+		return NULL;
+	*mmp = get_task_mm(found);
+	if (!*mmp) {
+		put_task_struct(found);
+		return NULL;
+	}
+	return found;
+}
+
+/* Adopt @mm as the traced image's; the caller checked it may be traced. */
+static void ispot_target_set_mm(struct ispot_session *s, struct mm_struct *mm)
+{
+	struct mm_struct *old;
+
+	mmgrab(mm);
+	old = xchg(&s->mm, mm);
+	if (old)
+		mmdrop(old);
+}
+
+/*
+ * Check that the caller may trace a live thread of @s's group, and record
+ * that thread's image as the traced one.  Retries a few times if the
+ * thread exits or execs under the check.
+ */
+static int ispot_target_check_live(struct ispot_session *s)
+{
+	int tries, err = -ESRCH;
+
+	for (tries = 0; tries < 4; tries++) {
+		struct task_struct *t;
+		struct mm_struct *mm;
+
+		t = ispot_target_live_thread(s->target, &mm);
+		if (!t)
+			return -ESRCH;
+		err = ispot_target_may_attach(t, mm);
+		if (!err) {
+			WRITE_ONCE(s->exec_id, READ_ONCE(t->self_exec_id));
+			ispot_target_set_mm(s, mm);
+		}
+		mmput(mm);
+		put_task_struct(t);
+		if (err != -EAGAIN)
+			return err;
+	}
+	return err == -EAGAIN ? -ESRCH : err;
+}
+
+static void ispot_target_stop_work(struct irq_work *work)
+{
+	struct ispot_session *s = container_of(work, struct ispot_session,
+					       stop_work);
+
+	wake_up_all(&s->wq);
+}
+
+/*
+ * Look up @pid (any thread's id) in the caller's pid namespace and make its
+ * thread group the session's target, if the caller may trace it.
+ */
+int ispot_target_get(struct ispot_session *s, pid_t pid)
+{
+	struct task_struct *leader;
+	int err;
+
+	if (pid <= 0)
+		return -ESRCH;
+	rcu_read_lock();
+	leader = pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (leader)
+		leader = leader->group_leader;
+	if (leader)
+		get_task_struct(leader);
+	rcu_read_unlock();
+	if (!leader)
+		return -ESRCH;
+	if (leader->flags & PF_KTHREAD) {
+		put_task_struct(leader);
+		return -EINVAL;
+	}
+
+	s->target = leader;
+	s->signal = leader->signal;
+	init_irq_work(&s->stop_work, ispot_target_stop_work);
+	err = ispot_target_check_live(s);
+	if (err) {
+		ispot_target_put(s);
+		return err;
+	}
+	s->tgid_pid = get_pid(task_tgid(leader));
+	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	return 0;
+}
+
+void ispot_target_put(struct ispot_session *s)
+{
+	if (!s->target)
+		return;
+	irq_work_sync(&s->stop_work);
+	if (s->pid_ns)
+		put_pid_ns(s->pid_ns);
+	put_pid(s->tgid_pid);
+	if (s->mm)
+		mmdrop(s->mm);
+	put_task_struct(s->target);
+	s->pid_ns = NULL;
+	s->tgid_pid = NULL;
+	s->mm = NULL;
+	s->signal = NULL;
+	s->target = NULL;
+}
+
+/*
+ * At ENABLE: the target may have exec'd since SETUP (or since the last
+ * DISABLE), and the probes are about to be registered in whatever image it
+ * runs now.  A dumpable image is adopted; anything else stops the session.
+ */
+int ispot_target_refresh(struct ispot_session *s)
+{
+	struct task_struct *t;
+	struct mm_struct *mm;
+	int ret;
+
+	t = ispot_target_live_thread(s->target, &mm);
+	if (!t)
+		return -ESRCH;
+	ret = ispot_target_check(s, t) == ISPOT_TARGET_RECORD ? 0 : -EPERM;
+	if (!ret && mm != READ_ONCE(s->mm))
+		ispot_target_set_mm(s, mm);
+	mmput(mm);
+	put_task_struct(t);
+	return ret;
+}
+
+/* Once, from any context: the reader's poll() sees the session DEAD. */
+void ispot_target_stop(struct ispot_session *s, u32 reason)
+{
+	if (!cmpxchg(&s->stop_reason, 0, reason))
+		irq_work_queue(&s->stop_work);
+}
+
+/*
+ * The uprobe filter: whether @mm is the traced image, so that breakpoints
+ * go into it and nowhere else.  Called when a probe is registered, for
+ * every mm that maps the file, and when a process maps the file, including
+ * the new image during an exec, with the new mm installed in current.
+ * That is where an exec of the target is adopted (or stops the session).
+ * The target's mm, not its leader's: the leader may have exited.
  */
 bool ispot_target_owns_mm(struct ispot_session *s, struct mm_struct *mm)
 {
-	if (READ_ONCE(s->target->mm) == mm)
+	if (mm == READ_ONCE(s->mm))
 		return true;
-	return current->mm == mm && ispot_target_is_current(s);
+	if (current->mm != mm ||
+	    ispot_target_check(s, current) != ISPOT_TARGET_RECORD)
+		return false;
+	ispot_target_set_mm(s, mm);
+	return true;
 }

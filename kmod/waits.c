@@ -7,17 +7,19 @@
  * The probes run for every task on the system once registered, so the
  * common case, a task nobody traces, must cost almost nothing: with no
  * session enabled, one read of a counter; otherwise one hash of the task's
- * tgid into a small RCU-protected table of enabled sessions, which finds
- * an empty bucket.  A traced task gets one record in the current CPU's
+ * signal_struct into a small RCU-protected table of enabled sessions,
+ * which finds an empty bucket.  A traced task gets one record in the current CPU's
  * ring of each session tracing it, written with preemption disabled, like
  * the uprobe handlers' records; the ring defers the reader's wakeup to
  * irq_work, because sched_switch runs under the run-queue lock.
  *
  * Each group of probes (TASKS, WAITS) is registered when the first session
- * that needs it is enabled, and stays registered until the module is
- * unloaded: registering patches kernel text on every CPU, which sessions
- * should not pay each time, and which QEMU's multi-threaded TCG does not
- * always get right (Documentation/design.rst).
+ * that needs it is enabled, and unregistered when the last one is disabled
+ * or closed: a registered sys_enter probe sends every system call of every
+ * process through the slow path, which an idle host must not pay.  The
+ * keep_tracepoints parameter keeps them until unload instead, for
+ * hypervisors that mishandle the text patching this implies
+ * (Documentation/design.rst, "Waits").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +34,8 @@
 #include <linux/uaccess.h>
 #include <asm/syscall.h>
 #include <uapi/linux/futex.h>	/* only the ABI: ops, struct futex_waitv */
+#include <trace/events/sched.h>
+#include <trace/events/syscalls.h>
 
 #include "compat.h"
 #include "ispot.h"
@@ -39,8 +43,9 @@
 #define ISPOT_WAITS_HASH_BITS	6
 
 /*
- * Enabled sessions with setup flags, by target tgid; several sessions may
- * trace one tgid.  Written under ispot_waits_lock; the probes read it with
+ * Enabled sessions with setup flags, by the target's signal_struct (its
+ * identity, which a reused tgid does not share); several sessions may
+ * trace one process.  Written under ispot_waits_lock; the probes read it with
  * preemption disabled (rcu_read_lock_sched), so removing a session and then
  * synchronize_rcu() guarantees that no probe still sees it.
  */
@@ -62,17 +67,23 @@ static const u32 ispot_waits_group_flag[ISPOT_WAITS_NR_GROUPS] = {
  */
 static unsigned int ispot_waits_users[ISPOT_WAITS_NR_GROUPS];
 static bool ispot_waits_registered[ISPOT_WAITS_NR_GROUPS];
+static bool ispot_waits_ever_registered;
 
 static __always_inline bool ispot_waits_idle(int group)
 {
 	return !READ_ONCE(ispot_waits_users[group]);
 }
 
+static unsigned long ispot_waits_key(struct ispot_session *s)
+{
+	return (unsigned long)s->signal;
+}
+
 static bool ispot_waits_match(struct ispot_session *s, struct task_struct *t,
 			      u32 flag)
 {
-	return s->tgid == t->tgid && s->signal == t->signal &&
-	       (s->setup_flags & flag);
+	return (s->setup_flags & flag) &&
+	       ispot_target_check(s, t) == ISPOT_TARGET_RECORD;
 }
 
 /*
@@ -82,7 +93,7 @@ static bool ispot_waits_match(struct ispot_session *s, struct task_struct *t,
 /* The enabled sessions that trace @t and asked for @flag.  RCU-sched. */
 #define ispot_waits_for_each(s, t, flag)				\
 	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,	\
-				   (t)->tgid)				\
+				   (unsigned long)(t)->signal)		\
 		if (!ispot_waits_match(s, t, flag)) {} else
 
 static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
@@ -98,7 +109,7 @@ static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
 	rec = ispot_ring_reserve(ring, 1);
 	if (!rec)
 		return;
-	ispot_record_header(rec, t, 0, kind, 1, *ts);
+	ispot_record_header(rec, s, t, 0, kind, 1, *ts);
 	rec->sp = 0;
 	rec->ip = ip;
 	rec->data[0] = d0;
@@ -236,7 +247,7 @@ static void ispot_waits_fork(void *data, struct task_struct *parent,
 	rcu_read_lock_sched_notrace();
 	ispot_waits_for_each(s, child, ISPOT_SETUP_TASKS)
 		ispot_waits_put(s, &ts, ISPOT_REC_TASK_NEW, child, 0,
-				parent->pid, 0, 0);
+				ispot_vpid(s, parent), 0, 0);
 	rcu_read_unlock_sched_notrace();
 }
 
@@ -279,6 +290,20 @@ static struct ispot_waits_tp {
 	{ "sys_enter", ispot_waits_sys_enter, ISPOT_WAITS_WAITS },
 	{ "sys_exit", ispot_waits_sys_exit, ISPOT_WAITS_WAITS },
 };
+
+/*
+ * The probes are registered through untyped pointers: have the compiler
+ * check each against its tracepoint's prototype, as register_trace_*()
+ * would.
+ */
+static void __maybe_unused ispot_waits_check_types(void)
+{
+	check_trace_callback_type_sched_process_fork(ispot_waits_fork);
+	check_trace_callback_type_sched_process_exit(ispot_waits_exit_probe);
+	check_trace_callback_type_sched_switch(ispot_waits_switch);
+	check_trace_callback_type_sys_enter(ispot_waits_sys_enter);
+	check_trace_callback_type_sys_exit(ispot_waits_sys_exit);
+}
 
 static void ispot_waits_find(struct tracepoint *tp, void *priv)
 {
@@ -359,9 +384,47 @@ err_unregister:
 	return err;
 }
 
+/* The ISPOT_SETUP_* groups whose probes are registered now. */
+u32 ispot_waits_registered_flags(void)
+{
+	u32 flags = 0;
+	int g;
+
+	mutex_lock(&ispot_waits_lock);
+	for (g = 0; g < ISPOT_WAITS_NR_GROUPS; g++)
+		if (ispot_waits_registered[g])
+			flags |= ispot_waits_group_flag[g];
+	mutex_unlock(&ispot_waits_lock);
+	return flags;
+}
+
+/*
+ * Unregister the groups that no listed session uses, unless the
+ * keep_tracepoints parameter asks to keep them (main.c).  Under
+ * ispot_waits_lock; the caller synchronizes after dropping it.
+ */
+static bool ispot_waits_unregister_unused(void)
+{
+	bool any = false;
+	int g;
+
+	lockdep_assert_held(&ispot_waits_lock);
+	if (READ_ONCE(ispot_keep_tracepoints))
+		return false;
+	for (g = 0; g < ISPOT_WAITS_NR_GROUPS; g++) {
+		if (!ispot_waits_registered[g] || ispot_waits_users[g])
+			continue;
+		ispot_waits_unregister(g);
+		ispot_waits_registered[g] = false;
+		any = true;
+	}
+	return any;
+}
+
 /*
  * Called at ENABLE: register the probe groups the session's flags need,
- * if not done yet, then list the session.  Records start with the listing.
+ * if no other session has, then list the session.  Records start with the
+ * listing.
  */
 int ispot_waits_start(struct ispot_session *s)
 {
@@ -378,10 +441,11 @@ int ispot_waits_start(struct ispot_session *s)
 			continue;
 		err = ispot_waits_register(g);
 		if (err)
-			goto err_unlock;
+			goto err_unregister;
 		ispot_waits_registered[g] = true;
+		ispot_waits_ever_registered = true;
 	}
-	hash_add_rcu(ispot_waits_table, &s->waits_node, s->tgid);
+	hash_add_rcu(ispot_waits_table, &s->waits_node, ispot_waits_key(s));
 	for (g = 0; g < ISPOT_WAITS_NR_GROUPS; g++)
 		if (s->setup_flags & ispot_waits_group_flag[g])
 			WRITE_ONCE(ispot_waits_users[g],
@@ -390,19 +454,24 @@ int ispot_waits_start(struct ispot_session *s)
 	mutex_unlock(&ispot_waits_lock);
 	return 0;
 
-err_unlock:
+err_unregister:
+	/* Groups this call registered and no session uses. */
+	ispot_waits_unregister_unused();
 	mutex_unlock(&ispot_waits_lock);
+	tracepoint_synchronize_unregister();
 	return err;
 }
 
 /*
- * Called at DISABLE and at close: unlist the session, and wait until no
- * probe can still be writing into its rings.  A probe looks the session up
+ * Called at DISABLE and at close: unlist the session, unregister the
+ * groups no listed session uses any more, and wait until no probe can
+ * still be writing into the session's rings.  A probe looks the session up
  * and writes its records inside one rcu_read_lock_sched() section, which
- * synchronize_rcu() waits for.
+ * tracepoint_synchronize_unregister() (or synchronize_rcu()) waits for.
  */
 void ispot_waits_stop(struct ispot_session *s)
 {
+	bool unregistered;
 	int g;
 
 	if (!s->waits_listed)
@@ -415,18 +484,22 @@ void ispot_waits_stop(struct ispot_session *s)
 				   ispot_waits_users[g] - 1);
 	hash_del_rcu(&s->waits_node);
 	s->waits_listed = false;
+	unregistered = ispot_waits_unregister_unused();
 	mutex_unlock(&ispot_waits_lock);
 
-	synchronize_rcu();
+	if (unregistered)
+		tracepoint_synchronize_unregister();
+	else
+		synchronize_rcu();
 }
 
 /*
- * At unload, every session is gone (each holds the module).  The probe
- * code must be left by every CPU before it is freed.
+ * At unload every session is gone (each holds the module), and so are
+ * their probes, unless keep_tracepoints kept them.  Whatever was ever
+ * registered, no CPU may still be in the probe code when it is freed.
  */
 void ispot_waits_exit(void)
 {
-	bool unregistered = false;
 	int g;
 
 	mutex_lock(&ispot_waits_lock);
@@ -436,9 +509,8 @@ void ispot_waits_exit(void)
 			continue;
 		ispot_waits_unregister(g);
 		ispot_waits_registered[g] = false;
-		unregistered = true;
 	}
 	mutex_unlock(&ispot_waits_lock);
-	if (unregistered)
+	if (ispot_waits_ever_registered)
 		tracepoint_synchronize_unregister();
 }

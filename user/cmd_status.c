@@ -63,6 +63,18 @@ static const char *status_kind(const struct status_counters *sc, int hw)
 	return all ? "supported" : any ? "partly supported" : "unsupported";
 }
 
+/* Which wait tracepoint groups are registered (ABI 1.4). */
+static const char *status_tracepoints(uint32_t flags)
+{
+	if ((flags & ISPOT_SETUP_FLAGS) == ISPOT_SETUP_FLAGS)
+		return "tasks,waits";
+	if (flags & ISPOT_SETUP_WAITS)
+		return "waits";
+	if (flags & ISPOT_SETUP_TASKS)
+		return "tasks";
+	return "none";
+}
+
 static void status_json(const struct ispot_device *dev,
 			const struct ispot_info *info,
 			const struct status_counters *sc)
@@ -88,6 +100,9 @@ static void status_json(const struct ispot_device *dev,
 	json_u64(&j, "ring_bytes", info->ring_bytes);
 	json_u64(&j, "ring_bytes_max", info->ring_bytes_max);
 	json_u64(&j, "dropped", info->dropped);
+	if (dev->version.abi_minor >= 4)
+		json_string(&j, "wait_tracepoints",
+			    status_tracepoints(info->tracepoints));
 	json_string(&j, "hardware_counters", status_kind(sc, 1));
 	json_string(&j, "software_counters", status_kind(sc, 0));
 	json_object_begin(&j, "counters");
@@ -120,6 +135,11 @@ static void status_text(const struct ispot_device *dev,
 	       "rings", info->nr_cpus, used, max);
 	printf("%-10s %llu records since load\n", "dropped",
 	       (unsigned long long)info->dropped);
+	if (dev->version.abi_minor >= 4)
+		printf("%-10s %s\n", "waits", info->tracepoints ?
+		       "tracepoint probes registered (every system call on "
+		       "the host takes the slow path while they are)" :
+		       "no tracepoint probe registered");
 	if (!sc->known) {
 		printf("%-10s unknown: ispot.ko ABI %u.%u predates counters "
 		       "(1.3)\n", "counters", dev->version.abi_major,

@@ -162,8 +162,12 @@ static int trace_setup(struct trace *t, pid_t pid)
 				    "ps, it may have exited", (int)pid);
 		else if (errno == EPERM || errno == EACCES)
 			ispot_error("no permission to trace pid %d: run as "
-				    "root, or with CAP_PERFMON as its user",
-				    (int)pid);
+				    "root, or with CAP_PERFMON as its user "
+				    "(and it must be dumpable)", (int)pid);
+		else if (errno == EXDEV)
+			ispot_error("cannot check access to pid %d: /proc is "
+				    "not this pid namespace's procfs; mount it "
+				    "(mount -t proc proc /proc)", (int)pid);
 		else if (errno == ENOMEM || errno == E2BIG || errno == ENOSPC)
 			ispot_error("the module cannot give %s rings of %llu "
 				    "bytes: use a smaller --ring-size or "
@@ -570,9 +574,11 @@ static uint64_t trace_dropped(struct trace *t)
 	uint64_t dropped = 0;
 	uint32_t i;
 
-	if (rs && !ioctl(t->dev.fd, ISPOT_IOC_STATS, &st))
+	if (rs && !ioctl(t->dev.fd, ISPOT_IOC_STATS, &st)) {
 		for (i = 0; i < st.nr_rings && i < t->nr_rings; i++)
 			dropped += rs[i].dropped;
+		t->stop_reason = st.stop_reason;
+	}
 	free(rs);
 	return dropped;
 }
@@ -666,8 +672,8 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 		.nr_counters = t->opts->nr_counters,
 		.excess = t->pipe->excess,
 	};
-	const char *notes[2];
-	char note[2][256];
+	const char *notes[3];
+	char note[3][256];
 	FILE *out = stdout;
 	size_t i;
 	int ret;
@@ -695,6 +701,15 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 			 "sampling 1 in %u calls: calls are counted as "
 			 "recorded, losses scale with it",
 			 t->opts->sample);
+		notes[r.nr_notes] = note[r.nr_notes];
+		r.nr_notes++;
+	}
+	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC) {
+		snprintf(note[r.nr_notes], sizeof(note[0]),
+			 "tracing stopped when pid %d executed a set-user-ID, "
+			 "set-group-ID or file-capability program (as perf "
+			 "does); the report covers the time before",
+			 (int)t->pid);
 		notes[r.nr_notes] = note[r.nr_notes];
 		r.nr_notes++;
 	}
@@ -733,7 +748,12 @@ int trace_report(struct trace *t)
 
 	trace_finish(t);
 	t->dropped = trace_dropped(t);
-	if (t->target_exited && t->mode == MODE_ATTACH)
+	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC)
+		ispot_error("pid %d executed a privileged (set-user-ID, "
+			    "set-group-ID or file-capability) program: tracing "
+			    "stopped there, as perf does; attach to it as root "
+			    "once it runs instead", (int)t->pid);
+	else if (t->target_exited && t->mode == MODE_ATTACH)
 		ispot_error("process %d exited after %.2fs of tracing; the "
 			    "report covers that time", (int)t->pid,
 			    (t->t_end - t->t_enable) / 1e9);

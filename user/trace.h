@@ -80,6 +80,7 @@ struct trace {
 	bool target_exited;
 	bool interrupted;
 	uint64_t dropped;
+	uint32_t stop_reason;		/* ISPOT_STOP_*, from the last STATS */
 };
 
 /* Monotonic ns, the clock the module stamps records with. */

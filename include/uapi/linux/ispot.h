@@ -170,7 +170,12 @@ struct ispot_info {
 	__u64 ring_bytes;	/* out: ring memory in use, all sessions */
 	__u64 ring_bytes_max;	/* out */
 	__u64 dropped;		/* out: records dropped since load */
-	__u64 reserved[4];	/* in: must be 0 */
+	__u32 tracepoints;	/* in: must be 0; out (ABI 1.4): the
+				 * ISPOT_SETUP_* groups whose tracepoint
+				 * probes are registered now (each costs
+				 * every process on the host a little) */
+	__u32 reserved32;	/* in: must be 0 */
+	__u64 reserved[3];	/* in: must be 0 */
 };
 
 /*
