@@ -6,7 +6,16 @@
 #
 #   selftests/vm/run.sh [--kernel VER] [--smp N] [--mem MIB] [--timeout SEC]
 #                       [--add HOST[:GUEST]]... [--disk MIB]
-#                       [--append KERNEL-ARGS] -- CMD [ARG...]
+#                       [--append KERNEL-ARGS] [--tcg multi|single]
+#                       [--module-params PARAMS] -- CMD [ARG...]
+#
+# --tcg multi (the default) runs each vCPU on its own host thread, which
+# the interference tests need.  QEMU's multi-threaded TCG mishandles the
+# kernel's cross-CPU text patching (Documentation/design.rst, "Text
+# patching under TCG"; selftests/vm/textpoke_repro.sh), so there the module
+# is loaded with keep_tracepoints=1 unless --module-params says otherwise;
+# --tcg single runs all vCPUs on one host thread and loads it as a real
+# host would.
 #
 # Fails (non-zero, reason on the last line) on a kernel Oops/BUG/WARNING or
 # other splat, a failed module load or unload, or a timeout.
@@ -20,6 +29,8 @@ timeout=600
 disk_mib=0
 append=
 adds=()
+tcg=multi
+modparams=unset
 
 die() {
 	echo "vm: $*" >&2
@@ -40,12 +51,19 @@ while [ $# -gt 0 ]; do
 	--add) adds+=("${2:?--add needs a path}"); shift 2 ;;
 	--disk) disk_mib=${2:?--disk needs MiB}; shift 2 ;;
 	--append) append=${2?--append needs kernel arguments}; shift 2 ;;
+	--tcg) tcg=${2:?--tcg needs multi or single}; shift 2 ;;
+	--module-params) modparams=${2?--module-params needs PARAMS}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) die "unknown option '$1'; see $0 --help" ;;
 	esac
 done
 [ $# -gt 0 ] || die "no command given; usage: $0 [options] -- CMD [ARG...]"
+case "$tcg" in
+multi) [ "$modparams" != unset ] || modparams=keep_tracepoints=1 ;;
+single) [ "$modparams" != unset ] || modparams= ;;
+*) die "--tcg takes multi or single, not '$tcg'" ;;
+esac
 for n in "$smp" "$mem" "$timeout" "$disk_mib"; do
 	[[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a number"
 done
@@ -83,6 +101,17 @@ cp "$(command -v busybox)" "$root/bin/busybox"
 for applet in $("$root/bin/busybox" --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
+# Every load of ispot.ko in the guest, the tests' reloads included, gets
+# the runner's module parameters.
+rm -f "$root/bin/insmod"
+cat >"$root/bin/insmod" <<'INSMOD'
+#!/bin/sh
+case "$1" in
+*/ispot.ko) exec busybox insmod "$@" $(cat /etc/ispot-module-params) ;;
+esac
+exec busybox insmod "$@"
+INSMOD
+chmod +x "$root/bin/insmod"
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
 
@@ -135,6 +164,8 @@ fi
 	printf '%q ' "$@"
 	printf '\n'
 } >"$root/cmd.sh"
+# Module parameters for every insmod in the guest, the tests' reloads too.
+printf '%s\n' "$modparams" >"$root/etc/ispot-module-params"
 
 cat >"$root/init" <<'EOF'
 #!/bin/sh
@@ -181,7 +212,7 @@ fi
 log=$work/console.log
 set +e
 timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
-	-no-reboot -accel tcg,thread=multi -m "$mem" -smp "$smp" \
+	-no-reboot -accel "tcg,thread=$tcg" -m "$mem" -smp "$smp" \
 	-serial stdio -kernel "$vm_image" -initrd "$work/initrd.img" \
 	${drive[@]+"${drive[@]}"} \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic $append" \
