@@ -531,7 +531,7 @@ TEST(thousand_session_cycles_on_running_target)
 	struct ispot_info info = { 0 };
 	struct ispot_child c;
 	uint64_t t0, calls_before;
-	int i, status, info_fd;
+	int i, status, info_fd, ret, waits = 1;
 	pid_t w;
 
 	ispot_require_module();
@@ -545,7 +545,19 @@ TEST(thousand_session_cycles_on_running_target)
 		int fd = ispot_open(), j;
 
 		ASSERT_GE(fd, 0);
-		ASSERT_EQ(ispot_setup(fd, c.pid, 1, &s), 0);
+		/* Every 5th also records the target's tasks and waits. */
+		memset(&s, 0, sizeof(s));
+		s.pid = c.pid;
+		s.ring_pages = 1;
+		s.flags = i % 5 == 2 && waits ? ISPOT_SETUP_TASKS |
+						 ISPOT_SETUP_WAITS : 0;
+		ret = ispot_ioctl(fd, ISPOT_IOC_SETUP, &s);
+		if (ret == -EOPNOTSUPP && s.flags) {
+			waits = 0;
+			s.flags = 0;
+			ret = ispot_ioctl(fd, ISPOT_IOC_SETUP, &s);
+		}
+		ASSERT_EQ(ret, 0);
 		ASSERT_EQ(ispot_add_probe_fn(fd, (void *)sfn_1,
 					     ISPOT_PROBE_BOTH, 0), 1);
 		if (i % 2)
