@@ -18,6 +18,8 @@
 
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <linux/namei.h>
+#include <linux/path.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
@@ -40,25 +42,40 @@
  * @thread must have one before and after: exit_mm() only ever clears it,
  * and an exec in between shows as another mm (the caller retries).
  */
+static bool ispot_target_procfs_ok(struct super_block *sb,
+				   struct pid_namespace *ns)
+{
+	return sb->s_magic == PROC_SUPER_MAGIC && proc_pid_ns(sb) == ns;
+}
+
 static int ispot_target_may_attach(struct task_struct *thread,
 				   struct mm_struct *mm)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
-	struct super_block *sb;
+	struct path proc;
 	struct file *mem;
-	char path[48];
-	int err = 0;
+	char name[48];
+	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/mem",
+	/* First, so that a wrong procfs is not reported as "no access". */
+	err = kern_path("/proc", LOOKUP_FOLLOW, &proc);
+	if (err)
+		return err == -ENOENT ? -EXDEV : err;
+	err = ispot_target_procfs_ok(proc.dentry->d_sb, ns) ? 0 : -EXDEV;
+	path_put(&proc);
+	if (err)
+		return err;
+
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/mem",
 		 task_tgid_nr_ns(thread, ns), task_pid_nr_ns(thread, ns));
-	mem = filp_open(path, O_RDONLY, 0);
+	mem = filp_open(name, O_RDONLY, 0);
 	if (IS_ERR(mem)) {
 		err = PTR_ERR(mem);
 		/* mm_access() says -EACCES; ptrace(2) and perf say -EPERM. */
 		return err == -EACCES ? -EPERM : err;
 	}
-	sb = file_inode(mem)->i_sb;
-	if (sb->s_magic != PROC_SUPER_MAGIC || proc_pid_ns(sb) != ns)
+	/* /proc may have been remounted in between: check what was used. */
+	if (!ispot_target_procfs_ok(file_inode(mem)->i_sb, ns))
 		err = -EXDEV;
 	else if (READ_ONCE(thread->mm) != mm)
 		err = -EAGAIN;

@@ -702,7 +702,7 @@ TEST(close_and_unload_while_counting)
 		close(fd);
 		ASSERT_EQ(system("rmmod ispot"), 0);
 		usleep(20000);
-		ASSERT_EQ(system("insmod /ispot/kmod/ispot.ko"), 0);
+		ASSERT_EQ(system("/ispot/selftests/kmod/load_ispot.sh"), 0);
 	}
 	TH_LOG("%zu records read while counting", recorded);
 	EXPECT_GT(recorded, 0);

@@ -159,6 +159,8 @@ TEST(info_counts_sessions_and_rings)
 
 	ASSERT_GE(fd2, 0);
 	memset(&a, 0xcc, sizeof(a));
+	a.tracepoints = 0;
+	a.reserved32 = 0;
 	memset(a.reserved, 0, sizeof(a.reserved));
 	ASSERT_EQ(ispot_ioctl(fd, ISPOT_IOC_INFO, &a), 0);
 	EXPECT_GE(a.sessions, 2);

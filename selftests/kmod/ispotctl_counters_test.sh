@@ -8,7 +8,7 @@
 tmp=$(mktemp -d)
 samples=/ispot/samples
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || insmod /ispot/kmod/ispot.ko
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
 tap_plan 6
 

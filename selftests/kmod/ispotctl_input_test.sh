@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 ko=/ispot/kmod/ispot.ko
 lock=/ispot/samples/lock_contention
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || insmod "$ko"
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
 tap_plan 12
 
@@ -98,7 +98,7 @@ t_no_module() {
 	run_status 1 ispotctl run --func acquire -- "$lock" --iterations 1
 	r=$?
 	one_line_err "load the module" || r=1
-	insmod "$ko" || return 1
+	/ispot/selftests/kmod/load_ispot.sh || return 1
 	return $r
 }
 tap_check "module_not_loaded_exit_1" t_no_module

@@ -208,7 +208,7 @@ TEST(close_and_unload_while_target_inside_function)
 	ASSERT_EQ(system("rmmod ispot"), 0);
 	ASSERT_EQ(write(b.unblock[1], "x", 1), 1);
 	EXPECT_EQ(ispot_child_wait(&c), 0);
-	ASSERT_EQ(system("insmod /ispot/kmod/ispot.ko"), 0);
+	ASSERT_EQ(system("/ispot/selftests/kmod/load_ispot.sh"), 0);
 }
 
 TEST(owner_killed_while_target_inside_function)

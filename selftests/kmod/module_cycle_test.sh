@@ -13,7 +13,7 @@ grep -q '^ispot ' /proc/modules && rmmod ispot
 cycles() {
 	i=0
 	while [ $i -lt 100 ]; do
-		insmod "$ko" max_sessions=$((i + 1)) || return 1
+		/ispot/selftests/kmod/load_ispot.sh max_sessions=$((i + 1)) || return 1
 		[ -c /dev/ispot ] || { echo "# no /dev/ispot after load $i"; return 1; }
 		[ "$(cat /sys/module/ispot/parameters/max_sessions)" = $((i + 1)) ] || return 1
 		rmmod ispot || return 1
@@ -25,7 +25,7 @@ tap_check "load_unload_100_cycles" cycles
 
 # An open session pins the module; closing it lets the unload through.
 busy() {
-	insmod "$ko" || return 1
+	/ispot/selftests/kmod/load_ispot.sh || return 1
 	exec 3</dev/ispot
 	if rmmod ispot 2>/dev/null; then exec 3<&-; return 1; fi
 	exec 3<&-
@@ -33,5 +33,5 @@ busy() {
 }
 tap_check "unload_refused_while_session_open" busy
 
-tap_check "final_load" insmod "$ko"
+tap_check "final_load" /ispot/selftests/kmod/load_ispot.sh
 tap_done

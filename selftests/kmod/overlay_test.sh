@@ -16,7 +16,7 @@ lock=/ispot/samples/lock_contention
 tmp=$(mktemp -d)
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 [ -x "$lock" ] || { echo "1..0 # SKIP $lock missing"; exit 4; }
-grep -q '^ispot ' /proc/modules || insmod "$ko"
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 grep -qw overlay /proc/filesystems ||
 	{ [ -f /modules/overlay.ko ] && insmod /modules/overlay.ko; }
 grep -qw overlay /proc/filesystems ||
@@ -175,7 +175,7 @@ t_no_leak() {
 			insmod /modules/overlay.ko || r=1
 		fi
 	fi
-	insmod "$ko" || return 1
+	/ispot/selftests/kmod/load_ispot.sh || return 1
 	return $r
 }
 tap_check "nothing_leaks_after_close" t_no_leak

@@ -433,10 +433,12 @@ static void trace_across_suid_exec(void *arg)
 	target_go(t);
 	ASSERT_EQ(target_wait_done(t, 60000), 0);	/* before the exec */
 	ASSERT_EQ(session_stats(fd, ps, 2, &st), 0);
-	/* Records flow before the exec: the test proves something. */
+	/*
+	 * Records flow before the exec: the test proves something.  (The
+	 * target execs as soon as it is done, so the state may already be
+	 * DEAD here.)
+	 */
 	EXPECT_EQ(ps[0].entry_hits, PRE_EXEC_CALLS);
-	EXPECT_EQ(st.state, ISPOT_STATE_ENABLED);
-	EXPECT_EQ(st.stop_reason, ISPOT_STOP_NONE);
 	/* The set-user-ID program has made its calls and waits. */
 	ASSERT_EQ(target_wait_done(t, 60000), 0);
 	ASSERT_EQ(session_stats(fd, ps, 2, &st), 0);

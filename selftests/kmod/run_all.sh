@@ -14,6 +14,6 @@ for t in $tests; do
 	0|4) ;;
 	*) echo "# selftest $t failed with exit $r"; rc=1 ;;
 	esac
-	grep -q '^ispot ' /proc/modules || insmod /ispot/kmod/ispot.ko
+	grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 done
 exit $rc

@@ -6,7 +6,7 @@
 ko=/ispot/kmod/ispot.ko
 tmp=$(mktemp -d)
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || insmod "$ko"
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
 tap_plan 8
 
@@ -54,7 +54,7 @@ t_no_module() {
 	run_status 1 ispotctl status
 	r=$?
 	one_line_err "not found: load the module" || r=1
-	insmod "$ko" || return 1
+	/ispot/selftests/kmod/load_ispot.sh || return 1
 	return $r
 }
 tap_check "module_not_loaded_exit_1" t_no_module

@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 [ -f "$ko" ] || { echo "1..0 # SKIP $ko missing"; exit 4; }
 [ -x "$lock" ] || { echo "1..0 # SKIP $lock missing"; exit 4; }
-grep -q '^ispot ' /proc/modules || insmod "$ko"
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
 tap_plan 6
 
@@ -128,7 +128,7 @@ t_unload() {
 tap_check "rmmod_after_close_targets_keep_running" t_unload
 
 t_reload() {
-	grep -q '^ispot ' /proc/modules || insmod "$ko" || return 1
+	grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh || return 1
 	[ -c /dev/ispot ] || return 1
 	run_status 0 ispotctl run --func acquire --json -o "$tmp/again.json" -- \
 		"$lock" --threads 2 --iterations 50 || return 1

@@ -101,17 +101,6 @@ cp "$(command -v busybox)" "$root/bin/busybox"
 for applet in $("$root/bin/busybox" --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
-# Every load of ispot.ko in the guest, the tests' reloads included, gets
-# the runner's module parameters.
-rm -f "$root/bin/insmod"
-cat >"$root/bin/insmod" <<'INSMOD'
-#!/bin/sh
-case "$1" in
-*/ispot.ko) exec busybox insmod "$@" $(cat /etc/ispot-module-params) ;;
-esac
-exec busybox insmod "$@"
-INSMOD
-chmod +x "$root/bin/insmod"
 echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >>"$root/etc/passwd"
 
@@ -166,7 +155,8 @@ fi
 	printf '%q ' "$@"
 	printf '\n'
 } >"$root/cmd.sh"
-# Module parameters for every insmod in the guest, the tests' reloads too.
+# Module parameters for every load in the guest, the tests' reloads too
+# (selftests/kmod/load_ispot.sh).
 printf '%s\n' "$modparams" >"$root/etc/ispot-module-params"
 
 cat >"$root/init" <<'EOF'
@@ -188,7 +178,8 @@ fail() {
 	poweroff -f
 }
 echo "@@ISPOT-BEGIN"
-out=$(insmod /ispot/kmod/ispot.ko 2>&1) || fail "module load failed: $out"
+out=$(/ispot/selftests/kmod/load_ispot.sh 2>&1) ||
+	fail "module load failed: $out"
 sh /cmd.sh </dev/null 2>&1
 status=$?
 if grep -q '^ispot ' /proc/modules; then
