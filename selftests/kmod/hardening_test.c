@@ -200,7 +200,7 @@ struct mmap_loop {
 	int fd;
 	size_t size;
 	volatile int stop;
-	int maps;
+	int maps;		/* atomic: read by the main thread */
 };
 
 static void *mmap_loop(void *arg)
@@ -213,7 +213,7 @@ static void *mmap_loop(void *arg)
 		if (m == MAP_FAILED)
 			break;
 		munmap(m, l->size);
-		l->maps++;
+		__atomic_fetch_add(&l->maps, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -250,6 +250,9 @@ TEST(mmap_while_enabling_a_library_probe)
 	l.fd = fd;
 	l.size = s.ring_mmap_size;
 	ASSERT_EQ(pthread_create(&th, NULL, mmap_loop, &l), 0);
+	/* The mapper must be running before the first ENABLE. */
+	while (!__atomic_load_n(&l.maps, __ATOMIC_RELAXED))
+		usleep(1000);
 	for (i = 0; i < 30; i++) {
 		ASSERT_EQ(ispot_ioctl(fd, ISPOT_IOC_ENABLE, NULL), 0);
 		ASSERT_EQ(ispot_ioctl(fd, ISPOT_IOC_DISABLE, NULL), 0);
