@@ -101,14 +101,15 @@ copy_libs() {
 }
 copy_libs
 
-# --disk: Debian builds virtio and ext4 as modules, and the guest has no
+# --disk: Debian builds virtio, ext4 and overlayfs as modules, and the guest has no
 # modprobe, so the ones /dev/vda and its filesystem need are copied from
 # the guest kernel's own tree and loaded in dependency order.
 disk_modules="kernel/drivers/virtio/virtio_ring kernel/drivers/virtio/virtio
 kernel/drivers/virtio/virtio_pci_legacy_dev
 kernel/drivers/virtio/virtio_pci_modern_dev kernel/drivers/virtio/virtio_pci
 kernel/drivers/block/virtio_blk kernel/lib/crc16 kernel/fs/mbcache
-kernel/fs/jbd2/jbd2 kernel/crypto/crc32c_generic kernel/fs/ext4/ext4"
+kernel/fs/jbd2/jbd2 kernel/crypto/crc32c_generic kernel/fs/ext4/ext4
+kernel/fs/overlayfs/overlay"
 : >"$root/disk-modules"
 if [ "$disk_mib" -gt 0 ]; then
 	krel=${vm_image##*/vmlinuz-}
