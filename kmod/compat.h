@@ -20,6 +20,15 @@
  *   (waits.c disables preemption itself, so only the prototype differs.)
  *
  * futex system calls: futex_waitv since 5.16, futex_wait (futex2) since 6.7.
+ *
+ * Debian 11's 5.10 (checked against its linux-headers-5.10.0-46):
+ *   task_is_running() is 5.14 ("sched: Introduce task_is_running()");
+ *     5.10 has task->state, 5.14 renamed it __state.
+ *   struct futex_waitv is 5.16 ("futex: Implement sys_futex_waitv()");
+ *     5.10 lacks the system call too, so the struct only has to compile.
+ *   sched_switch(preempt, prev, next) gains prev_state in 5.18
+ *     ("sched/tracing: Append prev_state to tp args instead"): see
+ *     ISPOT_TP_SCHED_SWITCH.
  */
 #ifndef ISPOT_COMPAT_H
 #define ISPOT_COMPAT_H
@@ -30,6 +39,41 @@
 #include <linux/uprobes.h>
 #include <linux/version.h>
 #include <asm/unistd.h>
+#include <uapi/linux/futex.h>
+
+#ifndef task_is_running		/* before 5.14 */
+#define task_is_running(task)	(READ_ONCE((task)->state) == TASK_RUNNING)
+#endif
+
+#ifndef FUTEX_WAITV_MAX		/* before 5.16: same layout as later uapi */
+struct futex_waitv {
+	__u64 val;
+	__u64 uaddr;
+	__u32 flags;
+	__u32 __reserved;
+};
+#endif
+
+/*
+ * The sched_switch probe, and the state @prev switched out in.  Before
+ * 5.18 the tracepoint has no prev_state argument: read it from the task as
+ * that kernel's own trace event does (task->state, __state from 5.14).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define ISPOT_TP_SCHED_SWITCH(fn)					\
+	void fn(void *data, bool preempt, struct task_struct *prev,	\
+		struct task_struct *next, unsigned int ispot_tp_prev_state)
+#define ISPOT_TP_PREV_STATE(prev)	(ispot_tp_prev_state)
+#else
+#define ISPOT_TP_SCHED_SWITCH(fn)					\
+	void fn(void *data, bool preempt, struct task_struct *prev,	\
+		struct task_struct *next)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+#define ISPOT_TP_PREV_STATE(prev)	((unsigned int)READ_ONCE((prev)->__state))
+#else
+#define ISPOT_TP_PREV_STATE(prev)	((unsigned int)READ_ONCE((prev)->state))
+#endif
+#endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #define ISPOT_UPROBE_HANDLER(fn)					\
