@@ -74,6 +74,19 @@ root_krel() {
 		sort -V | tail -n1
 }
 
+# Purge headers older than the newest (debootstrap's point release ones,
+# replaced by the security archive's, or a refresh's predecessor).
+prune_headers() {
+	local new old
+	new=$(root_krel)
+	for old in $(ls "$root/usr/src" | sed -n 's/^linux-headers-\(.*\)-amd64$/\1/p'); do
+		[ "$old-amd64" != "$new" ] || continue
+		in_root apt-get purge -y -qq "linux-headers-$old-amd64" \
+			"linux-headers-$old-common" || true
+	done
+	in_root apt-get autoremove -y -qq --purge || true
+}
+
 # Unpack the image and modules of the root's headers into $image.  Debian
 # ships them as linux-image-KREL (signed; -unsigned when the signed one
 # lags), which unstable split into a meta package over linux-binary-KREL
@@ -143,6 +156,7 @@ make_root() {
 		in_root apt-get install -y -qq --no-install-recommends \
 			linux-headers-amd64 >>"$cache/setup.log" 2>&1 ||
 			fail "apt-get install linux-headers-amd64 failed (see $cache/setup.log)"
+		prune_headers >>"$cache/setup.log" 2>&1
 		touch "$cache/refreshed"
 	fi
 	krel=$(root_krel)
@@ -175,6 +189,7 @@ refresh_root() {
 		in_root apt-get install -y -qq --no-install-recommends \
 			linux-headers-amd64 >>"$cache/refresh.log" 2>&1 ||
 			fail "upgrading linux-headers-amd64 failed (see $cache/refresh.log)"
+		prune_headers >>"$cache/refresh.log" 2>&1
 		unpack_image "$(root_krel)"
 		in_root apt-get clean
 	elif [ ! -f "$image/boot/vmlinuz-$(root_krel)" ]; then
@@ -192,7 +207,7 @@ krel=$(root_krel)
 [ -f "$image/boot/vmlinuz-$krel" ] || unpack_image "$krel"
 flock -u 9
 
-cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' \
+cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' \
 	"$root/usr/src/linux-headers-$krel/include/config/auto.conf" 2>/dev/null || true)
 rel=$(. "$root/etc/os-release" && echo "${PRETTY_NAME:-$suite}")
 done_msg="buildroot: $name: $krel ($rel), ${cc:-gcc}"
