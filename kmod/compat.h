@@ -29,6 +29,11 @@
  *   sched_switch(preempt, prev, next) gains prev_state in 5.18
  *     ("sched/tracing: Append prev_state to tp args instead"): see
  *     ISPOT_TP_SCHED_SWITCH.
+ *
+ * Debian unstable's 7.2 (linux-headers-7.2.13+deb14, gcc-16):
+ *   get_dumpable(mm)/SUID_DUMP_USER are gone: dumpability moved from
+ *   mm->flags to task->exec_state (enum task_dumpable); see
+ *   ispot_dumpable().
  */
 #ifndef ISPOT_COMPAT_H
 #define ISPOT_COMPAT_H
@@ -40,6 +45,12 @@
 #include <linux/version.h>
 #include <asm/unistd.h>
 #include <uapi/linux/futex.h>
+#if __has_include(<linux/sched/exec_state.h>)
+#include <linux/sched/exec_state.h>	/* 7.x: dumpability per task */
+#define ISPOT_HAVE_TASK_EXEC_STATE 1
+#else
+#include <linux/sched/coredump.h>
+#endif
 
 #ifndef task_is_running		/* before 5.14 */
 #define task_is_running(task)	(READ_ONCE((task)->state) == TASK_RUNNING)
@@ -148,6 +159,33 @@ static inline void ispot_vma_make_readonly(struct vm_area_struct *vma)
 	vm_flags_clear(vma, VM_MAYWRITE);
 #else
 	vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+}
+
+/*
+ * Whether ptrace (and so ISPOT) may look into @task, whose mm is @mm,
+ * without CAP_SYS_PTRACE: its dumpability is "owner", as
+ * __ptrace_may_access() checks.  Up to 7.0 that is in the mm's flags
+ * (get_dumpable(mm) == SUID_DUMP_USER); Debian's 7.2 moved it to
+ * task->exec_state (<linux/sched/exec_state.h>, TASK_DUMPABLE_OWNER) and
+ * exports no accessor, so it is read under RCU.  No lock, no sleep: fit
+ * for probe handlers.  @mm must be non-NULL (a task without one passes
+ * __ptrace_may_access's check, so callers let it pass too).
+ */
+static __always_inline bool ispot_dumpable(struct task_struct *task,
+					   struct mm_struct *mm)
+{
+#ifdef ISPOT_HAVE_TASK_EXEC_STATE
+	struct task_exec_state *es;
+	bool ok;
+
+	rcu_read_lock();
+	es = rcu_dereference(task->exec_state);
+	ok = !es || READ_ONCE(es->dumpable) == TASK_DUMPABLE_OWNER;
+	rcu_read_unlock();
+	return ok;
+#else
+	return get_dumpable(mm) == SUID_DUMP_USER;
 #endif
 }
 
