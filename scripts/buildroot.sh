@@ -63,8 +63,12 @@ mirror() {
 		grep -v security | head -n1 || true
 }
 
+# Run a command in the root, with /proc (7.x objtool reads its limits there)
+# mounted in a mount namespace of its own: nothing to unmount afterwards,
+# and builds from several clones do not race on it.
 in_root() {
-	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+	unshare --mount sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' \
+		"$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		DEBIAN_FRONTEND=noninteractive LC_ALL=C "$@"
 }
 
@@ -90,7 +94,8 @@ prune_headers() {
 # Unpack the image and modules of the root's headers into $image.  Debian
 # ships them as linux-image-KREL (signed; -unsigned when the signed one
 # lags), which unstable split into a meta package over linux-binary-KREL
-# (vmlinuz) and linux-modules-KREL.
+# (vmlinuz, in usr/lib/modules/KREL/), linux-modules-KREL and
+# linux-base-KREL; boot/vmlinuz-KREL then links to the image.
 unpack_image() {
 	local krel=$1 base= pkgs p dl=/var/tmp/ispot-image
 	for p in "linux-image-$krel" "linux-image-$krel-unsigned"; do
@@ -105,8 +110,10 @@ unpack_image() {
 	# The packages of the same kernel it depends on (linux-binary-KREL,
 	# linux-modules-KREL, ...), then those in case they are only recommended.
 	pkgs=$(in_root apt-cache depends "$base" |
-		awk '$1 ~ /^(Pre)?Depends:$/ { print $2 }' |
-		grep -E "^linux-[a-z]+-$krel(-unsigned)?\$" || true)
+		awk -v k="$krel" '$1 ~ /^(Pre)?Depends:$/ && $2 ~ /^linux-[a-z]+-/ {
+			p = $2; sub(/-unsigned$/, "", p)
+			if (substr(p, length(p) - length(k) + 1) == k) printf " %s", $2
+		}')
 	for p in "linux-binary-$krel" "linux-modules-$krel"; do
 		case " $pkgs " in *" $p "*) continue ;; esac
 		in_root apt-cache show --no-all-versions "$p" 2>/dev/null |
@@ -123,8 +130,15 @@ unpack_image() {
 		dpkg-deb -x "$p" "$image.new"
 	done
 	rm -rf "$root$dl"
+	# Unstable's linux-binary puts the image in the module directory.
+	for p in usr/lib lib; do
+		[ ! -f "$image.new/boot/vmlinuz-$krel" ] &&
+			[ -f "$image.new/$p/modules/$krel/vmlinuz" ] || continue
+		mkdir -p "$image.new/boot"
+		ln -s "../$p/modules/$krel/vmlinuz" "$image.new/boot/vmlinuz-$krel"
+	done
 	[ -f "$image.new/boot/vmlinuz-$krel" ] ||
-		fail "no boot/vmlinuz-$krel in $base $pkgs"
+		fail "no vmlinuz-$krel in $base $pkgs"
 	[ -f "$image.new/lib/modules/$krel/modules.dep" ] ||
 		[ -f "$image.new/usr/lib/modules/$krel/modules.dep" ] ||
 		depmod -b "$image.new" "$krel" 2>/dev/null ||
@@ -146,6 +160,9 @@ make_root() {
 		--include=make,libc6-dev,linux-headers-amd64 \
 		"$suite" "$root" "$m" >"$cache/setup.log" 2>&1 ||
 		fail "debootstrap $suite failed: $(grep -E 'E:|W: Failure' "$cache/setup.log" | tail -n1)"
+	# A mirror may serve an archive whose Release is past its Valid-Until
+	# (unstable's is a week); signatures are still checked.
+	echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99ispot"
 	# Kernel fixes of stable releases arrive through the security archive.
 	{
 		echo "deb $m $suite main"
@@ -177,9 +194,10 @@ refresh_root() {
 	*) [ -z "$(find "$cache/refreshed" -mmin -1440 2>/dev/null)" ] || return 0 ;;
 	esac
 	if ! timeout 120 chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		apt-get update -qq -o Acquire::Retries=0 \
-		-o Acquire::http::Timeout=10 >"$cache/refresh.log" 2>&1; then
-		echo "buildroot: $name: mirror unreachable; using the cached root" >&2
+		LC_ALL=C apt-get update -qq -o Acquire::Retries=0 \
+		-o Acquire::http::Timeout=10 >"$cache/refresh.log" 2>&1 ||
+		grep -q '^E:' "$cache/refresh.log"; then
+		echo "buildroot: $name: cannot check for a newer kernel ($(grep -m1 '^[EW]:' "$cache/refresh.log" | cut -c1-120)); using the cached root" >&2
 		return 0
 	fi
 	inst=$(in_root apt-cache policy linux-headers-amd64 | awk '$1 == "Installed:" { print $2 }')
