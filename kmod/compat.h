@@ -39,6 +39,7 @@
 #define ISPOT_COMPAT_H
 
 #include <linux/compat.h>
+#include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/uprobes.h>
@@ -50,6 +51,20 @@
 #define ISPOT_HAVE_TASK_EXEC_STATE 1
 #else
 #include <linux/sched/coredump.h>
+#endif
+
+/*
+ * Error pointers in the __percpu address space.  7.2 makes __percpu a
+ * named address space (__seg_gs) when CONFIG_USE_X86_SEG_SUPPORT and the
+ * compiler has __typeof_unqual__ (gcc 14+; asm/percpu_types.h
+ * __percpu_qual), and IS_ERR()/PTR_ERR()/ERR_PTR() on such a pointer no
+ * longer compile.  <linux/err.h> has the _PCPU forms since 6.12 (Debian's
+ * 6.12.117 has them, 6.1 and 5.10 do not); the same definitions here.
+ */
+#ifndef IS_ERR_PCPU
+#define ERR_PTR_PCPU(error)	((void __percpu *)(unsigned long)ERR_PTR(error))
+#define PTR_ERR_PCPU(ptr)	(PTR_ERR((const void *)(__force const unsigned long)(ptr)))
+#define IS_ERR_PCPU(ptr)	(IS_ERR((const void *)(__force const unsigned long)(ptr)))
 #endif
 
 #ifndef task_is_running		/* before 5.14 */
