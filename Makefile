@@ -2,6 +2,7 @@
 #
 # make		build kmod/ispot.ko, user/ispotctl, samples and selftests
 # make check	install deps, build, run native unit tests and VM selftests
+#		(KERNELS="6.1 6.12": only those kernels; default all)
 # make demo	boot the VM and run a sample under ispotctl
 # make bench	print benchmark figures (never pass/fail)
 # make clean	return the tree to what git has
@@ -68,7 +69,7 @@ selftests/bench/%: selftests/bench/%.c selftests/ispot_test.h selftests/kmod/isp
 	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
 
 check:
-	@scripts/check.sh
+	@KERNELS="$(KERNELS)" scripts/check.sh
 
 demo:
 	@scripts/demo.sh

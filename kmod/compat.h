@@ -20,17 +20,86 @@
  *   (waits.c disables preemption itself, so only the prototype differs.)
  *
  * futex system calls: futex_waitv since 5.16, futex_wait (futex2) since 6.7.
+ *
+ * Debian 11's 5.10 (checked against its linux-headers-5.10.0-46):
+ *   task_is_running() is 5.14 ("sched: Introduce task_is_running()");
+ *     5.10 has task->state, 5.14 renamed it __state.
+ *   struct futex_waitv is 5.16 ("futex: Implement sys_futex_waitv()");
+ *     5.10 lacks the system call too, so the struct only has to compile.
+ *   sched_switch(preempt, prev, next) gains prev_state in 5.18
+ *     ("sched/tracing: Append prev_state to tp args instead"): see
+ *     ISPOT_TP_SCHED_SWITCH.
+ *
+ * Debian unstable's 7.2 (linux-headers-7.2.13+deb14, gcc-16):
+ *   get_dumpable(mm)/SUID_DUMP_USER are gone: dumpability moved from
+ *   mm->flags to task->exec_state (enum task_dumpable); see
+ *   ispot_dumpable().
  */
 #ifndef ISPOT_COMPAT_H
 #define ISPOT_COMPAT_H
 
 #include <linux/compat.h>
+#include <linux/err.h>
 #include <linux/mm.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/uprobes.h>
 #include <linux/version.h>
 #include <asm/unistd.h>
+#include <uapi/linux/futex.h>
+#if __has_include(<linux/sched/exec_state.h>)
+#include <linux/sched/exec_state.h>	/* 7.x: dumpability per task */
+#define ISPOT_HAVE_TASK_EXEC_STATE 1
+#else
+#include <linux/sched/coredump.h>
+#endif
+
+/*
+ * Error pointers in the __percpu address space.  7.2 makes __percpu a
+ * named address space (__seg_gs) when CONFIG_USE_X86_SEG_SUPPORT and the
+ * compiler has __typeof_unqual__ (gcc 14+; asm/percpu_types.h
+ * __percpu_qual), and IS_ERR()/PTR_ERR()/ERR_PTR() on such a pointer no
+ * longer compile.  <linux/err.h> has the _PCPU forms since 6.12 (Debian's
+ * 6.12.117 has them, 6.1 and 5.10 do not); the same definitions here.
+ */
+#ifndef IS_ERR_PCPU
+#define ERR_PTR_PCPU(error)	((void __percpu *)(unsigned long)ERR_PTR(error))
+#define PTR_ERR_PCPU(ptr)	(PTR_ERR((const void *)(__force const unsigned long)(ptr)))
+#define IS_ERR_PCPU(ptr)	(IS_ERR((const void *)(__force const unsigned long)(ptr)))
+#endif
+
+#ifndef task_is_running		/* before 5.14 */
+#define task_is_running(task)	(READ_ONCE((task)->state) == TASK_RUNNING)
+#endif
+
+#ifndef FUTEX_WAITV_MAX		/* before 5.16: same layout as later uapi */
+struct futex_waitv {
+	__u64 val;
+	__u64 uaddr;
+	__u32 flags;
+	__u32 __reserved;
+};
+#endif
+
+/*
+ * The sched_switch probe, and the state @prev switched out in.  Before
+ * 5.18 the tracepoint has no prev_state argument: read it from the task as
+ * that kernel's own trace event does (task->state, __state from 5.14).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define ISPOT_TP_SCHED_SWITCH(fn)					\
+	void fn(void *data, bool preempt, struct task_struct *prev,	\
+		struct task_struct *next, unsigned int ispot_tp_prev_state)
+#define ISPOT_TP_PREV_STATE(prev)	(ispot_tp_prev_state)
+#else
+#define ISPOT_TP_SCHED_SWITCH(fn)					\
+	void fn(void *data, bool preempt, struct task_struct *prev,	\
+		struct task_struct *next)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+#define ISPOT_TP_PREV_STATE(prev)	((unsigned int)READ_ONCE((prev)->__state))
+#else
+#define ISPOT_TP_PREV_STATE(prev)	((unsigned int)READ_ONCE((prev)->state))
+#endif
+#endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #define ISPOT_UPROBE_HANDLER(fn)					\
@@ -111,10 +180,32 @@ static inline void ispot_vma_make_readonly(struct vm_area_struct *vma)
 #endif
 }
 
-/* Whether ptrace (and so ISPOT) may look into @mm without CAP_SYS_PTRACE. */
-static __always_inline bool ispot_mm_dumpable(struct mm_struct *mm)
+
+/*
+ * Whether ptrace (and so ISPOT) may look into @task, whose mm is @mm,
+ * without CAP_SYS_PTRACE: its dumpability is "owner", as
+ * __ptrace_may_access() checks.  Up to 7.0 that is in the mm's flags
+ * (get_dumpable(mm) == SUID_DUMP_USER); Debian's 7.2 moved it to
+ * task->exec_state (<linux/sched/exec_state.h>, TASK_DUMPABLE_OWNER) and
+ * exports no accessor, so it is read under RCU.  No lock, no sleep: fit
+ * for probe handlers.  @mm must be non-NULL (a task without one passes
+ * __ptrace_may_access's check, so callers let it pass too).
+ */
+static __always_inline bool ispot_dumpable(struct task_struct *task,
+					   struct mm_struct *mm)
 {
+#ifdef ISPOT_HAVE_TASK_EXEC_STATE
+	struct task_exec_state *es;
+	bool ok;
+
+	rcu_read_lock();
+	es = rcu_dereference(task->exec_state);
+	ok = !es || READ_ONCE(es->dumpable) == TASK_DUMPABLE_OWNER;
+	rcu_read_unlock();
+	return ok;
+#else
 	return get_dumpable(mm) == SUID_DUMP_USER;
+#endif
 }
 
 /*

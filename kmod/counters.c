@@ -117,7 +117,7 @@ ispot_counters_create(struct ispot_counters *args)
 
 	pcpu = alloc_percpu_gfp(struct ispot_counters_pcpu, GFP_KERNEL_ACCOUNT);
 	if (!pcpu)
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR_PCPU(-ENOMEM);
 	/*
 	 * No cpus_read_lock(): creating a software event takes it itself
 	 * (static_key_slow_inc), and a nested read lock deadlocks against a

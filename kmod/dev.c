@@ -362,8 +362,8 @@ static long ispot_ioc_counters(struct ispot_session *s, void __user *uarg)
 		return -EBUSY;
 
 	pcpu = ispot_counters_create(&args);
-	if (IS_ERR(pcpu))
-		return PTR_ERR(pcpu);
+	if (IS_ERR_PCPU(pcpu))
+		return PTR_ERR_PCPU(pcpu);
 	if (try)
 		ispot_counters_release(pcpu, args.nr);
 	if (copy_to_user(uarg, &args, sizeof(args))) {

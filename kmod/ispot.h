@@ -301,7 +301,7 @@ ispot_target_check(struct ispot_session *s, struct task_struct *t)
 	mm = READ_ONCE(t->mm);
 	if (!mm)
 		return ISPOT_TARGET_RECORD;	/* exiting: its lifetime ends */
-	if (ispot_mm_dumpable(mm)) {
+	if (ispot_dumpable(t, mm)) {
 		WRITE_ONCE(s->exec_id, exec_id);
 		return ISPOT_TARGET_RECORD;
 	}

@@ -122,11 +122,9 @@ static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
  * Interrupts are off and the run-queue lock is held: nothing here may wake
  * anyone (the ring defers that) or take a lock.
  */
-static void ispot_waits_switch(void *data, bool preempt,
-			       struct task_struct *prev,
-			       struct task_struct *next,
-			       unsigned int prev_state)
+static ISPOT_TP_SCHED_SWITCH(ispot_waits_switch)
 {
+	unsigned int prev_state = ISPOT_TP_PREV_STATE(prev);
 	struct ispot_session *s;
 	u64 ts = 0;
 

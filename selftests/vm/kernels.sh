@@ -1,17 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by the VM runner and scripts: map a kernel version name to a
-# bootable image and an ispot.ko built for it.
+# Sourced by the VM runner and scripts: map a kernel name to a bootable
+# image, its module tree and an ispot.ko built for it.
 #
 #   6.1   Debian 12's kernel, installed on the host by scripts/deps.sh; the
-#         module is the tree's kmod/ispot.ko.
-#   6.12  Debian 13 (trixie) and 7.2 Debian unstable (sid): their headers
-#         need gcc-14, so scripts/buildroot.sh debootstraps a build root in
-#         .cache/kernels/VER, builds the module there and keeps the image.
+#         module is the tree's kmod/ispot.ko (make).
+#   5.10  Debian 11 (bullseye, gcc-10), 6.12 Debian 13 (trixie, gcc-14) and
+#   sid   Debian unstable (7.x): scripts/buildroot.sh debootstraps a build
+#         root of that release in $ISPOT_CACHE/kernels/NAME (outside the
+#         tree, ~/.cache/ispot by default), unpacks the release's kernel
+#         there and builds .build/kernels/NAME/ispot.ko with its compiler.
+#
+# vm_kernel_select NAME sets vm_image (vmlinuz), vm_moddir (its
+# lib/modules/KREL) and vm_module (ispot.ko).  vm_kernel_names lists the
+# names "make check" runs by default.
 
 vm_top=${vm_top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+vm_kernel_names="5.10 6.1 6.12 sid debug"
 
 vm_kernel_select() {
-	local ver=$1 kdir krel
+	local ver=$1 kdir krel cache
 	case "$ver" in
 	6.1)
 		kdir=$("$vm_top/scripts/kdir.sh")
@@ -22,16 +29,20 @@ vm_kernel_select() {
 		   krel=${krel#/boot/vmlinuz-} ;;
 		esac
 		vm_image=/boot/vmlinuz-$krel
+		vm_moddir=/lib/modules/$krel
 		vm_module=$vm_top/kmod/ispot.ko
 		;;
-	6.12|7.2)
-		"$vm_top/scripts/buildroot.sh" "$ver" >&2 || return 1
-		vm_image=$(ls "$vm_top/.cache/kernels/$ver/root/boot/"vmlinuz-* |
-			   sort -V | tail -n1)
-		vm_module=$vm_top/.cache/kernels/$ver/ispot.ko
+	5.10|6.12|sid)
+		"$vm_top/scripts/buildroot.sh" "$ver" || return 1
+		cache=${ISPOT_CACHE:-$HOME/.cache/ispot}/kernels/$ver/image
+		vm_image=$(ls "$cache/boot/"vmlinuz-* | sort -V | tail -n1)
+		krel=${vm_image##*/vmlinuz-}
+		vm_moddir=$cache/lib/modules/$krel
+		[ -d "$vm_moddir" ] || vm_moddir=$cache/usr/lib/modules/$krel
+		vm_module=$vm_top/.build/kernels/$ver/ispot.ko
 		;;
 	*)
-		echo "vm: unknown kernel '$ver'; use 6.1, 6.12 or 7.2" >&2
+		echo "vm: unknown kernel '$ver'; use one of $vm_kernel_names" >&2
 		return 1
 		;;
 	esac

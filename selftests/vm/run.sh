@@ -84,7 +84,7 @@ root=$work/root
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,ispot,mnt}
 
 # The built tree, without git metadata or caches.
-tar -C "$top" --exclude=./.git --exclude=./.cache --exclude='*.o' \
+tar -C "$top" --exclude=./.git --exclude=./.cache --exclude=./.build --exclude='*.o' \
 	--exclude='*.cmd' -cf - . | tar -C "$root/ispot" -xf -
 cp "$vm_module" "$root/ispot/kmod/ispot.ko"
 
@@ -119,35 +119,45 @@ copy_libs() {
 }
 copy_libs
 
-# --disk: Debian builds virtio and ext4 as modules, and the guest has no
-# modprobe, so the ones /dev/vda and its filesystem need are copied from
-# the guest kernel's own tree and loaded in dependency order.  overlay
-# comes along for the tests that run programs from an overlay mount.
-disk_modules="kernel/drivers/virtio/virtio_ring kernel/drivers/virtio/virtio
-kernel/drivers/virtio/virtio_pci_legacy_dev
-kernel/drivers/virtio/virtio_pci_modern_dev kernel/drivers/virtio/virtio_pci
-kernel/drivers/block/virtio_blk kernel/lib/crc16 kernel/fs/mbcache
-kernel/fs/jbd2/jbd2 kernel/crypto/crc32c_generic kernel/fs/ext4/ext4
-kernel/fs/overlayfs/overlay"
+# --disk: Debian builds virtio, ext4 and overlayfs as modules, and the guest
+# has no modprobe, so the ones /dev/vda, its filesystem and overlay mounts
+# need are copied from the guest kernel's own tree (vm_moddir), with what
+# its modules.dep says they depend on, and loaded dependencies first.  Names
+# and compression (.ko, .ko.xz, .ko.zst) differ between releases; a module
+# a release builds in is simply not there.  crc32c_generic is only a soft
+# dependency of ext4 and jbd2 (crypto "crc32c") before 6.14.
+disk_modules="virtio_pci virtio_blk crc32c_generic ext4 overlay"
 : >"$root/disk-modules"
 if [ "$disk_mib" -gt 0 ]; then
-	krel=${vm_image##*/vmlinuz-}
-	moddir=$(dirname "$(dirname "$vm_image")")/lib/modules/$krel
-	[ "$(dirname "$vm_image")" = /boot ] && moddir=/lib/modules/$krel
+	[ -f "$vm_moddir/modules.dep" ] ||
+		die "no $vm_moddir/modules.dep for --disk"
 	mkdir -p "$root/modules"
-	for m in $disk_modules; do
-		name=$(basename "$m")
-		if [ -f "$moddir/$m.ko" ]; then
-			cp "$moddir/$m.ko" "$root/modules/$name.ko"
-		elif [ -f "$moddir/$m.ko.xz" ]; then
-			xz -dc "$moddir/$m.ko.xz" >"$root/modules/$name.ko"
-		elif [ -f "$moddir/$m.ko.zst" ]; then
-			zstd -qdc "$moddir/$m.ko.zst" >"$root/modules/$name.ko"
-		else
-			continue	# built in
-		fi
+	# Dependency order: each module after everything it depends on.
+	awk -v want="$disk_modules" '
+	function base(p) { sub(/.*\//, "", p); sub(/\.ko(\.[a-z]+)?$/, "", p); return p }
+	function emit(m,   i, n, d) {
+		if (m in done) return
+		done[m] = 1
+		n = split(deps[m], d, " ")
+		for (i = n; i >= 1; i--) emit(d[i])
+		print m
+	}
+	{ m = $1; sub(/:$/, "", m); path[base(m)] = m; $1 = ""; deps[m] = $0 }
+	END {
+		n = split(want, w, " ")
+		for (i = 1; i <= n; i++) if (w[i] in path) emit(path[w[i]])
+	}' "$vm_moddir/modules.dep" >"$work/disk-modules"
+	while read -r m; do
+		name=$(basename "${m%%.ko*}")
+		case "$m" in
+		*.ko) cp "$vm_moddir/$m" "$root/modules/$name.ko" ;;
+		*.ko.xz) xz -dc "$vm_moddir/$m" >"$root/modules/$name.ko" ;;
+		*.ko.zst) zstd -qdc "$vm_moddir/$m" >"$root/modules/$name.ko" ;;
+		*.ko.gz) gzip -dc "$vm_moddir/$m" >"$root/modules/$name.ko" ;;
+		*) die "$m: unknown module compression" ;;
+		esac
 		echo "/modules/$name.ko" >>"$root/disk-modules"
-	done
+	done <"$work/disk-modules"
 fi
 
 {
