@@ -84,6 +84,13 @@ for k in $kernels; do
 	tail -n1 "$log" | grep -q '^ok' || continue
 	stage -k "$k" "vm: selftests/kmod" selftests/vm/run.sh --kernel "$k" \
 		--timeout 1800 --disk 64 -- selftests/kmod/run_all.sh
+	# The suite runs with keep_tracepoints=1 under multi-threaded TCG
+	# (run.sh); the tests that register and unregister the tracepoint
+	# probes run again as a real host would, on one host thread.
+	stage -k "$k/tcg-single" "vm: tracepoint registration" \
+		selftests/vm/run.sh --kernel "$k" --tcg single --module-params "" \
+		--timeout 1800 -- selftests/kmod/run_all.sh hardening_test \
+		waits_test lifecycle_test
 done
 
 passed=$(grep -c -E '^ok ' "$log" | head -1)
