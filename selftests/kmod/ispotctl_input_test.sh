@@ -11,7 +11,7 @@ lock=/ispot/samples/lock_contention
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 12
+tap_plan 14
 
 t_no_pid() {
 	run_status 1 ispotctl attach --pid 999999 --func acquire &&
@@ -117,6 +117,29 @@ t_exits_early() {
 		{ [ $r = 1 ] && one_line_err "exited\|no process"; }
 }
 tap_check "pid_exiting_at_attach_is_one_line" t_exits_early
+
+t_wrong_procfs() {
+	# A new pid namespace that still sees the parent's /proc: the access
+	# check would name other tasks, so SETUP refuses and says what to do.
+	command -v unshare >/dev/null || { echo "# no unshare"; return 0; }
+	run_status 1 unshare -p -f ispotctl run --func acquire -- "$lock" \
+		--iterations 1 && one_line_err "mount -t proc proc /proc"
+}
+tap_check "procfs_of_another_pid_namespace_exit_1" t_wrong_procfs
+
+t_secure_exec() {
+	# Root running a set-group-ID program becomes not dumpable at the
+	# exec, so tracing stops there (as perf does); the command still runs
+	# and its status comes back.
+	cp "$lock" "$tmp/sgid_lock" && chgrp 65534 "$tmp/sgid_lock" &&
+		chmod 2755 "$tmp/sgid_lock" || return 1
+	run_status 0 ispotctl run --func acquire -- "$tmp/sgid_lock" \
+		--iterations 10 --threads 2 &&
+		one_line_err "executed a privileged .* program: tracing stopped" &&
+		grep -q "tracing stopped when pid" "$tmp/out" ||
+		{ sed 's/^/# out: /' "$tmp/out"; return 1; }
+}
+tap_check "set_group_id_exec_stops_tracing_with_one_line" t_secure_exec
 
 t_no_leak() {
 	# Every session above was closed: only status's own is open.
