@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench [BENCH=NAME]: install, build and run the benchmarks side by
-# side (NAME: probe, ring, waits or pipeline; all by default).  probe, ring
+# make bench [BENCH=NAME] [KERNEL=VER]: install, build and run the
+# benchmarks side by side (NAME: probe, ring, waits or pipeline; all by
+# default) in the guest kernel VER (selftests/vm/run.sh --kernel; 6.1 by
+# default).  Each kernel's figures have their own block in the document.  probe, ring
 # and waits run in the VM, booted once for all; pipeline (the user-space
 # drain, pairing and SCI engine) runs natively on the host, and the VM is
 # not booted when it is the only one asked for.  Prints one `name: value`
@@ -28,11 +30,15 @@ pipeline) run_vm= ;;
 probe|ring|waits) run_native= ;;
 esac
 
+kver=${KERNEL:-6.1}
 if [ -n "${MAKELEVEL:-}" ]; then
-	cmd="make bench${name:+ BENCH=$name}"
+	cmd="make bench${name:+ BENCH=$name}${KERNEL:+ KERNEL=$KERNEL}"
 else
-	cmd="scripts/bench.sh${name:+ $name}"
+	cmd="${KERNEL:+KERNEL=$KERNEL }scripts/bench.sh${name:+ $name}"
 fi
+# The default kernel keeps the unnamed block; others get their own.
+tag=
+[ "$kver" = 6.1 ] || tag=" $kver"
 smp=2
 doc=Documentation/evaluation.rst
 figure_re='^[a-z][a-z0-9_]*: -?[0-9.]+$'
@@ -68,7 +74,7 @@ if [ -n "$run_vm" ]; then
 	# The TSC, as on hardware: the kernel would pick the emulated HPET,
 	# an MMIO device that costs ~400 ns per read under TCG and would be
 	# measured instead of ISPOT (Documentation/evaluation.rst).
-	selftests/vm/run.sh --smp "$smp" --mem 512 \
+	selftests/vm/run.sh --kernel "$kver" --smp "$smp" --mem 512 \
 		--append "clocksource=tsc tsc=reliable" -- \
 		selftests/bench/run_all.sh $name 2>&1 | tee "$work/vm_out" |
 		grep --line-buffered -v -E "$figure_re" >&2
@@ -85,7 +91,7 @@ fi
 cat "$work/vm_figures" "$work/native_figures"
 
 {
-	echo ".. bench-begin"
+	echo ".. bench-begin$tag"
 	echo
 	echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') with \`\`$cmd\`\`."
 	if [ -n "$run_vm" ]; then
@@ -109,25 +115,26 @@ cat "$work/vm_figures" "$work/native_figures"
 		sed 's/^/    /' "$work/native_figures"
 	fi
 	echo
-	echo ".. bench-end"
+	echo ".. bench-end$tag"
 } >"$work/block"
 
-if [ -f "$doc" ] && grep -q '^\.\. bench-begin' "$doc" &&
-   grep -q '^\.\. bench-end' "$doc"; then
-	awk -v block="$work/block" '
-		/^\.\. bench-begin/ {
+begin=".. bench-begin$tag"
+end=".. bench-end$tag"
+if [ -f "$doc" ] && grep -qx "$begin" "$doc" && grep -qx "$end" "$doc"; then
+	awk -v block="$work/block" -v begin="$begin" -v end="$end" '
+		$0 == begin {
 			while ((getline line < block) > 0)
 				print line
 			skip = 1
 			next
 		}
-		/^\.\. bench-end/ { skip = 0; next }
+		$0 == end { skip = 0; next }
 		!skip { print }' "$doc" >"$work/doc"
 else
 	{
 		[ ! -f "$doc" ] || { cat "$doc"; echo; }
-		echo "Latest figures"
-		echo "=============="
+		echo "Latest figures, kernel $kver"
+		echo "=============================="
 		echo
 		cat "$work/block"
 	} >"$work/doc"
