@@ -34,6 +34,8 @@
  *   FUZZ_THREADS=N	threads per test instead of each test's own count
  *   FUZZ_TRACE=1	print every call and its result (slow; for reducing)
  *   FUZZ_HANG_SEC=N	watchdog: report a hang after N s without progress
+ *   FUZZ_HANG_PANIC=1	then crash the guest (sysrq-c) to end the run now;
+ *			only in a VM
  *   FUZZ_SKIP=LIST	comma-separated known kernel bugs to steer around, so
  *			that a run can find others; off by default:
  *	e2big		no SETUP with a ring_pages that passes the first
@@ -91,7 +93,7 @@ struct fz_stats {
 static struct fz_stats *fz_stats;
 static uint64_t fz_seed, fz_iter = FZ_DEFAULT_ITER;
 static const char *fz_only;
-static int fz_threads_override, fz_trace, fz_hang_sec = 120;
+static int fz_threads_override, fz_trace, fz_hang_sec = 120, fz_hang_panic;
 static bool fz_skip_e2big, fz_skip_mmap_lock;
 
 /* What the target binaries look like; filled in by each test. */
@@ -192,6 +194,7 @@ struct fz_test {
 	volatile uint64_t ops, reaped;
 	volatile int done, hung;
 	const char *volatile phase;	/* for the hang report */
+	pid_t pid, watchdog;
 	unsigned int oracle_base;
 	struct fz_thread th[FZ_MAX_THREADS];
 	struct fz_slot slots[FZ_MAX_SLOTS];
@@ -2064,33 +2067,38 @@ static void fz_print_file(const char *path)
 	fclose(f);
 }
 
-/* Each child of this process: its pid, state and kernel stack. */
-static void fz_report_children(bool kill_them)
+/*
+ * The children of @parent: each one's state and kernel stack, or killed,
+ * but never the watchdog.  Returns how many there were.
+ */
+static int fz_children(struct fz_test *t, pid_t parent, bool kill_them)
 {
 	char path[64], buf[512], *p;
 	struct dirent *de;
 	DIR *d = opendir("/proc");
+	int n = 0;
 
 	while (d && (de = readdir(d))) {
 		int pid = atoi(de->d_name), ppid = 0, fd;
 		char state = '?';
-		ssize_t n;
+		ssize_t len;
 
-		if (pid <= 0)
+		if (pid <= 0 || pid == t->watchdog)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 		fd = open(path, O_RDONLY);
 		if (fd < 0)
 			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
+		len = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
-		if (n <= 0)
+		if (len <= 0)
 			continue;
-		buf[n] = 0;
+		buf[len] = 0;
 		p = strrchr(buf, ')');
 		if (!p || sscanf(p, ") %c %d", &state, &ppid) != 2 ||
-		    ppid != getpid())
+		    ppid != parent)
 			continue;
+		n++;
 		if (kill_them) {
 			kill(pid, SIGKILL);
 			continue;
@@ -2101,22 +2109,24 @@ static void fz_report_children(bool kill_them)
 	}
 	if (d)
 		closedir(d);
+	return n;
 }
 
 /*
- * Nothing came back for fz_hang_sec seconds: say where every thread and
- * child is, in user space and in the kernel.  A task stuck in the kernel
- * cannot be killed, so the VM runner's timeout ends the run.
+ * Nothing came back for fz_hang_sec seconds: say where every thread of the
+ * fuzzer and every child is, in user space and in the kernel.  A task
+ * stuck in the kernel cannot be killed: with FUZZ_HANG_PANIC=1 the guest
+ * is crashed to end the run at once, else the VM runner's timeout does.
  */
 static void fz_hang_report(struct fz_test *t)
 {
-	char path[64];
+	char path[96];
 	int i, fd;
 
 	printf("# HANG: no progress for %d s in %s, %s\n", fz_hang_sec,
 	       t->name, t->phase);
-	printf("# main thread (tid %d)\n", getpid());
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", getpid());
+	printf("# main thread (tid %d)\n", t->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", t->pid, t->pid);
 	fz_print_file(path);
 	for (i = 0; i < t->nr_threads; i++) {
 		struct fz_thread *th = &t->th[i];
@@ -2124,29 +2134,34 @@ static void fz_hang_report(struct fz_test *t)
 		printf("# thread %d (tid %d) op %llu: %s\n", i, th->tid,
 		       (unsigned long long)th->nop,
 		       th->cur >= 0 ? fz_op_name[th->cur] : "-");
-		snprintf(path, sizeof(path), "/proc/self/task/%d/stack",
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", t->pid,
 			 th->tid);
 		fz_print_file(path);
 	}
-	fz_report_children(false);
+	fz_children(t, t->pid, false);
+	fflush(stdout);
 	/* Blocked tasks into the kernel log, for the runner's splat check. */
 	fd = open("/proc/sysrq-trigger", O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, "w", 1) != 1)
-			printf("# sysrq-w: %s\n", strerror(errno));
-		close(fd);
-	}
-	fflush(stdout);
+	if (fd < 0)
+		return;
+	/* One key per write. */
+	if (write(fd, "w", 1) < 0 || (fz_hang_panic && write(fd, "c", 1) < 0))
+		printf("# sysrq: %s\n", strerror(errno));
+	close(fd);
 }
 
-/* Progress is ops done and children reaped; report once if it stops. */
-static void *fz_watchdog(void *arg)
+/*
+ * A process of its own, so that it still runs when the fuzzer's threads
+ * hang holding the fuzzer's mmap_lock, which any page fault of a thread of
+ * the fuzzer would wait for.  Progress is ops done and children reaped, in
+ * the test's shared memory; it reports once if progress stops.
+ */
+static void fz_watchdog(struct fz_test *t)
 {
-	struct fz_test *t = arg;
 	uint64_t last = ~0ULL;
 	int idle = 0;
 
-	while (!t->done) {
+	while (!t->done && getppid() == t->pid) {
 		uint64_t now = t->ops + t->reaped;
 
 		usleep(200000);
@@ -2158,7 +2173,7 @@ static void *fz_watchdog(void *arg)
 			t->hung = 1;
 		}
 	}
-	return NULL;
+	_exit(0);
 }
 
 /*
@@ -2276,18 +2291,10 @@ static void fz_thread_init(struct fz_test *t, int tno, int i)
 /* Kill every child, targets and adopted orphans alike, and reap them. */
 static void fz_kill_children(struct fz_test *t)
 {
-	pid_t pid;
-
-	for (;;) {
-		pid = waitpid(-1, NULL, WNOHANG);
-		if (pid < 0 || t->hung)
-			break;
-		if (pid > 0) {
-			t->reaped++;
-			continue;
-		}
-		fz_report_children(true);
+	while (!t->hung && fz_children(t, getpid(), true)) {
 		usleep(10000);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			t->reaped++;
 	}
 }
 
@@ -2297,7 +2304,6 @@ static void fz_run(struct fz_test *t, int tno)
 {
 	struct sigaction sa = { .sa_sigaction = fz_fault, .sa_flags = SA_SIGINFO };
 	struct timespec t0, t1;
-	pthread_t watchdog;
 	uint64_t calls;
 	int i;
 
@@ -2324,7 +2330,12 @@ static void fz_run(struct fz_test *t, int tno)
 	for (i = 0; i < t->nr_threads; i++)
 		fz_thread_init(t, tno, i);
 	t->phase = "fuzzing";
-	ASSERT_EQ(pthread_create(&watchdog, NULL, fz_watchdog, t), 0);
+	t->pid = getpid();
+	fflush(stdout);
+	t->watchdog = fork();
+	ASSERT_GE(t->watchdog, 0);
+	if (!t->watchdog)
+		fz_watchdog(t);
 	for (i = 0; i < t->nr_threads; i++)
 		ASSERT_EQ(pthread_create(&t->th[i].pt, NULL, fz_thread_main,
 					 &t->th[i]), 0);
@@ -2339,7 +2350,7 @@ static void fz_run(struct fz_test *t, int tno)
 	t->phase = "killing the targets";
 	fz_kill_children(t);
 	t->done = 1;
-	pthread_join(watchdog, NULL);
+	waitpid(t->watchdog, NULL, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	EXPECT_FALSE(t->hung);
 
@@ -2397,20 +2408,25 @@ static const unsigned int fz_w_acct[OP_NR] = {
 	[OP_SPAWN] = 2, [OP_SIGNAL] = 1,
 };
 
-/* Share of FUZZ_ITER per test, in percent. */
+/*
+ * Share of FUZZ_ITER per test, in percent.  The test lives in shared
+ * memory, for the watchdog process to watch.
+ */
 static struct fz_test *fz_new_test(const char *name, int threads, int slots,
 				   const unsigned int *w, unsigned int share,
 				   unsigned int ring_order)
 {
-	static struct fz_test t;
+	struct fz_test *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
-	t.name = name;
-	t.ring_order = ring_order;
-	t.nr_threads = threads;
-	t.nr_slots = slots;
-	t.weights = w;
-	t.budget = fz_iter * share / 100 ?: 1;
-	return &t;
+	ASSERT_NE(t, MAP_FAILED);
+	t->name = name;
+	t->ring_order = ring_order;
+	t->nr_threads = threads;
+	t->nr_slots = slots;
+	t->weights = w;
+	t->budget = fz_iter * share / 100 ?: 1;
+	return t;
 }
 
 TEST(single_fd_threads)
@@ -2508,6 +2524,7 @@ int main(int argc, char **argv)
 		fz_threads_override = FZ_MAX_THREADS;
 	fz_trace = fz_env("FUZZ_TRACE", 0);
 	fz_hang_sec = fz_env("FUZZ_HANG_SEC", 120);
+	fz_hang_panic = fz_env("FUZZ_HANG_PANIC", 0);
 	fz_only = getenv("FUZZ_ONLY");
 	fz_skip_e2big = skip && strstr(skip, "e2big");
 	fz_skip_mmap_lock = skip && strstr(skip, "mmap_lock");
