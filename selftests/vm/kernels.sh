@@ -7,6 +7,8 @@
 #   6.12  Debian 13 (trixie) and 7.2 Debian unstable (sid): their headers
 #         need gcc-14, so scripts/buildroot.sh debootstraps a build root in
 #         .cache/kernels/VER, builds the module there and keeps the image.
+#   debug Debian 12's kernel source built with KASAN, lockdep, UBSAN,
+#         KFENCE and DEBUG_OBJECTS by scripts/kernel-debug.sh.
 
 vm_top=${vm_top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
@@ -30,8 +32,17 @@ vm_kernel_select() {
 			   sort -V | tail -n1)
 		vm_module=$vm_top/.cache/kernels/$ver/ispot.ko
 		;;
+	debug)
+		# Debian's 6.1 source with KASAN, lockdep, UBSAN, KFENCE...,
+		# built once into $ISPOT_CACHE/debug; ispot.ko is rebuilt from
+		# this tree's sources each time.
+		local out
+		out=$("$vm_top/scripts/kernel-debug.sh" --module) || return 1
+		vm_image=${out%% *}
+		vm_module=${out#* }
+		;;
 	*)
-		echo "vm: unknown kernel '$ver'; use 6.1, 6.12 or 7.2" >&2
+		echo "vm: unknown kernel '$ver'; use 6.1, 6.12, 7.2 or debug" >&2
 		return 1
 		;;
 	esac
