@@ -44,6 +44,20 @@ stage "vm: runner contract" selftests/vm/runner_test.sh
 stage "vm: selftests/kmod" selftests/vm/run.sh --timeout 1200 --disk 64 -- \
 	selftests/kmod/run_all.sh
 
+# The same suite on the debug kernel (KASAN, lockdep, UBSAN, KFENCE, ...),
+# where any kernel report fails the run.  The first run builds the kernel
+# into $ISPOT_CACHE (about an hour on 2 cores); KERNELS="..." without
+# "debug" leaves it out.  Its TAP lines say "[debug]" before any directive.
+debug_suite() {
+	selftests/vm/run.sh --kernel debug --timeout 3000 --disk 64 -- \
+		selftests/kmod/run_all.sh 2>&1 |
+		sed -u -E '/^(not )?ok /{ / # /{ s/ # / [debug] # /; b; }; s/$/ [debug]/; }'
+	return "${PIPESTATUS[0]}"
+}
+case " ${KERNELS:-debug} " in
+*" debug "*) stage "vm debug: selftests/kmod" debug_suite ;;
+esac
+
 passed=$(grep -c -E '^ok ' "$log" | head -1)
 skipped=$(grep -c -E '^ok .*# SKIP' "$log" | head -1)
 failed=$(grep -c -E '^not ok' "$log" | head -1)
