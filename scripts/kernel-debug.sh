@@ -119,7 +119,7 @@ build_kernel() {
 	secs=$(($(date +%s) - start))
 	echo "$want" >"$cache/stamp"
 	echo "$secs" >"$cache/build-seconds"
-	echo "kernel-debug: built in $((secs / 60))m$((secs % 60))s: $image" >&2
+	echo "kernel-debug: built in $((secs / 60))m$((secs % 60))s: $image (cache: $(du -sh "$cache" | cut -f1))" >&2
 }
 
 # build_module: ispot.ko from this clone's sources, in a directory of its

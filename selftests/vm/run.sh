@@ -153,7 +153,9 @@ fi
 # What counts as a kernel report, one extended regex a line: grep -f in the
 # guest and on the host.  The debug kernel's reports are named as they
 # print (lockdep, KASAN, UBSAN, KFENCE, DEBUG_OBJECTS, DEBUG_LIST, hung
-# tasks); many also start with BUG: or WARNING:.
+# tasks); many also start with BUG: or WARNING:.  Not a bare "lockdep":
+# the debug kernel says "RCU lockdep checking is enabled" at every boot,
+# and each lockdep report starts with WARNING: or BUG:.
 cat >"$root/splat-patterns" <<'PATTERNS'
 Oops
 BUG:
@@ -171,7 +173,6 @@ stack-protector
 RCU stall
 detected stalls on CPUs
 self-detected stall on CPU
-lockdep
 possible recursive locking
 possible circular locking dependency
 inconsistent lock state
