@@ -79,14 +79,20 @@ for t in selftests/unit/test_*; do
 	stage "unit: $t" "$t"
 done
 stage "vm: runner contract" selftests/vm/runner_test.sh
+# The debug kernel (KASAN, lockdep, UBSAN, KFENCE, ...; any report fails the
+# run) is built once into $ISPOT_CACHE by scripts/kernel-debug.sh, and is
+# several times slower under TCG.
 for k in $kernels; do
 	stage -k "$k" "kernel image and module" kernel_ready "$k"
 	tail -n1 "$log" | grep -q '^ok' || continue
+	to=1800
+	[ "$k" != debug ] || to=3600
 	stage -k "$k" "vm: selftests/kmod" selftests/vm/run.sh --kernel "$k" \
-		--timeout 1800 --disk 64 -- selftests/kmod/run_all.sh
+		--timeout "$to" --disk 64 -- selftests/kmod/run_all.sh
 	# The suite runs with keep_tracepoints=1 under multi-threaded TCG
 	# (run.sh); the tests that register and unregister the tracepoint
 	# probes run again as a real host would, on one host thread.
+	[ "$k" != debug ] || continue
 	stage -k "$k/tcg-single" "vm: tracepoint registration" \
 		selftests/vm/run.sh --kernel "$k" --tcg single --module-params "" \
 		--timeout 1800 -- selftests/kmod/run_all.sh hardening_test \

@@ -2,10 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install what building and testing ISPOT needs, from Debian's archive.
 # Idempotent: silent and fast when everything is present.
+#
+#   scripts/deps.sh          what make, make check's 6.1 runs and make demo need
+#   scripts/deps.sh debug    also what building the debug kernel needs (its
+#                            source is 140 MB, so only when it is asked for:
+#                            scripts/kernel-debug.sh calls this)
 set -eu
 
 pkgs="gcc make libc6-dev binutils qemu-system-x86 linux-image-amd64
 linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap"
+case "${1:-}" in
+"") ;;
+debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;
+*) echo "usage: scripts/deps.sh [debug]" >&2; exit 2 ;;
+esac
 
 missing=
 for p in $pkgs; do
@@ -15,7 +25,7 @@ done
 [ -n "$missing" ] || exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing:$missing; run scripts/deps.sh as root" >&2
+	echo "deps: missing:$missing; run scripts/deps.sh${1:+ $1} as root" >&2
 	exit 1
 fi
 echo "deps: installing$missing"

@@ -13,6 +13,9 @@
 # vm_kernel_select NAME sets vm_image (vmlinuz), vm_moddir (its
 # lib/modules/KREL) and vm_module (ispot.ko).  vm_kernel_names lists the
 # names "make check" runs by default.
+#   debug Debian 12's kernel source built with KASAN, lockdep, UBSAN,
+#         KFENCE and DEBUG_OBJECTS by scripts/kernel-debug.sh, once, into
+#         $ISPOT_CACHE/debug; everything the guest needs is built in.
 
 vm_top=${vm_top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 vm_kernel_names="5.10 6.1 6.12 sid debug"
@@ -40,6 +43,16 @@ vm_kernel_select() {
 		vm_moddir=$cache/lib/modules/$krel
 		[ -d "$vm_moddir" ] || vm_moddir=$cache/usr/lib/modules/$krel
 		vm_module=$vm_top/.build/kernels/$ver/ispot.ko
+		;;
+	debug)
+		# Debian's 6.1 source with KASAN, lockdep, UBSAN, KFENCE...,
+		# built once into $ISPOT_CACHE/debug; ispot.ko is rebuilt from
+		# this tree's sources each time.
+		local out
+		out=$("$vm_top/scripts/kernel-debug.sh" --module) || return 1
+		vm_image=${out%% *}
+		vm_module=${out#* }
+		vm_moddir=
 		;;
 	*)
 		echo "vm: unknown kernel '$ver'; use one of $vm_kernel_names" >&2

@@ -18,14 +18,21 @@
 # host would.
 #
 # Fails (non-zero, reason on the last line) on a kernel Oops/BUG/WARNING or
-# other splat, a failed module load or unload, or a timeout.
+# other splat (on the debug kernel also any lockdep, KASAN, UBSAN, KFENCE or
+# DEBUG_OBJECTS report), a failed module load or unload, or a timeout.  The
+# kernel log is checked in the guest when the command ends, and on the host
+# as a whole afterwards, so a report that comes later or during a timeout
+# is caught too; the report itself is printed before the reason.
+#
+# ISPOT_VM_KEEP=1 keeps the work directory (initramfs, console and kernel
+# logs) for debugging the runner, and says where it is.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=6.1
 smp=2
-mem=512
-timeout=600
+mem=		# default: 512 MiB, 1024 for the debug kernel (KASAN)
+timeout=	# default: 600 s, 1800 for the debug kernel (slower under TCG)
 disk_mib=0
 append=
 adds=()
@@ -64,6 +71,13 @@ multi) [ "$modparams" != unset ] || modparams=keep_tracepoints=1 ;;
 single) [ "$modparams" != unset ] || modparams= ;;
 *) die "--tcg takes multi or single, not '$tcg'" ;;
 esac
+if [ "$kver" = debug ]; then
+	mem=${mem:-1024}
+	timeout=${timeout:-1800}
+else
+	mem=${mem:-512}
+	timeout=${timeout:-600}
+fi
 for n in "$smp" "$mem" "$timeout" "$disk_mib"; do
 	[[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a number"
 done
@@ -79,7 +93,11 @@ done
 [ -f "$vm_module" ] || die "$vm_module is missing; run make"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ispot-vm.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+if [ -n "${ISPOT_VM_KEEP:-}" ]; then
+	trap 'echo "vm: kept $work" >&2' EXIT
+else
+	trap 'rm -rf "$work"' EXIT
+fi
 root=$work/root
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,ispot,mnt}
 
@@ -128,7 +146,8 @@ copy_libs
 # dependency of ext4 and jbd2 (crypto "crc32c") before 6.14.
 disk_modules="virtio_pci virtio_blk crc32c_generic ext4 overlay"
 : >"$root/disk-modules"
-if [ "$disk_mib" -gt 0 ]; then
+# The debug kernel (no module tree: vm_moddir empty) has them built in.
+if [ "$disk_mib" -gt 0 ] && [ -n "$vm_moddir" ]; then
 	[ -f "$vm_moddir/modules.dep" ] ||
 		die "no $vm_moddir/modules.dep for --disk"
 	mkdir -p "$root/modules"
@@ -159,6 +178,42 @@ if [ "$disk_mib" -gt 0 ]; then
 		echo "/modules/$name.ko" >>"$root/disk-modules"
 	done <"$work/disk-modules"
 fi
+[ "$disk_mib" -eq 0 ] || : >"$root/disk"
+
+# What counts as a kernel report, one extended regex a line: grep -f in the
+# guest and on the host.  The debug kernel's reports are named as they
+# print (lockdep, KASAN, UBSAN, KFENCE, DEBUG_OBJECTS, DEBUG_LIST, hung
+# tasks); many also start with BUG: or WARNING:.  Not a bare "lockdep":
+# the debug kernel says "RCU lockdep checking is enabled" at every boot,
+# and each lockdep report starts with WARNING: or BUG:.
+cat >"$root/splat-patterns" <<'PATTERNS'
+Oops
+BUG:
+WARNING:
+Call Trace
+general protection
+kernel BUG
+UBSAN
+KASAN
+KFENCE:
+list_add corruption
+list_del corruption
+refcount_t:
+stack-protector
+RCU stall
+detected stalls on CPUs
+self-detected stall on CPU
+possible recursive locking
+possible circular locking dependency
+inconsistent lock state
+DEBUG_LOCKS_WARN_ON
+sleeping function called from invalid context
+ODEBUG:
+suspicious RCU usage
+workqueue leaked lock
+INFO: task .* blocked for more than
+INFO: trying to register non-static key
+PATTERNS
 
 {
 	printf 'cd /ispot || exit 1\n'
@@ -176,9 +231,13 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# The whole kernel log, every level, goes to the second serial port, which
+# the host scans after the run (the console shows only the worst levels).
+stty -F /dev/ttyS1 raw 115200 2>/dev/null
+cat /dev/kmsg >/dev/ttyS1 2>/dev/null &
 mkdir -p /root
 for m in $(cat /disk-modules); do insmod "$m" 2>/dev/null; done
-if [ -s /disk-modules ]; then
+if [ -e /disk ]; then
 	i=0
 	while [ ! -b /dev/vda ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
 fi
@@ -195,7 +254,7 @@ status=$?
 if grep -q '^ispot ' /proc/modules; then
 	out=$(rmmod ispot 2>&1) || fail "module unload failed: $out"
 fi
-splat=$(dmesg | grep -E -m1 'Oops|BUG:|WARNING:|Call Trace|general protection|kernel BUG|UBSAN|KASAN|list_add corruption|refcount_t:|stack-protector|RCU stall|lockdep|possible recursive locking|circular locking|sleeping function called')
+splat=$(dmesg | grep -E -m1 -f /splat-patterns)
 [ -z "$splat" ] || fail "kernel splat: $splat"
 echo "@@ISPOT-EXIT $status"
 poweroff -f
@@ -216,7 +275,8 @@ log=$work/console.log
 set +e
 timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
 	-no-reboot -accel "tcg,thread=$tcg" -m "$mem" -smp "$smp" \
-	-serial stdio -kernel "$vm_image" -initrd "$work/initrd.img" \
+	-serial stdio -serial "file:$work/kmsg.log" \
+	-kernel "$vm_image" -initrd "$work/initrd.img" \
 	${drive[@]+"${drive[@]}"} \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic $append" \
 	</dev/null 2>&1 | tr -d '\r' | tee "$log" | awk '
@@ -226,19 +286,61 @@ timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
 qemu_status=${PIPESTATUS[0]}
 set -e
 
+# The kernel log as the host got it: the guest's /dev/kmsg stream (records
+# "PRIO,SEQ,USEC,FLAGS;text", shown as "[SECONDS] text"; continuation lines
+# start with a space and are left out), then the console's kernel lines,
+# which alone have what was printed after userspace stopped (a panic).  The
+# command's own output on the console is not kernel log: of the lines
+# between the markers only those with a printk timestamp are taken.
+tr -d '\r' <"$work/kmsg.log" 2>/dev/null | awk '
+	/^[0-9]+,[0-9]+,[0-9]+,[^;]*;/ {
+		split($0, h, ","); sub(/^[^;]*;/, "")
+		printf("[%12.6f] %s\n", h[3] / 1000000, $0)
+	}' >"$work/kernel.log"
+awk '/^@@ISPOT-BEGIN/ { cmd = 1; next }
+	/^@@ISPOT-/ { cmd = 0; next }
+	!cmd || /^\[ *[0-9]+\.[0-9]+\] / || /Kernel panic/' "$log" >>"$work/kernel.log"
+
+# The first kernel report anywhere in the log, and the report itself as TAP
+# comments (up to its end marker or 150 lines), with the whole log kept.
+report_at=$(grep -n -m1 -E -f "$root/splat-patterns" "$work/kernel.log" |
+	    cut -d: -f1 || true)
+report=
+[ -z "$report_at" ] || report=$(sed -n "${report_at}p" "$work/kernel.log")
+print_report() {
+	[ -n "$report_at" ] || return 0
+	awk -v at="$report_at" 'NR >= at - 3 && NR < at + 150 {
+		print "# " $0
+		if (NR > at + 2 && /^\[[^]]*\] (---\[ end trace|=+$)/) exit
+	}' "$work/kernel.log"
+	local keep
+	keep=$(mktemp "${TMPDIR:-/tmp}/ispot-vm-kernel.XXXXXX.log")
+	cp "$work/kernel.log" "$keep"
+	echo "# the whole kernel log: $keep"
+}
+
 if [ "$qemu_status" -eq 124 ] || [ "$qemu_status" -eq 137 ]; then
-	echo "vm: FAIL: timeout after ${timeout}s"
+	print_report
+	echo "vm: FAIL: timeout after ${timeout}s${report:+ (kernel report: $report)}"
 	exit 124
 fi
 reason=$(grep -m1 '^@@ISPOT-FAIL' "$log" | cut -d' ' -f2- || true)
 if [ -n "$reason" ]; then
+	print_report
 	echo "vm: FAIL: $reason"
 	exit 1
 fi
 status=$(grep -m1 '^@@ISPOT-EXIT' "$log" | cut -d' ' -f2 || true)
 if [ -z "$status" ]; then
-	panic=$(grep -m1 -E 'Kernel panic|Oops|BUG:' "$log" || true)
+	print_report
+	panic=${report:-$(grep -m1 -E 'Kernel panic|Oops|BUG:' "$log" || true)}
 	echo "vm: FAIL: guest stopped without an exit status${panic:+: $panic}"
+	exit 1
+fi
+# A report the guest's own check did not see: it came after that check.
+if [ -n "$report" ]; then
+	print_report
+	echo "vm: FAIL: kernel splat: $report"
 	exit 1
 fi
 exit "$status"
