@@ -62,9 +62,12 @@
  * 6.12.117 has them, 6.1 and 5.10 do not); the same definitions here.
  */
 #ifndef IS_ERR_PCPU
-#define ERR_PTR_PCPU(error)	((void __percpu *)(unsigned long)ERR_PTR(error))
-#define PTR_ERR_PCPU(ptr)	(PTR_ERR((const void *)(__force const unsigned long)(ptr)))
-#define IS_ERR_PCPU(ptr)	(IS_ERR((const void *)(__force const unsigned long)(ptr)))
+#define ERR_PTR_PCPU(error)						\
+	((void __percpu *)(unsigned long)ERR_PTR(error))
+#define PTR_ERR_PCPU(ptr)						\
+	(PTR_ERR((const void *)(__force const unsigned long)(ptr)))
+#define IS_ERR_PCPU(ptr)						\
+	(IS_ERR((const void *)(__force const unsigned long)(ptr)))
 #endif
 
 #ifndef task_is_running		/* before 5.14 */
@@ -168,15 +171,28 @@ static inline void ispot_uprobe_unregister_sync(void)
 }
 
 /*
+ * vfs_path_lookup() is exported throughout, but <linux/namei.h> declares
+ * it only in later kernels (6.12 does; 6.1 and 5.10 keep it in
+ * fs/internal.h).  Redeclaring the same prototype is harmless where both
+ * exist.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
+		    const char *name, unsigned int flags, struct path *path);
+#endif
+
+/*
  * The rings are read-only and not executable for the reader, and mprotect
- * must not change that.
+ * must not change that; they are not inherited across fork.
  */
 static inline void ispot_vma_make_readonly(struct vm_area_struct *vma)
 {
+	/* A child forked before exec (ispotctl run's) has no use for them. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+	vm_flags_mod(vma, VM_DONTCOPY, VM_MAYWRITE | VM_MAYEXEC);
 #else
-	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+	vma->vm_flags = (vma->vm_flags | VM_DONTCOPY) &
+			~(VM_MAYWRITE | VM_MAYEXEC);
 #endif
 }
 
@@ -200,7 +216,7 @@ static __always_inline bool ispot_dumpable(struct task_struct *task,
 
 	rcu_read_lock();
 	es = rcu_dereference(task->exec_state);
-	ok = !es || READ_ONCE(es->dumpable) == TASK_DUMPABLE_OWNER;
+	ok = es && READ_ONCE(es->dumpable) == TASK_DUMPABLE_OWNER;
 	rcu_read_unlock();
 	return ok;
 #else

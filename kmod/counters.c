@@ -144,7 +144,7 @@ void ispot_counters_install(struct ispot_session *s,
 			    struct ispot_counters_pcpu __percpu *pcpu, u32 nr)
 {
 	s->nr_counters = nr;
-	s->counters = pcpu;
+	WRITE_ONCE(s->counters, pcpu);
 }
 
 /* After the probes are disarmed: no handler may be reading. */

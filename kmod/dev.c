@@ -13,7 +13,6 @@
 
 #include <linux/atomic.h>
 #include <linux/capability.h>
-#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -35,17 +34,11 @@ static bool ispot_reserved_nonzero(const void *p, size_t len)
 	return memchr_inv(p, 0, len) != NULL;
 }
 
-/* CAP_PERFMON, or CAP_SYS_ADMIN as before 5.8, of whoever opened @file. */
-static bool ispot_dev_opener_capable(struct file *file)
-{
-	return file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
-	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
-}
-
 static int ispot_dev_open(struct inode *inode, struct file *file)
 {
 	struct ispot_session *s;
 
+	/* CAP_PERFMON, or CAP_SYS_ADMIN as before 5.8, as for perf. */
 	if (!perfmon_capable())
 		return -EPERM;
 	s = ispot_session_create();
@@ -130,8 +123,7 @@ static void ispot_session_lock(struct ispot_session *s)
 	ispot_session_refresh_state(s);
 }
 
-static long ispot_ioc_setup(struct file *file, struct ispot_session *s,
-			    void __user *uarg)
+static long ispot_ioc_setup(struct ispot_session *s, void __user *uarg)
 {
 	struct ispot_setup args;
 	int err;
@@ -142,10 +134,11 @@ static long ispot_ioc_setup(struct file *file, struct ispot_session *s,
 	    args.ring_mmap_size ||
 	    ispot_reserved_nonzero(args.reserved, sizeof(args.reserved)))
 		return -EINVAL;
-	/* An fd handed to someone else does not carry its opener's rights. */
-	if (!ispot_dev_opener_capable(file))
-		return -EPERM;
-
+	/*
+	 * No capability of the caller's: the fd's opener had CAP_PERFMON
+	 * (checked at open), and an fd handed on carries that, as perf's
+	 * do.  What the caller must have is ptrace access to the target.
+	 */
 	ispot_session_lock(s);
 	if (s->state != ISPOT_STATE_NEW)
 		err = -EBADFD;
@@ -286,7 +279,8 @@ static long ispot_ioc_stats(struct ispot_session *s, void __user *uarg)
 	if (args.stop_reason || args.state)
 		return -EINVAL;
 	max_r = min_t(u32, args.nr_rings, nr_cpu_ids);
-	max_p = min_t(u32, args.nr_probes, READ_ONCE(ispot_max_probes));
+	/* Bounded by what the session has, not by a tunable limit. */
+	max_p = min_t(u32, args.nr_probes, READ_ONCE(s->nr_probes));
 	if (max_r) {
 		rst = kvcalloc(max_r, sizeof(*rst), GFP_KERNEL);
 		if (!rst)
@@ -403,7 +397,7 @@ static long ispot_dev_ioctl(struct file *file, unsigned int cmd,
 	case ISPOT_IOC_INFO:
 		return ispot_ioc_info(uarg);
 	case ISPOT_IOC_SETUP:
-		return ispot_ioc_setup(file, s, uarg);
+		return ispot_ioc_setup(s, uarg);
 	case ISPOT_IOC_PROBE_ADD:
 		return ispot_ioc_probe_add(s, uarg);
 	case ISPOT_IOC_PROBE_REMOVE:
@@ -452,8 +446,7 @@ static int ispot_dev_mmap(struct file *file, struct vm_area_struct *vma)
 
 /*
  * Readable when a ring has records; hung up when the session is DEAD.  The
- * target's exit wakes the waiters of its pid (as for a pidfd), and a stop at
- * exec wakes the session's queue.
+ * target's exit and a stop at exec wake the session's queue (target.c).
  */
 static __poll_t ispot_dev_poll(struct file *file, poll_table *wait)
 {
@@ -463,8 +456,6 @@ static __poll_t ispot_dev_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &s->wq, wait);
 	ispot_session_lock(s);
-	if (s->tgid_pid)
-		poll_wait(file, &s->tgid_pid->wait_pidfd, wait);
 	for (i = 0; s->rings && i < s->nr_rings; i++)
 		if (s->rings[i] && ispot_ring_readable(s->rings[i]))
 			mask |= EPOLLIN | EPOLLRDNORM;

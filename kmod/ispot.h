@@ -131,16 +131,19 @@ struct ispot_session {
 	 * thread group (@signal, pinned by @target: tells its threads from a
 	 * process that reuses the tgid), its tgid's struct pid (poll() waits
 	 * on it for the group's exit), the image generation that was checked
-	 * (@exec_id: self_exec_id of its threads) and that image's mm
-	 * (mmgrab()ed, compared only: the uprobe filter's answer).
+	 * (@exec_id: self_exec_id of its threads), that image's mm
+	 * (mmgrab()ed, compared only: the uprobe filter's answer) and the
+	 * credentials the check saw (a new image must have the same).
 	 */
 	struct task_struct *target;	/* group leader, referenced */
 	struct signal_struct *signal;
 	struct pid *tgid_pid;		/* referenced */
 	struct mm_struct *mm;		/* mmgrab()ed; swapped on exec */
+	const struct cred *cred;	/* the checked thread's, referenced */
 	u64 exec_id;
 	u32 stop_reason;		/* ISPOT_STOP_*, set once */
 	struct irq_work stop_work;	/* wakes poll() when it is set */
+	struct wait_queue_entry exit_wait;	/* on tgid_pid's wait_pidfd */
 	struct pid_namespace *pid_ns;	/* the reader's: pids in records */
 	u32 setup_flags;		/* ISPOT_SETUP_* */
 	struct hlist_node waits_node;	/* in the waits table while listed */
@@ -270,41 +273,41 @@ int ispot_target_refresh(struct ispot_session *s);
 bool ispot_target_owns_mm(struct ispot_session *s, struct mm_struct *mm);
 void ispot_target_stop(struct ispot_session *s, u32 reason);
 
+bool ispot_target_adopt_exec(struct ispot_session *s, struct task_struct *t);
+
 enum ispot_target_verdict {
 	ISPOT_TARGET_RECORD,	/* a thread of the traced image */
 	ISPOT_TARGET_OTHER,	/* another process */
 	ISPOT_TARGET_STOPPED,	/* the target, but tracing it has stopped */
+	ISPOT_TARGET_PENDING,	/* the target in an image not yet checked */
 };
 
 /*
  * Whether an event of thread @t may be recorded: @t belongs to the traced
  * thread group (by identity, not by number), tracing has not stopped, and
- * @t runs the image that was checked.  An exec is seen here as a new
- * self_exec_id, which exec bumps after it has settled dumpability: a
- * dumpable new image is adopted, and anything else stops the session for
- * good, as perf_event_exit_task() does for perf's events at such an exec.
- * Any context: no lock, no sleep, plain loads of @t's own fields.
+ * @t runs the image that was checked.  An exec shows here as a new
+ * self_exec_id.  begin_new_exec() bumps it before commit_creds(), so only
+ * a caller that knows the exec is complete (@may_adopt: the uprobe filter
+ * and handlers, which run once the new image is set up) decides about the
+ * new image: adopted if dumpable with the credentials that were checked,
+ * otherwise the session stops for good, as perf_event_exit_task() ends
+ * perf's events at such an exec.  Others (tracepoints, in any context)
+ * record nothing of it until then.  No lock, no sleep.
  */
 static __always_inline enum ispot_target_verdict
-ispot_target_check(struct ispot_session *s, struct task_struct *t)
+ispot_target_check(struct ispot_session *s, struct task_struct *t,
+		   bool may_adopt)
 {
-	struct mm_struct *mm;
-	u64 exec_id;
-
 	if (t->signal != s->signal)
 		return ISPOT_TARGET_OTHER;
 	if (READ_ONCE(s->stop_reason))
 		return ISPOT_TARGET_STOPPED;
-	exec_id = READ_ONCE(t->self_exec_id);
-	if (likely(exec_id == READ_ONCE(s->exec_id)))
+	if (likely(READ_ONCE(t->self_exec_id) == READ_ONCE(s->exec_id)))
 		return ISPOT_TARGET_RECORD;
-	mm = READ_ONCE(t->mm);
-	if (!mm)
-		return ISPOT_TARGET_RECORD;	/* exiting: its lifetime ends */
-	if (ispot_dumpable(t, mm)) {
-		WRITE_ONCE(s->exec_id, exec_id);
+	if (!may_adopt)
+		return ISPOT_TARGET_PENDING;
+	if (ispot_target_adopt_exec(s, t))
 		return ISPOT_TARGET_RECORD;
-	}
 	ispot_target_stop(s, ISPOT_STOP_SECURE_EXEC);
 	return ISPOT_TARGET_STOPPED;
 }

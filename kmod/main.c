@@ -27,7 +27,7 @@ MODULE_PARM_DESC(max_buffer_mib, "Ring memory allowed across sessions, MiB");
 bool ispot_keep_tracepoints;
 module_param_named(keep_tracepoints, ispot_keep_tracepoints, bool, 0644);
 MODULE_PARM_DESC(keep_tracepoints,
-		 "Keep wait tracepoint probes registered until unload (for hypervisors that mishandle kernel text patching)");
+		 "Keep wait tracepoint probes until unload (for hypervisors that mishandle kernel text patching)");
 
 static int __init ispot_init(void)
 {

@@ -15,6 +15,7 @@
 #include <linux/hash.h>
 #include <linux/dcache.h>
 #include <linux/mm.h>
+#include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -224,7 +225,7 @@ static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 	struct ispot_ring *ring;
 	u64 callsite = 0;
 
-	verdict = ispot_target_check(s, current);
+	verdict = ispot_target_check(s, current, true);
 	if (verdict != ISPOT_TARGET_RECORD)
 		return ispot_probe_skip(p, verdict);
 	this_cpu_inc(p->pcpu->entry_hits);
@@ -275,7 +276,7 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 	struct ispot_ring *ring;
 	u64 ts;
 
-	if (ispot_target_check(s, current) != ISPOT_TARGET_RECORD)
+	if (ispot_target_check(s, current, true) != ISPOT_TARGET_RECORD)
 		return 0;
 	this_cpu_inc(p->pcpu->return_hits);
 	if (p->flags & ISPOT_PROBE_COUNT_ONLY)
@@ -361,23 +362,51 @@ out_free:
 	return err;
 }
 
+/* -EISDIR for a directory, -EINVAL for anything else but a regular file. */
+static int ispot_probe_file_type(umode_t mode)
+{
+	if (S_ISDIR(mode))
+		return -EISDIR;
+	return S_ISREG(mode) ? 0 : -EINVAL;
+}
+
+/*
+ * The probed object, opened for reading as the caller: an fd it passes
+ * must be readable (kernel_read() warns on one that is not), and a path is
+ * looked at before it is opened, so that a FIFO or a device is never
+ * opened (O_NONBLOCK covers one swapped in between).
+ */
 static struct file *ispot_probe_open(struct ispot_probe_add *args)
 {
 	struct file *file;
-	char *path;
+	struct path p;
+	char *name;
+	int err;
 
 	if (args->fd >= 0) {
 		file = fget(args->fd);
-		return file ? file : ERR_PTR(-EBADF);
+		if (!file)
+			return ERR_PTR(-EBADF);
+		if (!(file->f_mode & FMODE_READ)) {
+			fput(file);
+			return ERR_PTR(-EBADF);
+		}
+		return file;
 	}
 	if (args->fd != -1)
 		return ERR_PTR(-EBADF);
 
-	path = strndup_user(u64_to_user_ptr(args->path), PATH_MAX);
-	if (IS_ERR(path))
-		return ERR_CAST(path);
-	file = filp_open(path, O_RDONLY | O_LARGEFILE, 0);
-	kfree(path);
+	name = strndup_user(u64_to_user_ptr(args->path), PATH_MAX);
+	if (IS_ERR(name))
+		return ERR_CAST(name);
+	err = kern_path(name, LOOKUP_FOLLOW, &p);
+	if (!err) {
+		err = ispot_probe_file_type(d_inode(p.dentry)->i_mode);
+		path_put(&p);
+	}
+	file = err ? ERR_PTR(err) :
+	       filp_open(name, O_RDONLY | O_LARGEFILE | O_NONBLOCK, 0);
+	kfree(name);
 	return file;
 }
 
@@ -425,11 +454,8 @@ struct ispot_probe *ispot_probe_create(struct ispot_probe_add *args)
 	if (IS_ERR(file))
 		return ERR_CAST(file);
 	inode = file_inode(file);
-	err = -EISDIR;
-	if (S_ISDIR(inode->i_mode))
-		goto err_put_file;
-	err = -EINVAL;
-	if (!S_ISREG(inode->i_mode))
+	err = ispot_probe_file_type(inode->i_mode);
+	if (err)
 		goto err_put_file;
 	err = ispot_probe_check_offset(file, args->offset);
 	if (err)

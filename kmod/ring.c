@@ -185,7 +185,9 @@ int ispot_ring_consume(struct ispot_ring *ring, u64 new_tail)
 		if (WARN_ON_ONCE(!nslots))
 			return -EIO;
 		pos += nslots;
-		records++;
+		/* A ring holds up to 2^24 slots; the caller may sleep. */
+		if (!(++records & 4095))
+			cond_resched();
 	}
 	if (pos != new_tail)
 		return -EINVAL;

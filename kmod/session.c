@@ -5,8 +5,9 @@
  * NEW --SETUP--> READY --ENABLE--> ENABLED --DISABLE--> READY
  * A session whose target has exited, or exec'd a program it may not trace,
  * reports DEAD with the reason; its rings stay readable until the fd is
- * closed.  A failed SETUP leaves it NEW.  Closing the fd, or its owner dying, disarms the
- * probes, waits for running handlers and frees every buffer.
+ * closed.  A failed SETUP leaves it NEW.  Closing the fd, or its owner
+ * dying, disarms the probes, waits for running handlers and frees every
+ * buffer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,7 +56,7 @@ struct ispot_session *ispot_session_create(void)
 	mutex_init(&s->lock);
 	INIT_LIST_HEAD(&s->probes);
 	init_waitqueue_head(&s->wq);
-	s->state = ISPOT_STATE_NEW;
+	WRITE_ONCE(s->state, ISPOT_STATE_NEW);
 	return s;
 }
 
@@ -136,7 +137,7 @@ int ispot_session_setup(struct ispot_session *s, struct ispot_setup *args)
 	s->ring_bytes = ispot_ring_bytes(pages);
 	s->ring_pages_charged = charge;
 	smp_store_release(&s->rings, rings);
-	s->state = ISPOT_STATE_READY;
+	WRITE_ONCE(s->state, ISPOT_STATE_READY);
 
 	args->nr_rings = s->nr_rings;
 	args->ring_mmap_size = s->ring_bytes;
@@ -174,7 +175,7 @@ int ispot_session_enable(struct ispot_session *s)
 		if (err)
 			goto err_disarm;
 	}
-	s->state = ISPOT_STATE_ENABLED;
+	WRITE_ONCE(s->state, ISPOT_STATE_ENABLED);
 	return 0;
 
 err_disarm:
@@ -189,7 +190,7 @@ void ispot_session_disable(struct ispot_session *s)
 	ispot_waits_stop(s);
 	ispot_probe_disarm_all(s);
 	if (s->state == ISPOT_STATE_ENABLED)
-		s->state = ISPOT_STATE_READY;
+		WRITE_ONCE(s->state, ISPOT_STATE_READY);
 }
 
 /*
@@ -204,5 +205,5 @@ void ispot_session_refresh_state(struct ispot_session *s)
 	if (!atomic_read(&s->signal->live))
 		ispot_target_stop(s, ISPOT_STOP_EXITED);
 	if (READ_ONCE(s->stop_reason))
-		s->state = ISPOT_STATE_DEAD;
+		WRITE_ONCE(s->state, ISPOT_STATE_DEAD);
 }

@@ -16,6 +16,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <linux/namei.h>
@@ -42,44 +44,62 @@
  * @thread must have one before and after: exit_mm() only ever clears it,
  * and an exec in between shows as another mm (the caller retries).
  */
-static bool ispot_target_procfs_ok(struct super_block *sb,
+/*
+ * /proc must be the root of a procfs of the caller's pid namespace (not a
+ * bind mount of some part of one, or of another namespace's, whose numbers
+ * would name other tasks).
+ */
+static bool ispot_target_procfs_ok(const struct path *proc,
 				   struct pid_namespace *ns)
 {
-	return sb->s_magic == PROC_SUPER_MAGIC && proc_pid_ns(sb) == ns;
+	struct super_block *sb = proc->dentry->d_sb;
+
+	return sb->s_magic == PROC_SUPER_MAGIC && proc->dentry == sb->s_root &&
+	       proc_pid_ns(sb) == ns;
 }
 
 static int ispot_target_may_attach(struct task_struct *thread,
 				   struct mm_struct *mm)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
-	struct path proc;
+	struct path proc, memp;
 	struct file *mem;
-	char name[48];
+	char name[40];
 	int err;
 
-	/* First, so that a wrong procfs is not reported as "no access". */
 	err = kern_path("/proc", LOOKUP_FOLLOW, &proc);
 	if (err)
 		return err == -ENOENT ? -EXDEV : err;
-	err = ispot_target_procfs_ok(proc.dentry->d_sb, ns) ? 0 : -EXDEV;
+	if (!ispot_target_procfs_ok(&proc, ns)) {
+		path_put(&proc);
+		return -EXDEV;
+	}
+	/*
+	 * Relative to that root, crossing no mount and no symlink: a file
+	 * mounted over the target's mem entry (a caller may do that in a
+	 * user namespace of its own) would run the check on another task.
+	 */
+	snprintf(name, sizeof(name), "%d/task/%d/mem",
+		 task_tgid_nr_ns(thread, ns), task_pid_nr_ns(thread, ns));
+	err = vfs_path_lookup(proc.dentry, proc.mnt, name,
+			      LOOKUP_NO_XDEV | LOOKUP_NO_SYMLINKS, &memp);
 	path_put(&proc);
 	if (err)
-		return err;
-
-	snprintf(name, sizeof(name), "/proc/%d/task/%d/mem",
-		 task_tgid_nr_ns(thread, ns), task_pid_nr_ns(thread, ns));
-	mem = filp_open(name, O_RDONLY, 0);
+		return err == -ENOENT ? -EAGAIN : err;	/* it exited */
+	mem = dentry_open(&memp, O_RDONLY, current_cred());
+	path_put(&memp);
 	if (IS_ERR(mem)) {
 		err = PTR_ERR(mem);
 		/* mm_access() says -EACCES; ptrace(2) and perf say -EPERM. */
 		return err == -EACCES ? -EPERM : err;
 	}
-	/* /proc may have been remounted in between: check what was used. */
-	if (!ispot_target_procfs_ok(file_inode(mem)->i_sb, ns))
-		err = -EXDEV;
-	else if (READ_ONCE(thread->mm) != mm)
-		err = -EAGAIN;
-	filp_close(mem, NULL);
+	/*
+	 * __mem_open() keeps the mm that mm_access() checked (NULL, unchecked,
+	 * for a thread that had none): it must be the one the caller holds,
+	 * which also proves the thread did not exec in between.
+	 */
+	err = mem->private_data == mm ? 0 : -EAGAIN;
+	fput(mem);
 	return err;
 }
 
@@ -122,33 +142,92 @@ static void ispot_target_set_mm(struct ispot_session *s, struct mm_struct *mm)
 		mmdrop(old);
 }
 
+/* The identity ptrace compares, and what a privileged exec changes. */
+static bool ispot_target_cred_same(const struct cred *a, const struct cred *b)
+{
+	return uid_eq(a->uid, b->uid) && uid_eq(a->euid, b->euid) &&
+	       uid_eq(a->suid, b->suid) && uid_eq(a->fsuid, b->fsuid) &&
+	       gid_eq(a->gid, b->gid) && gid_eq(a->egid, b->egid) &&
+	       gid_eq(a->sgid, b->sgid) && gid_eq(a->fsgid, b->fsgid) &&
+	       a->user_ns == b->user_ns &&
+	       !memcmp(&a->cap_permitted, &b->cap_permitted,
+		       sizeof(a->cap_permitted));
+}
+
 /*
  * Check that the caller may trace a live thread of @s's group, and record
- * that thread's image as the traced one.  Retries a few times if the
- * thread exits or execs under the check.
+ * what was checked: that thread's image generation, mm and credentials.
+ * The generation is read first, and the mm the check saw proves no exec
+ * happened before the credentials are read; an exec after that shows as a
+ * new generation, checked again.  Retries a few times if the thread exits
+ * or execs under the check.
  */
 static int ispot_target_check_live(struct ispot_session *s)
 {
 	int tries, err = -ESRCH;
 
 	for (tries = 0; tries < 4; tries++) {
+		const struct cred *cred = NULL;
 		struct task_struct *t;
 		struct mm_struct *mm;
+		u64 exec_id;
 
 		t = ispot_target_live_thread(s->target, &mm);
 		if (!t)
 			return -ESRCH;
+		exec_id = READ_ONCE(t->self_exec_id);
+		smp_rmb();	/* exec_mmap() comes before the bump */
 		err = ispot_target_may_attach(t, mm);
 		if (!err) {
-			WRITE_ONCE(s->exec_id, READ_ONCE(t->self_exec_id));
-			ispot_target_set_mm(s, mm);
+			cred = get_task_cred(t);
+			if (READ_ONCE(t->self_exec_id) != exec_id)
+				err = -EAGAIN;
 		}
+		if (!err) {
+			WRITE_ONCE(s->exec_id, exec_id);
+			ispot_target_set_mm(s, mm);
+			swap(s->cred, cred);
+		}
+		if (cred)
+			put_cred(cred);
 		mmput(mm);
 		put_task_struct(t);
 		if (err != -EAGAIN)
 			return err;
 	}
 	return err == -EAGAIN ? -ESRCH : err;
+}
+
+/*
+ * @t, a thread of the target, runs a new image (its exec is complete:
+ * called from the uprobe filter, a uprobe handler or ENABLE).  It stays
+ * traceable only if nothing ptrace would notice changed: it is dumpable,
+ * and its credentials are those that were checked.
+ */
+bool ispot_target_adopt_exec(struct ispot_session *s, struct task_struct *t)
+{
+	struct mm_struct *mm = READ_ONCE(t->mm);
+	bool same;
+
+	if (!mm || !ispot_dumpable(t, mm))
+		return false;
+	rcu_read_lock();
+	same = ispot_target_cred_same(__task_cred(t), s->cred);
+	rcu_read_unlock();
+	if (same)
+		WRITE_ONCE(s->exec_id, READ_ONCE(t->self_exec_id));
+	return same;
+}
+
+/* The target's exit (the pid's waiters are woken as for a pidfd). */
+static int ispot_target_exit_wake(struct wait_queue_entry *wait,
+				  unsigned int mode, int flags, void *key)
+{
+	struct ispot_session *s = container_of(wait, struct ispot_session,
+					       exit_wait);
+
+	irq_work_queue(&s->stop_work);
+	return 0;
 }
 
 static void ispot_target_stop_work(struct irq_work *work)
@@ -192,8 +271,14 @@ int ispot_target_get(struct ispot_session *s, pid_t pid)
 		ispot_target_put(s);
 		return err;
 	}
-	s->tgid_pid = get_pid(task_tgid(leader));
 	s->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	/*
+	 * Wake the reader when the group exits, whether it polls, epolls
+	 * (registered once, maybe before SETUP) or reads nothing at all.
+	 */
+	s->tgid_pid = get_task_pid(leader, PIDTYPE_TGID);
+	init_waitqueue_func_entry(&s->exit_wait, ispot_target_exit_wake);
+	add_wait_queue(&s->tgid_pid->wait_pidfd, &s->exit_wait);
 	return 0;
 }
 
@@ -201,15 +286,21 @@ void ispot_target_put(struct ispot_session *s)
 {
 	if (!s->target)
 		return;
+	if (s->tgid_pid) {
+		remove_wait_queue(&s->tgid_pid->wait_pidfd, &s->exit_wait);
+		put_pid(s->tgid_pid);
+	}
 	irq_work_sync(&s->stop_work);
 	if (s->pid_ns)
 		put_pid_ns(s->pid_ns);
-	put_pid(s->tgid_pid);
+	if (s->cred)
+		put_cred(s->cred);
 	if (s->mm)
 		mmdrop(s->mm);
 	put_task_struct(s->target);
 	s->pid_ns = NULL;
 	s->tgid_pid = NULL;
+	s->cred = NULL;
 	s->mm = NULL;
 	s->signal = NULL;
 	s->target = NULL;
@@ -217,24 +308,31 @@ void ispot_target_put(struct ispot_session *s)
 
 /*
  * At ENABLE: the target may have exec'd since SETUP (or since the last
- * DISABLE), and the probes are about to be registered in whatever image it
- * runs now.  A dumpable image is adopted; anything else stops the session.
+ * ENABLE), and the probes are about to be registered in whatever image it
+ * runs now.  A new image is checked in full again, with the credentials of
+ * whoever enables: the caller may not trace what it could not SETUP.
  */
 int ispot_target_refresh(struct ispot_session *s)
 {
 	struct task_struct *t;
 	struct mm_struct *mm;
-	int ret;
+	bool same;
+	int err;
 
+	if (READ_ONCE(s->stop_reason))
+		return -EPERM;
 	t = ispot_target_live_thread(s->target, &mm);
 	if (!t)
 		return -ESRCH;
-	ret = ispot_target_check(s, t) == ISPOT_TARGET_RECORD ? 0 : -EPERM;
-	if (!ret && mm != READ_ONCE(s->mm))
-		ispot_target_set_mm(s, mm);
+	same = READ_ONCE(t->self_exec_id) == READ_ONCE(s->exec_id);
 	mmput(mm);
 	put_task_struct(t);
-	return ret;
+	if (same)
+		return 0;
+	err = ispot_target_check_live(s);
+	if (err == -EPERM)
+		ispot_target_stop(s, ISPOT_STOP_SECURE_EXEC);
+	return err;
 }
 
 /* Once, from any context: the reader's poll() sees the session DEAD. */
@@ -257,7 +355,7 @@ bool ispot_target_owns_mm(struct ispot_session *s, struct mm_struct *mm)
 	if (mm == READ_ONCE(s->mm))
 		return true;
 	if (current->mm != mm ||
-	    ispot_target_check(s, current) != ISPOT_TARGET_RECORD)
+	    ispot_target_check(s, current, true) != ISPOT_TARGET_RECORD)
 		return false;
 	ispot_target_set_mm(s, mm);
 	return true;

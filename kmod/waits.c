@@ -8,10 +8,11 @@
  * common case, a task nobody traces, must cost almost nothing: with no
  * session enabled, one read of a counter; otherwise one hash of the task's
  * signal_struct into a small RCU-protected table of enabled sessions,
- * which finds an empty bucket.  A traced task gets one record in the current CPU's
- * ring of each session tracing it, written with preemption disabled, like
- * the uprobe handlers' records; the ring defers the reader's wakeup to
- * irq_work, because sched_switch runs under the run-queue lock.
+ * which finds an empty bucket.  A traced task gets one record in the
+ * current CPU's ring of each session tracing it, written with preemption
+ * disabled, like the uprobe handlers' records; the ring defers the
+ * reader's wakeup to irq_work, because sched_switch runs under the
+ * run-queue lock.
  *
  * Each group of probes (TASKS, WAITS) is registered when the first session
  * that needs it is enabled, and unregistered when the last one is disabled
@@ -83,19 +84,19 @@ static bool ispot_waits_match(struct ispot_session *s, struct task_struct *t,
 			      u32 flag)
 {
 	return (s->setup_flags & flag) &&
-	       ispot_target_check(s, t) == ISPOT_TARGET_RECORD;
+	       ispot_target_check(s, t, false) == ISPOT_TARGET_RECORD;
 }
 
-/*
- * One record about thread @t into this CPU's ring of @s.  The clock is read
- * once per probe call, on its first record.  Preemption is disabled.
- */
 /* The enabled sessions that trace @t and asked for @flag.  RCU-sched. */
 #define ispot_waits_for_each(s, t, flag)				\
 	hash_for_each_possible_rcu(ispot_waits_table, s, waits_node,	\
 				   (unsigned long)(t)->signal)		\
 		if (!ispot_waits_match(s, t, flag)) {} else
 
+/*
+ * One record about thread @t into this CPU's ring of @s.  The clock is read
+ * once per probe call, on its first record.  Preemption is disabled.
+ */
 static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
 			    struct task_struct *t, u64 ip, u64 d0, u64 d1,
 			    u64 d2)
