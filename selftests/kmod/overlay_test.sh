@@ -105,7 +105,8 @@ running() {
 lazy() {
 	ovl_mount "$1" || return 1
 	lm=$base/$1/merged
-	iters=2000
+	# Long enough (2 s at least) to be seen running on a slow kernel too.
+	iters=10000
 	ispotctl run --func "$2" --json -o "$tmp/lazy.json" -- \
 		"$lm/lock_contention" --threads 2 --iterations $iters \
 		--delay-us 200 >"$tmp/lazy.out" 2>"$tmp/lazy.err" &
