@@ -81,20 +81,20 @@ t_lock_high() {
 	echo "# sci at delay 0: $s0"
 	lt 0.2 "$s0"
 }
-tap_check "lock_delay_0_has_high_sci" t_lock_high
+tap_timing "lock_delay_0_has_high_sci" t_lock_high
 
 t_falls() {
 	echo "# sci by delay 0/100/300/1000 us: $s0 $s1 $s2 $s3"
 	lt "$s1" "$s0" && lt "$s2" "$s1" && lt "$s3" "$s2"
 }
-tap_check "sci_falls_as_delay_grows" t_falls
+tap_timing "sci_falls_as_delay_grows" t_falls
 
 # The same loop with one lock per thread, against the shared lock.
 t_control() {
 	echo "# control $c4 against lock $l4"
 	lt "$c4" 0.1 && lt "$c4" "$(awk -v s="$l4" 'BEGIN { print s / 4 }')"
 }
-tap_check "control_stays_near_zero" t_control
+tap_timing "control_stays_near_zero" t_control
 
 t_attach() {
 	"$lock" --threads 2 --delay-us 200 --iterations 100000000 >/dev/null &

@@ -103,7 +103,7 @@ t_barrier_first() {
 	*) return 1 ;;
 	esac
 }
-tap_check "barrier_ranks_first_under_sync" t_barrier_first
+tap_timing "barrier_ranks_first_under_sync" t_barrier_first
 
 # Spinning is on-CPU, so this needs no wait tracing: the time a waiter
 # spins is in spin_acquire()'s duration.  50 us inside the lock lifts
@@ -117,7 +117,7 @@ t_spin_sci() {
 	[ -n "$spin0" ] && [ -n "$spin1" ] &&
 		lt "$(awk -v s="$spin1" 'BEGIN { print s * 3 }')" "$spin0"
 }
-tap_check "spinlock_sci_falls_with_delay" t_spin_sci
+tap_timing "spinlock_sci_falls_with_delay" t_spin_sci
 
 # The runner's --disk gives the guest /dev/vda, mounted on /mnt, when its
 # kernel can drive it: Debian builds virtio_pci, virtio_blk and ext4 as

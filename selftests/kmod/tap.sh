@@ -13,6 +13,17 @@ tap_check() {
 	if "$@"; then tap_ok "$name"; else tap_not_ok "$name"; fi
 }
 tap_done() { exit $tap_fail; }
+# tap_timing NAME CMD...: tap_check for a test that compares times within
+# a run (SCI, shares of a loss).  On the debug kernel (the VM runner sets
+# ISPOT_VM_KERNEL) KASAN, lockdep and friends multiply the kernel's costs
+# unevenly, so such ratios say nothing there and the test is skipped.
+tap_timing() {
+	if [ "${ISPOT_VM_KERNEL:-}" = debug ]; then
+		tap_skip "$1" "timing ratios are meaningless on the debug kernel"
+		return
+	fi
+	tap_check "$@"
+}
 
 # run_status EXPECTED_EXIT [ENV=...] CMD ARGS...: stdout and stderr go to
 # $tmp/out and $tmp/err (the sourcing script sets $tmp).

@@ -216,6 +216,7 @@ INFO: trying to register non-static key
 PATTERNS
 
 {
+	printf 'export ISPOT_VM_KERNEL=%q\n' "$kver"
 	printf 'cd /ispot || exit 1\n'
 	printf '%q ' "$@"
 	printf '\n'
