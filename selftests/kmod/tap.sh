@@ -19,7 +19,11 @@ tap_done() { exit $tap_fail; }
 # unevenly, so such ratios say nothing there and the test is skipped.
 tap_timing() {
 	if [ "${ISPOT_VM_KERNEL:-}" = debug ]; then
-		tap_skip "$1" "timing ratios are meaningless on the debug kernel"
+		# Still run it: later tests may read what it wrote.
+		name=$1
+		shift
+		"$@" >/dev/null 2>&1
+		tap_skip "$name" "timing ratios are meaningless on the debug kernel"
 		return
 	fi
 	tap_check "$@"
