@@ -254,6 +254,7 @@ bool ispot_waits_supported(u32 setup_flags);
 int ispot_waits_start(struct ispot_session *s);
 void ispot_waits_stop(struct ispot_session *s);
 u32 ispot_waits_registered_flags(void);
+void ispot_waits_keep_all(void);
 
 /* counters.c */
 int ispot_counters_check(const struct ispot_counters *args);

@@ -27,16 +27,18 @@ MODULE_PARM_DESC(max_buffer_mib, "Ring memory allowed across sessions, MiB");
 bool ispot_keep_tracepoints;
 module_param_named(keep_tracepoints, ispot_keep_tracepoints, bool, 0644);
 MODULE_PARM_DESC(keep_tracepoints,
-		 "Keep wait tracepoint probes until unload (for hypervisors that mishandle kernel text patching)");
+		 "Register wait tracepoint probes at load and keep them until unload (for hypervisors that mishandle kernel text patching)");
 
 static int __init ispot_init(void)
 {
 	int err;
 
 	ispot_waits_init();
+	ispot_waits_keep_all();
 	err = ispot_dev_register();
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", ISPOT_DEVICE_NAME, err);
+		ispot_waits_exit();
 		return err;
 	}
 	ispot_bench_init();

@@ -493,6 +493,35 @@ void ispot_waits_stop(struct ispot_session *s)
 }
 
 /*
+ * With keep_tracepoints, register every supported group now, while the
+ * system is quiet, rather than at the first ENABLE under the target's
+ * load: hypervisors that mishandle cross-CPU text patching (QEMU's
+ * multi-threaded TCG) are least likely to trip over it then.  A failure
+ * leaves registration to ENABLE.
+ */
+void ispot_waits_keep_all(void)
+{
+	int g;
+
+	if (!READ_ONCE(ispot_keep_tracepoints))
+		return;
+	mutex_lock(&ispot_waits_lock);
+	for (g = 0; g < ISPOT_WAITS_NR_GROUPS; g++) {
+		if (!ispot_waits_supported(ispot_waits_group_flag[g]) ||
+		    ispot_waits_registered[g])
+			continue;
+		if (ispot_waits_register(g)) {
+			pr_warn("cannot register the %#x tracepoints at load\n",
+				ispot_waits_group_flag[g]);
+			continue;
+		}
+		ispot_waits_registered[g] = true;
+		ispot_waits_ever_registered = true;
+	}
+	mutex_unlock(&ispot_waits_lock);
+}
+
+/*
  * At unload every session is gone (each holds the module), and so are
  * their probes, unless keep_tracepoints kept them.  Whatever was ever
  * registered, no CPU may still be in the probe code when it is freed.

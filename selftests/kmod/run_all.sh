@@ -4,7 +4,11 @@
 # this directory); exit non-zero if any failed.  Selected ones may be
 # named on the command line.
 cd "$(dirname "$0")" || exit 1
+# ISPOT_TESTS_EXCLUDE="a_test b_test.sh" leaves those out of the default.
 tests=${*:-$(ls | grep -E '_test(\.sh)?$' | sort)}
+for x in ${ISPOT_TESTS_EXCLUDE:-}; do
+	tests=$(printf '%s\n' $tests | grep -vx "$x")
+done
 rc=0
 for t in $tests; do
 	echo "# selftest: $t"
