@@ -12,12 +12,19 @@
  *     and STATS says so (DEAD, ISPOT_STOP_SECURE_EXEC, ABI 1.4);
  *   - a pid reused by another user's process is never traced;
  *   - a target whose group leader has exited (mm NULL) still gets the
- *     dumpable check.
+ *     dumpable check;
+ *   - a tracer that mounts its own /proc/self/mem over the target's mem
+ *     entry (in a user namespace of its own) does not get the check run on
+ *     itself;
+ *   - a set-user-ID helper that makes itself root and execs again (an image
+ *     that is dumpable, but runs as root) is not traced either.
  */
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -127,6 +134,8 @@ static void run_as(uid_t uid, uint64_t caps, void (*fn)(void *), void *arg)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
+		/* Its own verdict, not an earlier failure of the caller's. */
+		ispot_test_failed = 0;
 		become(uid, uid, caps);
 		fn(arg);
 		fflush(stdout);
@@ -159,6 +168,9 @@ struct target_plan {
 	int dumpable;
 	int calls;
 	const char *exec_path;	/* then: exec_path --call-wait N done_w */
+	const char *root_exec;	/* or: exec_path --root-exec root_exec N
+				 * done_w, which becomes root and execs
+				 * root_exec --call-wait N done_w */
 	int exec_calls;
 };
 
@@ -191,8 +203,13 @@ static void target_start(struct target *t, const struct target_plan *p)
 		if (p->exec_path) {
 			snprintf(n, sizeof(n), "%d", p->exec_calls);
 			snprintf(fd, sizeof(fd), "%d", done[1]);
-			execl(p->exec_path, "privilege_test", "--call-wait",
-			      n, fd, (char *)NULL);
+			if (p->root_exec)
+				execl(p->exec_path, "privilege_test",
+				      "--root-exec", p->root_exec, n, fd,
+				      (char *)NULL);
+			else
+				execl(p->exec_path, "privilege_test",
+				      "--call-wait", n, fd, (char *)NULL);
 			_exit(93);
 		}
 		for (;;)
@@ -686,11 +703,250 @@ TEST(leader_exited_dumpable_is_traced)
 	target_kill(&t);
 }
 
+/* ---- 6. a mount over the target's mem entry ----------------------------- */
+
+static int write_str(const char *path, const char *str)
+{
+	ssize_t len = strlen(str), n;
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, str, len);
+	n = n == len ? 0 : n < 0 ? -errno : -EIO;
+	close(fd);
+	return n;
+}
+
+/*
+ * Whether an unprivileged user may create a user namespace here: 0, or the
+ * errno unshare() gives uid 65534 (Debian's unprivileged_userns_clone=0,
+ * user.max_user_namespaces=0, no CONFIG_USER_NS).
+ */
+static int userns_errno(void)
+{
+	int st;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		become(65534, 65534, 0);
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNS) ? errno : 0);
+	}
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/*
+ * A user and mount namespace of one's own, where one's uid and gid are 0
+ * and have every capability, with mounts private to it.
+ */
+static void enter_own_userns(void)
+{
+	char map[32];
+
+	ASSERT_EQ(unshare(CLONE_NEWUSER | CLONE_NEWNS), 0);
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)geteuid());
+	ASSERT_EQ(write_str("/proc/self/uid_map", map), 0);
+	ASSERT_EQ(write_str("/proc/self/setgroups", "deny"), 0);
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)getegid());
+	ASSERT_EQ(write_str("/proc/self/gid_map", map), 0);
+	ASSERT_EQ(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+}
+
+struct redirect {
+	pid_t victim;
+	int fd[3];	/* opened by root: control, redirected, own */
+};
+
+static void setup_through_mounted_mem(void *arg)
+{
+	struct redirect *r = arg;
+	char mem[64];
+	int fd, err;
+
+	/* Uid 65534 with no capability; its /proc/self must be its own. */
+	ASSERT_EQ(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+	enter_own_userns();
+	snprintf(mem, sizeof(mem), "/proc/%d/task/%d/mem", (int)r->victim,
+		 (int)r->victim);
+	/* The control: root's process is not ours to trace. */
+	EXPECT_EQ(ispot_setup(r->fd[0], r->victim, 1, NULL), -EPERM);
+	ASSERT_EQ(mount("/proc/self/mem", mem, NULL, MS_BIND, NULL), 0);
+	/* The victim's entry now opens our own memory. */
+	fd = open(mem, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	err = ispot_setup(r->fd[1], r->victim, 1, NULL);
+	TH_LOG("SETUP on root's pid %d with %s mounted over: %d (%s)",
+	       (int)r->victim, mem, err, err ? strerror(-err) : "success");
+	EXPECT_TRUE(err == -EXDEV || err == -EPERM);
+	/* Its own process, whose entry is not mounted over, it may trace. */
+	EXPECT_EQ(ispot_setup(r->fd[2], getpid(), 1, NULL), 0);
+	EXPECT_EQ(umount2(mem, MNT_DETACH), 0);
+}
+
+TEST(mount_over_proc_mem_does_not_redirect_the_check)
+{
+	const struct target_plan rootp = { .uid = 0, .dumpable = 1 };
+	struct redirect r;
+	struct target v;
+	FILE *f;
+	int i, err, on = 1;
+
+	require_root();
+	f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "r");
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 1;
+		fclose(f);
+	}
+	if (!on)
+		SKIP("unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0)");
+	err = userns_errno();
+	if (err)
+		SKIP("an unprivileged unshare(CLONE_NEWUSER) fails here: %s",
+		     strerror(err));
+	/* Capabilities are the opener's: root opens, uid 65534 holds. */
+	for (i = 0; i < 3; i++) {
+		r.fd[i] = ispot_open();
+		ASSERT_GE(r.fd[i], 0);
+	}
+	target_start(&v, &rootp);
+	r.victim = v.pid;
+	run_as(65534, 0, setup_through_mounted_mem, &r);
+	target_kill(&v);
+	for (i = 0; i < 3; i++)
+		close(r.fd[i]);
+}
+
+/* ---- 7. a set-user-ID helper that becomes root and execs again ---------- */
+
+/* Whether every uid and gid of @pid is 0, from /proc/PID/status. */
+static int ids_all_root(pid_t pid)
+{
+	char path[64], line[256];
+	int uid = 0, gid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Uid:", 4))
+			uid = !strcmp(line, "Uid:\t0\t0\t0\t0\n");
+		if (!strncmp(line, "Gid:", 4))
+			gid = !strcmp(line, "Gid:\t0\t0\t0\t0\n");
+	}
+	fclose(f);
+	return uid && gid;
+}
+
+struct reexec {
+	struct target *t;
+	int probe_copy;		/* also probe the set-user-ID copy */
+};
+
+static void trace_across_root_reexec(void *arg)
+{
+	struct reexec *rx = arg;
+	struct target *t = rx->t;
+	uint32_t np = rx->probe_copy ? 2 : 1;
+	struct ispot_probe_stats ps[2];
+	struct ispot_stats st;
+	struct ispot_setup s;
+	size_t e[4], n;
+	int fd = ispot_open();
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ispot_setup(fd, t->pid, 16, &s), 0);
+	/* The first and last images' function, and the helper's. */
+	ASSERT_EQ(ispot_add_probe(fd, fn_path, fn_off, ISPOT_PROBE_BOTH, 0),
+		  1);
+	if (rx->probe_copy)
+		ASSERT_EQ(ispot_add_probe(fd, SUID_COPY, fn_off,
+					  ISPOT_PROBE_BOTH, 0), 2);
+	ASSERT_EQ(ispot_ioctl(fd, ISPOT_IOC_ENABLE, NULL), 0);
+	target_go(t);
+	ASSERT_EQ(target_wait_done(t, 60000), 0);	/* before the exec */
+	/* The root image, exec'd by the helper, has made its calls. */
+	ASSERT_EQ(target_wait_done(t, 60000), 0);
+	ASSERT_EQ(session_stats(fd, ps, np, &st), 0);
+	TH_LOG("probes on %s%s: state %u stop_reason %u, hits %llu + %llu",
+	       fn_path, rx->probe_copy ? " and " SUID_COPY : "", st.state,
+	       st.stop_reason, (unsigned long long)ps[0].entry_hits,
+	       rx->probe_copy ? (unsigned long long)ps[1].entry_hits : 0ull);
+	EXPECT_EQ(ps[0].entry_hits, PRE_EXEC_CALLS);
+	EXPECT_EQ(ps[0].return_hits, PRE_EXEC_CALLS);
+	if (rx->probe_copy) {
+		EXPECT_EQ(ps[1].entry_hits, 0);
+		EXPECT_EQ(ps[1].return_hits, 0);
+	}
+	EXPECT_EQ(st.state, ISPOT_STATE_DEAD);
+	EXPECT_EQ(st.stop_reason, ISPOT_STOP_SECURE_EXEC);
+	n = drain_entries(fd, &s, e, t->pid);
+	EXPECT_EQ(e[1], PRE_EXEC_CALLS);
+	EXPECT_EQ(e[2], 0);
+	/* Entries, exits and the first call stack: nothing else. */
+	EXPECT_EQ(n, 2 * PRE_EXEC_CALLS + 1);
+	close(fd);
+}
+
+/*
+ * The helper's own image is not dumpable, but the image it execs as root
+ * is, so dumpability alone would adopt it.  With a probe on the test
+ * binary only, the module sees nothing of the helper's image (it maps no
+ * probed file), and the root image is the first new image it is asked
+ * about; with one on the copy too, it sees the helper first.
+ */
+TEST(setuid_helper_reexec_as_root_stops_tracing)
+{
+	const struct target_plan p = {
+		.uid = UID_A, .dumpable = 1, .calls = PRE_EXEC_CALLS,
+		.exec_path = SUID_COPY, .root_exec = fn_path,
+		.exec_calls = POST_EXEC_CALLS,
+	};
+	struct reexec rx;
+	struct target t;
+	int probe_copy;
+
+	require_root();
+	find_fn();
+	make_suid_copy();
+	for (probe_copy = 0; probe_copy < 2; probe_copy++) {
+		rx.t = &t;
+		rx.probe_copy = probe_copy;
+		target_start(&t, &p);
+		run_as(UID_A, PERFMON_ONLY, trace_across_root_reexec, &rx);
+		/* The case holds: the last image runs as root. */
+		EXPECT_TRUE(ids_all_root(t.pid));
+		target_kill(&t);
+	}
+	unlink(SUID_COPY);
+}
+
 int main(int argc, char **argv)
 {
 	/* The set-user-ID copy reports whether it runs as root. */
 	if (argc == 2 && !strcmp(argv[1], "--euid"))
 		return geteuid() == 0 ? 0 : 3;
+	/*
+	 * The set-user-ID copy as a helper: root in every id, then exec
+	 * @argv[2] --call-wait @argv[3] @argv[4].  That image is dumpable
+	 * (euid == uid, egid == gid) and runs as full root.
+	 */
+	if (argc == 5 && !strcmp(argv[1], "--root-exec")) {
+		if (setgroups(0, NULL) || setresgid(0, 0, 0) ||
+		    setresuid(0, 0, 0))
+			return 1;
+		execl(argv[2], "privilege_test", "--call-wait", argv[3],
+		      argv[4], (char *)NULL);
+		return 1;
+	}
 	/* Exec'd by targets: call, say so on fd @argv[3], wait to be killed. */
 	if (argc == 4 && !strcmp(argv[1], "--call-wait")) {
 		call_n(atoi(argv[2]));
