@@ -6,8 +6,12 @@
 #
 #   selftests/vm/run.sh [--kernel VER] [--smp N] [--mem MIB] [--timeout SEC]
 #                       [--add HOST[:GUEST]]... [--disk MIB]
-#                       [--append KERNEL-ARGS] -- CMD [ARG...]
+#                       [--append KERNEL-ARGS] [--accel ACCEL]
+#                       [--qemu-arg ARG]... [--no-module] -- CMD [ARG...]
 #
+# --accel replaces the default tcg,thread=multi; --qemu-arg passes one more
+# argument to QEMU (e.g. --qemu-arg -cpu --qemu-arg max); --no-module boots
+# without loading ispot.ko (module-free experiments).
 # Fails (non-zero, reason on the last line) on a kernel Oops/BUG/WARNING or
 # other splat, a failed module load or unload, or a timeout.
 set -euo pipefail
@@ -20,6 +24,9 @@ timeout=600
 disk_mib=0
 append=
 adds=()
+accel=tcg,thread=multi
+qemu_args=()
+load_module=1
 
 die() {
 	echo "vm: $*" >&2
@@ -27,7 +34,7 @@ die() {
 }
 
 usage() {
-	sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,14p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -40,6 +47,9 @@ while [ $# -gt 0 ]; do
 	--add) adds+=("${2:?--add needs a path}"); shift 2 ;;
 	--disk) disk_mib=${2:?--disk needs MiB}; shift 2 ;;
 	--append) append=${2?--append needs kernel arguments}; shift 2 ;;
+	--accel) accel=${2:?--accel needs a value}; shift 2 ;;
+	--qemu-arg) qemu_args+=("${2:?--qemu-arg needs an argument}"); shift 2 ;;
+	--no-module) load_module=0; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) die "unknown option '$1'; see $0 --help" ;;
@@ -58,7 +68,8 @@ for tool in qemu-system-x86_64 busybox cpio; do
 	command -v "$tool" >/dev/null ||
 		die "$tool is missing; run scripts/deps.sh"
 done
-[ -f "$vm_module" ] || die "$vm_module is missing; run make"
+[ "$load_module" = 0 ] || [ -f "$vm_module" ] ||
+	die "$vm_module is missing; run make"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ispot-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -68,7 +79,8 @@ mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,ispot,mnt}
 # The built tree, without git metadata or caches.
 tar -C "$top" --exclude=./.git --exclude=./.cache --exclude='*.o' \
 	--exclude='*.cmd' -cf - . | tar -C "$root/ispot" -xf -
-cp "$vm_module" "$root/ispot/kmod/ispot.ko"
+[ "$load_module" = 0 ] || cp "$vm_module" "$root/ispot/kmod/ispot.ko"
+echo "$load_module" >"$root/load-module"
 
 for a in ${adds[@]+"${adds[@]}"}; do
 	src=${a%%:*}
@@ -155,7 +167,9 @@ fail() {
 	poweroff -f
 }
 echo "@@ISPOT-BEGIN"
-out=$(insmod /ispot/kmod/ispot.ko 2>&1) || fail "module load failed: $out"
+if [ "$(cat /load-module)" = 1 ]; then
+	out=$(insmod /ispot/kmod/ispot.ko 2>&1) || fail "module load failed: $out"
+fi
 sh /cmd.sh </dev/null 2>&1
 status=$?
 if grep -q '^ispot ' /proc/modules; then
@@ -179,13 +193,17 @@ if [ "$disk_mib" -gt 0 ]; then
 fi
 
 log=$work/console.log
+# Stream the console as it comes: mawk would read the pipe in big blocks.
+awk_live=()
+awk -W version 2>&1 | grep -q mawk && awk_live=(-W interactive)
 set +e
 timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
-	-no-reboot -accel tcg,thread=multi -m "$mem" -smp "$smp" \
+	-no-reboot -accel "$accel" -m "$mem" -smp "$smp" \
+	${qemu_args[@]+"${qemu_args[@]}"} \
 	-serial stdio -kernel "$vm_image" -initrd "$work/initrd.img" \
 	${drive[@]+"${drive[@]}"} \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic $append" \
-	</dev/null 2>&1 | tr -d '\r' | tee "$log" | awk '
+	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log" | awk ${awk_live[@]+"${awk_live[@]}"} '
 	/^@@ISPOT-BEGIN/ { on = 1; next }
 	/^@@ISPOT-/ { on = 0; next }
 	on || /Kernel panic|Oops|BUG:|WARNING:/ { print; fflush() }'
