@@ -7,7 +7,8 @@
 #   selftests/vm/run.sh [--kernel VER] [--smp N] [--mem MIB] [--timeout SEC]
 #                       [--add HOST[:GUEST]]... [--disk MIB]
 #                       [--append KERNEL-ARGS] [--tcg multi|single]
-#                       [--module-params PARAMS] -- CMD [ARG...]
+#                       [--module-params PARAMS] [--qemu-arg ARG]...
+#                       [--no-module] -- CMD [ARG...]
 #
 # --tcg multi (the default) runs each vCPU on its own host thread, which
 # the interference tests need.  QEMU's multi-threaded TCG mishandles the
@@ -15,7 +16,9 @@
 # patching under TCG"; selftests/vm/textpoke_repro.sh), so there the module
 # is loaded with keep_tracepoints=1 unless --module-params says otherwise;
 # --tcg single runs all vCPUs on one host thread and loads it as a real
-# host would.
+# host would.  (--accel tcg,thread=X is the same as --tcg X.)  --qemu-arg
+# passes one more argument to QEMU; --no-module boots without ispot.ko
+# (module-free experiments).
 #
 # Fails (non-zero, reason on the last line) on a kernel Oops/BUG/WARNING or
 # other splat (on the debug kernel also any lockdep, KASAN, UBSAN, KFENCE or
@@ -38,6 +41,8 @@ append=
 adds=()
 tcg=multi
 modparams=unset
+qemu_args=()
+load_module=1
 
 die() {
 	echo "vm: $*" >&2
@@ -45,7 +50,7 @@ die() {
 }
 
 usage() {
-	sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,14p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -60,6 +65,9 @@ while [ $# -gt 0 ]; do
 	--append) append=${2?--append needs kernel arguments}; shift 2 ;;
 	--tcg) tcg=${2:?--tcg needs multi or single}; shift 2 ;;
 	--module-params) modparams=${2?--module-params needs PARAMS}; shift 2 ;;
+	--accel) tcg=${2#tcg,thread=}; shift 2 ;;
+	--qemu-arg) qemu_args+=("${2:?--qemu-arg needs an argument}"); shift 2 ;;
+	--no-module) load_module=0; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) die "unknown option '$1'; see $0 --help" ;;
@@ -90,7 +98,8 @@ for tool in qemu-system-x86_64 busybox cpio; do
 	command -v "$tool" >/dev/null ||
 		die "$tool is missing; run scripts/deps.sh"
 done
-[ -f "$vm_module" ] || die "$vm_module is missing; run make"
+[ "$load_module" = 0 ] || [ -f "$vm_module" ] ||
+	die "$vm_module is missing; run make"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ispot-vm.XXXXXX")
 if [ -n "${ISPOT_VM_KEEP:-}" ]; then
@@ -104,7 +113,8 @@ mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,ispot,mnt}
 # The built tree, without git metadata or caches.
 tar -C "$top" --exclude=./.git --exclude=./.cache --exclude=./.build --exclude='*.o' \
 	--exclude='*.cmd' -cf - . | tar -C "$root/ispot" -xf -
-cp "$vm_module" "$root/ispot/kmod/ispot.ko"
+[ "$load_module" = 0 ] || cp "$vm_module" "$root/ispot/kmod/ispot.ko"
+echo "$load_module" >"$root/load-module"
 
 for a in ${adds[@]+"${adds[@]}"}; do
 	src=${a%%:*}
@@ -248,8 +258,10 @@ fail() {
 	poweroff -f
 }
 echo "@@ISPOT-BEGIN"
-out=$(/ispot/selftests/kmod/load_ispot.sh 2>&1) ||
-	fail "module load failed: $out"
+if [ "$(cat /load-module)" = 1 ]; then
+	out=$(/ispot/selftests/kmod/load_ispot.sh 2>&1) ||
+		fail "module load failed: $out"
+fi
 sh /cmd.sh </dev/null 2>&1
 status=$?
 if grep -q '^ispot ' /proc/modules; then
@@ -273,14 +285,18 @@ if [ "$disk_mib" -gt 0 ]; then
 fi
 
 log=$work/console.log
+# Stream the console as it comes: mawk would read the pipe in big blocks.
+awk_live=()
+awk -W version 2>&1 | grep -q mawk && awk_live=(-W interactive)
 set +e
 timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
 	-no-reboot -accel "tcg,thread=$tcg" -m "$mem" -smp "$smp" \
+	${qemu_args[@]+"${qemu_args[@]}"} \
 	-serial stdio -serial "file:$work/kmsg.log" \
 	-kernel "$vm_image" -initrd "$work/initrd.img" \
 	${drive[@]+"${drive[@]}"} \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic $append" \
-	</dev/null 2>&1 | tr -d '\r' | tee "$log" | awk '
+	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log" | awk ${awk_live[@]+"${awk_live[@]}"} '
 	/^@@ISPOT-BEGIN/ { on = 1; next }
 	/^@@ISPOT-/ { on = 0; next }
 	on || /Kernel panic|Oops|BUG:|WARNING:/ { print; fflush() }'
