@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
 
 #include "commands.h"
 #include "device.h"
@@ -63,6 +64,25 @@ static const char *status_kind(const struct status_counters *sc, int hw)
 	return all ? "supported" : any ? "partly supported" : "unsupported";
 }
 
+/*
+ * The futex calls whose waits this kernel can have: futex_waitv came in
+ * 5.16 and futex_wait (futex2) in 6.7, so an older kernel has no such
+ * waits to record, and says so rather than leaving the reader to guess.
+ */
+static const char *status_futex_calls(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return "futex (others unknown)";
+	if (major > 6 || (major == 6 && minor >= 7))
+		return "futex, futex_waitv, futex_wait";
+	if (major == 6 || (major == 5 && minor >= 16))
+		return "futex, futex_waitv (no futex_wait before 6.7)";
+	return "futex (no futex_waitv before 5.16, no futex_wait before 6.7)";
+}
+
 /* Which wait tracepoint groups are registered (ABI 1.4). */
 static const char *status_tracepoints(uint32_t flags)
 {
@@ -103,6 +123,7 @@ static void status_json(const struct ispot_device *dev,
 	if (dev->version.abi_minor >= 4)
 		json_string(&j, "wait_tracepoints",
 			    status_tracepoints(info->tracepoints));
+	json_string(&j, "futex_calls", status_futex_calls());
 	json_string(&j, "hardware_counters", status_kind(sc, 1));
 	json_string(&j, "software_counters", status_kind(sc, 0));
 	json_object_begin(&j, "counters");
@@ -140,6 +161,7 @@ static void status_text(const struct ispot_device *dev,
 		       "tracepoint probes registered (every system call on "
 		       "the host takes the slow path while they are)" :
 		       "no tracepoint probe registered");
+	printf("%-10s %s\n", "futex", status_futex_calls());
 	if (!sc->known) {
 		printf("%-10s unknown: ispot.ko ABI %u.%u predates counters "
 		       "(1.3)\n", "counters", dev->version.abi_major,
