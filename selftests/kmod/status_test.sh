@@ -13,13 +13,16 @@ tap_plan 8
 t_text() {
 	run_status 0 ispotctl status || return 1
 	grep -q "ABI 1\.[0-9]" "$tmp/out" && grep -q '^sessions *1 open' "$tmp/out" &&
-		grep -q '^device */dev/ispot' "$tmp/out" || { cat "$tmp/out"; return 1; }
+		grep -q '^device */dev/ispot' "$tmp/out" &&
+		grep -q '^waits  *\(tracepoint probes registered\|no tracepoint\)' "$tmp/out" &&
+		grep -q '^futex  *futex' "$tmp/out" || { cat "$tmp/out"; return 1; }
 }
 tap_check "status_text" t_text
 
 t_json() {
 	run_status 0 ispotctl status --json || return 1
-	for k in ispot_version module_version module_abi sessions rings ring_bytes dropped; do
+	for k in ispot_version module_version module_abi sessions rings ring_bytes \
+		dropped wait_tracepoints futex_calls; do
 		grep -q "\"$k\": " "$tmp/out" || { echo "# missing $k"; return 1; }
 	done
 	# One object on one line: starts with { and ends with }.
