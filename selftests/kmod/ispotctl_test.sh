@@ -77,9 +77,14 @@ s3=$(sci_of "$lock" 1000 50 250)
 l4=$(sci_of "$lock" 100 100 600)
 c4=$(sci_of "$ctrl" 100 100 600)
 
+# How high a fully contended lock scores depends on how much of the host
+# the two vCPUs get at once (0.11 to 0.46 over a day on this 2-core host,
+# lower on 6.12, whose cheaper uprobes leave less time in the probes):
+# required is that it stands clear of the emulation's noise floor for
+# short calls (0.10) and far above the control measured in the same run.
 t_lock_high() {
-	echo "# sci at delay 0: $s0"
-	lt 0.2 "$s0"
+	echo "# sci at delay 0: $s0, control $c4"
+	lt 0.1 "$s0" && lt "$(awk -v c="$c4" 'BEGIN { print c * 4 }')" "$s0"
 }
 tap_timing "lock_delay_0_has_high_sci" t_lock_high
 
