@@ -79,7 +79,7 @@ c4=$(sci_of "$ctrl" 100 100 600)
 
 # How high a fully contended lock scores depends on how much of the host
 # the two vCPUs get at once (0.11 to 0.46 over a day on this 2-core host,
-# lower on 6.12, whose cheaper uprobes leave less time in the probes):
+# 0.17 to 0.20 on 6.12 with a quiet host):
 # required is that it stands clear of the emulation's noise floor for
 # short calls (0.10) and far above the control measured in the same run.
 t_lock_high() {
