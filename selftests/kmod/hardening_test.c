@@ -440,4 +440,80 @@ TEST(handed_fd_traces_only_what_the_holder_may_ptrace)
 	close(fd2);
 }
 
+/* A cgroup v2 memory group for this test, or NULL to skip. */
+static const char *memcg_setup(void)
+{
+	static const char *dir = "/sys/fs/cgroup/ispot_memcg_test";
+	FILE *f;
+
+	mkdir("/sys/fs/cgroup", 0755);
+	if (mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL) &&
+	    errno != EBUSY)
+		return NULL;
+	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w");
+	if (!f)
+		return NULL;
+	fputs("+memory", f);
+	if (fclose(f))
+		return NULL;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return NULL;
+	return dir;
+}
+
+static long long memcg_read(const char *dir)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Ring memory is charged to the memory cgroup of whoever sets the session
+ * up, and given back at close.  Before the fix the rings came from
+ * vmalloc_user(), which charges nobody.
+ */
+TEST(rings_are_charged_to_the_tracers_memory_cgroup)
+{
+	long long before, during, after, rings;
+	const char *dir = memcg_setup();
+	struct ispot_setup s;
+	char path[256];
+	FILE *f;
+	int fd;
+
+	ispot_require_module();
+	if (!dir)
+		SKIP("no cgroup v2 memory controller here");
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "w");
+	ASSERT_TRUE(f != NULL);
+	fprintf(f, "%d\n", (int)getpid());
+	ASSERT_EQ(fclose(f), 0);
+
+	before = memcg_read(dir);
+	ASSERT_GE(before, 0);
+	fd = ispot_open();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ispot_setup(fd, getpid(), 512, &s), 0);	/* 2 MiB/CPU */
+	during = memcg_read(dir);
+	close(fd);
+	after = memcg_read(dir);
+	rings = (long long)s.nr_rings * 512 * 4096;
+	TH_LOG("memory.current %lld -> %lld -> %lld, rings %lld bytes",
+	       before, during, after, rings);
+	/* Possible CPUs may be fewer than nr_rings: one ring at least. */
+	EXPECT_GE(during - before, 512 * 4096);
+	EXPECT_LT(after - before, (during - before) / 2);
+}
+
 TEST_HARNESS_MAIN
