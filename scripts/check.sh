@@ -9,16 +9,21 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 # stage NAME CMD...: run CMD, keep its TAP, count a failure if it exits
-# non-zero without reporting a failing test itself.
+# non-zero without reporting a failing test itself.  A VM run that failed
+# for a reason of its own (a kernel report, a timeout: run.sh's last line)
+# is a failure of its own too, even when some tests failed as well.
 stage() {
-	local name=$1 before after
+	local name=$1 before after last
 	shift
 	echo "# $name"
 	before=$(grep -c '^not ok' "$log")
 	"$@" 2>&1 | tee -a "$log"
 	local rc=${PIPESTATUS[0]}
 	after=$(grep -c '^not ok' "$log")
-	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$after" -eq "$before" ]; then
+	last=$(tail -n1 "$log")
+	if [ "$rc" -ne 0 ] && [[ "$last" == "vm: FAIL: "* ]]; then
+		echo "not ok - $name: ${last#vm: FAIL: }" | tee -a "$log"
+	elif [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$after" -eq "$before" ]; then
 		echo "not ok - $name exited with status $rc" | tee -a "$log"
 	fi
 }
