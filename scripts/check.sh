@@ -26,7 +26,7 @@ tag() {
 # kernel), count a failure if it exits non-zero without reporting a failing
 # test itself.
 stage() {
-	local k= name before after rc
+	local k= name before after rc last
 	if [ "$1" = -k ]; then k=$2; shift 2; fi
 	name=$1
 	shift
@@ -35,7 +35,13 @@ stage() {
 	"$@" 2>&1 | tag "$k" | tee -a "$log"
 	rc=${PIPESTATUS[0]}
 	after=$(grep -c '^not ok' "$log")
-	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$after" -eq "$before" ]; then
+	last=$(tail -n1 "$log")
+	# A VM run that failed for a reason of its own (a kernel report, a
+	# timeout: run.sh's last line) is a failure of its own too, even when
+	# some tests failed as well.
+	if [ "$rc" -ne 0 ] && [[ "$last" == "vm: FAIL: "* ]]; then
+		echo "not ok - $name: ${last#vm: FAIL: }${k:+ [$k]}" | tee -a "$log"
+	elif [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$after" -eq "$before" ]; then
 		echo "not ok - $name exited with status $rc${k:+ [$k]}" | tee -a "$log"
 	fi
 }

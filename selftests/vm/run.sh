@@ -319,7 +319,8 @@ qemu_status=${PIPESTATUS[0]}
 set -e
 
 # The kernel log as the host got it: the guest's /dev/kmsg stream (records
-# "PRIO,SEQ,USEC,FLAGS;text", shown as "[SECONDS] text"; continuation lines
+# "PRIO,SEQ,USEC,FLAGS;text", shown as "[SECONDS] text" with the tabs and
+# newlines that kmsg escapes as \x09 and \x0a put back; continuation lines
 # start with a space and are left out), then the console's kernel lines,
 # which alone have what was printed after userspace stopped (a panic).  The
 # command's own output on the console is not kernel log: of the lines
@@ -327,7 +328,10 @@ set -e
 tr -d '\r' <"$work/kmsg.log" 2>/dev/null | awk '
 	/^[0-9]+,[0-9]+,[0-9]+,[^;]*;/ {
 		split($0, h, ","); sub(/^[^;]*;/, "")
-		printf("[%12.6f] %s\n", h[3] / 1000000, $0)
+		gsub(/\\x09/, "\t")
+		n = split($0, part, /\\x0a/)
+		for (i = 1; i <= n; i++)
+			printf("[%12.6f] %s\n", h[3] / 1000000, part[i])
 	}' >"$work/kernel.log"
 awk '/^@@ISPOT-BEGIN/ { cmd = 1; next }
 	/^@@ISPOT-/ { cmd = 0; next }

@@ -9,6 +9,9 @@ cd "$(dirname "$0")/../.." || exit 1
 . selftests/kmod/tap.sh
 run=selftests/vm/run.sh
 tmp=$(mktemp -d)
+# run.sh keeps the kernel log of a failed run in $TMPDIR; these runs fail
+# on purpose, so their logs go with $tmp.
+export TMPDIR=$tmp
 trap 'rm -rf "$tmp"' EXIT
 
 tap_plan 6
