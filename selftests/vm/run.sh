@@ -261,9 +261,16 @@ if [ -e /disk ]; then
 	while [ ! -b /dev/vda ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
 fi
 [ -b /dev/vda ] && mount /dev/vda /mnt 2>/dev/null
+# poweroff -f does not wait for the serial port to drain: on a slow guest
+# the last line, the one the host reads the outcome from, could be lost.
+end() {
+	sync
+	sleep 1
+	poweroff -f
+}
 fail() {
 	echo "@@ISPOT-FAIL $*"
-	poweroff -f
+	end
 }
 if grep -q 'tsc=reliable' /proc/cmdline; then
 	i=0
@@ -285,7 +292,7 @@ fi
 splat=$(dmesg | grep -E -m1 -f /splat-patterns)
 [ -z "$splat" ] || fail "kernel splat: $splat"
 echo "@@ISPOT-EXIT $status"
-poweroff -f
+end
 EOF
 chmod +x "$root/init" "$root/cmd.sh"
 
