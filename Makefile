@@ -11,15 +11,17 @@ KDIR	?= $(shell scripts/kdir.sh)
 CC	?= cc
 CFLAGS	?= -O2 -g
 override CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
-		   -Iinclude/uapi -Iinclude -iquote user -iquote selftests
+		   -Iinclude/uapi -Iinclude -iquote user/lib -iquote selftests
 LDLIBS	+= -lm
 
-# ispotctl: the dispatcher plus one file per subcommand; every other file in
-# user/ is a reusable part that the unit tests link against too.
-USER_MAIN	:= user/ispotctl.c $(wildcard user/cmd_*.c)
-USER_LIB_SRC	:= $(filter-out $(USER_MAIN),$(wildcard user/*.c))
-USER_LIB	:= user/libispot.a
-USER_HDR	:= $(wildcard user/*.h) include/uapi/linux/ispot.h
+# user/lib: the library both front ends share (and the unit tests link);
+# user/ctl: ispotctl, a dispatcher plus one file per subcommand;
+# user/daemon: ispotd.  The binaries stay user/ispotctl and user/ispotd.
+USER_LIB_SRC	:= $(wildcard user/lib/*.c)
+USER_LIB	:= user/lib/libispot.a
+USER_HDR	:= $(wildcard user/lib/*.h) include/uapi/linux/ispot.h
+CTL_SRC		:= $(wildcard user/ctl/*.c)
+DAEMON_SRC	:= $(wildcard user/daemon/*.c)
 
 UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/test_*.c))
 KMOD_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/kmod/*.c))
@@ -34,16 +36,25 @@ module:
 	@test -d "$(KDIR)" || { echo "error: no kernel build directory (KDIR='$(KDIR)'); run scripts/deps.sh or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-user: user/ispotctl
+user: user/ispotctl $(if $(DAEMON_SRC),user/ispotd)
 
-user/%.o: user/%.c $(USER_HDR)
+user/lib/%.o: user/lib/%.c $(USER_HDR)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+user/ctl/%.o: user/ctl/%.c $(wildcard user/ctl/*.h) $(USER_HDR)
+	$(CC) $(CFLAGS) -iquote user/ctl -c -o $@ $<
+
+user/daemon/%.o: user/daemon/%.c $(wildcard user/daemon/*.h) $(USER_HDR)
+	$(CC) $(CFLAGS) -iquote user/daemon -c -o $@ $<
 
 $(USER_LIB): $(USER_LIB_SRC:.c=.o)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-user/ispotctl: $(USER_MAIN:.c=.o) $(USER_LIB)
+user/ispotctl: $(CTL_SRC:.c=.o) $(USER_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+user/ispotd: $(DAEMON_SRC:.c=.o) $(USER_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 samples: $(SAMPLES)
@@ -79,5 +90,5 @@ bench:
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
-	rm -f user/*.o $(USER_LIB) user/ispotctl $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(SAMPLES)
+	rm -f user/*/*.o $(USER_LIB) user/ispotctl user/ispotd $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(SAMPLES)
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures clean; fi

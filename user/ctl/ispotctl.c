@@ -4,7 +4,6 @@
  * most time to other threads.  This file only dispatches to cmd_*.c.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,18 +22,6 @@ static const struct command commands[] = {
 	{ "status", cmd_status, "show the module, ABI, sessions and limits" },
 };
 
-void ispot_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("ispotctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void usage(FILE *f)
 {
 	size_t i;
@@ -50,6 +37,7 @@ int main(int argc, char **argv)
 	int ret = -1;
 	size_t i;
 
+	ispot_progname = "ispotctl";
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "errors.h"
 #include "drain.h"
 #include "format.h"
 #include "report.h"

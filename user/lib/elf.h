@@ -25,10 +25,10 @@
  * produce an error, never an out-of-bounds read.
  */
 /*
- * With -Iuser this file shadows the C library's <elf.h>, so it pulls that
+ * With -Iuser/lib this file shadows the C library's <elf.h>, so it pulls that
  * one in: code asking for <elf.h> still gets the Elf64_* definitions.  It
- * sits outside the guard because a quote-include from user/ resolves
- * #include_next through -Iuser back to this file, whose second pass must
+ * sits outside the guard because a quote-include from user/lib resolves
+ * #include_next through -Iuser/lib back to this file, whose second pass must
  * still reach the system header.
  */
 #include_next <elf.h>

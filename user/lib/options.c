@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "errors.h"
 #include "options.h"
 
 /* 2 MiB per CPU holds ~25 ms of a million records per second. */

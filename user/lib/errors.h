@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Exit codes and one-line errors, shared by both front ends: ispotctl and
+ * ispotd promise the same codes (DESIGN.md, "Contract: ispotctl/ispotd").
+ */
+#ifndef ISPOT_ERRORS_H
+#define ISPOT_ERRORS_H
+
+#define EXIT_OK		0
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+/* The prefix of every error line; each front end sets its own name. */
+extern const char *ispot_progname;
+
+/* One line on stderr, prefixed with the program name. */
+void ispot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* ISPOT_ERRORS_H */
