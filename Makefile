@@ -22,6 +22,10 @@ USER_LIB	:= user/lib/libispot.a
 USER_HDR	:= $(wildcard user/lib/*.h) include/uapi/linux/ispot.h
 CTL_SRC		:= $(wildcard user/ctl/*.c)
 DAEMON_SRC	:= $(wildcard user/daemon/*.c)
+# Everything of ispotd but its main(), for the unit tests to link.
+DAEMON_LIB	:= user/daemon/libispotd.a
+DAEMON_LIB_SRC	:= $(filter-out user/daemon/ispotd.c,$(DAEMON_SRC))
+DAEMON_HDR	:= $(wildcard user/daemon/*.h)
 
 UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/test_*.c))
 KMOD_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/kmod/*.c))
@@ -44,7 +48,7 @@ user/lib/%.o: user/lib/%.c $(USER_HDR)
 user/ctl/%.o: user/ctl/%.c $(wildcard user/ctl/*.h) $(USER_HDR)
 	$(CC) $(CFLAGS) -iquote user/ctl -c -o $@ $<
 
-user/daemon/%.o: user/daemon/%.c $(wildcard user/daemon/*.h) $(USER_HDR)
+user/daemon/%.o: user/daemon/%.c $(DAEMON_HDR) $(USER_HDR)
 	$(CC) $(CFLAGS) -iquote user/daemon -c -o $@ $<
 
 $(USER_LIB): $(USER_LIB_SRC:.c=.o)
@@ -54,8 +58,14 @@ $(USER_LIB): $(USER_LIB_SRC:.c=.o)
 user/ispotctl: $(CTL_SRC:.c=.o) $(USER_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-user/ispotd: $(DAEMON_SRC:.c=.o) $(USER_LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(DAEMON_LIB): $(DAEMON_LIB_SRC:.c=.o)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# -rdynamic: the calibration probes a function of ispotd's own, which must
+# keep a symbol even when the binary is stripped at install.
+user/ispotd: user/daemon/ispotd.o $(DAEMON_LIB) $(USER_LIB)
+	$(CC) $(CFLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
 samples: $(SAMPLES)
 
@@ -69,8 +79,8 @@ selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) fixtures
 fixtures:
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures; fi
 
-selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(USER_LIB) $(USER_HDR)
-	$(CC) $(CFLAGS) -o $@ $< $(USER_LIB) $(LDLIBS)
+selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(USER_HDR) $(DAEMON_HDR)
+	$(CC) $(CFLAGS) -iquote user/daemon -o $@ $< $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(LDLIBS)
 
 selftests/kmod/%: selftests/kmod/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
 	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
@@ -90,5 +100,5 @@ bench:
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
-	rm -f user/*/*.o $(USER_LIB) user/ispotctl user/ispotd $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(SAMPLES)
+	rm -f user/*/*.o user/*/*.a user/ispotctl user/ispotd $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(SAMPLES)
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures clean; fi
