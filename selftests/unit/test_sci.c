@@ -503,6 +503,55 @@ TEST(lifetimes)
 }
 
 /* Sorted by SCI descending, equal SCIs by loss descending. */
+/*
+ * ispotd's windows: the next window's engine is seeded with the minima of
+ * the one before, so the loss is against the fastest execution since the
+ * start; a block that was only seeded is not reported; and a thread traced
+ * in two armed intervals counts the two intervals, not the gap.
+ */
+TEST(seeded_minima_and_armed_intervals)
+{
+	struct sci_engine *w1 = sci_new(), *w2 = sci_new();
+	const uint64_t d1[] = { 10, 40 }, d2[] = { 30, 50 };
+	struct sci_block_min m[2];
+	const struct sci_result *b;
+	struct sci_report *r;
+
+	ASSERT_TRUE(w1 && w2);
+	run(w1, 1, 0, 7, 100, d1, 2);
+	run(w1, 2, 0, 7, 300, d1, 1);
+	sci_finish(w1, 400);
+	ASSERT_EQ(sci_nr_blocks(w1), 2);
+	sci_minima(w1, m);
+	ASSERT_EQ(sci_seed(w2, &m[0]), 0);
+	ASSERT_EQ(sci_seed(w2, &m[1]), 0);
+
+	/* Two armed intervals of 100 ns each, a gap of 800 between. */
+	ASSERT_EQ(sci_thread_seen(w2, 7, 1000), 0);
+	run(w2, 1, 0, 7, 1010, d2, 1);
+	sci_finish(w2, 1100);
+	ASSERT_EQ(sci_thread_seen(w2, 7, 1900), 0);
+	run(w2, 1, 0, 7, 1910, &d2[1], 1);
+	sci_finish(w2, 2000);
+
+	r = sci_report(w2, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(r->nr_blocks, 1);
+	EXPECT_EQ(r->nr_funcs, 1);
+	EXPECT_FALSE(sci_report_block(r, 2, 0));
+	b = sci_report_block(r, 1, 0);
+	ASSERT_TRUE(b);
+	/* d_min 10 from the first window: loss = 80 - 2 * 10. */
+	EXPECT_EQ(b->min_ns, 10);
+	EXPECT_EQ(b->loss_ns, 60);
+	EXPECT_EQ(b->lifetime_ns, 200);
+	EXPECT_NEAR(b->sci, 0.3, EPS);
+	EXPECT_EQ(sci_report_func(r, 1)->nr_keys, 1);
+	sci_report_free(r);
+	sci_free(w1);
+	sci_free(w2);
+}
+
 TEST(report_order)
 {
 	struct sci_engine *e = sci_new();

@@ -102,11 +102,20 @@ void pipeline_free(struct pipeline *p)
 	if (!p)
 		return;
 	pairer_free(p->pairer);
-	sci_free(p->sci);
+	if (!p->sci_borrowed)
+		sci_free(p->sci);
 	timeline_free(p->tl);
 	excess_free(p->excess);
 	free(p->probes);
 	free(p);
+}
+
+void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci)
+{
+	if (!p->sci_borrowed)
+		sci_free(p->sci);
+	p->sci = sci;
+	p->sci_borrowed = true;
 }
 
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,

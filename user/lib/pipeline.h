@@ -51,10 +51,18 @@ struct pipeline {
 	/* The fed record's thread totals, read by the pair callback. */
 	uint64_t now[TL_NR_CAUSES];
 	struct pipeline_stats stats;
+	bool sci_borrowed;		/* p->sci belongs to the caller */
 };
 
 struct pipeline *pipeline_new(void);
 void pipeline_free(struct pipeline *p);
+
+/*
+ * Score into @sci from now on instead of the pipeline's own engine, which
+ * is freed.  @sci is the caller's and outlives the pipeline: ispotd keeps
+ * one engine per window across the pipelines of its armed bursts.
+ */
+void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci);
 
 /* Executions of @probe_id count for function @func_id, keyed by @rule. */
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,

@@ -667,7 +667,17 @@ static void json_function(struct json *j, const struct report *r,
 	json_object_end(j);
 }
 
-static void json_futexes(struct json *j, const struct report *r)
+void report_json_functions(struct json *j, const struct report *r)
+{
+	size_t i;
+
+	json_array_begin(j, "functions");
+	for (i = 0; i < nr_results(r); i++)
+		json_function(j, r, &r->sci->funcs[i]);
+	json_array_end(j);
+}
+
+void report_json_futexes(struct json *j, const struct report *r)
 {
 	char addr[32];
 	size_t i, k;
@@ -713,10 +723,7 @@ int report_json(FILE *f, const struct report *r)
 	json_u64(&j, "unpaired", r->unpaired);
 	json_object_end(&j);
 
-	json_array_begin(&j, "functions");
-	for (i = 0; i < nr_results(r); i++)
-		json_function(&j, r, &r->sci->funcs[i]);
-	json_array_end(&j);
+	report_json_functions(&j, r);
 
 	json_array_begin(&j, "threads");
 	for (i = 0; r->sci && i < r->sci->nr_threads; i++) {
@@ -730,7 +737,7 @@ int report_json(FILE *f, const struct report *r)
 	}
 	json_array_end(&j);
 
-	json_futexes(&j, r);
+	report_json_futexes(&j, r);
 
 	json_object_begin(&j, "counters");
 	for (i = 0; i < r->nr_counters; i++) {

@@ -101,6 +101,15 @@ size_t report_warnings(const struct report *r,
 int report_text(FILE *f, const struct report *r, size_t max_rows);
 int report_json(FILE *f, const struct report *r);
 
+/*
+ * The "functions" and "futexes" members of report_json()'s object, for
+ * ispotd's windows, which wrap the same objects in an envelope of their
+ * own (DESIGN.md, "Contract: ispotd").
+ */
+struct json;
+void report_json_functions(struct json *j, const struct report *r);
+void report_json_futexes(struct json *j, const struct report *r);
+
 /* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
 char *report_format_pct(char *buf, size_t len, double ratio);
 

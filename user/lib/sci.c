@@ -409,6 +409,38 @@ void sci_finish(struct sci_engine *e, uint64_t end_ts)
 	}
 }
 
+int sci_seed(struct sci_engine *e, const struct sci_block_min *m)
+{
+	long bi = block_get(e, m->func_id, m->key);
+	struct sci_block *b;
+
+	if (bi < 0)
+		return -ENOMEM;
+	b = e->blocks[bi];
+	if (m->min < b->min)
+		b->min = m->min;
+	if (m->ref_dur < b->ref_dur) {
+		b->ref_dur = m->ref_dur;
+		memcpy(b->ref_cause, m->ref_cause, sizeof(b->ref_cause));
+	}
+	return 0;
+}
+
+void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr_blocks; i++) {
+		const struct sci_block *b = e->blocks[i];
+
+		out[i].func_id = b->func_id;
+		out[i].key = b->key;
+		out[i].min = b->min;
+		out[i].ref_dur = b->ref_dur;
+		memcpy(out[i].ref_cause, b->ref_cause, sizeof(b->ref_cause));
+	}
+}
+
 /* Make the parts sum to @d; see "Causes" in sci.h for the clamping order. */
 static void causes_normalise(const struct sci_causes *in, uint64_t d,
 			     uint64_t out[SCI_NR_CAUSES])
@@ -642,7 +674,7 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 	struct sort_ctx_item *items;
 	struct hist *h;
 	size_t i, j, n = e->nr_bts > e->nr_blocks ? e->nr_bts : e->nr_blocks;
-	size_t nf = 0;
+	size_t nf = 0, nb;
 
 	items = calloc(n ? n : 1, sizeof(*items));
 	h = malloc(sizeof(*h));
@@ -652,21 +684,26 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 		return -ENOMEM;
 	}
 
-	/* One result per function: walk the blocks in (func, key) order. */
-	for (i = 0; i < e->nr_blocks; i++) {
-		items[i].a = e->blocks[i]->func_id;
-		items[i].c = e->blocks[i]->key;
-		items[i].idx = i;
+	/*
+	 * One result per function: walk the blocks in (func, key) order,
+	 * leaving out blocks that were only seeded (sci_seed()).
+	 */
+	for (i = 0, nb = 0; i < e->nr_blocks; i++) {
+		if (!e->blocks[i]->n)
+			continue;
+		items[nb].a = e->blocks[i]->func_id;
+		items[nb].c = e->blocks[i]->key;
+		items[nb++].idx = i;
 	}
-	qsort(items, e->nr_blocks, sizeof(*items), cmp_item);
-	for (i = 0; i < e->nr_blocks; i = j) {
+	qsort(items, nb, sizeof(*items), cmp_item);
+	for (i = 0; i < nb; i = j) {
 		struct sci_result *f = &r->funcs[nf++];
 
 		memset(f, 0, sizeof(*f));
 		f->func_id = items[i].a;
 		f->min_ns = UINT64_MAX;
 		hist_init(h);
-		for (j = i; j < e->nr_blocks && items[j].a == items[i].a; j++) {
+		for (j = i; j < nb && items[j].a == items[i].a; j++) {
 			const struct sci_block *b = e->blocks[items[j].idx];
 			/* Not sorted yet: result i is still block i's. */
 			const struct sci_result *br = &r->blocks[items[j].idx];
@@ -823,6 +860,11 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 		goto fail;
 	qsort(r->blocks, r->nr_blocks, sizeof(*r->blocks), cmp_result);
 	qsort(r->funcs, r->nr_funcs, sizeof(*r->funcs), cmp_result);
+	/* Seeded blocks that ran no execution are not part of the report. */
+	for (i = 0, nscores = 0; i < r->nr_blocks; i++)
+		if (r->blocks[i].calls)
+			r->blocks[nscores++] = r->blocks[i];
+	r->nr_blocks = nscores;
 
 	free(life);
 	free(pos);

@@ -98,8 +98,33 @@ int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts);
 int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
 	    const struct sci_causes *causes);
-/* End of trace: close every open thread at @end_ts. */
+/*
+ * End of trace: close every open thread at @end_ts.  A later
+ * sci_thread_seen() or execution reopens a thread, so a caller that traces
+ * in intervals (ispotd's armed bursts) calls this at the end of each one
+ * and the lifetimes are the sum of the intervals.
+ */
 void sci_finish(struct sci_engine *e, uint64_t end_ts);
+
+/*
+ * The fastest execution of a block, as another engine knew it: ispotd
+ * starts each window's engine with the minima of the windows before, so
+ * d_min(b) is the fastest execution since the daemon started.  @ref_dur
+ * and @ref_cause are the fastest execution that carried causes
+ * (UINT64_MAX when none did).  A seeded block with no execution appears
+ * in no report.  Returns 0 or -ENOMEM.
+ */
+struct sci_block_min {
+	uint32_t func_id;
+	uint64_t key;
+	uint64_t min;
+	uint64_t ref_dur;
+	uint64_t ref_cause[SCI_NR_CAUSES];
+};
+
+int sci_seed(struct sci_engine *e, const struct sci_block_min *m);
+/* Every block's minimum into @out (sci_nr_blocks() entries). */
+void sci_minima(const struct sci_engine *e, struct sci_block_min *out);
 
 /* Sizes, for the "memory does not grow with events" check and stats. */
 size_t sci_nr_blocks(const struct sci_engine *e);

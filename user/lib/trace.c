@@ -199,6 +199,8 @@ static int trace_setup(struct trace *t, pid_t pid)
 	}
 	t->drain = drain_new(t->rings, t->nr_rings, trace_release, t);
 	t->pipe = pipeline_new();
+	if (t->pipe && t->engine)
+		pipeline_borrow_engine(t->pipe, t->engine);
 	if (!t->drain || !t->pipe ||
 	    (t->waits && pipeline_enable_causes(t->pipe))) {
 		ispot_error("out of memory setting up the pipeline");
@@ -317,7 +319,9 @@ static int trace_arm(struct trace *t)
 		}
 		close(fd);
 		f->probe_id = a.probe_id;
-		if (pipeline_add_probe(t->pipe, a.probe_id, i, &f->key)) {
+		if (pipeline_add_probe(t->pipe, a.probe_id,
+				       t->func_ids ? t->func_ids[i] : i,
+				       &f->key)) {
 			ispot_error("out of memory adding probes");
 			return -1;
 		}
@@ -485,6 +489,15 @@ static int trace_round(struct trace *t, uint64_t horizon)
 	return 0;
 }
 
+int trace_step(struct trace *t, uint64_t now)
+{
+	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
+		return -1;
+	if (now - t->last_scan >= TRACE_SCAN_NS)
+		trace_scan(t, now);
+	return 0;
+}
+
 int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 {
 	struct sigaction sa = { .sa_handler = trace_on_signal };
@@ -520,13 +533,10 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 			break;
 		}
 		now = trace_now();
-		if (trace_round(t, now > DRAIN_SLACK_NS ?
-				now - DRAIN_SLACK_NS : 0)) {
+		if (trace_step(t, now)) {
 			ret = -1;
 			break;
 		}
-		if (now - t->last_scan >= TRACE_SCAN_NS)
-			trace_scan(t, now);
 		if (pfd.revents & POLLHUP)
 			t->target_exited = true;
 		if (trace_signal) {
@@ -544,7 +554,7 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 
 static void trace_finish(struct trace *t)
 {
-	uint64_t last;
+	uint64_t last, open;
 
 	/* Stop the producers first, so the last round empties the rings. */
 	if (t->enabled && !t->target_exited)
@@ -561,7 +571,10 @@ static void trace_finish(struct trace *t)
 			t->t_end = t->t_enable;
 	}
 	trace_apply_exits(t, UINT64_MAX);
+	open = pairer_stats(t->pipe->pairer)->unpaired_entries;
 	pipeline_finish(t->pipe, t->t_end);
+	t->open_at_stop = pairer_stats(t->pipe->pairer)->unpaired_entries -
+			  open;
 }
 
 static uint64_t trace_dropped(struct trace *t)
@@ -741,13 +754,18 @@ out:
 	return ret ? -1 : 0;
 }
 
+void trace_stop(struct trace *t)
+{
+	trace_finish(t);
+	t->dropped = trace_dropped(t);
+}
+
 int trace_report(struct trace *t)
 {
 	struct sci_report *sr;
 	int ret;
 
-	trace_finish(t);
-	t->dropped = trace_dropped(t);
+	trace_stop(t);
 	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		ispot_error("pid %d executed a privileged (set-user-ID, "
 			    "set-group-ID or file-capability) program: tracing "

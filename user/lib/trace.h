@@ -81,6 +81,17 @@ struct trace {
 	bool interrupted;
 	uint64_t dropped;
 	uint32_t stop_reason;		/* ISPOT_STOP_*, from the last STATS */
+	/* Entries still open when the trace stopped (in pair_stats too). */
+	uint64_t open_at_stop;
+
+	/*
+	 * Set between trace_resolve() and trace_start() by a caller that
+	 * keeps scores across sessions (ispotd): executions are scored into
+	 * @engine, under @func_ids[i] for funcs[i].  NULL: the pipeline's
+	 * own engine, under i.
+	 */
+	struct sci_engine *engine;
+	const uint32_t *func_ids;
 };
 
 /* Monotonic ns, the clock the module stamps records with. */
@@ -109,6 +120,21 @@ int trace_start(struct trace *t, pid_t pid);
 
 /* Drain until Ctrl-C, --duration, the target's exit, or @stop says so. */
 int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx);
+
+/*
+ * One round of trace_loop() for a caller with its own poll loop: drain
+ * what is older than the horizon, and rescan the threads when due.
+ * Returns 0, or -1 after printing why.  POLLHUP on t->dev.fd means the
+ * target exited: set t->target_exited.
+ */
+int trace_step(struct trace *t, uint64_t now);
+
+/*
+ * Disable, drain what is left, close the lifetimes and read the drops:
+ * what trace_report() does before it prints.  The scores are then in
+ * t->pipe->sci (or t->engine).
+ */
+void trace_stop(struct trace *t);
 
 /* Disable, drain what is left, close lifetimes, print the report. */
 int trace_report(struct trace *t);
