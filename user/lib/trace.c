@@ -596,12 +596,9 @@ static uint64_t trace_dropped(struct trace *t)
 	return dropped;
 }
 
-/* Name a key value the way the user would look for it. */
-static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
-			  char *buf, size_t len)
+int trace_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
+		    uint64_t key, char *buf, size_t len)
 {
-	struct trace *t = ctx;
-	const struct key_rule *rule = &t->funcs[func_id].key;
 	struct elf_addr_info info;
 	uint64_t v = key - 1;
 
@@ -612,7 +609,7 @@ static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
 			   snprintf(buf, len, "arg%u = 0", rule->arg);
 	if (rule->kind == KEY_CALLSITE)
 		v = key;
-	if (t->sym && !elf_symbolize(t->sym, v, &info, NULL, 0) &&
+	if (sym && !elf_symbolize(sym, v, &info, NULL, 0) &&
 	    info.kind == ELF_ADDR_SYMBOL) {
 		int n = snprintf(buf, len, "%s", rule->kind == KEY_ARG ?
 				 "&" : "from ");
@@ -622,6 +619,14 @@ static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
 	return snprintf(buf, len, "%s0x%llx",
 			rule->kind == KEY_ARG ? "" : "from ",
 			(unsigned long long)v);
+}
+
+static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
+			  char *buf, size_t len)
+{
+	struct trace *t = ctx;
+
+	return trace_key_label(&t->funcs[func_id].key, t->sym, key, buf, len);
 }
 
 /* The futex words waited on, named like the user's variables. */

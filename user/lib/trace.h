@@ -141,4 +141,12 @@ int trace_report(struct trace *t);
 
 void trace_free(struct trace *t);
 
+/*
+ * Name a key value the way the user would look for it: "&app:gm_lock",
+ * "from app:worker+0x21", "arg2 in [2^11, 2^12)".  @sym may be NULL.
+ * Returns what snprintf would.
+ */
+int trace_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
+		    uint64_t key, char *buf, size_t len);
+
 #endif /* ISPOT_TRACE_H */

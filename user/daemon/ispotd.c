@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ispotd: the always-on daemon.  It finds the processes to trace (--pid,
+ * --exe, --cgroup), arms their probes in short bursts whose share of the
+ * time keeps the estimated cost under --budget, and writes each target's
+ * window of scores as one JSON line (DESIGN.md, "Contract: ispotd").
+ *
+ * One thread, one poll loop: the proc connector's socket, the armed
+ * sessions' device fds and a signalfd.  Nothing blocks it for long: a
+ * burst's setup is the longest step, and it only runs when one is due.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calibrate.h"
+#include "config.h"
+#include "device.h"
+#include "discover.h"
+#include "errors.h"
+#include "notify.h"
+#include "target.h"
+
+/* How often a missing module is looked for again. */
+#define ISPOTD_MODULE_RETRY_NS	(5 * 1000000000ull)
+/*
+ * The cost of one probed call when it cannot be measured (a module that
+ * cannot trace ispotd itself): high on purpose, so the budget errs on
+ * the cheap side.  Emulated guests measure ~30 us, hardware ~2-5 us.
+ */
+#define ISPOTD_FALLBACK_COST_NS	50000.0
+
+struct ispotd {
+	struct ispotd_config cfg;
+	struct trace_opts topts;
+	struct discover *disc;
+	FILE *log;
+	int sfd;
+
+	struct target *targets;
+	size_t nr_targets, cap_targets;
+
+	uint64_t window_start;
+	bool module_ok;		/* /dev/ispot answered the last time */
+	uint64_t module_check;	/* when to look for it again */
+	bool calibrated;
+	double call_cost_ns;
+	bool stop;
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Informational lines go where errors go: the journal reads stderr. */
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", ispot_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const char *target_source(const struct ispotd *d,
+				 const struct discover_proc *p)
+{
+	if (p->source == DISCOVER_CGROUP && p->index < d->cfg.nr_cgroups)
+		return d->cfg.cgroups[p->index];
+	return "";
+}
+
+/*
+ * Whether the module is there, checked without tracing anything; a
+ * change is said once, not at every retry.
+ */
+static bool ispotd_module(struct ispotd *d, uint64_t now)
+{
+	struct ispot_device dev;
+	char err[256];
+
+	if (d->module_ok || now < d->module_check)
+		return d->module_ok;
+	d->module_check = now + ISPOTD_MODULE_RETRY_NS;
+	if (ispot_device_open(&dev, err, sizeof(err))) {
+		static char said[256];
+
+		if (strcmp(said, err)) {
+			say("%s; retrying every %llus", err,
+			    ISPOTD_MODULE_RETRY_NS / 1000000000ull);
+			snprintf(said, sizeof(said), "%s", err);
+		}
+		return false;
+	}
+	ispot_device_close(&dev);
+	d->module_ok = true;
+	if (!d->calibrated) {
+		if (calibrate_call_cost(&d->call_cost_ns, err, sizeof(err))) {
+			say("cannot measure what a probed call costs (%s); "
+			    "assuming %.0f us", err,
+			    ISPOTD_FALLBACK_COST_NS / 1000);
+			d->call_cost_ns = ISPOTD_FALLBACK_COST_NS;
+		} else {
+			say("a probed call costs %.2f us on this host",
+			    d->call_cost_ns / 1000);
+		}
+		d->calibrated = true;
+	}
+	return true;
+}
+
+static struct target *ispotd_find(struct ispotd *d,
+				  const struct discover_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_targets; i++)
+		if (d->targets[i].pid == p->pid &&
+		    d->targets[i].start_time == p->start_time)
+			return &d->targets[i];
+	return NULL;
+}
+
+static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
+		       uint64_t now)
+{
+	struct target *tg;
+
+	if (d->nr_targets == d->cap_targets) {
+		size_t cap = d->cap_targets ? 2 * d->cap_targets : 8;
+
+		tg = realloc(d->targets, cap * sizeof(*tg));
+		if (!tg) {
+			ispot_error("out of memory adding pid %d", (int)p->pid);
+			return;
+		}
+		d->targets = tg;
+		d->cap_targets = cap;
+	}
+	tg = &d->targets[d->nr_targets];
+	if (target_init(tg, p->pid, p->start_time, target_source(d, p),
+			d->cfg.budget, d->call_cost_ns, now)) {
+		target_free(tg);
+		ispot_error("out of memory adding pid %d", (int)p->pid);
+		return;
+	}
+	d->nr_targets++;
+	say("tracing pid %d (%s)", (int)tg->pid, tg->exe);
+}
+
+/* Write what a target that is gone had, and forget it. */
+static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
+{
+	struct target *tg = &d->targets[i];
+
+	target_disarm(tg, now);
+	if (target_close_window(tg, d->log, now))
+		ispot_error("cannot write the window of pid %d: %s",
+			    (int)tg->pid, strerror(errno));
+	say("pid %d is gone", (int)tg->pid);
+	target_free(tg);
+	d->targets[i] = d->targets[--d->nr_targets];
+}
+
+/* Bring the target list in line with what discovery sees. */
+static void ispotd_reconcile(struct ispotd *d, uint64_t now)
+{
+	const struct discover_proc *procs;
+	size_t n = discover_procs(d->disc, &procs), i, j;
+
+	for (i = 0; i < n; i++)
+		if (!ispotd_find(d, &procs[i]))
+			ispotd_add(d, &procs[i], now);
+	for (i = d->nr_targets; i-- > 0;) {
+		struct target *tg = &d->targets[i];
+		bool listed = false;
+
+		for (j = 0; j < n && !listed; j++)
+			listed = procs[j].pid == tg->pid &&
+				 procs[j].start_time == tg->start_time;
+		if (!listed || tg->gone)
+			ispotd_drop(d, i, now);
+	}
+}
+
+static void ispotd_close_windows(struct ispotd *d, uint64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_targets; i++) {
+		struct target *tg = &d->targets[i];
+		bool was_armed = tg->armed;
+
+		/* A burst never spans two windows: cut it, and go on. */
+		target_disarm(tg, now);
+		if (target_close_window(tg, d->log, now))
+			ispot_error("cannot write the window of pid %d: %s",
+				    (int)tg->pid, strerror(errno));
+		if (was_armed && tg->burst_end > now)
+			tg->burst_start = now;
+	}
+	d->window_start = now;
+}
+
+static int ispotd_start_discovery(struct ispotd *d)
+{
+	char err[256];
+
+	d->disc = discover_new(d->cfg.pids, d->cfg.nr_pids,
+			       (const char *const *)d->cfg.exes,
+			       d->cfg.nr_exes,
+			       (const char *const *)d->cfg.cgroups,
+			       d->cfg.nr_cgroups, err, sizeof(err));
+	if (!d->disc) {
+		ispot_error("%s", err);
+		return -1;
+	}
+	if (!discover_netlink(d->disc))
+		say("no proc connector (needs CAP_NET_ADMIN): new processes "
+		    "are found by scanning /proc every second");
+	return 0;
+}
+
+static int ispotd_open_log(struct ispotd *d)
+{
+	const char *path = d->cfg.log_path;
+
+	if (d->log && d->log != stdout)
+		fclose(d->log);
+	d->log = NULL;
+	if (!path || !strcmp(path, "-")) {
+		d->log = stdout;
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return 0;
+	}
+	d->log = fopen(path, "ae");
+	if (!d->log) {
+		ispot_error("cannot write %s (%s): choose a writable --log",
+			    path, strerror(errno));
+		return -1;
+	}
+	setvbuf(d->log, NULL, _IOLBF, 0);
+	return 0;
+}
+
+/*
+ * SIGHUP: read the config again.  A bad file keeps the old config, as
+ * nginx and systemd do; a good one takes effect for the next bursts, and
+ * targets that no longer match write their last window and go.
+ */
+static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
+			  uint64_t now)
+{
+	struct ispotd_config fresh;
+	struct discover *old = d->disc;
+
+	notify_send("RELOADING=1");
+	if (ispotd_config_load(cli, &fresh)) {
+		say("keeping the running configuration");
+		notify_send("READY=1");
+		return;
+	}
+	ispotd_config_free(&d->cfg);
+	d->cfg = fresh;
+	ispotd_config_trace_opts(&d->cfg, &d->topts);
+	if (ispotd_start_discovery(d)) {
+		say("keeping the previous targets");
+		d->disc = old;
+	} else {
+		discover_free(old);
+	}
+	if (ispotd_open_log(d))
+		d->log = NULL;
+	discover_update(d->disc, now);
+	ispotd_reconcile(d, now);
+	say("configuration reloaded");
+	notify_send("READY=1");
+}
+
+static int ispotd_signals(struct ispotd *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	d->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return d->sfd < 0 ? -1 : 0;
+}
+
+static void ispotd_read_signals(struct ispotd *d,
+				const struct ispotd_config *cli, uint64_t now)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			ispotd_reload(d, cli, now);
+		else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
+			d->stop = true;
+	}
+}
+
+static int ispotd_poll(struct ispotd *d, uint64_t now)
+{
+	struct pollfd *pfd = calloc(d->nr_targets + 2, sizeof(*pfd));
+	uint64_t next = d->window_start + d->cfg.window_ns;
+	size_t i, n = 0;
+	int timeout, ret;
+
+	if (!pfd)
+		return -1;
+	pfd[n++] = (struct pollfd){ .fd = d->sfd, .events = POLLIN };
+	if (discover_fd(d->disc) >= 0)
+		pfd[n++] = (struct pollfd){ .fd = discover_fd(d->disc),
+					    .events = POLLIN };
+	for (i = 0; i < d->nr_targets; i++) {
+		uint64_t t = target_next_event(&d->targets[i], now);
+
+		if (t < next)
+			next = t;
+		if (target_fd(&d->targets[i]) >= 0)
+			pfd[n++] = (struct pollfd){
+				.fd = target_fd(&d->targets[i]),
+				.events = POLLIN };
+	}
+	/* Discovery rescans once a second without netlink. */
+	if (next > now + 1000000000ull)
+		next = now + 1000000000ull;
+	if (!d->module_ok && next > d->module_check)
+		next = d->module_check;
+	timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+	ret = poll(pfd, n, timeout);
+	/* A readable ring means records: the next tick drains them. */
+	free(pfd);
+	return ret < 0 && errno != EINTR ? -1 : 0;
+}
+
+static void ispotd_shutdown(struct ispotd *d, uint64_t now)
+{
+	size_t i;
+
+	notify_send("STOPPING=1");
+	for (i = 0; i < d->nr_targets; i++) {
+		target_disarm(&d->targets[i], now);
+		if (target_close_window(&d->targets[i], d->log, now))
+			ispot_error("cannot write the window of pid %d: %s",
+				    (int)d->targets[i].pid, strerror(errno));
+		target_free(&d->targets[i]);
+	}
+	free(d->targets);
+	discover_free(d->disc);
+	if (d->log && d->log != stdout)
+		fclose(d->log);
+	ispotd_config_free(&d->cfg);
+}
+
+int main(int argc, char **argv)
+{
+	struct ispotd_config cli;
+	struct ispotd d = { .sfd = -1 };
+	char status[128];
+	uint64_t now;
+	size_t i;
+	int ret;
+
+	ispot_progname = "ispotd";
+	ret = ispotd_config_parse_args(argc, argv, &cli);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	if (ispotd_config_load(&cli, &d.cfg)) {
+		ispotd_config_free(&cli);
+		return EXIT_USAGE;
+	}
+	ispotd_config_trace_opts(&d.cfg, &d.topts);
+	if (ispotd_open_log(&d) || ispotd_signals(&d) ||
+	    ispotd_start_discovery(&d)) {
+		ispotd_config_free(&cli);
+		ispotd_config_free(&d.cfg);
+		return EXIT_RUNTIME;
+	}
+	now = trace_now();
+	d.window_start = now;
+	ispotd_module(&d, now);
+	snprintf(status, sizeof(status),
+		 "READY=1\nSTATUS=budget %.2f%%, window %llus",
+		 d.cfg.budget * 100,
+		 (unsigned long long)(d.cfg.window_ns / 1000000000ull));
+	notify_send(status);
+
+	while (!d.stop) {
+		now = trace_now();
+		ispotd_read_signals(&d, &cli, now);
+		if (d.stop)
+			break;
+		discover_update(d.disc, now);
+		if (d.calibrated || ispotd_module(&d, now))
+			ispotd_reconcile(&d, now);
+		if (ispotd_module(&d, now)) {
+			for (i = 0; i < d.nr_targets; i++)
+				target_tick(&d.targets[i], &d.topts, now);
+			/* A burst that failed for want of the module. */
+			if (access(ISPOT_DEVICE_PATH, F_OK))
+				d.module_ok = false;
+		}
+		if (now >= d.window_start + d.cfg.window_ns)
+			ispotd_close_windows(&d, now);
+		if (ispotd_poll(&d, trace_now())) {
+			ispot_error("poll failed: %s", strerror(errno));
+			break;
+		}
+	}
+	ispotd_shutdown(&d, trace_now());
+	ispotd_config_free(&cli);
+	return EXIT_OK;
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One process ispotd traces; see target.h. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "discover.h"
+#include "errors.h"
+#include "target.h"
+
+/* While a burst is armed, the rings are drained at least this often. */
+#define TARGET_DRAIN_NS		(100 * 1000 * 1000ull)
+/* A burst that cannot start is retried after its period, up to this. */
+#define TARGET_MAX_BACKOFF_NS	(300 * 1000000000ull)
+
+static uint64_t target_cpu(const struct target *tg)
+{
+	uint64_t ns = 0;
+
+	if (proc_cpu_ns(tg->pid, tg->start_time, &ns))
+		return 0;
+	return ns;
+}
+
+static void target_schedule(struct target *tg, uint64_t now)
+{
+	uint64_t len;
+
+	budget_next_burst(&tg->budget, now, &tg->burst_start, &len);
+	tg->burst_end = len == UINT64_MAX ? UINT64_MAX : tg->burst_start + len;
+}
+
+int target_init(struct target *tg, pid_t pid, uint64_t start_time,
+		const char *cgroup, double budget, double call_cost_ns,
+		uint64_t now)
+{
+	char link[64];
+	ssize_t n;
+
+	memset(tg, 0, sizeof(*tg));
+	tg->pid = pid;
+	tg->start_time = start_time;
+	snprintf(tg->cgroup, sizeof(tg->cgroup), "%s", cgroup ? cgroup : "");
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, tg->exe, sizeof(tg->exe) - 1);
+	tg->exe[n > 0 ? n : 0] = '\0';
+	tg->tr.dev.fd = -1;
+	budget_init(&tg->budget, budget, call_cost_ns,
+		    now ^ ((uint64_t)pid << 32) ^ start_time);
+	target_schedule(tg, now);
+	tg->cpu_mark = tg->cpu_window = target_cpu(tg);
+	tg->wall_mark = now;
+	return window_set_init(&tg->win, pid, now);
+}
+
+void target_free(struct target *tg)
+{
+	if (tg->armed)
+		trace_free(&tg->tr);
+	free(tg->ids);
+	window_set_free(&tg->win);
+	memset(tg, 0, sizeof(*tg));
+}
+
+/* A burst that could not start: try again later, backing off. */
+static void target_backoff(struct target *tg, uint64_t now)
+{
+	uint64_t wait = 1000000000ull << (tg->failures < 8 ? tg->failures : 8);
+	uint64_t len = tg->burst_end == UINT64_MAX ? UINT64_MAX :
+		       tg->burst_end - tg->burst_start;
+
+	tg->failures++;
+	if (wait > TARGET_MAX_BACKOFF_NS)
+		wait = TARGET_MAX_BACKOFF_NS;
+	tg->burst_start = now + wait;
+	tg->burst_end = len == UINT64_MAX ? UINT64_MAX : tg->burst_start + len;
+}
+
+static int target_arm(struct target *tg, const struct trace_opts *o)
+{
+	struct trace *t = &tg->tr;
+	uint32_t *ids;
+
+	if (trace_open(t, o, MODE_ATTACH))
+		goto fail;
+	if (trace_resolve(t, tg->pid, NULL))
+		goto fail;
+	ids = realloc(tg->ids, (t->nr_funcs + 1) * sizeof(*ids));
+	if (!ids) {
+		ispot_error("out of memory arming pid %d", (int)tg->pid);
+		goto fail;
+	}
+	tg->ids = ids;
+	if (window_burst_begin(&tg->win, t, ids)) {
+		ispot_error("out of memory arming pid %d", (int)tg->pid);
+		goto fail;
+	}
+	if (trace_start(t, tg->pid))
+		goto fail;
+	tg->armed = true;
+	tg->failures = 0;
+	return 0;
+fail:
+	trace_free(t);
+	return -1;
+}
+
+void target_disarm(struct target *tg, uint64_t now)
+{
+	struct trace *t = &tg->tr;
+	uint64_t cpu;
+
+	if (!tg->armed)
+		return;
+	trace_stop(t);
+	window_burst_end(&tg->win, t);
+	cpu = target_cpu(tg);
+	budget_observe(&tg->budget, t->pipe->stats.entries,
+		       t->t_end > t->t_enable ? t->t_end - t->t_enable : 0,
+		       cpu > tg->cpu_mark ? cpu - tg->cpu_mark : 0,
+		       now - tg->wall_mark);
+	tg->cpu_mark = cpu;
+	tg->wall_mark = now;
+	if (t->target_exited || t->stop_reason)
+		tg->gone = true;
+	trace_free(t);
+	tg->armed = false;
+}
+
+void target_tick(struct target *tg, const struct trace_opts *o, uint64_t now)
+{
+	if (tg->gone)
+		return;
+	if (tg->armed) {
+		if (trace_step(&tg->tr, now)) {
+			target_disarm(tg, now);
+			target_backoff(tg, now);
+			return;
+		}
+		if (now >= tg->burst_end || tg->tr.target_exited) {
+			target_disarm(tg, now);
+			target_schedule(tg, tg->burst_end > now ?
+					now : tg->burst_end);
+		}
+		return;
+	}
+	if (now < tg->burst_start)
+		return;
+	if (target_arm(tg, o)) {
+		if (kill(tg->pid, 0) && errno == ESRCH)
+			tg->gone = true;
+		else
+			target_backoff(tg, now);
+	}
+}
+
+int target_close_window(struct target *tg, FILE *log, uint64_t now)
+{
+	struct window_target wt = {
+		.pid = tg->pid, .exe = tg->exe, .cgroup = tg->cgroup,
+	};
+	uint64_t cpu = target_cpu(tg);
+	double duty, overhead;
+
+	tg->win.cpu_ns = cpu > tg->cpu_window ? cpu - tg->cpu_window : 0;
+	tg->cpu_window = cpu;
+	duty = now > tg->win.start_ns ?
+	       (double)tg->win.armed_ns / (now - tg->win.start_ns) : 0.0;
+	overhead = budget_overhead_estimate(tg->win.calls,
+					    tg->budget.call_cost_ns,
+					    tg->win.cpu_ns);
+	return window_close(&tg->win, log, &wt, now, duty, overhead);
+}
+
+int target_fd(const struct target *tg)
+{
+	return tg->armed ? tg->tr.dev.fd : -1;
+}
+
+uint64_t target_next_event(const struct target *tg, uint64_t now)
+{
+	if (tg->gone)
+		return UINT64_MAX;
+	if (tg->armed) {
+		uint64_t next = now + TARGET_DRAIN_NS;
+
+		return tg->burst_end < next ? tg->burst_end : next;
+	}
+	return tg->burst_start;
+}

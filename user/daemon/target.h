@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One process ispotd traces: its armed bursts and its windows.
+ *
+ * A burst is a whole ispotctl-style session: open /dev/ispot, resolve the
+ * functions, arm, drain, disarm and close.  Between bursts the daemon
+ * holds no session at all, so a disarmed target has no breakpoint, the
+ * module holds no ring for it, and the module can even be unloaded and
+ * reloaded (the next burst finds it again).  The price is resolving the
+ * symbols once per burst, which the daemon pays, not the target.
+ */
+#ifndef ISPOT_TARGET_H
+#define ISPOT_TARGET_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "budget.h"
+#include "trace.h"
+#include "window.h"
+
+struct target {
+	pid_t pid;
+	uint64_t start_time;	/* /proc/PID/stat field 22: tells reuse */
+	char exe[PATH_MAX];
+	char cgroup[PATH_MAX];	/* the --cgroup it was found through, or "" */
+
+	struct budget budget;
+	struct window_set win;
+
+	struct trace tr;
+	uint32_t *ids;		/* the burst's function ids in win */
+	bool armed;
+	uint64_t burst_start;	/* the next burst, or the current one */
+	uint64_t burst_end;
+	unsigned int failures;	/* bursts in a row that could not start */
+
+	/* The target's CPU time, for the budget and the window. */
+	uint64_t cpu_mark, wall_mark;	/* at the last budget observation */
+	uint64_t cpu_window;		/* at the start of the window */
+	bool gone;		/* exited, or exec'd away from --exe */
+};
+
+int target_init(struct target *tg, pid_t pid, uint64_t start_time,
+		const char *cgroup, double budget, double call_cost_ns,
+		uint64_t now);
+void target_free(struct target *tg);
+
+/*
+ * Start the burst that is due, step the one that is armed, stop it when
+ * its time is over or the target exited.  @o are the functions to trace.
+ */
+void target_tick(struct target *tg, const struct trace_opts *o,
+		 uint64_t now);
+
+/* Stop an armed burst now (end of window, reload, shutdown). */
+void target_disarm(struct target *tg, uint64_t now);
+
+/* Write the window's JSON line to @log (may be NULL) and start the next. */
+int target_close_window(struct target *tg, FILE *log, uint64_t now);
+
+/* The device fd to poll while armed, else -1. */
+int target_fd(const struct target *tg);
+
+/* When target_tick() next has something to do. */
+uint64_t target_next_event(const struct target *tg, uint64_t now);
+
+#endif /* ISPOT_TARGET_H */

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One target's scores, window by window; see window.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drain.h"
+#include "json.h"
+#include "report.h"
+#include "timeline.h"
+#include "window.h"
+
+/* Futex words remembered per window; the rest are counted in the last. */
+#define WINDOW_MAX_FUTEXES	256
+/* window_futex.funcs is a 64-bit set. */
+#define WINDOW_FUTEX_FUNCS	64
+
+int window_set_init(struct window_set *w, int pid, uint64_t now)
+{
+	memset(w, 0, sizeof(*w));
+	w->pid = pid;
+	w->start_ns = now;
+	w->sci = sci_new();
+	return w->sci ? 0 : -ENOMEM;
+}
+
+static void window_reset(struct window_set *w, uint64_t now)
+{
+	w->start_ns = now;
+	w->armed_ns = w->calls = w->cpu_ns = 0;
+	w->recorded = w->dropped = w->unpaired = w->open_at_stop = 0;
+	w->bursts = 0;
+	w->nr_futexes = 0;
+}
+
+void window_set_free(struct window_set *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->nr_funcs; i++) {
+		free(w->funcs[i].name);
+		free(w->funcs[i].object);
+	}
+	free(w->funcs);
+	free(w->futexes);
+	sci_free(w->sci);
+	elf_symbolizer_free(w->sym);
+	memset(w, 0, sizeof(*w));
+}
+
+static long window_func_id(struct window_set *w, const struct trace_func *f)
+{
+	struct window_func *wf;
+	uint32_t i;
+
+	for (i = 0; i < w->nr_funcs; i++)
+		if (!strcmp(w->funcs[i].name, f->sym.name) &&
+		    !strcmp(w->funcs[i].object, f->sym.obj))
+			return i;
+	if (w->nr_funcs == w->cap_funcs) {
+		uint32_t cap = w->cap_funcs ? 2 * w->cap_funcs : 16;
+
+		wf = realloc(w->funcs, cap * sizeof(*wf));
+		if (!wf)
+			return -ENOMEM;
+		w->funcs = wf;
+		w->cap_funcs = cap;
+	}
+	wf = &w->funcs[w->nr_funcs];
+	memset(wf, 0, sizeof(*wf));
+	wf->name = strdup(f->sym.name);
+	wf->object = strdup(f->sym.obj);
+	if (!wf->name || !wf->object) {
+		free(wf->name);
+		free(wf->object);
+		return -ENOMEM;
+	}
+	snprintf(wf->key_desc, sizeof(wf->key_desc), "%s", f->key_desc);
+	wf->key = f->key;
+	return w->nr_funcs++;
+}
+
+int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_funcs; i++) {
+		long id = window_func_id(w, &t->funcs[i]);
+
+		if (id < 0)
+			return -ENOMEM;
+		ids[i] = id;
+	}
+	t->engine = w->sci;
+	t->func_ids = ids;
+	return 0;
+}
+
+static struct window_futex *window_futex(struct window_set *w, uint64_t uaddr)
+{
+	struct window_futex *x;
+	size_t i;
+
+	for (i = 0; i < w->nr_futexes; i++)
+		if (w->futexes[i].uaddr == uaddr)
+			return &w->futexes[i];
+	if (w->nr_futexes == WINDOW_MAX_FUTEXES)
+		return NULL;
+	if (w->nr_futexes == w->cap_futexes) {
+		size_t cap = w->cap_futexes ? 2 * w->cap_futexes : 16;
+
+		x = realloc(w->futexes, cap * sizeof(*x));
+		if (!x)
+			return NULL;
+		w->futexes = x;
+		w->cap_futexes = cap;
+	}
+	x = &w->futexes[w->nr_futexes++];
+	memset(x, 0, sizeof(*x));
+	x->uaddr = uaddr;
+	return x;
+}
+
+void window_burst_end(struct window_set *w, struct trace *t)
+{
+	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
+	const struct timeline_futex *f;
+	size_t n, i, k;
+
+	w->bursts++;
+	w->armed_ns += t->t_end > t->t_enable ? t->t_end - t->t_enable : 0;
+	w->calls += t->pipe->stats.entries;
+	w->recorded += drain_stats(t->drain)->records;
+	w->dropped += t->dropped;
+	w->open_at_stop += t->open_at_stop;
+	w->unpaired += ps->unpaired_entries + ps->unpaired_exits -
+		       t->open_at_stop;
+	/* The first burst that saw the objects mapped names things. */
+	if (!w->sym)
+		w->sym = elf_symbolizer_new(t->pid, NULL, 0);
+
+	n = t->pipe->tl ? timeline_futexes(t->pipe->tl, &f) : 0;
+	for (i = 0; i < n; i++) {
+		struct window_futex *x = window_futex(w, f[i].uaddr);
+
+		if (!x)
+			break;
+		x->wait_ns += f[i].wait_ns;
+		x->waits += f[i].waits;
+		if (f[i].nr_tids > x->threads)
+			x->threads = f[i].nr_tids;
+		for (k = 0; k < f[i].nr_funcs; k++)
+			if (f[i].funcs[k] < WINDOW_FUTEX_FUNCS)
+				x->funcs |= 1ull << f[i].funcs[k];
+	}
+}
+
+void window_rfc3339(char *buf, size_t len, const struct timespec *ts)
+{
+	struct tm tm;
+	char day[32];
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ldZ", day, ts->tv_nsec / 1000000);
+}
+
+static int window_key_name(void *ctx, uint32_t func_id, uint64_t key,
+			   char *buf, size_t len)
+{
+	struct window_set *w = ctx;
+
+	if (func_id >= w->nr_funcs)
+		return -1;
+	return trace_key_label(&w->funcs[func_id].key, w->sym, key, buf, len);
+}
+
+/* The window's futex words as the report names them. */
+static struct report_futex *window_report_futexes(struct window_set *w,
+						  char (*names)[ELF_SYM_NAME_MAX],
+						  const char **fnames)
+{
+	struct report_futex *rf = calloc(w->nr_futexes + 1, sizeof(*rf));
+	size_t i, k, used = 0;
+
+	if (!rf)
+		return NULL;
+	for (i = 0; i < w->nr_futexes; i++) {
+		const struct window_futex *x = &w->futexes[i];
+		struct elf_addr_info info;
+
+		rf[i].address = x->uaddr;
+		rf[i].wait_ns = x->wait_ns;
+		rf[i].waits = x->waits;
+		rf[i].threads = x->threads;
+		names[i][0] = 0;
+		if (w->sym && !elf_symbolize(w->sym, x->uaddr, &info, NULL, 0))
+			elf_addr_format(&info, names[i], ELF_SYM_NAME_MAX);
+		rf[i].symbol = names[i];
+		rf[i].functions = &fnames[used];
+		for (k = 0; k < w->nr_funcs && k < WINDOW_FUTEX_FUNCS; k++)
+			if (x->funcs & (1ull << k))
+				fnames[used++] = w->funcs[k].name;
+		rf[i].nr_functions = &fnames[used] - rf[i].functions;
+	}
+	return rf;
+}
+
+/* Counters that only grow, for the metrics: the window's functions. */
+static void window_totals(struct window_set *w, const struct sci_report *sr)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < sr->nr_funcs; i++) {
+		const struct sci_result *r = &sr->funcs[i];
+		struct window_func *f;
+
+		if (r->func_id >= w->nr_funcs)
+			continue;
+		f = &w->funcs[r->func_id];
+		f->total_calls += r->calls;
+		f->total_loss_ns += r->loss_ns;
+		for (k = 0; k < SCI_NR_CAUSES; k++)
+			f->total_cause_ns[k] += r->cause_loss_ns[k];
+		f->total_unknown_ns += r->unknown_loss_ns;
+		f->total_observed_ns += r->lifetime_ns;
+		f->last_sci = r->sci;
+	}
+}
+
+static void window_json_totals(struct json *j, const struct window_set *w)
+{
+	uint32_t i;
+
+	json_array_begin(j, "totals");
+	for (i = 0; i < w->nr_funcs; i++) {
+		const struct window_func *f = &w->funcs[i];
+
+		if (!f->total_calls)
+			continue;
+		json_object_begin(j, NULL);
+		json_string(j, "name", f->name);
+		json_string(j, "object", f->object);
+		json_u64(j, "calls", f->total_calls);
+		json_u64(j, "loss_ns", f->total_loss_ns);
+		json_u64(j, "observed_ns", f->total_observed_ns);
+		json_double(j, "sci", f->total_observed_ns ?
+			    (double)f->total_loss_ns / f->total_observed_ns :
+			    0.0);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static int window_write(struct window_set *w, FILE *f,
+			const struct window_target *tg,
+			const struct sci_report *sr, uint64_t now,
+			double duty, double overhead)
+{
+	char (*names)[ELF_SYM_NAME_MAX] = calloc(w->nr_futexes + 1,
+						 sizeof(*names));
+	const char **fnames = calloc(w->nr_futexes * WINDOW_FUTEX_FUNCS + 1,
+				     sizeof(*fnames));
+	struct report_func *rf = calloc(w->nr_funcs + 1, sizeof(*rf));
+	struct report r = {
+		.pid = tg->pid,
+		.command = tg->exe,
+		.sci = sr,
+		.funcs = rf,
+		.nr_funcs = w->nr_funcs,
+		.key_name = window_key_name,
+		.key_ctx = w,
+	};
+	char when[64];
+	struct timespec ts;
+	struct json j;
+	uint32_t i;
+	int ret = -ENOMEM;
+
+	if (!names || !fnames || !rf)
+		goto out;
+	for (i = 0; i < w->nr_funcs; i++) {
+		rf[i].name = w->funcs[i].name;
+		rf[i].object = w->funcs[i].object;
+		rf[i].key = w->funcs[i].key_desc;
+	}
+	r.futexes = window_report_futexes(w, names, fnames);
+	if (!r.futexes)
+		goto out;
+	r.nr_futexes = w->nr_futexes;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	window_rfc3339(when, sizeof(when), &ts);
+	json_init(&j, f);
+	json_object_begin(&j, NULL);
+	json_string(&j, "time", when);
+	json_u64(&j, "window_ns", now - w->start_ns);
+	json_u64(&j, "armed_ns", w->armed_ns);
+	json_double(&j, "duty_cycle", duty);
+	json_double(&j, "overhead_estimate", overhead);
+	json_u64(&j, "bursts", w->bursts);
+	json_u64(&j, "calls_armed", w->calls);
+	json_u64(&j, "target_cpu_ns", w->cpu_ns);
+	json_object_begin(&j, "target");
+	json_i64(&j, "pid", tg->pid);
+	json_string(&j, "exe", tg->exe);
+	json_string(&j, "cgroup", tg->cgroup);
+	json_object_end(&j);
+	json_object_begin(&j, "events");
+	json_u64(&j, "recorded", w->recorded);
+	json_u64(&j, "dropped", w->dropped);
+	json_u64(&j, "unpaired", w->unpaired);
+	/* Calls cut by the end of a burst: sampling, not a fault. */
+	json_u64(&j, "open_at_disarm", w->open_at_stop);
+	json_object_end(&j);
+	report_json_functions(&j, &r);
+	report_json_futexes(&j, &r);
+	window_json_totals(&j, w);
+	json_object_end(&j);
+	json_finish(&j);
+	ret = fflush(f) || ferror(f) ? -EIO : 0;
+out:
+	free((void *)r.futexes);
+	free(names);
+	free(fnames);
+	free(rf);
+	return ret;
+}
+
+int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
+		 uint64_t now, double duty, double overhead)
+{
+	struct sci_engine *next = sci_new();
+	struct sci_block_min *m;
+	struct sci_report *sr;
+	size_t n, i;
+	int ret;
+
+	sr = sci_report(w->sci, now);
+	n = sci_nr_blocks(w->sci);
+	m = malloc((n + 1) * sizeof(*m));
+	if (!next || !sr || !m) {
+		sci_free(next);
+		sci_report_free(sr);
+		free(m);
+		return -ENOMEM;
+	}
+	window_totals(w, sr);
+	ret = f ? window_write(w, f, tg, sr, now, duty, overhead) : 0;
+	sci_report_free(sr);
+
+	/* Every block ever seen is in the engine: seeds included. */
+	sci_minima(w->sci, m);
+	for (i = 0; i < n; i++) {
+		if (sci_seed(next, &m[i])) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	free(m);
+	sci_free(w->sci);
+	w->sci = next;
+	w->windows++;
+	window_reset(w, now);
+	return ret;
+}

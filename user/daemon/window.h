@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One target's scores, window by window (DESIGN.md, "Contract: ispotd").
+ *
+ * A window gathers the armed bursts that end inside it.  Every burst of a
+ * window scores into the same SCI engine: at the start of a burst the
+ * target's live threads are seen, at its end they are closed (sci_finish),
+ * so a thread's lifetime is the armed time it lived, never the disarmed
+ * gaps, and SCI = armed loss / armed thread time whatever the duty cycle.
+ * Executions that straddle a burst's end are left open and never scored
+ * (counted apart from the unpaired events: they are an effect of sampling,
+ * not a fault of the trace).
+ *
+ * Across windows only the fastest execution of each (function, key)
+ * carries over (sci_seed), so each window's loss is measured against the
+ * fastest execution seen since the target was found, and memory is the
+ * functions x keys of the minima plus one window's engine: threads that
+ * ended in an earlier window cost nothing.
+ *
+ * Function ids are the window set's own, stable across bursts (each
+ * burst resolves the functions anew, possibly in another order or with
+ * new matches from a glob), keyed by (name, object).
+ *
+ * Running totals since the target was found are kept per function for
+ * counters that only grow (calls, loss by cause, observed thread time),
+ * which is what Prometheus rates need.
+ */
+#ifndef ISPOT_WINDOW_H
+#define ISPOT_WINDOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "elf.h"
+#include "options.h"
+#include "sci.h"
+#include "trace.h"
+
+struct window_func {
+	char *name;
+	char *object;
+	char key_desc[32];
+	struct key_rule key;
+	/* Since the target was found, over armed time. */
+	uint64_t total_calls;
+	uint64_t total_loss_ns;
+	int64_t total_cause_ns[SCI_NR_CAUSES];
+	int64_t total_unknown_ns;
+	uint64_t total_observed_ns;
+	double last_sci;		/* of the last window it ran in */
+};
+
+struct window_futex {
+	uint64_t uaddr;
+	uint64_t wait_ns;
+	uint64_t waits;
+	uint32_t threads;	/* the most of any one burst */
+	uint64_t funcs;		/* bit i: window function i waited on it */
+};
+
+struct window_target {
+	int pid;
+	const char *exe;
+	const char *cgroup;	/* "" unless found through --cgroup */
+};
+
+struct window_set {
+	struct window_func *funcs;
+	uint32_t nr_funcs, cap_funcs;
+
+	/* The current window, seeded with the minima of those before. */
+	struct sci_engine *sci;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC */
+	uint64_t armed_ns;
+	uint64_t calls;			/* probed calls entered while armed */
+	uint64_t cpu_ns;		/* target CPU time over the window */
+	uint64_t recorded, dropped, unpaired, open_at_stop;
+	uint32_t bursts;
+	struct window_futex *futexes;
+	size_t nr_futexes, cap_futexes;
+
+	/* Names keys and futex words; made once the objects are mapped. */
+	struct elf_symbolizer *sym;
+	int pid;
+	uint64_t windows;		/* written so far */
+};
+
+int window_set_init(struct window_set *w, int pid, uint64_t now);
+void window_set_free(struct window_set *w);
+
+/*
+ * Before trace_start(): map the burst's resolved functions to the set's
+ * ids (written to @ids, t->nr_funcs of them) and point the trace at the
+ * window's engine.  Returns 0 or -ENOMEM.
+ */
+int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids);
+
+/* After trace_stop(): count the burst into the window. */
+void window_burst_end(struct window_set *w, struct trace *t);
+
+/*
+ * Write the window as one JSON line to @f, fold it into the totals, and
+ * start the next window at @now, carrying the minima over.  @duty and
+ * @overhead are what the budget says of the window; the caller sets
+ * w->cpu_ns, the target's CPU time during it, before.  Returns 0, -ENOMEM or -errno of the write.
+ */
+int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
+		 uint64_t now, double duty, double overhead);
+
+/* RFC 3339 UTC time, e.g. "2026-11-23T13:40:02.512Z". */
+void window_rfc3339(char *buf, size_t len, const struct timespec *ts);
+
+#endif /* ISPOT_WINDOW_H */
