@@ -6,7 +6,6 @@
  * reload.  Errors are read back from stderr, captured in a file, and must
  * be exactly one line.
  */
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <sys/mman.h>
@@ -207,9 +206,9 @@ TEST(every_option)
 			"--func", "acquire", "--func", "libc:pthread_*",
 			"--sync", "--key", "acquire=arg1:log2",
 			"--key", "worker_*=callsite",
-			"--budget", "0.5%", "--window", "2m", "--log", "/var/log/x",
-			"--listen", "127.0.0.1:9464", "--max-functions", "7",
-			"--ring-size", "512K"), 0);
+			"--budget", "0.5%", "--window", "2m",
+			"--log", "/var/log/x", "--listen", "127.0.0.1:9464",
+			"--max-functions", "7", "--ring-size", "512K"), 0);
 	EXPECT_STREQ(c.config_path, "/etc/ispot/ispotd.conf");
 	ASSERT_EQ(c.nr_pids, 2);
 	EXPECT_EQ(c.pids[0], 12);
@@ -781,10 +780,12 @@ TEST(file_errors)
 		{ "key worker\n", 1, "key 'worker' needs FUNC=RULE, e.g. key "
 		  "worker=arg0:log2" },
 		{ "cgroup a/../b\n", 1, "cgroup 'a/../b': name the group" },
-		{ "ring-size 5K\n", 1, "ring-size '5K' must be a power of two" },
+		{ "ring-size 5K\n", 1, "ring-size '5K' must be a power of "
+		  "two" },
 		{ "exe /a\nbudget\n", 2, "'budget' needs a value" },
 		{ "budget   # none\n", 1, "'budget' needs a value" },
-		{ "sync yes\n", 1, "'sync' takes no value: write 'sync' alone" },
+		{ "sync yes\n", 1, "'sync' takes no value: write 'sync' "
+		  "alone" },
 		{ "config /etc/other.conf\n", 1, "'config' cannot be used in a "
 		  "config file" },
 		{ "help\n", 1, "unknown option 'help'" },

@@ -520,8 +520,8 @@ static int config_set(struct ispotd_config *c, const struct config_src *src,
 		return 0;
 	case CFG_LOG:
 		if (!*val)
-			return config_error(src, "%s needs a file name, or - for "
-					    "stdout", opt);
+			return config_error(src, "%s needs a file name, or - "
+					    "for stdout", opt);
 		if (config_take(c, src, ISPOTD_SET_LOG))
 			return config_replace(&c->log_path, val);
 		return 0;
@@ -535,16 +535,16 @@ static int config_set(struct ispotd_config *c, const struct config_src *src,
 		return 0;
 	case CFG_MAX_FUNCTIONS:
 		if (!options_parse_u32(val, 1, &u32))
-			return config_error(src, "%s '%s' must be a whole number "
-					    ">= 1", opt, val);
+			return config_error(src, "%s '%s' must be a whole "
+					    "number >= 1", opt, val);
 		if (config_take(c, src, ISPOTD_SET_MAX_FUNCTIONS))
 			c->max_functions = u32;
 		return 0;
 	case CFG_RING_SIZE:
 		u64 = options_parse_ring_size(val);
 		if (!u64)
-			return config_error(src, "%s '%s' must be a power of two "
-					    "from 4K to 1G", opt, val);
+			return config_error(src, "%s '%s' must be a power of "
+					    "two from 4K to 1G", opt, val);
 		if (config_take(c, src, ISPOTD_SET_RING_SIZE))
 			c->ring_bytes = u64;
 		return 0;
@@ -595,7 +595,8 @@ int ispotd_config_parse_args(int argc, char **argv, struct ispotd_config *cli)
 			ispotd_config_free(cli);
 			return 1;
 		case ':':
-			config_error(&src, "%s needs a value", argv[optind - 1]);
+			config_error(&src, "%s needs a value",
+				     argv[optind - 1]);
 			goto fail;
 		case '?':
 			/* optopt: the short option, or a long one's value. */
@@ -604,7 +605,8 @@ int ispotd_config_parse_args(int argc, char **argv, struct ispotd_config *cli)
 					     optopt);
 			else
 				config_error(&src, "option '%s' is unknown or "
-					     "takes no value", argv[optind - 1]);
+					     "takes no value",
+					     argv[optind - 1]);
 			goto fail;
 		default:
 			if (config_set(cli, &src, c, optarg))
@@ -662,9 +664,9 @@ static int config_apply_line(struct ispotd_config *c,
 	o = config_opt_by_name(key);
 	if (!o || o->val == 'h') {
 		if (key[0] == '-')
-			return config_error(src, "unknown option '%s': write it "
-					    "without the leading dashes, e.g. "
-					    "'pid 1234'", key);
+			return config_error(src, "unknown option '%s': write "
+					    "it without the leading dashes, "
+					    "e.g. 'pid 1234'", key);
 		if (strchr(key, '='))
 			return config_error(src, "unknown option '%s': put a "
 					    "space between the option and its "

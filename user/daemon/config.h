@@ -37,7 +37,8 @@
 
 #include "options.h"
 
-#define ISPOTD_MAX_TARGETS		64	/* of each kind: pid, exe, cgroup */
+/* Of each kind: pids, exes, cgroups. */
+#define ISPOTD_MAX_TARGETS		64
 #define ISPOTD_DEFAULT_BUDGET		0.01	/* 1% */
 #define ISPOTD_DEFAULT_WINDOW_NS	(60 * 1000000000ull)
 #define ISPOTD_MIN_WINDOW_NS		1000000000ull
@@ -74,10 +75,10 @@ struct ispotd_config {
 	struct key_opt keys[OPT_MAX_KEYS];
 	size_t nr_keys;
 	bool sync;			/* on if given anywhere */
-	double budget;			/* a fraction: 0.01 is 1%, 0 always armed */
+	double budget;			/* a fraction: 0.01 is 1%; 0: always */
 	uint64_t window_ns;
 	char *log_path;			/* "-" is stdout */
-	char *listen;			/* "ADDR:PORT", "[V6ADDR]:PORT"; NULL: off */
+	char *listen;			/* "ADDR:PORT"; NULL: off */
 	uint32_t max_functions;
 	uint64_t ring_bytes;		/* per CPU */
 	/*
