@@ -220,7 +220,7 @@ static int config_copy(struct ispotd_config *dst,
 	return 0;
 }
 
-/* Take @val for the scalar @bit unless the command line already gave it. */
+/* Whether to store a value of scalar @bit: not if the command line gave it. */
 static bool config_take(struct ispotd_config *c, const struct config_src *src,
 			unsigned int bit)
 {
