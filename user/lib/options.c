@@ -11,8 +11,7 @@
 #include "errors.h"
 #include "options.h"
 
-/* 2 MiB per CPU holds ~25 ms of a million records per second. */
-#define DEFAULT_RING_BYTES	(2u << 20)
+#define MIN_RING_BYTES		4096ull
 #define MAX_RING_BYTES		(1ull << 30)
 
 static const char *const usage_attach =
@@ -57,8 +56,7 @@ static int usage_error(enum trace_mode mode, const char *fmt, const char *arg)
 	return -1;
 }
 
-/* "10", "10s", "1.5s", "500ms", "2m", "250us" -> ns; 0 on error. */
-static uint64_t parse_duration(const char *s)
+uint64_t options_parse_duration(const char *s)
 {
 	char *end;
 	double v;
@@ -105,7 +103,16 @@ static uint64_t parse_size(const char *s)
 	return *end ? 0 : v;
 }
 
-static bool parse_u32(const char *s, uint32_t min, uint32_t *out)
+uint64_t options_parse_ring_size(const char *s)
+{
+	uint64_t v = parse_size(s);
+
+	if (v < MIN_RING_BYTES || v > MAX_RING_BYTES || (v & (v - 1)))
+		return 0;
+	return v;
+}
+
+bool options_parse_u32(const char *s, uint32_t min, uint32_t *out)
 {
 	unsigned long v;
 	char *end;
@@ -247,7 +254,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->ring_bytes = DEFAULT_RING_BYTES;
+	o->ring_bytes = OPT_DEFAULT_RING_BYTES;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, so CMD's own options are its. */
@@ -259,7 +266,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 				return usage_error(mode, "run starts its own "
 						   "process: --pid%s is for "
 						   "attach", "");
-			if (!parse_u32(optarg, 1, &v) || v > INT_MAX)
+			if (!options_parse_u32(optarg, 1, &v) || v > INT_MAX)
 				return usage_error(mode, "--pid '%s' is not a "
 						   "process id", optarg);
 			o->pid = v;
@@ -281,29 +288,27 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 			o->sync = true;
 			break;
 		case 's':
-			if (!parse_u32(optarg, 1, &o->sample))
+			if (!options_parse_u32(optarg, 1, &o->sample))
 				return usage_error(mode, "--sample '%s' must be "
 						   "a whole number >= 1",
 						   optarg);
 			break;
 		case 'd':
-			o->duration_ns = parse_duration(optarg);
+			o->duration_ns = options_parse_duration(optarg);
 			if (!o->duration_ns)
 				return usage_error(mode, "--duration '%s' is "
 						   "not a time such as 10s or "
 						   "500ms", optarg);
 			break;
 		case 'r':
-			o->ring_bytes = parse_size(optarg);
-			if (o->ring_bytes < 4096 ||
-			    o->ring_bytes > MAX_RING_BYTES ||
-			    (o->ring_bytes & (o->ring_bytes - 1)))
+			o->ring_bytes = options_parse_ring_size(optarg);
+			if (!o->ring_bytes)
 				return usage_error(mode, "--ring-size '%s' must "
 						   "be a power of two from 4K "
 						   "to 1G", optarg);
 			break;
 		case 't':
-			if (!parse_u32(optarg, 1, &v))
+			if (!options_parse_u32(optarg, 1, &v))
 				return usage_error(mode, "--top '%s' must be a "
 						   "whole number >= 1", optarg);
 			o->top = v;

@@ -18,6 +18,8 @@
 
 #define OPT_MAX_FUNCS	256
 #define OPT_MAX_KEYS	64
+/* 2 MiB per CPU holds ~25 ms of a million records per second. */
+#define OPT_DEFAULT_RING_BYTES	(2u << 20)
 
 /* --key FUNC=argN[:log2] | FUNC=callsite | FUNC=none; FUNC may be a glob. */
 struct key_opt {
@@ -62,6 +64,20 @@ void trace_opts_usage(enum trace_mode mode, FILE *f);
  */
 struct key_rule trace_opts_key(const struct trace_opts *o, const char *name,
 			       char *desc, size_t desclen);
+
+/*
+ * Value parsers, shared with ispotd's options so that both programs read
+ * a time, a size or a count the same way.
+ *
+ * options_parse_duration: "10", "10s", "1.5s", "500ms", "2m", "250us",
+ * "1h" -> ns; 0 if @s is not a positive time.
+ * options_parse_ring_size: "4096", "512K", "4M", "1G" (optionally "KiB",
+ * "MB"...) -> bytes; 0 unless it is a power of two from 4K to 1G.
+ * options_parse_u32: a whole decimal number from @min to UINT32_MAX.
+ */
+uint64_t options_parse_duration(const char *s);
+uint64_t options_parse_ring_size(const char *s);
+bool options_parse_u32(const char *s, uint32_t min, uint32_t *out);
 
 /* "arg1:log2" and friends; false if @s is not a key rule. */
 bool key_rule_parse(const char *s, struct key_rule *rule);
