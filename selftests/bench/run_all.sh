@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Run in the VM by scripts/bench.sh: the named benchmarks (probe, ring,
-# waits; all when none is named).  Figures are `name: value` lines on
+# waits, production; all but production when none is named).  Figures are `name: value` lines on
 # stdout; notes start with '#'.
 cd "$(dirname "$0")" || exit 1
 echo "# kernel: $(uname -r)"
@@ -24,6 +24,9 @@ for b in "$@"; do
 		;;
 	waits)
 		./waits_bench || rc=1
+		;;
+	production)
+		./production_bench.sh || rc=1
 		;;
 	*)
 		echo "# unknown benchmark '$b'"

@@ -6,20 +6,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "discover.h"
 #include "errors.h"
 #include "target.h"
+#include "tasks.h"
 
 /* While a burst is armed, the rings are drained at least this often. */
 #define TARGET_DRAIN_NS		(100 * 1000 * 1000ull)
 /* A burst that cannot start is retried after its period, up to this. */
 #define TARGET_MAX_BACKOFF_NS	(300 * 1000000000ull)
 
+/* The target's CPU time so far; 0 once its pid is another process's. */
 static uint64_t target_cpu(const struct target *tg)
 {
-	uint64_t ns = 0;
+	uint64_t start, ns;
 
-	if (proc_cpu_ns(tg->pid, tg->start_time, &ns))
+	if (task_times(tg->pid, &start, &ns) || start != tg->start_time)
 		return 0;
 	return ns;
 }

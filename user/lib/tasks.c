@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tasks.h"
 
@@ -80,20 +81,53 @@ void task_comm(pid_t pid, char *buf, size_t len)
 	fclose(f);
 }
 
-bool task_exited(pid_t pid)
+/*
+ * The fields of /proc/PID/stat after "pid (comm) ", space-separated, in
+ * @buf; a pointer to the state letter, or NULL.  comm may hold spaces and
+ * parentheses, so the last ')' ends it.
+ */
+static const char *task_stat(pid_t pid, char *buf, size_t len)
 {
-	char path[64], buf[512], *p;
+	char path[64], *p;
 	size_t n;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	/* "pid (comm) S ...": comm may hold spaces and parentheses. */
 	p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+	return p && p[1] == ' ' && p[2] ? p + 2 : NULL;
+}
+
+bool task_exited(pid_t pid)
+{
+	char buf[1024];
+	const char *st = task_stat(pid, buf, sizeof(buf));
+
+	return !st || *st == 'Z' || *st == 'X';
+}
+
+int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns)
+{
+	unsigned long long utime, stime, start;
+	long hz = sysconf(_SC_CLK_TCK);
+	char buf[1024];
+	const char *st = task_stat(pid, buf, sizeof(buf));
+
+	/* state(3) ... utime(14) stime(15) ... starttime(22) */
+	if (!st || sscanf(st, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			  "%llu %llu %*d %*d %*d %*d %*d %*d %llu",
+			  &utime, &stime, &start) != 3)
+		return -ESRCH;
+	if (hz <= 0)
+		hz = 100;
+	if (start_time)
+		*start_time = start;
+	if (cpu_ns)
+		*cpu_ns = (utime + stime) * (1000000000ull / hz);
+	return 0;
 }

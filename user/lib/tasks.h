@@ -24,6 +24,14 @@ void task_set_free(struct task_set *set);
 /* Whether @pid is gone or a zombie: no code of it will run again. */
 bool task_exited(pid_t pid);
 
+/*
+ * From /proc/PID/stat: the start time in clock ticks since boot (what
+ * tells a reused pid), and the CPU time of the whole process, exited
+ * threads included, in ns (tick granularity).  Either may be NULL.
+ * Returns 0 or -ESRCH.
+ */
+int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns);
+
 /* The command name (/proc/PID/comm) into @buf, "?" if unknown. */
 void task_comm(pid_t pid, char *buf, size_t len);
 

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The overhead budget; see budget.h. */
+#include <string.h>
+
+#include "budget.h"
+
+/* xorshift64*: enough to spread burst starts, and reproducible in tests. */
+static uint64_t budget_rand(struct budget *b)
+{
+	b->rng ^= b->rng >> 12;
+	b->rng ^= b->rng << 25;
+	b->rng ^= b->rng >> 27;
+	return b->rng * 0x2545f4914f6cdd1dULL;
+}
+
+void budget_init(struct budget *b, double budget, double call_cost_ns,
+		 uint64_t seed)
+{
+	memset(b, 0, sizeof(*b));
+	b->budget = budget;
+	b->call_cost_ns = call_cost_ns;
+	b->duty = budget > 0 ? budget : 1.0;
+	b->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+}
+
+static void budget_duty(struct budget *b)
+{
+	double full;
+
+	if (b->budget <= 0) {
+		b->duty = 1.0;
+		return;
+	}
+	full = b->call_rate * b->call_cost_ns / b->cpu_rate;
+	b->duty = full > b->budget ? b->budget / full : 1.0;
+}
+
+void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
+		    uint64_t cpu_ns, uint64_t wall_ns)
+{
+	double rate, cpu;
+
+	if (!armed_ns || !wall_ns)
+		return;
+	rate = (double)calls / (double)armed_ns;
+	if (cpu_ns < BUDGET_MIN_CPU_NS && calls)
+		cpu_ns = BUDGET_MIN_CPU_NS;
+	cpu = (double)cpu_ns / (double)wall_ns;
+	if (!b->observed++) {
+		b->call_rate = rate;
+		b->cpu_rate = cpu;
+	} else {
+		b->call_rate += BUDGET_EWMA * (rate - b->call_rate);
+		b->cpu_rate += BUDGET_EWMA * (cpu - b->cpu_rate);
+		/* A rise counts at once, a fall only through the average. */
+		if (rate > b->call_rate)
+			b->call_rate = rate;
+	}
+	if (b->cpu_rate <= 0) {
+		/* Calls but no CPU at all cannot be: one tick, then. */
+		b->cpu_rate = (double)BUDGET_MIN_CPU_NS / (double)wall_ns;
+	}
+	budget_duty(b);
+}
+
+void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
+		       uint64_t *len)
+{
+	uint64_t period, burst, slack;
+
+	if (b->budget <= 0) {
+		*start = now;
+		*len = UINT64_MAX;
+		return;
+	}
+	if (!b->observed) {
+		/*
+		 * Nothing known yet: a short burst to learn the call rate,
+		 * somewhere in the first period the budget allows for it.
+		 */
+		burst = BUDGET_PROBE_BURST_NS;
+	} else {
+		burst = (uint64_t)(b->duty * BUDGET_BASE_PERIOD_NS);
+		if (burst < BUDGET_MIN_BURST_NS)
+			burst = BUDGET_MIN_BURST_NS;
+	}
+	period = b->duty < 1.0 ? (uint64_t)(burst / b->duty) : burst;
+	if (period > BUDGET_MAX_PERIOD_NS) {
+		period = BUDGET_MAX_PERIOD_NS;
+		burst = (uint64_t)(b->duty * period);
+	}
+	if (b->period_end < now)
+		b->period_end = now;
+	slack = period - burst;
+	*start = b->period_end + (slack ? budget_rand(b) % (slack + 1) : 0);
+	*len = burst;
+	b->period_end += period;
+}
+
+double budget_overhead_estimate(uint64_t calls, double call_cost_ns,
+				uint64_t cpu_ns)
+{
+	if (!calls)
+		return 0.0;
+	if (cpu_ns < BUDGET_MIN_CPU_NS)
+		cpu_ns = BUDGET_MIN_CPU_NS;
+	return (double)calls * call_cost_ns / (double)cpu_ns;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The overhead budget: how long to arm a target's probes, and when.
+ *
+ * Every probed call costs the target a trap pair, c ns, measured on this
+ * host at start (calibrate.h).  Armed all the time, the probes would cost
+ *
+ *	o_full = (calls per armed second x c) / (target CPU ns per second)
+ *
+ * of the target's CPU time, so arming it for a share d of the time costs
+ * d x o_full, and d = budget / o_full (at most 1) spends the budget.
+ *
+ * The rates are learnt from the bursts: each one reports its calls, its
+ * armed time and the target's CPU time since the last report.  The call
+ * rate that is used is the larger of the last burst's and a slow average,
+ * so a load that rises is answered at the next burst, and one that falls
+ * is believed only gradually: over budget is worse than under.
+ *
+ * Schedule.  A burst lasts L = max(BUDGET_MIN_BURST_NS, d x
+ * BUDGET_BASE_PERIOD_NS) and belongs to a period P = L / d; periods follow
+ * each other, and the burst starts at a uniformly random point of its
+ * period, so the long-run armed share is d while nothing periodic in the
+ * target can stay in step with the sampling.  A period longer than
+ * BUDGET_MAX_PERIOD_NS is cut to it and the burst shortened with it, so
+ * the budget still holds.  The minimum burst keeps the calls that
+ * straddle a burst's end (and are lost) a small share of the calls.
+ */
+#ifndef ISPOT_BUDGET_H
+#define ISPOT_BUDGET_H
+
+#include <stdint.h>
+
+#define BUDGET_MIN_BURST_NS	(500 * 1000000ull)
+#define BUDGET_BASE_PERIOD_NS	(5 * 1000000000ull)
+#define BUDGET_MAX_PERIOD_NS	(600 * 1000000000ull)
+/* The first burst of a target, before anything is known of it. */
+#define BUDGET_PROBE_BURST_NS	(200 * 1000000ull)
+/* /proc's CPU times come in clock ticks: less than one is not zero. */
+#define BUDGET_MIN_CPU_NS	(10 * 1000000ull)
+/* Weight of a new burst in the slow average of the call rate. */
+#define BUDGET_EWMA		0.25
+
+struct budget {
+	double budget;		/* fraction; 0 = always armed */
+	double call_cost_ns;	/* c */
+	double call_rate;	/* probed calls per armed ns, averaged */
+	double cpu_rate;	/* target CPU ns per wall ns, averaged */
+	double duty;		/* d */
+	unsigned int observed;	/* bursts reported so far */
+	uint64_t period_end;	/* where the next period starts */
+	uint64_t rng;
+};
+
+void budget_init(struct budget *b, double budget, double call_cost_ns,
+		 uint64_t seed);
+
+/*
+ * A burst ended: @calls probed calls in @armed_ns; the target used @cpu_ns
+ * of CPU over the @wall_ns since the previous report.
+ */
+void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
+		    uint64_t cpu_ns, uint64_t wall_ns);
+
+/*
+ * The next burst, no earlier than @now: its start and its length
+ * (UINT64_MAX: armed until further notice, for a budget of 0).
+ */
+void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
+		       uint64_t *len);
+
+/* The estimated cost of @calls probed calls against @cpu_ns of CPU. */
+double budget_overhead_estimate(uint64_t calls, double call_cost_ns,
+				uint64_t cpu_ns);
+
+#endif /* ISPOT_BUDGET_H */
