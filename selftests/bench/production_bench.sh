@@ -9,7 +9,7 @@
 #   production_overhead_ratio  budget / untraced, median of the rounds
 #   armed_overhead_ratio       always armed / untraced, median
 #   production_duty_cycle      armed share of the budget runs' windows
-#   production_overhead_estimate  what ispotd itself estimated
+#   production_overhead_estimate_max  the highest window estimate ispotd made
 #   production_rank_ok         1 if acquire (the contended lock) ranks above
 #                              compute (the uncontended work) under the budget
 #   ispotd_rss_mib             ispotd's RSS after a target ended
@@ -24,11 +24,12 @@ work() {
 	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
 		--iterations "$iters" >/dev/null
 }
-elapsed() {
-	t0=$(date +%s.%N)
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+elapsed() {	# wall seconds, to 10 ms (busybox date has no %N)
+	t0=$(uptime_s)
 	"$@"
-	t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+	t1=$(uptime_s)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
 }
 # daemon BUDGET LOG: ispotd on every lock_contention, in the background.
 daemon() {
@@ -61,12 +62,12 @@ printf 'production_overhead_ratio: %.4f\n' "$(median <"$tmp/ratios_b")"
 printf 'armed_overhead_ratio: %.4f\n' "$(median <"$tmp/ratios_a")"
 # Windows: armed time over window time, summed over every budget window.
 awk '{
-	if (match($0, /"window_ns":[0-9]+/)) w += substr($0, RSTART + 12, RLENGTH - 12)
-	if (match($0, /"armed_ns":[0-9]+/)) a += substr($0, RSTART + 11, RLENGTH - 11)
+	if (match($0, /"window_ns": [0-9]+/)) w += substr($0, RSTART + 13, RLENGTH - 13)
+	if (match($0, /"armed_ns": [0-9]+/)) a += substr($0, RSTART + 12, RLENGTH - 12)
 } END { printf "production_duty_cycle: %.4f\n", w ? a / w : 0 }' "$tmp/b.jsonl"
 awk '{
-	if (match($0, /"overhead_estimate":[0-9.e+-]+/)) {
-		v = substr($0, RSTART + 20, RLENGTH - 20)
+	if (match($0, /"overhead_estimate": [0-9.e+-]+/)) {
+		v = substr($0, RSTART + 21, RLENGTH - 21)
 		if (v > m) m = v
 	}
 } END { printf "production_overhead_estimate_max: %.4f\n", m }' "$tmp/b.jsonl"

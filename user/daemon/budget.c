@@ -13,6 +13,17 @@ static uint64_t budget_rand(struct budget *b)
 	return b->rng * 0x2545f4914f6cdd1dULL;
 }
 
+/* CPU time less the probes' cost, at least one clock tick. */
+static uint64_t budget_untraced_cpu(uint64_t calls, double call_cost_ns,
+				    uint64_t cpu_ns)
+{
+	double probes = (double)calls * call_cost_ns;
+
+	if ((double)cpu_ns < probes + BUDGET_MIN_CPU_NS)
+		return BUDGET_MIN_CPU_NS;
+	return cpu_ns - (uint64_t)probes;
+}
+
 void budget_init(struct budget *b, double budget, double call_cost_ns,
 		 uint64_t seed)
 {
@@ -43,8 +54,12 @@ void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 	if (!armed_ns || !wall_ns)
 		return;
 	rate = (double)calls / (double)armed_ns;
-	if (cpu_ns < BUDGET_MIN_CPU_NS && calls)
-		cpu_ns = BUDGET_MIN_CPU_NS;
+	/*
+	 * The traps are charged to the target's CPU time: what it would
+	 * have used untraced is the rest, and that is what the budget is a
+	 * share of.
+	 */
+	cpu_ns = budget_untraced_cpu(calls, b->call_cost_ns, cpu_ns);
 	cpu = (double)cpu_ns / (double)wall_ns;
 	if (!b->observed++) {
 		b->call_rate = rate;
@@ -102,7 +117,6 @@ double budget_overhead_estimate(uint64_t calls, double call_cost_ns,
 {
 	if (!calls)
 		return 0.0;
-	if (cpu_ns < BUDGET_MIN_CPU_NS)
-		cpu_ns = BUDGET_MIN_CPU_NS;
+	cpu_ns = budget_untraced_cpu(calls, call_cost_ns, cpu_ns);
 	return (double)calls * call_cost_ns / (double)cpu_ns;
 }

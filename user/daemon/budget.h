@@ -7,8 +7,10 @@
  *
  *	o_full = (calls per armed second x c) / (target CPU ns per second)
  *
- * of the target's CPU time, so arming it for a share d of the time costs
- * d x o_full, and d = budget / o_full (at most 1) spends the budget.
+ * of the CPU time the target would use untraced, so arming it for a share
+ * d of the time costs d x o_full, and d = budget / o_full (at most 1)
+ * spends the budget.  The kernel charges the traps to the target, so its
+ * untraced CPU time is what /proc says less calls x c.
  *
  * The rates are learnt from the bursts: each one reports its calls, its
  * armed time and the target's CPU time since the last report.  The call
@@ -68,7 +70,11 @@ void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
 		       uint64_t *len);
 
-/* The estimated cost of @calls probed calls against @cpu_ns of CPU. */
+/*
+ * The estimated cost of @calls probed calls as a share of the CPU time the
+ * target would have used without them (@cpu_ns, as /proc says, includes
+ * them).
+ */
 double budget_overhead_estimate(uint64_t calls, double call_cost_ns,
 				uint64_t cpu_ns);
 

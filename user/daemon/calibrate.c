@@ -10,7 +10,7 @@
 #include "trace.h"
 
 #define CALIBRATE_CALLS		2000
-#define CALIBRATE_ROUNDS	3
+#define CALIBRATE_ROUNDS	5
 
 static volatile unsigned long calibrate_sink;
 

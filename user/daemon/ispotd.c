@@ -49,6 +49,7 @@ struct ispotd {
 
 	uint64_t window_start;
 	bool module_ok;		/* /dev/ispot answered the last time */
+	bool module_lost;	/* it went away after answering */
 	uint64_t module_check;	/* when to look for it again */
 	bool calibrated;
 	double call_cost_ns;
@@ -101,6 +102,15 @@ static bool ispotd_module(struct ispotd *d, uint64_t now)
 	}
 	ispot_device_close(&dev);
 	d->module_ok = true;
+	if (d->module_lost) {
+		size_t i;
+
+		say("ispot.ko is back: tracing again");
+		/* Bursts that failed meanwhile need not wait their backoff. */
+		for (i = 0; i < d->nr_targets; i++)
+			target_resume(&d->targets[i], now);
+		d->module_lost = false;
+	}
 	if (!d->calibrated) {
 		if (calibrate_call_cost(&d->call_cost_ns, err, sizeof(err))) {
 			say("cannot measure what a probed call costs (%s); "
@@ -411,8 +421,10 @@ int main(int argc, char **argv)
 			for (i = 0; i < d.nr_targets; i++)
 				target_tick(&d.targets[i], &d.topts, now);
 			/* A burst that failed for want of the module. */
-			if (access(ISPOT_DEVICE_PATH, F_OK))
+			if (access(ISPOT_DEVICE_PATH, F_OK)) {
 				d.module_ok = false;
+				d.module_lost = true;
+			}
 		}
 		if (now >= d.window_start + d.cfg.window_ns)
 			ispotd_close_windows(&d, now);

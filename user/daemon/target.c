@@ -15,14 +15,19 @@
 /* A burst that cannot start is retried after its period, up to this. */
 #define TARGET_MAX_BACKOFF_NS	(300 * 1000000000ull)
 
-/* The target's CPU time so far; 0 once its pid is another process's. */
-static uint64_t target_cpu(const struct target *tg)
+/*
+ * The target's CPU time so far.  Once it has exited (or its pid is
+ * another process's), the last reading stands: it is what the target
+ * used, up to the tick.
+ */
+static uint64_t target_cpu(struct target *tg)
 {
 	uint64_t start, ns;
 
-	if (task_times(tg->pid, &start, &ns) || start != tg->start_time)
-		return 0;
-	return ns;
+	if (!task_times(tg->pid, &start, &ns) && start == tg->start_time &&
+	    ns > tg->cpu_last)
+		tg->cpu_last = ns;
+	return tg->cpu_last;
 }
 
 static void target_schedule(struct target *tg, uint64_t now)
@@ -31,6 +36,14 @@ static void target_schedule(struct target *tg, uint64_t now)
 
 	budget_next_burst(&tg->budget, now, &tg->burst_start, &len);
 	tg->burst_end = len == UINT64_MAX ? UINT64_MAX : tg->burst_start + len;
+}
+
+void target_resume(struct target *tg, uint64_t now)
+{
+	if (tg->armed)
+		return;
+	tg->failures = 0;
+	target_schedule(tg, now);
 }
 
 int target_init(struct target *tg, pid_t pid, uint64_t start_time,

@@ -41,6 +41,7 @@ struct target {
 	/* The target's CPU time, for the budget and the window. */
 	uint64_t cpu_mark, wall_mark;	/* at the last budget observation */
 	uint64_t cpu_window;		/* at the start of the window */
+	uint64_t cpu_last;		/* the last reading */
 	bool gone;		/* exited, or exec'd away from --exe */
 };
 
@@ -55,6 +56,9 @@ void target_free(struct target *tg);
  */
 void target_tick(struct target *tg, const struct trace_opts *o,
 		 uint64_t now);
+
+/* Start over the schedule at @now, forgetting failed bursts. */
+void target_resume(struct target *tg, uint64_t now);
 
 /* Stop an armed burst now (end of window, reload, shutdown). */
 void target_disarm(struct target *tg, uint64_t now);
