@@ -97,7 +97,7 @@ stage "vm: runner contract" selftests/vm/runner_test.sh
 # lockdep, UBSAN, KFENCE, ...; any report fails the run), built once into
 # $ISPOT_CACHE by scripts/kernel-debug.sh and several times slower, runs
 # it all single-threaded: its timing-ratio tests skip anyway.
-parallel_tests="ispotctl_test.sh samples_test.sh causes_test.sh stress_test"
+parallel_tests="ispotctl_test.sh samples_test.sh causes_test.sh stress_test ispotd_test.sh"
 vm_suite() {
 	local k=$1 tcg=$2 to=1800
 	shift 2

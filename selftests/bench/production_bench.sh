@@ -17,7 +17,7 @@
 s=/ispot/samples
 tmp=$(mktemp -d)
 rounds=${ROUNDS:-3}
-iters=${ITERS:-12000}
+iters=${ITERS:-100000}
 churn_rounds=${CHURN_ROUNDS:-5000}
 
 work() {

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # ispotd in the guest: targets found by executable (across restarts) and by
 # cgroup, the overhead budget and what duty cycling does to SCI, signals,
-# a SIGKILL that leaves nothing armed, the module going away and coming
-# back, a full ring, and bad configuration.
+# a SIGKILL that leaves nothing armed, a full ring, thread churn, and bad
+# configuration.  The module going away is ispotd_module_test.sh's: it
+# unloads the module, which only single-threaded TCG does safely.
 #
 # Times are only compared with each other within this boot: the guest is
 # emulated, 50-100 times slower than hardware.
@@ -13,7 +14,7 @@ s=/ispot/samples
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 13
+tap_plan 12
 
 # ONLY=REGEX runs the tests whose names match it, and skips the others
 # (for working on one of them).
@@ -30,77 +31,7 @@ if [ -n "${ONLY:-}" ]; then
 	tap_timing() { tap_check "$@"; }
 fi
 
-# one_line_daemon_err REGEX: stderr is one "ispotd: ..." line matching it.
-one_line_daemon_err() {
-	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^ispotd: .*$1" "$tmp/err" ||
-		{ sed 's/^/# stderr: /' "$tmp/err"; return 1; }
-}
-
-# wfield LOG FIELD [PID]: FIELD of every window line (of PID), one a line
-# (the first occurrence in the line: a top-level field, or the target's).
-# LOG - reads stdin.
-wfield() {
-	awk -v f="\"$2\": " -v pid="${3:-}" '
-	{
-		if (pid != "" && index($0, "\"pid\": " pid ",") == 0)
-			next
-		i = index($0, f)
-		if (!i)
-			next
-		v = substr($0, i + length(f))
-		sub(/[,}].*/, "", v)
-		gsub(/"/, "", v)
-		print v
-	}' "$1"
-}
-
-# fsum LOG FN FIELD [PID]: FIELD (calls, loss_ns...) of function FN summed
-# over the windows (of PID); running totals are left out.
-fsum() {
-	tr ',{}[]' '\n\n\n\n\n' <"$1" | awk -v fn="$2" -v f="$3" -v pid="${4:-}" '
-	/^ *"pid": / { p = $2; next }
-	/^ *"totals":/ { tot = 1 }
-	/^ *"time":/ { tot = 0 }
-	/^ *"name": / { n = $2; gsub(/"/, "", n)
-			take = !tot && n == fn && (pid == "" || p == pid); next }
-	take && $1 == "\"" f "\":" { sum += $2; take = 0 }
-	END { printf "%.0f\n", sum }'
-}
-
-# fsci LOG FN [PID]: the function's SCI over every window (of PID): the
-# sum of its losses over the sum of the thread time it was observed, which
-# is each window's loss over its SCI.
-fsci() {
-	tr ',{}[]' '\n\n\n\n\n' <"$1" | awk -v fn="$2" -v pid="${3:-}" '
-	/^ *"pid": / { p = $2; next }
-	/^ *"totals":/ { tot = 1 }
-	/^ *"time":/ { tot = 0 }
-	/^ *"name": / { n = $2; gsub(/"/, "", n)
-			take = !tot && n == fn && (pid == "" || p == pid)
-			loss = -1; next }
-	take && /^ *"loss_ns":/ && loss < 0 { loss = $2 }
-	take && /^ *"sci":/ {
-		if ($2 > 0) { L += loss; T += loss / $2 }
-		take = 0
-	}
-	END { printf "%.4f\n", (T > 0 ? L / T : 0) }'
-}
-
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	wf_n=$1
-	shift
-	while [ "$wf_n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 1
-		wf_n=$((wf_n - 1))
-	done
-	return 1
-}
-
-stop_daemon() {	# stop_daemon PID: SIGTERM, and its exit status
-	kill -TERM "$1" 2>/dev/null
-	wait "$1"
-}
+. "$(dirname "$0")/ispotd_lib.sh"
 
 # --- bad configuration: one line naming the file and line, exit 2 -------
 bad_config() {
@@ -241,7 +172,7 @@ sci_agrees() {
 	duty=$(wfield "$tmp/a20.jsonl" duty_cycle | tail -n1)
 	echo "# acquire SCI always armed $full, duty-cycled $part (duty $duty)"
 	awk -v a="$full" -v b="$part" 'BEGIN {
-		exit !(a > 0.05 && b > 0 && b / a > 0.65 && b / a < 1.35) }'
+		exit !(a > 0.05 && b > 0 && b / a > 0.6 && b / a < 1.4) }'
 }
 tap_timing sci_duty_cycled_agrees_with_always_armed sci_agrees
 
@@ -322,35 +253,6 @@ sighup_reloads() {
 }
 tap_check sighup_rereads_config_and_keeps_it_when_bad sighup_reloads
 
-# --- the module going away and coming back --------------------------------
-module_reload() {
-	long_target
-	# Short, rare bursts leave time to unload between them.
-	ispotd --pid "$tpid" --func acquire --budget 2% --window 2s \
-		--log "$tmp/mod.jsonl" 2>"$tmp/mod.err" &
-	dpid=$!
-	sleep 3
-	wait_for 60 rmmod ispot 2>/dev/null || { echo "# never idle"; return 1; }
-	sleep 6
-	/ispot/selftests/kmod/load_ispot.sh || return 1
-	before=$(wc -l <"$tmp/mod.jsonl")
-	wait_for 90 sh -c "tail -n +$((before + 1)) '$tmp/mod.jsonl' |
-		grep -q '\"calls\": [1-9]'"
-	ok=$?
-	kill -0 "$dpid"
-	alive=$?
-	stop_daemon "$dpid"
-	kill "$tpid"
-	wait "$tpid" 2>/dev/null
-	sed 's/^/# /' "$tmp/mod.err"
-	[ "$ok" = 0 ] || tail -n 4 "$tmp/mod.jsonl" | cut -c1-300 | sed 's/^/# /'
-	# One line when it went, one when it came back: no line per retry.
-	[ "$ok" = 0 ] && [ "$alive" = 0 ] &&
-		[ "$(grep -c 'ispot not found' "$tmp/mod.err")" -eq 1 ] &&
-		[ "$(grep -c 'is back' "$tmp/mod.err")" -eq 1 ]
-}
-tap_check module_unload_and_reload_survived module_reload
-
 # --- a full ring: counted, never blocking ---------------------------------
 full_ring() {
 	ispotd --exe "$s/no_contention" --func acquire --budget 0 \
@@ -367,20 +269,27 @@ full_ring() {
 }
 tap_check full_ring_counts_drops_and_never_blocks full_ring
 
-# --- memory: a target that ends 100,000 threads ----------------------------
+# --- memory: a target that ends many threads -------------------------------
+# The same churn three times over: what the first run brought the RSS to
+# (the window engines, malloc's arenas) must not grow with the next two.
+# CHURN_ROUNDS x 4 threads per run; the guest starts ~300 threads a second.
 thread_churn() {
 	ispotd --exe "$s/thread_churn" --func churn_request --budget 0 \
 		--window 2s --log "$tmp/churn.jsonl" 2>/dev/null &
 	dpid=$!
 	sleep 2
-	"$s/thread_churn" --threads 4 --rounds 1000 >/dev/null
+	rounds=${CHURN_ROUNDS:-2500}
+	"$s/thread_churn" --threads 4 --rounds "$rounds" >/dev/null
+	sleep 3
 	rss1=$(awk '/VmRSS/ { print $2 }' /proc/$dpid/status)
-	"$s/thread_churn" --threads 4 --rounds ${CHURN_ROUNDS:-5000} >/dev/null
+	"$s/thread_churn" --threads 4 --rounds "$rounds" >/dev/null
+	"$s/thread_churn" --threads 4 --rounds "$rounds" >/dev/null
+	sleep 3
 	rss2=$(awk '/VmRSS/ { print $2 }' /proc/$dpid/status)
 	stop_daemon "$dpid"
-	threads=$(fsum "$tmp/churn.jsonl" churn_request calls)
-	echo "# ispotd RSS ${rss1} kB after 4000 threads, ${rss2} kB after $((4 * ${CHURN_ROUNDS:-5000})) more ($threads calls seen)"
-	[ "$threads" -gt 0 ] && [ "$rss2" -le $((rss1 + rss1 / 5)) ]
+	calls=$(fsum "$tmp/churn.jsonl" churn_request calls)
+	echo "# ispotd RSS ${rss1} kB after $((4 * rounds)) threads, ${rss2} kB after $((8 * rounds)) more ($calls calls seen)"
+	[ "${calls:-0}" -gt 0 ] && [ "$rss2" -le $((rss1 + rss1 / 10)) ]
 }
 tap_check rss_flat_across_thread_churn thread_churn
 

@@ -34,48 +34,22 @@ void budget_init(struct budget *b, double budget, double call_cost_ns,
 	b->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
 }
 
-static void budget_duty(struct budget *b)
+void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
+		    uint64_t cpu_ns)
 {
 	double full;
 
-	if (b->budget <= 0) {
-		b->duty = 1.0;
+	if (!armed_ns || b->budget <= 0)
 		return;
-	}
-	full = b->call_rate * b->call_cost_ns / b->cpu_rate;
-	b->duty = full > b->budget ? b->budget / full : 1.0;
-}
-
-void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
-		    uint64_t cpu_ns, uint64_t wall_ns)
-{
-	double rate, cpu;
-
-	if (!armed_ns || !wall_ns)
-		return;
-	rate = (double)calls / (double)armed_ns;
-	/*
-	 * The traps are charged to the target's CPU time: what it would
-	 * have used untraced is the rest, and that is what the budget is a
-	 * share of.
-	 */
-	cpu_ns = budget_untraced_cpu(calls, b->call_cost_ns, cpu_ns);
-	cpu = (double)cpu_ns / (double)wall_ns;
-	if (!b->observed++) {
-		b->call_rate = rate;
-		b->cpu_rate = cpu;
-	} else {
-		b->call_rate += BUDGET_EWMA * (rate - b->call_rate);
-		b->cpu_rate += BUDGET_EWMA * (cpu - b->cpu_rate);
-		/* A rise counts at once, a fall only through the average. */
-		if (rate > b->call_rate)
-			b->call_rate = rate;
-	}
-	if (b->cpu_rate <= 0) {
-		/* Calls but no CPU at all cannot be: one tick, then. */
-		b->cpu_rate = (double)BUDGET_MIN_CPU_NS / (double)wall_ns;
-	}
-	budget_duty(b);
+	full = budget_overhead_estimate(calls, b->call_cost_ns, cpu_ns);
+	if (!b->observed++)
+		b->full = full;
+	else
+		b->full += BUDGET_EWMA * (full - b->full);
+	/* A rise counts at once, a fall only through the average. */
+	if (full > b->full)
+		b->full = full;
+	b->duty = b->full > b->budget ? b->budget / b->full : 1.0;
 }
 
 void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,

@@ -3,20 +3,22 @@
  * The overhead budget: how long to arm a target's probes, and when.
  *
  * Every probed call costs the target a trap pair, c ns, measured on this
- * host at start (calibrate.h).  Armed all the time, the probes would cost
+ * host at start (calibrate.h).  During a burst the target used some CPU
+ * time, which the kernel charges the traps to as well, so the work it did
+ * is that CPU time less calls x c, and armed all the time the probes
+ * would cost
  *
- *	o_full = (calls per armed second x c) / (target CPU ns per second)
+ *	o_full = calls x c / (CPU time while armed - calls x c)
  *
- * of the CPU time the target would use untraced, so arming it for a share
- * d of the time costs d x o_full, and d = budget / o_full (at most 1)
- * spends the budget.  The kernel charges the traps to the target, so its
- * untraced CPU time is what /proc says less calls x c.
+ * of the CPU time the target would use untraced.  Armed for a share d of
+ * the time they cost d x o_full, and d = budget / o_full (at most 1)
+ * spends the budget.  Rates taken over the whole period instead would
+ * underestimate o_full: while armed, a target does less work per second.
  *
- * The rates are learnt from the bursts: each one reports its calls, its
- * armed time and the target's CPU time since the last report.  The call
- * rate that is used is the larger of the last burst's and a slow average,
- * so a load that rises is answered at the next burst, and one that falls
- * is believed only gradually: over budget is worse than under.
+ * o_full is learnt from the bursts.  The one used is the larger of the
+ * last burst's and a slow average, so a load that rises is answered at
+ * the next burst and one that falls is believed only gradually: over
+ * budget is worse than under.
  *
  * Schedule.  A burst lasts L = max(BUDGET_MIN_BURST_NS, d x
  * BUDGET_BASE_PERIOD_NS) and belongs to a period P = L / d; periods follow
@@ -39,14 +41,13 @@
 #define BUDGET_PROBE_BURST_NS	(200 * 1000000ull)
 /* /proc's CPU times come in clock ticks: less than one is not zero. */
 #define BUDGET_MIN_CPU_NS	(10 * 1000000ull)
-/* Weight of a new burst in the slow average of the call rate. */
+/* Weight of a new burst in the slow average of o_full. */
 #define BUDGET_EWMA		0.25
 
 struct budget {
 	double budget;		/* fraction; 0 = always armed */
 	double call_cost_ns;	/* c */
-	double call_rate;	/* probed calls per armed ns, averaged */
-	double cpu_rate;	/* target CPU ns per wall ns, averaged */
+	double full;		/* o_full, averaged */
 	double duty;		/* d */
 	unsigned int observed;	/* bursts reported so far */
 	uint64_t period_end;	/* where the next period starts */
@@ -57,11 +58,11 @@ void budget_init(struct budget *b, double budget, double call_cost_ns,
 		 uint64_t seed);
 
 /*
- * A burst ended: @calls probed calls in @armed_ns; the target used @cpu_ns
- * of CPU over the @wall_ns since the previous report.
+ * A burst ended: the target made @calls probed calls and used @cpu_ns of
+ * CPU time (traps included) in the @armed_ns it lasted.
  */
 void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
-		    uint64_t cpu_ns, uint64_t wall_ns);
+		    uint64_t cpu_ns);
 
 /*
  * The next burst, no earlier than @now: its start and its length

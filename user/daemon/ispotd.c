@@ -170,7 +170,7 @@ static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 {
 	struct target *tg = &d->targets[i];
 
-	target_disarm(tg, now);
+	target_disarm(tg);
 	if (target_close_window(tg, d->log, now))
 		ispot_error("cannot write the window of pid %d: %s",
 			    (int)tg->pid, strerror(errno));
@@ -209,7 +209,7 @@ static void ispotd_close_windows(struct ispotd *d, uint64_t now)
 		bool was_armed = tg->armed;
 
 		/* A burst never spans two windows: cut it, and go on. */
-		target_disarm(tg, now);
+		target_disarm(tg);
 		if (target_close_window(tg, d->log, now))
 			ispot_error("cannot write the window of pid %d: %s",
 				    (int)tg->pid, strerror(errno));
@@ -363,7 +363,7 @@ static void ispotd_shutdown(struct ispotd *d, uint64_t now)
 
 	notify_send("STOPPING=1");
 	for (i = 0; i < d->nr_targets; i++) {
-		target_disarm(&d->targets[i], now);
+		target_disarm(&d->targets[i]);
 		if (target_close_window(&d->targets[i], d->log, now))
 			ispot_error("cannot write the window of pid %d: %s",
 				    (int)d->targets[i].pid, strerror(errno));

@@ -64,8 +64,7 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	budget_init(&tg->budget, budget, call_cost_ns,
 		    now ^ ((uint64_t)pid << 32) ^ start_time);
 	target_schedule(tg, now);
-	tg->cpu_mark = tg->cpu_window = target_cpu(tg);
-	tg->wall_mark = now;
+	tg->cpu_window = target_cpu(tg);
 	return window_set_init(&tg->win, pid, now);
 }
 
@@ -113,6 +112,7 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 	}
 	if (trace_start(t, tg->pid))
 		goto fail;
+	tg->cpu_armed = target_cpu(tg);
 	tg->armed = true;
 	tg->failures = 0;
 	return 0;
@@ -121,7 +121,7 @@ fail:
 	return -1;
 }
 
-void target_disarm(struct target *tg, uint64_t now)
+void target_disarm(struct target *tg)
 {
 	struct trace *t = &tg->tr;
 	uint64_t cpu;
@@ -133,10 +133,7 @@ void target_disarm(struct target *tg, uint64_t now)
 	cpu = target_cpu(tg);
 	budget_observe(&tg->budget, t->pipe->stats.entries,
 		       t->t_end > t->t_enable ? t->t_end - t->t_enable : 0,
-		       cpu > tg->cpu_mark ? cpu - tg->cpu_mark : 0,
-		       now - tg->wall_mark);
-	tg->cpu_mark = cpu;
-	tg->wall_mark = now;
+		       cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0);
 	if (t->target_exited || t->stop_reason)
 		tg->gone = true;
 	trace_free(t);
@@ -149,12 +146,12 @@ void target_tick(struct target *tg, const struct trace_opts *o, uint64_t now)
 		return;
 	if (tg->armed) {
 		if (trace_step(&tg->tr, now)) {
-			target_disarm(tg, now);
+			target_disarm(tg);
 			target_backoff(tg, now);
 			return;
 		}
 		if (now >= tg->burst_end || tg->tr.target_exited) {
-			target_disarm(tg, now);
+			target_disarm(tg);
 			target_schedule(tg, tg->burst_end > now ?
 					now : tg->burst_end);
 		}
@@ -179,6 +176,7 @@ int target_close_window(struct target *tg, FILE *log, uint64_t now)
 	double duty, overhead;
 
 	tg->win.cpu_ns = cpu > tg->cpu_window ? cpu - tg->cpu_window : 0;
+	tg->win.call_cost_ns = tg->budget.call_cost_ns;
 	tg->cpu_window = cpu;
 	duty = now > tg->win.start_ns ?
 	       (double)tg->win.armed_ns / (now - tg->win.start_ns) : 0.0;

@@ -39,7 +39,7 @@ struct target {
 	unsigned int failures;	/* bursts in a row that could not start */
 
 	/* The target's CPU time, for the budget and the window. */
-	uint64_t cpu_mark, wall_mark;	/* at the last budget observation */
+	uint64_t cpu_armed;		/* when the burst was armed */
 	uint64_t cpu_window;		/* at the start of the window */
 	uint64_t cpu_last;		/* the last reading */
 	bool gone;		/* exited, or exec'd away from --exe */
@@ -61,7 +61,7 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 void target_resume(struct target *tg, uint64_t now);
 
 /* Stop an armed burst now (end of window, reload, shutdown). */
-void target_disarm(struct target *tg, uint64_t now);
+void target_disarm(struct target *tg);
 
 /* Write the window's JSON line to @log (may be NULL) and start the next. */
 int target_close_window(struct target *tg, FILE *log, uint64_t now);

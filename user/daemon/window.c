@@ -303,6 +303,7 @@ static int window_write(struct window_set *w, FILE *f,
 	json_u64(&j, "bursts", w->bursts);
 	json_u64(&j, "calls_armed", w->calls);
 	json_u64(&j, "target_cpu_ns", w->cpu_ns);
+	json_double(&j, "call_cost_ns", w->call_cost_ns);
 	json_object_begin(&j, "target");
 	json_i64(&j, "pid", tg->pid);
 	json_string(&j, "exe", tg->exe);

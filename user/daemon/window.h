@@ -76,6 +76,7 @@ struct window_set {
 	uint64_t armed_ns;
 	uint64_t calls;			/* probed calls entered while armed */
 	uint64_t cpu_ns;		/* target CPU time over the window */
+	double call_cost_ns;		/* what the estimate assumed */
 	uint64_t recorded, dropped, unpaired, open_at_stop;
 	uint32_t bursts;
 	struct window_futex *futexes;

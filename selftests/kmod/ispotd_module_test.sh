@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ispotd while the module is unloaded and loaded again: it says so once,
+# keeps running, and traces again once the module is back.  Unloading
+# unregisters tracepoints (kernel text patching), so this runs with the
+# single-threaded TCG group (scripts/check.sh).
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+s=/ispot/samples
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+. "$(dirname "$0")/ispotd_lib.sh"
+
+tap_plan 1
+
+long_target() {
+	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
+		--iterations 1000000 >/dev/null &
+	tpid=$!
+}
+
+# --- the module going away and coming back --------------------------------
+module_reload() {
+	long_target
+	# Short, rare bursts leave time to unload between them.
+	ispotd --pid "$tpid" --func acquire --budget 2% --window 2s \
+		--log "$tmp/mod.jsonl" 2>"$tmp/mod.err" &
+	dpid=$!
+	sleep 3
+	wait_for 60 rmmod ispot 2>/dev/null || { echo "# never idle"; return 1; }
+	sleep 6
+	/ispot/selftests/kmod/load_ispot.sh || return 1
+	before=$(wc -l <"$tmp/mod.jsonl")
+	wait_for 90 sh -c "tail -n +$((before + 1)) '$tmp/mod.jsonl' |
+		grep -q '\"calls\": [1-9]'"
+	ok=$?
+	kill -0 "$dpid"
+	alive=$?
+	stop_daemon "$dpid"
+	kill "$tpid"
+	wait "$tpid" 2>/dev/null
+	sed 's/^/# /' "$tmp/mod.err"
+	[ "$ok" = 0 ] || tail -n 4 "$tmp/mod.jsonl" | cut -c1-300 | sed 's/^/# /'
+	# One line when it went, one when it came back: no line per retry.
+	[ "$ok" = 0 ] && [ "$alive" = 0 ] &&
+		[ "$(grep -c 'ispot not found' "$tmp/mod.err")" -eq 1 ] &&
+		[ "$(grep -c 'is back' "$tmp/mod.err")" -eq 1 ]
+}
+tap_check module_unload_and_reload_survived module_reload
+
+rm -rf "$tmp"
+tap_done
