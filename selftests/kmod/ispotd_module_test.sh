@@ -31,8 +31,9 @@ module_reload() {
 	sleep 6
 	/ispot/selftests/kmod/load_ispot.sh || return 1
 	before=$(wc -l <"$tmp/mod.jsonl")
+	# calls_armed: what this window armed ("calls" also counts totals).
 	wait_for 90 sh -c "tail -n +$((before + 1)) '$tmp/mod.jsonl' |
-		grep -q '\"calls\": [1-9]'"
+		grep -q '\"calls_armed\": [1-9]'"
 	ok=$?
 	kill -0 "$dpid"
 	alive=$?

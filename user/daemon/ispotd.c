@@ -417,15 +417,19 @@ int main(int argc, char **argv)
 		discover_update(d.disc, now);
 		if (d.calibrated || ispotd_module(&d, now))
 			ispotd_reconcile(&d, now);
-		if (ispotd_module(&d, now)) {
+		/*
+		 * The device node goes with the module: a stat per round
+		 * notices an unload between bursts too, so that it is said
+		 * when it happens and the module's return restarts the
+		 * bursts at once.
+		 */
+		if (d.module_ok && access(ISPOT_DEVICE_PATH, F_OK)) {
+			d.module_ok = false;
+			d.module_lost = true;
+		}
+		if (ispotd_module(&d, now))
 			for (i = 0; i < d.nr_targets; i++)
 				target_tick(&d.targets[i], &d.topts, now);
-			/* A burst that failed for want of the module. */
-			if (access(ISPOT_DEVICE_PATH, F_OK)) {
-				d.module_ok = false;
-				d.module_lost = true;
-			}
-		}
 		if (now >= d.window_start + d.cfg.window_ns)
 			ispotd_close_windows(&d, now);
 		if (ispotd_poll(&d, trace_now())) {

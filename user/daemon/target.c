@@ -40,10 +40,17 @@ static void target_schedule(struct target *tg, uint64_t now)
 
 void target_resume(struct target *tg, uint64_t now)
 {
+	uint64_t len;
+
 	if (tg->armed)
 		return;
 	tg->failures = 0;
+	/* A burst now, of the length the budget gives; then as planned. */
 	target_schedule(tg, now);
+	len = tg->burst_end == UINT64_MAX ? UINT64_MAX :
+	      tg->burst_end - tg->burst_start;
+	tg->burst_start = now;
+	tg->burst_end = len == UINT64_MAX ? UINT64_MAX : now + len;
 }
 
 int target_init(struct target *tg, pid_t pid, uint64_t start_time,

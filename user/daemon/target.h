@@ -57,7 +57,7 @@ void target_free(struct target *tg);
 void target_tick(struct target *tg, const struct trace_opts *o,
 		 uint64_t now);
 
-/* Start over the schedule at @now, forgetting failed bursts. */
+/* Arm at @now (the module is back), forgetting failed bursts. */
 void target_resume(struct target *tg, uint64_t now);
 
 /* Stop an armed burst now (end of window, reload, shutdown). */
