@@ -400,6 +400,9 @@ int main(int argc, char **argv)
 		ispotd_config_free(&d.cfg);
 		return EXIT_RUNTIME;
 	}
+	if (d.cfg.listen)
+		say("--listen %s: the metrics endpoint is not built yet; "
+		    "windows go to --log only", d.cfg.listen);
 	now = trace_now();
 	d.window_start = now;
 	ispotd_module(&d, now);
