@@ -10,6 +10,7 @@
  * burst's setup is the longest step, and it only runs when one is due.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -217,6 +218,8 @@ static void ispotd_close_windows(struct ispotd *d, uint64_t now)
 			tg->burst_start = now;
 	}
 	d->window_start = now;
+	/* What the old windows freed in the heap goes back too. */
+	malloc_trim(0);
 }
 
 static int ispotd_start_discovery(struct ispotd *d)
@@ -386,6 +389,14 @@ int main(int argc, char **argv)
 	int ret;
 
 	ispot_progname = "ispotd";
+	/*
+	 * A window's engine grows with the threads it saw and is freed
+	 * when the window is written: big tables in their own mappings go
+	 * back to the kernel at once, instead of leaving holes in the heap
+	 * that a long-lived daemon's RSS would keep (glibc raises this
+	 * threshold by itself after such frees unless it is set).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	ret = ispotd_config_parse_args(argc, argv, &cli);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;

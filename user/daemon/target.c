@@ -138,6 +138,7 @@ void target_disarm(struct target *tg)
 	trace_stop(t);
 	window_burst_end(&tg->win, t);
 	cpu = target_cpu(tg);
+	tg->win.armed_cpu_ns += cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0;
 	budget_observe(&tg->budget, t->pipe->stats.entries,
 		       t->t_end > t->t_enable ? t->t_end - t->t_enable : 0,
 		       cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0);
@@ -187,9 +188,15 @@ int target_close_window(struct target *tg, FILE *log, uint64_t now)
 	tg->cpu_window = cpu;
 	duty = now > tg->win.start_ns ?
 	       (double)tg->win.armed_ns / (now - tg->win.start_ns) : 0.0;
-	overhead = budget_overhead_estimate(tg->win.calls,
-					    tg->budget.call_cost_ns,
-					    tg->win.cpu_ns);
+	/*
+	 * What the window's armed share cost: the duty times the full-armed
+	 * overhead its bursts showed (as the budget reckons it).  Not the
+	 * calls over the window's CPU time: a window cut short by the
+	 * target's exit has seen little CPU time but a whole burst.
+	 */
+	overhead = duty * budget_overhead_estimate(tg->win.calls,
+						   tg->budget.call_cost_ns,
+						   tg->win.armed_cpu_ns);
 	return window_close(&tg->win, log, &wt, now, duty, overhead);
 }
 

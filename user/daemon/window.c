@@ -28,7 +28,7 @@ int window_set_init(struct window_set *w, int pid, uint64_t now)
 static void window_reset(struct window_set *w, uint64_t now)
 {
 	w->start_ns = now;
-	w->armed_ns = w->calls = w->cpu_ns = 0;
+	w->armed_ns = w->calls = w->cpu_ns = w->armed_cpu_ns = 0;
 	w->recorded = w->dropped = w->unpaired = w->open_at_stop = 0;
 	w->bursts = 0;
 	w->nr_futexes = 0;
