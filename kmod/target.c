@@ -277,6 +277,15 @@ int ispot_target_get(struct ispot_session *s, pid_t pid)
 	 * (registered once, maybe before SETUP) or reads nothing at all.
 	 */
 	s->tgid_pid = get_task_pid(leader, PIDTYPE_TGID);
+	/*
+	 * NULL once the whole group has exited and been released since the
+	 * check above (release_task() detaches the TGID pid): found by the
+	 * fuzzer, whose targets die while sessions are set up.
+	 */
+	if (!s->tgid_pid) {
+		ispot_target_put(s);
+		return -ESRCH;
+	}
 	init_waitqueue_func_entry(&s->exit_wait, ispot_target_exit_wake);
 	add_wait_queue(&s->tgid_pid->wait_pidfd, &s->exit_wait);
 	return 0;

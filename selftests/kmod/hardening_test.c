@@ -516,4 +516,38 @@ TEST(rings_are_charged_to_the_tracers_memory_cgroup)
 	EXPECT_LT(after - before, (during - before) / 2);
 }
 
+/*
+ * SETUP racing the target's exit and reaping: with SIGCHLD ignored a child
+ * is released the moment it exits, so the group can be gone between the
+ * module's liveness check and its taking the TGID pid.  That pid is then
+ * NULL, and the module dereferenced it (a NULL pointer Oops on 6.1 found by
+ * fuzz_test's multi_fd_threads).  Every SETUP must give 0 or -ESRCH.
+ */
+TEST(setup_races_the_targets_release)
+{
+	struct sigaction old, ign = { .sa_handler = SIG_IGN };
+	int i, ok = 0, gone = 0, other = 0;
+
+	ASSERT_EQ(sigaction(SIGCHLD, &ign, &old), 0);
+	for (i = 0; i < 3000; i++) {
+		int fd = ispot_open_or_skip(), ret;
+		pid_t pid = fork();
+
+		ASSERT_TRUE(pid >= 0);
+		if (!pid)
+			_exit(0);
+		ret = ispot_setup(fd, pid, 1, NULL);
+		if (!ret)
+			ok++;
+		else if (ret == -ESRCH)
+			gone++;
+		else
+			other++;
+		close(fd);
+	}
+	sigaction(SIGCHLD, &old, NULL);
+	printf("# %d set up, %d already gone, %d other\n", ok, gone, other);
+	EXPECT_EQ(other, 0);
+}
+
 TEST_HARNESS_MAIN
