@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ispotd's windows (user/daemon/window.c): the JSON line window_close()
+ * writes, the minima carried from one window to the next, the function
+ * ids that stay the same when a burst resolves the functions in another
+ * order, and the running totals.
+ *
+ * A real burst needs the module; here the window's engine is fed
+ * directly, the way the trace of an armed burst would feed it once
+ * window_burst_begin() pointed the trace at it, and the counters that
+ * window_burst_end() would add are set by hand.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ispot_test.h"
+#include "sci.h"
+#include "trace.h"
+#include "window.h"
+
+#define T0		1000000000ull		/* window 1 starts */
+#define WINDOW_NS	60000000000ull
+#define OBJ		"/usr/bin/app"
+
+static const struct window_target target = {
+	.pid = 4242, .exe = OBJ, .cgroup = "",
+};
+
+/* What a burst resolved: @names in that order, all in OBJ. */
+static void resolved(struct trace *t, struct trace_func *funcs,
+		     const char *const *names, size_t n)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	memset(funcs, 0, n * sizeof(*funcs));
+	for (i = 0; i < n; i++) {
+		snprintf(funcs[i].sym.name, sizeof(funcs[i].sym.name), "%s",
+			 names[i]);
+		snprintf(funcs[i].sym.obj, sizeof(funcs[i].sym.obj), "%s",
+			 OBJ);
+		funcs[i].key.kind = KEY_NONE;
+		funcs[i].probe_id = i;
+	}
+	t->funcs = funcs;
+	t->nr_funcs = n;
+}
+
+/* Executions of one block in @tid, back to back from @t; when they end. */
+static uint64_t run(struct sci_engine *e, uint32_t id, uint32_t tid,
+		    uint64_t t, const uint64_t *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		t += d[i];
+		ASSERT_EQ(sci_add(e, id, 0, tid, d[i], t, NULL), 0);
+	}
+	return t;
+}
+
+/* window_close() into @f; the one line it wrote, from *@off on. */
+static char *close_window(struct window_set *w, FILE *f, long *off,
+			  uint64_t now)
+{
+	static char line[1 << 16];
+	size_t n;
+
+	ASSERT_EQ(window_close(w, f, &target, now, 0.25, 0.005), 0);
+	ASSERT_EQ(fseek(f, *off, SEEK_SET), 0);
+	n = fread(line, 1, sizeof(line) - 1, f);
+	line[n] = '\0';
+	*off += n;
+	/* Exactly one line, whole. */
+	ASSERT_GT(n, 0);
+	ASSERT_TRUE(strchr(line, '\n') == line + n - 1);
+	return line;
+}
+
+/* The text from @from up to (not including) @to, in a buffer of its own. */
+static char *between(const char *s, const char *from, const char *to)
+{
+	const char *a = strstr(s, from), *b;
+	char *out;
+
+	ASSERT_TRUE(a);
+	b = to ? strstr(a, to) : a + strlen(a);
+	ASSERT_TRUE(b);
+	out = strndup(a, b - a);
+	ASSERT_TRUE(out);
+	return out;
+}
+
+/* The object in @s that starts with "name": @name, braces matched. */
+static char *object_named(const char *s, const char *name)
+{
+	char want[128];
+	const char *a, *p;
+	int depth = 0;
+
+	snprintf(want, sizeof(want), "{\"name\": \"%s\"", name);
+	a = strstr(s, want);
+	if (!a)
+		return NULL;
+	for (p = a; *p; p++) {
+		if (*p == '{')
+			depth++;
+		else if (*p == '}' && !--depth)
+			return strndup(a, p + 1 - a);
+	}
+	return NULL;
+}
+
+/* The number after "@key": in @s; fails the test if there is none. */
+static double num(const char *s, const char *key)
+{
+	char want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\"%s\": ", key);
+	p = strstr(s, want);
+	if (!p) {
+		TH_LOG("no %s in %s", want, s);
+		ispot_test_fail(1);
+	}
+	return strtod(p + strlen(want), NULL);
+}
+
+/* The fields a function object (or a totals entry) must have. */
+static void expect_func(const char *section, const char *name,
+			uint64_t calls, uint64_t loss, double sci)
+{
+	char *o = object_named(section, name);
+
+	if (!o) {
+		TH_LOG("no function %s in %s", name, section);
+		ispot_test_fail(1);
+	}
+	EXPECT_TRUE(strstr(o, "\"object\": \"" OBJ "\""));
+	EXPECT_EQ(num(o, "calls"), calls);
+	EXPECT_EQ(num(o, "loss_ns"), loss);
+	EXPECT_NEAR(num(o, "sci"), sci, 1e-9);
+	free(o);
+}
+
+TEST(two_windows_carry_minima_and_totals)
+{
+	static const char *const order1[] = { "work", "other" };
+	static const char *const order2[] = { "other", "work" };
+	const uint64_t d1[] = { 10, 40 }, d_other[] = { 5, 5 }, d2[] = { 30 };
+	struct trace_func funcs[2];
+	uint32_t ids[2], ids2[2], work;
+	struct window_set w;
+	struct trace t;
+	char *line, *top, *fn, *tot, *o;
+	long off = 0;
+	FILE *f = tmpfile();
+	uint64_t ts;
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+
+	/* Window 1, one burst: a thread seen at its start, closed at its end. */
+	resolved(&t, funcs, order1, 2);
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	ASSERT_TRUE(t.engine == w.sci);
+	ASSERT_TRUE(t.func_ids == ids);
+	ASSERT_EQ(w.nr_funcs, 2);
+	ASSERT_NE(ids[0], ids[1]);
+	work = ids[0];
+	ts = T0 + 1000000;
+	ASSERT_EQ(sci_thread_seen(w.sci, 100, ts), 0);
+	run(w.sci, work, 100, ts, d1, 2);
+	run(w.sci, ids[1], 100, ts + 100, d_other, 2);
+	sci_finish(w.sci, ts + 1000);
+	/* What window_burst_end() would have added; the caller sets cpu_ns. */
+	w.bursts++;
+	w.armed_ns += 1000;
+	w.calls += 4;
+	w.cpu_ns = 777;
+
+	line = close_window(&w, f, &off, T0 + WINDOW_NS);
+	top = between(line, "{", "\"functions\": [");
+	EXPECT_EQ(num(top, "window_ns"), WINDOW_NS);
+	EXPECT_EQ(num(top, "armed_ns"), 1000);
+	EXPECT_EQ(num(top, "bursts"), 1);
+	EXPECT_EQ(num(top, "calls_armed"), 4);
+	EXPECT_EQ(num(top, "target_cpu_ns"), 777);
+	EXPECT_NEAR(num(top, "duty_cycle"), 0.25, 1e-9);
+	EXPECT_NEAR(num(top, "overhead_estimate"), 0.005, 1e-9);
+	EXPECT_EQ(num(top, "pid"), target.pid);
+	EXPECT_TRUE(strstr(top, "\"exe\": \"" OBJ "\""));
+	free(top);
+	/* work: 10 + 40 - 2 x 10 = 30 ns lost in 1000 ns of thread. */
+	fn = between(line, "\"functions\": [", "\"futexes\": [");
+	expect_func(fn, "work", 2, 30, 0.03);
+	o = object_named(fn, "work");
+	EXPECT_EQ(num(o, "min_ns"), 10);
+	EXPECT_EQ(num(o, "max_ns"), 40);
+	free(o);
+	expect_func(fn, "other", 2, 0, 0);
+	free(fn);
+	tot = between(line, "\"totals\": [", NULL);
+	expect_func(tot, "work", 2, 30, 0.03);
+	EXPECT_EQ(num(tot, "observed_ns"), 1000);
+	free(tot);
+
+	/*
+	 * Window 2: the burst resolves the functions in another order;
+	 * the ids stay.  Only work runs, once, 30 ns: 20 ns lost against
+	 * the 10 ns of window 1, in a new thread of 1000 ns.
+	 */
+	resolved(&t, funcs, order2, 2);
+	ASSERT_EQ(window_burst_begin(&w, &t, ids2), 0);
+	ASSERT_TRUE(t.engine == w.sci);
+	EXPECT_EQ(w.nr_funcs, 2);
+	EXPECT_EQ(ids2[1], work);
+	EXPECT_EQ(ids2[0], ids[1]);
+	ts = T0 + WINDOW_NS + 5000000;
+	ASSERT_EQ(sci_thread_seen(w.sci, 200, ts), 0);
+	run(w.sci, work, 200, ts, d2, 1);
+	sci_finish(w.sci, ts + 1000);
+	w.bursts++;
+	w.armed_ns += 1000;
+	w.calls += 1;
+
+	line = close_window(&w, f, &off, T0 + 2 * WINDOW_NS);
+	top = between(line, "{", "\"functions\": [");
+	/* This window's, not running sums. */
+	EXPECT_EQ(num(top, "window_ns"), WINDOW_NS);
+	EXPECT_EQ(num(top, "armed_ns"), 1000);
+	EXPECT_EQ(num(top, "bursts"), 1);
+	EXPECT_EQ(num(top, "calls_armed"), 1);
+	EXPECT_EQ(num(top, "target_cpu_ns"), 0);
+	free(top);
+	fn = between(line, "\"functions\": [", "\"futexes\": [");
+	expect_func(fn, "work", 1, 20, 0.02);
+	o = object_named(fn, "work");
+	EXPECT_EQ(num(o, "min_ns"), 10);
+	free(o);
+	/* Seeded with its minimum, but it did not run: not reported. */
+	o = object_named(fn, "other");
+	EXPECT_FALSE(o);
+	free(o);
+	free(fn);
+	/* Since the target was found: 3 calls, 50 ns lost in 2000 ns. */
+	tot = between(line, "\"totals\": [", NULL);
+	expect_func(tot, "work", 3, 50, 0.025);
+	o = object_named(tot, "work");
+	EXPECT_EQ(num(o, "observed_ns"), 2000);
+	free(o);
+	expect_func(tot, "other", 2, 0, 0);
+	free(tot);
+	EXPECT_EQ(w.windows, 2);
+
+	/* Window 3, nothing armed, no log: the totals only keep what was. */
+	ASSERT_EQ(window_close(&w, NULL, &target, T0 + 3 * WINDOW_NS, 0.25,
+			       0), 0);
+	EXPECT_EQ(w.windows, 3);
+	EXPECT_EQ(w.funcs[work].total_calls, 3);
+	EXPECT_EQ(w.funcs[work].total_loss_ns, 50);
+	EXPECT_EQ(w.funcs[work].total_observed_ns, 2000);
+	EXPECT_EQ(w.funcs[ids[1]].total_calls, 2);
+
+	/* Window 4: the minimum still holds after a window without calls. */
+	ts = T0 + 3 * WINDOW_NS + 5000000;
+	ASSERT_EQ(sci_thread_seen(w.sci, 300, ts), 0);
+	run(w.sci, work, 300, ts, d2, 1);
+	sci_finish(w.sci, ts + 1000);
+	line = close_window(&w, f, &off, T0 + 4 * WINDOW_NS);
+	fn = between(line, "\"functions\": [", "\"futexes\": [");
+	expect_func(fn, "work", 1, 20, 0.02);
+	free(fn);
+
+	window_set_free(&w);
+	fclose(f);
+}
+
+/* A window in which nothing ran: empty functions, the rest well formed. */
+TEST(empty_window)
+{
+	struct window_set w;
+	long off = 0;
+	FILE *f = tmpfile();
+	char *line;
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	line = close_window(&w, f, &off, T0 + WINDOW_NS);
+	EXPECT_TRUE(strstr(line, "\"functions\": []"));
+	EXPECT_TRUE(strstr(line, "\"futexes\": []"));
+	EXPECT_TRUE(strstr(line, "\"totals\": []"));
+	EXPECT_EQ(num(line, "window_ns"), WINDOW_NS);
+	EXPECT_EQ(num(line, "armed_ns"), 0);
+	EXPECT_EQ(num(line, "bursts"), 0);
+	window_set_free(&w);
+	fclose(f);
+}
+
+TEST_HARNESS_MAIN
