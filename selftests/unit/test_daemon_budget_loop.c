@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ispotd's overhead budget (user/daemon/budget.c) in the loop the daemon
+ * runs it in, beside test_daemon_budget.c's CPU-bound target: targets
+ * whose CPU time the traps add to, /proc's 10 ms ticks, noisy call
+ * counts, the probe burst, the maximum period, a load that falls; and
+ * the calibration's error path (user/daemon/calibrate.c), which is all of
+ * it that runs without ispot.ko.
+ *
+ * The load is simulated: a target that makes H calls per armed ns, uses U
+ * CPU ns per wall ns of its own, and pays C ns of CPU per probed call,
+ * which the kernel charges to it.  Armed all the time, the probes would
+ * cost o_full = H * C / U of its own CPU time, and the duty should be
+ * budget / o_full.  Seeds are fixed, so every run draws the same bursts.
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "budget.h"
+#include "calibrate.h"
+#include "elf.h"
+#include "ispot_test.h"
+
+#define SEC	1000000000ull
+#define COST	16000.0		/* ns a call: the host's measured uprobe pair */
+
+/* The harness compares as integers; duties and overheads are fractions. */
+#define EXPECT_DBL(a, op, b) do {					\
+	double __x = (a), __y = (b);					\
+	if (!(__x op __y)) {						\
+		TH_LOG("expected %s %s %s (%.9g vs %.9g)",		\
+		       #a, #op, #b, __x, __y);				\
+		ispot_test_fail(0);					\
+	}								\
+} while (0)
+
+struct load {
+	double hits;		/* calls per armed ns */
+	double cpu;		/* the target's own CPU ns per wall ns */
+	double noise;		/* calls vary by up to +-noise, relative */
+	bool ticks;		/* CPU time as /proc shows it: whole ticks */
+};
+
+struct sim {
+	uint64_t now, first;
+	uint64_t calls, armed;
+	double cum_cpu;		/* the target's CPU time, probes included */
+	uint64_t rng;
+	size_t bursts;
+};
+
+static void sim_init(struct sim *s, uint64_t now)
+{
+	memset(s, 0, sizeof(*s));
+	s->now = s->first = now;
+	s->rng = 0x5eed;
+}
+
+/* What /proc shows of the CPU time so far. */
+static uint64_t sim_reading(const struct sim *s, const struct load *l)
+{
+	return l->ticks ? (uint64_t)(s->cum_cpu / BUDGET_MIN_CPU_NS) *
+			  BUDGET_MIN_CPU_NS : (uint64_t)s->cum_cpu;
+}
+
+/*
+ * One period: take the next burst, run the target up to its start and
+ * through it, observe at its end (as target_disarm() does).  The daemon is
+ * always ready when the burst ends.
+ */
+static void sim_period(struct budget *b, struct sim *s, const struct load *l)
+{
+	uint64_t start, len, calls, before;
+	double noise = 1.0;
+
+	budget_next_burst(b, s->now, &start, &len);
+	s->bursts++;
+	ASSERT_GE(start, s->now);
+	s->cum_cpu += l->cpu * (start - s->now);
+	before = sim_reading(s, l);
+	if (l->noise)
+		noise += l->noise *
+			 (2.0 * (ispot_test_rand(&s->rng) >> 11) * 0x1p-53 - 1);
+	calls = (uint64_t)llround(l->hits * len * noise);
+	s->cum_cpu += l->cpu * len + calls * b->call_cost_ns;
+	budget_observe(b, calls, len, sim_reading(s, l) - before);
+	s->calls += calls;
+	s->armed += len;
+	s->now = start + len;
+}
+
+static void sim_run(struct budget *b, struct sim *s, const struct load *l,
+		    size_t periods)
+{
+	while (periods--)
+		sim_period(b, s, l);
+}
+
+/* The duty the controller should settle on for a steady, exact load. */
+static double expected_duty(double budget, const struct load *l)
+{
+	double o_full = l->hits * COST / l->cpu;
+
+	return o_full > budget ? budget / o_full : 1;
+}
+
+TEST(duty_when_the_traps_add_cpu_time)
+{
+	static const struct load loads[] = {
+		{ .hits = 1e-5, .cpu = 1.0 },	/* 10k calls/s: o_full 16% */
+		{ .hits = 3e-6, .cpu = 2.5 },	/* 2.5 CPUs: o_full 1.9% */
+		{ .hits = 1e-4, .cpu = 0.2 },	/* mostly blocked: 800% */
+	};
+	static const double budgets[] = { 0.01, 0.005, 0.05 };
+	size_t i, j;
+
+	for (i = 0; i < sizeof(loads) / sizeof(*loads); i++) {
+		for (j = 0; j < sizeof(budgets) / sizeof(*budgets); j++) {
+			double want = expected_duty(budgets[j], &loads[i]);
+			struct budget b;
+			struct sim s;
+
+			budget_init(&b, budgets[j], COST, 1);
+			sim_init(&s, 1000 * SEC);
+			sim_run(&b, &s, &loads[i], 10);
+			/*
+			 * The probes' own CPU time is not the target's
+			 * (counting it would be 0.3% to 2% off here); what
+			 * is left is the calls rounded to integers.
+			 */
+			EXPECT_NEAR(b.duty, want, want * 1e-4);
+		}
+	}
+}
+
+TEST(first_burst_is_a_short_conservative_probe)
+{
+	static const double budgets[] = { 0.01, 0.001, 0.2 };
+	uint64_t start, len, period;
+	struct budget b;
+	size_t i;
+
+	for (i = 0; i < sizeof(budgets) / sizeof(*budgets); i++) {
+		budget_init(&b, budgets[i], COST, 4);
+		/* Nothing known: assume arming doubles the CPU time. */
+		EXPECT_DBL(b.duty, <=, budgets[i]);
+		budget_next_burst(&b, 7 * SEC, &start, &len);
+		period = b.period_end - 7 * SEC;
+		EXPECT_EQ(len, BUDGET_PROBE_BURST_NS);
+		EXPECT_GE(start, 7 * SEC);
+		EXPECT_LE(start + len, b.period_end);
+		EXPECT_GE(period, (uint64_t)(BUDGET_PROBE_BURST_NS /
+					     budgets[i]) - 1);
+	}
+	/* At 0.01%, even the probe's period would pass the cap. */
+	budget_init(&b, 0.0001, COST, 4);
+	budget_next_burst(&b, 0, &start, &len);
+	EXPECT_EQ(b.period_end, BUDGET_MAX_PERIOD_NS);
+	EXPECT_EQ(len, (uint64_t)(0.0001 * BUDGET_MAX_PERIOD_NS));
+}
+
+/* Armed share of the wall time, over many periods, for one load. */
+static void check_long_run_share(double budget, const struct load *l,
+				 bool want_capped)
+{
+	double want = expected_duty(budget, l), share;
+	uint64_t armed0, t0, start, len;
+	struct budget b;
+	struct sim s;
+
+	budget_init(&b, budget, COST, 6);
+	sim_init(&s, 3 * SEC);
+	sim_run(&b, &s, l, 5);		/* learn, past the probe burst */
+	armed0 = s.armed;
+	t0 = b.period_end;
+	sim_run(&b, &s, l, 1000);
+	share = (double)(s.armed - armed0) / (b.period_end - t0);
+	TH_LOG("budget %g: duty %.6g, armed share %.6g", budget, want, share);
+	EXPECT_NEAR(share, want, want * 0.01);
+	/* The cap shortens the burst, and never lengthens the period. */
+	t0 = b.period_end;
+	budget_next_burst(&b, s.now, &start, &len);
+	EXPECT_EQ(b.period_end - t0 == BUDGET_MAX_PERIOD_NS, want_capped);
+	EXPECT_LE(b.period_end - t0, BUDGET_MAX_PERIOD_NS);
+	if (want_capped)
+		EXPECT_LT(len, BUDGET_MIN_BURST_NS);
+}
+
+TEST(long_run_armed_share_is_the_duty)
+{
+	struct load mid = { .hits = 4.5625e-5, .cpu = 1.0 };	/* 73% */
+	struct load light = { .hits = 2e-6, .cpu = 1.0 };	/* 3.2% */
+	struct load heavy = { .hits = 1e-3, .cpu = 1.0 };	/* 1600% */
+
+	check_long_run_share(0.01, &mid, false);	/* min burst */
+	check_long_run_share(0.01, &light, false);	/* d * base */
+	check_long_run_share(0.01, &heavy, true);	/* shortened */
+}
+
+TEST(a_load_decrease_is_followed_gradually)
+{
+	struct load before = { .hits = 8e-5, .cpu = 1.0 };
+	struct load after = { .hits = 2e-5, .cpu = 1.0 };
+	double d0, d1;
+	struct budget b;
+	struct sim s;
+
+	budget_init(&b, 0.01, COST, 9);
+	sim_init(&s, SEC);
+	sim_run(&b, &s, &before, 20);
+	d0 = b.duty;
+	sim_period(&b, &s, &after);
+	d1 = b.duty;
+	/* One quiet burst does not quadruple the duty at once... */
+	EXPECT_DBL(d1, >, d0);
+	EXPECT_DBL(d1, <, expected_duty(0.01, &after) * 0.5);
+	/* ...but the moving average gets there. */
+	sim_run(&b, &s, &after, 60);
+	EXPECT_NEAR(b.duty, expected_duty(0.01, &after),
+		    expected_duty(0.01, &after) * 0.01);
+}
+
+/*
+ * A busy target falling idle: its idle bursts say nothing of what its
+ * next calls will cost, and the duty must not collapse (which would leave
+ * it unsampled for long once busy again).
+ */
+TEST(busy_target_falling_idle)
+{
+	struct load busy = { .hits = 2e-5, .cpu = 1.0, .ticks = true };
+	struct budget b;
+	struct sim s;
+	double d;
+	int i;
+
+	budget_init(&b, 0.01, COST, 10);
+	sim_init(&s, SEC);
+	sim_run(&b, &s, &busy, 10);
+	d = b.duty;
+	for (i = 0; i < 5; i++) {
+		budget_observe(&b, 0, BUDGET_MIN_BURST_NS, 0);
+		EXPECT_TRUE(isfinite(b.duty));
+		EXPECT_DBL(b.duty, >=, d);
+		EXPECT_DBL(b.duty, <=, 1);
+	}
+}
+
+/*
+ * The whole loop, as the daemon runs it: what the schedule makes the
+ * target pay stays within the budget, with noisy calls and /proc's ticks,
+ * and does not waste most of it either.
+ */
+TEST(scheduled_overhead_stays_within_budget)
+{
+	static const struct load loads[] = {
+		{ .hits = 1e-5, .cpu = 1.0 },
+		{ .hits = 1e-5, .cpu = 1.0, .noise = 0.3, .ticks = true },
+		{ .hits = 3e-6, .cpu = 3.0, .noise = 0.1, .ticks = true },
+		{ .hits = 1e-3, .cpu = 1.0, .noise = 0.2, .ticks = true },
+		{ .hits = 5e-6, .cpu = 0.05, .noise = 0.2, .ticks = true },
+	};
+	static const double budgets[] = { 0.01, 0.03 };
+	size_t i, j;
+
+	for (i = 0; i < sizeof(loads) / sizeof(*loads); i++) {
+		for (j = 0; j < sizeof(budgets) / sizeof(*budgets); j++) {
+			const struct load *l = &loads[i];
+			double cost, want = budgets[j];
+			struct budget b;
+			struct sim s;
+
+			budget_init(&b, want, COST, 11 + i);
+			sim_init(&s, 42 * SEC);
+			sim_run(&b, &s, l, 300);
+			/* Against what the program used for itself. */
+			cost = s.calls * COST /
+			       (l->cpu * (b.period_end - s.first));
+			TH_LOG("load %zu budget %g: overhead %.5f, duty %.3g",
+			       i, want, cost, b.duty);
+			EXPECT_DBL(cost, <=, want * 1.01);
+			/* Under budget only where the duty is already 1. */
+			if (b.duty < 1)
+				EXPECT_DBL(cost, >=, want * 0.7);
+		}
+	}
+}
+
+TEST(calibration_target_has_a_symbol)
+{
+	struct elf_target_sym *syms;
+	char err[512];
+	size_t n;
+
+	/* The daemon's calibration probes it by name, in itself. */
+	ASSERT_EQ(elf_resolve_spec("ispotd_calibration_target", getpid(),
+				   NULL, &syms, &n, err, sizeof(err)), 0);
+	EXPECT_EQ(n, 1);
+	EXPECT_GT(syms[0].offset, 0);
+	free(syms);
+	ispotd_calibration_target();
+}
+
+TEST(calibration_without_the_module)
+{
+	char err[512] = "", buf[256];
+	double cost = -1;
+	int fd, saved_fd;
+	ssize_t r;
+
+	if (!access("/dev/ispot", F_OK))
+		SKIP("/dev/ispot exists: the VM tests calibrate for real");
+	/* Whatever reaches fd 2 lands in a file we read back. */
+	fd = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+	ASSERT_GE(fd, 0);
+	saved_fd = dup(2);
+	ASSERT_GE(saved_fd, 0);
+	ASSERT_EQ(dup2(fd, 2), 2);
+	EXPECT_EQ(calibrate_call_cost(&cost, err, sizeof(err)), -1);
+	fflush(stderr);
+	dup2(saved_fd, 2);
+	close(saved_fd);
+
+	TH_LOG("reason: %s", err);
+	EXPECT_TRUE(strstr(err, "/dev/ispot"));
+	EXPECT_TRUE(strstr(err, "load the module"));
+	EXPECT_FALSE(strchr(err, '\n'));
+	EXPECT_DBL(cost, ==, -1);
+	/* The reason goes to the caller, and nothing to stderr. */
+	r = pread(fd, buf, sizeof(buf) - 1, 0);
+	EXPECT_EQ(r, 0);
+	if (r > 0) {
+		buf[r] = '\0';
+		TH_LOG("printed: %s", buf);
+	}
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
