@@ -259,6 +259,9 @@ TEST(scheduled_overhead_stays_within_budget)
 		{ .hits = 3e-6, .cpu = 3.0, .noise = 0.1, .ticks = true },
 		{ .hits = 1e-3, .cpu = 1.0, .noise = 0.2, .ticks = true },
 		{ .hits = 5e-6, .cpu = 0.05, .noise = 0.2, .ticks = true },
+		/* Near idle: 5 ms of its own per 0.5 s burst, under a tick. */
+		{ .hits = 2e-7, .cpu = 0.01, .ticks = true },
+		{ .hits = 2e-7, .cpu = 0.01, .noise = 0.3, .ticks = true },
 	};
 	static const double budgets[] = { 0.01, 0.03 };
 	size_t i, j;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The overhead budget; see budget.h. */
+#include <math.h>
 #include <string.h>
 
 #include "budget.h"
@@ -37,16 +38,31 @@ void budget_init(struct budget *b, double budget, double call_cost_ns,
 void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 		    uint64_t cpu_ns)
 {
-	double full;
+	double traps = (double)calls * b->call_cost_ns, own, full;
 
 	if (!armed_ns || b->budget <= 0)
 		return;
-	full = budget_overhead_estimate(calls, b->call_cost_ns, cpu_ns);
-	if (!b->observed++)
-		b->full = full;
-	else
-		b->full += BUDGET_EWMA * (full - b->full);
+	/*
+	 * Not floored per burst: a burst's tick count is off by up to a
+	 * tick either way, and the errors cancel in the average.
+	 */
+	own = (double)cpu_ns - traps;
+	if (!b->observed++) {
+		b->traps_avg = traps;
+		b->own_avg = own;
+	} else {
+		b->traps_avg += BUDGET_EWMA * (traps - b->traps_avg);
+		b->own_avg += BUDGET_EWMA * (own - b->own_avg);
+	}
+	/*
+	 * The average spans about 1 / BUDGET_EWMA bursts, and so spreads a
+	 * tick over them: less own time than that is not measured.
+	 */
+	b->full = b->traps_avg > 0 ?
+		  b->traps_avg / fmax(b->own_avg,
+				      BUDGET_EWMA * BUDGET_MIN_CPU_NS) : 0.0;
 	/* A rise counts at once, a fall only through the average. */
+	full = budget_overhead_estimate(calls, b->call_cost_ns, cpu_ns);
 	if (full > b->full)
 		b->full = full;
 	b->duty = b->full > b->budget ? b->budget / b->full : 1.0;

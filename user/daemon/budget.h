@@ -18,7 +18,12 @@
  * o_full is learnt from the bursts.  The one used is the larger of the
  * last burst's and a slow average, so a load that rises is answered at
  * the next burst and one that falls is believed only gradually: over
- * budget is worse than under.
+ * budget is worse than under.  The average is taken of the traps' time
+ * and of the target's own CPU time separately, then divided: /proc counts
+ * CPU time in 10 ms ticks, and a target that uses less than a tick per
+ * burst reads 0 or 10 ms, so any one burst's o_full is wrong for it (a
+ * tick taken for its 5 ms halves o_full: the unit test saw twice the
+ * budget spent), while the errors of the readings cancel in the sums.
  *
  * Schedule.  A burst lasts L = max(BUDGET_MIN_BURST_NS, d x
  * BUDGET_BASE_PERIOD_NS) and belongs to a period P = L / d; periods follow
@@ -47,7 +52,9 @@
 struct budget {
 	double budget;		/* fraction; 0 = always armed */
 	double call_cost_ns;	/* c */
-	double full;		/* o_full, averaged */
+	double full;		/* o_full: the average or the last, if larger */
+	double traps_avg;	/* calls x c per burst, averaged */
+	double own_avg;		/* CPU time less the traps, averaged */
 	double duty;		/* d */
 	unsigned int observed;	/* bursts reported so far */
 	uint64_t period_end;	/* where the next period starts */
