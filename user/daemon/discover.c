@@ -476,9 +476,11 @@ static bool discover_netlink_acked(int fd, __u32 ack)
 		struct cn_msg cn;
 		ssize_t n;
 
+		/* Other listeners' events may come in a stream: a deadline. */
+		if (now >= end)
+			return false;
 		n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0 && errno == EAGAIN && now < end &&
-		    poll(&pfd, 1, end - now) >= 0)
+		if (n < 0 && errno == EAGAIN && poll(&pfd, 1, end - now) >= 0)
 			continue;
 		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
 			continue;

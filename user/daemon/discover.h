@@ -7,13 +7,13 @@
  *
  * How processes are found:
  *  - At the first discover_update(), a full scan of /proc.
- *  - With the kernel's process events connector (netlink; needs
- *    CAP_NET_ADMIN, the initial pid and user namespaces), each fork and
- *    exec is checked against the targets as it is read, and an exit
- *    removes the process.  The subscription is confirmed by the kernel's
- *    acknowledgement: in a container the kernel ignores it silently, and
- *    scanning is then the only way.  If the socket overflowed (ENOBUFS),
- *    events were lost, and /proc is scanned in full again.
+ *  - With the kernel's process events connector (netlink; the initial
+ *    pid and user namespaces, and CAP_NET_ADMIN on older kernels), each
+ *    fork and exec is checked against the targets as it is read, and an
+ *    exit removes the process.  The subscription is confirmed by the
+ *    kernel's acknowledgement: in a container the kernel ignores it
+ *    without a word, and scanning is then the only way.  If the socket
+ *    overflowed (ENOBUFS), events were lost, and /proc is scanned again.
  *  - Without the connector, /proc is scanned every DISCOVER_SCAN_NS.
  *  - Every DISCOVER_SCAN_NS in any case, each process in the set is
  *    checked again (gone, exec'd into another binary, moved out of its
@@ -43,7 +43,7 @@
  * events.  Nothing here is thread-safe.
  *
  * ISPOT_DISCOVER_NO_NETLINK=1 in the environment of discover_new() forces
- * scans only, as without CAP_NET_ADMIN (for the tests of the fallback).
+ * scans only, as in a container (for the tests of the fallback).
  */
 #ifndef ISPOT_DISCOVER_H
 #define ISPOT_DISCOVER_H
