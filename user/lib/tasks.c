@@ -131,3 +131,21 @@ int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns)
 		*cpu_ns = (utime + stime) * (1000000000ull / hz);
 	return 0;
 }
+
+int proc_start_time(pid_t pid, uint64_t *start_time)
+{
+	return task_times(pid, start_time, NULL);
+}
+
+int proc_cpu_ns(pid_t pid, uint64_t start_time, uint64_t *ns)
+{
+	uint64_t start, cpu;
+	int ret = task_times(pid, &start, &cpu);
+
+	if (ret)
+		return ret;
+	if (start != start_time)
+		return -ESRCH;
+	*ns = cpu;
+	return 0;
+}

@@ -32,6 +32,14 @@ bool task_exited(pid_t pid);
  */
 int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns);
 
+/*
+ * The same, for callers that know a process as (pid, start time):
+ * proc_cpu_ns() is -ESRCH too when the pid now belongs to a process that
+ * started at another time, so a reused pid never lends its CPU time.
+ */
+int proc_start_time(pid_t pid, uint64_t *start_time);
+int proc_cpu_ns(pid_t pid, uint64_t start_time, uint64_t *ns);
+
 /* The command name (/proc/PID/comm) into @buf, "?" if unknown. */
 void task_comm(pid_t pid, char *buf, size_t len);
 
