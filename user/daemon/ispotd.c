@@ -236,8 +236,9 @@ static int ispotd_start_discovery(struct ispotd *d)
 		return -1;
 	}
 	if (!discover_netlink(d->disc))
-		say("no proc connector (needs CAP_NET_ADMIN): new processes "
-		    "are found by scanning /proc every second");
+		say("no proc connector (CAP_NET_ADMIN on older kernels, and "
+		    "the initial pid namespace): new processes are found by "
+		    "scanning /proc every second");
 	return 0;
 }
 
