@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -279,13 +280,20 @@ static long ispot_ioc_stats(struct ispot_session *s, void __user *uarg)
 	if (args.stop_reason || args.state)
 		return -EINVAL;
 	max_r = min_t(u32, args.nr_rings, nr_cpu_ids);
-	/* Bounded by what the session has, not by a tunable limit. */
-	max_p = min_t(u32, args.nr_probes, READ_ONCE(s->nr_probes));
 	if (max_r) {
 		rst = kvcalloc(max_r, sizeof(*rst), GFP_KERNEL);
 		if (!rst)
 			return -ENOMEM;
 	}
+	/*
+	 * Bounded by what the session has, not by a tunable limit.  Another
+	 * thread may add probes before the lock is taken; the array must
+	 * then still hold min(capacity, count) entries, as the ABI says
+	 * (the fuzzer saw a count of 1 over an array left unwritten), so
+	 * allocate again for the larger count.
+	 */
+again:
+	max_p = min_t(u32, args.nr_probes, READ_ONCE(s->nr_probes));
 	if (max_p) {
 		pst = kvcalloc(max_p, sizeof(*pst), GFP_KERNEL);
 		if (!pst) {
@@ -295,6 +303,17 @@ static long ispot_ioc_stats(struct ispot_session *s, void __user *uarg)
 	}
 
 	ispot_session_lock(s);
+	if (min_t(u32, args.nr_probes, s->nr_probes) > max_p) {
+		mutex_unlock(&s->lock);
+		kvfree(pst);
+		pst = NULL;
+		/* Only the caller's own threads can keep it looping. */
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out_free;
+		}
+		goto again;
+	}
 	if (s->state == ISPOT_STATE_NEW) {
 		mutex_unlock(&s->lock);
 		ret = -EBADFD;
