@@ -73,3 +73,33 @@ stop_daemon() {	# stop_daemon PID: SIGTERM, and its exit status
 	wait "$1"
 }
 
+
+# daemon_ready ERRFILE: ispotd has measured its probe cost, after which it
+# finds and arms targets (slow on the debug kernel: never a fixed sleep).
+daemon_ready() {
+	wait_for 180 grep -q 'a probed call costs\|cannot measure' "$1" ||
+		{ echo "# ispotd never got ready"; sed 's/^/# /' "$1"; return 1; }
+}
+
+# armed_window LOG PID: a window of PID with armed calls has been written.
+armed_window() {
+	grep "\"pid\": $2," "$1" 2>/dev/null | grep -q '"calls_armed": [1-9]'
+}
+
+# run_until_traced LOG PID: wait until PID shows in a window with calls,
+# then end it; false if that never happened.
+run_until_traced() {
+	wait_for 180 armed_window "$1" "$2"
+	rt_ok=$?
+	kill "$2" 2>/dev/null
+	wait "$2" 2>/dev/null
+	return $rt_ok
+}
+
+long_run() {	# long_run SAMPLE [ARGS]: in the background, pid in $bg
+	lr_s=$1
+	shift
+	"$s/$lr_s" --delay-us 100 --hold-us 100 --threads 2 \
+		--iterations 100000000 "$@" >/dev/null &
+	bg=$!
+}

@@ -26,7 +26,7 @@ module_reload() {
 	ispotd --pid "$tpid" --func acquire --budget 2% --window 2s \
 		--log "$tmp/mod.jsonl" 2>"$tmp/mod.err" &
 	dpid=$!
-	sleep 3
+	daemon_ready "$tmp/mod.err" || return 1
 	wait_for 60 rmmod ispot 2>/dev/null || { echo "# never idle"; return 1; }
 	sleep 6
 	/ispot/selftests/kmod/load_ispot.sh || return 1

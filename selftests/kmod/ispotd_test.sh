@@ -52,27 +52,29 @@ bad_config() {
 tap_check bad_config_is_one_line_with_file_and_line bad_config
 
 # --- --exe across restarts, two targets side by side ---------------------
+# Each run lasts until the daemon has written a window of it with armed
+# calls (the debug kernel arms slowly), then ends; three runs, three pids.
 exe_restarts() {
 	ispotd --exe "$s/lock_contention" --exe "$s/no_contention" \
 		--func acquire --budget 0 --window 2s --log "$tmp/exe.jsonl" \
 		2>"$tmp/exe.err" &
 	dpid=$!
-	sleep 2
-	"$s/no_contention" --delay-us 100 --hold-us 100 --threads 2 \
-		--iterations 6000 >/dev/null &
-	cpid=$!
+	daemon_ready "$tmp/exe.err" || return 1
+	long_run no_contention
+	cpid=$bg
+	traced=0
 	for i in 1 2 3; do
-		"$s/lock_contention" --delay-us 100 --hold-us 100 \
-			--threads 2 --iterations 1500 >/dev/null
+		long_run lock_contention
+		run_until_traced "$tmp/exe.jsonl" "$bg" && traced=$((traced + 1))
 	done
-	wait "$cpid"
-	sleep 1
+	run_until_traced "$tmp/exe.jsonl" "$cpid" || traced=0
+	sleep 3
 	stop_daemon "$dpid" || { echo "# ispotd exit $?"; return 1; }
 	sed 's/^/# /' "$tmp/exe.err" | head -20
 	grep '/lock_contention"' "$tmp/exe.jsonl" >"$tmp/lock.jsonl"
 	lock_pids=$(wfield "$tmp/lock.jsonl" pid | sort -u | wc -l)
-	echo "# lock_contention pids in the windows: $lock_pids"
-	[ "$lock_pids" -eq 3 ]
+	echo "# lock_contention pids in the windows: $lock_pids, traced $traced"
+	[ "$lock_pids" -eq 3 ] && [ "$traced" -eq 3 ]
 }
 tap_check exe_target_reattached_after_three_restarts exe_restarts
 
@@ -87,26 +89,29 @@ tap_timing contended_acquire_above_control_in_windows exe_ranks
 
 # --- --cgroup follows processes the cgroup gains --------------------------
 cgroup_follows() {
-	mountpoint -q /sys/fs/cgroup 2>/dev/null ||
-		mount -t cgroup2 none /sys/fs/cgroup || return 1
+	grep -qw cgroup2 /proc/filesystems ||
+		{ echo "# no cgroup2 in this kernel"; return 1; }
+	if ! grep -q '^[^ ]* /sys/fs/cgroup cgroup2 ' /proc/mounts; then
+		mount -t cgroup2 none /sys/fs/cgroup ||
+			{ cat /proc/mounts | sed 's/^/# /'; return 1; }
+	fi
 	cg=/sys/fs/cgroup/ispotd-test
 	mkdir -p "$cg" || return 1
 	ispotd --cgroup /ispotd-test --func acquire --budget 0 --window 1s \
 		--log "$tmp/cg.jsonl" 2>"$tmp/cg.err" &
 	dpid=$!
-	sleep 2
-	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
-		--iterations 3000 >/dev/null &
-	lpid=$!
+	daemon_ready "$tmp/cg.err" || return 1
+	long_run lock_contention
+	lpid=$bg
 	echo "$lpid" >"$cg/cgroup.procs"
-	wait "$lpid"
-	sleep 1
+	run_until_traced "$tmp/cg.jsonl" "$lpid"
+	ok=$?
+	sleep 2
 	stop_daemon "$dpid"
-	echo "$lpid" >/sys/fs/cgroup/cgroup.procs 2>/dev/null
 	rmdir "$cg"
 	calls=$(fsum "$tmp/cg.jsonl" acquire calls "$lpid")
 	echo "# pid $lpid: $calls calls of acquire"
-	grep -q '"cgroup": "/ispotd-test"' "$tmp/cg.jsonl" &&
+	[ "$ok" = 0 ] && grep -q '"cgroup": "/ispotd-test"' "$tmp/cg.jsonl" &&
 		[ "${calls:-0}" -gt 0 ]
 }
 tap_check cgroup_target_follows_processes_moved_in cgroup_follows
@@ -128,15 +133,15 @@ budget_work() {
 budget_honoured() {
 	t_none=$(elapsed budget_work)
 	ispotd --exe "$s/no_contention" --func acquire --budget 0 \
-		--window 60s --log "$tmp/full.jsonl" 2>/dev/null &
+		--window 60s --log "$tmp/full.jsonl" 2>"$tmp/full.err" &
 	dpid=$!
-	sleep 2
+	daemon_ready "$tmp/full.err" || return 1
 	t_full=$(elapsed budget_work)
 	stop_daemon "$dpid"
 	ispotd --exe "$s/no_contention" --func acquire --budget 10% \
 		--window 60s --log "$tmp/b5.jsonl" 2>"$tmp/b5.err" &
 	dpid=$!
-	sleep 2
+	daemon_ready "$tmp/b5.err" || return 1
 	t_b=$(elapsed budget_work)
 	stop_daemon "$dpid"
 	armed=$(wfield "$tmp/b5.jsonl" armed_ns | awk '{ s += $1 } END { print s + 0 }')
@@ -154,16 +159,16 @@ tap_timing budget_10pct_duty_times_full_overhead_within_budget budget_honoured
 
 sci_agrees() {
 	ispotd --exe "$s/lock_contention" --func acquire --budget 0 \
-		--window 60s --log "$tmp/a0.jsonl" 2>/dev/null &
+		--window 60s --log "$tmp/a0.jsonl" 2>"$tmp/a0.err" &
 	dpid=$!
-	sleep 2
+	daemon_ready "$tmp/a0.err" || return 1
 	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
 		--iterations 6000 >/dev/null
 	stop_daemon "$dpid"
 	ispotd --exe "$s/lock_contention" --func acquire --budget 20% \
-		--window 60s --log "$tmp/a20.jsonl" 2>/dev/null &
+		--window 60s --log "$tmp/a20.jsonl" 2>"$tmp/a20.err" &
 	dpid=$!
-	sleep 2
+	daemon_ready "$tmp/a20.err" || return 1
 	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
 		--iterations 6000 >/dev/null
 	stop_daemon "$dpid"
@@ -195,7 +200,7 @@ sigkill_leaves_nothing() {
 	ispotd --pid "$tpid" --func acquire --budget 0 --log /dev/null \
 		2>/dev/null &
 	dpid=$!
-	wait_for 30 sh -c "[ \$(ispotctl status --json | tr ',' '\n' | sed -n 's/.*\"sessions\": *//p') -ge 2 ]" ||
+	wait_for 180 sh -c "[ \$(ispotctl status --json | tr ',' '\n' | sed -n 's/.*\"sessions\": *//p') -ge 2 ]" ||
 		{ echo "# never armed"; return 1; }
 	kill -KILL "$dpid"
 	wait "$dpid" 2>/dev/null
@@ -211,9 +216,12 @@ tap_check sigkill_leaves_no_probe_and_no_ring sigkill_leaves_nothing
 sigterm_writes_last_window() {
 	long_target
 	ispotd --pid "$tpid" --func acquire --budget 0 --window 1h \
-		--log "$tmp/term.jsonl" 2>/dev/null &
+		--log "$tmp/term.jsonl" 2>"$tmp/term.err" &
 	dpid=$!
-	sleep 4
+	daemon_ready "$tmp/term.err" || return 1
+	# Armed: a session besides status's own, then some calls.
+	wait_for 180 sh -c "[ \$(ispotctl status --json | tr ',' '\n' | sed -n 's/.*\"sessions\": *//p') -ge 2 ]"
+	sleep 3
 	stop_daemon "$dpid"
 	st=$?
 	kill "$tpid"
@@ -232,7 +240,7 @@ sighup_reloads() {
 	ispotd --config "$tmp/hup.conf" --log "$tmp/hup.jsonl" \
 		2>"$tmp/hup.err" &
 	dpid=$!
-	sleep 3
+	daemon_ready "$tmp/hup.err" || return 1
 	# A bad file is refused and the running configuration kept...
 	printf 'pid %s\nfunc acquire\nbogus 1\n' "$tpid" >"$tmp/hup.conf"
 	kill -HUP "$dpid"
@@ -242,7 +250,7 @@ sighup_reloads() {
 	printf 'pid %s\nfunc acquire\nfunc compute\nbudget 0\nwindow 1s\n' \
 		"$tpid" >"$tmp/hup.conf"
 	kill -HUP "$dpid"
-	sleep 4
+	wait_for 180 sh -c "grep -q '\"name\": \"compute\"' '$tmp/hup.jsonl'"
 	stop_daemon "$dpid"
 	st=$?
 	kill "$tpid"
@@ -256,12 +264,18 @@ tap_check sighup_rereads_config_and_keeps_it_when_bad sighup_reloads
 # --- a full ring: counted, never blocking ---------------------------------
 full_ring() {
 	ispotd --exe "$s/no_contention" --func acquire --budget 0 \
-		--ring-size 4096 --window 60s --log "$tmp/full-ring.jsonl" \
-		2>/dev/null &
+		--ring-size 4096 --window 2s --log "$tmp/full-ring.jsonl" \
+		2>"$tmp/full-ring.err" &
 	dpid=$!
-	sleep 2
-	"$s/no_contention" --threads 2 --iterations 20000 >/dev/null
+	daemon_ready "$tmp/full-ring.err" || return 1
+	"$s/no_contention" --threads 2 --iterations 100000000 >/dev/null &
+	bg=$!
+	# Until a window says it dropped; the target must still be running.
+	wait_for 180 sh -c "grep -q '\"dropped\": [1-9]' '$tmp/full-ring.jsonl'"
+	kill -0 "$bg"
 	st=$?
+	kill "$bg"
+	wait "$bg" 2>/dev/null
 	stop_daemon "$dpid"
 	dropped=$(wfield "$tmp/full-ring.jsonl" dropped | awk '{ s += $1 } END { print s + 0 }')
 	echo "# $dropped records dropped"
@@ -275,10 +289,12 @@ tap_check full_ring_counts_drops_and_never_blocks full_ring
 # CHURN_ROUNDS x 4 threads per run; the guest starts ~300 threads a second.
 thread_churn() {
 	ispotd --exe "$s/thread_churn" --func churn_request --budget 0 \
-		--window 2s --log "$tmp/churn.jsonl" 2>/dev/null &
+		--window 2s --log "$tmp/churn.jsonl" 2>"$tmp/churn.err" &
 	dpid=$!
-	sleep 2
+	daemon_ready "$tmp/churn.err" || return 1
+	# The debug kernel starts threads ~10 times slower.
 	rounds=${CHURN_ROUNDS:-2500}
+	[ "${ISPOT_VM_KERNEL:-}" != debug ] || rounds=${CHURN_ROUNDS:-300}
 	"$s/thread_churn" --threads 4 --rounds "$rounds" >/dev/null
 	sleep 3
 	rss1=$(awk '/VmRSS/ { print $2 }' /proc/$dpid/status)
@@ -296,11 +312,12 @@ tap_check rss_flat_across_thread_churn thread_churn
 # --- a target that execs away and one that exits ---------------------------
 target_exit() {
 	ispotd --exe "$s/lock_contention" --func acquire --budget 0 \
-		--window 60s --log "$tmp/exit.jsonl" 2>"$tmp/exit.err" &
+		--window 2s --log "$tmp/exit.jsonl" 2>"$tmp/exit.err" &
 	dpid=$!
-	sleep 2
-	"$s/lock_contention" --threads 2 --iterations 2000 >/dev/null
-	sleep 2
+	daemon_ready "$tmp/exit.err" || return 1
+	long_run lock_contention
+	run_until_traced "$tmp/exit.jsonl" "$bg" || return 1
+	wait_for 60 grep -q 'is gone' "$tmp/exit.err"
 	kill -0 "$dpid"
 	alive=$?
 	stop_daemon "$dpid"
