@@ -191,6 +191,7 @@ sessions() {	# how many sessions other than status's own
 	echo $(($(ispotctl status --json | tr ',' '\n' |
 		sed -n 's/.*"sessions": *//p') - 1))
 }
+daemon_armed() { [ "$(sessions)" -ge 1 ]; }	# ispotd holds a session
 ring_bytes() {
 	ispotctl status --json | tr ',' '\n' | sed -n 's/.*"ring_bytes": *//p'
 }
@@ -200,7 +201,7 @@ sigkill_leaves_nothing() {
 	ispotd --pid "$tpid" --func acquire --budget 0 --log /dev/null \
 		2>/dev/null &
 	dpid=$!
-	wait_for 180 sh -c "[ \$(ispotctl status --json | tr ',' '\n' | sed -n 's/.*\"sessions\": *//p') -ge 2 ]" ||
+	wait_for 180 daemon_armed ||
 		{ echo "# never armed"; return 1; }
 	kill -KILL "$dpid"
 	wait "$dpid" 2>/dev/null
@@ -220,7 +221,7 @@ sigterm_writes_last_window() {
 	dpid=$!
 	daemon_ready "$tmp/term.err" || return 1
 	# Armed: a session besides status's own, then some calls.
-	wait_for 180 sh -c "[ \$(ispotctl status --json | tr ',' '\n' | sed -n 's/.*\"sessions\": *//p') -ge 2 ]"
+	wait_for 180 daemon_armed
 	sleep 3
 	stop_daemon "$dpid"
 	st=$?
