@@ -85,6 +85,13 @@ for t in selftests/unit/test_*; do
 	stage "unit: $t" "$t"
 done
 stage "vm: runner contract" selftests/vm/runner_test.sh
+# Tests that run on the host against real programs (a Prometheus server,
+# dkms, an installed tree); those that need the module boot the VM
+# themselves, on the default kernel.
+for t in selftests/host/*_test.sh; do
+	[ -x "$t" ] || continue
+	stage "host: $t" "$t"
+done
 # Each kernel runs the whole in-guest suite, in two boots.  QEMU's
 # multi-threaded TCG runs stale code after the kernel patches its own text
 # (static keys, static calls: Documentation/design.rst, "Text patching
