@@ -11,6 +11,11 @@ set -eu
 
 pkgs="gcc make libc6-dev binutils qemu-system-x86 linux-image-amd64
 linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap"
+# make install's checks (selftests/host): dkms builds the module as users'
+# machines do, mandoc and man-db (groff) lint the man pages, systemd's
+# systemd-analyze verifies the unit, strace lists the daemon's system calls
+# for the unit's filter.
+pkgs="$pkgs dkms mandoc man-db groff-base systemd strace"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;
