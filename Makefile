@@ -37,7 +37,7 @@ BENCHES		:= $(patsubst %.c,%,$(wildcard selftests/bench/*.c))
 SAMPLES		:= $(patsubst %.c,%,$(wildcard samples/*.c))
 
 .PHONY: all module user samples selftests check demo bench clean FORCE \
-	install install-strip uninstall
+	install install-dkms install-strip uninstall uninstall-dkms
 
 all: module user samples selftests
 
@@ -127,11 +127,12 @@ CONF		:= $(DESTDIR)$(SYSCONFDIR)/ispot/ispotd.conf
 SUBST		:= sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 		       -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
 
-install: user
+# install-dkms/uninstall-dkms: the module's source alone (a package of its
+# own for a distribution; a build root for selftests/host/dkms_test.sh).
+install: user install-dkms
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man8 \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/ispot \
-		$(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_DIRS))
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/ispot
 	$(INSTALL_PROGRAM) -m 755 user/ispotctl $(DESTDIR)$(BINDIR)/ispotctl
 	$(INSTALL_PROGRAM) -m 755 user/ispotd $(DESTDIR)$(SBINDIR)/ispotd
 	$(INSTALL) -m 644 Documentation/man/ispot.4 $(DESTDIR)$(MANDIR)/man4/
@@ -143,6 +144,9 @@ install: user
 	@if [ -e $(CONF) ]; then echo "keeping $(CONF)"; else \
 		echo "$(INSTALL) -m 644 user/daemon/ispotd.conf.example $(CONF)"; \
 		$(INSTALL) -m 644 user/daemon/ispotd.conf.example $(CONF); fi
+
+install-dkms:
+	$(INSTALL) -d $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_DIRS))
 	for f in $(DKMS_SRC); do \
 		$(INSTALL) -m 644 $$f $(DESTDIR)$(DKMSDIR)/$$f || exit 1; done
 	$(SUBST) kmod/dkms.conf.in >$(DESTDIR)$(DKMSDIR)/dkms.conf
@@ -155,20 +159,24 @@ install-strip:
 # Exactly what install put: the configuration only if it is still the
 # example, directories only those of ispot's own (/usr/src/ispot-VERSION,
 # /etc/ispot) and only when empty.
-uninstall:
+uninstall: uninstall-dkms
+	rm -f $(DESTDIR)$(BINDIR)/ispotctl $(DESTDIR)$(SBINDIR)/ispotd \
+		$(DESTDIR)$(MANDIR)/man4/ispot.4 $(DESTDIR)$(MANDIR)/man8/ispotctl.8 \
+		$(DESTDIR)$(MANDIR)/man8/ispotd.8 $(DESTDIR)$(UNITDIR)/ispotd.service
+	@if cmp -s user/daemon/ispotd.conf.example $(CONF); then \
+		echo "rm -f $(CONF)"; rm -f $(CONF); \
+	elif [ -e $(CONF) ]; then echo "keeping $(CONF): it was changed"; fi
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/ispot
+
+# dkms keeps its own copy, built from this source: taking the source away
+# first would leave dkms unable to remove it.
+uninstall-dkms:
 	@if [ -z "$(DESTDIR)" ] && command -v dkms >/dev/null && \
 	    dkms status ispot/$(VERSION) 2>/dev/null | grep -q .; then \
 		echo "error: ispot/$(VERSION) is still in dkms; run 'dkms remove ispot/$(VERSION) --all' first" >&2; \
 		exit 1; fi
-	rm -f $(DESTDIR)$(BINDIR)/ispotctl $(DESTDIR)$(SBINDIR)/ispotd \
-		$(DESTDIR)$(MANDIR)/man4/ispot.4 $(DESTDIR)$(MANDIR)/man8/ispotctl.8 \
-		$(DESTDIR)$(MANDIR)/man8/ispotd.8 $(DESTDIR)$(UNITDIR)/ispotd.service \
-		$(DESTDIR)$(DKMSDIR)/dkms.conf $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_SRC))
-	@if cmp -s user/daemon/ispotd.conf.example $(CONF); then \
-		echo "rm -f $(CONF)"; rm -f $(CONF); \
-	elif [ -e $(CONF) ]; then echo "keeping $(CONF): it was changed"; fi
-	-rmdir $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_DIRS)) $(DESTDIR)$(DKMSDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/ispot
+	rm -f $(DESTDIR)$(DKMSDIR)/dkms.conf $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_SRC))
+	-rmdir $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_DIRS)) $(DESTDIR)$(DKMSDIR)
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
