@@ -7,7 +7,8 @@
 # make bench	print benchmark figures (never pass/fail)
 # make install	install the tools, man pages, ispotd.service and the module's
 #		DKMS source (PREFIX=/usr/local, DESTDIR; make uninstall
-#		undoes it, make install-strip strips the binaries)
+#		undoes it, make install-strip strips the binaries, make
+#		install-dkms installs the module's source alone)
 # make clean	return the tree to what git has
 
 KDIR	?= $(shell scripts/kdir.sh)
