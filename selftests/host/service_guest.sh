@@ -83,7 +83,7 @@ finish() {
 		wait "$root_t" "$pub_t" 2>/dev/null
 		pub_t=
 	fi
-	kill -TERM $(pidof ispotd)
+	kill -TERM "$(pidof ispotd)"
 	wait "$bg_daemon"
 	echo "$n.exit: $?"
 	cp "$log" "$tmp/$n.jsonl" 2>/dev/null
