@@ -9,6 +9,8 @@ ko=${1:?usage: dkms_guest.sh KO}
 ctl=/usr/local/bin/ispotctl
 tmp=$(mktemp -d)
 
+# run.sh --no-module: this is the only ispot module the guest sees.
+grep -q '^ispot ' /proc/modules && { echo "preloaded: yes"; exit 1; }
 insmod "$ko" || { echo "insmod: failed"; exit 1; }
 echo "srcversion: $(cat /sys/module/ispot/srcversion)"
 echo "version: $(cat /sys/module/ispot/version)"
