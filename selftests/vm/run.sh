@@ -18,7 +18,11 @@
 # --tcg single runs all vCPUs on one host thread and loads it as a real
 # host would.  (--accel tcg,thread=X is the same as --tcg X.)  --qemu-arg
 # passes one more argument to QEMU; --no-module boots without ispot.ko
-# (module-free experiments).
+# (module-free experiments).  Under multi-threaded TCG the module is not
+# unloaded when the command ends: removing the kept tracepoint probes
+# patches kernel text again, and a CI run once hung there for its whole
+# timeout with no kernel report (a wedged vCPU); the single-threaded boots
+# unload it, and their tests unload it while targets run.
 #
 # Fails (non-zero, reason on the last line) on a kernel Oops/BUG/WARNING or
 # other splat (on the debug kernel also any lockdep, KASAN, UBSAN, KFENCE or
@@ -123,6 +127,9 @@ tar -C "$top" --exclude=./.git --exclude=./.cache --exclude=./.build --exclude='
 	--exclude='*.cmd' -cf - . | tar -C "$root/ispot" -xf -
 [ "$load_module" = 0 ] || cp "$vm_module" "$root/ispot/kmod/ispot.ko"
 echo "$load_module" >"$root/load-module"
+unload=$load_module
+[ "$tcg" != multi ] || unload=0
+echo "$unload" >"$root/unload-module"
 
 for a in ${adds[@]+"${adds[@]}"}; do
 	src=${a%%:*}
@@ -286,7 +293,7 @@ if [ "$(cat /load-module)" = 1 ]; then
 fi
 sh /cmd.sh </dev/null 2>&1
 status=$?
-if grep -q '^ispot ' /proc/modules; then
+if [ "$(cat /unload-module)" = 1 ] && grep -q '^ispot ' /proc/modules; then
 	out=$(rmmod ispot 2>&1) || fail "module unload failed: $out"
 fi
 splat=$(dmesg | grep -E -m1 -f /splat-patterns)
