@@ -97,6 +97,17 @@ int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids)
 	return 0;
 }
 
+void window_burst_started(struct window_set *w, struct trace *t)
+{
+	/*
+	 * trace_start() has just reopened every thread alive now, so the
+	 * engine's closed threads ended while the target was disarmed.  A
+	 * failed fold (no memory) only keeps them longer.
+	 */
+	sci_fold_closed(w->sci);
+	pipeline_forget_exited(t->pipe, WINDOW_FORGET_DELAY_NS);
+}
+
 static struct window_futex *window_futex(struct window_set *w, uint64_t uaddr)
 {
 	struct window_futex *x;

@@ -14,8 +14,9 @@
  * Across windows only the fastest execution of each (function, key)
  * carries over (sci_seed), so each window's loss is measured against the
  * fastest execution seen since the target was found, and memory is the
- * functions x keys of the minima plus one window's engine: threads that
- * ended in an earlier window cost nothing.
+ * functions x keys of the minima plus one window's engine, which holds
+ * the live threads only: an exited thread is folded into its functions'
+ * figures and freed (window_burst_started).
  *
  * Function ids are the window set's own, stable across bursts (each
  * burst resolves the functions anew, possibly in another order or with
@@ -98,6 +99,18 @@ void window_set_free(struct window_set *w);
  * window's engine.  Returns 0 or -ENOMEM.
  */
 int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids);
+
+/*
+ * Exited threads are folded into the window's totals and freed (sci.h,
+ * "Folding"), so the daemon's memory follows the target's live threads:
+ * those that ended while disarmed when the next burst starts, those that
+ * end during a burst this long after their exit (record time), once their
+ * last records from other CPUs' rings are in.
+ */
+#define WINDOW_FORGET_DELAY_NS	(2 * 1000000000ull)
+
+/* After trace_start(): fold what ended meanwhile, forget exits from now. */
+void window_burst_started(struct window_set *w, struct trace *t);
 
 /* After trace_stop(): count the burst into the window. */
 void window_burst_end(struct window_set *w, struct trace *t);
