@@ -118,8 +118,11 @@ tap_check cgroup_target_follows_processes_moved_in cgroup_follows
 
 # --- the budget and what it does to SCI ------------------------------------
 # The full-armed overhead is measured here, untraced against always armed,
-# on the same workload; the budget's duty cycle times it must stay within
-# the budget (with the noise stated: 50% over, in an emulated guest).
+# on the same workload; the default budget's (1%) duty cycle times it must
+# stay within the budget (with the noise stated: 50% over, in an emulated
+# guest).  The workload calls acquire() once per 300 us of work, so that
+# always armed costs ~10% here and the duty cycle is ~0.1, bursts every
+# ~5 s, enough of them in a run to measure the duty cycle.
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 elapsed() {	# elapsed CMD...: wall seconds of CMD (to 10 ms)
 	el_t0=$(uptime_s)
@@ -128,7 +131,7 @@ elapsed() {	# elapsed CMD...: wall seconds of CMD (to 10 ms)
 	awk -v a="$el_t0" -v b="$el_t1" 'BEGIN { printf "%.2f\n", b - a }'
 }
 budget_work() {
-	"$s/no_contention" --delay-us 20 --threads 2 --iterations 400000
+	"$s/no_contention" --delay-us 300 --threads 2 --iterations 30000
 }
 budget_honoured() {
 	t_none=$(elapsed budget_work)
@@ -138,7 +141,7 @@ budget_honoured() {
 	daemon_ready "$tmp/full.err" || return 1
 	t_full=$(elapsed budget_work)
 	stop_daemon "$dpid"
-	ispotd --exe "$s/no_contention" --func acquire --budget 10% \
+	ispotd --exe "$s/no_contention" --func acquire \
 		--window 60s --log "$tmp/b5.jsonl" 2>"$tmp/b5.err" &
 	dpid=$!
 	daemon_ready "$tmp/b5.err" || return 1
@@ -150,12 +153,12 @@ budget_honoured() {
 	awk -v n="$t_none" -v f="$t_full" -v b="$t_b" -v a="$armed" -v w="$win" \
 	    -v e="$est" 'BEGIN {
 		full = f / n - 1; duty = w ? a / w : 0
-		printf "# untraced %.2fs, always armed %.2fs (+%.1f%%), budget 10%%: %.2fs (+%.1f%%), duty %.4f, duty x full %.2f%%, estimate %.2f%%\n",
+		printf "# untraced %.2fs, always armed %.2fs (+%.1f%%), budget 1%%: %.2fs (+%.1f%%), duty %.4f, duty x full %.2f%%, estimate %.2f%%\n",
 			n, f, 100 * full, b, 100 * (b / n - 1), duty, 100 * duty * full, 100 * e
-		exit !(duty > 0 && duty < 1 && duty * full <= 0.10 * 1.5)
+		exit !(duty > 0 && duty < 1 && duty * full <= 0.01 * 1.5)
 	}'
 }
-tap_timing budget_10pct_duty_times_full_overhead_within_budget budget_honoured
+tap_timing budget_1pct_duty_times_full_overhead_within_budget budget_honoured
 
 sci_agrees() {
 	ispotd --exe "$s/lock_contention" --func acquire --budget 0 \
