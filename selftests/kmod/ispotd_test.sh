@@ -14,7 +14,7 @@ s=/ispot/samples
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 12
+tap_plan 13
 
 # ONLY=REGEX runs the tests whose names match it, and skips the others
 # (for working on one of them).
@@ -334,6 +334,27 @@ target_exit() {
 		[ "$(wc -l <"$tmp/exit.jsonl")" -ge 1 ]
 }
 tap_check daemon_survives_target_exit target_exit
+
+# The process lives on as cat (reading a pipe that sleep holds open).
+target_execs_away() {
+	ispotd --exe "$s/lock_contention" --func acquire --budget 0 \
+		--window 2s --log "$tmp/away.jsonl" 2>"$tmp/away.err" &
+	dpid=$!
+	daemon_ready "$tmp/away.err" || return 1
+	sleep 60 | "$s/lock_contention" --delay-us 100 --hold-us 100 \
+		--threads 2 --iterations 3000 --then-exec /bin/cat >/dev/null &
+	apid=$!
+	wait_for 180 grep -q "pid $apid is gone: it exec'd" "$tmp/away.err"
+	found=$?
+	kill -0 "$dpid"
+	alive=$?
+	stop_daemon "$dpid"
+	kill "$apid" 2>/dev/null
+	grep "pid $apid" "$tmp/away.err" | sed 's/^/# /'
+	[ "$found" = 0 ] && [ "$alive" = 0 ] &&
+		[ "$(fsum "$tmp/away.jsonl" acquire calls "$apid")" -gt 0 ]
+}
+tap_check daemon_drops_a_target_that_execs_away target_execs_away
 
 rm -rf "$tmp"
 tap_done

@@ -10,6 +10,7 @@
  * burst's setup is the longest step, and it only runs when one is due.
  */
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include "errors.h"
 #include "notify.h"
 #include "target.h"
+#include "tasks.h"
 
 /* How often a missing module is looked for again. */
 #define ISPOTD_MODULE_RETRY_NS	(5 * 1000000000ull)
@@ -170,12 +172,29 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 {
 	struct target *tg = &d->targets[i];
+	char link[32], now_exe[PATH_MAX];
+	uint64_t start;
+	ssize_t n;
 
 	target_disarm(tg);
 	if (target_close_window(tg, d->log, now))
 		ispot_error("cannot write the window of pid %d: %s",
 			    (int)tg->pid, strerror(errno));
-	say("pid %d is gone", (int)tg->pid);
+	/*
+	 * Still running as the same process (a zombie has no exe): it
+	 * exec'd away, or left the cgroup.
+	 */
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)tg->pid);
+	n = readlink(link, now_exe, sizeof(now_exe) - 1);
+	if (n <= 0 || proc_start_time(tg->pid, &start) ||
+	    start != tg->start_time) {
+		say("pid %d is gone", (int)tg->pid);
+	} else if (tg->cgroup[0]) {
+		say("pid %d is gone: it left %s", (int)tg->pid, tg->cgroup);
+	} else {
+		now_exe[n] = '\0';
+		say("pid %d is gone: it exec'd %s", (int)tg->pid, now_exe);
+	}
 	target_free(tg);
 	d->targets[i] = d->targets[--d->nr_targets];
 }
