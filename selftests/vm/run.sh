@@ -382,6 +382,19 @@ timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
 qemu_status=${PIPESTATUS[0]}
 set -e
 
+# A host port taken between the check above and QEMU's start: QEMU exits
+# before the guest starts, with no kernel log to read.
+fwd_err=$(grep -m1 'Could not set up host forwarding rule' "$log" || true)
+if [ -n "$fwd_err" ]; then
+	echo "vm: FAIL: --forward: QEMU could not listen on a host port; pick another (${fwd_err##*: })"
+	exit 1
+fi
+# Any other refusal to start (no kernel log at all): QEMU's own words.
+if [ ! -e "$work/kmsg.log" ]; then
+	echo "vm: FAIL: QEMU did not start: $(grep -m1 '^qemu-system' "$log" || tail -n1 "$log")"
+	exit 1
+fi
+
 # The kernel log as the host got it: the guest's /dev/kmsg stream (records
 # "PRIO,SEQ,USEC,FLAGS;text", shown as "[SECONDS] text" with the tabs and
 # newlines that kmsg escapes as \x09 and \x0a put back; continuation lines
@@ -419,12 +432,6 @@ print_report() {
 	echo "# the whole kernel log: $keep"
 }
 
-# A host port taken between the check above and QEMU's start.
-fwd_err=$(grep -m1 'Could not set up host forwarding rule' "$log" || true)
-if [ -n "$fwd_err" ]; then
-	echo "vm: FAIL: --forward: QEMU could not listen on the host port, in use? ($fwd_err)"
-	exit 1
-fi
 if [ "$qemu_status" -eq 124 ] || [ "$qemu_status" -eq 137 ]; then
 	print_report
 	echo "vm: FAIL: timeout after ${timeout}s${report:+ (kernel report: $report)}"
