@@ -9,11 +9,12 @@
 #                            scripts/kernel-debug.sh calls this)
 set -eu
 
-# prometheus (with promtool), curl and jq: selftests/host/prometheus_test.sh
-# scrapes ispotd in the guest with a real Prometheus server and queries it.
+# curl and prometheus (its promtool): selftests/host/listen_test.sh and
+# prometheus_test.sh, which scrapes ispotd in the guest with a real
+# Prometheus server; jq reads that server's query answers.
 pkgs="gcc make libc6-dev binutils qemu-system-x86 linux-image-amd64
 linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap
-prometheus curl jq"
+curl prometheus jq"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;
