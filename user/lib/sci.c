@@ -744,6 +744,17 @@ long sci_fold_closed(struct sci_engine *e)
 	return n;
 }
 
+void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
+		   struct hist *out)
+{
+	size_t i;
+
+	hist_init(out);
+	for (i = 0; i < e->nr_blocks; i++)
+		if (e->blocks[i]->func_id == func_id)
+			hist_merge(out, &e->blocks[i]->hist);
+}
+
 size_t sci_nr_blocks(const struct sci_engine *e)
 {
 	return e->nr_blocks;

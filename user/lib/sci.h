@@ -147,6 +147,14 @@ int sci_seed(struct sci_engine *e, const struct sci_block_min *m);
 /* Every block's minimum into @out (sci_nr_blocks() entries). */
 void sci_minima(const struct sci_engine *e, struct sci_block_min *out);
 
+/*
+ * The durations of every execution of function @func_id, all keys merged,
+ * into @out (overwritten): what ispotd's metrics turn into buckets.
+ */
+struct hist;
+void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
+		   struct hist *out);
+
 /* Sizes, for the "memory does not grow with events" check and stats. */
 size_t sci_nr_blocks(const struct sci_engine *e);
 /* Threads and (block, thread) pairs held; folded ones are not. */
