@@ -14,6 +14,7 @@ set -eu
 # Prometheus server; jq reads that server's query answers.
 pkgs="gcc make libc6-dev binutils qemu-system-x86 linux-image-amd64
 linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap
+python3-docutils
 curl prometheus jq"
 case "${1:-}" in
 "") ;;
