@@ -9,10 +9,18 @@
  *
  *   ispotctl run --func acquire -- samples/lock_contention --delay-us 0
  */
+#include <unistd.h>
+
 #include "sample.h"
 
+static const char *then_exec;
+static const struct sample_opt extra[] = {
+	{ "then-exec", "PATH", "when done, exec PATH (a target that execs "
+	  "away from its executable)", NULL, &then_exec, 0, 0 },
+	{ }
+};
 static struct sample_opts opts = { .threads = 2, .delay_us = 0,
-				   .iterations = 20000 };
+				   .iterations = 20000, .extra = extra };
 pthread_mutex_t gm_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long counter;
 
@@ -44,6 +52,12 @@ int main(int argc, char **argv)
 	sample_run_threads(&opts, worker);
 	printf("lock_contention: %d threads x %ld iterations, delay %ld us, counter %lu\n",
 	       opts.threads, opts.iterations, opts.delay_us, counter);
+	if (then_exec) {
+		fflush(stdout);
+		execl(then_exec, then_exec, (char *)NULL);
+		perror(then_exec);
+		return 1;
+	}
 	return counter == (unsigned long)opts.threads * opts.iterations ?
 	       opts.exit_status : 1;
 }

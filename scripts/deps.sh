@@ -9,8 +9,13 @@
 #                            scripts/kernel-debug.sh calls this)
 set -eu
 
+# curl and prometheus (its promtool): selftests/host/listen_test.sh and
+# prometheus_test.sh, which scrapes ispotd in the guest with a real
+# Prometheus server; jq reads that server's query answers.
 pkgs="gcc make libc6-dev binutils qemu-system-x86 linux-image-amd64
-linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap"
+linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap
+python3-docutils
+curl prometheus jq"
 # make install's checks (selftests/host): dkms builds the module as users'
 # machines do, mandoc and man-db (groff) lint the man pages, systemd's
 # systemd-analyze verifies the unit, strace lists the daemon's system calls
@@ -38,3 +43,14 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# Debian's postinst enables and starts prometheus.service (on :9090) where
+# systemd runs.  The tests start their own server on a free port; one left
+# running would only take memory and a port, so one this script installed
+# is stopped and disabled.  A server that was there before is not touched.
+case " $missing " in
+*" prometheus "*)
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+	fi
+	;;
+esac

@@ -9,6 +9,8 @@
  * Stacks follow x86-64: at ENTRY sp points at the return address, at EXIT
  * it is 8 bytes higher, and callees sit below callers.
  */
+#include <inttypes.h>
+#include <malloc.h>
 #include <stdint.h>
 
 #include "ispot_test.h"
@@ -675,6 +677,77 @@ TEST(finish_counts_open_entries)
 	EXPECT_FALSE(sci_report_block(r, 10, 0));
 	EXPECT_EQ(block(r, 20, 0)->calls, 1);
 	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
+ * ispotd's pipeline forgets exited threads: 100,000 threads, each with a
+ * call, context switches and a last SWITCH_OUT after its exit (as the
+ * kernel writes it), leave the heap as it was after 10,000, and every
+ * call and thread still counts.
+ */
+TEST(exited_threads_forgotten_memory_flat)
+{
+	struct pipeline *p = pipeline_new();
+	struct ispot_record r = { .tgid = TGID, .nslots = 1 };
+	const struct sci_result *f;
+	struct sci_report *rep;
+	size_t heap_early = 0;
+	uint64_t ts = 1000;
+	uint32_t tid;
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(pipeline_enable_causes(p), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 1, 0, NULL), 0);
+	pipeline_forget_exited(p, 5000);
+	for (tid = 100; tid < 100 + 100000; tid++) {
+		r.tid = tid;
+		r.ts_ns = ts += 10;
+		r.kind = ISPOT_REC_TASK_NEW;
+		pipeline_record(p, &r);
+		r.ts_ns = ts += 10;
+		r.kind = ISPOT_REC_ENTRY;
+		r.probe_id = 1;
+		r.sp = SP(1, 0);
+		pipeline_record(p, &r);
+		r.ts_ns = ts += 100;
+		r.kind = ISPOT_REC_SWITCH_OUT;
+		r.data[0] = 0;
+		pipeline_record(p, &r);
+		r.ts_ns = ts += 1000;
+		r.kind = ISPOT_REC_SWITCH_IN;
+		pipeline_record(p, &r);
+		r.ts_ns = ts += 10;
+		r.kind = ISPOT_REC_EXIT;
+		r.sp = SP(1, 0) + 8;
+		pipeline_record(p, &r);
+		r.ts_ns = ts += 10;
+		r.kind = ISPOT_REC_TASK_EXIT;
+		pipeline_record(p, &r);
+		r.ts_ns = ts += 5;
+		r.kind = ISPOT_REC_SWITCH_OUT;
+		pipeline_record(p, &r);
+		if (tid == 100 + 10000)
+			heap_early = mallinfo2().uordblks;
+	}
+	TH_LOG("heap %zu bytes after 10,000 threads, %zu after 100,000; "
+	       "%" PRIu64 " forgotten", heap_early, mallinfo2().uordblks,
+	       p->stats.forgotten);
+	EXPECT_LE(mallinfo2().uordblks, heap_early + 4096);
+	EXPECT_GE(p->stats.forgotten, 100000 - 10);
+	EXPECT_LE(sci_nr_threads(p->sci), 10);
+	pipeline_finish(p, ts);
+	EXPECT_EQ(p->stats.forgotten, 100000);
+	rep = sci_report(p->sci, ts);
+	ASSERT_TRUE(rep);
+	f = sci_report_func(rep, 0);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->calls, 100000);
+	EXPECT_EQ(f->threads, 100000);
+	/* Each call blocked 1000 of its 1120 ns; d_min is the same. */
+	EXPECT_EQ(f->loss_ns, 0);
+	EXPECT_EQ(f->lifetime_ns, 100000ull * 1130);
+	sci_report_free(rep);
 	pipeline_free(p);
 }
 

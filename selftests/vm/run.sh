@@ -6,9 +6,14 @@
 #
 #   selftests/vm/run.sh [--kernel VER] [--smp N] [--mem MIB] [--timeout SEC]
 #                       [--add HOST[:GUEST]]... [--disk MIB]
+#                       [--forward HOSTPORT:GUESTPORT]...
 #                       [--append KERNEL-ARGS] [--tcg multi|single]
 #                       [--module-params PARAMS] [--qemu-arg ARG]...
 #                       [--no-module] -- CMD [ARG...]
+#
+# --forward makes the guest's TCP GUESTPORT reachable at 127.0.0.1:HOSTPORT
+# on the host (QEMU user-mode networking, the guest isolated otherwise);
+# the guest's eth0 is up as 10.0.2.15/24.  The guest's lo is always up.
 #
 # --tcg multi (the default) runs each vCPU on its own host thread, which
 # the interference tests need.  QEMU's multi-threaded TCG mishandles the
@@ -18,7 +23,11 @@
 # --tcg single runs all vCPUs on one host thread and loads it as a real
 # host would.  (--accel tcg,thread=X is the same as --tcg X.)  --qemu-arg
 # passes one more argument to QEMU; --no-module boots without ispot.ko
-# (module-free experiments).
+# (module-free experiments).  Under multi-threaded TCG the module is not
+# unloaded when the command ends: removing the kept tracepoint probes
+# patches kernel text again, and a CI run once hung there for its whole
+# timeout with no kernel report (a wedged vCPU); the single-threaded boots
+# unload it, and their tests unload it while targets run.
 #
 # Fails (non-zero, reason on the last line) on a kernel Oops/BUG/WARNING or
 # other splat (on the debug kernel also any lockdep, KASAN, UBSAN, KFENCE or
@@ -39,6 +48,7 @@ timeout=	# default: 600 s, 1800 for the debug kernel (slower under TCG)
 disk_mib=0
 append=
 adds=()
+forwards=()
 tcg=multi
 modparams=unset
 qemu_args=()
@@ -50,7 +60,7 @@ die() {
 }
 
 usage() {
-	sed -n '5,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,15p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -62,6 +72,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
 	--add) adds+=("${2:?--add needs a path}"); shift 2 ;;
 	--disk) disk_mib=${2:?--disk needs MiB}; shift 2 ;;
+	--forward) forwards+=("${2:?--forward needs HOSTPORT:GUESTPORT}"); shift 2 ;;
 	--append) append=${2?--append needs kernel arguments}; shift 2 ;;
 	--tcg) tcg=${2:?--tcg needs multi or single}; shift 2 ;;
 	--module-params) modparams=${2?--module-params needs PARAMS}; shift 2 ;;
@@ -98,6 +109,27 @@ for n in "$smp" "$mem" "$timeout" "$disk_mib"; do
 	[[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a number"
 done
 
+# --forward: QEMU's hostfwd rules, checked here so that a typo or a busy
+# host port fails in a second, not after building the initramfs.
+# shellcheck source=selftests/vm/ports.sh
+. "$top/selftests/vm/ports.sh"
+hostfwd=
+hostports=" "
+for f in ${forwards[@]+"${forwards[@]}"}; do
+	[[ "$f" =~ ^0*([0-9]{1,5}):0*([0-9]{1,5})$ ]] &&
+		[ "${BASH_REMATCH[1]}" -ge 1 ] && [ "${BASH_REMATCH[1]}" -le 65535 ] &&
+		[ "${BASH_REMATCH[2]}" -ge 1 ] && [ "${BASH_REMATCH[2]}" -le 65535 ] ||
+		die "--forward takes HOSTPORT:GUESTPORT, two ports 1-65535, not '$f'"
+	hp=${BASH_REMATCH[1]}
+	gp=${BASH_REMATCH[2]}
+	[[ "$hostports" != *" $hp "* ]] ||
+		die "--forward: host port $hp is given twice; use one host port per forward"
+	! port_listening "$hp" ||
+		die "--forward: host port $hp is in use on 127.0.0.1; pick another"
+	hostports="$hostports$hp "
+	hostfwd="$hostfwd,hostfwd=tcp:127.0.0.1:$hp-:$gp"
+done
+
 # shellcheck source=selftests/vm/kernels.sh
 . "$top/selftests/vm/kernels.sh"
 vm_kernel_select "$kver" || exit 2	# sets vm_image and vm_module
@@ -123,6 +155,9 @@ tar -C "$top" --exclude=./.git --exclude=./.cache --exclude=./.build --exclude='
 	--exclude='*.cmd' -cf - . | tar -C "$root/ispot" -xf -
 [ "$load_module" = 0 ] || cp "$vm_module" "$root/ispot/kmod/ispot.ko"
 echo "$load_module" >"$root/load-module"
+unload=$load_module
+[ "$tcg" != multi ] || unload=0
+echo "$unload" >"$root/unload-module"
 
 for a in ${adds[@]+"${adds[@]}"}; do
 	src=${a%%:*}
@@ -155,22 +190,27 @@ copy_libs() {
 }
 copy_libs
 
-# --disk: Debian builds virtio, ext4 and overlayfs as modules, and the guest
-# has no modprobe, so the ones /dev/vda, its filesystem and overlay mounts
-# need are copied from the guest kernel's own tree (vm_moddir), with what
-# its modules.dep says they depend on, and loaded dependencies first.  Names
-# and compression (.ko, .ko.xz, .ko.zst) differ between releases; a module
-# a release builds in is simply not there.  crc32c_generic is only a soft
-# dependency of ext4 and jbd2 (crypto "crc32c") before 6.14.
-disk_modules="virtio_pci virtio_blk crc32c_generic ext4 overlay"
-: >"$root/disk-modules"
+# --disk and --forward: Debian builds virtio, ext4, overlayfs and virtio_net
+# as modules, and the guest has no modprobe, so the ones /dev/vda, its
+# filesystem, overlay mounts and eth0 need are copied from the guest
+# kernel's own tree (vm_moddir), with what its modules.dep says they depend
+# on (virtio_net: net_failover, failover), and loaded dependencies first.
+# Names and compression (.ko, .ko.xz, .ko.zst) differ between releases; a
+# module a release builds in is simply not there.  crc32c_generic is only
+# a soft dependency of ext4 and jbd2 (crypto "crc32c") before 6.14.  A boot
+# without these options loads none of them.
+guest_modules=
+[ "$disk_mib" -eq 0 ] ||
+	guest_modules="virtio_pci virtio_blk crc32c_generic ext4 overlay"
+[ -z "$hostfwd" ] || guest_modules="$guest_modules virtio_pci virtio_net"
+: >"$root/guest-modules"
 # The debug kernel (no module tree: vm_moddir empty) has them built in.
-if [ "$disk_mib" -gt 0 ] && [ -n "$vm_moddir" ]; then
+if [ -n "$guest_modules" ] && [ -n "$vm_moddir" ]; then
 	[ -f "$vm_moddir/modules.dep" ] ||
-		die "no $vm_moddir/modules.dep for --disk"
+		die "no $vm_moddir/modules.dep for --disk or --forward"
 	mkdir -p "$root/modules"
 	# Dependency order: each module after everything it depends on.
-	awk -v want="$disk_modules" '
+	awk -v want="$guest_modules" '
 	function base(p) { sub(/.*\//, "", p); sub(/\.ko(\.[a-z]+)?$/, "", p); return p }
 	function emit(m,   i, n, d) {
 		if (m in done) return
@@ -183,7 +223,7 @@ if [ "$disk_mib" -gt 0 ] && [ -n "$vm_moddir" ]; then
 	END {
 		n = split(want, w, " ")
 		for (i = 1; i <= n; i++) if (w[i] in path) emit(path[w[i]])
-	}' "$vm_moddir/modules.dep" >"$work/disk-modules"
+	}' "$vm_moddir/modules.dep" >"$work/guest-modules"
 	while read -r m; do
 		name=$(basename "${m%%.ko*}")
 		case "$m" in
@@ -193,10 +233,11 @@ if [ "$disk_mib" -gt 0 ] && [ -n "$vm_moddir" ]; then
 		*.ko.gz) gzip -dc "$vm_moddir/$m" >"$root/modules/$name.ko" ;;
 		*) die "$m: unknown module compression" ;;
 		esac
-		echo "/modules/$name.ko" >>"$root/disk-modules"
-	done <"$work/disk-modules"
+		echo "/modules/$name.ko" >>"$root/guest-modules"
+	done <"$work/guest-modules"
 fi
 [ "$disk_mib" -eq 0 ] || : >"$root/disk"
+[ -z "$hostfwd" ] || : >"$root/net"
 
 # What counts as a kernel report, one extended regex a line: grep -f in the
 # guest and on the host.  The debug kernel's reports are named as they
@@ -255,7 +296,8 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 stty -F /dev/ttyS1 raw 115200 2>/dev/null
 cat /dev/kmsg >/dev/ttyS1 2>/dev/null &
 mkdir -p /root
-for m in $(cat /disk-modules); do insmod "$m" 2>/dev/null; done
+for m in $(cat /guest-modules); do insmod "$m" 2>/dev/null; done
+ip link set lo up
 if [ -e /disk ]; then
 	i=0
 	while [ ! -b /dev/vda ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
@@ -272,6 +314,21 @@ fail() {
 	echo "@@ISPOT-FAIL $*"
 	end
 }
+# --forward: QEMU's user-mode network is 10.0.2.0/24 with the host side at
+# .2 and forwards to .15.  Static, not udhcpc: the debug kernel has no
+# AF_PACKET.  The NIC is whatever the kernel named it (no udev: eth0).
+if [ -e /net ]; then
+	i=0
+	until nic=$(ls /sys/class/net | grep -v '^lo$' | head -n1) &&
+		[ -n "$nic" ] || [ $i -ge 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -n "$nic" ] || fail "--forward: no network interface (virtio_net did not load)"
+	ip addr add 10.0.2.15/24 dev "$nic" && ip link set "$nic" up &&
+		ip route add default via 10.0.2.2 ||
+		fail "--forward: could not bring $nic up"
+fi
 if grep -q 'tsc=reliable' /proc/cmdline; then
 	i=0
 	until dmesg | grep -q 'Switched to clocksource tsc$' || [ $i -ge 300 ]; do
@@ -286,7 +343,7 @@ if [ "$(cat /load-module)" = 1 ]; then
 fi
 sh /cmd.sh </dev/null 2>&1
 status=$?
-if grep -q '^ispot ' /proc/modules; then
+if [ "$(cat /unload-module)" = 1 ] && grep -q '^ispot ' /proc/modules; then
 	out=$(rmmod ispot 2>&1) || fail "module unload failed: $out"
 fi
 splat=$(dmesg | grep -E -m1 -f /splat-patterns)
@@ -297,6 +354,13 @@ EOF
 chmod +x "$root/init" "$root/cmd.sh"
 
 (cd "$root" && find . | cpio -o -H newc --quiet) >"$work/initrd.img"
+
+# restrict=on: the guest reaches nothing outside; the forwards still work.
+# romfile=: no iPXE option ROM, the kernel is booted directly.
+net=()
+[ -z "$hostfwd" ] ||
+	net=(-netdev "user,id=n0,restrict=on$hostfwd"
+	     -device virtio-net-pci,netdev=n0,romfile=)
 
 drive=()
 if [ "$disk_mib" -gt 0 ]; then
@@ -316,7 +380,7 @@ timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
 	${qemu_args[@]+"${qemu_args[@]}"} \
 	-serial stdio -serial "file:$work/kmsg.log" \
 	-kernel "$vm_image" -initrd "$work/initrd.img" \
-	${drive[@]+"${drive[@]}"} \
+	${drive[@]+"${drive[@]}"} ${net[@]+"${net[@]}"} \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic $append" \
 	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log" | awk ${awk_live[@]+"${awk_live[@]}"} '
 	/^@@ISPOT-BEGIN/ { on = 1; next }
@@ -324,6 +388,19 @@ timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
 	on || /Kernel panic|Oops|BUG:|WARNING:/ { print; fflush() }'
 qemu_status=${PIPESTATUS[0]}
 set -e
+
+# A host port taken between the check above and QEMU's start: QEMU exits
+# before the guest starts, with no kernel log to read.
+fwd_err=$(grep -m1 'Could not set up host forwarding rule' "$log" || true)
+if [ -n "$fwd_err" ]; then
+	echo "vm: FAIL: --forward: QEMU could not listen on a host port; pick another (${fwd_err##*: })"
+	exit 1
+fi
+# Any other refusal to start (no kernel log at all): QEMU's own words.
+if [ ! -e "$work/kmsg.log" ]; then
+	echo "vm: FAIL: QEMU did not start: $(grep -m1 '^qemu-system' "$log" || tail -n1 "$log")"
+	exit 1
+fi
 
 # The kernel log as the host got it: the guest's /dev/kmsg stream (records
 # "PRIO,SEQ,USEC,FLAGS;text", shown as "[SECONDS] text" with the tabs and

@@ -5,16 +5,20 @@
 # kernel's report (a hung task here, faked through /dev/kmsg) and a
 # timeout fail the run with the reason on the last line, and a report in a
 # run that times out is named in that line (the host scans the kernel log).
+# --forward reaches a server in the guest from the host, and a bad or busy
+# port fails before the boot with one line.
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/kmod/tap.sh
+. selftests/vm/ports.sh
 run=selftests/vm/run.sh
 tmp=$(mktemp -d)
 # run.sh keeps the kernel log of a failed run in $TMPDIR; these runs fail
 # on purpose, so their logs go with $tmp.
 export TMPDIR=$tmp
-trap 'rm -rf "$tmp"' EXIT
+pids=
+trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
-tap_plan 6
+tap_plan 9
 
 # A host ELF binary (not in the tree), its shared libraries found by ldd.
 cat >"$tmp/exit_with.c" <<'C'
@@ -67,4 +71,73 @@ t_timeout() {
 		{ echo "# $out"; return 1; }
 }
 tap_check "timeout_fails_run" t_timeout
+
+# The guest serves a file with busybox httpd; the host fetches it through
+# the forward while run.sh runs, then asks a CGI that tells the guest it
+# may stop.  Both directions and the guest's own view are checked.
+cat >"$tmp/serve.sh" <<'SH'
+mkdir -p /tmp/www/cgi-bin
+echo forwarded-ok >/tmp/www/probe
+printf '#!/bin/sh\necho\ntouch /tmp/fetched\n' >/tmp/www/cgi-bin/done
+chmod +x /tmp/www/cgi-bin/done
+httpd -p 8080 -h /tmp/www || exit 1
+i=0
+until [ -e /tmp/fetched ] || [ $i -ge 1200 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e /tmp/fetched ] && echo "guest was fetched from"
+SH
+t_forward() {
+	local port body i out rc
+	port=$(port_pick) || return 1
+	$run --timeout 300 --forward "$port:8080" --add "$tmp/serve.sh:/serve.sh" \
+		-- sh /serve.sh >"$tmp/fwd.out" 2>&1 &
+	local vm=$!
+	for i in $(seq 240); do
+		body=$(curl -s --max-time 5 "http://127.0.0.1:$port/probe")
+		[ "$body" = forwarded-ok ] && break
+		kill -0 "$vm" 2>/dev/null || break
+		sleep 1
+	done
+	[ "$body" = forwarded-ok ] &&
+		curl -s --max-time 10 "http://127.0.0.1:$port/cgi-bin/done" >/dev/null
+	wait "$vm"
+	rc=$?
+	out=$(cat "$tmp/fwd.out")
+	[ "$body" = forwarded-ok ] && [ $rc -eq 0 ] &&
+		grep -q "guest was fetched from" <<<"$out" ||
+		{ echo "# fetched '$body', run.sh: $rc"; sed 's/^/# /' <<<"$out"; return 1; }
+}
+tap_check "forward_reaches_guest_server" t_forward
+
+t_forward_bad() {
+	local f out
+	for f in 8080 0:80 65536:80 80:65536 x:80 1:2:3 123456:80; do
+		out=$($run --forward "$f" -- true 2>&1)
+		[ $? -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] &&
+			grep -q "^vm: --forward takes HOSTPORT:GUESTPORT.*'$f'" <<<"$out" ||
+			{ echo "# --forward $f: $out"; return 1; }
+	done
+}
+tap_check "forward_bad_port_one_line_error" t_forward_bad
+
+# A host port something listens on fails before the boot (seconds, not a
+# boot's worth), naming the port.
+t_forward_busy() {
+	local port out rc start
+	port=$(port_pick) || return 1
+	mkdir -p "$tmp/busy"
+	busybox httpd -f -p "127.0.0.1:$port" -h "$tmp/busy" &
+	local srv=$!
+	pids="$pids $srv"
+	for i in $(seq 50); do port_listening "$port" && break; sleep 0.1; done
+	start=$SECONDS
+	out=$($run --forward "$port:80" -- true 2>&1)
+	rc=$?
+	kill "$srv"
+	wait "$srv" 2>/dev/null
+	[ $rc -eq 2 ] && [ $((SECONDS - start)) -lt 10 ] &&
+		[ "$(wc -l <<<"$out")" -eq 1 ] &&
+		grep -q "^vm: --forward: host port $port is in use" <<<"$out" ||
+		{ echo "# exit $rc after $((SECONDS - start))s: $out"; return 1; }
+}
+tap_check "forward_busy_host_port_fails_fast" t_forward_busy
 tap_done

@@ -119,6 +119,7 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 	}
 	if (trace_start(t, tg->pid))
 		goto fail;
+	window_burst_started(&tg->win, t);
 	tg->cpu_armed = target_cpu(tg);
 	tg->armed = true;
 	tg->failures = 0;

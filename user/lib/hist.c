@@ -133,3 +133,22 @@ uint64_t hist_percentile(const struct hist *h, double p)
 		mid = h->max;
 	return mid;
 }
+
+void hist_cumulative(const struct hist *h, const uint64_t *le, size_t n,
+		     uint64_t *out)
+{
+	size_t i, k = 0;
+	uint64_t seen = 0;
+
+	for (i = 0; i < HIST_NR_BUCKETS && k < n; i++) {
+		uint64_t lo = hist_bucket_lower(i);
+		uint64_t mid = lo + (hist_bucket_upper(i) - lo) / 2;
+
+		/* Close every bound below this bucket before counting it. */
+		while (k < n && le[k] < mid)
+			out[k++] = seen;
+		seen += h->buckets[i];
+	}
+	while (k < n)
+		out[k++] = seen;
+}

@@ -77,6 +77,16 @@ double hist_mean(const struct hist *h);
  */
 uint64_t hist_percentile(const struct hist *h, double p);
 
+/*
+ * Classic cumulative buckets, as Prometheus' "le" wants them: @out[k] is
+ * the number of values <= @le[k], for @n ascending bounds.  Each bucket is
+ * counted whole at its midpoint, so a value within HIST_REL_ERROR of a
+ * bound may fall on the other side of it; values below 2 * HIST_SUB are
+ * exact.  O(HIST_NR_BUCKETS).
+ */
+void hist_cumulative(const struct hist *h, const uint64_t *le, size_t n,
+		     uint64_t *out);
+
 /* Bucket geometry, exposed for tests and for exporting the histogram. */
 size_t hist_bucket_index(uint64_t v);
 uint64_t hist_bucket_lower(size_t idx);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pair.h"
+#include "openaddr.h"
 
 struct pair_frame {
 	uint64_t sp;
@@ -87,9 +88,14 @@ struct pairer *pairer_new(pair_cb cb, void *ctx)
 	return p;
 }
 
+static size_t pair_home(const struct pairer *p, uint32_t tid)
+{
+	return (tid * 0x9e3779b1u) & (p->cap - 1);
+}
+
 static size_t pair_slot(const struct pairer *p, uint32_t tid)
 {
-	size_t i = (tid * 0x9e3779b1u) & (p->cap - 1);
+	size_t i = pair_home(p, tid);
 
 	while (p->threads[i] && p->threads[i]->tid != tid)
 		i = (i + 1) & (p->cap - 1);
@@ -290,6 +296,30 @@ void pairer_thread_exit(struct pairer *p, uint32_t tid)
 		return;
 	p->stats.unpaired_entries += t->depth;
 	t->depth = 0;
+}
+
+/* Free @tid's shadow stack, deleting by backward shift (openaddr.h). */
+void pairer_forget(struct pairer *p, uint32_t tid)
+{
+	size_t i = pair_slot(p, tid), j, home;
+
+	if (!p->threads[i])
+		return;
+	p->stats.unpaired_entries += p->threads[i]->depth;
+	free(p->threads[i]->frames);
+	free(p->threads[i]);
+	for (j = i;;) {
+		j = (j + 1) & (p->cap - 1);
+		if (!p->threads[j])
+			break;
+		home = pair_home(p, p->threads[j]->tid);
+		if (openaddr_may_fill(home, i, j)) {
+			p->threads[i] = p->threads[j];
+			i = j;
+		}
+	}
+	p->threads[i] = NULL;
+	p->used--;
 }
 
 void pairer_flush(struct pairer *p)

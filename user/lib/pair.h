@@ -75,6 +75,8 @@ int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,
 uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid);
 /* The thread exited: its open entries will never return. */
 void pairer_thread_exit(struct pairer *p, uint32_t tid);
+/* Forget @tid altogether (its open entries count as unpaired). */
+void pairer_forget(struct pairer *p, uint32_t tid);
 /* End of trace: count every open entry as unpaired. */
 void pairer_flush(struct pairer *p);
 const struct pair_stats *pairer_stats(const struct pairer *p);

@@ -107,6 +107,7 @@ void pipeline_free(struct pipeline *p)
 	timeline_free(p->tl);
 	excess_free(p->excess);
 	free(p->probes);
+	free(p->exits);
 	free(p);
 }
 
@@ -203,14 +204,68 @@ int pipeline_thread_seen(struct pipeline *p, uint32_t tid, uint64_t ts)
 	return sci_thread_seen(p->sci, tid, ts);
 }
 
+void pipeline_forget_exited(struct pipeline *p, uint64_t delay_ns)
+{
+	p->forget_delay_ns = delay_ns;
+}
+
+/* Queue an exit; if the ring cannot grow the thread is simply kept. */
+static void exit_push(struct pipeline *p, uint32_t tid, uint64_t ts)
+{
+	if (p->nr_exits == p->cap_exits) {
+		size_t ncap = p->cap_exits ? 2 * p->cap_exits : 64, i;
+		struct pipeline_exit *n = malloc(ncap * sizeof(*n));
+
+		if (!n)
+			return;
+		for (i = 0; i < p->nr_exits; i++)
+			n[i] = p->exits[(p->exits_head + i) % p->cap_exits];
+		free(p->exits);
+		p->exits = n;
+		p->exits_head = 0;
+		p->cap_exits = ncap;
+	}
+	p->exits[(p->exits_head + p->nr_exits++) % p->cap_exits] =
+		(struct pipeline_exit){ tid, ts };
+}
+
+/* Forget the exits older than @now - delay (all of them: @now = max). */
+static void exits_forget(struct pipeline *p, uint64_t now)
+{
+	while (p->nr_exits) {
+		struct pipeline_exit *x = &p->exits[p->exits_head];
+
+		if (now != UINT64_MAX && x->ts + p->forget_delay_ns > now)
+			break;
+		/* Not if the tid came back meanwhile: sci keeps it open. */
+		if (sci_fold_thread(p->sci, x->tid, x->ts) == 1) {
+			pairer_forget(p->pairer, x->tid);
+			if (p->tl)
+				timeline_forget(p->tl, x->tid);
+			p->stats.forgotten++;
+		}
+		p->exits_head = (p->exits_head + 1) % p->cap_exits;
+		p->nr_exits--;
+	}
+}
+
 int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
 {
+	int ret;
+
 	pairer_thread_exit(p->pairer, tid);
-	return sci_thread_exit(p->sci, tid, ts);
+	ret = sci_thread_exit(p->sci, tid, ts);
+	if (p->forget_delay_ns) {
+		exit_push(p, tid, ts);
+		exits_forget(p, ts);
+	}
+	return ret;
 }
 
 void pipeline_finish(struct pipeline *p, uint64_t ts)
 {
 	pairer_flush(p->pairer);
+	if (p->forget_delay_ns)
+		exits_forget(p, UINT64_MAX);
 	sci_finish(p->sci, ts);
 }

@@ -39,6 +39,12 @@ struct pipeline_stats {
 	uint64_t nomem;		/* executions the engine could not store */
 	uint64_t waits;		/* SWITCH_* and FUTEX_* records */
 	uint64_t tasks;		/* TASK_NEW and TASK_EXIT records */
+	uint64_t forgotten;	/* exited threads folded and freed */
+};
+
+struct pipeline_exit {
+	uint32_t tid;
+	uint64_t ts;
 };
 
 struct pipeline {
@@ -52,6 +58,11 @@ struct pipeline {
 	uint64_t now[TL_NR_CAUSES];
 	struct pipeline_stats stats;
 	bool sci_borrowed;		/* p->sci belongs to the caller */
+
+	/* Exits waiting to be forgotten, oldest first (a ring). */
+	uint64_t forget_delay_ns;	/* 0: every thread is kept */
+	struct pipeline_exit *exits;
+	size_t exits_head, nr_exits, cap_exits;
 };
 
 struct pipeline *pipeline_new(void);
@@ -90,6 +101,16 @@ int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts);
 
 /* End of trace at @ts: open entries become unpaired, threads close. */
 void pipeline_finish(struct pipeline *p, uint64_t ts);
+
+/*
+ * For a tracer that runs for ever: @delay_ns after a thread's exit (in
+ * record time: its last records may come later from another CPU's ring,
+ * and the kernel switches a dead thread out after its exit) fold it into
+ * the engine's totals (sci_fold_thread) and free its pairing and wait
+ * state, so that memory follows the live threads.  pipeline_finish()
+ * forgets every exit still waiting.  Call before the first record.
+ */
+void pipeline_forget_exited(struct pipeline *p, uint64_t delay_ns);
 
 /* The key value of one execution under @rule. */
 uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e);

@@ -531,8 +531,10 @@ static void text_footer(FILE *f, const struct report *r)
 	if (nr_results(r)) {
 		format_ns(life, sizeof(life),
 			  (double)r->sci->total_lifetime_ns);
-		fprintf(f, "total: %" PRIu64 " calls in %zu threads, %s of "
-			"thread time\n", calls, r->sci->nr_threads, life);
+		fprintf(f, "total: %" PRIu64 " calls in %" PRIu64 " threads, "
+			"%s of thread time\n", calls,
+			(uint64_t)r->sci->nr_threads + r->sci->folded_threads,
+			life);
 	}
 	format_ns(dur, sizeof(dur), (double)r->duration_ns);
 	fprintf(f, "duration %s, events: %" PRIu64 " recorded, %" PRIu64

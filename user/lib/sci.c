@@ -4,20 +4,36 @@
  *
  * Three dense arrays (blocks, threads, (block, thread) pairs) each indexed
  * by an open-addressing hash table of u32 slots that hold index + 1.  The
- * tables never delete, use linear probing and double when half full, so a
- * lookup is O(1) expected and nothing is allocated per event: only a new
- * block, thread or pair, or a doubling, allocates.
+ * tables use linear probing and double when half full, so a lookup is O(1)
+ * expected and nothing is allocated per event: only a new block, thread or
+ * pair, or a doubling, allocates.  Folding a thread away (sci_fold_thread)
+ * deletes its thread and pairs by backward shift, which keeps every probe
+ * sequence whole without tombstones, and puts their slots of the dense
+ * arrays on free lists that the next new thread and pairs take.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "openaddr.h"
 #include "hist.h"
 #include "sci.h"
 
 /* Direct-mapped, (func, key, tid) -> indices; 32 KiB. */
 #define SCI_HOT_BITS	10
+/* A pair's block while its slot is on the free list. */
+#define SCI_FREE_PAIR	UINT32_MAX
+
+/* What folded threads leave of a block's or a function's per-thread
+ * scores: their number, their lifetimes and the worst of them. */
+struct sci_folded {
+	uint32_t threads;
+	uint64_t lifetime;
+	double worst_sci;
+	uint32_t worst_tid;
+	uint64_t worst_loss;
+};
 
 struct sci_block {
 	uint32_t func_id;
@@ -31,11 +47,15 @@ struct sci_block {
 	uint64_t cause_sum[SCI_NR_CAUSES];
 	uint64_t ref_dur;	/* duration of the fastest caused execution */
 	uint64_t ref_cause[SCI_NR_CAUSES];
+	struct sci_folded fold;
 	struct hist hist;	/* per block: per thread would cost 58 KiB each */
 };
 
 struct sci_thread {
 	uint32_t tid;
+	uint32_t pairs;		/* its first pair: index + 1, 0 = none */
+	uint32_t next_free;	/* free list link: index + 1 */
+	bool free;		/* folded away, the slot is unused */
 	bool open;
 	bool closed_once;	/* exit is the end of a counted interval */
 	uint64_t first;		/* start of the first interval */
@@ -43,11 +63,15 @@ struct sci_thread {
 	uint64_t exit;		/* end of the last closed interval */
 	uint64_t acc;		/* total of the closed intervals */
 	uint64_t last;		/* latest timestamp attributed to the thread */
+	/* The ts of the sci_thread_exit() that closed it, 0 if something
+	 * else did or it was reopened since: what sci_fold_thread() checks. */
+	uint64_t exit_given;
 };
 
 struct sci_bt {
-	uint32_t block;
+	uint32_t block;		/* SCI_FREE_PAIR: slot unused */
 	uint32_t thread;
+	uint32_t next;		/* the thread's next pair, or the free list's */
 	uint64_t n;
 	uint64_t sum;
 	uint64_t min;
@@ -72,6 +96,14 @@ struct sci_engine {
 	size_t nr_bts, cap_bts;
 	struct sci_table bt_tab;
 
+	/* Folded threads (sci_fold_thread): free slots, and what is kept. */
+	uint32_t free_threads, free_bts;	/* list heads: index + 1 */
+	size_t nr_free_threads, nr_free_bts;
+	struct sci_folded *func_fold;		/* by function id */
+	size_t nr_func_fold;
+	uint64_t folded_threads;
+	uint64_t folded_lifetime;
+
 	uint64_t events;
 	uint64_t last_ts;
 	size_t mem;
@@ -80,7 +112,7 @@ struct sci_engine {
 	 * The (block, thread, pair) of recent (func, key, tid) triples: a
 	 * trace repeats few blocks in few threads, so most executions skip
 	 * the three hash lookups.  Indices stay valid when the dense arrays
-	 * grow, and nothing is ever deleted, so no entry goes stale.
+	 * grow; folding a thread clears the entries of its pairs.
 	 */
 	struct sci_hot {
 		uint64_t key;
@@ -148,7 +180,12 @@ static int table_reserve(struct sci_engine *e, struct sci_table *tab,
 	if (!slot)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		size_t h = hash_of(e, tab, i) & (ncap - 1);
+		size_t h;
+
+		if ((tab == &e->thread_tab && e->threads[i].free) ||
+		    (tab == &e->bt_tab && e->bts[i].block == SCI_FREE_PAIR))
+			continue;
+		h = hash_of(e, tab, i) & (ncap - 1);
 
 		while (slot[h])
 			h = (h + 1) & (ncap - 1);
@@ -187,6 +224,27 @@ static void table_insert(struct sci_table *tab, uint64_t hash, size_t idx)
 	while (tab->slot[h])
 		h = (h + 1) & tab->mask;
 	tab->slot[h] = idx + 1;
+}
+
+/* Delete element @idx (still intact: its hash is read); openaddr.h. */
+static void table_remove(struct sci_engine *e, struct sci_table *tab,
+			 size_t idx)
+{
+	size_t i = hash_of(e, tab, idx) & tab->mask, j, home;
+
+	while (tab->slot[i] != idx + 1)
+		i = (i + 1) & tab->mask;
+	for (j = i;;) {
+		j = (j + 1) & tab->mask;
+		if (!tab->slot[j])
+			break;
+		home = hash_of(e, tab, tab->slot[j] - 1) & tab->mask;
+		if (openaddr_may_fill(home, i, j)) {
+			tab->slot[i] = tab->slot[j];
+			i = j;
+		}
+	}
+	tab->slot[i] = 0;
 }
 
 static long block_get(struct sci_engine *e, uint32_t func_id, uint64_t key)
@@ -241,19 +299,27 @@ static long thread_new(struct sci_engine *e, uint32_t tid, uint64_t ts,
 		       bool open)
 {
 	struct sci_thread *t;
+	size_t idx;
 
-	if (table_reserve(e, &e->thread_tab, e->nr_threads) ||
-	    array_reserve(e, (void **)&e->threads, &e->cap_threads,
-			  e->nr_threads, sizeof(*e->threads)))
-		return -ENOMEM;
-	t = &e->threads[e->nr_threads];
+	if (e->free_threads) {
+		idx = e->free_threads - 1;
+		e->free_threads = e->threads[idx].next_free;
+		e->nr_free_threads--;
+	} else {
+		if (table_reserve(e, &e->thread_tab, e->nr_threads) ||
+		    array_reserve(e, (void **)&e->threads, &e->cap_threads,
+				  e->nr_threads, sizeof(*e->threads)))
+			return -ENOMEM;
+		idx = e->nr_threads++;
+	}
+	t = &e->threads[idx];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->open = open;
 	t->closed_once = !open;
 	t->first = t->start = t->exit = t->last = ts;
-	table_insert(&e->thread_tab, hash_thread(tid), e->nr_threads);
-	return e->nr_threads++;
+	table_insert(&e->thread_tab, hash_thread(tid), idx);
+	return idx;
 }
 
 /*
@@ -274,6 +340,7 @@ static void thread_touch(struct sci_thread *t, uint64_t lo, uint64_t hi)
 	} else if (hi > t->exit) {
 		t->start = lo > t->exit ? lo : t->exit;
 		t->open = true;
+		t->exit_given = 0;
 	}
 	if (t->start < t->first)
 		t->first = t->start;
@@ -317,18 +384,28 @@ static long bt_get(struct sci_engine *e, uint32_t block, uint32_t thread)
 				return e->bt_tab.slot[h] - 1;
 		}
 	}
-	if (table_reserve(e, &e->bt_tab, e->nr_bts) ||
-	    array_reserve(e, (void **)&e->bts, &e->cap_bts, e->nr_bts,
-			  sizeof(*e->bts)))
-		return -ENOMEM;
-	bt = &e->bts[e->nr_bts];
+	if (e->free_bts) {
+		h = e->free_bts - 1;
+		e->free_bts = e->bts[h].next;
+		e->nr_free_bts--;
+	} else {
+		if (table_reserve(e, &e->bt_tab, e->nr_bts) ||
+		    array_reserve(e, (void **)&e->bts, &e->cap_bts, e->nr_bts,
+				  sizeof(*e->bts)))
+			return -ENOMEM;
+		h = e->nr_bts++;
+	}
+	bt = &e->bts[h];
 	memset(bt, 0, sizeof(*bt));
 	bt->block = block;
 	bt->thread = thread;
 	bt->min = UINT64_MAX;
-	table_insert(&e->bt_tab, hash, e->nr_bts);
+	/* Newest first: a thread's pairs are only walked when it folds. */
+	bt->next = e->threads[thread].pairs;
+	e->threads[thread].pairs = h + 1;
+	table_insert(&e->bt_tab, hash, h);
 	e->blocks[block]->nr_threads++;
-	return e->nr_bts++;
+	return h;
 }
 
 struct sci_engine *sci_new(void)
@@ -354,6 +431,7 @@ void sci_free(struct sci_engine *e)
 	free(e->thread_tab.slot);
 	free(e->bts);
 	free(e->bt_tab.slot);
+	free(e->func_fold);
 	free(e);
 }
 
@@ -380,9 +458,15 @@ int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts)
 	struct sci_thread *th;
 
 	note_ts(e, ts);
-	if (t < 0)	/* never seen alive: it contributes no time */
-		return thread_new(e, tid, ts, false) < 0 ? -ENOMEM : 0;
+	if (t < 0) {	/* never seen alive: it contributes no time */
+		t = thread_new(e, tid, ts, false);
+		if (t < 0)
+			return -ENOMEM;
+		e->threads[t].exit_given = ts;
+		return 0;
+	}
 	th = &e->threads[t];
+	th->exit_given = ts;
 	if (th->open) {
 		thread_close(th, ts);
 	} else if (ts > th->exit) {
@@ -534,6 +618,143 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	return 0;
 }
 
+/* ---- folding exited threads ---- */
+
+static void fold_add(struct sci_folded *f, uint32_t tid, uint64_t lifetime,
+		     uint64_t loss)
+{
+	double sci = lifetime ? (double)loss / (double)lifetime : 0.0;
+
+	if (!f->threads || sci > f->worst_sci) {
+		f->worst_sci = sci;
+		f->worst_tid = tid;
+		f->worst_loss = loss;
+	}
+	f->threads++;
+	f->lifetime += lifetime;
+}
+
+/* Room in func_fold for every function the thread ran; 0 or -ENOMEM. */
+static int fold_reserve(struct sci_engine *e, const struct sci_thread *t)
+{
+	uint32_t bi, top = 0;
+	struct sci_folded *p;
+
+	for (bi = t->pairs; bi; bi = e->bts[bi - 1].next) {
+		uint32_t f = e->blocks[e->bts[bi - 1].block]->func_id;
+
+		if (f + 1 > top)
+			top = f + 1;
+	}
+	if (top <= e->nr_func_fold)
+		return 0;
+	p = realloc(e->func_fold, top * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	memset(p + e->nr_func_fold, 0, (top - e->nr_func_fold) * sizeof(*p));
+	e->mem += (top - e->nr_func_fold) * sizeof(*p);
+	e->func_fold = p;
+	e->nr_func_fold = top;
+	return 0;
+}
+
+static uint64_t pair_loss(const struct sci_engine *e, const struct sci_bt *bt)
+{
+	return bt->sum - bt->n * e->blocks[bt->block]->min;
+}
+
+/* Fold closed thread @ti into its blocks and functions, then free it. */
+static int fold_thread(struct sci_engine *e, size_t ti)
+{
+	struct sci_thread *t = &e->threads[ti];
+	uint64_t life = t->acc;		/* closed: nothing open to add */
+	uint32_t bi, bj, next;
+
+	if (fold_reserve(e, t))
+		return -ENOMEM;
+	for (bi = t->pairs; bi; bi = e->bts[bi - 1].next) {
+		struct sci_bt *bt = &e->bts[bi - 1];
+		struct sci_block *b = e->blocks[bt->block];
+		uint64_t floss = 0;
+
+		fold_add(&b->fold, t->tid, life, pair_loss(e, bt));
+		/* A function once per thread, at its first pair in the list. */
+		for (bj = t->pairs; bj != bi; bj = e->bts[bj - 1].next)
+			if (e->blocks[e->bts[bj - 1].block]->func_id ==
+			    b->func_id)
+				break;
+		if (bj != bi)
+			continue;
+		for (bj = bi; bj; bj = e->bts[bj - 1].next)
+			if (e->blocks[e->bts[bj - 1].block]->func_id ==
+			    b->func_id)
+				floss += pair_loss(e, &e->bts[bj - 1]);
+		fold_add(&e->func_fold[b->func_id], t->tid, life, floss);
+	}
+	for (bi = t->pairs; bi; bi = next) {
+		struct sci_bt *bt = &e->bts[bi - 1];
+		struct sci_block *b = e->blocks[bt->block];
+		struct sci_hot *hot = hot_slot(e, b->func_id, b->key, t->tid);
+
+		next = bt->next;
+		if (hot->bt == bi)
+			hot->bt = 0;
+		table_remove(e, &e->bt_tab, bi - 1);
+		b->nr_threads--;
+		bt->block = SCI_FREE_PAIR;
+		bt->next = e->free_bts;
+		e->free_bts = bi;
+		e->nr_free_bts++;
+	}
+	table_remove(e, &e->thread_tab, ti);
+	e->folded_threads++;
+	e->folded_lifetime += life;
+	t->free = true;
+	t->pairs = 0;
+	t->next_free = e->free_threads;
+	e->free_threads = ti + 1;
+	e->nr_free_threads++;
+	return 0;
+}
+
+int sci_fold_thread(struct sci_engine *e, uint32_t tid, uint64_t exit_ts)
+{
+	long ti = thread_lookup(e, tid);
+	int ret;
+
+	if (ti < 0 || e->threads[ti].open || !exit_ts ||
+	    e->threads[ti].exit_given != exit_ts)
+		return 0;
+	ret = fold_thread(e, ti);
+	return ret ? ret : 1;
+}
+
+long sci_fold_closed(struct sci_engine *e)
+{
+	size_t i;
+	long n = 0;
+
+	for (i = 0; i < e->nr_threads; i++) {
+		if (e->threads[i].free || e->threads[i].open)
+			continue;
+		if (fold_thread(e, i))
+			return -ENOMEM;
+		n++;
+	}
+	return n;
+}
+
+void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
+		   struct hist *out)
+{
+	size_t i;
+
+	hist_init(out);
+	for (i = 0; i < e->nr_blocks; i++)
+		if (e->blocks[i]->func_id == func_id)
+			hist_merge(out, &e->blocks[i]->hist);
+}
+
 size_t sci_nr_blocks(const struct sci_engine *e)
 {
 	return e->nr_blocks;
@@ -541,12 +762,17 @@ size_t sci_nr_blocks(const struct sci_engine *e)
 
 size_t sci_nr_threads(const struct sci_engine *e)
 {
-	return e->nr_threads;
+	return e->nr_threads - e->nr_free_threads;
 }
 
 size_t sci_nr_block_threads(const struct sci_engine *e)
 {
-	return e->nr_bts;
+	return e->nr_bts - e->nr_free_bts;
+}
+
+uint64_t sci_nr_folded_threads(const struct sci_engine *e)
+{
+	return e->folded_threads;
 }
 
 uint64_t sci_nr_events(const struct sci_engine *e)
@@ -655,17 +881,34 @@ static void result_threads(struct sci_report *r, struct sci_result *res)
 	struct sci_thread_score *s = &r->scores[res->first_score];
 	uint32_t i;
 
-	qsort(s, res->threads, sizeof(*s), cmp_score);
+	qsort(s, res->nr_scores, sizeof(*s), cmp_score);
 	res->lifetime_ns = 0;
-	for (i = 0; i < res->threads; i++)
+	for (i = 0; i < res->nr_scores; i++)
 		res->lifetime_ns += s[i].lifetime_ns;
 	res->sci = res->lifetime_ns ?
 		   (double)res->loss_ns / (double)res->lifetime_ns : 0.0;
-	if (res->threads) {
+	if (res->nr_scores) {
 		res->sci_worst_thread = s[0].sci;
 		res->worst_tid = s[0].tid;
 		res->worst_loss_ns = s[0].loss_ns;
 	}
+	res->threads = res->nr_scores;
+}
+
+/* Add what folded threads left of the result's thread scores. */
+static void result_fold(struct sci_result *res, const struct sci_folded *f)
+{
+	if (!f || !f->threads)
+		return;
+	if (!res->nr_scores || f->worst_sci > res->sci_worst_thread) {
+		res->sci_worst_thread = f->worst_sci;
+		res->worst_tid = f->worst_tid;
+		res->worst_loss_ns = f->worst_loss;
+	}
+	res->threads += f->threads;
+	res->lifetime_ns += f->lifetime;
+	res->sci = res->lifetime_ns ?
+		   (double)res->loss_ns / (double)res->lifetime_ns : 0.0;
 }
 
 static int report_funcs(const struct sci_engine *e, struct sci_report *r,
@@ -674,7 +917,7 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 	struct sort_ctx_item *items;
 	struct hist *h;
 	size_t i, j, n = e->nr_bts > e->nr_blocks ? e->nr_bts : e->nr_blocks;
-	size_t nf = 0, nb;
+	size_t nf = 0, nb, np;
 
 	items = calloc(n ? n : 1, sizeof(*items));
 	h = malloc(sizeof(*h));
@@ -732,15 +975,17 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 	r->nr_funcs = nf;
 
 	/* Then one score per (function, thread), summing over keys. */
-	for (i = 0; i < e->nr_bts; i++) {
-		items[i].a = e->blocks[e->bts[i].block]->func_id;
-		items[i].b = e->threads[e->bts[i].thread].tid;
-		items[i].c = 0;
-		items[i].idx = i;
+	for (i = 0, np = 0; i < e->nr_bts; i++) {
+		if (e->bts[i].block == SCI_FREE_PAIR)
+			continue;
+		items[np].a = e->blocks[e->bts[i].block]->func_id;
+		items[np].b = e->threads[e->bts[i].thread].tid;
+		items[np].c = 0;
+		items[np++].idx = i;
 	}
-	qsort(items, e->nr_bts, sizeof(*items), cmp_item);
+	qsort(items, np, sizeof(*items), cmp_item);
 	nf = 0;
-	for (i = 0; i < e->nr_bts; i = j) {
+	for (i = 0; i < np; i = j) {
 		struct sci_thread_score *s = &r->scores[nscores];
 		struct sci_result *f;
 		uint32_t thread = e->bts[items[i].idx].thread;
@@ -748,12 +993,12 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 		while (r->funcs[nf].func_id != items[i].a)
 			nf++;
 		f = &r->funcs[nf];
-		if (!f->threads)
+		if (!f->nr_scores)
 			f->first_score = nscores;
-		f->threads++;
+		f->nr_scores++;
 		memset(s, 0, sizeof(*s));
 		s->min_ns = UINT64_MAX;
-		for (j = i; j < e->nr_bts && items[j].a == items[i].a &&
+		for (j = i; j < np && items[j].a == items[i].a &&
 			    items[j].b == items[i].b; j++) {
 			const struct sci_bt *bt = &e->bts[items[j].idx];
 			const struct sci_block *b = e->blocks[bt->block];
@@ -769,8 +1014,13 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 		score_fill(s, items[i].b, life[thread]);
 		nscores++;
 	}
-	for (i = 0; i < r->nr_funcs; i++)
-		result_threads(r, &r->funcs[i]);
+	for (i = 0; i < r->nr_funcs; i++) {
+		struct sci_result *f = &r->funcs[i];
+
+		result_threads(r, f);
+		result_fold(f, f->func_id < e->nr_func_fold ?
+			       &e->func_fold[f->func_id] : NULL);
+	}
 
 	free(items);
 	free(h);
@@ -791,7 +1041,8 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 	r->now_ns = now;
 	r->events = e->events;
 	r->nr_blocks = e->nr_blocks;
-	r->nr_threads = e->nr_threads;
+	r->nr_threads = e->nr_threads - e->nr_free_threads;
+	r->folded_threads = e->folded_threads;
 	/* +1: calloc(0) may return NULL, which would read as a failure. */
 	r->blocks = calloc(e->nr_blocks + 1, sizeof(*r->blocks));
 	r->funcs = calloc(e->nr_blocks + 1, sizeof(*r->funcs));
@@ -803,10 +1054,14 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 	    !pos)
 		goto fail;
 
-	for (i = 0; i < e->nr_threads; i++) {
+	r->total_lifetime_ns = e->folded_lifetime;
+	for (i = 0, nscores = 0; i < e->nr_threads; i++) {
 		const struct sci_thread *t = &e->threads[i];
-		struct sci_thread_life *l = &r->threads[i];
+		struct sci_thread_life *l = &r->threads[nscores];
 
+		if (t->free)
+			continue;
+		nscores++;
 		life[i] = thread_lifetime(t, now);
 		l->tid = t->tid;
 		l->first_ns = t->first;
@@ -816,7 +1071,7 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 		l->lifetime_ns = life[i];
 		r->total_lifetime_ns += life[i];
 	}
-	qsort(r->threads, e->nr_threads, sizeof(*r->threads), cmp_life);
+	qsort(r->threads, r->nr_threads, sizeof(*r->threads), cmp_life);
 
 	/* Block results, with a slot range in scores for each. */
 	nscores = 0;
@@ -828,7 +1083,7 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 		res->key = b->key;
 		res->nr_keys = 1;
 		res->calls = b->n;
-		res->threads = b->nr_threads;
+		res->nr_scores = b->nr_threads;
 		/* n is 0 only if allocating the pair failed on first use. */
 		res->min_ns = b->n ? b->min : 0;
 		res->p50_ns = hist_percentile(&b->hist, 50);
@@ -843,8 +1098,11 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 	}
 	for (i = 0; i < e->nr_bts; i++) {
 		const struct sci_bt *bt = &e->bts[i];
-		struct sci_thread_score *s = &r->scores[pos[bt->block]++];
+		struct sci_thread_score *s;
 
+		if (bt->block == SCI_FREE_PAIR)
+			continue;
+		s = &r->scores[pos[bt->block]++];
 		s->calls = bt->n;
 		s->sum_ns = bt->sum;
 		s->min_ns = bt->min;
@@ -852,8 +1110,10 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 		s->loss_ns = bt->sum - bt->n * e->blocks[bt->block]->min;
 		score_fill(s, e->threads[bt->thread].tid, life[bt->thread]);
 	}
-	for (i = 0; i < e->nr_blocks; i++)
+	for (i = 0; i < e->nr_blocks; i++) {
 		result_threads(r, &r->blocks[i]);
+		result_fold(&r->blocks[i], &e->blocks[i]->fold);
+	}
 
 	/* Functions read the block results, so build them before sorting. */
 	if (report_funcs(e, r, life, nscores))
@@ -915,7 +1175,7 @@ sci_result_thread(const struct sci_report *r, const struct sci_result *res,
 {
 	uint32_t i;
 
-	for (i = 0; i < res->threads; i++)
+	for (i = 0; i < res->nr_scores; i++)
 		if (r->scores[res->first_score + i].tid == tid)
 			return &r->scores[res->first_score + i];
 	return NULL;

@@ -94,6 +94,27 @@ void sci_free(struct sci_engine *e);
  */
 int sci_thread_seen(struct sci_engine *e, uint32_t tid, uint64_t ts);
 int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts);
+
+/*
+ * Folding, for a tracer that runs for ever (ispotd): memory bounded by the
+ * live threads, not by every thread that ever ran.  A closed thread is
+ * folded into what each of its blocks and functions keeps of folded
+ * threads (their number, the sum of their lifetimes, the worst of their
+ * per-thread scores), then its thread and pairs are freed.  Every score
+ * comes out as if the thread were still held, except that a folded
+ * thread's per-thread SCI, which only the worst-thread figure uses, is
+ * taken against d_min as it was at the fold, and that a folded thread is
+ * not listed in a report's threads.  A tid that comes back after its fold
+ * is a new thread.
+ *
+ * sci_fold_thread() folds @tid if it is closed and its last exit is still
+ * @exit_ts (not reopened since): 1 if folded, 0 if not, -ENOMEM.
+ * sci_fold_closed() folds every closed thread, for a caller that has just
+ * reopened every thread still alive (sci_thread_seen): the number folded
+ * or -ENOMEM (those folded so far stay folded).
+ */
+int sci_fold_thread(struct sci_engine *e, uint32_t tid, uint64_t exit_ts);
+long sci_fold_closed(struct sci_engine *e);
 /* One execution of block (func_id, key) in @tid, ending at @ts_end. */
 int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
@@ -126,10 +147,20 @@ int sci_seed(struct sci_engine *e, const struct sci_block_min *m);
 /* Every block's minimum into @out (sci_nr_blocks() entries). */
 void sci_minima(const struct sci_engine *e, struct sci_block_min *out);
 
+/*
+ * The durations of every execution of function @func_id, all keys merged,
+ * into @out (overwritten): what ispotd's metrics turn into buckets.
+ */
+struct hist;
+void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
+		   struct hist *out);
+
 /* Sizes, for the "memory does not grow with events" check and stats. */
 size_t sci_nr_blocks(const struct sci_engine *e);
+/* Threads and (block, thread) pairs held; folded ones are not. */
 size_t sci_nr_threads(const struct sci_engine *e);
 size_t sci_nr_block_threads(const struct sci_engine *e);
+uint64_t sci_nr_folded_threads(const struct sci_engine *e);
 uint64_t sci_nr_events(const struct sci_engine *e);
 /* Bytes currently allocated by the engine (tables, blocks, histograms). */
 size_t sci_mem_bytes(const struct sci_engine *e);
@@ -154,7 +185,7 @@ struct sci_result {
 	uint64_t key;		/* 0 for a function aggregate */
 	uint32_t nr_keys;	/* 1 for a block */
 	uint64_t calls;
-	uint32_t threads;
+	uint32_t threads;	/* that ran it, folded ones included */
 	uint64_t min_ns;	/* d_min */
 	uint64_t p50_ns;	/* within HIST_REL_ERROR */
 	uint64_t p99_ns;
@@ -170,9 +201,10 @@ struct sci_result {
 	uint64_t caused_calls;	/* executions that carried causes */
 	int64_t cause_loss_ns[SCI_NR_CAUSES];
 	int64_t unknown_loss_ns;
-	/* Per-thread scores: report->scores[first_score .. + threads), by
-	 * SCI descending. */
+	/* Per-thread scores of the threads not folded away:
+	 * report->scores[first_score .. + nr_scores), by SCI descending. */
 	size_t first_score;
+	uint32_t nr_scores;
 };
 
 struct sci_thread_life {
@@ -193,9 +225,10 @@ struct sci_report {
 	struct sci_result *funcs;
 	/* Block scores first, then function scores. */
 	struct sci_thread_score *scores;
-	/* By tid. */
+	/* By tid; threads folded away are not listed. */
 	size_t nr_threads;
 	struct sci_thread_life *threads;
+	uint64_t folded_threads;
 	uint64_t total_lifetime_ns;	/* sum of every thread's T_t */
 };
 

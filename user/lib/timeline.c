@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "timeline.h"
+#include "openaddr.h"
 
 /* linux/futex.h values, spelled out to keep this file free of kernel headers. */
 #define FUTEX_CMD_MASK_BITS	0x7f
@@ -82,9 +83,14 @@ void timeline_free(struct timeline *tl)
 	free(tl);
 }
 
+static size_t tl_home(const struct timeline *tl, uint32_t tid)
+{
+	return (tid * 0x9e3779b1u) & (tl->cap - 1);
+}
+
 static size_t tl_slot(const struct timeline *tl, uint32_t tid)
 {
-	size_t i = (tid * 0x9e3779b1u) & (tl->cap - 1);
+	size_t i = tl_home(tl, tid);
 
 	while (tl->threads[i].used && tl->threads[i].tid != tid)
 		i = (i + 1) & (tl->cap - 1);
@@ -301,6 +307,27 @@ size_t timeline_futexes(struct timeline *tl,
 	qsort(tl->futexes, tl->nr_futexes, sizeof(*tl->futexes), cmp_futex);
 	*out = tl->futexes;
 	return tl->nr_futexes;
+}
+
+/* Deletion by backward shift (openaddr.h). */
+void timeline_forget(struct timeline *tl, uint32_t tid)
+{
+	size_t i = tl_slot(tl, tid), j, home;
+
+	if (!tl->threads[i].used)
+		return;
+	for (j = i;;) {
+		j = (j + 1) & (tl->cap - 1);
+		if (!tl->threads[j].used)
+			break;
+		home = tl_home(tl, tl->threads[j].tid);
+		if (openaddr_may_fill(home, i, j)) {
+			tl->threads[i] = tl->threads[j];
+			i = j;
+		}
+	}
+	memset(&tl->threads[i], 0, sizeof(tl->threads[i]));
+	tl->used--;
 }
 
 const struct timeline_stats *timeline_stats(const struct timeline *tl)

@@ -75,6 +75,8 @@ void timeline_totals(const struct timeline *tl, uint32_t tid,
 size_t timeline_futexes(struct timeline *tl,
 			const struct timeline_futex **out);
 const struct timeline_stats *timeline_stats(const struct timeline *tl);
+/* Forget @tid's state (a thread gone for good: ispotd's folding). */
+void timeline_forget(struct timeline *tl, uint32_t tid);
 
 /* Whether futex op @op (FUTEX_* with flags) makes the caller wait. */
 int timeline_futex_op_waits(uint32_t op);
