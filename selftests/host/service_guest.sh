@@ -79,6 +79,10 @@ finish() {
 		wait_for 180 armed_window "$log" "$pub_t"
 		echo "$n.pub_traced: $(armed_window "$log" "$pub_t" && echo yes || echo no)"
 		echo "$n.root_traced: $(armed_window "$log" "$root_t" && echo yes || echo no)"
+		# The example configuration's --listen, scraped as Prometheus
+		# would (the system calls of serving it count too).
+		wget -q -O "$tmp/$n.metrics" http://127.0.0.1:9464/metrics
+		echo "$n.metrics: $(grep -c '^ispot_calls_total{' "$tmp/$n.metrics" 2>/dev/null)"
 		kill "$root_t" "$pub_t" 2>/dev/null
 		wait "$root_t" "$pub_t" 2>/dev/null
 		pub_t=

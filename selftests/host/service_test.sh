@@ -6,7 +6,8 @@
 # /proc as ProtectProc=invisible and ProcSubset=pid mount it, a private
 # /tmp, the example configuration (selftests/host/service_guest.sh).  With
 # all of them it must trace another user's process from an unreadable
-# directory, found through the process events connector, and make only
+# directory, found through the process events connector, serve its
+# metrics on the example configuration's --listen, and make only
 # system calls the unit's SystemCallFilter= allows, on socket families
 # RestrictAddressFamilies= allows; without each one, what that one is for
 # must fail.  (install_test.sh checks the unit with systemd-analyze.)
@@ -64,7 +65,7 @@ guest_failed() {
 
 all_caps() {
 	[ "$(fact all.pub_traced)" = yes ] && [ "$(fact all.root_traced)" = yes ] &&
-		[ "$(fact all.exit)" = 0 ] &&
+		[ "$(fact all.exit)" = 0 ] && [ "$(fact all.metrics)" -gt 0 ] &&
 		! fact all.stderr | grep 'no proc connector' >/dev/null ||
 		{ guest_failed all; return 1; }
 }
