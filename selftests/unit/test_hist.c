@@ -303,4 +303,35 @@ TEST(merge_equals_recording_both)
 	free(e);
 }
 
+/* Coarse cumulative buckets, as a live view and an exporter need them. */
+TEST(cumulative_at_bounds)
+{
+	static const uint64_t le[] = { 10, 100, 1000, 10000, UINT64_MAX };
+	uint64_t out[5], i;
+	struct hist *h = malloc(sizeof(*h));
+
+	ASSERT_TRUE(h);
+	hist_init(h);
+	hist_cumulative(h, le, 5, out);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(out[i], 0);
+	/* 10 values of 5, 20 of 50, 30 of 5000, 1 of 1e12. */
+	hist_record_n(h, 5, 10);
+	hist_record_n(h, 50, 20);
+	hist_record_n(h, 5000, 30);
+	hist_record(h, 1000000000000ULL);
+	hist_cumulative(h, le, 5, out);
+	EXPECT_EQ(out[0], 10);
+	EXPECT_EQ(out[1], 30);
+	EXPECT_EQ(out[2], 30);
+	EXPECT_EQ(out[3], 60);
+	EXPECT_EQ(out[4], 61);
+	/* On a bound exactly: small values are exact, so they count. */
+	hist_record(h, 100);
+	hist_cumulative(h, le, 5, out);
+	EXPECT_EQ(out[1], 31);
+	EXPECT_EQ(out[0], 10);
+	free(h);
+}
+
 TEST_HARNESS_MAIN

@@ -77,6 +77,15 @@ double hist_mean(const struct hist *h);
  */
 uint64_t hist_percentile(const struct hist *h, double p);
 
+/*
+ * Cumulative counts at coarser bounds, the way a Prometheus histogram
+ * holds them: @out[i] is how many values are <= @le[i] (ascending).  A
+ * bucket counts where its midpoint falls, so each count is right to within
+ * the values of one bucket straddling the bound.  O(HIST_NR_BUCKETS + n).
+ */
+void hist_cumulative(const struct hist *h, const uint64_t *le, size_t n,
+		     uint64_t *out);
+
 /* Bucket geometry, exposed for tests and for exporting the histogram. */
 size_t hist_bucket_index(uint64_t v);
 uint64_t hist_bucket_lower(size_t idx);

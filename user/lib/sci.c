@@ -564,6 +564,17 @@ uint64_t sci_last_ts(const struct sci_engine *e)
 	return e->last_ts;
 }
 
+void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
+		   struct hist *out)
+{
+	size_t i;
+
+	hist_init(out);
+	for (i = 0; i < e->nr_blocks; i++)
+		if (e->blocks[i]->func_id == func_id)
+			hist_merge(out, &e->blocks[i]->hist);
+}
+
 /* ---- reports ---- */
 
 static int cmp_score(const void *pa, const void *pb)

@@ -126,6 +126,17 @@ int sci_seed(struct sci_engine *e, const struct sci_block_min *m);
 /* Every block's minimum into @out (sci_nr_blocks() entries). */
 void sci_minima(const struct sci_engine *e, struct sci_block_min *out);
 
+/*
+ * The durations of every execution of function @func_id, over its keys,
+ * into @out (initialised here; 58 KiB, so the caller owns one and reuses
+ * it).  What sci_report() summarises as p50/p99, for a caller that wants
+ * the distribution itself: a live view takes differences between two
+ * moments.  O(blocks x HIST_NR_BUCKETS).
+ */
+struct hist;
+void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
+		   struct hist *out);
+
 /* Sizes, for the "memory does not grow with events" check and stats. */
 size_t sci_nr_blocks(const struct sci_engine *e);
 size_t sci_nr_threads(const struct sci_engine *e);
