@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "drain.h"
 #include "format.h"
+#include "progress.h"
 #include "report.h"
 #include "trace.h"
 
@@ -504,6 +505,7 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 	struct pollfd pfd = { .fd = t->dev.fd, .events = POLLIN };
 	uint64_t deadline = t->opts->duration_ns ?
 			    t->t_enable + t->opts->duration_ns : UINT64_MAX;
+	struct progress progress;
 	int ret = 0;
 
 	/* No SA_RESTART: poll() must return to notice Ctrl-C. */
@@ -512,6 +514,9 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
+	/* A status line on stderr, if it is a terminal; gone before the
+	 * report. */
+	progress_start(&progress, STDERR_FILENO, t->t_enable);
 	for (;;) {
 		int timeout = TRACE_IDLE_POLL_MS;
 		uint64_t now;
@@ -539,6 +544,8 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 		}
 		if (pfd.revents & POLLHUP)
 			t->target_exited = true;
+		progress_update(&progress, now, drain_stats(t->drain)->records,
+				drain_dropped(t->drain));
 		if (trace_signal) {
 			t->interrupted = true;
 			break;
@@ -546,6 +553,7 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 		if (t->target_exited || now >= deadline || (stop && stop(ctx)))
 			break;
 	}
+	progress_stop(&progress);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
