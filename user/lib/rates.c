@@ -349,6 +349,11 @@ static int cmp_row(const void *pa, const void *pb, void *ctx)
 	return c ? c : strcmp(a->object, b->object);
 }
 
+void rates_sort_rows(struct rates_row *rows, size_t n, enum rates_sort sort)
+{
+	qsort_r(rows, n, sizeof(*rows), cmp_row, &sort);
+}
+
 int rates_view(struct rates *r, enum rates_sort sort, struct rates_view *v)
 {
 	const struct rates_sample *last, *base;
@@ -379,7 +384,7 @@ int rates_view(struct rates *r, enum rates_sort sort, struct rates_view *v)
 			b = &last->totals[i];
 		row_fill(r, i, &last->totals[i], b, dt, &rows[n++]);
 	}
-	qsort_r(rows, n, sizeof(*rows), cmp_row, &sort);
+	rates_sort_rows(rows, n, sort);
 	v->rows = rows;
 	v->nr_rows = n;
 	v->span_ns = dt;

@@ -115,6 +115,9 @@ void rates_events(struct rates *r, double recorded, double dropped);
  */
 int rates_view(struct rates *r, enum rates_sort sort, struct rates_view *v);
 
+/* Sort @n rows as rates_view() does: a frozen view can be re-sorted. */
+void rates_sort_rows(struct rates_row *rows, size_t n, enum rates_sort sort);
+
 /*
  * The @q quantile (0..1) of the durations counted by the difference of two
  * cumulative histograms on bounds @le (@base may be NULL: zero).  NAN when

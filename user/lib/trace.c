@@ -357,6 +357,21 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 	return 0;
 }
 
+int trace_check_pid(pid_t pid)
+{
+	if (kill(pid, 0) && errno == ESRCH) {
+		ispot_error("no process with pid %d: check it with ps",
+			    (int)pid);
+		return -1;
+	}
+	if (kill(pid, 0) && errno == EPERM) {
+		ispot_error("no permission to trace pid %d: run as root, or "
+			    "with CAP_PERFMON as its user", (int)pid);
+		return -1;
+	}
+	return 0;
+}
+
 int trace_start(struct trace *t, pid_t pid)
 {
 	size_t i;
