@@ -375,7 +375,7 @@ TEST(listen_bad)
 	} bad[] = {
 		{ "localhost", "lacks a port" },
 		{ "localhost:", "lacks a port" },
-		{ "9464", "lacks a port" },
+		{ "9464", "lacks an address: give 127.0.0.1:PORT" },
 		{ "[::1]", "lacks a port" },
 		{ "[::1]:", "lacks a port" },
 		{ ":9464", "has an empty address" },

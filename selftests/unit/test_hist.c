@@ -303,35 +303,52 @@ TEST(merge_equals_recording_both)
 	free(e);
 }
 
-/* Coarse cumulative buckets, as a live view and an exporter need them. */
-TEST(cumulative_at_bounds)
+/*
+ * Classic cumulative buckets against counting by hand: exact below
+ * 2 * HIST_SUB, and otherwise wrong only for values within
+ * HIST_REL_ERROR of a bound.
+ */
+TEST(cumulative_vs_counting)
 {
-	static const uint64_t le[] = { 10, 100, 1000, 10000, UINT64_MAX };
-	uint64_t out[5], i;
+	static const uint64_t le[] = {
+		0, 5, 255, 1000, 2500, 100000, 2500000, 1000000000,
+	};
+	const size_t n = sizeof(le) / sizeof(le[0]);
+	uint64_t out[sizeof(le) / sizeof(le[0])], seed = 7;
 	struct hist *h = malloc(sizeof(*h));
+	uint64_t *v = malloc(20000 * sizeof(*v));
+	size_t i, k;
 
-	ASSERT_TRUE(h);
+	ASSERT_TRUE(h && v);
 	hist_init(h);
-	hist_cumulative(h, le, 5, out);
-	for (i = 0; i < 5; i++)
-		EXPECT_EQ(out[i], 0);
-	/* 10 values of 5, 20 of 50, 30 of 5000, 1 of 1e12. */
-	hist_record_n(h, 5, 10);
-	hist_record_n(h, 50, 20);
-	hist_record_n(h, 5000, 30);
-	hist_record(h, 1000000000000ULL);
-	hist_cumulative(h, le, 5, out);
-	EXPECT_EQ(out[0], 10);
-	EXPECT_EQ(out[1], 30);
-	EXPECT_EQ(out[2], 30);
-	EXPECT_EQ(out[3], 60);
-	EXPECT_EQ(out[4], 61);
-	/* On a bound exactly: small values are exact, so they count. */
-	hist_record(h, 100);
-	hist_cumulative(h, le, 5, out);
-	EXPECT_EQ(out[1], 31);
-	EXPECT_EQ(out[0], 10);
+	hist_cumulative(h, le, n, out);
+	for (k = 0; k < n; k++)
+		EXPECT_EQ(out[k], 0);
+	for (i = 0; i < 20000; i++) {
+		/* log-uniform over 1 ns .. 4 s, and some exact bounds */
+		v[i] = i % 10 ? 1ull << (ispot_test_rand(&seed) % 32) :
+		       le[i / 10 % n];
+		v[i] += i % 10 ? ispot_test_rand(&seed) % (v[i] + 1) : 0;
+		hist_record(h, v[i]);
+	}
+	hist_cumulative(h, le, n, out);
+	for (k = 0; k < n; k++) {
+		uint64_t below = 0, near = 0;
+
+		for (i = 0; i < 20000; i++) {
+			below += v[i] <= le[k];
+			near += fabs((double)v[i] - le[k]) <=
+				HIST_REL_ERROR * 2 * le[k];
+		}
+		if (le[k] < 2 * HIST_SUB)
+			EXPECT_EQ(out[k], below);
+		EXPECT_LE(out[k], below + near);
+		EXPECT_GE(out[k] + near, below);
+		if (k)
+			EXPECT_GE(out[k], out[k - 1]);
+	}
 	free(h);
+	free(v);
 }
 
 TEST_HARNESS_MAIN

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "errors.h"
+#include "http.h"
 
 /*
  * Only the usual mount point of cgroup2 is stripped from a --cgroup path;
@@ -412,48 +413,16 @@ static bool config_parse_budget(const char *s, double *out)
 }
 
 /*
- * "HOST:PORT" or "[V6ADDR]:PORT": NULL if well formed, else what is wrong.
- * HOST itself is resolved by the server when it binds.
+ * "HOST:PORT" or "[V6ADDR]:PORT": NULL if well formed, else what is wrong
+ * (the server's own split, so that what passes here binds there).  HOST
+ * itself is resolved by the server when it binds.
  */
 static const char *config_listen_problem(const char *s)
 {
-	static const char *const no_port =
-		"lacks a port: give ADDR:PORT, e.g. 127.0.0.1:9464";
-	const char *port, *colon;
-	size_t len;
+	char host[256];
+	uint16_t port;
 
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (!close)
-			return "lacks the ']' after its IPv6 address, e.g. "
-			       "[::1]:9464";
-		if (close == s + 1)
-			return "has an empty address: give [::]:PORT for every "
-			       "IPv6 address";
-		if (!close[1])
-			return no_port;
-		if (close[1] != ':')
-			return "must be [V6ADDR]:PORT, e.g. [::1]:9464";
-		port = close + 2;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon)
-			return no_port;
-		if (colon == s)
-			return "has an empty address: give 0.0.0.0:PORT for "
-			       "every address";
-		if (memchr(s, ':', colon - s))
-			return "has an IPv6 address without brackets: write "
-			       "[ADDR]:PORT, e.g. [::1]:9464";
-		port = colon + 1;
-	}
-	if (!*port)
-		return no_port;
-	len = strspn(port, "0123456789");
-	if (port[len] || len > 5 || atoi(port) < 1 || atoi(port) > 65535)
-		return "needs a port from 1 to 65535";
-	return NULL;
+	return http_addr_split(s, host, sizeof(host), &port);
 }
 
 /*

@@ -6,8 +6,10 @@
  * window of scores as one JSON line (DESIGN.md, "Contract: ispotd").
  *
  * One thread, one poll loop: the proc connector's socket, the armed
- * sessions' device fds and a signalfd.  Nothing blocks it for long: a
- * burst's setup is the longest step, and it only runs when one is due.
+ * sessions' device fds, a signalfd and, with --listen, the metrics
+ * endpoint's sockets (http.c; what it serves is metrics.c's, fed by every
+ * window that closes).  Nothing blocks it for long: a burst's setup is
+ * the longest step, and it only runs when one is due.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -26,6 +28,8 @@
 #include "device.h"
 #include "discover.h"
 #include "errors.h"
+#include "http.h"
+#include "metrics.h"
 #include "notify.h"
 #include "target.h"
 
@@ -44,6 +48,8 @@ struct ispotd {
 	struct discover *disc;
 	FILE *log;
 	int sfd;
+	struct metrics *metrics;
+	struct http_server *http;	/* --listen; NULL: off */
 
 	struct target *targets;
 	size_t nr_targets, cap_targets;
@@ -69,6 +75,64 @@ static void say(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static int ispotd_observe(void *metrics, const struct window_figures *wf)
+{
+	return metrics_add_window(metrics, wf);
+}
+
+static int ispotd_render(void *metrics, FILE *body)
+{
+	return metrics_render(metrics, body);
+}
+
+/* The metrics endpoint on @addr, or NULL with the reason in @err. */
+static struct http_server *ispotd_serve(struct ispotd *d, const char *addr,
+					char *err, size_t len)
+{
+	struct http_server *s = http_listen(addr, err, len);
+
+	if (s && http_route(s, "/metrics", METRICS_CONTENT_TYPE,
+			    ispotd_render, d->metrics)) {
+		snprintf(err, len, "out of memory serving %s", addr);
+		http_free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+/*
+ * SIGHUP with another --listen: the new socket first, so that a failure
+ * keeps the old one serving (one line says so).
+ */
+static void ispotd_relisten(struct ispotd *d)
+{
+	const char *want = d->cfg.listen;
+	const char *cur = d->http ? http_addr(d->http) : NULL;
+	struct http_server *s;
+	char err[512];
+
+	if (want && cur && !strcmp(want, cur))
+		return;
+	if (!want) {
+		if (cur)
+			say("no --listen any more: metrics endpoint closed");
+		http_free(d->http);
+		d->http = NULL;
+		return;
+	}
+	s = ispotd_serve(d, want, err, sizeof(err));
+	if (!s) {
+		if (cur)
+			ispot_error("%s; still serving on %s", err, cur);
+		else
+			ispot_error("%s", err);
+		return;
+	}
+	http_free(d->http);
+	d->http = s;
+	say("metrics at http://%s/metrics", want);
 }
 
 static const char *target_source(const struct ispotd *d,
@@ -162,6 +226,11 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 		ispot_error("out of memory adding pid %d", (int)p->pid);
 		return;
 	}
+	tg->win.observer = ispotd_observe;
+	tg->win.observer_ctx = d->metrics;
+	if (metrics_add_exe(d->metrics, tg->exe))
+		ispot_error("out of memory: pid %d has no metrics yet",
+			    (int)p->pid);
 	d->nr_targets++;
 	say("tracing pid %d (%s)", (int)tg->pid, tg->exe);
 }
@@ -292,6 +361,8 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 	}
 	if (ispotd_open_log(d))
 		d->log = NULL;
+	metrics_set_max_functions(d->metrics, d->cfg.max_functions);
+	ispotd_relisten(d);
 	discover_update(d->disc, now);
 	ispotd_reconcile(d, now);
 	say("configuration reloaded");
@@ -328,9 +399,10 @@ static void ispotd_read_signals(struct ispotd *d,
 
 static int ispotd_poll(struct ispotd *d, uint64_t now)
 {
-	struct pollfd *pfd = calloc(d->nr_targets + 2, sizeof(*pfd));
+	struct pollfd *pfd = calloc(d->nr_targets + 2 + HTTP_MAX_POLLFDS,
+				    sizeof(*pfd));
 	uint64_t next = d->window_start + d->cfg.window_ns;
-	size_t i, n = 0;
+	size_t i, n = 0, web = 0, nr_web = 0;
 	int timeout, ret;
 
 	if (!pfd)
@@ -349,6 +421,13 @@ static int ispotd_poll(struct ispotd *d, uint64_t now)
 				.fd = target_fd(&d->targets[i]),
 				.events = POLLIN };
 	}
+	if (d->http) {
+		web = n;
+		nr_web = http_pollfds(d->http, pfd + web);
+		n += nr_web;
+		if (http_deadline(d->http) < next)
+			next = http_deadline(d->http);
+	}
 	/* Discovery rescans once a second without netlink. */
 	if (next > now + 1000000000ull)
 		next = now + 1000000000ull;
@@ -357,6 +436,9 @@ static int ispotd_poll(struct ispotd *d, uint64_t now)
 	timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 	ret = poll(pfd, n, timeout);
 	/* A readable ring means records: the next tick drains them. */
+	if (d->http)
+		http_service(d->http, pfd + web, ret > 0 ? nr_web : 0,
+			     trace_now());
 	free(pfd);
 	return ret < 0 && errno != EINTR ? -1 : 0;
 }
@@ -374,6 +456,8 @@ static void ispotd_shutdown(struct ispotd *d, uint64_t now)
 		target_free(&d->targets[i]);
 	}
 	free(d->targets);
+	http_free(d->http);
+	metrics_free(d->metrics);
 	discover_free(d->disc);
 	if (d->log && d->log != stdout)
 		fclose(d->log);
@@ -406,15 +490,19 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ispotd_config_trace_opts(&d.cfg, &d.topts);
-	if (ispotd_open_log(&d) || ispotd_signals(&d) ||
-	    ispotd_start_discovery(&d)) {
+	d.metrics = metrics_new(d.cfg.max_functions);
+	if (!d.metrics)
+		ispot_error("out of memory starting");
+	else if (d.cfg.listen)
+		ispotd_relisten(&d);
+	if (!d.metrics || (d.cfg.listen && !d.http) || ispotd_open_log(&d) ||
+	    ispotd_signals(&d) || ispotd_start_discovery(&d)) {
+		http_free(d.http);
+		metrics_free(d.metrics);
 		ispotd_config_free(&cli);
 		ispotd_config_free(&d.cfg);
 		return EXIT_RUNTIME;
 	}
-	if (d.cfg.listen)
-		say("--listen %s: the metrics endpoint is not built yet; "
-		    "windows go to --log only", d.cfg.listen);
 	now = trace_now();
 	d.window_start = now;
 	ispotd_module(&d, now);
@@ -432,6 +520,7 @@ int main(int argc, char **argv)
 		discover_update(d.disc, now);
 		if (d.calibrated || ispotd_module(&d, now))
 			ispotd_reconcile(&d, now);
+		metrics_set_targets(d.metrics, d.nr_targets);
 		/*
 		 * The device node goes with the module: a stat per round
 		 * notices an unload between bursts too, so that it is said

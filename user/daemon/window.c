@@ -330,6 +330,55 @@ out:
 	return ret;
 }
 
+/* Hand the window's figures to the observer. */
+static int window_observe(struct window_set *w, const struct window_target *tg,
+			  const struct sci_report *sr, uint64_t now,
+			  double duty, double overhead)
+{
+	struct window_func_figures *ff = calloc(sr->nr_funcs + 1,
+						sizeof(*ff));
+	struct window_figures wf = {
+		.target = tg,
+		.now = now,
+		.window_ns = now > w->start_ns ? now - w->start_ns : 0,
+		.armed_ns = w->armed_ns,
+		.duty = duty,
+		.overhead = overhead,
+		.recorded = w->recorded,
+		.dropped = w->dropped,
+		.unpaired = w->unpaired,
+		.engine = w->sci,
+		.funcs = ff,
+	};
+	size_t i;
+	int ret;
+
+	if (!ff)
+		return -ENOMEM;
+	for (i = 0; i < sr->nr_funcs; i++) {
+		const struct sci_result *r = &sr->funcs[i];
+		struct window_func_figures *x = &ff[wf.nr_funcs];
+
+		if (r->func_id >= w->nr_funcs || !r->calls)
+			continue;
+		x->name = w->funcs[r->func_id].name;
+		x->object = w->funcs[r->func_id].object;
+		x->func_id = r->func_id;
+		x->calls = r->calls;
+		x->sum_ns = r->sum_ns;
+		x->loss_ns = r->loss_ns;
+		memcpy(x->cause_loss_ns, r->cause_loss_ns,
+		       sizeof(x->cause_loss_ns));
+		x->unknown_loss_ns = r->unknown_loss_ns;
+		x->observed_ns = r->lifetime_ns;
+		x->sci = r->sci;
+		wf.nr_funcs++;
+	}
+	ret = w->observer(w->observer_ctx, &wf);
+	free(ff);
+	return ret;
+}
+
 int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 		 uint64_t now, double duty, double overhead)
 {
@@ -350,6 +399,9 @@ int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 	}
 	window_totals(w, sr);
 	ret = f ? window_write(w, f, tg, sr, now, duty, overhead) : 0;
+	if (w->observer && window_observe(w, tg, sr, now, duty, overhead) &&
+	    !ret)
+		ret = -ENOMEM;
 	sci_report_free(sr);
 
 	/* Every block ever seen is in the engine: seeds included. */

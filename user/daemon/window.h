@@ -66,6 +66,41 @@ struct window_target {
 	const char *cgroup;	/* "" unless found through --cgroup */
 };
 
+/*
+ * What a closed window adds up to, handed to the set's observer (the
+ * metrics, user/daemon/metrics.h) before the next window starts: one
+ * entry per function that ran in it.  The JSON line stays as it was.
+ */
+struct window_func_figures {
+	const char *name;
+	const char *object;
+	uint32_t func_id;		/* in @engine */
+	uint64_t calls;
+	uint64_t sum_ns;		/* of the durations */
+	uint64_t loss_ns;
+	/* The loss split (sci.h, "Causes"); parts may be negative. */
+	int64_t cause_loss_ns[SCI_NR_CAUSES];
+	int64_t unknown_loss_ns;
+	uint64_t observed_ns;		/* the threads' armed lifetimes */
+	double sci;
+};
+
+struct window_figures {
+	const struct window_target *target;
+	uint64_t now;			/* when the window closed */
+	uint64_t window_ns;
+	uint64_t armed_ns;
+	double duty, overhead;
+	uint64_t recorded, dropped, unpaired;
+	/* The window's engine: sci_func_hist() gives the durations. */
+	const struct sci_engine *engine;
+	size_t nr_funcs;
+	const struct window_func_figures *funcs;
+};
+
+/* Returns 0 or -ENOMEM; an error does not stop the window from closing. */
+typedef int window_observer(void *ctx, const struct window_figures *wf);
+
 struct window_set {
 	struct window_func *funcs;
 	uint32_t nr_funcs, cap_funcs;
@@ -87,6 +122,10 @@ struct window_set {
 	struct elf_symbolizer *sym;
 	int pid;
 	uint64_t windows;		/* written so far */
+
+	/* Told of every window that closes; set after window_set_init(). */
+	window_observer *observer;
+	void *observer_ctx;
 };
 
 int window_set_init(struct window_set *w, int pid, uint64_t now);
@@ -103,10 +142,11 @@ int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids);
 void window_burst_end(struct window_set *w, struct trace *t);
 
 /*
- * Write the window as one JSON line to @f, fold it into the totals, and
- * start the next window at @now, carrying the minima over.  @duty and
- * @overhead are what the budget says of the window; the caller sets
- * w->cpu_ns, the target's CPU time during it, before.  Returns 0, -ENOMEM or -errno of the write.
+ * Write the window as one JSON line to @f (may be NULL), fold it into
+ * the totals, tell the observer, and start the next window at @now,
+ * carrying the minima over.  @duty and @overhead are what the budget says
+ * of the window; the caller sets w->cpu_ns, the target's CPU time during
+ * it, before.  Returns 0, -ENOMEM or -errno of the write.
  */
 int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 		 uint64_t now, double duty, double overhead);

@@ -137,18 +137,18 @@ uint64_t hist_percentile(const struct hist *h, double p)
 void hist_cumulative(const struct hist *h, const uint64_t *le, size_t n,
 		     uint64_t *out)
 {
+	size_t i, k = 0;
 	uint64_t seen = 0;
-	size_t i, b = 0;
 
-	for (i = 0; i < n; i++) {
-		for (; b < HIST_NR_BUCKETS; b++) {
-			uint64_t lo = hist_bucket_lower(b);
-			uint64_t mid = lo + (hist_bucket_upper(b) - lo) / 2;
+	for (i = 0; i < HIST_NR_BUCKETS && k < n; i++) {
+		uint64_t lo = hist_bucket_lower(i);
+		uint64_t mid = lo + (hist_bucket_upper(i) - lo) / 2;
 
-			if (mid > le[i])
-				break;
-			seen += h->buckets[b];
-		}
-		out[i] = seen;
+		/* Close every bound below this bucket before counting it. */
+		while (k < n && le[k] < mid)
+			out[k++] = seen;
+		seen += h->buckets[i];
 	}
+	while (k < n)
+		out[k++] = seen;
 }

@@ -78,10 +78,11 @@ double hist_mean(const struct hist *h);
 uint64_t hist_percentile(const struct hist *h, double p);
 
 /*
- * Cumulative counts at coarser bounds, the way a Prometheus histogram
- * holds them: @out[i] is how many values are <= @le[i] (ascending).  A
- * bucket counts where its midpoint falls, so each count is right to within
- * the values of one bucket straddling the bound.  O(HIST_NR_BUCKETS + n).
+ * Classic cumulative buckets, as Prometheus' "le" wants them: @out[k] is
+ * the number of values <= @le[k], for @n ascending bounds.  Each bucket is
+ * counted whole at its midpoint, so a value within HIST_REL_ERROR of a
+ * bound may fall on the other side of it; values below 2 * HIST_SUB are
+ * exact.  O(HIST_NR_BUCKETS).
  */
 void hist_cumulative(const struct hist *h, const uint64_t *le, size_t n,
 		     uint64_t *out);

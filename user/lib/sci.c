@@ -534,6 +534,17 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	return 0;
 }
 
+void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
+		   struct hist *out)
+{
+	size_t i;
+
+	hist_init(out);
+	for (i = 0; i < e->nr_blocks; i++)
+		if (e->blocks[i]->func_id == func_id)
+			hist_merge(out, &e->blocks[i]->hist);
+}
+
 size_t sci_nr_blocks(const struct sci_engine *e)
 {
 	return e->nr_blocks;
@@ -562,17 +573,6 @@ size_t sci_mem_bytes(const struct sci_engine *e)
 uint64_t sci_last_ts(const struct sci_engine *e)
 {
 	return e->last_ts;
-}
-
-void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
-		   struct hist *out)
-{
-	size_t i;
-
-	hist_init(out);
-	for (i = 0; i < e->nr_blocks; i++)
-		if (e->blocks[i]->func_id == func_id)
-			hist_merge(out, &e->blocks[i]->hist);
 }
 
 /* ---- reports ---- */

@@ -127,11 +127,9 @@ int sci_seed(struct sci_engine *e, const struct sci_block_min *m);
 void sci_minima(const struct sci_engine *e, struct sci_block_min *out);
 
 /*
- * The durations of every execution of function @func_id, over its keys,
- * into @out (initialised here; 58 KiB, so the caller owns one and reuses
- * it).  What sci_report() summarises as p50/p99, for a caller that wants
- * the distribution itself: a live view takes differences between two
- * moments.  O(blocks x HIST_NR_BUCKETS).
+ * The durations of every execution of function @func_id, all keys merged,
+ * into @out (overwritten): what ispotd's metrics and ispotctl top turn
+ * into buckets.
  */
 struct hist;
 void sci_func_hist(const struct sci_engine *e, uint32_t func_id,

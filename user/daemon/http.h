@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small HTTP/1.1 server that lives inside a caller's poll loop: one
+ * listening socket and a bounded set of connections, all non-blocking,
+ * so a slow, silent or malformed client costs the loop one poll slot and
+ * never a wait.  It serves GET and HEAD on a few fixed paths, each
+ * rendered afresh per request into memory (ispotd's /metrics).
+ *
+ * One request per connection: every response says "Connection: close".
+ * A scraper every 15 s gains nothing from keep-alive, and the state per
+ * connection stays one head buffer and one response.
+ *
+ * Limits, each with its answer:
+ *	request head over HTTP_MAX_HEAD	414 (no end to the request line)
+ *					or 431 (headers), then close
+ *	head not complete in HTTP_TIMEOUT_NS	408, close
+ *	response not taken in HTTP_TIMEOUT_NS	close
+ *	HTTP_MAX_CONNS connections open	the oldest one still waiting for
+ *					its request is dropped (408) for
+ *					the newcomer; if every one is being
+ *					answered, the newcomer gets 503
+ *
+ * The loop's side:
+ *
+ *	n = http_pollfds(srv, pfd + k);		// at most HTTP_MAX_POLLFDS
+ *	timeout = min(timeout, http_deadline(srv) - now);
+ *	poll(...);
+ *	http_service(srv, pfd + k, n, now);	// also when poll timed out
+ */
+#ifndef ISPOTD_HTTP_H
+#define ISPOTD_HTTP_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HTTP_MAX_HEAD		8192
+#define HTTP_MAX_CONNS		16
+#define HTTP_MAX_POLLFDS	(1 + HTTP_MAX_CONNS)
+#define HTTP_TIMEOUT_NS		(5 * 1000000000ull)
+/* After an answer, what the client still sends is read and dropped this
+ * long, so that closing on unread data (a RST) cannot destroy the answer
+ * before the client read it (nginx's lingering close). */
+#define HTTP_LINGER_NS		(2 * 1000000000ull)
+#define HTTP_MAX_ROUTES		4
+
+/* Where a request head's parts are, in the caller's buffer. */
+struct http_request {
+	const char *method;
+	size_t method_len;
+	const char *target;	/* origin form: "/path?query" */
+	size_t target_len;
+	size_t path_len;	/* of target, up to any '?' */
+	int minor;		/* HTTP/1.minor */
+	int has_host;
+};
+
+/*
+ * Parse the request head in @buf[0..@len).  Returns its length when it is
+ * complete and well formed (@rq filled), 0 while more may make it so, or
+ * -STATUS when nothing can: -400 (malformed, or HTTP/1.1 without Host),
+ * -414 (request line longer than HTTP_MAX_HEAD), -431 (head longer than
+ * that), -505 (not HTTP/1.x).  A bad request line is found as soon as
+ * it is whole, before the headers arrive.  Lines may end in CRLF or LF.
+ */
+int http_parse_request(const char *buf, size_t len, struct http_request *rq);
+
+/*
+ * Split "HOST:PORT" or "[V6ADDR]:PORT" into @host (brackets removed) and
+ * @port.  Returns NULL, or what is wrong, as words that follow the value
+ * in an error ("'9464' lacks an address: ...").
+ */
+const char *http_addr_split(const char *s, char *host, size_t hostlen,
+			    uint16_t *port);
+
+/* Writes a response body to @body; returns 0, or -1 for a 500. */
+typedef int http_render_fn(void *ctx, FILE *body);
+
+struct http_server;
+
+/*
+ * Bind and listen on @addr ("127.0.0.1:9464", "[::1]:9464",
+ * "localhost:9464"; a host name is resolved now, and the first address
+ * that binds is used).  Returns NULL with one line in @err naming the
+ * address and what to do.
+ */
+struct http_server *http_listen(const char *addr, char *err, size_t errlen);
+void http_free(struct http_server *s);
+
+/* Serve GET/HEAD @path (ignoring any query) with @fn's output. */
+int http_route(struct http_server *s, const char *path,
+	       const char *content_type, http_render_fn *fn, void *ctx);
+
+/* The address as given to http_listen(). */
+const char *http_addr(const struct http_server *s);
+
+/* Fill @pfd (room for HTTP_MAX_POLLFDS); returns how many. */
+size_t http_pollfds(const struct http_server *s, struct pollfd *pfd);
+
+/* When http_service() next has a timeout to act on; UINT64_MAX if none. */
+uint64_t http_deadline(const struct http_server *s);
+
+/*
+ * Act on @pfd (what http_pollfds() filled, after poll) and on the
+ * deadlines that passed by @now (CLOCK_MONOTONIC ns).  Never blocks.
+ */
+void http_service(struct http_server *s, const struct pollfd *pfd, size_t n,
+		  uint64_t now);
+
+/* Connections open now, for tests and status. */
+size_t http_nr_conns(const struct http_server *s);
+
+#endif /* ISPOTD_HTTP_H */
