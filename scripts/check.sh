@@ -105,12 +105,15 @@ done
 # $ISPOT_CACHE by scripts/kernel-debug.sh and several times slower, runs
 # it all single-threaded: its timing-ratio tests skip anyway.
 parallel_tests="ispotctl_test.sh samples_test.sh causes_test.sh stress_test ispotd_test.sh"
+# top_test.sh drives ispotctl top in a real terminal: tmux, with the
+# UTF-8 locale it refuses to start without (the guest has no other).
+vm_tools=(--add "$(command -v tmux)" --add /usr/lib/locale/C.utf8)
 vm_suite() {
 	local k=$1 tcg=$2 to=1800
 	shift 2
 	[ "$k" != debug ] || to=3600
 	selftests/vm/run.sh --kernel "$k" --tcg "$tcg" --timeout "$to" \
-		--disk 64 "$@"
+		--disk 64 "${vm_tools[@]}" "$@"
 }
 for k in $kernels; do
 	stage -k "$k" "kernel image and module" kernel_ready "$k"

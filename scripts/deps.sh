@@ -10,7 +10,7 @@
 set -eu
 
 pkgs="gcc make libc6-dev binutils qemu-system-x86 linux-image-amd64
-linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap"
+linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap tmux"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;

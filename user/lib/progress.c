@@ -2,14 +2,21 @@
 /* The status line of a trace in progress; see progress.h. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "errors.h"
 #include "format.h"
 #include "progress.h"
 
-/* Back to the start of the line, and erase it. */
-#define PROGRESS_ERASE	"\r\033[K"
+/*
+ * VT100 sequences: save and restore the cursor (DECSC, DECRC), set the
+ * scrolling region (DECSTBM; no argument: the whole screen), move, erase
+ * to the end of the line.
+ */
+#define SAVE		"\0337"
+#define RESTORE		"\0338"
+#define EOL		"\033[K"
 
 static void progress_write(int fd, const char *s, size_t n)
 {
@@ -23,13 +30,42 @@ static void progress_write(int fd, const char *s, size_t n)
 	}
 }
 
+static int terminal_rows(int fd)
+{
+	struct winsize ws;
+
+	return !ioctl(fd, TIOCGWINSZ, &ws) && ws.ws_row >= 2 ? ws.ws_row : 0;
+}
+
+/*
+ * Keep the bottom row for the line: a newline first makes room when the
+ * cursor is already there (the screen scrolls up one), the region is set
+ * (which homes the cursor, hence save and restore), and the cursor goes
+ * back up to the line it was on.
+ */
+static void region_take(struct progress *p)
+{
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "\n" SAVE "\033[1;%dr" RESTORE
+			 "\033[1A", p->rows - 1);
+
+	progress_write(p->fd, buf, n);
+}
+
 static void progress_erase(void *ctx)
 {
 	struct progress *p = ctx;
+	char buf[64];
+	int n;
 
-	if (p->shown)
-		progress_write(p->fd, PROGRESS_ERASE,
-			       sizeof(PROGRESS_ERASE) - 1);
+	if (!p->shown)
+		return;
+	if (p->rows)
+		n = snprintf(buf, sizeof(buf), SAVE "\033[r\033[%d;1H" EOL
+			     RESTORE, p->rows);
+	else
+		n = snprintf(buf, sizeof(buf), "\r" EOL);
+	progress_write(p->fd, buf, n);
 	p->shown = false;
 }
 
@@ -57,8 +93,8 @@ void progress_start(struct progress *p, int fd, uint64_t now_ns)
 void progress_update(struct progress *p, uint64_t now_ns, uint64_t records,
 		     uint64_t dropped)
 {
-	char line[160];
-	int n;
+	char text[160], line[256];
+	int n, rows;
 
 	if (!p->on || (p->shown && now_ns - p->drawn_ns < PROGRESS_PERIOD_NS))
 		return;
@@ -71,11 +107,25 @@ void progress_update(struct progress *p, uint64_t now_ns, uint64_t records,
 	} else if (p->mark_ns == p->start_ns && now_ns > p->start_ns) {
 		p->rate = records * 1e9 / (now_ns - p->start_ns);
 	}
-	n = snprintf(line, sizeof(line), "\r");
-	progress_format(line + n, sizeof(line) - n, now_ns - p->start_ns,
-			p->rate, dropped);
-	n = strlen(line);
-	n += snprintf(line + n, sizeof(line) - n, "\033[K");
+	progress_format(text, sizeof(text), now_ns - p->start_ns, p->rate,
+			dropped);
+	/*
+	 * The bottom row is taken at the first draw, and again after an
+	 * error line or a resize (the old line erased where it was).
+	 */
+	rows = terminal_rows(p->fd);
+	if (p->shown && rows != p->rows)
+		progress_erase(p);
+	if (!p->shown) {
+		p->rows = rows;
+		if (rows)
+			region_take(p);
+	}
+	if (p->rows)
+		n = snprintf(line, sizeof(line), SAVE "\033[%d;1H%s" EOL
+			     RESTORE, p->rows, text);
+	else
+		n = snprintf(line, sizeof(line), "\r%s" EOL, text);
 	progress_write(p->fd, line, n);
 	p->shown = true;
 	p->drawn_ns = now_ns;

@@ -4,11 +4,17 @@
  *
  *	[ispot] 12.3s  45.1k events/s  0 dropped
  *
- * redrawn in place (carriage return, erase to the end of the line) about
- * four times a second, and erased before anything else is printed: the
- * report, or an error line (through ispot_error_hook()).  When the file
- * descriptor is not a terminal nothing at all is written, so redirected
- * output stays exactly what it was.
+ * redrawn about four times a second, and erased before anything else is
+ * printed: the report, or an error line (through ispot_error_hook()).
+ * When the file descriptor is not a terminal nothing at all is written,
+ * so redirected output stays exactly what it was.
+ *
+ * The line lives on the terminal's bottom row, below a scrolling region
+ * that holds everything else, as apt draws its progress bar: the traced
+ * command (`ispotctl run`'s child) writes to the same terminal, and a
+ * line redrawn in place with a carriage return would be torn by its
+ * output and left behind in pieces.  A terminal whose size is unknown
+ * gets the plain carriage-return line instead.
  */
 #ifndef ISPOT_PROGRESS_H
 #define ISPOT_PROGRESS_H
@@ -25,6 +31,7 @@ struct progress {
 	int fd;
 	bool on;		/* @fd is a terminal */
 	bool shown;		/* a line is on screen now */
+	int rows;		/* the terminal's, 0: unknown (plain line) */
 	uint64_t start_ns;
 	uint64_t drawn_ns;
 	uint64_t mark_ns;	/* where the rate is counted from */
@@ -37,7 +44,7 @@ void progress_start(struct progress *p, int fd, uint64_t now_ns);
 /* Redraw, if a period has passed since the last time. */
 void progress_update(struct progress *p, uint64_t now_ns, uint64_t records,
 		     uint64_t dropped);
-/* Erase the line and stop: nothing more is drawn. */
+/* Erase the line, give the terminal its whole height back, and stop. */
 void progress_stop(struct progress *p);
 
 /* The line's text, without the control characters around it. */
