@@ -136,21 +136,32 @@ static int top_draw(struct top *tp)
 	return ret;
 }
 
-/* A refresh: a sample always (rates need it), a new screen unless paused. */
-static int top_refresh(struct top *tp, uint64_t now)
+/* The figures of the latest sample, to be drawn. */
+static int top_keep_latest(struct top *tp)
 {
 	struct rates_view v;
-	int ret = tp->src.sample(&tp->src, now, tp->rates);
 
-	if (ret)
-		return ret;
-	if (tp->paused)
-		return 0;
-	if (rates_view(tp->rates, tp->sort, &v) || top_keep_view(tp, &v, now)) {
+	if (rates_view(tp->rates, tp->sort, &v) ||
+	    top_keep_view(tp, &v, trace_now())) {
 		ispot_error("out of memory computing the view");
 		return -1;
 	}
-	return top_draw(tp) ? -1 : 0;
+	return 0;
+}
+
+static int top_show_latest(struct top *tp)
+{
+	return top_keep_latest(tp) || top_draw(tp) ? -1 : 0;
+}
+
+/* A refresh: a sample always (rates need it), a new screen unless paused. */
+static int top_refresh(struct top *tp, uint64_t now)
+{
+	int ret = tp->src.sample(&tp->src, now, tp->rates);
+
+	if (ret || tp->paused)
+		return ret;
+	return top_show_latest(tp);
 }
 
 /* Ctrl-Z: the shell gets its terminal back while top is stopped. */
@@ -170,7 +181,10 @@ static void top_stop_self(struct top *tp)
 	term_open(&tp->term, STDIN_FILENO, STDOUT_FILENO);
 }
 
-/* 1: quit, 0: go on, and whether the screen must be drawn again. */
+/*
+ * 1: quit, 0: go on (and whether the screen must be drawn again), -1: an
+ * error, printed.
+ */
 static int top_keys(struct top *tp, bool *redraw)
 {
 	char keys[64];
@@ -194,6 +208,9 @@ static int top_keys(struct top *tp, bool *redraw)
 		case 'p':
 		case 'P':
 			tp->paused = !tp->paused;
+			/* Back from a pause: what was sampled meanwhile. */
+			if (!tp->paused && top_keep_latest(tp))
+				return -1;
 			*redraw = true;
 			break;
 		}
@@ -239,8 +256,9 @@ static int top_loop(struct top *tp, bool *ended)
 			*ended = ret > 0;
 			return ret > 0 ? 0 : -1;
 		}
-		if (top_quit || top_keys(tp, &redraw))
-			return 0;
+		ret = top_quit ? 1 : top_keys(tp, &redraw);
+		if (ret)
+			return ret > 0 ? 0 : -1;
 		if (top_suspend) {
 			top_suspend = 0;
 			top_stop_self(tp);
