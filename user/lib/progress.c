@@ -60,11 +60,8 @@ static void progress_erase(void *ctx)
 
 	if (!p->shown)
 		return;
-	if (p->rows)
-		n = snprintf(buf, sizeof(buf), SAVE "\033[r\033[%d;1H" EOL
-			     RESTORE, p->rows);
-	else
-		n = snprintf(buf, sizeof(buf), "\r" EOL);
+	n = snprintf(buf, sizeof(buf), SAVE "\033[r\033[%d;1H" EOL RESTORE,
+		     p->rows);
 	progress_write(p->fd, buf, n);
 	p->shown = false;
 }
@@ -84,7 +81,8 @@ void progress_start(struct progress *p, int fd, uint64_t now_ns)
 {
 	memset(p, 0, sizeof(*p));
 	p->fd = fd;
-	p->on = isatty(fd);
+	/* A serial console has no size (nor, often, a reader). */
+	p->on = isatty(fd) && terminal_rows(fd);
 	p->start_ns = p->mark_ns = now_ns;
 	if (p->on)
 		ispot_error_hook(progress_erase, p);
@@ -111,21 +109,19 @@ void progress_update(struct progress *p, uint64_t now_ns, uint64_t records,
 			dropped);
 	/*
 	 * The bottom row is taken at the first draw, and again after an
-	 * error line or a resize (the old line erased where it was).
+	 * error line or a resize (the old line erased where it was).  A
+	 * terminal that lost its size keeps the last one known.
 	 */
 	rows = terminal_rows(p->fd);
-	if (p->shown && rows != p->rows)
+	if (p->shown && rows && rows != p->rows)
 		progress_erase(p);
 	if (!p->shown) {
-		p->rows = rows;
 		if (rows)
-			region_take(p);
+			p->rows = rows;
+		region_take(p);
 	}
-	if (p->rows)
-		n = snprintf(line, sizeof(line), SAVE "\033[%d;1H%s" EOL
-			     RESTORE, p->rows, text);
-	else
-		n = snprintf(line, sizeof(line), "\r%s" EOL, text);
+	n = snprintf(line, sizeof(line), SAVE "\033[%d;1H%s" EOL RESTORE,
+		     p->rows, text);
 	progress_write(p->fd, line, n);
 	p->shown = true;
 	p->drawn_ns = now_ns;

@@ -13,8 +13,9 @@
  * that holds everything else, as apt draws its progress bar: the traced
  * command (`ispotctl run`'s child) writes to the same terminal, and a
  * line redrawn in place with a carriage return would be torn by its
- * output and left behind in pieces.  A terminal whose size is unknown
- * gets the plain carriage-return line instead.
+ * output and left behind in pieces.  A terminal that does not know its
+ * size (a serial console, such as the test VM's) gets no line at all:
+ * there is no bottom row to keep.
  */
 #ifndef ISPOT_PROGRESS_H
 #define ISPOT_PROGRESS_H
@@ -31,7 +32,7 @@ struct progress {
 	int fd;
 	bool on;		/* @fd is a terminal */
 	bool shown;		/* a line is on screen now */
-	int rows;		/* the terminal's, 0: unknown (plain line) */
+	int rows;		/* the terminal's */
 	uint64_t start_ns;
 	uint64_t drawn_ns;
 	uint64_t mark_ns;	/* where the rate is counted from */
