@@ -105,6 +105,7 @@ done
 # $ISPOT_CACHE by scripts/kernel-debug.sh and several times slower, runs
 # it all single-threaded: its timing-ratio tests skip anyway.
 parallel_tests="ispotctl_test.sh samples_test.sh causes_test.sh stress_test ispotd_test.sh"
+parallel_tests="$parallel_tests ispotd_metrics_test.sh"
 vm_suite() {
 	local k=$1 tcg=$2 to=1800
 	shift 2
