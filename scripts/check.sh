@@ -108,6 +108,7 @@ parallel_tests="ispotctl_test.sh samples_test.sh causes_test.sh stress_test ispo
 # top_test.sh drives ispotctl top in a real terminal: tmux, with the
 # UTF-8 locale it refuses to start without (the guest has no other).
 vm_tools=(--add "$(command -v tmux)" --add /usr/lib/locale/C.utf8)
+parallel_tests="$parallel_tests ispotd_metrics_test.sh"
 vm_suite() {
 	local k=$1 tcg=$2 to=1800
 	shift 2

@@ -9,8 +9,10 @@
 #                            scripts/kernel-debug.sh calls this)
 set -eu
 
+# curl and prometheus (its promtool): selftests/host/listen_test.sh.
 pkgs="gcc make libc6-dev binutils qemu-system-x86 linux-image-amd64
-linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap tmux"
+linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap
+curl prometheus tmux"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;

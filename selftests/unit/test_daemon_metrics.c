@@ -538,4 +538,78 @@ TEST(processes_of_one_exe_share_series)
 	metrics_free(m);
 }
 
+/*
+ * Everything at once: two exes, a folded (other), an odd name, a
+ * histogram.  Each sample follows its own family's TYPE line, as the
+ * format wants.  With ISPOT_METRICS_SAMPLE=FILE the text is also written
+ * there, for selftests/host/listen_test.sh to give to promtool.
+ */
+TEST(exposition_sample)
+{
+	static const char *const names[] = {
+		"acquire", "ns::C<\"q\">::f(char const*)\n", "release",
+	};
+	static const uint64_t loss[] = { 300000, 2000, 10 };
+	static const uint64_t d[] = { 900, 4000, 30000, 3000000 };
+	static const struct window_target app2 = {
+		.pid = 7, .exe = "/srv/db\\d", .cgroup = "",
+	};
+	const char *out = getenv("ISPOT_METRICS_SAMPLE");
+	struct sci_engine *e = sci_new();
+	struct window_func_figures ff[3];
+	struct window_figures wf = {
+		.target = &app1, .now = T0, .duty = 0.05, .overhead = 0.004,
+		.recorded = 1000, .dropped = 3, .unpaired = 1, .engine = e,
+		.funcs = ff, .nr_funcs = 3,
+	};
+	struct metrics *m = metrics_new(2);
+	char family[128] = "", *text, *line;
+	size_t i, k;
+
+	ASSERT_TRUE(e && m);
+	memset(ff, 0, sizeof(ff));
+	for (i = 0; i < 3; i++) {
+		ff[i].name = names[i];
+		ff[i].object = i == 2 ? "/lib/libc.so.6" : "/usr/bin/app";
+		ff[i].func_id = i;
+		for (k = 0; k < 4; k++) {
+			ASSERT_EQ(sci_add(e, i, 0, 1, d[k] * (i + 1),
+					  T0 + 1000000 * k, NULL), 0);
+			ff[i].sum_ns += d[k] * (i + 1);
+		}
+		ff[i].calls = 4;
+		ff[i].loss_ns = loss[i];
+		ff[i].cause_loss_ns[SCI_CAUSE_FUTEX] = loss[i] / 2;
+		ff[i].cause_loss_ns[SCI_CAUSE_ONCPU] = loss[i] - loss[i] / 2;
+		ff[i].observed_ns = 10000000;
+		ff[i].sci = (double)loss[i] / ff[i].observed_ns;
+	}
+	ASSERT_EQ(metrics_add_window(m, &wf), 0);
+	wf.target = &app2;
+	wf.nr_funcs = 1;
+	ASSERT_EQ(metrics_add_window(m, &wf), 0);
+	ASSERT_EQ(metrics_add_exe(m, "/usr/bin/idle"), 0);
+	metrics_set_targets(m, 3);
+	text = render(m);
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (sscanf(line, "# TYPE %127s", family) == 1 ||
+		    line[0] == '#')
+			continue;
+		ASSERT_NE(family[0], 0);
+		if (strncmp(line, family, strlen(family)))
+			TH_LOG("%s after TYPE %s", line, family);
+		EXPECT_EQ(strncmp(line, family, strlen(family)), 0);
+	}
+	free(text);
+	if (out) {
+		FILE *f = fopen(out, "w");
+
+		ASSERT_TRUE(f);
+		ASSERT_EQ(metrics_render(m, f), 0);
+		ASSERT_EQ(fclose(f), 0);
+	}
+	metrics_free(m);
+	sci_free(e);
+}
+
 TEST_HARNESS_MAIN
