@@ -10,10 +10,10 @@
  *
  *	q			quit (status 0)
  *	s			next sort: SCI, loss/s, calls/s, p99
- *	p			pause: the screen stays, data is still drained
+ *	p			pause: the screen stays, data is drained
  *	SIGINT, SIGTERM, SIGHUP	quit (status 0)
- *	SIGWINCH		lay the screen out again at the new size
- *	SIGTSTP (Ctrl-Z)	give the terminal back, stop; take it on SIGCONT
+ *	SIGWINCH		lay the screen out at the new size
+ *	SIGTSTP (Ctrl-Z)	give the terminal back and stop, until SIGCONT
  *	the target exits	quit (status 0), one line saying so
  *
  * The terminal is given back (modes, cursor, main screen) before anything

@@ -24,7 +24,7 @@ struct top_source {
 	/* What the header says, set by open(). */
 	char target[320];
 	bool show_exe;		/* several programs: an EXE column */
-	char status[TOP_STATUS_LEN];	/* a note for the view, "" if none */
+	char status[TOP_STATUS_LEN];	/* a note for the view, or "" */
 
 	/*
 	 * Work between refreshes (draining rings): @pfd is what to poll

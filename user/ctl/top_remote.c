@@ -46,8 +46,8 @@ static int remote_read(struct top_remote *tr, struct http_response *resp,
 	memset(m, 0, sizeof(*m));
 	if (http_get(&tr->addr, "/metrics", TOP_REMOTE_TIMEOUT_MS,
 		     TOP_REMOTE_MAX_BODY, resp, err, sizeof(err))) {
-		snprintf(why, len, "cannot read http://%s/metrics: %s", tr->spec,
-			 err);
+		snprintf(why, len, "cannot read http://%s/metrics: %s",
+			 tr->spec, err);
 		return -1;
 	}
 	if (resp->status != 200) {

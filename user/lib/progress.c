@@ -24,7 +24,7 @@ static void progress_write(int fd, const char *s, size_t n)
 		ssize_t w = write(fd, s, n);
 
 		if (w <= 0)
-			return;	/* a status line is not worth failing for */
+			return;	/* not worth failing for */
 		s += w;
 		n -= w;
 	}

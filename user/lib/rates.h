@@ -62,7 +62,7 @@ extern const char *const rates_sort_names[RATES_NR_SORTS];
 struct rates_counts {
 	double calls;
 	double loss_ns;
-	double cause_ns[RATES_NR_CAUSES];	/* may be negative, see sci.h */
+	double cause_ns[RATES_NR_CAUSES];	/* < 0 possible: sci.h */
 	double observed_ns;	/* lifetimes of the threads that ran it */
 	/* Cumulative histogram: cum[i] durations <= le_ns[i], ascending;
 	 * the last bound may be INFINITY.  nr_buckets 0: none. */
@@ -79,12 +79,12 @@ struct rates_row {
 	double loss_per_s;	/* ns of loss per second */
 	double calls_per_s;
 	double p99_ns;		/* NAN: no call in the interval */
-	int cause;		/* enum rates_cause; -1 when nothing was lost */
+	int cause;		/* enum rates_cause; -1: nothing lost */
 	double cause_share;
 };
 
 struct rates_view {
-	double span_ns;		/* what the figures cover; 0: one sample yet */
+	double span_ns;		/* what the figures cover; 0: one sample */
 	double events_per_s;
 	double dropped_per_s;
 	double dropped;		/* the total so far */

@@ -33,7 +33,7 @@ struct topview_col {
 	const char *title;
 	int width;		/* 0: FUNCTION, which takes what is left */
 	bool left;		/* aligned left (names) or right (figures) */
-	int drop;		/* 0: always shown; else the highest goes first */
+	int drop;		/* 0: always shown, else highest goes first */
 };
 
 static const struct topview_col cols[NR_COLS] = {

@@ -2,11 +2,11 @@
 /*
  * One screen of `ispotctl top`, laid out as plain text for a given size:
  *
- *	ispotctl top: lock_contention (pid 97)  up 12.3s  45.1k events/s  0 dropped
- *	last 5.0s  sort: SCI  [s]ort [p]ause [q]uit
- *	<a status note, or blank>
- *	    SCI    LOSS/s  CALLS/s      P99  CAUSE       FUNCTION  OBJECT
- *	  31.7%  154ms/s     12.3k   25.0us  futex 92%   acquire   lock_contention
+ *   ispotctl top: app (pid 97)  up 12.3s  45.1k events/s  0 dropped
+ *   last 5.00s  sort: SCI  [s]ort [p]ause [q]uit
+ *   <a status note, or blank>
+ *       SCI     LOSS/s   CALLS/s       P99  CAUSE         FUNCTION  OBJECT
+ *     31.7%    154ms/s     12.3k    25.0us  futex 92%     acquire   app
  *
  * Columns are data (struct topview_col in topview.c), as in a perf or
  * uftrace report.  When the terminal is narrow, columns go (OBJECT, EXE,
