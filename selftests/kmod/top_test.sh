@@ -45,9 +45,10 @@ pane() {
 		"trap : INT; $1; echo \"EXIT=\$?\" >$tmp/status; stty -a >$tmp/stty; echo PANE-DONE; sleep 100000"
 }
 
-# on_screen REGEX [SECONDS]: the pane shows a line matching REGEX.
+# on_screen REGEX [SECONDS]: the pane shows a line matching REGEX (the
+# debug kernel sets up a session slowly: a generous default).
 on_screen() {
-	wait_for "${2:-60}" sh -c "tmux -f /dev/null -S $tmp/tmux.sock capture-pane -p -t top | grep -qE -- '$1'" ||
+	wait_for "${2:-120}" sh -c "tmux -f /dev/null -S $tmp/tmux.sock capture-pane -p -t top | grep -qE -- '$1'" ||
 		{ echo "# never on screen: $1"; screen | sed 's/^/# | /'; return 1; }
 }
 
@@ -55,7 +56,7 @@ on_screen() {
 # terminal as it found it: main screen, cursor shown, line editing and
 # echo on.
 ended() {
-	wait_for 60 test -s "$tmp/status" ||
+	wait_for 120 test -s "$tmp/status" ||
 		{ echo "# still running"; screen | sed 's/^/# | /'; return 1; }
 	wait_for 10 test -s "$tmp/stty"
 	grep -q "^EXIT=$1\$" "$tmp/status" ||
