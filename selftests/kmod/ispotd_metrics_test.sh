@@ -84,6 +84,7 @@ no_decrease() {
 }
 
 port=9464
+: >"$tmp/m.err"
 ispotd --exe "$s/lock_contention" --exe "$s/no_contention" --func acquire \
 	--budget 0 --window 2s --log "$tmp/m.jsonl" \
 	--listen "127.0.0.1:$port" 2>"$tmp/m.err" &
@@ -154,6 +155,7 @@ has_other() {
 		[ "$(calls "$tmp/now.prom" lock_contention "(other)")" -gt 0 ]
 }
 folded() {
+	: >"$tmp/f.err"
 	ispotd --exe "$s/lock_contention" --func acquire --func compute \
 		--max-functions 1 --budget 0 --window 2s \
 		--listen "127.0.0.1:$port" 2>"$tmp/f.err" >/dev/null &
