@@ -105,7 +105,16 @@ documented() {
 			{ echo "# $(basename "$page") does not document $o"; return 1; }
 	done
 }
-options_of() { "$@" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u; }
+# options_of CMD...: the options CMD's --help lists: those in its usage
+# lines (up to the first blank line) and each item's first word, not
+# those named in the text of an item ("its --listen" in ispotctl top's).
+options_of() {
+	"$@" --help 2>&1 | awk '
+		!NF { usage_done = 1 }
+		!usage_done || /^ +(-[a-zA-Z], )?--[a-z]/' |
+		sed -E 's/^ +(-[a-zA-Z], )?(--[a-z][a-z-]*).*/\2/' |
+		grep -o -- '--[a-z][a-z-]*' | sort -u
+}
 man_matches_cli() {
 	local m=$D/usr/share/man/man8 c cmds
 	# shellcheck disable=SC2046
