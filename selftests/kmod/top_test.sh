@@ -257,9 +257,9 @@ tap_check "pid_and_from_is_a_usage_error" t_both
 
 t_bad_address() {
 	run_status 2 ispotctl top --from 'localhost' &&
-		one_line_err "'localhost' is not ADDR:PORT" &&
+		one_line_err "'localhost' lacks a port" &&
 	run_status 2 ispotctl top --from '127.0.0.1:99999' &&
-		one_line_err "is not ADDR:PORT"
+		one_line_err "needs a port from 1 to 65535"
 }
 tap_check "bad_address_is_a_usage_error" t_bad_address
 

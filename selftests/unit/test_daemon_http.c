@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "http.h"
+#include "netaddr.h"
 #include "ispot_test.h"
 
 #define NOW	1000000000ull
@@ -131,20 +132,20 @@ TEST(addr_split)
 	char host[64];
 	uint16_t port;
 
-	EXPECT_FALSE(http_addr_split("127.0.0.1:9464", host, sizeof(host),
+	EXPECT_FALSE(netaddr_split("127.0.0.1:9464", host, sizeof(host),
 				     &port));
 	EXPECT_STREQ(host, "127.0.0.1");
 	EXPECT_EQ(port, 9464);
-	EXPECT_FALSE(http_addr_split("[::1]:1", host, sizeof(host), &port));
+	EXPECT_FALSE(netaddr_split("[::1]:1", host, sizeof(host), &port));
 	EXPECT_STREQ(host, "::1");
 	EXPECT_EQ(port, 1);
-	EXPECT_TRUE(strstr(http_addr_split("9464", host, sizeof(host), &port),
+	EXPECT_TRUE(strstr(netaddr_split("9464", host, sizeof(host), &port),
 			   "lacks an address"));
-	EXPECT_TRUE(strstr(http_addr_split(":9464", host, sizeof(host),
+	EXPECT_TRUE(strstr(netaddr_split(":9464", host, sizeof(host),
 					   &port), "empty address"));
-	EXPECT_TRUE(strstr(http_addr_split("h:65536", host, sizeof(host),
+	EXPECT_TRUE(strstr(netaddr_split("h:65536", host, sizeof(host),
 					   &port), "port from 1 to 65535"));
-	EXPECT_TRUE(strstr(http_addr_split("a-rather-long-name:1", host, 8,
+	EXPECT_TRUE(strstr(netaddr_split("a-rather-long-name:1", host, 8,
 					   &port), "too long"));
 }
 

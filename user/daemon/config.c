@@ -15,7 +15,7 @@
 
 #include "config.h"
 #include "errors.h"
-#include "http.h"
+#include "netaddr.h"
 
 /*
  * Only the usual mount point of cgroup2 is stripped from a --cgroup path;
@@ -422,7 +422,7 @@ static const char *config_listen_problem(const char *s)
 	char host[256];
 	uint16_t port;
 
-	return http_addr_split(s, host, sizeof(host), &port);
+	return netaddr_split(s, host, sizeof(host), &port);
 }
 
 /*

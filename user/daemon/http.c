@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "http.h"
+#include "netaddr.h"
 
 /* Connections accepted per http_service(): a flood waits its turn. */
 #define HTTP_ACCEPT_BATCH	64
@@ -150,60 +151,6 @@ int http_parse_request(const char *buf, size_t len, struct http_request *rq)
 	return next - buf;
 }
 
-const char *http_addr_split(const char *s, char *host, size_t hostlen,
-			    uint16_t *port)
-{
-	static const char *const no_port =
-		"lacks a port: give ADDR:PORT, e.g. 127.0.0.1:9464";
-	const char *p, *h, *colon;
-	size_t len, n;
-
-	if (s[0] == '[') {
-		colon = strchr(s, ']');
-		if (!colon)
-			return "lacks the ']' after its IPv6 address, e.g. "
-			       "[::1]:9464";
-		if (colon == s + 1)
-			return "has an empty address: give [::]:PORT for every "
-			       "IPv6 address";
-		if (!colon[1])
-			return no_port;
-		if (colon[1] != ':')
-			return "must be [V6ADDR]:PORT, e.g. [::1]:9464";
-		h = s + 1;
-		n = colon - h;
-		p = colon + 2;
-	} else {
-		/* A bare port would be every address: say so, not guess. */
-		if (*s && strspn(s, "0123456789") == strlen(s))
-			return "lacks an address: give 127.0.0.1:PORT for this "
-			       "host only, 0.0.0.0:PORT for every address";
-		colon = strrchr(s, ':');
-		if (!colon)
-			return no_port;
-		if (colon == s)
-			return "has an empty address: give 127.0.0.1:PORT for "
-			       "this host only, 0.0.0.0:PORT for every address";
-		if (memchr(s, ':', colon - s))
-			return "has an IPv6 address without brackets: write "
-			       "[ADDR]:PORT, e.g. [::1]:9464";
-		h = s;
-		n = colon - s;
-		p = colon + 1;
-	}
-	if (!*p)
-		return no_port;
-	len = strspn(p, "0123456789");
-	if (p[len] || len > 5 || atoi(p) < 1 || atoi(p) > 65535)
-		return "needs a port from 1 to 65535";
-	if (n >= hostlen)
-		return "has an address too long to be one";
-	memcpy(host, h, n);
-	host[n] = '\0';
-	*port = atoi(p);
-	return NULL;
-}
-
 static int http_bind(const struct addrinfo *ai)
 {
 	int fd, one = 1;
@@ -262,7 +209,7 @@ struct http_server *http_listen(const char *addr, char *err, size_t errlen)
 	uint16_t portnum;
 	int ret, fd = -1, bind_err = 0;
 
-	problem = http_addr_split(addr, host, sizeof(host), &portnum);
+	problem = netaddr_split(addr, host, sizeof(host), &portnum);
 	if (problem) {
 		snprintf(err, errlen, "--listen '%s' %s", addr, problem);
 		return NULL;

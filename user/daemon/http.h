@@ -65,14 +65,6 @@ struct http_request {
  */
 int http_parse_request(const char *buf, size_t len, struct http_request *rq);
 
-/*
- * Split "HOST:PORT" or "[V6ADDR]:PORT" into @host (brackets removed) and
- * @port.  Returns NULL, or what is wrong, as words that follow the value
- * in an error ("'9464' lacks an address: ...").
- */
-const char *http_addr_split(const char *s, char *host, size_t hostlen,
-			    uint16_t *port);
-
 /* Writes a response body to @body; returns 0, or -1 for a 500. */
 typedef int http_render_fn(void *ctx, FILE *body);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "http_get.h"
+#include "netaddr.h"
 
 /* Status line and headers; a metrics endpoint sends a few hundred bytes. */
 #define HTTP_MAX_HEAD	(16 * 1024)
@@ -21,42 +22,17 @@
 bool http_addr_parse(const char *spec, struct http_addr *a, char *err,
 		     size_t errlen)
 {
-	const char *host = spec, *host_end, *port;
-	char *end;
-	unsigned long v;
+	const char *problem;
+	uint16_t port;
 
 	memset(a, 0, sizeof(*a));
-	if (*spec == '[') {
-		host = spec + 1;
-		host_end = strchr(host, ']');
-		if (!host_end || host_end[1] != ':')
-			goto bad;
-		port = host_end + 2;
-	} else {
-		host_end = strrchr(spec, ':');
-		if (!host_end)
-			goto bad;
-		if (memchr(spec, ':', host_end - spec)) {
-			snprintf(err, errlen, "'%s': write an IPv6 address in "
-				 "brackets, e.g. [::1]:9464", spec);
-			return false;
-		}
-		port = host_end + 1;
+	problem = netaddr_split(spec, a->host, sizeof(a->host), &port);
+	if (problem) {
+		snprintf(err, errlen, "'%s' %s", spec, problem);
+		return false;
 	}
-	if (host_end == host || (size_t)(host_end - host) >= sizeof(a->host))
-		goto bad;
-	errno = 0;
-	v = strtoul(port, &end, 10);
-	if (!isdigit((unsigned char)*port) || *end || errno || !v ||
-	    v > 65535)
-		goto bad;
-	memcpy(a->host, host, host_end - host);
-	snprintf(a->port, sizeof(a->port), "%lu", v);
+	snprintf(a->port, sizeof(a->port), "%u", port);
 	return true;
-bad:
-	snprintf(err, errlen, "'%s' is not ADDR:PORT (e.g. 127.0.0.1:9464 or "
-		 "[::1]:9464)", spec);
-	return false;
 }
 
 static uint64_t now_ms(void)
