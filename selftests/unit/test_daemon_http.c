@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "http.h"
@@ -361,6 +362,47 @@ TEST(server_bounded_connections)
 		close(fd[i]);
 	pump(s, NOW + HTTP_TIMEOUT_NS + HTTP_MAX_CONNS);
 	EXPECT_EQ(http_nr_conns(s), 0);
+	http_free(s);
+}
+
+/*
+ * Out of descriptors, the listener is left out of the poll set (no busy
+ * loop on a socket that stays readable) until the pause ends; then what
+ * waited in the backlog is served.
+ */
+TEST(server_pauses_accepting_without_descriptors)
+{
+	struct pollfd pfd[HTTP_MAX_POLLFDS];
+	struct rlimit lim;
+	int fd, spare, renders = 0;
+	struct http_server *s;
+	const char *a;
+	const char *req = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n";
+	uint16_t port;
+
+	s = serve(&renders, &port);
+	fd = client(port);
+	ASSERT_EQ(send(fd, req, strlen(req), 0), (ssize_t)strlen(req));
+	/*
+	 * The lowest free descriptor, taken, and the limit just above it:
+	 * none is left, so the next accept4() fails with EMFILE.
+	 */
+	spare = dup(0);
+	ASSERT_GE(spare, 0);
+	ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &lim), 0);
+	lim.rlim_cur = spare + 1;
+	ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	pump(s, NOW);
+	EXPECT_EQ(http_nr_conns(s), 0);
+	http_pollfds(s, pfd);
+	EXPECT_EQ(pfd[0].fd, -1);
+	EXPECT_EQ(http_deadline(s), NOW + 1000000000ull);
+	/* Room again, and the pause over: the request is answered. */
+	close(spare);
+	pump(s, NOW + 1000000000ull);
+	a = answer(fd);
+	EXPECT_EQ(strncmp(a, "HTTP/1.1 200 ", 13), 0);
+	EXPECT_EQ(renders, 1);
 	http_free(s);
 }
 

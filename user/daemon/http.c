@@ -18,6 +18,12 @@
 /* Bytes read and dropped per lingering connection per http_service(). */
 #define HTTP_LINGER_BATCH	(64 * 1024)
 #define HTTP_BACKLOG		64
+/*
+ * Out of file descriptors (or memory) to accept with, the listening socket
+ * stays readable: stop polling it this long rather than spin, and let the
+ * backlog wait (a scraper retries; the drain loop must not starve).
+ */
+#define HTTP_ACCEPT_PAUSE_NS	(1000 * 1000 * 1000ull)
 
 enum http_state {
 	HTTP_READING,		/* the request head */
@@ -50,6 +56,7 @@ struct http_server {
 	size_t nr_routes;
 	struct http_conn conns[HTTP_MAX_CONNS];
 	size_t nr_conns;
+	uint64_t accept_paused_until;	/* 0: accepting */
 };
 
 /* RFC 9110 tchar: what a method and a header name are made of. */
@@ -309,7 +316,11 @@ size_t http_pollfds(const struct http_server *s, struct pollfd *pfd)
 {
 	size_t i, n = 0;
 
-	pfd[n++] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
+	/* poll() ignores a negative fd: a paused listener wakes no one. */
+	pfd[n++] = (struct pollfd){
+		.fd = s->accept_paused_until ? -1 : s->fd,
+		.events = POLLIN,
+	};
 	for (i = 0; i < s->nr_conns; i++) {
 		const struct http_conn *c = &s->conns[i];
 
@@ -323,7 +334,8 @@ size_t http_pollfds(const struct http_server *s, struct pollfd *pfd)
 
 uint64_t http_deadline(const struct http_server *s)
 {
-	uint64_t next = UINT64_MAX;
+	uint64_t next = s->accept_paused_until ? s->accept_paused_until :
+						  UINT64_MAX;
 	size_t i;
 
 	for (i = 0; i < s->nr_conns; i++)
@@ -660,6 +672,10 @@ static void http_accept(struct http_server *s, uint64_t now)
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				s->accept_paused_until = now +
+							 HTTP_ACCEPT_PAUSE_NS;
 			return;
 		}
 		if (!http_make_room(s)) {
@@ -705,6 +721,10 @@ void http_service(struct http_server *s, const struct pollfd *pfd, size_t n,
 		if (s->conns[i].fd >= 0 && now >= s->conns[i].deadline)
 			http_conn_expire(&s->conns[i]);
 	http_sweep(s);
+	if (s->accept_paused_until && now >= s->accept_paused_until) {
+		s->accept_paused_until = 0;
+		incoming = true;	/* what waited in the backlog */
+	}
 	if (incoming)
 		http_accept(s, now);
 }
