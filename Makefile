@@ -79,7 +79,7 @@ selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) fixtures
 fixtures:
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures; fi
 
-selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(USER_HDR) $(DAEMON_HDR)
+selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(wildcard selftests/unit/*.h) $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(USER_HDR) $(DAEMON_HDR)
 	$(CC) $(CFLAGS) -iquote user/daemon -o $@ $< $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(LDLIBS)
 
 selftests/kmod/%: selftests/kmod/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
