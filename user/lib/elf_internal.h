@@ -88,6 +88,8 @@ struct elf_obj {
 	struct esym *syms;	/* sorted by (value, name) */
 	size_t nsyms;
 	uint64_t max_size;	/* largest st_size, bounds address lookup */
+	char **demangled;	/* per symbol, filled on first use; NULL */
+				/* when no name is mangled */
 	bool has_symtab;
 	bool has_dynsym;
 };
@@ -100,6 +102,12 @@ static inline bool esym_is_func(const struct esym *s)
 int elf_obj_load(const char *path, struct elf_obj **out,
 		 char *err, size_t errlen);
 void elf_obj_free(struct elf_obj *o);
+
+/*
+ * The demangled name of C++ symbol s of o, without return type; NULL for
+ * other symbols or when it cannot be demangled.  Cached in o.
+ */
+const char *elf_sym_demangled(const struct elf_obj *o, const struct esym *s);
 
 /* Order for elf_pick_name(): < 0 when a is the better display name. */
 int elf_name_pref(const char *a, const char *b);

@@ -12,10 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "elf_internal.h"
+
+/* Overloads listed in the error for an ambiguous C++ name. */
+#define MAX_OVERLOADS_SHOWN	8
 
 struct pattern {
 	char *base;		/* name or glob, without version */
+	const char *cxx;	/* base without a C++ return type */
 	const char *ver;	/* version glob, or NULL */
 	bool def_only;		/* "@@": only the default version */
 	bool is_glob;
@@ -23,6 +28,7 @@ struct pattern {
 
 struct cand {
 	const struct esym *s;
+	const char *demangled;		/* C++ only, else NULL */
 	char name[ELF_SYM_NAME_MAX];	/* display name */
 };
 
@@ -55,9 +61,40 @@ static int target_cmp(const void *pa, const void *pb)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
-static bool sym_matches(const struct esym *s, const struct pattern *p)
+/*
+ * The names a spec may give a function by: its linkage name and, for C++,
+ * the demangled name, without the qualifiers after its parameter list
+ * (so that "f(*)" is every overload) and without the list.
+ */
+static bool name_matches(const struct elf_obj *o, const struct esym *s,
+			 const struct pattern *p)
 {
-	if (!esym_is_func(s) || fnmatch(p->base, s->name, 0))
+	const char *dem;
+	char *copy;
+	bool hit;
+
+	if (!fnmatch(p->base, s->name, 0))
+		return true;
+	dem = elf_sym_demangled(o, s);
+	if (!dem)
+		return false;
+	if (!fnmatch(p->cxx, dem, 0))
+		return true;
+	copy = strdup(dem);
+	if (!copy)
+		return false;
+	copy[demangle_signature_len(dem)] = '\0';
+	hit = !fnmatch(p->cxx, copy, 0);
+	copy[demangle_bare_len(dem)] = '\0';
+	hit = hit || !fnmatch(p->cxx, copy, 0);
+	free(copy);
+	return hit;
+}
+
+static bool sym_matches(const struct elf_obj *o, const struct esym *s,
+			const struct pattern *p)
+{
+	if (!esym_is_func(s) || !name_matches(o, s, p))
 		return false;
 	if (!p->ver)
 		return true;
@@ -65,15 +102,67 @@ static bool sym_matches(const struct esym *s, const struct pattern *p)
 	       (!p->def_only || !s->hidden);
 }
 
-static void display_name(const struct esym *s, const struct pattern *p,
+static void display_name(const struct cand *c, const struct pattern *p,
 			 char *buf, size_t len)
 {
+	const struct esym *s = c->s;
+	const char *name = c->demangled ? c->demangled : s->name;
+
 	if (s->ver && s->hidden)
-		snprintf(buf, len, "%s@%s", s->name, s->ver);
+		snprintf(buf, len, "%s@%s", name, s->ver);
 	else if (s->ver && p->ver)
-		snprintf(buf, len, "%s@@%s", s->name, s->ver);
+		snprintf(buf, len, "%s@@%s", name, s->ver);
 	else
-		elf_copy_str(buf, len, s->name);
+		elf_copy_str(buf, len, name);
+}
+
+/*
+ * A C++ name given without parameter list names one function only if
+ * its overloads do not share it; bpftrace would probe them all, but a
+ * report line per overload nobody asked for hides the one that was meant.
+ * Several addresses of one overload (constructor variants) are fine.
+ */
+static int check_overloads(const struct cand *c, size_t nc,
+			   const char *pattern, const char *shown,
+			   char *err, size_t errlen)
+{
+	const struct cand *first = NULL;
+	size_t i, k, shown_n = 0, used;
+
+	for (i = 0; i < nc; i++) {
+		if (!c[i].demangled)
+			continue;
+		if (!first)
+			first = &c[i];
+		else if (strcmp(first->name, c[i].name))
+			break;
+	}
+	if (i == nc)
+		return 0;
+	elf_fail(err, errlen, -EINVAL, "'%s' is ambiguous in %s:", pattern,
+		 shown);
+	for (i = 0; err && errlen && i < nc; i++) {
+		bool dup = false;
+
+		for (k = 0; k < i; k++)
+			dup |= !strcmp(c[k].name, c[i].name);
+		if (dup || !c[i].demangled)
+			continue;
+		used = strlen(err);
+		if (shown_n++ == MAX_OVERLOADS_SHOWN) {
+			snprintf(err + used, errlen - used, " ...");
+			break;
+		}
+		snprintf(err + used, errlen - used, "%s %s",
+			 shown_n > 1 ? "," : "", c[i].name);
+	}
+	if (err && errlen) {
+		used = strlen(err);
+		snprintf(err + used, errlen - used,
+			 "; name one with its parameter list ('%s') or trace all with a glob ('%s(*)')",
+			 first->name, pattern);
+	}
+	return -EINVAL;
 }
 
 /* Why no candidate matched, in the caller's words. */
@@ -150,6 +239,7 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 		goto out;
 	}
 	p.is_glob = strpbrk(pattern, "*?[") != NULL;
+	p.cxx = demangle_skip_return(p.base);
 
 	c = malloc((o->nsyms ? o->nsyms : 1) * sizeof(*c));
 	if (!c) {
@@ -157,10 +247,11 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 		goto out;
 	}
 	for (i = 0; i < o->nsyms; i++) {
-		if (!sym_matches(&o->syms[i], &p))
+		if (!sym_matches(o, &o->syms[i], &p))
 			continue;
 		c[nc].s = &o->syms[i];
-		display_name(&o->syms[i], &p, c[nc].name, sizeof(c[nc].name));
+		c[nc].demangled = elf_sym_demangled(o, &o->syms[i]);
+		display_name(&c[nc], &p, c[nc].name, sizeof(c[nc].name));
 		nc++;
 	}
 
@@ -184,6 +275,11 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 	if (!nc) {
 		rc = no_match(o, &p, pattern, shown, err, errlen);
 		goto out;
+	}
+	if (!p.is_glob) {
+		rc = check_overloads(c, nc, pattern, shown, err, errlen);
+		if (rc)
+			goto out;
 	}
 
 	/* One entry per address; the group's first name is its best. */
@@ -209,6 +305,9 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 		}
 		elf_copy_str(t->obj, sizeof(t->obj), obj_path);
 		elf_copy_str(t->name, sizeof(t->name), c[i].name);
+		if (c[i].demangled)
+			elf_copy_str(t->linkage_name, sizeof(t->linkage_name),
+				     c[i].s->name);
 		t->vaddr = c[i].s->value;
 		t->offset = off;
 		for (k = i; k < j; k++)
@@ -268,7 +367,8 @@ int elf_resolve_file(const char *path, const char *pattern,
 
 /*
  * Split "OBJ:name" at the last ':' before any '[' so that a bracket
- * expression such as "[[:digit:]]" stays in the name.
+ * expression such as "[[:digit:]]" stays in the name.  A C++ scope "::"
+ * is never that ':'.
  */
 static int split_spec(const char *spec, char **obj, const char **name)
 {
@@ -276,7 +376,7 @@ static int split_spec(const char *spec, char **obj, const char **name)
 	const char *colon = NULL, *s;
 
 	for (s = spec; *s && (!end || s < end); s++)
-		if (*s == ':')
+		if (*s == ':' && s[1] != ':' && (s == spec || s[-1] != ':'))
 			colon = s;
 	*obj = NULL;
 	*name = spec;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "elf_internal.h"
 
 #define MAX_SUGGEST		3
@@ -72,12 +73,22 @@ void elf_suggest(const struct elf_obj *o, const char *pattern,
 	for (i = 0; i < o->nsyms; i++) {
 		const struct esym *s = &o->syms[i];
 		struct suggestion c = { s->name, 0 };
+		const char *dem, *cmp = s->name;
+		char bare[256];
 		bool dup = false;
 
 		if (!esym_is_func(s))
 			continue;
-		c.dist = edit_distance(q, s->name);
-		if (c.dist > maxd && !(qlen >= 3 && strcasestr(s->name, q)))
+		/* C++: offer the demangled name, judged without parameters. */
+		dem = elf_sym_demangled(o, s);
+		if (dem && demangle_bare_len(dem) < sizeof(bare)) {
+			memcpy(bare, dem, demangle_bare_len(dem));
+			bare[demangle_bare_len(dem)] = '\0';
+			cmp = bare;
+			c.name = dem;
+		}
+		c.dist = edit_distance(q, cmp);
+		if (c.dist > maxd && !(qlen >= 3 && strcasestr(cmp, q)))
 			continue;
 		for (k = 0; k < nbest; k++)
 			dup |= !strcmp(best[k].name, c.name);

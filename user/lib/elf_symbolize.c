@@ -259,8 +259,11 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	set_pseudo(info, ELF_ADDR_OBJECT, fm->path, vaddr);
 	sym = sym_lookup(o, vaddr);
 	if (sym) {
+		const char *dem = elf_sym_demangled(o, sym);
+
 		info->kind = ELF_ADDR_SYMBOL;
-		elf_copy_str(info->sym, sizeof(info->sym), sym->name);
+		elf_copy_str(info->sym, sizeof(info->sym),
+			     dem ? dem : sym->name);
 		info->sym_off = vaddr - sym->value;
 		info->sym_size = sym->size;
 		info->sym_type = sym->type;

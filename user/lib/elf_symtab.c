@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "elf_internal.h"
+
+/* elf_obj.demangled[i] for a symbol that does not demangle. */
+static char not_cxx[1];
 
 void elf_obj_free(struct elf_obj *o)
 {
@@ -15,9 +19,13 @@ void elf_obj_free(struct elf_obj *o)
 
 	if (!o)
 		return;
-	for (i = 0; i < o->nsyms; i++)
+	for (i = 0; i < o->nsyms; i++) {
 		if (o->syms[i].owned)
 			free((char *)o->syms[i].name);
+		if (o->demangled && o->demangled[i] != not_cxx)
+			free(o->demangled[i]);
+	}
+	free(o->demangled);
 	free(o->syms);
 	for (i = 0; i < o->nbufs; i++)
 		free(o->bufs[i]);
@@ -354,8 +362,29 @@ int elf_obj_load(const char *path, struct elf_obj **out,
 		return rc;
 	}
 	dedupe_symbols(o);
+	/* Demangling waits until a name is asked for: most never are. */
+	for (size_t i = 0; i < o->nsyms && !o->demangled; i++)
+		if (demangle_is_mangled(o->syms[i].name))
+			o->demangled = calloc(o->nsyms, sizeof(*o->demangled));
 	*out = o;
 	return 0;
+}
+
+const char *elf_sym_demangled(const struct elf_obj *o, const struct esym *s)
+{
+	size_t i = (size_t)(s - o->syms);
+	char *d;
+
+	if (!o->demangled || !demangle_is_mangled(s->name))
+		return NULL;
+	if (!o->demangled[i]) {
+		d = demangle(s->name);
+		o->demangled[i] = d ? strdup(demangle_skip_return(d)) : NULL;
+		free(d);
+		if (!o->demangled[i])
+			o->demangled[i] = not_cxx;
+	}
+	return o->demangled[i] == not_cxx ? NULL : o->demangled[i];
 }
 
 int elf_name_pref(const char *a, const char *b)
