@@ -9,6 +9,7 @@
 
 #include "demangle.h"
 #include "elf_fixtures.h"
+#include "options.h"
 
 /* Resolve spec in cxx_app to one function: its offset and names. */
 static void expect_one(const char *spec, const char *mangled,
@@ -166,6 +167,25 @@ TEST(parts_of_demangled_names)
 	EXPECT_FALSE(demangle_is_mangled("main"));
 	EXPECT_TRUE(demangle("main") == NULL);
 	EXPECT_TRUE(demangle("_Zbogus") == NULL);
+}
+
+/* --key names a C++ function as --func does, parameter list optional. */
+TEST(key_takes_cxx_names)
+{
+	static char func[] = "ns::Widget::get";
+	struct trace_opts o = { .nr_keys = 1 };
+	struct key_rule r;
+	char desc[32];
+
+	o.keys[0].func = func;
+	o.keys[0].rule.kind = KEY_ARG;
+	o.keys[0].rule.arg = 1;
+	r = trace_opts_key(&o, "ns::Widget::get(double) const", desc,
+			   sizeof(desc));
+	EXPECT_EQ(r.kind, KEY_ARG);
+	EXPECT_STREQ(desc, "arg1");
+	r = trace_opts_key(&o, "ns::Widget::make()", desc, sizeof(desc));
+	EXPECT_EQ(r.kind, KEY_NONE);
 }
 
 /* Run fn with stderr going to a file; what it wrote is returned. */
