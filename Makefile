@@ -13,6 +13,10 @@ CFLAGS	?= -O2 -g
 override CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
 		   -Iinclude/uapi -Iinclude -iquote user/lib -iquote selftests
 LDLIBS	+= -lm
+# Only the C++ sample and fixture use these; ispotctl and ispotd are C.
+CXX	?= g++
+CXXFLAGS ?= -O2 -g
+override CXXFLAGS += -Wall -Wextra -Werror
 
 # user/lib: the library both front ends share (and the unit tests link);
 # user/ctl: ispotctl, a dispatcher plus one file per subcommand;
@@ -30,7 +34,8 @@ DAEMON_HDR	:= $(wildcard user/daemon/*.h)
 UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/test_*.c))
 KMOD_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/kmod/*.c))
 BENCHES		:= $(patsubst %.c,%,$(wildcard selftests/bench/*.c))
-SAMPLES		:= $(patsubst %.c,%,$(wildcard samples/*.c))
+SAMPLES		:= $(patsubst %.c,%,$(wildcard samples/*.c)) \
+		   $(patsubst %.cc,%,$(wildcard samples/*.cc))
 
 .PHONY: all module user samples selftests check demo bench clean FORCE
 
@@ -71,6 +76,11 @@ samples: $(SAMPLES)
 
 samples/%: samples/%.c samples/sample.h
 	$(CC) $(CFLAGS) -O1 -fno-omit-frame-pointer -pthread -o $@ $< $(LDLIBS)
+
+# C++ samples link libstdc++ dynamically, so the VM runner copies it into
+# the guest, where ispotctl finds its demangler too.
+samples/%: samples/%.cc
+	$(CXX) $(CXXFLAGS) -O1 -fno-omit-frame-pointer -pthread -o $@ $<
 
 selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) fixtures
 
