@@ -17,6 +17,10 @@ CFLAGS	?= -O2 -g
 override CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
 		   -Iinclude/uapi -Iinclude -iquote user/lib -iquote selftests
 LDLIBS	+= -lm
+# Only the C++ sample and fixture use these; ispotctl and ispotd are C.
+CXX	?= g++
+CXXFLAGS ?= -O2 -g
+override CXXFLAGS += -Wall -Wextra -Werror
 
 # user/lib: the library both front ends share (and the unit tests link);
 # user/ctl: ispotctl, a dispatcher plus one file per subcommand;
@@ -35,7 +39,8 @@ DAEMON_HDR	:= $(wildcard user/daemon/*.h)
 UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/test_*.c))
 KMOD_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/kmod/*.c))
 BENCHES		:= $(patsubst %.c,%,$(wildcard selftests/bench/*.c))
-SAMPLES		:= $(patsubst %.c,%,$(wildcard samples/*.c))
+SAMPLES		:= $(patsubst %.c,%,$(wildcard samples/*.c)) \
+		   $(patsubst %.cc,%,$(wildcard samples/*.cc))
 
 .PHONY: all module user samples selftests check demo bench clean FORCE \
 	install install-dkms install-strip uninstall uninstall-dkms
@@ -78,6 +83,11 @@ samples: $(SAMPLES)
 samples/%: samples/%.c samples/sample.h
 	$(CC) $(CFLAGS) -O1 -fno-omit-frame-pointer -pthread -o $@ $< $(LDLIBS)
 
+# C++ samples link libstdc++ dynamically, so the VM runner copies it into
+# the guest, where ispotctl finds its demangler too.
+samples/%: samples/%.cc
+	$(CXX) $(CXXFLAGS) -O1 -fno-omit-frame-pointer -pthread -o $@ $<
+
 selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) fixtures
 
 # Fixture binaries (PIE, non-PIE, shared library, stripped, versioned) are
@@ -85,7 +95,7 @@ selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) fixtures
 fixtures:
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures; fi
 
-selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(USER_HDR) $(DAEMON_HDR)
+selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(wildcard selftests/unit/*.h) $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(USER_HDR) $(DAEMON_HDR)
 	$(CC) $(CFLAGS) -iquote user/daemon -o $@ $< $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(LDLIBS)
 
 selftests/kmod/%: selftests/kmod/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)

@@ -9,13 +9,15 @@
 #                            scripts/kernel-debug.sh calls this)
 set -eu
 
+# g++: the C++ fixture and sample (demangled names); its libstdc++6 is
+# also the demangler ispotctl loads at run time.
 # python3-docutils: selftests/host/docs_test.sh parses Documentation/.
 # curl and prometheus (its promtool): selftests/host/listen_test.sh and
 # prometheus_test.sh, which scrapes ispotd in the guest with a real
 # Prometheus server; jq reads that server's query answers.  tmux: the
 # real terminal ispotctl top and the status line are tested in (copied
 # into the guest).
-pkgs="gcc make libc6-dev binutils qemu-system-x86 linux-image-amd64
+pkgs="gcc g++ make libc6-dev binutils qemu-system-x86 linux-image-amd64
 linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap
 python3-docutils curl prometheus jq tmux"
 # make install's checks (selftests/host): dkms builds the module as users'

@@ -276,6 +276,42 @@ TEST(two_windows_carry_minima_and_totals)
 	fclose(f);
 }
 
+/*
+ * A C++ function: the window names it as resolved (demangled) and gives
+ * its mangled name as "linkage_name", as ispotctl's JSON does.
+ */
+TEST(cxx_function_names)
+{
+	static const char *const names[] = { "ns::Pool::get(int)" };
+	const uint64_t d[] = { 10, 20 };
+	struct trace_func funcs[1];
+	struct window_set w;
+	struct trace t;
+	uint32_t ids[1];
+	long off = 0;
+	FILE *f = tmpfile();
+	char *line, *o;
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	resolved(&t, funcs, names, 1);
+	snprintf(funcs[0].sym.linkage_name, sizeof(funcs[0].sym.linkage_name),
+		 "_ZN2ns4Pool3getEi");
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	ASSERT_EQ(sci_thread_seen(w.sci, 100, T0 + 1000), 0);
+	run(w.sci, ids[0], 100, T0 + 1000, d, 2);
+	sci_finish(w.sci, T0 + 2000);
+	w.bursts++;
+	w.armed_ns += 1000;
+	line = close_window(&w, f, &off, T0 + WINDOW_NS);
+	o = object_named(line, "ns::Pool::get(int)");
+	ASSERT_TRUE(o);
+	EXPECT_TRUE(strstr(o, "\"linkage_name\": \"_ZN2ns4Pool3getEi\""));
+	free(o);
+	window_set_free(&w);
+	fclose(f);
+}
+
 /* A window in which nothing ran: empty functions, the rest well formed. */
 TEST(empty_window)
 {

@@ -788,6 +788,7 @@ TEST(json_has_every_contract_field)
 
 		ASSERT_EQ(fn->t, J_OBJ);
 		field_str(fn, "name");
+		field_str(fn, "linkage_name");
 		field_str(fn, "object");
 		field_str(fn, "key");
 		for (k = 0; k < sizeof(fn_u64) / sizeof(fn_u64[0]); k++)
@@ -1048,6 +1049,117 @@ TEST(json_escapes_hostile_strings)
 	a = field(v, "notes", J_ARR);
 	ASSERT_EQ(a->n, 1);
 	EXPECT_STREQ(a->items[0].s, note);
+	scenario_free(&s);
+}
+
+/* C++: "name" demangled, "linkage_name" mangled; C: both the name. */
+TEST(json_linkage_name)
+{
+	struct report_func cxx[NR_FUNCS];
+	const struct jv *v, *a;
+	struct scenario s;
+	size_t i, seen = 0;
+
+	scenario_build(&s);
+	memcpy(cxx, funcs, sizeof(cxx));
+	cxx[F_COMPUTE].name = "ns::Pool::compute(int)";
+	cxx[F_COMPUTE].linkage_name = "_ZN2ns4Pool7computeEi";
+	s.rep.funcs = cxx;
+	v = parse_report(&s.rep);
+	a = field(v, "functions", J_ARR);
+	for (i = 0; i < a->n; i++) {
+		const struct jv *fn = &a->items[i];
+
+		if (s.sci->funcs[i].func_id == F_COMPUTE) {
+			EXPECT_STREQ(field_str(fn, "name"),
+				     "ns::Pool::compute(int)");
+			EXPECT_STREQ(field_str(fn, "linkage_name"),
+				     "_ZN2ns4Pool7computeEi");
+			seen++;
+		} else if (s.sci->funcs[i].func_id == F_FLUSH) {
+			EXPECT_STREQ(field_str(fn, "name"), "flush_log");
+			EXPECT_STREQ(field_str(fn, "linkage_name"),
+				     "flush_log");
+			seen++;
+		}
+	}
+	EXPECT_EQ(seen, 2);
+	scenario_free(&s);
+}
+
+/* The table row that contains needle. */
+static const char *row_containing(const struct lines *l, const char *needle)
+{
+	size_t i;
+
+	for (i = l->header + 1; i < l->end; i++)
+		if (strstr(l->line[i], needle))
+			return l->line[i];
+	TH_LOG("no row with '%s'", needle);
+	ASSERT_TRUE(0);
+	return NULL;
+}
+
+/* The width of that row up to its OBJECT column ("app"). */
+static size_t row_span(const struct lines *l, const char *needle)
+{
+	const char *row = row_containing(l, needle);
+	const char *obj = strstr(row, "  app");
+
+	ASSERT_TRUE(obj);
+	return (size_t)(obj - row) + 5;
+}
+
+/*
+ * A long C++ name is elided to the width asked for: its parameter list
+ * first, then its middle.  Without a width (a pipe) and in JSON it stays
+ * whole.
+ */
+TEST(text_long_names_elided)
+{
+	static const char long_name[] =
+		"rocksdb::lru_cache::LRUCacheShard::Lookup(rocksdb::Slice const&, unsigned int, rocksdb::Cache::CacheItemHelper const*, rocksdb::Cache::CreateContext*, rocksdb::Cache::Priority, rocksdb::Statistics*)";
+	static const char longer[] =
+		"rocksdb::lru_cache::very_long_namespace_name_for_testing::LRUCacheShardWithAVeryLongClassNameIndeed::LookupSomethingElse(int)";
+	struct report_func cxx[NR_FUNCS];
+	struct scenario s;
+	const char *row;
+	struct lines l;
+	char *text;
+
+	scenario_build(&s);
+	memcpy(cxx, funcs, sizeof(cxx));
+	cxx[F_COMPUTE].name = long_name;
+	cxx[F_FLUSH].name = longer;
+	s.rep.funcs = cxx;
+
+	s.rep.width = 140;
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text,
+			   "  rocksdb::lru_cache::LRUCacheShard::Lookup(...)  "));
+	EXPECT_FALSE(strstr(text, longer));
+	split(text, &l);	/* cuts text into lines */
+	EXPECT_LE(row_span(&l, "Lookup(...)"), 140);
+	/* Too long even without parameters: the middle goes. */
+	EXPECT_LE(row_span(&l, "[callsite]"), 140);
+	row = row_containing(&l, "[callsite]");
+	EXPECT_EQ(strncmp(strstr(row, "rocksdb"), "rocksdb::lru_cache::very",
+			  24), 0);
+	EXPECT_TRUE(strstr(row, "...") && strstr(row, "Else(int) [callsite]"));
+	free(text);
+
+	/* Not a terminal and no width: whole names, as perf does in a pipe. */
+	s.rep.width = 0;
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, long_name));
+	EXPECT_TRUE(strstr(text, longer));
+	free(text);
+
+	s.rep.width = 140;
+	text = render_json(&s.rep, &(size_t){ 0 });
+	EXPECT_TRUE(strstr(text, long_name));
+	EXPECT_TRUE(strstr(text, longer));
+	free(text);
 	scenario_free(&s);
 }
 

@@ -40,6 +40,7 @@ void window_set_free(struct window_set *w)
 
 	for (i = 0; i < w->nr_funcs; i++) {
 		free(w->funcs[i].name);
+		free(w->funcs[i].linkage_name);
 		free(w->funcs[i].object);
 	}
 	free(w->funcs);
@@ -70,9 +71,11 @@ static long window_func_id(struct window_set *w, const struct trace_func *f)
 	wf = &w->funcs[w->nr_funcs];
 	memset(wf, 0, sizeof(*wf));
 	wf->name = strdup(f->sym.name);
+	wf->linkage_name = strdup(f->sym.linkage_name);
 	wf->object = strdup(f->sym.obj);
-	if (!wf->name || !wf->object) {
+	if (!wf->name || !wf->linkage_name || !wf->object) {
 		free(wf->name);
+		free(wf->linkage_name);
 		free(wf->object);
 		return -ENOMEM;
 	}
@@ -294,6 +297,7 @@ static int window_write(struct window_set *w, FILE *f,
 		goto out;
 	for (i = 0; i < w->nr_funcs; i++) {
 		rf[i].name = w->funcs[i].name;
+		rf[i].linkage_name = w->funcs[i].linkage_name;
 		rf[i].object = w->funcs[i].object;
 		rf[i].key = w->funcs[i].key_desc;
 	}

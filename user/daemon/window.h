@@ -41,6 +41,7 @@
 
 struct window_func {
 	char *name;
+	char *linkage_name;	/* C++: mangled, else "" */
 	char *object;
 	char key_desc[32];
 	struct key_rule key;

@@ -42,8 +42,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Display names longer than this are truncated (offsets are unaffected). */
-#define ELF_SYM_NAME_MAX	256
+/*
+ * Display names longer than this are truncated (offsets are unaffected);
+ * demangled C++ names can be long.
+ */
+#define ELF_SYM_NAME_MAX	512
 
 /* elf_target_sym.flags */
 #define ELF_SYM_IFUNC		0x1	/* IFUNC: probe is its resolver */
@@ -52,7 +55,9 @@
 /* One probe point: unique per (obj, offset). */
 struct elf_target_sym {
 	char obj[PATH_MAX];		/* canonical path of the object */
-	char name[ELF_SYM_NAME_MAX];	/* display name: "foo", "foo@V1" */
+	char name[ELF_SYM_NAME_MAX];	/* display name: "foo", "foo@V1", */
+					/* C++ demangled: "ns::f(int)" */
+	char linkage_name[ELF_SYM_NAME_MAX];	/* C++ mangled, else "" */
 	uint64_t vaddr;			/* link-time address, st_value */
 	uint64_t offset;		/* file offset: what uprobes want */
 	uint64_t size;			/* st_size, may be 0 */
@@ -67,10 +72,17 @@ struct elf_target_sym {
  *	glob		fnmatch(3) pattern, e.g. "worker_*"
  *	OBJ:name	name or glob in object OBJ, where OBJ is a path
  *			(contains '/') or a short name such as "libc" (see
- *			elf_obj_name_matches())
+ *			elf_obj_name_matches()); a "::" is never OBJ:
  * and name may carry a version: "foo@V1" (that version) or "foo@@V2" (only
  * if V2 is the default).  A plain "foo" picks the default version when a
  * library defines several.
+ *
+ * A C++ function is named by its mangled name or its demangled one, with
+ * or without the return type a template function demangles with, and with
+ * or without the parameter list ("ns::A::f" or "ns::A::f(int)"); a glob
+ * matches any of these forms.  A name without parameter list that fits
+ * several overloads is -EINVAL, the message listing them.  Display names
+ * are demangled, without return type (see demangle.h).
  *
  * pid is the target process, or 0 when it has not been started yet.  exe is
  * the main executable; it may be NULL when pid > 0 (then /proc/PID/exe).
@@ -174,7 +186,8 @@ enum elf_addr_kind {
 struct elf_addr_info {
 	enum elf_addr_kind kind;
 	char obj[PATH_MAX];	/* object path or pseudo name, see kind */
-	char sym[ELF_SYM_NAME_MAX];	/* "" unless ELF_ADDR_SYMBOL */
+	char sym[ELF_SYM_NAME_MAX];	/* "" unless ELF_ADDR_SYMBOL; */
+					/* C++: demangled */
 	uint64_t sym_off;	/* addr - symbol start */
 	uint64_t sym_size;
 	unsigned char sym_type;	/* STT_* */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "errors.h"
 #include "http_get.h"
 #include "options.h"
@@ -226,17 +227,21 @@ struct key_rule trace_opts_key(const struct trace_opts *o, const char *name,
 			       char *desc, size_t desclen)
 {
 	struct key_rule rule = { .kind = KEY_NONE };
-	char base[256];
+	char base[512], bare[512];
 	size_t i;
 
 	/* "foo@GLIBC_2.2.5" is keyed like "foo". */
 	snprintf(base, sizeof(base), "%s", name);
 	base[strcspn(base, "@")] = '\0';
+	/* And "ns::f(int)" like "ns::f", as --func takes it. */
+	snprintf(bare, sizeof(bare), "%s", base);
+	bare[demangle_bare_len(bare)] = '\0';
 	for (i = 0; i < sizeof(default_keys) / sizeof(default_keys[0]); i++)
 		if (!fnmatch(default_keys[i].glob, base, 0))
 			rule = default_keys[i].rule;
 	for (i = 0; i < o->nr_keys; i++)
 		if (!fnmatch(o->keys[i].func, base, 0) ||
+		    !fnmatch(o->keys[i].func, bare, 0) ||
 		    !fnmatch(o->keys[i].func, name, 0))
 			rule = o->keys[i].rule;
 	key_rule_format(&rule, desc, desclen);

@@ -11,14 +11,19 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "demangle.h"
 #include "device.h"
 #include "format.h"
 #include "json.h"
 #include "report.h"
 
-#define CELL_LEN	256	/* longer names are cut, not misaligned */
+#define CELL_LEN	512	/* longer names are cut, not misaligned */
 #define NAME_LEN	64
+/* A function name is not elided below this, whatever the width. */
+#define NAME_MIN_WIDTH	24
 
 enum report_col {
 	COL_SCI,
@@ -62,6 +67,7 @@ struct table {
 	FILE *f;
 	bool print;		/* false: only measure the widths */
 	int width[NR_COLS];
+	int name_max;		/* longer FUNCTION cells are elided; 0: none */
 };
 
 /* ---- naming what the engine numbers ---- */
@@ -83,6 +89,15 @@ static const char *func_name(const struct report *r, uint32_t id, char *buf,
 		return fn->name;
 	snprintf(buf, len, "func#%" PRIu32, id);
 	return buf;
+}
+
+static const char *func_linkage_name(const struct report *r, uint32_t id,
+				     const char *name)
+{
+	const struct report_func *fn = func_of(r, id);
+
+	return fn && fn->linkage_name && fn->linkage_name[0] ?
+	       fn->linkage_name : name;
 }
 
 static const char *func_object(const struct report *r, uint32_t id)
@@ -196,9 +211,33 @@ char *report_format_pct(char *buf, size_t len, double ratio)
 	return buf;
 }
 
+/*
+ * Shorten a name to max columns: a C++ parameter list goes first
+ * ("ns::A::f(...)"), then the middle, keeping the scope it starts with
+ * and the function it ends with.
+ */
+static void elide(char *s, size_t max)
+{
+	size_t len = strlen(s), bare, head;
+
+	if (len <= max || max < 8)
+		return;
+	bare = demangle_bare_len(s);
+	if (bare < len && bare + 5 <= max) {
+		memcpy(s + bare, "(...)", 6);
+		return;
+	}
+	head = (max - 3) / 2;
+	memmove(s + head + 3, s + len - (max - 3 - head), max - 3 - head + 1);
+	memcpy(s + head, "...", 3);
+}
+
 static void table_row(struct table *t, report_row cell)
 {
 	int i, last = NR_COLS - 1;
+
+	if (t->name_max)
+		elide(cell[COL_FUNCTION], (size_t)t->name_max);
 
 	/* No padding after the last non-empty cell: no trailing blanks. */
 	while (last > 0 && !cell[last][0])
@@ -548,6 +587,42 @@ static void text_footer(FILE *f, const struct report *r)
 		fprintf(f, "%s\n", r->notes[i]);
 }
 
+/* The width the table should fit in, 0 for none (see report.h). */
+static int table_limit(FILE *f, const struct report *r)
+{
+	struct winsize ws;
+	int fd = fileno(f);
+
+	if (r->width)
+		return r->width > 0 ? r->width : 0;
+	if (fd >= 0 && isatty(fd) && !ioctl(fd, TIOCGWINSZ, &ws))
+		return ws.ws_col;
+	return 0;
+}
+
+/*
+ * After the measuring pass: narrow FUNCTION so that the columns up to
+ * OBJECT fit in limit.  The causes after them are short and may wrap.
+ */
+static void fit_names(struct table *t, int limit)
+{
+	int i, used = 2 * COL_OBJECT, room;
+
+	if (!limit)
+		return;
+	for (i = 0; i <= COL_OBJECT; i++)
+		used += t->width[i];
+	if (used <= limit)
+		return;
+	room = t->width[COL_FUNCTION] - (used - limit);
+	if (room < NAME_MIN_WIDTH)
+		room = NAME_MIN_WIDTH;
+	if (room < t->width[COL_FUNCTION]) {
+		t->name_max = room;
+		t->width[COL_FUNCTION] = room;
+	}
+}
+
 int report_text(FILE *f, const struct report *r, size_t max_rows)
 {
 	struct table t = { .f = f };
@@ -560,6 +635,7 @@ int report_text(FILE *f, const struct report *r, size_t max_rows)
 		fputs("no probed function was called while tracing\n", f);
 	} else {
 		table_walk(&t, r, rows);
+		fit_names(&t, table_limit(f, r));
 		t.print = true;
 		table_walk(&t, r, rows);
 		if (rows < nr_results(r))
@@ -650,6 +726,10 @@ static void json_function(struct json *j, const struct report *r,
 
 	json_object_begin(j, NULL);
 	json_string(j, "name", func_name(r, fn->func_id, name, sizeof(name)));
+	json_string(j, "linkage_name",
+		    func_linkage_name(r, fn->func_id,
+				      func_name(r, fn->func_id, name,
+						sizeof(name))));
 	json_string(j, "object", func_object(r, fn->func_id));
 	json_string(j, "key", key);
 	json_u64(j, "nr_keys", fn->nr_keys);

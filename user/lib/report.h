@@ -25,6 +25,7 @@ struct report_func {
 	const char *object;	/* path of the object it lives in */
 	const char *key;	/* key kind: "" for none, "arg0", "arg1:log2",
 				 * "callsite" */
+	const char *linkage_name;	/* C++: mangled; NULL/"" = name */
 };
 
 /* A perf event the module was asked to count; hardware ones may be absent. */
@@ -76,6 +77,12 @@ struct report {
 	size_t nr_futexes;
 	const char *const *notes;	/* extra footer lines, may be 0 */
 	size_t nr_notes;
+	/*
+	 * Columns the table should fit in, by eliding long function names:
+	 * 0 = the terminal's width when the output is one, else no limit
+	 * (as perf does, a pipe gets whole names); < 0 = no limit.
+	 */
+	int width;
 };
 
 /* Above this share of recorded + dropped events, a loss is warned about. */
@@ -96,6 +103,7 @@ size_t report_warnings(const struct report *r,
  * The table: a header line, one row per function sorted as r->sci->funcs
  * (by SCI), up to REPORT_TEXT_KEYS key rows under a keyed function, then
  * totals, warnings and notes.  @max_rows limits the function rows, 0 = all.
+ * Function names too long for r->width are elided; JSON never elides.
  * Both printers return 0, or -errno if writing @f failed.
  */
 int report_text(FILE *f, const struct report *r, size_t max_rows);

@@ -725,6 +725,7 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 	}
 	for (i = 0; i < t->nr_funcs; i++) {
 		rf[i].name = t->funcs[i].sym.name;
+		rf[i].linkage_name = t->funcs[i].sym.linkage_name;
 		rf[i].object = t->funcs[i].sym.obj;
 		rf[i].key = t->funcs[i].key_desc;
 	}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# C++ names end to end: a C++ sample traced by its demangled name, with
+# and without parameter list, and the names in the report (demangled
+# "name", mangled "linkage_name").  The sample links libstdc++, which the
+# VM runner copies into the guest; ispotctl loads its demangler from it.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+app=/ispot/samples/cxx_lock
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+[ -x "$app" ] || { echo "1..0 # SKIP $app not built (no g++?)"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+
+tap_plan 4
+
+# "KEY":"VALUE" pairs of the report, one per line.
+pairs() { tr ',{}[]' '\n\n\n\n\n' <"$1" | sed 's/^ *//'; }
+
+t_by_name() {
+	run_status 0 ispotctl run --json --func 'shop::Counter::add(int)' \
+		-- "$app" 2 2000 || return 1
+	pairs "$tmp/out" >"$tmp/pairs"
+	grep -qx '"name": *"shop::Counter::add(int)"' "$tmp/pairs" &&
+		grep -qx '"linkage_name": *"_ZN4shop7Counter3addEi"' \
+			"$tmp/pairs" &&
+		[ "$(json_first "$tmp/out" calls)" = 4000 ] &&
+		! grep -q 'demangler' "$tmp/err" ||
+		{ sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
+}
+tap_check "demangled_spec_and_names_in_json" t_by_name
+
+t_ambiguous() {
+	run_status 1 ispotctl run --func 'shop::Counter::add' -- "$app" 1 10 &&
+		one_line_err "'shop::Counter::add' is ambiguous" &&
+		grep -qF 'shop::Counter::add(int), shop::Counter::add(long)' \
+			"$tmp/err"
+}
+tap_check "overloads_without_parameters_listed" t_ambiguous
+
+t_glob() {
+	run_status 0 ispotctl run --json --func 'shop::*::add(*)' \
+		-- "$app" 2 500 || return 1
+	[ "$(pairs "$tmp/out" | grep -c '^"linkage_name":')" = 2 ] &&
+		pairs "$tmp/out" | grep -qx '"name": *"shop::Counter::add(long)"' ||
+		{ sed 's/^/# /' "$tmp/out"; return 1; }
+}
+tap_check "glob_takes_every_overload" t_glob
+
+# A pipe gets the whole name (no terminal width to fit).
+t_text() {
+	run_status 0 ispotctl run --func '_ZN4shop7Counter3addEl' \
+		-- "$app" 1 100 &&
+		grep -q ' shop::Counter::add(long) ' "$tmp/out" ||
+		{ sed 's/^/# /' "$tmp/out"; return 1; }
+}
+tap_check "mangled_spec_demangled_in_table" t_text
+
+rm -rf "$tmp"
+tap_done

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for user/lib/elf_symbolize.c: runtime addresses to names.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <sys/mman.h>
+
+#include "elf_fixtures.h"
+
+/* Code and data of our own, named back by the symbolizer. */
+__attribute__((noinline, noclone, used))
+int elf_test_target_fn(int x)
+{
+	return x * 7 + 3;
+}
+
+int gm_test_lock[8];				/* .bss */
+int gm_test_data[4] = { 1, 2, 3, 4 };		/* .data */
+char gm_big_bss[1 << 20];	/* big enough to spill past the file pages */
+
+/* "test_elf_symbolize:" or whatever this binary is called. */
+static const char *self_prefix(void)
+{
+	static char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s:", strrchr(canon("/proc/self/exe"),
+						  '/') + 1);
+	return buf;
+}
+
+/*
+ * The kernel's name for the mapping at addr.  Under valgrind the heap and
+ * the client stack are plain anonymous memory, so expectations about
+ * "[heap]"/"[stack]" follow the maps rather than assume them.
+ */
+static const char *map_name(const void *addr)
+{
+	static char buf[PATH_MAX];
+	const struct elf_map *m;
+	struct elf_map *maps;
+	char err[ERRLEN];
+	size_t n;
+
+	ASSERT_EQ(elf_maps_read(0, &maps, &n, err, sizeof(err)), 0);
+	m = elf_maps_find(maps, n, (uintptr_t)addr);
+	ASSERT_TRUE(m);
+	snprintf(buf, sizeof(buf), "%s", m->path);
+	elf_maps_free(maps, n);
+	return buf;
+}
+
+static void expect_data_sym(struct elf_symbolizer *s, const void *addr,
+			    const char *name, uint64_t off)
+{
+	struct elf_addr_info info;
+	char err[ERRLEN];
+
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)addr, &info, err, sizeof(err)),
+		  0);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, name);
+	EXPECT_EQ(info.sym_off, off);
+	EXPECT_EQ(info.sym_type, STT_OBJECT);
+}
+
+TEST(addr_to_symbol_function)
+{
+	struct elf_addr_info info;
+	char err[ERRLEN], buf[PATH_MAX + 64];
+
+	ASSERT_EQ(elf_addr_to_symbol(getpid(),
+				     (uintptr_t)elf_test_target_fn + 3, &info,
+				     err, sizeof(err)), 0);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "elf_test_target_fn");
+	EXPECT_EQ(info.sym_off, 3);
+	EXPECT_EQ(info.sym_type, STT_FUNC);
+	EXPECT_STREQ(info.obj, canon("/proc/self/exe"));
+	elf_addr_format(&info, buf, sizeof(buf));
+	EXPECT_EQ(strncmp(buf, self_prefix(), strlen(self_prefix())), 0);
+	EXPECT_STREQ(buf + strlen(self_prefix()), "elf_test_target_fn+0x3");
+}
+
+TEST(addr_to_symbol_data)
+{
+	struct elf_symbolizer *s;
+	struct elf_map *maps;
+	const struct elf_map *m;
+	char err[ERRLEN], buf[PATH_MAX + 64];
+	struct elf_addr_info info;
+	size_t n;
+
+	/* Touch the tail so that its anonymous pages exist. */
+	((volatile char *)gm_big_bss)[900000] = 1;
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	expect_data_sym(s, &gm_test_lock[2], "gm_test_lock", 8);
+	expect_data_sym(s, &gm_test_data[1], "gm_test_data", 4);
+	expect_data_sym(s, &gm_big_bss[900000], "gm_big_bss", 900000);
+
+	/* That last one really lay in an anonymous mapping. */
+	ASSERT_EQ(elf_maps_read(0, &maps, &n, err, sizeof(err)), 0);
+	m = elf_maps_find(maps, n, (uintptr_t)&gm_big_bss[900000]);
+	ASSERT_TRUE(m);
+	EXPECT_STREQ(m->path, "");
+	elf_maps_free(maps, n);
+
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)&gm_test_lock[1], &info, err,
+				sizeof(err)), 0);
+	elf_addr_format(&info, buf, sizeof(buf));
+	EXPECT_EQ(strncmp(buf, self_prefix(), strlen(self_prefix())), 0);
+	EXPECT_STREQ(buf + strlen(self_prefix()), "gm_test_lock+0x4");
+	elf_symbolizer_free(s);
+}
+
+TEST(addr_to_symbol_pseudo)
+{
+	struct elf_symbolizer *s;
+	struct elf_addr_info info;
+	char err[ERRLEN], buf[64];
+	int on_stack = 0;
+	void *heap = malloc(64);
+	void *anon = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ASSERT_TRUE(heap);
+	ASSERT_TRUE(anon != MAP_FAILED);
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)heap, &info, err, sizeof(err)),
+		  0);
+	if (!strcmp(map_name(heap), "[heap]")) {
+		EXPECT_EQ(info.kind, ELF_ADDR_HEAP);
+		EXPECT_STREQ(info.obj, "[heap]");
+		elf_addr_format(&info, buf, sizeof(buf));
+		EXPECT_STREQ(buf, "[heap]");
+	} else {
+		TH_LOG("malloc() memory is not in [heap] here");
+		EXPECT_TRUE(under_valgrind());
+	}
+
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)&on_stack, &info, err,
+				sizeof(err)), 0);
+	if (!strcmp(map_name(&on_stack), "[stack]")) {
+		EXPECT_EQ(info.kind, ELF_ADDR_STACK);
+		EXPECT_STREQ(info.obj, "[stack]");
+	} else {
+		TH_LOG("the stack is not [stack] here");
+		EXPECT_TRUE(under_valgrind());
+	}
+
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)anon + 100, &info, err,
+				sizeof(err)), 0);
+	EXPECT_EQ(info.kind, ELF_ADDR_ANON);
+	EXPECT_STREQ(info.obj, "anon");
+	EXPECT_EQ(info.vaddr, 100);
+
+	EXPECT_EQ(elf_symbolize(s, 16, &info, err, sizeof(err)), -ENOENT);
+	EXPECT_TRUE(strstr(err, "not mapped"));
+	elf_symbolizer_free(s);
+	munmap(anon, 1 << 16);
+	free(heap);
+}
+
+TEST(symbolizer_sees_new_mappings)
+{
+	const char *lib = fixture("libfx.so");
+	struct elf_addr_info info;
+	struct elf_symbolizer *s;
+	char err[ERRLEN];
+	void *h, *counter;
+
+	/* Created before the library is loaded: must re-read the maps. */
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	h = dlopen(lib, RTLD_NOW);
+	ASSERT_TRUE(h);
+	counter = dlsym(h, "fx_counter");
+	ASSERT_TRUE(counter);
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)counter, &info, err,
+				sizeof(err)), 0);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "fx_counter");
+	EXPECT_STREQ(info.obj, canon(lib));
+	/* Link-time address, with libfx.so's 0x200000 base. */
+	EXPECT_GE(info.vaddr, 0x200000);
+	elf_symbolizer_free(s);
+	dlclose(h);
+}
+
+TEST_HARNESS_MAIN

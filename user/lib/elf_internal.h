@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the parts of the ELF resolver share; elf.h is the public API.
+ *
+ *	elf_file.c	open an ELF file, bounds-checked reads, address
+ *			translation, object short names
+ *	elf_symtab.c	.symtab/.dynsym with versions, deduplicated
+ *	elf_suggest.c	near matches for a name that is not there
+ *	elf_spec.c	function specs to probe points
+ *	elf_maps.c	/proc/PID/maps and load bias
+ *	elf_symbolize.c	runtime addresses to symbols
+ *	elf_libsearch.c	DT_NEEDED closure and ld.so.cache, as ld.so searches
+ *
+ * Functions taking (err, errlen) follow elf.h's error convention.
+ */
+#ifndef ISPOT_ELF_INTERNAL_H
+#define ISPOT_ELF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf.h"
+
+/* Write a message to err (if any) and return rc. */
+int elf_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* strlcpy(): fixed-size fields are filled by truncation, never overrun. */
+void elf_copy_str(char *dst, size_t size, const char *src);
+
+const char *elf_base_name(const char *path);
+
+/* An open ELF file with its program and section headers. */
+struct elf_file {
+	int fd;
+	uint64_t size;
+	const char *path;	/* for messages; owned by the caller */
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph;
+	size_t phnum;
+	Elf64_Shdr *sh;
+	size_t shnum;
+};
+
+int elf_file_open(struct elf_file *f, const char *path,
+		  char *err, size_t errlen);
+void elf_file_close(struct elf_file *f);
+
+/* Read exactly len bytes at off; -ENOEXEC if that is past the end. */
+int elf_read_at(const struct elf_file *f, uint64_t off, void *buf,
+		size_t len);
+/* As elf_read_at() into a new buffer with a NUL byte appended. */
+int elf_read_dup(const struct elf_file *f, uint64_t off, uint64_t len,
+		 char **out);
+
+/* A native ELF identity (class, byte order, version), or -ENOEXEC. */
+int elf_check_ident(const unsigned char *id, const char *path,
+		    char *err, size_t errlen);
+
+/*
+ * Translate a link-time address to a file offset through the PT_LOAD that
+ * contains it.  -ENOENT: in no segment; -ERANGE: in the zero-filled tail
+ * (.bss), not backed by the file; -EPERM: segment is not executable and
+ * need_exec was asked for.
+ */
+int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
+			bool need_exec, uint64_t *off);
+
+/* One defined symbol of .symtab or .dynsym. */
+struct esym {
+	const char *name;	/* base name, without any @version */
+	const char *ver;	/* version name or NULL */
+	uint64_t value;
+	uint64_t size;
+	uint16_t shndx;
+	unsigned char type;
+	unsigned char bind;
+	bool hidden;		/* non-default version: name@ver */
+	bool owned;		/* name was malloc'd (split from name@ver) */
+};
+
+/* A parsed object: its file and its symbols. */
+struct elf_obj {
+	struct elf_file f;
+	char *bufs[4];		/* string tables the names point into */
+	size_t nbufs;
+	struct esym *syms;	/* sorted by (value, name) */
+	size_t nsyms;
+	uint64_t max_size;	/* largest st_size, bounds address lookup */
+	char **demangled;	/* per symbol, filled on first use; NULL */
+				/* when no name is mangled */
+	bool has_symtab;
+	bool has_dynsym;
+};
+
+static inline bool esym_is_func(const struct esym *s)
+{
+	return s->type == STT_FUNC || s->type == STT_GNU_IFUNC;
+}
+
+int elf_obj_load(const char *path, struct elf_obj **out,
+		 char *err, size_t errlen);
+void elf_obj_free(struct elf_obj *o);
+
+/*
+ * The demangled name of C++ symbol s of o, without return type; NULL for
+ * other symbols or when it cannot be demangled.  Cached in o.
+ */
+const char *elf_sym_demangled(const struct elf_obj *o, const struct esym *s);
+
+/* Order for elf_pick_name(): < 0 when a is the better display name. */
+int elf_name_pref(const char *a, const char *b);
+
+/*
+ * Append "; did you mean: a, b, c?" to msg for the function names of o
+ * closest to pattern.
+ */
+void elf_suggest(const struct elf_obj *o, const char *pattern,
+		 char *msg, size_t msglen);
+
+static inline bool elf_is_file_map(const struct elf_map *m)
+{
+	return m->path[0] == '/';
+}
+
+/* Load bias of f from one file mapping of it; -ENOENT if none fits. */
+int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
+		      uint64_t *bias);
+
+#endif /* ISPOT_ELF_INTERNAL_H */
