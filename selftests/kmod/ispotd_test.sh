@@ -9,10 +9,7 @@
 # Times are only compared with each other within this boot: the guest is
 # emulated, 50-100 times slower than hardware.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
-s=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+. "$(dirname "$0")/ispotd_lib.sh"
 
 tap_plan 13
 
@@ -30,8 +27,6 @@ if [ -n "${ONLY:-}" ]; then
 	}
 	tap_timing() { tap_check "$@"; }
 fi
-
-. "$(dirname "$0")/ispotd_lib.sh"
 
 # --- bad configuration: one line naming the file and line, exit 2 -------
 bad_config() {
