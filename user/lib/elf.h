@@ -108,6 +108,14 @@ int elf_resolve_file(const char *path, const char *pattern,
 		     char *err, size_t errlen);
 
 /*
+ * A stripped object's symbols come from its separate debug file, found by
+ * build-id or .gnu_debuglink under /usr/lib/debug and $ISPOT_DEBUG_DIRS
+ * (see elf_debuginfo.c).  Test hook: use root instead of /usr/lib/debug
+ * (NULL: the default) and let every warning be printed again.
+ */
+void elf_debuginfo_reset(const char *root);
+
+/*
  * Choose a display name among aliases: the shortest name that does not
  * start with '_', else the shortest; ties broken by strcmp().  Returns an
  * index into names[] (0 when n == 0).

@@ -190,6 +190,8 @@ static int no_match(const struct elf_obj *o, const struct pattern *p,
 	}
 	elf_fail(err, errlen, -ENOENT, "no function '%s' in %s%s", pattern,
 		 shown, why);
+	if (err && errlen && !o->has_symtab)
+		elf_debuginfo_hint(o, err, errlen);
 	if (err && errlen)
 		elf_suggest(o, p->base, err, errlen);
 	return -ENOENT;
@@ -361,6 +363,9 @@ int elf_resolve_file(const char *path, const char *pattern,
 	if (!realpath(path, canon))
 		elf_copy_str(canon, sizeof(canon), path);
 	rc = resolve_obj(o, pattern, canon, path, out, n, err, errlen);
+	/* A .symtab stripped of some names: its debug file has them all. */
+	if (rc == -ENOENT && !o->dbg.tried && elf_debuginfo_attach(o))
+		rc = resolve_obj(o, pattern, canon, path, out, n, err, errlen);
 	elf_obj_free(o);
 	return rc;
 }
