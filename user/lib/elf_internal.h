@@ -12,6 +12,7 @@
  *	elf_libsearch.c	DT_NEEDED closure and ld.so.cache, as ld.so searches
  *	elf_notes.c	ELF notes: the GNU build-id
  *	elf_debuginfo.c	separate debug files: build-id, .gnu_debuglink
+ *	elf_go.c	Go programs, where return probes are refused
  *
  * Functions taking (err, errlen) follow elf.h's error convention.
  */
@@ -150,6 +151,19 @@ bool elf_debuginfo_attach(struct elf_obj *o);
 
 /* Append what would give stripped o its symbols to msg ("; install ..."). */
 void elf_debuginfo_hint(const struct elf_obj *o, char *msg, size_t msglen);
+
+/*
+ * Whether o is a Go program: a .go.buildinfo section or a runtime.main
+ * symbol.
+ */
+bool elf_obj_is_go(const struct elf_obj *o);
+
+/*
+ * Whether return probes may go into o: -EPERM, with a message naming
+ * shown, for a Go program.
+ */
+int elf_check_return_probes(const struct elf_obj *o, const char *shown,
+			    char *err, size_t errlen);
 
 /*
  * The demangled name of C++ symbol s of o, without return type; NULL for
