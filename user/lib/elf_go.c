@@ -21,7 +21,7 @@ bool elf_obj_is_go(const struct elf_obj *o)
 {
 	size_t i;
 
-	/* Every Go linker since 1.13 writes .go.buildinfo, even stripped. */
+	/* The Go linker writes .go.buildinfo, and strip keeps it. */
 	if (elf_section_by_name(&o->f, ".go.buildinfo") >= 0)
 		return true;
 	for (i = 0; i < o->nsyms; i++)
