@@ -11,6 +11,7 @@
  * pointed at an empty one so the host's /usr/lib/debug plays no part, and
  * checks the offsets against objdump's for the unstripped binary.
  */
+#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include "elf_fixtures.h"
@@ -262,6 +263,40 @@ TEST(shared_library_by_debuglink)
 						   names[i]));
 		EXPECT_EQ(t.vaddr - t.offset, 0x200000);
 	}
+	env_done(&e);
+}
+
+/* Addresses in a stripped library get the debug file's names too. */
+TEST(symbolize_through_debug_file)
+{
+	struct elf_addr_info info;
+	char err[ERRLEN];
+	struct dbg_env e;
+	const char *lib;
+	void *h, *impl;
+
+	env_init(&e);
+	lib = place(&e, "libfx_split.so", "d/libfx.so");
+	place(&e, "libfxdep.so", "d/libfxdep.so");
+	h = dlopen(lib, RTLD_NOW);
+	ASSERT_TRUE(h);
+	/* dlsym() runs fx_fast's IFUNC resolver: this is the static impl. */
+	impl = dlsym(h, "fx_fast");
+	ASSERT_TRUE(impl);
+
+	ASSERT_EQ(elf_addr_to_symbol(getpid(), (uintptr_t)impl, &info, err,
+				     sizeof(err)), 0);
+	TH_LOG("without debug file: %s+%llu", info.sym,
+	       (unsigned long long)info.sym_off);
+	EXPECT_TRUE(strcmp(info.sym, "fx_fast_impl"));
+
+	place(&e, "libfx.so.debug", "d/libfx.so.debug");
+	ASSERT_EQ(elf_addr_to_symbol(getpid(), (uintptr_t)impl, &info, err,
+				     sizeof(err)), 0);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "fx_fast_impl");
+	EXPECT_EQ(info.sym_off, 0);
+	dlclose(h);
 	env_done(&e);
 }
 
