@@ -5,6 +5,10 @@
 #		(KERNELS="6.1 6.12": only those kernels; default all)
 # make demo	boot the VM and run a sample under ispotctl
 # make bench	print benchmark figures (never pass/fail)
+# make install	install the tools, man pages, ispotd.service and the module's
+#		DKMS source (PREFIX=/usr/local, DESTDIR; make uninstall
+#		undoes it, make install-strip strips the binaries, make
+#		install-dkms installs the module's source alone)
 # make clean	return the tree to what git has
 
 KDIR	?= $(shell scripts/kdir.sh)
@@ -23,7 +27,8 @@ override CXXFLAGS += -Wall -Wextra -Werror
 # user/daemon: ispotd.  The binaries stay user/ispotctl and user/ispotd.
 USER_LIB_SRC	:= $(wildcard user/lib/*.c)
 USER_LIB	:= user/lib/libispot.a
-USER_HDR	:= $(wildcard user/lib/*.h) include/uapi/linux/ispot.h
+USER_HDR	:= $(wildcard user/lib/*.h) include/uapi/linux/ispot.h \
+		   include/ispot_version.h
 CTL_SRC		:= $(wildcard user/ctl/*.c)
 DAEMON_SRC	:= $(wildcard user/daemon/*.c)
 # Everything of ispotd but its main(), for the unit tests to link.
@@ -37,7 +42,8 @@ BENCHES		:= $(patsubst %.c,%,$(wildcard selftests/bench/*.c))
 SAMPLES		:= $(patsubst %.c,%,$(wildcard samples/*.c)) \
 		   $(patsubst %.cc,%,$(wildcard samples/*.cc))
 
-.PHONY: all module user samples selftests check demo bench clean FORCE
+.PHONY: all module user samples selftests check demo bench clean FORCE \
+	install install-dkms install-strip uninstall uninstall-dkms
 
 all: module user samples selftests
 
@@ -107,6 +113,81 @@ demo:
 
 bench:
 	@scripts/bench.sh $(BENCH)
+
+# Where make install puts things (Documentation/install.rst).  ispotctl is
+# for every CAP_PERFMON user, as perf is; ispotd is a system daemon.  The
+# configuration is /etc's whatever PREFIX is, as the unit names it, and the
+# DKMS source is where dkms looks.  Units: Debian's packages (PREFIX=/usr)
+# put theirs in /lib/systemd/system, the administrator's own go to
+# /usr/local/lib/systemd/system; systemd reads both.
+VERSION		:= $(shell sed -n 's/^.define ISPOT_VERSION "\(.*\)"$$/\1/p' include/ispot_version.h)
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+SBINDIR		?= $(PREFIX)/sbin
+MANDIR		?= $(PREFIX)/share/man
+SYSCONFDIR	?= /etc
+UNITDIR		?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+DKMSDIR		?= /usr/src/ispot-$(VERSION)
+INSTALL		?= install
+INSTALL_PROGRAM	?= $(INSTALL)
+# What the module build needs, laid out as in the tree.
+DKMS_SRC	:= Kbuild kmod/Kbuild $(wildcard kmod/*.c kmod/*.h) \
+		   include/uapi/linux/ispot.h include/ispot_version.h
+DKMS_DIRS	:= kmod include/uapi/linux include/uapi include
+CONF		:= $(DESTDIR)$(SYSCONFDIR)/ispot/ispotd.conf
+SUBST		:= sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+		       -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+
+# install-dkms/uninstall-dkms: the module's source alone (a package of its
+# own for a distribution; a build root for selftests/host/dkms_test.sh).
+install: user install-dkms
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+		$(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/ispot
+	$(INSTALL_PROGRAM) -m 755 user/ispotctl $(DESTDIR)$(BINDIR)/ispotctl
+	$(INSTALL_PROGRAM) -m 755 user/ispotd $(DESTDIR)$(SBINDIR)/ispotd
+	$(INSTALL) -m 644 Documentation/man/ispot.4 $(DESTDIR)$(MANDIR)/man4/
+	$(INSTALL) -m 644 Documentation/man/ispotctl.8 Documentation/man/ispotd.8 \
+		$(DESTDIR)$(MANDIR)/man8/
+	$(SUBST) user/daemon/ispotd.service.in >$(DESTDIR)$(UNITDIR)/ispotd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/ispotd.service
+	@# An administrator's configuration is never overwritten.
+	@if [ -e $(CONF) ]; then echo "keeping $(CONF)"; else \
+		echo "$(INSTALL) -m 644 user/daemon/ispotd.conf.example $(CONF)"; \
+		$(INSTALL) -m 644 user/daemon/ispotd.conf.example $(CONF); fi
+
+install-dkms:
+	$(INSTALL) -d $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_DIRS))
+	for f in $(DKMS_SRC); do \
+		$(INSTALL) -m 644 $$f $(DESTDIR)$(DKMSDIR)/$$f || exit 1; done
+	$(SUBST) kmod/dkms.conf.in >$(DESTDIR)$(DKMSDIR)/dkms.conf
+	chmod 644 $(DESTDIR)$(DKMSDIR)/dkms.conf
+
+# strip keeps .dynsym, where -rdynamic put the function ispotd calibrates on.
+install-strip:
+	$(MAKE) INSTALL_PROGRAM='$(INSTALL) -s' install
+
+# Exactly what install put: the configuration only if it is still the
+# example, directories only those of ispot's own (/usr/src/ispot-VERSION,
+# /etc/ispot) and only when empty.
+uninstall: uninstall-dkms
+	rm -f $(DESTDIR)$(BINDIR)/ispotctl $(DESTDIR)$(SBINDIR)/ispotd \
+		$(DESTDIR)$(MANDIR)/man4/ispot.4 $(DESTDIR)$(MANDIR)/man8/ispotctl.8 \
+		$(DESTDIR)$(MANDIR)/man8/ispotd.8 $(DESTDIR)$(UNITDIR)/ispotd.service
+	@if cmp -s user/daemon/ispotd.conf.example $(CONF); then \
+		echo "rm -f $(CONF)"; rm -f $(CONF); \
+	elif [ -e $(CONF) ]; then echo "keeping $(CONF): it was changed"; fi
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/ispot
+
+# dkms keeps its own copy, built from this source: taking the source away
+# first would leave dkms unable to remove it.
+uninstall-dkms:
+	@if [ -z "$(DESTDIR)" ] && command -v dkms >/dev/null && \
+	    dkms status ispot/$(VERSION) 2>/dev/null | grep -q .; then \
+		echo "error: ispot/$(VERSION) is still in dkms; run 'dkms remove ispot/$(VERSION) --all' first" >&2; \
+		exit 1; fi
+	rm -f $(DESTDIR)$(DKMSDIR)/dkms.conf $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_SRC))
+	-rmdir $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_DIRS)) $(DESTDIR)$(DKMSDIR)
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi

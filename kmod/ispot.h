@@ -24,10 +24,11 @@
 #include <linux/uprobes.h>
 #include <linux/wait.h>
 #include <linux/ispot.h>
+#include <ispot_version.h>
 
 #include "compat.h"
 
-#define ISPOT_MODULE_VERSION	"0.1.0"
+#define ISPOT_MODULE_VERSION	ISPOT_VERSION
 #define ISPOT_DEFAULT_STACK_PERIOD	10000
 /* 1 GiB of data per CPU: keeps every size and slot count within 32 bits. */
 #define ISPOT_RING_MAX_PAGES	(1U << (30 - PAGE_SHIFT))

@@ -28,9 +28,14 @@
 #
 # Prints one line "buildroot: NAME: KREL (RELEASE), CC" on success.  A
 # failure is one line "buildroot: NAME: reason" and a non-zero exit.
+#
+# scripts/buildroot.sh NAME -- CMD [ARG...] runs CMD in the root instead of
+# building the module, with ISPOT_KREL set to the release of its headers,
+# and exits with CMD's status.  It holds the root's lock meanwhile, since
+# CMD may change the root (selftests/host/dkms_test.sh installs dkms there).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-name=${1:?usage: scripts/buildroot.sh 5.10|6.12|sid}
+name=${1:?usage: scripts/buildroot.sh 5.10|6.12|sid [-- CMD [ARG...]]}
 case "$name" in
 5.10) suite=bullseye ;;
 6.12) suite=trixie ;;
@@ -223,6 +228,11 @@ else
 fi
 krel=$(root_krel)
 [ -f "$image/boot/vmlinuz-$krel" ] || unpack_image "$krel"
+if [ "${2:-}" = -- ]; then
+	shift 2
+	in_root env ISPOT_KREL="$krel" "$@"
+	exit
+fi
 flock -u 9
 
 cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' \

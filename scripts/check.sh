@@ -105,6 +105,10 @@ done
 # $ISPOT_CACHE by scripts/kernel-debug.sh and several times slower, runs
 # it all single-threaded: its timing-ratio tests skip anyway.
 parallel_tests="ispotctl_test.sh samples_test.sh causes_test.sh stress_test ispotd_test.sh"
+# top_test.sh drives ispotctl top in a real terminal: tmux, with the
+# UTF-8 locale it refuses to start without (the guest has no other).
+vm_tools=(--add "$(command -v tmux)" --add /usr/lib/locale/C.utf8)
+parallel_tests="$parallel_tests ispotd_metrics_test.sh"
 vm_suite() {
 	local k=$1 tcg=$2 to=1800
 	shift 2
@@ -113,7 +117,7 @@ vm_suite() {
 	# a third of CI's time before it is reported.
 	[ "$tcg" != multi ] || to=1200
 	selftests/vm/run.sh --kernel "$k" --tcg "$tcg" --timeout "$to" \
-		--disk 64 "$@"
+		--disk 64 "${vm_tools[@]}" "$@"
 }
 for k in $kernels; do
 	stage -k "$k" "kernel image and module" kernel_ready "$k"

@@ -11,12 +11,20 @@ set -eu
 
 # g++: the C++ fixture and sample (demangled names); its libstdc++6 is
 # also the demangler ispotctl loads at run time.
+# python3-docutils: selftests/host/docs_test.sh parses Documentation/.
 # curl and prometheus (its promtool): selftests/host/listen_test.sh and
 # prometheus_test.sh, which scrapes ispotd in the guest with a real
-# Prometheus server; jq reads that server's query answers.
+# Prometheus server; jq reads that server's query answers.  tmux: the
+# real terminal ispotctl top and the status line are tested in (copied
+# into the guest).
 pkgs="gcc g++ make libc6-dev binutils qemu-system-x86 linux-image-amd64
 linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap
-curl prometheus jq"
+python3-docutils curl prometheus jq tmux"
+# make install's checks (selftests/host): dkms builds the module as users'
+# machines do, mandoc and man-db (groff) lint the man pages, systemd's
+# systemd-analyze verifies the unit, strace lists the daemon's system calls
+# for the unit's filter.
+pkgs="$pkgs dkms mandoc man-db groff-base systemd strace"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;

@@ -778,6 +778,22 @@ TEST(pending_and_oldest)
 	rig_free(&g);
 }
 
+/* Drops are read live from the control pages, summed over the rings. */
+TEST(dropped_from_control_pages)
+{
+	struct rig g;
+
+	rig_init(&g, 3, 16, 0);
+	EXPECT_EQ(drain_dropped(g.d), 0);
+	g.rings[0].ctrl->dropped = 5;
+	g.rings[2].ctrl->dropped = 7;
+	EXPECT_EQ(drain_dropped(g.d), 12);
+	/* No round needed: a producer's new drops show at once. */
+	g.rings[1].ctrl->dropped = 1;
+	EXPECT_EQ(drain_dropped(g.d), 13);
+	rig_free(&g);
+}
+
 /*
  * Random streams: producers publish sorted timestamps (random steps, ties
  * included) and sometimes call stacks, never older than a horizon already

@@ -1135,7 +1135,8 @@ TEST(text_long_names_elided)
 
 	s.rep.width = 140;
 	text = render_text(&s.rep, 0);
-	EXPECT_TRUE(strstr(text, "  rocksdb::lru_cache::LRUCacheShard::Lookup(...)  "));
+	EXPECT_TRUE(strstr(text,
+			   "  rocksdb::lru_cache::LRUCacheShard::Lookup(...)  "));
 	EXPECT_FALSE(strstr(text, longer));
 	split(text, &l);	/* cuts text into lines */
 	EXPECT_LE(row_span(&l, "Lookup(...)"), 140);

@@ -219,6 +219,33 @@ TEST(keys_compared_within_key)
 	sci_free(e);
 }
 
+/* A function's distribution is that of every key's executions, and no other. */
+TEST(function_histogram_over_keys)
+{
+	struct sci_engine *e = sci_new();
+	const uint64_t da[] = { 10, 12 }, db[] = { 100, 104 }, dc[] = { 7 };
+	struct hist *h = malloc(sizeof(*h));
+
+	ASSERT_TRUE(e && h);
+	thread(e, 1, 0, 1000);
+	run(e, 1, 0xA, 1, 0, da, 2);
+	run(e, 1, 0xB, 1, 100, db, 2);
+	run(e, 2, 0, 1, 400, dc, 1);
+	sci_func_hist(e, 1, h);
+	EXPECT_EQ(hist_count(h), 4);
+	EXPECT_EQ(hist_min(h), 10);
+	EXPECT_EQ(hist_max(h), 104);
+	EXPECT_EQ(hist_percentile(h, 50), 12);
+	sci_func_hist(e, 2, h);
+	EXPECT_EQ(hist_count(h), 1);
+	EXPECT_EQ(hist_min(h), 7);
+	/* An id with no execution: empty, and not what was there before. */
+	sci_func_hist(e, 9, h);
+	EXPECT_EQ(hist_count(h), 0);
+	free(h);
+	sci_free(e);
+}
+
 /*
  * A function's threads are the distinct threads that ran any of its keys,
  * and a thread's loss in the function is the sum of its per-key losses.

@@ -8,5 +8,6 @@
 int cmd_attach(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif /* ISPOT_COMMANDS_H */

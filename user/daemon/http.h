@@ -11,21 +11,20 @@
  * connection stays one head buffer and one response.
  *
  * Limits, each with its answer:
- *	request head over HTTP_MAX_HEAD	414 (no end to the request line)
- *					or 431 (headers), then close
- *	head not complete in HTTP_TIMEOUT_NS	408, close
- *	response not taken in HTTP_TIMEOUT_NS	close
- *	HTTP_MAX_CONNS connections open	the oldest one still waiting for
- *					its request is dropped (408) for
- *					the newcomer; if every one is being
- *					answered, the newcomer gets 503
+ *  - a request head over HTTP_MAX_HEAD: 414 (no end to the request
+ *    line) or 431 (headers), then close;
+ *  - a head not complete in HTTP_TIMEOUT_NS: 408, close;
+ *  - a response not taken in HTTP_TIMEOUT_NS: close;
+ *  - HTTP_MAX_CONNS connections open: the oldest one still waiting for
+ *    its request is dropped (408) for the newcomer; if every one is
+ *    being answered, the newcomer gets 503.
  *
  * The loop's side:
  *
- *	n = http_pollfds(srv, pfd + k);		// at most HTTP_MAX_POLLFDS
+ *	n = http_pollfds(srv, pfd + k);	// at most HTTP_MAX_POLLFDS
  *	timeout = min(timeout, http_deadline(srv) - now);
  *	poll(...);
- *	http_service(srv, pfd + k, n, now);	// also when poll timed out
+ *	http_service(srv, pfd + k, n, now);	// also after a timeout
  */
 #ifndef ISPOTD_HTTP_H
 #define ISPOTD_HTTP_H

@@ -56,7 +56,8 @@ int ispot_device_open(struct ispot_device *dev, char *err, size_t errlen)
 		if (errno == ENOENT)
 			snprintf(err, errlen,
 				 "%s not found: load the module first "
-				 "(insmod kmod/ispot.ko)", ISPOT_DEVICE_PATH);
+				 "(modprobe ispot, or insmod kmod/ispot.ko "
+				 "in the source tree)", ISPOT_DEVICE_PATH);
 		else if (errno == EPERM || errno == EACCES)
 			snprintf(err, errlen,
 				 "no permission to open %s: run as root or "

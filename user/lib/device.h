@@ -9,8 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/ispot.h>
+#include <ispot_version.h>
 
-#define ISPOTCTL_VERSION	"0.1.0"
+#define ISPOTCTL_VERSION	ISPOT_VERSION
 #define ISPOT_DEVICE_PATH	"/dev/" ISPOT_DEVICE_NAME
 /* The oldest module minor this ispotctl can drive. */
 #define ISPOTCTL_ABI_MINOR_REQUIRED	0

@@ -273,3 +273,14 @@ const struct drain_stats *drain_stats(const struct drain *d)
 {
 	return &d->st;
 }
+
+uint64_t drain_dropped(const struct drain *d)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < d->nr; i++)
+		n += __atomic_load_n(&d->rings[i].ctrl->dropped,
+				     __ATOMIC_RELAXED);
+	return n;
+}

@@ -76,5 +76,11 @@ uint64_t drain_pending(const struct drain *d);
 /* The oldest held-back timestamp, UINT64_MAX when nothing is. */
 uint64_t drain_oldest_pending(const struct drain *d);
 const struct drain_stats *drain_stats(const struct drain *d);
+/*
+ * Records the producers lost so far because a ring was full, summed over
+ * the rings' control pages: read in place, so a live view can show drops
+ * as they happen without asking the module.
+ */
+uint64_t drain_dropped(const struct drain *d);
 
 #endif /* ISPOT_DRAIN_H */

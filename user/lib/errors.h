@@ -16,4 +16,12 @@ extern const char *ispot_progname;
 /* One line on stderr, prefixed with the program name. */
 void ispot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Run @fn(@ctx) before each error line is printed, so that whatever owns
+ * the terminal gives it back first: a status line erases itself, a live
+ * view leaves its screen, and the error stays readable.  One hook at a
+ * time; NULL removes it.
+ */
+void ispot_error_hook(void (*fn)(void *ctx), void *ctx);
+
 #endif /* ISPOT_ERRORS_H */

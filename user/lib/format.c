@@ -37,3 +37,10 @@ char *format_bytes(char *buf, size_t len, uint64_t bytes)
 
 	return format_scaled(buf, len, (double)bytes, units, 5, 1024.0);
 }
+
+char *format_count(char *buf, size_t len, double n)
+{
+	static const char *const units[] = { "", "k", "M", "G", "T" };
+
+	return format_scaled(buf, len, n, units, 5, 1000.0);
+}

@@ -10,6 +10,7 @@
 
 #include "demangle.h"
 #include "errors.h"
+#include "http_get.h"
 #include "options.h"
 
 #define MIN_RING_BYTES		4096ull
@@ -19,10 +20,43 @@ static const char *const usage_attach =
 	"usage: ispotctl attach --pid PID --func SPEC [--func SPEC]... [OPTIONS]";
 static const char *const usage_run =
 	"usage: ispotctl run --func SPEC [--func SPEC]... [OPTIONS] -- CMD [ARG]...";
+static const char *const usage_top =
+	"usage: ispotctl top (--pid PID --func SPEC... | --from ADDR:PORT) [OPTIONS]";
+
+static const char *usage_line(enum trace_mode mode)
+{
+	return mode == MODE_ATTACH ? usage_attach :
+	       mode == MODE_RUN ? usage_run : usage_top;
+}
+
+static void top_usage(FILE *f)
+{
+	fprintf(f, "%s\n\n", usage_top);
+	fprintf(f,
+		"  -p, --pid PID         the process to watch, with --func\n"
+		"  -f, --func SPEC       function to trace: name, glob ('worker_*') or\n"
+		"                        OBJ:name ('libc:pthread_mutex_lock'); repeatable\n"
+		"  -k, --key FUNC=RULE   compare FUNC's executions only with those of the\n"
+		"                        same argN[:log2], callsite, or none\n"
+		"      --sync            also trace pthread lock, wait and barrier calls\n"
+		"      --sample N        record 1 in N calls of each function\n"
+		"      --ring-size SIZE  ring buffer per CPU (e.g. 512K, 4M; default 2M)\n"
+		"      --from ADDR:PORT  read a running ispotd's metrics (its --listen)\n"
+		"                        instead of tracing\n"
+		"      --refresh TIME    redraw every TIME (default 1s, at least 100ms)\n"
+		"      --window TIME     the figures cover the last TIME (default 5s)\n"
+		"  -h, --help            this help\n"
+		"\nKeys: q quits, s changes the sort (SCI, loss, calls, p99), p pauses.\n"
+		"Needs a terminal; ends with the process (or ispotd), q or Ctrl-C.\n");
+}
 
 void trace_opts_usage(enum trace_mode mode, FILE *f)
 {
-	fprintf(f, "%s\n\n", mode == MODE_ATTACH ? usage_attach : usage_run);
+	if (mode == MODE_TOP) {
+		top_usage(f);
+		return;
+	}
+	fprintf(f, "%s\n\n", usage_line(mode));
 	if (mode == MODE_ATTACH)
 		fprintf(f, "  -p, --pid PID         the process to trace\n");
 	fprintf(f,
@@ -52,8 +86,7 @@ static int usage_error(enum trace_mode mode, const char *fmt, const char *arg)
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), fmt, arg);
-	ispot_error("%s; %s", msg,
-		    mode == MODE_ATTACH ? usage_attach : usage_run);
+	ispot_error("%s; %s", msg, usage_line(mode));
 	return -1;
 }
 
@@ -235,6 +268,44 @@ static int parse_key(enum trace_mode mode, char *arg, struct trace_opts *o)
 	return 0;
 }
 
+static const char *opt_name(const struct option *opts, int c)
+{
+	for (; opts->name; opts++)
+		if (opts->val == c)
+			return opts->name;
+	return "?";
+}
+
+/* top watches a process of its own, or reads ispotd: one or the other. */
+static int top_opts_check(struct trace_opts *o, int argc, char **argv)
+{
+	if (optind < argc)
+		return usage_error(MODE_TOP, "unexpected argument '%s'",
+				   argv[optind]);
+	if (o->window_ns < o->refresh_ns)
+		return usage_error(MODE_TOP, "--window must be at least "
+				   "--refresh%s", "");
+	if (o->from) {
+		if (o->pid || o->nr_funcs || o->nr_keys || o->sync ||
+		    o->sample)
+			return usage_error(MODE_TOP, "--from reads what a "
+					   "running ispotd traces: leave out "
+					   "--pid, --func, --key, --sync and "
+					   "--sample%s", "");
+		return 0;
+	}
+	if (!o->pid && !o->nr_funcs && !o->sync)
+		return usage_error(MODE_TOP, "top needs --pid PID with --func "
+				   "SPEC, or --from ADDR:PORT%s", "");
+	if (!o->nr_funcs && !o->sync)
+		return usage_error(MODE_TOP, "nothing to trace: give --func "
+				   "SPEC (e.g. --func 'worker_*')%s", "");
+	if (!o->pid)
+		return usage_error(MODE_TOP, "top needs --pid PID (or --from "
+				   "ADDR:PORT)%s", "");
+	return 0;
+}
+
 int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 		     struct trace_opts *o)
 {
@@ -251,23 +322,36 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 		{ "output", required_argument, NULL, 'o' },
 		{ "counters", required_argument, NULL, 'C' },
 		{ "raw-event", required_argument, NULL, 'R' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "refresh", required_argument, NULL, 'I' },
+		{ "window", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct http_addr addr;
 	char err[400];
 	uint32_t v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = OPT_DEFAULT_RING_BYTES;
+	o->refresh_ns = OPT_DEFAULT_REFRESH_NS;
+	o->window_ns = OPT_DEFAULT_WINDOW_NS;
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option, so CMD's own options are its. */
 	while ((c = getopt_long(argc, argv, "+p:f:k:d:jo:h", opts,
 				NULL)) != -1) {
+		/* A report's options mean nothing to a live view, and back. */
+		if (mode == MODE_TOP && strchr("dtjoCR", c))
+			return usage_error(mode, "--%s is for attach and run, "
+					   "not top", opt_name(opts, c));
+		if (mode != MODE_TOP && strchr("FIW", c))
+			return usage_error(mode, "--%s is for top",
+					   opt_name(opts, c));
 		switch (c) {
 		case 'p':
-			if (mode != MODE_ATTACH)
+			if (mode == MODE_RUN)
 				return usage_error(mode, "run starts its own "
 						   "process: --pid%s is for "
 						   "attach", "");
@@ -339,6 +423,24 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 					     sizeof(err)))
 				return usage_error(mode, "%s", err);
 			break;
+		case 'F':
+			if (!http_addr_parse(optarg, &addr, err, sizeof(err)))
+				return usage_error(mode, "--from %s", err);
+			o->from = optarg;
+			break;
+		case 'I':
+			o->refresh_ns = options_parse_duration(optarg);
+			if (o->refresh_ns < OPT_MIN_REFRESH_NS)
+				return usage_error(mode, "--refresh '%s' must "
+						   "be a time of 100ms or more",
+						   optarg);
+			break;
+		case 'W':
+			o->window_ns = options_parse_duration(optarg);
+			if (!o->window_ns)
+				return usage_error(mode, "--window '%s' is not "
+						   "a time such as 5s", optarg);
+			break;
 		case 'h':
 			trace_opts_usage(mode, stdout);
 			return 1;
@@ -352,6 +454,8 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 					   argv[optind - 1]);
 		}
 	}
+	if (mode == MODE_TOP)
+		return top_opts_check(o, argc, argv);
 	if (!o->nr_funcs && !o->sync)
 		return usage_error(mode, "nothing to trace: give --func SPEC "
 				   "(e.g. --func 'worker_*')%s", "");

@@ -44,9 +44,18 @@ struct trace_opts {
 	struct event_spec counters[ISPOT_MAX_COUNTERS];
 	size_t nr_counters;
 	char **cmd;			/* run: what follows "--" */
+	/* top */
+	const char *from;		/* --from ADDR:PORT: ispotd's metrics */
+	uint64_t refresh_ns;		/* --refresh: redraw period */
+	uint64_t window_ns;		/* --window: what the figures cover */
 };
 
-enum trace_mode { MODE_ATTACH, MODE_RUN };
+/* MODE_TOP is an attach as far as the session goes, with a live view. */
+enum trace_mode { MODE_ATTACH, MODE_RUN, MODE_TOP };
+
+#define OPT_DEFAULT_REFRESH_NS	(1000 * 1000 * 1000ull)
+#define OPT_DEFAULT_WINDOW_NS	(5 * 1000 * 1000 * 1000ull)
+#define OPT_MIN_REFRESH_NS	(100 * 1000 * 1000ull)
 
 /*
  * Parse argv (argv[0] is the subcommand).  Returns 0, 1 when --help was

@@ -149,7 +149,8 @@ void sci_minima(const struct sci_engine *e, struct sci_block_min *out);
 
 /*
  * The durations of every execution of function @func_id, all keys merged,
- * into @out (overwritten): what ispotd's metrics turn into buckets.
+ * into @out (overwritten): what ispotd's metrics and ispotctl top turn
+ * into buckets.
  */
 struct hist;
 void sci_func_hist(const struct sci_engine *e, uint32_t func_id,

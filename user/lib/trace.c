@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "drain.h"
 #include "format.h"
+#include "progress.h"
 #include "report.h"
 #include "trace.h"
 
@@ -356,6 +357,21 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 	return 0;
 }
 
+int trace_check_pid(pid_t pid)
+{
+	if (kill(pid, 0) && errno == ESRCH) {
+		ispot_error("no process with pid %d: check it with ps",
+			    (int)pid);
+		return -1;
+	}
+	if (kill(pid, 0) && errno == EPERM) {
+		ispot_error("no permission to trace pid %d: run as root, or "
+			    "with CAP_PERFMON as its user", (int)pid);
+		return -1;
+	}
+	return 0;
+}
+
 int trace_start(struct trace *t, pid_t pid)
 {
 	size_t i;
@@ -504,6 +520,7 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 	struct pollfd pfd = { .fd = t->dev.fd, .events = POLLIN };
 	uint64_t deadline = t->opts->duration_ns ?
 			    t->t_enable + t->opts->duration_ns : UINT64_MAX;
+	struct progress progress;
 	int ret = 0;
 
 	/* No SA_RESTART: poll() must return to notice Ctrl-C. */
@@ -512,6 +529,9 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
+	/* A status line on stderr, if it is a terminal; gone before the
+	 * report. */
+	progress_start(&progress, STDERR_FILENO, t->t_enable);
 	for (;;) {
 		int timeout = TRACE_IDLE_POLL_MS;
 		uint64_t now;
@@ -539,6 +559,8 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 		}
 		if (pfd.revents & POLLHUP)
 			t->target_exited = true;
+		progress_update(&progress, now, drain_stats(t->drain)->records,
+				drain_dropped(t->drain));
 		if (trace_signal) {
 			t->interrupted = true;
 			break;
@@ -546,6 +568,7 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 		if (t->target_exited || now >= deadline || (stop && stop(ctx)))
 			break;
 	}
+	progress_stop(&progress);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);

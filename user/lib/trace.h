@@ -106,6 +106,12 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 	       enum trace_mode mode);
 
 /*
+ * Whether @pid can be attached to: it exists and this process may signal
+ * it.  Returns 0 or prints one line and returns -1.
+ */
+int trace_check_pid(pid_t pid);
+
+/*
  * Resolve every --func SPEC for @pid (0: not started) running @exe (may
  * be NULL when pid > 0).  Returns 0 or prints one line and returns -1.
  */

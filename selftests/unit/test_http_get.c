@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The bounded HTTP GET client (http_get.h) against a server on loopback
+ * that answers each connection as a test tells it: a body by
+ * Content-Length while the server keeps the connection open, a chunked
+ * body sent in pieces, a body delimited by the close, a 404, something
+ * that is not HTTP, a body over the bound, a server that never answers,
+ * a closed port, and the ADDR:PORT forms.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ispot_test.h"
+#include "http_get.h"
+
+struct server {
+	int lfd;
+	char port[8];
+	const char *const *parts;	/* written one by one, 20 ms apart */
+	bool hold;			/* keep open until the client closes */
+	bool silent;			/* read the request, answer nothing */
+	char request[1024];
+	pthread_t thread;
+};
+
+static void *serve(void *arg)
+{
+	struct server *s = arg;
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	size_t n = 0;
+	char c;
+	int fd = accept(s->lfd, NULL, NULL);
+	int i;
+
+	if (fd < 0)
+		return NULL;
+	while (n + 1 < sizeof(s->request) && read(fd, &s->request[n], 1) == 1) {
+		s->request[++n] = '\0';
+		if (n >= 4 && !memcmp(&s->request[n - 4], "\r\n\r\n", 4))
+			break;
+	}
+	for (i = 0; !s->silent && s->parts[i]; i++) {
+		if (write(fd, s->parts[i], strlen(s->parts[i])) < 0)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	if (s->hold || s->silent)
+		while (read(fd, &c, 1) > 0)
+			;
+	close(fd);
+	return NULL;
+}
+
+static void server_start(struct server *s, const char *const *parts)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+
+	s->parts = parts;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_GE(s->lfd, 0);
+	ASSERT_EQ(bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ASSERT_EQ(listen(s->lfd, 1), 0);
+	ASSERT_EQ(getsockname(s->lfd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(s->port, sizeof(s->port), "%u", ntohs(sa.sin_port));
+	ASSERT_EQ(pthread_create(&s->thread, NULL, serve, s), 0);
+}
+
+static void server_stop(struct server *s)
+{
+	pthread_join(s->thread, NULL);
+	close(s->lfd);
+}
+
+/* GET /metrics from @s; the result, the response and the error. */
+static int get(struct server *s, int timeout_ms, size_t max,
+	       struct http_response *r, char *err)
+{
+	struct http_addr a;
+	char spec[64];
+
+	snprintf(spec, sizeof(spec), "127.0.0.1:%s", s->port);
+	ASSERT_TRUE(http_addr_parse(spec, &a, err, 256));
+	return http_get(&a, "/metrics", timeout_ms, max, r, err, 256);
+}
+
+TEST(content_length_without_waiting_for_close)
+{
+	static const char *const parts[] = {
+		"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",
+		"content-length: 11\r\n\r\nispot_",
+		"targets 1", NULL,
+	};
+	struct server s = { .hold = true };
+	struct http_response r;
+	char err[256] = "";
+
+	server_start(&s, parts);
+	ASSERT_EQ(get(&s, 5000, 1 << 20, &r, err), 0);
+	EXPECT_EQ(r.status, 200);
+	EXPECT_EQ(r.len, 11);
+	EXPECT_STREQ(r.body, "ispot_targe");
+	http_response_free(&r);
+	server_stop(&s);
+	EXPECT_TRUE(strstr(s.request, "GET /metrics HTTP/1.1\r\n") ==
+		    s.request);
+	EXPECT_TRUE(strstr(s.request, "\r\nHost: 127.0.0.1:") != NULL);
+	EXPECT_TRUE(strstr(s.request, "\r\nConnection: close\r\n") != NULL);
+}
+
+TEST(chunked_in_pieces)
+{
+	static const char *const parts[] = {
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"5;ext=1\r\nhello\r\n", "7\r\n, world", "\r\n0\r\n",
+		"Trailer: x\r\n\r\n", NULL,
+	};
+	struct server s = { .hold = true };
+	struct http_response r;
+	char err[256] = "";
+
+	server_start(&s, parts);
+	ASSERT_EQ(get(&s, 5000, 1 << 20, &r, err), 0);
+	EXPECT_EQ(r.status, 200);
+	EXPECT_STREQ(r.body, "hello, world");
+	EXPECT_EQ(r.len, 12);
+	http_response_free(&r);
+	server_stop(&s);
+}
+
+TEST(body_until_close)
+{
+	static const char *const parts[] = {
+		"HTTP/1.0 200 OK\r\n\r\n", "up 1\n", "x 2\n", NULL,
+	};
+	struct server s = { 0 };
+	struct http_response r;
+	char err[256] = "";
+
+	server_start(&s, parts);
+	ASSERT_EQ(get(&s, 5000, 1 << 20, &r, err), 0);
+	EXPECT_STREQ(r.body, "up 1\nx 2\n");
+	http_response_free(&r);
+	server_stop(&s);
+}
+
+TEST(status_is_returned)
+{
+	static const char *const parts[] = {
+		"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found",
+		NULL,
+	};
+	struct server s = { 0 };
+	struct http_response r;
+	char err[256] = "";
+
+	server_start(&s, parts);
+	ASSERT_EQ(get(&s, 5000, 1 << 20, &r, err), 0);
+	EXPECT_EQ(r.status, 404);
+	http_response_free(&r);
+	server_stop(&s);
+}
+
+/* An SSH server talks first and then waits: no waiting for a timeout. */
+TEST(not_http)
+{
+	static const char *const parts[] = { "SSH-2.0-OpenSSH_9.2\r\n", NULL };
+	struct server s = { .hold = true };
+	struct http_response r;
+	char err[256] = "";
+
+	server_start(&s, parts);
+	ASSERT_EQ(get(&s, 60000, 1 << 20, &r, err), -1);
+	EXPECT_STREQ(err, "the answer is not HTTP");
+	server_stop(&s);
+}
+
+TEST(body_over_the_bound)
+{
+	static const char *const declared[] = {
+		"HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n", NULL,
+	};
+	static char big[5000];
+	static const char *const undeclared[] = {
+		"HTTP/1.1 200 OK\r\n\r\n", big, NULL,
+	};
+	struct server s = { .hold = true };
+	struct http_response r;
+	char err[256] = "";
+
+	server_start(&s, declared);
+	ASSERT_EQ(get(&s, 5000, 1000, &r, err), -1);
+	EXPECT_STREQ(err, "the answer is larger than 1000 bytes");
+	server_stop(&s);
+
+	memset(big, 'x', sizeof(big) - 1);
+	memset(&s, 0, sizeof(s));
+	server_start(&s, undeclared);
+	ASSERT_EQ(get(&s, 5000, 1000, &r, err), -1);
+	EXPECT_STREQ(err, "the answer is larger than 1000 bytes");
+	server_stop(&s);
+}
+
+TEST(silent_server_times_out)
+{
+	struct server s = { .silent = true };
+	struct http_response r;
+	char err[256] = "";
+
+	server_start(&s, NULL);
+	ASSERT_EQ(get(&s, 300, 1 << 20, &r, err), -1);
+	EXPECT_STREQ(err, "no answer within the timeout");
+	/* The client closed: the server thread ends. */
+	server_stop(&s);
+}
+
+TEST(cut_short)
+{
+	static const char *const parts[] = {
+		"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort", NULL,
+	};
+	struct server s = { 0 };
+	struct http_response r;
+	char err[256] = "";
+
+	server_start(&s, parts);
+	ASSERT_EQ(get(&s, 5000, 1 << 20, &r, err), -1);
+	EXPECT_STREQ(err, "the answer was cut short");
+	server_stop(&s);
+}
+
+TEST(closed_port_refused)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	struct http_response r;
+	struct http_addr a;
+	char err[256] = "", spec[64];
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	/* A port that was just free: bound, then closed without listening. */
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ASSERT_EQ(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	close(fd);
+	snprintf(spec, sizeof(spec), "127.0.0.1:%u", ntohs(sa.sin_port));
+	ASSERT_TRUE(http_addr_parse(spec, &a, err, sizeof(err)));
+	EXPECT_EQ(http_get(&a, "/metrics", 2000, 1 << 20, &r, err,
+			   sizeof(err)), -1);
+	EXPECT_STREQ(err, "connection refused");
+}
+
+TEST(unresolvable_host)
+{
+	struct http_response r;
+	struct http_addr a;
+	char err[256] = "";
+
+	ASSERT_TRUE(http_addr_parse("no-such-host.invalid:9464", &a, err,
+				    sizeof(err)));
+	EXPECT_EQ(http_get(&a, "/metrics", 2000, 1 << 20, &r, err,
+			   sizeof(err)), -1);
+	EXPECT_TRUE(strstr(err, "cannot resolve 'no-such-host.invalid'") ==
+		    err);
+}
+
+TEST(addr_forms)
+{
+	static const char *const bad[] = {
+		"", ":9464", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0",
+		"127.0.0.1:65536", "127.0.0.1:94x", "[::1]", "[::1]9464",
+		"127.0.0.1:-1", "127.0.0.1: 80",
+	};
+	struct http_addr a;
+	char err[256];
+	size_t i;
+
+	ASSERT_TRUE(http_addr_parse("127.0.0.1:9464", &a, err, sizeof(err)));
+	EXPECT_STREQ(a.host, "127.0.0.1");
+	EXPECT_STREQ(a.port, "9464");
+	ASSERT_TRUE(http_addr_parse("localhost:80", &a, err, sizeof(err)));
+	EXPECT_STREQ(a.host, "localhost");
+	ASSERT_TRUE(http_addr_parse("[::1]:9464", &a, err, sizeof(err)));
+	EXPECT_STREQ(a.host, "::1");
+	EXPECT_STREQ(a.port, "9464");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (http_addr_parse(bad[i], &a, err, sizeof(err)))
+			TH_LOG("'%s' was taken", bad[i]);
+		EXPECT_FALSE(http_addr_parse(bad[i], &a, err, sizeof(err)));
+		EXPECT_TRUE(strstr(err, "is not ADDR:PORT") != NULL);
+	}
+	EXPECT_FALSE(http_addr_parse("::1:9464", &a, err, sizeof(err)));
+	EXPECT_TRUE(strstr(err, "in brackets") != NULL);
+}
+
+TEST_HARNESS_MAIN
