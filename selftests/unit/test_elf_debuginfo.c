@@ -56,7 +56,8 @@ static const char *place(const struct dbg_env *e, const char *name,
 	char *buf = slurp(fixture(name), &len);
 
 	snprintf(p, PATH_MAX, "%s/%s", e->dir, rel);
-	for (s = strchr(p + strlen(e->dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
+	s = p + strlen(e->dir);
+	while ((s = strchr(s + 1, '/'))) {
 		*s = '\0';
 		mkdir(p, 0700);
 		*s = '/';

@@ -6,7 +6,7 @@
  * Roots are /usr/lib/debug, then each directory of $ISPOT_DEBUG_DIRS
  * (colon-separated).  For an object /dir/obj, tried in this order:
  *
- *	ROOT/.build-id/xx/yyyy.debug	its NT_GNU_BUILD_ID note, every root
+ *	ROOT/.build-id/xx/yyyy.debug	NT_GNU_BUILD_ID note, every root
  *	/dir/LINK			its .gnu_debuglink name
  *	/dir/.debug/LINK
  *	ROOT/dir/LINK			every root
