@@ -108,6 +108,30 @@ int elf_resolve_file(const char *path, const char *pattern,
 		     char *err, size_t errlen);
 
 /*
+ * elf_resolve_spec() and elf_resolve_file() resolve for a probe at entry
+ * and one at return, which is what timing a function takes.  A return
+ * probe crashes a Go program (see elf_go.c), so those refuse functions of
+ * one with -EPERM.  ELF_RESOLVE_ENTRY_ONLY is for probes that only fire
+ * at the probed address, which are safe there.
+ */
+#define ELF_RESOLVE_ENTRY_ONLY	0x1
+
+int elf_resolve_spec_flags(const char *spec, pid_t pid, const char *exe,
+			   unsigned int flags, struct elf_target_sym **out,
+			   size_t *n, char *err, size_t errlen);
+int elf_resolve_file_flags(const char *path, const char *pattern,
+			   unsigned int flags, struct elf_target_sym **out,
+			   size_t *n, char *err, size_t errlen);
+
+/*
+ * A stripped object's symbols come from its separate debug file, found by
+ * build-id or .gnu_debuglink under /usr/lib/debug and $ISPOT_DEBUG_DIRS
+ * (see elf_debuginfo.c).  Test hook: use root instead of /usr/lib/debug
+ * (NULL: the default) and let every warning be printed again.
+ */
+void elf_debuginfo_reset(const char *root);
+
+/*
  * Choose a display name among aliases: the shortest name that does not
  * start with '_', else the shortest; ties broken by strcmp().  Returns an
  * index into names[] (0 when n == 0).

@@ -340,3 +340,28 @@ int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
 	}
 	return -ENOENT;
 }
+
+long elf_section_by_name(const struct elf_file *f, const char *name)
+{
+	const Elf64_Shdr *strsh;
+	size_t len = strlen(name), i;
+	char *buf;
+	long found = -1;
+
+	if (!f->shnum || f->eh.e_shstrndx == SHN_UNDEF ||
+	    f->eh.e_shstrndx >= f->shnum)
+		return -1;
+	strsh = &f->sh[f->eh.e_shstrndx];
+	if (strsh->sh_type != SHT_STRTAB ||
+	    elf_read_dup(f, strsh->sh_offset, strsh->sh_size, &buf))
+		return -1;
+	for (i = 1; i < f->shnum && found < 0; i++) {
+		uint64_t off = f->sh[i].sh_name;
+
+		if (off < strsh->sh_size && strsh->sh_size - off > len &&
+		    !memcmp(buf + off, name, len + 1))
+			found = (long)i;
+	}
+	free(buf);
+	return found;
+}

@@ -10,6 +10,9 @@
  *	elf_maps.c	/proc/PID/maps and load bias
  *	elf_symbolize.c	runtime addresses to symbols
  *	elf_libsearch.c	DT_NEEDED closure and ld.so.cache, as ld.so searches
+ *	elf_notes.c	ELF notes: the GNU build-id
+ *	elf_debuginfo.c	separate debug files: build-id, .gnu_debuglink
+ *	elf_go.c	Go programs, where return probes are refused
  *
  * Functions taking (err, errlen) follow elf.h's error convention.
  */
@@ -67,6 +70,21 @@ int elf_check_ident(const unsigned char *id, const char *path,
 int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
 			bool need_exec, uint64_t *off);
 
+/* The index of the section called name, or -1. */
+long elf_section_by_name(const struct elf_file *f, const char *name);
+
+/*
+ * The descriptor of the first note of owner and type, from the SHT_NOTE
+ * sections or, without section headers, the PT_NOTE segments.  Up to max
+ * bytes are copied to desc and its full size goes to *len.  -ENOENT: no
+ * such note.
+ */
+int elf_note_find(const struct elf_file *f, const char *owner,
+		  uint32_t type, void *desc, size_t max, size_t *len);
+
+/* The longest build-id we keep (GNU ld writes 20 bytes, sha1). */
+#define ELF_BUILD_ID_MAX	64
+
 /* One defined symbol of .symtab or .dynsym. */
 struct esym {
 	const char *name;	/* base name, without any @version */
@@ -80,10 +98,22 @@ struct esym {
 	bool owned;		/* name was malloc'd (split from name@ver) */
 };
 
+/*
+ * What was looked for in a separate debug file and found (elf_debuginfo.c),
+ * so that an error can say what would fix a stripped object.
+ */
+struct elf_debuginfo {
+	bool tried;
+	char *path;		/* debug file whose symbols were added */
+	char build_id[2 * ELF_BUILD_ID_MAX + 1];	/* hex, or "" */
+	char link[256];		/* .gnu_debuglink name, or "" */
+	uint32_t link_crc;
+};
+
 /* A parsed object: its file and its symbols. */
 struct elf_obj {
 	struct elf_file f;
-	char *bufs[4];		/* string tables the names point into */
+	char *bufs[8];		/* string tables the names point into */
 	size_t nbufs;
 	struct esym *syms;	/* sorted by (value, name) */
 	size_t nsyms;
@@ -92,6 +122,7 @@ struct elf_obj {
 				/* when no name is mangled */
 	bool has_symtab;
 	bool has_dynsym;
+	struct elf_debuginfo dbg;
 };
 
 static inline bool esym_is_func(const struct esym *s)
@@ -102,6 +133,37 @@ static inline bool esym_is_func(const struct esym *s)
 int elf_obj_load(const char *path, struct elf_obj **out,
 		 char *err, size_t errlen);
 void elf_obj_free(struct elf_obj *o);
+
+/*
+ * Add the .symtab of dbg, a separate debug file of o, to o's symbols.
+ * Their values are link-time addresses of o, so offsets still come from
+ * o's program headers.  -ENOENT: dbg has no .symtab.
+ */
+int elf_obj_add_debug_symbols(struct elf_obj *o, const struct elf_file *dbg);
+
+/*
+ * Look for o's separate debug file once and add its symbols (see
+ * elf_debuginfo.c for where).  A candidate that does not match is skipped
+ * with a warning on stderr, once per file.  Returns whether symbols were
+ * added.
+ */
+bool elf_debuginfo_attach(struct elf_obj *o);
+
+/* Append what would give stripped o its symbols to msg ("; install ..."). */
+void elf_debuginfo_hint(const struct elf_obj *o, char *msg, size_t msglen);
+
+/*
+ * Whether o is a Go program: a .go.buildinfo section or a runtime.main
+ * symbol.
+ */
+bool elf_obj_is_go(const struct elf_obj *o);
+
+/*
+ * Whether return probes may go into o: -EPERM, with a message naming
+ * shown, for a Go program.
+ */
+int elf_check_return_probes(const struct elf_obj *o, const char *shown,
+			    char *err, size_t errlen);
 
 /*
  * The demangled name of C++ symbol s of o, without return type; NULL for

@@ -190,6 +190,8 @@ static int no_match(const struct elf_obj *o, const struct pattern *p,
 	}
 	elf_fail(err, errlen, -ENOENT, "no function '%s' in %s%s", pattern,
 		 shown, why);
+	if (err && errlen && !o->has_symtab)
+		elf_debuginfo_hint(o, err, errlen);
 	if (err && errlen)
 		elf_suggest(o, p->base, err, errlen);
 	return -ENOENT;
@@ -343,9 +345,9 @@ out:
 	return rc;
 }
 
-int elf_resolve_file(const char *path, const char *pattern,
-		     struct elf_target_sym **out, size_t *n,
-		     char *err, size_t errlen)
+int elf_resolve_file_flags(const char *path, const char *pattern,
+			   unsigned int flags, struct elf_target_sym **out,
+			   size_t *n, char *err, size_t errlen)
 {
 	struct elf_obj *o;
 	char canon[PATH_MAX];
@@ -360,9 +362,22 @@ int elf_resolve_file(const char *path, const char *pattern,
 		return rc;
 	if (!realpath(path, canon))
 		elf_copy_str(canon, sizeof(canon), path);
-	rc = resolve_obj(o, pattern, canon, path, out, n, err, errlen);
+	if (!(flags & ELF_RESOLVE_ENTRY_ONLY))
+		rc = elf_check_return_probes(o, path, err, errlen);
+	if (!rc)
+		rc = resolve_obj(o, pattern, canon, path, out, n, err, errlen);
+	/* A .symtab stripped of some names: its debug file has them all. */
+	if (rc == -ENOENT && !o->dbg.tried && elf_debuginfo_attach(o))
+		rc = resolve_obj(o, pattern, canon, path, out, n, err, errlen);
 	elf_obj_free(o);
 	return rc;
+}
+
+int elf_resolve_file(const char *path, const char *pattern,
+		     struct elf_target_sym **out, size_t *n,
+		     char *err, size_t errlen)
+{
+	return elf_resolve_file_flags(path, pattern, 0, out, n, err, errlen);
 }
 
 /*
@@ -411,6 +426,13 @@ int elf_resolve_spec(const char *spec, pid_t pid, const char *exe,
 		     struct elf_target_sym **out, size_t *n,
 		     char *err, size_t errlen)
 {
+	return elf_resolve_spec_flags(spec, pid, exe, 0, out, n, err, errlen);
+}
+
+int elf_resolve_spec_flags(const char *spec, pid_t pid, const char *exe,
+			   unsigned int flags, struct elf_target_sym **out,
+			   size_t *n, char *err, size_t errlen)
+{
 	char exe_buf[PATH_MAX], path[PATH_MAX];
 	const char *name;
 	char *obj = NULL;
@@ -448,8 +470,8 @@ int elf_resolve_spec(const char *spec, pid_t pid, const char *exe,
 	}
 
 	if (!obj || strchr(obj, '/')) {
-		rc = elf_resolve_file(obj ? obj : exe, name, out, n, err,
-				      errlen);
+		rc = elf_resolve_file_flags(obj ? obj : exe, name, flags, out,
+					    n, err, errlen);
 		goto out;
 	}
 
@@ -475,7 +497,8 @@ int elf_resolve_spec(const char *spec, pid_t pid, const char *exe,
 	if (rc == -ENOENT)
 		rc = elf_find_needed(exe, obj, path, sizeof(path), err, errlen);
 	if (!rc)
-		rc = elf_resolve_file(path, name, out, n, err, errlen);
+		rc = elf_resolve_file_flags(path, name, flags, out, n, err,
+					    errlen);
 out:
 	free(obj);
 	return rc;

@@ -27,6 +27,7 @@ void elf_obj_free(struct elf_obj *o)
 	}
 	free(o->demangled);
 	free(o->syms);
+	free(o->dbg.path);
 	for (i = 0; i < o->nbufs; i++)
 		free(o->bufs[i]);
 	elf_file_close(&o->f);
@@ -55,19 +56,20 @@ static long find_section(const struct elf_file *f, uint32_t type)
 }
 
 /* Load the string table section idx links to. */
-static int load_strtab(struct elf_obj *o, uint32_t link, char **str,
+static int load_strtab(struct elf_obj *o, const struct elf_file *f,
+		       uint32_t link, char **str,
 		       uint64_t *strsz)
 {
 	const Elf64_Shdr *sh;
 	char *buf;
 	int rc;
 
-	if (link == 0 || link >= o->f.shnum)
+	if (link == 0 || link >= f->shnum)
 		return -ENOEXEC;
-	sh = &o->f.sh[link];
+	sh = &f->sh[link];
 	if (sh->sh_type != SHT_STRTAB)
 		return -ENOEXEC;
-	rc = elf_read_dup(&o->f, sh->sh_offset, sh->sh_size, &buf);
+	rc = elf_read_dup(f, sh->sh_offset, sh->sh_size, &buf);
 	if (rc)
 		return rc;
 	rc = keep_buf(o, buf);
@@ -84,7 +86,8 @@ static int load_strtab(struct elf_obj *o, uint32_t link, char **str,
  * section bounds; a loop in the links is cut off by sh_info and by the
  * byte count.
  */
-static int load_verdef(struct elf_obj *o, const char ***names, size_t *nnames)
+static int load_verdef(struct elf_obj *o, const struct elf_file *f,
+		       const char ***names, size_t *nnames)
 {
 	const Elf64_Shdr *sh;
 	const char **v = NULL;
@@ -96,14 +99,14 @@ static int load_verdef(struct elf_obj *o, const char ***names, size_t *nnames)
 
 	*names = NULL;
 	*nnames = 0;
-	idx = find_section(&o->f, SHT_GNU_verdef);
+	idx = find_section(f, SHT_GNU_verdef);
 	if (idx < 0)
 		return 0;
-	sh = &o->f.sh[idx];
-	rc = load_strtab(o, sh->sh_link, &str, &strsz);
+	sh = &f->sh[idx];
+	rc = load_strtab(o, f, sh->sh_link, &str, &strsz);
 	if (rc)
 		return rc;
-	rc = elf_read_dup(&o->f, sh->sh_offset, sh->sh_size, &buf);
+	rc = elf_read_dup(f, sh->sh_offset, sh->sh_size, &buf);
 	if (rc)
 		return rc;
 
@@ -159,7 +162,8 @@ out:
  * spells them into the name ("foo@V1", "foo@@V2"), which is split here so
  * both tables describe a symbol the same way.
  */
-static int load_symbols(struct elf_obj *o, uint32_t type)
+static int load_symbols(struct elf_obj *o, const struct elf_file *f,
+			uint32_t type)
 {
 	const char **vernames = NULL;
 	uint16_t *versym = NULL;
@@ -172,35 +176,35 @@ static int load_symbols(struct elf_obj *o, uint32_t type)
 	long idx;
 	int rc;
 
-	idx = find_section(&o->f, type);
+	idx = find_section(f, type);
 	if (idx < 0)
 		return 0;
-	sh = &o->f.sh[idx];
+	sh = &f->sh[idx];
 	entsz = sh->sh_entsize ? sh->sh_entsize : sizeof(Elf64_Sym);
 	if (entsz != sizeof(Elf64_Sym))
 		return -ENOEXEC;
-	rc = load_strtab(o, sh->sh_link, &str, &strsz);
+	rc = load_strtab(o, f, sh->sh_link, &str, &strsz);
 	if (rc)
 		return rc;
 	nraw = sh->sh_size / sizeof(Elf64_Sym);
-	rc = elf_read_dup(&o->f, sh->sh_offset, nraw * sizeof(Elf64_Sym), &tmp);
+	rc = elf_read_dup(f, sh->sh_offset, nraw * sizeof(Elf64_Sym), &tmp);
 	if (rc)
 		return rc;
 	raw = (Elf64_Sym *)tmp;
 
 	if (type == SHT_DYNSYM) {
-		long vi = find_section(&o->f, SHT_GNU_versym);
+		long vi = find_section(f, SHT_GNU_versym);
 
-		if (vi >= 0 && o->f.sh[vi].sh_link == (uint64_t)idx) {
-			const Elf64_Shdr *vs = &o->f.sh[vi];
+		if (vi >= 0 && f->sh[vi].sh_link == (uint64_t)idx) {
+			const Elf64_Shdr *vs = &f->sh[vi];
 
 			nversym = vs->sh_size / sizeof(uint16_t);
-			rc = elf_read_dup(&o->f, vs->sh_offset,
+			rc = elf_read_dup(f, vs->sh_offset,
 					  nversym * sizeof(uint16_t), &tmp);
 			if (rc)
 				goto out;
 			versym = (uint16_t *)tmp;
-			rc = load_verdef(o, &vernames, &nvernames);
+			rc = load_verdef(o, f, &vernames, &nvernames);
 			if (rc)
 				goto out;
 		}
@@ -333,6 +337,17 @@ static void dedupe_symbols(struct elf_obj *o)
 	o->nsyms = k;
 }
 
+/* Sort and deduplicate; demangling waits until a name is asked for. */
+static void symbols_done(struct elf_obj *o)
+{
+	size_t i;
+
+	dedupe_symbols(o);
+	for (i = 0; i < o->nsyms && !o->demangled; i++)
+		if (demangle_is_mangled(o->syms[i].name))
+			o->demangled = calloc(o->nsyms, sizeof(*o->demangled));
+}
+
 int elf_obj_load(const char *path, struct elf_obj **out,
 		 char *err, size_t errlen)
 {
@@ -348,9 +363,9 @@ int elf_obj_load(const char *path, struct elf_obj **out,
 		free(o);
 		return rc;
 	}
-	rc = load_symbols(o, SHT_SYMTAB);
+	rc = load_symbols(o, &o->f, SHT_SYMTAB);
 	if (!rc)
-		rc = load_symbols(o, SHT_DYNSYM);
+		rc = load_symbols(o, &o->f, SHT_DYNSYM);
 	if (rc) {
 		if (rc == -ENOMEM)
 			elf_fail(err, errlen, rc, "out of memory");
@@ -361,13 +376,32 @@ int elf_obj_load(const char *path, struct elf_obj **out,
 		elf_obj_free(o);
 		return rc;
 	}
-	dedupe_symbols(o);
-	/* Demangling waits until a name is asked for: most never are. */
-	for (size_t i = 0; i < o->nsyms && !o->demangled; i++)
-		if (demangle_is_mangled(o->syms[i].name))
-			o->demangled = calloc(o->nsyms, sizeof(*o->demangled));
+	symbols_done(o);
+	/* A stripped object may have its symbols in a debug file. */
+	if (!o->has_symtab)
+		elf_debuginfo_attach(o);
 	*out = o;
 	return 0;
+}
+
+int elf_obj_add_debug_symbols(struct elf_obj *o, const struct elf_file *dbg)
+{
+	size_t i;
+	int rc;
+
+	/* The cache is indexed by symbol: it goes with the old order. */
+	if (o->demangled) {
+		for (i = 0; i < o->nsyms; i++)
+			if (o->demangled[i] != not_cxx)
+				free(o->demangled[i]);
+		free(o->demangled);
+		o->demangled = NULL;
+	}
+	rc = load_symbols(o, dbg, SHT_SYMTAB);
+	if (!rc && !o->has_symtab)
+		rc = -ENOENT;
+	symbols_done(o);
+	return rc;
 }
 
 const char *elf_sym_demangled(const struct elf_obj *o, const struct esym *s)

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for user/lib/elf_debuginfo.c and elf_notes.c: stripped
+ * binaries resolved through their separate debug files.
+ *
+ * The fixtures Makefile splits app_pie into app_pie.debug (objcopy
+ * --only-keep-debug) and stripped copies: app_stripped (strip -s, found by
+ * build-id), app_split and libfx_split.so (strip --strip-unneeded plus a
+ * .gnu_debuglink), app_partial (a .symtab with main only).  Each test lays
+ * the debug file out in its own directory, with the system debug root
+ * pointed at an empty one so the host's /usr/lib/debug plays no part, and
+ * checks the offsets against objdump's for the unstripped binary.
+ */
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include "elf_fixtures.h"
+
+static const char *const app_funcs[] = {
+	"compute", "compute_fast", "worker_a", "worker_b", "worker_c",
+	"api_entry", "main", NULL
+};
+
+struct dbg_env {
+	char dir[64];		/* scratch: binaries and debug files */
+	char sysroot[128];	/* stands in for /usr/lib/debug, empty */
+};
+
+static void env_init(struct dbg_env *e)
+{
+	snprintf(e->dir, sizeof(e->dir), "/tmp/test_elf_dbg.XXXXXX");
+	ASSERT_TRUE(mkdtemp(e->dir));
+	snprintf(e->sysroot, sizeof(e->sysroot), "%s/sysroot", e->dir);
+	ASSERT_EQ(mkdir(e->sysroot, 0700), 0);
+	elf_debuginfo_reset(e->sysroot);
+	unsetenv("ISPOT_DEBUG_DIRS");
+}
+
+static void env_done(struct dbg_env *e)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
+	ASSERT_EQ(system(cmd), 0);
+	elf_debuginfo_reset(NULL);
+}
+
+/* Copy fixture name to dir/rel, creating the directories on the way. */
+static const char *place(const struct dbg_env *e, const char *name,
+			 const char *rel)
+{
+	static char out[4][PATH_MAX];
+	static int slot;
+	char *p = out[slot++ & 3], *s;
+	size_t len;
+	char *buf = slurp(fixture(name), &len);
+
+	snprintf(p, PATH_MAX, "%s/%s", e->dir, rel);
+	s = p + strlen(e->dir);
+	while ((s = strchr(s + 1, '/'))) {
+		*s = '\0';
+		mkdir(p, 0700);
+		*s = '/';
+	}
+	spit(p, buf, len);
+	chmod(p, 0700);
+	free(buf);
+	return p;
+}
+
+static const char *build_id(void)
+{
+	static char id[128];
+	FILE *fp = fopen(fixture("app_stripped.buildid"), "r");
+
+	ASSERT_TRUE(fp);
+	ASSERT_TRUE(fgets(id, sizeof(id), fp));
+	fclose(fp);
+	id[strcspn(id, "\n")] = '\0';
+	ASSERT_EQ(strlen(id), 40);
+	return id;
+}
+
+/* dir/.build-id/xx/yyyy.debug for app_pie's build-id under root. */
+static const char *build_id_rel(const char *root)
+{
+	static char rel[256];
+	const char *id = build_id();
+
+	snprintf(rel, sizeof(rel), "%s/.build-id/%.2s/%s.debug", root, id,
+		 id + 2);
+	return rel;
+}
+
+/* Every app function resolves in bin at app_pie's objdump offset. */
+static void expect_app_offsets(const char *bin)
+{
+	size_t i;
+
+	for (i = 0; app_funcs[i]; i++) {
+		struct elf_target_sym t = resolve_one(app_funcs[i], 0, bin);
+
+		EXPECT_EQ(t.offset,
+			  objdump_offset(fixture("app_pie"), app_funcs[i]));
+		EXPECT_STREQ(t.name, app_funcs[i]);
+		EXPECT_STREQ(t.obj, canon(bin));
+	}
+}
+
+/* Run resolve_fail() with stderr going to a file; returns what it got. */
+static const char *fail_capturing(const char *spec, const char *bin,
+				  const char *errfile, char *warn, size_t len)
+{
+	const char *err;
+	int saved, fd;
+	ssize_t r;
+
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(errfile, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	dup2(fd, 2);
+	err = resolve_fail(spec, 0, bin, -ENOENT);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	r = pread(fd, warn, len - 1, 0);
+	close(fd);
+	ASSERT_GE(r, 0);
+	warn[r] = '\0';
+	return err;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+TEST(stripped_without_debug_file_says_what_to_install)
+{
+	struct dbg_env e;
+	char want[256];
+	const char *err;
+
+	env_init(&e);
+	err = resolve_fail("compute", 0, fixture("app_stripped"), -ENOENT);
+	snprintf(want, sizeof(want),
+		 "; install the -dbgsym package for build-id %s,", build_id());
+	EXPECT_TRUE(strstr(err, want));
+	EXPECT_TRUE(strstr(err, "ISPOT_DEBUG_DIRS"));
+
+	/* With a debug link, its name too. */
+	err = resolve_fail("compute", 0, place(&e, "app_split", "d/app"),
+			   -ENOENT);
+	snprintf(want, sizeof(want),
+		 "; install the -dbgsym package for build-id %s (debug file 'app_pie.debug')",
+		 build_id());
+	EXPECT_TRUE(strstr(err, want));
+
+	/* An unstripped binary without the name gets no such advice. */
+	err = resolve_fail("nosuchfn", 0, fixture("app_pie"), -ENOENT);
+	EXPECT_FALSE(strstr(err, "dbgsym"));
+	env_done(&e);
+}
+
+TEST(by_build_id_in_debug_dirs)
+{
+	struct dbg_env e;
+	char dirs[256];
+
+	env_init(&e);
+	place(&e, "app_pie.debug", build_id_rel("dbg"));
+	/* Empty entries and roots without the file are skipped. */
+	snprintf(dirs, sizeof(dirs), "::%s/nothing:%s/dbg", e.dir, e.dir);
+	setenv("ISPOT_DEBUG_DIRS", dirs, 1);
+	expect_app_offsets(fixture("app_stripped"));
+	env_done(&e);
+}
+
+TEST(by_build_id_in_system_root)
+{
+	struct dbg_env e;
+
+	env_init(&e);
+	place(&e, "app_pie.debug", build_id_rel("sysroot"));
+	expect_app_offsets(fixture("app_stripped"));
+	env_done(&e);
+}
+
+TEST(by_debuglink_same_dir)
+{
+	struct dbg_env e;
+	const char *bin;
+
+	env_init(&e);
+	bin = place(&e, "app_split", "d/app");
+	place(&e, "app_pie.debug", "d/app_pie.debug");
+	expect_app_offsets(bin);
+	env_done(&e);
+}
+
+TEST(by_debuglink_dot_debug)
+{
+	struct dbg_env e;
+	const char *bin;
+
+	env_init(&e);
+	bin = place(&e, "app_split", "d/app");
+	place(&e, "app_pie.debug", "d/.debug/app_pie.debug");
+	expect_app_offsets(bin);
+	env_done(&e);
+}
+
+TEST(by_debuglink_under_root)
+{
+	struct dbg_env e;
+	char rel[PATH_MAX];
+	const char *bin;
+
+	env_init(&e);
+	bin = place(&e, "app_split", "d/app");
+	/* ROOT/<the binary's directory>/LINK, as /usr/lib/debug/usr/bin. */
+	snprintf(rel, sizeof(rel), "dbg%s/d/app_pie.debug", canon(e.dir));
+	place(&e, "app_pie.debug", rel);
+	snprintf(rel, sizeof(rel), "%s/dbg", e.dir);
+	setenv("ISPOT_DEBUG_DIRS", rel, 1);
+	expect_app_offsets(bin);
+	env_done(&e);
+}
+
+TEST(symtab_without_the_name)
+{
+	struct dbg_env e;
+	const char *bin;
+
+	env_init(&e);
+	bin = place(&e, "app_partial", "d/app");
+	resolve_fail("compute", 0, bin, -ENOENT);
+	place(&e, "app_pie.debug", "d/app_pie.debug");
+	expect_app_offsets(bin);
+	env_done(&e);
+}
+
+TEST(shared_library_by_debuglink)
+{
+	static const char *const names[] = { "fx_fast_impl", "fx_add", NULL };
+	struct dbg_env e;
+	const char *lib;
+	size_t i;
+
+	env_init(&e);
+	lib = place(&e, "libfx_split.so", "d/libfx.so");
+	resolve_fail("fx_fast_impl", 0, lib, -ENOENT);
+	place(&e, "libfx.so.debug", "d/libfx.so.debug");
+	/* Linked at 0x200000: offsets come from the stripped file. */
+	for (i = 0; names[i]; i++) {
+		struct elf_target_sym t = resolve_one(names[i], 0, lib);
+
+		EXPECT_EQ(t.offset, objdump_offset(fixture("libfx.so"),
+						   names[i]));
+		EXPECT_EQ(t.vaddr - t.offset, 0x200000);
+	}
+	env_done(&e);
+}
+
+/* Addresses in a stripped library get the debug file's names too. */
+TEST(symbolize_through_debug_file)
+{
+	struct elf_addr_info info;
+	char err[ERRLEN];
+	struct dbg_env e;
+	const char *lib;
+	void *h, *impl;
+
+	env_init(&e);
+	lib = place(&e, "libfx_split.so", "d/libfx.so");
+	place(&e, "libfxdep.so", "d/libfxdep.so");
+	h = dlopen(lib, RTLD_NOW);
+	ASSERT_TRUE(h);
+	/* dlsym() runs fx_fast's IFUNC resolver: this is the static impl. */
+	impl = dlsym(h, "fx_fast");
+	ASSERT_TRUE(impl);
+
+	ASSERT_EQ(elf_addr_to_symbol(getpid(), (uintptr_t)impl, &info, err,
+				     sizeof(err)), 0);
+	TH_LOG("without debug file: %s+%llu", info.sym,
+	       (unsigned long long)info.sym_off);
+	EXPECT_TRUE(strcmp(info.sym, "fx_fast_impl"));
+
+	place(&e, "libfx.so.debug", "d/libfx.so.debug");
+	ASSERT_EQ(elf_addr_to_symbol(getpid(), (uintptr_t)impl, &info, err,
+				     sizeof(err)), 0);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "fx_fast_impl");
+	EXPECT_EQ(info.sym_off, 0);
+	dlclose(h);
+	env_done(&e);
+}
+
+TEST(crc_mismatch_ignored_with_warning)
+{
+	char errfile[PATH_MAX], warn[2048], want[256];
+	struct dbg_env e;
+	const char *bin, *dbg, *err;
+	int fd;
+
+	env_init(&e);
+	bin = place(&e, "app_split", "d/app");
+	dbg = place(&e, "app_pie.debug", "d/app_pie.debug");
+	/* Same build-id, other bytes: the CRC alone tells. */
+	fd = open(dbg, O_WRONLY | O_APPEND);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "x", 1), 1);
+	close(fd);
+	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
+
+	err = fail_capturing("compute", bin, errfile, warn, sizeof(warn));
+	snprintf(want, sizeof(want), "for build-id %s", build_id());
+	EXPECT_TRUE(strstr(err, want));
+	TH_LOG("warning: %s", warn);
+	EXPECT_EQ(count_lines(warn), 1);
+	EXPECT_TRUE(strstr(warn, "warning: ignoring debug file "));
+	EXPECT_TRUE(strstr(warn, dbg));
+	EXPECT_TRUE(strstr(warn, "CRC"));
+
+	/* Once per file. */
+	fail_capturing("worker_a", bin, errfile, warn, sizeof(warn));
+	EXPECT_STREQ(warn, "");
+	env_done(&e);
+}
+
+TEST(build_id_mismatch_ignored_with_warning)
+{
+	char errfile[PATH_MAX], warn[2048], want[256];
+	struct dbg_env e;
+	const char *dbg, *err;
+
+	env_init(&e);
+	/* Another build's debug file where app's would be. */
+	dbg = place(&e, "app_nopie.debug", build_id_rel("sysroot"));
+	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
+
+	err = fail_capturing("compute", fixture("app_stripped"), errfile,
+			     warn, sizeof(warn));
+	snprintf(want, sizeof(want), "for build-id %s", build_id());
+	EXPECT_TRUE(strstr(err, want));
+	TH_LOG("warning: %s", warn);
+	EXPECT_EQ(count_lines(warn), 1);
+	EXPECT_TRUE(strstr(warn, dbg));
+	EXPECT_TRUE(strstr(warn, "build-id"));
+	EXPECT_TRUE(strstr(warn, "does not match"));
+
+	fail_capturing("compute", fixture("app_stripped"), errfile, warn,
+		       sizeof(warn));
+	EXPECT_STREQ(warn, "");
+	env_done(&e);
+}
+
+TEST(debug_file_not_elf_ignored_with_warning)
+{
+	char errfile[PATH_MAX], warn[2048];
+	struct dbg_env e;
+	const char *dbg;
+
+	env_init(&e);
+	dbg = place(&e, "app.c", build_id_rel("sysroot"));
+	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
+	fail_capturing("compute", fixture("app_stripped"), errfile, warn,
+		       sizeof(warn));
+	EXPECT_EQ(count_lines(warn), 1);
+	EXPECT_TRUE(strstr(warn, dbg));
+	EXPECT_TRUE(strstr(warn, "not an ELF file"));
+	env_done(&e);
+}
+
+TEST_HARNESS_MAIN
