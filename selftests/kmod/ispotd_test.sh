@@ -159,16 +159,16 @@ budget_honoured() {
 tap_timing budget_1pct_duty_times_full_overhead_within_budget budget_honoured
 
 # agree_run BUDGET LOG: lock_contention under ispotd --budget BUDGET,
-# its windows appended to LOG.
+# its windows appended to LOG (ispotd appends).
 agree_run() {
+	: >"$tmp/agree.err"
 	ispotd --exe "$s/lock_contention" --func acquire --budget "$1" \
-		--window 60s --log "$tmp/agree.jsonl" 2>"$tmp/agree.err" &
+		--window 60s --log "$2" 2>"$tmp/agree.err" &
 	dpid=$!
 	daemon_ready "$tmp/agree.err" || return 1
 	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
 		--iterations 6000 >/dev/null
 	stop_daemon "$dpid"
-	cat "$tmp/agree.jsonl" >>"$2"
 }
 # Always armed and at 20%, twice each and interleaved, so that a change
 # in the host's load during the test falls on both.  Tolerance: a ratio
