@@ -446,7 +446,7 @@ static int sleepy_work(void *arg)
 TEST(switched_out_call_shows_in_switches)
 {
 	struct ispot_counters c = { 0 };
-	size_t i, ns, nq, unpaired, quick_clean = 0;
+	size_t i, ns, nq, unpaired, quick_clean = 0, slept = 0;
 	struct call *sleeps, *quicks;
 	struct csess cs;
 	int sid, qid;
@@ -466,12 +466,20 @@ TEST(switched_out_call_shows_in_switches)
 	for (i = 0; i < ns; i++) {
 		EXPECT_EQ(sleeps[i].in.cv.valid, 1);
 		EXPECT_EQ(sleeps[i].out.cv.valid, 1);
-		/* Slept: at least one voluntary switch inside the call. */
-		EXPECT_GT(sleeps[i].out.cv.switches,
-			  sleeps[i].in.cv.switches);
+		/* Slept: a voluntary switch inside the call... */
+		slept += sleeps[i].out.cv.switches > sleeps[i].in.cv.switches;
+		EXPECT_GE(sleeps[i].out.cv.switches, sleeps[i].in.cv.switches);
 		EXPECT_GE(sleeps[i].out.r.ts_ns - sleeps[i].in.r.ts_ns,
 			  1000000);
 	}
+	/*
+	 * ...unless the 1 ms timer had already fired when the thread would
+	 * have blocked: do_nanosleep() then returns without scheduling.  On
+	 * the debug kernel under TCG the path from hrtimer_start() to
+	 * schedule() can take that long (8 of 20 calls there, once).
+	 */
+	TH_LOG("%zu of %zu sleeping calls were switched out", slept, ns);
+	EXPECT_GE(slept, ns / 2);
 	/* The control: the quick calls are hardly ever switched out. */
 	quicks = cs_calls(&cs, qid, 2, &nq, &unpaired);
 	EXPECT_EQ(nq, 20);
