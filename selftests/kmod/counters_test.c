@@ -476,7 +476,7 @@ TEST(switched_out_call_shows_in_switches)
 	 * ...unless the 1 ms timer had already fired when the thread would
 	 * have blocked: do_nanosleep() then returns without scheduling.  On
 	 * the debug kernel under TCG the path from hrtimer_start() to
-	 * schedule() can take that long (8 of 20 calls there, once).
+	 * schedule() can take that long (1 of 20 calls there, once).
 	 */
 	TH_LOG("%zu of %zu sleeping calls were switched out", slept, ns);
 	EXPECT_GE(slept, ns / 2);
