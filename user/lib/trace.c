@@ -26,9 +26,9 @@
 /* While records wait for the horizon, rounds run at this pace. */
 #define TRACE_IDLE_POLL_MS	100
 /*
- * For the first TRACE_EARLY_NS, idle rounds come every TRACE_EARLY_POLL_MS:
- * a process that lives a few ms is named only if its futex waits are
- * peeked at while it lives (trace_peek_futexes()).
+ * For the first TRACE_EARLY_NS, idle rounds come every TRACE_EARLY_POLL_MS
+ * and `run` re-reads its command's maps each round: a process that lives
+ * a few ms is named only from maps read while it lives.
  */
 #define TRACE_EARLY_NS		(1000 * 1000 * 1000ull)
 #define TRACE_EARLY_POLL_MS	5
@@ -596,6 +596,14 @@ static int trace_round(struct trace *t, uint64_t horizon)
 
 int trace_step(struct trace *t, uint64_t now)
 {
+	/*
+	 * A command just started maps its libraries (and, right at the
+	 * exec, may not have its own segments in place yet): follow its
+	 * maps for its first moments, which are all a short one has.
+	 */
+	if (t->mode == MODE_RUN && t->sym &&
+	    now - t->t_enable < TRACE_EARLY_NS)
+		elf_symbolizer_refresh(t->sym, NULL, 0);
 	trace_peek_futexes(t);
 	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
 		return -1;

@@ -127,8 +127,11 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe);
 int trace_start(struct trace *t, pid_t pid);
 
 /*
- * `run`: the child has exec'd (its new image is mapped).  Takes the maps
- * snapshot that names futex words and call sites, while it is alive.
+ * `run`: the child has exec'd.  Takes the maps snapshot that names futex
+ * words and call sites while it is alive; rounds refresh it during the
+ * first second (the exec may not have mapped every segment yet, and ld.so
+ * maps the libraries after), and at the first futex wait on a word
+ * outside it.
  */
 void trace_exec_seen(struct trace *t);
 
