@@ -12,7 +12,7 @@ lock=/ispot/samples/lock_contention
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 5
+tap_plan 6
 
 # picked_compute FILE: stderr FILE says compute was picked, with a share.
 picked_compute() {
@@ -63,6 +63,13 @@ t_idle() {
 	[ "$ok" = 0 ] && one_line_err "ran no user code.*--func"
 }
 tap_check "auto_on_idle_process_exit_1_one_line" t_idle
+
+t_run_idle() {
+	# The idle command is not left running untraced, nor waited for.
+	run_status 1 timeout 60 ispotctl run --auto --auto-time 500ms -- \
+		sleep 100 && one_line_err "ran no user code"
+}
+tap_check "run_auto_on_idle_command_exit_1_and_stops_it" t_run_idle
 
 t_exits_early() {
 	run_status 1 ispotctl run --auto --auto-time 5s -- "$lock" \

@@ -203,6 +203,7 @@ TEST(snapshot_names_a_process_that_has_exited)
 	struct elf_addr_info info;
 	struct elf_symbolizer *s;
 	char err[ERRLEN];
+	siginfo_t si;
 	pid_t pid = fork();
 
 	ASSERT_GE(pid, 0);
@@ -212,8 +213,12 @@ TEST(snapshot_names_a_process_that_has_exited)
 	}
 	s = elf_symbolizer_new(pid, err, sizeof(err));
 	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	/* A zombie first: its maps read empty, which is no new snapshot. */
+	ASSERT_EQ(waitid(P_PID, pid, &si, WEXITED | WNOWAIT), 0);
 	ASSERT_TRUE(s);
+	EXPECT_NE(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)&gm_test_lock[2]));
+	waitpid(pid, NULL, 0);
 	EXPECT_NE(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
 	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)&gm_test_lock[2]));
 	ASSERT_EQ(elf_symbolize(s, (uintptr_t)&gm_test_lock[2], &info, err,

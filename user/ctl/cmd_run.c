@@ -11,7 +11,8 @@
  * command has run for a while.  The child execs first and runs
  * uninstrumented for --auto-time while it is sampled; the session is then
  * set up on the running process, as attach does, so what it did during
- * the sampling is not in the report.
+ * the sampling is not in the report.  If that fails (nothing to pick),
+ * the command is killed: ispotctl run does not leave it running untraced.
  *
  * Either way the tracer learns when the exec happened from a second,
  * close-on-exec pipe that the exec closes: the maps are read then, while
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +158,7 @@ int cmd_run(int argc, char **argv)
 	struct trace_opts o;
 	struct trace t;
 	int ret, code = EXIT_RUNTIME;
+	bool untraced = false;
 
 	ret = trace_opts_parse(MODE_RUN, argc, argv, &o);
 	if (ret)
@@ -178,10 +181,14 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (o.auto_pick) {
-		if (release_child(&child, o.cmd[0]) ||
-		    trace_resolve(&t, child.pid, path) ||
+		if (release_child(&child, o.cmd[0]))
+			goto out;
+		/* Running, not traced: failing now must not leave it be. */
+		untraced = true;
+		if (trace_resolve(&t, child.pid, path) ||
 		    trace_start(&t, child.pid))
 			goto out;
+		untraced = false;
 	} else {
 		if (trace_start(&t, child.pid) ||
 		    release_child(&child, o.cmd[0]))
@@ -197,6 +204,8 @@ out:
 	if (child.exec_fd >= 0)
 		close(child.exec_fd);
 	trace_free(&t);
+	if (untraced && !child_exited(&child))
+		kill(child.pid, SIGKILL);
 	if (child.pid > 0) {
 		while (!child.exited &&
 		       waitpid(child.pid, &child.status, 0) < 0 &&
