@@ -81,7 +81,7 @@ tap_check "run_auto_on_idle_command_exit_1_and_stops_it" t_run_idle
 
 t_exits_early() {
 	run_status 1 ispotctl run --auto --auto-time 5s -- "$lock" \
-		--iterations 10 && one_line_err "exited during"
+		--iterations 10 && one_line_err "exited before the"
 }
 tap_check "auto_on_command_that_exits_first_exit_1" t_exits_early
 

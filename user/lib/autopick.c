@@ -171,8 +171,8 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	memset(a, 0, sizeof(*a));
 	ret = sampler_run(pid, duration_ns, &r, err, errlen);
 	if (!ret && r.exited) {
-		snprintf(err, errlen, "pid %d exited during the %.1fs of "
-			 "--auto sampling: lower --auto-time, or name "
+		snprintf(err, errlen, "pid %d exited before the %.1fs of "
+			 "--auto sampling ended: lower --auto-time, or name "
 			 "functions with --func", (int)pid, duration_ns / 1e9);
 		ret = -ESRCH;
 	}

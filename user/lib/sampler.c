@@ -253,10 +253,11 @@ int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
 
 	memset(r, 0, sizeof(*r));
 	ret = sampler_scan(&s, &ts, err, errlen);
-	if (ret == -ESRCH)
-		snprintf(err, errlen, "no process with pid %d to sample: "
-			 "check it with ps", (int)pid);
-	while (!ret) {
+	if (ret == -ESRCH) {
+		r->exited = true;
+		ret = 0;
+	}
+	while (!ret && !r->exited) {
 		struct timespec nap = { 0, SAMPLER_ROUND_MS * 1000000L };
 		uint64_t now = now_ns();
 

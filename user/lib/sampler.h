@@ -38,10 +38,10 @@ struct sampler_result {
 
 /*
  * Sample @pid's threads for @duration_ns.  Returns 0 (even with no sample:
- * check r->samples), or a negative errno after writing one line saying
- * what to do to @err: -EACCES when perf_event_paranoid or a missing
- * CAP_PERFMON forbids it, -ESRCH when the process is gone, -ENODEV when
- * the kernel has no perf events.  Free with sampler_result_free() either
+ * check r->samples; r->exited when the process is gone, or went before
+ * the end), or a negative errno after writing one line saying what to do
+ * to @err: -EACCES when perf_event_paranoid or a missing CAP_PERFMON
+ * forbids it, -ENODEV when the kernel has no perf events.  Free with sampler_result_free() either
  * way.
  */
 int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
