@@ -199,18 +199,19 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 
 void autopick_print(FILE *f, pid_t pid, const struct autopick *a)
 {
+	const char *s = a->nr == 1 ? "" : "s";
 	size_t i;
 
 	if (a->top)
 		fprintf(f, "auto: %llu samples of pid %d in %.1fs; tracing the "
-			"%zu functions with the most (--auto=%u):\n",
+			"%zu function%s with the most (--auto=%u):\n",
 			(unsigned long long)a->samples, (int)pid,
-			a->duration_ns / 1e9, a->nr, a->top);
+			a->duration_ns / 1e9, a->nr, s, a->top);
 	else
 		fprintf(f, "auto: %llu samples of pid %d in %.1fs; tracing the "
-			"%zu functions with at least %.0f%% of them:\n",
+			"%zu function%s with at least %.0f%% of them:\n",
 			(unsigned long long)a->samples, (int)pid,
-			a->duration_ns / 1e9, a->nr,
+			a->duration_ns / 1e9, a->nr, s,
 			AUTOPICK_MIN_SHARE * 100);
 	for (i = 0; i < a->nr; i++)
 		fprintf(f, "  %5.1f%%  %s (%s)\n",
