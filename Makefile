@@ -83,6 +83,9 @@ samples: $(SAMPLES)
 samples/%: samples/%.c samples/sample.h
 	$(CC) $(CFLAGS) -O1 -fno-omit-frame-pointer -pthread -o $@ $< $(LDLIBS)
 
+# No dynamic loader: it must be gone before the tracer's first scan.
+samples/short_lived: LDLIBS += -static
+
 # C++ samples link libstdc++ dynamically, so the VM runner copies it into
 # the guest, where ispotctl finds its demangler too.
 samples/%: samples/%.cc

@@ -904,4 +904,41 @@ TEST(random_many_rings)
 	random_stream(8, 64, 1000);
 }
 
+/*
+ * drain_peek() shows each published record once, young ones included,
+ * and takes nothing: drain_round() still emits them all, in order.
+ */
+TEST(peek_sees_young_records_once_and_consumes_nothing)
+{
+	struct sink peeked = { 0 };
+	struct rig g;
+
+	rig_init(&g, 2, 16, 0);
+	push(&g.rings[0], 10);
+	push_stack(&g.rings[1], 20, 12);
+	push(&g.rings[1], 30);
+	drain_peek(g.d, sink_cb, &peeked);
+	ASSERT_EQ(peeked.n, 3);
+	EXPECT_EQ(peeked.v[0].id, ID(0, 0));
+	EXPECT_EQ(peeked.v[1].kind, ISPOT_REC_STACK);
+	EXPECT_EQ(peeked.v[2].id, ID(1, 1));
+	EXPECT_EQ(g.log.calls, 0);
+
+	/* Seen already: nothing new to show. */
+	drain_peek(g.d, sink_cb, &peeked);
+	EXPECT_EQ(peeked.n, 3);
+
+	/* A round up to 25 emits two; the peek shows only the newcomer. */
+	EXPECT_EQ(run_round(&g, 25), 2);
+	push(&g.rings[0], 40);
+	drain_peek(g.d, sink_cb, &peeked);
+	ASSERT_EQ(peeked.n, 4);
+	EXPECT_EQ(peeked.v[3].id, ID(0, 1));
+	EXPECT_EQ(run_round(&g, UINT64_MAX), 2);
+	EXPECT_EQ(g.sink.n, 4);
+	assert_sorted(&g.sink);
+	free(peeked.v);
+	rig_free(&g);
+}
+
 TEST_HARNESS_MAIN

@@ -4,7 +4,10 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "elf_fixtures.h"
 
@@ -188,6 +191,64 @@ TEST(symbolizer_sees_new_mappings)
 	EXPECT_GE(info.vaddr, 0x200000);
 	elf_symbolizer_free(s);
 	dlclose(h);
+}
+
+/*
+ * A target that lives a few ms: what was snapshotted while it lived names
+ * its addresses after it is gone, and refreshing then keeps the snapshot.
+ * The forked child has our own layout, so our globals are its globals.
+ */
+TEST(snapshot_names_a_process_that_has_exited)
+{
+	struct elf_addr_info info;
+	struct elf_symbolizer *s;
+	char err[ERRLEN];
+	siginfo_t si;
+	pid_t pid = fork();
+
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	s = elf_symbolizer_new(pid, err, sizeof(err));
+	kill(pid, SIGKILL);
+	/* A zombie first: its maps read empty, which is no new snapshot. */
+	ASSERT_EQ(waitid(P_PID, pid, &si, WEXITED | WNOWAIT), 0);
+	ASSERT_TRUE(s);
+	EXPECT_NE(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)&gm_test_lock[2]));
+	waitpid(pid, NULL, 0);
+	EXPECT_NE(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)&gm_test_lock[2]));
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)&gm_test_lock[2], &info, err,
+				sizeof(err)), 0);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "gm_test_lock");
+	EXPECT_EQ(info.sym_off, 2 * sizeof(int));
+	elf_symbolizer_free(s);
+
+	/* Without a snapshot from its lifetime there is nothing to name. */
+	EXPECT_EQ(elf_addr_to_symbol(pid, (uintptr_t)&gm_test_lock[2], &info,
+				     err, sizeof(err)) < 0, 1);
+}
+
+TEST(refresh_takes_mappings_made_since)
+{
+	struct elf_symbolizer *s;
+	char err[ERRLEN];
+	void *m;
+
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	m = mmap(NULL, 1 << 16, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		 0);
+	ASSERT_NE(m, MAP_FAILED);
+	EXPECT_FALSE(elf_symbolizer_knows(s, (uintptr_t)m + 8));
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)m + 8));
+	elf_symbolizer_free(s);
+	munmap(m, 1 << 16);
 }
 
 TEST_HARNESS_MAIN

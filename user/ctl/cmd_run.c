@@ -6,10 +6,22 @@
  * its pid and the probes are registered on the files (inode + offset), so
  * they are in place when the kernel maps the program at exec.  Only then
  * does the child exec: nothing it runs can come before the probes.
+ *
+ * With --auto the order changes: the functions are not known until the
+ * command has run for a while.  The child execs first and runs
+ * uninstrumented for --auto-time while it is sampled; the session is then
+ * set up on the running process, as attach does, so what it did during
+ * the sampling is not in the report.  If that fails (nothing to pick),
+ * the command is killed: ispotctl run does not leave it running untraced.
+ *
+ * Either way the tracer learns when the exec happened from a second,
+ * close-on-exec pipe that the exec closes: the maps are read then, while
+ * the new image is in place (see trace_exec_seen()).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +36,8 @@ struct child {
 	pid_t pid;
 	int status;
 	bool exited;
+	int go;		/* a byte here lets it exec; closing it, exit */
+	int exec_fd;	/* EOF once it has exec'd; an errno if it could not */
 };
 
 /* execvp's search, done up front so the symbols can be read first. */
@@ -69,43 +83,82 @@ static int child_exit_code(int status)
 	return EXIT_RUNTIME;
 }
 
-static pid_t spawn_waiting(const char *path, char **argv, int *go)
+static int spawn_waiting(const char *path, char **argv, struct child *c)
 {
-	int fds[2];
-	pid_t pid;
-	char c;
+	int go[2], ex[2];
+	char b;
 
-	if (pipe2(fds, O_CLOEXEC))
+	if (pipe2(go, O_CLOEXEC))
 		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
+	if (pipe2(ex, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
 		return -1;
 	}
-	if (!pid) {
-		close(fds[1]);
+	c->pid = fork();
+	if (c->pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		close(ex[0]);
+		close(ex[1]);
+		return -1;
+	}
+	if (!c->pid) {
+		int e;
+
+		close(go[1]);
+		close(ex[0]);
 		/* EOF without a byte: the tracer gave up, run nothing. */
-		if (read(fds[0], &c, 1) != 1)
+		if (read(go[0], &b, 1) != 1)
 			_exit(127);
-		close(fds[0]);
+		close(go[0]);
 		execv(path, argv);
-		fprintf(stderr, "ispotctl: cannot run %s (%s): check the "
-			"command\n", path, strerror(errno));
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
 		_exit(127);
 	}
-	close(fds[0]);
-	*go = fds[1];
-	return pid;
+	close(go[0]);
+	close(ex[1]);
+	c->go = go[1];
+	c->exec_fd = ex[0];
+	return 0;
+}
+
+/* Let the child exec, and wait until it has.  Returns 0 or -errno. */
+static int release_child(struct child *c, const char *cmd)
+{
+	ssize_t n;
+	int e = 0;
+
+	n = write(c->go, "g", 1);
+	close(c->go);
+	c->go = -1;
+	if (n != 1) {
+		ispot_error("cannot start '%s' (%s)", cmd, strerror(errno));
+		return -1;
+	}
+	do
+		n = read(c->exec_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(c->exec_fd);
+	c->exec_fd = -1;
+	if (n > 0) {
+		ispot_error("cannot run '%s' (%s): check the command", cmd,
+			    strerror(e));
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
 {
-	struct child child = { .pid = -1 };
+	struct child child = { .pid = -1, .go = -1, .exec_fd = -1 };
 	char path[PATH_MAX];
 	struct trace_opts o;
 	struct trace t;
-	int ret, go = -1, code = EXIT_RUNTIME;
+	int ret, code = EXIT_RUNTIME;
+	bool untraced = false;
 
 	ret = trace_opts_parse(MODE_RUN, argc, argv, &o);
 	if (ret)
@@ -119,30 +172,40 @@ int cmd_run(int argc, char **argv)
 			    o.cmd[0], strerror(-ret));
 		goto out;
 	}
-	if (trace_resolve(&t, 0, path))
+	/* --auto resolves on the running command, below. */
+	if (!o.auto_pick && trace_resolve(&t, 0, path))
 		goto out;
-	child.pid = spawn_waiting(path, o.cmd, &go);
-	if (child.pid < 0) {
+	if (spawn_waiting(path, o.cmd, &child)) {
 		ispot_error("cannot start '%s' (%s)", o.cmd[0],
 			    strerror(errno));
 		goto out;
 	}
-	if (trace_start(&t, child.pid))
-		goto out;
-	if (write(go, "g", 1) != 1) {
-		ispot_error("cannot start '%s' (%s)", o.cmd[0],
-			    strerror(errno));
-		goto out;
+	if (o.auto_pick) {
+		if (release_child(&child, o.cmd[0]))
+			goto out;
+		/* Running, not traced: failing now must not leave it be. */
+		untraced = true;
+		if (trace_resolve(&t, child.pid, path) ||
+		    trace_start(&t, child.pid))
+			goto out;
+		untraced = false;
+	} else {
+		if (trace_start(&t, child.pid) ||
+		    release_child(&child, o.cmd[0]))
+			goto out;
 	}
-	close(go);
-	go = -1;
+	trace_exec_seen(&t);
 	if (trace_loop(&t, child_exited, &child) || trace_report(&t))
 		goto out;
 	code = EXIT_OK;
 out:
-	if (go >= 0)
-		close(go);	/* the child exits without running anything */
+	if (child.go >= 0)
+		close(child.go);	/* the child exits without running */
+	if (child.exec_fd >= 0)
+		close(child.exec_fd);
 	trace_free(&t);
+	if (untraced && !child_exited(&child))
+		kill(child.pid, SIGKILL);
 	if (child.pid > 0) {
 		while (!child.exited &&
 		       waitpid(child.pid, &child.status, 0) < 0 &&

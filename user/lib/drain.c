@@ -19,6 +19,7 @@ struct drain_ring {
 	uint64_t pos;		/* next slot to read */
 	uint64_t head;		/* producer position at the start of the round */
 	uint64_t released;	/* last tail given back */
+	uint64_t peeked;	/* drain_peek() has seen what lies before */
 	uint32_t cpu;
 };
 
@@ -242,6 +243,32 @@ long drain_round(struct drain *d, uint64_t horizon, drain_record_fn fn,
 			return ret < 0 ? ret : -EIO;
 	}
 	return emitted;
+}
+
+void drain_peek(struct drain *d, drain_record_fn fn, void *ctx)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr; i++) {
+		struct drain_ring *r = &d->rings[i];
+		uint64_t head = __atomic_load_n(&r->ctrl->head,
+						__ATOMIC_ACQUIRE);
+		uint64_t p = r->peeked > r->pos ? r->peeked : r->pos;
+
+		/* A lying control page is drain_round()'s to count. */
+		if (head - r->pos > r->mask + 1)
+			continue;
+		while (p != head) {
+			const struct ispot_record *rec =
+				&r->slots[p & r->mask];
+
+			if (!rec->nslots || rec->nslots > head - p)
+				break;
+			fn(ctx, rec);
+			p += rec->nslots;
+		}
+		r->peeked = p;
+	}
 }
 
 uint64_t drain_pending(const struct drain *d)

@@ -69,6 +69,15 @@ long drain_round(struct drain *d, uint64_t horizon, drain_record_fn fn,
 		 void *ctx);
 
 /*
+ * Show @fn each record published since the last peek, whatever its age,
+ * without consuming it: drain_round() still emits it in time order.  Only
+ * the first slot of a record is shown (what a STACK record's frames are
+ * not part of).  For what cannot wait for the horizon: a futex word must
+ * be named while the process that waits on it is alive.
+ */
+void drain_peek(struct drain *d, drain_record_fn fn, void *ctx);
+
+/*
  * Slots published but not emitted, as of the last round (what the round
  * held back for the horizon); 0 before the first round.
  */

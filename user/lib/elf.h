@@ -239,6 +239,16 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		  struct elf_addr_info *info, char *err, size_t errlen);
 void elf_symbolizer_free(struct elf_symbolizer *s);
 
+/*
+ * Take a new snapshot of the maps, and keep the old one if the process is
+ * gone: addresses are named from the last snapshot taken while it lived
+ * (the objects themselves are read from their files, which outlive it).
+ */
+int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
+			   size_t errlen);
+/* Whether the current snapshot maps @addr (no re-read). */
+bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr);
+
 /* One-shot elf_symbolize(). */
 int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
 		       char *err, size_t errlen);

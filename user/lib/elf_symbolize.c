@@ -188,6 +188,33 @@ static void set_pseudo(struct elf_addr_info *info, enum elf_addr_kind kind,
 	info->vaddr = off;
 }
 
+int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
+			   size_t errlen)
+{
+	struct elf_map *nm;
+	size_t nn;
+	int rc = elf_maps_read(s->pid, &nm, &nn, err, errlen);
+
+	/* Gone: the last snapshot is all there will ever be. */
+	if (rc)
+		return rc;
+	/* A zombie, or a process past exit_mm(), has no maps left. */
+	if (!nn && s->nmaps) {
+		elf_maps_free(nm, nn);
+		return elf_fail(err, errlen, -ESRCH, "process %d has exited",
+				(int)s->pid);
+	}
+	elf_maps_free(s->maps, s->nmaps);
+	s->maps = nm;
+	s->nmaps = nn;
+	return 0;
+}
+
+bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr)
+{
+	return elf_maps_find(s->maps, s->nmaps, addr) != NULL;
+}
+
 int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		  struct elf_addr_info *info, char *err, size_t errlen)
 {
@@ -200,15 +227,10 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	memset(info, 0, sizeof(*info));
 	m = elf_maps_find(s->maps, s->nmaps, addr);
 	if (!m) {
-		struct elf_map *nm;
-		size_t nn;
-		int rc = elf_maps_read(s->pid, &nm, &nn, err, errlen);
+		int rc = elf_symbolizer_refresh(s, err, errlen);
 
 		if (rc)
 			return rc;
-		elf_maps_free(s->maps, s->nmaps);
-		s->maps = nm;
-		s->nmaps = nn;
 		m = elf_maps_find(s->maps, s->nmaps, addr);
 	}
 	if (!m)

@@ -17,9 +17,9 @@
 #define MAX_RING_BYTES		(1ull << 30)
 
 static const char *const usage_attach =
-	"usage: ispotctl attach --pid PID --func SPEC [--func SPEC]... [OPTIONS]";
+	"usage: ispotctl attach --pid PID (--func SPEC [--func SPEC]... | --auto[=N]) [OPTIONS]";
 static const char *const usage_run =
-	"usage: ispotctl run --func SPEC [--func SPEC]... [OPTIONS] -- CMD [ARG]...";
+	"usage: ispotctl run (--func SPEC [--func SPEC]... | --auto[=N]) [OPTIONS] -- CMD [ARG]...";
 static const char *const usage_top =
 	"usage: ispotctl top (--pid PID --func SPEC... | --from ADDR:PORT) [OPTIONS]";
 
@@ -65,6 +65,9 @@ void trace_opts_usage(enum trace_mode mode, FILE *f)
 		"  -k, --key FUNC=RULE   compare FUNC's executions only with those of the\n"
 		"                        same argN[:log2], callsite, or none\n"
 		"      --sync            also trace pthread lock, wait and barrier calls\n"
+		"      --auto[=N]        sample the target first, then trace the functions\n"
+		"                        with >= 1%% of the samples (or the top N)\n"
+		"      --auto-time TIME  how long --auto samples (default 2s)\n"
 		"      --sample N        record 1 in N calls of each function\n"
 		"  -d, --duration TIME   stop after TIME (e.g. 10, 10s, 500ms, 2m)\n"
 		"      --ring-size SIZE  ring buffer per CPU (e.g. 512K, 4M; default 2M)\n"
@@ -314,6 +317,8 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 		{ "func", required_argument, NULL, 'f' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "sync", no_argument, NULL, 'S' },
+		{ "auto", optional_argument, NULL, 'A' },
+		{ "auto-time", required_argument, NULL, 'a' },
 		{ "sample", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring-size", required_argument, NULL, 'r' },
@@ -335,6 +340,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 
 	memset(o, 0, sizeof(*o));
 	o->ring_bytes = OPT_DEFAULT_RING_BYTES;
+	o->auto_time_ns = OPT_DEFAULT_AUTO_TIME_NS;
 	o->refresh_ns = OPT_DEFAULT_REFRESH_NS;
 	o->window_ns = OPT_DEFAULT_WINDOW_NS;
 	optind = 1;
@@ -343,7 +349,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, "+p:f:k:d:jo:h", opts,
 				NULL)) != -1) {
 		/* A report's options mean nothing to a live view, and back. */
-		if (mode == MODE_TOP && strchr("dtjoCR", c))
+		if (mode == MODE_TOP && strchr("dtjoCRAa", c))
 			return usage_error(mode, "--%s is for attach and run, "
 					   "not top", opt_name(opts, c));
 		if (mode != MODE_TOP && strchr("FIW", c))
@@ -375,6 +381,21 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 			break;
 		case 'S':
 			o->sync = true;
+			break;
+		case 'A':
+			o->auto_pick = true;
+			if (optarg && !options_parse_u32(optarg, 1,
+							 &o->auto_top))
+				return usage_error(mode, "--auto=%s: N must be "
+						   "a whole number >= 1",
+						   optarg);
+			break;
+		case 'a':
+			o->auto_time_ns = options_parse_duration(optarg);
+			if (!o->auto_time_ns)
+				return usage_error(mode, "--auto-time '%s' is "
+						   "not a time such as 2s or "
+						   "500ms", optarg);
 			break;
 		case 's':
 			if (!options_parse_u32(optarg, 1, &o->sample))
@@ -456,9 +477,9 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	}
 	if (mode == MODE_TOP)
 		return top_opts_check(o, argc, argv);
-	if (!o->nr_funcs && !o->sync)
+	if (!o->nr_funcs && !o->sync && !o->auto_pick)
 		return usage_error(mode, "nothing to trace: give --func SPEC "
-				   "(e.g. --func 'worker_*')%s", "");
+				   "(e.g. --func 'worker_*') or --auto%s", "");
 	if (mode == MODE_ATTACH) {
 		if (!o->pid)
 			return usage_error(mode, "attach needs --pid PID%s",

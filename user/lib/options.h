@@ -34,6 +34,9 @@ struct trace_opts {
 	struct key_opt keys[OPT_MAX_KEYS];
 	size_t nr_keys;
 	bool sync;			/* --sync: pthread waits too */
+	bool auto_pick;			/* --auto[=N]: sample, then choose */
+	uint32_t auto_top;		/* N of --auto=N, 0: the 1% rule */
+	uint64_t auto_time_ns;		/* --auto-time: how long to sample */
 	uint32_t sample;		/* --sample N: 1 in N, 0 = all */
 	uint64_t duration_ns;		/* --duration: 0 = until the end */
 	uint64_t ring_bytes;		/* --ring-size: per CPU */
@@ -53,6 +56,7 @@ struct trace_opts {
 /* MODE_TOP is an attach as far as the session goes, with a live view. */
 enum trace_mode { MODE_ATTACH, MODE_RUN, MODE_TOP };
 
+#define OPT_DEFAULT_AUTO_TIME_NS	(2 * 1000 * 1000 * 1000ull)
 #define OPT_DEFAULT_REFRESH_NS	(1000 * 1000 * 1000ull)
 #define OPT_DEFAULT_WINDOW_NS	(5 * 1000 * 1000 * 1000ull)
 #define OPT_MIN_REFRESH_NS	(100 * 1000 * 1000ull)

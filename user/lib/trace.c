@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "autopick.h"
 #include "errors.h"
 #include "drain.h"
 #include "format.h"
@@ -24,6 +25,13 @@
 
 /* While records wait for the horizon, rounds run at this pace. */
 #define TRACE_IDLE_POLL_MS	100
+/*
+ * For the first TRACE_EARLY_NS, idle rounds come every TRACE_EARLY_POLL_MS
+ * and `run` re-reads its command's maps each round: a process that lives
+ * a few ms is named only from maps read while it lives.
+ */
+#define TRACE_EARLY_NS		(1000 * 1000 * 1000ull)
+#define TRACE_EARLY_POLL_MS	5
 #define TRACE_BUSY_SLEEP_NS	(20 * 1000 * 1000L)
 
 /* What --sync adds: the blocking calls of seed 003's Table 2. */
@@ -89,6 +97,28 @@ static int trace_add_syms(struct trace *t, const struct elf_target_sym *syms,
 	return 0;
 }
 
+/* --auto: sample the running target, then trace where its time goes. */
+static int trace_auto(struct trace *t, pid_t pid)
+{
+	struct autopick a;
+	char err[512];
+	size_t i;
+	int ret;
+
+	ret = autopick_sample(pid, t->opts->auto_time_ns, t->opts->auto_top,
+			      &a, err, sizeof(err));
+	if (ret) {
+		ispot_error("%s", err);
+		autopick_free(&a);
+		return -1;
+	}
+	autopick_print(stderr, pid, &a);
+	for (i = 0; !ret && i < a.nr; i++)
+		ret = trace_add_syms(t, &a.funcs[i].sym, 1);
+	autopick_free(&a);
+	return ret;
+}
+
 int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 {
 	const struct trace_opts *o = t->opts;
@@ -97,6 +127,8 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 	size_t i, n;
 	int ret;
 
+	if (o->auto_pick && trace_auto(t, pid))
+		return -1;
 	for (i = 0; i < o->nr_funcs; i++) {
 		ret = elf_resolve_spec(o->funcs[i], pid, exe, &syms, &n, err,
 				       sizeof(err));
@@ -372,6 +404,60 @@ int trace_check_pid(pid_t pid)
 	return 0;
 }
 
+/*
+ * Read the target's maps now, while it lives: the futex report and the
+ * key labels name addresses from the last snapshot taken, and the maps
+ * vanish with the process (a target may live a few ms).
+ */
+static void trace_snapshot_maps(struct trace *t)
+{
+	if (t->sym)
+		elf_symbolizer_refresh(t->sym, NULL, 0);
+	else
+		t->sym = elf_symbolizer_new(t->pid, NULL, 0);
+}
+
+void trace_exec_seen(struct trace *t)
+{
+	trace_snapshot_maps(t);
+}
+
+struct futex_peek {
+	struct elf_symbolizer *sym;
+	uint64_t unknown[8];
+	size_t n;
+};
+
+static void trace_peek_record(void *ctx, const struct ispot_record *rec)
+{
+	struct futex_peek *fp = ctx;
+
+	if (rec->kind == ISPOT_REC_FUTEX_ENTER &&
+	    fp->n < sizeof(fp->unknown) / sizeof(*fp->unknown) &&
+	    !elf_symbolizer_knows(fp->sym, rec->data[0]))
+		fp->unknown[fp->n++] = rec->data[0];
+}
+
+/*
+ * The first wait on a word outside the snapshot (a library loaded since,
+ * a heap that grew) re-reads the maps, and names the word at once, which
+ * reads its object while the process is alive to lend it.
+ */
+static void trace_peek_futexes(struct trace *t)
+{
+	struct futex_peek fp = { .sym = t->sym };
+	struct elf_addr_info info;
+	size_t i;
+
+	if (!t->sym || !t->waits)
+		return;
+	drain_peek(t->drain, trace_peek_record, &fp);
+	if (!fp.n || elf_symbolizer_refresh(t->sym, NULL, 0))
+		return;
+	for (i = 0; i < fp.n; i++)
+		elf_symbolize(t->sym, fp.unknown[i], &info, NULL, 0);
+}
+
 int trace_start(struct trace *t, pid_t pid)
 {
 	size_t i;
@@ -400,6 +486,9 @@ int trace_start(struct trace *t, pid_t pid)
 	}
 	t->enabled = true;
 	t->t_enable = trace_now();
+	/* Run's child has not exec'd yet: trace_exec_seen() comes later. */
+	if (t->mode != MODE_RUN)
+		trace_snapshot_maps(t);
 	t->last_scan = t->t_enable;
 	/* Threads that exist now count from now. */
 	if (task_set_scan(&t->alive, pid)) {
@@ -507,6 +596,15 @@ static int trace_round(struct trace *t, uint64_t horizon)
 
 int trace_step(struct trace *t, uint64_t now)
 {
+	/*
+	 * A command just started maps its libraries (and, right at the
+	 * exec, may not have its own segments in place yet): follow its
+	 * maps for its first moments, which are all a short one has.
+	 */
+	if (t->mode == MODE_RUN && t->sym &&
+	    now - t->t_enable < TRACE_EARLY_NS)
+		elf_symbolizer_refresh(t->sym, NULL, 0);
+	trace_peek_futexes(t);
 	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
 		return -1;
 	if (now - t->last_scan >= TRACE_SCAN_NS)
@@ -533,7 +631,8 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 	 * report. */
 	progress_start(&progress, STDERR_FILENO, t->t_enable);
 	for (;;) {
-		int timeout = TRACE_IDLE_POLL_MS;
+		int timeout = trace_now() - t->t_enable < TRACE_EARLY_NS ?
+			      TRACE_EARLY_POLL_MS : TRACE_IDLE_POLL_MS;
 		uint64_t now;
 
 		/*

@@ -113,7 +113,9 @@ int trace_check_pid(pid_t pid);
 
 /*
  * Resolve every --func SPEC for @pid (0: not started) running @exe (may
- * be NULL when pid > 0).  Returns 0 or prints one line and returns -1.
+ * be NULL when pid > 0).  With --auto, @pid must be running: it is
+ * sampled for --auto-time first, and what was picked is printed on
+ * stderr.  Returns 0 or prints one line and returns -1.
  */
 int trace_resolve(struct trace *t, pid_t pid, const char *exe);
 
@@ -123,6 +125,15 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe);
  * line and returns -1.
  */
 int trace_start(struct trace *t, pid_t pid);
+
+/*
+ * `run`: the child has exec'd.  Takes the maps snapshot that names futex
+ * words and call sites while it is alive; rounds refresh it during the
+ * first second (the exec may not have mapped every segment yet, and ld.so
+ * maps the libraries after), and at the first futex wait on a word
+ * outside it.
+ */
+void trace_exec_seen(struct trace *t);
 
 /* Drain until Ctrl-C, --duration, the target's exit, or @stop says so. */
 int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx);

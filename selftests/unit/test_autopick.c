@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for user/lib/sampler.c and user/lib/autopick.c: `--auto`
+ * samples a real busy child with perf cpu-clock events and picks its hot
+ * function; an idle child is an error saying what to do.  The choice rules
+ * (1%, top N, code no probe can time) are checked on counts of our own.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "autopick.h"
+#include "elf_fixtures.h"
+
+static volatile unsigned long sink;
+
+__attribute__((noinline, noclone, used)) void autopick_test_hot(void)
+{
+	for (;;)
+		sink++;
+}
+
+__attribute__((noinline, noclone, used)) void autopick_test_cold(void)
+{
+	sink--;
+}
+
+/* Busy for @ms, then exit. */
+__attribute__((noinline, noclone, used)) void autopick_test_brief(long ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		sink++;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000 +
+		 (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+/* A function whose first instruction uprobes cannot step over. */
+__asm__(".text\n"
+	".globl autopick_test_locked\n"
+	".type autopick_test_locked, @function\n"
+	"autopick_test_locked:\n"
+	"	lock incl (%rdi)\n"
+	"	ret\n"
+	".size autopick_test_locked, .-autopick_test_locked\n");
+void autopick_test_locked(int *p);
+
+static void skip_without_perf(void)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = SAMPLER_PERIOD_NS,
+		.exclude_kernel = 1,
+	};
+	int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+
+	if (fd < 0)
+		SKIP("no perf cpu-clock events here (%s)", strerror(errno));
+	close(fd);
+}
+
+static pid_t child(void (*fn)(void))
+{
+	pid_t pid = fork();
+
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		fn();
+		_exit(0);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void idle(void)
+{
+	pause();
+}
+
+static void brief(void)
+{
+	autopick_test_brief(30);
+}
+
+TEST(busy_child_hot_function_is_picked)
+{
+	struct autopick a;
+	char err[ERRLEN] = "";
+	pid_t pid;
+	int ret;
+
+	skip_without_perf();
+	/* Its code would run from valgrind's translations, named by none. */
+	if (under_valgrind())
+		SKIP("under valgrind");
+	pid = child(autopick_test_hot);
+	ret = autopick_sample(pid, 400 * 1000 * 1000ull, 0, &a, err,
+			      sizeof(err));
+	reap(pid);
+	ASSERT_EQ(ret, 0);
+	printf("# %llu samples, %zu picked, first %s (%llu)\n",
+	       (unsigned long long)a.samples, a.nr,
+	       a.nr ? a.funcs[0].sym.name : "-",
+	       a.nr ? (unsigned long long)a.funcs[0].samples : 0ull);
+	ASSERT_GT(a.samples, 20);
+	ASSERT_GE(a.nr, 1);
+	EXPECT_STREQ(a.funcs[0].sym.name, "autopick_test_hot");
+	/* Nearly every sample is in the loop. */
+	EXPECT_GT(a.funcs[0].samples * 10, a.samples * 9);
+	EXPECT_NE(a.funcs[0].sym.offset, 0);
+	autopick_free(&a);
+}
+
+TEST(idle_child_is_an_error_that_says_what_to_do)
+{
+	struct autopick a;
+	char err[ERRLEN] = "";
+	pid_t pid;
+	int ret;
+
+	skip_without_perf();
+	pid = child(idle);
+	ret = autopick_sample(pid, 200 * 1000 * 1000ull, 0, &a, err,
+			      sizeof(err));
+	reap(pid);
+	printf("# %s\n", err);
+	EXPECT_EQ(ret, -ENODATA);
+	EXPECT_EQ(a.nr, 0);
+	EXPECT_TRUE(strstr(err, "ran no user code"));
+	EXPECT_TRUE(strstr(err, "--func"));
+	EXPECT_FALSE(strchr(err, '\n'));
+	autopick_free(&a);
+}
+
+TEST(child_exiting_while_sampled_is_an_error)
+{
+	struct autopick a;
+	char err[ERRLEN] = "";
+	pid_t pid;
+	int ret;
+
+	skip_without_perf();
+	pid = child(brief);
+	ret = autopick_sample(pid, 2000 * 1000 * 1000ull, 0, &a, err,
+			      sizeof(err));
+	reap(pid);
+	printf("# %s\n", err);
+	EXPECT_EQ(ret, -ESRCH);
+	EXPECT_TRUE(strstr(err, "exited before the"));
+	autopick_free(&a);
+}
+
+TEST(no_such_process)
+{
+	struct autopick a;
+	char err[ERRLEN] = "";
+	pid_t pid;
+
+	pid = child(brief);
+	reap(pid);
+	EXPECT_EQ(autopick_sample(pid, 1000000, 0, &a, err, sizeof(err)),
+		  -ESRCH);
+	EXPECT_TRUE(strstr(err, "exited"));
+	autopick_free(&a);
+}
+
+/* Counts of our own: hot 900, cold 5 (0.5%), vdso 50, locked 45. */
+static void counts(struct sampler_result *r)
+{
+	uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
+
+	memset(r, 0, sizeof(*r));
+	ASSERT_EQ(sampler_add(r, (uintptr_t)autopick_test_hot + 4, 600), 0);
+	ASSERT_EQ(sampler_add(r, (uintptr_t)autopick_test_hot + 1, 300), 0);
+	ASSERT_EQ(sampler_add(r, (uintptr_t)autopick_test_cold, 5), 0);
+	ASSERT_EQ(sampler_add(r, (uintptr_t)autopick_test_locked, 45), 0);
+	if (vdso)
+		ASSERT_EQ(sampler_add(r, vdso + 0x100, 50), 0);
+	r->samples = 900 + 5 + 45 + (vdso ? 50 : 0);
+	ASSERT_EQ(r->nr_ips, 4 + !!vdso);
+}
+
+TEST(one_percent_rule_and_unprobeable_code)
+{
+	struct sampler_result r;
+	struct autopick a;
+	char err[ERRLEN] = "";
+
+	counts(&r);
+	ASSERT_EQ(autopick_choose(getpid(), &r, 0, &a, err, sizeof(err)), 0);
+	/* Cold is under 1%; the LOCK-prefixed one and the vdso are set
+	 * aside and counted. */
+	ASSERT_EQ(a.nr, 1);
+	EXPECT_STREQ(a.funcs[0].sym.name, "autopick_test_hot");
+	EXPECT_EQ(a.funcs[0].samples, 900);
+	EXPECT_EQ(a.unprobeable, r.samples - 900 - 5);
+	autopick_free(&a);
+	sampler_result_free(&r);
+}
+
+TEST(top_n_takes_the_n_with_most_samples)
+{
+	struct sampler_result r;
+	struct autopick a;
+	char err[ERRLEN] = "";
+	char line[4096];
+	FILE *f;
+
+	counts(&r);
+	ASSERT_EQ(autopick_choose(getpid(), &r, 2, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.nr, 2);
+	EXPECT_STREQ(a.funcs[0].sym.name, "autopick_test_hot");
+	EXPECT_STREQ(a.funcs[1].sym.name, "autopick_test_cold");
+	autopick_free(&a);
+	ASSERT_EQ(autopick_choose(getpid(), &r, 1, &a, err, sizeof(err)), 0);
+	EXPECT_EQ(a.nr, 1);
+
+	/* One line per function, with its share of the samples. */
+	a.duration_ns = 2000000000ull;
+	f = tmpfile();
+	ASSERT_TRUE(f);
+	autopick_print(f, 42, &a);
+	rewind(f);
+	ASSERT_TRUE(fgets(line, sizeof(line), f));
+	EXPECT_TRUE(strstr(line, "samples of pid 42 in 2.0s"));
+	ASSERT_TRUE(fgets(line, sizeof(line), f));
+	EXPECT_TRUE(strstr(line, "autopick_test_hot"));
+	EXPECT_TRUE(strstr(line, "%"));
+	fclose(f);
+	autopick_free(&a);
+	sampler_result_free(&r);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A short cpu-clock sample of a process's user-space instruction pointers,
+ * for `--auto`: which functions is it running?
+ *
+ * One perf software event (PERF_COUNT_SW_CPU_CLOCK, user space only) per
+ * thread, each with its own small mmap ring read by hand: a per-thread
+ * event needs no CPU list and no perf_event_paranoid below 2 for one's own
+ * processes.  /proc/PID/task is rescanned while sampling, so threads the
+ * target starts meanwhile are sampled too (a command `run` just started
+ * creates its workers after the sampling began).  Only the IP is taken:
+ * the functions worth timing are the ones the CPU is found in, as perf's
+ * "self" column shows, and no stack needs walking.
+ */
+#ifndef ISPOT_SAMPLER_H
+#define ISPOT_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* 1 kHz per thread: 2,000 samples per busy thread in the default 2 s. */
+#define SAMPLER_PERIOD_NS	(1000 * 1000ull)
+
+struct sampler_ip {
+	uint64_t ip;
+	uint64_t count;
+};
+
+struct sampler_result {
+	struct sampler_ip *ips;	/* distinct IPs, sorted by ip */
+	size_t nr_ips, cap_ips;
+	uint64_t samples;	/* taken, in user space */
+	uint64_t lost;		/* the kernel's PERF_RECORD_LOST counts */
+	uint32_t threads;	/* threads sampled */
+	bool exited;		/* the process exited before the end */
+};
+
+/*
+ * Sample @pid's threads for @duration_ns.  Returns 0 (even with no sample:
+ * check r->samples; r->exited when the process is gone, or went before
+ * the end), or a negative errno after writing one line saying what to do
+ * to @err: -EACCES when perf_event_paranoid or a missing CAP_PERFMON
+ * forbids it, -ENODEV when the kernel has no perf events.  Free with sampler_result_free() either
+ * way.
+ */
+int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
+		char *err, size_t errlen);
+void sampler_result_free(struct sampler_result *r);
+
+/* Count @n samples at @ip (sampler_run()'s own accumulator; for tests). */
+int sampler_add(struct sampler_result *r, uint64_t ip, uint64_t n);
+
+#endif /* ISPOT_SAMPLER_H */
