@@ -101,7 +101,8 @@ documented() {
 	shift
 	render "$page" >"$tmp/page"
 	for o in "$@"; do
-		grep -q -E -- "^ +(-[a-z], )?$o( |$)" "$tmp/page" ||
+		# An item may start "--auto[=N]" or "--key=RULE".
+		grep -q -E -- "^ +(-[a-z], )?$o( |$|\\[|=)" "$tmp/page" ||
 			{ echo "# $(basename "$page") does not document $o"; return 1; }
 	done
 }
