@@ -1,10 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# What the ispotd selftests share, sourced after tap.sh: a work directory
-# in $tmp, the samples in $s, root and the module checked, and helpers.
-tmp=$(mktemp -d)
-s=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+# What the ispotd selftests share (sourced after tap.sh, with $tmp set).
 
 # one_line_daemon_err REGEX: stderr is one "ispotd: ..." line matching it.
 one_line_daemon_err() {

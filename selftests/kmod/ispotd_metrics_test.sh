@@ -10,6 +10,10 @@
 #
 # Needs real parallelism: scripts/check.sh runs it on multi-threaded TCG.
 . "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+s=/ispot/samples
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 . "$(dirname "$0")/ispotd_lib.sh"
 
 tap_plan 5

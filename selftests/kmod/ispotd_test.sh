@@ -9,7 +9,10 @@
 # Times are only compared with each other within this boot: the guest is
 # emulated, 50-100 times slower than hardware.
 . "$(dirname "$0")/tap.sh"
-. "$(dirname "$0")/ispotd_lib.sh"
+tmp=$(mktemp -d)
+s=/ispot/samples
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
 tap_plan 13
 
@@ -40,6 +43,8 @@ tap_default_kernel() {
 		tap_skip "$1" "kernel-independent and long: runs on 6.1"
 	fi
 }
+
+. "$(dirname "$0")/ispotd_lib.sh"
 
 # --- bad configuration: one line naming the file and line, exit 2 -------
 bad_config() {

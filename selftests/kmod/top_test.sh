@@ -11,17 +11,22 @@
 #
 # Nothing here compares a time with a constant: the guest is emulated.
 . "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+s=/ispot/samples
+lock=$s/lock_contention
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 command -v tmux >/dev/null || {
 	echo "1..0 # SKIP no tmux in the guest: selftests/vm/run.sh --add /usr/bin/tmux --add /usr/lib/locale/C.utf8"
 	exit 4
 }
-. "$(dirname "$0")/ispotd_lib.sh"
-lock=$s/lock_contention
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 # Ptys for tmux, loopback for the metrics endpoint.
 grep -q ' /dev/pts ' /proc/mounts ||
 	{ mkdir -p /dev/pts && mount -t devpts devpts /dev/pts; }
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 export TERM=xterm
+
+. "$(dirname "$0")/ispotd_lib.sh"
 
 tap_plan 16
 
