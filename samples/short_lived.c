@@ -14,6 +14,10 @@
 static struct sample_opts opts = { .threads = 2, .hold_us = 1000,
 				   .iterations = 3 };
 pthread_mutex_t short_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The threads start their loops together, so one does wait for the lock
+ * (started one after the other, a slow guest let the first finish
+ * before the second began, and nothing waited on short_lock). */
+static pthread_barrier_t start;
 
 __attribute__((noinline)) void acquire(pthread_mutex_t *m)
 {
@@ -25,6 +29,7 @@ static void *worker(void *arg)
 	long i;
 
 	(void)arg;
+	pthread_barrier_wait(&start);
 	for (i = 0; i < opts.iterations; i++) {
 		compute(opts.delay_us);
 		acquire(&short_lock);
@@ -37,6 +42,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	sample_parse(argc, argv, &opts);
+	pthread_barrier_init(&start, NULL, opts.threads);
 	sample_run_threads(&opts, worker);
 	return opts.exit_status;
 }
