@@ -93,16 +93,19 @@ static inline long long objdump_offset(const char *bin, const char *name)
 	return found;
 }
 
-/* Resolve spec, expecting exactly one probe point. */
-static inline struct elf_target_sym resolve_one(const char *spec, pid_t pid,
-						const char *exe)
+/* Resolve spec with @flags (ELF_RESOLVE_*), expecting one probe point. */
+static inline struct elf_target_sym resolve_one_flags(const char *spec,
+						      pid_t pid,
+						      const char *exe,
+						      unsigned int flags)
 {
 	struct elf_target_sym *t, r;
 	char err[ERRLEN] = "";
 	size_t n;
 	int rc;
 
-	rc = elf_resolve_spec(spec, pid, exe, &t, &n, err, sizeof(err));
+	rc = elf_resolve_spec_flags(spec, pid, exe, flags, &t, &n, err,
+				    sizeof(err));
 	if (rc)
 		TH_LOG("%s: %s", spec, err);
 	ASSERT_EQ(rc, 0);
@@ -110,6 +113,13 @@ static inline struct elf_target_sym resolve_one(const char *spec, pid_t pid,
 	r = t[0];
 	free(t);
 	return r;
+}
+
+/* Resolve spec, expecting exactly one probe point. */
+static inline struct elf_target_sym resolve_one(const char *spec, pid_t pid,
+						const char *exe)
+{
+	return resolve_one_flags(spec, pid, exe, 0);
 }
 
 /* Resolve spec, expecting failure rc; the message is returned. */

@@ -24,20 +24,7 @@ static void expect_go_refusal(const char *err, const char *bin)
 
 static struct elf_target_sym entry_only(const char *spec, const char *bin)
 {
-	struct elf_target_sym *t, r;
-	char err[ERRLEN] = "";
-	size_t n;
-	int rc;
-
-	rc = elf_resolve_spec_flags(spec, 0, bin, ELF_RESOLVE_ENTRY_ONLY, &t,
-				    &n, err, sizeof(err));
-	if (rc)
-		TH_LOG("%s: %s", spec, err);
-	ASSERT_EQ(rc, 0);
-	ASSERT_EQ(n, 1);
-	r = t[0];
-	free(t);
-	return r;
+	return resolve_one_flags(spec, 0, bin, ELF_RESOLVE_ENTRY_ONLY);
 }
 
 TEST(go_buildinfo_section_refused)
