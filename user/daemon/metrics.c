@@ -528,6 +528,26 @@ static void metrics_exe_label(FILE *f, const char *name,
 	fputc('"', f);
 }
 
+
+/* A per-exe gauge: the mean of the sum at @sum_off over its processes. */
+static void metrics_exe_mean(FILE *f, const struct metrics *m,
+			     const char *name, const char *help,
+			     size_t sum_off)
+{
+	size_t i;
+
+	metrics_family(f, name, "gauge", help);
+	for (i = 0; i < m->nr_exes; i++) {
+		const struct metrics_exe *x = &m->exes[i];
+		double sum = *(const double *)((const char *)x + sum_off);
+
+		metrics_exe_label(f, name, x);
+		fputs("} ", f);
+		metrics_double(f, x->gauge_n ? sum / x->gauge_n : 0);
+		fputc('\n', f);
+	}
+}
+
 static void metrics_per_exe(const struct metrics *m, FILE *f)
 {
 	static const char *const outcome[] = {
@@ -549,30 +569,15 @@ static void metrics_per_exe(const struct metrics *m, FILE *f)
 				outcome[k], v[k]);
 		}
 	}
-	metrics_family(f, "ispot_duty_cycle", "gauge",
-		       "Share of the last window the exe's probes were armed "
-		       "(the mean over its processes).");
-	for (i = 0; i < m->nr_exes; i++) {
-		const struct metrics_exe *x = &m->exes[i];
-
-		metrics_exe_label(f, "ispot_duty_cycle", x);
-		fputs("} ", f);
-		metrics_double(f, x->gauge_n ? x->duty_sum / x->gauge_n : 0);
-		fputc('\n', f);
-	}
-	metrics_family(f, "ispot_overhead_estimate", "gauge",
-		       "Estimated cost of the probes in the last window, as a "
-		       "share of the exe's CPU time (the mean over its "
-		       "processes).");
-	for (i = 0; i < m->nr_exes; i++) {
-		const struct metrics_exe *x = &m->exes[i];
-
-		metrics_exe_label(f, "ispot_overhead_estimate", x);
-		fputs("} ", f);
-		metrics_double(f, x->gauge_n ?
-			       x->overhead_sum / x->gauge_n : 0);
-		fputc('\n', f);
-	}
+	metrics_exe_mean(f, m, "ispot_duty_cycle",
+			 "Share of the last window the exe's probes were armed "
+			 "(the mean over its processes).",
+			 offsetof(struct metrics_exe, duty_sum));
+	metrics_exe_mean(f, m, "ispot_overhead_estimate",
+			 "Estimated cost of the probes in the last window, as a "
+			 "share of the exe's CPU time (the mean over its "
+			 "processes).",
+			 offsetof(struct metrics_exe, overhead_sum));
 }
 
 int metrics_render(const struct metrics *m, FILE *f)
