@@ -5,9 +5,11 @@
  *
  * uprobes:
  *   6.1   int uprobe_register(inode, offset, uc);
+ *         int uprobe_register_refctr(inode, offset, ref_ctr, uc);
  *         void uprobe_unregister(inode, offset, uc);  (synchronous)
  *         filter(uc, enum uprobe_filter_ctx, mm)
  *   6.12  struct uprobe *uprobe_register(inode, offset, ref_ctr, uc);
+ *         (uprobe_register_refctr() folded into it)
  *         uprobe_unregister_nosync(uprobe, uc) + uprobe_unregister_sync()
  *         filter(uc, mm)
  *   6.13  handler(uc, regs, __u64 *data), ret_handler(uc, func, regs, data)
@@ -127,13 +129,17 @@ struct futex_waitv {
 		struct mm_struct *mm)
 #endif
 
-/* Register @uc at @inode:@offset; on 6.12+ *@handle receives the uprobe. */
+/*
+ * Register @uc at @inode:@offset, with the semaphore at @ref_ctr_offset
+ * (0: none); on 6.12+ *@handle receives the uprobe.
+ */
 static inline int ispot_uprobe_register(struct inode *inode, loff_t offset,
+					loff_t ref_ctr_offset,
 					struct uprobe_consumer *uc,
 					struct uprobe **handle)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	struct uprobe *u = uprobe_register(inode, offset, 0, uc);
+	struct uprobe *u = uprobe_register(inode, offset, ref_ctr_offset, uc);
 
 	if (IS_ERR(u))
 		return PTR_ERR(u);
@@ -141,7 +147,7 @@ static inline int ispot_uprobe_register(struct inode *inode, loff_t offset,
 	return 0;
 #else
 	*handle = NULL;
-	return uprobe_register(inode, offset, uc);
+	return uprobe_register_refctr(inode, offset, ref_ctr_offset, uc);
 #endif
 }
 

@@ -159,8 +159,7 @@ static long ispot_ioc_probe_add(struct ispot_session *s, void __user *uarg)
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.probe_id ||
-	    ispot_reserved_nonzero(args.reserved, sizeof(args.reserved)))
+	if (args.probe_id || args.reserved)
 		return -EINVAL;
 	/* Fail early, before opening anything; checked again below. */
 	if (READ_ONCE(s->state) != ISPOT_STATE_READY)

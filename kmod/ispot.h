@@ -99,6 +99,7 @@ struct ispot_probe {
 	struct inode *inode;		/* d_real_inode(): the inode mapped
 					 * into the target, under overlayfs too */
 	loff_t offset;
+	loff_t ref_ctr_offset;		/* USDT semaphore, 0: none */
 	u32 id;
 	u32 flags;			/* ISPOT_PROBE_* */
 	u32 sample_period;		/* 0 or 1: record every hit */

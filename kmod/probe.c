@@ -315,11 +315,25 @@ static ISPOT_UPROBE_FILTER(ispot_probe_filter)
 	return ispot_target_owns_mm(p->session, mm);
 }
 
+/* Whether [@offset, @offset + @len) lies in the file-backed part of @ph. */
+static bool ispot_phdr_holds(const struct elf64_phdr *ph, u64 offset, u64 len)
+{
+	return ph->p_type == PT_LOAD && offset >= ph->p_offset &&
+	       offset - ph->p_offset < ph->p_filesz &&
+	       ph->p_filesz - (offset - ph->p_offset) >= len;
+}
+
 /*
  * The offset must fall inside an executable PT_LOAD segment of an ELF
- * file: anything else would plant a breakpoint in data or in nothing.
+ * file: anything else would plant a breakpoint in data or in nothing.  A
+ * semaphore (@ref_ctr_offset, 0 for none) must be a 2-byte aligned short in
+ * the file-backed part of a writable PT_LOAD segment: the kernel updates
+ * it only in a private writable mapping of the file (valid_ref_ctr_vma()),
+ * so anywhere else it would never count, and in text it would be a write
+ * into code.
  */
-static int ispot_probe_check_offset(struct file *file, u64 offset)
+static int ispot_probe_check_offsets(struct file *file, u64 offset,
+				     u64 ref_ctr_offset)
 {
 	loff_t size = i_size_read(file_inode(file));
 	struct elf64_phdr *phdrs;
@@ -328,7 +342,8 @@ static int ispot_probe_check_offset(struct file *file, u64 offset)
 	size_t bytes;
 	int i, err;
 
-	if (offset >= size)
+	if (offset >= size || ref_ctr_offset >= size ||
+	    !IS_ALIGNED(ref_ctr_offset, sizeof(short)))
 		return -EINVAL;
 	if (kernel_read(file, &ehdr, sizeof(ehdr), &pos) != sizeof(ehdr) ||
 	    memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ||
@@ -348,11 +363,18 @@ static int ispot_probe_check_offset(struct file *file, u64 offset)
 
 	err = -EINVAL;
 	for (i = 0; i < ehdr.e_phnum; i++) {
-		struct elf64_phdr *ph = &phdrs[i];
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-		    offset >= ph->p_offset &&
-		    offset - ph->p_offset < ph->p_filesz) {
+		if ((phdrs[i].p_flags & PF_X) &&
+		    ispot_phdr_holds(&phdrs[i], offset, 1)) {
+			err = 0;
+			break;
+		}
+	}
+	if (err || !ref_ctr_offset)
+		goto out_free;
+	err = -EINVAL;
+	for (i = 0; i < ehdr.e_phnum; i++) {
+		if ((phdrs[i].p_flags & PF_W) &&
+		    ispot_phdr_holds(&phdrs[i], ref_ctr_offset, sizeof(short))) {
 			err = 0;
 			break;
 		}
@@ -457,7 +479,8 @@ struct ispot_probe *ispot_probe_create(struct ispot_probe_add *args)
 	err = ispot_probe_file_type(inode->i_mode);
 	if (err)
 		goto err_put_file;
-	err = ispot_probe_check_offset(file, args->offset);
+	err = ispot_probe_check_offsets(file, args->offset,
+					args->ref_ctr_offset);
 	if (err)
 		goto err_put_file;
 
@@ -479,6 +502,7 @@ struct ispot_probe *ispot_probe_create(struct ispot_probe_add *args)
 	path_get(&p->path);
 	p->inode = d_real_inode(p->path.dentry);
 	p->offset = args->offset;
+	p->ref_ctr_offset = args->ref_ctr_offset;
 	p->flags = args->flags;
 	p->sample_period = p->samples ? args->sample_period : 0;
 	p->consumer.handler = ispot_probe_entry;
@@ -530,8 +554,8 @@ int ispot_probe_arm(struct ispot_probe *p)
 {
 	int err;
 
-	err = ispot_uprobe_register(p->inode, p->offset, &p->consumer,
-				    &p->uprobe);
+	err = ispot_uprobe_register(p->inode, p->offset, p->ref_ctr_offset,
+				    &p->consumer, &p->uprobe);
 	if (!err)
 		p->registered = true;
 	return err;

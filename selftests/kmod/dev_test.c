@@ -76,7 +76,7 @@ TEST(reserved_fields_rejected)
 	ASSERT_EQ(ispot_setup(fd, getpid(), 1, NULL), 0);
 	a.fd = -1;
 	a.flags = ISPOT_PROBE_BOTH;
-	a.reserved[1] = 1;
+	a.reserved = 1;
 	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_PROBE_ADD, &a), -EINVAL);
 	rc.reserved = 1;
 	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_RING_CONSUME, &rc), -EINVAL);

@@ -1166,7 +1166,7 @@ static void fz_op_probe_add(struct fz_thread *th, struct fz_slot *sl, int fd)
 	int odd_fd[] = { fd, fz_pipe[0], fz_dir_fd, 9999, -2, INT32_MIN, 1023 };
 	enum fz_ptr k = fz_ptr_kind(th);
 	struct ispot_probe_add a;
-	bool safe, libc = false, bad = false, bad_fl = false;
+	bool safe, libc = false, bad = false, bad_fl = false, bad_sem = false;
 	uint64_t p;
 	int ret;
 
@@ -1210,8 +1210,19 @@ static void fz_op_probe_add(struct fz_thread *th, struct fz_slot *sl, int fd)
 	if (fz_chance(th, 5))
 		a.probe_id = fz_rand(th);
 	if (fz_chance(th, 7)) {
-		a.reserved[fz_below(th, 2)] = fz_bits(th, 64);
+		a.reserved = fz_bits(th, 64);
 		bad = true;
+	}
+	/*
+	 * A semaphore the module must refuse: odd, or past any file.  A
+	 * valid one would have the kernel write into the fuzzer's code or
+	 * data, which is what a semaphore is for, not what to fuzz.
+	 */
+	if (fz_chance(th, 7)) {
+		a.ref_ctr_offset = fz_chance(th, 50) ?
+				   (fz_bits(th, 16) | 1) :
+				   (fz_rand(th) | 1ULL << 62) & ~1ULL;
+		bad_sem = true;
 	}
 	p = fz_place(th, k, &a, sizeof(a));
 	ret = fz_ioctl(C_PROBE_ADD, fd, ISPOT_IOC_PROBE_ADD, p);
@@ -1219,6 +1230,9 @@ static void fz_op_probe_add(struct fz_thread *th, struct fz_slot *sl, int fd)
 		FZ_ORACLE(ret == -EINVAL, "PROBE_ADD with reserved set: %d", ret);
 	if (bad_fl && fz_ptr_readable(k))
 		FZ_ORACLE(ret, "PROBE_ADD with flags %#x succeeded", a.flags);
+	if (bad_sem && fz_ptr_readable(k))
+		FZ_ORACLE(ret, "PROBE_ADD with semaphore %#llx succeeded",
+			  (unsigned long long)a.ref_ctr_offset);
 	if (ret)
 		return;
 	FZ_ORACLE(fz_ptr_writable(k), "PROBE_ADD into pointer kind %d", k);

@@ -10,6 +10,7 @@
 #include "ispot_kmod_test.h"
 
 static volatile int data_word = 1;	/* lives in a non-executable segment */
+static int bss_word;			/* past the file-backed data */
 
 __attribute__((noinline, noclone)) int input_fn(int x)
 {
@@ -65,6 +66,57 @@ TEST(probe_offsets_and_files)
 	EXPECT_EQ(add(fd, -1, exe, fn_off, ISPOT_PROBE_ENTRY), -EEXIST);
 	close(p[0]);
 	close(p[1]);
+	close(fd);
+}
+
+static int add_sem(int fd, const char *path, uint64_t off, uint64_t sem)
+{
+	struct ispot_probe_add a = {
+		.fd = -1, .path = (uintptr_t)path, .offset = off,
+		.flags = ISPOT_PROBE_ENTRY, .ref_ctr_offset = sem,
+	};
+	int ret = ispot_ioctl(fd, ISPOT_IOC_PROBE_ADD, &a);
+
+	return ret ? ret : (int)a.probe_id;
+}
+
+/*
+ * A semaphore (ABI 1.5) is a short the kernel will write in the target:
+ * only an aligned one in the file-backed part of a writable segment.
+ */
+TEST(probe_semaphore_offsets)
+{
+	char exe[4096], bss_file[4096];
+	uint64_t fn_off, data_off, bss_off;
+	struct stat st;
+	int fd = ispot_open_or_skip();
+	struct ispot_probe_add a = {
+		.fd = -1, .flags = ISPOT_PROBE_ENTRY,
+	};
+
+	ASSERT_EQ(setup_self(fd), 0);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)input_fn, exe,
+				     sizeof(exe), &fn_off), 0);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)&data_word, exe,
+				     sizeof(exe), &data_off), 0);
+	ASSERT_EQ(stat(exe, &st), 0);
+	/* .bss is anonymous memory, or the zeroed tail of the data page. */
+	bss_off = 0;
+	if (!ispot_addr_to_file(getpid(), (uintptr_t)&bss_word, bss_file,
+				sizeof(bss_file), &bss_off) &&
+	    !strcmp(bss_file, exe))
+		EXPECT_EQ(add_sem(fd, exe, fn_off, bss_off), -EINVAL);
+
+	EXPECT_EQ(add_sem(fd, exe, fn_off, data_off + 1), -EINVAL);
+	EXPECT_EQ(add_sem(fd, exe, fn_off, fn_off & ~1ull), -EINVAL);
+	EXPECT_EQ(add_sem(fd, exe, fn_off, st.st_size), -EINVAL);
+	EXPECT_EQ(add_sem(fd, exe, fn_off, ~1ull), -EINVAL);
+	/* The field that was reserved[1] before ABI 1.5 still is. */
+	a.path = (uintptr_t)exe;
+	a.offset = fn_off;
+	a.reserved = 1;
+	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_PROBE_ADD, &a), -EINVAL);
+	EXPECT_GT(add_sem(fd, exe, fn_off, data_off), 0);
 	close(fd);
 }
 

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/uio.h>
 
 #include "ispot_kmod_test.h"
 #include "pair.h"
@@ -447,6 +448,73 @@ static void count_migrated(const struct pair_exec *e, void *ctx)
 {
 	(void)ctx;
 	migrated += e->entry_cpu != e->exit_cpu;
+}
+
+/*
+ * A USDT semaphore (ABI 1.5): a short in the file-backed data, which the
+ * kernel counts up in each process the probe is armed in.  Zero-initialised
+ * in .data, not .bss, because the kernel only counts it in a file mapping.
+ */
+volatile unsigned short test_semaphore __attribute__((section(".data")));
+
+/* Calls target_fn, then waits for a byte on the pipe @arg reads. */
+static int sem_child(void *arg)
+{
+	char b;
+
+	target_fn(1);
+	return read((int)(long)arg, &b, 1) == 1 ? 0 : 1;
+}
+
+static unsigned short child_semaphore(pid_t pid)
+{
+	unsigned short v = 0xffff;
+	struct iovec local = { &v, sizeof(v) };
+	struct iovec remote = { (void *)&test_semaphore, sizeof(v) };
+
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != sizeof(v))
+		return 0xffff;
+	return v;
+}
+
+TEST(semaphore_counted_while_armed_in_the_target_only)
+{
+	struct ispot_probe_add a = { .fd = -1, .flags = ISPOT_PROBE_ENTRY };
+	char path[4096], data_path[4096];
+	uint64_t fn_off, sem_off;
+	struct trace t;
+	int hold[2];
+
+	ASSERT_EQ(pipe(hold), 0);
+	trace_start(&t, sem_child, (void *)(long)hold[0], 64, 0);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)target_fn, path,
+				     sizeof(path), &fn_off), 0);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)&test_semaphore,
+				     data_path, sizeof(data_path), &sem_off),
+		  0);
+	ASSERT_EQ(strcmp(path, data_path), 0);
+	a.path = (uintptr_t)path;
+	a.offset = fn_off;
+	a.ref_ctr_offset = sem_off;
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_PROBE_ADD, &a), 0);
+	EXPECT_EQ(child_semaphore(t.child.pid), 0);
+
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
+	EXPECT_EQ(child_semaphore(t.child.pid), 1);
+	/* This process maps the same file but is not the target. */
+	EXPECT_EQ(test_semaphore, 0);
+	ispot_child_go(&t.child);
+
+	/* Disarmed, the count goes back: nothing is left behind. */
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_DISABLE, NULL), 0);
+	EXPECT_EQ(child_semaphore(t.child.pid), 0);
+	ASSERT_EQ(write(hold[1], "x", 1), 1);
+	ASSERT_EQ(ispot_child_wait(&t.child), 0);
+	close(hold[1]);
+	close(hold[0]);
+	t.n = ispot_drain(t.fd, &t.rings, &t.recs, &t.cap, 0);
+	trace_analyse(&t);
+	EXPECT_EQ(t.entries, 1);
 }
 
 TEST(exit_on_another_cpu_pairs)

@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		4
+#define ISPOT_ABI_MINOR		5
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -89,6 +89,12 @@ struct ispot_setup {
  * open fd (fd >= 0) or as a path (fd == -1, path is a user pointer to a
  * NUL-terminated string).  The offset is a file offset into an executable
  * PT_LOAD segment.  Allowed in the READY state (after SETUP, before ENABLE).
+ *
+ * ref_ctr_offset (ABI 1.5) is the file offset of a USDT semaphore: an
+ * unsigned short in a writable PT_LOAD segment, inside its file-backed part,
+ * 2-byte aligned.  While the probe is armed in a process, the kernel keeps
+ * that process's copy incremented (uprobe_register_refctr()), so a program
+ * can skip work that only a traced marker needs.  0 means no semaphore.
  */
 struct ispot_probe_add {
 	__s32 fd;		/* in */
@@ -97,7 +103,8 @@ struct ispot_probe_add {
 	__u64 offset;		/* in: file offset of the function */
 	__u32 sample_period;	/* in: record 1 in N hits, 0 or 1 = all */
 	__u32 probe_id;		/* out: assigned by the module, from 1 */
-	__u64 reserved[2];	/* in: must be 0 */
+	__u64 ref_ctr_offset;	/* in (ABI 1.5): semaphore, 0 = none */
+	__u64 reserved;		/* in: must be 0 */
 };
 
 /* ISPOT_IOC_PROBE_REMOVE: allowed when not ENABLED. */
