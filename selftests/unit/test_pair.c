@@ -3,8 +3,9 @@
  * Entry/exit pairer on synthetic records: plain calls, interleaved threads,
  * CPU migration, lost records, skipped returns in deep recursion, longjmp,
  * tail calls, shadow-stack overflow, thread exit and flush, a large thread
- * table, perf counter deltas (ABI 1.3), and random call trees with dropped
- * records checked against the ground truth and a brute-force reference.
+ * table, perf counter deltas (ABI 1.3), block markers, and random call
+ * trees with dropped records checked against the ground truth and a
+ * brute-force reference.
  *
  * Stack addresses follow x86-64: at ENTRY sp points at the return address
  * (8 mod 16), at EXIT it is 8 bytes higher, and callees sit below callers.
@@ -174,6 +175,7 @@ struct want {
 	uint64_t exit_ts;
 	uint16_t entry_cpu;
 	uint16_t exit_cpu;
+	bool block;	/* closed by an end marker: no return value */
 };
 
 static void check_exec_at(const struct pair_exec *e, const struct want *w,
@@ -195,7 +197,7 @@ static void check_exec_at(const struct pair_exec *e, const struct want *w,
 	EXPECT_EQ(e->args[0], ARG(w->entry_ts, 0));
 	EXPECT_EQ(e->args[1], ARG(w->entry_ts, 1));
 	EXPECT_EQ(e->args[2], ARG(w->entry_ts, 2));
-	EXPECT_EQ(e->retval, RETVAL(w->exit_ts));
+	EXPECT_EQ(e->retval, w->block ? 0 : RETVAL(w->exit_ts));
 	if (ispot_test_failed) {
 		TH_LOG("  (execution checked at line %d)", line);
 		fflush(stdout);
@@ -940,6 +942,119 @@ TEST(thread_exit_and_flush)
 	ret(p, 3, 0, 1, SP(0), 31);
 	ASSERT_STATS(p, 2, 6, 3, 0);
 	ASSERT_EQ(s.n, 2);
+	done(p, &s);
+}
+
+/*
+ * Block markers: entry-only probes 10/11 begin and end block 7, probes
+ * 12/13 block 8; probe 14 is a second begin site of block 7.  A marker's
+ * sp is wherever the code that holds it runs.
+ */
+static struct pairer *block_pairer(struct sink *s)
+{
+	struct pairer *p = new_pairer(s);
+
+	ASSERT_EQ(pairer_set_marker(p, 10, 7, false), 0);
+	ASSERT_EQ(pairer_set_marker(p, 11, 7, true), 0);
+	ASSERT_EQ(pairer_set_marker(p, 12, 8, false), 0);
+	ASSERT_EQ(pairer_set_marker(p, 13, 8, true), 0);
+	ASSERT_EQ(pairer_set_marker(p, 14, 7, false), 0);
+	return p;
+}
+
+TEST(blocks_nest_by_depth_and_carry_the_begin_probe)
+{
+	struct sink s;
+	struct pairer *p = block_pairer(&s);
+
+	/* begin7 begin7' end7 end7: the inner one closes first. */
+	ent(p, 1, 0, 10, SP(1), 10);
+	ent(p, 1, 1, 14, SP(1), 11);
+	ent(p, 1, 1, 11, SP(1), 15);
+	ent(p, 1, 0, 11, SP(1), 20);
+	ASSERT_STATS(p, 2, 0, 0, 0);
+	CHECK_EXEC(&s.v[0], .tid = 1, .block = true, .probe = 14, .entry_ts = 11,
+		   .exit_ts = 15, .entry_cpu = 1, .exit_cpu = 1);
+	CHECK_EXEC(&s.v[1], .tid = 1, .block = true, .probe = 10, .entry_ts = 10,
+		   .exit_ts = 20, .entry_cpu = 0, .exit_cpu = 0);
+
+	/* Overlapping, not nested: each end finds its own begin. */
+	ent(p, 1, 0, 10, SP(1), 30);
+	ent(p, 1, 0, 12, SP(1), 31);
+	ent(p, 1, 0, 11, SP(1), 32);
+	ent(p, 1, 0, 13, SP(1), 33);
+	ASSERT_STATS(p, 4, 0, 0, 0);
+	CHECK_EXEC(&s.v[2], .tid = 1, .block = true, .probe = 10, .entry_ts = 30,
+		   .exit_ts = 32);
+	CHECK_EXEC(&s.v[3], .tid = 1, .block = true, .probe = 12, .entry_ts = 31,
+		   .exit_ts = 33);
+
+	/* An end with no begin open in its thread pairs with nothing. */
+	ent(p, 1, 0, 11, SP(1), 40);
+	ent(p, 2, 0, 10, SP(1), 41);
+	ent(p, 3, 0, 11, SP(1), 42);
+	ASSERT_STATS(p, 4, 0, 2, 0);
+	done(p, &s);
+}
+
+/*
+ * A block is not a call: functions returning around it, or a block that
+ * begins in one function and ends in its caller, do not unwind it; and it
+ * does not unwind the calls either.
+ */
+TEST(blocks_and_calls_do_not_unwind_each_other)
+{
+	struct sink s;
+	struct pairer *p = block_pairer(&s);
+
+	ent(p, 1, 0, 1, SP(0), 10);		/* caller */
+	ent(p, 1, 0, 2, SP(1), 11);		/* callee ... */
+	ent(p, 1, 0, 10, SP(2), 12);		/* ... begins the block */
+	ent(p, 1, 0, 3, SP(3), 13);		/* a call inside the block */
+	ret(p, 1, 0, 3, SP(3), 14);
+	ret(p, 1, 0, 2, SP(1), 15);		/* callee returns */
+	ent(p, 1, 0, 11, SP(1) + 0x10, 16);	/* caller ends the block */
+	ret(p, 1, 0, 1, SP(0), 17);
+	ASSERT_STATS(p, 4, 0, 0, 0);
+	CHECK_EXEC(&s.v[0], .tid = 1, .probe = 3, .depth = 2,
+		   .entry_ts = 13, .exit_ts = 14);
+	CHECK_EXEC(&s.v[1], .tid = 1, .probe = 2, .depth = 1,
+		   .entry_ts = 11, .exit_ts = 15);
+	CHECK_EXEC(&s.v[2], .tid = 1, .block = true, .probe = 10, .depth = 1,
+		   .entry_ts = 12, .exit_ts = 16);
+	CHECK_EXEC(&s.v[3], .tid = 1, .probe = 1, .depth = 0,
+		   .entry_ts = 10, .exit_ts = 17);
+	done(p, &s);
+}
+
+TEST(open_blocks_count_at_exit_flush_and_forget)
+{
+	struct sink s;
+	struct pairer *p = block_pairer(&s);
+	uint32_t i;
+
+	ent(p, 1, 0, 10, SP(1), 10);
+	ent(p, 1, 0, 12, SP(1), 11);
+	ent(p, 2, 0, 10, SP(1), 12);
+	ent(p, 3, 0, 12, SP(1), 13);
+	pairer_thread_exit(p, 1);
+	ASSERT_STATS(p, 0, 2, 0, 0);
+	/* Gone with the thread: a late end finds nothing. */
+	ent(p, 1, 0, 11, SP(1), 14);
+	ASSERT_STATS(p, 0, 2, 1, 0);
+	pairer_forget(p, 2);
+	ASSERT_STATS(p, 0, 3, 1, 0);
+	pairer_flush(p);
+	ASSERT_STATS(p, 0, 4, 1, 0);
+
+	/* Begins that never end are bounded like frames: oldest dropped. */
+	for (i = 0; i < PAIR_MAX_DEPTH + 5; i++)
+		ent(p, 4, 0, 10, SP(1), 100 + i);
+	ASSERT_STATS(p, 0, 9, 1, 5);
+	ent(p, 4, 0, 11, SP(1), 1000);
+	CHECK_EXEC(&s.v[0], .tid = 4, .block = true, .probe = 10,
+		   .entry_ts = 100 + PAIR_MAX_DEPTH + 4, .exit_ts = 1000);
+	EXPECT_EQ(pairer_set_marker(p, 20, 1u << 30, false), -EINVAL);
 	done(p, &s);
 }
 

@@ -47,12 +47,20 @@ static void pair_counters(struct pair_exec *e, const struct pair_frame *f,
 			e->counter_delta[i] = x->value[i] - n->value[i];
 }
 
-/* Frames grow on demand: most threads never nest deeply. */
+/*
+ * Frames grow on demand: most threads never nest deeply.  Open blocks
+ * (begin markers without their end yet) have a stack of their own: a
+ * block is not a call, so no return unwinds it, and it may begin in one
+ * function and end in another.
+ */
 struct pair_thread {
 	uint32_t tid;
 	uint32_t depth;
 	uint32_t cap;
 	struct pair_frame *frames;
+	uint32_t nr_blocks;
+	uint32_t cap_blocks;
+	struct pair_frame *blocks;
 };
 
 struct pairer {
@@ -62,8 +70,41 @@ struct pairer {
 	size_t cap;			/* power of two */
 	size_t used;
 	uint64_t tramp_start, tramp_end;
+	uint32_t *markers;		/* by probe id: PAIR_MARKER_*, block */
+	uint32_t nr_markers;
 	struct pair_stats stats;
 };
+
+#define PAIR_MARKER_BEGIN	(1u << 31)
+#define PAIR_MARKER_END		(1u << 30)
+#define PAIR_MARKER_BLOCK	(PAIR_MARKER_END - 1)
+
+int pairer_set_marker(struct pairer *p, uint32_t probe_id, uint32_t block,
+		      bool end)
+{
+	if (block > PAIR_MARKER_BLOCK)
+		return -EINVAL;
+	if (probe_id >= p->nr_markers) {
+		uint32_t n = probe_id + 1 > 2 * p->nr_markers ?
+			     probe_id + 1 : 2 * p->nr_markers;
+		uint32_t *m = realloc(p->markers, n * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		memset(m + p->nr_markers, 0,
+		       (n - p->nr_markers) * sizeof(*m));
+		p->markers = m;
+		p->nr_markers = n;
+	}
+	p->markers[probe_id] = block |
+			       (end ? PAIR_MARKER_END : PAIR_MARKER_BEGIN);
+	return 0;
+}
+
+static uint32_t pair_marker(const struct pairer *p, uint32_t probe_id)
+{
+	return probe_id < p->nr_markers ? p->markers[probe_id] : 0;
+}
 
 void pairer_set_trampoline(struct pairer *p, uint64_t start, uint64_t end)
 {
@@ -140,22 +181,55 @@ static struct pair_thread *pair_thread(struct pairer *p, uint32_t tid,
 	return p->threads[i];
 }
 
-static int pair_reserve(struct pair_thread *t)
+/* Room for one more frame in @frames (of @depth used, @cap allocated). */
+static int pair_reserve(struct pair_frame **frames, uint32_t depth,
+			uint32_t *cap)
 {
 	struct pair_frame *f;
-	uint32_t cap;
+	uint32_t n;
 
-	if (t->depth < t->cap || t->cap == PAIR_MAX_DEPTH)
+	if (depth < *cap || *cap == PAIR_MAX_DEPTH)
 		return 0;
-	cap = t->cap ? t->cap * 2 : 8;
-	if (cap > PAIR_MAX_DEPTH)
-		cap = PAIR_MAX_DEPTH;
-	f = realloc(t->frames, cap * sizeof(*f));
+	n = *cap ? *cap * 2 : 8;
+	if (n > PAIR_MAX_DEPTH)
+		n = PAIR_MAX_DEPTH;
+	f = realloc(*frames, n * sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	t->frames = f;
-	t->cap = cap;
+	*frames = f;
+	*cap = n;
 	return 0;
+}
+
+/* Push the frame @rec opens onto @frames, dropping the oldest if full. */
+static void pair_push(struct pairer *p, struct pair_frame *frames,
+		      uint32_t *depth, const struct ispot_record *rec,
+		      const uint64_t *aux)
+{
+	struct pair_frame *f;
+
+	if (*depth == PAIR_MAX_DEPTH) {
+		/* Keep the innermost frames: they are the ones to return. */
+		memmove(frames, frames + 1,
+			(PAIR_MAX_DEPTH - 1) * sizeof(frames[0]));
+		(*depth)--;
+		p->stats.unpaired_entries++;
+		p->stats.overflow++;
+	}
+	f = &frames[(*depth)++];
+	f->sp = rec->sp;
+	f->ts = rec->ts_ns;
+	f->callsite = rec->ip;
+	memcpy(f->args, rec->data, sizeof(f->args));
+	if (aux)
+		memcpy(f->aux, aux, sizeof(f->aux));
+	else
+		memset(f->aux, 0, sizeof(f->aux));
+	f->probe_id = rec->probe_id;
+	f->cpu = rec->cpu;
+	f->has_counters = rec_counters(rec) != NULL;
+	if (f->has_counters)
+		f->counters = *rec_counters(rec);
 }
 
 static int pair_entry(struct pairer *p, const struct ispot_record *rec,
@@ -170,9 +244,8 @@ static int pair_entry(struct pairer *p, const struct ispot_record *rec,
 	 */
 	bool chained = !rec->ip ||
 		       (rec->ip >= p->tramp_start && rec->ip < p->tramp_end);
-	struct pair_frame *f;
 
-	if (!t || pair_reserve(t))
+	if (!t || pair_reserve(&t->frames, t->depth, &t->cap))
 		return -ENOMEM;
 	/*
 	 * The stack grows down: an open entry at or below this entry's sp
@@ -184,37 +257,45 @@ static int pair_entry(struct pairer *p, const struct ispot_record *rec,
 		t->depth--;
 		p->stats.unpaired_entries++;
 	}
-	if (t->depth == PAIR_MAX_DEPTH) {
-		/* Keep the innermost frames: they are the ones to return. */
-		memmove(t->frames, t->frames + 1,
-			(PAIR_MAX_DEPTH - 1) * sizeof(t->frames[0]));
-		t->depth--;
-		p->stats.unpaired_entries++;
-		p->stats.overflow++;
-	}
-	f = &t->frames[t->depth++];
-	f->sp = rec->sp;
-	f->ts = rec->ts_ns;
-	f->callsite = rec->ip;
-	memcpy(f->args, rec->data, sizeof(f->args));
-	if (aux)
-		memcpy(f->aux, aux, sizeof(f->aux));
-	else
-		memset(f->aux, 0, sizeof(f->aux));
-	f->probe_id = rec->probe_id;
-	f->cpu = rec->cpu;
-	f->has_counters = rec_counters(rec) != NULL;
-	if (f->has_counters)
-		f->counters = *rec_counters(rec);
+	pair_push(p, t->frames, &t->depth, rec, aux);
 	return 0;
+}
+
+/* @f, opened by an entry or a begin marker, is closed by @rec. */
+static void pair_emit(struct pairer *p, const struct pair_thread *t,
+		      const struct pair_frame *f,
+		      const struct ispot_record *rec)
+{
+	struct pair_exec e;
+
+	/* Every field set once, no memset: this runs for every record pair. */
+	e.tid = rec->tid;
+	e.tgid = rec->tgid;
+	e.probe_id = f->probe_id;
+	e.depth = t->depth;
+	e.entry_cpu = f->cpu;
+	e.exit_cpu = rec->cpu;
+	e.entry_ts = f->ts;
+	e.exit_ts = rec->ts_ns;
+	/* Without a call site read at entry, the return target is it. */
+	e.callsite = f->callsite ? f->callsite : rec->ip;
+	memcpy(e.args, f->args, sizeof(e.args));
+	memcpy(e.aux, f->aux, sizeof(e.aux));
+	e.retval = rec->kind == ISPOT_REC_EXIT ? rec->data[0] : 0;
+	e.nr_counters = 0;
+	e.counters_valid = 0;
+	memset(e.counter_delta, 0, sizeof(e.counter_delta));
+	if (f->has_counters)
+		pair_counters(&e, f, rec);
+	p->stats.paired++;
+	if (p->cb)
+		p->cb(&e, p->ctx);
 }
 
 static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 {
 	struct pair_thread *t = pair_thread(p, rec->tid, 0);
 	uint64_t want = rec->sp - sizeof(uint64_t);
-	struct pair_exec e;
-	struct pair_frame *f;
 	uint32_t i;
 
 	if (!t) {
@@ -236,30 +317,47 @@ static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 	}
 	p->stats.unpaired_entries += t->depth - i;
 	t->depth = i - 1;
-	f = &t->frames[t->depth];
+	pair_emit(p, t, &t->frames[t->depth], rec);
+}
 
-	/* Every field set once, no memset: this runs for every record pair. */
-	e.tid = rec->tid;
-	e.tgid = rec->tgid;
-	e.probe_id = rec->probe_id;
-	e.depth = t->depth;
-	e.entry_cpu = f->cpu;
-	e.exit_cpu = rec->cpu;
-	e.entry_ts = f->ts;
-	e.exit_ts = rec->ts_ns;
-	/* Without a call site read at entry, the return target is it. */
-	e.callsite = f->callsite ? f->callsite : rec->ip;
-	memcpy(e.args, f->args, sizeof(e.args));
-	memcpy(e.aux, f->aux, sizeof(e.aux));
-	e.retval = rec->data[0];
-	e.nr_counters = 0;
-	e.counters_valid = 0;
-	memset(e.counter_delta, 0, sizeof(e.counter_delta));
-	if (f->has_counters)
-		pair_counters(&e, f, rec);
-	p->stats.paired++;
-	if (p->cb)
-		p->cb(&e, p->ctx);
+/* A begin marker opens a block; pair_block_end() closes it. */
+static int pair_block_begin(struct pairer *p, const struct ispot_record *rec,
+			    const uint64_t *aux)
+{
+	struct pair_thread *t = pair_thread(p, rec->tid, 1);
+
+	if (!t || pair_reserve(&t->blocks, t->nr_blocks, &t->cap_blocks))
+		return -ENOMEM;
+	pair_push(p, t->blocks, &t->nr_blocks, rec, aux);
+	return 0;
+}
+
+/*
+ * An end marker closes the innermost open block of its name, by nesting
+ * depth: blocks of other names opened inside it stay open (they may
+ * overlap rather than nest), and a nested block of the same name closes
+ * first.
+ */
+static void pair_block_end(struct pairer *p, const struct ispot_record *rec,
+			   uint32_t block)
+{
+	struct pair_thread *t = pair_thread(p, rec->tid, 0);
+	struct pair_frame f;
+	uint32_t i;
+
+	for (i = t ? t->nr_blocks : 0; i > 0; i--)
+		if ((pair_marker(p, t->blocks[i - 1].probe_id) &
+		     PAIR_MARKER_BLOCK) == block)
+			break;
+	if (i == 0) {
+		p->stats.unpaired_exits++;
+		return;
+	}
+	f = t->blocks[i - 1];
+	memmove(&t->blocks[i - 1], &t->blocks[i],
+		(t->nr_blocks - i) * sizeof(t->blocks[0]));
+	t->nr_blocks--;
+	pair_emit(p, t, &f, rec);
 }
 
 int pairer_feed(struct pairer *p, const struct ispot_record *rec)
@@ -277,8 +375,17 @@ uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid)
 int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,
 		    const uint64_t *aux)
 {
+	uint32_t m;
+
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
+		m = pair_marker(p, rec->probe_id);
+		if (m & PAIR_MARKER_BEGIN)
+			return pair_block_begin(p, rec, aux);
+		if (m & PAIR_MARKER_END) {
+			pair_block_end(p, rec, m & PAIR_MARKER_BLOCK);
+			return 0;
+		}
 		return pair_entry(p, rec, aux);
 	case ISPOT_REC_EXIT:
 		pair_exit(p, rec);
@@ -294,8 +401,9 @@ void pairer_thread_exit(struct pairer *p, uint32_t tid)
 
 	if (!t)
 		return;
-	p->stats.unpaired_entries += t->depth;
+	p->stats.unpaired_entries += t->depth + t->nr_blocks;
 	t->depth = 0;
+	t->nr_blocks = 0;
 }
 
 /* Free @tid's shadow stack, deleting by backward shift (openaddr.h). */
@@ -305,8 +413,10 @@ void pairer_forget(struct pairer *p, uint32_t tid)
 
 	if (!p->threads[i])
 		return;
-	p->stats.unpaired_entries += p->threads[i]->depth;
+	p->stats.unpaired_entries += p->threads[i]->depth +
+				     p->threads[i]->nr_blocks;
 	free(p->threads[i]->frames);
+	free(p->threads[i]->blocks);
 	free(p->threads[i]);
 	for (j = i;;) {
 		j = (j + 1) & (p->cap - 1);
@@ -329,8 +439,10 @@ void pairer_flush(struct pairer *p)
 	for (i = 0; i < p->cap; i++) {
 		if (!p->threads[i])
 			continue;
-		p->stats.unpaired_entries += p->threads[i]->depth;
+		p->stats.unpaired_entries += p->threads[i]->depth +
+					     p->threads[i]->nr_blocks;
 		p->threads[i]->depth = 0;
+		p->threads[i]->nr_blocks = 0;
 	}
 }
 
@@ -346,10 +458,13 @@ void pairer_free(struct pairer *p)
 	if (!p)
 		return;
 	for (i = 0; i < p->cap; i++) {
-		if (p->threads[i])
+		if (p->threads[i]) {
 			free(p->threads[i]->frames);
+			free(p->threads[i]->blocks);
+		}
 		free(p->threads[i]);
 	}
 	free(p->threads);
+	free(p->markers);
 	free(p);
 }

@@ -12,6 +12,7 @@
 #ifndef ISPOT_PAIR_H
 #define ISPOT_PAIR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/ispot.h>
 
@@ -62,6 +63,18 @@ struct pairer *pairer_new(pair_cb cb, void *ctx);
  * probed function, so it shares its caller's sp without having unwound it.
  */
 void pairer_set_trampoline(struct pairer *p, uint64_t start, uint64_t end);
+/*
+ * Block markers (USDT probes, see elf.h's elf_resolve_block()) are entry
+ * probes whose ENTRY records open and close a block: @probe_id's records
+ * begin (@end false) or end block number @block (< 2^30, the caller's
+ * choice; several sites may share it).  An end closes the thread's
+ * innermost open block of the same number, whatever functions returned
+ * in between, and the execution carries the begin marker's probe id.
+ * Returns 0, -EINVAL (@block too large) or -ENOMEM.
+ */
+int pairer_set_marker(struct pairer *p, uint32_t probe_id, uint32_t block,
+		      bool end);
+
 /* Feed one ENTRY or EXIT record; other kinds are ignored. */
 int pairer_feed(struct pairer *p, const struct ispot_record *rec);
 /*

@@ -144,6 +144,14 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 	return 0;
 }
 
+int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
+			uint32_t func_id, bool end, const struct key_rule *rule)
+{
+	int ret = pipeline_add_probe(p, probe_id, func_id, rule);
+
+	return ret ? ret : pairer_set_marker(p->pairer, probe_id, func_id, end);
+}
+
 void pipeline_record(void *ctx, const struct ispot_record *rec)
 {
 	struct pipeline *p = ctx;

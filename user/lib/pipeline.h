@@ -80,6 +80,14 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 		       uint32_t func_id, const struct key_rule *rule);
 
 /*
+ * @probe_id is a block's begin (@end false) or end marker: the block's
+ * executions, from a begin to the end that closes it, count for @func_id
+ * (pair.h, pairer_set_marker()).
+ */
+int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
+			uint32_t func_id, bool end, const struct key_rule *rule);
+
+/*
  * Split every execution into futex wait, other blocked time, run-queue
  * wait and on-CPU time, from the module's wait records.  Call before the
  * first record.  Returns 0 or -ENOMEM.
