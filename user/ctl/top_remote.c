@@ -22,7 +22,13 @@
 #include "metrics_read.h"
 #include "top.h"
 
-#define TOP_REMOTE_TIMEOUT_MS	2000
+/*
+ * Prometheus's default scrape_timeout.  ispotd answers from its one poll
+ * loop, between drains: on a loaded host (the debug kernel under
+ * emulation, with the target saturating both CPUs, took 0.4-1.9 s) a
+ * shorter wait reads a busy daemon as a dead one.
+ */
+#define TOP_REMOTE_TIMEOUT_MS	10000
 /* ispotd's exposition grows with targets x functions x buckets. */
 #define TOP_REMOTE_MAX_BODY	(16u << 20)
 #define TOP_REMOTE_TRIES	3
