@@ -10,7 +10,10 @@
  *	elf_maps.c	/proc/PID/maps and load bias
  *	elf_symbolize.c	runtime addresses to symbols
  *	elf_libsearch.c	DT_NEEDED closure and ld.so.cache, as ld.so searches
- *	elf_notes.c	ELF notes: the GNU build-id
+ *	elf_notes.c	ELF notes: the walker, the GNU build-id
+ *	elf_usdt.c	USDT probes: .note.stapsdt
+ *	elf_locate.c	the object a spec's OBJ: names
+ *	elf_block.c	block specs to USDT probe sites
  *	elf_debuginfo.c	separate debug files: build-id, .gnu_debuglink
  *	elf_go.c	Go programs, where return probes are refused
  *
@@ -72,6 +75,32 @@ int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
 
 /* The index of the section called name, or -1. */
 long elf_section_by_name(const struct elf_file *f, const char *name);
+
+/* One note, pointing into the region elf_note_walk() read. */
+struct elf_note {
+	uint32_t type;
+	uint32_t namesz;	/* owner length, with its NUL if well-formed */
+	uint32_t descsz;
+	const char *name;	/* owner, namesz bytes */
+	const void *desc;	/* descsz bytes */
+};
+
+/* Return 0 to go on, anything else to stop the walk with that value. */
+typedef int (*elf_note_fn)(const struct elf_note *note, void *arg);
+
+/*
+ * Call fn for each note of the region [off, off + size) of f, whose
+ * section or segment alignment is align.  Returns 0 after the last note,
+ * fn's non-zero value, -ENOEXEC when a note overruns the region (after fn
+ * saw the notes before it), -E2BIG for a region too large to read, or the
+ * read's error.  Every size is checked before use.
+ */
+int elf_note_walk(const struct elf_file *f, uint64_t off, uint64_t size,
+		  uint64_t align, elf_note_fn fn, void *arg);
+
+/* Whether note has owner (a string) and type. */
+bool elf_note_is(const struct elf_note *note, const char *owner,
+		 uint32_t type);
 
 /*
  * The descriptor of the first note of owner and type, from the SHT_NOTE
