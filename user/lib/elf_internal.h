@@ -73,6 +73,13 @@ int elf_check_ident(const unsigned char *id, const char *path,
 int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
 			bool need_exec, uint64_t *off);
 
+/* elf_vaddr_to_offset()'s failure in words: "is not backed by the file". */
+const char *elf_offset_error(int rc);
+
+/* The PT_LOAD segment whose memory image contains vaddr, or NULL. */
+const Elf64_Phdr *elf_vaddr_segment(const struct elf_file *f,
+				    uint64_t vaddr);
+
 /* The index of the section called name, or -1. */
 long elf_section_by_name(const struct elf_file *f, const char *name);
 
@@ -218,5 +225,15 @@ static inline bool elf_is_file_map(const struct elf_map *m)
 /* Load bias of f from one file mapping of it; -ENOENT if none fits. */
 int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
 		      uint64_t *bias);
+
+/*
+ * The object a spec's OBJ designates (see elf_resolve_spec()): NULL for
+ * the main executable (exe, else /proc/PID/exe), a path (contains '/'),
+ * or a short name looked up among pid's mapped objects, else exe's
+ * DT_NEEDED closure.  spec is only quoted in messages.
+ */
+int elf_locate_object(const char *obj, pid_t pid, const char *exe,
+		      const char *spec, char *path, size_t pathlen,
+		      char *err, size_t errlen);
 
 #endif /* ISPOT_ELF_INTERNAL_H */
