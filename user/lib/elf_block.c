@@ -258,8 +258,8 @@ static int not_found(const struct block_spec *b, int i, bool other_found,
 
 	if (b->marker && other_found)
 		return elf_fail(err, errlen, -ENOENT,
-				"block '%s' in %s has an %s marker but no %s marker: add ISPOT_BLOCK_%s(%s)",
-				stem, shown, which[!i], which[i],
+				"block '%s' in %s has %s %s marker but no %s marker: add ISPOT_BLOCK_%s(%s)",
+				stem, shown, i ? "a" : "an", which[!i], which[i],
 				i ? "END" : "BEGIN", stem);
 	if (b->marker) {
 		elf_fail(err, errlen, -ENOENT, "no block '%s' in %s: ", stem,

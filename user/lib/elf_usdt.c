@@ -158,6 +158,12 @@ int elf_usdt_list(const char *path, struct elf_usdt_probe **out, size_t *n,
 			      path);
 		goto done;
 	}
+	if (sh->sh_offset > f.size || sh->sh_size > f.size - sh->sh_offset) {
+		rc = elf_fail(err, errlen, -ENOEXEC,
+			      "%s: corrupt .note.stapsdt (past the end of the file)",
+			      path);
+		goto done;
+	}
 	rc = elf_note_walk(&f, sh->sh_offset, sh->sh_size, sh->sh_addralign,
 			   usdt_note, &w);
 	if (rc == -ENOMEM) {
@@ -167,8 +173,7 @@ int elf_usdt_list(const char *path, struct elf_usdt_probe **out, size_t *n,
 	if (rc) {
 		elf_fail(err, errlen, -ENOEXEC,
 			 "%s: corrupt .note.stapsdt (%s)", path,
-			 rc == -E2BIG ? "too large to be real" :
-			 w.corrupt ? w.corrupt : "a note overruns the section");
+			 rc == -E2BIG ? "too large" : w.corrupt ? w.corrupt : "a note overruns the section");
 		rc = -ENOEXEC;
 		goto done;
 	}
