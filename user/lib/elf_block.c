@@ -296,7 +296,7 @@ static int site_cmp(const void *pa, const void *pb)
 	return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
-/* The sites of probe i of b into *sites, sorted, one per offset. */
+/* The sites of probe i of b into *sites, sorted by offset. */
 static int collect(const struct block_spec *b, int i, const char *canon,
 		   const char *shown, const struct elf_usdt_probe *p,
 		   size_t n, struct elf_usdt_site **sites, size_t *nsites,
@@ -335,12 +335,6 @@ static int collect(const struct block_spec *b, int i, const char *canon,
 		nv++;
 	}
 	qsort(v, nv, sizeof(*v), site_cmp);
-	for (k = 1; k < nv && nv; k++)
-		if (v[k].offset == v[k - 1].offset) {
-			memmove(&v[k], &v[k + 1], (nv - k - 1) * sizeof(*v));
-			nv--;
-			k--;
-		}
 	if (!nv) {
 		free(v);
 		return 0;
