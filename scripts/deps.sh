@@ -25,6 +25,11 @@ python3-docutils curl prometheus jq tmux"
 # systemd-analyze verifies the unit, strace lists the daemon's system calls
 # for the unit's filter.
 pkgs="$pkgs dkms mandoc man-db groff-base systemd strace"
+# Block markers (include/ispot.h, test_elf_usdt): clang builds them too,
+# systemtap-sdt-dev's <sys/sdt.h> writes the same notes for comparison,
+# and bpftrace lists them (selftests/host/usdt_bpftrace_test.sh; with
+# clang's LLVM already there it adds ~45 MB, ~150 MB without).
+pkgs="$pkgs clang systemtap-sdt-dev bpftrace"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;

@@ -197,6 +197,86 @@ int elf_load_bias(const struct elf_map *maps, size_t n, const char *path,
 int elf_find_needed(const char *exe_path, const char *short_name,
 		    char *out_path, size_t out_len, char *err, size_t errlen);
 
+/*
+ * USDT probes: the SystemTap SDT v3 notes (.note.stapsdt) that
+ * <sys/sdt.h> and include/ispot.h write, one per probe site.
+ */
+#define ELF_USDT_NAME_MAX	256
+#define ELF_USDT_ARGS_MAX	256
+
+struct elf_usdt_probe {
+	char provider[ELF_USDT_NAME_MAX];
+	char name[ELF_USDT_NAME_MAX];
+	char args[ELF_USDT_ARGS_MAX];	/* "-4@%eax 8@%rdx", "" for none; */
+					/* truncated if longer */
+	/*
+	 * Link-time addresses, already moved by (.stapsdt.base's address -
+	 * the note's base) when the object was prelinked after the notes
+	 * were written.
+	 */
+	uint64_t vaddr;		/* the probe site */
+	uint64_t sem_vaddr;	/* its semaphore, 0: none */
+	uint64_t note_base;	/* .stapsdt.base as the note recorded it */
+	uint64_t offset;	/* file offset of vaddr (valid when !bad) */
+	uint64_t sem_offset;	/* file offset of the semaphore, 0: none */
+				/* or unusable (sem_bad says why) */
+	const char *bad;	/* NULL, or why the site cannot be probed */
+	const char *sem_bad;	/* NULL, or why a semaphore is unusable */
+};
+
+/*
+ * The USDT probes of the ELF file at path, in note order, as a malloc'd
+ * array (free() it).  No notes: 0 with *n == 0 and *out == NULL.  Notes
+ * that overrun their section or lack their strings' NULs: -ENOEXEC.
+ */
+int elf_usdt_list(const char *path, struct elf_usdt_probe **out, size_t *n,
+		  char *err, size_t errlen);
+
+/* One site of a USDT probe, what a uprobe is registered on. */
+struct elf_usdt_site {
+	char obj[PATH_MAX];	/* canonical path of the object */
+	uint64_t vaddr;		/* link-time address of the site */
+	uint64_t offset;	/* its file offset */
+	uint64_t sem_offset;	/* file offset of the probe's semaphore */
+				/* (uprobe ref_ctr_offset); 0: none */
+};
+
+/* A block timed between two USDT probes of one object. */
+struct elf_block {
+	char name[ELF_SYM_NAME_MAX];	/* display name: "block:critical" */
+					/* or --block's NAME */
+	char obj[PATH_MAX];		/* canonical path of the object */
+	struct elf_usdt_site *begin, *end;	/* sorted by offset */
+	size_t nr_begin, nr_end;
+	/*
+	 * Added to the API: "" or a one-line warning the caller may print,
+	 * e.g. that a semaphore is unusable (ISPOT_BLOCK_ENABLED() then
+	 * stays false while traced).
+	 */
+	char warn[512];
+};
+
+/*
+ * Resolve a block SPEC to the sites of its begin and end probes.
+ *
+ * SPEC is one of
+ *	NAME		(from --func block:NAME) the probes ispot:NAME_begin
+ *			and ispot:NAME_end of include/ispot.h, in the main
+ *			executable; display name "block:NAME"
+ *	NAME=[OBJ:]PROV:BEGIN,PROV:END
+ *			(from --block) any two USDT probes of one object,
+ *			possibly of different providers; display name NAME.
+ *			OBJ is as in elf_resolve_spec().
+ * pid and exe are as for elf_resolve_spec().  Every site of each probe is
+ * returned (a marker used in several places, inlined copies).  These are
+ * entry-only probes, so a Go program is fine.  -ENOENT when a probe is
+ * missing, the message naming what the object does have; -EINVAL for a
+ * malformed spec.  Free with elf_block_free().
+ */
+int elf_resolve_block(const char *spec, pid_t pid, const char *exe,
+		      struct elf_block *out, char *err, size_t errlen);
+void elf_block_free(struct elf_block *b);
+
 /* What a runtime address turned out to be. */
 enum elf_addr_kind {
 	ELF_ADDR_SYMBOL,	/* inside a symbol of obj: sym + sym_off */

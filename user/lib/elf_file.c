@@ -317,28 +317,46 @@ out:
 	return rc;
 }
 
-int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
-			bool need_exec, uint64_t *off)
+const Elf64_Phdr *elf_vaddr_segment(const struct elf_file *f,
+				    uint64_t vaddr)
 {
 	size_t i;
 
 	for (i = 0; i < f->phnum; i++) {
 		const Elf64_Phdr *ph = &f->ph[i];
-		uint64_t delta;
 
-		if (ph->p_type != PT_LOAD || vaddr < ph->p_vaddr)
-			continue;
-		delta = vaddr - ph->p_vaddr;
-		if (delta >= ph->p_memsz)
-			continue;
-		if (delta >= ph->p_filesz)
-			return -ERANGE;
-		if (need_exec && !(ph->p_flags & PF_X))
-			return -EPERM;
-		*off = ph->p_offset + delta;
-		return 0;
+		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr &&
+		    vaddr - ph->p_vaddr < ph->p_memsz)
+			return ph;
 	}
-	return -ENOENT;
+	return NULL;
+}
+
+int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
+			bool need_exec, uint64_t *off)
+{
+	const Elf64_Phdr *ph = elf_vaddr_segment(f, vaddr);
+
+	if (!ph)
+		return -ENOENT;
+	if (vaddr - ph->p_vaddr >= ph->p_filesz)
+		return -ERANGE;
+	if (need_exec && !(ph->p_flags & PF_X))
+		return -EPERM;
+	*off = ph->p_offset + (vaddr - ph->p_vaddr);
+	return 0;
+}
+
+const char *elf_offset_error(int rc)
+{
+	switch (rc) {
+	case -EPERM:
+		return "is not in an executable segment";
+	case -ERANGE:
+		return "is not backed by the file";
+	default:
+		return "is in no loadable segment";
+	}
 }
 
 long elf_section_by_name(const struct elf_file *f, const char *name)

@@ -10,7 +10,10 @@
  *	elf_maps.c	/proc/PID/maps and load bias
  *	elf_symbolize.c	runtime addresses to symbols
  *	elf_libsearch.c	DT_NEEDED closure and ld.so.cache, as ld.so searches
- *	elf_notes.c	ELF notes: the GNU build-id
+ *	elf_notes.c	ELF notes: the walker, the GNU build-id
+ *	elf_usdt.c	USDT probes: .note.stapsdt
+ *	elf_locate.c	the object a spec's OBJ: names
+ *	elf_block.c	block specs to USDT probe sites
  *	elf_debuginfo.c	separate debug files: build-id, .gnu_debuglink
  *	elf_go.c	Go programs, where return probes are refused
  *
@@ -70,8 +73,41 @@ int elf_check_ident(const unsigned char *id, const char *path,
 int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
 			bool need_exec, uint64_t *off);
 
+/* elf_vaddr_to_offset()'s failure in words: "is not backed by the file". */
+const char *elf_offset_error(int rc);
+
+/* The PT_LOAD segment whose memory image contains vaddr, or NULL. */
+const Elf64_Phdr *elf_vaddr_segment(const struct elf_file *f,
+				    uint64_t vaddr);
+
 /* The index of the section called name, or -1. */
 long elf_section_by_name(const struct elf_file *f, const char *name);
+
+/* One note, pointing into the region elf_note_walk() read. */
+struct elf_note {
+	uint32_t type;
+	uint32_t namesz;	/* owner length, with its NUL if well-formed */
+	uint32_t descsz;
+	const char *name;	/* owner, namesz bytes */
+	const void *desc;	/* descsz bytes */
+};
+
+/* Return 0 to go on, anything else to stop the walk with that value. */
+typedef int (*elf_note_fn)(const struct elf_note *note, void *arg);
+
+/*
+ * Call fn for each note of the region [off, off + size) of f, whose
+ * section or segment alignment is align.  Returns 0 after the last note,
+ * fn's non-zero value, -ENOEXEC when a note overruns the region (after fn
+ * saw the notes before it), -E2BIG for a region too large to read, or the
+ * read's error.  Every size is checked before use.
+ */
+int elf_note_walk(const struct elf_file *f, uint64_t off, uint64_t size,
+		  uint64_t align, elf_note_fn fn, void *arg);
+
+/* Whether note has owner (a string) and type. */
+bool elf_note_is(const struct elf_note *note, const char *owner,
+		 uint32_t type);
 
 /*
  * The descriptor of the first note of owner and type, from the SHT_NOTE
@@ -189,5 +225,15 @@ static inline bool elf_is_file_map(const struct elf_map *m)
 /* Load bias of f from one file mapping of it; -ENOENT if none fits. */
 int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
 		      uint64_t *bias);
+
+/*
+ * The object a spec's OBJ designates (see elf_resolve_spec()): NULL for
+ * the main executable (exe, else /proc/PID/exe), a path (contains '/'),
+ * or a short name looked up among pid's mapped objects, else exe's
+ * DT_NEEDED closure.  spec is only quoted in messages.
+ */
+int elf_locate_object(const char *obj, pid_t pid, const char *exe,
+		      const char *spec, char *path, size_t pathlen,
+		      char *err, size_t errlen);
 
 #endif /* ISPOT_ELF_INTERNAL_H */

@@ -197,18 +197,6 @@ static int no_match(const struct elf_obj *o, const struct pattern *p,
 	return -ENOENT;
 }
 
-static const char *offset_error(int rc)
-{
-	switch (rc) {
-	case -EPERM:
-		return "is not in an executable segment";
-	case -ERANGE:
-		return "is not backed by the file";
-	default:
-		return "is in no loadable segment";
-	}
-}
-
 /*
  * The core of resolution for one parsed object: match, apply the
  * default-version rule, fold aliases, translate to offsets.
@@ -330,7 +318,7 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 		rc = elf_fail(err, errlen, -EINVAL,
 			      "function '%s' in %s (address 0x%" PRIx64 ") %s",
 			      bad->name, shown, bad->s->value,
-			      offset_error(first_bad));
+			      elf_offset_error(first_bad));
 		goto out;
 	}
 	qsort(res, nres, sizeof(*res), target_cmp);
@@ -404,24 +392,6 @@ static int split_spec(const char *spec, char **obj, const char **name)
 	return 0;
 }
 
-/* The main executable of pid: its path if still reachable, else the link. */
-static void pid_exe(pid_t pid, char *buf, size_t len)
-{
-	char link[64], target[PATH_MAX];
-	ssize_t r;
-
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	r = readlink(link, target, sizeof(target) - 1);
-	if (r > 0) {
-		target[r] = '\0';
-		if (!strstr(target, " (deleted)") && !access(target, R_OK)) {
-			elf_copy_str(buf, len, target);
-			return;
-		}
-	}
-	elf_copy_str(buf, len, link);
-}
-
 int elf_resolve_spec(const char *spec, pid_t pid, const char *exe,
 		     struct elf_target_sym **out, size_t *n,
 		     char *err, size_t errlen)
@@ -433,7 +403,7 @@ int elf_resolve_spec_flags(const char *spec, pid_t pid, const char *exe,
 			   unsigned int flags, struct elf_target_sym **out,
 			   size_t *n, char *err, size_t errlen)
 {
-	char exe_buf[PATH_MAX], path[PATH_MAX];
+	char path[PATH_MAX];
 	const char *name;
 	char *obj = NULL;
 	int rc;
@@ -456,46 +426,8 @@ int elf_resolve_spec_flags(const char *spec, pid_t pid, const char *exe,
 			      spec);
 		goto out;
 	}
-	if (exe && !*exe)
-		exe = NULL;
-	if (!exe && pid > 0) {
-		pid_exe(pid, exe_buf, sizeof(exe_buf));
-		exe = exe_buf;
-	}
-	if (!exe && (!obj || !strchr(obj, '/'))) {
-		rc = elf_fail(err, errlen, -EINVAL,
-			      "no executable or process to resolve '%s' in",
-			      spec);
-		goto out;
-	}
-
-	if (!obj || strchr(obj, '/')) {
-		rc = elf_resolve_file_flags(obj ? obj : exe, name, flags, out,
-					    n, err, errlen);
-		goto out;
-	}
-
-	/* A short object name: mapped objects first, then what exe loads. */
-	rc = -ENOENT;
-	if (pid > 0) {
-		struct elf_map *maps;
-		size_t nmaps;
-
-		rc = elf_maps_read(pid, &maps, &nmaps, err, errlen);
-		if (rc)
-			goto out;
-		rc = elf_maps_find_object(maps, nmaps, obj, path, sizeof(path),
-					  err, errlen);
-		elf_maps_free(maps, nmaps);
-		if (rc && rc != -ENOENT)
-			goto out;
-	}
-	if (rc == -ENOENT && elf_obj_name_matches(exe, obj)) {
-		elf_copy_str(path, sizeof(path), exe);
-		rc = 0;
-	}
-	if (rc == -ENOENT)
-		rc = elf_find_needed(exe, obj, path, sizeof(path), err, errlen);
+	rc = elf_locate_object(obj, pid, exe, spec, path, sizeof(path), err,
+			       errlen);
 	if (!rc)
 		rc = elf_resolve_file_flags(path, name, flags, out, n, err,
 					    errlen);
