@@ -61,7 +61,10 @@ void trace_opts_usage(enum trace_mode mode, FILE *f)
 		fprintf(f, "  -p, --pid PID         the process to trace\n");
 	fprintf(f,
 		"  -f, --func SPEC       function to trace: name, glob ('worker_*') or\n"
-		"                        OBJ:name ('libc:pthread_mutex_lock'); repeatable\n"
+		"                        OBJ:name ('libc:pthread_mutex_lock'), or\n"
+		"                        block:NAME (include/ispot.h markers); repeatable\n"
+		"      --block NAME=[OBJ:]PROV:BEGIN,PROV:END\n"
+		"                        trace from one USDT probe to another as NAME\n"
 		"  -k, --key FUNC=RULE   compare FUNC's executions only with those of the\n"
 		"                        same argN[:log2], callsite, or none\n"
 		"      --sync            also trace pthread lock, wait and barrier calls\n"
@@ -315,6 +318,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "func", required_argument, NULL, 'f' },
+		{ "block", required_argument, NULL, 'B' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "sync", no_argument, NULL, 'S' },
 		{ "auto", optional_argument, NULL, 'A' },
@@ -349,7 +353,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, "+p:f:k:d:jo:h", opts,
 				NULL)) != -1) {
 		/* A report's options mean nothing to a live view, and back. */
-		if (mode == MODE_TOP && strchr("dtjoCRAa", c))
+		if (mode == MODE_TOP && strchr("dtjoCRAaB", c))
 			return usage_error(mode, "--%s is for attach and run, "
 					   "not top", opt_name(opts, c));
 		if (mode != MODE_TOP && strchr("FIW", c))
@@ -374,6 +378,16 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 				return usage_error(mode, "too many --func "
 						   "options (max %s)", "256");
 			o->funcs[o->nr_funcs++] = optarg;
+			break;
+		case 'B':
+			if (!strchr(optarg, '='))
+				return usage_error(mode, "--block wants NAME=[OBJ:]"
+						   "PROV:BEGIN,PROV:END, not "
+						   "'%s'", optarg);
+			if (o->nr_blocks == OPT_MAX_FUNCS)
+				return usage_error(mode, "too many --block "
+						   "options (max %s)", "256");
+			o->blocks[o->nr_blocks++] = optarg;
 			break;
 		case 'k':
 			if (parse_key(mode, optarg, o))
@@ -477,9 +491,10 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	}
 	if (mode == MODE_TOP)
 		return top_opts_check(o, argc, argv);
-	if (!o->nr_funcs && !o->sync && !o->auto_pick)
+	if (!o->nr_funcs && !o->nr_blocks && !o->sync && !o->auto_pick)
 		return usage_error(mode, "nothing to trace: give --func SPEC "
-				   "(e.g. --func 'worker_*') or --auto%s", "");
+				   "(e.g. --func 'worker_*'), --block or --auto%s",
+				   "");
 	if (mode == MODE_ATTACH) {
 		if (!o->pid)
 			return usage_error(mode, "attach needs --pid PID%s",

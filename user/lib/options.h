@@ -31,6 +31,9 @@ struct trace_opts {
 	pid_t pid;			/* attach: --pid */
 	const char *funcs[OPT_MAX_FUNCS];
 	size_t nr_funcs;
+	/* --block NAME=[OBJ:]PROV:BEGIN,PROV:END, as given */
+	const char *blocks[OPT_MAX_FUNCS];
+	size_t nr_blocks;
 	struct key_opt keys[OPT_MAX_KEYS];
 	size_t nr_keys;
 	bool sync;			/* --sync: pthread waits too */

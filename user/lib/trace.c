@@ -12,13 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "autopick.h"
 #include "errors.h"
 #include "drain.h"
 #include "format.h"
 #include "progress.h"
 #include "report.h"
 #include "trace.h"
+#include "trace_internal.h"
 
 /* The kernel's internal ENOTSUPP, which uprobe_register() returns. */
 #define ENOTSUPP_KERNEL		524
@@ -34,24 +34,6 @@
 #define TRACE_EARLY_POLL_MS	5
 #define TRACE_BUSY_SLEEP_NS	(20 * 1000 * 1000L)
 
-/* What --sync adds: the blocking calls of seed 003's Table 2. */
-static const char *const sync_specs[] = {
-	"libc:pthread_mutex_lock",
-	"libc:pthread_mutex_timedlock",
-	"libc:pthread_rwlock_rdlock",
-	"libc:pthread_rwlock_wrlock",
-	"libc:pthread_cond_wait",
-	"libc:pthread_cond_timedwait",
-	"libc:pthread_barrier_wait",
-	/*
-	 * Not pthread_spin_lock: glibc's starts with a LOCK-prefixed
-	 * instruction, which x86 uprobes refuse to single-step.  Its callers
-	 * can be probed instead (samples/spinlock.c).
-	 */
-	"libc:sem_wait",
-	"libc:pthread_join",
-};
-
 static volatile sig_atomic_t trace_signal;
 
 static void trace_on_signal(int sig)
@@ -65,105 +47,6 @@ uint64_t trace_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static int trace_add_syms(struct trace *t, const struct elf_target_sym *syms,
-			  size_t n)
-{
-	size_t i, j;
-
-	for (i = 0; i < n; i++) {
-		struct trace_func *f;
-
-		/* Two specs naming one function probe it once. */
-		for (j = 0; j < t->nr_funcs; j++)
-			if (t->funcs[j].sym.offset == syms[i].offset &&
-			    !strcmp(t->funcs[j].sym.obj, syms[i].obj))
-				break;
-		if (j < t->nr_funcs)
-			continue;
-		f = realloc(t->funcs, (t->nr_funcs + 1) * sizeof(*f));
-		if (!f) {
-			ispot_error("out of memory resolving functions");
-			return -1;
-		}
-		t->funcs = f;
-		f = &t->funcs[t->nr_funcs++];
-		memset(f, 0, sizeof(*f));
-		f->sym = syms[i];
-		f->key = trace_opts_key(t->opts, f->sym.name, f->key_desc,
-					sizeof(f->key_desc));
-	}
-	return 0;
-}
-
-/* --auto: sample the running target, then trace where its time goes. */
-static int trace_auto(struct trace *t, pid_t pid)
-{
-	struct autopick a;
-	char err[512];
-	size_t i;
-	int ret;
-
-	ret = autopick_sample(pid, t->opts->auto_time_ns, t->opts->auto_top,
-			      &a, err, sizeof(err));
-	if (ret) {
-		ispot_error("%s", err);
-		autopick_free(&a);
-		return -1;
-	}
-	autopick_print(stderr, pid, &a);
-	for (i = 0; !ret && i < a.nr; i++)
-		ret = trace_add_syms(t, &a.funcs[i].sym, 1);
-	autopick_free(&a);
-	return ret;
-}
-
-int trace_resolve(struct trace *t, pid_t pid, const char *exe)
-{
-	const struct trace_opts *o = t->opts;
-	struct elf_target_sym *syms;
-	char err[1024];
-	size_t i, n;
-	int ret;
-
-	if (o->auto_pick && trace_auto(t, pid))
-		return -1;
-	for (i = 0; i < o->nr_funcs; i++) {
-		ret = elf_resolve_spec(o->funcs[i], pid, exe, &syms, &n, err,
-				       sizeof(err));
-		/* Its /proc files vanish with it: say what really happened. */
-		if (ret && pid > 0 && task_exited(pid)) {
-			ispot_error("process %d exited before tracing started",
-				    (int)pid);
-			return -1;
-		}
-		if (ret) {
-			ispot_error("%s", err);
-			return -1;
-		}
-		ret = trace_add_syms(t, syms, n);
-		free(syms);
-		if (ret)
-			return -1;
-	}
-	/* A program that does not use one of them simply lacks it. */
-	for (i = 0; o->sync && i < sizeof(sync_specs) / sizeof(*sync_specs);
-	     i++) {
-		if (elf_resolve_spec(sync_specs[i], pid, exe, &syms, &n, err,
-				     sizeof(err)))
-			continue;
-		ret = trace_add_syms(t, syms, n);
-		free(syms);
-		if (ret)
-			return -1;
-	}
-	if (!t->nr_funcs) {
-		ispot_error("--sync found no pthread function in the target "
-			    "(statically linked?); name functions with --func");
-		return -1;
-	}
-	return 0;
 }
 
 static int trace_release(void *ctx, uint32_t cpu, uint64_t tail)
@@ -309,57 +192,6 @@ refused:
 	ispot_error("the module refused the counters (%s): check dmesg",
 		    strerror(errno));
 	return -1;
-}
-
-static int trace_arm(struct trace *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nr_funcs; i++) {
-		struct trace_func *f = &t->funcs[i];
-		struct ispot_probe_add a = {
-			/* The exit record carries the call site (ABI 1.2). */
-			.flags = ISPOT_PROBE_BOTH |
-				 (t->dev.version.abi_minor >= 2 ?
-				  ISPOT_PROBE_NO_CALLSITE : 0),
-			.offset = f->sym.offset,
-			.sample_period = t->opts->sample,
-		};
-		int fd = open(f->sym.obj, O_RDONLY | O_CLOEXEC);
-
-		if (fd < 0) {
-			ispot_error("cannot open %s (%s): is it still there?",
-				    f->sym.obj, strerror(errno));
-			return -1;
-		}
-		a.fd = fd;
-		if (ioctl(t->dev.fd, ISPOT_IOC_PROBE_ADD, &a)) {
-			int e = errno;
-
-			close(fd);
-			if (e == EBADFD)
-				ispot_error("process %d exited before tracing "
-					    "started", (int)t->pid);
-			else if (e == ENOSPC || e == E2BIG)
-				ispot_error("too many functions (%zu): narrow "
-					    "the --func globs or raise the "
-					    "module's max_probes", t->nr_funcs);
-			else
-				ispot_error("cannot probe %s in %s (%s)",
-					    f->sym.name, f->sym.obj,
-					    strerror(e));
-			return -1;
-		}
-		close(fd);
-		f->probe_id = a.probe_id;
-		if (pipeline_add_probe(t->pipe, a.probe_id,
-				       t->func_ids ? t->func_ids[i] : i,
-				       &f->key)) {
-			ispot_error("out of memory adding probes");
-			return -1;
-		}
-	}
-	return 0;
 }
 
 int trace_open(struct trace *t, const struct trace_opts *o,
@@ -929,7 +761,7 @@ void trace_free(struct trace *t)
 	task_set_free(&t->alive);
 	task_set_free(&t->scan);
 	free(t->exits);
-	free(t->funcs);
+	trace_funcs_free(t);
 	ispot_device_close(&t->dev);
 	memset(t, 0, sizeof(*t));
 	t->dev.fd = -1;

@@ -30,11 +30,20 @@
 
 #define TRACE_SCAN_NS	(100 * 1000 * 1000ull)
 
+/*
+ * A --func spec that names a block of USDT markers rather than a
+ * function: "block:NAME" (include/ispot.h's markers) or, from --block,
+ * "block:NAME=[OBJ:]PROV:BEGIN,PROV:END".
+ */
+#define TRACE_BLOCK_PREFIX	"block:"
+
+/* A function, or a block (then sym holds its name, object, first site). */
 struct trace_func {
 	struct elf_target_sym sym;
 	struct key_rule key;
 	char key_desc[32];
-	uint32_t probe_id;
+	uint32_t probe_id;		/* a block's: its first begin site's */
+	struct elf_block *block;	/* NULL for a function */
 };
 
 struct trace_exit {
