@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Blocks end to end (include/ispot.h): samples/block_lock times a locked
+# and a private part of one loop body with markers.  Both are traced by
+# `--func block:NAME` and by `--block`, scored like functions, the locked
+# one above its private control; the markers' semaphores count up only
+# for the probe a tracer armed; and a missing block, a binary without
+# markers and a half --block each give one line.  Interference needs two
+# vCPUs that really run at once: this runs in the multi-threaded boot.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+app=/ispot/samples/block_lock
+plain=/ispot/samples/lock_contention
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+
+tap_plan 7
+
+pairs() { tr ',{}[]' '\n\n\n\n\n' <"$1" | sed 's/^ *//'; }
+# func_val FILE NAME KEY: KEY of the function (or block) NAME in a report.
+func_val() {
+	pairs "$1" | awk -v n="$2" -v k="$3" '
+		$0 ~ "^\"name\": *\"" n "\"$" { f = 1; next }
+		f && $0 ~ "^\"" k "\":" { sub(/^[^:]*: */, ""); print; exit }'
+}
+# traced FILE: the iterations that saw ISPOT_BLOCK_ENABLED(locked).
+traced() { sed -n 's/.*, traced \([0-9]*\)$/\1/p' "$1"; }
+
+args="--threads 2 --iterations 600 --delay-us 100 --hold-us 100"
+
+t_scored() {
+	# shellcheck disable=SC2086
+	run_status 0 ispotctl run --json --func block:locked \
+		--func block:private -- "$app" $args || return 1
+	l=$(func_val "$tmp/out" block:locked sci)
+	p=$(func_val "$tmp/out" block:private sci)
+	echo "# SCI block:locked $l, block:private $p"
+	[ "$(func_val "$tmp/out" block:locked calls)" = 1200 ] &&
+		[ "$(func_val "$tmp/out" block:private calls)" = 1200 ] &&
+		[ "$(json_first "$tmp/out" name)" = block:locked ] &&
+		lt "$(awk -v p="$p" 'BEGIN { print 2 * p }')" "$l" ||
+		{ sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
+}
+tap_check "locked_block_above_its_private_control" t_scored
+
+t_pair() {
+	# shellcheck disable=SC2086
+	run_status 0 ispotctl run --json \
+		--block 'crit=ispot:locked_begin,ispot:locked_end' \
+		-- "$app" $args || return 1
+	[ "$(json_first "$tmp/out" name)" = crit ] &&
+		[ "$(func_val "$tmp/out" crit calls)" = 1200 ] ||
+		{ sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
+}
+tap_check "block_option_pairs_any_two_probes" t_pair
+
+# The semaphore of the probe armed, and of no other.
+t_semaphore() {
+	"$app" --iterations 300 >"$tmp/untraced" || return 1
+	run_status 0 ispotctl run --func block:locked -- "$app" \
+		--iterations 300 || return 1
+	grep '^block_lock:' "$tmp/out" >"$tmp/locked"
+	run_status 0 ispotctl run --func block:private -- "$app" \
+		--iterations 300 || return 1
+	grep '^block_lock:' "$tmp/out" >"$tmp/private"
+	echo "# traced: untraced $(traced "$tmp/untraced"), locked $(traced "$tmp/locked"), private $(traced "$tmp/private")"
+	[ "$(traced "$tmp/untraced")" = 0 ] &&
+		[ "$(traced "$tmp/locked")" = 600 ] &&
+		[ "$(traced "$tmp/private")" = 0 ]
+}
+tap_check "enabled_only_while_its_marker_is_armed" t_semaphore
+
+# Attached to a running program: the count goes up from then on.
+t_attach() {
+	"$app" --iterations 100000000 --delay-us 100 >"$tmp/long" &
+	bg=$!
+	sleep 1
+	run_status 0 ispotctl attach --pid "$bg" --duration 3s --json \
+		--func block:locked
+	ok=$?
+	kill -INT "$bg"
+	wait "$bg"
+	[ $ok = 0 ] && [ "$(func_val "$tmp/out" block:locked calls)" -gt 0 ] ||
+		{ sed 's/^/# /' "$tmp/out"; return 1; }
+}
+tap_check "attach_traces_a_running_programs_block" t_attach
+
+t_missing() {
+	run_status 1 ispotctl run --func block:nosuch -- "$app" \
+		--iterations 10 &&
+		one_line_err "no block 'nosuch'" &&
+		grep -q 'locked' "$tmp/err" && grep -q 'private' "$tmp/err"
+}
+tap_check "missing_block_lists_the_blocks_present" t_missing
+
+t_no_markers() {
+	run_status 1 ispotctl run --func block:locked -- "$plain" \
+		--iterations 10 &&
+		one_line_err "no USDT probes" &&
+		grep -q 'include/ispot.h' "$tmp/err"
+}
+tap_check "binary_without_markers_says_how_to_add_them" t_no_markers
+
+t_half() {
+	run_status 1 ispotctl run --block 'crit=ispot:locked_begin' \
+		-- "$app" --iterations 10 &&
+		one_line_err "NAME=\\[OBJ:\\]PROV:BEGIN,PROV:END"
+}
+tap_check "half_a_block_option_is_refused" t_half
+
+rm -rf "$tmp"
+tap_done
