@@ -26,7 +26,9 @@ func_val() {
 # traced FILE: the iterations that saw ISPOT_BLOCK_ENABLED(locked).
 traced() { sed -n 's/.*, traced \([0-9]*\)$/\1/p' "$1"; }
 
-args="--threads 2 --iterations 600 --delay-us 100 --hold-us 100"
+# Most of each iteration under the lock: the locked block waits for the
+# other thread's hold nearly every time, the private one never.
+args="--threads 2 --iterations 500 --delay-us 40 --hold-us 200"
 
 t_scored() {
 	# shellcheck disable=SC2086
@@ -35,8 +37,8 @@ t_scored() {
 	l=$(func_val "$tmp/out" block:locked sci)
 	p=$(func_val "$tmp/out" block:private sci)
 	echo "# SCI block:locked $l, block:private $p"
-	[ "$(func_val "$tmp/out" block:locked calls)" = 1200 ] &&
-		[ "$(func_val "$tmp/out" block:private calls)" = 1200 ] &&
+	[ "$(func_val "$tmp/out" block:locked calls)" = 1000 ] &&
+		[ "$(func_val "$tmp/out" block:private calls)" = 1000 ] &&
 		[ "$(json_first "$tmp/out" name)" = block:locked ] &&
 		lt "$(awk -v p="$p" 'BEGIN { print 2 * p }')" "$l" ||
 		{ sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
@@ -49,7 +51,7 @@ t_pair() {
 		--block 'crit=ispot:locked_begin,ispot:locked_end' \
 		-- "$app" $args || return 1
 	[ "$(json_first "$tmp/out" name)" = crit ] &&
-		[ "$(func_val "$tmp/out" crit calls)" = 1200 ] ||
+		[ "$(func_val "$tmp/out" crit calls)" = 1000 ] ||
 		{ sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
 }
 tap_check "block_option_pairs_any_two_probes" t_pair
@@ -78,8 +80,8 @@ t_attach() {
 	run_status 0 ispotctl attach --pid "$bg" --duration 3s --json \
 		--func block:locked
 	ok=$?
-	kill -INT "$bg"
-	wait "$bg"
+	kill "$bg"
+	wait "$bg" 2>/dev/null
 	[ $ok = 0 ] && [ "$(func_val "$tmp/out" block:locked calls)" -gt 0 ] ||
 		{ sed 's/^/# /' "$tmp/out"; return 1; }
 }

@@ -482,8 +482,10 @@ TEST(semaphore_counted_while_armed_in_the_target_only)
 	struct ispot_probe_add a = { .fd = -1, .flags = ISPOT_PROBE_ENTRY };
 	char path[4096], data_path[4096];
 	uint64_t fn_off, sem_off;
+	struct ispot_ring_stats rs[64];
+	struct ispot_probe_stats ps;
 	struct trace t;
-	int hold[2];
+	int hold[2], i;
 
 	ASSERT_EQ(pipe(hold), 0);
 	trace_start(&t, sem_child, (void *)(long)hold[0], 64, 0);
@@ -497,6 +499,7 @@ TEST(semaphore_counted_while_armed_in_the_target_only)
 	a.offset = fn_off;
 	a.ref_ctr_offset = sem_off;
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_PROBE_ADD, &a), 0);
+	ASSERT_LE(t.setup.nr_rings, 64);
 	EXPECT_EQ(child_semaphore(t.child.pid), 0);
 
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
@@ -504,6 +507,14 @@ TEST(semaphore_counted_while_armed_in_the_target_only)
 	/* This process maps the same file but is not the target. */
 	EXPECT_EQ(test_semaphore, 0);
 	ispot_child_go(&t.child);
+	/* Its one call, before the probe goes. */
+	for (i = 0; i < 5000; i++) {
+		trace_stats(&t, rs, &ps, 1);
+		if (ps.entry_hits)
+			break;
+		usleep(1000);
+	}
+	EXPECT_EQ(ps.entry_hits, 1);
 
 	/* Disarmed, the count goes back: nothing is left behind. */
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_DISABLE, NULL), 0);
