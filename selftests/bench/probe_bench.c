@@ -63,6 +63,7 @@ enum mode { MODE_NONE, MODE_EMPTY, MODE_FULL, MODE_CAUSES, MODE_BLOCK,
 /* The probed modes, all but MODE_NONE, and their orders in a round. */
 #define NR_PROBED	(NR_MODES - 1)
 #define NR_ORDERS	24	/* NR_PROBED! */
+_Static_assert(NR_PROBED == 4, "NR_ORDERS must be NR_PROBED factorial");
 
 static volatile int sink[NR_MODES];
 
