@@ -324,13 +324,39 @@ static bool ispot_phdr_holds(const struct elf64_phdr *ph, u64 offset, u64 len)
 }
 
 /*
+ * A semaphore at @off is a short the kernel will write in the target: it
+ * must lie in the file-backed part of a writable, non-executable PT_LOAD
+ * (the kernel updates it only in a private writable mapping of the file,
+ * valid_ref_ctr_vma(), and in code it would be a write into instructions),
+ * and outside PT_GNU_RELRO.  The dynamic loader makes that range read-only
+ * after relocation: a count raised before (a probe armed before the object
+ * was mapped is counted at mmap time) could then never be taken back, and
+ * would stay in .got, .dynamic or .init_array.
+ */
+static bool ispot_semaphore_ok(const struct elf64_phdr *phdrs, int n, u64 off)
+{
+	bool in_data = false;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct elf64_phdr *ph = &phdrs[i];
+
+		if (ph->p_type == PT_GNU_RELRO &&
+		    (off < ph->p_offset ? ph->p_offset - off < sizeof(short) :
+					  off - ph->p_offset < ph->p_memsz))
+			return false;
+		if ((ph->p_flags & (PF_W | PF_X)) == PF_W &&
+		    ispot_phdr_holds(ph, off, sizeof(short)))
+			in_data = true;
+	}
+	return in_data;
+}
+
+/*
  * The offset must fall inside an executable PT_LOAD segment of an ELF
  * file: anything else would plant a breakpoint in data or in nothing.  A
- * semaphore (@ref_ctr_offset, 0 for none) must be a 2-byte aligned short in
- * the file-backed part of a writable PT_LOAD segment: the kernel updates
- * it only in a private writable mapping of the file (valid_ref_ctr_vma()),
- * so anywhere else it would never count, and in text it would be a write
- * into code.
+ * semaphore (@ref_ctr_offset, 0 for none) must be a 2-byte aligned short
+ * where ispot_semaphore_ok() says the kernel can count it both ways.
  */
 static int ispot_probe_check_offsets(struct file *file, u64 offset,
 				     u64 ref_ctr_offset)
@@ -342,8 +368,9 @@ static int ispot_probe_check_offsets(struct file *file, u64 offset,
 	size_t bytes;
 	int i, err;
 
-	if (offset >= size || ref_ctr_offset >= size ||
-	    !IS_ALIGNED(ref_ctr_offset, sizeof(short)))
+	if (offset >= size || !IS_ALIGNED(ref_ctr_offset, sizeof(short)) ||
+	    (ref_ctr_offset &&
+	     (size < sizeof(short) || ref_ctr_offset > size - sizeof(short))))
 		return -EINVAL;
 	if (kernel_read(file, &ehdr, sizeof(ehdr), &pos) != sizeof(ehdr) ||
 	    memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ||
@@ -369,16 +396,9 @@ static int ispot_probe_check_offsets(struct file *file, u64 offset,
 			break;
 		}
 	}
-	if (err || !ref_ctr_offset)
-		goto out_free;
-	err = -EINVAL;
-	for (i = 0; i < ehdr.e_phnum; i++) {
-		if ((phdrs[i].p_flags & PF_W) &&
-		    ispot_phdr_holds(&phdrs[i], ref_ctr_offset, sizeof(short))) {
-			err = 0;
-			break;
-		}
-	}
+	if (!err && ref_ctr_offset &&
+	    !ispot_semaphore_ok(phdrs, ehdr.e_phnum, ref_ctr_offset))
+		err = -EINVAL;
 out_free:
 	kfree(phdrs);
 	return err;

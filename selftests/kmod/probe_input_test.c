@@ -4,6 +4,7 @@
  * no leaked memory: each case below is one kind of mistake.  The last
  * test does the same for ISPOT_IOC_COUNTERS (ABI 1.3).
  */
+#include <link.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 
@@ -11,6 +12,19 @@
 
 static volatile int data_word = 1;	/* lives in a non-executable segment */
 static int bss_word;			/* past the file-backed data */
+static const volatile short ro_word = 1;	/* in a read-only segment */
+
+/* The main program's PT_GNU_RELRO file offset, 0 if it has none. */
+static int relro_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_GNU_RELRO)
+			*(uint64_t *)data = info->dlpi_phdr[i].p_offset;
+	return 1;	/* the first object is the program */
+}
 
 __attribute__((noinline, noclone)) int input_fn(int x)
 {
@@ -87,7 +101,7 @@ static int add_sem(int fd, const char *path, uint64_t off, uint64_t sem)
 TEST(probe_semaphore_offsets)
 {
 	char exe[4096], bss_file[4096];
-	uint64_t fn_off, data_off, bss_off;
+	uint64_t fn_off, data_off, bss_off, relro_off, ro_off;
 	struct stat st;
 	int fd = ispot_open_or_skip();
 	struct ispot_probe_add a = {
@@ -107,9 +121,18 @@ TEST(probe_semaphore_offsets)
 	    !strcmp(bss_file, exe))
 		EXPECT_EQ(add_sem(fd, exe, fn_off, bss_off), -EINVAL);
 
+	/* Counted before ld.so write-protects it, never counted back. */
+	relro_off = 0;
+	dl_iterate_phdr(relro_cb, &relro_off);
+	if (relro_off)
+		EXPECT_EQ(add_sem(fd, exe, fn_off, relro_off & ~1ull), -EINVAL);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)&ro_word, exe,
+				     sizeof(exe), &ro_off), 0);
+	EXPECT_EQ(add_sem(fd, exe, fn_off, ro_off), -EINVAL);
 	EXPECT_EQ(add_sem(fd, exe, fn_off, data_off + 1), -EINVAL);
 	EXPECT_EQ(add_sem(fd, exe, fn_off, fn_off & ~1ull), -EINVAL);
-	EXPECT_EQ(add_sem(fd, exe, fn_off, st.st_size), -EINVAL);
+	EXPECT_EQ(add_sem(fd, exe, fn_off, (st.st_size + 1) & ~1ull), -EINVAL);
+	EXPECT_EQ(add_sem(fd, exe, fn_off, (st.st_size - 1) & ~1ull), -EINVAL);
 	EXPECT_EQ(add_sem(fd, exe, fn_off, ~1ull), -EINVAL);
 	/* The field that was reserved[1] before ABI 1.5 still is. */
 	a.path = (uintptr_t)exe;

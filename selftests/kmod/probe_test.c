@@ -528,6 +528,56 @@ TEST(semaphore_counted_while_armed_in_the_target_only)
 	EXPECT_EQ(t.entries, 1);
 }
 
+/*
+ * Two probes on one semaphore count twice; DISABLE and ENABLE again, and
+ * closing the session without a DISABLE, each take back exactly what they
+ * raised.
+ */
+TEST(semaphore_counts_per_probe_across_cycles_and_close)
+{
+	struct ispot_probe_add a = { .fd = -1, .flags = ISPOT_PROBE_ENTRY };
+	char path[4096], data_path[4096];
+	uint64_t fn_off, fn2_off, sem_off;
+	struct trace t;
+	int hold[2], i;
+
+	ASSERT_EQ(pipe(hold), 0);
+	trace_start(&t, sem_child, (void *)(long)hold[0], 64, 0);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)target_fn, path,
+				     sizeof(path), &fn_off), 0);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)target_recurse,
+				     data_path, sizeof(data_path), &fn2_off),
+		  0);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)&test_semaphore,
+				     data_path, sizeof(data_path), &sem_off),
+		  0);
+	a.path = (uintptr_t)path;
+	a.ref_ctr_offset = sem_off;
+	a.offset = fn_off;
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_PROBE_ADD, &a), 0);
+	a.offset = fn2_off;
+	a.probe_id = 0;
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_PROBE_ADD, &a), 0);
+
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
+	EXPECT_EQ(child_semaphore(t.child.pid), 2);
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_DISABLE, NULL), 0);
+	EXPECT_EQ(child_semaphore(t.child.pid), 0);
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
+	EXPECT_EQ(child_semaphore(t.child.pid), 2);
+	/* The session goes with its last reference, armed. */
+	for (i = 0; i < t.rings.nr; i++)
+		munmap(t.rings.maps[i], t.rings.size);
+	close(t.fd);
+	EXPECT_EQ(child_semaphore(t.child.pid), 0);
+	EXPECT_EQ(test_semaphore, 0);
+	ispot_child_go(&t.child);
+	ASSERT_EQ(write(hold[1], "x", 1), 1);
+	ASSERT_EQ(ispot_child_wait(&t.child), 0);
+	close(hold[0]);
+	close(hold[1]);
+}
+
 TEST(exit_on_another_cpu_pairs)
 {
 	struct trace t;
