@@ -49,11 +49,18 @@ t_futex_symbol() {
 }
 tap_check "futex_report_names_the_mutex" t_futex_symbol
 
+# A spinner never sleeps: its loss is CPU time, spinning or, when the
+# tracer's own thread takes one of the two vCPUs, waiting to run again
+# (sid once showed on-CPU 0.475 and run-queue 0.525 of a 5 ms loss).
 t_spin() {
 	causes_of spin spin_acquire spinlock --threads 2 --delay-us 0 \
 		--iterations 600 || return 1
-	lt 0.5 "$(share "$tmp/spin.json" oncpu)" &&
-		lt "$(share "$tmp/spin.json" futex)" 0.1
+	lt 0.5 "$(awk -v a="$(share "$tmp/spin.json" oncpu)" \
+		-v b="$(share "$tmp/spin.json" runqueue)" \
+		'BEGIN { print a + b }')" &&
+		lt 0.2 "$(share "$tmp/spin.json" oncpu)" || return 1
+	lt "$(share "$tmp/spin.json" futex)" 0.1 &&
+		lt "$(share "$tmp/spin.json" blocked)" 0.1
 }
 tap_timing "spinlock_loss_is_mostly_on_cpu" t_spin
 
