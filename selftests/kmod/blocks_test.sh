@@ -43,7 +43,7 @@ t_scored() {
 		lt "$(awk -v p="$p" 'BEGIN { print 2 * p }')" "$l" ||
 		{ sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
 }
-tap_check "locked_block_above_its_private_control" t_scored
+tap_timing "locked_block_above_its_private_control" t_scored
 
 t_pair() {
 	# shellcheck disable=SC2086
