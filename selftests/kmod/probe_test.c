@@ -8,7 +8,6 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <sys/uio.h>
 
 #include "ispot_kmod_test.h"
 #include "pair.h"
@@ -457,72 +456,98 @@ static void count_migrated(const struct pair_exec *e, void *ctx)
  */
 volatile unsigned short test_semaphore __attribute__((section(".data")));
 
-/* Calls target_fn, then waits for a byte on the pipe @arg reads. */
+/*
+ * The child reads its own semaphore and answers over a pipe (not through
+ * process_vm_readv(), which a kernel may be built without): 'r' reads,
+ * 'c' calls target_fn first, 'q' ends it.
+ */
+struct sem_pipes {
+	int cmd[2];
+	int reply[2];
+};
+
 static int sem_child(void *arg)
 {
-	char b;
+	struct sem_pipes *p = arg;
+	unsigned short v;
+	char c;
 
-	target_fn(1);
-	return read((int)(long)arg, &b, 1) == 1 ? 0 : 1;
+	while (read(p->cmd[0], &c, 1) == 1 && c != 'q') {
+		if (c == 'c')
+			target_fn(1);
+		v = test_semaphore;
+		if (write(p->reply[1], &v, sizeof(v)) != sizeof(v))
+			return 1;
+	}
+	return 0;
 }
 
-static unsigned short child_semaphore(pid_t pid)
+static unsigned short child_semaphore(struct sem_pipes *p, char c)
 {
 	unsigned short v = 0xffff;
-	struct iovec local = { &v, sizeof(v) };
-	struct iovec remote = { (void *)&test_semaphore, sizeof(v) };
 
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != sizeof(v))
+	if (write(p->cmd[1], &c, 1) != 1 ||
+	    read(p->reply[0], &v, sizeof(v)) != sizeof(v))
 		return 0xffff;
 	return v;
+}
+
+/* A child, its session, and the file offsets of target_fn and @other. */
+static void sem_start(struct trace *t, struct sem_pipes *p, void *other,
+		      char *path, size_t len, uint64_t *fn_off,
+		      uint64_t *other_off, uint64_t *sem_off)
+{
+	char data_path[4096];
+
+	ASSERT_EQ(pipe(p->cmd), 0);
+	ASSERT_EQ(pipe(p->reply), 0);
+	trace_start(t, sem_child, p, 64, 0);
+	ispot_child_go(&t->child);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)target_fn, path,
+				     len, fn_off), 0);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)other, data_path,
+				     sizeof(data_path), other_off), 0);
+	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)&test_semaphore,
+				     data_path, sizeof(data_path), sem_off), 0);
+	ASSERT_EQ(strcmp(path, data_path), 0);
+}
+
+static void sem_end(struct trace *t, struct sem_pipes *p)
+{
+	ASSERT_EQ(write(p->cmd[1], "q", 1), 1);
+	ASSERT_EQ(ispot_child_wait(&t->child), 0);
+	close(p->cmd[0]);
+	close(p->cmd[1]);
+	close(p->reply[0]);
+	close(p->reply[1]);
 }
 
 TEST(semaphore_counted_while_armed_in_the_target_only)
 {
 	struct ispot_probe_add a = { .fd = -1, .flags = ISPOT_PROBE_ENTRY };
-	char path[4096], data_path[4096];
-	uint64_t fn_off, sem_off;
-	struct ispot_ring_stats rs[64];
-	struct ispot_probe_stats ps;
+	uint64_t fn_off, other_off, sem_off;
+	struct sem_pipes pipes;
+	char path[4096];
 	struct trace t;
-	int hold[2], i;
 
-	ASSERT_EQ(pipe(hold), 0);
-	trace_start(&t, sem_child, (void *)(long)hold[0], 64, 0);
-	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)target_fn, path,
-				     sizeof(path), &fn_off), 0);
-	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)&test_semaphore,
-				     data_path, sizeof(data_path), &sem_off),
-		  0);
-	ASSERT_EQ(strcmp(path, data_path), 0);
+	sem_start(&t, &pipes, target_recurse, path, sizeof(path), &fn_off,
+		  &other_off, &sem_off);
 	a.path = (uintptr_t)path;
 	a.offset = fn_off;
 	a.ref_ctr_offset = sem_off;
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_PROBE_ADD, &a), 0);
-	ASSERT_LE(t.setup.nr_rings, 64);
-	EXPECT_EQ(child_semaphore(t.child.pid), 0);
+	EXPECT_EQ(child_semaphore(&pipes, 'r'), 0);
 
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
-	EXPECT_EQ(child_semaphore(t.child.pid), 1);
+	/* Its one call, with the probe armed. */
+	EXPECT_EQ(child_semaphore(&pipes, 'c'), 1);
 	/* This process maps the same file but is not the target. */
 	EXPECT_EQ(test_semaphore, 0);
-	ispot_child_go(&t.child);
-	/* Its one call, before the probe goes. */
-	for (i = 0; i < 5000; i++) {
-		trace_stats(&t, rs, &ps, 1);
-		if (ps.entry_hits)
-			break;
-		usleep(1000);
-	}
-	EXPECT_EQ(ps.entry_hits, 1);
 
 	/* Disarmed, the count goes back: nothing is left behind. */
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_DISABLE, NULL), 0);
-	EXPECT_EQ(child_semaphore(t.child.pid), 0);
-	ASSERT_EQ(write(hold[1], "x", 1), 1);
-	ASSERT_EQ(ispot_child_wait(&t.child), 0);
-	close(hold[1]);
-	close(hold[0]);
+	EXPECT_EQ(child_semaphore(&pipes, 'c'), 0);
+	sem_end(&t, &pipes);
 	t.n = ispot_drain(t.fd, &t.rings, &t.recs, &t.cap, 0);
 	trace_analyse(&t);
 	EXPECT_EQ(t.entries, 1);
@@ -536,21 +561,14 @@ TEST(semaphore_counted_while_armed_in_the_target_only)
 TEST(semaphore_counts_per_probe_across_cycles_and_close)
 {
 	struct ispot_probe_add a = { .fd = -1, .flags = ISPOT_PROBE_ENTRY };
-	char path[4096], data_path[4096];
 	uint64_t fn_off, fn2_off, sem_off;
+	struct sem_pipes pipes;
+	char path[4096];
 	struct trace t;
-	int hold[2], i;
+	int i;
 
-	ASSERT_EQ(pipe(hold), 0);
-	trace_start(&t, sem_child, (void *)(long)hold[0], 64, 0);
-	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)target_fn, path,
-				     sizeof(path), &fn_off), 0);
-	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)target_recurse,
-				     data_path, sizeof(data_path), &fn2_off),
-		  0);
-	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)&test_semaphore,
-				     data_path, sizeof(data_path), &sem_off),
-		  0);
+	sem_start(&t, &pipes, target_recurse, path, sizeof(path), &fn_off,
+		  &fn2_off, &sem_off);
 	a.path = (uintptr_t)path;
 	a.ref_ctr_offset = sem_off;
 	a.offset = fn_off;
@@ -560,22 +578,18 @@ TEST(semaphore_counts_per_probe_across_cycles_and_close)
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_PROBE_ADD, &a), 0);
 
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
-	EXPECT_EQ(child_semaphore(t.child.pid), 2);
+	EXPECT_EQ(child_semaphore(&pipes, 'r'), 2);
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_DISABLE, NULL), 0);
-	EXPECT_EQ(child_semaphore(t.child.pid), 0);
+	EXPECT_EQ(child_semaphore(&pipes, 'r'), 0);
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
-	EXPECT_EQ(child_semaphore(t.child.pid), 2);
+	EXPECT_EQ(child_semaphore(&pipes, 'r'), 2);
 	/* The session goes with its last reference, armed. */
 	for (i = 0; i < t.rings.nr; i++)
 		munmap(t.rings.maps[i], t.rings.size);
 	close(t.fd);
-	EXPECT_EQ(child_semaphore(t.child.pid), 0);
+	EXPECT_EQ(child_semaphore(&pipes, 'r'), 0);
 	EXPECT_EQ(test_semaphore, 0);
-	ispot_child_go(&t.child);
-	ASSERT_EQ(write(hold[1], "x", 1), 1);
-	ASSERT_EQ(ispot_child_wait(&t.child), 0);
-	close(hold[0]);
-	close(hold[1]);
+	sem_end(&t, &pipes);
 }
 
 TEST(exit_on_another_cpu_pairs)
