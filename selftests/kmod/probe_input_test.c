@@ -12,7 +12,7 @@
 
 static volatile int data_word = 1;	/* lives in a non-executable segment */
 static int bss_word;			/* past the file-backed data */
-static const volatile short ro_word = 1;	/* in a read-only segment */
+static const short ro_word = 1;	/* in a read-only segment */
 
 /* The main program's PT_GNU_RELRO file offset, 0 if it has none. */
 static int relro_cb(struct dl_phdr_info *info, size_t size, void *data)
