@@ -470,8 +470,13 @@ static int sem_child(void *arg)
 {
 	struct sem_pipes *p = arg;
 	unsigned short v;
+	int fd;
 	char c;
 
+	/* The session's fd came with the fork: only the tracer's may hold it. */
+	for (fd = 3; fd < 1024; fd++)
+		if (fd != p->cmd[0] && fd != p->reply[1])
+			close(fd);
 	while (read(p->cmd[0], &c, 1) == 1 && c != 'q') {
 		if (c == 'c')
 			target_fn(1);
