@@ -8,13 +8,14 @@
 # markers and a half --block each give one line.  Interference needs two
 # vCPUs that really run at once: this runs in the multi-threaded boot.
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/ispotd_lib.sh"
 tmp=$(mktemp -d)
 app=/ispot/samples/block_lock
 plain=/ispot/samples/lock_contention
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 7
+tap_plan 8
 
 pairs() { tr ',{}[]' '\n\n\n\n\n' <"$1" | sed 's/^ *//'; }
 # func_val FILE NAME KEY: KEY of the function (or block) NAME in a report.
@@ -86,6 +87,28 @@ t_attach() {
 		{ sed 's/^/# /' "$tmp/out"; return 1; }
 }
 tap_check "attach_traces_a_running_programs_block" t_attach
+
+# ispotd traces blocks too, from --func block:NAME and from --block.
+t_ispotd() {
+	"$app" --iterations 100000000 --delay-us 100 >/dev/null &
+	bg=$!
+	ispotd --pid "$bg" --func block:locked \
+		--block 'crit=ispot:private_begin,ispot:private_end' \
+		--budget 0 --window 1s --log "$tmp/d.log" 2>"$tmp/d.err" &
+	d=$!
+	ok=0
+	daemon_ready "$tmp/d.err" && wait_for 180 armed_window "$tmp/d.log" "$bg" ||
+		ok=1
+	kill "$bg"
+	wait "$bg" 2>/dev/null
+	stop_daemon "$d" || ok=1
+	grep -q '"name": "block:locked"' "$tmp/d.log" &&
+		grep -q '"name": "crit"' "$tmp/d.log" ||
+		{ sed 's/^/# /' "$tmp/d.err"; tail -n1 "$tmp/d.log" |
+		  cut -c1-600 | sed 's/^/# /'; return 1; }
+	return $ok
+}
+tap_check "ispotd_traces_blocks" t_ispotd
 
 t_missing() {
 	run_status 1 ispotctl run --func block:nosuch -- "$app" \

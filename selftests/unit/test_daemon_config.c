@@ -1001,6 +1001,41 @@ TEST(reload_replaces_lists)
 	ispotd_config_free(&cli);
 }
 
+/* --block and 'block' travel as the --func spec ispotctl resolves. */
+TEST(blocks_become_block_specs)
+{
+	struct ispotd_config c, cli;
+	char long_spec[OPT_BLOCK_SPEC_MAX + 8];
+
+	ASSERT_EQ(PARSE(&c, "--pid", "9", "--block",
+			"crit=ispot:locked_begin,ispot:locked_end",
+			"--func", "block:private"), 0);
+	ASSERT_EQ(c.nr_funcs, 2);
+	EXPECT_STREQ(c.funcs[0],
+		     "block:crit=ispot:locked_begin,ispot:locked_end");
+	EXPECT_STREQ(c.funcs[1], "block:private");
+	ispotd_config_free(&c);
+
+	/* A block is something to trace. */
+	ASSERT_EQ(parse_argv(&cli, (const char *[]){ "--config",
+		conf_file("exe /a\nblock io=libc:a_b,libc:a_e\n"), NULL }),
+		  0);
+	ASSERT_EQ(load(&cli, &c), 0);
+	ASSERT_EQ(c.nr_funcs, 1);
+	EXPECT_STREQ(c.funcs[0], "block:io=libc:a_b,libc:a_e");
+	ispotd_config_free(&c);
+	ispotd_config_free(&cli);
+
+	ASSERT_USAGE("--block wants NAME=[OBJ:]PROV:BEGIN,PROV:END, not "
+		     "'crit'", "--pid", "1", "--block", "crit");
+	memset(long_spec, 'a', sizeof(long_spec) - 1);
+	long_spec[sizeof(long_spec) - 1] = '\0';
+	long_spec[3] = '=';
+	ASSERT_USAGE("is too long", "--pid", "1", "--block", long_spec);
+	assert_file_error("exe /a\nblock crit\n",
+			  "block wants NAME=[OBJ:]PROV:BEGIN,PROV:END", NULL);
+}
+
 TEST(trace_opts)
 {
 	struct ispotd_config c;

@@ -30,6 +30,7 @@ enum config_opt {
 	CFG_EXE,
 	CFG_CGROUP,
 	CFG_FUNC,
+	CFG_BLOCK,
 	CFG_SYNC,
 	CFG_KEY,
 	CFG_BUDGET,
@@ -47,6 +48,7 @@ static const struct option config_opts[] = {
 	{ "exe", required_argument, NULL, CFG_EXE },
 	{ "cgroup", required_argument, NULL, CFG_CGROUP },
 	{ "func", required_argument, NULL, CFG_FUNC },
+	{ "block", required_argument, NULL, CFG_BLOCK },
 	{ "sync", no_argument, NULL, CFG_SYNC },
 	{ "key", required_argument, NULL, CFG_KEY },
 	{ "budget", required_argument, NULL, CFG_BUDGET },
@@ -84,7 +86,10 @@ void ispotd_config_usage(FILE *f)
 		"                        or a/b relative to the cgroup2 root\n"
 		"what to trace:\n"
 		"      --func SPEC       function to trace: name, glob ('worker_*') or\n"
-		"                        OBJ:name ('libc:pthread_mutex_lock'); repeatable\n"
+		"                        OBJ:name ('libc:pthread_mutex_lock'), or\n"
+		"                        block:NAME (include/ispot.h markers); repeatable\n"
+		"      --block NAME=[OBJ:]PROV:BEGIN,PROV:END\n"
+		"                        trace from one USDT probe to another as NAME\n"
 		"      --key FUNC=RULE   compare FUNC's executions only with those of the\n"
 		"                        same argN[:log2], callsite, or none; repeatable\n"
 		"      --sync            also trace pthread lock, wait and barrier calls\n"
@@ -464,6 +469,21 @@ static int config_set(struct ispotd_config *c, const struct config_src *src,
 					    opt);
 		return config_add_str(c->funcs, &c->nr_funcs, OPT_MAX_FUNCS,
 				      src, opt, val);
+	case CFG_BLOCK: {
+		/* A block travels as the --func spec ispotctl would make. */
+		char spec[OPT_BLOCK_SPEC_MAX];
+
+		if (!strchr(val, '='))
+			return config_error(src, "%s wants NAME=[OBJ:]PROV:"
+					    "BEGIN,PROV:END, not '%s'", opt,
+					    val);
+		if (snprintf(spec, sizeof(spec), "%s%s", OPT_BLOCK_PREFIX,
+			     val) >= (int)sizeof(spec))
+			return config_error(src, "%s '%.40s...' is too long",
+					    opt, val);
+		return config_add_str(c->funcs, &c->nr_funcs, OPT_MAX_FUNCS,
+				      src, opt, spec);
+	}
 	case CFG_SYNC:
 		/* A flag can only be turned on: the union, like the lists. */
 		c->sync = true;

@@ -21,6 +21,14 @@
 /* 2 MiB per CPU holds ~25 ms of a million records per second. */
 #define OPT_DEFAULT_RING_BYTES	(2u << 20)
 
+/*
+ * A --func spec that names a block of USDT markers rather than a
+ * function: "block:NAME" (include/ispot.h's markers) or, as ispotd passes
+ * its --block on, "block:NAME=[OBJ:]PROV:BEGIN,PROV:END".
+ */
+#define OPT_BLOCK_PREFIX	"block:"
+#define OPT_BLOCK_SPEC_MAX	1024
+
 /* --key FUNC=argN[:log2] | FUNC=callsite | FUNC=none; FUNC may be a glob. */
 struct key_opt {
 	char *func;

@@ -30,13 +30,6 @@
 
 #define TRACE_SCAN_NS	(100 * 1000 * 1000ull)
 
-/*
- * A --func spec that names a block of USDT markers rather than a
- * function: "block:NAME" (include/ispot.h's markers) or, from --block,
- * "block:NAME=[OBJ:]PROV:BEGIN,PROV:END".
- */
-#define TRACE_BLOCK_PREFIX	"block:"
-
 /* A function, or a block (then sym holds its name, object, first site). */
 struct trace_func {
 	struct elf_target_sym sym;

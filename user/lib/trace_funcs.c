@@ -159,10 +159,10 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 	if (o->auto_pick && trace_auto(t, pid))
 		return -1;
 	for (i = 0; i < o->nr_funcs; i++) {
-		if (!strncmp(o->funcs[i], TRACE_BLOCK_PREFIX,
-			     strlen(TRACE_BLOCK_PREFIX))) {
+		if (!strncmp(o->funcs[i], OPT_BLOCK_PREFIX,
+			     strlen(OPT_BLOCK_PREFIX))) {
 			if (trace_add_block(t, o->funcs[i] +
-					    strlen(TRACE_BLOCK_PREFIX),
+					    strlen(OPT_BLOCK_PREFIX),
 					    pid, exe))
 				return -1;
 			continue;
