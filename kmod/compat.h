@@ -31,6 +31,8 @@
  *   sched_switch(preempt, prev, next) gains prev_state in 5.18
  *     ("sched/tracing: Append prev_state to tp args instead"): see
  *     ISPOT_TP_SCHED_SWITCH.
+ *   <uapi/linux/elf.h> has no PT_GNU_RELRO (6.1's has it): defined
+ *     below with the ELF gABI's value, which never changes.
  *
  * Debian unstable's 7.2 (linux-headers-7.2.13+deb14, gcc-16):
  *   get_dumpable(mm)/SUID_DUMP_USER are gone: dumpability moved from
@@ -48,6 +50,12 @@
 #include <linux/version.h>
 #include <asm/unistd.h>
 #include <uapi/linux/futex.h>
+#include <uapi/linux/elf.h>
+
+/* The GNU extension segment made read-only after relocation. */
+#ifndef PT_GNU_RELRO
+#define PT_GNU_RELRO	(PT_LOOS + 0x474e552)
+#endif
 #if __has_include(<linux/sched/exec_state.h>)
 #include <linux/sched/exec_state.h>	/* 7.x: dumpability per task */
 #define ISPOT_HAVE_TASK_EXEC_STATE 1
