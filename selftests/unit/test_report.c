@@ -827,6 +827,44 @@ TEST(json_has_every_contract_field)
 	scenario_free(&s);
 }
 
+/* "stacks" on every function, valid JSON, frames as strings (hex here). */
+TEST(json_stacks_parse)
+{
+	const uint64_t frames[] = { 0x401234, 0x401500 };
+	struct stacks *st = stacks_new();
+	const struct jv *v, *a;
+	struct scenario s;
+	size_t i;
+
+	ASSERT_TRUE(st);
+	ASSERT_EQ(stacks_add(st, F_FLUSH, frames, 2), 0);
+	ASSERT_EQ(stacks_add(st, F_FLUSH, frames, 2), 0);
+	scenario_build(&s);
+	s.rep.stacks = st;
+	v = parse_report(&s.rep);
+	a = field(v, "functions", J_ARR);
+	for (i = 0; i < a->n; i++) {
+		const struct jv *fn = &a->items[i], *stk, *fr;
+
+		stk = field(fn, "stacks", J_ARR);
+		if (s.sci->funcs[i].func_id != F_FLUSH) {
+			EXPECT_EQ(stk->n, 0);
+			EXPECT_EQ(field_u64(fn, "stacks_sampled"), 0);
+			continue;
+		}
+		ASSERT_EQ(stk->n, 1);
+		EXPECT_EQ(field_u64(&stk->items[0], "calls"), 2);
+		fr = field(&stk->items[0], "frames", J_ARR);
+		ASSERT_EQ(fr->n, 2);
+		EXPECT_EQ(fr->items[1].t, J_STR);
+		EXPECT_STREQ(fr->items[1].s, "0x401500");
+		field_num(&stk->items[0], "loss_share");
+		EXPECT_EQ(field_u64(fn, "stacks_sampled"), 2);
+	}
+	scenario_free(&s);
+	stacks_free(st);
+}
+
 /* Functions in the engine's order, highest SCI first, with its numbers. */
 TEST(json_functions_match_engine)
 {

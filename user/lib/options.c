@@ -72,6 +72,8 @@ void trace_opts_usage(enum trace_mode mode, FILE *f)
 		"                        with >= 1%% of the samples (or the top N)\n"
 		"      --auto-time TIME  how long --auto samples (default 2s)\n"
 		"      --sample N        record 1 in N calls of each function\n"
+		"      --stack-period N  take the call stack of 1 in N calls (default\n"
+		"                        10000) and of the first, for CALLED FROM\n"
 		"  -d, --duration TIME   stop after TIME (e.g. 10, 10s, 500ms, 2m)\n"
 		"      --ring-size SIZE  ring buffer per CPU (e.g. 512K, 4M; default 2M)\n"
 		"      --top N           show the N functions with the highest SCI\n"
@@ -324,6 +326,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 		{ "auto", optional_argument, NULL, 'A' },
 		{ "auto-time", required_argument, NULL, 'a' },
 		{ "sample", required_argument, NULL, 's' },
+		{ "stack-period", required_argument, NULL, 'P' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "top", required_argument, NULL, 't' },
@@ -353,7 +356,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, "+p:f:k:d:jo:h", opts,
 				NULL)) != -1) {
 		/* A report's options mean nothing to a live view, and back. */
-		if (mode == MODE_TOP && strchr("dtjoCRAaB", c))
+		if (mode == MODE_TOP && strchr("dtjoCRAaBP", c))
 			return usage_error(mode, "--%s is for attach and run, "
 					   "not top", opt_name(opts, c));
 		if (mode != MODE_TOP && strchr("FIW", c))
@@ -416,6 +419,12 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 				return usage_error(mode, "--sample '%s' must be "
 						   "a whole number >= 1",
 						   optarg);
+			break;
+		case 'P':
+			if (!options_parse_u32(optarg, 1, &o->stack_period))
+				return usage_error(mode, "--stack-period '%s' "
+						   "must be a whole number >= 1 "
+						   "(1: every call)", optarg);
 			break;
 		case 'd':
 			o->duration_ns = options_parse_duration(optarg);

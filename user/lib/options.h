@@ -49,6 +49,7 @@ struct trace_opts {
 	uint32_t auto_top;		/* N of --auto=N, 0: the 1% rule */
 	uint64_t auto_time_ns;		/* --auto-time: how long to sample */
 	uint32_t sample;		/* --sample N: 1 in N, 0 = all */
+	uint32_t stack_period;		/* --stack-period N, 0 = module's */
 	uint64_t duration_ns;		/* --duration: 0 = until the end */
 	uint64_t ring_bytes;		/* --ring-size: per CPU */
 	bool json;

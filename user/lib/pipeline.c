@@ -8,6 +8,7 @@
 
 struct pipeline_probe {
 	bool used;
+	bool end_marker;	/* its stacks say where a block ends: unused */
 	uint32_t func_id;
 	struct key_rule key;
 };
@@ -90,7 +91,8 @@ struct pipeline *pipeline_new(void)
 		return NULL;
 	p->pairer = pairer_new(pipeline_exec, p);
 	p->sci = sci_new();
-	if (!p->pairer || !p->sci) {
+	p->stacks = stacks_new();
+	if (!p->pairer || !p->sci || !p->stacks) {
 		pipeline_free(p);
 		return NULL;
 	}
@@ -106,6 +108,7 @@ void pipeline_free(struct pipeline *p)
 		sci_free(p->sci);
 	timeline_free(p->tl);
 	excess_free(p->excess);
+	stacks_free(p->stacks);
 	free(p->probes);
 	free(p->exits);
 	free(p);
@@ -149,7 +152,34 @@ int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
 {
 	int ret = pipeline_add_probe(p, probe_id, func_id, rule);
 
-	return ret ? ret : pairer_set_marker(p->pairer, probe_id, func_id, end);
+	if (ret)
+		return ret;
+	p->probes[probe_id].end_marker = end;
+	return pairer_set_marker(p->pairer, probe_id, func_id, end);
+}
+
+/*
+ * The module writes a probe's STACK just before its ENTRY, with the same
+ * probe id, and the frames in the slots that follow (the drain hands a
+ * wrapped record over contiguous).
+ */
+static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
+{
+	const struct pipeline_probe *probe;
+	uint64_t nr = rec->data[0];
+
+	p->stats.stacks++;
+	if (rec->probe_id >= p->nr_probes || !p->probes[rec->probe_id].used ||
+	    nr > (uint64_t)(rec->nslots - 1) * 8) {
+		p->stats.bad_stacks++;
+		return;
+	}
+	probe = &p->probes[rec->probe_id];
+	if (probe->end_marker)
+		return;
+	if (stacks_add(p->stacks, probe->func_id,
+		       (const uint64_t *)(rec + 1), (uint32_t)nr))
+		p->stats.nomem++;
 }
 
 void pipeline_record(void *ctx, const struct ispot_record *rec)
@@ -180,7 +210,7 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 			p->stats.nomem++;
 		return;
 	case ISPOT_REC_STACK:
-		p->stats.stacks++;
+		pipeline_stack(p, rec);
 		return;
 	case ISPOT_REC_SWITCH_OUT:
 	case ISPOT_REC_SWITCH_IN:

@@ -15,6 +15,7 @@
 #include "excess.h"
 #include "pair.h"
 #include "sci.h"
+#include "stacks.h"
 #include "timeline.h"
 
 /* How executions of one function are told apart (DESIGN.md "Keys"). */
@@ -34,6 +35,7 @@ struct pipeline_stats {
 	uint64_t entries;
 	uint64_t exits;
 	uint64_t stacks;
+	uint64_t bad_stacks;	/* STACK records of no probe, or cut short */
 	uint64_t unknown_probe;	/* a probe id that was never declared */
 	uint64_t unknown_kind;
 	uint64_t nomem;		/* executions the engine could not store */
@@ -54,6 +56,7 @@ struct pipeline {
 	struct pipeline_probe *probes;	/* indexed by probe id */
 	struct timeline *tl;		/* NULL unless causes are on */
 	struct excess *excess;		/* NULL unless counters are on */
+	struct stacks *stacks;		/* sampled call stacks per function */
 	/* The fed record's thread totals, read by the pair callback. */
 	uint64_t now[TL_NR_CAUSES];
 	struct pipeline_stats stats;

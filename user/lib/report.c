@@ -357,6 +357,16 @@ static void key_rows(struct table *t, const struct report *r,
 	}
 }
 
+/* Where the FUNCTION column starts: the CALLED FROM block hangs there. */
+static int function_column(const struct table *t)
+{
+	int c, x = 0;
+
+	for (c = 0; c < COL_FUNCTION; c++)
+		x += t->width[c] + 2;
+	return x;
+}
+
 static void table_walk(struct table *t, const struct report *r, size_t rows)
 {
 	char name[NAME_LEN];
@@ -388,6 +398,8 @@ static void table_walk(struct table *t, const struct report *r, size_t rows)
 		/* One key is the function itself: nothing to break down. */
 		if (key[0] && fn->nr_keys > 1)
 			key_rows(t, r, fn);
+		if (t->print)
+			report_stacks_text(t->f, r, fn, function_column(t) + 2);
 	}
 }
 
@@ -746,6 +758,7 @@ static void json_function(struct json *j, const struct report *r,
 	json_excess(j, r, fn);
 	if (key[0])
 		json_keys(j, r, fn);
+	report_stacks_json(j, r, fn);
 	json_object_end(j);
 }
 

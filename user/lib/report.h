@@ -18,6 +18,7 @@
 
 #include "excess.h"
 #include "sci.h"
+#include "stacks.h"
 
 /* What the report says about one function id (index = func_id). */
 struct report_func {
@@ -57,6 +58,14 @@ struct report_futex {
 typedef int (*report_key_fn)(void *ctx, uint32_t func_id, uint64_t key,
 			     char *buf, size_t len);
 
+/*
+ * Names a return address of a call stack: "worker" (@offset false, for
+ * the table) or "app:worker+0x21" (@offset true, for JSON).  Returns what
+ * snprintf would, < 0 to fall back on hex.  May be NULL in struct report.
+ */
+typedef int (*report_frame_fn)(void *ctx, uint64_t addr, bool offset,
+			       char *buf, size_t len);
+
 struct report {
 	int pid;
 	const char *command;
@@ -75,6 +84,9 @@ struct report {
 	const struct excess *excess;	/* counter deltas, NULL if none */
 	const struct report_futex *futexes;
 	size_t nr_futexes;
+	const struct stacks *stacks;	/* sampled call stacks, may be NULL */
+	report_frame_fn frame_name;
+	void *frame_ctx;
 	const char *const *notes;	/* extra footer lines, may be 0 */
 	size_t nr_notes;
 	/*
@@ -117,6 +129,21 @@ int report_json(FILE *f, const struct report *r);
 struct json;
 void report_json_functions(struct json *j, const struct report *r);
 void report_json_futexes(struct json *j, const struct report *r);
+
+/* Call paths listed under a function in the table; JSON lists them all. */
+#define REPORT_TEXT_STACKS	5
+/* Frames of one path in the table; deeper ones end in "> ...". */
+#define REPORT_TEXT_FRAMES	6
+
+/*
+ * The "CALLED FROM" block under function @fn's rows, each line indented
+ * by @indent columns (report_stacks.c), and the function's "stacks"
+ * member in JSON.  Nothing is printed for a function without stacks.
+ */
+void report_stacks_text(FILE *f, const struct report *r,
+			const struct sci_result *fn, int indent);
+void report_stacks_json(struct json *j, const struct report *r,
+			const struct sci_result *fn);
 
 /* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
 char *report_format_pct(char *buf, size_t len, double ratio);

@@ -64,6 +64,7 @@ static int trace_setup(struct trace *t, pid_t pid)
 		.pid = pid,
 		.ring_pages = t->opts->ring_bytes / page ?
 			      t->opts->ring_bytes / page : 1,
+		.stack_period = t->opts->stack_period,
 	};
 	uint32_t i;
 
@@ -583,6 +584,26 @@ static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
 	return trace_key_label(&t->funcs[func_id].key, t->sym, key, buf, len);
 }
 
+/*
+ * A return address names the call instruction before it: addr - 1 is
+ * looked up, so a call that ends its function (a noreturn callee) is not
+ * blamed on the next one, and the offset shown is the return address's.
+ */
+static int trace_frame_name(void *ctx, uint64_t addr, bool offset, char *buf,
+			    size_t len)
+{
+	struct trace *t = ctx;
+	struct elf_addr_info info;
+
+	if (!t->sym || !addr || elf_symbolize(t->sym, addr - 1, &info, NULL, 0))
+		return -1;
+	info.sym_off++;
+	info.vaddr++;
+	if (!offset && info.kind == ELF_ADDR_SYMBOL)
+		return snprintf(buf, len, "%s", info.sym);
+	return elf_addr_format(&info, buf, len);
+}
+
 /* The futex words waited on, named like the user's variables. */
 static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 					  char (**names)[ELF_SYM_NAME_MAX],
@@ -643,6 +664,9 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 		.counters = t->counters,
 		.nr_counters = t->opts->nr_counters,
 		.excess = t->pipe->excess,
+		.stacks = t->pipe->stacks,
+		.frame_name = trace_frame_name,
+		.frame_ctx = t,
 	};
 	const char *notes[3];
 	char note[3][256];

@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# CALLED FROM: samples/two_callers runs step() three times from parse()
+# and once from store(), each under its own mutex.  With a stack taken at
+# every call the shares are exact counts (not timings): 75% and 25% for
+# step(); with --sync, pthread_mutex_lock is called from both critical
+# sections, once per iteration each.  With the default
+# period only the first call has a stack: one line.  A bad --stack-period
+# is a usage error.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+app=/ispot/samples/two_callers
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+
+tap_plan 6
+
+# called_from SHARE CALLER: a CALLED FROM line gives CALLER that share.
+called_from() {
+	grep -Eq "^ +$1%  $2 > worker( |\$)" "$tmp/out" ||
+		{ sed 's/^/# /' "$tmp/out"; return 1; }
+}
+
+t_text() {
+	run_status 0 ispotctl run --func step --stack-period 1 -- "$app" \
+		--iterations 200 &&
+		grep -q "CALLED FROM, share of 800 sampled calls:" "$tmp/out" &&
+		called_from 75 parse && called_from 25 store
+}
+tap_check "step_called_from_parse_75_store_25" t_text
+
+# calls_from CALLER: the sampled calls of the stacks that start in CALLER.
+calls_from() {
+	grep "^\"frames\": \\[\"two_callers:$1+0x" "$tmp/stacks" |
+		sed -n 's/.*"calls": \([0-9]*\).*/\1/p' |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
+t_json() {
+	run_status 0 ispotctl run --func step --stack-period 1 --json -- \
+		"$app" --iterations 200 || return 1
+	tr '{' '\n' <"$tmp/out" | grep '"frames": \["two_callers:' \
+		>"$tmp/stacks"
+	sed 's/^/# /' "$tmp/stacks"
+	# parse() calls step() from three call instructions: three stacks.
+	[ "$(calls_from parse)" = 600 ] && [ "$(calls_from store)" = 200 ] &&
+		[ "$(grep -c '"two_callers:worker+0x' "$tmp/stacks")" = 4 ]
+}
+tap_check "json_stacks_frames_and_calls" t_json
+
+# Which critical sections take a lock: parse's and store's, as many times.
+t_sync() {
+	run_status 0 ispotctl run --sync --stack-period 1 --json -- "$app" \
+		--iterations 100 || return 1
+	tr '{' '\n' <"$tmp/out" | awk '
+		/^"name": / { in_lock = /^"name": "pthread_mutex_lock/ }
+		in_lock && /^"frames": / { print }' >"$tmp/stacks"
+	sed 's/^/# /' "$tmp/stacks"
+	grep -q '^"frames": \["two_callers:parse+0x[0-9a-f]*".*"calls": 100}' \
+		"$tmp/stacks" &&
+		grep -q '^"frames": \["two_callers:store+0x[0-9a-f]*".*"calls": 100}' \
+		"$tmp/stacks"
+}
+tap_check "sync_lock_called_from_both_sections" t_sync
+
+t_default() {
+	run_status 0 ispotctl run --func step -- "$app" --iterations 100 &&
+		grep -Eq "CALLED FROM parse > worker .*\(all 1 sampled calls\)" \
+			"$tmp/out" || { sed 's/^/# /' "$tmp/out"; return 1; }
+}
+tap_check "default_period_first_call_only" t_default
+
+t_bad() {
+	run_status 2 ispotctl run --func step --stack-period "$1" -- "$app" &&
+		one_line_err "stack-period" && ! grep -q two_callers "$tmp/out"
+}
+tap_check "stack_period_zero_is_usage_error" t_bad 0
+tap_check "stack_period_word_is_usage_error" t_bad often
+rm -rf "$tmp"
+tap_done
