@@ -198,6 +198,9 @@ void report_stacks_json(struct json *j, const struct report *r,
 	char name[FRAME_LEN];
 	uint32_t i, k;
 
+	/* A report without stacks (ispotd's windows) says nothing of them. */
+	if (!r->stacks)
+		return;
 	json_array_begin(j, "stacks");
 	for (i = 0; sf && i < sf->nr_paths; i++) {
 		const struct stack_path *p = &sf->paths[i];
