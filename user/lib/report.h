@@ -38,6 +38,12 @@ struct report_counter {
 				 * it is not counted */
 };
 
+/* Wait time on a futex word ended by wakes from one function. */
+struct report_waker {
+	const char *function;	/* or "(untraced)", "(other)" */
+	uint64_t wait_ns;
+};
+
 /* A futex word that the traced threads waited on. */
 struct report_futex {
 	uint64_t address;
@@ -47,6 +53,9 @@ struct report_futex {
 	uint32_t threads;
 	const char *const *functions;	/* probed functions that waited on it */
 	size_t nr_functions;
+	/* Who woke them, by wait_ns descending (report_sort_wakers()). */
+	const struct report_waker *woken_from;
+	size_t nr_woken_from;
 };
 
 /*
@@ -117,6 +126,15 @@ int report_json(FILE *f, const struct report *r);
 struct json;
 void report_json_functions(struct json *j, const struct report *r);
 void report_json_futexes(struct json *j, const struct report *r);
+
+/*
+ * The futex lines of the text report (report_futex.c), one per word:
+ * "futex 0x… app:gm_lock: waited 461ms (…) in acquire; woken from
+ * update_stats (92%), flush (8%)".
+ */
+void report_text_futexes(FILE *f, const struct report *r);
+/* Sort @w by wait_ns descending, ties by name, for both printers. */
+void report_sort_wakers(struct report_waker *w, size_t n);
 
 /* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
 char *report_format_pct(char *buf, size_t len, double ratio);

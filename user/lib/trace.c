@@ -583,10 +583,30 @@ static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
 	return trace_key_label(&t->funcs[func_id].key, t->sym, key, buf, len);
 }
 
+/* @f's woken_from as the report shows them, into @out (TL_WAKERS + 1). */
+static size_t trace_wakers(const struct trace *t,
+			   const struct timeline_futex *f,
+			   struct report_waker *out)
+{
+	uint32_t k;
+
+	for (k = 0; k < f->woken_from.nr; k++) {
+		uint32_t id = f->woken_from.w[k].func;
+
+		out[k].function = id == TL_WAKER_OTHER ? "(other)" :
+				  id < t->nr_funcs ? t->funcs[id].sym.name :
+				  "(untraced)";
+		out[k].wait_ns = f->woken_from.w[k].wait_ns;
+	}
+	report_sort_wakers(out, k);
+	return k;
+}
+
 /* The futex words waited on, named like the user's variables. */
 static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 					  char (**names)[ELF_SYM_NAME_MAX],
-					  const char ***funcs)
+					  const char ***funcs,
+					  struct report_waker **wakers)
 {
 	const struct timeline_futex *f;
 	struct report_futex *rf;
@@ -598,7 +618,8 @@ static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 	rf = calloc(*n + 1, sizeof(*rf));
 	*names = calloc(*n + 1, sizeof(**names));
 	*funcs = calloc(nf + 1, sizeof(**funcs));
-	if (!rf || !*names || !*funcs) {
+	*wakers = calloc(*n * (TL_WAKERS + 1) + 1, sizeof(**wakers));
+	if (!rf || !*names || !*funcs || !*wakers) {
 		*n = 0;
 		return rf;
 	}
@@ -617,6 +638,9 @@ static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 			if (f[i].funcs[j] < t->nr_funcs)
 				(*funcs)[k++] = t->funcs[f[i].funcs[j]].sym.name;
 		rf[i].nr_functions = &(*funcs)[k] - rf[i].functions;
+		rf[i].woken_from = &(*wakers)[i * (TL_WAKERS + 1)];
+		rf[i].nr_woken_from = trace_wakers(t, &f[i],
+				&(*wakers)[i * (TL_WAKERS + 1)]);
 	}
 	return rf;
 }
@@ -625,6 +649,7 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 {
 	char (*futex_names)[ELF_SYM_NAME_MAX] = NULL;
 	const char **futex_funcs = NULL;
+	struct report_waker *futex_wakers = NULL;
 	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
 	const struct drain_stats *ds = drain_stats(t->drain);
 	struct report_func *rf = calloc(t->nr_funcs + 1, sizeof(*rf));
@@ -688,7 +713,7 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 	}
 	r.notes = notes;
 	r.futexes = trace_futexes(t, &r.nr_futexes, &futex_names,
-				  &futex_funcs);
+				  &futex_funcs, &futex_wakers);
 
 	if (t->opts->output) {
 		out = fopen(t->opts->output, "we");
@@ -710,6 +735,7 @@ out:
 	free((void *)r.futexes);
 	free(futex_names);
 	free(futex_funcs);
+	free(futex_wakers);
 	free(rf);
 	return ret ? -1 : 0;
 }
