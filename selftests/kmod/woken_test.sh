@@ -3,7 +3,9 @@
 # Who held the lock: samples/two_sections takes one mutex in update_stats()
 # for nine times as long as in flush(); the futex report's woken_from
 # credits the waits on it mostly to update_stats.  Shares are compared,
-# never absolute times: the guest is emulated.
+# never absolute times: the guest is emulated.  Two threads, so that each
+# wait spans one section; long sections, so that the probes' own cost in
+# the emulated guest (the same in both) does not flatten the 9:1.
 . "$(dirname "$0")/tap.sh"
 tmp=$(mktemp -d)
 sample=/ispot/samples/two_sections
@@ -25,8 +27,9 @@ share() {
 
 t_report() {
 	ispotctl run --json -o "$tmp/plain.json" --func acquire_lock \
-		--func update_stats --func flush -- "$sample" --threads 4 \
-		--iterations 300 >/dev/null || return 1
+		--func update_stats --func flush -- "$sample" --threads 2 \
+		--hold-us 900 --flush-us 100 --iterations 200 >/dev/null ||
+		return 1
 	woken "$tmp/plain.json" | sed 's/^/# woken from: /'
 	[ -n "$(woken "$tmp/plain.json")" ]
 }
@@ -51,8 +54,8 @@ tap_check "the_waiting_function_is_not_a_waker" t_waiter_never_wakes
 # pthread_mutex_unlock's callers, never from the lock calls themselves.
 t_sync() {
 	ispotctl run --json -o "$tmp/sync.json" --sync --func update_stats \
-		--func flush -- "$sample" --threads 4 --iterations 150 \
-		>/dev/null || return 1
+		--func flush -- "$sample" --threads 2 --hold-us 900 \
+		--flush-us 100 --iterations 100 >/dev/null || return 1
 	woken "$tmp/sync.json" | sed 's/^/# --sync woken from: /'
 	woken "$tmp/sync.json" | grep -q '^pthread_' && return 1
 	lt "$(share "$tmp/sync.json" flush)" \

@@ -18,6 +18,7 @@
 #include "format.h"
 #include "excess.h"
 #include "report.h"
+#include "timeline.h"
 #include "sci.h"
 
 /* ---- a strict JSON parser (RFC 8259) ---- */
@@ -497,7 +498,7 @@ static const struct report_counter counters[] = {
 
 static const char *const futex_funcs[] = { "acquire", "compute_chunk" };
 
-/* As trace.c hands them over: sorted by report_sort_wakers(). */
+/* As trace.c hands them over: sorted by report_wakers(). */
 static const struct report_waker futex_wakers[] = {
 	{ "update_stats", 900000 }, { "flush", 100000 },
 };
@@ -1026,6 +1027,35 @@ TEST(json_threads_futexes_counters)
 			     counters[i].supported ? "supported" :
 						     "unsupported");
 	scenario_free(&s);
+}
+
+static const char *waker_name(const void *ctx, uint32_t id)
+{
+	const char *const *names = ctx;
+
+	return id < 2 ? names[id] : NULL;
+}
+
+/* Ids become names, the special ones too, largest wait first. */
+TEST(wakers_named_and_sorted)
+{
+	static const char *const names[] = { "flush", "update_stats" };
+	struct timeline_wakers tw = { 4, {
+		{ 0, 100 }, { TL_NO_FUNC, 50 }, { 1, 900 },
+		{ TL_WAKER_OTHER, 70 } } };
+	struct report_waker out[TL_WAKERS + 1];
+
+	ASSERT_EQ(report_wakers(out, &tw, waker_name, names), 4);
+	EXPECT_STREQ(out[0].function, "update_stats");
+	EXPECT_EQ(out[0].wait_ns, 900);
+	EXPECT_STREQ(out[1].function, "flush");
+	EXPECT_STREQ(out[2].function, "(other)");
+	EXPECT_STREQ(out[3].function, "(untraced)");
+	EXPECT_EQ(out[3].wait_ns, 50);
+	/* An id with no name (a function of another session) too. */
+	tw.w[0].func = 7;
+	ASSERT_EQ(report_wakers(out, &tw, waker_name, names), 4);
+	EXPECT_STREQ(out[1].function, "(untraced)");
 }
 
 /* The futex line names the waiters' and the wakers' functions. */

@@ -53,7 +53,7 @@ struct report_futex {
 	uint32_t threads;
 	const char *const *functions;	/* probed functions that waited on it */
 	size_t nr_functions;
-	/* Who woke them, by wait_ns descending (report_sort_wakers()). */
+	/* Who woke them, by wait_ns descending (report_wakers()). */
 	const struct report_waker *woken_from;
 	size_t nr_woken_from;
 };
@@ -133,8 +133,17 @@ void report_json_futexes(struct json *j, const struct report *r);
  * update_stats (92%), flush (8%)".
  */
 void report_text_futexes(FILE *f, const struct report *r);
-/* Sort @w by wait_ns descending, ties by name, for both printers. */
-void report_sort_wakers(struct report_waker *w, size_t n);
+/*
+ * A futex word's wakers (timeline.h) as the report shows them, into @out
+ * (TL_WAKERS + 1 of them): named by @name(@ctx, function id), or
+ * "(untraced)" / "(other)", and sorted by wait_ns descending.  Returns
+ * how many.
+ */
+struct timeline_wakers;
+typedef const char *(*report_func_name_fn)(const void *ctx, uint32_t id);
+size_t report_wakers(struct report_waker *out,
+		     const struct timeline_wakers *tw,
+		     report_func_name_fn name, const void *ctx);
 
 /* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
 char *report_format_pct(char *buf, size_t len, double ratio);

@@ -11,6 +11,7 @@
 #include "format.h"
 #include "json.h"
 #include "report.h"
+#include "timeline.h"
 
 static int cmp_waker(const void *a, const void *b)
 {
@@ -22,10 +23,24 @@ static int cmp_waker(const void *a, const void *b)
 		      y->function ? y->function : "");
 }
 
-void report_sort_wakers(struct report_waker *w, size_t n)
+size_t report_wakers(struct report_waker *out,
+		     const struct timeline_wakers *tw,
+		     report_func_name_fn name, const void *ctx)
 {
-	if (n)
-		qsort(w, n, sizeof(*w), cmp_waker);
+	const char *s;
+	uint32_t k;
+
+	for (k = 0; k < tw->nr; k++) {
+		uint32_t id = tw->w[k].func;
+
+		s = id == TL_NO_FUNC ? NULL : id == TL_WAKER_OTHER ?
+		    "(other)" : name(ctx, id);
+		out[k].function = s ? s : "(untraced)";
+		out[k].wait_ns = tw->w[k].wait_ns;
+	}
+	if (k)
+		qsort(out, k, sizeof(*out), cmp_waker);
+	return k;
 }
 
 /* Shares are of the waits that were woken, so they add up to 100%. */

@@ -583,23 +583,11 @@ static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
 	return trace_key_label(&t->funcs[func_id].key, t->sym, key, buf, len);
 }
 
-/* @f's woken_from as the report shows them, into @out (TL_WAKERS + 1). */
-static size_t trace_wakers(const struct trace *t,
-			   const struct timeline_futex *f,
-			   struct report_waker *out)
+static const char *trace_func_name(const void *ctx, uint32_t id)
 {
-	uint32_t k;
+	const struct trace *t = ctx;
 
-	for (k = 0; k < f->woken_from.nr; k++) {
-		uint32_t id = f->woken_from.w[k].func;
-
-		out[k].function = id == TL_WAKER_OTHER ? "(other)" :
-				  id < t->nr_funcs ? t->funcs[id].sym.name :
-				  "(untraced)";
-		out[k].wait_ns = f->woken_from.w[k].wait_ns;
-	}
-	report_sort_wakers(out, k);
-	return k;
+	return id < t->nr_funcs ? t->funcs[id].sym.name : NULL;
 }
 
 /* The futex words waited on, named like the user's variables. */
@@ -625,6 +613,7 @@ static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 	}
 	for (i = 0; i < *n; i++) {
 		struct elf_addr_info info;
+		struct report_waker *wk;
 
 		rf[i].address = f[i].uaddr;
 		rf[i].wait_ns = f[i].wait_ns;
@@ -638,9 +627,10 @@ static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 			if (f[i].funcs[j] < t->nr_funcs)
 				(*funcs)[k++] = t->funcs[f[i].funcs[j]].sym.name;
 		rf[i].nr_functions = &(*funcs)[k] - rf[i].functions;
-		rf[i].woken_from = &(*wakers)[i * (TL_WAKERS + 1)];
-		rf[i].nr_woken_from = trace_wakers(t, &f[i],
-				&(*wakers)[i * (TL_WAKERS + 1)]);
+		wk = *wakers + i * (TL_WAKERS + 1);
+		rf[i].woken_from = wk;
+		rf[i].nr_woken_from = report_wakers(wk, &f[i].woken_from,
+						    trace_func_name, t);
 	}
 	return rf;
 }
