@@ -104,7 +104,7 @@ done
 # lockdep, UBSAN, KFENCE, ...; any report fails the run), built once into
 # $ISPOT_CACHE by scripts/kernel-debug.sh and several times slower, runs
 # it all single-threaded: its timing-ratio tests skip anyway.
-parallel_tests="ispotctl_test.sh samples_test.sh causes_test.sh stress_test ispotd_test.sh blocks_test.sh"
+parallel_tests="ispotctl_test.sh samples_test.sh causes_test.sh stress_test ispotd_test.sh blocks_test.sh woken_test.sh"
 # top_test.sh drives ispotctl top in a real terminal: tmux, with the
 # UTF-8 locale it refuses to start without (the guest has no other).
 vm_tools=(--add "$(command -v tmux)" --add /usr/lib/locale/C.utf8)

@@ -18,6 +18,7 @@
 #include "format.h"
 #include "excess.h"
 #include "report.h"
+#include "timeline.h"
 #include "sci.h"
 
 /* ---- a strict JSON parser (RFC 8259) ---- */
@@ -497,9 +498,15 @@ static const struct report_counter counters[] = {
 
 static const char *const futex_funcs[] = { "acquire", "compute_chunk" };
 
+/* As trace.c hands them over: sorted by report_wakers(). */
+static const struct report_waker futex_wakers[] = {
+	{ "update_stats", 900000 }, { "flush", 100000 },
+};
+
 static const struct report_futex futexes[] = {
-	{ 0x55d0c0de1040ull, "app:gm_lock", 1234567, 89, 3, futex_funcs, 2 },
-	{ 0x7ffd00000010ull, "", 5000, 1, 1, futex_funcs, 1 },
+	{ 0x55d0c0de1040ull, "app:gm_lock", 1234567, 89, 3, futex_funcs, 2,
+	  futex_wakers, 2 },
+	{ 0x7ffd00000010ull, "", 5000, 1, 1, futex_funcs, 1, NULL, 0 },
 };
 
 static uint64_t rng_state = 0x5be0cd19137e2179ULL;
@@ -1042,12 +1049,68 @@ TEST(json_threads_futexes_counters)
 		for (k = 0; k < futexes[i].nr_functions; k++)
 			EXPECT_STREQ(field(o, "functions", J_ARR)->items[k].s,
 				     futexes[i].functions[k]);
+		ASSERT_EQ(field(o, "woken_from", J_ARR)->n,
+			  futexes[i].nr_woken_from);
 	}
+	/* Shares of the woken time: 9:1. */
+	a = field(&a->items[0], "woken_from", J_ARR);
+	EXPECT_STREQ(field_str(&a->items[0], "function"), "update_stats");
+	EXPECT_EQ(field_u64(&a->items[0], "wait_ns"), 900000);
+	EXPECT_TRUE(fabs(field_num(&a->items[0], "share") - 0.9) < 1e-9);
+	EXPECT_STREQ(field_str(&a->items[1], "function"), "flush");
+	EXPECT_TRUE(fabs(field_num(&a->items[1], "share") - 0.1) < 1e-9);
 	o = field(v, "counters", J_OBJ);
 	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 		EXPECT_STREQ(field_str(o, counters[i].name),
 			     counters[i].supported ? "supported" :
 						     "unsupported");
+	scenario_free(&s);
+}
+
+static const char *waker_name(const void *ctx, uint32_t id)
+{
+	const char *const *names = ctx;
+
+	return id < 2 ? names[id] : NULL;
+}
+
+/* Ids become names, the special ones too, largest wait first. */
+TEST(wakers_named_and_sorted)
+{
+	static const char *const names[] = { "flush", "update_stats" };
+	struct timeline_wakers tw = { 4, {
+		{ 0, 100 }, { TL_NO_FUNC, 50 }, { 1, 900 },
+		{ TL_WAKER_OTHER, 70 } } };
+	struct report_waker out[TL_WAKERS + 1];
+
+	ASSERT_EQ(report_wakers(out, &tw, waker_name, names), 4);
+	EXPECT_STREQ(out[0].function, "update_stats");
+	EXPECT_EQ(out[0].wait_ns, 900);
+	EXPECT_STREQ(out[1].function, "flush");
+	EXPECT_STREQ(out[2].function, "(other)");
+	EXPECT_STREQ(out[3].function, "(untraced)");
+	EXPECT_EQ(out[3].wait_ns, 50);
+	/* An id with no name (a function of another session) too. */
+	tw.w[0].func = 7;
+	ASSERT_EQ(report_wakers(out, &tw, waker_name, names), 4);
+	EXPECT_STREQ(out[1].function, "(untraced)");
+}
+
+/* The futex line names the waiters' and the wakers' functions. */
+TEST(text_futex_woken_from)
+{
+	struct scenario s;
+	char *text;
+
+	scenario_build(&s);
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, "futex 0x55d0c0de1040 app:gm_lock: waited ") !=
+		    NULL);
+	EXPECT_TRUE(strstr(text, "in acquire, compute_chunk; woken from "
+			   "update_stats (90%), flush (10%)\n") != NULL);
+	/* No wakers, no clause. */
+	EXPECT_TRUE(strstr(text, "threads) in acquire\n") != NULL);
+	free(text);
 	scenario_free(&s);
 }
 

@@ -12,6 +12,8 @@
 
 #define FUTEX_WAIT_PRIVATE	128
 #define FUTEX_WAKE_PRIVATE	129
+#define FUTEX_WAKE_OP_PRIVATE	133
+#define ETIMEDOUT_RET		((uint64_t)-110)
 #define LOCK_A			0x601040
 #define LOCK_B			0x601080
 #define SP0			0x7ffd00001008ULL
@@ -221,6 +223,217 @@ TEST(pipeline_futex_wait_names_the_open_function)
 	EXPECT_EQ(f[0].funcs[0], 6);
 	EXPECT_EQ(f[0].wait_ns, 100);
 	pipeline_free(p);
+}
+
+/* Probe id = function id + 1; function 9 is a lock call (--sync). */
+static struct pipeline *waker_pipeline(void)
+{
+	struct pipeline *p = pipeline_new();
+	uint32_t id;
+
+	ASSERT_TRUE(p);
+	for (id = 1; id <= 10; id++)
+		ASSERT_EQ(pipeline_add_probe(p, id, id - 1, NULL), 0);
+	ASSERT_EQ(pipeline_set_sync(p, 10), 0);
+	ASSERT_EQ(pipeline_enable_causes(p), 0);
+	return p;
+}
+
+static void pl_call(struct pipeline *p, uint8_t kind, uint32_t tid,
+		    uint64_t ts, uint32_t func, uint64_t sp)
+{
+	struct ispot_record r = rec(kind, tid, ts, 0, 0);
+
+	r.sp = kind == ISPOT_REC_EXIT ? sp + 8 : sp;
+	r.probe_id = func + 1;
+	pipeline_record(p, &r);
+}
+
+/* @tid, inside @func, releases @uaddr at @ts (TL_NO_FUNC: in none). */
+static void pl_wake(struct pipeline *p, uint32_t tid, uint64_t ts,
+		    uint64_t uaddr, uint32_t func)
+{
+	if (func != TL_NO_FUNC)
+		pl_call(p, ISPOT_REC_ENTRY, tid, ts - 1, func, SP0);
+	pl_feed(p, ISPOT_REC_FUTEX_ENTER, tid, ts, 0, uaddr,
+		FUTEX_WAKE_PRIVATE);
+	pl_feed(p, ISPOT_REC_FUTEX_EXIT, tid, ts + 1, 0, 1, 0);
+	if (func != TL_NO_FUNC)
+		pl_call(p, ISPOT_REC_EXIT, tid, ts + 2, func, SP0);
+}
+
+/* @tid starts waiting on @uaddr at @ts. */
+static void pl_wait(struct pipeline *p, uint32_t tid, uint64_t ts,
+		    uint64_t uaddr)
+{
+	pl_feed(p, ISPOT_REC_FUTEX_ENTER, tid, ts, 0, uaddr,
+		FUTEX_WAIT_PRIVATE);
+}
+
+/* @tid's wait returns @ret at @ts (0: woken). */
+static void pl_waited(struct pipeline *p, uint32_t tid, uint64_t ts,
+		      uint64_t ret)
+{
+	pl_feed(p, ISPOT_REC_FUTEX_EXIT, tid, ts, 0, ret, 0);
+}
+
+static uint64_t woken_ns(const struct timeline_futex *f, uint32_t func)
+{
+	uint32_t k;
+
+	for (k = 0; k < f->woken_from.nr; k++)
+		if (f->woken_from.w[k].func == func)
+			return f->woken_from.w[k].wait_ns;
+	return 0;
+}
+
+/*
+ * update_stats (function 1) holds the lock nine times as long as flush
+ * (function 2): the waits its releases end are nine times as long.
+ */
+TEST(woken_from_nine_to_one)
+{
+	struct pipeline *p = waker_pipeline();
+	const struct timeline_futex *f;
+	uint64_t t = 1000;
+	int i;
+
+	for (i = 0; i < 10; i++, t += 1000) {
+		pl_wait(p, 7, t, LOCK_A);
+		pl_wake(p, 8, t + 890, LOCK_A, 1);
+		pl_waited(p, 7, t + 900, 0);		/* 900 */
+		pl_wait(p, 7, t + 900, LOCK_A);
+		pl_wake(p, 8, t + 990, LOCK_A, 2);
+		pl_waited(p, 7, t + 1000, 0);		/* 100 */
+	}
+	ASSERT_EQ(timeline_futexes(p->tl, &f), 1);
+	EXPECT_EQ(f[0].waits, 20);
+	EXPECT_EQ(f[0].woken_from.nr, 2);
+	EXPECT_EQ(woken_ns(&f[0], 1), 9000);
+	EXPECT_EQ(woken_ns(&f[0], 2), 1000);
+	pipeline_free(p);
+}
+
+/* A timed out (or interrupted) wait was woken by no one. */
+TEST(woken_from_not_a_timeout)
+{
+	struct pipeline *p = waker_pipeline();
+	const struct timeline_futex *f;
+
+	pl_wait(p, 7, 100, LOCK_A);
+	pl_waited(p, 7, 500, ETIMEDOUT_RET);
+	pl_wait(p, 7, 550, LOCK_A);
+	pl_wake(p, 8, 600, LOCK_A, 1);
+	pl_waited(p, 7, 610, 0);
+	ASSERT_EQ(timeline_futexes(p->tl, &f), 1);
+	EXPECT_EQ(f[0].waits, 2);
+	EXPECT_EQ(f[0].wait_ns, 460);
+	ASSERT_EQ(f[0].woken_from.nr, 1);
+	EXPECT_EQ(woken_ns(&f[0], 1), 60);
+	pipeline_free(p);
+}
+
+/* Each word has its own wakers; a word only woken is not reported. */
+TEST(woken_from_two_addresses_and_a_wake_with_no_waiter)
+{
+	struct pipeline *p = waker_pipeline();
+	const struct timeline_futex *f;
+
+	pl_wake(p, 9, 50, LOCK_B + 0x40, 4);	/* nobody waits there */
+	pl_wait(p, 7, 100, LOCK_A);
+	pl_wait(p, 6, 100, LOCK_B);
+	pl_wake(p, 8, 190, LOCK_B, 3);
+	pl_waited(p, 6, 200, 0);
+	pl_wake(p, 9, 390, LOCK_A, 1);
+	pl_waited(p, 7, 400, 0);
+	ASSERT_EQ(timeline_futexes(p->tl, &f), 2);
+	EXPECT_EQ(f[0].uaddr, LOCK_A);
+	ASSERT_EQ(f[0].woken_from.nr, 1);
+	EXPECT_EQ(woken_ns(&f[0], 1), 300);
+	EXPECT_EQ(f[1].uaddr, LOCK_B);
+	ASSERT_EQ(f[1].woken_from.nr, 1);
+	EXPECT_EQ(woken_ns(&f[1], 3), 100);
+	pipeline_free(p);
+}
+
+/*
+ * A waker in no traced function, a wait ended with no wake seen (a thread
+ * outside the target), and a wake from before the wait began (it cannot
+ * have ended it): all untraced.
+ */
+TEST(woken_from_untraced)
+{
+	struct pipeline *p = waker_pipeline();
+	const struct timeline_futex *f;
+
+	pl_wait(p, 7, 100, LOCK_A);
+	pl_wake(p, 8, 150, LOCK_A, TL_NO_FUNC);
+	pl_waited(p, 7, 200, 0);
+	pl_wait(p, 6, 300, LOCK_B);
+	pl_waited(p, 6, 340, 0);
+	pl_wake(p, 8, 400, LOCK_B, 1);
+	pl_wait(p, 6, 500, LOCK_B);
+	pl_waited(p, 6, 520, 0);
+	ASSERT_EQ(timeline_futexes(p->tl, &f), 2);
+	ASSERT_EQ(f[0].woken_from.nr, 1);
+	EXPECT_EQ(f[0].woken_from.w[0].func, TL_NO_FUNC);
+	EXPECT_EQ(woken_ns(&f[0], TL_NO_FUNC), 100);
+	ASSERT_EQ(f[1].woken_from.nr, 1);
+	EXPECT_EQ(woken_ns(&f[1], TL_NO_FUNC), 60);
+	pipeline_free(p);
+}
+
+/*
+ * With --sync, pthread_mutex_unlock (function 9, a lock call) is the
+ * innermost traced function at the wake: its caller is credited.  Waiters
+ * still list the innermost function, and WAKE_OP is a wake too.
+ */
+TEST(woken_from_skips_lock_calls)
+{
+	struct pipeline *p = waker_pipeline();
+	const struct timeline_futex *f;
+
+	pl_feed(p, ISPOT_REC_FUTEX_ENTER, 7, 100, 0, LOCK_A,
+		FUTEX_WAIT_PRIVATE);
+	pl_call(p, ISPOT_REC_ENTRY, 8, 140, 2, SP0);
+	pl_call(p, ISPOT_REC_ENTRY, 8, 141, 9, SP0 - 64);
+	pl_feed(p, ISPOT_REC_FUTEX_ENTER, 8, 150, 0, LOCK_A,
+		FUTEX_WAKE_OP_PRIVATE);
+	pl_feed(p, ISPOT_REC_FUTEX_EXIT, 8, 151, 0, 1, 0);
+	pl_call(p, ISPOT_REC_EXIT, 8, 152, 9, SP0 - 64);
+	pl_call(p, ISPOT_REC_EXIT, 8, 153, 2, SP0);
+	pl_feed(p, ISPOT_REC_FUTEX_EXIT, 7, 160, 0, 0, 0);
+	/* Only lock calls open: untraced. */
+	pl_feed(p, ISPOT_REC_FUTEX_ENTER, 7, 200, 0, LOCK_A,
+		FUTEX_WAIT_PRIVATE);
+	pl_call(p, ISPOT_REC_ENTRY, 8, 241, 9, SP0 - 64);
+	pl_feed(p, ISPOT_REC_FUTEX_ENTER, 8, 250, 0, LOCK_A,
+		FUTEX_WAKE_PRIVATE);
+	pl_feed(p, ISPOT_REC_FUTEX_EXIT, 8, 251, 0, 1, 0);
+	pl_call(p, ISPOT_REC_EXIT, 8, 252, 9, SP0 - 64);
+	pl_feed(p, ISPOT_REC_FUTEX_EXIT, 7, 280, 0, 0, 0);
+	ASSERT_EQ(timeline_futexes(p->tl, &f), 1);
+	EXPECT_EQ(woken_ns(&f[0], 2), 60);
+	EXPECT_EQ(woken_ns(&f[0], 9), 0);
+	EXPECT_EQ(woken_ns(&f[0], TL_NO_FUNC), 80);
+	EXPECT_EQ(pipeline_set_sync(p, 11), -EINVAL);
+	pipeline_free(p);
+}
+
+/* Past TL_WAKERS functions, the rest share one "(other)" slot. */
+TEST(woken_from_is_bounded)
+{
+	struct timeline_wakers w = { 0 };
+	uint32_t func;
+
+	for (func = 0; func < 20; func++)
+		timeline_wakers_add(&w, func, 10);
+	timeline_wakers_add(&w, 3, 5);
+	timeline_wakers_add(&w, TL_WAKER_OTHER, 1);
+	ASSERT_EQ(w.nr, TL_WAKERS + 1);
+	EXPECT_EQ(w.w[3].wait_ns, 15);
+	EXPECT_EQ(w.w[TL_WAKERS].func, TL_WAKER_OTHER);
+	EXPECT_EQ(w.w[TL_WAKERS].wait_ns, (20 - TL_WAKERS) * 10 + 1);
 }
 
 TEST(task_records_give_exact_lifetimes)

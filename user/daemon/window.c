@@ -167,6 +167,10 @@ void window_burst_end(struct window_set *w, struct trace *t)
 		for (k = 0; k < f[i].nr_funcs; k++)
 			if (f[i].funcs[k] < WINDOW_FUTEX_FUNCS)
 				x->funcs |= 1ull << f[i].funcs[k];
+		for (k = 0; k < f[i].woken_from.nr; k++)
+			timeline_wakers_add(&x->wakers,
+					    f[i].woken_from.w[k].func,
+					    f[i].woken_from.w[k].wait_ns);
 	}
 }
 
@@ -190,10 +194,18 @@ static int window_key_name(void *ctx, uint32_t func_id, uint64_t key,
 	return trace_key_label(&w->funcs[func_id].key, w->sym, key, buf, len);
 }
 
+static const char *window_func_name(const void *ctx, uint32_t id)
+{
+	const struct window_set *w = ctx;
+
+	return id < w->nr_funcs ? w->funcs[id].name : NULL;
+}
+
 /* The window's futex words as the report names them. */
 static struct report_futex *window_report_futexes(struct window_set *w,
 						  char (*names)[ELF_SYM_NAME_MAX],
-						  const char **fnames)
+						  const char **fnames,
+						  struct report_waker *wakers)
 {
 	struct report_futex *rf = calloc(w->nr_futexes + 1, sizeof(*rf));
 	size_t i, k, used = 0;
@@ -202,6 +214,7 @@ static struct report_futex *window_report_futexes(struct window_set *w,
 		return NULL;
 	for (i = 0; i < w->nr_futexes; i++) {
 		const struct window_futex *x = &w->futexes[i];
+		struct report_waker *wk = wakers + i * (TL_WAKERS + 1);
 		struct elf_addr_info info;
 
 		rf[i].address = x->uaddr;
@@ -217,6 +230,9 @@ static struct report_futex *window_report_futexes(struct window_set *w,
 			if (x->funcs & (1ull << k))
 				fnames[used++] = w->funcs[k].name;
 		rf[i].nr_functions = &fnames[used] - rf[i].functions;
+		rf[i].woken_from = wk;
+		rf[i].nr_woken_from = report_wakers(wk, &x->wakers,
+						    window_func_name, w);
 	}
 	return rf;
 }
@@ -277,6 +293,8 @@ static int window_write(struct window_set *w, FILE *f,
 						 sizeof(*names));
 	const char **fnames = calloc(w->nr_futexes * WINDOW_FUTEX_FUNCS + 1,
 				     sizeof(*fnames));
+	struct report_waker *wakers = calloc(w->nr_futexes * (TL_WAKERS + 1) +
+					     1, sizeof(*wakers));
 	struct report_func *rf = calloc(w->nr_funcs + 1, sizeof(*rf));
 	struct report r = {
 		.pid = tg->pid,
@@ -293,7 +311,7 @@ static int window_write(struct window_set *w, FILE *f,
 	uint32_t i;
 	int ret = -ENOMEM;
 
-	if (!names || !fnames || !rf)
+	if (!names || !fnames || !wakers || !rf)
 		goto out;
 	for (i = 0; i < w->nr_funcs; i++) {
 		rf[i].name = w->funcs[i].name;
@@ -301,7 +319,7 @@ static int window_write(struct window_set *w, FILE *f,
 		rf[i].object = w->funcs[i].object;
 		rf[i].key = w->funcs[i].key_desc;
 	}
-	r.futexes = window_report_futexes(w, names, fnames);
+	r.futexes = window_report_futexes(w, names, fnames, wakers);
 	if (!r.futexes)
 		goto out;
 	r.nr_futexes = w->nr_futexes;
@@ -341,6 +359,7 @@ out:
 	free((void *)r.futexes);
 	free(names);
 	free(fnames);
+	free(wakers);
 	free(rf);
 	return ret;
 }

@@ -60,6 +60,7 @@ struct window_futex {
 	uint64_t waits;
 	uint32_t threads;	/* the most of any one burst */
 	uint64_t funcs;		/* bit i: window function i waited on it */
+	struct timeline_wakers wakers;	/* by window function id */
 };
 
 struct window_target {

@@ -367,9 +367,15 @@ int pairer_feed(struct pairer *p, const struct ispot_record *rec)
 
 uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid)
 {
+	return pairer_open_probe_at(p, tid, 0);
+}
+
+uint32_t pairer_open_probe_at(const struct pairer *p, uint32_t tid,
+			      uint32_t up)
+{
 	const struct pair_thread *t = p->threads[pair_slot(p, tid)];
 
-	return t && t->depth ? t->frames[t->depth - 1].probe_id : 0;
+	return t && t->depth > up ? t->frames[t->depth - 1 - up].probe_id : 0;
 }
 
 int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,

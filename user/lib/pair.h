@@ -86,6 +86,9 @@ int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,
 		    const uint64_t *aux);
 /* The probe of @tid's innermost open entry, 0 if none. */
 uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid);
+/* The same @up entries further out (0: the innermost), 0 if none. */
+uint32_t pairer_open_probe_at(const struct pairer *p, uint32_t tid,
+			      uint32_t up);
 /* The thread exited: its open entries will never return. */
 void pairer_thread_exit(struct pairer *p, uint32_t tid);
 /* Forget @tid altogether (its open entries count as unpaired). */

@@ -9,6 +9,7 @@
 struct pipeline_probe {
 	bool used;
 	bool end_marker;	/* its stacks say where a block ends: unused */
+	bool sync;	/* a lock call: wakes inside count for its caller */
 	uint32_t func_id;
 	struct key_rule key;
 };
@@ -83,6 +84,35 @@ static uint32_t pipeline_open_func(const struct pipeline *p, uint32_t tid)
 	       p->probes[id].func_id : TL_NO_FUNC;
 }
 
+/*
+ * The function to credit with the waits that @tid's wake ends: the
+ * innermost open one that is not a synchronisation call, since the lock
+ * was held by the function that called pthread_mutex_unlock.
+ */
+static uint32_t pipeline_waker_func(const struct pipeline *p, uint32_t tid)
+{
+	uint32_t up, id;
+
+	for (up = 0; (id = pairer_open_probe_at(p->pairer, tid, up)); up++) {
+		if (id >= p->nr_probes || !p->probes[id].used)
+			return TL_NO_FUNC;
+		if (!p->probes[id].sync)
+			return p->probes[id].func_id;
+	}
+	return TL_NO_FUNC;
+}
+
+/* The function a FUTEX_ENTER @rec is charged to (timeline_record()). */
+static uint32_t pipeline_futex_func(const struct pipeline *p,
+				    const struct ispot_record *rec)
+{
+	if (rec->kind != ISPOT_REC_FUTEX_ENTER)
+		return TL_NO_FUNC;
+	if (timeline_futex_op_wakes((uint32_t)rec->data[1]))
+		return pipeline_waker_func(p, rec->tid);
+	return pipeline_open_func(p, rec->tid);
+}
+
 struct pipeline *pipeline_new(void)
 {
 	struct pipeline *p = calloc(1, sizeof(*p));
@@ -144,6 +174,14 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 	p->probes[probe_id].used = true;
 	p->probes[probe_id].func_id = func_id;
 	p->probes[probe_id].key = rule ? *rule : none;
+	return 0;
+}
+
+int pipeline_set_sync(struct pipeline *p, uint32_t probe_id)
+{
+	if (probe_id >= p->nr_probes || !p->probes[probe_id].used)
+		return -EINVAL;
+	p->probes[probe_id].sync = true;
 	return 0;
 }
 
@@ -218,7 +256,7 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 	case ISPOT_REC_FUTEX_EXIT:
 		p->stats.waits++;
 		if (p->tl && timeline_record(p->tl, rec,
-					     pipeline_open_func(p, rec->tid)))
+					     pipeline_futex_func(p, rec)))
 			p->stats.nomem++;
 		return;
 	case ISPOT_REC_TASK_NEW:

@@ -91,6 +91,14 @@ int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
 			uint32_t func_id, bool end, const struct key_rule *rule);
 
 /*
+ * @probe_id is a synchronisation call (pthread_mutex_unlock, cond_wait,
+ * ...): a futex wake issued inside it is credited to the innermost traced
+ * function outside it, the critical section that called it.  Call after
+ * pipeline_add_probe().  Returns 0 or -EINVAL (an unknown probe).
+ */
+int pipeline_set_sync(struct pipeline *p, uint32_t probe_id);
+
+/*
  * Split every execution into futex wait, other blocked time, run-queue
  * wait and on-CPU time, from the module's wait records.  Call before the
  * first record.  Returns 0 or -ENOMEM.

@@ -418,26 +418,6 @@ static void text_header(FILE *f, const struct report *r)
 		fprintf(f, "%zu functions called\n", called);
 }
 
-static void text_futexes(FILE *f, const struct report *r)
-{
-	char wait[32];
-	size_t i, k;
-
-	for (i = 0; i < r->nr_futexes; i++) {
-		const struct report_futex *x = &r->futexes[i];
-
-		format_ns(wait, sizeof(wait), (double)x->wait_ns);
-		fprintf(f, "futex 0x%" PRIx64 "%s%s: waited %s (%" PRIu64
-			" waits, %" PRIu32 " threads)", x->address,
-			x->symbol && x->symbol[0] ? " " : "",
-			x->symbol ? x->symbol : "", wait, x->waits, x->threads);
-		for (k = 0; k < x->nr_functions; k++)
-			fprintf(f, "%s%s", k ? ", " : " in ",
-				x->functions[k] ? x->functions[k] : "?");
-		fputc('\n', f);
-	}
-}
-
 /* "cpu-clock, page-faults" : the requested counters that are (not) counted. */
 static bool counter_list(FILE *f, const struct report *r, bool supported,
 			 int hardware, const char *lead)
@@ -655,7 +635,7 @@ int report_text(FILE *f, const struct report *r, size_t max_rows)
 				nr_results(r) - rows);
 	}
 	text_excess(f, r, rows);
-	text_futexes(f, r);
+	report_text_futexes(f, r);
 	text_counters(f, r);
 	text_footer(f, r);
 	return stream_status(f);
@@ -769,32 +749,6 @@ void report_json_functions(struct json *j, const struct report *r)
 	json_array_begin(j, "functions");
 	for (i = 0; i < nr_results(r); i++)
 		json_function(j, r, &r->sci->funcs[i]);
-	json_array_end(j);
-}
-
-void report_json_futexes(struct json *j, const struct report *r)
-{
-	char addr[32];
-	size_t i, k;
-
-	json_array_begin(j, "futexes");
-	for (i = 0; i < r->nr_futexes; i++) {
-		const struct report_futex *x = &r->futexes[i];
-
-		/* A string: JSON numbers lose 64-bit addresses in doubles. */
-		snprintf(addr, sizeof(addr), "0x%" PRIx64, x->address);
-		json_object_begin(j, NULL);
-		json_string(j, "address", addr);
-		json_string(j, "symbol", x->symbol);
-		json_u64(j, "wait_ns", x->wait_ns);
-		json_u64(j, "waits", x->waits);
-		json_u64(j, "threads", x->threads);
-		json_array_begin(j, "functions");
-		for (k = 0; k < x->nr_functions; k++)
-			json_string(j, NULL, x->functions[k]);
-		json_array_end(j);
-		json_object_end(j);
-	}
 	json_array_end(j);
 }
 

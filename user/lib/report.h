@@ -39,6 +39,12 @@ struct report_counter {
 				 * it is not counted */
 };
 
+/* Wait time on a futex word ended by wakes from one function. */
+struct report_waker {
+	const char *function;	/* or "(untraced)", "(other)" */
+	uint64_t wait_ns;
+};
+
 /* A futex word that the traced threads waited on. */
 struct report_futex {
 	uint64_t address;
@@ -48,6 +54,9 @@ struct report_futex {
 	uint32_t threads;
 	const char *const *functions;	/* probed functions that waited on it */
 	size_t nr_functions;
+	/* Who woke them, by wait_ns descending (report_wakers()). */
+	const struct report_waker *woken_from;
+	size_t nr_woken_from;
 };
 
 /*
@@ -144,6 +153,24 @@ void report_stacks_text(FILE *f, const struct report *r,
 			const struct sci_result *fn, int indent);
 void report_stacks_json(struct json *j, const struct report *r,
 			const struct sci_result *fn);
+
+/*
+ * The futex lines of the text report (report_futex.c), one per word:
+ * "futex 0x… app:gm_lock: waited 461ms (…) in acquire; woken from
+ * update_stats (92%), flush (8%)".
+ */
+void report_text_futexes(FILE *f, const struct report *r);
+/*
+ * A futex word's wakers (timeline.h) as the report shows them, into @out
+ * (TL_WAKERS + 1 of them): named by @name(@ctx, function id), or
+ * "(untraced)" / "(other)", and sorted by wait_ns descending.  Returns
+ * how many.
+ */
+struct timeline_wakers;
+typedef const char *(*report_func_name_fn)(const void *ctx, uint32_t id);
+size_t report_wakers(struct report_waker *out,
+		     const struct timeline_wakers *tw,
+		     report_func_name_fn name, const void *ctx);
 
 /* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
 char *report_format_pct(char *buf, size_t len, double ratio);

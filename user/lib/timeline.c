@@ -4,17 +4,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>	/* the ABI's op numbers only */
 
 #include "timeline.h"
 #include "openaddr.h"
-
-/* linux/futex.h values, spelled out to keep this file free of kernel headers. */
-#define FUTEX_CMD_MASK_BITS	0x7f
-#define FUTEX_OP_WAIT		0
-#define FUTEX_OP_LOCK_PI	6
-#define FUTEX_OP_WAIT_BITSET	9
-#define FUTEX_OP_WAIT_REQUEUE_PI 11
-#define FUTEX_OP_LOCK_PI2	13
 
 struct tl_thread {
 	uint32_t tid;
@@ -41,16 +34,66 @@ struct timeline {
 
 int timeline_futex_op_waits(uint32_t op)
 {
-	switch (op & FUTEX_CMD_MASK_BITS) {
-	case FUTEX_OP_WAIT:
-	case FUTEX_OP_LOCK_PI:
-	case FUTEX_OP_WAIT_BITSET:
-	case FUTEX_OP_WAIT_REQUEUE_PI:
-	case FUTEX_OP_LOCK_PI2:
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAIT:
+	case FUTEX_LOCK_PI:
+	case FUTEX_WAIT_BITSET:
+	case FUTEX_WAIT_REQUEUE_PI:
+	case FUTEX_LOCK_PI2:
 		return 1;
 	default:
 		return 0;
 	}
+}
+
+/*
+ * The requeues wake up to val waiters of uaddr and move the others to
+ * uaddr2 (not recorded): a requeued waiter is later credited to whatever
+ * woke uaddr last.  FUTEX_WAKE_OP's second word is not recorded either.
+ */
+int timeline_futex_op_wakes(uint32_t op)
+{
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAKE:
+	case FUTEX_REQUEUE:
+	case FUTEX_CMP_REQUEUE:
+	case FUTEX_WAKE_OP:
+	case FUTEX_UNLOCK_PI:
+	case FUTEX_WAKE_BITSET:
+	case FUTEX_CMP_REQUEUE_PI:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static struct timeline_waker *wakers_find(struct timeline_wakers *w,
+					  uint32_t func)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->nr; i++)
+		if (w->w[i].func == func)
+			return &w->w[i];
+	return NULL;
+}
+
+void timeline_wakers_add(struct timeline_wakers *w, uint32_t func,
+			 uint64_t wait_ns)
+{
+	struct timeline_waker *x = wakers_find(w, func);
+
+	if (!x && w->nr >= TL_WAKERS) {
+		func = TL_WAKER_OTHER;
+		x = wakers_find(w, func);
+	}
+	/* Room: fewer than TL_WAKERS, or "(other)" is the extra slot. */
+	if (!x) {
+		x = &w->w[w->nr++];
+		x->func = func;
+		x->wait_ns = 0;
+	}
+	x->wait_ns += wait_ns;
 }
 
 struct timeline *timeline_new(void)
@@ -219,10 +262,47 @@ static struct timeline_futex *tl_futex(struct timeline *tl, uint64_t uaddr)
 	return f;
 }
 
+/*
+ * A wake on @uaddr: the next wait on it to end woken was (most likely)
+ * ended by this one.  Kept even if nobody waits yet, since the wake comes
+ * before the waiter's return.
+ */
+static int tl_futex_wake(struct timeline *tl, uint64_t uaddr, uint64_t ts,
+			 uint32_t func)
+{
+	struct timeline_futex *f = tl_futex(tl, uaddr);
+
+	if (!f)
+		return -ENOMEM;
+	f->woken = true;
+	f->last_waker = func;
+	f->last_wake_ts = ts;
+	return 0;
+}
+
+/*
+ * Only a wait that returned 0 was woken (not timed out, interrupted or
+ * turned away because the word changed), and only by a wake issued after
+ * it began: an earlier one could not have found it queued.  Without one,
+ * a thread outside the target (or lost records) woke it: untraced.
+ */
+static void tl_futex_woken(struct timeline_futex *f, const struct tl_thread *t,
+			   uint64_t wait_ns, int64_t ret)
+{
+	uint32_t func = TL_NO_FUNC;
+
+	if (ret != 0)
+		return;
+	if (f->woken && f->last_wake_ts >= t->futex_since)
+		func = f->last_waker;
+	timeline_wakers_add(&f->woken_from, func, wait_ns);
+}
+
 static int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
-			 uint64_t ts)
+			 uint64_t ts, int64_t ret)
 {
 	struct timeline_futex *f;
+	uint64_t wait_ns;
 
 	t->in_futex = false;
 	if (!timeline_futex_op_waits(t->futex_op))
@@ -230,9 +310,10 @@ static int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 	f = tl_futex(tl, t->futex_uaddr);
 	if (!f)
 		return -ENOMEM;
+	wait_ns = ts > t->futex_since ? ts - t->futex_since : 0;
 	f->waits++;
-	if (ts > t->futex_since)
-		f->wait_ns += ts - t->futex_since;
+	f->wait_ns += wait_ns;
+	tl_futex_woken(f, t, wait_ns, ret);
 	if (add_distinct(&f->tids, &f->nr_tids, t->tid, true))
 		return -ENOMEM;
 	if (t->futex_func != TL_NO_FUNC &&
@@ -281,6 +362,9 @@ int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 		t->futex_op = (uint32_t)rec->data[1];
 		t->futex_since = rec->ts_ns;
 		t->futex_func = open_func;
+		if (timeline_futex_op_wakes(t->futex_op))
+			return tl_futex_wake(tl, t->futex_uaddr, rec->ts_ns,
+					     open_func);
 		return 0;
 	default:
 		tl_back_on_cpu(t, rec->ts_ns);
@@ -288,7 +372,8 @@ int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 			tl->st.stray++;
 			return 0;
 		}
-		return tl_futex_exit(tl, t, rec->ts_ns);
+		return tl_futex_exit(tl, t, rec->ts_ns,
+				     (int64_t)rec->data[0]);
 	}
 }
 
@@ -296,6 +381,9 @@ static int cmp_futex(const void *a, const void *b)
 {
 	const struct timeline_futex *x = a, *y = b;
 
+	/* Words only woken, never waited on, go last and are not reported. */
+	if (!x->waits != !y->waits)
+		return x->waits ? -1 : 1;
 	if (x->wait_ns != y->wait_ns)
 		return x->wait_ns < y->wait_ns ? 1 : -1;
 	return x->uaddr < y->uaddr ? -1 : x->uaddr > y->uaddr;
@@ -304,9 +392,13 @@ static int cmp_futex(const void *a, const void *b)
 size_t timeline_futexes(struct timeline *tl,
 			const struct timeline_futex **out)
 {
+	size_t n = 0;
+
 	qsort(tl->futexes, tl->nr_futexes, sizeof(*tl->futexes), cmp_futex);
+	while (n < tl->nr_futexes && tl->futexes[n].waits)
+		n++;
 	*out = tl->futexes;
-	return tl->nr_futexes;
+	return n;
 }
 
 /* Deletion by backward shift (openaddr.h). */

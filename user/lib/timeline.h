@@ -16,7 +16,12 @@
  *
  * It also keeps the contended-futex report: per futex word, the time spent
  * in futex wait operations on it, how many waits and by which threads, and
- * which probed functions were open when they waited.
+ * which probed functions were open when they waited; and who woke them:
+ * per futex word, the function each waking thread was in when it issued
+ * the wake that ended a wait (the critical section that held the lock),
+ * with the wait time it ended.  A wait is credited to the latest wake on
+ * its word between the wait's start and its end; one that timed out or
+ * was interrupted is credited to no one.
  */
 #ifndef ISPOT_TIMELINE_H
 #define ISPOT_TIMELINE_H
@@ -33,6 +38,22 @@ enum timeline_cause {
 };
 
 #define TL_NO_FUNC	UINT32_MAX
+/* The wakers past the first TL_WAKERS of a futex word, counted as one. */
+#define TL_WAKER_OTHER	(UINT32_MAX - 1)
+/* Distinct waking functions kept per futex word, besides TL_WAKER_OTHER. */
+#define TL_WAKERS	8
+
+/* Wait time ended by wakes from @func (TL_NO_FUNC: untraced, or unseen). */
+struct timeline_waker {
+	uint32_t func;
+	uint64_t wait_ns;
+};
+
+/* A futex word's wakers: @nr used, the last one may be TL_WAKER_OTHER. */
+struct timeline_wakers {
+	uint32_t nr;
+	struct timeline_waker w[TL_WAKERS + 1];
+};
 
 struct timeline_futex {
 	uint64_t uaddr;
@@ -42,6 +63,11 @@ struct timeline_futex {
 	uint32_t nr_funcs;
 	uint32_t *tids;		/* sorted, distinct */
 	uint32_t *funcs;	/* distinct, TL_NO_FUNC excluded */
+	struct timeline_wakers woken_from;
+	/* The latest wake on the word, for the next wait that ends. */
+	bool woken;
+	uint32_t last_waker;
+	uint64_t last_wake_ts;
 };
 
 struct timeline_stats {
@@ -59,7 +85,8 @@ void timeline_free(struct timeline *tl);
 /*
  * Feed a SWITCH_OUT, SWITCH_IN, FUTEX_ENTER or FUTEX_EXIT record (others
  * are ignored).  @open_func is the function the thread is inside at a
- * FUTEX_ENTER, TL_NO_FUNC if none.  Returns 0 or -ENOMEM.
+ * FUTEX_ENTER, TL_NO_FUNC if none; at a wake, the one to credit with the
+ * waits it ends.  Returns 0 or -ENOMEM.
  */
 int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 		    uint32_t open_func);
@@ -71,7 +98,7 @@ void timeline_running_totals(struct timeline *tl, uint32_t tid, uint64_t ts,
 /* @tid's off-CPU totals by cause so far (zeros for an unknown thread). */
 void timeline_totals(const struct timeline *tl, uint32_t tid,
 		     uint64_t out[TL_NR_CAUSES]);
-/* The futexes waited on, by wait time descending. */
+/* The futexes waited on, by wait time descending (words only woken: not). */
 size_t timeline_futexes(struct timeline *tl,
 			const struct timeline_futex **out);
 const struct timeline_stats *timeline_stats(const struct timeline *tl);
@@ -80,5 +107,15 @@ void timeline_forget(struct timeline *tl, uint32_t tid);
 
 /* Whether futex op @op (FUTEX_* with flags) makes the caller wait. */
 int timeline_futex_op_waits(uint32_t op);
+/* Whether futex op @op wakes waiters on its uaddr. */
+int timeline_futex_op_wakes(uint32_t op);
+
+/*
+ * Credit @wait_ns to @func in @w: a new function takes a free slot, and
+ * once the TL_WAKERS are taken the rest go to TL_WAKER_OTHER, so memory
+ * stays fixed.  Also merges tables (ispotd's windows).
+ */
+void timeline_wakers_add(struct timeline_wakers *w, uint32_t func,
+			 uint64_t wait_ns);
 
 #endif /* ISPOT_TIMELINE_H */

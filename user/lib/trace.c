@@ -604,10 +604,18 @@ static int trace_frame_name(void *ctx, uint64_t addr, bool offset, char *buf,
 	return elf_addr_format(&info, buf, len);
 }
 
+static const char *trace_func_name(const void *ctx, uint32_t id)
+{
+	const struct trace *t = ctx;
+
+	return id < t->nr_funcs ? t->funcs[id].sym.name : NULL;
+}
+
 /* The futex words waited on, named like the user's variables. */
 static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 					  char (**names)[ELF_SYM_NAME_MAX],
-					  const char ***funcs)
+					  const char ***funcs,
+					  struct report_waker **wakers)
 {
 	const struct timeline_futex *f;
 	struct report_futex *rf;
@@ -619,12 +627,14 @@ static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 	rf = calloc(*n + 1, sizeof(*rf));
 	*names = calloc(*n + 1, sizeof(**names));
 	*funcs = calloc(nf + 1, sizeof(**funcs));
-	if (!rf || !*names || !*funcs) {
+	*wakers = calloc(*n * (TL_WAKERS + 1) + 1, sizeof(**wakers));
+	if (!rf || !*names || !*funcs || !*wakers) {
 		*n = 0;
 		return rf;
 	}
 	for (i = 0; i < *n; i++) {
 		struct elf_addr_info info;
+		struct report_waker *wk;
 
 		rf[i].address = f[i].uaddr;
 		rf[i].wait_ns = f[i].wait_ns;
@@ -638,6 +648,10 @@ static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 			if (f[i].funcs[j] < t->nr_funcs)
 				(*funcs)[k++] = t->funcs[f[i].funcs[j]].sym.name;
 		rf[i].nr_functions = &(*funcs)[k] - rf[i].functions;
+		wk = *wakers + i * (TL_WAKERS + 1);
+		rf[i].woken_from = wk;
+		rf[i].nr_woken_from = report_wakers(wk, &f[i].woken_from,
+						    trace_func_name, t);
 	}
 	return rf;
 }
@@ -646,6 +660,7 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 {
 	char (*futex_names)[ELF_SYM_NAME_MAX] = NULL;
 	const char **futex_funcs = NULL;
+	struct report_waker *futex_wakers = NULL;
 	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
 	const struct drain_stats *ds = drain_stats(t->drain);
 	struct report_func *rf = calloc(t->nr_funcs + 1, sizeof(*rf));
@@ -712,7 +727,7 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 	}
 	r.notes = notes;
 	r.futexes = trace_futexes(t, &r.nr_futexes, &futex_names,
-				  &futex_funcs);
+				  &futex_funcs, &futex_wakers);
 
 	if (t->opts->output) {
 		out = fopen(t->opts->output, "we");
@@ -734,6 +749,7 @@ out:
 	free((void *)r.futexes);
 	free(futex_names);
 	free(futex_funcs);
+	free(futex_wakers);
 	free(rf);
 	return ret ? -1 : 0;
 }

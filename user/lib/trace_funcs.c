@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,36 @@ static const char *const sync_specs[] = {
 	"libc:sem_wait",
 	"libc:pthread_join",
 };
+
+/*
+ * The calls that take or release a lock (or wait for one) for their
+ * caller: a futex wake inside one ends waits that the caller's critical
+ * section caused (pipeline_set_sync()).  --sync's own, and the releases a
+ * user may probe by hand.
+ */
+static const char *const sync_releases[] = {
+	"pthread_mutex_unlock",
+	"pthread_rwlock_unlock",
+	"pthread_cond_signal",
+	"pthread_cond_broadcast",
+	"sem_post",
+};
+
+static bool trace_func_is_sync(const struct trace_func *f)
+{
+	const char *name = f->sym.name;
+	size_t i;
+
+	if (f->block)
+		return false;
+	for (i = 0; i < sizeof(sync_specs) / sizeof(*sync_specs); i++)
+		if (!strcmp(strchr(sync_specs[i], ':') + 1, name))
+			return true;
+	for (i = 0; i < sizeof(sync_releases) / sizeof(*sync_releases); i++)
+		if (!strcmp(sync_releases[i], name))
+			return true;
+	return false;
+}
 
 static int trace_add_syms(struct trace *t, const struct elf_target_sym *syms,
 			  size_t n)
@@ -309,7 +340,9 @@ int trace_arm(struct trace *t)
 		if (!f->probe_id)
 			return -1;
 		if (pipeline_add_probe(t->pipe, f->probe_id, func_id,
-				       &f->key)) {
+				       &f->key) ||
+		    (trace_func_is_sync(f) &&
+		     pipeline_set_sync(t->pipe, f->probe_id))) {
 			ispot_error("out of memory adding probes");
 			return -1;
 		}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Who held the lock: samples/two_sections takes one mutex in update_stats()
+# for nine times as long as in flush(); the futex report's woken_from
+# credits the waits on it mostly to update_stats.  Shares are compared,
+# never absolute times: the guest is emulated.  Two threads, so that each
+# wait spans one section; long sections, so that the probes' own cost in
+# the emulated guest (the same in both) does not flatten the 9:1.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+sample=/ispot/samples/two_sections
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+
+tap_plan 4
+
+# woken FILE: stats_lock's woken_from entries, one "FUNCTION SHARE" a line.
+woken() {
+	grep -o '"symbol": *"two_sections:stats_lock[^"]*"[^]]*][^]]*]' "$1" |
+		sed 's/.*"woken_from": *\[//' | tr '}' '\n' |
+		sed -n 's/.*"function": *"\([^"]*\)".*"share": *\([0-9.e+-]*\).*/\1 \2/p'
+}
+# share FILE FUNCTION: FUNCTION's share of the woken wait time, 0 if none.
+share() {
+	woken "$1" | awk -v f="$2" '$1 == f { s = $2 } END { print s + 0 }'
+}
+
+t_report() {
+	ispotctl run --json -o "$tmp/plain.json" --func acquire_lock \
+		--func update_stats --func flush -- "$sample" --threads 2 \
+		--hold-us 900 --flush-us 100 --iterations 200 >/dev/null ||
+		return 1
+	woken "$tmp/plain.json" | sed 's/^/# woken from: /'
+	[ -n "$(woken "$tmp/plain.json")" ]
+}
+tap_check "futex_report_has_woken_from" t_report
+
+t_nine_to_one() {
+	u=$(share "$tmp/plain.json" update_stats)
+	f=$(share "$tmp/plain.json" flush)
+	echo "# update_stats $u, flush $f"
+	lt 0.7 "$u" || [ "$u" = 0.7 ] || return 1
+	lt "$f" "$u" && lt 0 "$f"
+}
+tap_timing "update_stats_holds_the_lock_longest" t_nine_to_one
+
+t_waiter_never_wakes() {
+	# acquire_lock only waits: it is no critical section.
+	[ "$(share "$tmp/plain.json" acquire_lock)" = 0 ]
+}
+tap_check "the_waiting_function_is_not_a_waker" t_waiter_never_wakes
+
+# With --sync the pthread calls are traced too: the wakes come from inside
+# pthread_mutex_unlock's callers, never from the lock calls themselves.
+t_sync() {
+	ispotctl run --json -o "$tmp/sync.json" --sync --func update_stats \
+		--func flush -- "$sample" --threads 2 --hold-us 900 \
+		--flush-us 100 --iterations 100 >/dev/null || return 1
+	woken "$tmp/sync.json" | sed 's/^/# --sync woken from: /'
+	woken "$tmp/sync.json" | grep -q '^pthread_' && return 1
+	lt "$(share "$tmp/sync.json" flush)" \
+	   "$(share "$tmp/sync.json" update_stats)"
+}
+tap_timing "sync_credits_the_unlock_callers" t_sync
+
+rm -rf "$tmp"
+tap_done
