@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idarray.h"
 #include "pair.h"
 #include "openaddr.h"
 
@@ -84,18 +85,9 @@ int pairer_set_marker(struct pairer *p, uint32_t probe_id, uint32_t block,
 {
 	if (block > PAIR_MARKER_BLOCK)
 		return -EINVAL;
-	if (probe_id >= p->nr_markers) {
-		uint32_t n = probe_id + 1 > 2 * p->nr_markers ?
-			     probe_id + 1 : 2 * p->nr_markers;
-		uint32_t *m = realloc(p->markers, n * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		memset(m + p->nr_markers, 0,
-		       (n - p->nr_markers) * sizeof(*m));
-		p->markers = m;
-		p->nr_markers = n;
-	}
+	if (idarray_reserve(&p->markers, &p->nr_markers, sizeof(*p->markers),
+			    probe_id))
+		return -ENOMEM;
 	p->markers[probe_id] = block |
 			       (end ? PAIR_MARKER_END : PAIR_MARKER_BEGIN);
 	return 0;

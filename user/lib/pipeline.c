@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idarray.h"
 #include "pipeline.h"
 
 struct pipeline_probe {
 	bool used;
-	bool end_marker;	/* its stacks say where a block ends: unused */
+	bool end_marker;	/* a block's end: its stack samples are not kept */
 	bool sync;	/* a lock call: wakes inside count for its caller */
 	uint32_t func_id;
 	struct key_rule key;
@@ -159,18 +160,9 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 
 	if (!probe_id || (rule && rule->kind == KEY_ARG && rule->arg > 2))
 		return -EINVAL;
-	if (probe_id >= p->nr_probes) {
-		uint32_t n = probe_id + 1 > 2 * p->nr_probes ?
-			     probe_id + 1 : 2 * p->nr_probes;
-		struct pipeline_probe *np = realloc(p->probes, n * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		memset(np + p->nr_probes, 0,
-		       (n - p->nr_probes) * sizeof(*np));
-		p->probes = np;
-		p->nr_probes = n;
-	}
+	if (idarray_reserve(&p->probes, &p->nr_probes, sizeof(*p->probes),
+			    probe_id))
+		return -ENOMEM;
 	p->probes[probe_id].used = true;
 	p->probes[probe_id].func_id = func_id;
 	p->probes[probe_id].key = rule ? *rule : none;

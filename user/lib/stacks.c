@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idarray.h"
 #include "stacks.h"
 
 struct stacks {
@@ -30,18 +31,9 @@ void stacks_free(struct stacks *st)
 
 static struct stack_func *stacks_func(struct stacks *st, uint32_t func_id)
 {
-	if (func_id >= st->nr_funcs) {
-		uint32_t n = func_id + 1 > 2 * st->nr_funcs ?
-			     func_id + 1 : 2 * st->nr_funcs;
-		struct stack_func **nf = realloc(st->funcs, n * sizeof(*nf));
-
-		if (!nf)
-			return NULL;
-		memset(nf + st->nr_funcs, 0,
-		       (n - st->nr_funcs) * sizeof(*nf));
-		st->funcs = nf;
-		st->nr_funcs = n;
-	}
+	if (idarray_reserve(&st->funcs, &st->nr_funcs, sizeof(*st->funcs),
+			    func_id))
+		return NULL;
 	if (!st->funcs[func_id])
 		st->funcs[func_id] = calloc(1, sizeof(struct stack_func));
 	return st->funcs[func_id];
