@@ -431,14 +431,15 @@ static int ispotd_poll(struct ispotd *d, uint64_t now)
 		pfd[n++] = (struct pollfd){ .fd = discover_fd(d->disc),
 					    .events = POLLIN };
 	for (i = 0; i < d->nr_targets; i++) {
-		uint64_t t = target_next_event(&d->targets[i], now);
+		short events;
+		uint64_t t = target_next_event(&d->targets[i], now, &events);
 
 		if (t < next)
 			next = t;
 		if (target_fd(&d->targets[i]) >= 0)
 			pfd[n++] = (struct pollfd){
 				.fd = target_fd(&d->targets[i]),
-				.events = POLLIN };
+				.events = events };
 	}
 	if (d->http) {
 		web = n;

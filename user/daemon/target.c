@@ -10,8 +10,6 @@
 #include "target.h"
 #include "tasks.h"
 
-/* While a burst is armed, the rings are drained at least this often. */
-#define TARGET_DRAIN_NS		(100 * 1000 * 1000ull)
 /* A burst that cannot start is retried after its period, up to this. */
 #define TARGET_MAX_BACKOFF_NS	(300 * 1000000000ull)
 
@@ -206,12 +204,15 @@ int target_fd(const struct target *tg)
 	return tg->armed ? tg->tr.dev.fd : -1;
 }
 
-uint64_t target_next_event(const struct target *tg, uint64_t now)
+uint64_t target_next_event(const struct target *tg, uint64_t now,
+			   short *events)
 {
+	*events = 0;
 	if (tg->gone)
 		return UINT64_MAX;
 	if (tg->armed) {
-		uint64_t next = now + TARGET_DRAIN_NS;
+		/* The library paces the rounds while records wait. */
+		uint64_t next = trace_next_step(&tg->tr, now, events);
 
 		return tg->burst_end < next ? tg->burst_end : next;
 	}

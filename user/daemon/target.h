@@ -69,7 +69,11 @@ int target_close_window(struct target *tg, FILE *log, uint64_t now);
 /* The device fd to poll while armed, else -1. */
 int target_fd(const struct target *tg);
 
-/* When target_tick() next has something to do. */
-uint64_t target_next_event(const struct target *tg, uint64_t now);
+/*
+ * When target_tick() next has something to do, and the events to poll
+ * target_fd() for until then.
+ */
+uint64_t target_next_event(const struct target *tg, uint64_t now,
+			   short *events);
 
 #endif /* ISPOT_TARGET_H */

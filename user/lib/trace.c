@@ -23,7 +23,7 @@
 /* The kernel's internal ENOTSUPP, which uprobe_register() returns. */
 #define ENOTSUPP_KERNEL		524
 
-/* While records wait for the horizon, rounds run at this pace. */
+/* With the rings empty, a round comes at least this often. */
 #define TRACE_IDLE_POLL_MS	100
 /*
  * For the first TRACE_EARLY_NS, idle rounds come every TRACE_EARLY_POLL_MS
@@ -32,7 +32,12 @@
  */
 #define TRACE_EARLY_NS		(1000 * 1000 * 1000ull)
 #define TRACE_EARLY_POLL_MS	5
-#define TRACE_BUSY_SLEEP_NS	(20 * 1000 * 1000L)
+/*
+ * While records wait in the rings for the horizon, rounds come at this
+ * pace: the device is readable as long as any record is there, so a loop
+ * that polled for POLLIN would spin (ispotd did, and took a vCPU).
+ */
+#define TRACE_BUSY_PACE_NS	(20 * 1000 * 1000ull)
 
 static volatile sig_atomic_t trace_signal;
 
@@ -445,6 +450,17 @@ int trace_step(struct trace *t, uint64_t now)
 	return 0;
 }
 
+uint64_t trace_next_step(const struct trace *t, uint64_t now, short *events)
+{
+	if (drain_pending(t->drain)) {
+		*events = 0;
+		return now + TRACE_BUSY_PACE_NS;
+	}
+	*events = POLLIN;
+	return now + (now - t->t_enable < TRACE_EARLY_NS ?
+		      TRACE_EARLY_POLL_MS : TRACE_IDLE_POLL_MS) * 1000000ull;
+}
+
 int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 {
 	struct sigaction sa = { .sa_handler = trace_on_signal };
@@ -464,21 +480,12 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 	 * report. */
 	progress_start(&progress, STDERR_FILENO, t->t_enable);
 	for (;;) {
-		int timeout = trace_now() - t->t_enable < TRACE_EARLY_NS ?
-			      TRACE_EARLY_POLL_MS : TRACE_IDLE_POLL_MS;
-		uint64_t now;
+		uint64_t now = trace_now();
+		uint64_t next = trace_next_step(t, now, &pfd.events);
 
-		/*
-		 * Records younger than the horizon stay in the rings and
-		 * keep poll() ready: pace the rounds instead of spinning.
-		 */
-		if (drain_pending(t->drain)) {
-			struct timespec ts = { 0, TRACE_BUSY_SLEEP_NS };
-
-			nanosleep(&ts, NULL);
-			timeout = 0;
-		}
-		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+		pfd.revents = 0;
+		if (poll(&pfd, 1, (int)((next - now + 999999) / 1000000)) < 0 &&
+		    errno != EINTR) {
 			ispot_error("poll on %s failed: %s", ISPOT_DEVICE_PATH,
 				    strerror(errno));
 			ret = -1;

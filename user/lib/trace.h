@@ -149,6 +149,16 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx);
 int trace_step(struct trace *t, uint64_t now);
 
 /*
+ * When a caller with its own poll loop should next call trace_step(), and
+ * the events to poll t->dev.fd for until then (*@events: POLLIN, or 0
+ * while records wait in the rings for the horizon: the device stays
+ * readable as long as any record is there, so polling for POLLIN then
+ * returns at once and the loop would spin).  POLLHUP is reported either
+ * way.
+ */
+uint64_t trace_next_step(const struct trace *t, uint64_t now, short *events);
+
+/*
  * Disable, drain what is left, close the lifetimes and read the drops:
  * what trace_report() does before it prints.  The scores are then in
  * t->pipe->sci (or t->engine).
