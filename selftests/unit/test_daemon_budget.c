@@ -49,7 +49,7 @@ static double o_full(double rate, double cost_ns)
 static void observe(struct budget *b, double rate, uint64_t len)
 {
 	budget_observe(b, (uint64_t)(rate * len / NS), len,
-		       (uint64_t)(TARGET_CPUS * len));
+		       (uint64_t)(TARGET_CPUS * len), 0);
 }
 
 TEST(duty_spends_budget_for_constant_load)
@@ -259,7 +259,7 @@ TEST(idle_target)
 	int i;
 
 	budget_init(&b, BUDGET, COST_NS, 1);
-	budget_observe(&b, 0, 1000000000ull, 0);
+	budget_observe(&b, 0, 1000000000ull, 0, 0);
 	EXPECT_TRUE(isfinite(b.full));
 	EXPECT_TRUE(isfinite(b.duty));
 	EXPECT_DBL(b.duty, >, 0);
@@ -274,7 +274,7 @@ TEST(idle_target)
 	 * free either (a tick of work: o_full 0.1, duty 0.1).
 	 */
 	for (i = 0; i < 3; i++)
-		budget_observe(&b, 1000, 1000000000ull, 0);
+		budget_observe(&b, 1000, 1000000000ull, 0, 0);
 	EXPECT_TRUE(isfinite(b.full));
 	EXPECT_DBL(b.duty, >, 0);
 	EXPECT_DBL(b.duty, <, 1.0);
@@ -284,27 +284,57 @@ TEST(idle_target)
 
 	/* A burst that did not last is no observation. */
 	budget_init(&b, BUDGET, COST_NS, 1);
-	budget_observe(&b, 1000, 0, 0);
+	budget_observe(&b, 1000, 0, 0, 0);
 	EXPECT_EQ(b.observed, 0);
 	EXPECT_DBL(b.duty, ==, BUDGET);
 }
 
+/*
+ * The daemon's CPU time per burst counts with the traps: a sparse caller
+ * whose traps cost little but whose records keep the daemon busy is
+ * armed less than the traps alone would allow.
+ */
+TEST(daemon_time_counts_against_the_budget)
+{
+	struct budget traps, both;
+	double want;
+
+	budget_init(&traps, BUDGET, COST_NS, 1);
+	budget_init(&both, BUDGET, COST_NS, 1);
+	/* 1e4 calls of 1 us and 1 s of work: the traps alone cost 1%. */
+	budget_observe(&traps, 10000, 1000000000ull, 1010000000ull, 0);
+	EXPECT_NEAR(traps.full, 0.01, 1e-9);
+	/* The daemon spent 30 ms on the burst: 4% in all. */
+	budget_observe(&both, 10000, 1000000000ull, 1010000000ull,
+		       30000000ull);
+	want = 0.04;
+	EXPECT_NEAR(both.full, want, 1e-9);
+	EXPECT_NEAR(both.duty, BUDGET / want, 1e-9);
+	EXPECT_DBL(both.duty, <, traps.duty);
+}
+
 TEST(overhead_estimate)
 {
-	EXPECT_DBL(budget_overhead_estimate(0, COST_NS, 0), ==, 0.0);
-	EXPECT_DBL(budget_overhead_estimate(0, COST_NS, 1000000000ull), ==,
+	EXPECT_DBL(budget_overhead_estimate(0, COST_NS, 0, 0), ==, 0.0);
+	EXPECT_DBL(budget_overhead_estimate(0, COST_NS, 0, 1000000000ull), ==,
 		   0.0);
 	/* 1e5 calls x 1 us = 0.1 s of 1.1 s: 0.1 / 1.0 of the work. */
-	EXPECT_NEAR(budget_overhead_estimate(100000, COST_NS,
+	EXPECT_NEAR(budget_overhead_estimate(100000, COST_NS, 0,
 					     1100000000ull), 0.1, 1e-12);
+	/* And 50 ms of the daemon's: 0.15 / 1.0. */
+	EXPECT_NEAR(budget_overhead_estimate(100000, COST_NS, 50000000ull,
+					     1100000000ull), 0.15, 1e-12);
+	/* The daemon's time alone is a cost too. */
+	EXPECT_NEAR(budget_overhead_estimate(0, COST_NS, 10000000ull,
+					     1000000000ull), 0.01, 1e-12);
 	/*
 	 * Less CPU time than the calls cost, as /proc's ticks can say:
 	 * counted as a tick of work, not as none (a division by zero) nor
 	 * as a wrapped-around u64 (free).
 	 */
-	EXPECT_NEAR(budget_overhead_estimate(100000, COST_NS, 0),
+	EXPECT_NEAR(budget_overhead_estimate(100000, COST_NS, 0, 0),
 		    1e8 / BUDGET_MIN_CPU_NS, 1e-9);
-	EXPECT_NEAR(budget_overhead_estimate(100000, COST_NS, 100000000ull +
+	EXPECT_NEAR(budget_overhead_estimate(100000, COST_NS, 0, 100000000ull +
 					     BUDGET_MIN_CPU_NS / 2),
 		    1e8 / BUDGET_MIN_CPU_NS, 1e-9);
 }

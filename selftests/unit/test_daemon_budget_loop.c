@@ -84,7 +84,7 @@ static void sim_period(struct budget *b, struct sim *s, const struct load *l)
 			 (2.0 * (ispot_test_rand(&s->rng) >> 11) * 0x1p-53 - 1);
 	calls = (uint64_t)llround(l->hits * len * noise);
 	s->cum_cpu += l->cpu * len + calls * b->call_cost_ns;
-	budget_observe(b, calls, len, sim_reading(s, l) - before);
+	budget_observe(b, calls, len, sim_reading(s, l) - before, 0);
 	s->calls += calls;
 	s->armed += len;
 	s->now = start + len;
@@ -239,7 +239,7 @@ TEST(busy_target_falling_idle)
 	sim_run(&b, &s, &busy, 10);
 	d = b.duty;
 	for (i = 0; i < 5; i++) {
-		budget_observe(&b, 0, BUDGET_MIN_BURST_NS, 0);
+		budget_observe(&b, 0, BUDGET_MIN_BURST_NS, 0, 0);
 		EXPECT_TRUE(isfinite(b.duty));
 		EXPECT_DBL(b.duty, >=, d);
 		EXPECT_DBL(b.duty, <=, 1);

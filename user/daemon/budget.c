@@ -36,9 +36,10 @@ void budget_init(struct budget *b, double budget, double call_cost_ns,
 }
 
 void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
-		    uint64_t cpu_ns)
+		    uint64_t cpu_ns, uint64_t daemon_ns)
 {
 	double traps = (double)calls * b->call_cost_ns, own, full;
+	double cost = traps + (double)daemon_ns;
 
 	if (!armed_ns || b->budget <= 0)
 		return;
@@ -48,21 +49,22 @@ void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 	 */
 	own = (double)cpu_ns - traps;
 	if (!b->observed++) {
-		b->traps_avg = traps;
+		b->cost_avg = cost;
 		b->own_avg = own;
 	} else {
-		b->traps_avg += BUDGET_EWMA * (traps - b->traps_avg);
+		b->cost_avg += BUDGET_EWMA * (cost - b->cost_avg);
 		b->own_avg += BUDGET_EWMA * (own - b->own_avg);
 	}
 	/*
 	 * The average spans about 1 / BUDGET_EWMA bursts, and so spreads a
 	 * tick over them: less own time than that is not measured.
 	 */
-	b->full = b->traps_avg > 0 ?
-		  b->traps_avg / fmax(b->own_avg,
+	b->full = b->cost_avg > 0 ?
+		  b->cost_avg / fmax(b->own_avg,
 				      BUDGET_EWMA * BUDGET_MIN_CPU_NS) : 0.0;
 	/* A rise counts at once, a fall only through the average. */
-	full = budget_overhead_estimate(calls, b->call_cost_ns, cpu_ns);
+	full = budget_overhead_estimate(calls, b->call_cost_ns, daemon_ns,
+					cpu_ns);
 	if (full > b->full)
 		b->full = full;
 	b->duty = b->full > b->budget ? b->budget / b->full : 1.0;
@@ -103,10 +105,11 @@ void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
 }
 
 double budget_overhead_estimate(uint64_t calls, double call_cost_ns,
-				uint64_t cpu_ns)
+				uint64_t daemon_ns, uint64_t cpu_ns)
 {
-	if (!calls)
+	if (!calls && !daemon_ns)
 		return 0.0;
 	cpu_ns = budget_untraced_cpu(calls, call_cost_ns, cpu_ns);
-	return (double)calls * call_cost_ns / (double)cpu_ns;
+	return ((double)calls * call_cost_ns + (double)daemon_ns) /
+	       (double)cpu_ns;
 }

@@ -3,12 +3,14 @@
  * The overhead budget: how long to arm a target's probes, and when.
  *
  * Every probed call costs the target a trap pair, c ns, measured on this
- * host at start (calibrate.h).  During a burst the target used some CPU
+ * host at start (calibrate.h), and the daemon spends CPU time of its own
+ * on each burst, D: arming, draining, pairing, scoring, disarming.  On a
+ * busy host that time is taken from the targets as surely as the traps
+ * are, so the budget counts it.  During a burst the target used some CPU
  * time, which the kernel charges the traps to as well, so the work it did
- * is that CPU time less calls x c, and armed all the time the probes
- * would cost
+ * is that CPU time less calls x c, and armed all the time ISPOT would cost
  *
- *	o_full = calls x c / (CPU time while armed - calls x c)
+ *	o_full = (calls x c + D) / (CPU time while armed - calls x c)
  *
  * of the CPU time the target would use untraced.  Armed for a share d of
  * the time they cost d x o_full, and d = budget / o_full (at most 1)
@@ -18,8 +20,8 @@
  * o_full is learnt from the bursts.  The one used is the larger of the
  * last burst's and a slow average, so a load that rises is answered at
  * the next burst and one that falls is believed only gradually: over
- * budget is worse than under.  The average is taken of the traps' time
- * and of the target's own CPU time separately, then divided: /proc counts
+ * budget is worse than under.  The average is taken of the cost (traps
+ * and daemon) and of the target's own CPU time separately, then divided: /proc counts
  * CPU time in 10 ms ticks, and a target that uses less than a tick per
  * burst reads 0 or 10 ms, so any one burst's o_full is wrong for it (a
  * tick taken for its 5 ms halves o_full: the unit test saw twice the
@@ -53,7 +55,7 @@ struct budget {
 	double budget;		/* fraction; 0 = always armed */
 	double call_cost_ns;	/* c */
 	double full;		/* o_full: the average or the last, if larger */
-	double traps_avg;	/* calls x c per burst, averaged */
+	double cost_avg;	/* calls x c + D per burst, averaged */
 	double own_avg;		/* CPU time less the traps, averaged */
 	double duty;		/* d */
 	unsigned int observed;	/* bursts reported so far */
@@ -66,10 +68,11 @@ void budget_init(struct budget *b, double budget, double call_cost_ns,
 
 /*
  * A burst ended: the target made @calls probed calls and used @cpu_ns of
- * CPU time (traps included) in the @armed_ns it lasted.
+ * CPU time (traps included) in the @armed_ns it lasted, and the daemon
+ * spent @daemon_ns of its own on it.
  */
 void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
-		    uint64_t cpu_ns);
+		    uint64_t cpu_ns, uint64_t daemon_ns);
 
 /*
  * The next burst, no earlier than @now: its start and its length
@@ -79,11 +82,11 @@ void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
 		       uint64_t *len);
 
 /*
- * The estimated cost of @calls probed calls as a share of the CPU time the
- * target would have used without them (@cpu_ns, as /proc says, includes
- * them).
+ * The estimated cost of @calls probed calls and @daemon_ns of the daemon's
+ * time as a share of the CPU time the target would have used without them
+ * (@cpu_ns, as /proc says, includes the calls).
  */
 double budget_overhead_estimate(uint64_t calls, double call_cost_ns,
-				uint64_t cpu_ns);
+				uint64_t daemon_ns, uint64_t cpu_ns);
 
 #endif /* ISPOT_BUDGET_H */

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "errors.h"
@@ -26,6 +27,19 @@ static uint64_t target_cpu(struct target *tg)
 	    ns > tg->cpu_last)
 		tg->cpu_last = ns;
 	return tg->cpu_last;
+}
+
+/*
+ * The daemon's CPU time so far.  It is one thread, so each target's share
+ * is what the calls made for it take.
+ */
+static uint64_t daemon_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void target_schedule(struct target *tg, uint64_t now)
@@ -99,6 +113,7 @@ static void target_backoff(struct target *tg, uint64_t now)
 static int target_arm(struct target *tg, const struct trace_opts *o)
 {
 	struct trace *t = &tg->tr;
+	uint64_t c0 = daemon_cpu();
 	uint32_t *ids;
 
 	if (trace_open(t, o, MODE_ATTACH))
@@ -121,6 +136,7 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 	tg->cpu_armed = target_cpu(tg);
 	tg->armed = true;
 	tg->failures = 0;
+	tg->daemon_ns = daemon_cpu() - c0;
 	return 0;
 fail:
 	trace_free(t);
@@ -130,17 +146,20 @@ fail:
 void target_disarm(struct target *tg)
 {
 	struct trace *t = &tg->tr;
-	uint64_t cpu;
+	uint64_t cpu, c0 = daemon_cpu();
 
 	if (!tg->armed)
 		return;
 	trace_stop(t);
 	window_burst_end(&tg->win, t);
+	tg->daemon_ns += daemon_cpu() - c0;
+	tg->win.daemon_ns += tg->daemon_ns;
 	cpu = target_cpu(tg);
 	tg->win.armed_cpu_ns += cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0;
 	budget_observe(&tg->budget, t->pipe->stats.entries,
 		       t->t_end > t->t_enable ? t->t_end - t->t_enable : 0,
-		       cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0);
+		       cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0,
+		       tg->daemon_ns);
 	if (t->target_exited || t->stop_reason)
 		tg->gone = true;
 	trace_free(t);
@@ -152,7 +171,11 @@ void target_tick(struct target *tg, const struct trace_opts *o, uint64_t now)
 	if (tg->gone)
 		return;
 	if (tg->armed) {
-		if (trace_step(&tg->tr, now)) {
+		uint64_t c0 = daemon_cpu();
+		int err = trace_step(&tg->tr, now);
+
+		tg->daemon_ns += daemon_cpu() - c0;
+		if (err) {
 			target_disarm(tg);
 			target_backoff(tg, now);
 			return;
@@ -195,6 +218,7 @@ int target_close_window(struct target *tg, FILE *log, uint64_t now)
 	 */
 	overhead = duty * budget_overhead_estimate(tg->win.calls,
 						   tg->budget.call_cost_ns,
+						   tg->win.daemon_ns,
 						   tg->win.armed_cpu_ns);
 	return window_close(&tg->win, log, &wt, now, duty, overhead);
 }

@@ -42,6 +42,8 @@ struct target {
 	uint64_t cpu_armed;		/* when the burst was armed */
 	uint64_t cpu_window;		/* at the start of the window */
 	uint64_t cpu_last;		/* the last reading */
+	/* The daemon's own CPU time spent on the burst (budget.h's D). */
+	uint64_t daemon_ns;
 	bool gone;		/* exited, or exec'd away from --exe */
 };
 

@@ -29,6 +29,7 @@ static void window_reset(struct window_set *w, uint64_t now)
 {
 	w->start_ns = now;
 	w->armed_ns = w->calls = w->cpu_ns = w->armed_cpu_ns = 0;
+	w->daemon_ns = 0;
 	w->recorded = w->dropped = w->unpaired = w->open_at_stop = 0;
 	w->bursts = 0;
 	w->nr_futexes = 0;
@@ -337,6 +338,7 @@ static int window_write(struct window_set *w, FILE *f,
 	json_u64(&j, "calls_armed", w->calls);
 	json_u64(&j, "target_cpu_ns", w->cpu_ns);
 	json_double(&j, "call_cost_ns", w->call_cost_ns);
+	json_u64(&j, "daemon_cpu_ns", w->daemon_ns);
 	json_object_begin(&j, "target");
 	json_i64(&j, "pid", tg->pid);
 	json_string(&j, "exe", tg->exe);
