@@ -143,12 +143,13 @@ void argb_judge(const struct argb_func *f, struct argb_verdict *v)
 		memset(&cand, 0, sizeof(cand));
 		if (!judge_arg(f, a, &cand))
 			continue;
-		compared = true;
-		if (cand.ratio >= ARGB_MIN_RATIO && cand.cut >= ARGB_MIN_CUT &&
-		    (!best.dependent || cand.cut > best.cut)) {
+		cand.dependent = cand.ratio >= ARGB_MIN_RATIO &&
+				 cand.cut >= ARGB_MIN_CUT;
+		/* A flagged argument first, then the one that cuts most. */
+		if (!compared || cand.dependent > best.dependent ||
+		    (cand.dependent == best.dependent && cand.cut > best.cut))
 			best = cand;
-			best.dependent = true;
-		}
+		compared = true;
 	}
 	*v = best;
 	v->calls = f->n;

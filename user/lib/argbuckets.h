@@ -67,7 +67,11 @@ int argbuckets_add(struct argbuckets *ab, uint32_t func_id,
 const struct argb_func *argbuckets_of(const struct argbuckets *ab,
 				      uint32_t func_id);
 
-/* What the buckets say about one function. */
+/*
+ * What the buckets say about one function: the flagged argument, or when
+ * none is, the compared argument that would cut the loss most (its
+ * figures say why it was not flagged).
+ */
 struct argb_verdict {
 	bool dependent;		/* flagged: key by arg @arg, log2 */
 	bool undecided;		/* an argument varied, but no argument had
