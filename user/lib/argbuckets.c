@@ -152,6 +152,7 @@ void argb_judge(const struct argb_func *f, struct argb_verdict *v)
 		compared = true;
 	}
 	*v = best;
+	v->compared = compared;
 	v->calls = f->n;
 	v->undecided = !compared && varied;
 }

@@ -74,6 +74,8 @@ const struct argb_func *argbuckets_of(const struct argbuckets *ab,
  */
 struct argb_verdict {
 	bool dependent;		/* flagged: key by arg @arg, log2 */
+	bool compared;		/* some argument had two buckets to compare:
+				 * the figures below are its */
 	bool undecided;		/* an argument varied, but no argument had
 				 * two well-populated buckets to compare */
 	unsigned int arg;

@@ -161,8 +161,9 @@ void report_stacks_json(struct json *j, const struct report *r,
 /*
  * The WORKLOAD-DEPENDENT line under function @fn's row when its verdict
  * flags it (report_workload.c), and its "workload_dependent",
- * "suggested_key" (and, when flagged, "workload_evidence" and
- * "key_loss_cut") members in JSON.  Nothing without r->verdicts.
+ * "suggested_key" (and, when an argument could be judged,
+ * "workload_evidence", "workload_ratio" and "key_loss_cut") members in
+ * JSON.  Nothing without r->verdicts.
  */
 void report_workload_text(FILE *f, const struct report *r,
 			  const struct sci_result *fn, int indent);

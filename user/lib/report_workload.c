@@ -2,8 +2,8 @@
 /*
  * Workload-dependent functions in the report (argbuckets.h): the line
  * under a flagged function in the table, and the "workload_dependent",
- * "suggested_key", "workload_evidence" and "key_loss_cut" members of its
- * JSON object.
+ * "suggested_key", "workload_evidence", "workload_ratio" and
+ * "key_loss_cut" members of its JSON object.
  */
 #include <string.h>
 
@@ -66,9 +66,11 @@ void report_workload_json(struct json *j, const struct report *r,
 	else
 		buf[0] = '\0';
 	json_string(j, "suggested_key", buf);
-	if (!v || !v->dependent)
+	/* The closest an argument came, flagged or not (argbuckets.h). */
+	if (!v || !v->compared)
 		return;
 	argb_evidence(v, buf, sizeof(buf));
 	json_string(j, "workload_evidence", buf);
+	json_double(j, "workload_ratio", v->ratio);
 	json_double(j, "key_loss_cut", v->cut);
 }
