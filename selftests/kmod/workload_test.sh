@@ -39,9 +39,25 @@ evidence() {
 		sed 's/^"workload_evidence": "\(.*\)"$/\1/'
 }
 
+# traced OUT ARGS...: ispotctl run --json -o OUT ARGS over the sample,
+# once more if work's loss came out mostly interference (key_loss_cut
+# under 0.5): on a loaded host the emulator's stalls stretch each call in
+# proportion to its length and can outweigh the work itself (design.rst,
+# "Workload-dependent functions").  The figures are in the log.
+traced() {
+	out=$1
+	shift
+	for attempt in 1 2; do
+		ispotctl run --json -o "$out" "$@" -- "$sample" $args \
+			>/dev/null || return 1
+		cut=$(field "$out" work key_loss_cut)
+		lt "${cut:-0}" 0.5 || return 0
+		echo "# run $attempt: work's key_loss_cut $cut, stalls dominated"
+	done
+}
+
 t_flagged() {
-	ispotctl run --json -o "$tmp/plain.json" --func work --func put -- \
-		"$sample" $args >/dev/null || return 1
+	traced "$tmp/plain.json" --func work --func put || return 1
 	for f in work put; do
 		echo "# $f: sci $(field "$tmp/plain.json" $f sci)," \
 		     "workload_dependent $(field "$tmp/plain.json" $f \
@@ -70,8 +86,8 @@ tap_check "small_writes_whose_time_is_the_syscall_are_not_flagged" \
 	t_not_flagged
 
 t_auto() {
-	ispotctl run --json -o "$tmp/auto.json" --func work --func put \
-		--key 'work=auto' -- "$sample" $args >/dev/null || return 1
+	traced "$tmp/auto.json" --func work --func put --key 'work=auto' ||
+		return 1
 	plain=$(field "$tmp/plain.json" work sci)
 	keyed=$(field "$tmp/auto.json" work sci)
 	echo "# work: sci unkeyed $plain, with --key work=auto $keyed" \
@@ -84,8 +100,12 @@ t_auto() {
 tap_timing "auto_keys_work_and_its_sci_falls" t_auto
 
 t_auto_text() {
-	ispotctl run --func work --func put --key '*=auto' -- "$sample" $args \
-		>"$tmp/auto.txt" || return 1
+	for attempt in 1 2; do
+		ispotctl run --func work --func put --key '*=auto' -- \
+			"$sample" $args >"$tmp/auto.txt" || return 1
+		grep -q 'work \[none (auto)\]' "$tmp/auto.txt" || break
+		echo "# run $attempt: work was not flagged, stalls dominated?"
+	done
 	grep -E 'WORKLOAD-DEPENDENT|\(auto\)' "$tmp/auto.txt" | sed 's/^/# /'
 	grep -q 'work \[arg0:log2 (auto)\]' "$tmp/auto.txt" &&
 	grep -q 'put \[none (auto)\]' "$tmp/auto.txt" &&
