@@ -109,8 +109,13 @@ static int session_sample(struct top_source *s, uint64_t now,
 		return -1;
 	}
 	for (i = 0; i < sr->nr_funcs; i++) {
-		const struct trace_func *f = &t->funcs[sr->funcs[i].func_id];
+		const struct trace_func *f;
 
+		/* --key auto's shadow scores (autokey.h): the live view
+		 * shows an auto function unkeyed. */
+		if (sr->funcs[i].func_id >= t->nr_funcs)
+			continue;
+		f = &t->funcs[sr->funcs[i].func_id];
 		counts_of(ts, &sr->funcs[i], &c);
 		if (rates_add(r, t->command, f->sym.name, f->sym.obj, &c)) {
 			sci_report_free(sr);

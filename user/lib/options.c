@@ -66,7 +66,8 @@ void trace_opts_usage(enum trace_mode mode, FILE *f)
 		"      --block NAME=[OBJ:]PROV:BEGIN,PROV:END\n"
 		"                        trace from one USDT probe to another as NAME\n"
 		"  -k, --key FUNC=RULE   compare FUNC's executions only with those of the\n"
-		"                        same argN[:log2], callsite, or none\n"
+		"                        same argN[:log2], callsite, or none; auto: the\n"
+		"                        argument the report finds the work follows\n"
 		"      --sync            also trace pthread lock, wait and barrier calls\n"
 		"      --auto[=N]        sample the target first, then trace the functions\n"
 		"                        with >= 1%% of the samples (or the top N)\n"
@@ -179,6 +180,10 @@ bool key_rule_parse(const char *s, struct key_rule *rule)
 		rule->kind = KEY_CALLSITE;
 		return true;
 	}
+	if (!strcmp(s, "auto")) {
+		rule->kind = KEY_AUTO;
+		return true;
+	}
 	if (strncmp(s, "arg", 3) || s[3] < '0' || s[3] > '2')
 		return false;
 	rule->kind = KEY_ARG;
@@ -201,6 +206,9 @@ void key_rule_format(const struct key_rule *rule, char *buf, size_t len)
 		break;
 	case KEY_CALLSITE:
 		snprintf(buf, len, "callsite");
+		break;
+	case KEY_AUTO:
+		snprintf(buf, len, "auto");
 		break;
 	default:
 		snprintf(buf, len, "%s", "");
@@ -269,7 +277,7 @@ static int parse_key(enum trace_mode mode, char *arg, struct trace_opts *o)
 	if (!key_rule_parse(eq + 1, &o->keys[o->nr_keys].rule)) {
 		*eq = '=';
 		return usage_error(mode, "--key '%s': the rule must be argN "
-				   "(N = 0-2), argN:log2, callsite or none",
+				   "(N = 0-2), argN:log2, callsite, auto or none",
 				   arg);
 	}
 	o->keys[o->nr_keys++].func = arg;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autokey.h"
 #include "idarray.h"
 #include "pipeline.h"
 
@@ -38,6 +39,25 @@ uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
 	}
 }
 
+/* An auto function's execution, keyed by each argument's log2 bucket. */
+static void pipeline_shadows(struct pipeline *p, uint32_t func_id,
+			     const struct pair_exec *e,
+			     const struct sci_causes *c)
+{
+	unsigned int a;
+
+	for (a = 0; a < ARGB_NR_ARGS; a++) {
+		struct key_rule rule = { .kind = KEY_ARG, .arg = a,
+					 .log2 = true };
+
+		if (sci_add(p->sci,
+			    autokey_shadow_id(p->shadow_base, func_id, a),
+			    key_value(&rule, e), e->tid,
+			    e->exit_ts - e->entry_ts, e->exit_ts, c))
+			p->stats.nomem++;
+	}
+}
+
 static void pipeline_exec(const struct pair_exec *e, void *ctx)
 {
 	struct pipeline *p = ctx;
@@ -57,6 +77,11 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 	if (sci_add(p->sci, probe->func_id, key, e->tid,
 		    e->exit_ts - e->entry_ts, e->exit_ts, c))
 		p->stats.nomem++;
+	if (argbuckets_add(p->args, probe->func_id, e->args,
+			   e->exit_ts - e->entry_ts))
+		p->stats.nomem++;
+	if (probe->key.kind == KEY_AUTO && p->shadow_base)
+		pipeline_shadows(p, probe->func_id, e, c);
 	if (p->excess && e->nr_counters &&
 	    excess_add(p->excess, probe->func_id, key, e))
 		p->stats.nomem++;
@@ -123,7 +148,8 @@ struct pipeline *pipeline_new(void)
 	p->pairer = pairer_new(pipeline_exec, p);
 	p->sci = sci_new();
 	p->stacks = stacks_new();
-	if (!p->pairer || !p->sci || !p->stacks) {
+	p->args = argbuckets_new();
+	if (!p->pairer || !p->sci || !p->stacks || !p->args) {
 		pipeline_free(p);
 		return NULL;
 	}
@@ -140,6 +166,7 @@ void pipeline_free(struct pipeline *p)
 	timeline_free(p->tl);
 	excess_free(p->excess);
 	stacks_free(p->stacks);
+	argbuckets_free(p->args);
 	free(p->probes);
 	free(p->exits);
 	free(p);
@@ -167,6 +194,11 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 	p->probes[probe_id].func_id = func_id;
 	p->probes[probe_id].key = rule ? *rule : none;
 	return 0;
+}
+
+void pipeline_set_shadow_base(struct pipeline *p, uint32_t base)
+{
+	p->shadow_base = base;
 }
 
 int pipeline_set_sync(struct pipeline *p, uint32_t probe_id)

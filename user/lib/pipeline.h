@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <linux/ispot.h>
 
+#include "argbuckets.h"
 #include "excess.h"
 #include "pair.h"
 #include "sci.h"
@@ -23,6 +24,7 @@ enum key_kind {
 	KEY_NONE,
 	KEY_ARG,	/* the value of argument N (0-2) */
 	KEY_CALLSITE,	/* the return address at entry */
+	KEY_AUTO,	/* chosen at report time (autokey.h) */
 };
 
 struct key_rule {
@@ -57,6 +59,10 @@ struct pipeline {
 	struct timeline *tl;		/* NULL unless causes are on */
 	struct excess *excess;		/* NULL unless counters are on */
 	struct stacks *stacks;		/* sampled call stacks per function */
+	struct argbuckets *args;	/* per-argument log2 buckets */
+	/* Above every function id: where KEY_AUTO's shadows start, 0 = an
+	 * auto function is scored unkeyed only (autokey.h). */
+	uint32_t shadow_base;
 	/* The fed record's thread totals, read by the pair callback. */
 	uint64_t now[TL_NR_CAUSES];
 	struct pipeline_stats stats;
@@ -81,6 +87,13 @@ void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci);
 /* Executions of @probe_id count for function @func_id, keyed by @rule. */
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 		       uint32_t func_id, const struct key_rule *rule);
+
+/*
+ * Score the functions keyed by KEY_AUTO under every candidate key too,
+ * with shadow ids from @base up (autokey.h).  @base must exceed every
+ * function id.  Call before the first record.
+ */
+void pipeline_set_shadow_base(struct pipeline *p, uint32_t base);
 
 /*
  * @probe_id is a block's begin (@end false) or end marker: the block's

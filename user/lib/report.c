@@ -114,6 +114,13 @@ static const char *func_key(const struct report *r, uint32_t id)
 	return fn && fn->key ? fn->key : "";
 }
 
+static bool func_key_auto(const struct report *r, uint32_t id)
+{
+	const struct report_func *fn = func_of(r, id);
+
+	return fn && fn->key_auto;
+}
+
 static void key_label(const struct report *r, uint32_t id, uint64_t key,
 		      char *buf, size_t len)
 {
@@ -390,16 +397,21 @@ static void table_walk(struct table *t, const struct report *r, size_t rows)
 
 		memset(cell, 0, sizeof(cell));
 		result_cells(fn, cell);
-		snprintf(cell[COL_FUNCTION], CELL_LEN, key[0] ? "%s [%s]" : "%s",
-			 func_name(r, fn->func_id, name, sizeof(name)), key);
+		snprintf(cell[COL_FUNCTION], CELL_LEN,
+			 func_key_auto(r, fn->func_id) ? "%s [%s (auto)]" :
+			 key[0] ? "%s [%s]" : "%s",
+			 func_name(r, fn->func_id, name, sizeof(name)),
+			 key[0] ? key : "none");
 		snprintf(cell[COL_OBJECT], CELL_LEN, "%s",
 			 basename_of(func_object(r, fn->func_id)));
 		table_row(t, cell);
 		/* One key is the function itself: nothing to break down. */
 		if (key[0] && fn->nr_keys > 1)
 			key_rows(t, r, fn);
-		if (t->print)
-			report_stacks_text(t->f, r, fn, function_column(t) + 2);
+		if (!t->print)
+			continue;
+		report_workload_text(t->f, r, fn, function_column(t) + 2);
+		report_stacks_text(t->f, r, fn, function_column(t) + 2);
 	}
 }
 
@@ -724,6 +736,8 @@ static void json_function(struct json *j, const struct report *r,
 						sizeof(name))));
 	json_string(j, "object", func_object(r, fn->func_id));
 	json_string(j, "key", key);
+	if (func_key_auto(r, fn->func_id))
+		json_bool(j, "key_auto", true);
 	json_u64(j, "nr_keys", fn->nr_keys);
 	json_result(j, fn);
 	json_u64(j, "caused_calls", fn->caused_calls);
@@ -738,6 +752,7 @@ static void json_function(struct json *j, const struct report *r,
 	json_excess(j, r, fn);
 	if (key[0])
 		json_keys(j, r, fn);
+	report_workload_json(j, r, fn);
 	report_stacks_json(j, r, fn);
 	json_object_end(j);
 }

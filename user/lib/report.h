@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "argbuckets.h"
 #include "excess.h"
 #include "sci.h"
 #include "stacks.h"
@@ -27,6 +28,7 @@ struct report_func {
 	const char *key;	/* key kind: "" for none, "arg0", "arg1:log2",
 				 * "callsite" */
 	const char *linkage_name;	/* C++: mangled; NULL/"" = name */
+	bool key_auto;		/* --key FUNC=auto chose @key ("" = none) */
 };
 
 /* A perf event the module was asked to count; hardware ones may be absent. */
@@ -96,6 +98,8 @@ struct report {
 	const struct stacks *stacks;	/* sampled call stacks, may be NULL */
 	report_frame_fn frame_name;
 	void *frame_ctx;
+	/* Workload verdicts by func_id (argbuckets.h), NULL = none. */
+	const struct argb_verdict *verdicts;
 	const char *const *notes;	/* extra footer lines, may be 0 */
 	size_t nr_notes;
 	/*
@@ -153,6 +157,18 @@ void report_stacks_text(FILE *f, const struct report *r,
 			const struct sci_result *fn, int indent);
 void report_stacks_json(struct json *j, const struct report *r,
 			const struct sci_result *fn);
+
+/*
+ * The WORKLOAD-DEPENDENT line under function @fn's row when its verdict
+ * flags it (report_workload.c), and its "workload_dependent",
+ * "suggested_key" (and, when an argument could be judged,
+ * "workload_evidence", "workload_ratio" and "key_loss_cut") members in
+ * JSON.  Nothing without r->verdicts.
+ */
+void report_workload_text(FILE *f, const struct report *r,
+			  const struct sci_result *fn, int indent);
+void report_workload_json(struct json *j, const struct report *r,
+			  const struct sci_result *fn);
 
 /*
  * The futex lines of the text report (report_futex.c), one per word:

@@ -38,6 +38,8 @@
  * that polled for POLLIN would spin (ispotd did, and took a vCPU).
  */
 #define TRACE_BUSY_PACE_NS	(20 * 1000 * 1000ull)
+/* Footer notes: three of the session's, the rest --key auto's. */
+#define TRACE_NOTES		8
 
 static volatile sig_atomic_t trace_signal;
 
@@ -663,7 +665,7 @@ static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 	return rf;
 }
 
-static int trace_print(struct trace *t, const struct sci_report *sr)
+static int trace_print(struct trace *t, struct sci_report *sr)
 {
 	char (*futex_names)[ELF_SYM_NAME_MAX] = NULL;
 	const char **futex_funcs = NULL;
@@ -690,21 +692,29 @@ static int trace_print(struct trace *t, const struct sci_report *sr)
 		.frame_name = trace_frame_name,
 		.frame_ctx = t,
 	};
-	const char *notes[3];
-	char note[3][256];
+	const char *notes[TRACE_NOTES];
+	char note[TRACE_NOTES][256];
+	struct argb_verdict *verdicts;
 	FILE *out = stdout;
 	size_t i;
 	int ret;
 
-	if (!rf) {
+	verdicts = rf ? trace_workload(t, sr, note, &r.nr_notes,
+				       TRACE_NOTES - 3) : NULL;
+	if (!verdicts) {
+		free(rf);
 		ispot_error("out of memory writing the report");
 		return -1;
 	}
+	r.verdicts = verdicts;
+	for (i = 0; i < r.nr_notes; i++)
+		notes[i] = note[i];
 	for (i = 0; i < t->nr_funcs; i++) {
 		rf[i].name = t->funcs[i].sym.name;
 		rf[i].linkage_name = t->funcs[i].sym.linkage_name;
 		rf[i].object = t->funcs[i].sym.obj;
 		rf[i].key = t->funcs[i].key_desc;
+		rf[i].key_auto = t->funcs[i].key_auto;
 	}
 	if (ds->late) {
 		snprintf(note[r.nr_notes], sizeof(note[0]),
@@ -757,6 +767,7 @@ out:
 	free(futex_names);
 	free(futex_funcs);
 	free(futex_wakers);
+	free(verdicts);
 	free(rf);
 	return ret ? -1 : 0;
 }

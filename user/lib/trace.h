@@ -35,6 +35,7 @@ struct trace_func {
 	struct elf_target_sym sym;
 	struct key_rule key;
 	char key_desc[32];
+	bool key_auto;			/* --key auto chose key (report time) */
 	uint32_t probe_id;		/* a block's: its first begin site's */
 	struct elf_block *block;	/* NULL for a function */
 };

@@ -326,6 +326,13 @@ int trace_arm(struct trace *t)
 			  ISPOT_PROBE_NO_CALLSITE : 0);
 	size_t i;
 
+	/*
+	 * --key auto's shadow scores need ids above every function's, which
+	 * only a session numbering its own functions knows; under ispotd's
+	 * ids an auto function is scored unkeyed.
+	 */
+	if (!t->func_ids)
+		pipeline_set_shadow_base(t->pipe, t->nr_funcs);
 	for (i = 0; i < t->nr_funcs; i++) {
 		struct trace_func *f = &t->funcs[i];
 		uint32_t func_id = t->func_ids ? t->func_ids[i] : i;

@@ -18,4 +18,16 @@ int trace_arm(struct trace *t);
 /* Free what trace_resolve() gathered. */
 void trace_funcs_free(struct trace *t);
 
+/*
+ * At report time (trace_workload.c): judge every function's arguments
+ * (argbuckets.h), key each --key FUNC=auto function as its verdict says
+ * (autokey.h: @sr is rewritten, and the function's key and key_desc set
+ * to the choice), and write a one-line note into @notes for each auto
+ * function too sparsely recorded to judge, at most @max.  Returns the
+ * verdicts by function id (free() them), or NULL without memory.
+ */
+struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
+				    char (*notes)[256], size_t *nr_notes,
+				    size_t max);
+
 #endif /* ISPOT_TRACE_INTERNAL_H */
