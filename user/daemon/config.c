@@ -374,8 +374,8 @@ static int config_add_key(struct ispotd_config *c,
 				    "--key 'worker=arg0:log2'");
 	if (!key_rule_parse(eq + 1, &rule))
 		return config_error(src, "%s '%s': the rule must be argN "
-				    "(N = 0-2), argN:log2, callsite or none",
-				    opt, val);
+				    "(N = 0-2), argN:log2, callsite, shape or "
+				    "none", opt, val);
 	func = strndup(val, eq - val);
 	if (!func)
 		return config_oom();

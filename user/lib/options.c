@@ -179,6 +179,10 @@ bool key_rule_parse(const char *s, struct key_rule *rule)
 		rule->kind = KEY_CALLSITE;
 		return true;
 	}
+	if (!strcmp(s, "shape")) {
+		rule->kind = KEY_SHAPE;
+		return true;
+	}
 	if (strncmp(s, "arg", 3) || s[3] < '0' || s[3] > '2')
 		return false;
 	rule->kind = KEY_ARG;
@@ -201,6 +205,9 @@ void key_rule_format(const struct key_rule *rule, char *buf, size_t len)
 		break;
 	case KEY_CALLSITE:
 		snprintf(buf, len, "callsite");
+		break;
+	case KEY_SHAPE:
+		snprintf(buf, len, "shape");
 		break;
 	default:
 		snprintf(buf, len, "%s", "");
@@ -269,8 +276,8 @@ static int parse_key(enum trace_mode mode, char *arg, struct trace_opts *o)
 	if (!key_rule_parse(eq + 1, &o->keys[o->nr_keys].rule)) {
 		*eq = '=';
 		return usage_error(mode, "--key '%s': the rule must be argN "
-				   "(N = 0-2), argN:log2, callsite or none",
-				   arg);
+				   "(N = 0-2), argN:log2, callsite, shape or "
+				   "none", arg);
 	}
 	o->keys[o->nr_keys++].func = arg;
 	return 0;

@@ -32,6 +32,8 @@ uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
 		return v + 1;
 	case KEY_CALLSITE:
 		return e->callsite ? e->callsite : 1;
+	case KEY_SHAPE:
+		return e->shape.hash ? e->shape.hash : 1;
 	case KEY_NONE:
 	default:
 		return 0;
@@ -54,6 +56,9 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 		causes.oncpu_ns = 0;	/* the engine takes the remainder */
 		c = &causes;
 	}
+	if (shapes_add(p->shapes, probe->func_id, &e->shape,
+		       probe->key.kind == KEY_SHAPE))
+		p->stats.nomem++;
 	if (sci_add(p->sci, probe->func_id, key, e->tid,
 		    e->exit_ts - e->entry_ts, e->exit_ts, c))
 		p->stats.nomem++;
@@ -123,7 +128,8 @@ struct pipeline *pipeline_new(void)
 	p->pairer = pairer_new(pipeline_exec, p);
 	p->sci = sci_new();
 	p->stacks = stacks_new();
-	if (!p->pairer || !p->sci || !p->stacks) {
+	p->shapes = shapes_new();
+	if (!p->pairer || !p->sci || !p->stacks || !p->shapes) {
 		pipeline_free(p);
 		return NULL;
 	}
@@ -140,6 +146,8 @@ void pipeline_free(struct pipeline *p)
 	timeline_free(p->tl);
 	excess_free(p->excess);
 	stacks_free(p->stacks);
+	if (!p->shapes_borrowed)
+		shapes_free(p->shapes);
 	free(p->probes);
 	free(p->exits);
 	free(p);
@@ -151,6 +159,14 @@ void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci)
 		sci_free(p->sci);
 	p->sci = sci;
 	p->sci_borrowed = true;
+}
+
+void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes)
+{
+	if (!p->shapes_borrowed)
+		shapes_free(p->shapes);
+	p->shapes = shapes;
+	p->shapes_borrowed = true;
 }
 
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
@@ -166,7 +182,8 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 	p->probes[probe_id].used = true;
 	p->probes[probe_id].func_id = func_id;
 	p->probes[probe_id].key = rule ? *rule : none;
-	return 0;
+	/* Shapes name functions, not probes: a block has several sites. */
+	return pairer_set_callee(p->pairer, probe_id, func_id);
 }
 
 int pipeline_set_sync(struct pipeline *p, uint32_t probe_id)

@@ -15,6 +15,7 @@
 #include "excess.h"
 #include "pair.h"
 #include "sci.h"
+#include "shape.h"
 #include "stacks.h"
 #include "timeline.h"
 
@@ -23,6 +24,7 @@ enum key_kind {
 	KEY_NONE,
 	KEY_ARG,	/* the value of argument N (0-2) */
 	KEY_CALLSITE,	/* the return address at entry */
+	KEY_SHAPE,	/* the probed calls it made (shape.h) */
 };
 
 struct key_rule {
@@ -57,10 +59,12 @@ struct pipeline {
 	struct timeline *tl;		/* NULL unless causes are on */
 	struct excess *excess;		/* NULL unless counters are on */
 	struct stacks *stacks;		/* sampled call stacks per function */
+	struct shapes *shapes;		/* what calls executions made */
 	/* The fed record's thread totals, read by the pair callback. */
 	uint64_t now[TL_NR_CAUSES];
 	struct pipeline_stats stats;
 	bool sci_borrowed;		/* p->sci belongs to the caller */
+	bool shapes_borrowed;		/* and so does p->shapes */
 
 	/* Exits waiting to be forgotten, oldest first (a ring). */
 	uint64_t forget_delay_ns;	/* 0: every thread is kept */
@@ -77,6 +81,12 @@ void pipeline_free(struct pipeline *p);
  * one engine per window across the pipelines of its armed bursts.
  */
 void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci);
+
+/*
+ * The same for the shapes seen (@shapes outlives the pipeline), so that
+ * shape keys scored into a borrowed engine keep their names.
+ */
+void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes);
 
 /* Executions of @probe_id count for function @func_id, keyed by @rule. */
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,

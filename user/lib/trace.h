@@ -94,6 +94,8 @@ struct trace {
 	 */
 	struct sci_engine *engine;
 	const uint32_t *func_ids;
+	/* And, with @engine, the shapes that name its shape keys. */
+	struct shapes *shapes;
 };
 
 /* Monotonic ns, the clock the module stamps records with. */
@@ -163,6 +165,8 @@ void trace_free(struct trace *t);
 /*
  * Name a key value the way the user would look for it: "&app:gm_lock",
  * "from app:worker+0x21", "arg2 in [2^11, 2^12)".  @sym may be NULL.
+ * Shape keys need the shapes seen to be named (shape_key_label()); here
+ * they are "shape 0x…".
  * Returns what snprintf would.
  */
 int trace_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
