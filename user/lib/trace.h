@@ -124,6 +124,15 @@ int trace_check_pid(pid_t pid);
 int trace_resolve(struct trace *t, pid_t pid, const char *exe);
 
 /*
+ * After trace_resolve(): every --key names a traced function.  A key
+ * that names none is an error (a typo, or a function not traced), a note
+ * with --auto (whose picks the user could not know).  ispotd does not
+ * call it: its targets may each lack some functions.  Returns 0 or prints
+ * one line and returns -1.
+ */
+int trace_check_keys(const struct trace *t);
+
+/*
  * Open a session on @pid, map its rings, arm and enable the probes.  For
  * `run`, @pid is the child still waiting to exec.  Returns 0 or prints one
  * line and returns -1.
