@@ -423,8 +423,8 @@ TEST(key_rules)
 	ASSERT_EQ(PARSE(&c, "--pid", "1", "--func", "f",
 			"--key", "a=arg0", "--key", "b=arg2:log2",
 			"--key", "c=callsite", "--key", "d=none",
-			"--key", "Foo::operator==arg1"), 0);
-	ASSERT_EQ(c.nr_keys, 5);
+			"--key", "Foo::operator==arg1", "--key", "e=shape"), 0);
+	ASSERT_EQ(c.nr_keys, 6);
 	EXPECT_STREQ(c.keys[0].func, "a");
 	EXPECT_EQ(c.keys[0].rule.kind, KEY_ARG);
 	EXPECT_EQ(c.keys[0].rule.arg, 0);
@@ -436,6 +436,8 @@ TEST(key_rules)
 	/* FUNC ends at the last '=': a rule never holds one. */
 	EXPECT_STREQ(c.keys[4].func, "Foo::operator=");
 	EXPECT_EQ(c.keys[4].rule.arg, 1);
+	EXPECT_STREQ(c.keys[5].func, "e");
+	EXPECT_EQ(c.keys[5].rule.kind, KEY_SHAPE);
 	ispotd_config_free(&c);
 }
 

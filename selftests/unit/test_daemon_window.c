@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
+#include "pipeline.h"
 #include "sci.h"
 #include "trace.h"
 #include "window.h"
@@ -313,6 +314,102 @@ TEST(cxx_function_names)
 }
 
 /* A window in which nothing ran: empty functions, the rest well formed. */
+/*
+ * One burst's pipeline: handle() calls step() once, then three times, in
+ * thread 100, scored into the window's engine under the window's ids, as
+ * trace_start() sets a burst up (pipeline_borrow_*).
+ */
+static void shape_burst(struct window_set *w, struct trace *t,
+			const uint32_t *ids, uint64_t ts)
+{
+	struct pipeline *p = pipeline_new();
+	const uint32_t tid = 100;
+	size_t i, call, steps;
+	struct ispot_record r;
+
+	ASSERT_TRUE(p);
+	pipeline_borrow_engine(p, w->sci);
+	pipeline_borrow_shapes(p, t->shapes);
+	for (i = 0; i < t->nr_funcs; i++)
+		ASSERT_EQ(pipeline_add_probe(p, i + 1, ids[i],
+					     &t->funcs[i].key), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, tid, ts), 0);
+	memset(&r, 0, sizeof(r));
+	r.tid = r.tgid = tid;
+	r.nslots = 1;
+	r.ip = 0x401000;
+	for (call = 0; call < 2; call++) {
+		r.kind = ISPOT_REC_ENTRY;
+		r.probe_id = 1;
+		r.sp = 0x7ffd00000008ULL;
+		r.ts_ns = ts++;
+		pipeline_record(p, &r);
+		for (steps = 0; steps < (call ? 3 : 1); steps++) {
+			r.kind = ISPOT_REC_ENTRY;
+			r.probe_id = 2;
+			r.sp = 0x7ffd00000008ULL - 0x40;
+			r.ts_ns = ts;
+			pipeline_record(p, &r);
+			ts += 100;
+			r.kind = ISPOT_REC_EXIT;
+			r.sp += 8;
+			r.ts_ns = ts++;
+			pipeline_record(p, &r);
+		}
+		r.kind = ISPOT_REC_EXIT;
+		r.probe_id = 1;
+		r.sp = 0x7ffd00000010ULL;
+		r.ts_ns = ts++;
+		pipeline_record(p, &r);
+	}
+	pipeline_finish(p, ts);
+	pipeline_free(p);
+}
+
+/*
+ * --key handle=shape: the window names handle's keys by the functions it
+ * called, with the shapes kept across bursts (each burst's pipeline is
+ * freed), and says that its shapes differ.
+ */
+TEST(shape_keys_named_across_bursts)
+{
+	static const char *const names[] = { "handle", "step" };
+	struct trace_func funcs[2];
+	struct window_set w;
+	uint32_t ids[2];
+	struct trace t;
+	char *line, *o;
+	long off = 0;
+	FILE *f = tmpfile();
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	resolved(&t, funcs, names, 2);
+	funcs[0].key.kind = KEY_SHAPE;
+	snprintf(funcs[0].key_desc, sizeof(funcs[0].key_desc), "shape");
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	ASSERT_TRUE(t.shapes == w.shapes);
+	shape_burst(&w, &t, ids, T0 + 1000);
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	shape_burst(&w, &t, ids, T0 + 100000);
+
+	line = close_window(&w, f, &off, T0 + WINDOW_NS);
+	o = object_named(line, "handle");
+	ASSERT_TRUE(o);
+	EXPECT_TRUE(strstr(o, "\"key\": \"shape\""));
+	EXPECT_TRUE(strstr(o, "\"key\": \"handle>step\""));
+	EXPECT_TRUE(strstr(o, "\"key\": \"handle>step>step>step\""));
+	EXPECT_TRUE(strstr(o, "\"shapes_differ\": true"));
+	EXPECT_FALSE(strstr(o, "shape_note"));
+	free(o);
+	o = object_named(line, "step");
+	ASSERT_TRUE(o);
+	EXPECT_TRUE(strstr(o, "\"shapes_differ\": false"));
+	free(o);
+	fclose(f);
+	window_set_free(&w);
+}
+
 TEST(empty_window)
 {
 	struct window_set w;

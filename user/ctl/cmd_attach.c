@@ -15,8 +15,9 @@ int cmd_attach(int argc, char **argv)
 
 	if (trace_open(&t, &o, MODE_ATTACH) || trace_check_pid(o.pid))
 		goto fail;
-	if (trace_resolve(&t, o.pid, NULL) || trace_start(&t, o.pid) ||
-	    trace_loop(&t, NULL, NULL) || trace_report(&t))
+	if (trace_resolve(&t, o.pid, NULL) || trace_check_keys(&t) ||
+	    trace_start(&t, o.pid) || trace_loop(&t, NULL, NULL) ||
+	    trace_report(&t))
 		goto fail;
 	trace_free(&t);
 	return EXIT_OK;

@@ -173,7 +173,8 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* --auto resolves on the running command, below. */
-	if (!o.auto_pick && trace_resolve(&t, 0, path))
+	if (!o.auto_pick && (trace_resolve(&t, 0, path) ||
+			     trace_check_keys(&t)))
 		goto out;
 	if (spawn_waiting(path, o.cmd, &child)) {
 		ispot_error("cannot start '%s' (%s)", o.cmd[0],
@@ -186,7 +187,7 @@ int cmd_run(int argc, char **argv)
 		/* Running, not traced: failing now must not leave it be. */
 		untraced = true;
 		if (trace_resolve(&t, child.pid, path) ||
-		    trace_start(&t, child.pid))
+		    trace_check_keys(&t) || trace_start(&t, child.pid))
 			goto out;
 		untraced = false;
 	} else {

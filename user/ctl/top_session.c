@@ -174,7 +174,7 @@ int top_session_open(struct top_source *s, const struct trace_opts *o,
 	s->close = session_close;
 	if (trace_open(&ts->t, o, MODE_ATTACH) || trace_check_pid(o->pid) ||
 	    trace_resolve(&ts->t, o->pid, NULL) ||
-	    trace_start(&ts->t, o->pid)) {
+	    trace_check_keys(&ts->t) || trace_start(&ts->t, o->pid)) {
 		session_close(s);
 		return -1;
 	}

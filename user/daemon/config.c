@@ -91,7 +91,8 @@ void ispotd_config_usage(FILE *f)
 		"      --block NAME=[OBJ:]PROV:BEGIN,PROV:END\n"
 		"                        trace from one USDT probe to another as NAME\n"
 		"      --key FUNC=RULE   compare FUNC's executions only with those of the\n"
-		"                        same argN[:log2], callsite, or none; repeatable\n"
+		"                        same argN[:log2], callsite, shape (probed calls\n"
+		"                        made), or none; repeatable\n"
 		"      --sync            also trace pthread lock, wait and barrier calls\n"
 		"options:\n"
 		"      --budget PCT      overhead allowed, as a share of the targets' time\n"
@@ -374,8 +375,8 @@ static int config_add_key(struct ispotd_config *c,
 				    "--key 'worker=arg0:log2'");
 	if (!key_rule_parse(eq + 1, &rule))
 		return config_error(src, "%s '%s': the rule must be argN "
-				    "(N = 0-2), argN:log2, callsite, auto or none",
-				    opt, val);
+				    "(N = 0-2), argN:log2, callsite, shape, auto "
+				    "or none", opt, val);
 	func = strndup(val, eq - val);
 	if (!func)
 		return config_oom();

@@ -22,7 +22,8 @@ int window_set_init(struct window_set *w, int pid, uint64_t now)
 	w->pid = pid;
 	w->start_ns = now;
 	w->sci = sci_new();
-	return w->sci ? 0 : -ENOMEM;
+	w->shapes = shapes_new();
+	return w->sci && w->shapes ? 0 : -ENOMEM;
 }
 
 static void window_reset(struct window_set *w, uint64_t now)
@@ -47,6 +48,7 @@ void window_set_free(struct window_set *w)
 	free(w->funcs);
 	free(w->futexes);
 	sci_free(w->sci);
+	shapes_free(w->shapes);
 	elf_symbolizer_free(w->sym);
 	memset(w, 0, sizeof(*w));
 }
@@ -98,6 +100,7 @@ int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids)
 	}
 	t->engine = w->sci;
 	t->func_ids = ids;
+	t->shapes = w->shapes;
 	return 0;
 }
 
@@ -185,6 +188,13 @@ void window_rfc3339(char *buf, size_t len, const struct timespec *ts)
 	snprintf(buf, len, "%s.%03ldZ", day, ts->tv_nsec / 1000000);
 }
 
+static const char *window_func_name(const void *ctx, uint32_t id)
+{
+	const struct window_set *w = ctx;
+
+	return id < w->nr_funcs ? w->funcs[id].name : NULL;
+}
+
 static int window_key_name(void *ctx, uint32_t func_id, uint64_t key,
 			   char *buf, size_t len)
 {
@@ -192,14 +202,10 @@ static int window_key_name(void *ctx, uint32_t func_id, uint64_t key,
 
 	if (func_id >= w->nr_funcs)
 		return -1;
+	if (w->funcs[func_id].key.kind == KEY_SHAPE)
+		return shape_key_label(w->shapes, key, w->funcs[func_id].name,
+				       window_func_name, w, buf, len);
 	return trace_key_label(&w->funcs[func_id].key, w->sym, key, buf, len);
-}
-
-static const char *window_func_name(const void *ctx, uint32_t id)
-{
-	const struct window_set *w = ctx;
-
-	return id < w->nr_funcs ? w->funcs[id].name : NULL;
 }
 
 /* The window's futex words as the report names them. */
@@ -297,6 +303,8 @@ static int window_write(struct window_set *w, FILE *f,
 	struct report_waker *wakers = calloc(w->nr_futexes * (TL_WAKERS + 1) +
 					     1, sizeof(*wakers));
 	struct report_func *rf = calloc(w->nr_funcs + 1, sizeof(*rf));
+	char (*shape_notes)[SHAPE_NOTE_LEN] = calloc(w->nr_funcs + 1,
+						     sizeof(*shape_notes));
 	struct report r = {
 		.pid = tg->pid,
 		.command = tg->exe,
@@ -312,13 +320,19 @@ static int window_write(struct window_set *w, FILE *f,
 	uint32_t i;
 	int ret = -ENOMEM;
 
-	if (!names || !fnames || !wakers || !rf)
+	if (!names || !fnames || !wakers || !rf || !shape_notes)
 		goto out;
 	for (i = 0; i < w->nr_funcs; i++) {
 		rf[i].name = w->funcs[i].name;
 		rf[i].linkage_name = w->funcs[i].linkage_name;
 		rf[i].object = w->funcs[i].object;
 		rf[i].key = w->funcs[i].key_desc;
+		if (shape_note(w->shapes, i, rf[i].name,
+			       w->funcs[i].key.kind == KEY_SHAPE,
+			       w->funcs[i].key.kind == KEY_NONE,
+			       window_func_name, w, &rf[i].shapes_differ,
+			       shape_notes[i], sizeof(shape_notes[i])))
+			rf[i].shape_note = shape_notes[i];
 	}
 	r.futexes = window_report_futexes(w, names, fnames, wakers);
 	if (!r.futexes)
@@ -362,6 +376,7 @@ out:
 	free(names);
 	free(fnames);
 	free(wakers);
+	free(shape_notes);
 	free(rf);
 	return ret;
 }

@@ -110,6 +110,8 @@ struct window_set {
 
 	/* The current window, seeded with the minima of those before. */
 	struct sci_engine *sci;
+	/* Shapes seen since the start: they name the shape keys (shape.h). */
+	struct shapes *shapes;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t armed_ns;
 	uint64_t calls;			/* probed calls entered while armed */

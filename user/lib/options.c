@@ -37,7 +37,8 @@ static void top_usage(FILE *f)
 		"  -f, --func SPEC       function to trace: name, glob ('worker_*') or\n"
 		"                        OBJ:name ('libc:pthread_mutex_lock'); repeatable\n"
 		"  -k, --key FUNC=RULE   compare FUNC's executions only with those of the\n"
-		"                        same argN[:log2], callsite, or none\n"
+		"                        same argN[:log2], callsite, shape (probed calls\n"
+		"                        made), or none\n"
 		"      --sync            also trace pthread lock, wait and barrier calls\n"
 		"      --sample N        record 1 in N calls of each function\n"
 		"      --ring-size SIZE  ring buffer per CPU (e.g. 512K, 4M; default 2M)\n"
@@ -66,8 +67,9 @@ void trace_opts_usage(enum trace_mode mode, FILE *f)
 		"      --block NAME=[OBJ:]PROV:BEGIN,PROV:END\n"
 		"                        trace from one USDT probe to another as NAME\n"
 		"  -k, --key FUNC=RULE   compare FUNC's executions only with those of the\n"
-		"                        same argN[:log2], callsite, or none; auto: the\n"
-		"                        argument the report finds the work follows\n"
+		"                        same argN[:log2], callsite, shape (probed calls\n"
+		"                        made), or none; auto: the argument the report\n"
+		"                        finds the work follows\n"
 		"      --sync            also trace pthread lock, wait and barrier calls\n"
 		"      --auto[=N]        sample the target first, then trace the functions\n"
 		"                        with >= 1%% of the samples (or the top N)\n"
@@ -184,6 +186,10 @@ bool key_rule_parse(const char *s, struct key_rule *rule)
 		rule->kind = KEY_AUTO;
 		return true;
 	}
+	if (!strcmp(s, "shape")) {
+		rule->kind = KEY_SHAPE;
+		return true;
+	}
 	if (strncmp(s, "arg", 3) || s[3] < '0' || s[3] > '2')
 		return false;
 	rule->kind = KEY_ARG;
@@ -209,6 +215,9 @@ void key_rule_format(const struct key_rule *rule, char *buf, size_t len)
 		break;
 	case KEY_AUTO:
 		snprintf(buf, len, "auto");
+		break;
+	case KEY_SHAPE:
+		snprintf(buf, len, "shape");
 		break;
 	default:
 		snprintf(buf, len, "%s", "");
@@ -239,29 +248,67 @@ static const struct {
 	{ "send", { KEY_ARG, 2, true } },
 };
 
+/*
+ * Whether --key's @glob names function @name: "foo@GLIBC_2.2.5" is keyed
+ * like "foo", and "ns::f(int)" like "ns::f", as --func takes it.
+ */
+static bool key_glob_matches(const char *glob, const char *name)
+{
+	char base[512], bare[512];
+
+	snprintf(base, sizeof(base), "%s", name);
+	base[strcspn(base, "@")] = '\0';
+	snprintf(bare, sizeof(bare), "%s", base);
+	bare[demangle_bare_len(bare)] = '\0';
+	return !fnmatch(glob, base, 0) || !fnmatch(glob, bare, 0) ||
+	       !fnmatch(glob, name, 0);
+}
+
 struct key_rule trace_opts_key(const struct trace_opts *o, const char *name,
 			       char *desc, size_t desclen)
 {
 	struct key_rule rule = { .kind = KEY_NONE };
-	char base[512], bare[512];
+	char base[512];
 	size_t i;
 
-	/* "foo@GLIBC_2.2.5" is keyed like "foo". */
 	snprintf(base, sizeof(base), "%s", name);
 	base[strcspn(base, "@")] = '\0';
-	/* And "ns::f(int)" like "ns::f", as --func takes it. */
-	snprintf(bare, sizeof(bare), "%s", base);
-	bare[demangle_bare_len(bare)] = '\0';
 	for (i = 0; i < sizeof(default_keys) / sizeof(default_keys[0]); i++)
 		if (!fnmatch(default_keys[i].glob, base, 0))
 			rule = default_keys[i].rule;
 	for (i = 0; i < o->nr_keys; i++)
-		if (!fnmatch(o->keys[i].func, base, 0) ||
-		    !fnmatch(o->keys[i].func, bare, 0) ||
-		    !fnmatch(o->keys[i].func, name, 0))
+		if (key_glob_matches(o->keys[i].func, name))
 			rule = o->keys[i].rule;
 	key_rule_format(&rule, desc, desclen);
 	return rule;
+}
+
+size_t trace_opts_unmatched_key(const struct trace_opts *o,
+				const char *const *names, size_t n,
+				char *err, size_t len)
+{
+	char rule[32], list[256] = "";
+	size_t i, j, used = 0;
+
+	for (i = 0; i < o->nr_keys; i++) {
+		for (j = 0; j < n; j++)
+			if (key_glob_matches(o->keys[i].func, names[j]))
+				break;
+		if (j < n)
+			continue;
+		for (j = 0; j < n && used < sizeof(list); j++)
+			used += snprintf(list + used, sizeof(list) - used,
+					 "%s%s", j ? ", " : "", names[j]);
+		if (used >= sizeof(list))
+			snprintf(list + sizeof(list) - 5, 5, "...");
+		key_rule_format(&o->keys[i].rule, rule, sizeof(rule));
+		snprintf(err, len, "--key '%s=%s': '%s' matches no traced "
+			 "function (traced: %s); key one of those, or trace it "
+			 "with --func", o->keys[i].func, rule[0] ? rule : "none",
+			 o->keys[i].func, n ? list : "none");
+		return i + 1;
+	}
+	return 0;
 }
 
 static int parse_key(enum trace_mode mode, char *arg, struct trace_opts *o)
@@ -277,8 +324,8 @@ static int parse_key(enum trace_mode mode, char *arg, struct trace_opts *o)
 	if (!key_rule_parse(eq + 1, &o->keys[o->nr_keys].rule)) {
 		*eq = '=';
 		return usage_error(mode, "--key '%s': the rule must be argN "
-				   "(N = 0-2), argN:log2, callsite, auto or none",
-				   arg);
+				   "(N = 0-2), argN:log2, callsite, shape, auto "
+				   "or none", arg);
 	}
 	o->keys[o->nr_keys++].func = arg;
 	return 0;

@@ -91,6 +91,16 @@ struct key_rule trace_opts_key(const struct trace_opts *o, const char *name,
 			       char *desc, size_t desclen);
 
 /*
+ * A --key that names none of the @n traced functions @names is a typo or
+ * a function that was not traced: its index + 1, with the one-line
+ * message for it in @err ("--key 'wrker=shape': 'wrker' matches no traced
+ * function (traced: worker, flush); ..."), or 0 when every key matches.
+ */
+size_t trace_opts_unmatched_key(const struct trace_opts *o,
+				const char *const *names, size_t n,
+				char *err, size_t len);
+
+/*
  * Value parsers, shared with ispotd's options so that both programs read
  * a time, a size or a count the same way.
  *

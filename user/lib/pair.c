@@ -18,6 +18,7 @@ struct pair_frame {
 	uint32_t probe_id;
 	uint16_t cpu;
 	bool has_counters;
+	struct shape shape;
 	struct ispot_counter_values counters;
 };
 
@@ -73,6 +74,8 @@ struct pairer {
 	uint64_t tramp_start, tramp_end;
 	uint32_t *markers;		/* by probe id: PAIR_MARKER_*, block */
 	uint32_t nr_markers;
+	uint32_t *callees;		/* by probe id: callee id + 1, 0 unset */
+	uint32_t nr_callees;
 	struct pair_stats stats;
 };
 
@@ -91,6 +94,21 @@ int pairer_set_marker(struct pairer *p, uint32_t probe_id, uint32_t block,
 	p->markers[probe_id] = block |
 			       (end ? PAIR_MARKER_END : PAIR_MARKER_BEGIN);
 	return 0;
+}
+
+int pairer_set_callee(struct pairer *p, uint32_t probe_id, uint32_t id)
+{
+	if (idarray_reserve(&p->callees, &p->nr_callees, sizeof(*p->callees),
+			    probe_id))
+		return -ENOMEM;
+	p->callees[probe_id] = id + 1;
+	return 0;
+}
+
+static uint32_t pair_callee(const struct pairer *p, uint32_t probe_id)
+{
+	return probe_id < p->nr_callees && p->callees[probe_id] ?
+	       p->callees[probe_id] - 1 : probe_id;
 }
 
 static uint32_t pair_marker(const struct pairer *p, uint32_t probe_id)
@@ -222,6 +240,7 @@ static void pair_push(struct pairer *p, struct pair_frame *frames,
 	f->has_counters = rec_counters(rec) != NULL;
 	if (f->has_counters)
 		f->counters = *rec_counters(rec);
+	shape_init(&f->shape);
 }
 
 static int pair_entry(struct pairer *p, const struct ispot_record *rec,
@@ -249,6 +268,10 @@ static int pair_entry(struct pairer *p, const struct ispot_record *rec,
 		t->depth--;
 		p->stats.unpaired_entries++;
 	}
+	/* A call of the innermost open frame: part of its shape. */
+	if (t->depth)
+		shape_add(&t->frames[t->depth - 1].shape,
+			  pair_callee(p, rec->probe_id));
 	pair_push(p, t->frames, &t->depth, rec, aux);
 	return 0;
 }
@@ -273,6 +296,7 @@ static void pair_emit(struct pairer *p, const struct pair_thread *t,
 	e.callsite = f->callsite ? f->callsite : rec->ip;
 	memcpy(e.args, f->args, sizeof(e.args));
 	memcpy(e.aux, f->aux, sizeof(e.aux));
+	e.shape = f->shape;
 	e.retval = rec->kind == ISPOT_REC_EXIT ? rec->data[0] : 0;
 	e.nr_counters = 0;
 	e.counters_valid = 0;
@@ -464,5 +488,6 @@ void pairer_free(struct pairer *p)
 	}
 	free(p->threads);
 	free(p->markers);
+	free(p->callees);
 	free(p);
 }

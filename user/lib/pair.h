@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <linux/ispot.h>
 
+#include "shape.h"
+
 #define PAIR_MAX_DEPTH	128
 /* Words a caller may attach to an entry and get back with its exit. */
 #define PAIR_AUX_WORDS	3
@@ -34,6 +36,12 @@ struct pair_exec {
 	uint64_t args[3];
 	uint64_t retval;
 	uint64_t aux[PAIR_AUX_WORDS];	/* as given to pairer_feed_aux() */
+	/*
+	 * The probed calls it made directly (entries while it was the
+	 * innermost open frame of its thread), by callee id; a block's is
+	 * empty: blocks are not frames, and their markers are not calls.
+	 */
+	struct shape shape;
 	/*
 	 * Perf counter deltas (ABI 1.3), when both records carried counters:
 	 * bit i of counters_valid is set when delta i is this call's own,
@@ -74,6 +82,13 @@ void pairer_set_trampoline(struct pairer *p, uint64_t start, uint64_t end);
  */
 int pairer_set_marker(struct pairer *p, uint32_t probe_id, uint32_t block,
 		      bool end);
+
+/*
+ * Entries of @probe_id count as calls of callee @id in the shapes of
+ * their callers (pair_exec.shape).  Without it, a probe is its own id.
+ * Returns 0 or -ENOMEM.
+ */
+int pairer_set_callee(struct pairer *p, uint32_t probe_id, uint32_t id);
 
 /* Feed one ENTRY or EXIT record; other kinds are ignored. */
 int pairer_feed(struct pairer *p, const struct ispot_record *rec);

@@ -33,6 +33,8 @@ uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
 		return v + 1;
 	case KEY_CALLSITE:
 		return e->callsite ? e->callsite : 1;
+	case KEY_SHAPE:
+		return e->shape.hash ? e->shape.hash : 1;
 	case KEY_NONE:
 	default:
 		return 0;
@@ -74,6 +76,9 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 		causes.oncpu_ns = 0;	/* the engine takes the remainder */
 		c = &causes;
 	}
+	if (shapes_add(p->shapes, probe->func_id, &e->shape,
+		       probe->key.kind == KEY_SHAPE))
+		p->stats.nomem++;
 	if (sci_add(p->sci, probe->func_id, key, e->tid,
 		    e->exit_ts - e->entry_ts, e->exit_ts, c))
 		p->stats.nomem++;
@@ -149,7 +154,8 @@ struct pipeline *pipeline_new(void)
 	p->sci = sci_new();
 	p->stacks = stacks_new();
 	p->args = argbuckets_new();
-	if (!p->pairer || !p->sci || !p->stacks || !p->args) {
+	p->shapes = shapes_new();
+	if (!p->pairer || !p->sci || !p->stacks || !p->args || !p->shapes) {
 		pipeline_free(p);
 		return NULL;
 	}
@@ -167,6 +173,8 @@ void pipeline_free(struct pipeline *p)
 	excess_free(p->excess);
 	stacks_free(p->stacks);
 	argbuckets_free(p->args);
+	if (!p->shapes_borrowed)
+		shapes_free(p->shapes);
 	free(p->probes);
 	free(p->exits);
 	free(p);
@@ -178,6 +186,14 @@ void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci)
 		sci_free(p->sci);
 	p->sci = sci;
 	p->sci_borrowed = true;
+}
+
+void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes)
+{
+	if (!p->shapes_borrowed)
+		shapes_free(p->shapes);
+	p->shapes = shapes;
+	p->shapes_borrowed = true;
 }
 
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
@@ -193,7 +209,8 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 	p->probes[probe_id].used = true;
 	p->probes[probe_id].func_id = func_id;
 	p->probes[probe_id].key = rule ? *rule : none;
-	return 0;
+	/* Shapes name functions, not probes: a block has several sites. */
+	return pairer_set_callee(p->pairer, probe_id, func_id);
 }
 
 void pipeline_set_shadow_base(struct pipeline *p, uint32_t base)

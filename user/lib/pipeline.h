@@ -16,6 +16,7 @@
 #include "excess.h"
 #include "pair.h"
 #include "sci.h"
+#include "shape.h"
 #include "stacks.h"
 #include "timeline.h"
 
@@ -25,6 +26,7 @@ enum key_kind {
 	KEY_ARG,	/* the value of argument N (0-2) */
 	KEY_CALLSITE,	/* the return address at entry */
 	KEY_AUTO,	/* chosen at report time (autokey.h) */
+	KEY_SHAPE,	/* the probed calls it made (shape.h) */
 };
 
 struct key_rule {
@@ -63,10 +65,12 @@ struct pipeline {
 	/* Above every function id: where KEY_AUTO's shadows start, 0 = an
 	 * auto function is scored unkeyed only (autokey.h). */
 	uint32_t shadow_base;
+	struct shapes *shapes;		/* what calls executions made */
 	/* The fed record's thread totals, read by the pair callback. */
 	uint64_t now[TL_NR_CAUSES];
 	struct pipeline_stats stats;
 	bool sci_borrowed;		/* p->sci belongs to the caller */
+	bool shapes_borrowed;		/* and so does p->shapes */
 
 	/* Exits waiting to be forgotten, oldest first (a ring). */
 	uint64_t forget_delay_ns;	/* 0: every thread is kept */
@@ -83,6 +87,12 @@ void pipeline_free(struct pipeline *p);
  * one engine per window across the pipelines of its armed bursts.
  */
 void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci);
+
+/*
+ * The same for the shapes seen (@shapes outlives the pipeline), so that
+ * shape keys scored into a borrowed engine keep their names.
+ */
+void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes);
 
 /* Executions of @probe_id count for function @func_id, keyed by @rule. */
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,

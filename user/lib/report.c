@@ -79,6 +79,14 @@ static const struct report_func *func_of(const struct report *r, uint32_t id)
 	return NULL;
 }
 
+/* The note under a function's rows about its shapes, NULL if none. */
+static const char *func_shape_note(const struct report *r, uint32_t id)
+{
+	const struct report_func *fn = func_of(r, id);
+
+	return fn ? fn->shape_note : NULL;
+}
+
 /* An id the caller did not name still gets a stable, greppable label. */
 static const char *func_name(const struct report *r, uint32_t id, char *buf,
 			     size_t len)
@@ -410,6 +418,9 @@ static void table_walk(struct table *t, const struct report *r, size_t rows)
 			key_rows(t, r, fn);
 		if (!t->print)
 			continue;
+		if (func_shape_note(r, fn->func_id))
+			fprintf(t->f, "%*snote: %s\n", function_column(t) + 2,
+				"", func_shape_note(r, fn->func_id));
 		report_workload_text(t->f, r, fn, function_column(t) + 2);
 		report_stacks_text(t->f, r, fn, function_column(t) + 2);
 	}
@@ -753,6 +764,10 @@ static void json_function(struct json *j, const struct report *r,
 	if (key[0])
 		json_keys(j, r, fn);
 	report_workload_json(j, r, fn);
+	json_bool(j, "shapes_differ", func_of(r, fn->func_id) &&
+				      func_of(r, fn->func_id)->shapes_differ);
+	if (func_shape_note(r, fn->func_id))
+		json_string(j, "shape_note", func_shape_note(r, fn->func_id));
 	report_stacks_json(j, r, fn);
 	json_object_end(j);
 }

@@ -26,9 +26,12 @@ struct report_func {
 	const char *name;	/* display name, e.g. "acquire"; NULL = unused id */
 	const char *object;	/* path of the object it lives in */
 	const char *key;	/* key kind: "" for none, "arg0", "arg1:log2",
-				 * "callsite" */
+				 * "callsite", "shape" */
 	const char *linkage_name;	/* C++: mangled; NULL/"" = name */
 	bool key_auto;		/* --key FUNC=auto chose @key ("" = none) */
+	/* Its executions made different probed calls (shape.h). */
+	bool shapes_differ;
+	const char *shape_note;	/* printed under its rows; NULL = none */
 };
 
 /* A perf event the module was asked to count; hardware ones may be absent. */

@@ -125,6 +125,8 @@ static int trace_setup(struct trace *t, pid_t pid)
 	t->pipe = pipeline_new();
 	if (t->pipe && t->engine)
 		pipeline_borrow_engine(t->pipe, t->engine);
+	if (t->pipe && t->shapes)
+		pipeline_borrow_shapes(t->pipe, t->shapes);
 	if (!t->drain || !t->pipe ||
 	    (t->waits && pipeline_enable_causes(t->pipe))) {
 		ispot_error("out of memory setting up the pipeline");
@@ -571,6 +573,8 @@ int trace_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
 				    rule->arg, (unsigned long long)v - 1,
 				    (unsigned long long)v) :
 			   snprintf(buf, len, "arg%u = 0", rule->arg);
+	if (rule->kind == KEY_SHAPE)
+		return shape_key_label(NULL, key, "", NULL, NULL, buf, len);
 	if (rule->kind == KEY_CALLSITE)
 		v = key;
 	if (sym && !elf_symbolize(sym, v, &info, NULL, 0) &&
@@ -585,11 +589,22 @@ int trace_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
 			(unsigned long long)v);
 }
 
+static const char *trace_func_name(const void *ctx, uint32_t id)
+{
+	const struct trace *t = ctx;
+
+	return id < t->nr_funcs ? t->funcs[id].sym.name : NULL;
+}
+
 static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
 			  char *buf, size_t len)
 {
 	struct trace *t = ctx;
 
+	if (t->funcs[func_id].key.kind == KEY_SHAPE)
+		return shape_key_label(t->pipe->shapes, key,
+				       t->funcs[func_id].sym.name,
+				       trace_func_name, t, buf, len);
 	return trace_key_label(&t->funcs[func_id].key, t->sym, key, buf, len);
 }
 
@@ -611,13 +626,6 @@ static int trace_frame_name(void *ctx, uint64_t addr, bool offset, char *buf,
 	if (!offset && info.kind == ELF_ADDR_SYMBOL)
 		return snprintf(buf, len, "%s", info.sym);
 	return elf_addr_format(&info, buf, len);
-}
-
-static const char *trace_func_name(const void *ctx, uint32_t id)
-{
-	const struct trace *t = ctx;
-
-	return id < t->nr_funcs ? t->funcs[id].sym.name : NULL;
 }
 
 /* The futex words waited on, named like the user's variables. */
@@ -694,17 +702,20 @@ static int trace_print(struct trace *t, struct sci_report *sr)
 	};
 	const char *notes[TRACE_NOTES];
 	char note[TRACE_NOTES][256];
-	struct argb_verdict *verdicts;
+	struct argb_verdict *verdicts = NULL;
+	char (*shape_notes)[SHAPE_NOTE_LEN] = calloc(t->nr_funcs + 1,
+						     sizeof(*shape_notes));
 	FILE *out = stdout;
 	size_t i;
 	int ret;
 
-	verdicts = rf ? trace_workload(t, sr, note, &r.nr_notes,
-				       TRACE_NOTES - 3) : NULL;
+	if (rf && shape_notes)
+		verdicts = trace_workload(t, sr, note, &r.nr_notes,
+					  TRACE_NOTES - 3);
 	if (!verdicts) {
-		free(rf);
 		ispot_error("out of memory writing the report");
-		return -1;
+		ret = -1;
+		goto out;
 	}
 	r.verdicts = verdicts;
 	for (i = 0; i < r.nr_notes; i++)
@@ -715,6 +726,12 @@ static int trace_print(struct trace *t, struct sci_report *sr)
 		rf[i].object = t->funcs[i].sym.obj;
 		rf[i].key = t->funcs[i].key_desc;
 		rf[i].key_auto = t->funcs[i].key_auto;
+		if (shape_note(t->pipe->shapes, i, rf[i].name,
+			       t->funcs[i].key.kind == KEY_SHAPE,
+			       t->funcs[i].key.kind == KEY_NONE,
+			       trace_func_name, t, &rf[i].shapes_differ,
+			       shape_notes[i], sizeof(shape_notes[i])))
+			rf[i].shape_note = shape_notes[i];
 	}
 	if (ds->late) {
 		snprintf(note[r.nr_notes], sizeof(note[0]),
@@ -768,6 +785,7 @@ out:
 	free(futex_funcs);
 	free(futex_wakers);
 	free(verdicts);
+	free(shape_notes);
 	free(rf);
 	return ret ? -1 : 0;
 }

@@ -95,6 +95,8 @@ struct trace {
 	 */
 	struct sci_engine *engine;
 	const uint32_t *func_ids;
+	/* And, with @engine, the shapes that name its shape keys. */
+	struct shapes *shapes;
 };
 
 /* Monotonic ns, the clock the module stamps records with. */
@@ -121,6 +123,15 @@ int trace_check_pid(pid_t pid);
  * stderr.  Returns 0 or prints one line and returns -1.
  */
 int trace_resolve(struct trace *t, pid_t pid, const char *exe);
+
+/*
+ * After trace_resolve(): every --key names a traced function.  A key
+ * that names none is an error (a typo, or a function not traced), a note
+ * with --auto (whose picks the user could not know).  ispotd does not
+ * call it: its targets may each lack some functions.  Returns 0 or prints
+ * one line and returns -1.
+ */
+int trace_check_keys(const struct trace *t);
 
 /*
  * Open a session on @pid, map its rings, arm and enable the probes.  For
@@ -174,6 +185,8 @@ void trace_free(struct trace *t);
 /*
  * Name a key value the way the user would look for it: "&app:gm_lock",
  * "from app:worker+0x21", "arg2 in [2^11, 2^12)".  @sym may be NULL.
+ * Shape keys need the shapes seen to be named (shape_key_label()); here
+ * they are "shape 0x…".
  * Returns what snprintf would.
  */
 int trace_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,

@@ -371,3 +371,28 @@ void trace_funcs_free(struct trace *t)
 	t->funcs = NULL;
 	t->nr_funcs = 0;
 }
+
+int trace_check_keys(const struct trace *t)
+{
+	const char **names = calloc(t->nr_funcs + 1, sizeof(*names));
+	char err[512];
+	size_t i;
+
+	if (!names) {
+		ispot_error("out of memory checking --key");
+		return -1;
+	}
+	for (i = 0; i < t->nr_funcs; i++)
+		names[i] = t->funcs[i].sym.name;
+	i = trace_opts_unmatched_key(t->opts, names, t->nr_funcs, err,
+				     sizeof(err));
+	free(names);
+	if (!i)
+		return 0;
+	if (t->opts->auto_pick) {
+		fprintf(stderr, "%s: note: %s\n", ispot_progname, err);
+		return 0;
+	}
+	ispot_error("%s", err);
+	return -1;
+}

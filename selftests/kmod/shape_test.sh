@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Shape keys: samples/shapes runs step() once or three times per call of
+# handle(), alternately.  Unkeyed, handle()'s SCI is high and the report
+# notes that its calls made different probed calls; keyed by shape, the
+# two shapes are compared apart, named handle>step and handle>step>step>step,
+# and the SCI falls.  Times in the guest are noisy (a single vCPU shares
+# the target with ispotctl's drain), so each run compares handle()'s SCI
+# with step()'s, which sees the same interference and has one shape:
+# unkeyed, handle() is well above it; keyed, close to it.  A shape
+# key on a function that calls nothing probed is a note; a key on a
+# function that is not traced is a one-line error before anything runs.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+app=/ispot/samples/shapes
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+
+tap_plan 6
+
+# func_sci FILE NAME: the SCI of function NAME in a JSON report (its own,
+# which comes before its keys').
+func_sci() {
+	tr ',{}[]' '\n\n\n\n\n' <"$1" | awk -v n="\"name\": \"$2\"" '
+		$0 ~ "^ *" n "$" { f = 1 }
+		f && /^ *"sci": / { sub(/^ *"sci": /, ""); print; exit }'
+}
+
+show() { sed 's/^/# /' "$tmp/out"; return 1; }
+
+t_unkeyed() {
+	run_status 0 ispotctl run --func handle --func step --json -- "$app" &&
+		grep -q '"shapes_differ": true' "$tmp/out" &&
+		grep -q '"shape_note": "handle made different probed calls' \
+			"$tmp/out" || show || return 1
+	handle=$(func_sci "$tmp/out" handle)
+	step=$(func_sci "$tmp/out" step)
+	echo "# unkeyed: handle SCI $handle, step SCI $step"
+	lt "$(awk -v s="$step" 'BEGIN { print s * 1.4 }')" "$handle"
+}
+tap_timing "unkeyed_sci_high_and_shapes_differ" t_unkeyed
+
+t_note_text() {
+	run_status 0 ispotctl run --func handle --func step -- "$app" &&
+		grep -q "note: handle made different probed calls from one execution to another (handle>step, handle>step>step>step): --key handle=shape compares like with like" \
+			"$tmp/out" || show
+}
+tap_check "text_note_suggests_the_key" t_note_text
+
+t_keyed() {
+	run_status 0 ispotctl run --func handle --func step \
+		--key handle=shape --json -- "$app" &&
+		grep -q '"key": "handle>step"' "$tmp/out" &&
+		grep -q '"key": "handle>step>step>step"' "$tmp/out" &&
+		! grep -q '"shape_note": "handle' "$tmp/out" || show || return 1
+	handle=$(func_sci "$tmp/out" handle)
+	step=$(func_sci "$tmp/out" step)
+	echo "# keyed by shape: handle SCI $handle, step SCI $step"
+	lt "$handle" "$(awk -v s="$step" 'BEGIN { print s * 1.25 }')"
+}
+tap_timing "keyed_by_shape_sci_falls" t_keyed
+
+t_keyed_text() {
+	run_status 0 ispotctl run --func handle --func step \
+		--key handle=shape -- "$app" &&
+		grep -Eq "handle \[shape\]" "$tmp/out" &&
+		grep -Eq "  handle>step>step>step( |\$)" "$tmp/out" &&
+		grep -Eq "  handle>step( |\$)" "$tmp/out" || show
+}
+tap_check "text_key_rows_named_by_shape" t_keyed_text
+
+t_no_calls() {
+	run_status 0 ispotctl run --func handle --func step --key step=shape \
+		-- "$app" &&
+		grep -q "note: step made no probed calls; --key step=shape has nothing to compare" \
+			"$tmp/out" || show
+}
+tap_check "shape_without_callees_is_a_note" t_no_calls
+
+t_unknown() {
+	run_status 1 ispotctl run --func handle --key nosuch=shape -- "$app" &&
+		one_line_err "--key 'nosuch=shape': 'nosuch' matches no traced function (traced: handle); key one of those" &&
+		! grep -q "^shapes:" "$tmp/out"
+}
+tap_check "key_on_untraced_function_is_an_error" t_unknown
+rm -rf "$tmp"
+tap_done
