@@ -177,6 +177,18 @@ echo "gain_spearman: $(paste "$tmp/r_pred" "$tmp/r_act" |
 	awk '{ print $2, $4 }' | awk "$pearson")"
 awk '{ d = $3 - $6; e += d < 0 ? -d : d; n++ }
      END { printf "gain_mae: %.3f\n", n ? e / n : 0 }' "$tmp/points"
+# Per cause, as notes: how well the SCI predicts the gain itself (T
+# falls as 1/T in the gain, so rho against T understates a wide sweep).
+for c in lock spinlock io; do
+	grep -q "^$c " "$tmp/points" || continue
+	g=$(awk -v c="$c" '$1 == c { print $3, $6 }' "$tmp/points" |
+	    awk "$pearson")
+	awk -v c="$c" -v g="$g" '$1 == c { d = $3 - $6; e += d < 0 ? -d : d
+		b += d; n++ }
+	END { printf "# %s: rho(SCI, actual gain) %s, mean error %.3f, " \
+		    "mean |error| %.3f over %d configs\n", c, g, b / n, e / n, n
+	}' "$tmp/points"
+done
 awk '$7 != "-" { print $7 }' "$tmp/points" >"$tmp/noise"
 if [ -s "$tmp/noise" ]; then
 	printf 'noise_sci_private: %.4f\n' "$(median <"$tmp/noise")"
