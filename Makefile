@@ -4,7 +4,8 @@
 # make check	install deps, build, run native unit tests and VM selftests
 #		(KERNELS="6.1 6.12": only those kernels; default all)
 # make demo	boot the VM and run a sample under ispotctl
-# make bench	print benchmark figures (never pass/fail)
+# make bench	print benchmark figures (never pass/fail; BENCH=probe, ring,
+#		waits, pipeline, production or accuracy: one of them)
 # make install	install the tools, man pages, ispotd.service and the module's
 #		DKMS source (PREFIX=/usr/local, DESTDIR; make uninstall
 #		undoes it, make install-strip strips the binaries, make

@@ -4,6 +4,12 @@
  * --iterations options, a calibrated busy wait standing for useful work,
  * and starting N threads at once.
  *
+ * --sleep makes that work a sleep instead of a busy wait.  Two spinning
+ * threads need two CPUs for themselves; in a guest whose vCPUs share a
+ * loaded host's cores, a busy wait then lasts until the host runs the
+ * vCPU again, and that wait, not the threads' own interference, decides
+ * the timings.  A sleeping thread needs a CPU only to wake up.
+ *
  * A sample with options of its own lists them in opts.extra, so that one
  * parser and one usage line serve every sample and a mistyped option is a
  * usage error (exit 2) everywhere.
@@ -44,6 +50,9 @@ struct sample_opts {
 	const struct sample_opt *extra;	/* its own options, { } ends */
 };
 
+/* --sleep: compute() sleeps instead of spinning. */
+static bool sample_work_sleeps;
+
 /* Where a sample's own options start in getopt's return values. */
 #define SAMPLE_OPT_EXTRA	0x100
 
@@ -53,7 +62,8 @@ static inline void sample_usage(const char *prog,
 	const struct sample_opt *e;
 
 	fprintf(f, "usage: %s [--threads N] [--delay-us US] [--iterations N]%s "
-		"[--exit-status N]", prog, o->no_hold ? "" : " [--hold-us US]");
+		"[--sleep] [--exit-status N]", prog,
+		o->no_hold ? "" : " [--hold-us US]");
 	for (e = o->extra; e && e->name; e++)
 		fprintf(f, e->arg ? " [--%s %s]" : " [--%s]", e->name,
 			e->arg ? e->arg : "");
@@ -83,6 +93,7 @@ static inline void sample_parse(int argc, char **argv, struct sample_opts *o)
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "exit-status", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "sleep", no_argument, NULL, 's' },
 		/* Last, so that a sample without a lock can leave it out. */
 		{ "hold-us", required_argument, NULL, 'H' },
 	};
@@ -121,6 +132,10 @@ static inline void sample_parse(int argc, char **argv, struct sample_opts *o)
 		if (c == 'h') {
 			sample_usage(argv[0], o, stdout);
 			exit(0);
+		}
+		if (c == 's') {
+			sample_work_sleeps = true;
+			continue;
 		}
 		if (c >= SAMPLE_OPT_EXTRA) {
 			e = &o->extra[c - SAMPLE_OPT_EXTRA];
@@ -179,11 +194,18 @@ static inline unsigned long long sample_now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* Useful work: spin on-CPU for @us microseconds. */
+/* Useful work: spin on-CPU for @us microseconds, or sleep with --sleep. */
 __attribute__((noinline)) void compute(long us)
 {
 	unsigned long long end = sample_now_ns() + us * 1000ull;
 
+	if (sample_work_sleeps) {
+		struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
+
+		if (us > 0)
+			nanosleep(&ts, NULL);
+		return;
+	}
 	while (sample_now_ns() < end)
 		;
 }

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench [BENCH=NAME] [KERNEL=VER]: install, build and run the
-# benchmarks side by side (NAME: probe, ring, waits, pipeline or
-# production; all but production by default) in the guest kernel VER (selftests/vm/run.sh --kernel; 6.1 by
-# default).  Each kernel's figures have their own block in the document.  probe, ring
-# and waits run in the VM, booted once for all; pipeline (the user-space
+# benchmarks side by side (NAME: probe, ring, waits, pipeline, production
+# or accuracy; all but production and accuracy by default) in the guest
+# kernel VER (selftests/vm/run.sh --kernel; 6.1 by default).  Each
+# kernel's figures have their own block in the document, and production
+# and accuracy one each of their own.  probe, ring, waits, production and
+# accuracy run in the VM, booted once for all; pipeline (the user-space
 # drain, pairing and SCI engine) runs natively on the host, and the VM is
 # not booted when it is the only one asked for.  Prints one `name: value`
 # line per figure on stdout (notes go to stderr), and writes the figures,
@@ -17,8 +19,8 @@ cd "$(dirname "$0")/.."
 
 name=${1:-}
 case "$name" in
-''|probe|ring|waits|pipeline|production) ;;
-*) echo "bench: unknown benchmark '$name'; use probe, ring, waits, pipeline or production" >&2
+''|probe|ring|waits|pipeline|production|accuracy) ;;
+*) echo "bench: unknown benchmark '$name'; use probe, ring, waits, pipeline, production or accuracy" >&2
    exit 2 ;;
 esac
 # Which halves run: the VM for probe, ring and waits, the host for
@@ -27,7 +29,7 @@ run_vm=1
 run_native=1
 case "$name" in
 pipeline) run_vm= ;;
-probe|ring|waits|production) run_native= ;;
+probe|ring|waits|production|accuracy) run_native= ;;
 esac
 
 kver=${KERNEL:-6.1}
@@ -42,6 +44,11 @@ tag=
 # ispotd's figures take minutes and are asked for on their own: a block
 # of their own, so that they never replace the other benchmarks' block.
 [ "$name" != production ] || tag=" production$tag"
+[ "$name" != accuracy ] || tag=" accuracy$tag"
+# The accuracy benchmark's I/O contention needs a disk-backed filesystem
+# for O_DIRECT: the guest's /mnt.
+disk=()
+[ "$name" != accuracy ] || disk=(--disk 64)
 smp=2
 doc=Documentation/evaluation.rst
 figure_re='^[a-z][a-z0-9_]*: -?[0-9.]+$'
@@ -78,7 +85,7 @@ if [ -n "$run_vm" ]; then
 	# an MMIO device that costs ~400 ns per read under TCG and would be
 	# measured instead of ISPOT (Documentation/evaluation.rst).
 	selftests/vm/run.sh --kernel "$kver" --smp "$smp" --mem 512 --timeout 3600 \
-		--append "clocksource=tsc tsc=reliable" -- \
+		${disk[@]+"${disk[@]}"} --append "clocksource=tsc tsc=reliable" -- \
 		selftests/bench/run_all.sh $name 2>&1 | tee "$work/vm_out" |
 		grep --line-buffered -v -E "$figure_re" >&2
 	rc=${PIPESTATUS[0]}

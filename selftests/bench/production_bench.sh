@@ -14,6 +14,7 @@
 #                              compute (the uncontended work) under the budget
 #   ispotd_rss_mib             ispotd's RSS after a target ended
 #                              CHURN_THREADS threads, always armed
+. "$(dirname "$0")/bench_lib.sh"
 s=/ispot/samples
 tmp=$(mktemp -d)
 rounds=${ROUNDS:-3}
@@ -24,13 +25,6 @@ work() {
 	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
 		--iterations "$iters" >/dev/null
 }
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
-elapsed() {	# wall seconds, to 10 ms (busybox date has no %N)
-	t0=$(uptime_s)
-	"$@"
-	t1=$(uptime_s)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
-}
 # daemon BUDGET LOG: ispotd on every lock_contention, in the background.
 daemon() {
 	ispotd --exe "$s/lock_contention" --func acquire --func compute \
@@ -38,7 +32,6 @@ daemon() {
 	dpid=$!
 	sleep 2
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 : >"$tmp/ratios_b"
 : >"$tmp/ratios_a"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Run in the VM by scripts/bench.sh: the named benchmarks (probe, ring,
-# waits, production; all but production when none is named).  Figures are `name: value` lines on
+# waits, production, accuracy; all but production and accuracy, which
+# take many minutes, when none is named).  Figures are `name: value` lines on
 # stdout; notes start with '#'.
 cd "$(dirname "$0")" || exit 1
 echo "# kernel: $(uname -r)"
@@ -27,6 +28,9 @@ for b in "$@"; do
 		;;
 	production)
 		./production_bench.sh || rc=1
+		;;
+	accuracy)
+		./accuracy_bench.sh || rc=1
 		;;
 	*)
 		echo "# unknown benchmark '$b'"

@@ -1,0 +1,197 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench BENCH=accuracy, in the guest: does SCI track the slowdown
+# interference causes, and does it predict what fixing the cause saves?
+# (seed 001 §4, Table 1; Documentation/evaluation.rst, "Accuracy".)
+#
+# Three causes, each swept over a contention parameter, one config at a
+# time: a traced run gives the SCI of the block, untraced runs of the same
+# config (median of ACC_REPS) its completion time T, and untraced runs of
+# the fixed program (the cause removed, nothing else changed) T_fixed.
+#
+#   lock      samples/lock_contention, 2 threads, ACC_WORK_US of work per
+#             iteration split between inside the lock (--hold-us) and
+#             outside (--delay-us); the share inside is swept.  The work
+#             per thread is the same in every config, so T moves only with
+#             the waiting.  Fixed: samples/no_contention (a lock per thread).
+#   spinlock  the same with samples/spinlock; fixed: --private.
+#   io        samples/io_contention, O_DIRECT reads of a file on the
+#             guest's disk, ACC_IO_ITERS per thread; the number of threads
+#             is swept.  Fixed: one thread doing its share alone, the time
+#             every thread would take with a disk of its own.
+#
+# Figures (`name: value`):
+#   accuracy_rho_lock, accuracy_rho_spinlock, accuracy_rho_io
+#       Pearson's rho between the block's SCI and T over a cause's configs
+#       (the paper's Table 1: 0.99, 0.95, 0.99).
+#   gain_spearman, gain_mae
+#       over every config: predicted gain (the block's SCI) against the
+#       actual gain 1 - T_fixed / T, rank correlation and mean |error|.
+#   noise_sci_private
+#       median SCI of compute(), the samples' private busy wait (no shared
+#       state, keyed by its argument), traced in the same lock and spinlock
+#       runs: what a function free of interference scores on this machine.
+#   noise_sci_private_max
+#       the highest of those.
+# Each config's figures are printed as a '# ' note.
+. "$(dirname "$0")/bench_lib.sh"
+s=/ispot/samples
+tmp=$(mktemp -d)
+reps=${ACC_REPS:-3}
+work_us=${ACC_WORK_US:-2000}
+iters=${ACC_ITERS:-1000}
+hold_pct=${ACC_HOLD_PCT:-5 15 30 40 50 60 70 80 90 95}
+io_threads=${ACC_IO_THREADS:-1 2 3 4 6 8 12 16 24}
+io_iters=${ACC_IO_ITERS:-800}
+# The work sleeps (--sleep) unless ACC_WORK=spin: see samples/sample.h.
+work_opt=--sleep
+[ "${ACC_WORK:-sleep}" != spin ] || work_opt=
+io_file=/mnt/accuracy_bench.dat
+
+quiet() { "$@" >/dev/null 2>&1; }
+
+# fn_sci FILE NAME: the SCI of function NAME (all its keys) in a JSON
+# report, or nothing.  A function's own "sci" comes before its keys'.
+fn_sci() {
+	tr ',{}[]' '\n\n\n\n\n' <"$1" | awk -v f="$2" '
+		/^ *"name": / { n = $2; gsub(/"/, "", n); take = n == f; next }
+		take && /^ *"sci": / { print $2; exit }'
+}
+
+# measure CAUSE PARAM FUNC "CONTENDED" "FIXED" [TRACE-OPTIONS...]: one
+# config; appends "cause param sci T T_fixed gain noise" to $tmp/points.
+measure() {
+	cause=$1 param=$2 func=$3 con=$4 fix=$5
+	shift 5
+	# shellcheck disable=SC2086
+	if ! ispotctl run --func "$func" "$@" --json -o "$tmp/run.json" -- \
+		$con >/dev/null 2>"$tmp/err"; then
+		sed 's/^/# ispotctl: /' "$tmp/err"
+		return 1
+	fi
+	sci=$(fn_sci "$tmp/run.json" "$func")
+	noise=$(fn_sci "$tmp/run.json" compute)
+	dropped=$(tr ',{}' '\n\n\n' <"$tmp/run.json" |
+		  sed -n 's/^ *"dropped": //p' | head -n1)
+	[ "${dropped:-0}" = 0 ] || echo "# $cause $param: $dropped records dropped"
+	: >"$tmp/tc"
+	: >"$tmp/tf"
+	r=0
+	# Alternating, so that a slow phase of the emulator hits both.
+	while [ "$r" -lt "$reps" ]; do
+		r=$((r + 1))
+		# shellcheck disable=SC2086
+		elapsed quiet $con >>"$tmp/tc"
+		# shellcheck disable=SC2086
+		elapsed quiet $fix >>"$tmp/tf"
+	done
+	tc=$(median <"$tmp/tc")
+	tf=$(median <"$tmp/tf")
+	awk -v c="$cause" -v p="$param" -v s="${sci:-0}" -v tc="$tc" \
+	    -v tf="$tf" -v n="${noise:--}" 'BEGIN {
+		g = tc > 0 ? 1 - tf / tc : 0
+		printf "%s %s %.4f %.2f %.2f %.4f %s\n", c, p, s, tc, tf, g, n
+	}' | tee -a "$tmp/points" | awk '{
+		printf "# %-8s %-14s sci %s  T %ss  T_fixed %ss  gain %s  compute sci %s\n",
+		       $1, $2, $3, $4, $5, $6, $7
+	}'
+}
+
+echo "# cause    param          SCI of the block, untraced T and T_fixed (median of $reps), actual gain 1 - T_fixed/T"
+: >"$tmp/points"
+for pct in $hold_pct; do
+	hold=$((work_us * pct / 100))
+	delay=$((work_us - hold))
+	args="--threads 2 --delay-us $delay --hold-us $hold --iterations $iters $work_opt"
+	measure lock "hold=${pct}%" acquire "$s/lock_contention $args" \
+		"$s/no_contention $args" --func compute --key compute=arg0
+done
+for pct in $hold_pct; do
+	hold=$((work_us * pct / 100))
+	delay=$((work_us - hold))
+	args="--threads 2 --delay-us $delay --hold-us $hold --iterations $iters $work_opt"
+	measure spinlock "hold=${pct}%" spin_acquire "$s/spinlock $args" \
+		"$s/spinlock $args --private" --func compute --key compute=arg0
+done
+# The file is written once, before any config, so that no run's time
+# holds its creation; dd from /dev/zero writes every block (a hole would
+# be read without touching the disk).
+if grep -q ' /mnt ' /proc/mounts &&
+   dd if=/dev/zero of="$io_file" bs=1M count=16 2>/dev/null && sync; then
+	for n in $io_threads; do
+		measure io "threads=$n" read_block \
+			"$s/io_contention --threads $n --iterations $io_iters --file $io_file" \
+			"$s/io_contention --threads 1 --iterations $io_iters --file $io_file"
+	done
+	rm -f "$io_file"
+else
+	echo "# io: no disk on /mnt (selftests/vm/run.sh --disk): skipped"
+fi
+
+# Pearson's rho of "x y" lines.  Busybox awk may lack sqrt(): Newton's.
+pearson='
+function root(v, r, i) {
+	if (v <= 0)
+		return 0
+	for (r = v > 1 ? v : 1; i < 200; i++)
+		r = (r + v / r) / 2
+	return r
+}
+{
+	n++; x = $1; y = $2
+	sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y
+} END {
+	vx = n * sxx - sx * sx; vy = n * syy - sy * sy
+	if (n < 2 || vx <= 0 || vy <= 0)
+		print "0.00"
+	else
+		printf "%.2f\n", (n * sxy - sx * sy) / root(vx * vy)
+}'
+
+# Pearson's rho of columns 3 (SCI) and 4 (T) over one cause's configs.
+rho() {
+	awk -v c="$1" '$1 == c { print $3, $4 }' "$tmp/points" | awk "$pearson"
+}
+echo "accuracy_rho_lock: $(rho lock)"
+echo "accuracy_rho_spinlock: $(rho spinlock)"
+grep -q '^io ' "$tmp/points" && echo "accuracy_rho_io: $(rho io)"
+
+# Spearman: Pearson's rho of the ranks (ties share their mean rank) of
+# column 3 (predicted gain, the SCI) and column 6 (actual gain).
+ranks() {	# COLUMN: "line rank" for every point, in line order
+	awk -v k="$1" '{ print NR, $k }' "$tmp/points" | sort -g -k2 | awk '
+		{ line[NR] = $1; v[NR] = $2 }
+		END {
+			i = 1
+			while (i <= NR) {
+				j = i
+				while (j < NR && v[j + 1] == v[i]) j++
+				for (k = i; k <= j; k++) print line[k], (i + j) / 2
+				i = j + 1
+			}
+		}' | sort -n
+}
+ranks 3 >"$tmp/r_pred"
+ranks 6 >"$tmp/r_act"
+echo "gain_spearman: $(paste "$tmp/r_pred" "$tmp/r_act" |
+	awk '{ print $2, $4 }' | awk "$pearson")"
+awk '{ d = $3 - $6; e += d < 0 ? -d : d; n++ }
+     END { printf "gain_mae: %.3f\n", n ? e / n : 0 }' "$tmp/points"
+# Per cause, as notes: how well the SCI predicts the gain itself (T
+# falls as 1/T in the gain, so rho against T understates a wide sweep).
+for c in lock spinlock io; do
+	grep -q "^$c " "$tmp/points" || continue
+	g=$(awk -v c="$c" '$1 == c { print $3, $6 }' "$tmp/points" |
+	    awk "$pearson")
+	awk -v c="$c" -v g="$g" '$1 == c { d = $3 - $6; e += d < 0 ? -d : d
+		b += d; n++ }
+	END { printf "# %s: rho(SCI, actual gain) %s, mean error %.3f, " \
+		    "mean |error| %.3f over %d configs\n", c, g, b / n, e / n, n
+	}' "$tmp/points"
+done
+awk '$7 != "-" { print $7 }' "$tmp/points" >"$tmp/noise"
+if [ -s "$tmp/noise" ]; then
+	printf 'noise_sci_private: %.4f\n' "$(median <"$tmp/noise")"
+	printf 'noise_sci_private_max: %.4f\n' "$(sort -g "$tmp/noise" | tail -n1)"
+fi
+rm -rf "$tmp"
