@@ -1122,7 +1122,7 @@ TEST(wakers_named_by_call_site)
 {
 	static const char *const names[] = { "flush", "update_stats" };
 	struct timeline_wakers tw = { 6, {
-		{ TL_NO_FUNC, 500, 0x1010 }, { TL_NO_FUNC, 20, 0x2010 },
+		{ TL_NO_FUNC, 20, 0x2010 }, { TL_NO_FUNC, 500, 0x1010 },
 		{ TL_NO_FUNC, 400, 0x1040 }, { 0, 30, 0 },
 		{ TL_NO_FUNC, 7, 0x9000 }, { TL_NO_FUNC, 3, 0 } } };
 	struct report_waker out[TL_WAKERS + 1];
