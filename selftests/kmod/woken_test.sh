@@ -12,7 +12,7 @@ sample=/ispot/samples/two_sections
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 4
+tap_plan 5
 
 # woken FILE: stats_lock's woken_from entries, one "FUNCTION SHARE" a line.
 woken() {
@@ -51,7 +51,8 @@ t_waiter_never_wakes() {
 tap_check "the_waiting_function_is_not_a_waker" t_waiter_never_wakes
 
 # With --sync the pthread calls are traced too: the wakes come from inside
-# pthread_mutex_unlock's callers, never from the lock calls themselves.
+# pthread_mutex_unlock's traced callers, never from the lock calls
+# themselves.
 t_sync() {
 	ispotctl run --json -o "$tmp/sync.json" --sync --func update_stats \
 		--func flush -- "$sample" --threads 2 --hold-us 900 \
@@ -62,6 +63,22 @@ t_sync() {
 	   "$(share "$tmp/sync.json" update_stats)"
 }
 tap_timing "sync_credits_the_unlock_callers" t_sync
+
+# --sync alone, the sections untraced: pthread_mutex_unlock's return
+# address, read at its entry, names the function that called it.
+t_sync_alone() {
+	ispotctl run --json -o "$tmp/alone.json" --sync -- "$sample" \
+		--threads 2 --hold-us 900 --flush-us 100 --iterations 100 \
+		>/dev/null || return 1
+	woken "$tmp/alone.json" | sed 's/^/# --sync alone woken from: /'
+	woken "$tmp/alone.json" | grep -q '^pthread_' && return 1
+	[ "$(woken "$tmp/alone.json" | head -n 1 | cut -d' ' -f1)" = \
+	  update_stats ] || return 1
+	u=$(share "$tmp/alone.json" update_stats)
+	f=$(share "$tmp/alone.json" flush)
+	lt 0.6 "$u" && lt 0 "$f"
+}
+tap_timing "sync_alone_names_the_unlock_callers" t_sync_alone
 
 rm -rf "$tmp"
 tap_done

@@ -500,7 +500,7 @@ static const char *const futex_funcs[] = { "acquire", "compute_chunk" };
 
 /* As trace.c hands them over: sorted by report_wakers(). */
 static const struct report_waker futex_wakers[] = {
-	{ "update_stats", 900000 }, { "flush", 100000 },
+	{ "update_stats", 900000, "" }, { "flush", 100000, "" },
 };
 
 static const struct report_futex futexes[] = {
@@ -1079,21 +1079,70 @@ TEST(wakers_named_and_sorted)
 {
 	static const char *const names[] = { "flush", "update_stats" };
 	struct timeline_wakers tw = { 4, {
-		{ 0, 100 }, { TL_NO_FUNC, 50 }, { 1, 900 },
-		{ TL_WAKER_OTHER, 70 } } };
+		{ 0, 100, 0 }, { TL_NO_FUNC, 50, 0 }, { 1, 900, 0 },
+		{ TL_WAKER_OTHER, 70, 0 } } };
 	struct report_waker out[TL_WAKERS + 1];
 
-	ASSERT_EQ(report_wakers(out, &tw, waker_name, names), 4);
+	ASSERT_EQ(report_wakers(out, &tw, waker_name, names, NULL, NULL), 4);
 	EXPECT_STREQ(out[0].function, "update_stats");
 	EXPECT_EQ(out[0].wait_ns, 900);
 	EXPECT_STREQ(out[1].function, "flush");
 	EXPECT_STREQ(out[2].function, "(other)");
 	EXPECT_STREQ(out[3].function, "(untraced)");
 	EXPECT_EQ(out[3].wait_ns, 50);
-	/* An id with no name (a function of another session) too. */
+	/* An id with no name (a function of another session): one more. */
 	tw.w[0].func = 7;
-	ASSERT_EQ(report_wakers(out, &tw, waker_name, names), 4);
+	ASSERT_EQ(report_wakers(out, &tw, waker_name, names, NULL, NULL), 3);
 	EXPECT_STREQ(out[1].function, "(untraced)");
+	EXPECT_EQ(out[1].wait_ns, 150);
+}
+
+/* Call sites in update_stats (0x1010, 0x1040) and in flush (0x2010). */
+static int caller_name(void *ctx, uint64_t addr, bool offset, char *buf,
+		       size_t len)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	if (offset)
+		return -1;
+	if (addr > 0x1000 && addr <= 0x1100)
+		return snprintf(buf, len, "update_stats");
+	if (addr > 0x2000 && addr <= 0x2100)
+		return snprintf(buf, len, "flush");
+	return -1;
+}
+
+/*
+ * With --sync alone, a wake inside pthread_mutex_unlock is credited to
+ * its return address: all the call sites of one function add up, and
+ * with the traced function of that name too.  One not named is untraced.
+ */
+TEST(wakers_named_by_call_site)
+{
+	static const char *const names[] = { "flush", "update_stats" };
+	struct timeline_wakers tw = { 6, {
+		{ TL_NO_FUNC, 20, 0x2010 }, { TL_NO_FUNC, 500, 0x1010 },
+		{ TL_NO_FUNC, 400, 0x1040 }, { 0, 30, 0 },
+		{ TL_NO_FUNC, 7, 0x9000 }, { TL_NO_FUNC, 3, 0 } } };
+	struct report_waker out[TL_WAKERS + 1];
+	int calls = 0;
+
+	ASSERT_EQ(report_wakers(out, &tw, waker_name, names, caller_name,
+				&calls), 3);
+	EXPECT_EQ(calls, 4);
+	EXPECT_STREQ(out[0].function, "update_stats");
+	EXPECT_EQ(out[0].wait_ns, 900);
+	EXPECT_STREQ(out[1].function, "flush");
+	EXPECT_EQ(out[1].wait_ns, 50);
+	EXPECT_STREQ(out[2].function, "(untraced)");
+	EXPECT_EQ(out[2].wait_ns, 10);
+	/* The names travelled with the entries the sort moved. */
+	EXPECT_TRUE(out[0].function == out[0].caller);
+	/* No way to name call sites: untraced, all of them. */
+	ASSERT_EQ(report_wakers(out, &tw, waker_name, names, NULL, NULL), 2);
+	EXPECT_STREQ(out[0].function, "(untraced)");
+	EXPECT_EQ(out[0].wait_ns, 930);
 }
 
 /* The futex line names the waiters' and the wakers' functions. */

@@ -420,6 +420,97 @@ TEST(woken_from_skips_lock_calls)
 	pipeline_free(p);
 }
 
+/* The wait time credited to the untraced caller at @callsite. */
+static uint64_t woken_at(const struct timeline_futex *f, uint64_t callsite)
+{
+	uint32_t k;
+
+	for (k = 0; k < f->woken_from.nr; k++)
+		if (f->woken_from.w[k].func == TL_NO_FUNC &&
+		    f->woken_from.w[k].callsite == callsite)
+			return f->woken_from.w[k].wait_ns;
+	return 0;
+}
+
+/*
+ * @tid wakes @uaddr at @ts inside lock call @func (a --sync probe, which
+ * reads its return address @callsite at entry) at @sp.
+ */
+static void pl_release(struct pipeline *p, uint32_t tid, uint64_t ts,
+		       uint64_t uaddr, uint32_t func, uint64_t sp,
+		       uint64_t callsite)
+{
+	struct ispot_record r = rec(ISPOT_REC_ENTRY, tid, ts - 1, 0, 0);
+
+	r.sp = sp;
+	r.ip = callsite;
+	r.probe_id = func + 1;
+	pipeline_record(p, &r);
+	pl_feed(p, ISPOT_REC_FUTEX_ENTER, tid, ts, 0, uaddr,
+		FUTEX_WAKE_PRIVATE);
+	pl_feed(p, ISPOT_REC_FUTEX_EXIT, tid, ts + 1, 0, 1, 0);
+	pl_call(p, ISPOT_REC_EXIT, tid, ts + 2, func, sp);
+}
+
+/*
+ * --sync alone: no traced function is open around pthread_mutex_unlock
+ * (function 9), so its return address names the critical section; the
+ * two call sites stay apart until the report names them.  A traced
+ * function outside still wins, nested lock calls give the outermost's
+ * caller, and a lock call that read no call site is untraced.
+ */
+TEST(woken_from_the_lock_call_site)
+{
+	struct pipeline *p = waker_pipeline();
+	const struct timeline_futex *f;
+	struct ispot_record r;
+	uint64_t t = 1000;
+	int i;
+
+	for (i = 0; i < 10; i++, t += 1000) {
+		pl_wait(p, 7, t, LOCK_A);
+		pl_release(p, 8, t + 890, LOCK_A, 9, SP0, 0x401234);
+		pl_waited(p, 7, t + 900, 0);		/* 900 */
+		pl_wait(p, 7, t + 900, LOCK_A);
+		pl_release(p, 8, t + 990, LOCK_A, 9, SP0, 0x401456);
+		pl_waited(p, 7, t + 1000, 0);		/* 100 */
+	}
+	ASSERT_EQ(timeline_futexes(p->tl, &f), 1);
+	ASSERT_EQ(f[0].woken_from.nr, 2);
+	EXPECT_EQ(woken_at(&f[0], 0x401234), 9000);
+	EXPECT_EQ(woken_at(&f[0], 0x401456), 1000);
+
+	/* Traced flush (function 2) around the unlock: flush. */
+	pl_wait(p, 7, t, LOCK_B);
+	pl_call(p, ISPOT_REC_ENTRY, 8, t + 10, 2, SP0);
+	pl_release(p, 8, t + 50, LOCK_B, 9, SP0 - 64, 0x401456);
+	pl_call(p, ISPOT_REC_EXIT, 8, t + 60, 2, SP0);
+	pl_waited(p, 7, t + 70, 0);			/* 70 */
+	/* Lock call 8 calls lock call 9: 8's caller. */
+	ASSERT_EQ(pipeline_set_sync(p, 9), 0);
+	pl_wait(p, 7, t + 100, LOCK_B);
+	r = rec(ISPOT_REC_ENTRY, 8, t + 110, 0, 0);
+	r.sp = SP0;
+	r.ip = 0x403010;
+	r.probe_id = 8 + 1;
+	pipeline_record(p, &r);
+	pl_release(p, 8, t + 150, LOCK_B, 9, SP0 - 64, 0x7777);
+	pl_waited(p, 7, t + 200, 0);			/* 100 */
+	pl_call(p, ISPOT_REC_EXIT, 8, t + 210, 8, SP0);
+	/* No call site read: untraced. */
+	pl_wait(p, 7, t + 300, LOCK_B);
+	pl_release(p, 8, t + 340, LOCK_B, 9, SP0, 0);
+	pl_waited(p, 7, t + 350, 0);			/* 50 */
+	ASSERT_EQ(timeline_futexes(p->tl, &f), 2);
+	EXPECT_EQ(f[1].uaddr, LOCK_B);
+	EXPECT_EQ(woken_ns(&f[1], 2), 70);
+	EXPECT_EQ(woken_at(&f[1], 0x401456), 0);
+	EXPECT_EQ(woken_at(&f[1], 0x7777), 0);
+	EXPECT_EQ(woken_at(&f[1], 0x403010), 100);
+	EXPECT_EQ(woken_at(&f[1], 0), 50);
+	pipeline_free(p);
+}
+
 /* Past TL_WAKERS functions, the rest share one "(other)" slot. */
 TEST(woken_from_is_bounded)
 {
@@ -427,9 +518,9 @@ TEST(woken_from_is_bounded)
 	uint32_t func;
 
 	for (func = 0; func < 20; func++)
-		timeline_wakers_add(&w, func, 10);
-	timeline_wakers_add(&w, 3, 5);
-	timeline_wakers_add(&w, TL_WAKER_OTHER, 1);
+		timeline_wakers_add(&w, func, 0, 10);
+	timeline_wakers_add(&w, 3, 0, 5);
+	timeline_wakers_add(&w, TL_WAKER_OTHER, 0, 1);
 	ASSERT_EQ(w.nr, TL_WAKERS + 1);
 	EXPECT_EQ(w.w[3].wait_ns, 15);
 	EXPECT_EQ(w.w[TL_WAKERS].func, TL_WAKER_OTHER);

@@ -174,6 +174,7 @@ void window_burst_end(struct window_set *w, struct trace *t)
 		for (k = 0; k < f[i].woken_from.nr; k++)
 			timeline_wakers_add(&x->wakers,
 					    f[i].woken_from.w[k].func,
+					    f[i].woken_from.w[k].callsite,
 					    f[i].woken_from.w[k].wait_ns);
 	}
 }
@@ -208,6 +209,15 @@ static int window_key_name(void *ctx, uint32_t func_id, uint64_t key,
 	return trace_key_label(&w->funcs[func_id].key, w->sym, key, buf, len);
 }
 
+/* A lock call's caller, by its return address (report_wakers()). */
+static int window_caller_name(void *ctx, uint64_t addr, bool offset,
+			      char *buf, size_t len)
+{
+	const struct window_set *w = ctx;
+
+	return trace_return_name(w->sym, addr, offset, buf, len);
+}
+
 /* The window's futex words as the report names them. */
 static struct report_futex *window_report_futexes(struct window_set *w,
 						  char (*names)[ELF_SYM_NAME_MAX],
@@ -239,7 +249,8 @@ static struct report_futex *window_report_futexes(struct window_set *w,
 		rf[i].nr_functions = &fnames[used] - rf[i].functions;
 		rf[i].woken_from = wk;
 		rf[i].nr_woken_from = report_wakers(wk, &x->wakers,
-						    window_func_name, w);
+						    window_func_name, w,
+						    window_caller_name, w);
 	}
 	return rf;
 }

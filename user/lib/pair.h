@@ -104,6 +104,12 @@ uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid);
 /* The same @up entries further out (0: the innermost), 0 if none. */
 uint32_t pairer_open_probe_at(const struct pairer *p, uint32_t tid,
 			      uint32_t up);
+/*
+ * The return address read at that entry (0 if none: a NO_CALLSITE probe,
+ * whose call site only its exit tells, or no such entry).
+ */
+uint64_t pairer_open_callsite_at(const struct pairer *p, uint32_t tid,
+				 uint32_t up);
 /* The thread exited: its open entries will never return. */
 void pairer_thread_exit(struct pairer *p, uint32_t tid);
 /* Forget @tid altogether (its open entries count as unpaired). */

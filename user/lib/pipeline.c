@@ -118,30 +118,41 @@ static uint32_t pipeline_open_func(const struct pipeline *p, uint32_t tid)
 /*
  * The function to credit with the waits that @tid's wake ends: the
  * innermost open one that is not a synchronisation call, since the lock
- * was held by the function that called pthread_mutex_unlock.
+ * was held by the function that called pthread_mutex_unlock.  With none,
+ * the outermost lock call's return address names that caller (*callsite,
+ * else 0): --sync alone still says which critical section it was.
  */
-static uint32_t pipeline_waker_func(const struct pipeline *p, uint32_t tid)
+static uint32_t pipeline_waker_func(const struct pipeline *p, uint32_t tid,
+				     uint64_t *callsite)
 {
 	uint32_t up, id;
 
+	*callsite = 0;
 	for (up = 0; (id = pairer_open_probe_at(p->pairer, tid, up)); up++) {
 		if (id >= p->nr_probes || !p->probes[id].used)
-			return TL_NO_FUNC;
-		if (!p->probes[id].sync)
+			break;
+		if (!p->probes[id].sync) {
+			*callsite = 0;
 			return p->probes[id].func_id;
+		}
+		*callsite = pairer_open_callsite_at(p->pairer, tid, up);
 	}
 	return TL_NO_FUNC;
 }
 
-/* The function a FUTEX_ENTER @rec is charged to (timeline_record()). */
-static uint32_t pipeline_futex_func(const struct pipeline *p,
-				    const struct ispot_record *rec)
+/* A FUTEX_* record to the timeline, with the function it is charged to. */
+static int pipeline_futex(struct pipeline *p, const struct ispot_record *rec)
 {
-	if (rec->kind != ISPOT_REC_FUTEX_ENTER)
-		return TL_NO_FUNC;
-	if (timeline_futex_op_wakes((uint32_t)rec->data[1]))
-		return pipeline_waker_func(p, rec->tid);
-	return pipeline_open_func(p, rec->tid);
+	uint64_t callsite = 0;
+	uint32_t func = TL_NO_FUNC;
+
+	if (rec->kind == ISPOT_REC_FUTEX_ENTER) {
+		if (timeline_futex_op_wakes((uint32_t)rec->data[1]))
+			func = pipeline_waker_func(p, rec->tid, &callsite);
+		else
+			func = pipeline_open_func(p, rec->tid);
+	}
+	return timeline_record_callsite(p->tl, rec, func, callsite);
 }
 
 struct pipeline *pipeline_new(void)
@@ -296,8 +307,7 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 	case ISPOT_REC_FUTEX_ENTER:
 	case ISPOT_REC_FUTEX_EXIT:
 		p->stats.waits++;
-		if (p->tl && timeline_record(p->tl, rec,
-					     pipeline_futex_func(p, rec)))
+		if (p->tl && pipeline_futex(p, rec))
 			p->stats.nomem++;
 		return;
 	case ISPOT_REC_TASK_NEW:

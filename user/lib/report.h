@@ -45,9 +45,13 @@ struct report_counter {
 };
 
 /* Wait time on a futex word ended by wakes from one function. */
+#define REPORT_WAKER_NAME	256
+
 struct report_waker {
 	const char *function;	/* or "(untraced)", "(other)" */
 	uint64_t wait_ns;
+	/* Where function points for a caller named by a call site. */
+	char caller[REPORT_WAKER_NAME];
 };
 
 /* A futex word that the traced threads waited on. */
@@ -181,15 +185,18 @@ void report_workload_json(struct json *j, const struct report *r,
 void report_text_futexes(FILE *f, const struct report *r);
 /*
  * A futex word's wakers (timeline.h) as the report shows them, into @out
- * (TL_WAKERS + 1 of them): named by @name(@ctx, function id), or
- * "(untraced)" / "(other)", and sorted by wait_ns descending.  Returns
- * how many.
+ * (TL_WAKERS + 1 of them): named by @name(@ctx, function id), a call
+ * site's caller by @caller(@caller_ctx, address, false, ...) (NULL: none
+ * can be named), or "(untraced)" / "(other)"; wakers of one name add up
+ * (a traced function and call sites in it), and are sorted by wait_ns
+ * descending.  Returns how many.
  */
 struct timeline_wakers;
 typedef const char *(*report_func_name_fn)(const void *ctx, uint32_t id);
 size_t report_wakers(struct report_waker *out,
 		     const struct timeline_wakers *tw,
-		     report_func_name_fn name, const void *ctx);
+		     report_func_name_fn name, const void *ctx,
+		     report_frame_fn caller, void *caller_ctx);
 
 /* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
 char *report_format_pct(char *buf, size_t len, double ratio);

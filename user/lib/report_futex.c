@@ -13,34 +13,70 @@
 #include "report.h"
 #include "timeline.h"
 
+/* Its own copy while the entries move: function may point into one. */
+static const char *waker_label(const struct report_waker *w)
+{
+	return w->caller[0] ? w->caller : w->function ? w->function : "";
+}
+
 static int cmp_waker(const void *a, const void *b)
 {
 	const struct report_waker *x = a, *y = b;
 
 	if (x->wait_ns != y->wait_ns)
 		return x->wait_ns < y->wait_ns ? 1 : -1;
-	return strcmp(x->function ? x->function : "",
-		      y->function ? y->function : "");
+	return strcmp(waker_label(x), waker_label(y));
+}
+
+/* @out[@k]'s name: a traced function's, or its call site's caller's. */
+static const char *waker_name(struct report_waker *out, uint32_t k,
+			      const struct timeline_waker *w,
+			      report_func_name_fn name, const void *ctx,
+			      report_frame_fn caller, void *caller_ctx)
+{
+	out[k].caller[0] = 0;
+	if (w->func == TL_WAKER_OTHER)
+		return "(other)";
+	if (w->func != TL_NO_FUNC)
+		return name(ctx, w->func);
+	/* Without its offset, so that all of one function's wakes add up. */
+	if (w->callsite && caller &&
+	    caller(caller_ctx, w->callsite, false, out[k].caller,
+		   sizeof(out[k].caller)) > 0)
+		return out[k].caller;
+	return NULL;
 }
 
 size_t report_wakers(struct report_waker *out,
 		     const struct timeline_wakers *tw,
-		     report_func_name_fn name, const void *ctx)
+		     report_func_name_fn name, const void *ctx,
+		     report_frame_fn caller, void *caller_ctx)
 {
 	const char *s;
-	uint32_t k;
+	uint32_t k, i, n = 0;
 
 	for (k = 0; k < tw->nr; k++) {
-		uint32_t id = tw->w[k].func;
-
-		s = id == TL_NO_FUNC ? NULL : id == TL_WAKER_OTHER ?
-		    "(other)" : name(ctx, id);
-		out[k].function = s ? s : "(untraced)";
-		out[k].wait_ns = tw->w[k].wait_ns;
+		s = waker_name(out, n, &tw->w[k], name, ctx, caller,
+			       caller_ctx);
+		if (!s)
+			s = "(untraced)";
+		for (i = 0; i < n && strcmp(out[i].function, s); i++)
+			;
+		if (i < n) {
+			out[i].wait_ns += tw->w[k].wait_ns;
+			continue;
+		}
+		out[n].function = s;
+		out[n].wait_ns = tw->w[k].wait_ns;
+		n++;
 	}
-	if (k)
-		qsort(out, k, sizeof(*out), cmp_waker);
-	return k;
+	if (n)
+		qsort(out, n, sizeof(*out), cmp_waker);
+	/* The sort moved the names held in the entries themselves. */
+	for (k = 0; k < n; k++)
+		if (out[k].caller[0])
+			out[k].function = out[k].caller;
+	return n;
 }
 
 /* Shares are of the waits that were woken, so they add up to 100%. */

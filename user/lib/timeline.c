@@ -68,29 +68,35 @@ int timeline_futex_op_wakes(uint32_t op)
 }
 
 static struct timeline_waker *wakers_find(struct timeline_wakers *w,
-					  uint32_t func)
+					  uint32_t func, uint64_t callsite)
 {
 	uint32_t i;
 
 	for (i = 0; i < w->nr; i++)
-		if (w->w[i].func == func)
+		if (w->w[i].func == func && w->w[i].callsite == callsite)
 			return &w->w[i];
 	return NULL;
 }
 
 void timeline_wakers_add(struct timeline_wakers *w, uint32_t func,
-			 uint64_t wait_ns)
+			 uint64_t callsite, uint64_t wait_ns)
 {
-	struct timeline_waker *x = wakers_find(w, func);
+	struct timeline_waker *x;
 
+	/* A call site names a caller only where no traced function does. */
+	if (func != TL_NO_FUNC)
+		callsite = 0;
+	x = wakers_find(w, func, callsite);
 	if (!x && w->nr >= TL_WAKERS) {
 		func = TL_WAKER_OTHER;
-		x = wakers_find(w, func);
+		callsite = 0;
+		x = wakers_find(w, func, callsite);
 	}
 	/* Room: fewer than TL_WAKERS, or "(other)" is the extra slot. */
 	if (!x) {
 		x = &w->w[w->nr++];
 		x->func = func;
+		x->callsite = callsite;
 		x->wait_ns = 0;
 	}
 	x->wait_ns += wait_ns;
@@ -268,7 +274,7 @@ static struct timeline_futex *tl_futex(struct timeline *tl, uint64_t uaddr)
  * before the waiter's return.
  */
 static int tl_futex_wake(struct timeline *tl, uint64_t uaddr, uint64_t ts,
-			 uint32_t func)
+			 uint32_t func, uint64_t callsite)
 {
 	struct timeline_futex *f = tl_futex(tl, uaddr);
 
@@ -276,6 +282,7 @@ static int tl_futex_wake(struct timeline *tl, uint64_t uaddr, uint64_t ts,
 		return -ENOMEM;
 	f->woken = true;
 	f->last_waker = func;
+	f->last_waker_callsite = callsite;
 	f->last_wake_ts = ts;
 	return 0;
 }
@@ -290,12 +297,15 @@ static void tl_futex_woken(struct timeline_futex *f, const struct tl_thread *t,
 			   uint64_t wait_ns, int64_t ret)
 {
 	uint32_t func = TL_NO_FUNC;
+	uint64_t callsite = 0;
 
 	if (ret != 0)
 		return;
-	if (f->woken && f->last_wake_ts >= t->futex_since)
+	if (f->woken && f->last_wake_ts >= t->futex_since) {
 		func = f->last_waker;
-	timeline_wakers_add(&f->woken_from, func, wait_ns);
+		callsite = f->last_waker_callsite;
+	}
+	timeline_wakers_add(&f->woken_from, func, callsite, wait_ns);
 }
 
 static int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
@@ -324,6 +334,13 @@ static int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 
 int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 		    uint32_t open_func)
+{
+	return timeline_record_callsite(tl, rec, open_func, 0);
+}
+
+int timeline_record_callsite(struct timeline *tl,
+			     const struct ispot_record *rec,
+			     uint32_t open_func, uint64_t callsite)
 {
 	struct tl_thread *t;
 
@@ -364,7 +381,7 @@ int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 		t->futex_func = open_func;
 		if (timeline_futex_op_wakes(t->futex_op))
 			return tl_futex_wake(tl, t->futex_uaddr, rec->ts_ns,
-					     open_func);
+					     open_func, callsite);
 		return 0;
 	default:
 		tl_back_on_cpu(t, rec->ts_ns);

@@ -43,10 +43,16 @@ enum timeline_cause {
 /* Distinct waking functions kept per futex word, besides TL_WAKER_OTHER. */
 #define TL_WAKERS	8
 
-/* Wait time ended by wakes from @func (TL_NO_FUNC: untraced, or unseen). */
+/*
+ * Wait time ended by wakes from @func (TL_NO_FUNC: untraced, or unseen),
+ * or, when @callsite is not 0 (and @func is TL_NO_FUNC), from inside a
+ * lock call (pthread_mutex_unlock, ...) with no traced function outside
+ * it: @callsite is that call's return address, which names its caller.
+ */
 struct timeline_waker {
 	uint32_t func;
 	uint64_t wait_ns;
+	uint64_t callsite;
 };
 
 /* A futex word's wakers: @nr used, the last one may be TL_WAKER_OTHER. */
@@ -67,6 +73,7 @@ struct timeline_futex {
 	/* The latest wake on the word, for the next wait that ends. */
 	bool woken;
 	uint32_t last_waker;
+	uint64_t last_waker_callsite;
 	uint64_t last_wake_ts;
 };
 
@@ -90,6 +97,14 @@ void timeline_free(struct timeline *tl);
  */
 int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 		    uint32_t open_func);
+/*
+ * The same, for a wake issued inside a lock call that no traced function
+ * encloses: @callsite is the lock call's return address (0: unknown), to
+ * credit its caller with (struct timeline_waker).
+ */
+int timeline_record_callsite(struct timeline *tl,
+			     const struct ispot_record *rec,
+			     uint32_t open_func, uint64_t callsite);
 /* @tid recorded something at @ts, so it is on a CPU. */
 void timeline_running(struct timeline *tl, uint32_t tid, uint64_t ts);
 /* Both: timeline_running(), then timeline_totals(), in one lookup. */
@@ -111,11 +126,12 @@ int timeline_futex_op_waits(uint32_t op);
 int timeline_futex_op_wakes(uint32_t op);
 
 /*
- * Credit @wait_ns to @func in @w: a new function takes a free slot, and
- * once the TL_WAKERS are taken the rest go to TL_WAKER_OTHER, so memory
- * stays fixed.  Also merges tables (ispotd's windows).
+ * Credit @wait_ns to @func (or, with @func TL_NO_FUNC, to the caller at
+ * @callsite; 0 for none) in @w: a new waker takes a free slot, and once
+ * the TL_WAKERS are taken the rest go to TL_WAKER_OTHER, so memory stays
+ * fixed.  Also merges tables (ispotd's windows).
  */
 void timeline_wakers_add(struct timeline_wakers *w, uint32_t func,
-			 uint64_t wait_ns);
+			 uint64_t callsite, uint64_t wait_ns);
 
 #endif /* ISPOT_TIMELINE_H */

@@ -613,19 +613,26 @@ static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
  * looked up, so a call that ends its function (a noreturn callee) is not
  * blamed on the next one, and the offset shown is the return address's.
  */
-static int trace_frame_name(void *ctx, uint64_t addr, bool offset, char *buf,
-			    size_t len)
+int trace_return_name(struct elf_symbolizer *sym, uint64_t addr,
+		      bool offset, char *buf, size_t len)
 {
-	struct trace *t = ctx;
 	struct elf_addr_info info;
 
-	if (!t->sym || !addr || elf_symbolize(t->sym, addr - 1, &info, NULL, 0))
+	if (!sym || !addr || elf_symbolize(sym, addr - 1, &info, NULL, 0))
 		return -1;
 	info.sym_off++;
 	info.vaddr++;
 	if (!offset && info.kind == ELF_ADDR_SYMBOL)
 		return snprintf(buf, len, "%s", info.sym);
 	return elf_addr_format(&info, buf, len);
+}
+
+static int trace_frame_name(void *ctx, uint64_t addr, bool offset, char *buf,
+			    size_t len)
+{
+	struct trace *t = ctx;
+
+	return trace_return_name(t->sym, addr, offset, buf, len);
 }
 
 /* The futex words waited on, named like the user's variables. */
@@ -668,7 +675,8 @@ static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 		wk = *wakers + i * (TL_WAKERS + 1);
 		rf[i].woken_from = wk;
 		rf[i].nr_woken_from = report_wakers(wk, &f[i].woken_from,
-						    trace_func_name, t);
+						    trace_func_name, t,
+						    trace_frame_name, t);
 	}
 	return rf;
 }

@@ -192,4 +192,12 @@ void trace_free(struct trace *t);
 int trace_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
 		    uint64_t key, char *buf, size_t len);
 
+/*
+ * Name the function that a return address @addr returns into, "worker"
+ * (or "worker+0x21" with @offset), by @sym (may be NULL).  Returns what
+ * snprintf would, or -1 if it cannot be named.
+ */
+int trace_return_name(struct elf_symbolizer *sym, uint64_t addr,
+		      bool offset, char *buf, size_t len);
+
 #endif /* ISPOT_TRACE_H */

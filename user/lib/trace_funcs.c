@@ -23,7 +23,14 @@
 #include "errors.h"
 #include "trace_internal.h"
 
-/* What --sync adds: the blocking calls of seed 003's Table 2. */
+/*
+ * What --sync adds: the blocking calls of seed 003's Table 2, then the
+ * releases, whose futex wakes end the waits: a wake inside one is
+ * credited to its caller, the critical section that held the lock
+ * (pipeline_set_sync()), named by the return address its entry reads
+ * (trace_arm()) when no traced function encloses it.  Each is also a
+ * "sync" probe when a user names it with --func.
+ */
 static const char *const sync_specs[] = {
 	"libc:pthread_mutex_lock",
 	"libc:pthread_mutex_timedlock",
@@ -35,24 +42,16 @@ static const char *const sync_specs[] = {
 	/*
 	 * Not pthread_spin_lock: glibc's starts with a LOCK-prefixed
 	 * instruction, which x86 uprobes refuse to single-step.  Its callers
-	 * can be probed instead (samples/spinlock.c).
+	 * can be probed instead (samples/spinlock.c).  None of the others
+	 * starts with one (glibc 2.36: a mov, a push or a tail call's mov).
 	 */
 	"libc:sem_wait",
 	"libc:pthread_join",
-};
-
-/*
- * The calls that take or release a lock (or wait for one) for their
- * caller: a futex wake inside one ends waits that the caller's critical
- * section caused (pipeline_set_sync()).  --sync's own, and the releases a
- * user may probe by hand.
- */
-static const char *const sync_releases[] = {
-	"pthread_mutex_unlock",
-	"pthread_rwlock_unlock",
-	"pthread_cond_signal",
-	"pthread_cond_broadcast",
-	"sem_post",
+	"libc:pthread_mutex_unlock",
+	"libc:pthread_rwlock_unlock",
+	"libc:pthread_cond_signal",
+	"libc:pthread_cond_broadcast",
+	"libc:sem_post",
 };
 
 static bool trace_func_is_sync(const struct trace_func *f)
@@ -64,9 +63,6 @@ static bool trace_func_is_sync(const struct trace_func *f)
 		return false;
 	for (i = 0; i < sizeof(sync_specs) / sizeof(*sync_specs); i++)
 		if (!strcmp(strchr(sync_specs[i], ':') + 1, name))
-			return true;
-	for (i = 0; i < sizeof(sync_releases) / sizeof(*sync_releases); i++)
-		if (!strcmp(sync_releases[i], name))
 			return true;
 	return false;
 }
@@ -342,8 +338,14 @@ int trace_arm(struct trace *t)
 				return -1;
 			continue;
 		}
+		/*
+		 * A lock call reads its return address at entry: a wake
+		 * inside it, before its exit, names its caller by it.
+		 */
 		f->probe_id = trace_add_probe(t, f->sym.obj, f->sym.offset,
-					      flags, 0, f->sym.name);
+					      trace_func_is_sync(f) ?
+					      ISPOT_PROBE_BOTH : flags,
+					      0, f->sym.name);
 		if (!f->probe_id)
 			return -1;
 		if (pipeline_add_probe(t->pipe, f->probe_id, func_id,
