@@ -73,11 +73,13 @@ static void feed_init(struct feed *f, const enum key_kind *kinds, size_t nr)
 	f->p = pipeline_new();
 	ASSERT_TRUE(f->p);
 	f->now = 1000;
-	pipeline_set_shadow_base(f->p, nr);
 	for (i = 0; i < nr; i++) {
 		struct key_rule rule = { .kind = kinds[i] };
 
 		ASSERT_EQ(pipeline_add_probe(f->p, i + 1, i, &rule), 0);
+		if (kinds[i] == KEY_AUTO)
+			ASSERT_EQ(pipeline_set_shadows(f->p, i + 1,
+					autokey_shadow_id(nr, i, 0)), 0);
 	}
 	ASSERT_EQ(pipeline_thread_seen(f->p, 1, 0), 0);
 	ASSERT_EQ(pipeline_thread_seen(f->p, 2, 0), 0);

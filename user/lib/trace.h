@@ -97,6 +97,14 @@ struct trace {
 	const uint32_t *func_ids;
 	/* And, with @engine, the shapes that name its shape keys. */
 	struct shapes *shapes;
+	/*
+	 * And the argument buckets, and for each --key FUNC=auto function
+	 * the first of the three ids its shadow scores go under (autokey.h;
+	 * 0 or NULL: scored unkeyed only).  Without @func_ids the shadows
+	 * sit above the session's own ids.
+	 */
+	struct argbuckets *args;
+	const uint32_t *shadow_ids;
 };
 
 /* Monotonic ns, the clock the module stamps records with. */
