@@ -188,6 +188,14 @@ void trace_stop(struct trace *t);
 /* Disable, drain what is left, close lifetimes, print the report. */
 int trace_report(struct trace *t);
 
+/*
+ * A report @sr of the session's engine taken while it runs (ispotctl
+ * top), as --key FUNC=auto keys it: each auto function scored as its
+ * verdict so far says, the shadow scores dropped (autokey.h).  Again on
+ * each report: the verdict may change.  0 or -ENOMEM.
+ */
+int trace_auto_keys(struct trace *t, struct sci_report *sr);
+
 void trace_free(struct trace *t);
 
 /*
