@@ -126,13 +126,18 @@ t_sparse_note() {
 }
 tap_check "auto_too_sparse_to_judge_is_a_note" t_sparse_note
 
-# flagged LOG: the window lines in which work is flagged.
+# flagged LOG: the window lines in which work is flagged (one awk, not
+# a process per line: the log grows while it is polled).
 flagged() {
-	while read -r line; do
-		printf '%s\n' "$line" >"$tmp/line"
-		[ "$(field "$tmp/line" work workload_dependent)" = true ] &&
-			printf '%s\n' "$line"
-	done <"$1"
+	awk '{
+		n = split($0, seg, /[{]"name": /)
+		for (i = 2; i <= n; i++)
+			if (index(seg[i], "\"work\",") == 1 &&
+			    index(seg[i], "\"workload_dependent\": true")) {
+				print
+				next
+			}
+	}' "$1"
 }
 # three_flagged LOG: work was flagged in three windows.
 three_flagged() { [ "$(flagged "$1" | wc -l)" -ge 3 ]; }
@@ -146,6 +151,7 @@ daemon_windows() {
 	shift
 	"$sample" $args --iterations 100000000 >/dev/null &
 	tpid=$!
+	: >"$log.err"
 	ispotd --pid "$tpid" --func work --func put --budget 0 --window 2s \
 		--log "$log" "$@" 2>"$log.err" &
 	dpid=$!
@@ -159,9 +165,18 @@ daemon_windows() {
 }
 
 # The windows that judged work flagged: with auto, keyed by arg0:log2.
+# flagged_run LOG ISPOTD-ARGS...: daemon_windows, once more if emulator
+# stalls kept the verdict down (see traced).
+flagged_run() {
+	daemon_windows "$@" && return 0
+	echo "# work not flagged in three windows of $1, once more"
+	rm -f "$1"
+	daemon_windows "$@"
+}
+
 t_daemon_auto() {
-	daemon_windows "$tmp/none.jsonl" || return 1
-	daemon_windows "$tmp/auto.jsonl" --key 'work=auto' || return 1
+	flagged_run "$tmp/none.jsonl" || return 1
+	flagged_run "$tmp/auto.jsonl" --key 'work=auto' || return 1
 	flagged "$tmp/none.jsonl" >"$tmp/none.flagged"
 	flagged "$tmp/auto.jsonl" >"$tmp/auto.flagged"
 	plain=$(fsci "$tmp/none.flagged" work)
