@@ -7,14 +7,17 @@
 # With --key 'work=auto' the suggestion is applied: work's SCI falls to
 # well under half the unkeyed one (SCIs of one sample compared, never
 # absolute times: the guest is emulated).  Sampled too sparsely, auto
-# keeps no key and says so in a note.
+# keeps no key and says so in a note.  ispotd does the same in its
+# windows: work flagged, and keyed by --key work=auto its window SCI falls
+# likewise.
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/ispotd_lib.sh"
 tmp=$(mktemp -d)
 sample=/ispot/samples/workload
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 5
+tap_plan 6
 
 # One thread: under emulation a second one's time slices would add
 # noise of the size of the work itself to every call.  Half a second of
@@ -122,6 +125,75 @@ t_sparse_note() {
 	grep -q 'work \[none (auto)\]' "$tmp/out"
 }
 tap_check "auto_too_sparse_to_judge_is_a_note" t_sparse_note
+
+# flagged LOG: the window lines in which work is flagged (one awk, not
+# a process per line: the log grows while it is polled).
+flagged() {
+	awk '{
+		n = split($0, seg, /[{]"name": /)
+		for (i = 2; i <= n; i++)
+			if (index(seg[i], "\"work\",") == 1 &&
+			    index(seg[i], "\"workload_dependent\": true")) {
+				print
+				next
+			}
+	}' "$1"
+}
+# three_flagged LOG: work was flagged in three windows.
+three_flagged() { [ "$(flagged "$1" | wc -l)" -ge 3 ]; }
+
+# daemon_windows LOG ISPOTD-ARGS...: ispotd --pid on the sample, always
+# armed, 2 s windows into LOG, until three of them flag work.  The
+# buckets are kept since the target was found, so the first windows may
+# hold too few calls to judge.
+daemon_windows() {
+	log=$1
+	shift
+	"$sample" $args --iterations 100000000 >/dev/null &
+	tpid=$!
+	: >"$log.err"
+	ispotd --pid "$tpid" --func work --func put --budget 0 --window 2s \
+		--log "$log" "$@" 2>"$log.err" &
+	dpid=$!
+	daemon_ready "$log.err" && wait_for 300 three_flagged "$log"
+	dw_ok=$?
+	kill "$tpid" 2>/dev/null
+	wait "$tpid" 2>/dev/null
+	stop_daemon "$dpid" || dw_ok=1
+	[ "$dw_ok" = 0 ] || sed 's/^/# /' "$log.err" | head -20
+	return $dw_ok
+}
+
+# The windows that judged work flagged: with auto, keyed by arg0:log2.
+# flagged_run LOG ISPOTD-ARGS...: daemon_windows, once more if emulator
+# stalls kept the verdict down (see traced).
+flagged_run() {
+	daemon_windows "$@" && return 0
+	echo "# work not flagged in three windows of $1, once more"
+	rm -f "$1"
+	daemon_windows "$@"
+}
+
+t_daemon_auto() {
+	flagged_run "$tmp/none.jsonl" || return 1
+	flagged_run "$tmp/auto.jsonl" --key 'work=auto' || return 1
+	flagged "$tmp/none.jsonl" >"$tmp/none.flagged"
+	flagged "$tmp/auto.jsonl" >"$tmp/auto.flagged"
+	plain=$(fsci "$tmp/none.flagged" work)
+	keyed=$(fsci "$tmp/auto.flagged" work)
+	n=$(wc -l <"$tmp/auto.flagged")
+	k=$(func "$tmp/auto.flagged" work |
+	    grep -c '"key": "arg0:log2", "key_auto": true')
+	echo "# ispotd, work over the windows that flag it: sci unkeyed" \
+	     "$plain, with --key work=auto $keyed ($k of $n windows keyed" \
+	     "arg0:log2)"
+	echo "# $(evidence "$tmp/auto.flagged" work | head -n1)"
+	[ "$n" -ge 3 ] && [ "$k" = "$n" ] &&
+	[ -z "$(field "$tmp/none.flagged" work key)" ] &&
+	lt 0 "$plain" &&
+	lt "$keyed" "$(awk -v p="$plain" 'BEGIN { print p / 2 }')"
+}
+tap_timing "ispotd_auto_keys_work_and_its_window_sci_falls" t_daemon_auto
 
 rm -rf "$tmp"
 tap_done

@@ -423,8 +423,9 @@ TEST(key_rules)
 	ASSERT_EQ(PARSE(&c, "--pid", "1", "--func", "f",
 			"--key", "a=arg0", "--key", "b=arg2:log2",
 			"--key", "c=callsite", "--key", "d=none",
-			"--key", "Foo::operator==arg1", "--key", "e=shape"), 0);
-	ASSERT_EQ(c.nr_keys, 6);
+			"--key", "Foo::operator==arg1", "--key", "e=shape",
+			"--key", "g*=auto"), 0);
+	ASSERT_EQ(c.nr_keys, 7);
 	EXPECT_STREQ(c.keys[0].func, "a");
 	EXPECT_EQ(c.keys[0].rule.kind, KEY_ARG);
 	EXPECT_EQ(c.keys[0].rule.arg, 0);
@@ -438,6 +439,8 @@ TEST(key_rules)
 	EXPECT_EQ(c.keys[4].rule.arg, 1);
 	EXPECT_STREQ(c.keys[5].func, "e");
 	EXPECT_EQ(c.keys[5].rule.kind, KEY_SHAPE);
+	EXPECT_STREQ(c.keys[6].func, "g*");
+	EXPECT_EQ(c.keys[6].rule.kind, KEY_AUTO);
 	ispotd_config_free(&c);
 }
 
@@ -580,6 +583,7 @@ TEST(help)
 	EXPECT_TRUE(strstr(buf, "--cgroup PATH"));
 	EXPECT_TRUE(strstr(buf, "--config FILE"));
 	EXPECT_TRUE(strstr(buf, "default 1%"));
+	EXPECT_TRUE(strstr(buf, "auto: the argument the work"));
 	/* fits a terminal */
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
 		EXPECT_LE(strlen(line), 80);
@@ -851,6 +855,7 @@ TEST(file_merge_cli_wins)
 		"func a\n"
 		"key w=none\n"
 		"key v=arg1\n"
+		"key u=auto\n"
 		"budget 5%\n"
 		"window 10s\n"
 		"log /file.log\n"
@@ -873,11 +878,13 @@ TEST(file_merge_cli_wins)
 	EXPECT_STREQ(c.funcs[0], "a");
 	EXPECT_STREQ(c.funcs[1], "b");
 	/* the file's key for the command line's FUNC is dropped */
-	ASSERT_EQ(c.nr_keys, 2);
+	ASSERT_EQ(c.nr_keys, 3);
 	EXPECT_STREQ(c.keys[0].func, "w");
 	EXPECT_EQ(c.keys[0].rule.kind, KEY_ARG);
 	EXPECT_STREQ(c.keys[1].func, "v");
 	EXPECT_EQ(c.keys[1].rule.arg, 1);
+	EXPECT_STREQ(c.keys[2].func, "u");
+	EXPECT_EQ(c.keys[2].rule.kind, KEY_AUTO);
 	/* scalars: the command line's, else the file's */
 	EXPECT_NEAR(c.budget, 0.02, 1e-12);
 	EXPECT_STREQ(c.log_path, "-");

@@ -18,6 +18,7 @@
 #include "sci.h"
 #include "trace.h"
 #include "window.h"
+#include "window_lines.h"
 
 #define T0		1000000000ull		/* window 1 starts */
 #define WINDOW_NS	60000000000ull
@@ -58,73 +59,6 @@ static uint64_t run(struct sci_engine *e, uint32_t id, uint32_t tid,
 		ASSERT_EQ(sci_add(e, id, 0, tid, d[i], t, NULL), 0);
 	}
 	return t;
-}
-
-/* window_close() into @f; the one line it wrote, from *@off on. */
-static char *close_window(struct window_set *w, FILE *f, long *off,
-			  uint64_t now)
-{
-	static char line[1 << 16];
-	size_t n;
-
-	ASSERT_EQ(window_close(w, f, &target, now, 0.25, 0.005), 0);
-	ASSERT_EQ(fseek(f, *off, SEEK_SET), 0);
-	n = fread(line, 1, sizeof(line) - 1, f);
-	line[n] = '\0';
-	*off += n;
-	/* Exactly one line, whole. */
-	ASSERT_GT(n, 0);
-	ASSERT_TRUE(strchr(line, '\n') == line + n - 1);
-	return line;
-}
-
-/* The text from @from up to (not including) @to, in a buffer of its own. */
-static char *between(const char *s, const char *from, const char *to)
-{
-	const char *a = strstr(s, from), *b;
-	char *out;
-
-	ASSERT_TRUE(a);
-	b = to ? strstr(a, to) : a + strlen(a);
-	ASSERT_TRUE(b);
-	out = strndup(a, b - a);
-	ASSERT_TRUE(out);
-	return out;
-}
-
-/* The object in @s that starts with "name": @name, braces matched. */
-static char *object_named(const char *s, const char *name)
-{
-	char want[128];
-	const char *a, *p;
-	int depth = 0;
-
-	snprintf(want, sizeof(want), "{\"name\": \"%s\"", name);
-	a = strstr(s, want);
-	if (!a)
-		return NULL;
-	for (p = a; *p; p++) {
-		if (*p == '{')
-			depth++;
-		else if (*p == '}' && !--depth)
-			return strndup(a, p + 1 - a);
-	}
-	return NULL;
-}
-
-/* The number after "@key": in @s; fails the test if there is none. */
-static double num(const char *s, const char *key)
-{
-	char want[64];
-	const char *p;
-
-	snprintf(want, sizeof(want), "\"%s\": ", key);
-	p = strstr(s, want);
-	if (!p) {
-		TH_LOG("no %s in %s", want, s);
-		ispot_test_fail(1);
-	}
-	return strtod(p + strlen(want), NULL);
 }
 
 /* The fields a function object (or a totals entry) must have. */
@@ -180,7 +114,7 @@ TEST(two_windows_carry_minima_and_totals)
 	w.calls += 4;
 	w.cpu_ns = 777;
 
-	line = close_window(&w, f, &off, T0 + WINDOW_NS);
+	line = close_window(&w, &target, f, &off, T0 + WINDOW_NS);
 	top = between(line, "{", "\"functions\": [");
 	EXPECT_EQ(num(top, "window_ns"), WINDOW_NS);
 	EXPECT_EQ(num(top, "armed_ns"), 1000);
@@ -225,7 +159,7 @@ TEST(two_windows_carry_minima_and_totals)
 	w.armed_ns += 1000;
 	w.calls += 1;
 
-	line = close_window(&w, f, &off, T0 + 2 * WINDOW_NS);
+	line = close_window(&w, &target, f, &off, T0 + 2 * WINDOW_NS);
 	top = between(line, "{", "\"functions\": [");
 	/* This window's, not running sums. */
 	EXPECT_EQ(num(top, "window_ns"), WINDOW_NS);
@@ -268,7 +202,7 @@ TEST(two_windows_carry_minima_and_totals)
 	ASSERT_EQ(sci_thread_seen(w.sci, 300, ts), 0);
 	run(w.sci, work, 300, ts, d2, 1);
 	sci_finish(w.sci, ts + 1000);
-	line = close_window(&w, f, &off, T0 + 4 * WINDOW_NS);
+	line = close_window(&w, &target, f, &off, T0 + 4 * WINDOW_NS);
 	fn = between(line, "\"functions\": [", "\"futexes\": [");
 	expect_func(fn, "work", 1, 20, 0.02);
 	free(fn);
@@ -304,7 +238,7 @@ TEST(cxx_function_names)
 	sci_finish(w.sci, T0 + 2000);
 	w.bursts++;
 	w.armed_ns += 1000;
-	line = close_window(&w, f, &off, T0 + WINDOW_NS);
+	line = close_window(&w, &target, f, &off, T0 + WINDOW_NS);
 	o = object_named(line, "ns::Pool::get(int)");
 	ASSERT_TRUE(o);
 	EXPECT_TRUE(strstr(o, "\"linkage_name\": \"_ZN2ns4Pool3getEi\""));
@@ -393,7 +327,7 @@ TEST(shape_keys_named_across_bursts)
 	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
 	shape_burst(&w, &t, ids, T0 + 100000);
 
-	line = close_window(&w, f, &off, T0 + WINDOW_NS);
+	line = close_window(&w, &target, f, &off, T0 + WINDOW_NS);
 	o = object_named(line, "handle");
 	ASSERT_TRUE(o);
 	EXPECT_TRUE(strstr(o, "\"key\": \"shape\""));
@@ -419,7 +353,7 @@ TEST(empty_window)
 
 	ASSERT_TRUE(f);
 	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
-	line = close_window(&w, f, &off, T0 + WINDOW_NS);
+	line = close_window(&w, &target, f, &off, T0 + WINDOW_NS);
 	EXPECT_TRUE(strstr(line, "\"functions\": []"));
 	EXPECT_TRUE(strstr(line, "\"futexes\": []"));
 	EXPECT_TRUE(strstr(line, "\"totals\": []"));

@@ -13,7 +13,8 @@
  *     nor an argument that explains all the variation but only 1.5x;
  *   - lone executions never flag, however far apart: 7 calls per bucket
  *     do not, 8 do;
- *   - an auto function recorded too sparsely to judge gets a note.
+ *   - an auto function recorded too sparsely to judge gets a note;
+ *   - a live report (ispotctl top) keys it too, report after report.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,11 +74,13 @@ static void feed_init(struct feed *f, const enum key_kind *kinds, size_t nr)
 	f->p = pipeline_new();
 	ASSERT_TRUE(f->p);
 	f->now = 1000;
-	pipeline_set_shadow_base(f->p, nr);
 	for (i = 0; i < nr; i++) {
 		struct key_rule rule = { .kind = kinds[i] };
 
 		ASSERT_EQ(pipeline_add_probe(f->p, i + 1, i, &rule), 0);
+		if (kinds[i] == KEY_AUTO)
+			ASSERT_EQ(pipeline_set_shadows(f->p, i + 1,
+					autokey_shadow_id(nr, i, 0)), 0);
 	}
 	ASSERT_EQ(pipeline_thread_seen(f->p, 1, 0), 0);
 	ASSERT_EQ(pipeline_thread_seen(f->p, 2, 0), 0);
@@ -219,6 +222,45 @@ TEST(auto_keys_work_loss_near_zero)
 	free(s.v);
 	free(s.t.funcs);
 	sci_report_free(r);
+	pipeline_free(f.p);
+}
+
+/*
+ * ispotctl top takes a report every second (trace_auto_keys()): each
+ * keys the auto function as the verdict then says, the second as well
+ * as the first, although the first already set the function's key.
+ */
+TEST(auto_keys_every_live_report)
+{
+	static const enum key_kind kinds[] = { KEY_AUTO };
+	static const char *const names[] = { "work" };
+	const struct sci_result *fn;
+	struct sci_report *r;
+	struct session s;
+	struct feed f;
+	int round;
+
+	feed_init(&f, kinds, 1);
+	feed_work(&f, 1, 700);
+	r = feed_report(&f);
+	session_report(&s, &f, names, kinds, 1, r);
+	sci_report_free(r);
+	for (round = 0; round < 2; round++) {
+		feed_work(&f, 1, 70);
+		r = sci_report(f.p->sci, f.now);
+		ASSERT_TRUE(r);
+		ASSERT_EQ(trace_auto_keys(&s.t, r), 0);
+		/* work alone, keyed by its 7 buckets: no shadow left. */
+		EXPECT_EQ(r->nr_funcs, 1);
+		fn = sci_report_func(r, 0);
+		ASSERT_TRUE(fn);
+		EXPECT_EQ(fn->nr_keys, 7);
+		EXPECT_EQ(fn->calls, 770 + 70 * round);
+		EXPECT_TRUE(s.t.funcs[0].key_auto);
+		sci_report_free(r);
+	}
+	free(s.v);
+	free(s.t.funcs);
 	pipeline_free(f.p);
 }
 

@@ -103,19 +103,15 @@ static int session_sample(struct top_source *s, uint64_t now,
 	if (upto < t->t_enable)
 		upto = t->t_enable;
 	sr = sci_report(t->pipe->sci, upto);
-	if (!sr || rates_begin(r, upto)) {
+	/* --key auto: each auto function as its verdict so far keys it. */
+	if (!sr || trace_auto_keys(t, sr) || rates_begin(r, upto)) {
 		sci_report_free(sr);
 		ispot_error("out of memory computing the scores");
 		return -1;
 	}
 	for (i = 0; i < sr->nr_funcs; i++) {
-		const struct trace_func *f;
+		const struct trace_func *f = &t->funcs[sr->funcs[i].func_id];
 
-		/* --key auto's shadow scores (autokey.h): the live view
-		 * shows an auto function unkeyed. */
-		if (sr->funcs[i].func_id >= t->nr_funcs)
-			continue;
-		f = &t->funcs[sr->funcs[i].func_id];
 		counts_of(ts, &sr->funcs[i], &c);
 		if (rates_add(r, t->command, f->sym.name, f->sym.obj, &c)) {
 			sci_report_free(sr);

@@ -23,7 +23,8 @@ int window_set_init(struct window_set *w, int pid, uint64_t now)
 	w->start_ns = now;
 	w->sci = sci_new();
 	w->shapes = shapes_new();
-	return w->sci && w->shapes ? 0 : -ENOMEM;
+	w->args = argbuckets_new();
+	return w->sci && w->shapes && w->args ? 0 : -ENOMEM;
 }
 
 static void window_reset(struct window_set *w, uint64_t now)
@@ -49,19 +50,18 @@ void window_set_free(struct window_set *w)
 	free(w->futexes);
 	sci_free(w->sci);
 	shapes_free(w->shapes);
+	argbuckets_free(w->args);
+	free(w->burst_shadows);
 	elf_symbolizer_free(w->sym);
 	memset(w, 0, sizeof(*w));
 }
 
-static long window_func_id(struct window_set *w, const struct trace_func *f)
+/* A new entry for @f: a function (@arg -1) or @owner's shadow by @arg. */
+static long window_func_add(struct window_set *w, const struct trace_func *f,
+			    int arg, uint32_t owner)
 {
 	struct window_func *wf;
-	uint32_t i;
 
-	for (i = 0; i < w->nr_funcs; i++)
-		if (!strcmp(w->funcs[i].name, f->sym.name) &&
-		    !strcmp(w->funcs[i].object, f->sym.obj))
-			return i;
 	if (w->nr_funcs == w->cap_funcs) {
 		uint32_t cap = w->cap_funcs ? 2 * w->cap_funcs : 16;
 
@@ -84,23 +84,64 @@ static long window_func_id(struct window_set *w, const struct trace_func *f)
 	}
 	snprintf(wf->key_desc, sizeof(wf->key_desc), "%s", f->key_desc);
 	wf->key = f->key;
+	wf->shadow_arg = arg;
+	wf->owner = owner;
 	return w->nr_funcs++;
+}
+
+static long window_func_id(struct window_set *w, const struct trace_func *f)
+{
+	long id, sh, first = 0;
+	uint32_t i;
+	int a;
+
+	for (i = 0; i < w->nr_funcs; i++)
+		if (w->funcs[i].shadow_arg < 0 &&
+		    !strcmp(w->funcs[i].name, f->sym.name) &&
+		    !strcmp(w->funcs[i].object, f->sym.obj))
+			return i;
+	id = window_func_add(w, f, -1, 0);
+	if (id < 0 || f->key.kind != KEY_AUTO)
+		return id;
+	/* Its shadows: the next three ids, before any other function's. */
+	for (a = 0; a < ARGB_NR_ARGS; a++) {
+		sh = window_func_add(w, f, a, id);
+		/* Without memory: scored unkeyed, judged all the same. */
+		if (sh < 0)
+			return id;
+		if (!a)
+			first = sh;
+	}
+	w->funcs[id].shadow = first;
+	return id;
 }
 
 int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids)
 {
 	size_t i;
 
+	if (t->nr_funcs >= w->cap_burst_shadows) {
+		uint32_t *sh = realloc(w->burst_shadows,
+				       (t->nr_funcs + 1) * sizeof(*sh));
+
+		if (!sh)
+			return -ENOMEM;
+		w->burst_shadows = sh;
+		w->cap_burst_shadows = t->nr_funcs + 1;
+	}
 	for (i = 0; i < t->nr_funcs; i++) {
 		long id = window_func_id(w, &t->funcs[i]);
 
 		if (id < 0)
 			return -ENOMEM;
 		ids[i] = id;
+		w->burst_shadows[i] = w->funcs[id].shadow;
 	}
 	t->engine = w->sci;
 	t->func_ids = ids;
 	t->shapes = w->shapes;
+	t->args = w->args;
+	t->shadow_ids = w->burst_shadows;
 	return 0;
 }
 
@@ -200,13 +241,15 @@ static int window_key_name(void *ctx, uint32_t func_id, uint64_t key,
 			   char *buf, size_t len)
 {
 	struct window_set *w = ctx;
+	const struct key_rule *rule;
 
 	if (func_id >= w->nr_funcs)
 		return -1;
-	if (w->funcs[func_id].key.kind == KEY_SHAPE)
+	rule = window_func_rule(&w->funcs[func_id]);
+	if (rule->kind == KEY_SHAPE)
 		return shape_key_label(w->shapes, key, w->funcs[func_id].name,
 				       window_func_name, w, buf, len);
-	return trace_key_label(&w->funcs[func_id].key, w->sym, key, buf, len);
+	return trace_key_label(rule, w->sym, key, buf, len);
 }
 
 /* A lock call's caller, by its return address (report_wakers()). */
@@ -304,7 +347,8 @@ static void window_json_totals(struct json *j, const struct window_set *w)
 
 static int window_write(struct window_set *w, FILE *f,
 			const struct window_target *tg,
-			const struct sci_report *sr, uint64_t now,
+			const struct sci_report *sr,
+			const struct argb_verdict *verdicts, uint64_t now,
 			double duty, double overhead)
 {
 	char (*names)[ELF_SYM_NAME_MAX] = calloc(w->nr_futexes + 1,
@@ -324,6 +368,7 @@ static int window_write(struct window_set *w, FILE *f,
 		.nr_funcs = w->nr_funcs,
 		.key_name = window_key_name,
 		.key_ctx = w,
+		.verdicts = verdicts,
 	};
 	char when[64];
 	struct timespec ts;
@@ -334,13 +379,16 @@ static int window_write(struct window_set *w, FILE *f,
 	if (!names || !fnames || !wakers || !rf || !shape_notes)
 		goto out;
 	for (i = 0; i < w->nr_funcs; i++) {
+		const struct key_rule *rule = window_func_rule(&w->funcs[i]);
+
 		rf[i].name = w->funcs[i].name;
 		rf[i].linkage_name = w->funcs[i].linkage_name;
 		rf[i].object = w->funcs[i].object;
-		rf[i].key = w->funcs[i].key_desc;
+		rf[i].key_auto = w->funcs[i].key.kind == KEY_AUTO;
+		rf[i].key = rf[i].key_auto ? w->funcs[i].chosen_desc :
+			    w->funcs[i].key_desc;
 		if (shape_note(w->shapes, i, rf[i].name,
-			       w->funcs[i].key.kind == KEY_SHAPE,
-			       w->funcs[i].key.kind == KEY_NONE,
+			       rule->kind == KEY_SHAPE, rule->kind == KEY_NONE,
 			       window_func_name, w, &rf[i].shapes_differ,
 			       shape_notes[i], sizeof(shape_notes[i])))
 			rf[i].shape_note = shape_notes[i];
@@ -445,6 +493,7 @@ int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 		 uint64_t now, double duty, double overhead)
 {
 	struct sci_engine *next = sci_new();
+	struct argb_verdict *v = NULL;
 	struct sci_block_min *m;
 	struct sci_report *sr;
 	size_t n, i;
@@ -453,18 +502,23 @@ int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 	sr = sci_report(w->sci, now);
 	n = sci_nr_blocks(w->sci);
 	m = malloc((n + 1) * sizeof(*m));
-	if (!next || !sr || !m) {
+	/* The report from here on as --key auto keys it. */
+	if (sr)
+		v = window_workload(w, sr);
+	if (!next || !sr || !m || !v) {
 		sci_free(next);
 		sci_report_free(sr);
 		free(m);
+		free(v);
 		return -ENOMEM;
 	}
 	window_totals(w, sr);
-	ret = f ? window_write(w, f, tg, sr, now, duty, overhead) : 0;
+	ret = f ? window_write(w, f, tg, sr, v, now, duty, overhead) : 0;
 	if (w->observer && window_observe(w, tg, sr, now, duty, overhead) &&
 	    !ret)
 		ret = -ENOMEM;
 	sci_report_free(sr);
+	free(v);
 
 	/* Every block ever seen is in the engine: seeds included. */
 	sci_minima(w->sci, m);

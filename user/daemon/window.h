@@ -25,6 +25,15 @@
  * Running totals since the target was found are kept per function for
  * counters that only grow (calls, loss by cause, observed thread time),
  * which is what Prometheus rates need.
+ *
+ * --key FUNC=auto (autokey.h) fits the windows this way: the first time
+ * the set meets an auto function it reserves the three ids after it for
+ * its shadow scores (entries of funcs[] that are never reported), so the
+ * shadows live in the window's engine and carry their minima over like
+ * any key; the argument buckets are kept since the target was found, as
+ * the minima are; and each window_close() judges every function on them
+ * (argbuckets.h) and reports an auto function scored as its verdict
+ * says (window_workload()).
  */
 #ifndef ISPOT_WINDOW_H
 #define ISPOT_WINDOW_H
@@ -52,6 +61,16 @@ struct window_func {
 	int64_t total_unknown_ns;
 	uint64_t total_observed_ns;
 	double last_sci;		/* of the last window it ran in */
+	/*
+	 * --key auto: a function's first shadow id (0: none); a shadow's
+	 * argument (0..2, -1 for a function) and function.  @chosen is what
+	 * the last window closed keyed an auto function by.
+	 */
+	uint32_t shadow;
+	int shadow_arg;
+	uint32_t owner;
+	struct key_rule chosen;
+	char chosen_desc[32];
 };
 
 struct window_futex {
@@ -112,6 +131,11 @@ struct window_set {
 	struct sci_engine *sci;
 	/* Shapes seen since the start: they name the shape keys (shape.h). */
 	struct shapes *shapes;
+	/* Argument buckets since the start: the workload verdicts. */
+	struct argbuckets *args;
+	/* The burst's first shadow ids (trace.h), by its function index. */
+	uint32_t *burst_shadows;
+	size_t cap_burst_shadows;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t armed_ns;
 	uint64_t calls;			/* probed calls entered while armed */
@@ -168,6 +192,19 @@ void window_burst_end(struct window_set *w, struct trace *t);
  */
 int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 		 uint64_t now, double duty, double overhead);
+
+/*
+ * At window_close() (window_workload.c): judge every function of @w on
+ * its argument buckets, key each auto function as its verdict says and
+ * rewrite @sr to that scoring (autokey_apply()), the shadows dropped.
+ * Returns the verdicts by window function id (free() them), or NULL
+ * without memory.
+ */
+struct argb_verdict *window_workload(struct window_set *w,
+				     struct sci_report *sr);
+
+/* The rule @f's keys are named by: an auto function's choice. */
+const struct key_rule *window_func_rule(const struct window_func *f);
 
 /* RFC 3339 UTC time, e.g. "2026-11-23T13:40:02.512Z". */
 void window_rfc3339(char *buf, size_t len, const struct timespec *ts);

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autokey.h"
 #include "idarray.h"
 #include "pipeline.h"
 
@@ -14,6 +13,7 @@ struct pipeline_probe {
 	bool sync;	/* a lock call: wakes inside count for its caller */
 	uint32_t func_id;
 	struct key_rule key;
+	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
 };
 
 uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
@@ -42,7 +42,7 @@ uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
 }
 
 /* An auto function's execution, keyed by each argument's log2 bucket. */
-static void pipeline_shadows(struct pipeline *p, uint32_t func_id,
+static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
 			     const struct pair_exec *e,
 			     const struct sci_causes *c)
 {
@@ -52,9 +52,7 @@ static void pipeline_shadows(struct pipeline *p, uint32_t func_id,
 		struct key_rule rule = { .kind = KEY_ARG, .arg = a,
 					 .log2 = true };
 
-		if (sci_add(p->sci,
-			    autokey_shadow_id(p->shadow_base, func_id, a),
-			    key_value(&rule, e), e->tid,
+		if (sci_add(p->sci, shadow + a, key_value(&rule, e), e->tid,
 			    e->exit_ts - e->entry_ts, e->exit_ts, c))
 			p->stats.nomem++;
 	}
@@ -85,8 +83,8 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 	if (argbuckets_add(p->args, probe->func_id, e->args,
 			   e->exit_ts - e->entry_ts))
 		p->stats.nomem++;
-	if (probe->key.kind == KEY_AUTO && p->shadow_base)
-		pipeline_shadows(p, probe->func_id, e, c);
+	if (probe->key.kind == KEY_AUTO && probe->shadow)
+		pipeline_shadows(p, probe->shadow, e, c);
 	if (p->excess && e->nr_counters &&
 	    excess_add(p->excess, probe->func_id, key, e))
 		p->stats.nomem++;
@@ -183,7 +181,8 @@ void pipeline_free(struct pipeline *p)
 	timeline_free(p->tl);
 	excess_free(p->excess);
 	stacks_free(p->stacks);
-	argbuckets_free(p->args);
+	if (!p->args_borrowed)
+		argbuckets_free(p->args);
 	if (!p->shapes_borrowed)
 		shapes_free(p->shapes);
 	free(p->probes);
@@ -207,6 +206,14 @@ void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes)
 	p->shapes_borrowed = true;
 }
 
+void pipeline_borrow_args(struct pipeline *p, struct argbuckets *args)
+{
+	if (!p->args_borrowed)
+		argbuckets_free(p->args);
+	p->args = args;
+	p->args_borrowed = true;
+}
+
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 		       uint32_t func_id, const struct key_rule *rule)
 {
@@ -224,9 +231,13 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 	return pairer_set_callee(p->pairer, probe_id, func_id);
 }
 
-void pipeline_set_shadow_base(struct pipeline *p, uint32_t base)
+int pipeline_set_shadows(struct pipeline *p, uint32_t probe_id,
+			 uint32_t shadow)
 {
-	p->shadow_base = base;
+	if (probe_id >= p->nr_probes || !p->probes[probe_id].used)
+		return -EINVAL;
+	p->probes[probe_id].shadow = shadow;
+	return 0;
 }
 
 int pipeline_set_sync(struct pipeline *p, uint32_t probe_id)

@@ -62,15 +62,13 @@ struct pipeline {
 	struct excess *excess;		/* NULL unless counters are on */
 	struct stacks *stacks;		/* sampled call stacks per function */
 	struct argbuckets *args;	/* per-argument log2 buckets */
-	/* Above every function id: where KEY_AUTO's shadows start, 0 = an
-	 * auto function is scored unkeyed only (autokey.h). */
-	uint32_t shadow_base;
 	struct shapes *shapes;		/* what calls executions made */
 	/* The fed record's thread totals, read by the pair callback. */
 	uint64_t now[TL_NR_CAUSES];
 	struct pipeline_stats stats;
 	bool sci_borrowed;		/* p->sci belongs to the caller */
 	bool shapes_borrowed;		/* and so does p->shapes */
+	bool args_borrowed;		/* and p->args */
 
 	/* Exits waiting to be forgotten, oldest first (a ring). */
 	uint64_t forget_delay_ns;	/* 0: every thread is kept */
@@ -94,16 +92,25 @@ void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci);
  */
 void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes);
 
+/*
+ * And for the argument buckets (@args outlives the pipeline): ispotd
+ * judges a function on every burst since the target was found.
+ */
+void pipeline_borrow_args(struct pipeline *p, struct argbuckets *args);
+
 /* Executions of @probe_id count for function @func_id, keyed by @rule. */
 int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 		       uint32_t func_id, const struct key_rule *rule);
 
 /*
- * Score the functions keyed by KEY_AUTO under every candidate key too,
- * with shadow ids from @base up (autokey.h).  @base must exceed every
- * function id.  Call before the first record.
+ * @probe_id is keyed by KEY_AUTO: score its executions keyed by
+ * argN:log2 under function id @shadow + N too (autokey.h), ids no other
+ * function uses.  Without this an auto probe is scored unkeyed only.
+ * Call after pipeline_add_probe(), before the first record.  Returns 0
+ * or -EINVAL (an unknown probe).
  */
-void pipeline_set_shadow_base(struct pipeline *p, uint32_t base);
+int pipeline_set_shadows(struct pipeline *p, uint32_t probe_id,
+			 uint32_t shadow);
 
 /*
  * @probe_id is a block's begin (@end false) or end marker: the block's

@@ -127,6 +127,8 @@ static int trace_setup(struct trace *t, pid_t pid)
 		pipeline_borrow_engine(t->pipe, t->engine);
 	if (t->pipe && t->shapes)
 		pipeline_borrow_shapes(t->pipe, t->shapes);
+	if (t->pipe && t->args)
+		pipeline_borrow_args(t->pipe, t->args);
 	if (!t->drain || !t->pipe ||
 	    (t->waits && pipeline_enable_causes(t->pipe))) {
 		ispot_error("out of memory setting up the pipeline");

@@ -97,6 +97,14 @@ struct trace {
 	const uint32_t *func_ids;
 	/* And, with @engine, the shapes that name its shape keys. */
 	struct shapes *shapes;
+	/*
+	 * And the argument buckets, and for each --key FUNC=auto function
+	 * the first of the three ids its shadow scores go under (autokey.h;
+	 * 0 or NULL: scored unkeyed only).  Without @func_ids the shadows
+	 * sit above the session's own ids.
+	 */
+	struct argbuckets *args;
+	const uint32_t *shadow_ids;
 };
 
 /* Monotonic ns, the clock the module stamps records with. */
@@ -179,6 +187,14 @@ void trace_stop(struct trace *t);
 
 /* Disable, drain what is left, close lifetimes, print the report. */
 int trace_report(struct trace *t);
+
+/*
+ * A report @sr of the session's engine taken while it runs (ispotctl
+ * top), as --key FUNC=auto keys it: each auto function scored as its
+ * verdict so far says, the shadow scores dropped (autokey.h).  Again on
+ * each report: the verdict may change.  0 or -ENOMEM.
+ */
+int trace_auto_keys(struct trace *t, struct sci_report *sr);
 
 void trace_free(struct trace *t);
 

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "autokey.h"
 #include "autopick.h"
 #include "errors.h"
 #include "trace_internal.h"
@@ -276,9 +277,19 @@ static uint32_t trace_add_probe(struct trace *t, const char *obj,
 	return 0;
 }
 
+/* The first id of function @i's --key auto shadows (autokey.h), 0: none. */
+static uint32_t trace_shadow(const struct trace *t, size_t i)
+{
+	if (t->funcs[i].key.kind != KEY_AUTO)
+		return 0;
+	if (t->func_ids)
+		return t->shadow_ids ? t->shadow_ids[i] : 0;
+	return autokey_shadow_id(t->nr_funcs, i, 0);
+}
+
 /* Every site of a block's markers, as entry probes the pairer matches. */
 static int trace_arm_block(struct trace *t, struct trace_func *f,
-			   uint32_t func_id)
+			   uint32_t func_id, uint32_t shadow)
 {
 	const struct elf_block *b = f->block;
 	/* Older modules take no semaphore: the markers still fire. */
@@ -306,7 +317,8 @@ static int trace_arm_block(struct trace *t, struct trace_func *f,
 			return -1;
 		if (!f->probe_id)
 			f->probe_id = id;
-		if (pipeline_add_marker(t->pipe, id, func_id, end, &f->key)) {
+		if (pipeline_add_marker(t->pipe, id, func_id, end, &f->key) ||
+		    (shadow && pipeline_set_shadows(t->pipe, id, shadow))) {
 			ispot_error("out of memory adding probes");
 			return -1;
 		}
@@ -322,19 +334,13 @@ int trace_arm(struct trace *t)
 			  ISPOT_PROBE_NO_CALLSITE : 0);
 	size_t i;
 
-	/*
-	 * --key auto's shadow scores need ids above every function's, which
-	 * only a session numbering its own functions knows; under ispotd's
-	 * ids an auto function is scored unkeyed.
-	 */
-	if (!t->func_ids)
-		pipeline_set_shadow_base(t->pipe, t->nr_funcs);
 	for (i = 0; i < t->nr_funcs; i++) {
 		struct trace_func *f = &t->funcs[i];
 		uint32_t func_id = t->func_ids ? t->func_ids[i] : i;
+		uint32_t shadow = trace_shadow(t, i);
 
 		if (f->block) {
-			if (trace_arm_block(t, f, func_id))
+			if (trace_arm_block(t, f, func_id, shadow))
 				return -1;
 			continue;
 		}
@@ -350,6 +356,8 @@ int trace_arm(struct trace *t)
 			return -1;
 		if (pipeline_add_probe(t->pipe, f->probe_id, func_id,
 				       &f->key) ||
+		    (shadow &&
+		     pipeline_set_shadows(t->pipe, f->probe_id, shadow)) ||
 		    (trace_func_is_sync(f) &&
 		     pipeline_set_sync(t->pipe, f->probe_id))) {
 			ispot_error("out of memory adding probes");

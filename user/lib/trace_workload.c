@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Workload verdicts and --key auto for one trace; see trace_internal.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,16 +11,11 @@
 static int trace_auto_choose(struct trace_func *f,
 			     const struct argb_verdict *v)
 {
+	int choice = autokey_choose(v, &f->key);
+
 	f->key_auto = true;
-	if (!v->dependent) {
-		f->key = (struct key_rule){ .kind = KEY_NONE };
-		f->key_desc[0] = '\0';
-		return AUTOKEY_NONE;
-	}
-	f->key = (struct key_rule){ .kind = KEY_ARG, .arg = v->arg,
-				    .log2 = true };
 	key_rule_format(&f->key, f->key_desc, sizeof(f->key_desc));
-	return (int)v->arg;
+	return choice;
 }
 
 struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
@@ -28,6 +24,7 @@ struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
 {
 	struct argb_verdict *v = calloc(t->nr_funcs + 1, sizeof(*v));
 	int *choice = calloc(t->nr_funcs + 1, sizeof(*choice));
+	uint32_t base = t->nr_funcs;
 	bool any = false;
 	size_t i;
 
@@ -44,7 +41,8 @@ struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
 					 t->func_ids ? t->func_ids[i] : i),
 			   &v[i]);
 		choice[i] = AUTOKEY_NOT_AUTO;
-		if (f->key.kind != KEY_AUTO)
+		/* key_auto: chosen by an earlier report (ispotctl top). */
+		if (f->key.kind != KEY_AUTO && !f->key_auto)
 			continue;
 		choice[i] = trace_auto_choose(f, &v[i]);
 		any = true;
@@ -56,8 +54,21 @@ struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
 				 f->sym.name, (unsigned long long)v[i].calls,
 				 ARGB_MIN_CALLS);
 	}
-	if (any && t->pipe->shadow_base)
-		autokey_apply(sr, t->pipe->shadow_base, choice, t->nr_funcs);
+	/* Under ispotd's ids the window set applies the choice (window.h). */
+	if (any && !t->func_ids)
+		autokey_apply(sr, choice, t->nr_funcs, autokey_base_shadow,
+			      &base);
 	free(choice);
 	return v;
+}
+
+int trace_auto_keys(struct trace *t, struct sci_report *sr)
+{
+	size_t nr_notes = 0;
+	struct argb_verdict *v = trace_workload(t, sr, NULL, &nr_notes, 0);
+
+	if (!v)
+		return -ENOMEM;
+	free(v);
+	return 0;
 }
