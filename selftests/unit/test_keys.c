@@ -58,6 +58,22 @@ TEST(command_line_takes_shape)
 	EXPECT_STREQ(desc, "shape");
 }
 
+/* Sampling records a random subset of an execution's calls: refused. */
+TEST(shape_with_sample_is_a_usage_error)
+{
+	char key[] = "f=shape", attach[] = "attach", pid[] = "--pid";
+	char one[] = "1", func[] = "--func", f[] = "f", dkey[] = "--key";
+	char sample[] = "--sample", n[] = "10", n1[] = "1";
+	char *argv[] = { attach, pid, one, func, f, dkey, key, sample, n,
+			 NULL };
+	struct trace_opts o;
+
+	EXPECT_EQ(parse(&o, 9, argv), -1);
+	argv[8] = n1;		/* 1 in 1 is every call */
+	key[1] = '=';
+	EXPECT_EQ(parse(&o, 9, argv), 0);
+}
+
 static struct trace_opts keyed(const char *const *funcs, size_t n)
 {
 	struct trace_opts o;

@@ -488,21 +488,81 @@ TEST(report_names_shape_keys)
 TEST(shapes_kept_are_bounded)
 {
 	struct shapes *t = shapes_new();
+	uint32_t i, f, kept = 0;
 	struct shape s;
-	uint32_t i;
+	int r;
 
 	ASSERT_TRUE(t);
-	for (i = 0; i < SHAPES_MAX + 100; i++) {
+	/* Per function: its first SHAPE_KEYS_MAX shapes, then SHAPE_OTHER. */
+	for (i = 0; i < SHAPE_KEYS_MAX + 10; i++) {
 		s = shape_of(&i, 1);
-		ASSERT_EQ(shapes_add(t, 0, &s, true), 0);
+		EXPECT_EQ(shapes_add(t, 0, &s, true), i < SHAPE_KEYS_MAX ? 0 : 1);
 	}
 	s = shape_of((const uint32_t[]){ 5 }, 1);
+	EXPECT_EQ(shapes_add(t, 0, &s, true), 0);	/* kept: its own key */
 	EXPECT_TRUE(shapes_find(t, s.hash));
-	s = shape_of((const uint32_t[]){ SHAPES_MAX + 50 }, 1);
+	s = shape_of((const uint32_t[]){ SHAPE_KEYS_MAX + 5 }, 1);
 	EXPECT_FALSE(shapes_find(t, s.hash));
-	EXPECT_EQ(shapes_summary(t, 0)->execs, SHAPES_MAX + 100);
+	EXPECT_EQ(shapes_summary(t, 0)->execs, SHAPE_KEYS_MAX + 11);
+	EXPECT_EQ(shapes_summary(t, 0)->kept, SHAPE_KEYS_MAX);
 	EXPECT_TRUE(shapes_summary(t, 0)->differ);
+	/* In all: SHAPES_MAX, whatever the number of functions. */
+	for (f = 1; f <= SHAPES_MAX / SHAPE_KEYS_MAX + 1; f++)
+		for (i = 0; i < SHAPE_KEYS_MAX; i++) {
+			uint32_t id = f * 100000 + i;
+
+			s = shape_of(&id, 1);
+			r = shapes_add(t, f, &s, true);
+			ASSERT_GE(r, 0);
+			kept += !r;
+		}
+	EXPECT_EQ(kept, SHAPES_MAX - SHAPE_KEYS_MAX);
 	shapes_free(t);
+}
+
+/*
+ * f keyed by shape calls g 1 to 100 times: its first SHAPE_KEYS_MAX
+ * shapes are keys of their own, the other 36 executions share one key,
+ * named as such, so the engine holds 65 keys, not 100.
+ */
+TEST(pipeline_shape_keys_bounded_per_function)
+{
+	struct key_rule fk = { .kind = KEY_SHAPE }, none = { .kind = KEY_NONE };
+	struct pipeline *p = pipeline_new();
+	const struct sci_result *fn, *b;
+	struct sci_report *r;
+	uint64_t ts = 1000;
+	char label[64];
+	int i, j;
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(pipeline_add_probe(p, 1, 0, &fk), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 2, 1, &none), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, TID, 0), 0);
+	for (i = 1; i <= 100; i++) {
+		pipe_feed(p, ISPOT_REC_ENTRY, 1, 0, ts);
+		for (j = 0; j < i; j++) {
+			pipe_feed(p, ISPOT_REC_ENTRY, 2, 1, ++ts);
+			pipe_feed(p, ISPOT_REC_EXIT, 2, 1, ++ts);
+		}
+		pipe_feed(p, ISPOT_REC_EXIT, 1, 0, ++ts);
+		ts += 1000;
+	}
+	pipeline_finish(p, ts);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	fn = sci_report_func(r, 0);
+	ASSERT_TRUE(fn);
+	EXPECT_EQ(fn->calls, 100);
+	EXPECT_EQ(fn->nr_keys, SHAPE_KEYS_MAX + 1);
+	b = sci_report_block(r, 0, SHAPE_OTHER);
+	ASSERT_TRUE(b);
+	EXPECT_EQ(b->calls, 100 - SHAPE_KEYS_MAX);
+	shape_key_label(p->shapes, SHAPE_OTHER, "f", NULL, NULL, label,
+			sizeof(label));
+	EXPECT_STREQ(label, "f (other shapes)");
+	sci_report_free(r);
+	pipeline_free(p);
 }
 
 TEST_HARNESS_MAIN

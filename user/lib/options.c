@@ -398,6 +398,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	struct http_addr addr;
 	char err[400];
 	uint32_t v;
+	size_t i;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -555,6 +556,15 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	}
 	if (mode == MODE_TOP)
 		return top_opts_check(o, argc, argv);
+	/*
+	 * Sampling drops each probe's calls on its own, so an execution's
+	 * recorded callees would be a random subset of its calls.
+	 */
+	for (i = 0; o->sample > 1 && i < o->nr_keys; i++)
+		if (o->keys[i].rule.kind == KEY_SHAPE)
+			return usage_error(mode, "--key '%s=shape' needs every "
+					   "call recorded: drop --sample",
+					   o->keys[i].func);
 	if (!o->nr_funcs && !o->nr_blocks && !o->sync && !o->auto_pick)
 		return usage_error(mode, "nothing to trace: give --func SPEC "
 				   "(e.g. --func 'worker_*'), --block or --auto%s",

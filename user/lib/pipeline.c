@@ -65,6 +65,7 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 
 	uint64_t key = key_value(&probe->key, e);
 	struct sci_causes causes, *c = NULL;
+	int shaped;
 
 	if (p->tl) {
 		/* Off-CPU between entry and exit (p->now: the exit's totals). */
@@ -74,9 +75,13 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 		causes.oncpu_ns = 0;	/* the engine takes the remainder */
 		c = &causes;
 	}
-	if (shapes_add(p->shapes, probe->func_id, &e->shape,
-		       probe->key.kind == KEY_SHAPE))
+	shaped = shapes_add(p->shapes, probe->func_id, &e->shape,
+			    probe->key.kind == KEY_SHAPE);
+	if (shaped < 0)
 		p->stats.nomem++;
+	/* Past its first shapes (or out of memory): one key for the rest. */
+	if (shaped && probe->key.kind == KEY_SHAPE)
+		key = SHAPE_OTHER;
 	if (sci_add(p->sci, probe->func_id, key, e->tid,
 		    e->exit_ts - e->entry_ts, e->exit_ts, c))
 		p->stats.nomem++;

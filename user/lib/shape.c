@@ -80,22 +80,28 @@ static int shapes_grow(struct shapes *t)
 	return 0;
 }
 
-/* Remember @s for naming, unless SHAPES_MAX are kept already. */
-static int shapes_keep(struct shapes *t, const struct shape *s)
+/*
+ * Remember @s for naming and as a key of @sum's function, unless it has
+ * SHAPE_KEYS_MAX already or SHAPES_MAX are kept in all: then 1, its
+ * executions go to SHAPE_OTHER.
+ */
+static int shapes_keep(struct shapes *t, struct shape_summary *sum,
+		       const struct shape *s)
 {
 	size_t i;
 
-	if (!s->hash)
-		return 0;	/* 0 marks a free slot; never a real hash */
+	if (!s->hash || s->hash == SHAPE_OTHER)
+		return 1;	/* 0 marks a free slot; never a real hash */
 	if (t->cap && t->kept[shapes_slot(t->kept, t->cap, s->hash)].hash)
 		return 0;
-	if (t->used == SHAPES_MAX)
-		return 0;
+	if (t->used == SHAPES_MAX || sum->kept == SHAPE_KEYS_MAX)
+		return 1;
 	if ((t->used + 1) * 2 > t->cap && shapes_grow(t))
 		return -ENOMEM;
 	i = shapes_slot(t->kept, t->cap, s->hash);
 	t->kept[i] = *s;
 	t->used++;
+	sum->kept++;
 	return 0;
 }
 
@@ -116,7 +122,7 @@ int shapes_add(struct shapes *t, uint32_t func_id, const struct shape *s,
 	}
 	if (s->nr)
 		sum->with_calls++;
-	return keep ? shapes_keep(t, s) : 0;
+	return keep ? shapes_keep(t, sum, s) : 0;
 }
 
 const struct shape *shapes_find(const struct shapes *t, uint64_t hash)
@@ -141,6 +147,8 @@ int shape_key_label(const struct shapes *t, uint64_t key, const char *self,
 {
 	const struct shape *s = t ? shapes_find(t, key) : NULL;
 
+	if (key == SHAPE_OTHER)
+		return snprintf(buf, len, "%s (other shapes)", self);
 	if (!s)
 		return snprintf(buf, len, "shape 0x%llx",
 				(unsigned long long)key);

@@ -22,6 +22,15 @@
 #define SHAPE_SHOWN	8
 /* The hash of no calls: not 0, which reads "unkeyed" (pipeline.h). */
 #define SHAPE_EMPTY	0x9e3779b97f4a7c15ull
+/*
+ * The key of a shape-keyed function's executions past its first
+ * SHAPE_KEYS_MAX distinct shapes (or past SHAPES_MAX in all): a function
+ * whose number of calls follows its input would otherwise make a key per
+ * count, and the engine's memory would follow the input, not functions x
+ * keys x threads.
+ */
+#define SHAPE_OTHER	0x7f4a7c159e3779b9ull
+#define SHAPE_KEYS_MAX	64
 
 struct shape {
 	uint64_t hash;			/* every direct callee, in order */
@@ -74,6 +83,7 @@ struct shape_summary {
 	uint64_t execs;
 	uint64_t with_calls;	/* executions that made a probed call */
 	bool differ;		/* two shapes at least: first and other */
+	uint32_t kept;		/* its shapes kept as keys, <= SHAPE_KEYS_MAX */
 	struct shape first;
 	struct shape other;
 };
@@ -87,7 +97,9 @@ struct shapes *shapes_new(void);
 void shapes_free(struct shapes *t);
 /*
  * An execution of @func_id had shape @s.  @keep: the function is keyed
- * by shape, so remember @s to name its key later.  Returns 0 or -ENOMEM.
+ * by shape, so remember @s to name its key later.  Returns 0, 1 when @s
+ * is keyed as SHAPE_OTHER (the function has SHAPE_KEYS_MAX shapes kept
+ * already), or -ENOMEM.
  */
 int shapes_add(struct shapes *t, uint32_t func_id, const struct shape *s,
 	       bool keep);

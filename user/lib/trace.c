@@ -463,8 +463,13 @@ uint64_t trace_next_step(const struct trace *t, uint64_t now, short *events)
 		return now + TRACE_BUSY_PACE_NS;
 	}
 	*events = POLLIN;
-	return now + (now - t->t_enable < TRACE_EARLY_NS ?
-		      TRACE_EARLY_POLL_MS : TRACE_IDLE_POLL_MS) * 1000000ull;
+	/*
+	 * Only `run` re-reads maps early (trace_step()): ispotd's bursts,
+	 * attached, need not wake more often at their start.
+	 */
+	if (t->mode == MODE_RUN && now - t->t_enable < TRACE_EARLY_NS)
+		return now + TRACE_EARLY_POLL_MS * 1000000ull;
+	return now + TRACE_IDLE_POLL_MS * 1000000ull;
 }
 
 int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
