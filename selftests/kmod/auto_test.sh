@@ -32,8 +32,11 @@ tap_check "auto_on_idle_process_exit_1_one_line" t_idle
 
 t_run_idle() {
 	# The idle command is not left running untraced, nor waited for.
+	# A sample may land in its start-up (ld.so, once seen on 5.10), which
+	# no probe can time: that is said instead, also in one line.
 	run_status 1 timeout 60 ispotctl run --auto --auto-time 500ms -- \
-		sleep 100 && one_line_err "ran no user code"
+		sleep 100 &&
+		one_line_err "ran no user code\|fell in a function a probe can time"
 }
 tap_check "run_auto_on_idle_command_exit_1_and_stops_it" t_run_idle
 
