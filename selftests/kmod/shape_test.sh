@@ -36,6 +36,7 @@ t_unkeyed() {
 	handle=$(func_sci "$tmp/out" handle)
 	step=$(func_sci "$tmp/out" step)
 	echo "# unkeyed: handle SCI $handle, step SCI $step"
+	unkeyed_ratio=$(awk -v h="$handle" -v s="$step" 'BEGIN { print h / s }')
 	lt "$(awk -v s="$step" 'BEGIN { print s * 1.4 }')" "$handle"
 }
 tap_timing "unkeyed_sci_high_and_shapes_differ" t_unkeyed
@@ -55,8 +56,14 @@ t_keyed() {
 		! grep -q '"shape_note": "handle' "$tmp/out" || show || return 1
 	handle=$(func_sci "$tmp/out" handle)
 	step=$(func_sci "$tmp/out" step)
-	echo "# keyed by shape: handle SCI $handle, step SCI $step"
-	lt "$handle" "$(awk -v s="$step" 'BEGIN { print s * 1.25 }')"
+	echo "# keyed by shape: handle SCI $handle, step SCI $step (unkeyed ratio ${unkeyed_ratio:-?})"
+	# Keyed, handle carries its steps' own noise and the traps of up to
+	# three nested probes: level with step, not below it (1.03 to 1.26
+	# in full runs), and well under the unkeyed ratio (2.2 to 3.4).
+	awk -v h="$handle" -v s="$step" -v u="${unkeyed_ratio:-0}" 'BEGIN {
+		r = h / s
+		exit !(r < 1.5 && (u == 0 || r < u / 1.5))
+	}'
 }
 tap_timing "keyed_by_shape_sci_falls" t_keyed
 
