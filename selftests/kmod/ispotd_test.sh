@@ -203,9 +203,14 @@ daemon_cpu_small() {
 	c1=$(cpu_ticks "$dpid")
 	stop_daemon "$dpid" || return 1
 	grep -q '"calls_armed": [1-9]' "$tmp/cpu.jsonl" || return 1
-	awk -v d=$((c1 - c0)) -v t="$tt" 'BEGIN {
+	# The debug kernel makes the daemon's system calls (poll, ioctl,
+	# /proc) several times dearer: 690 ticks against 4,406 there, 29 to
+	# 38 against ~1,280 on the others; a spinning loop takes them all.
+	limit=0.1
+	[ "${ISPOT_VM_KERNEL:-}" != debug ] || limit=0.3
+	awk -v d=$((c1 - c0)) -v t="$tt" -v l="$limit" 'BEGIN {
 		printf "# ispotd %d ticks of CPU while the target used %d\n", d, t
-		exit !(t > 0 && d < 0.1 * t)
+		exit !(t > 0 && d < l * t)
 	}'
 }
 tap_check daemon_cpu_while_armed_is_a_small_share_of_the_targets daemon_cpu_small
