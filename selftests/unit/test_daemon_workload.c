@@ -19,6 +19,7 @@
 
 #include "ispot_test.h"
 #include "pipeline.h"
+#include "pipeline_feed.h"
 #include "trace.h"
 #include "window.h"
 #include "window_lines.h"
@@ -97,20 +98,8 @@ static void burst_end(struct burst *b, struct window_set *w)
 static void record(struct burst *b, uint8_t kind, uint32_t tid,
 		   uint32_t probe, uint64_t sp, const uint64_t *args)
 {
-	struct ispot_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = b->now;
-	r.tid = tid;
-	r.tgid = TGID;
-	r.probe_id = probe;
-	r.cpu = tid & 1;
-	r.kind = kind;
-	r.nslots = 1;
-	r.sp = sp;
-	if (args)
-		memcpy(r.data, args, sizeof(r.data));
-	pipeline_record(b->p, &r);
+	pipeline_feed_record(b->p, b->now, kind, TGID, tid, probe, sp,
+			     args);
 }
 
 /* One execution of @probe in @tid lasting @dur, then a 50ns gap. */

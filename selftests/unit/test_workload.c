@@ -23,6 +23,7 @@
 #include "ispot_test.h"
 #include "autokey.h"
 #include "pipeline.h"
+#include "pipeline_feed.h"
 #include "report.h"
 #include "trace_internal.h"
 
@@ -35,23 +36,11 @@ struct feed {
 	uint64_t now;
 };
 
-static void record(struct feed *f, uint8_t kind, uint32_t tid, uint32_t probe,
-		   uint64_t sp, const uint64_t *args)
+static void record(struct feed *f, uint8_t kind, uint32_t tid,
+		   uint32_t probe, uint64_t sp, const uint64_t *args)
 {
-	struct ispot_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = f->now;
-	r.tid = tid;
-	r.tgid = TGID;
-	r.probe_id = probe;
-	r.cpu = tid & 1;
-	r.kind = kind;
-	r.nslots = 1;
-	r.sp = sp;
-	if (args)
-		memcpy(r.data, args, sizeof(r.data));
-	pipeline_record(f->p, &r);
+	pipeline_feed_record(f->p, f->now, kind, TGID, tid, probe, sp,
+			     args);
 }
 
 /* One execution of @probe in @tid lasting @dur, then a 50ns gap. */
