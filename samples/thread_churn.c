@@ -5,6 +5,10 @@
  * --iterations times.  It is what an always-on tracer must survive
  * without growing: 100,000 threads over a life, few alive at once.
  *
+ * With --hold-us, each request also works that long inside one lock all
+ * threads share, so that the tracer sees every new thread wait on the
+ * same futex word (what a per-waiter list would grow with).
+ *
  *   ispotd --exe samples/thread_churn --func churn_request
  */
 #include "sample.h"
@@ -16,13 +20,18 @@ static const struct sample_opt extra[] = {
 	{ }
 };
 static struct sample_opts opts = { .threads = 4, .delay_us = 1,
-				   .iterations = 1, .extra = extra,
-				   .no_hold = true };
+				   .iterations = 1, .extra = extra };
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile unsigned long served;
 
 __attribute__((noinline)) void churn_request(void)
 {
 	compute(opts.delay_us);
+	if (opts.hold_us) {
+		pthread_mutex_lock(&shared_lock);
+		compute(opts.hold_us);
+		pthread_mutex_unlock(&shared_lock);
+	}
 	__atomic_fetch_add(&served, 1, __ATOMIC_RELAXED);
 }
 

@@ -11,7 +11,8 @@
  *     later burst gets an id past the shadows, which never show;
  *   - the minima of the chosen key carry over to the next window;
  *   - time that does not follow a widely varying argument: not flagged,
- *     no key kept, the loss that of the unkeyed window.
+ *     no key kept, the loss that of the unkeyed window;
+ *   - too few calls to fill two buckets: a note in the window's "notes".
  */
 #include <math.h>
 #include <stdbool.h>
@@ -274,10 +275,12 @@ TEST(auto_keeps_no_key_when_work_does_not_follow)
 	struct window_set wa, wn;
 	long offa = 0, offn = 0;
 	FILE *fa = tmpfile(), *fn = tmpfile();
-	char *a, *n;
+	char *la, *a, *n;
 
 	ASSERT_TRUE(fa && fn);
-	a = function(one_window(&wa, fa, &offa, &autok, false), "work");
+	la = strdup(one_window(&wa, fa, &offa, &autok, false));
+	ASSERT_TRUE(la);
+	a = function(la, "work");
 	n = function(one_window(&wn, fn, &offn, &none, false), "work");
 	EXPECT_TRUE(strstr(a, "\"workload_dependent\": false"));
 	EXPECT_TRUE(strstr(a, "\"suggested_key\": \"\""));
@@ -288,12 +291,45 @@ TEST(auto_keeps_no_key_when_work_does_not_follow)
 	EXPECT_EQ(num(a, "loss_ns"), num(n, "loss_ns"));
 	EXPECT_TRUE(num(a, "loss_ns") > 0);
 	EXPECT_TRUE(fabs(num(a, "sci") - num(n, "sci")) < 1e-12);
+	/* Enough calls were recorded to judge: nothing to note. */
+	EXPECT_TRUE(strstr(la, "\"notes\": []"));
+	free(la);
 	free(a);
 	free(n);
 	window_set_free(&wa);
 	window_set_free(&wn);
 	fclose(fa);
 	fclose(fn);
+}
+
+/* 14 calls over 7 arg0 buckets: two each, no bucket to compare. */
+TEST(auto_too_sparse_to_judge_is_noted)
+{
+	static const char *const names[] = { "work" };
+	const struct key_rule autok = { .kind = KEY_AUTO };
+	struct window_set w;
+	FILE *f = tmpfile();
+	struct burst b;
+	long off = 0;
+	char *line, *a;
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	burst_begin(&b, &w, T0 + 1000, names, &autok, 1);
+	feed(&b, 1, 14, true);
+	burst_end(&b, &w);
+	line = strdup(close_window(&w, &target, f, &off, T0 + WINDOW_NS));
+	ASSERT_TRUE(line);
+	a = function(line, "work");
+	EXPECT_TRUE(strstr(a, "\"key\": \"\", \"key_auto\": true"));
+	EXPECT_TRUE(strstr(line, "\"notes\": [\"--key work=auto kept no "
+			   "key: its 14 recorded calls fill no two argument "
+			   "buckets with 8 each; a longer --window or a "
+			   "larger --budget records more\"]"));
+	free(a);
+	free(line);
+	window_set_free(&w);
+	fclose(f);
 }
 
 TEST_HARNESS_MAIN

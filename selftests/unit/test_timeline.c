@@ -141,14 +141,101 @@ TEST(futex_report)
 	EXPECT_EQ(f[0].uaddr, LOCK_A);
 	EXPECT_EQ(f[0].wait_ns, 150);
 	EXPECT_EQ(f[0].waits, 2);
-	ASSERT_EQ(f[0].nr_tids, 2);
-	EXPECT_EQ(f[0].tids[0], 7);
-	EXPECT_EQ(f[0].tids[1], 8);
+	EXPECT_EQ(f[0].threads, 2);
 	ASSERT_EQ(f[0].nr_funcs, 1);
 	EXPECT_EQ(f[0].funcs[0], 3);
 	EXPECT_EQ(f[1].uaddr, LOCK_B);
 	EXPECT_EQ(f[1].wait_ns, 10);
 	EXPECT_EQ(f[1].funcs[0], 4);
+	timeline_free(tl);
+}
+
+static void tl_wait(struct timeline *tl, uint32_t tid, uint64_t ts,
+		    uint64_t uaddr)
+{
+	tl_feed(tl, ISPOT_REC_FUTEX_ENTER, tid, ts, uaddr, FUTEX_WAIT_PRIVATE,
+		TL_NO_FUNC);
+	tl_feed(tl, ISPOT_REC_FUTEX_EXIT, tid, ts + 5, 0, 0, TL_NO_FUNC);
+}
+
+/*
+ * A thread per request, 100,000 of them on one lock, each waiting twice
+ * and then forgotten: counted once each, with nothing kept per thread
+ * once it is forgotten (the table never holds more than one).
+ */
+TEST(futex_threads_counted_without_a_list)
+{
+	const struct timeline_futex *f;
+	struct timeline *tl = timeline_new();
+	uint32_t tid;
+
+	ASSERT_TRUE(tl);
+	for (tid = 1000; tid < 101000; tid++) {
+		tl_wait(tl, tid, 10ull * tid, LOCK_A);
+		tl_wait(tl, tid, 10ull * tid + 6, LOCK_A);
+		timeline_forget(tl, tid);
+	}
+	ASSERT_EQ(timeline_futexes(tl, &f), 1);
+	EXPECT_EQ(f[0].waits, 200000);
+	EXPECT_EQ(f[0].threads, 100000);
+	timeline_free(tl);
+}
+
+static uint32_t futex_threads(const struct timeline_futex *f, size_t n,
+			      uint64_t uaddr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].uaddr == uaddr)
+			return f[i].threads;
+	return UINT32_MAX;
+}
+
+/*
+ * Past the first TL_FUTEX_EXACT words a thread counts again when it
+ * comes back from another word: A B A on such words counts it twice on
+ * A, while on the exact words the same pattern counts it once.
+ */
+TEST(futex_threads_past_the_exact_words_are_an_upper_bound)
+{
+	const struct timeline_futex *f;
+	struct timeline *tl = timeline_new();
+	uint64_t base = 0x700000, ts = 100;
+	size_t n;
+	int i;
+
+	ASSERT_TRUE(tl);
+	/* Thread 5 makes the exact words, then A B A on two exact ones. */
+	for (i = 0; i < TL_FUTEX_EXACT; i++, ts += 10)
+		tl_wait(tl, 5, ts, base + 64 * i);
+	tl_wait(tl, 6, ts += 10, base);
+	tl_wait(tl, 6, ts += 10, base + 64);
+	tl_wait(tl, 6, ts += 10, base);
+	/* Then A B A B A on two words past them, and twice C in a row. */
+	for (i = 0; i < 5; i++)
+		tl_wait(tl, 6, ts += 10, base + 64 * (TL_FUTEX_EXACT + i % 2));
+	tl_wait(tl, 7, ts += 10, base + 64 * (TL_FUTEX_EXACT + 2));
+	tl_wait(tl, 7, ts += 10, base + 64 * (TL_FUTEX_EXACT + 2));
+	/* Thread 9 waits long on word 3, which the report puts first. */
+	tl_feed(tl, ISPOT_REC_FUTEX_ENTER, 9, ts += 10, base + 64 * 3,
+		FUTEX_WAIT_PRIVATE, TL_NO_FUNC);
+	tl_feed(tl, ISPOT_REC_FUTEX_EXIT, 9, ts += 1000, 0, 0, TL_NO_FUNC);
+	n = timeline_futexes(tl, &f);
+	ASSERT_EQ(n, TL_FUTEX_EXACT + 3);
+	EXPECT_EQ(futex_threads(f, n, base), 2);
+	EXPECT_EQ(futex_threads(f, n, base + 64), 2);
+	EXPECT_EQ(futex_threads(f, n, base + 64 * TL_FUTEX_EXACT), 3);
+	EXPECT_EQ(futex_threads(f, n, base + 64 * (TL_FUTEX_EXACT + 1)), 2);
+	EXPECT_EQ(futex_threads(f, n, base + 64 * (TL_FUTEX_EXACT + 2)), 1);
+	EXPECT_EQ(futex_threads(f, n, base + 64 * 3), 2);
+	/*
+	 * The report's order is its own: the lines keep theirs, so thread
+	 * 9, new to word 1 (which the report put fourth), counts.
+	 */
+	tl_wait(tl, 9, ts += 10, base + 64);
+	n = timeline_futexes(tl, &f);
+	EXPECT_EQ(futex_threads(f, n, base + 64), 3);
 	timeline_free(tl);
 }
 

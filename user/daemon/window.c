@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autokey.h"
 #include "drain.h"
 #include "json.h"
 #include "report.h"
@@ -33,6 +34,7 @@ static void window_reset(struct window_set *w, uint64_t now)
 	w->armed_ns = w->calls = w->cpu_ns = w->armed_cpu_ns = 0;
 	w->daemon_ns = 0;
 	w->recorded = w->dropped = w->unpaired = w->open_at_stop = 0;
+	w->lost_exits = 0;
 	w->bursts = 0;
 	w->nr_futexes = 0;
 }
@@ -193,6 +195,7 @@ void window_burst_end(struct window_set *w, struct trace *t)
 	w->recorded += drain_stats(t->drain)->records;
 	w->dropped += t->dropped;
 	w->open_at_stop += t->open_at_stop;
+	w->lost_exits += t->lost_exits;
 	w->unpaired += ps->unpaired_entries + ps->unpaired_exits -
 		       t->open_at_stop;
 	/* The first burst that saw the objects mapped names things. */
@@ -207,8 +210,8 @@ void window_burst_end(struct window_set *w, struct trace *t)
 			break;
 		x->wait_ns += f[i].wait_ns;
 		x->waits += f[i].waits;
-		if (f[i].nr_tids > x->threads)
-			x->threads = f[i].nr_tids;
+		if (f[i].threads > x->threads)
+			x->threads = f[i].threads;
 		for (k = 0; k < f[i].nr_funcs; k++)
 			if (f[i].funcs[k] < WINDOW_FUTEX_FUNCS)
 				x->funcs |= 1ull << f[i].funcs[k];
@@ -345,6 +348,26 @@ static void window_json_totals(struct json *j, const struct window_set *w)
 	json_array_end(j);
 }
 
+/* What a reader of the window should know: auto keys it could not choose. */
+static void window_json_notes(struct json *j, const struct window_set *w,
+			      const struct argb_verdict *verdicts)
+{
+	char note[256];
+	uint32_t i;
+
+	json_array_begin(j, "notes");
+	for (i = 0; i < w->nr_funcs; i++) {
+		if (w->funcs[i].key.kind != KEY_AUTO ||
+		    !verdicts[i].undecided)
+			continue;
+		autokey_sparse_note(note, sizeof(note), w->funcs[i].name,
+				    &verdicts[i], "a longer --window or a "
+				    "larger --budget records more");
+		json_string(j, NULL, note);
+	}
+	json_array_end(j);
+}
+
 static int window_write(struct window_set *w, FILE *f,
 			const struct window_target *tg,
 			const struct sci_report *sr,
@@ -423,9 +446,12 @@ static int window_write(struct window_set *w, FILE *f,
 	json_u64(&j, "unpaired", w->unpaired);
 	/* Calls cut by the end of a burst: sampling, not a fault. */
 	json_u64(&j, "open_at_disarm", w->open_at_stop);
+	/* Threads whose exit record a full ring dropped, closed by scans. */
+	json_u64(&j, "exits_lost", w->lost_exits);
 	json_object_end(&j);
 	report_json_functions(&j, &r);
 	report_json_futexes(&j, &r);
+	window_json_notes(&j, w, verdicts);
 	window_json_totals(&j, w);
 	json_object_end(&j);
 	json_finish(&j);

@@ -144,6 +144,7 @@ struct window_set {
 	uint64_t daemon_ns;		/* ispotd's CPU time on its bursts */
 	double call_cost_ns;		/* what the estimate assumed */
 	uint64_t recorded, dropped, unpaired, open_at_stop;
+	uint64_t lost_exits;	/* closed by a scan (trace.h) */
 	uint32_t bursts;
 	struct window_futex *futexes;
 	size_t nr_futexes, cap_futexes;

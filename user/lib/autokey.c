@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Applying --key FUNC=auto to a report; see autokey.h. */
+#include <stdio.h>
+
 #include "autokey.h"
 
 int autokey_base_shadow(const void *ctx, uint32_t id, uint32_t *func)
@@ -57,4 +59,13 @@ void autokey_apply(struct sci_report *r, const int *choice, size_t nr,
 				     shadow, ctx);
 	r->nr_blocks = autokey_filter(r->blocks, r->nr_blocks, choice, nr,
 				      shadow, ctx);
+}
+
+int autokey_sparse_note(char *buf, size_t len, const char *func,
+			const struct argb_verdict *v, const char *remedy)
+{
+	return snprintf(buf, len, "--key %.96s=auto kept no key: its %llu "
+			"recorded calls fill no two argument buckets with %d "
+			"each; %s", func, (unsigned long long)v->calls,
+			ARGB_MIN_CALLS, remedy);
 }

@@ -55,6 +55,14 @@ int autokey_base_shadow(const void *ctx, uint32_t id, uint32_t *func);
 int autokey_choose(const struct argb_verdict *v, struct key_rule *rule);
 
 /*
+ * The note for auto function @func whose verdict is undecided (too few
+ * calls recorded to fill two buckets): what it kept, and @remedy, what
+ * records more ("trace longer or lower --sample", ...).
+ */
+int autokey_sparse_note(char *buf, size_t len, const char *func,
+			const struct argb_verdict *v, const char *remedy);
+
+/*
  * Rewrite @r: for function f with @choice[f] = a (0..2), f's results
  * become those of its shadow keyed by argument a; every other shadow
  * result is dropped.  @nr is the number of entries in @choice; @shadow

@@ -790,6 +790,24 @@ uint64_t sci_last_ts(const struct sci_engine *e)
 	return e->last_ts;
 }
 
+void sci_each_open_thread(const struct sci_engine *e,
+			  void (*fn)(void *ctx, uint32_t tid, uint64_t last),
+			  void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr_threads; i++)
+		if (!e->threads[i].free && e->threads[i].open)
+			fn(ctx, e->threads[i].tid, e->threads[i].last);
+}
+
+bool sci_thread_is_open(const struct sci_engine *e, uint32_t tid)
+{
+	long t = thread_lookup(e, tid);
+
+	return t >= 0 && e->threads[t].open;
+}
+
 /* ---- reports ---- */
 
 static int cmp_score(const void *pa, const void *pb)

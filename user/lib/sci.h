@@ -167,6 +167,15 @@ uint64_t sci_nr_events(const struct sci_engine *e);
 size_t sci_mem_bytes(const struct sci_engine *e);
 /* The latest timestamp the engine has been given. */
 uint64_t sci_last_ts(const struct sci_engine *e);
+/*
+ * Call @fn for each thread open in @e (seen, no exit since), with the
+ * latest timestamp attributed to it.  @fn must not change @e.
+ */
+void sci_each_open_thread(const struct sci_engine *e,
+			  void (*fn)(void *ctx, uint32_t tid, uint64_t last),
+			  void *ctx);
+/* Whether @tid is open in @e. */
+bool sci_thread_is_open(const struct sci_engine *e, uint32_t tid);
 
 /* One (block, thread) or (function, thread) pair of a report. */
 struct sci_thread_score {

@@ -22,6 +22,8 @@ struct tl_thread {
 	uint64_t futex_uaddr;
 	uint64_t futex_since;
 	uint64_t cum[TL_NR_CAUSES];
+	uint64_t waited_exact;	/* bit i: waited on futex word i */
+	size_t last_waited;	/* the word of its latest wait, + 1 */
 };
 
 struct timeline {
@@ -29,6 +31,8 @@ struct timeline {
 	size_t cap, used;
 	struct timeline_futex *futexes;
 	size_t nr_futexes, cap_futexes;
+	/* timeline_futexes()'s order; the lines keep theirs (waited_exact). */
+	struct timeline_futex *sorted;
 	struct timeline_stats st;
 };
 
@@ -123,11 +127,10 @@ void timeline_free(struct timeline *tl)
 
 	if (!tl)
 		return;
-	for (i = 0; i < tl->nr_futexes; i++) {
-		free(tl->futexes[i].tids);
+	for (i = 0; i < tl->nr_futexes; i++)
 		free(tl->futexes[i].funcs);
-	}
 	free(tl->futexes);
+	free(tl->sorted);
 	free(tl->threads);
 	free(tl);
 }
@@ -224,21 +227,18 @@ void timeline_totals(const struct timeline *tl, uint32_t tid,
 		memset(out, 0, sizeof(t->cum));
 }
 
-static int add_distinct(uint32_t **arr, uint32_t *n, uint32_t v, bool sorted)
+/* For the probed functions open at waits: few, so a list will do. */
+static int add_distinct(uint32_t **arr, uint32_t *n, uint32_t v)
 {
 	uint32_t i, *a;
 
-	for (i = 0; i < *n; i++) {
+	for (i = 0; i < *n; i++)
 		if ((*arr)[i] == v)
 			return 0;
-		if (sorted && (*arr)[i] > v)
-			break;
-	}
 	a = realloc(*arr, (*n + 1) * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	memmove(a + i + 1, a + i, (*n - i) * sizeof(*a));
-	a[i] = v;
+	a[*n] = v;
 	*arr = a;
 	(*n)++;
 	return 0;
@@ -308,6 +308,22 @@ static void tl_futex_woken(struct timeline_futex *f, const struct tl_thread *t,
 	timeline_wakers_add(&f->woken_from, func, callsite, wait_ns);
 }
 
+/* Count @t among @f's waiting threads once (see TL_FUTEX_EXACT). */
+static void tl_futex_count_thread(const struct timeline *tl,
+				  struct timeline_futex *f, struct tl_thread *t)
+{
+	size_t line = (size_t)(f - tl->futexes);
+
+	if (line < TL_FUTEX_EXACT) {
+		if (!(t->waited_exact & (1ull << line)))
+			f->threads++;
+		t->waited_exact |= 1ull << line;
+	} else if (t->last_waited != line + 1) {
+		f->threads++;
+	}
+	t->last_waited = line + 1;
+}
+
 static int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 			 uint64_t ts, int64_t ret)
 {
@@ -324,10 +340,9 @@ static int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 	f->waits++;
 	f->wait_ns += wait_ns;
 	tl_futex_woken(f, t, wait_ns, ret);
-	if (add_distinct(&f->tids, &f->nr_tids, t->tid, true))
-		return -ENOMEM;
+	tl_futex_count_thread(tl, f, t);
 	if (t->futex_func != TL_NO_FUNC &&
-	    add_distinct(&f->funcs, &f->nr_funcs, t->futex_func, false))
+	    add_distinct(&f->funcs, &f->nr_funcs, t->futex_func))
 		return -ENOMEM;
 	return 0;
 }
@@ -409,12 +424,21 @@ static int cmp_futex(const void *a, const void *b)
 size_t timeline_futexes(struct timeline *tl,
 			const struct timeline_futex **out)
 {
+	struct timeline_futex *s;
 	size_t n = 0;
 
-	qsort(tl->futexes, tl->nr_futexes, sizeof(*tl->futexes), cmp_futex);
-	while (n < tl->nr_futexes && tl->futexes[n].waits)
+	/* Shallow copies: funcs stay the lines' own, valid until a record. */
+	s = realloc(tl->sorted, (tl->nr_futexes + 1) * sizeof(*s));
+	if (!s) {
+		*out = NULL;
+		return 0;
+	}
+	tl->sorted = s;
+	memcpy(s, tl->futexes, tl->nr_futexes * sizeof(*s));
+	qsort(s, tl->nr_futexes, sizeof(*s), cmp_futex);
+	while (n < tl->nr_futexes && s[n].waits)
 		n++;
-	*out = tl->futexes;
+	*out = s;
 	return n;
 }
 

@@ -42,6 +42,16 @@ enum timeline_cause {
 #define TL_WAKER_OTHER	(UINT32_MAX - 1)
 /* Distinct waking functions kept per futex word, besides TL_WAKER_OTHER. */
 #define TL_WAKERS	8
+/*
+ * A futex word's waiting threads are counted, not listed: a server that
+ * starts a thread per request would grow a list for ever (ispotd keeps a
+ * burst's timeline as long as the target runs when always armed).  Each
+ * thread remembers which of the first TL_FUTEX_EXACT words it waited on,
+ * in a bitmap freed with the thread, so their counts are exact.  On a
+ * later word, a thread counts again whenever it comes back to it from a
+ * different word: an upper bound, exact for threads that use one lock.
+ */
+#define TL_FUTEX_EXACT	64
 
 /*
  * Wait time ended by wakes from @func (TL_NO_FUNC: untraced, or unseen),
@@ -65,9 +75,8 @@ struct timeline_futex {
 	uint64_t uaddr;
 	uint64_t wait_ns;
 	uint64_t waits;
-	uint32_t nr_tids;
+	uint32_t threads;	/* that waited on it: see TL_FUTEX_EXACT */
 	uint32_t nr_funcs;
-	uint32_t *tids;		/* sorted, distinct */
 	uint32_t *funcs;	/* distinct, TL_NO_FUNC excluded */
 	struct timeline_wakers woken_from;
 	/* The latest wake on the word, for the next wait that ends. */
@@ -113,7 +122,10 @@ void timeline_running_totals(struct timeline *tl, uint32_t tid, uint64_t ts,
 /* @tid's off-CPU totals by cause so far (zeros for an unknown thread). */
 void timeline_totals(const struct timeline *tl, uint32_t tid,
 		     uint64_t out[TL_NR_CAUSES]);
-/* The futexes waited on, by wait time descending (words only woken: not). */
+/*
+ * The futexes waited on, by wait time descending (words only woken: not),
+ * valid until the next call or record; none if out of memory.
+ */
 size_t timeline_futexes(struct timeline *tl,
 			const struct timeline_futex **out);
 const struct timeline_stats *timeline_stats(const struct timeline *tl);

@@ -366,7 +366,8 @@ static void trace_find_trampoline(struct trace *t)
 		t->sym = elf_symbolizer_new(t->pid, NULL, 0);
 }
 
-static void trace_queue_exit(struct trace *t, uint32_t tid, uint64_t now)
+static void trace_queue_exit(struct trace *t, uint32_t tid,
+			     uint64_t alive_ts, uint64_t now)
 {
 	struct trace_exit *e;
 
@@ -381,8 +382,29 @@ static void trace_queue_exit(struct trace *t, uint32_t tid, uint64_t now)
 	}
 	e = &t->exits[t->nr_exits++];
 	e->tid = tid;
-	e->alive_ts = t->last_scan;
+	e->alive_ts = alive_ts;
 	e->gone_ts = now;
+}
+
+/*
+ * With task records, a thread that the engine holds open but the scan no
+ * longer lists has exited, and its exit record was lost (a full ring
+ * drops records, it never blocks): without it the thread would be held,
+ * and ispotd's memory grow, for as long as the target runs.  It closes at
+ * its last record, once the drain is past the scan (trace_apply_exits()),
+ * unless the record turns up by then.
+ */
+static void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last)
+{
+	struct trace *t = ctx;
+	size_t i;
+
+	if (task_set_contains(&t->scan, tid))
+		return;
+	for (i = 0; i < t->nr_exits; i++)
+		if (t->exits[i].tid == tid)
+			return;
+	trace_queue_exit(t, tid, last, t->scan_ts);
 }
 
 static void trace_scan(struct trace *t, uint64_t now)
@@ -402,7 +424,11 @@ static void trace_scan(struct trace *t, uint64_t now)
 					     (now - t->last_scan) / 2);
 	for (i = 0; !t->tasks && i < t->alive.n; i++)
 		if (!task_set_contains(&t->scan, t->alive.tids[i]))
-			trace_queue_exit(t, t->alive.tids[i], now);
+			trace_queue_exit(t, t->alive.tids[i], t->last_scan,
+					 now);
+	t->scan_ts = now;
+	if (t->tasks)
+		sci_each_open_thread(t->pipe->sci, trace_scan_lost_exit, t);
 	tmp = t->alive;
 	t->alive = t->scan;
 	t->scan = tmp;
@@ -416,11 +442,18 @@ static void trace_apply_exits(struct trace *t, uint64_t horizon)
 	size_t i, kept = 0;
 
 	for (i = 0; i < t->nr_exits; i++) {
-		if (t->exits[i].gone_ts < horizon)
-			pipeline_thread_exit(t->pipe, t->exits[i].tid,
-					     t->exits[i].alive_ts);
-		else
-			t->exits[kept++] = t->exits[i];
+		struct trace_exit *e = &t->exits[i];
+
+		if (e->gone_ts >= horizon) {
+			t->exits[kept++] = *e;
+			continue;
+		}
+		/* A lost exit record (trace_scan_lost_exit()) came after all. */
+		if (t->tasks && !sci_thread_is_open(t->pipe->sci, e->tid))
+			continue;
+		if (t->tasks)
+			t->lost_exits++;
+		pipeline_thread_exit(t->pipe, e->tid, e->alive_ts);
 	}
 	t->nr_exits = kept;
 }
@@ -670,7 +703,7 @@ static struct report_futex *trace_futexes(struct trace *t, size_t *n,
 		rf[i].address = f[i].uaddr;
 		rf[i].wait_ns = f[i].wait_ns;
 		rf[i].waits = f[i].waits;
-		rf[i].threads = f[i].nr_tids;
+		rf[i].threads = f[i].threads;
 		rf[i].symbol = (*names)[i];
 		if (t->sym && !elf_symbolize(t->sym, f[i].uaddr, &info, NULL, 0))
 			elf_addr_format(&info, (*names)[i], ELF_SYM_NAME_MAX);

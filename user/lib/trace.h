@@ -42,7 +42,8 @@ struct trace_func {
 
 struct trace_exit {
 	uint32_t tid;
-	uint64_t alive_ts;	/* the last scan that listed it */
+	uint64_t alive_ts;	/* the last scan that listed it, or its last
+				 * record when its exit record was lost */
 	uint64_t gone_ts;	/* the first scan that did not */
 };
 
@@ -86,6 +87,9 @@ struct trace {
 	uint32_t stop_reason;		/* ISPOT_STOP_*, from the last STATS */
 	/* Entries still open when the trace stopped (in pair_stats too). */
 	uint64_t open_at_stop;
+	/* Threads closed by a scan because their exit record was lost. */
+	uint64_t lost_exits;
+	uint64_t scan_ts;		/* of the scan being taken */
 
 	/*
 	 * Set between trace_resolve() and trace_start() by a caller that

@@ -47,12 +47,9 @@ struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
 		choice[i] = trace_auto_choose(f, &v[i]);
 		any = true;
 		if (v[i].undecided && *nr_notes < max)
-			snprintf(notes[(*nr_notes)++], 256,
-				 "--key %.96s=auto kept no key: its %llu "
-				 "recorded calls fill no two argument buckets "
-				 "with %d each; trace longer or lower --sample",
-				 f->sym.name, (unsigned long long)v[i].calls,
-				 ARGB_MIN_CALLS);
+			autokey_sparse_note(notes[(*nr_notes)++], 256,
+					    f->sym.name, &v[i],
+					    "trace longer or lower --sample");
 	}
 	/* Under ispotd's ids the window set applies the choice (window.h). */
 	if (any && !t->func_ids)
