@@ -344,6 +344,56 @@ TEST(shape_keys_named_across_bursts)
 	window_set_free(&w);
 }
 
+/*
+ * A SIGHUP changes work's --key from none to arg0 and then to auto: each
+ * rule gets an id of its own (auto with its three shadows next to it),
+ * and going back to none finds the first id again.
+ */
+TEST(key_rule_change_gets_its_own_id)
+{
+	static const char *const names[] = { "work" };
+	struct trace_func funcs[1];
+	struct window_set w;
+	uint32_t ids[1], first;
+	struct trace t;
+	char *line;
+	long off = 0;
+	FILE *f = tmpfile();
+	uint64_t d[] = { 100, 300 };
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	resolved(&t, funcs, names, 1);
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	first = ids[0];
+	run(w.sci, ids[0], 1, T0 + 1000, d, 2);
+
+	funcs[0].key = (struct key_rule){ .kind = KEY_ARG, .arg = 0 };
+	snprintf(funcs[0].key_desc, sizeof(funcs[0].key_desc), "arg0");
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	EXPECT_NE(ids[0], first);
+	EXPECT_EQ(w.burst_shadows[0], 0);
+	run(w.sci, ids[0], 1, T0 + 100000, d, 2);
+
+	funcs[0].key = (struct key_rule){ .kind = KEY_AUTO };
+	snprintf(funcs[0].key_desc, sizeof(funcs[0].key_desc), "auto");
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	EXPECT_NE(ids[0], first);
+	EXPECT_EQ(w.burst_shadows[0], ids[0] + 1);
+	EXPECT_EQ(w.nr_funcs, 2 + 1 + 3);
+
+	funcs[0].key = (struct key_rule){ .kind = KEY_NONE };
+	funcs[0].key_desc[0] = '\0';
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	EXPECT_EQ(ids[0], first);
+
+	line = close_window(&w, &target, f, &off, T0 + WINDOW_NS);
+	EXPECT_TRUE(strstr(line, "{\"name\": \"work\""));
+	EXPECT_TRUE(strstr(line, "\"key\": \"arg0\""));
+	fclose(f);
+	window_set_free(&w);
+}
+
 TEST(empty_window)
 {
 	struct window_set w;

@@ -91,6 +91,20 @@ static long window_func_add(struct window_set *w, const struct trace_func *f,
 	return w->nr_funcs++;
 }
 
+static bool window_same_rule(const struct key_rule *a,
+			     const struct key_rule *b)
+{
+	return a->kind == b->kind &&
+	       (a->kind != KEY_ARG || (a->arg == b->arg && a->log2 == b->log2));
+}
+
+/*
+ * A function is its name, object and key rule: keys of one rule mean
+ * nothing under another (an arg0 value is not a call site), and only an
+ * auto function has shadows.  So a SIGHUP that changes F's --key gives F
+ * a new id from the next burst on; the old one keeps its minima, and the
+ * window that saw the change shows F once per rule, each with its "key".
+ */
 static long window_func_id(struct window_set *w, const struct trace_func *f)
 {
 	long id, sh, first = 0;
@@ -100,7 +114,8 @@ static long window_func_id(struct window_set *w, const struct trace_func *f)
 	for (i = 0; i < w->nr_funcs; i++)
 		if (w->funcs[i].shadow_arg < 0 &&
 		    !strcmp(w->funcs[i].name, f->sym.name) &&
-		    !strcmp(w->funcs[i].object, f->sym.obj))
+		    !strcmp(w->funcs[i].object, f->sym.obj) &&
+		    window_same_rule(&w->funcs[i].key, &f->key))
 			return i;
 	id = window_func_add(w, f, -1, 0);
 	if (id < 0 || f->key.kind != KEY_AUTO)
