@@ -99,20 +99,19 @@ measure() {
 
 echo "# cause    param          SCI of the block, untraced T and T_fixed (median of $reps), actual gain 1 - T_fixed/T"
 : >"$tmp/points"
-for pct in $hold_pct; do
-	hold=$((work_us * pct / 100))
-	delay=$((work_us - hold))
-	args="--threads 2 --delay-us $delay --hold-us $hold --iterations $iters $work_opt"
-	measure lock "hold=${pct}%" acquire "$s/lock_contention $args" \
-		"$s/no_contention $args" --func compute --key compute=arg0
-done
-for pct in $hold_pct; do
-	hold=$((work_us * pct / 100))
-	delay=$((work_us - hold))
-	args="--threads 2 --delay-us $delay --hold-us $hold --iterations $iters $work_opt"
-	measure spinlock "hold=${pct}%" spin_acquire "$s/spinlock $args" \
-		"$s/spinlock $args --private" --func compute --key compute=arg0
-done
+# sweep_hold CAUSE FUNC CONTENDED FIXED [FIXED_OPTION]: one lock's sweep of
+# the share of the work done inside it.
+sweep_hold() {
+	for pct in $hold_pct; do
+		hold=$((work_us * pct / 100))
+		delay=$((work_us - hold))
+		args="--threads 2 --delay-us $delay --hold-us $hold --iterations $iters $work_opt"
+		measure "$1" "hold=${pct}%" "$2" "$s/$3 $args" \
+			"$s/$4 $args${5:+ $5}" --func compute --key compute=arg0
+	done
+}
+sweep_hold lock acquire lock_contention no_contention
+sweep_hold spinlock spin_acquire spinlock spinlock --private
 # The file is written once, before any config, so that no run's time
 # holds its creation; dd from /dev/zero writes every block (a hole would
 # be read without touching the disk).

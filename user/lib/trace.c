@@ -399,12 +399,13 @@ static void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last)
 	struct trace *t = ctx;
 	size_t i;
 
-	if (task_set_contains(&t->scan, tid))
+	/* Called once the scan just taken is t->alive, at t->last_scan. */
+	if (task_set_contains(&t->alive, tid))
 		return;
 	for (i = 0; i < t->nr_exits; i++)
 		if (t->exits[i].tid == tid)
 			return;
-	trace_queue_exit(t, tid, last, t->scan_ts);
+	trace_queue_exit(t, tid, last, t->last_scan);
 }
 
 static void trace_scan(struct trace *t, uint64_t now)
@@ -426,13 +427,12 @@ static void trace_scan(struct trace *t, uint64_t now)
 		if (!task_set_contains(&t->scan, t->alive.tids[i]))
 			trace_queue_exit(t, t->alive.tids[i], t->last_scan,
 					 now);
-	t->scan_ts = now;
-	if (t->tasks)
-		sci_each_open_thread(t->pipe->sci, trace_scan_lost_exit, t);
 	tmp = t->alive;
 	t->alive = t->scan;
 	t->scan = tmp;
 	t->last_scan = now;
+	if (t->tasks)
+		sci_each_open_thread(t->pipe->sci, trace_scan_lost_exit, t);
 	trace_find_trampoline(t);
 }
 
@@ -448,11 +448,12 @@ static void trace_apply_exits(struct trace *t, uint64_t horizon)
 			t->exits[kept++] = *e;
 			continue;
 		}
-		/* A lost exit record (trace_scan_lost_exit()) came after all. */
-		if (t->tasks && !sci_thread_is_open(t->pipe->sci, e->tid))
-			continue;
-		if (t->tasks)
+		if (t->tasks) {
+			/* The lost record (trace_scan_lost_exit()) came. */
+			if (!sci_thread_is_open(t->pipe->sci, e->tid))
+				continue;
 			t->lost_exits++;
+		}
 		pipeline_thread_exit(t->pipe, e->tid, e->alive_ts);
 	}
 	t->nr_exits = kept;

@@ -89,7 +89,6 @@ struct trace {
 	uint64_t open_at_stop;
 	/* Threads closed by a scan because their exit record was lost. */
 	uint64_t lost_exits;
-	uint64_t scan_ts;		/* of the scan being taken */
 
 	/*
 	 * Set between trace_resolve() and trace_start() by a caller that
