@@ -23,19 +23,28 @@ CXX	?= g++
 CXXFLAGS ?= -O2 -g
 override CXXFLAGS += -Wall -Wextra -Werror
 
-# user/lib: the library both front ends share (and the unit tests link);
-# user/ctl: ispotctl, a dispatcher plus one file per subcommand;
-# user/daemon: ispotd.  The binaries stay user/ispotctl and user/ispotd.
-USER_LIB_SRC	:= $(wildcard user/lib/*.c)
-USER_LIB	:= user/lib/libispot.a
-USER_HDR	:= $(wildcard user/lib/*.h) include/uapi/linux/ispot.h \
+# user/lib/ is the library both front ends share, one folder per job
+# (Documentation/design.rst, "Map of the tree"); user/ctl/ is ispotctl, a
+# dispatcher plus one file per subcommand, and user/ctl/top/ what only its
+# live view uses; user/daemon/ is ispotd.  Objects and libraries go to
+# $(OBJ), away from the sources; the binaries stay user/ispotctl and
+# user/ispotd.  Headers are included by their path below user/lib
+# ("analysis/sci.h"), so a reader sees which part each name comes from.
+OBJ		:= .build/obj
+USER_LIB_SRC	:= $(wildcard user/lib/*/*.c)
+USER_LIB	:= $(OBJ)/libispot.a
+USER_HDR	:= $(wildcard user/lib/*/*.h) include/uapi/linux/ispot.h \
 		   include/ispot_version.h
+TOP_SRC		:= $(wildcard user/ctl/top/*.c)
+TOP_LIB		:= $(OBJ)/libispottop.a
 CTL_SRC		:= $(wildcard user/ctl/*.c)
+CTL_HDR		:= $(wildcard user/ctl/*.h user/ctl/top/*.h)
 DAEMON_SRC	:= $(wildcard user/daemon/*.c)
 # Everything of ispotd but its main(), for the unit tests to link.
-DAEMON_LIB	:= user/daemon/libispotd.a
+DAEMON_LIB	:= $(OBJ)/libispotd.a
 DAEMON_LIB_SRC	:= $(filter-out user/daemon/ispotd.c,$(DAEMON_SRC))
 DAEMON_HDR	:= $(wildcard user/daemon/*.h)
+USER_INC	:= -iquote user/ctl -iquote user/daemon
 
 UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/test_*.c))
 KMOD_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/kmod/*.c))
@@ -54,29 +63,36 @@ module:
 
 user: user/ispotctl $(if $(DAEMON_SRC),user/ispotd)
 
-user/lib/%.o: user/lib/%.c $(USER_HDR)
+$(OBJ)/user/lib/%.o: user/lib/%.c $(USER_HDR)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-user/ctl/%.o: user/ctl/%.c $(wildcard user/ctl/*.h) $(USER_HDR)
+$(OBJ)/user/ctl/%.o: user/ctl/%.c $(CTL_HDR) $(USER_HDR)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -iquote user/ctl -c -o $@ $<
 
-user/daemon/%.o: user/daemon/%.c $(DAEMON_HDR) $(USER_HDR)
+$(OBJ)/user/daemon/%.o: user/daemon/%.c $(DAEMON_HDR) $(USER_HDR)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -iquote user/daemon -c -o $@ $<
 
-$(USER_LIB): $(USER_LIB_SRC:.c=.o)
+$(USER_LIB): $(patsubst %.c,$(OBJ)/%.o,$(USER_LIB_SRC))
 	rm -f $@
 	$(AR) rcs $@ $^
 
-user/ispotctl: $(CTL_SRC:.c=.o) $(USER_LIB)
+$(TOP_LIB): $(patsubst %.c,$(OBJ)/%.o,$(TOP_SRC))
+	rm -f $@
+	$(AR) rcs $@ $^
+
+user/ispotctl: $(patsubst %.c,$(OBJ)/%.o,$(CTL_SRC)) $(TOP_LIB) $(USER_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(DAEMON_LIB): $(DAEMON_LIB_SRC:.c=.o)
+$(DAEMON_LIB): $(patsubst %.c,$(OBJ)/%.o,$(DAEMON_LIB_SRC))
 	rm -f $@
 	$(AR) rcs $@ $^
 
 # -rdynamic: the calibration probes a function of ispotd's own, which must
 # keep a symbol even when the binary is stripped at install.
-user/ispotd: user/daemon/ispotd.o $(DAEMON_LIB) $(USER_LIB)
+user/ispotd: $(OBJ)/user/daemon/ispotd.o $(DAEMON_LIB) $(USER_LIB)
 	$(CC) $(CFLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
 samples: $(SAMPLES)
@@ -99,15 +115,15 @@ selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) fixtures
 fixtures:
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures; fi
 
-selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(wildcard selftests/unit/*.h) $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(USER_HDR) $(DAEMON_HDR)
-	$(CC) $(CFLAGS) -iquote user/daemon -o $@ $< $(if $(DAEMON_LIB_SRC),$(DAEMON_LIB)) $(USER_LIB) $(LDLIBS)
+selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(wildcard selftests/unit/*.h) $(DAEMON_LIB) $(TOP_LIB) $(USER_LIB) $(USER_HDR) $(CTL_HDR) $(DAEMON_HDR)
+	$(CC) $(CFLAGS) $(USER_INC) -o $@ $< $(DAEMON_LIB) $(TOP_LIB) $(USER_LIB) $(LDLIBS)
 
 selftests/kmod/%: selftests/kmod/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
-	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(USER_INC) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
 
 # Benchmarks that run in the VM; built like the in-guest selftests.
 selftests/bench/%: selftests/bench/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
-	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(USER_INC) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
 
 check:
 	@KERNELS="$(KERNELS)" scripts/check.sh
@@ -195,5 +211,6 @@ uninstall-dkms:
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
-	rm -f user/*/*.o user/*/*.a user/ispotctl user/ispotd $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(SAMPLES)
+	rm -rf $(OBJ)
+	rm -f user/ispotctl user/ispotd $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(SAMPLES)
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures clean; fi

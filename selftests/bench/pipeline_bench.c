@@ -52,8 +52,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "drain.h"
-#include "pipeline.h"
+#include "analysis/drain.h"
+#include "analysis/pipeline.h"
 
 #define NR_RINGS	2
 #define NR_THREADS	8

@@ -46,7 +46,7 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "elf.h"
+#include "elf/elf.h"
 #include "ispot.h"
 #include "kmod/ispot_kmod_test.h"
 

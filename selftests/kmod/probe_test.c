@@ -10,7 +10,7 @@
 #include <signal.h>
 
 #include "ispot_kmod_test.h"
-#include "pair.h"
+#include "analysis/pair.h"
 
 static volatile int sink;
 

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "elf.h"
+#include "elf/elf.h"
 #include "ispot_test.h"
 
 #define ERRLEN 512

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pipeline.h"
+#include "analysis/pipeline.h"
 
 static inline void pipeline_feed_record(struct pipeline *p, uint64_t ts,
 					uint8_t kind, uint32_t tgid,

@@ -19,7 +19,7 @@
 
 #include "budget.h"
 #include "calibrate.h"
-#include "elf.h"
+#include "elf/elf.h"
 #include "ispot_test.h"
 
 #define SEC	1000000000ull

@@ -12,7 +12,7 @@
 
 #include "ispot_test.h"
 #include "config.h"
-#include "errors.h"
+#include "util/errors.h"
 
 #define MAX_ARGS	1024
 

@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 
 #include "http.h"
-#include "netaddr.h"
+#include "util/netaddr.h"
 #include "ispot_test.h"
 
 #define NOW	1000000000ull

@@ -14,8 +14,8 @@
 
 #include "ispot_test.h"
 #include "metrics.h"
-#include "sci.h"
-#include "trace.h"
+#include "analysis/sci.h"
+#include "session/trace.h"
 #include "window.h"
 
 #define T0		1000000000ull

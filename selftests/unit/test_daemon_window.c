@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "pipeline.h"
-#include "sci.h"
-#include "trace.h"
+#include "analysis/pipeline.h"
+#include "analysis/sci.h"
+#include "session/trace.h"
 #include "window.h"
 #include "window_lines.h"
 

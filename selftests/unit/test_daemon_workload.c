@@ -19,9 +19,9 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "pipeline.h"
+#include "analysis/pipeline.h"
 #include "pipeline_feed.h"
-#include "trace.h"
+#include "session/trace.h"
 #include "window.h"
 #include "window_lines.h"
 

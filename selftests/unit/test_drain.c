@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "drain.h"
+#include "analysis/drain.h"
 
 #define CTRL_SIZE	4096
 #define MAX_RINGS	8

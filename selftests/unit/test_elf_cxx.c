@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for C++ names: user/lib/demangle.c and the C++ side of spec
+ * Unit tests for C++ names: user/lib/elf/demangle.c and the C++ side of spec
  * resolution, on fixtures/cxx_app (namespaces, overloads, templates, a
  * lambda, an anonymous namespace) built by g++.  Offsets are objdump's,
  * looked up by mangled name.
@@ -8,9 +8,9 @@
 #include <fcntl.h>
 #include <time.h>
 
-#include "demangle.h"
+#include "elf/demangle.h"
 #include "elf_fixtures.h"
-#include "options.h"
+#include "session/options.h"
 
 /* Resolve spec in cxx_app to one function: its offset and names. */
 static void expect_one(const char *spec, const char *mangled,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/lib/elf_debuginfo.c and elf_notes.c: stripped
+ * Unit tests for user/lib/elf/elf_debuginfo.c and elf_notes.c: stripped
  * binaries resolved through their separate debug files.
  *
  * The fixtures Makefile splits app_pie into app_pie.debug (objcopy

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/lib/elf_file.c: files that are not ELF, truncated
+ * Unit tests for user/lib/elf/elf_file.c: files that are not ELF, truncated
  * or corrupt, and what is not a file at all.
  */
 #include <elf.h>

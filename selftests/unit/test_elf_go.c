@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/lib/elf_go.c: functions of a Go program are refused
+ * Unit tests for user/lib/elf/elf_go.c: functions of a Go program are refused
  * for return probes, which would crash it, and resolve for entry-only
  * probes.
  *

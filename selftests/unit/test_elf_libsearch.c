@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/lib/elf_libsearch.c: the DT_NEEDED closure searched
+ * Unit tests for user/lib/elf/elf_libsearch.c: the DT_NEEDED closure searched
  * as ld.so does.
  */
 #include "elf_fixtures.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/lib/elf_maps.c: /proc/PID/maps and load bias.
+ * Unit tests for user/lib/elf/elf_maps.c: /proc/PID/maps and load bias.
  */
 #include <dlfcn.h>
 

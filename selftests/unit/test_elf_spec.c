@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/lib/elf_spec.c and elf_symtab.c: function specs to
+ * Unit tests for user/lib/elf/elf_spec.c and elf_symtab.c: function specs to
  * probe points.
  *
  * Offsets are compared with objdump's; where code is loaded into this

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/lib/elf_symbolize.c: runtime addresses to names.
+ * Unit tests for user/lib/elf/elf_symbolize.c: runtime addresses to names.
  */
 #include <dlfcn.h>
 #include <elf.h>

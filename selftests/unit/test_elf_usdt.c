@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for include/ispot.h, user/lib/elf_usdt.c and elf_block.c:
+ * Unit tests for include/ispot.h, user/lib/elf/elf_usdt.c and elf_block.c:
  * the markers' SDT notes as our reader and readelf -n read them, the same
  * probes from <sys/sdt.h>, semaphores, prelinked and hostile notes, and
  * block specs with their errors.

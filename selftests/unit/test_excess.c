@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "excess.h"
+#include "analysis/excess.h"
 
 #define F	7		/* the function most tests use */
 #define KEY	0x1040

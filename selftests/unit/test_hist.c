@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "hist.h"
+#include "analysis/hist.h"
 
 #define N_VALUES	200000
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "ispot_test.h"
-#include "http_get.h"
+#include "top/http_get.h"
 
 struct server {
 	int lfd;

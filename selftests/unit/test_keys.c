@@ -7,7 +7,7 @@
 #include <getopt.h>
 
 #include "ispot_test.h"
-#include "options.h"
+#include "session/options.h"
 
 TEST(rules_parse_and_format)
 {

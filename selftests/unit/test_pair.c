@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "pair.h"
+#include "analysis/pair.h"
 
 #define TGID		4242
 /* Entry sp of a call @level frames below the outermost one. */

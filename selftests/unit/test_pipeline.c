@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "drain.h"
-#include "pipeline.h"
+#include "analysis/drain.h"
+#include "analysis/pipeline.h"
 
 #define EPS		1e-12
 #define TGID		777

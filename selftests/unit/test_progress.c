@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "ispot_test.h"
-#include "errors.h"
-#include "progress.h"
+#include "util/errors.h"
+#include "session/progress.h"
 
 #define MS	1000000ull
 

@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "metrics_read.h"
-#include "promtext.h"
+#include "top/metrics_read.h"
+#include "top/promtext.h"
 
 #define EPS	1e-9
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "rates.h"
+#include "top/rates.h"
 
 #define S	1000000000ull
 #define EPS	1e-9

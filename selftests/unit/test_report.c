@@ -14,12 +14,12 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "device.h"
-#include "format.h"
-#include "excess.h"
-#include "report.h"
-#include "timeline.h"
-#include "sci.h"
+#include "session/device.h"
+#include "util/format.h"
+#include "analysis/excess.h"
+#include "report/report.h"
+#include "analysis/timeline.h"
+#include "analysis/sci.h"
 
 /* ---- a strict JSON parser (RFC 8259) ---- */
 

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "hist.h"
-#include "sci.h"
+#include "analysis/hist.h"
+#include "analysis/sci.h"
 
 #define EPS	1e-12
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "ispot_test.h"
-#include "sci.h"
+#include "analysis/sci.h"
 
 static uint64_t rng_state = 0x452821e638d01377ULL;
 

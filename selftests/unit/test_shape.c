@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "pipeline.h"
-#include "report.h"
-#include "shape.h"
+#include "analysis/pipeline.h"
+#include "report/report.h"
+#include "analysis/shape.h"
 
 #define TID		300
 #define SP(level)	(0x7ffd00000008ULL - 0x40ULL * (level))

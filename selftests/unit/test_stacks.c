@@ -14,10 +14,10 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "pipeline.h"
-#include "report.h"
-#include "sci.h"
-#include "stacks.h"
+#include "analysis/pipeline.h"
+#include "report/report.h"
+#include "analysis/sci.h"
+#include "analysis/stacks.h"
 
 /* Return addresses: in worker_a, worker_b, run (two call sites), main. */
 #define IN_WORKER_A	0x401010ULL

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "ispot_test.h"
-#include "errors.h"
-#include "term.h"
+#include "util/errors.h"
+#include "top/term.h"
 
 struct pty {
 	int master, slave;

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "pipeline.h"
-#include "timeline.h"
+#include "analysis/pipeline.h"
+#include "analysis/timeline.h"
 
 #define FUTEX_WAIT_PRIVATE	128
 #define FUTEX_WAKE_PRIVATE	129

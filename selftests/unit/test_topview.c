@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
-#include "format.h"
-#include "topview.h"
+#include "util/format.h"
+#include "top/topview.h"
 
 static struct rates_row rows[40];
 

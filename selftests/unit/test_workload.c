@@ -21,11 +21,11 @@
 #include <string.h>
 
 #include "ispot_test.h"
-#include "autokey.h"
-#include "pipeline.h"
+#include "analysis/autokey.h"
+#include "analysis/pipeline.h"
 #include "pipeline_feed.h"
-#include "report.h"
-#include "trace_internal.h"
+#include "report/report.h"
+#include "session/trace_internal.h"
 
 #define TGID		777
 #define SP(tid)		(0x7ffd00000008ULL + 0x100000ULL * (tid))

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "trace.h"
+#include "session/trace.h"
 
 struct child {
 	pid_t pid;

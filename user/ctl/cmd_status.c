@@ -8,10 +8,10 @@
 #include <sys/utsname.h>
 
 #include "commands.h"
-#include "device.h"
-#include "events.h"
-#include "format.h"
-#include "json.h"
+#include "session/device.h"
+#include "session/events.h"
+#include "util/format.h"
+#include "util/json.h"
 
 /* What the module could count, asked with ISPOT_COUNTERS_TRY (ABI 1.3). */
 struct status_counters {

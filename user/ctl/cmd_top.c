@@ -29,11 +29,11 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "rates.h"
-#include "term.h"
-#include "top.h"
-#include "topview.h"
-#include "trace.h"
+#include "top/rates.h"
+#include "top/term.h"
+#include "top/top.h"
+#include "top/topview.h"
+#include "session/trace.h"
 
 static volatile sig_atomic_t top_quit, top_resized, top_suspend,
 	top_continued;

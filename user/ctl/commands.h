@@ -3,7 +3,7 @@
 #ifndef ISPOT_COMMANDS_H
 #define ISPOT_COMMANDS_H
 
-#include "errors.h"
+#include "util/errors.h"
 
 int cmd_attach(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "device.h"
+#include "session/device.h"
 
 struct command {
 	const char *name;

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "errors.h"
-#include "netaddr.h"
+#include "util/errors.h"
+#include "util/netaddr.h"
 
 /*
  * Only the usual mount point of cgroup2 is stripped from a --cgroup path;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "http.h"
-#include "netaddr.h"
+#include "util/netaddr.h"
 
 /* Connections accepted per http_service(): a flood waits its turn. */
 #define HTTP_ACCEPT_BATCH	64

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
+#include "analysis/hist.h"
 #include "metrics.h"
-#include "sci.h"
+#include "analysis/sci.h"
 
 enum metrics_cause {
 	METRICS_FUTEX,

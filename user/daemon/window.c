@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autokey.h"
-#include "drain.h"
-#include "json.h"
-#include "report.h"
-#include "timeline.h"
+#include "analysis/autokey.h"
+#include "analysis/drain.h"
+#include "util/json.h"
+#include "report/report.h"
+#include "analysis/timeline.h"
 #include "window.h"
 
 /* Futex words remembered per window; the rest are counted in the last. */

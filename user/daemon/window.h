@@ -43,10 +43,10 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "elf.h"
-#include "options.h"
-#include "sci.h"
-#include "trace.h"
+#include "elf/elf.h"
+#include "session/options.h"
+#include "analysis/sci.h"
+#include "session/trace.h"
 
 struct window_func {
 	char *name;

@@ -2,7 +2,7 @@
 /* Workload verdicts and --key auto in ispotd's windows; see window.h. */
 #include <stdlib.h>
 
-#include "autokey.h"
+#include "analysis/autokey.h"
 #include "window.h"
 
 /* autokey_shadow_fn over the set's ids: a shadow entry names its own. */

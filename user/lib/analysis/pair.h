@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pairing entries with exits, per thread, by stack pointer.
+ *
+ * Each thread has a shadow stack of open entries.  An exit pairs with the
+ * entry whose sp is 8 bytes below its own (the return address was popped),
+ * so the pairing stays exact when the kernel skips returns (recursion
+ * deeper than its limit) or a longjmp leaves frames behind: entries that
+ * can no longer return are counted as unpaired, never guessed.
+ * Records must be fed in time order per thread.
+ */
+#ifndef ISPOT_PAIR_H
+#define ISPOT_PAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/ispot.h>
+
+#include "analysis/shape.h"
+
+#define PAIR_MAX_DEPTH	128
+/* Words a caller may attach to an entry and get back with its exit. */
+#define PAIR_AUX_WORDS	3
+
+/* One paired execution. */
+struct pair_exec {
+	uint32_t tid;
+	uint32_t tgid;
+	uint32_t probe_id;
+	uint32_t depth;		/* open entries below it in its thread */
+	uint16_t entry_cpu;
+	uint16_t exit_cpu;
+	uint64_t entry_ts;
+	uint64_t exit_ts;
+	uint64_t callsite;
+	uint64_t args[3];
+	uint64_t retval;
+	uint64_t aux[PAIR_AUX_WORDS];	/* as given to pairer_feed_aux() */
+	/*
+	 * The probed calls it made directly (entries while it was the
+	 * innermost open frame of its thread), by callee id; a block's is
+	 * empty: blocks are not frames, and their markers are not calls.
+	 */
+	struct shape shape;
+	/*
+	 * Perf counter deltas (ABI 1.3), when both records carried counters:
+	 * bit i of counters_valid is set when delta i is this call's own,
+	 * i.e. both reads were valid and the thread neither changed CPU nor
+	 * was switched out in between (the counters are per CPU).
+	 */
+	uint32_t nr_counters;
+	uint32_t counters_valid;
+	uint64_t counter_delta[ISPOT_MAX_COUNTERS];	/* 0 unless valid */
+};
+
+struct pair_stats {
+	uint64_t paired;
+	uint64_t unpaired_entries;	/* never returned (skipped, longjmp) */
+	uint64_t unpaired_exits;	/* no entry seen (attached mid-call) */
+	uint64_t overflow;		/* entries dropped beyond PAIR_MAX_DEPTH */
+};
+
+typedef void (*pair_cb)(const struct pair_exec *exec, void *ctx);
+
+struct pairer;
+
+struct pairer *pairer_new(pair_cb cb, void *ctx);
+/*
+ * The target's uretprobe trampoline ([uprobes] in /proc/PID/maps).  An
+ * entry whose call site is in it was reached by a tail call from another
+ * probed function, so it shares its caller's sp without having unwound it.
+ */
+void pairer_set_trampoline(struct pairer *p, uint64_t start, uint64_t end);
+/*
+ * Block markers (USDT probes, see elf.h's elf_resolve_block()) are entry
+ * probes whose ENTRY records open and close a block: @probe_id's records
+ * begin (@end false) or end block number @block (< 2^30, the caller's
+ * choice; several sites may share it).  An end closes the thread's
+ * innermost open block of the same number, whatever functions returned
+ * in between, and the execution carries the begin marker's probe id.
+ * Returns 0, -EINVAL (@block too large) or -ENOMEM.
+ */
+int pairer_set_marker(struct pairer *p, uint32_t probe_id, uint32_t block,
+		      bool end);
+
+/*
+ * Entries of @probe_id count as calls of callee @id in the shapes of
+ * their callers (pair_exec.shape).  Without it, a probe is its own id.
+ * Returns 0 or -ENOMEM.
+ */
+int pairer_set_callee(struct pairer *p, uint32_t probe_id, uint32_t id);
+
+/* Feed one ENTRY or EXIT record; other kinds are ignored. */
+int pairer_feed(struct pairer *p, const struct ispot_record *rec);
+/*
+ * The same, attaching @aux (PAIR_AUX_WORDS, or NULL for zeros) to an
+ * entry: the thread's state when the call began, say, to be compared with
+ * its state at the exit.
+ */
+int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,
+		    const uint64_t *aux);
+/* The probe of @tid's innermost open entry, 0 if none. */
+uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid);
+/* The same @up entries further out (0: the innermost), 0 if none. */
+uint32_t pairer_open_probe_at(const struct pairer *p, uint32_t tid,
+			      uint32_t up);
+/*
+ * The return address read at that entry (0 if none: a NO_CALLSITE probe,
+ * whose call site only its exit tells, or no such entry).
+ */
+uint64_t pairer_open_callsite_at(const struct pairer *p, uint32_t tid,
+				 uint32_t up);
+/* The thread exited: its open entries will never return. */
+void pairer_thread_exit(struct pairer *p, uint32_t tid);
+/* Forget @tid altogether (its open entries count as unpaired). */
+void pairer_forget(struct pairer *p, uint32_t tid);
+/* End of trace: count every open entry as unpaired. */
+void pairer_flush(struct pairer *p);
+const struct pair_stats *pairer_stats(const struct pairer *p);
+void pairer_free(struct pairer *p);
+
+#endif /* ISPOT_PAIR_H */

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Records -> pairs -> SCI; see pipeline.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/idarray.h"
+#include "analysis/pipeline.h"
+
+struct pipeline_probe {
+	bool used;
+	bool end_marker;	/* a block's end: its stack samples are not kept */
+	bool sync;	/* a lock call: wakes inside count for its caller */
+	uint32_t func_id;
+	struct key_rule key;
+	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
+};
+
+uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
+{
+	uint64_t v;
+
+	switch (rule->kind) {
+	case KEY_ARG:
+		v = e->args[rule->arg];
+		if (rule->log2)
+			v = v ? 64 - (uint64_t)__builtin_clzll(v) : 0;
+		/*
+		 * Shifted so that a keyed block never has key 0, which reads
+		 * as "unkeyed"; UINT64_MAX wraps to 0 and is named correctly
+		 * all the same, since names undo the shift.
+		 */
+		return v + 1;
+	case KEY_CALLSITE:
+		return e->callsite ? e->callsite : 1;
+	case KEY_SHAPE:
+		return e->shape.hash ? e->shape.hash : 1;
+	case KEY_NONE:
+	default:
+		return 0;
+	}
+}
+
+/* An auto function's execution, keyed by each argument's log2 bucket. */
+static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
+			     const struct pair_exec *e,
+			     const struct sci_causes *c)
+{
+	unsigned int a;
+
+	for (a = 0; a < ARGB_NR_ARGS; a++) {
+		struct key_rule rule = { .kind = KEY_ARG, .arg = a,
+					 .log2 = true };
+
+		if (sci_add(p->sci, shadow + a, key_value(&rule, e), e->tid,
+			    e->exit_ts - e->entry_ts, e->exit_ts, c))
+			p->stats.nomem++;
+	}
+}
+
+static void pipeline_exec(const struct pair_exec *e, void *ctx)
+{
+	struct pipeline *p = ctx;
+	const struct pipeline_probe *probe = &p->probes[e->probe_id];
+
+	uint64_t key = key_value(&probe->key, e);
+	struct sci_causes causes, *c = NULL;
+	int shaped;
+
+	if (p->tl) {
+		/* Off-CPU between entry and exit (p->now: the exit's totals). */
+		causes.futex_ns = p->now[TL_FUTEX] - e->aux[TL_FUTEX];
+		causes.blocked_ns = p->now[TL_BLOCKED] - e->aux[TL_BLOCKED];
+		causes.runqueue_ns = p->now[TL_RUNQUEUE] - e->aux[TL_RUNQUEUE];
+		causes.oncpu_ns = 0;	/* the engine takes the remainder */
+		c = &causes;
+	}
+	shaped = shapes_add(p->shapes, probe->func_id, &e->shape,
+			    probe->key.kind == KEY_SHAPE);
+	if (shaped < 0)
+		p->stats.nomem++;
+	/* Past its first shapes (or out of memory): one key for the rest. */
+	if (shaped && probe->key.kind == KEY_SHAPE)
+		key = SHAPE_OTHER;
+	if (sci_add(p->sci, probe->func_id, key, e->tid,
+		    e->exit_ts - e->entry_ts, e->exit_ts, c))
+		p->stats.nomem++;
+	if (argbuckets_add(p->args, probe->func_id, e->args,
+			   e->exit_ts - e->entry_ts))
+		p->stats.nomem++;
+	if (probe->key.kind == KEY_AUTO && probe->shadow)
+		pipeline_shadows(p, probe->shadow, e, c);
+	if (p->excess && e->nr_counters &&
+	    excess_add(p->excess, probe->func_id, key, e))
+		p->stats.nomem++;
+}
+
+int pipeline_enable_causes(struct pipeline *p)
+{
+	if (!p->tl)
+		p->tl = timeline_new();
+	return p->tl ? 0 : -ENOMEM;
+}
+
+int pipeline_enable_counters(struct pipeline *p)
+{
+	if (!p->excess)
+		p->excess = excess_new();
+	return p->excess ? 0 : -ENOMEM;
+}
+
+/* The function @tid is inside, for the futex report. */
+static uint32_t pipeline_open_func(const struct pipeline *p, uint32_t tid)
+{
+	uint32_t id = pairer_open_probe(p->pairer, tid);
+
+	return id && id < p->nr_probes && p->probes[id].used ?
+	       p->probes[id].func_id : TL_NO_FUNC;
+}
+
+/*
+ * The function to credit with the waits that @tid's wake ends: the
+ * innermost open one that is not a synchronisation call, since the lock
+ * was held by the function that called pthread_mutex_unlock.  With none,
+ * the outermost lock call's return address names that caller (*callsite,
+ * else 0): --sync alone still says which critical section it was.
+ */
+static uint32_t pipeline_waker_func(const struct pipeline *p, uint32_t tid,
+				     uint64_t *callsite)
+{
+	uint32_t up, id;
+
+	*callsite = 0;
+	for (up = 0; (id = pairer_open_probe_at(p->pairer, tid, up)); up++) {
+		if (id >= p->nr_probes || !p->probes[id].used)
+			break;
+		if (!p->probes[id].sync) {
+			*callsite = 0;
+			return p->probes[id].func_id;
+		}
+		*callsite = pairer_open_callsite_at(p->pairer, tid, up);
+	}
+	return TL_NO_FUNC;
+}
+
+/* A FUTEX_* record to the timeline, with the function it is charged to. */
+static int pipeline_futex(struct pipeline *p, const struct ispot_record *rec)
+{
+	uint64_t callsite = 0;
+	uint32_t func = TL_NO_FUNC;
+
+	if (rec->kind == ISPOT_REC_FUTEX_ENTER) {
+		if (timeline_futex_op_wakes((uint32_t)rec->data[1]))
+			func = pipeline_waker_func(p, rec->tid, &callsite);
+		else
+			func = pipeline_open_func(p, rec->tid);
+	}
+	return timeline_record_callsite(p->tl, rec, func, callsite);
+}
+
+struct pipeline *pipeline_new(void)
+{
+	struct pipeline *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pairer = pairer_new(pipeline_exec, p);
+	p->sci = sci_new();
+	p->stacks = stacks_new();
+	p->args = argbuckets_new();
+	p->shapes = shapes_new();
+	if (!p->pairer || !p->sci || !p->stacks || !p->args || !p->shapes) {
+		pipeline_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void pipeline_free(struct pipeline *p)
+{
+	if (!p)
+		return;
+	pairer_free(p->pairer);
+	if (!p->sci_borrowed)
+		sci_free(p->sci);
+	timeline_free(p->tl);
+	excess_free(p->excess);
+	stacks_free(p->stacks);
+	if (!p->args_borrowed)
+		argbuckets_free(p->args);
+	if (!p->shapes_borrowed)
+		shapes_free(p->shapes);
+	free(p->probes);
+	free(p->exits);
+	free(p);
+}
+
+void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci)
+{
+	if (!p->sci_borrowed)
+		sci_free(p->sci);
+	p->sci = sci;
+	p->sci_borrowed = true;
+}
+
+void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes)
+{
+	if (!p->shapes_borrowed)
+		shapes_free(p->shapes);
+	p->shapes = shapes;
+	p->shapes_borrowed = true;
+}
+
+void pipeline_borrow_args(struct pipeline *p, struct argbuckets *args)
+{
+	if (!p->args_borrowed)
+		argbuckets_free(p->args);
+	p->args = args;
+	p->args_borrowed = true;
+}
+
+int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
+		       uint32_t func_id, const struct key_rule *rule)
+{
+	static const struct key_rule none = { .kind = KEY_NONE };
+
+	if (!probe_id || (rule && rule->kind == KEY_ARG && rule->arg > 2))
+		return -EINVAL;
+	if (idarray_reserve(&p->probes, &p->nr_probes, sizeof(*p->probes),
+			    probe_id))
+		return -ENOMEM;
+	p->probes[probe_id].used = true;
+	p->probes[probe_id].func_id = func_id;
+	p->probes[probe_id].key = rule ? *rule : none;
+	/* Shapes name functions, not probes: a block has several sites. */
+	return pairer_set_callee(p->pairer, probe_id, func_id);
+}
+
+int pipeline_set_shadows(struct pipeline *p, uint32_t probe_id,
+			 uint32_t shadow)
+{
+	if (probe_id >= p->nr_probes || !p->probes[probe_id].used)
+		return -EINVAL;
+	p->probes[probe_id].shadow = shadow;
+	return 0;
+}
+
+int pipeline_set_sync(struct pipeline *p, uint32_t probe_id)
+{
+	if (probe_id >= p->nr_probes || !p->probes[probe_id].used)
+		return -EINVAL;
+	p->probes[probe_id].sync = true;
+	return 0;
+}
+
+int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
+			uint32_t func_id, bool end, const struct key_rule *rule)
+{
+	int ret = pipeline_add_probe(p, probe_id, func_id, rule);
+
+	if (ret)
+		return ret;
+	p->probes[probe_id].end_marker = end;
+	return pairer_set_marker(p->pairer, probe_id, func_id, end);
+}
+
+/*
+ * The module writes a probe's STACK just before its ENTRY, with the same
+ * probe id, and the frames in the slots that follow (the drain hands a
+ * wrapped record over contiguous).
+ */
+static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
+{
+	const struct pipeline_probe *probe;
+	uint64_t nr = rec->data[0];
+
+	p->stats.stacks++;
+	if (rec->probe_id >= p->nr_probes || !p->probes[rec->probe_id].used ||
+	    nr > (uint64_t)(rec->nslots - 1) * 8) {
+		p->stats.bad_stacks++;
+		return;
+	}
+	probe = &p->probes[rec->probe_id];
+	if (probe->end_marker)
+		return;
+	if (stacks_add(p->stacks, probe->func_id,
+		       (const uint64_t *)(rec + 1), (uint32_t)nr))
+		p->stats.nomem++;
+}
+
+void pipeline_record(void *ctx, const struct ispot_record *rec)
+{
+	struct pipeline *p = ctx;
+
+	switch (rec->kind) {
+	case ISPOT_REC_ENTRY:
+	case ISPOT_REC_EXIT:
+		/* Checked here so the pair callback can index blindly. */
+		if (rec->probe_id >= p->nr_probes ||
+		    !p->probes[rec->probe_id].used) {
+			p->stats.unknown_probe++;
+			return;
+		}
+		if (rec->kind == ISPOT_REC_ENTRY)
+			p->stats.entries++;
+		else
+			p->stats.exits++;
+		if (p->tl) {
+			timeline_running_totals(p->tl, rec->tid, rec->ts_ns,
+						p->now);
+			if (pairer_feed_aux(p->pairer, rec, p->now))
+				p->stats.nomem++;
+			return;
+		}
+		if (pairer_feed(p->pairer, rec))
+			p->stats.nomem++;
+		return;
+	case ISPOT_REC_STACK:
+		pipeline_stack(p, rec);
+		return;
+	case ISPOT_REC_SWITCH_OUT:
+	case ISPOT_REC_SWITCH_IN:
+	case ISPOT_REC_FUTEX_ENTER:
+	case ISPOT_REC_FUTEX_EXIT:
+		p->stats.waits++;
+		if (p->tl && pipeline_futex(p, rec))
+			p->stats.nomem++;
+		return;
+	case ISPOT_REC_TASK_NEW:
+		p->stats.tasks++;
+		if (pipeline_thread_seen(p, rec->tid, rec->ts_ns))
+			p->stats.nomem++;
+		return;
+	case ISPOT_REC_TASK_EXIT:
+		p->stats.tasks++;
+		if (pipeline_thread_exit(p, rec->tid, rec->ts_ns))
+			p->stats.nomem++;
+		return;
+	default:
+		p->stats.unknown_kind++;
+		return;
+	}
+}
+
+int pipeline_thread_seen(struct pipeline *p, uint32_t tid, uint64_t ts)
+{
+	return sci_thread_seen(p->sci, tid, ts);
+}
+
+void pipeline_forget_exited(struct pipeline *p, uint64_t delay_ns)
+{
+	p->forget_delay_ns = delay_ns;
+}
+
+/* Queue an exit; if the ring cannot grow the thread is simply kept. */
+static void exit_push(struct pipeline *p, uint32_t tid, uint64_t ts)
+{
+	if (p->nr_exits == p->cap_exits) {
+		size_t ncap = p->cap_exits ? 2 * p->cap_exits : 64, i;
+		struct pipeline_exit *n = malloc(ncap * sizeof(*n));
+
+		if (!n)
+			return;
+		for (i = 0; i < p->nr_exits; i++)
+			n[i] = p->exits[(p->exits_head + i) % p->cap_exits];
+		free(p->exits);
+		p->exits = n;
+		p->exits_head = 0;
+		p->cap_exits = ncap;
+	}
+	p->exits[(p->exits_head + p->nr_exits++) % p->cap_exits] =
+		(struct pipeline_exit){ tid, ts };
+}
+
+/* Forget the exits older than @now - delay (all of them: @now = max). */
+static void exits_forget(struct pipeline *p, uint64_t now)
+{
+	while (p->nr_exits) {
+		struct pipeline_exit *x = &p->exits[p->exits_head];
+
+		if (now != UINT64_MAX && x->ts + p->forget_delay_ns > now)
+			break;
+		/* Not if the tid came back meanwhile: sci keeps it open. */
+		if (sci_fold_thread(p->sci, x->tid, x->ts) == 1) {
+			pairer_forget(p->pairer, x->tid);
+			if (p->tl)
+				timeline_forget(p->tl, x->tid);
+			p->stats.forgotten++;
+		}
+		p->exits_head = (p->exits_head + 1) % p->cap_exits;
+		p->nr_exits--;
+	}
+}
+
+int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
+{
+	int ret;
+
+	pairer_thread_exit(p->pairer, tid);
+	ret = sci_thread_exit(p->sci, tid, ts);
+	if (p->forget_delay_ns) {
+		exit_push(p, tid, ts);
+		exits_forget(p, ts);
+	}
+	return ret;
+}
+
+void pipeline_finish(struct pipeline *p, uint64_t ts)
+{
+	pairer_flush(p->pairer);
+	if (p->forget_delay_ns)
+		exits_forget(p, UINT64_MAX);
+	sci_finish(p->sci, ts);
+}

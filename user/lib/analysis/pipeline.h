@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * From records to scores: the drain's record callback feeds the pairer,
+ * each paired execution gets its function and key, and lands in the SCI
+ * engine.  Nothing here touches the device, so the pipeline benchmark and
+ * the unit tests drive the very code that ispotctl runs.
+ */
+#ifndef ISPOT_PIPELINE_H
+#define ISPOT_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/ispot.h>
+
+#include "analysis/argbuckets.h"
+#include "analysis/excess.h"
+#include "analysis/pair.h"
+#include "analysis/sci.h"
+#include "analysis/shape.h"
+#include "analysis/stacks.h"
+#include "analysis/timeline.h"
+
+/* How executions of one function are told apart (DESIGN.md "Keys"). */
+enum key_kind {
+	KEY_NONE,
+	KEY_ARG,	/* the value of argument N (0-2) */
+	KEY_CALLSITE,	/* the return address at entry */
+	KEY_AUTO,	/* chosen at report time (autokey.h) */
+	KEY_SHAPE,	/* the probed calls it made (shape.h) */
+};
+
+struct key_rule {
+	enum key_kind kind;
+	unsigned int arg;	/* KEY_ARG: 0..2 */
+	bool log2;		/* KEY_ARG: bucket by floor(log2(value)) */
+};
+
+struct pipeline_stats {
+	uint64_t entries;
+	uint64_t exits;
+	uint64_t stacks;
+	uint64_t bad_stacks;	/* STACK records of no probe, or cut short */
+	uint64_t unknown_probe;	/* a probe id that was never declared */
+	uint64_t unknown_kind;
+	uint64_t nomem;		/* executions the engine could not store */
+	uint64_t waits;		/* SWITCH_* and FUTEX_* records */
+	uint64_t tasks;		/* TASK_NEW and TASK_EXIT records */
+	uint64_t forgotten;	/* exited threads folded and freed */
+};
+
+struct pipeline_exit {
+	uint32_t tid;
+	uint64_t ts;
+};
+
+struct pipeline {
+	struct pairer *pairer;
+	struct sci_engine *sci;
+	uint32_t nr_probes;		/* probe ids 1..nr_probes-1 */
+	struct pipeline_probe *probes;	/* indexed by probe id */
+	struct timeline *tl;		/* NULL unless causes are on */
+	struct excess *excess;		/* NULL unless counters are on */
+	struct stacks *stacks;		/* sampled call stacks per function */
+	struct argbuckets *args;	/* per-argument log2 buckets */
+	struct shapes *shapes;		/* what calls executions made */
+	/* The fed record's thread totals, read by the pair callback. */
+	uint64_t now[TL_NR_CAUSES];
+	struct pipeline_stats stats;
+	bool sci_borrowed;		/* p->sci belongs to the caller */
+	bool shapes_borrowed;		/* and so does p->shapes */
+	bool args_borrowed;		/* and p->args */
+
+	/* Exits waiting to be forgotten, oldest first (a ring). */
+	uint64_t forget_delay_ns;	/* 0: every thread is kept */
+	struct pipeline_exit *exits;
+	size_t exits_head, nr_exits, cap_exits;
+};
+
+struct pipeline *pipeline_new(void);
+void pipeline_free(struct pipeline *p);
+
+/*
+ * Score into @sci from now on instead of the pipeline's own engine, which
+ * is freed.  @sci is the caller's and outlives the pipeline: ispotd keeps
+ * one engine per window across the pipelines of its armed bursts.
+ */
+void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci);
+
+/*
+ * The same for the shapes seen (@shapes outlives the pipeline), so that
+ * shape keys scored into a borrowed engine keep their names.
+ */
+void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes);
+
+/*
+ * And for the argument buckets (@args outlives the pipeline): ispotd
+ * judges a function on every burst since the target was found.
+ */
+void pipeline_borrow_args(struct pipeline *p, struct argbuckets *args);
+
+/* Executions of @probe_id count for function @func_id, keyed by @rule. */
+int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
+		       uint32_t func_id, const struct key_rule *rule);
+
+/*
+ * @probe_id is keyed by KEY_AUTO: score its executions keyed by
+ * argN:log2 under function id @shadow + N too (autokey.h), ids no other
+ * function uses.  Without this an auto probe is scored unkeyed only.
+ * Call after pipeline_add_probe(), before the first record.  Returns 0
+ * or -EINVAL (an unknown probe).
+ */
+int pipeline_set_shadows(struct pipeline *p, uint32_t probe_id,
+			 uint32_t shadow);
+
+/*
+ * @probe_id is a block's begin (@end false) or end marker: the block's
+ * executions, from a begin to the end that closes it, count for @func_id
+ * (pair.h, pairer_set_marker()).
+ */
+int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
+			uint32_t func_id, bool end, const struct key_rule *rule);
+
+/*
+ * @probe_id is a synchronisation call (pthread_mutex_unlock, cond_wait,
+ * ...): a futex wake issued inside it is credited to the innermost traced
+ * function outside it, the critical section that called it.  Call after
+ * pipeline_add_probe().  Returns 0 or -EINVAL (an unknown probe).
+ */
+int pipeline_set_sync(struct pipeline *p, uint32_t probe_id);
+
+/*
+ * Split every execution into futex wait, other blocked time, run-queue
+ * wait and on-CPU time, from the module's wait records.  Call before the
+ * first record.  Returns 0 or -ENOMEM.
+ */
+int pipeline_enable_causes(struct pipeline *p);
+
+/*
+ * Keep the counter deltas of executions whose records carry counters, for
+ * the on-CPU excess per call.  Returns 0 or -ENOMEM.
+ */
+int pipeline_enable_counters(struct pipeline *p);
+
+/* A drain_record_fn: @ctx is the pipeline. */
+void pipeline_record(void *ctx, const struct ispot_record *rec);
+
+/* Thread lifetimes, forwarded to the pairer and the engine. */
+int pipeline_thread_seen(struct pipeline *p, uint32_t tid, uint64_t ts);
+int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts);
+
+/* End of trace at @ts: open entries become unpaired, threads close. */
+void pipeline_finish(struct pipeline *p, uint64_t ts);
+
+/*
+ * For a tracer that runs for ever: @delay_ns after a thread's exit (in
+ * record time: its last records may come later from another CPU's ring,
+ * and the kernel switches a dead thread out after its exit) fold it into
+ * the engine's totals (sci_fold_thread) and free its pairing and wait
+ * state, so that memory follows the live threads.  pipeline_finish()
+ * forgets every exit still waiting.  Call before the first record.
+ */
+void pipeline_forget_exited(struct pipeline *p, uint64_t delay_ns);
+
+/* The key value of one execution under @rule. */
+uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e);
+
+#endif /* ISPOT_PIPELINE_H */

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Shapes of executions: naming them and summing them up; see shape.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util/idarray.h"
+#include "analysis/shape.h"
+
+struct shapes {
+	struct shape *kept;		/* open addressing by hash; 0 = free */
+	size_t cap;			/* power of two, or 0 */
+	size_t used;
+	struct shape_summary *funcs;	/* by function id */
+	uint32_t nr_funcs;
+};
+
+int shape_format(const struct shape *s, const char *self, shape_name_fn name,
+		 const void *ctx, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s", self);
+	uint32_t i;
+
+	if (!s->nr)
+		return snprintf(buf, len, "%s (no probed calls)", self);
+	for (i = 0; i < s->nr && i < SHAPE_SHOWN; i++) {
+		const char *callee = name ? name(ctx, s->ids[i]) : NULL;
+
+		if (callee)
+			n += snprintf(n < len ? buf + n : NULL,
+				      n < len ? len - n : 0, ">%s", callee);
+		else
+			n += snprintf(n < len ? buf + n : NULL,
+				      n < len ? len - n : 0, ">#%u",
+				      s->ids[i]);
+	}
+	if (s->nr > SHAPE_SHOWN)
+		n += snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,
+			      ">...+%u", s->nr - SHAPE_SHOWN);
+	return (int)n;
+}
+
+struct shapes *shapes_new(void)
+{
+	return calloc(1, sizeof(struct shapes));
+}
+
+void shapes_free(struct shapes *t)
+{
+	if (!t)
+		return;
+	free(t->kept);
+	free(t->funcs);
+	free(t);
+}
+
+static size_t shapes_slot(const struct shape *kept, size_t cap, uint64_t h)
+{
+	size_t i = (size_t)(h ^ (h >> 32)) & (cap - 1);
+
+	while (kept[i].hash && kept[i].hash != h)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static int shapes_grow(struct shapes *t)
+{
+	size_t i, cap = t->cap ? 2 * t->cap : 64;
+	struct shape *kept = calloc(cap, sizeof(*kept));
+
+	if (!kept)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++)
+		if (t->kept[i].hash)
+			kept[shapes_slot(kept, cap, t->kept[i].hash)] =
+				t->kept[i];
+	free(t->kept);
+	t->kept = kept;
+	t->cap = cap;
+	return 0;
+}
+
+/*
+ * Remember @s for naming and as a key of @sum's function, unless it has
+ * SHAPE_KEYS_MAX already or SHAPES_MAX are kept in all: then 1, its
+ * executions go to SHAPE_OTHER.
+ */
+static int shapes_keep(struct shapes *t, struct shape_summary *sum,
+		       const struct shape *s)
+{
+	size_t i;
+
+	if (!s->hash || s->hash == SHAPE_OTHER)
+		return 1;	/* 0 marks a free slot; never a real hash */
+	if (t->cap && t->kept[shapes_slot(t->kept, t->cap, s->hash)].hash)
+		return 0;
+	if (t->used == SHAPES_MAX || sum->kept == SHAPE_KEYS_MAX)
+		return 1;
+	if ((t->used + 1) * 2 > t->cap && shapes_grow(t))
+		return -ENOMEM;
+	i = shapes_slot(t->kept, t->cap, s->hash);
+	t->kept[i] = *s;
+	t->used++;
+	sum->kept++;
+	return 0;
+}
+
+int shapes_add(struct shapes *t, uint32_t func_id, const struct shape *s,
+	       bool keep)
+{
+	struct shape_summary *sum;
+
+	if (idarray_reserve(&t->funcs, &t->nr_funcs, sizeof(*t->funcs),
+			    func_id))
+		return -ENOMEM;
+	sum = &t->funcs[func_id];
+	if (!sum->execs++)
+		sum->first = *s;
+	else if (!sum->differ && s->hash != sum->first.hash) {
+		sum->differ = true;
+		sum->other = *s;
+	}
+	if (s->nr)
+		sum->with_calls++;
+	return keep ? shapes_keep(t, sum, s) : 0;
+}
+
+const struct shape *shapes_find(const struct shapes *t, uint64_t hash)
+{
+	const struct shape *s;
+
+	if (!t->cap || !hash)
+		return NULL;
+	s = &t->kept[shapes_slot(t->kept, t->cap, hash)];
+	return s->hash ? s : NULL;
+}
+
+const struct shape_summary *shapes_summary(const struct shapes *t,
+					   uint32_t func_id)
+{
+	return func_id < t->nr_funcs && t->funcs[func_id].execs ?
+	       &t->funcs[func_id] : NULL;
+}
+
+int shape_key_label(const struct shapes *t, uint64_t key, const char *self,
+		    shape_name_fn name, const void *ctx, char *buf, size_t len)
+{
+	const struct shape *s = t ? shapes_find(t, key) : NULL;
+
+	if (key == SHAPE_OTHER)
+		return snprintf(buf, len, "%s (other shapes)", self);
+	if (!s)
+		return snprintf(buf, len, "shape 0x%llx",
+				(unsigned long long)key);
+	return shape_format(s, self, name, ctx, buf, len);
+}
+
+bool shape_note(const struct shapes *t, uint32_t func_id, const char *self,
+		bool keyed, bool unkeyed, shape_name_fn name, const void *ctx,
+		bool *differ, char *buf, size_t len)
+{
+	const struct shape_summary *sum = t ? shapes_summary(t, func_id) :
+					      NULL;
+	char a[128], b[128];
+
+	*differ = sum && sum->differ;
+	if (keyed && sum && !sum->with_calls) {
+		snprintf(buf, len, "%s made no probed calls; --key %s=shape "
+			 "has nothing to compare", self, self);
+		return true;
+	}
+	if (!unkeyed || !*differ)
+		return false;
+	shape_format(&sum->first, self, name, ctx, a, sizeof(a));
+	shape_format(&sum->other, self, name, ctx, b, sizeof(b));
+	snprintf(buf, len, "%s made different probed calls from one execution "
+		 "to another (%s, %s): --key %s=shape compares like with like",
+		 self, a, b, self);
+	return true;
+}

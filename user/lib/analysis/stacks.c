@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sampled call stacks per function; see stacks.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/idarray.h"
+#include "analysis/stacks.h"
+
+struct stacks {
+	struct stack_func **funcs;	/* by func_id, NULL until sampled */
+	uint32_t nr_funcs;
+};
+
+struct stacks *stacks_new(void)
+{
+	return calloc(1, sizeof(struct stacks));
+}
+
+void stacks_free(struct stacks *st)
+{
+	uint32_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->nr_funcs; i++)
+		free(st->funcs[i]);
+	free(st->funcs);
+	free(st);
+}
+
+static struct stack_func *stacks_func(struct stacks *st, uint32_t func_id)
+{
+	if (idarray_reserve(&st->funcs, &st->nr_funcs, sizeof(*st->funcs),
+			    func_id))
+		return NULL;
+	if (!st->funcs[func_id])
+		st->funcs[func_id] = calloc(1, sizeof(struct stack_func));
+	return st->funcs[func_id];
+}
+
+int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
+	       uint32_t nr_frames)
+{
+	struct stack_func *sf;
+	struct stack_path *p;
+	uint32_t i;
+
+	if (!nr_frames)
+		return 0;
+	if (nr_frames > STACKS_MAX_FRAMES)
+		nr_frames = STACKS_MAX_FRAMES;
+	sf = stacks_func(st, func_id);
+	if (!sf)
+		return -ENOMEM;
+	sf->sampled++;
+	/* Linear: at most 16 paths, and one stack per 10,000 calls. */
+	for (i = 0; i < sf->nr_paths; i++) {
+		p = &sf->paths[i];
+		if (p->nr_frames == nr_frames &&
+		    !memcmp(p->frames, frames, nr_frames * sizeof(*frames))) {
+			p->calls++;
+			return 0;
+		}
+	}
+	if (sf->nr_paths == STACKS_MAX_PATHS) {
+		sf->other++;
+		return 0;
+	}
+	p = &sf->paths[sf->nr_paths++];
+	memcpy(p->frames, frames, nr_frames * sizeof(*frames));
+	p->nr_frames = nr_frames;
+	p->calls = 1;
+	return 0;
+}
+
+const struct stack_func *stacks_of(const struct stacks *st, uint32_t func_id)
+{
+	if (!st || func_id >= st->nr_funcs)
+		return NULL;
+	return st->funcs[func_id];
+}
+
+size_t stacks_common_outer(const char *const *const *names,
+			   const size_t *nr_frames, size_t nr)
+{
+	size_t common = 0, i;
+
+	if (nr < 2)
+		return 0;
+	for (;;) {
+		const char *outer;
+
+		if (common == nr_frames[0])
+			return common;
+		outer = names[0][nr_frames[0] - 1 - common];
+		for (i = 1; i < nr; i++)
+			if (common == nr_frames[i] ||
+			    strcmp(names[i][nr_frames[i] - 1 - common], outer))
+				return common;
+		common++;
+	}
+}
+
+size_t stacks_folded_depth(size_t depth, size_t common, size_t nr_paths)
+{
+	/* One path has nothing to differ from: it is shown whole. */
+	if (nr_paths < 2 || !common)
+		return depth;
+	/* Down to the innermost shared frame, the one where paths join. */
+	return depth - common + 1;
+}

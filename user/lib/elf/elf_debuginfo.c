@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Separate debug files: a stripped object's .symtab, found the way gdb
+ * and Debian's -dbgsym packages lay it out.
+ *
+ * Roots are /usr/lib/debug, then each directory of $ISPOT_DEBUG_DIRS
+ * (colon-separated).  For an object /dir/obj, tried in this order:
+ *
+ *	ROOT/.build-id/xx/yyyy.debug	NT_GNU_BUILD_ID note, every root
+ *	/dir/LINK			its .gnu_debuglink name
+ *	/dir/.debug/LINK
+ *	ROOT/dir/LINK			every root
+ *
+ * A file found by build-id must carry the same build-id; one found by
+ * debug link must have the CRC-32 the link records.  A file that does not
+ * match belongs to another build: its symbols would name the wrong code,
+ * so it is skipped, with a warning on stderr (once per file) because
+ * whoever installed it probably expects it to be used.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf/elf_internal.h"
+#include "util/errors.h"
+
+#define DEFAULT_DEBUG_ROOT	"/usr/lib/debug"
+
+static const char *debug_root = DEFAULT_DEBUG_ROOT;
+static char **warned;
+static size_t nwarned;
+
+void elf_debuginfo_reset(const char *root)
+{
+	size_t i;
+
+	debug_root = root ? root : DEFAULT_DEBUG_ROOT;
+	for (i = 0; i < nwarned; i++)
+		free(warned[i]);
+	free(warned);
+	warned = NULL;
+	nwarned = 0;
+}
+
+static void warn_once(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn_once(const char *path, const char *fmt, ...)
+{
+	char **t;
+	va_list ap;
+	size_t i;
+
+	for (i = 0; i < nwarned; i++)
+		if (!strcmp(warned[i], path))
+			return;
+	t = realloc(warned, (nwarned + 1) * sizeof(*t));
+	if (t) {
+		warned = t;
+		warned[nwarned] = strdup(path);
+		if (warned[nwarned])
+			nwarned++;
+	}
+	fflush(stdout);
+	fprintf(stderr, "%s: warning: ", ispot_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* CRC-32 as .gnu_debuglink uses it: reflected, polynomial 0xEDB88320. */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+	static uint32_t table[256];
+	uint32_t c;
+	size_t i;
+	int k;
+
+	if (!table[1]) {
+		for (i = 0; i < 256; i++) {
+			c = (uint32_t)i;
+			for (k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+	}
+	crc = ~crc;
+	for (i = 0; i < n; i++)
+		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+static int file_crc32(const struct elf_file *f, uint32_t *crc)
+{
+	unsigned char buf[65536];
+	uint64_t off = 0;
+	int rc;
+
+	*crc = 0;
+	while (off < f->size) {
+		size_t n = f->size - off < sizeof(buf) ?
+			   (size_t)(f->size - off) : sizeof(buf);
+
+		rc = elf_read_at(f, off, buf, n);
+		if (rc)
+			return rc;
+		*crc = crc32_update(*crc, buf, n);
+		off += n;
+	}
+	return 0;
+}
+
+/* The name and CRC of f's .gnu_debuglink, if it has one. */
+static void read_debuglink(const struct elf_file *f, struct elf_debuginfo *d)
+{
+	long idx = elf_section_by_name(f, ".gnu_debuglink");
+	const Elf64_Shdr *sh;
+	size_t len;
+	char *buf;
+
+	if (idx < 0)
+		return;
+	sh = &f->sh[idx];
+	if (sh->sh_type != SHT_PROGBITS || sh->sh_size > sizeof(d->link) + 8 ||
+	    elf_read_dup(f, sh->sh_offset, sh->sh_size, &buf))
+		return;
+	len = strlen(buf);
+	/* The name, NUL-padded to 4 bytes, then the CRC; no path in it. */
+	if (len && len < sizeof(d->link) && !strchr(buf, '/') &&
+	    ((len + 4) & ~3u) + 4 <= sh->sh_size) {
+		memcpy(d->link, buf, len + 1);
+		memcpy(&d->link_crc, buf + ((len + 4) & ~3u), 4);
+	}
+	free(buf);
+}
+
+static void hex(const unsigned char *p, size_t n, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * n] = '\0';
+}
+
+static void build_id_hex(const struct elf_file *f, char *out)
+{
+	unsigned char id[ELF_BUILD_ID_MAX];
+	size_t len = 0;
+
+	out[0] = '\0';
+	if (!elf_note_find(f, "GNU", NT_GNU_BUILD_ID, id, sizeof(id), &len) &&
+	    len >= 2 && len <= sizeof(id))
+		hex(id, len, out);
+}
+
+enum how_found { BY_BUILD_ID, BY_LINK };
+
+/*
+ * Use path as o's debug file if it is one and matches.  -ENOENT: nothing
+ * there (keep looking, quietly); -ESTALE: there but not o's.
+ */
+static int try_file(struct elf_obj *o, const char *path, enum how_found how)
+{
+	struct stat bin, cand;
+	struct elf_file df;
+	char err[256], id[sizeof(o->dbg.build_id)];
+	uint32_t crc;
+	int rc;
+
+	if (stat(path, &cand) || !S_ISREG(cand.st_mode))
+		return -ENOENT;
+	/* A debug link naming the object's own file is no debug file. */
+	if (!fstat(o->f.fd, &bin) && bin.st_dev == cand.st_dev &&
+	    bin.st_ino == cand.st_ino)
+		return -ENOENT;
+	if (elf_file_open(&df, path, err, sizeof(err))) {
+		warn_once(path, "ignoring debug file %s: %s", path, err);
+		return -ESTALE;
+	}
+	rc = -ESTALE;
+	if (how == BY_LINK) {
+		if (file_crc32(&df, &crc)) {
+			warn_once(path, "ignoring debug file %s: cannot read it",
+				  path);
+			goto out;
+		}
+		if (crc != o->dbg.link_crc) {
+			warn_once(path,
+				  "ignoring debug file %s: its CRC 0x%08x does not match 0x%08x in %s's debug link (another build?)",
+				  path, crc, o->dbg.link_crc, o->f.path);
+			goto out;
+		}
+	} else {
+		build_id_hex(&df, id);
+		if (strcmp(id, o->dbg.build_id)) {
+			warn_once(path,
+				  "ignoring debug file %s: its build-id %s does not match %s's %s (another build?)",
+				  path, *id ? id : "(none)", o->f.path,
+				  o->dbg.build_id);
+			goto out;
+		}
+	}
+	if (elf_obj_add_debug_symbols(o, &df)) {
+		warn_once(path, "ignoring debug file %s: no usable symbol table",
+			  path);
+		goto out;
+	}
+	o->dbg.path = strdup(path);
+	rc = 0;
+out:
+	elf_file_close(&df);
+	return rc;
+}
+
+/* Try ROOT/sub in every root; stop at the first that matches. */
+static int each_root(struct elf_obj *o, const char *sub, enum how_found how)
+{
+	char path[PATH_MAX];
+	const char *env = getenv("ISPOT_DEBUG_DIRS"), *p, *end;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", debug_root, sub);
+	if (!try_file(o, path, how))
+		return 0;
+	for (p = env; p && *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		len = (size_t)(end - p);
+		if (!len)
+			continue;
+		if (snprintf(path, sizeof(path), "%.*s/%s", (int)len, p, sub) >=
+		    (int)sizeof(path))
+			continue;
+		if (!try_file(o, path, how))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* Try dir/sub/link (sub may be ""); a path too long is not there. */
+static int try_in(struct elf_obj *o, const char *dir, const char *sub)
+{
+	char path[PATH_MAX];
+	int len;
+
+	len = snprintf(path, sizeof(path), "%s/%s%s", dir, sub, o->dbg.link);
+	if (len < 0 || len >= (int)sizeof(path))
+		return -ENOENT;
+	return try_file(o, path, BY_LINK);
+}
+
+bool elf_debuginfo_attach(struct elf_obj *o)
+{
+	struct elf_debuginfo *d = &o->dbg;
+	char dir[PATH_MAX], path[PATH_MAX + 300], *slash;
+
+	if (d->tried)
+		return d->path != NULL;
+	d->tried = true;
+	build_id_hex(&o->f, d->build_id);
+	read_debuglink(&o->f, d);
+
+	if (*d->build_id) {
+		snprintf(path, sizeof(path), ".build-id/%.2s/%s.debug",
+			 d->build_id, d->build_id + 2);
+		if (!each_root(o, path, BY_BUILD_ID))
+			return true;
+	}
+	if (!*d->link || !realpath(o->f.path, dir))
+		return false;
+	slash = strrchr(dir, '/');
+	*slash = '\0';		/* "" for a file in / */
+	if (!try_in(o, dir, "") || !try_in(o, dir, ".debug/"))
+		return true;
+	/* dir is absolute: ROOT + dir is ROOT/usr/bin/LINK. */
+	snprintf(path, sizeof(path), "%s/%s", *dir ? dir + 1 : "", d->link);
+	return !each_root(o, path, BY_LINK);
+}
+
+void elf_debuginfo_hint(const struct elf_obj *o, char *msg, size_t msglen)
+{
+	const struct elf_debuginfo *d = &o->dbg;
+	size_t used = strlen(msg);
+
+	if (*d->build_id && *d->link)
+		snprintf(msg + used, msglen - used,
+			 "; install the -dbgsym package for build-id %s (debug file '%s'), or name its directory in ISPOT_DEBUG_DIRS",
+			 d->build_id, d->link);
+	else if (*d->build_id)
+		snprintf(msg + used, msglen - used,
+			 "; install the -dbgsym package for build-id %s, or name its debug root in ISPOT_DEBUG_DIRS",
+			 d->build_id);
+	else if (*d->link)
+		snprintf(msg + used, msglen - used,
+			 "; put its debug file '%s' next to it, in .debug/ there, or under a directory of ISPOT_DEBUG_DIRS",
+			 d->link);
+	else
+		snprintf(msg + used, msglen - used,
+			 "; it has no build-id or debug link to find debug info by: trace an unstripped build");
+}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ELF files: opening one, bounds-checked reads, link-time address to file
+ * offset, and what a short object name designates.
+ *
+ * Files are read with pread() into private buffers rather than mmap()ed:
+ * a mapped file that is truncated underneath us would SIGBUS, and only a
+ * few sections (symbols, strings, versions, dynamic) are ever needed.
+ * Every offset and size taken from the file is checked against the file
+ * size before it is used.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf/elf_internal.h"
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ELF_HOST_DATA	ELFDATA2LSB
+#else
+#define ELF_HOST_DATA	ELFDATA2MSB
+#endif
+
+/* Bounds that keep hostile files from making us allocate without limit. */
+#define MAX_PHNUM		4096
+#define MAX_SHNUM		(1u << 20)
+
+int elf_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+void elf_copy_str(char *dst, size_t size, const char *src)
+{
+	size_t len;
+
+	if (!size)
+		return;
+	len = strlen(src);
+	if (len >= size)
+		len = size - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+const char *elf_base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+bool elf_obj_name_matches(const char *path, const char *obj)
+{
+	const char *b = elf_base_name(path);
+	size_t len = strlen(obj);
+
+	if (!len || strncmp(b, obj, len))
+		return false;
+	return b[len] == '\0' || b[len] == '.' || b[len] == '-';
+}
+
+/* Whether [off, off + len) lies inside the file, without overflowing. */
+static bool in_file(const struct elf_file *f, uint64_t off, uint64_t len)
+{
+	return off <= f->size && len <= f->size - off;
+}
+
+int elf_read_at(const struct elf_file *f, uint64_t off, void *buf,
+		size_t len)
+{
+	char *p = buf;
+
+	if (!in_file(f, off, len))
+		return -ENOEXEC;
+	while (len) {
+		ssize_t r = pread(f->fd, p, len, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)	/* shrank since fstat() */
+			return -ENOEXEC;
+		p += r;
+		off += (uint64_t)r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+/*
+ * Read len bytes at off into a new buffer with a NUL byte appended, so a
+ * string table can be indexed without scanning for its terminator.
+ */
+int elf_read_dup(const struct elf_file *f, uint64_t off, uint64_t len,
+		 char **out)
+{
+	char *buf;
+	int rc;
+
+	*out = NULL;
+	if (!in_file(f, off, len) || len >= SIZE_MAX)
+		return -ENOEXEC;
+	buf = malloc((size_t)len + 1);
+	if (!buf)
+		return -ENOMEM;
+	rc = elf_read_at(f, off, buf, (size_t)len);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+void elf_file_close(struct elf_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->ph);
+	free(f->sh);
+	f->fd = -1;
+	f->ph = NULL;
+	f->sh = NULL;
+}
+
+int elf_check_ident(const unsigned char *id, const char *path,
+		    char *err, size_t errlen)
+{
+	if (memcmp(id, ELFMAG, SELFMAG))
+		return elf_fail(err, errlen, -ENOEXEC, "%s: not an ELF file",
+				path);
+	if (id[EI_CLASS] != ELFCLASS64)
+		return elf_fail(err, errlen, -ENOEXEC,
+				"%s: only 64-bit ELF is supported", path);
+	if (id[EI_DATA] != ELF_HOST_DATA)
+		return elf_fail(err, errlen, -ENOEXEC,
+				"%s: ELF byte order differs from the host's",
+				path);
+	if (id[EI_VERSION] != EV_CURRENT)
+		return elf_fail(err, errlen, -ENOEXEC,
+				"%s: unknown ELF version %u", path,
+				id[EI_VERSION]);
+	return 0;
+}
+
+int elf_file_open(struct elf_file *f, const char *path,
+		  char *err, size_t errlen)
+{
+	const char *corrupt = NULL;
+	struct stat st;
+	uint64_t phsz, shsz;
+	int rc;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return elf_fail(err, errlen, -errno, "cannot open %s: %s", path,
+				strerror(errno));
+	if (fstat(f->fd, &st)) {
+		rc = -errno;
+		elf_fail(err, errlen, rc, "cannot stat %s: %s", path,
+			 strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rc = elf_fail(err, errlen, -EISDIR, "%s: is a directory", path);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = elf_fail(err, errlen, -ENOEXEC, "%s: not a regular file",
+			      path);
+		goto out;
+	}
+	f->size = (uint64_t)st.st_size;
+
+	if (f->size < SELFMAG) {
+		rc = elf_fail(err, errlen, -ENOEXEC, "%s: not an ELF file",
+			      path);
+		goto out;
+	}
+	if (f->size < sizeof(f->eh)) {
+		/* Distinguish "text file" from "cut-off ELF header". */
+		unsigned char id[SELFMAG];
+
+		rc = elf_read_at(f, 0, id, sizeof(id));
+		if (!rc && memcmp(id, ELFMAG, SELFMAG))
+			rc = elf_fail(err, errlen, -ENOEXEC,
+				      "%s: not an ELF file", path);
+		else
+			rc = elf_fail(err, errlen, -ENOEXEC,
+				      "%s: truncated ELF header", path);
+		goto out;
+	}
+	rc = elf_read_at(f, 0, &f->eh, sizeof(f->eh));
+	if (rc) {
+		elf_fail(err, errlen, rc, "%s: cannot read ELF header", path);
+		goto out;
+	}
+	rc = elf_check_ident(f->eh.e_ident, path, err, errlen);
+	if (rc)
+		goto out;
+	if (f->eh.e_type != ET_EXEC && f->eh.e_type != ET_DYN) {
+		rc = elf_fail(err, errlen, -ENOEXEC,
+			      "%s: not an executable or shared object (e_type %u)",
+			      path, f->eh.e_type);
+		goto out;
+	}
+
+	/* Section headers; section 0 holds the real counts on overflow. */
+	if (f->eh.e_shoff) {
+		Elf64_Shdr sh0;
+
+		if (f->eh.e_shentsize != sizeof(Elf64_Shdr)) {
+			corrupt = "bad e_shentsize";
+			goto bad;
+		}
+		if (elf_read_at(f, f->eh.e_shoff, &sh0, sizeof(sh0))) {
+			corrupt = "section headers past end of file";
+			goto bad;
+		}
+		f->shnum = f->eh.e_shnum ? f->eh.e_shnum : sh0.sh_size;
+		if (f->shnum > MAX_SHNUM) {
+			corrupt = "too many sections";
+			goto bad;
+		}
+		shsz = (uint64_t)f->shnum * sizeof(Elf64_Shdr);
+		if (!in_file(f, f->eh.e_shoff, shsz)) {
+			corrupt = "section headers past end of file";
+			goto bad;
+		}
+		f->sh = malloc(shsz ? shsz : 1);
+		if (!f->sh) {
+			rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = elf_read_at(f, f->eh.e_shoff, f->sh, shsz);
+		if (rc) {
+			elf_fail(err, errlen, rc,
+				 "%s: cannot read section headers", path);
+			goto out;
+		}
+	}
+
+	f->phnum = f->eh.e_phnum;
+	if (f->phnum == PN_XNUM)
+		f->phnum = f->shnum ? f->sh[0].sh_info : 0;
+	if (f->phnum > MAX_PHNUM) {
+		corrupt = "too many program headers";
+		goto bad;
+	}
+	if (f->phnum) {
+		if (f->eh.e_phentsize != sizeof(Elf64_Phdr)) {
+			corrupt = "bad e_phentsize";
+			goto bad;
+		}
+		phsz = (uint64_t)f->phnum * sizeof(Elf64_Phdr);
+		if (!in_file(f, f->eh.e_phoff, phsz)) {
+			corrupt = "program headers past end of file";
+			goto bad;
+		}
+		f->ph = malloc(phsz);
+		if (!f->ph) {
+			rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = elf_read_at(f, f->eh.e_phoff, f->ph, phsz);
+		if (rc) {
+			elf_fail(err, errlen, rc,
+				 "%s: cannot read program headers", path);
+			goto out;
+		}
+	}
+
+	/*
+	 * Validate loadable segments once so that address translation can
+	 * trust them: file part inside the file, no wrap-around.
+	 */
+	for (i = 0; i < f->phnum; i++) {
+		const Elf64_Phdr *ph = &f->ph[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_filesz > ph->p_memsz ||
+		    ph->p_vaddr + ph->p_memsz < ph->p_vaddr) {
+			corrupt = "bad PT_LOAD segment";
+			goto bad;
+		}
+		if (!in_file(f, ph->p_offset, ph->p_filesz)) {
+			corrupt = "PT_LOAD segment past end of file";
+			goto bad;
+		}
+	}
+	return 0;
+
+bad:
+	rc = elf_fail(err, errlen, -ENOEXEC,
+		      "%s: truncated or corrupt ELF file (%s)", path, corrupt);
+out:
+	elf_file_close(f);
+	return rc;
+}
+
+const Elf64_Phdr *elf_vaddr_segment(const struct elf_file *f,
+				    uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < f->phnum; i++) {
+		const Elf64_Phdr *ph = &f->ph[i];
+
+		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr &&
+		    vaddr - ph->p_vaddr < ph->p_memsz)
+			return ph;
+	}
+	return NULL;
+}
+
+int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
+			bool need_exec, uint64_t *off)
+{
+	const Elf64_Phdr *ph = elf_vaddr_segment(f, vaddr);
+
+	if (!ph)
+		return -ENOENT;
+	if (vaddr - ph->p_vaddr >= ph->p_filesz)
+		return -ERANGE;
+	if (need_exec && !(ph->p_flags & PF_X))
+		return -EPERM;
+	*off = ph->p_offset + (vaddr - ph->p_vaddr);
+	return 0;
+}
+
+const char *elf_offset_error(int rc)
+{
+	switch (rc) {
+	case -EPERM:
+		return "is not in an executable segment";
+	case -ERANGE:
+		return "is not backed by the file";
+	default:
+		return "is in no loadable segment";
+	}
+}
+
+long elf_section_by_name(const struct elf_file *f, const char *name)
+{
+	const Elf64_Shdr *strsh;
+	size_t len = strlen(name), i;
+	char *buf;
+	long found = -1;
+
+	if (!f->shnum || f->eh.e_shstrndx == SHN_UNDEF ||
+	    f->eh.e_shstrndx >= f->shnum)
+		return -1;
+	strsh = &f->sh[f->eh.e_shstrndx];
+	if (strsh->sh_type != SHT_STRTAB ||
+	    elf_read_dup(f, strsh->sh_offset, strsh->sh_size, &buf))
+		return -1;
+	for (i = 1; i < f->shnum && found < 0; i++) {
+		uint64_t off = f->sh[i].sh_name;
+
+		if (off < strsh->sh_size && strsh->sh_size - off > len &&
+		    !memcmp(buf + off, name, len + 1))
+			found = (long)i;
+	}
+	free(buf);
+	return found;
+}

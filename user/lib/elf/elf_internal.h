@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the parts of the ELF resolver share; elf.h is the public API.
+ *
+ *	elf_file.c	open an ELF file, bounds-checked reads, address
+ *			translation, object short names
+ *	elf_symtab.c	.symtab/.dynsym with versions, deduplicated
+ *	elf_suggest.c	near matches for a name that is not there
+ *	elf_spec.c	function specs to probe points
+ *	elf_maps.c	/proc/PID/maps and load bias
+ *	elf_symbolize.c	runtime addresses to symbols
+ *	elf_libsearch.c	DT_NEEDED closure and ld.so.cache, as ld.so searches
+ *	elf_notes.c	ELF notes: the walker, the GNU build-id
+ *	elf_usdt.c	USDT probes: .note.stapsdt
+ *	elf_locate.c	the object a spec's OBJ: names
+ *	elf_block.c	block specs to USDT probe sites
+ *	elf_debuginfo.c	separate debug files: build-id, .gnu_debuglink
+ *	elf_go.c	Go programs, where return probes are refused
+ *
+ * Functions taking (err, errlen) follow elf.h's error convention.
+ */
+#ifndef ISPOT_ELF_INTERNAL_H
+#define ISPOT_ELF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf/elf.h"
+
+/* Write a message to err (if any) and return rc. */
+int elf_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* strlcpy(): fixed-size fields are filled by truncation, never overrun. */
+void elf_copy_str(char *dst, size_t size, const char *src);
+
+const char *elf_base_name(const char *path);
+
+/* An open ELF file with its program and section headers. */
+struct elf_file {
+	int fd;
+	uint64_t size;
+	const char *path;	/* for messages; owned by the caller */
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph;
+	size_t phnum;
+	Elf64_Shdr *sh;
+	size_t shnum;
+};
+
+int elf_file_open(struct elf_file *f, const char *path,
+		  char *err, size_t errlen);
+void elf_file_close(struct elf_file *f);
+
+/* Read exactly len bytes at off; -ENOEXEC if that is past the end. */
+int elf_read_at(const struct elf_file *f, uint64_t off, void *buf,
+		size_t len);
+/* As elf_read_at() into a new buffer with a NUL byte appended. */
+int elf_read_dup(const struct elf_file *f, uint64_t off, uint64_t len,
+		 char **out);
+
+/* A native ELF identity (class, byte order, version), or -ENOEXEC. */
+int elf_check_ident(const unsigned char *id, const char *path,
+		    char *err, size_t errlen);
+
+/*
+ * Translate a link-time address to a file offset through the PT_LOAD that
+ * contains it.  -ENOENT: in no segment; -ERANGE: in the zero-filled tail
+ * (.bss), not backed by the file; -EPERM: segment is not executable and
+ * need_exec was asked for.
+ */
+int elf_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
+			bool need_exec, uint64_t *off);
+
+/* elf_vaddr_to_offset()'s failure in words: "is not backed by the file". */
+const char *elf_offset_error(int rc);
+
+/* The PT_LOAD segment whose memory image contains vaddr, or NULL. */
+const Elf64_Phdr *elf_vaddr_segment(const struct elf_file *f,
+				    uint64_t vaddr);
+
+/* The index of the section called name, or -1. */
+long elf_section_by_name(const struct elf_file *f, const char *name);
+
+/* One note, pointing into the region elf_note_walk() read. */
+struct elf_note {
+	uint32_t type;
+	uint32_t namesz;	/* owner length, with its NUL if well-formed */
+	uint32_t descsz;
+	const char *name;	/* owner, namesz bytes */
+	const void *desc;	/* descsz bytes */
+};
+
+/* Return 0 to go on, anything else to stop the walk with that value. */
+typedef int (*elf_note_fn)(const struct elf_note *note, void *arg);
+
+/*
+ * Call fn for each note of the region [off, off + size) of f, whose
+ * section or segment alignment is align.  Returns 0 after the last note,
+ * fn's non-zero value, -ENOEXEC when a note overruns the region (after fn
+ * saw the notes before it), -E2BIG for a region too large to read, or the
+ * read's error.  Every size is checked before use.
+ */
+int elf_note_walk(const struct elf_file *f, uint64_t off, uint64_t size,
+		  uint64_t align, elf_note_fn fn, void *arg);
+
+/* Whether note has owner (a string) and type. */
+bool elf_note_is(const struct elf_note *note, const char *owner,
+		 uint32_t type);
+
+/*
+ * The descriptor of the first note of owner and type, from the SHT_NOTE
+ * sections or, without section headers, the PT_NOTE segments.  Up to max
+ * bytes are copied to desc and its full size goes to *len.  -ENOENT: no
+ * such note.
+ */
+int elf_note_find(const struct elf_file *f, const char *owner,
+		  uint32_t type, void *desc, size_t max, size_t *len);
+
+/* The longest build-id we keep (GNU ld writes 20 bytes, sha1). */
+#define ELF_BUILD_ID_MAX	64
+
+/* One defined symbol of .symtab or .dynsym. */
+struct esym {
+	const char *name;	/* base name, without any @version */
+	const char *ver;	/* version name or NULL */
+	uint64_t value;
+	uint64_t size;
+	uint16_t shndx;
+	unsigned char type;
+	unsigned char bind;
+	bool hidden;		/* non-default version: name@ver */
+	bool owned;		/* name was malloc'd (split from name@ver) */
+};
+
+/*
+ * What was looked for in a separate debug file and found (elf_debuginfo.c),
+ * so that an error can say what would fix a stripped object.
+ */
+struct elf_debuginfo {
+	bool tried;
+	char *path;		/* debug file whose symbols were added */
+	char build_id[2 * ELF_BUILD_ID_MAX + 1];	/* hex, or "" */
+	char link[256];		/* .gnu_debuglink name, or "" */
+	uint32_t link_crc;
+};
+
+/* A parsed object: its file and its symbols. */
+struct elf_obj {
+	struct elf_file f;
+	char *bufs[8];		/* string tables the names point into */
+	size_t nbufs;
+	struct esym *syms;	/* sorted by (value, name) */
+	size_t nsyms;
+	uint64_t max_size;	/* largest st_size, bounds address lookup */
+	char **demangled;	/* per symbol, filled on first use; NULL */
+				/* when no name is mangled */
+	bool has_symtab;
+	bool has_dynsym;
+	struct elf_debuginfo dbg;
+};
+
+static inline bool esym_is_func(const struct esym *s)
+{
+	return s->type == STT_FUNC || s->type == STT_GNU_IFUNC;
+}
+
+int elf_obj_load(const char *path, struct elf_obj **out,
+		 char *err, size_t errlen);
+void elf_obj_free(struct elf_obj *o);
+
+/*
+ * Add the .symtab of dbg, a separate debug file of o, to o's symbols.
+ * Their values are link-time addresses of o, so offsets still come from
+ * o's program headers.  -ENOENT: dbg has no .symtab.
+ */
+int elf_obj_add_debug_symbols(struct elf_obj *o, const struct elf_file *dbg);
+
+/*
+ * Look for o's separate debug file once and add its symbols (see
+ * elf_debuginfo.c for where).  A candidate that does not match is skipped
+ * with a warning on stderr, once per file.  Returns whether symbols were
+ * added.
+ */
+bool elf_debuginfo_attach(struct elf_obj *o);
+
+/* Append what would give stripped o its symbols to msg ("; install ..."). */
+void elf_debuginfo_hint(const struct elf_obj *o, char *msg, size_t msglen);
+
+/*
+ * Whether o is a Go program: a .go.buildinfo section or a runtime.main
+ * symbol.
+ */
+bool elf_obj_is_go(const struct elf_obj *o);
+
+/*
+ * Whether return probes may go into o: -EPERM, with a message naming
+ * shown, for a Go program.
+ */
+int elf_check_return_probes(const struct elf_obj *o, const char *shown,
+			    char *err, size_t errlen);
+
+/*
+ * The demangled name of C++ symbol s of o, without return type; NULL for
+ * other symbols or when it cannot be demangled.  Cached in o.
+ */
+const char *elf_sym_demangled(const struct elf_obj *o, const struct esym *s);
+
+/* Order for elf_pick_name(): < 0 when a is the better display name. */
+int elf_name_pref(const char *a, const char *b);
+
+/*
+ * Append "; did you mean: a, b, c?" to msg for the function names of o
+ * closest to pattern.
+ */
+void elf_suggest(const struct elf_obj *o, const char *pattern,
+		 char *msg, size_t msglen);
+
+static inline bool elf_is_file_map(const struct elf_map *m)
+{
+	return m->path[0] == '/';
+}
+
+/* Load bias of f from one file mapping of it; -ENOENT if none fits. */
+int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
+		      uint64_t *bias);
+
+/*
+ * The object a spec's OBJ designates (see elf_resolve_spec()): NULL for
+ * the main executable (exe, else /proc/PID/exe), a path (contains '/'),
+ * or a short name looked up among pid's mapped objects, else exe's
+ * DT_NEEDED closure.  spec is only quoted in messages.
+ */
+int elf_locate_object(const char *obj, pid_t pid, const char *exe,
+		      const char *spec, char *path, size_t pathlen,
+		      char *err, size_t errlen);
+
+#endif /* ISPOT_ELF_INTERNAL_H */

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The libraries an executable loads: its DT_NEEDED closure, each name
+ * searched as ld.so does (DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH,
+ * /etc/ld.so.cache, default directories).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf/elf_internal.h"
+
+/* Bounds that keep hostile files from making us allocate without limit. */
+#define MAX_LDCACHE_SIZE	(64u << 20)
+#define MAX_NEEDED_OBJS		512
+
+/* What the loader needs to know about one object. */
+struct dso {
+	char *path;		/* canonical */
+	char *origin;		/* directory of path, for $ORIGIN */
+	char *rpath;
+	char *runpath;
+	char **needed;
+	size_t nneeded;
+	bool nodeflib;
+};
+
+static void dso_free(struct dso *d)
+{
+	size_t i;
+
+	free(d->path);
+	free(d->origin);
+	free(d->rpath);
+	free(d->runpath);
+	for (i = 0; i < d->nneeded; i++)
+		free(d->needed[i]);
+	free(d->needed);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Link-time address to file offset for any loadable, file-backed byte. */
+static int any_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
+			       uint64_t *off)
+{
+	return elf_vaddr_to_offset(f, vaddr, false, off);
+}
+
+/* The string at offset stroff of a dynamic string table, duplicated. */
+static int dyn_str(const char *str, uint64_t strsz, uint64_t stroff,
+		   char **out)
+{
+	if (stroff >= strsz)
+		return -ENOEXEC;
+	*out = strdup(str + stroff);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * Read PT_DYNAMIC: DT_NEEDED, DT_RPATH, DT_RUNPATH and DF_1_NODEFLIB.
+ * Program headers are used rather than sections so that section-stripped
+ * files work.  The interpreter (PT_INTERP), if any, goes to *interp.
+ */
+static int dso_load(const char *path, struct dso *d, char **interp,
+		    uint16_t *machine, char *err, size_t errlen)
+{
+	uint64_t strtab = 0, strsz = 0, stroff, rpath = 0, runpath = 0;
+	bool have_rpath = false, have_runpath = false;
+	const Elf64_Phdr *dyn = NULL;
+	Elf64_Dyn *dv = NULL;
+	char *str = NULL, canon[PATH_MAX], *slash, *tmp;
+	struct elf_file f;
+	size_t ndyn, i, nneed = 0;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if (interp)
+		*interp = NULL;
+	rc = elf_file_open(&f, path, err, errlen);
+	if (rc)
+		return rc;
+	if (machine)
+		*machine = f.eh.e_machine;
+	if (!realpath(path, canon))
+		elf_copy_str(canon, sizeof(canon), path);
+	d->path = strdup(canon);
+	slash = d->path ? strrchr(canon, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	d->origin = strdup(slash ? (canon[0] ? canon : "/") : ".");
+	rc = -ENOMEM;
+	if (!d->path || !d->origin)
+		goto nomem;
+
+	for (i = 0; i < f.phnum; i++) {
+		const Elf64_Phdr *ph = &f.ph[i];
+
+		if (ph->p_type == PT_DYNAMIC && !dyn)
+			dyn = ph;
+		if (ph->p_type == PT_INTERP && interp && !*interp) {
+			rc = elf_read_dup(&f, ph->p_offset,
+					  ph->p_filesz < PATH_MAX ?
+					  ph->p_filesz : PATH_MAX, interp);
+			if (rc)
+				goto corrupt;
+		}
+	}
+	if (!dyn) {
+		rc = 0;		/* static: needs nothing */
+		goto out;
+	}
+	ndyn = dyn->p_filesz / sizeof(Elf64_Dyn);
+	rc = elf_read_dup(&f, dyn->p_offset, ndyn * sizeof(Elf64_Dyn), &tmp);
+	if (rc)
+		goto corrupt;
+	dv = (Elf64_Dyn *)tmp;
+	for (i = 0; i < ndyn && dv[i].d_tag != DT_NULL; i++) {
+		switch (dv[i].d_tag) {
+		case DT_STRTAB:
+			strtab = dv[i].d_un.d_ptr;
+			break;
+		case DT_STRSZ:
+			strsz = dv[i].d_un.d_val;
+			break;
+		case DT_NEEDED:
+			nneed++;
+			break;
+		case DT_RPATH:
+			rpath = dv[i].d_un.d_val;
+			have_rpath = true;
+			break;
+		case DT_RUNPATH:
+			runpath = dv[i].d_un.d_val;
+			have_runpath = true;
+			break;
+		case DT_FLAGS_1:
+			d->nodeflib = dv[i].d_un.d_val & DF_1_NODEFLIB;
+			break;
+		}
+	}
+	ndyn = i;
+	if (!nneed && !have_rpath && !have_runpath) {
+		rc = 0;
+		goto out;
+	}
+	if (any_vaddr_to_offset(&f, strtab, &stroff)) {
+		rc = -ENOEXEC;
+		goto corrupt;
+	}
+	rc = elf_read_dup(&f, stroff, strsz, &str);
+	if (rc)
+		goto corrupt;
+	d->needed = calloc(nneed ? nneed : 1, sizeof(*d->needed));
+	rc = -ENOMEM;
+	if (!d->needed)
+		goto nomem;
+	for (i = 0; i < ndyn; i++) {
+		if (dv[i].d_tag != DT_NEEDED)
+			continue;
+		rc = dyn_str(str, strsz, dv[i].d_un.d_val,
+			     &d->needed[d->nneeded]);
+		if (rc)
+			goto corrupt;
+		d->nneeded++;
+	}
+	if (have_rpath && (rc = dyn_str(str, strsz, rpath, &d->rpath)))
+		goto corrupt;
+	if (have_runpath && (rc = dyn_str(str, strsz, runpath, &d->runpath)))
+		goto corrupt;
+	rc = 0;
+	goto out;
+
+corrupt:
+	if (rc == -ENOMEM)
+		goto nomem;
+	elf_fail(err, errlen, rc, "%s: truncated or corrupt dynamic section",
+		 path);
+	goto out;
+nomem:
+	elf_fail(err, errlen, -ENOMEM, "out of memory");
+out:
+	if (rc) {
+		dso_free(d);
+		if (interp) {
+			free(*interp);
+			*interp = NULL;
+		}
+	}
+	free(str);
+	free(dv);
+	elf_file_close(&f);
+	return rc;
+}
+
+/* A library file the loader would accept for an object of this machine. */
+static bool lib_usable(const char *path, uint16_t machine)
+{
+	struct elf_file f = { .fd = -1 };
+	Elf64_Ehdr eh;
+	struct stat st;
+	bool ok = false;
+
+	f.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f.fd < 0)
+		return false;
+	if (!fstat(f.fd, &st) && S_ISREG(st.st_mode)) {
+		f.size = (uint64_t)st.st_size;
+		ok = !elf_read_at(&f, 0, &eh, sizeof(eh)) &&
+		     !elf_check_ident(eh.e_ident, path, NULL, 0) &&
+		     eh.e_type == ET_DYN && eh.e_machine == machine;
+	}
+	close(f.fd);
+	return ok;
+}
+
+static bool try_lib(const char *path, uint16_t machine, char *out,
+		    size_t outlen)
+{
+	char canon[PATH_MAX];
+
+	if (!lib_usable(path, machine) || !realpath(path, canon))
+		return false;
+	elf_copy_str(out, outlen, canon);
+	return true;
+}
+
+/*
+ * Search a colon-separated list (';' too for LD_LIBRARY_PATH, as ld.so
+ * allows).  "$ORIGIN"/"${ORIGIN}" expand to origin; entries with other
+ * substitution tokens are skipped, an empty entry is the current
+ * directory.
+ */
+static bool search_list(const char *list, const char *seps,
+			const char *origin, const char *name,
+			uint16_t machine, char *out, size_t outlen)
+{
+	const char *p = list;
+
+	while (p) {
+		size_t len = strcspn(p, seps);
+		char dir[PATH_MAX], cand[PATH_MAX];
+		size_t dl = 0, i = 0;
+		bool skip = false;
+
+		while (i < len && dl < sizeof(dir) - 1) {
+			size_t tl = 0;
+
+			if (!strncmp(p + i, "$ORIGIN", 7))
+				tl = 7;
+			else if (!strncmp(p + i, "${ORIGIN}", 9))
+				tl = 9;
+			if (tl && i + tl <= len && origin) {
+				dl += (size_t)snprintf(dir + dl,
+						       sizeof(dir) - dl, "%s",
+						       origin);
+				if (dl >= sizeof(dir))
+					dl = sizeof(dir) - 1;
+				i += tl;
+				continue;
+			}
+			if (p[i] == '$')
+				skip = true;
+			dir[dl++] = p[i++];
+		}
+		dir[dl] = '\0';
+		if (!skip && i == len &&
+		    (size_t)snprintf(cand, sizeof(cand), "%s/%s",
+				     dl ? dir : ".", name) < sizeof(cand) &&
+		    try_lib(cand, machine, out, outlen))
+			return true;
+		p = p[len] ? p + len + 1 : NULL;
+	}
+	return false;
+}
+
+/* /etc/ld.so.cache, new format ("glibc-ld.so.cache1.1") only. */
+struct ldcache {
+	char *buf;
+	size_t size;
+	const char *base;	/* string offsets are relative to this */
+	const uint8_t *entries;
+	uint32_t nlibs;
+};
+
+#define LDCACHE_OLD_MAGIC	"ld.so-1.7.0"
+#define LDCACHE_NEW_MAGIC	"glibc-ld.so.cache1.1"
+#define LDCACHE_NEW_HDR		48	/* magic, version, counts... */
+#define LDCACHE_NEW_ENT		24	/* flags, key, value, hwcap */
+#define LDCACHE_OLD_HDR		16	/* magic, pad, nlibs */
+#define LDCACHE_OLD_ENT		12	/* flags, key, value */
+#define LDCACHE_FLAG_TYPE_MASK	0x00ff
+#define LDCACHE_FLAG_ELF_LIBC6	0x0003
+
+static void ldcache_load(struct ldcache *c)
+{
+	struct elf_file f = { .fd = -1 };
+	struct stat st;
+	size_t off = 0;
+	uint32_t n;
+
+	memset(c, 0, sizeof(*c));
+	f.fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+	if (f.fd < 0)
+		return;
+	if (fstat(f.fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > MAX_LDCACHE_SIZE)
+		goto out;
+	f.size = (uint64_t)st.st_size;
+	if (elf_read_dup(&f, 0, f.size, &c->buf))
+		goto out;
+	c->size = (size_t)f.size;
+
+	/* An old-format cache may carry the new one after its entries. */
+	if (c->size >= LDCACHE_OLD_HDR &&
+	    !memcmp(c->buf, LDCACHE_OLD_MAGIC, sizeof(LDCACHE_OLD_MAGIC) - 1)) {
+		memcpy(&n, c->buf + 12, sizeof(n));
+		if (n > (c->size - LDCACHE_OLD_HDR) / LDCACHE_OLD_ENT)
+			goto bad;
+		off = LDCACHE_OLD_HDR + (size_t)n * LDCACHE_OLD_ENT;
+		off = (off + 7) & ~(size_t)7;
+	}
+	if (off > c->size || c->size - off < LDCACHE_NEW_HDR ||
+	    memcmp(c->buf + off, LDCACHE_NEW_MAGIC,
+		   sizeof(LDCACHE_NEW_MAGIC) - 1))
+		goto bad;
+	memcpy(&n, c->buf + off + 20, sizeof(n));
+	if (n > (c->size - off - LDCACHE_NEW_HDR) / LDCACHE_NEW_ENT)
+		goto bad;
+	c->base = c->buf + off;
+	c->entries = (const uint8_t *)c->buf + off + LDCACHE_NEW_HDR;
+	c->nlibs = n;
+	goto out;
+bad:
+	free(c->buf);
+	memset(c, 0, sizeof(*c));
+out:
+	close(f.fd);
+}
+
+/* A NUL-terminated string at offset so of the cache, or NULL. */
+static const char *ldcache_str(const struct ldcache *c, uint32_t so)
+{
+	size_t start = (size_t)(c->base - c->buf) + so;
+
+	if (start >= c->size || !memchr(c->buf + start, '\0', c->size - start))
+		return NULL;
+	return c->buf + start;
+}
+
+/*
+ * Entries for other ABIs (lib32 next to lib64) share the key, so each hit
+ * is checked for the right machine.  Hardware-capability variants come
+ * last: ld.so prefers them only on matching CPUs, which we cannot judge.
+ */
+static bool ldcache_lookup(const struct ldcache *c, const char *name,
+			   uint16_t machine, char *out, size_t outlen)
+{
+	int pass;
+	uint32_t i;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < c->nlibs; i++) {
+			const uint8_t *e = c->entries +
+					   (size_t)i * LDCACHE_NEW_ENT;
+			int32_t flags;
+			uint32_t key, value;
+			uint64_t hwcap;
+			const char *k, *v;
+
+			memcpy(&flags, e, 4);
+			memcpy(&key, e + 4, 4);
+			memcpy(&value, e + 8, 4);
+			memcpy(&hwcap, e + 16, 8);
+			if ((flags & LDCACHE_FLAG_TYPE_MASK) !=
+			    LDCACHE_FLAG_ELF_LIBC6 || (hwcap != 0) != pass)
+				continue;
+			k = ldcache_str(c, key);
+			v = ldcache_str(c, value);
+			if (k && v && !strcmp(k, name) &&
+			    try_lib(v, machine, out, outlen))
+				return true;
+		}
+	}
+	return false;
+}
+
+static const char *const default_lib_dirs =
+	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:"
+	"/usr/lib:/lib";
+
+/*
+ * Locate needed library name for requester req, in ld.so's order.  Only
+ * the requester's and the executable's DT_RPATH are consulted, not those
+ * of the objects in between.
+ */
+static bool search_lib(const char *name, const struct dso *req,
+		       const struct dso *exe, const struct ldcache *cache,
+		       uint16_t machine, char *out, size_t outlen)
+{
+	const char *env = getenv("LD_LIBRARY_PATH");
+
+	if (strchr(name, '/'))
+		return try_lib(name, machine, out, outlen);
+	if (!req->runpath) {
+		if (req->rpath && search_list(req->rpath, ":", req->origin,
+					      name, machine, out, outlen))
+			return true;
+		if (req != exe && !exe->runpath && exe->rpath &&
+		    search_list(exe->rpath, ":", exe->origin, name, machine,
+				out, outlen))
+			return true;
+	}
+	if (env && *env && search_list(env, ":;", exe->origin, name, machine,
+				       out, outlen))
+		return true;
+	if (req->runpath && search_list(req->runpath, ":", req->origin, name,
+					machine, out, outlen))
+		return true;
+	if (req->nodeflib)
+		return false;
+	if (ldcache_lookup(cache, name, machine, out, outlen))
+		return true;
+	return search_list(default_lib_dirs, ":", NULL, name, machine, out,
+			   outlen);
+}
+
+int elf_find_needed(const char *exe_path, const char *short_name,
+		    char *out_path, size_t out_len, char *err, size_t errlen)
+{
+	struct dso *q = NULL;
+	struct ldcache cache;
+	char *interp = NULL, found[PATH_MAX];
+	size_t nq = 0, qi, i, j;
+	bool reported = false;
+	uint16_t machine;
+	int rc;
+
+	if (!short_name || !*short_name)
+		return elf_fail(err, errlen, -EINVAL, "empty object name");
+	q = calloc(MAX_NEEDED_OBJS, sizeof(*q));
+	if (!q)
+		return elf_fail(err, errlen, -ENOMEM, "out of memory");
+	rc = dso_load(exe_path, &q[0], &interp, &machine, err, errlen);
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	nq = 1;
+	ldcache_load(&cache);
+
+	/* Breadth first, the order in which ld.so loads and searches. */
+	rc = -ENOENT;
+	for (qi = 0; qi < nq && rc == -ENOENT; qi++) {
+		for (i = 0; i < q[qi].nneeded && rc == -ENOENT; i++) {
+			const char *name = q[qi].needed[i];
+			bool want = elf_obj_name_matches(name, short_name);
+			bool seen = false;
+
+			if (!search_lib(name, &q[qi], &q[0], &cache, machine,
+					found, sizeof(found))) {
+				if (!want)
+					continue;
+				rc = elf_fail(err, errlen, -ENOENT,
+					      "%s (needed by %s) not found in the library search path",
+					      name, q[qi].path);
+				reported = true;
+				continue;
+			}
+			if (want) {
+				elf_copy_str(out_path, out_len, found);
+				rc = 0;
+				break;
+			}
+			for (j = 0; j < nq && !seen; j++)
+				seen = !strcmp(q[j].path, found);
+			if (seen || nq == MAX_NEEDED_OBJS)
+				continue;
+			/* An unreadable dependency just isn't walked. */
+			if (!dso_load(found, &q[nq], NULL, NULL, NULL, 0))
+				nq++;
+		}
+	}
+	if (rc == -ENOENT && interp &&
+	    elf_obj_name_matches(interp, short_name) &&
+	    realpath(interp, found)) {
+		elf_copy_str(out_path, out_len, found);
+		rc = 0;
+	}
+	if (rc == -ENOENT && !reported)
+		rc = elf_fail(err, errlen, -ENOENT,
+			      "no library matching '%s' among the %zu objects %s loads",
+			      short_name, nq, exe_path);
+
+	for (i = 0; i < nq; i++)
+		dso_free(&q[i]);
+	free(q);
+	free(interp);
+	free(cache.buf);
+	return rc;
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/PID/maps: reading it, finding an object among the mappings, and
+ * the load bias an object was mapped with.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf/elf_internal.h"
+
+void elf_maps_free(struct elf_map *maps, size_t n)
+{
+	size_t i;
+
+	if (!maps)
+		return;
+	for (i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+static int parse_maps_line(char *line, struct elf_map *m)
+{
+	static const char deleted[] = " (deleted)";
+	size_t len;
+	int pos = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %"
+		   SCNu64 " %n", &m->start, &m->end, m->perms, &m->offset,
+		   &m->dev_major, &m->dev_minor, &m->inode, &pos) < 7 ||
+	    pos < 0 || m->end < m->start)
+		return -EINVAL;
+	line += pos;
+	len = strlen(line);
+	while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
+		line[--len] = '\0';
+	if (len >= sizeof(deleted) - 1 &&
+	    !strcmp(line + len - (sizeof(deleted) - 1), deleted)) {
+		m->deleted = true;
+		line[len - (sizeof(deleted) - 1)] = '\0';
+	}
+	m->path = strdup(line);
+	return m->path ? 0 : -ENOMEM;
+}
+
+int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
+		  char *err, size_t errlen)
+{
+	struct elf_map *v = NULL;
+	size_t nv = 0, cap = 0, linecap = 0;
+	char fname[64], *line = NULL;
+	FILE *fp;
+	int rc = 0;
+
+	*maps = NULL;
+	*n = 0;
+	if (pid > 0)
+		snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)pid);
+	else
+		snprintf(fname, sizeof(fname), "/proc/self/maps");
+	fp = fopen(fname, "re");
+	if (!fp)
+		return elf_fail(err, errlen, -errno, "cannot read %s: %s",
+				fname, strerror(errno));
+	while (getline(&line, &linecap, fp) > 0) {
+		if (nv == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct elf_map *t = realloc(v, nc * sizeof(*v));
+
+			if (!t) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = t;
+			cap = nc;
+		}
+		rc = parse_maps_line(line, &v[nv]);
+		if (rc)
+			break;
+		nv++;
+	}
+	if (!rc && ferror(fp))
+		rc = -EIO;
+	free(line);
+	fclose(fp);
+	if (rc) {
+		elf_maps_free(v, nv);
+		return elf_fail(err, errlen, rc, "cannot parse %s: %s", fname,
+				strerror(-rc));
+	}
+	*maps = v;
+	*n = nv;
+	return 0;
+}
+
+const struct elf_map *elf_maps_find(const struct elf_map *maps, size_t n,
+				    uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < maps[mid].start)
+			hi = mid;
+		else if (addr >= maps[mid].end)
+			lo = mid + 1;
+		else
+			return &maps[mid];
+	}
+	return NULL;
+}
+
+int elf_maps_find_object(const struct elf_map *maps, size_t n,
+			 const char *obj, char *path, size_t pathlen,
+			 char *err, size_t errlen)
+{
+	const char *found = NULL, *other = NULL;
+	bool exact = false;
+	char canon[PATH_MAX];
+	size_t i;
+
+	if (strchr(obj, '/')) {
+		if (!realpath(obj, canon))
+			elf_copy_str(canon, sizeof(canon), obj);
+		for (i = 0; i < n; i++) {
+			if (!elf_is_file_map(&maps[i]) ||
+			    strcmp(maps[i].path, canon))
+				continue;
+			elf_copy_str(path, pathlen, canon);
+			return 0;
+		}
+		return elf_fail(err, errlen, -ENOENT, "%s is not mapped", obj);
+	}
+
+	for (i = 0; i < n; i++) {
+		const char *p = maps[i].path;
+		bool ex;
+
+		if (!elf_is_file_map(&maps[i]) || !elf_obj_name_matches(p, obj))
+			continue;
+		ex = !strcmp(elf_base_name(p), obj);
+		if (found && !strcmp(found, p))
+			continue;
+		if (!found || (ex && !exact)) {
+			if (found && !exact)
+				other = NULL;	/* exact beats prefixes */
+			found = p;
+			exact = ex;
+		} else if (ex == exact && !other) {
+			other = p;
+		}
+	}
+	if (!found)
+		return elf_fail(err, errlen, -ENOENT,
+				"no mapped object matches '%s'", obj);
+	if (other)
+		return elf_fail(err, errlen, -EINVAL,
+				"object name '%s' is ambiguous: %s, %s", obj,
+				found, other);
+	elf_copy_str(path, pathlen, found);
+	return 0;
+}
+
+/*
+ * Load bias from one file mapping of the object: the mapping shows file
+ * byte fo at m->start + (fo - m->offset), and the segment that covers
+ * m->offset puts p_offset at bias + p_vaddr.  Where two segments share a
+ * file page, the later one is the one this mapping was made for.
+ */
+int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
+		      uint64_t *bias)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	const Elf64_Phdr *best = NULL;
+	size_t i;
+
+	for (i = 0; i < f->phnum; i++) {
+		const Elf64_Phdr *ph = &f->ph[i];
+		uint64_t pstart = ph->p_offset & ~(page - 1);
+
+		if (ph->p_type != PT_LOAD || !ph->p_filesz)
+			continue;
+		if (pstart > m->offset ||
+		    m->offset >= ph->p_offset + ph->p_filesz)
+			continue;
+		if (!best || pstart > (best->p_offset & ~(page - 1)))
+			best = ph;
+	}
+	if (!best)
+		return -ENOENT;
+	*bias = m->start - m->offset + best->p_offset - best->p_vaddr;
+	return 0;
+}
+
+int elf_load_bias(const struct elf_map *maps, size_t n, const char *path,
+		  uint64_t *bias, char *err, size_t errlen)
+{
+	struct elf_file f;
+	char canon[PATH_MAX];
+	size_t i;
+	int rc;
+
+	if (!realpath(path, canon))
+		elf_copy_str(canon, sizeof(canon), path);
+	rc = elf_file_open(&f, path, err, errlen);
+	if (rc)
+		return rc;
+	rc = elf_fail(err, errlen, -ENOENT, "%s is not mapped", path);
+	for (i = 0; i < n; i++) {
+		if (!elf_is_file_map(&maps[i]) || strcmp(maps[i].path, canon))
+			continue;
+		if (!elf_bias_from_map(&f, &maps[i], bias)) {
+			rc = 0;
+			break;
+		}
+		rc = elf_fail(err, errlen, -ENOEXEC,
+			      "mapping of %s at 0x%" PRIx64
+			      " matches no PT_LOAD segment", path,
+			      maps[i].start);
+	}
+	elf_file_close(&f);
+	return rc;
+}

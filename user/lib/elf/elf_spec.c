@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Function specs to probe points: parse "[OBJ:]name[@ver]", find the
+ * object, match the name or glob against its functions and translate
+ * each match to the file offset a uprobe wants.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf/demangle.h"
+#include "elf/elf_internal.h"
+
+/* Overloads listed in the error for an ambiguous C++ name. */
+#define MAX_OVERLOADS_SHOWN	8
+
+struct pattern {
+	char *base;		/* name or glob, without version */
+	const char *cxx;	/* base without a C++ return type */
+	const char *ver;	/* version glob, or NULL */
+	bool def_only;		/* "@@": only the default version */
+	bool is_glob;
+};
+
+struct cand {
+	const struct esym *s;
+	const char *demangled;		/* C++ only, else NULL */
+	char name[ELF_SYM_NAME_MAX];	/* display name */
+};
+
+static int cand_cmp_name(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+	int c = strcmp(a->s->name, b->s->name);
+
+	if (c)
+		return c;
+	return (int)a->s->hidden - (int)b->s->hidden;
+}
+
+static int cand_cmp_value(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+
+	if (a->s->value != b->s->value)
+		return a->s->value < b->s->value ? -1 : 1;
+	return elf_name_pref(a->name, b->name);
+}
+
+static int target_cmp(const void *pa, const void *pb)
+{
+	const struct elf_target_sym *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/*
+ * The names a spec may give a function by: its linkage name and, for C++,
+ * the demangled name, without the qualifiers after its parameter list
+ * (so that "f(*)" is every overload) and without the list.
+ */
+static bool name_matches(const struct elf_obj *o, const struct esym *s,
+			 const struct pattern *p)
+{
+	const char *dem;
+	char *copy;
+	bool hit;
+
+	if (!fnmatch(p->base, s->name, 0))
+		return true;
+	dem = elf_sym_demangled(o, s);
+	if (!dem)
+		return false;
+	if (!fnmatch(p->cxx, dem, 0))
+		return true;
+	copy = strdup(dem);
+	if (!copy)
+		return false;
+	copy[demangle_signature_len(dem)] = '\0';
+	hit = !fnmatch(p->cxx, copy, 0);
+	copy[demangle_bare_len(dem)] = '\0';
+	hit = hit || !fnmatch(p->cxx, copy, 0);
+	free(copy);
+	return hit;
+}
+
+static bool sym_matches(const struct elf_obj *o, const struct esym *s,
+			const struct pattern *p)
+{
+	if (!esym_is_func(s) || !name_matches(o, s, p))
+		return false;
+	if (!p->ver)
+		return true;
+	return s->ver && !fnmatch(p->ver, s->ver, 0) &&
+	       (!p->def_only || !s->hidden);
+}
+
+static void display_name(const struct cand *c, const struct pattern *p,
+			 char *buf, size_t len)
+{
+	const struct esym *s = c->s;
+	const char *name = c->demangled ? c->demangled : s->name;
+
+	if (s->ver && s->hidden)
+		snprintf(buf, len, "%s@%s", name, s->ver);
+	else if (s->ver && p->ver)
+		snprintf(buf, len, "%s@@%s", name, s->ver);
+	else
+		elf_copy_str(buf, len, name);
+}
+
+/*
+ * A C++ name given without parameter list names one function only if
+ * its overloads do not share it; bpftrace would probe them all, but a
+ * report line per overload nobody asked for hides the one that was meant.
+ * Several addresses of one overload (constructor variants) are fine.
+ */
+static int check_overloads(const struct cand *c, size_t nc,
+			   const char *pattern, const char *shown,
+			   char *err, size_t errlen)
+{
+	const struct cand *first = NULL;
+	size_t i, k, shown_n = 0, used;
+
+	for (i = 0; i < nc; i++) {
+		if (!c[i].demangled)
+			continue;
+		if (!first)
+			first = &c[i];
+		else if (strcmp(first->name, c[i].name))
+			break;
+	}
+	if (i == nc)
+		return 0;
+	elf_fail(err, errlen, -EINVAL, "'%s' is ambiguous in %s:", pattern,
+		 shown);
+	for (i = 0; err && errlen && i < nc; i++) {
+		bool dup = false;
+
+		for (k = 0; k < i; k++)
+			dup |= !strcmp(c[k].name, c[i].name);
+		if (dup || !c[i].demangled)
+			continue;
+		used = strlen(err);
+		if (shown_n++ == MAX_OVERLOADS_SHOWN) {
+			snprintf(err + used, errlen - used, " ...");
+			break;
+		}
+		snprintf(err + used, errlen - used, "%s %s",
+			 shown_n > 1 ? "," : "", c[i].name);
+	}
+	if (err && errlen) {
+		used = strlen(err);
+		snprintf(err + used, errlen - used,
+			 "; name one with its parameter list ('%s') or trace all with a glob ('%s(*)')",
+			 first->name, pattern);
+	}
+	return -EINVAL;
+}
+
+/* Why no candidate matched, in the caller's words. */
+static int no_match(const struct elf_obj *o, const struct pattern *p,
+		    const char *pattern, const char *shown,
+		    char *err, size_t errlen)
+{
+	const char *why = "";
+	size_t i;
+
+	if (!o->has_symtab && !o->has_dynsym)
+		why = " (stripped: no symbol tables)";
+	else if (!o->has_symtab)
+		why = " (stripped: no .symtab, only .dynsym searched)";
+
+	if (!p->is_glob && !p->ver) {
+		for (i = 0; i < o->nsyms; i++) {
+			if (strcmp(o->syms[i].name, p->base) ||
+			    esym_is_func(&o->syms[i]))
+				continue;
+			return elf_fail(err, errlen, -ENOENT,
+					"'%s' in %s is not a function", pattern,
+					shown);
+		}
+	}
+	elf_fail(err, errlen, -ENOENT, "no function '%s' in %s%s", pattern,
+		 shown, why);
+	if (err && errlen && !o->has_symtab)
+		elf_debuginfo_hint(o, err, errlen);
+	if (err && errlen)
+		elf_suggest(o, p->base, err, errlen);
+	return -ENOENT;
+}
+
+/*
+ * The core of resolution for one parsed object: match, apply the
+ * default-version rule, fold aliases, translate to offsets.
+ */
+static int resolve_obj(const struct elf_obj *o, const char *pattern,
+		       const char *obj_path, const char *shown,
+		       struct elf_target_sym **out, size_t *nout,
+		       char *err, size_t errlen)
+{
+	struct elf_target_sym *res = NULL;
+	struct cand *c = NULL;
+	struct pattern p = { 0 };
+	size_t nc = 0, nres = 0, i, j, k;
+	int rc, first_bad = 0;
+	const struct cand *bad = NULL;
+	const char *at;
+
+	at = strchr(pattern, '@');
+	p.base = at ? strndup(pattern, (size_t)(at - pattern)) :
+		      strdup(pattern);
+	if (!p.base)
+		return elf_fail(err, errlen, -ENOMEM, "out of memory");
+	if (at) {
+		p.def_only = at[1] == '@';
+		p.ver = at + (p.def_only ? 2 : 1);
+	}
+	if (!*p.base || (p.ver && !*p.ver)) {
+		rc = elf_fail(err, errlen, -EINVAL, "bad function name '%s'",
+			      pattern);
+		goto out;
+	}
+	p.is_glob = strpbrk(pattern, "*?[") != NULL;
+	p.cxx = demangle_skip_return(p.base);
+
+	c = malloc((o->nsyms ? o->nsyms : 1) * sizeof(*c));
+	if (!c) {
+		rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < o->nsyms; i++) {
+		if (!sym_matches(o, &o->syms[i], &p))
+			continue;
+		c[nc].s = &o->syms[i];
+		c[nc].demangled = elf_sym_demangled(o, &o->syms[i]);
+		display_name(&c[nc], &p, c[nc].name, sizeof(c[nc].name));
+		nc++;
+	}
+
+	/*
+	 * A plain name means what the dynamic linker would bind it to: the
+	 * default version.  Hidden versions of a name drop out whenever the
+	 * name also exists unversioned or as a default.
+	 */
+	if (!p.ver && nc) {
+		qsort(c, nc, sizeof(*c), cand_cmp_name);
+		for (i = 0, k = 0; i < nc; i = j) {
+			bool have_default = !c[i].s->hidden;
+			const char *name = c[i].s->name;
+
+			for (j = i; j < nc && !strcmp(c[j].s->name, name); j++)
+				if (!have_default || !c[j].s->hidden)
+					c[k++] = c[j];
+		}
+		nc = k;
+	}
+	if (!nc) {
+		rc = no_match(o, &p, pattern, shown, err, errlen);
+		goto out;
+	}
+	if (!p.is_glob) {
+		rc = check_overloads(c, nc, pattern, shown, err, errlen);
+		if (rc)
+			goto out;
+	}
+
+	/* One entry per address; the group's first name is its best. */
+	qsort(c, nc, sizeof(*c), cand_cmp_value);
+	res = calloc(nc, sizeof(*res));
+	if (!res) {
+		rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nc; i = j) {
+		struct elf_target_sym *t = &res[nres];
+		uint64_t off = 0;
+
+		for (j = i; j < nc && c[j].s->value == c[i].s->value; j++)
+			;
+		rc = elf_vaddr_to_offset(&o->f, c[i].s->value, true, &off);
+		if (rc) {
+			if (!bad) {
+				bad = &c[i];
+				first_bad = rc;
+			}
+			continue;
+		}
+		elf_copy_str(t->obj, sizeof(t->obj), obj_path);
+		elf_copy_str(t->name, sizeof(t->name), c[i].name);
+		if (c[i].demangled)
+			elf_copy_str(t->linkage_name, sizeof(t->linkage_name),
+				     c[i].s->name);
+		t->vaddr = c[i].s->value;
+		t->offset = off;
+		for (k = i; k < j; k++)
+			if (c[k].s->size > t->size)
+				t->size = c[k].s->size;
+		if (c[i].s->type == STT_GNU_IFUNC)
+			t->flags |= ELF_SYM_IFUNC;
+		if (c[i].s->ver)
+			t->flags |= ELF_SYM_VERSIONED;
+		nres++;
+	}
+
+	/*
+	 * An exact name that cannot be probed is an error; a glob just
+	 * skips such symbols, unless that leaves nothing.
+	 */
+	if (bad && (!p.is_glob || !nres)) {
+		rc = elf_fail(err, errlen, -EINVAL,
+			      "function '%s' in %s (address 0x%" PRIx64 ") %s",
+			      bad->name, shown, bad->s->value,
+			      elf_offset_error(first_bad));
+		goto out;
+	}
+	qsort(res, nres, sizeof(*res), target_cmp);
+	*out = res;
+	*nout = nres;
+	res = NULL;
+	rc = 0;
+out:
+	free(res);
+	free(c);
+	free(p.base);
+	return rc;
+}
+
+int elf_resolve_file_flags(const char *path, const char *pattern,
+			   unsigned int flags, struct elf_target_sym **out,
+			   size_t *n, char *err, size_t errlen)
+{
+	struct elf_obj *o;
+	char canon[PATH_MAX];
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!pattern || !*pattern)
+		return elf_fail(err, errlen, -EINVAL, "empty function name");
+	rc = elf_obj_load(path, &o, err, errlen);
+	if (rc)
+		return rc;
+	if (!realpath(path, canon))
+		elf_copy_str(canon, sizeof(canon), path);
+	if (!(flags & ELF_RESOLVE_ENTRY_ONLY))
+		rc = elf_check_return_probes(o, path, err, errlen);
+	if (!rc)
+		rc = resolve_obj(o, pattern, canon, path, out, n, err, errlen);
+	/* A .symtab stripped of some names: its debug file has them all. */
+	if (rc == -ENOENT && !o->dbg.tried && elf_debuginfo_attach(o))
+		rc = resolve_obj(o, pattern, canon, path, out, n, err, errlen);
+	elf_obj_free(o);
+	return rc;
+}
+
+int elf_resolve_file(const char *path, const char *pattern,
+		     struct elf_target_sym **out, size_t *n,
+		     char *err, size_t errlen)
+{
+	return elf_resolve_file_flags(path, pattern, 0, out, n, err, errlen);
+}
+
+/*
+ * Split "OBJ:name" at the last ':' before any '[' so that a bracket
+ * expression such as "[[:digit:]]" stays in the name.  A C++ scope "::"
+ * is never that ':'.
+ */
+static int split_spec(const char *spec, char **obj, const char **name)
+{
+	const char *end = strchr(spec, '[');
+	const char *colon = NULL, *s;
+
+	for (s = spec; *s && (!end || s < end); s++)
+		if (*s == ':' && s[1] != ':' && (s == spec || s[-1] != ':'))
+			colon = s;
+	*obj = NULL;
+	*name = spec;
+	if (!colon)
+		return 0;
+	*obj = strndup(spec, (size_t)(colon - spec));
+	if (!*obj)
+		return -ENOMEM;
+	*name = colon + 1;
+	return 0;
+}
+
+int elf_resolve_spec(const char *spec, pid_t pid, const char *exe,
+		     struct elf_target_sym **out, size_t *n,
+		     char *err, size_t errlen)
+{
+	return elf_resolve_spec_flags(spec, pid, exe, 0, out, n, err, errlen);
+}
+
+int elf_resolve_spec_flags(const char *spec, pid_t pid, const char *exe,
+			   unsigned int flags, struct elf_target_sym **out,
+			   size_t *n, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	const char *name;
+	char *obj = NULL;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!spec || !*spec)
+		return elf_fail(err, errlen, -EINVAL, "empty function spec");
+	if (split_spec(spec, &obj, &name))
+		return elf_fail(err, errlen, -ENOMEM, "out of memory");
+	if (obj && !*obj) {
+		rc = elf_fail(err, errlen, -EINVAL,
+			      "bad function spec '%s': empty object name",
+			      spec);
+		goto out;
+	}
+	if (!*name) {
+		rc = elf_fail(err, errlen, -EINVAL,
+			      "bad function spec '%s': empty function name",
+			      spec);
+		goto out;
+	}
+	rc = elf_locate_object(obj, pid, exe, spec, path, sizeof(path), err,
+			       errlen);
+	if (!rc)
+		rc = elf_resolve_file_flags(path, name, flags, out, n, err,
+					    errlen);
+out:
+	free(obj);
+	return rc;
+}

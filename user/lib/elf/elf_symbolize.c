@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runtime addresses to names: which mapping, which object, which symbol
+ * covers the address, with a per-process cache of parsed objects.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf/elf_internal.h"
+
+struct sz_obj {
+	char *path;
+	struct elf_obj *o;	/* NULL: not a usable ELF file */
+};
+
+struct elf_symbolizer {
+	pid_t pid;
+	struct elf_map *maps;
+	size_t nmaps;
+	struct sz_obj *objs;
+	size_t nobjs;
+};
+
+static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
+			  char *err, size_t errlen)
+{
+	struct elf_symbolizer *s = calloc(1, sizeof(*s));
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return elf_fail(err, errlen, -ENOMEM, "out of memory");
+	s->pid = pid;
+	rc = elf_maps_read(pid, &s->maps, &s->nmaps, err, errlen);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+struct elf_symbolizer *elf_symbolizer_new(pid_t pid, char *err,
+					  size_t errlen)
+{
+	struct elf_symbolizer *s;
+
+	symbolizer_new(pid, &s, err, errlen);
+	return s;
+}
+
+void elf_symbolizer_free(struct elf_symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nobjs; i++) {
+		free(s->objs[i].path);
+		elf_obj_free(s->objs[i].o);
+	}
+	free(s->objs);
+	elf_maps_free(s->maps, s->nmaps);
+	free(s);
+}
+
+/*
+ * The parsed object behind a file mapping, cached by path (failures too,
+ * so a non-ELF mapping is only opened once).  A deleted or unreachable
+ * file is read through /proc/PID/map_files when that is permitted.
+ */
+static struct elf_obj *sz_get(struct elf_symbolizer *s,
+			      const struct elf_map *m)
+{
+	struct sz_obj *t;
+	struct elf_obj *o = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nobjs; i++)
+		if (!strcmp(s->objs[i].path, m->path))
+			return s->objs[i].o;
+	if (m->deleted || elf_obj_load(m->path, &o, NULL, 0)) {
+		char alt[96];
+
+		snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%"
+			 PRIx64, s->pid > 0 ? (int)s->pid : (int)getpid(),
+			 m->start, m->end);
+		if (elf_obj_load(alt, &o, NULL, 0))
+			o = NULL;
+	}
+	t = realloc(s->objs, (s->nobjs + 1) * sizeof(*t));
+	if (!t)
+		goto nomem;
+	s->objs = t;
+	t[s->nobjs].path = strdup(m->path);
+	if (!t[s->nobjs].path)
+		goto nomem;
+	t[s->nobjs++].o = o;
+	return o;
+nomem:
+	elf_obj_free(o);
+	return NULL;
+}
+
+static bool addr_sym_type(const struct esym *s)
+{
+	return s->type != STT_NOTYPE || s->size;
+}
+
+/* Whether a is a better name for an address than b (see sym_lookup()). */
+static bool sym_better(const struct esym *a, const struct esym *b,
+		       uint64_t vaddr)
+{
+	bool ca = a->size && vaddr - a->value < a->size;
+	bool cb = b->size && vaddr - b->value < b->size;
+
+	if (ca != cb)
+		return ca;
+	if (a->value != b->value)
+		return a->value > b->value;
+	if ((a->type != STT_NOTYPE) != (b->type != STT_NOTYPE))
+		return a->type != STT_NOTYPE;
+	if ((a->bind == STB_LOCAL) != (b->bind == STB_LOCAL))
+		return b->bind == STB_LOCAL;
+	return elf_name_pref(a->name, b->name) < 0;
+}
+
+/*
+ * The symbol covering vaddr: sized symbols that contain it beat zero-sized
+ * labels sitting exactly on it; then the nearest start (the innermost
+ * symbol), typed over untyped, global over local, and elf_pick_name()'s
+ * order among aliases.
+ */
+static const struct esym *sym_lookup(const struct elf_obj *o, uint64_t vaddr)
+{
+	const struct esym *best = NULL;
+	size_t lo = 0, hi = o->nsyms;
+
+	/* First symbol above vaddr; candidates lie below it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->syms[mid].value <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct esym *s = &o->syms[lo];
+		uint64_t d = vaddr - s->value;
+
+		if (d && d >= o->max_size)
+			break;	/* nothing further down can reach vaddr */
+		if (!addr_sym_type(s))
+			continue;
+		if (!(s->size ? d < s->size : d == 0))
+			continue;
+		if (!best || sym_better(s, best, vaddr))
+			best = s;
+	}
+	return best;
+}
+
+/* vaddr lies in the memory image of some PT_LOAD of f. */
+static bool in_load(const struct elf_file *f, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < f->phnum; i++) {
+		const Elf64_Phdr *ph = &f->ph[i];
+
+		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr &&
+		    vaddr - ph->p_vaddr < ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+static void set_pseudo(struct elf_addr_info *info, enum elf_addr_kind kind,
+		       const char *name, uint64_t off)
+{
+	info->kind = kind;
+	elf_copy_str(info->obj, sizeof(info->obj), name);
+	info->vaddr = off;
+}
+
+int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
+			   size_t errlen)
+{
+	struct elf_map *nm;
+	size_t nn;
+	int rc = elf_maps_read(s->pid, &nm, &nn, err, errlen);
+
+	/* Gone: the last snapshot is all there will ever be. */
+	if (rc)
+		return rc;
+	/* A zombie, or a process past exit_mm(), has no maps left. */
+	if (!nn && s->nmaps) {
+		elf_maps_free(nm, nn);
+		return elf_fail(err, errlen, -ESRCH, "process %d has exited",
+				(int)s->pid);
+	}
+	elf_maps_free(s->maps, s->nmaps);
+	s->maps = nm;
+	s->nmaps = nn;
+	return 0;
+}
+
+bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr)
+{
+	return elf_maps_find(s->maps, s->nmaps, addr) != NULL;
+}
+
+int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
+		  struct elf_addr_info *info, char *err, size_t errlen)
+{
+	const struct elf_map *m, *fm = NULL;
+	const struct esym *sym;
+	struct elf_obj *o;
+	uint64_t bias, vaddr;
+	size_t idx;
+
+	memset(info, 0, sizeof(*info));
+	m = elf_maps_find(s->maps, s->nmaps, addr);
+	if (!m) {
+		int rc = elf_symbolizer_refresh(s, err, errlen);
+
+		if (rc)
+			return rc;
+		m = elf_maps_find(s->maps, s->nmaps, addr);
+	}
+	if (!m)
+		return elf_fail(err, errlen, -ENOENT,
+				"address 0x%" PRIx64 " is not mapped", addr);
+
+	idx = (size_t)(m - s->maps);
+	if (elf_is_file_map(m)) {
+		fm = m;
+	} else if (!m->path[0]) {
+		/*
+		 * .bss beyond the last file page is an anonymous mapping
+		 * placed right after the object's file mappings.
+		 */
+		while (idx-- > 0) {
+			if (elf_is_file_map(&s->maps[idx])) {
+				fm = &s->maps[idx];
+				break;
+			}
+		}
+	} else if (!strcmp(m->path, "[heap]")) {
+		set_pseudo(info, ELF_ADDR_HEAP, "[heap]", addr - m->start);
+		return 0;
+	} else if (!strncmp(m->path, "[stack", 6)) {
+		set_pseudo(info, ELF_ADDR_STACK, "[stack]", addr - m->start);
+		return 0;
+	} else {
+		set_pseudo(info, ELF_ADDR_ANON, m->path, addr - m->start);
+		return 0;
+	}
+
+	o = fm ? sz_get(s, fm) : NULL;
+	if (!o || elf_bias_from_map(&o->f, fm, &bias)) {
+		if (fm == m)
+			set_pseudo(info, ELF_ADDR_FILE, m->path,
+				   addr - m->start + m->offset);
+		else
+			set_pseudo(info, ELF_ADDR_ANON, "anon",
+				   addr - m->start);
+		return 0;
+	}
+	vaddr = addr - bias;
+	if (fm != m && !in_load(&o->f, vaddr)) {
+		set_pseudo(info, ELF_ADDR_ANON, "anon",
+			   addr - m->start);
+		return 0;
+	}
+	set_pseudo(info, ELF_ADDR_OBJECT, fm->path, vaddr);
+	sym = sym_lookup(o, vaddr);
+	if (sym) {
+		const char *dem = elf_sym_demangled(o, sym);
+
+		info->kind = ELF_ADDR_SYMBOL;
+		elf_copy_str(info->sym, sizeof(info->sym),
+			     dem ? dem : sym->name);
+		info->sym_off = vaddr - sym->value;
+		info->sym_size = sym->size;
+		info->sym_type = sym->type;
+	}
+	return 0;
+}
+
+int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
+		       char *err, size_t errlen)
+{
+	struct elf_symbolizer *s;
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	rc = symbolizer_new(pid, &s, err, errlen);
+	if (rc)
+		return rc;
+	rc = elf_symbolize(s, addr, info, err, errlen);
+	elf_symbolizer_free(s);
+	return rc;
+}
+
+int elf_addr_format(const struct elf_addr_info *info, char *buf, size_t len)
+{
+	const char *obj = elf_base_name(info->obj);
+
+	switch (info->kind) {
+	case ELF_ADDR_SYMBOL:
+		if (!info->sym_off)
+			return snprintf(buf, len, "%s:%s", obj, info->sym);
+		return snprintf(buf, len, "%s:%s+0x%" PRIx64, obj, info->sym,
+				info->sym_off);
+	case ELF_ADDR_OBJECT:
+	case ELF_ADDR_FILE:
+		return snprintf(buf, len, "%s+0x%" PRIx64, obj, info->vaddr);
+	default:
+		return snprintf(buf, len, "%s", info->obj);
+	}
+}

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbol tables: the defined symbols of .symtab and .dynsym, with their
+ * versions, merged into one list sorted by address.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf/demangle.h"
+#include "elf/elf_internal.h"
+
+/* elf_obj.demangled[i] for a symbol that does not demangle. */
+static char not_cxx[1];
+
+void elf_obj_free(struct elf_obj *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	for (i = 0; i < o->nsyms; i++) {
+		if (o->syms[i].owned)
+			free((char *)o->syms[i].name);
+		if (o->demangled && o->demangled[i] != not_cxx)
+			free(o->demangled[i]);
+	}
+	free(o->demangled);
+	free(o->syms);
+	free(o->dbg.path);
+	for (i = 0; i < o->nbufs; i++)
+		free(o->bufs[i]);
+	elf_file_close(&o->f);
+	free(o);
+}
+
+static int keep_buf(struct elf_obj *o, char *buf)
+{
+	if (o->nbufs == sizeof(o->bufs) / sizeof(o->bufs[0])) {
+		free(buf);
+		return -ENOMEM;
+	}
+	o->bufs[o->nbufs++] = buf;
+	return 0;
+}
+
+/* The first section of a type, or -1. */
+static long find_section(const struct elf_file *f, uint32_t type)
+{
+	size_t i;
+
+	for (i = 1; i < f->shnum; i++)
+		if (f->sh[i].sh_type == type)
+			return (long)i;
+	return -1;
+}
+
+/* Load the string table section idx links to. */
+static int load_strtab(struct elf_obj *o, const struct elf_file *f,
+		       uint32_t link, char **str,
+		       uint64_t *strsz)
+{
+	const Elf64_Shdr *sh;
+	char *buf;
+	int rc;
+
+	if (link == 0 || link >= f->shnum)
+		return -ENOEXEC;
+	sh = &f->sh[link];
+	if (sh->sh_type != SHT_STRTAB)
+		return -ENOEXEC;
+	rc = elf_read_dup(f, sh->sh_offset, sh->sh_size, &buf);
+	if (rc)
+		return rc;
+	rc = keep_buf(o, buf);
+	if (rc)
+		return rc;
+	*str = buf;
+	*strsz = sh->sh_size;
+	return 0;
+}
+
+/*
+ * Version names of a .gnu.version_d section, indexed by vd_ndx.  Entries
+ * are walked by their vd_next/vd_aux links, each checked against the
+ * section bounds; a loop in the links is cut off by sh_info and by the
+ * byte count.
+ */
+static int load_verdef(struct elf_obj *o, const struct elf_file *f,
+		       const char ***names, size_t *nnames)
+{
+	const Elf64_Shdr *sh;
+	const char **v = NULL;
+	uint64_t strsz, off = 0;
+	size_t nv = 0, count;
+	char *buf = NULL, *str;
+	long idx;
+	int rc;
+
+	*names = NULL;
+	*nnames = 0;
+	idx = find_section(f, SHT_GNU_verdef);
+	if (idx < 0)
+		return 0;
+	sh = &f->sh[idx];
+	rc = load_strtab(o, f, sh->sh_link, &str, &strsz);
+	if (rc)
+		return rc;
+	rc = elf_read_dup(f, sh->sh_offset, sh->sh_size, &buf);
+	if (rc)
+		return rc;
+
+	for (count = 0; count < sh->sh_info; count++) {
+		Elf64_Verdef vd;
+		Elf64_Verdaux va;
+
+		rc = -ENOEXEC;
+		if (off > sh->sh_size || sh->sh_size - off < sizeof(vd))
+			goto out;
+		memcpy(&vd, buf + off, sizeof(vd));
+		if (vd.vd_version != VER_DEF_CURRENT)
+			goto out;
+		if (vd.vd_cnt && !(vd.vd_flags & VER_FLG_BASE)) {
+			uint64_t aoff = off + vd.vd_aux;
+
+			if (aoff > sh->sh_size ||
+			    sh->sh_size - aoff < sizeof(va))
+				goto out;
+			memcpy(&va, buf + aoff, sizeof(va));
+			if (va.vda_name >= strsz)
+				goto out;
+			if ((size_t)(vd.vd_ndx & 0x7fff) >= nv) {
+				size_t nn = (vd.vd_ndx & 0x7fff) + 1;
+				const char **t = realloc(v, nn * sizeof(*v));
+
+				rc = -ENOMEM;
+				if (!t)
+					goto out;
+				memset(t + nv, 0, (nn - nv) * sizeof(*v));
+				v = t;
+				nv = nn;
+			}
+			v[vd.vd_ndx & 0x7fff] = str + va.vda_name;
+		}
+		if (!vd.vd_next)
+			break;
+		off += vd.vd_next;
+	}
+	rc = 0;
+	*names = v;
+	*nnames = nv;
+	v = NULL;
+out:
+	free(v);
+	free(buf);
+	return rc;
+}
+
+/*
+ * Add the defined symbols of one symbol table section to o->syms.  For
+ * .dynsym, version names come from .gnu.version/.gnu.version_d; .symtab
+ * spells them into the name ("foo@V1", "foo@@V2"), which is split here so
+ * both tables describe a symbol the same way.
+ */
+static int load_symbols(struct elf_obj *o, const struct elf_file *f,
+			uint32_t type)
+{
+	const char **vernames = NULL;
+	uint16_t *versym = NULL;
+	Elf64_Sym *raw = NULL;
+	const Elf64_Shdr *sh;
+	size_t nraw, nvernames = 0, nversym = 0, i;
+	uint64_t strsz, entsz;
+	struct esym *t;
+	char *str, *tmp;
+	long idx;
+	int rc;
+
+	idx = find_section(f, type);
+	if (idx < 0)
+		return 0;
+	sh = &f->sh[idx];
+	entsz = sh->sh_entsize ? sh->sh_entsize : sizeof(Elf64_Sym);
+	if (entsz != sizeof(Elf64_Sym))
+		return -ENOEXEC;
+	rc = load_strtab(o, f, sh->sh_link, &str, &strsz);
+	if (rc)
+		return rc;
+	nraw = sh->sh_size / sizeof(Elf64_Sym);
+	rc = elf_read_dup(f, sh->sh_offset, nraw * sizeof(Elf64_Sym), &tmp);
+	if (rc)
+		return rc;
+	raw = (Elf64_Sym *)tmp;
+
+	if (type == SHT_DYNSYM) {
+		long vi = find_section(f, SHT_GNU_versym);
+
+		if (vi >= 0 && f->sh[vi].sh_link == (uint64_t)idx) {
+			const Elf64_Shdr *vs = &f->sh[vi];
+
+			nversym = vs->sh_size / sizeof(uint16_t);
+			rc = elf_read_dup(f, vs->sh_offset,
+					  nversym * sizeof(uint16_t), &tmp);
+			if (rc)
+				goto out;
+			versym = (uint16_t *)tmp;
+			rc = load_verdef(o, f, &vernames, &nvernames);
+			if (rc)
+				goto out;
+		}
+		o->has_dynsym = nraw > 1;
+	} else {
+		o->has_symtab = nraw > 1;
+	}
+
+	t = realloc(o->syms, (o->nsyms + nraw) * sizeof(*t) + 1);
+	rc = -ENOMEM;
+	if (!t)
+		goto out;
+	o->syms = t;
+
+	for (i = 1; i < nraw; i++) {
+		const Elf64_Sym *s = &raw[i];
+		struct esym *e = &o->syms[o->nsyms];
+		unsigned char st = ELF64_ST_TYPE(s->st_info);
+		const char *name, *at;
+
+		if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS)
+			continue;
+		if (st != STT_FUNC && st != STT_GNU_IFUNC &&
+		    st != STT_OBJECT && st != STT_NOTYPE)
+			continue;
+		if (s->st_name == 0 || s->st_name >= strsz)
+			continue;
+		name = str + s->st_name;
+
+		memset(e, 0, sizeof(*e));
+		e->name = name;
+		e->value = s->st_value;
+		e->size = s->st_size;
+		e->shndx = s->st_shndx;
+		e->type = st;
+		e->bind = ELF64_ST_BIND(s->st_info);
+
+		at = strchr(name, '@');
+		if (at && at != name) {
+			/* String tables share suffixes: copy, don't cut. */
+			e->name = strndup(name, (size_t)(at - name));
+			if (!e->name)
+				goto out;
+			e->owned = true;
+			e->ver = at + (at[1] == '@' ? 2 : 1);
+			e->hidden = at[1] != '@';
+			if (!*e->ver) {
+				e->ver = NULL;
+				e->hidden = false;
+			}
+		} else if (versym && i < nversym) {
+			uint16_t vi = versym[i] & 0x7fff;
+
+			/* 0 is local, 1 the unversioned global. */
+			if (vi >= 2 && vi < nvernames && vernames[vi]) {
+				e->ver = vernames[vi];
+				e->hidden = versym[i] & 0x8000;
+			}
+		}
+		if (e->size > o->max_size)
+			o->max_size = e->size;
+		o->nsyms++;
+	}
+	rc = 0;
+out:
+	free(vernames);
+	free(versym);
+	free(raw);
+	return rc;
+}
+
+static int ver_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int esym_cmp(const void *pa, const void *pb)
+{
+	const struct esym *a = pa, *b = pb;
+	int c;
+
+	if (a->value != b->value)
+		return a->value < b->value ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	if (c)
+		return c;
+	c = ver_cmp(a->ver, b->ver);
+	if (c)
+		return c;
+	return (int)a->hidden - (int)b->hidden;
+}
+
+/*
+ * .symtab and .dynsym overlap: keep one entry per (address, name,
+ * version).  A versionless copy of a name that also exists with a version
+ * at the same address (bar in .symtab, bar@@V2 in .dynsym) is the same
+ * symbol and goes too.
+ */
+static void dedupe_symbols(struct elf_obj *o)
+{
+	size_t i, j, k = 0;
+
+	qsort(o->syms, o->nsyms, sizeof(*o->syms), esym_cmp);
+	for (i = 0; i < o->nsyms; i = j) {
+		const struct esym *first = &o->syms[i];
+		bool any_ver = false;
+
+		for (j = i; j < o->nsyms && o->syms[j].value == first->value &&
+		     !strcmp(o->syms[j].name, first->name); j++)
+			any_ver |= o->syms[j].ver != NULL;
+		for (size_t m = i; m < j; m++) {
+			struct esym *s = &o->syms[m];
+			bool drop = (any_ver && !s->ver) ||
+				    (k && !esym_cmp(&o->syms[k - 1], s));
+
+			/* Keep the stronger type if copies disagree. */
+			if (drop && k && !esym_cmp(&o->syms[k - 1], s) &&
+			    s->type == STT_GNU_IFUNC)
+				o->syms[k - 1].type = STT_GNU_IFUNC;
+			if (drop) {
+				if (s->owned)
+					free((char *)s->name);
+				continue;
+			}
+			o->syms[k++] = *s;
+		}
+	}
+	o->nsyms = k;
+}
+
+/* Sort and deduplicate; demangling waits until a name is asked for. */
+static void symbols_done(struct elf_obj *o)
+{
+	size_t i;
+
+	dedupe_symbols(o);
+	for (i = 0; i < o->nsyms && !o->demangled; i++)
+		if (demangle_is_mangled(o->syms[i].name))
+			o->demangled = calloc(o->nsyms, sizeof(*o->demangled));
+}
+
+int elf_obj_load(const char *path, struct elf_obj **out,
+		 char *err, size_t errlen)
+{
+	struct elf_obj *o;
+	int rc;
+
+	*out = NULL;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return elf_fail(err, errlen, -ENOMEM, "out of memory");
+	rc = elf_file_open(&o->f, path, err, errlen);
+	if (rc) {
+		free(o);
+		return rc;
+	}
+	rc = load_symbols(o, &o->f, SHT_SYMTAB);
+	if (!rc)
+		rc = load_symbols(o, &o->f, SHT_DYNSYM);
+	if (rc) {
+		if (rc == -ENOMEM)
+			elf_fail(err, errlen, rc, "out of memory");
+		else
+			elf_fail(err, errlen, rc,
+				 "%s: truncated or corrupt ELF file (symbols)",
+				 path);
+		elf_obj_free(o);
+		return rc;
+	}
+	symbols_done(o);
+	/* A stripped object may have its symbols in a debug file. */
+	if (!o->has_symtab)
+		elf_debuginfo_attach(o);
+	*out = o;
+	return 0;
+}
+
+int elf_obj_add_debug_symbols(struct elf_obj *o, const struct elf_file *dbg)
+{
+	size_t i;
+	int rc;
+
+	/* The cache is indexed by symbol: it goes with the old order. */
+	if (o->demangled) {
+		for (i = 0; i < o->nsyms; i++)
+			if (o->demangled[i] != not_cxx)
+				free(o->demangled[i]);
+		free(o->demangled);
+		o->demangled = NULL;
+	}
+	rc = load_symbols(o, dbg, SHT_SYMTAB);
+	if (!rc && !o->has_symtab)
+		rc = -ENOENT;
+	symbols_done(o);
+	return rc;
+}
+
+const char *elf_sym_demangled(const struct elf_obj *o, const struct esym *s)
+{
+	size_t i = (size_t)(s - o->syms);
+	char *d;
+
+	if (!o->demangled || !demangle_is_mangled(s->name))
+		return NULL;
+	if (!o->demangled[i]) {
+		d = demangle(s->name);
+		o->demangled[i] = d ? strdup(demangle_skip_return(d)) : NULL;
+		free(d);
+		if (!o->demangled[i])
+			o->demangled[i] = not_cxx;
+	}
+	return o->demangled[i] == not_cxx ? NULL : o->demangled[i];
+}
+
+int elf_name_pref(const char *a, const char *b)
+{
+	bool ua = a[0] == '_', ub = b[0] == '_';
+	size_t la, lb;
+
+	if (ua != ub)
+		return ua ? 1 : -1;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a, b);
+}
+
+size_t elf_pick_name(const char *const *names, size_t n)
+{
+	size_t best = 0, i;
+
+	for (i = 1; i < n; i++)
+		if (elf_name_pref(names[i], names[best]) < 0)
+			best = i;
+	return best;
+}

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The end of a trace: an SCI report as a human table and as the JSON object
+ * of the ispotctl contract (DESIGN.md, "Contract: ispotctl").
+ *
+ * The module knows nothing about names, so everything the engine identifies
+ * by number (function ids, keys) is named here from what the caller
+ * resolved when it set the probes up.  Both printers read the same struct
+ * and share the warnings, so --json never says less than the table.
+ */
+#ifndef ISPOT_REPORT_H
+#define ISPOT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/argbuckets.h"
+#include "analysis/excess.h"
+#include "analysis/sci.h"
+#include "analysis/stacks.h"
+
+/* What the report says about one function id (index = func_id). */
+struct report_func {
+	const char *name;	/* display name, e.g. "acquire"; NULL = unused id */
+	const char *object;	/* path of the object it lives in */
+	const char *key;	/* key kind: "" for none, "arg0", "arg1:log2",
+				 * "callsite", "shape" */
+	const char *linkage_name;	/* C++: mangled; NULL/"" = name */
+	bool key_auto;		/* --key FUNC=auto chose @key ("" = none) */
+	/* Its executions made different probed calls (shape.h). */
+	bool shapes_differ;
+	const char *shape_note;	/* printed under its rows; NULL = none */
+};
+
+/* A perf event the module was asked to count; hardware ones may be absent. */
+struct report_counter {
+	const char *name;
+	bool supported;
+	bool hardware;		/* needs a PMU */
+	bool time;		/* counts ns (cpu-clock), not occurrences */
+	int slot;		/* its index in pair_exec.counter_delta, -1 if
+				 * it is not counted */
+};
+
+/* Wait time on a futex word ended by wakes from one function. */
+#define REPORT_WAKER_NAME	256
+
+struct report_waker {
+	const char *function;	/* or "(untraced)", "(other)" */
+	uint64_t wait_ns;
+	/* Where function points for a caller named by a call site. */
+	char caller[REPORT_WAKER_NAME];
+};
+
+/* A futex word that the traced threads waited on. */
+struct report_futex {
+	uint64_t address;
+	const char *symbol;	/* e.g. "app:gm_lock", or "" */
+	uint64_t wait_ns;
+	uint64_t waits;
+	uint32_t threads;
+	const char *const *functions;	/* probed functions that waited on it */
+	size_t nr_functions;
+	/* Who woke them, by wait_ns descending (report_wakers()). */
+	const struct report_waker *woken_from;
+	size_t nr_woken_from;
+};
+
+/*
+ * Formats the key value of block (func_id, key) for display, e.g.
+ * "0x7f..40", "lock_contention:worker+0x21" or "2^12".  Returns what
+ * snprintf would.  May be NULL in struct report: keys are then shown in hex.
+ */
+typedef int (*report_key_fn)(void *ctx, uint32_t func_id, uint64_t key,
+			     char *buf, size_t len);
+
+/*
+ * Names a return address of a call stack: "worker" (@offset false, for
+ * the table) or "app:worker+0x21" (@offset true, for JSON).  Returns what
+ * snprintf would, < 0 to fall back on hex.  May be NULL in struct report.
+ */
+typedef int (*report_frame_fn)(void *ctx, uint64_t addr, bool offset,
+			       char *buf, size_t len);
+
+struct report {
+	int pid;
+	const char *command;
+	uint64_t duration_ns;
+	/* Events (records) read from the rings, lost in them, never paired. */
+	uint64_t recorded;
+	uint64_t dropped;
+	uint64_t unpaired;
+	const struct sci_report *sci;
+	const struct report_func *funcs;	/* by func_id */
+	size_t nr_funcs;
+	report_key_fn key_name;
+	void *key_ctx;
+	const struct report_counter *counters;
+	size_t nr_counters;
+	const struct excess *excess;	/* counter deltas, NULL if none */
+	const struct report_futex *futexes;
+	size_t nr_futexes;
+	const struct stacks *stacks;	/* sampled call stacks, may be NULL */
+	report_frame_fn frame_name;
+	void *frame_ctx;
+	/* Workload verdicts by func_id (argbuckets.h), NULL = none. */
+	const struct argb_verdict *verdicts;
+	const char *const *notes;	/* extra footer lines, may be 0 */
+	size_t nr_notes;
+	/*
+	 * Columns the table should fit in, by eliding long function names:
+	 * 0 = the terminal's width when the output is one, else no limit
+	 * (as perf does, a pipe gets whole names); < 0 = no limit.
+	 */
+	int width;
+};
+
+/* Above this share of recorded + dropped events, a loss is warned about. */
+#define REPORT_WARN_RATIO	0.01
+/* Keys listed under a keyed function in the table; JSON lists them all. */
+#define REPORT_TEXT_KEYS	5
+#define REPORT_WARNING_LEN	256
+
+/*
+ * Warnings (drops or unpaired events above REPORT_WARN_RATIO, ...) as
+ * one-line strings without a "warning: " prefix, each saying what to do.
+ * Returns how many were written, at most @max.  Shared by text and JSON.
+ */
+size_t report_warnings(const struct report *r,
+		       char (*out)[REPORT_WARNING_LEN], size_t max);
+
+/*
+ * The table: a header line, one row per function sorted as r->sci->funcs
+ * (by SCI), up to REPORT_TEXT_KEYS key rows under a keyed function, then
+ * totals, warnings and notes.  @max_rows limits the function rows, 0 = all.
+ * Function names too long for r->width are elided; JSON never elides.
+ * Both printers return 0, or -errno if writing @f failed.
+ */
+int report_text(FILE *f, const struct report *r, size_t max_rows);
+int report_json(FILE *f, const struct report *r);
+
+/*
+ * The "functions" and "futexes" members of report_json()'s object, for
+ * ispotd's windows, which wrap the same objects in an envelope of their
+ * own (DESIGN.md, "Contract: ispotd").
+ */
+struct json;
+void report_json_functions(struct json *j, const struct report *r);
+void report_json_futexes(struct json *j, const struct report *r);
+
+/* Call paths listed under a function in the table; JSON lists them all. */
+#define REPORT_TEXT_STACKS	5
+/* Frames of one path in the table; deeper ones end in "> ...". */
+#define REPORT_TEXT_FRAMES	6
+
+/*
+ * The "CALLED FROM" block under function @fn's rows, each line indented
+ * by @indent columns (report_stacks.c), and the function's "stacks"
+ * member in JSON.  Nothing is printed for a function without stacks.
+ */
+void report_stacks_text(FILE *f, const struct report *r,
+			const struct sci_result *fn, int indent);
+void report_stacks_json(struct json *j, const struct report *r,
+			const struct sci_result *fn);
+
+/*
+ * The WORKLOAD-DEPENDENT line under function @fn's row when its verdict
+ * flags it (report_workload.c), and its "workload_dependent",
+ * "suggested_key" (and, when an argument could be judged,
+ * "workload_evidence", "workload_ratio" and "key_loss_cut") members in
+ * JSON.  Nothing without r->verdicts.
+ */
+void report_workload_text(FILE *f, const struct report *r,
+			  const struct sci_result *fn, int indent);
+void report_workload_json(struct json *j, const struct report *r,
+			  const struct sci_result *fn);
+
+/*
+ * The futex lines of the text report (report_futex.c), one per word:
+ * "futex 0x… app:gm_lock: waited 461ms (…) in acquire; woken from
+ * update_stats (92%), flush (8%)".
+ */
+void report_text_futexes(FILE *f, const struct report *r);
+/*
+ * A futex word's wakers (timeline.h) as the report shows them, into @out
+ * (TL_WAKERS + 1 of them): named by @name(@ctx, function id), a call
+ * site's caller by @caller(@caller_ctx, address, false, ...) (NULL: none
+ * can be named), or "(untraced)" / "(other)"; wakers of one name add up
+ * (a traced function and call sites in it), and are sorted by wait_ns
+ * descending.  Returns how many.
+ */
+struct timeline_wakers;
+typedef const char *(*report_func_name_fn)(const void *ctx, uint32_t id);
+size_t report_wakers(struct report_waker *out,
+		     const struct timeline_wakers *tw,
+		     report_func_name_fn name, const void *ctx,
+		     report_frame_fn caller, void *caller_ctx);
+
+/* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
+char *report_format_pct(char *buf, size_t len, double ratio);
+
+#endif /* ISPOT_REPORT_H */

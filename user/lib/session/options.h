@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The options that `attach` and `run` share (DESIGN.md, "Contract:
+ * ispotctl"), parsed in one place so both commands accept exactly the same
+ * spelling and give the same errors.
+ */
+#ifndef ISPOT_OPTIONS_H
+#define ISPOT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "session/events.h"
+#include "analysis/pipeline.h"
+
+#define OPT_MAX_FUNCS	256
+#define OPT_MAX_KEYS	64
+/* 2 MiB per CPU holds ~25 ms of a million records per second. */
+#define OPT_DEFAULT_RING_BYTES	(2u << 20)
+
+/*
+ * A --func spec that names a block of USDT markers rather than a
+ * function: "block:NAME" (include/ispot.h's markers) or, as ispotd passes
+ * its --block on, "block:NAME=[OBJ:]PROV:BEGIN,PROV:END".
+ */
+#define OPT_BLOCK_PREFIX	"block:"
+#define OPT_BLOCK_SPEC_MAX	1024
+
+/* --key FUNC=argN[:log2] | FUNC=callsite | FUNC=none; FUNC may be a glob. */
+struct key_opt {
+	char *func;
+	struct key_rule rule;
+};
+
+struct trace_opts {
+	pid_t pid;			/* attach: --pid */
+	const char *funcs[OPT_MAX_FUNCS];
+	size_t nr_funcs;
+	/* --block NAME=[OBJ:]PROV:BEGIN,PROV:END, as given */
+	const char *blocks[OPT_MAX_FUNCS];
+	size_t nr_blocks;
+	struct key_opt keys[OPT_MAX_KEYS];
+	size_t nr_keys;
+	bool sync;			/* --sync: pthread waits too */
+	bool auto_pick;			/* --auto[=N]: sample, then choose */
+	uint32_t auto_top;		/* N of --auto=N, 0: the 1% rule */
+	uint64_t auto_time_ns;		/* --auto-time: how long to sample */
+	uint32_t sample;		/* --sample N: 1 in N, 0 = all */
+	uint32_t stack_period;		/* --stack-period N, 0 = module's */
+	uint64_t duration_ns;		/* --duration: 0 = until the end */
+	uint64_t ring_bytes;		/* --ring-size: per CPU */
+	bool json;
+	const char *output;		/* --output FILE */
+	size_t top;			/* --top N rows, 0 = all */
+	/* --counters NAME,... and --raw-event 0xN, in the order given */
+	struct event_spec counters[ISPOT_MAX_COUNTERS];
+	size_t nr_counters;
+	char **cmd;			/* run: what follows "--" */
+	/* top */
+	const char *from;		/* --from ADDR:PORT: ispotd's metrics */
+	uint64_t refresh_ns;		/* --refresh: redraw period */
+	uint64_t window_ns;		/* --window: what the figures cover */
+};
+
+/* MODE_TOP is an attach as far as the session goes, with a live view. */
+enum trace_mode { MODE_ATTACH, MODE_RUN, MODE_TOP };
+
+#define OPT_DEFAULT_AUTO_TIME_NS	(2 * 1000 * 1000 * 1000ull)
+#define OPT_DEFAULT_REFRESH_NS	(1000 * 1000 * 1000ull)
+#define OPT_DEFAULT_WINDOW_NS	(5 * 1000 * 1000 * 1000ull)
+#define OPT_MIN_REFRESH_NS	(100 * 1000 * 1000ull)
+
+/*
+ * Parse argv (argv[0] is the subcommand).  Returns 0, 1 when --help was
+ * printed, or -1 after printing a one-line usage error.
+ */
+int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
+		     struct trace_opts *o);
+void trace_opts_usage(enum trace_mode mode, FILE *f);
+
+/*
+ * The key rule for function @name: the last matching --key wins, else the
+ * defaults for calls whose work depends on an argument (the object of a
+ * pthread lock, wait or barrier; the size of a read or write).  Writes the
+ * rule's name ("arg0", "arg2:log2", "callsite", "" for none) to @desc.
+ */
+struct key_rule trace_opts_key(const struct trace_opts *o, const char *name,
+			       char *desc, size_t desclen);
+
+/*
+ * A --key that names none of the @n traced functions @names is a typo or
+ * a function that was not traced: its index + 1, with the one-line
+ * message for it in @err ("--key 'wrker=shape': 'wrker' matches no traced
+ * function (traced: worker, flush); ..."), or 0 when every key matches.
+ */
+size_t trace_opts_unmatched_key(const struct trace_opts *o,
+				const char *const *names, size_t n,
+				char *err, size_t len);
+
+/*
+ * Value parsers, shared with ispotd's options so that both programs read
+ * a time, a size or a count the same way.
+ *
+ * options_parse_duration: "10", "10s", "1.5s", "500ms", "2m", "250us",
+ * "1h" -> ns; 0 if @s is not a positive time.
+ * options_parse_ring_size: "4096", "512K", "4M", "1G" (optionally "KiB",
+ * "MB"...) -> bytes; 0 unless it is a power of two from 4K to 1G.
+ * options_parse_u32: a whole decimal number from @min to UINT32_MAX.
+ */
+uint64_t options_parse_duration(const char *s);
+uint64_t options_parse_ring_size(const char *s);
+bool options_parse_u32(const char *s, uint32_t min, uint32_t *out);
+
+/* "arg1:log2" and friends; false if @s is not a key rule. */
+bool key_rule_parse(const char *s, struct key_rule *rule);
+void key_rule_format(const struct key_rule *rule, char *buf, size_t len);
+
+#endif /* ISPOT_OPTIONS_H */

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A cpu-clock sample of a process's user IPs; see sampler.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session/sampler.h"
+#include "session/tasks.h"
+
+/* 32 KiB per thread: 2,000 samples of 16 bytes, far more than a round. */
+#define SAMPLER_DATA_PAGES	8
+#define SAMPLER_ROUND_MS	50
+
+struct sampler_event {
+	uint32_t tid;
+	int fd;
+	void *base;		/* control page, then the data pages */
+};
+
+struct sampler {
+	pid_t pid;
+	struct sampler_event *ev;
+	size_t nr, cap;
+	size_t page;
+	struct sampler_result *r;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int sampler_add(struct sampler_result *r, uint64_t ip, uint64_t n)
+{
+	size_t lo = 0, hi = r->nr_ips;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->ips[mid].ip < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->nr_ips && r->ips[lo].ip == ip) {
+		r->ips[lo].count += n;
+		return 0;
+	}
+	if (r->nr_ips == r->cap_ips) {
+		size_t cap = r->cap_ips ? 2 * r->cap_ips : 256;
+		struct sampler_ip *p = realloc(r->ips, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		r->ips = p;
+		r->cap_ips = cap;
+	}
+	memmove(&r->ips[lo + 1], &r->ips[lo],
+		(r->nr_ips - lo) * sizeof(*r->ips));
+	r->ips[lo].ip = ip;
+	r->ips[lo].count = n;
+	r->nr_ips++;
+	return 0;
+}
+
+void sampler_result_free(struct sampler_result *r)
+{
+	free(r->ips);
+	memset(r, 0, sizeof(*r));
+}
+
+static int open_error(int e, pid_t pid, char *err, size_t errlen)
+{
+	if (e == EACCES || e == EPERM) {
+		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+		int level = 3;
+
+		if (f) {
+			if (fscanf(f, "%d", &level) != 1)
+				level = 3;
+			fclose(f);
+		}
+		snprintf(err, errlen, "not allowed to sample pid %d with perf "
+			 "events (kernel.perf_event_paranoid is %d): run as "
+			 "root or with CAP_PERFMON, or set it to 2 (sysctl "
+			 "kernel.perf_event_paranoid=2), or name functions "
+			 "with --func", (int)pid, level);
+		return -EACCES;
+	}
+	if (e == ENOENT || e == ENODEV || e == EOPNOTSUPP || e == ENOSYS) {
+		snprintf(err, errlen, "this kernel has no cpu-clock perf "
+			 "event (CONFIG_PERF_EVENTS): name functions with "
+			 "--func instead of --auto");
+		return -ENODEV;
+	}
+	if (e == EMFILE || e == ENFILE) {
+		snprintf(err, errlen, "out of file descriptors sampling pid "
+			 "%d's threads: raise ulimit -n", (int)pid);
+		return -e;
+	}
+	snprintf(err, errlen, "cannot sample pid %d (perf_event_open: %s): "
+		 "name functions with --func", (int)pid, strerror(e));
+	return -e;
+}
+
+/* Sample thread @tid too.  A thread that just exited is no error. */
+static int sampler_open(struct sampler *s, uint32_t tid, char *err,
+			size_t errlen)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = SAMPLER_PERIOD_NS,
+		.sample_type = PERF_SAMPLE_IP,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	size_t len = (1 + SAMPLER_DATA_PAGES) * s->page;
+	struct sampler_event *e;
+	void *base;
+	int fd;
+
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+
+		e = realloc(s->ev, cap * sizeof(*e));
+		if (!e) {
+			snprintf(err, errlen, "out of memory sampling");
+			return -ENOMEM;
+		}
+		s->ev = e;
+		s->cap = cap;
+	}
+	fd = syscall(SYS_perf_event_open, &a, (pid_t)tid, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno == ESRCH ? 0 : open_error(errno, s->pid, err,
+						       errlen);
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		int e2 = errno;
+
+		close(fd);
+		snprintf(err, errlen, "cannot map a perf ring (%s): raise "
+			 "kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK",
+			 strerror(e2));
+		return -e2;
+	}
+	e = &s->ev[s->nr++];
+	e->tid = tid;
+	e->fd = fd;
+	e->base = base;
+	s->r->threads++;
+	return 0;
+}
+
+/* Open an event for each thread not sampled yet. */
+static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
+			size_t errlen)
+{
+	size_t i, j;
+	int ret;
+
+	ret = task_set_scan(ts, s->pid);
+	if (ret)
+		return ret;
+	for (i = 0; i < ts->n; i++) {
+		for (j = 0; j < s->nr; j++)
+			if (s->ev[j].tid == ts->tids[i])
+				break;
+		if (j < s->nr)
+			continue;
+		ret = sampler_open(s, ts->tids[i], err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Take what the kernel wrote into @e's ring, and hand the space back. */
+static int sampler_read(struct sampler *s, struct sampler_event *e)
+{
+	struct perf_event_mmap_page *pg = e->base;
+	const unsigned char *data = (const unsigned char *)e->base + s->page;
+	uint64_t size = SAMPLER_DATA_PAGES * s->page;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail;
+	int ret = 0;
+
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		uint64_t rec[3] = { 0 };
+		size_t i, n;
+
+		for (i = 0; i < sizeof(h); i++)
+			((unsigned char *)&h)[i] = data[(tail + i) % size];
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		n = h.size - sizeof(h) < sizeof(rec) ? h.size - sizeof(h) :
+		    sizeof(rec);
+		for (i = 0; i < n; i++)
+			((unsigned char *)rec)[i] =
+				data[(tail + sizeof(h) + i) % size];
+		if (h.type == PERF_RECORD_SAMPLE && n >= 8 &&
+		    (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		    PERF_RECORD_MISC_USER) {
+			if (!ret)
+				ret = sampler_add(s->r, rec[0], 1);
+			s->r->samples++;
+		} else if (h.type == PERF_RECORD_LOST && n >= 16) {
+			s->r->lost += rec[1];
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	return ret;
+}
+
+static void sampler_close(struct sampler *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		munmap(s->ev[i].base, (1 + SAMPLER_DATA_PAGES) * s->page);
+		close(s->ev[i].fd);
+	}
+	free(s->ev);
+}
+
+int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
+		char *err, size_t errlen)
+{
+	struct sampler s = {
+		.pid = pid, .page = sysconf(_SC_PAGESIZE), .r = r,
+	};
+	struct task_set ts = { 0 };
+	uint64_t end = now_ns() + duration_ns;
+	size_t i;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = sampler_scan(&s, &ts, err, errlen);
+	if (ret == -ESRCH) {
+		r->exited = true;
+		ret = 0;
+	}
+	while (!ret && !r->exited) {
+		struct timespec nap = { 0, SAMPLER_ROUND_MS * 1000000L };
+		uint64_t now = now_ns();
+
+		if (now >= end)
+			break;
+		if (end - now < (uint64_t)nap.tv_nsec)
+			nap.tv_nsec = end - now;
+		nanosleep(&nap, NULL);
+		for (i = 0; !ret && i < s.nr; i++)
+			ret = sampler_read(&s, &s.ev[i]);
+		if (ret) {
+			snprintf(err, errlen, "out of memory sampling");
+			break;
+		}
+		if (task_exited(pid)) {
+			r->exited = true;
+			break;
+		}
+		ret = sampler_scan(&s, &ts, err, errlen);
+		if (ret == -ESRCH) {
+			r->exited = true;
+			ret = 0;
+			break;
+		}
+	}
+	for (i = 0; !ret && i < s.nr; i++)
+		ret = sampler_read(&s, &s.ev[i]);
+	sampler_close(&s);
+	task_set_free(&ts);
+	return ret;
+}

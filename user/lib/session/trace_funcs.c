@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a trace probes: --func specs, --sync's pthread calls, --auto's
+ * picks and --func block:NAME / --block pairs of markers, resolved into
+ * trace_funcs, then armed as module probes (see trace.h, trace_resolve()).
+ *
+ * A function is one probe at entry and return.  A block is a pair of USDT
+ * markers (elf.h, elf_resolve_block()): an entry probe on every site of
+ * its begin marker and of its end marker, which the pairer matches per
+ * thread by nesting depth (pair.h, pairer_set_marker()); it is scored
+ * exactly as a function, under its display name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "analysis/autokey.h"
+#include "session/autopick.h"
+#include "util/errors.h"
+#include "session/trace_internal.h"
+
+/*
+ * What --sync adds: the blocking calls of seed 003's Table 2, then the
+ * releases, whose futex wakes end the waits: a wake inside one is
+ * credited to its caller, the critical section that held the lock
+ * (pipeline_set_sync()), named by the return address its entry reads
+ * (trace_arm()) when no traced function encloses it.  Each is also a
+ * "sync" probe when a user names it with --func.
+ */
+static const char *const sync_specs[] = {
+	"libc:pthread_mutex_lock",
+	"libc:pthread_mutex_timedlock",
+	"libc:pthread_rwlock_rdlock",
+	"libc:pthread_rwlock_wrlock",
+	"libc:pthread_cond_wait",
+	"libc:pthread_cond_timedwait",
+	"libc:pthread_barrier_wait",
+	/*
+	 * Not pthread_spin_lock: glibc's starts with a LOCK-prefixed
+	 * instruction, which x86 uprobes refuse to single-step.  Its callers
+	 * can be probed instead (samples/spinlock.c).  None of the others
+	 * starts with one (glibc 2.36: a mov, a push or a tail call's mov).
+	 */
+	"libc:sem_wait",
+	"libc:pthread_join",
+	"libc:pthread_mutex_unlock",
+	"libc:pthread_rwlock_unlock",
+	"libc:pthread_cond_signal",
+	"libc:pthread_cond_broadcast",
+	"libc:sem_post",
+};
+
+static bool trace_func_is_sync(const struct trace_func *f)
+{
+	const char *name = f->sym.name;
+	size_t i;
+
+	if (f->block)
+		return false;
+	for (i = 0; i < sizeof(sync_specs) / sizeof(*sync_specs); i++)
+		if (!strcmp(strchr(sync_specs[i], ':') + 1, name))
+			return true;
+	return false;
+}
+
+static int trace_add_syms(struct trace *t, const struct elf_target_sym *syms,
+			  size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct trace_func *f;
+
+		/* Two specs naming one function probe it once. */
+		for (j = 0; j < t->nr_funcs; j++)
+			if (!t->funcs[j].block &&
+			    t->funcs[j].sym.offset == syms[i].offset &&
+			    !strcmp(t->funcs[j].sym.obj, syms[i].obj))
+				break;
+		if (j < t->nr_funcs)
+			continue;
+		f = realloc(t->funcs, (t->nr_funcs + 1) * sizeof(*f));
+		if (!f) {
+			ispot_error("out of memory resolving functions");
+			return -1;
+		}
+		t->funcs = f;
+		f = &t->funcs[t->nr_funcs++];
+		memset(f, 0, sizeof(*f));
+		f->sym = syms[i];
+		f->key = trace_opts_key(t->opts, f->sym.name, f->key_desc,
+					sizeof(f->key_desc));
+	}
+	return 0;
+}
+
+/*
+ * A block from `--func block:NAME` or `--block NAME=...` (@spec without
+ * its "block:"), under its display name; the same block twice is traced
+ * once.
+ */
+static int trace_add_block(struct trace *t, const char *spec, pid_t pid,
+			   const char *exe)
+{
+	struct trace_func *f;
+	struct elf_block *b;
+	char err[1024];
+	size_t j;
+
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		ispot_error("out of memory resolving blocks");
+		return -1;
+	}
+	if (elf_resolve_block(spec, pid, exe, b, err, sizeof(err))) {
+		free(b);
+		if (pid > 0 && task_exited(pid))
+			ispot_error("process %d exited before tracing started",
+				    (int)pid);
+		else
+			ispot_error("%s", err);
+		return -1;
+	}
+	if (b->warn[0])
+		fprintf(stderr, "%s: note: %s\n", ispot_progname, b->warn);
+	for (j = 0; j < t->nr_funcs; j++)
+		if (t->funcs[j].block && !strcmp(t->funcs[j].sym.name, b->name))
+			break;
+	f = j < t->nr_funcs ? NULL :
+	    realloc(t->funcs, (t->nr_funcs + 1) * sizeof(*f));
+	if (!f) {
+		elf_block_free(b);
+		free(b);
+		if (j < t->nr_funcs)
+			return 0;
+		ispot_error("out of memory resolving blocks");
+		return -1;
+	}
+	t->funcs = f;
+	f = &t->funcs[t->nr_funcs++];
+	memset(f, 0, sizeof(*f));
+	f->block = b;
+	snprintf(f->sym.name, sizeof(f->sym.name), "%s", b->name);
+	snprintf(f->sym.obj, sizeof(f->sym.obj), "%s", b->obj);
+	f->sym.offset = b->nr_begin ? b->begin[0].offset : 0;
+	f->sym.vaddr = b->nr_begin ? b->begin[0].vaddr : 0;
+	f->key = trace_opts_key(t->opts, f->sym.name, f->key_desc,
+				sizeof(f->key_desc));
+	return 0;
+}
+
+/* --auto: sample the running target, then trace where its time goes. */
+static int trace_auto(struct trace *t, pid_t pid)
+{
+	struct autopick a;
+	char err[512];
+	size_t i;
+	int ret;
+
+	ret = autopick_sample(pid, t->opts->auto_time_ns, t->opts->auto_top,
+			      &a, err, sizeof(err));
+	if (ret) {
+		ispot_error("%s", err);
+		autopick_free(&a);
+		return -1;
+	}
+	autopick_print(stderr, pid, &a);
+	for (i = 0; !ret && i < a.nr; i++)
+		ret = trace_add_syms(t, &a.funcs[i].sym, 1);
+	autopick_free(&a);
+	return ret;
+}
+
+int trace_resolve(struct trace *t, pid_t pid, const char *exe)
+{
+	const struct trace_opts *o = t->opts;
+	struct elf_target_sym *syms;
+	char err[1024];
+	size_t i, n;
+	int ret;
+
+	if (o->auto_pick && trace_auto(t, pid))
+		return -1;
+	for (i = 0; i < o->nr_funcs; i++) {
+		if (!strncmp(o->funcs[i], OPT_BLOCK_PREFIX,
+			     strlen(OPT_BLOCK_PREFIX))) {
+			if (trace_add_block(t, o->funcs[i] +
+					    strlen(OPT_BLOCK_PREFIX),
+					    pid, exe))
+				return -1;
+			continue;
+		}
+		ret = elf_resolve_spec(o->funcs[i], pid, exe, &syms, &n, err,
+				       sizeof(err));
+		/* Its /proc files vanish with it: say what really happened. */
+		if (ret && pid > 0 && task_exited(pid)) {
+			ispot_error("process %d exited before tracing started",
+				    (int)pid);
+			return -1;
+		}
+		if (ret) {
+			ispot_error("%s", err);
+			return -1;
+		}
+		ret = trace_add_syms(t, syms, n);
+		free(syms);
+		if (ret)
+			return -1;
+	}
+	for (i = 0; i < o->nr_blocks; i++)
+		if (trace_add_block(t, o->blocks[i], pid, exe))
+			return -1;
+	/* A program that does not use one of them simply lacks it. */
+	for (i = 0; o->sync && i < sizeof(sync_specs) / sizeof(*sync_specs);
+	     i++) {
+		if (elf_resolve_spec(sync_specs[i], pid, exe, &syms, &n, err,
+				     sizeof(err)))
+			continue;
+		ret = trace_add_syms(t, syms, n);
+		free(syms);
+		if (ret)
+			return -1;
+	}
+	if (!t->nr_funcs) {
+		ispot_error("--sync found no pthread function in the target "
+			    "(statically linked?); name functions with --func");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * PROBE_ADD on @obj at @offset; returns the probe id, or 0 after printing
+ * why not.  @sem: the USDT semaphore's file offset, 0 for none.
+ */
+static uint32_t trace_add_probe(struct trace *t, const char *obj,
+				uint64_t offset, uint32_t flags, uint64_t sem,
+				const char *name)
+{
+	struct ispot_probe_add a = {
+		.flags = flags,
+		.offset = offset,
+		.sample_period = t->opts->sample,
+		.ref_ctr_offset = sem,
+	};
+	int fd = open(obj, O_RDONLY | O_CLOEXEC);
+	int e;
+
+	if (fd < 0) {
+		ispot_error("cannot open %s (%s): is it still there?", obj,
+			    strerror(errno));
+		return 0;
+	}
+	a.fd = fd;
+	e = ioctl(t->dev.fd, ISPOT_IOC_PROBE_ADD, &a) ? errno : 0;
+	close(fd);
+	if (!e)
+		return a.probe_id;
+	if (e == EBADFD)
+		ispot_error("process %d exited before tracing started",
+			    (int)t->pid);
+	else if (e == ENOSPC || e == E2BIG)
+		ispot_error("too many probes for the module: narrow the --func "
+			    "globs or raise the module's max_probes");
+	else if (e == EEXIST)
+		ispot_error("%s in %s is probed twice: a block marker sits at "
+			    "the entry of a function also traced; trace one "
+			    "or the other", name, obj);
+	else
+		ispot_error("cannot probe %s in %s (%s)", name, obj,
+			    strerror(e));
+	return 0;
+}
+
+/* The first id of function @i's --key auto shadows (autokey.h), 0: none. */
+static uint32_t trace_shadow(const struct trace *t, size_t i)
+{
+	if (t->funcs[i].key.kind != KEY_AUTO)
+		return 0;
+	if (t->func_ids)
+		return t->shadow_ids ? t->shadow_ids[i] : 0;
+	return autokey_shadow_id(t->nr_funcs, i, 0);
+}
+
+/* Every site of a block's markers, as entry probes the pairer matches. */
+static int trace_arm_block(struct trace *t, struct trace_func *f,
+			   uint32_t func_id, uint32_t shadow)
+{
+	const struct elf_block *b = f->block;
+	/* Older modules take no semaphore: the markers still fire. */
+	bool sems = t->dev.version.abi_minor >= 5;
+	size_t i, n = b->nr_begin + b->nr_end;
+	static bool noted;
+
+	if (!sems && !noted && b->nr_begin && b->begin[0].sem_offset) {
+		fprintf(stderr, "%s: note: the loaded ispot.ko predates USDT "
+			"semaphores (ABI 1.5): ISPOT_BLOCK_ENABLED() stays "
+			"false while traced\n", ispot_progname);
+		noted = true;
+	}
+
+	for (i = 0; i < n; i++) {
+		bool end = i >= b->nr_begin;
+		const struct elf_usdt_site *site =
+			end ? &b->end[i - b->nr_begin] : &b->begin[i];
+		uint32_t id;
+
+		id = trace_add_probe(t, site->obj, site->offset,
+				     ISPOT_PROBE_ENTRY | ISPOT_PROBE_NO_CALLSITE,
+				     sems ? site->sem_offset : 0, b->name);
+		if (!id)
+			return -1;
+		if (!f->probe_id)
+			f->probe_id = id;
+		if (pipeline_add_marker(t->pipe, id, func_id, end, &f->key) ||
+		    (shadow && pipeline_set_shadows(t->pipe, id, shadow))) {
+			ispot_error("out of memory adding probes");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int trace_arm(struct trace *t)
+{
+	/* The exit record carries the call site (ABI 1.2). */
+	uint32_t flags = ISPOT_PROBE_BOTH |
+			 (t->dev.version.abi_minor >= 2 ?
+			  ISPOT_PROBE_NO_CALLSITE : 0);
+	size_t i;
+
+	for (i = 0; i < t->nr_funcs; i++) {
+		struct trace_func *f = &t->funcs[i];
+		uint32_t func_id = t->func_ids ? t->func_ids[i] : i;
+		uint32_t shadow = trace_shadow(t, i);
+
+		if (f->block) {
+			if (trace_arm_block(t, f, func_id, shadow))
+				return -1;
+			continue;
+		}
+		/*
+		 * A lock call reads its return address at entry: a wake
+		 * inside it, before its exit, names its caller by it.
+		 */
+		f->probe_id = trace_add_probe(t, f->sym.obj, f->sym.offset,
+					      trace_func_is_sync(f) ?
+					      ISPOT_PROBE_BOTH : flags,
+					      0, f->sym.name);
+		if (!f->probe_id)
+			return -1;
+		if (pipeline_add_probe(t->pipe, f->probe_id, func_id,
+				       &f->key) ||
+		    (shadow &&
+		     pipeline_set_shadows(t->pipe, f->probe_id, shadow)) ||
+		    (trace_func_is_sync(f) &&
+		     pipeline_set_sync(t->pipe, f->probe_id))) {
+			ispot_error("out of memory adding probes");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void trace_funcs_free(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_funcs; i++) {
+		if (t->funcs[i].block) {
+			elf_block_free(t->funcs[i].block);
+			free(t->funcs[i].block);
+		}
+	}
+	free(t->funcs);
+	t->funcs = NULL;
+	t->nr_funcs = 0;
+}
+
+int trace_check_keys(const struct trace *t)
+{
+	const char **names = calloc(t->nr_funcs + 1, sizeof(*names));
+	char err[512];
+	size_t i;
+
+	if (!names) {
+		ispot_error("out of memory checking --key");
+		return -1;
+	}
+	for (i = 0; i < t->nr_funcs; i++)
+		names[i] = t->funcs[i].sym.name;
+	i = trace_opts_unmatched_key(t->opts, names, t->nr_funcs, err,
+				     sizeof(err));
+	free(names);
+	if (!i)
+		return 0;
+	if (t->opts->auto_pick) {
+		fprintf(stderr, "%s: note: %s\n", ispot_progname, err);
+		return 0;
+	}
+	ispot_error("%s", err);
+	return -1;
+}

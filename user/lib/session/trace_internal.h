@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Between the parts of one trace session (trace.c: the session and its
+ * rounds; trace_funcs.c: what it probes).  Not for front ends.
+ */
+#ifndef ISPOT_TRACE_INTERNAL_H
+#define ISPOT_TRACE_INTERNAL_H
+
+#include "session/trace.h"
+
+/*
+ * Add every resolved function and block to the session: one probe pair
+ * per function, one entry probe per marker site of a block.  After SETUP,
+ * before ENABLE.  Returns 0 or prints one line and returns -1.
+ */
+int trace_arm(struct trace *t);
+
+/* Free what trace_resolve() gathered. */
+void trace_funcs_free(struct trace *t);
+
+/*
+ * At report time (trace_workload.c): judge every function's arguments
+ * (argbuckets.h), key each --key FUNC=auto function as its verdict says
+ * (autokey.h: @sr is rewritten, and the function's key and key_desc set
+ * to the choice), and write a one-line note into @notes for each auto
+ * function too sparsely recorded to judge, at most @max.  Returns the
+ * verdicts by function id (free() them), or NULL without memory.
+ */
+struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
+				    char (*notes)[256], size_t *nr_notes,
+				    size_t max);
+
+#endif /* ISPOT_TRACE_INTERNAL_H */
