@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Barrier imbalance (seed 001 §5: streamcluster's and UA's barriers): the
+ * Barrier imbalance (the paper's §5: streamcluster's and UA's barriers): the
  * threads meet at a barrier after every round, but do unequal work before
  * it, so the faster ones lose the difference waiting in sync_point().
  * Thread i computes --delay-us × (1 + i × --imbalance / 100) per round:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lock contention inside a function, timed with block markers rather than
- * a probed function (include/ispot.h; seed 001 §3's "two lines" around a
+ * a probed function (include/ispot.h; the paper's §3 "two lines" around a
  * block).  Each worker iteration runs two blocks of its loop body:
  *
  *   "private"  --delay-us of computation on the thread's own data: no

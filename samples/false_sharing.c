@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * False sharing (seed 001, Listing 2): each thread increments a field of
- * its own, but the fields share one cache line, so every increment takes
- * the line away from the other threads.  Thread 0 updates without a
- * pause; the others compute for --delay-us after each update, so a longer
- * delay means less sharing.  --padded gives each field a line of its own:
+ * False sharing (the paper's Listing 2; Documentation/design.rst,
+ * References): each thread increments a field of its own, but the fields
+ * share one cache line, so every increment takes the line away from the
+ * other threads.  Thread 0 updates without a pause; the others compute for
+ * --delay-us after each update, so a longer delay means less sharing.
+ * --padded gives each field a line of its own:
  * the same work without the interference, the control.
  *
  * update() runs --updates increments per call, not Listing 2's single
@@ -13,7 +14,7 @@
  * The slowdown lives in the cache-coherence protocol.  The emulated VM of
  * the selftests has no cache model, so there update() takes as long with
  * --padded as without; it shows only on real hardware, best with a PMU
- * to confirm the misses (seed 004).
+ * to confirm the misses (as Plastic does, Nanavati et al.).
  *
  *   ispotctl run --func update -- samples/false_sharing
  *   ispotctl run --func update -- samples/false_sharing --padded

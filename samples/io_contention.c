@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * I/O contention (seed 001, Listing 3): every thread reads its own part of
+ * I/O contention (the paper's Listing 3): every thread reads its own part of
  * one file, block after block, through a descriptor of its own opened
  * with O_DIRECT, so each read_block() is a request to the disk and not a
  * copy from the page cache.  The threads' requests queue behind each

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lock contention (seed 001, Listing 1): every thread computes for
- * --delay-us, then takes one shared mutex to bump a counter.  The shorter
- * the delay, the more time acquire() loses to the other threads.
+ * Lock contention (the paper's Listing 1; Documentation/design.rst,
+ * References): every thread computes for --delay-us, then takes one shared
+ * mutex to bump a counter.  The shorter the delay, the more time acquire()
+ * loses to the other threads.
  * --hold-us adds work inside the lock (0, Listing 1's case, by default):
  * a longer critical section makes contention stand out from the timing
  * noise of an emulated machine.

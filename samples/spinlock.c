@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Spinlock contention (seed 001, the second lock micro-benchmark of §4):
+ * Spinlock contention (the paper's second lock micro-benchmark, §4):
  * Listing 1's loop with a pthread spinlock.  A waiter never sleeps, so
  * the time spin_acquire() loses is on-CPU time: no futex wait and no
  * blocked time will explain it, only the duration itself.  The shorter

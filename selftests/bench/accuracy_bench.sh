@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench BENCH=accuracy, in the guest: does SCI track the slowdown
 # interference causes, and does it predict what fixing the cause saves?
-# (seed 001 §4, Table 1; Documentation/evaluation.rst, "Accuracy".)
+# (the paper's §4, Table 1: Documentation/design.rst, References;
+# Documentation/evaluation.rst, "Accuracy".)
 #
 # Three causes, each swept over a contention parameter, one config at a
 # time: a traced run gives the SCI of the block, untraced runs of the same

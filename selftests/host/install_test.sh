@@ -122,7 +122,7 @@ man_matches_cli() {
 	documented "$m/ispotd.8" $(options_of "$D/usr/sbin/ispotd") || return 1
 	cmds=$("$D/usr/bin/ispotctl" --help | sed -n '/^commands:/,/^$/p' |
 		awk 'NR > 1 && NF { print $1 }')
-	# top is in the contract (DESIGN.md) whatever this build has.
+	# top is documented (Documentation/usage.rst) whatever this build has.
 	# shellcheck disable=SC2086
 	documented "$m/ispotctl.8" $cmds top || return 1
 	for c in $cmds; do

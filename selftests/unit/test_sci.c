@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SCI engine: the metric on hand-computed traces (DESIGN.md, "The metric:
- * SCI"), the paper's Fig. 1 example, the cause split, thread lifetimes,
- * a random trace checked against a brute-force recomputation, and memory
- * that does not grow with events.
+ * SCI engine: the metric on hand-computed traces (Documentation/design.rst,
+ * "The metric: SCI"), the paper's Fig. 1 example, the cause split, thread
+ * lifetimes, a random trace checked against a brute-force recomputation,
+ * and memory that does not grow with events.
  */
 #include <stdint.h>
 
@@ -419,9 +419,9 @@ TEST(cause_normalised_and_signed)
 }
 
 /*
- * Paper Fig. 1 (seeds/001_3ff58a50d8a6cd8b.txt, §2).  The figure gives only
- * two numbers: the fastest gray execution takes 22, and removing the
- * interference would shorten the run by 32.5%.  This trace is one
+ * The paper's Fig. 1 (§2; Documentation/design.rst, References).  The figure
+ * gives only two numbers: the fastest gray execution takes 22, and removing
+ * the interference would shorten the run by 32.5%.  This trace is one
  * consistent with both: one thread of 200 units whose gray block runs four
  * times, {22, 35, 40, 56} = 153, between white blocks of
  * {10, 12, 8, 9, 8} = 47 that each run once (so they lose nothing).

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ispotd's options (DESIGN.md, "Contract: ispotd"), from argv and from the
- * file named by --config, which takes the same options one per line:
+ * ispotd's options (Documentation/ispotd.rst, "Running it"), from argv and
+ * from the file named by --config, which takes the same options one per
+ * line:
  *
  *	# comment
  *	exe /usr/bin/app

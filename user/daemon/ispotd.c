@@ -3,7 +3,8 @@
  * ispotd: the always-on daemon.  It finds the processes to trace (--pid,
  * --exe, --cgroup), arms their probes in short bursts whose share of the
  * time keeps the estimated cost under --budget, and writes each target's
- * window of scores as one JSON line (DESIGN.md, "Contract: ispotd").
+ * window of scores as one JSON line (Documentation/ispotd.rst, "A
+ * window").
  *
  * One thread, one poll loop: the proc connector's socket, the armed
  * sessions' device fds, a signalfd and, with --listen, the metrics

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ispotd's Prometheus metrics (DESIGN.md, "Contract: metrics"): a
+ * ispotd's Prometheus metrics (Documentation/ispotd.rst, "Metrics"): a
  * registry fed with every closed window's figures (window.h) and rendered
  * in the text exposition format 0.0.4 for GET /metrics (http.h serves it).
  *

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One target's scores, window by window (DESIGN.md, "Contract: ispotd").
+ * One target's scores, window by window (Documentation/ispotd.rst,
+ * "A window").
  *
  * A window gathers the armed bursts that end inside it.  Every burst of a
  * window scores into the same SCI engine: at the start of a burst the

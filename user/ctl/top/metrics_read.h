@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ispotd's /metrics read back (DESIGN.md, "Contract: metrics"): the
+ * ispotd's /metrics read back (Documentation/ispotd.rst, "Metrics"): the
  * running totals of each (exe, function, object) series, for a client
  * that takes differences between two reads (`ispotctl top --from`).
  *

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ispotctl top --from ADDR:PORT: read-only, over a running ispotd's
- * Prometheus endpoint (DESIGN.md, "Contract: metrics").  Every refresh is
- * one GET /metrics; its counters are running totals for rates.c.  Nothing
- * is written to the daemon and no module session is opened, so this needs
- * no privilege.
+ * Prometheus endpoint (Documentation/ispotd.rst, "Metrics").  Every refresh
+ * is one GET /metrics; its counters are running totals for rates.c.  Nothing
+ * is written to the daemon and no module session is opened, so this needs no
+ * privilege.
  *
  * A first read happens before the screen is taken, so a wrong address, a
  * refused connection or another kind of server is one error line.  Later,

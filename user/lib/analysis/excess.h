@@ -2,9 +2,9 @@
 /*
  * On-CPU excess from perf counter deltas: what the slow executions of a
  * block did more of than its fastest ones (extra cache misses, page faults,
- * CPU time per call), in the spirit of speedup stacks
- * (seeds/002_c1b4cd8721a198ac.txt) and Plastic's HITM counts
- * (seeds/004_a32719a6bb5bccbf.txt).
+ * CPU time per call), in the spirit of Eklov et al.'s speedup stacks and
+ * Plastic's HITM counts (Nanavati et al.; both in Documentation/design.rst,
+ * References).
  *
  * Only executions whose delta is valid count (they stayed on one CPU and
  * were never switched out, pair.h), so their duration is on-CPU time.

@@ -20,7 +20,10 @@
 #include "analysis/stacks.h"
 #include "analysis/timeline.h"
 
-/* How executions of one function are told apart (DESIGN.md "Keys"). */
+/*
+ * How executions of one function are told apart (Documentation/design.rst,
+ * "The metric: SCI" and "Keys by default").
+ */
 enum key_kind {
 	KEY_NONE,
 	KEY_ARG,	/* the value of argument N (0-2) */

@@ -2,11 +2,12 @@
 /*
  * The SCI engine: online Slowdown-Caused-by-Interference scores.
  *
- * Definitions (DESIGN.md, "The metric: SCI"; seeds/001_3ff58a50d8a6cd8b.txt
- * §2).  A block b is a (function id, key) pair; the key is whatever the
- * caller uses to separate executions that do different work (call site,
- * argument bucket, shape hash), and 0 means "no key".  Executions are only
- * ever compared with executions of the same block, i.e. the same key.
+ * Definitions (Documentation/design.rst, "The metric: SCI"; the paper's
+ * §2, References there).  A block b is a (function id, key) pair; the key
+ * is whatever the caller uses to separate executions that do different
+ * work (call site, argument bucket, shape hash), and 0 means "no key".
+ * Executions are only ever compared with executions of the same block,
+ * i.e. the same key.
  *
  *	d_min(b)   = the fastest execution of b in any thread
  *	loss(b,t)  = S(b,t) - n(b,t) * d_min(b)

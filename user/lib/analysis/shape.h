@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shapes: the sequence of probed calls an execution made, for `--key
- * FUNC=shape` (DESIGN.md, "Keys").  This is the online form of the
- * paper's repetitive sequences (§3.3): instead of finding the sequences
- * in a stored trace afterwards, each open frame folds the ids of its
- * direct probed callees, in order, into a 64-bit hash as they enter, so
- * an execution is compared only with executions that made the same calls
- * and the memory per open frame is constant, however many calls it makes.
+ * FUNC=shape` (Documentation/design.rst, "Shape keys").  This is the online
+ * form of the paper's repetitive sequences (§3.3): instead of finding the
+ * sequences in a stored trace afterwards, each open frame folds the ids of
+ * its direct probed callees, in order, into a 64-bit hash as they enter, so
+ * an execution is compared only with executions that made the same calls and
+ * the memory per open frame is constant, however many calls it makes.
  *
  * Repeats are kept (f>g>g is not f>g: a loop that ran three times is more
  * work than one that ran once).  The hash covers the whole sequence; only

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The end of a trace: an SCI report as a human table and as the JSON object
- * of the ispotctl contract (DESIGN.md, "Contract: ispotctl").
+ * The end of a trace: an SCI report as a human table and as ispotctl's
+ * JSON object (Documentation/usage.rst, "JSON output").
  *
  * The module knows nothing about names, so everything the engine identifies
  * by number (function ids, keys) is named here from what the caller
@@ -144,7 +144,7 @@ int report_json(FILE *f, const struct report *r);
 /*
  * The "functions" and "futexes" members of report_json()'s object, for
  * ispotd's windows, which wrap the same objects in an envelope of their
- * own (DESIGN.md, "Contract: ispotd").
+ * own (Documentation/ispotd.rst, "A window").
  */
 struct json;
 void report_json_functions(struct json *j, const struct report *r);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * `--auto[=N]`: choose the functions to trace from a cpu-clock sample
- * (sampler.h), the way seed 001 §5 used perf: every function with at least
- * 1% of the samples, or the N with the most.
+ * (sampler.h), the way the paper (Documentation/design.rst, References) used
+ * perf in §5: every function with at least 1% of the samples, or the N with
+ * the most.
  *
  * A sample counts for the function whose code it hit ("self" time).
  * Samples that no probe could time are set aside and counted: code without
@@ -21,7 +22,7 @@
 #include "elf/elf.h"
 #include "session/sampler.h"
 
-/* Seed 001 §5: functions above 1% of the samples. */
+/* The paper's §5: functions above 1% of the samples. */
 #define AUTOPICK_MIN_SHARE	0.01
 
 struct autopick_func {

@@ -227,7 +227,7 @@ void key_rule_format(const struct key_rule *rule, char *buf, size_t len)
 /*
  * Calls whose duration depends on which object or how many bytes they are
  * given, so that comparing them across objects would blame interference
- * for work (DESIGN.md, "Keys").
+ * for work (Documentation/design.rst, "Keys by default").
  */
 static const struct {
 	const char *glob;

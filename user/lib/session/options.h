@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The options that `attach` and `run` share (DESIGN.md, "Contract:
- * ispotctl"), parsed in one place so both commands accept exactly the same
+ * The options that `attach` and `run` share (Documentation/usage.rst,
+ * "Commands"), parsed in one place so both commands accept exactly the same
  * spelling and give the same errors.
  */
 #ifndef ISPOT_OPTIONS_H

@@ -25,12 +25,13 @@
 #include "session/trace_internal.h"
 
 /*
- * What --sync adds: the blocking calls of seed 003's Table 2, then the
- * releases, whose futex wakes end the waits: a wake inside one is
- * credited to its caller, the critical section that held the lock
- * (pipeline_set_sync()), named by the return address its entry reads
- * (trace_arm()) when no traced function encloses it.  Each is also a
- * "sync" probe when a user names it with --func.
+ * What --sync adds: the blocking calls of COZ's Table 2 (the papers are
+ * listed in Documentation/design.rst, References), then the releases,
+ * whose futex wakes end the waits: a wake inside one is credited to its
+ * caller, the critical section that held the lock (pipeline_set_sync()),
+ * named by the return address its entry reads (trace_arm()) when no traced
+ * function encloses it.  Each is also a "sync" probe when a user names it
+ * with --func.
  */
 static const char *const sync_specs[] = {
 	"libc:pthread_mutex_lock",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Exit codes and one-line errors, shared by both front ends: ispotctl and
- * ispotd promise the same codes (DESIGN.md, "Contract: ispotctl/ispotd").
+ * ispotd promise the same codes (Documentation/usage.rst, "Commands";
+ * Documentation/ispotd.rst, "Running it").
  */
 #ifndef ISPOT_ERRORS_H
 #define ISPOT_ERRORS_H
