@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +41,9 @@ struct http_conn {
 	size_t in_len;
 	char *out;
 	size_t out_len, out_off;
+	/* The peer's address (not its port), for the per-peer share. */
+	unsigned char peer[16];
+	unsigned char peer_len;
 };
 
 struct http_route {
@@ -635,29 +639,108 @@ static void http_sweep(struct http_server *s)
 }
 
 /*
- * Room for one more: the oldest connection still waiting for its request
- * goes (a silent client must not lock the scraper out until its timeout);
- * one being answered never does.
+ * Which connection to give up first when the pool is full, lowest first:
+ * one already answered (it lingers only to keep its answer from a reset),
+ * one that has sent nothing yet, one halfway through its request.  One
+ * being answered is never given up: its work is done and a client waits
+ * for it.
  */
-static bool http_make_room(struct http_server *s)
+static int http_evict_rank(const struct http_conn *c)
 {
-	struct http_conn *oldest = NULL;
-	size_t i;
+	if (c->state == HTTP_LINGERING)
+		return 0;
+	if (c->state == HTTP_READING)
+		return c->in_len ? 2 : 1;
+	return -1;
+}
 
-	if (s->nr_conns < HTTP_MAX_CONNS)
-		return true;
+static bool http_same_peer(const struct http_conn *a,
+			   const unsigned char *peer, size_t len)
+{
+	return a->peer_len == len && !memcmp(a->peer, peer, len);
+}
+
+static size_t http_peer_conns(const struct http_server *s,
+			      const unsigned char *peer, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nr_conns; i++)
+		n += http_same_peer(&s->conns[i], peer, len);
+	return n;
+}
+
+/*
+ * The connection to give up for a newcomer: the lowest rank, then the
+ * peer holding the most connections (a flood pays for itself before it
+ * costs anyone else), then the oldest.  With @peer set, only that peer's
+ * own connections are candidates.  NULL if none may go.
+ */
+static struct http_conn *http_victim(struct http_server *s,
+				     const unsigned char *peer, size_t len)
+{
+	struct http_conn *best = NULL;
+	size_t best_share = 0, i;
+	int best_rank = 0;
+
 	for (i = 0; i < s->nr_conns; i++) {
 		struct http_conn *c = &s->conns[i];
+		int rank = http_evict_rank(c);
+		size_t share;
 
-		if (c->state == HTTP_READING &&
-		    (!oldest || c->since < oldest->since))
-			oldest = c;
+		if (rank < 0 || (peer && !http_same_peer(c, peer, len)))
+			continue;
+		share = http_peer_conns(s, c->peer, c->peer_len);
+		if (!best || rank < best_rank ||
+		    (rank == best_rank && share > best_share) ||
+		    (rank == best_rank && share == best_share &&
+		     c->since < best->since)) {
+			best = c;
+			best_rank = rank;
+			best_share = share;
+		}
 	}
-	if (!oldest)
+	return best;
+}
+
+/*
+ * Room for a newcomer from @peer: a peer at its share of the pool gives up
+ * one of its own connections, otherwise a full pool gives up the one
+ * http_victim() picks.  So neither idle sockets nor answered clients that
+ * keep their sockets open can lock a scraper out, and one busy peer cannot
+ * evict everyone else's requests.
+ */
+static bool http_make_room(struct http_server *s, const unsigned char *peer,
+			   size_t len)
+{
+	struct http_conn *victim = NULL;
+
+	if (http_peer_conns(s, peer, len) >= HTTP_MAX_PER_PEER)
+		victim = http_victim(s, peer, len);
+	if (!victim && s->nr_conns < HTTP_MAX_CONNS)
+		return true;
+	if (!victim)
+		victim = http_victim(s, NULL, 0);
+	if (!victim)
 		return false;
-	http_conn_expire(oldest);
+	http_conn_expire(victim);
 	http_sweep(s);
 	return true;
+}
+
+/* The address part of @sa, which accept4() filled, into @peer. */
+static size_t http_peer_of(const struct sockaddr_storage *sa,
+			   unsigned char peer[16])
+{
+	if (sa->ss_family == AF_INET) {
+		memcpy(peer, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		return 4;
+	}
+	if (sa->ss_family == AF_INET6) {
+		memcpy(peer, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+		return 16;
+	}
+	return 0;
 }
 
 static void http_accept(struct http_server *s, uint64_t now)
@@ -665,8 +748,12 @@ static void http_accept(struct http_server *s, uint64_t now)
 	int i;
 
 	for (i = 0; i < HTTP_ACCEPT_BATCH; i++) {
+		struct sockaddr_storage sa;
+		socklen_t salen = sizeof(sa);
+		unsigned char peer[16];
 		struct http_conn *c;
-		int fd = accept4(s->fd, NULL, NULL,
+		size_t peer_len;
+		int fd = accept4(s->fd, (struct sockaddr *)&sa, &salen,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0) {
@@ -678,7 +765,8 @@ static void http_accept(struct http_server *s, uint64_t now)
 							 HTTP_ACCEPT_PAUSE_NS;
 			return;
 		}
-		if (!http_make_room(s)) {
+		peer_len = http_peer_of(&sa, peer);
+		if (!http_make_room(s, peer, peer_len)) {
 			http_send_now(fd, 503);
 			close(fd);
 			continue;
@@ -686,6 +774,8 @@ static void http_accept(struct http_server *s, uint64_t now)
 		c = &s->conns[s->nr_conns];
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
+		memcpy(c->peer, peer, peer_len);
+		c->peer_len = peer_len;
 		c->in = malloc(HTTP_MAX_HEAD);
 		if (!c->in) {
 			http_conn_close(c);

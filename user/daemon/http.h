@@ -15,9 +15,15 @@
  *    line) or 431 (headers), then close;
  *  - a head not complete in HTTP_TIMEOUT_NS: 408, close;
  *  - a response not taken in HTTP_TIMEOUT_NS: close;
- *  - HTTP_MAX_CONNS connections open: the oldest one still waiting for
- *    its request is dropped (408) for the newcomer; if every one is
- *    being answered, the newcomer gets 503.
+ *  - HTTP_MAX_CONNS connections open: one is given up for the newcomer,
+ *    first one already answered (lingering), then one that has sent
+ *    nothing, then one halfway through its request (408), from the peer
+ *    address holding the most connections, oldest first; if every one is
+ *    being answered, the newcomer gets 503;
+ *  - a peer address with HTTP_MAX_PER_PEER connections open gives up one
+ *    of its own the same way, so a flood from one address evicts itself
+ *    before anyone else (all local clients share 127.0.0.1: there the
+ *    order above is what lets a scraper in).
  *
  * The loop's side:
  *
@@ -35,7 +41,8 @@
 #include <stdio.h>
 
 #define HTTP_MAX_HEAD		8192
-#define HTTP_MAX_CONNS		16
+#define HTTP_MAX_CONNS		64
+#define HTTP_MAX_PER_PEER	(HTTP_MAX_CONNS / 2)
 #define HTTP_MAX_POLLFDS	(1 + HTTP_MAX_CONNS)
 #define HTTP_TIMEOUT_NS		(5 * 1000000000ull)
 /* After an answer, what the client still sends is read and dropped this
