@@ -149,6 +149,8 @@ TEST(first_burst_is_a_short_conservative_probe)
 		period = b.period_end - 7 * SEC;
 		EXPECT_EQ(len, BUDGET_PROBE_BURST_NS);
 		EXPECT_GE(start, 7 * SEC);
+		/* At once, not anywhere in its 20 s period (1%). */
+		EXPECT_LE(start, 7 * SEC + BUDGET_FIRST_SPREAD_NS);
 		EXPECT_LE(start + len, b.period_end);
 		EXPECT_GE(period, (uint64_t)(BUDGET_PROBE_BURST_NS /
 					     budgets[i]) - 1);

@@ -99,6 +99,14 @@ void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
 	if (b->period_end < now)
 		b->period_end = now;
 	slack = period - burst;
+	/*
+	 * The first burst comes at once, give or take a spread that keeps
+	 * the targets one scan found from all arming together: a program
+	 * that lives a second, or a first window of a few seconds, must see
+	 * one.  Its period still follows, so the share stays the budget.
+	 */
+	if (!b->observed && slack > BUDGET_FIRST_SPREAD_NS)
+		slack = BUDGET_FIRST_SPREAD_NS;
 	*start = b->period_end + (slack ? budget_rand(b) % (slack + 1) : 0);
 	*len = burst;
 	b->period_end += period;

@@ -35,6 +35,10 @@
  * BUDGET_MAX_PERIOD_NS is cut to it and the burst shortened with it, so
  * the budget still holds.  The minimum burst keeps the calls that
  * straddle a burst's end (and are lost) a small share of the calls.
+ * The first burst, a short probe of the call rate, starts within
+ * BUDGET_FIRST_SPREAD_NS of the target's discovery instead of anywhere in
+ * its period (20 s at 1%), so a short-lived program or the first window
+ * sees one; its period still follows it, so the budget holds.
  */
 #ifndef ISPOT_BUDGET_H
 #define ISPOT_BUDGET_H
@@ -46,6 +50,8 @@
 #define BUDGET_MAX_PERIOD_NS	(600 * 1000000000ull)
 /* The first burst of a target, before anything is known of it. */
 #define BUDGET_PROBE_BURST_NS	(200 * 1000000ull)
+/* It starts this soon after the target is found, at a random point. */
+#define BUDGET_FIRST_SPREAD_NS	(100 * 1000000ull)
 /* /proc's CPU times come in clock ticks: less than one is not zero. */
 #define BUDGET_MIN_CPU_NS	(10 * 1000000ull)
 /* Weight of a new burst in the slow average of o_full. */

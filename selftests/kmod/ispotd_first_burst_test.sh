@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ispotd under its default 1% budget sees a program early: a program that
+# lives about a second gets a burst, and a long one gets its first burst
+# in its first window.  Before, the first burst came anywhere in a 20 s
+# period (200 ms at 1%), so short programs and first windows saw nothing.
+# Each test prints how long after the program's start its first armed
+# window was written (an upper bound on the time to the first burst).
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+s=/ispot/samples
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+. "$(dirname "$0")/ispotd_lib.sh"
+
+tap_plan 2
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+# bursts LOG PID: the bursts of PID's windows, summed.
+bursts() {
+	wfield "$1" bursts "$2" | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# first_armed_after LOG PID T0: seconds from T0 (uptime) until a window of
+# PID with a burst was written, polled every 0.2 s for up to 60 s; empty
+# if none came.
+first_armed_after() {
+	i=0
+	while [ $i -lt 300 ]; do
+		if [ "$(bursts "$1" "$2")" -gt 0 ]; then
+			awk -v a="$3" -v b="$(uptime_s)" \
+				'BEGIN { printf "%.1f\n", b - a }'
+			return 0
+		fi
+		sleep 0.2
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# A program of about a second (its untraced time is measured first).
+short_lived() {
+	t0=$(uptime_s)
+	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
+		--iterations 2000 >/dev/null
+	alone=$(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')
+	: >"$tmp/short.err"
+	ispotd --exe "$s/lock_contention" --func acquire --window 1s \
+		--log "$tmp/short.jsonl" 2>"$tmp/short.err" &
+	dpid=$!
+	daemon_ready "$tmp/short.err" || return 1
+	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
+		--iterations 2000 >/dev/null &
+	pid=$!
+	wait "$pid"
+	sleep 2
+	stop_daemon "$dpid"
+	n=$(bursts "$tmp/short.jsonl" "$pid")
+	calls=$(fsum "$tmp/short.jsonl" acquire calls "$pid")
+	echo "# a ${alone}s program (untraced): $n bursts, $calls calls recorded"
+	[ "$n" -ge 1 ] && [ "$calls" -gt 0 ]
+}
+tap_check short_lived_program_gets_a_burst_at_1pct short_lived
+
+# A long program, windows of 3 s: the first of them has a burst.
+first_window() {
+	: >"$tmp/first.err"
+	ispotd --exe "$s/lock_contention" --func acquire --window 3s \
+		--log "$tmp/first.jsonl" 2>"$tmp/first.err" &
+	dpid=$!
+	daemon_ready "$tmp/first.err" || return 1
+	t0=$(uptime_s)
+	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
+		--iterations 1000000 >/dev/null &
+	pid=$!
+	after=$(first_armed_after "$tmp/first.jsonl" "$pid" "$t0")
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	stop_daemon "$dpid"
+	first=$(wfield "$tmp/first.jsonl" bursts "$pid" | head -n1)
+	echo "# first window's bursts: ${first:-none}; first armed window written ${after:-never}s after the start"
+	[ -n "$after" ] && [ "${first:-0}" -ge 1 ]
+}
+tap_check first_window_has_a_burst_at_1pct first_window
+
+rm -rf "$tmp"
+tap_done
