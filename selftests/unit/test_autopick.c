@@ -96,7 +96,7 @@ static void idle(void)
 
 static void brief(void)
 {
-	autopick_test_brief(30);
+	autopick_test_brief(300);
 }
 
 TEST(busy_child_hot_function_is_picked)
@@ -164,6 +164,12 @@ TEST(child_exiting_while_sampled_is_an_error)
 	printf("# %s\n", err);
 	EXPECT_EQ(ret, -ESRCH);
 	EXPECT_TRUE(strstr(err, "exited before the"));
+	/* What it saw, and what to run instead. */
+	if (!under_valgrind()) {
+		EXPECT_TRUE(strstr(err, "of its "));
+		EXPECT_TRUE(strstr(err, "--func 'autopick_test_brief'"));
+	}
+	EXPECT_FALSE(strchr(err, '\n'));
 	autopick_free(&a);
 }
 

@@ -35,18 +35,19 @@ static bool probeable_code(const struct elf_addr_info *info)
 	return info->kind == ELF_ADDR_SYMBOL && info->sym_type == STT_FUNC;
 }
 
-/* Group @r's samples by the function they hit; the rest are counted. */
-static int group_samples(pid_t pid, const struct sampler_result *r,
+/*
+ * Group @r's samples by the function they hit, named with @sz; the rest
+ * are counted.
+ */
+static int group_samples(struct elf_symbolizer *sz,
+			 const struct sampler_result *r,
 			 struct ap_group **out, size_t *nr,
 			 uint64_t *unprobeable, char *err, size_t errlen)
 {
-	struct elf_symbolizer *sz = elf_symbolizer_new(pid, err, errlen);
 	struct ap_group *g = NULL;
 	size_t i, j, n = 0, cap = 0;
 
 	*unprobeable = 0;
-	if (!sz)
-		return -ESRCH;
 	for (i = 0; i < r->nr_ips; i++) {
 		struct elf_addr_info info;
 		uint64_t start;
@@ -78,13 +79,12 @@ static int group_samples(pid_t pid, const struct sampler_result *r,
 		}
 		g[j].samples += r->ips[i].count;
 	}
-	elf_symbolizer_free(sz);
-	qsort(g, n, sizeof(*g), group_cmp);
+	if (n)
+		qsort(g, n, sizeof(*g), group_cmp);
 	*out = g;
 	*nr = n;
 	return 0;
 nomem:
-	elf_symbolizer_free(sz);
 	free(g);
 	snprintf(err, errlen, "out of memory naming the samples");
 	return -ENOMEM;
@@ -126,8 +126,10 @@ static int group_resolve(const struct ap_group *g, struct elf_target_sym *out)
 	return ret;
 }
 
-int autopick_choose(pid_t pid, const struct sampler_result *r, uint32_t top,
-		    struct autopick *a, char *err, size_t errlen)
+/* autopick_choose(), naming the samples with @sz. */
+static int choose_named(struct elf_symbolizer *sz,
+			const struct sampler_result *r, uint32_t top,
+			struct autopick *a, char *err, size_t errlen)
 {
 	struct ap_group *g = NULL;
 	size_t i, n = 0;
@@ -136,7 +138,7 @@ int autopick_choose(pid_t pid, const struct sampler_result *r, uint32_t top,
 	memset(a, 0, sizeof(*a));
 	a->samples = r->samples;
 	a->top = top;
-	ret = group_samples(pid, r, &g, &n, &a->unprobeable, err, errlen);
+	ret = group_samples(sz, r, &g, &n, &a->unprobeable, err, errlen);
 	if (ret)
 		return ret;
 	a->funcs = calloc(n + 1, sizeof(*a->funcs));
@@ -162,18 +164,82 @@ int autopick_choose(pid_t pid, const struct sampler_result *r, uint32_t top,
 	return 0;
 }
 
-int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
+int autopick_choose(pid_t pid, const struct sampler_result *r, uint32_t top,
 		    struct autopick *a, char *err, size_t errlen)
 {
-	struct sampler_result r;
+	struct elf_symbolizer *sz = elf_symbolizer_new(pid, err, errlen);
 	int ret;
 
 	memset(a, 0, sizeof(*a));
+	if (!sz)
+		return -ESRCH;
+	ret = choose_named(sz, r, top, a, err, errlen);
+	elf_symbolizer_free(sz);
+	return ret;
+}
+
+/* How many of @a's functions autopick_exited() names in its advice. */
+#define AUTOPICK_ADVISED	4
+
+/*
+ * @pid ended before the sampling did: what its samples said, and the
+ * --func options that trace it next time, as one line in @err.
+ */
+static void autopick_exited(pid_t pid, uint64_t duration_ns,
+			    const struct autopick *a, char *err,
+			    size_t errlen)
+{
+	size_t i, off;
+
+	off = snprintf(err, errlen, "pid %d exited before the %.1fs of --auto "
+		       "sampling ended", (int)pid, duration_ns / 1e9);
+	if (!a->nr) {
+		snprintf(err + off, off < errlen ? errlen - off : 0,
+			 ", with %llu samples in functions a probe can time: "
+			 "lower --auto-time, or name functions with --func",
+			 (unsigned long long)(a->samples - a->unprobeable));
+		return;
+	}
+	off += snprintf(err + off, off < errlen ? errlen - off : 0,
+			"; of its %llu samples,",
+			(unsigned long long)a->samples);
+	for (i = 0; i < a->nr && i < AUTOPICK_ADVISED; i++)
+		off += snprintf(err + off, off < errlen ? errlen - off : 0,
+				"%s %s %.0f%%", i ? "," : "",
+				a->funcs[i].sym.name,
+				100.0 * a->funcs[i].samples / a->samples);
+	off += snprintf(err + off, off < errlen ? errlen - off : 0,
+			": run it again with");
+	for (i = 0; i < a->nr && i < AUTOPICK_ADVISED; i++)
+		off += snprintf(err + off, off < errlen ? errlen - off : 0,
+				" --func '%s'", a->funcs[i].sym.name);
+	snprintf(err + off, off < errlen ? errlen - off : 0,
+		 " instead of --auto");
+}
+
+int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
+		    struct autopick *a, char *err, size_t errlen)
+{
+	struct elf_symbolizer *sz;
+	struct sampler_result r;
+	char sz_err[256];
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	/*
+	 * The mappings are read now, while the process lives: one that ends
+	 * before the sampling does can still have its samples named.
+	 */
+	sz = elf_symbolizer_new(pid, sz_err, sizeof(sz_err));
 	ret = sampler_run(pid, duration_ns, &r, err, errlen);
+	if (!ret && !sz && !r.exited) {
+		snprintf(err, errlen, "%s", sz_err);
+		ret = -ESRCH;
+	}
+	if (!ret && sz && r.samples)
+		ret = choose_named(sz, &r, top, a, err, errlen);
 	if (!ret && r.exited) {
-		snprintf(err, errlen, "pid %d exited before the %.1fs of "
-			 "--auto sampling ended: lower --auto-time, or name "
-			 "functions with --func", (int)pid, duration_ns / 1e9);
+		autopick_exited(pid, duration_ns, a, err, errlen);
 		ret = -ESRCH;
 	}
 	if (!ret && !r.samples) {
@@ -183,8 +249,6 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 			 (int)pid, duration_ns / 1e9);
 		ret = -ENODATA;
 	}
-	if (!ret)
-		ret = autopick_choose(pid, &r, top, a, err, errlen);
 	if (!ret && !a->nr) {
 		snprintf(err, errlen, "none of pid %d's %llu samples fell in "
 			 "a function a probe can time (vdso, PLT or code "
@@ -193,6 +257,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		ret = -ENODATA;
 	}
 	a->duration_ns = duration_ns;
+	elf_symbolizer_free(sz);
 	sampler_result_free(&r);
 	return ret;
 }
