@@ -145,6 +145,7 @@ PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
 SBINDIR		?= $(PREFIX)/sbin
 MANDIR		?= $(PREFIX)/share/man
+DATADIR		?= $(PREFIX)/share/ispot
 SYSCONFDIR	?= /etc
 UNITDIR		?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 DKMSDIR		?= /usr/src/ispot-$(VERSION)
@@ -171,6 +172,8 @@ install: user install-dkms
 		$(DESTDIR)$(MANDIR)/man8/
 	$(SUBST) user/daemon/ispotd.service.in >$(DESTDIR)$(UNITDIR)/ispotd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/ispotd.service
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)
+	$(INSTALL) -m 644 user/daemon/ispotd.rules.yml $(DESTDIR)$(DATADIR)/
 	@# An administrator's configuration is never overwritten.
 	@if [ -e $(CONF) ]; then echo "keeping $(CONF)"; else \
 		echo "$(INSTALL) -m 644 user/daemon/ispotd.conf.example $(CONF)"; \
@@ -193,7 +196,9 @@ install-strip:
 uninstall: uninstall-dkms
 	rm -f $(DESTDIR)$(BINDIR)/ispotctl $(DESTDIR)$(SBINDIR)/ispotd \
 		$(DESTDIR)$(MANDIR)/man4/ispot.4 $(DESTDIR)$(MANDIR)/man8/ispotctl.8 \
-		$(DESTDIR)$(MANDIR)/man8/ispotd.8 $(DESTDIR)$(UNITDIR)/ispotd.service
+		$(DESTDIR)$(MANDIR)/man8/ispotd.8 $(DESTDIR)$(UNITDIR)/ispotd.service \
+		$(DESTDIR)$(DATADIR)/ispotd.rules.yml
+	-rmdir $(DESTDIR)$(DATADIR)
 	@if cmp -s user/daemon/ispotd.conf.example $(CONF); then \
 		echo "rm -f $(CONF)"; rm -f $(CONF); \
 	elif [ -e $(CONF) ]; then echo "keeping $(CONF): it was changed"; fi

@@ -40,6 +40,7 @@ expected_usr() {
 644 usr/share/man/man8/ispotd.8
 644 usr/share/man/man4/ispot.4
 644 lib/systemd/system/ispotd.service
+644 usr/share/ispot/ispotd.rules.yml
 644 etc/ispot/ispotd.conf
 644 usr/src/ispot-$ver/dkms.conf
 644 usr/src/ispot-$ver/Kbuild
