@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/format.h"
+#include "util/path.h"
 #include "report/report.h"
 #include "top/topview.h"
 
@@ -101,13 +102,6 @@ static void put_cell(struct topview_frame *f, int i, const char *s, int width,
 		put(f, i, "  ");
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 static void cells_of(const struct rates_row *row, char cell[][CELL_LEN * 4])
 {
 	char tmp[CELL_LEN];
@@ -133,11 +127,11 @@ static void cells_of(const struct rates_row *row, char cell[][CELL_LEN * 4])
 		snprintf(cell[COL_CAUSE], CELL_LEN, "-");
 	else
 		snprintf(cell[COL_CAUSE], CELL_LEN, "%s %.0f%%",
-			 rates_cause_names[row->cause],
+			 cause_names[row->cause].metric,
 			 row->cause_share * 100);
 	snprintf(cell[COL_EXE], CELL_LEN * 4, "%s", row->exe);
 	snprintf(cell[COL_FUNCTION], CELL_LEN * 4, "%s", row->function);
-	snprintf(cell[COL_OBJECT], CELL_LEN * 4, "%s", base_name(row->object));
+	snprintf(cell[COL_OBJECT], CELL_LEN * 4, "%s", path_base(row->object));
 }
 
 /*

@@ -18,6 +18,8 @@
 #include "session/device.h"
 #include "util/format.h"
 #include "util/json.h"
+#include "util/path.h"
+#include "report/names.h"
 #include "report/report.h"
 
 #define CELL_LEN	512	/* longer names are cut, not misaligned */
@@ -134,13 +136,6 @@ static void key_label(const struct report *r, uint32_t id, uint64_t key,
 {
 	if (!r->key_name || r->key_name(r->key_ctx, id, key, buf, len) < 0)
 		snprintf(buf, len, "0x%" PRIx64, key);
-}
-
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
 }
 
 static double share(uint64_t part, uint64_t total)
@@ -289,15 +284,8 @@ static void table_row(struct table *t, report_row cell)
  */
 static void cause_cell(const struct sci_result *res, char *buf, size_t len)
 {
-	static const char *const names[SCI_NR_CAUSES + 1] = {
-		[SCI_CAUSE_FUTEX] = "futex",
-		[SCI_CAUSE_BLOCKED] = "blocked",
-		[SCI_CAUSE_RUNQUEUE] = "runqueue",
-		[SCI_CAUSE_ONCPU] = "on-cpu",
-		[SCI_NR_CAUSES] = "?",
-	};
-	double share[SCI_NR_CAUSES + 1];
-	bool done[SCI_NR_CAUSES + 1] = { false };
+	double share[NR_CAUSES];
+	bool done[NR_CAUSES] = { false };
 	size_t used = 0;
 	int k, best;
 
@@ -306,18 +294,18 @@ static void cause_cell(const struct sci_result *res, char *buf, size_t len)
 		return;
 	for (k = 0; k < SCI_NR_CAUSES; k++)
 		share[k] = (double)res->cause_loss_ns[k] / (double)res->loss_ns;
-	share[SCI_NR_CAUSES] = (double)res->unknown_loss_ns /
+	share[CAUSE_UNKNOWN] = (double)res->unknown_loss_ns /
 			       (double)res->loss_ns;
 	for (;;) {
 		best = -1;
-		for (k = 0; k <= SCI_NR_CAUSES; k++)
+		for (k = 0; k < NR_CAUSES; k++)
 			if (!done[k] && (best < 0 || share[k] > share[best]))
 				best = k;
 		if (best < 0 || share[best] < 0.05 || used >= len)
 			break;
 		done[best] = true;
 		used += snprintf(buf + used, len - used, "%s%s %.0f%%",
-				 used ? ", " : "", names[best],
+				 used ? ", " : "", cause_names[best].text,
 				 share[best] * 100.0);
 	}
 }
@@ -411,7 +399,7 @@ static void table_walk(struct table *t, const struct report *r, size_t rows)
 			 func_name(r, fn->func_id, name, sizeof(name)),
 			 key[0] ? key : "none");
 		snprintf(cell[COL_OBJECT], CELL_LEN, "%s",
-			 basename_of(func_object(r, fn->func_id)));
+			 path_base(func_object(r, fn->func_id)));
 		table_row(t, cell);
 		/* One key is the function itself: nothing to break down. */
 		if (key[0] && fn->nr_keys > 1)
@@ -738,6 +726,7 @@ static void json_function(struct json *j, const struct report *r,
 {
 	const char *key = func_key(r, fn->func_id);
 	char name[NAME_LEN];
+	int k;
 
 	json_object_begin(j, NULL);
 	json_string(j, "name", func_name(r, fn->func_id, name, sizeof(name)));
@@ -754,11 +743,9 @@ static void json_function(struct json *j, const struct report *r,
 	json_u64(j, "caused_calls", fn->caused_calls);
 	/* Signed: a cause can be negative when another one grew (sci.h). */
 	json_object_begin(j, "causes");
-	json_i64(j, "futex_ns", fn->cause_loss_ns[SCI_CAUSE_FUTEX]);
-	json_i64(j, "blocked_ns", fn->cause_loss_ns[SCI_CAUSE_BLOCKED]);
-	json_i64(j, "runqueue_ns", fn->cause_loss_ns[SCI_CAUSE_RUNQUEUE]);
-	json_i64(j, "oncpu_ns", fn->cause_loss_ns[SCI_CAUSE_ONCPU]);
-	json_i64(j, "unknown_ns", fn->unknown_loss_ns);
+	for (k = 0; k < SCI_NR_CAUSES; k++)
+		json_i64(j, cause_names[k].json, fn->cause_loss_ns[k]);
+	json_i64(j, cause_names[CAUSE_UNKNOWN].json, fn->unknown_loss_ns);
 	json_object_end(j);
 	json_excess(j, r, fn);
 	if (key[0])
