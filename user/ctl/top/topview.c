@@ -34,14 +34,14 @@ static column_print_fn print_figure, print_name;
 
 /* Width 0: FUNCTION, which takes what is left (layout_of()). */
 static const struct column cols[NR_COLS] = {
-	[COL_SCI]	= { COL_SCI, "SCI", 7, false, 0, print_figure },
-	[COL_LOSS]	= { COL_LOSS, "LOSS/s", 9, false, 1, print_figure },
-	[COL_CALLS]	= { COL_CALLS, "CALLS/s", 8, false, 2, print_figure },
-	[COL_P99]	= { COL_P99, "P99", 8, false, 3, print_figure },
-	[COL_CAUSE]	= { COL_CAUSE, "CAUSE", 12, true, 4, print_name },
-	[COL_EXE]	= { COL_EXE, "EXE", 16, true, 5, print_name },
-	[COL_FUNCTION]	= { COL_FUNCTION, "FUNCTION", 0, true, 0, print_name },
-	[COL_OBJECT]	= { COL_OBJECT, "OBJECT", 20, true, 6, print_name },
+	COLUMN(COL_SCI, "SCI", 7, false, 0, print_figure),
+	COLUMN(COL_LOSS, "LOSS/s", 9, false, 1, print_figure),
+	COLUMN(COL_CALLS, "CALLS/s", 8, false, 2, print_figure),
+	COLUMN(COL_P99, "P99", 8, false, 3, print_figure),
+	COLUMN(COL_CAUSE, "CAUSE", 12, true, 4, print_name),
+	COLUMN(COL_EXE, "EXE", 16, true, 5, print_name),
+	COLUMN(COL_FUNCTION, "FUNCTION", 0, true, 0, print_name),
+	COLUMN(COL_OBJECT, "OBJECT", 20, true, 6, print_name),
 };
 
 static char *line_at(struct topview_frame *f, int i)

@@ -42,6 +42,9 @@ struct column {
 	column_print_fn *print;
 };
 
+/* A table's entry for column @id: COLUMN(id, header, width, left, drop, print) */
+#define COLUMN(id, ...)	[id] = { id, __VA_ARGS__ }
+
 /* A table: its columns, and which are shown and how wide. */
 struct columns {
 	const struct column *col;

@@ -25,7 +25,7 @@ enum cause_id {
 };
 
 struct cause_name {
-	const char *text;	/* the report table's LOSS BY CAUSE: "on-cpu" */
+	const char *text;	/* the report's LOSS BY CAUSE: "on-cpu" */
 	const char *json;	/* the key under "causes": "oncpu_ns" */
 	const char *metric;	/* the metrics' cause="oncpu" */
 };

@@ -55,19 +55,18 @@ static column_print_fn print_pct, print_count, print_ns, print_name,
 
 /* Widths are measured, names are left, figures right. */
 static const struct column columns[NR_COLS] = {
-	[COL_SCI]	= { COL_SCI, "SCI", 0, false, 0, print_pct },
-	[COL_LOSS]	= { COL_LOSS, "LOSS", 0, false, 0, print_ns },
-	[COL_CALLS]	= { COL_CALLS, "CALLS", 0, false, 0, print_count },
-	[COL_THREADS]	= { COL_THREADS, "THREADS", 0, false, 0, print_count },
-	[COL_MIN]	= { COL_MIN, "MIN", 0, false, 0, print_ns },
-	[COL_P50]	= { COL_P50, "P50", 0, false, 0, print_ns },
-	[COL_P99]	= { COL_P99, "P99", 0, false, 0, print_ns },
-	[COL_MAX]	= { COL_MAX, "MAX", 0, false, 0, print_ns },
-	[COL_WORST]	= { COL_WORST, "WORST@TID", 0, false, 0, print_pct },
-	[COL_FUNCTION]	= { COL_FUNCTION, "FUNCTION", 0, true, 0, print_name },
-	[COL_OBJECT]	= { COL_OBJECT, "OBJECT", 0, true, 0, print_name },
-	[COL_CAUSES]	= { COL_CAUSES, "LOSS BY CAUSE", 0, true, 0,
-			    print_causes },
+	COLUMN(COL_SCI, "SCI", 0, false, 0, print_pct),
+	COLUMN(COL_LOSS, "LOSS", 0, false, 0, print_ns),
+	COLUMN(COL_CALLS, "CALLS", 0, false, 0, print_count),
+	COLUMN(COL_THREADS, "THREADS", 0, false, 0, print_count),
+	COLUMN(COL_MIN, "MIN", 0, false, 0, print_ns),
+	COLUMN(COL_P50, "P50", 0, false, 0, print_ns),
+	COLUMN(COL_P99, "P99", 0, false, 0, print_ns),
+	COLUMN(COL_MAX, "MAX", 0, false, 0, print_ns),
+	COLUMN(COL_WORST, "WORST@TID", 0, false, 0, print_pct),
+	COLUMN(COL_FUNCTION, "FUNCTION", 0, true, 0, print_name),
+	COLUMN(COL_OBJECT, "OBJECT", 0, true, 0, print_name),
+	COLUMN(COL_CAUSES, "LOSS BY CAUSE", 0, true, 0, print_causes),
 };
 
 struct table {
