@@ -173,9 +173,9 @@ TEST(ispotd_metrics_read_back)
 	EXPECT_STREQ(d->object, "libdb.so");
 	EXPECT_NEAR(d->calls, 13, EPS);
 	EXPECT_NEAR(a->calls, 6000, EPS);
-	EXPECT_NEAR(a->cause_ns[RATES_FUTEX], 125e6, 1e-3);
-	EXPECT_NEAR(a->cause_ns[RATES_ONCPU], -5e6, 1e-3);
-	EXPECT_NEAR(a->cause_ns[RATES_UNKNOWN], 30e6, 1e-3);
+	EXPECT_NEAR(a->cause_ns[CAUSE_FUTEX], 125e6, 1e-3);
+	EXPECT_NEAR(a->cause_ns[CAUSE_ONCPU], -5e6, 1e-3);
+	EXPECT_NEAR(a->cause_ns[CAUSE_UNKNOWN], 30e6, 1e-3);
 	EXPECT_NEAR(a->loss_ns, 150e6, 1e-3);
 	EXPECT_NEAR(a->observed_ns, 1.5e9, 1e-3);
 	/* Buckets sorted by le, +Inf last. */

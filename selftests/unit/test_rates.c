@@ -23,8 +23,8 @@ static struct rates_counts linear(double t_s, double calls, double loss_ns,
 	memset(&c, 0, sizeof(c));
 	c.calls = calls * t_s;
 	c.loss_ns = calls * t_s * loss_ns;
-	c.cause_ns[RATES_FUTEX] = c.loss_ns * 0.75;
-	c.cause_ns[RATES_ONCPU] = c.loss_ns * 0.25;
+	c.cause_ns[CAUSE_FUTEX] = c.loss_ns * 0.75;
+	c.cause_ns[CAUSE_ONCPU] = c.loss_ns * 0.25;
 	c.observed_ns = threads * t_s * 1e9;
 	return c;
 }
@@ -79,7 +79,7 @@ TEST(window_covers_the_last_interval)
 		c = linear(t, 0, 0, 2);
 		c.calls = calls;
 		c.loss_ns = loss;
-		c.cause_ns[RATES_FUTEX] = loss;
+		c.cause_ns[CAUSE_FUTEX] = loss;
 		ASSERT_EQ(rates_begin(r, t * S), 0);
 		ASSERT_EQ(rates_add(r, "app", "f", "app", &c), 0);
 		rates_events(r, 1000.0 * t, 3.0 * t);
@@ -97,7 +97,7 @@ TEST(window_covers_the_last_interval)
 	EXPECT_NEAR(v.events_per_s, 1000, EPS);
 	EXPECT_NEAR(v.dropped_per_s, 3, EPS);
 	EXPECT_NEAR(v.dropped, 30, EPS);
-	EXPECT_EQ(f->cause, RATES_FUTEX);
+	EXPECT_EQ(f->cause, CAUSE_FUTEX);
 	EXPECT_NEAR(f->cause_share, 1.0, EPS);
 	rates_free(r);
 }
@@ -163,7 +163,7 @@ TEST(reset_counts_from_zero)
 	EXPECT_NEAR(v.rows[0].calls_per_s, 10, EPS);
 	EXPECT_NEAR(v.rows[0].loss_per_s, 10000, EPS);
 	EXPECT_NEAR(v.events_per_s, 100, EPS);
-	EXPECT_EQ(v.rows[0].cause, RATES_FUTEX);
+	EXPECT_EQ(v.rows[0].cause, CAUSE_FUTEX);
 	EXPECT_NEAR(v.rows[0].cause_share, 0.75, EPS);
 	rates_free(r);
 }
@@ -255,14 +255,14 @@ TEST(main_cause_among_positive_parts)
 	ASSERT_EQ(rates_add(r, "app", "f", "app", &c), 0);
 	c.calls = 10;
 	c.loss_ns = 100;
-	c.cause_ns[RATES_FUTEX] = 30;
-	c.cause_ns[RATES_RUNQUEUE] = 90;
-	c.cause_ns[RATES_ONCPU] = -20;
+	c.cause_ns[CAUSE_FUTEX] = 30;
+	c.cause_ns[CAUSE_RUNQUEUE] = 90;
+	c.cause_ns[CAUSE_ONCPU] = -20;
 	c.observed_ns = 1000;
 	ASSERT_EQ(rates_begin(r, 1 * S), 0);
 	ASSERT_EQ(rates_add(r, "app", "f", "app", &c), 0);
 	ASSERT_EQ(rates_view(r, RATES_BY_SCI, &v), 0);
-	EXPECT_EQ(v.rows[0].cause, RATES_RUNQUEUE);
+	EXPECT_EQ(v.rows[0].cause, CAUSE_RUNQUEUE);
 	EXPECT_NEAR(v.rows[0].cause_share, 0.75, EPS);
 	EXPECT_NEAR(v.rows[0].sci, 0.1, EPS);
 	/* Nothing lost: no cause. */

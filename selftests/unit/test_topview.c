@@ -29,7 +29,7 @@ static struct rates_view view_of(size_t n)
 			.object = "/ispot/samples/lock_contention",
 			.sci = 0.317, .loss_per_s = 154e6,
 			.calls_per_s = 12345, .p99_ns = 25000,
-			.cause = RATES_FUTEX, .cause_share = 0.92,
+			.cause = CAUSE_FUTEX, .cause_share = 0.92,
 		};
 	}
 	return v;

@@ -10,20 +10,8 @@
 #include "analysis/hist.h"
 #include "metrics.h"
 #include "analysis/sci.h"
-
-enum metrics_cause {
-	METRICS_FUTEX,
-	METRICS_BLOCKED,
-	METRICS_RUNQUEUE,
-	METRICS_ONCPU,
-	METRICS_UNKNOWN,
-	METRICS_NR_CAUSES,
-};
-
-/* The first four in enum sci_cause's order. */
-static const char *const metrics_cause[METRICS_NR_CAUSES] = {
-	"futex", "blocked", "runqueue", "oncpu", "unknown",
-};
+#include "report/names.h"
+#include "util/path.h"
 
 /*
  * The classic buckets: 1-2.5-5 per decade from 1 us (about a probed
@@ -50,7 +38,7 @@ struct metrics_series {
 	char *object;		/* base name */
 	bool folded;		/* counts into its exe's (other) */
 	uint64_t calls;
-	uint64_t loss_ns[METRICS_NR_CAUSES];
+	uint64_t loss_ns[NR_CAUSES];
 	uint64_t observed_ns;
 	uint64_t le[METRICS_NR_BUCKETS];	/* cumulative */
 	uint64_t count;
@@ -128,13 +116,6 @@ void metrics_set_targets(struct metrics *m, size_t n)
 	m->targets = n;
 }
 
-static const char *metrics_base(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /*
  * The exe label: the base name, without the " (deleted)" that
  * /proc/PID/exe gains when a package upgrade replaces the binary (the
@@ -143,7 +124,7 @@ static const char *metrics_base(const char *path)
 static char *metrics_exe_name(const char *path)
 {
 	static const char deleted[] = " (deleted)";
-	const char *base = metrics_base(path ? path : "");
+	const char *base = path_base(path ? path : "");
 	size_t len = strlen(base);
 
 	if (len > sizeof(deleted) - 1 &&
@@ -196,7 +177,7 @@ static struct metrics_series *metrics_find(struct metrics_exe *x,
 					   const char *function,
 					   const char *object)
 {
-	const char *base = metrics_base(object);
+	const char *base = path_base(object);
 	size_t i;
 
 	for (i = 0; i < x->nr_series; i++)
@@ -225,7 +206,7 @@ static struct metrics_series *metrics_new_series(struct metrics_exe *x,
 	s = &x->series[x->nr_series];
 	memset(s, 0, sizeof(*s));
 	s->function = strdup(function);
-	s->object = strdup(metrics_base(object));
+	s->object = strdup(path_base(object));
 	if (!s->function || !s->object) {
 		free(s->function);
 		free(s->object);
@@ -289,16 +270,16 @@ static int metrics_admit(struct metrics *m, struct metrics_exe *x,
 static void metrics_split_loss(const struct window_func_figures *f,
 			       uint64_t *out)
 {
-	int64_t part[METRICS_NR_CAUSES];
+	int64_t part[NR_CAUSES];
 	unsigned __int128 pos = 0;
 	uint64_t given = 0;
-	int k, big = METRICS_UNKNOWN;
+	int k, big = CAUSE_UNKNOWN;
 
 	for (k = 0; k < SCI_NR_CAUSES; k++)
 		part[k] = f->cause_loss_ns[k];
-	part[METRICS_UNKNOWN] = f->unknown_loss_ns;
-	memset(out, 0, METRICS_NR_CAUSES * sizeof(*out));
-	for (k = 0; k < METRICS_NR_CAUSES; k++) {
+	part[CAUSE_UNKNOWN] = f->unknown_loss_ns;
+	memset(out, 0, NR_CAUSES * sizeof(*out));
+	for (k = 0; k < NR_CAUSES; k++) {
 		if (part[k] <= 0)
 			continue;
 		pos += part[k];
@@ -308,10 +289,10 @@ static void metrics_split_loss(const struct window_func_figures *f,
 	if (!f->loss_ns)
 		return;
 	if (!pos) {
-		out[METRICS_UNKNOWN] = f->loss_ns;
+		out[CAUSE_UNKNOWN] = f->loss_ns;
 		return;
 	}
-	for (k = 0; k < METRICS_NR_CAUSES; k++) {
+	for (k = 0; k < NR_CAUSES; k++) {
 		if (part[k] <= 0)
 			continue;
 		out[k] = (unsigned __int128)part[k] * f->loss_ns / pos;
@@ -324,13 +305,13 @@ static void metrics_count(struct metrics *m, struct metrics_series *s,
 			  const struct window_figures *wf,
 			  const struct window_func_figures *f)
 {
-	uint64_t loss[METRICS_NR_CAUSES], le[METRICS_NR_BUCKETS];
+	uint64_t loss[NR_CAUSES], le[METRICS_NR_BUCKETS];
 	int k;
 
 	s->calls += f->calls;
 	s->observed_ns += f->observed_ns;
 	metrics_split_loss(f, loss);
-	for (k = 0; k < METRICS_NR_CAUSES; k++)
+	for (k = 0; k < NR_CAUSES; k++)
 		s->loss_ns[k] += loss[k];
 	if (wf->engine) {
 		sci_func_hist(wf->engine, f->func_id, m->scratch);
@@ -427,16 +408,24 @@ static void metrics_family(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* NAME{exe=".." (no closing brace) */
+static void metrics_exe_label(FILE *f, const char *name,
+			      const struct metrics_exe *x)
+{
+	fprintf(f, "%s{" LABEL_EXE "=\"", name);
+	metrics_value(f, x->name);
+	fputc('"', f);
+}
+
 /* NAME{exe="..",function="..",object=".." (no closing brace) */
 static void metrics_open(FILE *f, const char *name,
 			 const struct metrics_exe *x,
 			 const struct metrics_series *s)
 {
-	fprintf(f, "%s{exe=\"", name);
-	metrics_value(f, x->name);
-	fputs("\",function=\"", f);
+	metrics_exe_label(f, name, x);
+	fputs("," LABEL_FUNCTION "=\"", f);
 	metrics_value(f, s->function);
-	fputs("\",object=\"", f);
+	fputs("\"," LABEL_OBJECT "=\"", f);
 	metrics_value(f, s->object);
 	fputc('"', f);
 }
@@ -464,7 +453,7 @@ static void metrics_each(const struct metrics *m, FILE *f,
 static void metrics_calls(FILE *f, const struct metrics_exe *x,
 			  const struct metrics_series *s)
 {
-	metrics_open(f, "ispot_calls_total", x, s);
+	metrics_open(f, METRIC_CALLS, x, s);
 	fprintf(f, "} %" PRIu64 "\n", s->calls);
 }
 
@@ -473,9 +462,10 @@ static void metrics_loss(FILE *f, const struct metrics_exe *x,
 {
 	int k;
 
-	for (k = 0; k < METRICS_NR_CAUSES; k++) {
-		metrics_open(f, "ispot_loss_seconds_total", x, s);
-		fprintf(f, ",cause=\"%s\"} ", metrics_cause[k]);
+	for (k = 0; k < NR_CAUSES; k++) {
+		metrics_open(f, METRIC_LOSS, x, s);
+		fprintf(f, "," LABEL_CAUSE "=\"%s\"} ",
+			cause_names[k].metric);
 		metrics_seconds(f, s->loss_ns[k]);
 		fputc('\n', f);
 	}
@@ -484,7 +474,7 @@ static void metrics_loss(FILE *f, const struct metrics_exe *x,
 static void metrics_observed(FILE *f, const struct metrics_exe *x,
 			     const struct metrics_series *s)
 {
-	metrics_open(f, "ispot_observed_seconds_total", x, s);
+	metrics_open(f, METRIC_OBSERVED, x, s);
 	fputs("} ", f);
 	metrics_seconds(f, s->observed_ns);
 	fputc('\n', f);
@@ -493,7 +483,7 @@ static void metrics_observed(FILE *f, const struct metrics_exe *x,
 static void metrics_sci(FILE *f, const struct metrics_exe *x,
 			const struct metrics_series *s)
 {
-	metrics_open(f, "ispot_sci", x, s);
+	metrics_open(f, METRIC_SCI, x, s);
 	fputs("} ", f);
 	metrics_double(f, s->sci_observed_ns ?
 		       (double)s->sci_loss_ns / s->sci_observed_ns : 0.0);
@@ -506,28 +496,19 @@ static void metrics_duration(FILE *f, const struct metrics_exe *x,
 	int k;
 
 	for (k = 0; k < METRICS_NR_BUCKETS; k++) {
-		metrics_open(f, "ispot_duration_seconds_bucket", x, s);
-		fprintf(f, ",le=\"%s\"} %" PRIu64 "\n", metrics_le[k],
+		metrics_open(f, METRIC_DURATION_BUCKET, x, s);
+		fprintf(f, "," LABEL_LE "=\"%s\"} %" PRIu64 "\n", metrics_le[k],
 			s->le[k]);
 	}
-	metrics_open(f, "ispot_duration_seconds_bucket", x, s);
-	fprintf(f, ",le=\"+Inf\"} %" PRIu64 "\n", s->count);
-	metrics_open(f, "ispot_duration_seconds_sum", x, s);
+	metrics_open(f, METRIC_DURATION_BUCKET, x, s);
+	fprintf(f, "," LABEL_LE "=\"+Inf\"} %" PRIu64 "\n", s->count);
+	metrics_open(f, METRIC_DURATION_SUM, x, s);
 	fputs("} ", f);
 	metrics_seconds(f, s->sum_ns);
 	fputc('\n', f);
-	metrics_open(f, "ispot_duration_seconds_count", x, s);
+	metrics_open(f, METRIC_DURATION_COUNT, x, s);
 	fprintf(f, "} %" PRIu64 "\n", s->count);
 }
-
-static void metrics_exe_label(FILE *f, const char *name,
-			      const struct metrics_exe *x)
-{
-	fprintf(f, "%s{exe=\"", name);
-	metrics_value(f, x->name);
-	fputc('"', f);
-}
-
 
 /* A per-exe gauge: the mean of the sum at @sum_off over its processes. */
 static void metrics_exe_mean(FILE *f, const struct metrics *m,
@@ -550,30 +531,31 @@ static void metrics_exe_mean(FILE *f, const struct metrics *m,
 
 static void metrics_per_exe(const struct metrics *m, FILE *f)
 {
-	static const char *const outcome[] = {
-		"recorded", "dropped", "unpaired",
-	};
 	size_t i;
 	int k;
 
-	metrics_family(f, "ispot_events_total", "counter",
+	metrics_family(f, METRIC_EVENTS, "counter",
 		       "Probe events of the exe's processes while armed: "
 		       "recorded, dropped (a ring was full), unpaired.");
 	for (i = 0; i < m->nr_exes; i++) {
 		const struct metrics_exe *x = &m->exes[i];
-		const uint64_t v[] = { x->recorded, x->dropped, x->unpaired };
+		const uint64_t v[NR_OUTCOMES] = {
+			[OUTCOME_RECORDED] = x->recorded,
+			[OUTCOME_DROPPED] = x->dropped,
+			[OUTCOME_UNPAIRED] = x->unpaired,
+		};
 
-		for (k = 0; k < 3; k++) {
-			metrics_exe_label(f, "ispot_events_total", x);
-			fprintf(f, ",outcome=\"%s\"} %" PRIu64 "\n",
-				outcome[k], v[k]);
+		for (k = 0; k < NR_OUTCOMES; k++) {
+			metrics_exe_label(f, METRIC_EVENTS, x);
+			fprintf(f, "," LABEL_OUTCOME "=\"%s\"} %" PRIu64 "\n",
+				outcome_names[k], v[k]);
 		}
 	}
-	metrics_exe_mean(f, m, "ispot_duty_cycle",
+	metrics_exe_mean(f, m, METRIC_DUTY_CYCLE,
 			 "Share of the last window the exe's probes were armed "
 			 "(the mean over its processes).",
 			 offsetof(struct metrics_exe, duty_sum));
-	metrics_exe_mean(f, m, "ispot_overhead_estimate",
+	metrics_exe_mean(f, m, METRIC_OVERHEAD,
 			 "Estimated cost of the probes in the last window, as a "
 			 "share of the exe's CPU time (the mean over its "
 			 "processes).",
@@ -582,26 +564,26 @@ static void metrics_per_exe(const struct metrics *m, FILE *f)
 
 int metrics_render(const struct metrics *m, FILE *f)
 {
-	metrics_family(f, "ispot_targets", "gauge",
+	metrics_family(f, METRIC_TARGETS, "gauge",
 		       "Processes ispotd traces now.");
-	fprintf(f, "ispot_targets %zu\n", m->targets);
+	fprintf(f, METRIC_TARGETS " %zu\n", m->targets);
 	metrics_per_exe(m, f);
-	metrics_family(f, "ispot_calls_total", "counter",
+	metrics_family(f, METRIC_CALLS, "counter",
 		       "Executions of the function while armed.");
 	metrics_each(m, f, metrics_calls);
-	metrics_family(f, "ispot_loss_seconds_total", "counter",
+	metrics_family(f, METRIC_LOSS, "counter",
 		       "Time the function's executions took beyond its "
 		       "fastest one, by cause.");
 	metrics_each(m, f, metrics_loss);
-	metrics_family(f, "ispot_observed_seconds_total", "counter",
+	metrics_family(f, METRIC_OBSERVED, "counter",
 		       "Armed lifetime of the threads that ran the function. "
 		       "SCI = rate(ispot_loss_seconds_total) / rate(this).");
 	metrics_each(m, f, metrics_observed);
-	metrics_family(f, "ispot_sci", "gauge",
+	metrics_family(f, METRIC_SCI, "gauge",
 		       "Slowdown caused by interference in the last window: "
 		       "loss over observed time.");
 	metrics_each(m, f, metrics_sci);
-	metrics_family(f, "ispot_duration_seconds", "histogram",
+	metrics_family(f, METRIC_DURATION, "histogram",
 		       "Durations of the function's executions while armed.");
 	metrics_each(m, f, metrics_duration);
 	return ferror(f) ? -1 : 0;

@@ -5,15 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/names.h"
 #include "top/metrics_read.h"
 #include "top/promtext.h"
 
 static struct metrics_series *series_get(struct metrics_snapshot *m,
 					 const struct prom_sample *s)
 {
-	const char *exe = prom_label(s, "exe");
-	const char *function = prom_label(s, "function");
-	const char *object = prom_label(s, "object");
+	const char *exe = prom_label(s, LABEL_EXE);
+	const char *function = prom_label(s, LABEL_FUNCTION);
+	const char *object = prom_label(s, LABEL_OBJECT);
 	struct metrics_series *ser;
 	size_t i;
 
@@ -45,16 +46,6 @@ static struct metrics_series *series_get(struct metrics_snapshot *m,
 	return ser;
 }
 
-static int cause_index(const char *cause)
-{
-	int k;
-
-	for (k = 0; cause && k < RATES_NR_CAUSES; k++)
-		if (!strcmp(cause, rates_cause_names[k]))
-			return k;
-	return -1;
-}
-
 static void add_bucket(struct metrics_series *ser, double le, double count)
 {
 	size_t i;
@@ -76,54 +67,70 @@ static void add_bucket(struct metrics_series *ser, double le, double count)
 	ser->nr_buckets++;
 }
 
+/* ispot_events_total{outcome}: the events the daemon took and lost. */
+static void add_events(struct metrics_snapshot *m, const struct prom_sample *s)
+{
+	switch (outcome_of(prom_label(s, LABEL_OUTCOME))) {
+	case OUTCOME_RECORDED:
+		m->recorded += s->value;
+		break;
+	case OUTCOME_DROPPED:
+		m->dropped += s->value;
+		break;
+	case OUTCOME_UNPAIRED:
+		m->unpaired += s->value;
+		break;
+	}
+}
+
+/* One sample of a per-function metric into its series. */
+static void add_series(struct metrics_series *ser, const struct prom_sample *s)
+{
+	const char *v;
+	int k;
+
+	if (!strcmp(s->name, METRIC_CALLS)) {
+		ser->calls = s->value;
+	} else if (!strcmp(s->name, METRIC_OBSERVED)) {
+		ser->observed_ns = s->value * 1e9;
+	} else if (!strcmp(s->name, METRIC_LOSS)) {
+		k = cause_of_metric(prom_label(s, LABEL_CAUSE));
+		if (k < 0)
+			k = CAUSE_UNKNOWN;
+		ser->cause_ns[k] += s->value * 1e9;
+		ser->loss_ns += s->value * 1e9;
+	} else {
+		v = prom_label(s, LABEL_LE);
+		if (v)
+			add_bucket(ser, strtod(v, NULL) * 1e9, s->value);
+	}
+}
+
 static int on_sample(void *ctx, const struct prom_sample *s)
 {
 	struct metrics_snapshot *m = ctx;
 	struct metrics_series *ser;
-	const char *v;
-	int k;
 
-	if (strncmp(s->name, "ispot_", 6))
+	if (strncmp(s->name, METRIC_PREFIX, strlen(METRIC_PREFIX)))
 		return 0;
 	m->nr_ispot++;
-	if (!strcmp(s->name, "ispot_targets")) {
+	if (!strcmp(s->name, METRIC_TARGETS)) {
 		m->targets = s->value;
 		return 0;
 	}
-	if (!strcmp(s->name, "ispot_events_total")) {
-		v = prom_label(s, "outcome");
-		if (v && !strcmp(v, "recorded"))
-			m->recorded += s->value;
-		else if (v && !strcmp(v, "dropped"))
-			m->dropped += s->value;
-		else if (v && !strcmp(v, "unpaired"))
-			m->unpaired += s->value;
+	if (!strcmp(s->name, METRIC_EVENTS)) {
+		add_events(m, s);
 		return 0;
 	}
-	if (strcmp(s->name, "ispot_calls_total") &&
-	    strcmp(s->name, "ispot_loss_seconds_total") &&
-	    strcmp(s->name, "ispot_observed_seconds_total") &&
-	    strcmp(s->name, "ispot_duration_seconds_bucket"))
+	if (strcmp(s->name, METRIC_CALLS) && strcmp(s->name, METRIC_LOSS) &&
+	    strcmp(s->name, METRIC_OBSERVED) &&
+	    strcmp(s->name, METRIC_DURATION_BUCKET))
 		return 0;
 	ser = series_get(m, s);
 	if (!ser)
-		return prom_label(s, "exe") && prom_label(s, "function") ?
-		       -ENOMEM : 0;
-	if (!strcmp(s->name, "ispot_calls_total")) {
-		ser->calls = s->value;
-	} else if (!strcmp(s->name, "ispot_observed_seconds_total")) {
-		ser->observed_ns = s->value * 1e9;
-	} else if (!strcmp(s->name, "ispot_loss_seconds_total")) {
-		k = cause_index(prom_label(s, "cause"));
-		if (k < 0)
-			k = RATES_UNKNOWN;
-		ser->cause_ns[k] += s->value * 1e9;
-		ser->loss_ns += s->value * 1e9;
-	} else {
-		v = prom_label(s, "le");
-		if (v)
-			add_bucket(ser, strtod(v, NULL) * 1e9, s->value);
-	}
+		return prom_label(s, LABEL_EXE) &&
+		       prom_label(s, LABEL_FUNCTION) ? -ENOMEM : 0;
+	add_series(ser, s);
 	return 0;
 }
 

@@ -27,7 +27,7 @@ struct metrics_series {
 	const char *function;
 	const char *object;
 	double calls;
-	double cause_ns[RATES_NR_CAUSES];
+	double cause_ns[NR_CAUSES];
 	double loss_ns;		/* the sum of the causes */
 	double observed_ns;
 	size_t nr_buckets;	/* sorted by le; 0 if there were too many */

@@ -7,10 +7,6 @@
 
 #include "top/rates.h"
 
-const char *const rates_cause_names[RATES_NR_CAUSES] = {
-	"futex", "blocked", "runqueue", "oncpu", "unknown",
-};
-
 const char *const rates_sort_names[RATES_NR_SORTS] = {
 	"SCI", "LOSS/s", "CALLS/s", "P99",
 };
@@ -28,7 +24,7 @@ struct rates_total {
 	bool present;
 	double calls;
 	double loss_ns;
-	double cause_ns[RATES_NR_CAUSES];
+	double cause_ns[NR_CAUSES];
 	double observed_ns;
 	size_t nr_buckets;	/* 0, or the function's bounds at the time */
 	double *cum;
@@ -300,7 +296,7 @@ static void row_fill(const struct rates *r, size_t id,
 	row->cause = -1;
 	row->cause_share = 0;
 	/* Causes can be negative: a share is of the parts that added loss. */
-	for (k = 0; k < RATES_NR_CAUSES; k++) {
+	for (k = 0; k < NR_CAUSES; k++) {
 		double d = reset ? now->cause_ns[k] :
 			   now->cause_ns[k] - base->cause_ns[k];
 

@@ -33,20 +33,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report/names.h"
+
 #define RATES_MAX_SAMPLES	64
 #define RATES_MAX_BUCKETS	160
-
-/* The metrics' "cause" label values, in this order. */
-enum rates_cause {
-	RATES_FUTEX,
-	RATES_BLOCKED,
-	RATES_RUNQUEUE,
-	RATES_ONCPU,
-	RATES_UNKNOWN,
-	RATES_NR_CAUSES,
-};
-
-extern const char *const rates_cause_names[RATES_NR_CAUSES];
 
 enum rates_sort {
 	RATES_BY_SCI,
@@ -62,7 +52,7 @@ extern const char *const rates_sort_names[RATES_NR_SORTS];
 struct rates_counts {
 	double calls;
 	double loss_ns;
-	double cause_ns[RATES_NR_CAUSES];	/* < 0 possible: sci.h */
+	double cause_ns[NR_CAUSES];	/* < 0 possible: sci.h */
 	double observed_ns;	/* lifetimes of the threads that ran it */
 	/* Cumulative histogram: cum[i] durations <= le_ns[i], ascending;
 	 * the last bound may be INFINITY.  nr_buckets 0: none. */
@@ -79,7 +69,7 @@ struct rates_row {
 	double loss_per_s;	/* ns of loss per second */
 	double calls_per_s;
 	double p99_ns;		/* NAN: no call in the interval */
-	int cause;		/* enum rates_cause; -1: nothing lost */
+	int cause;		/* enum cause_id; -1: nothing lost */
 	double cause_share;
 };
 

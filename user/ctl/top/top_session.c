@@ -78,7 +78,7 @@ static void counts_of(struct top_session *ts, const struct sci_result *f,
 	c->loss_ns = f->loss_ns;
 	for (k = 0; k < SCI_NR_CAUSES; k++)
 		c->cause_ns[k] = f->cause_loss_ns[k];
-	c->cause_ns[RATES_UNKNOWN] = f->unknown_loss_ns;
+	c->cause_ns[CAUSE_UNKNOWN] = f->unknown_loss_ns;
 	c->observed_ns = f->lifetime_ns;
 	sci_func_hist(ts->t.pipe->sci, f->func_id, ts->hist);
 	hist_cumulative(ts->hist, ts->bound_ns, TOP_BOUNDS, ts->cum_u64);

@@ -7,13 +7,14 @@
 #include <string.h>
 
 #include "util/format.h"
+#include "util/path.h"
+#include "report/columns.h"
+#include "report/names.h"
 #include "report/report.h"
 #include "top/topview.h"
 
-#define CELL_LEN	64
 /* Below this, FUNCTION makes the optional columns go. */
 #define FUNCTION_MIN	16
-#define COL_GAP		2
 /* Lines above the column titles: target, interval and keys, a blank. */
 #define HEAD_LINES	3
 
@@ -29,29 +30,18 @@ enum col_id {
 	NR_COLS,
 };
 
-struct topview_col {
-	const char *title;
-	int width;		/* 0: FUNCTION, which takes what is left */
-	bool left;		/* aligned left (names) or right (figures) */
-	int drop;		/* 0: always shown, else highest goes first */
-};
+static column_print_fn print_figure, print_name;
 
-static const struct topview_col cols[NR_COLS] = {
-	[COL_SCI]	= { "SCI", 7, false, 0 },
-	[COL_LOSS]	= { "LOSS/s", 9, false, 1 },
-	[COL_CALLS]	= { "CALLS/s", 8, false, 2 },
-	[COL_P99]	= { "P99", 8, false, 3 },
-	[COL_CAUSE]	= { "CAUSE", 12, true, 4 },
-	[COL_EXE]	= { "EXE", 16, true, 5 },
-	[COL_FUNCTION]	= { "FUNCTION", 0, true, 0 },
-	[COL_OBJECT]	= { "OBJECT", 20, true, 6 },
-};
-
-/* Which columns are shown, and how wide, for this frame. */
-struct layout {
-	bool on[NR_COLS];
-	int width[NR_COLS];
-	int last;		/* the last column shown: not padded */
+/* Width 0: FUNCTION, which takes what is left (layout_of()). */
+static const struct column cols[NR_COLS] = {
+	COLUMN(COL_SCI, "SCI", 7, false, 0, print_figure),
+	COLUMN(COL_LOSS, "LOSS/s", 9, false, 1, print_figure),
+	COLUMN(COL_CALLS, "CALLS/s", 8, false, 2, print_figure),
+	COLUMN(COL_P99, "P99", 8, false, 3, print_figure),
+	COLUMN(COL_CAUSE, "CAUSE", 12, true, 4, print_name),
+	COLUMN(COL_EXE, "EXE", 16, true, 5, print_name),
+	COLUMN(COL_FUNCTION, "FUNCTION", 0, true, 0, print_name),
+	COLUMN(COL_OBJECT, "OBJECT", 20, true, 6, print_name),
 };
 
 static char *line_at(struct topview_frame *f, int i)
@@ -82,62 +72,42 @@ static void put(struct topview_frame *f, int i, const char *s)
 	l[n] = '\0';
 }
 
-static void put_cell(struct topview_frame *f, int i, const char *s, int width,
-		     bool left, bool last)
+/* The figures over the interval; "-" where it has nothing to say. */
+static void print_figure(const struct column *c, const void *row, char *buf,
+			 size_t len)
 {
-	char cell[CELL_LEN * 4];
-	int len = strlen(s);
+	const struct rates_row *r = row;
+	double v = c->id == COL_SCI ? r->sci : c->id == COL_LOSS ?
+		   r->loss_per_s : c->id == COL_CALLS ? r->calls_per_s :
+		   r->p99_ns;
+	char tmp[32];
 
-	if (len > width) {
-		/* Cut, and say so: the end of a name is often what differs. */
-		snprintf(cell, sizeof(cell), "%.*s~", width - 1, s);
-	} else if (last && left) {
-		snprintf(cell, sizeof(cell), "%s", s);
-	} else {
-		snprintf(cell, sizeof(cell), left ? "%-*s" : "%*s", width, s);
-	}
-	put(f, i, cell);
-	if (!last)
-		put(f, i, "  ");
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (c->id == COL_SCI)
+		report_format_pct(buf, len, v);
+	else if (c->id == COL_LOSS)
+		snprintf(buf, len, "%s/s", format_ns(tmp, sizeof(tmp), v));
+	else if (c->id == COL_CALLS)
+		format_count(buf, len, v);
+	else
+		format_ns(buf, len, v);
 }
 
-static const char *base_name(const char *path)
+static void print_name(const struct column *c, const void *row, char *buf,
+		       size_t len)
 {
-	const char *slash = strrchr(path, '/');
+	const struct rates_row *r = row;
 
-	return slash && slash[1] ? slash + 1 : path;
-}
-
-static void cells_of(const struct rates_row *row, char cell[][CELL_LEN * 4])
-{
-	char tmp[CELL_LEN];
-
-	if (isnan(row->sci))
-		snprintf(cell[COL_SCI], CELL_LEN, "-");
+	if (c->id == COL_CAUSE && r->cause < 0)
+		snprintf(buf, len, "-");
+	else if (c->id == COL_CAUSE)
+		snprintf(buf, len, "%s %.0f%%",
+			 cause_names[r->cause].metric, r->cause_share * 100);
 	else
-		report_format_pct(cell[COL_SCI], CELL_LEN, row->sci);
-	if (isnan(row->loss_per_s))
-		snprintf(cell[COL_LOSS], CELL_LEN, "-");
-	else
-		snprintf(cell[COL_LOSS], CELL_LEN, "%s/s",
-			 format_ns(tmp, sizeof(tmp), row->loss_per_s));
-	if (isnan(row->calls_per_s))
-		snprintf(cell[COL_CALLS], CELL_LEN, "-");
-	else
-		format_count(cell[COL_CALLS], CELL_LEN, row->calls_per_s);
-	if (isnan(row->p99_ns))
-		snprintf(cell[COL_P99], CELL_LEN, "-");
-	else
-		format_ns(cell[COL_P99], CELL_LEN, row->p99_ns);
-	if (row->cause < 0)
-		snprintf(cell[COL_CAUSE], CELL_LEN, "-");
-	else
-		snprintf(cell[COL_CAUSE], CELL_LEN, "%s %.0f%%",
-			 rates_cause_names[row->cause],
-			 row->cause_share * 100);
-	snprintf(cell[COL_EXE], CELL_LEN * 4, "%s", row->exe);
-	snprintf(cell[COL_FUNCTION], CELL_LEN * 4, "%s", row->function);
-	snprintf(cell[COL_OBJECT], CELL_LEN * 4, "%s", base_name(row->object));
+		snprintf(buf, len, "%s", c->id == COL_EXE ? r->exe :
+			 c->id == COL_FUNCTION ? r->function :
+			 path_base(r->object));
 }
 
 /*
@@ -145,32 +115,28 @@ static void cells_of(const struct rates_row *row, char cell[][CELL_LEN * 4])
  * FUNCTION would get less than FUNCTION_MIN; FUNCTION is as wide as its
  * longest name if OBJECT follows it, else it takes the rest.
  */
-static void layout_of(struct layout *lo, int usable, bool show_exe,
+static void layout_of(struct columns *t, int usable, bool show_exe,
 		      const struct rates_view *v)
 {
-	int i, fixed, longest = (int)strlen(cols[COL_FUNCTION].title);
+	int i, rest, longest = (int)strlen(cols[COL_FUNCTION].header);
 	size_t r;
 
-	for (i = 0; i < NR_COLS; i++) {
-		lo->on[i] = i != COL_EXE || show_exe;
-		lo->width[i] = cols[i].width;
-	}
+	columns_init(t, cols, NR_COLS, false, true);
+	t->on[COL_EXE] = show_exe;
 	for (;;) {
 		int drop = -1;
 
-		fixed = 0;
-		for (i = 0; i < NR_COLS; i++)
-			if (lo->on[i] && i != COL_FUNCTION)
-				fixed += lo->width[i] + COL_GAP;
-		if (usable - fixed >= FUNCTION_MIN)
+		rest = usable - columns_offset(t, NR_COLS) +
+		       t->width[COL_FUNCTION] + COLUMN_GAP;
+		if (rest >= FUNCTION_MIN)
 			break;
 		for (i = 0; i < NR_COLS; i++)
-			if (lo->on[i] && cols[i].drop &&
+			if (t->on[i] && cols[i].drop &&
 			    (drop < 0 || cols[i].drop > cols[drop].drop))
 				drop = i;
 		if (drop < 0)
 			break;
-		lo->on[drop] = false;
+		t->on[drop] = false;
 	}
 	for (r = 0; r < v->nr_rows; r++) {
 		int n = strlen(v->rows[r].function);
@@ -178,14 +144,11 @@ static void layout_of(struct layout *lo, int usable, bool show_exe,
 		if (n > longest)
 			longest = n;
 	}
-	lo->width[COL_FUNCTION] = usable - fixed > 1 ? usable - fixed : 1;
-	if (lo->on[COL_OBJECT] && longest < lo->width[COL_FUNCTION]) {
-		lo->width[COL_OBJECT] += lo->width[COL_FUNCTION] - longest;
-		lo->width[COL_FUNCTION] = longest;
+	t->width[COL_FUNCTION] = rest > 1 ? rest : 1;
+	if (t->on[COL_OBJECT] && longest < t->width[COL_FUNCTION]) {
+		t->width[COL_OBJECT] += t->width[COL_FUNCTION] - longest;
+		t->width[COL_FUNCTION] = longest;
 	}
-	for (i = 0; i < NR_COLS; i++)
-		if (lo->on[i])
-			lo->last = i;
 }
 
 static void head_lines(struct topview_frame *f, const struct topview_head *h,
@@ -212,13 +175,10 @@ static void head_lines(struct topview_frame *f, const struct topview_head *h,
 	put(f, 1, buf);
 }
 
-int topview_render(struct topview_frame *f, int width, int height,
-		   const struct topview_head *h, const struct rates_view *v)
+/* Size @f for @width x @height (at least 2 x 1), its lines empty. */
+static int frame_reset(struct topview_frame *f, int width, int height)
 {
-	char cell[NR_COLS][CELL_LEN * 4];
-	struct layout lo = { .last = COL_FUNCTION };
-	int i, line;
-	size_t r;
+	int i;
 
 	if (width < 2)
 		width = 2;
@@ -238,30 +198,41 @@ int topview_render(struct topview_frame *f, int width, int height,
 		line_at(f, i)[0] = '\0';
 	f->nr_lines = height;
 	f->header_line = -1;
-	head_lines(f, h, v);
-	if (h->status && height > 2)
-		put(f, 2, h->status);
-	if (height <= HEAD_LINES) {
-		f->nr_lines = height;
-		return 0;
-	}
-	line = HEAD_LINES;
+	return 0;
+}
+
+/* The column titles, then a row per function while the height lasts. */
+static void table_lines(struct topview_frame *f, bool show_exe,
+			const struct rates_view *v)
+{
+	char text[COLUMNS_LINE_LEN];
+	column_cell cell[NR_COLS];
+	struct columns t;
+	int line = HEAD_LINES;
+	size_t r;
+
 	f->header_line = line;
-	layout_of(&lo, width - 1, h->show_exe, v);
-	for (i = 0; i < NR_COLS; i++)
-		if (lo.on[i])
-			put_cell(f, line, cols[i].title, lo.width[i],
-				 cols[i].left, i == lo.last);
-	line++;
-	if (!v->nr_rows && line < height)
+	layout_of(&t, f->width - 1, show_exe, v);
+	columns_headers(&t, cell);
+	put(f, line++, columns_line(&t, cell, text, sizeof(text)));
+	if (!v->nr_rows && line < f->height)
 		put(f, line++, "no probed call yet");
-	for (r = 0; r < v->nr_rows && line < height; r++, line++) {
-		cells_of(&v->rows[r], cell);
-		for (i = 0; i < NR_COLS; i++)
-			if (lo.on[i])
-				put_cell(f, line, cell[i], lo.width[i],
-					 cols[i].left, i == lo.last);
+	for (r = 0; r < v->nr_rows && line < f->height; r++) {
+		columns_cells(&t, &v->rows[r], cell);
+		put(f, line++, columns_line(&t, cell, text, sizeof(text)));
 	}
 	f->nr_lines = line;
+}
+
+int topview_render(struct topview_frame *f, int width, int height,
+		   const struct topview_head *h, const struct rates_view *v)
+{
+	if (frame_reset(f, width, height))
+		return -ENOMEM;
+	head_lines(f, h, v);
+	if (h->status && f->height > 2)
+		put(f, 2, h->status);
+	if (f->height > HEAD_LINES)
+		table_lines(f, h->show_exe, v);
 	return 0;
 }

@@ -8,7 +8,7 @@
  *       SCI     LOSS/s   CALLS/s       P99  CAUSE         FUNCTION  OBJECT
  *     31.7%    154ms/s     12.3k    25.0us  futex 92%     acquire   app
  *
- * Columns are data (struct topview_col in topview.c), as in a perf or
+ * Columns are data (struct column, report/columns.h), as in a perf or
  * uftrace report.  When the terminal is narrow, columns go (OBJECT, EXE,
  * CAUSE, P99, CALLS/s, LOSS/s: SCI and FUNCTION stay) before FUNCTION
  * shrinks below 16 characters, and every line

@@ -2,10 +2,10 @@
 /*
  * The report printers; see report.h.
  *
- * The table's columns are data (as uftrace's display fields are): every row
- * is first laid out as cells, a measuring pass finds each column's width
- * and a second pass prints, so names of any length stay aligned without
- * storing the rows.
+ * The table's columns are data (columns.h, as uftrace's display fields
+ * are): every row is first laid out as cells, a measuring pass finds each
+ * column's width and a second pass prints, so names of any length stay
+ * aligned without storing the rows.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,9 +18,11 @@
 #include "session/device.h"
 #include "util/format.h"
 #include "util/json.h"
+#include "util/path.h"
+#include "report/columns.h"
+#include "report/names.h"
 #include "report/report.h"
 
-#define CELL_LEN	512	/* longer names are cut, not misaligned */
 #define NAME_LEN	64
 /* A function name is not elided below this, whatever the width. */
 #define NAME_MIN_WIDTH	24
@@ -41,32 +43,36 @@ enum report_col {
 	NR_COLS,
 };
 
-struct report_column {
-	const char *header;
-	bool left;		/* names read from the left, numbers from the right */
+/* A row of the table: a function's, or one of its keys'. */
+struct report_line {
+	const struct sci_result *res;
+	const char *function;	/* the FUNCTION cell */
+	const char *object;
 };
 
-static const struct report_column columns[NR_COLS] = {
-	[COL_SCI]	= { "SCI", false },
-	[COL_LOSS]	= { "LOSS", false },
-	[COL_CALLS]	= { "CALLS", false },
-	[COL_THREADS]	= { "THREADS", false },
-	[COL_MIN]	= { "MIN", false },
-	[COL_P50]	= { "P50", false },
-	[COL_P99]	= { "P99", false },
-	[COL_MAX]	= { "MAX", false },
-	[COL_WORST]	= { "WORST@TID", false },
-	[COL_FUNCTION]	= { "FUNCTION", true },
-	[COL_OBJECT]	= { "OBJECT", true },
-	[COL_CAUSES]	= { "LOSS BY CAUSE", true },
-};
+static column_print_fn print_pct, print_count, print_ns, print_name,
+		       print_causes;
 
-typedef char report_row[NR_COLS][CELL_LEN];
+/* Widths are measured, names are left, figures right. */
+static const struct column columns[NR_COLS] = {
+	COLUMN(COL_SCI, "SCI", 0, false, 0, print_pct),
+	COLUMN(COL_LOSS, "LOSS", 0, false, 0, print_ns),
+	COLUMN(COL_CALLS, "CALLS", 0, false, 0, print_count),
+	COLUMN(COL_THREADS, "THREADS", 0, false, 0, print_count),
+	COLUMN(COL_MIN, "MIN", 0, false, 0, print_ns),
+	COLUMN(COL_P50, "P50", 0, false, 0, print_ns),
+	COLUMN(COL_P99, "P99", 0, false, 0, print_ns),
+	COLUMN(COL_MAX, "MAX", 0, false, 0, print_ns),
+	COLUMN(COL_WORST, "WORST@TID", 0, false, 0, print_pct),
+	COLUMN(COL_FUNCTION, "FUNCTION", 0, true, 0, print_name),
+	COLUMN(COL_OBJECT, "OBJECT", 0, true, 0, print_name),
+	COLUMN(COL_CAUSES, "LOSS BY CAUSE", 0, true, 0, print_causes),
+};
 
 struct table {
 	FILE *f;
 	bool print;		/* false: only measure the widths */
-	int width[NR_COLS];
+	struct columns cols;
 	int name_max;		/* longer FUNCTION cells are elided; 0: none */
 };
 
@@ -134,13 +140,6 @@ static void key_label(const struct report *r, uint32_t id, uint64_t key,
 {
 	if (!r->key_name || r->key_name(r->key_ctx, id, key, buf, len) < 0)
 		snprintf(buf, len, "0x%" PRIx64, key);
-}
-
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
 }
 
 static double share(uint64_t part, uint64_t total)
@@ -247,39 +246,17 @@ static void elide(char *s, size_t max)
 	memcpy(s + head, "...", 3);
 }
 
-static void table_row(struct table *t, report_row cell)
+static void table_row(struct table *t, column_cell *cell)
 {
-	int i, last = NR_COLS - 1;
+	char line[COLUMNS_LINE_LEN];
 
 	if (t->name_max)
 		elide(cell[COL_FUNCTION], (size_t)t->name_max);
-
-	/* No padding after the last non-empty cell: no trailing blanks. */
-	while (last > 0 && !cell[last][0])
-		last--;
-	if (!t->print) {
-		/* A name with nothing after it may run past its column: a
-		 * long key label then does not push OBJECT to the right. */
-		for (i = 0; i <= last; i++) {
-			int w = (int)strlen(cell[i]);
-
-			if (i == last && columns[i].left && i < NR_COLS - 1)
-				break;
-			if (w > t->width[i])
-				t->width[i] = w;
-		}
-		return;
-	}
-	for (i = 0; i <= last; i++) {
-		if (i)
-			fputs("  ", t->f);
-		if (i == last && columns[i].left)
-			fputs(cell[i], t->f);
-		else
-			fprintf(t->f, columns[i].left ? "%-*s" : "%*s",
-				t->width[i], cell[i]);
-	}
-	fputc('\n', t->f);
+	if (t->print)
+		fprintf(t->f, "%s\n", columns_line(&t->cols, cell, line,
+						   sizeof(line)));
+	else
+		columns_measure(&t->cols, cell);
 }
 
 /*
@@ -289,15 +266,8 @@ static void table_row(struct table *t, report_row cell)
  */
 static void cause_cell(const struct sci_result *res, char *buf, size_t len)
 {
-	static const char *const names[SCI_NR_CAUSES + 1] = {
-		[SCI_CAUSE_FUTEX] = "futex",
-		[SCI_CAUSE_BLOCKED] = "blocked",
-		[SCI_CAUSE_RUNQUEUE] = "runqueue",
-		[SCI_CAUSE_ONCPU] = "on-cpu",
-		[SCI_NR_CAUSES] = "?",
-	};
-	double share[SCI_NR_CAUSES + 1];
-	bool done[SCI_NR_CAUSES + 1] = { false };
+	double share[NR_CAUSES];
+	bool done[NR_CAUSES] = { false };
 	size_t used = 0;
 	int k, best;
 
@@ -306,39 +276,73 @@ static void cause_cell(const struct sci_result *res, char *buf, size_t len)
 		return;
 	for (k = 0; k < SCI_NR_CAUSES; k++)
 		share[k] = (double)res->cause_loss_ns[k] / (double)res->loss_ns;
-	share[SCI_NR_CAUSES] = (double)res->unknown_loss_ns /
+	share[CAUSE_UNKNOWN] = (double)res->unknown_loss_ns /
 			       (double)res->loss_ns;
 	for (;;) {
 		best = -1;
-		for (k = 0; k <= SCI_NR_CAUSES; k++)
+		for (k = 0; k < NR_CAUSES; k++)
 			if (!done[k] && (best < 0 || share[k] > share[best]))
 				best = k;
 		if (best < 0 || share[best] < 0.05 || used >= len)
 			break;
 		done[best] = true;
 		used += snprintf(buf + used, len - used, "%s%s %.0f%%",
-				 used ? ", " : "", names[best],
+				 used ? ", " : "", cause_names[best].text,
 				 share[best] * 100.0);
 	}
 }
 
-/* The numeric cells, the same for a function and for one of its keys. */
-static void result_cells(const struct sci_result *res, report_row cell)
+/* The cells of the figures, the same for a function and for its keys. */
+static void print_pct(const struct column *c, const void *row, char *buf,
+		      size_t len)
 {
+	const struct sci_result *res = ((const struct report_line *)row)->res;
 	char pct[16];
 
-	report_format_pct(cell[COL_SCI], CELL_LEN, res->sci);
-	format_ns(cell[COL_LOSS], CELL_LEN, (double)res->loss_ns);
-	snprintf(cell[COL_CALLS], CELL_LEN, "%" PRIu64, res->calls);
-	snprintf(cell[COL_THREADS], CELL_LEN, "%" PRIu32, res->threads);
-	format_ns(cell[COL_MIN], CELL_LEN, (double)res->min_ns);
-	format_ns(cell[COL_P50], CELL_LEN, (double)res->p50_ns);
-	format_ns(cell[COL_P99], CELL_LEN, (double)res->p99_ns);
-	format_ns(cell[COL_MAX], CELL_LEN, (double)res->max_ns);
+	if (c->id == COL_SCI) {
+		report_format_pct(buf, len, res->sci);
+		return;
+	}
 	report_format_pct(pct, sizeof(pct), res->sci_worst_thread);
-	snprintf(cell[COL_WORST], CELL_LEN, "%s@%" PRIu32, pct,
-		 res->worst_tid);
-	cause_cell(res, cell[COL_CAUSES], CELL_LEN);
+	snprintf(buf, len, "%s@%" PRIu32, pct, res->worst_tid);
+}
+
+static void print_count(const struct column *c, const void *row, char *buf,
+			size_t len)
+{
+	const struct sci_result *res = ((const struct report_line *)row)->res;
+
+	snprintf(buf, len, "%" PRIu64,
+		 c->id == COL_CALLS ? res->calls : (uint64_t)res->threads);
+}
+
+static void print_ns(const struct column *c, const void *row, char *buf,
+		     size_t len)
+{
+	const struct sci_result *res = ((const struct report_line *)row)->res;
+	const uint64_t ns[NR_COLS] = {
+		[COL_LOSS] = res->loss_ns, [COL_MIN] = res->min_ns,
+		[COL_P50] = res->p50_ns, [COL_P99] = res->p99_ns,
+		[COL_MAX] = res->max_ns,
+	};
+
+	format_ns(buf, len, (double)ns[c->id]);
+}
+
+static void print_name(const struct column *c, const void *row, char *buf,
+		       size_t len)
+{
+	const struct report_line *l = row;
+
+	snprintf(buf, len, "%s", c->id == COL_FUNCTION ? l->function :
+		 path_base(l->object));
+}
+
+static void print_causes(const struct column *c, const void *row, char *buf,
+			 size_t len)
+{
+	(void)c;
+	cause_cell(((const struct report_line *)row)->res, buf, len);
 }
 
 /* Up to REPORT_TEXT_KEYS key rows, in the engine's SCI order. */
@@ -346,9 +350,9 @@ static void key_rows(struct table *t, const struct report *r,
 		     const struct sci_result *fn)
 {
 	const struct sci_report *sci = r->sci;
-	char label[CELL_LEN - 2];	/* indented by two */
+	char label[COLUMN_CELL_LEN - 2], name[COLUMN_CELL_LEN];
+	column_cell cell[NR_COLS];
 	size_t i, shown = 0;
-	report_row cell;
 
 	for (i = 0; i < sci->nr_blocks; i++) {
 		const struct sci_result *b = &sci->blocks[i];
@@ -357,73 +361,75 @@ static void key_rows(struct table *t, const struct report *r,
 			continue;
 		if (shown++ == REPORT_TEXT_KEYS)
 			break;
-		memset(cell, 0, sizeof(cell));
-		result_cells(b, cell);
 		key_label(r, b->func_id, b->key, label, sizeof(label));
-		snprintf(cell[COL_FUNCTION], CELL_LEN, "  %s", label);
+		/* Indented by two under its function. */
+		snprintf(name, sizeof(name), "  %s", label);
+		columns_cells(&t->cols, &(struct report_line){ b, name, "" },
+			      cell);
 		table_row(t, cell);
 	}
 	if (fn->nr_keys > REPORT_TEXT_KEYS) {
 		memset(cell, 0, sizeof(cell));
-		snprintf(cell[COL_FUNCTION], CELL_LEN, "  (+%" PRIu32
+		snprintf(cell[COL_FUNCTION], COLUMN_CELL_LEN, "  (+%" PRIu32
 			 " more keys, see --json)",
 			 fn->nr_keys - REPORT_TEXT_KEYS);
 		table_row(t, cell);
 	}
 }
 
-/* Where the FUNCTION column starts: the CALLED FROM block hangs there. */
-static int function_column(const struct table *t)
+/* The titles; without wait tracing there is nothing to say about causes. */
+static void table_head(struct table *t, const struct report *r, size_t rows)
 {
-	int c, x = 0;
+	column_cell cell[NR_COLS];
+	size_t i;
 
-	for (c = 0; c < COL_FUNCTION; c++)
-		x += t->width[c] + 2;
-	return x;
+	columns_headers(&t->cols, cell);
+	cell[COL_CAUSES][0] = '\0';
+	for (i = 0; i < rows; i++)
+		if (r->sci->funcs[i].caused_calls)
+			snprintf(cell[COL_CAUSES], COLUMN_CELL_LEN, "%s",
+				 columns[COL_CAUSES].header);
+	table_row(t, cell);
+}
+
+/* A function's row; in the printing pass, the notes that hang under it. */
+static void function_row(struct table *t, const struct report *r,
+			 const struct sci_result *fn)
+{
+	const char *key = func_key(r, fn->func_id);
+	char name[NAME_LEN], label[COLUMN_CELL_LEN];
+	column_cell cell[NR_COLS];
+	int indent;
+
+	snprintf(label, sizeof(label),
+		 func_key_auto(r, fn->func_id) ? "%s [%s (auto)]" :
+		 key[0] ? "%s [%s]" : "%s",
+		 func_name(r, fn->func_id, name, sizeof(name)),
+		 key[0] ? key : "none");
+	columns_cells(&t->cols, &(struct report_line){
+		fn, label, func_object(r, fn->func_id) }, cell);
+	table_row(t, cell);
+	/* One key is the function itself: nothing to break down. */
+	if (key[0] && fn->nr_keys > 1)
+		key_rows(t, r, fn);
+	if (!t->print)
+		return;
+	/* Under the FUNCTION column. */
+	indent = columns_offset(&t->cols, COL_FUNCTION) + 2;
+	if (func_shape_note(r, fn->func_id))
+		fprintf(t->f, "%*snote: %s\n", indent, "",
+			func_shape_note(r, fn->func_id));
+	report_workload_text(t->f, r, fn, indent);
+	report_stacks_text(t->f, r, fn, indent);
 }
 
 static void table_walk(struct table *t, const struct report *r, size_t rows)
 {
-	char name[NAME_LEN];
-	report_row cell;
 	size_t i;
-	int c;
 
-	for (c = 0; c < NR_COLS; c++)
-		snprintf(cell[c], CELL_LEN, "%s", columns[c].header);
-	/* Without wait tracing there is nothing to say about causes. */
-	cell[COL_CAUSES][0] = '\0';
+	table_head(t, r, rows);
 	for (i = 0; i < rows; i++)
-		if (r->sci->funcs[i].caused_calls)
-			snprintf(cell[COL_CAUSES], CELL_LEN, "%s",
-				 columns[COL_CAUSES].header);
-	table_row(t, cell);
-
-	for (i = 0; i < rows; i++) {
-		const struct sci_result *fn = &r->sci->funcs[i];
-		const char *key = func_key(r, fn->func_id);
-
-		memset(cell, 0, sizeof(cell));
-		result_cells(fn, cell);
-		snprintf(cell[COL_FUNCTION], CELL_LEN,
-			 func_key_auto(r, fn->func_id) ? "%s [%s (auto)]" :
-			 key[0] ? "%s [%s]" : "%s",
-			 func_name(r, fn->func_id, name, sizeof(name)),
-			 key[0] ? key : "none");
-		snprintf(cell[COL_OBJECT], CELL_LEN, "%s",
-			 basename_of(func_object(r, fn->func_id)));
-		table_row(t, cell);
-		/* One key is the function itself: nothing to break down. */
-		if (key[0] && fn->nr_keys > 1)
-			key_rows(t, r, fn);
-		if (!t->print)
-			continue;
-		if (func_shape_note(r, fn->func_id))
-			fprintf(t->f, "%*snote: %s\n", function_column(t) + 2,
-				"", func_shape_note(r, fn->func_id));
-		report_workload_text(t->f, r, fn, function_column(t) + 2);
-		report_stacks_text(t->f, r, fn, function_column(t) + 2);
-	}
+		function_row(t, r, &r->sci->funcs[i]);
 }
 
 static void text_header(FILE *f, const struct report *r)
@@ -621,20 +627,19 @@ static int table_limit(FILE *f, const struct report *r)
  */
 static void fit_names(struct table *t, int limit)
 {
-	int i, used = 2 * COL_OBJECT, room;
+	int *width = t->cols.width, used, room;
 
 	if (!limit)
 		return;
-	for (i = 0; i <= COL_OBJECT; i++)
-		used += t->width[i];
+	used = columns_offset(&t->cols, COL_OBJECT) + width[COL_OBJECT];
 	if (used <= limit)
 		return;
-	room = t->width[COL_FUNCTION] - (used - limit);
+	room = width[COL_FUNCTION] - (used - limit);
 	if (room < NAME_MIN_WIDTH)
 		room = NAME_MIN_WIDTH;
-	if (room < t->width[COL_FUNCTION]) {
+	if (room < width[COL_FUNCTION]) {
 		t->name_max = room;
-		t->width[COL_FUNCTION] = room;
+		width[COL_FUNCTION] = room;
 	}
 }
 
@@ -643,6 +648,7 @@ int report_text(FILE *f, const struct report *r, size_t max_rows)
 	struct table t = { .f = f };
 	size_t rows = nr_results(r);
 
+	columns_init(&t.cols, columns, NR_COLS, true, false);
 	text_header(f, r);
 	if (max_rows && max_rows < rows)
 		rows = max_rows;
@@ -686,7 +692,7 @@ static void json_result(struct json *j, const struct sci_result *res)
 static void json_keys(struct json *j, const struct report *r,
 		      const struct sci_result *fn)
 {
-	char label[CELL_LEN];
+	char label[COLUMN_CELL_LEN];
 	size_t i;
 
 	json_array_begin(j, "keys");
@@ -738,6 +744,7 @@ static void json_function(struct json *j, const struct report *r,
 {
 	const char *key = func_key(r, fn->func_id);
 	char name[NAME_LEN];
+	int k;
 
 	json_object_begin(j, NULL);
 	json_string(j, "name", func_name(r, fn->func_id, name, sizeof(name)));
@@ -754,11 +761,9 @@ static void json_function(struct json *j, const struct report *r,
 	json_u64(j, "caused_calls", fn->caused_calls);
 	/* Signed: a cause can be negative when another one grew (sci.h). */
 	json_object_begin(j, "causes");
-	json_i64(j, "futex_ns", fn->cause_loss_ns[SCI_CAUSE_FUTEX]);
-	json_i64(j, "blocked_ns", fn->cause_loss_ns[SCI_CAUSE_BLOCKED]);
-	json_i64(j, "runqueue_ns", fn->cause_loss_ns[SCI_CAUSE_RUNQUEUE]);
-	json_i64(j, "oncpu_ns", fn->cause_loss_ns[SCI_CAUSE_ONCPU]);
-	json_i64(j, "unknown_ns", fn->unknown_loss_ns);
+	for (k = 0; k < SCI_NR_CAUSES; k++)
+		json_i64(j, cause_names[k].json, fn->cause_loss_ns[k]);
+	json_i64(j, cause_names[CAUSE_UNKNOWN].json, fn->unknown_loss_ns);
 	json_object_end(j);
 	json_excess(j, r, fn);
 	if (key[0])
