@@ -1075,7 +1075,8 @@ TEST(trace_opts)
 	/* the key reaches the tracer's lookup */
 	{
 		char desc[32];
-		struct key_rule r = trace_opts_key(&t, "a", desc, sizeof(desc));
+		struct key_target a = { "/bin/app", "a", NULL };
+		struct key_rule r = trace_opts_key(&t, &a, desc, sizeof(desc));
 
 		EXPECT_EQ(r.kind, KEY_ARG);
 		EXPECT_STREQ(desc, "arg2:log2");
