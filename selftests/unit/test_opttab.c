@@ -11,38 +11,12 @@
 #include <sys/mman.h>
 
 #include "ispot_test.h"
+#include "stderr_capture.h"
 #include "config.h"
 #include "session/options.h"
 #include "util/errors.h"
 
 #define MAX_ARGS	32
-
-static char captured[4096];
-static FILE *capture_file;
-static int capture_saved_fd = -1;
-
-static void capture_begin(void)
-{
-	fflush(stderr);
-	capture_file = tmpfile();
-	ASSERT_TRUE(capture_file);
-	capture_saved_fd = dup(2);
-	ASSERT_GE(capture_saved_fd, 0);
-	ASSERT_GE(dup2(fileno(capture_file), 2), 0);
-}
-
-static void capture_end(void)
-{
-	size_t n;
-
-	fflush(stderr);
-	ASSERT_GE(dup2(capture_saved_fd, 2), 0);
-	close(capture_saved_fd);
-	rewind(capture_file);
-	n = fread(captured, 1, sizeof(captured) - 1, capture_file);
-	captured[n] = '\0';
-	fclose(capture_file);
-}
 
 /*
  * Writable copies of @args after @argv0, as a shell would give them; one
@@ -69,29 +43,23 @@ static char **make_argv(const char *argv0, const char *const *args,
 	return argv;
 }
 
-static int ctl(struct trace_opts *o, const char *const *args)
+/* ispotctl attach (@o) or ispotd (@c) on @args, stderr captured. */
+static int parse(struct trace_opts *o, struct ispotd_config *c,
+		 const char *const *args)
 {
 	int argc, rc;
-	char **argv = make_argv("attach", args, &argc);
+	char **argv = make_argv(o ? "attach" : "ispotd", args, &argc);
 
-	ispot_progname = "ispotctl";
+	ispot_progname = o ? "ispotctl" : "ispotd";
 	capture_begin();
-	rc = trace_opts_parse(MODE_ATTACH, argc, argv, o);
+	rc = o ? trace_opts_parse(MODE_ATTACH, argc, argv, o) :
+		 ispotd_config_parse_args(argc, argv, c);
 	capture_end();
 	return rc;
 }
 
-static int ispotd(struct ispotd_config *c, const char *const *args)
-{
-	int argc, rc;
-	char **argv = make_argv("ispotd", args, &argc);
-
-	ispot_progname = "ispotd";
-	capture_begin();
-	rc = ispotd_config_parse_args(argc, argv, c);
-	capture_end();
-	return rc;
-}
+#define ctl(o, args)	parse(o, NULL, args)
+#define ispotd(c, args)	parse(NULL, c, args)
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
