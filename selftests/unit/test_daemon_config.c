@@ -11,42 +11,15 @@
 #include <sys/mman.h>
 
 #include "ispot_test.h"
+#include "stderr_capture.h"
 #include "config.h"
 #include "util/errors.h"
 
 #define MAX_ARGS	1024
 
-/* What the code under test wrote on stderr. */
-static char captured[4096];
-static FILE *capture_file;
-static int capture_saved_fd = -1;
-
 static void __attribute__((constructor)) set_progname(void)
 {
 	ispot_progname = "ispotd";
-}
-
-static void capture_begin(void)
-{
-	fflush(stderr);
-	capture_file = tmpfile();
-	ASSERT_TRUE(capture_file);
-	capture_saved_fd = dup(2);
-	ASSERT_GE(capture_saved_fd, 0);
-	ASSERT_GE(dup2(fileno(capture_file), 2), 0);
-}
-
-static void capture_end(void)
-{
-	size_t n;
-
-	fflush(stderr);
-	ASSERT_GE(dup2(capture_saved_fd, 2), 0);
-	close(capture_saved_fd);
-	rewind(capture_file);
-	n = fread(captured, 1, sizeof(captured) - 1, capture_file);
-	captured[n] = '\0';
-	fclose(capture_file);
 }
 
 /* ispotd_config_parse_args() on "ispotd" followed by @args. */
@@ -1075,7 +1048,8 @@ TEST(trace_opts)
 	/* the key reaches the tracer's lookup */
 	{
 		char desc[32];
-		struct key_rule r = trace_opts_key(&t, "a", desc, sizeof(desc));
+		struct key_target a = { "/bin/app", "a", NULL };
+		struct key_rule r = trace_opts_key(&t, &a, desc, sizeof(desc));
 
 		EXPECT_EQ(r.kind, KEY_ARG);
 		EXPECT_STREQ(desc, "arg2:log2");

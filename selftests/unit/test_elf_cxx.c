@@ -222,11 +222,13 @@ TEST(key_takes_cxx_names)
 	o.keys[0].func = func;
 	o.keys[0].rule.kind = KEY_ARG;
 	o.keys[0].rule.arg = 1;
-	r = trace_opts_key(&o, "ns::Widget::get(double) const", desc,
+	r = trace_opts_key(&o, &(struct key_target){ "/bin/app",
+			   "ns::Widget::get(double) const", NULL }, desc,
 			   sizeof(desc));
 	EXPECT_EQ(r.kind, KEY_ARG);
 	EXPECT_STREQ(desc, "arg1");
-	r = trace_opts_key(&o, "ns::Widget::make()", desc, sizeof(desc));
+	r = trace_opts_key(&o, &(struct key_target){ "/bin/app",
+			   "ns::Widget::make()", NULL }, desc, sizeof(desc));
 	EXPECT_EQ(r.kind, KEY_NONE);
 }
 

@@ -53,7 +53,8 @@ TEST(command_line_takes_shape)
 	ASSERT_EQ(o.nr_keys, 1);
 	EXPECT_STREQ(o.keys[0].func, "f");
 	EXPECT_EQ(o.keys[0].rule.kind, KEY_SHAPE);
-	rule = trace_opts_key(&o, "f", desc, sizeof(desc));
+	rule = trace_opts_key(&o, &(struct key_target){ "/bin/app", "f", NULL },
+			      desc, sizeof(desc));
 	EXPECT_EQ(rule.kind, KEY_SHAPE);
 	EXPECT_STREQ(desc, "shape");
 }
@@ -90,8 +91,10 @@ static struct trace_opts keyed(const char *const *funcs, size_t n)
 
 TEST(unmatched_key_is_named_with_the_traced_functions)
 {
-	static const char *const traced[] = {
-		"worker", "flush@GLIBC_2.2.5", "ns::run(int)",
+	static const struct key_target traced[] = {
+		{ "/bin/app", "worker", NULL },
+		{ "/lib/libc.so.6", "flush@GLIBC_2.2.5", NULL },
+		{ "/bin/app", "ns::run(int)", "_ZN2ns3runEi" },
 	};
 	static const char *const ok[] = { "worker", "fl*", "flush", "ns::run" };
 	static const char *const typo[] = { "worker", "wrker" };
@@ -118,13 +121,14 @@ TEST(unmatched_key_is_named_with_the_traced_functions)
 TEST(unmatched_key_long_list)
 {
 	static const char *const typo[] = { "nope" };
-	const char *traced[100];
+	struct key_target traced[100];
 	struct trace_opts o = keyed(typo, 1);
 	char err[512];
 	size_t i;
 
 	for (i = 0; i < 100; i++)
-		traced[i] = "a_rather_long_function_name";
+		traced[i] = (struct key_target){ "/bin/app",
+			"a_rather_long_function_name", NULL };
 	EXPECT_EQ(trace_opts_unmatched_key(&o, traced, 100, err, sizeof(err)),
 		  1);
 	EXPECT_TRUE(strstr(err, "...); key one of those"));

@@ -119,6 +119,18 @@ int elf_resolve_file(const char *path, const char *pattern,
 int elf_resolve_spec_flags(const char *spec, pid_t pid, const char *exe,
 			   unsigned int flags, struct elf_target_sym **out,
 			   size_t *n, char *err, size_t errlen);
+
+/*
+ * Whether a function resolved from object @obj (a canonical path), shown
+ * as @name ("foo", "foo@V1", "ns::f(int)") with C++ @linkage_name (""
+ * or NULL for C), is one that SPEC names, by the rules above: OBJ: a
+ * short name or a path, no OBJ: any object (the spec picks among traced
+ * functions, not where to look); the mangled name, the demangled one
+ * with or without parameter list, a glob over any of them; "@VER" the
+ * version in @name.
+ */
+bool elf_spec_matches(const char *spec, const char *obj, const char *name,
+		      const char *linkage_name);
 int elf_resolve_file_flags(const char *path, const char *pattern,
 			   unsigned int flags, struct elf_target_sym **out,
 			   size_t *n, char *err, size_t errlen);

@@ -66,16 +66,14 @@ static int target_cmp(const void *pa, const void *pb)
  * the demangled name, without the qualifiers after its parameter list
  * (so that "f(*)" is every overload) and without the list.
  */
-static bool name_matches(const struct elf_obj *o, const struct esym *s,
-			 const struct pattern *p)
+static bool names_match(const struct pattern *p, const char *linkage,
+			const char *dem)
 {
-	const char *dem;
 	char *copy;
 	bool hit;
 
-	if (!fnmatch(p->base, s->name, 0))
+	if (!fnmatch(p->base, linkage, 0))
 		return true;
-	dem = elf_sym_demangled(o, s);
 	if (!dem)
 		return false;
 	if (!fnmatch(p->cxx, dem, 0))
@@ -89,6 +87,12 @@ static bool name_matches(const struct elf_obj *o, const struct esym *s,
 	hit = hit || !fnmatch(p->cxx, copy, 0);
 	free(copy);
 	return hit;
+}
+
+static bool name_matches(const struct elf_obj *o, const struct esym *s,
+			 const struct pattern *p)
+{
+	return names_match(p, s->name, elf_sym_demangled(o, s));
 }
 
 static bool sym_matches(const struct elf_obj *o, const struct esym *s,
@@ -198,6 +202,28 @@ static int no_match(const struct elf_obj *o, const struct pattern *p,
 }
 
 /*
+ * "name[@ver]" or "name@@ver": @p->base is malloc'd even on -EINVAL (an
+ * empty name or version); -ENOMEM leaves it NULL.
+ */
+static int pattern_parse(const char *pattern, struct pattern *p)
+{
+	const char *at = strchr(pattern, '@');
+
+	memset(p, 0, sizeof(*p));
+	p->base = at ? strndup(pattern, (size_t)(at - pattern)) :
+		       strdup(pattern);
+	if (!p->base)
+		return -ENOMEM;
+	if (at) {
+		p->def_only = at[1] == '@';
+		p->ver = at + (p->def_only ? 2 : 1);
+	}
+	p->is_glob = strpbrk(pattern, "*?[") != NULL;
+	p->cxx = demangle_skip_return(p->base);
+	return !*p->base || (p->ver && !*p->ver) ? -EINVAL : 0;
+}
+
+/*
  * The core of resolution for one parsed object: match, apply the
  * default-version rule, fold aliases, translate to offsets.
  */
@@ -212,24 +238,15 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 	size_t nc = 0, nres = 0, i, j, k;
 	int rc, first_bad = 0;
 	const struct cand *bad = NULL;
-	const char *at;
 
-	at = strchr(pattern, '@');
-	p.base = at ? strndup(pattern, (size_t)(at - pattern)) :
-		      strdup(pattern);
-	if (!p.base)
-		return elf_fail(err, errlen, -ENOMEM, "out of memory");
-	if (at) {
-		p.def_only = at[1] == '@';
-		p.ver = at + (p.def_only ? 2 : 1);
-	}
-	if (!*p.base || (p.ver && !*p.ver)) {
-		rc = elf_fail(err, errlen, -EINVAL, "bad function name '%s'",
+	rc = pattern_parse(pattern, &p);
+	if (rc == -ENOMEM)
+		return elf_fail(err, errlen, rc, "out of memory");
+	if (rc) {
+		rc = elf_fail(err, errlen, rc, "bad function name '%s'",
 			      pattern);
 		goto out;
 	}
-	p.is_glob = strpbrk(pattern, "*?[") != NULL;
-	p.cxx = demangle_skip_return(p.base);
 
 	c = malloc((o->nsyms ? o->nsyms : 1) * sizeof(*c));
 	if (!c) {
@@ -434,4 +451,45 @@ int elf_resolve_spec_flags(const char *spec, pid_t pid, const char *exe,
 out:
 	free(obj);
 	return rc;
+}
+
+/* Whether an OBJ: part designates @path, as elf_locate_object() finds it. */
+static bool obj_matches(const char *obj, const char *path)
+{
+	char canon[PATH_MAX];
+
+	if (!strchr(obj, '/'))
+		return elf_obj_name_matches(path, obj);
+	return !strcmp(obj, path) ||
+	       (realpath(obj, canon) && !strcmp(canon, path));
+}
+
+bool elf_spec_matches(const char *spec, const char *obj, const char *name,
+		      const char *linkage_name)
+{
+	struct pattern p = { 0 };
+	char *sobj = NULL, *base = NULL, *ver;
+	const char *pat;
+	bool hit = false;
+
+	if (split_spec(spec, &sobj, &pat) || (sobj && !obj_matches(sobj, obj)))
+		goto out;
+	base = strdup(name);
+	if (!base || pattern_parse(pat, &p))
+		goto out;
+	/* The display name's "@ver" or "@@ver": the version it was shown. */
+	ver = strchr(base, '@');
+	if (ver)
+		*ver++ = '\0';
+	if (ver && *ver == '@')
+		ver++;
+	hit = names_match(&p, linkage_name && *linkage_name ? linkage_name :
+			  base, base);
+	if (p.ver)
+		hit = hit && ver && !fnmatch(p.ver, ver, 0);
+out:
+	free(p.base);
+	free(sobj);
+	free(base);
+	return hit;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The options that `attach` and `run` share (Documentation/usage.rst,
- * "Commands"), parsed in one place so both commands accept exactly the same
+ * The options of ispotctl's commands (Documentation/usage.rst,
+ * "Commands"), read through the option table that ispotd shares
+ * (opttab.h), so every command and ispotd accept exactly the same
  * spelling and give the same errors.
  */
 #ifndef ISPOT_OPTIONS_H
@@ -14,6 +15,7 @@
 #include <sys/types.h>
 
 #include "session/events.h"
+#include "session/opttab.h"
 #include "analysis/pipeline.h"
 
 #define OPT_MAX_FUNCS	256
@@ -29,7 +31,10 @@
 #define OPT_BLOCK_PREFIX	"block:"
 #define OPT_BLOCK_SPEC_MAX	1024
 
-/* --key FUNC=argN[:log2] | FUNC=callsite | FUNC=none; FUNC may be a glob. */
+/*
+ * --key FUNC=argN[:log2] | callsite | shape | auto | none, split at the
+ * last '='; FUNC is any --func SPEC (elf_spec_matches()).
+ */
 struct key_opt {
 	char *func;
 	struct key_rule rule;
@@ -81,41 +86,31 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 		     struct trace_opts *o);
 void trace_opts_usage(enum trace_mode mode, FILE *f);
 
-/*
- * The key rule for function @name: the last matching --key wins, else the
- * defaults for calls whose work depends on an argument (the object of a
- * pthread lock, wait or barrier; the size of a read or write).  Writes the
- * rule's name ("arg0", "arg2:log2", "callsite", "" for none) to @desc.
- */
-struct key_rule trace_opts_key(const struct trace_opts *o, const char *name,
-			       char *desc, size_t desclen);
+/* What a --key is matched against: one traced function or block. */
+struct key_target {
+	const char *obj;	/* canonical path of its object */
+	const char *name;	/* display name: "foo@V1", "ns::f(int)" */
+	const char *linkage;	/* C++ mangled name, else "" or NULL */
+};
 
 /*
- * A --key that names none of the @n traced functions @names is a typo or
+ * The key rule for @f: the last matching --key wins, else the defaults
+ * for calls whose work depends on an argument (the object of a pthread
+ * lock, wait or barrier; the size of a read or write).  Writes the
+ * rule's name ("arg0", "arg2:log2", "callsite", "" for none) to @desc.
+ */
+struct key_rule trace_opts_key(const struct trace_opts *o,
+			       const struct key_target *f, char *desc,
+			       size_t desclen);
+
+/*
+ * A --key that names none of the @n traced functions @fs is a typo or
  * a function that was not traced: its index + 1, with the one-line
  * message for it in @err ("--key 'wrker=shape': 'wrker' matches no traced
  * function (traced: worker, flush); ..."), or 0 when every key matches.
  */
 size_t trace_opts_unmatched_key(const struct trace_opts *o,
-				const char *const *names, size_t n,
+				const struct key_target *fs, size_t n,
 				char *err, size_t len);
-
-/*
- * Value parsers, shared with ispotd's options so that both programs read
- * a time, a size or a count the same way.
- *
- * options_parse_duration: "10", "10s", "1.5s", "500ms", "2m", "250us",
- * "1h" -> ns; 0 if @s is not a positive time.
- * options_parse_ring_size: "4096", "512K", "4M", "1G" (optionally "KiB",
- * "MB"...) -> bytes; 0 unless it is a power of two from 4K to 1G.
- * options_parse_u32: a whole decimal number from @min to UINT32_MAX.
- */
-uint64_t options_parse_duration(const char *s);
-uint64_t options_parse_ring_size(const char *s);
-bool options_parse_u32(const char *s, uint32_t min, uint32_t *out);
-
-/* "arg1:log2" and friends; false if @s is not a key rule. */
-bool key_rule_parse(const char *s, struct key_rule *rule);
-void key_rule_format(const struct key_rule *rule, char *buf, size_t len);
 
 #endif /* ISPOT_OPTIONS_H */

@@ -94,8 +94,9 @@ static int trace_add_syms(struct trace *t, const struct elf_target_sym *syms,
 		f = &t->funcs[t->nr_funcs++];
 		memset(f, 0, sizeof(*f));
 		f->sym = syms[i];
-		f->key = trace_opts_key(t->opts, f->sym.name, f->key_desc,
-					sizeof(f->key_desc));
+		f->key = trace_opts_key(t->opts, &(struct key_target){
+			f->sym.obj, f->sym.name, f->sym.linkage_name },
+			f->key_desc, sizeof(f->key_desc));
 	}
 	return 0;
 }
@@ -150,8 +151,9 @@ static int trace_add_block(struct trace *t, const char *spec, pid_t pid,
 	snprintf(f->sym.obj, sizeof(f->sym.obj), "%s", b->obj);
 	f->sym.offset = b->nr_begin ? b->begin[0].offset : 0;
 	f->sym.vaddr = b->nr_begin ? b->begin[0].vaddr : 0;
-	f->key = trace_opts_key(t->opts, f->sym.name, f->key_desc,
-				sizeof(f->key_desc));
+	f->key = trace_opts_key(t->opts, &(struct key_target){
+		f->sym.obj, f->sym.name, NULL }, f->key_desc,
+		sizeof(f->key_desc));
 	return 0;
 }
 
@@ -385,19 +387,20 @@ void trace_funcs_free(struct trace *t)
 
 int trace_check_keys(const struct trace *t)
 {
-	const char **names = calloc(t->nr_funcs + 1, sizeof(*names));
+	struct key_target *fs = calloc(t->nr_funcs + 1, sizeof(*fs));
 	char err[512];
 	size_t i;
 
-	if (!names) {
+	if (!fs) {
 		ispot_error("out of memory checking --key");
 		return -1;
 	}
 	for (i = 0; i < t->nr_funcs; i++)
-		names[i] = t->funcs[i].sym.name;
-	i = trace_opts_unmatched_key(t->opts, names, t->nr_funcs, err,
+		fs[i] = (struct key_target){ t->funcs[i].sym.obj,
+			t->funcs[i].sym.name, t->funcs[i].sym.linkage_name };
+	i = trace_opts_unmatched_key(t->opts, fs, t->nr_funcs, err,
 				     sizeof(err));
-	free(names);
+	free(fs);
 	if (!i)
 		return 0;
 	if (t->opts->auto_pick) {
