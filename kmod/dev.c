@@ -23,7 +23,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "ispot.h"
+#include "ispot_internal.h"
 
 /* Open sessions, for the limit and for ISPOT_IOC_INFO. */
 static LIST_HEAD(ispot_sessions);

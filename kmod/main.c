@@ -10,7 +10,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "ispot.h"
+#include "ispot_internal.h"
 
 unsigned int ispot_max_sessions = 64;
 module_param_named(max_sessions, ispot_max_sessions, uint, 0644);

@@ -23,7 +23,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "ispot.h"
+#include "ispot_internal.h"
 
 #define ISPOT_SAMPLE_PROBES	16	/* linear-probing bound per lookup */
 

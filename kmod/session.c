@@ -18,7 +18,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
-#include "ispot.h"
+#include "ispot_internal.h"
 
 /* Ring memory in use across all sessions, in pages (limit in main.c). */
 static atomic_long_t ispot_ring_pages_used = ATOMIC_LONG_INIT(0);

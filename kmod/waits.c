@@ -39,7 +39,7 @@
 #include <trace/events/syscalls.h>
 
 #include "compat.h"
-#include "ispot.h"
+#include "ispot_internal.h"
 
 #define ISPOT_WAITS_HASH_BITS	6
 
