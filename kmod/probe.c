@@ -546,7 +546,7 @@ int ispot_probe_insert(struct ispot_session *s, struct ispot_probe *p)
 {
 	struct ispot_probe *other;
 
-	if (s->nr_probes >= ispot_max_probes)
+	if (s->nr_probes >= READ_ONCE(ispot_max_probes))
 		return -ENOSPC;
 	list_for_each_entry(other, &s->probes, node)
 		if (other->inode == p->inode && other->offset == p->offset)
