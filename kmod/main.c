@@ -42,7 +42,6 @@ static int __init ispot_init(void)
 		return err;
 	}
 	ispot_bench_init();
-	pr_info("loaded, ABI %d.%d\n", ISPOT_ABI_MAJOR, ISPOT_ABI_MINOR);
 	return 0;
 }
 
@@ -51,7 +50,6 @@ static void __exit ispot_exit(void)
 	ispot_bench_exit();
 	ispot_dev_unregister();
 	ispot_waits_exit();
-	pr_info("unloaded\n");
 }
 
 module_init(ispot_init);
