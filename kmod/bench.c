@@ -18,7 +18,7 @@
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 
-#include "ispot.h"
+#include "ispot_internal.h"
 
 #define ISPOT_BENCH_OPS		1000000
 #define ISPOT_BENCH_CHUNK	4096	/* operations per preempt-off stretch */

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Every difference between the kernel versions ispot.ko supports (6.1 to
- * 7.x) lives here, so the rest of the module reads as one version.
+ * Every difference between the kernel versions ispot.ko supports (5.10 to
+ * 7.x) lives here, so the rest of the module reads as one version: every
+ * LINUX_VERSION_CODE test is in this file.
  *
- * uprobes:
- *   6.1   int uprobe_register(inode, offset, uc);
+ * uprobes (include/linux/uprobes.h at v5.10, v6.1, v6.12 and v6.13):
+ *   5.10  int uprobe_register(inode, offset, uc);
  *         int uprobe_register_refctr(inode, offset, ref_ctr, uc);
  *         void uprobe_unregister(inode, offset, uc);  (synchronous)
+ *         handler(uc, regs), ret_handler(uc, func, regs),
  *         filter(uc, enum uprobe_filter_ctx, mm)
+ *   6.1   the same
  *   6.12  struct uprobe *uprobe_register(inode, offset, ref_ctr, uc);
  *         (uprobe_register_refctr() folded into it)
  *         uprobe_unregister_nosync(uprobe, uc) + uprobe_unregister_sync()
@@ -30,7 +33,7 @@
  *     5.10 lacks the system call too, so the struct only has to compile.
  *   sched_switch(preempt, prev, next) gains prev_state in 5.18
  *     ("sched/tracing: Append prev_state to tp args instead"): see
- *     ISPOT_TP_SCHED_SWITCH.
+ *     ISPOT_DEFINE_TP_SCHED_SWITCH().
  *   <uapi/linux/elf.h> has no PT_GNU_RELRO (6.1's has it): defined
  *     below with the ELF gABI's value, which never changes.
  *
@@ -94,47 +97,101 @@ struct futex_waitv {
 #endif
 
 /*
- * The sched_switch probe, and the state @prev switched out in.  Before
- * 5.18 the tracepoint has no prev_state argument: read it from the task as
- * that kernel's own trace event does (task->state, __state from 5.14).
+ * Callbacks whose prototype depends on the kernel.  @fn is written once,
+ * with the version-independent prototype given above each macro and every
+ * parameter named; ISPOT_DEFINE_*(fn) then defines fn##_compat, a static
+ * function with the prototype this kernel calls, which passes @fn the
+ * arguments every supported kernel has (computing those an older kernel
+ * does not pass) and drops the others.  @fn is static and called only
+ * there, so the compiler inlines it.  No semicolon follows a use, as after
+ * DEFINE_GUARD().
+ */
+
+/*
+ * The state @prev switched out in.  Before 5.18 sched_switch does not pass
+ * it: read it from the task as that kernel's own trace event does
+ * (task->state, __state from 5.14).
+ */
+static __always_inline unsigned int ispot_task_state(struct task_struct *t)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+	return READ_ONCE(t->__state);
+#else
+	return READ_ONCE(t->state);
+#endif
+}
+
+/*
+ * sched_switch probe:
+ *	void fn(void *data, bool preempt, struct task_struct *prev,
+ *		struct task_struct *next, unsigned int prev_state);
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
-#define ISPOT_TP_SCHED_SWITCH(fn)					\
-	void fn(void *data, bool preempt, struct task_struct *prev,	\
-		struct task_struct *next, unsigned int ispot_tp_prev_state)
-#define ISPOT_TP_PREV_STATE(prev)	(ispot_tp_prev_state)
+#define ISPOT_DEFINE_TP_SCHED_SWITCH(fn)				\
+static void fn##_compat(void *data, bool preempt,			\
+			struct task_struct *prev, struct task_struct *next, \
+			unsigned int prev_state)			\
+{									\
+	fn(data, preempt, prev, next, prev_state);			\
+}
 #else
-#define ISPOT_TP_SCHED_SWITCH(fn)					\
-	void fn(void *data, bool preempt, struct task_struct *prev,	\
-		struct task_struct *next)
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
-#define ISPOT_TP_PREV_STATE(prev)	((unsigned int)READ_ONCE((prev)->__state))
-#else
-#define ISPOT_TP_PREV_STATE(prev)	((unsigned int)READ_ONCE((prev)->state))
-#endif
+#define ISPOT_DEFINE_TP_SCHED_SWITCH(fn)				\
+static void fn##_compat(void *data, bool preempt,			\
+			struct task_struct *prev, struct task_struct *next) \
+{									\
+	fn(data, preempt, prev, next, ispot_task_state(prev));		\
+}
 #endif
 
+/*
+ * uprobe_consumer.handler, .ret_handler and .filter:
+ *	int fn(struct uprobe_consumer *uc, struct pt_regs *regs);
+ *	int fn(struct uprobe_consumer *uc, unsigned long func,
+ *	       struct pt_regs *regs);
+ *	bool fn(struct uprobe_consumer *uc, struct mm_struct *mm);
+ * The session cookie 6.13 adds (@data) is not used; the filter's context
+ * (enum uprobe_filter_ctx), gone in 6.12, was never used.
+ */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define ISPOT_UPROBE_HANDLER(fn)					\
-	int fn(struct uprobe_consumer *uc, struct pt_regs *regs, __u64 *data)
-#define ISPOT_URETPROBE_HANDLER(fn)					\
-	int fn(struct uprobe_consumer *uc, unsigned long func,		\
-	       struct pt_regs *regs, __u64 *data)
+#define ISPOT_DEFINE_UPROBE_HANDLER(fn)					\
+static int fn##_compat(struct uprobe_consumer *uc, struct pt_regs *regs, \
+		       __u64 *data)					\
+{									\
+	return fn(uc, regs);						\
+}
+#define ISPOT_DEFINE_URETPROBE_HANDLER(fn)				\
+static int fn##_compat(struct uprobe_consumer *uc, unsigned long func,	\
+		       struct pt_regs *regs, __u64 *data)		\
+{									\
+	return fn(uc, func, regs);					\
+}
 #else
-#define ISPOT_UPROBE_HANDLER(fn)					\
-	int fn(struct uprobe_consumer *uc, struct pt_regs *regs)
-#define ISPOT_URETPROBE_HANDLER(fn)					\
-	int fn(struct uprobe_consumer *uc, unsigned long func,		\
-	       struct pt_regs *regs)
+#define ISPOT_DEFINE_UPROBE_HANDLER(fn)					\
+static int fn##_compat(struct uprobe_consumer *uc, struct pt_regs *regs) \
+{									\
+	return fn(uc, regs);						\
+}
+#define ISPOT_DEFINE_URETPROBE_HANDLER(fn)				\
+static int fn##_compat(struct uprobe_consumer *uc, unsigned long func,	\
+		       struct pt_regs *regs)				\
+{									\
+	return fn(uc, func, regs);					\
+}
 #endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#define ISPOT_UPROBE_FILTER(fn)						\
-	bool fn(struct uprobe_consumer *uc, struct mm_struct *mm)
+#define ISPOT_DEFINE_UPROBE_FILTER(fn)					\
+static bool fn##_compat(struct uprobe_consumer *uc, struct mm_struct *mm) \
+{									\
+	return fn(uc, mm);						\
+}
 #else
-#define ISPOT_UPROBE_FILTER(fn)						\
-	bool fn(struct uprobe_consumer *uc, enum uprobe_filter_ctx ctx,	\
-		struct mm_struct *mm)
+#define ISPOT_DEFINE_UPROBE_FILTER(fn)					\
+static bool fn##_compat(struct uprobe_consumer *uc,			\
+			enum uprobe_filter_ctx ctx, struct mm_struct *mm) \
+{									\
+	return fn(uc, mm);						\
+}
 #endif
 
 /*
@@ -239,20 +296,27 @@ static __always_inline bool ispot_dumpable(struct task_struct *task,
 }
 
 /*
- * The sched_process_exit probe, and whether the exiting thread @p ends its
- * thread group.  Before 6.16 the tracepoint does not say; the group's live
- * count has already been decremented when it fires, so a zero count means
- * the group is dead, but several threads exiting at once may all see it
- * (waits.c lets only one of them say so).
+ * sched_process_exit probe, as ISPOT_DEFINE_TP_SCHED_SWITCH():
+ *	void fn(void *data, struct task_struct *p, bool group_dead);
+ * @group_dead: the exiting thread @p ends its thread group.  Before 6.16
+ * the tracepoint does not say; the group's live count has already been
+ * decremented when it fires, so a zero count means the group is dead, but
+ * several threads exiting at once may all see it (waits.c lets only one of
+ * them say so).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
-#define ISPOT_TP_PROCESS_EXIT(fn)					\
-	void fn(void *data, struct task_struct *p, bool group_dead)
-#define ISPOT_TP_GROUP_DEAD(p)	(group_dead)
+#define ISPOT_DEFINE_TP_PROCESS_EXIT(fn)				\
+static void fn##_compat(void *data, struct task_struct *p,		\
+			bool group_dead)				\
+{									\
+	fn(data, p, group_dead);					\
+}
 #else
-#define ISPOT_TP_PROCESS_EXIT(fn)					\
-	void fn(void *data, struct task_struct *p)
-#define ISPOT_TP_GROUP_DEAD(p)	(!atomic_read(&(p)->signal->live))
+#define ISPOT_DEFINE_TP_PROCESS_EXIT(fn)				\
+static void fn##_compat(void *data, struct task_struct *p)		\
+{									\
+	fn(data, p, !atomic_read(&p->signal->live));			\
+}
 #endif
 
 enum ispot_futex_call {

@@ -23,7 +23,7 @@
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 
-#include "ispot.h"
+#include "ispot_internal.h"
 
 struct ispot_counters_pcpu {
 	struct perf_event *event[ISPOT_MAX_COUNTERS];

@@ -23,7 +23,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "ispot.h"
+#include "ispot_internal.h"
 
 /* Open sessions, for the limit and for ISPOT_IOC_INFO. */
 static LIST_HEAD(ispot_sessions);
@@ -47,7 +47,7 @@ static int ispot_dev_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 
 	mutex_lock(&ispot_sessions_lock);
-	if (ispot_nr_sessions >= ispot_max_sessions) {
+	if (ispot_nr_sessions >= READ_ONCE(ispot_max_sessions)) {
 		mutex_unlock(&ispot_sessions_lock);
 		ispot_session_destroy(s);
 		return -EBUSY;
@@ -95,8 +95,8 @@ static long ispot_ioc_info(void __user *uarg)
 		info.dropped += ispot_session_dropped(s);
 	info.sessions = ispot_nr_sessions;
 	mutex_unlock(&ispot_sessions_lock);
-	info.max_sessions = ispot_max_sessions;
-	info.max_probes = ispot_max_probes;
+	info.max_sessions = READ_ONCE(ispot_max_sessions);
+	info.max_probes = READ_ONCE(ispot_max_probes);
 	info.nr_cpus = nr_cpu_ids;
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }

@@ -10,7 +10,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "ispot.h"
+#include "ispot_internal.h"
 
 unsigned int ispot_max_sessions = 64;
 module_param_named(max_sessions, ispot_max_sessions, uint, 0644);
@@ -42,7 +42,6 @@ static int __init ispot_init(void)
 		return err;
 	}
 	ispot_bench_init();
-	pr_info("loaded, ABI %d.%d\n", ISPOT_ABI_MAJOR, ISPOT_ABI_MINOR);
 	return 0;
 }
 
@@ -51,7 +50,6 @@ static void __exit ispot_exit(void)
 	ispot_bench_exit();
 	ispot_dev_unregister();
 	ispot_waits_exit();
-	pr_info("unloaded\n");
 }
 
 module_init(ispot_init);

@@ -23,7 +23,7 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "ispot.h"
+#include "ispot_internal.h"
 
 #define ISPOT_SAMPLE_PROBES	16	/* linear-probing bound per lookup */
 
@@ -214,7 +214,7 @@ static void ispot_probe_args(struct pt_regs *regs, u64 *data)
 	data[2] = regs_get_kernel_argument(regs, 2);
 }
 
-static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
+static int ispot_probe_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
@@ -266,7 +266,14 @@ static ISPOT_UPROBE_HANDLER(ispot_probe_entry)
 	return 0;
 }
 
-static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
+ISPOT_DEFINE_UPROBE_HANDLER(ispot_probe_entry)
+
+/*
+ * @func is where the entry was hit: the probed function's address in the
+ * target (uprobes' return_instance.func, the breakpoint's address).
+ */
+static int ispot_probe_return(struct uprobe_consumer *uc, unsigned long func,
+			      struct pt_regs *regs)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
@@ -308,12 +315,16 @@ static ISPOT_URETPROBE_HANDLER(ispot_probe_return)
 	return 0;
 }
 
-static ISPOT_UPROBE_FILTER(ispot_probe_filter)
+ISPOT_DEFINE_URETPROBE_HANDLER(ispot_probe_return)
+
+static bool ispot_probe_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 
 	return ispot_target_owns_mm(p->session, mm);
 }
+
+ISPOT_DEFINE_UPROBE_FILTER(ispot_probe_filter)
 
 /* Whether [@offset, @offset + @len) lies in the file-backed part of @ph. */
 static bool ispot_phdr_holds(const struct elf64_phdr *ph, u64 offset, u64 len)
@@ -525,10 +536,11 @@ struct ispot_probe *ispot_probe_create(struct ispot_probe_add *args)
 	p->ref_ctr_offset = args->ref_ctr_offset;
 	p->flags = args->flags;
 	p->sample_period = p->samples ? args->sample_period : 0;
-	p->consumer.handler = ispot_probe_entry;
+	/* compat.h's ISPOT_DEFINE_*() made the _compat callbacks. */
+	p->consumer.handler = ispot_probe_entry_compat;
 	if (p->flags & ISPOT_PROBE_RETURN)
-		p->consumer.ret_handler = ispot_probe_return;
-	p->consumer.filter = ispot_probe_filter;
+		p->consumer.ret_handler = ispot_probe_return_compat;
+	p->consumer.filter = ispot_probe_filter_compat;
 	fput(file);
 	return p;
 
@@ -546,7 +558,7 @@ int ispot_probe_insert(struct ispot_session *s, struct ispot_probe *p)
 {
 	struct ispot_probe *other;
 
-	if (s->nr_probes >= ispot_max_probes)
+	if (s->nr_probes >= READ_ONCE(ispot_max_probes))
 		return -ENOSPC;
 	list_for_each_entry(other, &s->probes, node)
 		if (other->inode == p->inode && other->offset == p->offset)

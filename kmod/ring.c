@@ -21,7 +21,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "ispot.h"
+#include "ispot_internal.h"
 
 size_t ispot_ring_bytes(u32 pages)
 {

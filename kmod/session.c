@@ -18,7 +18,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
-#include "ispot.h"
+#include "ispot_internal.h"
 
 /* Ring memory in use across all sessions, in pages (limit in main.c). */
 static atomic_long_t ispot_ring_pages_used = ATOMIC_LONG_INIT(0);
@@ -30,7 +30,7 @@ void ispot_session_global_info(struct ispot_info *info)
 {
 	info->ring_bytes = (u64)atomic_long_read(&ispot_ring_pages_used)
 			   << PAGE_SHIFT;
-	info->ring_bytes_max = (u64)ispot_max_buffer_mib << 20;
+	info->ring_bytes_max = (u64)READ_ONCE(ispot_max_buffer_mib) << 20;
 	info->dropped = atomic64_read(&ispot_dropped_closed);
 }
 
@@ -92,7 +92,7 @@ void ispot_session_destroy(struct ispot_session *s)
  */
 int ispot_session_setup(struct ispot_session *s, struct ispot_setup *args)
 {
-	long limit = (long)ispot_max_buffer_mib << (20 - PAGE_SHIFT);
+	long limit = (long)READ_ONCE(ispot_max_buffer_mib) << (20 - PAGE_SHIFT);
 	u32 pages = args->ring_pages;
 	struct ispot_ring **rings;
 	long charge;

@@ -30,7 +30,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 
-#include "ispot.h"
+#include "ispot_internal.h"
 
 /*
  * ptrace_may_access() is not exported to modules, and a copy of it could

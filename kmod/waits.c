@@ -39,7 +39,7 @@
 #include <trace/events/syscalls.h>
 
 #include "compat.h"
-#include "ispot.h"
+#include "ispot_internal.h"
 
 #define ISPOT_WAITS_HASH_BITS	6
 
@@ -123,9 +123,11 @@ static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
  * Interrupts are off and the run-queue lock is held: nothing here may wake
  * anyone (the ring defers that) or take a lock.
  */
-static ISPOT_TP_SCHED_SWITCH(ispot_waits_switch)
+static void ispot_waits_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
 {
-	unsigned int prev_state = ISPOT_TP_PREV_STATE(prev);
 	struct ispot_session *s;
 	u64 ts = 0;
 
@@ -150,6 +152,8 @@ static ISPOT_TP_SCHED_SWITCH(ispot_waits_switch)
 		ispot_waits_put(s, &ts, ISPOT_REC_SWITCH_IN, next, 0, 0, 0, 0);
 	rcu_read_unlock_sched_notrace();
 }
+
+ISPOT_DEFINE_TP_SCHED_SWITCH(ispot_waits_switch)
 
 /*
  * FUTEX_ENTER's uaddr, op and val.  The futex2 calls are given the futex(2)
@@ -255,7 +259,8 @@ static void ispot_waits_fork(void *data, struct task_struct *parent,
  * before 6.16 every thread exiting while the group dies can see it dead
  * (compat.h), and the first of them to get here says it.
  */
-static ISPOT_TP_PROCESS_EXIT(ispot_waits_exit_probe)
+static void ispot_waits_process_exit(void *data, struct task_struct *p,
+				     bool group_dead)
 {
 	struct ispot_session *s;
 	u64 ts = 0;
@@ -266,12 +271,13 @@ static ISPOT_TP_PROCESS_EXIT(ispot_waits_exit_probe)
 	ispot_waits_for_each(s, p, ISPOT_SETUP_TASKS) {
 		bool last;
 
-		last = ISPOT_TP_GROUP_DEAD(p) &&
-		       !atomic_xchg(&s->waits_group_dead, 1);
+		last = group_dead && !atomic_xchg(&s->waits_group_dead, 1);
 		ispot_waits_put(s, &ts, ISPOT_REC_TASK_EXIT, p, 0, last, 0, 0);
 	}
 	rcu_read_unlock_sched_notrace();
 }
+
+ISPOT_DEFINE_TP_PROCESS_EXIT(ispot_waits_process_exit)
 
 /*
  * The __tracepoint_* symbols are not exported, so the tracepoints are
@@ -284,8 +290,9 @@ static struct ispot_waits_tp {
 	struct tracepoint *tp;
 } ispot_waits_tps[] = {
 	{ "sched_process_fork", ispot_waits_fork, ISPOT_WAITS_TASKS },
-	{ "sched_process_exit", ispot_waits_exit_probe, ISPOT_WAITS_TASKS },
-	{ "sched_switch", ispot_waits_switch, ISPOT_WAITS_WAITS },
+	{ "sched_process_exit", ispot_waits_process_exit_compat,
+	  ISPOT_WAITS_TASKS },
+	{ "sched_switch", ispot_waits_switch_compat, ISPOT_WAITS_WAITS },
 	{ "sys_enter", ispot_waits_sys_enter, ISPOT_WAITS_WAITS },
 	{ "sys_exit", ispot_waits_sys_exit, ISPOT_WAITS_WAITS },
 };
@@ -298,8 +305,9 @@ static struct ispot_waits_tp {
 static void __maybe_unused ispot_waits_check_types(void)
 {
 	check_trace_callback_type_sched_process_fork(ispot_waits_fork);
-	check_trace_callback_type_sched_process_exit(ispot_waits_exit_probe);
-	check_trace_callback_type_sched_switch(ispot_waits_switch);
+	check_trace_callback_type_sched_process_exit(
+		ispot_waits_process_exit_compat);
+	check_trace_callback_type_sched_switch(ispot_waits_switch_compat);
 	check_trace_callback_type_sys_enter(ispot_waits_sys_enter);
 	check_trace_callback_type_sys_exit(ispot_waits_sys_exit);
 }

@@ -295,8 +295,11 @@ struct ispot_record {
 	__u64 sp;
 	__u64 ip;
 	__u64 data[3];		/* ENTRY: first three arguments; EXIT: data[0]
-				 * is the return value; STACK: data[0] is the
-				 * number of frames that follow */
+				 * is the return value, data[1] the probed
+				 * function's address in the target (where
+				 * the entry was hit), data[2] 0; STACK:
+				 * data[0] is the number of frames that
+				 * follow, data[1] and data[2] 0 */
 };
 
 /*

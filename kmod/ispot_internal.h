@@ -33,7 +33,11 @@
 /* 1 GiB of data per CPU: keeps every size and slot count within 32 bits. */
 #define ISPOT_RING_MAX_PAGES	(1U << (30 - PAGE_SHIFT))
 
-/* Limits, set as module parameters (main.c). */
+/*
+ * Module parameters (main.c).  They are writable in
+ * /sys/module/ispot/parameters at any time: read each with READ_ONCE(),
+ * once per decision.
+ */
 extern unsigned int ispot_max_sessions;
 extern unsigned int ispot_max_probes;
 extern unsigned int ispot_max_buffer_mib;
