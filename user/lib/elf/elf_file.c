@@ -158,162 +158,176 @@ int elf_check_ident(const unsigned char *id, const char *path,
 	return 0;
 }
 
-int elf_file_open(struct elf_file *f, const char *path,
-		  char *err, size_t errlen)
+/* "truncated or corrupt ELF file (what)" as f's error. */
+static int elf_corrupt(const struct elf_file *f, char *err, size_t errlen,
+		       const char *what)
 {
-	const char *corrupt = NULL;
-	struct stat st;
-	uint64_t phsz, shsz;
-	int rc;
-	size_t i;
+	return elf_fail(err, errlen, -ENOEXEC,
+			"%s: truncated or corrupt ELF file (%s)", f->path,
+			what);
+}
 
-	memset(f, 0, sizeof(*f));
-	f->path = path;
+/* Open path read-only and take its size: a regular file only. */
+static int open_regular(struct elf_file *f, const char *path,
+			char *err, size_t errlen)
+{
+	struct stat st;
+
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
 		return elf_fail(err, errlen, -errno, "cannot open %s: %s", path,
 				strerror(errno));
-	if (fstat(f->fd, &st)) {
-		rc = -errno;
-		elf_fail(err, errlen, rc, "cannot stat %s: %s", path,
-			 strerror(errno));
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		rc = elf_fail(err, errlen, -EISDIR, "%s: is a directory", path);
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = elf_fail(err, errlen, -ENOEXEC, "%s: not a regular file",
-			      path);
-		goto out;
-	}
+	if (fstat(f->fd, &st))
+		return elf_fail(err, errlen, -errno, "cannot stat %s: %s", path,
+				strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return elf_fail(err, errlen, -EISDIR, "%s: is a directory",
+				path);
+	if (!S_ISREG(st.st_mode))
+		return elf_fail(err, errlen, -ENOEXEC,
+				"%s: not a regular file", path);
 	f->size = (uint64_t)st.st_size;
+	return 0;
+}
 
-	if (f->size < SELFMAG) {
-		rc = elf_fail(err, errlen, -ENOEXEC, "%s: not an ELF file",
-			      path);
-		goto out;
-	}
+/* The ELF header: a native executable or shared object. */
+static int read_ehdr(struct elf_file *f, char *err, size_t errlen)
+{
+	const char *path = f->path;
+	int rc;
+
+	if (f->size < SELFMAG)
+		return elf_fail(err, errlen, -ENOEXEC, "%s: not an ELF file",
+				path);
 	if (f->size < sizeof(f->eh)) {
 		/* Distinguish "text file" from "cut-off ELF header". */
 		unsigned char id[SELFMAG];
 
 		rc = elf_read_at(f, 0, id, sizeof(id));
 		if (!rc && memcmp(id, ELFMAG, SELFMAG))
-			rc = elf_fail(err, errlen, -ENOEXEC,
-				      "%s: not an ELF file", path);
-		else
-			rc = elf_fail(err, errlen, -ENOEXEC,
-				      "%s: truncated ELF header", path);
-		goto out;
+			return elf_fail(err, errlen, -ENOEXEC,
+					"%s: not an ELF file", path);
+		return elf_fail(err, errlen, -ENOEXEC,
+				"%s: truncated ELF header", path);
 	}
 	rc = elf_read_at(f, 0, &f->eh, sizeof(f->eh));
-	if (rc) {
-		elf_fail(err, errlen, rc, "%s: cannot read ELF header", path);
-		goto out;
-	}
+	if (rc)
+		return elf_fail(err, errlen, rc, "%s: cannot read ELF header",
+				path);
 	rc = elf_check_ident(f->eh.e_ident, path, err, errlen);
 	if (rc)
-		goto out;
-	if (f->eh.e_type != ET_EXEC && f->eh.e_type != ET_DYN) {
-		rc = elf_fail(err, errlen, -ENOEXEC,
-			      "%s: not an executable or shared object (e_type %u)",
-			      path, f->eh.e_type);
-		goto out;
-	}
+		return rc;
+	if (f->eh.e_type != ET_EXEC && f->eh.e_type != ET_DYN)
+		return elf_fail(err, errlen, -ENOEXEC,
+				"%s: not an executable or shared object (e_type %u)",
+				path, f->eh.e_type);
+	return 0;
+}
 
-	/* Section headers; section 0 holds the real counts on overflow. */
-	if (f->eh.e_shoff) {
-		Elf64_Shdr sh0;
+/* size bytes at off, checked to be in the file, into a new *out. */
+static int read_table(const struct elf_file *f, uint64_t off, uint64_t size,
+		      void **out, const char *what, char *err, size_t errlen)
+{
+	char why[64];
+	int rc;
 
-		if (f->eh.e_shentsize != sizeof(Elf64_Shdr)) {
-			corrupt = "bad e_shentsize";
-			goto bad;
-		}
-		if (elf_read_at(f, f->eh.e_shoff, &sh0, sizeof(sh0))) {
-			corrupt = "section headers past end of file";
-			goto bad;
-		}
-		f->shnum = f->eh.e_shnum ? f->eh.e_shnum : sh0.sh_size;
-		if (f->shnum > MAX_SHNUM) {
-			corrupt = "too many sections";
-			goto bad;
-		}
-		shsz = (uint64_t)f->shnum * sizeof(Elf64_Shdr);
-		if (!in_file(f, f->eh.e_shoff, shsz)) {
-			corrupt = "section headers past end of file";
-			goto bad;
-		}
-		f->sh = malloc(shsz ? shsz : 1);
-		if (!f->sh) {
-			rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
-		rc = elf_read_at(f, f->eh.e_shoff, f->sh, shsz);
-		if (rc) {
-			elf_fail(err, errlen, rc,
-				 "%s: cannot read section headers", path);
-			goto out;
-		}
+	if (!in_file(f, off, size)) {
+		snprintf(why, sizeof(why), "%s past end of file", what);
+		return elf_corrupt(f, err, errlen, why);
 	}
+	*out = malloc(size ? size : 1);
+	if (!*out)
+		return elf_fail(err, errlen, -ENOMEM, "out of memory");
+	rc = elf_read_at(f, off, *out, size);
+	if (rc)
+		return elf_fail(err, errlen, rc, "%s: cannot read %s", f->path,
+				what);
+	return 0;
+}
+
+/* Section headers; section 0 holds the real count on overflow. */
+static int read_shdrs(struct elf_file *f, char *err, size_t errlen)
+{
+	Elf64_Shdr sh0;
+	uint64_t shsz;
+
+	if (!f->eh.e_shoff)
+		return 0;
+	if (f->eh.e_shentsize != sizeof(Elf64_Shdr))
+		return elf_corrupt(f, err, errlen, "bad e_shentsize");
+	if (elf_read_at(f, f->eh.e_shoff, &sh0, sizeof(sh0)))
+		return elf_corrupt(f, err, errlen,
+				   "section headers past end of file");
+	f->shnum = f->eh.e_shnum ? f->eh.e_shnum : sh0.sh_size;
+	if (f->shnum > MAX_SHNUM)
+		return elf_corrupt(f, err, errlen, "too many sections");
+	shsz = (uint64_t)f->shnum * sizeof(Elf64_Shdr);
+	return read_table(f, f->eh.e_shoff, shsz, (void **)&f->sh,
+			  "section headers", err, errlen);
+}
+
+/* Program headers; their count may be in section 0 (PN_XNUM). */
+static int read_phdrs(struct elf_file *f, char *err, size_t errlen)
+{
+	uint64_t phsz;
 
 	f->phnum = f->eh.e_phnum;
 	if (f->phnum == PN_XNUM)
 		f->phnum = f->shnum ? f->sh[0].sh_info : 0;
-	if (f->phnum > MAX_PHNUM) {
-		corrupt = "too many program headers";
-		goto bad;
-	}
-	if (f->phnum) {
-		if (f->eh.e_phentsize != sizeof(Elf64_Phdr)) {
-			corrupt = "bad e_phentsize";
-			goto bad;
-		}
-		phsz = (uint64_t)f->phnum * sizeof(Elf64_Phdr);
-		if (!in_file(f, f->eh.e_phoff, phsz)) {
-			corrupt = "program headers past end of file";
-			goto bad;
-		}
-		f->ph = malloc(phsz);
-		if (!f->ph) {
-			rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
-		rc = elf_read_at(f, f->eh.e_phoff, f->ph, phsz);
-		if (rc) {
-			elf_fail(err, errlen, rc,
-				 "%s: cannot read program headers", path);
-			goto out;
-		}
-	}
+	if (f->phnum > MAX_PHNUM)
+		return elf_corrupt(f, err, errlen, "too many program headers");
+	if (!f->phnum)
+		return 0;
+	if (f->eh.e_phentsize != sizeof(Elf64_Phdr))
+		return elf_corrupt(f, err, errlen, "bad e_phentsize");
+	phsz = (uint64_t)f->phnum * sizeof(Elf64_Phdr);
+	return read_table(f, f->eh.e_phoff, phsz, (void **)&f->ph,
+			  "program headers", err, errlen);
+}
 
-	/*
-	 * Validate loadable segments once so that address translation can
-	 * trust them: file part inside the file, no wrap-around.
-	 */
+/*
+ * Validate loadable segments once so that address translation can trust
+ * them: file part inside the file, no wrap-around.
+ */
+static int check_load_segments(const struct elf_file *f, char *err,
+			       size_t errlen)
+{
+	size_t i;
+
 	for (i = 0; i < f->phnum; i++) {
 		const Elf64_Phdr *ph = &f->ph[i];
 
 		if (ph->p_type != PT_LOAD)
 			continue;
 		if (ph->p_filesz > ph->p_memsz ||
-		    ph->p_vaddr + ph->p_memsz < ph->p_vaddr) {
-			corrupt = "bad PT_LOAD segment";
-			goto bad;
-		}
-		if (!in_file(f, ph->p_offset, ph->p_filesz)) {
-			corrupt = "PT_LOAD segment past end of file";
-			goto bad;
-		}
+		    ph->p_vaddr + ph->p_memsz < ph->p_vaddr)
+			return elf_corrupt(f, err, errlen,
+					   "bad PT_LOAD segment");
+		if (!in_file(f, ph->p_offset, ph->p_filesz))
+			return elf_corrupt(f, err, errlen,
+					   "PT_LOAD segment past end of file");
 	}
 	return 0;
+}
 
-bad:
-	rc = elf_fail(err, errlen, -ENOEXEC,
-		      "%s: truncated or corrupt ELF file (%s)", path, corrupt);
-out:
-	elf_file_close(f);
+int elf_file_open(struct elf_file *f, const char *path,
+		  char *err, size_t errlen)
+{
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	rc = open_regular(f, path, err, errlen);
+	if (!rc)
+		rc = read_ehdr(f, err, errlen);
+	if (!rc)
+		rc = read_shdrs(f, err, errlen);
+	if (!rc)
+		rc = read_phdrs(f, err, errlen);
+	if (!rc)
+		rc = check_load_segments(f, err, errlen);
+	if (rc)
+		elf_file_close(f);
 	return rc;
 }
 
