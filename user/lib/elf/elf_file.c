@@ -167,25 +167,106 @@ static int elf_corrupt(const struct elf_file *f, char *err, size_t errlen,
 			what);
 }
 
+/* What a file that is not a regular one is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "directory";
+	case S_IFIFO:
+		return "FIFO";
+	case S_IFCHR:
+		return "character device";
+	case S_IFBLK:
+		return "block device";
+	case S_IFSOCK:
+		return "socket";
+	default:
+		return "special file";
+	}
+}
+
+/* -ENOEXEC (-EISDIR for a directory) unless st is a regular file. */
+static int check_regular(const char *path, const struct stat *st,
+			 char *err, size_t errlen)
+{
+	if (S_ISREG(st->st_mode))
+		return 0;
+	return elf_fail(err, errlen, S_ISDIR(st->st_mode) ? -EISDIR : -ENOEXEC,
+			"%s is a %s, not an ELF file", path,
+			file_kind(st->st_mode));
+}
+
+/*
+ * Open the regular file that the O_PATH descriptor pfd stands for, through
+ * /proc/self/fd, so that what is opened is what was checked; where /proc
+ * is missing, path again (whatever it then is, open() cannot wait on it).
+ */
+static int reopen_checked(int pfd, const char *path)
+{
+	const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	char self[64];
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, flags);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, flags);
+	return fd;
+}
+
+int elf_open_regular(const char *path, struct stat *st, char *err,
+		     size_t errlen)
+{
+	struct stat pst, tmp;
+	int pfd, fd, rc;
+
+	if (!st)
+		st = &tmp;
+	/* O_PATH opens nothing: no FIFO is waited on, no device opened. */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return elf_fail(err, errlen, -errno, "cannot open %s: %s", path,
+				strerror(errno));
+	rc = fstat(pfd, &pst) ? -errno : 0;
+	if (!rc)
+		rc = check_regular(path, &pst, err, errlen);
+	else
+		elf_fail(err, errlen, rc, "cannot stat %s: %s", path,
+			 strerror(-rc));
+	fd = rc ? -1 : reopen_checked(pfd, path);
+	if (!rc && fd < 0)
+		rc = elf_fail(err, errlen, -errno, "cannot open %s: %s", path,
+			      strerror(errno));
+	close(pfd);
+	if (rc)
+		return rc;
+	if (fstat(fd, st)) {
+		rc = elf_fail(err, errlen, -errno, "cannot stat %s: %s", path,
+			      strerror(errno));
+	} else {
+		rc = check_regular(path, st, err, errlen);
+		if (!rc && (st->st_dev != pst.st_dev ||
+			    st->st_ino != pst.st_ino))
+			rc = elf_fail(err, errlen, -ESTALE,
+				      "%s changed while it was opened", path);
+	}
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 /* Open path read-only and take its size: a regular file only. */
 static int open_regular(struct elf_file *f, const char *path,
 			char *err, size_t errlen)
 {
 	struct stat st;
 
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = elf_open_regular(path, &st, err, errlen);
 	if (f->fd < 0)
-		return elf_fail(err, errlen, -errno, "cannot open %s: %s", path,
-				strerror(errno));
-	if (fstat(f->fd, &st))
-		return elf_fail(err, errlen, -errno, "cannot stat %s: %s", path,
-				strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return elf_fail(err, errlen, -EISDIR, "%s: is a directory",
-				path);
-	if (!S_ISREG(st.st_mode))
-		return elf_fail(err, errlen, -ENOEXEC,
-				"%s: not a regular file", path);
+		return f->fd;
 	f->size = (uint64_t)st.st_size;
 	return 0;
 }

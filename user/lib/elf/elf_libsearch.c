@@ -5,7 +5,6 @@
  * /etc/ld.so.cache, default directories).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,17 +249,15 @@ static bool lib_usable(const char *path, uint16_t machine)
 	struct elf_file f = { .fd = -1 };
 	Elf64_Ehdr eh;
 	struct stat st;
-	bool ok = false;
+	bool ok;
 
-	f.fd = open(path, O_RDONLY | O_CLOEXEC);
+	f.fd = elf_open_regular(path, &st, NULL, 0);
 	if (f.fd < 0)
 		return false;
-	if (!fstat(f.fd, &st) && S_ISREG(st.st_mode)) {
-		f.size = (uint64_t)st.st_size;
-		ok = !elf_read_at(&f, 0, &eh, sizeof(eh)) &&
-		     !elf_check_ident(eh.e_ident, path, NULL, 0) &&
-		     eh.e_type == ET_DYN && eh.e_machine == machine;
-	}
+	f.size = (uint64_t)st.st_size;
+	ok = !elf_read_at(&f, 0, &eh, sizeof(eh)) &&
+	     !elf_check_ident(eh.e_ident, path, NULL, 0) &&
+	     eh.e_type == ET_DYN && eh.e_machine == machine;
 	close(f.fd);
 	return ok;
 }
@@ -351,11 +348,10 @@ static void ldcache_load(struct ldcache *c)
 	uint32_t n;
 
 	memset(c, 0, sizeof(*c));
-	f.fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+	f.fd = elf_open_regular("/etc/ld.so.cache", &st, NULL, 0);
 	if (f.fd < 0)
 		return;
-	if (fstat(f.fd, &st) || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size > MAX_LDCACHE_SIZE)
+	if ((uint64_t)st.st_size > MAX_LDCACHE_SIZE)
 		goto out;
 	f.size = (uint64_t)st.st_size;
 	if (elf_read_dup(&f, 0, f.size, &c->buf))
