@@ -215,9 +215,16 @@ static int try_file(struct elf_obj *o, const char *path, enum how_found how)
 			goto out;
 		}
 	}
-	if (elf_obj_add_debug_symbols(o, &df)) {
+	rc = elf_obj_add_debug_symbols(o, &df);
+	if (rc == -E2BIG) {
+		elf_over_limit(path, o->over, o->over_have, err, sizeof(err));
+		warn_once(path, "ignoring debug file %s: %s", path, err);
+	} else if (rc) {
 		warn_once(path, "ignoring debug file %s: no usable symbol table",
 			  path);
+	}
+	if (rc) {
+		rc = -ESTALE;
 		goto out;
 	}
 	o->dbg.path = strdup(path);

@@ -72,6 +72,51 @@ bool elf_obj_name_matches(const char *path, const char *obj)
 	return b[len] == '\0' || b[len] == '.' || b[len] == '-';
 }
 
+static const struct {
+	const char *env;
+	uint64_t dflt;		/* in units */
+	uint64_t unit;		/* of the variable, and of messages */
+	const char *what;	/* printf format of a count in units */
+} limits[] = {
+	[ELF_LIMIT_SYMBOLS] = { "ISPOT_ELF_MAX_SYMBOLS", ELF_MAX_SYMBOLS, 1,
+				"%.0f symbols" },
+	[ELF_LIMIT_STRTAB] = { "ISPOT_ELF_MAX_STRTAB_MB", ELF_MAX_STRTAB_MB,
+			       1 << 20, "a string table of %.1f MB" },
+	[ELF_LIMIT_READ] = { "ISPOT_ELF_MAX_READ_MB", ELF_MAX_READ_MB,
+			     1 << 20, "%.1f MB of symbols to read" },
+};
+
+uint64_t elf_limit(enum elf_limit which)
+{
+	const char *v = getenv(limits[which].env);
+	unsigned long long n = 0;
+	char *end;
+
+	if (v) {
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (errno || end == v || *end || *v == '-' ||
+		    n > UINT64_MAX / limits[which].unit)
+			n = 0;
+	}
+	return (n ? n : limits[which].dflt) * limits[which].unit;
+}
+
+int elf_over_limit(const char *path, enum elf_limit which, uint64_t have,
+		   char *err, size_t errlen)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), limits[which].what,
+		 (double)have / limits[which].unit);
+	return elf_fail(err, errlen, -E2BIG,
+			"%s: %s, over the bound of %llu%s for one object (a corrupt or hostile file?); if it is genuine, set %s higher",
+			path, what,
+			(unsigned long long)(elf_limit(which) /
+					     limits[which].unit),
+			limits[which].unit > 1 ? " MB" : "", limits[which].env);
+}
+
 /* Whether [off, off + len) lies inside the file, without overflowing. */
 static bool in_file(const struct elf_file *f, uint64_t off, uint64_t len)
 {
@@ -114,6 +159,8 @@ int elf_read_dup(const struct elf_file *f, uint64_t off, uint64_t len,
 	*out = NULL;
 	if (!in_file(f, off, len) || len >= SIZE_MAX)
 		return -ENOEXEC;
+	if (len > elf_limit(ELF_LIMIT_READ))
+		return -E2BIG;
 	buf = malloc((size_t)len + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -466,6 +513,7 @@ long elf_section_by_name(const struct elf_file *f, const char *name)
 		return -1;
 	strsh = &f->sh[f->eh.e_shstrndx];
 	if (strsh->sh_type != SHT_STRTAB ||
+	    strsh->sh_size > elf_limit(ELF_LIMIT_STRTAB) ||
 	    elf_read_dup(f, strsh->sh_offset, strsh->sh_size, &buf))
 		return -1;
 	for (i = 1; i < f->shnum && found < 0; i++) {

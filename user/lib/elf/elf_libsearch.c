@@ -144,7 +144,7 @@ static size_t scan_dynamic(const Elf64_Dyn *dv, size_t ndyn,
 /* DT_NEEDED, DT_RPATH and DT_RUNPATH from the dynamic string table. */
 static int read_dyn_strings(const struct elf_file *f, const Elf64_Dyn *dv,
 			    size_t ndyn, const struct dyn_info *di,
-			    struct dso *d)
+			    struct dso *d, char *err, size_t errlen)
 {
 	uint64_t stroff;
 	char *str = NULL;
@@ -153,6 +153,9 @@ static int read_dyn_strings(const struct elf_file *f, const Elf64_Dyn *dv,
 
 	if (any_vaddr_to_offset(f, di->strtab, &stroff))
 		return -ENOEXEC;
+	if (di->strsz > elf_limit(ELF_LIMIT_STRTAB))
+		return elf_over_limit(f->path, ELF_LIMIT_STRTAB, di->strsz,
+				      err, errlen);
 	rc = elf_read_dup(f, stroff, di->strsz, &str);
 	if (rc)
 		return rc;
@@ -180,7 +183,8 @@ out:
 }
 
 /* The library names and search paths of f's PT_DYNAMIC, if any. */
-static int read_dynamic(const struct elf_file *f, struct dso *d)
+static int read_dynamic(const struct elf_file *f, struct dso *d, char *err,
+			size_t errlen)
 {
 	const Elf64_Phdr *dyn = find_dynamic(f);
 	struct dyn_info di;
@@ -198,7 +202,7 @@ static int read_dynamic(const struct elf_file *f, struct dso *d)
 	dv = (Elf64_Dyn *)tmp;
 	ndyn = scan_dynamic(dv, ndyn, &di, d);
 	if (di.nneeded || di.have_rpath || di.have_runpath)
-		rc = read_dyn_strings(f, dv, ndyn, &di, d);
+		rc = read_dyn_strings(f, dv, ndyn, &di, d, err, errlen);
 	free(dv);
 	return rc;
 }
@@ -226,10 +230,10 @@ static int dso_load(const char *path, struct dso *d, char **interp,
 	if (!rc && interp)
 		rc = read_interp(&f, interp);
 	if (!rc)
-		rc = read_dynamic(&f, d);
+		rc = read_dynamic(&f, d, err, errlen);
 	if (rc == -ENOMEM)
 		elf_fail(err, errlen, rc, "out of memory");
-	else if (rc)
+	else if (rc && rc != -E2BIG)	/* which bound, said already */
 		elf_fail(err, errlen, rc,
 			 "%s: truncated or corrupt dynamic section", path);
 	if (rc) {

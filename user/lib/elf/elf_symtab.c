@@ -44,6 +44,30 @@ static int keep_buf(struct elf_obj *o, char *buf)
 	return 0;
 }
 
+/* Note that bound which was crossed by have: -E2BIG. */
+static int over(struct elf_obj *o, enum elf_limit which, uint64_t have)
+{
+	o->over = which;
+	o->over_have = have;
+	return -E2BIG;
+}
+
+/* elf_read_dup() counted against what o may read. */
+static int obj_read(struct elf_obj *o, const struct elf_file *f,
+		    uint64_t off, uint64_t len, char **out)
+{
+	int rc;
+
+	*out = NULL;
+	if (o->nread > elf_limit(ELF_LIMIT_READ) ||
+	    len > elf_limit(ELF_LIMIT_READ) - o->nread)
+		return over(o, ELF_LIMIT_READ, o->nread + len);
+	rc = elf_read_dup(f, off, len, out);
+	if (!rc)
+		o->nread += len;
+	return rc;
+}
+
 /* The first section of a type, or -1. */
 static long find_section(const struct elf_file *f, uint32_t type)
 {
@@ -69,7 +93,9 @@ static int load_strtab(struct elf_obj *o, const struct elf_file *f,
 	sh = &f->sh[link];
 	if (sh->sh_type != SHT_STRTAB)
 		return -ENOEXEC;
-	rc = elf_read_dup(f, sh->sh_offset, sh->sh_size, &buf);
+	if (sh->sh_size > elf_limit(ELF_LIMIT_STRTAB))
+		return over(o, ELF_LIMIT_STRTAB, sh->sh_size);
+	rc = obj_read(o, f, sh->sh_offset, sh->sh_size, &buf);
 	if (rc)
 		return rc;
 	rc = keep_buf(o, buf);
@@ -106,7 +132,7 @@ static int load_verdef(struct elf_obj *o, const struct elf_file *f,
 	rc = load_strtab(o, f, sh->sh_link, &str, &strsz);
 	if (rc)
 		return rc;
-	rc = elf_read_dup(f, sh->sh_offset, sh->sh_size, &buf);
+	rc = obj_read(o, f, sh->sh_offset, sh->sh_size, &buf);
 	if (rc)
 		return rc;
 
@@ -184,8 +210,8 @@ static int load_versions(struct elf_obj *o, const struct elf_file *f,
 		return 0;
 	vs = &f->sh[vi];
 	v->nversym = vs->sh_size / sizeof(uint16_t);
-	rc = elf_read_dup(f, vs->sh_offset, v->nversym * sizeof(uint16_t),
-			  &tmp);
+	rc = obj_read(o, f, vs->sh_offset, v->nversym * sizeof(uint16_t),
+		      &tmp);
 	if (rc)
 		return rc;
 	v->versym = (uint16_t *)tmp;
@@ -282,13 +308,17 @@ static int load_symbols(struct elf_obj *o, const struct elf_file *f,
 	entsz = sh->sh_entsize ? sh->sh_entsize : sizeof(Elf64_Sym);
 	if (entsz != sizeof(Elf64_Sym))
 		return -ENOEXEC;
+	nraw = sh->sh_size / sizeof(Elf64_Sym);
+	if (o->nraw > elf_limit(ELF_LIMIT_SYMBOLS) ||
+	    nraw > elf_limit(ELF_LIMIT_SYMBOLS) - o->nraw)
+		return over(o, ELF_LIMIT_SYMBOLS, o->nraw + nraw);
 	rc = load_strtab(o, f, sh->sh_link, &str, &strsz);
 	if (rc)
 		return rc;
-	nraw = sh->sh_size / sizeof(Elf64_Sym);
-	rc = elf_read_dup(f, sh->sh_offset, nraw * sizeof(Elf64_Sym), &tmp);
+	rc = obj_read(o, f, sh->sh_offset, nraw * sizeof(Elf64_Sym), &tmp);
 	if (rc)
 		return rc;
+	o->nraw += nraw;
 	raw = (Elf64_Sym *)tmp;
 
 	if (type == SHT_DYNSYM) {
@@ -346,7 +376,8 @@ static void dedupe_symbols(struct elf_obj *o)
 {
 	size_t i, j, k = 0;
 
-	qsort(o->syms, o->nsyms, sizeof(*o->syms), esym_cmp);
+	if (o->nsyms > 1)	/* o->syms is NULL without symbol tables */
+		qsort(o->syms, o->nsyms, sizeof(*o->syms), esym_cmp);
 	for (i = 0; i < o->nsyms; i = j) {
 		const struct esym *first = &o->syms[i];
 		bool any_ver = false;
@@ -404,7 +435,10 @@ int elf_obj_load(const char *path, struct elf_obj **out,
 	if (!rc)
 		rc = load_symbols(o, &o->f, SHT_DYNSYM);
 	if (rc) {
-		if (rc == -ENOMEM)
+		if (rc == -E2BIG)
+			elf_over_limit(path, o->over, o->over_have, err,
+				       errlen);
+		else if (rc == -ENOMEM)
 			elf_fail(err, errlen, rc, "out of memory");
 		else
 			elf_fail(err, errlen, rc,
