@@ -151,6 +151,27 @@ static int send_all(int fd, const char *p, size_t n, uint64_t deadline)
 }
 
 /*
+ * The size at the start of the chunk-size line [p, eol): hex digits, then
+ * ';' (an extension), '\r' or the line's end.  Nothing outside the line
+ * is read: it need not be followed by a NUL.  0, or -1 if malformed.
+ */
+static int chunk_size(const char *p, const char *eol, uint64_t *size)
+{
+	const char *s = p;
+
+	*size = 0;
+	for (; s < eol && isxdigit((unsigned char)*s); s++) {
+		if (*size >> 60)
+			return -1;	/* over 64 bits */
+		*size = *size << 4 | (uint64_t)(isdigit((unsigned char)*s) ?
+			*s - '0' : (tolower((unsigned char)*s) - 'a' + 10));
+	}
+	if (s == p)
+		return -1;
+	return s == eol || *s == ';' || *s == '\r' ? 0 : -1;
+}
+
+/*
  * The chunked body at @p (@n bytes received): 1 complete (decoded in place
  * when @decode, its length in @len), 0 more to come, -1 malformed.
  */
@@ -160,15 +181,11 @@ static int chunked(char *p, size_t n, bool decode, size_t *len)
 
 	for (;;) {
 		char *eol = memchr(p + in, '\n', n - in);
-		unsigned long long size;
-		char *end;
+		uint64_t size;
 
 		if (!eol)
 			return 0;
-		errno = 0;
-		size = strtoull(p + in, &end, 16);
-		if (end == p + in || errno ||
-		    (*end != ';' && *end != '\r' && *end != '\n'))
+		if (chunk_size(p + in, eol, &size))
 			return -1;
 		in = eol - p + 1;
 		if (!size)
