@@ -12,7 +12,11 @@
  * checks the offsets against objdump's for the unstripped binary.
  */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "elf_fixtures.h"
 
@@ -374,6 +378,104 @@ TEST(debug_file_not_elf_ignored_with_warning)
 	EXPECT_EQ(count_lines(warn), 1);
 	EXPECT_TRUE(strstr(warn, dbg));
 	EXPECT_TRUE(strstr(warn, "not an ELF file"));
+	env_done(&e);
+}
+
+/*
+ * A FIFO where the debug link points: refused for what it is, with a
+ * warning, never opened for reading (which waits for a writer).
+ */
+TEST(debug_link_fifo_ignored_with_warning)
+{
+	char errfile[PATH_MAX], fifo[PATH_MAX], warn[2048];
+	struct dbg_env e;
+	const char *bin;
+
+	env_init(&e);
+	bin = place(&e, "app_split", "d/app");
+	snprintf(fifo, sizeof(fifo), "%s/d/app_pie.debug", e.dir);
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
+	alarm(10);	/* a hang fails the test */
+	fail_capturing("compute", bin, errfile, warn, sizeof(warn));
+	alarm(0);
+	TH_LOG("warning: %s", warn);
+	EXPECT_EQ(count_lines(warn), 1);
+	EXPECT_TRUE(strstr(warn, fifo));
+	EXPECT_TRUE(strstr(warn, "is a FIFO, not an ELF file"));
+	env_done(&e);
+}
+
+struct swapper {
+	const char *a, *b;
+	atomic_bool stop;
+	int err;
+};
+
+/* Exchange a and b (a debug file and a FIFO) until told to stop. */
+static void *swap_loop(void *arg)
+{
+	struct swapper *s = arg;
+
+	while (!atomic_load(&s->stop))
+		if (renameat2(AT_FDCWD, s->a, AT_FDCWD, s->b,
+			      RENAME_EXCHANGE)) {
+			s->err = errno;
+			break;
+		}
+	return NULL;
+}
+
+/*
+ * The debug file swapped for a FIFO while the resolver looks: whatever
+ * it finds at the moment it opens the path must be judged by what it
+ * opened, not by an earlier look at the path (a stat() then open() would
+ * wait on the FIFO forever).
+ */
+TEST(debug_link_swapped_for_a_fifo)
+{
+	char fifo[PATH_MAX];
+	struct swapper sw = { 0 };
+	struct timespec t0, t;
+	struct dbg_env e;
+	pthread_t th;
+	const char *bin;
+	unsigned long loads = 0;
+	int saved;
+
+	env_init(&e);
+	bin = place(&e, "app_split", "d/app");
+	sw.a = place(&e, "app_pie.debug", "d/app_pie.debug");
+	snprintf(fifo, sizeof(fifo), "%s/d/fifo", e.dir);
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	sw.b = fifo;
+	if (renameat2(AT_FDCWD, sw.a, AT_FDCWD, sw.b, RENAME_EXCHANGE))
+		SKIP("no RENAME_EXCHANGE on %s: %s", e.dir, strerror(errno));
+	fflush(stderr);
+	saved = dup(2);
+	ASSERT_GE(saved, 0);
+	ASSERT_EQ(dup2(open("/dev/null", O_WRONLY), 2), 2);
+	ASSERT_EQ(pthread_create(&th, NULL, swap_loop, &sw), 0);
+	alarm(20);	/* a hang fails the test */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		struct elf_target_sym *out = NULL;
+		size_t n;
+
+		elf_debuginfo_reset(e.sysroot);
+		if (!elf_resolve_file(bin, "compute", &out, &n, NULL, 0))
+			free(out);
+		loads++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L +
+		 (t.tv_nsec - t0.tv_nsec) < 2000000000L);
+	alarm(0);
+	atomic_store(&sw.stop, true);
+	pthread_join(th, NULL);
+	dup2(saved, 2);
+	close(saved);
+	TH_LOG("%lu loads while the files were swapped", loads);
+	EXPECT_EQ(sw.err, 0);
 	env_done(&e);
 }
 

@@ -128,4 +128,29 @@ TEST(directory_and_missing_file)
 	EXPECT_TRUE(strstr(err, "cannot open"));
 }
 
+/*
+ * A FIFO, or a device, named as the program: refused by what it is, at
+ * once, rather than waited on (a FIFO's open() blocks until a writer
+ * comes) or read.
+ */
+TEST(fifo_and_device_refused)
+{
+	char dir[] = "/tmp/test_elf_fifo.XXXXXX";
+	char fifo[sizeof(dir) + 16], msg[sizeof(fifo) + 64];
+	const char *err;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/app", dir);
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	alarm(10);	/* a hang fails the test */
+	err = resolve_fail("main", 0, fifo, -ENOEXEC);
+	snprintf(msg, sizeof(msg), "%s is a FIFO, not an ELF file", fifo);
+	EXPECT_STREQ(err, msg);
+	err = resolve_fail("main", 0, "/dev/zero", -ENOEXEC);
+	EXPECT_STREQ(err, "/dev/zero is a character device, not an ELF file");
+	alarm(0);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 TEST_HARNESS_MAIN

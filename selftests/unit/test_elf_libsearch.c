@@ -68,4 +68,27 @@ TEST(find_needed_ld_library_path_order)
 	free(buf);
 }
 
+/*
+ * ispotd resolves as root the libraries a user's program names: a FIFO in
+ * the search path (which open() would wait on for a writer) is passed over
+ * like any other file that is no library, and the search goes on.
+ */
+TEST(find_needed_passes_over_a_fifo)
+{
+	char dir[] = "/tmp/test_elf_fifo.XXXXXX";
+	char fifo[sizeof(dir) + 32], out[PATH_MAX], err[ERRLEN];
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/libfxdep.so", dir);
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	setenv("LD_LIBRARY_PATH", dir, 1);
+	alarm(10);	/* a hang fails the test */
+	ASSERT_EQ(elf_find_needed(fixture("app_pie"), "libfxdep", out,
+				  sizeof(out), err, sizeof(err)), 0);
+	alarm(0);
+	EXPECT_STREQ(out, canon(fixture("libfxdep.so")));
+	unlink(fifo);
+	rmdir(dir);
+}
+
 TEST_HARNESS_MAIN

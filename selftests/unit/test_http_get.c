@@ -133,6 +133,44 @@ TEST(chunked_in_pieces)
 	server_stop(&s);
 }
 
+/*
+ * A chunk size is the hex digits of its own line, within the bytes
+ * received: an empty size line is malformed, not the size on the next
+ * line (strtoull() skips white space, a line end included, and reads on
+ * past the line, past the bytes received even).
+ */
+TEST(chunk_size_line_must_hold_the_size)
+{
+	static const char *const empty_line[] = {
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"\n2\r\n\n0\r\n\r\n", NULL,
+	};
+	static const char *const blank_then_size[] = {
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+		" \r\n", "5\r\nhello\r\n0\r\n\r\n", NULL,
+	};
+	static const char *const signed_size[] = {
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"+5\r\nhello\r\n0\r\n\r\n", NULL,
+	};
+	const char *const *cases[] = { empty_line, blank_then_size,
+				       signed_size };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct server s = { .hold = true };
+		struct http_response r = { 0 };
+		char err[256] = "";
+
+		server_start(&s, cases[i]);
+		EXPECT_EQ(get(&s, 5000, 1 << 20, &r, err), -1);
+		TH_LOG("case %zu: '%s' (%zu bytes)", i, err, r.len);
+		EXPECT_STREQ(err, "the answer's chunked body is malformed");
+		http_response_free(&r);
+		server_stop(&s);
+	}
+}
+
 TEST(body_until_close)
 {
 	static const char *const parts[] = {

@@ -8,6 +8,7 @@
  * read back into per-function totals (metrics_read.h).
  */
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "ispot_test.h"
 #include "top/metrics_read.h"
@@ -67,7 +68,7 @@ static int collect_cb(void *ctx, const struct prom_sample *s)
 static char *dup_text(const char *s, size_t *len)
 {
 	*len = strlen(s);
-	return strdup(s);	/* text[len] is the NUL the parser may use */
+	return strdup(s);
 }
 
 TEST(parses_every_sample)
@@ -107,18 +108,24 @@ TEST(callback_stops_the_parse)
 }
 
 /* Each malformed line: -1, and the error names the line and the fault. */
-static void expect_error(const char *text, const char *want)
+static void expect_error_in(char *t, size_t len, const char *want)
 {
 	struct collect c = { 0 };
-	char err[128] = "", *t;
-	size_t len;
+	char err[128] = "";
 
-	t = dup_text(text, &len);
-	ASSERT_TRUE(t);
 	EXPECT_EQ(prom_parse(t, len, collect_cb, &c, err, sizeof(err)), -1);
 	if (!strstr(err, want))
 		TH_LOG("'%s' does not say '%s'", err, want);
 	EXPECT_TRUE(strstr(err, want) != NULL);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+	size_t len;
+	char *t = dup_text(text, &len);
+
+	ASSERT_TRUE(t);
+	expect_error_in(t, len, want);
 	free(t);
 }
 
@@ -135,6 +142,76 @@ TEST(malformed_lines)
 	expect_error("m\n", "line 1: a value must follow the name");
 	expect_error("# x\n\nm 1 2 3\n", "line 3: unexpected text");
 	expect_error("<html>\n", "line 1: a metric name");
+}
+
+/*
+ * @s copied to end right before an inaccessible page: no NUL after it,
+ * and a byte read or written past it is a SIGSEGV.  Free with
+ * unguard().
+ */
+static char *guarded(const char *s, size_t *len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map;
+
+	*len = strlen(s);
+	ASSERT_LE(*len, (size_t)page);
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(mprotect(map + page, page, PROT_NONE), 0);
+	memcpy(map + page - *len, s, *len);
+	return map + page - *len;
+}
+
+static void unguard(char *t)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	munmap((char *)((uintptr_t)t & ~(uintptr_t)(page - 1)), 2 * page);
+}
+
+static void expect_error_guarded(const char *text, const char *want)
+{
+	size_t len;
+	char *t = guarded(text, &len);
+
+	expect_error_in(t, len, want);
+	unguard(t);
+}
+
+/*
+ * As promtext.h says, the text need not end with a NUL: nothing is read
+ * or written past its last byte, a last line without its \n included.
+ */
+TEST(text_without_a_nul)
+{
+	struct collect c = { 0 };
+	char err[128] = "", *t;
+	size_t len;
+
+	t = guarded(sample_text, &len);
+	ASSERT_EQ(prom_parse(t, len, collect_cb, &c, err, sizeof(err)), 0);
+	EXPECT_EQ(c.n, 21);
+	EXPECT_STREQ(c.v, "a\"}b,c\\d\ne");
+	unguard(t);
+
+	t = guarded("m{a=\"b\"} 1.5", &len);
+	ASSERT_EQ(prom_parse(t, len, collect_cb, &c, err, sizeof(err)), 0);
+	EXPECT_EQ(c.n, 22);
+	unguard(t);
+	t = guarded("m 1 -1700000000000", &len);
+	ASSERT_EQ(prom_parse(t, len, collect_cb, &c, err, sizeof(err)), 0);
+	EXPECT_EQ(c.n, 23);
+	unguard(t);
+
+	expect_error_guarded("m{a=\"b} 1", "a label value lacks its closing quote");
+	expect_error_guarded("m{a=\"b\\", "a label value lacks its closing quote");
+	expect_error_guarded("m{a=\"b\"", "labels must be separated");
+	expect_error_guarded("m{a", "a label lacks its '='");
+	expect_error_guarded("m", "a value must follow the name");
+	expect_error_guarded("m ", "the value is not a number");
+	expect_error_guarded("m 1 2 3", "unexpected text");
 }
 
 TEST(too_many_labels)

@@ -151,6 +151,27 @@ static int send_all(int fd, const char *p, size_t n, uint64_t deadline)
 }
 
 /*
+ * The size at the start of the chunk-size line [p, eol): hex digits, then
+ * ';' (an extension), '\r' or the line's end.  Nothing outside the line
+ * is read: it need not be followed by a NUL.  0, or -1 if malformed.
+ */
+static int chunk_size(const char *p, const char *eol, uint64_t *size)
+{
+	const char *s = p;
+
+	*size = 0;
+	for (; s < eol && isxdigit((unsigned char)*s); s++) {
+		if (*size >> 60)
+			return -1;	/* over 64 bits */
+		*size = *size << 4 | (uint64_t)(isdigit((unsigned char)*s) ?
+			*s - '0' : (tolower((unsigned char)*s) - 'a' + 10));
+	}
+	if (s == p)
+		return -1;
+	return s == eol || *s == ';' || *s == '\r' ? 0 : -1;
+}
+
+/*
  * The chunked body at @p (@n bytes received): 1 complete (decoded in place
  * when @decode, its length in @len), 0 more to come, -1 malformed.
  */
@@ -160,15 +181,11 @@ static int chunked(char *p, size_t n, bool decode, size_t *len)
 
 	for (;;) {
 		char *eol = memchr(p + in, '\n', n - in);
-		unsigned long long size;
-		char *end;
+		uint64_t size;
 
 		if (!eol)
 			return 0;
-		errno = 0;
-		size = strtoull(p + in, &end, 16);
-		if (end == p + in || errno ||
-		    (*end != ';' && *end != '\r' && *end != '\n'))
+		if (chunk_size(p + in, eol, &size))
 			return -1;
 		in = eol - p + 1;
 		if (!size)
@@ -234,117 +251,166 @@ static int parse_head(char *buf, size_t n, struct http_head *h)
 	return 1;
 }
 
+/* An answer being read: the bytes so far and what they say. */
+struct http_reader {
+	char *buf;		/* cap + 1 bytes, for the final NUL */
+	size_t cap, n, limit, max_body, body_len;
+	struct http_head h;
+	bool head, done;
+};
+
+/* Room for more: 0, or -1 with why in err. */
+static int reader_grow(struct http_reader *rd, char *err, size_t errlen)
+{
+	char *nb;
+
+	if (rd->n < rd->cap)
+		return 0;
+	if (rd->cap >= rd->limit) {
+		snprintf(err, errlen, "the answer is larger than %zu bytes",
+			 rd->max_body);
+		return -1;
+	}
+	rd->cap = rd->cap * 2 > rd->limit ? rd->limit : rd->cap * 2;
+	nb = realloc(rd->buf, rd->cap + 1);
+	if (!nb) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rd->buf = nb;
+	return 0;
+}
+
+/* Bytes received (0: the server closed), or -1 with why in err. */
+static ssize_t reader_recv(struct http_reader *rd, int fd, uint64_t deadline,
+			   char *err, size_t errlen)
+{
+	for (;;) {
+		int ret = wait_fd(fd, POLLIN, deadline);
+		ssize_t got;
+
+		if (!ret) {
+			snprintf(err, errlen, "no answer within the timeout");
+			return -1;
+		}
+		if (ret < 0)
+			break;
+		got = recv(fd, rd->buf + rd->n, rd->cap - rd->n, 0);
+		if (got >= 0)
+			return got;
+		if (errno != EINTR && errno != EAGAIN)
+			break;
+	}
+	snprintf(err, errlen, "cannot read (%s)", strerror(errno));
+	return -1;
+}
+
+/* Whether the bytes so far complete the answer; -1 with why in err. */
+static int reader_check(struct http_reader *rd, char *err, size_t errlen)
+{
+	struct http_head *h = &rd->h;
+	int ret;
+
+	if (!rd->head) {
+		ret = parse_head(rd->buf, rd->n, h);
+		if (ret < 0) {
+			snprintf(err, errlen, "the answer is not HTTP");
+			return -1;
+		}
+		rd->head = ret;
+	}
+	if (rd->head && h->content_length >= 0) {
+		if ((unsigned long long)h->content_length > rd->max_body) {
+			snprintf(err, errlen,
+				 "the answer is larger than %zu bytes",
+				 rd->max_body);
+			return -1;
+		}
+		rd->done = rd->n - h->size >= (size_t)h->content_length;
+		rd->body_len = h->content_length;
+	} else if (rd->head && h->chunked) {
+		ret = chunked(rd->buf + h->size, rd->n - h->size, false,
+			      &rd->body_len);
+		if (ret < 0) {
+			snprintf(err, errlen,
+				 "the answer's chunked body is malformed");
+			return -1;
+		}
+		rd->done = ret;
+	}
+	return 0;
+}
+
+/* The body of a complete answer into r; -1 with why in err. */
+static int reader_finish(struct http_reader *rd, struct http_response *r,
+			 char *err, size_t errlen)
+{
+	const struct http_head *h = &rd->h;
+
+	if (!rd->head) {
+		snprintf(err, errlen, rd->n ? "the answer is not HTTP" :
+			 "the server closed the connection without answering");
+		return -1;
+	}
+	if (h->content_length >= 0 || h->chunked) {
+		if (!rd->done) {
+			snprintf(err, errlen, "the answer was cut short");
+			return -1;
+		}
+		if (h->content_length < 0)
+			chunked(rd->buf + h->size, rd->n - h->size, true,
+				&rd->body_len);
+	} else {
+		rd->body_len = rd->n - h->size;	/* delimited by the close */
+	}
+	if (rd->body_len > rd->max_body) {
+		snprintf(err, errlen, "the answer is larger than %zu bytes",
+			 rd->max_body);
+		return -1;
+	}
+	memmove(rd->buf, rd->buf + h->size, rd->body_len);
+	rd->buf[rd->body_len] = '\0';
+	r->status = h->status;
+	r->body = rd->buf;
+	r->len = rd->body_len;
+	rd->buf = NULL;
+	return 0;
+}
+
 static int http_read(int fd, uint64_t deadline, size_t max_body,
 		     struct http_response *r, char *err, size_t errlen)
 {
 	/* Chunk sizes and line ends around the body. */
-	size_t cap = 64 * 1024, n = 0, limit = HTTP_MAX_HEAD + max_body +
-		     max_body / 8 + 1024, body_len = 0;
-	struct http_head h = { 0 };
-	char *buf = malloc(cap + 1);
-	bool head = false, done = false;
-	int ret;
+	struct http_reader rd = {
+		.cap = 64 * 1024,
+		.limit = HTTP_MAX_HEAD + max_body + max_body / 8 + 1024,
+		.max_body = max_body,
+	};
+	int ret = -1;
 
-	if (!buf) {
+	rd.buf = malloc(rd.cap + 1);
+	if (!rd.buf) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	while (!done) {
+	while (!rd.done) {
 		ssize_t got;
 
-		if (n == cap) {
-			char *nb;
-
-			if (cap >= limit)
-				goto too_big;
-			cap = cap * 2 > limit ? limit : cap * 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				snprintf(err, errlen, "out of memory");
-				goto fail;
-			}
-			buf = nb;
-		}
-		ret = wait_fd(fd, POLLIN, deadline);
-		if (!ret) {
-			snprintf(err, errlen, "no answer within the timeout");
-			goto fail;
-		}
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot read (%s)",
-				 strerror(errno));
-			goto fail;
-		}
-		got = recv(fd, buf + n, cap - n, 0);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (got < 0) {
-			snprintf(err, errlen, "cannot read (%s)",
-				 strerror(errno));
-			goto fail;
-		}
-		n += got;
-		if (!head) {
-			ret = parse_head(buf, n, &h);
-			if (ret < 0)
-				goto not_http;
-			head = ret;
-		}
-		if (head && h.content_length >= 0) {
-			if ((unsigned long long)h.content_length > max_body)
-				goto too_big;
-			done = n - h.size >= (size_t)h.content_length;
-			body_len = h.content_length;
-		} else if (head && h.chunked) {
-			ret = chunked(buf + h.size, n - h.size, false,
-				      &body_len);
-			if (ret < 0)
-				goto bad_chunk;
-			done = ret;
-		}
+		if (reader_grow(&rd, err, errlen))
+			goto out;
+		got = reader_recv(&rd, fd, deadline, err, errlen);
+		if (got < 0)
+			goto out;
+		rd.n += got;
+		if (reader_check(&rd, err, errlen))
+			goto out;
 		if (!got)
 			break;	/* the server closed the connection */
 	}
-	if (!head) {
-		if (n)
-			goto not_http;
-		snprintf(err, errlen, "the server closed the connection "
-			 "without answering");
-		goto fail;
-	}
-	if (h.chunked && h.content_length < 0) {
-		if (!done)
-			goto cut_short;
-		chunked(buf + h.size, n - h.size, true, &body_len);
-	} else if (h.content_length >= 0) {
-		if (!done)
-			goto cut_short;
-	} else {
-		body_len = n - h.size;	/* delimited by the close */
-	}
-	if (body_len > max_body)
-		goto too_big;
-	memmove(buf, buf + h.size, body_len);
-	buf[body_len] = '\0';
-	r->status = h.status;
-	r->body = buf;
-	r->len = body_len;
-	return 0;
-too_big:
-	snprintf(err, errlen, "the answer is larger than %zu bytes",
-		 max_body);
-	goto fail;
-not_http:
-	snprintf(err, errlen, "the answer is not HTTP");
-	goto fail;
-bad_chunk:
-	snprintf(err, errlen, "the answer's chunked body is malformed");
-	goto fail;
-cut_short:
-	snprintf(err, errlen, "the answer was cut short");
-fail:
-	free(buf);
-	return -1;
+	ret = reader_finish(&rd, r, err, errlen);
+out:
+	free(rd.buf);
+	return ret;
 }
 
 int http_get(const struct http_addr *a, const char *path, int timeout_ms,

@@ -9,9 +9,15 @@
 
 #include "top/promtext.h"
 
-static char *skip_blanks(char *p)
+/*
+ * Each line is parsed within [p, end), end its '\n' or the end of the
+ * text, never past it: the text need not be followed by a NUL.  The NULs
+ * that end names and values are written over the byte after each, which
+ * is inside the line ('=', '{', a blank, the closing quote).
+ */
+static char *skip_blanks(char *p, const char *end)
 {
-	while (*p == ' ' || *p == '\t')
+	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
 	return p;
 }
@@ -21,30 +27,32 @@ static bool name_start(char c, bool metric)
 	return isalpha((unsigned char)c) || c == '_' || (metric && c == ':');
 }
 
-static char *skip_name(char *p, bool metric)
+static char *skip_name(char *p, const char *end, bool metric)
 {
-	if (!name_start(*p, metric))
+	if (p == end || !name_start(*p, metric))
 		return p;
-	while (name_start(*p, metric) || isdigit((unsigned char)*p))
+	while (p < end && (name_start(*p, metric) || isdigit((unsigned char)*p)))
 		p++;
 	return p;
 }
 
 /* A quoted label value at @p (past the quote), unescaped in place. */
-static char *read_value(char *p, const char **value, const char **why)
+static char *read_value(char *p, const char *end, const char **value,
+			const char **why)
 {
 	char *out = p;
 
 	*value = p;
 	for (;;) {
-		if (!*p) {
+		if (p == end) {
 			*why = "a label value lacks its closing quote";
 			return NULL;
 		}
 		if (*p == '"')
 			break;
 		if (*p == '\\') {
-			p++;
+			if (++p == end)
+				continue;	/* lacks its closing quote */
 			if (*p == 'n')
 				*out++ = '\n';
 			else if (*p == '\\' || *p == '"')
@@ -63,17 +71,18 @@ static char *read_value(char *p, const char **value, const char **why)
 }
 
 /* The {...} after a metric name, @p past the brace. */
-static char *read_labels(char *p, struct prom_sample *s, const char **why)
+static char *read_labels(char *p, const char *end, struct prom_sample *s,
+			 const char **why)
 {
 	for (;;) {
 		struct prom_label *l;
-		char *end;
+		char *name_end;
 
-		p = skip_blanks(p);
-		if (*p == '}')
+		p = skip_blanks(p, end);
+		if (p < end && *p == '}')
 			return p + 1;
-		end = skip_name(p, false);
-		if (end == p) {
+		name_end = skip_name(p, end, false);
+		if (name_end == p) {
 			*why = "a label name was expected";
 			return NULL;
 		}
@@ -83,50 +92,72 @@ static char *read_labels(char *p, struct prom_sample *s, const char **why)
 		}
 		l = &s->labels[s->nr_labels++];
 		l->name = p;
-		p = skip_blanks(end);
-		if (*p != '=') {
+		p = skip_blanks(name_end, end);
+		if (p == end || *p != '=') {
 			*why = "a label lacks its '='";
 			return NULL;
 		}
-		*end = '\0';	/* after the '=' was seen: end may be it */
-		p = skip_blanks(p + 1);
-		if (*p != '"') {
+		*name_end = '\0';	/* after the '=' was seen: may be it */
+		p = skip_blanks(p + 1, end);
+		if (p == end || *p != '"') {
 			*why = "a label value must be quoted";
 			return NULL;
 		}
-		p = read_value(p + 1, &l->value, why);
+		p = read_value(p + 1, end, &l->value, why);
 		if (!p)
 			return NULL;
-		p = skip_blanks(p);
-		if (*p == ',')
+		p = skip_blanks(p, end);
+		if (p < end && *p == ',') {
 			p++;
-		else if (*p != '}') {
+		} else if (p == end || *p != '}') {
 			*why = "labels must be separated by ','";
 			return NULL;
 		}
 	}
 }
 
-static int parse_line(char *p, struct prom_sample *s, const char **why)
+/* The value at @p into @v: a copy of its token, which strtod() may end. */
+static char *read_number(char *p, const char *end, double *v)
 {
-	char *end, *num;
+	char tok[64], *num;
+	size_t len = 0;
+
+	while (p + len < end && p[len] != ' ' && p[len] != '\t' &&
+	       p[len] != '\r')
+		len++;
+	if (!len || len >= sizeof(tok))
+		return NULL;
+	memcpy(tok, p, len);
+	tok[len] = '\0';
+	errno = 0;
+	*v = strtod(tok, &num);
+	if (num == tok || errno == EINVAL)
+		return NULL;
+	return p + (num - tok);
+}
+
+static int parse_line(char *p, const char *end, struct prom_sample *s,
+		      const char **why)
+{
+	char *name_end;
 	char c;
 
 	memset(s, 0, sizeof(*s));
-	end = skip_name(p, true);
-	if (end == p) {
+	name_end = skip_name(p, end, true);
+	if (name_end == p) {
 		*why = "a metric name must start the line";
 		return -1;
 	}
 	s->name = p;
-	c = *end;
-	*end = '\0';
-	p = end + 1;
+	c = name_end < end ? *name_end : '\0';
+	if (c == '{' || c == ' ' || c == '\t')
+		*name_end = '\0';
+	p = name_end + 1;
 	if (c == '{') {
-		p = read_labels(p, s, why);
+		p = read_labels(p, end, s, why);
 		if (!p)
 			return -1;
-		c = *p;
+		c = p < end ? *p : '\0';
 		if (c)
 			p++;
 	}
@@ -134,21 +165,19 @@ static int parse_line(char *p, struct prom_sample *s, const char **why)
 		*why = "a value must follow the name";
 		return -1;
 	}
-	p = skip_blanks(p);
-	errno = 0;
-	s->value = strtod(p, &num);
-	if (num == p || errno == EINVAL) {
+	p = read_number(skip_blanks(p, end), end, &s->value);
+	if (!p) {
 		*why = "the value is not a number";
 		return -1;
 	}
-	p = skip_blanks(num);
+	p = skip_blanks(p, end);
 	/* An optional timestamp, in ms: not needed here. */
-	if (*p == '-')
+	if (p < end && *p == '-')
 		p++;
-	while (isdigit((unsigned char)*p))
+	while (p < end && isdigit((unsigned char)*p))
 		p++;
-	p = skip_blanks(p);
-	if (*p && *p != '\r') {
+	p = skip_blanks(p, end);
+	if (p < end && *p != '\r') {
 		*why = "unexpected text after the value";
 		return -1;
 	}
@@ -168,17 +197,16 @@ int prom_parse(char *text, size_t len, prom_sample_fn fn, void *ctx,
 		int ret;
 
 		if (!eol)
-			eol = end;	/* text[len] is the NUL */
-		*eol = '\0';
+			eol = end;
 		line++;
-		p = skip_blanks(p);
-		if (*p && *p != '#' && *p != '\r') {
+		p = skip_blanks(p, eol);
+		if (p < eol && *p != '#' && *p != '\r') {
 			if (memchr(p, '\0', eol - p)) {
 				snprintf(err, errlen, "line %lu: a NUL byte",
 					 line);
 				return -1;
 			}
-			if (parse_line(p, &s, &why)) {
+			if (parse_line(p, eol, &s, &why)) {
 				snprintf(err, errlen, "line %lu: %s", line,
 					 why);
 				return -1;

@@ -35,7 +35,8 @@ struct prom_sample {
 typedef int (*prom_sample_fn)(void *ctx, const struct prom_sample *s);
 
 /*
- * Parse @text (@len bytes, modified in place; it need not end with a NUL).
+ * Parse @text (@len bytes, modified in place; it need not end with a NUL:
+ * nothing past its last byte is read or written).
  * Returns 0, what @fn returned, or -1 with "line N: what is wrong" in
  * @err.
  */

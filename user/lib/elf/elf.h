@@ -157,6 +157,19 @@ size_t elf_pick_name(const char *const *names, size_t n);
  */
 bool elf_obj_name_matches(const char *path, const char *obj);
 
+/*
+ * Open a file a traced program controls (the program, its libraries, their
+ * debug files) for reading, as ispotd does as root: never waiting on a
+ * FIFO nor opening a device.  Anything but a regular file is refused,
+ * -ENOEXEC with "PATH is a FIFO, not an ELF file" (-EISDIR for a
+ * directory); what is opened is what was checked.  Returns the descriptor
+ * (O_CLOEXEC, O_NONBLOCK), its fstat() in st if st is not NULL, or a
+ * negative errno with the message in err.
+ */
+struct stat;
+int elf_open_regular(const char *path, struct stat *st, char *err,
+		     size_t errlen);
+
 /* One line of /proc/PID/maps. */
 struct elf_map {
 	uint64_t start, end;	/* [start, end) */

@@ -161,28 +161,37 @@ static void build_id_hex(const struct elf_file *f, char *out)
 
 enum how_found { BY_BUILD_ID, BY_LINK };
 
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 /*
  * Use path as o's debug file if it is one and matches.  -ENOENT: nothing
  * there (keep looking, quietly); -ESTALE: there but not o's.
  */
 static int try_file(struct elf_obj *o, const char *path, enum how_found how)
 {
-	struct stat bin, cand;
 	struct elf_file df;
 	char err[256], id[sizeof(o->dbg.build_id)];
 	uint32_t crc;
 	int rc;
 
-	if (stat(path, &cand) || !S_ISREG(cand.st_mode))
+	/* Opened before it is looked at: it may change under a stat(). */
+	rc = elf_file_open(&df, path, err, sizeof(err));
+	if (rc == -ENOENT || rc == -ENOTDIR)
 		return -ENOENT;
-	/* A debug link naming the object's own file is no debug file. */
-	if (!fstat(o->f.fd, &bin) && bin.st_dev == cand.st_dev &&
-	    bin.st_ino == cand.st_ino)
-		return -ENOENT;
-	if (elf_file_open(&df, path, err, sizeof(err))) {
+	if (rc) {
 		warn_once(path, "ignoring debug file %s: %s", path, err);
 		return -ESTALE;
 	}
+	rc = -ENOENT;
+	/* A debug link naming the object's own file is no debug file. */
+	if (same_file(o->f.fd, df.fd))
+		goto out;
 	rc = -ESTALE;
 	if (how == BY_LINK) {
 		if (file_crc32(&df, &crc)) {
@@ -206,9 +215,16 @@ static int try_file(struct elf_obj *o, const char *path, enum how_found how)
 			goto out;
 		}
 	}
-	if (elf_obj_add_debug_symbols(o, &df)) {
+	rc = elf_obj_add_debug_symbols(o, &df);
+	if (rc == -E2BIG) {
+		elf_over_limit(path, o->over, o->over_have, err, sizeof(err));
+		warn_once(path, "ignoring debug file %s: %s", path, err);
+	} else if (rc) {
 		warn_once(path, "ignoring debug file %s: no usable symbol table",
 			  path);
+	}
+	if (rc) {
+		rc = -ESTALE;
 		goto out;
 	}
 	o->dbg.path = strdup(path);

@@ -72,6 +72,51 @@ bool elf_obj_name_matches(const char *path, const char *obj)
 	return b[len] == '\0' || b[len] == '.' || b[len] == '-';
 }
 
+static const struct {
+	const char *env;
+	uint64_t dflt;		/* in units */
+	uint64_t unit;		/* of the variable, and of messages */
+	const char *what;	/* printf format of a count in units */
+} limits[] = {
+	[ELF_LIMIT_SYMBOLS] = { "ISPOT_ELF_MAX_SYMBOLS", ELF_MAX_SYMBOLS, 1,
+				"%.0f symbols" },
+	[ELF_LIMIT_STRTAB] = { "ISPOT_ELF_MAX_STRTAB_MB", ELF_MAX_STRTAB_MB,
+			       1 << 20, "a string table of %.1f MB" },
+	[ELF_LIMIT_READ] = { "ISPOT_ELF_MAX_READ_MB", ELF_MAX_READ_MB,
+			     1 << 20, "%.1f MB of symbols to read" },
+};
+
+uint64_t elf_limit(enum elf_limit which)
+{
+	const char *v = getenv(limits[which].env);
+	unsigned long long n = 0;
+	char *end;
+
+	if (v) {
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (errno || end == v || *end || *v == '-' ||
+		    n > UINT64_MAX / limits[which].unit)
+			n = 0;
+	}
+	return (n ? n : limits[which].dflt) * limits[which].unit;
+}
+
+int elf_over_limit(const char *path, enum elf_limit which, uint64_t have,
+		   char *err, size_t errlen)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), limits[which].what,
+		 (double)have / limits[which].unit);
+	return elf_fail(err, errlen, -E2BIG,
+			"%s: %s, over the bound of %llu%s for one object (a corrupt or hostile file?); if it is genuine, set %s higher",
+			path, what,
+			(unsigned long long)(elf_limit(which) /
+					     limits[which].unit),
+			limits[which].unit > 1 ? " MB" : "", limits[which].env);
+}
+
 /* Whether [off, off + len) lies inside the file, without overflowing. */
 static bool in_file(const struct elf_file *f, uint64_t off, uint64_t len)
 {
@@ -114,6 +159,8 @@ int elf_read_dup(const struct elf_file *f, uint64_t off, uint64_t len,
 	*out = NULL;
 	if (!in_file(f, off, len) || len >= SIZE_MAX)
 		return -ENOEXEC;
+	if (len > elf_limit(ELF_LIMIT_READ))
+		return -E2BIG;
 	buf = malloc((size_t)len + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -158,162 +205,257 @@ int elf_check_ident(const unsigned char *id, const char *path,
 	return 0;
 }
 
-int elf_file_open(struct elf_file *f, const char *path,
-		  char *err, size_t errlen)
+/* "truncated or corrupt ELF file (what)" as f's error. */
+static int elf_corrupt(const struct elf_file *f, char *err, size_t errlen,
+		       const char *what)
 {
-	const char *corrupt = NULL;
-	struct stat st;
-	uint64_t phsz, shsz;
-	int rc;
-	size_t i;
+	return elf_fail(err, errlen, -ENOEXEC,
+			"%s: truncated or corrupt ELF file (%s)", f->path,
+			what);
+}
 
-	memset(f, 0, sizeof(*f));
-	f->path = path;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0)
+/* What a file that is not a regular one is, for a message. */
+static const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "directory";
+	case S_IFIFO:
+		return "FIFO";
+	case S_IFCHR:
+		return "character device";
+	case S_IFBLK:
+		return "block device";
+	case S_IFSOCK:
+		return "socket";
+	default:
+		return "special file";
+	}
+}
+
+/* -ENOEXEC (-EISDIR for a directory) unless st is a regular file. */
+static int check_regular(const char *path, const struct stat *st,
+			 char *err, size_t errlen)
+{
+	if (S_ISREG(st->st_mode))
+		return 0;
+	return elf_fail(err, errlen, S_ISDIR(st->st_mode) ? -EISDIR : -ENOEXEC,
+			"%s is a %s, not an ELF file", path,
+			file_kind(st->st_mode));
+}
+
+/*
+ * Open the regular file that the O_PATH descriptor pfd stands for, through
+ * /proc/self/fd, so that what is opened is what was checked; where /proc
+ * is missing, path again (whatever it then is, open() cannot wait on it).
+ */
+static int reopen_checked(int pfd, const char *path)
+{
+	const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	char self[64];
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, flags);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, flags);
+	return fd;
+}
+
+int elf_open_regular(const char *path, struct stat *st, char *err,
+		     size_t errlen)
+{
+	struct stat pst, tmp;
+	int pfd, fd, rc;
+
+	if (!st)
+		st = &tmp;
+	/* O_PATH opens nothing: no FIFO is waited on, no device opened. */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
 		return elf_fail(err, errlen, -errno, "cannot open %s: %s", path,
 				strerror(errno));
-	if (fstat(f->fd, &st)) {
-		rc = -errno;
+	rc = fstat(pfd, &pst) ? -errno : 0;
+	if (!rc)
+		rc = check_regular(path, &pst, err, errlen);
+	else
 		elf_fail(err, errlen, rc, "cannot stat %s: %s", path,
-			 strerror(errno));
-		goto out;
+			 strerror(-rc));
+	fd = rc ? -1 : reopen_checked(pfd, path);
+	if (!rc && fd < 0)
+		rc = elf_fail(err, errlen, -errno, "cannot open %s: %s", path,
+			      strerror(errno));
+	close(pfd);
+	if (rc)
+		return rc;
+	if (fstat(fd, st)) {
+		rc = elf_fail(err, errlen, -errno, "cannot stat %s: %s", path,
+			      strerror(errno));
+	} else {
+		rc = check_regular(path, st, err, errlen);
+		if (!rc && (st->st_dev != pst.st_dev ||
+			    st->st_ino != pst.st_ino))
+			rc = elf_fail(err, errlen, -ESTALE,
+				      "%s changed while it was opened", path);
 	}
-	if (S_ISDIR(st.st_mode)) {
-		rc = elf_fail(err, errlen, -EISDIR, "%s: is a directory", path);
-		goto out;
+	if (rc) {
+		close(fd);
+		return rc;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = elf_fail(err, errlen, -ENOEXEC, "%s: not a regular file",
-			      path);
-		goto out;
-	}
-	f->size = (uint64_t)st.st_size;
+	return fd;
+}
 
-	if (f->size < SELFMAG) {
-		rc = elf_fail(err, errlen, -ENOEXEC, "%s: not an ELF file",
-			      path);
-		goto out;
-	}
+/* Open path read-only and take its size: a regular file only. */
+static int open_regular(struct elf_file *f, const char *path,
+			char *err, size_t errlen)
+{
+	struct stat st;
+
+	f->fd = elf_open_regular(path, &st, err, errlen);
+	if (f->fd < 0)
+		return f->fd;
+	f->size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* The ELF header: a native executable or shared object. */
+static int read_ehdr(struct elf_file *f, char *err, size_t errlen)
+{
+	const char *path = f->path;
+	int rc;
+
+	if (f->size < SELFMAG)
+		return elf_fail(err, errlen, -ENOEXEC, "%s: not an ELF file",
+				path);
 	if (f->size < sizeof(f->eh)) {
 		/* Distinguish "text file" from "cut-off ELF header". */
 		unsigned char id[SELFMAG];
 
 		rc = elf_read_at(f, 0, id, sizeof(id));
 		if (!rc && memcmp(id, ELFMAG, SELFMAG))
-			rc = elf_fail(err, errlen, -ENOEXEC,
-				      "%s: not an ELF file", path);
-		else
-			rc = elf_fail(err, errlen, -ENOEXEC,
-				      "%s: truncated ELF header", path);
-		goto out;
+			return elf_fail(err, errlen, -ENOEXEC,
+					"%s: not an ELF file", path);
+		return elf_fail(err, errlen, -ENOEXEC,
+				"%s: truncated ELF header", path);
 	}
 	rc = elf_read_at(f, 0, &f->eh, sizeof(f->eh));
-	if (rc) {
-		elf_fail(err, errlen, rc, "%s: cannot read ELF header", path);
-		goto out;
-	}
+	if (rc)
+		return elf_fail(err, errlen, rc, "%s: cannot read ELF header",
+				path);
 	rc = elf_check_ident(f->eh.e_ident, path, err, errlen);
 	if (rc)
-		goto out;
-	if (f->eh.e_type != ET_EXEC && f->eh.e_type != ET_DYN) {
-		rc = elf_fail(err, errlen, -ENOEXEC,
-			      "%s: not an executable or shared object (e_type %u)",
-			      path, f->eh.e_type);
-		goto out;
-	}
+		return rc;
+	if (f->eh.e_type != ET_EXEC && f->eh.e_type != ET_DYN)
+		return elf_fail(err, errlen, -ENOEXEC,
+				"%s: not an executable or shared object (e_type %u)",
+				path, f->eh.e_type);
+	return 0;
+}
 
-	/* Section headers; section 0 holds the real counts on overflow. */
-	if (f->eh.e_shoff) {
-		Elf64_Shdr sh0;
+/* size bytes at off, checked to be in the file, into a new *out. */
+static int read_table(const struct elf_file *f, uint64_t off, uint64_t size,
+		      void **out, const char *what, char *err, size_t errlen)
+{
+	char why[64];
+	int rc;
 
-		if (f->eh.e_shentsize != sizeof(Elf64_Shdr)) {
-			corrupt = "bad e_shentsize";
-			goto bad;
-		}
-		if (elf_read_at(f, f->eh.e_shoff, &sh0, sizeof(sh0))) {
-			corrupt = "section headers past end of file";
-			goto bad;
-		}
-		f->shnum = f->eh.e_shnum ? f->eh.e_shnum : sh0.sh_size;
-		if (f->shnum > MAX_SHNUM) {
-			corrupt = "too many sections";
-			goto bad;
-		}
-		shsz = (uint64_t)f->shnum * sizeof(Elf64_Shdr);
-		if (!in_file(f, f->eh.e_shoff, shsz)) {
-			corrupt = "section headers past end of file";
-			goto bad;
-		}
-		f->sh = malloc(shsz ? shsz : 1);
-		if (!f->sh) {
-			rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
-		rc = elf_read_at(f, f->eh.e_shoff, f->sh, shsz);
-		if (rc) {
-			elf_fail(err, errlen, rc,
-				 "%s: cannot read section headers", path);
-			goto out;
-		}
+	if (!in_file(f, off, size)) {
+		snprintf(why, sizeof(why), "%s past end of file", what);
+		return elf_corrupt(f, err, errlen, why);
 	}
+	*out = malloc(size ? size : 1);
+	if (!*out)
+		return elf_fail(err, errlen, -ENOMEM, "out of memory");
+	rc = elf_read_at(f, off, *out, size);
+	if (rc)
+		return elf_fail(err, errlen, rc, "%s: cannot read %s", f->path,
+				what);
+	return 0;
+}
+
+/* Section headers; section 0 holds the real count on overflow. */
+static int read_shdrs(struct elf_file *f, char *err, size_t errlen)
+{
+	Elf64_Shdr sh0;
+	uint64_t shsz;
+
+	if (!f->eh.e_shoff)
+		return 0;
+	if (f->eh.e_shentsize != sizeof(Elf64_Shdr))
+		return elf_corrupt(f, err, errlen, "bad e_shentsize");
+	if (elf_read_at(f, f->eh.e_shoff, &sh0, sizeof(sh0)))
+		return elf_corrupt(f, err, errlen,
+				   "section headers past end of file");
+	f->shnum = f->eh.e_shnum ? f->eh.e_shnum : sh0.sh_size;
+	if (f->shnum > MAX_SHNUM)
+		return elf_corrupt(f, err, errlen, "too many sections");
+	shsz = (uint64_t)f->shnum * sizeof(Elf64_Shdr);
+	return read_table(f, f->eh.e_shoff, shsz, (void **)&f->sh,
+			  "section headers", err, errlen);
+}
+
+/* Program headers; their count may be in section 0 (PN_XNUM). */
+static int read_phdrs(struct elf_file *f, char *err, size_t errlen)
+{
+	uint64_t phsz;
 
 	f->phnum = f->eh.e_phnum;
 	if (f->phnum == PN_XNUM)
 		f->phnum = f->shnum ? f->sh[0].sh_info : 0;
-	if (f->phnum > MAX_PHNUM) {
-		corrupt = "too many program headers";
-		goto bad;
-	}
-	if (f->phnum) {
-		if (f->eh.e_phentsize != sizeof(Elf64_Phdr)) {
-			corrupt = "bad e_phentsize";
-			goto bad;
-		}
-		phsz = (uint64_t)f->phnum * sizeof(Elf64_Phdr);
-		if (!in_file(f, f->eh.e_phoff, phsz)) {
-			corrupt = "program headers past end of file";
-			goto bad;
-		}
-		f->ph = malloc(phsz);
-		if (!f->ph) {
-			rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
-		rc = elf_read_at(f, f->eh.e_phoff, f->ph, phsz);
-		if (rc) {
-			elf_fail(err, errlen, rc,
-				 "%s: cannot read program headers", path);
-			goto out;
-		}
-	}
+	if (f->phnum > MAX_PHNUM)
+		return elf_corrupt(f, err, errlen, "too many program headers");
+	if (!f->phnum)
+		return 0;
+	if (f->eh.e_phentsize != sizeof(Elf64_Phdr))
+		return elf_corrupt(f, err, errlen, "bad e_phentsize");
+	phsz = (uint64_t)f->phnum * sizeof(Elf64_Phdr);
+	return read_table(f, f->eh.e_phoff, phsz, (void **)&f->ph,
+			  "program headers", err, errlen);
+}
 
-	/*
-	 * Validate loadable segments once so that address translation can
-	 * trust them: file part inside the file, no wrap-around.
-	 */
+/*
+ * Validate loadable segments once so that address translation can trust
+ * them: file part inside the file, no wrap-around.
+ */
+static int check_load_segments(const struct elf_file *f, char *err,
+			       size_t errlen)
+{
+	size_t i;
+
 	for (i = 0; i < f->phnum; i++) {
 		const Elf64_Phdr *ph = &f->ph[i];
 
 		if (ph->p_type != PT_LOAD)
 			continue;
 		if (ph->p_filesz > ph->p_memsz ||
-		    ph->p_vaddr + ph->p_memsz < ph->p_vaddr) {
-			corrupt = "bad PT_LOAD segment";
-			goto bad;
-		}
-		if (!in_file(f, ph->p_offset, ph->p_filesz)) {
-			corrupt = "PT_LOAD segment past end of file";
-			goto bad;
-		}
+		    ph->p_vaddr + ph->p_memsz < ph->p_vaddr)
+			return elf_corrupt(f, err, errlen,
+					   "bad PT_LOAD segment");
+		if (!in_file(f, ph->p_offset, ph->p_filesz))
+			return elf_corrupt(f, err, errlen,
+					   "PT_LOAD segment past end of file");
 	}
 	return 0;
+}
 
-bad:
-	rc = elf_fail(err, errlen, -ENOEXEC,
-		      "%s: truncated or corrupt ELF file (%s)", path, corrupt);
-out:
-	elf_file_close(f);
+int elf_file_open(struct elf_file *f, const char *path,
+		  char *err, size_t errlen)
+{
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	rc = open_regular(f, path, err, errlen);
+	if (!rc)
+		rc = read_ehdr(f, err, errlen);
+	if (!rc)
+		rc = read_shdrs(f, err, errlen);
+	if (!rc)
+		rc = read_phdrs(f, err, errlen);
+	if (!rc)
+		rc = check_load_segments(f, err, errlen);
+	if (rc)
+		elf_file_close(f);
 	return rc;
 }
 
@@ -371,6 +513,7 @@ long elf_section_by_name(const struct elf_file *f, const char *name)
 		return -1;
 	strsh = &f->sh[f->eh.e_shstrndx];
 	if (strsh->sh_type != SHT_STRTAB ||
+	    strsh->sh_size > elf_limit(ELF_LIMIT_STRTAB) ||
 	    elf_read_dup(f, strsh->sh_offset, strsh->sh_size, &buf))
 		return -1;
 	for (i = 1; i < f->shnum && found < 0; i++) {

@@ -37,6 +37,34 @@ void elf_copy_str(char *dst, size_t size, const char *src);
 
 const char *elf_base_name(const char *path);
 
+/*
+ * What one object may cost: ispotd resolves as root files any user
+ * controls, and a sparse file of a few KB on disk can claim a symbol table
+ * of any size.  The biggest libraries measured (Debian 12, x86-64):
+ * libLLVM.so.22 of Rust with its .symtab, 259k + 39k symbols, a 17.9 MB
+ * .strtab and 28 MB of symbol data in all; librustc_driver 165k symbols,
+ * a 19.7 MB .strtab; libLLVM-15.so.1 46k .dynsym symbols.  Firefox's
+ * libxul has about 1M.  The bounds are 4x libxul, 13x and 18x these,
+ * and what reaching them all costs stays under 1 GB.  Each environment
+ * variable raises (or lowers) its bound; refusals name theirs.
+ */
+enum elf_limit {
+	ELF_LIMIT_SYMBOLS,	/* entries of all symbol tables of an object */
+	ELF_LIMIT_STRTAB,	/* bytes of one string table */
+	ELF_LIMIT_READ,		/* bytes read for an object's symbols */
+};
+
+#define ELF_MAX_SYMBOLS		(4u << 20)	/* ISPOT_ELF_MAX_SYMBOLS */
+#define ELF_MAX_STRTAB_MB	256		/* ISPOT_ELF_MAX_STRTAB_MB */
+#define ELF_MAX_READ_MB		512		/* ISPOT_ELF_MAX_READ_MB */
+
+/* The bound, in symbols or bytes: its variable if set and > 0. */
+uint64_t elf_limit(enum elf_limit which);
+
+/* -E2BIG, with "PATH: ... (have) over the bound ...; raise VAR". */
+int elf_over_limit(const char *path, enum elf_limit which, uint64_t have,
+		   char *err, size_t errlen);
+
 /* An open ELF file with its program and section headers. */
 struct elf_file {
 	int fd;
@@ -56,7 +84,10 @@ void elf_file_close(struct elf_file *f);
 /* Read exactly len bytes at off; -ENOEXEC if that is past the end. */
 int elf_read_at(const struct elf_file *f, uint64_t off, void *buf,
 		size_t len);
-/* As elf_read_at() into a new buffer with a NUL byte appended. */
+/*
+ * As elf_read_at() into a new buffer with a NUL byte appended; -E2BIG past
+ * the ELF_LIMIT_READ bound, whatever the file size.
+ */
 int elf_read_dup(const struct elf_file *f, uint64_t off, uint64_t len,
 		 char **out);
 
@@ -159,6 +190,11 @@ struct elf_obj {
 	bool has_symtab;
 	bool has_dynsym;
 	struct elf_debuginfo dbg;
+	/* What loading the symbols cost so far, against the bounds. */
+	uint64_t nraw;		/* symbol table entries */
+	uint64_t nread;		/* bytes read */
+	enum elf_limit over;	/* the bound crossed, with -E2BIG */
+	uint64_t over_have;	/* what would have crossed it */
 };
 
 static inline bool esym_is_func(const struct esym *s)

@@ -5,7 +5,6 @@
  * /etc/ld.so.cache, default directories).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +59,154 @@ static int dyn_str(const char *str, uint64_t strsz, uint64_t stroff,
 	return *out ? 0 : -ENOMEM;
 }
 
+/* d's canonical path and the directory $ORIGIN stands for. */
+static int dso_set_path(struct dso *d, const char *path)
+{
+	char canon[PATH_MAX], *slash;
+
+	if (!realpath(path, canon))
+		elf_copy_str(canon, sizeof(canon), path);
+	d->path = strdup(canon);
+	slash = d->path ? strrchr(canon, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	d->origin = strdup(slash ? (canon[0] ? canon : "/") : ".");
+	return d->path && d->origin ? 0 : -ENOMEM;
+}
+
+/* The program interpreter (PT_INTERP) of f, if any, into *interp. */
+static int read_interp(const struct elf_file *f, char **interp)
+{
+	size_t i;
+
+	for (i = 0; i < f->phnum; i++) {
+		const Elf64_Phdr *ph = &f->ph[i];
+
+		if (ph->p_type == PT_INTERP)
+			return elf_read_dup(f, ph->p_offset,
+					    ph->p_filesz < PATH_MAX ?
+					    ph->p_filesz : PATH_MAX, interp);
+	}
+	return 0;
+}
+
+static const Elf64_Phdr *find_dynamic(const struct elf_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->phnum; i++)
+		if (f->ph[i].p_type == PT_DYNAMIC)
+			return &f->ph[i];
+	return NULL;
+}
+
+/* What the dynamic section says, before its strings are read. */
+struct dyn_info {
+	uint64_t strtab, strsz, rpath, runpath;
+	bool have_rpath, have_runpath;
+	size_t nneeded;
+};
+
+/* Scan dv up to DT_NULL; returns the entries before it. */
+static size_t scan_dynamic(const Elf64_Dyn *dv, size_t ndyn,
+			   struct dyn_info *di, struct dso *d)
+{
+	size_t i;
+
+	memset(di, 0, sizeof(*di));
+	for (i = 0; i < ndyn && dv[i].d_tag != DT_NULL; i++) {
+		switch (dv[i].d_tag) {
+		case DT_STRTAB:
+			di->strtab = dv[i].d_un.d_ptr;
+			break;
+		case DT_STRSZ:
+			di->strsz = dv[i].d_un.d_val;
+			break;
+		case DT_NEEDED:
+			di->nneeded++;
+			break;
+		case DT_RPATH:
+			di->rpath = dv[i].d_un.d_val;
+			di->have_rpath = true;
+			break;
+		case DT_RUNPATH:
+			di->runpath = dv[i].d_un.d_val;
+			di->have_runpath = true;
+			break;
+		case DT_FLAGS_1:
+			d->nodeflib = dv[i].d_un.d_val & DF_1_NODEFLIB;
+			break;
+		}
+	}
+	return i;
+}
+
+/* DT_NEEDED, DT_RPATH and DT_RUNPATH from the dynamic string table. */
+static int read_dyn_strings(const struct elf_file *f, const Elf64_Dyn *dv,
+			    size_t ndyn, const struct dyn_info *di,
+			    struct dso *d, char *err, size_t errlen)
+{
+	uint64_t stroff;
+	char *str = NULL;
+	size_t i;
+	int rc;
+
+	if (any_vaddr_to_offset(f, di->strtab, &stroff))
+		return -ENOEXEC;
+	if (di->strsz > elf_limit(ELF_LIMIT_STRTAB))
+		return elf_over_limit(f->path, ELF_LIMIT_STRTAB, di->strsz,
+				      err, errlen);
+	rc = elf_read_dup(f, stroff, di->strsz, &str);
+	if (rc)
+		return rc;
+	d->needed = calloc(di->nneeded ? di->nneeded : 1, sizeof(*d->needed));
+	rc = -ENOMEM;
+	if (!d->needed)
+		goto out;
+	for (i = 0; i < ndyn; i++) {
+		if (dv[i].d_tag != DT_NEEDED)
+			continue;
+		rc = dyn_str(str, di->strsz, dv[i].d_un.d_val,
+			     &d->needed[d->nneeded]);
+		if (rc)
+			goto out;
+		d->nneeded++;
+	}
+	rc = 0;
+	if (di->have_rpath)
+		rc = dyn_str(str, di->strsz, di->rpath, &d->rpath);
+	if (!rc && di->have_runpath)
+		rc = dyn_str(str, di->strsz, di->runpath, &d->runpath);
+out:
+	free(str);
+	return rc;
+}
+
+/* The library names and search paths of f's PT_DYNAMIC, if any. */
+static int read_dynamic(const struct elf_file *f, struct dso *d, char *err,
+			size_t errlen)
+{
+	const Elf64_Phdr *dyn = find_dynamic(f);
+	struct dyn_info di;
+	Elf64_Dyn *dv;
+	size_t ndyn;
+	char *tmp;
+	int rc;
+
+	if (!dyn)
+		return 0;	/* static: needs nothing */
+	ndyn = dyn->p_filesz / sizeof(Elf64_Dyn);
+	rc = elf_read_dup(f, dyn->p_offset, ndyn * sizeof(Elf64_Dyn), &tmp);
+	if (rc)
+		return rc;
+	dv = (Elf64_Dyn *)tmp;
+	ndyn = scan_dynamic(dv, ndyn, &di, d);
+	if (di.nneeded || di.have_rpath || di.have_runpath)
+		rc = read_dyn_strings(f, dv, ndyn, &di, d, err, errlen);
+	free(dv);
+	return rc;
+}
+
 /*
  * Read PT_DYNAMIC: DT_NEEDED, DT_RPATH, DT_RUNPATH and DF_1_NODEFLIB.
  * Program headers are used rather than sections so that section-stripped
@@ -68,13 +215,7 @@ static int dyn_str(const char *str, uint64_t strsz, uint64_t stroff,
 static int dso_load(const char *path, struct dso *d, char **interp,
 		    uint16_t *machine, char *err, size_t errlen)
 {
-	uint64_t strtab = 0, strsz = 0, stroff, rpath = 0, runpath = 0;
-	bool have_rpath = false, have_runpath = false;
-	const Elf64_Phdr *dyn = NULL;
-	Elf64_Dyn *dv = NULL;
-	char *str = NULL, canon[PATH_MAX], *slash, *tmp;
 	struct elf_file f;
-	size_t ndyn, i, nneed = 0;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -85,104 +226,16 @@ static int dso_load(const char *path, struct dso *d, char **interp,
 		return rc;
 	if (machine)
 		*machine = f.eh.e_machine;
-	if (!realpath(path, canon))
-		elf_copy_str(canon, sizeof(canon), path);
-	d->path = strdup(canon);
-	slash = d->path ? strrchr(canon, '/') : NULL;
-	if (slash)
-		*slash = '\0';
-	d->origin = strdup(slash ? (canon[0] ? canon : "/") : ".");
-	rc = -ENOMEM;
-	if (!d->path || !d->origin)
-		goto nomem;
-
-	for (i = 0; i < f.phnum; i++) {
-		const Elf64_Phdr *ph = &f.ph[i];
-
-		if (ph->p_type == PT_DYNAMIC && !dyn)
-			dyn = ph;
-		if (ph->p_type == PT_INTERP && interp && !*interp) {
-			rc = elf_read_dup(&f, ph->p_offset,
-					  ph->p_filesz < PATH_MAX ?
-					  ph->p_filesz : PATH_MAX, interp);
-			if (rc)
-				goto corrupt;
-		}
-	}
-	if (!dyn) {
-		rc = 0;		/* static: needs nothing */
-		goto out;
-	}
-	ndyn = dyn->p_filesz / sizeof(Elf64_Dyn);
-	rc = elf_read_dup(&f, dyn->p_offset, ndyn * sizeof(Elf64_Dyn), &tmp);
-	if (rc)
-		goto corrupt;
-	dv = (Elf64_Dyn *)tmp;
-	for (i = 0; i < ndyn && dv[i].d_tag != DT_NULL; i++) {
-		switch (dv[i].d_tag) {
-		case DT_STRTAB:
-			strtab = dv[i].d_un.d_ptr;
-			break;
-		case DT_STRSZ:
-			strsz = dv[i].d_un.d_val;
-			break;
-		case DT_NEEDED:
-			nneed++;
-			break;
-		case DT_RPATH:
-			rpath = dv[i].d_un.d_val;
-			have_rpath = true;
-			break;
-		case DT_RUNPATH:
-			runpath = dv[i].d_un.d_val;
-			have_runpath = true;
-			break;
-		case DT_FLAGS_1:
-			d->nodeflib = dv[i].d_un.d_val & DF_1_NODEFLIB;
-			break;
-		}
-	}
-	ndyn = i;
-	if (!nneed && !have_rpath && !have_runpath) {
-		rc = 0;
-		goto out;
-	}
-	if (any_vaddr_to_offset(&f, strtab, &stroff)) {
-		rc = -ENOEXEC;
-		goto corrupt;
-	}
-	rc = elf_read_dup(&f, stroff, strsz, &str);
-	if (rc)
-		goto corrupt;
-	d->needed = calloc(nneed ? nneed : 1, sizeof(*d->needed));
-	rc = -ENOMEM;
-	if (!d->needed)
-		goto nomem;
-	for (i = 0; i < ndyn; i++) {
-		if (dv[i].d_tag != DT_NEEDED)
-			continue;
-		rc = dyn_str(str, strsz, dv[i].d_un.d_val,
-			     &d->needed[d->nneeded]);
-		if (rc)
-			goto corrupt;
-		d->nneeded++;
-	}
-	if (have_rpath && (rc = dyn_str(str, strsz, rpath, &d->rpath)))
-		goto corrupt;
-	if (have_runpath && (rc = dyn_str(str, strsz, runpath, &d->runpath)))
-		goto corrupt;
-	rc = 0;
-	goto out;
-
-corrupt:
+	rc = dso_set_path(d, path);
+	if (!rc && interp)
+		rc = read_interp(&f, interp);
+	if (!rc)
+		rc = read_dynamic(&f, d, err, errlen);
 	if (rc == -ENOMEM)
-		goto nomem;
-	elf_fail(err, errlen, rc, "%s: truncated or corrupt dynamic section",
-		 path);
-	goto out;
-nomem:
-	elf_fail(err, errlen, -ENOMEM, "out of memory");
-out:
+		elf_fail(err, errlen, rc, "out of memory");
+	else if (rc && rc != -E2BIG)	/* which bound, said already */
+		elf_fail(err, errlen, rc,
+			 "%s: truncated or corrupt dynamic section", path);
 	if (rc) {
 		dso_free(d);
 		if (interp) {
@@ -190,8 +243,6 @@ out:
 			*interp = NULL;
 		}
 	}
-	free(str);
-	free(dv);
 	elf_file_close(&f);
 	return rc;
 }
@@ -202,17 +253,15 @@ static bool lib_usable(const char *path, uint16_t machine)
 	struct elf_file f = { .fd = -1 };
 	Elf64_Ehdr eh;
 	struct stat st;
-	bool ok = false;
+	bool ok;
 
-	f.fd = open(path, O_RDONLY | O_CLOEXEC);
+	f.fd = elf_open_regular(path, &st, NULL, 0);
 	if (f.fd < 0)
 		return false;
-	if (!fstat(f.fd, &st) && S_ISREG(st.st_mode)) {
-		f.size = (uint64_t)st.st_size;
-		ok = !elf_read_at(&f, 0, &eh, sizeof(eh)) &&
-		     !elf_check_ident(eh.e_ident, path, NULL, 0) &&
-		     eh.e_type == ET_DYN && eh.e_machine == machine;
-	}
+	f.size = (uint64_t)st.st_size;
+	ok = !elf_read_at(&f, 0, &eh, sizeof(eh)) &&
+	     !elf_check_ident(eh.e_ident, path, NULL, 0) &&
+	     eh.e_type == ET_DYN && eh.e_machine == machine;
 	close(f.fd);
 	return ok;
 }
@@ -303,11 +352,10 @@ static void ldcache_load(struct ldcache *c)
 	uint32_t n;
 
 	memset(c, 0, sizeof(*c));
-	f.fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+	f.fd = elf_open_regular("/etc/ld.so.cache", &st, NULL, 0);
 	if (f.fd < 0)
 		return;
-	if (fstat(f.fd, &st) || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size > MAX_LDCACHE_SIZE)
+	if ((uint64_t)st.st_size > MAX_LDCACHE_SIZE)
 		goto out;
 	f.size = (uint64_t)st.st_size;
 	if (elf_read_dup(&f, 0, f.size, &c->buf))

@@ -201,11 +201,9 @@ static int no_match(const struct elf_obj *o, const struct pattern *p,
 	return -ENOENT;
 }
 
-/*
- * "name[@ver]" or "name@@ver": @p->base is malloc'd even on -EINVAL (an
- * empty name or version); -ENOMEM leaves it NULL.
- */
-static int pattern_parse(const char *pattern, struct pattern *p)
+/* "name", "name@ver" or "name@@ver" into p (p->base is malloc'd). */
+static int parse_pattern(const char *pattern, struct pattern *p,
+			 char *err, size_t errlen)
 {
 	const char *at = strchr(pattern, '@');
 
@@ -213,14 +211,122 @@ static int pattern_parse(const char *pattern, struct pattern *p)
 	p->base = at ? strndup(pattern, (size_t)(at - pattern)) :
 		       strdup(pattern);
 	if (!p->base)
-		return -ENOMEM;
+		return elf_fail(err, errlen, -ENOMEM, "out of memory");
 	if (at) {
 		p->def_only = at[1] == '@';
 		p->ver = at + (p->def_only ? 2 : 1);
 	}
+	if (!*p->base || (p->ver && !*p->ver))
+		return elf_fail(err, errlen, -EINVAL, "bad function name '%s'",
+				pattern);
 	p->is_glob = strpbrk(pattern, "*?[") != NULL;
 	p->cxx = demangle_skip_return(p->base);
-	return !*p->base || (p->ver && !*p->ver) ? -EINVAL : 0;
+	return 0;
+}
+
+/* The functions of o that p matches, into a malloc'd array. */
+static int collect_matches(const struct elf_obj *o, const struct pattern *p,
+			   struct cand **out, size_t *nout)
+{
+	struct cand *c = malloc((o->nsyms ? o->nsyms : 1) * sizeof(*c));
+	size_t nc = 0, i;
+
+	*out = c;
+	*nout = 0;
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; i < o->nsyms; i++) {
+		if (!sym_matches(o, &o->syms[i], p))
+			continue;
+		c[nc].s = &o->syms[i];
+		c[nc].demangled = elf_sym_demangled(o, &o->syms[i]);
+		display_name(&c[nc], p, c[nc].name, sizeof(c[nc].name));
+		nc++;
+	}
+	*nout = nc;
+	return 0;
+}
+
+/*
+ * A plain name means what the dynamic linker would bind it to: the
+ * default version.  Hidden versions of a name drop out whenever the name
+ * also exists unversioned or as a default.  Returns the candidates kept.
+ */
+static size_t keep_default_versions(struct cand *c, size_t nc)
+{
+	size_t i, j, k;
+
+	if (!nc)
+		return 0;
+	qsort(c, nc, sizeof(*c), cand_cmp_name);
+	for (i = 0, k = 0; i < nc; i = j) {
+		bool have_default = !c[i].s->hidden;
+		const char *name = c[i].s->name;
+
+		for (j = i; j < nc && !strcmp(c[j].s->name, name); j++)
+			if (!have_default || !c[j].s->hidden)
+				c[k++] = c[j];
+	}
+	return k;
+}
+
+/* The first candidate that cannot be probed, and why. */
+struct unprobeable {
+	const struct cand *c;
+	int rc;
+};
+
+/* The probe point of the candidates c[i..j) at one address. */
+static int fill_target(const struct elf_obj *o, const struct cand *c,
+		       size_t i, size_t j, const char *obj_path,
+		       struct elf_target_sym *t)
+{
+	uint64_t off = 0;
+	size_t k;
+	int rc;
+
+	rc = elf_vaddr_to_offset(&o->f, c[i].s->value, true, &off);
+	if (rc)
+		return rc;
+	elf_copy_str(t->obj, sizeof(t->obj), obj_path);
+	elf_copy_str(t->name, sizeof(t->name), c[i].name);
+	if (c[i].demangled)
+		elf_copy_str(t->linkage_name, sizeof(t->linkage_name),
+			     c[i].s->name);
+	t->vaddr = c[i].s->value;
+	t->offset = off;
+	for (k = i; k < j; k++)
+		if (c[k].s->size > t->size)
+			t->size = c[k].s->size;
+	if (c[i].s->type == STT_GNU_IFUNC)
+		t->flags |= ELF_SYM_IFUNC;
+	if (c[i].s->ver)
+		t->flags |= ELF_SYM_VERSIONED;
+	return 0;
+}
+
+/*
+ * One probe point per address, the group's first name being its best;
+ * res holds nc entries.  Returns how many were filled.
+ */
+static size_t fill_targets(const struct elf_obj *o, struct cand *c,
+			   size_t nc, const char *obj_path,
+			   struct elf_target_sym *res, struct unprobeable *bad)
+{
+	size_t i, j, nres = 0;
+	int rc;
+
+	qsort(c, nc, sizeof(*c), cand_cmp_value);
+	for (i = 0; i < nc; i = j) {
+		for (j = i; j < nc && c[j].s->value == c[i].s->value; j++)
+			;
+		rc = fill_target(o, c, i, j, obj_path, &res[nres]);
+		if (!rc)
+			nres++;
+		else if (!bad->c)
+			*bad = (struct unprobeable){ &c[i], rc };
+	}
+	return nres;
 }
 
 /*
@@ -233,52 +339,21 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 		       char *err, size_t errlen)
 {
 	struct elf_target_sym *res = NULL;
+	struct unprobeable bad = { 0 };
 	struct cand *c = NULL;
-	struct pattern p = { 0 };
-	size_t nc = 0, nres = 0, i, j, k;
-	int rc, first_bad = 0;
-	const struct cand *bad = NULL;
+	struct pattern p;
+	size_t nc = 0, nres;
+	int rc;
 
-	rc = pattern_parse(pattern, &p);
-	if (rc == -ENOMEM)
-		return elf_fail(err, errlen, rc, "out of memory");
-	if (rc) {
-		rc = elf_fail(err, errlen, rc, "bad function name '%s'",
-			      pattern);
+	rc = parse_pattern(pattern, &p, err, errlen);
+	if (rc)
 		goto out;
-	}
-
-	c = malloc((o->nsyms ? o->nsyms : 1) * sizeof(*c));
-	if (!c) {
+	if (collect_matches(o, &p, &c, &nc)) {
 		rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < o->nsyms; i++) {
-		if (!sym_matches(o, &o->syms[i], &p))
-			continue;
-		c[nc].s = &o->syms[i];
-		c[nc].demangled = elf_sym_demangled(o, &o->syms[i]);
-		display_name(&c[nc], &p, c[nc].name, sizeof(c[nc].name));
-		nc++;
-	}
-
-	/*
-	 * A plain name means what the dynamic linker would bind it to: the
-	 * default version.  Hidden versions of a name drop out whenever the
-	 * name also exists unversioned or as a default.
-	 */
-	if (!p.ver && nc) {
-		qsort(c, nc, sizeof(*c), cand_cmp_name);
-		for (i = 0, k = 0; i < nc; i = j) {
-			bool have_default = !c[i].s->hidden;
-			const char *name = c[i].s->name;
-
-			for (j = i; j < nc && !strcmp(c[j].s->name, name); j++)
-				if (!have_default || !c[j].s->hidden)
-					c[k++] = c[j];
-		}
-		nc = k;
-	}
+	if (!p.ver)
+		nc = keep_default_versions(c, nc);
 	if (!nc) {
 		rc = no_match(o, &p, pattern, shown, err, errlen);
 		goto out;
@@ -288,61 +363,28 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 		if (rc)
 			goto out;
 	}
-
-	/* One entry per address; the group's first name is its best. */
-	qsort(c, nc, sizeof(*c), cand_cmp_value);
 	res = calloc(nc, sizeof(*res));
 	if (!res) {
 		rc = elf_fail(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < nc; i = j) {
-		struct elf_target_sym *t = &res[nres];
-		uint64_t off = 0;
-
-		for (j = i; j < nc && c[j].s->value == c[i].s->value; j++)
-			;
-		rc = elf_vaddr_to_offset(&o->f, c[i].s->value, true, &off);
-		if (rc) {
-			if (!bad) {
-				bad = &c[i];
-				first_bad = rc;
-			}
-			continue;
-		}
-		elf_copy_str(t->obj, sizeof(t->obj), obj_path);
-		elf_copy_str(t->name, sizeof(t->name), c[i].name);
-		if (c[i].demangled)
-			elf_copy_str(t->linkage_name, sizeof(t->linkage_name),
-				     c[i].s->name);
-		t->vaddr = c[i].s->value;
-		t->offset = off;
-		for (k = i; k < j; k++)
-			if (c[k].s->size > t->size)
-				t->size = c[k].s->size;
-		if (c[i].s->type == STT_GNU_IFUNC)
-			t->flags |= ELF_SYM_IFUNC;
-		if (c[i].s->ver)
-			t->flags |= ELF_SYM_VERSIONED;
-		nres++;
-	}
+	nres = fill_targets(o, c, nc, obj_path, res, &bad);
 
 	/*
 	 * An exact name that cannot be probed is an error; a glob just
 	 * skips such symbols, unless that leaves nothing.
 	 */
-	if (bad && (!p.is_glob || !nres)) {
+	if (bad.c && (!p.is_glob || !nres)) {
 		rc = elf_fail(err, errlen, -EINVAL,
 			      "function '%s' in %s (address 0x%" PRIx64 ") %s",
-			      bad->name, shown, bad->s->value,
-			      elf_offset_error(first_bad));
+			      bad.c->name, shown, bad.c->s->value,
+			      elf_offset_error(bad.rc));
 		goto out;
 	}
 	qsort(res, nres, sizeof(*res), target_cmp);
 	*out = res;
 	*nout = nres;
 	res = NULL;
-	rc = 0;
 out:
 	free(res);
 	free(c);
@@ -475,7 +517,7 @@ bool elf_spec_matches(const char *spec, const char *obj, const char *name,
 	if (split_spec(spec, &sobj, &pat) || (sobj && !obj_matches(sobj, obj)))
 		goto out;
 	base = strdup(name);
-	if (!base || pattern_parse(pat, &p))
+	if (!base || parse_pattern(pat, &p, NULL, 0))
 		goto out;
 	/* The display name's "@ver" or "@@ver": the version it was shown. */
 	ver = strchr(base, '@');

@@ -44,6 +44,30 @@ static int keep_buf(struct elf_obj *o, char *buf)
 	return 0;
 }
 
+/* Note that bound which was crossed by have: -E2BIG. */
+static int over(struct elf_obj *o, enum elf_limit which, uint64_t have)
+{
+	o->over = which;
+	o->over_have = have;
+	return -E2BIG;
+}
+
+/* elf_read_dup() counted against what o may read. */
+static int obj_read(struct elf_obj *o, const struct elf_file *f,
+		    uint64_t off, uint64_t len, char **out)
+{
+	int rc;
+
+	*out = NULL;
+	if (o->nread > elf_limit(ELF_LIMIT_READ) ||
+	    len > elf_limit(ELF_LIMIT_READ) - o->nread)
+		return over(o, ELF_LIMIT_READ, o->nread + len);
+	rc = elf_read_dup(f, off, len, out);
+	if (!rc)
+		o->nread += len;
+	return rc;
+}
+
 /* The first section of a type, or -1. */
 static long find_section(const struct elf_file *f, uint32_t type)
 {
@@ -69,7 +93,9 @@ static int load_strtab(struct elf_obj *o, const struct elf_file *f,
 	sh = &f->sh[link];
 	if (sh->sh_type != SHT_STRTAB)
 		return -ENOEXEC;
-	rc = elf_read_dup(f, sh->sh_offset, sh->sh_size, &buf);
+	if (sh->sh_size > elf_limit(ELF_LIMIT_STRTAB))
+		return over(o, ELF_LIMIT_STRTAB, sh->sh_size);
+	rc = obj_read(o, f, sh->sh_offset, sh->sh_size, &buf);
 	if (rc)
 		return rc;
 	rc = keep_buf(o, buf);
@@ -106,7 +132,7 @@ static int load_verdef(struct elf_obj *o, const struct elf_file *f,
 	rc = load_strtab(o, f, sh->sh_link, &str, &strsz);
 	if (rc)
 		return rc;
-	rc = elf_read_dup(f, sh->sh_offset, sh->sh_size, &buf);
+	rc = obj_read(o, f, sh->sh_offset, sh->sh_size, &buf);
 	if (rc)
 		return rc;
 
@@ -156,6 +182,106 @@ out:
 	return rc;
 }
 
+/* The version of each .dynsym entry: .gnu.version and its names. */
+struct sym_versions {
+	uint16_t *versym;	/* per symbol, or NULL */
+	size_t nversym;
+	const char **names;	/* by version index */
+	size_t nnames;
+};
+
+static void versions_free(struct sym_versions *v)
+{
+	free(v->versym);
+	free(v->names);
+}
+
+/* The versions of the symbol table section symidx, if it has any. */
+static int load_versions(struct elf_obj *o, const struct elf_file *f,
+			 long symidx, struct sym_versions *v)
+{
+	long vi = find_section(f, SHT_GNU_versym);
+	const Elf64_Shdr *vs;
+	char *tmp;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	if (vi < 0 || f->sh[vi].sh_link != (uint64_t)symidx)
+		return 0;
+	vs = &f->sh[vi];
+	v->nversym = vs->sh_size / sizeof(uint16_t);
+	rc = obj_read(o, f, vs->sh_offset, v->nversym * sizeof(uint16_t),
+		      &tmp);
+	if (rc)
+		return rc;
+	v->versym = (uint16_t *)tmp;
+	return load_verdef(o, f, &v->names, &v->nnames);
+}
+
+/*
+ * The version of symbol i into e: spelled into its name by .symtab
+ * ("foo@V1", "foo@@V2"), which is split here, or given by .gnu.version.
+ */
+static int set_version(struct esym *e, size_t i, const struct sym_versions *v)
+{
+	const char *at = strchr(e->name, '@');
+
+	if (at && at != e->name) {
+		/* String tables share suffixes: copy, don't cut. */
+		e->name = strndup(e->name, (size_t)(at - e->name));
+		if (!e->name)
+			return -ENOMEM;
+		e->owned = true;
+		e->ver = at + (at[1] == '@' ? 2 : 1);
+		e->hidden = at[1] != '@';
+		if (!*e->ver) {
+			e->ver = NULL;
+			e->hidden = false;
+		}
+	} else if (v->versym && i < v->nversym) {
+		uint16_t vi = v->versym[i] & 0x7fff;
+
+		/* 0 is local, 1 the unversioned global. */
+		if (vi >= 2 && vi < v->nnames && v->names[vi]) {
+			e->ver = v->names[vi];
+			e->hidden = v->versym[i] & 0x8000;
+		}
+	}
+	return 0;
+}
+
+/* Append raw symbol i to o->syms if it is a defined, named one. */
+static int add_symbol(struct elf_obj *o, const Elf64_Sym *s, size_t i,
+		      const char *str, uint64_t strsz,
+		      const struct sym_versions *v)
+{
+	struct esym *e = &o->syms[o->nsyms];
+	unsigned char st = ELF64_ST_TYPE(s->st_info);
+	int rc;
+
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS)
+		return 0;
+	if (st != STT_FUNC && st != STT_GNU_IFUNC &&
+	    st != STT_OBJECT && st != STT_NOTYPE)
+		return 0;
+	if (s->st_name == 0 || s->st_name >= strsz)
+		return 0;
+	memset(e, 0, sizeof(*e));
+	e->name = str + s->st_name;
+	e->value = s->st_value;
+	e->size = s->st_size;
+	e->shndx = s->st_shndx;
+	e->type = st;
+	e->bind = ELF64_ST_BIND(s->st_info);
+	rc = set_version(e, i, v);
+	if (rc)
+		return rc;
+	if (e->size > o->max_size)
+		o->max_size = e->size;
+	o->nsyms++;
+	return 0;
+}
+
 /*
  * Add the defined symbols of one symbol table section to o->syms.  For
  * .dynsym, version names come from .gnu.version/.gnu.version_d; .symtab
@@ -165,11 +291,10 @@ out:
 static int load_symbols(struct elf_obj *o, const struct elf_file *f,
 			uint32_t type)
 {
-	const char **vernames = NULL;
-	uint16_t *versym = NULL;
+	struct sym_versions v = { 0 };
 	Elf64_Sym *raw = NULL;
 	const Elf64_Shdr *sh;
-	size_t nraw, nvernames = 0, nversym = 0, i;
+	size_t nraw, i;
 	uint64_t strsz, entsz;
 	struct esym *t;
 	char *str, *tmp;
@@ -183,31 +308,23 @@ static int load_symbols(struct elf_obj *o, const struct elf_file *f,
 	entsz = sh->sh_entsize ? sh->sh_entsize : sizeof(Elf64_Sym);
 	if (entsz != sizeof(Elf64_Sym))
 		return -ENOEXEC;
+	nraw = sh->sh_size / sizeof(Elf64_Sym);
+	if (o->nraw > elf_limit(ELF_LIMIT_SYMBOLS) ||
+	    nraw > elf_limit(ELF_LIMIT_SYMBOLS) - o->nraw)
+		return over(o, ELF_LIMIT_SYMBOLS, o->nraw + nraw);
 	rc = load_strtab(o, f, sh->sh_link, &str, &strsz);
 	if (rc)
 		return rc;
-	nraw = sh->sh_size / sizeof(Elf64_Sym);
-	rc = elf_read_dup(f, sh->sh_offset, nraw * sizeof(Elf64_Sym), &tmp);
+	rc = obj_read(o, f, sh->sh_offset, nraw * sizeof(Elf64_Sym), &tmp);
 	if (rc)
 		return rc;
+	o->nraw += nraw;
 	raw = (Elf64_Sym *)tmp;
 
 	if (type == SHT_DYNSYM) {
-		long vi = find_section(f, SHT_GNU_versym);
-
-		if (vi >= 0 && f->sh[vi].sh_link == (uint64_t)idx) {
-			const Elf64_Shdr *vs = &f->sh[vi];
-
-			nversym = vs->sh_size / sizeof(uint16_t);
-			rc = elf_read_dup(f, vs->sh_offset,
-					  nversym * sizeof(uint16_t), &tmp);
-			if (rc)
-				goto out;
-			versym = (uint16_t *)tmp;
-			rc = load_verdef(o, f, &vernames, &nvernames);
-			if (rc)
-				goto out;
-		}
+		rc = load_versions(o, f, idx, &v);
+		if (rc)
+			goto out;
 		o->has_dynsym = nraw > 1;
 	} else {
 		o->has_symtab = nraw > 1;
@@ -218,60 +335,10 @@ static int load_symbols(struct elf_obj *o, const struct elf_file *f,
 	if (!t)
 		goto out;
 	o->syms = t;
-
-	for (i = 1; i < nraw; i++) {
-		const Elf64_Sym *s = &raw[i];
-		struct esym *e = &o->syms[o->nsyms];
-		unsigned char st = ELF64_ST_TYPE(s->st_info);
-		const char *name, *at;
-
-		if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS)
-			continue;
-		if (st != STT_FUNC && st != STT_GNU_IFUNC &&
-		    st != STT_OBJECT && st != STT_NOTYPE)
-			continue;
-		if (s->st_name == 0 || s->st_name >= strsz)
-			continue;
-		name = str + s->st_name;
-
-		memset(e, 0, sizeof(*e));
-		e->name = name;
-		e->value = s->st_value;
-		e->size = s->st_size;
-		e->shndx = s->st_shndx;
-		e->type = st;
-		e->bind = ELF64_ST_BIND(s->st_info);
-
-		at = strchr(name, '@');
-		if (at && at != name) {
-			/* String tables share suffixes: copy, don't cut. */
-			e->name = strndup(name, (size_t)(at - name));
-			if (!e->name)
-				goto out;
-			e->owned = true;
-			e->ver = at + (at[1] == '@' ? 2 : 1);
-			e->hidden = at[1] != '@';
-			if (!*e->ver) {
-				e->ver = NULL;
-				e->hidden = false;
-			}
-		} else if (versym && i < nversym) {
-			uint16_t vi = versym[i] & 0x7fff;
-
-			/* 0 is local, 1 the unversioned global. */
-			if (vi >= 2 && vi < nvernames && vernames[vi]) {
-				e->ver = vernames[vi];
-				e->hidden = versym[i] & 0x8000;
-			}
-		}
-		if (e->size > o->max_size)
-			o->max_size = e->size;
-		o->nsyms++;
-	}
-	rc = 0;
+	for (i = 1, rc = 0; i < nraw && !rc; i++)
+		rc = add_symbol(o, &raw[i], i, str, strsz, &v);
 out:
-	free(vernames);
-	free(versym);
+	versions_free(&v);
 	free(raw);
 	return rc;
 }
@@ -309,7 +376,8 @@ static void dedupe_symbols(struct elf_obj *o)
 {
 	size_t i, j, k = 0;
 
-	qsort(o->syms, o->nsyms, sizeof(*o->syms), esym_cmp);
+	if (o->nsyms > 1)	/* o->syms is NULL without symbol tables */
+		qsort(o->syms, o->nsyms, sizeof(*o->syms), esym_cmp);
 	for (i = 0; i < o->nsyms; i = j) {
 		const struct esym *first = &o->syms[i];
 		bool any_ver = false;
@@ -367,7 +435,10 @@ int elf_obj_load(const char *path, struct elf_obj **out,
 	if (!rc)
 		rc = load_symbols(o, &o->f, SHT_DYNSYM);
 	if (rc) {
-		if (rc == -ENOMEM)
+		if (rc == -E2BIG)
+			elf_over_limit(path, o->over, o->over_have, err,
+				       errlen);
+		else if (rc == -ENOMEM)
 			elf_fail(err, errlen, rc, "out of memory");
 		else
 			elf_fail(err, errlen, rc,

@@ -5,7 +5,7 @@
  *  - the causes of loss: the report table's label, the JSON key under
  *    "causes" and ispotd's "cause" label value (Documentation/ispotd.rst
  *    and ispotctl.8 promise the last two);
- *  - ispotd's metric and label names (DESIGN.md, "Contract: metrics"),
+ *  - ispotd's metric and label names (Documentation/ispotd.rst, "Metrics"),
  *    which ispotd writes (user/daemon/metrics.c) and `ispotctl top --from`
  *    reads back (user/ctl/top/metrics_read.c).
  */

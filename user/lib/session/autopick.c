@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Choosing functions from a cpu-clock sample; see autopick.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -94,7 +93,7 @@ nomem:
 static bool steppable(const struct elf_target_sym *sym)
 {
 	unsigned char c = 0;
-	int fd = open(sym->obj, O_RDONLY | O_CLOEXEC);
+	int fd = elf_open_regular(sym->obj, NULL, NULL, 0);
 	bool ok;
 
 	if (fd < 0)

@@ -11,7 +11,6 @@
  * exactly as a function, under its display name.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,12 +250,13 @@ static uint32_t trace_add_probe(struct trace *t, const char *obj,
 		.sample_period = t->opts->sample,
 		.ref_ctr_offset = sem,
 	};
-	int fd = open(obj, O_RDONLY | O_CLOEXEC);
+	char why[PATH_MAX + 64];
+	int fd = elf_open_regular(obj, NULL, why, sizeof(why));
 	int e;
 
 	if (fd < 0) {
-		ispot_error("cannot open %s (%s): is it still there?", obj,
-			    strerror(errno));
+		ispot_error("%s%s", why,
+			    fd == -ENOENT ? ": is it still there?" : "");
 		return 0;
 	}
 	a.fd = fd;
