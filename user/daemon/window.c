@@ -248,72 +248,52 @@ void window_rfc3339(char *buf, size_t len, const struct timespec *ts)
 	snprintf(buf, len, "%s.%03ldZ", day, ts->tv_nsec / 1000000);
 }
 
-static const char *window_func_name(const void *ctx, uint32_t id)
+/* The set's functions as the report builder takes them (report.h). */
+static struct report_source_func *
+window_source_funcs(const struct window_set *w)
 {
-	const struct window_set *w = ctx;
+	struct report_source_func *sf = calloc(w->nr_funcs + 1, sizeof(*sf));
+	uint32_t i;
 
-	return id < w->nr_funcs ? w->funcs[id].name : NULL;
+	for (i = 0; sf && i < w->nr_funcs; i++) {
+		const struct window_func *f = &w->funcs[i];
+
+		sf[i].name = f->name;
+		sf[i].linkage_name = f->linkage_name;
+		sf[i].object = f->object;
+		sf[i].key_auto = f->key.kind == KEY_AUTO;
+		sf[i].key_desc = sf[i].key_auto ? f->chosen_desc : f->key_desc;
+		sf[i].rule = window_func_rule(f);
+	}
+	return sf;
 }
 
-static int window_key_name(void *ctx, uint32_t func_id, uint64_t key,
-			   char *buf, size_t len)
+/*
+ * The window's futex words as a timeline holds them: the functions that
+ * waited by id, in id order, into @ids (WINDOW_FUTEX_FUNCS per word).
+ */
+static struct timeline_futex *
+window_source_futexes(const struct window_set *w, uint32_t *ids)
 {
-	struct window_set *w = ctx;
-	const struct key_rule *rule;
+	struct timeline_futex *tf = calloc(w->nr_futexes + 1, sizeof(*tf));
+	size_t i;
+	uint32_t k;
 
-	if (func_id >= w->nr_funcs)
-		return -1;
-	rule = window_func_rule(&w->funcs[func_id]);
-	if (rule->kind == KEY_SHAPE)
-		return shape_key_label(w->shapes, key, w->funcs[func_id].name,
-				       window_func_name, w, buf, len);
-	return trace_key_label(rule, w->sym, key, buf, len);
-}
-
-/* A lock call's caller, by its return address (report_wakers()). */
-static int window_caller_name(void *ctx, uint64_t addr, bool offset,
-			      char *buf, size_t len)
-{
-	const struct window_set *w = ctx;
-
-	return trace_return_name(w->sym, addr, offset, buf, len);
-}
-
-/* The window's futex words as the report names them. */
-static struct report_futex *window_report_futexes(struct window_set *w,
-						  char (*names)[ELF_SYM_NAME_MAX],
-						  const char **fnames,
-						  struct report_waker *wakers)
-{
-	struct report_futex *rf = calloc(w->nr_futexes + 1, sizeof(*rf));
-	size_t i, k, used = 0;
-
-	if (!rf)
-		return NULL;
-	for (i = 0; i < w->nr_futexes; i++) {
+	for (i = 0; tf && i < w->nr_futexes; i++) {
 		const struct window_futex *x = &w->futexes[i];
-		struct report_waker *wk = wakers + i * (TL_WAKERS + 1);
-		struct elf_addr_info info;
 
-		rf[i].address = x->uaddr;
-		rf[i].wait_ns = x->wait_ns;
-		rf[i].waits = x->waits;
-		rf[i].threads = x->threads;
-		names[i][0] = 0;
-		if (w->sym && !elf_symbolize(w->sym, x->uaddr, &info, NULL, 0))
-			elf_addr_format(&info, names[i], ELF_SYM_NAME_MAX);
-		rf[i].symbol = names[i];
-		rf[i].functions = &fnames[used];
+		tf[i].uaddr = x->uaddr;
+		tf[i].wait_ns = x->wait_ns;
+		tf[i].waits = x->waits;
+		tf[i].threads = x->threads;
+		tf[i].funcs = ids;
 		for (k = 0; k < w->nr_funcs && k < WINDOW_FUTEX_FUNCS; k++)
 			if (x->funcs & (1ull << k))
-				fnames[used++] = w->funcs[k].name;
-		rf[i].nr_functions = &fnames[used] - rf[i].functions;
-		rf[i].woken_from = wk;
-		rf[i].nr_woken_from = report_wakers(wk, &x->wakers,
-						    window_func_name, w,
-						    window_caller_name, w);
+				ids[tf[i].nr_funcs++] = k;
+		ids += tf[i].nr_funcs;
+		tf[i].woken_from = x->wakers;
 	}
-	return rf;
+	return tf;
 }
 
 /* Counters that only grow, for the metrics: the window's functions. */
@@ -383,87 +363,76 @@ static void window_json_notes(struct json *j, const struct window_set *w,
 	json_array_end(j);
 }
 
+/* The line's own members, before the report's "functions". */
+static void window_json_envelope(struct json *j, const struct window_set *w,
+				 const struct window_target *tg, uint64_t now,
+				 double duty, double overhead)
+{
+	char when[64];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	window_rfc3339(when, sizeof(when), &ts);
+	json_string(j, "time", when);
+	json_u64(j, "window_ns", now - w->start_ns);
+	json_u64(j, "armed_ns", w->armed_ns);
+	json_double(j, "duty_cycle", duty);
+	json_double(j, "overhead_estimate", overhead);
+	json_u64(j, "bursts", w->bursts);
+	json_u64(j, "calls_armed", w->calls);
+	json_u64(j, "target_cpu_ns", w->cpu_ns);
+	json_double(j, "call_cost_ns", w->call_cost_ns);
+	json_u64(j, "daemon_cpu_ns", w->daemon_ns);
+	json_object_begin(j, "target");
+	json_i64(j, "pid", tg->pid);
+	json_string(j, "exe", tg->exe);
+	json_string(j, "cgroup", tg->cgroup);
+	json_object_end(j);
+	json_object_begin(j, "events");
+	json_u64(j, "recorded", w->recorded);
+	json_u64(j, "dropped", w->dropped);
+	json_u64(j, "unpaired", w->unpaired);
+	/* Calls cut by the end of a burst: sampling, not a fault. */
+	json_u64(j, "open_at_disarm", w->open_at_stop);
+	/* Threads whose exit record a full ring dropped, closed by scans. */
+	json_u64(j, "exits_lost", w->lost_exits);
+	json_object_end(j);
+}
+
 static int window_write(struct window_set *w, FILE *f,
 			const struct window_target *tg,
 			const struct sci_report *sr,
 			const struct argb_verdict *verdicts, uint64_t now,
 			double duty, double overhead)
 {
-	char (*names)[ELF_SYM_NAME_MAX] = calloc(w->nr_futexes + 1,
-						 sizeof(*names));
-	const char **fnames = calloc(w->nr_futexes * WINDOW_FUTEX_FUNCS + 1,
-				     sizeof(*fnames));
-	struct report_waker *wakers = calloc(w->nr_futexes * (TL_WAKERS + 1) +
-					     1, sizeof(*wakers));
-	struct report_func *rf = calloc(w->nr_funcs + 1, sizeof(*rf));
-	char (*shape_notes)[SHAPE_NOTE_LEN] = calloc(w->nr_funcs + 1,
-						     sizeof(*shape_notes));
+	uint32_t *waiters = calloc(w->nr_futexes * WINDOW_FUTEX_FUNCS + 1,
+				   sizeof(*waiters));
+	struct timeline_futex *futexes = waiters ?
+		window_source_futexes(w, waiters) : NULL;
+	struct report_source src = {
+		.funcs = window_source_funcs(w),
+		.nr_funcs = w->nr_funcs,
+		.shapes = w->shapes,
+		.sym = w->sym,
+		.futexes = futexes,
+		.nr_futexes = w->nr_futexes,
+	};
+	/* Only the functions and futexes: the line has its own envelope. */
 	struct report r = {
 		.pid = tg->pid,
 		.command = tg->exe,
 		.sci = sr,
-		.funcs = rf,
-		.nr_funcs = w->nr_funcs,
-		.key_name = window_key_name,
-		.key_ctx = w,
 		.verdicts = verdicts,
 	};
-	char when[64];
-	struct timespec ts;
+	struct report_build b = { 0 };
 	struct json j;
-	uint32_t i;
 	int ret = -ENOMEM;
 
-	if (!names || !fnames || !wakers || !rf || !shape_notes)
+	if (!src.funcs || !futexes || report_build(&b, &src, &r))
 		goto out;
-	for (i = 0; i < w->nr_funcs; i++) {
-		const struct key_rule *rule = window_func_rule(&w->funcs[i]);
-
-		rf[i].name = w->funcs[i].name;
-		rf[i].linkage_name = w->funcs[i].linkage_name;
-		rf[i].object = w->funcs[i].object;
-		rf[i].key_auto = w->funcs[i].key.kind == KEY_AUTO;
-		rf[i].key = rf[i].key_auto ? w->funcs[i].chosen_desc :
-			    w->funcs[i].key_desc;
-		if (shape_note(w->shapes, i, rf[i].name,
-			       rule->kind == KEY_SHAPE, rule->kind == KEY_NONE,
-			       window_func_name, w, &rf[i].shapes_differ,
-			       shape_notes[i], sizeof(shape_notes[i])))
-			rf[i].shape_note = shape_notes[i];
-	}
-	r.futexes = window_report_futexes(w, names, fnames, wakers);
-	if (!r.futexes)
-		goto out;
-	r.nr_futexes = w->nr_futexes;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	window_rfc3339(when, sizeof(when), &ts);
 	json_init(&j, f);
 	json_object_begin(&j, NULL);
-	json_string(&j, "time", when);
-	json_u64(&j, "window_ns", now - w->start_ns);
-	json_u64(&j, "armed_ns", w->armed_ns);
-	json_double(&j, "duty_cycle", duty);
-	json_double(&j, "overhead_estimate", overhead);
-	json_u64(&j, "bursts", w->bursts);
-	json_u64(&j, "calls_armed", w->calls);
-	json_u64(&j, "target_cpu_ns", w->cpu_ns);
-	json_double(&j, "call_cost_ns", w->call_cost_ns);
-	json_u64(&j, "daemon_cpu_ns", w->daemon_ns);
-	json_object_begin(&j, "target");
-	json_i64(&j, "pid", tg->pid);
-	json_string(&j, "exe", tg->exe);
-	json_string(&j, "cgroup", tg->cgroup);
-	json_object_end(&j);
-	json_object_begin(&j, "events");
-	json_u64(&j, "recorded", w->recorded);
-	json_u64(&j, "dropped", w->dropped);
-	json_u64(&j, "unpaired", w->unpaired);
-	/* Calls cut by the end of a burst: sampling, not a fault. */
-	json_u64(&j, "open_at_disarm", w->open_at_stop);
-	/* Threads whose exit record a full ring dropped, closed by scans. */
-	json_u64(&j, "exits_lost", w->lost_exits);
-	json_object_end(&j);
+	window_json_envelope(&j, w, tg, now, duty, overhead);
 	report_json_functions(&j, &r);
 	report_json_futexes(&j, &r);
 	window_json_notes(&j, w, verdicts);
@@ -472,12 +441,10 @@ static int window_write(struct window_set *w, FILE *f,
 	json_finish(&j);
 	ret = fflush(f) || ferror(f) ? -EIO : 0;
 out:
-	free((void *)r.futexes);
-	free(names);
-	free(fnames);
-	free(wakers);
-	free(shape_notes);
-	free(rf);
+	report_build_free(&b);
+	free((void *)src.funcs);
+	free(futexes);
+	free(waiters);
 	return ret;
 }
 

@@ -929,27 +929,39 @@ static void result_fold(struct sci_result *res, const struct sci_folded *f)
 		   (double)res->loss_ns / (double)res->lifetime_ns : 0.0;
 }
 
-static int report_funcs(const struct sci_engine *e, struct sci_report *r,
-			const uint64_t *life, size_t nscores)
+/* Add block @b, whose result is @br, into function result @f. */
+static void func_add_block(struct sci_result *f, const struct sci_block *b,
+			   const struct sci_result *br, struct hist *h)
 {
-	struct sort_ctx_item *items;
-	struct hist *h;
-	size_t i, j, n = e->nr_bts > e->nr_blocks ? e->nr_bts : e->nr_blocks;
-	size_t nf = 0, nb, np;
+	size_t k;
 
-	items = calloc(n ? n : 1, sizeof(*items));
-	h = malloc(sizeof(*h));
-	if (!items || !h) {
-		free(items);
-		free(h);
-		return -ENOMEM;
-	}
+	f->nr_keys++;
+	f->calls += b->n;
+	f->sum_ns += b->sum;
+	f->loss_ns += br->loss_ns;
+	if (b->min < f->min_ns)
+		f->min_ns = b->min;
+	if (b->max > f->max_ns)
+		f->max_ns = b->max;
+	f->caused_calls += b->n_caused;
+	for (k = 0; k < SCI_NR_CAUSES; k++)
+		f->cause_loss_ns[k] += br->cause_loss_ns[k];
+	f->unknown_loss_ns += br->unknown_loss_ns;
+	hist_merge(h, &b->hist);
+}
 
-	/*
-	 * One result per function: walk the blocks in (func, key) order,
-	 * leaving out blocks that were only seeded (sci_seed()).
-	 */
-	for (i = 0, nb = 0; i < e->nr_blocks; i++) {
+/*
+ * One result per function: walk the blocks in (func, key) order, leaving
+ * out blocks that were only seeded (sci_seed()).  The block results are
+ * not sorted yet: result i is still block i's.
+ */
+static void funcs_from_blocks(const struct sci_engine *e,
+			      struct sci_report *r,
+			      struct sort_ctx_item *items, struct hist *h)
+{
+	size_t i, j, nf = 0, nb = 0;
+
+	for (i = 0; i < e->nr_blocks; i++) {
 		if (!e->blocks[i]->n)
 			continue;
 		items[nb].a = e->blocks[i]->func_id;
@@ -964,26 +976,9 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 		f->func_id = items[i].a;
 		f->min_ns = UINT64_MAX;
 		hist_init(h);
-		for (j = i; j < nb && items[j].a == items[i].a; j++) {
-			const struct sci_block *b = e->blocks[items[j].idx];
-			/* Not sorted yet: result i is still block i's. */
-			const struct sci_result *br = &r->blocks[items[j].idx];
-			size_t k;
-
-			f->nr_keys++;
-			f->calls += b->n;
-			f->sum_ns += b->sum;
-			f->loss_ns += br->loss_ns;
-			if (b->min < f->min_ns)
-				f->min_ns = b->min;
-			if (b->max > f->max_ns)
-				f->max_ns = b->max;
-			f->caused_calls += b->n_caused;
-			for (k = 0; k < SCI_NR_CAUSES; k++)
-				f->cause_loss_ns[k] += br->cause_loss_ns[k];
-			f->unknown_loss_ns += br->unknown_loss_ns;
-			hist_merge(h, &b->hist);
-		}
+		for (j = i; j < nb && items[j].a == items[i].a; j++)
+			func_add_block(f, e->blocks[items[j].idx],
+				       &r->blocks[items[j].idx], h);
 		if (f->min_ns == UINT64_MAX)
 			f->min_ns = 0;
 		f->mean_ns = f->calls ? (double)f->sum_ns / f->calls : 0.0;
@@ -991,9 +986,35 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 		f->p99_ns = hist_percentile(h, 99);
 	}
 	r->nr_funcs = nf;
+}
 
-	/* Then one score per (function, thread), summing over keys. */
-	for (i = 0, np = 0; i < e->nr_bts; i++) {
+/* Add (block, thread) pair @bt into the function's thread score @s. */
+static void score_add_pair(const struct sci_engine *e,
+			   struct sci_thread_score *s, const struct sci_bt *bt)
+{
+	const struct sci_block *b = e->blocks[bt->block];
+
+	s->calls += bt->n;
+	s->sum_ns += bt->sum;
+	s->loss_ns += bt->sum - bt->n * b->min;
+	if (bt->min < s->min_ns)
+		s->min_ns = bt->min;
+	if (bt->max > s->max_ns)
+		s->max_ns = bt->max;
+}
+
+/*
+ * Then one score per (function, thread), summing over keys, from slot
+ * @nscores of r->scores on.
+ */
+static void funcs_thread_scores(const struct sci_engine *e,
+				struct sci_report *r,
+				struct sort_ctx_item *items,
+				const uint64_t *life, size_t nscores)
+{
+	size_t i, j, nf = 0, np = 0;
+
+	for (i = 0; i < e->nr_bts; i++) {
 		if (e->bts[i].block == SCI_FREE_PAIR)
 			continue;
 		items[np].a = e->blocks[e->bts[i].block]->func_id;
@@ -1002,7 +1023,6 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 		items[np++].idx = i;
 	}
 	qsort(items, np, sizeof(*items), cmp_item);
-	nf = 0;
 	for (i = 0; i < np; i = j) {
 		struct sci_thread_score *s = &r->scores[nscores];
 		struct sci_result *f;
@@ -1017,21 +1037,27 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 		memset(s, 0, sizeof(*s));
 		s->min_ns = UINT64_MAX;
 		for (j = i; j < np && items[j].a == items[i].a &&
-			    items[j].b == items[i].b; j++) {
-			const struct sci_bt *bt = &e->bts[items[j].idx];
-			const struct sci_block *b = e->blocks[bt->block];
-
-			s->calls += bt->n;
-			s->sum_ns += bt->sum;
-			s->loss_ns += bt->sum - bt->n * b->min;
-			if (bt->min < s->min_ns)
-				s->min_ns = bt->min;
-			if (bt->max > s->max_ns)
-				s->max_ns = bt->max;
-		}
+			    items[j].b == items[i].b; j++)
+			score_add_pair(e, s, &e->bts[items[j].idx]);
 		score_fill(s, items[i].b, life[thread]);
 		nscores++;
 	}
+}
+
+static int report_funcs(const struct sci_engine *e, struct sci_report *r,
+			const uint64_t *life, size_t nscores)
+{
+	size_t i, n = e->nr_bts > e->nr_blocks ? e->nr_bts : e->nr_blocks;
+	struct sort_ctx_item *items = calloc(n ? n : 1, sizeof(*items));
+	struct hist *h = malloc(sizeof(*h));
+
+	if (!items || !h) {
+		free(items);
+		free(h);
+		return -ENOMEM;
+	}
+	funcs_from_blocks(e, r, items, h);
+	funcs_thread_scores(e, r, items, life, nscores);
 	for (i = 0; i < r->nr_funcs; i++) {
 		struct sci_result *f = &r->funcs[i];
 
@@ -1039,47 +1065,25 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 		result_fold(f, f->func_id < e->nr_func_fold ?
 			       &e->func_fold[f->func_id] : NULL);
 	}
-
 	free(items);
 	free(h);
 	return 0;
 }
 
-struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
+/* Every live thread's lifetime as of @now, into @life by thread slot. */
+static void report_threads(const struct sci_engine *e, struct sci_report *r,
+			   uint64_t now, uint64_t *life)
 {
-	struct sci_report *r;
-	uint64_t *life = NULL;
-	size_t *pos = NULL, i, nscores;
-
-	if (!now)
-		now = e->last_ts;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	r->now_ns = now;
-	r->events = e->events;
-	r->nr_blocks = e->nr_blocks;
-	r->nr_threads = e->nr_threads - e->nr_free_threads;
-	r->folded_threads = e->folded_threads;
-	/* +1: calloc(0) may return NULL, which would read as a failure. */
-	r->blocks = calloc(e->nr_blocks + 1, sizeof(*r->blocks));
-	r->funcs = calloc(e->nr_blocks + 1, sizeof(*r->funcs));
-	r->scores = calloc(2 * e->nr_bts + 1, sizeof(*r->scores));
-	r->threads = calloc(e->nr_threads + 1, sizeof(*r->threads));
-	life = calloc(e->nr_threads + 1, sizeof(*life));
-	pos = calloc(e->nr_blocks + 1, sizeof(*pos));
-	if (!r->blocks || !r->funcs || !r->scores || !r->threads || !life ||
-	    !pos)
-		goto fail;
+	size_t i, n = 0;
 
 	r->total_lifetime_ns = e->folded_lifetime;
-	for (i = 0, nscores = 0; i < e->nr_threads; i++) {
+	for (i = 0; i < e->nr_threads; i++) {
 		const struct sci_thread *t = &e->threads[i];
-		struct sci_thread_life *l = &r->threads[nscores];
+		struct sci_thread_life *l = &r->threads[n];
 
 		if (t->free)
 			continue;
-		nscores++;
+		n++;
 		life[i] = thread_lifetime(t, now);
 		l->tid = t->tid;
 		l->first_ns = t->first;
@@ -1090,9 +1094,14 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 		r->total_lifetime_ns += life[i];
 	}
 	qsort(r->threads, r->nr_threads, sizeof(*r->threads), cmp_life);
+}
 
-	/* Block results, with a slot range in scores for each. */
-	nscores = 0;
+/* Block results, with a slot range in scores for each (@pos: its start). */
+static size_t report_blocks(const struct sci_engine *e, struct sci_report *r,
+			    size_t *pos)
+{
+	size_t i, nscores = 0;
+
 	for (i = 0; i < e->nr_blocks; i++) {
 		const struct sci_block *b = e->blocks[i];
 		struct sci_result *res = &r->blocks[i];
@@ -1114,6 +1123,16 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 		res->first_score = pos[i] = nscores;
 		nscores += b->nr_threads;
 	}
+	return nscores;
+}
+
+/* Each block's thread scores into its slots; @pos moves past them. */
+static void report_block_scores(const struct sci_engine *e,
+				struct sci_report *r, size_t *pos,
+				const uint64_t *life)
+{
+	size_t i;
+
 	for (i = 0; i < e->nr_bts; i++) {
 		const struct sci_bt *bt = &e->bts[i];
 		struct sci_thread_score *s;
@@ -1132,18 +1151,68 @@ struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 		result_threads(r, &r->blocks[i]);
 		result_fold(&r->blocks[i], &e->blocks[i]->fold);
 	}
+}
 
+/*
+ * Sort blocks and functions by SCI; seeded blocks that ran no execution
+ * are not part of the report.
+ */
+static void report_sort(struct sci_report *r)
+{
+	size_t i, n = 0;
+
+	qsort(r->blocks, r->nr_blocks, sizeof(*r->blocks), cmp_result);
+	qsort(r->funcs, r->nr_funcs, sizeof(*r->funcs), cmp_result);
+	for (i = 0; i < r->nr_blocks; i++)
+		if (r->blocks[i].calls)
+			r->blocks[n++] = r->blocks[i];
+	r->nr_blocks = n;
+}
+
+static struct sci_report *report_alloc(const struct sci_engine *e,
+				       uint64_t now)
+{
+	struct sci_report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->now_ns = now;
+	r->events = e->events;
+	r->nr_blocks = e->nr_blocks;
+	r->nr_threads = e->nr_threads - e->nr_free_threads;
+	r->folded_threads = e->folded_threads;
+	/* +1: calloc(0) may return NULL, which would read as a failure. */
+	r->blocks = calloc(e->nr_blocks + 1, sizeof(*r->blocks));
+	r->funcs = calloc(e->nr_blocks + 1, sizeof(*r->funcs));
+	r->scores = calloc(2 * e->nr_bts + 1, sizeof(*r->scores));
+	r->threads = calloc(e->nr_threads + 1, sizeof(*r->threads));
+	if (!r->blocks || !r->funcs || !r->scores || !r->threads) {
+		sci_report_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
+{
+	struct sci_report *r;
+	uint64_t *life;
+	size_t *pos, nscores;
+
+	if (!now)
+		now = e->last_ts;
+	r = report_alloc(e, now);
+	life = calloc(e->nr_threads + 1, sizeof(*life));
+	pos = calloc(e->nr_blocks + 1, sizeof(*pos));
+	if (!r || !life || !pos)
+		goto fail;
+	report_threads(e, r, now, life);
+	nscores = report_blocks(e, r, pos);
+	report_block_scores(e, r, pos, life);
 	/* Functions read the block results, so build them before sorting. */
 	if (report_funcs(e, r, life, nscores))
 		goto fail;
-	qsort(r->blocks, r->nr_blocks, sizeof(*r->blocks), cmp_result);
-	qsort(r->funcs, r->nr_funcs, sizeof(*r->funcs), cmp_result);
-	/* Seeded blocks that ran no execution are not part of the report. */
-	for (i = 0, nscores = 0; i < r->nr_blocks; i++)
-		if (r->blocks[i].calls)
-			r->blocks[nscores++] = r->blocks[i];
-	r->nr_blocks = nscores;
-
+	report_sort(r);
 	free(life);
 	free(pos);
 	return r;

@@ -201,4 +201,74 @@ size_t report_wakers(struct report_waker *out,
 /* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
 char *report_format_pct(char *buf, size_t len, double ratio);
 
+/*
+ * Building a report (build.c), for both front ends: what a front end
+ * knows of each function id and of the target becomes the functions, the
+ * key and frame names and the futex words of a struct report.  The
+ * front ends differ only in what they put here: ispotctl its session's
+ * functions and timeline, ispotd its window set's functions (ids of its
+ * own, stable across bursts) and the futex words of the window.
+ */
+struct key_rule;
+struct shapes;
+struct elf_symbolizer;
+struct timeline_futex;
+
+struct report_source_func {
+	const char *name;
+	const char *linkage_name;
+	const char *object;
+	const char *key_desc;		/* report_func.key */
+	bool key_auto;			/* --key FUNC=auto chose key_desc */
+	const struct key_rule *rule;	/* what its keys are named by */
+};
+
+struct report_source {
+	const struct report_source_func *funcs;	/* by func_id */
+	size_t nr_funcs;
+	const struct shapes *shapes;	/* names shape keys, may be NULL */
+	struct elf_symbolizer *sym;	/* names keys, words, frames; or NULL */
+	/* Function ids in .funcs are the source's ids. */
+	const struct timeline_futex *futexes;
+	size_t nr_futexes;
+};
+
+/* What report_build() allocated; the report points into it. */
+struct report_build {
+	const struct report_source *src;
+	struct report_func *funcs;
+	char *shape_notes;		/* SHAPE_NOTE_LEN each */
+	struct report_futex *futexes;
+	char *futex_names;		/* ELF_SYM_NAME_MAX each */
+	const char **futex_funcs;
+	struct report_waker *wakers;	/* TL_WAKERS + 1 per word */
+};
+
+/*
+ * Set @r's funcs, key_name, frame_name and futexes from @src, which must
+ * outlive @r; the caller sets the rest (the target, the events, the
+ * verdicts, the notes, the sections it shows).  0 or -ENOMEM.
+ */
+int report_build(struct report_build *b, const struct report_source *src,
+		 struct report *r);
+void report_build_free(struct report_build *b);
+
+/*
+ * Name a key value the way the user would look for it: "&app:gm_lock",
+ * "from app:worker+0x21", "arg2 in [2^11, 2^12)".  @sym may be NULL.
+ * Shape keys need the shapes seen to be named (shape_key_label()); here
+ * they are "shape 0x…".
+ * Returns what snprintf would.
+ */
+int report_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
+		     uint64_t key, char *buf, size_t len);
+
+/*
+ * Name the function that a return address @addr returns into, "worker"
+ * (or "worker+0x21" with @offset), by @sym (may be NULL).  Returns what
+ * snprintf would, or -1 if it cannot be named.
+ */
+int report_return_name(struct elf_symbolizer *sym, uint64_t addr,
+		       bool offset, char *buf, size_t len);
+
 #endif /* ISPOT_REPORT_H */

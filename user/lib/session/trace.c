@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,214 +604,81 @@ static uint64_t trace_dropped(struct trace *t)
 	return dropped;
 }
 
-int trace_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
-		    uint64_t key, char *buf, size_t len)
+/* The session's functions as the report builder takes them (report.h). */
+static struct report_source_func *trace_source_funcs(const struct trace *t)
 {
-	struct elf_addr_info info;
-	uint64_t v = key - 1;
-
-	if (rule->kind == KEY_ARG && rule->log2)
-		return v ? snprintf(buf, len, "arg%u in [2^%llu, 2^%llu)",
-				    rule->arg, (unsigned long long)v - 1,
-				    (unsigned long long)v) :
-			   snprintf(buf, len, "arg%u = 0", rule->arg);
-	if (rule->kind == KEY_SHAPE)
-		return shape_key_label(NULL, key, "", NULL, NULL, buf, len);
-	if (rule->kind == KEY_CALLSITE)
-		v = key;
-	if (sym && !elf_symbolize(sym, v, &info, NULL, 0) &&
-	    info.kind == ELF_ADDR_SYMBOL) {
-		int n = snprintf(buf, len, "%s", rule->kind == KEY_ARG ?
-				 "&" : "from ");
-
-		return n + elf_addr_format(&info, buf + n, len - n);
-	}
-	return snprintf(buf, len, "%s0x%llx",
-			rule->kind == KEY_ARG ? "" : "from ",
-			(unsigned long long)v);
-}
-
-static const char *trace_func_name(const void *ctx, uint32_t id)
-{
-	const struct trace *t = ctx;
-
-	return id < t->nr_funcs ? t->funcs[id].sym.name : NULL;
-}
-
-static int trace_key_name(void *ctx, uint32_t func_id, uint64_t key,
-			  char *buf, size_t len)
-{
-	struct trace *t = ctx;
-
-	if (t->funcs[func_id].key.kind == KEY_SHAPE)
-		return shape_key_label(t->pipe->shapes, key,
-				       t->funcs[func_id].sym.name,
-				       trace_func_name, t, buf, len);
-	return trace_key_label(&t->funcs[func_id].key, t->sym, key, buf, len);
-}
-
-/*
- * A return address names the call instruction before it: addr - 1 is
- * looked up, so a call that ends its function (a noreturn callee) is not
- * blamed on the next one, and the offset shown is the return address's.
- */
-int trace_return_name(struct elf_symbolizer *sym, uint64_t addr,
-		      bool offset, char *buf, size_t len)
-{
-	struct elf_addr_info info;
-
-	if (!sym || !addr || elf_symbolize(sym, addr - 1, &info, NULL, 0))
-		return -1;
-	info.sym_off++;
-	info.vaddr++;
-	if (!offset && info.kind == ELF_ADDR_SYMBOL)
-		return snprintf(buf, len, "%s", info.sym);
-	return elf_addr_format(&info, buf, len);
-}
-
-static int trace_frame_name(void *ctx, uint64_t addr, bool offset, char *buf,
-			    size_t len)
-{
-	struct trace *t = ctx;
-
-	return trace_return_name(t->sym, addr, offset, buf, len);
-}
-
-/* The futex words waited on, named like the user's variables. */
-static struct report_futex *trace_futexes(struct trace *t, size_t *n,
-					  char (**names)[ELF_SYM_NAME_MAX],
-					  const char ***funcs,
-					  struct report_waker **wakers)
-{
-	const struct timeline_futex *f;
-	struct report_futex *rf;
-	size_t i, j, nf = 0, k = 0;
-
-	*n = t->pipe->tl ? timeline_futexes(t->pipe->tl, &f) : 0;
-	for (i = 0; i < *n; i++)
-		nf += f[i].nr_funcs;
-	rf = calloc(*n + 1, sizeof(*rf));
-	*names = calloc(*n + 1, sizeof(**names));
-	*funcs = calloc(nf + 1, sizeof(**funcs));
-	*wakers = calloc(*n * (TL_WAKERS + 1) + 1, sizeof(**wakers));
-	if (!rf || !*names || !*funcs || !*wakers) {
-		*n = 0;
-		return rf;
-	}
-	for (i = 0; i < *n; i++) {
-		struct elf_addr_info info;
-		struct report_waker *wk;
-
-		rf[i].address = f[i].uaddr;
-		rf[i].wait_ns = f[i].wait_ns;
-		rf[i].waits = f[i].waits;
-		rf[i].threads = f[i].threads;
-		rf[i].symbol = (*names)[i];
-		if (t->sym && !elf_symbolize(t->sym, f[i].uaddr, &info, NULL, 0))
-			elf_addr_format(&info, (*names)[i], ELF_SYM_NAME_MAX);
-		rf[i].functions = &(*funcs)[k];
-		for (j = 0; j < f[i].nr_funcs; j++)
-			if (f[i].funcs[j] < t->nr_funcs)
-				(*funcs)[k++] = t->funcs[f[i].funcs[j]].sym.name;
-		rf[i].nr_functions = &(*funcs)[k] - rf[i].functions;
-		wk = *wakers + i * (TL_WAKERS + 1);
-		rf[i].woken_from = wk;
-		rf[i].nr_woken_from = report_wakers(wk, &f[i].woken_from,
-						    trace_func_name, t,
-						    trace_frame_name, t);
-	}
-	return rf;
-}
-
-static int trace_print(struct trace *t, struct sci_report *sr)
-{
-	char (*futex_names)[ELF_SYM_NAME_MAX] = NULL;
-	const char **futex_funcs = NULL;
-	struct report_waker *futex_wakers = NULL;
-	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
-	const struct drain_stats *ds = drain_stats(t->drain);
-	struct report_func *rf = calloc(t->nr_funcs + 1, sizeof(*rf));
-	struct report r = {
-		.pid = t->pid,
-		.command = t->command,
-		.duration_ns = t->t_end - t->t_enable,
-		.recorded = ds->records,
-		.dropped = t->dropped,
-		.unpaired = ps->unpaired_entries + ps->unpaired_exits,
-		.sci = sr,
-		.funcs = rf,
-		.nr_funcs = t->nr_funcs,
-		.key_name = trace_key_name,
-		.key_ctx = t,
-		.counters = t->counters,
-		.nr_counters = t->opts->nr_counters,
-		.excess = t->pipe->excess,
-		.stacks = t->pipe->stacks,
-		.frame_name = trace_frame_name,
-		.frame_ctx = t,
-	};
-	const char *notes[TRACE_NOTES];
-	char note[TRACE_NOTES][256];
-	struct argb_verdict *verdicts = NULL;
-	char (*shape_notes)[SHAPE_NOTE_LEN] = calloc(t->nr_funcs + 1,
-						     sizeof(*shape_notes));
-	FILE *out = stdout;
+	struct report_source_func *sf = calloc(t->nr_funcs + 1, sizeof(*sf));
 	size_t i;
-	int ret;
 
-	if (rf && shape_notes)
-		verdicts = trace_workload(t, sr, note, &r.nr_notes,
-					  TRACE_NOTES - 3);
-	if (!verdicts) {
-		ispot_error("out of memory writing the report");
-		ret = -1;
-		goto out;
+	for (i = 0; sf && i < t->nr_funcs; i++) {
+		const struct trace_func *f = &t->funcs[i];
+
+		sf[i].name = f->sym.name;
+		sf[i].linkage_name = f->sym.linkage_name;
+		sf[i].object = f->sym.obj;
+		sf[i].key_desc = f->key_desc;
+		sf[i].key_auto = f->key_auto;
+		sf[i].rule = &f->key;
 	}
-	r.verdicts = verdicts;
-	for (i = 0; i < r.nr_notes; i++)
-		notes[i] = note[i];
-	for (i = 0; i < t->nr_funcs; i++) {
-		rf[i].name = t->funcs[i].sym.name;
-		rf[i].linkage_name = t->funcs[i].sym.linkage_name;
-		rf[i].object = t->funcs[i].sym.obj;
-		rf[i].key = t->funcs[i].key_desc;
-		rf[i].key_auto = t->funcs[i].key_auto;
-		if (shape_note(t->pipe->shapes, i, rf[i].name,
-			       t->funcs[i].key.kind == KEY_SHAPE,
-			       t->funcs[i].key.kind == KEY_NONE,
-			       trace_func_name, t, &rf[i].shapes_differ,
-			       shape_notes[i], sizeof(shape_notes[i])))
-			rf[i].shape_note = shape_notes[i];
-	}
-	if (ds->late) {
-		snprintf(note[r.nr_notes], sizeof(note[0]),
-			 "%llu records reached a ring late (after %llu ms); "
-			 "they were still paired",
-			 (unsigned long long)ds->late,
-			 DRAIN_SLACK_NS / 1000000);
-		notes[r.nr_notes] = note[r.nr_notes];
-		r.nr_notes++;
-	}
-	if (t->opts->sample > 1) {
-		snprintf(note[r.nr_notes], sizeof(note[0]),
-			 "sampling 1 in %u calls: calls are counted as "
-			 "recorded, losses scale with it",
-			 t->opts->sample);
-		notes[r.nr_notes] = note[r.nr_notes];
-		r.nr_notes++;
-	}
-	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC) {
-		snprintf(note[r.nr_notes], sizeof(note[0]),
-			 "tracing stopped when pid %d executed a set-user-ID, "
-			 "set-group-ID or file-capability program (as perf "
-			 "does); the report covers the time before",
-			 (int)t->pid);
-		notes[r.nr_notes] = note[r.nr_notes];
-		r.nr_notes++;
-	}
-	r.notes = notes;
-	r.futexes = trace_futexes(t, &r.nr_futexes, &futex_names,
-				  &futex_funcs, &futex_wakers);
+	return sf;
+}
+
+/* Append one footer note to @r (room for TRACE_NOTES is the caller's). */
+static void __attribute__((format(printf, 3, 4)))
+trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note[r->nr_notes], sizeof(note[0]), fmt, ap);
+	va_end(ap);
+	r->nr_notes++;
+}
+
+/* The session's own notes, after the workload's: late records, --sample. */
+static void trace_session_notes(const struct trace *t, struct report *r,
+				char (*note)[256])
+{
+	const struct drain_stats *ds = drain_stats(t->drain);
+
+	if (ds->late)
+		trace_note(r, note, "%llu records reached a ring late (after "
+			   "%llu ms); they were still paired",
+			   (unsigned long long)ds->late,
+			   DRAIN_SLACK_NS / 1000000);
+	if (t->opts->sample > 1)
+		trace_note(r, note, "sampling 1 in %u calls: calls are counted "
+			   "as recorded, losses scale with it",
+			   t->opts->sample);
+	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC)
+		trace_note(r, note, "tracing stopped when pid %d executed a "
+			   "set-user-ID, set-group-ID or file-capability "
+			   "program (as perf does); the report covers the time "
+			   "before", (int)t->pid);
+}
+
+/* The session's header figures and the sections only ispotctl shows. */
+static void trace_report_header(const struct trace *t, struct report *r)
+{
+	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
+
+	r->pid = t->pid;
+	r->command = t->command;
+	r->duration_ns = t->t_end - t->t_enable;
+	r->recorded = drain_stats(t->drain)->records;
+	r->dropped = t->dropped;
+	r->unpaired = ps->unpaired_entries + ps->unpaired_exits;
+	r->counters = t->counters;
+	r->nr_counters = t->opts->nr_counters;
+	r->excess = t->pipe->excess;
+	r->stacks = t->pipe->stacks;
+}
+
+/* The table or the JSON object, to stdout or --output. */
+static int trace_write_report(const struct trace *t, const struct report *r)
+{
+	FILE *out = stdout;
+	int ret;
 
 	if (t->opts->output) {
 		out = fopen(t->opts->output, "we");
@@ -818,25 +686,59 @@ static int trace_print(struct trace *t, struct sci_report *sr)
 			ispot_error("cannot write %s (%s): choose a writable "
 				    "--output path", t->opts->output,
 				    strerror(errno));
-			ret = -1;
-			goto out;
+			return -1;
 		}
 	}
-	ret = t->opts->json ? report_json(out, &r) :
-	      report_text(out, &r, t->opts->top);
+	ret = t->opts->json ? report_json(out, r) :
+	      report_text(out, r, t->opts->top);
 	if (out != stdout && fclose(out) && !ret)
 		ret = -errno;
 	if (ret)
 		ispot_error("cannot write the report (%s)", strerror(-ret));
-out:
-	free((void *)r.futexes);
-	free(futex_names);
-	free(futex_funcs);
-	free(futex_wakers);
-	free(verdicts);
-	free(shape_notes);
-	free(rf);
 	return ret ? -1 : 0;
+}
+
+static int trace_print(struct trace *t, struct sci_report *sr)
+{
+	const struct timeline_futex *futexes = NULL;
+	struct report_source src = {
+		.nr_funcs = t->nr_funcs,
+		.shapes = t->pipe->shapes,
+		.sym = t->sym,
+	};
+	struct report r = { .sci = sr };
+	struct report_source_func *funcs = NULL;
+	struct argb_verdict *verdicts;
+	struct report_build b = { 0 };
+	char note[TRACE_NOTES][256];
+	const char *notes[TRACE_NOTES];
+	size_t i;
+	int ret = -1;
+
+	/* First: an auto function's key is the verdict's (trace_workload.c). */
+	verdicts = trace_workload(t, sr, note, &r.nr_notes, TRACE_NOTES - 3);
+	if (verdicts)
+		funcs = trace_source_funcs(t);
+	src.funcs = funcs;
+	if (t->pipe->tl)
+		src.nr_futexes = timeline_futexes(t->pipe->tl, &futexes);
+	src.futexes = futexes;
+	if (!funcs || report_build(&b, &src, &r)) {
+		ispot_error("out of memory writing the report");
+		goto out;
+	}
+	trace_report_header(t, &r);
+	r.verdicts = verdicts;
+	trace_session_notes(t, &r, note);
+	for (i = 0; i < r.nr_notes; i++)
+		notes[i] = note[i];
+	r.notes = notes;
+	ret = trace_write_report(t, &r);
+out:
+	report_build_free(&b);
+	free(funcs);
+	free(verdicts);
+	return ret;
 }
 
 void trace_stop(struct trace *t)

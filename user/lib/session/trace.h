@@ -201,22 +201,4 @@ int trace_auto_keys(struct trace *t, struct sci_report *sr);
 
 void trace_free(struct trace *t);
 
-/*
- * Name a key value the way the user would look for it: "&app:gm_lock",
- * "from app:worker+0x21", "arg2 in [2^11, 2^12)".  @sym may be NULL.
- * Shape keys need the shapes seen to be named (shape_key_label()); here
- * they are "shape 0x…".
- * Returns what snprintf would.
- */
-int trace_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
-		    uint64_t key, char *buf, size_t len);
-
-/*
- * Name the function that a return address @addr returns into, "worker"
- * (or "worker+0x21" with @offset), by @sym (may be NULL).  Returns what
- * snprintf would, or -1 if it cannot be named.
- */
-int trace_return_name(struct elf_symbolizer *sym, uint64_t addr,
-		      bool offset, char *buf, size_t len);
-
 #endif /* ISPOT_TRACE_H */
