@@ -312,7 +312,8 @@ sighup_reloads() {
 	# A bad file is refused and the running configuration kept...
 	printf 'pid %s\nfunc acquire\nbogus 1\n' "$tpid" >"$tmp/hup.conf"
 	kill -HUP "$dpid"
-	sleep 2
+	# Never a fixed sleep: a busy host may take seconds to deliver it.
+	wait_for 120 grep -q 'hup.conf:3:' "$tmp/hup.err"
 	kill -0 "$dpid" || { echo "# died on a bad reload"; return 1; }
 	# ...a good one takes effect: a second function appears.
 	printf 'pid %s\nfunc acquire\nfunc compute\nbudget 0\nwindow 1s\n' \
