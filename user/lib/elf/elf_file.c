@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
+#include "util/path.h"
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ELF_HOST_DATA	ELFDATA2LSB
@@ -55,16 +56,9 @@ void elf_copy_str(char *dst, size_t size, const char *src)
 	dst[len] = '\0';
 }
 
-const char *elf_base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 bool elf_obj_name_matches(const char *path, const char *obj)
 {
-	const char *b = elf_base_name(path);
+	const char *b = path_base(path);
 	size_t len = strlen(obj);
 
 	if (!len || strncmp(b, obj, len))

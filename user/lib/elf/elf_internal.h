@@ -35,8 +35,6 @@ int elf_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 /* strlcpy(): fixed-size fields are filled by truncation, never overrun. */
 void elf_copy_str(char *dst, size_t size, const char *src);
 
-const char *elf_base_name(const char *path);
-
 /*
  * What one object may cost: ispotd resolves as root files any user
  * controls, and a sparse file of a few KB on disk can claim a symbol table

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
+#include "util/path.h"
 
 void elf_maps_free(struct elf_map *maps, size_t n)
 {
@@ -144,7 +145,7 @@ int elf_maps_find_object(const struct elf_map *maps, size_t n,
 
 		if (!elf_is_file_map(&maps[i]) || !elf_obj_name_matches(p, obj))
 			continue;
-		ex = !strcmp(elf_base_name(p), obj);
+		ex = !strcmp(path_base(p), obj);
 		if (found && !strcmp(found, p))
 			continue;
 		if (!found || (ex && !exact)) {

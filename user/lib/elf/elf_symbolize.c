@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
+#include "util/path.h"
 
 struct sz_obj {
 	char *path;
@@ -310,7 +311,7 @@ int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
 
 int elf_addr_format(const struct elf_addr_info *info, char *buf, size_t len)
 {
-	const char *obj = elf_base_name(info->obj);
+	const char *obj = path_base(info->obj);
 
 	switch (info->kind) {
 	case ELF_ADDR_SYMBOL:

@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "session/trace.h"
 #include "session/trace_internal.h"
+#include "util/path.h"
 
 /* The kernel's internal ENOTSUPP, which uprobe_register() returns. */
 #define ENOTSUPP_KERNEL		524
@@ -311,7 +312,7 @@ int trace_start(struct trace *t, pid_t pid)
 	/* A child still waiting to exec is a copy of ispotctl. */
 	if (t->mode == MODE_RUN)
 		snprintf(t->command, sizeof(t->command), "%s",
-			 basename(t->opts->cmd[0]));
+			 path_base(t->opts->cmd[0]));
 	else
 		task_comm(pid, t->command, sizeof(t->command));
 	if (trace_setup(t, pid) || trace_counters(t) || trace_arm(t))
