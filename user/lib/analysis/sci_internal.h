@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the SCI engine (sci.c: recording executions, folding threads) and
+ * its reports (sci_report.c: scores per function, key and thread) share:
+ * the engine's tables.  Nothing outside those two files includes this.
+ */
+#ifndef ISPOT_SCI_INTERNAL_H
+#define ISPOT_SCI_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/hist.h"
+#include "analysis/sci.h"
+
+/* Direct-mapped, (func, key, tid) -> indices; 32 KiB. */
+#define SCI_HOT_BITS	10
+/* A pair's block while its slot is on the free list. */
+#define SCI_FREE_PAIR	UINT32_MAX
+
+/* What folded threads leave of a block's or a function's per-thread
+ * scores: their number, their lifetimes and the worst of them. */
+struct sci_folded {
+	uint32_t threads;
+	uint64_t lifetime;
+	double worst_sci;
+	uint32_t worst_tid;
+	uint64_t worst_loss;
+};
+
+struct sci_block {
+	uint32_t func_id;
+	uint32_t nr_threads;
+	uint64_t key;
+	uint64_t n;
+	uint64_t sum;
+	uint64_t min;
+	uint64_t max;
+	uint64_t n_caused;
+	uint64_t cause_sum[SCI_NR_CAUSES];
+	uint64_t ref_dur;	/* duration of the fastest caused execution */
+	uint64_t ref_cause[SCI_NR_CAUSES];
+	struct sci_folded fold;
+	struct hist hist;	/* per block: per thread would cost 58 KiB each */
+};
+
+struct sci_thread {
+	uint32_t tid;
+	uint32_t pairs;		/* its first pair: index + 1, 0 = none */
+	uint32_t next_free;	/* free list link: index + 1 */
+	bool free;		/* folded away, the slot is unused */
+	bool open;
+	bool closed_once;	/* exit is the end of a counted interval */
+	uint64_t first;		/* start of the first interval */
+	uint64_t start;		/* start of the current interval, when open */
+	uint64_t exit;		/* end of the last closed interval */
+	uint64_t acc;		/* total of the closed intervals */
+	uint64_t last;		/* latest timestamp attributed to the thread */
+	/* The ts of the sci_thread_exit() that closed it, 0 if something
+	 * else did or it was reopened since: what sci_fold_thread() checks. */
+	uint64_t exit_given;
+};
+
+struct sci_bt {
+	uint32_t block;		/* SCI_FREE_PAIR: slot unused */
+	uint32_t thread;
+	uint32_t next;		/* the thread's next pair, or the free list's */
+	uint64_t n;
+	uint64_t sum;
+	uint64_t min;
+	uint64_t max;
+};
+
+struct sci_table {
+	uint32_t *slot;		/* index + 1, 0 = empty */
+	size_t mask;		/* capacity - 1, capacity a power of two */
+};
+
+struct sci_engine {
+	struct sci_block **blocks;
+	size_t nr_blocks, cap_blocks;
+	struct sci_table block_tab;
+
+	struct sci_thread *threads;
+	size_t nr_threads, cap_threads;
+	struct sci_table thread_tab;
+
+	struct sci_bt *bts;
+	size_t nr_bts, cap_bts;
+	struct sci_table bt_tab;
+
+	/* Folded threads (sci_fold_thread): free slots, and what is kept. */
+	uint32_t free_threads, free_bts;	/* list heads: index + 1 */
+	size_t nr_free_threads, nr_free_bts;
+	struct sci_folded *func_fold;		/* by function id */
+	size_t nr_func_fold;
+	uint64_t folded_threads;
+	uint64_t folded_lifetime;
+
+	uint64_t events;
+	uint64_t last_ts;
+	size_t mem;
+
+	/*
+	 * The (block, thread, pair) of recent (func, key, tid) triples: a
+	 * trace repeats few blocks in few threads, so most executions skip
+	 * the three hash lookups.  Indices stay valid when the dense arrays
+	 * grow; folding a thread clears the entries of its pairs.
+	 */
+	struct sci_hot {
+		uint64_t key;
+		uint32_t func_id;
+		uint32_t tid;
+		uint32_t block;
+		uint32_t thread;
+		uint32_t bt;	/* index + 1, 0 = empty */
+	} hot[1u << SCI_HOT_BITS];
+};
+
+/* A thread's observed time up to @now: its closed intervals and the open one. */
+static inline uint64_t sci_thread_lifetime(const struct sci_thread *t,
+					   uint64_t now)
+{
+	uint64_t end = now > t->last ? now : t->last;
+
+	return t->acc + (t->open ? end - t->start : 0);
+}
+
+#endif /* ISPOT_SCI_INTERNAL_H */
