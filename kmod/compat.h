@@ -83,10 +83,6 @@
 	(IS_ERR((const void *)(__force const unsigned long)(ptr)))
 #endif
 
-#ifndef task_is_running		/* before 5.14 */
-#define task_is_running(task)	(READ_ONCE((task)->state) == TASK_RUNNING)
-#endif
-
 #ifndef FUTEX_WAITV_MAX		/* before 5.16: same layout as later uapi */
 struct futex_waitv {
 	__u64 val;
@@ -97,20 +93,9 @@ struct futex_waitv {
 #endif
 
 /*
- * Callbacks whose prototype depends on the kernel.  @fn is written once,
- * with the version-independent prototype given above each macro and every
- * parameter named; ISPOT_DEFINE_*(fn) then defines fn##_compat, a static
- * function with the prototype this kernel calls, which passes @fn the
- * arguments every supported kernel has (computing those an older kernel
- * does not pass) and drops the others.  @fn is static and called only
- * there, so the compiler inlines it.  No semicolon follows a use, as after
- * DEFINE_GUARD().
- */
-
-/*
- * The state @prev switched out in.  Before 5.18 sched_switch does not pass
- * it: read it from the task as that kernel's own trace event does
- * (task->state, __state from 5.14).
+ * The state @t is in: task->state, __state from 5.14.  The one place that
+ * reads it, for task_is_running() before 5.14 and for the sched_switch
+ * probe before 5.18.
  */
 static __always_inline unsigned int ispot_task_state(struct task_struct *t)
 {
@@ -121,25 +106,70 @@ static __always_inline unsigned int ispot_task_state(struct task_struct *t)
 #endif
 }
 
+#ifndef task_is_running		/* before 5.14 */
+#define task_is_running(task)	(ispot_task_state(task) == TASK_RUNNING)
+#endif
+
+/*
+ * Callbacks whose prototype depends on the kernel.  @fn is written once,
+ * with the version-independent prototype given above each macro and every
+ * parameter named; ISPOT_DEFINE_*(name, fn) then defines @name, a static
+ * function with the prototype this kernel calls, which passes @fn the
+ * arguments every supported kernel has (computing those an older kernel
+ * does not pass) and drops the others.  Both names are spelled out at the
+ * use, so that grep, ctags and cscope find the callback (@name is, by
+ * convention, @fn_compat).  @fn is __always_inline and called only
+ * there, so only @name is a symbol: what ftrace and kprobes list.  No
+ * semicolon follows a use, as after DEFINE_GUARD().
+ */
+
 /*
  * sched_switch probe:
  *	void fn(void *data, bool preempt, struct task_struct *prev,
  *		struct task_struct *next, unsigned int prev_state);
+ * Before 5.18 sched_switch does not pass prev_state: it is read from the
+ * task as that kernel's own trace event does.  That read races with a
+ * wakeup: try_to_wake_up() may already have set TASK_WAKING (0x200) in
+ * prev's state, which 5.18's fa2c3254 ("sched/tracing: Don't re-read
+ * p->state when emitting sched_switch event") fixed by passing the state
+ * the scheduler decided on.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
-#define ISPOT_DEFINE_TP_SCHED_SWITCH(fn)				\
-static void fn##_compat(void *data, bool preempt,			\
-			struct task_struct *prev, struct task_struct *next, \
-			unsigned int prev_state)			\
+#define ISPOT_DEFINE_TP_SCHED_SWITCH(name, fn)				\
+static void name(void *data, bool preempt, struct task_struct *prev,	\
+		 struct task_struct *next, unsigned int prev_state)	\
 {									\
 	fn(data, preempt, prev, next, prev_state);			\
 }
 #else
-#define ISPOT_DEFINE_TP_SCHED_SWITCH(fn)				\
-static void fn##_compat(void *data, bool preempt,			\
-			struct task_struct *prev, struct task_struct *next) \
+#define ISPOT_DEFINE_TP_SCHED_SWITCH(name, fn)				\
+static void name(void *data, bool preempt, struct task_struct *prev,	\
+		 struct task_struct *next)				\
 {									\
 	fn(data, preempt, prev, next, ispot_task_state(prev));		\
+}
+#endif
+
+/*
+ * sched_process_exit probe:
+ *	void fn(void *data, struct task_struct *p, bool group_dead);
+ * @group_dead: the exiting thread @p ends its thread group.  Before 6.16
+ * the tracepoint does not say; the group's live count has already been
+ * decremented when it fires, so a zero count means the group is dead, but
+ * several threads exiting at once may all see it (waits.c lets only one of
+ * them say so).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define ISPOT_DEFINE_TP_PROCESS_EXIT(name, fn)				\
+static void name(void *data, struct task_struct *p, bool group_dead)	\
+{									\
+	fn(data, p, group_dead);					\
+}
+#else
+#define ISPOT_DEFINE_TP_PROCESS_EXIT(name, fn)				\
+static void name(void *data, struct task_struct *p)			\
+{									\
+	fn(data, p, !atomic_read(&p->signal->live));			\
 }
 #endif
 
@@ -153,42 +183,44 @@ static void fn##_compat(void *data, bool preempt,			\
  * (enum uprobe_filter_ctx), gone in 6.12, was never used.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define ISPOT_DEFINE_UPROBE_HANDLER(fn)					\
-static int fn##_compat(struct uprobe_consumer *uc, struct pt_regs *regs, \
-		       __u64 *data)					\
+#define ISPOT_DEFINE_UPROBE_HANDLER(name, fn)				\
+static int name(struct uprobe_consumer *uc, struct pt_regs *regs,	\
+		__u64 *data)						\
 {									\
 	return fn(uc, regs);						\
 }
-#define ISPOT_DEFINE_URETPROBE_HANDLER(fn)				\
-static int fn##_compat(struct uprobe_consumer *uc, unsigned long func,	\
-		       struct pt_regs *regs, __u64 *data)		\
+
+#define ISPOT_DEFINE_URETPROBE_HANDLER(name, fn)			\
+static int name(struct uprobe_consumer *uc, unsigned long func,		\
+		struct pt_regs *regs, __u64 *data)			\
 {									\
 	return fn(uc, func, regs);					\
 }
 #else
-#define ISPOT_DEFINE_UPROBE_HANDLER(fn)					\
-static int fn##_compat(struct uprobe_consumer *uc, struct pt_regs *regs) \
+#define ISPOT_DEFINE_UPROBE_HANDLER(name, fn)				\
+static int name(struct uprobe_consumer *uc, struct pt_regs *regs)	\
 {									\
 	return fn(uc, regs);						\
 }
-#define ISPOT_DEFINE_URETPROBE_HANDLER(fn)				\
-static int fn##_compat(struct uprobe_consumer *uc, unsigned long func,	\
-		       struct pt_regs *regs)				\
+
+#define ISPOT_DEFINE_URETPROBE_HANDLER(name, fn)			\
+static int name(struct uprobe_consumer *uc, unsigned long func,		\
+		struct pt_regs *regs)					\
 {									\
 	return fn(uc, func, regs);					\
 }
 #endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#define ISPOT_DEFINE_UPROBE_FILTER(fn)					\
-static bool fn##_compat(struct uprobe_consumer *uc, struct mm_struct *mm) \
+#define ISPOT_DEFINE_UPROBE_FILTER(name, fn)				\
+static bool name(struct uprobe_consumer *uc, struct mm_struct *mm)	\
 {									\
 	return fn(uc, mm);						\
 }
 #else
-#define ISPOT_DEFINE_UPROBE_FILTER(fn)					\
-static bool fn##_compat(struct uprobe_consumer *uc,			\
-			enum uprobe_filter_ctx ctx, struct mm_struct *mm) \
+#define ISPOT_DEFINE_UPROBE_FILTER(name, fn)				\
+static bool name(struct uprobe_consumer *uc,				\
+		 enum uprobe_filter_ctx ctx, struct mm_struct *mm)	\
 {									\
 	return fn(uc, mm);						\
 }
@@ -267,7 +299,6 @@ static inline void ispot_vma_make_readonly(struct vm_area_struct *vma)
 #endif
 }
 
-
 /*
  * Whether ptrace (and so ISPOT) may look into @task, whose mm is @mm,
  * without CAP_SYS_PTRACE: its dumpability is "owner", as
@@ -294,30 +325,6 @@ static __always_inline bool ispot_dumpable(struct task_struct *task,
 	return get_dumpable(mm) == SUID_DUMP_USER;
 #endif
 }
-
-/*
- * sched_process_exit probe, as ISPOT_DEFINE_TP_SCHED_SWITCH():
- *	void fn(void *data, struct task_struct *p, bool group_dead);
- * @group_dead: the exiting thread @p ends its thread group.  Before 6.16
- * the tracepoint does not say; the group's live count has already been
- * decremented when it fires, so a zero count means the group is dead, but
- * several threads exiting at once may all see it (waits.c lets only one of
- * them say so).
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
-#define ISPOT_DEFINE_TP_PROCESS_EXIT(fn)				\
-static void fn##_compat(void *data, struct task_struct *p,		\
-			bool group_dead)				\
-{									\
-	fn(data, p, group_dead);					\
-}
-#else
-#define ISPOT_DEFINE_TP_PROCESS_EXIT(fn)				\
-static void fn##_compat(void *data, struct task_struct *p)		\
-{									\
-	fn(data, p, !atomic_read(&p->signal->live));			\
-}
-#endif
 
 enum ispot_futex_call {
 	ISPOT_FUTEX_NONE = 0,

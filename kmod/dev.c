@@ -22,7 +22,6 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "compat.h"
 #include "ispot_internal.h"
 
 /* Open sessions, for the limit and for ISPOT_IOC_INFO. */

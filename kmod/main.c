@@ -25,7 +25,11 @@ module_param_named(max_buffer_mib, ispot_max_buffer_mib, uint, 0644);
 MODULE_PARM_DESC(max_buffer_mib, "Ring memory allowed across sessions, MiB");
 
 bool ispot_keep_tracepoints;
-module_param_named(keep_tracepoints, ispot_keep_tracepoints, bool, 0644);
+/*
+ * Fixed at load: a later write could not register at load any more, and
+ * would only change whether the next stop unregisters (waits.c).
+ */
+module_param_named(keep_tracepoints, ispot_keep_tracepoints, bool, 0444);
 MODULE_PARM_DESC(keep_tracepoints,
 		 "Register wait tracepoint probes at load and keep them until unload (for hypervisors that mishandle kernel text patching)");
 

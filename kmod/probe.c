@@ -22,7 +22,6 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-#include "compat.h"
 #include "ispot_internal.h"
 
 #define ISPOT_SAMPLE_PROBES	16	/* linear-probing bound per lookup */
@@ -214,7 +213,8 @@ static void ispot_probe_args(struct pt_regs *regs, u64 *data)
 	data[2] = regs_get_kernel_argument(regs, 2);
 }
 
-static int ispot_probe_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
+static __always_inline int ispot_probe_entry(struct uprobe_consumer *uc,
+					     struct pt_regs *regs)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
@@ -266,14 +266,17 @@ static int ispot_probe_entry(struct uprobe_consumer *uc, struct pt_regs *regs)
 	return 0;
 }
 
-ISPOT_DEFINE_UPROBE_HANDLER(ispot_probe_entry)
+ISPOT_DEFINE_UPROBE_HANDLER(ispot_probe_entry_compat, ispot_probe_entry)
 
 /*
- * @func is where the entry was hit: the probed function's address in the
- * target (uprobes' return_instance.func, the breakpoint's address).
+ * @func is where the entry was hit (uprobes' return_instance.func, the
+ * breakpoint's address): the virtual address the probe's file offset is
+ * mapped at in this mm, the function's address since the offset is its
+ * first instruction.
  */
-static int ispot_probe_return(struct uprobe_consumer *uc, unsigned long func,
-			      struct pt_regs *regs)
+static __always_inline int ispot_probe_return(struct uprobe_consumer *uc,
+					      unsigned long func,
+					      struct pt_regs *regs)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
@@ -315,16 +318,18 @@ static int ispot_probe_return(struct uprobe_consumer *uc, unsigned long func,
 	return 0;
 }
 
-ISPOT_DEFINE_URETPROBE_HANDLER(ispot_probe_return)
+ISPOT_DEFINE_URETPROBE_HANDLER(ispot_probe_return_compat,
+			       ispot_probe_return)
 
-static bool ispot_probe_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
+static __always_inline bool ispot_probe_filter(struct uprobe_consumer *uc,
+					       struct mm_struct *mm)
 {
 	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 
 	return ispot_target_owns_mm(p->session, mm);
 }
 
-ISPOT_DEFINE_UPROBE_FILTER(ispot_probe_filter)
+ISPOT_DEFINE_UPROBE_FILTER(ispot_probe_filter_compat, ispot_probe_filter)
 
 /* Whether [@offset, @offset + @len) lies in the file-backed part of @ph. */
 static bool ispot_phdr_holds(const struct elf64_phdr *ph, u64 offset, u64 len)
@@ -536,7 +541,7 @@ struct ispot_probe *ispot_probe_create(struct ispot_probe_add *args)
 	p->ref_ctr_offset = args->ref_ctr_offset;
 	p->flags = args->flags;
 	p->sample_period = p->samples ? args->sample_period : 0;
-	/* compat.h's ISPOT_DEFINE_*() made the _compat callbacks. */
+	/* The ISPOT_DEFINE_*() wrappers above, with this kernel's types. */
 	p->consumer.handler = ispot_probe_entry_compat;
 	if (p->flags & ISPOT_PROBE_RETURN)
 		p->consumer.ret_handler = ispot_probe_return_compat;

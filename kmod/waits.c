@@ -38,7 +38,6 @@
 #include <trace/events/sched.h>
 #include <trace/events/syscalls.h>
 
-#include "compat.h"
 #include "ispot_internal.h"
 
 #define ISPOT_WAITS_HASH_BITS	6
@@ -123,10 +122,10 @@ static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
  * Interrupts are off and the run-queue lock is held: nothing here may wake
  * anyone (the ring defers that) or take a lock.
  */
-static void ispot_waits_switch(void *data, bool preempt,
-			       struct task_struct *prev,
-			       struct task_struct *next,
-			       unsigned int prev_state)
+static __always_inline void ispot_waits_switch(void *data, bool preempt,
+					       struct task_struct *prev,
+					       struct task_struct *next,
+					       unsigned int prev_state)
 {
 	struct ispot_session *s;
 	u64 ts = 0;
@@ -153,7 +152,7 @@ static void ispot_waits_switch(void *data, bool preempt,
 	rcu_read_unlock_sched_notrace();
 }
 
-ISPOT_DEFINE_TP_SCHED_SWITCH(ispot_waits_switch)
+ISPOT_DEFINE_TP_SCHED_SWITCH(ispot_waits_switch_compat, ispot_waits_switch)
 
 /*
  * FUTEX_ENTER's uaddr, op and val.  The futex2 calls are given the futex(2)
@@ -259,8 +258,9 @@ static void ispot_waits_fork(void *data, struct task_struct *parent,
  * before 6.16 every thread exiting while the group dies can see it dead
  * (compat.h), and the first of them to get here says it.
  */
-static void ispot_waits_process_exit(void *data, struct task_struct *p,
-				     bool group_dead)
+static __always_inline void ispot_waits_process_exit(void *data,
+						     struct task_struct *p,
+						     bool group_dead)
 {
 	struct ispot_session *s;
 	u64 ts = 0;
@@ -277,7 +277,8 @@ static void ispot_waits_process_exit(void *data, struct task_struct *p,
 	rcu_read_unlock_sched_notrace();
 }
 
-ISPOT_DEFINE_TP_PROCESS_EXIT(ispot_waits_process_exit)
+ISPOT_DEFINE_TP_PROCESS_EXIT(ispot_waits_process_exit_compat,
+			     ispot_waits_process_exit)
 
 /*
  * The __tracepoint_* symbols are not exported, so the tracepoints are
@@ -305,8 +306,7 @@ static struct ispot_waits_tp {
 static void __maybe_unused ispot_waits_check_types(void)
 {
 	check_trace_callback_type_sched_process_fork(ispot_waits_fork);
-	check_trace_callback_type_sched_process_exit(
-		ispot_waits_process_exit_compat);
+	check_trace_callback_type_sched_process_exit(ispot_waits_process_exit_compat);
 	check_trace_callback_type_sched_switch(ispot_waits_switch_compat);
 	check_trace_callback_type_sys_enter(ispot_waits_sys_enter);
 	check_trace_callback_type_sys_exit(ispot_waits_sys_exit);

@@ -283,6 +283,13 @@ enum ispot_record_kind {
  * address; at EXIT the return address has been popped, so an exit pairs
  * with the entry whose sp is 8 bytes lower.  This stays exact when the
  * kernel skips uretprobes (deep recursion) or a longjmp skips returns.
+ *
+ * @data: ENTRY: the first three arguments.  EXIT: data[0] is the return
+ * value, data[1] the virtual address the probe's file offset is mapped at
+ * in that process (where the entry was hit: the function's address, since
+ * the offset is its first instruction; it changes on exec or remap),
+ * data[2] 0.  STACK: data[0] is the number of frames that follow, data[1]
+ * and data[2] 0.  Documentation/abi.rst has every kind.
  */
 struct ispot_record {
 	__u64 ts_ns;		/* CLOCK_MONOTONIC, comparable across CPUs */
@@ -294,12 +301,7 @@ struct ispot_record {
 	__u8 nslots;		/* slots this record occupies, >= 1 */
 	__u64 sp;
 	__u64 ip;
-	__u64 data[3];		/* ENTRY: first three arguments; EXIT: data[0]
-				 * is the return value, data[1] the probed
-				 * function's address in the target (where
-				 * the entry was hit), data[2] 0; STACK:
-				 * data[0] is the number of frames that
-				 * follow, data[1] and data[2] 0 */
+	__u64 data[3];		/* per kind: see above */
 };
 
 /*
