@@ -46,14 +46,22 @@ t_glob() {
 }
 tap_check "glob_takes_every_overload" t_glob
 
-# A pipe gets the whole name (no terminal width to fit).
+# The table's name is short (no parameters) while one overload is
+# traced; --wide gives the whole one, and so do two overloads traced.
 t_text() {
 	run_status 0 ispotctl run --func '_ZN4shop7Counter3addEl' \
 		-- "$app" 1 100 &&
+		grep -q ' shop::Counter::add  ' "$tmp/out" &&
+		run_status 0 ispotctl run --wide --func '_ZN4shop7Counter3addEl' \
+			-- "$app" 1 100 &&
+		grep -q ' shop::Counter::add(long) ' "$tmp/out" &&
+		run_status 0 ispotctl run --func 'shop::*::add(*)' \
+			-- "$app" 1 100 &&
+		grep -q ' shop::Counter::add(int) ' "$tmp/out" &&
 		grep -q ' shop::Counter::add(long) ' "$tmp/out" ||
 		{ sed 's/^/# /' "$tmp/out"; return 1; }
 }
-tap_check "mangled_spec_demangled_in_table" t_text
+tap_check "mangled_spec_short_in_table_whole_with_wide" t_text
 
 rm -rf "$tmp"
 tap_done

@@ -38,6 +38,9 @@ run_status() {
 	got=$?
 	[ "$got" = "$want" ] || { echo "# exit $got, wanted $want"; sed 's/^/# /' "$tmp/err"; return 1; }
 }
+# unwrapped FILE: a text report with each wrapped note on one line again
+# (notes wrap at 100 columns in a file, continued on indented lines).
+unwrapped() { sed -e ':a' -e '$!N' -e 's/\n  */ /' -e 'ta' -e 'P' -e 'D' "$1"; }
 # one_line_err REGEX: stderr is exactly one "ispotctl: ..." line matching it.
 one_line_err() {
 	[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "^ispotctl: .*$1" "$tmp/err" ||

@@ -112,7 +112,7 @@ t_auto_text() {
 	grep -E 'WORKLOAD-DEPENDENT|\(auto\)' "$tmp/auto.txt" | sed 's/^/# /'
 	grep -q 'work \[arg0:log2 (auto)\]' "$tmp/auto.txt" &&
 	grep -q 'put \[none (auto)\]' "$tmp/auto.txt" &&
-	grep -q 'WORKLOAD-DEPENDENT on arg0: .*(so keyed)' "$tmp/auto.txt"
+	unwrapped "$tmp/auto.txt" | grep -q 'WORKLOAD-DEPENDENT on arg0: .*(so keyed)'
 }
 tap_check "table_says_what_auto_chose" t_auto_text
 
@@ -121,7 +121,7 @@ t_sparse_note() {
 	run_status 0 ispotctl run --sample 37 --func work \
 		--key 'work=auto' -- "$sample" $args || return 1
 	grep 'kept no key' "$tmp/out" | sed 's/^/# /'
-	[ "$(grep -c '^--key work=auto kept no key: .* trace longer or lower --sample$' "$tmp/out")" = 1 ] &&
+	[ "$(unwrapped "$tmp/out" | grep -c '^--key work=auto kept no key: .* trace longer or lower --sample$')" = 1 ] &&
 	grep -q 'work \[none (auto)\]' "$tmp/out"
 }
 tap_check "auto_too_sparse_to_judge_is_a_note" t_sparse_note

@@ -332,4 +332,23 @@ TEST(help_lists_each_commands_options)
 	free(text);
 }
 
+
+/* The report's --wide and --all-futexes: ispotctl's, not ispotd's. */
+TEST(report_text_options)
+{
+	struct ispotd_config c;
+	struct trace_opts o;
+
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--func", "f")), 0);
+	EXPECT_FALSE(o.wide);
+	EXPECT_FALSE(o.all_futexes);
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--func", "f", "--wide",
+			       "--all-futexes")), 0);
+	EXPECT_TRUE(o.wide);
+	EXPECT_TRUE(o.all_futexes);
+	ASSERT_EQ(ispotd(&c, ARGS("--pid", "1", "--func", "f", "--wide")),
+		  -1);
+	ASSERT_TRUE(one_line("ispotd: ", "--wide is for ispotctl"));
+}
+
 TEST_HARNESS_MAIN

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
+#include "text_unwrap.h"
 #include "session/device.h"
 #include "util/format.h"
 #include "analysis/excess.h"
@@ -1261,9 +1262,11 @@ static size_t row_span(const struct lines *l, const char *needle)
 }
 
 /*
- * A long C++ name is elided to the width asked for: its parameter list
- * first, then its middle.  Without a width (a pipe) and in JSON it stays
- * whole.
+ * A long C++ name that keeps its parameters (an overload of a traced
+ * function) is elided to the width asked for: its parameter list first,
+ * then its middle; a short name too long is cut in the middle.  Without a
+ * width (a pipe), names are short but never elided; with --wide and in
+ * JSON they are whole.
  */
 TEST(text_long_names_elided)
 {
@@ -1281,6 +1284,8 @@ TEST(text_long_names_elided)
 	memcpy(cxx, funcs, sizeof(cxx));
 	cxx[F_COMPUTE].name = long_name;
 	cxx[F_FLUSH].name = longer;
+	/* An overload: Lookup keeps its parameters. */
+	cxx[F_ACQUIRE].name = "rocksdb::lru_cache::LRUCacheShard::Lookup(int)";
 	s.rep.funcs = cxx;
 
 	s.rep.width = 140;
@@ -1295,11 +1300,20 @@ TEST(text_long_names_elided)
 	row = row_containing(&l, "[callsite]");
 	EXPECT_EQ(strncmp(strstr(row, "rocksdb"), "rocksdb::lru_cache::very",
 			  24), 0);
-	EXPECT_TRUE(strstr(row, "...") && strstr(row, "Else(int) [callsite]"));
+	EXPECT_TRUE(strstr(row, "...") && strstr(row, "Else [callsite]"));
 	free(text);
 
-	/* Not a terminal and no width: whole names, as perf does in a pipe. */
+	/* Not a terminal and no width: nothing elided, as perf in a pipe. */
 	s.rep.width = 0;
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, long_name));
+	EXPECT_FALSE(strstr(text, longer));
+	EXPECT_TRUE(strstr(text, "::LookupSomethingElse [callsite]"));
+	free(text);
+
+	/* --wide: whole, whatever the width. */
+	s.rep.width = 140;
+	s.rep.wide = true;
 	text = render_text(&s.rep, 0);
 	EXPECT_TRUE(strstr(text, long_name));
 	EXPECT_TRUE(strstr(text, longer));
@@ -2049,6 +2063,264 @@ TEST(json_no_counters_without_excess)
 	}
 	/* The support object is there all the same. */
 	EXPECT_EQ(field(v, "counters", J_OBJ)->n, 3);
+	scenario_free(&s);
+}
+
+
+/* ---- names that fit a terminal (issue 22 item 3) ---- */
+
+#define PUT_SIG "leveldb::DB::Put(leveldb::WriteOptions const&, " \
+		"leveldb::Slice const&, leveldb::Slice const&)"
+
+/* The scenario's functions under C++ names, a pipe (no elision). */
+static void cxx_names(struct scenario *s, struct report_func *cxx,
+		      const char *compute, const char *flush)
+{
+	scenario_build(s);
+	memcpy(cxx, funcs, sizeof(funcs));
+	cxx[F_COMPUTE].name = compute;
+	cxx[F_COMPUTE].linkage_name = "_ZN7leveldb2DB3PutERKNS_12WriteOptionsERKNS_5SliceES6_";
+	cxx[F_FLUSH].name = flush;
+	s->rep.funcs = cxx;
+}
+
+/*
+ * The table says "leveldb::DB::Put": no parameter list, no template
+ * arguments, no return type; an operator keeps its name whole.  JSON keeps
+ * "name" as it was.
+ */
+TEST(text_cxx_name_shortened)
+{
+	struct report_func cxx[NR_FUNCS];
+	struct scenario s;
+	struct lines l;
+	char *text;
+
+	cxx_names(&s, cxx, PUT_SIG, "std::vector<int, std::allocator<int> >"
+		  "::operator<(std::vector<int, std::allocator<int> > const&) "
+		  "const");
+	text = render_text(&s.rep, 0);
+	TH_LOG("%s", text);
+	EXPECT_FALSE(strstr(text, "WriteOptions"));
+	EXPECT_TRUE(strstr(text, " std::vector::operator< [callsite] "));
+	split(text, &l);
+	EXPECT_GE(row_of(&l, "leveldb::DB::Put"), 0);
+	free(text);
+	text = render_json(&s.rep, &(size_t){ 0 });
+	EXPECT_TRUE(strstr(text, "\"name\": \"" PUT_SIG "\""));
+	free(text);
+	scenario_free(&s);
+}
+
+/* Two traced overloads would read the same: both keep their parameters. */
+TEST(text_cxx_overloads_keep_params)
+{
+	struct report_func cxx[NR_FUNCS];
+	struct scenario s;
+	char *text;
+
+	cxx_names(&s, cxx, "ns::Pool::get(int)", "ns::Pool::get(long) const");
+	cxx[F_ACQUIRE].name = "ns::Pool::acquire(int)";
+	text = render_text(&s.rep, 0);
+	TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, " ns::Pool::get(int) "));
+	EXPECT_TRUE(strstr(text, " ns::Pool::get(long) const [callsite] "));
+	EXPECT_TRUE(strstr(text, " ns::Pool::acquire [arg0] "));
+	free(text);
+	scenario_free(&s);
+}
+
+/* --wide: every name whole, even on a narrow terminal. */
+TEST(text_wide_keeps_whole_names)
+{
+	struct report_func cxx[NR_FUNCS];
+	struct scenario s;
+	char *text;
+
+	cxx_names(&s, cxx, PUT_SIG, "flush_log");
+	s.rep.wide = true;
+	s.rep.width = 80;
+	text = render_text(&s.rep, 0);
+	TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, " " PUT_SIG " "));
+	free(text);
+	scenario_free(&s);
+}
+
+/* No line of @text is wider than @width, but for one word alone. */
+static void lines_fit(const char *text, int width)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchrnul(p, '\n'), *sp;
+		int w = (int)(nl - p);
+
+		sp = memchr(p, ' ', w);
+		/* A row of the table may be wider: it is not a note. */
+		if (w > width && sp && !strstr(p, "  ") &&
+		    (!strncmp(p, "note", 4) || !strncmp(p, "warning", 7))) {
+			TH_LOG("too wide: %.*s", w, p);
+			ispot_test_fail(1);
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
+/*
+ * A note longer than the width wraps at word boundaries with a hanging
+ * indent, never cut: the suggestion at its end survives.
+ */
+TEST(text_notes_wrap)
+{
+	struct report_func cxx[NR_FUNCS];
+	char note[512], *text, *all;
+	const char *notes[1];
+	struct scenario s;
+	const char *p;
+
+	cxx_names(&s, cxx, PUT_SIG, "flush_log");
+	snprintf(note, sizeof(note), "%s made different probed calls from "
+		 "one execution to another (a, b): --key %s=shape compares "
+		 "like with like", PUT_SIG, PUT_SIG);
+	cxx[F_COMPUTE].shape_note = note;
+	notes[0] = note;
+	s.rep.notes = notes;
+	s.rep.nr_notes = 1;
+	text = render_text(&s.rep, 0);
+	TH_LOG("%s", text);
+	lines_fit(text, 100);
+	/* Wrapped: the continuation hangs under the first line's text. */
+	p = strstr(text, "note: leveldb::DB::Put(");
+	ASSERT_TRUE(p);
+	ASSERT_TRUE(strchr(p, '\n'));
+	EXPECT_EQ(strncmp(strchr(p, '\n') + 1, "        ", 8), 0);
+	all = text_unwrapped(text);
+	EXPECT_TRUE(strstr(all, "note: " PUT_SIG " made different probed "
+			   "calls from one execution to another (a, b): --key "
+			   PUT_SIG "=shape compares like with like "));
+	free(all);
+	free(text);
+
+	/* A terminal's width, asked for. */
+	s.rep.width = 60;
+	text = render_text(&s.rep, 0);
+	lines_fit(text, 60);
+	free(text);
+	scenario_free(&s);
+}
+
+/* ---- a report without noise (issue 22 item 5) ---- */
+
+static const struct report_waker untraced_waker[] = {
+	{ "(untraced)", 5000, "" },
+};
+
+/*
+ * gm_lock: waited in acquire, woken from untraced code only; a word only
+ * main waited on (pthread_join), waited in no traced function.
+ */
+static const struct report_futex quiet_futexes[] = {
+	{ 0x55d0c0de1040ull, "app:gm_lock", 1234567, 89, 3, futex_funcs, 1,
+	  untraced_waker, 1 },
+	{ 0x7fd55ef1c990ull, "anon", 628000000, 1, 1, NULL, 0,
+	  untraced_waker, 1 },
+	{ 0x7fd55ef1c9a0ull, "anon", 1000, 1, 1, NULL, 0, NULL, 0 },
+};
+
+static void quiet_scenario(struct scenario *s)
+{
+	scenario_build(s);
+	s->rep.futexes = quiet_futexes;
+	s->rep.nr_futexes = 3;
+}
+
+/* Waited on outside the traced functions: hidden, counted in one line. */
+TEST(text_untraced_futex_hidden_and_counted)
+{
+	const struct jv *v, *a;
+	struct scenario s;
+	char *text;
+
+	quiet_scenario(&s);
+	text = render_text(&s.rep, 0);
+	TH_LOG("%s", text);
+	EXPECT_FALSE(strstr(text, "0x7fd55ef1c990"));
+	EXPECT_FALSE(strstr(text, "0x7fd55ef1c9a0"));
+	EXPECT_TRUE(strstr(text, "\nfutex 0x55d0c0de1040 app:gm_lock: waited "));
+	EXPECT_TRUE(strstr(text, "\n2 futexes waited on outside traced "
+			   "functions: --all-futexes shows them\n"));
+	free(text);
+	/* JSON has every word, as before. */
+	v = parse_report(&s.rep);
+	a = field(v, "futexes", J_ARR);
+	ASSERT_EQ(a->n, 3);
+	EXPECT_EQ(field(&a->items[1], "functions", J_ARR)->n, 0);
+	EXPECT_STREQ(field_str(&a->items[2], "address"), "0x7fd55ef1c9a0");
+	scenario_free(&s);
+}
+
+/* --all-futexes: every word, every waker, no count line, no hint. */
+TEST(text_all_futexes_shows_them)
+{
+	struct scenario s;
+	char *text;
+
+	quiet_scenario(&s);
+	s.rep.all_futexes = true;
+	text = render_text(&s.rep, 0);
+	TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "\nfutex 0x7fd55ef1c990 anon: waited 628ms "
+			   "(1 waits, 1 threads); woken from (untraced) "
+			   "(100%)\n"));
+	EXPECT_TRUE(strstr(text, "\nfutex 0x7fd55ef1c9a0 anon: waited "));
+	EXPECT_TRUE(strstr(text, "threads) in acquire; woken from (untraced) "
+			   "(100%)\n"));
+	EXPECT_FALSE(strstr(text, "--all-futexes shows"));
+	EXPECT_FALSE(strstr(text, "names who woke them"));
+	free(text);
+	scenario_free(&s);
+}
+
+/*
+ * "woken from (untraced) (100%)" names nothing: the line ends at its
+ * waiters, and one line says what would name the wakers.  A line whose
+ * wakers are named keeps its clause.
+ */
+TEST(text_untraced_wakers_one_hint)
+{
+	struct report_futex two[2];
+	struct scenario s;
+	const char *p;
+	char *text;
+
+	quiet_scenario(&s);
+	memcpy(two, quiet_futexes, sizeof(two));
+	two[1].functions = futex_funcs;
+	two[1].nr_functions = 2;
+	s.rep.futexes = two;
+	s.rep.nr_futexes = 2;
+	text = render_text(&s.rep, 0);
+	TH_LOG("%s", text);
+	EXPECT_FALSE(strstr(text, "(untraced)"));
+	EXPECT_TRUE(strstr(text, "threads) in acquire\n"));
+	EXPECT_TRUE(strstr(text, "threads) in acquire, compute_chunk\n"));
+	p = strstr(text, "\nwoken from untraced code: --sync or tracing the "
+		   "lock's holders names who woke them\n");
+	ASSERT_TRUE(p);
+	EXPECT_FALSE(strstr(p + 2, "woken from untraced code"));
+	EXPECT_FALSE(strstr(text, "--all-futexes shows"));
+	free(text);
+
+	/* Named wakers: the clause as before, no hint. */
+	two[0].woken_from = futex_wakers;
+	two[0].nr_woken_from = 2;
+	two[1].nr_woken_from = 0;
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, "in acquire; woken from update_stats (90%), "
+			   "flush (10%)\n"));
+	EXPECT_FALSE(strstr(text, "names who woke them"));
+	free(text);
 	scenario_free(&s);
 }
 

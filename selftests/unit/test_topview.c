@@ -190,4 +190,42 @@ TEST(every_size_stays_in_bounds)
 	topview_free(&f);
 }
 
+
+/* The row whose FUNCTION holds @s, or -1. */
+static int row_with(const struct topview_frame *f, const char *s)
+{
+	int i;
+
+	for (i = 0; i < f->nr_lines; i++)
+		if (line_has(f, i, s))
+			return i;
+	return -1;
+}
+
+/*
+ * C++ names as the report's table shows them: "leveldb::DB::Put", the
+ * parameters only for overloads that would read the same; --wide keeps
+ * them whole.
+ */
+TEST(short_cxx_names)
+{
+	struct rates_view v = view_of(3);
+	struct topview_head h = head;
+	struct topview_frame f = { 0 };
+
+	rows[0].function = "leveldb::DB::Put(leveldb::WriteOptions const&, "
+			   "leveldb::Slice const&, leveldb::Slice const&)";
+	rows[1].function = "ns::Pool::get(int)";
+	rows[2].function = "ns::Pool::get(long)";
+	ASSERT_EQ(topview_render(&f, 200, 20, &h, &v), 0);
+	EXPECT_GE(row_with(&f, " leveldb::DB::Put "), 0);
+	EXPECT_LT(row_with(&f, "WriteOptions"), 0);
+	EXPECT_GE(row_with(&f, " ns::Pool::get(int) "), 0);
+	EXPECT_GE(row_with(&f, " ns::Pool::get(long) "), 0);
+	h.wide = true;
+	ASSERT_EQ(topview_render(&f, 200, 20, &h, &v), 0);
+	EXPECT_GE(row_with(&f, "leveldb::Slice const&)"), 0);
+	topview_free(&f);
+}
+
 TEST_HARNESS_MAIN

@@ -123,6 +123,7 @@ static int top_draw(struct top *tp)
 		.sort = tp->sort,
 		.paused = tp->paused,
 		.show_exe = tp->src.show_exe,
+		.wide = tp->o->wide,
 		.status = tp->src.status[0] ? tp->src.status : NULL,
 	};
 

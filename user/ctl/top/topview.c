@@ -116,7 +116,7 @@ static void print_name(const struct column *c, const void *row, char *buf,
  * longest name if OBJECT follows it, else it takes the rest.
  */
 static void layout_of(struct columns *t, int usable, bool show_exe,
-		      const struct rates_view *v)
+		      const struct rates_view *v, const char *const *names)
 {
 	int i, rest, longest = (int)strlen(cols[COL_FUNCTION].header);
 	size_t r;
@@ -139,7 +139,7 @@ static void layout_of(struct columns *t, int usable, bool show_exe,
 		t->on[drop] = false;
 	}
 	for (r = 0; r < v->nr_rows; r++) {
-		int n = strlen(v->rows[r].function);
+		int n = strlen(names[r]);
 
 		if (n > longest)
 			longest = n;
@@ -201,27 +201,54 @@ static int frame_reset(struct topview_frame *f, int width, int height)
 	return 0;
 }
 
-/* The column titles, then a row per function while the height lasts. */
-static void table_lines(struct topview_frame *f, bool show_exe,
-			const struct rates_view *v)
+/*
+ * The rows' names as the report's table shows them (report.h): short C++
+ * names unless two rows would read the same, or --wide.  NULL: no memory.
+ */
+static const char **row_names(const struct rates_view *v, bool wide,
+			      struct report_labels *l)
 {
+	const char **names = calloc(v->nr_rows + 1, sizeof(*names));
+	size_t r;
+
+	for (r = 0; names && r < v->nr_rows; r++)
+		names[r] = v->rows[r].function;
+	if (names && !report_labels_make(l, names, v->nr_rows, wide))
+		memcpy(names, l->label, v->nr_rows * sizeof(*names));
+	return names;
+}
+
+/* The column titles, then a row per function while the height lasts. */
+static int table_lines(struct topview_frame *f, const struct topview_head *h,
+		       const struct rates_view *v)
+{
+	struct report_labels l = { 0 };
+	const char **names = row_names(v, h->wide, &l);
 	char text[COLUMNS_LINE_LEN];
 	column_cell cell[NR_COLS];
+	struct rates_row row;
 	struct columns t;
 	int line = HEAD_LINES;
 	size_t r;
 
+	if (!names)
+		return -ENOMEM;
 	f->header_line = line;
-	layout_of(&t, f->width - 1, show_exe, v);
+	layout_of(&t, f->width - 1, h->show_exe, v, names);
 	columns_headers(&t, cell);
 	put(f, line++, columns_line(&t, cell, text, sizeof(text)));
 	if (!v->nr_rows && line < f->height)
 		put(f, line++, "no probed call yet");
 	for (r = 0; r < v->nr_rows && line < f->height; r++) {
-		columns_cells(&t, &v->rows[r], cell);
+		row = v->rows[r];
+		row.function = names[r];
+		columns_cells(&t, &row, cell);
 		put(f, line++, columns_line(&t, cell, text, sizeof(text)));
 	}
 	f->nr_lines = line;
+	report_labels_free(&l);
+	free(names);
+	return 0;
 }
 
 int topview_render(struct topview_frame *f, int width, int height,
@@ -233,6 +260,6 @@ int topview_render(struct topview_frame *f, int width, int height,
 	if (h->status && f->height > 2)
 		put(f, 2, h->status);
 	if (f->height > HEAD_LINES)
-		table_lines(f, h->show_exe, v);
+		return table_lines(f, h, v);
 	return 0;
 }

@@ -31,6 +31,7 @@ struct topview_head {
 	enum rates_sort sort;
 	bool paused;
 	bool show_exe;		/* several programs: an EXE column */
+	bool wide;		/* --wide: C++ names whole (report.h) */
 	const char *status;	/* a note above the columns, or NULL */
 };
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -99,6 +100,8 @@ static const char *func_name(const struct report *r, uint32_t id, char *buf,
 {
 	const struct report_func *fn = func_of(r, id);
 
+	if (fn && r->labels && r->labels[id])
+		return r->labels[id];
 	if (fn)
 		return fn->name;
 	snprintf(buf, len, "func#%" PRIu32, id);
@@ -417,8 +420,8 @@ static void function_row(struct table *t, const struct report *r,
 	/* Under the FUNCTION column. */
 	indent = columns_offset(&t->cols, COL_FUNCTION) + 2;
 	if (func_shape_note(r, fn->func_id))
-		fprintf(t->f, "%*snote: %s\n", indent, "",
-			func_shape_note(r, fn->func_id));
+		report_wrap(t->f, r, indent, "note: ",
+			    func_shape_note(r, fn->func_id));
 	report_workload_text(t->f, r, fn, indent);
 	report_stacks_text(t->f, r, fn, indent);
 }
@@ -603,13 +606,13 @@ static void text_footer(FILE *f, const struct report *r)
 		r->unpaired, share(r->unpaired, total));
 	n = report_warnings(r, warn, 4);
 	for (i = 0; i < n; i++)
-		fprintf(f, "warning: %s\n", warn[i]);
+		report_wrap(f, r, 0, "warning: ", warn[i]);
 	for (i = 0; i < r->nr_notes; i++)
-		fprintf(f, "%s\n", r->notes[i]);
+		report_wrap(f, r, 0, "", r->notes[i]);
 }
 
-/* The width the table should fit in, 0 for none (see report.h). */
-static int table_limit(FILE *f, const struct report *r)
+/* The width the text should fit in, 0 for none (see report.h). */
+static int text_width(FILE *f, const struct report *r)
 {
 	struct winsize ws;
 	int fd = fileno(f);
@@ -619,6 +622,20 @@ static int table_limit(FILE *f, const struct report *r)
 	if (fd >= 0 && isatty(fd) && !ioctl(fd, TIOCGWINSZ, &ws))
 		return ws.ws_col;
 	return 0;
+}
+
+/* The names the text shows, by func_id (r->labels); whole if no memory. */
+static void text_labels(const struct report *r, struct report_labels *l)
+{
+	const char **names = calloc(r->nr_funcs + 1, sizeof(*names));
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; names && r->funcs && i < r->nr_funcs; i++)
+		names[i] = r->funcs[i].name;
+	if (names && r->funcs)
+		report_labels_make(l, names, r->nr_funcs, r->wide);
+	free(names);
 }
 
 /*
@@ -643,7 +660,7 @@ static void fit_names(struct table *t, int limit)
 	}
 }
 
-int report_text(FILE *f, const struct report *r, size_t max_rows)
+static void text_body(FILE *f, const struct report *r, size_t max_rows)
 {
 	struct table t = { .f = f };
 	size_t rows = nr_results(r);
@@ -656,7 +673,7 @@ int report_text(FILE *f, const struct report *r, size_t max_rows)
 		fputs("no probed function was called while tracing\n", f);
 	} else {
 		table_walk(&t, r, rows);
-		fit_names(&t, table_limit(f, r));
+		fit_names(&t, r->wide ? 0 : text_width(f, r));
 		t.print = true;
 		table_walk(&t, r, rows);
 		if (rows < nr_results(r))
@@ -667,6 +684,18 @@ int report_text(FILE *f, const struct report *r, size_t max_rows)
 	report_text_futexes(f, r);
 	text_counters(f, r);
 	text_footer(f, r);
+}
+
+int report_text(FILE *f, const struct report *r, size_t max_rows)
+{
+	struct report view = *r;
+	struct report_labels l;
+
+	text_labels(r, &l);
+	view.labels = l.label;
+	view.note_width = text_width(f, r);
+	text_body(f, &view, max_rows);
+	report_labels_free(&l);
 	return stream_status(f);
 }
 

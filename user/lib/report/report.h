@@ -115,6 +115,21 @@ struct report {
 	 * (as perf does, a pipe gets whole names); < 0 = no limit.
 	 */
 	int width;
+	/*
+	 * --wide: C++ names whole in the text, as in JSON; by default the
+	 * table says "ns::A::get", and the signature only where two traced
+	 * functions would otherwise read the same (report_labels_make()).
+	 */
+	bool wide;
+	/*
+	 * --all-futexes: every futex word and every waker in the text; by
+	 * default only the words traced functions waited on, and "woken
+	 * from" only when it names something.  JSON always has them all.
+	 */
+	bool all_futexes;
+	/* Set by report_text() for the text's parts; callers leave them 0. */
+	const char *const *labels;	/* by func_id: the names shown */
+	int note_width;			/* notes wrap at this column */
 };
 
 /* Above this share of recorded + dropped events, a loss is warned about. */
@@ -197,6 +212,48 @@ size_t report_wakers(struct report_waker *out,
 		     const struct timeline_wakers *tw,
 		     report_func_name_fn name, const void *ctx,
 		     report_frame_fn caller, void *caller_ctx);
+
+/*
+ * Fitting the text (fit.c).  report_short_name: a demangled C++ function
+ * name as the table shows it, without return type, parameter list (and
+ * what follows it) and template arguments, as uftrace's "simple"
+ * demangling: "leveldb::DB::Put", "std::vector::push_back"; an operator
+ * stays whole ("ns::Less::operator<", "ns::F::operator()").  A name
+ * without a parameter list (C, Go, a block) is left as it is.  Writes at
+ * most @len bytes with the NUL; returns the length written.
+ */
+size_t report_short_name(const char *name, char *buf, size_t len);
+
+/*
+ * The names @names[0, n) (NULL entries stay NULL) as the text shows
+ * them: each one's short name, unless another one's reads the same with
+ * a different whole name (two overloads, two instances of a template):
+ * then those keep their whole names.  @wide: every name whole.
+ * 0 or -ENOMEM; report_labels_free() what it made.
+ */
+struct report_labels {
+	const char **label;	/* by index */
+	char *text;
+};
+
+int report_labels_make(struct report_labels *l, const char *const *names,
+		       size_t n, bool wide);
+void report_labels_free(struct report_labels *l);
+
+/* A traced function's @name as r->labels show it; other names as given. */
+const char *report_label(const struct report *r, const char *name);
+
+/* Notes wrap here when the output is not a terminal (nor r->width set). */
+#define REPORT_NOTE_WIDTH	100
+
+/*
+ * One note of the text: @indent blanks, @lead ("note: ", "warning: ",
+ * or ""), then @text wrapped at word boundaries to r->note_width (or
+ * REPORT_NOTE_WIDTH), each further line hanging under the text after
+ * @lead (two blanks in without one).  A word is never cut.
+ */
+void report_wrap(FILE *f, const struct report *r, int indent,
+		 const char *lead, const char *text);
 
 /* "61.2%", "0.35%", "<0.01%": the SCI as the table shows it. */
 char *report_format_pct(char *buf, size_t len, double ratio);

@@ -95,30 +95,77 @@ static double waker_share(const struct report_waker *w, uint64_t sum)
 	return sum ? (double)w->wait_ns / (double)sum : 0.0;
 }
 
+/* Whether a waker is named: a traced function or a call site's caller. */
+static bool waker_named(const struct report_waker *w)
+{
+	return w->function && strcmp(w->function, "(untraced)") &&
+	       strcmp(w->function, "(other)");
+}
+
+/* Whether the line of @x says "woken from": it names someone, or --all. */
+static bool woken_shown(const struct report *r, const struct report_futex *x)
+{
+	size_t k;
+
+	for (k = 0; k < x->nr_woken_from; k++)
+		if (r->all_futexes || waker_named(&x->woken_from[k]))
+			return true;
+	return false;
+}
+
+static void text_futex(FILE *f, const struct report *r,
+		       const struct report_futex *x)
+{
+	uint64_t sum = woken_ns(x);
+	char wait[32];
+	size_t k;
+
+	format_ns(wait, sizeof(wait), (double)x->wait_ns);
+	fprintf(f, "futex 0x%" PRIx64 "%s%s: waited %s (%" PRIu64
+		" waits, %" PRIu32 " threads)", x->address,
+		x->symbol && x->symbol[0] ? " " : "",
+		x->symbol ? x->symbol : "", wait, x->waits, x->threads);
+	for (k = 0; k < x->nr_functions; k++)
+		fprintf(f, "%s%s", k ? ", " : " in ",
+			x->functions[k] ?
+			report_label(r, x->functions[k]) : "?");
+	for (k = 0; woken_shown(r, x) && k < x->nr_woken_from; k++)
+		fprintf(f, "%s%s (%.0f%%)", k ? ", " : "; woken from ",
+			x->woken_from[k].function ?
+			report_label(r, x->woken_from[k].function) : "?",
+			100.0 * waker_share(&x->woken_from[k], sum));
+	fputc('\n', f);
+}
+
+/*
+ * By default, only the words traced functions waited on, counted in one
+ * line, and "woken from" only where it names someone, with one line that
+ * says what would (see report.h, all_futexes).
+ */
 void report_text_futexes(FILE *f, const struct report *r)
 {
-	char wait[32];
-	size_t i, k;
+	size_t i, hidden = 0, unnamed = 0;
+	char line[128];
 
 	for (i = 0; i < r->nr_futexes; i++) {
 		const struct report_futex *x = &r->futexes[i];
-		uint64_t sum = woken_ns(x);
 
-		format_ns(wait, sizeof(wait), (double)x->wait_ns);
-		fprintf(f, "futex 0x%" PRIx64 "%s%s: waited %s (%" PRIu64
-			" waits, %" PRIu32 " threads)", x->address,
-			x->symbol && x->symbol[0] ? " " : "",
-			x->symbol ? x->symbol : "", wait, x->waits, x->threads);
-		for (k = 0; k < x->nr_functions; k++)
-			fprintf(f, "%s%s", k ? ", " : " in ",
-				x->functions[k] ? x->functions[k] : "?");
-		for (k = 0; k < x->nr_woken_from; k++)
-			fprintf(f, "%s%s (%.0f%%)", k ? ", " : "; woken from ",
-				x->woken_from[k].function ?
-				x->woken_from[k].function : "?",
-				100.0 * waker_share(&x->woken_from[k], sum));
-		fputc('\n', f);
+		if (!r->all_futexes && !x->nr_functions) {
+			hidden++;
+			continue;
+		}
+		unnamed += x->nr_woken_from && !woken_shown(r, x);
+		text_futex(f, r, x);
 	}
+	if (hidden) {
+		snprintf(line, sizeof(line), "%zu futex%s waited on outside "
+			 "traced functions: --all-futexes shows %s", hidden,
+			 hidden > 1 ? "es" : "", hidden > 1 ? "them" : "it");
+		report_wrap(f, r, 0, "", line);
+	}
+	if (unnamed)
+		report_wrap(f, r, 0, "", "woken from untraced code: --sync or "
+			    "tracing the lock's holders names who woke them");
 }
 
 void report_json_futexes(struct json *j, const struct report *r)

@@ -112,6 +112,12 @@ static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 	case OPT_TOPN:
 		o->top = v->u64;
 		return 0;
+	case OPT_WIDE:
+		o->wide = true;
+		return 0;
+	case OPT_ALL_FUTEXES:
+		o->all_futexes = true;
+		return 0;
 	case OPT_JSON:
 		o->json = true;
 		return 0;

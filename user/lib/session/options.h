@@ -60,6 +60,8 @@ struct trace_opts {
 	bool json;
 	const char *output;		/* --output FILE */
 	size_t top;			/* --top N rows, 0 = all */
+	bool wide;			/* --wide: C++ names whole */
+	bool all_futexes;		/* --all-futexes */
 	/* --counters NAME,... and --raw-event 0xN, in the order given */
 	struct event_spec counters[ISPOT_MAX_COUNTERS];
 	size_t nr_counters;

@@ -96,6 +96,12 @@ const struct opt_def opt_table[] = {
 	  TRACERS | OPT_TOP, NULL, 0 },
 	{ OPT_TOPN, "top", 0, OPTK_COUNT, "N",
 	  "show the N functions with the highest SCI", REPORTS, "", 0 },
+	{ OPT_WIDE, "wide", 0, OPTK_FLAG, NULL,
+	  "C++ names whole (with parameters), never elided",
+	  REPORTS | OPT_TOP, NULL, 0 },
+	{ OPT_ALL_FUTEXES, "all-futexes", 0, OPTK_FLAG, NULL,
+	  "every futex word and waker, also those no traced\n"
+	  "function waited on or that name no one", REPORTS, NULL, 0 },
 	{ OPT_COUNTERS, "counters", 0, OPTK_COUNTERS, "LIST",
 	  "count perf events per call, e.g. cpu-clock,\n"
 	  "page-faults,cycles,instructions,cache-misses",

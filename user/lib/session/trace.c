@@ -673,6 +673,8 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->nr_counters = t->opts->nr_counters;
 	r->excess = t->pipe->excess;
 	r->stacks = t->pipe->stacks;
+	r->wide = t->opts->wide;
+	r->all_futexes = t->opts->all_futexes;
 }
 
 /* The table or the JSON object, to stdout or --output. */
