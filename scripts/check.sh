@@ -2,16 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: install, build, run the native unit tests, then the selftests
 # inside the VM on every kernel of $KERNELS (default: all that
-# selftests/vm/kernels.sh knows).  Each kernel's TAP lines end with
-# " [NAME]" before any SKIP/TODO directive.  Prints TAP, then exactly one
+# selftests/vm/kernels.sh knows), each kernel the tiers of them that
+# selftests/kmod/tiers gives it.  --all (make check-all): every in-guest
+# test on every kernel.  Each kernel's TAP lines end with " [NAME]" before
+# any SKIP/TODO directive.  Prints TAP, then exactly one
 # "N passed, N failed, N skipped" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . selftests/vm/kernels.sh
 kernels=${KERNELS:-$vm_kernel_names}
+all=0
+case "${1:-}" in
+"") ;;
+--all) all=1 ;;
+*) echo "usage: scripts/check.sh [--all]" >&2; exit 2 ;;
+esac
+t0=$(date +%s)
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+prep_dir=$(mktemp -d)
+declare -A prep_pid=()
+# A run cut short stops the preparations it started (each in a process
+# group of its own): a debootstrap or a kernel build left running would
+# hold its cache's lock against the next run.
+trap 'for p in "${prep_pid[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+	rm -rf "$log" "$prep_dir"' EXIT
 
 # tag NAME: append " [NAME]" to TAP result lines (before a directive).
 tag() {
@@ -26,14 +41,16 @@ tag() {
 # kernel), count a failure if it exits non-zero without reporting a failing
 # test itself.
 stage() {
-	local k= name before after rc last
+	local k= name before after rc last start
 	if [ "$1" = -k ]; then k=$2; shift 2; fi
 	name=$1
 	shift
 	echo "# $name${k:+ [$k]}"
 	before=$(grep -c '^not ok' "$log")
+	start=$(date +%s)
 	"$@" 2>&1 | tag "$k" | tee -a "$log"
 	rc=${PIPESTATUS[0]}
+	echo "# $name${k:+ [$k]}: $(($(date +%s) - start)) s (at $(($(date +%s) - t0)) s)"
 	after=$(grep -c '^not ok' "$log")
 	last=$(tail -n1 "$log")
 	# A VM run that failed for a reason of its own (a kernel report, a
@@ -49,9 +66,17 @@ stage() {
 # kernel_ready NAME: the kernel's image and a warning-free ispot.ko built
 # for it (6.1: the tree's, built by make above; others: in their build
 # roots).  One TAP line; the reason is its last words when it fails.
+# A kernel prepared in the background (prepare below) fails with what
+# that preparation said; one that succeeded is selected again, which
+# takes seconds once its cache is filled.
 kernel_ready() (
-	out=$(vm_kernel_select "$1" 2>&1)
-	rc=$?
+	if [ -f "$prep_dir/$1.rc" ] && [ "$(cat "$prep_dir/$1.rc")" != 0 ]; then
+		out=$(cat "$prep_dir/$1.log")
+		rc=1
+	else
+		out=$(vm_kernel_select "$1" 2>&1)
+		rc=$?
+	fi
 	[ $rc -eq 0 ] || { printf '%s\n' "$out" | sed 's/^/# /'; }
 	printf '%s\n' "$out" | grep '^buildroot: .*: .*(' | sed 's/^/# /'
 	if [ $rc -eq 0 ]; then
@@ -80,6 +105,33 @@ if grep -q -i 'warning:' "$log.build"; then
 fi
 rm -f "$log.build"
 
+# prepare NAME CMD...: CMD in the background, in a process group of its
+# own, its output in $prep_dir/NAME.log and its status in NAME.rc; the
+# kernel NAME waits for it (prep_wait) before it is selected.
+prepare() {
+	local n=$1
+	shift
+	setsid -w bash -c '"${@:2}" >"$1.log" 2>&1; echo $? >"$1.rc"' \
+		prepare "$prep_dir/$n" "$@" &
+	prep_pid[$n]=$!
+}
+prep_wait() {
+	[ -n "${prep_pid[$1]:-}" ] || return 0
+	wait "${prep_pid[$1]}"
+	unset "prep_pid[$1]"
+}
+# The fixed costs of a fresh machine overlap the tests that need no real
+# parallelism.  The build roots (debootstraps: network and disk) start
+# now, side by side; the debug kernel's build (both cores for ~9 minutes,
+# niced) once the host tests, whose Prometheus test boots multi-threaded
+# TCG, are done, alongside the single-threaded boots.  Multi-threaded
+# boots wait for it.  A cached root or kernel is only checked (seconds).
+for k in $kernels; do
+	case "$k" in
+	5.10|6.12|sid) prepare "$k" scripts/buildroot.sh "$k" ;;
+	esac
+done
+
 for t in selftests/unit/test_*; do
 	[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
 	stage "unit: $t" "$t"
@@ -92,23 +144,74 @@ for t in selftests/host/*_test.sh; do
 	[ -x "$t" ] || continue
 	stage "host: $t" "$t"
 done
-# Each kernel runs the whole in-guest suite, in two boots.  QEMU's
-# multi-threaded TCG runs stale code after the kernel patches its own text
-# (static keys, static calls: Documentation/design.rst, "Text patching
-# under TCG"; selftests/vm/textpoke_repro.sh), so only the tests that need
-# real parallelism (interference, and 64 threads at once) run there, with
-# the tracepoint probes registered once at load (keep_tracepoints=1);
-# everything else, which loads and unloads the module, creates perf
-# counters and registers tracepoints at will, runs on single-threaded TCG
-# with the module loaded as on a real host.  The debug kernel (KASAN,
-# lockdep, UBSAN, KFENCE, ...; any report fails the run), built once into
-# $ISPOT_CACHE by scripts/kernel-debug.sh and several times slower, runs
-# it all single-threaded: its timing-ratio tests skip anyway.
-parallel_tests="ispotctl_test.sh samples_test.sh causes_test.sh stress_test ispotd_test.sh blocks_test.sh woken_test.sh"
+case " $kernels " in
+*" debug "*) prepare debug scripts/kernel-debug.sh ;;
+esac
+
+# --- Which in-guest tests each kernel runs -------------------------------
+# selftests/kmod/tiers puts every test in one tier and says why.  6.1 runs
+# them all; 5.10, 6.12 and sid what depends on the kernel and a smoke run
+# of each front end; the debug kernel what depends on the kernel.
+tiers=selftests/kmod/tiers
+tier_names="kernel kernel-smp front 6.1 6.1-smp"
+# in_tiers TIER...: the tests of those tiers, in name order, on one line.
+in_tiers() {
+	awk -v want=" $* " '/^[^#]/ && NF == 2 && index(want, " " $2 " ") { print $1 }' \
+		"$tiers" | sort | tr '\n' ' '
+}
+# tiers_complete: every *_test.c and *_test.sh of selftests/kmod is in
+# exactly one tier of tier_names, and every test named there exists.
+tiers_complete() {
+	local have listed bad
+	have=$(ls selftests/kmod | sed -n -E 's/^(.*_test)\.c$/\1/p; /_test\.sh$/p' | sort)
+	listed=$(awk '/^[^#]/ && NF { print $1 }' "$tiers" | sort)
+	bad=$(awk -v names=" $tier_names " '/^[^#]/ && NF &&
+		(NF != 2 || !index(names, " " $2 " ")) { print "line " NR ": " $0 }' "$tiers"
+		comm -23 <(echo "$have") <(echo "$listed") | sed 's/$/ is in no tier/'
+		comm -13 <(echo "$have") <(uniq <<<"$listed") | sed 's/$/ is not a test here/'
+		uniq -d <<<"$listed" | sed 's/$/ is in two tiers/')
+	if [ -z "$bad" ]; then
+		echo "ok - $tiers: every in-guest test in one tier"
+	else
+		echo "not ok - $tiers: $(grep -c . <<<"$bad") problem(s)"
+		sed 's/^/# /' <<<"$bad"
+	fi
+}
+stage "vm: tiers" tiers_complete
+
+# single_tests K and multi_tests K: what kernel K runs in its
+# single-threaded and its multi-threaded boot (nothing: no such boot).
+# 6.1's two boots run every test, whatever --all says.
+single_tests() {
+	case "$all:$1" in
+	*:debug) if [ "$all" = 1 ]; then in_tiers $tier_names
+		 else in_tiers kernel kernel-smp; fi ;;
+	1:*|0:6.1) in_tiers kernel front 6.1 ;;
+	0:*) in_tiers kernel kernel-smp front ;;
+	esac
+}
+multi_tests() {
+	case "$all:$1" in
+	*:debug) ;;
+	1:*|0:6.1) in_tiers kernel-smp 6.1-smp ;;
+	esac
+}
+
+# QEMU's multi-threaded TCG runs stale code after the kernel patches its
+# own text (static keys, static calls: Documentation/design.rst, "Text
+# patching under TCG"; selftests/vm/textpoke_repro.sh), so only the tests
+# that need real parallelism (interference, and 64 threads at once) run
+# there, with the tracepoint probes registered once at load
+# (keep_tracepoints=1); everything else, which loads and unloads the
+# module, creates perf counters and registers tracepoints at will, runs on
+# single-threaded TCG with the module loaded as on a real host.  The debug
+# kernel (KASAN, lockdep, UBSAN, KFENCE, ...; any report fails the run),
+# built once into $ISPOT_CACHE by scripts/kernel-debug.sh and several
+# times slower, runs single-threaded only: its timing-ratio tests skip
+# anyway.
 # top_test.sh drives ispotctl top in a real terminal: tmux, with the
 # UTF-8 locale it refuses to start without (the guest has no other).
 vm_tools=(--add "$(command -v tmux)" --add /usr/lib/locale/C.utf8)
-parallel_tests="$parallel_tests ispotd_metrics_test.sh"
 vm_suite() {
 	local k=$1 tcg=$2 to=1800
 	shift 2
@@ -119,21 +222,45 @@ vm_suite() {
 	selftests/vm/run.sh --kernel "$k" --tcg "$tcg" --timeout "$to" \
 		--disk 64 "${vm_tools[@]}" "$@"
 }
-for k in $kernels; do
-	stage -k "$k" "kernel image and module" kernel_ready "$k"
-	tail -n1 "$log" | grep -q '^ok' || continue
-	if [ "$k" = debug ]; then
-		stage -k "$k" "vm: selftests/kmod" vm_suite "$k" single \
-			--module-params "" -- selftests/kmod/run_all.sh
-		continue
+# boot K single|multi: kernel K's boot of that kind, if it has one; the
+# kernel is made ready (and its background preparation waited for) first.
+declare -A ready=()
+boot() {
+	local k=$1 tcg=$2 tests
+	if [ "$tcg" = single ]; then tests=$(single_tests "$k"); else tests=$(multi_tests "$k"); fi
+	[ -n "$tests" ] || return 0
+	if [ -z "${ready[$k]:-}" ]; then
+		prep_wait "$k"
+		stage -k "$k" "kernel image and module" kernel_ready "$k"
+		ready[$k]=$(tail -n1 "$log" | cut -c1-2)
 	fi
-	# shellcheck disable=SC2086
-	stage -k "$k" "vm: selftests/kmod, parallel" vm_suite "$k" multi -- \
-		selftests/kmod/run_all.sh $parallel_tests
-	stage -k "$k" "vm: selftests/kmod, the rest" vm_suite "$k" single \
-		--module-params "" -- env ISPOT_TESTS_EXCLUDE="$parallel_tests" \
-		selftests/kmod/run_all.sh
+	[ "${ready[$k]}" = ok ] || return 0
+	if [ "$tcg" = single ]; then
+		# shellcheck disable=SC2086
+		stage -k "$k" "vm: selftests/kmod, single-threaded" vm_suite "$k" \
+			single --module-params "" -- selftests/kmod/run_all.sh $tests
+	else
+		# shellcheck disable=SC2086
+		stage -k "$k" "vm: selftests/kmod, parallel" vm_suite "$k" multi -- \
+			selftests/kmod/run_all.sh $tests
+	fi
+}
+# Single-threaded boots first, 6.1's (nothing to prepare) before the
+# others, while the debug kernel builds; then the multi-threaded ones, on
+# a machine no build competes with; the debug kernel last.
+for k in 6.1 $kernels; do
+	case " $kernels " in *" $k "*) ;; *) continue ;; esac
+	[ "$k" != debug ] && [ -z "${ready[$k]:-}" ] || continue
+	boot "$k" single
 done
+prep_wait debug
+for k in $kernels; do
+	boot "$k" multi
+done
+case " $kernels " in
+*" debug "*) boot debug single ;;
+esac
+echo "# make check$([ "$all" = 0 ] || echo -all): $(($(date +%s) - t0)) s"
 
 passed=$(grep -c -E '^ok ' "$log" | head -1)
 skipped=$(grep -c -E '^ok .*# SKIP' "$log" | head -1)
