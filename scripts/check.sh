@@ -21,11 +21,19 @@ t0=$(date +%s)
 
 log=$(mktemp)
 prep_dir=$(mktemp -d)
-declare -A prep_pid=()
-# A run cut short stops the preparations it started (each in a process
-# group of its own): a debootstrap or a kernel build left running would
-# hold its cache's lock against the next run.
-trap 'for p in "${prep_pid[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+bg_pids=
+# descendants PID: every process PID started, and theirs.
+descendants() {
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+# A run cut short stops what it started in the background: a debootstrap
+# or a kernel build left running would hold its cache's lock against the
+# next run, a VM its CPU.
+trap 'for p in $bg_pids; do kill -TERM $p $(descendants "$p") 2>/dev/null; done
 	rm -rf "$log" "$prep_dir"' EXIT
 
 # tag NAME: append " [NAME]" to TAP result lines (before a directive).
@@ -105,48 +113,22 @@ if grep -q -i 'warning:' "$log.build"; then
 fi
 rm -f "$log.build"
 
-# prepare NAME CMD...: CMD in the background, in a process group of its
-# own, its output in $prep_dir/NAME.log and its status in NAME.rc; the
-# kernel NAME waits for it (prep_wait) before it is selected.
+# prepare NAME CMD...: CMD in the background, niced, its output in
+# $prep_dir/NAME.log and its status in NAME.rc; the kernel NAME waits for
+# it (prep_wait) before it is selected.
+declare -A prep_pid=()
 prepare() {
 	local n=$1
 	shift
-	setsid -w bash -c '"${@:2}" >"$1.log" 2>&1; echo $? >"$1.rc"' \
-		prepare "$prep_dir/$n" "$@" &
+	( nice -n 10 "$@" >"$prep_dir/$n.log" 2>&1; echo $? >"$prep_dir/$n.rc" ) &
 	prep_pid[$n]=$!
+	bg_pids="$bg_pids $!"
 }
 prep_wait() {
 	[ -n "${prep_pid[$1]:-}" ] || return 0
 	wait "${prep_pid[$1]}"
 	unset "prep_pid[$1]"
 }
-# The fixed costs of a fresh machine overlap the tests that need no real
-# parallelism.  The build roots (debootstraps: network and disk) start
-# now, side by side; the debug kernel's build (both cores for ~9 minutes,
-# niced) once the host tests, whose Prometheus test boots multi-threaded
-# TCG, are done, alongside the single-threaded boots.  Multi-threaded
-# boots wait for it.  A cached root or kernel is only checked (seconds).
-for k in $kernels; do
-	case "$k" in
-	5.10|6.12|sid) prepare "$k" scripts/buildroot.sh "$k" ;;
-	esac
-done
-
-for t in selftests/unit/test_*; do
-	[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
-	stage "unit: $t" "$t"
-done
-stage "vm: runner contract" selftests/vm/runner_test.sh
-# Tests that run on the host against real programs (a Prometheus server,
-# dkms, an installed tree); those that need the module boot the VM
-# themselves, on the default kernel.
-for t in selftests/host/*_test.sh; do
-	[ -x "$t" ] || continue
-	stage "host: $t" "$t"
-done
-case " $kernels " in
-*" debug "*) prepare debug scripts/kernel-debug.sh ;;
-esac
 
 # --- Which in-guest tests each kernel runs -------------------------------
 # selftests/kmod/tiers puts every test in one tier and says why.  6.1 runs
@@ -177,7 +159,6 @@ tiers_complete() {
 		sed 's/^/# /' <<<"$bad"
 	fi
 }
-stage "vm: tiers" tiers_complete
 
 # single_tests K and multi_tests K: what kernel K runs in its
 # single-threaded and its multi-threaded boot (nothing: no such boot).
@@ -245,21 +226,61 @@ boot() {
 			selftests/kmod/run_all.sh $tests
 	fi
 }
-# Single-threaded boots first, 6.1's (nothing to prepare) before the
-# others, while the debug kernel builds; then the multi-threaded ones, on
-# a machine no build competes with; the debug kernel last.
+
+# --- The run -----------------------------------------------------------
+stage "vm: tiers" tiers_complete
+# The fixed costs of a fresh machine (build roots, the debug kernel) are
+# paid in the background, niced, while the tests that need no real
+# parallelism run: the native and host tests, then the single-threaded
+# boots, 6.1's first (it needs nothing prepared).  The build roots
+# (debootstraps: network and disk) start side by side.  The debug kernel
+# is built (both cores for ~9 minutes on an idle machine, once) and then
+# booted in a lane of its own, single-threaded TCG beside the other
+# kernels' single-threaded boots: two VMs, one host core each; its TAP
+# comes out when it is done.  The multi-threaded boots, which need both
+# cores, come last, when nothing else runs.  Cached roots and kernels are
+# only checked (seconds).
+for k in $kernels; do
+	case "$k" in
+	5.10|6.12|sid) prepare "$k" scripts/buildroot.sh "$k" ;;
+	esac
+done
+lane_pid=
+case " $kernels " in
+*" debug "*)
+	( log=$prep_dir/debug.tap; : >"$log"; boot debug single ) \
+		>"$prep_dir/debug.out" 2>&1 &
+	lane_pid=$!
+	bg_pids="$bg_pids $!"
+	echo "# debug kernel: built if needed and booted in the background"
+	;;
+esac
+
+for t in selftests/unit/test_*; do
+	[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
+	stage "unit: $t" "$t"
+done
+stage "vm: runner contract" selftests/vm/runner_test.sh
+# Tests that run on the host against real programs (a Prometheus server,
+# dkms, an installed tree); those that need the module boot the VM
+# themselves, on the default kernel.
+for t in selftests/host/*_test.sh; do
+	[ -x "$t" ] || continue
+	stage "host: $t" "$t"
+done
 for k in 6.1 $kernels; do
 	case " $kernels " in *" $k "*) ;; *) continue ;; esac
 	[ "$k" != debug ] && [ -z "${ready[$k]:-}" ] || continue
 	boot "$k" single
 done
-prep_wait debug
+if [ -n "$lane_pid" ]; then
+	wait "$lane_pid"
+	cat "$prep_dir/debug.out"
+	cat "$prep_dir/debug.tap" >>"$log"
+fi
 for k in $kernels; do
 	boot "$k" multi
 done
-case " $kernels " in
-*" debug "*) boot debug single ;;
-esac
 echo "# make check$([ "$all" = 0 ] || echo -all): $(($(date +%s) - t0)) s"
 
 passed=$(grep -c -E '^ok ' "$log" | head -1)
