@@ -231,15 +231,16 @@ boot() {
 stage "vm: tiers" tiers_complete
 # The fixed costs of a fresh machine (build roots, the debug kernel) are
 # paid in the background, niced, while the tests that need no real
-# parallelism run: the native and host tests, then the single-threaded
-# boots, 6.1's first (it needs nothing prepared).  The build roots
-# (debootstraps: network and disk) start side by side.  The debug kernel
-# is built (both cores for ~9 minutes on an idle machine, once) and then
-# booted in a lane of its own, single-threaded TCG beside the other
-# kernels' single-threaded boots: two VMs, one host core each; its TAP
-# comes out when it is done.  The multi-threaded boots, which need both
-# cores, come last, when nothing else runs.  Cached roots and kernels are
-# only checked (seconds).
+# parallelism run: the native unit tests, then the single-threaded boots,
+# 6.1's first (it needs nothing prepared).  The build roots (debootstraps:
+# network and disk) start side by side.  The debug kernel is built (both
+# cores for ~9 minutes on an idle machine, once) and then booted in a lane
+# of its own, single-threaded TCG beside the other kernels'
+# single-threaded boots: two VMs, one host core each; its TAP comes out
+# when it is done.  What needs both cores comes after, when nothing else
+# runs: the runner's and the host tests (Prometheus scrapes a
+# multi-threaded guest) and the multi-threaded boots.  Cached roots and
+# kernels are only checked (seconds).
 for k in $kernels; do
 	case "$k" in
 	5.10|6.12|sid) prepare "$k" scripts/buildroot.sh "$k" ;;
@@ -260,14 +261,6 @@ for t in selftests/unit/test_*; do
 	[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
 	stage "unit: $t" "$t"
 done
-stage "vm: runner contract" selftests/vm/runner_test.sh
-# Tests that run on the host against real programs (a Prometheus server,
-# dkms, an installed tree); those that need the module boot the VM
-# themselves, on the default kernel.
-for t in selftests/host/*_test.sh; do
-	[ -x "$t" ] || continue
-	stage "host: $t" "$t"
-done
 for k in 6.1 $kernels; do
 	case " $kernels " in *" $k "*) ;; *) continue ;; esac
 	[ "$k" != debug ] && [ -z "${ready[$k]:-}" ] || continue
@@ -278,6 +271,14 @@ if [ -n "$lane_pid" ]; then
 	cat "$prep_dir/debug.out"
 	cat "$prep_dir/debug.tap" >>"$log"
 fi
+stage "vm: runner contract" selftests/vm/runner_test.sh
+# Tests that run on the host against real programs (a Prometheus server,
+# dkms, an installed tree); those that need the module boot the VM
+# themselves, on the default kernel.
+for t in selftests/host/*_test.sh; do
+	[ -x "$t" ] || continue
+	stage "host: $t" "$t"
+done
 for k in $kernels; do
 	boot "$k" multi
 done
