@@ -124,9 +124,11 @@ prepare() {
 	prep_pid[$n]=$!
 	bg_pids="$bg_pids $!"
 }
+# (In the debug lane, a subshell, the preparations are not its children:
+# it waits on the build root's lock in scripts/buildroot.sh instead.)
 prep_wait() {
 	[ -n "${prep_pid[$1]:-}" ] || return 0
-	wait "${prep_pid[$1]}"
+	wait "${prep_pid[$1]}" 2>/dev/null
 	unset "prep_pid[$1]"
 }
 
@@ -204,18 +206,18 @@ vm_suite() {
 		--disk 64 "${vm_tools[@]}" "$@"
 }
 # boot K single|multi: kernel K's boot of that kind, if it has one; the
-# kernel is made ready (and its background preparation waited for) first.
-declare -A ready=()
+# kernel is made ready (and its background preparation waited for) once,
+# by whichever lane boots it first ($prep_dir/K.ready: ok or no).
 boot() {
 	local k=$1 tcg=$2 tests
 	if [ "$tcg" = single ]; then tests=$(single_tests "$k"); else tests=$(multi_tests "$k"); fi
 	[ -n "$tests" ] || return 0
-	if [ -z "${ready[$k]:-}" ]; then
+	if [ ! -f "$prep_dir/$k.ready" ]; then
 		prep_wait "$k"
 		stage -k "$k" "kernel image and module" kernel_ready "$k"
-		ready[$k]=$(tail -n1 "$log" | cut -c1-2)
+		tail -n1 "$log" | cut -c1-2 >"$prep_dir/$k.ready"
 	fi
-	[ "${ready[$k]}" = ok ] || return 0
+	[ "$(cat "$prep_dir/$k.ready")" = ok ] || return 0
 	if [ "$tcg" = single ]; then
 		# shellcheck disable=SC2086
 		stage -k "$k" "vm: selftests/kmod, single-threaded" vm_suite "$k" \
@@ -232,28 +234,50 @@ stage "vm: tiers" tiers_complete
 # The fixed costs of a fresh machine (build roots, the debug kernel) are
 # paid in the background, niced, while the tests that need no real
 # parallelism run: the native unit tests, then the single-threaded boots,
-# 6.1's first (it needs nothing prepared).  The build roots (debootstraps:
-# network and disk) start side by side.  The debug kernel is built (both
-# cores for ~9 minutes on an idle machine, once) and then booted in a lane
-# of its own, single-threaded TCG beside the other kernels'
-# single-threaded boots: two VMs, one host core each; its TAP comes out
-# when it is done.  What needs both cores comes after, when nothing else
-# runs: the runner's and the host tests (Prometheus scrapes a
-# multi-threaded guest) and the multi-threaded boots.  Cached roots and
-# kernels are only checked (seconds).
+# in two lanes, two VMs of one host core each.  The build roots
+# (debootstraps: network and disk) start side by side.  The first lane
+# boots the kernels in queue order, 6.1 first (it needs nothing
+# prepared); the second builds the debug kernel if needed (both cores for
+# ~9 minutes on an idle machine, once), boots it, then takes kernels from
+# the queue's end.  The second lane's TAP comes out when it is done.
+# What needs both cores comes after, when nothing else runs: the runner's
+# and the host tests (Prometheus scrapes a multi-threaded guest) and the
+# multi-threaded boots.  Cached roots and kernels are only checked
+# (seconds).
 for k in $kernels; do
 	case "$k" in
 	5.10|6.12|sid) prepare "$k" scripts/buildroot.sh "$k" ;;
 	esac
 done
+queue=$prep_dir/queue
+mkdir "$queue"
+n=10
+for k in 6.1 $kernels; do
+	case " $kernels " in *" $k "*) ;; *) continue ;; esac
+	[ "$k" != debug ] && [ ! -e "$queue/"*"-$k" ] || continue
+	: >"$queue/$n-$k"
+	n=$((n + 1))
+done
+# claim first|last: the kernel at that end of the queue, taken out of it
+# (rename(2): one lane gets it); nothing when the queue is empty.
+claim() {
+	local f
+	for f in $(ls "$queue" | if [ "$1" = last ]; then sort -r; else sort; fi); do
+		mv "$queue/$f" "$prep_dir/claimed-$f" 2>/dev/null && { echo "${f#*-}"; return; }
+	done
+}
 lane_pid=
 case " $kernels " in
 *" debug "*)
-	( log=$prep_dir/debug.tap; : >"$log"; boot debug single ) \
-		>"$prep_dir/debug.out" 2>&1 &
+	(
+		log=$prep_dir/lane.tap
+		: >"$log"
+		boot debug single
+		while k=$(claim last) && [ -n "$k" ]; do boot "$k" single; done
+	) >"$prep_dir/lane.out" 2>&1 &
 	lane_pid=$!
 	bg_pids="$bg_pids $!"
-	echo "# debug kernel: built if needed and booted in the background"
+	echo "# debug kernel: built if needed and booted in a second lane, which then takes kernels from the queue's end"
 	;;
 esac
 
@@ -261,15 +285,13 @@ for t in selftests/unit/test_*; do
 	[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
 	stage "unit: $t" "$t"
 done
-for k in 6.1 $kernels; do
-	case " $kernels " in *" $k "*) ;; *) continue ;; esac
-	[ "$k" != debug ] && [ -z "${ready[$k]:-}" ] || continue
+while k=$(claim first) && [ -n "$k" ]; do
 	boot "$k" single
 done
 if [ -n "$lane_pid" ]; then
 	wait "$lane_pid"
-	cat "$prep_dir/debug.out"
-	cat "$prep_dir/debug.tap" >>"$log"
+	cat "$prep_dir/lane.out"
+	cat "$prep_dir/lane.tap" >>"$log"
 fi
 stage "vm: runner contract" selftests/vm/runner_test.sh
 # Tests that run on the host against real programs (a Prometheus server,
