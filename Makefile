@@ -3,6 +3,9 @@
 # make		build kmod/ispot.ko, user/ispotctl, samples and selftests
 # make check	install deps, build, run native unit tests and VM selftests
 #		(KERNELS="6.1 6.12": only those kernels; default all)
+# make check-all	every VM selftest on every kernel, not only its tiers
+#		(selftests/kmod/tiers): after a change to kmod/ or to what
+#		talks to the kernel
 # make demo	boot the VM and run a sample under ispotctl
 # make bench	print benchmark figures (never pass/fail; BENCH=probe, ring,
 #		waits, pipeline, production or accuracy: one of them)
@@ -127,6 +130,10 @@ selftests/bench/%: selftests/bench/%.c selftests/ispot_test.h selftests/kmod/isp
 
 check:
 	@KERNELS="$(KERNELS)" scripts/check.sh
+
+.PHONY: check-all
+check-all:
+	@KERNELS="$(KERNELS)" scripts/check.sh --all
 
 demo:
 	@scripts/demo.sh

@@ -12,8 +12,11 @@ done
 rc=0
 for t in $tests; do
 	echo "# selftest: $t"
+	start=$(date +%s)
 	./"$t"
 	r=$?
+	# What each test costs on each kernel (scripts/check.sh's tiers).
+	echo "# selftest: $t took $(($(date +%s) - start)) s"
 	case $r in
 	0|4) ;;
 	*) echo "# selftest $t failed with exit $r"; rc=1 ;;
