@@ -526,7 +526,7 @@ TEST(rings_are_charged_to_the_tracers_memory_cgroup)
 TEST(setup_races_the_targets_release)
 {
 	struct sigaction old, ign = { .sa_handler = SIG_IGN };
-	int i, ok = 0, gone = 0, other = 0;
+	int i, ok = 0, gone = 0, other = 0, first_other = 0;
 
 	ASSERT_EQ(sigaction(SIGCHLD, &ign, &old), 0);
 	for (i = 0; i < 3000; i++) {
@@ -541,12 +541,13 @@ TEST(setup_races_the_targets_release)
 			ok++;
 		else if (ret == -ESRCH)
 			gone++;
-		else
-			other++;
+		else if (!other++)
+			first_other = ret;
 		close(fd);
 	}
 	sigaction(SIGCHLD, &old, NULL);
-	printf("# %d set up, %d already gone, %d other\n", ok, gone, other);
+	printf("# %d set up, %d already gone, %d other (the first: %s)\n",
+	       ok, gone, other, other ? strerror(-first_other) : "none");
 	EXPECT_EQ(other, 0);
 }
 
