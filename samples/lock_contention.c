@@ -37,10 +37,13 @@ static void *worker(void *arg)
 	(void)arg;
 	for (i = 0; i < opts.iterations; i++) {
 		compute(opts.delay_us);
+		sample_lock_arrive();
 		acquire(&gm_lock);
+		sample_lock_held(1);
 		if (opts.hold_us)
 			compute(opts.hold_us);
 		counter++;
+		sample_lock_held(0);
 		pthread_mutex_unlock(&gm_lock);
 	}
 	return NULL;

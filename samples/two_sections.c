@@ -35,18 +35,24 @@ __attribute__((noinline)) void acquire_lock(pthread_mutex_t *m)
 /* The long critical section: its unlock ends most of the waits. */
 __attribute__((noinline)) void update_stats(void)
 {
+	sample_lock_arrive();
 	acquire_lock(&stats_lock);
+	sample_lock_held(1);
 	compute(opts.hold_us);
 	updates++;
+	sample_lock_held(0);
 	pthread_mutex_unlock(&stats_lock);
 }
 
 /* The short one. */
 __attribute__((noinline)) void flush(void)
 {
+	sample_lock_arrive();
 	acquire_lock(&stats_lock);
+	sample_lock_held(1);
 	compute(flush_us);
 	flushes++;
+	sample_lock_held(0);
 	pthread_mutex_unlock(&stats_lock);
 }
 
