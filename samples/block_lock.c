@@ -40,14 +40,13 @@ static void *worker(void *arg)
 		ISPOT_BLOCK_BEGIN(locked);
 		sample_lock_arrive();
 		pthread_mutex_lock(&big_lock);
-		sample_lock_held(1);
+		sample_lock_taken();
 		if (opts.hold_us)
 			compute(opts.hold_us);
 		counter++;
 		/* Under the lock: a plain counter is enough. */
 		if (ISPOT_BLOCK_ENABLED(locked))
 			traced++;
-		sample_lock_held(0);
 		pthread_mutex_unlock(&big_lock);
 		ISPOT_BLOCK_END(locked);
 	}

@@ -39,11 +39,10 @@ static void *worker(void *arg)
 		compute(opts.delay_us);
 		sample_lock_arrive();
 		acquire(&gm_lock);
-		sample_lock_held(1);
+		sample_lock_taken();
 		if (opts.hold_us)
 			compute(opts.hold_us);
 		counter++;
-		sample_lock_held(0);
 		pthread_mutex_unlock(&gm_lock);
 	}
 	return NULL;

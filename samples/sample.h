@@ -14,23 +14,24 @@
  * parser and one usage line serve every sample and a mistyped option is a
  * usage error (exit 2) everywhere.
  *
- * How much the threads really ran at once, measured by the sample itself
- * (not by ISPOT), for tests that must tell a busy host from a misjudged
- * SCI (selftests/kmod/parallel.sh).  With ISPOT_SAMPLE_STATS=FILE in the
- * environment ("-" for stderr) a sample appends one line to FILE when it
- * ends (at exit, on SIGTERM or SIGINT, which then still kill it), and
- * another on each SIGUSR1:
+ * What really happened in a run, measured by the sample itself (not by
+ * ISPOT), for the tests that must tell a busy host from a misjudged SCI
+ * (selftests/kmod/tap.sh, tap_parallel).  With ISPOT_SAMPLE_STATS=FILE in
+ * the environment ("-" for stderr) a sample appends one line to FILE when
+ * it ends (at exit, or on SIGTERM or SIGINT, which then still kill it),
+ * and one more on each SIGUSR1 (it goes on):
  *
- *   lock_contention: overlap 0.83 of 5120 looks, contended 412 of 1000
+ *   lock_contention: overlap 0.83 of 5120 looks, waited 61234 of 204800 us in 2000 takes
  *
  * overlap: while a thread spins in compute() it bumps a counter of its
- * own, and every 20 us looks whether another thread's counter moved
- * since its last look; the share of looks that saw one move.  It is near
- * 1 when the threads' work really runs in parallel, and falls to the
- * share of time the other vCPU ran when the host makes the guest's vCPUs
- * take turns.  contended (samples with one shared lock): acquisitions
- * that found the lock held by another thread when the thread arrived.
- * Without the variable nothing is written and no signal is caught.
+ * own, and every 20 us looks whether another thread's counter moved since
+ * its last look; the share of looks that saw one move: near 1 when the
+ * threads' work runs at the same moments, near 0 when the vCPUs take
+ * turns.  waited (samples with a lock): the time the threads took to get
+ * the lock beyond each one's fastest take (timed around the call that
+ * takes it, outside the traced function), over the threads' lives: the
+ * contention that really happened, whatever caused it.  Without the
+ * variable nothing is measured or written and no signal is caught.
  */
 #ifndef ISPOT_SAMPLE_H
 #define ISPOT_SAMPLE_H
@@ -219,9 +220,10 @@ static inline unsigned long long sample_now_ns(void)
 }
 
 /*
- * The measure of parallelism (see the top of this file).  Each thread's
+ * The samples' own measures (see the top of this file).  Each thread's
  * counters sit on a cache line of their own; sample_self is the thread's
- * index, -1 outside sample_run_threads().
+ * index, -1 outside sample_run_threads().  Nothing is counted unless
+ * ISPOT_SAMPLE_STATS is set.
  */
 #define SAMPLE_MAX_THREADS	1024
 #define SAMPLE_LOOK_NS		20000ull
@@ -231,15 +233,15 @@ static struct sample_progress {
 	unsigned long looks, overlapped;
 	unsigned long long next_look;
 	unsigned long seen[2];		/* the neighbours' bumps last seen */
+	unsigned long long start, end;	/* the thread's life */
+	unsigned long long arrived;	/* at the lock, 0 if not waiting */
+	unsigned long long wait_sum, wait_min;
+	unsigned long waits;
 } __attribute__((aligned(64))) sample_prog[SAMPLE_MAX_THREADS];
 static int sample_nr_threads;
 static __thread int sample_self = -1;
 static const char *sample_name;
 static const char *sample_stats;
-/* The shared lock: acquisitions, those that found it held, and whether
- * it is held now. */
-static unsigned long sample_acquired, sample_contended;
-static int sample_held;
 
 /*
  * One spin of compute(): bump this thread's counter and, every 20 us,
@@ -251,7 +253,7 @@ static inline void sample_spin(unsigned long long now)
 	struct sample_progress *p;
 	int k, moved = 0;
 
-	if (sample_self < 0 || sample_nr_threads < 2)
+	if (!sample_stats || sample_self < 0 || sample_nr_threads < 2)
 		return;
 	p = &sample_prog[sample_self];
 	__atomic_store_n(&p->bumps, p->bumps + 1, __ATOMIC_RELAXED);
@@ -274,40 +276,58 @@ static inline void sample_spin(unsigned long long now)
 	p->next_look = now + SAMPLE_LOOK_NS;
 }
 
-/* A thread comes to the shared lock (before the call that takes it). */
+/*
+ * Around the call that takes the lock (the traced one: these run outside
+ * it): how long the thread waited for it beyond its fastest take.
+ */
 static inline void sample_lock_arrive(void)
 {
-	__atomic_fetch_add(&sample_acquired, 1, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&sample_held, __ATOMIC_RELAXED))
-		__atomic_fetch_add(&sample_contended, 1, __ATOMIC_RELAXED);
+	if (sample_stats && sample_self >= 0)
+		sample_prog[sample_self].arrived = sample_now_ns();
 }
 
-/* The shared lock was taken (@held 1) or is about to be released (0). */
-static inline void sample_lock_held(int held)
+static inline void sample_lock_taken(void)
 {
-	__atomic_store_n(&sample_held, held, __ATOMIC_RELAXED);
+	struct sample_progress *p;
+	unsigned long long d;
+
+	if (!sample_stats || sample_self < 0)
+		return;
+	p = &sample_prog[sample_self];
+	d = sample_now_ns() - p->arrived;
+	p->wait_sum += d;
+	if (!p->waits || d < p->wait_min)
+		p->wait_min = d;
+	p->waits++;
 }
 
 /* Append the stats line to ISPOT_SAMPLE_STATS (also from a handler). */
 static void sample_write_stats(void)
 {
-	unsigned long looks = 0, over = 0;
+	unsigned long looks = 0, over = 0, waits = 0;
+	unsigned long long now = sample_now_ns(), loss = 0, life = 0;
 	char line[256];
 	int i, n, fd;
 
 	if (!sample_stats)
 		return;
 	for (i = 0; i < sample_nr_threads && i < SAMPLE_MAX_THREADS; i++) {
-		looks += sample_prog[i].looks;
-		over += sample_prog[i].overlapped;
+		struct sample_progress *p = &sample_prog[i];
+
+		looks += p->looks;
+		over += p->overlapped;
+		if (p->start)
+			life += (p->end ? p->end : now) - p->start;
+		waits += p->waits;
+		loss += p->wait_sum - p->waits * p->wait_min;
 	}
 	n = snprintf(line, sizeof(line), "%s: overlap %lu.%02lu of %lu looks",
 		     sample_name, looks ? over / looks : 0,
 		     looks ? over * 100 / looks % 100 : 0, looks);
-	if (sample_acquired)
+	if (waits)
 		n += snprintf(line + n, sizeof(line) - n,
-			      ", contended %lu of %lu", sample_contended,
-			      sample_acquired);
+			      ", waited %llu of %llu us in %lu takes",
+			      loss / 1000, life / 1000, waits);
 	n += snprintf(line + n, sizeof(line) - n, "\n");
 	if (strcmp(sample_stats, "-") == 0) {
 		(void)!write(2, line, n);
@@ -372,8 +392,22 @@ static void *(*sample_thread_fn)(void *);
 
 static void *sample_thread(void *arg)
 {
+	struct sample_progress *p;
+	void *ret;
+
 	sample_self = (int)(long)arg;
-	return sample_thread_fn(arg);
+	if (!sample_stats || sample_self >= SAMPLE_MAX_THREADS)
+		return sample_thread_fn(arg);
+	p = &sample_prog[sample_self];
+	/* thread_churn starts new threads on the same slots: their lives add. */
+	if (p->end)
+		p->start += sample_now_ns() - p->end;
+	else
+		p->start = sample_now_ns();
+	p->end = 0;
+	ret = sample_thread_fn(arg);
+	p->end = sample_now_ns();
+	return ret;
 }
 
 /* Run @fn on o->threads threads, each given its index, and join them. */

@@ -51,14 +51,12 @@ static void *worker(void *arg)
 
 	for (i = 0; i < opts.iterations; i++) {
 		compute(opts.delay_us);
-		if (!private_locks)
-			sample_lock_arrive();
+		sample_lock_arrive();
 		spin_acquire(l);
-		sample_lock_held(!private_locks);
+		sample_lock_taken();
 		if (opts.hold_us)
 			compute(opts.hold_us);
 		(*c)++;
-		sample_lock_held(0);
 		pthread_spin_unlock(l);
 	}
 	return NULL;

@@ -37,10 +37,9 @@ __attribute__((noinline)) void update_stats(void)
 {
 	sample_lock_arrive();
 	acquire_lock(&stats_lock);
-	sample_lock_held(1);
+	sample_lock_taken();
 	compute(opts.hold_us);
 	updates++;
-	sample_lock_held(0);
 	pthread_mutex_unlock(&stats_lock);
 }
 
@@ -49,10 +48,9 @@ __attribute__((noinline)) void flush(void)
 {
 	sample_lock_arrive();
 	acquire_lock(&stats_lock);
-	sample_lock_held(1);
+	sample_lock_taken();
 	compute(flush_us);
 	flushes++;
-	sample_lock_held(0);
 	pthread_mutex_unlock(&stats_lock);
 }
 

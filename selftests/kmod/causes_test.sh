@@ -5,9 +5,9 @@
 # spinlock, blocked I/O for O_DIRECT reads), and the futex report names
 # the contended mutex by its symbol.  Shares of the loss are compared, never
 # absolute times: the guest is emulated.  The lock samples' shares need
-# their threads to have fought over the lock: if the lock was found held
-# too rarely (a busy host made the vCPUs take turns), those tests skip
-# (tap.sh, tap_parallel).
+# their threads to have fought over the lock: if their own timing shows
+# they hardly waited for it (a busy host made the vCPUs take turns),
+# those tests skip (tap.sh, tap_parallel).
 . "$(dirname "$0")/tap.sh"
 tmp=$(mktemp -d)
 samples=/ispot/samples

@@ -18,8 +18,8 @@ tap_plan 12
 # sci_of SAMPLE DELAY HOLD ITERATIONS: the median SCI of acquire() over
 # three runs.  The emulated guest has stalls of milliseconds (a vCPU thread
 # descheduled by the host, TCG serialising the vCPUs); a median keeps one
-# of them from deciding.  What the runs measured of their own parallelism
-# goes to $tmp/SAMPLE-DELAY-HOLD.par (tap.sh, tap_parallel).
+# of them from deciding.  What the runs measured of themselves goes to
+# $tmp/SAMPLE-DELAY-HOLD.par (tap.sh, tap_parallel).
 sci_of() {
 	par_stats "$(basename "$1")-$2-$3"
 	for i in 1 2 3; do
@@ -84,14 +84,15 @@ c4=$(sci_of "$ctrl" 100 100 600)
 # 0.17 to 0.20 on 6.12 with a quiet host):
 # required is that it stands clear of the emulation's noise floor for
 # short calls (0.10) and far above the control measured in the same run.
-# Each comparison first needs the runs it scores to have really met: the
-# lock found held often enough, the control's threads overlapping (a
-# vCPU the host froze inflates the control's calls too), else it skips.
-lock_met() {	# lock_met RUN...: the lock runs' contention, and the control's overlap
+# Each comparison also needs the runs it scores to have been what they
+# stand for, by the samples' own timing: the lock's threads waited for
+# it, the control's hardly (a vCPU the host froze inside a call inflates
+# the control too); else it skips.
+lock_met() {	# lock_met RUN...: the lock runs contended, the control did not
 	for r in "$@"; do
 		par_need contended "$tmp/lock_contention-$r.par"
 	done
-	par_need overlap "$tmp/no_contention-100-100.par"
+	par_need alone "$tmp/no_contention-100-100.par"
 }
 t_lock_high() {
 	echo "# sci at delay 0: $s0, control $c4"

@@ -7,8 +7,8 @@
 # wait spans one section; long sections, so that the probes' own cost in
 # the emulated guest (the same in both) does not flatten the 9:1.  The
 # shares exist only if the threads fought over the lock: when a busy host
-# made the vCPUs take turns and the lock was found held too rarely, the
-# share tests skip (tap.sh, tap_parallel).
+# made the vCPUs take turns and the sample's own timing shows they hardly
+# waited for it, the share tests skip (tap.sh, tap_parallel).
 . "$(dirname "$0")/tap.sh"
 tmp=$(mktemp -d)
 sample=/ispot/samples/two_sections
