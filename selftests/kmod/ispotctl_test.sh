@@ -84,21 +84,19 @@ c4=$(sci_of "$ctrl" 100 100 600)
 # 0.17 to 0.20 on 6.12 with a quiet host):
 # required is that it stands clear of the emulation's noise floor for
 # short calls (0.10) and far above the control measured in the same run.
-# Each comparison also needs the runs it scores to have been what they
-# stand for, by the samples' own timing: the lock's threads waited for
-# it, the control's hardly (a vCPU the host froze inside a call inflates
-# the control too); else it skips.
-lock_met() {	# lock_met RUN...: the lock runs contended, the control did not
-	for r in "$@"; do
-		par_need contended "$tmp/lock_contention-$r.par"
-	done
-	par_need alone "$tmp/no_contention-100-100.par"
-}
+# Each comparison also needs the runs it scores to have been what it
+# takes them for, by the samples' own timing (tap.sh, tap_parallel): the
+# lock's threads waited for it, and as many times more than the
+# control's as the test requires of the SCIs (a vCPU the host froze
+# inside a call lengthens the control's too); else it skips.
+lk=$tmp/lock_contention
+ct=$tmp/no_contention-100-100.par
 t_lock_high() {
 	echo "# sci at delay 0: $s0, control $c4"
 	lt 0.1 "$s0" && lt "$(awk -v c="$c4" 'BEGIN { print c * 4 }')" "$s0"
 }
-lock_met 0-50
+par_need contended "$lk-0-50.par"
+par_need above "$lk-0-50.par" "$ct" 4
 tap_parallel "lock_delay_0_has_high_sci" t_lock_high
 
 # At 300 us and 1000 us between 50 us holds the threads hardly meet, and
@@ -110,7 +108,9 @@ t_falls() {
 	lt "$s3" "$s2" && return 0
 	lt "$s2" 0.1 && lt "$s3" "$(awk -v s="$s2" 'BEGIN { print s + 0.01 }')"
 }
-lock_met 0-50 100-50
+par_need contended "$lk-0-50.par"
+par_need above "$lk-0-50.par" "$lk-100-50.par" 1
+par_need above "$lk-100-50.par" "$lk-300-50.par" 1
 tap_parallel "sci_falls_as_delay_grows" t_falls
 
 # The same loop with one lock per thread, against the shared lock.
@@ -118,7 +118,8 @@ t_control() {
 	echo "# control $c4 against lock $l4"
 	lt "$c4" 0.1 && lt "$c4" "$(awk -v s="$l4" 'BEGIN { print s / 4 }')"
 }
-lock_met 100-100
+par_need contended "$lk-100-100.par"
+par_need above "$lk-100-100.par" "$ct" 4
 tap_parallel "control_stays_near_zero" t_control
 
 t_attach() {

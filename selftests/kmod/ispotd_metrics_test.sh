@@ -118,7 +118,7 @@ ranks() {
 # contend as meant: the lock's threads hardly waited for it, or the
 # control's waited too (tap.sh, tap_parallel).
 par_need contended "$tmp/m-lock.par"
-par_need alone "$tmp/m-ctl.par"
+par_need above "$tmp/m-lock.par" "$tmp/m-ctl.par" 2
 tap_parallel metrics_sci_contended_above_control ranks
 
 # --- events: every outcome, dropped included ----------------------------

@@ -110,7 +110,7 @@ exe_ranks() {
 # they could contend: if not, a busy host, and the test skips (tap.sh,
 # tap_parallel).
 par_need contended "$tmp/exe-lock.par"
-par_need alone "$tmp/exe-ctl.par"
+par_need above "$tmp/exe-lock.par" "$tmp/exe-ctl.par" 3
 tap_parallel contended_acquire_above_control_in_windows exe_ranks
 
 # --- --cgroup follows processes the cgroup gains --------------------------

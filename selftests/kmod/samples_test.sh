@@ -123,7 +123,7 @@ t_spin_sci() {
 		lt "$(awk -v s="$spin1" 'BEGIN { print s * 3 }')" "$spin0"
 }
 par_need contended "$tmp/spin-0.par"
-par_need alone "$tmp/spin-1000.par"
+par_need above "$tmp/spin-0.par" "$tmp/spin-1000.par" 3
 tap_parallel "spinlock_sci_falls_with_delay" t_spin_sci
 
 # The runner's --disk gives the guest /dev/vda, mounted on /mnt, when its
