@@ -27,11 +27,12 @@
  * own, and every 20 us looks whether another thread's counter moved since
  * its last look; the share of looks that saw one move: near 1 when the
  * threads' work runs at the same moments, near 0 when the vCPUs take
- * turns.  waited (samples with a lock): the time the threads took to get
- * the lock beyond each one's fastest take (timed around the call that
- * takes it, outside the traced function), over the threads' lives: the
- * contention that really happened, whatever caused it.  Without the
- * variable nothing is measured or written and no signal is caught.
+ * turns.  waited (samples with a lock, and barrier's barrier): the time
+ * the threads took to get the lock beyond each one's fastest take, timed
+ * around the call that takes it (outside the traced function), over the
+ * threads' lives: the contention that really happened, whatever caused
+ * it.  Without the variable nothing is measured or written and no signal
+ * is caught.
  */
 #ifndef ISPOT_SAMPLE_H
 #define ISPOT_SAMPLE_H

@@ -106,9 +106,10 @@ exe_ranks() {
 	echo "# lock_contention: $(par_line "$tmp/exe-lock.par"); no_contention: $(par_line "$tmp/exe-ctl.par")"
 	lt 0.10 "$lock" && lt "$(awk -v c="$ctl" 'BEGIN { print 3 * c }')" "$lock"
 }
-# The targets' own measures (written as they were stopped) say whether
-# they could contend: if not, a busy host, and the test skips (tap.sh,
-# tap_parallel).
+# The targets' own timing (written as they were stopped) says whether
+# they were what the test takes them for: the lock's threads waited for
+# it, three times (and the margin) as long as the control's; if not, a
+# busy host, and the test skips (tap.sh, tap_parallel).
 par_need contended "$tmp/exe-lock.par"
 par_need above "$tmp/exe-lock.par" "$tmp/exe-ctl.par" 3
 tap_parallel contended_acquire_above_control_in_windows exe_ranks

@@ -90,9 +90,11 @@ tap_check "barrier_counts_every_call" t_barrier_counts
 # in pthread_barrier_wait() itself, must come first, and well above the
 # noise.
 t_barrier_first() {
+	par_stats barrier
 	run_status 0 ispotctl run --sync --func sync_point --json \
 		-o "$tmp/b.json" -- "$s/barrier" --threads 2 --delay-us 1000 \
 		--iterations 150 || return 1
+	par_stats_off
 	top=$(json_first "$tmp/b.json" name)
 	sci=$(json_first "$tmp/b.json" sci)
 	echo "# first: $top, sci $sci"
@@ -103,15 +105,19 @@ t_barrier_first() {
 	*) return 1 ;;
 	esac
 }
-tap_timing "barrier_ranks_first_under_sync" t_barrier_first
+# The sample times its own waits at the barrier: if they were too short
+# for the floor to mean anything, a skip (tap.sh, tap_parallel).
+par_need contended "$tmp/barrier.par"
+tap_parallel "barrier_ranks_first_under_sync" t_barrier_first
 
 # Spinning is on-CPU, so this needs no wait tracing: the time a waiter
 # spins is in spin_acquire()'s duration.  50 us inside the lock lifts
 # contention above the guest's trap-to-trap jitter, as in ispotctl_test.
 # Skipped, not failed, when the runs were not what they stand for, by
 # their own timing (tap.sh, tap_parallel): the threads hardly waited at
-# delay 0, or waited much at delay 1000 us (a vCPU the host froze while
-# holding the lock lengthens the rare waits as contention would).
+# delay 0, or not three times (and the margin) as long as at delay
+# 1000 us (a vCPU the host froze while holding the lock lengthens the
+# rare waits there as contention would).
 spin0=$(par_stats spin-0 && median_sci spin_acquire "$s/spinlock" \
 	--threads 2 --delay-us 0 --hold-us 50 --iterations 600)
 spin1=$(par_stats spin-1000 && median_sci spin_acquire "$s/spinlock" \
