@@ -115,7 +115,7 @@ tap_parallel "barrier_ranks_first_under_sync" t_barrier_first
 # contention above the guest's trap-to-trap jitter, as in ispotctl_test.
 # Skipped, not failed, when the runs were not what they stand for, by
 # their own timing (tap.sh, tap_parallel): the threads hardly waited at
-# delay 0, or not three times (and the margin) as long as at delay
+# delay 0, or not three times as long as at delay
 # 1000 us (a vCPU the host froze while holding the lock lengthens the
 # rare waits there as contention would).
 spin0=$(par_stats spin-0 && median_sci spin_acquire "$s/spinlock" \
