@@ -108,8 +108,8 @@ exe_ranks() {
 }
 # The targets' own timing (written as they were stopped) says whether
 # they were what the test takes them for: the lock's threads waited for
-# it, three times as long as the control's; if not, a
-# busy host, and the test skips (tap.sh, tap_parallel).
+# it, three times as long as the control's; if not, a busy host, and the
+# test skips (tap.sh, tap_parallel).
 par_need contended "$tmp/exe-lock.par"
 par_need above "$tmp/exe-lock.par" "$tmp/exe-ctl.par" 3
 tap_parallel contended_acquire_above_control_in_windows exe_ranks

@@ -115,9 +115,9 @@ tap_parallel "barrier_ranks_first_under_sync" t_barrier_first
 # contention above the guest's trap-to-trap jitter, as in ispotctl_test.
 # Skipped, not failed, when the runs were not what they stand for, by
 # their own timing (tap.sh, tap_parallel): the threads hardly waited at
-# delay 0, or not three times as long as at delay
-# 1000 us (a vCPU the host froze while holding the lock lengthens the
-# rare waits there as contention would).
+# delay 0, or not three times as long as at delay 1000 us (a vCPU the
+# host froze while holding the lock lengthens the rare waits there as
+# contention would).
 spin0=$(par_stats spin-0 && median_sci spin_acquire "$s/spinlock" \
 	--threads 2 --delay-us 0 --hold-us 50 --iterations 600)
 spin1=$(par_stats spin-1000 && median_sci spin_acquire "$s/spinlock" \
