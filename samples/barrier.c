@@ -38,9 +38,11 @@ static void *worker(void *arg)
 
 	for (i = 0; i < opts.iterations; i++) {
 		compute(work);
+		sample_lock_arrive();	/* the barrier's wait, for the stats */
 		/* Exactly one thread per round is told it is the last in. */
 		if (sync_point(&gb_barrier) == PTHREAD_BARRIER_SERIAL_THREAD)
 			__atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
+		sample_lock_taken();
 	}
 	/* Once, at the end: a shared counter line would add false sharing. */
 	rounds[tid] = i;

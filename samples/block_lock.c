@@ -38,7 +38,9 @@ static void *worker(void *arg)
 		ISPOT_BLOCK_END(private);
 
 		ISPOT_BLOCK_BEGIN(locked);
+		sample_lock_arrive();
 		pthread_mutex_lock(&big_lock);
+		sample_lock_taken();
 		if (opts.hold_us)
 			compute(opts.hold_us);
 		counter++;

@@ -38,7 +38,9 @@ static void *worker(void *arg)
 	(void)arg;
 	for (i = 0; i < opts.iterations; i++) {
 		compute(opts.delay_us);
+		sample_lock_arrive();
 		acquire(&gm_lock);
+		sample_lock_taken();
 		if (opts.hold_us)
 			compute(opts.hold_us);
 		counter++;

@@ -30,7 +30,9 @@ static void *worker(void *arg)
 
 	for (i = 0; i < opts.iterations; i++) {
 		compute(opts.delay_us);
+		sample_lock_arrive();
 		acquire(&l->m);
+		sample_lock_taken();
 		if (opts.hold_us)
 			compute(opts.hold_us);
 		l->counter++;

@@ -51,7 +51,9 @@ static void *worker(void *arg)
 
 	for (i = 0; i < opts.iterations; i++) {
 		compute(opts.delay_us);
+		sample_lock_arrive();
 		spin_acquire(l);
+		sample_lock_taken();
 		if (opts.hold_us)
 			compute(opts.hold_us);
 		(*c)++;

@@ -35,7 +35,9 @@ __attribute__((noinline)) void acquire_lock(pthread_mutex_t *m)
 /* The long critical section: its unlock ends most of the waits. */
 __attribute__((noinline)) void update_stats(void)
 {
+	sample_lock_arrive();
 	acquire_lock(&stats_lock);
+	sample_lock_taken();
 	compute(opts.hold_us);
 	updates++;
 	pthread_mutex_unlock(&stats_lock);
@@ -44,7 +46,9 @@ __attribute__((noinline)) void update_stats(void)
 /* The short one. */
 __attribute__((noinline)) void flush(void)
 {
+	sample_lock_arrive();
 	acquire_lock(&stats_lock);
+	sample_lock_taken();
 	compute(flush_us);
 	flushes++;
 	pthread_mutex_unlock(&stats_lock);

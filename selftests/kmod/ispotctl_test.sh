@@ -18,15 +18,17 @@ tap_plan 12
 # sci_of SAMPLE DELAY HOLD ITERATIONS: the median SCI of acquire() over
 # three runs.  The emulated guest has stalls of milliseconds (a vCPU thread
 # descheduled by the host, TCG serialising the vCPUs); a median keeps one
-# of them from deciding.
+# of them from deciding.  What the runs measured of themselves goes to
+# $tmp/SAMPLE-DELAY-HOLD.par (tap.sh, tap_parallel).
 sci_of() {
+	par_stats "$(basename "$1")-$2-$3"
 	for i in 1 2 3; do
 		ispotctl run --func acquire --json -o "$tmp/sci.json" -- "$1" \
 			--threads 2 --delay-us "$2" --hold-us "$3" \
 			--iterations "$4" >/dev/null || return 1
 		json_first "$tmp/sci.json" sci
 	done | sort -g | sed -n 2p | tee "$tmp/median"
-	echo "# $(basename "$1") delay ${2}us hold ${3}us: median sci $(cat "$tmp/median")" >&2
+	echo "# $(basename "$1") delay ${2}us hold ${3}us: median sci $(cat "$tmp/median"), $(par_line "$ISPOT_SAMPLE_STATS")" >&2
 }
 
 t_run_status() {
@@ -82,11 +84,20 @@ c4=$(sci_of "$ctrl" 100 100 600)
 # 0.17 to 0.20 on 6.12 with a quiet host):
 # required is that it stands clear of the emulation's noise floor for
 # short calls (0.10) and far above the control measured in the same run.
+# Each comparison also needs the runs it scores to have been what it
+# takes them for, by the samples' own timing (tap.sh, tap_parallel): the
+# lock's threads waited for it, and as many times more than the
+# control's as the test requires of the SCIs (a vCPU the host froze
+# inside a call lengthens the control's too); else it skips.
+lk=$tmp/lock_contention
+ct=$tmp/no_contention-100-100.par
 t_lock_high() {
 	echo "# sci at delay 0: $s0, control $c4"
 	lt 0.1 "$s0" && lt "$(awk -v c="$c4" 'BEGIN { print c * 4 }')" "$s0"
 }
-tap_timing "lock_delay_0_has_high_sci" t_lock_high
+par_need contended "$lk-0-50.par"
+par_need above "$lk-0-50.par" "$ct" 4
+tap_parallel "lock_delay_0_has_high_sci" t_lock_high
 
 # At 300 us and 1000 us between 50 us holds the threads hardly meet, and
 # both scores sit at the noise floor (0.034 and 0.036 in one run): there
@@ -97,14 +108,19 @@ t_falls() {
 	lt "$s3" "$s2" && return 0
 	lt "$s2" 0.1 && lt "$s3" "$(awk -v s="$s2" 'BEGIN { print s + 0.01 }')"
 }
-tap_timing "sci_falls_as_delay_grows" t_falls
+par_need contended "$lk-0-50.par"
+par_need above "$lk-0-50.par" "$lk-100-50.par" 1
+par_need above "$lk-100-50.par" "$lk-300-50.par" 1
+tap_parallel "sci_falls_as_delay_grows" t_falls
 
 # The same loop with one lock per thread, against the shared lock.
 t_control() {
 	echo "# control $c4 against lock $l4"
 	lt "$c4" 0.1 && lt "$c4" "$(awk -v s="$l4" 'BEGIN { print s / 4 }')"
 }
-tap_timing "control_stays_near_zero" t_control
+par_need contended "$lk-100-100.par"
+par_need above "$lk-100-100.par" "$ct" 4
+tap_parallel "control_stays_near_zero" t_control
 
 t_attach() {
 	"$lock" --threads 2 --delay-us 200 --iterations 100000000 >/dev/null &

@@ -29,6 +29,7 @@ if [ -n "${ONLY:-}" ]; then
 		fi
 	}
 	tap_timing() { tap_check "$@"; }
+	tap_parallel() { tap_check "$@"; par_needs=; }
 fi
 
 # The longest tests check the daemon's own logic (the budget controller,
@@ -36,12 +37,15 @@ fi
 # full on the default kernel, 6.1, and the other kernels save the minutes
 # (make check runs them all, and CI has 90).
 on_default_kernel() { [ "${ISPOT_VM_KERNEL:-6.1}" = 6.1 ]; }
-tap_default_kernel() {
-	if on_default_kernel; then
-		tap_timing "$@"
-	else
+tap_default_kernel() {	# (with requirements set by par_need: tap_parallel)
+	if ! on_default_kernel; then
 		tap_skip "$1" "kernel-independent and long: runs on 6.1"
+	elif [ -n "$par_needs" ]; then
+		tap_parallel "$@"
+	else
+		tap_timing "$@"
 	fi
+	par_needs=
 }
 
 . "$(dirname "$0")/ispotd_lib.sh"
@@ -73,13 +77,16 @@ exe_restarts() {
 		2>"$tmp/exe.err" &
 	dpid=$!
 	daemon_ready "$tmp/exe.err" || return 1
+	par_stats exe-ctl
 	long_run no_contention
 	cpid=$bg
+	par_stats exe-lock
 	traced=0
 	for i in 1 2 3; do
 		long_run lock_contention
 		run_until_traced "$tmp/exe.jsonl" "$bg" && traced=$((traced + 1))
 	done
+	par_stats_off
 	run_until_traced "$tmp/exe.jsonl" "$cpid" || traced=0
 	sleep 3
 	stop_daemon "$dpid" || { echo "# ispotd exit $?"; return 1; }
@@ -96,9 +103,16 @@ exe_ranks() {
 	lock=$(fsci "$tmp/lock.jsonl" acquire)
 	ctl=$(fsci "$tmp/ctl.jsonl" acquire)
 	echo "# acquire SCI: contended $lock, control $ctl"
+	echo "# lock_contention: $(par_line "$tmp/exe-lock.par"); no_contention: $(par_line "$tmp/exe-ctl.par")"
 	lt 0.10 "$lock" && lt "$(awk -v c="$ctl" 'BEGIN { print 3 * c }')" "$lock"
 }
-tap_timing contended_acquire_above_control_in_windows exe_ranks
+# The targets' own timing (written as they were stopped) says whether
+# they were what the test takes them for: the lock's threads waited for
+# it, three times as long as the control's; if not, a busy host, and the
+# test skips (tap.sh, tap_parallel).
+par_need contended "$tmp/exe-lock.par"
+par_need above "$tmp/exe-lock.par" "$tmp/exe-ctl.par" 3
+tap_parallel contended_acquire_above_control_in_windows exe_ranks
 
 # --- --cgroup follows processes the cgroup gains --------------------------
 cgroup_follows() {
@@ -223,8 +237,8 @@ agree_run() {
 		--window 60s --log "$2" 2>"$tmp/agree.err" &
 	dpid=$!
 	daemon_ready "$tmp/agree.err" || return 1
-	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
-		--iterations 6000 >/dev/null
+	ISPOT_SAMPLE_STATS=$tmp/agree.par "$s/lock_contention" --delay-us 100 \
+		--hold-us 100 --threads 2 --iterations 6000 >/dev/null
 	stop_daemon "$dpid"
 }
 # Always armed and at 20%, twice each and interleaved, so that a change
@@ -235,6 +249,7 @@ agree_run() {
 sci_agrees() {
 	: >"$tmp/a0.jsonl"
 	: >"$tmp/a20.jsonl"
+	: >"$tmp/agree.par"
 	for round in 1 2; do
 		agree_run 0 "$tmp/a0.jsonl" && agree_run 20% "$tmp/a20.jsonl" ||
 			return 1
@@ -243,9 +258,13 @@ sci_agrees() {
 	part=$(fsci "$tmp/a20.jsonl" acquire)
 	duty=$(wfield "$tmp/a20.jsonl" duty_cycle | tail -n1)
 	echo "# acquire SCI always armed $full, duty-cycled $part (duty $duty), two runs each"
+	echo "# lock_contention: $(par_line "$tmp/agree.par")"
 	awk -v a="$full" -v b="$part" 'BEGIN {
 		exit !(a > 0.05 && b > 0 && b / a > 0.5 && b / a < 1.6) }'
 }
+# Its floor (0.05) needs contention: skipped if the sample's own timing
+# shows its threads hardly waited for the lock (tap.sh, tap_parallel).
+par_need contended "$tmp/agree.par"
 tap_default_kernel sci_duty_cycled_agrees_with_always_armed sci_agrees
 
 # --- signals ----------------------------------------------------------------

@@ -90,9 +90,11 @@ tap_check "barrier_counts_every_call" t_barrier_counts
 # in pthread_barrier_wait() itself, must come first, and well above the
 # noise.
 t_barrier_first() {
+	par_stats barrier
 	run_status 0 ispotctl run --sync --func sync_point --json \
 		-o "$tmp/b.json" -- "$s/barrier" --threads 2 --delay-us 1000 \
 		--iterations 150 || return 1
+	par_stats_off
 	top=$(json_first "$tmp/b.json" name)
 	sci=$(json_first "$tmp/b.json" sci)
 	echo "# first: $top, sci $sci"
@@ -103,21 +105,32 @@ t_barrier_first() {
 	*) return 1 ;;
 	esac
 }
-tap_timing "barrier_ranks_first_under_sync" t_barrier_first
+# The sample times its own waits at the barrier: if they were too short
+# for the floor to mean anything, a skip (tap.sh, tap_parallel).
+par_need contended "$tmp/barrier.par"
+tap_parallel "barrier_ranks_first_under_sync" t_barrier_first
 
 # Spinning is on-CPU, so this needs no wait tracing: the time a waiter
 # spins is in spin_acquire()'s duration.  50 us inside the lock lifts
 # contention above the guest's trap-to-trap jitter, as in ispotctl_test.
-spin0=$(median_sci spin_acquire "$s/spinlock" --threads 2 --delay-us 0 \
-	--hold-us 50 --iterations 600)
-spin1=$(median_sci spin_acquire "$s/spinlock" --threads 2 --delay-us 1000 \
-	--hold-us 50 --iterations 200)
+# Skipped, not failed, when the runs were not what they stand for, by
+# their own timing (tap.sh, tap_parallel): the threads hardly waited at
+# delay 0, or not three times as long as at delay 1000 us (a vCPU the
+# host froze while holding the lock lengthens the rare waits there as
+# contention would).
+spin0=$(par_stats spin-0 && median_sci spin_acquire "$s/spinlock" \
+	--threads 2 --delay-us 0 --hold-us 50 --iterations 600)
+spin1=$(par_stats spin-1000 && median_sci spin_acquire "$s/spinlock" \
+	--threads 2 --delay-us 1000 --hold-us 50 --iterations 200)
 t_spin_sci() {
 	echo "# spin_acquire median sci: delay 0us $spin0, delay 1000us $spin1"
+	echo "# delay 0us: $(par_line "$tmp/spin-0.par"); delay 1000us: $(par_line "$tmp/spin-1000.par")"
 	[ -n "$spin0" ] && [ -n "$spin1" ] &&
 		lt "$(awk -v s="$spin1" 'BEGIN { print s * 3 }')" "$spin0"
 }
-tap_timing "spinlock_sci_falls_with_delay" t_spin_sci
+par_need contended "$tmp/spin-0.par"
+par_need above "$tmp/spin-0.par" "$tmp/spin-1000.par" 3
+tap_parallel "spinlock_sci_falls_with_delay" t_spin_sci
 
 # The runner's --disk gives the guest /dev/vda, mounted on /mnt, when its
 # kernel can drive it: Debian builds virtio_pci, virtio_blk and ext4 as
