@@ -39,8 +39,9 @@
  * that polled for POLLIN would spin (ispotd did, and took a vCPU).
  */
 #define TRACE_BUSY_PACE_NS	(20 * 1000 * 1000ull)
-/* Footer notes: three of the session's, the rest --key auto's. */
-#define TRACE_NOTES		8
+/* Footer notes: four of the session's, the rest --key auto's. */
+#define TRACE_NOTES		9
+#define TRACE_SESSION_NOTES	4
 
 static volatile sig_atomic_t trace_signal;
 
@@ -635,11 +636,17 @@ trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
 	r->nr_notes++;
 }
 
-/* The session's own notes, after the workload's: late records, --sample. */
+/*
+ * The session's own notes, after the workload's: functions found in a
+ * library, late records, --sample, a secure exec.
+ */
 static void trace_session_notes(const struct trace *t, struct report *r,
 				char (*note)[256])
 {
 	const struct drain_stats *ds = drain_stats(t->drain);
+
+	if (trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
+		r->nr_notes++;
 
 	if (ds->late)
 		trace_note(r, note, "%llu records reached a ring late (after "
@@ -716,7 +723,8 @@ static int trace_print(struct trace *t, struct sci_report *sr)
 	int ret = -1;
 
 	/* First: an auto function's key is the verdict's (trace_workload.c). */
-	verdicts = trace_workload(t, sr, note, &r.nr_notes, TRACE_NOTES - 3);
+	verdicts = trace_workload(t, sr, note, &r.nr_notes, TRACE_NOTES -
+				  TRACE_SESSION_NOTES);
 	if (verdicts)
 		funcs = trace_source_funcs(t);
 	src.funcs = funcs;
