@@ -366,6 +366,8 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 			   size_t errlen);
 /* Whether the current snapshot maps @addr (no re-read). */
 bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr);
+/* Whether the current snapshot maps @addr executable: code (no re-read). */
+bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr);
 
 /* One-shot elf_symbolize(). */
 int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,

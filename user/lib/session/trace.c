@@ -39,6 +39,11 @@
  * that polled for POLLIN would spin (ispotd did, and took a vCPU).
  */
 #define TRACE_BUSY_PACE_NS	(20 * 1000 * 1000ull)
+/*
+ * A stack frame outside the maps snapshot re-reads them (a library loaded
+ * since) at most this often: a garbage frame is outside every snapshot.
+ */
+#define TRACE_FRAME_REFRESH_NS	(1000 * 1000 * 1000ull)
 /* Footer notes: four of the session's, the rest --key auto's. */
 #define TRACE_NOTES		9
 #define TRACE_SESSION_NOTES	4
@@ -56,6 +61,28 @@ uint64_t trace_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * stacks_frame_fn: a frame the module's frame-pointer walk read is a
+ * return address only inside the target's code; anywhere else the walk
+ * went through code that keeps no frame pointer, and the stack is cut
+ * there (stacks.h).  Before the first snapshot nothing can be judged.
+ */
+static bool trace_frame_in_code(void *ctx, uint64_t addr)
+{
+	struct trace *t = ctx;
+	uint64_t now;
+
+	if (!t->sym || elf_symbolizer_in_code(t->sym, addr))
+		return true;
+	now = trace_now();
+	if (elf_symbolizer_knows(t->sym, addr) ||
+	    now - t->frames_refreshed < TRACE_FRAME_REFRESH_NS)
+		return false;
+	t->frames_refreshed = now;
+	elf_symbolizer_refresh(t->sym, NULL, 0);
+	return elf_symbolizer_in_code(t->sym, addr);
 }
 
 static int trace_release(void *ctx, uint32_t cpu, uint64_t tail)
@@ -125,6 +152,8 @@ static int trace_setup(struct trace *t, pid_t pid)
 	}
 	t->drain = drain_new(t->rings, t->nr_rings, trace_release, t);
 	t->pipe = pipeline_new();
+	if (t->pipe)
+		stacks_set_check(t->pipe->stacks, trace_frame_in_code, t);
 	if (t->pipe && t->engine)
 		pipeline_borrow_engine(t->pipe, t->engine);
 	if (t->pipe && t->shapes)
