@@ -7,9 +7,8 @@
 #  - leveldb::DB::Put is only in the library's .dynsym: `run --func` by
 #    its bare name finds it there before the program has mapped it, and
 #    the report says where it was found.
-#  - Debian builds the library without frame pointers: every stack taken
-#    in it is cut where the walk leaves code, and says so, instead of
-#    listing ASCII read off the stack as frames.
+#  - Debian builds the library without frame pointers: no stack taken
+#    in it lists a frame that is not code.
 #  - A name found nowhere: the error names the objects searched.
 . "$(dirname "$0")/tap.sh"
 tmp=$(mktemp -d)
@@ -40,17 +39,19 @@ t_json_calls() {
 }
 tap_check "every_put_counted" t_json_calls
 
-# Every call's stack: none may show a frame that is not code.
+# Every call's stack: none may show a frame that is not code (ASCII
+# read off the stack: 0x3833313933393630); each ends in the library, where
+# the walk either stopped or was cut (stack_cut_test.sh makes it cut).
 t_cut() {
 	rm -rf "$tmp/db"
 	run_status 0 ispotctl run --func 'leveldb::DB::Put' \
 		--stack-period 1 -- "$app" "$tmp/db" 500 || return 1
 	sed -n '/CALLED FROM/,/^$/p' "$tmp/out" >"$tmp/called"
 	sed 's/^/# /' "$tmp/called"
-	grep -q '(cut: frame pointers end in libleveldb\.so' "$tmp/called" &&
+	grep -q 'CALLED FROM.* libleveldb\.so[^ ]*+0x' "$tmp/called" &&
 		! grep -Eq '0x[0-9a-f]{12,}' "$tmp/called"
 }
-tap_check "stacks_cut_where_frame_pointers_end" t_cut
+tap_check "stacks_end_in_libleveldb_without_garbage" t_cut
 
 t_nowhere() {
 	run_status 1 ispotctl run --func 'leveldb::DB::Putt' -- \

@@ -77,11 +77,13 @@ enum trace_mode { MODE_ATTACH, MODE_RUN, MODE_TOP };
 #define OPT_DEFAULT_AUTO_TIME_NS	(2 * 1000 * 1000 * 1000ull)
 /*
  * ispotctl's --stack-period: enough stacks for CALLED FROM to show paths
- * in a short trace, at about a tenth of a stack walk per call
- * (Documentation/usage.rst, "Call stacks").  ispotd and top show no
- * stacks and leave the module's 10000.
+ * in a short trace, at a hundredth of a stack walk per call
+ * (Documentation/usage.rst, "Call stacks").  A prime, so that a loop's
+ * rhythm (three calls from here, one from there) does not lock the
+ * samples onto one of its calls.  ispotd and top show no stacks and leave
+ * the module's 10000.
  */
-#define OPT_DEFAULT_STACK_PERIOD	100
+#define OPT_DEFAULT_STACK_PERIOD	101
 #define OPT_DEFAULT_REFRESH_NS	(1000 * 1000 * 1000ull)
 #define OPT_DEFAULT_WINDOW_NS	(5 * 1000 * 1000 * 1000ull)
 #define OPT_MIN_REFRESH_NS	(100 * 1000 * 1000ull)
