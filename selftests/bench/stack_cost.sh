@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # What a call stack costs a traced call (run in the VM; never pass/fail):
 # samples/two_callers traced with --func step at --stack-period 1 (every
-# call's stack), 101 (the default) and 1000000000 (the first call's only), and untraced,
-# ROUNDS times each in turn; the wall time of each run, median per mode.
+# call's stack), 101 (the default) and 1000000000 (the first call's
+# only), and untraced, ROUNDS times each in turn; the wall time of each
+# run, median per mode.
 #
 #   stack_cost.sh [ITERATIONS [ROUNDS]]	(4 calls of step() per iteration)
 #
