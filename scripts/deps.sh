@@ -30,6 +30,11 @@ pkgs="$pkgs dkms mandoc man-db groff-base systemd strace"
 # and bpftrace lists them (selftests/host/usdt_bpftrace_test.sh; with
 # clang's LLVM already there it adds ~45 MB, ~150 MB without).
 pkgs="$pkgs clang systemtap-sdt-dev bpftrace"
+# Real third-party code (selftests/kmod/real_programs_test.sh): Debian's
+# LevelDB, a C++ library built without frame pointers whose functions are
+# only in its .dynsym; the fixture leveldb_put links it, and the VM runner
+# copies libleveldb.so.1d and libsnappy.so.1 into the guest with it.
+pkgs="$pkgs libleveldb-dev"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;

@@ -252,7 +252,7 @@ TEST(unresolvable_name_suggestions)
 
 	err = resolve_fail("comput", 0, app, -ENOENT);
 	snprintf(want, sizeof(want),
-		 "no function 'comput' in %s; did you mean: compute, compute_fast?",
+		 "no function 'comput' in %s, nor in the 4 libraries it loads (libfx.so, libc.so.6, libfxdep.so, ld-linux-x86-64.so.2); did you mean: compute, compute_fast?",
 		 app);
 	EXPECT_STREQ(err, want);
 

@@ -43,6 +43,30 @@ static int frame_name(void *ctx, uint64_t addr, bool offset, char *buf,
 			snprintf(buf, len, "%s", names[i]);
 }
 
+/*
+ * What a frame-pointer walk reads where a library keeps no frame
+ * pointers: ASCII digits off the stack, no address of any code.
+ */
+#define GARBAGE_1	0x3833313933393630ULL
+#define GARBAGE_2	0x3433383132333930ULL
+
+/* stacks_frame_fn: the made-up program's code is all there is. */
+static bool in_app_text(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr >= 0x401000 && addr < 0x402000;
+}
+
+/* report_frame_fn for the object of a frame. */
+static int frame_object(void *ctx, uint64_t addr, bool offset, char *buf,
+			size_t len)
+{
+	(void)ctx;
+	(void)offset;
+	return in_app_text(NULL, addr) ? snprintf(buf, len, "libapp.so.1") :
+					 -1;
+}
+
 TEST(distinct_stacks_are_counted)
 {
 	const uint64_t a[] = { IN_WORKER_A, IN_RUN_1, IN_MAIN };
@@ -191,6 +215,32 @@ TEST(pipeline_attaches_stacks)
 	ASSERT_TRUE(sf);
 	EXPECT_EQ(sf->sampled, 1);
 	pipeline_free(p);
+}
+
+/* A garbage frame ends the walk: what differs past it is not a path. */
+TEST(garbage_frame_cuts_the_stack)
+{
+	const uint64_t g1[] = { IN_WORKER_A, IN_RUN_1, GARBAGE_1, IN_MAIN };
+	const uint64_t g2[] = { IN_WORKER_A, IN_RUN_1, GARBAGE_2 };
+	const uint64_t whole[] = { IN_WORKER_A, IN_RUN_1, IN_MAIN };
+	struct stacks *st = stacks_new();
+	const struct stack_func *sf;
+
+	ASSERT_TRUE(st);
+	stacks_set_check(st, in_app_text, NULL);
+	ASSERT_EQ(stacks_add(st, 1, g1, 4), 0);
+	ASSERT_EQ(stacks_add(st, 1, g2, 3), 0);
+	ASSERT_EQ(stacks_add(st, 1, whole, 3), 0);
+	sf = stacks_of(st, 1);
+	ASSERT_TRUE(sf);
+	EXPECT_EQ(sf->sampled, 3);
+	ASSERT_EQ(sf->nr_paths, 2);
+	EXPECT_EQ(sf->paths[0].nr_frames, 2);
+	EXPECT_TRUE(sf->paths[0].cut);
+	EXPECT_EQ(sf->paths[0].calls, 2);
+	EXPECT_EQ(sf->paths[1].nr_frames, 3);
+	EXPECT_FALSE(sf->paths[1].cut);
+	stacks_free(st);
 }
 
 struct fixture {
@@ -411,6 +461,55 @@ TEST(text_and_json_give_callsite_loss_share)
 	free(text);
 	text = render(&fx.rep, false);
 	EXPECT_STREQ(line_with(text, "worker_a >"), "80%    75%  worker_a > run");
+	free(text);
+	fixture_free(&fx);
+}
+
+/* Cut paths fold and add up by what is left, and say they were cut. */
+TEST(text_and_json_say_where_stacks_are_cut)
+{
+	struct fixture fx;
+	uint64_t a[] = { IN_WORKER_A, IN_RUN_1, GARBAGE_1 };
+	const uint64_t b[] = { IN_WORKER_B, IN_RUN_2, GARBAGE_2, IN_MAIN };
+	char *text;
+	int i;
+
+	fixture_build(&fx, false);
+	stacks_free(fx.st);
+	fx.st = stacks_new();
+	ASSERT_TRUE(fx.st);
+	stacks_set_check(fx.st, in_app_text, NULL);
+	fx.rep.stacks = fx.st;
+	fx.rep.frame_object = frame_object;
+	for (i = 0; i < 3; i++) {
+		a[2] = GARBAGE_1 + (uint64_t)i;	/* other digits each time */
+		ASSERT_EQ(stacks_add(fx.st, 1, a, 3), 0);
+	}
+	text = render(&fx.rep, false);
+	TH_LOG("%s", text);
+	EXPECT_STREQ(line_with(text, "CALLED FROM"),
+		     "CALLED FROM worker_a > run (cut: frame pointers end in "
+		     "libapp.so.1) (all 3 sampled calls)");
+	EXPECT_TRUE(strstr(text, "0x38") == NULL);
+	free(text);
+
+	ASSERT_EQ(stacks_add(fx.st, 1, b, 4), 0);
+	text = render(&fx.rep, false);
+	TH_LOG("%s", text);
+	EXPECT_STREQ(line_with(text, "CALLED FROM"),
+		     "CALLED FROM, share of 4 sampled calls:");
+	EXPECT_STREQ(line_with(text, "worker_a"),
+		     "75%  worker_a > run (cut: frame pointers end in "
+		     "libapp.so.1)");
+	EXPECT_STREQ(line_with(text, "worker_b"),
+		     "25%  worker_b > run (cut: frame pointers end in "
+		     "libapp.so.1)");
+	free(text);
+	text = render(&fx.rep, true);
+	TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "{\"frames\": [\"app:worker_a+0x10\", "
+			   "\"app:run+0x10\"], \"calls\": 3, "
+			   "\"cut_in\": \"libapp.so.1\"}") != NULL);
 	free(text);
 	fixture_free(&fx);
 }

@@ -10,6 +10,8 @@
 struct stacks {
 	struct stack_func **funcs;	/* by func_id, NULL until sampled */
 	uint32_t nr_funcs;
+	stacks_frame_fn ok;		/* NULL: every frame is taken */
+	void *ok_ctx;
 };
 
 struct stacks *stacks_new(void)
@@ -29,6 +31,12 @@ void stacks_free(struct stacks *st)
 	free(st);
 }
 
+void stacks_set_check(struct stacks *st, stacks_frame_fn ok, void *ctx)
+{
+	st->ok = ok;
+	st->ok_ctx = ctx;
+}
+
 static struct stack_func *stacks_func(struct stacks *st, uint32_t func_id)
 {
 	if (idarray_reserve(&st->funcs, &st->nr_funcs, sizeof(*st->funcs),
@@ -39,26 +47,43 @@ static struct stack_func *stacks_func(struct stacks *st, uint32_t func_id)
 	return st->funcs[func_id];
 }
 
+/* The frames up to the first the check refuses; the call site stays. */
+static uint32_t stacks_kept(const struct stacks *st, const uint64_t *frames,
+			    uint32_t nr_frames)
+{
+	uint32_t k;
+
+	if (!st->ok)
+		return nr_frames;
+	for (k = 1; k < nr_frames; k++)
+		if (!st->ok(st->ok_ctx, frames[k]))
+			return k;
+	return nr_frames;
+}
+
 int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
 	       uint32_t nr_frames)
 {
 	struct stack_func *sf;
 	struct stack_path *p;
-	uint32_t i;
+	uint32_t i, kept;
+	bool cut;
 
 	if (!nr_frames)
 		return 0;
 	if (nr_frames > STACKS_MAX_FRAMES)
 		nr_frames = STACKS_MAX_FRAMES;
+	kept = stacks_kept(st, frames, nr_frames);
+	cut = kept < nr_frames;
 	sf = stacks_func(st, func_id);
 	if (!sf)
 		return -ENOMEM;
 	sf->sampled++;
-	/* Linear: at most 16 paths, and one stack per 10,000 calls. */
+	/* Linear: at most 16 paths, and one stack per 100 calls. */
 	for (i = 0; i < sf->nr_paths; i++) {
 		p = &sf->paths[i];
-		if (p->nr_frames == nr_frames &&
-		    !memcmp(p->frames, frames, nr_frames * sizeof(*frames))) {
+		if (p->nr_frames == kept && p->cut == cut &&
+		    !memcmp(p->frames, frames, kept * sizeof(*frames))) {
 			p->calls++;
 			return 0;
 		}
@@ -68,8 +93,9 @@ int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
 		return 0;
 	}
 	p = &sf->paths[sf->nr_paths++];
-	memcpy(p->frames, frames, nr_frames * sizeof(*frames));
-	p->nr_frames = nr_frames;
+	memcpy(p->frames, frames, kept * sizeof(*frames));
+	p->nr_frames = kept;
+	p->cut = cut;
 	p->calls = 1;
 	return 0;
 }

@@ -6,10 +6,18 @@
  * as "other".  Frames stay raw return addresses, innermost (the probed
  * function's call site) first; naming them is the report's job, done once
  * at the end, never per record.
+ *
+ * The module walks frame pointers, and code built without them (most
+ * distributions' libraries) leaves rbp holding data: the walk then reads
+ * a "return address" such as 0x3833313933393630, ASCII digits.  With a
+ * check set (stacks_set_check()), a stack ends before its first frame
+ * that is not an address in the target's code, and its path is marked
+ * cut; what differed past that point no longer makes paths apart.
  */
 #ifndef ISPOT_STACKS_H
 #define ISPOT_STACKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/ispot.h>
@@ -20,6 +28,7 @@
 struct stack_path {
 	uint64_t frames[STACKS_MAX_FRAMES];
 	uint32_t nr_frames;
+	bool cut;		/* the walk went on past code: cut there */
 	uint64_t calls;		/* sampled entries that had this stack */
 };
 
@@ -34,6 +43,19 @@ struct stacks;
 
 struct stacks *stacks_new(void);
 void stacks_free(struct stacks *st);
+
+/*
+ * Whether @addr, a return address the walk read, can be one: inside the
+ * target's executable mappings (the session's symbolizer knows them).
+ */
+typedef bool (*stacks_frame_fn)(void *ctx, uint64_t addr);
+
+/*
+ * Judge the frames of every stack added from now on by @ok (NULL: take
+ * them all, the default).  The innermost frame, the call site the module
+ * reads at the stack pointer, is always kept.
+ */
+void stacks_set_check(struct stacks *st, stacks_frame_fn ok, void *ctx);
 
 /*
  * Count one sampled stack of @func_id.  Frames past STACKS_MAX_FRAMES are

@@ -51,6 +51,8 @@
 /* elf_target_sym.flags */
 #define ELF_SYM_IFUNC		0x1	/* IFUNC: probe is its resolver */
 #define ELF_SYM_VERSIONED	0x2	/* name carries a symbol version */
+#define ELF_SYM_IN_LIB		0x4	/* a bare name found in a library */
+					/* the program loads, not in it */
 
 /* One probe point: unique per (obj, offset). */
 struct elf_target_sym {
@@ -223,6 +225,17 @@ int elf_find_needed(const char *exe_path, const char *short_name,
 		    char *out_path, size_t out_len, char *err, size_t errlen);
 
 /*
+ * Every object exe would load, searched as elf_find_needed() does: the
+ * canonical paths of its DT_NEEDED closure in ld.so's (breadth-first)
+ * order, then the PT_INTERP loader; exe itself is not listed, nor a
+ * library the search path lacks.  A malloc'd array of malloc'd strings:
+ * free with elf_paths_free().
+ */
+int elf_needed_list(const char *exe_path, char ***paths, size_t *n,
+		    char *err, size_t errlen);
+void elf_paths_free(char **paths, size_t n);
+
+/*
  * USDT probes: the SystemTap SDT v3 notes (.note.stapsdt) that
  * <sys/sdt.h> and include/ispot.h write, one per probe site.
  */
@@ -353,6 +366,8 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 			   size_t errlen);
 /* Whether the current snapshot maps @addr (no re-read). */
 bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr);
+/* Whether the current snapshot maps @addr executable: code (no re-read). */
+bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr);
 
 /* One-shot elf_symbolize(). */
 int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,

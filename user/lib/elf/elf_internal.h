@@ -270,4 +270,14 @@ int elf_locate_object(const char *obj, pid_t pid, const char *exe,
 		      const char *spec, char *path, size_t pathlen,
 		      char *err, size_t errlen);
 
+/*
+ * A bare name the program lacks (err holds why, -ENOENT), looked for in
+ * the objects it loads and, when pid > 0, has mapped (elf_libfunc.c).
+ * Found in one: its probe points, flagged ELF_SYM_IN_LIB.  In several:
+ * -EINVAL listing them.  In none: -ENOENT, err naming them too.
+ */
+int elf_resolve_in_libs(const char *name, pid_t pid, const char *exe,
+			unsigned int flags, struct elf_target_sym **out,
+			size_t *n, char *err, size_t errlen);
+
 #endif /* ISPOT_ELF_INTERNAL_H */

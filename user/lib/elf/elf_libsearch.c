@@ -476,20 +476,26 @@ static bool search_lib(const char *name, const struct dso *req,
 			   outlen);
 }
 
-int elf_find_needed(const char *exe_path, const char *short_name,
-		    char *out_path, size_t out_len, char *err, size_t errlen)
+/*
+ * Called for each DT_NEEDED entry as ld.so meets it, breadth first:
+ * @found is where it is, NULL when the search path lacks it; then once
+ * for the PT_INTERP loader (@name its path, @req NULL).  Nonzero stops
+ * the walk and is what walk_needed() returns.
+ */
+typedef int (*needed_fn)(void *ctx, const char *name, const char *found,
+			 const char *req);
+
+/* The closure of @exe_path's DT_NEEDED, each object met given to @fn. */
+static int walk_needed(const char *exe_path, needed_fn fn, void *ctx,
+		       size_t *nobjs, char *err, size_t errlen)
 {
-	struct dso *q = NULL;
+	struct dso *q = calloc(MAX_NEEDED_OBJS, sizeof(*q));
 	struct ldcache cache;
 	char *interp = NULL, found[PATH_MAX];
 	size_t nq = 0, qi, i, j;
-	bool reported = false;
 	uint16_t machine;
 	int rc;
 
-	if (!short_name || !*short_name)
-		return elf_fail(err, errlen, -EINVAL, "empty object name");
-	q = calloc(MAX_NEEDED_OBJS, sizeof(*q));
 	if (!q)
 		return elf_fail(err, errlen, -ENOMEM, "out of memory");
 	rc = dso_load(exe_path, &q[0], &interp, &machine, err, errlen);
@@ -499,54 +505,141 @@ int elf_find_needed(const char *exe_path, const char *short_name,
 	}
 	nq = 1;
 	ldcache_load(&cache);
-
-	/* Breadth first, the order in which ld.so loads and searches. */
-	rc = -ENOENT;
-	for (qi = 0; qi < nq && rc == -ENOENT; qi++) {
-		for (i = 0; i < q[qi].nneeded && rc == -ENOENT; i++) {
+	for (qi = 0; qi < nq && !rc; qi++) {
+		for (i = 0; i < q[qi].nneeded && !rc; i++) {
 			const char *name = q[qi].needed[i];
-			bool want = elf_obj_name_matches(name, short_name);
+			bool ok = search_lib(name, &q[qi], &q[0], &cache,
+					     machine, found, sizeof(found));
 			bool seen = false;
 
-			if (!search_lib(name, &q[qi], &q[0], &cache, machine,
-					found, sizeof(found))) {
-				if (!want)
-					continue;
-				rc = elf_fail(err, errlen, -ENOENT,
-					      "%s (needed by %s) not found in the library search path",
-					      name, q[qi].path);
-				reported = true;
-				continue;
-			}
-			if (want) {
-				elf_copy_str(out_path, out_len, found);
-				rc = 0;
-				break;
-			}
-			for (j = 0; j < nq && !seen; j++)
+			rc = fn(ctx, name, ok ? found : NULL, q[qi].path);
+			for (j = 0; j < nq && !seen && ok; j++)
 				seen = !strcmp(q[j].path, found);
-			if (seen || nq == MAX_NEEDED_OBJS)
+			if (rc || !ok || seen || nq == MAX_NEEDED_OBJS)
 				continue;
 			/* An unreadable dependency just isn't walked. */
 			if (!dso_load(found, &q[nq], NULL, NULL, NULL, 0))
 				nq++;
 		}
 	}
-	if (rc == -ENOENT && interp &&
-	    elf_obj_name_matches(interp, short_name) &&
-	    realpath(interp, found)) {
-		elf_copy_str(out_path, out_len, found);
-		rc = 0;
-	}
-	if (rc == -ENOENT && !reported)
-		rc = elf_fail(err, errlen, -ENOENT,
-			      "no library matching '%s' among the %zu objects %s loads",
-			      short_name, nq, exe_path);
-
+	if (!rc && interp && realpath(interp, found))
+		rc = fn(ctx, interp, found, NULL);
+	*nobjs = nq;
 	for (i = 0; i < nq; i++)
 		dso_free(&q[i]);
 	free(q);
 	free(interp);
 	free(cache.buf);
 	return rc;
+}
+
+/* elf_find_needed()'s search: the first object short_name designates. */
+struct find_needed {
+	const char *short_name;
+	char *out;
+	size_t out_len;
+	char *err;
+	size_t errlen;
+	bool reported;
+};
+
+static int find_needed_one(void *ctx, const char *name, const char *found,
+			   const char *req)
+{
+	struct find_needed *fn = ctx;
+
+	if (!elf_obj_name_matches(name, fn->short_name))
+		return 0;
+	if (!found) {
+		elf_fail(fn->err, fn->errlen, -ENOENT,
+			 "%s (needed by %s) not found in the library search path",
+			 name, req);
+		fn->reported = true;
+		return 0;
+	}
+	elf_copy_str(fn->out, fn->out_len, found);
+	return 1;
+}
+
+int elf_find_needed(const char *exe_path, const char *short_name,
+		    char *out_path, size_t out_len, char *err, size_t errlen)
+{
+	struct find_needed fn = { short_name, out_path, out_len, err, errlen,
+				  false };
+	size_t nobjs = 0;
+	int rc;
+
+	if (!short_name || !*short_name)
+		return elf_fail(err, errlen, -EINVAL, "empty object name");
+	rc = walk_needed(exe_path, find_needed_one, &fn, &nobjs, err, errlen);
+	if (rc == 1)
+		return 0;
+	if (!rc && fn.reported)
+		return -ENOENT;
+	if (!rc)
+		rc = elf_fail(err, errlen, -ENOENT,
+			      "no library matching '%s' among the %zu objects %s loads",
+			      short_name, nobjs, exe_path);
+	return rc;
+}
+
+/* elf_needed_list()'s gathering: each object once, in load order. */
+struct needed_list {
+	char **paths;
+	size_t n;
+};
+
+static int needed_list_add(void *ctx, const char *name, const char *found,
+			   const char *req)
+{
+	struct needed_list *l = ctx;
+	char **grown;
+	size_t i;
+
+	(void)name;
+	(void)req;
+	for (i = 0; found && i < l->n; i++)
+		if (!strcmp(l->paths[i], found))
+			return 0;
+	if (!found || l->n == MAX_NEEDED_OBJS)
+		return 0;
+	grown = realloc(l->paths, (l->n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	l->paths = grown;
+	l->paths[l->n] = strdup(found);
+	if (!l->paths[l->n])
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+int elf_needed_list(const char *exe_path, char ***paths, size_t *n,
+		    char *err, size_t errlen)
+{
+	struct needed_list l = { NULL, 0 };
+	size_t nobjs;
+	int rc;
+
+	*paths = NULL;
+	*n = 0;
+	rc = walk_needed(exe_path, needed_list_add, &l, &nobjs, err, errlen);
+	if (rc == -ENOMEM)
+		elf_fail(err, errlen, rc, "out of memory");
+	if (rc) {
+		elf_paths_free(l.paths, l.n);
+		return rc;
+	}
+	*paths = l.paths;
+	*n = l.n;
+	return 0;
+}
+
+void elf_paths_free(char **paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
 }

@@ -490,6 +490,10 @@ int elf_resolve_spec_flags(const char *spec, pid_t pid, const char *exe,
 	if (!rc)
 		rc = elf_resolve_file_flags(path, name, flags, out, n, err,
 					    errlen);
+	/* A bare name: where ld.so would look next, as gdb does. */
+	if (rc == -ENOENT && !obj)
+		rc = elf_resolve_in_libs(name, pid, path, flags, out, n, err,
+					 errlen);
 out:
 	free(obj);
 	return rc;

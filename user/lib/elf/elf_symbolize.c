@@ -216,6 +216,13 @@ bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr)
 	return elf_maps_find(s->maps, s->nmaps, addr) != NULL;
 }
 
+bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr)
+{
+	const struct elf_map *m = elf_maps_find(s->maps, s->nmaps, addr);
+
+	return m && m->perms[2] == 'x';
+}
+
 int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		  struct elf_addr_info *info, char *err, size_t errlen)
 {

@@ -101,6 +101,23 @@ static int source_frame_name(void *ctx, uint64_t addr, bool offset,
 	return report_return_name(src->sym, addr, offset, buf, len);
 }
 
+/* report_frame_fn: the object of a return address, by its file's name. */
+static int source_frame_object(void *ctx, uint64_t addr, bool offset,
+			       char *buf, size_t len)
+{
+	const struct report_source *src = ctx;
+	struct elf_addr_info info;
+	const char *base;
+
+	(void)offset;
+	if (!src->sym || !addr ||
+	    elf_symbolize(src->sym, addr - 1, &info, NULL, 0) ||
+	    info.kind > ELF_ADDR_FILE)
+		return -1;
+	base = strrchr(info.obj, '/');
+	return snprintf(buf, len, "%s", base ? base + 1 : info.obj);
+}
+
 /* What the report says of each function id, its shape note included. */
 static void build_funcs(struct report_build *b)
 {
@@ -202,6 +219,7 @@ int report_build(struct report_build *b, const struct report_source *src,
 	r->key_name = source_key_name;
 	r->key_ctx = (void *)src;
 	r->frame_name = source_frame_name;
+	r->frame_object = source_frame_object;
 	r->frame_ctx = (void *)src;
 	r->futexes = b->futexes;
 	r->nr_futexes = src->nr_futexes;

@@ -104,6 +104,11 @@ struct report {
 	size_t nr_futexes;
 	const struct stacks *stacks;	/* sampled call stacks, may be NULL */
 	report_frame_fn frame_name;
+	/*
+	 * The object of a return address ("libleveldb.so.1d"), where a
+	 * cut stack's walk ended; NULL or < 0: "?".  Also on frame_ctx.
+	 */
+	report_frame_fn frame_object;
 	void *frame_ctx;
 	/* Workload verdicts by func_id (argbuckets.h), NULL = none. */
 	const struct argb_verdict *verdicts;

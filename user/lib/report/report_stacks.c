@@ -22,7 +22,8 @@
 #include "report/report.h"
 
 #define FRAME_LEN	128
-#define LINE_LEN	(REPORT_TEXT_FRAMES * (FRAME_LEN + 3) + 8)
+#define CUT_LEN		(FRAME_LEN + 40)
+#define LINE_LEN	(REPORT_TEXT_FRAMES * (FRAME_LEN + 3) + 8 + CUT_LEN)
 
 struct stack_line {
 	char text[LINE_LEN];
@@ -36,6 +37,19 @@ static void frame_label(const struct report *r, uint64_t addr, bool offset,
 	if (!r->frame_name ||
 	    r->frame_name(r->frame_ctx, addr, offset, buf, len) < 0)
 		snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+/*
+ * The object a cut path's walk ended in: its last frame's, the code that
+ * kept no frame pointer (stacks.h).
+ */
+static void cut_object(const struct report *r, const struct stack_path *p,
+		       char *buf, size_t len)
+{
+	if (!p->nr_frames || !r->frame_object ||
+	    r->frame_object(r->frame_ctx, p->frames[p->nr_frames - 1], false,
+			    buf, len) < 0)
+		snprintf(buf, len, "?");
 }
 
 static bool keyed_by_callsite(const struct report *r, uint32_t func_id)
@@ -110,7 +124,15 @@ static int stack_lines(const struct report *r, const struct stack_func *sf,
 			used += snprintf(line.text + used, LINE_LEN - used,
 					 "%s%s", k ? " > " : "", names[i][k]);
 		if (shown > REPORT_TEXT_FRAMES)
-			snprintf(line.text + used, LINE_LEN - used, " > ...");
+			used += snprintf(line.text + used, LINE_LEN - used,
+					 " > ...");
+		if (sf->paths[i].cut) {
+			char obj[FRAME_LEN];
+
+			cut_object(r, &sf->paths[i], obj, sizeof(obj));
+			snprintf(line.text + used, LINE_LEN - used,
+				 " (cut: frame pointers end in %s)", obj);
+		}
 		if (loss)
 			line.loss_ns = path_loss(r, sf, func_id, i);
 		for (k = 0; k < n; k++)
@@ -218,6 +240,10 @@ void report_stacks_json(struct json *j, const struct report *r,
 				    fn->loss_ns ? path_loss(r, sf, fn->func_id,
 							    i) /
 						  (double)fn->loss_ns : 0.0);
+		if (p->cut) {
+			cut_object(r, p, name, sizeof(name));
+			json_string(j, "cut_in", name);
+		}
 		json_object_end(j);
 	}
 	json_array_end(j);

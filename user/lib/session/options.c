@@ -211,6 +211,8 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	o->auto_time_ns = OPT_DEFAULT_AUTO_TIME_NS;
 	o->refresh_ns = OPT_DEFAULT_REFRESH_NS;
 	o->window_ns = OPT_DEFAULT_WINDOW_NS;
+	if (mode != MODE_TOP)
+		o->stack_period = OPT_DEFAULT_STACK_PERIOD;
 	ret = opt_parse_argv(src.cmd, argc, argv, trace_opts_store, o, &next);
 	if (ret)
 		return ret;

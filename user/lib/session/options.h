@@ -54,7 +54,8 @@ struct trace_opts {
 	uint32_t auto_top;		/* N of --auto=N, 0: the 1% rule */
 	uint64_t auto_time_ns;		/* --auto-time: how long to sample */
 	uint32_t sample;		/* --sample N: 1 in N, 0 = all */
-	uint32_t stack_period;		/* --stack-period N, 0 = module's */
+	uint32_t stack_period;		/* --stack-period N, 0 = module's; */
+					/* ispotctl: OPT_DEFAULT_STACK_PERIOD */
 	uint64_t duration_ns;		/* --duration: 0 = until the end */
 	uint64_t ring_bytes;		/* --ring-size: per CPU */
 	bool json;
@@ -76,6 +77,15 @@ struct trace_opts {
 enum trace_mode { MODE_ATTACH, MODE_RUN, MODE_TOP };
 
 #define OPT_DEFAULT_AUTO_TIME_NS	(2 * 1000 * 1000 * 1000ull)
+/*
+ * ispotctl's --stack-period: enough stacks for CALLED FROM to show paths
+ * in a short trace, at a hundredth of a stack walk per call
+ * (Documentation/usage.rst, "Call stacks").  A prime, so that a loop's
+ * rhythm (three calls from here, one from there) does not lock the
+ * samples onto one of its calls.  ispotd and top show no stacks and leave
+ * the module's 10000.
+ */
+#define OPT_DEFAULT_STACK_PERIOD	101
 #define OPT_DEFAULT_REFRESH_NS	(1000 * 1000 * 1000ull)
 #define OPT_DEFAULT_WINDOW_NS	(5 * 1000 * 1000 * 1000ull)
 #define OPT_MIN_REFRESH_NS	(100 * 1000 * 1000ull)

@@ -70,7 +70,7 @@ const struct opt_def opt_table[] = {
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD | OPT_TOP, NULL, 0 },
 	{ OPT_STACK_PERIOD, "stack-period", 0, OPTK_COUNT, "N",
 	  "take the call stack of 1 in N calls (default\n"
-	  "10000) and of the first, for CALLED FROM",
+	  "101) and of the first, for CALLED FROM",
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD, " (1: every call)", 0 },
 	{ OPT_DURATION, "duration", 'd', OPTK_DURATION, "TIME",
 	  "stop after TIME (e.g. 10, 10s, 500ms, 2m)",

@@ -40,8 +40,14 @@
  * that polled for POLLIN would spin (ispotd did, and took a vCPU).
  */
 #define TRACE_BUSY_PACE_NS	(20 * 1000 * 1000ull)
-/* Footer notes: three of the session's, the rest --key auto's. */
-#define TRACE_NOTES		8
+/*
+ * A stack frame outside the maps snapshot re-reads them (a library loaded
+ * since) at most this often: a garbage frame is outside every snapshot.
+ */
+#define TRACE_FRAME_REFRESH_NS	(1000 * 1000 * 1000ull)
+/* Footer notes: four of the session's, the rest --key auto's. */
+#define TRACE_NOTES		9
+#define TRACE_SESSION_NOTES	4
 
 static volatile sig_atomic_t trace_signal;
 
@@ -56,6 +62,28 @@ uint64_t trace_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * stacks_frame_fn: a frame the module's frame-pointer walk read is a
+ * return address only inside the target's code; anywhere else the walk
+ * went through code that keeps no frame pointer, and the stack is cut
+ * there (stacks.h).  Before the first snapshot nothing can be judged.
+ */
+static bool trace_frame_in_code(void *ctx, uint64_t addr)
+{
+	struct trace *t = ctx;
+	uint64_t now;
+
+	if (!t->sym || elf_symbolizer_in_code(t->sym, addr))
+		return true;
+	now = trace_now();
+	if (elf_symbolizer_knows(t->sym, addr) ||
+	    now - t->frames_refreshed < TRACE_FRAME_REFRESH_NS)
+		return false;
+	t->frames_refreshed = now;
+	elf_symbolizer_refresh(t->sym, NULL, 0);
+	return elf_symbolizer_in_code(t->sym, addr);
 }
 
 static int trace_release(void *ctx, uint32_t cpu, uint64_t tail)
@@ -125,6 +153,8 @@ static int trace_setup(struct trace *t, pid_t pid)
 	}
 	t->drain = drain_new(t->rings, t->nr_rings, trace_release, t);
 	t->pipe = pipeline_new();
+	if (t->pipe)
+		stacks_set_check(t->pipe->stacks, trace_frame_in_code, t);
 	if (t->pipe && t->engine)
 		pipeline_borrow_engine(t->pipe, t->engine);
 	if (t->pipe && t->shapes)
@@ -636,11 +666,17 @@ trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
 	r->nr_notes++;
 }
 
-/* The session's own notes, after the workload's: late records, --sample. */
+/*
+ * The session's own notes, after the workload's: functions found in a
+ * library, late records, --sample, a secure exec.
+ */
 static void trace_session_notes(const struct trace *t, struct report *r,
 				char (*note)[256])
 {
 	const struct drain_stats *ds = drain_stats(t->drain);
+
+	if (trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
+		r->nr_notes++;
 
 	if (ds->late)
 		trace_note(r, note, "%llu records reached a ring late (after "
@@ -719,7 +755,8 @@ static int trace_print(struct trace *t, struct sci_report *sr)
 	int ret = -1;
 
 	/* First: an auto function's key is the verdict's (trace_workload.c). */
-	verdicts = trace_workload(t, sr, note, &r.nr_notes, TRACE_NOTES - 3);
+	verdicts = trace_workload(t, sr, note, &r.nr_notes, TRACE_NOTES -
+				  TRACE_SESSION_NOTES);
 	if (verdicts)
 		funcs = trace_source_funcs(t);
 	src.funcs = funcs;

@@ -66,6 +66,8 @@ struct trace {
 	struct drain *drain;
 	struct pipeline *pipe;
 	struct elf_symbolizer *sym;
+	uint64_t frames_refreshed;	/* when a stack frame last re-read */
+					/* the maps (trace_frame_in_code) */
 
 	struct task_set alive;
 	struct task_set scan;

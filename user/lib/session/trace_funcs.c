@@ -370,6 +370,27 @@ int trace_arm(struct trace *t)
 	return 0;
 }
 
+bool trace_lib_note(const struct trace *t, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < t->nr_funcs && used < len; i++) {
+		const struct elf_target_sym *s = &t->funcs[i].sym;
+		const char *base = strrchr(s->obj, '/');
+
+		if (!(s->flags & ELF_SYM_IN_LIB))
+			continue;
+		used += (size_t)snprintf(buf + used, len - used,
+					 "%s%s found in %s", used ? "; " : "",
+					 s->name, base ? base + 1 : s->obj);
+	}
+	/* Cut short: say so rather than end mid-name. */
+	if (used >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf[0] != '\0';
+}
+
 void trace_funcs_free(struct trace *t)
 {
 	size_t i;

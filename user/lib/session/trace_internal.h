@@ -15,6 +15,13 @@
  */
 int trace_arm(struct trace *t);
 
+/*
+ * The footer note for functions a bare --func name found in a library
+ * the program loads, not in it: "NAME found in OBJ; ..." into @buf.
+ * Returns whether there is one.
+ */
+bool trace_lib_note(const struct trace *t, char *buf, size_t len);
+
 /* Free what trace_resolve() gathered. */
 void trace_funcs_free(struct trace *t);
 

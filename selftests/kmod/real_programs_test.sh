@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Real third-party code: Debian's libleveldb (scripts/deps.sh), which the
+# fixture selftests/unit/fixtures/leveldb_put links (the VM runner copies
+# the libraries an ELF file of the tree needs into the guest).
+#
+#  - leveldb::DB::Put is only in the library's .dynsym: `run --func` by
+#    its bare name finds it there before the program has mapped it, and
+#    the report says where it was found.
+#  - Debian builds the library without frame pointers: no stack taken
+#    in it lists a frame that is not code.
+#  - A name found nowhere: the error names the objects searched.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+app=/ispot/selftests/unit/fixtures/leveldb_put
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+[ -x "$app" ] || { echo "1..0 # SKIP $app not built (libleveldb-dev?)"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+
+tap_plan 4
+
+t_bare_name() {
+	rm -rf "$tmp/db"
+	run_status 0 ispotctl run --func 'leveldb::DB::Put' -- \
+		"$app" "$tmp/db" 2000 || return 1
+	grep -q '^2000 puts' "$tmp/out" &&
+		grep -q 'leveldb::DB::Put(.*libleveldb' "$tmp/out" &&
+		grep -q 'leveldb::DB::Put(.*) found in libleveldb\.so' \
+			"$tmp/out" || { sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
+}
+tap_check "bare_name_found_in_libleveldb" t_bare_name
+
+t_json_calls() {
+	rm -rf "$tmp/db"
+	run_status 0 ispotctl run --json --func 'leveldb::DB::Put' -- \
+		"$app" "$tmp/db" 3000 || return 1
+	[ "$(json_first "$tmp/out" calls)" = 3000 ] ||
+		{ sed 's/^/# /' "$tmp/out"; return 1; }
+}
+tap_check "every_put_counted" t_json_calls
+
+# Every call's stack: none may show a frame that is not code (ASCII
+# read off the stack: 0x3833313933393630); each ends in the library, where
+# the walk either stopped or was cut (stack_cut_test.sh makes it cut).
+t_cut() {
+	rm -rf "$tmp/db"
+	run_status 0 ispotctl run --func 'leveldb::DB::Put' \
+		--stack-period 1 -- "$app" "$tmp/db" 500 || return 1
+	sed -n '/CALLED FROM/,/^$/p' "$tmp/out" >"$tmp/called"
+	sed 's/^/# /' "$tmp/called"
+	grep -q 'CALLED FROM.* libleveldb\.so[^ ]*+0x' "$tmp/called" &&
+		! grep -Eq '0x[0-9a-f]{12,}' "$tmp/called"
+}
+tap_check "stacks_end_in_libleveldb_without_garbage" t_cut
+
+t_nowhere() {
+	run_status 1 ispotctl run --func 'leveldb::DB::Putt' -- \
+		"$app" "$tmp/db" 1 &&
+		one_line_err "no function 'leveldb::DB::Putt' in .*leveldb_put, nor in the [0-9]* libraries it loads (libleveldb\.so[^)]*libc\.so\.6"
+}
+tap_check "nowhere_names_the_objects_searched" t_nowhere
+
+rm -rf "$tmp"
+tap_done
