@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "elf/elf_internal.h"
+#include "util/path.h"
 
 /* Objects and candidates named in one message. */
 #define MAX_OBJS_SHOWN		12
@@ -136,7 +137,7 @@ static void say_searched(char **paths, size_t n, char *err, size_t errlen)
 		append(err, errlen, " the %zu libraries it loads (", n);
 	for (i = 0; i < n && i < MAX_OBJS_SHOWN; i++)
 		append(err, errlen, "%s%s", i ? ", " : "",
-		       elf_base_name(paths[i]));
+		       path_base(paths[i]));
 	append(err, errlen, "%s)%s", n > MAX_OBJS_SHOWN ? ", ..." : "",
 	       tail);
 	free(tail);
@@ -156,7 +157,7 @@ static int say_candidates(const char *name, const char *exe,
 		const struct lib_hit *h = &hits[i];
 
 		append(err, errlen, "%s %s (%s%s)", i ? "," : "",
-		       elf_base_name(h->path),
+		       path_base(h->path),
 		       h->rc ? name : h->syms[0].name,
 		       h->n > 1 ? ", ..." : "");
 	}
@@ -164,7 +165,7 @@ static int say_candidates(const char *name, const char *exe,
 		append(err, errlen,
 		       "%s; name the one meant as OBJ:NAME, e.g. '%s:%s'",
 		       nhits > MAX_CANDS_SHOWN ? ", ..." : "",
-		       elf_base_name(hits[0].path), name);
+		       path_base(hits[0].path), name);
 	return -EINVAL;
 }
 
