@@ -47,7 +47,11 @@ static struct stack_func *stacks_func(struct stacks *st, uint32_t func_id)
 	return st->funcs[func_id];
 }
 
-/* The frames up to the first the check refuses; the call site stays. */
+/*
+ * The frames up to the first the check refuses.  The call site stays
+ * whatever the check says, but is shown to it too: it may be the first
+ * sight of a library mapped since the last look.
+ */
 static uint32_t stacks_kept(const struct stacks *st, const uint64_t *frames,
 			    uint32_t nr_frames)
 {
@@ -55,6 +59,7 @@ static uint32_t stacks_kept(const struct stacks *st, const uint64_t *frames,
 
 	if (!st->ok)
 		return nr_frames;
+	st->ok(st->ok_ctx, frames[0]);
 	for (k = 1; k < nr_frames; k++)
 		if (!st->ok(st->ok_ctx, frames[k]))
 			return k;

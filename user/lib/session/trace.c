@@ -43,8 +43,11 @@
 /*
  * A stack frame outside the maps snapshot re-reads them (a library loaded
  * since) at most this often: a garbage frame is outside every snapshot.
+ * Above TRACE_USER_END no frame is ever user code (ASCII read off the
+ * stack, 0x3833313933393630, is): no re-reading for those.
  */
-#define TRACE_FRAME_REFRESH_NS	(1000 * 1000 * 1000ull)
+#define TRACE_FRAME_REFRESH_NS	(10 * 1000 * 1000ull)
+#define TRACE_USER_END		0x800000000000ull
 /* Footer notes: four of the session's, the rest --key auto's. */
 #define TRACE_NOTES		9
 #define TRACE_SESSION_NOTES	4
@@ -77,6 +80,8 @@ static bool trace_frame_in_code(void *ctx, uint64_t addr)
 
 	if (!t->sym || elf_symbolizer_in_code(t->sym, addr))
 		return true;
+	if (addr >= TRACE_USER_END)
+		return false;
 	now = trace_now();
 	if (elf_symbolizer_knows(t->sym, addr) ||
 	    now - t->frames_refreshed < TRACE_FRAME_REFRESH_NS)
