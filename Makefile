@@ -9,6 +9,9 @@
 # make demo	boot the VM and run a sample under ispotctl
 # make bench	print benchmark figures (never pass/fail; BENCH=probe, ring,
 #		waits, pipeline, production or accuracy: one of them)
+# make fuzz	build the libFuzzer harnesses of selftests/fuzz/ with clang
+#		and run each for TIME seconds (default 60) on a copy of its
+#		corpus (Documentation/development.rst, "Fuzzing")
 # make install	install the tools, man pages, ispotd.service and the module's
 #		DKMS source (PREFIX=/usr/local, DESTDIR; make uninstall
 #		undoes it, make install-strip strips the binaries, make
@@ -141,6 +144,34 @@ demo:
 bench:
 	@scripts/bench.sh $(BENCH)
 
+# The harnesses and a copy of the library built with ASan and UBSan into
+# $(FUZZ_DIR), apart from the ordinary build; make fuzz-build only builds.
+FUZZ_CC		?= clang
+FUZZ_DIR	:= .build/fuzz
+FUZZ_CFLAGS	:= -O1 -g -fno-omit-frame-pointer -Wall -Wextra -std=gnu11 \
+		   -D_GNU_SOURCE -Iinclude/uapi -Iinclude -iquote user/lib \
+		   $(USER_INC) -fsanitize=address,undefined \
+		   -fno-sanitize-recover=all -Wno-gnu-variable-sized-type-not-at-end
+FUZZERS		:= $(patsubst selftests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard selftests/fuzz/*.c))
+FUZZ_LIB_SRC	:= $(USER_LIB_SRC) $(TOP_SRC) $(DAEMON_LIB_SRC)
+
+.PHONY: fuzz fuzz-build
+fuzz: fuzz-build
+	@scripts/fuzz.sh $(or $(TIME),60)
+
+fuzz-build: $(FUZZERS)
+
+$(FUZZ_DIR)/obj/%.o: %.c $(USER_HDR) $(CTL_HDR) $(DAEMON_HDR)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/libfuzz.a: $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRC))
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/%: selftests/fuzz/%.c $(FUZZ_DIR)/libfuzz.a $(USER_HDR) $(CTL_HDR) $(DAEMON_HDR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libfuzz.a $(LDLIBS)
+
 # Where make install puts things (Documentation/install.rst).  ispotctl is
 # for every CAP_PERFMON user, as perf is; ispotd is a system daemon.  The
 # configuration is /etc's whatever PREFIX is, as the unit names it, and the
@@ -223,6 +254,6 @@ uninstall-dkms:
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
-	rm -rf $(OBJ)
+	rm -rf $(OBJ) $(FUZZ_DIR)
 	rm -f user/ispotctl user/ispotd $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(SAMPLES)
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures clean; fi
