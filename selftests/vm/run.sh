@@ -237,6 +237,15 @@ if [ -n "$guest_modules" ] && [ -n "$vm_moddir" ]; then
 	done <"$work/guest-modules"
 fi
 [ "$disk_mib" -eq 0 ] || : >"$root/disk"
+# The guest's clock follows the host's, but its vCPUs run only when the
+# host schedules QEMU's threads: on a busy 2-core host (make check boots two
+# VMs side by side) a vCPU can stand still for seconds of guest time, and
+# the soft-lockup and RCU-stall detectors, at 20 s and 21 s, report that as
+# a lockup (sid's stress_test did, a burst of host load while it ran).  At
+# 50-100 times hardware's slowness those limits are 0.2-0.4 s of real work;
+# 120 s, the largest the detectors take that keeps a margin, still reports
+# a real lockup well inside the runner's own --timeout.
+append="watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120 $append"
 [ -z "$hostfwd" ] || : >"$root/net"
 
 # What counts as a kernel report, one extended regex a line: grep -f in the
