@@ -45,7 +45,11 @@ t_nine_to_one() {
 	u=$(share "$tmp/plain.json" update_stats)
 	f=$(share "$tmp/plain.json" flush)
 	echo "# update_stats $u, flush $f"
-	lt 0.7 "$u" || [ "$u" = 0.7 ] || return 1
+	# 9:1 hold times: 0.85-0.94 on a quiet host, 0.68-0.90 with
+	# stress-ng --cpu 2 on the host (five kernels, 2026-11-26): the last
+	# waker drifts toward the 1:1 wake counts when the vCPUs take turns.
+	# The floor is the --sync tests' own.
+	lt 0.6 "$u" || return 1
 	lt "$f" "$u" && lt 0 "$f"
 }
 par_need contended "$tmp/plain.par"
