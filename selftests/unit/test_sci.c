@@ -23,7 +23,8 @@ static uint64_t rng(void)
 static struct sci_causes causes(uint64_t futex, uint64_t blocked,
 				uint64_t runq, uint64_t oncpu)
 {
-	struct sci_causes c = { futex, blocked, runq, oncpu };
+	struct sci_causes c = { .futex_ns = futex, .blocked_ns = blocked,
+				.runqueue_ns = runq, .oncpu_ns = oncpu };
 
 	return c;
 }
@@ -309,7 +310,7 @@ TEST(cause_split_sums_to_loss)
 {
 	struct sci_engine *e = sci_new();
 	const struct sci_result *b;
-	struct sci_causes c;
+	struct sci_causes c = { 0 };
 	struct sci_report *r;
 
 	ASSERT_TRUE(e);
@@ -361,7 +362,7 @@ TEST(cause_reference_rescaled)
 {
 	struct sci_engine *e = sci_new();
 	const struct sci_result *b;
-	struct sci_causes c;
+	struct sci_causes c = { 0 };
 	struct sci_report *r;
 
 	ASSERT_TRUE(e);
@@ -395,7 +396,7 @@ TEST(cause_normalised_and_signed)
 {
 	struct sci_engine *e = sci_new();
 	const struct sci_result *b;
-	struct sci_causes c;
+	struct sci_causes c = { 0 };
 	struct sci_report *r;
 
 	ASSERT_TRUE(e);
@@ -690,7 +691,7 @@ TEST(random_trace_matches_brute_force)
 
 	for (i = 0; i < P_EVENTS; i++) {
 		struct p_event *p = &ev[i];
-		struct sci_causes c;
+		struct sci_causes c = { 0 };
 
 		p->t = rng() % P_THREADS;
 		p->f = rng() % P_FUNCS;

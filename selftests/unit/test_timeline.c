@@ -42,10 +42,20 @@ static void tl_feed(struct timeline *tl, uint8_t kind, uint32_t tid,
 	ASSERT_EQ(timeline_record(tl, &r, func), 0);
 }
 
+/* @tid recorded an ENTRY or EXIT at @ts on @cpu: its totals then. */
+static uint64_t running(struct timeline *tl, uint32_t tid, uint16_t cpu,
+			uint64_t ts)
+{
+	uint64_t out[TL_NR_TOTALS];
+
+	ASSERT_EQ(timeline_running_totals(tl, tid, cpu, ts, out), 0);
+	return out[TL_OTHERS];
+}
+
 TEST(each_cause_is_attributed)
 {
 	struct timeline *tl = timeline_new();
-	uint64_t c[TL_NR_CAUSES];
+	uint64_t c[TL_NR_TOTALS];
 
 	ASSERT_TRUE(tl);
 	/* Preempted 100..150: run-queue. */
@@ -75,7 +85,7 @@ TEST(each_cause_is_attributed)
 TEST(preempted_inside_a_futex_call_is_runqueue)
 {
 	struct timeline *tl = timeline_new();
-	uint64_t c[TL_NR_CAUSES];
+	uint64_t c[TL_NR_TOTALS];
 
 	ASSERT_TRUE(tl);
 	tl_feed(tl, ISPOT_REC_FUTEX_ENTER, 7, 100, LOCK_A, FUTEX_WAIT_PRIVATE,
@@ -92,12 +102,12 @@ TEST(preempted_inside_a_futex_call_is_runqueue)
 TEST(lost_switch_in_is_repaired_by_the_next_record)
 {
 	struct timeline *tl = timeline_new();
-	uint64_t c[TL_NR_CAUSES];
+	uint64_t c[TL_NR_TOTALS];
 
 	ASSERT_TRUE(tl);
 	tl_feed(tl, ISPOT_REC_SWITCH_OUT, 7, 100, 0, 1, TL_NO_FUNC);
-	timeline_running(tl, 7, 180);
-	timeline_running(tl, 7, 190);	/* already running: no effect */
+	running(tl, 7, 0, 180);
+	running(tl, 7, 0, 190);	/* already running: no effect */
 	timeline_totals(tl, 7, c);
 	EXPECT_EQ(c[TL_BLOCKED], 80);
 	EXPECT_EQ(timeline_stats(tl)->lost_switch_in, 1);

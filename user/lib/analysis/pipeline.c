@@ -7,6 +7,9 @@
 #include "util/idarray.h"
 #include "analysis/pipeline.h"
 
+_Static_assert(TL_NR_TOTALS <= PAIR_AUX_WORDS,
+	       "an entry carries its thread's totals to its exit");
+
 struct pipeline_probe {
 	bool used;
 	bool end_marker;	/* a block's end: its stack samples are not kept */
@@ -58,6 +61,27 @@ static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
 	}
 }
 
+/*
+ * Between entry and exit, from the thread's totals at both (@now: the
+ * exit's): its off-CPU time by cause and its context.  Other threads'
+ * activity is a difference of integrals that a late record can make run
+ * backwards by a little; that reads as none.
+ */
+static void pipeline_causes(const uint64_t *now, const uint64_t *then,
+			    struct sci_causes *c)
+{
+	uint64_t others = now[TL_OTHERS] - then[TL_OTHERS];
+
+	c->futex_ns = now[TL_FUTEX] - then[TL_FUTEX];
+	c->blocked_ns = now[TL_BLOCKED] - then[TL_BLOCKED];
+	c->runqueue_ns = now[TL_RUNQUEUE] - then[TL_RUNQUEUE];
+	c->oncpu_ns = 0;	/* the engine takes the remainder */
+	c->context = true;
+	c->waited_ns = now[TL_WAITED] - then[TL_WAITED];
+	c->rq_program_ns = now[TL_RQ_PROGRAM] - then[TL_RQ_PROGRAM];
+	c->others_ns = (int64_t)others < 0 ? 0 : others;
+}
+
 static void pipeline_exec(const struct pair_exec *e, void *ctx)
 {
 	struct pipeline *p = ctx;
@@ -68,11 +92,7 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 	int shaped;
 
 	if (p->tl) {
-		/* Off-CPU between entry and exit (p->now: the exit's totals). */
-		causes.futex_ns = p->now[TL_FUTEX] - e->aux[TL_FUTEX];
-		causes.blocked_ns = p->now[TL_BLOCKED] - e->aux[TL_BLOCKED];
-		causes.runqueue_ns = p->now[TL_RUNQUEUE] - e->aux[TL_RUNQUEUE];
-		causes.oncpu_ns = 0;	/* the engine takes the remainder */
+		pipeline_causes(p->now, e->aux, &causes);
 		c = &causes;
 	}
 	shaped = shapes_add(p->shapes, probe->func_id, &e->shape,
@@ -306,8 +326,9 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		else
 			p->stats.exits++;
 		if (p->tl) {
-			timeline_running_totals(p->tl, rec->tid, rec->ts_ns,
-						p->now);
+			if (timeline_running_totals(p->tl, rec->tid, rec->cpu,
+						    rec->ts_ns, p->now))
+				p->stats.nomem++;
 			if (pairer_feed_aux(p->pairer, rec, p->now))
 				p->stats.nomem++;
 			return;
@@ -328,12 +349,14 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		return;
 	case ISPOT_REC_TASK_NEW:
 		p->stats.tasks++;
-		if (pipeline_thread_seen(p, rec->tid, rec->ts_ns))
+		if (pipeline_thread_seen(p, rec->tid, rec->ts_ns) ||
+		    (p->tl && timeline_record(p->tl, rec, TL_NO_FUNC)))
 			p->stats.nomem++;
 		return;
 	case ISPOT_REC_TASK_EXIT:
 		p->stats.tasks++;
-		if (pipeline_thread_exit(p, rec->tid, rec->ts_ns))
+		if ((p->tl && timeline_record(p->tl, rec, TL_NO_FUNC)) ||
+		    pipeline_thread_exit(p, rec->tid, rec->ts_ns))
 			p->stats.nomem++;
 		return;
 	default:

@@ -67,7 +67,7 @@ struct pipeline {
 	struct argbuckets *args;	/* per-argument log2 buckets */
 	struct shapes *shapes;		/* what calls executions made */
 	/* The fed record's thread totals, read by the pair callback. */
-	uint64_t now[TL_NR_CAUSES];
+	uint64_t now[TL_NR_TOTALS];
 	struct pipeline_stats stats;
 	bool sci_borrowed;		/* p->sci belongs to the caller */
 	bool shapes_borrowed;		/* and so does p->shapes */

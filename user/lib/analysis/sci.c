@@ -169,6 +169,7 @@ static long block_get(struct sci_engine *e, uint32_t func_id, uint64_t key)
 	b->min = UINT64_MAX;
 	b->ref_dur = UINT64_MAX;
 	hist_init(&b->hist);
+	interf_init(&b->interf);
 	e->mem += sizeof(*b);
 	e->blocks[e->nr_blocks] = b;
 	table_insert(&e->block_tab, hash, e->nr_blocks);
@@ -395,6 +396,7 @@ int sci_seed(struct sci_engine *e, const struct sci_block_min *m)
 		b->ref_dur = m->ref_dur;
 		memcpy(b->ref_cause, m->ref_cause, sizeof(b->ref_cause));
 	}
+	interf_seed(&b->interf, &m->solo);
 	return 0;
 }
 
@@ -410,6 +412,7 @@ void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
 		out[i].min = b->min;
 		out[i].ref_dur = b->ref_dur;
 		memcpy(out[i].ref_cause, b->ref_cause, sizeof(b->ref_cause));
+		interf_seed_out(&b->interf, &out[i].solo);
 	}
 }
 
@@ -426,6 +429,20 @@ static void causes_normalise(const struct sci_causes *in, uint64_t d,
 	out[SCI_CAUSE_RUNQUEUE] = in->runqueue_ns < rem ? in->runqueue_ns : rem;
 	rem -= out[SCI_CAUSE_RUNQUEUE];
 	out[SCI_CAUSE_ONCPU] = rem;
+}
+
+static void block_context(struct sci_block *b, uint64_t d,
+			  const struct sci_causes *causes)
+{
+	struct interf_call call = {
+		.duration_ns = d,
+		.waited_ns = causes->waited_ns,
+		.runqueue_ns = causes->runqueue_ns,
+		.rq_program_ns = causes->rq_program_ns,
+		.others_ns = causes->others_ns,
+	};
+
+	interf_add(&b->interf, &call);
 }
 
 static inline struct sci_hot *hot_slot(struct sci_engine *e,
@@ -492,6 +509,8 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 			b->ref_dur = duration_ns;
 			memcpy(b->ref_cause, c, sizeof(c));
 		}
+		if (causes->context)
+			block_context(b, duration_ns, causes);
 	}
 
 	bt = &e->bts[bti];

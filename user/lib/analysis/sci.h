@@ -69,6 +69,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/interference.h"
+
 enum sci_cause {
 	SCI_CAUSE_FUTEX,	/* off CPU inside a futex syscall */
 	SCI_CAUSE_BLOCKED,	/* other off-CPU time: I/O, sleep */
@@ -82,6 +84,15 @@ struct sci_causes {
 	uint64_t blocked_ns;
 	uint64_t runqueue_ns;
 	uint64_t oncpu_ns;	/* recomputed as the remainder, see above */
+	/*
+	 * What the program's other threads did meanwhile (interference.h),
+	 * when @context: the futex wait they ended, the run-queue time
+	 * behind them, and how many of them were active (ns x threads).
+	 */
+	bool context;
+	uint64_t waited_ns;
+	uint64_t rq_program_ns;
+	uint64_t others_ns;
 };
 
 struct sci_engine;
@@ -133,8 +144,10 @@ void sci_finish(struct sci_engine *e, uint64_t end_ts);
  * starts each window's engine with the minima of the windows before, so
  * d_min(b) is the fastest execution since the daemon started.  @ref_dur
  * and @ref_cause are the fastest execution that carried causes
- * (UINT64_MAX when none did).  A seeded block with no execution appears
- * in no report.  Returns 0 or -ENOMEM.
+ * (UINT64_MAX when none did).  @solo is what the earlier engines saw of
+ * its solo calls, evidence for the interference figure's reference
+ * (interference.h).  A seeded block with no execution appears in no
+ * report.  Returns 0 or -ENOMEM.
  */
 struct sci_block_min {
 	uint32_t func_id;
@@ -142,6 +155,7 @@ struct sci_block_min {
 	uint64_t min;
 	uint64_t ref_dur;
 	uint64_t ref_cause[SCI_NR_CAUSES];
+	struct interf_seed solo;
 };
 
 int sci_seed(struct sci_engine *e, const struct sci_block_min *m);
@@ -212,6 +226,20 @@ struct sci_result {
 	uint64_t caused_calls;	/* executions that carried causes */
 	int64_t cause_loss_ns[SCI_NR_CAUSES];
 	int64_t unknown_loss_ns;
+	/*
+	 * Interference (interference.h), over the same lifetimes as sci:
+	 * interference is interf.loss_ns / lifetime_ns, a lower bound when
+	 * interf.ref is INTERF_REF_NONE, and then interference_bound the
+	 * upper one (else equal); has_interference is false when no
+	 * execution carried a context (no wait records).  rank is what
+	 * reports sort by: the figure where its evidence suffices, the
+	 * bound where it does not, SCI without a context.
+	 */
+	bool has_interference;
+	struct interf_estimate interf;
+	double interference;
+	double interference_bound;
+	double rank;
 	/* Per-thread scores of the threads not folded away:
 	 * report->scores[first_score .. + nr_scores), by SCI descending. */
 	size_t first_score;
@@ -229,7 +257,10 @@ struct sci_thread_life {
 struct sci_report {
 	uint64_t now_ns;
 	uint64_t events;
-	/* Both sorted by SCI descending, then loss descending, then id. */
+	/*
+	 * Both sorted by rank (struct sci_result) descending, then SCI,
+	 * then loss, then id.
+	 */
 	size_t nr_blocks;
 	struct sci_result *blocks;
 	size_t nr_funcs;

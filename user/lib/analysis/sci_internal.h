@@ -40,6 +40,7 @@ struct sci_block {
 	uint64_t cause_sum[SCI_NR_CAUSES];
 	uint64_t ref_dur;	/* duration of the fastest caused execution */
 	uint64_t ref_cause[SCI_NR_CAUSES];
+	struct interf_acc interf;
 	struct sci_folded fold;
 	struct hist hist;	/* per block: per thread would cost 58 KiB each */
 };

@@ -25,6 +25,8 @@ static int cmp_result(const void *pa, const void *pb)
 {
 	const struct sci_result *a = pa, *b = pb;
 
+	if (a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
 	if (a->sci != b->sci)
 		return a->sci > b->sci ? -1 : 1;
 	if (a->loss_ns != b->loss_ns)
@@ -85,6 +87,20 @@ static void block_causes(const struct sci_block *b, uint64_t loss,
 	res->unknown_loss_ns = (int64_t)loss - known;
 }
 
+/* The result's shares of its threads' lifetimes, and its rank. */
+static void result_ratios(struct sci_result *res)
+{
+	double life = (double)res->lifetime_ns;
+
+	res->sci = life ? (double)res->loss_ns / life : 0.0;
+	res->interference = life ? (double)res->interf.loss_ns / life : 0.0;
+	res->interference_bound = life ? (double)res->interf.bound_ns / life :
+				  0.0;
+	res->rank = !res->has_interference ? res->sci :
+		    res->interf.ref == INTERF_REF_NONE ?
+		    res->interference_bound : res->interference;
+}
+
 static void score_fill(struct sci_thread_score *s, uint32_t tid,
 		       uint64_t lifetime)
 {
@@ -103,8 +119,7 @@ static void result_threads(struct sci_report *r, struct sci_result *res)
 	res->lifetime_ns = 0;
 	for (i = 0; i < res->nr_scores; i++)
 		res->lifetime_ns += s[i].lifetime_ns;
-	res->sci = res->lifetime_ns ?
-		   (double)res->loss_ns / (double)res->lifetime_ns : 0.0;
+	result_ratios(res);
 	if (res->nr_scores) {
 		res->sci_worst_thread = s[0].sci;
 		res->worst_tid = s[0].tid;
@@ -125,8 +140,7 @@ static void result_fold(struct sci_result *res, const struct sci_folded *f)
 	}
 	res->threads += f->threads;
 	res->lifetime_ns += f->lifetime;
-	res->sci = res->lifetime_ns ?
-		   (double)res->loss_ns / (double)res->lifetime_ns : 0.0;
+	result_ratios(res);
 }
 
 /* Add block @b, whose result is @br, into function result @f. */
@@ -147,6 +161,8 @@ static void func_add_block(struct sci_result *f, const struct sci_block *b,
 	for (k = 0; k < SCI_NR_CAUSES; k++)
 		f->cause_loss_ns[k] += br->cause_loss_ns[k];
 	f->unknown_loss_ns += br->unknown_loss_ns;
+	f->has_interference |= br->has_interference;
+	interf_estimate_add(&f->interf, &br->interf);
 	hist_merge(h, &b->hist);
 }
 
@@ -320,6 +336,8 @@ static size_t report_blocks(const struct sci_engine *e, struct sci_report *r,
 		res->mean_ns = b->n ? (double)b->sum / b->n : 0.0;
 		res->loss_ns = b->sum - b->n * res->min_ns;
 		block_causes(b, res->loss_ns, res);
+		interf_estimate(&b->interf, &res->interf);
+		res->has_interference = res->interf.calls != 0;
 		res->first_score = pos[i] = nscores;
 		nscores += b->nr_threads;
 	}
@@ -354,7 +372,7 @@ static void report_block_scores(const struct sci_engine *e,
 }
 
 /*
- * Sort blocks and functions by SCI; seeded blocks that ran no execution
+ * Sort blocks and functions by rank; seeded blocks that ran no execution
  * are not part of the report.
  */
 static void report_sort(struct sci_report *r)

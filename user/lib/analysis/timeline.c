@@ -9,9 +9,31 @@
 #include "analysis/timeline.h"
 #include "util/openaddr.h"
 
+/* A thread's activity (timeline.h, "Context"). */
+enum tl_act {
+	TL_ACT_UNSEEN,		/* nothing recorded yet: not counted */
+	TL_ACT_ACTIVE,
+	TL_ACT_WAITING,		/* in a futex wait */
+	TL_ACT_GONE,		/* exited */
+};
+
+/* Which traced thread a CPU runs, and for how long it ran any so far. */
+struct tl_cpu {
+	uint32_t tid;		/* 0: none (tid 0 is the idle task) */
+	uint64_t since;
+	uint64_t acc;
+};
+
 struct tl_thread {
 	uint32_t tid;
 	bool used;
+	uint8_t act;		/* enum tl_act */
+	uint32_t on_cpu;	/* the CPU it runs on + 1, 0 = none known */
+	uint32_t rq_cpu;	/* where it was preempted */
+	uint64_t rq_mark;	/* that CPU's traced time then */
+	uint64_t futex_mark;	/* cum[TL_FUTEX] when its wait began */
+	uint64_t self_acc;	/* its own active time, up to self_since */
+	uint64_t self_since;
 	bool off;		/* switched out, not back yet */
 	bool off_preempted;
 	bool off_in_futex;
@@ -21,7 +43,7 @@ struct tl_thread {
 	uint64_t off_since;
 	uint64_t futex_uaddr;
 	uint64_t futex_since;
-	uint64_t cum[TL_NR_CAUSES];
+	uint64_t cum[TL_NR_TOTALS];	/* TL_OTHERS: unused, computed */
 	uint64_t waited_exact;	/* bit i: waited on futex word i */
 	size_t last_waited;	/* the word of its latest wait, + 1 */
 };
@@ -31,6 +53,12 @@ struct timeline {
 	size_t cap, used;
 	struct timeline_futex *futexes;
 	size_t nr_futexes, cap_futexes;
+	/* Active threads, and their count's integral up to act_since. */
+	uint32_t nr_active;
+	uint64_t act_acc, act_since;
+	uint64_t last_ts;
+	struct tl_cpu *cpus;
+	size_t nr_cpus;
 	/* timeline_futexes()'s order; the lines keep theirs (waited_exact). */
 	struct timeline_futex *sorted;
 	struct timeline_stats st;
@@ -132,6 +160,7 @@ void timeline_free(struct timeline *tl)
 	free(tl->futexes);
 	free(tl->sorted);
 	free(tl->threads);
+	free(tl->cpus);
 	free(tl);
 }
 
@@ -178,53 +207,180 @@ static struct tl_thread *tl_thread(struct timeline *tl, uint32_t tid)
 	return &tl->threads[i];
 }
 
-static void tl_back_on_cpu(struct tl_thread *t, uint64_t ts)
+/* Late records (another ring's, behind the merge) count at act_since. */
+static uint64_t tl_clamp(const struct timeline *tl, uint64_t ts)
+{
+	return ts > tl->act_since ? ts : tl->act_since;
+}
+
+/* Integral of the number of active threads up to @ts (>= act_since). */
+static uint64_t tl_all_active(const struct timeline *tl, uint64_t ts)
+{
+	return tl->act_acc + (uint64_t)tl->nr_active * (ts - tl->act_since);
+}
+
+static uint64_t tl_self_active(const struct tl_thread *t, uint64_t ts)
+{
+	return t->self_acc + (t->act == TL_ACT_ACTIVE && ts > t->self_since ?
+			      ts - t->self_since : 0);
+}
+
+/*
+ * The integral of the *other* active threads: everyone's minus its own.
+ * Unsigned differences of it are right across wrap-around.
+ */
+static uint64_t tl_others(const struct timeline *tl, const struct tl_thread *t,
+			  uint64_t ts)
+{
+	ts = tl_clamp(tl, ts);
+	return tl_all_active(tl, ts) - tl_self_active(t, ts);
+}
+
+static void tl_set_act(struct timeline *tl, struct tl_thread *t,
+		       enum tl_act act, uint64_t ts)
+{
+	bool was = t->act == TL_ACT_ACTIVE, is = act == TL_ACT_ACTIVE;
+
+	if (was != is) {
+		ts = tl_clamp(tl, ts);
+		tl->act_acc = tl_all_active(tl, ts);
+		tl->act_since = ts;
+		if (is) {
+			tl->nr_active++;
+			t->self_since = ts;
+		} else {
+			t->self_acc = tl_self_active(t, ts);
+			tl->nr_active--;
+		}
+	}
+	t->act = act;
+}
+
+/* A record of its own: a thread not seen before is active from now. */
+static void tl_seen(struct timeline *tl, struct tl_thread *t, uint64_t ts)
+{
+	if (t->act == TL_ACT_UNSEEN)
+		tl_set_act(tl, t, TL_ACT_ACTIVE, ts);
+}
+
+/* How long CPU @c ran traced threads up to @ts. */
+static uint64_t cpu_traced(const struct tl_cpu *c, uint64_t ts)
+{
+	return c->acc + (c->tid && ts > c->since ? ts - c->since : 0);
+}
+
+static struct tl_cpu *tl_cpu(struct timeline *tl, uint32_t cpu)
+{
+	if (cpu >= tl->nr_cpus) {
+		size_t n = cpu + 1u > 2 * tl->nr_cpus ? cpu + 1u :
+			   2 * tl->nr_cpus;
+		struct tl_cpu *c = realloc(tl->cpus, n * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + tl->nr_cpus, 0, (n - tl->nr_cpus) * sizeof(*c));
+		tl->cpus = c;
+		tl->nr_cpus = n;
+	}
+	return &tl->cpus[cpu];
+}
+
+static void tl_vacate(struct timeline *tl, struct tl_thread *t, uint64_t ts)
+{
+	struct tl_cpu *c;
+
+	if (!t->on_cpu)
+		return;
+	c = &tl->cpus[t->on_cpu - 1];
+	if (c->tid == t->tid) {
+		c->acc = cpu_traced(c, ts);
+		c->tid = 0;
+	}
+	t->on_cpu = 0;
+}
+
+/* @t runs on @cpu from @ts (whoever the CPU had is off it: a lost OUT). */
+static int tl_occupy(struct timeline *tl, struct tl_thread *t, uint32_t cpu,
+		     uint64_t ts)
+{
+	struct tl_cpu *c;
+
+	if (t->on_cpu == cpu + 1 && tl->cpus[cpu].tid == t->tid)
+		return 0;
+	tl_vacate(tl, t, ts);
+	c = tl_cpu(tl, cpu);
+	if (!c)
+		return -ENOMEM;
+	c->acc = cpu_traced(c, ts);
+	c->tid = t->tid;
+	c->since = ts;
+	t->on_cpu = cpu + 1;
+	return 0;
+}
+
+static void tl_back_on_cpu(struct timeline *tl, struct tl_thread *t,
+			   uint64_t ts)
 {
 	enum timeline_cause c;
+	uint64_t off, traced;
 
 	if (!t->off)
 		return;
 	t->off = false;
 	if (ts <= t->off_since)
 		return;
+	off = ts - t->off_since;
 	/* Preempted inside a futex call is still waiting for a CPU. */
 	c = t->off_preempted ? TL_RUNQUEUE :
 	    t->off_in_futex ? TL_FUTEX : TL_BLOCKED;
-	t->cum[c] += ts - t->off_since;
-}
-
-void timeline_running(struct timeline *tl, uint32_t tid, uint64_t ts)
-{
-	uint64_t unused[TL_NR_CAUSES];
-
-	timeline_running_totals(tl, tid, ts, unused);
-}
-
-void timeline_running_totals(struct timeline *tl, uint32_t tid, uint64_t ts,
-			     uint64_t out[TL_NR_CAUSES])
-{
-	struct tl_thread *t = &tl->threads[tl_slot(tl, tid)];
-
-	if (!t->used) {
-		memset(out, 0, sizeof(t->cum));
+	t->cum[c] += off;
+	if (c != TL_RUNQUEUE || t->rq_cpu >= tl->nr_cpus)
 		return;
+	/* Behind traced threads while its CPU ran them, else behind others. */
+	traced = cpu_traced(&tl->cpus[t->rq_cpu], ts) - t->rq_mark;
+	t->cum[TL_RQ_PROGRAM] += traced < off ? traced : off;
+}
+
+int timeline_running_totals(struct timeline *tl, uint32_t tid, uint16_t cpu,
+			    uint64_t ts, uint64_t out[TL_NR_TOTALS])
+{
+	struct tl_thread *t = tl_thread(tl, tid);
+
+	if (!t) {
+		memset(out, 0, TL_NR_TOTALS * sizeof(*out));
+		return -ENOMEM;
 	}
+	if (ts > tl->last_ts)
+		tl->last_ts = ts;
+	tl_seen(tl, t, ts);
+	/* A call returned, so a futex wait it was in ended: a lost EXIT. */
+	if (t->act == TL_ACT_WAITING)
+		tl_set_act(tl, t, TL_ACT_ACTIVE, ts);
 	if (t->off) {
 		tl->st.lost_switch_in++;
-		tl_back_on_cpu(t, ts);
+		tl_back_on_cpu(tl, t, ts);
 	}
-	memcpy(out, t->cum, sizeof(t->cum));
+	memcpy(out, t->cum, TL_NR_TOTALS * sizeof(*out));
+	out[TL_OTHERS] = tl_others(tl, t, ts);
+	return tl_occupy(tl, t, cpu, ts);
 }
 
 void timeline_totals(const struct timeline *tl, uint32_t tid,
-		     uint64_t out[TL_NR_CAUSES])
+		     uint64_t out[TL_NR_TOTALS])
 {
 	const struct tl_thread *t = &tl->threads[tl_slot(tl, tid)];
 
-	if (t->used)
-		memcpy(out, t->cum, sizeof(t->cum));
-	else
-		memset(out, 0, sizeof(t->cum));
+	if (t->used) {
+		memcpy(out, t->cum, TL_NR_TOTALS * sizeof(*out));
+		out[TL_OTHERS] = tl_others(tl, t, tl->last_ts);
+	} else {
+		memset(out, 0, TL_NR_TOTALS * sizeof(*out));
+	}
+}
+
+uint32_t timeline_active(const struct timeline *tl)
+{
+	return tl->nr_active;
 }
 
 /* For the probed functions open at waits: few, so a list will do. */
@@ -293,19 +449,22 @@ static int tl_futex_wake(struct timeline *tl, uint64_t uaddr, uint64_t ts,
  * it began: an earlier one could not have found it queued.  Without one,
  * a thread outside the target (or lost records) woke it: untraced.
  */
-static void tl_futex_woken(struct timeline_futex *f, const struct tl_thread *t,
+static bool tl_futex_woken(struct timeline_futex *f, const struct tl_thread *t,
 			   uint64_t wait_ns, int64_t ret)
 {
 	uint32_t func = TL_NO_FUNC;
 	uint64_t callsite = 0;
+	bool traced = false;
 
 	if (ret != 0)
-		return;
+		return false;
 	if (f->woken && f->last_wake_ts >= t->futex_since) {
 		func = f->last_waker;
 		callsite = f->last_waker_callsite;
+		traced = true;
 	}
 	timeline_wakers_add(&f->woken_from, func, callsite, wait_ns);
+	return traced;
 }
 
 /* Count @t among @f's waiting threads once (see TL_FUTEX_EXACT). */
@@ -333,13 +492,17 @@ static int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 	t->in_futex = false;
 	if (!timeline_futex_op_waits(t->futex_op))
 		return 0;
+	if (t->act == TL_ACT_WAITING)
+		tl_set_act(tl, t, TL_ACT_ACTIVE, ts);
 	f = tl_futex(tl, t->futex_uaddr);
 	if (!f)
 		return -ENOMEM;
 	wait_ns = ts > t->futex_since ? ts - t->futex_since : 0;
 	f->waits++;
 	f->wait_ns += wait_ns;
-	tl_futex_woken(f, t, wait_ns, ret);
+	/* Woken by a traced thread: the wait was that thread's doing. */
+	if (tl_futex_woken(f, t, wait_ns, ret))
+		t->cum[TL_WAITED] += t->cum[TL_FUTEX] - t->futex_mark;
 	tl_futex_count_thread(tl, f, t);
 	if (t->futex_func != TL_NO_FUNC &&
 	    add_distinct(&f->funcs, &f->nr_funcs, t->futex_func))
@@ -353,6 +516,61 @@ int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 	return timeline_record_callsite(tl, rec, open_func, 0);
 }
 
+static int tl_switch_out(struct timeline *tl, struct tl_thread *t,
+			 const struct ispot_record *rec)
+{
+	struct tl_cpu *c;
+
+	tl->st.switches++;
+	/* Two OUTs in a row: the IN between them was lost. */
+	tl_back_on_cpu(tl, t, rec->ts_ns);
+	tl_vacate(tl, t, rec->ts_ns);
+	t->off = true;
+	t->off_since = rec->ts_ns;
+	t->off_preempted = rec->data[0] != 0;
+	t->off_in_futex = t->in_futex;
+	if (!t->off_preempted)
+		return 0;
+	c = tl_cpu(tl, rec->cpu);
+	if (!c)
+		return -ENOMEM;
+	t->rq_cpu = rec->cpu;
+	t->rq_mark = cpu_traced(c, rec->ts_ns);
+	return 0;
+}
+
+static int tl_futex_enter(struct timeline *tl, struct tl_thread *t,
+			  const struct ispot_record *rec, uint32_t open_func,
+			  uint64_t callsite)
+{
+	tl->st.futex_calls++;
+	t->in_futex = true;
+	t->futex_uaddr = rec->data[0];
+	t->futex_op = (uint32_t)rec->data[1];
+	t->futex_since = rec->ts_ns;
+	t->futex_func = open_func;
+	if (timeline_futex_op_wakes(t->futex_op))
+		return tl_futex_wake(tl, t->futex_uaddr, rec->ts_ns,
+				     open_func, callsite);
+	if (timeline_futex_op_waits(t->futex_op)) {
+		t->futex_mark = t->cum[TL_FUTEX];
+		tl_set_act(tl, t, TL_ACT_WAITING, rec->ts_ns);
+	}
+	return 0;
+}
+
+/* A thread is born active, and a reused tid is a new thread. */
+static void tl_task(struct timeline *tl, struct tl_thread *t,
+		    const struct ispot_record *rec)
+{
+	if (rec->kind == ISPOT_REC_TASK_NEW) {
+		tl_set_act(tl, t, TL_ACT_ACTIVE, rec->ts_ns);
+		return;
+	}
+	tl_vacate(tl, t, rec->ts_ns);
+	tl_set_act(tl, t, TL_ACT_GONE, rec->ts_ns);
+}
+
 int timeline_record_callsite(struct timeline *tl,
 			     const struct ispot_record *rec,
 			     uint32_t open_func, uint64_t callsite)
@@ -364,6 +582,8 @@ int timeline_record_callsite(struct timeline *tl,
 	case ISPOT_REC_SWITCH_IN:
 	case ISPOT_REC_FUTEX_ENTER:
 	case ISPOT_REC_FUTEX_EXIT:
+	case ISPOT_REC_TASK_NEW:
+	case ISPOT_REC_TASK_EXIT:
 		break;
 	default:
 		return 0;
@@ -371,42 +591,30 @@ int timeline_record_callsite(struct timeline *tl,
 	t = tl_thread(tl, rec->tid);
 	if (!t)
 		return -ENOMEM;
-	switch (rec->kind) {
-	case ISPOT_REC_SWITCH_OUT:
-		tl->st.switches++;
-		/* Two OUTs in a row: the IN between them was lost. */
-		tl_back_on_cpu(t, rec->ts_ns);
-		t->off = true;
-		t->off_since = rec->ts_ns;
-		t->off_preempted = rec->data[0] != 0;
-		t->off_in_futex = t->in_futex;
+	if (rec->ts_ns > tl->last_ts)
+		tl->last_ts = rec->ts_ns;
+	if (rec->kind == ISPOT_REC_TASK_NEW || rec->kind == ISPOT_REC_TASK_EXIT) {
+		tl_task(tl, t, rec);
 		return 0;
-	case ISPOT_REC_SWITCH_IN:
-		if (!t->off)
-			tl->st.stray++;
-		tl_back_on_cpu(t, rec->ts_ns);
-		return 0;
-	case ISPOT_REC_FUTEX_ENTER:
-		tl->st.futex_calls++;
-		tl_back_on_cpu(t, rec->ts_ns);
-		t->in_futex = true;
-		t->futex_uaddr = rec->data[0];
-		t->futex_op = (uint32_t)rec->data[1];
-		t->futex_since = rec->ts_ns;
-		t->futex_func = open_func;
-		if (timeline_futex_op_wakes(t->futex_op))
-			return tl_futex_wake(tl, t->futex_uaddr, rec->ts_ns,
-					     open_func, callsite);
-		return 0;
-	default:
-		tl_back_on_cpu(t, rec->ts_ns);
-		if (!t->in_futex) {
-			tl->st.stray++;
-			return 0;
-		}
-		return tl_futex_exit(tl, t, rec->ts_ns,
-				     (int64_t)rec->data[0]);
 	}
+	tl_seen(tl, t, rec->ts_ns);
+	if (rec->kind == ISPOT_REC_SWITCH_OUT)
+		return tl_switch_out(tl, t, rec);
+	if (rec->kind == ISPOT_REC_SWITCH_IN && !t->off)
+		tl->st.stray++;
+	/* The rest are recorded by the thread itself, on its CPU. */
+	tl_back_on_cpu(tl, t, rec->ts_ns);
+	if (t->act != TL_ACT_GONE && tl_occupy(tl, t, rec->cpu, rec->ts_ns))
+		return -ENOMEM;
+	if (rec->kind == ISPOT_REC_FUTEX_ENTER)
+		return tl_futex_enter(tl, t, rec, open_func, callsite);
+	if (rec->kind == ISPOT_REC_SWITCH_IN)
+		return 0;
+	if (!t->in_futex) {
+		tl->st.stray++;
+		return 0;
+	}
+	return tl_futex_exit(tl, t, rec->ts_ns, (int64_t)rec->data[0]);
 }
 
 static int cmp_futex(const void *a, const void *b)
@@ -449,6 +657,8 @@ void timeline_forget(struct timeline *tl, uint32_t tid)
 
 	if (!tl->threads[i].used)
 		return;
+	tl_vacate(tl, &tl->threads[i], tl->last_ts);
+	tl_set_act(tl, &tl->threads[i], TL_ACT_GONE, tl->last_ts);
 	for (j = i;;) {
 		j = (j + 1) & (tl->cap - 1);
 		if (!tl->threads[j].used)

@@ -14,6 +14,21 @@
  * record: a thread that records something is running.  Off-CPU time is
  * attributed when the thread comes back, so an interval is never split.
  *
+ * Context.  Besides the causes, each thread's totals carry what the
+ * interference figure needs (interference.h): off-CPU futex time of waits
+ * that another traced thread's wake ended (TL_WAITED); run-queue time
+ * during which the CPU the thread was preempted on ran another traced
+ * thread (TL_RQ_PROGRAM); and the integral, in ns x threads, of how many
+ * *other* traced threads were active (TL_OTHERS).  A thread is active
+ * from its first record (or TASK_NEW) to its TASK_EXIT, except inside a
+ * futex wait: a thread parked on a lock or a condition variable can slow
+ * no one, while one that runs, waits for a CPU, sleeps or does I/O may
+ * hold what another needs.  A thread that records nothing in the trace
+ * (blocked since before attach) is not counted.  The counts are kept as
+ * running integrals, updated at each thread's own transitions, so a
+ * call's context is the difference of its thread's totals at exit and
+ * entry, like its causes.
+ *
  * It also keeps the contended-futex report: per futex word, the time spent
  * in futex wait operations on it, how many waits and by which threads, and
  * which probed functions were open when they waited; and who woke them:
@@ -35,6 +50,14 @@ enum timeline_cause {
 	TL_BLOCKED,	/* off CPU, blocked elsewhere */
 	TL_RUNQUEUE,	/* off CPU but runnable: preempted */
 	TL_NR_CAUSES,
+};
+
+/* The context totals follow the causes in a thread's totals. */
+enum timeline_context {
+	TL_WAITED = TL_NR_CAUSES,	/* futex time others' wakes ended */
+	TL_RQ_PROGRAM,		/* run-queue time behind traced threads */
+	TL_OTHERS,		/* other active threads, ns x threads */
+	TL_NR_TOTALS,
 };
 
 #define TL_NO_FUNC	UINT32_MAX
@@ -99,8 +122,8 @@ struct timeline *timeline_new(void);
 void timeline_free(struct timeline *tl);
 
 /*
- * Feed a SWITCH_OUT, SWITCH_IN, FUTEX_ENTER or FUTEX_EXIT record (others
- * are ignored).  @open_func is the function the thread is inside at a
+ * Feed a SWITCH_OUT, SWITCH_IN, FUTEX_ENTER, FUTEX_EXIT, TASK_NEW or
+ * TASK_EXIT record (others are ignored).  @open_func is the function the thread is inside at a
  * FUTEX_ENTER, TL_NO_FUNC if none; at a wake, the one to credit with the
  * waits it ends.  Returns 0 or -ENOMEM.
  */
@@ -114,14 +137,21 @@ int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 int timeline_record_callsite(struct timeline *tl,
 			     const struct ispot_record *rec,
 			     uint32_t open_func, uint64_t callsite);
-/* @tid recorded something at @ts, so it is on a CPU. */
-void timeline_running(struct timeline *tl, uint32_t tid, uint64_t ts);
-/* Both: timeline_running(), then timeline_totals(), in one lookup. */
-void timeline_running_totals(struct timeline *tl, uint32_t tid, uint64_t ts,
-			     uint64_t out[TL_NR_CAUSES]);
-/* @tid's off-CPU totals by cause so far (zeros for an unknown thread). */
+/*
+ * @tid recorded something at @ts on @cpu, so it is running there, and
+ * its totals as of @ts into @out.  Returns 0 or -ENOMEM (the thread is
+ * new and could not be kept: @out is then zeros).
+ */
+int timeline_running_totals(struct timeline *tl, uint32_t tid, uint16_t cpu,
+			    uint64_t ts, uint64_t out[TL_NR_TOTALS]);
+/*
+ * @tid's totals so far (zeros for an unknown thread); TL_OTHERS as of the
+ * latest timestamp the timeline was given.
+ */
 void timeline_totals(const struct timeline *tl, uint32_t tid,
-		     uint64_t out[TL_NR_CAUSES]);
+		     uint64_t out[TL_NR_TOTALS]);
+/* Traced threads active now (see "Context"). */
+uint32_t timeline_active(const struct timeline *tl);
 /*
  * The futexes waited on, by wait time descending (words only woken: not),
  * valid until the next call or record; none if out of memory.

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The interference figure (analysis/interference.c) and the context the
+ * timeline gives each call (analysis/timeline.c, "Context"): hand-built
+ * calls and record sequences with hand-computed answers.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "ispot_test.h"
+#include "analysis/interference.h"
+#include "analysis/pipeline.h"
+#include "analysis/timeline.h"
+
+#define FUTEX_WAIT_PRIVATE	128
+#define FUTEX_WAKE_PRIVATE	129
+#define ETIMEDOUT_RET		((uint64_t)-110)
+#define LOCK_A			0x601040
+#define SP0			0x7ffd00001008ULL
+
+static void call(struct interf_acc *a, uint64_t d, uint64_t waited,
+		 uint64_t rq, uint64_t rq_program, uint64_t others)
+{
+	struct interf_call c = {
+		.duration_ns = d, .waited_ns = waited, .runqueue_ns = rq,
+		.rq_program_ns = rq_program, .others_ns = others,
+	};
+
+	interf_add(a, &c);
+}
+
+/* Alone, a function whose work varies by 10x has no interference. */
+TEST(solo_calls_are_the_reference)
+{
+	struct interf_estimate est;
+	struct interf_acc a;
+	int i;
+
+	interf_init(&a);
+	for (i = 0; i < 40; i++)
+		call(&a, 100 + 25 * (i % 37), 0, 0, 0, 0);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
+	EXPECT_EQ(est.solo_calls, 40);
+	EXPECT_EQ(est.loss_ns, 0);
+	EXPECT_EQ(est.bound_ns, 0);
+	/* Beside other threads, 200 ns more each: that is interference. */
+	for (i = 0; i < 10; i++)
+		call(&a, 100 + 25 * (i % 37) + 200, 0, 0, 0, 500);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
+	EXPECT_EQ(est.solo_calls, 40);
+	/* sum of the ten rests minus ten solo means (100 + 25 * 18.5ish) */
+	EXPECT_GT(est.loss_ns, 10 * 200 - 10 * 25 * 10);
+	EXPECT_LT(est.loss_ns, 10 * 200 + 10 * 25 * 10);
+}
+
+TEST(waits_others_ended_are_interference_and_other_cpu_users_external)
+{
+	struct interf_estimate est;
+	struct interf_acc a;
+
+	interf_init(&a);
+	/* 1000 ns: 300 waiting for a lock, 200 run-queue (50 behind ours). */
+	call(&a, 1000, 300, 200, 50, 1000);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.direct_ns, 350);
+	EXPECT_EQ(est.external_ns, 150);
+	/* One call: no reference, so the measured waits are the floor. */
+	EXPECT_EQ(est.ref, INTERF_REF_NONE);
+	EXPECT_EQ(est.loss_ns, 350);
+	EXPECT_EQ(est.bound_ns, 350);	/* one rest: none above its min */
+	/* Parts never add up past the duration. */
+	call(&a, 100, 300, 200, 250, 0);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.direct_ns, 350 + 100);
+	EXPECT_EQ(est.external_ns, 150);
+}
+
+/*
+ * Rest = 1000 + 500 e, e from 0.1 to 2: the line's intercept (1000) is
+ * held at the fastest rest seen (1050), never below what was measured.
+ */
+TEST(fit_at_zero_exposure_without_solo_calls)
+{
+	struct interf_estimate est;
+	struct interf_acc a;
+	uint64_t want = 0;
+	int i;
+
+	interf_init(&a);
+	for (i = 0; i < 200; i++) {
+		uint64_t e10 = 1 + i % 20;	/* exposure 0.1 .. 2.0 */
+		uint64_t d = 100 + 5 * e10;
+
+		/* others = e * duration, in ns x threads */
+		call(&a, d * 10, 0, 0, 0, e10 * d);
+		want += 5 * e10 * 10;
+	}
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_FIT);
+	EXPECT_EQ(est.solo_calls, 0);
+	EXPECT_NEAR(est.ref_ns, 1050, 1);
+	EXPECT_NEAR((double)est.loss_ns, (double)(want - 200 * 50), 100);
+}
+
+/* Always beside others, never alone: a floor and a ceiling, no more. */
+TEST(no_evidence_gives_a_bound)
+{
+	struct interf_estimate est, sum;
+	struct interf_acc a, b;
+	int i;
+
+	interf_init(&a);
+	for (i = 0; i < 50; i++)
+		call(&a, 100 + 10 * (i % 10), 20, 0, 0, 4 * 200);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_NONE);
+	EXPECT_EQ(est.loss_ns, 50 * 20);
+	/* rests 80..170, min 80: 50 * 45 above it */
+	EXPECT_EQ(est.bound_ns, 50 * 20 + 50 * 45);
+
+	/* A function with this key and a solo-judged one is bounded. */
+	interf_init(&b);
+	for (i = 0; i < 40; i++)
+		call(&b, 300, 0, 0, 0, 0);
+	memset(&sum, 0, sizeof(sum));
+	interf_estimate(&b, &est);
+	interf_estimate_add(&sum, &est);
+	EXPECT_EQ(sum.ref, INTERF_REF_SOLO);
+	interf_estimate(&a, &est);
+	interf_estimate_add(&sum, &est);
+	EXPECT_EQ(sum.ref, INTERF_REF_NONE);
+	EXPECT_EQ(sum.calls, 90);
+	EXPECT_EQ(sum.solo_calls, 40);
+	EXPECT_EQ(sum.loss_ns, 50 * 20);
+	EXPECT_EQ(sum.bound_ns, 50 * 20 + 50 * 45);
+}
+
+/* ispotd's windows: solo calls of earlier windows are evidence. */
+TEST(seeded_solo_calls_are_evidence)
+{
+	struct interf_seed seed = { .solo = 40, .solo_rest_ns = 40 * 100,
+				    .solo_ns = 40 * 100 }, out;
+	struct interf_estimate est;
+	struct interf_acc a;
+	int i;
+
+	interf_init(&a);
+	interf_seed(&a, &seed);
+	for (i = 0; i < 10; i++)
+		call(&a, 150, 0, 0, 0, 150);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
+	EXPECT_EQ(est.calls, 10);
+	EXPECT_EQ(est.loss_ns, 10 * 50);
+	call(&a, 100, 0, 0, 0, 0);
+	interf_seed_out(&a, &out);
+	EXPECT_EQ(out.solo, 41);
+	EXPECT_EQ(out.solo_rest_ns, 41 * 100);
+}
+
+static struct ispot_record rec(uint8_t kind, uint32_t tid, uint16_t cpu,
+			       uint64_t ts, uint64_t d0, uint64_t d1)
+{
+	struct ispot_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = kind;
+	r.tid = tid;
+	r.tgid = 1;
+	r.cpu = cpu;
+	r.ts_ns = ts;
+	r.nslots = 1;
+	r.data[0] = d0;
+	r.data[1] = d1;
+	return r;
+}
+
+static void feed(struct timeline *tl, uint8_t kind, uint32_t tid,
+		 uint16_t cpu, uint64_t ts, uint64_t d0, uint64_t d1)
+{
+	struct ispot_record r = rec(kind, tid, cpu, ts, d0, d1);
+
+	ASSERT_EQ(timeline_record(tl, &r, TL_NO_FUNC), 0);
+}
+
+static void totals_at(struct timeline *tl, uint32_t tid, uint16_t cpu,
+		      uint64_t ts, uint64_t out[TL_NR_TOTALS])
+{
+	ASSERT_EQ(timeline_running_totals(tl, tid, cpu, ts, out), 0);
+}
+
+/* Preempted on CPU 0 at 100, back at 200: 50 behind thread 6, 50 not. */
+TEST(runqueue_behind_our_threads_or_others)
+{
+	struct timeline *tl = timeline_new();
+	uint64_t c[TL_NR_TOTALS];
+
+	ASSERT_TRUE(tl);
+	totals_at(tl, 5, 0, 50, c);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 100, 1, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 6, 0, 100, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 0, 150, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 200, 0, 0);
+	timeline_totals(tl, 5, c);
+	EXPECT_EQ(c[TL_RUNQUEUE], 100);
+	EXPECT_EQ(c[TL_RQ_PROGRAM], 50);
+	/* Thread 6 on another CPU does not take thread 5's. */
+	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 300, 1, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 6, 1, 300, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 400, 0, 0);
+	timeline_totals(tl, 5, c);
+	EXPECT_EQ(c[TL_RUNQUEUE], 200);
+	EXPECT_EQ(c[TL_RQ_PROGRAM], 50);
+	timeline_free(tl);
+}
+
+/*
+ * Thread 5 waits 20..60 on a lock thread 6 releases at 50: waited 40.
+ * A second wait times out: not waited.  While 5 waits, 6 is the only
+ * active thread; 5 is not active.
+ */
+TEST(waits_another_thread_ends_and_who_is_active)
+{
+	struct timeline *tl = timeline_new();
+	uint64_t c0[TL_NR_TOTALS], c[TL_NR_TOTALS];
+
+	ASSERT_TRUE(tl);
+	totals_at(tl, 6, 1, 0, c);
+	totals_at(tl, 5, 0, 0, c0);
+	EXPECT_EQ(timeline_active(tl), 2);
+	feed(tl, ISPOT_REC_FUTEX_ENTER, 5, 0, 10, LOCK_A, FUTEX_WAIT_PRIVATE);
+	EXPECT_EQ(timeline_active(tl), 1);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 20, 0, 0);
+	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 50, LOCK_A, FUTEX_WAKE_PRIVATE);
+	feed(tl, ISPOT_REC_FUTEX_EXIT, 6, 1, 52, 1, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 60, 0, 0);
+	feed(tl, ISPOT_REC_FUTEX_EXIT, 5, 0, 70, 0, 0);
+	EXPECT_EQ(timeline_active(tl), 2);
+	totals_at(tl, 5, 0, 100, c);
+	EXPECT_EQ(c[TL_FUTEX] - c0[TL_FUTEX], 40);
+	EXPECT_EQ(c[TL_WAITED] - c0[TL_WAITED], 40);
+	/* 6 was active all 100 ns. */
+	EXPECT_EQ(c[TL_OTHERS] - c0[TL_OTHERS], 100);
+	/* A timed-out wait was nobody's doing. */
+	feed(tl, ISPOT_REC_FUTEX_ENTER, 5, 0, 110, LOCK_A, FUTEX_WAIT_PRIVATE);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 120, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 150, 0, 0);
+	feed(tl, ISPOT_REC_FUTEX_EXIT, 5, 0, 160, ETIMEDOUT_RET, 0);
+	totals_at(tl, 5, 0, 170, c0);
+	EXPECT_EQ(c0[TL_FUTEX] - c[TL_FUTEX], 30);
+	EXPECT_EQ(c0[TL_WAITED], c[TL_WAITED]);
+	/* From 6's side: 5 was inactive 10..70 and 110..160. */
+	totals_at(tl, 6, 1, 170, c);
+	EXPECT_EQ(c[TL_OTHERS], 170 - 60 - 50);
+	timeline_free(tl);
+}
+
+/* Parked in a futex wait, exited, or never seen: not beside anyone. */
+TEST(parked_exited_and_unseen_threads_are_not_active)
+{
+	struct timeline *tl = timeline_new();
+	uint64_t c0[TL_NR_TOTALS], c[TL_NR_TOTALS];
+
+	ASSERT_TRUE(tl);
+	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 0, LOCK_A, FUTEX_WAIT_PRIVATE);
+	feed(tl, ISPOT_REC_TASK_NEW, 7, 1, 0, 5, 0);
+	totals_at(tl, 5, 0, 10, c0);
+	feed(tl, ISPOT_REC_TASK_EXIT, 7, 1, 30, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 7, 1, 31, 0, 0);	/* after exit */
+	totals_at(tl, 5, 0, 100, c);
+	/* Only 7, from 10 to 30. */
+	EXPECT_EQ(c[TL_OTHERS] - c0[TL_OTHERS], 20);
+	EXPECT_EQ(timeline_active(tl), 1);
+	/* Forgetting a thread keeps the count right. */
+	timeline_forget(tl, 5);
+	EXPECT_EQ(timeline_active(tl), 0);
+	timeline_free(tl);
+}
+
+static void pl_feed(struct pipeline *p, uint8_t kind, uint32_t tid,
+		    uint16_t cpu, uint64_t ts, uint64_t sp, uint64_t d0,
+		    uint64_t d1)
+{
+	struct ispot_record r = rec(kind, tid, cpu, ts, d0, d1);
+
+	r.probe_id = kind == ISPOT_REC_ENTRY || kind == ISPOT_REC_EXIT;
+	r.sp = sp;
+	pipeline_record(p, &r);
+}
+
+/*
+ * Through the pipeline: thread 5 alone runs f() 40 times with work from
+ * 100 to 1,000 ns (SCI high, interference 0), then thread 6 starts and
+ * holds a lock that 5's next 10 calls wait 500 ns for.
+ */
+TEST(pipeline_alone_then_waiting_for_another_thread)
+{
+	struct pipeline *p = pipeline_new();
+	const struct sci_result *f;
+	struct sci_report *r;
+	uint64_t ts = 1000;
+	int i;
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(pipeline_add_probe(p, 1, 0, NULL), 0);
+	ASSERT_EQ(pipeline_enable_causes(p), 0);
+	for (i = 0; i < 40; i++) {
+		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+		ts += 100 + 900 * (i % 2);
+		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts, SP0 + 8, 0, 0);
+		ts += 10;
+	}
+	pipeline_finish(p, ts);
+	r = sci_report(p->sci, ts);
+	ASSERT_TRUE(r);
+	f = sci_report_func(r, 0);
+	ASSERT_TRUE(f);
+	EXPECT_TRUE(f->has_interference);
+	EXPECT_TRUE(f->sci > 0.4);
+	EXPECT_EQ(f->interf.ref, INTERF_REF_SOLO);
+	EXPECT_EQ(f->interf.solo_calls, 40);
+	EXPECT_EQ(f->interf.loss_ns, 0);
+	EXPECT_NEAR(f->interference, 0.0, 1e-9);
+	sci_report_free(r);
+
+	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
+	for (i = 0; i < 10; i++) {
+		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+		pl_feed(p, ISPOT_REC_FUTEX_ENTER, 5, 0, ts + 10, 0, LOCK_A,
+			FUTEX_WAIT_PRIVATE);
+		pl_feed(p, ISPOT_REC_SWITCH_OUT, 5, 0, ts + 20, 0, 0, 0);
+		pl_feed(p, ISPOT_REC_FUTEX_ENTER, 6, 1, ts + 500, 0, LOCK_A,
+			FUTEX_WAKE_PRIVATE);
+		pl_feed(p, ISPOT_REC_FUTEX_EXIT, 6, 1, ts + 510, 0, 1, 0);
+		pl_feed(p, ISPOT_REC_SWITCH_IN, 5, 0, ts + 520, 0, 0, 0);
+		pl_feed(p, ISPOT_REC_FUTEX_EXIT, 5, 0, ts + 530, 0, 0, 0);
+		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 600 + 900 * (i % 2),
+			SP0 + 8, 0, 0);
+		ts += 1000 + 900 * (i % 2);
+	}
+	pipeline_finish(p, ts);
+	r = sci_report(p->sci, ts);
+	ASSERT_TRUE(r);
+	f = sci_report_func(r, 0);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->interf.direct_ns, 10 * 500);
+	EXPECT_EQ(f->interf.ref, INTERF_REF_SOLO);
+	/* The rest is what the solo calls took: only the waits count. */
+	EXPECT_NEAR((double)f->interf.loss_ns, 10 * 500, 1);
+	EXPECT_TRUE(f->interference < f->sci);
+	EXPECT_NEAR(f->rank, f->interference, 1e-12);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+TEST_HARNESS_MAIN

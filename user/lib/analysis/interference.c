@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Interference beside SCI; see interference.h for the definitions. */
+#include <string.h>
+
+#include "analysis/interference.h"
+
+void interf_init(struct interf_acc *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->rest_min = UINT64_MAX;
+}
+
+static uint64_t at_most(uint64_t v, uint64_t max)
+{
+	return v < max ? v : max;
+}
+
+void interf_add(struct interf_acc *a, const struct interf_call *c)
+{
+	uint64_t d = c->duration_ns;
+	uint64_t direct = at_most(c->waited_ns + at_most(c->rq_program_ns,
+							   c->runqueue_ns), d);
+	uint64_t external = at_most(c->runqueue_ns -
+				    at_most(c->rq_program_ns, c->runqueue_ns),
+				    d - direct);
+	uint64_t rest = d - direct - external;
+	double e = d ? (double)c->others_ns / (double)d : 0.0;
+	double de, dr;
+
+	a->n++;
+	a->direct_ns += direct;
+	a->external_ns += external;
+	a->rest_ns += rest;
+	if (rest < a->rest_min)
+		a->rest_min = rest;
+	if (!c->others_ns) {
+		a->solo.solo++;
+		a->solo.solo_rest_ns += rest;
+		a->solo.solo_ns += d;
+	}
+	if (e <= INTERF_LOW_EXPOSURE)
+		a->low++;
+	/* Welford's update of the means and co-moments of (e, r). */
+	de = e - a->mean_e;
+	a->mean_e += de / (double)a->n;
+	dr = (double)rest - a->mean_r;
+	a->mean_r += dr / (double)a->n;
+	a->m2_e += de * (e - a->mean_e);
+	a->c_er += de * ((double)rest - a->mean_r);
+}
+
+void interf_seed(struct interf_acc *a, const struct interf_seed *s)
+{
+	a->seed = *s;
+}
+
+void interf_seed_out(const struct interf_acc *a, struct interf_seed *out)
+{
+	out->solo = a->solo.solo + a->seed.solo;
+	out->solo_rest_ns = a->solo.solo_rest_ns + a->seed.solo_rest_ns;
+	out->solo_ns = a->solo.solo_ns + a->seed.solo_ns;
+}
+
+/*
+ * The FIT reference: the line's value at e = 0, which the evidence at low
+ * exposure anchors.  Held within [min r, mean r]: a block cannot take
+ * less than its fastest rest, and a line rising with exposure at no cost
+ * to the mean is noise, not a negative interference.
+ */
+static double fit_reference(const struct interf_acc *a)
+{
+	double slope = a->c_er / a->m2_e;
+	double ref = a->mean_r - slope * a->mean_e;
+
+	if (ref < (double)a->rest_min)
+		ref = (double)a->rest_min;
+	if (ref > a->mean_r)
+		ref = a->mean_r;
+	return ref;
+}
+
+void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
+{
+	struct interf_seed solo;
+	double over;
+
+	memset(out, 0, sizeof(*out));
+	interf_seed_out(a, &solo);
+	out->calls = a->n;
+	out->direct_ns = a->direct_ns;
+	out->external_ns = a->external_ns;
+	out->solo_calls = solo.solo;
+	if (solo.solo)
+		out->solo_mean_ns = (double)solo.solo_ns / (double)solo.solo;
+	out->loss_ns = out->bound_ns = a->direct_ns;
+	if (!a->n)
+		return;
+	if (solo.solo >= INTERF_MIN_EVIDENCE) {
+		out->ref = INTERF_REF_SOLO;
+		out->ref_ns = (double)solo.solo_rest_ns / (double)solo.solo;
+	} else if (a->low >= INTERF_MIN_EVIDENCE && a->m2_e > 0) {
+		out->ref = INTERF_REF_FIT;
+		out->ref_ns = fit_reference(a);
+	} else {
+		out->bound_ns += a->rest_ns - a->n * a->rest_min;
+		return;
+	}
+	over = (double)a->rest_ns - (double)a->n * out->ref_ns;
+	if (over > 0)
+		out->loss_ns += (uint64_t)(over + 0.5);
+	out->bound_ns = out->loss_ns;
+}
+
+/* Which reference a sum of keys shows: any bound wins, then SOLO, FIT. */
+static enum interf_ref ref_of_sum(const struct interf_estimate *sum,
+				  const struct interf_estimate *b)
+{
+	if (!sum->calls)
+		return b->ref;
+	if (sum->bound_ns > sum->loss_ns || b->bound_ns > b->loss_ns)
+		return INTERF_REF_NONE;
+	if (sum->ref == INTERF_REF_SOLO || b->ref == INTERF_REF_SOLO)
+		return INTERF_REF_SOLO;
+	return sum->ref == INTERF_REF_FIT ? sum->ref : b->ref;
+}
+
+void interf_estimate_add(struct interf_estimate *sum,
+			 const struct interf_estimate *b)
+{
+	uint64_t solo = sum->solo_calls + b->solo_calls;
+	uint64_t calls = sum->calls + b->calls;
+
+	if (!b->calls)
+		return;
+	if (solo)
+		sum->solo_mean_ns = (sum->solo_mean_ns * sum->solo_calls +
+				     b->solo_mean_ns * b->solo_calls) / solo;
+	sum->ref_ns = (sum->ref_ns * sum->calls + b->ref_ns * b->calls) /
+		      calls;
+	sum->ref = ref_of_sum(sum, b);
+	sum->calls = calls;
+	sum->solo_calls = solo;
+	sum->loss_ns += b->loss_ns;
+	sum->bound_ns += b->bound_ns;
+	sum->direct_ns += b->direct_ns;
+	sum->external_ns += b->external_ns;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interference next to SCI (Documentation/design.rst, "Interference, not
+ * variance"): the part of a block's loss that the program's *other
+ * threads* cost it, apart from how much the block varies by itself and
+ * from what other processes took.
+ *
+ * Each call comes with its duration d and what the timeline saw while it
+ * ran (timeline.h, "Context"):
+ *
+ *	waited      off-CPU time in futex waits that a wake from another
+ *		    traced thread ended
+ *	runqueue    run-queue time, and rq_program, the part of it during
+ *		    which the CPU the thread was preempted on ran another
+ *		    thread of the program
+ *	others      the integral of the number of the program's other
+ *		    *active* threads (alive, and not in a futex wait) over
+ *		    the call, in ns x threads
+ *
+ * and is split into
+ *
+ *	direct   = waited + rq_program	  waiting for the program's threads
+ *	external = runqueue - rq_program  waiting for a CPU taken by others
+ *	rest r   = d - direct - external  its own work, plus interference
+ *					  that leaves no wait behind
+ *					  (spinning, shared caches, a disk)
+ *	exposure e = others / d		  how much of the program ran beside
+ *
+ * A call is *solo* when e = 0: no other thread of the program was active
+ * at any moment of it, so nothing of the program could slow its rest.
+ * The reference for r, the block's own time, is:
+ *
+ *	SOLO	the mean r of its solo calls, when there are at least
+ *		INTERF_MIN_EVIDENCE of them;
+ *	FIT	else, when at least INTERF_MIN_EVIDENCE calls had
+ *		e <= INTERF_LOW_EXPOSURE, the intercept at e = 0 of the
+ *		least-squares line r = a + b e over all calls, held within
+ *		[min r, mean r];
+ *	NONE	else.
+ *
+ *	interference loss = sum direct + max(0, sum r - n * reference)
+ *
+ * With no reference the rest cannot be judged: the loss is then sum
+ * direct, which is measured and so a lower bound, and the upper bound is
+ * sum direct + sum r - n * min r (the paper's minimum applied to the
+ * rest).  External time is never interference.
+ *
+ * Memory is one struct interf_acc per block: running sums and the
+ * co-moments of (e, r) updated in place (Welford), nothing per call.
+ */
+#ifndef ISPOT_INTERFERENCE_H
+#define ISPOT_INTERFERENCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Solo calls (or calls at low exposure) a reference needs. */
+#define INTERF_MIN_EVIDENCE	30
+/* Exposure at or below which a call counts as evidence for a FIT. */
+#define INTERF_LOW_EXPOSURE	0.5
+
+struct interf_call {
+	uint64_t duration_ns;
+	uint64_t waited_ns;
+	uint64_t runqueue_ns;
+	uint64_t rq_program_ns;
+	uint64_t others_ns;	/* ns x threads */
+};
+
+/* What earlier windows knew of a block's solo calls (ispotd). */
+struct interf_seed {
+	uint64_t solo;
+	uint64_t solo_rest_ns;
+	uint64_t solo_ns;	/* their durations */
+};
+
+struct interf_acc {
+	uint64_t n;
+	uint64_t direct_ns;
+	uint64_t external_ns;
+	uint64_t rest_ns;
+	uint64_t rest_min;
+	uint64_t low;		/* calls with e <= INTERF_LOW_EXPOSURE */
+	struct interf_seed solo;	/* this engine's own solo calls */
+	struct interf_seed seed;	/* given by interf_seed() */
+	double mean_e, mean_r, m2_e, c_er;
+};
+
+enum interf_ref {
+	INTERF_REF_NONE,
+	INTERF_REF_SOLO,
+	INTERF_REF_FIT,
+};
+
+struct interf_estimate {
+	enum interf_ref ref;
+	uint64_t calls;		/* that carried a context */
+	uint64_t loss_ns;	/* a lower bound when ref is NONE */
+	uint64_t bound_ns;	/* the upper bound; = loss_ns unless NONE */
+	uint64_t direct_ns;
+	uint64_t external_ns;
+	uint64_t solo_calls;	/* the seed's included */
+	double solo_mean_ns;	/* mean duration of those, 0 if none */
+	double ref_ns;		/* the reference for r, 0 when NONE */
+};
+
+void interf_init(struct interf_acc *a);
+void interf_add(struct interf_acc *a, const struct interf_call *c);
+/* Take @s's solo calls as evidence too (not as calls of this block). */
+void interf_seed(struct interf_acc *a, const struct interf_seed *s);
+/* The seed to hand to the next engine: @a's solo calls and its seed's. */
+void interf_seed_out(const struct interf_acc *a, struct interf_seed *out);
+void interf_estimate(const struct interf_acc *a, struct interf_estimate *out);
+/*
+ * Sum @b into @sum, as a function sums its keys: each key keeps its own
+ * reference, so losses and bounds add; the reference kind becomes NONE
+ * when any key with a bound above its loss had none.
+ */
+void interf_estimate_add(struct interf_estimate *sum,
+			 const struct interf_estimate *b);
+
+#endif /* ISPOT_INTERFERENCE_H */
