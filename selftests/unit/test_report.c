@@ -710,7 +710,7 @@ static int row_of(const struct lines *l, const char *name)
 	size_t i;
 
 	for (i = l->header + 1; i < l->end; i++)
-		if (tokens(l->line[i], tok, 16) > 9 && !strcmp(tok[9], name))
+		if (tokens(l->line[i], tok, 16) > 10 && !strcmp(tok[10], name))
 			return (int)i;
 	return -1;
 }
@@ -1288,15 +1288,15 @@ TEST(text_long_names_elided)
 	cxx[F_ACQUIRE].name = "rocksdb::lru_cache::LRUCacheShard::Lookup(int)";
 	s.rep.funcs = cxx;
 
-	s.rep.width = 140;
+	s.rep.width = 148;
 	text = render_text(&s.rep, 0);
 	EXPECT_TRUE(strstr(text,
 			   "  rocksdb::lru_cache::LRUCacheShard::Lookup(...)  "));
 	EXPECT_FALSE(strstr(text, longer));
 	split(text, &l);	/* cuts text into lines */
-	EXPECT_LE(row_span(&l, "Lookup(...)"), 140);
+	EXPECT_LE(row_span(&l, "Lookup(...)"), 148);
 	/* Too long even without parameters: the middle goes. */
-	EXPECT_LE(row_span(&l, "[callsite]"), 140);
+	EXPECT_LE(row_span(&l, "[callsite]"), 148);
 	row = row_containing(&l, "[callsite]");
 	EXPECT_EQ(strncmp(strstr(row, "rocksdb"), "rocksdb::lru_cache::very",
 			  24), 0);
@@ -1443,27 +1443,29 @@ TEST(text_rows_sorted_and_valued)
 
 		ASSERT_GT(row, prev);
 		prev = row;
-		ASSERT_GT(tokens(l.line[row], tok, 16), 9);
+		ASSERT_GT(tokens(l.line[row], tok, 16), 10);
 		EXPECT_STREQ(tok[0], report_format_pct(want, sizeof(want),
 						       res->sci));
-		EXPECT_STREQ(tok[1], format_ns(want, sizeof(want),
+		report_interference_cell(res, want, sizeof(want));
+		EXPECT_STREQ(tok[1], want);
+		EXPECT_STREQ(tok[2], format_ns(want, sizeof(want),
 					       res->loss_ns));
 		snprintf(want, sizeof(want), "%" PRIu64, res->calls);
-		EXPECT_STREQ(tok[2], want);
-		snprintf(want, sizeof(want), "%" PRIu32, res->threads);
 		EXPECT_STREQ(tok[3], want);
-		EXPECT_STREQ(tok[4], format_ns(want, sizeof(want),
-					       res->min_ns));
+		snprintf(want, sizeof(want), "%" PRIu32, res->threads);
+		EXPECT_STREQ(tok[4], want);
 		EXPECT_STREQ(tok[5], format_ns(want, sizeof(want),
-					       res->p50_ns));
+					       res->min_ns));
 		EXPECT_STREQ(tok[6], format_ns(want, sizeof(want),
-					       res->p99_ns));
+					       res->p50_ns));
 		EXPECT_STREQ(tok[7], format_ns(want, sizeof(want),
+					       res->p99_ns));
+		EXPECT_STREQ(tok[8], format_ns(want, sizeof(want),
 					       res->max_ns));
 		report_format_pct(pct, sizeof(pct), res->sci_worst_thread);
 		snprintf(want, sizeof(want), "%s@%" PRIu32, pct,
 			 res->worst_tid);
-		EXPECT_STREQ(tok[8], want);
+		EXPECT_STREQ(tok[9], want);
 	}
 	/* The ranking is real: not every function scores the same. */
 	EXPECT_TRUE(s.sci->funcs[0].sci > s.sci->funcs[2].sci);
@@ -1588,13 +1590,13 @@ TEST(text_key_rows)
 		if (blk->func_id != F_ACQUIRE)
 			continue;
 		k++;
-		ASSERT_GT(tokens(l.line[row + k], tok, 16), 9);
+		ASSERT_GT(tokens(l.line[row + k], tok, 16), 10);
 		key_name(NULL, blk->func_id, blk->key, want, sizeof(want));
-		EXPECT_STREQ(tok[9], want);
+		EXPECT_STREQ(tok[10], want);
 		EXPECT_STREQ(tok[0], report_format_pct(want, sizeof(want),
 						       blk->sci));
 		snprintf(want, sizeof(want), "%" PRIu64, blk->calls);
-		EXPECT_STREQ(tok[2], want);
+		EXPECT_STREQ(tok[3], want);
 	}
 	ASSERT_EQ(k, REPORT_TEXT_KEYS);
 	snprintf(want, sizeof(want), "(+%d more keys", ACQUIRE_KEYS -
@@ -2321,6 +2323,153 @@ TEST(text_untraced_wakers_one_hint)
 			   "flush (10%)\n"));
 	EXPECT_FALSE(strstr(text, "names who woke them"));
 	free(text);
+	scenario_free(&s);
+}
+
+/*
+ * The interference figure everywhere the SCI is: thread 101 runs
+ * compute_chunk alone (work from 100 to 1,000 us: SCI high, INTERF 0);
+ * acquire waits for locks the other threads release and never runs
+ * alone (INTERF a bound: the waits, up to the paper's minimum on the
+ * rest); flush_log waits for CPUs other processes hold (external).
+ */
+static void interf_exec(struct scenario *s, uint32_t func, size_t t,
+			uint64_t d, uint64_t waited, uint64_t rq,
+			uint64_t others)
+{
+	struct sci_causes c = {
+		.futex_ns = waited, .runqueue_ns = rq, .context = true,
+		.waited_ns = waited, .others_ns = others,
+	};
+
+	exec(s, func, func == F_ACQUIRE ? 0x1000 : 0, t, d, &c);
+}
+
+static void interf_scenario(struct scenario *s)
+{
+	size_t c;
+
+	scenario_build(s);
+	sci_report_free(s->sci);
+	sci_free(s->e);
+	s->e = sci_new();
+	ASSERT_TRUE(s->e);
+	for (c = 0; c < 3; c++) {
+		ASSERT_EQ(sci_thread_seen(s->e, threads[c].tid,
+					  threads[c].from), 0);
+		s->cursor[c] = threads[c].from + 1000;
+	}
+	for (c = 0; c < 60; c++)
+		interf_exec(s, F_COMPUTE, 0, 100000 + 150000 * (c % 7), 0, 0,
+			    0);
+	for (c = 0; c < 50; c++)
+		interf_exec(s, F_ACQUIRE, 1 + c % 2, 20000 + 1000 * (c % 5),
+			    15000, 0, 40000);
+	for (c = 0; c < 40; c++)
+		interf_exec(s, F_FLUSH, 2, 200000 + 1000 * (c % 3), 0, 150000,
+			    0);
+	sci_finish(s->e, TRACE_END);
+	s->sci = sci_report(s->e, 0);
+	ASSERT_TRUE(s->sci);
+	s->rep.sci = s->sci;
+	s->rep.futexes = NULL;
+	s->rep.nr_futexes = 0;
+}
+
+/* The notes as one line each: wrapped lines joined, indents dropped. */
+static void unwrap(char *text)
+{
+	char *r = text, *w = text;
+
+	while (*r) {
+		if (*r == '\n' && r[1] == ' ') {
+			while (r[1] == ' ')
+				r++;
+			*r = ' ';
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+TEST(interference_in_text_and_json)
+{
+	const struct sci_result *fn;
+	const struct jv *v, *a, *o;
+	char want[32], *text;
+	struct scenario s;
+	struct lines l;
+	size_t i;
+
+	interf_scenario(&s);
+	text = render_text(&s.rep, 0);
+	TH_LOG("%s", text);
+	split(text, &l);
+	/* Ranked by INTERF (or its bound), not by SCI. */
+	EXPECT_EQ(s.sci->funcs[0].func_id, F_ACQUIRE);
+	fn = sci_report_func(s.sci, F_COMPUTE);
+	ASSERT_TRUE(fn);
+	EXPECT_TRUE(fn->sci > 0.05);
+	EXPECT_EQ(fn->interf.loss_ns, 0);
+	fn = sci_report_func(s.sci, F_ACQUIRE);
+	ASSERT_TRUE(fn);
+	EXPECT_EQ(fn->interf.ref, INTERF_REF_NONE);
+	EXPECT_EQ(fn->interf.loss_ns, 50 * 15000);
+	EXPECT_EQ(fn->interf.bound_ns, 50 * 15000 + 50 * 2000);
+	report_interference_cell(fn, want, sizeof(want));
+	EXPECT_TRUE(!strncmp(want, "<=", 2));
+	EXPECT_TRUE(strstr(l.line[row_of(&l, "acquire")], want) != NULL);
+	free(text);
+	text = render_text(&s.rep, 0);
+	unwrap(text);
+	EXPECT_TRUE(strstr(text, "note: INTERF between "));
+	EXPECT_TRUE(strstr(text, "0 solo calls are too few"));
+	EXPECT_TRUE(strstr(text, "note: compute_chunk: ") &&
+		    strstr(text, "but no other thread of the program was "
+			   "active during any of its 60 calls"));
+	EXPECT_TRUE(strstr(text, "waiting for CPUs that other processes held "
+			   "(external, not interference)"));
+	free(text);
+
+	v = parse_report(&s.rep);
+	a = field(v, "functions", J_ARR);
+	for (i = 0; i < a->n; i++) {
+		o = &a->items[i];
+		/* JSON lists the functions in the report's order. */
+		fn = &s.sci->funcs[i];
+		EXPECT_STREQ(field_str(o, "name"), funcs[fn->func_id].name);
+		EXPECT_SCORE(field_num(o, "interference"), fn->interference);
+		EXPECT_EQ(field_i64(o, "solo_calls"), fn->interf.solo_calls);
+		EXPECT_EQ(field_i64(o, "external_ns"),
+			  fn->interf.external_ns);
+		if (fn->func_id == F_ACQUIRE)
+			EXPECT_SCORE(field_num(o, "interference_bound"),
+				     fn->interference_bound);
+		else
+			EXPECT_FALSE(jget(o, "interference_bound"));
+	}
+	/* Keys carry it too. */
+	o = &field(&a->items[0], "keys", J_ARR)->items[0];
+	EXPECT_EQ(field_i64(o, "solo_calls"), 0);
+	EXPECT_TRUE(field_num(o, "interference_bound") > 0);
+	scenario_free(&s);
+}
+
+/* Without wait records there is no figure: "-" and null, not a zero. */
+TEST(interference_absent_without_context)
+{
+	const struct jv *v, *o;
+	struct scenario s;
+	char *text;
+
+	scenario_build(&s);
+	text = render_text(&s.rep, 0);
+	EXPECT_TRUE(strstr(text, "  INTERF  "));
+	free(text);
+	v = parse_report(&s.rep);
+	o = &field(v, "functions", J_ARR)->items[0];
+	EXPECT_EQ(field(o, "interference", J_NULL)->t, J_NULL);
+	EXPECT_FALSE(jget(o, "solo_calls"));
 	scenario_free(&s);
 }
 

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define COLUMNS_MAX		12
+#define COLUMNS_MAX		16
 #define COLUMN_CELL_LEN		512	/* longer cells are cut */
 #define COLUMN_GAP		2
 #define COLUMNS_LINE_LEN	(COLUMNS_MAX * (COLUMN_CELL_LEN + COLUMN_GAP))

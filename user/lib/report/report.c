@@ -30,6 +30,7 @@
 
 enum report_col {
 	COL_SCI,
+	COL_INTERF,
 	COL_LOSS,
 	COL_CALLS,
 	COL_THREADS,
@@ -57,6 +58,7 @@ static column_print_fn print_pct, print_count, print_ns, print_name,
 /* Widths are measured, names are left, figures right. */
 static const struct column columns[NR_COLS] = {
 	COLUMN(COL_SCI, "SCI", 0, false, 0, print_pct),
+	COLUMN(COL_INTERF, "INTERF", 0, false, 0, print_pct),
 	COLUMN(COL_LOSS, "LOSS", 0, false, 0, print_ns),
 	COLUMN(COL_CALLS, "CALLS", 0, false, 0, print_count),
 	COLUMN(COL_THREADS, "THREADS", 0, false, 0, print_count),
@@ -306,6 +308,10 @@ static void print_pct(const struct column *c, const void *row, char *buf,
 		report_format_pct(buf, len, res->sci);
 		return;
 	}
+	if (c->id == COL_INTERF) {
+		report_interference_cell(res, buf, len);
+		return;
+	}
 	report_format_pct(pct, sizeof(pct), res->sci_worst_thread);
 	snprintf(buf, len, "%s@%" PRIu32, pct, res->worst_tid);
 }
@@ -422,6 +428,7 @@ static void function_row(struct table *t, const struct report *r,
 	if (func_shape_note(r, fn->func_id))
 		report_wrap(t->f, r, indent, "note: ",
 			    func_shape_note(r, fn->func_id));
+	report_interference_text(t->f, r, fn, indent);
 	report_workload_text(t->f, r, fn, indent);
 	report_stacks_text(t->f, r, fn, indent);
 }
@@ -716,6 +723,7 @@ static void json_result(struct json *j, const struct sci_result *res)
 	json_double(j, "sci_worst_thread",
 		    finite_or_zero(res->sci_worst_thread));
 	json_u64(j, "worst_tid", res->worst_tid);
+	report_interference_json(j, res);
 }
 
 static void json_keys(struct json *j, const struct report *r,

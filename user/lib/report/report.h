@@ -170,6 +170,22 @@ struct json;
 void report_json_functions(struct json *j, const struct report *r);
 void report_json_futexes(struct json *j, const struct report *r);
 
+/* A note line before wrapping, and the interference parts of a report. */
+#define REPORT_NOTE_LEN	512
+
+/*
+ * The INTERF cell of a function or key ("12.0%", "<=62.0%" when only a
+ * bound can be given, "-" without wait records); the notes under a
+ * function's row that say why SCI and INTERF differ, and how much of its
+ * time other processes took; and the interference members of a function's
+ * or key's JSON object (report_interference.c).
+ */
+void report_interference_cell(const struct sci_result *res, char *buf,
+			      size_t len);
+void report_interference_text(FILE *f, const struct report *r,
+			      const struct sci_result *fn, int indent);
+void report_interference_json(struct json *j, const struct sci_result *res);
+
 /* Call paths listed under a function in the table; JSON lists them all. */
 #define REPORT_TEXT_STACKS	5
 /* Frames of one path in the table; deeper ones end in "> ...". */

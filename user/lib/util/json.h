@@ -29,6 +29,8 @@ void json_u64(struct json *j, const char *key, uint64_t value);
 void json_i64(struct json *j, const char *key, int64_t value);
 void json_double(struct json *j, const char *key, double value);
 void json_bool(struct json *j, const char *key, bool value);
+/* A figure that cannot be had here: null, not a made-up number. */
+void json_null(struct json *j, const char *key);
 /* Ends the top-level value with a newline. */
 void json_finish(struct json *j);
 

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The interference figure in the report (analysis/interference.h): the
+ * INTERF cell beside SCI, the one-line notes under a function that say
+ * why SCI and INTERF differ, and the "interference",
+ * "interference_bound", "solo_calls" and "external_ns" members of a
+ * function's or a key's JSON object (Documentation/usage.rst, "Reading
+ * SCI next to INTERF").
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "util/format.h"
+#include "util/json.h"
+#include "report/report.h"
+
+/* Below this SCI, a gap between SCI and INTERF is not worth a line. */
+#define NOTE_MIN_SCI		0.05
+/* INTERF under this share of SCI reads as "mostly its own variance". */
+#define NOTE_OWN_SHARE		0.5
+/* External time worth a line: this share of the threads' time. */
+#define NOTE_MIN_EXTERNAL	0.02
+
+static const char *const ref_names[] = {
+	[INTERF_REF_NONE] = "none",
+	[INTERF_REF_SOLO] = "solo",
+	[INTERF_REF_FIT] = "fit",
+};
+
+static bool bounded(const struct sci_result *res)
+{
+	return res->interf.ref == INTERF_REF_NONE &&
+	       res->interf.bound_ns > res->interf.loss_ns;
+}
+
+void report_interference_cell(const struct sci_result *res, char *buf,
+			      size_t len)
+{
+	char pct[16];
+
+	if (!res->has_interference) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (bounded(res)) {
+		report_format_pct(pct, sizeof(pct), res->interference_bound);
+		snprintf(buf, len, "<=%s", pct);
+		return;
+	}
+	report_format_pct(buf, len, res->interference);
+}
+
+static const char *label_of(const struct report *r, uint32_t id)
+{
+	if (r->labels && id < r->nr_funcs && r->labels[id])
+		return r->labels[id];
+	if (r->funcs && id < r->nr_funcs && r->funcs[id].name)
+		return r->funcs[id].name;
+	return "it";
+}
+
+/* Why a high SCI is not interference, or what INTERF cannot say. */
+static void note_own_variance(FILE *f, const struct report *r,
+			      const struct sci_result *fn, int indent)
+{
+	const struct interf_estimate *x = &fn->interf;
+	char line[REPORT_NOTE_LEN], mean[32], solo[32];
+	double above = fn->min_ns ? 100.0 * (fn->mean_ns / fn->min_ns - 1) :
+			0.0;
+
+	if (fn->sci < NOTE_MIN_SCI ||
+	    fn->interference >= NOTE_OWN_SHARE * fn->sci)
+		return;
+	format_ns(mean, sizeof(mean), fn->mean_ns);
+	format_ns(solo, sizeof(solo), x->solo_mean_ns);
+	if (x->solo_calls && x->solo_calls == x->calls)
+		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
+			 "call, but no other thread of the program was active "
+			 "during any of its %" PRIu64 " calls: its own work "
+			 "varies, not interference; --key shape or argN may "
+			 "help", label_of(r, fn->func_id), above, x->calls);
+	else if (x->ref == INTERF_REF_SOLO)
+		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
+			 "call, but as slow when it runs alone (%" PRIu64
+			 " solo calls, mean %s; all calls %s): its own work "
+			 "varies, not interference; --key shape or argN may "
+			 "help", label_of(r, fn->func_id), above,
+			 x->solo_calls, solo, mean);
+	else
+		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
+			 "call, but its time does not grow with the threads "
+			 "active beside it (fit over %" PRIu64 " calls): its "
+			 "own work varies, not interference",
+			 label_of(r, fn->func_id), above, x->calls);
+	report_wrap(f, r, indent, "note: ", line);
+}
+
+void report_interference_text(FILE *f, const struct report *r,
+			      const struct sci_result *fn, int indent)
+{
+	char line[REPORT_NOTE_LEN], lo[16], hi[16], ext[16];
+	double life = (double)fn->lifetime_ns;
+
+	if (!fn->has_interference)
+		return;
+	if (bounded(fn)) {
+		report_format_pct(lo, sizeof(lo), fn->interference);
+		report_format_pct(hi, sizeof(hi), fn->interference_bound);
+		snprintf(line, sizeof(line), "INTERF between %s (waits that "
+			 "other threads ended) and %s: %" PRIu64 " solo calls "
+			 "are too few to tell its own variance from "
+			 "interference", lo, hi, fn->interf.solo_calls);
+		report_wrap(f, r, indent, "note: ", line);
+	} else {
+		note_own_variance(f, r, fn, indent);
+	}
+	if (life && fn->interf.external_ns / life >= NOTE_MIN_EXTERNAL) {
+		report_format_pct(ext, sizeof(ext),
+				  fn->interf.external_ns / life);
+		snprintf(line, sizeof(line), "%s of its threads' time went "
+			 "waiting for CPUs that other processes held "
+			 "(external, not interference)", ext);
+		report_wrap(f, r, indent, "note: ", line);
+	}
+}
+
+void report_interference_json(struct json *j, const struct sci_result *res)
+{
+	const struct interf_estimate *x = &res->interf;
+
+	if (!res->has_interference) {
+		json_null(j, "interference");
+		return;
+	}
+	json_double(j, "interference", isfinite(res->interference) ?
+					res->interference : 0.0);
+	if (bounded(res))
+		json_double(j, "interference_bound",
+			    isfinite(res->interference_bound) ?
+			    res->interference_bound : 0.0);
+	json_u64(j, "solo_calls", x->solo_calls);
+	json_u64(j, "external_ns", x->external_ns);
+	json_u64(j, "interference_ns", x->loss_ns);
+	json_u64(j, "waited_on_threads_ns", x->direct_ns);
+	json_string(j, "interference_reference", ref_names[x->ref]);
+}
