@@ -102,6 +102,9 @@ static void add_window(struct metrics *m, const struct window_target *tg,
 		ff[i].loss_ns = loss[i];
 		ff[i].unknown_loss_ns = loss[i];
 		ff[i].observed_ns = 1000;
+		/* Half of it interference, and 7 ns behind other processes. */
+		ff[i].interference_ns = loss[i] / 2;
+		ff[i].external_ns = 7;
 	}
 	ASSERT_EQ(metrics_add_window(m, &wf), 0);
 }
@@ -116,6 +119,8 @@ TEST(every_family_has_help_and_type)
 		{ "ispot_calls_total", "counter" },
 		{ "ispot_loss_seconds_total", "counter" },
 		{ "ispot_observed_seconds_total", "counter" },
+		{ "ispot_interference_seconds_total", "counter" },
+		{ "ispot_external_seconds_total", "counter" },
 		{ "ispot_sci", "gauge" },
 		{ "ispot_duration_seconds", "histogram" },
 	};
@@ -137,6 +142,26 @@ TEST(every_family_has_help_and_type)
 	metrics_set_targets(m, 3);
 	text = render(m);
 	EXPECT_EQ(val(text, "ispot_targets"), 3);
+	free(text);
+	metrics_free(m);
+}
+
+/* Interference and external time add up over windows, like the loss. */
+TEST(interference_and_external_counters)
+{
+	static const char *const names[] = { "work" };
+	static const uint64_t loss[] = { 400 };
+	struct metrics *m = metrics_new(50);
+	char *text;
+
+	ASSERT_TRUE(m);
+	add_window(m, &app1, T0, names, loss, 1);
+	add_window(m, &app1, T0 + WINDOW_NS, names, loss, 1);
+	text = render(m);
+	EXPECT_NEAR(val(text, "ispot_interference_seconds_total{exe=\"app\","
+			"function=\"work\",object=\"app\"}"), 400e-9, 1e-15);
+	EXPECT_NEAR(val(text, "ispot_external_seconds_total{exe=\"app\","
+			"function=\"work\",object=\"app\"}"), 14e-9, 1e-15);
 	free(text);
 	metrics_free(m);
 }

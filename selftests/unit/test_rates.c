@@ -26,6 +26,7 @@ static struct rates_counts linear(double t_s, double calls, double loss_ns,
 	c.cause_ns[CAUSE_FUTEX] = c.loss_ns * 0.75;
 	c.cause_ns[CAUSE_ONCPU] = c.loss_ns * 0.25;
 	c.observed_ns = threads * t_s * 1e9;
+	c.interference_ns = c.loss_ns * 0.5;	/* half of it */
 	return c;
 }
 
@@ -80,6 +81,7 @@ TEST(window_covers_the_last_interval)
 		c.calls = calls;
 		c.loss_ns = loss;
 		c.cause_ns[CAUSE_FUTEX] = loss;
+		c.interference_ns = loss / 4;
 		ASSERT_EQ(rates_begin(r, t * S), 0);
 		ASSERT_EQ(rates_add(r, "app", "f", "app", &c), 0);
 		rates_events(r, 1000.0 * t, 3.0 * t);
@@ -94,6 +96,7 @@ TEST(window_covers_the_last_interval)
 	EXPECT_NEAR(f->calls_per_s, (100 + 4 * 50) / 5.0, EPS);
 	EXPECT_NEAR(f->loss_per_s, (100e6 + 4 * 200e6) / 5.0, 1e-3);
 	EXPECT_NEAR(f->sci, (100e6 + 4 * 200e6) / 10e9, EPS);
+	EXPECT_NEAR(f->interference, f->sci / 4, EPS);
 	EXPECT_NEAR(v.events_per_s, 1000, EPS);
 	EXPECT_NEAR(v.dropped_per_s, 3, EPS);
 	EXPECT_NEAR(v.dropped, 30, EPS);

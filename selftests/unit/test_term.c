@@ -143,7 +143,7 @@ TEST(frame_drawn_in_place)
 	out = screen_bytes(&p);
 	/* From the top left, each line erased to its end, the rest below. */
 	EXPECT_EQ(strncmp(out, "\033[Hispotctl top: x (pid 1)", 26), 0);
-	EXPECT_TRUE(strstr(out, "\033[7m    SCI") != NULL);
+	EXPECT_TRUE(strstr(out, "\033[7m INTERF") != NULL);
 	EXPECT_EQ(strcmp(out + strlen(out) - 3, "\033[J"), 0);
 	/* No newline after the last line. */
 	EXPECT_TRUE(strstr(out, "yet\033[K\033[J") != NULL);

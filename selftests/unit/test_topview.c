@@ -27,7 +27,8 @@ static struct rates_view view_of(size_t n)
 		rows[i] = (struct rates_row){
 			.exe = "lock_contention", .function = "acquire",
 			.object = "/ispot/samples/lock_contention",
-			.sci = 0.317, .loss_per_s = 154e6,
+			.sci = 0.317, .interference = 0.254,
+			.loss_per_s = 154e6,
 			.calls_per_s = 12345, .p99_ns = 25000,
 			.cause = CAUSE_FUTEX, .cause_share = 0.92,
 		};
@@ -63,6 +64,7 @@ TEST(wide_terminal)
 
 	rows[1].function = "release";
 	rows[1].sci = NAN;
+	rows[1].interference = NAN;
 	rows[1].p99_ns = NAN;
 	rows[1].cause = -1;
 	ASSERT_EQ(topview_render(&f, 120, 30, &head, &v), 0);
@@ -79,7 +81,8 @@ TEST(wide_terminal)
 	EXPECT_TRUE(line_has(&f, 3, "CAUSE"));
 	EXPECT_TRUE(line_has(&f, 3, "FUNCTION  OBJECT"));
 	EXPECT_FALSE(line_has(&f, 3, "EXE"));
-	EXPECT_TRUE(line_has(&f, 4, "31.7%"));
+	EXPECT_TRUE(line_has(&f, 3, "INTERF"));
+	EXPECT_TRUE(line_has(&f, 4, "25.4%    31.7%"));
 	EXPECT_TRUE(line_has(&f, 4, "154ms/s"));
 	EXPECT_TRUE(line_has(&f, 4, "12.3k"));
 	EXPECT_TRUE(line_has(&f, 4, "25.0us"));
@@ -89,9 +92,9 @@ TEST(wide_terminal)
 	/* Unknown figures are dashes. */
 	EXPECT_TRUE(strncmp(topview_line(&f, 5), "      -", 7) == 0);
 	EXPECT_TRUE(line_has(&f, 5, "release"));
-	/* Columns line up: SCI's right edge over the figures'. */
-	EXPECT_EQ(strstr(topview_line(&f, 3), "SCI") - topview_line(&f, 3) + 3,
-		  strchr(topview_line(&f, 4), '%') - topview_line(&f, 4) + 1);
+	/* Columns line up: INTERF's right edge over the figures'. */
+	EXPECT_EQ(strstr(topview_line(&f, 3), "INTERF") - topview_line(&f, 3) +
+		  6, strchr(topview_line(&f, 4), '%') - topview_line(&f, 4) + 1);
 	topview_free(&f);
 }
 

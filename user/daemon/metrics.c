@@ -40,6 +40,8 @@ struct metrics_series {
 	uint64_t calls;
 	uint64_t loss_ns[NR_CAUSES];
 	uint64_t observed_ns;
+	uint64_t interference_ns;
+	uint64_t external_ns;
 	uint64_t le[METRICS_NR_BUCKETS];	/* cumulative */
 	uint64_t count;
 	uint64_t sum_ns;
@@ -310,6 +312,8 @@ static void metrics_count(struct metrics *m, struct metrics_series *s,
 
 	s->calls += f->calls;
 	s->observed_ns += f->observed_ns;
+	s->interference_ns += f->interference_ns;
+	s->external_ns += f->external_ns;
 	metrics_split_loss(f, loss);
 	for (k = 0; k < NR_CAUSES; k++)
 		s->loss_ns[k] += loss[k];
@@ -480,6 +484,24 @@ static void metrics_observed(FILE *f, const struct metrics_exe *x,
 	fputc('\n', f);
 }
 
+static void metrics_interference(FILE *f, const struct metrics_exe *x,
+				 const struct metrics_series *s)
+{
+	metrics_open(f, METRIC_INTERFERENCE, x, s);
+	fputs("} ", f);
+	metrics_seconds(f, s->interference_ns);
+	fputc('\n', f);
+}
+
+static void metrics_external(FILE *f, const struct metrics_exe *x,
+			     const struct metrics_series *s)
+{
+	metrics_open(f, METRIC_EXTERNAL, x, s);
+	fputs("} ", f);
+	metrics_seconds(f, s->external_ns);
+	fputc('\n', f);
+}
+
 static void metrics_sci(FILE *f, const struct metrics_exe *x,
 			const struct metrics_series *s)
 {
@@ -579,6 +601,17 @@ int metrics_render(const struct metrics *m, FILE *f)
 		       "Armed lifetime of the threads that ran the function. "
 		       "SCI = rate(ispot_loss_seconds_total) / rate(this).");
 	metrics_each(m, f, metrics_observed);
+	metrics_family(f, METRIC_INTERFERENCE, "counter",
+		       "The part of the loss that the program's other threads "
+		       "caused, beyond the function's own variance (a floor "
+		       "where it has no solo calls to compare with). "
+		       "Interference = rate(this) / "
+		       "rate(ispot_observed_seconds_total).");
+	metrics_each(m, f, metrics_interference);
+	metrics_family(f, METRIC_EXTERNAL, "counter",
+		       "Time the function's calls waited for CPUs that other "
+		       "processes held.");
+	metrics_each(m, f, metrics_external);
 	metrics_family(f, METRIC_SCI, "gauge",
 		       "Slowdown caused by interference in the last window: "
 		       "loss over observed time.");

@@ -61,6 +61,8 @@ struct window_func {
 	int64_t total_cause_ns[SCI_NR_CAUSES];
 	int64_t total_unknown_ns;
 	uint64_t total_observed_ns;
+	uint64_t total_interference_ns;
+	uint64_t total_external_ns;
 	double last_sci;		/* of the last window it ran in */
 	/*
 	 * --key auto: a function's first shadow id (0: none); a shadow's
@@ -106,6 +108,9 @@ struct window_func_figures {
 	int64_t unknown_loss_ns;
 	uint64_t observed_ns;		/* the threads' armed lifetimes */
 	double sci;
+	/* Interference (sci.h): its loss (a floor when unjudged), external. */
+	uint64_t interference_ns;
+	uint64_t external_ns;
 };
 
 struct window_figures {

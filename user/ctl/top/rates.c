@@ -8,7 +8,7 @@
 #include "top/rates.h"
 
 const char *const rates_sort_names[RATES_NR_SORTS] = {
-	"SCI", "LOSS/s", "CALLS/s", "P99",
+	"INTERF", "SCI", "LOSS/s", "CALLS/s", "P99",
 };
 
 struct rates_func {
@@ -26,6 +26,7 @@ struct rates_total {
 	double loss_ns;
 	double cause_ns[NR_CAUSES];
 	double observed_ns;
+	double interference_ns;
 	size_t nr_buckets;	/* 0, or the function's bounds at the time */
 	double *cum;
 };
@@ -204,6 +205,7 @@ int rates_add(struct rates *r, const char *exe, const char *function,
 	t->loss_ns = c->loss_ns;
 	memcpy(t->cause_ns, c->cause_ns, sizeof(t->cause_ns));
 	t->observed_ns = c->observed_ns;
+	t->interference_ns = c->interference_ns;
 	if (c->nr_buckets && c->nr_buckets <= RATES_MAX_BUCKETS) {
 		if (func_set_bounds(r, id, c))
 			return -ENOMEM;
@@ -283,6 +285,9 @@ static void row_fill(const struct rates *r, size_t id,
 	row->function = f->function;
 	row->object = f->object;
 	row->sci = observed > 0 ? loss / observed : NAN;
+	row->interference = observed > 0 ?
+			    delta(now->interference_ns, base->interference_ns) /
+			    observed : NAN;
 	row->loss_per_s = dt > 0 ? loss / dt * 1e9 : NAN;
 	row->calls_per_s = dt > 0 ?
 			   delta(now->calls, base->calls) / dt * 1e9 : NAN;
@@ -322,8 +327,10 @@ static double sort_value(const struct rates_row *row, enum rates_sort sort)
 	case RATES_BY_P99:
 		return row->p99_ns;
 	case RATES_BY_SCI:
-	default:
 		return row->sci;
+	case RATES_BY_INTERF:
+	default:
+		return row->interference;
 	}
 }
 

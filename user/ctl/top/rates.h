@@ -10,6 +10,7 @@
  * the view is younger than a window):
  *
  *	SCI         = d(loss) / d(observed thread time)
+ *	INTERF      = d(interference) / d(observed thread time)
  *	loss rate   = d(loss) / dt,  calls/s = d(calls) / dt
  *	p99         = from d(cumulative histogram buckets), linear within the
  *		      bucket it falls in (Prometheus' histogram_quantile)
@@ -39,6 +40,7 @@
 #define RATES_MAX_BUCKETS	160
 
 enum rates_sort {
+	RATES_BY_INTERF,
 	RATES_BY_SCI,
 	RATES_BY_LOSS,
 	RATES_BY_CALLS,
@@ -54,6 +56,7 @@ struct rates_counts {
 	double loss_ns;
 	double cause_ns[NR_CAUSES];	/* < 0 possible: sci.h */
 	double observed_ns;	/* lifetimes of the threads that ran it */
+	double interference_ns;	/* analysis/interference.h */
 	/* Cumulative histogram: cum[i] durations <= le_ns[i], ascending;
 	 * the last bound may be INFINITY.  nr_buckets 0: none. */
 	size_t nr_buckets;
@@ -66,6 +69,7 @@ struct rates_row {
 	const char *function;
 	const char *object;
 	double sci;		/* NAN: no thread time in the interval */
+	double interference;	/* likewise */
 	double loss_per_s;	/* ns of loss per second */
 	double calls_per_s;
 	double p99_ns;		/* NAN: no call in the interval */

@@ -19,6 +19,7 @@
 #define HEAD_LINES	3
 
 enum col_id {
+	COL_INTERF,
 	COL_SCI,
 	COL_LOSS,
 	COL_CALLS,
@@ -34,6 +35,7 @@ static column_print_fn print_figure, print_name;
 
 /* Width 0: FUNCTION, which takes what is left (layout_of()). */
 static const struct column cols[NR_COLS] = {
+	COLUMN(COL_INTERF, "INTERF", 7, false, 0, print_figure),
 	COLUMN(COL_SCI, "SCI", 7, false, 0, print_figure),
 	COLUMN(COL_LOSS, "LOSS/s", 9, false, 1, print_figure),
 	COLUMN(COL_CALLS, "CALLS/s", 8, false, 2, print_figure),
@@ -77,14 +79,15 @@ static void print_figure(const struct column *c, const void *row, char *buf,
 			 size_t len)
 {
 	const struct rates_row *r = row;
-	double v = c->id == COL_SCI ? r->sci : c->id == COL_LOSS ?
+	double v = c->id == COL_INTERF ? r->interference :
+		   c->id == COL_SCI ? r->sci : c->id == COL_LOSS ?
 		   r->loss_per_s : c->id == COL_CALLS ? r->calls_per_s :
 		   r->p99_ns;
 	char tmp[32];
 
 	if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (c->id == COL_SCI)
+	else if (c->id == COL_SCI || c->id == COL_INTERF)
 		report_format_pct(buf, len, v);
 	else if (c->id == COL_LOSS)
 		snprintf(buf, len, "%s/s", format_ns(tmp, sizeof(tmp), v));
