@@ -34,6 +34,27 @@
 #       runs: what a function free of interference scores on this machine.
 #   noise_sci_private_max
 #       the highest of those.
+#   interf_gain_spearman, interf_gain_mae, interf_io_mae
+#       the same as gain_spearman and gain_mae for the interference figure
+#       (Documentation/design.rst, "Interference, not variance"), over
+#       every config and over the I/O configs; where a block has too few
+#       solo calls the figure is only bounded, and the bound, what the
+#       report ranks by, is the prediction.
+#   interf_bound_points
+#       how many configs gave only a bound.
+#   solo_false_positive_max, solo_sci_min
+#       single-threaded runs of code whose work varies by itself
+#       (samples/varied_work, spinning and sleeping; lock_contention and
+#       io_contention with one thread): the highest interference figure
+#       of their traced functions, and the lowest SCI among them (which
+#       stays high: the work varies).
+#   external_interf_quiet, external_interf_hog, external_interf_delta,
+#   external_share
+#       samples/no_contention (spinning work, a lock per thread) traced
+#       alone, then with two busy loops of another process on the guest's
+#       CPUs: compute()'s interference figure both times, their
+#       difference, and the share of its loss in the second run that the
+#       report shows as external.
 # Each config's figures are printed as a '# ' note.
 . "$(dirname "$0")/bench_lib.sh"
 s=/ispot/samples
@@ -51,12 +72,25 @@ io_file=/mnt/accuracy_bench.dat
 
 quiet() { "$@" >/dev/null 2>&1; }
 
-# fn_sci FILE NAME: the SCI of function NAME (all its keys) in a JSON
-# report, or nothing.  A function's own "sci" comes before its keys'.
-fn_sci() {
-	tr ',{}[]' '\n\n\n\n\n' <"$1" | awk -v f="$2" '
+# fn_field FILE NAME FIELD: FIELD of function NAME (all its keys) in a
+# JSON report, or nothing.  A function's own fields come before its keys'.
+fn_field() {
+	tr ',{}[]' '\n\n\n\n\n' <"$1" | awk -v f="$2" -v k="\"$3\":" '
 		/^ *"name": / { n = $2; gsub(/"/, "", n); take = n == f; next }
-		take && /^ *"sci": / { print $2; exit }'
+		take && /^ *"keys": / { exit }
+		take && $1 == k { print $2; exit }'
+}
+fn_sci() { fn_field "$1" "$2" sci; }
+# fn_interf FILE NAME: "figure bounded": the interference figure the
+# report ranks NAME by (its bound when it has no reference), and 1 if it
+# is a bound, else 0.
+fn_interf() {
+	b=$(fn_field "$1" "$2" interference_bound)
+	if [ -n "$b" ]; then
+		echo "$b 1"
+	else
+		echo "$(fn_field "$1" "$2" interference) 0"
+	fi
 }
 
 # measure CAUSE PARAM FUNC "CONTENDED" "FIXED" [TRACE-OPTIONS...]: one
@@ -71,6 +105,7 @@ measure() {
 		return 1
 	fi
 	sci=$(fn_sci "$tmp/run.json" "$func")
+	interf=$(fn_interf "$tmp/run.json" "$func")
 	noise=$(fn_sci "$tmp/run.json" compute)
 	dropped=$(tr ',{}' '\n\n\n' <"$tmp/run.json" |
 		  sed -n 's/^ *"dropped": //p' | head -n1)
@@ -89,12 +124,14 @@ measure() {
 	tc=$(median <"$tmp/tc")
 	tf=$(median <"$tmp/tf")
 	awk -v c="$cause" -v p="$param" -v s="${sci:-0}" -v tc="$tc" \
-	    -v tf="$tf" -v n="${noise:--}" 'BEGIN {
+	    -v tf="$tf" -v n="${noise:--}" -v i="${interf% *}" \
+	    -v b="${interf#* }" 'BEGIN {
 		g = tc > 0 ? 1 - tf / tc : 0
-		printf "%s %s %.4f %.2f %.2f %.4f %s\n", c, p, s, tc, tf, g, n
+		printf "%s %s %.4f %.2f %.2f %.4f %s %.4f %s\n", c, p, s, tc,
+		       tf, g, n, i, b
 	}' | tee -a "$tmp/points" | awk '{
-		printf "# %-8s %-14s sci %s  T %ss  T_fixed %ss  gain %s  compute sci %s\n",
-		       $1, $2, $3, $4, $5, $6, $7
+		printf "# %-8s %-14s sci %s  interf %s%s  T %ss  T_fixed %ss  gain %s  compute sci %s\n",
+		       $1, $2, $3, $9 == 1 ? "<=" : "", $8, $4, $5, $6, $7
 	}'
 }
 
@@ -173,10 +210,21 @@ ranks() {	# COLUMN: "line rank" for every point, in line order
 }
 ranks 3 >"$tmp/r_pred"
 ranks 6 >"$tmp/r_act"
+ranks 8 >"$tmp/r_interf"
 echo "gain_spearman: $(paste "$tmp/r_pred" "$tmp/r_act" |
 	awk '{ print $2, $4 }' | awk "$pearson")"
-awk '{ d = $3 - $6; e += d < 0 ? -d : d; n++ }
-     END { printf "gain_mae: %.3f\n", n ? e / n : 0 }' "$tmp/points"
+# mae COLUMN [CAUSE]: mean |column - actual gain|, over CAUSE's configs.
+mae() {
+	awk -v k="$1" -v c="$2" 'c == "" || $1 == c {
+		d = $k - $6; e += d < 0 ? -d : d; n++ }
+	     END { printf "%.3f\n", n ? e / n : 0 }' "$tmp/points"
+}
+echo "gain_mae: $(mae 3)"
+echo "interf_gain_spearman: $(paste "$tmp/r_interf" "$tmp/r_act" |
+	awk '{ print $2, $4 }' | awk "$pearson")"
+echo "interf_gain_mae: $(mae 8)"
+grep -q '^io ' "$tmp/points" && echo "interf_io_mae: $(mae 8 io)"
+echo "interf_bound_points: $(awk '$9 == 1' "$tmp/points" | wc -l)"
 # Per cause, as notes: how well the SCI predicts the gain itself (T
 # falls as 1/T in the gain, so rho against T understates a wide sweep).
 for c in lock spinlock io; do
@@ -188,10 +236,80 @@ for c in lock spinlock io; do
 	END { printf "# %s: rho(SCI, actual gain) %s, mean error %.3f, " \
 		    "mean |error| %.3f over %d configs\n", c, g, b / n, e / n, n
 	}' "$tmp/points"
+	awk -v c="$c" '$1 == c { d = $8 - $6; e += d < 0 ? -d : d
+		b += d; n++ }
+	END { printf "# %s: interference: mean error %.3f, mean |error| " \
+		    "%.3f\n", c, b / n, e / n }' "$tmp/points"
 done
 awk '$7 != "-" { print $7 }' "$tmp/points" >"$tmp/noise"
 if [ -s "$tmp/noise" ]; then
 	printf 'noise_sci_private: %.4f\n' "$(median <"$tmp/noise")"
 	printf 'noise_sci_private_max: %.4f\n' "$(sort -g "$tmp/noise" | tail -n1)"
+fi
+
+# solo RUN-NAME FUNC CMD...: one single-threaded run; appends "name sci
+# interference" of FUNC to $tmp/solo.
+solo() {
+	name=$1 func=$2
+	shift 2
+	if ! ispotctl run --func "$func" --json -o "$tmp/solo.json" -- "$@" \
+		>/dev/null 2>"$tmp/err"; then
+		sed 's/^/# ispotctl: /' "$tmp/err"
+		return 1
+	fi
+	echo "$name $(fn_sci "$tmp/solo.json" "$func") $(fn_interf "$tmp/solo.json" "$func")" |
+		tee -a "$tmp/solo" | awk '{
+		printf "# solo %-22s sci %s  interf %s%s\n", $1, $2,
+		       $4 == 1 ? "<=" : "", $3 }'
+}
+: >"$tmp/solo"
+solo varied_work/spin varied_work "$s/varied_work" --threads 1 \
+	--iterations 1000 --delay-us 400
+solo varied_work/sleep varied_work "$s/varied_work" --threads 1 \
+	--iterations 1000 --delay-us 400 --sleep
+solo lock_contention/1 acquire "$s/lock_contention" --threads 1 \
+	--iterations 1000 --delay-us 200 --hold-us 200 --sleep
+if grep -q ' /mnt ' /proc/mounts &&
+   dd if=/dev/zero of="$io_file" bs=1M count=16 2>/dev/null && sync; then
+	solo io_contention/1 read_block "$s/io_contention" --threads 1 \
+		--iterations "$io_iters" --file "$io_file"
+	rm -f "$io_file"
+fi
+if [ -s "$tmp/solo" ]; then
+	echo "solo_false_positive_max: $(awk '{ print $3 }' "$tmp/solo" |
+		sort -g | tail -n1)"
+	echo "solo_sci_min: $(awk '{ print $2 }' "$tmp/solo" | sort -g |
+		head -n1)"
+fi
+
+# external RUN-NAME: no_contention's compute() with spinning work;
+# prints "interference external_ns loss_ns" of compute.
+external_run() {
+	ispotctl run --func compute --key compute=arg0 --json \
+		-o "$tmp/ext.json" -- "$s/no_contention" --threads 2 \
+		--iterations 300 --delay-us 1000 >/dev/null 2>"$tmp/err" ||
+		{ sed 's/^/# ispotctl: /' "$tmp/err"; return 1; }
+	echo "$(fn_field "$tmp/ext.json" compute interference)" \
+	     "$(fn_field "$tmp/ext.json" compute external_ns)" \
+	     "$(fn_field "$tmp/ext.json" compute loss_ns)"
+}
+quiet=$(external_run)
+# The hog: two busy loops of another process, one per vCPU.
+hogs=
+for _ in 1 2; do
+	sh -c 'while :; do :; done' &
+	hogs="$hogs $!"
+done
+hog=$(external_run)
+# shellcheck disable=SC2086
+kill $hogs
+if [ -n "$quiet" ] && [ -n "$hog" ]; then
+	echo "# external: quiet interf ${quiet%% *}; with a hog interf ${hog%% *}, external $(echo "$hog" | awk '{ print $2 }') ns of loss $(echo "$hog" | awk '{ print $3 }') ns"
+	echo "external_interf_quiet: ${quiet%% *}"
+	echo "external_interf_hog: ${hog%% *}"
+	awk -v a="${quiet%% *}" -v b="${hog%% *}" 'BEGIN {
+		d = b - a; printf "external_interf_delta: %.4f\n", d }'
+	echo "$hog" | awk '{ printf "external_share: %.3f\n",
+		$3 > 0 ? $2 / $3 : 0 }'
 fi
 rm -rf "$tmp"

@@ -10,6 +10,9 @@
 #  - Debian builds the library without frame pointers: no stack taken
 #    in it lists a frame that is not code.
 #  - A name found nowhere: the error names the objects searched.
+#  - Interference, not variance: one writer's Put scores a high SCI with
+#    nothing to interfere (its work varies by itself) but a low INTERF;
+#    four writers queue for LevelDB's write path and INTERF is high.
 . "$(dirname "$0")/tap.sh"
 tmp=$(mktemp -d)
 app=/ispot/selftests/unit/fixtures/leveldb_put
@@ -17,7 +20,7 @@ app=/ispot/selftests/unit/fixtures/leveldb_put
 [ -x "$app" ] || { echo "1..0 # SKIP $app not built (libleveldb-dev?)"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 4
+tap_plan 5
 
 t_bare_name() {
 	rm -rf "$tmp/db"
@@ -61,6 +64,29 @@ t_nowhere() {
 		one_line_err "no function 'leveldb::DB::Putt' in .*leveldb_put, nor in the [0-9]* libraries it loads (libleveldb\.so[^)]*libc\.so\.6"
 }
 tap_check "nowhere_names_the_objects_searched" t_nowhere
+
+# put_figures THREADS PUTS: "sci interference" of Put in one run.
+put_figures() {
+	rm -rf "$tmp/db"
+	run_status 0 ispotctl run --json --func 'leveldb::DB::Put' -- \
+		"$app" "$tmp/db" "$2" "$1" || return 1
+	echo "$(json_first "$tmp/out" sci) $(json_first "$tmp/out" interference)"
+}
+
+t_interference() {
+	one=$(put_figures 1 3000) || return 1
+	four=$(put_figures 4 750) || return 1
+	echo "# one writer: SCI ${one% *}, INTERF ${one#* }"
+	echo "# four writers: SCI ${four% *}, INTERF ${four#* }"
+	# One writer: a high SCI, but its INTERF a small part of it.
+	# Four: INTERF high and well above one writer's.
+	awk -v s1="${one% *}" -v i1="${one#* }" -v s4="${four% *}" \
+	    -v i4="${four#* }" 'BEGIN {
+		exit !(s1 >= 0.15 && i1 <= s1 / 4 && s4 >= 0.15 &&
+		       i4 >= 0.25 && i4 >= i1 + 0.2)
+	}'
+}
+tap_check "put_interference_low_alone_high_with_writers" t_interference
 
 rm -rf "$tmp"
 tap_done
