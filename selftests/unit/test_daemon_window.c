@@ -414,4 +414,79 @@ TEST(empty_window)
 	fclose(f);
 }
 
+/*
+ * Solo calls carry over windows: window 1 sees "work" alone 40 times
+ * (100 ns each); window 2 only beside another thread, 150 ns each.  Its
+ * interference is judged against window 1's solo calls: 10 x 50 ns.
+ */
+TEST(solo_calls_carry_over_windows)
+{
+	static const char *const names[] = { "work" };
+	struct trace_func funcs[1];
+	struct window_set w;
+	struct trace t;
+	uint32_t ids[1];
+	char *line, *fn, *tot, *o;
+	long off = 0;
+	FILE *f = tmpfile();
+	uint64_t ts;
+	int i;
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	resolved(&t, funcs, names, 1);
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	ts = T0 + 1000000;
+	ASSERT_EQ(sci_thread_seen(w.sci, 100, ts), 0);
+	for (i = 0; i < 40; i++) {
+		struct sci_causes c = { .context = true };
+
+		ts += 100;
+		ASSERT_EQ(sci_add(w.sci, ids[0], 0, 100, 100, ts, &c), 0);
+	}
+	sci_finish(w.sci, ts + 1000);
+	w.bursts++;
+	w.armed_ns += 5000;
+	line = close_window(&w, &target, f, &off, T0 + WINDOW_NS);
+	fn = between(line, "\"functions\": [", "\"futexes\": [");
+	o = object_named(fn, "work");
+	ASSERT_TRUE(o);
+	EXPECT_EQ(num(o, "solo_calls"), 40);
+	EXPECT_EQ(num(o, "interference_ns"), 0);
+	free(o);
+	free(fn);
+
+	resolved(&t, funcs, names, 1);
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	ts = T0 + WINDOW_NS + 1000000;
+	ASSERT_EQ(sci_thread_seen(w.sci, 100, ts), 0);
+	for (i = 0; i < 10; i++) {
+		struct sci_causes c = { .context = true, .others_ns = 150 };
+
+		ts += 150;
+		ASSERT_EQ(sci_add(w.sci, ids[0], 0, 100, 150, ts, &c), 0);
+	}
+	sci_finish(w.sci, ts + 1000);
+	w.bursts++;
+	w.armed_ns += 5000;
+	line = close_window(&w, &target, f, &off, T0 + 2 * WINDOW_NS);
+	fn = between(line, "\"functions\": [", "\"futexes\": [");
+	o = object_named(fn, "work");
+	ASSERT_TRUE(o);
+	EXPECT_EQ(num(o, "solo_calls"), 40);
+	EXPECT_EQ(num(o, "interference_ns"), 10 * 50);
+	EXPECT_TRUE(strstr(o, "\"interference_reference\": \"solo\""));
+	EXPECT_FALSE(strstr(o, "interference_bound"));
+	free(o);
+	free(fn);
+	tot = between(line, "\"totals\": [", NULL);
+	o = object_named(tot, "work");
+	ASSERT_TRUE(o);
+	EXPECT_EQ(num(o, "interference_ns"), 10 * 50);
+	free(o);
+	free(tot);
+	window_set_free(&w);
+	fclose(f);
+}
+
 TEST_HARNESS_MAIN
