@@ -11,6 +11,7 @@
 #include "analysis/interference.h"
 #include "analysis/pipeline.h"
 #include "analysis/timeline.h"
+#include "wait_records.h"
 
 #define FUTEX_WAIT_PRIVATE	128
 #define FUTEX_WAKE_PRIVATE	129
@@ -160,27 +161,10 @@ TEST(seeded_solo_calls_are_evidence)
 	EXPECT_EQ(out.solo_rest_ns, 41 * 100);
 }
 
-static struct ispot_record rec(uint8_t kind, uint32_t tid, uint16_t cpu,
-			       uint64_t ts, uint64_t d0, uint64_t d1)
-{
-	struct ispot_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = kind;
-	r.tid = tid;
-	r.tgid = 1;
-	r.cpu = cpu;
-	r.ts_ns = ts;
-	r.nslots = 1;
-	r.data[0] = d0;
-	r.data[1] = d1;
-	return r;
-}
-
 static void feed(struct timeline *tl, uint8_t kind, uint32_t tid,
 		 uint16_t cpu, uint64_t ts, uint64_t d0, uint64_t d1)
 {
-	struct ispot_record r = rec(kind, tid, cpu, ts, d0, d1);
+	struct ispot_record r = wait_record(kind, tid, cpu, ts, d0, d1);
 
 	ASSERT_EQ(timeline_record(tl, &r, TL_NO_FUNC), 0);
 }
@@ -283,7 +267,7 @@ static void pl_feed(struct pipeline *p, uint8_t kind, uint32_t tid,
 		    uint16_t cpu, uint64_t ts, uint64_t sp, uint64_t d0,
 		    uint64_t d1)
 {
-	struct ispot_record r = rec(kind, tid, cpu, ts, d0, d1);
+	struct ispot_record r = wait_record(kind, tid, cpu, ts, d0, d1);
 
 	r.probe_id = kind == ISPOT_REC_ENTRY || kind == ISPOT_REC_EXIT;
 	r.sp = sp;

@@ -9,6 +9,7 @@
 #include "ispot_test.h"
 #include "analysis/pipeline.h"
 #include "analysis/timeline.h"
+#include "wait_records.h"
 
 #define FUTEX_WAIT_PRIVATE	128
 #define FUTEX_WAKE_PRIVATE	129
@@ -18,20 +19,11 @@
 #define LOCK_B			0x601080
 #define SP0			0x7ffd00001008ULL
 
+/* A record on CPU 0. */
 static struct ispot_record rec(uint8_t kind, uint32_t tid, uint64_t ts,
 			       uint64_t d0, uint64_t d1)
 {
-	struct ispot_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = kind;
-	r.tid = tid;
-	r.tgid = 1;
-	r.ts_ns = ts;
-	r.nslots = 1;
-	r.data[0] = d0;
-	r.data[1] = d1;
-	return r;
+	return wait_record(kind, tid, 0, ts, d0, d1);
 }
 
 static void tl_feed(struct timeline *tl, uint8_t kind, uint32_t tid,

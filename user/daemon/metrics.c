@@ -475,31 +475,33 @@ static void metrics_loss(FILE *f, const struct metrics_exe *x,
 	}
 }
 
+/* One series of a counter in seconds. */
+static void metrics_seconds_line(FILE *f, const char *name,
+				 const struct metrics_exe *x,
+				 const struct metrics_series *s, uint64_t ns)
+{
+	metrics_open(f, name, x, s);
+	fputs("} ", f);
+	metrics_seconds(f, ns);
+	fputc('\n', f);
+}
+
 static void metrics_observed(FILE *f, const struct metrics_exe *x,
 			     const struct metrics_series *s)
 {
-	metrics_open(f, METRIC_OBSERVED, x, s);
-	fputs("} ", f);
-	metrics_seconds(f, s->observed_ns);
-	fputc('\n', f);
+	metrics_seconds_line(f, METRIC_OBSERVED, x, s, s->observed_ns);
 }
 
 static void metrics_interference(FILE *f, const struct metrics_exe *x,
 				 const struct metrics_series *s)
 {
-	metrics_open(f, METRIC_INTERFERENCE, x, s);
-	fputs("} ", f);
-	metrics_seconds(f, s->interference_ns);
-	fputc('\n', f);
+	metrics_seconds_line(f, METRIC_INTERFERENCE, x, s, s->interference_ns);
 }
 
 static void metrics_external(FILE *f, const struct metrics_exe *x,
 			     const struct metrics_series *s)
 {
-	metrics_open(f, METRIC_EXTERNAL, x, s);
-	fputs("} ", f);
-	metrics_seconds(f, s->external_ns);
-	fputc('\n', f);
+	metrics_seconds_line(f, METRIC_EXTERNAL, x, s, s->external_ns);
 }
 
 static void metrics_sci(FILE *f, const struct metrics_exe *x,
