@@ -138,6 +138,32 @@ TEST(no_evidence_gives_a_bound)
 	EXPECT_EQ(sum.bound_ns, 50 * 20 + 50 * 45);
 }
 
+/*
+ * A loop that runs until a deadline does less of its own work when it
+ * was preempted: the bound's floor is the fastest rest of calls that
+ * waited for nothing, not the 100 ns left of a preempted one.
+ */
+TEST(bound_floor_from_calls_that_waited_for_nothing)
+{
+	struct interf_estimate est;
+	struct interf_acc a;
+	int i;
+
+	interf_init(&a);
+	for (i = 0; i < 20; i++)
+		call(&a, 1000 + 10 * (i % 2), 0, 0, 0, 1000);
+	call(&a, 1000, 0, 900, 0, 1000);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_NONE);
+	EXPECT_EQ(est.external_ns, 900);
+	/*
+	 * Ten calls 10 ns above 1000, and the preempted one's rest 900
+	 * below: nothing above the floor on the whole.  Against the 100 ns
+	 * rest it would be 21 x 1000 + 100 - 21 x 100 = 18,100.
+	 */
+	EXPECT_EQ(est.bound_ns, 0);
+}
+
 /* ispotd's windows: solo calls of earlier windows are evidence. */
 TEST(seeded_solo_calls_are_evidence)
 {

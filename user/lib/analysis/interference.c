@@ -8,6 +8,7 @@ void interf_init(struct interf_acc *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->rest_min = UINT64_MAX;
+	a->clean_rest_min = UINT64_MAX;
 }
 
 static uint64_t at_most(uint64_t v, uint64_t max)
@@ -33,6 +34,8 @@ void interf_add(struct interf_acc *a, const struct interf_call *c)
 	a->rest_ns += rest;
 	if (rest < a->rest_min)
 		a->rest_min = rest;
+	if (!direct && !external && rest < a->clean_rest_min)
+		a->clean_rest_min = rest;
 	if (!c->others_ns) {
 		a->solo.solo++;
 		a->solo.solo_rest_ns += rest;
@@ -67,13 +70,20 @@ void interf_seed_out(const struct interf_acc *a, struct interf_seed *out)
  * less than its fastest rest, and a line rising with exposure at no cost
  * to the mean is noise, not a negative interference.
  */
+/* The fastest rest: of the clean calls if any (interference.h). */
+static uint64_t rest_floor(const struct interf_acc *a)
+{
+	return a->clean_rest_min != UINT64_MAX ? a->clean_rest_min :
+	       a->rest_min;
+}
+
 static double fit_reference(const struct interf_acc *a)
 {
 	double slope = a->c_er / a->m2_e;
 	double ref = a->mean_r - slope * a->mean_e;
 
-	if (ref < (double)a->rest_min)
-		ref = (double)a->rest_min;
+	if (ref < (double)rest_floor(a))
+		ref = (double)rest_floor(a);
 	if (ref > a->mean_r)
 		ref = a->mean_r;
 	return ref;
@@ -102,7 +112,8 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 		out->ref = INTERF_REF_FIT;
 		out->ref_ns = fit_reference(a);
 	} else {
-		out->bound_ns += a->rest_ns - a->n * a->rest_min;
+		over = (double)a->rest_ns - (double)a->n * rest_floor(a);
+		out->bound_ns += over > 0 ? (uint64_t)(over + 0.5) : 0;
 		return;
 	}
 	over = (double)a->rest_ns - (double)a->n * out->ref_ns;

@@ -42,8 +42,11 @@
  *
  * With no reference the rest cannot be judged: the loss is then sum
  * direct, which is measured and so a lower bound, and the upper bound is
- * sum direct + sum r - n * min r (the paper's minimum applied to the
- * rest).  External time is never interference.
+ * sum direct + sum r - n * min r: the paper's minimum applied to the
+ * rest, min r taken over the *clean* calls (no direct or external time)
+ * when there are any, since a call that waited may have done less of its
+ * own work in its time (a loop that runs until a deadline).  External
+ * time is never interference.
  *
  * Memory is one struct interf_acc per block: running sums and the
  * co-moments of (e, r) updated in place (Welford), nothing per call.
@@ -80,6 +83,7 @@ struct interf_acc {
 	uint64_t external_ns;
 	uint64_t rest_ns;
 	uint64_t rest_min;
+	uint64_t clean_rest_min;	/* over calls with no wait counted */
 	uint64_t low;		/* calls with e <= INTERF_LOW_EXPOSURE */
 	struct interf_seed solo;	/* this engine's own solo calls */
 	struct interf_seed seed;	/* given by interf_seed() */
