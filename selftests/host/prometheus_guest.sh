@@ -4,6 +4,9 @@
 # serves /metrics on 0.0.0.0:9464 while it traces acquire in two targets,
 # lock_contention and no_contention, until the host says it is done
 # (GET /cgi-bin/done on port 8080, a busybox httpd) or SECONDS pass.
+# GET /cgi-bin/stats answers what the samples measured of themselves so
+# far (samples/sample.h, ISPOT_SAMPLE_STATS): one line each, lock first,
+# for the host to tell a busy host from a misjudged SCI.
 # Exits 0 only if ispotd ran until then and exited 0 on SIGTERM.
 #
 #   prometheus_guest.sh SECONDS
@@ -23,10 +26,23 @@ ispotd --listen 0.0.0.0:9464 --window 2s --budget 0 \
 	--log "$tmp/windows.jsonl" 2>"$tmp/ispotd.err" &
 dpid=$!
 daemon_ready "$tmp/ispotd.err" || exit 1
+export ISPOT_SAMPLE_STATS="$tmp/lock.par"
 long_run lock_contention
 lock=$bg
+ISPOT_SAMPLE_STATS="$tmp/nolock.par"
 long_run no_contention
 nolock=$bg
+unset ISPOT_SAMPLE_STATS
+# SIGUSR1 makes a sample append its figures so far; the last line counts.
+cat >"$tmp/www/cgi-bin/stats" <<EOF
+#!/bin/sh
+echo
+kill -USR1 $lock $nolock
+sleep 1
+tail -n 1 $tmp/lock.par
+tail -n 1 $tmp/nolock.par
+EOF
+chmod +x "$tmp/www/cgi-bin/stats"
 echo "guest: tracing lock_contention ($lock) and no_contention ($nolock)"
 
 i=0

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # ispotd --listen in the guest, with targets: /metrics scraped with
 # busybox wget while lock_contention and its control run.  The SCI the
-# counters give (loss over observed time) ranks the contended acquire()
+# counters give (loss over observed time), and the interference figure
+# (interference over observed time), rank the contended acquire()
 # above the control's, the counters never decrease across a target's
 # restart, and --max-functions 1 folds the second function into
 # function="(other)".  selftests/host/listen_test.sh has the server's own
@@ -31,10 +32,11 @@ value() {
 	awk -v s="$2" 'index($0, s " ") == 1 { print $2; exit }' "$1"
 }
 
-# ratio FILE EXE FUNC: loss (every cause) over observed time, as PromQL's
+# ratio FILE EXE FUNC [COUNTER]: loss (every cause; or COUNTER, e.g.
+# ispot_interference_seconds_total) over observed time, as PromQL's
 # sum(rate(loss)) / sum(rate(observed)) reads it over the daemon's life.
 ratio() {
-	awk -v l="ispot_loss_seconds_total{exe=\"$2\",function=\"$3\"," \
+	awk -v l="${4:-ispot_loss_seconds_total}{exe=\"$2\",function=\"$3\"," \
 	    -v o="ispot_observed_seconds_total{exe=\"$2\",function=\"$3\"," '
 	index($0, l) == 1 { loss += $2 }
 	index($0, o) == 1 { obs += $2 }
@@ -61,7 +63,7 @@ traced() {
 # not smaller.
 no_decrease() {
 	awk 'FNR == NR {
-		if ($1 ~ /^ispot_(calls|loss|observed|events|duration)/)
+		if ($1 ~ /^ispot_(calls|loss|observed|interference|external|events|duration)/)
 			v[$1] = $2
 		next
 	}
@@ -108,11 +110,17 @@ ranks() {
 	# What the targets measured of themselves so far (SIGUSR1: a line).
 	kill -USR1 "$lpid" "$cpid"
 	wait_for 10 par_written "$tmp/m-lock.par" "$tmp/m-ctl.par"
+	ilock=$(ratio "$tmp/a.prom" lock_contention acquire \
+		ispot_interference_seconds_total)
+	ictl=$(ratio "$tmp/a.prom" no_contention acquire \
+		ispot_interference_seconds_total)
 	echo "# acquire loss/observed: contended $lock, control $ctl"
+	echo "# acquire interference/observed: contended $ilock, control $ictl"
 	echo "# lock_contention: $(par_line "$tmp/m-lock.par"); no_contention: $(par_line "$tmp/m-ctl.par")"
 	echo "# $(grep -c . "$tmp/a.prom") lines, targets $(value "$tmp/a.prom" ispot_targets)"
 	[ "$(value "$tmp/a.prom" ispot_targets)" = 2 ] &&
-		lt 0 "$lock" && lt "$(awk -v c="$ctl" 'BEGIN { print 2 * c }')" "$lock"
+		lt 0 "$lock" && lt "$(awk -v c="$ctl" 'BEGIN { print 2 * c }')" "$lock" &&
+		lt 0 "$ilock" && lt "$(awk -v c="$ictl" 'BEGIN { print 2 * c }')" "$ilock"
 }
 # Skipped, not failed, when the targets' own timing shows they could not
 # contend as meant: the lock's threads hardly waited for it, or the
