@@ -5,6 +5,7 @@
  * kernel.  Never pass/fail.
  *
  *   pipeline_bench [--events N] [--slots N] [--stage drain|pair|full]
+ *                  [--waits]
  *
  * Per-CPU rings are built in ordinary memory, laid out as the module lays
  * them out (control page, then 64-byte slots; 2 MiB per ring by default,
@@ -36,6 +37,12 @@
  * ru_maxrss is the process' peak, so both come from one run: the first is
  * taken when the count crosses 10M, the second when it crosses 100M; equal
  * figures mean memory did not grow with events.  Notes start with '#'.
+ *
+ * --waits adds what the module's wait tracing adds: a SWITCH_OUT
+ * (preempted) of the thread that stops and a SWITCH_IN of the one that
+ * runs at every change of thread, and the timeline that turns them into
+ * each call's causes and context (the interference figure's).  The
+ * figures then count those records too.
  *
  * --stage cuts the pipeline short to see where the time goes: "drain"
  * hands each record to a callback that only reads its timestamp, "pair"
@@ -91,6 +98,7 @@ struct gen {
 	uint64_t rng;
 	uint64_t entries;
 	uint64_t records;	/* published */
+	bool waits;		/* --waits: switch records too */
 };
 
 static uint64_t rng(struct gen *g)
@@ -187,6 +195,25 @@ static void put_stack(struct gen *g, struct bench_ring *r,
 	g->records++;
 }
 
+/* A switch record of @t on its CPU: out preempted, or in. */
+static void gen_switch(struct gen *g, const struct gen_thread *t,
+		       uint8_t kind)
+{
+	struct bench_ring *r = &g->rings[t->cpu];
+	struct ispot_record *rec = ring_slot(r, 0);
+
+	memset(rec, 0, sizeof(*rec));
+	rec->ts_ns = ++g->now;
+	rec->tid = t->tid;
+	rec->tgid = TID_BASE;
+	rec->cpu = t->cpu;
+	rec->nslots = 1;
+	rec->kind = kind;
+	rec->data[0] = kind == ISPOT_REC_SWITCH_OUT;
+	ring_publish(r, 1);
+	g->records++;
+}
+
 /*
  * One record of the running thread: an entry (nested while not too deep,
  * sometimes) or the exit of its innermost call.
@@ -199,7 +226,11 @@ static void gen_one(struct gen *g)
 	uint64_t x = rng(g);
 
 	if (!g->burst) {
+		if (g->waits)
+			gen_switch(g, g->cur, ISPOT_REC_SWITCH_OUT);
 		g->cur = &g->threads[x % NR_THREADS];
+		if (g->waits)
+			gen_switch(g, g->cur, ISPOT_REC_SWITCH_IN);
 		g->burst = 1 + (x >> 8) % 16;
 		if (((x >> 16) & 4095) == 0)
 			g->cur->cpu ^= 1;	/* migrated */
@@ -276,7 +307,7 @@ static void pair_only(void *ctx, const struct ispot_record *rec)
 static void usage(void)
 {
 	fprintf(stderr, "usage: pipeline_bench [--events N] [--slots N] "
-		"[--stage drain|pair|full]\n");
+		"[--stage drain|pair|full] [--waits]\n");
 	exit(2);
 }
 
@@ -298,6 +329,7 @@ int main(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "slots", required_argument, NULL, 's' },
 		{ "stage", required_argument, NULL, 'S' },
+		{ "waits", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -335,6 +367,9 @@ int main(int argc, char **argv)
 			    slots > (1u << 24))
 				usage();
 			break;
+		case 'w':
+			g.waits = true;
+			break;
 		case 'S':
 			for (stage = 0; stage <= STAGE_FULL; stage++)
 				if (!strcmp(optarg, stage_names[stage]))
@@ -358,7 +393,7 @@ int main(int argc, char **argv)
 		}
 	p = pipeline_new();
 	d = drain_new(bases, NR_RINGS, release, &g);
-	if (!p || !d ||
+	if (!p || !d || (g.waits && pipeline_enable_causes(p)) ||
 	    pipeline_add_probe(p, 1, 1, NULL) ||
 	    pipeline_add_probe(p, 2, 2, &by_size) ||
 	    pipeline_add_probe(p, 3, 3, &by_site) ||
@@ -386,9 +421,9 @@ int main(int argc, char **argv)
 		fn_ctx = pairer;
 	}
 	printf("# %llu records, %d rings of %llu slots, %d threads, "
-	       "%d functions; stage %s\n", (unsigned long long)events,
+	       "%d functions; stage %s%s\n", (unsigned long long)events,
 	       NR_RINGS, (unsigned long long)slots, NR_THREADS, NR_PROBES,
-	       stage_names[stage]);
+	       stage_names[stage], g.waits ? ", with switch records" : "");
 	printf("# peak RSS before the first record: %.1f MiB\n",
 	       peak_rss_mib());
 	fflush(stdout);
