@@ -39,7 +39,7 @@ t_metrics() {
 	missing=
 	for m in $(grep -v '^ *#' "$rules" | grep -o 'ispot_[a-z_]*' | grep -v ':' | sort -u); do
 		case "$m" in
-		ispot_loss_seconds|ispot_sci|ispot_events_dropped) continue ;; # recording rule parts
+		ispot_loss_seconds|ispot_sci|ispot_interference|ispot_external|ispot_events_dropped) continue ;; # recording rule parts
 		esac
 		grep -rqE "\"$m[\" {]" user/daemon user/lib || missing="$missing $m"
 	done

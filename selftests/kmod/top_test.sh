@@ -93,23 +93,25 @@ pane "ispotctl top --pid $bg --func acquire --refresh 500ms 2>$tmp/err"
 
 t_view() {
 	on_screen "^ispotctl top: lock_contention \\(pid $bg\\)" || return 1
-	on_screen '^ *SCI +LOSS/s +CALLS/s +P99 +CAUSE +FUNCTION +OBJECT' ||
+	on_screen '^ *INTERF +SCI +LOSS/s +CALLS/s +P99 +CAUSE +FUNCTION +OBJECT' ||
 		return 1
-	# A figure in the SCI column, and the other columns filled.
-	on_screen '^ *[0-9.<]+% +[0-9.]+[num]?s/s +[0-9.]+k? +[0-9.]+[num]?s +[a-z]+ [0-9]+% +acquire +lock_contention$' ||
+	# Figures in the INTERF and SCI columns, and the others filled.
+	on_screen '^ *[0-9.<]+% +[0-9.<]+% +[0-9.]+[num]?s/s +[0-9.]+k? +[0-9.]+[num]?s +[a-z]+ [0-9]+% +acquire +lock_contention$' ||
 		return 1
 	screen | sed -n '1,5s/^/# | /p'
-	screen | grep -q 'last [0-9.]*m\{0,1\}s  sort: SCI'
+	screen | grep -q 'last [0-9.]*m\{0,1\}s  sort: INTERF'
 }
 tap_check "header_and_a_row_with_figures" t_view
 
 t_sort() {
 	T send-keys -t top s
+	on_screen 'sort: SCI' 20 || return 1
+	T send-keys -t top s
 	on_screen 'sort: LOSS/s' 20 || return 1
 	T send-keys -t top s
 	on_screen 'sort: CALLS/s' 20 || return 1
 	T send-keys -t top s s
-	on_screen 'sort: SCI' 20
+	on_screen 'sort: INTERF' 20
 }
 tap_check "s_changes_the_sort" t_sort
 
@@ -130,7 +132,7 @@ tap_check "p_pauses_and_resumes" t_pause
 # the view goes on refreshing.
 t_resize() {
 	T resize-window -t top -x 80 -y 20 || return 1
-	on_screen '^ *SCI +LOSS/s +CALLS/s +P99 +CAUSE +FUNCTION$' 20 ||
+	on_screen '^ *INTERF +SCI +LOSS/s +CALLS/s +P99 +CAUSE +FUNCTION$' 20 ||
 		return 1
 	screen >"$tmp/small"
 	sed 's/^/# | /' "$tmp/small" | head -6
@@ -197,8 +199,8 @@ t_from_ispotd() {
 	fi
 	pane "ispotctl top --from 127.0.0.1:$port --refresh 1s 2>$tmp/err"
 	on_screen "^ispotctl top: ispotd at 127.0.0.1:$port, 1 target " &&
-	on_screen '^ *SCI +LOSS/s +CALLS/s +P99 +CAUSE +EXE +FUNCTION' &&
-	on_screen '^ *[0-9.<]+% +[0-9.]+[num]?s/s +[0-9.]+k? +[0-9.]+[num]?s +[a-z]+ [0-9]+% +lock_contention +acquire' 90
+	on_screen '^ *INTERF +SCI +LOSS/s +CALLS/s +P99 +CAUSE +EXE +FUNCTION' &&
+	on_screen '^ *[0-9.<]+% +[0-9.<]+% +[0-9.]+[num]?s/s +[0-9.]+k? +[0-9.]+[num]?s +[a-z]+ [0-9]+% +lock_contention +acquire' 90
 	ok=$?
 	screen | sed -n '1,5s/^/# | /p'
 	# The daemon going away ends the view, as a target's exit does.
