@@ -11,7 +11,7 @@ lock=/ispot/samples/lock_contention
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 14
+tap_plan 15
 
 t_no_pid() {
 	run_status 1 ispotctl attach --pid 999999 --func acquire &&
@@ -72,6 +72,19 @@ t_output() {
 		! grep -q "^lock_contention:" "$tmp/out"
 }
 tap_check "unwritable_output_fails_before_tracing" t_output
+
+# --folded: the same check before tracing; written, one line per path.
+t_folded() {
+	run_status 1 ispotctl run --func acquire --folded /nonexistent/f \
+		-- "$lock" --iterations 1 && one_line_err "writable --folded" &&
+		! grep -q "^lock_contention:" "$tmp/out" || return 1
+	run_status 0 ispotctl run --func acquire --stack-period 1 \
+		--folded "$tmp/folded" -- "$lock" --iterations 200 || return 1
+	sed 's/^/# /' "$tmp/folded"
+	grep -Eq '^([^ ;]+;)+acquire [0-9]+$' "$tmp/folded" &&
+		! grep -Evq '^[^ ].* [0-9]+$' "$tmp/folded"
+}
+tap_check "folded_stacks_written_or_refused_before_tracing" t_folded
 
 t_abi() {
 	run_status 1 ISPOT_TEST_ABI=2.0 ispotctl run --func acquire -- \

@@ -873,6 +873,57 @@ TEST(json_stacks_parse)
 	stacks_free(st);
 }
 
+/*
+ * --folded: flush_log's loss split over its two sampled paths (3 and 1
+ * calls of 4), outermost frame first; a function without stacks is one
+ * line of its whole loss; ';' in a name cannot split a frame.
+ */
+TEST(folded_lines_weighted_by_loss)
+{
+	const uint64_t a[] = { 0x401234, 0x401500 }, b[] = { 0x401240 };
+	struct report_func named[NR_FUNCS];
+	const struct sci_result *flush, *acq;
+	struct stacks *st = stacks_new();
+	char *buf = NULL, want[256];
+	struct scenario s;
+	size_t len;
+	FILE *f;
+
+	ASSERT_TRUE(st);
+	ASSERT_EQ(stacks_add(st, F_FLUSH, a, 2), 0);
+	ASSERT_EQ(stacks_add(st, F_FLUSH, a, 2), 0);
+	ASSERT_EQ(stacks_add(st, F_FLUSH, a, 2), 0);
+	ASSERT_EQ(stacks_add(st, F_FLUSH, b, 1), 0);
+	scenario_build(&s);
+	memcpy(named, funcs, sizeof(named));
+	named[F_ACQUIRE].name = "ns::f(a;b)";
+	s.rep.funcs = named;
+	s.rep.stacks = st;
+	f = open_memstream(&buf, &len);
+	ASSERT_TRUE(f);
+	ASSERT_EQ(report_folded(f, &s.rep), 0);
+	ASSERT_EQ(fclose(f), 0);
+	TH_LOG("%s", buf);
+	flush = sci_report_func(s.sci, F_FLUSH);
+	acq = sci_report_func(s.sci, F_ACQUIRE);
+	ASSERT_TRUE(flush && acq);
+	/* Rounded half up, as report_folded() does. */
+	snprintf(want, sizeof(want), "0x401500;0x401234;flush_log %" PRIu64
+		 "\n", (uint64_t)((double)flush->loss_ns * 3 / 4 + 0.5));
+	EXPECT_TRUE(strstr(buf, want));
+	snprintf(want, sizeof(want), "0x401240;flush_log %" PRIu64 "\n",
+		 (uint64_t)((double)flush->loss_ns / 4 + 0.5));
+	EXPECT_TRUE(strstr(buf, want));
+	snprintf(want, sizeof(want), "\nns::f(a:b) %" PRIu64 "\n",
+		 acq->loss_ns);
+	EXPECT_TRUE(strstr(buf, want) || !strncmp(buf, want + 1,
+						   strlen(want + 1)));
+	EXPECT_FALSE(strstr(buf, "(other stacks)"));
+	free(buf);
+	scenario_free(&s);
+	stacks_free(st);
+}
+
 /* Functions in the engine's order, highest SCI first, with its numbers. */
 TEST(json_functions_match_engine)
 {

@@ -186,6 +186,16 @@ void report_interference_text(FILE *f, const struct report *r,
 			      const struct sci_result *fn, int indent);
 void report_interference_json(struct json *j, const struct sci_result *res);
 
+/*
+ * The sampled call stacks as folded lines (report_stacks.c), one per path
+ * of each function: "outer;...;caller;function N", N the function's loss
+ * in ns times the path's share of its sampled calls; the calls beyond the
+ * kept paths as "(other stacks);function N", a function without stacks
+ * as "function N".  What flamegraph.pl, inferno and speedscope read; ';'
+ * in a name becomes ':'.  Returns 0 or -errno.
+ */
+int report_folded(FILE *f, const struct report *r);
+
 /* Call paths listed under a function in the table; JSON lists them all. */
 #define REPORT_TEXT_STACKS	5
 /* Frames of one path in the table; deeper ones end in "> ...". */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where a function is called from: the "CALLED FROM" block of the table
- * and the "stacks" member of JSON, from the sampled stacks (stacks.h).
+ * Where a function is called from: the "CALLED FROM" block of the table,
+ * the "stacks" member of JSON, and --folded's lines for flame graphs,
+ * from the sampled stacks (stacks.h).
  *
  * Frames are named here, at report time, never while tracing.  The table
  * names them without offsets and folds the paths (stacks.h,
@@ -14,6 +15,7 @@
  * site reached by several paths splits its loss between them in
  * proportion to their sampled calls.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,4 +251,80 @@ void report_stacks_json(struct json *j, const struct report *r,
 	json_array_end(j);
 	json_u64(j, "stacks_sampled", sf ? sf->sampled : 0);
 	json_u64(j, "stacks_other", sf ? sf->other : 0);
+}
+
+/* A folded frame: ';' separates frames and a newline ends the line. */
+static void folded_put(FILE *f, const char *name)
+{
+	for (; *name; name++)
+		fputc(*name == ';' ? ':' : *name == '\n' ? '?' : *name, f);
+}
+
+static const char *folded_func(const struct report *r, uint32_t id,
+			       char *buf, size_t len)
+{
+	if (r->funcs && id < r->nr_funcs && r->funcs[id].name)
+		return r->funcs[id].name;
+	snprintf(buf, len, "func#%" PRIu32, id);
+	return buf;
+}
+
+/*
+ * One path (NULL: none, @lead alone), outermost frame first, the function
+ * last; only when N > 0.
+ */
+static void folded_path(FILE *f, const struct report *r, const char *lead,
+			const struct stack_path *p, const char *func,
+			uint64_t weight)
+{
+	char name[FRAME_LEN];
+	uint32_t k;
+
+	if (!weight)
+		return;
+	if (lead)
+		fprintf(f, "%s;", lead);
+	for (k = p ? p->nr_frames : 0; k-- > 0;) {
+		frame_label(r, p->frames[k], false, name, sizeof(name));
+		folded_put(f, name);
+		fputc(';', f);
+	}
+	folded_put(f, func);
+	fprintf(f, " %" PRIu64 "\n", weight);
+}
+
+/* @loss's part for @calls of @sampled, rounded. */
+static uint64_t folded_share(uint64_t loss, uint64_t calls, uint64_t sampled)
+{
+	return sampled ? (uint64_t)((double)loss * calls / sampled + 0.5) : 0;
+}
+
+int report_folded(FILE *f, const struct report *r)
+{
+	char buf[32];
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; r->sci && i < r->sci->nr_funcs; i++) {
+		const struct sci_result *fn = &r->sci->funcs[i];
+		const struct stack_func *sf = stacks_of(r->stacks, fn->func_id);
+		const char *func = folded_func(r, fn->func_id, buf,
+					       sizeof(buf));
+
+		if (!sf || !sf->sampled) {
+			folded_path(f, r, NULL, NULL, func, fn->loss_ns);
+			continue;
+		}
+		for (k = 0; k < sf->nr_paths; k++)
+			folded_path(f, r, NULL, &sf->paths[k], func,
+				    folded_share(fn->loss_ns,
+						 sf->paths[k].calls,
+						 sf->sampled));
+		folded_path(f, r, "(other stacks)", NULL, func,
+			    folded_share(fn->loss_ns, sf->other, sf->sampled));
+	}
+	errno = 0;
+	if (fflush(f) || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
 }

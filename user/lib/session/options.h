@@ -60,6 +60,7 @@ struct trace_opts {
 	uint64_t ring_bytes;		/* --ring-size: per CPU */
 	bool json;
 	const char *output;		/* --output FILE */
+	const char *folded;		/* --folded FILE */
 	size_t top;			/* --top N rows, 0 = all */
 	bool wide;			/* --wide: C++ names whole */
 	bool all_futexes;		/* --all-futexes */

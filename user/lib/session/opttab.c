@@ -113,6 +113,10 @@ const struct opt_def opt_table[] = {
 	  "write the report as JSON", REPORTS, NULL, 0 },
 	{ OPT_OUTPUT, "output", 'o', OPTK_TEXT, "FILE",
 	  "write the report to FILE", REPORTS | OPT_RECORD, "a file name", 0 },
+	{ OPT_FOLDED, "folded", 0, OPTK_TEXT, "FILE",
+	  "also write the sampled call stacks to FILE as\n"
+	  "folded lines, 'a;b;func N', N the ns of loss, for\n"
+	  "flamegraph.pl and speedscope", REPORTS, "a file name", 0 },
 	{ OPT_FROM, "from", 0, OPTK_ADDR, "ADDR:PORT",
 	  "read a running ispotd's metrics (its --listen)\n"
 	  "instead of tracing", OPT_TOP, NULL, 0 },

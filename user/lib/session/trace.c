@@ -243,11 +243,27 @@ refused:
 	return -1;
 }
 
+/* Whether @path (NULL: none) can be written, said in one line if not. */
+static int trace_can_write(const char *path, const char *option)
+{
+	FILE *f;
+
+	if (!path)
+		return 0;
+	f = fopen(path, "ae");
+	if (!f) {
+		ispot_error("cannot write %s (%s): choose a writable %s path",
+			    path, strerror(errno), option);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
 int trace_open(struct trace *t, const struct trace_opts *o,
 	       enum trace_mode mode)
 {
 	char err[256];
-	FILE *f;
 
 	memset(t, 0, sizeof(*t));
 	t->opts = o;
@@ -257,16 +273,9 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 		return -1;
 	}
 	/* Fail before tracing, not after: "a" neither truncates nor loses. */
-	if (o->output) {
-		f = fopen(o->output, "ae");
-		if (!f) {
-			ispot_error("cannot write %s (%s): choose a writable "
-				    "--output path", o->output,
-				    strerror(errno));
-			return -1;
-		}
-		fclose(f);
-	}
+	if (trace_can_write(o->output, "--output") ||
+	    trace_can_write(o->folded, "--folded"))
+		return -1;
 	return 0;
 }
 
@@ -718,12 +727,37 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->all_futexes = t->opts->all_futexes;
 }
 
+/* --folded: the stacks as folded lines, beside the report. */
+static int trace_write_folded(const struct trace *t, const struct report *r)
+{
+	FILE *out;
+	int ret;
+
+	if (!t->opts->folded)
+		return 0;
+	out = fopen(t->opts->folded, "we");
+	if (!out) {
+		ispot_error("cannot write %s (%s): choose a writable --folded "
+			    "path", t->opts->folded, strerror(errno));
+		return -1;
+	}
+	ret = report_folded(out, r);
+	if (fclose(out) && !ret)
+		ret = -errno;
+	if (ret)
+		ispot_error("cannot write %s (%s): check the disk",
+			    t->opts->folded, strerror(-ret));
+	return ret ? -1 : 0;
+}
+
 /* The table or the JSON object, to stdout or --output. */
 static int trace_write_report(const struct trace *t, const struct report *r)
 {
 	FILE *out = stdout;
 	int ret;
 
+	if (trace_write_folded(t, r))
+		return -1;
 	if (t->opts->output) {
 		out = fopen(t->opts->output, "we");
 		if (!out) {
