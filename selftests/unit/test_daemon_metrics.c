@@ -103,6 +103,7 @@ static void add_window(struct metrics *m, const struct window_target *tg,
 		ff[i].unknown_loss_ns = loss[i];
 		ff[i].observed_ns = 1000;
 		/* Half of it interference, and 7 ns behind other processes. */
+		ff[i].has_interference = true;
 		ff[i].interference_ns = loss[i] / 2;
 		ff[i].external_ns = 7;
 	}
@@ -162,6 +163,31 @@ TEST(interference_and_external_counters)
 			"function=\"work\",object=\"app\"}"), 400e-9, 1e-15);
 	EXPECT_NEAR(val(text, "ispot_external_seconds_total{exe=\"app\","
 			"function=\"work\",object=\"app\"}"), 14e-9, 1e-15);
+	free(text);
+	metrics_free(m);
+}
+
+/* Without wait records there is no figure: no series, rather than a 0. */
+TEST(no_interference_series_without_wait_records)
+{
+	struct window_func_figures ff = {
+		.name = "work", .object = "/usr/bin/app", .calls = 1,
+		.loss_ns = 5, .observed_ns = 10,
+	};
+	struct window_figures wf = {
+		.target = &app1, .now = T0, .window_ns = WINDOW_NS,
+		.funcs = &ff, .nr_funcs = 1,
+	};
+	struct metrics *m = metrics_new(50);
+	char *text;
+
+	ASSERT_TRUE(m);
+	ASSERT_EQ(metrics_add_window(m, &wf), 0);
+	text = render(m);
+	EXPECT_TRUE(sample(text, "ispot_calls_total{exe=\"app\","
+			   "function=\"work\",object=\"app\"}"));
+	EXPECT_FALSE(strstr(text, "ispot_interference_seconds_total{"));
+	EXPECT_FALSE(strstr(text, "ispot_external_seconds_total{"));
 	free(text);
 	metrics_free(m);
 }

@@ -277,7 +277,7 @@ TEST(parked_exited_and_unseen_threads_are_not_active)
 	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 0, LOCK_A, FUTEX_WAIT_PRIVATE);
 	feed(tl, ISPOT_REC_TASK_NEW, 7, 1, 0, 5, 0);
 	totals_at(tl, 5, 0, 10, c0);
-	feed(tl, ISPOT_REC_TASK_EXIT, 7, 1, 30, 0, 0);
+	timeline_thread_exit(tl, 7, 30);
 	feed(tl, ISPOT_REC_SWITCH_OUT, 7, 1, 31, 0, 0);	/* after exit */
 	totals_at(tl, 5, 0, 100, c);
 	/* Only 7, from 10 to 30. */
@@ -286,6 +286,40 @@ TEST(parked_exited_and_unseen_threads_are_not_active)
 	/* Forgetting a thread keeps the count right. */
 	timeline_forget(tl, 5);
 	EXPECT_EQ(timeline_active(tl), 0);
+	timeline_free(tl);
+}
+
+/*
+ * Lost records: a wait whose EXIT was lost ends at the thread's next
+ * futex call; a tid reused after an exit starts clean; a late record
+ * never makes the integral of other threads run backwards.
+ */
+TEST(lost_and_late_records_keep_the_count_right)
+{
+	struct timeline *tl = timeline_new();
+	uint64_t c0[TL_NR_TOTALS], c[TL_NR_TOTALS];
+
+	ASSERT_TRUE(tl);
+	totals_at(tl, 5, 0, 0, c0);
+	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 10, LOCK_A, FUTEX_WAIT_PRIVATE);
+	EXPECT_EQ(timeline_active(tl), 1);
+	/* Its FUTEX_EXIT lost, then a wake: it is running again. */
+	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 20, LOCK_A, FUTEX_WAKE_PRIVATE);
+	EXPECT_EQ(timeline_active(tl), 2);
+	/* Exit, and the tid comes back parked state and all forgotten. */
+	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 30, LOCK_A, FUTEX_WAIT_PRIVATE);
+	timeline_thread_exit(tl, 6, 40);
+	feed(tl, ISPOT_REC_TASK_NEW, 6, 1, 50, 5, 0);
+	EXPECT_EQ(timeline_active(tl), 2);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 1, 60, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 6, 1, 70, 0, 0);
+	timeline_totals(tl, 6, c);
+	EXPECT_EQ(c[TL_BLOCKED], 10);	/* not futex: the old wait is gone */
+	/* 5 reads at 100; a record of 6 from 80 arrives late; 5 at 200. */
+	totals_at(tl, 5, 0, 100, c0);
+	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 80, LOCK_A, FUTEX_WAIT_PRIVATE);
+	totals_at(tl, 5, 0, 200, c);
+	EXPECT_EQ(c[TL_OTHERS] - c0[TL_OTHERS], 0);
 	timeline_free(tl);
 }
 
@@ -361,6 +395,38 @@ TEST(pipeline_alone_then_waiting_for_another_thread)
 	EXPECT_NEAR((double)f->interf.loss_ns, 10 * 500, 1);
 	EXPECT_TRUE(f->interference < f->sci);
 	EXPECT_NEAR(f->rank, f->interference, 1e-12);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
+ * A thread whose TASK_EXIT the ring dropped, found gone by a scan of
+ * /proc (pipeline_thread_exit()): the calls after it are solo again.
+ */
+TEST(pipeline_exit_found_by_a_scan_ends_its_activity)
+{
+	struct pipeline *p = pipeline_new();
+	const struct sci_result *f;
+	struct sci_report *r;
+	uint64_t ts = 1000;
+	int i;
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(pipeline_add_probe(p, 1, 0, NULL), 0);
+	ASSERT_EQ(pipeline_enable_causes(p), 0);
+	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
+	ASSERT_EQ(pipeline_thread_exit(p, 6, ts + 10), 0);
+	for (i = 0; i < 40; i++) {
+		ts += 100;
+		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 50, SP0 + 8, 0, 0);
+	}
+	pipeline_finish(p, ts + 100);
+	r = sci_report(p->sci, ts + 100);
+	ASSERT_TRUE(r);
+	f = sci_report_func(r, 0);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->interf.solo_calls, 40);
 	sci_report_free(r);
 	pipeline_free(p);
 }

@@ -40,6 +40,7 @@ struct metrics_series {
 	uint64_t calls;
 	uint64_t loss_ns[NR_CAUSES];
 	uint64_t observed_ns;
+	bool has_interference;	/* some window had the figure */
 	uint64_t interference_ns;
 	uint64_t external_ns;
 	uint64_t le[METRICS_NR_BUCKETS];	/* cumulative */
@@ -312,6 +313,7 @@ static void metrics_count(struct metrics *m, struct metrics_series *s,
 
 	s->calls += f->calls;
 	s->observed_ns += f->observed_ns;
+	s->has_interference |= f->has_interference;
 	s->interference_ns += f->interference_ns;
 	s->external_ns += f->external_ns;
 	metrics_split_loss(f, loss);
@@ -492,16 +494,20 @@ static void metrics_observed(FILE *f, const struct metrics_exe *x,
 	metrics_seconds_line(f, METRIC_OBSERVED, x, s, s->observed_ns);
 }
 
+/* Without wait records there is no figure: no series, not a 0. */
 static void metrics_interference(FILE *f, const struct metrics_exe *x,
 				 const struct metrics_series *s)
 {
-	metrics_seconds_line(f, METRIC_INTERFERENCE, x, s, s->interference_ns);
+	if (s->has_interference)
+		metrics_seconds_line(f, METRIC_INTERFERENCE, x, s,
+				     s->interference_ns);
 }
 
 static void metrics_external(FILE *f, const struct metrics_exe *x,
 			     const struct metrics_series *s)
 {
-	metrics_seconds_line(f, METRIC_EXTERNAL, x, s, s->external_ns);
+	if (s->has_interference)
+		metrics_seconds_line(f, METRIC_EXTERNAL, x, s, s->external_ns);
 }
 
 static void metrics_sci(FILE *f, const struct metrics_exe *x,

@@ -317,6 +317,7 @@ static void window_totals(struct window_set *w, const struct sci_report *sr)
 		f->total_observed_ns += r->lifetime_ns;
 		f->total_interference_ns += r->interf.loss_ns;
 		f->total_external_ns += r->interf.external_ns;
+		f->has_interference |= r->has_interference;
 		f->last_sci = r->sci;
 	}
 }
@@ -340,11 +341,14 @@ static void window_json_totals(struct json *j, const struct window_set *w)
 		json_double(j, "sci", f->total_observed_ns ?
 			    (double)f->total_loss_ns / f->total_observed_ns :
 			    0.0);
-		json_u64(j, "interference_ns", f->total_interference_ns);
-		json_u64(j, "external_ns", f->total_external_ns);
-		json_double(j, "interference", f->total_observed_ns ?
-			    (double)f->total_interference_ns /
-			    f->total_observed_ns : 0.0);
+		if (f->has_interference) {
+			json_u64(j, "interference_ns",
+				 f->total_interference_ns);
+			json_u64(j, "external_ns", f->total_external_ns);
+			json_double(j, "interference", f->total_observed_ns ?
+				    (double)f->total_interference_ns /
+				    f->total_observed_ns : 0.0);
+		}
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -497,6 +501,7 @@ static int window_observe(struct window_set *w, const struct window_target *tg,
 		x->unknown_loss_ns = r->unknown_loss_ns;
 		x->observed_ns = r->lifetime_ns;
 		x->sci = r->sci;
+		x->has_interference = r->has_interference;
 		x->interference_ns = r->interf.loss_ns;
 		x->external_ns = r->interf.external_ns;
 		wf.nr_funcs++;

@@ -63,6 +63,7 @@ struct window_func {
 	uint64_t total_observed_ns;
 	uint64_t total_interference_ns;
 	uint64_t total_external_ns;
+	bool has_interference;		/* some window had the figure */
 	double last_sci;		/* of the last window it ran in */
 	/*
 	 * --key auto: a function's first shadow id (0: none); a shadow's
@@ -108,7 +109,11 @@ struct window_func_figures {
 	int64_t unknown_loss_ns;
 	uint64_t observed_ns;		/* the threads' armed lifetimes */
 	double sci;
-	/* Interference (sci.h): its loss (a floor when unjudged), external. */
+	/*
+	 * Interference (sci.h): its loss (a floor when unjudged) and the
+	 * external time; has_interference false: no wait records, none.
+	 */
+	bool has_interference;
 	uint64_t interference_ns;
 	uint64_t external_ns;
 };

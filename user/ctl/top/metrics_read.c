@@ -40,6 +40,8 @@ static struct metrics_series *series_get(struct metrics_snapshot *m,
 	}
 	ser = &m->series[m->nr_series++];
 	memset(ser, 0, sizeof(*ser));
+	/* An ispotd without the figure (older, or no wait records): none. */
+	ser->interference_ns = NAN;
 	ser->exe = exe;
 	ser->function = function;
 	ser->object = object;

@@ -269,6 +269,26 @@ double rates_quantile(double q, const double *le, const double *cum,
 
 static const struct rates_total zero_total;
 
+/*
+ * What the interference total gained.  A live session's total is an
+ * estimate made again at each sample, against a reference that more solo
+ * calls can raise, so it may go down without a reset: that reads as no
+ * gain.  Only a reset of the loss (a restarted source) starts it from
+ * zero.  NAN: the source has no interference figure (no wait records).
+ */
+static double interference_delta(const struct rates_total *now,
+				 const struct rates_total *base, bool reset)
+{
+	double d;
+
+	if (isnan(now->interference_ns))
+		return NAN;
+	if (reset || !base->present || isnan(base->interference_ns))
+		return now->interference_ns;
+	d = now->interference_ns - base->interference_ns;
+	return d > 0 ? d : 0;
+}
+
 static void row_fill(const struct rates *r, size_t id,
 		     const struct rates_total *now,
 		     const struct rates_total *base, double dt,
@@ -286,8 +306,8 @@ static void row_fill(const struct rates *r, size_t id,
 	row->object = f->object;
 	row->sci = observed > 0 ? loss / observed : NAN;
 	row->interference = observed > 0 ?
-			    delta(now->interference_ns, base->interference_ns) /
-			    observed : NAN;
+			    interference_delta(now, base, reset) / observed :
+			    NAN;
 	row->loss_per_s = dt > 0 ? loss / dt * 1e9 : NAN;
 	row->calls_per_s = dt > 0 ?
 			   delta(now->calls, base->calls) / dt * 1e9 : NAN;

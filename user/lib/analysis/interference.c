@@ -91,6 +91,9 @@ static double fit_reference(const struct interf_acc *a)
 
 void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 {
+	/* Interference is only in calls beside other threads: not solo. */
+	double shared_n = (double)(a->n - a->solo.solo);
+	double shared_rest = (double)(a->rest_ns - a->solo.solo_rest_ns);
 	struct interf_seed solo;
 	double over;
 
@@ -112,11 +115,11 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 		out->ref = INTERF_REF_FIT;
 		out->ref_ns = fit_reference(a);
 	} else {
-		over = (double)a->rest_ns - (double)a->n * rest_floor(a);
+		over = shared_rest - shared_n * rest_floor(a);
 		out->bound_ns += over > 0 ? (uint64_t)(over + 0.5) : 0;
 		return;
 	}
-	over = (double)a->rest_ns - (double)a->n * out->ref_ns;
+	over = shared_rest - shared_n * out->ref_ns;
 	if (over > 0)
 		out->loss_ns += (uint64_t)(over + 0.5);
 	out->bound_ns = out->loss_ns;

@@ -35,18 +35,23 @@
  *	FIT	else, when at least INTERF_MIN_EVIDENCE calls had
  *		e <= INTERF_LOW_EXPOSURE, the intercept at e = 0 of the
  *		least-squares line r = a + b e over all calls, held within
- *		[min r, mean r];
+ *		[floor, mean r] (the floor as below);
  *	NONE	else.
  *
- *	interference loss = sum direct + max(0, sum r - n * reference)
+ *	interference loss = sum direct + max(0, sum' r - n' * reference)
  *
- * With no reference the rest cannot be judged: the loss is then sum
- * direct, which is measured and so a lower bound, and the upper bound is
- * sum direct + sum r - n * min r: the paper's minimum applied to the
- * rest, min r taken over the *clean* calls (no direct or external time)
- * when there are any, since a call that waited may have done less of its
- * own work in its time (a loop that runs until a deadline).  External
- * time is never interference.
+ * where sum' and n' run over the calls that were not solo: only those can
+ * have been slowed by other threads, and ispotd's windows judge theirs
+ * against solo calls of earlier windows too.  With no reference the rest
+ * cannot be judged: the loss is then sum direct, which is measured and so
+ * a lower bound, and the upper bound is sum direct + sum' r - n' * floor:
+ * the paper's minimum applied to the rest, the floor being the fastest
+ * rest of the *clean* calls (no direct or external time) when there are
+ * any, else of all calls, since a call that waited may have done less of
+ * its own work in its time (a loop that runs until a deadline).  Being a
+ * minimum over calls, it bounds the rest's interference the way SCI
+ * bounds a block's: as the paper's method reads it, not beyond doubt.
+ * External time is never interference.
  *
  * Memory is one struct interf_acc per block: running sums and the
  * co-moments of (e, r) updated in place (Welford), nothing per call.

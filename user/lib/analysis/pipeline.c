@@ -7,7 +7,7 @@
 #include "util/idarray.h"
 #include "analysis/pipeline.h"
 
-_Static_assert(TL_NR_TOTALS <= PAIR_AUX_WORDS,
+_Static_assert(TL_NR_TOTALS + 1 <= PAIR_AUX_WORDS,
 	       "an entry carries its thread's totals to its exit");
 
 struct pipeline_probe {
@@ -63,9 +63,9 @@ static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
 
 /*
  * Between entry and exit, from the thread's totals at both (@now: the
- * exit's): its off-CPU time by cause and its context.  Other threads'
- * activity is a difference of integrals that a late record can make run
- * backwards by a little; that reads as none.
+ * exit's): its off-CPU time by cause and its context.  The timeline's
+ * integrals only move forward; should a difference come out negative all
+ * the same, the call gets no context rather than pass for a solo call.
  */
 static void pipeline_causes(const uint64_t *now, const uint64_t *then,
 			    struct sci_causes *c)
@@ -76,10 +76,10 @@ static void pipeline_causes(const uint64_t *now, const uint64_t *then,
 	c->blocked_ns = now[TL_BLOCKED] - then[TL_BLOCKED];
 	c->runqueue_ns = now[TL_RUNQUEUE] - then[TL_RUNQUEUE];
 	c->oncpu_ns = 0;	/* the engine takes the remainder */
-	c->context = true;
+	c->context = (int64_t)others >= 0;
 	c->waited_ns = now[TL_WAITED] - then[TL_WAITED];
 	c->rq_program_ns = now[TL_RQ_PROGRAM] - then[TL_RQ_PROGRAM];
-	c->others_ns = (int64_t)others < 0 ? 0 : others;
+	c->others_ns = c->context ? others : 0;
 }
 
 static void pipeline_exec(const struct pair_exec *e, void *ctx)
@@ -91,7 +91,8 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 	struct sci_causes causes, *c = NULL;
 	int shaped;
 
-	if (p->tl) {
+	/* Both ends' totals must be real (the valid word, see pipeline.h). */
+	if (p->tl && p->now[TL_NR_TOTALS] && e->aux[TL_NR_TOTALS]) {
 		pipeline_causes(p->now, e->aux, &causes);
 		c = &causes;
 	}
@@ -326,8 +327,9 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		else
 			p->stats.exits++;
 		if (p->tl) {
-			if (timeline_running_totals(p->tl, rec->tid, rec->cpu,
-						    rec->ts_ns, p->now))
+			p->now[TL_NR_TOTALS] = !timeline_running_totals(
+				p->tl, rec->tid, rec->cpu, rec->ts_ns, p->now);
+			if (!p->now[TL_NR_TOTALS])
 				p->stats.nomem++;
 			if (pairer_feed_aux(p->pairer, rec, p->now))
 				p->stats.nomem++;
@@ -355,8 +357,7 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		return;
 	case ISPOT_REC_TASK_EXIT:
 		p->stats.tasks++;
-		if ((p->tl && timeline_record(p->tl, rec, TL_NO_FUNC)) ||
-		    pipeline_thread_exit(p, rec->tid, rec->ts_ns))
+		if (pipeline_thread_exit(p, rec->tid, rec->ts_ns))
 			p->stats.nomem++;
 		return;
 	default:
@@ -420,6 +421,9 @@ int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
 	int ret;
 
 	pairer_thread_exit(p->pairer, tid);
+	/* Also when the exit was found by a scan, its record lost. */
+	if (p->tl)
+		timeline_thread_exit(p->tl, tid, ts);
 	ret = sci_thread_exit(p->sci, tid, ts);
 	if (p->forget_delay_ns) {
 		exit_push(p, tid, ts);

@@ -66,8 +66,12 @@ struct pipeline {
 	struct stacks *stacks;		/* sampled call stacks per function */
 	struct argbuckets *args;	/* per-argument log2 buckets */
 	struct shapes *shapes;		/* what calls executions made */
-	/* The fed record's thread totals, read by the pair callback. */
-	uint64_t now[TL_NR_TOTALS];
+	/*
+	 * The fed record's thread totals, read by the pair callback, and
+	 * a last word that is 1 when they are real (0: the timeline could
+	 * not keep the thread, and the call gets no causes).
+	 */
+	uint64_t now[TL_NR_TOTALS + 1];
 	struct pipeline_stats stats;
 	bool sci_borrowed;		/* p->sci belongs to the caller */
 	bool shapes_borrowed;		/* and so does p->shapes */

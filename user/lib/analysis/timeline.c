@@ -207,10 +207,14 @@ static struct tl_thread *tl_thread(struct timeline *tl, uint32_t tid)
 	return &tl->threads[i];
 }
 
-/* Late records (another ring's, behind the merge) count at act_since. */
+/*
+ * A late record (another ring's, behind the merge) counts at the latest
+ * time the timeline has seen, so the integrals never run backwards: what
+ * a call read at its entry stays true.  last_ts >= act_since always.
+ */
 static uint64_t tl_clamp(const struct timeline *tl, uint64_t ts)
 {
-	return ts > tl->act_since ? ts : tl->act_since;
+	return ts > tl->last_ts ? ts : tl->last_ts;
 }
 
 /* Integral of the number of active threads up to @ts (>= act_since). */
@@ -354,8 +358,10 @@ int timeline_running_totals(struct timeline *tl, uint32_t tid, uint16_t cpu,
 		tl->last_ts = ts;
 	tl_seen(tl, t, ts);
 	/* A call returned, so a futex wait it was in ended: a lost EXIT. */
-	if (t->act == TL_ACT_WAITING)
+	if (t->act == TL_ACT_WAITING) {
 		tl_set_act(tl, t, TL_ACT_ACTIVE, ts);
+		t->in_futex = false;
+	}
 	if (t->off) {
 		tl->st.lost_switch_in++;
 		tl_back_on_cpu(tl, t, ts);
@@ -544,6 +550,9 @@ static int tl_futex_enter(struct timeline *tl, struct tl_thread *t,
 			  uint64_t callsite)
 {
 	tl->st.futex_calls++;
+	/* Another futex call: the wait before it ended, its EXIT lost. */
+	if (t->act == TL_ACT_WAITING)
+		tl_set_act(tl, t, TL_ACT_ACTIVE, rec->ts_ns);
 	t->in_futex = true;
 	t->futex_uaddr = rec->data[0];
 	t->futex_op = (uint32_t)rec->data[1];
@@ -559,16 +568,39 @@ static int tl_futex_enter(struct timeline *tl, struct tl_thread *t,
 	return 0;
 }
 
-/* A thread is born active, and a reused tid is a new thread. */
-static void tl_task(struct timeline *tl, struct tl_thread *t,
-		    const struct ispot_record *rec)
+/*
+ * A thread is born active, and a reused tid is a new thread: nothing of
+ * the old one's state carries over but its totals, which only grow (a
+ * call's figures are differences of them).
+ */
+static void tl_task_new(struct timeline *tl, struct tl_thread *t,
+			uint64_t ts)
 {
-	if (rec->kind == ISPOT_REC_TASK_NEW) {
-		tl_set_act(tl, t, TL_ACT_ACTIVE, rec->ts_ns);
+	uint64_t cum[TL_NR_TOTALS];
+	uint32_t tid = t->tid;
+	uint8_t act = t->act;
+
+	tl_vacate(tl, t, ts);
+	memcpy(cum, t->cum, sizeof(cum));
+	if (act == TL_ACT_ACTIVE)
+		tl_set_act(tl, t, TL_ACT_GONE, ts);
+	memset(t, 0, sizeof(*t));
+	t->used = true;
+	t->tid = tid;
+	memcpy(t->cum, cum, sizeof(cum));
+	tl_set_act(tl, t, TL_ACT_ACTIVE, ts);
+}
+
+void timeline_thread_exit(struct timeline *tl, uint32_t tid, uint64_t ts)
+{
+	struct tl_thread *t = &tl->threads[tl_slot(tl, tid)];
+
+	if (ts > tl->last_ts)
+		tl->last_ts = ts;
+	if (!t->used)
 		return;
-	}
-	tl_vacate(tl, t, rec->ts_ns);
-	tl_set_act(tl, t, TL_ACT_GONE, rec->ts_ns);
+	tl_vacate(tl, t, ts);
+	tl_set_act(tl, t, TL_ACT_GONE, ts);
 }
 
 int timeline_record_callsite(struct timeline *tl,
@@ -583,7 +615,6 @@ int timeline_record_callsite(struct timeline *tl,
 	case ISPOT_REC_FUTEX_ENTER:
 	case ISPOT_REC_FUTEX_EXIT:
 	case ISPOT_REC_TASK_NEW:
-	case ISPOT_REC_TASK_EXIT:
 		break;
 	default:
 		return 0;
@@ -593,8 +624,8 @@ int timeline_record_callsite(struct timeline *tl,
 		return -ENOMEM;
 	if (rec->ts_ns > tl->last_ts)
 		tl->last_ts = rec->ts_ns;
-	if (rec->kind == ISPOT_REC_TASK_NEW || rec->kind == ISPOT_REC_TASK_EXIT) {
-		tl_task(tl, t, rec);
+	if (rec->kind == ISPOT_REC_TASK_NEW) {
+		tl_task_new(tl, t, rec->ts_ns);
 		return 0;
 	}
 	tl_seen(tl, t, rec->ts_ns);

@@ -122,8 +122,9 @@ struct timeline *timeline_new(void);
 void timeline_free(struct timeline *tl);
 
 /*
- * Feed a SWITCH_OUT, SWITCH_IN, FUTEX_ENTER, FUTEX_EXIT, TASK_NEW or
- * TASK_EXIT record (others are ignored).  @open_func is the function the thread is inside at a
+ * Feed a SWITCH_OUT, SWITCH_IN, FUTEX_ENTER, FUTEX_EXIT or TASK_NEW
+ * record (others are ignored; a TASK_EXIT goes to timeline_thread_exit(),
+ * which a caller also needs when it learns of an exit some other way).  @open_func is the function the thread is inside at a
  * FUTEX_ENTER, TL_NO_FUNC if none; at a wake, the one to credit with the
  * waits it ends.  Returns 0 or -ENOMEM.
  */
@@ -150,6 +151,11 @@ int timeline_running_totals(struct timeline *tl, uint32_t tid, uint16_t cpu,
  */
 void timeline_totals(const struct timeline *tl, uint32_t tid,
 		     uint64_t out[TL_NR_TOTALS]);
+/*
+ * @tid exited at @ts (its TASK_EXIT record, or a scan of /proc that found
+ * it gone): it is no longer active and runs on no CPU.
+ */
+void timeline_thread_exit(struct timeline *tl, uint32_t tid, uint64_t ts);
 /* Traced threads active now (see "Context"). */
 uint32_t timeline_active(const struct timeline *tl);
 /*

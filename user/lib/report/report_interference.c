@@ -87,12 +87,14 @@ static void note_own_variance(FILE *f, const struct report *r,
 			 "varies, not interference; --key shape or argN may "
 			 "help", label_of(r, fn->func_id), above,
 			 x->solo_calls, solo, mean);
-	else
+	else if (x->ref == INTERF_REF_FIT)
 		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
 			 "call, but its time does not grow with the threads "
 			 "active beside it (fit over %" PRIu64 " calls): its "
 			 "own work varies, not interference",
 			 label_of(r, fn->func_id), above, x->calls);
+	else	/* no reference, and nothing above the floor to bound */
+		return;
 	report_wrap(f, r, indent, "note: ", line);
 }
 
