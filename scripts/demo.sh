@@ -7,7 +7,8 @@
 # that gives each thread its own mutex.  Then the spinlock sample with perf
 # counters: spinning is on-CPU time, so the counters show it as CPU time per
 # call beyond the fastest calls' (the guest has no PMU, so the hardware
-# event is reported unsupported).
+# event is reported unsupported).  Last, work that varies by itself with
+# no other thread: a high SCI, and an INTERF of 0 with a note saying why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -25,4 +26,8 @@ echo
 echo "\$ ispotctl run --func spin_acquire --counters cpu-clock,page-faults,cycles -- samples/spinlock --threads 2 --iterations 1000"
 ispotctl run --func spin_acquire --counters cpu-clock,page-faults,cycles -- \
 	samples/spinlock --threads 2 --iterations 1000 |
-	grep -v "^[a-z_]*: 2 threads"'
+	grep -v "^[a-z_]*: 2 threads" || exit 1
+echo
+echo "\$ ispotctl run --func varied_work -- samples/varied_work --threads 1 --iterations 300"
+ispotctl run --func varied_work -- samples/varied_work --threads 1 \
+	--iterations 300 | grep -v "^varied_work: 1 threads"'
