@@ -217,7 +217,9 @@ tap_check "from_reads_a_running_ispotd_until_it_goes" t_from_ispotd
 
 # --- the status line of run and attach -----------------------------------
 t_progress() {
-	pane "ispotctl run --func acquire -- $lock --threads 2 --iterations 3000 --delay-us 100 --hold-us 100"
+	# Long enough to be seen: a second-long run ended between two looks
+	# at the screen once, its line drawn and erased in between.
+	pane "ispotctl run --func acquire -- $lock --threads 2 --iterations 20000 --delay-us 100 --hold-us 100"
 	on_screen '^\[ispot\] [0-9.]+s  [0-9.]+k? events/s  [0-9.]+k? dropped$' ||
 		return 1
 	ended 0 || return 1
