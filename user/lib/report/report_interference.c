@@ -19,6 +19,8 @@
 #define NOTE_MIN_SCI		0.05
 /* INTERF under this share of SCI reads as "mostly its own variance". */
 #define NOTE_OWN_SHARE		0.5
+/* Solo calls at least this share of the mean read as "as slow alone". */
+#define NOTE_AS_SLOW		0.9
 /* External time worth a line: this share of the threads' time. */
 #define NOTE_MIN_EXTERNAL	0.02
 
@@ -80,13 +82,21 @@ static void note_own_variance(FILE *f, const struct report *r,
 			 "during any of its %" PRIu64 " calls: its own work "
 			 "varies, not interference; --key shape or argN may "
 			 "help", label_of(r, fn->func_id), above, x->calls);
-	else if (x->ref == INTERF_REF_SOLO)
+	else if (x->ref == INTERF_REF_SOLO &&
+		 x->solo_mean_ns >= NOTE_AS_SLOW * fn->mean_ns)
 		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
 			 "call, but as slow when it runs alone (%" PRIu64
 			 " solo calls, mean %s; all calls %s): its own work "
 			 "varies, not interference; --key shape or argN may "
 			 "help", label_of(r, fn->func_id), above,
 			 x->solo_calls, solo, mean);
+	else if (x->ref == INTERF_REF_SOLO)
+		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
+			 "call, but alone it takes %s on average (%" PRIu64
+			 " solo calls) against %s for all calls: INTERF counts "
+			 "only what other threads add to that, the rest is its "
+			 "own variance", label_of(r, fn->func_id), above, solo,
+			 x->solo_calls, mean);
 	else if (x->ref == INTERF_REF_FIT)
 		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
 			 "call, but its time does not grow with the threads "
