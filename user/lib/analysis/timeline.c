@@ -368,7 +368,8 @@ int timeline_running_totals(struct timeline *tl, uint32_t tid, uint16_t cpu,
 	}
 	memcpy(out, t->cum, TL_NR_TOTALS * sizeof(*out));
 	out[TL_OTHERS] = tl_others(tl, t, ts);
-	return tl_occupy(tl, t, cpu, ts);
+	/* A late record of an exited thread: it runs nowhere any more. */
+	return t->act == TL_ACT_GONE ? 0 : tl_occupy(tl, t, cpu, ts);
 }
 
 void timeline_totals(const struct timeline *tl, uint32_t tid,
