@@ -63,6 +63,7 @@ struct pair_thread {
 	uint32_t nr_blocks;
 	uint32_t cap_blocks;
 	struct pair_frame *blocks;
+	uint64_t exit_ts;	/* pairer_thread_exit_at(), 0: alive */
 };
 
 struct pairer {
@@ -243,10 +244,30 @@ static void pair_push(struct pairer *p, struct pair_frame *frames,
 	shape_init(&f->shape);
 }
 
+/*
+ * @rec's thread.  One that exited (pairer_thread_exit_at()) keeps its open
+ * entries for records from before its exit, late ones of its last calls;
+ * the first record from after it (a reused tid) finds them unpaired.
+ */
+static struct pair_thread *pair_thread_rec(struct pairer *p,
+					   const struct ispot_record *rec,
+					   int create)
+{
+	struct pair_thread *t = pair_thread(p, rec->tid, create);
+
+	if (t && t->exit_ts && rec->ts_ns >= t->exit_ts) {
+		p->stats.unpaired_entries += t->depth + t->nr_blocks;
+		t->depth = 0;
+		t->nr_blocks = 0;
+		t->exit_ts = 0;
+	}
+	return t;
+}
+
 static int pair_entry(struct pairer *p, const struct ispot_record *rec,
 		      const uint64_t *aux)
 {
-	struct pair_thread *t = pair_thread(p, rec->tid, 1);
+	struct pair_thread *t = pair_thread_rec(p, rec, 1);
 	/*
 	 * ip 0: the module did not read the call site (NO_CALLSITE), so a
 	 * tail call cannot be told from a reused sp; assume the tail call,
@@ -310,7 +331,7 @@ static void pair_emit(struct pairer *p, const struct pair_thread *t,
 
 static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 {
-	struct pair_thread *t = pair_thread(p, rec->tid, 0);
+	struct pair_thread *t = pair_thread_rec(p, rec, 0);
 	uint64_t want = rec->sp - sizeof(uint64_t);
 	uint32_t i;
 
@@ -340,7 +361,7 @@ static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 static int pair_block_begin(struct pairer *p, const struct ispot_record *rec,
 			    const uint64_t *aux)
 {
-	struct pair_thread *t = pair_thread(p, rec->tid, 1);
+	struct pair_thread *t = pair_thread_rec(p, rec, 1);
 
 	if (!t || pair_reserve(&t->blocks, t->nr_blocks, &t->cap_blocks))
 		return -ENOMEM;
@@ -357,7 +378,7 @@ static int pair_block_begin(struct pairer *p, const struct ispot_record *rec,
 static void pair_block_end(struct pairer *p, const struct ispot_record *rec,
 			   uint32_t block)
 {
-	struct pair_thread *t = pair_thread(p, rec->tid, 0);
+	struct pair_thread *t = pair_thread_rec(p, rec, 0);
 	struct pair_frame f;
 	uint32_t i;
 
@@ -434,6 +455,15 @@ void pairer_thread_exit(struct pairer *p, uint32_t tid)
 	p->stats.unpaired_entries += t->depth + t->nr_blocks;
 	t->depth = 0;
 	t->nr_blocks = 0;
+	t->exit_ts = 0;
+}
+
+void pairer_thread_exit_at(struct pairer *p, uint32_t tid, uint64_t ts)
+{
+	struct pair_thread *t = pair_thread(p, tid, 0);
+
+	if (t && (t->depth || t->nr_blocks))
+		t->exit_ts = ts ? ts : 1;
 }
 
 /* Free @tid's shadow stack, deleting by backward shift (openaddr.h). */

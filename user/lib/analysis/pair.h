@@ -112,6 +112,13 @@ uint64_t pairer_open_callsite_at(const struct pairer *p, uint32_t tid,
 				 uint32_t up);
 /* The thread exited: its open entries will never return. */
 void pairer_thread_exit(struct pairer *p, uint32_t tid);
+/*
+ * The same, at @ts, for a merged stream in which the EXIT of its last call
+ * may come after its exit (another CPU's ring, published late): records
+ * of @tid from before @ts still pair; the first one from @ts on (a reused
+ * tid) counts the open entries as unpaired, as does pairer_flush().
+ */
+void pairer_thread_exit_at(struct pairer *p, uint32_t tid, uint64_t ts);
 /* Forget @tid altogether (its open entries count as unpaired). */
 void pairer_forget(struct pairer *p, uint32_t tid);
 /* End of trace: count every open entry as unpaired. */

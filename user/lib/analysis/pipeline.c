@@ -420,7 +420,7 @@ int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
 {
 	int ret;
 
-	pairer_thread_exit(p->pairer, tid);
+	pairer_thread_exit_at(p->pairer, tid, ts);
 	/* Also when the exit was found by a scan, its record lost. */
 	if (p->tl)
 		timeline_thread_exit(p->tl, tid, ts);
