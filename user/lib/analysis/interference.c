@@ -149,8 +149,6 @@ void interf_estimate_add(struct interf_estimate *sum,
 	if (solo)
 		sum->solo_mean_ns = (sum->solo_mean_ns * sum->solo_calls +
 				     b->solo_mean_ns * b->solo_calls) / solo;
-	sum->ref_ns = (sum->ref_ns * sum->calls + b->ref_ns * b->calls) /
-		      calls;
 	sum->ref = ref_of_sum(sum, b);
 	sum->calls = calls;
 	sum->solo_calls = solo;

@@ -110,7 +110,8 @@ struct interf_estimate {
 	uint64_t external_ns;
 	uint64_t solo_calls;	/* the seed's included */
 	double solo_mean_ns;	/* mean duration of those, 0 if none */
-	double ref_ns;		/* the reference for r, 0 when NONE */
+	double ref_ns;		/* a block's reference for r, 0 when NONE;
+				 * a sum of keys has none (0) */
 };
 
 void interf_init(struct interf_acc *a);
