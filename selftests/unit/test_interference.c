@@ -431,4 +431,59 @@ TEST(pipeline_exit_found_by_a_scan_ends_its_activity)
 	pipeline_free(p);
 }
 
+#define TASK_INTERRUPTIBLE_STATE	0x1
+#define TASK_UNINTERRUPTIBLE_STATE	0x2
+
+/*
+ * Thread 6 sleeps between its own calls of f() while thread 5 runs f()
+ * 40 times: asleep interruptibly outside every traced call (nanosleep,
+ * epoll_wait) it is idle, and 5's calls are solo.  Asleep in I/O (an
+ * uninterruptible sleep), or inside f() (which may hold a spinlock across
+ * the sleep), it stays active: no solo call.
+ */
+static unsigned int solo_beside_a_sleeper(uint64_t state, bool inside)
+{
+	struct pipeline *p = pipeline_new();
+	const struct sci_result *f;
+	struct sci_report *r;
+	uint64_t ts = 1000;
+	unsigned int solo;
+	int i;
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(pipeline_add_probe(p, 1, 0, NULL), 0);
+	ASSERT_EQ(pipeline_enable_causes(p), 0);
+	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
+	if (inside)
+		pl_feed(p, ISPOT_REC_ENTRY, 6, 1, ts + 1, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_SWITCH_OUT, 6, 1, ts + 2, 0, 0, state);
+	for (i = 0; i < 40; i++) {
+		ts += 100;
+		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 50, SP0 + 8, 0, 0);
+	}
+	/* Woken, it is active again: 5's next call is not solo. */
+	pl_feed(p, ISPOT_REC_SWITCH_IN, 6, 1, ts + 60, 0, 0, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts + 100, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 150, SP0 + 8, 0, 0);
+	if (inside)
+		pl_feed(p, ISPOT_REC_EXIT, 6, 1, ts + 160, SP0 + 8, 0, 0);
+	pipeline_finish(p, ts + 200);
+	r = sci_report(p->sci, ts + 200);
+	ASSERT_TRUE(r);
+	f = sci_report_func(r, 0);
+	ASSERT_TRUE(f);
+	solo = (unsigned int)f->interf.solo_calls;
+	sci_report_free(r);
+	pipeline_free(p);
+	return solo;
+}
+
+TEST(sleeping_outside_traced_calls_is_idle)
+{
+	EXPECT_EQ(solo_beside_a_sleeper(TASK_INTERRUPTIBLE_STATE, false), 40);
+	EXPECT_EQ(solo_beside_a_sleeper(TASK_UNINTERRUPTIBLE_STATE, false), 0);
+	EXPECT_EQ(solo_beside_a_sleeper(TASK_INTERRUPTIBLE_STATE, true), 0);
+}
+
 TEST_HARNESS_MAIN

@@ -164,7 +164,10 @@ static uint32_t pipeline_waker_func(const struct pipeline *p, uint32_t tid,
 	return TL_NO_FUNC;
 }
 
-/* A FUTEX_* record to the timeline, with the function it is charged to. */
+/*
+ * A SWITCH_* or FUTEX_* record to the timeline, with the function it is
+ * charged to (FUTEX_ENTER) or open in (SWITCH_OUT).
+ */
 static int pipeline_futex(struct pipeline *p, const struct ispot_record *rec)
 {
 	uint64_t callsite = 0;
@@ -175,6 +178,9 @@ static int pipeline_futex(struct pipeline *p, const struct ispot_record *rec)
 			func = pipeline_waker_func(p, rec->tid, &callsite);
 		else
 			func = pipeline_open_func(p, rec->tid);
+	} else if (rec->kind == ISPOT_REC_SWITCH_OUT) {
+		/* A sleep outside every traced call is idle (timeline.h). */
+		func = pipeline_open_func(p, rec->tid);
 	}
 	return timeline_record_callsite(p->tl, rec, func, callsite);
 }

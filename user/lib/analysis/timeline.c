@@ -9,11 +9,16 @@
 #include "analysis/timeline.h"
 #include "util/openaddr.h"
 
+/* The scheduler's TASK_* state bits a SWITCH_OUT carries (abi.rst). */
+#define TL_TASK_INTERRUPTIBLE	0x1
+#define TL_TASK_UNINTERRUPTIBLE	0x2
+
 /* A thread's activity (timeline.h, "Context"). */
 enum tl_act {
 	TL_ACT_UNSEEN,		/* nothing recorded yet: not counted */
 	TL_ACT_ACTIVE,
 	TL_ACT_WAITING,		/* in a futex wait */
+	TL_ACT_IDLE,		/* asleep outside every traced call */
 	TL_ACT_GONE,		/* exited */
 };
 
@@ -328,6 +333,9 @@ static void tl_back_on_cpu(struct timeline *tl, struct tl_thread *t,
 	enum timeline_cause c;
 	uint64_t off, traced;
 
+	/* Whatever ran it again woke it: it may touch shared state. */
+	if (t->act == TL_ACT_IDLE)
+		tl_set_act(tl, t, TL_ACT_ACTIVE, ts);
 	if (!t->off)
 		return;
 	t->off = false;
@@ -523,8 +531,24 @@ int timeline_record(struct timeline *tl, const struct ispot_record *rec,
 	return timeline_record_callsite(tl, rec, open_func, 0);
 }
 
+/*
+ * Whether a thread that blocked in @prev_state, with @open_func the traced
+ * function it is in, is idle: an interruptible sleep (nanosleep, poll,
+ * epoll_wait, accept, a pipe read) outside every traced call.  One in
+ * uninterruptible sleep is most often doing I/O, which a disk shared with
+ * the other threads turns into interference, so it stays active; and one
+ * that sleeps inside a traced call may hold what that call protects (a
+ * spinlock held across a sleep).  A futex wait is WAITING already.
+ */
+static bool tl_sleep_is_idle(uint64_t prev_state, uint32_t open_func)
+{
+	return open_func == TL_NO_FUNC &&
+	       (prev_state & (TL_TASK_INTERRUPTIBLE | TL_TASK_UNINTERRUPTIBLE))
+	       == TL_TASK_INTERRUPTIBLE;
+}
+
 static int tl_switch_out(struct timeline *tl, struct tl_thread *t,
-			 const struct ispot_record *rec)
+			 const struct ispot_record *rec, uint32_t open_func)
 {
 	struct tl_cpu *c;
 
@@ -536,8 +560,12 @@ static int tl_switch_out(struct timeline *tl, struct tl_thread *t,
 	t->off_since = rec->ts_ns;
 	t->off_preempted = rec->data[0] != 0;
 	t->off_in_futex = t->in_futex;
-	if (!t->off_preempted)
+	if (!t->off_preempted) {
+		if (t->act == TL_ACT_ACTIVE && !t->in_futex &&
+		    tl_sleep_is_idle(rec->data[1], open_func))
+			tl_set_act(tl, t, TL_ACT_IDLE, rec->ts_ns);
 		return 0;
+	}
 	c = tl_cpu(tl, rec->cpu);
 	if (!c)
 		return -ENOMEM;
@@ -631,7 +659,7 @@ int timeline_record_callsite(struct timeline *tl,
 	}
 	tl_seen(tl, t, rec->ts_ns);
 	if (rec->kind == ISPOT_REC_SWITCH_OUT)
-		return tl_switch_out(tl, t, rec);
+		return tl_switch_out(tl, t, rec, open_func);
 	if (rec->kind == ISPOT_REC_SWITCH_IN && !t->off)
 		tl->st.stray++;
 	/* The rest are recorded by the thread itself, on its CPU. */

@@ -21,12 +21,15 @@
  * thread (TL_RQ_PROGRAM); and the integral, in ns x threads, of how many
  * *other* traced threads were active (TL_OTHERS).  A thread is active
  * from its first record (or TASK_NEW) to its TASK_EXIT, except inside a
- * futex wait: a thread parked on a lock or a condition variable can slow
- * no one, while one that runs, waits for a CPU, sleeps or does I/O may
- * hold what another needs.  A thread that records nothing in the trace
- * (blocked since before attach) is not counted.  The counts are kept as
- * running integrals, updated at each thread's own transitions, so a
- * call's context is the difference of its thread's totals at exit and
+ * futex wait, and in an interruptible sleep (nanosleep, poll, epoll_wait,
+ * accept) taken outside every traced call: a thread parked on a lock, a
+ * condition variable or an idle event loop can slow no one, while one
+ * that runs, waits for a CPU, does I/O (an uninterruptible sleep) or
+ * sleeps inside a traced call (holding, perhaps, the spinlock that call
+ * takes) may hold what another needs.  A thread that records nothing in
+ * the trace (blocked since before attach) is not counted.  The counts are
+ * kept as running integrals, updated at each thread's own transitions, so
+ * a call's context is the difference of its thread's totals at exit and
  * entry, like its causes.
  *
  * It also keeps the contended-futex report: per futex word, the time spent
@@ -124,8 +127,9 @@ void timeline_free(struct timeline *tl);
 /*
  * Feed a SWITCH_OUT, SWITCH_IN, FUTEX_ENTER, FUTEX_EXIT or TASK_NEW
  * record (others are ignored; a TASK_EXIT goes to timeline_thread_exit(),
- * which a caller also needs when it learns of an exit some other way).  @open_func is the function the thread is inside at a
- * FUTEX_ENTER, TL_NO_FUNC if none; at a wake, the one to credit with the
+ * which a caller also needs when it learns of an exit some other way).
+ * @open_func is the function the thread is inside at a FUTEX_ENTER or a
+ * SWITCH_OUT, TL_NO_FUNC if none; at a wake, the one to credit with the
  * waits it ends.  Returns 0 or -ENOMEM.
  */
 int timeline_record(struct timeline *tl, const struct ispot_record *rec,
