@@ -42,6 +42,9 @@
 #       report ranks by, is the prediction.
 #   interf_bound_points
 #       how many configs gave only a bound.
+#   interf_referenced_mae, sci_referenced_mae
+#       the MAE of the interference figure over the configs that had a
+#       reference, and SCI's over the same configs.
 #   interf_floor_gain_mae
 #       the same MAE for the measured floor alone (the waits that other
 #       threads ended), which is what INTERF is where there is no bound.
@@ -116,6 +119,8 @@ measure() {
 	sci=$(fn_sci "$tmp/run.json" "$func")
 	interf=$(fn_interf "$tmp/run.json" "$func")
 	floor=$(fn_field "$tmp/run.json" "$func" interference)
+	ref=$(fn_field "$tmp/run.json" "$func" interference_reference |
+	      tr -d '"')
 	noise=$(fn_sci "$tmp/run.json" compute)
 	dropped=$(tr ',{}' '\n\n\n' <"$tmp/run.json" |
 		  sed -n 's/^ *"dropped": //p' | head -n1)
@@ -135,13 +140,13 @@ measure() {
 	tf=$(median <"$tmp/tf")
 	awk -v c="$cause" -v p="$param" -v s="${sci:-0}" -v tc="$tc" \
 	    -v tf="$tf" -v n="${noise:--}" -v i="${interf% *}" \
-	    -v b="${interf#* }" -v f="${floor:-0}" 'BEGIN {
+	    -v b="${interf#* }" -v f="${floor:-0}" -v r="${ref:-none}" 'BEGIN {
 		g = tc > 0 ? 1 - tf / tc : 0
-		printf "%s %s %.4f %.2f %.2f %.4f %s %.4f %s %.4f\n", c, p, s,
-		       tc, tf, g, n, i, b, f
+		printf "%s %s %.4f %.2f %.2f %.4f %s %.4f %s %.4f %s\n", c, p,
+		       s, tc, tf, g, n, i, b, f, r
 	}' | tee -a "$tmp/points" | awk '{
-		printf "# %-8s %-14s sci %s  interf %s%s (floor %s)  T %ss  T_fixed %ss  gain %s  compute sci %s\n",
-		       $1, $2, $3, $9 == 1 ? "<=" : "", $8, $10, $4, $5, $6, $7
+		printf "# %-8s %-14s sci %s  interf %s%s (floor %s, reference %s)  T %ss  T_fixed %ss  gain %s  compute sci %s\n",
+		       $1, $2, $3, $9 == 1 ? "<=" : "", $8, $10, $11, $4, $5, $6, $7
 	}'
 }
 
@@ -235,6 +240,13 @@ echo "interf_gain_spearman: $(paste "$tmp/r_interf" "$tmp/r_act" |
 echo "interf_gain_mae: $(mae 8)"
 grep -q '^io ' "$tmp/points" && echo "interf_io_mae: $(mae 8 io)"
 echo "interf_bound_points: $(awk '$9 == 1' "$tmp/points" | wc -l)"
+# Where the figure had a reference (solo calls or the fit): its error,
+# and SCI's on the same configs.
+awk '$9 != 1 {
+	d = $8 - $6; e += d < 0 ? -d : d
+	d = $3 - $6; es += d < 0 ? -d : d; n++ }
+     END { printf "interf_referenced_mae: %.3f\nsci_referenced_mae: %.3f\n",
+		  n ? e / n : 0, n ? es / n : 0 }' "$tmp/points"
 echo "interf_floor_gain_mae: $(mae 10)"
 # Per cause, as notes: how well the SCI predicts the gain itself (T
 # falls as 1/T in the gain, so rho against T understates a wide sweep).

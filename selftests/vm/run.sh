@@ -9,7 +9,13 @@
 #                       [--forward HOSTPORT:GUESTPORT]...
 #                       [--append KERNEL-ARGS] [--tcg multi|single]
 #                       [--module-params PARAMS] [--qemu-arg ARG]...
-#                       [--no-module] -- CMD [ARG...]
+#                       [--fetch /mnt/GUEST:HOST]... [--no-module]
+#                       -- CMD [ARG...]
+#
+# --fetch copies a file the command left on the --disk filesystem (mounted
+# at /mnt in the guest) to HOST once the guest is off: recordings, traces
+# and reports made in the guest come back this way (read from the disk
+# image with debugfs, nothing mounted on the host).
 #
 # --forward makes the guest's TCP GUESTPORT reachable at 127.0.0.1:HOSTPORT
 # on the host (QEMU user-mode networking, the guest isolated otherwise);
@@ -49,6 +55,7 @@ disk_mib=0
 append=
 adds=()
 forwards=()
+fetches=()
 tcg=multi
 modparams=unset
 qemu_args=()
@@ -60,7 +67,7 @@ die() {
 }
 
 usage() {
-	sed -n '5,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,21p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -79,12 +86,21 @@ while [ $# -gt 0 ]; do
 	--accel) tcg=${2#tcg,thread=}; shift 2 ;;
 	--qemu-arg) qemu_args+=("${2:?--qemu-arg needs an argument}"); shift 2 ;;
 	--no-module) load_module=0; shift ;;
+	--fetch) fetches+=("${2:?--fetch needs /mnt/GUEST:HOST}"); shift 2 ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	*) die "unknown option '$1'; see $0 --help" ;;
 	esac
 done
 [ $# -gt 0 ] || die "no command given; usage: $0 [options] -- CMD [ARG...]"
+for f in ${fetches[@]+"${fetches[@]}"}; do
+	case "$f" in
+	/mnt/?*:?*) ;;
+	*) die "--fetch takes /mnt/GUEST:HOST (a file on the --disk), not '$f'" ;;
+	esac
+	[ "$disk_mib" -gt 0 ] || die "--fetch needs --disk MIB: the file comes back on the disk"
+	command -v debugfs >/dev/null || die "debugfs is missing; run scripts/deps.sh"
+done
 case "$tcg" in
 multi)
 	[ "$modparams" != unset ] || modparams=keep_tracepoints=1
@@ -472,4 +488,13 @@ if [ -n "$report" ]; then
 	echo "vm: FAIL: kernel splat: $report"
 	exit 1
 fi
+for f in ${fetches[@]+"${fetches[@]}"}; do
+	guest=${f%%:*} host=${f#*:}
+	rm -f "$host"
+	debugfs -R "dump -p ${guest#/mnt} $host" "$work/disk.img" >/dev/null 2>&1
+	if [ ! -f "$host" ]; then
+		echo "vm: FAIL: --fetch: the guest left no $guest"
+		exit 1
+	fi
+done
 exit "$status"
