@@ -6,7 +6,8 @@
 # timeout fail the run with the reason on the last line, and a report in a
 # run that times out is named in that line (the host scans the kernel log).
 # --forward reaches a server in the guest from the host, and a bad or busy
-# port fails before the boot with one line.
+# port fails before the boot with one line.  --fetch brings files back
+# from the guest's disk, and a file the guest did not leave fails the run.
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/kmod/tap.sh
 . selftests/vm/ports.sh
@@ -18,7 +19,7 @@ export TMPDIR=$tmp
 pids=
 trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
-tap_plan 9
+tap_plan 11
 
 # A host ELF binary (not in the tree), its shared libraries found by ldd.
 cat >"$tmp/exit_with.c" <<'C'
@@ -140,4 +141,32 @@ t_forward_busy() {
 		{ echo "# exit $rc after $((SECONDS - start))s: $out"; return 1; }
 }
 tap_check "forward_busy_host_port_fails_fast" t_forward_busy
+# One boot: the file the guest wrote comes back, the one it did not fails
+# the run with its name (after the first was fetched).
+t_fetch() {
+	local out rc
+	out=$($run --disk 8 --fetch "/mnt/sub/a.txt:$tmp/a.txt" \
+		--fetch "/mnt/none:$tmp/none" -- \
+		sh -c 'mkdir /mnt/sub && echo fetched >/mnt/sub/a.txt' 2>&1)
+	rc=$?
+	[ $rc -eq 1 ] && [ "$(cat "$tmp/a.txt" 2>/dev/null)" = fetched ] &&
+		tail -n1 <<<"$out" | grep -q "^vm: FAIL: --fetch: the guest left no /mnt/none$" &&
+		[ ! -e "$tmp/none" ] ||
+		{ echo "# exit $rc: $out"; return 1; }
+}
+tap_check "fetch_brings_guest_files_back" t_fetch
+
+t_fetch_bad() {
+	local f out
+	for f in /tmp/a:x /mnt/:x /mnt/a: mnt/a:x; do
+		out=$($run --disk 8 --fetch "$f" -- true 2>&1)
+		[ $? -eq 2 ] && [ "$(wc -l <<<"$out")" -eq 1 ] &&
+			grep -q "^vm: --fetch takes /mnt/GUEST:HOST.*'$f'" <<<"$out" ||
+			{ echo "# --fetch $f: $out"; return 1; }
+	done
+	out=$($run --fetch /mnt/a:x -- true 2>&1)
+	[ $? -eq 2 ] && grep -q "^vm: --fetch needs --disk" <<<"$out" ||
+		{ echo "# no --disk: $out"; return 1; }
+}
+tap_check "fetch_bad_argument_one_line_error" t_fetch_bad
 tap_done
