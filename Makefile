@@ -16,6 +16,8 @@
 #		and the module's DKMS source (PREFIX=/usr/local, DESTDIR; make uninstall
 #		undoes it, make install-strip strips the binaries, make
 #		install-dkms installs the module's source alone)
+# make deb	the Debian packages ispot and ispot-dkms (debian/), built in a
+#		copy of the tree; DEBDIR (default .build/deb) receives them
 # make clean	return the tree to what git has
 
 KDIR	?= $(shell scripts/kdir.sh)
@@ -257,6 +259,14 @@ uninstall-dkms:
 		exit 1; fi
 	rm -f $(DESTDIR)$(DKMSDIR)/dkms.conf $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_SRC))
 	-rmdir $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_DIRS)) $(DESTDIR)$(DKMSDIR)
+
+# dpkg-buildpackage writes into the parent of the source directory, so
+# scripts/deb.sh builds in a copy of the tree (Documentation/packaging.rst).
+DEBDIR		?= .build/deb
+.PHONY: deb
+deb:
+	@scripts/deb.sh $(DEBDIR)
+	@ls $(DEBDIR)/*.deb
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
