@@ -42,6 +42,7 @@ out=$tmp/out
 # dkms_test.sh's lock: both install ispot/VERSION on the host.
 exec 8>"${TMPDIR:-/tmp}/ispot-dkms_test.lock"
 flock 8
+t_start=$(date +%s)
 
 # installed PKG: dpkg knows PKG (installed, half-installed, or its
 # configuration files left).
@@ -172,6 +173,8 @@ tap_check packages_hold_what_make_install_puts packages_hold_make_install
 # host, all of them).
 install_both() {
 	[ -f "$deb_ispot" ] && [ -f "$deb_dkms" ] || { echo "# nothing built"; return 1; }
+	local t
+	t=$(date +%s)
 	touch "$mark"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		-o DPkg::Lock::Timeout=600 "$deb_ispot" "$deb_dkms" >"$tmp/install.log" 2>&1 ||
@@ -181,6 +184,7 @@ install_both() {
 			{ echo "# $p: $(dpkg-query -W -f='${db:Status-Status} ${Version}' "$p")"; return 1; }
 	done
 	sed -n 's/^\(Building for .*\)/# postinst: \1/p' "$tmp/install.log"
+	echo "# apt-get install, DKMS's build included: $(($(date +%s) - t)) s"
 }
 tap_check apt_get_installs_both_packages install_both
 
@@ -261,4 +265,5 @@ nothing_left() {
 }
 tap_check apt_get_purge_leaves_nothing nothing_left
 
+echo "# deb_test: $(($(date +%s) - t_start)) s"
 tap_done
