@@ -226,9 +226,10 @@ fi
 
 # ispotd.service is installed, not enabled (deb-systemd-helper, which the
 # postinst runs whether systemd runs or not, would have linked it into
-# multi-user.target.wants), and no maintainer script starts it
-# (deb-systemd-invoke does nothing where systemd does not run, so that is
-# read from the script).
+# multi-user.target.wants), and the postinst does not start it: where
+# systemd does not run deb-systemd-invoke does nothing, so that is read
+# from the script, which may only try-restart it after an upgrade (if it
+# runs); the prerm stops it on removal.
 unit_disabled() {
 	local unit=/lib/systemd/system/ispotd.service state links
 	[ -f "$unit" ] || { echo "# $unit is not installed"; return 1; }
@@ -236,8 +237,11 @@ unit_disabled() {
 	links=$(find /etc/systemd/system -name ispotd.service 2>/dev/null)
 	[ "$state" = disabled ] && [ -z "$links" ] ||
 		{ echo "# is-enabled: $state; links: $links"; return 1; }
-	! grep -n 'deb-systemd-invoke' /var/lib/dpkg/info/ispot.postinst |
-		sed 's/^/# ispot.postinst starts it: /' | grep .
+	! grep -n -E 'deb-systemd-invoke +(start|restart|\$_dh_action)' \
+		/var/lib/dpkg/info/ispot.postinst |
+		sed 's/^/# ispot.postinst starts it: /' | grep . || return 1
+	grep -q "deb-systemd-invoke stop 'ispotd.service'" /var/lib/dpkg/info/ispot.prerm ||
+		{ echo "# ispot.prerm does not stop it on removal"; return 1; }
 }
 tap_check ispotd_unit_installed_but_not_enabled_nor_started unit_disabled
 
