@@ -12,10 +12,12 @@
 # make fuzz	build the libFuzzer harnesses of selftests/fuzz/ with clang
 #		and run each for TIME seconds (default 60) on a copy of its
 #		corpus (Documentation/development.rst, "Fuzzing")
-# make install	install the tools, man pages, ispotd.service and the module's
-#		DKMS source (PREFIX=/usr/local, DESTDIR; make uninstall
+# make install	install the tools, man pages, ispotd.service, include/ispot.h
+#		and the module's DKMS source (PREFIX=/usr/local, DESTDIR; make uninstall
 #		undoes it, make install-strip strips the binaries, make
 #		install-dkms installs the module's source alone)
+# make deb	the Debian packages ispot and ispot-dkms (debian/), built in a
+#		copy of the tree; DEBDIR (default .build/deb) receives them
 # make clean	return the tree to what git has
 
 KDIR	?= $(shell scripts/kdir.sh)
@@ -29,6 +31,8 @@ CXX	?= g++
 CXXFLAGS ?= -O2 -g
 override CXXFLAGS += -Wall -Wextra -Werror
 
+# CPPFLAGS and LDFLAGS (empty here) reach the objects and the links of
+# ispotctl and ispotd, for a distribution's hardening flags (debian/rules).
 # user/lib/ is the library both front ends share, one folder per job
 # (Documentation/design.rst, "Map of the tree"); user/ctl/ is ispotctl, a
 # dispatcher plus one file per subcommand, and user/ctl/top/ what only its
@@ -71,15 +75,15 @@ user: user/ispotctl $(if $(DAEMON_SRC),user/ispotd)
 
 $(OBJ)/user/lib/%.o: user/lib/%.c $(USER_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(OBJ)/user/ctl/%.o: user/ctl/%.c $(CTL_HDR) $(USER_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -iquote user/ctl -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -iquote user/ctl -c -o $@ $<
 
 $(OBJ)/user/daemon/%.o: user/daemon/%.c $(DAEMON_HDR) $(USER_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -iquote user/daemon -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -iquote user/daemon -c -o $@ $<
 
 $(USER_LIB): $(patsubst %.c,$(OBJ)/%.o,$(USER_LIB_SRC))
 	rm -f $@
@@ -90,7 +94,7 @@ $(TOP_LIB): $(patsubst %.c,$(OBJ)/%.o,$(TOP_SRC))
 	$(AR) rcs $@ $^
 
 user/ispotctl: $(patsubst %.c,$(OBJ)/%.o,$(CTL_SRC)) $(TOP_LIB) $(USER_LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(DAEMON_LIB): $(patsubst %.c,$(OBJ)/%.o,$(DAEMON_LIB_SRC))
 	rm -f $@
@@ -99,7 +103,7 @@ $(DAEMON_LIB): $(patsubst %.c,$(OBJ)/%.o,$(DAEMON_LIB_SRC))
 # -rdynamic: the calibration probes a function of ispotd's own, which must
 # keep a symbol even when the binary is stripped at install.
 user/ispotd: $(OBJ)/user/daemon/ispotd.o $(DAEMON_LIB) $(USER_LIB)
-	$(CC) $(CFLAGS) -rdynamic -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS)
 
 samples: $(SAMPLES)
 
@@ -183,6 +187,7 @@ PREFIX		?= /usr/local
 BINDIR		?= $(PREFIX)/bin
 SBINDIR		?= $(PREFIX)/sbin
 MANDIR		?= $(PREFIX)/share/man
+INCLUDEDIR	?= $(PREFIX)/include
 DATADIR		?= $(PREFIX)/share/ispot
 SYSCONFDIR	?= /etc
 UNITDIR		?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
@@ -202,12 +207,14 @@ SUBST		:= sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 install: user install-dkms
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/ispot
 	$(INSTALL_PROGRAM) -m 755 user/ispotctl $(DESTDIR)$(BINDIR)/ispotctl
 	$(INSTALL_PROGRAM) -m 755 user/ispotd $(DESTDIR)$(SBINDIR)/ispotd
 	$(INSTALL) -m 644 Documentation/man/ispot.4 $(DESTDIR)$(MANDIR)/man4/
 	$(INSTALL) -m 644 Documentation/man/ispotctl.8 Documentation/man/ispotd.8 \
 		$(DESTDIR)$(MANDIR)/man8/
+	$(INSTALL) -m 644 include/ispot.h $(DESTDIR)$(INCLUDEDIR)/ispot.h
 	$(SUBST) user/daemon/ispotd.service.in >$(DESTDIR)$(UNITDIR)/ispotd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/ispotd.service
 	$(INSTALL) -d $(DESTDIR)$(DATADIR)
@@ -235,6 +242,7 @@ uninstall: uninstall-dkms
 	rm -f $(DESTDIR)$(BINDIR)/ispotctl $(DESTDIR)$(SBINDIR)/ispotd \
 		$(DESTDIR)$(MANDIR)/man4/ispot.4 $(DESTDIR)$(MANDIR)/man8/ispotctl.8 \
 		$(DESTDIR)$(MANDIR)/man8/ispotd.8 $(DESTDIR)$(UNITDIR)/ispotd.service \
+		$(DESTDIR)$(INCLUDEDIR)/ispot.h \
 		$(DESTDIR)$(DATADIR)/ispotd.rules.yml
 	-rmdir $(DESTDIR)$(DATADIR)
 	@if cmp -s user/daemon/ispotd.conf.example $(CONF); then \
@@ -251,6 +259,14 @@ uninstall-dkms:
 		exit 1; fi
 	rm -f $(DESTDIR)$(DKMSDIR)/dkms.conf $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_SRC))
 	-rmdir $(addprefix $(DESTDIR)$(DKMSDIR)/,$(DKMS_DIRS)) $(DESTDIR)$(DKMSDIR)
+
+# dpkg-buildpackage writes into the parent of the source directory, so
+# scripts/deb.sh builds in a copy of the tree (Documentation/packaging.rst).
+DEBDIR		?= .build/deb
+.PHONY: deb
+deb:
+	@scripts/deb.sh $(DEBDIR)
+	@ls $(DEBDIR)/*.deb
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi

@@ -25,6 +25,11 @@ python3-docutils curl prometheus jq tmux"
 # systemd-analyze verifies the unit, strace lists the daemon's system calls
 # for the unit's filter.
 pkgs="$pkgs dkms mandoc man-db groff-base systemd strace"
+# The Debian packages (debian/, make deb, selftests/host/deb_test.sh):
+# debhelper and its DKMS add-on (bookworm ships dh_dkms apart from dkms,
+# in dh-dkms), build-essential (which dpkg-buildpackage checks for) and
+# lintian.  No fakeroot: debian/control says Rules-Requires-Root: no.
+pkgs="$pkgs build-essential debhelper dh-dkms lintian"
 # Block markers (include/ispot.h, test_elf_usdt): clang builds them too,
 # systemtap-sdt-dev's <sys/sdt.h> writes the same notes for comparison,
 # and bpftrace lists them (selftests/host/usdt_bpftrace_test.sh; with

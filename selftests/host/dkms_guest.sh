@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# In the guest, for dkms_test.sh (busybox sh): load the DKMS-built module
-# KO, ask the installed ispotctl what it sees, trace a sample with it, and
-# unload.  Prints "key: value" lines for the host to check.
+# In the guest, for dkms_test.sh and deb_test.sh (busybox sh; through
+# dkms_lib.sh's guest_loads): load the DKMS-built module KO, ask the
+# installed ispotctl CTL (make install's, by default; the package's is
+# /usr/bin/ispotctl) what it sees, trace a sample with it, and unload.
+# Prints "key: value" lines for the host to check.
 #
-#   sh selftests/host/dkms_guest.sh KO
-ko=${1:?usage: dkms_guest.sh KO}
-ctl=/usr/local/bin/ispotctl
+#   sh selftests/host/dkms_guest.sh KO [CTL]
+ko=${1:?usage: dkms_guest.sh KO [CTL]}
+ctl=${2:-/usr/local/bin/ispotctl}
 tmp=$(mktemp -d)
 
 # run.sh --no-module: this is the only ispot module the guest sees.

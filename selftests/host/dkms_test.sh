@@ -17,6 +17,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 . selftests/kmod/tap.sh
 . selftests/vm/kernels.sh
+. selftests/host/dkms_lib.sh
 
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (dkms, /usr/src, /lib/modules)"; exit 4; }
 command -v dkms >/dev/null || { echo "1..0 # SKIP dkms is missing; run scripts/deps.sh"; exit 4; }
@@ -77,33 +78,6 @@ trap 'cleanup; rm -rf "$tmp"' EXIT
 # A run that was killed left these.
 [ ! -e "$mark" ] || cleanup
 
-# built_with_kernel_cc KO AUTOCONF: every object of KO was compiled by the
-# compiler the kernel was (CONFIG_CC_VERSION_TEXT without the program).
-built_with_kernel_cc() {
-	local cc want
-	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$2")
-	want="GCC: ${cc#* }"
-	readelf -p .comment "$1" | sed -n 's/^ *\[ *[0-9a-f]*\] *//p' | sort -u >"$tmp/cc"
-	[ "$(cat "$tmp/cc")" = "$want" ] ||
-		{ echo "# $1 built by: $(tr '\n' ';' <"$tmp/cc"), kernel by: $want"; return 1; }
-}
-
-# plain_ko KO OUT: the module uncompressed (busybox insmod takes no .xz).
-plain_ko() {
-	case "$1" in
-	*.ko) cp "$1" "$2" ;;
-	*.ko.xz) xz -dc "$1" >"$2" ;;
-	*.ko.zst) zstd -qdc "$1" >"$2" ;;
-	*.ko.gz) gzip -dc "$1" >"$2" ;;
-	*) echo "# $1: unknown module compression"; return 1 ;;
-	esac
-}
-
-# build_log_clean LOG: no compiler warning (Kbuild has no -Werror).
-build_log_clean() {
-	! grep -i -B2 'warning:' "$1" | sed 's/^/# /' | grep .
-}
-
 tap_plan 7
 
 install_tree() {
@@ -145,28 +119,9 @@ uninstall_refused() {
 }
 tap_check uninstall_refused_while_dkms_has_the_module uninstall_refused
 
-# guest_loads KERNEL KO: in a guest of KERNEL, KO loads, the installed
-# ispotctl reports its version and ABI and traces with it, and it unloads.
-guest_loads() {
-	local out=$tmp/guest-$1 want_src
-	want_src=$(modinfo -F srcversion "$2")
-	nice selftests/vm/run.sh --kernel "$1" --tcg single --no-module \
-		--add "$2:/dkms/ispot.ko" --add "$prefix/bin/ispotctl" \
-		-- sh selftests/host/dkms_guest.sh /dkms/ispot.ko >"$out" 2>&1 ||
-		{ sed 's/^/# /' "$out" | tail -n 30; return 1; }
-	fact() { sed -n "s/^$1: //p" "$out" | head -n1; }
-	[ "$(fact srcversion)" = "$want_src" ] && [ "$(fact version)" = "$ver" ] &&
-		[ "$(fact status_exit)" = 0 ] &&
-		fact status | grep "\"module_version\": \"$ver\"" >/dev/null &&
-		fact status | grep "\"module_abi\": \"$abi\"" >/dev/null &&
-		[ "$(fact run_exit)" = 0 ] && [ "$(fact run_calls)" = 400 ] &&
-		[ "$(fact rmmod_exit)" = 0 ] ||
-		{ echo "# want srcversion $want_src, version $ver, ABI $abi, 400 calls"
-		  sed 's/^/# /' "$out" | tail -n 30; return 1; }
-	echo "# $1: loaded srcversion $want_src (module $ver, ABI $abi), traced $(fact run_calls) calls"
-}
 if [ -n "${ko61:-}" ]; then
-	tap_check guest_6.1_loads_the_dkms_module_and_ispotctl_traces guest_loads 6.1 "$tmp/ispot-6.1.ko"
+	tap_check guest_6.1_loads_the_dkms_module_and_ispotctl_traces guest_loads 6.1 "$tmp/ispot-6.1.ko" \
+		"$prefix/bin/ispotctl"
 else
 	tap_not_ok "guest_6.1_loads_the_dkms_module_and_ispotctl_traces (no module built)"
 fi
@@ -208,7 +163,8 @@ if [ -n "$reason612" ]; then
 else
 	tap_check dkms_builds_and_installs_for_6.12_with_the_roots_gcc_14 dkms_612
 	if [ -n "${ko612:-}" ]; then
-		tap_check guest_6.12_loads_the_dkms_module_and_ispotctl_traces guest_loads 6.12 "$tmp/ispot-6.12.ko"
+		tap_check guest_6.12_loads_the_dkms_module_and_ispotctl_traces guest_loads 6.12 "$tmp/ispot-6.12.ko" \
+			"$prefix/bin/ispotctl"
 	else
 		tap_not_ok "guest_6.12_loads_the_dkms_module_and_ispotctl_traces (no module built)"
 	fi

@@ -39,6 +39,7 @@ expected_usr() {
 644 usr/share/man/man8/ispotctl.8
 644 usr/share/man/man8/ispotd.8
 644 usr/share/man/man4/ispot.4
+644 usr/include/ispot.h
 644 lib/systemd/system/ispotd.service
 644 usr/share/ispot/ispotd.rules.yml
 644 etc/ispot/ispotd.conf
@@ -205,7 +206,7 @@ leftovers() {
 		grep -v -x -F -f <(printf '%s\n' "$@")
 }
 usr_dirs="etc lib lib/systemd lib/systemd/system usr usr/bin usr/sbin usr/share
-usr/share/man usr/share/man/man4 usr/share/man/man8 usr/src"
+usr/share/man usr/share/man/man4 usr/share/man/man8 usr/include usr/src"
 uninstall_clean() {
 	inst /usr uninstall || return 1
 	# shellcheck disable=SC2086
