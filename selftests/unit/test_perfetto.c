@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Perfetto writer (export/perfetto.h) and its encoder
+ * (util/protobuf.h), fed hand-built records.  The trace is read back with
+ * a reader of the wire format written here; selftests/host/perfetto_test.sh
+ * reads the same trace with protoc.  With PERFETTO_TEST_OUT set, the
+ * two-thread trace is also written there, for that test.
+ */
+#include <linux/futex.h>
+
+#include "ispot_test.h"
+#include "export/perfetto.h"
+#include "util/protobuf.h"
+#include "wait_records.h"
+
+#define TID_WAITER	10
+#define TID_WAKER	11
+#define PROBE_ACQUIRE	1
+#define PROBE_WORK	2
+#define PROBE_MARKER	3	/* no traced function: left out */
+#define WORD		0x5000
+
+/* ---- the encoder, against the examples of protobuf's encoding guide ---- */
+
+static void expect_bytes(const struct pb_buf *b, const uint8_t *want,
+			 size_t n)
+{
+	ASSERT_FALSE(pb_failed(b));
+	ASSERT_EQ(b->len, n);
+	ASSERT_EQ(memcmp(b->data, want, n), 0);
+}
+
+TEST(encoder_varint_string_nested_fixed64)
+{
+	static const uint8_t varint[] = { 0x08, 0x96, 0x01 };
+	static const uint8_t str[] = { 0x12, 0x07, 't', 'e', 's', 't', 'i',
+				       'n', 'g' };
+	static const uint8_t nested[] = { 0x1a, 0x03, 0x08, 0x96, 0x01 };
+	static const uint8_t fixed[] = { 0x21, 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct pb_buf b = { 0 };
+	size_t m;
+
+	pb_varint(&b, 1, 150);
+	expect_bytes(&b, varint, sizeof(varint));
+	pb_reset(&b);
+	pb_string(&b, 2, "testing");
+	expect_bytes(&b, str, sizeof(str));
+	pb_reset(&b);
+	m = pb_begin(&b, 3);
+	pb_varint(&b, 1, 150);
+	pb_end(&b, m);
+	expect_bytes(&b, nested, sizeof(nested));
+	pb_reset(&b);
+	pb_fixed64(&b, 4, 0x0807060504030201ull);
+	expect_bytes(&b, fixed, sizeof(fixed));
+	pb_free(&b);
+}
+
+/* A body of 202 bytes needs a two-byte length: the body moves up. */
+TEST(encoder_long_nested_length)
+{
+	struct pb_buf b = { 0 };
+	char s[198];
+	size_t m;
+
+	memset(s, 'x', sizeof(s) - 1);
+	s[sizeof(s) - 1] = 0;
+	m = pb_begin(&b, 1);
+	pb_string(&b, 2, s);		/* 1 + 2 + 197 = 200 bytes */
+	pb_varint(&b, 3, 1);		/* and 2: 202 */
+	pb_end(&b, m);
+	ASSERT_FALSE(pb_failed(&b));
+	ASSERT_EQ(b.len, 1 + 2 + 202);
+	ASSERT_EQ(b.data[1], 0xca);	/* 202: 0x4a | 0x80, then 1 */
+	ASSERT_EQ(b.data[2], 0x01);
+	ASSERT_EQ(b.data[3], 0x12);
+	ASSERT_EQ(b.data[4], 0xc5);	/* 197 */
+	ASSERT_EQ(b.data[6 + 197], 0x18);
+	pb_free(&b);
+}
+
+/* ---- a reader of what the writer writes ---- */
+
+struct field {
+	uint32_t num;
+	unsigned int wire;
+	uint64_t v;		/* varint or fixed64 */
+	const uint8_t *p;	/* length-delimited */
+	size_t len;
+};
+
+static uint64_t read_varint(const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (*p < end) {
+		uint8_t c = *(*p)++;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+		shift += 7;
+	}
+	ASSERT_TRUE(0);		/* cut short */
+	return 0;
+}
+
+/* The next field of [*p, end); false at the end. */
+static bool next_field(const uint8_t **p, const uint8_t *end,
+		       struct field *f)
+{
+	uint64_t key;
+	int i;
+
+	if (*p >= end)
+		return false;
+	key = read_varint(p, end);
+	f->num = (uint32_t)(key >> 3);
+	f->wire = key & 7;
+	switch (f->wire) {
+	case 0:
+		f->v = read_varint(p, end);
+		break;
+	case 1:
+		ASSERT_LE(*p + 8, end);
+		for (f->v = 0, i = 0; i < 8; i++)
+			f->v |= (uint64_t)(*p)[i] << (8 * i);
+		*p += 8;
+		break;
+	case 2:
+		f->len = read_varint(p, end);
+		ASSERT_LE(*p + f->len, end);
+		f->p = *p;
+		*p += f->len;
+		break;
+	default:
+		ASSERT_TRUE(0);	/* the writer uses no other wire type */
+	}
+	return true;
+}
+
+#define MAX_EVENTS	64
+#define MAX_TRACKS	16
+
+struct event {
+	uint64_t ts;
+	uint64_t track;
+	unsigned int type;
+	char name[64];
+	uint64_t flow, terminating;
+};
+
+struct track {
+	uint64_t uuid, parent;
+	uint64_t tid;
+	char name[64];
+};
+
+struct decoded {
+	size_t nr_packets;
+	bool first_cleared;	/* the first packet clears the state */
+	bool all_sequenced;	/* every packet has the sequence id */
+	bool clock_snapshot;
+	bool monotonic;		/* every event says CLOCK_MONOTONIC */
+	bool descriptors_first;	/* each track described before its events */
+	struct event ev[MAX_EVENTS];
+	size_t nr_ev;
+	struct track tr[MAX_TRACKS];
+	size_t nr_tr;
+};
+
+static void copy_str(char *dst, size_t n, const struct field *f)
+{
+	size_t len = f->len < n - 1 ? f->len : n - 1;
+
+	memcpy(dst, f->p, len);
+	dst[len] = 0;
+}
+
+static const struct track *find_track(const struct decoded *d, uint64_t uuid)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_tr; i++)
+		if (d->tr[i].uuid == uuid)
+			return &d->tr[i];
+	return NULL;
+}
+
+static void decode_descriptor(struct decoded *d, const struct field *f)
+{
+	const uint8_t *p = f->p, *end = f->p + f->len, *q, *qend;
+	struct track *t = &d->tr[d->nr_tr++];
+	struct field g, h;
+
+	ASSERT_LE(d->nr_tr, MAX_TRACKS);
+	memset(t, 0, sizeof(*t));
+	while (next_field(&p, end, &g)) {
+		if (g.num == 1)
+			t->uuid = g.v;
+		else if (g.num == 5)
+			t->parent = g.v;
+		else if (g.num == 2)
+			copy_str(t->name, sizeof(t->name), &g);
+		else if (g.num == 4)
+			for (q = g.p, qend = g.p + g.len;
+			     next_field(&q, qend, &h);)
+				if (h.num == 2)
+					t->tid = h.v;
+	}
+}
+
+static void decode_event(struct decoded *d, const struct field *f,
+			 uint64_t ts)
+{
+	const uint8_t *p = f->p, *end = f->p + f->len;
+	struct event *e = &d->ev[d->nr_ev++];
+	struct field g;
+
+	ASSERT_LE(d->nr_ev, MAX_EVENTS);
+	memset(e, 0, sizeof(*e));
+	e->ts = ts;
+	while (next_field(&p, end, &g)) {
+		if (g.num == 9)
+			e->type = (unsigned int)g.v;
+		else if (g.num == 11)
+			e->track = g.v;
+		else if (g.num == 23)
+			copy_str(e->name, sizeof(e->name), &g);
+		else if (g.num == 47)
+			e->flow = g.v;
+		else if (g.num == 48)
+			e->terminating = g.v;
+	}
+	if (!find_track(d, e->track))
+		d->descriptors_first = false;
+}
+
+static void decode_packet(struct decoded *d, const struct field *pk)
+{
+	const uint8_t *p = pk->p, *end = pk->p + pk->len;
+	bool seq = false, cleared = false, mono = false;
+	struct field f, ev = { 0 };
+	uint64_t ts = 0;
+
+	while (next_field(&p, end, &f)) {
+		if (f.num == 10)
+			seq = f.v == 1;
+		else if (f.num == 13)
+			cleared = f.v == 1;
+		else if (f.num == 6)
+			d->clock_snapshot = true;
+		else if (f.num == 8)
+			ts = f.v;
+		else if (f.num == 58)
+			mono = f.v == 3;
+		else if (f.num == 60)
+			decode_descriptor(d, &f);
+		else if (f.num == 11)
+			ev = f;
+	}
+	if (ev.num) {
+		decode_event(d, &ev, ts);
+		if (!mono)
+			d->monotonic = false;
+	}
+	if (!d->nr_packets)
+		d->first_cleared = cleared;
+	if (!seq)
+		d->all_sequenced = false;
+	d->nr_packets++;
+}
+
+static void decode(const char *buf, size_t len, struct decoded *d)
+{
+	const uint8_t *p = (const uint8_t *)buf, *end = p + len;
+	struct field f;
+
+	memset(d, 0, sizeof(*d));
+	d->all_sequenced = d->monotonic = d->descriptors_first = true;
+	while (next_field(&p, end, &f)) {
+		ASSERT_EQ(f.num, 1);	/* Trace.packet */
+		ASSERT_EQ(f.wire, 2);
+		decode_packet(d, &f);
+	}
+}
+
+/* @tid's thread track (@waits false) or its waits track. */
+static uint64_t track_of(const struct decoded *d, uint32_t tid, bool waits)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_tr; i++) {
+		const struct track *t = &d->tr[i];
+
+		if (t->tid == tid && !waits)
+			return t->uuid;
+		if (waits && !strcmp(t->name, "waits")) {
+			const struct track *p = find_track(d, t->parent);
+
+			if (p && p->tid == tid)
+				return t->uuid;
+		}
+	}
+	return 0;
+}
+
+/*
+ * @track's events as "B:name", "E", "I:name" joined by spaces, checking
+ * that its slices balance and its time never goes back.
+ */
+static void track_story(const struct decoded *d, uint64_t track, char *out,
+			size_t len)
+{
+	uint64_t last = 0;
+	int depth = 0;
+	size_t i, n = 0;
+
+	out[0] = 0;
+	for (i = 0; i < d->nr_ev; i++) {
+		const struct event *e = &d->ev[i];
+
+		if (e->track != track)
+			continue;
+		EXPECT_GE(e->ts, last);
+		last = e->ts;
+		if (e->type == 1)
+			depth++;
+		if (e->type == 2)
+			ASSERT_GT(depth--, 0);
+		n += snprintf(out + n, len - n, "%s%s%s", n ? " " : "",
+			      e->type == 1 ? "B:" : e->type == 2 ? "E" : "I:",
+			      e->type == 2 ? "" : e->name);
+	}
+	EXPECT_EQ(depth, 0);
+}
+
+/* The @nth (from 0) event of @type on @track, named @name if not NULL. */
+static const struct event *find_event(const struct decoded *d, uint64_t track,
+				      unsigned int type, const char *name,
+				      int nth)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_ev; i++)
+		if (d->ev[i].track == track && d->ev[i].type == type &&
+		    (!name || !strcmp(d->ev[i].name, name)) && !nth--)
+			return &d->ev[i];
+	return NULL;
+}
+
+/* ---- the writer ---- */
+
+static int name_call(void *ctx, const struct ispot_record *entry, char *buf,
+		     size_t len)
+{
+	(void)ctx;
+	if (entry->probe_id == PROBE_ACQUIRE)
+		return snprintf(buf, len, "acquire %llu",
+				(unsigned long long)entry->data[0]);
+	if (entry->probe_id == PROBE_WORK)
+		return snprintf(buf, len, "work");
+	return -1;
+}
+
+static int name_thread(void *ctx, uint32_t tid, char *buf, size_t len)
+{
+	(void)ctx;
+	return tid == TID_WAITER ? snprintf(buf, len, "waiter") : -1;
+}
+
+static const struct perfetto_names names = {
+	.call = name_call, .thread = name_thread,
+};
+
+static const struct perfetto_clock clock0 = { 1000, 5000 };
+
+static struct ispot_record call(uint8_t kind, uint32_t tid, uint64_t ts,
+				uint32_t probe, uint64_t sp, uint64_t arg)
+{
+	struct ispot_record r = wait_record(kind, tid, tid & 1, ts, arg, 0);
+
+	r.probe_id = probe;
+	r.sp = sp;
+	return r;
+}
+
+static struct ispot_record futex(uint32_t tid, uint64_t ts, uint32_t op,
+				 uint64_t val)
+{
+	struct ispot_record r = wait_record(ISPOT_REC_FUTEX_ENTER, tid, tid & 1,
+					    ts, WORD, op);
+
+	r.data[2] = val;
+	return r;
+}
+
+/*
+ * Two threads contend in acquire(): the waiter waits on the word and is
+ * switched out; the waker, inside its acquire(), wakes it, then is
+ * preempted.  The waiter's next call is still open at the end; an exit
+ * without an entry and a marker's entry are left out.
+ */
+static void feed_contention(struct perfetto *pf)
+{
+	const struct ispot_record r[] = {
+		call(ISPOT_REC_ENTRY, TID_WAITER, 1000, PROBE_ACQUIRE,
+		     0x1000, 7),
+		call(ISPOT_REC_ENTRY, TID_WAKER, 1100, PROBE_ACQUIRE,
+		     0x2000, 7),
+		futex(TID_WAITER, 1200, FUTEX_WAIT_PRIVATE, 2),
+		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAITER, 0, 1300, 0, 1),
+		futex(TID_WAKER, 1400, FUTEX_WAKE_PRIVATE, 1),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAKER, 1, 1450, 1, 0),
+		wait_record(ISPOT_REC_SWITCH_IN, TID_WAITER, 0, 1500, 0, 0),
+		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAKER, 1, 1550, 1, 0),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, 1600, 0, 0),
+		call(ISPOT_REC_EXIT, TID_WAITER, 1700, PROBE_ACQUIRE,
+		     0x1008, 0),
+		wait_record(ISPOT_REC_SWITCH_IN, TID_WAKER, 1, 1800, 0, 0),
+		call(ISPOT_REC_EXIT, TID_WAKER, 1900, PROBE_ACQUIRE,
+		     0x2008, 0),
+		call(ISPOT_REC_ENTRY, TID_WAITER, 2000, PROBE_WORK, 0x1000, 0),
+		call(ISPOT_REC_EXIT, TID_WAKER, 2100, PROBE_WORK, 0x3008, 0),
+		call(ISPOT_REC_ENTRY, TID_WAKER, 2200, PROBE_MARKER, 0x2000, 0),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		perfetto_record(pf, &r[i]);
+}
+
+/* Write what @feed gives into memory (and to PERFETTO_TEST_OUT). */
+static void write_trace(void (*feed)(struct perfetto *), char **buf,
+			size_t *len, const char *out_env)
+{
+	FILE *f = open_memstream(buf, len);
+	struct perfetto *pf;
+	const char *path = out_env ? getenv(out_env) : NULL;
+
+	ASSERT_TRUE(f);
+	pf = perfetto_open(f, 1, "contention", &names, &clock0);
+	ASSERT_TRUE(pf);
+	feed(pf);
+	ASSERT_EQ(perfetto_close(pf), 0);
+	ASSERT_EQ(fclose(f), 0);
+	if (path) {
+		FILE *o = fopen(path, "w");
+
+		ASSERT_TRUE(o);
+		ASSERT_EQ(fwrite(*buf, 1, *len, o), *len);
+		ASSERT_EQ(fclose(o), 0);
+	}
+}
+
+TEST(packets_open_in_perfetto)
+{
+	struct decoded d;
+	char *buf;
+	size_t len;
+
+	write_trace(feed_contention, &buf, &len, NULL);
+	decode(buf, len, &d);
+	EXPECT_TRUE(d.first_cleared);
+	EXPECT_TRUE(d.all_sequenced);
+	EXPECT_TRUE(d.clock_snapshot);
+	EXPECT_TRUE(d.monotonic);
+	EXPECT_TRUE(d.descriptors_first);
+	free(buf);
+}
+
+TEST(calls_waits_and_flow)
+{
+	uint64_t waiter, waiter_waits, waker, waker_waits;
+	const struct event *wake, *woken;
+	struct decoded d;
+	char story[512];
+	char *buf;
+	size_t len;
+
+	write_trace(feed_contention, &buf, &len, "PERFETTO_TEST_OUT");
+	decode(buf, len, &d);
+	waiter = track_of(&d, TID_WAITER, false);
+	waiter_waits = track_of(&d, TID_WAITER, true);
+	waker = track_of(&d, TID_WAKER, false);
+	waker_waits = track_of(&d, TID_WAKER, true);
+	ASSERT_TRUE(waiter && waiter_waits && waker && waker_waits);
+
+	/* The open call ends at the last timestamp written. */
+	track_story(&d, waiter, story, sizeof(story));
+	EXPECT_STREQ(story, "B:acquire 7 E B:work E");
+	track_story(&d, waiter_waits, story, sizeof(story));
+	EXPECT_STREQ(story, "B:futex wait B:futex E E");
+	track_story(&d, waker, story, sizeof(story));
+	EXPECT_STREQ(story, "B:acquire 7 I:futex wake E");
+	track_story(&d, waker_waits, story, sizeof(story));
+	EXPECT_STREQ(story, "B:runqueue E");
+
+	wake = find_event(&d, waker, 3, "futex wake", 0);
+	ASSERT_TRUE(wake);
+	EXPECT_EQ(wake->ts, 1400);
+	EXPECT_NE(wake->flow, 0);
+	/* The second end: the wait's, after its off-CPU stretch's. */
+	woken = find_event(&d, waiter_waits, 2, NULL, 1);
+	ASSERT_TRUE(woken);
+	EXPECT_EQ(woken->ts, 1600);
+	EXPECT_EQ(woken->terminating, wake->flow);
+	EXPECT_EQ(d.ev[d.nr_ev - 1].ts, 2000);
+	free(buf);
+}
+
+/* A wait that timed out (-ETIMEDOUT) was ended by no one: no arrow. */
+static void feed_timeout(struct perfetto *pf)
+{
+	const struct ispot_record r[] = {
+		futex(TID_WAITER, 100, FUTEX_WAIT_PRIVATE, 2),
+		futex(TID_WAKER, 150, FUTEX_WAKE_PRIVATE, 1),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, 200,
+			    (uint64_t)-110, 0),
+		/* The wake came before this wait began: not its waker. */
+		futex(TID_WAITER, 300, FUTEX_WAIT_PRIVATE, 2),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, 400, 0, 0),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		perfetto_record(pf, &r[i]);
+}
+
+TEST(no_flow_to_a_wait_no_traced_wake_ended)
+{
+	struct decoded d;
+	char *buf;
+	size_t len, i;
+
+	write_trace(feed_timeout, &buf, &len, NULL);
+	decode(buf, len, &d);
+	for (i = 0; i < d.nr_ev; i++)
+		EXPECT_EQ(d.ev[i].terminating, 0);
+	free(buf);
+}
+
+/*
+ * Broken streams still balance: a lost SWITCH_IN (the thread's own record
+ * says it runs), a late record behind its thread's time, a longjmp that
+ * leaves a frame (the pairer gives it up when an outer one returns), a
+ * thread's exit with a call and a wait open, and its records after it.
+ */
+static void feed_broken(struct perfetto *pf)
+{
+	const struct ispot_record r[] = {
+		call(ISPOT_REC_ENTRY, TID_WAITER, 100, PROBE_WORK, 0x1000, 0),
+		call(ISPOT_REC_ENTRY, TID_WAITER, 110, PROBE_ACQUIRE,
+		     0x0f00, 1),
+		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAITER, 0, 120, 1, 0),
+		/* No SWITCH_IN; then the outer call returns. */
+		call(ISPOT_REC_EXIT, TID_WAITER, 130, PROBE_WORK, 0x1008, 0),
+		/* Late: behind the thread's time. */
+		call(ISPOT_REC_ENTRY, TID_WAITER, 90, PROBE_ACQUIRE, 0x1000, 2),
+		futex(TID_WAITER, 140, FUTEX_WAIT_PRIVATE, 2),
+		wait_record(ISPOT_REC_TASK_EXIT, TID_WAITER, 0, 150, 0, 0),
+		call(ISPOT_REC_EXIT, TID_WAITER, 160, PROBE_ACQUIRE,
+		     0x1008, 0),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		perfetto_record(pf, &r[i]);
+}
+
+TEST(broken_streams_still_balance)
+{
+	struct decoded d;
+	char story[512];
+	char *buf;
+	size_t len;
+
+	write_trace(feed_broken, &buf, &len, NULL);
+	decode(buf, len, &d);
+	track_story(&d, track_of(&d, TID_WAITER, false), story, sizeof(story));
+	EXPECT_STREQ(story, "B:work B:acquire 1 E E B:acquire 2 E");
+	track_story(&d, track_of(&d, TID_WAITER, true), story, sizeof(story));
+	EXPECT_STREQ(story, "B:runqueue E B:futex wait E");
+	/* Nothing after the exit at 150. */
+	EXPECT_EQ(d.ev[d.nr_ev - 1].ts, 150);
+	free(buf);
+}
+
+/* A full disk: perfetto_close() says so. */
+TEST(write_error_is_reported)
+{
+	FILE *f = fopen("/dev/full", "w");
+	struct perfetto *pf;
+
+	if (!f)
+		SKIP("no /dev/full");
+	pf = perfetto_open(f, 1, "contention", &names, &clock0);
+	ASSERT_TRUE(pf);
+	feed_contention(pf);
+	EXPECT_EQ(perfetto_close(pf), -EIO);
+	fclose(f);
+}
+
+TEST_HARNESS_MAIN
