@@ -11,6 +11,7 @@
 #include "ispot_test.h"
 #include "export/perfetto.h"
 #include "util/protobuf.h"
+#include "perfetto_reader.h"
 #include "wait_records.h"
 
 #define TID_WAITER	10
@@ -79,225 +80,25 @@ TEST(encoder_long_nested_length)
 	pb_free(&b);
 }
 
-/* ---- a reader of what the writer writes ---- */
+/* ---- reading it back ---- */
 
-struct field {
-	uint32_t num;
-	unsigned int wire;
-	uint64_t v;		/* varint or fixed64 */
-	const uint8_t *p;	/* length-delimited */
-	size_t len;
-};
-
-static uint64_t read_varint(const uint8_t **p, const uint8_t *end)
+static void decode(const char *buf, size_t len, struct pr_trace *d)
 {
-	uint64_t v = 0;
-	int shift = 0;
-
-	while (*p < end) {
-		uint8_t c = *(*p)++;
-
-		v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			return v;
-		shift += 7;
-	}
-	ASSERT_TRUE(0);		/* cut short */
-	return 0;
-}
-
-/* The next field of [*p, end); false at the end. */
-static bool next_field(const uint8_t **p, const uint8_t *end,
-		       struct field *f)
-{
-	uint64_t key;
-	int i;
-
-	if (*p >= end)
-		return false;
-	key = read_varint(p, end);
-	f->num = (uint32_t)(key >> 3);
-	f->wire = key & 7;
-	switch (f->wire) {
-	case 0:
-		f->v = read_varint(p, end);
-		break;
-	case 1:
-		ASSERT_LE(*p + 8, end);
-		for (f->v = 0, i = 0; i < 8; i++)
-			f->v |= (uint64_t)(*p)[i] << (8 * i);
-		*p += 8;
-		break;
-	case 2:
-		f->len = read_varint(p, end);
-		ASSERT_LE(*p + f->len, end);
-		f->p = *p;
-		*p += f->len;
-		break;
-	default:
-		ASSERT_TRUE(0);	/* the writer uses no other wire type */
-	}
-	return true;
-}
-
-#define MAX_EVENTS	64
-#define MAX_TRACKS	16
-
-struct event {
-	uint64_t ts;
-	uint64_t track;
-	unsigned int type;
-	char name[64];
-	uint64_t flow, terminating;
-};
-
-struct track {
-	uint64_t uuid, parent;
-	uint64_t tid;
-	char name[64];
-};
-
-struct decoded {
-	size_t nr_packets;
-	bool first_cleared;	/* the first packet clears the state */
-	bool all_sequenced;	/* every packet has the sequence id */
-	bool clock_snapshot;
-	bool monotonic;		/* every event says CLOCK_MONOTONIC */
-	bool descriptors_first;	/* each track described before its events */
-	struct event ev[MAX_EVENTS];
-	size_t nr_ev;
-	struct track tr[MAX_TRACKS];
-	size_t nr_tr;
-};
-
-static void copy_str(char *dst, size_t n, const struct field *f)
-{
-	size_t len = f->len < n - 1 ? f->len : n - 1;
-
-	memcpy(dst, f->p, len);
-	dst[len] = 0;
-}
-
-static const struct track *find_track(const struct decoded *d, uint64_t uuid)
-{
-	size_t i;
-
-	for (i = 0; i < d->nr_tr; i++)
-		if (d->tr[i].uuid == uuid)
-			return &d->tr[i];
-	return NULL;
-}
-
-static void decode_descriptor(struct decoded *d, const struct field *f)
-{
-	const uint8_t *p = f->p, *end = f->p + f->len, *q, *qend;
-	struct track *t = &d->tr[d->nr_tr++];
-	struct field g, h;
-
-	ASSERT_LE(d->nr_tr, MAX_TRACKS);
-	memset(t, 0, sizeof(*t));
-	while (next_field(&p, end, &g)) {
-		if (g.num == 1)
-			t->uuid = g.v;
-		else if (g.num == 5)
-			t->parent = g.v;
-		else if (g.num == 2)
-			copy_str(t->name, sizeof(t->name), &g);
-		else if (g.num == 4)
-			for (q = g.p, qend = g.p + g.len;
-			     next_field(&q, qend, &h);)
-				if (h.num == 2)
-					t->tid = h.v;
-	}
-}
-
-static void decode_event(struct decoded *d, const struct field *f,
-			 uint64_t ts)
-{
-	const uint8_t *p = f->p, *end = f->p + f->len;
-	struct event *e = &d->ev[d->nr_ev++];
-	struct field g;
-
-	ASSERT_LE(d->nr_ev, MAX_EVENTS);
-	memset(e, 0, sizeof(*e));
-	e->ts = ts;
-	while (next_field(&p, end, &g)) {
-		if (g.num == 9)
-			e->type = (unsigned int)g.v;
-		else if (g.num == 11)
-			e->track = g.v;
-		else if (g.num == 23)
-			copy_str(e->name, sizeof(e->name), &g);
-		else if (g.num == 47)
-			e->flow = g.v;
-		else if (g.num == 48)
-			e->terminating = g.v;
-	}
-	if (!find_track(d, e->track))
-		d->descriptors_first = false;
-}
-
-static void decode_packet(struct decoded *d, const struct field *pk)
-{
-	const uint8_t *p = pk->p, *end = pk->p + pk->len;
-	bool seq = false, cleared = false, mono = false;
-	struct field f, ev = { 0 };
-	uint64_t ts = 0;
-
-	while (next_field(&p, end, &f)) {
-		if (f.num == 10)
-			seq = f.v == 1;
-		else if (f.num == 13)
-			cleared = f.v == 1;
-		else if (f.num == 6)
-			d->clock_snapshot = true;
-		else if (f.num == 8)
-			ts = f.v;
-		else if (f.num == 58)
-			mono = f.v == 3;
-		else if (f.num == 60)
-			decode_descriptor(d, &f);
-		else if (f.num == 11)
-			ev = f;
-	}
-	if (ev.num) {
-		decode_event(d, &ev, ts);
-		if (!mono)
-			d->monotonic = false;
-	}
-	if (!d->nr_packets)
-		d->first_cleared = cleared;
-	if (!seq)
-		d->all_sequenced = false;
-	d->nr_packets++;
-}
-
-static void decode(const char *buf, size_t len, struct decoded *d)
-{
-	const uint8_t *p = (const uint8_t *)buf, *end = p + len;
-	struct field f;
-
-	memset(d, 0, sizeof(*d));
-	d->all_sequenced = d->monotonic = d->descriptors_first = true;
-	while (next_field(&p, end, &f)) {
-		ASSERT_EQ(f.num, 1);	/* Trace.packet */
-		ASSERT_EQ(f.wire, 2);
-		decode_packet(d, &f);
-	}
+	ASSERT_EQ(pr_read(buf, len, d), 0);
 }
 
 /* @tid's thread track (@waits false) or its waits track. */
-static uint64_t track_of(const struct decoded *d, uint32_t tid, bool waits)
+static uint64_t track_of(const struct pr_trace *d, uint32_t tid, bool waits)
 {
 	size_t i;
 
 	for (i = 0; i < d->nr_tr; i++) {
-		const struct track *t = &d->tr[i];
+		const struct pr_track *t = &d->tr[i];
 
 		if (t->tid == tid && !waits)
 			return t->uuid;
 		if (waits && !strcmp(t->name, "waits")) {
-			const struct track *p = find_track(d, t->parent);
+			const struct pr_track *p = pr_find_track(d, t->parent);
 
 			if (p && p->tid == tid)
 				return t->uuid;
@@ -310,7 +111,7 @@ static uint64_t track_of(const struct decoded *d, uint32_t tid, bool waits)
  * @track's events as "B:name", "E", "I:name" joined by spaces, checking
  * that its slices balance and its time never goes back.
  */
-static void track_story(const struct decoded *d, uint64_t track, char *out,
+static void track_story(const struct pr_trace *d, uint64_t track, char *out,
 			size_t len)
 {
 	uint64_t last = 0;
@@ -319,7 +120,7 @@ static void track_story(const struct decoded *d, uint64_t track, char *out,
 
 	out[0] = 0;
 	for (i = 0; i < d->nr_ev; i++) {
-		const struct event *e = &d->ev[i];
+		const struct pr_event *e = &d->ev[i];
 
 		if (e->track != track)
 			continue;
@@ -337,7 +138,7 @@ static void track_story(const struct decoded *d, uint64_t track, char *out,
 }
 
 /* The @nth (from 0) event of @type on @track, named @name if not NULL. */
-static const struct event *find_event(const struct decoded *d, uint64_t track,
+static const struct pr_event *find_event(const struct pr_trace *d, uint64_t track,
 				      unsigned int type, const char *name,
 				      int nth)
 {
@@ -456,25 +257,28 @@ static void write_trace(void (*feed)(struct perfetto *), char **buf,
 
 TEST(packets_open_in_perfetto)
 {
-	struct decoded d;
+	struct pr_trace d;
 	char *buf;
-	size_t len;
+	size_t len, i;
 
 	write_trace(feed_contention, &buf, &len, NULL);
 	decode(buf, len, &d);
 	EXPECT_TRUE(d.first_cleared);
 	EXPECT_TRUE(d.all_sequenced);
 	EXPECT_TRUE(d.clock_snapshot);
-	EXPECT_TRUE(d.monotonic);
 	EXPECT_TRUE(d.descriptors_first);
+	ASSERT_GT(d.nr_ev, 0);
+	for (i = 0; i < d.nr_ev; i++)
+		EXPECT_TRUE(d.ev[i].monotonic);
+	pr_free(&d);
 	free(buf);
 }
 
 TEST(calls_waits_and_flow)
 {
 	uint64_t waiter, waiter_waits, waker, waker_waits;
-	const struct event *wake, *woken;
-	struct decoded d;
+	const struct pr_event *wake, *woken;
+	struct pr_trace d;
 	char story[512];
 	char *buf;
 	size_t len;
@@ -500,13 +304,14 @@ TEST(calls_waits_and_flow)
 	wake = find_event(&d, waker, 3, "futex wake", 0);
 	ASSERT_TRUE(wake);
 	EXPECT_EQ(wake->ts, 1400);
-	EXPECT_NE(wake->flow, 0);
+	ASSERT_EQ(wake->nr_flows, 1);
 	/* The second end: the wait's, after its off-CPU stretch's. */
 	woken = find_event(&d, waiter_waits, 2, NULL, 1);
 	ASSERT_TRUE(woken);
 	EXPECT_EQ(woken->ts, 1600);
-	EXPECT_EQ(woken->terminating, wake->flow);
+	EXPECT_EQ(woken->terminating, wake->flows[0]);
 	EXPECT_EQ(d.ev[d.nr_ev - 1].ts, 2000);
+	pr_free(&d);
 	free(buf);
 }
 
@@ -530,7 +335,7 @@ static void feed_timeout(struct perfetto *pf)
 
 TEST(no_flow_to_a_wait_no_traced_wake_ended)
 {
-	struct decoded d;
+	struct pr_trace d;
 	char *buf;
 	size_t len, i;
 
@@ -538,6 +343,7 @@ TEST(no_flow_to_a_wait_no_traced_wake_ended)
 	decode(buf, len, &d);
 	for (i = 0; i < d.nr_ev; i++)
 		EXPECT_EQ(d.ev[i].terminating, 0);
+	pr_free(&d);
 	free(buf);
 }
 
@@ -571,7 +377,7 @@ static void feed_broken(struct perfetto *pf)
 
 TEST(broken_streams_still_balance)
 {
-	struct decoded d;
+	struct pr_trace d;
 	char story[512];
 	char *buf;
 	size_t len;
@@ -584,6 +390,7 @@ TEST(broken_streams_still_balance)
 	EXPECT_STREQ(story, "B:runqueue E B:futex wait E");
 	/* Nothing after the exit at 150. */
 	EXPECT_EQ(d.ev[d.nr_ev - 1].ts, 150);
+	pr_free(&d);
 	free(buf);
 }
 
