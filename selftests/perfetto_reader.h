@@ -48,7 +48,7 @@ struct pr_trace {
 	bool first_cleared;	/* the first packet clears the state */
 	bool all_sequenced;	/* every packet has a sequence id */
 	bool clock_snapshot;
-	bool descriptors_first;	/* each track described before its events */
+	bool descriptors_first;	/* tracks described before use */
 	struct pr_event *ev;
 	size_t nr_ev, cap_ev;
 	struct pr_track *tr;

@@ -8,7 +8,8 @@
 #	track UUID PARENT TID NAME
 #	event TS TRACK B|E|I FLOWS TERMINATING NAME
 #
-# (FLOWS: the flow ids an event starts, joined by commas, 0 for none.)  Each check prints why it fails on "# " lines.
+# (FLOWS: the flow ids an event starts, joined by commas, 0 for none.)
+# Each check prints why it fails on "# " lines.
 
 # rest(N): the line without its first N fields (a name may have spaces;
 # mawk has no {N} in regular expressions).
@@ -44,7 +45,7 @@ pf_balanced() {
 	END {
 		for (t in depth)
 			if (depth[t]) {
-				print "# track " t ": " depth[t] " open at the end"
+				print "# track " t ": " depth[t] " open at end"
 				bad = 1
 			}
 		exit bad
@@ -100,18 +101,22 @@ pf_flows() {
 		name = rest(6)
 		if ($4 == "B") depth[$3]++
 		if ($4 == "E") depth[$3]--
-		if ($4 == "I" && $5 != 0 && thread[$3] && name == "futex wake") {
+		if ($4 == "I" && $5 != 0 && thread[$3] &&
+		    name == "futex wake") {
 			nf = split($5, f, ",")
 			for (i = 1; i <= nf; i++)
 				wake[f[i]] = $3 " " depth[$3]
 		}
 		if ($4 == "E" && $6 != 0) {
-			split(wake[$6], w, " ")
+			# Test "in" first: reading wake[$6] would make it.
 			if (!(($6) in wake) || !owner[$3]) {
-				print "# flow " $6 " ends at " $2 " but began nowhere"
+				print "# flow " $6 " ends, begun nowhere"
 				bad = 1
-			} else if (w[1] == owner[$3]) {
-				print "# flow " $6 " goes from a thread to itself"
+				next
+			}
+			split(wake[$6], w, " ")
+			if (w[1] == owner[$3]) {
+				print "# flow " $6 " from a thread to itself"
 				bad = 1
 			} else if (w[2] < 1) {
 				print "# flow " $6 " begins outside any call"

@@ -138,9 +138,9 @@ static void track_story(const struct pr_trace *d, uint64_t track, char *out,
 }
 
 /* The @nth (from 0) event of @type on @track, named @name if not NULL. */
-static const struct pr_event *find_event(const struct pr_trace *d, uint64_t track,
-				      unsigned int type, const char *name,
-				      int nth)
+static const struct pr_event *find_event(const struct pr_trace *d,
+					 uint64_t track, unsigned int type,
+					 const char *name, int nth)
 {
 	size_t i;
 

@@ -21,7 +21,8 @@
 #define TRACE_PACKET			1
 #define PACKET_CLOCK_SNAPSHOT		6
 #define PACKET_TIMESTAMP		8
-#define PACKET_SEQUENCE_ID		10	/* trusted_packet_sequence_id */
+/* trusted_packet_sequence_id */
+#define PACKET_SEQUENCE_ID		10
 #define PACKET_TRACK_EVENT		11
 #define PACKET_SEQUENCE_FLAGS		13
 #define PACKET_TIMESTAMP_CLOCK_ID	58
@@ -68,7 +69,7 @@ struct pf_call {
 
 struct pf_thread {
 	uint32_t tid;
-	uint32_t gen;		/* a reused tid is a new thread, new tracks */
+	uint32_t gen;		/* a reused tid is a new thread */
 	bool used;
 	bool announced;		/* its track descriptors are written */
 	bool exited;		/* later records of it are left out */
