@@ -38,6 +38,7 @@ tap_check "it reads back, descriptors before events" t_reads
 tap_check "every track's slices balance" pf_balanced "$tmp/lines"
 
 t_calls() {
+	pf_slices "$tmp/lines" thread | sed 's/^/# call: /'
 	pf_has_slice "$tmp/lines" thread acquire &&
 		pf_slices "$tmp/lines" thread | grep -q '^pthread_mutex_unlock'
 }
