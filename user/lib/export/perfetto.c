@@ -538,6 +538,12 @@ void perfetto_record(struct perfetto *pf, const struct ispot_record *rec)
 	}
 }
 
+void perfetto_set_trampoline(struct perfetto *pf, uint64_t start,
+			     uint64_t end)
+{
+	pairer_set_trampoline(pf->pairer, start, end);
+}
+
 void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts)
 {
 	struct pf_thread *t = pf_thread(pf, tid);

@@ -84,6 +84,12 @@ struct perfetto;
 struct perfetto *perfetto_open(FILE *out, uint32_t pid, const char *process,
 			       const struct perfetto_names *names,
 			       const struct perfetto_clock *clock);
+/*
+ * The target's uretprobe trampoline, as pairer_set_trampoline() takes it,
+ * so that tail calls pair here as they do for the scores.
+ */
+void perfetto_set_trampoline(struct perfetto *pf, uint64_t start,
+			     uint64_t end);
 /* Feed one record, in drain order; other processes' records too. */
 void perfetto_record(struct perfetto *pf, const struct ispot_record *rec);
 /* @tid exited at @ts: what it has open ends there. */

@@ -406,6 +406,10 @@ static void trace_find_trampoline(struct trace *t)
 		if (!strcmp(maps[i].path, "[uprobes]")) {
 			pairer_set_trampoline(t->pipe->pairer, maps[i].start,
 					      maps[i].end);
+			if (t->perfetto)
+				perfetto_set_trampoline(t->perfetto,
+							maps[i].start,
+							maps[i].end);
 			t->trampoline = true;
 		}
 	}
