@@ -347,6 +347,43 @@ TEST(no_flow_to_a_wait_no_traced_wake_ended)
 	free(buf);
 }
 
+/* A broadcast wakes two waiters: each wait ends a flow of its own. */
+static void feed_broadcast(struct perfetto *pf)
+{
+	const struct ispot_record r[] = {
+		futex(TID_WAITER, 100, FUTEX_WAIT_PRIVATE, 2),
+		futex(TID_WAITER + 2, 110, FUTEX_WAIT_PRIVATE, 2),
+		futex(TID_WAKER, 200, FUTEX_WAKE_PRIVATE, 0x7fffffff),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, 300, 0, 0),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER + 2, 0, 310, 0,
+			    0),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		perfetto_record(pf, &r[i]);
+}
+
+TEST(a_broadcast_ends_a_flow_per_wait)
+{
+	const struct pr_event *wake, *a, *b;
+	struct pr_trace d;
+	char *buf;
+	size_t len;
+
+	write_trace(feed_broadcast, &buf, &len, NULL);
+	decode(buf, len, &d);
+	wake = find_event(&d, track_of(&d, TID_WAKER, false), 3, NULL, 0);
+	a = find_event(&d, track_of(&d, TID_WAITER, true), 2, NULL, 0);
+	b = find_event(&d, track_of(&d, TID_WAITER + 2, true), 2, NULL, 0);
+	ASSERT_TRUE(wake && a && b);
+	ASSERT_EQ(wake->nr_flows, PERFETTO_WAKE_FLOWS);
+	EXPECT_EQ(a->terminating, wake->flows[0]);
+	EXPECT_EQ(b->terminating, wake->flows[1]);
+	pr_free(&d);
+	free(buf);
+}
+
 /*
  * Broken streams still balance: a lost SWITCH_IN (the thread's own record
  * says it runs), a late record behind its thread's time, a longjmp that
