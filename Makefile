@@ -125,10 +125,10 @@ selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) fixtures
 fixtures:
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures; fi
 
-selftests/unit/test_%: selftests/unit/test_%.c selftests/ispot_test.h $(wildcard selftests/unit/*.h) $(DAEMON_LIB) $(TOP_LIB) $(USER_LIB) $(USER_HDR) $(CTL_HDR) $(DAEMON_HDR)
+selftests/unit/test_%: selftests/unit/test_%.c $(wildcard selftests/*.h) $(wildcard selftests/unit/*.h) $(DAEMON_LIB) $(TOP_LIB) $(USER_LIB) $(USER_HDR) $(CTL_HDR) $(DAEMON_HDR)
 	$(CC) $(CFLAGS) $(USER_INC) -o $@ $< $(DAEMON_LIB) $(TOP_LIB) $(USER_LIB) $(LDLIBS)
 
-selftests/kmod/%: selftests/kmod/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
+selftests/kmod/%: selftests/kmod/%.c $(wildcard selftests/*.h) selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
 	$(CC) $(CFLAGS) $(USER_INC) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
 
 # Benchmarks that run in the VM; built like the in-guest selftests.

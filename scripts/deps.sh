@@ -44,6 +44,9 @@ pkgs="$pkgs libclang-rt-dev"
 # only in its .dynsym; the fixture leveldb_put links it, and the VM runner
 # copies libleveldb.so.1d and libsnappy.so.1 into the guest with it.
 pkgs="$pkgs libleveldb-dev"
+# protobuf-compiler: protoc decodes ispotctl --perfetto's trace with a
+# decoder that is not ISPOT's (selftests/host/perfetto_test.sh).
+pkgs="$pkgs protobuf-compiler"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;

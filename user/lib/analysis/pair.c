@@ -423,6 +423,13 @@ uint64_t pairer_open_callsite_at(const struct pairer *p, uint32_t tid,
 	return t && t->depth > up ? t->frames[t->depth - 1 - up].callsite : 0;
 }
 
+uint64_t pairer_open_ts_at(const struct pairer *p, uint32_t tid, uint32_t up)
+{
+	const struct pair_thread *t = p->threads[pair_slot(p, tid)];
+
+	return t && t->depth > up ? t->frames[t->depth - 1 - up].ts : 0;
+}
+
 int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,
 		    const uint64_t *aux)
 {

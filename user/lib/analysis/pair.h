@@ -110,6 +110,8 @@ uint32_t pairer_open_probe_at(const struct pairer *p, uint32_t tid,
  */
 uint64_t pairer_open_callsite_at(const struct pairer *p, uint32_t tid,
 				 uint32_t up);
+/* The timestamp of that entry's record, 0 if no such entry. */
+uint64_t pairer_open_ts_at(const struct pairer *p, uint32_t tid, uint32_t up);
 /* The thread exited: its open entries will never return. */
 void pairer_thread_exit(struct pairer *p, uint32_t tid);
 /*

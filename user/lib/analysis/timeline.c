@@ -461,8 +461,17 @@ static int tl_futex_wake(struct timeline *tl, uint64_t uaddr, uint64_t ts,
 /*
  * Only a wait that returned 0 was woken (not timed out, interrupted or
  * turned away because the word changed), and only by a wake issued after
- * it began: an earlier one could not have found it queued.  Without one,
- * a thread outside the target (or lost records) woke it: untraced.
+ * it began: an earlier one could not have found it queued.
+ */
+bool timeline_wake_ended_wait(uint64_t wake_ts, uint64_t wait_since,
+			      int64_t ret)
+{
+	return ret == 0 && wake_ts >= wait_since;
+}
+
+/*
+ * A woken wait without such a wake was woken by a thread outside the
+ * target (or records were lost): untraced.
  */
 static bool tl_futex_woken(struct timeline_futex *f, const struct tl_thread *t,
 			   uint64_t wait_ns, int64_t ret)
@@ -473,7 +482,8 @@ static bool tl_futex_woken(struct timeline_futex *f, const struct tl_thread *t,
 
 	if (ret != 0)
 		return false;
-	if (f->woken && f->last_wake_ts >= t->futex_since) {
+	if (f->woken &&
+	    timeline_wake_ended_wait(f->last_wake_ts, t->futex_since, ret)) {
 		func = f->last_waker;
 		callsite = f->last_waker_callsite;
 		traced = true;

@@ -44,6 +44,7 @@
 #ifndef ISPOT_TIMELINE_H
 #define ISPOT_TIMELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/ispot.h>
@@ -176,6 +177,17 @@ void timeline_forget(struct timeline *tl, uint32_t tid);
 int timeline_futex_op_waits(uint32_t op);
 /* Whether futex op @op wakes waiters on its uaddr. */
 int timeline_futex_op_wakes(uint32_t op);
+
+/*
+ * Whether a futex wait that began at @wait_since and returned @ret was
+ * ended by the latest wake on its word, issued at @wake_ts: only a wait
+ * that returned 0 was woken (not timed out, interrupted or turned away
+ * because the word changed), and only by a wake issued after it began.
+ * The waited time (TL_WAITED), the wakers and the Perfetto trace's flows
+ * (export/perfetto.h) all judge by it.
+ */
+bool timeline_wake_ended_wait(uint64_t wake_ts, uint64_t wait_since,
+			      int64_t ret);
 
 /*
  * Credit @wait_ns to @func (or, with @func TL_NO_FUNC, to the caller at

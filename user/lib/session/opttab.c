@@ -117,6 +117,9 @@ const struct opt_def opt_table[] = {
 	  "also write the sampled call stacks to FILE as\n"
 	  "folded lines, 'a;b;func N', N the ns of loss, for\n"
 	  "flamegraph.pl and speedscope", REPORTS, "a file name", 0 },
+	{ OPT_PERFETTO, "perfetto", 0, OPTK_TEXT, "FILE",
+	  "also write the calls, waits and wakes to FILE as a\n"
+	  "Perfetto trace, for ui.perfetto.dev", REPORTS, "a file name", 0 },
 	{ OPT_FROM, "from", 0, OPTK_ADDR, "ADDR:PORT",
 	  "read a running ispotd's metrics (its --listen)\n"
 	  "instead of tracing", OPT_TOP, NULL, 0 },

@@ -15,6 +15,7 @@
 
 #include "util/errors.h"
 #include "analysis/drain.h"
+#include "export/perfetto.h"
 #include "util/format.h"
 #include "session/progress.h"
 #include "report/report.h"
@@ -274,7 +275,8 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 	}
 	/* Fail before tracing, not after: "a" neither truncates nor loses. */
 	if (trace_can_write(o->output, "--output") ||
-	    trace_can_write(o->folded, "--folded"))
+	    trace_can_write(o->folded, "--folded") ||
+	    trace_can_write(o->perfetto, "--perfetto"))
 		return -1;
 	return 0;
 }
@@ -359,7 +361,8 @@ int trace_start(struct trace *t, pid_t pid)
 			 path_base(t->opts->cmd[0]));
 	else
 		task_comm(pid, t->command, sizeof(t->command));
-	if (trace_setup(t, pid) || trace_counters(t) || trace_arm(t))
+	if (trace_setup(t, pid) || trace_counters(t) || trace_arm(t) ||
+	    trace_perfetto_open(t))
 		return -1;
 	if (ioctl(t->dev.fd, ISPOT_IOC_ENABLE)) {
 		if (errno == EBADFD || errno == ESRCH)
@@ -403,6 +406,10 @@ static void trace_find_trampoline(struct trace *t)
 		if (!strcmp(maps[i].path, "[uprobes]")) {
 			pairer_set_trampoline(t->pipe->pairer, maps[i].start,
 					      maps[i].end);
+			if (t->perfetto)
+				perfetto_set_trampoline(t->perfetto,
+							maps[i].start,
+							maps[i].end);
 			t->trampoline = true;
 		}
 	}
@@ -501,13 +508,25 @@ static void trace_apply_exits(struct trace *t, uint64_t horizon)
 			t->lost_exits++;
 		}
 		pipeline_thread_exit(t->pipe, e->tid, e->alive_ts);
+		if (t->perfetto)
+			perfetto_thread_exit(t->perfetto, e->tid, e->alive_ts);
 	}
 	t->nr_exits = kept;
 }
 
+/* A drain_record_fn: every record to --perfetto's trace, then scored. */
+static void trace_feed_record(void *ctx, const struct ispot_record *rec)
+{
+	struct trace *t = ctx;
+
+	if (t->perfetto)
+		perfetto_record(t->perfetto, rec);
+	pipeline_record(t->pipe, rec);
+}
+
 static int trace_round(struct trace *t, uint64_t horizon)
 {
-	long n = drain_round(t->drain, horizon, pipeline_record, t->pipe);
+	long n = drain_round(t->drain, horizon, trace_feed_record, t);
 
 	if (n < 0) {
 		ispot_error("the module refused to release ring records "
@@ -832,6 +851,8 @@ int trace_report(struct trace *t)
 	int ret;
 
 	trace_stop(t);
+	if (trace_perfetto_close(t, true))
+		return -1;
 	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		ispot_error("pid %d executed a privileged (set-user-ID, "
 			    "set-group-ID or file-capability) program: tracing "
@@ -857,6 +878,7 @@ void trace_free(struct trace *t)
 
 	if (t->enabled)
 		ioctl(t->dev.fd, ISPOT_IOC_DISABLE);
+	trace_perfetto_close(t, false);
 	for (i = 0; t->rings && i < t->nr_rings; i++)
 		if (t->rings[i])
 			munmap(t->rings[i], t->ring_mmap_size);

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "session/device.h"
@@ -91,6 +92,9 @@ struct trace {
 	uint64_t open_at_stop;
 	/* Threads closed by a scan because their exit record was lost. */
 	uint64_t lost_exits;
+	/* --perfetto: the trace written as records drain (trace_perfetto.c) */
+	struct perfetto *perfetto;
+	FILE *perfetto_out;
 
 	/*
 	 * Set between trace_resolve() and trace_start() by a caller that

@@ -22,6 +22,20 @@ int trace_arm(struct trace *t);
  */
 bool trace_lib_note(const struct trace *t, char *buf, size_t len);
 
+/*
+ * --perfetto (trace_perfetto.c): open the file and start the trace once
+ * the session has its pid and command.  Returns 0 or prints one line and
+ * returns -1.
+ */
+int trace_perfetto_open(struct trace *t);
+/*
+ * End it: with @keep, complete the trace (open slices end at the last
+ * timestamp), else (the session failed) remove the file.  A trace that
+ * could not be written whole is removed too.  Returns 0 or prints one
+ * line and returns -1.
+ */
+int trace_perfetto_close(struct trace *t, bool keep);
+
 /* Free what trace_resolve() gathered. */
 void trace_funcs_free(struct trace *t);
 

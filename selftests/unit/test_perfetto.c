@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Perfetto writer (export/perfetto.h) and its encoder
+ * (util/protobuf.h), fed hand-built records.  The trace is read back with
+ * a reader of the wire format written here; selftests/host/perfetto_test.sh
+ * reads the same trace with protoc.  With PERFETTO_TEST_OUT set, the
+ * two-thread trace is also written there, for that test.
+ */
+#include <linux/futex.h>
+
+#include "ispot_test.h"
+#include "export/perfetto.h"
+#include "util/protobuf.h"
+#include "perfetto_reader.h"
+#include "wait_records.h"
+
+#define TID_WAITER	10
+#define TID_WAKER	11
+#define PROBE_ACQUIRE	1
+#define PROBE_WORK	2
+#define PROBE_MARKER	3	/* no traced function: left out */
+#define WORD		0x5000
+
+/* ---- the encoder, against the examples of protobuf's encoding guide ---- */
+
+static void expect_bytes(const struct pb_buf *b, const uint8_t *want,
+			 size_t n)
+{
+	ASSERT_FALSE(pb_failed(b));
+	ASSERT_EQ(b->len, n);
+	ASSERT_EQ(memcmp(b->data, want, n), 0);
+}
+
+TEST(encoder_varint_string_nested_fixed64)
+{
+	static const uint8_t varint[] = { 0x08, 0x96, 0x01 };
+	static const uint8_t str[] = { 0x12, 0x07, 't', 'e', 's', 't', 'i',
+				       'n', 'g' };
+	static const uint8_t nested[] = { 0x1a, 0x03, 0x08, 0x96, 0x01 };
+	static const uint8_t fixed[] = { 0x21, 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct pb_buf b = { 0 };
+	size_t m;
+
+	pb_varint(&b, 1, 150);
+	expect_bytes(&b, varint, sizeof(varint));
+	pb_reset(&b);
+	pb_string(&b, 2, "testing");
+	expect_bytes(&b, str, sizeof(str));
+	pb_reset(&b);
+	m = pb_begin(&b, 3);
+	pb_varint(&b, 1, 150);
+	pb_end(&b, m);
+	expect_bytes(&b, nested, sizeof(nested));
+	pb_reset(&b);
+	pb_fixed64(&b, 4, 0x0807060504030201ull);
+	expect_bytes(&b, fixed, sizeof(fixed));
+	pb_free(&b);
+}
+
+/* A body of 202 bytes needs a two-byte length: the body moves up. */
+TEST(encoder_long_nested_length)
+{
+	struct pb_buf b = { 0 };
+	char s[198];
+	size_t m;
+
+	memset(s, 'x', sizeof(s) - 1);
+	s[sizeof(s) - 1] = 0;
+	m = pb_begin(&b, 1);
+	pb_string(&b, 2, s);		/* 1 + 2 + 197 = 200 bytes */
+	pb_varint(&b, 3, 1);		/* and 2: 202 */
+	pb_end(&b, m);
+	ASSERT_FALSE(pb_failed(&b));
+	ASSERT_EQ(b.len, 1 + 2 + 202);
+	ASSERT_EQ(b.data[1], 0xca);	/* 202: 0x4a | 0x80, then 1 */
+	ASSERT_EQ(b.data[2], 0x01);
+	ASSERT_EQ(b.data[3], 0x12);
+	ASSERT_EQ(b.data[4], 0xc5);	/* 197 */
+	ASSERT_EQ(b.data[6 + 197], 0x18);
+	pb_free(&b);
+}
+
+/* ---- reading it back ---- */
+
+static void decode(const char *buf, size_t len, struct pr_trace *d)
+{
+	ASSERT_EQ(pr_read(buf, len, d), 0);
+}
+
+/* @tid's thread track (@waits false) or its waits track. */
+static uint64_t track_of(const struct pr_trace *d, uint32_t tid, bool waits)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_tr; i++) {
+		const struct pr_track *t = &d->tr[i];
+
+		if (t->tid == tid && !waits)
+			return t->uuid;
+		if (waits && !strcmp(t->name, "waits")) {
+			const struct pr_track *p = pr_find_track(d, t->parent);
+
+			if (p && p->tid == tid)
+				return t->uuid;
+		}
+	}
+	return 0;
+}
+
+/*
+ * @track's events as "B:name", "E", "I:name" joined by spaces, checking
+ * that its slices balance and its time never goes back.
+ */
+static void track_story(const struct pr_trace *d, uint64_t track, char *out,
+			size_t len)
+{
+	uint64_t last = 0;
+	int depth = 0;
+	size_t i, n = 0;
+
+	out[0] = 0;
+	for (i = 0; i < d->nr_ev; i++) {
+		const struct pr_event *e = &d->ev[i];
+
+		if (e->track != track)
+			continue;
+		EXPECT_GE(e->ts, last);
+		last = e->ts;
+		if (e->type == 1)
+			depth++;
+		if (e->type == 2)
+			ASSERT_GT(depth--, 0);
+		n += snprintf(out + n, len - n, "%s%s%s", n ? " " : "",
+			      e->type == 1 ? "B:" : e->type == 2 ? "E" : "I:",
+			      e->type == 2 ? "" : e->name);
+	}
+	EXPECT_EQ(depth, 0);
+}
+
+/* The @nth (from 0) event of @type on @track, named @name if not NULL. */
+static const struct pr_event *find_event(const struct pr_trace *d,
+					 uint64_t track, unsigned int type,
+					 const char *name, int nth)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_ev; i++)
+		if (d->ev[i].track == track && d->ev[i].type == type &&
+		    (!name || !strcmp(d->ev[i].name, name)) && !nth--)
+			return &d->ev[i];
+	return NULL;
+}
+
+/* ---- the writer ---- */
+
+static int name_call(void *ctx, const struct ispot_record *entry, char *buf,
+		     size_t len)
+{
+	(void)ctx;
+	if (entry->probe_id == PROBE_ACQUIRE)
+		return snprintf(buf, len, "acquire %llu",
+				(unsigned long long)entry->data[0]);
+	if (entry->probe_id == PROBE_WORK)
+		return snprintf(buf, len, "work");
+	return -1;
+}
+
+static int name_thread(void *ctx, uint32_t tid, char *buf, size_t len)
+{
+	(void)ctx;
+	return tid == TID_WAITER ? snprintf(buf, len, "waiter") : -1;
+}
+
+static const struct perfetto_names names = {
+	.call = name_call, .thread = name_thread,
+};
+
+static const struct perfetto_clock clock0 = { 1000, 5000 };
+
+static struct ispot_record call(uint8_t kind, uint32_t tid, uint64_t ts,
+				uint32_t probe, uint64_t sp, uint64_t arg)
+{
+	struct ispot_record r = wait_record(kind, tid, tid & 1, ts, arg, 0);
+
+	r.probe_id = probe;
+	r.sp = sp;
+	return r;
+}
+
+static struct ispot_record futex(uint32_t tid, uint64_t ts, uint32_t op,
+				 uint64_t val)
+{
+	struct ispot_record r = wait_record(ISPOT_REC_FUTEX_ENTER, tid, tid & 1,
+					    ts, WORD, op);
+
+	r.data[2] = val;
+	return r;
+}
+
+/*
+ * Two threads contend in acquire(): the waiter waits on the word and is
+ * switched out; the waker, inside its acquire(), wakes it, then is
+ * preempted.  The waiter's next call is still open at the end; an exit
+ * without an entry and a marker's entry are left out.
+ */
+static void feed_contention(struct perfetto *pf)
+{
+	const struct ispot_record r[] = {
+		call(ISPOT_REC_ENTRY, TID_WAITER, 1000, PROBE_ACQUIRE,
+		     0x1000, 7),
+		call(ISPOT_REC_ENTRY, TID_WAKER, 1100, PROBE_ACQUIRE,
+		     0x2000, 7),
+		futex(TID_WAITER, 1200, FUTEX_WAIT_PRIVATE, 2),
+		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAITER, 0, 1300, 0, 1),
+		futex(TID_WAKER, 1400, FUTEX_WAKE_PRIVATE, 1),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAKER, 1, 1450, 1, 0),
+		wait_record(ISPOT_REC_SWITCH_IN, TID_WAITER, 0, 1500, 0, 0),
+		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAKER, 1, 1550, 1, 0),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, 1600, 0, 0),
+		call(ISPOT_REC_EXIT, TID_WAITER, 1700, PROBE_ACQUIRE,
+		     0x1008, 0),
+		wait_record(ISPOT_REC_SWITCH_IN, TID_WAKER, 1, 1800, 0, 0),
+		call(ISPOT_REC_EXIT, TID_WAKER, 1900, PROBE_ACQUIRE,
+		     0x2008, 0),
+		call(ISPOT_REC_ENTRY, TID_WAITER, 2000, PROBE_WORK, 0x1000, 0),
+		call(ISPOT_REC_EXIT, TID_WAKER, 2100, PROBE_WORK, 0x3008, 0),
+		call(ISPOT_REC_ENTRY, TID_WAKER, 2200, PROBE_MARKER, 0x2000, 0),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		perfetto_record(pf, &r[i]);
+}
+
+/* Write what @feed gives into memory (and to PERFETTO_TEST_OUT). */
+static void write_trace(void (*feed)(struct perfetto *), char **buf,
+			size_t *len, const char *out_env)
+{
+	FILE *f = open_memstream(buf, len);
+	struct perfetto *pf;
+	const char *path = out_env ? getenv(out_env) : NULL;
+
+	ASSERT_TRUE(f);
+	pf = perfetto_open(f, 1, "contention", &names, &clock0);
+	ASSERT_TRUE(pf);
+	feed(pf);
+	ASSERT_EQ(perfetto_close(pf), 0);
+	ASSERT_EQ(fclose(f), 0);
+	if (path) {
+		FILE *o = fopen(path, "w");
+
+		ASSERT_TRUE(o);
+		ASSERT_EQ(fwrite(*buf, 1, *len, o), *len);
+		ASSERT_EQ(fclose(o), 0);
+	}
+}
+
+TEST(packets_open_in_perfetto)
+{
+	struct pr_trace d;
+	char *buf;
+	size_t len, i;
+
+	write_trace(feed_contention, &buf, &len, NULL);
+	decode(buf, len, &d);
+	EXPECT_TRUE(d.first_cleared);
+	EXPECT_TRUE(d.all_sequenced);
+	EXPECT_TRUE(d.clock_snapshot);
+	EXPECT_TRUE(d.descriptors_first);
+	ASSERT_GT(d.nr_ev, 0);
+	for (i = 0; i < d.nr_ev; i++)
+		EXPECT_TRUE(d.ev[i].monotonic);
+	pr_free(&d);
+	free(buf);
+}
+
+TEST(calls_waits_and_flow)
+{
+	uint64_t waiter, waiter_waits, waker, waker_waits;
+	const struct pr_event *wake, *woken;
+	struct pr_trace d;
+	char story[512];
+	char *buf;
+	size_t len;
+
+	write_trace(feed_contention, &buf, &len, "PERFETTO_TEST_OUT");
+	decode(buf, len, &d);
+	waiter = track_of(&d, TID_WAITER, false);
+	waiter_waits = track_of(&d, TID_WAITER, true);
+	waker = track_of(&d, TID_WAKER, false);
+	waker_waits = track_of(&d, TID_WAKER, true);
+	ASSERT_TRUE(waiter && waiter_waits && waker && waker_waits);
+
+	/* The open call ends at the last timestamp written. */
+	track_story(&d, waiter, story, sizeof(story));
+	EXPECT_STREQ(story, "B:acquire 7 E B:work E");
+	track_story(&d, waiter_waits, story, sizeof(story));
+	EXPECT_STREQ(story, "B:futex wait B:futex E E");
+	track_story(&d, waker, story, sizeof(story));
+	EXPECT_STREQ(story, "B:acquire 7 I:futex wake E");
+	track_story(&d, waker_waits, story, sizeof(story));
+	EXPECT_STREQ(story, "B:runqueue E");
+
+	wake = find_event(&d, waker, 3, "futex wake", 0);
+	ASSERT_TRUE(wake);
+	EXPECT_EQ(wake->ts, 1400);
+	ASSERT_EQ(wake->nr_flows, 1);
+	/* The second end: the wait's, after its off-CPU stretch's. */
+	woken = find_event(&d, waiter_waits, 2, NULL, 1);
+	ASSERT_TRUE(woken);
+	EXPECT_EQ(woken->ts, 1600);
+	EXPECT_EQ(woken->terminating, wake->flows[0]);
+	EXPECT_EQ(d.ev[d.nr_ev - 1].ts, 2000);
+	pr_free(&d);
+	free(buf);
+}
+
+/* A wait that timed out (-ETIMEDOUT) was ended by no one: no arrow. */
+static void feed_timeout(struct perfetto *pf)
+{
+	const struct ispot_record r[] = {
+		futex(TID_WAITER, 100, FUTEX_WAIT_PRIVATE, 2),
+		futex(TID_WAKER, 150, FUTEX_WAKE_PRIVATE, 1),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, 200,
+			    (uint64_t)-110, 0),
+		/* The wake came before this wait began: not its waker. */
+		futex(TID_WAITER, 300, FUTEX_WAIT_PRIVATE, 2),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, 400, 0, 0),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		perfetto_record(pf, &r[i]);
+}
+
+TEST(no_flow_to_a_wait_no_traced_wake_ended)
+{
+	struct pr_trace d;
+	char *buf;
+	size_t len, i;
+
+	write_trace(feed_timeout, &buf, &len, NULL);
+	decode(buf, len, &d);
+	for (i = 0; i < d.nr_ev; i++)
+		EXPECT_EQ(d.ev[i].terminating, 0);
+	pr_free(&d);
+	free(buf);
+}
+
+/* A broadcast wakes two waiters: each wait ends a flow of its own. */
+static void feed_broadcast(struct perfetto *pf)
+{
+	const struct ispot_record r[] = {
+		futex(TID_WAITER, 100, FUTEX_WAIT_PRIVATE, 2),
+		futex(TID_WAITER + 2, 110, FUTEX_WAIT_PRIVATE, 2),
+		futex(TID_WAKER, 200, FUTEX_WAKE_PRIVATE, 0x7fffffff),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, 300, 0, 0),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER + 2, 0, 310, 0,
+			    0),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		perfetto_record(pf, &r[i]);
+}
+
+TEST(a_broadcast_ends_a_flow_per_wait)
+{
+	const struct pr_event *wake, *a, *b;
+	struct pr_trace d;
+	char *buf;
+	size_t len;
+
+	write_trace(feed_broadcast, &buf, &len, NULL);
+	decode(buf, len, &d);
+	wake = find_event(&d, track_of(&d, TID_WAKER, false), 3, NULL, 0);
+	a = find_event(&d, track_of(&d, TID_WAITER, true), 2, NULL, 0);
+	b = find_event(&d, track_of(&d, TID_WAITER + 2, true), 2, NULL, 0);
+	ASSERT_TRUE(wake && a && b);
+	ASSERT_EQ(wake->nr_flows, PERFETTO_WAKE_FLOWS);
+	EXPECT_EQ(a->terminating, wake->flows[0]);
+	EXPECT_EQ(b->terminating, wake->flows[1]);
+	pr_free(&d);
+	free(buf);
+}
+
+/*
+ * Broken streams still balance: a lost SWITCH_IN (the thread's own record
+ * says it runs), a late record behind its thread's time, a longjmp that
+ * leaves a frame (the pairer gives it up when an outer one returns), a
+ * thread's exit with a call and a wait open, and its records after it.
+ */
+static void feed_broken(struct perfetto *pf)
+{
+	const struct ispot_record r[] = {
+		call(ISPOT_REC_ENTRY, TID_WAITER, 100, PROBE_WORK, 0x1000, 0),
+		call(ISPOT_REC_ENTRY, TID_WAITER, 110, PROBE_ACQUIRE,
+		     0x0f00, 1),
+		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAITER, 0, 120, 1, 0),
+		/* No SWITCH_IN; then the outer call returns. */
+		call(ISPOT_REC_EXIT, TID_WAITER, 130, PROBE_WORK, 0x1008, 0),
+		/* Late: behind the thread's time. */
+		call(ISPOT_REC_ENTRY, TID_WAITER, 90, PROBE_ACQUIRE, 0x1000, 2),
+		futex(TID_WAITER, 140, FUTEX_WAIT_PRIVATE, 2),
+		wait_record(ISPOT_REC_TASK_EXIT, TID_WAITER, 0, 150, 0, 0),
+		call(ISPOT_REC_EXIT, TID_WAITER, 160, PROBE_ACQUIRE,
+		     0x1008, 0),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		perfetto_record(pf, &r[i]);
+}
+
+TEST(broken_streams_still_balance)
+{
+	struct pr_trace d;
+	char story[512];
+	char *buf;
+	size_t len;
+
+	write_trace(feed_broken, &buf, &len, NULL);
+	decode(buf, len, &d);
+	track_story(&d, track_of(&d, TID_WAITER, false), story, sizeof(story));
+	EXPECT_STREQ(story, "B:work B:acquire 1 E E B:acquire 2 E");
+	track_story(&d, track_of(&d, TID_WAITER, true), story, sizeof(story));
+	EXPECT_STREQ(story, "B:runqueue E B:futex wait E");
+	/* Nothing after the exit at 150. */
+	EXPECT_EQ(d.ev[d.nr_ev - 1].ts, 150);
+	pr_free(&d);
+	free(buf);
+}
+
+/* A full disk: perfetto_close() says so. */
+TEST(write_error_is_reported)
+{
+	FILE *f = fopen("/dev/full", "w");
+	struct perfetto *pf;
+
+	if (!f)
+		SKIP("no /dev/full");
+	pf = perfetto_open(f, 1, "contention", &names, &clock0);
+	ASSERT_TRUE(pf);
+	feed_contention(pf);
+	EXPECT_EQ(perfetto_close(pf), -EIO);
+	fclose(f);
+}
+
+TEST_HARNESS_MAIN

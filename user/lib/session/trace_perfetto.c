@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --perfetto FILE: a session's records as a Perfetto trace, written while
+ * it drains (export/perfetto.h).  This file lends the writer the session's
+ * names: its functions by probe id, their keys, its threads' names.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export/perfetto.h"
+#include "session/trace_internal.h"
+#include "util/errors.h"
+
+/* perfetto_names.call: the function, and its key when the entry has it. */
+static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
+			       char *buf, size_t len)
+{
+	const struct trace *t = ctx;
+	const struct trace_func *f = NULL;
+	struct pair_exec e;
+	char key[256];
+	size_t i;
+
+	for (i = 0; i < t->nr_funcs && !f; i++)
+		if (!t->funcs[i].block &&
+		    t->funcs[i].probe_id == entry->probe_id)
+			f = &t->funcs[i];
+	if (!f)
+		return -1;	/* a block's marker: not a call */
+	/*
+	 * An argument is there at entry, a call site when the probe reads
+	 * it; a shape is known only at the exit, and an auto key at the
+	 * report: those calls are named by their function alone.
+	 */
+	memset(&e, 0, sizeof(e));
+	memcpy(e.args, entry->data, sizeof(e.args));
+	e.callsite = entry->ip;
+	if (f->key.kind == KEY_ARG ||
+	    (f->key.kind == KEY_CALLSITE && entry->ip)) {
+		report_key_label(&f->key, t->sym, key_value(&f->key, &e), key,
+				 sizeof(key));
+		return snprintf(buf, len, "%s [%s]", f->sym.name, key);
+	}
+	return snprintf(buf, len, "%s", f->sym.name);
+}
+
+/* perfetto_names.thread: its comm, read while it lives. */
+static int trace_perfetto_thread(void *ctx, uint32_t tid, char *buf,
+				 size_t len)
+{
+	(void)ctx;
+	task_comm((pid_t)tid, buf, len);
+	return strcmp(buf, "?") ? (int)strlen(buf) : -1;
+}
+
+int trace_perfetto_open(struct trace *t)
+{
+	const struct perfetto_names names = {
+		.call = trace_perfetto_call,
+		.thread = trace_perfetto_thread,
+		.ctx = t,
+	};
+
+	if (!t->opts->perfetto)
+		return 0;
+	t->perfetto_out = fopen(t->opts->perfetto, "we");
+	if (!t->perfetto_out) {
+		ispot_error("cannot write %s (%s): choose a writable "
+			    "--perfetto path", t->opts->perfetto,
+			    strerror(errno));
+		return -1;
+	}
+	t->perfetto = perfetto_open(t->perfetto_out, (uint32_t)t->pid,
+				    t->command, &names, NULL);
+	if (!t->perfetto) {
+		ispot_error("out of memory starting the Perfetto trace");
+		return -1;
+	}
+	return 0;
+}
+
+int trace_perfetto_close(struct trace *t, bool keep)
+{
+	int ret = 0;
+
+	if (t->perfetto)
+		ret = perfetto_close(t->perfetto);
+	t->perfetto = NULL;
+	if (!t->perfetto_out)
+		return 0;
+	if (fclose(t->perfetto_out) && !ret)
+		ret = -EIO;
+	t->perfetto_out = NULL;
+	if (keep && !ret)
+		return 0;
+	/* Nothing half-written is left behind. */
+	unlink(t->opts->perfetto);
+	if (!keep)
+		return 0;
+	ispot_error("cannot write %s (%s): check the disk", t->opts->perfetto,
+		    strerror(-ret));
+	return -1;
+}
