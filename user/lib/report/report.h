@@ -137,6 +137,42 @@ struct report {
 	int note_width;			/* notes wrap at this column */
 };
 
+/*
+ * The rows of report_text()'s table, cell by cell, for a writer other
+ * than the text (the HTML report): the header, then each function's row
+ * and its key rows as the table shows them (same labels, same figures),
+ * without the notes under them.  @res is the row's figures (NULL for the
+ * header and for "(+N more keys)"); @cells has @nr of them, an empty one
+ * where the table leaves the column blank.
+ */
+enum report_row_kind {
+	REPORT_ROW_HEAD,
+	REPORT_ROW_FUNCTION,
+	REPORT_ROW_KEY,
+	REPORT_ROW_MORE,	/* "(+N more keys, see --json)" */
+};
+
+typedef void report_row_fn(void *ctx, enum report_row_kind kind,
+			   const struct sci_result *res,
+			   const char *const *cells, int nr);
+void report_table_rows(const struct report *r, size_t max_rows,
+		       report_row_fn *emit, void *ctx);
+
+/*
+ * What the table prints under function @fn's row, each line indented by
+ * @indent: its shape note, the interference notes, the WORKLOAD-DEPENDENT
+ * line and the CALLED FROM block.
+ */
+void report_function_notes(FILE *f, const struct report *r,
+			   const struct sci_result *fn, int indent);
+
+/* Function @id's name as the table shows it ("func#N" if unnamed). */
+const char *report_func_name(const struct report *r, uint32_t id,
+			     char *buf, size_t len);
+/* Key @key of function @id as the table names it (hex if unnamed). */
+void report_key_name(const struct report *r, uint32_t id, uint64_t key,
+		     char *buf, size_t len);
+
 /* Above this share of recorded + dropped events, a loss is warned about. */
 #define REPORT_WARN_RATIO	0.01
 /* Keys listed under a keyed function in the table; JSON lists them all. */
