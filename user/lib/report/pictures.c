@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The sorted-durations and histogram pictures of a function; pictures.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/hist.h"
 #include "analysis/sci.h"
+#include "util/afile.h"
 #include "util/errors.h"
 #include "util/format.h"
 #include "report/pictures.h"
@@ -329,60 +328,40 @@ typedef int picture_fn(FILE *f, const struct report *r,
 		       const struct sci_engine *sci,
 		       const struct sci_result *fn, bool inline_svg);
 
-/* @dir/@base.@kind.svg, through a temporary file renamed when whole. */
+/* @dir/@base.@kind.svg, whole or not at all (util/afile.h). */
 static int picture_file(const char *dir, const char *base, const char *kind,
 			picture_fn *draw, const struct report *r,
 			const struct sci_engine *sci,
 			const struct sci_result *fn, struct written *w)
 {
-	char *path = NULL, *tmp = NULL, **grown;
-	FILE *f = NULL;
-	int fd = -1, ret;
+	char *path = NULL, **grown;
+	struct afile a;
+	int ret;
 
 	grown = realloc(w->path, (w->nr + 1) * sizeof(*w->path));
-	if (!grown) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	w->path = grown;
-	if (asprintf(&path, "%s/%s.%s.svg", dir, base, kind) < 0) {
+	if (grown)
+		w->path = grown;
+	if (!grown || asprintf(&path, "%s/%s.%s.svg", dir, base, kind) < 0) {
 		path = NULL;
 		ret = -ENOMEM;
-		goto out;
+	} else {
+		ret = afile_open(&a, path);
 	}
-	if (asprintf(&tmp, "%s/.%s.%s.XXXXXX", dir, base, kind) < 0) {
-		tmp = NULL;
-		ret = -ENOMEM;
-		goto out;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0 || fchmod(fd, 0644) || !(f = fdopen(fd, "w"))) {
-		ret = -errno;
-		goto out;
-	}
-	fd = -1;
-	ret = draw(f, r, sci, fn, false);
-	if (fclose(f) && !ret)
-		ret = -errno;
-	f = NULL;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
 	if (!ret) {
-		w->path[w->nr++] = path;
-		path = NULL;
+		ret = draw(a.f, r, sci, fn, false);
+		if (ret)
+			afile_abort(&a);
+		else
+			ret = afile_commit(&a);
 	}
-out:
 	if (ret) {
 		ispot_error("cannot write %s (%s): choose a writable --svg "
 			    "directory", path ? path : dir, strerror(-ret));
-		if (tmp)
-			unlink(tmp);
+		free(path);
+		return ret;
 	}
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
-	free(path);
-	return ret;
+	w->path[w->nr++] = path;
+	return 0;
 }
 
 /* Whether an earlier function of this call already took @base. */

@@ -273,8 +273,13 @@ static void table_row(struct table *t, column_cell *cell)
 	char line[COLUMNS_LINE_LEN];
 
 	if (t->emit) {
+		bool left[NR_COLS];
+		int i;
+
+		for (i = 0; i < NR_COLS; i++)
+			left[i] = columns[i].left;
 		t->emit(t->emit_ctx, t->kind, t->res,
-			(const char *const *)cell, NR_COLS);
+			(const char *const *)cell, left, NR_COLS);
 		return;
 	}
 	if (t->name_max)
@@ -746,6 +751,36 @@ void report_table_rows(const struct report *r, size_t max_rows,
 	columns_init(&t.cols, columns, NR_COLS, true, false);
 	table_walk(&t, &view, rows);
 	report_labels_free(&l);
+}
+
+int report_text_part(FILE *f, const struct report *r,
+		     enum report_part part)
+{
+	struct report view = *r;
+	struct report_labels l;
+
+	text_labels(r, &l);
+	view.labels = l.label;
+	view.note_width = REPORT_NOTE_WIDTH;
+	switch (part) {
+	case REPORT_PART_HEADER:
+		text_header(f, &view);
+		break;
+	case REPORT_PART_EXCESS:
+		text_excess(f, &view, nr_results(r));
+		break;
+	case REPORT_PART_FUTEXES:
+		report_text_futexes(f, &view);
+		break;
+	case REPORT_PART_COUNTERS:
+		text_counters(f, &view);
+		break;
+	case REPORT_PART_FOOTER:
+		text_footer(f, &view);
+		break;
+	}
+	report_labels_free(&l);
+	return stream_status(f);
 }
 
 int report_text(FILE *f, const struct report *r, size_t max_rows)

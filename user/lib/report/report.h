@@ -143,7 +143,8 @@ struct report {
  * and its key rows as the table shows them (same labels, same figures),
  * without the notes under them.  @res is the row's figures (NULL for the
  * header and for "(+N more keys)"); @cells has @nr of them, an empty one
- * where the table leaves the column blank.
+ * where the table leaves the column blank; @left says which columns
+ * are read from the left (names) rather than the right (figures).
  */
 enum report_row_kind {
 	REPORT_ROW_HEAD,
@@ -154,7 +155,8 @@ enum report_row_kind {
 
 typedef void report_row_fn(void *ctx, enum report_row_kind kind,
 			   const struct sci_result *res,
-			   const char *const *cells, int nr);
+			   const char *const *cells, const bool *left,
+			   int nr);
 void report_table_rows(const struct report *r, size_t max_rows,
 		       report_row_fn *emit, void *ctx);
 
@@ -165,6 +167,22 @@ void report_table_rows(const struct report *r, size_t max_rows,
  */
 void report_function_notes(FILE *f, const struct report *r,
 			   const struct sci_result *fn, int indent);
+
+/*
+ * One part of report_text() besides the table, for a writer that lays
+ * the report out otherwise (the HTML report): the "Traced ..." line, the
+ * counters' excess table, the futex lines, the counters' line, and the
+ * footer (totals, events, warnings, notes).  0 or -errno.
+ */
+enum report_part {
+	REPORT_PART_HEADER,
+	REPORT_PART_EXCESS,
+	REPORT_PART_FUTEXES,
+	REPORT_PART_COUNTERS,
+	REPORT_PART_FOOTER,
+};
+
+int report_text_part(FILE *f, const struct report *r, enum report_part part);
 
 /* Function @id's name as the table shows it ("func#N" if unnamed). */
 const char *report_func_name(const struct report *r, uint32_t id,

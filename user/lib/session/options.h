@@ -61,6 +61,8 @@ struct trace_opts {
 	bool json;
 	const char *output;		/* --output FILE */
 	const char *folded;		/* --folded FILE */
+	const char *svg;		/* --svg DIR */
+	const char *html;		/* --html FILE */
 	size_t top;			/* --top N rows, 0 = all */
 	bool wide;			/* --wide: C++ names whole */
 	bool all_futexes;		/* --all-futexes */

@@ -117,6 +117,14 @@ const struct opt_def opt_table[] = {
 	  "also write the sampled call stacks to FILE as\n"
 	  "folded lines, 'a;b;func N', N the ns of loss, for\n"
 	  "flamegraph.pl and speedscope", REPORTS, "a file name", 0 },
+	{ OPT_SVG, "svg", 0, OPTK_TEXT, "DIR",
+	  "also draw each function's sorted durations and\n"
+	  "histogram as SVG files in DIR (made if missing)",
+	  REPORTS, "a directory", 0 },
+	{ OPT_HTML, "html", 0, OPTK_TEXT, "FILE",
+	  "also write the report, its pictures, stacks and\n"
+	  "notes as one self-contained HTML page", REPORTS,
+	  "a file name", 0 },
 	{ OPT_FROM, "from", 0, OPTK_ADDR, "ADDR:PORT",
 	  "read a running ispotd's metrics (its --listen)\n"
 	  "instead of tracing", OPT_TOP, NULL, 0 },

@@ -10,13 +10,17 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "util/afile.h"
 #include "util/errors.h"
 #include "analysis/drain.h"
 #include "util/format.h"
 #include "session/progress.h"
+#include "report/html.h"
+#include "report/pictures.h"
 #include "report/report.h"
 #include "session/trace.h"
 #include "session/trace_internal.h"
@@ -260,6 +264,27 @@ static int trace_can_write(const char *path, const char *option)
 	return 0;
 }
 
+/* Whether --svg's @dir (NULL: none) is, or can be made, a writable one. */
+static int trace_can_write_dir(const char *dir)
+{
+	struct stat st;
+
+	if (!dir)
+		return 0;
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		ispot_error("cannot make directory %s (%s): choose a writable "
+			    "--svg directory", dir, strerror(errno));
+		return -1;
+	}
+	if (!stat(dir, &st) && !S_ISDIR(st.st_mode))
+		errno = ENOTDIR;
+	else if (!access(dir, W_OK | X_OK))
+		return 0;
+	ispot_error("cannot write in %s (%s): choose a writable --svg "
+		    "directory", dir, strerror(errno));
+	return -1;
+}
+
 int trace_open(struct trace *t, const struct trace_opts *o,
 	       enum trace_mode mode)
 {
@@ -274,7 +299,8 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 	}
 	/* Fail before tracing, not after: "a" neither truncates nor loses. */
 	if (trace_can_write(o->output, "--output") ||
-	    trace_can_write(o->folded, "--folded"))
+	    trace_can_write(o->folded, "--folded") ||
+	    trace_can_write(o->html, "--html") || trace_can_write_dir(o->svg))
 		return -1;
 	return 0;
 }
@@ -750,13 +776,41 @@ static int trace_write_folded(const struct trace *t, const struct report *r)
 	return ret ? -1 : 0;
 }
 
+/*
+ * --svg DIR and --html FILE: the pictures (report/pictures.h) and the
+ * page (report/html.h), drawn from the engine the report came from.
+ */
+static int trace_write_pictures(const struct trace *t,
+				const struct report *r)
+{
+	struct afile page;
+	int ret;
+
+	if (t->opts->svg && pictures_write(t->opts->svg, r, t->pipe->sci))
+		return -1;
+	if (!t->opts->html)
+		return 0;
+	ret = afile_open(&page, t->opts->html);
+	if (!ret) {
+		ret = report_html(page.f, r, t->pipe->sci);
+		if (ret)
+			afile_abort(&page);
+		else
+			ret = afile_commit(&page);
+	}
+	if (ret)
+		ispot_error("cannot write %s (%s): choose a writable --html "
+			    "path", t->opts->html, strerror(-ret));
+	return ret ? -1 : 0;
+}
+
 /* The table or the JSON object, to stdout or --output. */
 static int trace_write_report(const struct trace *t, const struct report *r)
 {
 	FILE *out = stdout;
 	int ret;
 
-	if (trace_write_folded(t, r))
+	if (trace_write_folded(t, r) || trace_write_pictures(t, r))
 		return -1;
 	if (t->opts->output) {
 		out = fopen(t->opts->output, "we");

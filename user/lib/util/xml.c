@@ -40,7 +40,8 @@ void xml_escape(FILE *f, const char *s, size_t max)
 			return;
 		}
 		n = utf8_len(u);
-		if (!n || *u < 0x20 || *u == 0x7f) {
+		if (!n || (*u < 0x20 && *u != '\n' && *u != '\t') ||
+		    *u == 0x7f) {
 			fputc('?', f);
 			n = 1;
 		} else if (*u == '<') {

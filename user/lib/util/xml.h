@@ -12,7 +12,7 @@
 
 /*
  * @s with '<', '>', '&' and both quotes as entities, control characters
- * and bytes that are not UTF-8 as '?' (so the document stays well formed
+ * but newline and tab, and bytes that are not UTF-8, as '?' (so the document stays well formed
  * whatever the bytes were); at most @max bytes of @s (0: all), "..."
  * after a cut.
  */
