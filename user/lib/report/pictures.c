@@ -47,7 +47,9 @@ char *picture_base(const char *name, char *buf, size_t len)
 	bool changed = false;
 
 	for (s = name; *s && n < PICTURE_NAME_MAX; s++) {
-		if (name_char((unsigned char)*s) && !(n == 0 && *s == '.')) {
+		/* No leading '.', no "..": a name, never a path. */
+		if (name_char((unsigned char)*s) &&
+		    !(*s == '.' && (n == 0 || clean[n - 1] == '.'))) {
 			clean[n++] = *s;
 			continue;
 		}

@@ -273,13 +273,15 @@ static void table_row(struct table *t, column_cell *cell)
 	char line[COLUMNS_LINE_LEN];
 
 	if (t->emit) {
+		const char *text[NR_COLS];
 		bool left[NR_COLS];
 		int i;
 
-		for (i = 0; i < NR_COLS; i++)
+		for (i = 0; i < NR_COLS; i++) {
+			text[i] = cell[i];
 			left[i] = columns[i].left;
-		t->emit(t->emit_ctx, t->kind, t->res,
-			(const char *const *)cell, left, NR_COLS);
+		}
+		t->emit(t->emit_ctx, t->kind, t->res, text, left, NR_COLS);
 		return;
 	}
 	if (t->name_max)

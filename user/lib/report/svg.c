@@ -76,7 +76,15 @@ static void tick_label(const struct svg_axis *a, double v, char *buf,
 {
 	switch (a->unit) {
 	case SVG_NS:
-		format_ns(buf, len, v);
+		/* Ticks fall on round values: "10us", never "10.0us". */
+		if (v >= 1e9)
+			snprintf(buf, len, "%gs", v / 1e9);
+		else if (v >= 1e6)
+			snprintf(buf, len, "%gms", v / 1e6);
+		else if (v >= 1e3)
+			snprintf(buf, len, "%gus", v / 1e3);
+		else
+			snprintf(buf, len, "%gns", v);
 		break;
 	case SVG_PCT:
 		snprintf(buf, len, "%.0f%%", v * 100.0);
