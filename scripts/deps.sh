@@ -39,6 +39,10 @@ pkgs="$pkgs libclang-rt-dev"
 # only in its .dynsym; the fixture leveldb_put links it, and the VM runner
 # copies libleveldb.so.1d and libsnappy.so.1 into the guest with it.
 pkgs="$pkgs libleveldb-dev"
+# The pictures and the HTML report (selftests/host/pictures_test.sh):
+# librsvg2-bin's rsvg-convert renders each SVG, a headless chromium loads
+# the page, python3-minimal checks the PNGs and parses the SVGs as XML.
+pkgs="$pkgs librsvg2-bin chromium python3-minimal"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;

@@ -249,12 +249,19 @@ static void hist_captions(struct svg_plot *p, const struct sci_result *fn)
 	format_ns(loss, sizeof(loss), (double)fn->loss_ns);
 	report_format_pct(sci, sizeof(sci), fn->sci);
 	report_interference_cell(fn, interf, sizeof(interf));
+	/* With one key, the loss is the gap between the two markers. */
 	snprintf(text, sizeof(text), "loss %s: the time its %" PRIu64 " calls "
 		 "spent above the fastest%s;", loss, fn->calls,
-		 fn->nr_keys > 1 ? " of their key" : "");
+		 fn->nr_keys > 1 ? " of their key" :
+		 " (calls x (mean - fastest))");
 	svg_caption(p, 0, text);
-	snprintf(text, sizeof(text), "SCI %s of the threads' time; INTERF %s "
-		 "(what other threads cost it).", sci, interf);
+	if (fn->has_interference)
+		snprintf(text, sizeof(text), "SCI %s of the threads' time; "
+			 "INTERF %s (the share other threads cost it).", sci,
+			 interf);
+	else
+		snprintf(text, sizeof(text), "SCI %s of the threads' time; "
+			 "INTERF not measured (no wait records).", sci);
 	svg_caption(p, 1, text);
 }
 
@@ -309,8 +316,7 @@ int picture_hist(FILE *f, const struct report *r,
 		svg_vmarker(&p, fn->mean_ns, svg_color(1), label, 1);
 		svg_legend(&p, svg_color(0), "calls per bin");
 		svg_legend(&p, svg_color(2), "fastest call");
-		svg_legend(&p, svg_color(1), "mean: loss = calls x");
-		svg_legend(&p, "#ffffff", "(mean - fastest)");
+		svg_legend(&p, svg_color(1), "mean");
 		hist_captions(&p, fn);
 	}
 	free(bin);
