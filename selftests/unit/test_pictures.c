@@ -118,19 +118,19 @@ TEST(xml_escape_makes_any_bytes_well_formed_text)
 	free(s);
 }
 
-/* The y of each point of a polyline, from its "points" attribute. */
-static size_t polyline_ys(const char *poly, double *ys, size_t max)
+/* The points of a polyline, from its "points" attribute (px, y down). */
+static size_t polyline_points(const char *poly, double *xs, double *ys,
+			      size_t max)
 {
 	const char *p = strstr(poly, "points=\"");
-	double x, y;
 	int used;
 	size_t n = 0;
 
 	if (!p)
 		return 0;
-	for (p += 8; n < max && sscanf(p, "%lf,%lf%n", &x, &y, &used) == 2;
-	     p += used)
-		ys[n++] = y;
+	for (p += 8; n < max &&
+	     sscanf(p, "%lf,%lf%n", &xs[n], &ys[n], &used) == 2; p += used)
+		n++;
 	return n;
 }
 
@@ -139,7 +139,7 @@ TEST(sorted_picture_has_a_rising_line_per_key_on_a_log_axis)
 	struct pictures_scenario s;
 	const struct sci_result *fn;
 	char *svg, *p;
-	double ys[20000];
+	static double xs[20000], ys[20000];
 	size_t n, i, lines = 0;
 
 	ASSERT_EQ(pictures_scenario_build(&s), 0);
@@ -152,11 +152,16 @@ TEST(sorted_picture_has_a_rising_line_per_key_on_a_log_axis)
 	EXPECT_TRUE(!strstr(svg, "<script"));
 	EXPECT_TRUE(!strstr(svg, "href"));
 	for (p = svg; (p = strstr(p, "<polyline")); p++) {
-		/* Sorted ascending: each point as high or higher (y down). */
-		n = polyline_ys(p, ys, sizeof(ys) / sizeof(ys[0]));
+		/*
+		 * Sorted ascending: left to right, each point as high as
+		 * the one before or higher (y grows downwards).
+		 */
+		n = polyline_points(p, xs, ys, sizeof(ys) / sizeof(ys[0]));
 		EXPECT_GT(n, 2);
-		for (i = 1; i < n; i++)
+		for (i = 1; i < n; i++) {
+			EXPECT_GE(xs[i], xs[i - 1]);
 			EXPECT_LE(ys[i], ys[i - 1] + 1e-9);
+		}
 		lines++;
 	}
 	EXPECT_EQ(lines, PS_LOCKS);
