@@ -30,9 +30,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: cannot build the trace\n", argv[0]);
 		return 1;
 	}
-	ret = pictures_write(argv[1], &s.rep, s.pipe->sci) ? 1 : 0;
+	ret = pictures_write(argv[1], &s.rep, &s.pics) ? 1 : 0;
 	if (!ret && afile_open(&page, argv[2]) == 0) {
-		if (report_html(page.f, &s.rep, s.pipe->sci)) {
+		if (report_html(page.f, &s.rep, &s.pics)) {
 			afile_abort(&page);
 			ret = 1;
 		} else if (afile_commit(&page)) {

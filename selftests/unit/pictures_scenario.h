@@ -20,6 +20,7 @@
 
 #include "analysis/pipeline.h"
 #include "analysis/sci.h"
+#include "report/pictures.h"
 #include "report/report.h"
 #include "unit/pipeline_feed.h"
 
@@ -43,6 +44,7 @@ struct pictures_scenario {
 	struct report_source src;	/* the report points into it */
 	struct report_build build;
 	struct report rep;
+	struct picture_source pics;	/* the engine, the samples */
 };
 
 /* xorshift64*, as the unit tests' harness: the same trace every run. */
@@ -76,7 +78,7 @@ static inline int pictures_scenario_build(struct pictures_scenario *s)
 
 	memset(s, 0, sizeof(*s));
 	s->pipe = pipeline_new();
-	if (!s->pipe)
+	if (!s->pipe || pipeline_enable_durations(s->pipe))
 		return -1;
 	for (f = 0; f < PS_NR_FUNCS; f++) {
 		s->rules[f].kind = f == PS_ACQUIRE ? KEY_ARG : KEY_NONE;
@@ -122,6 +124,8 @@ static inline int pictures_scenario_build(struct pictures_scenario *s)
 	s->rep.command = "app --flag <&>";
 	s->rep.duration_ns = ts[0];
 	s->rep.recorded = 2 * sci_nr_events(s->pipe->sci);
+	s->pics.sci = s->pipe->sci;
+	s->pics.durations = s->pipe->durations;
 	return 0;
 }
 

@@ -21,7 +21,7 @@
 #include "util/xml.h"
 
 static char *render(int (*draw)(FILE *, const struct report *,
-				const struct sci_engine *,
+				const struct picture_source *,
 				const struct sci_result *, bool),
 		    const struct pictures_scenario *s,
 		    const struct sci_result *fn)
@@ -31,7 +31,7 @@ static char *render(int (*draw)(FILE *, const struct report *,
 	FILE *f = open_memstream(&buf, &len);
 
 	ASSERT_TRUE(f);
-	ASSERT_EQ(draw(f, &s->rep, s->pipe->sci, fn, false), 0);
+	ASSERT_EQ(draw(f, &s->rep, &s->pics, fn, false), 0);
 	ASSERT_EQ(fclose(f), 0);
 	return buf;
 }
@@ -177,6 +177,48 @@ TEST(sorted_picture_has_a_rising_line_per_key_on_a_log_axis)
 	pictures_scenario_free(&s);
 }
 
+TEST(one_key_gets_a_sorted_line_per_thread)
+{
+	struct pictures_scenario s;
+	char *svg;
+
+	ASSERT_EQ(pictures_scenario_build(&s), 0);
+	svg = render(picture_sorted, &s, func(&s, PS_CXX));
+	EXPECT_EQ(count(svg, "<polyline"), 2);
+	EXPECT_TRUE(strstr(svg, ">tid 4000 (200)</text>"));
+	EXPECT_TRUE(strstr(svg, ">tid 4001 (200)</text>"));
+	/* Every call kept: no word of sampling. */
+	EXPECT_TRUE(!strstr(svg, "uniform sample"));
+	free(svg);
+	/* Without samples, one line from the histogram. */
+	s.pics.durations = NULL;
+	svg = render(picture_sorted, &s, func(&s, PS_CXX));
+	EXPECT_EQ(count(svg, "<polyline"), 1);
+	EXPECT_TRUE(strstr(svg, ">all calls (400)</text>"));
+	free(svg);
+	pictures_scenario_free(&s);
+}
+
+TEST(a_sampled_thread_says_so)
+{
+	struct pictures_scenario s;
+	char *svg;
+	uint64_t ts = 1ull << 40;
+	uint32_t i;
+
+	ASSERT_EQ(pictures_scenario_build(&s), 0);
+	sci_report_free(s.sci);
+	for (i = 0; i < DURATIONS_CAP + 10; i++)
+		ps_call(s.pipe, PS_TGID + 1, 1 + PS_ONE_CALL, 0, &ts, 900);
+	s.rep.sci = s.sci = sci_report(s.pipe->sci, 0);
+	ASSERT_TRUE(s.sci);
+	svg = render(picture_sorted, &s, func(&s, PS_ONE_CALL));
+	EXPECT_EQ(count(svg, "<polyline"), 2);
+	EXPECT_TRUE(strstr(svg, "uniform sample"));
+	free(svg);
+	pictures_scenario_free(&s);
+}
+
 TEST(histogram_marks_the_fastest_call_the_mean_and_the_loss)
 {
 	struct pictures_scenario s;
@@ -236,7 +278,7 @@ static char *html_page(const struct pictures_scenario *s)
 	FILE *f = open_memstream(&buf, &len);
 
 	ASSERT_TRUE(f);
-	ASSERT_EQ(report_html(f, &s->rep, s->pipe->sci), 0);
+	ASSERT_EQ(report_html(f, &s->rep, &s->pics), 0);
 	ASSERT_EQ(fclose(f), 0);
 	return buf;
 }
@@ -335,7 +377,7 @@ TEST(svg_dir_gets_two_files_per_function_named_from_it)
 
 	ASSERT_EQ(pictures_scenario_build(&s), 0);
 	ASSERT_TRUE(mkdtemp(dir));
-	ASSERT_EQ(pictures_write(dir, &s.rep, s.pipe->sci), 0);
+	ASSERT_EQ(pictures_write(dir, &s.rep, &s.pics), 0);
 	EXPECT_EQ(files_in(dir, ".sorted.svg"), s.sci->nr_funcs);
 	EXPECT_EQ(files_in(dir, ".hist.svg"), s.sci->nr_funcs);
 	snprintf(path, sizeof(path), "%s/acquire.sorted.svg", dir);
@@ -358,7 +400,7 @@ TEST(two_functions_of_one_name_keep_apart)
 	/* one_call and the C++ method now read the same. */
 	s.build.funcs[PS_ONE_CALL].name = s.build.funcs[PS_CXX].name;
 	ASSERT_TRUE(mkdtemp(dir));
-	ASSERT_EQ(pictures_write(dir, &s.rep, s.pipe->sci), 0);
+	ASSERT_EQ(pictures_write(dir, &s.rep, &s.pics), 0);
 	EXPECT_EQ(files_in(dir, ".sorted.svg"), s.sci->nr_funcs);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	EXPECT_EQ(system(cmd), 0);
@@ -374,7 +416,7 @@ TEST(unwritable_dir_is_one_line_and_leaves_nothing)
 	ASSERT_TRUE(mkdtemp(dir));
 	snprintf(sub, sizeof(sub), "%s/missing", dir);
 	capture_begin();
-	EXPECT_EQ(pictures_write(sub, &s.rep, s.pipe->sci), -1);
+	EXPECT_EQ(pictures_write(sub, &s.rep, &s.pics), -1);
 	capture_end();
 	EXPECT_TRUE(strstr(captured, "choose a writable --svg directory"));
 	EXPECT_EQ(count(captured, "\n"), 1);

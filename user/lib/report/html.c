@@ -191,7 +191,7 @@ static void html_table(FILE *f, const struct report *r)
 
 /* A function's part: its name, its pictures, the notes under its row. */
 static int html_function(FILE *f, const struct report *r,
-			 const struct sci_engine *sci,
+			 const struct picture_source *src,
 			 const struct sci_result *fn)
 {
 	const char *object = fn->func_id < r->nr_funcs && r->funcs ?
@@ -209,12 +209,12 @@ static int html_function(FILE *f, const struct report *r,
 		fputs("</p>\n", f);
 	}
 	fputs("<figure>\n", f);
-	ret = picture_sorted(f, r, sci, fn, true);
+	ret = picture_sorted(f, r, src, fn, true);
 	fputs("<figcaption>Its calls' durations, sorted: the flat left end "
 	      "is the fastest call, SCI's reference.</figcaption>\n"
 	      "</figure>\n<figure>\n", f);
 	if (!ret)
-		ret = picture_hist(f, r, sci, fn, true);
+		ret = picture_hist(f, r, src, fn, true);
 	fputs("<figcaption>How long its calls took, the fastest and the mean "
 	      "marked.</figcaption>\n</figure>\n", f);
 	html_text(f, r, fn, 0, "notes and call stacks");
@@ -223,7 +223,7 @@ static int html_function(FILE *f, const struct report *r,
 }
 
 int report_html(FILE *f, const struct report *r,
-		const struct sci_engine *sci)
+		const struct picture_source *src)
 {
 	size_t i;
 	int ret = 0;
@@ -235,7 +235,7 @@ int report_html(FILE *f, const struct report *r,
 	html_table(f, r);
 	html_text(f, r, NULL, REPORT_PART_EXCESS, "counters per call");
 	for (i = 0; !ret && r->sci && i < r->sci->nr_funcs; i++)
-		ret = html_function(f, r, sci, &r->sci->funcs[i]);
+		ret = html_function(f, r, src, &r->sci->funcs[i]);
 	fputs("<section id=\"futexes\">\n<h2>Futex words</h2>\n", f);
 	if (!html_text(f, r, NULL, REPORT_PART_FUTEXES, "futex words"))
 		fputs("<p>No futex word was waited on (or waits were not "

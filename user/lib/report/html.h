@@ -18,10 +18,10 @@
 #include <stdio.h>
 
 struct report;
-struct sci_engine;
+struct picture_source;
 
-/* The page into @f; @sci is the engine @r was computed from.  0 or -errno. */
+/* The page into @f; @src what its pictures are drawn from.  0 or -errno. */
 int report_html(FILE *f, const struct report *r,
-		const struct sci_engine *sci);
+		const struct picture_source *src);
 
 #endif /* ISPOT_HTML_H */

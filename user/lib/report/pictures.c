@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/durations.h"
 #include "analysis/hist.h"
 #include "analysis/sci.h"
 #include "util/afile.h"
@@ -21,6 +22,8 @@
 #define BINS_PER_DECADE		10
 #define LABEL_LEN		160
 #define TITLE_LEN		600
+#define DURATIONS_CAP_TEXT	"4096"
+_Static_assert(DURATIONS_CAP == 4096, "DURATIONS_CAP_TEXT says 4096");
 
 static bool name_char(unsigned char c)
 {
@@ -116,17 +119,84 @@ static size_t sorted_curve(const struct hist *h, double **xs, double **ys)
 	return n;
 }
 
-/* One line of the sorted picture: its histogram and legend label. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The sorted durations of sample @s: its values, sorted, evenly across
+ * [0, 1], the ends its exact fastest and slowest call.
+ */
+static size_t sample_curve(const struct duration_sample *s, double **xs,
+			   double **ys)
+{
+	uint64_t *v;
+	size_t i;
+
+	*xs = *ys = NULL;
+	if (!s->nr)
+		return 0;
+	v = malloc(s->nr * sizeof(*v));
+	*xs = malloc(s->nr * sizeof(double));
+	*ys = malloc(s->nr * sizeof(double));
+	if (!v || !*xs || !*ys) {
+		free(v);
+		return 0;
+	}
+	memcpy(v, s->ns, s->nr * sizeof(*v));
+	qsort(v, s->nr, sizeof(*v), cmp_u64);
+	v[0] = s->min;
+	v[s->nr - 1] = s->max;
+	for (i = 0; i < s->nr; i++) {
+		(*xs)[i] = s->nr > 1 ? (double)i / (s->nr - 1) : 0;
+		(*ys)[i] = (double)v[i];
+	}
+	free(v);
+	return s->nr;
+}
+
+/* One line of the sorted picture: a key's histogram or a thread's sample. */
 struct sorted_line {
 	const struct hist *h;
+	const struct duration_sample *s;
 	char label[LABEL_LEN];
 };
+
+/*
+ * A function of one key: a line per thread sampled, when two or more
+ * were; 0 otherwise (one line from the histogram says more then).
+ */
+static int thread_lines(const struct picture_source *src,
+			const struct sci_result *fn, struct sorted_line *line,
+			bool *sampled)
+{
+	const struct duration_sample *s;
+	size_t n = durations_of(src->durations, fn->func_id, &s), i;
+
+	if (fn->nr_keys > 1 || n < 2)
+		return 0;
+	for (i = 0; i < n && i < PICTURE_LINES; i++) {
+		line[i].h = NULL;
+		line[i].s = &s[i];
+		if (s[i].tid == DURATIONS_OTHER)
+			snprintf(line[i].label, LABEL_LEN, "other threads "
+				 "(%" PRIu64 ")", s[i].calls);
+		else
+			snprintf(line[i].label, LABEL_LEN, "tid %" PRIu32
+				 " (%" PRIu64 ")", s[i].tid, s[i].calls);
+		*sampled |= s[i].calls > s[i].nr;
+	}
+	return (int)i;
+}
 
 /*
  * The lines of @fn: one per key, the first PICTURE_LINES - 1 in the
  * report's order, then the rest merged into @rest.  Returns how many.
  */
-static int sorted_lines(const struct report *r, const struct sci_engine *sci,
+static int sorted_lines(const struct report *r, const struct picture_source *src,
 			const struct sci_result *fn, struct sorted_line *line,
 			struct hist *rest)
 {
@@ -143,11 +213,12 @@ static int sorted_lines(const struct report *r, const struct sci_engine *sci,
 
 		if (b->func_id != fn->func_id)
 			continue;
-		h = sci_block_hist(sci, b->func_id, b->key);
+		h = sci_block_hist(src->sci, b->func_id, b->key);
 		if (!h || !h->count)
 			continue;
 		if (n < PICTURE_LINES - 1 || fn->nr_keys <= PICTURE_LINES) {
 			line[n].h = h;
+			line[n].s = NULL;
 			if (fn->nr_keys > 1) {
 				report_key_name(r, b->func_id, b->key, key,
 						sizeof(key));
@@ -164,6 +235,7 @@ static int sorted_lines(const struct report *r, const struct sci_engine *sci,
 	}
 	if (merged) {
 		line[n].h = rest;
+		line[n].s = NULL;
 		snprintf(line[n].label, LABEL_LEN, "%" PRIu32 " other keys "
 			 "(%" PRIu64 ")", merged, rest->count);
 		n++;
@@ -177,7 +249,7 @@ static void no_calls(struct svg_plot *p)
 }
 
 int picture_sorted(FILE *f, const struct report *r,
-		   const struct sci_engine *sci, const struct sci_result *fn,
+		   const struct picture_source *src, const struct sci_result *fn,
 		   bool inline_svg)
 {
 	struct sorted_line line[PICTURE_LINES];
@@ -187,11 +259,14 @@ int picture_sorted(FILE *f, const struct report *r,
 	char title[TITLE_LEN], text[2 * LABEL_LEN], fast[32];
 	struct svg_plot p;
 	struct hist *rest = malloc(sizeof(*rest));
+	bool sampled = false;
 	int n = 0, i;
 
 	if (!rest)
 		return -ENOMEM;
-	n = sorted_lines(r, sci, fn, line, rest);
+	n = thread_lines(src, fn, line, &sampled);
+	if (!n)
+		n = sorted_lines(r, src, fn, line, rest);
 	y.min = fn->min_ns ? (double)fn->min_ns : 1;
 	y.max = fn->max_ns > fn->min_ns ? (double)fn->max_ns : y.min;
 	picture_title(r, fn, "its durations, sorted", title, sizeof(title));
@@ -199,7 +274,8 @@ int picture_sorted(FILE *f, const struct report *r,
 	svg_plot_begin(&p, f, &x, &y);
 	for (i = 0; i < n; i++) {
 		double *xs, *ys;
-		size_t pts = sorted_curve(line[i].h, &xs, &ys);
+		size_t pts = line[i].h ? sorted_curve(line[i].h, &xs, &ys) :
+			     sample_curve(line[i].s, &xs, &ys);
 
 		svg_polyline(&p, xs, ys, pts, svg_color(i), false);
 		svg_legend(&p, svg_color(i), line[i].label);
@@ -217,6 +293,10 @@ int picture_sorted(FILE *f, const struct report *r,
 		svg_caption(&p, 0, text);
 		svg_caption(&p, 1, "the area between a line and its left end "
 			    "is the loss (each key against its own fastest).");
+		if (sampled)
+			svg_caption(&p, 2, "Per thread: " DURATIONS_CAP_TEXT
+				    " calls at most, a uniform sample of "
+				    "the rest; the ends are exact.");
 	}
 	free(rest);
 	return svg_end(f);
@@ -266,7 +346,7 @@ static void hist_captions(struct svg_plot *p, const struct sci_result *fn)
 }
 
 int picture_hist(FILE *f, const struct report *r,
-		 const struct sci_engine *sci, const struct sci_result *fn,
+		 const struct picture_source *src, const struct sci_result *fn,
 		 bool inline_svg)
 {
 	struct svg_axis x = { 0, 0, true, SVG_NS, "duration (log scale)" };
@@ -280,7 +360,7 @@ int picture_hist(FILE *f, const struct report *r,
 
 	if (!h)
 		return -ENOMEM;
-	sci_func_hist(sci, fn->func_id, h);
+	sci_func_hist(src->sci, fn->func_id, h);
 	x.min = fn->min_ns ? (double)fn->min_ns : 1;
 	x.max = fn->max_ns > fn->min_ns ? (double)fn->max_ns : x.min;
 	/* The axis widens to whole decades; the bins follow it. */
@@ -333,13 +413,13 @@ struct written {
 };
 
 typedef int picture_fn(FILE *f, const struct report *r,
-		       const struct sci_engine *sci,
+		       const struct picture_source *src,
 		       const struct sci_result *fn, bool inline_svg);
 
 /* @dir/@base.@kind.svg, whole or not at all (util/afile.h). */
 static int picture_file(const char *dir, const char *base, const char *kind,
 			picture_fn *draw, const struct report *r,
-			const struct sci_engine *sci,
+			const struct picture_source *src,
 			const struct sci_result *fn, struct written *w)
 {
 	char *path = NULL, **grown;
@@ -356,7 +436,7 @@ static int picture_file(const char *dir, const char *base, const char *kind,
 		ret = afile_open(&a, path);
 	}
 	if (!ret) {
-		ret = draw(a.f, r, sci, fn, false);
+		ret = draw(a.f, r, src, fn, false);
 		if (ret)
 			afile_abort(&a);
 		else
@@ -387,7 +467,7 @@ static bool base_taken(const struct written *w, const char *dir,
 }
 
 int pictures_write(const char *dir, const struct report *r,
-		   const struct sci_engine *sci)
+		   const struct picture_source *src)
 {
 	struct written w = { NULL, 0 };
 	char name[LABEL_LEN], base[PICTURE_BASE_LEN];
@@ -407,9 +487,9 @@ int pictures_write(const char *dir, const struct report *r,
 			snprintf(base + len, sizeof(base) - len, "-%" PRIu32,
 				 fn->func_id);
 		}
-		ret = picture_file(dir, base, "sorted", picture_sorted, r, sci,
+		ret = picture_file(dir, base, "sorted", picture_sorted, r, src,
 				   fn, &w) ||
-		      picture_file(dir, base, "hist", picture_hist, r, sci,
+		      picture_file(dir, base, "hist", picture_hist, r, src,
 				   fn, &w);
 	}
 	for (i = 0; i < w.nr; i++) {

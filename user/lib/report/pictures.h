@@ -23,9 +23,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct durations;
 struct report;
 struct sci_engine;
 struct sci_result;
+
+/* What a picture is drawn from, beside the report. */
+struct picture_source {
+	const struct sci_engine *sci;	/* the engine @r was computed from */
+	/* Per-thread samples (analysis/durations.h); NULL: none kept. */
+	const struct durations *durations;
+};
 
 /* Lines of a sorted picture; the keys beyond share the last one. */
 #define PICTURE_LINES		8
@@ -46,15 +54,17 @@ char *picture_base(const char *name, char *buf, size_t len);
 
 /*
  * The pictures of function @fn of @r (a row of r->sci->funcs), its
- * durations from @sci, the engine @r was computed from, as a document
- * (@inline_svg false) or as an <svg> element for HTML.  0 or -errno.
+ * durations from @src, as a document (@inline_svg false) or as an <svg>
+ * element for HTML.  A function of several keys gets a sorted line per
+ * key; one of a single key, a line per thread when @src has samples of
+ * two threads or more, else one line.  0 or -errno.
  */
 int picture_sorted(FILE *f, const struct report *r,
-		   const struct sci_engine *sci, const struct sci_result *fn,
-		   bool inline_svg);
+		   const struct picture_source *src,
+		   const struct sci_result *fn, bool inline_svg);
 int picture_hist(FILE *f, const struct report *r,
-		 const struct sci_engine *sci, const struct sci_result *fn,
-		 bool inline_svg);
+		 const struct picture_source *src,
+		 const struct sci_result *fn, bool inline_svg);
 
 /*
  * --svg DIR: BASE.sorted.svg and BASE.hist.svg in @dir for every function
@@ -63,6 +73,6 @@ int picture_hist(FILE *f, const struct report *r,
  * said in one line, and -1 is returned.
  */
 int pictures_write(const char *dir, const struct report *r,
-		   const struct sci_engine *sci);
+		   const struct picture_source *src);
 
 #endif /* ISPOT_PICTURES_H */

@@ -171,7 +171,9 @@ static int trace_setup(struct trace *t, pid_t pid)
 	if (t->pipe && t->args)
 		pipeline_borrow_args(t->pipe, t->args);
 	if (!t->drain || !t->pipe ||
-	    (t->waits && pipeline_enable_causes(t->pipe))) {
+	    (t->waits && pipeline_enable_causes(t->pipe)) ||
+	    ((t->opts->svg || t->opts->html) &&
+	     pipeline_enable_durations(t->pipe))) {
 		ispot_error("out of memory setting up the pipeline");
 		return -1;
 	}
@@ -783,16 +785,18 @@ static int trace_write_folded(const struct trace *t, const struct report *r)
 static int trace_write_pictures(const struct trace *t,
 				const struct report *r)
 {
+	const struct picture_source src = { t->pipe->sci,
+					    t->pipe->durations };
 	struct afile page;
 	int ret;
 
-	if (t->opts->svg && pictures_write(t->opts->svg, r, t->pipe->sci))
+	if (t->opts->svg && pictures_write(t->opts->svg, r, &src))
 		return -1;
 	if (!t->opts->html)
 		return 0;
 	ret = afile_open(&page, t->opts->html);
 	if (!ret) {
-		ret = report_html(page.f, r, t->pipe->sci);
+		ret = report_html(page.f, r, &src);
 		if (ret)
 			afile_abort(&page);
 		else
