@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -269,22 +268,12 @@ static int trace_can_write(const char *path, const char *option)
 /* Whether --svg's @dir (NULL: none) is, or can be made, a writable one. */
 static int trace_can_write_dir(const char *dir)
 {
-	struct stat st;
+	int ret = dir ? afile_dir(dir) : 0;
 
-	if (!dir)
-		return 0;
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		ispot_error("cannot make directory %s (%s): choose a writable "
-			    "--svg directory", dir, strerror(errno));
-		return -1;
-	}
-	if (!stat(dir, &st) && !S_ISDIR(st.st_mode))
-		errno = ENOTDIR;
-	else if (!access(dir, W_OK | X_OK))
-		return 0;
-	ispot_error("cannot write in %s (%s): choose a writable --svg "
-		    "directory", dir, strerror(errno));
-	return -1;
+	if (ret)
+		ispot_error("cannot write in %s (%s): choose a writable --svg "
+			    "directory", dir, strerror(-ret));
+	return ret;
 }
 
 int trace_open(struct trace *t, const struct trace_opts *o,

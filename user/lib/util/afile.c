@@ -65,6 +65,19 @@ int afile_commit(struct afile *a)
 	return ret;
 }
 
+int afile_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return access(dir, W_OK | X_OK) ? -errno : 0;
+}
+
 void afile_abort(struct afile *a)
 {
 	if (a->f) {

@@ -22,4 +22,11 @@ int afile_commit(struct afile *a);
 /* Close and remove it (after an error of the caller's). */
 void afile_abort(struct afile *a);
 
+/*
+ * A directory to write such files in (--svg DIR): made (0755) if
+ * missing; 0 if @dir is then a directory this process may write in,
+ * else -errno (-ENOTDIR for a file).
+ */
+int afile_dir(const char *dir);
+
 #endif /* ISPOT_AFILE_H */
