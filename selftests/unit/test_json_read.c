@@ -10,7 +10,8 @@ TEST(json_parser_is_strict)
 {
 	static const char *const good[] = {
 		"{}", "[]", " [1, -2, 3.5e-3, 0, -0.0, 1E+2] ",
-		"{\"a\": {\"b\": [true, false, null, \"\\u00e9\\ud83d\\ude00\"]}}",
+		"{\"a\": {\"b\": [true, false, null, "
+		"\"\\u00e9\\ud83d\\ude00\"]}}",
 		"\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "\"caf\xc3\xa9\"",
 	};
 	static const char *const bad[] = {

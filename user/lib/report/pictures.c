@@ -196,7 +196,8 @@ static int thread_lines(const struct picture_source *src,
  * The lines of @fn: one per key, the first PICTURE_LINES - 1 in the
  * report's order, then the rest merged into @rest.  Returns how many.
  */
-static int sorted_lines(const struct report *r, const struct picture_source *src,
+static int sorted_lines(const struct report *r,
+			const struct picture_source *src,
 			const struct sci_result *fn, struct sorted_line *line,
 			struct hist *rest)
 {
@@ -249,8 +250,8 @@ static void no_calls(struct svg_plot *p)
 }
 
 int picture_sorted(FILE *f, const struct report *r,
-		   const struct picture_source *src, const struct sci_result *fn,
-		   bool inline_svg)
+		   const struct picture_source *src,
+		   const struct sci_result *fn, bool inline_svg)
 {
 	struct sorted_line line[PICTURE_LINES];
 	struct svg_axis x = { 0, 1, false, SVG_PCT,
@@ -287,7 +288,8 @@ int picture_sorted(FILE *f, const struct report *r,
 	} else {
 		format_ns(fast, sizeof(fast), (double)fn->min_ns);
 		snprintf(text, sizeof(text), "%" PRIu64 " calls.  The flat "
-			 "left end is the fastest call (%s%s), SCI's reference;",
+			 "left end is the fastest call (%s%s), SCI's "
+			 "reference;",
 			 fn->calls, fast, fn->nr_keys > 1 ? " of its fastest "
 			 "key" : "");
 		svg_caption(&p, 0, text);
@@ -346,8 +348,8 @@ static void hist_captions(struct svg_plot *p, const struct sci_result *fn)
 }
 
 int picture_hist(FILE *f, const struct report *r,
-		 const struct picture_source *src, const struct sci_result *fn,
-		 bool inline_svg)
+		 const struct picture_source *src,
+		 const struct sci_result *fn, bool inline_svg)
 {
 	struct svg_axis x = { 0, 0, true, SVG_NS, "duration (log scale)" };
 	struct svg_axis y = { 0, 1, false, SVG_COUNT, "calls" };
@@ -481,7 +483,7 @@ int pictures_write(const char *dir, const struct report *r,
 		picture_base(report_func_name(r, fn->func_id, name,
 					      sizeof(name)),
 			     base, sizeof(base));
-		/* Two functions of one name (two objects): the id parts them. */
+		/* Two functions of one name (two objects): ids part them. */
 		if (base_taken(&w, dir, base)) {
 			len = strlen(base);
 			snprintf(base + len, sizeof(base) - len, "-%" PRIu32,

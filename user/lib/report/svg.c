@@ -33,8 +33,9 @@ void svg_begin(FILE *f, const char *title, bool inline_svg)
 	xml_escape(f, title, 0);
 	fprintf(f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
 		"fill=\"#ffffff\"/>\n<text x=\"%d\" y=\"26\" " FONT
-		" font-size=\"15\" font-weight=\"bold\" text-anchor=\"middle\">",
-		SVG_WIDTH, SVG_HEIGHT, SVG_WIDTH / 2);
+		" font-size=\"15\" font-weight=\"bold\" "
+		"text-anchor=\"middle\">", SVG_WIDTH, SVG_HEIGHT,
+		SVG_WIDTH / 2);
 	xml_escape(f, title, TITLE_CHARS);
 	fputs("</text>\n", f);
 }
@@ -128,34 +129,37 @@ static double axis_fit(struct svg_axis *a)
 	return step;
 }
 
+/* One tick: a grid line across the plot and its number beside the axis. */
+static void tick_draw(struct svg_plot *p, double pos, bool vertical,
+		      const char *label)
+{
+	double x1 = vertical ? p->left : pos, x2 = vertical ?
+		    p->left + p->width : pos;
+	double y1 = vertical ? pos : p->top, y2 = vertical ? pos :
+		    p->top + p->height;
+
+	fprintf(p->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		"stroke=\"#dddddd\"/>\n", x1, y1, x2, y2);
+	fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" " FONT " font-size=\"11\" "
+		"text-anchor=\"%s\">%s</text>\n",
+		vertical ? p->left - 6 : pos,
+		vertical ? pos + 4 : p->top + p->height + 16,
+		vertical ? "end" : "middle", label);
+}
+
 /* The axis's ticks, grid lines and numbers; @vertical: the y axis. */
 static void axis_draw(struct svg_plot *p, const struct svg_axis *a,
 		      double step, bool vertical)
 {
-	double v, pos;
+	double v;
 	char label[32];
 	int i;
 
 	for (i = 0, v = a->min; v <= a->max * (1 + 1e-9) && i < 64;
 	     i++, v = a->log ? v * step : a->min + i * step) {
 		tick_label(a, v, label, sizeof(label));
-		if (vertical) {
-			pos = svg_y(p, v);
-			fprintf(p->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				"y2=\"%.1f\" stroke=\"#dddddd\"/>\n<text "
-				"x=\"%.1f\" y=\"%.1f\" " FONT " font-size=\"11\" "
-				"text-anchor=\"end\">%s</text>\n", p->left,
-				pos, p->left + p->width, pos, p->left - 6,
-				pos + 4, label);
-		} else {
-			pos = svg_x(p, v);
-			fprintf(p->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				"y2=\"%.1f\" stroke=\"#dddddd\"/>\n<text "
-				"x=\"%.1f\" y=\"%.1f\" " FONT " font-size=\"11\" "
-				"text-anchor=\"middle\">%s</text>\n", pos,
-				p->top, pos, p->top + p->height, pos,
-				p->top + p->height + 16, label);
-		}
+		tick_draw(p, vertical ? svg_y(p, v) : svg_x(p, v), vertical,
+			  label);
 	}
 }
 

@@ -330,8 +330,9 @@ int window_plot(const char *log, const char *dir)
 	if (!ret) {
 		ret = afile_dir(dir);
 		if (ret)
-			ispot_error("cannot write in %s (%s): choose a writable "
-				    "--svg directory", dir, strerror(-ret));
+			ispot_error("cannot write in %s (%s): choose a "
+				    "writable --svg directory", dir,
+				    strerror(-ret));
 	}
 	if (!ret)
 		ret = plot_file(&p, dir, false, &written[0]);

@@ -13,9 +13,9 @@
  * DIR/windows.sci.svg, and DIR/windows.interf.svg when any window has
  * INTERF, from the window log @log.  The PICTURE_LINES functions with
  * the highest peak are drawn, the others counted under the picture.  DIR
- * is made if missing, once the log has been read.  On any error (an unreadable log, a line that is not a window, no window
- * at all, a file that cannot be written): one line said, nothing left
- * written, -1.
+ * is made if missing, once the log has been read.  On any error (an
+ * unreadable log, a line that is not a window, no window at all, a file
+ * that cannot be written): one line said, nothing left written, -1.
  */
 int window_plot(const char *log, const char *dir);
 

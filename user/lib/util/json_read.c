@@ -83,7 +83,8 @@ static bool jhex4(struct jparser *jp, uint32_t *out)
 
 		if (c < 0 || !isxdigit(c))
 			return jfail(jp, "bad \\u escape");
-		*out = *out << 4 | (isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
+		*out = *out << 4 |
+		       (isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
 	}
 	return true;
 }

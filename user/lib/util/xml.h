@@ -11,10 +11,10 @@
 #include <stdio.h>
 
 /*
- * @s with '<', '>', '&' and both quotes as entities, control characters
- * but newline and tab, and bytes that are not UTF-8, as '?' (so the document stays well formed
- * whatever the bytes were); at most @max bytes of @s (0: all), "..."
- * after a cut.
+ * @s with '<', '>', '&' and both quotes as entities; control characters
+ * but newline and tab, and bytes that are not UTF-8, as '?' (so the
+ * document stays well formed whatever the bytes were); at most @max
+ * bytes of @s (0: all), "..." after a cut.
  */
 void xml_escape(FILE *f, const char *s, size_t max);
 
