@@ -9,11 +9,13 @@
 #  - a real headless Chromium loads the page: its script ran (it marks the
 #    root element), no script error and no blocked load was reported,
 #    every traced function has its heading, and its screenshot is not
-#    blank.
+#    blank;
+#  - ispotctl plot draws a window log of ispotd's format, and its
+#    pictures render too.
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/kmod/tap.sh
 
-tap_plan 6
+tap_plan 7
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 py=/usr/bin/python3
@@ -22,7 +24,8 @@ gen=selftests/host/pictures_gen
 skip_all() {
 	for t in svgs_are_xml_naming_their_function svgs_render_not_blank \
 		 page_loads_with_its_script page_reports_no_error \
-		 page_has_every_function screenshot_not_blank; do
+		 page_has_every_function screenshot_not_blank \
+		 plot_renders_scores_over_time; do
 		tap_skip "$t" "$1"
 	done
 	tap_done
@@ -124,6 +127,35 @@ if command -v rsvg-convert >/dev/null; then
 	tap_check svgs_render_not_blank svgs_render
 else
 	tap_skip svgs_render_not_blank "no rsvg-convert (librsvg2-bin, scripts/deps.sh)"
+fi
+
+# Two windows of Documentation/ispotd.rst's format ("A window").
+plot_renders() {
+	for s in 10 70; do
+		printf '{"time": "2026-11-23T14:%02d:%02d.000Z", ' $((s / 60)) $((s % 60))
+		printf '"target": {"pid": 812, "exe": "/usr/sbin/app"}, '
+		printf '"functions": [{"name": "acquire", "sci": 0.%d, ' $((s / 2))
+		printf '"interference": 0.%d}, {"name": "a<b>&c", "sci": 0.1}]}\n' $((s / 3))
+	done >"$tmp/windows.log"
+	user/ispotctl plot --windows "$tmp/windows.log" --svg "$tmp/plot" ||
+		return 1
+	svg_titles "$tmp"/plot/windows.sci.svg "$tmp"/plot/windows.interf.svg \
+		>"$tmp/plot.titles" || return 1
+	grep -q 'SCI over time' "$tmp/plot.titles" &&
+		grep -q 'INTERF over time' "$tmp/plot.titles" &&
+		grep -q '>a&lt;b&gt;&amp;c</text>' "$tmp/plot/windows.sci.svg" ||
+		return 1
+	for f in "$tmp"/plot/*.svg; do
+		rsvg-convert -o "${f%.svg}.png" "$f" &&
+			png_varied "${f%.svg}.png" || return 1
+	done
+}
+if [ ! -x user/ispotctl ]; then
+	tap_skip plot_renders_scores_over_time "user/ispotctl is not built"
+elif command -v rsvg-convert >/dev/null; then
+	tap_check plot_renders_scores_over_time plot_renders
+else
+	tap_skip plot_renders_scores_over_time "no rsvg-convert (librsvg2-bin, scripts/deps.sh)"
 fi
 
 browser=$(command -v chromium || command -v chromium-browser)
