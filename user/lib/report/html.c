@@ -120,11 +120,13 @@ struct html_table {
 	int nr;
 };
 
+/* A cell; a <th> heads its row (the function's name). */
 static void html_cell(FILE *f, const char *tag, const char *cls,
 		      const char *text, const char *href)
 {
-	fprintf(f, "<%s%s%s%s>", tag, cls ? " class=\"" : "", cls ? cls : "",
-		cls ? "\"" : "");
+	fprintf(f, "<%s%s%s%s%s>", tag, cls ? " class=\"" : "",
+		cls ? cls : "", cls ? "\"" : "",
+		strcmp(tag, "th") ? "" : " scope=\"row\"");
 	if (href)
 		fprintf(f, "<a href=\"%s\">", href);
 	xml_escape(f, text, 0);
@@ -182,9 +184,11 @@ static void html_table(FILE *f, const struct report *r)
 		      f);
 		return;
 	}
-	fputs("<table>\n<caption>Functions by the loss other threads cause "
-	      "them (SCI: Slowdown Caused by Interference; INTERF: the share "
-	      "due to the program's other threads)</caption>\n", f);
+	fputs("<table>\n<caption>The traced functions, ranked as in the text "
+	      "report.  SCI (Slowdown Caused by Interference): the share of "
+	      "their threads' time spent above each function's fastest call; "
+	      "INTERF: the share the program's other threads cost it."
+	      "</caption>\n", f);
 	report_table_rows(r, 0, html_row, &t);
 	fputs("</tbody>\n</table>\n", f);
 }
