@@ -58,6 +58,8 @@ USER_INC	:= -iquote user/ctl -iquote user/daemon
 
 UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/test_*.c))
 KMOD_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/kmod/*.c))
+# What the host tests (selftests/host/*_test.sh) run besides the tools.
+HOST_TOOLS	:= $(patsubst %.c,%,$(wildcard selftests/host/*.c))
 BENCHES		:= $(patsubst %.c,%,$(wildcard selftests/bench/*.c))
 SAMPLES		:= $(patsubst %.c,%,$(wildcard samples/*.c)) \
 		   $(patsubst %.cc,%,$(wildcard samples/*.cc))
@@ -118,7 +120,7 @@ samples/short_lived: LDLIBS += -static
 samples/%: samples/%.cc
 	$(CXX) $(CXXFLAGS) -O1 -fno-omit-frame-pointer -pthread -o $@ $<
 
-selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) fixtures
+selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(HOST_TOOLS) fixtures
 
 # Fixture binaries (PIE, non-PIE, shared library, stripped, versioned) are
 # built by their own makefile so the unit tests read real ELF files.
@@ -127,6 +129,9 @@ fixtures:
 
 selftests/unit/test_%: selftests/unit/test_%.c $(wildcard selftests/*.h) $(wildcard selftests/unit/*.h) $(DAEMON_LIB) $(TOP_LIB) $(USER_LIB) $(USER_HDR) $(CTL_HDR) $(DAEMON_HDR)
 	$(CC) $(CFLAGS) $(USER_INC) -o $@ $< $(DAEMON_LIB) $(TOP_LIB) $(USER_LIB) $(LDLIBS)
+
+selftests/host/%: selftests/host/%.c $(wildcard selftests/*.h selftests/unit/*.h) $(USER_LIB) $(USER_HDR)
+	$(CC) $(CFLAGS) -o $@ $< $(USER_LIB) $(LDLIBS)
 
 selftests/kmod/%: selftests/kmod/%.c $(wildcard selftests/*.h) selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
 	$(CC) $(CFLAGS) $(USER_INC) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
@@ -271,5 +276,5 @@ deb:
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf $(OBJ) $(FUZZ_DIR)
-	rm -f user/ispotctl user/ispotd $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(SAMPLES)
+	rm -f user/ispotctl user/ispotd $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(HOST_TOOLS) $(SAMPLES)
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures clean; fi

@@ -47,6 +47,10 @@ pkgs="$pkgs libleveldb-dev"
 # protobuf-compiler: protoc decodes ispotctl --perfetto's trace with a
 # decoder that is not ISPOT's (selftests/host/perfetto_test.sh).
 pkgs="$pkgs protobuf-compiler"
+# The pictures and the HTML report (selftests/host/pictures_test.sh):
+# librsvg2-bin's rsvg-convert renders each SVG, a headless chromium loads
+# the page, python3-minimal checks the PNGs and parses the SVGs as XML.
+pkgs="$pkgs librsvg2-bin chromium python3-minimal"
 case "${1:-}" in
 "") ;;
 debug) pkgs="$pkgs linux-source-6.1 bc flex bison libelf-dev libssl-dev xz-utils" ;;

@@ -16,6 +16,7 @@
 #include "ispot_test.h"
 #include "analysis/pipeline.h"
 #include "analysis/sci.h"
+#include "report/window_plot.h"
 #include "session/trace.h"
 #include "window.h"
 #include "window_lines.h"
@@ -487,6 +488,64 @@ TEST(solo_calls_carry_over_windows)
 	free(tot);
 	window_set_free(&w);
 	fclose(f);
+}
+
+/* What ispotd writes, ispotctl plot reads (report/window_plot.c). */
+TEST(plot_reads_the_windows_written)
+{
+	static const char *const names[] = { "work" };
+	const uint64_t d[] = { 10, 40 };
+	char dir[] = "/tmp/ispot-window-XXXXXX", log[64], out[64], cmd[96];
+	struct trace_func funcs[1];
+	struct window_set w;
+	struct trace t;
+	uint32_t ids[1];
+	uint64_t ts = T0 + 1000;
+	long off = 0;
+	char *svg, *p;
+	FILE *f;
+	int k;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(log, sizeof(log), "%s/windows.log", dir);
+	snprintf(out, sizeof(out), "%s/svg", dir);
+	f = fopen(log, "w+");
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	for (k = 1; k <= 2; k++) {
+		resolved(&t, funcs, names, 1);
+		ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+		ASSERT_EQ(sci_thread_seen(w.sci, 100, ts), 0);
+		ts = run(w.sci, ids[0], 100, ts, d, 2);
+		sci_finish(w.sci, ts + 1000);
+		w.bursts++;
+		w.armed_ns += 1000;
+		close_window(&w, &target, f, &off, T0 + k * WINDOW_NS);
+		ts += WINDOW_NS;
+	}
+	window_set_free(&w);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(window_plot(log, out), 0);
+	snprintf(cmd, sizeof(cmd), "%s/windows.sci.svg", out);
+	f = fopen(cmd, "r");
+	ASSERT_TRUE(f);
+	svg = calloc(1, 1 << 16);
+	ASSERT_TRUE(svg);
+	EXPECT_GT(fread(svg, 1, (1 << 16) - 1, f), 0);
+	fclose(f);
+	EXPECT_TRUE(strstr(svg, ">work</text>"));
+	p = strstr(svg, "<polyline");
+	ASSERT_TRUE(p);
+	/* Two windows, two points: "x,y x,y". */
+	p = strstr(p, "points=\"");
+	ASSERT_TRUE(p);
+	p += 8;
+	for (k = 0; *p && *p != '"'; p++)
+		k += *p == ',';
+	EXPECT_EQ(k, 2);
+	free(svg);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	EXPECT_EQ(system(cmd), 0);
 }
 
 TEST_HARNESS_MAIN

@@ -6,6 +6,7 @@
 #include "util/errors.h"
 
 int cmd_attach(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_top(int argc, char **argv);

@@ -18,6 +18,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "attach", cmd_attach, "trace functions of a running process, then report" },
+	{ "plot", cmd_plot, "draw ispotd's scores over time from its window log" },
 	{ "run", cmd_run, "run a command with functions traced, then report" },
 	{ "status", cmd_status, "show the module, ABI, sessions and limits" },
 	{ "top", cmd_top, "live view of a process's functions, or of ispotd" },

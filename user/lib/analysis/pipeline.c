@@ -109,6 +109,9 @@ static void pipeline_exec(const struct pair_exec *e, void *ctx)
 	if (argbuckets_add(p->args, probe->func_id, e->args,
 			   e->exit_ts - e->entry_ts))
 		p->stats.nomem++;
+	if (p->durations && durations_add(p->durations, probe->func_id,
+					  e->tid, e->exit_ts - e->entry_ts))
+		p->stats.nomem++;
 	if (probe->key.kind == KEY_AUTO && probe->shadow)
 		pipeline_shadows(p, probe->shadow, e, c);
 	if (p->excess && e->nr_counters &&
@@ -121,6 +124,13 @@ int pipeline_enable_causes(struct pipeline *p)
 	if (!p->tl)
 		p->tl = timeline_new();
 	return p->tl ? 0 : -ENOMEM;
+}
+
+int pipeline_enable_durations(struct pipeline *p)
+{
+	if (!p->durations)
+		p->durations = durations_new();
+	return p->durations ? 0 : -ENOMEM;
 }
 
 int pipeline_enable_counters(struct pipeline *p)
@@ -212,6 +222,7 @@ void pipeline_free(struct pipeline *p)
 		sci_free(p->sci);
 	timeline_free(p->tl);
 	excess_free(p->excess);
+	durations_free(p->durations);
 	stacks_free(p->stacks);
 	if (!p->args_borrowed)
 		argbuckets_free(p->args);

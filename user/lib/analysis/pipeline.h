@@ -13,6 +13,7 @@
 #include <linux/ispot.h>
 
 #include "analysis/argbuckets.h"
+#include "analysis/durations.h"
 #include "analysis/excess.h"
 #include "analysis/pair.h"
 #include "analysis/sci.h"
@@ -63,6 +64,7 @@ struct pipeline {
 	struct pipeline_probe *probes;	/* indexed by probe id */
 	struct timeline *tl;		/* NULL unless causes are on */
 	struct excess *excess;		/* NULL unless counters are on */
+	struct durations *durations;	/* NULL unless pictures are asked */
 	struct stacks *stacks;		/* sampled call stacks per function */
 	struct argbuckets *args;	/* per-argument log2 buckets */
 	struct shapes *shapes;		/* what calls executions made */
@@ -147,6 +149,12 @@ int pipeline_enable_causes(struct pipeline *p);
  * the on-CPU excess per call.  Returns 0 or -ENOMEM.
  */
 int pipeline_enable_counters(struct pipeline *p);
+
+/*
+ * Keep a bounded sample of each function's call durations per thread,
+ * for the pictures (durations.h).  Returns 0 or -ENOMEM.
+ */
+int pipeline_enable_durations(struct pipeline *p);
 
 /* A drain_record_fn: @ctx is the pipeline. */
 void pipeline_record(void *ctx, const struct ispot_record *rec);

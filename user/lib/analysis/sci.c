@@ -662,6 +662,18 @@ void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
 			hist_merge(out, &e->blocks[i]->hist);
 }
 
+const struct hist *sci_block_hist(const struct sci_engine *e,
+				  uint32_t func_id, uint64_t key)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr_blocks; i++)
+		if (e->blocks[i]->func_id == func_id &&
+		    e->blocks[i]->key == key)
+			return &e->blocks[i]->hist;
+	return NULL;
+}
+
 size_t sci_nr_blocks(const struct sci_engine *e)
 {
 	return e->nr_blocks;

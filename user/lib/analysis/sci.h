@@ -171,6 +171,14 @@ struct hist;
 void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
 		   struct hist *out);
 
+/*
+ * The durations of block (@func_id, @key), NULL if it never ran: what the
+ * pictures draw a key's sorted durations from (report/pictures.h).
+ * Linear in the blocks: meant for a report, not for the hot path.
+ */
+const struct hist *sci_block_hist(const struct sci_engine *e,
+				  uint32_t func_id, uint64_t key);
+
 /* Sizes, for the "memory does not grow with events" check and stats. */
 size_t sci_nr_blocks(const struct sci_engine *e);
 /* Threads and (block, thread) pairs held; folded ones are not. */

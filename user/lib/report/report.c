@@ -77,6 +77,11 @@ struct table {
 	bool print;		/* false: only measure the widths */
 	struct columns cols;
 	int name_max;		/* longer FUNCTION cells are elided; 0: none */
+	/* report_table_rows(): rows go to @emit, not to @f; no notes. */
+	report_row_fn *emit;
+	void *emit_ctx;
+	enum report_row_kind kind;	/* of the row table_row() gets */
+	const struct sci_result *res;	/* its figures, NULL for others */
 };
 
 /* ---- naming what the engine numbers ---- */
@@ -145,6 +150,18 @@ static void key_label(const struct report *r, uint32_t id, uint64_t key,
 {
 	if (!r->key_name || r->key_name(r->key_ctx, id, key, buf, len) < 0)
 		snprintf(buf, len, "0x%" PRIx64, key);
+}
+
+const char *report_func_name(const struct report *r, uint32_t id,
+			     char *buf, size_t len)
+{
+	return func_name(r, id, buf, len);
+}
+
+void report_key_name(const struct report *r, uint32_t id, uint64_t key,
+		     char *buf, size_t len)
+{
+	key_label(r, id, key, buf, len);
 }
 
 static double share(uint64_t part, uint64_t total)
@@ -255,6 +272,18 @@ static void table_row(struct table *t, column_cell *cell)
 {
 	char line[COLUMNS_LINE_LEN];
 
+	if (t->emit) {
+		const char *text[NR_COLS];
+		bool left[NR_COLS];
+		int i;
+
+		for (i = 0; i < NR_COLS; i++) {
+			text[i] = cell[i];
+			left[i] = columns[i].left;
+		}
+		t->emit(t->emit_ctx, t->kind, t->res, text, left, NR_COLS);
+		return;
+	}
 	if (t->name_max)
 		elide(cell[COL_FUNCTION], (size_t)t->name_max);
 	if (t->print)
@@ -375,6 +404,8 @@ static void key_rows(struct table *t, const struct report *r,
 		snprintf(name, sizeof(name), "  %s", label);
 		columns_cells(&t->cols, &(struct report_line){ b, name, "" },
 			      cell);
+		t->kind = REPORT_ROW_KEY;
+		t->res = b;
 		table_row(t, cell);
 	}
 	if (fn->nr_keys > REPORT_TEXT_KEYS) {
@@ -382,6 +413,8 @@ static void key_rows(struct table *t, const struct report *r,
 		snprintf(cell[COL_FUNCTION], COLUMN_CELL_LEN, "  (+%" PRIu32
 			 " more keys, see --json)",
 			 fn->nr_keys - REPORT_TEXT_KEYS);
+		t->kind = REPORT_ROW_MORE;
+		t->res = NULL;
 		table_row(t, cell);
 	}
 }
@@ -398,7 +431,20 @@ static void table_head(struct table *t, const struct report *r, size_t rows)
 		if (r->sci->funcs[i].caused_calls)
 			snprintf(cell[COL_CAUSES], COLUMN_CELL_LEN, "%s",
 				 columns[COL_CAUSES].header);
+	t->kind = REPORT_ROW_HEAD;
+	t->res = NULL;
 	table_row(t, cell);
+}
+
+void report_function_notes(FILE *f, const struct report *r,
+			   const struct sci_result *fn, int indent)
+{
+	if (func_shape_note(r, fn->func_id))
+		report_wrap(f, r, indent, "note: ",
+			    func_shape_note(r, fn->func_id));
+	report_interference_text(f, r, fn, indent);
+	report_workload_text(f, r, fn, indent);
+	report_stacks_text(f, r, fn, indent);
 }
 
 /* A function's row; in the printing pass, the notes that hang under it. */
@@ -417,6 +463,8 @@ static void function_row(struct table *t, const struct report *r,
 		 key[0] ? key : "none");
 	columns_cells(&t->cols, &(struct report_line){
 		fn, label, func_object(r, fn->func_id) }, cell);
+	t->kind = REPORT_ROW_FUNCTION;
+	t->res = fn;
 	table_row(t, cell);
 	/* One key is the function itself: nothing to break down. */
 	if (key[0] && fn->nr_keys > 1)
@@ -425,12 +473,7 @@ static void function_row(struct table *t, const struct report *r,
 		return;
 	/* Under the FUNCTION column. */
 	indent = columns_offset(&t->cols, COL_FUNCTION) + 2;
-	if (func_shape_note(r, fn->func_id))
-		report_wrap(t->f, r, indent, "note: ",
-			    func_shape_note(r, fn->func_id));
-	report_interference_text(t->f, r, fn, indent);
-	report_workload_text(t->f, r, fn, indent);
-	report_stacks_text(t->f, r, fn, indent);
+	report_function_notes(t->f, r, fn, indent);
 }
 
 static void table_walk(struct table *t, const struct report *r, size_t rows)
@@ -691,6 +734,55 @@ static void text_body(FILE *f, const struct report *r, size_t max_rows)
 	report_text_futexes(f, r);
 	text_counters(f, r);
 	text_footer(f, r);
+}
+
+void report_table_rows(const struct report *r, size_t max_rows,
+		       report_row_fn *emit, void *ctx)
+{
+	struct report view = *r;
+	struct report_labels l;
+	struct table t = { .emit = emit, .emit_ctx = ctx };
+	size_t rows = nr_results(r);
+
+	if (max_rows && max_rows < rows)
+		rows = max_rows;
+	if (!rows)
+		return;
+	text_labels(r, &l);
+	view.labels = l.label;
+	columns_init(&t.cols, columns, NR_COLS, true, false);
+	table_walk(&t, &view, rows);
+	report_labels_free(&l);
+}
+
+int report_text_part(FILE *f, const struct report *r,
+		     enum report_part part)
+{
+	struct report view = *r;
+	struct report_labels l;
+
+	text_labels(r, &l);
+	view.labels = l.label;
+	view.note_width = REPORT_NOTE_WIDTH;
+	switch (part) {
+	case REPORT_PART_HEADER:
+		text_header(f, &view);
+		break;
+	case REPORT_PART_EXCESS:
+		text_excess(f, &view, nr_results(r));
+		break;
+	case REPORT_PART_FUTEXES:
+		report_text_futexes(f, &view);
+		break;
+	case REPORT_PART_COUNTERS:
+		text_counters(f, &view);
+		break;
+	case REPORT_PART_FOOTER:
+		text_footer(f, &view);
+		break;
+	}
+	report_labels_free(&l);
+	return stream_status(f);
 }
 
 int report_text(FILE *f, const struct report *r, size_t max_rows)

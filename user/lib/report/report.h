@@ -137,6 +137,60 @@ struct report {
 	int note_width;			/* notes wrap at this column */
 };
 
+/*
+ * The rows of report_text()'s table, cell by cell, for a writer other
+ * than the text (the HTML report): the header, then each function's row
+ * and its key rows as the table shows them (same labels, same figures),
+ * without the notes under them.  @res is the row's figures (NULL for the
+ * header and for "(+N more keys)"); @cells has @nr of them, an empty one
+ * where the table leaves the column blank; @left says which columns
+ * are read from the left (names) rather than the right (figures).
+ */
+enum report_row_kind {
+	REPORT_ROW_HEAD,
+	REPORT_ROW_FUNCTION,
+	REPORT_ROW_KEY,
+	REPORT_ROW_MORE,	/* "(+N more keys, see --json)" */
+};
+
+typedef void report_row_fn(void *ctx, enum report_row_kind kind,
+			   const struct sci_result *res,
+			   const char *const *cells, const bool *left,
+			   int nr);
+void report_table_rows(const struct report *r, size_t max_rows,
+		       report_row_fn *emit, void *ctx);
+
+/*
+ * What the table prints under function @fn's row, each line indented by
+ * @indent: its shape note, the interference notes, the WORKLOAD-DEPENDENT
+ * line and the CALLED FROM block.
+ */
+void report_function_notes(FILE *f, const struct report *r,
+			   const struct sci_result *fn, int indent);
+
+/*
+ * One part of report_text() besides the table, for a writer that lays
+ * the report out otherwise (the HTML report): the "Traced ..." line, the
+ * counters' excess table, the futex lines, the counters' line, and the
+ * footer (totals, events, warnings, notes).  0 or -errno.
+ */
+enum report_part {
+	REPORT_PART_HEADER,
+	REPORT_PART_EXCESS,
+	REPORT_PART_FUTEXES,
+	REPORT_PART_COUNTERS,
+	REPORT_PART_FOOTER,
+};
+
+int report_text_part(FILE *f, const struct report *r, enum report_part part);
+
+/* Function @id's name as the table shows it ("func#N" if unnamed). */
+const char *report_func_name(const struct report *r, uint32_t id,
+			     char *buf, size_t len);
+/* Key @key of function @id as the table names it (hex if unnamed). */
+void report_key_name(const struct report *r, uint32_t id, uint64_t key,
+		     char *buf, size_t len);
+
 /* Above this share of recorded + dropped events, a loss is warned about. */
 #define REPORT_WARN_RATIO	0.01
 /* Keys listed under a keyed function in the table; JSON lists them all. */

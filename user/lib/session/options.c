@@ -130,6 +130,12 @@ static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 	case OPT_PERFETTO:
 		o->perfetto = v->str;
 		return 0;
+	case OPT_SVG:
+		o->svg = v->str;
+		return 0;
+	case OPT_HTML:
+		o->html = v->str;
+		return 0;
 	case OPT_COUNTERS:
 		return events_parse(v->str, o->counters, &o->nr_counters,
 				    ISPOT_MAX_COUNTERS, err, len) ? -1 : 0;

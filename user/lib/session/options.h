@@ -62,6 +62,8 @@ struct trace_opts {
 	const char *output;		/* --output FILE */
 	const char *folded;		/* --folded FILE */
 	const char *perfetto;		/* --perfetto FILE */
+	const char *svg;		/* --svg DIR */
+	const char *html;		/* --html FILE */
 	size_t top;			/* --top N rows, 0 = all */
 	bool wide;			/* --wide: C++ names whole */
 	bool all_futexes;		/* --all-futexes */

@@ -120,6 +120,18 @@ const struct opt_def opt_table[] = {
 	{ OPT_PERFETTO, "perfetto", 0, OPTK_TEXT, "FILE",
 	  "also write the calls, waits and wakes to FILE as a\n"
 	  "Perfetto trace, for ui.perfetto.dev", REPORTS, "a file name", 0 },
+	{ OPT_SVG, "svg", 0, OPTK_TEXT, "DIR",
+	  "also draw each function's sorted durations and\n"
+	  "histogram as SVG files in DIR (made if missing);\n"
+	  "plot: the scores over time", REPORTS | OPT_PLOT,
+	  "a directory", 0 },
+	{ OPT_HTML, "html", 0, OPTK_TEXT, "FILE",
+	  "also write the report, its pictures, stacks and\n"
+	  "notes as one self-contained HTML page", REPORTS,
+	  "a file name", 0 },
+	{ OPT_WINDOWS, "windows", 0, OPTK_TEXT, "LOG",
+	  "ispotd's window log (its --log FILE) to plot", OPT_PLOT,
+	  "a file name", 0 },
 	{ OPT_FROM, "from", 0, OPTK_ADDR, "ADDR:PORT",
 	  "read a running ispotd's metrics (its --listen)\n"
 	  "instead of tracing", OPT_TOP, NULL, 0 },

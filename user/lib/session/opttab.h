@@ -30,10 +30,11 @@ enum opt_cmd {
 	OPT_REPORT	= 1 << 4,	/* ispotctl report, to come */
 	OPT_DAEMON	= 1 << 5,	/* ispotd's command line */
 	OPT_CONF	= 1 << 6,	/* ispotd's --config file */
+	OPT_PLOT	= 1 << 7,	/* ispotctl plot */
 };
 
 #define OPT_CTL		(OPT_ATTACH | OPT_RUN | OPT_TOP | OPT_RECORD | \
-			 OPT_REPORT)
+			 OPT_REPORT | OPT_PLOT)
 
 /* The options, one per meaning: top's --window is not ispotd's. */
 enum opt_id {
@@ -41,8 +42,8 @@ enum opt_id {
 	OPT_AUTO, OPT_AUTO_TIME, OPT_SAMPLE, OPT_STACK_PERIOD, OPT_DURATION,
 	OPT_BUDGET, OPT_DWINDOW, OPT_LOG, OPT_LISTEN, OPT_MAX_FUNCTIONS,
 	OPT_RING_SIZE, OPT_TOPN, OPT_WIDE, OPT_ALL_FUTEXES, OPT_COUNTERS, OPT_RAW_EVENT, OPT_JSON,
-	OPT_OUTPUT, OPT_FOLDED, OPT_PERFETTO, OPT_FROM, OPT_REFRESH, OPT_WINDOW,
-	OPT_CONFIG, OPT_HELP,
+	OPT_OUTPUT, OPT_FOLDED, OPT_PERFETTO, OPT_SVG, OPT_HTML, OPT_WINDOWS,
+	OPT_FROM, OPT_REFRESH, OPT_WINDOW, OPT_CONFIG, OPT_HELP,
 	OPT_NR
 };
 

@@ -13,11 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/afile.h"
 #include "util/errors.h"
 #include "analysis/drain.h"
 #include "export/perfetto.h"
 #include "util/format.h"
 #include "session/progress.h"
+#include "report/html.h"
+#include "report/pictures.h"
 #include "report/report.h"
 #include "session/trace.h"
 #include "session/trace_internal.h"
@@ -168,7 +171,9 @@ static int trace_setup(struct trace *t, pid_t pid)
 	if (t->pipe && t->args)
 		pipeline_borrow_args(t->pipe, t->args);
 	if (!t->drain || !t->pipe ||
-	    (t->waits && pipeline_enable_causes(t->pipe))) {
+	    (t->waits && pipeline_enable_causes(t->pipe)) ||
+	    ((t->opts->svg || t->opts->html) &&
+	     pipeline_enable_durations(t->pipe))) {
 		ispot_error("out of memory setting up the pipeline");
 		return -1;
 	}
@@ -261,6 +266,17 @@ static int trace_can_write(const char *path, const char *option)
 	return 0;
 }
 
+/* Whether --svg's @dir (NULL: none) is, or can be made, a writable one. */
+static int trace_can_write_dir(const char *dir)
+{
+	int ret = dir ? afile_dir(dir) : 0;
+
+	if (ret)
+		ispot_error("cannot write in %s (%s): choose a writable --svg "
+			    "directory", dir, strerror(-ret));
+	return ret;
+}
+
 int trace_open(struct trace *t, const struct trace_opts *o,
 	       enum trace_mode mode)
 {
@@ -276,7 +292,8 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 	/* Fail before tracing, not after: "a" neither truncates nor loses. */
 	if (trace_can_write(o->output, "--output") ||
 	    trace_can_write(o->folded, "--folded") ||
-	    trace_can_write(o->perfetto, "--perfetto"))
+	    trace_can_write(o->perfetto, "--perfetto") ||
+	    trace_can_write(o->html, "--html") || trace_can_write_dir(o->svg))
 		return -1;
 	return 0;
 }
@@ -769,13 +786,43 @@ static int trace_write_folded(const struct trace *t, const struct report *r)
 	return ret ? -1 : 0;
 }
 
+/*
+ * --svg DIR and --html FILE: the pictures (report/pictures.h) and the
+ * page (report/html.h), drawn from the engine the report came from.
+ */
+static int trace_write_pictures(const struct trace *t,
+				const struct report *r)
+{
+	const struct picture_source src = { t->pipe->sci,
+					    t->pipe->durations };
+	struct afile page;
+	int ret;
+
+	if (t->opts->svg && pictures_write(t->opts->svg, r, &src))
+		return -1;
+	if (!t->opts->html)
+		return 0;
+	ret = afile_open(&page, t->opts->html);
+	if (!ret) {
+		ret = report_html(page.f, r, &src);
+		if (ret)
+			afile_abort(&page);
+		else
+			ret = afile_commit(&page);
+	}
+	if (ret)
+		ispot_error("cannot write %s (%s): choose a writable --html "
+			    "path", t->opts->html, strerror(-ret));
+	return ret ? -1 : 0;
+}
+
 /* The table or the JSON object, to stdout or --output. */
 static int trace_write_report(const struct trace *t, const struct report *r)
 {
 	FILE *out = stdout;
 	int ret;
 
-	if (trace_write_folded(t, r))
+	if (trace_write_folded(t, r) || trace_write_pictures(t, r))
 		return -1;
 	if (t->opts->output) {
 		out = fopen(t->opts->output, "we");

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ispotd's window log as scores over time; see window_plot.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/afile.h"
+#include "util/errors.h"
+#include "util/json_read.h"
+#include "report/pictures.h"
+#include "report/svg.h"
+#include "report/window_plot.h"
+
+#define NAME_LEN	300
+
+/* A function's scores, one point per window it appears in. */
+struct series {
+	char *function;
+	int64_t pid;
+	size_t nr, cap;
+	double *t;		/* seconds since the first window */
+	double *sci;
+	double *interf;		/* NAN where the window had none */
+	double peak_sci, peak_interf;
+	bool has_interf;	/* some window gave its INTERF */
+};
+
+struct plot {
+	const char *log;
+	struct series *s;
+	size_t nr, cap;
+	double t0;		/* the first window's time, epoch seconds */
+	double t_end;
+	size_t windows;
+	bool any_interf;
+	bool several_pids;
+};
+
+/* RFC 3339 in UTC with milliseconds, as ispotd writes "time". */
+static bool parse_time(const char *s, double *out)
+{
+	struct tm tm;
+	const char *rest;
+	unsigned int ms = 0;
+	int used = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!rest)
+		return false;
+	if (*rest == '.' && sscanf(rest, ".%3u%n", &ms, &used) == 1)
+		rest += used;
+	if (strcmp(rest, "Z"))
+		return false;
+	*out = (double)timegm(&tm) + ms / 1000.0;
+	return true;
+}
+
+static struct series *series_of(struct plot *p, const char *function,
+				int64_t pid)
+{
+	struct series *grown, *s;
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->s[i].pid == pid && !strcmp(p->s[i].function, function))
+			return &p->s[i];
+	if (p->nr == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+
+		grown = realloc(p->s, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		p->s = grown;
+		p->cap = cap;
+	}
+	s = &p->s[p->nr];
+	memset(s, 0, sizeof(*s));
+	s->function = strdup(function);
+	if (!s->function)
+		return NULL;
+	s->pid = pid;
+	p->nr++;
+	return s;
+}
+
+static int series_add(struct series *s, double t, double sci, double interf)
+{
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 32;
+		double *a = realloc(s->t, cap * sizeof(double));
+		double *b = a ? realloc(s->sci, cap * sizeof(double)) : NULL;
+		double *c = b ? realloc(s->interf, cap * sizeof(double)) : NULL;
+
+		if (a)
+			s->t = a;
+		if (b)
+			s->sci = b;
+		if (!c)
+			return -ENOMEM;
+		s->interf = c;
+		s->cap = cap;
+	}
+	s->t[s->nr] = t;
+	s->sci[s->nr] = sci;
+	s->interf[s->nr++] = interf;
+	if (sci > s->peak_sci)
+		s->peak_sci = sci;
+	if (!isnan(interf)) {
+		s->has_interf = true;
+		if (interf > s->peak_interf)
+			s->peak_interf = interf;
+	}
+	return 0;
+}
+
+static const struct json_value *member(const struct json_value *o,
+				       const char *key, enum json_type t)
+{
+	const struct json_value *v = json_get(o, key);
+
+	return v && v->t == t ? v : NULL;
+}
+
+/* One window's line; NULL, or what is wrong with it. */
+static const char *window_add(struct plot *p, const struct json_value *w)
+{
+	const struct json_value *time = member(w, "time", JSON_STR);
+	const struct json_value *fns = member(w, "functions", JSON_ARR);
+	const struct json_value *target = member(w, "target", JSON_OBJ);
+	const struct json_value *pid = member(target, "pid", JSON_NUM);
+	double t;
+	size_t i;
+
+	if (!time || !fns || !pid)
+		return "no \"time\", \"target\" or \"functions\"";
+	if (!parse_time(time->s, &t))
+		return "\"time\" is not RFC 3339 UTC";
+	if (!p->windows++)
+		p->t0 = t;
+	t -= p->t0;
+	if (t > p->t_end)
+		p->t_end = t;
+	for (i = 0; i < fns->n; i++) {
+		const struct json_value *f = &fns->items[i];
+		const struct json_value *name = member(f, "name", JSON_STR);
+		const struct json_value *sci = member(f, "sci", JSON_NUM);
+		const struct json_value *in = member(f, "interference",
+						     JSON_NUM);
+		struct series *s;
+
+		if (!name || !sci)
+			return "a function without \"name\" or \"sci\"";
+		s = series_of(p, name->s, pid->i);
+		if (!s || series_add(s, t, sci->d, in ? in->d : NAN))
+			return "out of memory";
+		p->any_interf |= in != NULL;
+		if (s->pid != p->s[0].pid)
+			p->several_pids = true;
+	}
+	return NULL;
+}
+
+static int plot_read(struct plot *p)
+{
+	FILE *f = fopen(p->log, "re");
+	char *line = NULL;
+	size_t cap = 0, nr = 0;
+	const char *why = NULL;
+	ssize_t len;
+
+	if (!f) {
+		ispot_error("cannot read %s (%s): give ispotd's --log file",
+			    p->log, strerror(errno));
+		return -1;
+	}
+	while (!why && (len = getline(&line, &cap, f)) >= 0) {
+		struct json_value *w;
+
+		nr++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			len--;
+		if (!len)
+			continue;
+		w = json_parse(line, len, &why);
+		if (w) {
+			why = w->t == JSON_OBJ ? window_add(p, w) :
+			      "not an object";
+			json_value_free(w);
+		}
+	}
+	free(line);
+	fclose(f);
+	if (why) {
+		ispot_error("%s:%zu: not a window of ispotd's log (%s)",
+			    p->log, nr, why);
+		return -1;
+	}
+	if (!p->windows) {
+		ispot_error("%s holds no window: give ispotd's --log file "
+			    "once a window has been written", p->log);
+		return -1;
+	}
+	return 0;
+}
+
+static double peak(const struct series *s, bool interf)
+{
+	return interf ? s->peak_interf : s->peak_sci;
+}
+
+/* The series drawn: the PICTURE_LINES highest peaks, into @pick. */
+static size_t plot_pick(const struct plot *p, bool interf, size_t *pick)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < p->nr; i++) {
+		if (interf && !p->s[i].has_interf)
+			continue;
+		for (k = n; k > 0 && peak(&p->s[pick[k - 1]], interf) <
+				     peak(&p->s[i], interf); k--)
+			if (k < PICTURE_LINES)
+				pick[k] = pick[k - 1];
+		if (k < PICTURE_LINES) {
+			pick[k] = i;
+			if (n < PICTURE_LINES)
+				n++;
+		}
+	}
+	return n;
+}
+
+static int plot_draw(FILE *f, const struct plot *p, bool interf)
+{
+	struct svg_axis x = { 0, 0, false, SVG_SECONDS,
+			      "time since the first window" };
+	struct svg_axis y = { 0, 0, false, SVG_PCT, "" };
+	size_t pick[PICTURE_LINES], n, i, k;
+	char label[NAME_LEN + 8], text[160];
+	struct svg_plot plot;
+
+	n = plot_pick(p, interf, pick);
+	x.max = p->t_end > 0 ? p->t_end : 1;
+	y.label = interf ? "INTERF (share of the threads' time)" :
+		  "SCI (share of the threads' time)";
+	for (i = 0; i < n; i++)
+		if (peak(&p->s[pick[i]], interf) > y.max)
+			y.max = peak(&p->s[pick[i]], interf);
+	if (!(y.max > 0))
+		y.max = 0.01;
+	svg_begin(f, interf ? "INTERF over time, per function (ispotd)" :
+		  "SCI over time, per function (ispotd)", false);
+	svg_plot_begin(&plot, f, &x, &y);
+	for (i = 0; i < n; i++) {
+		const struct series *s = &p->s[pick[i]];
+		const double *v = interf ? s->interf : s->sci;
+		double *xs = malloc(s->nr * sizeof(double));
+		double *ys = malloc(s->nr * sizeof(double));
+		size_t m = 0;
+
+		for (k = 0; xs && ys && k < s->nr; k++) {
+			if (isnan(v[k]))	/* no INTERF that window */
+				continue;
+			xs[m] = s->t[k];
+			ys[m++] = v[k];
+		}
+		svg_polyline(&plot, xs, ys, m, svg_color(i), false);
+		snprintf(label, sizeof(label), p->several_pids ?
+			 "%s (pid %" PRId64 ")" : "%s", s->function, s->pid);
+		svg_legend(&plot, svg_color(i), label);
+		free(xs);
+		free(ys);
+	}
+	snprintf(text, sizeof(text), "%zu windows over %.0fs; each point is "
+		 "one window's score, over its armed time.", p->windows,
+		 p->t_end);
+	svg_caption(&plot, 0, text);
+	if (p->nr > n) {
+		snprintf(text, sizeof(text), "%zu more functions, with lower "
+			 "peaks, are not drawn.", p->nr - n);
+		svg_caption(&plot, 1, text);
+	}
+	return svg_end(f);
+}
+
+static int plot_file(const struct plot *p, const char *dir, bool interf,
+		     char **written)
+{
+	struct afile a;
+	int ret;
+
+	if (asprintf(written, "%s/windows.%s.svg", dir,
+		     interf ? "interf" : "sci") < 0) {
+		*written = NULL;
+		ret = -ENOMEM;
+	} else {
+		ret = afile_open(&a, *written);
+	}
+	if (!ret) {
+		ret = plot_draw(a.f, p, interf);
+		if (ret)
+			afile_abort(&a);
+		else
+			ret = afile_commit(&a);
+	}
+	if (ret) {
+		ispot_error("cannot write %s (%s): choose a writable --svg "
+			    "directory", *written ? *written : dir,
+			    strerror(-ret));
+		free(*written);
+		*written = NULL;
+	}
+	return ret;
+}
+
+int window_plot(const char *log, const char *dir)
+{
+	struct plot p = { .log = log };
+	char *written[2] = { NULL, NULL };
+	size_t i;
+	int ret = plot_read(&p);
+
+	/* The directory only once there is something to draw in it. */
+	if (!ret) {
+		ret = afile_dir(dir);
+		if (ret)
+			ispot_error("cannot write in %s (%s): choose a "
+				    "writable --svg directory", dir,
+				    strerror(-ret));
+	}
+	if (!ret)
+		ret = plot_file(&p, dir, false, &written[0]);
+	if (!ret && p.any_interf)
+		ret = plot_file(&p, dir, true, &written[1]);
+	for (i = 0; i < 2; i++) {
+		if (ret && written[i])
+			unlink(written[i]);
+		free(written[i]);
+	}
+	for (i = 0; i < p.nr; i++) {
+		free(p.s[i].function);
+		free(p.s[i].t);
+		free(p.s[i].sci);
+		free(p.s[i].interf);
+	}
+	free(p.s);
+	return ret ? -1 : 0;
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Files that appear whole or not at all; see afile.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/afile.h"
+
+static void afile_free(struct afile *a)
+{
+	free(a->path);
+	free(a->tmp);
+	memset(a, 0, sizeof(*a));
+}
+
+int afile_open(struct afile *a, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int dir_len = slash ? (int)(slash - path + 1) : 0;
+	int fd, ret;
+
+	memset(a, 0, sizeof(*a));
+	a->path = strdup(path);
+	/* ".NAME.XXXXXX" beside it: the rename stays in one file system. */
+	if (!a->path || asprintf(&a->tmp, "%.*s.%s.XXXXXX", dir_len, path,
+				 path + dir_len) < 0) {
+		a->tmp = NULL;
+		afile_free(a);
+		return -ENOMEM;
+	}
+	fd = mkostemp(a->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		afile_free(a);
+		return ret;
+	}
+	if (fchmod(fd, 0644) || !(a->f = fdopen(fd, "w"))) {
+		ret = -errno;
+		close(fd);
+		unlink(a->tmp);
+		afile_free(a);
+		return ret;
+	}
+	return 0;
+}
+
+int afile_commit(struct afile *a)
+{
+	int ret = 0;
+
+	errno = 0;
+	if (fflush(a->f) || ferror(a->f))
+		ret = errno ? -errno : -EIO;
+	if (fclose(a->f) && !ret)
+		ret = -errno;
+	if (!ret && rename(a->tmp, a->path))
+		ret = -errno;
+	if (ret)
+		unlink(a->tmp);
+	afile_free(a);
+	return ret;
+}
+
+int afile_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return access(dir, W_OK | X_OK) ? -errno : 0;
+}
+
+void afile_abort(struct afile *a)
+{
+	if (a->f) {
+		fclose(a->f);
+		unlink(a->tmp);
+	}
+	afile_free(a);
+}

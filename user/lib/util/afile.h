@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A file that appears whole or not at all: written under a temporary name
+ * in its directory and renamed over @path when complete, so a reader (or
+ * an error halfway) never sees half a picture or half a page.
+ */
+#ifndef ISPOT_AFILE_H
+#define ISPOT_AFILE_H
+
+#include <stdio.h>
+
+struct afile {
+	FILE *f;		/* write here */
+	char *path;		/* where it goes */
+	char *tmp;		/* where it is written */
+};
+
+/* Open the temporary file for @path, mode 0644.  0 or -errno. */
+int afile_open(struct afile *a, const char *path);
+/* Close it and rename it to its path: 0, or -errno and it is removed. */
+int afile_commit(struct afile *a);
+/* Close and remove it (after an error of the caller's). */
+void afile_abort(struct afile *a);
+
+/*
+ * A directory to write such files in (--svg DIR): made (0755) if
+ * missing; 0 if @dir is then a directory this process may write in,
+ * else -errno (-ENOTDIR for a file).
+ */
+int afile_dir(const char *dir);
+
+#endif /* ISPOT_AFILE_H */
