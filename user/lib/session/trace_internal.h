@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Between the parts of one trace session (trace.c: the session and its
- * rounds; trace_funcs.c: what it probes).  Not for front ends.
+ * rounds; trace_funcs.c: what it probes; trace_report.c: its report;
+ * replay.c: a recording's session).  Not for front ends.
  */
 #ifndef ISPOT_TRACE_INTERNAL_H
 #define ISPOT_TRACE_INTERNAL_H
@@ -21,6 +22,9 @@ int trace_arm(struct trace *t);
  * Returns whether there is one.
  */
 bool trace_lib_note(const struct trace *t, char *buf, size_t len);
+
+/* pipeline_finish() at t->t_end, counting the entries left open. */
+void trace_close_pipeline(struct trace *t);
 
 /* Free what trace_resolve() gathered. */
 void trace_funcs_free(struct trace *t);
