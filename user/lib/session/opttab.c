@@ -583,9 +583,7 @@ static int opt_take(const struct opt_src *src, const struct opt_def *d,
 
 	v->def = d;
 	if (!(d->cmds & src->cmd->cmd)) {
-		/* record and report are still to come: not named yet. */
-		cmd_list(d->cmds & (OPT_ATTACH | OPT_RUN | OPT_TOP |
-				    OPT_DAEMON), err, sizeof(err));
+		cmd_list(d->cmds & (OPT_CTL | OPT_DAEMON), err, sizeof(err));
 		return opt_error(src, "%s is for %s%s, not %s", v->opt,
 				 src->cmd->cmd & OPT_CTL ? "" : "ispotctl ",
 				 err, src->cmd->name);
@@ -647,15 +645,16 @@ static void getopt_tables(unsigned int cmd, struct option *longs,
 }
 
 /* getopt_long's value @c as the table entry it stands for, or NULL. */
-static const struct opt_def *opt_by_getopt(int c)
+static const struct opt_def *opt_by_getopt(int c, unsigned int cmd)
 {
 	size_t i;
 
 	if (c >= 256)
 		return &opt_table[c - 256];
+	/* A letter means what its long name means for @cmd (-o). */
 	for (i = 0; i < opt_table_len; i++)
 		if (opt_table[i].name && opt_table[i].short_name == c)
-			return &opt_table[i];
+			return opt_find(opt_table[i].name, cmd);
 	return NULL;
 }
 
@@ -691,7 +690,7 @@ int opt_parse_argv(const struct opt_cmd_info *cmd, int argc, char **argv,
 	 * ':': tell an option that lacks its value from an unknown one.
 	 */
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		d = opt_by_getopt(c);
+		d = opt_by_getopt(c, cmd->cmd);
 		if (!d)
 			return opt_bad(&src, c, argv);
 		if (d->kind == OPTK_HELP) {

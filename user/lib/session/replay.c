@@ -122,7 +122,7 @@ static void replay_session(struct trace *t, struct recording_file *rf)
 int trace_replay(const struct trace_opts *ro)
 {
 	struct recording_cursor cur = { 0 };
-	struct recording_file rf;
+	struct recording_file rf = { 0 };
 	struct trace_opts o = *ro;
 	struct trace t;
 	int ret = -1;
@@ -130,7 +130,10 @@ int trace_replay(const struct trace_opts *ro)
 	memset(&t, 0, sizeof(t));
 	t.dev.fd = -1;
 	t.opts = &o;
-	if (recording_open(ro->recording, &rf))
+	/* Refused before the work, as a live session refuses them. */
+	if (trace_can_write(o.output, "--output") ||
+	    trace_can_write(o.folded, "--folded") ||
+	    recording_open(ro->recording, &rf))
 		goto out;
 	/* What the recorded session's report said of its options. */
 	o.sample = rf.meta.sample;

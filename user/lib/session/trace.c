@@ -290,8 +290,7 @@ refused:
 	return -1;
 }
 
-/* Whether @path (NULL: none) can be written, said in one line if not. */
-static int trace_can_write(const char *path, const char *option)
+int trace_can_write(const char *path, const char *option)
 {
 	FILE *f;
 

@@ -23,6 +23,9 @@ int trace_arm(struct trace *t);
  */
 bool trace_lib_note(const struct trace *t, char *buf, size_t len);
 
+/* Whether @path (NULL: none) can be written, said in one line if not. */
+int trace_can_write(const char *path, const char *option);
+
 /* pipeline_finish() at t->t_end, counting the entries left open. */
 void trace_close_pipeline(struct trace *t);
 
