@@ -66,9 +66,9 @@ t_max_size() {
 		--threads 2 --iterations 300 || return 1
 	cp "$tmp/out" "$tmp/small-live.json"
 	[ "$(wc -c <"$tmp/small.isr")" -lt 65536 ] &&
-		grep -q 'the recording stopped at 8.0 KiB' "$tmp/small-live.json" &&
+		grep -q 'the recording stopped at 8.00KiB' "$tmp/small-live.json" &&
 		run_status 0 ispotctl report "$tmp/small.isr" &&
-		unwrapped "$tmp/out" | grep -q 'the recording stopped at 8.0 KiB'
+		unwrapped "$tmp/out" | grep -q 'the recording stopped at 8.00KiB'
 }
 tap_check "max_size_stops_the_records_with_a_note" t_max_size
 

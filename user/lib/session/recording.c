@@ -544,7 +544,7 @@ static void put_maps(struct rec_buf *b, const struct trace *t)
 static void put_stats(struct rec_buf *b, const struct recording *r,
 		      const struct trace *t)
 {
-	const struct drain_stats *ds = drain_stats(t->drain);
+	const struct drain_stats *ds = trace_drain_stats(t);
 
 	buf_u64(b, ds->records);
 	buf_u64(b, ds->late);

@@ -89,7 +89,7 @@ static bool trace_judge_frame(struct trace *t, uint64_t addr)
 }
 
 /* The answer depends on the maps at the time: a recording keeps it. */
-static bool trace_frame_in_code(void *ctx, uint64_t addr)
+bool trace_frame_in_code(void *ctx, uint64_t addr)
 {
 	struct trace *t = ctx;
 	bool ok = trace_judge_frame(t, addr);
@@ -702,6 +702,11 @@ static uint64_t trace_dropped(struct trace *t)
 	}
 	free(rs);
 	return dropped;
+}
+
+const struct drain_stats *trace_drain_stats(const struct trace *t)
+{
+	return t->drain ? drain_stats(t->drain) : &t->replayed;
 }
 
 void trace_stop(struct trace *t)

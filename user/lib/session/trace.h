@@ -170,6 +170,9 @@ int trace_new_pipeline(struct trace *t, stacks_frame_fn frame_ok,
 int trace_pipe_probe(struct trace *t, uint32_t id, uint32_t func,
 		     enum trace_probe_role role, bool sync);
 
+/* The drain's figures; a replay has no drain, but what was recorded. */
+const struct drain_stats *trace_drain_stats(const struct trace *t);
+
 /*
  * Score and print the report of a stopped session (or a replayed one):
  * the table or JSON to stdout or --output, and --folded.

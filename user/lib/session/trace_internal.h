@@ -23,6 +23,12 @@ int trace_arm(struct trace *t);
  */
 bool trace_lib_note(const struct trace *t, char *buf, size_t len);
 
+/*
+ * A live session's stacks_frame_fn (@ctx: the trace): whether @addr is in
+ * the target's code by the maps snapshot, noted in the recording if any.
+ */
+bool trace_frame_in_code(void *ctx, uint64_t addr);
+
 /* Whether @path (NULL: none) can be written, said in one line if not. */
 int trace_can_write(const char *path, const char *option);
 

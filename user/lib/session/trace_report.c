@@ -21,12 +21,6 @@
 #define TRACE_NOTES		10
 #define TRACE_SESSION_NOTES	5
 
-/* The drain's figures: a replay has none, but what the recording kept. */
-static const struct drain_stats *trace_drained(const struct trace *t)
-{
-	return t->drain ? drain_stats(t->drain) : &t->replayed;
-}
-
 /* The session's functions as the report builder takes them (report.h). */
 static struct report_source_func *trace_source_funcs(const struct trace *t)
 {
@@ -65,8 +59,8 @@ trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
 static void trace_session_notes(const struct trace *t, struct report *r,
 				char (*note)[256])
 {
-	const struct drain_stats *ds = trace_drained(t);
-	char size[32];
+	const struct drain_stats *ds = trace_drain_stats(t);
+	char size[32], when[32];
 
 	if (trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
 		r->nr_notes++;
@@ -82,11 +76,12 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 			   t->opts->sample);
 	if (t->rec_full)
 		trace_note(r, note, "the recording stopped at %s (--max-size) "
-			   "after %.2fs of tracing: a report of it covers that "
+			   "after %s of tracing: a report of it covers that "
 			   "time only", format_bytes(size, sizeof(size),
 						     t->rec_full_size),
-			   (t->rec_full_ts > t->t_enable ?
-			    t->rec_full_ts - t->t_enable : 0) / 1e9);
+			   format_ns(when, sizeof(when), t->rec_full_ts >
+				     t->t_enable ? t->rec_full_ts -
+				     t->t_enable : 0));
 	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		trace_note(r, note, "tracing stopped when pid %d executed a "
 			   "set-user-ID, set-group-ID or file-capability "
@@ -102,7 +97,7 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->pid = t->pid;
 	r->command = t->command;
 	r->duration_ns = t->t_end - t->t_enable;
-	r->recorded = trace_drained(t)->records;
+	r->recorded = trace_drain_stats(t)->records;
 	r->dropped = t->dropped;
 	r->unpaired = ps->unpaired_entries + ps->unpaired_exits;
 	r->counters = t->counters;
