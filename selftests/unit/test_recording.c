@@ -20,26 +20,7 @@
 
 #include "ispot_test.h"
 #include "stderr_capture.h"
-#include "session/recording.h"
-#include "session/trace.h"
-#include "session/trace_internal.h"
-
-#define PROBE_WORKER	1
-#define PROBE_FLUSH	2
-#define TGID		4321
-/* What a frame-pointer walk reads through code without frame pointers. */
-#define GARBAGE_FRAME	0x3833313933393630ull
-
-/* Call sites and outer frames: real code of this binary, for names. */
-__attribute__((noinline)) void recording_test_caller(void)
-{
-	__asm__ volatile("" ::: "memory");
-}
-
-__attribute__((noinline)) void recording_test_outer(void)
-{
-	__asm__ volatile("" ::: "memory");
-}
+#include "recording_session.h"
 
 /* One directory for every test (each runs in a child), gone at the end. */
 static char dir[64] = "/tmp/ispot-rec-XXXXXX";
@@ -67,142 +48,6 @@ static void path_in(char *buf, const char *name)
 {
 	ASSERT_TRUE(dir[0] != '\0');
 	snprintf(buf, PATH_MAX, "%s/%s", dir, name);
-}
-
-static void put_rec(struct trace *t, uint64_t ts, uint8_t kind,
-		    uint32_t tid, uint32_t probe, uint64_t sp, uint64_t ip,
-		    uint64_t arg0)
-{
-	struct ispot_record r;
-
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = ts;
-	r.tid = tid;
-	r.tgid = TGID;
-	r.probe_id = probe;
-	r.cpu = tid & 1;
-	r.kind = kind;
-	r.nslots = 1;
-	r.sp = sp;
-	r.ip = ip;
-	r.data[0] = arg0;
-	trace_on_record(t, &r);
-}
-
-/* A STACK record of three frames: a call site, an outer frame, garbage. */
-static void put_stack(struct trace *t, uint64_t ts, uint32_t tid,
-		      uint32_t probe, uint64_t site)
-{
-	struct ispot_record r[2];
-	uint64_t *frames = (uint64_t *)&r[1];
-
-	memset(r, 0, sizeof(r));
-	r[0].ts_ns = ts;
-	r[0].tid = tid;
-	r[0].tgid = TGID;
-	r[0].probe_id = probe;
-	r[0].kind = ISPOT_REC_STACK;
-	r[0].nslots = 2;
-	r[0].data[0] = 3;
-	frames[0] = site;
-	frames[1] = (uint64_t)(uintptr_t)recording_test_outer + 1;
-	frames[2] = GARBAGE_FRAME;
-	trace_on_record(t, r);
-}
-
-struct session {
-	struct trace t;
-	struct trace_opts o;
-	char exe[PATH_MAX];
-};
-
-/*
- * A session as trace.c runs one, minus the device: two functions, two
- * threads, calls whose durations differ, stacks, a lost exit closed by a
- * scan, the trampoline.  Writes its report to @json and its recording to
- * @rec (bounded by @max_size).
- */
-static void live_session(struct session *s, const char *rec,
-			 const char *json, uint64_t max_size)
-{
-	struct trace *t = &s->t;
-	/* A return address names the call before it: addr - 1. */
-	uint64_t site = (uint64_t)(uintptr_t)recording_test_caller + 1;
-	uint64_t ts = 1000000, drained = 0;
-	ssize_t n;
-	int i;
-
-	memset(s, 0, sizeof(*s));
-	s->o.json = true;
-	s->o.output = json;
-	s->o.record = rec;
-	s->o.max_size = max_size;
-	s->o.stack_period = 7;
-	t->dev.fd = -1;
-	t->opts = &s->o;
-	t->mode = MODE_RUN;
-	t->pid = TGID;
-	snprintf(t->command, sizeof(t->command), "worker_app");
-	t->dev.version.abi_major = ISPOT_ABI_MAJOR;
-	t->dev.version.abi_minor = ISPOT_ABI_MINOR;
-	t->nr_rings = 2;
-	t->tasks = true;
-	n = readlink("/proc/self/exe", s->exe, sizeof(s->exe) - 1);
-	ASSERT_GT(n, 0);
-	t->funcs = calloc(2, sizeof(*t->funcs));
-	ASSERT_TRUE(t->funcs != NULL);
-	t->nr_funcs = 2;
-	snprintf(t->funcs[0].sym.name, ELF_SYM_NAME_MAX, "worker");
-	snprintf(t->funcs[1].sym.name, ELF_SYM_NAME_MAX, "flush");
-	for (i = 0; i < 2; i++)
-		snprintf(t->funcs[i].sym.obj, PATH_MAX, "%s", s->exe);
-	t->funcs[0].key = (struct key_rule){ KEY_ARG, 0, false };
-	snprintf(t->funcs[0].key_desc, sizeof(t->funcs[0].key_desc), "arg0");
-	t->rec = recording_create(rec, max_size);
-	ASSERT_TRUE(t->rec != NULL);
-	t->sym = elf_symbolizer_new(0, NULL, 0);
-	ASSERT_TRUE(t->sym != NULL);
-	ASSERT_EQ(trace_new_pipeline(t, trace_frame_in_code, t), 0);
-	ASSERT_EQ(trace_pipe_probe(t, PROBE_WORKER, 0, TRACE_PROBE_FUNC,
-				   false), 0);
-	ASSERT_EQ(trace_pipe_probe(t, PROBE_FLUSH, 1, TRACE_PROBE_FUNC,
-				   false), 0);
-	t->t_enable = ts;
-	trace_thread_seen(t, 101, ts);
-	trace_thread_seen(t, 102, ts);
-	trace_set_trampoline(t, 0x7ffff000, 0x7ffff100);
-	for (i = 0; i < 200; i++) {
-		uint32_t tid = 101 + (i & 1);
-		uint64_t sp = 0x7ffd0000 - tid * 0x1000;
-		uint64_t d = 1000 + (i % 7) * 300 + (i & 1) * 500;
-
-		ts += 100;
-		if (i % 10 == 0) {
-			put_stack(t, ts, tid, PROBE_WORKER, site);
-			drained++;
-		}
-		put_rec(t, ts, ISPOT_REC_ENTRY, tid, PROBE_WORKER, sp, site,
-			i % 3);
-		put_rec(t, ts + 10, ISPOT_REC_ENTRY, tid, PROBE_FLUSH,
-			sp - 64, site, 0);
-		put_rec(t, ts + d / 2, ISPOT_REC_EXIT, tid, PROBE_FLUSH,
-			sp - 56, site, 0);
-		put_rec(t, ts + d, ISPOT_REC_EXIT, tid, PROBE_WORKER, sp + 8,
-			site, 0);
-		ts += d;
-		drained += 4;
-	}
-	/* The drain's count, which a session without rings keeps itself. */
-	t->replayed.records = drained;
-	/* A scan found thread 102 gone, its exit record lost. */
-	trace_thread_exit(t, 102, ts);
-	t->t_end = ts + 1000;
-	t->dropped = 3;
-	trace_close_pipeline(t);
-	t->rec_full = recording_full(t->rec, &t->rec_full_size,
-				     &t->rec_full_ts);
-	ASSERT_EQ(recording_finish(t->rec, t), 0);
-	ASSERT_EQ(trace_print_report(t), 0);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -234,6 +79,15 @@ static void spit(const char *path, const void *p, size_t len)
 	ASSERT_EQ(fclose(f), 0);
 }
 
+/* The shared session, its report to @json, its recording to @rec. */
+static void live_session(struct recording_session *s, const char *rec,
+			 const char *json, uint64_t max_size)
+{
+	ASSERT_EQ(rs_start(s, rec, json, max_size), 0);
+	rs_trace(s, 200);
+	ASSERT_EQ(rs_stop(s), 0);
+}
+
 static int replay(const char *rec, const char *out, struct key_opt *key)
 {
 	struct trace_opts o = { .json = true, .output = out,
@@ -252,7 +106,7 @@ static size_t good_len;
 
 static void recorded(void)
 {
-	struct session s;
+	struct recording_session s;
 	char rec[PATH_MAX], json[PATH_MAX];
 
 	path_in(rec, "good.isr");
@@ -304,7 +158,7 @@ static void refused(const char *buf, size_t len, const char *what)
 TEST(offline_report_is_the_live_report)
 {
 	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
-	struct session s;
+	struct recording_session s;
 	char *a, *b;
 
 	path_in(rec, "r.isr");
@@ -331,7 +185,7 @@ TEST(report_rekeys_a_recording)
 	char rec[PATH_MAX], off[PATH_MAX];
 	struct key_opt none = { "worker", { KEY_CALLSITE, 0, false } };
 	struct key_opt typo = { "wroker", { KEY_NONE, 0, false } };
-	struct session s;
+	struct recording_session s;
 	char *b;
 
 	path_in(rec, "k.isr");
@@ -447,7 +301,7 @@ TEST(max_size_stops_the_records_with_a_note)
 	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
 	struct recording_file rf;
 	struct stat st;
-	struct session s;
+	struct recording_session s;
 	char *a, *b;
 
 	path_in(rec, "small.isr");
