@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "unit/pipeline_feed.h"
 #include "unit/recording_session.h"
 
 static double now_ns(void)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pipeline_feed.h"
 #include "session/recording.h"
 #include "session/trace.h"
 #include "session/trace_internal.h"
@@ -42,19 +43,11 @@ static inline void rs_record(struct trace *t, uint64_t ts, uint8_t kind,
 			     uint32_t tid, uint32_t probe, uint64_t sp,
 			     uint64_t ip, uint64_t arg0)
 {
+	const uint64_t args[3] = { arg0 };
 	struct ispot_record r;
 
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = ts;
-	r.tid = tid;
-	r.tgid = RS_TGID;
-	r.probe_id = probe;
-	r.cpu = tid & 1;
-	r.kind = kind;
-	r.nslots = 1;
-	r.sp = sp;
+	pipeline_feed_fill(&r, ts, kind, RS_TGID, tid, probe, sp, args);
 	r.ip = ip;
-	r.data[0] = arg0;
 	trace_on_record(t, &r);
 }
 
@@ -66,11 +59,8 @@ static inline void rs_stack(struct trace *t, uint64_t ts, uint32_t tid,
 	uint64_t *frames = (uint64_t *)&r[1];
 
 	memset(r, 0, sizeof(r));
-	r[0].ts_ns = ts;
-	r[0].tid = tid;
-	r[0].tgid = RS_TGID;
-	r[0].probe_id = probe;
-	r[0].kind = ISPOT_REC_STACK;
+	pipeline_feed_fill(r, ts, ISPOT_REC_STACK, RS_TGID, tid, probe, 0,
+			   NULL);
 	r[0].nslots = 2;
 	r[0].data[0] = 3;
 	frames[0] = site;

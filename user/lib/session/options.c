@@ -274,10 +274,15 @@ int trace_opts_parse_report(int argc, char **argv, struct trace_opts *o)
 		return ret;
 	if (next >= argc)
 		return opt_error(&src, "report needs the recording to read");
-	if (next + 1 < argc)
-		return opt_error(&src, "unexpected argument '%s'",
-				 argv[next + 1]);
 	o->recording = argv[next];
+	/* Options may follow FILE too: FILE stands where argv[0] would. */
+	argc -= next;
+	argv += next;
+	ret = opt_parse_argv(src.cmd, argc, argv, trace_opts_store, o, &next);
+	if (ret)
+		return ret;
+	if (next < argc)
+		return opt_error(&src, "unexpected argument '%s'", argv[next]);
 	return 0;
 }
 

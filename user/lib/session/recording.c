@@ -487,7 +487,9 @@ static void put_name(struct rec_buf *b, struct elf_symbolizer *sym,
 {
 	struct elf_addr_info info;
 
-	if (elf_symbolize(sym, addr, &info, NULL, 0))
+	/* Outside the snapshot: the report's own look-up finds none either. */
+	if (!elf_symbolizer_knows(sym, addr) ||
+	    elf_symbolize(sym, addr, &info, NULL, 0))
 		return;
 	buf_u64(b, addr);
 	buf_u32(b, info.kind);
@@ -500,7 +502,12 @@ static void put_name(struct rec_buf *b, struct elf_symbolizer *sym,
 	(*n)++;
 }
 
-/* Name now, while the maps snapshot holds, what a report may ask for. */
+/*
+ * Name now what a report may ask for, from the maps as they are now (one
+ * re-read, as the report's first miss would do; a process gone keeps its
+ * last snapshot), not one re-read per address: arguments that are plain
+ * numbers are in no mapping, and there may be a million of them.
+ */
 static void put_names(struct rec_buf *b, struct recording *r,
 		      struct elf_symbolizer *sym)
 {
@@ -508,6 +515,8 @@ static void put_names(struct rec_buf *b, struct recording *r,
 	uint32_t n = 0;
 
 	buf_u32(b, 0);
+	if (sym)
+		elf_symbolizer_refresh(sym, NULL, 0);
 	for (i = 0; sym && i < r->names.cap; i++) {
 		uint64_t a = r->names.addr[i];
 
@@ -679,6 +688,24 @@ static void cur_str(struct rec_cur *c, char *buf, size_t len)
 	c->left -= n;
 }
 
+/* A string of any length the section holds, malloc'd; NULL if bad. */
+static char *cur_strdup(struct rec_cur *c)
+{
+	uint32_t n = cur_u32(c);
+	char *s;
+
+	if (c->bad || n > c->left || memchr(c->p, '\0', n)) {
+		c->bad = true;
+		return NULL;
+	}
+	s = strndup((const char *)c->p, n);
+	if (!s)
+		c->bad = true;
+	c->p += n;
+	c->left -= n;
+	return s;
+}
+
 /* A count of items of at least @item bytes each, at most @max. */
 static uint32_t cur_count(struct rec_cur *c, uint32_t max, uint64_t item)
 {
@@ -737,14 +764,8 @@ static void get_meta(struct rec_cur *c, struct recording_file *rf)
 		c->bad = true;
 		return;
 	}
-	for (i = 0; i < m->nr_args && !c->bad; i++) {
-		char arg[4096];
-
-		cur_str(c, arg, sizeof(arg));
-		m->args[i] = strdup(arg);
-		if (!m->args[i])
-			c->bad = true;
-	}
+	for (i = 0; i < m->nr_args && !c->bad; i++)
+		m->args[i] = cur_strdup(c);
 	if (m->mode != MODE_ATTACH && m->mode != MODE_RUN)
 		c->bad = true;
 }

@@ -72,8 +72,8 @@ struct trace {
 
 	struct trace_func *funcs;
 	size_t nr_funcs;
-	struct trace_probe *probes;
-	size_t nr_probes, cap_probes;
+	struct trace_probe *probes;	/* as armed, for a recording */
+	uint32_t nr_probes, cap_probes;
 
 	uint32_t nr_rings;
 	uint64_t ring_mmap_size;

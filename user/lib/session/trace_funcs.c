@@ -22,6 +22,7 @@
 #include "session/autopick.h"
 #include "util/errors.h"
 #include "session/trace_internal.h"
+#include "util/idarray.h"
 
 /*
  * What --sync adds: the blocking calls of COZ's Table 2 (the papers are
@@ -296,18 +297,11 @@ int trace_pipe_probe(struct trace *t, uint32_t id, uint32_t func,
 	struct trace_func *f = &t->funcs[func];
 	uint32_t func_id = t->func_ids ? t->func_ids[func] : func;
 	uint32_t shadow = trace_shadow(t, func);
-	struct trace_probe *p;
 	int ret;
 
-	if (t->nr_probes == t->cap_probes) {
-		size_t cap = t->cap_probes ? 2 * t->cap_probes : 16;
-
-		p = realloc(t->probes, cap * sizeof(*p));
-		if (!p)
-			goto nomem;
-		t->probes = p;
-		t->cap_probes = cap;
-	}
+	if (idarray_reserve(&t->probes, &t->cap_probes, sizeof(*t->probes),
+			    t->nr_probes))
+		goto nomem;
 	t->probes[t->nr_probes++] = (struct trace_probe){ id, func, role,
 							  sync };
 	if (role == TRACE_PROBE_FUNC)
