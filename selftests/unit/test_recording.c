@@ -346,6 +346,12 @@ TEST(unwritable_outputs_are_refused_first)
 	capture_end();
 	EXPECT_TRUE(strstr(captured, "cannot write /nonexistent/r.json") !=
 		    NULL);
+	/* A report that fails leaves no output behind, not even empty. */
+	path_in(rec, "out.json");
+	capture_begin();
+	EXPECT_EQ(replay("/nonexistent/in.isr", rec, NULL), -1);
+	capture_end();
+	EXPECT_EQ(access(rec, F_OK), -1);
 	/* A recording never finished leaves nothing, not even its temp. */
 	path_in(rec, "never.isr");
 	r = recording_create(rec, 1 << 20);

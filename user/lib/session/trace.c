@@ -292,17 +292,25 @@ refused:
 
 int trace_can_write(const char *path, const char *option)
 {
-	FILE *f;
+	int fd;
 
 	if (!path)
 		return 0;
-	f = fopen(path, "ae");
-	if (!f) {
+	/* A file made only to ask is removed: a failed run leaves none. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+		return 0;
+	}
+	if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0) {
 		ispot_error("cannot write %s (%s): choose a writable %s path",
 			    path, strerror(errno), option);
 		return -1;
 	}
-	fclose(f);
+	close(fd);
 	return 0;
 }
 
@@ -318,7 +326,7 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 		ispot_error("%s", err);
 		return -1;
 	}
-	/* Fail before tracing, not after: "a" neither truncates nor loses. */
+	/* Fail before tracing, not after; an existing file is kept as is. */
 	if (trace_can_write(o->output, "--output") ||
 	    trace_can_write(o->folded, "--folded"))
 		return -1;
