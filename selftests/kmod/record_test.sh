@@ -14,7 +14,7 @@ samples=/ispot/samples
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 8
+tap_plan 9
 
 # fields FILE: one JSON document's fields and values, one per line, in
 # the writer's order (the report writes one line; a string with a comma
@@ -46,6 +46,26 @@ t_same() {
 		same "$tmp/live.json" "$tmp/offline.json"
 }
 tap_check "offline_report_equals_live_field_by_field" t_same
+
+# The attach form: --pid instead of a command, the same recording.
+t_attach() {
+	"$samples/lock_contention" --threads 2 --iterations 100000000 \
+		--delay-us 100 >/dev/null &
+	bg=$!
+	sleep 1
+	run_status 0 ispotctl record -o "$tmp/attach.isr" --pid "$bg" \
+		--duration 2s --func acquire --json
+	ok=$?
+	kill "$bg"
+	wait "$bg" 2>/dev/null
+	[ $ok = 0 ] || return 1
+	cp "$tmp/out" "$tmp/attach-live.json"
+	run_status 0 ispotctl report "$tmp/attach.isr" --json \
+		-o "$tmp/attach-offline.json" &&
+		grep -q '"name": "acquire"' "$tmp/attach-live.json" &&
+		same "$tmp/attach-live.json" "$tmp/attach-offline.json"
+}
+tap_check "attach_form_records_the_same" t_attach
 
 t_rekey() {
 	run_status 0 ispotctl report "$tmp/lock.isr" --json \
