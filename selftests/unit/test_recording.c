@@ -214,7 +214,7 @@ TEST(cut_at_every_length_is_refused)
 	/* Every section boundary and every byte inside a record. */
 	for (len = 0; len < good_len; len++)
 		refused(good, len, len < 8 ? "is not an ispot recording" :
-			len < RECORDING_HEADER_SIZE ? "" : "cut short");
+			"cut short");
 }
 
 TEST(not_a_recording_is_refused)
@@ -339,6 +339,11 @@ TEST(unwritable_outputs_are_refused_first)
 	EXPECT_TRUE(r == NULL);
 	EXPECT_TRUE(strstr(captured, "cannot write /nonexistent/x.isr") !=
 		    NULL);
+	capture_begin();
+	r = recording_create(dir, 1 << 20);
+	capture_end();
+	EXPECT_TRUE(r == NULL);
+	EXPECT_TRUE(strstr(captured, "(a directory): give -o a file") != NULL);
 	recorded();
 	path_in(rec, "good.isr");
 	capture_begin();

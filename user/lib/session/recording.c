@@ -238,10 +238,17 @@ struct recording *recording_create(const char *path, uint64_t max_size)
 	struct recording *r = calloc(1, sizeof(*r));
 	char *dir_copy = strdup(path), *base_copy = strdup(path);
 	struct rec_buf h = { 0 };
+	struct stat st;
 	int fd;
 
 	if (!r || !dir_copy || !base_copy)
 		goto nomem;
+	/* Renamed onto at the end: refuse now what would refuse it then. */
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		ispot_error("cannot write %s (a directory): give -o a file "
+			    "name", path);
+		goto fail;
+	}
 	r->max_size = max_size;
 	r->path = strdup(path);
 	if (!r->path ||
@@ -944,7 +951,7 @@ static int rec_map(const char *path, struct recording_file *rf)
 		return -1;
 	}
 	rf->size = (size_t)st.st_size;
-	if (rf->size >= RECORDING_HEADER_SIZE)
+	if (rf->size >= 8)
 		rf->map = mmap(NULL, rf->size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (rf->map == MAP_FAILED) {
@@ -968,11 +975,13 @@ int recording_open(const char *path, struct recording_file *rf)
 	rf->path = path;
 	if (rec_map(path, rf))
 		return -1;
-	if (!rf->map || memcmp(rf->map, RECORDING_MAGIC, 8)) {
+	if (!rf->map || rf->size < 8 || memcmp(rf->map, RECORDING_MAGIC, 8)) {
 		ispot_error("%s is not an ispot recording: give a file that "
 			    "`ispotctl record -o` wrote", path);
 		return -1;
 	}
+	if (rf->size < RECORDING_HEADER_SIZE)
+		return rec_bad(rf, "it is cut short (no end section)");
 	c = (struct rec_cur){ .p = rf->map + 8, .left = rf->size - 8 };
 	rf->meta.major = cur_u16(&c);
 	rf->meta.minor = cur_u16(&c);
