@@ -12,6 +12,24 @@
 
 #include "analysis/pipeline.h"
 
+static inline void pipeline_feed_fill(struct ispot_record *r, uint64_t ts,
+				      uint8_t kind, uint32_t tgid,
+				      uint32_t tid, uint32_t probe,
+				      uint64_t sp, const uint64_t *args)
+{
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = ts;
+	r->tid = tid;
+	r->tgid = tgid;
+	r->probe_id = probe;
+	r->cpu = tid & 1;
+	r->kind = kind;
+	r->nslots = 1;
+	r->sp = sp;
+	if (args)
+		memcpy(r->data, args, sizeof(r->data));
+}
+
 static inline void pipeline_feed_record(struct pipeline *p, uint64_t ts,
 					uint8_t kind, uint32_t tgid,
 					uint32_t tid, uint32_t probe,
@@ -19,17 +37,7 @@ static inline void pipeline_feed_record(struct pipeline *p, uint64_t ts,
 {
 	struct ispot_record r;
 
-	memset(&r, 0, sizeof(r));
-	r.ts_ns = ts;
-	r.tid = tid;
-	r.tgid = tgid;
-	r.probe_id = probe;
-	r.cpu = tid & 1;
-	r.kind = kind;
-	r.nslots = 1;
-	r.sp = sp;
-	if (args)
-		memcpy(r.data, args, sizeof(r.data));
+	pipeline_feed_fill(&r, ts, kind, tgid, tid, probe, sp, args);
 	pipeline_record(p, &r);
 }
 

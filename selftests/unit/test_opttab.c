@@ -203,8 +203,46 @@ TEST(options_of_other_commands)
 			     "attach"));
 	ASSERT_EQ(ispotd(&c, ARGS("--pid", "1", "--func", "f", "--duration",
 				  "5s")), -1);
-	ASSERT_TRUE(one_line("ispotd: ", "--duration is for ispotctl attach "
-			     "and run, not ispotd"));
+	ASSERT_TRUE(one_line("ispotd: ", "--duration is for ispotctl attach, "
+			     "run and record, not ispotd"));
+}
+
+/* record's -o is its recording, run's the report: one letter, two meanings. */
+TEST(record_output_is_the_recording)
+{
+	struct trace_opts o;
+	enum trace_mode mode;
+	char *argv[] = { "record", "-o", "r.isr", "--json", "--max-size", "2M",
+			 "--func", "f", "--", "cmd", NULL };
+	char *attach[] = { "record", "--output", "r.isr", "--pid", "1",
+			   "--func", "f", NULL };
+	char *both[] = { "record", "-o", "r.isr", "--pid", "1", "--func", "f",
+			 "--", "cmd", NULL };
+	char *none[] = { "record", "--func", "f", "--", "cmd", NULL };
+	char key[] = "f=callsite";	/* --key splits it in place */
+	char *report[] = { "report", "r.isr", "--key", key, "-o", "out.json",
+			   NULL };
+
+	ASSERT_EQ(trace_opts_parse_record(10, argv, &o, &mode), 0);
+	EXPECT_EQ(mode, MODE_RUN);
+	EXPECT_STREQ(o.record, "r.isr");
+	EXPECT_TRUE(o.output == NULL);
+	EXPECT_TRUE(o.json);
+	EXPECT_EQ(o.max_size, 2u << 20);
+	EXPECT_STREQ(o.cmd[0], "cmd");
+	ASSERT_EQ(trace_opts_parse_record(7, attach, &o, &mode), 0);
+	EXPECT_EQ(mode, MODE_ATTACH);
+	EXPECT_EQ(o.max_size, OPT_DEFAULT_MAX_SIZE);
+	capture_begin();
+	EXPECT_EQ(trace_opts_parse_record(9, both, &o, &mode), -1);
+	EXPECT_EQ(trace_opts_parse_record(5, none, &o, &mode), -1);
+	capture_end();
+	EXPECT_TRUE(strstr(captured, "not both") != NULL);
+	EXPECT_TRUE(strstr(captured, "record needs -o FILE") != NULL);
+	ASSERT_EQ(trace_opts_parse_report(6, report, &o), 0);
+	EXPECT_STREQ(o.recording, "r.isr");
+	EXPECT_STREQ(o.output, "out.json");
+	EXPECT_EQ(o.nr_keys, 1u);
 }
 
 /* The config file: the same table, the same texts, at FILE:LINE. */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ispot_test.h"
+#include "pipeline_feed.h"
 #include "analysis/drain.h"
 #include "analysis/pipeline.h"
 
@@ -36,15 +37,7 @@ static struct ispot_record *trace_add(struct trace *t, uint8_t kind,
 
 	ASSERT_LT(t->n, 256);
 	r = &t->v[t->n++];
-	memset(r, 0, sizeof(*r));
-	r->ts_ns = ts;
-	r->tid = tid;
-	r->tgid = TGID;
-	r->probe_id = probe;
-	r->cpu = tid & 1;
-	r->kind = kind;
-	r->nslots = 1;
-	r->sp = sp;
+	pipeline_feed_fill(r, ts, kind, TGID, tid, probe, sp, NULL);
 	return r;
 }
 

@@ -6,17 +6,22 @@
 int cmd_attach(int argc, char **argv)
 {
 	struct trace_opts o;
-	struct trace t;
 	int ret;
 
 	ret = trace_opts_parse(MODE_ATTACH, argc, argv, &o);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	return attach_traced(&o);
+}
 
-	if (trace_open(&t, &o, MODE_ATTACH) || trace_check_pid(o.pid))
+int attach_traced(const struct trace_opts *o)
+{
+	struct trace t;
+
+	if (trace_open(&t, o, MODE_ATTACH) || trace_check_pid(o->pid))
 		goto fail;
-	if (trace_resolve(&t, o.pid, NULL) || trace_check_keys(&t) ||
-	    trace_start(&t, o.pid) || trace_loop(&t, NULL, NULL) ||
+	if (trace_resolve(&t, o->pid, NULL) || trace_check_keys(&t) ||
+	    trace_start(&t, o->pid) || trace_loop(&t, NULL, NULL) ||
 	    trace_report(&t))
 		goto fail;
 	trace_free(&t);

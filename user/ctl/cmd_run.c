@@ -153,18 +153,25 @@ static int release_child(struct child *c, const char *cmd)
 
 int cmd_run(int argc, char **argv)
 {
-	struct child child = { .pid = -1, .go = -1, .exec_fd = -1 };
-	char path[PATH_MAX];
 	struct trace_opts o;
-	struct trace t;
-	int ret, code = EXIT_RUNTIME;
-	bool untraced = false;
+	int ret;
 
 	ret = trace_opts_parse(MODE_RUN, argc, argv, &o);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	return run_traced(&o);
+}
 
-	if (trace_open(&t, &o, MODE_RUN))
+int run_traced(const struct trace_opts *opts)
+{
+	struct child child = { .pid = -1, .go = -1, .exec_fd = -1 };
+	const struct trace_opts o = *opts;
+	char path[PATH_MAX];
+	struct trace t;
+	int ret, code = EXIT_RUNTIME;
+	bool untraced = false;
+
+	if (trace_open(&t, opts, MODE_RUN))
 		goto out;
 	ret = find_command(o.cmd[0], path, sizeof(path));
 	if (ret) {

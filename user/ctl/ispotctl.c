@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run a command with functions traced, then report" },
 	{ "status", cmd_status, "show the module, ABI, sessions and limits" },
 	{ "top", cmd_top, "live view of a process's functions, or of ispotd" },
+	{ "record", cmd_record, "run or attach, and also write a recording" },
+	{ "report", cmd_report, "report a recording again, offline" },
 };
 
 static void usage(FILE *f)

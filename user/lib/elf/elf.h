@@ -369,6 +369,27 @@ bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr);
 /* Whether the current snapshot maps @addr executable: code (no re-read). */
 bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr);
 
+/*
+ * The snapshot of the maps @s names addresses from (*@n entries, in
+ * address order; NULL and 0 before any), owned by @s.
+ */
+const struct elf_map *elf_symbolizer_maps(const struct elf_symbolizer *s,
+					  size_t *n);
+
+/*
+ * A symbolizer that reads no process: it names exactly the addresses
+ * given to elf_symbolizer_add(), each as it was named then, and no other
+ * (-ENOENT).  A recording's report names its addresses through one
+ * (Documentation/recording.rst).
+ */
+struct elf_symbolizer *elf_symbolizer_frozen(void);
+/* 0, -ENOMEM, or -EINVAL when @s is not frozen. */
+int elf_symbolizer_add(struct elf_symbolizer *s, uint64_t addr,
+		       const struct elf_addr_info *info);
+
+/* @path's GNU build-id in hex into @out ("" if it has none); 0 or -errno. */
+int elf_build_id(const char *path, char *out, size_t len);
+
 /* One-shot elf_symbolize(). */
 int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
 		       char *err, size_t errlen);

@@ -319,3 +319,19 @@ void elf_debuginfo_hint(const struct elf_obj *o, char *msg, size_t msglen)
 		snprintf(msg + used, msglen - used,
 			 "; it has no build-id or debug link to find debug info by: trace an unstripped build");
 }
+
+int elf_build_id(const char *path, char *out, size_t len)
+{
+	char id[2 * ELF_BUILD_ID_MAX + 1];
+	struct elf_file f;
+	int rc;
+
+	out[0] = '\0';
+	rc = elf_file_open(&f, path, NULL, 0);
+	if (rc)
+		return rc;
+	build_id_hex(&f, id);
+	elf_file_close(&f);
+	snprintf(out, len, "%s", id);
+	return 0;
+}

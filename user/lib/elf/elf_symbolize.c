@@ -18,12 +18,26 @@ struct sz_obj {
 	struct elf_obj *o;	/* NULL: not a usable ELF file */
 };
 
+/* An address a frozen symbolizer names, as elf_symbolize() named it. */
+struct sz_named {
+	uint64_t addr;
+	enum elf_addr_kind kind;
+	unsigned char sym_type;
+	uint64_t sym_off, sym_size, vaddr;
+	char *obj, *sym;
+};
+
 struct elf_symbolizer {
 	pid_t pid;
 	struct elf_map *maps;
 	size_t nmaps;
 	struct sz_obj *objs;
 	size_t nobjs;
+	/* Frozen (elf_symbolizer_frozen()): these names, no process. */
+	bool frozen;
+	bool sorted;
+	struct sz_named *named;
+	size_t nnamed, capnamed;
 };
 
 static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
@@ -54,12 +68,103 @@ struct elf_symbolizer *elf_symbolizer_new(pid_t pid, char *err,
 	return s;
 }
 
+struct elf_symbolizer *elf_symbolizer_frozen(void)
+{
+	struct elf_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		s->pid = -1;
+		s->frozen = true;
+		s->sorted = true;
+	}
+	return s;
+}
+
+int elf_symbolizer_add(struct elf_symbolizer *s, uint64_t addr,
+		       const struct elf_addr_info *info)
+{
+	struct sz_named *n;
+
+	if (!s->frozen)
+		return -EINVAL;
+	if (s->nnamed == s->capnamed) {
+		size_t cap = s->capnamed ? 2 * s->capnamed : 64;
+
+		n = realloc(s->named, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		s->named = n;
+		s->capnamed = cap;
+	}
+	n = &s->named[s->nnamed];
+	*n = (struct sz_named){
+		.addr = addr, .kind = info->kind,
+		.sym_type = info->sym_type, .sym_off = info->sym_off,
+		.sym_size = info->sym_size, .vaddr = info->vaddr,
+		.obj = strdup(info->obj), .sym = strdup(info->sym),
+	};
+	if (!n->obj || !n->sym) {
+		free(n->obj);
+		free(n->sym);
+		return -ENOMEM;
+	}
+	if (s->nnamed && s->named[s->nnamed - 1].addr >= addr)
+		s->sorted = false;
+	s->nnamed++;
+	return 0;
+}
+
+static int named_cmp(const void *a, const void *b)
+{
+	const struct sz_named *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* A frozen symbolizer's answer: the name it was given for @addr, if any. */
+static int frozen_symbolize(struct elf_symbolizer *s, uint64_t addr,
+			    struct elf_addr_info *info, char *err,
+			    size_t errlen)
+{
+	struct sz_named key = { .addr = addr }, *n;
+
+	if (!s->sorted) {
+		qsort(s->named, s->nnamed, sizeof(*s->named), named_cmp);
+		s->sorted = true;
+	}
+	n = s->nnamed ? bsearch(&key, s->named, s->nnamed, sizeof(*n),
+				named_cmp) : NULL;
+	if (!n)
+		return elf_fail(err, errlen, -ENOENT,
+				"address 0x%" PRIx64 " was not named", addr);
+	info->kind = n->kind;
+	info->sym_type = n->sym_type;
+	info->sym_off = n->sym_off;
+	info->sym_size = n->sym_size;
+	info->vaddr = n->vaddr;
+	snprintf(info->obj, sizeof(info->obj), "%s", n->obj);
+	snprintf(info->sym, sizeof(info->sym), "%s", n->sym);
+	return 0;
+}
+
+const struct elf_map *elf_symbolizer_maps(const struct elf_symbolizer *s,
+					  size_t *n)
+{
+	*n = s->nmaps;
+	return s->maps;
+}
+
 void elf_symbolizer_free(struct elf_symbolizer *s)
 {
 	size_t i;
 
 	if (!s)
 		return;
+	for (i = 0; i < s->nnamed; i++) {
+		free(s->named[i].obj);
+		free(s->named[i].sym);
+	}
+	free(s->named);
 	for (i = 0; i < s->nobjs; i++) {
 		free(s->objs[i].path);
 		elf_obj_free(s->objs[i].o);
@@ -194,8 +299,11 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 {
 	struct elf_map *nm;
 	size_t nn;
-	int rc = elf_maps_read(s->pid, &nm, &nn, err, errlen);
+	int rc;
 
+	if (s->frozen)
+		return elf_fail(err, errlen, -ESRCH, "no process to read");
+	rc = elf_maps_read(s->pid, &nm, &nn, err, errlen);
 	/* Gone: the last snapshot is all there will ever be. */
 	if (rc)
 		return rc;
@@ -233,6 +341,8 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	size_t idx;
 
 	memset(info, 0, sizeof(*info));
+	if (s->frozen)
+		return frozen_symbolize(s, addr, info, err, errlen);
 	m = elf_maps_find(s->maps, s->nmaps, addr);
 	if (!m) {
 		int rc = elf_symbolizer_refresh(s, err, errlen);

@@ -23,6 +23,12 @@
 	"usage: ispotctl top (--pid PID --func SPEC... | --from ADDR:PORT) " \
 	"[OPTIONS]"
 
+#define USAGE_RECORD \
+	"usage: ispotctl record -o FILE (--func SPEC... | --auto[=N]) " \
+	"[OPTIONS] (-- CMD [ARG]... | --pid PID)"
+#define USAGE_REPORT \
+	"usage: ispotctl report FILE [--key FUNC=RULE]... [OPTIONS]"
+
 /* An error ends with the command's usage line. */
 static const struct opt_cmd_info cmd_infos[] = {
 	[MODE_ATTACH] = { OPT_ATTACH, "attach", USAGE_ATTACH, NULL,
@@ -35,6 +41,19 @@ static const struct opt_cmd_info cmd_infos[] = {
 		"Keys: q quits, s changes the sort (SCI, loss, calls, p99), p "
 		"pauses.\nNeeds a terminal; ends with the process (or ispotd), "
 		"q or Ctrl-C.", USAGE_TOP },
+};
+
+static const struct opt_cmd_info record_info = {
+	OPT_RECORD, "record", USAGE_RECORD, NULL,
+	"Traces as run (with -- CMD) or attach (with --pid) do, prints the "
+	"same report,\nand writes the records and what names them to FILE "
+	"for `ispotctl report`.", USAGE_RECORD
+};
+
+static const struct opt_cmd_info report_info = {
+	OPT_REPORT, "report", USAGE_REPORT, NULL,
+	"Re-analyses a recording of `ispotctl record`: no module, no target.",
+	USAGE_REPORT
 };
 
 void trace_opts_usage(enum trace_mode mode, FILE *f)
@@ -124,6 +143,12 @@ static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 	case OPT_OUTPUT:
 		o->output = v->str;
 		return 0;
+	case OPT_RECORD_OUTPUT:
+		o->record = v->str;
+		return 0;
+	case OPT_MAX_SIZE:
+		o->max_size = v->u64;
+		return 0;
 	case OPT_FOLDED:
 		o->folded = v->str;
 		return 0;
@@ -185,7 +210,7 @@ static int top_opts_check(const struct opt_src *src, struct trace_opts *o)
 
 /* attach and run: something to trace, and the process to trace it in. */
 static int trace_opts_check(const struct opt_src *src, struct trace_opts *o,
-			    int argc, char **argv, int next)
+			    int argc, char **argv, int next, bool run)
 {
 	size_t i;
 
@@ -201,14 +226,72 @@ static int trace_opts_check(const struct opt_src *src, struct trace_opts *o,
 	if (!o->nr_funcs && !o->nr_blocks && !o->sync && !o->auto_pick)
 		return opt_error(src, "nothing to trace: give --func SPEC "
 				 "(e.g. --func 'worker_*'), --block or --auto");
-	if (src->cmd->cmd == OPT_RUN) {
+	if (run) {
 		if (next >= argc)
-			return opt_error(src, "run needs a command after '--'");
+			return opt_error(src, "%s needs a command after '--'%s",
+					 src->cmd->name, src->cmd->cmd ==
+					 OPT_RUN ? "" : " (or --pid PID)");
 		o->cmd = argv + next;
 		return 0;
 	}
 	if (!o->pid)
 		return opt_error(src, "attach needs --pid PID");
+	return 0;
+}
+
+static void trace_opts_defaults(struct trace_opts *o, enum trace_mode mode)
+{
+	memset(o, 0, sizeof(*o));
+	o->ring_bytes = OPT_DEFAULT_RING_BYTES;
+	o->auto_time_ns = OPT_DEFAULT_AUTO_TIME_NS;
+	o->refresh_ns = OPT_DEFAULT_REFRESH_NS;
+	o->window_ns = OPT_DEFAULT_WINDOW_NS;
+	o->max_size = OPT_DEFAULT_MAX_SIZE;
+	if (mode != MODE_TOP)
+		o->stack_period = OPT_DEFAULT_STACK_PERIOD;
+}
+
+int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
+			    enum trace_mode *mode)
+{
+	const struct opt_src src = { .cmd = &record_info };
+	int next, ret;
+
+	trace_opts_defaults(o, MODE_RUN);
+	ret = opt_parse_argv(src.cmd, argc, argv, trace_opts_store, o, &next);
+	if (ret)
+		return ret;
+	if (!o->record)
+		return opt_error(&src, "record needs -o FILE, the recording "
+				 "to write");
+	if (o->pid && next < argc)
+		return opt_error(&src, "give a command after '--' or --pid, "
+				 "not both");
+	*mode = o->pid ? MODE_ATTACH : MODE_RUN;
+	/* As run or attach checks it; the error names record. */
+	return trace_opts_check(&src, o, argc, argv, next, *mode == MODE_RUN);
+}
+
+int trace_opts_parse_report(int argc, char **argv, struct trace_opts *o)
+{
+	const struct opt_src src = { .cmd = &report_info };
+	int next, ret;
+
+	trace_opts_defaults(o, MODE_RUN);
+	ret = opt_parse_argv(src.cmd, argc, argv, trace_opts_store, o, &next);
+	if (ret)
+		return ret;
+	if (next >= argc)
+		return opt_error(&src, "report needs the recording to read");
+	o->recording = argv[next];
+	/* Options may follow FILE too: FILE stands where argv[0] would. */
+	argc -= next;
+	argv += next;
+	ret = opt_parse_argv(src.cmd, argc, argv, trace_opts_store, o, &next);
+	if (ret)
+		return ret;
+	if (next < argc)
+		return opt_error(&src, "unexpected argument '%s'", argv[next]);
 	return 0;
 }
 
@@ -218,13 +301,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	const struct opt_src src = { .cmd = &cmd_infos[mode] };
 	int next, ret;
 
-	memset(o, 0, sizeof(*o));
-	o->ring_bytes = OPT_DEFAULT_RING_BYTES;
-	o->auto_time_ns = OPT_DEFAULT_AUTO_TIME_NS;
-	o->refresh_ns = OPT_DEFAULT_REFRESH_NS;
-	o->window_ns = OPT_DEFAULT_WINDOW_NS;
-	if (mode != MODE_TOP)
-		o->stack_period = OPT_DEFAULT_STACK_PERIOD;
+	trace_opts_defaults(o, mode);
 	ret = opt_parse_argv(src.cmd, argc, argv, trace_opts_store, o, &next);
 	if (ret)
 		return ret;
@@ -232,7 +309,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 		return opt_error(&src, "unexpected argument '%s'", argv[next]);
 	if (mode == MODE_TOP)
 		return top_opts_check(&src, o);
-	return trace_opts_check(&src, o, argc, argv, next);
+	return trace_opts_check(&src, o, argc, argv, next, mode == MODE_RUN);
 }
 
 /*
@@ -272,12 +349,25 @@ struct key_rule trace_opts_key(const struct trace_opts *o,
 	for (i = 0; i < sizeof(default_keys) / sizeof(default_keys[0]); i++)
 		if (!fnmatch(default_keys[i].glob, base, 0))
 			rule = default_keys[i].rule;
-	for (i = 0; i < o->nr_keys; i++)
-		if (elf_spec_matches(o->keys[i].func, f->obj, f->name,
-				     f->linkage))
-			rule = o->keys[i].rule;
+	trace_opts_key_given(o, f, &rule);
 	key_rule_format(&rule, desc, desclen);
 	return rule;
+}
+
+bool trace_opts_key_given(const struct trace_opts *o,
+			  const struct key_target *f, struct key_rule *rule)
+{
+	bool given = false;
+	size_t i;
+
+	for (i = 0; i < o->nr_keys; i++) {
+		if (elf_spec_matches(o->keys[i].func, f->obj, f->name,
+				     f->linkage)) {
+			*rule = o->keys[i].rule;
+			given = true;
+		}
+	}
+	return given;
 }
 
 size_t trace_opts_unmatched_key(const struct trace_opts *o,

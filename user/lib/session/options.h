@@ -64,6 +64,11 @@ struct trace_opts {
 	const char *perfetto;		/* --perfetto FILE */
 	const char *svg;		/* --svg DIR */
 	const char *html;		/* --html FILE */
+	const char *record;		/* record: its --output FILE */
+	uint64_t max_size;		/* record: --max-size */
+	const char *recording;		/* report: the FILE it reads */
+	char **record_argv;		/* record: its command line, kept */
+	int record_argc;		/* in the recording */
 	size_t top;			/* --top N rows, 0 = all */
 	bool wide;			/* --wide: C++ names whole */
 	bool all_futexes;		/* --all-futexes */
@@ -76,6 +81,9 @@ struct trace_opts {
 	uint64_t refresh_ns;		/* --refresh: redraw period */
 	uint64_t window_ns;		/* --window: what the figures cover */
 };
+
+/* record's --max-size unless given: a bound no one hits by surprise. */
+#define OPT_DEFAULT_MAX_SIZE		(1ull << 30)
 
 /* MODE_TOP is an attach as far as the session goes, with a live view. */
 enum trace_mode { MODE_ATTACH, MODE_RUN, MODE_TOP };
@@ -102,6 +110,16 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 		     struct trace_opts *o);
 void trace_opts_usage(enum trace_mode mode, FILE *f);
 
+/*
+ * `record`: run's options and the command after "--", or attach's
+ * --pid and no command; *@mode says which.  `report`: the recording's
+ * path and the options that shape a report.  Both return as
+ * trace_opts_parse().
+ */
+int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
+			    enum trace_mode *mode);
+int trace_opts_parse_report(int argc, char **argv, struct trace_opts *o);
+
 /* What a --key is matched against: one traced function or block. */
 struct key_target {
 	const char *obj;	/* canonical path of its object */
@@ -118,6 +136,13 @@ struct key_target {
 struct key_rule trace_opts_key(const struct trace_opts *o,
 			       const struct key_target *f, char *desc,
 			       size_t desclen);
+
+/*
+ * The last --key that matches @f into *@rule, if any: whether one did.
+ * `report FILE --key` re-keys a recording's functions by it.
+ */
+bool trace_opts_key_given(const struct trace_opts *o,
+			  const struct key_target *f, struct key_rule *rule);
 
 /*
  * A --key that names none of the @n traced functions @fs is a typo or

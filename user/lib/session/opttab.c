@@ -23,7 +23,7 @@
 /* Who takes the options of a tracing session: ispotctl's and ispotd's. */
 #define TRACERS		(OPT_ATTACH | OPT_RUN | OPT_RECORD | OPT_DAEMON | \
 			 OPT_CONF)
-#define REPORTS		(OPT_ATTACH | OPT_RUN | OPT_REPORT)
+#define REPORTS		(OPT_ATTACH | OPT_RUN | OPT_RECORD | OPT_REPORT)
 #define ISPOTD		(OPT_DAEMON | OPT_CONF)
 
 /*
@@ -34,7 +34,8 @@ const struct opt_def opt_table[] = {
 	{ 0, NULL, 0, 0, NULL, "targets (at least one; each repeatable):",
 	  OPT_DAEMON, NULL, 0 },
 	{ OPT_PID, "pid", 'p', OPTK_PID, "PID",
-	  "the process to trace", OPT_ATTACH | OPT_TOP | ISPOTD, NULL, 0 },
+	  "the process to trace", OPT_ATTACH | OPT_RECORD | OPT_TOP | ISPOTD,
+	  NULL, 0 },
 	{ OPT_EXE, "exe", 0, OPTK_TEXT, "PATH",
 	  "processes running PATH (need not exist yet)", ISPOTD, "a path", 0 },
 	{ OPT_CGROUP, "cgroup", 0, OPTK_TEXT, "PATH",
@@ -54,7 +55,7 @@ const struct opt_def opt_table[] = {
 	  "same argN[:log2], callsite, shape (probed calls\n"
 	  "made), or none; auto: the argument the work\n"
 	  "follows, if any.  FUNC is any --func SPEC;\n"
-	  "repeatable", TRACERS | OPT_TOP, NULL, 0 },
+	  "repeatable", TRACERS | OPT_TOP | OPT_REPORT, NULL, 0 },
 	{ OPT_SYNC, "sync", 0, OPTK_FLAG, NULL,
 	  "also trace pthread lock, wait and barrier calls",
 	  TRACERS | OPT_TOP, NULL, 0 },
@@ -112,7 +113,14 @@ const struct opt_def opt_table[] = {
 	{ OPT_JSON, "json", 'j', OPTK_FLAG, NULL,
 	  "write the report as JSON", REPORTS, NULL, 0 },
 	{ OPT_OUTPUT, "output", 'o', OPTK_TEXT, "FILE",
-	  "write the report to FILE", REPORTS | OPT_RECORD, "a file name", 0 },
+	  "write the report to FILE", OPT_ATTACH | OPT_RUN | OPT_REPORT,
+	  "a file name", 0 },
+	{ OPT_RECORD_OUTPUT, "output", 'o', OPTK_TEXT, "FILE",
+	  "write the recording to FILE (required); the\n"
+	  "report goes to stdout", OPT_RECORD, "a file name", 0 },
+	{ OPT_MAX_SIZE, "max-size", 0, OPTK_BYTES, "SIZE",
+	  "stop recording records at SIZE (e.g. 100M, 2G;\n"
+	  "default 1G); the report says when", OPT_RECORD, NULL, 0 },
 	{ OPT_FOLDED, "folded", 0, OPTK_TEXT, "FILE",
 	  "also write the sampled call stacks to FILE as\n"
 	  "folded lines, 'a;b;func N', N the ns of loss, for\n"
@@ -247,10 +255,11 @@ uint64_t options_parse_duration(const char *s)
 	return v < 1 ? 1 : (uint64_t)v;
 }
 
-/* "4096", "512K", "4M", "1G" -> bytes; 0 on error. */
+/* "4096", "512K", "4M", "1G" -> bytes; 0 on error or overflow. */
 static uint64_t parse_size(const char *s)
 {
 	unsigned long long v;
+	unsigned int shift = 0;
 	char *end;
 
 	errno = 0;
@@ -258,11 +267,14 @@ static uint64_t parse_size(const char *s)
 	if (errno || end == s || s[0] == '-')
 		return 0;
 	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
+		shift = 20, end++;
 	else if (*end == 'G' || *end == 'g')
-		v <<= 30, end++;
+		shift = 30, end++;
+	if (v > UINT64_MAX >> shift)
+		return 0;
+	v <<= shift;
 	if (*end == 'i' && end[1] == 'B')
 		end += 2;
 	else if (*end == 'B')
@@ -277,6 +289,13 @@ uint64_t options_parse_ring_size(const char *s)
 	if (v < MIN_RING_BYTES || v > MAX_RING_BYTES || (v & (v - 1)))
 		return 0;
 	return v;
+}
+
+uint64_t options_parse_bytes(const char *s, uint64_t min)
+{
+	uint64_t v = parse_size(s);
+
+	return v < min ? 0 : v;
 }
 
 bool options_parse_u32(const char *s, uint32_t min, uint32_t *out)
@@ -454,6 +473,16 @@ static bool kind_size(struct opt_val *v, bool file, char *err, size_t len)
 	return v->u64;
 }
 
+static bool kind_bytes(struct opt_val *v, bool file, char *err, size_t len)
+{
+	(void)file;
+	v->u64 = options_parse_bytes(v->str, MIN_RING_BYTES);
+	if (!v->u64)
+		snprintf(err, len, "%s '%s' must be a size of 4K or more, e.g. "
+			 "100M or 2G", v->opt, v->str);
+	return v->u64;
+}
+
 static bool kind_percent(struct opt_val *v, bool file, char *err,
 			 size_t len)
 {
@@ -526,6 +555,7 @@ static const kind_fn kind_fns[] = {
 	[OPTK_COUNT] = kind_count,
 	[OPTK_DURATION] = kind_duration,
 	[OPTK_SIZE] = kind_size,
+	[OPTK_BYTES] = kind_bytes,
 	[OPTK_PERCENT] = kind_percent,
 	[OPTK_KEY] = kind_key,
 	[OPTK_BLOCK] = kind_block,
@@ -568,9 +598,7 @@ static int opt_take(const struct opt_src *src, const struct opt_def *d,
 
 	v->def = d;
 	if (!(d->cmds & src->cmd->cmd)) {
-		/* record and report are still to come: not named yet. */
-		cmd_list(d->cmds & (OPT_ATTACH | OPT_RUN | OPT_TOP |
-				    OPT_DAEMON), err, sizeof(err));
+		cmd_list(d->cmds & (OPT_CTL | OPT_DAEMON), err, sizeof(err));
 		return opt_error(src, "%s is for %s%s, not %s", v->opt,
 				 src->cmd->cmd & OPT_CTL ? "" : "ispotctl ",
 				 err, src->cmd->name);
@@ -632,15 +660,16 @@ static void getopt_tables(unsigned int cmd, struct option *longs,
 }
 
 /* getopt_long's value @c as the table entry it stands for, or NULL. */
-static const struct opt_def *opt_by_getopt(int c)
+static const struct opt_def *opt_by_getopt(int c, unsigned int cmd)
 {
 	size_t i;
 
 	if (c >= 256)
 		return &opt_table[c - 256];
+	/* A letter means what its long name means for @cmd (-o). */
 	for (i = 0; i < opt_table_len; i++)
 		if (opt_table[i].name && opt_table[i].short_name == c)
-			return &opt_table[i];
+			return opt_find(opt_table[i].name, cmd);
 	return NULL;
 }
 
@@ -676,7 +705,7 @@ int opt_parse_argv(const struct opt_cmd_info *cmd, int argc, char **argv,
 	 * ':': tell an option that lacks its value from an unknown one.
 	 */
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		d = opt_by_getopt(c);
+		d = opt_by_getopt(c, cmd->cmd);
 		if (!d)
 			return opt_bad(&src, c, argv);
 		if (d->kind == OPTK_HELP) {

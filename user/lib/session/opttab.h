@@ -26,8 +26,8 @@ enum opt_cmd {
 	OPT_ATTACH	= 1 << 0,	/* ispotctl attach */
 	OPT_RUN		= 1 << 1,	/* ispotctl run */
 	OPT_TOP		= 1 << 2,	/* ispotctl top */
-	OPT_RECORD	= 1 << 3,	/* ispotctl record, to come */
-	OPT_REPORT	= 1 << 4,	/* ispotctl report, to come */
+	OPT_RECORD	= 1 << 3,	/* ispotctl record */
+	OPT_REPORT	= 1 << 4,	/* ispotctl report */
 	OPT_DAEMON	= 1 << 5,	/* ispotd's command line */
 	OPT_CONF	= 1 << 6,	/* ispotd's --config file */
 	OPT_PLOT	= 1 << 7,	/* ispotctl plot */
@@ -42,8 +42,9 @@ enum opt_id {
 	OPT_AUTO, OPT_AUTO_TIME, OPT_SAMPLE, OPT_STACK_PERIOD, OPT_DURATION,
 	OPT_BUDGET, OPT_DWINDOW, OPT_LOG, OPT_LISTEN, OPT_MAX_FUNCTIONS,
 	OPT_RING_SIZE, OPT_TOPN, OPT_WIDE, OPT_ALL_FUTEXES, OPT_COUNTERS, OPT_RAW_EVENT, OPT_JSON,
-	OPT_OUTPUT, OPT_FOLDED, OPT_PERFETTO, OPT_SVG, OPT_HTML, OPT_WINDOWS,
-	OPT_FROM, OPT_REFRESH, OPT_WINDOW, OPT_CONFIG, OPT_HELP,
+	OPT_OUTPUT, OPT_RECORD_OUTPUT, OPT_MAX_SIZE, OPT_FOLDED, OPT_PERFETTO,
+	OPT_SVG, OPT_HTML, OPT_WINDOWS, OPT_FROM, OPT_REFRESH, OPT_WINDOW,
+	OPT_CONFIG, OPT_HELP,
 	OPT_NR
 };
 
@@ -56,6 +57,7 @@ enum opt_kind {
 	OPTK_COUNT,		/* a whole number >= 1 */
 	OPTK_DURATION,		/* 10s, 500ms, 2m: at least opt_def.min */
 	OPTK_SIZE,		/* a ring size: a power of two, 4K to 1G */
+	OPTK_BYTES,		/* a size: 4K or more, K/M/G suffixes */
 	OPTK_PERCENT,		/* 1%, 0.5%, 0 */
 	OPTK_KEY,		/* FUNC=RULE */
 	OPTK_BLOCK,		/* NAME=[OBJ:]PROV:BEGIN,PROV:END */
@@ -155,12 +157,15 @@ int opt_error(const struct opt_src *src, const char *fmt, ...)
  * "1h" -> ns; 0 if @s is not a positive time.
  * options_parse_ring_size: "4096", "512K", "4M", "1G" (optionally "KiB",
  * "MB"...) -> bytes; 0 unless it is a power of two from 4K to 1G.
+ * options_parse_bytes: the same spellings -> bytes, any size from @min;
+ * 0 if it is not one (or does not fit 64 bits).
  * options_parse_u32: a whole decimal number from @min to UINT32_MAX.
  * options_parse_percent: "1%", "0.5%", "1" (a percentage too), "0" ->
  * 0.01, 0.005, 0.01, 0; digits and a point only, from 0 to 100.
  */
 uint64_t options_parse_duration(const char *s);
 uint64_t options_parse_ring_size(const char *s);
+uint64_t options_parse_bytes(const char *s, uint64_t min);
 bool options_parse_u32(const char *s, uint32_t min, uint32_t *out);
 bool options_parse_percent(const char *s, double *out);
 

@@ -19,8 +19,7 @@
 #include "export/perfetto.h"
 #include "util/format.h"
 #include "session/progress.h"
-#include "report/html.h"
-#include "report/pictures.h"
+#include "session/recording.h"
 #include "report/report.h"
 #include "session/trace.h"
 #include "session/trace_internal.h"
@@ -52,9 +51,6 @@
  */
 #define TRACE_FRAME_REFRESH_NS	(10 * 1000 * 1000ull)
 #define TRACE_USER_END		0x800000000000ull
-/* Footer notes: four of the session's, the rest --key auto's. */
-#define TRACE_NOTES		9
-#define TRACE_SESSION_NOTES	4
 
 static volatile sig_atomic_t trace_signal;
 
@@ -77,9 +73,8 @@ uint64_t trace_now(void)
  * went through code that keeps no frame pointer, and the stack is cut
  * there (stacks.h).  Before the first snapshot nothing can be judged.
  */
-static bool trace_frame_in_code(void *ctx, uint64_t addr)
+static bool trace_judge_frame(struct trace *t, uint64_t addr)
 {
-	struct trace *t = ctx;
 	uint64_t now;
 
 	if (!t->sym || elf_symbolizer_in_code(t->sym, addr))
@@ -93,6 +88,74 @@ static bool trace_frame_in_code(void *ctx, uint64_t addr)
 	t->frames_refreshed = now;
 	elf_symbolizer_refresh(t->sym, NULL, 0);
 	return elf_symbolizer_in_code(t->sym, addr);
+}
+
+/* The answer depends on the maps at the time: a recording keeps it. */
+bool trace_frame_in_code(void *ctx, uint64_t addr)
+{
+	struct trace *t = ctx;
+	bool ok = trace_judge_frame(t, addr);
+
+	if (t->rec)
+		recording_frame(t->rec, addr, ok);
+	return ok;
+}
+
+void trace_on_record(void *ctx, const struct ispot_record *rec)
+{
+	struct trace *t = ctx;
+
+	if (t->perfetto)
+		perfetto_record(t->perfetto, rec);
+	pipeline_record(t->pipe, rec);
+	/* After the pipeline: the frame checks it made come first. */
+	if (t->rec)
+		recording_record(t->rec, rec);
+}
+
+void trace_thread_seen(struct trace *t, uint32_t tid, uint64_t ts)
+{
+	pipeline_thread_seen(t->pipe, tid, ts);
+	if (t->rec)
+		recording_thread(t->rec, false, tid, ts);
+}
+
+void trace_thread_exit(struct trace *t, uint32_t tid, uint64_t ts)
+{
+	pipeline_thread_exit(t->pipe, tid, ts);
+	if (t->perfetto)
+		perfetto_thread_exit(t->perfetto, tid, ts);
+	if (t->rec)
+		recording_thread(t->rec, true, tid, ts);
+}
+
+void trace_set_trampoline(struct trace *t, uint64_t start, uint64_t end)
+{
+	pairer_set_trampoline(t->pipe->pairer, start, end);
+	if (t->perfetto)
+		perfetto_set_trampoline(t->perfetto, start, end);
+	if (t->rec)
+		recording_trampoline(t->rec, start, end);
+}
+
+int trace_new_pipeline(struct trace *t, stacks_frame_fn frame_ok, void *ctx)
+{
+	t->pipe = pipeline_new();
+	if (t->pipe)
+		stacks_set_check(t->pipe->stacks, frame_ok, ctx);
+	if (t->pipe && t->engine)
+		pipeline_borrow_engine(t->pipe, t->engine);
+	if (t->pipe && t->shapes)
+		pipeline_borrow_shapes(t->pipe, t->shapes);
+	if (t->pipe && t->args)
+		pipeline_borrow_args(t->pipe, t->args);
+	if (!t->pipe || (t->waits && pipeline_enable_causes(t->pipe)) ||
+	    ((t->opts->svg || t->opts->html) &&
+	     pipeline_enable_durations(t->pipe))) {
+		ispot_error("out of memory setting up the pipeline");
+		return -1;
+	}
+	return 0;
 }
 
 static int trace_release(void *ctx, uint32_t cpu, uint64_t tail)
@@ -161,23 +224,11 @@ static int trace_setup(struct trace *t, pid_t pid)
 		t->rings[i] = m;
 	}
 	t->drain = drain_new(t->rings, t->nr_rings, trace_release, t);
-	t->pipe = pipeline_new();
-	if (t->pipe)
-		stacks_set_check(t->pipe->stacks, trace_frame_in_code, t);
-	if (t->pipe && t->engine)
-		pipeline_borrow_engine(t->pipe, t->engine);
-	if (t->pipe && t->shapes)
-		pipeline_borrow_shapes(t->pipe, t->shapes);
-	if (t->pipe && t->args)
-		pipeline_borrow_args(t->pipe, t->args);
-	if (!t->drain || !t->pipe ||
-	    (t->waits && pipeline_enable_causes(t->pipe)) ||
-	    ((t->opts->svg || t->opts->html) &&
-	     pipeline_enable_durations(t->pipe))) {
-		ispot_error("out of memory setting up the pipeline");
+	if (!t->drain) {
+		ispot_error("out of memory setting up the drain");
 		return -1;
 	}
-	return 0;
+	return trace_new_pipeline(t, trace_frame_in_code, t);
 }
 
 /*
@@ -249,20 +300,27 @@ refused:
 	return -1;
 }
 
-/* Whether @path (NULL: none) can be written, said in one line if not. */
-static int trace_can_write(const char *path, const char *option)
+int trace_can_write(const char *path, const char *option)
 {
-	FILE *f;
+	int fd;
 
 	if (!path)
 		return 0;
-	f = fopen(path, "ae");
-	if (!f) {
+	/* A file made only to ask is removed: a failed run leaves none. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+		return 0;
+	}
+	if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0) {
 		ispot_error("cannot write %s (%s): choose a writable %s path",
 			    path, strerror(errno), option);
 		return -1;
 	}
-	fclose(f);
+	close(fd);
 	return 0;
 }
 
@@ -277,6 +335,15 @@ static int trace_can_write_dir(const char *dir)
 	return ret;
 }
 
+int trace_check_outputs(const struct trace_opts *o)
+{
+	return trace_can_write(o->output, "--output") ||
+	       trace_can_write(o->folded, "--folded") ||
+	       trace_can_write(o->perfetto, "--perfetto") ||
+	       trace_can_write(o->html, "--html") ||
+	       trace_can_write_dir(o->svg) ? -1 : 0;
+}
+
 int trace_open(struct trace *t, const struct trace_opts *o,
 	       enum trace_mode mode)
 {
@@ -289,12 +356,14 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 		ispot_error("%s", err);
 		return -1;
 	}
-	/* Fail before tracing, not after: "a" neither truncates nor loses. */
-	if (trace_can_write(o->output, "--output") ||
-	    trace_can_write(o->folded, "--folded") ||
-	    trace_can_write(o->perfetto, "--perfetto") ||
-	    trace_can_write(o->html, "--html") || trace_can_write_dir(o->svg))
+	/* Fail before tracing, not after; an existing file is kept as is. */
+	if (trace_check_outputs(o))
 		return -1;
+	if (o->record) {
+		t->rec = recording_create(o->record, o->max_size);
+		if (!t->rec)
+			return -1;
+	}
 	return 0;
 }
 
@@ -379,7 +448,7 @@ int trace_start(struct trace *t, pid_t pid)
 	else
 		task_comm(pid, t->command, sizeof(t->command));
 	if (trace_setup(t, pid) || trace_counters(t) || trace_arm(t) ||
-	    trace_perfetto_open(t))
+	    trace_perfetto_open(t, NULL))
 		return -1;
 	if (ioctl(t->dev.fd, ISPOT_IOC_ENABLE)) {
 		if (errno == EBADFD || errno == ESRCH)
@@ -407,7 +476,7 @@ int trace_start(struct trace *t, pid_t pid)
 		return -1;
 	}
 	for (i = 0; i < t->alive.n; i++)
-		pipeline_thread_seen(t->pipe, t->alive.tids[i], t->t_enable);
+		trace_thread_seen(t, t->alive.tids[i], t->t_enable);
 	return 0;
 }
 
@@ -421,12 +490,7 @@ static void trace_find_trampoline(struct trace *t)
 		return;
 	for (i = 0; i < n; i++) {
 		if (!strcmp(maps[i].path, "[uprobes]")) {
-			pairer_set_trampoline(t->pipe->pairer, maps[i].start,
-					      maps[i].end);
-			if (t->perfetto)
-				perfetto_set_trampoline(t->perfetto,
-							maps[i].start,
-							maps[i].end);
+			trace_set_trampoline(t, maps[i].start, maps[i].end);
 			t->trampoline = true;
 		}
 	}
@@ -490,9 +554,8 @@ static void trace_scan(struct trace *t, uint64_t now)
 	/* Without task records, lifetimes come from the scans. */
 	for (i = 0; !t->tasks && i < t->scan.n; i++)
 		if (!task_set_contains(&t->alive, t->scan.tids[i]))
-			pipeline_thread_seen(t->pipe, t->scan.tids[i],
-					     t->last_scan +
-					     (now - t->last_scan) / 2);
+			trace_thread_seen(t, t->scan.tids[i], t->last_scan +
+					  (now - t->last_scan) / 2);
 	for (i = 0; !t->tasks && i < t->alive.n; i++)
 		if (!task_set_contains(&t->scan, t->alive.tids[i]))
 			trace_queue_exit(t, t->alive.tids[i], t->last_scan,
@@ -524,26 +587,14 @@ static void trace_apply_exits(struct trace *t, uint64_t horizon)
 				continue;
 			t->lost_exits++;
 		}
-		pipeline_thread_exit(t->pipe, e->tid, e->alive_ts);
-		if (t->perfetto)
-			perfetto_thread_exit(t->perfetto, e->tid, e->alive_ts);
+		trace_thread_exit(t, e->tid, e->alive_ts);
 	}
 	t->nr_exits = kept;
 }
 
-/* A drain_record_fn: every record to --perfetto's trace, then scored. */
-static void trace_feed_record(void *ctx, const struct ispot_record *rec)
-{
-	struct trace *t = ctx;
-
-	if (t->perfetto)
-		perfetto_record(t->perfetto, rec);
-	pipeline_record(t->pipe, rec);
-}
-
 static int trace_round(struct trace *t, uint64_t horizon)
 {
-	long n = drain_round(t->drain, horizon, trace_feed_record, t);
+	long n = drain_round(t->drain, horizon, trace_on_record, t);
 
 	if (n < 0) {
 		ispot_error("the module refused to release ring records "
@@ -643,7 +694,7 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 
 static void trace_finish(struct trace *t)
 {
-	uint64_t last, open;
+	uint64_t last;
 
 	/* Stop the producers first, so the last round empties the rings. */
 	if (t->enabled && !t->target_exited)
@@ -660,7 +711,13 @@ static void trace_finish(struct trace *t)
 			t->t_end = t->t_enable;
 	}
 	trace_apply_exits(t, UINT64_MAX);
-	open = pairer_stats(t->pipe->pairer)->unpaired_entries;
+	trace_close_pipeline(t);
+}
+
+void trace_close_pipeline(struct trace *t)
+{
+	uint64_t open = pairer_stats(t->pipe->pairer)->unpaired_entries;
+
 	pipeline_finish(t->pipe, t->t_end);
 	t->open_at_stop = pairer_stats(t->pipe->pairer)->unpaired_entries -
 			  open;
@@ -685,218 +742,22 @@ static uint64_t trace_dropped(struct trace *t)
 	return dropped;
 }
 
-/* The session's functions as the report builder takes them (report.h). */
-static struct report_source_func *trace_source_funcs(const struct trace *t)
+const struct drain_stats *trace_drain_stats(const struct trace *t)
 {
-	struct report_source_func *sf = calloc(t->nr_funcs + 1, sizeof(*sf));
-	size_t i;
-
-	for (i = 0; sf && i < t->nr_funcs; i++) {
-		const struct trace_func *f = &t->funcs[i];
-
-		sf[i].name = f->sym.name;
-		sf[i].linkage_name = f->sym.linkage_name;
-		sf[i].object = f->sym.obj;
-		sf[i].key_desc = f->key_desc;
-		sf[i].key_auto = f->key_auto;
-		sf[i].rule = &f->key;
-	}
-	return sf;
-}
-
-/* Append one footer note to @r (room for TRACE_NOTES is the caller's). */
-static void __attribute__((format(printf, 3, 4)))
-trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(note[r->nr_notes], sizeof(note[0]), fmt, ap);
-	va_end(ap);
-	r->nr_notes++;
-}
-
-/*
- * The session's own notes, after the workload's: functions found in a
- * library, late records, --sample, a secure exec.
- */
-static void trace_session_notes(const struct trace *t, struct report *r,
-				char (*note)[256])
-{
-	const struct drain_stats *ds = drain_stats(t->drain);
-
-	if (trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
-		r->nr_notes++;
-
-	if (ds->late)
-		trace_note(r, note, "%llu records reached a ring late (after "
-			   "%llu ms); they were still paired",
-			   (unsigned long long)ds->late,
-			   DRAIN_SLACK_NS / 1000000);
-	if (t->opts->sample > 1)
-		trace_note(r, note, "sampling 1 in %u calls: calls are counted "
-			   "as recorded, losses scale with it",
-			   t->opts->sample);
-	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC)
-		trace_note(r, note, "tracing stopped when pid %d executed a "
-			   "set-user-ID, set-group-ID or file-capability "
-			   "program (as perf does); the report covers the time "
-			   "before", (int)t->pid);
-}
-
-/* The session's header figures and the sections only ispotctl shows. */
-static void trace_report_header(const struct trace *t, struct report *r)
-{
-	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
-
-	r->pid = t->pid;
-	r->command = t->command;
-	r->duration_ns = t->t_end - t->t_enable;
-	r->recorded = drain_stats(t->drain)->records;
-	r->dropped = t->dropped;
-	r->unpaired = ps->unpaired_entries + ps->unpaired_exits;
-	r->counters = t->counters;
-	r->nr_counters = t->opts->nr_counters;
-	r->excess = t->pipe->excess;
-	r->stacks = t->pipe->stacks;
-	r->wide = t->opts->wide;
-	r->all_futexes = t->opts->all_futexes;
-}
-
-/* --folded: the stacks as folded lines, beside the report. */
-static int trace_write_folded(const struct trace *t, const struct report *r)
-{
-	FILE *out;
-	int ret;
-
-	if (!t->opts->folded)
-		return 0;
-	out = fopen(t->opts->folded, "we");
-	if (!out) {
-		ispot_error("cannot write %s (%s): choose a writable --folded "
-			    "path", t->opts->folded, strerror(errno));
-		return -1;
-	}
-	ret = report_folded(out, r);
-	if (fclose(out) && !ret)
-		ret = -errno;
-	if (ret)
-		ispot_error("cannot write %s (%s): check the disk",
-			    t->opts->folded, strerror(-ret));
-	return ret ? -1 : 0;
-}
-
-/*
- * --svg DIR and --html FILE: the pictures (report/pictures.h) and the
- * page (report/html.h), drawn from the engine the report came from.
- */
-static int trace_write_pictures(const struct trace *t,
-				const struct report *r)
-{
-	const struct picture_source src = { t->pipe->sci,
-					    t->pipe->durations };
-	struct afile page;
-	int ret;
-
-	if (t->opts->svg && pictures_write(t->opts->svg, r, &src))
-		return -1;
-	if (!t->opts->html)
-		return 0;
-	ret = afile_open(&page, t->opts->html);
-	if (!ret) {
-		ret = report_html(page.f, r, &src);
-		if (ret)
-			afile_abort(&page);
-		else
-			ret = afile_commit(&page);
-	}
-	if (ret)
-		ispot_error("cannot write %s (%s): choose a writable --html "
-			    "path", t->opts->html, strerror(-ret));
-	return ret ? -1 : 0;
-}
-
-/* The table or the JSON object, to stdout or --output. */
-static int trace_write_report(const struct trace *t, const struct report *r)
-{
-	FILE *out = stdout;
-	int ret;
-
-	if (trace_write_folded(t, r) || trace_write_pictures(t, r))
-		return -1;
-	if (t->opts->output) {
-		out = fopen(t->opts->output, "we");
-		if (!out) {
-			ispot_error("cannot write %s (%s): choose a writable "
-				    "--output path", t->opts->output,
-				    strerror(errno));
-			return -1;
-		}
-	}
-	ret = t->opts->json ? report_json(out, r) :
-	      report_text(out, r, t->opts->top);
-	if (out != stdout && fclose(out) && !ret)
-		ret = -errno;
-	if (ret)
-		ispot_error("cannot write the report (%s)", strerror(-ret));
-	return ret ? -1 : 0;
-}
-
-static int trace_print(struct trace *t, struct sci_report *sr)
-{
-	const struct timeline_futex *futexes = NULL;
-	struct report_source src = {
-		.nr_funcs = t->nr_funcs,
-		.shapes = t->pipe->shapes,
-		.sym = t->sym,
-	};
-	struct report r = { .sci = sr };
-	struct report_source_func *funcs = NULL;
-	struct argb_verdict *verdicts;
-	struct report_build b = { 0 };
-	char note[TRACE_NOTES][256];
-	const char *notes[TRACE_NOTES];
-	size_t i;
-	int ret = -1;
-
-	/* First: an auto function's key is the verdict's (trace_workload.c). */
-	verdicts = trace_workload(t, sr, note, &r.nr_notes, TRACE_NOTES -
-				  TRACE_SESSION_NOTES);
-	if (verdicts)
-		funcs = trace_source_funcs(t);
-	src.funcs = funcs;
-	if (t->pipe->tl)
-		src.nr_futexes = timeline_futexes(t->pipe->tl, &futexes);
-	src.futexes = futexes;
-	if (!funcs || report_build(&b, &src, &r)) {
-		ispot_error("out of memory writing the report");
-		goto out;
-	}
-	trace_report_header(t, &r);
-	r.verdicts = verdicts;
-	trace_session_notes(t, &r, note);
-	for (i = 0; i < r.nr_notes; i++)
-		notes[i] = note[i];
-	r.notes = notes;
-	ret = trace_write_report(t, &r);
-out:
-	report_build_free(&b);
-	free(funcs);
-	free(verdicts);
-	return ret;
+	return t->drain ? drain_stats(t->drain) : &t->replayed;
 }
 
 void trace_stop(struct trace *t)
 {
 	trace_finish(t);
 	t->dropped = trace_dropped(t);
+	if (t->rec)
+		t->rec_full = recording_full(t->rec, &t->rec_full_size,
+					     &t->rec_full_ts);
 }
 
 int trace_report(struct trace *t)
 {
-	struct sci_report *sr;
-	int ret;
-
 	trace_stop(t);
 	if (trace_perfetto_close(t, true))
 		return -1;
@@ -909,14 +770,10 @@ int trace_report(struct trace *t)
 		ispot_error("process %d exited after %.2fs of tracing; the "
 			    "report covers that time", (int)t->pid,
 			    (t->t_end - t->t_enable) / 1e9);
-	sr = sci_report(t->pipe->sci, t->t_end);
-	if (!sr) {
-		ispot_error("out of memory computing the scores");
+	/* Named now, before the report's own look-ups re-read any maps. */
+	if (t->rec && recording_finish(t->rec, t))
 		return -1;
-	}
-	ret = trace_print(t, sr);
-	sci_report_free(sr);
-	return ret;
+	return trace_print_report(t);
 }
 
 void trace_free(struct trace *t)
@@ -936,6 +793,8 @@ void trace_free(struct trace *t)
 	task_set_free(&t->alive);
 	task_set_free(&t->scan);
 	free(t->exits);
+	free(t->probes);
+	recording_free(t->rec);
 	trace_funcs_free(t);
 	ispot_device_close(&t->dev);
 	memset(t, 0, sizeof(*t));

@@ -28,6 +28,7 @@
 #include "analysis/pipeline.h"
 #include "report/report.h"
 #include "session/tasks.h"
+#include "analysis/drain.h"
 
 #define TRACE_SCAN_NS	(100 * 1000 * 1000ull)
 
@@ -40,6 +41,18 @@ struct trace_func {
 	uint32_t probe_id;		/* a block's: its first begin site's */
 	struct elf_block *block;	/* NULL for a function */
 };
+
+/* A probe the session armed: which function it counts for, as what. */
+enum trace_probe_role { TRACE_PROBE_FUNC, TRACE_PROBE_BEGIN, TRACE_PROBE_END };
+
+struct trace_probe {
+	uint32_t id;
+	uint32_t func;		/* index in funcs */
+	uint8_t role;		/* enum trace_probe_role */
+	bool sync;		/* pipeline_set_sync() */
+};
+
+struct recording;
 
 struct trace_exit {
 	uint32_t tid;
@@ -60,6 +73,8 @@ struct trace {
 
 	struct trace_func *funcs;
 	size_t nr_funcs;
+	struct trace_probe *probes;	/* as armed, for a recording */
+	uint32_t nr_probes, cap_probes;
 
 	uint32_t nr_rings;
 	uint64_t ring_mmap_size;
@@ -97,6 +112,17 @@ struct trace {
 	FILE *perfetto_out;
 
 	/*
+	 * `record`: the recording every input of the pipeline also goes to
+	 * (trace_on_record() and the thread and trampoline calls).  When it
+	 * stopped at --max-size: that size and the last record kept.
+	 */
+	struct recording *rec;
+	bool rec_full;
+	uint64_t rec_full_size, rec_full_ts;
+	/* `report FILE`: no drain; its figures as the recording kept them. */
+	struct drain_stats replayed;
+
+	/*
 	 * Set between trace_resolve() and trace_start() by a caller that
 	 * keeps scores across sessions (ispotd): executions are scored into
 	 * @engine, under @func_ids[i] for funcs[i].  NULL: the pipeline's
@@ -115,6 +141,54 @@ struct trace {
 	struct argbuckets *args;
 	const uint32_t *shadow_ids;
 };
+
+/*
+ * The one place every record reaches, live from the drain and offline
+ * from a recording (replay.c): the pipeline, then whatever else consumes
+ * records (the recording).  A drain_record_fn: @ctx is the trace.
+ */
+void trace_on_record(void *ctx, const struct ispot_record *rec);
+
+/*
+ * The session's other inputs to the pipeline, which a recording replays
+ * where they came: a thread seen by a /proc scan, one gone, the uprobe
+ * trampoline's range.
+ */
+void trace_thread_seen(struct trace *t, uint32_t tid, uint64_t ts);
+void trace_thread_exit(struct trace *t, uint32_t tid, uint64_t ts);
+void trace_set_trampoline(struct trace *t, uint64_t start, uint64_t end);
+
+/*
+ * The session's pipeline, the same for a live trace and a replay:
+ * stack frames are judged by @frame_ok (stacks.h), causes on if t->waits.
+ * Returns 0 or prints one line and returns -1.
+ */
+int trace_new_pipeline(struct trace *t, stacks_frame_fn frame_ok,
+		       void *ctx);
+
+/*
+ * Give probe @id of funcs[@func] to the pipeline, as a function or a
+ * block's marker, keyed by the function's rule; and note it in
+ * t->probes for the recording.  Returns 0 or prints one line and -1.
+ */
+int trace_pipe_probe(struct trace *t, uint32_t id, uint32_t func,
+		     enum trace_probe_role role, bool sync);
+
+/* The drain's figures; a replay has no drain, but what was recorded. */
+const struct drain_stats *trace_drain_stats(const struct trace *t);
+
+/*
+ * Score and print the report of a stopped session (or a replayed one):
+ * the table or JSON to stdout or --output, and --folded.
+ */
+int trace_print_report(struct trace *t);
+
+/*
+ * `report FILE`: replay the recording @o->recording names through the
+ * session's pipeline and print its report.  Returns 0 or -1 after one
+ * line.
+ */
+int trace_replay(const struct trace_opts *o);
 
 /* Monotonic ns, the clock the module stamps records with. */
 uint64_t trace_now(void);

@@ -22,6 +22,7 @@
 #include "session/autopick.h"
 #include "util/errors.h"
 #include "session/trace_internal.h"
+#include "util/idarray.h"
 
 /*
  * What --sync adds: the blocking calls of COZ's Table 2 (the papers are
@@ -290,10 +291,37 @@ static uint32_t trace_shadow(const struct trace *t, size_t i)
 	return autokey_shadow_id(t->nr_funcs, i, 0);
 }
 
-/* Every site of a block's markers, as entry probes the pairer matches. */
-static int trace_arm_block(struct trace *t, struct trace_func *f,
-			   uint32_t func_id, uint32_t shadow)
+int trace_pipe_probe(struct trace *t, uint32_t id, uint32_t func,
+		     enum trace_probe_role role, bool sync)
 {
+	struct trace_func *f = &t->funcs[func];
+	uint32_t func_id = t->func_ids ? t->func_ids[func] : func;
+	uint32_t shadow = trace_shadow(t, func);
+	int ret;
+
+	if (idarray_reserve(&t->probes, &t->cap_probes, sizeof(*t->probes),
+			    t->nr_probes))
+		goto nomem;
+	t->probes[t->nr_probes++] = (struct trace_probe){ id, func, role,
+							  sync };
+	if (role == TRACE_PROBE_FUNC)
+		ret = pipeline_add_probe(t->pipe, id, func_id, &f->key);
+	else
+		ret = pipeline_add_marker(t->pipe, id, func_id,
+					  role == TRACE_PROBE_END, &f->key);
+	if (ret || (shadow && pipeline_set_shadows(t->pipe, id, shadow)) ||
+	    (sync && pipeline_set_sync(t->pipe, id)))
+		goto nomem;
+	return 0;
+nomem:
+	ispot_error("out of memory adding probes");
+	return -1;
+}
+
+/* Every site of a block's markers, as entry probes the pairer matches. */
+static int trace_arm_block(struct trace *t, size_t func)
+{
+	struct trace_func *f = &t->funcs[func];
 	const struct elf_block *b = f->block;
 	/* Older modules take no semaphore: the markers still fire. */
 	bool sems = t->dev.version.abi_minor >= 5;
@@ -320,11 +348,9 @@ static int trace_arm_block(struct trace *t, struct trace_func *f,
 			return -1;
 		if (!f->probe_id)
 			f->probe_id = id;
-		if (pipeline_add_marker(t->pipe, id, func_id, end, &f->key) ||
-		    (shadow && pipeline_set_shadows(t->pipe, id, shadow))) {
-			ispot_error("out of memory adding probes");
+		if (trace_pipe_probe(t, id, func, end ? TRACE_PROBE_END :
+				     TRACE_PROBE_BEGIN, false))
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -339,11 +365,9 @@ int trace_arm(struct trace *t)
 
 	for (i = 0; i < t->nr_funcs; i++) {
 		struct trace_func *f = &t->funcs[i];
-		uint32_t func_id = t->func_ids ? t->func_ids[i] : i;
-		uint32_t shadow = trace_shadow(t, i);
 
 		if (f->block) {
-			if (trace_arm_block(t, f, func_id, shadow))
+			if (trace_arm_block(t, i))
 				return -1;
 			continue;
 		}
@@ -355,17 +379,10 @@ int trace_arm(struct trace *t)
 					      trace_func_is_sync(f) ?
 					      ISPOT_PROBE_BOTH : flags,
 					      0, f->sym.name);
-		if (!f->probe_id)
+		if (!f->probe_id ||
+		    trace_pipe_probe(t, f->probe_id, i, TRACE_PROBE_FUNC,
+				     trace_func_is_sync(f)))
 			return -1;
-		if (pipeline_add_probe(t->pipe, f->probe_id, func_id,
-				       &f->key) ||
-		    (shadow &&
-		     pipeline_set_shadows(t->pipe, f->probe_id, shadow)) ||
-		    (trace_func_is_sync(f) &&
-		     pipeline_set_sync(t->pipe, f->probe_id))) {
-			ispot_error("out of memory adding probes");
-			return -1;
-		}
 	}
 	return 0;
 }

@@ -46,16 +46,22 @@ static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
 	return snprintf(buf, len, "%s", f->sym.name);
 }
 
-/* perfetto_names.thread: its comm, read while it lives. */
+/*
+ * perfetto_names.thread: its comm, read while it lives.  A replay has no
+ * live target (the tid may be another process's by now): no names.
+ */
 static int trace_perfetto_thread(void *ctx, uint32_t tid, char *buf,
 				 size_t len)
 {
-	(void)ctx;
+	const struct trace *t = ctx;
+
+	if (!t->drain)
+		return -1;
 	task_comm((pid_t)tid, buf, len);
 	return strcmp(buf, "?") ? (int)strlen(buf) : -1;
 }
 
-int trace_perfetto_open(struct trace *t)
+int trace_perfetto_open(struct trace *t, const struct perfetto_clock *clock)
 {
 	const struct perfetto_names names = {
 		.call = trace_perfetto_call,
@@ -73,7 +79,7 @@ int trace_perfetto_open(struct trace *t)
 		return -1;
 	}
 	t->perfetto = perfetto_open(t->perfetto_out, (uint32_t)t->pid,
-				    t->command, &names, NULL);
+				    t->command, &names, clock);
 	if (!t->perfetto) {
 		ispot_error("out of memory starting the Perfetto trace");
 		return -1;

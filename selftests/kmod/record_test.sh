@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ispotctl record and report: the report of a recording, made offline,
+# equals the live report of the session that wrote it, field by field
+# (with futex waits, causes and call stacks); another --key re-keys it;
+# --max-size stops the records and both reports say so; and every bad
+# input (not a recording, an unknown format version, a file cut short,
+# an output that cannot be written) gets one line and a non-zero exit.
+# No field is left out of the comparison: a replay stores the session's
+# times, so even the duration is the live one.
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+samples=/ispot/samples
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
+grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+
+tap_plan 9
+
+# fields FILE: one JSON document's fields and values, one per line, in
+# the writer's order (the report writes one line; a string with a comma
+# splits the same way on both sides).
+fields() { tr ',{}[]' '\n\n\n\n\n' <"$1" | sed '/^ *$/d'; }
+
+# same A B: every field of A equals B's; the first differences shown.
+same() {
+	fields "$1" >"$tmp/a.fields"
+	fields "$2" >"$tmp/b.fields"
+	echo "# $(wc -l <"$tmp/a.fields") fields"
+	diff "$tmp/a.fields" "$tmp/b.fields" >"$tmp/diff" && return 0
+	head -n 20 "$tmp/diff" | sed 's/^/# /'
+	return 1
+}
+
+t_same() {
+	run_status 0 ispotctl record -o "$tmp/lock.isr" --func acquire \
+		--stack-period 7 --json -- "$samples/lock_contention" \
+		--threads 2 --delay-us 50 --hold-us 200 --iterations 300 ||
+		return 1
+	# The report shares stdout with the sample, which prints first.
+	grep '^{"ispot_version"' "$tmp/out" >"$tmp/live.json"
+	run_status 0 ispotctl report "$tmp/lock.isr" --json \
+		-o "$tmp/offline.json" || return 1
+	echo "# recording: $(wc -c <"$tmp/lock.isr") bytes"
+	grep -q '"stacks"' "$tmp/live.json" &&
+		grep -q '"futexes"' "$tmp/live.json" &&
+		same "$tmp/live.json" "$tmp/offline.json"
+}
+tap_check "offline_report_equals_live_field_by_field" t_same
+
+# The attach form: --pid instead of a command, the same recording.
+t_attach() {
+	"$samples/lock_contention" --threads 2 --iterations 100000000 \
+		--delay-us 100 >/dev/null &
+	bg=$!
+	sleep 1
+	run_status 0 ispotctl record -o "$tmp/attach.isr" --pid "$bg" \
+		--duration 2s --func acquire --json
+	ok=$?
+	kill "$bg"
+	wait "$bg" 2>/dev/null
+	[ $ok = 0 ] || return 1
+	cp "$tmp/out" "$tmp/attach-live.json"
+	run_status 0 ispotctl report "$tmp/attach.isr" --json \
+		-o "$tmp/attach-offline.json" &&
+		grep -q '"name": "acquire"' "$tmp/attach-live.json" &&
+		same "$tmp/attach-live.json" "$tmp/attach-offline.json"
+}
+tap_check "attach_form_records_the_same" t_attach
+
+t_rekey() {
+	run_status 0 ispotctl report "$tmp/lock.isr" --json \
+		--key acquire=callsite -o "$tmp/rekeyed.json" || return 1
+	grep -q '"key": "callsite"' "$tmp/rekeyed.json" &&
+		! grep -q '"key": "callsite"' "$tmp/live.json"
+}
+tap_check "report_rekeys_a_recording" t_rekey
+
+t_text() {
+	run_status 0 ispotctl report "$tmp/lock.isr" --top 1 &&
+		grep -q acquire "$tmp/out"
+}
+tap_check "report_writes_the_table" t_text
+
+t_max_size() {
+	run_status 0 ispotctl record -o "$tmp/small.isr" --max-size 8K \
+		--func acquire --json -- "$samples/lock_contention" \
+		--threads 2 --iterations 300 || return 1
+	grep '^{"ispot_version"' "$tmp/out" >"$tmp/small-live.json"
+	[ "$(wc -c <"$tmp/small.isr")" -lt 65536 ] &&
+		grep -q 'the recording stopped at 8.00KiB' "$tmp/small-live.json" &&
+		run_status 0 ispotctl report "$tmp/small.isr" &&
+		unwrapped "$tmp/out" | grep -q 'the recording stopped at 8.00KiB'
+}
+tap_check "max_size_stops_the_records_with_a_note" t_max_size
+
+t_not_recording() {
+	echo hello >"$tmp/text"
+	run_status 1 ispotctl report "$tmp/text" &&
+		one_line_err "is not an ispot recording"
+}
+tap_check "not_a_recording_is_one_line" t_not_recording
+
+t_version() {
+	# The major version is the two bytes after the magic.
+	cp "$tmp/lock.isr" "$tmp/v9.isr"
+	printf '\011' | dd of="$tmp/v9.isr" bs=1 seek=8 conv=notrunc 2>/dev/null
+	run_status 1 ispotctl report "$tmp/v9.isr" &&
+		one_line_err "recording of format 9\.0"
+}
+tap_check "unknown_version_is_one_line" t_version
+
+t_truncated() {
+	size=$(wc -c <"$tmp/lock.isr")
+	head -c $((size / 2)) "$tmp/lock.isr" >"$tmp/cut.isr"
+	run_status 1 ispotctl report "$tmp/cut.isr" &&
+		one_line_err "cut short"
+}
+tap_check "truncated_recording_is_one_line" t_truncated
+
+t_unwritable() {
+	run_status 1 ispotctl record -o /nonexistent/x.isr --func acquire \
+		-- "$samples/lock_contention" --iterations 10 &&
+		one_line_err "cannot write /nonexistent/x.isr" &&
+		! ls /nonexistent 2>/dev/null &&
+		run_status 1 ispotctl report "$tmp/lock.isr" \
+			-o /nonexistent/r.json &&
+		one_line_err "cannot write /nonexistent/r.json" &&
+		[ -z "$(ls -A "$tmp" | grep '^\.')" ]
+}
+tap_check "unwritable_outputs_refused_first" t_unwritable
+
+rm -rf "$tmp"
+tap_done

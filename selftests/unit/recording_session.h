@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A recorded session without the device, for test_recording and
+ * record_bench: driven through the live session's entry points
+ * (trace_on_record(), the thread and trampoline calls, the frame check
+ * over this process's real maps), it writes a recording and its report.
+ * Two functions (worker, keyed by arg0; flush, nested in it), two
+ * threads, calls whose durations differ, a call stack every tenth call
+ * with a frame past the code (cut), a thread closed by a scan.
+ */
+#ifndef ISPOT_TEST_RECORDING_SESSION_H
+#define ISPOT_TEST_RECORDING_SESSION_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pipeline_feed.h"
+#include "session/recording.h"
+#include "session/trace.h"
+#include "session/trace_internal.h"
+
+#define RS_PROBE_WORKER	1
+#define RS_PROBE_FLUSH	2
+#define RS_TGID		4321
+/* What a frame-pointer walk reads through code without frame pointers. */
+#define RS_GARBAGE_FRAME	0x3833313933393630ull
+
+/* Call sites and outer frames: real code of this binary, for names. */
+__attribute__((noinline)) void recording_test_caller(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void recording_test_outer(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static inline void rs_record(struct trace *t, uint64_t ts, uint8_t kind,
+			     uint32_t tid, uint32_t probe, uint64_t sp,
+			     uint64_t ip, uint64_t arg0)
+{
+	const uint64_t args[3] = { arg0 };
+	struct ispot_record r;
+
+	pipeline_feed_fill(&r, ts, kind, RS_TGID, tid, probe, sp, args);
+	r.ip = ip;
+	trace_on_record(t, &r);
+}
+
+/* A STACK record of three frames: a call site, an outer frame, garbage. */
+static inline void rs_stack(struct trace *t, uint64_t ts, uint32_t tid,
+			    uint32_t probe, uint64_t site)
+{
+	struct ispot_record r[2];
+	uint64_t *frames = (uint64_t *)&r[1];
+
+	memset(r, 0, sizeof(r));
+	pipeline_feed_fill(r, ts, ISPOT_REC_STACK, RS_TGID, tid, probe, 0,
+			   NULL);
+	r[0].nslots = 2;
+	r[0].data[0] = 3;
+	frames[0] = site;
+	frames[1] = (uint64_t)(uintptr_t)recording_test_outer + 1;
+	frames[2] = RS_GARBAGE_FRAME;
+	trace_on_record(t, r);
+}
+
+struct recording_session {
+	struct trace t;
+	struct trace_opts o;
+	char exe[PATH_MAX];
+};
+
+/* The session's setup, as trace_open(), trace_setup() and trace_arm(). */
+static inline int rs_start(struct recording_session *s, const char *rec,
+			   const char *json, uint64_t max_size)
+{
+	struct trace *t = &s->t;
+	ssize_t n;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->o.json = true;
+	s->o.output = json;
+	s->o.record = rec;
+	s->o.max_size = max_size;
+	s->o.stack_period = 7;
+	t->dev.fd = -1;
+	t->opts = &s->o;
+	t->mode = MODE_RUN;
+	t->pid = RS_TGID;
+	snprintf(t->command, sizeof(t->command), "worker_app");
+	t->dev.version.abi_major = ISPOT_ABI_MAJOR;
+	t->dev.version.abi_minor = ISPOT_ABI_MINOR;
+	t->nr_rings = 2;
+	t->tasks = true;
+	n = readlink("/proc/self/exe", s->exe, sizeof(s->exe) - 1);
+	t->funcs = calloc(2, sizeof(*t->funcs));
+	if (n <= 0 || !t->funcs)
+		return -1;
+	t->nr_funcs = 2;
+	snprintf(t->funcs[0].sym.name, ELF_SYM_NAME_MAX, "worker");
+	snprintf(t->funcs[1].sym.name, ELF_SYM_NAME_MAX, "flush");
+	for (i = 0; i < 2; i++)
+		snprintf(t->funcs[i].sym.obj, PATH_MAX, "%s", s->exe);
+	t->funcs[0].key = (struct key_rule){ KEY_ARG, 0, false };
+	snprintf(t->funcs[0].key_desc, sizeof(t->funcs[0].key_desc), "arg0");
+	if (rec) {
+		t->rec = recording_create(rec, max_size);
+		if (!t->rec)
+			return -1;
+	}
+	t->sym = elf_symbolizer_new(0, NULL, 0);
+	if (!t->sym || trace_new_pipeline(t, trace_frame_in_code, t) ||
+	    trace_pipe_probe(t, RS_PROBE_WORKER, 0, TRACE_PROBE_FUNC,
+			     false) ||
+	    trace_pipe_probe(t, RS_PROBE_FLUSH, 1, TRACE_PROBE_FUNC, false))
+		return -1;
+	return 0;
+}
+
+/* @calls calls of worker, each around one of flush: 4.2 records a call. */
+static inline void rs_trace(struct recording_session *s, unsigned int calls)
+{
+	struct trace *t = &s->t;
+	/* A return address names the call before it: addr - 1. */
+	uint64_t site = (uint64_t)(uintptr_t)recording_test_caller + 1;
+	uint64_t ts = 1000000, drained = 0;
+	unsigned int i;
+
+	t->t_enable = ts;
+	trace_thread_seen(t, 101, ts);
+	trace_thread_seen(t, 102, ts);
+	trace_set_trampoline(t, 0x7ffff000, 0x7ffff100);
+	for (i = 0; i < calls; i++) {
+		uint32_t tid = 101 + (i & 1);
+		uint64_t sp = 0x7ffd0000 - tid * 0x1000;
+		uint64_t d = 1000 + (i % 7) * 300 + (i & 1) * 500;
+
+		ts += 100;
+		if (i % 10 == 0) {
+			rs_stack(t, ts, tid, RS_PROBE_WORKER, site);
+			drained++;
+		}
+		rs_record(t, ts, ISPOT_REC_ENTRY, tid, RS_PROBE_WORKER, sp,
+			  site, i % 3);
+		rs_record(t, ts + 10, ISPOT_REC_ENTRY, tid, RS_PROBE_FLUSH,
+			  sp - 64, site, 0);
+		rs_record(t, ts + d / 2, ISPOT_REC_EXIT, tid, RS_PROBE_FLUSH,
+			  sp - 56, site, 0);
+		rs_record(t, ts + d, ISPOT_REC_EXIT, tid, RS_PROBE_WORKER,
+			  sp + 8, site, 0);
+		ts += d;
+		drained += 4;
+	}
+	/* A scan found thread 102 gone, its exit record lost. */
+	trace_thread_exit(t, 102, ts);
+	t->t_end = ts + 1000;
+	t->dropped = 3;
+	/* The drain's count, which a session without rings keeps itself. */
+	t->replayed.records = drained;
+}
+
+/* As trace_stop() and trace_report(): 0, or -1 after one line. */
+static inline int rs_stop(struct recording_session *s)
+{
+	struct trace *t = &s->t;
+
+	trace_close_pipeline(t);
+	if (t->rec) {
+		t->rec_full = recording_full(t->rec, &t->rec_full_size,
+					     &t->rec_full_ts);
+		if (recording_finish(t->rec, t))
+			return -1;
+	}
+	return trace_print_report(t);
+}
+
+#endif /* ISPOT_TEST_RECORDING_SESSION_H */

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Recordings (session/recording.c, session/replay.c): a session driven
+ * through the live session's own entry points (trace_on_record(), the
+ * thread and trampoline calls, the frame check over this process's real
+ * maps) writes a recording and its report; `report FILE` on it writes
+ * the same report byte for byte, and re-keys it with --key.  The reader
+ * refuses, in one line each, the file cut at every length, a bad magic,
+ * an unknown major version, another ABI, counts beyond their bounds and
+ * a record whose slots do not match its size.  --max-size stops the
+ * records, keeps a valid file and both reports say so; outputs that
+ * cannot be written are refused first and nothing half-written stays.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "ispot_test.h"
+#include "stderr_capture.h"
+#include "recording_session.h"
+
+/* One directory for every test (each runs in a child), gone at the end. */
+static char dir[64] = "/tmp/ispot-rec-XXXXXX";
+
+__attribute__((constructor)) static void dir_make(void)
+{
+	if (!mkdtemp(dir))
+		dir[0] = '\0';
+}
+
+static int dir_remove_one(const char *path, const struct stat *st, int flag,
+			  struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+__attribute__((destructor)) static void dir_remove(void)
+{
+	if (dir[0])
+		nftw(dir, dir_remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void path_in(char *buf, const char *name)
+{
+	ASSERT_TRUE(dir[0] != '\0');
+	snprintf(buf, PATH_MAX, "%s/%s", dir, name);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	ASSERT_TRUE(buf != NULL);
+	ASSERT_EQ(fread(buf, 1, n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static void spit(const char *path, const void *p, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(fwrite(p, 1, len, f), len);
+	ASSERT_EQ(fclose(f), 0);
+}
+
+/* The shared session, its report to @json, its recording to @rec. */
+static void live_session(struct recording_session *s, const char *rec,
+			 const char *json, uint64_t max_size)
+{
+	ASSERT_EQ(rs_start(s, rec, json, max_size), 0);
+	rs_trace(s, 200);
+	ASSERT_EQ(rs_stop(s), 0);
+}
+
+static int replay(const char *rec, const char *out, struct key_opt *key)
+{
+	struct trace_opts o = { .json = true, .output = out,
+				.recording = rec };
+
+	if (key) {
+		o.keys[0] = *key;
+		o.nr_keys = 1;
+	}
+	return trace_replay(&o);
+}
+
+/* One recorded session, shared by the tests of bad files. */
+static char *good;
+static size_t good_len;
+
+static void recorded(void)
+{
+	struct recording_session s;
+	char rec[PATH_MAX], json[PATH_MAX];
+
+	path_in(rec, "good.isr");
+	path_in(json, "good.json");
+	live_session(&s, rec, json, 1ull << 30);
+	trace_free(&s.t);
+	good = slurp(rec, &good_len);
+}
+
+/* The offset of the first section of @type in @buf, or 0. */
+static size_t section_at(const char *buf, size_t len, uint32_t type)
+{
+	size_t off = RECORDING_HEADER_SIZE;
+
+	while (off + RECORDING_SECTION_HEAD <= len) {
+		uint32_t t;
+		uint64_t l;
+
+		memcpy(&t, buf + off, 4);
+		memcpy(&l, buf + off + 8, 8);
+		if (t == type)
+			return off;
+		off += RECORDING_SECTION_HEAD + l;
+	}
+	return 0;
+}
+
+/* Opening @buf must fail with one line that says @what. */
+static void refused(const char *buf, size_t len, const char *what)
+{
+	struct recording_file rf;
+	char path[PATH_MAX];
+	int ret;
+
+	path_in(path, "bad.isr");
+	spit(path, buf, len);
+	capture_begin();
+	ret = recording_open(path, &rf);
+	capture_end();
+	recording_close(&rf);
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, what) != NULL);
+	EXPECT_TRUE(strchr(captured, '\n') ==
+		    captured + strlen(captured) - 1);
+	if (ret != -1 || !strstr(captured, what))
+		printf("# %zu bytes: %s", len, captured);
+}
+
+TEST(offline_report_is_the_live_report)
+{
+	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	struct recording_session s;
+	char *a, *b;
+
+	path_in(rec, "r.isr");
+	path_in(live, "live.json");
+	path_in(off, "offline.json");
+	live_session(&s, rec, live, 1ull << 30);
+	trace_free(&s.t);
+	ASSERT_EQ(replay(rec, off, NULL), 0);
+	a = slurp(live, NULL);
+	b = slurp(off, NULL);
+	/* Names came from the target's maps, and stacks were cut. */
+	EXPECT_TRUE(strstr(a, "recording_test_caller") != NULL);
+	EXPECT_TRUE(strstr(a, "recording_test_outer") != NULL);
+	EXPECT_TRUE(strstr(a, "\"name\": \"worker\"") != NULL);
+	EXPECT_STREQ(a, b);
+	if (strcmp(a, b))
+		printf("# live:    %.300s\n# offline: %.300s\n", a, b);
+	free(a);
+	free(b);
+}
+
+TEST(report_rekeys_a_recording)
+{
+	char rec[PATH_MAX], off[PATH_MAX];
+	struct key_opt none = { "worker", { KEY_CALLSITE, 0, false } };
+	struct key_opt typo = { "wroker", { KEY_NONE, 0, false } };
+	struct recording_session s;
+	char *b;
+
+	path_in(rec, "k.isr");
+	path_in(off, "k.json");
+	live_session(&s, rec, off, 1ull << 30);
+	trace_free(&s.t);
+	b = slurp(off, NULL);
+	EXPECT_TRUE(strstr(b, "\"key\": \"arg0\"") != NULL);
+	free(b);
+	ASSERT_EQ(replay(rec, off, &none), 0);
+	b = slurp(off, NULL);
+	EXPECT_TRUE(strstr(b, "\"key\": \"callsite\"") != NULL);
+	EXPECT_TRUE(strstr(b, "\"key\": \"arg0\"") == NULL);
+	free(b);
+	capture_begin();
+	EXPECT_EQ(replay(rec, off, &typo), -1);
+	capture_end();
+	EXPECT_TRUE(strstr(captured, "'wroker' matches no traced") != NULL);
+}
+
+TEST(cut_at_every_length_is_refused)
+{
+	size_t len;
+
+	recorded();
+	/* Every section boundary and every byte inside a record. */
+	for (len = 0; len < good_len; len++)
+		refused(good, len, len < 8 ? "is not an ispot recording" :
+			"cut short");
+}
+
+TEST(not_a_recording_is_refused)
+{
+	recorded();
+	good[0] = 'X';
+	refused(good, good_len, "is not an ispot recording: give a file");
+}
+
+TEST(unknown_major_version_is_refused)
+{
+	recorded();
+	good[8] = 9;
+	refused(good, good_len, "recording of format 9.0; this ispotctl "
+		"reads 1.x");
+}
+
+TEST(another_abi_is_refused)
+{
+	size_t meta;
+
+	recorded();
+	meta = section_at(good, good_len, REC_SEC_META);
+	ASSERT_GT(meta, 0);
+	good[meta + RECORDING_SECTION_HEAD] = 99;
+	refused(good, good_len, "holds records of ispot ABI 99.");
+}
+
+TEST(counts_past_their_bounds_are_refused)
+{
+	static const uint32_t types[] = { REC_SEC_FUNCS, REC_SEC_PROBES,
+					  REC_SEC_NAMES };
+	size_t i, at;
+
+	recorded();
+	for (i = 0; i < 3; i++) {
+		char *bad = malloc(good_len);
+
+		memcpy(bad, good, good_len);
+		at = section_at(bad, good_len, types[i]);
+		ASSERT_GT(at, 0);
+		memset(bad + at + RECORDING_SECTION_HEAD, 0xff, 4);
+		refused(bad, good_len, "is malformed");
+		free(bad);
+	}
+}
+
+TEST(a_record_larger_than_its_slots_is_refused)
+{
+	struct recording_file rf;
+	struct recording_cursor cur = { 0 };
+	struct recording_event ev;
+	char path[PATH_MAX];
+	size_t at, off;
+	int n;
+
+	recorded();
+	at = section_at(good, good_len, REC_SEC_EVENTS);
+	ASSERT_GT(at, 0);
+	/* The first record event: its slot count says 3, its size 1. */
+	off = at + RECORDING_SECTION_HEAD;
+	while ((unsigned char)good[off] != REC_EV_RECORD) {
+		uint32_t len;
+
+		memcpy(&len, good + off + 4, 4);
+		off += 8 + len;
+	}
+	good[off + 8 + offsetof(struct ispot_record, nslots)] = 3;
+	path_in(path, "slots.isr");
+	spit(path, good, good_len);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	capture_begin();
+	while ((n = recording_next(&rf, &cur, &ev)) > 0)
+		;
+	capture_end();
+	EXPECT_EQ(n, -1);
+	EXPECT_TRUE(strstr(captured, "slots do not match") != NULL);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+}
+
+TEST(max_size_stops_the_records_with_a_note)
+{
+	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	struct recording_file rf;
+	struct stat st;
+	struct recording_session s;
+	char *a, *b;
+
+	path_in(rec, "small.isr");
+	path_in(live, "small-live.json");
+	path_in(off, "small-off.json");
+	live_session(&s, rec, live, 8192);
+	EXPECT_TRUE(s.t.rec_full);
+	trace_free(&s.t);
+	ASSERT_EQ(recording_open(rec, &rf), 0);
+	EXPECT_TRUE(rf.stats.full);
+	EXPECT_GT(rf.stats.records, 0);
+	EXPECT_LT(rf.stats.records, 1000);
+	recording_close(&rf);
+	ASSERT_EQ(stat(rec, &st), 0);
+	ASSERT_EQ(replay(rec, off, NULL), 0);
+	a = slurp(live, NULL);
+	b = slurp(off, NULL);
+	EXPECT_TRUE(strstr(a, "the recording stopped at 8.00KiB") != NULL);
+	EXPECT_TRUE(strstr(b, "the recording stopped at 8.00KiB") != NULL);
+	free(a);
+	free(b);
+}
+
+TEST(unwritable_outputs_are_refused_first)
+{
+	char rec[PATH_MAX];
+	struct recording *r;
+	struct dirent *de;
+	DIR *d;
+	int left = 0;
+
+	capture_begin();
+	r = recording_create("/nonexistent/x.isr", 1 << 20);
+	capture_end();
+	EXPECT_TRUE(r == NULL);
+	EXPECT_TRUE(strstr(captured, "cannot write /nonexistent/x.isr") !=
+		    NULL);
+	capture_begin();
+	r = recording_create(dir, 1 << 20);
+	capture_end();
+	EXPECT_TRUE(r == NULL);
+	EXPECT_TRUE(strstr(captured, "(a directory): give -o a file") != NULL);
+	recorded();
+	path_in(rec, "good.isr");
+	capture_begin();
+	EXPECT_EQ(replay(rec, "/nonexistent/r.json", NULL), -1);
+	capture_end();
+	EXPECT_TRUE(strstr(captured, "cannot write /nonexistent/r.json") !=
+		    NULL);
+	/* A report that fails leaves no output behind, not even empty. */
+	path_in(rec, "out.json");
+	capture_begin();
+	EXPECT_EQ(replay("/nonexistent/in.isr", rec, NULL), -1);
+	capture_end();
+	EXPECT_EQ(access(rec, F_OK), -1);
+	/* A recording never finished leaves nothing, not even its temp. */
+	path_in(rec, "never.isr");
+	r = recording_create(rec, 1 << 20);
+	ASSERT_TRUE(r != NULL);
+	recording_trampoline(r, 1, 2);
+	recording_free(r);
+	d = opendir(dir);
+	ASSERT_TRUE(d != NULL);
+	while ((de = readdir(d)))
+		left += !strcmp(de->d_name, "never.isr") ||
+			!strncmp(de->d_name, ".never.isr", 10);
+	closedir(d);
+	EXPECT_EQ(left, 0);
+}
+
+TEST_HARNESS_MAIN

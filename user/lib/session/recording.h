@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Recordings: what `ispotctl record` writes and `ispotctl report` reads
+ * (Documentation/recording.rst has the format).  A recording holds the
+ * records in the order the drain gave them, with the session's other
+ * inputs to the pipeline (thread lifetimes from /proc scans, the uprobe
+ * trampoline, the stack-frame checks) at the point they were made, and
+ * what the report needs that only the target could tell: the probe
+ * table, names of the addresses the records carry, the maps, the drops.
+ *
+ * The reader takes the file as hostile: every size is checked against
+ * what is left, every count against its bound, and a file that is not a
+ * recording, is of another major version or is cut short gets one line.
+ */
+#ifndef ISPOT_RECORDING_H
+#define ISPOT_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/ispot.h>
+
+#include "analysis/drain.h"
+#include "session/trace.h"
+
+#define RECORDING_MAGIC		"ISPOTREC"
+#define RECORDING_MAJOR		1
+#define RECORDING_MINOR		0
+#define RECORDING_HEADER_SIZE	16
+#define RECORDING_SECTION_HEAD	16
+
+/* Section types, in the order the writer puts them. */
+enum recording_section {
+	REC_SEC_EVENTS = 1,	/* a run of events */
+	REC_SEC_META,		/* the session: versions, machine, options */
+	REC_SEC_FUNCS,		/* traced functions and blocks */
+	REC_SEC_PROBES,		/* probe id -> function, role */
+	REC_SEC_NAMES,		/* address -> name, as the target named it */
+	REC_SEC_MAPS,		/* the target's last maps snapshot */
+	REC_SEC_STATS,		/* drops, times, where the recording stopped */
+	REC_SEC_END,		/* empty, last: the file is whole */
+};
+
+/* Event types inside REC_SEC_EVENTS. */
+enum recording_event_type {
+	REC_EV_RECORD = 1,	/* one ring record, all its slots */
+	REC_EV_THREAD_SEEN,	/* u32 tid, u64 ts: pipeline_thread_seen */
+	REC_EV_THREAD_EXIT,	/* u32 tid, u64 ts: pipeline_thread_exit */
+	REC_EV_TRAMPOLINE,	/* u64 start, end: pairer_set_trampoline */
+	REC_EV_FRAME,		/* u64 addr, u8 ok: the frame check's answer */
+};
+
+/* Bounds the reader holds a file to. */
+#define RECORDING_MAX_FUNCS	65536
+#define RECORDING_MAX_PROBES	(1u << 20)
+#define RECORDING_MAX_NAMES	(1u << 22)
+#define RECORDING_MAX_ARGS	4096
+#define RECORDING_MAX_SECTIONS	(1u << 24)
+
+/* --- writing (a live session) ------------------------------------------ */
+
+struct recording;
+
+/*
+ * Start writing a recording to @path, through a temporary file beside it
+ * that recording_finish() renames: a failed session leaves nothing.
+ * Events stop once the file would pass @max_size.  NULL after one line.
+ */
+struct recording *recording_create(const char *path, uint64_t max_size);
+
+/* The session's inputs to its pipeline, in the order it gets them. */
+void recording_record(struct recording *r, const struct ispot_record *rec);
+void recording_thread(struct recording *r, bool exit, uint32_t tid,
+		      uint64_t ts);
+void recording_trampoline(struct recording *r, uint64_t start,
+			  uint64_t end);
+void recording_frame(struct recording *r, uint64_t addr, bool ok);
+
+/*
+ * Whether the events stopped at --max-size: the size, and the record
+ * time of the last record kept.
+ */
+bool recording_full(const struct recording *r, uint64_t *size,
+		    uint64_t *last_ts);
+
+/*
+ * The session has stopped: name the addresses seen, write the tables,
+ * and rename the file into place.  0, or -1 after one line (the
+ * temporary file is removed).
+ */
+int recording_finish(struct recording *r, const struct trace *t);
+
+/* Free; a recording not finished is removed. */
+void recording_free(struct recording *r);
+
+/* --- reading (ispotctl report) ----------------------------------------- */
+
+struct recording_meta {
+	uint16_t major, minor;		/* the file's format version */
+	uint32_t abi_major, abi_minor;	/* the module's, as it answered */
+	uint32_t ctl_abi_major, ctl_abi_minor;	/* the writer's */
+	char version[64];		/* ispotctl's version */
+	char kernel[128];		/* uname -r */
+	uint32_t nr_cpus;		/* rings */
+	uint32_t clock_id;		/* CLOCK_MONOTONIC */
+	uint32_t mode;			/* enum trace_mode */
+	int32_t pid;
+	char command[256];
+	uint64_t start_realtime_ns;	/* wall clock at the start */
+	uint64_t start_boottime_ns;	/* CLOCK_BOOTTIME at the start */
+	bool tasks, waits;
+	uint32_t sample, stack_period;
+	uint64_t max_size;
+	uint32_t nr_counters;
+	struct report_counter counters[ISPOT_MAX_COUNTERS];
+	char counter_names[ISPOT_MAX_COUNTERS][64];
+	uint32_t nr_args;		/* record's command line */
+	char **args;
+};
+
+struct recording_stats {
+	struct drain_stats drain;
+	uint64_t records;		/* records in the file */
+	uint64_t dropped;
+	uint64_t lost_exits;
+	uint32_t stop_reason;
+	uint64_t t_enable, t_end;
+	bool target_exited, interrupted;
+	bool full;			/* stopped at max_size */
+	uint64_t full_size, full_ts;
+};
+
+struct recording_file {
+	const char *path;
+	unsigned char *map;
+	size_t size;
+	struct recording_meta meta;
+	struct trace_func *funcs;
+	uint32_t nr_funcs;
+	struct trace_probe *probes;
+	uint32_t nr_probes;
+	struct recording_stats stats;
+	struct elf_symbolizer *names;	/* frozen: the NAMES section */
+	/* The EVENTS sections, in file order. */
+	struct { const unsigned char *p; uint64_t len; } *events;
+	size_t nr_events;
+};
+
+/* One event; @rec points at an aligned copy of the record's slots. */
+struct recording_event {
+	uint8_t type;
+	const struct ispot_record *rec;
+	uint32_t tid;
+	uint64_t a, b;		/* ts; start, end; addr, ok */
+};
+
+struct rec_addrs;
+
+/* Where a replay is, and the frame checks' answers so far. */
+struct recording_cursor {
+	size_t section;
+	uint64_t off;
+	struct rec_addrs *frames;
+	struct ispot_record slots[DRAIN_MAX_SLOTS];
+};
+
+/*
+ * Read and check the file at @path: every section but the events' is
+ * decoded here.  0, or -1 after one line saying what to do.
+ */
+int recording_open(const char *path, struct recording_file *rf);
+
+/* The next event: 1, 0 at the end, -1 after one line if malformed. */
+int recording_next(const struct recording_file *rf,
+		   struct recording_cursor *c, struct recording_event *ev);
+
+/*
+ * A stacks_frame_fn for a replay (@ctx: the cursor): the answer the
+ * session's check gave for @addr at this point of the events.
+ */
+bool recording_frame_ok(void *ctx, uint64_t addr);
+
+void recording_cursor_free(struct recording_cursor *c);
+void recording_close(struct recording_file *rf);
+
+#endif /* ISPOT_RECORDING_H */

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report of a session, live or replayed from a recording: the
+ * functions as the report builder takes them, the session's header
+ * figures and footer notes, and where the table, the JSON, the folded
+ * stacks, the pictures and the HTML page go.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html.h"
+#include "report/pictures.h"
+#include "report/report.h"
+#include "session/trace.h"
+#include "session/trace_internal.h"
+#include "util/afile.h"
+#include "util/errors.h"
+#include "util/format.h"
+
+/* Footer notes: five of the session's, the rest --key auto's. */
+#define TRACE_NOTES		10
+#define TRACE_SESSION_NOTES	5
+
+/* The session's functions as the report builder takes them (report.h). */
+static struct report_source_func *trace_source_funcs(const struct trace *t)
+{
+	struct report_source_func *sf = calloc(t->nr_funcs + 1, sizeof(*sf));
+	size_t i;
+
+	for (i = 0; sf && i < t->nr_funcs; i++) {
+		const struct trace_func *f = &t->funcs[i];
+
+		sf[i].name = f->sym.name;
+		sf[i].linkage_name = f->sym.linkage_name;
+		sf[i].object = f->sym.obj;
+		sf[i].key_desc = f->key_desc;
+		sf[i].key_auto = f->key_auto;
+		sf[i].rule = &f->key;
+	}
+	return sf;
+}
+
+/* Append one footer note to @r (room for TRACE_NOTES is the caller's). */
+static void __attribute__((format(printf, 3, 4)))
+trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note[r->nr_notes], sizeof(note[0]), fmt, ap);
+	va_end(ap);
+	r->nr_notes++;
+}
+
+/*
+ * The session's own notes, after the workload's: functions found in a
+ * library, late records, --sample, a secure exec.
+ */
+static void trace_session_notes(const struct trace *t, struct report *r,
+				char (*note)[256])
+{
+	const struct drain_stats *ds = trace_drain_stats(t);
+	char size[32], when[32];
+
+	if (trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
+		r->nr_notes++;
+
+	if (ds->late)
+		trace_note(r, note, "%llu records reached a ring late (after "
+			   "%llu ms); they were still paired",
+			   (unsigned long long)ds->late,
+			   DRAIN_SLACK_NS / 1000000);
+	if (t->opts->sample > 1)
+		trace_note(r, note, "sampling 1 in %u calls: calls are counted "
+			   "as recorded, losses scale with it",
+			   t->opts->sample);
+	if (t->rec_full)
+		trace_note(r, note, "the recording stopped at %s (--max-size) "
+			   "after %s of tracing: a report of it covers that "
+			   "time only", format_bytes(size, sizeof(size),
+						     t->rec_full_size),
+			   format_ns(when, sizeof(when), t->rec_full_ts >
+				     t->t_enable ? t->rec_full_ts -
+				     t->t_enable : 0));
+	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC)
+		trace_note(r, note, "tracing stopped when pid %d executed a "
+			   "set-user-ID, set-group-ID or file-capability "
+			   "program (as perf does); the report covers the time "
+			   "before", (int)t->pid);
+}
+
+/* The session's header figures and the sections only ispotctl shows. */
+static void trace_report_header(const struct trace *t, struct report *r)
+{
+	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
+
+	r->pid = t->pid;
+	r->command = t->command;
+	r->duration_ns = t->t_end - t->t_enable;
+	r->recorded = trace_drain_stats(t)->records;
+	r->dropped = t->dropped;
+	r->unpaired = ps->unpaired_entries + ps->unpaired_exits;
+	r->counters = t->counters;
+	r->nr_counters = t->opts->nr_counters;
+	r->excess = t->pipe->excess;
+	r->stacks = t->pipe->stacks;
+	r->wide = t->opts->wide;
+	r->all_futexes = t->opts->all_futexes;
+}
+
+/* --folded: the stacks as folded lines, beside the report. */
+static int trace_write_folded(const struct trace *t, const struct report *r)
+{
+	FILE *out;
+	int ret;
+
+	if (!t->opts->folded)
+		return 0;
+	out = fopen(t->opts->folded, "we");
+	if (!out) {
+		ispot_error("cannot write %s (%s): choose a writable --folded "
+			    "path", t->opts->folded, strerror(errno));
+		return -1;
+	}
+	ret = report_folded(out, r);
+	if (fclose(out) && !ret)
+		ret = -errno;
+	if (ret)
+		ispot_error("cannot write %s (%s): check the disk",
+			    t->opts->folded, strerror(-ret));
+	return ret ? -1 : 0;
+}
+
+/*
+ * --svg DIR and --html FILE: the pictures (report/pictures.h) and the
+ * page (report/html.h), drawn from the engine the report came from.
+ */
+static int trace_write_pictures(const struct trace *t,
+				const struct report *r)
+{
+	const struct picture_source src = { t->pipe->sci,
+					    t->pipe->durations };
+	struct afile page;
+	int ret;
+
+	if (t->opts->svg && pictures_write(t->opts->svg, r, &src))
+		return -1;
+	if (!t->opts->html)
+		return 0;
+	ret = afile_open(&page, t->opts->html);
+	if (!ret) {
+		ret = report_html(page.f, r, &src);
+		if (ret)
+			afile_abort(&page);
+		else
+			ret = afile_commit(&page);
+	}
+	if (ret)
+		ispot_error("cannot write %s (%s): choose a writable --html "
+			    "path", t->opts->html, strerror(-ret));
+	return ret ? -1 : 0;
+}
+
+/* The table or the JSON object, to stdout or --output. */
+static int trace_write_report(const struct trace *t, const struct report *r)
+{
+	FILE *out = stdout;
+	int ret;
+
+	if (trace_write_folded(t, r) || trace_write_pictures(t, r))
+		return -1;
+	if (t->opts->output) {
+		out = fopen(t->opts->output, "we");
+		if (!out) {
+			ispot_error("cannot write %s (%s): choose a writable "
+				    "--output path", t->opts->output,
+				    strerror(errno));
+			return -1;
+		}
+	}
+	ret = t->opts->json ? report_json(out, r) :
+	      report_text(out, r, t->opts->top);
+	if (out != stdout && fclose(out) && !ret)
+		ret = -errno;
+	if (ret)
+		ispot_error("cannot write the report (%s)", strerror(-ret));
+	return ret ? -1 : 0;
+}
+
+static int trace_print(struct trace *t, struct sci_report *sr)
+{
+	const struct timeline_futex *futexes = NULL;
+	struct report_source src = {
+		.nr_funcs = t->nr_funcs,
+		.shapes = t->pipe->shapes,
+		.sym = t->sym,
+	};
+	struct report r = { .sci = sr };
+	struct report_source_func *funcs = NULL;
+	struct argb_verdict *verdicts;
+	struct report_build b = { 0 };
+	char note[TRACE_NOTES][256];
+	const char *notes[TRACE_NOTES];
+	size_t i;
+	int ret = -1;
+
+	/* First: an auto function's key is the verdict's (trace_workload.c). */
+	verdicts = trace_workload(t, sr, note, &r.nr_notes, TRACE_NOTES -
+				  TRACE_SESSION_NOTES);
+	if (verdicts)
+		funcs = trace_source_funcs(t);
+	src.funcs = funcs;
+	if (t->pipe->tl)
+		src.nr_futexes = timeline_futexes(t->pipe->tl, &futexes);
+	src.futexes = futexes;
+	if (!funcs || report_build(&b, &src, &r)) {
+		ispot_error("out of memory writing the report");
+		goto out;
+	}
+	trace_report_header(t, &r);
+	r.verdicts = verdicts;
+	trace_session_notes(t, &r, note);
+	for (i = 0; i < r.nr_notes; i++)
+		notes[i] = note[i];
+	r.notes = notes;
+	ret = trace_write_report(t, &r);
+out:
+	report_build_free(&b);
+	free(funcs);
+	free(verdicts);
+	return ret;
+}
+
+int trace_print_report(struct trace *t)
+{
+	struct sci_report *sr = sci_report(t->pipe->sci, t->t_end);
+	int ret;
+
+	if (!sr) {
+		ispot_error("out of memory computing the scores");
+		return -1;
+	}
+	ret = trace_print(t, sr);
+	sci_report_free(sr);
+	return ret;
+}
