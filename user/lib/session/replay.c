@@ -63,6 +63,9 @@ static int replay_pipeline(struct trace *t, struct recording_file *rf,
 
 		if (trace_pipe_probe(t, p->id, p->func, p->role, p->sync))
 			return -1;
+		/* A function's probe, a block's first site: as trace_arm(). */
+		if (p->func < t->nr_funcs && !t->funcs[p->func].probe_id)
+			t->funcs[p->func].probe_id = p->id;
 	}
 	return 0;
 }
