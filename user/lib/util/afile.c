@@ -38,7 +38,7 @@ int afile_open(struct afile *a, const char *path)
 		afile_free(a);
 		return ret;
 	}
-	if (fchmod(fd, 0644) || !(a->f = fdopen(fd, "w"))) {
+	if (fchmod(fd, 0644) || !(a->f = fdopen(fd, "we"))) {
 		ret = -errno;
 		close(fd);
 		unlink(a->tmp);
@@ -55,6 +55,9 @@ int afile_commit(struct afile *a)
 	errno = 0;
 	if (fflush(a->f) || ferror(a->f))
 		ret = errno ? -errno : -EIO;
+	/* On the disk before the name: a crash leaves the old file or this. */
+	if (!ret && fsync(fileno(a->f)))
+		ret = -errno;
 	if (fclose(a->f) && !ret)
 		ret = -errno;
 	if (!ret && rename(a->tmp, a->path))
@@ -85,4 +88,20 @@ void afile_abort(struct afile *a)
 		unlink(a->tmp);
 	}
 	afile_free(a);
+}
+
+int afile_write(const char *path, int (*write)(FILE *f, void *ctx),
+		void *ctx)
+{
+	struct afile a;
+	int ret = afile_open(&a, path);
+
+	if (ret)
+		return ret;
+	ret = write(a.f, ctx);
+	if (ret) {
+		afile_abort(&a);
+		return ret;
+	}
+	return afile_commit(&a);
 }

@@ -15,12 +15,24 @@ struct afile {
 	char *tmp;		/* where it is written */
 };
 
-/* Open the temporary file for @path, mode 0644.  0 or -errno. */
+/*
+ * Open the temporary file for @path, mode 0644, closed on exec (a traced
+ * program never inherits it).  0 or -errno.
+ */
 int afile_open(struct afile *a, const char *path);
-/* Close it and rename it to its path: 0, or -errno and it is removed. */
+/*
+ * Flush it to the disk, close it and rename it to its path: 0, or -errno
+ * and it is removed.
+ */
 int afile_commit(struct afile *a);
 /* Close and remove it (after an error of the caller's). */
 void afile_abort(struct afile *a);
+/*
+ * The three together: @write fills the file (0 or -errno), which then
+ * appears at @path, or does not and the error is returned.
+ */
+int afile_write(const char *path, int (*write)(FILE *f, void *ctx),
+		void *ctx);
 
 /*
  * A directory to write such files in (--svg DIR): made (0755) if
