@@ -6,8 +6,8 @@
 # --max-size stops the records and both reports say so; and every bad
 # input (not a recording, an unknown format version, a file cut short,
 # an output that cannot be written) gets one line and a non-zero exit.
-# --perfetto, --svg and --html give the same files from the recording as
-# from the live session.
+# --folded, --perfetto, --svg and --html give the same files from the
+# recording as from the live session.
 # No field is left out of the comparison: a replay stores the session's
 # times, so even the duration is the live one.
 . "$(dirname "$0")/tap.sh"
@@ -37,6 +37,7 @@ t_same() {
 	run_status 0 ispotctl record -o "$tmp/lock.isr" --func acquire \
 		--stack-period 7 --json --perfetto "$tmp/live.pftrace" \
 		--svg "$tmp/live-svg" --html "$tmp/live.html" \
+		--folded "$tmp/live.folded" \
 		-- "$samples/lock_contention" \
 		--threads 2 --delay-us 50 --hold-us 200 --iterations 300 ||
 		return 1
@@ -51,14 +52,16 @@ t_same() {
 }
 tap_check "offline_report_equals_live_field_by_field" t_same
 
-# The other outputs, from the same recording: the Perfetto trace has the
-# live one's events and tracks (threads are named only live: a replay has
-# no /proc of the target to read them from), the pictures are the same
-# files, and the page the same but for its script's random nonce.
+# The other outputs, from the same recording: the folded stacks are the
+# live ones, the Perfetto trace has the live one's events and tracks
+# (threads are named only live: a replay has no /proc of the target to
+# read them from), the pictures are the same files, and the page the same
+# but for its script's random nonce.
 t_outputs() {
 	run_status 0 ispotctl report "$tmp/lock.isr" -o /dev/null \
 		--perfetto "$tmp/offline.pftrace" --svg "$tmp/offline-svg" \
-		--html "$tmp/offline.html" || return 1
+		--html "$tmp/offline.html" --folded "$tmp/offline.folded" ||
+		return 1
 	for w in live offline; do
 		/ispot/selftests/kmod/perfetto_dump "$tmp/$w.pftrace" |
 			awk '$1 == "event" { print; next }
@@ -73,10 +76,12 @@ t_outputs() {
 		grep -q acquire "$tmp/live.page" &&
 		diff "$tmp/live.pf" "$tmp/offline.pf" >"$tmp/diff" &&
 		diff -r "$tmp/live-svg" "$tmp/offline-svg" >>"$tmp/diff" &&
+		grep -q 'acquire [0-9]' "$tmp/live.folded" &&
+		diff "$tmp/live.folded" "$tmp/offline.folded" >>"$tmp/diff" &&
 		diff "$tmp/live.page" "$tmp/offline.page" >>"$tmp/diff" ||
 		{ head -n 20 "$tmp/diff" | sed 's/^/# /'; return 1; }
 }
-tap_check "offline_perfetto_pictures_and_page_equal_live" t_outputs
+tap_check "offline_folded_perfetto_pictures_and_page_equal_live" t_outputs
 
 # The attach form: --pid instead of a command, the same recording.
 t_attach() {
