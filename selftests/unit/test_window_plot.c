@@ -16,6 +16,18 @@
 #include "report/pictures.h"
 #include "report/window_plot.h"
 
+/*
+ * malloc() of this process, failing for a size of @fail_size: the
+ * points of a line of a length nothing else asks for.
+ */
+extern void *__libc_malloc(size_t size);
+static size_t fail_size;
+
+void *malloc(size_t size)
+{
+	return fail_size && size == fail_size ? NULL : __libc_malloc(size);
+}
+
 /* One window of target @pid at second @sec, its functions' members. */
 static void window_line(FILE *f, int pid, int sec, const char *functions)
 {
@@ -224,6 +236,37 @@ TEST(many_functions_over_many_windows_are_fast)
 	EXPECT_EQ(points_of(sci, 0), MANY_WINDOWS);
 	EXPECT_TRUE(strstr(sci, ">fn19999</text>"));
 	free(sci);
+	fixture_free(&x);
+}
+
+/*
+ * No memory for a line's points: the picture is not written (its legend
+ * would name a line not drawn), and the one line says out of memory.
+ */
+#define ODD_WINDOWS	333
+TEST(no_memory_for_a_line_is_an_error)
+{
+	struct fixture x;
+	FILE *f = fixture_open(&x);
+	struct stat st;
+	char path[200];
+	int w, ret;
+
+	for (w = 0; w < ODD_WINDOWS; w++)
+		window_line(f, 1, w, "{\"name\": \"a\", \"sci\": 0.1}");
+	ASSERT_EQ(fclose(f), 0);
+	capture_begin();
+	fail_size = ODD_WINDOWS * sizeof(double);
+	ret = window_plot(x.log, x.out);
+	fail_size = 0;
+	capture_end();
+	EXPECT_EQ(ret, -1);
+	if (!strstr(captured, "out of memory drawing"))
+		TH_LOG("stderr: %s", captured);
+	EXPECT_TRUE(strstr(captured, "out of memory drawing"));
+	EXPECT_EQ(count(captured, "\n"), 1);
+	snprintf(path, sizeof(path), "%s/windows.sci.svg", x.out);
+	EXPECT_NE(stat(path, &st), 0);
 	fixture_free(&x);
 }
 
