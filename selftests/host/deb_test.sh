@@ -17,8 +17,6 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-. selftests/kmod/tap.sh
-. selftests/vm/kernels.sh
 . selftests/host/dkms_lib.sh
 
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (apt-get, dkms, /lib/modules)"; exit 4; }
@@ -27,10 +25,6 @@ for tool in dpkg-buildpackage dh dh_dkms lintian dkms apt-get; do
 		{ echo "1..0 # SKIP $tool is missing; run scripts/deps.sh"; exit 4; }
 done
 
-ver=$(sed -n 's/^#define ISPOT_VERSION "\(.*\)"$/\1/p' include/ispot_version.h)
-abi=$(sed -n 's/^#define ISPOT_ABI_MAJOR[[:space:]]*\([0-9]*\)$/\1/p;
-	s/^#define ISPOT_ABI_MINOR[[:space:]]*\([0-9]*\)$/.\1/p' \
-	include/uapi/linux/ispot.h | tr -d '\n')
 src=/usr/src/ispot-$ver
 pkgs="ispot ispot-dkms"
 # Made before the packages are installed, so that a run killed before its
@@ -205,14 +199,7 @@ dkms_built_61() {
 		dkms install ispot/"$ver" -k "$krel61" >"$tmp/dkms.log" 2>&1 ||
 			{ sed 's/^/# /' "$tmp/dkms.log" | tail -n 20; return 1; }
 	fi
-	build_log_clean "$d/log/make.log" || return 1
-	ko=$(ls /lib/modules/"$krel61"/updates/dkms/ispot.ko* 2>/dev/null | head -n1)
-	[ -n "$ko" ] || { echo "# nothing in /lib/modules/$krel61/updates/dkms"; return 1; }
-	plain_ko "$ko" "$tmp/ispot-6.1.ko" || return 1
-	built_with_kernel_cc "$tmp/ispot-6.1.ko" \
-		"/lib/modules/$krel61/build/include/config/auto.conf" || return 1
-	[ "$(modinfo -F version "$tmp/ispot-6.1.ko")" = "$ver" ] ||
-		{ echo "# module version $(modinfo -F version "$tmp/ispot-6.1.ko")"; return 1; }
+	installed_ko "$krel61" "$d/log/make.log" "$tmp/ispot-6.1.ko" || return 1
 	ko61=$tmp/ispot-6.1.ko
 }
 tap_check dkms_built_and_installed_the_module_for_6.1 dkms_built_61

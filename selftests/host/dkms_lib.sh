@@ -1,9 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2154
-# Sourced by dkms_test.sh and deb_test.sh: what both check of a module
-# that dkms built on this host, and its run in a guest (dkms_guest.sh).
-# The sourcing script sets $tmp (a scratch directory), $ver
-# (ISPOT_VERSION) and $abi (the ABI as MAJOR.MINOR).
+# Sourced by dkms_test.sh and deb_test.sh, from the top of the tree: what
+# both check of a module that dkms built on this host, and its run in a
+# guest (dkms_guest.sh).  It brings tap.sh and kernels.sh, and sets $ver
+# (ISPOT_VERSION) and $abi (the ABI as MAJOR.MINOR), from the tree's
+# headers; the sourcing script sets $tmp (a scratch directory).
+. selftests/kmod/tap.sh
+. selftests/vm/kernels.sh
+
+ver=$(sed -n 's/^#define ISPOT_VERSION "\(.*\)"$/\1/p' include/ispot_version.h)
+abi=$(sed -n 's/^#define ISPOT_ABI_MAJOR[[:space:]]*\([0-9]*\)$/\1/p;
+	s/^#define ISPOT_ABI_MINOR[[:space:]]*\([0-9]*\)$/.\1/p' \
+	include/uapi/linux/ispot.h | tr -d '\n')
 
 # built_with_kernel_cc KO AUTOCONF: every object of KO was compiled by the
 # compiler the kernel was (CONFIG_CC_VERSION_TEXT without the program).
@@ -30,6 +38,21 @@ plain_ko() {
 # build_log_clean LOG: no compiler warning (Kbuild has no -Werror).
 build_log_clean() {
 	! grep -i -B2 'warning:' "$1" | sed 's/^/# /' | grep .
+}
+
+# installed_ko KREL MAKELOG OUT: the module dkms installed on this host for
+# KREL was built without a warning (MAKELOG), by the kernel's compiler, and
+# is ISPOT_VERSION; uncompressed into OUT.
+installed_ko() {
+	local ko
+	build_log_clean "$2" || return 1
+	ko=$(ls /lib/modules/"$1"/updates/dkms/ispot.ko* 2>/dev/null | head -n1)
+	[ -n "$ko" ] || { echo "# nothing in /lib/modules/$1/updates/dkms"; return 1; }
+	plain_ko "$ko" "$3" || return 1
+	built_with_kernel_cc "$3" "/lib/modules/$1/build/include/config/auto.conf" ||
+		return 1
+	[ "$(modinfo -F version "$3")" = "$ver" ] ||
+		{ echo "# module version $(modinfo -F version "$3")"; return 1; }
 }
 
 # guest_loads KERNEL KO CTL: in a guest of KERNEL, KO loads, the installed

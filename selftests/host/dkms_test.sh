@@ -15,17 +15,11 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-. selftests/kmod/tap.sh
-. selftests/vm/kernels.sh
 . selftests/host/dkms_lib.sh
 
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (dkms, /usr/src, /lib/modules)"; exit 4; }
 command -v dkms >/dev/null || { echo "1..0 # SKIP dkms is missing; run scripts/deps.sh"; exit 4; }
 
-ver=$(sed -n 's/^#define ISPOT_VERSION "\(.*\)"$/\1/p' include/ispot_version.h)
-abi=$(sed -n 's/^#define ISPOT_ABI_MAJOR[[:space:]]*\([0-9]*\)$/\1/p;
-	s/^#define ISPOT_ABI_MINOR[[:space:]]*\([0-9]*\)$/.\1/p' \
-	include/uapi/linux/ispot.h | tr -d '\n')
 prefix=/usr/local
 src=/usr/src/ispot-$ver
 # Put in the installed tree, so that a run killed before its cleanup is
@@ -97,14 +91,8 @@ dkms_61() {
 		{ sed 's/^/# /' "$tmp/dkms.log"; sed 's/^/# make.log: /' \
 			/var/lib/dkms/ispot/"$ver"/build/make.log 2>/dev/null | tail -n 20
 		  return 1; }
-	build_log_clean "$d/log/make.log" || return 1
-	ko61=$(ls /lib/modules/"$krel61"/updates/dkms/ispot.ko* 2>/dev/null | head -n1)
-	[ -n "$ko61" ] || { echo "# nothing in /lib/modules/$krel61/updates/dkms"; return 1; }
-	plain_ko "$ko61" "$tmp/ispot-6.1.ko" || return 1
-	built_with_kernel_cc "$tmp/ispot-6.1.ko" \
-		"/lib/modules/$krel61/build/include/config/auto.conf" || return 1
-	[ "$(modinfo -F version "$tmp/ispot-6.1.ko")" = "$ver" ] ||
-		{ echo "# module version $(modinfo -F version "$tmp/ispot-6.1.ko")"; return 1; }
+	installed_ko "$krel61" "$d/log/make.log" "$tmp/ispot-6.1.ko" || return 1
+	ko61=$tmp/ispot-6.1.ko
 }
 tap_check dkms_builds_and_installs_for_6.1_with_its_compiler dkms_61
 

@@ -11,7 +11,7 @@ lock=/ispot/samples/lock_contention
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 15
+tap_plan 16
 
 t_no_pid() {
 	run_status 1 ispotctl attach --pid 999999 --func acquire &&
@@ -85,6 +85,36 @@ t_folded() {
 		! grep -Evq '^[^ ].* [0-9]+$' "$tmp/folded"
 }
 tap_check "folded_stacks_written_or_refused_before_tracing" t_folded
+
+# The files written beside the report (util/afile.h): a session that fails
+# (the command cannot be found, the function cannot be resolved) leaves the
+# user's files at --perfetto, --folded and -o as they were, with no
+# temporary file beside them; one that succeeds replaces each whole.
+t_kept_or_replaced() {
+	mkdir -p "$tmp/keep" || return 1
+	for f in t.pftrace t.folded t.json; do
+		echo earlier >"$tmp/keep/$f" || return 1
+	done
+	set -- --perfetto "$tmp/keep/t.pftrace" --folded "$tmp/keep/t.folded" \
+		-o "$tmp/keep/t.json"
+	run_status 1 ispotctl run --func acquire "$@" -- /nonexistent/app &&
+		one_line_err "cannot run" || return 1
+	run_status 1 ispotctl run --func acquir "$@" -- "$lock" \
+		--iterations 1 && one_line_err "acquir" || return 1
+	for f in t.pftrace t.folded t.json; do
+		[ "$(cat "$tmp/keep/$f")" = earlier ] ||
+			{ echo "# $f was changed"; return 1; }
+	done
+	[ -z "$(ls -A "$tmp/keep" | grep '^\.')" ] ||
+		{ echo "# a temporary file was left"; return 1; }
+	run_status 0 ispotctl run --func acquire "$@" -- "$lock" \
+		--iterations 200 || return 1
+	! grep -q earlier "$tmp/keep/t.pftrace" "$tmp/keep/t.folded" \
+		"$tmp/keep/t.json" && grep -q acquire "$tmp/keep/t.json" &&
+		[ -z "$(ls -A "$tmp/keep" | grep '^\.')" ]
+}
+tap_check "outputs_kept_when_the_session_fails_replaced_when_it_succeeds" \
+	t_kept_or_replaced
 
 t_abi() {
 	run_status 1 ISPOT_TEST_ABI=2.0 ispotctl run --func acquire -- \

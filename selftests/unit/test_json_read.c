@@ -55,6 +55,36 @@ TEST(json_parser_is_strict)
 	json_value_free(v);
 }
 
+/*
+ * Numbers past a double's range would read as inf (strtod): refused, so
+ * inf or nan never reaches a reader (an SVG coordinate, a score).
+ */
+TEST(non_finite_numbers_are_refused)
+{
+	static const char *const bad[] = {
+		"[1e999]", "[-1e999]", "{\"sci\": 1E+400}", "[0, 2.5e308]",
+	};
+	const char *err, *p;
+	struct json_value *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = NULL;
+		v = json_parse(bad[i], strlen(bad[i]), &err);
+		if (v)
+			TH_LOG("accepted %s", bad[i]);
+		EXPECT_FALSE(v);
+		EXPECT_TRUE(err && strstr(err, "number out of range"));
+		json_value_free(v);
+	}
+	/* The largest finite ones, and underflow to 0, are numbers. */
+	p = "[1.7976931348623157e308, 1e-400]";
+	v = json_parse(p, strlen(p), &err);
+	ASSERT_TRUE(v);
+	EXPECT_TRUE(v->items[0].d > 1e308 && v->items[1].d == 0);
+	json_value_free(v);
+}
+
 TEST(trees_are_freed_whole_even_after_an_error)
 {
 	static const char *const texts[] = {

@@ -7,6 +7,7 @@
  * two-thread trace is also written there, for that test.
  */
 #include <linux/futex.h>
+#include <time.h>
 
 #include "ispot_test.h"
 #include "export/perfetto.h"
@@ -427,6 +428,100 @@ TEST(broken_streams_still_balance)
 	EXPECT_STREQ(story, "B:runqueue E B:futex wait E");
 	/* Nothing after the exit at 150. */
 	EXPECT_EQ(d.ev[d.nr_ev - 1].ts, 150);
+	pr_free(&d);
+	free(buf);
+}
+
+/*
+ * A target with many per-object mutexes wakes many distinct words: each
+ * wake looks its word up once, in O(1) (a scan of every word woken before
+ * would take seconds here).  The waiter waits on the last word woken, and
+ * its wait ends that wake's flow.
+ */
+#define MANY_WORDS	100000u
+static unsigned int nr_words_fed;
+
+static struct ispot_record word_wake(uint64_t ts, uint64_t uaddr)
+{
+	struct ispot_record r = futex(TID_WAKER, ts, FUTEX_WAKE_PRIVATE, 1);
+
+	r.data[0] = uaddr;
+	return r;
+}
+
+static void feed_many_words(struct perfetto *pf)
+{
+	struct ispot_record r = futex(TID_WAITER, 50, FUTEX_WAIT_PRIVATE, 2);
+	unsigned int i;
+
+	r.data[0] = 0x100000 + 8ull * (nr_words_fed - 1);
+	perfetto_record(pf, &r);
+	for (i = 0; i < nr_words_fed; i++) {
+		r = word_wake(100 + i, 0x100000 + 8ull * i);
+		perfetto_record(pf, &r);
+	}
+	r = wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0,
+			200 + nr_words_fed, 0, 0);
+	perfetto_record(pf, &r);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+TEST(many_futex_words_are_fast)
+{
+	const struct pr_event *wake, *woken;
+	struct pr_trace d;
+	double t0, ms;
+	char *buf;
+	size_t len;
+
+	nr_words_fed = MANY_WORDS;
+	t0 = now_s();
+	write_trace(feed_many_words, &buf, &len, NULL);
+	ms = (now_s() - t0) * 1000;
+	/* Linear: some 50 ms; a scan per wake: 5e9 compares. */
+	EXPECT_LT(ms, 2000);
+	decode(buf, len, &d);
+	wake = find_event(&d, track_of(&d, TID_WAKER, false), 3, NULL,
+			  MANY_WORDS - 1);
+	ASSERT_TRUE(wake);
+	ASSERT_EQ(wake->nr_flows, 1);
+	EXPECT_EQ(wake->ts, 100 + MANY_WORDS - 1);
+	woken = find_event(&d, track_of(&d, TID_WAITER, true), 2, NULL, 0);
+	ASSERT_TRUE(woken);
+	EXPECT_EQ(woken->terminating, wake->flows[0]);
+	pr_free(&d);
+	free(buf);
+}
+
+/*
+ * Past PERFETTO_WORDS_MAX words the wakes are still drawn, without
+ * arrows, and the memory stays bounded; the words before keep theirs.
+ */
+TEST(futex_words_are_bounded)
+{
+	const struct pr_event *last, *before;
+	struct pr_trace d;
+	uint64_t waker;
+	char *buf;
+	size_t len;
+
+	nr_words_fed = PERFETTO_WORDS_MAX + 1;
+	write_trace(feed_many_words, &buf, &len, NULL);
+	decode(buf, len, &d);
+	waker = track_of(&d, TID_WAKER, false);
+	before = find_event(&d, waker, 3, NULL, PERFETTO_WORDS_MAX - 1);
+	last = find_event(&d, waker, 3, NULL, PERFETTO_WORDS_MAX);
+	ASSERT_TRUE(before && last);
+	EXPECT_EQ(before->nr_flows, 1);
+	EXPECT_EQ(last->nr_flows, 0);
+	EXPECT_STREQ(last->name, "futex wake");
 	pr_free(&d);
 	free(buf);
 }

@@ -19,36 +19,10 @@
 #include <sys/stat.h>
 
 #include "ispot_test.h"
+#define TEST_DIR_TEMPLATE "/tmp/ispot-rec-XXXXXX"
+#include "test_dir.h"
 #include "stderr_capture.h"
 #include "recording_session.h"
-
-/* One directory for every test (each runs in a child), gone at the end. */
-static char dir[64] = "/tmp/ispot-rec-XXXXXX";
-
-__attribute__((constructor)) static void dir_make(void)
-{
-	if (!mkdtemp(dir))
-		dir[0] = '\0';
-}
-
-static int dir_remove_one(const char *path, const struct stat *st, int flag,
-			  struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-__attribute__((destructor)) static void dir_remove(void)
-{
-	if (dir[0])
-		nftw(dir, dir_remove_one, 8, FTW_DEPTH | FTW_PHYS);
-}
-
-static void path_in(char *buf, const char *name)
-{
-	ASSERT_TRUE(dir[0] != '\0');
-	snprintf(buf, PATH_MAX, "%s/%s", dir, name);
-}
 
 static char *slurp(const char *path, size_t *len)
 {

@@ -8,12 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ispot_test.h"
 #include "unit/stderr_capture.h"
 #include "report/pictures.h"
 #include "report/window_plot.h"
+
+/*
+ * malloc() of this process, failing for a size of @fail_size: the
+ * points of a line of a length nothing else asks for.
+ */
+extern void *__libc_malloc(size_t size);
+static size_t fail_size;
+
+void *malloc(size_t size)
+{
+	return fail_size && size == fail_size ? NULL : __libc_malloc(size);
+}
 
 /* One window of target @pid at second @sec, its functions' members. */
 static void window_line(FILE *f, int pid, int sec, const char *functions)
@@ -185,6 +198,78 @@ TEST(the_highest_peaks_are_drawn_the_rest_counted)
 	fixture_free(&x);
 }
 
+/*
+ * A long log of a target with many functions: each window names every
+ * function, found again in O(1) (a scan of the series would compare
+ * names some 10^9 times here).
+ */
+#define MANY_FNS	20000
+#define MANY_WINDOWS	10
+TEST(many_functions_over_many_windows_are_fast)
+{
+	struct fixture x;
+	FILE *f = fixture_open(&x);
+	size_t len = MANY_FNS * 48, used, i;
+	char *fns = malloc(len), *sci;
+	struct timespec a, b;
+	long ms;
+	int w;
+
+	ASSERT_TRUE(fns);
+	for (w = 0; w < MANY_WINDOWS; w++) {
+		for (used = 0, i = 0; i < MANY_FNS; i++)
+			used += snprintf(fns + used, len - used, "%s{\"name\": "
+					 "\"fn%zu\", \"sci\": %.5f}",
+					 i ? ", " : "", i, 1e-5 * i);
+		window_line(f, 1, w, fns);
+	}
+	free(fns);
+	ASSERT_EQ(fclose(f), 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ASSERT_EQ(window_plot(x.log, x.out), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+	EXPECT_LT(ms, 3000);
+	sci = slurp(x.out, "windows.sci.svg");
+	ASSERT_TRUE(sci);
+	EXPECT_EQ(count(sci, "<polyline"), PICTURE_LINES);
+	EXPECT_EQ(points_of(sci, 0), MANY_WINDOWS);
+	EXPECT_TRUE(strstr(sci, ">fn19999</text>"));
+	free(sci);
+	fixture_free(&x);
+}
+
+/*
+ * No memory for a line's points: the picture is not written (its legend
+ * would name a line not drawn), and the one line says out of memory.
+ */
+#define ODD_WINDOWS	333
+TEST(no_memory_for_a_line_is_an_error)
+{
+	struct fixture x;
+	FILE *f = fixture_open(&x);
+	struct stat st;
+	char path[200];
+	int w, ret;
+
+	for (w = 0; w < ODD_WINDOWS; w++)
+		window_line(f, 1, w, "{\"name\": \"a\", \"sci\": 0.1}");
+	ASSERT_EQ(fclose(f), 0);
+	capture_begin();
+	fail_size = ODD_WINDOWS * sizeof(double);
+	ret = window_plot(x.log, x.out);
+	fail_size = 0;
+	capture_end();
+	EXPECT_EQ(ret, -1);
+	if (!strstr(captured, "out of memory drawing"))
+		TH_LOG("stderr: %s", captured);
+	EXPECT_TRUE(strstr(captured, "out of memory drawing"));
+	EXPECT_EQ(count(captured, "\n"), 1);
+	snprintf(path, sizeof(path), "%s/windows.sci.svg", x.out);
+	EXPECT_NE(stat(path, &st), 0);
+	fixture_free(&x);
+}
+
 /* window_plot() fails with one line matching @want; no DIR made. */
 static void expect_refused(struct fixture *x, const char *want)
 {
@@ -222,6 +307,12 @@ TEST(a_bad_log_is_one_line_and_nothing_written)
 	      "\"functions\": []}\n", f);
 	ASSERT_EQ(fclose(f), 0);
 	expect_refused(&x, "\"time\" is not RFC 3339 UTC");
+	/* inf would reach the SVG's coordinates: refused as it is read. */
+	f = fopen(x.log, "w");
+	window_line(f, 1, 0, "{\"name\": \"a\", \"sci\": 1e999}");
+	ASSERT_EQ(fclose(f), 0);
+	expect_refused(&x, "windows.log:1: not a window of ispotd's log "
+		       "(number out of range)");
 	ASSERT_EQ(unlink(x.log), 0);
 	expect_refused(&x, "cannot read");
 	fixture_free(&x);

@@ -87,6 +87,7 @@ struct pf_word {
 	uint64_t wake_ts;
 	uint64_t first_flow;
 	uint32_t nr_flows, used_flows;
+	bool used;
 };
 
 struct perfetto {
@@ -96,7 +97,7 @@ struct perfetto {
 	struct pairer *pairer;
 	struct pf_thread *threads;	/* open addressing by tid */
 	size_t cap, used;
-	struct pf_word *words;
+	struct pf_word *words;		/* open addressing by uaddr */
 	size_t nr_words, cap_words;
 	uint64_t next_flow;
 	uint64_t last_ts;		/* the latest event written */
@@ -387,31 +388,55 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 	pf_calls(pf, t, rec, name);
 }
 
+static size_t pf_word_slot(const struct pf_word *words, size_t cap,
+			   uint64_t uaddr)
+{
+	size_t i = (size_t)((uaddr * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+
+	while (words[i].used && words[i].uaddr != uaddr)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/*
+ * @uaddr's state, made on first sight if @create: NULL if unknown, without
+ * memory, or past PERFETTO_WORDS_MAX words (the target picks how many
+ * words it wakes; those past the bound get their wake drawn, no arrows).
+ * Open addressing, never more than half full: O(1) a lookup.
+ */
 static struct pf_word *pf_word(struct perfetto *pf, uint64_t uaddr,
 			       bool create)
 {
 	struct pf_word *w;
 	size_t i;
 
-	/* Few words are ever contended: a scan is enough (timeline.c). */
-	for (i = 0; i < pf->nr_words; i++)
-		if (pf->words[i].uaddr == uaddr)
+	if (pf->cap_words) {
+		i = pf_word_slot(pf->words, pf->cap_words, uaddr);
+		if (pf->words[i].used)
 			return &pf->words[i];
-	if (!create)
+	}
+	if (!create || pf->nr_words >= PERFETTO_WORDS_MAX)
 		return NULL;
-	if (pf->nr_words == pf->cap_words) {
-		size_t cap = pf->cap_words ? 2 * pf->cap_words : 8;
+	if ((pf->nr_words + 1) * 2 > pf->cap_words) {
+		size_t j, cap = pf->cap_words ? 2 * pf->cap_words : 64;
 
-		w = realloc(pf->words, cap * sizeof(*w));
+		w = calloc(cap, sizeof(*w));
 		if (!w) {
 			pf->err = pf->err ? pf->err : -ENOMEM;
 			return NULL;
 		}
+		for (j = 0; j < pf->cap_words; j++)
+			if (pf->words[j].used)
+				w[pf_word_slot(w, cap, pf->words[j].uaddr)] =
+					pf->words[j];
+		free(pf->words);
 		pf->words = w;
 		pf->cap_words = cap;
 	}
-	w = &pf->words[pf->nr_words++];
+	pf->nr_words++;
+	w = &pf->words[pf_word_slot(pf->words, pf->cap_words, uaddr)];
 	memset(w, 0, sizeof(*w));
+	w->used = true;
 	w->uaddr = uaddr;
 	return w;
 }
@@ -423,8 +448,12 @@ static void pf_wake(struct perfetto *pf, struct pf_thread *t,
 	struct pf_word *w = pf_word(pf, rec->data[0], true);
 	uint64_t val = rec->data[2];
 
-	if (!w)
+	if (!w) {
+		/* Past the bound (or no memory): the wake, without arrows. */
+		pf_event(pf, t, PF_TRACK_THREAD, rec->ts_ns, TYPE_INSTANT,
+			 "futex wake", 0, 0, false);
 		return;
+	}
 	w->wake_ts = rec->ts_ns;
 	w->first_flow = pf->next_flow;
 	w->nr_flows = val < 1 ? 1 : val > PERFETTO_WAKE_FLOWS ?

@@ -53,6 +53,11 @@
 
 /* Flows a wake may start: the waits it ends get one each, in turn. */
 #define PERFETTO_WAKE_FLOWS	8
+/*
+ * Futex words whose wakes are remembered (the target picks how many it
+ * wakes): a wake on a word past these still gets its instant, no arrows.
+ */
+#define PERFETTO_WORDS_MAX	(1u << 18)
 
 struct perfetto_names {
 	/*

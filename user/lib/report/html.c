@@ -148,9 +148,12 @@ static void html_row(void *ctx, enum report_row_kind kind,
 		fputs("<thead><tr>", t->f);
 		for (i = 0; i < t->nr; i++) {
 			t->shown[i] = cells[i][0] != '\0';
-			if (t->shown[i])
-				fprintf(t->f, "<th scope=\"col\">%s</th>",
-					cells[i]);
+			if (!t->shown[i])
+				continue;
+			/* Constant today, escaped all the same. */
+			fputs("<th scope=\"col\">", t->f);
+			xml_escape(t->f, cells[i], 0);
+			fputs("</th>", t->f);
 		}
 		fputs("</tr></thead>\n<tbody>\n", t->f);
 		return;

@@ -14,6 +14,7 @@
 #include "util/afile.h"
 #include "util/errors.h"
 #include "util/format.h"
+#include "util/strindex.h"
 #include "report/pictures.h"
 #include "report/report.h"
 #include "report/svg.h"
@@ -412,11 +413,26 @@ int picture_hist(FILE *f, const struct report *r,
 struct written {
 	char **path;
 	size_t nr;
+	struct strindex bases;	/* the bases taken: O(1) a look-up */
 };
 
 typedef int picture_fn(FILE *f, const struct report *r,
 		       const struct picture_source *src,
 		       const struct sci_result *fn, bool inline_svg);
+
+struct picture_pass {
+	picture_fn *draw;
+	const struct report *r;
+	const struct picture_source *src;
+	const struct sci_result *fn;
+};
+
+static int picture_draw_to(FILE *f, void *ctx)
+{
+	const struct picture_pass *pp = ctx;
+
+	return pp->draw(f, pp->r, pp->src, pp->fn, false);
+}
 
 /* @dir/@base.@kind.svg, whole or not at all (util/afile.h). */
 static int picture_file(const char *dir, const char *base, const char *kind,
@@ -424,8 +440,8 @@ static int picture_file(const char *dir, const char *base, const char *kind,
 			const struct picture_source *src,
 			const struct sci_result *fn, struct written *w)
 {
+	struct picture_pass pp = { draw, r, src, fn };
 	char *path = NULL, **grown;
-	struct afile a;
 	int ret;
 
 	grown = realloc(w->path, (w->nr + 1) * sizeof(*w->path));
@@ -435,14 +451,7 @@ static int picture_file(const char *dir, const char *base, const char *kind,
 		path = NULL;
 		ret = -ENOMEM;
 	} else {
-		ret = afile_open(&a, path);
-	}
-	if (!ret) {
-		ret = draw(a.f, r, src, fn, false);
-		if (ret)
-			afile_abort(&a);
-		else
-			ret = afile_commit(&a);
+		ret = afile_write(path, picture_draw_to, &pp);
 	}
 	if (ret) {
 		ispot_error("cannot write %s (%s): choose a writable --svg "
@@ -454,24 +463,10 @@ static int picture_file(const char *dir, const char *base, const char *kind,
 	return 0;
 }
 
-/* Whether an earlier function of this call already took @base. */
-static bool base_taken(const struct written *w, const char *dir,
-		       const char *base)
-{
-	size_t i, len = strlen(dir) + 1 + strlen(base);
-
-	for (i = 0; i < w->nr; i++)
-		if (!strncmp(w->path[i] + strlen(dir) + 1, base,
-			     strlen(base)) &&
-		    !strcmp(w->path[i] + len, ".sorted.svg"))
-			return true;
-	return false;
-}
-
 int pictures_write(const char *dir, const struct report *r,
 		   const struct picture_source *src)
 {
-	struct written w = { NULL, 0 };
+	struct written w = { NULL, 0, { NULL, 0, 0 } };
 	char name[LABEL_LEN], base[PICTURE_BASE_LEN];
 	size_t i;
 	int ret = 0;
@@ -484,10 +479,15 @@ int pictures_write(const char *dir, const struct report *r,
 					      sizeof(name)),
 			     base, sizeof(base));
 		/* Two functions of one name (two objects): ids part them. */
-		if (base_taken(&w, dir, base)) {
+		if (strindex_get(&w.bases, base, 0) != STRINDEX_NONE) {
 			len = strlen(base);
 			snprintf(base + len, sizeof(base) - len, "-%" PRIu32,
 				 fn->func_id);
+		}
+		if (strindex_put(&w.bases, base, 0, i)) {
+			ispot_error("out of memory writing the pictures");
+			ret = -ENOMEM;
+			break;
 		}
 		ret = picture_file(dir, base, "sorted", picture_sorted, r, src,
 				   fn, &w) ||
@@ -500,5 +500,6 @@ int pictures_write(const char *dir, const struct report *r,
 		free(w.path[i]);
 	}
 	free(w.path);
+	strindex_free(&w.bases);
 	return ret ? -1 : 0;
 }

@@ -10,6 +10,11 @@
 #include "util/xml.h"
 #include "report/svg.h"
 
+/*
+ * Numbers go out through printf: ispotctl never calls setlocale(), so the
+ * C locale's '.' is the decimal point, as SVG's syntax needs.
+ */
+
 /* The plot area inside the canvas: room for the title, ticks, legend. */
 #define PLOT_LEFT	84
 #define PLOT_TOP	48

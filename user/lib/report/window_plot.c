@@ -13,6 +13,7 @@
 #include "util/afile.h"
 #include "util/errors.h"
 #include "util/json_read.h"
+#include "util/strindex.h"
 #include "report/pictures.h"
 #include "report/svg.h"
 #include "report/window_plot.h"
@@ -35,6 +36,7 @@ struct plot {
 	const char *log;
 	struct series *s;
 	size_t nr, cap;
+	struct strindex by_name;	/* (function, pid) -> its series */
 	double t0;		/* the first window's time, epoch seconds */
 	double t_end;
 	size_t windows;
@@ -66,11 +68,11 @@ static struct series *series_of(struct plot *p, const char *function,
 				int64_t pid)
 {
 	struct series *grown, *s;
-	size_t i;
+	size_t i = strindex_get(&p->by_name, function, pid);
 
-	for (i = 0; i < p->nr; i++)
-		if (p->s[i].pid == pid && !strcmp(p->s[i].function, function))
-			return &p->s[i];
+	/* O(1) a look-up: a long log names every function every window. */
+	if (i != STRINDEX_NONE)
+		return &p->s[i];
 	if (p->nr == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 16;
 
@@ -85,6 +87,10 @@ static struct series *series_of(struct plot *p, const char *function,
 	s->function = strdup(function);
 	if (!s->function)
 		return NULL;
+	if (strindex_put(&p->by_name, function, pid, p->nr)) {
+		free(s->function);
+		return NULL;
+	}
 	s->pid = pid;
 	p->nr++;
 	return s;
@@ -128,7 +134,9 @@ static const struct json_value *member(const struct json_value *o,
 	return v && v->t == t ? v : NULL;
 }
 
-/* One window's line; NULL, or what is wrong with it. */
+static const char plot_oom[] = "out of memory";
+
+/* One window's line; NULL, or what is wrong with it (or plot_oom). */
 static const char *window_add(struct plot *p, const struct json_value *w)
 {
 	const struct json_value *time = member(w, "time", JSON_STR);
@@ -159,7 +167,7 @@ static const char *window_add(struct plot *p, const struct json_value *w)
 			return "a function without \"name\" or \"sci\"";
 		s = series_of(p, name->s, pid->i);
 		if (!s || series_add(s, t, sci->d, in ? in->d : NAN))
-			return "out of memory";
+			return plot_oom;
 		p->any_interf |= in != NULL;
 		if (s->pid != p->s[0].pid)
 			p->several_pids = true;
@@ -197,6 +205,12 @@ static int plot_read(struct plot *p)
 	}
 	free(line);
 	fclose(f);
+	/* Ours or json_parse()'s: not the log's fault. */
+	if (why && !strcmp(why, plot_oom)) {
+		ispot_error("out of memory reading %s (at line %zu)", p->log,
+			    nr);
+		return -1;
+	}
 	if (why) {
 		ispot_error("%s:%zu: not a window of ispotd's log (%s)",
 			    p->log, nr, why);
@@ -236,6 +250,7 @@ static size_t plot_pick(const struct plot *p, bool interf, size_t *pick)
 	return n;
 }
 
+/* The picture into @f: 0, -ENOMEM, or svg_end()'s error. */
 static int plot_draw(FILE *f, const struct plot *p, bool interf)
 {
 	struct svg_axis x = { 0, 0, false, SVG_SECONDS,
@@ -264,7 +279,13 @@ static int plot_draw(FILE *f, const struct plot *p, bool interf)
 		double *ys = malloc(s->nr * sizeof(double));
 		size_t m = 0;
 
-		for (k = 0; xs && ys && k < s->nr; k++) {
+		/* Never a legend without its line. */
+		if (!xs || !ys) {
+			free(xs);
+			free(ys);
+			return -ENOMEM;
+		}
+		for (k = 0; k < s->nr; k++) {
 			if (isnan(v[k]))	/* no INTERF that window */
 				continue;
 			xs[m] = s->t[k];
@@ -289,10 +310,22 @@ static int plot_draw(FILE *f, const struct plot *p, bool interf)
 	return svg_end(f);
 }
 
+struct plot_pass {
+	const struct plot *p;
+	bool interf;
+};
+
+static int plot_draw_to(FILE *f, void *ctx)
+{
+	const struct plot_pass *pp = ctx;
+
+	return plot_draw(f, pp->p, pp->interf);
+}
+
 static int plot_file(const struct plot *p, const char *dir, bool interf,
 		     char **written)
 {
-	struct afile a;
+	struct plot_pass pp = { p, interf };
 	int ret;
 
 	if (asprintf(written, "%s/windows.%s.svg", dir,
@@ -300,19 +333,15 @@ static int plot_file(const struct plot *p, const char *dir, bool interf,
 		*written = NULL;
 		ret = -ENOMEM;
 	} else {
-		ret = afile_open(&a, *written);
+		ret = afile_write(*written, plot_draw_to, &pp);
 	}
-	if (!ret) {
-		ret = plot_draw(a.f, p, interf);
-		if (ret)
-			afile_abort(&a);
-		else
-			ret = afile_commit(&a);
-	}
-	if (ret) {
+	if (ret == -ENOMEM)
+		ispot_error("out of memory drawing %s",
+			    *written ? *written : dir);
+	else if (ret)
 		ispot_error("cannot write %s (%s): choose a writable --svg "
-			    "directory", *written ? *written : dir,
-			    strerror(-ret));
+			    "directory", *written, strerror(-ret));
+	if (ret) {
 		free(*written);
 		*written = NULL;
 	}
@@ -350,5 +379,6 @@ int window_plot(const char *log, const char *dir)
 		free(p.s[i].interf);
 	}
 	free(p.s);
+	strindex_free(&p.by_name);
 	return ret ? -1 : 0;
 }

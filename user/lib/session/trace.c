@@ -300,6 +300,25 @@ refused:
 	return -1;
 }
 
+/* 0 if @path's directory takes new files, else -1 with errno set. */
+static int trace_dir_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+
+	if (!slash)
+		return access(".", W_OK | X_OK);
+	if (slash == path)
+		return access("/", W_OK | X_OK);
+	if ((size_t)(slash - path) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, path, slash - path);
+	dir[slash - path] = '\0';
+	return access(dir, W_OK | X_OK);
+}
+
 int trace_can_write(const char *path, const char *option)
 {
 	int fd;
@@ -313,8 +332,14 @@ int trace_can_write(const char *path, const char *option)
 		unlink(path);
 		return 0;
 	}
-	if (errno == EEXIST)
+	if (errno == EEXIST) {
 		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		/* Replaced by a file written beside it (util/afile.h). */
+		if (fd >= 0 && trace_dir_writable(path)) {
+			close(fd);
+			fd = -1;
+		}
+	}
 	if (fd < 0) {
 		ispot_error("cannot write %s (%s): choose a writable %s path",
 			    path, strerror(errno), option);

@@ -28,6 +28,7 @@
 #include "analysis/pipeline.h"
 #include "report/report.h"
 #include "session/tasks.h"
+#include "util/afile.h"
 #include "analysis/drain.h"
 
 #define TRACE_SCAN_NS	(100 * 1000 * 1000ull)
@@ -109,7 +110,7 @@ struct trace {
 	uint64_t lost_exits;
 	/* --perfetto: the trace written as records drain (trace_perfetto.c) */
 	struct perfetto *perfetto;
-	FILE *perfetto_out;
+	struct afile perfetto_file;	/* .f: NULL when none is open */
 
 	/*
 	 * `record`: the recording every input of the pipeline also goes to

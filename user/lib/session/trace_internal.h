@@ -33,9 +33,10 @@ bool trace_lib_note(const struct trace *t, char *buf, size_t len);
 int trace_perfetto_open(struct trace *t, const struct perfetto_clock *clock);
 /*
  * End it: with @keep, complete the trace (open slices end at the last
- * timestamp), else (the session failed) remove the file.  A trace that
- * could not be written whole is removed too.  Returns 0 or prints one
- * line and returns -1.
+ * timestamp) and rename it over the path, else (the session failed)
+ * remove it.  A trace that could not be written whole is removed too:
+ * then a file that was at the path stays as it was.  Returns 0 or prints
+ * one line and returns -1.
  */
 int trace_perfetto_close(struct trace *t, bool keep);
 

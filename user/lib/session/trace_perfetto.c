@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "export/perfetto.h"
 #include "session/trace_internal.h"
+#include "util/afile.h"
 #include "util/errors.h"
 
 /* perfetto_names.call: the function, and its key when the entry has it. */
@@ -68,17 +68,23 @@ int trace_perfetto_open(struct trace *t, const struct perfetto_clock *clock)
 		.thread = trace_perfetto_thread,
 		.ctx = t,
 	};
+	int ret;
 
 	if (!t->opts->perfetto)
 		return 0;
-	t->perfetto_out = fopen(t->opts->perfetto, "we");
-	if (!t->perfetto_out) {
+	/*
+	 * The trace streams into a temporary file beside the path, renamed
+	 * over it when the session ends well: a file already there is
+	 * replaced whole or left as it was.
+	 */
+	ret = afile_open(&t->perfetto_file, t->opts->perfetto);
+	if (ret) {
 		ispot_error("cannot write %s (%s): choose a writable "
 			    "--perfetto path", t->opts->perfetto,
-			    strerror(errno));
+			    strerror(-ret));
 		return -1;
 	}
-	t->perfetto = perfetto_open(t->perfetto_out, (uint32_t)t->pid,
+	t->perfetto = perfetto_open(t->perfetto_file.f, (uint32_t)t->pid,
 				    t->command, &names, clock);
 	if (!t->perfetto) {
 		ispot_error("out of memory starting the Perfetto trace");
@@ -94,17 +100,18 @@ int trace_perfetto_close(struct trace *t, bool keep)
 	if (t->perfetto)
 		ret = perfetto_close(t->perfetto);
 	t->perfetto = NULL;
-	if (!t->perfetto_out)
+	if (!t->perfetto_file.f)
 		return 0;
-	if (fclose(t->perfetto_out) && !ret)
-		ret = -EIO;
-	t->perfetto_out = NULL;
-	if (keep && !ret)
-		return 0;
-	/* Nothing half-written is left behind. */
-	unlink(t->opts->perfetto);
-	if (!keep)
-		return 0;
+	/* Nothing half-written is left behind; the file before stays. */
+	if (!keep || ret) {
+		afile_abort(&t->perfetto_file);
+		if (!keep)
+			return 0;
+	} else {
+		ret = afile_commit(&t->perfetto_file);
+		if (!ret)
+			return 0;
+	}
 	ispot_error("cannot write %s (%s): check the disk", t->opts->perfetto,
 		    strerror(-ret));
 	return -1;

@@ -111,27 +111,50 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->all_futexes = t->opts->all_futexes;
 }
 
-/* --folded: the stacks as folded lines, beside the report. */
-static int trace_write_folded(const struct trace *t, const struct report *r)
+/*
+ * The files written beside the report go through afile_write(): each is
+ * replaced whole, or (an error) the file that was there stays.  One line
+ * says why not.
+ */
+static int trace_write_file(const char *path, const char *option,
+			    int (*write)(FILE *f, void *ctx), void *ctx)
 {
-	FILE *out;
-	int ret;
+	int ret = afile_write(path, write, ctx);
 
-	if (!t->opts->folded)
-		return 0;
-	out = fopen(t->opts->folded, "we");
-	if (!out) {
-		ispot_error("cannot write %s (%s): choose a writable --folded "
-			    "path", t->opts->folded, strerror(errno));
-		return -1;
-	}
-	ret = report_folded(out, r);
-	if (fclose(out) && !ret)
-		ret = -errno;
 	if (ret)
-		ispot_error("cannot write %s (%s): check the disk",
-			    t->opts->folded, strerror(-ret));
+		ispot_error("cannot write %s (%s): choose a writable %s path",
+			    path, strerror(-ret), option);
 	return ret ? -1 : 0;
+}
+
+static int trace_folded_to(FILE *f, void *r)
+{
+	return report_folded(f, r);
+}
+
+struct trace_page {
+	const struct report *r;
+	const struct picture_source *src;
+};
+
+static int trace_html_to(FILE *f, void *ctx)
+{
+	const struct trace_page *p = ctx;
+
+	return report_html(f, p->r, p->src);
+}
+
+struct trace_table {
+	const struct trace *t;
+	const struct report *r;
+};
+
+static int trace_table_to(FILE *f, void *ctx)
+{
+	const struct trace_table *tt = ctx;
+
+	return tt->t->opts->json ? report_json(f, tt->r) :
+	       report_text(f, tt->r, tt->t->opts->top);
 }
 
 /*
@@ -143,48 +166,34 @@ static int trace_write_pictures(const struct trace *t,
 {
 	const struct picture_source src = { t->pipe->sci,
 					    t->pipe->durations };
-	struct afile page;
-	int ret;
+	struct trace_page page = { r, &src };
 
 	if (t->opts->svg && pictures_write(t->opts->svg, r, &src))
 		return -1;
 	if (!t->opts->html)
 		return 0;
-	ret = afile_open(&page, t->opts->html);
-	if (!ret) {
-		ret = report_html(page.f, r, &src);
-		if (ret)
-			afile_abort(&page);
-		else
-			ret = afile_commit(&page);
-	}
-	if (ret)
-		ispot_error("cannot write %s (%s): choose a writable --html "
-			    "path", t->opts->html, strerror(-ret));
-	return ret ? -1 : 0;
+	return trace_write_file(t->opts->html, "--html", trace_html_to, &page);
 }
 
-/* The table or the JSON object, to stdout or --output. */
+/*
+ * --folded beside the report, then the table or the JSON object, to
+ * stdout or --output.
+ */
 static int trace_write_report(const struct trace *t, const struct report *r)
 {
-	FILE *out = stdout;
+	struct trace_table tt = { t, r };
 	int ret;
 
-	if (trace_write_folded(t, r) || trace_write_pictures(t, r))
+	if (t->opts->folded &&
+	    trace_write_file(t->opts->folded, "--folded", trace_folded_to,
+			     (void *)r))
 		return -1;
-	if (t->opts->output) {
-		out = fopen(t->opts->output, "we");
-		if (!out) {
-			ispot_error("cannot write %s (%s): choose a writable "
-				    "--output path", t->opts->output,
-				    strerror(errno));
-			return -1;
-		}
-	}
-	ret = t->opts->json ? report_json(out, r) :
-	      report_text(out, r, t->opts->top);
-	if (out != stdout && fclose(out) && !ret)
-		ret = -errno;
+	if (trace_write_pictures(t, r))
+		return -1;
+	if (t->opts->output)
+		return trace_write_file(t->opts->output, "--output",
+					trace_table_to, &tt);
+	ret = trace_table_to(stdout, &tt);
 	if (ret)
 		ispot_error("cannot write the report (%s)", strerror(-ret));
 	return ret ? -1 : 0;

@@ -2,6 +2,7 @@
 /* A strict JSON reader (RFC 8259); see json_read.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -246,6 +247,9 @@ static bool jparse_number(struct jparser *jp, struct json_value *v)
 	jp->p = q;
 	v->t = JSON_NUM;
 	v->d = strtod(buf, NULL);
+	/* "1e999" is inf: no reader of ours wants it (an SVG coordinate). */
+	if (!isfinite(v->d))
+		return jfail(jp, "number out of range");
 	if (!integral)
 		return true;
 	errno = 0;

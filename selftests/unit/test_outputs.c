@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The files a session writes besides its report (--perfetto, --folded,
+ * --output) go through util/afile.h: a file already at the path is
+ * replaced whole when the session succeeds and stays as it was when it
+ * fails (a function that resolves to nothing, a session that ends in an
+ * error), and no temporary file is left beside it.  Driven by `report
+ * FILE` on a recording (recording_session.h) and by the --perfetto
+ * calls a live session makes.
+ */
+#include <dirent.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "ispot_test.h"
+#define TEST_DIR_TEMPLATE "/tmp/ispot-out-XXXXXX"
+#include "test_dir.h"
+#include "stderr_capture.h"
+#include "recording_session.h"
+
+#define OLD	"the user's earlier file\n"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = calloc(1, 1 << 20);
+
+	ASSERT_TRUE(f != NULL && buf != NULL);
+	fread(buf, 1, (1 << 20) - 1, f);
+	fclose(f);
+	return buf;
+}
+
+static void spit(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT_TRUE(f != NULL);
+	fputs(s, f);
+	ASSERT_EQ(fclose(f), 0);
+}
+
+static bool holds(const char *path, const char *s)
+{
+	char *b = slurp(path);
+	bool same = !strcmp(b, s);
+
+	free(b);
+	return same;
+}
+
+/* Files whose name starts with '.': afile's temporaries. */
+static int temporaries(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	ASSERT_TRUE(d != NULL);
+	while ((de = readdir(d)))
+		n += de->d_name[0] == '.' && strcmp(de->d_name, ".") &&
+		     strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+struct outs {
+	char rec[PATH_MAX], perfetto[PATH_MAX], folded[PATH_MAX];
+	char output[PATH_MAX];
+};
+
+/* A recorded session, and the user's files at the three paths. */
+static void outs_make(struct outs *p)
+{
+	struct recording_session s;
+	char json[PATH_MAX];
+
+	path_in(p->rec, "s.isr");
+	path_in(json, "s.json");
+	path_in(p->perfetto, "t.pftrace");
+	path_in(p->folded, "t.folded");
+	path_in(p->output, "t.json");
+	ASSERT_EQ(rs_start(&s, p->rec, json, 1ull << 30), 0);
+	rs_trace(&s, 200);
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	spit(p->perfetto, OLD);
+	spit(p->folded, OLD);
+	spit(p->output, OLD);
+}
+
+static int outs_replay(const struct outs *p, struct key_opt *key)
+{
+	struct trace_opts o = { .json = true, .output = p->output,
+				.folded = p->folded,
+				.perfetto = p->perfetto,
+				.recording = p->rec };
+
+	if (key) {
+		o.keys[0] = *key;
+		o.nr_keys = 1;
+	}
+	return trace_replay(&o);
+}
+
+TEST(outputs_are_replaced_whole_when_the_session_succeeds)
+{
+	struct outs p;
+	char *b;
+
+	outs_make(&p);
+	ASSERT_EQ(outs_replay(&p, NULL), 0);
+	b = slurp(p.output);
+	EXPECT_TRUE(b[0] == '{' && strstr(b, "\"worker\"") != NULL);
+	EXPECT_TRUE(strstr(b, "earlier") == NULL);
+	free(b);
+	b = slurp(p.folded);
+	EXPECT_TRUE(strstr(b, "worker") != NULL);
+	EXPECT_TRUE(strstr(b, "earlier") == NULL);
+	free(b);
+	EXPECT_FALSE(holds(p.perfetto, OLD));
+	EXPECT_EQ(temporaries(), 0);
+}
+
+TEST(outputs_stay_as_they_were_when_the_session_fails)
+{
+	struct key_opt typo = { "wroker", { KEY_NONE, 0, false } };
+	struct outs p;
+	int ret;
+
+	outs_make(&p);
+	capture_begin();
+	ret = outs_replay(&p, &typo);
+	capture_end();
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, "'wroker' matches no traced") != NULL);
+	EXPECT_TRUE(holds(p.perfetto, OLD));
+	EXPECT_TRUE(holds(p.folded, OLD));
+	EXPECT_TRUE(holds(p.output, OLD));
+	EXPECT_EQ(temporaries(), 0);
+}
+
+/*
+ * A live session's trace streams into a temporary file from its start:
+ * the user's file stays until the end, and a session that fails (the
+ * target could not be traced, an error later) leaves it as it was.
+ */
+TEST(perfetto_trace_replaces_the_file_only_at_the_end)
+{
+	struct trace_opts o = { 0 };
+	struct trace t;
+	char path[PATH_MAX];
+
+	path_in(path, "live.pftrace");
+	spit(path, OLD);
+	memset(&t, 0, sizeof(t));
+	o.perfetto = path;
+	t.opts = &o;
+	t.pid = 1234;
+	snprintf(t.command, sizeof(t.command), "worker_app");
+	ASSERT_EQ(trace_perfetto_open(&t, NULL), 0);
+	EXPECT_TRUE(holds(path, OLD));
+	EXPECT_EQ(temporaries(), 1);
+	EXPECT_EQ(trace_perfetto_close(&t, false), 0);
+	EXPECT_TRUE(holds(path, OLD));
+	EXPECT_EQ(temporaries(), 0);
+
+	ASSERT_EQ(trace_perfetto_open(&t, NULL), 0);
+	EXPECT_EQ(trace_perfetto_close(&t, true), 0);
+	EXPECT_FALSE(holds(path, OLD));
+	EXPECT_EQ(temporaries(), 0);
+	/* Closed twice (trace_report(), then trace_free()): the once. */
+	EXPECT_EQ(trace_perfetto_close(&t, false), 0);
+	EXPECT_FALSE(holds(path, OLD));
+}
+
+TEST_HARNESS_MAIN
