@@ -21,6 +21,7 @@
 #include "ispot_test.h"
 #include "stderr_capture.h"
 #include "recording_session.h"
+#include "session/recording_addrs.h"
 
 /* One directory for every test (each runs in a child), gone at the end. */
 static char dir[64] = "/tmp/ispot-rec-XXXXXX";
@@ -370,6 +371,72 @@ TEST(unwritable_outputs_are_refused_first)
 			!strncmp(de->d_name, ".never.isr", 10);
 	closedir(d);
 	EXPECT_EQ(left, 0);
+}
+
+TEST(the_recording_is_not_inherited)
+{
+	char rec[PATH_MAX], fdpath[64], target[PATH_MAX];
+	struct recording *r;
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	path_in(rec, "cloexec.isr");
+	r = recording_create(rec, 1 << 20);
+	ASSERT_TRUE(r != NULL);
+	/* Every descriptor on its temporary file is closed on exec. */
+	d = opendir("/proc/self/fd");
+	ASSERT_TRUE(d != NULL);
+	while ((de = readdir(d))) {
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = atoi(de->d_name);
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+		n = readlink(fdpath, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (!strstr(target, "/.cloexec.isr."))
+			continue;
+		found++;
+		EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	}
+	closedir(d);
+	EXPECT_EQ(found, 1);
+	recording_free(r);
+}
+
+TEST(the_address_set_stays_half_empty)
+{
+	struct rec_addrs s = { 0 };
+	uint64_t a;
+	unsigned char *v;
+
+	/* What the old fixed hash put in one slot: a multiple of 2^40. */
+	for (a = 1; a <= REC_MAX_ADDRS + 100; a++) {
+		v = rec_addrs_add(&s, a << 40);
+		if (a <= REC_MAX_ADDRS) {
+			ASSERT_TRUE(v != NULL);
+			*v = (unsigned char)a;
+		} else {
+			ASSERT_TRUE(v == NULL);
+		}
+	}
+	EXPECT_EQ(s.n, REC_MAX_ADDRS);
+	EXPECT_EQ(s.refused, 100);
+	EXPECT_LE(2 * s.n, s.cap);
+	/* Looking up never adds, and finds what was kept. */
+	EXPECT_TRUE(rec_addrs_find(&s, (uint64_t)(REC_MAX_ADDRS + 1) << 40) ==
+		    NULL);
+	EXPECT_EQ(*rec_addrs_find(&s, 5ull << 40), 5);
+	EXPECT_TRUE(rec_addrs_find(&s, 0) != NULL);
+	EXPECT_EQ(s.n, REC_MAX_ADDRS);
+	/* A known address is still found when the set is full. */
+	EXPECT_TRUE(rec_addrs_add(&s, 7ull << 40) != NULL);
+	rec_addrs_free(&s);
 }
 
 TEST_HARNESS_MAIN
