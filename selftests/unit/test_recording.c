@@ -297,6 +297,56 @@ TEST(a_record_larger_than_its_slots_is_refused)
 	recording_close(&rf);
 }
 
+/* The first record event's record in @buf, as an offset. */
+static size_t first_record(const char *buf, size_t len)
+{
+	size_t at = section_at(buf, len, REC_SEC_EVENTS), off;
+
+	ASSERT_GT(at, 0);
+	off = at + RECORDING_SECTION_HEAD;
+	while ((unsigned char)buf[off] != REC_EV_RECORD) {
+		uint32_t l;
+
+		memcpy(&l, buf + off + 4, 4);
+		off += RECORDING_EVENT_HEAD + l;
+	}
+	return off + RECORDING_EVENT_HEAD;
+}
+
+TEST(a_record_the_drain_would_refuse_is_refused)
+{
+	const uint64_t never = UINT64_MAX;
+	struct recording_cursor cur = { 0 };
+	struct recording_event ev;
+	struct recording_file rf;
+	char path[PATH_MAX];
+	int n;
+
+	recorded();
+	/* The drain's sentinel time, which no clock reads. */
+	memcpy(good + first_record(good, good_len) +
+	       offsetof(struct ispot_record, ts_ns), &never, sizeof(never));
+	path_in(path, "sentinel.isr");
+	spit(path, good, good_len);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	capture_begin();
+	while ((n = recording_next(&rf, &cur, &ev)) > 0)
+		;
+	capture_end();
+	EXPECT_EQ(n, -1);
+	EXPECT_TRUE(strstr(captured, "a record is malformed: the recording is damaged") !=
+		    NULL);
+	EXPECT_TRUE(strchr(captured, '\n') ==
+		    captured + strlen(captured) - 1);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+	/* And a report of it says so in one line. */
+	capture_begin();
+	EXPECT_EQ(replay(path, NULL, NULL), -1);
+	capture_end();
+	EXPECT_TRUE(strstr(captured, "a record is malformed") != NULL);
+}
+
 TEST(max_size_stops_the_records_with_a_note)
 {
 	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];

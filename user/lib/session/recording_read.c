@@ -446,6 +446,10 @@ int recording_next(const struct recording_file *rf,
 		if (cur->slots[0].nslots != len / ISPOT_SLOT_SIZE)
 			return rec_bad(rf, "a record's slots do not match "
 					 "its size");
+		/* What the live drain would have refused (drain.h). */
+		if (!drain_record_ok(cur->slots[0].nslots,
+				     cur->slots[0].ts_ns))
+			return rec_bad(rf, "a record is malformed");
 		ev->rec = cur->slots;
 		p.left = 0;
 		break;
