@@ -22,6 +22,7 @@
 #include "stderr_capture.h"
 #include "recording_session.h"
 #include "session/recording_addrs.h"
+#include "perfetto_reader.h"
 
 /* One directory for every test (each runs in a child), gone at the end. */
 static char dir[64] = "/tmp/ispot-rec-XXXXXX";
@@ -345,6 +346,90 @@ TEST(a_record_the_drain_would_refuse_is_refused)
 	EXPECT_EQ(replay(path, NULL, NULL), -1);
 	capture_end();
 	EXPECT_TRUE(strstr(captured, "a record is malformed") != NULL);
+}
+
+#define RS_PROBE_BEGIN	3
+#define RS_PROBE_END	4
+
+/* Whether the Perfetto trace at @path names any slice @name. */
+static bool perfetto_names(const char *path, const char *name)
+{
+	struct pr_trace d;
+	size_t len, i;
+	char *buf = slurp(path, &len);
+	bool found = false;
+
+	memset(&d, 0, sizeof(d));
+	ASSERT_EQ(pr_read(buf, len, &d), 0);
+	for (i = 0; i < d.nr_ev; i++)
+		found |= !strncmp(d.ev[i].name, name, strlen(name));
+	pr_free(&d);
+	free(buf);
+	return found;
+}
+
+TEST(a_block_is_no_perfetto_call_live_or_replayed)
+{
+	char rec[PATH_MAX], json[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	struct recording_session s;
+	struct recording_file rf;
+	struct trace *t = &s.t;
+	struct trace_opts o;
+	struct trace_func *f;
+	uint32_t i;
+
+	path_in(rec, "block.isr");
+	path_in(json, "block.json");
+	path_in(live, "block-live.pftrace");
+	path_in(off, "block-off.pftrace");
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	/* A third function, a block of one begin and one end marker. */
+	f = realloc(t->funcs, 3 * sizeof(*t->funcs));
+	ASSERT_TRUE(f != NULL);
+	t->funcs = f;
+	memset(&f[2], 0, sizeof(f[2]));
+	snprintf(f[2].sym.name, ELF_SYM_NAME_MAX, "region");
+	snprintf(f[2].sym.obj, PATH_MAX, "%s", s.exe);
+	f[2].is_block = true;
+	f[2].probe_id = RS_PROBE_BEGIN;
+	t->nr_funcs = 3;
+	ASSERT_EQ(trace_pipe_probe(t, RS_PROBE_BEGIN, 2, TRACE_PROBE_BEGIN,
+				   false), 0);
+	ASSERT_EQ(trace_pipe_probe(t, RS_PROBE_END, 2, TRACE_PROBE_END,
+				   false), 0);
+	s.o.perfetto = live;
+	ASSERT_EQ(trace_perfetto_open(t, NULL), 0);
+	rs_trace(&s, 20);
+	for (i = 0; i < 5; i++) {
+		uint64_t ts = t->t_end + 10 + i * 1000;
+
+		rs_record(t, ts, ISPOT_REC_ENTRY, 101, RS_PROBE_BEGIN,
+			  0x7ffd0000, 0, 0);
+		rs_record(t, ts + 500, ISPOT_REC_ENTRY, 101, RS_PROBE_END,
+			  0x7ffd0000, 0, 0);
+	}
+	t->t_end += 10000;
+	ASSERT_EQ(rs_stop(&s), 0);
+	ASSERT_EQ(trace_perfetto_close(t, true), 0);
+	trace_free(t);
+	/* The file keeps which function is a block. */
+	ASSERT_EQ(recording_open(rec, &rf), 0);
+	ASSERT_EQ(rf.nr_funcs, 3);
+	EXPECT_FALSE(rf.funcs[0].is_block);
+	EXPECT_FALSE(rf.funcs[1].is_block);
+	EXPECT_TRUE(rf.funcs[2].is_block);
+	recording_close(&rf);
+	memset(&o, 0, sizeof(o));
+	o.json = true;
+	o.output = json;
+	o.recording = rec;
+	o.perfetto = off;
+	ASSERT_EQ(trace_replay(&o), 0);
+	/* Calls are slices; a block's markers are not, live or replayed. */
+	EXPECT_TRUE(perfetto_names(live, "worker"));
+	EXPECT_TRUE(perfetto_names(off, "worker"));
+	EXPECT_FALSE(perfetto_names(live, "region"));
+	EXPECT_FALSE(perfetto_names(off, "region"));
 }
 
 TEST(max_size_stops_the_records_with_a_note)

@@ -155,6 +155,7 @@ static void get_meta(struct rec_cur *c, struct recording_file *rf)
 static void get_funcs(struct rec_cur *c, struct recording_file *rf)
 {
 	uint32_t n = cur_count(c, RECORDING_MAX_FUNCS, 54), i;
+	uint8_t is_block;
 	char id[160];
 
 	rf->funcs = calloc(n + 1, sizeof(*rf->funcs));
@@ -177,8 +178,9 @@ static void get_funcs(struct rec_cur *c, struct recording_file *rf)
 		f->key.kind = cur_u32(c);
 		f->key.arg = cur_u32(c);
 		f->key.log2 = cur_u8(c);
-		cur_skip(c, 1);	/* a block: its probes say which markers */
-		if (f->key.kind > KEY_SHAPE || f->key.arg > 2)
+		is_block = cur_u8(c);
+		f->is_block = is_block == 1;
+		if (f->key.kind > KEY_SHAPE || f->key.arg > 2 || is_block > 1)
 			c->bad = true;
 	}
 }

@@ -372,7 +372,7 @@ static void put_funcs(struct rec_buf *b, const struct trace *t)
 		buf_u32(b, f->key.kind);
 		buf_u32(b, f->key.arg);
 		buf_u8(b, f->key.log2);
-		buf_u8(b, f->block != NULL);
+		buf_u8(b, f->is_block);
 	}
 }
 
