@@ -432,6 +432,66 @@ TEST(a_block_is_no_perfetto_call_live_or_replayed)
 	EXPECT_FALSE(perfetto_names(off, "region"));
 }
 
+/*
+ * Every byte of every event flipped in turn, in a small recording, and a
+ * sample of the tables' bytes: the
+ * report either works or says in one line what is wrong, and never
+ * reads outside the file (build with -fsanitize=address,undefined to
+ * see that too).
+ */
+TEST(a_flipped_event_byte_is_reported_or_refused)
+{
+	char rec[PATH_MAX], json[PATH_MAX], bad[PATH_MAX];
+	struct recording_session s;
+	size_t len, at, off, end, tried = 0, refused_n = 0;
+	char *buf, *nl;
+	int ret;
+
+	path_in(rec, "flip.isr");
+	path_in(json, "flip.json");
+	path_in(bad, "flipped.isr");
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	rs_trace(&s, 12);
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	buf = slurp(rec, &len);
+	for (at = RECORDING_HEADER_SIZE; at + RECORDING_SECTION_HEAD <= len;
+	     at = end) {
+		uint32_t type;
+		uint64_t l;
+
+		memcpy(&type, buf + at, 4);
+		memcpy(&l, buf + at + 8, 8);
+		ASSERT_LE(l, len - at - RECORDING_SECTION_HEAD);
+		end = at + RECORDING_SECTION_HEAD + l;
+		/* The events' every byte, the tables' every seventh. */
+		for (off = at + RECORDING_SECTION_HEAD; off < end;
+		     off += type == REC_SEC_EVENTS ? 1 : 7) {
+			buf[off] ^= 0xff;
+			spit(bad, buf, len);
+			buf[off] ^= 0xff;
+			capture_begin();
+			ret = replay(bad, json, NULL);
+			capture_end();
+			tried++;
+			EXPECT_TRUE(ret == 0 || ret == -1);
+			if (ret)
+				refused_n++;
+			/* Refused: in one line. */
+			nl = strchr(captured, '\n');
+			if (ret && (!nl || nl[1] || nl == captured)) {
+				printf("# byte %zu: %s", off, captured);
+				EXPECT_TRUE(false);
+			}
+		}
+	}
+	EXPECT_GT(tried, 1000);
+	EXPECT_GT(refused_n, 0);
+	printf("# %zu bytes, %zu flips, %zu refused\n", len, tried,
+	       refused_n);
+	free(buf);
+}
+
 TEST(max_size_stops_the_records_with_a_note)
 {
 	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
