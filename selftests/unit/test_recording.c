@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Recordings (session/recording.c, session/replay.c): a session driven
+ * Recordings (session/recording_*.c, session/replay.c): a session driven
  * through the live session's own entry points (trace_on_record(), the
  * thread and trampoline calls, the frame check over this process's real
  * maps) writes a recording and its report; `report FILE` on it writes
  * the same report byte for byte, and re-keys it with --key.  The reader
  * refuses, in one line each, the file cut at every length, a bad magic,
- * an unknown major version, another ABI, counts beyond their bounds and
- * a record whose slots do not match its size.  --max-size stops the
- * records, keeps a valid file and both reports say so; outputs that
- * cannot be written are refused first and nothing half-written stays.
+ * an unknown major version, another ABI, counts beyond their bounds, a
+ * record whose slots do not match its size and one the drain would
+ * refuse; a byte flipped anywhere in the events is reported or refused
+ * in one line.  --max-size stops the records, keeps a valid file and
+ * both reports say so; outputs that cannot be written are refused first,
+ * nothing half-written stays, and the program recorded never inherits
+ * the file.  A block stays a block in a replay (no Perfetto calls), and
+ * the address set stays bounded and half empty.
  */
 #include <dirent.h>
 #include <fcntl.h>
