@@ -339,8 +339,8 @@ TEST(a_record_the_drain_would_refuse_is_refused)
 		;
 	capture_end();
 	EXPECT_EQ(n, -1);
-	EXPECT_TRUE(strstr(captured, "a record is malformed: the recording is damaged") !=
-		    NULL);
+	EXPECT_TRUE(strstr(captured, "a record is malformed: the recording "
+			   "is damaged") != NULL);
 	EXPECT_TRUE(strchr(captured, '\n') ==
 		    captured + strlen(captured) - 1);
 	recording_cursor_free(&cur);

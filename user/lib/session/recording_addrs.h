@@ -27,7 +27,7 @@
 struct rec_addrs {
 	uint64_t *addr;		/* 0: empty slot */
 	unsigned char *val;
-	size_t n, cap;		/* n <= cap / 2, cap <= 2 * REC_MAX_ADDRS */
+	size_t n, cap;		/* n <= cap / 2 <= REC_MAX_ADDRS */
 	unsigned char zero;	/* address 0's byte, kept aside */
 	uint64_t refused;	/* inserts past REC_MAX_ADDRS or memory */
 };

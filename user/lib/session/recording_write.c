@@ -97,7 +97,7 @@ struct recording {
 	 * (taken, in a replay, as never judged).
 	 */
 	struct rec_addrs names;
-	char *path;		/* for messages: afile_commit() frees its own */
+	char *path;		/* for messages (afile_commit() frees out.path) */
 	bool failed;
 };
 
@@ -180,8 +180,8 @@ static bool rec_room(struct recording *r, size_t len)
 {
 	if (r->full)
 		return false;
-	if (r->written + RECORDING_SECTION_HEAD + r->ev.len + RECORDING_EVENT_HEAD +
-	    len > r->max_size) {
+	if (r->written + RECORDING_SECTION_HEAD + r->ev.len +
+	    RECORDING_EVENT_HEAD + len > r->max_size) {
 		r->full = true;
 		return false;
 	}
