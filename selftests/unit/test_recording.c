@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Recordings (session/recording.c, session/replay.c): a session driven
+ * Recordings (session/recording_*.c, session/replay.c): a session driven
  * through the live session's own entry points (trace_on_record(), the
  * thread and trampoline calls, the frame check over this process's real
  * maps) writes a recording and its report; `report FILE` on it writes
  * the same report byte for byte, and re-keys it with --key.  The reader
  * refuses, in one line each, the file cut at every length, a bad magic,
- * an unknown major version, another ABI, counts beyond their bounds and
- * a record whose slots do not match its size.  --max-size stops the
- * records, keeps a valid file and both reports say so; outputs that
- * cannot be written are refused first and nothing half-written stays.
+ * an unknown major version, another ABI, counts beyond their bounds, a
+ * record whose slots do not match its size and one the drain would
+ * refuse; a byte flipped anywhere in the events is reported or refused
+ * in one line.  --max-size stops the records, keeps a valid file and
+ * both reports say so; outputs that cannot be written are refused first,
+ * nothing half-written stays, and the program recorded never inherits
+ * the file.  A block stays a block in a replay (no Perfetto calls), and
+ * the address set stays bounded and half empty.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -23,6 +27,8 @@
 #include "test_dir.h"
 #include "stderr_capture.h"
 #include "recording_session.h"
+#include "session/recording_addrs.h"
+#include "perfetto_reader.h"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -270,6 +276,200 @@ TEST(a_record_larger_than_its_slots_is_refused)
 	recording_close(&rf);
 }
 
+/* The first record event's record in @buf, as an offset. */
+static size_t first_record(const char *buf, size_t len)
+{
+	size_t at = section_at(buf, len, REC_SEC_EVENTS), off;
+
+	ASSERT_GT(at, 0);
+	off = at + RECORDING_SECTION_HEAD;
+	while ((unsigned char)buf[off] != REC_EV_RECORD) {
+		uint32_t l;
+
+		memcpy(&l, buf + off + 4, 4);
+		off += RECORDING_EVENT_HEAD + l;
+	}
+	return off + RECORDING_EVENT_HEAD;
+}
+
+TEST(a_record_the_drain_would_refuse_is_refused)
+{
+	const uint64_t never = UINT64_MAX;
+	struct recording_cursor cur = { 0 };
+	struct recording_event ev;
+	struct recording_file rf;
+	char path[PATH_MAX];
+	int n;
+
+	recorded();
+	/* The drain's sentinel time, which no clock reads. */
+	memcpy(good + first_record(good, good_len) +
+	       offsetof(struct ispot_record, ts_ns), &never, sizeof(never));
+	path_in(path, "sentinel.isr");
+	spit(path, good, good_len);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	capture_begin();
+	while ((n = recording_next(&rf, &cur, &ev)) > 0)
+		;
+	capture_end();
+	EXPECT_EQ(n, -1);
+	EXPECT_TRUE(strstr(captured, "a record is malformed: the recording "
+			   "is damaged") != NULL);
+	EXPECT_TRUE(strchr(captured, '\n') ==
+		    captured + strlen(captured) - 1);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+	/* And a report of it says so in one line. */
+	capture_begin();
+	EXPECT_EQ(replay(path, NULL, NULL), -1);
+	capture_end();
+	EXPECT_TRUE(strstr(captured, "a record is malformed") != NULL);
+}
+
+#define RS_PROBE_BEGIN	3
+#define RS_PROBE_END	4
+
+/* Whether the Perfetto trace at @path names any slice @name. */
+static bool perfetto_names(const char *path, const char *name)
+{
+	struct pr_trace d;
+	size_t len, i;
+	char *buf = slurp(path, &len);
+	bool found = false;
+
+	memset(&d, 0, sizeof(d));
+	ASSERT_EQ(pr_read(buf, len, &d), 0);
+	for (i = 0; i < d.nr_ev; i++)
+		found |= !strncmp(d.ev[i].name, name, strlen(name));
+	pr_free(&d);
+	free(buf);
+	return found;
+}
+
+TEST(a_block_is_no_perfetto_call_live_or_replayed)
+{
+	char rec[PATH_MAX], json[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	struct recording_session s;
+	struct recording_file rf;
+	struct trace *t = &s.t;
+	struct trace_opts o;
+	struct trace_func *f;
+	uint32_t i;
+
+	path_in(rec, "block.isr");
+	path_in(json, "block.json");
+	path_in(live, "block-live.pftrace");
+	path_in(off, "block-off.pftrace");
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	/* A third function, a block of one begin and one end marker. */
+	f = realloc(t->funcs, 3 * sizeof(*t->funcs));
+	ASSERT_TRUE(f != NULL);
+	t->funcs = f;
+	memset(&f[2], 0, sizeof(f[2]));
+	snprintf(f[2].sym.name, ELF_SYM_NAME_MAX, "region");
+	snprintf(f[2].sym.obj, PATH_MAX, "%s", s.exe);
+	f[2].is_block = true;
+	f[2].probe_id = RS_PROBE_BEGIN;
+	t->nr_funcs = 3;
+	ASSERT_EQ(trace_pipe_probe(t, RS_PROBE_BEGIN, 2, TRACE_PROBE_BEGIN,
+				   false), 0);
+	ASSERT_EQ(trace_pipe_probe(t, RS_PROBE_END, 2, TRACE_PROBE_END,
+				   false), 0);
+	s.o.perfetto = live;
+	ASSERT_EQ(trace_perfetto_open(t, NULL), 0);
+	rs_trace(&s, 20);
+	for (i = 0; i < 5; i++) {
+		uint64_t ts = t->t_end + 10 + i * 1000;
+
+		rs_record(t, ts, ISPOT_REC_ENTRY, 101, RS_PROBE_BEGIN,
+			  0x7ffd0000, 0, 0);
+		rs_record(t, ts + 500, ISPOT_REC_ENTRY, 101, RS_PROBE_END,
+			  0x7ffd0000, 0, 0);
+	}
+	t->t_end += 10000;
+	ASSERT_EQ(rs_stop(&s), 0);
+	ASSERT_EQ(trace_perfetto_close(t, true), 0);
+	trace_free(t);
+	/* The file keeps which function is a block. */
+	ASSERT_EQ(recording_open(rec, &rf), 0);
+	ASSERT_EQ(rf.nr_funcs, 3);
+	EXPECT_FALSE(rf.funcs[0].is_block);
+	EXPECT_FALSE(rf.funcs[1].is_block);
+	EXPECT_TRUE(rf.funcs[2].is_block);
+	recording_close(&rf);
+	memset(&o, 0, sizeof(o));
+	o.json = true;
+	o.output = json;
+	o.recording = rec;
+	o.perfetto = off;
+	ASSERT_EQ(trace_replay(&o), 0);
+	/* Calls are slices; a block's markers are not, live or replayed. */
+	EXPECT_TRUE(perfetto_names(live, "worker"));
+	EXPECT_TRUE(perfetto_names(off, "worker"));
+	EXPECT_FALSE(perfetto_names(live, "region"));
+	EXPECT_FALSE(perfetto_names(off, "region"));
+}
+
+/*
+ * Every byte of every event flipped in turn, in a small recording, and a
+ * sample of the tables' bytes: the
+ * report either works or says in one line what is wrong, and never
+ * reads outside the file (build with -fsanitize=address,undefined to
+ * see that too).
+ */
+TEST(a_flipped_event_byte_is_reported_or_refused)
+{
+	char rec[PATH_MAX], json[PATH_MAX], bad[PATH_MAX];
+	struct recording_session s;
+	size_t len, at, off, end, tried = 0, refused_n = 0;
+	char *buf, *nl;
+	int ret;
+
+	path_in(rec, "flip.isr");
+	path_in(json, "flip.json");
+	path_in(bad, "flipped.isr");
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	rs_trace(&s, 12);
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	buf = slurp(rec, &len);
+	for (at = RECORDING_HEADER_SIZE; at + RECORDING_SECTION_HEAD <= len;
+	     at = end) {
+		uint32_t type;
+		uint64_t l;
+
+		memcpy(&type, buf + at, 4);
+		memcpy(&l, buf + at + 8, 8);
+		ASSERT_LE(l, len - at - RECORDING_SECTION_HEAD);
+		end = at + RECORDING_SECTION_HEAD + l;
+		/* The events' every byte, the tables' every seventh. */
+		for (off = at + RECORDING_SECTION_HEAD; off < end;
+		     off += type == REC_SEC_EVENTS ? 1 : 7) {
+			buf[off] ^= 0xff;
+			spit(bad, buf, len);
+			buf[off] ^= 0xff;
+			capture_begin();
+			ret = replay(bad, json, NULL);
+			capture_end();
+			tried++;
+			EXPECT_TRUE(ret == 0 || ret == -1);
+			if (ret)
+				refused_n++;
+			/* Refused: in one line. */
+			nl = strchr(captured, '\n');
+			if (ret && (!nl || nl[1] || nl == captured)) {
+				printf("# byte %zu: %s", off, captured);
+				EXPECT_TRUE(false);
+			}
+		}
+	}
+	EXPECT_GT(tried, 1000);
+	EXPECT_GT(refused_n, 0);
+	printf("# %zu bytes, %zu flips, %zu refused\n", len, tried,
+	       refused_n);
+	free(buf);
+}
+
 TEST(max_size_stops_the_records_with_a_note)
 {
 	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
@@ -344,6 +544,72 @@ TEST(unwritable_outputs_are_refused_first)
 			!strncmp(de->d_name, ".never.isr", 10);
 	closedir(d);
 	EXPECT_EQ(left, 0);
+}
+
+TEST(the_recording_is_not_inherited)
+{
+	char rec[PATH_MAX], fdpath[64], target[PATH_MAX];
+	struct recording *r;
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	path_in(rec, "cloexec.isr");
+	r = recording_create(rec, 1 << 20);
+	ASSERT_TRUE(r != NULL);
+	/* Every descriptor on its temporary file is closed on exec. */
+	d = opendir("/proc/self/fd");
+	ASSERT_TRUE(d != NULL);
+	while ((de = readdir(d))) {
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = atoi(de->d_name);
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+		n = readlink(fdpath, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (!strstr(target, "/.cloexec.isr."))
+			continue;
+		found++;
+		EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	}
+	closedir(d);
+	EXPECT_EQ(found, 1);
+	recording_free(r);
+}
+
+TEST(the_address_set_stays_half_empty)
+{
+	struct rec_addrs s = { 0 };
+	uint64_t a;
+	unsigned char *v;
+
+	/* What the old fixed hash put in one slot: a multiple of 2^40. */
+	for (a = 1; a <= REC_MAX_ADDRS + 100; a++) {
+		v = rec_addrs_add(&s, a << 40);
+		if (a <= REC_MAX_ADDRS) {
+			ASSERT_TRUE(v != NULL);
+			*v = (unsigned char)a;
+		} else {
+			ASSERT_TRUE(v == NULL);
+		}
+	}
+	EXPECT_EQ(s.n, REC_MAX_ADDRS);
+	EXPECT_EQ(s.refused, 100);
+	EXPECT_LE(2 * s.n, s.cap);
+	/* Looking up never adds, and finds what was kept. */
+	EXPECT_TRUE(rec_addrs_find(&s, (uint64_t)(REC_MAX_ADDRS + 1) << 40) ==
+		    NULL);
+	EXPECT_EQ(*rec_addrs_find(&s, 5ull << 40), 5);
+	EXPECT_TRUE(rec_addrs_find(&s, 0) != NULL);
+	EXPECT_EQ(s.n, REC_MAX_ADDRS);
+	/* A known address is still found when the set is full. */
+	EXPECT_TRUE(rec_addrs_add(&s, 7ull << 40) != NULL);
+	rec_addrs_free(&s);
 }
 
 TEST_HARNESS_MAIN

@@ -91,9 +91,7 @@ static inline const struct ispot_record *ring_peek(struct drain *d,
 	uint64_t first = r->pos & r->mask;
 	uint32_t n = rec->nslots, i;
 
-	/* No clock reads UINT64_MAX, and no horizon would ever pass it. */
-	if (!n || n > DRAIN_MAX_SLOTS || n > r->head - r->pos ||
-	    rec->ts_ns == UINT64_MAX) {
+	if (!drain_record_ok(n, rec->ts_ns) || n > r->head - r->pos) {
 		d->st.corrupt += r->head - r->pos;
 		r->pos = r->head;
 		return NULL;

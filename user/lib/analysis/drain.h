@@ -25,6 +25,7 @@
 #define ISPOT_DRAIN_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/ispot.h>
 
@@ -32,6 +33,17 @@
 #define DRAIN_SLACK_NS		(20 * 1000 * 1000ull)
 /* A record occupies at most this many slots (a full call stack). */
 #define DRAIN_MAX_SLOTS		(1 + (ISPOT_STACK_MAX_FRAMES + 7) / 8)
+
+/*
+ * A record's first slot as the drain takes it (@nslots and @ts_ns as read
+ * once from it): 1 to DRAIN_MAX_SLOTS slots, and a time (no clock reads
+ * UINT64_MAX, and no horizon would ever pass it).  A recording's reader
+ * holds its records to the same.
+ */
+static inline bool drain_record_ok(uint32_t nslots, uint64_t ts_ns)
+{
+	return nslots && nslots <= DRAIN_MAX_SLOTS && ts_ns != UINT64_MAX;
+}
 
 struct drain_stats {
 	uint64_t records;	/* emitted */

@@ -12,6 +12,7 @@ _Static_assert(TL_NR_TOTALS + 1 <= PAIR_AUX_WORDS,
 
 struct pipeline_probe {
 	bool used;
+	bool marker;	/* a block's begin or end, not a function's entry */
 	bool end_marker;	/* a block's end: its stack samples are not kept */
 	bool sync;	/* a lock call: wakes inside count for its caller */
 	uint32_t func_id;
@@ -291,6 +292,17 @@ int pipeline_set_sync(struct pipeline *p, uint32_t probe_id)
 	return 0;
 }
 
+bool pipeline_probe_func(const struct pipeline *p, uint32_t probe_id,
+			 uint32_t *func_id, bool *marker)
+{
+	if (!probe_id || probe_id >= p->nr_probes ||
+	    !p->probes[probe_id].used)
+		return false;
+	*func_id = p->probes[probe_id].func_id;
+	*marker = p->probes[probe_id].marker;
+	return true;
+}
+
 int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
 			uint32_t func_id, bool end, const struct key_rule *rule)
 {
@@ -298,6 +310,7 @@ int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
 
 	if (ret)
 		return ret;
+	p->probes[probe_id].marker = true;
 	p->probes[probe_id].end_marker = end;
 	return pairer_set_marker(p->pairer, probe_id, func_id, end);
 }

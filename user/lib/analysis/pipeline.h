@@ -130,6 +130,13 @@ int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
 			uint32_t func_id, bool end, const struct key_rule *rule);
 
 /*
+ * What @probe_id counts for, in O(1): its function id and whether it is
+ * a block's marker.  False for a probe never added.
+ */
+bool pipeline_probe_func(const struct pipeline *p, uint32_t probe_id,
+			 uint32_t *func_id, bool *marker);
+
+/*
  * @probe_id is a synchronisation call (pthread_mutex_unlock, cond_wait,
  * ...): a futex wake issued inside it is credited to the innermost traced
  * function outside it, the critical section that called it.  Call after

@@ -28,6 +28,7 @@
 #define RECORDING_MINOR		0
 #define RECORDING_HEADER_SIZE	16
 #define RECORDING_SECTION_HEAD	16
+#define RECORDING_EVENT_HEAD	8
 
 /* Section types, in the order the writer puts them. */
 enum recording_section {
@@ -63,7 +64,9 @@ struct recording;
 
 /*
  * Start writing a recording to @path, through a temporary file beside it
- * that recording_finish() renames: a failed session leaves nothing.
+ * (util/afile.h: closed on exec, so `record -- CMD` never hands it to the
+ * target) that recording_finish() syncs and renames: a failed session
+ * leaves nothing.
  * Events stop once the file would pass @max_size.  NULL after one line.
  */
 struct recording *recording_create(const char *path, uint64_t max_size);

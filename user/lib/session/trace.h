@@ -40,7 +40,8 @@ struct trace_func {
 	char key_desc[32];
 	bool key_auto;			/* --key auto chose key (report time) */
 	uint32_t probe_id;		/* a block's: its first begin site's */
-	struct elf_block *block;	/* NULL for a function */
+	struct elf_block *block;	/* NULL for a function, and replayed */
+	bool is_block;			/* a block, live or replayed */
 };
 
 /* A probe the session armed: which function it counts for, as what. */

@@ -147,6 +147,7 @@ static int trace_add_block(struct trace *t, const char *spec, pid_t pid,
 	f = &t->funcs[t->nr_funcs++];
 	memset(f, 0, sizeof(*f));
 	f->block = b;
+	f->is_block = true;
 	snprintf(f->sym.name, sizeof(f->sym.name), "%s", b->name);
 	snprintf(f->sym.obj, sizeof(f->sym.obj), "%s", b->obj);
 	f->sym.offset = b->nr_begin ? b->begin[0].offset : 0;

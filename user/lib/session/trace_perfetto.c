@@ -18,16 +18,24 @@ static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
 			       char *buf, size_t len)
 {
 	const struct trace *t = ctx;
-	const struct trace_func *f = NULL;
+	const struct trace_func *f;
 	struct pair_exec e;
+	uint32_t func_id;
 	char key[256];
-	size_t i;
+	bool marker;
 
-	for (i = 0; i < t->nr_funcs && !f; i++)
-		if (!t->funcs[i].block &&
-		    t->funcs[i].probe_id == entry->probe_id)
-			f = &t->funcs[i];
-	if (!f)
+	/*
+	 * The probe's function from the pipeline's table, O(1) a record:
+	 * under its index in funcs (a session's pipeline has no other ids;
+	 * ispotd's, which writes no trace, would).
+	 */
+	if (t->func_ids || !t->pipe ||
+	    !pipeline_probe_func(t->pipe, entry->probe_id, &func_id,
+				 &marker) ||
+	    func_id >= t->nr_funcs)
+		return -1;
+	f = &t->funcs[func_id];
+	if (marker || f->is_block)
 		return -1;	/* a block's marker: not a call */
 	/*
 	 * An argument is there at entry, a call site when the probe reads

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writing a recording during a session (recording.h, the format in
+ * Documentation/recording.rst).  Every field is little-endian and of
+ * fixed width; strings are a u32 length and that many bytes.  The file
+ * is written through an afile (util/afile.h): a temporary file beside
+ * the target, closed on exec (`record -- CMD` never hands it to the
+ * target), synced and renamed into place when the session ends.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/drain.h"
+#include "session/recording.h"
+#include "session/recording_addrs.h"
+#include "util/afile.h"
+#include "util/errors.h"
+
+/* Events are written a section at a time, of about this much. */
+#define REC_CHUNK		(1u << 20)
+
+/* A growable byte buffer, written little-endian. */
+struct rec_buf {
+	unsigned char *p;
+	size_t len, cap;
+	bool nomem;
+};
+
+static void buf_put(struct rec_buf *b, const void *data, size_t len)
+{
+	if (b->nomem)
+		return;
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *p;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->nomem = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+static void buf_uint(struct rec_buf *b, uint64_t v, unsigned int bytes)
+{
+	unsigned char le[8];
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++)
+		le[i] = (unsigned char)(v >> (8 * i));
+	buf_put(b, le, bytes);
+}
+
+#define buf_u8(b, v)	buf_uint(b, v, 1)
+#define buf_u16(b, v)	buf_uint(b, v, 2)
+#define buf_u32(b, v)	buf_uint(b, v, 4)
+#define buf_u64(b, v)	buf_uint(b, v, 8)
+
+static void buf_str(struct rec_buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	buf_u32(b, n);
+	buf_put(b, s, n);
+}
+
+/* How an address is named at the end: as itself, or as a return address. */
+#define NAME_AS_IS	1
+#define NAME_RETURN	2
+
+struct recording {
+	struct afile out;
+	uint64_t max_size;
+	uint64_t written;
+	struct rec_buf ev;
+	uint64_t records;
+	bool full;
+	uint64_t last_ts;
+	/* Answers given, so that only a new one is an event. */
+	struct rec_addrs frames;
+	/*
+	 * Addresses a report may name, named at the end; past REC_MAX_ADDRS
+	 * more stay unnamed (hex in reports), as do their frame answers
+	 * (taken, in a replay, as never judged).
+	 */
+	struct rec_addrs names;
+	char *path;		/* for messages (afile_commit() frees out.path) */
+	bool failed;
+};
+
+static void rec_write(struct recording *r, const void *p, size_t len)
+{
+	if (r->failed)
+		return;
+	if (fwrite(p, 1, len, r->out.f) != len)
+		r->failed = true;
+	r->written += len;
+}
+
+static void rec_section(struct recording *r, uint32_t type,
+			const struct rec_buf *b)
+{
+	struct rec_buf h = { 0 };
+
+	buf_u32(&h, type);
+	buf_u32(&h, 0);
+	buf_u64(&h, b ? b->len : 0);
+	if (h.nomem || (b && b->nomem))
+		r->failed = true;
+	rec_write(r, h.p, h.len);
+	if (b && b->len)
+		rec_write(r, b->p, b->len);
+	free(h.p);
+}
+
+static void rec_flush_events(struct recording *r)
+{
+	if (!r->ev.len)
+		return;
+	rec_section(r, REC_SEC_EVENTS, &r->ev);
+	r->ev.len = 0;
+}
+
+struct recording *recording_create(const char *path, uint64_t max_size)
+{
+	struct recording *r = calloc(1, sizeof(*r));
+	struct rec_buf h = { 0 };
+	struct stat st;
+	int ret;
+
+	if (!r)
+		goto nomem;
+	/* Renamed onto at the end: refuse now what would refuse it then. */
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		ispot_error("cannot write %s (a directory): give -o a file "
+			    "name", path);
+		goto fail;
+	}
+	r->max_size = max_size;
+	r->path = strdup(path);
+	ret = r->path ? afile_open(&r->out, path) : -ENOMEM;
+	if (ret == -ENOMEM)
+		goto nomem;
+	if (ret) {
+		ispot_error("cannot write %s (%s): choose a writable -o path",
+			    path, strerror(-ret));
+		goto fail;
+	}
+	buf_put(&h, RECORDING_MAGIC, 8);
+	buf_u16(&h, RECORDING_MAJOR);
+	buf_u16(&h, RECORDING_MINOR);
+	buf_u32(&h, 0);
+	if (h.nomem)
+		r->failed = true;
+	rec_write(r, h.p, h.len);
+	free(h.p);
+	return r;
+nomem:
+	ispot_error("out of memory starting the recording");
+fail:
+	recording_free(r);
+	return NULL;
+}
+
+/* Room for an event of @len payload bytes under max_size, else full. */
+static bool rec_room(struct recording *r, size_t len)
+{
+	if (r->full)
+		return false;
+	if (r->written + RECORDING_SECTION_HEAD + r->ev.len +
+	    RECORDING_EVENT_HEAD + len > r->max_size) {
+		r->full = true;
+		return false;
+	}
+	return true;
+}
+
+/* Whether it was kept: false once the recording is full. */
+static bool rec_event(struct recording *r, uint8_t type, const void *p,
+		      size_t len)
+{
+	if (!rec_room(r, len))
+		return false;
+	buf_u8(&r->ev, type);
+	buf_u8(&r->ev, 0);
+	buf_u16(&r->ev, 0);
+	buf_u32(&r->ev, len);
+	buf_put(&r->ev, p, len);
+	if (r->ev.len >= REC_CHUNK)
+		rec_flush_events(r);
+	return true;
+}
+
+/* The addresses a report may name: call sites, arguments, frames, words. */
+static void names_or(struct recording *r, uint64_t a, unsigned char bits)
+{
+	unsigned char *v = rec_addrs_add(&r->names, a);
+
+	if (v)
+		*v |= bits;
+}
+
+static void rec_note_addresses(struct recording *r,
+			       const struct ispot_record *rec)
+{
+	const uint64_t *frames = (const uint64_t *)(rec + 1);
+	uint64_t i, n;
+
+	switch (rec->kind) {
+	case ISPOT_REC_ENTRY:
+		for (i = 0; i < 3; i++)
+			names_or(r, rec->data[i], NAME_AS_IS);
+		/* fall through */
+	case ISPOT_REC_EXIT:
+		names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
+		break;
+	case ISPOT_REC_STACK:
+		n = rec->data[0];
+		if (n > (uint64_t)(rec->nslots - 1) * 8)
+			n = (uint64_t)(rec->nslots - 1) * 8;
+		for (i = 0; i < n; i++)
+			names_or(r, frames[i], NAME_RETURN);
+		break;
+	case ISPOT_REC_FUTEX_ENTER:
+		names_or(r, rec->data[0], NAME_AS_IS);
+		names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
+		break;
+	}
+}
+
+void recording_record(struct recording *r, const struct ispot_record *rec)
+{
+	size_t len = (size_t)rec->nslots * ISPOT_SLOT_SIZE;
+
+	if (!rec_event(r, REC_EV_RECORD, rec, len))
+		return;
+	r->records++;
+	r->last_ts = rec->ts_ns;
+	rec_note_addresses(r, rec);
+}
+
+void recording_thread(struct recording *r, bool exit, uint32_t tid,
+		      uint64_t ts)
+{
+	struct rec_buf b = { 0 };
+
+	buf_u32(&b, tid);
+	buf_u64(&b, ts);
+	if (!b.nomem)
+		rec_event(r, exit ? REC_EV_THREAD_EXIT : REC_EV_THREAD_SEEN,
+			  b.p, b.len);
+	free(b.p);
+}
+
+void recording_trampoline(struct recording *r, uint64_t start, uint64_t end)
+{
+	struct rec_buf b = { 0 };
+
+	buf_u64(&b, start);
+	buf_u64(&b, end);
+	if (!b.nomem)
+		rec_event(r, REC_EV_TRAMPOLINE, b.p, b.len);
+	free(b.p);
+}
+
+/* Only a new address, or a new answer for one, is an event. */
+void recording_frame(struct recording *r, uint64_t addr, bool ok)
+{
+	unsigned char want = FRAME_KNOWN | (ok ? FRAME_OK : 0);
+	unsigned char *v = rec_addrs_add(&r->frames, addr);
+	struct rec_buf b = { 0 };
+
+	if (!v || *v == want || r->full)
+		return;
+	*v = want;
+	buf_u64(&b, addr);
+	buf_u8(&b, ok);
+	if (!b.nomem)
+		rec_event(r, REC_EV_FRAME, b.p, b.len);
+	free(b.p);
+}
+
+bool recording_full(const struct recording *r, uint64_t *size,
+		    uint64_t *last_ts)
+{
+	*size = r->max_size;
+	*last_ts = r->last_ts;
+	return r->full;
+}
+
+static void put_meta(struct rec_buf *b, const struct trace *t)
+{
+	const struct trace_opts *o = t->opts;
+	struct utsname u;
+	struct timespec ts, boot;
+	size_t i, argc = 0;
+
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	buf_u32(b, t->dev.version.abi_major);
+	buf_u32(b, t->dev.version.abi_minor);
+	buf_u32(b, ISPOT_ABI_MAJOR);
+	buf_u32(b, ISPOT_ABI_MINOR);
+	buf_str(b, ISPOTCTL_VERSION);
+	buf_str(b, u.release);
+	buf_u32(b, t->nr_rings);
+	buf_u32(b, CLOCK_MONOTONIC);
+	buf_u32(b, t->mode);
+	buf_u32(b, (uint32_t)t->pid);
+	buf_str(b, t->command);
+	/* When the session began, on the wall clock (monotonic: t_enable). */
+	buf_u64(b, (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec -
+		   (trace_now() - t->t_enable));
+	/* And on CLOCK_BOOTTIME, which Perfetto traces are timed by. */
+	buf_u64(b, (uint64_t)boot.tv_sec * 1000000000ull + boot.tv_nsec -
+		   (trace_now() - t->t_enable));
+	buf_u8(b, t->tasks);
+	buf_u8(b, t->waits);
+	buf_u32(b, o->sample);
+	buf_u32(b, o->stack_period);
+	buf_u64(b, o->max_size);
+	buf_u32(b, o->nr_counters);
+	for (i = 0; i < o->nr_counters; i++) {
+		const struct report_counter *c = &t->counters[i];
+
+		buf_str(b, c->name);
+		buf_u8(b, c->supported);
+		buf_u8(b, c->hardware);
+		buf_u8(b, c->time);
+		buf_u32(b, (uint32_t)c->slot);
+	}
+	argc = o->record_argc;
+	buf_u32(b, argc);
+	for (i = 0; i < argc; i++)
+		buf_str(b, o->record_argv[i]);
+}
+
+static void put_funcs(struct rec_buf *b, const struct trace *t)
+{
+	char id[160];
+	size_t i;
+
+	buf_u32(b, t->nr_funcs);
+	for (i = 0; i < t->nr_funcs; i++) {
+		const struct trace_func *f = &t->funcs[i];
+
+		if (elf_build_id(f->sym.obj, id, sizeof(id)))
+			id[0] = '\0';
+		buf_str(b, f->sym.name);
+		buf_str(b, f->sym.linkage_name);
+		buf_str(b, f->sym.obj);
+		buf_str(b, id);
+		buf_u64(b, f->sym.vaddr);
+		buf_u64(b, f->sym.offset);
+		buf_u64(b, f->sym.size);
+		buf_u32(b, f->sym.flags);
+		buf_u32(b, f->key.kind);
+		buf_u32(b, f->key.arg);
+		buf_u8(b, f->key.log2);
+		buf_u8(b, f->is_block);
+	}
+}
+
+static void put_probes(struct rec_buf *b, const struct trace *t)
+{
+	size_t i;
+
+	buf_u32(b, t->nr_probes);
+	for (i = 0; i < t->nr_probes; i++) {
+		buf_u32(b, t->probes[i].id);
+		buf_u32(b, t->probes[i].func);
+		buf_u8(b, t->probes[i].role);
+		buf_u8(b, t->probes[i].sync);
+	}
+}
+
+static void put_name(struct rec_buf *b, struct elf_symbolizer *sym,
+		     uint64_t addr, uint32_t *n)
+{
+	struct elf_addr_info info;
+
+	/* Outside the snapshot: the report's own look-up finds none either. */
+	if (!elf_symbolizer_knows(sym, addr) ||
+	    elf_symbolize(sym, addr, &info, NULL, 0))
+		return;
+	buf_u64(b, addr);
+	buf_u32(b, info.kind);
+	buf_u8(b, info.sym_type);
+	buf_u64(b, info.sym_off);
+	buf_u64(b, info.sym_size);
+	buf_u64(b, info.vaddr);
+	buf_str(b, info.obj);
+	buf_str(b, info.sym);
+	(*n)++;
+}
+
+/*
+ * Name now what a report may ask for, from the maps as they are now (one
+ * re-read, as the report's first miss would do; a process gone keeps its
+ * last snapshot), not one re-read per address: arguments that are plain
+ * numbers are in no mapping, and there may be a million of them.
+ */
+static void put_names(struct rec_buf *b, struct recording *r,
+		      struct elf_symbolizer *sym)
+{
+	size_t count_at = b->len, i;
+	uint32_t n = 0;
+
+	buf_u32(b, 0);
+	if (sym)
+		elf_symbolizer_refresh(sym, NULL, 0);
+	for (i = 0; sym && i < r->names.cap; i++) {
+		uint64_t a = r->names.addr[i];
+
+		if (!a)
+			continue;
+		if (r->names.val[i] & NAME_AS_IS)
+			put_name(b, sym, a, &n);
+		/* A return address is named by its call (build.c). */
+		if (r->names.val[i] & NAME_RETURN && a > 1)
+			put_name(b, sym, a - 1, &n);
+	}
+	if (!b->nomem)
+		for (i = 0; i < 4; i++)
+			b->p[count_at + i] = (unsigned char)(n >> (8 * i));
+}
+
+static void put_maps(struct rec_buf *b, const struct trace *t)
+{
+	const struct elf_map *m = NULL;
+	size_t n = 0, i;
+
+	if (t->sym)
+		m = elf_symbolizer_maps(t->sym, &n);
+	buf_u32(b, n);
+	for (i = 0; i < n; i++) {
+		buf_u64(b, m[i].start);
+		buf_u64(b, m[i].end);
+		buf_u64(b, m[i].offset);
+		buf_put(b, m[i].perms, 4);
+		buf_str(b, m[i].path);
+	}
+}
+
+static void put_stats(struct rec_buf *b, const struct recording *r,
+		      const struct trace *t)
+{
+	const struct drain_stats *ds = trace_drain_stats(t);
+
+	buf_u64(b, ds->records);
+	buf_u64(b, ds->late);
+	buf_u64(b, ds->corrupt);
+	buf_u64(b, ds->rounds);
+	buf_u64(b, r->records);
+	buf_u64(b, t->dropped);
+	buf_u64(b, t->lost_exits);
+	buf_u32(b, t->stop_reason);
+	buf_u64(b, t->t_enable);
+	buf_u64(b, t->t_end);
+	buf_u8(b, t->target_exited);
+	buf_u8(b, t->interrupted);
+	buf_u8(b, r->full);
+	buf_u64(b, r->max_size);
+	buf_u64(b, r->last_ts);
+}
+
+int recording_finish(struct recording *r, const struct trace *t)
+{
+	struct rec_buf b = { 0 };
+	int i, ret;
+
+	rec_flush_events(r);
+	for (i = REC_SEC_META; i < REC_SEC_END; i++) {
+		b.len = 0;
+		switch (i) {
+		case REC_SEC_META:
+			put_meta(&b, t);
+			break;
+		case REC_SEC_FUNCS:
+			put_funcs(&b, t);
+			break;
+		case REC_SEC_PROBES:
+			put_probes(&b, t);
+			break;
+		case REC_SEC_NAMES:
+			put_names(&b, r, t->sym);
+			break;
+		case REC_SEC_MAPS:
+			put_maps(&b, t);
+			break;
+		case REC_SEC_STATS:
+			put_stats(&b, r, t);
+			break;
+		}
+		rec_section(r, i, &b);
+	}
+	free(b.p);
+	rec_section(r, REC_SEC_END, NULL);
+	if (r->failed) {
+		afile_abort(&r->out);
+		ret = -EIO;
+	} else {
+		ret = afile_commit(&r->out);
+	}
+	if (ret) {
+		ispot_error("cannot write %s (%s): check the disk; no "
+			    "recording was left", r->path, r->failed ?
+			    "write error" : strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+void recording_free(struct recording *r)
+{
+	if (!r)
+		return;
+	/* Not finished (or failed): nothing is left, not even the temp. */
+	if (r->out.f)
+		afile_abort(&r->out);
+	free(r->path);
+	free(r->ev.p);
+	rec_addrs_free(&r->frames);
+	rec_addrs_free(&r->names);
+	free(r);
+}
