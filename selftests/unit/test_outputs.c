@@ -16,7 +16,7 @@
 
 #include "ispot_test.h"
 #define TEST_DIR_TEMPLATE "/tmp/ispot-out-XXXXXX"
-#include "test_dir.h"
+#include "scratch_dir.h"
 #include "stderr_capture.h"
 #include "recording_session.h"
 

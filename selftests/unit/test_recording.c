@@ -24,7 +24,7 @@
 
 #include "ispot_test.h"
 #define TEST_DIR_TEMPLATE "/tmp/ispot-rec-XXXXXX"
-#include "test_dir.h"
+#include "scratch_dir.h"
 #include "stderr_capture.h"
 #include "recording_session.h"
 #include "session/recording_addrs.h"
