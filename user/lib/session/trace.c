@@ -335,7 +335,8 @@ int trace_can_write(const char *path, const char *option)
 	if (errno == EEXIST) {
 		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 		/* Replaced by a file written beside it (util/afile.h). */
-		if (fd >= 0 && trace_dir_writable(path)) {
+		if (fd >= 0 && !afile_in_place(path) &&
+		    trace_dir_writable(path)) {
 			close(fd);
 			fd = -1;
 		}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Files that appear whole or not at all; see afile.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,30 @@ static void afile_free(struct afile *a)
 	memset(a, 0, sizeof(*a));
 }
 
+bool afile_in_place(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && !S_ISREG(st.st_mode);
+}
+
+/* A device, a FIFO or a symbolic link: written where it points. */
+static int afile_open_in_place(struct afile *a, const char *path)
+{
+	int ret;
+
+	a->path = strdup(path);
+	if (!a->path)
+		return -ENOMEM;
+	a->f = fopen(path, "we");
+	if (!a->f) {
+		ret = -errno;
+		afile_free(a);
+		return ret;
+	}
+	return 0;
+}
+
 int afile_open(struct afile *a, const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -24,6 +49,8 @@ int afile_open(struct afile *a, const char *path)
 	int fd, ret;
 
 	memset(a, 0, sizeof(*a));
+	if (afile_in_place(path))
+		return afile_open_in_place(a, path);
 	a->path = strdup(path);
 	/* ".NAME.XXXXXX" beside it: the rename stays in one file system. */
 	if (!a->path || asprintf(&a->tmp, "%.*s.%s.XXXXXX", dir_len, path,
@@ -56,13 +83,13 @@ int afile_commit(struct afile *a)
 	if (fflush(a->f) || ferror(a->f))
 		ret = errno ? -errno : -EIO;
 	/* On the disk before the name: a crash leaves the old file or this. */
-	if (!ret && fsync(fileno(a->f)))
+	if (!ret && a->tmp && fsync(fileno(a->f)))
 		ret = -errno;
 	if (fclose(a->f) && !ret)
 		ret = -errno;
-	if (!ret && rename(a->tmp, a->path))
+	if (!ret && a->tmp && rename(a->tmp, a->path))
 		ret = -errno;
-	if (ret)
+	if (ret && a->tmp)
 		unlink(a->tmp);
 	afile_free(a);
 	return ret;
@@ -85,7 +112,8 @@ void afile_abort(struct afile *a)
 {
 	if (a->f) {
 		fclose(a->f);
-		unlink(a->tmp);
+		if (a->tmp)
+			unlink(a->tmp);
 	}
 	afile_free(a);
 }

@@ -7,17 +7,27 @@
 #ifndef ISPOT_AFILE_H
 #define ISPOT_AFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct afile {
 	FILE *f;		/* write here */
 	char *path;		/* where it goes */
-	char *tmp;		/* where it is written */
+	char *tmp;		/* where it is written; NULL: in place */
 };
 
 /*
+ * Whether @path is written in place rather than replaced: it exists and
+ * is not a regular file (a device such as /dev/null or /dev/stdout, a
+ * FIFO, a symbolic link), so renaming a new file over it would replace
+ * the device or the link itself.
+ */
+bool afile_in_place(const char *path);
+
+/*
  * Open the temporary file for @path, mode 0644, closed on exec (a traced
- * program never inherits it).  0 or -errno.
+ * program never inherits it), or @path itself when it is written in
+ * place (afile_in_place()).  0 or -errno.
  */
 int afile_open(struct afile *a, const char *path);
 /*
