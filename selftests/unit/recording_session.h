@@ -158,7 +158,7 @@ static inline void rs_trace(struct recording_session *s, unsigned int calls)
 		drained += 4;
 	}
 	/* A scan found thread 102 gone, its exit record lost. */
-	trace_thread_exit(t, 102, ts);
+	trace_thread_exit(t, 102, ts, ts + 100);
 	t->t_end = ts + 1000;
 	t->dropped = 3;
 	/* The drain's count, which a session without rings keeps itself. */

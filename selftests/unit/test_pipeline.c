@@ -611,6 +611,37 @@ TEST(late_exit_after_thread_exit_pairs)
 }
 
 /*
+ * An exit a scan found (the TASK_EXIT record lost or late): alive at 150,
+ * missed by the scan at 400.  The last call's EXIT, dated 200 and late in
+ * its ring, is still the thread's own and pairs; a record dated after the
+ * scan (a reused tid) is not.
+ */
+TEST(late_exit_after_a_scan_found_the_thread_gone_pairs)
+{
+	struct pipeline *p = new_pipeline();
+	const struct pair_stats *ps = pairer_stats(p->pairer);
+	struct trace t;
+
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 300, 0), 0);
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 100);
+	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 100);
+	feed(p, &t);
+	ASSERT_EQ(pipeline_thread_gone(p, 300, 150, 400), 0);
+	ASSERT_EQ(pipeline_thread_gone(p, 301, 150, 400), 0);
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 200);
+	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 450);
+	feed(p, &t);
+	pipeline_finish(p, 1000);
+	EXPECT_EQ(ps->paired, 1);
+	EXPECT_EQ(ps->unpaired_entries, 1);
+	EXPECT_EQ(ps->unpaired_exits, 1);
+	pipeline_free(p);
+}
+
+/*
  * A thread that exits mid-call: its open entry is unpaired, its lifetime
  * ends at the exit, a stray exit afterwards pairs with nothing, and the
  * tid reused later reopens it.  Another thread's call across that moment

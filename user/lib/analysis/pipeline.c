@@ -462,6 +462,17 @@ int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
 	return ret;
 }
 
+int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
+			 uint64_t gone_ts)
+{
+	int ret = pipeline_thread_exit(p, tid, alive_ts);
+
+	/* No record of it can be dated after the scan that missed it. */
+	if (gone_ts > alive_ts)
+		pairer_thread_exit_at(p->pairer, tid, gone_ts);
+	return ret;
+}
+
 void pipeline_finish(struct pipeline *p, uint64_t ts)
 {
 	pairer_flush(p->pairer);

@@ -169,6 +169,14 @@ void pipeline_record(void *ctx, const struct ispot_record *rec);
 /* Thread lifetimes, forwarded to the pairer and the engine. */
 int pipeline_thread_seen(struct pipeline *p, uint32_t tid, uint64_t ts);
 int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts);
+/*
+ * An exit a scan of /proc found: the thread was alive at @alive_ts and
+ * gone at @gone_ts.  Its lifetime ends at @alive_ts, but a record of it
+ * dated before @gone_ts (one that reached its ring late) is its own and
+ * still pairs.
+ */
+int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
+			 uint64_t gone_ts);
 
 /* End of trace at @ts: open entries become unpaired, threads close. */
 void pipeline_finish(struct pipeline *p, uint64_t ts);

@@ -73,8 +73,9 @@ struct recording *recording_create(const char *path, uint64_t max_size);
 
 /* The session's inputs to its pipeline, in the order it gets them. */
 void recording_record(struct recording *r, const struct ispot_record *rec);
-void recording_thread(struct recording *r, bool exit, uint32_t tid,
-		      uint64_t ts);
+void recording_thread_seen(struct recording *r, uint32_t tid, uint64_t ts);
+void recording_thread_exit(struct recording *r, uint32_t tid,
+			   uint64_t alive_ts, uint64_t gone_ts);
 void recording_trampoline(struct recording *r, uint64_t start,
 			  uint64_t end);
 void recording_frame(struct recording *r, uint64_t addr, bool ok);

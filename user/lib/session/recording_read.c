@@ -456,9 +456,13 @@ int recording_next(const struct recording_file *rf,
 		p.left = 0;
 		break;
 	case REC_EV_THREAD_SEEN:
+		ev->tid = cur_u32(&p);
+		ev->a = cur_u64(&p);
+		break;
 	case REC_EV_THREAD_EXIT:
 		ev->tid = cur_u32(&p);
 		ev->a = cur_u64(&p);
+		ev->b = cur_u64(&p);
 		break;
 	case REC_EV_TRAMPOLINE:
 		ev->a = cur_u64(&p);

@@ -252,16 +252,27 @@ void recording_record(struct recording *r, const struct ispot_record *rec)
 	rec_note_addresses(r, rec);
 }
 
-void recording_thread(struct recording *r, bool exit, uint32_t tid,
-		      uint64_t ts)
+void recording_thread_seen(struct recording *r, uint32_t tid, uint64_t ts)
 {
 	struct rec_buf b = { 0 };
 
 	buf_u32(&b, tid);
 	buf_u64(&b, ts);
 	if (!b.nomem)
-		rec_event(r, exit ? REC_EV_THREAD_EXIT : REC_EV_THREAD_SEEN,
-			  b.p, b.len);
+		rec_event(r, REC_EV_THREAD_SEEN, b.p, b.len);
+	free(b.p);
+}
+
+void recording_thread_exit(struct recording *r, uint32_t tid,
+			   uint64_t alive_ts, uint64_t gone_ts)
+{
+	struct rec_buf b = { 0 };
+
+	buf_u32(&b, tid);
+	buf_u64(&b, alive_ts);
+	buf_u64(&b, gone_ts);
+	if (!b.nomem)
+		rec_event(r, REC_EV_THREAD_EXIT, b.p, b.len);
 	free(b.p);
 }
 

@@ -87,7 +87,7 @@ static int replay_events(struct trace *t, const struct recording_file *rf,
 			trace_thread_seen(t, ev.tid, ev.a);
 			break;
 		case REC_EV_THREAD_EXIT:
-			trace_thread_exit(t, ev.tid, ev.a);
+			trace_thread_exit(t, ev.tid, ev.a, ev.b);
 			break;
 		case REC_EV_TRAMPOLINE:
 			trace_set_trampoline(t, ev.a, ev.b);

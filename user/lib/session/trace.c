@@ -117,16 +117,17 @@ void trace_thread_seen(struct trace *t, uint32_t tid, uint64_t ts)
 {
 	pipeline_thread_seen(t->pipe, tid, ts);
 	if (t->rec)
-		recording_thread(t->rec, false, tid, ts);
+		recording_thread_seen(t->rec, tid, ts);
 }
 
-void trace_thread_exit(struct trace *t, uint32_t tid, uint64_t ts)
+void trace_thread_exit(struct trace *t, uint32_t tid, uint64_t ts,
+		       uint64_t gone_ts)
 {
-	pipeline_thread_exit(t->pipe, tid, ts);
+	pipeline_thread_gone(t->pipe, tid, ts, gone_ts);
 	if (t->perfetto)
 		perfetto_thread_exit(t->perfetto, tid, ts);
 	if (t->rec)
-		recording_thread(t->rec, true, tid, ts);
+		recording_thread_exit(t->rec, tid, ts, gone_ts);
 }
 
 void trace_set_trampoline(struct trace *t, uint64_t start, uint64_t end)
@@ -613,7 +614,7 @@ static void trace_apply_exits(struct trace *t, uint64_t horizon)
 				continue;
 			t->lost_exits++;
 		}
-		trace_thread_exit(t, e->tid, e->alive_ts);
+		trace_thread_exit(t, e->tid, e->alive_ts, e->gone_ts);
 	}
 	t->nr_exits = kept;
 }

@@ -153,11 +153,13 @@ void trace_on_record(void *ctx, const struct ispot_record *rec);
 
 /*
  * The session's other inputs to the pipeline, which a recording replays
- * where they came: a thread seen by a /proc scan, one gone, the uprobe
+ * where they came: a thread seen by a /proc scan, one gone (alive at @ts,
+ * missed by the scan at @gone_ts: pipeline_thread_gone()), the uprobe
  * trampoline's range.
  */
 void trace_thread_seen(struct trace *t, uint32_t tid, uint64_t ts);
-void trace_thread_exit(struct trace *t, uint32_t tid, uint64_t ts);
+void trace_thread_exit(struct trace *t, uint32_t tid, uint64_t ts,
+		       uint64_t gone_ts);
 void trace_set_trampoline(struct trace *t, uint64_t start, uint64_t end);
 
 /*
