@@ -3,6 +3,8 @@
  * Unit tests for user/lib/elf/elf_maps.c: /proc/PID/maps and load bias.
  */
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "elf_fixtures.h"
 
@@ -84,6 +86,77 @@ TEST(libc_printf_runtime_address)
 	EXPECT_STREQ(info.sym, "printf");
 	EXPECT_EQ(info.sym_off, 5);
 	EXPECT_STREQ(info.obj, t.obj);
+}
+
+/*
+ * A process's maps come out of the kernel a page per read(), and one that
+ * exits between two reads ends the file early: read while it exits, they
+ * are whole or refused, never the low part alone (which names no frame in
+ * the libraries mapped above it), nor a zombie's none.  The child maps
+ * thousands of pages one by one, dozens of reads, so some round's exit
+ * comes while a read is under way.
+ */
+#define MAPS_EXIT_PAGES		4000
+#define MAPS_EXIT_ROUNDS	10
+
+static void maps_exit_round(size_t *cut, size_t *refused)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int ready[2], go[2];
+	struct elf_map *maps;
+	char err[ERRLEN], b;
+	size_t n, whole;
+	pid_t pid;
+	int rc;
+
+	ASSERT_EQ(pipe(ready), 0);
+	ASSERT_EQ(pipe(go), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		char *m = mmap(NULL, MAPS_EXIT_PAGES * page, PROT_READ,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t i;
+
+		/* Every other page made inaccessible: one mapping each. */
+		for (i = 1; m != MAP_FAILED && i < MAPS_EXIT_PAGES; i += 2)
+			mprotect(m + i * page, page, PROT_NONE);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &b, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ(read(ready[0], &b, 1), 1);
+	ASSERT_EQ(elf_maps_read(pid, &maps, &whole, err, sizeof(err)), 0);
+	elf_maps_free(maps, whole);
+	ASSERT_GT(whole, MAPS_EXIT_PAGES);
+	/* Let it exit, and read until it is gone. */
+	ASSERT_EQ(write(go[1], "g", 1), 1);
+	do {
+		rc = elf_maps_read(pid, &maps, &n, err, sizeof(err));
+		if (rc) {
+			++*refused;
+			break;
+		}
+		elf_maps_free(maps, n);
+		if (n != whole)
+			++*cut;
+	} while (n == whole);
+	close(ready[0]);
+	close(go[1]);
+	waitpid(pid, NULL, 0);
+}
+
+TEST(maps_read_as_the_process_exits_are_whole_or_refused)
+{
+	size_t cut = 0, refused = 0;
+	int i;
+
+	for (i = 0; i < MAPS_EXIT_ROUNDS; i++)
+		maps_exit_round(&cut, &refused);
+	EXPECT_EQ(cut, 0);
+	EXPECT_EQ(refused, MAPS_EXIT_ROUNDS);
 }
 
 TEST_HARNESS_MAIN

@@ -185,7 +185,8 @@ struct elf_map {
 
 /*
  * Read /proc/PID/maps (pid 0: the calling process) into a malloc'd array,
- * in address order.  Free with elf_maps_free().
+ * in address order.  Free with elf_maps_free().  -ESRCH if the process
+ * had exited by the end of the read, which may then have been cut short.
  */
 int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
 		  char *err, size_t errlen);

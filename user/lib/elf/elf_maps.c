@@ -49,6 +49,26 @@ static int parse_maps_line(char *line, struct elf_map *m)
 	return m->path ? 0 : -ENOMEM;
 }
 
+/*
+ * Whether process @pid still has its memory: one past exit_mm() shows a
+ * size of 0 in statm, and never gets memory back.
+ */
+static bool maps_owner_alive(pid_t pid)
+{
+	char fname[64];
+	unsigned long size;
+	bool alive;
+	FILE *fp;
+
+	snprintf(fname, sizeof(fname), "/proc/%d/statm", (int)pid);
+	fp = fopen(fname, "re");
+	if (!fp)
+		return false;
+	alive = fscanf(fp, "%lu", &size) == 1 && size;
+	fclose(fp);
+	return alive;
+}
+
 int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
 		  char *err, size_t errlen)
 {
@@ -93,6 +113,19 @@ int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
 		elf_maps_free(v, nv);
 		return elf_fail(err, errlen, rc, "cannot parse %s: %s", fname,
 				strerror(-rc));
+	}
+	/*
+	 * The kernel hands the maps out a page per read(), each read taking
+	 * the process's memory anew: once the process drops it (exits), the
+	 * next read finds none and ends the file, and what came before is
+	 * only the lowest mappings, without the libraries above.  Memory
+	 * dropped stays dropped, so if it is there now, the end was real.
+	 */
+	if (pid > 0 && !maps_owner_alive(pid)) {
+		elf_maps_free(v, nv);
+		return elf_fail(err, errlen, -ESRCH,
+				"process %d exited while %s was read",
+				(int)pid, fname);
 	}
 	*maps = v;
 	*n = nv;

@@ -304,15 +304,13 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 	if (s->frozen)
 		return elf_fail(err, errlen, -ESRCH, "no process to read");
 	rc = elf_maps_read(s->pid, &nm, &nn, err, errlen);
-	/* Gone: the last snapshot is all there will ever be. */
+	/*
+	 * Gone, or exiting (a zombie has no maps left, and one that exits
+	 * while they are read leaves a part): the last snapshot is all
+	 * there will ever be.
+	 */
 	if (rc)
 		return rc;
-	/* A zombie, or a process past exit_mm(), has no maps left. */
-	if (!nn && s->nmaps) {
-		elf_maps_free(nm, nn);
-		return elf_fail(err, errlen, -ESRCH, "process %d has exited",
-				(int)s->pid);
-	}
 	elf_maps_free(s->maps, s->nmaps);
 	s->maps = nm;
 	s->nmaps = nn;
