@@ -802,4 +802,78 @@ TEST(exited_threads_forgotten_memory_flat)
 	pipeline_free(p);
 }
 
+/* The threads a scan of /proc would find gone: every open one, as ispotd's. */
+struct gone_scan {
+	uint32_t tids[64];
+	uint64_t last[64];
+	size_t n;
+};
+
+static void gone_collect(void *ctx, uint32_t tid, uint64_t last)
+{
+	struct gone_scan *g = ctx;
+
+	if (g->n < 64) {
+		g->tids[g->n] = tid;
+		g->last[g->n++] = last;
+	}
+}
+
+/*
+ * Rings too small: a thread's TASK_NEW, its calls' EXITs and its TASK_EXIT
+ * are all lost, and only an ENTRY and a SWITCH_OUT of it arrive.  The
+ * scans of /proc end it (trace_scan_lost_exit() asks the engine for its
+ * open threads), so its pairing and wait state is forgotten like any
+ * other's: 100,000 such threads leave the heap as it was after 10,000.
+ */
+TEST(threads_known_only_by_an_entry_forgotten_memory_flat)
+{
+	struct pipeline *p = pipeline_new();
+	struct ispot_record r = { .tgid = TGID, .nslots = 1 };
+	struct gone_scan g;
+	size_t heap_early = 0, heap_late = 0, i;
+	uint64_t ts = 1000;
+	uint32_t tid;
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(pipeline_enable_causes(p), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 1, 0, NULL), 0);
+	pipeline_forget_exited(p, 5000);
+	for (tid = 100; tid < 100 + 100000; tid++) {
+		r.tid = tid;
+		r.ts_ns = ts += 10;
+		r.kind = ISPOT_REC_ENTRY;
+		r.probe_id = 1;
+		r.sp = SP(1, 0);
+		pipeline_record(p, &r);
+		r.ts_ns = ts += 100;
+		r.kind = ISPOT_REC_SWITCH_OUT;
+		r.data[0] = 0;
+		pipeline_record(p, &r);
+		/* A scan every 16 threads: all but this one are gone. */
+		if (tid % 16)
+			continue;
+		g.n = 0;
+		sci_each_open_thread(p->sci, gone_collect, &g);
+		ts += 10;
+		for (i = 0; i < g.n; i++)
+			if (g.tids[i] != tid)
+				pipeline_thread_gone(p, g.tids[i], g.last[i],
+						     ts);
+		/* Both right after a scan, as many threads held. */
+		if (tid == 100 + 10000 - 4)
+			heap_early = mallinfo2().uordblks;
+		if (tid == 100 + 100000 - 4)
+			heap_late = mallinfo2().uordblks;
+	}
+	TH_LOG("heap %zu bytes after 10,000 threads, %zu after 100,000; "
+	       "%" PRIu64 " forgotten", heap_early, heap_late,
+	       p->stats.forgotten);
+	EXPECT_LE(heap_late, heap_early + 4096);
+	EXPECT_GE(p->stats.forgotten, 100000 - 1000);
+	EXPECT_LE(sci_nr_threads(p->sci), 1000);
+	pipeline_finish(p, ts);
+	pipeline_free(p);
+}
+
 TEST_HARNESS_MAIN

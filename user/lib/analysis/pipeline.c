@@ -356,6 +356,13 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 			p->stats.entries++;
 		else
 			p->stats.exits++;
+		/*
+		 * Its TASK_NEW may be lost, and its calls never complete:
+		 * the engine holds it all the same, or it would never be
+		 * forgotten (pipeline_forget_exited()).
+		 */
+		if (sci_thread_hold(p->sci, rec->tid, rec->ts_ns))
+			p->stats.nomem++;
 		if (p->tl) {
 			p->now[TL_NR_TOTALS] = !timeline_running_totals(
 				p->tl, rec->tid, rec->cpu, rec->ts_ns, p->now);
@@ -376,7 +383,8 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 	case ISPOT_REC_FUTEX_ENTER:
 	case ISPOT_REC_FUTEX_EXIT:
 		p->stats.waits++;
-		if (p->tl && pipeline_futex(p, rec))
+		if (p->tl && (sci_thread_hold(p->sci, rec->tid, rec->ts_ns) ||
+			      pipeline_futex(p, rec)))
 			p->stats.nomem++;
 		return;
 	case ISPOT_REC_TASK_NEW:

@@ -341,6 +341,13 @@ int sci_thread_seen(struct sci_engine *e, uint32_t tid, uint64_t ts)
 	return 0;
 }
 
+int sci_thread_hold(struct sci_engine *e, uint32_t tid, uint64_t ts)
+{
+	if (thread_lookup(e, tid) >= 0)
+		return 0;
+	return sci_thread_seen(e, tid, ts);
+}
+
 int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts)
 {
 	long t = thread_lookup(e, tid);

@@ -106,6 +106,14 @@ void sci_free(struct sci_engine *e);
  */
 int sci_thread_seen(struct sci_engine *e, uint32_t tid, uint64_t ts);
 int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts);
+/*
+ * A record of @tid at @ts made its caller keep state for it (pairing,
+ * waits): a thread the engine does not have opens at @ts, so that its
+ * exit, a record's or a scan's (sci_each_open_thread()), reaches the
+ * engine and the caller frees that state when it folds.  A thread the
+ * engine has is left as it is.
+ */
+int sci_thread_hold(struct sci_engine *e, uint32_t tid, uint64_t ts);
 
 /*
  * Folding, for a tracer that runs for ever (ispotd): memory bounded by the
