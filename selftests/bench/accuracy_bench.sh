@@ -190,7 +190,7 @@ traced_gain() {
 			>>"$tmp/ttf"
 	done
 	awk -v a="$(median <"$tmp/ttf")" -v b="$(median <"$tmp/ttc")" \
-		'BEGIN { printf "%.4f\n", b > 0 ? 1 - a / b : 0 }'
+		'BEGIN { printf "%.4f\n", (b > 0 ? 1 - a / b : 0) }'
 }
 
 echo "# cause    param          SCI of the block, untraced T and T_fixed (median of $reps, I/O $io_reps), actual gain 1 - T_fixed/T"
