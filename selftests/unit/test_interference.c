@@ -156,6 +156,30 @@ TEST(fit_needs_exposures_that_vary)
 	EXPECT_GT(est.bound_ns, est.loss_ns);
 }
 
+/*
+ * Two threads: a few calls near e = 0 (too few solo ones), the rest at
+ * e = 1.  The calls near zero anchor the line, however little the
+ * exposures spread: 40 of 1040 calls.
+ */
+TEST(calls_near_zero_exposure_anchor_the_fit)
+{
+	struct interf_estimate est;
+	struct interf_acc a;
+	int i;
+
+	interf_init(&a);
+	for (i = 0; i < 40; i++)	/* e = 0.1: 1000 */
+		call(&a, 1000, 0, 0, 0, 100);
+	for (i = 0; i < 1000; i++)	/* e = 1: 1300 */
+		call(&a, 1300, 0, 0, 0, 1300);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_FIT);
+	EXPECT_NEAR(est.ref_ns, 1000, 40);
+	EXPECT_NEAR((double)est.loss_ns,
+		    40.0 * 1000 + 1000.0 * 1300 - 1040.0 * est.ref_ns,
+		    1000);
+}
+
 /* Always beside others, never alone: a floor and a ceiling, no more. */
 TEST(no_evidence_gives_a_bound)
 {

@@ -41,6 +41,8 @@ void interf_add(struct interf_acc *a, const struct interf_call *c)
 		a->solo.solo_rest_ns += rest;
 		a->solo.solo_ns += d;
 	}
+	if (e <= INTERF_NEAR_EXPOSURE)
+		a->near++;
 	if (e <= INTERF_LOW_EXPOSURE)
 		a->low++;
 	if (e > INTERF_FIT_BAND)
@@ -75,13 +77,18 @@ static uint64_t rest_floor(const struct interf_acc *a)
 }
 
 /*
- * Whether the band's calls can carry a line: enough of them near e = 0,
- * and exposures that vary enough for a slope to be more than noise (a
- * pair of threads always beside each other sits at e = 1).
+ * Whether the band's calls can carry a line: enough of them at e = 0 or
+ * close to it; or enough with at most one thread beside them, if the
+ * exposures vary enough for a slope to be more than noise (a pair of
+ * threads always beside each other sits at e = 1).
  */
 static bool fit_ok(const struct interf_acc *a)
 {
-	return a->low >= INTERF_MIN_EVIDENCE && a->band > 1 &&
+	if (a->band < 2 || a->m2_e <= 0)
+		return false;
+	if (a->near >= INTERF_MIN_EVIDENCE)
+		return true;
+	return a->low >= INTERF_MIN_EVIDENCE &&
 	       a->m2_e >= INTERF_FIT_SPREAD * INTERF_FIT_SPREAD *
 			  (double)a->band;
 }

@@ -32,11 +32,12 @@
  *
  *	SOLO	the mean r of its solo calls, when there are at least
  *		INTERF_MIN_EVIDENCE of them;
- *	FIT	else, when at least INTERF_MIN_EVIDENCE calls had
- *		e <= INTERF_LOW_EXPOSURE, the intercept at e = 0 of the
- *		least-squares line r = a + b e over the calls near it,
- *		e <= INTERF_FIT_BAND, if their exposures spread by at least
- *		INTERF_FIT_SPREAD (standard deviation), held within
+ *	FIT	else, the intercept at e = 0 of the least-squares line
+ *		r = a + b e through the calls near it, e <= INTERF_FIT_BAND,
+ *		when INTERF_MIN_EVIDENCE of them anchor it: calls with
+ *		e <= INTERF_NEAR_EXPOSURE, or calls with e <=
+ *		INTERF_LOW_EXPOSURE if the band's exposures spread by at
+ *		least INTERF_FIT_SPREAD (standard deviation); held within
  *		[floor, mean r] (the floor as below).  Only the calls near
  *		e = 0: a shared device or the CPUs saturate, so r grows
  *		with e at first and then flattens, and a line through
@@ -69,9 +70,11 @@
 
 /* Solo calls (or calls at low exposure) a reference needs. */
 #define INTERF_MIN_EVIDENCE	30
+/* Exposure at or below which a call anchors a FIT by itself. */
+#define INTERF_NEAR_EXPOSURE	0.5
 /*
- * Exposure at or below which a call anchors a FIT: at most one other
- * thread active beside it on average.
+ * Exposure at or below which a call anchors a FIT whose exposures vary:
+ * at most one other thread active beside it on average.
  */
 #define INTERF_LOW_EXPOSURE	1.5
 /* The calls the FIT's line goes through: at most two threads beside. */
@@ -101,6 +104,7 @@ struct interf_acc {
 	uint64_t rest_ns;
 	uint64_t rest_min;
 	uint64_t clean_rest_min;	/* over calls with no wait counted */
+	uint64_t near;		/* calls with e <= INTERF_NEAR_EXPOSURE */
 	uint64_t low;		/* calls with e <= INTERF_LOW_EXPOSURE */
 	struct interf_seed solo;	/* this engine's own solo calls */
 	struct interf_seed seed;	/* given by interf_seed() */
