@@ -567,13 +567,18 @@ TEST(block_not_found_lists_what_is_there)
 	snprintf(want, sizeof(want),
 		 "no block 'foo' in %s: its ispot blocks are: ", bin);
 	EXPECT_TRUE(strstr(err, want));
-	/* Each block once, whatever the number of its sites. */
+	/*
+	 * Each block once, whatever the number of its sites; counted after
+	 * the path, which is the tree's and may hold any word ("wt-io").
+	 */
+	if (strstr(err, want))
+		err = strstr(err, want) + strlen(want);
 	EXPECT_EQ(occurrences(err, "critical"), 1);
 	EXPECT_EQ(occurrences(err, "io"), 1);
 	EXPECT_TRUE(strstr(err, "half"));
 	EXPECT_TRUE(strstr(err, "tail"));
 	EXPECT_TRUE(strstr(err, "; providers present: ispot"));
-	EXPECT_EQ(occurrences(err, "ispot"), 2);	/* "its ispot blocks" */
+	EXPECT_EQ(occurrences(err, "ispot"), 1);	/* the provider */
 
 	err = resolve_bad("x=ispot:critical_begin,app:nope", bin, -ENOENT);
 	EXPECT_TRUE(strstr(err, "no USDT probe 'app:nope'"));

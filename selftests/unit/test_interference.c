@@ -105,6 +105,81 @@ TEST(fit_at_zero_exposure_without_solo_calls)
 	EXPECT_NEAR((double)est.loss_ns, (double)(want - 200 * 50), 100);
 }
 
+/*
+ * A device that saturates: the rest grows by 400 ns per thread beside it
+ * up to two, then stays at 1800 however many more run, and most calls
+ * run beside seven.  The line goes through the calls near e = 0 only
+ * (e <= 2.5), so it finds the own time (1000); one through all calls,
+ * pulled by the crowded ones, would have put it near 1700 and called
+ * the queueing own work.
+ */
+TEST(fit_goes_through_the_calls_near_zero_exposure)
+{
+	static const uint64_t e10s[] = { 10, 15, 20, 25 };
+	struct interf_estimate est;
+	struct interf_acc a;
+	int i;
+
+	interf_init(&a);
+	/* Too few solo calls to judge by, but the fastest rest is theirs. */
+	for (i = 0; i < 20; i++)
+		call(&a, 1000, 0, 0, 0, 0);
+	for (i = 0; i < 400; i++) {
+		uint64_t e10 = e10s[i % 4], rest = 1000 + 40 * e10;
+
+		call(&a, rest, 0, 0, 0, e10 * rest / 10);
+	}
+	for (i = 0; i < 4000; i++)
+		call(&a, 1800 + i % 3, 0, 0, 0, 7 * (1800 + i % 3));
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_FIT);
+	EXPECT_EQ(est.fit_calls, 420);
+	EXPECT_NEAR(est.ref_ns, 1000, 5);
+}
+
+/*
+ * Two threads always beside each other: every call at e = 1, near zero
+ * but all at one exposure, so a slope would be noise: no reference.
+ */
+TEST(fit_needs_exposures_that_vary)
+{
+	struct interf_estimate est;
+	struct interf_acc a;
+	int i;
+
+	interf_init(&a);
+	for (i = 0; i < 500; i++)
+		call(&a, 1000 + 100 * (i % 7), 0, 0, 0, 1000 + 100 * (i % 7) +
+		     (i % 2));
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_NONE);
+	EXPECT_GT(est.bound_ns, est.loss_ns);
+}
+
+/*
+ * Two threads: a few calls near e = 0 (too few solo ones), the rest at
+ * e = 1.  The calls near zero anchor the line, however little the
+ * exposures spread: 40 of 1040 calls.
+ */
+TEST(calls_near_zero_exposure_anchor_the_fit)
+{
+	struct interf_estimate est;
+	struct interf_acc a;
+	int i;
+
+	interf_init(&a);
+	for (i = 0; i < 40; i++)	/* e = 0.1: 1000 */
+		call(&a, 1000, 0, 0, 0, 100);
+	for (i = 0; i < 1000; i++)	/* e = 1: 1300 */
+		call(&a, 1300, 0, 0, 0, 1300);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_FIT);
+	EXPECT_NEAR(est.ref_ns, 1000, 40);
+	EXPECT_NEAR((double)est.loss_ns,
+		    40.0 * 1000 + 1000.0 * 1300 - 1040.0 * est.ref_ns,
+		    1000);
+}
+
 /* Always beside others, never alone: a floor and a ceiling, no more. */
 TEST(no_evidence_gives_a_bound)
 {

@@ -41,13 +41,18 @@ void interf_add(struct interf_acc *a, const struct interf_call *c)
 		a->solo.solo_rest_ns += rest;
 		a->solo.solo_ns += d;
 	}
+	if (e <= INTERF_NEAR_EXPOSURE)
+		a->near++;
 	if (e <= INTERF_LOW_EXPOSURE)
 		a->low++;
+	if (e > INTERF_FIT_BAND)
+		return;
 	/* Welford's update of the means and co-moments of (e, r). */
+	a->band++;
 	de = e - a->mean_e;
-	a->mean_e += de / (double)a->n;
+	a->mean_e += de / (double)a->band;
 	dr = (double)rest - a->mean_r;
-	a->mean_r += dr / (double)a->n;
+	a->mean_r += dr / (double)a->band;
 	a->m2_e += de * (e - a->mean_e);
 	a->c_er += de * ((double)rest - a->mean_r);
 }
@@ -64,12 +69,6 @@ void interf_seed_out(const struct interf_acc *a, struct interf_seed *out)
 	out->solo_ns = a->solo.solo_ns + a->seed.solo_ns;
 }
 
-/*
- * The FIT reference: the line's value at e = 0, which the evidence at low
- * exposure anchors.  Held within [min r, mean r]: a block cannot take
- * less than its fastest rest, and a line rising with exposure at no cost
- * to the mean is noise, not a negative interference.
- */
 /* The fastest rest: of the clean calls if any (interference.h). */
 static uint64_t rest_floor(const struct interf_acc *a)
 {
@@ -77,15 +76,39 @@ static uint64_t rest_floor(const struct interf_acc *a)
 	       a->rest_min;
 }
 
+/*
+ * Whether the band's calls can carry a line: enough of them at e = 0 or
+ * close to it; or enough with at most one thread beside them, if the
+ * exposures vary enough for a slope to be more than noise (a pair of
+ * threads always beside each other sits at e = 1).
+ */
+static bool fit_ok(const struct interf_acc *a)
+{
+	if (a->band < 2 || a->m2_e <= 0)
+		return false;
+	if (a->near >= INTERF_MIN_EVIDENCE)
+		return true;
+	return a->low >= INTERF_MIN_EVIDENCE &&
+	       a->m2_e >= INTERF_FIT_SPREAD * INTERF_FIT_SPREAD *
+			  (double)a->band;
+}
+
+/*
+ * The FIT reference: the band's line at e = 0.  Held within [min r, mean
+ * r]: a block cannot take less than its fastest rest, and a line falling
+ * as exposure grows says its time does not grow with the threads beside
+ * it: its calls' own mean, not a negative interference.
+ */
 static double fit_reference(const struct interf_acc *a)
 {
 	double slope = a->c_er / a->m2_e;
 	double ref = a->mean_r - slope * a->mean_e;
+	double mean = (double)a->rest_ns / (double)a->n;
 
+	if (ref > mean)
+		ref = mean;
 	if (ref < (double)rest_floor(a))
 		ref = (double)rest_floor(a);
-	if (ref > a->mean_r)
-		ref = a->mean_r;
 	return ref;
 }
 
@@ -111,9 +134,10 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 	if (solo.solo >= INTERF_MIN_EVIDENCE) {
 		out->ref = INTERF_REF_SOLO;
 		out->ref_ns = (double)solo.solo_rest_ns / (double)solo.solo;
-	} else if (a->low >= INTERF_MIN_EVIDENCE && a->m2_e > 0) {
+	} else if (fit_ok(a)) {
 		out->ref = INTERF_REF_FIT;
 		out->ref_ns = fit_reference(a);
+		out->fit_calls = a->band;
 	} else {
 		over = shared_rest - shared_n * rest_floor(a);
 		out->bound_ns += over > 0 ? (uint64_t)(over + 0.5) : 0;
@@ -152,6 +176,7 @@ void interf_estimate_add(struct interf_estimate *sum,
 	sum->ref = ref_of_sum(sum, b);
 	sum->calls = calls;
 	sum->solo_calls = solo;
+	sum->fit_calls += b->fit_calls;
 	sum->loss_ns += b->loss_ns;
 	sum->bound_ns += b->bound_ns;
 	sum->direct_ns += b->direct_ns;

@@ -32,10 +32,16 @@
  *
  *	SOLO	the mean r of its solo calls, when there are at least
  *		INTERF_MIN_EVIDENCE of them;
- *	FIT	else, when at least INTERF_MIN_EVIDENCE calls had
- *		e <= INTERF_LOW_EXPOSURE, the intercept at e = 0 of the
- *		least-squares line r = a + b e over all calls, held within
- *		[floor, mean r] (the floor as below);
+ *	FIT	else, the intercept at e = 0 of the least-squares line
+ *		r = a + b e through the calls near it, e <= INTERF_FIT_BAND,
+ *		when INTERF_MIN_EVIDENCE of them anchor it: calls with
+ *		e <= INTERF_NEAR_EXPOSURE, or calls with e <=
+ *		INTERF_LOW_EXPOSURE if the band's exposures spread by at
+ *		least INTERF_FIT_SPREAD (standard deviation); held within
+ *		[floor, mean r] (the floor as below).  Only the calls near
+ *		e = 0: a shared device or the CPUs saturate, so r grows
+ *		with e at first and then flattens, and a line through
+ *		the crowded calls, the many, would miss the intercept;
  *	NONE	else.
  *
  *	interference loss = sum direct + max(0, sum' r - n' * reference)
@@ -64,8 +70,17 @@
 
 /* Solo calls (or calls at low exposure) a reference needs. */
 #define INTERF_MIN_EVIDENCE	30
-/* Exposure at or below which a call counts as evidence for a FIT. */
-#define INTERF_LOW_EXPOSURE	0.5
+/* Exposure at or below which a call anchors a FIT by itself. */
+#define INTERF_NEAR_EXPOSURE	0.5
+/*
+ * Exposure at or below which a call anchors a FIT whose exposures vary:
+ * at most one other thread active beside it on average.
+ */
+#define INTERF_LOW_EXPOSURE	1.5
+/* The calls the FIT's line goes through: at most two threads beside. */
+#define INTERF_FIT_BAND		2.5
+/* Their exposures' spread (standard deviation) a slope needs. */
+#define INTERF_FIT_SPREAD	0.25
 
 struct interf_call {
 	uint64_t duration_ns;
@@ -89,9 +104,12 @@ struct interf_acc {
 	uint64_t rest_ns;
 	uint64_t rest_min;
 	uint64_t clean_rest_min;	/* over calls with no wait counted */
+	uint64_t near;		/* calls with e <= INTERF_NEAR_EXPOSURE */
 	uint64_t low;		/* calls with e <= INTERF_LOW_EXPOSURE */
 	struct interf_seed solo;	/* this engine's own solo calls */
 	struct interf_seed seed;	/* given by interf_seed() */
+	/* The FIT's calls, e <= INTERF_FIT_BAND: their count and moments. */
+	uint64_t band;
 	double mean_e, mean_r, m2_e, c_er;
 };
 
@@ -109,6 +127,7 @@ struct interf_estimate {
 	uint64_t direct_ns;
 	uint64_t external_ns;
 	uint64_t solo_calls;	/* the seed's included */
+	uint64_t fit_calls;	/* the FIT's line went through, when FIT */
 	double solo_mean_ns;	/* mean duration of those, 0 if none */
 	double ref_ns;		/* a block's reference for r, 0 when NONE;
 				 * a sum of keys has none (0) */

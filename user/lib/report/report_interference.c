@@ -100,9 +100,10 @@ static void note_own_variance(FILE *f, const struct report *r,
 	else if (x->ref == INTERF_REF_FIT)
 		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
 			 "call, but its time does not grow with the threads "
-			 "active beside it (fit over %" PRIu64 " calls): its "
-			 "own work varies, not interference",
-			 label_of(r, fn->func_id), above, x->calls);
+			 "active beside it (fit over its %" PRIu64 " calls with "
+			 "at most two beside): its own work varies, not "
+			 "interference", label_of(r, fn->func_id), above,
+			 x->fit_calls);
 	else	/* no reference, and nothing above the floor to bound */
 		return;
 	report_wrap(f, r, indent, "note: ", line);

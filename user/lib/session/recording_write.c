@@ -204,6 +204,15 @@ static bool rec_event(struct recording *r, uint8_t type, const void *p,
 	return true;
 }
 
+/* An event built in @b, which is freed (its allocation may have failed). */
+static void rec_event_buf(struct recording *r, uint8_t type,
+			  struct rec_buf *b)
+{
+	if (!b->nomem)
+		rec_event(r, type, b->p, b->len);
+	free(b->p);
+}
+
 /* The addresses a report may name: call sites, arguments, frames, words. */
 static void names_or(struct recording *r, uint64_t a, unsigned char bits)
 {
@@ -258,9 +267,7 @@ void recording_thread_seen(struct recording *r, uint32_t tid, uint64_t ts)
 
 	buf_u32(&b, tid);
 	buf_u64(&b, ts);
-	if (!b.nomem)
-		rec_event(r, REC_EV_THREAD_SEEN, b.p, b.len);
-	free(b.p);
+	rec_event_buf(r, REC_EV_THREAD_SEEN, &b);
 }
 
 void recording_thread_exit(struct recording *r, uint32_t tid,
@@ -271,9 +278,7 @@ void recording_thread_exit(struct recording *r, uint32_t tid,
 	buf_u32(&b, tid);
 	buf_u64(&b, alive_ts);
 	buf_u64(&b, gone_ts);
-	if (!b.nomem)
-		rec_event(r, REC_EV_THREAD_EXIT, b.p, b.len);
-	free(b.p);
+	rec_event_buf(r, REC_EV_THREAD_EXIT, &b);
 }
 
 void recording_trampoline(struct recording *r, uint64_t start, uint64_t end)
@@ -282,9 +287,7 @@ void recording_trampoline(struct recording *r, uint64_t start, uint64_t end)
 
 	buf_u64(&b, start);
 	buf_u64(&b, end);
-	if (!b.nomem)
-		rec_event(r, REC_EV_TRAMPOLINE, b.p, b.len);
-	free(b.p);
+	rec_event_buf(r, REC_EV_TRAMPOLINE, &b);
 }
 
 /* Only a new address, or a new answer for one, is an event. */
@@ -299,9 +302,7 @@ void recording_frame(struct recording *r, uint64_t addr, bool ok)
 	*v = want;
 	buf_u64(&b, addr);
 	buf_u8(&b, ok);
-	if (!b.nomem)
-		rec_event(r, REC_EV_FRAME, b.p, b.len);
-	free(b.p);
+	rec_event_buf(r, REC_EV_FRAME, &b);
 }
 
 bool recording_full(const struct recording *r, uint64_t *size,
