@@ -383,8 +383,11 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 	case ISPOT_REC_FUTEX_ENTER:
 	case ISPOT_REC_FUTEX_EXIT:
 		p->stats.waits++;
-		if (p->tl && (sci_thread_hold(p->sci, rec->tid, rec->ts_ns) ||
-			      pipeline_futex(p, rec)))
+		if (!p->tl)
+			return;
+		/* Both, whatever the first gives: a failed hold loses no wait. */
+		if (sci_thread_hold(p->sci, rec->tid, rec->ts_ns) |
+		    pipeline_futex(p, rec))
 			p->stats.nomem++;
 		return;
 	case ISPOT_REC_TASK_NEW:
