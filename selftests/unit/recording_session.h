@@ -7,6 +7,9 @@
  * Two functions (worker, keyed by arg0; flush, nested in it), two
  * threads, calls whose durations differ, a call stack every tenth call
  * with a frame past the code (cut), a thread closed by a scan.
+ * rs_start_waits() turns the wait records' context on (the timeline, so
+ * the interference figure), and one_thread keeps thread 102 out: a
+ * program that runs its calls alone.
  */
 #ifndef ISPOT_TEST_RECORDING_SESSION_H
 #define ISPOT_TEST_RECORDING_SESSION_H
@@ -73,11 +76,16 @@ struct recording_session {
 	struct trace t;
 	struct trace_opts o;
 	char exe[PATH_MAX];
+	bool one_thread;	/* set before rs_trace() */
 };
 
-/* The session's setup, as trace_open(), trace_setup() and trace_arm(). */
-static inline int rs_start(struct recording_session *s, const char *rec,
-			   const char *json, uint64_t max_size)
+/*
+ * The session's setup, as trace_open(), trace_setup() and trace_arm();
+ * with @waits, as a module that reports waits (ABI 1.2).
+ */
+static inline int rs_start_waits(struct recording_session *s,
+				 const char *rec, const char *json,
+				 uint64_t max_size, bool waits)
 {
 	struct trace *t = &s->t;
 	ssize_t n;
@@ -98,6 +106,7 @@ static inline int rs_start(struct recording_session *s, const char *rec,
 	t->dev.version.abi_minor = ISPOT_ABI_MINOR;
 	t->nr_rings = 2;
 	t->tasks = true;
+	t->waits = waits;
 	n = readlink("/proc/self/exe", s->exe, sizeof(s->exe) - 1);
 	t->funcs = calloc(2, sizeof(*t->funcs));
 	if (n <= 0 || !t->funcs)
@@ -123,6 +132,12 @@ static inline int rs_start(struct recording_session *s, const char *rec,
 	return 0;
 }
 
+static inline int rs_start(struct recording_session *s, const char *rec,
+			   const char *json, uint64_t max_size)
+{
+	return rs_start_waits(s, rec, json, max_size, false);
+}
+
 /* @calls calls of worker, each around one of flush: 4.2 records a call. */
 static inline void rs_trace(struct recording_session *s, unsigned int calls)
 {
@@ -134,10 +149,11 @@ static inline void rs_trace(struct recording_session *s, unsigned int calls)
 
 	t->t_enable = ts;
 	trace_thread_seen(t, 101, ts);
-	trace_thread_seen(t, 102, ts);
+	if (!s->one_thread)
+		trace_thread_seen(t, 102, ts);
 	trace_set_trampoline(t, 0x7ffff000, 0x7ffff100);
 	for (i = 0; i < calls; i++) {
-		uint32_t tid = 101 + (i & 1);
+		uint32_t tid = 101 + (s->one_thread ? 0 : (i & 1));
 		uint64_t sp = 0x7ffd0000 - tid * 0x1000;
 		uint64_t d = 1000 + (i % 7) * 300 + (i & 1) * 500;
 
@@ -158,7 +174,8 @@ static inline void rs_trace(struct recording_session *s, unsigned int calls)
 		drained += 4;
 	}
 	/* A scan found thread 102 gone, its exit record lost. */
-	trace_thread_exit(t, 102, ts, ts + 100);
+	if (!s->one_thread)
+		trace_thread_exit(t, 102, ts, ts + 100);
 	t->t_end = ts + 1000;
 	t->dropped = 3;
 	/* The drain's count, which a session without rings keeps itself. */

@@ -161,6 +161,9 @@ static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 	case OPT_HTML:
 		o->html = v->str;
 		return 0;
+	case OPT_BASELINE:
+		o->baseline = v->str;
+		return 0;
 	case OPT_COUNTERS:
 		return events_parse(v->str, o->counters, &o->nr_counters,
 				    ISPOT_MAX_COUNTERS, err, len) ? -1 : 0;

@@ -67,6 +67,7 @@ struct trace_opts {
 	const char *record;		/* record: its --output FILE */
 	uint64_t max_size;		/* record: --max-size */
 	const char *recording;		/* report: the FILE it reads */
+	const char *baseline;		/* --baseline FILE: a recording */
 	char **record_argv;		/* record: its command line, kept */
 	int record_argc;		/* in the recording */
 	size_t top;			/* --top N rows, 0 = all */

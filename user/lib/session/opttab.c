@@ -137,6 +137,11 @@ const struct opt_def opt_table[] = {
 	  "also write the report, its pictures, stacks and\n"
 	  "notes as one self-contained HTML page", REPORTS,
 	  "a file name", 0 },
+	{ OPT_BASELINE, "baseline", 0, OPTK_TEXT, "FILE",
+	  "judge each function's interference also against\n"
+	  "its solo calls in FILE, a recording of the same\n"
+	  "program with one worker (ispotctl record)",
+	  REPORTS, "a recording", 0 },
 	{ OPT_WINDOWS, "windows", 0, OPTK_TEXT, "LOG",
 	  "ispotd's window log (its --log FILE) to plot", OPT_PLOT,
 	  "a file name", 0 },

@@ -22,7 +22,8 @@
  * The recorded functions, keyed as recorded unless a --key of the
  * report names them.
  */
-static int replay_funcs(struct trace *t, struct recording_file *rf)
+static int replay_funcs(struct trace *t, struct recording_file *rf,
+			bool check_keys)
 {
 	uint32_t i;
 
@@ -37,7 +38,7 @@ static int replay_funcs(struct trace *t, struct recording_file *rf)
 		trace_opts_key_given(t->opts, &kt, &f->key);
 		key_rule_format(&f->key, f->key_desc, sizeof(f->key_desc));
 	}
-	return trace_check_keys(t);
+	return check_keys ? trace_check_keys(t) : 0;
 }
 
 /* As trace_setup(), trace_counters() and trace_arm() built it. */
@@ -123,10 +124,59 @@ static void replay_session(struct trace *t, struct recording_file *rf)
 	t->rec_full_ts = s->full_ts;
 }
 
+/*
+ * Play @rf into @t, whose opts are set, up to the end of its pipeline;
+ * the Perfetto trace, if asked, is written.  With @check_keys, a --key
+ * naming no recorded function is an error, as live.
+ */
+static int replay_into(struct trace *t, struct recording_file *rf,
+		       bool check_keys)
+{
+	struct recording_cursor cur = { 0 };
+	struct perfetto_clock clock;
+	int ret = -1;
+
+	replay_session(t, rf);
+	clock.monotonic_ns = t->t_enable;
+	clock.boottime_ns = rf->meta.start_boottime_ns;
+	if (replay_funcs(t, rf, check_keys) ||
+	    replay_pipeline(t, rf, &cur) ||
+	    trace_perfetto_open(t, &clock) || replay_events(t, rf, &cur))
+		goto out;
+	trace_close_pipeline(t);
+	ret = trace_perfetto_close(t, true);
+out:
+	recording_cursor_free(&cur);
+	return ret;
+}
+
+/* The recorded session's report options, which a replay reports by. */
+static void replay_opts(struct trace_opts *o, const struct recording_file *rf)
+{
+	o->sample = rf->meta.sample;
+	o->stack_period = rf->meta.stack_period;
+	o->nr_counters = rf->meta.nr_counters;
+}
+
+int trace_replay_engine(struct trace_opts *o, struct trace *t)
+{
+	struct recording_file rf = { 0 };
+	int ret = -1;
+
+	memset(t, 0, sizeof(*t));
+	t->dev.fd = -1;
+	t->opts = o;
+	if (recording_open(o->recording, &rf))
+		goto out;
+	replay_opts(o, &rf);
+	ret = replay_into(t, &rf, false);
+out:
+	recording_close(&rf);
+	return ret;
+}
+
 int trace_replay(const struct trace_opts *ro)
 {
-	struct perfetto_clock clock;
-	struct recording_cursor cur = { 0 };
 	struct recording_file rf = { 0 };
 	struct trace_opts o = *ro;
 	struct trace t;
@@ -136,26 +186,17 @@ int trace_replay(const struct trace_opts *ro)
 	t.dev.fd = -1;
 	t.opts = &o;
 	/* Refused before the work, as a live session refuses them. */
-	if (trace_check_outputs(&o) || recording_open(ro->recording, &rf))
+	if (trace_check_outputs(&o) || trace_load_baseline(&t) ||
+	    recording_open(ro->recording, &rf))
 		goto out;
 	/* What the recorded session's report said of its options. */
-	o.sample = rf.meta.sample;
-	o.stack_period = rf.meta.stack_period;
-	o.nr_counters = rf.meta.nr_counters;
-	replay_session(&t, &rf);
-	clock.monotonic_ns = t.t_enable;
-	clock.boottime_ns = rf.meta.start_boottime_ns;
-	if (replay_funcs(&t, &rf) || replay_pipeline(&t, &rf, &cur) ||
-	    trace_perfetto_open(&t, &clock) || replay_events(&t, &rf, &cur))
-		goto out;
-	trace_close_pipeline(&t);
-	if (trace_perfetto_close(&t, true))
+	replay_opts(&o, &rf);
+	if (replay_into(&t, &rf, true))
 		goto out;
 	t.sym = rf.names;
 	rf.names = NULL;
 	ret = trace_print_report(&t);
 out:
-	recording_cursor_free(&cur);
 	recording_close(&rf);
 	trace_free(&t);
 	return ret;

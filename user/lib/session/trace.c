@@ -18,6 +18,7 @@
 #include "analysis/drain.h"
 #include "export/perfetto.h"
 #include "util/format.h"
+#include "session/baseline.h"
 #include "session/progress.h"
 #include "session/recording.h"
 #include "report/report.h"
@@ -384,7 +385,7 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 		return -1;
 	}
 	/* Fail before tracing, not after; an existing file is kept as is. */
-	if (trace_check_outputs(o))
+	if (trace_check_outputs(o) || trace_load_baseline(t))
 		return -1;
 	if (o->record) {
 		t->rec = recording_create(o->record, o->max_size);
@@ -822,6 +823,7 @@ void trace_free(struct trace *t)
 	free(t->exits);
 	free(t->probes);
 	recording_free(t->rec);
+	baseline_free(t->baseline);
 	trace_funcs_free(t);
 	ispot_device_close(&t->dev);
 	memset(t, 0, sizeof(*t));

@@ -55,6 +55,7 @@ struct trace_probe {
 };
 
 struct recording;
+struct baseline;
 
 struct trace_exit {
 	uint32_t tid;
@@ -121,6 +122,8 @@ struct trace {
 	struct recording *rec;
 	bool rec_full;
 	uint64_t rec_full_size, rec_full_ts;
+	/* --baseline: solo calls the report takes as evidence too. */
+	struct baseline *baseline;
 	/* `report FILE`: no drain; its figures as the recording kept them. */
 	struct drain_stats replayed;
 
@@ -193,6 +196,21 @@ int trace_print_report(struct trace *t);
  * line.
  */
 int trace_replay(const struct trace_opts *o);
+
+/*
+ * Replay @o->recording into @t up to the end of its pipeline, with @o's
+ * --key rules (one naming no recorded function is no error here), and
+ * no report: what --baseline reads (baseline.h).  @o must outlive @t;
+ * its outputs are the caller's to clear.  Returns 0 or -1 after one
+ * line; trace_free(@t) either way.
+ */
+int trace_replay_engine(struct trace_opts *o, struct trace *t);
+
+/*
+ * --baseline FILE, if given: replay it into t->baseline, before the work.
+ * Returns 0 or -1 after one line.
+ */
+int trace_load_baseline(struct trace *t);
 
 /* Monotonic ns, the clock the module stamps records with. */
 uint64_t trace_now(void);

@@ -11,6 +11,7 @@
  * exactly as a function, under its display name.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "analysis/autokey.h"
 #include "session/autopick.h"
+#include "session/baseline.h"
 #include "util/errors.h"
 #include "session/trace_internal.h"
 #include "util/idarray.h"
@@ -424,6 +426,28 @@ void trace_funcs_free(struct trace *t)
 	t->nr_funcs = 0;
 }
 
+/*
+ * --baseline must give some traced function solo calls: else it is the
+ * wrong recording, or one made without a moment alone (an error; a note
+ * with --auto, whose picks the baseline could not know).
+ */
+static int trace_check_baseline(const struct trace *t)
+{
+	char msg[PATH_MAX + 160];
+
+	if (!t->baseline || baseline_matches(t->baseline, t))
+		return 0;
+	snprintf(msg, sizeof(msg), "--baseline %s has no solo calls of any "
+		 "traced function: record it with the same --func and one "
+		 "worker of the program", t->baseline->path);
+	if (t->opts->auto_pick) {
+		fprintf(stderr, "%s: note: %s\n", ispot_progname, msg);
+		return 0;
+	}
+	ispot_error("%s", msg);
+	return -1;
+}
+
 int trace_check_keys(const struct trace *t)
 {
 	struct key_target *fs = calloc(t->nr_funcs + 1, sizeof(*fs));
@@ -441,7 +465,7 @@ int trace_check_keys(const struct trace *t)
 				     sizeof(err));
 	free(fs);
 	if (!i)
-		return 0;
+		return trace_check_baseline(t);
 	if (t->opts->auto_pick) {
 		fprintf(stderr, "%s: note: %s\n", ispot_progname, err);
 		return 0;

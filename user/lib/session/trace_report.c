@@ -14,15 +14,16 @@
 #include "report/html.h"
 #include "report/pictures.h"
 #include "report/report.h"
+#include "session/baseline.h"
 #include "session/trace.h"
 #include "session/trace_internal.h"
 #include "util/afile.h"
 #include "util/errors.h"
 #include "util/format.h"
 
-/* Footer notes: five of the session's, the rest --key auto's. */
-#define TRACE_NOTES		10
-#define TRACE_SESSION_NOTES	5
+/* Footer notes: six of the session's, the rest --key auto's. */
+#define TRACE_NOTES		11
+#define TRACE_SESSION_NOTES	6
 
 /* The session's functions as the report builder takes them (report.h). */
 static struct report_source_func *trace_source_funcs(const struct trace *t)
@@ -57,7 +58,7 @@ trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
 
 /*
  * The session's own notes, after the workload's: functions found in a
- * library, late records, --sample, a secure exec.
+ * library, late records, --sample, a secure exec, a baseline.
  */
 static void trace_session_notes(const struct trace *t, struct report *r,
 				char (*note)[256])
@@ -90,6 +91,11 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 			   "set-user-ID, set-group-ID or file-capability "
 			   "program (as perf does); the report covers the time "
 			   "before", (int)t->pid);
+	if (t->baseline)
+		trace_note(r, note, "the solo calls of %zu function(s) in "
+			   "--baseline %s are part of their interference "
+			   "reference", baseline_matches(t->baseline, t),
+			   t->baseline->path);
 }
 
 /* The session's header figures and the sections only ispotctl shows. */
@@ -245,9 +251,12 @@ out:
 
 int trace_print_report(struct trace *t)
 {
-	struct sci_report *sr = sci_report(t->pipe->sci, t->t_end);
+	struct sci_report *sr = NULL;
 	int ret;
 
+	/* Seeded last: a block the trace never ran stays out of the report. */
+	if (!t->baseline || !baseline_seed(t->baseline, t))
+		sr = sci_report(t->pipe->sci, t->t_end);
 	if (!sr) {
 		ispot_error("out of memory computing the scores");
 		return -1;

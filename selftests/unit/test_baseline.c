@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --baseline FILE (session/baseline.c): a program whose two threads are
+ * always beside each other has no solo call, so its interference figure
+ * is only a bound; the recording of the same program with one thread
+ * gives the report a reference, the figure falls to what the calls cost
+ * beyond their time alone (here nothing: the calls take as long either
+ * way), SCI does not move, and a note names the baseline.  A baseline
+ * that is not a recording, or has no solo calls of any traced function,
+ * is refused in one line before the work, and the output is not
+ * written.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "ispot_test.h"
+#define TEST_DIR_TEMPLATE "/tmp/ispot-base-XXXXXX"
+#include "scratch_dir.h"
+#include "stderr_capture.h"
+#include "recording_session.h"
+#include "util/json_read.h"
+
+/* A recording of 200 calls of worker, with the wait context or not. */
+static void recorded(const char *name, bool waits, bool one_thread)
+{
+	struct recording_session s;
+	char rec[PATH_MAX], json[PATH_MAX];
+
+	path_in(rec, name);
+	path_in(json, "recorded.json");
+	ASSERT_EQ(rs_start_waits(&s, rec, json, 1ull << 30, waits), 0);
+	s.one_thread = one_thread;
+	rs_trace(&s, 200);
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+}
+
+static int report(const char *rec, const char *baseline, const char *out)
+{
+	char r[PATH_MAX], b[PATH_MAX], o[PATH_MAX];
+	struct trace_opts opts = { .json = true };
+
+	path_in(r, rec);
+	path_in(o, out);
+	opts.recording = r;
+	opts.output = o;
+	if (baseline) {
+		path_in(b, baseline);
+		opts.baseline = b;
+	}
+	return trace_replay(&opts);
+}
+
+static struct json_value *read_report(const char *out)
+{
+	char path[PATH_MAX], buf[1 << 16];
+	const char *err = NULL;
+	struct json_value *v;
+	FILE *f;
+	size_t n;
+
+	path_in(path, out);
+	f = fopen(path, "r");
+	ASSERT_TRUE(f != NULL);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	ASSERT_LT(n, sizeof(buf));
+	v = json_parse(buf, n, &err);
+	ASSERT_TRUE(v != NULL);
+	return v;
+}
+
+static const struct json_value *worker(const struct json_value *v)
+{
+	const struct json_value *fs = json_get(v, "functions");
+	size_t i;
+
+	ASSERT_TRUE(fs != NULL);
+	for (i = 0; i < fs->n; i++) {
+		const struct json_value *name = json_get(&fs->items[i],
+							 "name");
+
+		if (name && !strcmp(name->s, "worker"))
+			return &fs->items[i];
+	}
+	ASSERT_TRUE(false);
+	return NULL;
+}
+
+static bool exists(const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	path_in(path, name);
+	return !stat(path, &st);
+}
+
+TEST(a_baseline_gives_calls_never_alone_a_reference)
+{
+	struct json_value *alone, *based;
+	const struct json_value *wa, *wb, *notes;
+	bool noted = false;
+	size_t i;
+
+	recorded("base.isr", true, true);
+	recorded("run.isr", true, false);
+	ASSERT_EQ(report("run.isr", NULL, "alone.json"), 0);
+	ASSERT_EQ(report("run.isr", "base.isr", "based.json"), 0);
+	alone = read_report("alone.json");
+	based = read_report("based.json");
+	wa = worker(alone);
+	wb = worker(based);
+
+	/*
+	 * Without: two threads beside each other but for the first call, a
+	 * bound only (SCI's reading of the rest).
+	 */
+	EXPECT_STREQ(json_get(wa, "interference_reference")->s, "none");
+	ASSERT_TRUE(json_get(wa, "interference_bound") != NULL);
+	EXPECT_TRUE(json_get(wa, "interference_bound")->d > 0.2);
+	EXPECT_LT(json_get(wa, "solo_calls")->u, 30);
+
+	/* With: the baseline's 200 solo calls too; as slow alone, so ~0. */
+	EXPECT_STREQ(json_get(wb, "interference_reference")->s, "solo");
+	EXPECT_TRUE(json_get(wb, "interference_bound") == NULL);
+	EXPECT_EQ(json_get(wb, "solo_calls")->u,
+		  json_get(wa, "solo_calls")->u + 200);
+	EXPECT_TRUE(json_get(wb, "interference")->d < 0.05);
+
+	/* SCI is the paper's, from the calls traced: unchanged. */
+	EXPECT_TRUE(json_get(wa, "sci")->d == json_get(wb, "sci")->d);
+	EXPECT_EQ(json_get(wa, "calls")->u, json_get(wb, "calls")->u);
+
+	notes = json_get(based, "notes");
+	ASSERT_TRUE(notes != NULL);
+	for (i = 0; i < notes->n; i++)
+		noted |= strstr(notes->items[i].s, "--baseline") != NULL;
+	EXPECT_TRUE(noted);
+	json_value_free(alone);
+	json_value_free(based);
+}
+
+TEST(a_baseline_without_solo_calls_is_refused_before_the_work)
+{
+	int ret;
+
+	/* No wait records: no context, so no call is known to be alone. */
+	recorded("nowaits.isr", false, true);
+	recorded("run2.isr", true, false);
+	capture_begin();
+	ret = report("run2.isr", "nowaits.isr", "refused.json");
+	capture_end();
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, "has no solo calls") != NULL);
+	EXPECT_EQ(strchr(captured, '\n'), strrchr(captured, '\n'));
+	EXPECT_FALSE(exists("refused.json"));
+}
+
+TEST(a_baseline_that_is_not_a_recording_is_refused_in_one_line)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int ret;
+
+	recorded("run3.isr", true, false);
+	path_in(path, "junk.isr");
+	f = fopen(path, "w");
+	ASSERT_TRUE(f != NULL);
+	fputs("not a recording\n", f);
+	fclose(f);
+	capture_begin();
+	ret = report("run3.isr", "junk.isr", "junk.json");
+	capture_end();
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, "junk.isr") != NULL);
+	EXPECT_EQ(strchr(captured, '\n'), strrchr(captured, '\n'));
+	EXPECT_FALSE(exists("junk.json"));
+
+	capture_begin();
+	ret = report("run3.isr", "missing.isr", "missing.json");
+	capture_end();
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, "missing.isr") != NULL);
+	EXPECT_FALSE(exists("missing.json"));
+}
+
+TEST_HARNESS_MAIN

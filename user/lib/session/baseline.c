@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --baseline FILE: another recording's solo calls; see baseline.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/sci.h"
+#include "session/baseline.h"
+#include "session/trace.h"
+#include "session/trace_internal.h"
+#include "util/errors.h"
+
+static const char *file_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+void baseline_free(struct baseline *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->nr_blocks; i++) {
+		free(b->blocks[i].name);
+		free(b->blocks[i].obj);
+	}
+	free(b->blocks);
+	free(b);
+}
+
+/*
+ * The blocks of @t's engine with solo calls, under their function's
+ * name.  Shadow blocks (--key auto's, above the functions' ids) are not
+ * taken: the report re-keys after the seeds are in.
+ */
+static int baseline_take(struct baseline *b, const struct trace *t)
+{
+	size_t n = sci_nr_blocks(t->pipe->sci), i;
+	struct sci_block_min *m = calloc(n + 1, sizeof(*m));
+
+	b->blocks = calloc(n + 1, sizeof(*b->blocks));
+	if (!m || !b->blocks) {
+		free(m);
+		return -ENOMEM;
+	}
+	sci_minima(t->pipe->sci, m);
+	for (i = 0; i < n; i++) {
+		struct baseline_block *bb = &b->blocks[b->nr_blocks];
+		const struct trace_func *f;
+
+		if (m[i].func_id >= t->nr_funcs || !m[i].solo.solo)
+			continue;
+		f = &t->funcs[m[i].func_id];
+		bb->name = strdup(f->sym.name);
+		bb->obj = strdup(file_name(f->sym.obj));
+		bb->key = m[i].key;
+		bb->solo = m[i].solo;
+		b->nr_blocks++;
+		if (!bb->name || !bb->obj) {
+			free(m);
+			return -ENOMEM;
+		}
+	}
+	free(m);
+	return 0;
+}
+
+struct baseline *baseline_load(const struct trace_opts *ro)
+{
+	struct baseline *b = calloc(1, sizeof(*b));
+	struct trace_opts o = *ro;
+	struct trace t;
+	int ret;
+
+	if (!b) {
+		ispot_error("out of memory reading --baseline %s",
+			    ro->baseline);
+		return NULL;
+	}
+	b->path = ro->baseline;
+	/* Its report's figures only: no file is written, none re-read. */
+	o.recording = ro->baseline;
+	o.baseline = NULL;
+	o.output = o.folded = o.perfetto = o.svg = o.html = NULL;
+	ret = trace_replay_engine(&o, &t);
+	if (!ret && baseline_take(b, &t)) {
+		ispot_error("out of memory reading --baseline %s",
+			    ro->baseline);
+		ret = -1;
+	}
+	trace_free(&t);
+	if (ret) {
+		baseline_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static bool baseline_block_of(const struct baseline_block *bb,
+			      const struct trace_func *f)
+{
+	return !strcmp(bb->name, f->sym.name) &&
+	       !strcmp(bb->obj, file_name(f->sym.obj));
+}
+
+size_t baseline_matches(const struct baseline *b, const struct trace *t)
+{
+	size_t n = 0, i, j;
+
+	for (i = 0; i < t->nr_funcs; i++) {
+		for (j = 0; j < b->nr_blocks; j++) {
+			if (baseline_block_of(&b->blocks[j], &t->funcs[i])) {
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+int baseline_seed(const struct baseline *b, struct trace *t)
+{
+	struct sci_block_min m;
+	size_t i, j;
+
+	for (i = 0; i < t->nr_funcs; i++) {
+		for (j = 0; j < b->nr_blocks; j++) {
+			const struct baseline_block *bb = &b->blocks[j];
+
+			if (!baseline_block_of(bb, &t->funcs[i]))
+				continue;
+			/* Evidence for the reference only: no minimum. */
+			memset(&m, 0, sizeof(m));
+			m.func_id = (uint32_t)i;
+			m.key = bb->key;
+			m.min = UINT64_MAX;
+			m.ref_dur = UINT64_MAX;
+			m.solo = bb->solo;
+			if (sci_seed(t->pipe->sci, &m))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int trace_load_baseline(struct trace *t)
+{
+	if (!t->opts->baseline)
+		return 0;
+	t->baseline = baseline_load(t->opts);
+	return t->baseline ? 0 : -1;
+}
