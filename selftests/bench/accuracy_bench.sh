@@ -50,6 +50,13 @@
 #       guest's CPUs more than one that does not).
 #   interf_bound_points
 #       how many configs gave only a bound.
+#   interf_baseline_gain_spearman, interf_baseline_gain_mae,
+#   interf_baseline_io_mae, interf_baseline_bound_points
+#       the same for the figure each config's recording gives when
+#       reported with --baseline, a recording of the contended program
+#       with one thread made just before it (Documentation/usage.rst, "A
+#       baseline"): the reference a user gets by recording the program
+#       with one worker first.
 #   interf_referenced_mae, sci_referenced_mae
 #       the MAE of the interference figure over the configs that had a
 #       reference, and SCI's over the same configs.
@@ -117,24 +124,49 @@ fn_interf() {
 	fi
 }
 
+# traced_json FILE CMD...: ispotctl CMD... with --json; the report (which
+# shares stdout with a traced program) into FILE.  0, or 1 after '# ' lines.
+traced_json() {
+	tj_out=$1
+	shift
+	if ! ispotctl "$@" >"$tmp/stdout" 2>"$tmp/err"; then
+		sed 's/^/# ispotctl: /' "$tmp/err"
+		return 1
+	fi
+	grep '^{"ispot_version"' "$tmp/stdout" >"$tj_out"
+}
+
 # measure CAUSE PARAM FUNC "CONTENDED" "FIXED" [TRACE-OPTIONS...]: one
-# config; appends "cause param sci T T_fixed gain noise" to $tmp/points.
+# config; appends "cause param sci T T_fixed gain noise ..." to
+# $tmp/points (the columns: the awk below).  The traced run is recorded,
+# and reported again with --baseline, a recording of the contended
+# program with one thread (--threads 1), made just before it.
 measure() {
 	cause=$1 param=$2 func=$3 con=$4 fix=$5
 	shift 5
 	# shellcheck disable=SC2086
 	n_reps=$reps
 	[ "$cause" != io ] || n_reps=$io_reps
-	if ! ispotctl run --func "$func" "$@" --json -o "$tmp/run.json" -- \
-		$con >/dev/null 2>"$tmp/err"; then
+	base=$(echo "$con" | sed 's/--threads [0-9]*/--threads 1/')
+	# shellcheck disable=SC2086
+	traced_json "$tmp/base.json" record -o "$tmp/base.isr" \
+		--func "$func" "$@" --json -- $base || return 1
+	# shellcheck disable=SC2086
+	traced_json "$tmp/run.json" record -o "$tmp/run.isr" \
+		--func "$func" "$@" --json -- $con || return 1
+	if ! ispotctl report --baseline "$tmp/base.isr" --json \
+		-o "$tmp/based.json" "$tmp/run.isr" 2>"$tmp/err"; then
 		sed 's/^/# ispotctl: /' "$tmp/err"
 		return 1
 	fi
 	sci=$(fn_sci "$tmp/run.json" "$func")
 	interf=$(fn_interf "$tmp/run.json" "$func")
+	based=$(fn_interf "$tmp/based.json" "$func")
 	floor=$(fn_field "$tmp/run.json" "$func" interference)
 	ref=$(fn_field "$tmp/run.json" "$func" interference_reference |
 	      tr -d '"')
+	bref=$(fn_field "$tmp/based.json" "$func" interference_reference |
+	       tr -d '"')
 	noise=$(fn_sci "$tmp/run.json" compute)
 	dropped=$(tr ',{}' '\n\n\n' <"$tmp/run.json" |
 		  sed -n 's/^ *"dropped": //p' | head -n1)
@@ -156,13 +188,15 @@ measure() {
 	awk -v c="$cause" -v p="$param" -v s="${sci:-0}" -v tc="$tc" \
 	    -v tf="$tf" -v n="${noise:--}" -v i="${interf% *}" \
 	    -v b="${interf#* }" -v f="${floor:-0}" -v r="${ref:-none}" \
-	    -v tg="$tg" 'BEGIN {
+	    -v tg="$tg" -v bi="${based% *}" -v bb="${based#* }" \
+	    -v br="${bref:-none}" 'BEGIN {
 		g = tc > 0 ? 1 - tf / tc : 0
-		printf "%s %s %.4f %.2f %.2f %.4f %s %.4f %s %.4f %s %s\n", c,
-		       p, s, tc, tf, g, n, i, b, f, r, tg
+		printf "%s %s %.4f %.2f %.2f %.4f %s %.4f %s %.4f %s %s %.4f %s %s\n",
+		       c, p, s, tc, tf, g, n, i, b, f, r, tg, bi, bb, br
 	}' | tee -a "$tmp/points" | awk '{
-		printf "# %-8s %-14s sci %s  interf %s%s (floor %s, reference %s)  T %ss  T_fixed %ss  gain %s  traced gain %s  compute sci %s\n",
-		       $1, $2, $3, $9 == 1 ? "<=" : "", $8, $10, $11, $4, $5, $6, $12, $7
+		printf "# %-8s %-14s sci %s  interf %s%s (floor %s, reference %s)  with baseline %s%s (%s)  T %ss  T_fixed %ss  gain %s  traced gain %s  compute sci %s\n",
+		       $1, $2, $3, $9 == 1 ? "<=" : "", $8, $10, $11,
+		       $14 == 1 ? "<=" : "", $13, $15, $4, $5, $6, $12, $7
 	}'
 }
 
@@ -294,6 +328,15 @@ if grep -q '^io ' "$tmp/points"; then
 			 e / n, es / n, t / n }' "$tmp/points"
 fi
 echo "interf_bound_points: $(awk '$9 == 1' "$tmp/points" | wc -l)"
+# The same with --baseline: each config's recording reported against a
+# recording of its program with one thread.
+ranks 13 >"$tmp/r_based"
+echo "interf_baseline_gain_spearman: $(paste "$tmp/r_based" "$tmp/r_act" |
+	awk '{ print $2, $4 }' | awk "$pearson")"
+echo "interf_baseline_gain_mae: $(mae 13)"
+grep -q '^io ' "$tmp/points" &&
+	echo "interf_baseline_io_mae: $(mae 13 io)"
+echo "interf_baseline_bound_points: $(awk '$14 == 1' "$tmp/points" | wc -l)"
 # Where the figure had a reference (solo calls or the fit): its error,
 # and SCI's on the same configs.
 awk '$9 != 1 {
@@ -317,6 +360,10 @@ for c in lock spinlock io; do
 		b += d; n++ }
 	END { printf "# %s: interference: mean error %.3f, mean |error| " \
 		    "%.3f\n", c, b / n, e / n }' "$tmp/points"
+	awk -v c="$c" '$1 == c { d = $13 - $6; e += d < 0 ? -d : d
+		b += d; n++ }
+	END { printf "# %s: with the baseline: mean error %.3f, mean " \
+		    "|error| %.3f\n", c, b / n, e / n }' "$tmp/points"
 done
 awk '$7 != "-" { print $7 }' "$tmp/points" >"$tmp/noise"
 if [ -s "$tmp/noise" ]; then

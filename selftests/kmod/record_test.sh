@@ -6,6 +6,9 @@
 # --max-size stops the records and both reports say so; and every bad
 # input (not a recording, an unknown format version, a file cut short,
 # an output that cannot be written) gets one line and a non-zero exit.
+# A live run judged against --baseline, a recording of the program with
+# one thread, takes its solo calls as its reference, and a baseline of
+# other functions is refused before the target starts.
 # --folded, --perfetto, --svg and --html give the same files from the
 # recording as from the live session.
 # No field is left out of the comparison: a replay stores the session's
@@ -16,7 +19,7 @@ samples=/ispot/samples
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
 grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
-tap_plan 10
+tap_plan 12
 
 # fields FILE: one JSON document's fields and values, one per line, in
 # the writer's order (the report writes one line; a string with a comma
@@ -166,6 +169,44 @@ t_unwritable() {
 		[ -z "$(ls -A "$tmp" | grep '^\.')" ]
 }
 tap_check "unwritable_outputs_refused_first" t_unwritable
+
+# compute() of two threads that share nothing, keyed by its argument;
+# with one thread, every call is solo.
+nc_run() {
+	mode=$1 threads=$2
+	shift 2
+	run_status 0 ispotctl "$mode" "$@" --func compute --key compute=arg0 \
+		--json -- "$samples/no_contention" --threads "$threads" \
+		--iterations 100 --delay-us 200
+}
+t_baseline() {
+	nc_run record 1 -o "$tmp/base.isr" || return 1
+	base_solo=$(grep '^{"ispot_version"' "$tmp/out" |
+		tr ',{}[]' '\n\n\n\n\n' | sed -n 's/^ *"solo_calls": //p' |
+		head -n1)
+	nc_run run 2 -o "$tmp/based.json" --baseline "$tmp/base.isr" ||
+		return 1
+	solo=$(json_first "$tmp/based.json" solo_calls)
+	echo "# baseline solo calls $base_solo, with the baseline $solo"
+	[ "${base_solo:-0}" -ge 100 ] && [ "${solo:-0}" -ge "$base_solo" ] &&
+		[ "$(json_first "$tmp/based.json" interference_reference)" = \
+		  solo ] &&
+		grep -q 'in --baseline [^ ]*base.isr are part of' \
+			"$tmp/based.json"
+}
+tap_check "baseline_gives_a_live_run_its_solo_calls" t_baseline
+
+t_baseline_refused() {
+	run_status 1 ispotctl run --baseline "$tmp/base.isr" --func acquire \
+		-o "$tmp/refused.json" -- "$samples/lock_contention" \
+		--iterations 10 &&
+		one_line_err "has no solo calls of any traced function" &&
+		[ ! -e "$tmp/refused.json" ] &&
+		! grep -q . "$tmp/out" &&
+		run_status 1 ispotctl report --baseline "$tmp/text" \
+			"$tmp/lock.isr" && one_line_err "is not an ispot recording"
+}
+tap_check "baseline_of_other_functions_refused_first" t_baseline_refused
 
 rm -rf "$tmp"
 tap_done
