@@ -146,6 +146,9 @@ static int replay_into(struct trace *t, struct recording_file *rf,
 	trace_close_pipeline(t);
 	ret = trace_perfetto_close(t, true);
 out:
+	/* The frame check reads the cursor: no stack is judged after. */
+	if (t->pipe)
+		stacks_set_check(t->pipe->stacks, NULL, NULL);
 	recording_cursor_free(&cur);
 	return ret;
 }
