@@ -302,6 +302,42 @@ TEST(runqueue_behind_our_threads_or_others)
 }
 
 /*
+ * Threads 5 and 6 have CPUs 0 and 1.  Thread 5 is preempted on CPU 0 at
+ * 100; 6, displaced from CPU 1 by an outside task, runs on CPU 0 from
+ * 110 to 200.  Two threads wanting two CPUs: without the outsider each
+ * had one, so thread 5 waited for it, not for 6: external.  With a third
+ * thread running on CPU 1, three want two: waiting behind 6 on CPU 0 is
+ * then the program's own doing.
+ */
+TEST(runqueue_behind_a_sibling_is_ours_only_when_we_outnumber_the_cpus)
+{
+	struct timeline *tl = timeline_new();
+	uint64_t c[TL_NR_TOTALS];
+
+	ASSERT_TRUE(tl);
+	totals_at(tl, 5, 0, 10, c);
+	totals_at(tl, 6, 1, 10, c);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 100, 1, 0);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 1, 100, 1, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 6, 0, 110, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 0, 200, 1, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 200, 0, 0);
+	timeline_totals(tl, 5, c);
+	EXPECT_EQ(c[TL_RUNQUEUE], 100);
+	EXPECT_EQ(c[TL_RQ_PROGRAM], 0);
+
+	totals_at(tl, 7, 1, 250, c);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 300, 1, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 6, 0, 300, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 0, 400, 1, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 400, 0, 0);
+	timeline_totals(tl, 5, c);
+	EXPECT_EQ(c[TL_RUNQUEUE], 200);
+	EXPECT_EQ(c[TL_RQ_PROGRAM], 100);
+	timeline_free(tl);
+}
+
+/*
  * Thread 5 waits 20..60 on a lock thread 6 releases at 50: waited 40.
  * A second wait times out: not waited.  While 5 waits, 6 is the only
  * active thread; 5 is not active.

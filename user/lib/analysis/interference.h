@@ -12,7 +12,8 @@
  *		    traced thread ended
  *	runqueue    run-queue time, and rq_program, the part of it during
  *		    which the CPU the thread was preempted on ran another
- *		    thread of the program
+ *		    thread of the program while the program had more
+ *		    threads wanting a CPU than CPUs (timeline.h)
  *	others      the integral of the number of the program's other
  *		    *active* threads (alive, and not in a futex wait) over
  *		    the call, in ns x threads

@@ -27,6 +27,7 @@ struct tl_cpu {
 	uint32_t tid;		/* 0: none (tid 0 is the idle task) */
 	uint64_t since;
 	uint64_t acc;
+	bool used;		/* a traced thread ran on it at some time */
 };
 
 struct tl_thread {
@@ -36,6 +37,8 @@ struct tl_thread {
 	uint32_t on_cpu;	/* the CPU it runs on + 1, 0 = none known */
 	uint32_t rq_cpu;	/* where it was preempted */
 	uint64_t rq_mark;	/* that CPU's traced time then */
+	uint64_t over_mark;	/* and the oversubscribed time then */
+	bool demand;		/* on a CPU, or runnable: counted in nr_demand */
 	uint64_t futex_mark;	/* cum[TL_FUTEX] when its wait began */
 	uint64_t self_acc;	/* its own active time, up to self_since */
 	uint64_t self_since;
@@ -64,6 +67,14 @@ struct timeline {
 	uint64_t last_ts;
 	struct tl_cpu *cpus;
 	size_t nr_cpus;
+	/*
+	 * Threads on a CPU or waiting for one (demand), the CPUs traced
+	 * threads ran on so far (what the program may use), and the
+	 * integral up to over_since of the time when the first exceeded
+	 * the second: when the program's own threads outnumbered its CPUs.
+	 */
+	uint32_t nr_demand, nr_cpus_used;
+	uint64_t over_acc, over_since;
 	/* timeline_futexes()'s order; the lines keep theirs (waited_exact). */
 	struct timeline_futex *sorted;
 	struct timeline_stats st;
@@ -272,6 +283,35 @@ static void tl_seen(struct timeline *tl, struct tl_thread *t, uint64_t ts)
 		tl_set_act(tl, t, TL_ACT_ACTIVE, ts);
 }
 
+/* How long the program had more threads wanting a CPU than CPUs, to @ts. */
+static uint64_t tl_over(const struct timeline *tl, uint64_t ts)
+{
+	return tl->over_acc + (tl->nr_demand > tl->nr_cpus_used &&
+			       ts > tl->over_since ? ts - tl->over_since : 0);
+}
+
+/* Before nr_demand or nr_cpus_used changes at @ts. */
+static void tl_over_mark(struct timeline *tl, uint64_t ts)
+{
+	ts = tl_clamp(tl, ts);
+	tl->over_acc = tl_over(tl, ts);
+	tl->over_since = ts;
+}
+
+/* Whether @t wants a CPU (runs or is runnable): keep nr_demand so. */
+static void tl_update_demand(struct timeline *tl, struct tl_thread *t,
+			     uint64_t ts)
+{
+	bool want = t->act != TL_ACT_GONE &&
+		    (t->on_cpu || (t->off && t->off_preempted));
+
+	if (want == t->demand)
+		return;
+	tl_over_mark(tl, ts);
+	tl->nr_demand += want ? 1 : -1;
+	t->demand = want;
+}
+
 /* How long CPU @c ran traced threads up to @ts. */
 static uint64_t cpu_traced(const struct tl_cpu *c, uint64_t ts)
 {
@@ -306,6 +346,7 @@ static void tl_vacate(struct timeline *tl, struct tl_thread *t, uint64_t ts)
 		c->tid = 0;
 	}
 	t->on_cpu = 0;
+	tl_update_demand(tl, t, ts);
 }
 
 /* @t runs on @cpu from @ts (whoever the CPU had is off it: a lost OUT). */
@@ -323,7 +364,13 @@ static int tl_occupy(struct timeline *tl, struct tl_thread *t, uint32_t cpu,
 	c->acc = cpu_traced(c, ts);
 	c->tid = t->tid;
 	c->since = ts;
+	if (!c->used) {
+		tl_over_mark(tl, ts);
+		c->used = true;
+		tl->nr_cpus_used++;
+	}
 	t->on_cpu = cpu + 1;
+	tl_update_demand(tl, t, ts);
 	return 0;
 }
 
@@ -331,7 +378,7 @@ static void tl_back_on_cpu(struct timeline *tl, struct tl_thread *t,
 			   uint64_t ts)
 {
 	enum timeline_cause c;
-	uint64_t off, traced;
+	uint64_t off, traced, over;
 
 	/* Whatever ran it again woke it: it may touch shared state. */
 	if (t->act == TL_ACT_IDLE)
@@ -339,6 +386,7 @@ static void tl_back_on_cpu(struct timeline *tl, struct tl_thread *t,
 	if (!t->off)
 		return;
 	t->off = false;
+	tl_update_demand(tl, t, ts);
 	if (ts <= t->off_since)
 		return;
 	off = ts - t->off_since;
@@ -348,8 +396,17 @@ static void tl_back_on_cpu(struct timeline *tl, struct tl_thread *t,
 	t->cum[c] += off;
 	if (c != TL_RUNQUEUE || t->rq_cpu >= tl->nr_cpus)
 		return;
-	/* Behind traced threads while its CPU ran them, else behind others. */
+	/*
+	 * Behind the program's threads while its CPU ran them, and only
+	 * while the program had more threads wanting a CPU than it has CPUs:
+	 * with no more than that, each would have had a CPU but for other
+	 * processes (a thread displaced onto a sibling's CPU by an outside
+	 * task waits for that task, not for the sibling).  Else behind others.
+	 */
 	traced = cpu_traced(&tl->cpus[t->rq_cpu], ts) - t->rq_mark;
+	over = tl_over(tl, ts) - t->over_mark;
+	if (traced > over)
+		traced = over;
 	t->cum[TL_RQ_PROGRAM] += traced < off ? traced : off;
 }
 
@@ -581,6 +638,8 @@ static int tl_switch_out(struct timeline *tl, struct tl_thread *t,
 		return -ENOMEM;
 	t->rq_cpu = rec->cpu;
 	t->rq_mark = cpu_traced(c, rec->ts_ns);
+	t->over_mark = tl_over(tl, rec->ts_ns);
+	tl_update_demand(tl, t, rec->ts_ns);
 	return 0;
 }
 
@@ -620,6 +679,8 @@ static void tl_task_new(struct timeline *tl, struct tl_thread *t,
 	uint8_t act = t->act;
 
 	tl_vacate(tl, t, ts);
+	t->off = false;
+	tl_update_demand(tl, t, ts);
 	memcpy(cum, t->cum, sizeof(cum));
 	if (act == TL_ACT_ACTIVE)
 		tl_set_act(tl, t, TL_ACT_GONE, ts);
@@ -640,6 +701,7 @@ void timeline_thread_exit(struct timeline *tl, uint32_t tid, uint64_t ts)
 		return;
 	tl_vacate(tl, t, ts);
 	tl_set_act(tl, t, TL_ACT_GONE, ts);
+	tl_update_demand(tl, t, ts);
 }
 
 int timeline_record_callsite(struct timeline *tl,
@@ -729,6 +791,7 @@ void timeline_forget(struct timeline *tl, uint32_t tid)
 		return;
 	tl_vacate(tl, &tl->threads[i], tl->last_ts);
 	tl_set_act(tl, &tl->threads[i], TL_ACT_GONE, tl->last_ts);
+	tl_update_demand(tl, &tl->threads[i], tl->last_ts);
 	for (j = i;;) {
 		j = (j + 1) & (tl->cap - 1);
 		if (!tl->threads[j].used)

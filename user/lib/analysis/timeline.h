@@ -18,7 +18,9 @@
  * interference figure needs (interference.h): off-CPU futex time of waits
  * that another traced thread's wake ended (TL_WAITED); run-queue time
  * during which the CPU the thread was preempted on ran another traced
- * thread (TL_RQ_PROGRAM); and the integral, in ns x threads, of how many
+ * thread, and the program had more threads running or runnable than the
+ * CPUs its threads have run on (TL_RQ_PROGRAM: with no more than that,
+ * each would have had a CPU but for other processes); and the integral, in ns x threads, of how many
  * *other* traced threads were active (TL_OTHERS).  A thread is active
  * from its first record (or TASK_NEW) to its TASK_EXIT, except inside a
  * futex wait, and in an interruptible sleep (nanosleep, poll, epoll_wait,
