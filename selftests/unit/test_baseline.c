@@ -5,10 +5,11 @@
  * is only a bound; the recording of the same program with one thread
  * gives the report a reference, the figure falls to what the calls cost
  * beyond their time alone (here nothing: the calls take as long either
- * way), SCI does not move, and a note names the baseline.  A baseline
- * that is not a recording, or has no solo calls of any traced function,
- * is refused in one line before the work, and the output is not
- * written.
+ * way), SCI does not move, and a note names the baseline (and says when
+ * the function sat elsewhere in its object then: another build).  A
+ * baseline that is not a recording, or has no solo calls of any traced
+ * function, is refused in one line before the work, and the output is
+ * not written.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -21,8 +22,12 @@
 #include "recording_session.h"
 #include "util/json_read.h"
 
-/* A recording of 200 calls of worker, with the wait context or not. */
-static void recorded(const char *name, bool waits, bool one_thread)
+/*
+ * A recording of 200 calls of worker, with the wait context or not;
+ * worker at file offset @offset (another build of the program if not 0).
+ */
+static void recorded_at(const char *name, bool waits, bool one_thread,
+			uint64_t offset)
 {
 	struct recording_session s;
 	char rec[PATH_MAX], json[PATH_MAX];
@@ -31,9 +36,15 @@ static void recorded(const char *name, bool waits, bool one_thread)
 	path_in(json, "recorded.json");
 	ASSERT_EQ(rs_start_waits(&s, rec, json, 1ull << 30, waits), 0);
 	s.one_thread = one_thread;
+	s.t.funcs[0].sym.offset = offset;
 	rs_trace(&s, 200);
 	ASSERT_EQ(rs_stop(&s), 0);
 	trace_free(&s.t);
+}
+
+static void recorded(const char *name, bool waits, bool one_thread)
+{
+	recorded_at(name, waits, one_thread, 0);
 }
 
 static int report(const char *rec, const char *baseline, const char *out)
@@ -135,11 +146,35 @@ TEST(a_baseline_gives_calls_never_alone_a_reference)
 
 	notes = json_get(based, "notes");
 	ASSERT_TRUE(notes != NULL);
-	for (i = 0; i < notes->n; i++)
+	for (i = 0; i < notes->n; i++) {
 		noted |= strstr(notes->items[i].s, "--baseline") != NULL;
+		EXPECT_TRUE(strstr(notes->items[i].s, "another build") == NULL);
+	}
 	EXPECT_TRUE(noted);
 	json_value_free(alone);
 	json_value_free(based);
+}
+
+/* The same function at another offset: taken, and the note says so. */
+TEST(a_baseline_of_another_build_is_noted)
+{
+	const struct json_value *notes;
+	struct json_value *v;
+	bool noted = false;
+	size_t i;
+
+	recorded_at("other.isr", true, true, 0x4000);
+	recorded("run4.isr", true, false);
+	ASSERT_EQ(report("run4.isr", "other.isr", "other.json"), 0);
+	v = read_report("other.json");
+	EXPECT_STREQ(json_get(worker(v), "interference_reference")->s, "solo");
+	notes = json_get(v, "notes");
+	ASSERT_TRUE(notes != NULL);
+	for (i = 0; i < notes->n; i++)
+		noted |= strstr(notes->items[i].s, "1 of them sit elsewhere "
+				"in their object there: another build") != NULL;
+	EXPECT_TRUE(noted);
+	json_value_free(v);
 }
 
 TEST(a_baseline_without_solo_calls_is_refused_before_the_work)

@@ -56,6 +56,7 @@ static int baseline_take(struct baseline *b, const struct trace *t)
 		f = &t->funcs[m[i].func_id];
 		bb->name = strdup(f->sym.name);
 		bb->obj = strdup(file_name(f->sym.obj));
+		bb->offset = f->sym.offset;
 		bb->key = m[i].key;
 		bb->solo = m[i].solo;
 		b->nr_blocks++;
@@ -106,18 +107,23 @@ static bool baseline_block_of(const struct baseline_block *bb,
 	       !strcmp(bb->obj, file_name(f->sym.obj));
 }
 
-size_t baseline_matches(const struct baseline *b, const struct trace *t)
+size_t baseline_matches(const struct baseline *b, const struct trace *t,
+			size_t *other_build)
 {
-	size_t n = 0, i, j;
+	size_t n = 0, other = 0, i, j;
 
 	for (i = 0; i < t->nr_funcs; i++) {
 		for (j = 0; j < b->nr_blocks; j++) {
 			if (baseline_block_of(&b->blocks[j], &t->funcs[i])) {
 				n++;
+				other += b->blocks[j].offset !=
+					 t->funcs[i].sym.offset;
 				break;
 			}
 		}
 	}
+	if (other_build)
+		*other_build = other;
 	return n;
 }
 

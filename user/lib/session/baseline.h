@@ -28,6 +28,7 @@ struct trace_opts;
 struct baseline_block {
 	char *name;		/* the function's display name */
 	char *obj;		/* the file name of its object */
+	uint64_t offset;	/* its file offset there: which build */
 	uint64_t key;
 	struct interf_seed solo;
 };
@@ -47,9 +48,12 @@ void baseline_free(struct baseline *b);
 
 /*
  * How many of @t's functions the baseline has solo calls of.  None is an
- * error the caller reports (trace_check_keys()).
+ * error the caller reports (trace_check_keys()).  *@other_build, if not
+ * NULL, gets how many of those sit at another file offset in their
+ * object than the traced one: another build, whose time may differ.
  */
-size_t baseline_matches(const struct baseline *b, const struct trace *t);
+size_t baseline_matches(const struct baseline *b, const struct trace *t,
+			size_t *other_build);
 
 /*
  * Seed @t's engine with the solo calls of every matching block, before

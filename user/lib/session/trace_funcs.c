@@ -435,7 +435,7 @@ static int trace_check_baseline(const struct trace *t)
 {
 	char msg[PATH_MAX + 160];
 
-	if (!t->baseline || baseline_matches(t->baseline, t))
+	if (!t->baseline || baseline_matches(t->baseline, t, NULL))
 		return 0;
 	snprintf(msg, sizeof(msg), "--baseline %s has no solo calls of any "
 		 "traced function: record it with the same --func and one "

@@ -56,6 +56,24 @@ trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
 	r->nr_notes++;
 }
 
+/* Which functions --baseline gave solo calls, and whether it matches. */
+static void trace_baseline_note(const struct trace *t, struct report *r,
+				char (*note)[256])
+{
+	size_t other, n = baseline_matches(t->baseline, t, &other);
+
+	if (other)
+		trace_note(r, note, "the solo calls of %zu function(s) in "
+			   "--baseline %s are part of their interference "
+			   "reference; %zu of them sit elsewhere in their "
+			   "object there: another build, whose times may "
+			   "differ", n, t->baseline->path, other);
+	else
+		trace_note(r, note, "the solo calls of %zu function(s) in "
+			   "--baseline %s are part of their interference "
+			   "reference", n, t->baseline->path);
+}
+
 /*
  * The session's own notes, after the workload's: functions found in a
  * library, late records, --sample, a secure exec, a baseline.
@@ -92,10 +110,7 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 			   "program (as perf does); the report covers the time "
 			   "before", (int)t->pid);
 	if (t->baseline)
-		trace_note(r, note, "the solo calls of %zu function(s) in "
-			   "--baseline %s are part of their interference "
-			   "reference", baseline_matches(t->baseline, t),
-			   t->baseline->path);
+		trace_baseline_note(t, r, note);
 }
 
 /* The session's header figures and the sections only ispotctl shows. */
