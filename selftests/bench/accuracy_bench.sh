@@ -133,7 +133,9 @@ traced_json() {
 		sed 's/^/# ispotctl: /' "$tmp/err"
 		return 1
 	fi
-	grep '^{"ispot_version"' "$tmp/stdout" >"$tj_out"
+	grep '^{"ispot_version"' "$tmp/stdout" >"$tj_out" && return 0
+	echo "# ispotctl $1: no JSON report on its output"
+	return 1
 }
 
 # measure CAUSE PARAM FUNC "CONTENDED" "FIXED" [TRACE-OPTIONS...]: one
@@ -148,6 +150,10 @@ measure() {
 	n_reps=$reps
 	[ "$cause" != io ] || n_reps=$io_reps
 	base=$(echo "$con" | sed 's/--threads [0-9]*/--threads 1/')
+	if [ "$base" = "$con" ] && [ "${con#*--threads 1}" = "$con" ]; then
+		echo "# $cause $param: no --threads N to make a baseline of"
+		return 1
+	fi
 	# shellcheck disable=SC2086
 	traced_json "$tmp/base.json" record -o "$tmp/base.isr" \
 		--func "$func" "$@" --json -- $base || return 1

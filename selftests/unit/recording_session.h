@@ -81,11 +81,13 @@ struct recording_session {
 
 /*
  * The session's setup, as trace_open(), trace_setup() and trace_arm();
- * with @waits, as a module that reports waits (ABI 1.2).
+ * with @waits, as a module that reports waits (ABI 1.2); worker keyed by
+ * @worker_key (NULL: arg0).
  */
 static inline int rs_start_waits(struct recording_session *s,
 				 const char *rec, const char *json,
-				 uint64_t max_size, bool waits)
+				 uint64_t max_size, bool waits,
+				 const struct key_rule *worker_key)
 {
 	struct trace *t = &s->t;
 	ssize_t n;
@@ -116,8 +118,10 @@ static inline int rs_start_waits(struct recording_session *s,
 	snprintf(t->funcs[1].sym.name, ELF_SYM_NAME_MAX, "flush");
 	for (i = 0; i < 2; i++)
 		snprintf(t->funcs[i].sym.obj, PATH_MAX, "%s", s->exe);
-	t->funcs[0].key = (struct key_rule){ KEY_ARG, 0, false };
-	snprintf(t->funcs[0].key_desc, sizeof(t->funcs[0].key_desc), "arg0");
+	t->funcs[0].key = worker_key ? *worker_key :
+			  (struct key_rule){ KEY_ARG, 0, false };
+	key_rule_format(&t->funcs[0].key, t->funcs[0].key_desc,
+			sizeof(t->funcs[0].key_desc));
 	if (rec) {
 		t->rec = recording_create(rec, max_size);
 		if (!t->rec)
@@ -135,7 +139,7 @@ static inline int rs_start_waits(struct recording_session *s,
 static inline int rs_start(struct recording_session *s, const char *rec,
 			   const char *json, uint64_t max_size)
 {
-	return rs_start_waits(s, rec, json, max_size, false);
+	return rs_start_waits(s, rec, json, max_size, false, NULL);
 }
 
 /* @calls calls of worker, each around one of flush: 4.2 records a call. */

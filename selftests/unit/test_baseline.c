@@ -26,20 +26,26 @@
  * A recording of 200 calls of worker, with the wait context or not;
  * worker at file offset @offset (another build of the program if not 0).
  */
-static void recorded_at(const char *name, bool waits, bool one_thread,
-			uint64_t offset)
+static void recorded_keyed(const char *name, bool waits, bool one_thread,
+			   uint64_t offset, const struct key_rule *key)
 {
 	struct recording_session s;
 	char rec[PATH_MAX], json[PATH_MAX];
 
 	path_in(rec, name);
 	path_in(json, "recorded.json");
-	ASSERT_EQ(rs_start_waits(&s, rec, json, 1ull << 30, waits), 0);
+	ASSERT_EQ(rs_start_waits(&s, rec, json, 1ull << 30, waits, key), 0);
 	s.one_thread = one_thread;
 	s.t.funcs[0].sym.offset = offset;
 	rs_trace(&s, 200);
 	ASSERT_EQ(rs_stop(&s), 0);
 	trace_free(&s.t);
+}
+
+static void recorded_at(const char *name, bool waits, bool one_thread,
+			uint64_t offset)
+{
+	recorded_keyed(name, waits, one_thread, offset, NULL);
 }
 
 static void recorded(const char *name, bool waits, bool one_thread)
@@ -82,7 +88,8 @@ static struct json_value *read_report(const char *out)
 	return v;
 }
 
-static const struct json_value *worker(const struct json_value *v)
+static const struct json_value *function(const struct json_value *v,
+					 const char *fname)
 {
 	const struct json_value *fs = json_get(v, "functions");
 	size_t i;
@@ -92,11 +99,28 @@ static const struct json_value *worker(const struct json_value *v)
 		const struct json_value *name = json_get(&fs->items[i],
 							 "name");
 
-		if (name && !strcmp(name->s, "worker"))
+		if (name && !strcmp(name->s, fname))
 			return &fs->items[i];
 	}
 	ASSERT_TRUE(false);
 	return NULL;
+}
+
+static const struct json_value *worker(const struct json_value *v)
+{
+	return function(v, "worker");
+}
+
+/* Whether a note of report @v holds @text. */
+static bool has_note(const struct json_value *v, const char *text)
+{
+	const struct json_value *notes = json_get(v, "notes");
+	size_t i;
+
+	for (i = 0; notes && i < notes->n; i++)
+		if (strstr(notes->items[i].s, text))
+			return true;
+	return false;
 }
 
 static bool exists(const char *name)
@@ -175,6 +199,49 @@ TEST(a_baseline_of_another_build_is_noted)
 				"in their object there: another build") != NULL;
 	EXPECT_TRUE(noted);
 	json_value_free(v);
+}
+
+/*
+ * A key value means something only under its rule: a baseline whose
+ * worker was not keyed gives the run's arg0-keyed worker nothing and
+ * does not count it, while flush, keyed alike, takes its solo calls.
+ */
+TEST(a_baseline_keyed_by_another_rule_gives_that_function_nothing)
+{
+	const struct key_rule none = { KEY_NONE, 0, false };
+	const struct json_value *keys;
+	struct json_value *v;
+	size_t i;
+
+	recorded_keyed("unkeyed.isr", true, true, 0, &none);
+	recorded("run5.isr", true, false);
+	ASSERT_EQ(report("run5.isr", "unkeyed.isr", "unkeyed.json"), 0);
+	v = read_report("unkeyed.json");
+	keys = json_get(worker(v), "keys");
+	ASSERT_TRUE(keys != NULL && keys->n == 3);
+	for (i = 0; i < keys->n; i++)
+		EXPECT_STREQ(json_get(&keys->items[i],
+				      "interference_reference")->s, "none");
+	EXPECT_STREQ(json_get(function(v, "flush"),
+			      "interference_reference")->s, "solo");
+	EXPECT_TRUE(has_note(v, "the solo calls of 1 function(s)"));
+	json_value_free(v);
+}
+
+/* Its own solo calls would count twice. */
+TEST(the_recording_itself_is_refused_as_its_baseline)
+{
+	int ret;
+
+	recorded("self.isr", true, false);
+	capture_begin();
+	ret = report("self.isr", "self.isr", "self.json");
+	capture_end();
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, "is the recording this command "
+			   "reports") != NULL);
+	EXPECT_EQ(strchr(captured, '\n'), strrchr(captured, '\n'));
+	EXPECT_FALSE(exists("self.json"));
 }
 
 TEST(a_baseline_without_solo_calls_is_refused_before_the_work)

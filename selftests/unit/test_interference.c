@@ -338,6 +338,30 @@ TEST(runqueue_behind_a_sibling_is_ours_only_when_we_outnumber_the_cpus)
 }
 
 /*
+ * Thread 6 takes CPU 0 from thread 5, whose SWITCH_OUT was lost: 5 no
+ * longer wants a CPU.  Then 7 waits on CPU 1 behind 6: two threads want
+ * two CPUs, external (a stale 5 would make it three, the program's).
+ */
+TEST(a_thread_displaced_by_a_lost_switch_out_wants_no_cpu)
+{
+	struct timeline *tl = timeline_new();
+	uint64_t c[TL_NR_TOTALS];
+
+	ASSERT_TRUE(tl);
+	totals_at(tl, 5, 0, 10, c);
+	totals_at(tl, 7, 1, 10, c);
+	totals_at(tl, 6, 0, 20, c);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 7, 1, 100, 1, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 6, 1, 110, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 1, 200, 0, 0);
+	feed(tl, ISPOT_REC_SWITCH_IN, 7, 1, 200, 0, 0);
+	timeline_totals(tl, 7, c);
+	EXPECT_EQ(c[TL_RUNQUEUE], 100);
+	EXPECT_EQ(c[TL_RQ_PROGRAM], 0);
+	timeline_free(tl);
+}
+
+/*
  * Thread 5 waits 20..60 on a lock thread 6 releases at 50: waited 40.
  * A second wait times out: not waited.  While 5 waits, 6 is the only
  * active thread; 5 is not active.

@@ -349,6 +349,21 @@ static void tl_vacate(struct timeline *tl, struct tl_thread *t, uint64_t ts)
 	tl_update_demand(tl, t, ts);
 }
 
+/*
+ * CPU @c's thread is off it without a SWITCH_OUT (lost in a full ring):
+ * it no longer runs there, and what it does now is unknown, so it wants
+ * no CPU until its next record says so.
+ */
+static void tl_displaced(struct timeline *tl, struct tl_cpu *c, uint64_t ts)
+{
+	struct tl_thread *o = &tl->threads[tl_slot(tl, c->tid)];
+
+	if (o->used && o->on_cpu && &tl->cpus[o->on_cpu - 1] == c) {
+		o->on_cpu = 0;
+		tl_update_demand(tl, o, ts);
+	}
+}
+
 /* @t runs on @cpu from @ts (whoever the CPU had is off it: a lost OUT). */
 static int tl_occupy(struct timeline *tl, struct tl_thread *t, uint32_t cpu,
 		     uint64_t ts)
@@ -361,6 +376,8 @@ static int tl_occupy(struct timeline *tl, struct tl_thread *t, uint32_t cpu,
 	c = tl_cpu(tl, cpu);
 	if (!c)
 		return -ENOMEM;
+	if (c->tid)
+		tl_displaced(tl, c, ts);
 	c->acc = cpu_traced(c, ts);
 	c->tid = t->tid;
 	c->since = ts;

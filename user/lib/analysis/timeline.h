@@ -20,8 +20,11 @@
  * during which the CPU the thread was preempted on ran another traced
  * thread, and the program had more threads running or runnable than the
  * CPUs its threads have run on (TL_RQ_PROGRAM: with no more than that,
- * each would have had a CPU but for other processes); and the integral, in ns x threads, of how many
- * *other* traced threads were active (TL_OTHERS).  A thread is active
+ * each would have had a CPU but for other processes; a thread woken but
+ * not yet running is not counted, so the rule leans to external, and
+ * early in a trace, before the threads have used every CPU, to the
+ * program); and the integral, in ns x threads, of how many *other*
+ * traced threads were active (TL_OTHERS).  A thread is active
  * from its first record (or TASK_NEW) to its TASK_EXIT, except inside a
  * futex wait, and in an interruptible sleep (nanosleep, poll, epoll_wait,
  * accept) taken outside every traced call: a thread parked on a lock, a

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis/sci.h"
 #include "session/baseline.h"
@@ -34,7 +35,7 @@ void baseline_free(struct baseline *b)
 /*
  * The blocks of @t's engine with solo calls, under their function's
  * name.  Shadow blocks (--key auto's, above the functions' ids) are not
- * taken: the report re-keys after the seeds are in.
+ * taken: an auto function takes no baseline (baseline.h).
  */
 static int baseline_take(struct baseline *b, const struct trace *t)
 {
@@ -57,6 +58,7 @@ static int baseline_take(struct baseline *b, const struct trace *t)
 		bb->name = strdup(f->sym.name);
 		bb->obj = strdup(file_name(f->sym.obj));
 		bb->offset = f->sym.offset;
+		bb->rule = f->key;
 		bb->key = m[i].key;
 		bb->solo = m[i].solo;
 		b->nr_blocks++;
@@ -100,10 +102,15 @@ struct baseline *baseline_load(const struct trace_opts *ro)
 	return b;
 }
 
+/* The same function, keyed the same way (a key value means nothing else). */
 static bool baseline_block_of(const struct baseline_block *bb,
 			      const struct trace_func *f)
 {
-	return !strcmp(bb->name, f->sym.name) &&
+	return f->key.kind != KEY_AUTO && bb->rule.kind != KEY_AUTO &&
+	       bb->rule.kind == f->key.kind &&
+	       (f->key.kind != KEY_ARG || (bb->rule.arg == f->key.arg &&
+					   bb->rule.log2 == f->key.log2)) &&
+	       !strcmp(bb->name, f->sym.name) &&
 	       !strcmp(bb->obj, file_name(f->sym.obj));
 }
 
@@ -152,10 +159,29 @@ int baseline_seed(const struct baseline *b, struct trace *t)
 	return 0;
 }
 
+/* Whether paths @a and @b (either may be NULL) name one existing file. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int trace_load_baseline(struct trace *t)
 {
-	if (!t->opts->baseline)
+	const struct trace_opts *o = t->opts;
+
+	if (!o->baseline)
 		return 0;
+	/* Its solo calls would count twice; record -o would replace it. */
+	if (same_file(o->baseline, o->recording) ||
+	    same_file(o->baseline, o->record)) {
+		ispot_error("--baseline %s is the recording this command %s: "
+			    "give a recording of another run", o->baseline,
+			    o->recording ? "reports" : "writes");
+		return -1;
+	}
 	t->baseline = baseline_load(t->opts);
 	return t->baseline ? 0 : -1;
 }

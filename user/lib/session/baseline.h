@@ -11,8 +11,10 @@
  * The baseline is replayed through the session's own pipeline with the
  * report's --key rules, so its blocks are keyed as the report's are, and
  * each block of a function is matched to the traced function of the same
- * name in an object of the same file name, key by key.  Only the solo
- * calls are taken: SCI stays the paper's, from the calls traced.
+ * name in an object of the same file name and keyed by the same rule, key
+ * by key.  A --key auto function takes none: its key is chosen at report
+ * time and scored apart (autokey.h).  Only the solo calls are taken: SCI
+ * stays the paper's, from the calls traced.
  */
 #ifndef ISPOT_BASELINE_H
 #define ISPOT_BASELINE_H
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #include "analysis/interference.h"
+#include "analysis/pipeline.h"
 
 struct trace;
 struct trace_opts;
@@ -29,6 +32,7 @@ struct baseline_block {
 	char *name;		/* the function's display name */
 	char *obj;		/* the file name of its object */
 	uint64_t offset;	/* its file offset there: which build */
+	struct key_rule rule;	/* how its calls were keyed */
 	uint64_t key;
 	struct interf_seed solo;
 };

@@ -189,8 +189,8 @@ int trace_replay(const struct trace_opts *ro)
 	t.dev.fd = -1;
 	t.opts = &o;
 	/* Refused before the work, as a live session refuses them. */
-	if (trace_check_outputs(&o) || trace_load_baseline(&t) ||
-	    recording_open(ro->recording, &rf))
+	if (trace_check_outputs(&o) || recording_open(ro->recording, &rf) ||
+	    trace_load_baseline(&t))
 		goto out;
 	/* What the recorded session's report said of its options. */
 	replay_opts(&o, &rf);

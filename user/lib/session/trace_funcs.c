@@ -438,8 +438,9 @@ static int trace_check_baseline(const struct trace *t)
 	if (!t->baseline || baseline_matches(t->baseline, t, NULL))
 		return 0;
 	snprintf(msg, sizeof(msg), "--baseline %s has no solo calls of any "
-		 "traced function: record it with the same --func and one "
-		 "worker of the program", t->baseline->path);
+		 "traced function keyed as here: record it with the same "
+		 "--func and --key and one worker of the program",
+		 t->baseline->path);
 	if (t->opts->auto_pick) {
 		fprintf(stderr, "%s: note: %s\n", ispot_progname, msg);
 		return 0;
@@ -468,7 +469,7 @@ int trace_check_keys(const struct trace *t)
 		return trace_check_baseline(t);
 	if (t->opts->auto_pick) {
 		fprintf(stderr, "%s: note: %s\n", ispot_progname, err);
-		return 0;
+		return trace_check_baseline(t);
 	}
 	ispot_error("%s", err);
 	return -1;
