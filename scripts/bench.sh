@@ -46,9 +46,12 @@ tag=
 [ "$name" != production ] || tag=" production$tag"
 [ "$name" != accuracy ] || tag=" accuracy$tag"
 # The accuracy benchmark's I/O contention needs a disk-backed filesystem
-# for O_DIRECT: the guest's /mnt.
+# for O_DIRECT: the guest's /mnt, its image in the host's RAM, so that
+# the reads' cost is the emulated device's and not a cloud volume's,
+# whose speed drifts between the runs the gains compare
+# (Documentation/evaluation.rst, "Interference beside SCI").
 disk=()
-[ "$name" != accuracy ] || disk=(--disk 64)
+[ "$name" != accuracy ] || disk=(--disk 64 --disk-in-ram)
 smp=2
 doc=Documentation/evaluation.rst
 figure_re='^[a-z][a-z0-9_]*: -?[0-9.]+$'

@@ -84,10 +84,12 @@
 s=/ispot/samples
 tmp=$(mktemp -d)
 reps=${ACC_REPS:-3}
-# The I/O configs' untraced times vary most (a disk emulated on a busy
-# host; one reader's "gain" against itself came out between -0.01 and
-# 0.09 over three runs of 3): five runs each, about a minute more.
-io_reps=${ACC_IO_REPS:-5}
+# The I/O configs' untraced times vary most: even with the disk image in
+# the host's RAM (scripts/bench.sh), one reader's mean read took 237, 252
+# and 313 us in three runs one after another, and one reader's "gain"
+# against itself came out -0.08 with the median of 5.  Fifteen runs of
+# each, about four minutes more.
+io_reps=${ACC_IO_REPS:-15}
 work_us=${ACC_WORK_US:-2000}
 iters=${ACC_ITERS:-1000}
 hold_pct=${ACC_HOLD_PCT:-5 15 30 40 50 60 70 80 90 95}

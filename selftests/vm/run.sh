@@ -5,7 +5,7 @@
 # command in the built tree at /ispot, and exit with the command's status.
 #
 #   selftests/vm/run.sh [--kernel VER] [--smp N] [--mem MIB] [--timeout SEC]
-#                       [--add HOST[:GUEST]]... [--disk MIB]
+#                       [--add HOST[:GUEST]]... [--disk MIB] [--disk-in-ram]
 #                       [--forward HOSTPORT:GUESTPORT]...
 #                       [--append KERNEL-ARGS] [--tcg multi|single]
 #                       [--module-params PARAMS] [--qemu-arg ARG]...
@@ -16,6 +16,14 @@
 # at /mnt in the guest) to HOST once the guest is off: recordings, traces
 # and reports made in the guest come back this way (read from the disk
 # image with debugfs, nothing mounted on the host).
+#
+# --disk-in-ram keeps the --disk image in the host's /dev/shm instead of
+# $TMPDIR.  QEMU still opens it with O_DIRECT (cache=none), so the guest's
+# reads cost what the emulated device costs, not what the host's own disk
+# does: a cloud volume's latency drifts by half from one minute to the next,
+# which a benchmark timing the guest's reads would measure instead.  Needs
+# O_DIRECT on tmpfs (host Linux 6.6 or later); without it the image stays
+# in $TMPDIR and a note says so.
 #
 # --forward makes the guest's TCP GUESTPORT reachable at 127.0.0.1:HOSTPORT
 # on the host (QEMU user-mode networking, the guest isolated otherwise);
@@ -52,6 +60,7 @@ smp=2
 mem=		# default: 512 MiB, 1024 for the debug kernel (KASAN)
 timeout=	# default: 600 s, 1800 for the debug kernel (slower under TCG)
 disk_mib=0
+disk_in_ram=0
 append=
 adds=()
 forwards=()
@@ -67,7 +76,7 @@ die() {
 }
 
 usage() {
-	sed -n '5,21p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,30p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -79,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
 	--add) adds+=("${2:?--add needs a path}"); shift 2 ;;
 	--disk) disk_mib=${2:?--disk needs MiB}; shift 2 ;;
+	--disk-in-ram) disk_in_ram=1; shift ;;
 	--forward) forwards+=("${2:?--forward needs HOSTPORT:GUESTPORT}"); shift 2 ;;
 	--append) append=${2?--append needs kernel arguments}; shift 2 ;;
 	--tcg) tcg=${2:?--tcg needs multi or single}; shift 2 ;;
@@ -158,11 +168,23 @@ done
 	die "$vm_module is missing; run make"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ispot-vm.XXXXXX")
-if [ -n "${ISPOT_VM_KEEP:-}" ]; then
-	trap 'echo "vm: kept $work" >&2' EXIT
-else
-	trap 'rm -rf "$work"' EXIT
+disk_dir=$work
+if [ "$disk_in_ram" = 1 ] && [ "$disk_mib" -gt 0 ]; then
+	disk_dir=$(mktemp -d /dev/shm/ispot-vm-disk.XXXXXX)
+	if ! dd if=/dev/zero of="$disk_dir/probe" bs=4096 count=1 \
+		oflag=direct 2>/dev/null; then
+		echo "vm: --disk-in-ram: /dev/shm takes no O_DIRECT (host Linux before 6.6); the disk image stays in ${TMPDIR:-/tmp}" >&2
+		rmdir "$disk_dir" 2>/dev/null || rm -rf "$disk_dir"
+		disk_dir=$work
+	fi
+	rm -f "$disk_dir/probe"
 fi
+if [ -n "${ISPOT_VM_KEEP:-}" ]; then
+	trap 'echo "vm: kept $work (disk image: $disk_img)" >&2' EXIT
+else
+	trap 'rm -rf "$work" "$disk_dir"' EXIT
+fi
+disk_img=$disk_dir/disk.img
 root=$work/root
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,ispot,mnt}
 
@@ -390,9 +412,9 @@ net=()
 drive=()
 if [ "$disk_mib" -gt 0 ]; then
 	command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 is missing; run scripts/deps.sh"
-	truncate -s "${disk_mib}M" "$work/disk.img"
-	mkfs.ext4 -q -F "$work/disk.img"
-	drive=(-drive "file=$work/disk.img,format=raw,if=virtio,cache=none")
+	truncate -s "${disk_mib}M" "$disk_img"
+	mkfs.ext4 -q -F "$disk_img"
+	drive=(-drive "file=$disk_img,format=raw,if=virtio,cache=none")
 fi
 
 log=$work/console.log
@@ -491,7 +513,7 @@ fi
 for f in ${fetches[@]+"${fetches[@]}"}; do
 	guest=${f%%:*} host=${f#*:}
 	rm -f "$host"
-	debugfs -R "dump -p ${guest#/mnt} $host" "$work/disk.img" >/dev/null 2>&1
+	debugfs -R "dump -p ${guest#/mnt} $host" "$disk_img" >/dev/null 2>&1
 	if [ ! -f "$host" ]; then
 		echo "vm: FAIL: --fetch: the guest left no $guest"
 		exit 1

@@ -8,6 +8,8 @@
 # --forward reaches a server in the guest from the host, and a bad or busy
 # port fails before the boot with one line.  --fetch brings files back
 # from the guest's disk, and a file the guest did not leave fails the run.
+# --disk-in-ram puts the disk's image in /dev/shm, O_DIRECT in the guest
+# still works on it, and --fetch reads it from there.
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/kmod/tap.sh
 . selftests/vm/ports.sh
@@ -19,7 +21,7 @@ export TMPDIR=$tmp
 pids=
 trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
-tap_plan 11
+tap_plan 12
 
 # A host ELF binary (not in the tree), its shared libraries found by ldd.
 cat >"$tmp/exit_with.c" <<'C'
@@ -169,4 +171,24 @@ t_fetch_bad() {
 		{ echo "# no --disk: $out"; return 1; }
 }
 tap_check "fetch_bad_argument_one_line_error" t_fetch_bad
+
+# ISPOT_VM_KEEP=1 names where the image was: in /dev/shm (kept, so the
+# test removes it).
+t_disk_in_ram() {
+	local out rc img
+	out=$(ISPOT_VM_KEEP=1 $run --disk 8 --disk-in-ram \
+		--fetch "/mnt/b.txt:$tmp/b.txt" -- sh -c \
+		'dd if=/dev/zero of=/mnt/z bs=4096 count=8 oflag=direct &&
+		 dd if=/mnt/z of=/dev/null bs=4096 iflag=direct &&
+		 echo in-ram >/mnt/b.txt' 2>&1)
+	rc=$?
+	img=$(sed -n 's/^vm: kept .* (disk image: \(.*\))$/\1/p' <<<"$out")
+	[ -n "$img" ] && rm -rf "$(sed -n 's/^vm: kept \([^ ]*\) .*/\1/p' <<<"$out")"
+	[ $rc -eq 0 ] && [ "$(cat "$tmp/b.txt" 2>/dev/null)" = in-ram ] &&
+		case "$img" in /dev/shm/ispot-vm-disk.*/disk.img) [ -f "$img" ] ;;
+		*) false ;; esac ||
+		{ echo "# exit $rc, image '$img': $out"; rm -rf "${img%/disk.img}"; return 1; }
+	rm -rf "${img%/disk.img}"
+}
+tap_check "disk_in_ram_image_in_dev_shm" t_disk_in_ram
 tap_done
