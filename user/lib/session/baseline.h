@@ -51,6 +51,13 @@ struct baseline *baseline_load(const struct trace_opts *o);
 void baseline_free(struct baseline *b);
 
 /*
+ * --baseline FILE, if given: load it into t->baseline before the session's
+ * work (refused when it names the recording the command reads or
+ * writes).  Returns 0 or -1 after one line.
+ */
+int trace_load_baseline(struct trace *t);
+
+/*
  * How many of @t's functions the baseline has solo calls of.  None is an
  * error the caller reports (trace_check_keys()).  *@other_build, if not
  * NULL, gets how many of those sit at another file offset in their

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session/baseline.h"
 #include "session/recording.h"
 #include "session/trace.h"
 #include "session/trace_internal.h"

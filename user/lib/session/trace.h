@@ -206,12 +206,6 @@ int trace_replay(const struct trace_opts *o);
  */
 int trace_replay_engine(struct trace_opts *o, struct trace *t);
 
-/*
- * --baseline FILE, if given: replay it into t->baseline, before the work.
- * Returns 0 or -1 after one line.
- */
-int trace_load_baseline(struct trace *t);
-
 /* Monotonic ns, the clock the module stamps records with. */
 uint64_t trace_now(void);
 
