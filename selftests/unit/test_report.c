@@ -2111,6 +2111,53 @@ TEST(interference_note_gives_both_means)
 	EXPECT_TRUE(strstr(text, "but alone it takes 200us on average (40 "
 			   "solo calls) against 230us for all calls"));
 	EXPECT_FALSE(strstr(text, "as slow when it runs alone"));
+	/* Half its calls were solo: a reference of substance. */
+	EXPECT_FALSE(strstr(text, "INTERF judges its calls against"));
+	free(text);
+	scenario_free(&s);
+}
+
+/*
+ * A pool's reference: 40 solo calls (the last worker's) against 1,000
+ * beside another thread, twice as long: the figure stands, with a note
+ * that its reference is 3.8% of the calls and how to get a steadier one.
+ */
+TEST(interference_note_thin_solo_reference)
+{
+	const struct sci_result *fn;
+	struct scenario s;
+	char *text;
+	size_t c;
+
+	scenario_build(&s);
+	sci_report_free(s.sci);
+	sci_free(s.e);
+	s.e = sci_new();
+	ASSERT_TRUE(s.e);
+	ASSERT_EQ(sci_thread_seen(s.e, threads[0].tid, threads[0].from), 0);
+	s.cursor[0] = threads[0].from + 1000;
+	for (c = 0; c < 1000; c++)
+		interf_exec(&s, F_COMPUTE, 0, 20000 + 100 * (c % 3), 0, 0,
+			    20000);
+	for (c = 0; c < 40; c++)
+		interf_exec(&s, F_COMPUTE, 0, 10000 + 100 * (c % 3), 0, 0, 0);
+	ASSERT_EQ(sci_thread_exit(s.e, threads[0].tid, threads[0].to), 0);
+	sci_finish(s.e, TRACE_END);
+	s.sci = sci_report(s.e, 0);
+	ASSERT_TRUE(s.sci);
+	s.rep.sci = s.sci;
+	fn = sci_report_func(s.sci, F_COMPUTE);
+	ASSERT_TRUE(fn);
+	EXPECT_EQ(fn->interf.ref, INTERF_REF_SOLO);
+	EXPECT_TRUE(fn->interference > 0.09);	/* 1,000 x 10 us of 100 ms */
+	text = render_text(&s.rep, 0);
+	unwrap(text);
+	TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "note: compute_chunk: INTERF judges its calls "
+			   "against 40 solo calls, 3.8% of its 1040: a "
+			   "stretch of the run"));
+	EXPECT_TRUE(strstr(text, "--baseline FILE, a run with one worker, "
+			   "gives a steadier reference"));
 	free(text);
 	scenario_free(&s);
 }

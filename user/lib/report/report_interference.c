@@ -23,6 +23,14 @@
 #define NOTE_AS_SLOW		0.9
 /* External time worth a line: this share of the threads' time. */
 #define NOTE_MIN_EXTERNAL	0.02
+/*
+ * Solo calls under this share of a function's calls are a thin reference:
+ * in a pool whose workers start and end together they are the last
+ * worker's, after the others ended, and in the accuracy bench such a
+ * reference put two readers' INTERF between 13% and 43% over runs of
+ * one program (Documentation/evaluation.rst, "Interference beside SCI").
+ */
+#define NOTE_THIN_SOLO		0.05
 
 static const char *const ref_names[] = {
 	[INTERF_REF_NONE] = "none",
@@ -109,6 +117,26 @@ static void note_own_variance(FILE *f, const struct report *r,
 	report_wrap(f, r, indent, "note: ", line);
 }
 
+/* A solo reference that rests on a small slice of the calls. */
+static void note_thin_reference(FILE *f, const struct report *r,
+				const struct sci_result *fn, int indent)
+{
+	const struct interf_estimate *x = &fn->interf;
+	char line[REPORT_NOTE_LEN];
+
+	if (fn->sci < NOTE_MIN_SCI || x->ref != INTERF_REF_SOLO ||
+	    (double)x->solo_calls >= NOTE_THIN_SOLO * (double)x->calls)
+		return;
+	snprintf(line, sizeof(line), "%s: INTERF judges its calls against "
+		 "%" PRIu64 " solo calls, %.1f%% of its %" PRIu64 ": a "
+		 "stretch of the run (in a pool, the last worker's, after the "
+		 "others ended) that may not be typical; --baseline FILE, a "
+		 "run with one worker, gives a steadier reference",
+		 label_of(r, fn->func_id), x->solo_calls,
+		 100.0 * (double)x->solo_calls / (double)x->calls, x->calls);
+	report_wrap(f, r, indent, "note: ", line);
+}
+
 void report_interference_text(FILE *f, const struct report *r,
 			      const struct sci_result *fn, int indent)
 {
@@ -127,6 +155,7 @@ void report_interference_text(FILE *f, const struct report *r,
 		report_wrap(f, r, indent, "note: ", line);
 	} else {
 		note_own_variance(f, r, fn, indent);
+		note_thin_reference(f, r, fn, indent);
 	}
 	if (life && fn->interf.external_ns / life >= NOTE_MIN_EXTERNAL) {
 		report_format_pct(ext, sizeof(ext),
