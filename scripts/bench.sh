@@ -111,6 +111,15 @@ cat "$work/vm_figures" "$work/native_figures"
 		kernel=$(sed -n 's/^# kernel: //p' "$work/vm_out" | head -n1)
 		clock=$(sed -n 's/^# clocksource: //p' "$work/vm_out" |
 			head -n1)
+		# Where the disk was: its speed is part of the I/O figures.
+		ram_note=$(grep -m1 '^vm: --disk-in-ram: ' "$work/vm_out" || true)
+		if [ -n "$ram_note" ]; then
+			echo
+			echo "The guest's disk image was on the host's disk, not in RAM: \`\`${ram_note#vm: }\`\`."
+		elif [[ " ${disk[*]-} " == *" --disk-in-ram "* ]]; then
+			echo
+			echo "The guest's disk image was in the host's RAM (\`\`selftests/vm/run.sh --disk-in-ram\`\`)."
+		fi
 		echo
 		echo "In the guest: kernel ${kernel:-unknown}" \
 		     "(clocksource ${clock:-unknown})" \

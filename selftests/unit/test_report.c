@@ -2162,6 +2162,55 @@ TEST(interference_note_thin_solo_reference)
 	scenario_free(&s);
 }
 
+/*
+ * The same reference with its solo calls handed in (--baseline, ispotd's
+ * earlier windows: sci_seed()): 30 given and 10 of its own, still 3.8% of
+ * its calls, but not only this run's, and the advice is already taken.
+ */
+TEST(interference_no_thin_note_when_solo_calls_are_handed_in)
+{
+	struct sci_block_min m = {
+		.func_id = F_COMPUTE, .key = 0, .min = UINT64_MAX,
+		.ref_dur = UINT64_MAX,
+		.solo = { .solo = 30, .solo_rest_ns = 30 * 10000,
+			  .solo_ns = 30 * 10000 },
+	};
+	const struct sci_result *fn;
+	struct scenario s;
+	char *text;
+	size_t c;
+
+	scenario_build(&s);
+	sci_report_free(s.sci);
+	sci_free(s.e);
+	s.e = sci_new();
+	ASSERT_TRUE(s.e);
+	ASSERT_EQ(sci_seed(s.e, &m), 0);
+	ASSERT_EQ(sci_thread_seen(s.e, threads[0].tid, threads[0].from), 0);
+	s.cursor[0] = threads[0].from + 1000;
+	for (c = 0; c < 1000; c++)
+		interf_exec(&s, F_COMPUTE, 0, 20000 + 100 * (c % 3), 0, 0,
+			    20000);
+	for (c = 0; c < 10; c++)
+		interf_exec(&s, F_COMPUTE, 0, 10000 + 100 * (c % 3), 0, 0, 0);
+	ASSERT_EQ(sci_thread_exit(s.e, threads[0].tid, threads[0].to), 0);
+	sci_finish(s.e, TRACE_END);
+	s.sci = sci_report(s.e, 0);
+	ASSERT_TRUE(s.sci);
+	s.rep.sci = s.sci;
+	fn = sci_report_func(s.sci, F_COMPUTE);
+	ASSERT_TRUE(fn);
+	EXPECT_EQ(fn->interf.ref, INTERF_REF_SOLO);
+	EXPECT_EQ(fn->interf.solo_calls, 40);
+	EXPECT_EQ(fn->interf.seeded_solo_calls, 30);
+	text = render_text(&s.rep, 0);
+	unwrap(text);
+	TH_LOG("%s", text);
+	EXPECT_FALSE(strstr(text, "INTERF judges its calls against"));
+	free(text);
+	scenario_free(&s);
+}
+
 /* Without wait records there is no figure: "-" and null, not a zero. */
 TEST(interference_absent_without_context)
 {

@@ -18,12 +18,13 @@
 # image with debugfs, nothing mounted on the host).
 #
 # --disk-in-ram keeps the --disk image in the host's /dev/shm instead of
-# $TMPDIR.  QEMU still opens it with O_DIRECT (cache=none), so the guest's
-# reads cost what the emulated device costs, not what the host's own disk
-# does: a cloud volume's latency drifts by half from one minute to the next,
-# which a benchmark timing the guest's reads would measure instead.  Needs
-# O_DIRECT on tmpfs (host Linux 6.6 or later); without it the image stays
-# in $TMPDIR and a note says so.
+# $TMPDIR, allocated whole, so that the guest's reads cost what the
+# emulated device and a copy from RAM cost, not what the host's own disk
+# does: a cloud volume's latency drifts by half from one minute to the
+# next, which a benchmark timing the guest's reads would measure instead.
+# QEMU opens it with O_DIRECT (cache=none) as any --disk image, which
+# tmpfs takes from host Linux 6.6 on; where it does not, or /dev/shm is
+# full, the image stays in $TMPDIR and a note says why.
 #
 # --forward makes the guest's TCP GUESTPORT reachable at 127.0.0.1:HOSTPORT
 # on the host (QEMU user-mode networking, the guest isolated otherwise);
@@ -51,7 +52,8 @@
 # is caught too; the report itself is printed before the reason.
 #
 # ISPOT_VM_KEEP=1 keeps the work directory (initramfs, console and kernel
-# logs) for debugging the runner, and says where it is.
+# logs) for debugging the runner, and says where it is (and where the
+# --disk-in-ram image is: it holds RAM until removed).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -134,6 +136,8 @@ fi
 for n in "$smp" "$mem" "$timeout" "$disk_mib"; do
 	[[ "$n" =~ ^[0-9]+$ ]] || die "'$n' is not a number"
 done
+[ "$disk_in_ram" = 0 ] || [ "$disk_mib" -gt 0 ] ||
+	die "--disk-in-ram needs --disk MIB: it says where that disk's image lives"
 
 # --forward: QEMU's hostfwd rules, checked here so that a typo or a busy
 # host port fails in a second, not after building the initramfs.
@@ -168,23 +172,48 @@ done
 	die "$vm_module is missing; run make"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ispot-vm.XXXXXX")
+# Where the --disk image lives: $work, or with --disk-in-ram a directory
+# in /dev/shm that the exit removes too (or names, with ISPOT_VM_KEEP).
 disk_dir=$work
-if [ "$disk_in_ram" = 1 ] && [ "$disk_mib" -gt 0 ]; then
-	disk_dir=$(mktemp -d /dev/shm/ispot-vm-disk.XXXXXX)
-	if ! dd if=/dev/zero of="$disk_dir/probe" bs=4096 count=1 \
-		oflag=direct 2>/dev/null; then
-		echo "vm: --disk-in-ram: /dev/shm takes no O_DIRECT (host Linux before 6.6); the disk image stays in ${TMPDIR:-/tmp}" >&2
-		rmdir "$disk_dir" 2>/dev/null || rm -rf "$disk_dir"
+disk_img=$work/disk.img
+# shellcheck disable=SC2317 # called by the EXIT trap
+on_exit() {
+	if [ -n "${ISPOT_VM_KEEP:-}" ]; then
+		if [ "$disk_dir" = "$work" ]; then
+			echo "vm: kept $work" >&2
+		else
+			echo "vm: kept $work, and $disk_dir (the disk image, in RAM)" >&2
+		fi
+	else
+		rm -rf "$work"
+		[ "$disk_dir" = "$work" ] || rm -rf "$disk_dir"
+	fi
+}
+trap on_exit EXIT
+if [ "$disk_in_ram" = 1 ]; then
+	# Allocated whole: a full /dev/shm fails here, not as a guest that
+	# QEMU pauses on ENOSPC until the timeout.
+	ram_err=
+	if ram_dir=$(mktemp -d /dev/shm/ispot-vm-disk.XXXXXX 2>&1); then
+		disk_dir=$ram_dir
+		if ! ram_err=$(fallocate -l "${disk_mib}M" \
+				"$disk_dir/disk.img" 2>&1); then
+			: "${ram_err:=fallocate failed}"
+		elif ! ram_err=$(dd if=/dev/zero of="$disk_dir/probe" bs=4096 \
+				 count=1 oflag=direct status=none 2>&1); then
+			ram_err="${ram_err:-dd failed} (O_DIRECT on tmpfs needs host Linux 6.6)"
+		fi
+		rm -f "$disk_dir/probe"
+	else
+		ram_err=$ram_dir
+	fi
+	if [ -n "$ram_err" ]; then
+		echo "vm: --disk-in-ram: ${ram_err//$'\n'/; }; the disk image stays in ${TMPDIR:-/tmp}" >&2
+		[ "$disk_dir" = "$work" ] || rm -rf "$disk_dir"
 		disk_dir=$work
 	fi
-	rm -f "$disk_dir/probe"
+	disk_img=$disk_dir/disk.img
 fi
-if [ -n "${ISPOT_VM_KEEP:-}" ]; then
-	trap 'echo "vm: kept $work (disk image: $disk_img)" >&2' EXIT
-else
-	trap 'rm -rf "$work" "$disk_dir"' EXIT
-fi
-disk_img=$disk_dir/disk.img
 root=$work/root
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,ispot,mnt}
 
@@ -412,7 +441,7 @@ net=()
 drive=()
 if [ "$disk_mib" -gt 0 ]; then
 	command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 is missing; run scripts/deps.sh"
-	truncate -s "${disk_mib}M" "$disk_img"
+	[ -e "$disk_img" ] || truncate -s "${disk_mib}M" "$disk_img"
 	mkfs.ext4 -q -F "$disk_img"
 	drive=(-drive "file=$disk_img,format=raw,if=virtio,cache=none")
 fi

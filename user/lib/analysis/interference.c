@@ -126,6 +126,7 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 	out->direct_ns = a->direct_ns;
 	out->external_ns = a->external_ns;
 	out->solo_calls = solo.solo;
+	out->seeded_solo_calls = a->seed.solo;
 	if (solo.solo)
 		out->solo_mean_ns = (double)solo.solo_ns / (double)solo.solo;
 	out->loss_ns = out->bound_ns = a->direct_ns;
@@ -176,6 +177,7 @@ void interf_estimate_add(struct interf_estimate *sum,
 	sum->ref = ref_of_sum(sum, b);
 	sum->calls = calls;
 	sum->solo_calls = solo;
+	sum->seeded_solo_calls += b->seeded_solo_calls;
 	sum->fit_calls += b->fit_calls;
 	sum->loss_ns += b->loss_ns;
 	sum->bound_ns += b->bound_ns;

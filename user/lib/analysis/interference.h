@@ -128,6 +128,7 @@ struct interf_estimate {
 	uint64_t direct_ns;
 	uint64_t external_ns;
 	uint64_t solo_calls;	/* the seed's included */
+	uint64_t seeded_solo_calls;	/* of those, the seed's */
 	uint64_t fit_calls;	/* the FIT's line went through, when FIT */
 	double solo_mean_ns;	/* mean duration of those, 0 if none */
 	double ref_ns;		/* a block's reference for r, 0 when NONE;

@@ -24,11 +24,11 @@
 /* External time worth a line: this share of the threads' time. */
 #define NOTE_MIN_EXTERNAL	0.02
 /*
- * Solo calls under this share of a function's calls are a thin reference:
- * in a pool whose workers start and end together they are the last
- * worker's, after the others ended, and in the accuracy bench such a
- * reference put two readers' INTERF between 13% and 43% over runs of
- * one program (Documentation/evaluation.rst, "Interference beside SCI").
+ * A run's own solo calls under this share of a function's calls are a
+ * thin reference: in a pool whose workers start and end together they are
+ * the last worker's, after the others ended, and such a reference put two
+ * readers' INTERF anywhere between 13% and 43% over runs of one program
+ * (Documentation/evaluation.rst, "Interference beside SCI").
  */
 #define NOTE_THIN_SOLO		0.05
 
@@ -117,23 +117,30 @@ static void note_own_variance(FILE *f, const struct report *r,
 	report_wrap(f, r, indent, "note: ", line);
 }
 
-/* A solo reference that rests on a small slice of the calls. */
+/*
+ * A solo reference that rests on a small slice of the run's calls.  Not
+ * when solo calls were handed in (--baseline, ispotd's earlier windows):
+ * the reference is then not only this run's, and the advice is taken.
+ */
 static void note_thin_reference(FILE *f, const struct report *r,
 				const struct sci_result *fn, int indent)
 {
 	const struct interf_estimate *x = &fn->interf;
 	char line[REPORT_NOTE_LEN];
+	double pct;
 
 	if (fn->sci < NOTE_MIN_SCI || x->ref != INTERF_REF_SOLO ||
+	    x->seeded_solo_calls ||
 	    (double)x->solo_calls >= NOTE_THIN_SOLO * (double)x->calls)
 		return;
+	/* Rounded down: 299 of 6,000 must not read as 5.0%. */
+	pct = floor(1000.0 * (double)x->solo_calls / (double)x->calls) / 10;
 	snprintf(line, sizeof(line), "%s: INTERF judges its calls against "
 		 "%" PRIu64 " solo calls, %.1f%% of its %" PRIu64 ": a "
 		 "stretch of the run (in a pool, the last worker's, after the "
 		 "others ended) that may not be typical; --baseline FILE, a "
 		 "run with one worker, gives a steadier reference",
-		 label_of(r, fn->func_id), x->solo_calls,
-		 100.0 * (double)x->solo_calls / (double)x->calls, x->calls);
+		 label_of(r, fn->func_id), x->solo_calls, pct, x->calls);
 	report_wrap(f, r, indent, "note: ", line);
 }
 
