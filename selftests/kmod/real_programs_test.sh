@@ -74,26 +74,42 @@ t_nowhere() {
 }
 tap_check "nowhere_names_the_objects_searched" t_nowhere
 
-# put_figures THREADS PUTS: "sci interference" of Put in one run.
+# put_figures THREADS PUTS: "sci interference" of Put in one run; the
+# report's evidence for the figure into $tmp/evidence.THREADS.
 put_figures() {
 	rm -rf "$tmp/db"
 	run_status 0 ispotctl run --json --func 'leveldb::DB::Put' -- \
 		"$app" "$tmp/db" "$2" "$1" || return 1
+	grep '^{"ispot_version"' "$tmp/out" | tr ',{}' '\n\n\n' |
+		grep -E '"(calls|threads|solo_calls|interference[a-z_]*|waited_on_threads_ns|external_ns|dropped|unpaired)":' |
+		head -n 14 | tr -d '\n' >"$tmp/evidence.$1"
 	echo "$(json_first "$tmp/out" sci) $(json_first "$tmp/out" interference)"
 }
 
-t_interference() {
+# One writer: a high SCI, but its INTERF a small part of it.  Four:
+# INTERF high and well above one writer's.  Tried twice: in one make
+# check of twelve the one writer scored INTERF 0.22 (0 in every other,
+# and in 35 guest runs since, quiet or beside a busy loop); the cause was
+# not found, so a failed attempt prints the report's evidence (solo and
+# other calls, waits) for the next time it happens.
+interference_once() {
 	one=$(put_figures 1 3000) || return 1
 	four=$(put_figures 4 750) || return 1
 	echo "# one writer: SCI ${one% *}, INTERF ${one#* }"
 	echo "# four writers: SCI ${four% *}, INTERF ${four#* }"
-	# One writer: a high SCI, but its INTERF a small part of it.
-	# Four: INTERF high and well above one writer's.
 	awk -v s1="${one% *}" -v i1="${one#* }" -v s4="${four% *}" \
 	    -v i4="${four#* }" 'BEGIN {
 		exit !(s1 >= 0.15 && i1 <= s1 / 4 && s4 >= 0.15 &&
 		       i4 >= 0.25 && i4 >= i1 + 0.2)
-	}'
+	}' && return 0
+	echo "# one writer's evidence: $(cat "$tmp/evidence.1")"
+	echo "# four writers' evidence: $(cat "$tmp/evidence.4")"
+	return 1
+}
+t_interference() {
+	interference_once && return 0
+	echo "# again:"
+	interference_once
 }
 tap_check "put_interference_low_alone_high_with_writers" t_interference
 
