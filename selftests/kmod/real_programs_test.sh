@@ -88,10 +88,14 @@ put_figures() {
 
 # One writer: a high SCI, but its INTERF a small part of it.  Four:
 # INTERF high and well above one writer's.  Tried twice: in one make
-# check of twelve the one writer scored INTERF 0.22 (0 in every other,
-# and in 35 guest runs since, quiet or beside a busy loop); the cause was
-# not found, so a failed attempt prints the report's evidence (solo and
-# other calls, waits) for the next time it happens.
+# check of twelve the one writer scored INTERF 0.22 for SCI 0.53 (0 in
+# the others but one, 0.025; 0 in 35 guest runs since, quiet or beside a
+# busy loop), in a boot where a timing test skipped because the host was
+# busy: most likely the busy-host floor of Documentation/evaluation.rst
+# ("The noise floor of INTERF on a busy host"; the main thread, creating
+# the writer on a vCPU the host held back, counts as active beside it).
+# Not proven, so a failed attempt prints the report's evidence (solo
+# calls, waits, drops) for the next time.
 interference_once() {
 	one=$(put_figures 1 3000) || return 1
 	four=$(put_figures 4 750) || return 1

@@ -2118,6 +2118,37 @@ TEST(interference_note_gives_both_means)
 }
 
 /*
+ * A pool's calls: one thread's 1,000 calls of 20 us beside another thread
+ * and @own_solo of 10 us alone, after @seed's solo calls, if any, were
+ * handed in (--baseline, ispotd's earlier windows: sci_seed()).
+ */
+static void pool_scenario(struct scenario *s, const struct sci_block_min *seed,
+			  size_t own_solo)
+{
+	size_t c;
+
+	scenario_build(s);
+	sci_report_free(s->sci);
+	sci_free(s->e);
+	s->e = sci_new();
+	ASSERT_TRUE(s->e);
+	if (seed)
+		ASSERT_EQ(sci_seed(s->e, seed), 0);
+	ASSERT_EQ(sci_thread_seen(s->e, threads[0].tid, threads[0].from), 0);
+	s->cursor[0] = threads[0].from + 1000;
+	for (c = 0; c < 1000; c++)
+		interf_exec(s, F_COMPUTE, 0, 20000 + 100 * (c % 3), 0, 0,
+			    20000);
+	for (c = 0; c < own_solo; c++)
+		interf_exec(s, F_COMPUTE, 0, 10000 + 100 * (c % 3), 0, 0, 0);
+	ASSERT_EQ(sci_thread_exit(s->e, threads[0].tid, threads[0].to), 0);
+	sci_finish(s->e, TRACE_END);
+	s->sci = sci_report(s->e, 0);
+	ASSERT_TRUE(s->sci);
+	s->rep.sci = s->sci;
+}
+
+/*
  * A pool's reference: 40 solo calls (the last worker's) against 1,000
  * beside another thread, twice as long: the figure stands, with a note
  * that its reference is 3.8% of the calls and how to get a steadier one.
@@ -2127,25 +2158,8 @@ TEST(interference_note_thin_solo_reference)
 	const struct sci_result *fn;
 	struct scenario s;
 	char *text;
-	size_t c;
 
-	scenario_build(&s);
-	sci_report_free(s.sci);
-	sci_free(s.e);
-	s.e = sci_new();
-	ASSERT_TRUE(s.e);
-	ASSERT_EQ(sci_thread_seen(s.e, threads[0].tid, threads[0].from), 0);
-	s.cursor[0] = threads[0].from + 1000;
-	for (c = 0; c < 1000; c++)
-		interf_exec(&s, F_COMPUTE, 0, 20000 + 100 * (c % 3), 0, 0,
-			    20000);
-	for (c = 0; c < 40; c++)
-		interf_exec(&s, F_COMPUTE, 0, 10000 + 100 * (c % 3), 0, 0, 0);
-	ASSERT_EQ(sci_thread_exit(s.e, threads[0].tid, threads[0].to), 0);
-	sci_finish(s.e, TRACE_END);
-	s.sci = sci_report(s.e, 0);
-	ASSERT_TRUE(s.sci);
-	s.rep.sci = s.sci;
+	pool_scenario(&s, NULL, 40);
 	fn = sci_report_func(s.sci, F_COMPUTE);
 	ASSERT_TRUE(fn);
 	EXPECT_EQ(fn->interf.ref, INTERF_REF_SOLO);
@@ -2163,13 +2177,13 @@ TEST(interference_note_thin_solo_reference)
 }
 
 /*
- * The same reference with its solo calls handed in (--baseline, ispotd's
- * earlier windows: sci_seed()): 30 given and 10 of its own, still 3.8% of
- * its calls, but not only this run's, and the advice is already taken.
+ * The same reference with 30 of its solo calls handed in and 10 of its
+ * own: still 3.8% of its calls, but not only this run's, and the advice
+ * is already taken.
  */
 TEST(interference_no_thin_note_when_solo_calls_are_handed_in)
 {
-	struct sci_block_min m = {
+	const struct sci_block_min m = {
 		.func_id = F_COMPUTE, .key = 0, .min = UINT64_MAX,
 		.ref_dur = UINT64_MAX,
 		.solo = { .solo = 30, .solo_rest_ns = 30 * 10000,
@@ -2178,26 +2192,8 @@ TEST(interference_no_thin_note_when_solo_calls_are_handed_in)
 	const struct sci_result *fn;
 	struct scenario s;
 	char *text;
-	size_t c;
 
-	scenario_build(&s);
-	sci_report_free(s.sci);
-	sci_free(s.e);
-	s.e = sci_new();
-	ASSERT_TRUE(s.e);
-	ASSERT_EQ(sci_seed(s.e, &m), 0);
-	ASSERT_EQ(sci_thread_seen(s.e, threads[0].tid, threads[0].from), 0);
-	s.cursor[0] = threads[0].from + 1000;
-	for (c = 0; c < 1000; c++)
-		interf_exec(&s, F_COMPUTE, 0, 20000 + 100 * (c % 3), 0, 0,
-			    20000);
-	for (c = 0; c < 10; c++)
-		interf_exec(&s, F_COMPUTE, 0, 10000 + 100 * (c % 3), 0, 0, 0);
-	ASSERT_EQ(sci_thread_exit(s.e, threads[0].tid, threads[0].to), 0);
-	sci_finish(s.e, TRACE_END);
-	s.sci = sci_report(s.e, 0);
-	ASSERT_TRUE(s.sci);
-	s.rep.sci = s.sci;
+	pool_scenario(&s, &m, 10);
 	fn = sci_report_func(s.sci, F_COMPUTE);
 	ASSERT_TRUE(fn);
 	EXPECT_EQ(fn->interf.ref, INTERF_REF_SOLO);
