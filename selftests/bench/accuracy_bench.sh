@@ -38,18 +38,28 @@
 #   interf_gain_spearman, interf_gain_mae, interf_io_mae
 #       the same as gain_spearman and gain_mae for the interference figure
 #       (Documentation/design.rst, "Interference, not variance"), over
-#       every config and over the I/O configs; where a block has too few
-#       solo calls the figure is only bounded, and the bound, what the
-#       report ranks by, is the prediction.
+#       every config and over the I/O configs, as a user who follows the
+#       report gets it: the contended run's figure, unless the report
+#       calls its reference weak ("interference_reference_weak": only a
+#       bound, or a reference from under 5% of the calls, and a note
+#       that says to record a baseline), then the figure with that
+#       baseline (below).
+#   interf_advised_points
+#       how many configs the report said that of.
+#   interf_inrun_gain_spearman, interf_inrun_gain_mae, interf_inrun_io_mae
+#       the same for the contended run's figure alone, whatever the report
+#       said of it; where a block has too few solo calls the figure is
+#       only bounded, and the bound, what the report ranks by, is the
+#       prediction.
 #   interf_io_traced_gain_mae, sci_io_traced_gain_mae,
 #   io_traced_gain_excess
-#       the I/O configs' figures against the gain measured with both
+#       the I/O configs' figures (in-run) against the gain measured with both
 #       programs traced (median of ACC_REPS), and how much that gain
 #       exceeds the untraced one on average: the tracer's own share of
 #       the error (its CPU time slows a program whose threads fill the
 #       guest's CPUs more than one that does not).
 #   interf_bound_points
-#       how many configs gave only a bound.
+#       how many configs gave only a bound in-run.
 #   interf_baseline_gain_spearman, interf_baseline_gain_mae,
 #   interf_baseline_io_mae, interf_baseline_bound_points
 #       the same for the figure each config's recording gives when
@@ -58,8 +68,8 @@
 #       baseline"): the reference a user gets by recording the program
 #       with one worker first.
 #   interf_referenced_mae, sci_referenced_mae
-#       the MAE of the interference figure over the configs that had a
-#       reference, and SCI's over the same configs.
+#       the MAE of the in-run interference figure over the configs that
+#       had a reference in-run, and SCI's over the same configs.
 #   interf_floor_gain_mae
 #       the same MAE for the measured floor alone (the waits that other
 #       threads ended), which is what INTERF is where there is no bound.
@@ -142,9 +152,11 @@ traced_json() {
 
 # measure CAUSE PARAM FUNC "CONTENDED" "FIXED" [TRACE-OPTIONS...]: one
 # config; appends "cause param sci T T_fixed gain noise ..." to
-# $tmp/points (the columns: the awk below).  The traced run is recorded,
-# and reported again with --baseline, a recording of the contended
-# program with one thread (--threads 1), made just before it.
+# $tmp/points (the columns: the awk below; 8-9 the in-run figure, 13-14
+# with the baseline, 16-17 the one a user who follows the report gets).
+# The traced run is recorded, and reported again with --baseline, a
+# recording of the contended program with one thread (--threads 1), made
+# just before it.
 measure() {
 	cause=$1 param=$2 func=$3 con=$4 fix=$5
 	shift 5
@@ -175,6 +187,7 @@ measure() {
 	      tr -d '"')
 	bref=$(fn_field "$tmp/based.json" "$func" interference_reference |
 	       tr -d '"')
+	weak=$(fn_field "$tmp/run.json" "$func" interference_reference_weak)
 	noise=$(fn_sci "$tmp/run.json" compute)
 	dropped=$(tr ',{}' '\n\n\n' <"$tmp/run.json" |
 		  sed -n 's/^ *"dropped": //p' | head -n1)
@@ -197,13 +210,19 @@ measure() {
 	    -v tf="$tf" -v n="${noise:--}" -v i="${interf% *}" \
 	    -v b="${interf#* }" -v f="${floor:-0}" -v r="${ref:-none}" \
 	    -v tg="$tg" -v bi="${based% *}" -v bb="${based#* }" \
-	    -v br="${bref:-none}" 'BEGIN {
+	    -v br="${bref:-none}" -v w="${weak:-false}" 'BEGIN {
 		g = tc > 0 ? 1 - tf / tc : 0
-		printf "%s %s %.4f %.2f %.2f %.4f %s %.4f %s %.4f %s %s %.4f %s %s\n",
-		       c, p, s, tc, tf, g, n, i, b, f, r, tg, bi, bb, br
+		# As a user who follows the report reads it: with the
+		# baseline where the report calls the reference of this run weak.
+		a = w == "true" ? bi : i
+		ab = w == "true" ? bb : b
+		printf "%s %s %.4f %.2f %.2f %.4f %s %.4f %s %.4f %s %s %.4f %s %s %s %.4f %s\n",
+		       c, p, s, tc, tf, g, n, i, b, f, r, tg, bi, bb, br, w,
+		       a, ab
 	}' | tee -a "$tmp/points" | awk '{
-		printf "# %-8s %-14s sci %s  interf %s%s (floor %s, reference %s)  with baseline %s%s (%s)  T %ss  T_fixed %ss  gain %s  traced gain %s  compute sci %s\n",
+		printf "# %-8s %-14s sci %s  interf %s%s (floor %s, reference %s%s)  with baseline %s%s (%s)  T %ss  T_fixed %ss  gain %s  traced gain %s  compute sci %s\n",
 		       $1, $2, $3, $9 == 1 ? "<=" : "", $8, $10, $11,
+		       $16 == "true" ? ", weak: baseline advised" : "",
 		       $14 == 1 ? "<=" : "", $13, $15, $4, $5, $6, $12, $7
 	}'
 }
@@ -311,6 +330,7 @@ ranks() {	# COLUMN: "line rank" for every point, in line order
 ranks 3 >"$tmp/r_pred"
 ranks 6 >"$tmp/r_act"
 ranks 8 >"$tmp/r_interf"
+ranks 17 >"$tmp/r_advised"
 echo "gain_spearman: $(paste "$tmp/r_pred" "$tmp/r_act" |
 	awk '{ print $2, $4 }' | awk "$pearson")"
 # mae COLUMN [CAUSE]: mean |column - actual gain|, over CAUSE's configs.
@@ -320,10 +340,15 @@ mae() {
 	     END { printf "%.3f\n", n ? e / n : 0 }' "$tmp/points"
 }
 echo "gain_mae: $(mae 3)"
-echo "interf_gain_spearman: $(paste "$tmp/r_interf" "$tmp/r_act" |
+echo "interf_gain_spearman: $(paste "$tmp/r_advised" "$tmp/r_act" |
 	awk '{ print $2, $4 }' | awk "$pearson")"
-echo "interf_gain_mae: $(mae 8)"
-grep -q '^io ' "$tmp/points" && echo "interf_io_mae: $(mae 8 io)"
+echo "interf_gain_mae: $(mae 17)"
+grep -q '^io ' "$tmp/points" && echo "interf_io_mae: $(mae 17 io)"
+echo "interf_advised_points: $(awk '$16 == "true"' "$tmp/points" | wc -l)"
+echo "interf_inrun_gain_spearman: $(paste "$tmp/r_interf" "$tmp/r_act" |
+	awk '{ print $2, $4 }' | awk "$pearson")"
+echo "interf_inrun_gain_mae: $(mae 8)"
+grep -q '^io ' "$tmp/points" && echo "interf_inrun_io_mae: $(mae 8 io)"
 # The I/O configs against the gain measured traced (traced_gain): how far
 # the figures are from what the traced program lost, apart from the
 # tracer's own effect on the comparison.
@@ -372,6 +397,11 @@ for c in lock spinlock io; do
 		b += d; n++ }
 	END { printf "# %s: with the baseline: mean error %.3f, mean " \
 		    "|error| %.3f\n", c, b / n, e / n }' "$tmp/points"
+	awk -v c="$c" '$1 == c { d = $17 - $6; e += d < 0 ? -d : d
+		b += d; n++; w += $16 == "true" }
+	END { printf "# %s: as the report advises (the baseline for %d of " \
+		    "%d): mean error %.3f, mean |error| %.3f\n", c, w, n,
+		    b / n, e / n }' "$tmp/points"
 done
 awk '$7 != "-" { print $7 }' "$tmp/points" >"$tmp/noise"
 if [ -s "$tmp/noise" ]; then

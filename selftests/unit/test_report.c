@@ -2043,7 +2043,9 @@ TEST(interference_in_text_and_json)
 	text = render_text(&s.rep, 0);
 	unwrap(text);
 	EXPECT_TRUE(strstr(text, "note: INTERF between "));
-	EXPECT_TRUE(strstr(text, "0 solo calls are too few"));
+	EXPECT_TRUE(strstr(text, "0 solo calls are too few to tell its own "
+			   "variance from interference; --baseline FILE, a "
+			   "run with one worker, gives it a reference"));
 	EXPECT_TRUE(strstr(text, "note: compute_chunk: ") &&
 		    strstr(text, "but no other thread of the program was "
 			   "active during any of its 60 calls"));
@@ -2062,6 +2064,9 @@ TEST(interference_in_text_and_json)
 		EXPECT_EQ(field_i64(o, "solo_calls"), fn->interf.solo_calls);
 		EXPECT_EQ(field_i64(o, "external_ns"),
 			  fn->interf.external_ns);
+		/* Only a bound: weak; 60 calls, all solo: not. */
+		EXPECT_EQ(json_get(o, "interference_reference_weak")->b,
+			  fn->func_id == F_ACQUIRE);
 		if (fn->func_id == F_ACQUIRE)
 			EXPECT_SCORE(field_num(o, "interference_bound"),
 				     fn->interference_bound);
@@ -2118,12 +2123,15 @@ TEST(interference_note_gives_both_means)
 }
 
 /*
- * A pool's calls: one thread's 1,000 calls of 20 us beside another thread
- * and @own_solo of 10 us alone, after @seed's solo calls, if any, were
- * handed in (--baseline, ispotd's earlier windows: sci_seed()).
+ * A pool's calls: one thread's 1,000 calls of 20 us beside other threads
+ * and @own of 10 us with fewer beside, after @seed's solo calls, if any,
+ * were handed in (--baseline, ispotd's earlier windows: sci_seed()).
+ * The 1,000 have one other thread beside them, the @own none, or with
+ * @fit 0.2 or 0.3 on average: then no call is solo, and the reference is
+ * the FIT's line through all of them, anchored by the @own alone.
  */
 static void pool_scenario(struct scenario *s, const struct sci_block_min *seed,
-			  size_t own_solo)
+			  size_t own, bool fit)
 {
 	size_t c;
 
@@ -2139,8 +2147,9 @@ static void pool_scenario(struct scenario *s, const struct sci_block_min *seed,
 	for (c = 0; c < 1000; c++)
 		interf_exec(s, F_COMPUTE, 0, 20000 + 100 * (c % 3), 0, 0,
 			    20000);
-	for (c = 0; c < own_solo; c++)
-		interf_exec(s, F_COMPUTE, 0, 10000 + 100 * (c % 3), 0, 0, 0);
+	for (c = 0; c < own; c++)
+		interf_exec(s, F_COMPUTE, 0, 10000 + 100 * (c % 3), 0, 0,
+			    fit ? 2000 + 1000 * (c % 2) : 0);
 	ASSERT_EQ(sci_thread_exit(s->e, threads[0].tid, threads[0].to), 0);
 	sci_finish(s->e, TRACE_END);
 	s->sci = sci_report(s->e, 0);
@@ -2148,10 +2157,23 @@ static void pool_scenario(struct scenario *s, const struct sci_block_min *seed,
 	s->rep.sci = s->sci;
 }
 
+/* The JSON member "interference_reference_weak" of the one function. */
+static bool reference_weak_in_json(struct scenario *s)
+{
+	const struct json_value *v, *o, *w;
+
+	v = parse_report(&s->rep);
+	o = &field(v, "functions", JSON_ARR)->items[0];
+	w = json_get(o, "interference_reference_weak");
+	EXPECT_TRUE(w && w->t == JSON_BOOL);
+	return w && w->t == JSON_BOOL && w->b;
+}
+
 /*
  * A pool's reference: 40 solo calls (the last worker's) against 1,000
  * beside another thread, twice as long: the figure stands, with a note
- * that its reference is 3.8% of the calls and how to get a steadier one.
+ * that its reference is 3.8% of the calls and how to get a steadier one,
+ * and the JSON calls the reference weak.
  */
 TEST(interference_note_thin_solo_reference)
 {
@@ -2159,7 +2181,7 @@ TEST(interference_note_thin_solo_reference)
 	struct scenario s;
 	char *text;
 
-	pool_scenario(&s, NULL, 40);
+	pool_scenario(&s, NULL, 40, false);
 	fn = sci_report_func(s.sci, F_COMPUTE);
 	ASSERT_TRUE(fn);
 	EXPECT_EQ(fn->interf.ref, INTERF_REF_SOLO);
@@ -2172,6 +2194,42 @@ TEST(interference_note_thin_solo_reference)
 			   "stretch of the run"));
 	EXPECT_TRUE(strstr(text, "--baseline FILE, a run with one worker, "
 			   "gives a steadier reference"));
+	EXPECT_TRUE(reference_weak_in_json(&s));
+	free(text);
+	scenario_free(&s);
+	/* 60 solo calls of 1,060 are 5.6%: a reference of substance. */
+	pool_scenario(&s, NULL, 60, false);
+	text = render_text(&s.rep, 0);
+	EXPECT_FALSE(strstr(text, "INTERF judges its calls against"));
+	EXPECT_FALSE(reference_weak_in_json(&s));
+	free(text);
+	scenario_free(&s);
+}
+
+/*
+ * The same when the reference is the FIT's line: through all 1,040 calls,
+ * but anchored near e = 0 by 40 of them.
+ */
+TEST(interference_note_thin_fit_reference)
+{
+	const struct sci_result *fn;
+	struct scenario s;
+	char *text;
+
+	pool_scenario(&s, NULL, 40, true);
+	fn = sci_report_func(s.sci, F_COMPUTE);
+	ASSERT_TRUE(fn);
+	EXPECT_EQ(fn->interf.ref, INTERF_REF_FIT);
+	EXPECT_EQ(fn->interf.fit_calls, 1040);
+	EXPECT_EQ(fn->interf.anchor_calls, 40);
+	text = render_text(&s.rep, 0);
+	unwrap(text);
+	TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "note: compute_chunk: INTERF judges its calls "
+			   "against 40 calls with at most one thread beside "
+			   "that anchor its fit, 3.8% of its 1040: a stretch "
+			   "of the run"));
+	EXPECT_TRUE(reference_weak_in_json(&s));
 	free(text);
 	scenario_free(&s);
 }
@@ -2193,7 +2251,7 @@ TEST(interference_no_thin_note_when_solo_calls_are_handed_in)
 	struct scenario s;
 	char *text;
 
-	pool_scenario(&s, &m, 10);
+	pool_scenario(&s, &m, 10, false);
 	fn = sci_report_func(s.sci, F_COMPUTE);
 	ASSERT_TRUE(fn);
 	EXPECT_EQ(fn->interf.ref, INTERF_REF_SOLO);
@@ -2203,6 +2261,7 @@ TEST(interference_no_thin_note_when_solo_calls_are_handed_in)
 	unwrap(text);
 	TH_LOG("%s", text);
 	EXPECT_FALSE(strstr(text, "INTERF judges its calls against"));
+	EXPECT_FALSE(reference_weak_in_json(&s));
 	free(text);
 	scenario_free(&s);
 }

@@ -139,6 +139,8 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 		out->ref = INTERF_REF_FIT;
 		out->ref_ns = fit_reference(a);
 		out->fit_calls = a->band;
+		out->anchor_calls = a->near >= INTERF_MIN_EVIDENCE ? a->near :
+				    a->low;
 	} else {
 		over = shared_rest - shared_n * rest_floor(a);
 		out->bound_ns += over > 0 ? (uint64_t)(over + 0.5) : 0;
@@ -179,8 +181,23 @@ void interf_estimate_add(struct interf_estimate *sum,
 	sum->solo_calls = solo;
 	sum->seeded_solo_calls += b->seeded_solo_calls;
 	sum->fit_calls += b->fit_calls;
+	sum->anchor_calls += b->anchor_calls;
 	sum->loss_ns += b->loss_ns;
 	sum->bound_ns += b->bound_ns;
 	sum->direct_ns += b->direct_ns;
 	sum->external_ns += b->external_ns;
+}
+
+bool interf_reference_weak(const struct interf_estimate *x)
+{
+	double thin = INTERF_THIN_SHARE * (double)x->calls;
+
+	switch (x->ref) {
+	case INTERF_REF_SOLO:
+		return !x->seeded_solo_calls && (double)x->solo_calls < thin;
+	case INTERF_REF_FIT:
+		return !x->seeded_solo_calls && (double)x->anchor_calls < thin;
+	default:	/* weak only if there is something to bound */
+		return x->bound_ns > x->loss_ns;
+	}
 }

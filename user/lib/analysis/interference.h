@@ -82,6 +82,16 @@
 #define INTERF_FIT_BAND		2.5
 /* Their exposures' spread (standard deviation) a slope needs. */
 #define INTERF_FIT_SPREAD	0.25
+/*
+ * A reference resting on calls of the run itself that are under this
+ * share of the block's calls is *weak* (interf_reference_weak()): in a
+ * pool whose workers start and end together, the solo calls are the last
+ * worker's, after the others ended, and the FIT's calls the few before;
+ * such a reference put two readers' INTERF anywhere between 13% and 43%
+ * over runs of one program (Documentation/evaluation.rst, "Interference
+ * beside SCI").
+ */
+#define INTERF_THIN_SHARE	0.05
 
 struct interf_call {
 	uint64_t duration_ns;
@@ -130,6 +140,8 @@ struct interf_estimate {
 	uint64_t solo_calls;	/* the seed's included */
 	uint64_t seeded_solo_calls;	/* of those, the seed's */
 	uint64_t fit_calls;	/* the FIT's line went through, when FIT */
+	uint64_t anchor_calls;	/* of those, the ones near e = 0 that
+				 * anchor it (fit_ok()), when FIT */
 	double solo_mean_ns;	/* mean duration of those, 0 if none */
 	double ref_ns;		/* a block's reference for r, 0 when NONE;
 				 * a sum of keys has none (0) */
@@ -149,5 +161,13 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out);
  */
 void interf_estimate_add(struct interf_estimate *sum,
 			 const struct interf_estimate *b);
+/*
+ * Whether @x's figure lacks a reference a user can lean on: none (only a
+ * bound), or one that rests on under INTERF_THIN_SHARE of its calls, all
+ * of this run (nothing handed in by interf_seed()).  A reference from
+ * another run (--baseline, ispotd's earlier windows) is not weak: it is
+ * the advice already taken.
+ */
+bool interf_reference_weak(const struct interf_estimate *x);
 
 #endif /* ISPOT_INTERFERENCE_H */

@@ -3,8 +3,9 @@
  * The interference figure in the report (analysis/interference.h): the
  * INTERF cell beside SCI, the one-line notes under a function that say
  * why SCI and INTERF differ, and the "interference",
- * "interference_bound", "solo_calls" and "external_ns" members of a
- * function's or a key's JSON object (Documentation/usage.rst, "Reading
+ * "interference_bound", "solo_calls", "external_ns" and
+ * "interference_reference_weak" members (among others) of a function's or
+ * a key's JSON object (Documentation/usage.rst, "Reading
  * SCI next to INTERF").
  */
 #include <inttypes.h>
@@ -23,14 +24,6 @@
 #define NOTE_AS_SLOW		0.9
 /* External time worth a line: this share of the threads' time. */
 #define NOTE_MIN_EXTERNAL	0.02
-/*
- * A run's own solo calls under this share of a function's calls are a
- * thin reference: in a pool whose workers start and end together they are
- * the last worker's, after the others ended, and such a reference put two
- * readers' INTERF anywhere between 13% and 43% over runs of one program
- * (Documentation/evaluation.rst, "Interference beside SCI").
- */
-#define NOTE_THIN_SOLO		0.05
 
 static const char *const ref_names[] = {
 	[INTERF_REF_NONE] = "none",
@@ -118,29 +111,32 @@ static void note_own_variance(FILE *f, const struct report *r,
 }
 
 /*
- * A solo reference that rests on a small slice of the run's calls.  Not
- * when solo calls were handed in (--baseline, ispotd's earlier windows):
- * the reference is then not only this run's, and the advice is taken.
+ * A reference that rests on a small slice of the run's own calls
+ * (interf_reference_weak()).  Not when solo calls were handed in
+ * (--baseline, ispotd's earlier windows): the advice is then taken.
  */
 static void note_thin_reference(FILE *f, const struct report *r,
 				const struct sci_result *fn, int indent)
 {
 	const struct interf_estimate *x = &fn->interf;
+	uint64_t own = x->ref == INTERF_REF_FIT ? x->anchor_calls :
+		       x->solo_calls;
 	char line[REPORT_NOTE_LEN];
 	double pct;
 
-	if (fn->sci < NOTE_MIN_SCI || x->ref != INTERF_REF_SOLO ||
-	    x->seeded_solo_calls ||
-	    (double)x->solo_calls >= NOTE_THIN_SOLO * (double)x->calls)
+	if (fn->sci < NOTE_MIN_SCI || x->ref == INTERF_REF_NONE ||
+	    !interf_reference_weak(x))
 		return;
 	/* Rounded down: 299 of 6,000 must not read as 5.0%. */
-	pct = floor(1000.0 * (double)x->solo_calls / (double)x->calls) / 10;
+	pct = floor(1000.0 * (double)own / (double)x->calls) / 10;
 	snprintf(line, sizeof(line), "%s: INTERF judges its calls against "
-		 "%" PRIu64 " solo calls, %.1f%% of its %" PRIu64 ": a "
-		 "stretch of the run (in a pool, the last worker's, after the "
-		 "others ended) that may not be typical; --baseline FILE, a "
-		 "run with one worker, gives a steadier reference",
-		 label_of(r, fn->func_id), x->solo_calls, pct, x->calls);
+		 "%" PRIu64 " %s, %.1f%% of its %" PRIu64 ": a stretch of "
+		 "the run (in a pool, the last worker's, after the others "
+		 "ended) that may not be typical; --baseline FILE, a run with "
+		 "one worker, gives a steadier reference",
+		 label_of(r, fn->func_id), own,
+		 x->ref == INTERF_REF_FIT ? "calls with at most one thread "
+		 "beside that anchor its fit" : "solo calls", pct, x->calls);
 	report_wrap(f, r, indent, "note: ", line);
 }
 
@@ -158,7 +154,9 @@ void report_interference_text(FILE *f, const struct report *r,
 		snprintf(line, sizeof(line), "INTERF between %s (waits that "
 			 "other threads ended) and %s: %" PRIu64 " solo calls "
 			 "are too few to tell its own variance from "
-			 "interference", lo, hi, fn->interf.solo_calls);
+			 "interference%s", lo, hi, fn->interf.solo_calls,
+			 fn->interf.seeded_solo_calls ? "" : "; --baseline "
+			 "FILE, a run with one worker, gives it a reference");
 		report_wrap(f, r, indent, "note: ", line);
 	} else {
 		note_own_variance(f, r, fn, indent);
@@ -193,4 +191,5 @@ void report_interference_json(struct json *j, const struct sci_result *res)
 	json_u64(j, "interference_ns", x->loss_ns);
 	json_u64(j, "waited_on_threads_ns", x->direct_ns);
 	json_string(j, "interference_reference", ref_names[x->ref]);
+	json_bool(j, "interference_reference_weak", interf_reference_weak(x));
 }
