@@ -39,13 +39,15 @@
 #       the same as gain_spearman and gain_mae for the interference figure
 #       (Documentation/design.rst, "Interference, not variance"), over
 #       every config and over the I/O configs, as a user who follows the
-#       report gets it: the contended run's figure, unless the report
-#       calls its reference weak ("interference_reference_weak": only a
-#       bound, or a reference from under 5% of the calls, and a note
-#       that says to record a baseline), then the figure with that
-#       baseline (below).
-#   interf_advised_points
-#       how many configs the report said that of.
+#       report gets it: the contended run's figure, unless its JSON
+#       calls the reference weak ("interference_reference_weak": only a
+#       bound, or a reference from under 5% of the calls; the text's
+#       note then says to record a baseline), then the figure with that
+#       baseline (below).  Up to commit 50b6ece these names were the
+#       in-run figure, now interf_inrun_*.
+#   interf_advised_points, interf_advised_bound_points
+#       how many configs the report called weak, and how many of the
+#       figures so chosen are still only a bound.
 #   interf_inrun_gain_spearman, interf_inrun_gain_mae, interf_inrun_io_mae
 #       the same for the contended run's figure alone, whatever the report
 #       said of it; where a block has too few solo calls the figure is
@@ -152,8 +154,10 @@ traced_json() {
 
 # measure CAUSE PARAM FUNC "CONTENDED" "FIXED" [TRACE-OPTIONS...]: one
 # config; appends "cause param sci T T_fixed gain noise ..." to
-# $tmp/points (the columns: the awk below; 8-9 the in-run figure, 13-14
-# with the baseline, 16-17 the one a user who follows the report gets).
+# $tmp/points (the columns: the awk below; 8-9 the in-run figure and
+# whether it is a bound, 13-14 the same with the baseline, 16 whether the
+# run's reference is weak, 17-18 the figure a user who follows the report
+# reads).
 # The traced run is recorded, and reported again with --baseline, a
 # recording of the contended program with one thread (--threads 1), made
 # just before it.
@@ -345,6 +349,7 @@ echo "interf_gain_spearman: $(paste "$tmp/r_advised" "$tmp/r_act" |
 echo "interf_gain_mae: $(mae 17)"
 grep -q '^io ' "$tmp/points" && echo "interf_io_mae: $(mae 17 io)"
 echo "interf_advised_points: $(awk '$16 == "true"' "$tmp/points" | wc -l)"
+echo "interf_advised_bound_points: $(awk '$18 == 1' "$tmp/points" | wc -l)"
 echo "interf_inrun_gain_spearman: $(paste "$tmp/r_interf" "$tmp/r_act" |
 	awk '{ print $2, $4 }' | awk "$pearson")"
 echo "interf_inrun_gain_mae: $(mae 8)"
@@ -391,7 +396,7 @@ for c in lock spinlock io; do
 	}' "$tmp/points"
 	awk -v c="$c" '$1 == c { d = $8 - $6; e += d < 0 ? -d : d
 		b += d; n++ }
-	END { printf "# %s: interference: mean error %.3f, mean |error| " \
+	END { printf "# %s: interference in-run: mean error %.3f, mean |error| " \
 		    "%.3f\n", c, b / n, e / n }' "$tmp/points"
 	awk -v c="$c" '$1 == c { d = $13 - $6; e += d < 0 ? -d : d
 		b += d; n++ }

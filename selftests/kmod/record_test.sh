@@ -191,6 +191,8 @@ t_baseline() {
 	[ "${base_solo:-0}" -ge 100 ] && [ "${solo:-0}" -ge "$base_solo" ] &&
 		[ "$(json_first "$tmp/based.json" interference_reference)" = \
 		  solo ] &&
+		[ "$(json_first "$tmp/based.json" \
+		     interference_reference_weak)" = false ] &&
 		grep -q 'in --baseline [^ ]*base.isr are part of' \
 			"$tmp/based.json"
 }

@@ -478,6 +478,9 @@ TEST(solo_calls_carry_over_windows)
 	EXPECT_EQ(num(o, "interference_ns"), 10 * 50);
 	EXPECT_TRUE(strstr(o, "\"interference_reference\": \"solo\""));
 	EXPECT_FALSE(strstr(o, "interference_bound"));
+	/* The earlier window's 40 solo calls: handed in, not weak. */
+	EXPECT_EQ(num(o, "seeded_solo_calls"), 40);
+	EXPECT_TRUE(strstr(o, "\"interference_reference_weak\": false"));
 	free(o);
 	free(fn);
 	tot = between(line, "\"totals\": [", NULL);

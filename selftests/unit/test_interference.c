@@ -262,6 +262,102 @@ TEST(seeded_solo_calls_are_evidence)
 	EXPECT_EQ(out.solo_rest_ns, 41 * 100);
 }
 
+/*
+ * @own calls of 100 ns with less beside them (solo, or @fit: 0.2 or 0.3
+ * other threads on average), after @seeded handed-in solo calls, and 1,000
+ * of 200 ns beside one other thread: a pool's block.
+ */
+static void weak_pool(struct interf_estimate *est, int own, bool fit,
+		      uint64_t seeded)
+{
+	struct interf_seed seed = { .solo = seeded,
+				    .solo_rest_ns = seeded * 100,
+				    .solo_ns = seeded * 100 };
+	struct interf_acc a;
+	int i;
+
+	interf_init(&a);
+	interf_seed(&a, &seed);
+	for (i = 0; i < 1000; i++)
+		call(&a, 200, 0, 0, 0, 200);
+	for (i = 0; i < own; i++)
+		call(&a, 100, 0, 0, 0, fit ? 20 + 10 * (i % 2) : 0);
+	interf_estimate(&a, est);
+}
+
+/* When a figure's reference is weak: what a note and the JSON say. */
+TEST(a_reference_from_a_slice_of_the_calls_is_weak)
+{
+	struct interf_estimate est, sum;
+	struct interf_acc a;
+	int i;
+
+	/* 40 solo calls of 1,040: 3.8%, weak; 60 of 1,060: not. */
+	weak_pool(&est, 40, false, 0);
+	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
+	EXPECT_EQ(est.ref_calls, 40);
+	EXPECT_TRUE(est.weak);
+	weak_pool(&est, 60, false, 0);
+	EXPECT_FALSE(est.weak);
+	/* 30 handed in: the advice is taken; 10 are not enough for it. */
+	weak_pool(&est, 10, false, 30);
+	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
+	EXPECT_FALSE(est.weak);
+	weak_pool(&est, 25, false, 10);
+	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
+	EXPECT_EQ(est.ref_calls, 25);
+	EXPECT_TRUE(est.weak);
+	/* A line anchored by 40 calls of 1,040, whatever was handed in. */
+	weak_pool(&est, 40, true, 0);
+	EXPECT_EQ(est.ref, INTERF_REF_FIT);
+	EXPECT_EQ(est.fit_calls, 1040);
+	EXPECT_EQ(est.ref_calls, 40);
+	EXPECT_TRUE(est.weak);
+	weak_pool(&est, 40, true, 5);
+	EXPECT_EQ(est.ref, INTERF_REF_FIT);
+	EXPECT_TRUE(est.weak);
+	weak_pool(&est, 60, true, 0);
+	EXPECT_EQ(est.ref, INTERF_REF_FIT);
+	EXPECT_FALSE(est.weak);
+
+	/*
+	 * 30 calls near e = 0 and 2,000 whose exposures spread from 0.6 to
+	 * 1.4: the line is anchored by all 2,030 calls with at most one
+	 * thread beside, not by the 30 near e = 0 alone.
+	 */
+	interf_init(&a);
+	for (i = 0; i < 30; i++)
+		call(&a, 100, 0, 0, 0, 20);
+	for (i = 0; i < 2000; i++)
+		call(&a, 200, 0, 0, 0, 200 * (6 + 4 * (i % 3)) / 10);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_FIT);
+	EXPECT_EQ(est.ref_calls, 2030);
+	EXPECT_FALSE(est.weak);
+
+	/* Only a bound: weak; 10 calls, all solo: nothing to bound. */
+	weak_pool(&est, 10, false, 5);
+	EXPECT_EQ(est.ref, INTERF_REF_NONE);
+	EXPECT_TRUE(est.bound_ns > est.loss_ns);
+	EXPECT_TRUE(est.weak);
+	interf_init(&a);
+	for (i = 0; i < 10; i++)
+		call(&a, 100 + i, 0, 0, 0, 0);
+	interf_estimate(&a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_NONE);
+	EXPECT_FALSE(est.weak);
+
+	/* A function is weak if one of its keys is. */
+	memset(&sum, 0, sizeof(sum));
+	weak_pool(&est, 60, false, 0);
+	interf_estimate_add(&sum, &est);
+	EXPECT_FALSE(sum.weak);
+	weak_pool(&est, 40, true, 0);
+	interf_estimate_add(&sum, &est);
+	EXPECT_TRUE(sum.weak);
+	EXPECT_EQ(sum.ref_calls, 100);
+}
+
 static void feed(struct timeline *tl, uint8_t kind, uint32_t tid,
 		 uint16_t cpu, uint64_t ts, uint64_t d0, uint64_t d1)
 {

@@ -2015,7 +2015,7 @@ static void unwrap(char *text)
 TEST(interference_in_text_and_json)
 {
 	const struct sci_result *fn;
-	const struct json_value *v, *a, *o;
+	const struct json_value *v, *a, *o, *w;
 	char want[32], *text;
 	struct scenario s;
 	struct lines l;
@@ -2065,8 +2065,10 @@ TEST(interference_in_text_and_json)
 		EXPECT_EQ(field_i64(o, "external_ns"),
 			  fn->interf.external_ns);
 		/* Only a bound: weak; 60 calls, all solo: not. */
-		EXPECT_EQ(json_get(o, "interference_reference_weak")->b,
-			  fn->func_id == F_ACQUIRE);
+		w = json_get(o, "interference_reference_weak");
+		ASSERT_TRUE(w && w->t == JSON_BOOL);
+		EXPECT_EQ(w->b, fn->func_id == F_ACQUIRE);
+		EXPECT_EQ(field_i64(o, "seeded_solo_calls"), 0);
 		if (fn->func_id == F_ACQUIRE)
 			EXPECT_SCORE(field_num(o, "interference_bound"),
 				     fn->interference_bound);
@@ -2077,6 +2079,8 @@ TEST(interference_in_text_and_json)
 	o = &field(&a->items[0], "keys", JSON_ARR)->items[0];
 	EXPECT_EQ(field_i64(o, "solo_calls"), 0);
 	EXPECT_TRUE(field_num(o, "interference_bound") > 0);
+	w = json_get(o, "interference_reference_weak");
+	EXPECT_TRUE(w && w->t == JSON_BOOL && w->b);
 	scenario_free(&s);
 }
 
@@ -2200,6 +2204,8 @@ TEST(interference_note_thin_solo_reference)
 	/* 60 solo calls of 1,060 are 5.6%: a reference of substance. */
 	pool_scenario(&s, NULL, 60, false);
 	text = render_text(&s.rep, 0);
+	unwrap(text);
+	EXPECT_TRUE(strstr(text, "compute_chunk"));
 	EXPECT_FALSE(strstr(text, "INTERF judges its calls against"));
 	EXPECT_FALSE(reference_weak_in_json(&s));
 	free(text);
@@ -2221,14 +2227,15 @@ TEST(interference_note_thin_fit_reference)
 	ASSERT_TRUE(fn);
 	EXPECT_EQ(fn->interf.ref, INTERF_REF_FIT);
 	EXPECT_EQ(fn->interf.fit_calls, 1040);
-	EXPECT_EQ(fn->interf.anchor_calls, 40);
+	EXPECT_EQ(fn->interf.ref_calls, 40);
 	text = render_text(&s.rep, 0);
 	unwrap(text);
 	TH_LOG("%s", text);
-	EXPECT_TRUE(strstr(text, "note: compute_chunk: INTERF judges its calls "
-			   "against 40 calls with at most one thread beside "
-			   "that anchor its fit, 3.8% of its 1040: a stretch "
-			   "of the run"));
+	EXPECT_TRUE(strstr(text, "note: compute_chunk: INTERF takes its own "
+			   "time from a line anchored by 40 calls with at "
+			   "most one other thread beside on average, 3.8% of "
+			   "its 1040: a stretch of the run (in a pool, while "
+			   "few workers ran)"));
 	EXPECT_TRUE(reference_weak_in_json(&s));
 	free(text);
 	scenario_free(&s);
@@ -2262,6 +2269,56 @@ TEST(interference_no_thin_note_when_solo_calls_are_handed_in)
 	TH_LOG("%s", text);
 	EXPECT_FALSE(strstr(text, "INTERF judges its calls against"));
 	EXPECT_FALSE(reference_weak_in_json(&s));
+	free(text);
+	scenario_free(&s);
+}
+
+/*
+ * Only a bound (10 solo calls of 1,010): the note says what a baseline
+ * gives, did not give, or gave too little of.
+ */
+TEST(interference_bound_note_says_what_a_baseline_gives)
+{
+	const struct sci_block_min m = {
+		.func_id = F_COMPUTE, .key = 0, .min = UINT64_MAX,
+		.ref_dur = UINT64_MAX,
+		.solo = { .solo = 5, .solo_rest_ns = 5 * 10000,
+			  .solo_ns = 5 * 10000 },
+	};
+	const struct json_value *v, *o;
+	struct scenario s;
+	char *text;
+
+	pool_scenario(&s, NULL, 10, false);
+	ASSERT_EQ(s.sci->funcs[0].interf.ref, INTERF_REF_NONE);
+	text = render_text(&s.rep, 0);
+	unwrap(text);
+	TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "10 solo calls are too few to tell its own "
+			   "variance from interference; --baseline FILE, a "
+			   "run with one worker, gives it a reference"));
+	free(text);
+	/* Given, but it had no solo call of this function keyed so. */
+	s.rep.baseline = "one.isr";
+	text = render_text(&s.rep, 0);
+	unwrap(text);
+	EXPECT_TRUE(strstr(text, "from interference; --baseline has none of "
+			   "it, keyed as here"));
+	free(text);
+	scenario_free(&s);
+
+	pool_scenario(&s, &m, 10, false);
+	ASSERT_EQ(s.sci->funcs[0].interf.ref, INTERF_REF_NONE);
+	s.rep.baseline = "one.isr";
+	text = render_text(&s.rep, 0);
+	unwrap(text);
+	EXPECT_TRUE(strstr(text, "15 solo calls are too few to tell its own "
+			   "variance from interference; a longer --baseline "
+			   "gives it more"));
+	v = parse_report(&s.rep);
+	o = &field(v, "functions", JSON_ARR)->items[0];
+	EXPECT_EQ(field_i64(o, "seeded_solo_calls"), 5);
+	EXPECT_TRUE(reference_weak_in_json(&s));
 	free(text);
 	scenario_free(&s);
 }

@@ -82,15 +82,24 @@ static uint64_t rest_floor(const struct interf_acc *a)
  * exposures vary enough for a slope to be more than noise (a pair of
  * threads always beside each other sits at e = 1).
  */
+static bool fit_spreads(const struct interf_acc *a)
+{
+	return a->low >= INTERF_MIN_EVIDENCE &&
+	       a->m2_e >= INTERF_FIT_SPREAD * INTERF_FIT_SPREAD *
+			  (double)a->band;
+}
+
 static bool fit_ok(const struct interf_acc *a)
 {
 	if (a->band < 2 || a->m2_e <= 0)
 		return false;
-	if (a->near >= INTERF_MIN_EVIDENCE)
-		return true;
-	return a->low >= INTERF_MIN_EVIDENCE &&
-	       a->m2_e >= INTERF_FIT_SPREAD * INTERF_FIT_SPREAD *
-			  (double)a->band;
+	return a->near >= INTERF_MIN_EVIDENCE || fit_spreads(a);
+}
+
+/* The calls that anchor an fit_ok() line: the most that qualify. */
+static uint64_t fit_anchors(const struct interf_acc *a)
+{
+	return fit_spreads(a) ? a->low : a->near;
 }
 
 /*
@@ -117,6 +126,7 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 	/* Interference is only in calls beside other threads: not solo. */
 	double shared_n = (double)(a->n - a->solo.solo);
 	double shared_rest = (double)(a->rest_ns - a->solo.solo_rest_ns);
+	double thin = INTERF_THIN_SHARE * (double)a->n;
 	struct interf_seed solo;
 	double over;
 
@@ -135,15 +145,19 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 	if (solo.solo >= INTERF_MIN_EVIDENCE) {
 		out->ref = INTERF_REF_SOLO;
 		out->ref_ns = (double)solo.solo_rest_ns / (double)solo.solo;
+		out->ref_calls = a->solo.solo;
+		out->weak = a->seed.solo < INTERF_MIN_EVIDENCE &&
+			    (double)a->solo.solo < thin;
 	} else if (fit_ok(a)) {
 		out->ref = INTERF_REF_FIT;
 		out->ref_ns = fit_reference(a);
 		out->fit_calls = a->band;
-		out->anchor_calls = a->near >= INTERF_MIN_EVIDENCE ? a->near :
-				    a->low;
+		out->ref_calls = fit_anchors(a);
+		out->weak = (double)out->ref_calls < thin;
 	} else {
 		over = shared_rest - shared_n * rest_floor(a);
 		out->bound_ns += over > 0 ? (uint64_t)(over + 0.5) : 0;
+		out->weak = out->bound_ns > out->loss_ns;
 		return;
 	}
 	over = shared_rest - shared_n * out->ref_ns;
@@ -181,23 +195,11 @@ void interf_estimate_add(struct interf_estimate *sum,
 	sum->solo_calls = solo;
 	sum->seeded_solo_calls += b->seeded_solo_calls;
 	sum->fit_calls += b->fit_calls;
-	sum->anchor_calls += b->anchor_calls;
+	sum->ref_calls += b->ref_calls;
+	sum->weak = sum->weak || b->weak;
 	sum->loss_ns += b->loss_ns;
 	sum->bound_ns += b->bound_ns;
 	sum->direct_ns += b->direct_ns;
 	sum->external_ns += b->external_ns;
 }
 
-bool interf_reference_weak(const struct interf_estimate *x)
-{
-	double thin = INTERF_THIN_SHARE * (double)x->calls;
-
-	switch (x->ref) {
-	case INTERF_REF_SOLO:
-		return !x->seeded_solo_calls && (double)x->solo_calls < thin;
-	case INTERF_REF_FIT:
-		return !x->seeded_solo_calls && (double)x->anchor_calls < thin;
-	default:	/* weak only if there is something to bound */
-		return x->bound_ns > x->loss_ns;
-	}
-}

@@ -83,13 +83,13 @@
 /* Their exposures' spread (standard deviation) a slope needs. */
 #define INTERF_FIT_SPREAD	0.25
 /*
- * A reference resting on calls of the run itself that are under this
- * share of the block's calls is *weak* (interf_reference_weak()): in a
- * pool whose workers start and end together, the solo calls are the last
- * worker's, after the others ended, and the FIT's calls the few before;
- * such a reference put two readers' INTERF anywhere between 13% and 43%
- * over runs of one program (Documentation/evaluation.rst, "Interference
- * beside SCI").
+ * A reference that rests on calls of the run itself under this share of
+ * the block's calls is *weak* (struct interf_estimate's weak): in a pool
+ * whose workers start and end together, the solo calls are the last
+ * worker's, after the others ended, and the FIT's anchors the few calls
+ * when few workers ran; such a reference put two readers' INTERF anywhere
+ * between 13% and 43% over runs of one program
+ * (Documentation/evaluation.rst, "Interference beside SCI").
  */
 #define INTERF_THIN_SHARE	0.05
 
@@ -140,8 +140,22 @@ struct interf_estimate {
 	uint64_t solo_calls;	/* the seed's included */
 	uint64_t seeded_solo_calls;	/* of those, the seed's */
 	uint64_t fit_calls;	/* the FIT's line went through, when FIT */
-	uint64_t anchor_calls;	/* of those, the ones near e = 0 that
-				 * anchor it (fit_ok()), when FIT */
+	/*
+	 * The run's own calls the reference rests on: its solo calls
+	 * (SOLO), the calls near e = 0 that anchor the line (FIT), none
+	 * (NONE).  Summed over keys like the rest.
+	 */
+	uint64_t ref_calls;
+	/*
+	 * Whether the figure lacks a reference a user can lean on: only a
+	 * bound, or a reference whose ref_calls are under INTERF_THIN_SHARE
+	 * of the calls, unless INTERF_MIN_EVIDENCE solo calls were handed
+	 * in (interf_seed(): --baseline, ispotd's earlier windows), which a
+	 * SOLO reference then rests on too.  A FIT never uses the seed.  A
+	 * function is weak if any of its keys is, as it is bounded if any
+	 * is.
+	 */
+	bool weak;
 	double solo_mean_ns;	/* mean duration of those, 0 if none */
 	double ref_ns;		/* a block's reference for r, 0 when NONE;
 				 * a sum of keys has none (0) */
@@ -161,13 +175,5 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out);
  */
 void interf_estimate_add(struct interf_estimate *sum,
 			 const struct interf_estimate *b);
-/*
- * Whether @x's figure lacks a reference a user can lean on: none (only a
- * bound), or one that rests on under INTERF_THIN_SHARE of its calls, all
- * of this run (nothing handed in by interf_seed()).  A reference from
- * another run (--baseline, ispotd's earlier windows) is not weak: it is
- * the advice already taken.
- */
-bool interf_reference_weak(const struct interf_estimate *x);
 
 #endif /* ISPOT_INTERFERENCE_H */

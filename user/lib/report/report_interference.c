@@ -3,9 +3,9 @@
  * The interference figure in the report (analysis/interference.h): the
  * INTERF cell beside SCI, the one-line notes under a function that say
  * why SCI and INTERF differ, and the "interference",
- * "interference_bound", "solo_calls", "external_ns" and
- * "interference_reference_weak" members (among others) of a function's or
- * a key's JSON object (Documentation/usage.rst, "Reading
+ * "interference_bound", "solo_calls", "external_ns",
+ * "interference_reference_weak" and "seeded_solo_calls" members (among
+ * others) of a function's or a key's JSON object (Documentation/usage.rst, "Reading
  * SCI next to INTERF").
  */
 #include <inttypes.h>
@@ -112,32 +112,51 @@ static void note_own_variance(FILE *f, const struct report *r,
 
 /*
  * A reference that rests on a small slice of the run's own calls
- * (interf_reference_weak()).  Not when solo calls were handed in
- * (--baseline, ispotd's earlier windows): the advice is then taken.
+ * (struct interf_estimate's weak).  Not when enough solo calls were handed
+ * in (--baseline, ispotd's earlier windows): the advice is then taken.
  */
 static void note_thin_reference(FILE *f, const struct report *r,
 				const struct sci_result *fn, int indent)
 {
 	const struct interf_estimate *x = &fn->interf;
-	uint64_t own = x->ref == INTERF_REF_FIT ? x->anchor_calls :
-		       x->solo_calls;
 	char line[REPORT_NOTE_LEN];
 	double pct;
 
-	if (fn->sci < NOTE_MIN_SCI || x->ref == INTERF_REF_NONE ||
-	    !interf_reference_weak(x))
+	if (fn->sci < NOTE_MIN_SCI || x->ref == INTERF_REF_NONE || !x->weak)
 		return;
 	/* Rounded down: 299 of 6,000 must not read as 5.0%. */
-	pct = floor(1000.0 * (double)own / (double)x->calls) / 10;
-	snprintf(line, sizeof(line), "%s: INTERF judges its calls against "
-		 "%" PRIu64 " %s, %.1f%% of its %" PRIu64 ": a stretch of "
-		 "the run (in a pool, the last worker's, after the others "
-		 "ended) that may not be typical; --baseline FILE, a run with "
-		 "one worker, gives a steadier reference",
-		 label_of(r, fn->func_id), own,
-		 x->ref == INTERF_REF_FIT ? "calls with at most one thread "
-		 "beside that anchor its fit" : "solo calls", pct, x->calls);
+	pct = floor(1000.0 * (double)x->ref_calls / (double)x->calls) / 10;
+	if (x->ref == INTERF_REF_FIT)
+		snprintf(line, sizeof(line), "%s: INTERF takes its own time "
+			 "from a line anchored by %" PRIu64 " calls with at "
+			 "most one other thread beside on average, %.1f%% of "
+			 "its %" PRIu64 ": a stretch of the run (in a pool, "
+			 "while few workers ran) that may not be typical; "
+			 "--baseline FILE, a run with one worker, gives a "
+			 "steadier reference", label_of(r, fn->func_id),
+			 x->ref_calls, pct, x->calls);
+	else
+		snprintf(line, sizeof(line), "%s: INTERF judges its calls "
+			 "against %" PRIu64 " solo calls, %.1f%% of its %"
+			 PRIu64 ": a stretch of the run (in a pool, the last "
+			 "worker's, after the others ended) that may not be "
+			 "typical; --baseline FILE, a run with one worker, "
+			 "gives a steadier reference",
+			 label_of(r, fn->func_id), x->ref_calls, pct,
+			 x->calls);
 	report_wrap(f, r, indent, "note: ", line);
+}
+
+/* What the bound note says to do: what a baseline did or would give. */
+static const char *bound_advice(const struct report *r,
+				const struct interf_estimate *x)
+{
+	if (x->seeded_solo_calls)
+		return "; a longer --baseline gives it more";
+	if (r->baseline)
+		return "; --baseline has none of it, keyed as here";
+	return "; --baseline FILE, a run with one worker, gives it a "
+	       "reference";
 }
 
 void report_interference_text(FILE *f, const struct report *r,
@@ -155,8 +174,7 @@ void report_interference_text(FILE *f, const struct report *r,
 			 "other threads ended) and %s: %" PRIu64 " solo calls "
 			 "are too few to tell its own variance from "
 			 "interference%s", lo, hi, fn->interf.solo_calls,
-			 fn->interf.seeded_solo_calls ? "" : "; --baseline "
-			 "FILE, a run with one worker, gives it a reference");
+			 bound_advice(r, &fn->interf));
 		report_wrap(f, r, indent, "note: ", line);
 	} else {
 		note_own_variance(f, r, fn, indent);
@@ -191,5 +209,6 @@ void report_interference_json(struct json *j, const struct sci_result *res)
 	json_u64(j, "interference_ns", x->loss_ns);
 	json_u64(j, "waited_on_threads_ns", x->direct_ns);
 	json_string(j, "interference_reference", ref_names[x->ref]);
-	json_bool(j, "interference_reference_weak", interf_reference_weak(x));
+	json_bool(j, "interference_reference_weak", x->weak);
+	json_u64(j, "seeded_solo_calls", x->seeded_solo_calls);
 }

@@ -62,6 +62,8 @@ static void trace_baseline_note(const struct trace *t, struct report *r,
 {
 	size_t other, n = baseline_matches(t->baseline, t, &other);
 
+	r->baseline = t->baseline->path;
+
 	if (other)
 		trace_note(r, note, "the solo calls of %zu function(s) in "
 			   "--baseline %s are part of their interference "
