@@ -43,8 +43,8 @@
 #       calls the reference weak ("interference_reference_weak": only a
 #       bound, or a reference from under 5% of the calls; the text's
 #       note then says to record a baseline), then the figure with that
-#       baseline (below).  Up to commit 50b6ece these names were the
-#       in-run figure, now interf_inrun_*.
+#       baseline (below).  Before commit 50b6ece these names were
+#       the in-run figure, now interf_inrun_*.
 #   interf_advised_points, interf_advised_bound_points
 #       how many configs the report called weak, and how many of the
 #       figures so chosen are still only a bound.

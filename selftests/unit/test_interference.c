@@ -355,7 +355,11 @@ TEST(a_reference_from_a_slice_of_the_calls_is_weak)
 	weak_pool(&est, 40, true, 0);
 	interf_estimate_add(&sum, &est);
 	EXPECT_TRUE(sum.weak);
-	EXPECT_EQ(sum.ref_calls, 100);
+	/* A note about it counts the weak key's: 40 anchors of 1,040. */
+	EXPECT_EQ(sum.ref, INTERF_REF_SOLO);
+	EXPECT_EQ(sum.weak_ref, INTERF_REF_FIT);
+	EXPECT_EQ(sum.ref_calls, 40);
+	EXPECT_EQ(sum.weak_calls, 1040);
 }
 
 static void feed(struct timeline *tl, uint8_t kind, uint32_t tid,

@@ -77,10 +77,9 @@ static uint64_t rest_floor(const struct interf_acc *a)
 }
 
 /*
- * Whether the band's calls can carry a line: enough of them at e = 0 or
- * close to it; or enough with at most one thread beside them, if the
- * exposures vary enough for a slope to be more than noise (a pair of
- * threads always beside each other sits at e = 1).
+ * Whether enough calls with at most one thread beside them spread in
+ * exposure for a slope to be more than noise (a pair of threads always
+ * beside each other sits at e = 1).
  */
 static bool fit_spreads(const struct interf_acc *a)
 {
@@ -89,6 +88,10 @@ static bool fit_spreads(const struct interf_acc *a)
 			  (double)a->band;
 }
 
+/*
+ * Whether the band's calls can carry a line: enough of them at e = 0 or
+ * close to it, or enough that spread (fit_spreads()).
+ */
 static bool fit_ok(const struct interf_acc *a)
 {
 	if (a->band < 2 || a->m2_e <= 0)
@@ -96,7 +99,7 @@ static bool fit_ok(const struct interf_acc *a)
 	return a->near >= INTERF_MIN_EVIDENCE || fit_spreads(a);
 }
 
-/* The calls that anchor an fit_ok() line: the most that qualify. */
+/* The calls that anchor a fit_ok() line: the most that qualify. */
 static uint64_t fit_anchors(const struct interf_acc *a)
 {
 	return fit_spreads(a) ? a->low : a->near;
@@ -119,6 +122,15 @@ static double fit_reference(const struct interf_acc *a)
 	if (ref < (double)rest_floor(a))
 		ref = (double)rest_floor(a);
 	return ref;
+}
+
+/* A weak block's calls and reference kind, for a note about them. */
+static void weak_of(struct interf_estimate *out, uint64_t calls)
+{
+	if (!out->weak)
+		return;
+	out->weak_calls = calls;
+	out->weak_ref = out->ref;
 }
 
 void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
@@ -158,8 +170,10 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 		over = shared_rest - shared_n * rest_floor(a);
 		out->bound_ns += over > 0 ? (uint64_t)(over + 0.5) : 0;
 		out->weak = out->bound_ns > out->loss_ns;
+		weak_of(out, a->n);
 		return;
 	}
+	weak_of(out, a->n);
 	over = shared_rest - shared_n * out->ref_ns;
 	if (over > 0)
 		out->loss_ns += (uint64_t)(over + 0.5);
@@ -195,11 +209,16 @@ void interf_estimate_add(struct interf_estimate *sum,
 	sum->solo_calls = solo;
 	sum->seeded_solo_calls += b->seeded_solo_calls;
 	sum->fit_calls += b->fit_calls;
-	sum->ref_calls += b->ref_calls;
-	sum->weak = sum->weak || b->weak;
+	if (b->weak) {
+		/* A note about the weak keys counts theirs only. */
+		if (!sum->weak || b->ref == INTERF_REF_SOLO)
+			sum->weak_ref = b->ref;
+		sum->weak = true;
+		sum->ref_calls += b->ref_calls;
+		sum->weak_calls += b->weak_calls;
+	}
 	sum->loss_ns += b->loss_ns;
 	sum->bound_ns += b->bound_ns;
 	sum->direct_ns += b->direct_ns;
 	sum->external_ns += b->external_ns;
 }
-

@@ -143,9 +143,13 @@ struct interf_estimate {
 	/*
 	 * The run's own calls the reference rests on: its solo calls
 	 * (SOLO), the calls near e = 0 that anchor the line (FIT), none
-	 * (NONE).  Summed over keys like the rest.
+	 * (NONE).  A sum of keys adds the weak keys' only, as it does
+	 * weak_calls, their calls, so that a note about them counts theirs;
+	 * weak_ref is their reference kind (SOLO if any of them has it).
 	 */
 	uint64_t ref_calls;
+	uint64_t weak_calls;
+	enum interf_ref weak_ref;
 	/*
 	 * Whether the figure lacks a reference a user can lean on: only a
 	 * bound, or a reference whose ref_calls are under INTERF_THIN_SHARE

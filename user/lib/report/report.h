@@ -113,8 +113,8 @@ struct report {
 	/* Workload verdicts by func_id (argbuckets.h), NULL = none. */
 	const struct argb_verdict *verdicts;
 	const char *const *notes;	/* extra footer lines, may be 0 */
-	const char *baseline;	/* the --baseline FILE, or NULL */
 	size_t nr_notes;
+	const char *baseline;	/* the --baseline FILE, or NULL */
 	/*
 	 * Columns the table should fit in, by eliding long function names:
 	 * 0 = the terminal's width when the output is one, else no limit

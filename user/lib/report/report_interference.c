@@ -4,9 +4,9 @@
  * INTERF cell beside SCI, the one-line notes under a function that say
  * why SCI and INTERF differ, and the "interference",
  * "interference_bound", "solo_calls", "external_ns",
- * "interference_reference_weak" and "seeded_solo_calls" members (among
- * others) of a function's or a key's JSON object (Documentation/usage.rst, "Reading
- * SCI next to INTERF").
+ * "interference_reference_weak" and "seeded_solo_calls" members
+ * (among others) of a function's or a key's JSON object
+ * (Documentation/usage.rst, "Reading SCI next to INTERF").
  */
 #include <inttypes.h>
 #include <math.h>
@@ -111,52 +111,59 @@ static void note_own_variance(FILE *f, const struct report *r,
 }
 
 /*
+ * What a note on a weak reference says to do (@bound: the figure is only
+ * a bound): what a baseline would give, did not give (--baseline named a
+ * recording without solo calls of this function keyed so), or gave too
+ * little of.
+ */
+static const char *baseline_advice(const struct report *r,
+				   const struct interf_estimate *x, bool bound)
+{
+	if (x->seeded_solo_calls)
+		return bound ? "a longer --baseline gives it more" :
+		       "a longer --baseline gives a steadier reference";
+	if (r->baseline)
+		return "--baseline has none of it, keyed as here";
+	return bound ? "--baseline FILE, a run with one worker, gives it a "
+		       "reference" :
+		       "--baseline FILE, a run with one worker, gives a "
+		       "steadier reference";
+}
+
+/*
  * A reference that rests on a small slice of the run's own calls
- * (struct interf_estimate's weak).  Not when enough solo calls were handed
- * in (--baseline, ispotd's earlier windows): the advice is then taken.
+ * (struct interf_estimate's weak), counted over the weak keys.  Not when
+ * 30 solo calls were handed in (--baseline, ispotd's earlier windows).
  */
 static void note_thin_reference(FILE *f, const struct report *r,
 				const struct sci_result *fn, int indent)
 {
 	const struct interf_estimate *x = &fn->interf;
-	char line[REPORT_NOTE_LEN];
+	char line[REPORT_NOTE_LEN], what[128];
+	const char *when;
 	double pct;
 
-	if (fn->sci < NOTE_MIN_SCI || x->ref == INTERF_REF_NONE || !x->weak)
+	if (fn->sci < NOTE_MIN_SCI || x->ref == INTERF_REF_NONE || !x->weak ||
+	    !x->weak_calls)
 		return;
+	if (x->weak_ref == INTERF_REF_FIT) {
+		snprintf(what, sizeof(what), "takes its own time from a line "
+			 "anchored by %" PRIu64 " calls with at most one other "
+			 "thread beside on average", x->ref_calls);
+		when = "while few workers ran";
+	} else {
+		snprintf(what, sizeof(what), "judges its calls against %"
+			 PRIu64 " solo calls", x->ref_calls);
+		when = "the last worker's, after the others ended";
+	}
 	/* Rounded down: 299 of 6,000 must not read as 5.0%. */
-	pct = floor(1000.0 * (double)x->ref_calls / (double)x->calls) / 10;
-	if (x->ref == INTERF_REF_FIT)
-		snprintf(line, sizeof(line), "%s: INTERF takes its own time "
-			 "from a line anchored by %" PRIu64 " calls with at "
-			 "most one other thread beside on average, %.1f%% of "
-			 "its %" PRIu64 ": a stretch of the run (in a pool, "
-			 "while few workers ran) that may not be typical; "
-			 "--baseline FILE, a run with one worker, gives a "
-			 "steadier reference", label_of(r, fn->func_id),
-			 x->ref_calls, pct, x->calls);
-	else
-		snprintf(line, sizeof(line), "%s: INTERF judges its calls "
-			 "against %" PRIu64 " solo calls, %.1f%% of its %"
-			 PRIu64 ": a stretch of the run (in a pool, the last "
-			 "worker's, after the others ended) that may not be "
-			 "typical; --baseline FILE, a run with one worker, "
-			 "gives a steadier reference",
-			 label_of(r, fn->func_id), x->ref_calls, pct,
-			 x->calls);
+	pct = floor(1000.0 * (double)x->ref_calls / (double)x->weak_calls) /
+	      10;
+	snprintf(line, sizeof(line), "%s: INTERF %s, %.1f%% of its %" PRIu64
+		 ": a stretch of the run (in a pool, %s) that may not be "
+		 "typical; %s", label_of(r, fn->func_id), what, pct,
+		 x->weak_calls, when, baseline_advice(r, x, false));
 	report_wrap(f, r, indent, "note: ", line);
-}
-
-/* What the bound note says to do: what a baseline did or would give. */
-static const char *bound_advice(const struct report *r,
-				const struct interf_estimate *x)
-{
-	if (x->seeded_solo_calls)
-		return "; a longer --baseline gives it more";
-	if (r->baseline)
-		return "; --baseline has none of it, keyed as here";
-	return "; --baseline FILE, a run with one worker, gives it a "
-	       "reference";
 }
 
 void report_interference_text(FILE *f, const struct report *r,
@@ -173,8 +180,8 @@ void report_interference_text(FILE *f, const struct report *r,
 		snprintf(line, sizeof(line), "INTERF between %s (waits that "
 			 "other threads ended) and %s: %" PRIu64 " solo calls "
 			 "are too few to tell its own variance from "
-			 "interference%s", lo, hi, fn->interf.solo_calls,
-			 bound_advice(r, &fn->interf));
+			 "interference; %s", lo, hi, fn->interf.solo_calls,
+			 baseline_advice(r, &fn->interf, true));
 		report_wrap(f, r, indent, "note: ", line);
 	} else {
 		note_own_variance(f, r, fn, indent);

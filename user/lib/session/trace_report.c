@@ -62,8 +62,6 @@ static void trace_baseline_note(const struct trace *t, struct report *r,
 {
 	size_t other, n = baseline_matches(t->baseline, t, &other);
 
-	r->baseline = t->baseline->path;
-
 	if (other)
 		trace_note(r, note, "the solo calls of %zu function(s) in "
 			   "--baseline %s are part of their interference "
@@ -111,8 +109,11 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 			   "set-user-ID, set-group-ID or file-capability "
 			   "program (as perf does); the report covers the time "
 			   "before", (int)t->pid);
-	if (t->baseline)
+	if (t->baseline) {
+		/* The notes under a function say what it gave that one. */
+		r->baseline = t->baseline->path;
 		trace_baseline_note(t, r, note);
+	}
 }
 
 /* The session's header figures and the sections only ispotctl shows. */
