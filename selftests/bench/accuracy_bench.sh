@@ -385,28 +385,23 @@ awk '$9 != 1 {
 echo "interf_floor_gain_mae: $(mae 10)"
 # Per cause, as notes: how well the SCI predicts the gain itself (T
 # falls as 1/T in the gain, so rho against T understates a wide sweep).
+# cause_error CAUSE COLUMN LABEL: how far COLUMN lies from the actual
+# gain over CAUSE's configs, as a '# ' note.
+cause_error() {
+	awk -v c="$1" -v k="$2" -v l="$3" '$1 == c { d = $k - $6
+		e += d < 0 ? -d : d; b += d; n++ }
+	END { printf "# %s: %s: mean error %.3f, mean |error| %.3f over " \
+		    "%d configs\n", c, l, b / n, e / n, n }' "$tmp/points"
+}
 for c in lock spinlock io; do
 	grep -q "^$c " "$tmp/points" || continue
 	g=$(awk -v c="$c" '$1 == c { print $3, $6 }' "$tmp/points" |
 	    awk "$pearson")
-	awk -v c="$c" -v g="$g" '$1 == c { d = $3 - $6; e += d < 0 ? -d : d
-		b += d; n++ }
-	END { printf "# %s: rho(SCI, actual gain) %s, mean error %.3f, " \
-		    "mean |error| %.3f over %d configs\n", c, g, b / n, e / n, n
-	}' "$tmp/points"
-	awk -v c="$c" '$1 == c { d = $8 - $6; e += d < 0 ? -d : d
-		b += d; n++ }
-	END { printf "# %s: interference in-run: mean error %.3f, mean |error| " \
-		    "%.3f\n", c, b / n, e / n }' "$tmp/points"
-	awk -v c="$c" '$1 == c { d = $13 - $6; e += d < 0 ? -d : d
-		b += d; n++ }
-	END { printf "# %s: with the baseline: mean error %.3f, mean " \
-		    "|error| %.3f\n", c, b / n, e / n }' "$tmp/points"
-	awk -v c="$c" '$1 == c { d = $17 - $6; e += d < 0 ? -d : d
-		b += d; n++; w += $16 == "true" }
-	END { printf "# %s: as the report advises (the baseline for %d of " \
-		    "%d): mean error %.3f, mean |error| %.3f\n", c, w, n,
-		    b / n, e / n }' "$tmp/points"
+	w=$(awk -v c="$c" '$1 == c && $16 == "true"' "$tmp/points" | wc -l)
+	cause_error "$c" 3 "SCI, rho(SCI, actual gain) $g"
+	cause_error "$c" 8 "interference in-run"
+	cause_error "$c" 13 "with the baseline"
+	cause_error "$c" 17 "as the report advises (the baseline for $w)"
 done
 awk '$7 != "-" { print $7 }' "$tmp/points" >"$tmp/noise"
 if [ -s "$tmp/noise" ]; then

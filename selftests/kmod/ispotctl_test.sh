@@ -101,12 +101,13 @@ tap_parallel "lock_delay_0_has_high_sci" t_lock_high
 
 # From 100 us between 50 us holds on, the threads hardly meet, and the
 # scores sit about the noise floor for short calls (0.10; 0.04 to 0.12
-# at 100 us): under it a step may rise by up to 0.02 instead of falling.  At that level SCI and the
-# samples' own measure of the waiting (waited) disagree by up to 0.022
-# (nine runs on 2026-11-27), so two delays whose waiting differs by less
-# can swap: SCI 0.038 at 100 us and 0.048 at 300 us, for waited 0.050
-# and 0.043.  The first step, from the contended lock, must fall, and so
-# must the score from 100 us to 1000 us (by 0.033 or more in all nine).
+# at 100 us): under it a step may rise by up to 0.02 instead of falling.
+# At that level SCI and the samples' own measure of the waiting (waited)
+# disagree by up to 0.022 (nine runs on 2026-11-27), so two delays whose
+# waiting differs by less can swap: SCI 0.038 at 100 us and 0.048 at
+# 300 us, for waited 0.050 and 0.043.  The first step, from the
+# contended lock, must fall, and so must the score from 100 us to
+# 1000 us (by 0.033 or more in all nine).
 falls() {	# falls EARLIER LATER
 	lt "$2" "$1" && return 0
 	lt "$1" 0.1 && lt "$2" "$(awk -v s="$1" 'BEGIN { print s + 0.02 }')"
