@@ -124,15 +124,6 @@ static double fit_reference(const struct interf_acc *a)
 	return ref;
 }
 
-/* A weak block's calls and reference kind, for a note about them. */
-static void weak_of(struct interf_estimate *out, uint64_t calls)
-{
-	if (!out->weak)
-		return;
-	out->weak_calls = calls;
-	out->weak_ref = out->ref;
-}
-
 void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 {
 	/* Interference is only in calls beside other threads: not solo. */
@@ -170,10 +161,8 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 		over = shared_rest - shared_n * rest_floor(a);
 		out->bound_ns += over > 0 ? (uint64_t)(over + 0.5) : 0;
 		out->weak = out->bound_ns > out->loss_ns;
-		weak_of(out, a->n);
 		return;
 	}
-	weak_of(out, a->n);
 	over = shared_rest - shared_n * out->ref_ns;
 	if (over > 0)
 		out->loss_ns += (uint64_t)(over + 0.5);
@@ -215,7 +204,7 @@ void interf_estimate_add(struct interf_estimate *sum,
 			sum->weak_ref = b->ref;
 		sum->weak = true;
 		sum->ref_calls += b->ref_calls;
-		sum->weak_calls += b->weak_calls;
+		sum->weak_calls += b->calls;
 	}
 	sum->loss_ns += b->loss_ns;
 	sum->bound_ns += b->bound_ns;

@@ -143,9 +143,10 @@ struct interf_estimate {
 	/*
 	 * The run's own calls the reference rests on: its solo calls
 	 * (SOLO), the calls near e = 0 that anchor the line (FIT), none
-	 * (NONE).  A sum of keys adds the weak keys' only, as it does
-	 * weak_calls, their calls, so that a note about them counts theirs;
-	 * weak_ref is their reference kind (SOLO if any of them has it).
+	 * (NONE).  A sum of keys (a function: interf_estimate_add(), even
+	 * of one key) adds the weak keys' only, and sets weak_calls, their
+	 * calls, and weak_ref, their reference kind (SOLO if any of them
+	 * has it), so that a note about them counts theirs.
 	 */
 	uint64_t ref_calls;
 	uint64_t weak_calls;
