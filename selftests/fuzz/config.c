@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ispotd's options (user/daemon/config.c over the option table of
- * user/lib/session/opttab.c).  The input is read twice:
+ * user/lib/cli/opttab.c).  The input is read twice:
  *
  *  - as the config file: `ispotd --config FILE`, then
  *    ispotd_config_load(), as at start and on every SIGHUP (the file is a

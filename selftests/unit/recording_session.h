@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "pipeline_feed.h"
-#include "session/recording.h"
-#include "session/trace.h"
-#include "session/trace_internal.h"
+#include "recording/recording.h"
+#include "trace/trace.h"
+#include "trace/trace_internal.h"
 
 #define RS_PROBE_WORKER	1
 #define RS_PROBE_FLUSH	2

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/lib/session/sampler.c and autopick.c: `--auto`
+ * Unit tests for user/lib/trace/sampler.c and autopick.c: `--auto`
  * samples a real busy child with perf cpu-clock events and picks its hot
  * function; an idle child is an error saying what to do.  The choice rules
  * (1%, top N, code no probe can time) are checked on counts of our own.
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "session/autopick.h"
+#include "trace/autopick.h"
 #include "elf_fixtures.h"
 
 static volatile unsigned long sink;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --baseline FILE (session/baseline.c): a program whose two threads are
+ * --baseline FILE (recording/baseline.c): a program whose two threads are
  * always beside each other has no solo call, so its interference figure
  * is only a bound; the recording of the same program with one thread
  * gives the report a reference, the figure falls to what the calls cost

@@ -36,7 +36,7 @@
 
 #include "ispot_test.h"
 #include "discover.h"
-#include "session/tasks.h"
+#include "trace/tasks.h"
 
 #define WAIT_NS		(5 * 1000000000ull)
 #define SLEEP_ARG	"60"	/* a leftover sleep ends on its own */

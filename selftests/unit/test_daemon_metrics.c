@@ -15,7 +15,7 @@
 #include "ispot_test.h"
 #include "metrics.h"
 #include "analysis/sci.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 #include "window.h"
 
 #define T0		1000000000ull

@@ -17,7 +17,7 @@
 #include "analysis/pipeline.h"
 #include "analysis/sci.h"
 #include "report/window_plot.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 #include "window.h"
 #include "window_lines.h"
 

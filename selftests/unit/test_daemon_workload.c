@@ -21,7 +21,7 @@
 #include "ispot_test.h"
 #include "analysis/pipeline.h"
 #include "pipeline_feed.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 #include "window.h"
 #include "window_lines.h"
 

@@ -10,7 +10,7 @@
 
 #include "elf/demangle.h"
 #include "elf_fixtures.h"
-#include "session/options.h"
+#include "cli/options.h"
 
 /* Resolve spec in cxx_app to one function: its offset and names. */
 static void expect_one(const char *spec, const char *mangled,

@@ -8,7 +8,7 @@
 #include <dlfcn.h>
 
 #include "elf_fixtures.h"
-#include "session/trace_internal.h"
+#include "trace/trace_internal.h"
 
 TEST(found_in_the_library_only)
 {

@@ -10,7 +10,7 @@
 #include <linux/perf_event.h>
 
 #include "ispot_test.h"
-#include "session/events.h"
+#include "cli/events.h"
 
 #define ERRLEN	512
 

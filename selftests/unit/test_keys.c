@@ -7,7 +7,7 @@
 #include <getopt.h>
 
 #include "ispot_test.h"
-#include "session/options.h"
+#include "cli/options.h"
 
 TEST(rules_parse_and_format)
 {

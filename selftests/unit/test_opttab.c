@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one option table (user/lib/session/opttab.c) as both front ends see
+ * The one option table (user/lib/cli/opttab.c) as both front ends see
  * it: ispotctl attach and ispotd take the same spellings to the same
  * values, --key splits at the last '=' (operator== included), a --key
  * FUNC is matched as a --func SPEC (OBJ:, C++ short names, globs), every
@@ -13,7 +13,7 @@
 #include "ispot_test.h"
 #include "stderr_capture.h"
 #include "config.h"
-#include "session/options.h"
+#include "cli/options.h"
 #include "util/errors.h"
 
 #define MAX_ARGS	32

@@ -15,7 +15,7 @@
 
 #include "ispot_test.h"
 #include "util/errors.h"
-#include "session/progress.h"
+#include "trace/progress.h"
 
 #define MS	1000000ull
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Recordings (session/recording_*.c, session/replay.c): a session driven
+ * Recordings (recording/recording_*.c, recording/replay.c): a session driven
  * through the live session's own entry points (trace_on_record(), the
  * thread and trampoline calls, the frame check over this process's real
  * maps) writes a recording and its report; `report FILE` on it writes
@@ -27,7 +27,7 @@
 #include "scratch_dir.h"
 #include "stderr_capture.h"
 #include "recording_session.h"
-#include "session/recording_addrs.h"
+#include "recording/recording_addrs.h"
 #include "perfetto_reader.h"
 
 static char *slurp(const char *path, size_t *len)

@@ -15,7 +15,7 @@
 
 #include "ispot_test.h"
 #include "text_unwrap.h"
-#include "session/device.h"
+#include "trace/device.h"
 #include "util/format.h"
 #include "analysis/excess.h"
 #include "report/report.h"

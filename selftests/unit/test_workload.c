@@ -26,7 +26,7 @@
 #include "analysis/pipeline.h"
 #include "pipeline_feed.h"
 #include "report/report.h"
-#include "session/trace_internal.h"
+#include "trace/trace_internal.h"
 
 #define TGID		777
 #define SP(tid)		(0x7ffd00000008ULL + 0x100000ULL * (tid))

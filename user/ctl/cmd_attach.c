@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ispotctl attach: trace functions of a process that is already running. */
 #include "commands.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 
 int cmd_attach(int argc, char **argv)
 {

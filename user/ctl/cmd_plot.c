@@ -9,7 +9,7 @@
 
 #include "commands.h"
 #include "report/window_plot.h"
-#include "session/opttab.h"
+#include "cli/opttab.h"
 
 #define USAGE_PLOT "usage: ispotctl plot --windows LOG --svg DIR"
 

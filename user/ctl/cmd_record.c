@@ -5,7 +5,7 @@
  * -o names, for `ispotctl report` (Documentation/recording.rst).
  */
 #include "commands.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 
 int cmd_record(int argc, char **argv)
 {

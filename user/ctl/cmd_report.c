@@ -5,7 +5,7 @@
  * --json, --top and output options of now.
  */
 #include "commands.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 
 int cmd_report(int argc, char **argv)
 {

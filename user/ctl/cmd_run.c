@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 
 struct child {
 	pid_t pid;

@@ -8,8 +8,8 @@
 #include <sys/utsname.h>
 
 #include "commands.h"
-#include "session/device.h"
-#include "session/events.h"
+#include "trace/device.h"
+#include "cli/events.h"
 #include "util/format.h"
 #include "util/json.h"
 

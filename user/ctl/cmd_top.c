@@ -33,7 +33,7 @@
 #include "top/term.h"
 #include "top/top.h"
 #include "top/topview.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 
 static volatile sig_atomic_t top_quit, top_resized, top_suspend,
 	top_continued;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "session/device.h"
+#include "trace/device.h"
 
 struct command {
 	const char *name;

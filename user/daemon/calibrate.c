@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include "calibrate.h"
-#include "session/device.h"
-#include "session/trace.h"
+#include "trace/device.h"
+#include "trace/trace.h"
 
 #define CALIBRATE_CALLS		2000
 #define CALIBRATE_ROUNDS	5

@@ -2,7 +2,7 @@
 /*
  * ispotd's options from argv and from the --config file; see config.h.
  * Both go through the option table ispotctl reads too
- * (session/opttab.h), so the file takes exactly the command line's names
+ * (cli/opttab.h), so the file takes exactly the command line's names
  * and values, a bad value reads the same in either place and in either
  * program; what is ispotd's own is where each value goes and how the file
  * merges with the command line.

@@ -36,7 +36,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "session/options.h"
+#include "cli/options.h"
 
 /* Of each kind: pids, exes, cgroups. */
 #define ISPOTD_MAX_TARGETS		64
@@ -115,7 +115,7 @@ void ispotd_config_free(struct ispotd_config *c);
 void ispotd_config_usage(FILE *f);
 
 /*
- * The options of one tracing session (user/lib/session/trace.h) for @c's
+ * The options of one tracing session (user/lib/trace/trace.h) for @c's
  * functions, keys, --sync and ring size: for attach mode (the caller sets
  * @t->pid), no duration, no JSON, no output file.  @t borrows @c's
  * strings: it is valid while @c is.

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "discover.h"
-#include "session/tasks.h"
+#include "trace/tasks.h"
 
 /*
  * The kernel answers a subscription from within send(); the wait only

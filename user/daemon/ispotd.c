@@ -27,14 +27,14 @@
 
 #include "calibrate.h"
 #include "config.h"
-#include "session/device.h"
+#include "trace/device.h"
 #include "discover.h"
 #include "util/errors.h"
 #include "http.h"
 #include "metrics.h"
 #include "notify.h"
 #include "target.h"
-#include "session/tasks.h"
+#include "trace/tasks.h"
 
 /* How often a missing module is looked for again. */
 #define ISPOTD_MODULE_RETRY_NS	(5 * 1000000000ull)

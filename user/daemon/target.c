@@ -9,7 +9,7 @@
 
 #include "util/errors.h"
 #include "target.h"
-#include "session/tasks.h"
+#include "trace/tasks.h"
 
 /* A burst that cannot start is retried after its period, up to this. */
 #define TARGET_MAX_BACKOFF_NS	(300 * 1000000000ull)

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #include "budget.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 #include "window.h"
 
 struct target {

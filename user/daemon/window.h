@@ -45,9 +45,9 @@
 #include <time.h>
 
 #include "elf/elf.h"
-#include "session/options.h"
+#include "cli/options.h"
 #include "analysis/sci.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 
 struct window_func {
 	char *name;

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "session/options.h"
+#include "cli/options.h"
 #include "top/rates.h"
 
 #define TOP_STATUS_LEN	256

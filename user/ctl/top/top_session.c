@@ -20,7 +20,7 @@
 #include "analysis/drain.h"
 #include "analysis/hist.h"
 #include "top/top.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 
 #define TOP_BOUNDS	128
 #define TOP_BOUND_LOG2	4	/* the first bound: 2^4 ns */

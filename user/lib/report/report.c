@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "elf/demangle.h"
-#include "session/device.h"
+#include "trace/device.h"
 #include "util/format.h"
 #include "util/json.h"
 #include "util/path.h"

@@ -7,7 +7,7 @@
 
 #include "util/errors.h"
 #include "util/format.h"
-#include "session/progress.h"
+#include "trace/progress.h"
 
 /*
  * VT100 sequences: save and restore the cursor (DECSC, DECRC), set the

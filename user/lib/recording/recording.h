@@ -21,7 +21,7 @@
 #include <linux/ispot.h>
 
 #include "analysis/drain.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 
 #define RECORDING_MAGIC		"ISPOTREC"
 #define RECORDING_MAJOR		1

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "analysis/drain.h"
-#include "session/recording.h"
-#include "session/recording_addrs.h"
+#include "recording/recording.h"
+#include "recording/recording_addrs.h"
 #include "util/afile.h"
 #include "util/errors.h"
 

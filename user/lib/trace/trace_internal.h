@@ -8,7 +8,7 @@
 #define ISPOT_TRACE_INTERNAL_H
 
 #include "export/perfetto.h"
-#include "session/trace.h"
+#include "trace/trace.h"
 
 /*
  * Add every resolved function and block to the session: one probe pair

@@ -22,12 +22,12 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "session/device.h"
+#include "trace/device.h"
 #include "elf/elf.h"
-#include "session/options.h"
+#include "cli/options.h"
 #include "analysis/pipeline.h"
 #include "report/report.h"
-#include "session/tasks.h"
+#include "trace/tasks.h"
 #include "util/afile.h"
 #include "analysis/drain.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "analysis/autokey.h"
-#include "session/trace_internal.h"
+#include "trace/trace_internal.h"
 
 /* One auto function's choice: the verdict's argument, or no key. */
 static int trace_auto_choose(struct trace_func *f,

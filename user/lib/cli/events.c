@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <linux/perf_event.h>
 
-#include "session/events.h"
+#include "cli/events.h"
 
 /* Last-level cache read misses, as perf's LLC-load-misses. */
 #define HW_CACHE_LL_READ_MISS						\

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session/baseline.h"
-#include "session/recording.h"
-#include "session/trace.h"
-#include "session/trace_internal.h"
+#include "recording/baseline.h"
+#include "recording/recording.h"
+#include "trace/trace.h"
+#include "trace/trace_internal.h"
 #include "util/errors.h"
 
 /*

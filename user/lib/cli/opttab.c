@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session/options.h"
-#include "session/opttab.h"
+#include "cli/options.h"
+#include "cli/opttab.h"
 #include "util/errors.h"
 #include "util/netaddr.h"
 

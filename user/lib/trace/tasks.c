@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session/tasks.h"
+#include "trace/tasks.h"
 
 static int cmp_u32(const void *a, const void *b)
 {

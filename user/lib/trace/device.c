@@ -8,7 +8,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "session/device.h"
+#include "trace/device.h"
 
 int ispot_abi_check(uint32_t kmajor, uint32_t kminor, uint32_t umajor,
 		    uint32_t uminor, char *err, size_t errlen)

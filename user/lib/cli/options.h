@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "session/events.h"
-#include "session/opttab.h"
+#include "cli/events.h"
+#include "cli/opttab.h"
 #include "analysis/pipeline.h"
 
 #define OPT_MAX_FUNCS	256

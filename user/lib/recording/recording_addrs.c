@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "session/recording_addrs.h"
+#include "recording/recording_addrs.h"
 
 /* Drawn at the first insert (ispotctl records on one thread). */
 static uint64_t seed;

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "analysis/drain.h"
-#include "session/recording.h"
-#include "session/recording_addrs.h"
+#include "recording/recording.h"
+#include "recording/recording_addrs.h"
 #include "util/errors.h"
 
 /* A bounded view of a section: a read past its end marks it bad. */

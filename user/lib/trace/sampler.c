@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "session/sampler.h"
-#include "session/tasks.h"
+#include "trace/sampler.h"
+#include "trace/tasks.h"
 
 /* 32 KiB per thread: 2,000 samples of 16 bytes, far more than a round. */
 #define SAMPLER_DATA_PAGES	8

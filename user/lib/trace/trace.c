@@ -18,12 +18,12 @@
 #include "analysis/drain.h"
 #include "export/perfetto.h"
 #include "util/format.h"
-#include "session/baseline.h"
-#include "session/progress.h"
-#include "session/recording.h"
+#include "recording/baseline.h"
+#include "trace/progress.h"
+#include "recording/recording.h"
 #include "report/report.h"
-#include "session/trace.h"
-#include "session/trace_internal.h"
+#include "trace/trace.h"
+#include "trace/trace_internal.h"
 #include "util/path.h"
 
 /* The kernel's internal ENOTSUPP, which uprobe_register() returns. */

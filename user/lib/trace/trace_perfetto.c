@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "export/perfetto.h"
-#include "session/trace_internal.h"
+#include "trace/trace_internal.h"
 #include "util/afile.h"
 #include "util/errors.h"
 

@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "analysis/autokey.h"
-#include "session/autopick.h"
-#include "session/baseline.h"
+#include "trace/autopick.h"
+#include "recording/baseline.h"
 #include "util/errors.h"
-#include "session/trace_internal.h"
+#include "trace/trace_internal.h"
 #include "util/idarray.h"
 
 /*

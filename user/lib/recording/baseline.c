@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 
 #include "analysis/sci.h"
-#include "session/baseline.h"
-#include "session/trace.h"
-#include "session/trace_internal.h"
+#include "recording/baseline.h"
+#include "trace/trace.h"
+#include "trace/trace_internal.h"
 #include "util/errors.h"
 
 static const char *file_name(const char *path)

@@ -11,7 +11,7 @@
 
 #include "elf/elf.h"
 #include "util/errors.h"
-#include "session/options.h"
+#include "cli/options.h"
 
 #define USAGE_ATTACH \
 	"usage: ispotctl attach --pid PID (--func SPEC [--func SPEC]... | " \

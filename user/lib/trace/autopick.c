@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session/autopick.h"
+#include "trace/autopick.h"
 
 /* x86's LOCK prefix: uprobes refuse to single-step such an instruction. */
 #define X86_LOCK_PREFIX		0xf0

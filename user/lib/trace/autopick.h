@@ -20,7 +20,7 @@
 #include <sys/types.h>
 
 #include "elf/elf.h"
-#include "session/sampler.h"
+#include "trace/sampler.h"
 
 /* The paper's §5: functions above 1% of the samples. */
 #define AUTOPICK_MIN_SHARE	0.01
