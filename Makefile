@@ -56,7 +56,10 @@ DAEMON_LIB_SRC	:= $(filter-out user/daemon/ispotd.c,$(DAEMON_SRC))
 DAEMON_HDR	:= $(wildcard user/daemon/*.h)
 USER_INC	:= -iquote user/ctl -iquote user/daemon
 
-UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/test_*.c))
+# selftests/unit/ mirrors user/: one folder per room of user/lib, plus
+# daemon/ (ispotd) and top/ (ispotctl top); each test links only the
+# library of what it tests.
+UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/*/test_*.c))
 KMOD_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/kmod/*.c))
 # What the host tests (selftests/host/*_test.sh) run besides the tools.
 HOST_TOOLS	:= $(patsubst %.c,%,$(wildcard selftests/host/*.c))
@@ -127,8 +130,21 @@ selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(HOST_TOOLS) fixtures
 fixtures:
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures; fi
 
-selftests/unit/test_%: selftests/unit/test_%.c $(wildcard selftests/*.h) $(wildcard selftests/unit/*.h) $(DAEMON_LIB) $(TOP_LIB) $(USER_LIB) $(USER_HDR) $(CTL_HDR) $(DAEMON_HDR)
-	$(CC) $(CFLAGS) $(USER_INC) -o $@ $< $(DAEMON_LIB) $(TOP_LIB) $(USER_LIB) $(LDLIBS)
+UNIT_HDR	:= $(wildcard selftests/*.h selftests/unit/*.h) $(USER_HDR)
+UNIT_CFLAGS	= $(CFLAGS) -iquote selftests/unit
+
+selftests/unit/%: selftests/unit/%.c $(UNIT_HDR) $(USER_LIB)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(USER_LIB) $(LDLIBS)
+
+selftests/unit/daemon/test_%: selftests/unit/daemon/test_%.c $(UNIT_HDR) $(DAEMON_HDR) $(DAEMON_LIB) $(USER_LIB)
+	$(CC) $(UNIT_CFLAGS) -iquote user/daemon -o $@ $< $(DAEMON_LIB) $(USER_LIB) $(LDLIBS)
+
+selftests/unit/top/test_%: selftests/unit/top/test_%.c $(UNIT_HDR) $(CTL_HDR) $(TOP_LIB) $(USER_LIB)
+	$(CC) $(UNIT_CFLAGS) -iquote user/ctl -o $@ $< $(TOP_LIB) $(USER_LIB) $(LDLIBS)
+
+# The option table as both front ends see it: ispotd's config file too.
+selftests/unit/cli/test_opttab: selftests/unit/cli/test_opttab.c $(UNIT_HDR) $(DAEMON_HDR) $(DAEMON_LIB) $(USER_LIB)
+	$(CC) $(UNIT_CFLAGS) -iquote user/daemon -o $@ $< $(DAEMON_LIB) $(USER_LIB) $(LDLIBS)
 
 selftests/host/%: selftests/host/%.c $(wildcard selftests/*.h selftests/unit/*.h) $(USER_LIB) $(USER_HDR)
 	$(CC) $(CFLAGS) -o $@ $< $(USER_LIB) $(LDLIBS)

@@ -281,7 +281,7 @@ case " $kernels " in
 	;;
 esac
 
-for t in selftests/unit/test_*; do
+for t in selftests/unit/*/test_*; do
 	[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
 	stage "unit: $t" "$t"
 done

@@ -102,7 +102,7 @@ promtool_ok() {
 	promtool check metrics <"$tmp/body" >"$tmp/lint" 2>&1 ||
 		{ sed 's/^/# live: /' "$tmp/lint"; return 1; }
 	ISPOT_METRICS_SAMPLE=$tmp/full.prom \
-		selftests/unit/test_daemon_metrics >/dev/null &&
+		selftests/unit/daemon/test_daemon_metrics >/dev/null &&
 		grep -q '^ispot_duration_seconds_bucket{.*le="+Inf"}' \
 			"$tmp/full.prom" || return 1
 	promtool check metrics <"$tmp/full.prom" >"$tmp/lint" 2>&1 ||

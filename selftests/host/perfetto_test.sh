@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The Perfetto trace ispotctl --perfetto writes, read by a decoder that is
 # not ISPOT's: Debian's protoc, against perfetto_min.proto (Perfetto's
-# field numbers, written out here).  selftests/unit/test_perfetto writes
+# field numbers, written out here).  selftests/unit/export/test_perfetto writes
 # the trace of two threads contending in acquire() (PERFETTO_TEST_OUT);
 # protoc must decode it, agree line for line with the tree's own reader
 # (selftests/kmod/perfetto_dump, which the guest test uses), and show the
@@ -57,9 +57,9 @@ else
 fi
 
 t_written() {
-	[ -x selftests/unit/test_perfetto ] ||
+	[ -x selftests/unit/export/test_perfetto ] ||
 		{ echo "# build the tree first (make)"; return 1; }
-	PERFETTO_TEST_OUT=$tmp/t.pftrace selftests/unit/test_perfetto \
+	PERFETTO_TEST_OUT=$tmp/t.pftrace selftests/unit/export/test_perfetto \
 		>"$tmp/unit" || { sed 's/^/# /' "$tmp/unit"; return 1; }
 	[ -s "$tmp/t.pftrace" ]
 }

@@ -12,7 +12,7 @@ grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
 
 tap_plan 4
 
-# What --auto picks is tested natively (selftests/unit/test_autopick, on a
+# What --auto picks is tested natively (selftests/unit/trace/test_autopick, on a
 # real busy process).  Here the samples' compute() spins on the vdso's
 # clock_gettime, where 95% of the samples land, and the guest delivers
 # ~3% of the nominal cpu-clock samples (63 in 1 s of 2 busy threads), so

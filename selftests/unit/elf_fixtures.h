@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers the ELF resolver tests (selftests/unit/test_elf_*.c) share.
+ * Helpers the ELF resolver tests (selftests/unit/elf/test_elf_*.c) share.
  *
  * Offsets are checked against an independent source: the fixtures
  * Makefile records objdump -F's "File Offset" of every function in
- * NAME.offsets.  Fixtures are found next to the test binary (fixtures/
- * beside it, located via /proc/self/exe), so a test runs from any working
- * directory.
+ * NAME.offsets.  Fixtures are found from the test binary (selftests/unit/
+ * fixtures/, the folder above a test's room, located via /proc/self/exe),
+ * so a test runs from any working directory.
  *
  * static inline only so that a test file need not use every helper.
  */
@@ -38,7 +38,7 @@ static inline const char *fixture(const char *name)
 	slash = strrchr(self, '/');
 	ASSERT_TRUE(slash);
 	*slash = '\0';
-	snprintf(p, PATH_MAX, "%s/fixtures/%s", self, name);
+	snprintf(p, PATH_MAX, "%s/../fixtures/%s", self, name);
 	if (access(p, F_OK)) {
 		TH_LOG("fixture %s missing: run 'make fixtures' first", p);
 		ASSERT_TRUE(0);

@@ -2,7 +2,7 @@
 /*
  * A synthetic trace for the pictures and the HTML report: ring records fed
  * through the real pipeline, the report made by the real builder.  Shared
- * by selftests/unit/test_pictures.c and selftests/host/pictures_gen.c
+ * by selftests/unit/report/test_pictures.c and selftests/host/pictures_gen.c
  * (which writes the files selftests/host/pictures_test.sh renders).
  *
  *  - acquire, keyed by its lock (arg0): three locks, two threads, most
