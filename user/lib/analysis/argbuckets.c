@@ -7,7 +7,7 @@
 
 #include "analysis/argbuckets.h"
 #include "util/format.h"
-#include "util/idarray.h"
+#include "util/array.h"
 
 struct argbuckets {
 	struct argb_func **funcs;	/* by function id, NULL = never ran */

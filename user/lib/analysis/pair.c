@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/idarray.h"
+#include "util/array.h"
 #include "analysis/pair.h"
 #include "util/openaddr.h"
 

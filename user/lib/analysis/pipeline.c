@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/idarray.h"
+#include "util/array.h"
 #include "analysis/pipeline.h"
 
 _Static_assert(TL_NR_TOTALS + 1 <= PAIR_AUX_WORDS,

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util/idarray.h"
+#include "util/array.h"
 #include "analysis/shape.h"
 
 struct shapes {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/idarray.h"
+#include "util/array.h"
 #include "analysis/stacks.h"
 
 struct stacks {

@@ -24,7 +24,7 @@
 #include "recording/baseline.h"
 #include "util/errors.h"
 #include "trace/trace_internal.h"
-#include "util/idarray.h"
+#include "util/array.h"
 
 /*
  * What --sync adds: the blocking calls of COZ's Table 2 (the papers are
