@@ -75,7 +75,7 @@ front_commands() {
 front_times() {
 	ok=0
 	for l in 'make check on a fresh machine: ' 'make check, warm: '; do
-		n=$(grep -c "^$l[^ ]*[0-9]" README.md)
+		n=$(grep -c "^${l}[^ ]*[0-9]" README.md)
 		[ "$n" = 1 ] && continue
 		echo "# README.md has $n lines \"$l<time>\", wants 1"
 		ok=1

@@ -78,6 +78,8 @@ long_functions() {
 	done
 }
 no_long_functions() {
+	# Paths of the tree have no spaces.
+	# shellcheck disable=SC2046
 	found=$(long_functions $(sources user))
 	[ -z "$found" ] && return 0
 	echo "$found" | sed 's/^/# /'
