@@ -30,25 +30,38 @@ static void call(struct interf_acc *a, uint64_t d, uint64_t waited,
 	interf_add(a, &c);
 }
 
+/* Each test starts from a fresh accumulator. */
+FIXTURE(interf) {
+	struct interf_acc a;
+};
+
+FIXTURE_SETUP(interf)
+{
+	interf_init(&self->a);
+}
+
+FIXTURE_TEARDOWN(interf)
+{
+	/* a plain struct: nothing to free */
+}
+
 /* Alone, a function whose work varies by 10x has no interference. */
-TEST(solo_calls_are_the_reference)
+TEST_F(interf, solo_calls_are_the_reference)
 {
 	struct interf_estimate est;
-	struct interf_acc a;
 	int i;
 
-	interf_init(&a);
 	for (i = 0; i < 40; i++)
-		call(&a, 100 + 25 * (i % 37), 0, 0, 0, 0);
-	interf_estimate(&a, &est);
+		call(&self->a, 100 + 25 * (i % 37), 0, 0, 0, 0);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
 	EXPECT_EQ(est.solo_calls, 40);
 	EXPECT_EQ(est.loss_ns, 0);
 	EXPECT_EQ(est.bound_ns, 0);
 	/* Beside other threads, 200 ns more each: that is interference. */
 	for (i = 0; i < 10; i++)
-		call(&a, 100 + 25 * (i % 37) + 200, 0, 0, 0, 500);
-	interf_estimate(&a, &est);
+		call(&self->a, 100 + 25 * (i % 37) + 200, 0, 0, 0, 500);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
 	EXPECT_EQ(est.solo_calls, 40);
 	/* sum of the ten rests minus ten solo means (100 + 25 * 18.5ish) */
@@ -56,15 +69,13 @@ TEST(solo_calls_are_the_reference)
 	EXPECT_LT(est.loss_ns, 10 * 200 + 10 * 25 * 10);
 }
 
-TEST(waits_others_ended_are_interference_and_other_cpu_users_external)
+TEST_F(interf, waits_others_ended_are_interference_and_other_cpu_users_external)
 {
 	struct interf_estimate est;
-	struct interf_acc a;
 
-	interf_init(&a);
 	/* 1000 ns: 300 waiting for a lock, 200 run-queue (50 behind ours). */
-	call(&a, 1000, 300, 200, 50, 1000);
-	interf_estimate(&a, &est);
+	call(&self->a, 1000, 300, 200, 50, 1000);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.direct_ns, 350);
 	EXPECT_EQ(est.external_ns, 150);
 	/* One call: no reference, so the measured waits are the floor. */
@@ -72,8 +83,8 @@ TEST(waits_others_ended_are_interference_and_other_cpu_users_external)
 	EXPECT_EQ(est.loss_ns, 350);
 	EXPECT_EQ(est.bound_ns, 350);	/* one rest: none above its min */
 	/* Parts never add up past the duration. */
-	call(&a, 100, 300, 200, 250, 0);
-	interf_estimate(&a, &est);
+	call(&self->a, 100, 300, 200, 250, 0);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.direct_ns, 350 + 100);
 	EXPECT_EQ(est.external_ns, 150);
 }
@@ -82,23 +93,21 @@ TEST(waits_others_ended_are_interference_and_other_cpu_users_external)
  * Rest = 1000 + 500 e, e from 0.1 to 2: the line's intercept (1000) is
  * held at the fastest rest seen (1050), never below what was measured.
  */
-TEST(fit_at_zero_exposure_without_solo_calls)
+TEST_F(interf, fit_at_zero_exposure_without_solo_calls)
 {
 	struct interf_estimate est;
-	struct interf_acc a;
 	uint64_t want = 0;
 	int i;
 
-	interf_init(&a);
 	for (i = 0; i < 200; i++) {
 		uint64_t e10 = 1 + i % 20;	/* exposure 0.1 .. 2.0 */
 		uint64_t d = 100 + 5 * e10;
 
 		/* others = e * duration, in ns x threads */
-		call(&a, d * 10, 0, 0, 0, e10 * d);
+		call(&self->a, d * 10, 0, 0, 0, e10 * d);
 		want += 5 * e10 * 10;
 	}
-	interf_estimate(&a, &est);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_FIT);
 	EXPECT_EQ(est.solo_calls, 0);
 	EXPECT_NEAR(est.ref_ns, 1050, 1);
@@ -113,25 +122,23 @@ TEST(fit_at_zero_exposure_without_solo_calls)
  * pulled by the crowded ones, would have put it near 1700 and called
  * the queueing own work.
  */
-TEST(fit_goes_through_the_calls_near_zero_exposure)
+TEST_F(interf, fit_goes_through_the_calls_near_zero_exposure)
 {
 	static const uint64_t e10s[] = { 10, 15, 20, 25 };
 	struct interf_estimate est;
-	struct interf_acc a;
 	int i;
 
-	interf_init(&a);
 	/* Too few solo calls to judge by, but the fastest rest is theirs. */
 	for (i = 0; i < 20; i++)
-		call(&a, 1000, 0, 0, 0, 0);
+		call(&self->a, 1000, 0, 0, 0, 0);
 	for (i = 0; i < 400; i++) {
 		uint64_t e10 = e10s[i % 4], rest = 1000 + 40 * e10;
 
-		call(&a, rest, 0, 0, 0, e10 * rest / 10);
+		call(&self->a, rest, 0, 0, 0, e10 * rest / 10);
 	}
 	for (i = 0; i < 4000; i++)
-		call(&a, 1800 + i % 3, 0, 0, 0, 7 * (1800 + i % 3));
-	interf_estimate(&a, &est);
+		call(&self->a, 1800 + i % 3, 0, 0, 0, 7 * (1800 + i % 3));
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_FIT);
 	EXPECT_EQ(est.fit_calls, 420);
 	EXPECT_NEAR(est.ref_ns, 1000, 5);
@@ -141,17 +148,15 @@ TEST(fit_goes_through_the_calls_near_zero_exposure)
  * Two threads always beside each other: every call at e = 1, near zero
  * but all at one exposure, so a slope would be noise: no reference.
  */
-TEST(fit_needs_exposures_that_vary)
+TEST_F(interf, fit_needs_exposures_that_vary)
 {
 	struct interf_estimate est;
-	struct interf_acc a;
 	int i;
 
-	interf_init(&a);
 	for (i = 0; i < 500; i++)
-		call(&a, 1000 + 100 * (i % 7), 0, 0, 0, 1000 + 100 * (i % 7) +
+		call(&self->a, 1000 + 100 * (i % 7), 0, 0, 0, 1000 + 100 * (i % 7) +
 		     (i % 2));
-	interf_estimate(&a, &est);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_NONE);
 	EXPECT_GT(est.bound_ns, est.loss_ns);
 }
@@ -161,18 +166,16 @@ TEST(fit_needs_exposures_that_vary)
  * e = 1.  The calls near zero anchor the line, however little the
  * exposures spread: 40 of 1040 calls.
  */
-TEST(calls_near_zero_exposure_anchor_the_fit)
+TEST_F(interf, calls_near_zero_exposure_anchor_the_fit)
 {
 	struct interf_estimate est;
-	struct interf_acc a;
 	int i;
 
-	interf_init(&a);
 	for (i = 0; i < 40; i++)	/* e = 0.1: 1000 */
-		call(&a, 1000, 0, 0, 0, 100);
+		call(&self->a, 1000, 0, 0, 0, 100);
 	for (i = 0; i < 1000; i++)	/* e = 1: 1300 */
-		call(&a, 1300, 0, 0, 0, 1300);
-	interf_estimate(&a, &est);
+		call(&self->a, 1300, 0, 0, 0, 1300);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_FIT);
 	EXPECT_NEAR(est.ref_ns, 1000, 40);
 	EXPECT_NEAR((double)est.loss_ns,
@@ -181,16 +184,15 @@ TEST(calls_near_zero_exposure_anchor_the_fit)
 }
 
 /* Always beside others, never alone: a floor and a ceiling, no more. */
-TEST(no_evidence_gives_a_bound)
+TEST_F(interf, no_evidence_gives_a_bound)
 {
 	struct interf_estimate est, sum;
-	struct interf_acc a, b;
+	struct interf_acc b;
 	int i;
 
-	interf_init(&a);
 	for (i = 0; i < 50; i++)
-		call(&a, 100 + 10 * (i % 10), 20, 0, 0, 4 * 200);
-	interf_estimate(&a, &est);
+		call(&self->a, 100 + 10 * (i % 10), 20, 0, 0, 4 * 200);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_NONE);
 	EXPECT_EQ(est.loss_ns, 50 * 20);
 	/* rests 80..170, min 80: 50 * 45 above it */
@@ -204,7 +206,7 @@ TEST(no_evidence_gives_a_bound)
 	interf_estimate(&b, &est);
 	interf_estimate_add(&sum, &est);
 	EXPECT_EQ(sum.ref, INTERF_REF_SOLO);
-	interf_estimate(&a, &est);
+	interf_estimate(&self->a, &est);
 	interf_estimate_add(&sum, &est);
 	EXPECT_EQ(sum.ref, INTERF_REF_NONE);
 	EXPECT_EQ(sum.calls, 90);
@@ -218,17 +220,15 @@ TEST(no_evidence_gives_a_bound)
  * was preempted: the bound's floor is the fastest rest of calls that
  * waited for nothing, not the 100 ns left of a preempted one.
  */
-TEST(bound_floor_from_calls_that_waited_for_nothing)
+TEST_F(interf, bound_floor_from_calls_that_waited_for_nothing)
 {
 	struct interf_estimate est;
-	struct interf_acc a;
 	int i;
 
-	interf_init(&a);
 	for (i = 0; i < 20; i++)
-		call(&a, 1000 + 10 * (i % 2), 0, 0, 0, 1000);
-	call(&a, 1000, 0, 900, 0, 1000);
-	interf_estimate(&a, &est);
+		call(&self->a, 1000 + 10 * (i % 2), 0, 0, 0, 1000);
+	call(&self->a, 1000, 0, 900, 0, 1000);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_NONE);
 	EXPECT_EQ(est.external_ns, 900);
 	/*
@@ -240,24 +240,22 @@ TEST(bound_floor_from_calls_that_waited_for_nothing)
 }
 
 /* ispotd's windows: solo calls of earlier windows are evidence. */
-TEST(seeded_solo_calls_are_evidence)
+TEST_F(interf, seeded_solo_calls_are_evidence)
 {
 	struct interf_seed seed = { .solo = 40, .solo_rest_ns = 40 * 100,
 				    .solo_ns = 40 * 100 }, out;
 	struct interf_estimate est;
-	struct interf_acc a;
 	int i;
 
-	interf_init(&a);
-	interf_seed(&a, &seed);
+	interf_seed(&self->a, &seed);
 	for (i = 0; i < 10; i++)
-		call(&a, 150, 0, 0, 0, 150);
-	interf_estimate(&a, &est);
+		call(&self->a, 150, 0, 0, 0, 150);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
 	EXPECT_EQ(est.calls, 10);
 	EXPECT_EQ(est.loss_ns, 10 * 50);
-	call(&a, 100, 0, 0, 0, 0);
-	interf_seed_out(&a, &out);
+	call(&self->a, 100, 0, 0, 0, 0);
+	interf_seed_out(&self->a, &out);
 	EXPECT_EQ(out.solo, 41);
 	EXPECT_EQ(out.solo_rest_ns, 41 * 100);
 }
@@ -286,10 +284,9 @@ static void weak_pool(struct interf_estimate *est, int own, bool fit,
 }
 
 /* When a figure's reference is weak: what a note and the JSON say. */
-TEST(a_reference_from_a_slice_of_the_calls_is_weak)
+TEST_F(interf, a_reference_from_a_slice_of_the_calls_is_weak)
 {
 	struct interf_estimate est, sum;
-	struct interf_acc a;
 	int i;
 
 	/* 40 solo calls of 1,040: 3.8%, weak; 60 of 1,060: not. */
@@ -325,12 +322,11 @@ TEST(a_reference_from_a_slice_of_the_calls_is_weak)
 	 * 1.4: the line is anchored by all 2,030 calls with at most one
 	 * thread beside, not by the 30 near e = 0 alone.
 	 */
-	interf_init(&a);
 	for (i = 0; i < 30; i++)
-		call(&a, 100, 0, 0, 0, 20);
+		call(&self->a, 100, 0, 0, 0, 20);
 	for (i = 0; i < 2000; i++)
-		call(&a, 200, 0, 0, 0, 200 * (6 + 4 * (i % 3)) / 10);
-	interf_estimate(&a, &est);
+		call(&self->a, 200, 0, 0, 0, 200 * (6 + 4 * (i % 3)) / 10);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_FIT);
 	EXPECT_EQ(est.ref_calls, 2030);
 	EXPECT_FALSE(est.weak);
@@ -340,10 +336,10 @@ TEST(a_reference_from_a_slice_of_the_calls_is_weak)
 	EXPECT_EQ(est.ref, INTERF_REF_NONE);
 	EXPECT_TRUE(est.bound_ns > est.loss_ns);
 	EXPECT_TRUE(est.weak);
-	interf_init(&a);
+	interf_init(&self->a);
 	for (i = 0; i < 10; i++)
-		call(&a, 100 + i, 0, 0, 0, 0);
-	interf_estimate(&a, &est);
+		call(&self->a, 100 + i, 0, 0, 0, 0);
+	interf_estimate(&self->a, &est);
 	EXPECT_EQ(est.ref, INTERF_REF_NONE);
 	EXPECT_FALSE(est.weak);
 
@@ -376,29 +372,42 @@ static void totals_at(struct timeline *tl, uint32_t tid, uint16_t cpu,
 	ASSERT_EQ(timeline_running_totals(tl, tid, cpu, ts, out), 0);
 }
 
-/* Preempted on CPU 0 at 100, back at 200: 50 behind thread 6, 50 not. */
-TEST(runqueue_behind_our_threads_or_others)
+/* Each test starts from an empty timeline. */
+FIXTURE(timeline) {
+	struct timeline *tl;
+};
+
+FIXTURE_SETUP(timeline)
 {
-	struct timeline *tl = timeline_new();
+	self->tl = timeline_new();
+	ASSERT_TRUE(self->tl);
+}
+
+FIXTURE_TEARDOWN(timeline)
+{
+	timeline_free(self->tl);
+}
+
+/* Preempted on CPU 0 at 100, back at 200: 50 behind thread 6, 50 not. */
+TEST_F(timeline, runqueue_behind_our_threads_or_others)
+{
 	uint64_t c[TL_NR_TOTALS];
 
-	ASSERT_TRUE(tl);
-	totals_at(tl, 5, 0, 50, c);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 100, 1, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 6, 0, 100, 0, 0);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 0, 150, 0, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 200, 0, 0);
-	timeline_totals(tl, 5, c);
+	totals_at(self->tl, 5, 0, 50, c);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 5, 0, 100, 1, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 6, 0, 100, 0, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 6, 0, 150, 0, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 5, 0, 200, 0, 0);
+	timeline_totals(self->tl, 5, c);
 	EXPECT_EQ(c[TL_RUNQUEUE], 100);
 	EXPECT_EQ(c[TL_RQ_PROGRAM], 50);
 	/* Thread 6 on another CPU does not take thread 5's. */
-	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 300, 1, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 6, 1, 300, 0, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 400, 0, 0);
-	timeline_totals(tl, 5, c);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 5, 0, 300, 1, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 6, 1, 300, 0, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 5, 0, 400, 0, 0);
+	timeline_totals(self->tl, 5, c);
 	EXPECT_EQ(c[TL_RUNQUEUE], 200);
 	EXPECT_EQ(c[TL_RQ_PROGRAM], 50);
-	timeline_free(tl);
 }
 
 /*
@@ -409,32 +418,30 @@ TEST(runqueue_behind_our_threads_or_others)
  * thread running on CPU 1, three want two: waiting behind 6 on CPU 0 is
  * then the program's own doing.
  */
-TEST(runqueue_behind_a_sibling_is_ours_only_when_we_outnumber_the_cpus)
+TEST_F(timeline,
+       runqueue_behind_a_sibling_is_ours_only_when_we_outnumber_the_cpus)
 {
-	struct timeline *tl = timeline_new();
 	uint64_t c[TL_NR_TOTALS];
 
-	ASSERT_TRUE(tl);
-	totals_at(tl, 5, 0, 10, c);
-	totals_at(tl, 6, 1, 10, c);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 100, 1, 0);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 1, 100, 1, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 6, 0, 110, 0, 0);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 0, 200, 1, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 200, 0, 0);
-	timeline_totals(tl, 5, c);
+	totals_at(self->tl, 5, 0, 10, c);
+	totals_at(self->tl, 6, 1, 10, c);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 5, 0, 100, 1, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 6, 1, 100, 1, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 6, 0, 110, 0, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 6, 0, 200, 1, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 5, 0, 200, 0, 0);
+	timeline_totals(self->tl, 5, c);
 	EXPECT_EQ(c[TL_RUNQUEUE], 100);
 	EXPECT_EQ(c[TL_RQ_PROGRAM], 0);
 
-	totals_at(tl, 7, 1, 250, c);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 300, 1, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 6, 0, 300, 0, 0);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 0, 400, 1, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 400, 0, 0);
-	timeline_totals(tl, 5, c);
+	totals_at(self->tl, 7, 1, 250, c);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 5, 0, 300, 1, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 6, 0, 300, 0, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 6, 0, 400, 1, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 5, 0, 400, 0, 0);
+	timeline_totals(self->tl, 5, c);
 	EXPECT_EQ(c[TL_RUNQUEUE], 200);
 	EXPECT_EQ(c[TL_RQ_PROGRAM], 100);
-	timeline_free(tl);
 }
 
 /*
@@ -442,23 +449,20 @@ TEST(runqueue_behind_a_sibling_is_ours_only_when_we_outnumber_the_cpus)
  * longer wants a CPU.  Then 7 waits on CPU 1 behind 6: two threads want
  * two CPUs, external (a stale 5 would make it three, the program's).
  */
-TEST(a_thread_displaced_by_a_lost_switch_out_wants_no_cpu)
+TEST_F(timeline, a_thread_displaced_by_a_lost_switch_out_wants_no_cpu)
 {
-	struct timeline *tl = timeline_new();
 	uint64_t c[TL_NR_TOTALS];
 
-	ASSERT_TRUE(tl);
-	totals_at(tl, 5, 0, 10, c);
-	totals_at(tl, 7, 1, 10, c);
-	totals_at(tl, 6, 0, 20, c);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 7, 1, 100, 1, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 6, 1, 110, 0, 0);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 1, 200, 0, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 7, 1, 200, 0, 0);
-	timeline_totals(tl, 7, c);
+	totals_at(self->tl, 5, 0, 10, c);
+	totals_at(self->tl, 7, 1, 10, c);
+	totals_at(self->tl, 6, 0, 20, c);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 7, 1, 100, 1, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 6, 1, 110, 0, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 6, 1, 200, 0, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 7, 1, 200, 0, 0);
+	timeline_totals(self->tl, 7, c);
 	EXPECT_EQ(c[TL_RUNQUEUE], 100);
 	EXPECT_EQ(c[TL_RQ_PROGRAM], 0);
-	timeline_free(tl);
 }
 
 /*
@@ -466,62 +470,56 @@ TEST(a_thread_displaced_by_a_lost_switch_out_wants_no_cpu)
  * A second wait times out: not waited.  While 5 waits, 6 is the only
  * active thread; 5 is not active.
  */
-TEST(waits_another_thread_ends_and_who_is_active)
+TEST_F(timeline, waits_another_thread_ends_and_who_is_active)
 {
-	struct timeline *tl = timeline_new();
 	uint64_t c0[TL_NR_TOTALS], c[TL_NR_TOTALS];
 
-	ASSERT_TRUE(tl);
-	totals_at(tl, 6, 1, 0, c);
-	totals_at(tl, 5, 0, 0, c0);
-	EXPECT_EQ(timeline_active(tl), 2);
-	feed(tl, ISPOT_REC_FUTEX_ENTER, 5, 0, 10, LOCK_A, FUTEX_WAIT_PRIVATE);
-	EXPECT_EQ(timeline_active(tl), 1);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 20, 0, 0);
-	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 50, LOCK_A, FUTEX_WAKE_PRIVATE);
-	feed(tl, ISPOT_REC_FUTEX_EXIT, 6, 1, 52, 1, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 60, 0, 0);
-	feed(tl, ISPOT_REC_FUTEX_EXIT, 5, 0, 70, 0, 0);
-	EXPECT_EQ(timeline_active(tl), 2);
-	totals_at(tl, 5, 0, 100, c);
+	totals_at(self->tl, 6, 1, 0, c);
+	totals_at(self->tl, 5, 0, 0, c0);
+	EXPECT_EQ(timeline_active(self->tl), 2);
+	feed(self->tl, ISPOT_REC_FUTEX_ENTER, 5, 0, 10, LOCK_A, FUTEX_WAIT_PRIVATE);
+	EXPECT_EQ(timeline_active(self->tl), 1);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 5, 0, 20, 0, 0);
+	feed(self->tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 50, LOCK_A, FUTEX_WAKE_PRIVATE);
+	feed(self->tl, ISPOT_REC_FUTEX_EXIT, 6, 1, 52, 1, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 5, 0, 60, 0, 0);
+	feed(self->tl, ISPOT_REC_FUTEX_EXIT, 5, 0, 70, 0, 0);
+	EXPECT_EQ(timeline_active(self->tl), 2);
+	totals_at(self->tl, 5, 0, 100, c);
 	EXPECT_EQ(c[TL_FUTEX] - c0[TL_FUTEX], 40);
 	EXPECT_EQ(c[TL_WAITED] - c0[TL_WAITED], 40);
 	/* 6 was active all 100 ns. */
 	EXPECT_EQ(c[TL_OTHERS] - c0[TL_OTHERS], 100);
 	/* A timed-out wait was nobody's doing. */
-	feed(tl, ISPOT_REC_FUTEX_ENTER, 5, 0, 110, LOCK_A, FUTEX_WAIT_PRIVATE);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 5, 0, 120, 0, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 5, 0, 150, 0, 0);
-	feed(tl, ISPOT_REC_FUTEX_EXIT, 5, 0, 160, ETIMEDOUT_RET, 0);
-	totals_at(tl, 5, 0, 170, c0);
+	feed(self->tl, ISPOT_REC_FUTEX_ENTER, 5, 0, 110, LOCK_A, FUTEX_WAIT_PRIVATE);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 5, 0, 120, 0, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 5, 0, 150, 0, 0);
+	feed(self->tl, ISPOT_REC_FUTEX_EXIT, 5, 0, 160, ETIMEDOUT_RET, 0);
+	totals_at(self->tl, 5, 0, 170, c0);
 	EXPECT_EQ(c0[TL_FUTEX] - c[TL_FUTEX], 30);
 	EXPECT_EQ(c0[TL_WAITED], c[TL_WAITED]);
 	/* From 6's side: 5 was inactive 10..70 and 110..160. */
-	totals_at(tl, 6, 1, 170, c);
+	totals_at(self->tl, 6, 1, 170, c);
 	EXPECT_EQ(c[TL_OTHERS], 170 - 60 - 50);
-	timeline_free(tl);
 }
 
 /* Parked in a futex wait, exited, or never seen: not beside anyone. */
-TEST(parked_exited_and_unseen_threads_are_not_active)
+TEST_F(timeline, parked_exited_and_unseen_threads_are_not_active)
 {
-	struct timeline *tl = timeline_new();
 	uint64_t c0[TL_NR_TOTALS], c[TL_NR_TOTALS];
 
-	ASSERT_TRUE(tl);
-	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 0, LOCK_A, FUTEX_WAIT_PRIVATE);
-	feed(tl, ISPOT_REC_TASK_NEW, 7, 1, 0, 5, 0);
-	totals_at(tl, 5, 0, 10, c0);
-	timeline_thread_exit(tl, 7, 30);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 7, 1, 31, 0, 0);	/* after exit */
-	totals_at(tl, 5, 0, 100, c);
+	feed(self->tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 0, LOCK_A, FUTEX_WAIT_PRIVATE);
+	feed(self->tl, ISPOT_REC_TASK_NEW, 7, 1, 0, 5, 0);
+	totals_at(self->tl, 5, 0, 10, c0);
+	timeline_thread_exit(self->tl, 7, 30);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 7, 1, 31, 0, 0);	/* after exit */
+	totals_at(self->tl, 5, 0, 100, c);
 	/* Only 7, from 10 to 30. */
 	EXPECT_EQ(c[TL_OTHERS] - c0[TL_OTHERS], 20);
-	EXPECT_EQ(timeline_active(tl), 1);
+	EXPECT_EQ(timeline_active(self->tl), 1);
 	/* Forgetting a thread keeps the count right. */
-	timeline_forget(tl, 5);
-	EXPECT_EQ(timeline_active(tl), 0);
-	timeline_free(tl);
+	timeline_forget(self->tl, 5);
+	EXPECT_EQ(timeline_active(self->tl), 0);
 }
 
 /*
@@ -529,33 +527,30 @@ TEST(parked_exited_and_unseen_threads_are_not_active)
  * futex call; a tid reused after an exit starts clean; a late record
  * never makes the integral of other threads run backwards.
  */
-TEST(lost_and_late_records_keep_the_count_right)
+TEST_F(timeline, lost_and_late_records_keep_the_count_right)
 {
-	struct timeline *tl = timeline_new();
 	uint64_t c0[TL_NR_TOTALS], c[TL_NR_TOTALS];
 
-	ASSERT_TRUE(tl);
-	totals_at(tl, 5, 0, 0, c0);
-	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 10, LOCK_A, FUTEX_WAIT_PRIVATE);
-	EXPECT_EQ(timeline_active(tl), 1);
+	totals_at(self->tl, 5, 0, 0, c0);
+	feed(self->tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 10, LOCK_A, FUTEX_WAIT_PRIVATE);
+	EXPECT_EQ(timeline_active(self->tl), 1);
 	/* Its FUTEX_EXIT lost, then a wake: it is running again. */
-	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 20, LOCK_A, FUTEX_WAKE_PRIVATE);
-	EXPECT_EQ(timeline_active(tl), 2);
+	feed(self->tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 20, LOCK_A, FUTEX_WAKE_PRIVATE);
+	EXPECT_EQ(timeline_active(self->tl), 2);
 	/* Exit, and the tid comes back parked state and all forgotten. */
-	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 30, LOCK_A, FUTEX_WAIT_PRIVATE);
-	timeline_thread_exit(tl, 6, 40);
-	feed(tl, ISPOT_REC_TASK_NEW, 6, 1, 50, 5, 0);
-	EXPECT_EQ(timeline_active(tl), 2);
-	feed(tl, ISPOT_REC_SWITCH_OUT, 6, 1, 60, 0, 0);
-	feed(tl, ISPOT_REC_SWITCH_IN, 6, 1, 70, 0, 0);
-	timeline_totals(tl, 6, c);
+	feed(self->tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 30, LOCK_A, FUTEX_WAIT_PRIVATE);
+	timeline_thread_exit(self->tl, 6, 40);
+	feed(self->tl, ISPOT_REC_TASK_NEW, 6, 1, 50, 5, 0);
+	EXPECT_EQ(timeline_active(self->tl), 2);
+	feed(self->tl, ISPOT_REC_SWITCH_OUT, 6, 1, 60, 0, 0);
+	feed(self->tl, ISPOT_REC_SWITCH_IN, 6, 1, 70, 0, 0);
+	timeline_totals(self->tl, 6, c);
 	EXPECT_EQ(c[TL_BLOCKED], 10);	/* not futex: the old wait is gone */
 	/* 5 reads at 100; a record of 6 from 80 arrives late; 5 at 200. */
-	totals_at(tl, 5, 0, 100, c0);
-	feed(tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 80, LOCK_A, FUTEX_WAIT_PRIVATE);
-	totals_at(tl, 5, 0, 200, c);
+	totals_at(self->tl, 5, 0, 100, c0);
+	feed(self->tl, ISPOT_REC_FUTEX_ENTER, 6, 1, 80, LOCK_A, FUTEX_WAIT_PRIVATE);
+	totals_at(self->tl, 5, 0, 200, c);
 	EXPECT_EQ(c[TL_OTHERS] - c0[TL_OTHERS], 0);
-	timeline_free(tl);
 }
 
 static void pl_feed(struct pipeline *p, uint8_t kind, uint32_t tid,
@@ -570,39 +565,82 @@ static void pl_feed(struct pipeline *p, uint8_t kind, uint32_t tid,
 }
 
 /*
+ * What the pipeline and sleeper fixtures hold: a pipeline with one probe
+ * (func 0) whose calls get their context, and its latest report.
+ */
+struct traced {
+	struct pipeline *p;
+	struct sci_report *r;
+};
+
+static void traced_open(struct traced *t)
+{
+	t->r = NULL;
+	t->p = pipeline_new();
+	ASSERT_TRUE(t->p);
+	ASSERT_EQ(pipeline_add_probe(t->p, 1, 0, NULL), 0);
+	ASSERT_EQ(pipeline_enable_causes(t->p), 0);
+}
+
+static void traced_close(struct traced *t)
+{
+	sci_report_free(t->r);
+	pipeline_free(t->p);
+}
+
+/* Finish the pipeline at @now; func 0's row of a new report. */
+static const struct sci_result *traced_func(struct traced *t, uint64_t now)
+{
+	const struct sci_result *f;
+
+	pipeline_finish(t->p, now);
+	sci_report_free(t->r);
+	t->r = sci_report(t->p->sci, now);
+	ASSERT_TRUE(t->r);
+	f = sci_report_func(t->r, 0);
+	ASSERT_TRUE(f);
+	return f;
+}
+
+FIXTURE(pipeline) {
+	struct traced t;
+};
+
+FIXTURE_SETUP(pipeline)
+{
+	traced_open(&self->t);
+}
+
+FIXTURE_TEARDOWN(pipeline)
+{
+	traced_close(&self->t);
+}
+
+/*
  * Through the pipeline: thread 5 alone runs f() 40 times with work from
  * 100 to 1,000 ns (SCI high, interference 0), then thread 6 starts and
  * holds a lock that 5's next 10 calls wait 500 ns for.
  */
-TEST(pipeline_alone_then_waiting_for_another_thread)
+TEST_F(pipeline, alone_then_waiting_for_another_thread)
 {
-	struct pipeline *p = pipeline_new();
+	struct pipeline *p = self->t.p;
 	const struct sci_result *f;
-	struct sci_report *r;
 	uint64_t ts = 1000;
 	int i;
 
-	ASSERT_TRUE(p);
-	ASSERT_EQ(pipeline_add_probe(p, 1, 0, NULL), 0);
-	ASSERT_EQ(pipeline_enable_causes(p), 0);
 	for (i = 0; i < 40; i++) {
 		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
 		ts += 100 + 900 * (i % 2);
 		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts, SP0 + 8, 0, 0);
 		ts += 10;
 	}
-	pipeline_finish(p, ts);
-	r = sci_report(p->sci, ts);
-	ASSERT_TRUE(r);
-	f = sci_report_func(r, 0);
-	ASSERT_TRUE(f);
+	f = traced_func(&self->t, ts);
 	EXPECT_TRUE(f->has_interference);
 	EXPECT_TRUE(f->sci > 0.4);
 	EXPECT_EQ(f->interf.ref, INTERF_REF_SOLO);
 	EXPECT_EQ(f->interf.solo_calls, 40);
 	EXPECT_EQ(f->interf.loss_ns, 0);
 	EXPECT_NEAR(f->interference, 0.0, 1e-9);
-	sci_report_free(r);
 
 	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
 	for (i = 0; i < 10; i++) {
@@ -619,36 +657,26 @@ TEST(pipeline_alone_then_waiting_for_another_thread)
 			SP0 + 8, 0, 0);
 		ts += 1000 + 900 * (i % 2);
 	}
-	pipeline_finish(p, ts);
-	r = sci_report(p->sci, ts);
-	ASSERT_TRUE(r);
-	f = sci_report_func(r, 0);
-	ASSERT_TRUE(f);
+	f = traced_func(&self->t, ts);
 	EXPECT_EQ(f->interf.direct_ns, 10 * 500);
 	EXPECT_EQ(f->interf.ref, INTERF_REF_SOLO);
 	/* The rest is what the solo calls took: only the waits count. */
 	EXPECT_NEAR((double)f->interf.loss_ns, 10 * 500, 1);
 	EXPECT_TRUE(f->interference < f->sci);
 	EXPECT_NEAR(f->rank, f->interference, 1e-12);
-	sci_report_free(r);
-	pipeline_free(p);
 }
 
 /*
  * A thread whose TASK_EXIT the ring dropped, found gone by a scan of
  * /proc (pipeline_thread_exit()): the calls after it are solo again.
  */
-TEST(pipeline_exit_found_by_a_scan_ends_its_activity)
+TEST_F(pipeline, exit_found_by_a_scan_ends_its_activity)
 {
-	struct pipeline *p = pipeline_new();
+	struct pipeline *p = self->t.p;
 	const struct sci_result *f;
-	struct sci_report *r;
 	uint64_t ts = 1000;
 	int i;
 
-	ASSERT_TRUE(p);
-	ASSERT_EQ(pipeline_add_probe(p, 1, 0, NULL), 0);
-	ASSERT_EQ(pipeline_enable_causes(p), 0);
 	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
 	ASSERT_EQ(pipeline_thread_exit(p, 6, ts + 10), 0);
 	for (i = 0; i < 40; i++) {
@@ -656,14 +684,8 @@ TEST(pipeline_exit_found_by_a_scan_ends_its_activity)
 		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
 		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 50, SP0 + 8, 0, 0);
 	}
-	pipeline_finish(p, ts + 100);
-	r = sci_report(p->sci, ts + 100);
-	ASSERT_TRUE(r);
-	f = sci_report_func(r, 0);
-	ASSERT_TRUE(f);
+	f = traced_func(&self->t, ts + 100);
 	EXPECT_EQ(f->interf.solo_calls, 40);
-	sci_report_free(r);
-	pipeline_free(p);
 }
 
 #define TASK_INTERRUPTIBLE_STATE	0x1
@@ -676,22 +698,49 @@ TEST(pipeline_exit_found_by_a_scan_ends_its_activity)
  * uninterruptible sleep), or inside f() (which may hold a spinlock across
  * the sleep), it stays active: no solo call.
  */
-static unsigned int solo_beside_a_sleeper(uint64_t state, bool inside)
+FIXTURE(sleeper) {
+	struct traced t;
+};
+
+FIXTURE_VARIANT(sleeper) {
+	uint64_t state;		/* of thread 6's SWITCH_OUT */
+	bool inside;		/* asleep inside a call of f() */
+	unsigned int solo_calls;	/* of thread 5's 40 */
+};
+
+FIXTURE_VARIANT_ADD(sleeper, interruptible) {
+	.state = TASK_INTERRUPTIBLE_STATE, .inside = false, .solo_calls = 40,
+};
+
+FIXTURE_VARIANT_ADD(sleeper, uninterruptible) {
+	.state = TASK_UNINTERRUPTIBLE_STATE, .inside = false, .solo_calls = 0,
+};
+
+FIXTURE_VARIANT_ADD(sleeper, interruptible_in_a_traced_call) {
+	.state = TASK_INTERRUPTIBLE_STATE, .inside = true, .solo_calls = 0,
+};
+
+FIXTURE_SETUP(sleeper)
 {
-	struct pipeline *p = pipeline_new();
+	traced_open(&self->t);
+}
+
+FIXTURE_TEARDOWN(sleeper)
+{
+	traced_close(&self->t);
+}
+
+TEST_F(sleeper, solo_calls_beside_it)
+{
+	struct pipeline *p = self->t.p;
 	const struct sci_result *f;
-	struct sci_report *r;
 	uint64_t ts = 1000;
-	unsigned int solo;
 	int i;
 
-	ASSERT_TRUE(p);
-	ASSERT_EQ(pipeline_add_probe(p, 1, 0, NULL), 0);
-	ASSERT_EQ(pipeline_enable_causes(p), 0);
 	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
-	if (inside)
+	if (variant->inside)
 		pl_feed(p, ISPOT_REC_ENTRY, 6, 1, ts + 1, SP0, 0, 0);
-	pl_feed(p, ISPOT_REC_SWITCH_OUT, 6, 1, ts + 2, 0, 0, state);
+	pl_feed(p, ISPOT_REC_SWITCH_OUT, 6, 1, ts + 2, 0, 0, variant->state);
 	for (i = 0; i < 40; i++) {
 		ts += 100;
 		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
@@ -701,24 +750,10 @@ static unsigned int solo_beside_a_sleeper(uint64_t state, bool inside)
 	pl_feed(p, ISPOT_REC_SWITCH_IN, 6, 1, ts + 60, 0, 0, 0);
 	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts + 100, SP0, 0, 0);
 	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 150, SP0 + 8, 0, 0);
-	if (inside)
+	if (variant->inside)
 		pl_feed(p, ISPOT_REC_EXIT, 6, 1, ts + 160, SP0 + 8, 0, 0);
-	pipeline_finish(p, ts + 200);
-	r = sci_report(p->sci, ts + 200);
-	ASSERT_TRUE(r);
-	f = sci_report_func(r, 0);
-	ASSERT_TRUE(f);
-	solo = (unsigned int)f->interf.solo_calls;
-	sci_report_free(r);
-	pipeline_free(p);
-	return solo;
-}
-
-TEST(sleeping_outside_traced_calls_is_idle)
-{
-	EXPECT_EQ(solo_beside_a_sleeper(TASK_INTERRUPTIBLE_STATE, false), 40);
-	EXPECT_EQ(solo_beside_a_sleeper(TASK_UNINTERRUPTIBLE_STATE, false), 0);
-	EXPECT_EQ(solo_beside_a_sleeper(TASK_INTERRUPTIBLE_STATE, true), 0);
+	f = traced_func(&self->t, ts + 200);
+	EXPECT_EQ(f->interf.solo_calls, variant->solo_calls);
 }
 
 TEST_HARNESS_MAIN

@@ -52,19 +52,47 @@ static void thread(struct sci_engine *e, uint32_t tid, uint64_t from,
 	ASSERT_EQ(sci_thread_exit(e, tid, to), 0);
 }
 
-TEST(single_thread)
+/*
+ * Every test starts from an empty engine.  report() replaces the last
+ * report with a new one; the teardown frees whatever is left of both.
+ */
+FIXTURE(sci) {
+	struct sci_engine *e;
+	struct sci_report *r;
+};
+
+FIXTURE_SETUP(sci)
 {
-	struct sci_engine *e = sci_new();
+	self->e = sci_new();
+	self->r = NULL;
+	ASSERT_TRUE(self->e);
+}
+
+FIXTURE_TEARDOWN(sci)
+{
+	sci_report_free(self->r);
+	sci_free(self->e);
+}
+
+/* The engine's report at @now (0: the latest timestamp seen). */
+static struct sci_report *report(FIXTURE_DATA(sci) *self, uint64_t now)
+{
+	sci_report_free(self->r);
+	self->r = sci_report(self->e, now);
+	ASSERT_TRUE(self->r);
+	return self->r;
+}
+
+TEST_F(sci, single_thread)
+{
 	const uint64_t d[] = { 10, 15, 30 };
 	const struct sci_result *b;
 	struct sci_report *r;
 
-	ASSERT_TRUE(e);
-	ASSERT_EQ(sci_thread_seen(e, 7, 0), 0);
-	run(e, 1, 0, 7, 100, d, 3);
-	ASSERT_EQ(sci_thread_exit(e, 7, 1000), 0);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	ASSERT_EQ(sci_thread_seen(self->e, 7, 0), 0);
+	run(self->e, 1, 0, 7, 100, d, 3);
+	ASSERT_EQ(sci_thread_exit(self->e, 7, 1000), 0);
+	r = report(self, 0);
 	b = sci_report_block(r, 1, 0);
 	ASSERT_TRUE(b);
 	/* loss = 55 - 3 * 10 = 25 over a lifetime of 1000. */
@@ -87,8 +115,6 @@ TEST(single_thread)
 	EXPECT_EQ(r->nr_threads, 1);
 	EXPECT_EQ(r->threads[0].lifetime_ns, 1000);
 	EXPECT_TRUE(r->threads[0].exited);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 /*
@@ -98,23 +124,20 @@ TEST(single_thread)
  * would be against its own minimum of 20; t1's loss is 40 - 2*10 = 20.
  * SCI(b,t1) = 0.02, SCI(b,t2) = 0.04, SCI(b) = 100 / 3000.
  */
-TEST(two_threads_dmin_from_other_thread)
+TEST_F(sci, two_threads_dmin_from_other_thread)
 {
-	struct sci_engine *e = sci_new();
 	const uint64_t d1[] = { 10, 30 }, d2[] = { 20, 50, 40 };
 	const struct sci_thread_score *s1, *s2;
 	const struct sci_result *b;
 	struct sci_report *r;
 
-	ASSERT_TRUE(e);
-	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
-	ASSERT_EQ(sci_thread_seen(e, 2, 0), 0);
-	run(e, 5, 0, 1, 0, d1, 2);
-	run(e, 5, 0, 2, 500, d2, 3);
-	ASSERT_EQ(sci_thread_exit(e, 1, 1000), 0);
-	ASSERT_EQ(sci_thread_exit(e, 2, 2000), 0);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	ASSERT_EQ(sci_thread_seen(self->e, 1, 0), 0);
+	ASSERT_EQ(sci_thread_seen(self->e, 2, 0), 0);
+	run(self->e, 5, 0, 1, 0, d1, 2);
+	run(self->e, 5, 0, 2, 500, d2, 3);
+	ASSERT_EQ(sci_thread_exit(self->e, 1, 1000), 0);
+	ASSERT_EQ(sci_thread_exit(self->e, 2, 2000), 0);
+	r = report(self, 0);
 	b = sci_report_block(r, 5, 0);
 	ASSERT_TRUE(b);
 	EXPECT_EQ(b->min_ns, 10);
@@ -138,30 +161,25 @@ TEST(two_threads_dmin_from_other_thread)
 	EXPECT_NEAR(s2->sci, 0.04, EPS);
 	/* Scores are sorted worst first. */
 	EXPECT_EQ(r->scores[b->first_score].tid, 2);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 /*
  * The worst thread is the one with the highest SCI, not the largest loss:
  * t1 loses 100 over 10000 (1%), t2 loses 50 over 1000 (5%), t3 nothing.
  */
-TEST(worst_thread)
+TEST_F(sci, worst_thread)
 {
-	struct sci_engine *e = sci_new();
 	const uint64_t d1[] = { 10, 110 }, d2[] = { 60 }, d3[] = { 10, 10 };
 	const struct sci_result *b;
 	struct sci_report *r;
 
-	ASSERT_TRUE(e);
-	thread(e, 1, 0, 10000);
-	thread(e, 2, 0, 1000);
-	thread(e, 3, 0, 100000);
-	run(e, 1, 0, 1, 0, d1, 2);
-	run(e, 1, 0, 2, 0, d2, 1);
-	run(e, 1, 0, 3, 0, d3, 2);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	thread(self->e, 1, 0, 10000);
+	thread(self->e, 2, 0, 1000);
+	thread(self->e, 3, 0, 100000);
+	run(self->e, 1, 0, 1, 0, d1, 2);
+	run(self->e, 1, 0, 2, 0, d2, 1);
+	run(self->e, 1, 0, 3, 0, d3, 2);
+	r = report(self, 0);
 	b = sci_report_block(r, 1, 0);
 	ASSERT_TRUE(b);
 	EXPECT_EQ(b->loss_ns, 150);
@@ -173,8 +191,6 @@ TEST(worst_thread)
 	EXPECT_EQ(r->scores[b->first_score + 0].tid, 2);
 	EXPECT_EQ(r->scores[b->first_score + 1].tid, 1);
 	EXPECT_EQ(r->scores[b->first_score + 2].tid, 3);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 /*
@@ -182,21 +198,18 @@ TEST(worst_thread)
  * within their key they lose 2 and 4; lumped together under one key (func
  * 2) the same durations would claim a loss of 226 - 4*10 = 186.
  */
-TEST(keys_compared_within_key)
+TEST_F(sci, keys_compared_within_key)
 {
-	struct sci_engine *e = sci_new();
 	const uint64_t da[] = { 10, 12 }, db[] = { 100, 104 };
 	const uint64_t all[] = { 10, 12, 100, 104 };
 	const struct sci_result *a, *b, *f1, *f2;
 	struct sci_report *r;
 
-	ASSERT_TRUE(e);
-	thread(e, 1, 0, 1000);
-	run(e, 1, 0xA, 1, 0, da, 2);
-	run(e, 1, 0xB, 1, 100, db, 2);
-	run(e, 2, 0, 1, 400, all, 4);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	thread(self->e, 1, 0, 1000);
+	run(self->e, 1, 0xA, 1, 0, da, 2);
+	run(self->e, 1, 0xB, 1, 100, db, 2);
+	run(self->e, 2, 0, 1, 400, all, 4);
+	r = report(self, 0);
 	a = sci_report_block(r, 1, 0xA);
 	b = sci_report_block(r, 1, 0xB);
 	f1 = sci_report_func(r, 1);
@@ -216,35 +229,31 @@ TEST(keys_compared_within_key)
 	EXPECT_EQ(f2->nr_keys, 1);
 	EXPECT_EQ(r->nr_blocks, 3);
 	EXPECT_EQ(r->nr_funcs, 2);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 /* A function's distribution is that of every key's executions, and no other. */
-TEST(function_histogram_over_keys)
+TEST_F(sci, function_histogram_over_keys)
 {
-	struct sci_engine *e = sci_new();
 	const uint64_t da[] = { 10, 12 }, db[] = { 100, 104 }, dc[] = { 7 };
 	struct hist *h = malloc(sizeof(*h));
 
-	ASSERT_TRUE(e && h);
-	thread(e, 1, 0, 1000);
-	run(e, 1, 0xA, 1, 0, da, 2);
-	run(e, 1, 0xB, 1, 100, db, 2);
-	run(e, 2, 0, 1, 400, dc, 1);
-	sci_func_hist(e, 1, h);
+	ASSERT_TRUE(h);
+	thread(self->e, 1, 0, 1000);
+	run(self->e, 1, 0xA, 1, 0, da, 2);
+	run(self->e, 1, 0xB, 1, 100, db, 2);
+	run(self->e, 2, 0, 1, 400, dc, 1);
+	sci_func_hist(self->e, 1, h);
 	EXPECT_EQ(hist_count(h), 4);
 	EXPECT_EQ(hist_min(h), 10);
 	EXPECT_EQ(hist_max(h), 104);
 	EXPECT_EQ(hist_percentile(h, 50), 12);
-	sci_func_hist(e, 2, h);
+	sci_func_hist(self->e, 2, h);
 	EXPECT_EQ(hist_count(h), 1);
 	EXPECT_EQ(hist_min(h), 7);
 	/* An id with no execution: empty, and not what was there before. */
-	sci_func_hist(e, 9, h);
+	sci_func_hist(self->e, 9, h);
 	EXPECT_EQ(hist_count(h), 0);
 	free(h);
-	sci_free(e);
 }
 
 /*
@@ -254,25 +263,22 @@ TEST(function_histogram_over_keys)
  * Key 2: t2 {100, 150}, t3 {110}  d_min 100: losses t2 50, t3 10
  * Function: t1 10/1000, t2 70/2000, t3 10/4000; total 90/7000.
  */
-TEST(function_aggregate_distinct_threads)
+TEST_F(sci, function_aggregate_distinct_threads)
 {
-	struct sci_engine *e = sci_new();
 	const uint64_t k1t1[] = { 10, 20 }, k1t2[] = { 30 };
 	const uint64_t k2t2[] = { 100, 150 }, k2t3[] = { 110 };
 	const struct sci_thread_score *s;
 	const struct sci_result *f;
 	struct sci_report *r;
 
-	ASSERT_TRUE(e);
-	thread(e, 1, 0, 1000);
-	thread(e, 2, 0, 2000);
-	thread(e, 3, 0, 4000);
-	run(e, 3, 1, 1, 0, k1t1, 2);
-	run(e, 3, 1, 2, 0, k1t2, 1);
-	run(e, 3, 2, 2, 100, k2t2, 2);
-	run(e, 3, 2, 3, 0, k2t3, 1);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	thread(self->e, 1, 0, 1000);
+	thread(self->e, 2, 0, 2000);
+	thread(self->e, 3, 0, 4000);
+	run(self->e, 3, 1, 1, 0, k1t1, 2);
+	run(self->e, 3, 1, 2, 0, k1t2, 1);
+	run(self->e, 3, 2, 2, 100, k2t2, 2);
+	run(self->e, 3, 2, 3, 0, k2t3, 1);
+	r = report(self, 0);
 	f = sci_report_func(r, 3);
 	ASSERT_TRUE(f);
 	EXPECT_EQ(f->nr_keys, 2);
@@ -291,8 +297,6 @@ TEST(function_aggregate_distinct_threads)
 	EXPECT_EQ(s->max_ns, 150);
 	EXPECT_EQ(sci_report_block(r, 3, 1)->threads, 2);
 	EXPECT_EQ(sci_report_block(r, 3, 2)->lifetime_ns, 6000);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 /*
@@ -306,26 +310,23 @@ TEST(function_aggregate_distinct_threads)
  * loss = 85 - 40 = 45 = futex 30 + blocked 10 + runq 3 + oncpu (42-40) 2.
  * A fifth execution of 16 without causes adds 6 to the loss, as unknown.
  */
-TEST(cause_split_sums_to_loss)
+TEST_F(sci, cause_split_sums_to_loss)
 {
-	struct sci_engine *e = sci_new();
 	const struct sci_result *b;
 	struct sci_causes c = { 0 };
 	struct sci_report *r;
 
-	ASSERT_TRUE(e);
-	thread(e, 1, 0, 1000);
+	thread(self->e, 1, 0, 1000);
 	c = causes(0, 0, 0, 10);
-	ASSERT_EQ(sci_add(e, 1, 0, 1, 10, 100, &c), 0);
+	ASSERT_EQ(sci_add(self->e, 1, 0, 1, 10, 100, &c), 0);
 	c = causes(15, 0, 3, 12);
-	ASSERT_EQ(sci_add(e, 1, 0, 1, 30, 200, &c), 0);
+	ASSERT_EQ(sci_add(self->e, 1, 0, 1, 30, 200, &c), 0);
 	c = causes(0, 10, 0, 15);
-	ASSERT_EQ(sci_add(e, 1, 0, 1, 25, 300, &c), 0);
+	ASSERT_EQ(sci_add(self->e, 1, 0, 1, 25, 300, &c), 0);
 	c = causes(15, 0, 0, 5);
-	ASSERT_EQ(sci_add(e, 1, 0, 1, 20, 400, &c), 0);
+	ASSERT_EQ(sci_add(self->e, 1, 0, 1, 20, 400, &c), 0);
 
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	r = report(self, 0);
 	b = sci_report_block(r, 1, 0);
 	ASSERT_TRUE(b);
 	EXPECT_EQ(b->loss_ns, 45);
@@ -335,11 +336,9 @@ TEST(cause_split_sums_to_loss)
 	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_RUNQUEUE], 3);
 	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_ONCPU], 2);
 	EXPECT_EQ(b->unknown_loss_ns, 0);
-	sci_report_free(r);
 
-	ASSERT_EQ(sci_add(e, 1, 0, 1, 16, 500, NULL), 0);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	ASSERT_EQ(sci_add(self->e, 1, 0, 1, 16, 500, NULL), 0);
+	r = report(self, 0);
 	b = sci_report_block(r, 1, 0);
 	EXPECT_EQ(b->loss_ns, 51);
 	EXPECT_EQ(b->caused_calls, 4);
@@ -348,8 +347,6 @@ TEST(cause_split_sums_to_loss)
 	EXPECT_EQ(b->cause_loss_ns[0] + b->cause_loss_ns[1] +
 		  b->cause_loss_ns[2] + b->cause_loss_ns[3] +
 		  b->unknown_loss_ns, (int64_t)b->loss_ns);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 /*
@@ -358,22 +355,19 @@ TEST(cause_split_sums_to_loss)
  * Caused: 20 {4, 16} and 30 {14, 16}: futex 18 - 2*2 = 14, oncpu
  * 32 - 2*8 = 16; total loss 60 - 30 = 30 = 14 + 16, unknown 10 - 10 = 0.
  */
-TEST(cause_reference_rescaled)
+TEST_F(sci, cause_reference_rescaled)
 {
-	struct sci_engine *e = sci_new();
 	const struct sci_result *b;
 	struct sci_causes c = { 0 };
 	struct sci_report *r;
 
-	ASSERT_TRUE(e);
-	thread(e, 1, 0, 1000);
+	thread(self->e, 1, 0, 1000);
 	c = causes(4, 0, 0, 16);
-	ASSERT_EQ(sci_add(e, 2, 0, 1, 20, 100, &c), 0);
-	ASSERT_EQ(sci_add(e, 2, 0, 1, 10, 200, NULL), 0);
+	ASSERT_EQ(sci_add(self->e, 2, 0, 1, 20, 100, &c), 0);
+	ASSERT_EQ(sci_add(self->e, 2, 0, 1, 10, 200, NULL), 0);
 	c = causes(14, 0, 0, 16);
-	ASSERT_EQ(sci_add(e, 2, 0, 1, 30, 300, &c), 0);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	ASSERT_EQ(sci_add(self->e, 2, 0, 1, 30, 300, &c), 0);
+	r = report(self, 0);
 	b = sci_report_block(r, 2, 0);
 	ASSERT_TRUE(b);
 	EXPECT_EQ(b->loss_ns, 30);
@@ -381,8 +375,6 @@ TEST(cause_reference_rescaled)
 	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_ONCPU], 16);
 	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_BLOCKED], 0);
 	EXPECT_EQ(b->unknown_loss_ns, 0);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 /*
@@ -392,21 +384,18 @@ TEST(cause_reference_rescaled)
  * runq 30 becomes {80, 20, 0, 0}.  Against a reference of 50 on-CPU the
  * on-CPU loss is 0 - 50 = -50: negative, and the parts still sum to 50.
  */
-TEST(cause_normalised_and_signed)
+TEST_F(sci, cause_normalised_and_signed)
 {
-	struct sci_engine *e = sci_new();
 	const struct sci_result *b;
 	struct sci_causes c = { 0 };
 	struct sci_report *r;
 
-	ASSERT_TRUE(e);
-	thread(e, 1, 0, 1000);
+	thread(self->e, 1, 0, 1000);
 	c = causes(0, 0, 0, 0);
-	ASSERT_EQ(sci_add(e, 3, 0, 1, 50, 100, &c), 0);
+	ASSERT_EQ(sci_add(self->e, 3, 0, 1, 50, 100, &c), 0);
 	c = causes(80, 50, 30, 999);
-	ASSERT_EQ(sci_add(e, 3, 0, 1, 100, 300, &c), 0);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	ASSERT_EQ(sci_add(self->e, 3, 0, 1, 100, 300, &c), 0);
+	r = report(self, 0);
 	b = sci_report_block(r, 3, 0);
 	ASSERT_TRUE(b);
 	EXPECT_EQ(b->loss_ns, 50);
@@ -415,8 +404,6 @@ TEST(cause_normalised_and_signed)
 	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_RUNQUEUE], 0);
 	EXPECT_EQ(b->cause_loss_ns[SCI_CAUSE_ONCPU], -50);
 	EXPECT_EQ(b->unknown_loss_ns, 0);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 /*
@@ -429,29 +416,26 @@ TEST(cause_normalised_and_signed)
  * Gray loss = 153 - 4 * 22 = 65; the ideal run takes 200 - 65 = 135, a
  * gain of 65 / 200 = 32.5%.
  */
-TEST(paper_fig1_ideal_gain)
+TEST_F(sci, paper_fig1_ideal_gain)
 {
 	static const uint64_t gray[] = { 22, 35, 40, 56 };
 	static const uint64_t white[] = { 10, 12, 8, 9, 8 };
-	struct sci_engine *e = sci_new();
 	const struct sci_result *b;
 	struct sci_report *r;
 	uint64_t t = 0;
 	int i;
 
-	ASSERT_TRUE(e);
-	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	ASSERT_EQ(sci_thread_seen(self->e, 1, 0), 0);
 	for (i = 0; i < 5; i++) {
-		t = run(e, 10 + i, 0, 1, t, &white[i], 1);
+		t = run(self->e, 10 + i, 0, 1, t, &white[i], 1);
 		if (i < 4)
-			t = run(e, 1, 0, 1, t, &gray[i], 1);
+			t = run(self->e, 1, 0, 1, t, &gray[i], 1);
 	}
 	ASSERT_EQ(t, 200);
-	ASSERT_EQ(sci_thread_exit(e, 1, t), 0);
+	ASSERT_EQ(sci_thread_exit(self->e, 1, t), 0);
 
 	EXPECT_NEAR(sci_ideal_gain(gray, 4, 200), 0.325, EPS);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	r = report(self, 0);
 	b = sci_report_block(r, 1, 0);
 	ASSERT_TRUE(b);
 	EXPECT_EQ(b->min_ns, 22);
@@ -462,39 +446,34 @@ TEST(paper_fig1_ideal_gain)
 	EXPECT_EQ(r->blocks[0].func_id, 1);
 	EXPECT_NEAR(r->blocks[1].sci, 0.0, 0.0);
 	EXPECT_NEAR(sci_ideal_gain(NULL, 0, 200), 0.0, 0.0);
-	sci_report_free(r);
-	sci_free(e);
 }
 
-TEST(lifetimes)
+TEST_F(sci, lifetimes)
 {
-	struct sci_engine *e = sci_new();
 	struct sci_report *r;
 	size_t i;
 
-	ASSERT_TRUE(e);
 	/* tid 1: never announced, starts with its first execution (50). */
-	ASSERT_EQ(sci_add(e, 1, 0, 1, 50, 100, NULL), 0);
+	ASSERT_EQ(sci_add(self->e, 1, 0, 1, 50, 100, NULL), 0);
 	/* tid 2: lives [0, 100], then the tid is reused at 450. */
-	thread(e, 2, 0, 100);
-	ASSERT_EQ(sci_add(e, 1, 0, 2, 50, 500, NULL), 0);
+	thread(self->e, 2, 0, 100);
+	ASSERT_EQ(sci_add(self->e, 1, 0, 2, 50, 500, NULL), 0);
 	/* tid 3: announced at 100, but an execution began at 70. */
-	ASSERT_EQ(sci_thread_seen(e, 3, 100), 0);
-	ASSERT_EQ(sci_add(e, 1, 0, 3, 50, 120, NULL), 0);
+	ASSERT_EQ(sci_thread_seen(self->e, 3, 100), 0);
+	ASSERT_EQ(sci_add(self->e, 1, 0, 3, 50, 120, NULL), 0);
 	/* tid 4: only its exit was seen: no observed time. */
-	ASSERT_EQ(sci_thread_exit(e, 4, 300), 0);
+	ASSERT_EQ(sci_thread_exit(self->e, 4, 300), 0);
 	/*
 	 * tid 5: lives [0, 100], reopens at 450, then an execution claims to
 	 * have started at 60: the interval reaches back only to 100, so
 	 * [60, 100] is not counted twice.
 	 */
-	thread(e, 5, 0, 100);
-	ASSERT_EQ(sci_add(e, 2, 0, 5, 50, 500, NULL), 0);
-	ASSERT_EQ(sci_add(e, 2, 0, 5, 400, 460, NULL), 0);
+	thread(self->e, 5, 0, 100);
+	ASSERT_EQ(sci_add(self->e, 2, 0, 5, 50, 500, NULL), 0);
+	ASSERT_EQ(sci_add(self->e, 2, 0, 5, 400, 460, NULL), 0);
 
 	/* Live: open threads count up to now. */
-	r = sci_report(e, 1000);
-	ASSERT_TRUE(r);
+	r = report(self, 1000);
 	ASSERT_EQ(r->nr_threads, 5);
 	for (i = 0; i < 5; i++)
 		ASSERT_EQ(r->threads[i].tid, i + 1);
@@ -508,44 +487,38 @@ TEST(lifetimes)
 	EXPECT_TRUE(r->threads[3].exited);
 	EXPECT_EQ(r->threads[4].lifetime_ns, 100 + 900);
 	EXPECT_EQ(r->total_lifetime_ns, 950 + 650 + 930 + 1000);
-	sci_report_free(r);
 
 	/* now = 0: the latest timestamp seen, 500. */
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	r = report(self, 0);
 	EXPECT_EQ(r->now_ns, 500);
 	EXPECT_EQ(r->threads[0].lifetime_ns, 450);
-	sci_report_free(r);
 
-	sci_finish(e, 600);
-	r = sci_report(e, 5000);	/* closed threads ignore now */
-	ASSERT_TRUE(r);
+	sci_finish(self->e, 600);
+	r = report(self, 5000);	/* closed threads ignore now */
 	EXPECT_EQ(r->threads[0].lifetime_ns, 550);
 	EXPECT_TRUE(r->threads[0].exited);
 	EXPECT_EQ(r->threads[0].last_ns, 600);
 	EXPECT_EQ(r->threads[1].lifetime_ns, 100 + 150);
 	EXPECT_EQ(r->threads[2].lifetime_ns, 530);
 	EXPECT_EQ(r->threads[4].lifetime_ns, 100 + 500);
-	sci_report_free(r);
-	sci_free(e);
 }
 
-/* Sorted by SCI descending, equal SCIs by loss descending. */
 /*
  * ispotd's windows: the next window's engine is seeded with the minima of
  * the one before, so the loss is against the fastest execution since the
  * start; a block that was only seeded is not reported; and a thread traced
  * in two armed intervals counts the two intervals, not the gap.
  */
-TEST(seeded_minima_and_armed_intervals)
+TEST_F(sci, seeded_minima_and_armed_intervals)
 {
-	struct sci_engine *w1 = sci_new(), *w2 = sci_new();
+	/* The first window's engine; the fixture's is the second's. */
+	struct sci_engine *w1 = sci_new(), *w2 = self->e;
 	const uint64_t d1[] = { 10, 40 }, d2[] = { 30, 50 };
 	struct sci_block_min m[2];
 	const struct sci_result *b;
 	struct sci_report *r;
 
-	ASSERT_TRUE(w1 && w2);
+	ASSERT_TRUE(w1);
 	run(w1, 1, 0, 7, 100, d1, 2);
 	run(w1, 2, 0, 7, 300, d1, 1);
 	sci_finish(w1, 400);
@@ -562,8 +535,7 @@ TEST(seeded_minima_and_armed_intervals)
 	run(w2, 1, 0, 7, 1910, &d2[1], 1);
 	sci_finish(w2, 2000);
 
-	r = sci_report(w2, 0);
-	ASSERT_TRUE(r);
+	r = report(self, 0);
 	EXPECT_EQ(r->nr_blocks, 1);
 	EXPECT_EQ(r->nr_funcs, 1);
 	EXPECT_FALSE(sci_report_block(r, 2, 0));
@@ -575,26 +547,22 @@ TEST(seeded_minima_and_armed_intervals)
 	EXPECT_EQ(b->lifetime_ns, 200);
 	EXPECT_NEAR(b->sci, 0.3, EPS);
 	EXPECT_EQ(sci_report_func(r, 1)->nr_keys, 1);
-	sci_report_free(r);
 	sci_free(w1);
-	sci_free(w2);
 }
 
-TEST(report_order)
+/* Sorted by SCI descending, equal SCIs by loss descending. */
+TEST_F(sci, report_order)
 {
-	struct sci_engine *e = sci_new();
 	const uint64_t a[] = { 10, 20 }, b[] = { 10, 30 }, c[] = { 10, 30 };
 	struct sci_report *r;
 	size_t i;
 
-	ASSERT_TRUE(e);
-	thread(e, 1, 0, 1000);
-	thread(e, 2, 0, 2000);
-	run(e, 1, 0, 1, 0, a, 2);	/* 10 / 1000 */
-	run(e, 2, 0, 2, 0, b, 2);	/* 20 / 2000, same SCI, more loss */
-	run(e, 3, 0, 1, 100, c, 2);	/* 20 / 1000 */
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	thread(self->e, 1, 0, 1000);
+	thread(self->e, 2, 0, 2000);
+	run(self->e, 1, 0, 1, 0, a, 2);	/* 10 / 1000 */
+	run(self->e, 2, 0, 2, 0, b, 2);	/* 20 / 2000, same SCI, more loss */
+	run(self->e, 3, 0, 1, 100, c, 2);	/* 20 / 1000 */
+	r = report(self, 0);
 	ASSERT_EQ(r->nr_blocks, 3);
 	EXPECT_EQ(r->blocks[0].func_id, 3);
 	EXPECT_EQ(r->blocks[1].func_id, 2);
@@ -602,25 +570,23 @@ TEST(report_order)
 	ASSERT_EQ(r->nr_funcs, 3);
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(r->funcs[i].func_id, r->blocks[i].func_id);
-	sci_report_free(r);
-	sci_free(e);
 }
 
-TEST(empty_engine)
+TEST_F(sci, empty_engine)
 {
-	struct sci_engine *e = sci_new();
 	struct sci_report *r;
 
-	ASSERT_TRUE(e);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	r = report(self, 0);
 	EXPECT_EQ(r->nr_blocks, 0);
 	EXPECT_EQ(r->nr_funcs, 0);
 	EXPECT_EQ(r->nr_threads, 0);
 	EXPECT_TRUE(sci_report_block(r, 1, 0) == NULL);
-	sci_report_free(r);
-	sci_finish(e, 10);
-	sci_free(e);
+	/* Freed here, not by the teardown, to see each free alone. */
+	sci_report_free(self->r);
+	self->r = NULL;
+	sci_finish(self->e, 10);
+	sci_free(self->e);
+	self->e = NULL;
 	sci_free(NULL);
 	sci_report_free(NULL);
 }
@@ -652,7 +618,7 @@ static bool near_rel(uint64_t got, uint64_t want)
 	return fabs((double)got - (double)want) <= want * HIST_REL_ERROR;
 }
 
-TEST(random_trace_matches_brute_force)
+TEST_F(sci, random_trace_matches_brute_force)
 {
 	static struct p_event ev[P_EVENTS];
 	uint64_t from[P_THREADS], to[P_THREADS], life[P_THREADS];
@@ -661,11 +627,9 @@ TEST(random_trace_matches_brute_force)
 	uint64_t nc[P_BLOCKS], cs[P_BLOCKS][SCI_NR_CAUSES];
 	uint64_t ref_d[P_BLOCKS], ref[P_BLOCKS][SCI_NR_CAUSES];
 	uint64_t end = 0, *sorted;
-	struct sci_engine *e = sci_new();
 	struct sci_report *r;
 	int i, b, t, k, f;
 
-	ASSERT_TRUE(e);
 	sorted = malloc(P_EVENTS * sizeof(*sorted));
 	ASSERT_TRUE(sorted);
 	memset(bt_n, 0, sizeof(bt_n));
@@ -683,7 +647,7 @@ TEST(random_trace_matches_brute_force)
 		to[t] = from[t] + 2000000 + rng() % 50000000;
 		if (to[t] > end)
 			end = to[t];
-		ASSERT_EQ(sci_thread_seen(e, 100 + t, from[t]), 0);
+		ASSERT_EQ(sci_thread_seen(self->e, 100 + t, from[t]), 0);
 	}
 	end += 1000;
 	for (t = 0; t < P_THREADS; t++)	/* odd threads never exit */
@@ -715,7 +679,7 @@ TEST(random_trace_matches_brute_force)
 		p->c[SCI_CAUSE_RUNQUEUE] = c.runqueue_ns;
 		p->c[SCI_CAUSE_ONCPU] = p->d - c.futex_ns - c.blocked_ns -
 					c.runqueue_ns;
-		ASSERT_EQ(sci_add(e, 1 + p->f, p->k ? 0x1000 + p->k : 0,
+		ASSERT_EQ(sci_add(self->e, 1 + p->f, p->k ? 0x1000 + p->k : 0,
 				  100 + p->t, p->d, p->end,
 				  p->caused ? &c : NULL), 0);
 
@@ -740,12 +704,11 @@ TEST(random_trace_matches_brute_force)
 	}
 	for (t = 0; t < P_THREADS; t++)
 		if (!(t & 1))
-			ASSERT_EQ(sci_thread_exit(e, 100 + t, to[t]), 0);
-	sci_finish(e, end);
-	EXPECT_EQ(sci_nr_events(e), P_EVENTS);
+			ASSERT_EQ(sci_thread_exit(self->e, 100 + t, to[t]), 0);
+	sci_finish(self->e, end);
+	EXPECT_EQ(sci_nr_events(self->e), P_EVENTS);
 
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	r = report(self, 0);
 	for (t = 0; t < P_THREADS; t++)
 		EXPECT_EQ(r->threads[t].lifetime_ns, life[t]);
 
@@ -855,74 +818,64 @@ TEST(random_trace_matches_brute_force)
 
 	for (i = 1; i < (int)r->nr_blocks; i++)
 		EXPECT_TRUE(r->blocks[i - 1].sci >= r->blocks[i].sci);
-	sci_report_free(r);
 	free(sorted);
-	sci_free(e);
 }
 
 /*
  * 10 blocks x 4 threads: once every pair exists, a million more events
  * allocate nothing, and the tables keep their size.
  */
-TEST(memory_does_not_grow_with_events)
+TEST_F(sci, memory_does_not_grow_with_events)
 {
-	struct sci_engine *e = sci_new();
 	struct sci_report *r;
 	size_t mem;
 	uint64_t ts = 0;
 	int i;
 
-	ASSERT_TRUE(e);
 	for (i = 0; i < 40; i++)
-		ASSERT_EQ(sci_add(e, i % 10, 0, i / 10, 100, ts += 100, NULL),
-			  0);
-	mem = sci_mem_bytes(e);
-	ASSERT_EQ(sci_nr_blocks(e), 10);
-	ASSERT_EQ(sci_nr_threads(e), 4);
-	ASSERT_EQ(sci_nr_block_threads(e), 40);
+		ASSERT_EQ(sci_add(self->e, i % 10, 0, i / 10, 100, ts += 100,
+				  NULL), 0);
+	mem = sci_mem_bytes(self->e);
+	ASSERT_EQ(sci_nr_blocks(self->e), 10);
+	ASSERT_EQ(sci_nr_threads(self->e), 4);
+	ASSERT_EQ(sci_nr_block_threads(self->e), 40);
 	for (i = 0; i < 1000000; i++) {
 		uint64_t d = 100 + rng() % 1000;
 
 		ts += d;
-		ASSERT_EQ(sci_add(e, rng() % 10, 0, rng() % 4, d, ts, NULL),
-			  0);
+		ASSERT_EQ(sci_add(self->e, rng() % 10, 0, rng() % 4, d, ts,
+				  NULL), 0);
 	}
-	EXPECT_EQ(sci_mem_bytes(e), mem);
-	EXPECT_EQ(sci_nr_blocks(e), 10);
-	EXPECT_EQ(sci_nr_threads(e), 4);
-	EXPECT_EQ(sci_nr_block_threads(e), 40);
-	EXPECT_EQ(sci_nr_events(e), 1000040);
+	EXPECT_EQ(sci_mem_bytes(self->e), mem);
+	EXPECT_EQ(sci_nr_blocks(self->e), 10);
+	EXPECT_EQ(sci_nr_threads(self->e), 4);
+	EXPECT_EQ(sci_nr_block_threads(self->e), 40);
+	EXPECT_EQ(sci_nr_events(self->e), 1000040);
 	/* Bounded by blocks x (histogram + pairs), whatever the event count. */
 	EXPECT_LT(mem, 10 * (sizeof(struct hist) + 4096) + 65536);
 	TH_LOG("10 blocks x 4 threads: %zu bytes", mem);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	r = report(self, 0);
 	EXPECT_EQ(r->nr_blocks, 10);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 /* Tables double correctly: many blocks and threads, all found again. */
-TEST(tables_grow)
+TEST_F(sci, tables_grow)
 {
-	struct sci_engine *e = sci_new();
 	struct sci_report *r;
 	uint64_t ts = 0;
 	int i;
 
-	ASSERT_TRUE(e);
 	/* Same key under different functions, and vice versa. */
 	for (i = 0; i < 3000; i++) {
-		ASSERT_EQ(sci_add(e, i % 300, i / 300, 1 + i % 257, 10 + i,
-				  ts += 10000, NULL), 0);
-		ASSERT_EQ(sci_add(e, i % 300, i / 300, 1 + i % 257, 20 + i,
-				  ts += 10000, NULL), 0);
+		ASSERT_EQ(sci_add(self->e, i % 300, i / 300, 1 + i % 257,
+				  10 + i, ts += 10000, NULL), 0);
+		ASSERT_EQ(sci_add(self->e, i % 300, i / 300, 1 + i % 257,
+				  20 + i, ts += 10000, NULL), 0);
 	}
-	EXPECT_EQ(sci_nr_blocks(e), 3000);
-	EXPECT_EQ(sci_nr_threads(e), 257);
-	EXPECT_EQ(sci_nr_block_threads(e), 3000);
-	r = sci_report(e, 0);
-	ASSERT_TRUE(r);
+	EXPECT_EQ(sci_nr_blocks(self->e), 3000);
+	EXPECT_EQ(sci_nr_threads(self->e), 257);
+	EXPECT_EQ(sci_nr_block_threads(self->e), 3000);
+	r = report(self, 0);
 	EXPECT_EQ(r->nr_funcs, 300);
 	for (i = 0; i < 3000; i++) {
 		const struct sci_result *b = sci_report_block(r, i % 300,
@@ -935,8 +888,6 @@ TEST(tables_grow)
 	}
 	EXPECT_EQ(sci_report_func(r, 7)->nr_keys, 10);
 	EXPECT_EQ(sci_report_func(r, 7)->loss_ns, 100);
-	sci_report_free(r);
-	sci_free(e);
 }
 
 TEST_HARNESS_MAIN
