@@ -123,6 +123,20 @@ static void ispot_session_lock(struct ispot_session *s)
 	ispot_session_refresh_state(s);
 }
 
+/*
+ * Take the session lock for a command allowed only in @states (a mask of
+ * BIT(ISPOT_STATE_*)): -EBADFD, with the lock released, in any other.
+ */
+static int ispot_session_lock_in(struct ispot_session *s, u32 states)
+{
+	ispot_session_lock(s);
+	if (!(BIT(s->state) & states)) {
+		mutex_unlock(&s->lock);
+		return -EBADFD;
+	}
+	return 0;
+}
+
 static long ispot_ioc_setup(struct ispot_session *s, void __user *uarg)
 {
 	struct ispot_setup args;
@@ -139,11 +153,10 @@ static long ispot_ioc_setup(struct ispot_session *s, void __user *uarg)
 	 * (checked at open), and an fd handed on carries that, as perf's
 	 * do.  What the caller must have is ptrace access to the target.
 	 */
-	ispot_session_lock(s);
-	if (s->state != ISPOT_STATE_NEW)
-		err = -EBADFD;
-	else
-		err = ispot_session_setup(s, &args);
+	err = ispot_session_lock_in(s, BIT(ISPOT_STATE_NEW));
+	if (err)
+		return err;
+	err = ispot_session_setup(s, &args);
 	mutex_unlock(&s->lock);
 	if (err)
 		return err;
@@ -184,10 +197,10 @@ static long ispot_ioc_probe_add(struct ispot_session *s, void __user *uarg)
 		     (__u32 __user *)(uarg + offsetof(struct ispot_probe_add,
 						      probe_id)))) {
 		/* Unless another thread armed it meanwhile: then it stays. */
-		ispot_session_lock(s);
-		if (s->state == ISPOT_STATE_READY)
+		if (!ispot_session_lock_in(s, BIT(ISPOT_STATE_READY))) {
 			ispot_probe_remove(s, args.probe_id);
-		mutex_unlock(&s->lock);
+			mutex_unlock(&s->lock);
+		}
 		return -EFAULT;
 	}
 	return 0;
@@ -202,11 +215,10 @@ static long ispot_ioc_probe_remove(struct ispot_session *s, void __user *uarg)
 		return -EFAULT;
 	if (args.reserved)
 		return -EINVAL;
-	ispot_session_lock(s);
-	if (s->state != ISPOT_STATE_READY)
-		ret = -EBADFD;
-	else
-		ret = ispot_probe_remove(s, args.probe_id);
+	ret = ispot_session_lock_in(s, BIT(ISPOT_STATE_READY));
+	if (ret)
+		return ret;
+	ret = ispot_probe_remove(s, args.probe_id);
 	mutex_unlock(&s->lock);
 	return ret;
 }
@@ -228,15 +240,15 @@ static long ispot_ioc_enable(struct ispot_session *s)
 
 static long ispot_ioc_disable(struct ispot_session *s)
 {
-	long ret = 0;
+	long ret;
 
-	ispot_session_lock(s);
-	if (s->state != ISPOT_STATE_ENABLED && s->state != ISPOT_STATE_DEAD)
-		ret = -EBADFD;
-	else
-		ispot_session_disable(s);
+	ret = ispot_session_lock_in(s, BIT(ISPOT_STATE_ENABLED) |
+				       BIT(ISPOT_STATE_DEAD));
+	if (ret)
+		return ret;
+	ispot_session_disable(s);
 	mutex_unlock(&s->lock);
-	return ret;
+	return 0;
 }
 
 static long ispot_ioc_ring_consume(struct ispot_session *s, void __user *uarg)
@@ -248,10 +260,12 @@ static long ispot_ioc_ring_consume(struct ispot_session *s, void __user *uarg)
 		return -EFAULT;
 	if (args.reserved)
 		return -EINVAL;
-	ispot_session_lock(s);
-	if (s->state == ISPOT_STATE_NEW)
-		ret = -EBADFD;
-	else if (args.cpu >= s->nr_rings || !s->rings[args.cpu])
+	ret = ispot_session_lock_in(s, BIT(ISPOT_STATE_READY) |
+				       BIT(ISPOT_STATE_ENABLED) |
+				       BIT(ISPOT_STATE_DEAD));
+	if (ret)
+		return ret;
+	if (args.cpu >= s->nr_rings || !s->rings[args.cpu])
 		ret = -EINVAL;
 	else
 		ret = ispot_ring_consume(s->rings[args.cpu], args.tail);

@@ -3,7 +3,8 @@
  * Internal declarations shared by the files of ispot.ko.  Each .c file does
  * one job: main (load/unload, limits), dev (the character device and ioctl
  * dispatch), session (per-fd state), ring (per-CPU record rings),
- * probe (uprobe consumers and handlers), target (which process is traced),
+ * probe (uprobe consumers and handlers), probe_file (which file and
+ * offsets may be probed), target (which process is traced),
  * waits (tracepoint probes: context switches, futex calls, thread creation
  * and exit of traced processes), counters (perf events read around probed
  * calls), bench (in-kernel micro-benchmarks in
@@ -252,6 +253,9 @@ int ispot_probe_arm(struct ispot_probe *p);
 void ispot_probe_disarm_all(struct ispot_session *s);
 void ispot_probe_free_all(struct ispot_session *s);
 void ispot_probe_stats(struct ispot_probe *p, struct ispot_probe_stats *st);
+
+/* probe_file.c */
+struct file *ispot_probe_file_open(struct ispot_probe_add *args);
 
 /* waits.c */
 void ispot_waits_init(void);

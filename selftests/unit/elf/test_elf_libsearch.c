@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for user/lib/elf/elf_libsearch.c: the DT_NEEDED closure searched
- * as ld.so does.
+ * Unit tests for user/lib/elf/elf_libsearch.c, elf_dso.c and elf_ldcache.c:
+ * the DT_NEEDED closure searched as ld.so does.
  */
 #include "elf_fixtures.h"
 

@@ -26,13 +26,14 @@
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
+#include "util/array.h"
 #include "util/errors.h"
 
 #define DEFAULT_DEBUG_ROOT	"/usr/lib/debug"
 
 static const char *debug_root = DEFAULT_DEBUG_ROOT;
 static char **warned;
-static size_t nwarned;
+static size_t nwarned, capwarned;
 
 void elf_debuginfo_reset(const char *root)
 {
@@ -44,6 +45,7 @@ void elf_debuginfo_reset(const char *root)
 	free(warned);
 	warned = NULL;
 	nwarned = 0;
+	capwarned = 0;
 }
 
 static void warn_once(const char *path, const char *fmt, ...)
@@ -51,26 +53,28 @@ static void warn_once(const char *path, const char *fmt, ...)
 
 static void warn_once(const char *path, const char *fmt, ...)
 {
-	char **t;
+	char msg[2 * PATH_MAX + 512];	/* two paths, two build-ids */
 	va_list ap;
 	size_t i;
 
 	for (i = 0; i < nwarned; i++)
 		if (!strcmp(warned[i], path))
 			return;
-	t = realloc(warned, (nwarned + 1) * sizeof(*t));
-	if (t) {
-		warned = t;
+	if (!ARRAY_RESERVE(warned, capwarned, nwarned + 1)) {
 		warned[nwarned] = strdup(path);
 		if (warned[nwarned])
 			nwarned++;
 	}
-	fflush(stdout);
-	fprintf(stderr, "%s: warning: ", ispot_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/*
+	 * Not ispot_error(): before an error its hook takes back what owns
+	 * the terminal (a status line, a live view's screen), which a
+	 * warning must leave as it is.
+	 */
+	fflush(stdout);
+	fprintf(stderr, "%s: warning: %s\n", ispot_progname, msg);
 }
 
 /* CRC-32 as .gnu_debuglink uses it: reflected, polynomial 0xEDB88320. */

@@ -9,7 +9,10 @@
  *	elf_spec.c	function specs to probe points
  *	elf_maps.c	/proc/PID/maps and load bias
  *	elf_symbolize.c	runtime addresses to symbols
- *	elf_libsearch.c	DT_NEEDED closure and ld.so.cache, as ld.so searches
+ *	elf_libsearch.c	DT_NEEDED closure, searched as ld.so searches
+ *	elf_dso.c	one object's PT_INTERP and PT_DYNAMIC, as ld.so reads
+ *			them; which file is a library ld.so accepts
+ *	elf_ldcache.c	/etc/ld.so.cache
  *	elf_notes.c	ELF notes: the walker, the GNU build-id
  *	elf_usdt.c	USDT probes: .note.stapsdt
  *	elf_locate.c	the object a spec's OBJ: names
@@ -259,6 +262,47 @@ static inline bool elf_is_file_map(const struct elf_map *m)
 /* Load bias of f from one file mapping of it; -ENOENT if none fits. */
 int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
 		      uint64_t *bias);
+
+/* What ld.so needs to know about one object (elf_dso.c). */
+struct elf_dso {
+	char *path;		/* canonical */
+	char *origin;		/* directory of path, for $ORIGIN */
+	char *rpath;
+	char *runpath;
+	char **needed;
+	size_t nneeded;
+	bool nodeflib;
+};
+
+/*
+ * Read @path's DT_NEEDED, DT_RPATH, DT_RUNPATH and DF_1_NODEFLIB into @d,
+ * its PT_INTERP (if @interp) and its e_machine (if @machine).
+ */
+int elf_dso_load(const char *path, struct elf_dso *d, char **interp,
+		 uint16_t *machine, char *err, size_t errlen);
+void elf_dso_free(struct elf_dso *d);
+
+/*
+ * Whether @path is a library ld.so would load for an object of @machine;
+ * if so, its canonical path goes to @out.
+ */
+bool elf_lib_try(const char *path, uint16_t machine, char *out,
+		 size_t outlen);
+
+/* /etc/ld.so.cache, read whole (elf_ldcache.c); nlibs 0 if unusable. */
+struct elf_ldcache {
+	char *buf;
+	size_t size;
+	const char *base;	/* string offsets are relative to this */
+	const uint8_t *entries;
+	uint32_t nlibs;
+};
+
+void elf_ldcache_load(struct elf_ldcache *c);
+/* The cache's library for @name that elf_lib_try() accepts, into @out. */
+bool elf_ldcache_lookup(const struct elf_ldcache *c, const char *name,
+			uint16_t machine, char *out, size_t outlen);
+void elf_ldcache_free(struct elf_ldcache *c);
 
 /*
  * The object a spec's OBJ designates (see elf_resolve_spec()): NULL for

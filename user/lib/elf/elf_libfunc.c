@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "elf/elf_internal.h"
+#include "util/array.h"
 #include "util/path.h"
 
 /* Objects and candidates named in one message. */
@@ -40,15 +41,13 @@ static bool listed(char **paths, size_t n, const char *path)
 	return false;
 }
 
-static int list_add(char ***paths, size_t *n, const char *path)
+/* Append a copy of @path to *@paths, an array of *@cap elements. */
+static int list_add(char ***paths, size_t *n, size_t *cap, const char *path)
 {
-	char **grown = realloc(*paths, (*n + 1) * sizeof(*grown));
-
-	if (!grown)
+	if (ARRAY_RESERVE(*paths, *cap, *n + 1))
 		return -ENOMEM;
-	*paths = grown;
-	grown[*n] = strdup(path);
-	if (!grown[*n])
+	(*paths)[*n] = strdup(path);
+	if (!(*paths)[*n])
 		return -ENOMEM;
 	(*n)++;
 	return 0;
@@ -59,6 +58,7 @@ static int add_mapped(pid_t pid, char ***paths, size_t *n)
 {
 	struct elf_map *maps;
 	size_t nmaps, i;
+	size_t cap = *n;	/* elf_needed_list()'s array is at least that */
 	int rc;
 
 	if (elf_maps_read(pid, &maps, &nmaps, NULL, 0))
@@ -69,7 +69,7 @@ static int add_mapped(pid_t pid, char ***paths, size_t *n)
 		if (!elf_is_file_map(m) || m->deleted || m->perms[2] != 'x' ||
 		    listed(*paths, *n, m->path))
 			continue;
-		rc = list_add(paths, n, m->path);
+		rc = list_add(paths, n, &cap, m->path);
 	}
 	elf_maps_free(maps, nmaps);
 	return rc;

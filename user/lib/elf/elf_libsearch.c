@@ -2,280 +2,19 @@
 /*
  * The libraries an executable loads: its DT_NEEDED closure, each name
  * searched as ld.so does (DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH,
- * /etc/ld.so.cache, default directories).
+ * /etc/ld.so.cache, default directories).  What one object asks for is
+ * read by elf_dso.c, the cache by elf_ldcache.c.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "elf/elf_internal.h"
+#include "util/array.h"
 
-/* Bounds that keep hostile files from making us allocate without limit. */
-#define MAX_LDCACHE_SIZE	(64u << 20)
+/* A bound that keeps hostile files from making us allocate without limit. */
 #define MAX_NEEDED_OBJS		512
-
-/* What the loader needs to know about one object. */
-struct dso {
-	char *path;		/* canonical */
-	char *origin;		/* directory of path, for $ORIGIN */
-	char *rpath;
-	char *runpath;
-	char **needed;
-	size_t nneeded;
-	bool nodeflib;
-};
-
-static void dso_free(struct dso *d)
-{
-	size_t i;
-
-	free(d->path);
-	free(d->origin);
-	free(d->rpath);
-	free(d->runpath);
-	for (i = 0; i < d->nneeded; i++)
-		free(d->needed[i]);
-	free(d->needed);
-	memset(d, 0, sizeof(*d));
-}
-
-/* Link-time address to file offset for any loadable, file-backed byte. */
-static int any_vaddr_to_offset(const struct elf_file *f, uint64_t vaddr,
-			       uint64_t *off)
-{
-	return elf_vaddr_to_offset(f, vaddr, false, off);
-}
-
-/* The string at offset stroff of a dynamic string table, duplicated. */
-static int dyn_str(const char *str, uint64_t strsz, uint64_t stroff,
-		   char **out)
-{
-	if (stroff >= strsz)
-		return -ENOEXEC;
-	*out = strdup(str + stroff);
-	return *out ? 0 : -ENOMEM;
-}
-
-/* d's canonical path and the directory $ORIGIN stands for. */
-static int dso_set_path(struct dso *d, const char *path)
-{
-	char canon[PATH_MAX], *slash;
-
-	if (!realpath(path, canon))
-		elf_copy_str(canon, sizeof(canon), path);
-	d->path = strdup(canon);
-	slash = d->path ? strrchr(canon, '/') : NULL;
-	if (slash)
-		*slash = '\0';
-	d->origin = strdup(slash ? (canon[0] ? canon : "/") : ".");
-	return d->path && d->origin ? 0 : -ENOMEM;
-}
-
-/* The program interpreter (PT_INTERP) of f, if any, into *interp. */
-static int read_interp(const struct elf_file *f, char **interp)
-{
-	size_t i;
-
-	for (i = 0; i < f->phnum; i++) {
-		const Elf64_Phdr *ph = &f->ph[i];
-
-		if (ph->p_type == PT_INTERP)
-			return elf_read_dup(f, ph->p_offset,
-					    ph->p_filesz < PATH_MAX ?
-					    ph->p_filesz : PATH_MAX, interp);
-	}
-	return 0;
-}
-
-static const Elf64_Phdr *find_dynamic(const struct elf_file *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->phnum; i++)
-		if (f->ph[i].p_type == PT_DYNAMIC)
-			return &f->ph[i];
-	return NULL;
-}
-
-/* What the dynamic section says, before its strings are read. */
-struct dyn_info {
-	uint64_t strtab, strsz, rpath, runpath;
-	bool have_rpath, have_runpath;
-	size_t nneeded;
-};
-
-/* Scan dv up to DT_NULL; returns the entries before it. */
-static size_t scan_dynamic(const Elf64_Dyn *dv, size_t ndyn,
-			   struct dyn_info *di, struct dso *d)
-{
-	size_t i;
-
-	memset(di, 0, sizeof(*di));
-	for (i = 0; i < ndyn && dv[i].d_tag != DT_NULL; i++) {
-		switch (dv[i].d_tag) {
-		case DT_STRTAB:
-			di->strtab = dv[i].d_un.d_ptr;
-			break;
-		case DT_STRSZ:
-			di->strsz = dv[i].d_un.d_val;
-			break;
-		case DT_NEEDED:
-			di->nneeded++;
-			break;
-		case DT_RPATH:
-			di->rpath = dv[i].d_un.d_val;
-			di->have_rpath = true;
-			break;
-		case DT_RUNPATH:
-			di->runpath = dv[i].d_un.d_val;
-			di->have_runpath = true;
-			break;
-		case DT_FLAGS_1:
-			d->nodeflib = dv[i].d_un.d_val & DF_1_NODEFLIB;
-			break;
-		}
-	}
-	return i;
-}
-
-/* DT_NEEDED, DT_RPATH and DT_RUNPATH from the dynamic string table. */
-static int read_dyn_strings(const struct elf_file *f, const Elf64_Dyn *dv,
-			    size_t ndyn, const struct dyn_info *di,
-			    struct dso *d, char *err, size_t errlen)
-{
-	uint64_t stroff;
-	char *str = NULL;
-	size_t i;
-	int rc;
-
-	if (any_vaddr_to_offset(f, di->strtab, &stroff))
-		return -ENOEXEC;
-	if (di->strsz > elf_limit(ELF_LIMIT_STRTAB))
-		return elf_over_limit(f->path, ELF_LIMIT_STRTAB, di->strsz,
-				      err, errlen);
-	rc = elf_read_dup(f, stroff, di->strsz, &str);
-	if (rc)
-		return rc;
-	d->needed = calloc(di->nneeded ? di->nneeded : 1, sizeof(*d->needed));
-	rc = -ENOMEM;
-	if (!d->needed)
-		goto out;
-	for (i = 0; i < ndyn; i++) {
-		if (dv[i].d_tag != DT_NEEDED)
-			continue;
-		rc = dyn_str(str, di->strsz, dv[i].d_un.d_val,
-			     &d->needed[d->nneeded]);
-		if (rc)
-			goto out;
-		d->nneeded++;
-	}
-	rc = 0;
-	if (di->have_rpath)
-		rc = dyn_str(str, di->strsz, di->rpath, &d->rpath);
-	if (!rc && di->have_runpath)
-		rc = dyn_str(str, di->strsz, di->runpath, &d->runpath);
-out:
-	free(str);
-	return rc;
-}
-
-/* The library names and search paths of f's PT_DYNAMIC, if any. */
-static int read_dynamic(const struct elf_file *f, struct dso *d, char *err,
-			size_t errlen)
-{
-	const Elf64_Phdr *dyn = find_dynamic(f);
-	struct dyn_info di;
-	Elf64_Dyn *dv;
-	size_t ndyn;
-	char *tmp;
-	int rc;
-
-	if (!dyn)
-		return 0;	/* static: needs nothing */
-	ndyn = dyn->p_filesz / sizeof(Elf64_Dyn);
-	rc = elf_read_dup(f, dyn->p_offset, ndyn * sizeof(Elf64_Dyn), &tmp);
-	if (rc)
-		return rc;
-	dv = (Elf64_Dyn *)tmp;
-	ndyn = scan_dynamic(dv, ndyn, &di, d);
-	if (di.nneeded || di.have_rpath || di.have_runpath)
-		rc = read_dyn_strings(f, dv, ndyn, &di, d, err, errlen);
-	free(dv);
-	return rc;
-}
-
-/*
- * Read PT_DYNAMIC: DT_NEEDED, DT_RPATH, DT_RUNPATH and DF_1_NODEFLIB.
- * Program headers are used rather than sections so that section-stripped
- * files work.  The interpreter (PT_INTERP), if any, goes to *interp.
- */
-static int dso_load(const char *path, struct dso *d, char **interp,
-		    uint16_t *machine, char *err, size_t errlen)
-{
-	struct elf_file f;
-	int rc;
-
-	memset(d, 0, sizeof(*d));
-	if (interp)
-		*interp = NULL;
-	rc = elf_file_open(&f, path, err, errlen);
-	if (rc)
-		return rc;
-	if (machine)
-		*machine = f.eh.e_machine;
-	rc = dso_set_path(d, path);
-	if (!rc && interp)
-		rc = read_interp(&f, interp);
-	if (!rc)
-		rc = read_dynamic(&f, d, err, errlen);
-	if (rc == -ENOMEM)
-		elf_fail(err, errlen, rc, "out of memory");
-	else if (rc && rc != -E2BIG)	/* which bound, said already */
-		elf_fail(err, errlen, rc,
-			 "%s: truncated or corrupt dynamic section", path);
-	if (rc) {
-		dso_free(d);
-		if (interp) {
-			free(*interp);
-			*interp = NULL;
-		}
-	}
-	elf_file_close(&f);
-	return rc;
-}
-
-/* A library file the loader would accept for an object of this machine. */
-static bool lib_usable(const char *path, uint16_t machine)
-{
-	struct elf_file f = { .fd = -1 };
-	Elf64_Ehdr eh;
-	struct stat st;
-	bool ok;
-
-	f.fd = elf_open_regular(path, &st, NULL, 0);
-	if (f.fd < 0)
-		return false;
-	f.size = (uint64_t)st.st_size;
-	ok = !elf_read_at(&f, 0, &eh, sizeof(eh)) &&
-	     !elf_check_ident(eh.e_ident, path, NULL, 0) &&
-	     eh.e_type == ET_DYN && eh.e_machine == machine;
-	close(f.fd);
-	return ok;
-}
-
-static bool try_lib(const char *path, uint16_t machine, char *out,
-		    size_t outlen)
-{
-	char canon[PATH_MAX];
-
-	if (!lib_usable(path, machine) || !realpath(path, canon))
-		return false;
-	elf_copy_str(out, outlen, canon);
-	return true;
-}
 
 /*
  * Search a colon-separated list (';' too for LD_LIBRARY_PATH, as ld.so
@@ -319,119 +58,9 @@ static bool search_list(const char *list, const char *seps,
 		if (!skip && i == len &&
 		    (size_t)snprintf(cand, sizeof(cand), "%s/%s",
 				     dl ? dir : ".", name) < sizeof(cand) &&
-		    try_lib(cand, machine, out, outlen))
+		    elf_lib_try(cand, machine, out, outlen))
 			return true;
 		p = p[len] ? p + len + 1 : NULL;
-	}
-	return false;
-}
-
-/* /etc/ld.so.cache, new format ("glibc-ld.so.cache1.1") only. */
-struct ldcache {
-	char *buf;
-	size_t size;
-	const char *base;	/* string offsets are relative to this */
-	const uint8_t *entries;
-	uint32_t nlibs;
-};
-
-#define LDCACHE_OLD_MAGIC	"ld.so-1.7.0"
-#define LDCACHE_NEW_MAGIC	"glibc-ld.so.cache1.1"
-#define LDCACHE_NEW_HDR		48	/* magic, version, counts... */
-#define LDCACHE_NEW_ENT		24	/* flags, key, value, hwcap */
-#define LDCACHE_OLD_HDR		16	/* magic, pad, nlibs */
-#define LDCACHE_OLD_ENT		12	/* flags, key, value */
-#define LDCACHE_FLAG_TYPE_MASK	0x00ff
-#define LDCACHE_FLAG_ELF_LIBC6	0x0003
-
-static void ldcache_load(struct ldcache *c)
-{
-	struct elf_file f = { .fd = -1 };
-	struct stat st;
-	size_t off = 0;
-	uint32_t n;
-
-	memset(c, 0, sizeof(*c));
-	f.fd = elf_open_regular("/etc/ld.so.cache", &st, NULL, 0);
-	if (f.fd < 0)
-		return;
-	if ((uint64_t)st.st_size > MAX_LDCACHE_SIZE)
-		goto out;
-	f.size = (uint64_t)st.st_size;
-	if (elf_read_dup(&f, 0, f.size, &c->buf))
-		goto out;
-	c->size = (size_t)f.size;
-
-	/* An old-format cache may carry the new one after its entries. */
-	if (c->size >= LDCACHE_OLD_HDR &&
-	    !memcmp(c->buf, LDCACHE_OLD_MAGIC, sizeof(LDCACHE_OLD_MAGIC) - 1)) {
-		memcpy(&n, c->buf + 12, sizeof(n));
-		if (n > (c->size - LDCACHE_OLD_HDR) / LDCACHE_OLD_ENT)
-			goto bad;
-		off = LDCACHE_OLD_HDR + (size_t)n * LDCACHE_OLD_ENT;
-		off = (off + 7) & ~(size_t)7;
-	}
-	if (off > c->size || c->size - off < LDCACHE_NEW_HDR ||
-	    memcmp(c->buf + off, LDCACHE_NEW_MAGIC,
-		   sizeof(LDCACHE_NEW_MAGIC) - 1))
-		goto bad;
-	memcpy(&n, c->buf + off + 20, sizeof(n));
-	if (n > (c->size - off - LDCACHE_NEW_HDR) / LDCACHE_NEW_ENT)
-		goto bad;
-	c->base = c->buf + off;
-	c->entries = (const uint8_t *)c->buf + off + LDCACHE_NEW_HDR;
-	c->nlibs = n;
-	goto out;
-bad:
-	free(c->buf);
-	memset(c, 0, sizeof(*c));
-out:
-	close(f.fd);
-}
-
-/* A NUL-terminated string at offset so of the cache, or NULL. */
-static const char *ldcache_str(const struct ldcache *c, uint32_t so)
-{
-	size_t start = (size_t)(c->base - c->buf) + so;
-
-	if (start >= c->size || !memchr(c->buf + start, '\0', c->size - start))
-		return NULL;
-	return c->buf + start;
-}
-
-/*
- * Entries for other ABIs (lib32 next to lib64) share the key, so each hit
- * is checked for the right machine.  Hardware-capability variants come
- * last: ld.so prefers them only on matching CPUs, which we cannot judge.
- */
-static bool ldcache_lookup(const struct ldcache *c, const char *name,
-			   uint16_t machine, char *out, size_t outlen)
-{
-	int pass;
-	uint32_t i;
-
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < c->nlibs; i++) {
-			const uint8_t *e = c->entries +
-					   (size_t)i * LDCACHE_NEW_ENT;
-			int32_t flags;
-			uint32_t key, value;
-			uint64_t hwcap;
-			const char *k, *v;
-
-			memcpy(&flags, e, 4);
-			memcpy(&key, e + 4, 4);
-			memcpy(&value, e + 8, 4);
-			memcpy(&hwcap, e + 16, 8);
-			if ((flags & LDCACHE_FLAG_TYPE_MASK) !=
-			    LDCACHE_FLAG_ELF_LIBC6 || (hwcap != 0) != pass)
-				continue;
-			k = ldcache_str(c, key);
-			v = ldcache_str(c, value);
-			if (k && v && !strcmp(k, name) &&
-			    try_lib(v, machine, out, outlen))
-				return true;
-		}
 	}
 	return false;
 }
@@ -445,14 +74,15 @@ static const char *const default_lib_dirs =
  * the requester's and the executable's DT_RPATH are consulted, not those
  * of the objects in between.
  */
-static bool search_lib(const char *name, const struct dso *req,
-		       const struct dso *exe, const struct ldcache *cache,
-		       uint16_t machine, char *out, size_t outlen)
+static bool search_lib(const char *name, const struct elf_dso *req,
+		       const struct elf_dso *exe,
+		       const struct elf_ldcache *cache, uint16_t machine,
+		       char *out, size_t outlen)
 {
 	const char *env = getenv("LD_LIBRARY_PATH");
 
 	if (strchr(name, '/'))
-		return try_lib(name, machine, out, outlen);
+		return elf_lib_try(name, machine, out, outlen);
 	if (!req->runpath) {
 		if (req->rpath && search_list(req->rpath, ":", req->origin,
 					      name, machine, out, outlen))
@@ -470,7 +100,7 @@ static bool search_lib(const char *name, const struct dso *req,
 		return true;
 	if (req->nodeflib)
 		return false;
-	if (ldcache_lookup(cache, name, machine, out, outlen))
+	if (elf_ldcache_lookup(cache, name, machine, out, outlen))
 		return true;
 	return search_list(default_lib_dirs, ":", NULL, name, machine, out,
 			   outlen);
@@ -489,8 +119,8 @@ typedef int (*needed_fn)(void *ctx, const char *name, const char *found,
 static int walk_needed(const char *exe_path, needed_fn fn, void *ctx,
 		       size_t *nobjs, char *err, size_t errlen)
 {
-	struct dso *q = calloc(MAX_NEEDED_OBJS, sizeof(*q));
-	struct ldcache cache;
+	struct elf_dso *q = calloc(MAX_NEEDED_OBJS, sizeof(*q));
+	struct elf_ldcache cache;
 	char *interp = NULL, found[PATH_MAX];
 	size_t nq = 0, qi, i, j;
 	uint16_t machine;
@@ -498,13 +128,13 @@ static int walk_needed(const char *exe_path, needed_fn fn, void *ctx,
 
 	if (!q)
 		return elf_fail(err, errlen, -ENOMEM, "out of memory");
-	rc = dso_load(exe_path, &q[0], &interp, &machine, err, errlen);
+	rc = elf_dso_load(exe_path, &q[0], &interp, &machine, err, errlen);
 	if (rc) {
 		free(q);
 		return rc;
 	}
 	nq = 1;
-	ldcache_load(&cache);
+	elf_ldcache_load(&cache);
 	for (qi = 0; qi < nq && !rc; qi++) {
 		for (i = 0; i < q[qi].nneeded && !rc; i++) {
 			const char *name = q[qi].needed[i];
@@ -518,7 +148,7 @@ static int walk_needed(const char *exe_path, needed_fn fn, void *ctx,
 			if (rc || !ok || seen || nq == MAX_NEEDED_OBJS)
 				continue;
 			/* An unreadable dependency just isn't walked. */
-			if (!dso_load(found, &q[nq], NULL, NULL, NULL, 0))
+			if (!elf_dso_load(found, &q[nq], NULL, NULL, NULL, 0))
 				nq++;
 		}
 	}
@@ -526,10 +156,10 @@ static int walk_needed(const char *exe_path, needed_fn fn, void *ctx,
 		rc = fn(ctx, interp, found, NULL);
 	*nobjs = nq;
 	for (i = 0; i < nq; i++)
-		dso_free(&q[i]);
+		elf_dso_free(&q[i]);
 	free(q);
 	free(interp);
-	free(cache.buf);
+	elf_ldcache_free(&cache);
 	return rc;
 }
 
@@ -586,14 +216,13 @@ int elf_find_needed(const char *exe_path, const char *short_name,
 /* elf_needed_list()'s gathering: each object once, in load order. */
 struct needed_list {
 	char **paths;
-	size_t n;
+	size_t n, cap;
 };
 
 static int needed_list_add(void *ctx, const char *name, const char *found,
 			   const char *req)
 {
 	struct needed_list *l = ctx;
-	char **grown;
 	size_t i;
 
 	(void)name;
@@ -603,10 +232,8 @@ static int needed_list_add(void *ctx, const char *name, const char *found,
 			return 0;
 	if (!found || l->n == MAX_NEEDED_OBJS)
 		return 0;
-	grown = realloc(l->paths, (l->n + 1) * sizeof(*grown));
-	if (!grown)
+	if (ARRAY_RESERVE(l->paths, l->cap, l->n + 1))
 		return -ENOMEM;
-	l->paths = grown;
 	l->paths[l->n] = strdup(found);
 	if (!l->paths[l->n])
 		return -ENOMEM;
@@ -617,7 +244,7 @@ static int needed_list_add(void *ctx, const char *name, const char *found,
 int elf_needed_list(const char *exe_path, char ***paths, size_t *n,
 		    char *err, size_t errlen)
 {
-	struct needed_list l = { NULL, 0 };
+	struct needed_list l = { 0 };
 	size_t nobjs;
 	int rc;
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
+#include "util/array.h"
 #include "util/path.h"
 
 void elf_maps_free(struct elf_map *maps, size_t n)
@@ -89,16 +90,9 @@ int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
 		return elf_fail(err, errlen, -errno, "cannot read %s: %s",
 				fname, strerror(errno));
 	while (getline(&line, &linecap, fp) > 0) {
-		if (nv == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct elf_map *t = realloc(v, nc * sizeof(*v));
-
-			if (!t) {
-				rc = -ENOMEM;
-				break;
-			}
-			v = t;
-			cap = nc;
+		if (ARRAY_RESERVE(v, cap, nv + 1)) {
+			rc = -ENOMEM;
+			break;
 		}
 		rc = parse_maps_line(line, &v[nv]);
 		if (rc)

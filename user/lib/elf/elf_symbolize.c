@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
+#include "util/array.h"
 #include "util/path.h"
 
 struct sz_obj {
@@ -27,12 +28,18 @@ struct sz_named {
 	char *obj, *sym;
 };
 
+static void sz_named_free(struct sz_named *n)
+{
+	free(n->obj);
+	free(n->sym);
+}
+
 struct elf_symbolizer {
 	pid_t pid;
 	struct elf_map *maps;
 	size_t nmaps;
 	struct sz_obj *objs;
-	size_t nobjs;
+	size_t nobjs, capobjs;
 	/* Frozen (elf_symbolizer_frozen()): these names, no process. */
 	bool frozen;
 	bool sorted;
@@ -87,15 +94,8 @@ int elf_symbolizer_add(struct elf_symbolizer *s, uint64_t addr,
 
 	if (!s->frozen)
 		return -EINVAL;
-	if (s->nnamed == s->capnamed) {
-		size_t cap = s->capnamed ? 2 * s->capnamed : 64;
-
-		n = realloc(s->named, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		s->named = n;
-		s->capnamed = cap;
-	}
+	if (ARRAY_RESERVE(s->named, s->capnamed, s->nnamed + 1))
+		return -ENOMEM;
 	n = &s->named[s->nnamed];
 	*n = (struct sz_named){
 		.addr = addr, .kind = info->kind,
@@ -104,8 +104,7 @@ int elf_symbolizer_add(struct elf_symbolizer *s, uint64_t addr,
 		.obj = strdup(info->obj), .sym = strdup(info->sym),
 	};
 	if (!n->obj || !n->sym) {
-		free(n->obj);
-		free(n->sym);
+		sz_named_free(n);
 		return -ENOMEM;
 	}
 	if (s->nnamed && s->named[s->nnamed - 1].addr >= addr)
@@ -160,10 +159,8 @@ void elf_symbolizer_free(struct elf_symbolizer *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nnamed; i++) {
-		free(s->named[i].obj);
-		free(s->named[i].sym);
-	}
+	for (i = 0; i < s->nnamed; i++)
+		sz_named_free(&s->named[i]);
 	free(s->named);
 	for (i = 0; i < s->nobjs; i++) {
 		free(s->objs[i].path);
@@ -198,14 +195,14 @@ static struct elf_obj *sz_get(struct elf_symbolizer *s,
 		if (elf_obj_load(alt, &o, NULL, 0))
 			o = NULL;
 	}
-	t = realloc(s->objs, (s->nobjs + 1) * sizeof(*t));
-	if (!t)
+	if (ARRAY_RESERVE(s->objs, s->capobjs, s->nobjs + 1))
 		goto nomem;
-	s->objs = t;
-	t[s->nobjs].path = strdup(m->path);
-	if (!t[s->nobjs].path)
+	t = &s->objs[s->nobjs];
+	t->path = strdup(m->path);
+	if (!t->path)
 		goto nomem;
-	t[s->nobjs++].o = o;
+	t->o = o;
+	s->nobjs++;
 	return o;
 nomem:
 	elf_obj_free(o);

@@ -9,6 +9,7 @@
 
 #include "elf/demangle.h"
 #include "elf/elf_internal.h"
+#include "util/array.h"
 
 /* elf_obj.demangled[i] for a symbol that does not demangle. */
 static char not_cxx[1];
@@ -68,15 +69,15 @@ static int obj_read(struct elf_obj *o, const struct elf_file *f,
 	return rc;
 }
 
-/* The first section of a type, or -1. */
-static long find_section(const struct elf_file *f, uint32_t type)
+/* The first section of a type, or NULL. */
+static const Elf64_Shdr *find_section(const struct elf_file *f, uint32_t type)
 {
 	size_t i;
 
 	for (i = 1; i < f->shnum; i++)
 		if (f->sh[i].sh_type == type)
-			return (long)i;
-	return -1;
+			return &f->sh[i];
+	return NULL;
 }
 
 /* Load the string table section idx links to. */
@@ -115,20 +116,18 @@ static int load_strtab(struct elf_obj *o, const struct elf_file *f,
 static int load_verdef(struct elf_obj *o, const struct elf_file *f,
 		       const char ***names, size_t *nnames)
 {
-	const Elf64_Shdr *sh;
+	const Elf64_Shdr *sh = find_section(f, SHT_GNU_verdef);
 	const char **v = NULL;
 	uint64_t strsz, off = 0;
-	size_t nv = 0, count;
+	uint32_t nv = 0;
+	size_t count;
 	char *buf = NULL, *str;
-	long idx;
 	int rc;
 
 	*names = NULL;
 	*nnames = 0;
-	idx = find_section(f, SHT_GNU_verdef);
-	if (idx < 0)
+	if (!sh)
 		return 0;
-	sh = &f->sh[idx];
 	rc = load_strtab(o, f, sh->sh_link, &str, &strsz);
 	if (rc)
 		return rc;
@@ -148,6 +147,7 @@ static int load_verdef(struct elf_obj *o, const struct elf_file *f,
 			goto out;
 		if (vd.vd_cnt && !(vd.vd_flags & VER_FLG_BASE)) {
 			uint64_t aoff = off + vd.vd_aux;
+			uint32_t ndx = vd.vd_ndx & 0x7fff;
 
 			if (aoff > sh->sh_size ||
 			    sh->sh_size - aoff < sizeof(va))
@@ -155,18 +155,10 @@ static int load_verdef(struct elf_obj *o, const struct elf_file *f,
 			memcpy(&va, buf + aoff, sizeof(va));
 			if (va.vda_name >= strsz)
 				goto out;
-			if ((size_t)(vd.vd_ndx & 0x7fff) >= nv) {
-				size_t nn = (vd.vd_ndx & 0x7fff) + 1;
-				const char **t = realloc(v, nn * sizeof(*v));
-
-				rc = -ENOMEM;
-				if (!t)
-					goto out;
-				memset(t + nv, 0, (nn - nv) * sizeof(*v));
-				v = t;
-				nv = nn;
-			}
-			v[vd.vd_ndx & 0x7fff] = str + va.vda_name;
+			rc = idarray_reserve(&v, &nv, sizeof(*v), ndx);
+			if (rc)
+				goto out;
+			v[ndx] = str + va.vda_name;
 		}
 		if (!vd.vd_next)
 			break;
@@ -196,19 +188,17 @@ static void versions_free(struct sym_versions *v)
 	free(v->names);
 }
 
-/* The versions of the symbol table section symidx, if it has any. */
+/* The versions of the symbol table section @symtab, if it has any. */
 static int load_versions(struct elf_obj *o, const struct elf_file *f,
-			 long symidx, struct sym_versions *v)
+			 const Elf64_Shdr *symtab, struct sym_versions *v)
 {
-	long vi = find_section(f, SHT_GNU_versym);
-	const Elf64_Shdr *vs;
+	const Elf64_Shdr *vs = find_section(f, SHT_GNU_versym);
 	char *tmp;
 	int rc;
 
 	memset(v, 0, sizeof(*v));
-	if (vi < 0 || f->sh[vi].sh_link != (uint64_t)symidx)
+	if (!vs || vs->sh_link != (uint64_t)(symtab - f->sh))
 		return 0;
-	vs = &f->sh[vi];
 	v->nversym = vs->sh_size / sizeof(uint16_t);
 	rc = obj_read(o, f, vs->sh_offset, v->nversym * sizeof(uint16_t),
 		      &tmp);
@@ -291,20 +281,17 @@ static int add_symbol(struct elf_obj *o, const Elf64_Sym *s, size_t i,
 static int load_symbols(struct elf_obj *o, const struct elf_file *f,
 			uint32_t type)
 {
+	const Elf64_Shdr *sh = find_section(f, type);
 	struct sym_versions v = { 0 };
 	Elf64_Sym *raw = NULL;
-	const Elf64_Shdr *sh;
 	size_t nraw, i;
 	uint64_t strsz, entsz;
 	struct esym *t;
 	char *str, *tmp;
-	long idx;
 	int rc;
 
-	idx = find_section(f, type);
-	if (idx < 0)
+	if (!sh)
 		return 0;
-	sh = &f->sh[idx];
 	entsz = sh->sh_entsize ? sh->sh_entsize : sizeof(Elf64_Sym);
 	if (entsz != sizeof(Elf64_Sym))
 		return -ENOEXEC;
@@ -322,7 +309,7 @@ static int load_symbols(struct elf_obj *o, const struct elf_file *f,
 	raw = (Elf64_Sym *)tmp;
 
 	if (type == SHT_DYNSYM) {
-		rc = load_versions(o, f, idx, &v);
+		rc = load_versions(o, f, sh, &v);
 		if (rc)
 			goto out;
 		o->has_dynsym = nraw > 1;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "elf/elf_internal.h"
+#include "util/array.h"
 
 #define NT_STAPSDT		3
 #define STAPSDT_ADDRS		(3 * sizeof(uint64_t))
@@ -66,15 +67,8 @@ static int usdt_note(const struct elf_note *note, void *arg)
 		w->corrupt = "a note too short for its addresses and names";
 		return -ENOEXEC;
 	}
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 16;
-		void *v = realloc(w->v, cap * sizeof(*w->v));
-
-		if (!v)
-			return -ENOMEM;
-		w->v = v;
-		w->cap = cap;
-	}
+	if (ARRAY_RESERVE(w->v, w->cap, w->n + 1))
+		return -ENOMEM;
 	pr = &w->v[w->n];
 	memset(pr, 0, sizeof(*pr));
 	memcpy(addrs, note->desc, sizeof(addrs));
