@@ -82,30 +82,35 @@ static void metrics_loss(FILE *f, const struct metrics_exe *x,
 	}
 }
 
+/* One series of a counter in seconds. */
+static void metrics_seconds_line(FILE *f, const char *name,
+				 const struct metrics_exe *x,
+				 const struct metrics_series *s, uint64_t ns)
+{
+	metrics_open(f, name, x, s);
+	prom_write_seconds(f, ns);
+}
+
 static void metrics_observed(FILE *f, const struct metrics_exe *x,
 			     const struct metrics_series *s)
 {
-	metrics_open(f, METRIC_OBSERVED, x, s);
-	prom_write_seconds(f, s->observed_ns);
+	metrics_seconds_line(f, METRIC_OBSERVED, x, s, s->observed_ns);
 }
 
 /* Without wait records there is no figure: no series, not a 0. */
 static void metrics_interference(FILE *f, const struct metrics_exe *x,
 				 const struct metrics_series *s)
 {
-	if (!s->has_interference)
-		return;
-	metrics_open(f, METRIC_INTERFERENCE, x, s);
-	prom_write_seconds(f, s->interference_ns);
+	if (s->has_interference)
+		metrics_seconds_line(f, METRIC_INTERFERENCE, x, s,
+				     s->interference_ns);
 }
 
 static void metrics_external(FILE *f, const struct metrics_exe *x,
 			     const struct metrics_series *s)
 {
-	if (!s->has_interference)
-		return;
-	metrics_open(f, METRIC_EXTERNAL, x, s);
-	prom_write_seconds(f, s->external_ns);
+	if (s->has_interference)
+		metrics_seconds_line(f, METRIC_EXTERNAL, x, s, s->external_ns);
 }
 
 static void metrics_sci(FILE *f, const struct metrics_exe *x,
