@@ -171,6 +171,9 @@ bench:
 
 # The harnesses and a copy of the library built with ASan and UBSan into
 # $(FUZZ_DIR), apart from the ordinary build; make fuzz-build only builds.
+# Each harness links the units it fuzzes from that copy (the wire formats
+# of user/lib/wire/, ispotd's and top's own units) and includes only their
+# headers, never a .c file.
 FUZZ_CC		?= clang
 FUZZ_DIR	:= .build/fuzz
 FUZZ_CFLAGS	:= -O1 -g -fno-omit-frame-pointer -Wall -Wextra -std=gnu11 \

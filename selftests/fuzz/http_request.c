@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ispotd's HTTP server (user/daemon/http.c) on what any local user can
+ * ispotd's HTTP server (user/daemon/http.h) on what any local user can
  * send it.  Each input goes two ways:
  *
- *  - http_parse_request() on an exact-size copy (no NUL after it, so a
- *    read past the bytes received is an ASan report), with the parts it
- *    returns checked to lie inside them;
+ *  - http_parse_request() (user/lib/wire/http_request.c) on an
+ *    exact-size copy (no NUL after it, so a read past the bytes received
+ *    is an ASan report), with the parts it returns checked to lie inside
+ *    them;
  *  - the server's state machine: the input is sent in pieces (their size
  *    from its length) over a socketpair whose server end is handed to
  *    the server as an accepted connection, with http_service() after
  *    each piece, then the client's end shut, then the deadlines passed.
  *    Whatever the server answers must start with a status line.
  *
- * http.c is included so that a connection can be given to the server
- * without a listening socket (http_accept()'s work, done here).
+ * The server has no listening socket: the connection is given to it by
+ * http_conn_open(), as http_accept() gives one (http_internal.h).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -22,7 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "http.c"
+#include "http_internal.h"
 
 static int render(void *ctx, FILE *body)
 {
@@ -44,12 +45,9 @@ static struct http_server *server(void)
 
 	if (s)
 		return s;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
-	s->fd = -1;	/* no listening socket: connections are given */
-	if (http_route(s, "/metrics", "text/plain; version=0.0.4", render,
-		       NULL) ||
+	s = http_server_new(-1, "fuzz");	/* connections are given */
+	if (!s || http_route(s, "/metrics", "text/plain; version=0.0.4",
+			     render, NULL) ||
 	    http_route(s, "/fail", "text/plain", render_fail, NULL))
 		abort();
 	return s;
@@ -112,7 +110,6 @@ static void check_server(const uint8_t *data, size_t size)
 {
 	struct http_server *s = server();
 	uint64_t now = 1000000000ull;
-	struct http_conn *c;
 	size_t piece, off, got_len = 0;
 	char got[64];
 	int sv[2];
@@ -120,15 +117,9 @@ static void check_server(const uint8_t *data, size_t size)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
 		       sv))
 		return;
-	c = &s->conns[s->nr_conns++];
-	memset(c, 0, sizeof(*c));
-	c->fd = sv[0];
-	c->in = malloc(HTTP_MAX_HEAD);
-	if (!c->in)
+	/* No peer address: a socketpair's, as a Unix socket's would be. */
+	if (http_conn_open(s, sv[0], (const unsigned char *)"", 0, now))
 		abort();
-	c->state = HTTP_READING;
-	c->since = now;
-	c->deadline = now + HTTP_TIMEOUT_NS;
 
 	/*
 	 * 1 to 256 bytes a piece, chosen by the input's length so that

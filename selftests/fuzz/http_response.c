@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The answer `ispotctl top --from ADDR` reads (user/ctl/top/http_get.c):
+ * The answer `ispotctl top --from ADDR` reads (user/lib/wire/
+ * http_response.c, through the socket of user/ctl/top/http_get.c):
  * status line and headers, then a body by Content-Length, chunked
  * transfer coding or the server's close, from a server that may be
  * anyone's.  The input is the server's answer, sent over a socketpair in
@@ -14,16 +15,15 @@
  * bytes received stays inside it, unseen by ASan: the head and chunked
  * parsers also run on an exact-size copy of the input, and decoding a
  * chunked body must give the length checking it gave.
- *
- * http_get.c is included: its reader has no entry of its own.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "top/http_get.c"
+#include "top/http_get.h"
 
 static void check_exact(const uint8_t *data, size_t size)
 {
@@ -35,15 +35,23 @@ static void check_exact(const uint8_t *data, size_t size)
 	if (!buf)
 		return;
 	memcpy(buf, data, size);
-	if (parse_head(buf, size, &h) == 1 && h.chunked) {
+	if (http_head_parse(buf, size, &h) == 1 && h.chunked) {
 		if (h.size > size)
 			__builtin_trap();
-		ret = chunked(buf + h.size, size - h.size, false, &len);
-		if (ret == 1 && (chunked(buf + h.size, size - h.size, true,
-					 &decoded) != 1 || decoded != len))
+		ret = http_chunked(buf + h.size, size - h.size, false, &len);
+		if (ret == 1 && (http_chunked(buf + h.size, size - h.size, true,
+					      &decoded) != 1 || decoded != len))
 			__builtin_trap();
 	}
 	free(buf);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

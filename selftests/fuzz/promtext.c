@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The Prometheus text `ispotctl top --from ADDR` reads from whatever
- * answers there (user/ctl/top/promtext.c, metrics_read.c).  The input is
- * parsed twice, each time from an exact-size copy with no NUL after it
- * (promtext.h: nothing past the last byte is read or written): by
- * prom_parse() with a callback that reads every name and label it is
- * given, and by metrics_read(), whose series go through
+ * answers there (user/lib/wire/promtext.c, user/ctl/top/metrics_read.c).
+ * The input is parsed twice, each time from an exact-size copy with no
+ * NUL after it (promtext.h: nothing past the last byte is read or
+ * written): by prom_parse() with a callback that reads every name and
+ * label it is given, and by metrics_read(), whose series go through
  * metrics_series_counts() as top's rates take them.
  */
 #include <stdint.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "top/metrics_read.h"
-#include "top/promtext.h"
+#include "wire/promtext.h"
 
 static int visit(void *ctx, const struct prom_sample *s)
 {

@@ -34,6 +34,7 @@
 #include "top/top.h"
 #include "top/topview.h"
 #include "trace/trace.h"
+#include "util/array.h"
 
 static volatile sig_atomic_t top_quit, top_resized, top_suspend,
 	top_continued;
@@ -95,15 +96,8 @@ static int top_install_signals(struct top *tp)
 static int top_keep_view(struct top *tp, const struct rates_view *v,
 			 uint64_t now)
 {
-	if (v->nr_rows > tp->cap_rows) {
-		struct rates_row *rows = realloc(tp->shown.rows,
-						 v->nr_rows * sizeof(*rows));
-
-		if (!rows)
-			return -ENOMEM;
-		tp->shown.rows = rows;
-		tp->cap_rows = v->nr_rows;
-	}
+	if (ARRAY_RESERVE(tp->shown.rows, tp->cap_rows, v->nr_rows))
+		return -ENOMEM;
 	memcpy(tp->shown.rows, v->rows, v->nr_rows * sizeof(*v->rows));
 	tp->shown.nr_rows = v->nr_rows;
 	tp->shown.span_ns = v->span_ns;
@@ -158,7 +152,7 @@ static int top_show_latest(struct top *tp)
 /* A refresh: a sample always (rates need it), a new screen unless paused. */
 static int top_refresh(struct top *tp, uint64_t now)
 {
-	int ret = tp->src.sample(&tp->src, now, tp->rates);
+	int ret = tp->src.ops->sample(&tp->src, now, tp->rates);
 
 	if (ret || tp->paused)
 		return ret;
@@ -239,7 +233,7 @@ static int top_loop(struct top *tp, bool *ended)
 		struct timespec ts;
 		bool redraw = false;
 
-		tp->src.prepare(&tp->src, &pfd[0], &timeout);
+		tp->src.ops->prepare(&tp->src, &pfd[0], &timeout);
 		if (next > now && (timeout < 0 ||
 				   (next - now) / 1000000 < (uint64_t)timeout))
 			timeout = (next - now + 999999) / 1000000;
@@ -252,7 +246,7 @@ static int top_loop(struct top *tp, bool *ended)
 			return -1;
 		}
 		now = trace_now();
-		ret = tp->src.step(&tp->src, now, pfd[0].revents);
+		ret = tp->src.ops->step(&tp->src, now, pfd[0].revents);
 		if (ret) {
 			*ended = ret > 0;
 			return ret > 0 ? 0 : -1;
@@ -334,8 +328,8 @@ int cmd_top(int argc, char **argv)
 	}
 	term_close(&tp.term);
 	if (ended)
-		tp.src.end_message(&tp.src, trace_now());
-	tp.src.close(&tp.src);
+		tp.src.ops->end_message(&tp.src, trace_now());
+	tp.src.ops->close(&tp.src);
 	topview_free(&tp.frame);
 	free(tp.shown.rows);
 	rates_free(tp.rates);

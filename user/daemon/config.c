@@ -7,6 +7,7 @@
  * program; what is ispotd's own is where each value goes and how the file
  * merges with the command line.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,11 +136,65 @@ static int config_replace(char **p, const char *val)
 	return 0;
 }
 
-/* Store a scalar string unless the command line gave it; 0 or -1. */
-static int config_scalar_str(struct config_ctx *x, unsigned int bit,
-			     char **p, const char *val)
+/*
+ * The scalars: where each goes, and its ISPOTD_SET_* bit (a value the
+ * command line gave wins over the file's).
+ */
+enum config_kind { CONFIG_FRACTION, CONFIG_U64, CONFIG_U32, CONFIG_STR };
+
+static const struct config_scalar {
+	enum opt_id id;
+	unsigned int bit;
+	enum config_kind kind;
+	size_t off;		/* in struct ispotd_config */
+} config_scalars[] = {
+	{ OPT_BUDGET, ISPOTD_SET_BUDGET, CONFIG_FRACTION,
+	  offsetof(struct ispotd_config, budget) },
+	{ OPT_DWINDOW, ISPOTD_SET_WINDOW, CONFIG_U64,
+	  offsetof(struct ispotd_config, window_ns) },
+	{ OPT_LOG, ISPOTD_SET_LOG, CONFIG_STR,
+	  offsetof(struct ispotd_config, log_path) },
+	{ OPT_LISTEN, ISPOTD_SET_LISTEN, CONFIG_STR,
+	  offsetof(struct ispotd_config, listen) },
+	{ OPT_MAX_FUNCTIONS, ISPOTD_SET_MAX_FUNCTIONS, CONFIG_U32,
+	  offsetof(struct ispotd_config, max_functions) },
+	{ OPT_RING_SIZE, ISPOTD_SET_RING_SIZE, CONFIG_U64,
+	  offsetof(struct ispotd_config, ring_bytes) },
+};
+
+static const struct config_scalar *config_scalar_of(enum opt_id id)
 {
-	return config_take(x, bit) ? config_replace(p, val) : 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(config_scalars) / sizeof(*config_scalars); i++)
+		if (config_scalars[i].id == id)
+			return &config_scalars[i];
+	return NULL;
+}
+
+/* Store @v unless the command line gave it; 0 or -1. */
+static int config_store_scalar(struct config_ctx *x,
+			       const struct config_scalar *sc,
+			       const struct opt_val *v)
+{
+	char *field = (char *)x->c + sc->off;
+
+	if (!config_take(x, sc->bit))
+		return 0;
+	switch (sc->kind) {
+	case CONFIG_FRACTION:
+		*(double *)field = v->fraction;
+		break;
+	case CONFIG_U64:
+		*(uint64_t *)field = v->u64;
+		break;
+	case CONFIG_U32:
+		*(uint32_t *)field = v->u64;
+		break;
+	case CONFIG_STR:
+		return config_replace((char **)field, v->str);
+	}
+	return 0;
 }
 
 static int too_many(const struct opt_val *v, size_t max, char *err,
@@ -291,6 +346,7 @@ static int config_store(void *ctx, const struct opt_val *v, char *err,
 {
 	struct config_ctx *x = ctx;
 	struct ispotd_config *c = x->c;
+	const struct config_scalar *sc;
 
 	switch (v->def->id) {
 	case OPT_CONFIG:
@@ -319,29 +375,10 @@ static int config_store(void *ctx, const struct opt_val *v, char *err,
 		return 0;
 	case OPT_KEY:
 		return config_add_key(x, v, err, len);
-	case OPT_BUDGET:
-		if (config_take(x, ISPOTD_SET_BUDGET))
-			c->budget = v->fraction;
-		return 0;
-	case OPT_DWINDOW:
-		if (config_take(x, ISPOTD_SET_WINDOW))
-			c->window_ns = v->u64;
-		return 0;
-	case OPT_LOG:
-		return config_scalar_str(x, ISPOTD_SET_LOG, &c->log_path,
-					 v->str);
-	case OPT_LISTEN:
-		return config_scalar_str(x, ISPOTD_SET_LISTEN, &c->listen,
-					 v->str);
-	case OPT_MAX_FUNCTIONS:
-		if (config_take(x, ISPOTD_SET_MAX_FUNCTIONS))
-			c->max_functions = v->u64;
-		return 0;
-	case OPT_RING_SIZE:
-		if (config_take(x, ISPOTD_SET_RING_SIZE))
-			c->ring_bytes = v->u64;
-		return 0;
 	default:
+		sc = config_scalar_of(v->def->id);
+		if (sc)
+			return config_store_scalar(x, sc, v);
 		/* An option the table gives ispotd without a place. */
 		snprintf(err, len, "%s is not handled", v->opt);
 		return -1;

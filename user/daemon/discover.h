@@ -44,6 +44,9 @@
  *
  * ISPOT_DISCOVER_NO_NETLINK=1 in the environment of discover_new() forces
  * scans only, as in a container (for the tests of the fallback).
+ *
+ * The set and its scans are discover.c, the connector discover_netlink.c,
+ * and what /proc and cgroupfs say of a process procfs.h.
  */
 #ifndef ISPOT_DISCOVER_H
 #define ISPOT_DISCOVER_H

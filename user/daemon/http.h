@@ -31,6 +31,11 @@
  *	timeout = min(timeout, http_deadline(srv) - now);
  *	poll(...);
  *	http_service(srv, pfd + k, n, now);	// also after a timeout
+ *
+ * The request head is read by wire/http_request.h (HTTP_MAX_HEAD, the
+ * statuses of a bad one), the answer made by wire/http_response.h; here
+ * are the sockets: the listener and http_service() (http.c), each
+ * connection's states (http_conn.c) and who gives up a place (http_evict.c).
  */
 #ifndef ISPOTD_HTTP_H
 #define ISPOTD_HTTP_H
@@ -40,7 +45,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define HTTP_MAX_HEAD		8192
+#include "wire/http_request.h"
+
 #define HTTP_MAX_CONNS		64
 #define HTTP_MAX_PER_PEER	(HTTP_MAX_CONNS / 2)
 #define HTTP_MAX_POLLFDS	(1 + HTTP_MAX_CONNS)
@@ -50,27 +56,6 @@
  * before the client read it (nginx's lingering close). */
 #define HTTP_LINGER_NS		(2 * 1000000000ull)
 #define HTTP_MAX_ROUTES		4
-
-/* Where a request head's parts are, in the caller's buffer. */
-struct http_request {
-	const char *method;
-	size_t method_len;
-	const char *target;	/* origin form: "/path?query" */
-	size_t target_len;
-	size_t path_len;	/* of target, up to any '?' */
-	int minor;		/* HTTP/1.minor */
-	int has_host;
-};
-
-/*
- * Parse the request head in @buf[0..@len).  Returns its length when it is
- * complete and well formed (@rq filled), 0 while more may make it so, or
- * -STATUS when nothing can: -400 (malformed, or HTTP/1.1 without Host),
- * -414 (request line longer than HTTP_MAX_HEAD), -431 (head longer than
- * that), -505 (not HTTP/1.x).  A bad request line is found as soon as
- * it is whole, before the headers arrive.  Lines may end in CRLF or LF.
- */
-int http_parse_request(const char *buf, size_t len, struct http_request *rq);
 
 /* Writes a response body to @body; returns 0, or -1 for a 500. */
 typedef int http_render_fn(void *ctx, FILE *body);

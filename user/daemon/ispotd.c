@@ -35,6 +35,7 @@
 #include "notify.h"
 #include "target.h"
 #include "trace/tasks.h"
+#include "util/array.h"
 
 /* How often a missing module is looked for again. */
 #define ISPOTD_MODULE_RETRY_NS	(5 * 1000000000ull)
@@ -211,16 +212,9 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 {
 	struct target *tg;
 
-	if (d->nr_targets == d->cap_targets) {
-		size_t cap = d->cap_targets ? 2 * d->cap_targets : 8;
-
-		tg = realloc(d->targets, cap * sizeof(*tg));
-		if (!tg) {
-			ispot_error("out of memory adding pid %d", (int)p->pid);
-			return;
-		}
-		d->targets = tg;
-		d->cap_targets = cap;
+	if (ARRAY_RESERVE(d->targets, d->cap_targets, d->nr_targets + 1)) {
+		ispot_error("out of memory adding pid %d", (int)p->pid);
+		return;
 	}
 	tg = &d->targets[d->nr_targets];
 	if (target_init(tg, p->pid, p->start_time, target_source(d, p),

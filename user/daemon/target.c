@@ -7,9 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/errors.h"
 #include "target.h"
 #include "trace/tasks.h"
+#include "util/array.h"
+#include "util/errors.h"
 
 /* A burst that cannot start is retried after its period, up to this. */
 #define TARGET_MAX_BACKOFF_NS	(300 * 1000000000ull)
@@ -114,19 +115,16 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 {
 	struct trace *t = &tg->tr;
 	uint64_t c0 = daemon_cpu();
-	uint32_t *ids;
 
 	if (trace_open(t, o, MODE_ATTACH))
 		goto fail;
 	if (trace_resolve(t, tg->pid, NULL))
 		goto fail;
-	ids = realloc(tg->ids, (t->nr_funcs + 1) * sizeof(*ids));
-	if (!ids) {
+	if (ARRAY_RESERVE(tg->ids, tg->cap_ids, t->nr_funcs + 1)) {
 		ispot_error("out of memory arming pid %d", (int)tg->pid);
 		goto fail;
 	}
-	tg->ids = ids;
-	if (window_burst_begin(&tg->win, t, ids)) {
+	if (window_burst_begin(&tg->win, t, tg->ids)) {
 		ispot_error("out of memory arming pid %d", (int)tg->pid);
 		goto fail;
 	}

@@ -33,6 +33,7 @@ struct target {
 
 	struct trace tr;
 	uint32_t *ids;		/* the burst's function ids in win */
+	size_t cap_ids;
 	bool armed;
 	uint64_t burst_start;	/* the next burst, or the current one */
 	uint64_t burst_end;

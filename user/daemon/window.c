@@ -7,9 +7,11 @@
 
 #include "analysis/autokey.h"
 #include "analysis/drain.h"
-#include "util/json.h"
-#include "report/report.h"
 #include "analysis/timeline.h"
+#include "report/report.h"
+#include "util/array.h"
+#include "util/json.h"
+#include "wire/window_log.h"
 #include "window.h"
 
 /* Futex words remembered per window; the rest are counted in the last. */
@@ -64,15 +66,8 @@ static long window_func_add(struct window_set *w, const struct trace_func *f,
 {
 	struct window_func *wf;
 
-	if (w->nr_funcs == w->cap_funcs) {
-		uint32_t cap = w->cap_funcs ? 2 * w->cap_funcs : 16;
-
-		wf = realloc(w->funcs, cap * sizeof(*wf));
-		if (!wf)
-			return -ENOMEM;
-		w->funcs = wf;
-		w->cap_funcs = cap;
-	}
+	if (ARRAY_RESERVE(w->funcs, w->cap_funcs, (size_t)w->nr_funcs + 1))
+		return -ENOMEM;
 	wf = &w->funcs[w->nr_funcs];
 	memset(wf, 0, sizeof(*wf));
 	wf->name = strdup(f->sym.name);
@@ -137,15 +132,9 @@ int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids)
 {
 	size_t i;
 
-	if (t->nr_funcs >= w->cap_burst_shadows) {
-		uint32_t *sh = realloc(w->burst_shadows,
-				       (t->nr_funcs + 1) * sizeof(*sh));
-
-		if (!sh)
-			return -ENOMEM;
-		w->burst_shadows = sh;
-		w->cap_burst_shadows = t->nr_funcs + 1;
-	}
+	if (ARRAY_RESERVE(w->burst_shadows, w->cap_burst_shadows,
+			  t->nr_funcs + 1))
+		return -ENOMEM;
 	for (i = 0; i < t->nr_funcs; i++) {
 		long id = window_func_id(w, &t->funcs[i]);
 
@@ -183,15 +172,8 @@ static struct window_futex *window_futex(struct window_set *w, uint64_t uaddr)
 			return &w->futexes[i];
 	if (w->nr_futexes == WINDOW_MAX_FUTEXES)
 		return NULL;
-	if (w->nr_futexes == w->cap_futexes) {
-		size_t cap = w->cap_futexes ? 2 * w->cap_futexes : 16;
-
-		x = realloc(w->futexes, cap * sizeof(*x));
-		if (!x)
-			return NULL;
-		w->futexes = x;
-		w->cap_futexes = cap;
-	}
+	if (ARRAY_RESERVE(w->futexes, w->cap_futexes, w->nr_futexes + 1))
+		return NULL;
 	x = &w->futexes[w->nr_futexes++];
 	memset(x, 0, sizeof(*x));
 	x->uaddr = uaddr;
@@ -236,16 +218,6 @@ void window_burst_end(struct window_set *w, struct trace *t)
 					    f[i].woken_from.w[k].callsite,
 					    f[i].woken_from.w[k].wait_ns);
 	}
-}
-
-void window_rfc3339(char *buf, size_t len, const struct timespec *ts)
-{
-	struct tm tm;
-	char day[32];
-
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%03ldZ", day, ts->tv_nsec / 1000000);
 }
 
 /* The set's functions as the report builder takes them (report.h). */
@@ -383,7 +355,7 @@ static void window_json_envelope(struct json *j, const struct window_set *w,
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	window_rfc3339(when, sizeof(when), &ts);
+	window_log_time(when, sizeof(when), &ts);
 	json_string(j, "time", when);
 	json_u64(j, "window_ns", now - w->start_ns);
 	json_u64(j, "armed_ns", w->armed_ns);

@@ -136,7 +136,8 @@ typedef int window_observer(void *ctx, const struct window_figures *wf);
 
 struct window_set {
 	struct window_func *funcs;
-	uint32_t nr_funcs, cap_funcs;
+	uint32_t nr_funcs;
+	size_t cap_funcs;
 
 	/* The current window, seeded with the minima of those before. */
 	struct sci_engine *sci;
@@ -217,8 +218,5 @@ struct argb_verdict *window_workload(struct window_set *w,
 
 /* The rule @f's keys are named by: an auto function's choice. */
 const struct key_rule *window_func_rule(const struct window_func *f);
-
-/* RFC 3339 UTC time, e.g. "2026-11-23T13:40:02.512Z". */
-void window_rfc3339(char *buf, size_t len, const struct timespec *ts);
 
 #endif /* ISPOT_WINDOW_H */

@@ -12,7 +12,7 @@
 
 #include "ispot_test.h"
 #include "top/metrics_read.h"
-#include "top/promtext.h"
+#include "wire/promtext.h"
 
 #define EPS	1e-9
 

@@ -7,7 +7,8 @@
 
 #include "report/names.h"
 #include "top/metrics_read.h"
-#include "top/promtext.h"
+#include "util/array.h"
+#include "wire/promtext.h"
 
 static struct metrics_series *series_get(struct metrics_snapshot *m,
 					 const struct prom_sample *s)
@@ -29,15 +30,8 @@ static struct metrics_series *series_get(struct metrics_snapshot *m,
 		    !strcmp(ser->exe, exe) && !strcmp(ser->object, object))
 			return ser;
 	}
-	if (m->nr_series == m->cap_series) {
-		size_t cap = m->cap_series ? 2 * m->cap_series : 16;
-
-		ser = realloc(m->series, cap * sizeof(*ser));
-		if (!ser)
-			return NULL;
-		m->series = ser;
-		m->cap_series = cap;
-	}
+	if (ARRAY_RESERVE(m->series, m->cap_series, m->nr_series + 1))
+		return NULL;
 	ser = &m->series[m->nr_series++];
 	memset(ser, 0, sizeof(*ser));
 	/* An ispotd without the figure (older, or no wait records): none. */

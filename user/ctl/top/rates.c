@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "top/rates.h"
+#include "util/array.h"
 
 const char *const rates_sort_names[RATES_NR_SORTS] = {
 	"INTERF", "SCI", "LOSS/s", "CALLS/s", "P99",
@@ -36,17 +37,19 @@ struct rates_sample {
 	double recorded;
 	double dropped;
 	size_t nr;		/* totals[] covers functions 0..nr-1 */
+	size_t cap;
 	struct rates_total *totals;
 };
 
 struct rates {
 	uint64_t window_ns;
 	struct rates_func *funcs;
-	size_t nr_funcs;
+	size_t nr_funcs, cap_funcs;
 	/* Oldest first. */
 	struct rates_sample *samples[RATES_MAX_SAMPLES];
 	size_t nr_samples;
 	struct rates_row *rows;
+	size_t cap_rows;
 };
 
 static void sample_free(struct rates_sample *s)
@@ -128,10 +131,8 @@ static long func_get(struct rates *r, const char *exe, const char *function,
 		    !strcmp(f->object, object))
 			return i;
 	}
-	f = realloc(r->funcs, (r->nr_funcs + 1) * sizeof(*f));
-	if (!f)
+	if (ARRAY_RESERVE(r->funcs, r->cap_funcs, r->nr_funcs + 1))
 		return -ENOMEM;
-	r->funcs = f;
 	f = &r->funcs[r->nr_funcs];
 	memset(f, 0, sizeof(*f));
 	f->exe = strdup(exe);
@@ -190,11 +191,9 @@ int rates_add(struct rates *r, const char *exe, const char *function,
 	if (id < 0)
 		return id;
 	if ((size_t)id >= s->nr) {
-		t = realloc(s->totals, (id + 1) * sizeof(*t));
-		if (!t)
+		/* Totals past nr were zeroed by the growth, never written. */
+		if (ARRAY_RESERVE(s->totals, s->cap, (size_t)id + 1))
 			return -ENOMEM;
-		memset(t + s->nr, 0, (id + 1 - s->nr) * sizeof(*t));
-		s->totals = t;
 		s->nr = id + 1;
 	}
 	t = &s->totals[id];
@@ -392,10 +391,9 @@ int rates_view(struct rates *r, enum rates_sort sort, struct rates_view *v)
 	 * oldest. */
 	base = r->samples[0];
 	dt = last == base ? 0 : (double)(last->t - base->t);
-	rows = realloc(r->rows, (last->nr + 1) * sizeof(*rows));
-	if (!rows)
+	if (ARRAY_RESERVE(r->rows, r->cap_rows, last->nr + 1))
 		return -ENOMEM;
-	r->rows = rows;
+	rows = r->rows;
 	for (i = 0; i < last->nr; i++) {
 		const struct rates_total *b = i < base->nr &&
 					      base != last ?

@@ -20,12 +20,9 @@
 
 #define TOP_STATUS_LEN	256
 
-struct top_source {
-	/* What the header says, set by open(). */
-	char target[320];
-	bool show_exe;		/* several programs: an EXE column */
-	char status[TOP_STATUS_LEN];	/* a note for the view, or "" */
+struct top_source;
 
+struct top_source_ops {
 	/*
 	 * Work between refreshes (draining rings): @pfd is what to poll
 	 * for it (fd -1: nothing), set before each poll; @revents what the
@@ -40,6 +37,15 @@ struct top_source {
 	/* Why it ended, printed once the terminal is given back. */
 	void (*end_message)(struct top_source *s, uint64_t now);
 	void (*close)(struct top_source *s);
+};
+
+struct top_source {
+	/* What the header says, set by open(). */
+	char target[320];
+	bool show_exe;		/* several programs: an EXE column */
+	char status[TOP_STATUS_LEN];	/* a note for the view, or "" */
+
+	const struct top_source_ops *ops;
 	void *priv;
 };
 

@@ -159,6 +159,14 @@ static void remote_close(struct top_source *s)
 	s->priv = NULL;
 }
 
+static const struct top_source_ops remote_ops = {
+	.prepare = remote_prepare,
+	.step = remote_step,
+	.sample = remote_sample,
+	.end_message = remote_end_message,
+	.close = remote_close,
+};
+
 int top_remote_open(struct top_source *s, const struct trace_opts *o,
 		    uint64_t now, struct rates *r)
 {
@@ -174,11 +182,7 @@ int top_remote_open(struct top_source *s, const struct trace_opts *o,
 	}
 	s->priv = tr;
 	s->show_exe = true;
-	s->prepare = remote_prepare;
-	s->step = remote_step;
-	s->sample = remote_sample;
-	s->end_message = remote_end_message;
-	s->close = remote_close;
+	s->ops = &remote_ops;
 	tr->spec = o->from;
 	/* The form was checked with the options. */
 	http_addr_parse(o->from, &tr->addr, err, sizeof(err));

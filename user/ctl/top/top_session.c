@@ -146,6 +146,14 @@ static void session_close(struct top_source *s)
 	s->priv = NULL;
 }
 
+static const struct top_source_ops session_ops = {
+	.prepare = session_prepare,
+	.step = session_step,
+	.sample = session_sample,
+	.end_message = session_end_message,
+	.close = session_close,
+};
+
 int top_session_open(struct top_source *s, const struct trace_opts *o,
 		     uint64_t now, struct rates *r)
 {
@@ -165,11 +173,7 @@ int top_session_open(struct top_source *s, const struct trace_opts *o,
 	ts->le_ns[TOP_BOUNDS - 1] = INFINITY;
 	ts->bound_ns[TOP_BOUNDS - 1] = UINT64_MAX;
 	s->priv = ts;
-	s->prepare = session_prepare;
-	s->step = session_step;
-	s->sample = session_sample;
-	s->end_message = session_end_message;
-	s->close = session_close;
+	s->ops = &session_ops;
 	if (trace_open(&ts->t, o, MODE_ATTACH) || trace_check_pid(o->pid) ||
 	    trace_resolve(&ts->t, o->pid, NULL) ||
 	    trace_check_keys(&ts->t) || trace_start(&ts->t, o->pid)) {

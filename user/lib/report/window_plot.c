@@ -12,11 +12,11 @@
 
 #include "util/afile.h"
 #include "util/errors.h"
-#include "util/json_read.h"
 #include "util/strindex.h"
 #include "report/pictures.h"
 #include "report/svg.h"
 #include "report/window_plot.h"
+#include "wire/window_log.h"
 
 #define NAME_LEN	300
 
@@ -43,26 +43,6 @@ struct plot {
 	bool any_interf;
 	bool several_pids;
 };
-
-/* RFC 3339 in UTC with milliseconds, as ispotd writes "time". */
-static bool parse_time(const char *s, double *out)
-{
-	struct tm tm;
-	const char *rest;
-	unsigned int ms = 0;
-	int used = 0;
-
-	memset(&tm, 0, sizeof(tm));
-	rest = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!rest)
-		return false;
-	if (*rest == '.' && sscanf(rest, ".%3u%n", &ms, &used) == 1)
-		rest += used;
-	if (strcmp(rest, "Z"))
-		return false;
-	*out = (double)timegm(&tm) + ms / 1000.0;
-	return true;
-}
 
 static struct series *series_of(struct plot *p, const char *function,
 				int64_t pid)
@@ -126,49 +106,28 @@ static int series_add(struct series *s, double t, double sci, double interf)
 	return 0;
 }
 
-static const struct json_value *member(const struct json_value *o,
-				       const char *key, enum json_type t)
-{
-	const struct json_value *v = json_get(o, key);
-
-	return v && v->t == t ? v : NULL;
-}
-
 static const char plot_oom[] = "out of memory";
 
-/* One window's line; NULL, or what is wrong with it (or plot_oom). */
-static const char *window_add(struct plot *p, const struct json_value *w)
+/* One window of the log (wire/window_log.h); NULL, or plot_oom. */
+static const char *window_add(struct plot *p, const struct window_log_line *w)
 {
-	const struct json_value *time = member(w, "time", JSON_STR);
-	const struct json_value *fns = member(w, "functions", JSON_ARR);
-	const struct json_value *target = member(w, "target", JSON_OBJ);
-	const struct json_value *pid = member(target, "pid", JSON_NUM);
-	double t;
+	struct window_log_func f;
+	double t = w->time;
 	size_t i;
 
-	if (!time || !fns || !pid)
-		return "no \"time\", \"target\" or \"functions\"";
-	if (!parse_time(time->s, &t))
-		return "\"time\" is not RFC 3339 UTC";
 	if (!p->windows++)
 		p->t0 = t;
 	t -= p->t0;
 	if (t > p->t_end)
 		p->t_end = t;
-	for (i = 0; i < fns->n; i++) {
-		const struct json_value *f = &fns->items[i];
-		const struct json_value *name = member(f, "name", JSON_STR);
-		const struct json_value *sci = member(f, "sci", JSON_NUM);
-		const struct json_value *in = member(f, "interference",
-						     JSON_NUM);
+	for (i = 0; i < w->nr_funcs; i++) {
 		struct series *s;
 
-		if (!name || !sci)
-			return "a function without \"name\" or \"sci\"";
-		s = series_of(p, name->s, pid->i);
-		if (!s || series_add(s, t, sci->d, in ? in->d : NAN))
+		window_log_func(w, i, &f);
+		s = series_of(p, f.name, w->pid);
+		if (!s || series_add(s, t, f.sci, f.interference))
 			return plot_oom;
-		p->any_interf |= in != NULL;
+		p->any_interf |= !isnan(f.interference);
 		if (s->pid != p->s[0].pid)
 			p->several_pids = true;
 	}
@@ -189,19 +148,17 @@ static int plot_read(struct plot *p)
 		return -1;
 	}
 	while (!why && (len = getline(&line, &cap, f)) >= 0) {
-		struct json_value *w;
+		struct window_log_line w;
 
 		nr++;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			len--;
 		if (!len)
 			continue;
-		w = json_parse(line, len, &why);
-		if (w) {
-			why = w->t == JSON_OBJ ? window_add(p, w) :
-			      "not an object";
-			json_value_free(w);
-		}
+		why = window_log_read(line, len, &w);
+		if (!why)
+			why = window_add(p, &w);
+		window_log_line_free(&w);
 	}
 	free(line);
 	fclose(f);

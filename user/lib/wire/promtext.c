@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The Prometheus text exposition format, read in place; see promtext.h. */
+/*
+ * The Prometheus text exposition format, read in place and written; see
+ * promtext.h.
+ */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "top/promtext.h"
+#include "wire/promtext.h"
 
 /*
  * Each line is parsed within [p, end), end its '\n' or the end of the
@@ -228,4 +233,60 @@ const char *prom_label(const struct prom_sample *s, const char *name)
 		if (!strcmp(s->labels[i].name, name))
 			return s->labels[i].value;
 	return NULL;
+}
+
+void prom_write_family(FILE *f, const char *name, const char *type,
+		       const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void prom_write_value(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\')
+			fputs("\\\\", f);
+		else if (*v == '"')
+			fputs("\\\"", f);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+void prom_write_series(FILE *f, const char *name,
+		       const struct prom_label *labels, size_t nr_labels)
+{
+	size_t i;
+
+	fputs(name, f);
+	for (i = 0; i < nr_labels; i++) {
+		fprintf(f, "%c%s=\"", i ? ',' : '{', labels[i].name);
+		prom_write_value(f, labels[i].value);
+		fputc('"', f);
+	}
+	fputs(nr_labels ? "} " : " ", f);
+}
+
+void prom_write_u64(FILE *f, uint64_t v)
+{
+	fprintf(f, "%" PRIu64 "\n", v);
+}
+
+void prom_write_double(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("NaN\n", f);
+	else if (isinf(v))
+		fputs(v > 0 ? "+Inf\n" : "-Inf\n", f);
+	else
+		fprintf(f, "%.9g\n", v);
+}
+
+void prom_write_seconds(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%09" PRIu64 "\n", ns / 1000000000,
+		ns % 1000000000);
 }
