@@ -34,8 +34,8 @@ static char *line_strip(char *line)
 }
 
 /* One line of the file: "key value", "flag", a comment or nothing. */
-static int opt_line(const struct opt_src *src, char *line, opt_store_fn store,
-		    void *ctx)
+static int opt_line(const struct opt_src *src, char *line,
+		    opt_store_fn store, void *ctx)
 {
 	char *key = line_strip(line), *val;
 	const struct opt_def *d;

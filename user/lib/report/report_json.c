@@ -86,7 +86,8 @@ static void json_excess(struct json *j, const struct report *r,
 		json_object_begin(j, c->name);
 		json_u64(j, "valid_calls", e->valid_calls);
 		json_double(j, "mean", report_finite_or_zero(e->mean));
-		json_double(j, "fastest_mean", report_finite_or_zero(e->fastest_mean));
+		json_double(j, "fastest_mean",
+			    report_finite_or_zero(e->fastest_mean));
 		json_double(j, "excess_per_call",
 			    report_finite_or_zero(e->mean - e->fastest_mean));
 		json_object_end(j);
@@ -97,16 +98,17 @@ static void json_excess(struct json *j, const struct report *r,
 static void json_function(struct json *j, const struct report *r,
 			  const struct sci_result *fn)
 {
+	const struct report_func *rf = report_func_of(r, fn->func_id);
 	const char *key = report_func_key(r, fn->func_id);
-	char name[REPORT_NAME_LEN];
+	const char *note = report_func_shape_note(r, fn->func_id);
+	char buf[REPORT_NAME_LEN];
+	const char *name = report_func_name(r, fn->func_id, buf, sizeof(buf));
 	int k;
 
 	json_object_begin(j, NULL);
-	json_string(j, "name", report_func_name(r, fn->func_id, name, sizeof(name)));
+	json_string(j, "name", name);
 	json_string(j, "linkage_name",
-		    func_linkage_name(r, fn->func_id,
-				      report_func_name(r, fn->func_id, name,
-						sizeof(name))));
+		    func_linkage_name(r, fn->func_id, name));
 	json_string(j, "object", report_func_object(r, fn->func_id));
 	json_string(j, "key", key);
 	if (report_func_key_auto(r, fn->func_id))
@@ -124,10 +126,9 @@ static void json_function(struct json *j, const struct report *r,
 	if (key[0])
 		json_keys(j, r, fn);
 	report_workload_json(j, r, fn);
-	json_bool(j, "shapes_differ", report_func_of(r, fn->func_id) &&
-				      report_func_of(r, fn->func_id)->shapes_differ);
-	if (report_func_shape_note(r, fn->func_id))
-		json_string(j, "shape_note", report_func_shape_note(r, fn->func_id));
+	json_bool(j, "shapes_differ", rf && rf->shapes_differ);
+	if (note)
+		json_string(j, "shape_note", note);
 	report_stacks_json(j, r, fn);
 	json_object_end(j);
 }
