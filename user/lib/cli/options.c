@@ -5,6 +5,7 @@
  * --key a traced function takes; see options.h.
  */
 #include <fnmatch.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,91 @@ static int add_key(struct trace_opts *o, const struct opt_val *v, char *err,
 	return 0;
 }
 
+/*
+ * Where an option that only sets one member goes in a trace_opts, and as
+ * what: the table below, checked by the compiler against the member's
+ * type, since a wrong one would write past it.
+ */
+enum slot_type { SLOT_NONE, SLOT_FLAG, SLOT_TEXT, SLOT_U32, SLOT_U64,
+		 SLOT_SIZE, SLOT_PID };
+
+struct slot {
+	enum slot_type type;
+	size_t offset;
+};
+
+/* 0, or a compile error unless @member of a trace_opts is a @ctype. */
+#define MEMBER_IS(member, ctype)					\
+	(sizeof(char[__builtin_types_compatible_p(			\
+		typeof(((struct trace_opts *)0)->member), ctype) ? 1 : -1]) - 1)
+#define SLOT(member, type, ctype)					\
+	{ type, offsetof(struct trace_opts, member) + MEMBER_IS(member, ctype) }
+#define AS_FLAG(member)	SLOT(member, SLOT_FLAG, bool)
+#define AS_TEXT(member)	SLOT(member, SLOT_TEXT, const char *)
+#define AS_U32(member)	SLOT(member, SLOT_U32, uint32_t)
+#define AS_U64(member)	SLOT(member, SLOT_U64, uint64_t)
+#define AS_SIZE(member)	SLOT(member, SLOT_SIZE, size_t)
+#define AS_PID(member)	SLOT(member, SLOT_PID, pid_t)
+
+static const struct slot slots[OPT_NR] = {
+	[OPT_PID] = AS_PID(pid),
+	[OPT_SYNC] = AS_FLAG(sync),
+	[OPT_AUTO_TIME] = AS_U64(auto_time_ns),
+	[OPT_SAMPLE] = AS_U32(sample),
+	[OPT_STACK_PERIOD] = AS_U32(stack_period),
+	[OPT_DURATION] = AS_U64(duration_ns),
+	[OPT_RING_SIZE] = AS_U64(ring_bytes),
+	[OPT_TOPN] = AS_SIZE(top),
+	[OPT_WIDE] = AS_FLAG(wide),
+	[OPT_ALL_FUTEXES] = AS_FLAG(all_futexes),
+	[OPT_JSON] = AS_FLAG(json),
+	[OPT_OUTPUT] = AS_TEXT(output),
+	[OPT_RECORD_OUTPUT] = AS_TEXT(record),
+	[OPT_MAX_SIZE] = AS_U64(max_size),
+	[OPT_FOLDED] = AS_TEXT(folded),
+	[OPT_PERFETTO] = AS_TEXT(perfetto),
+	[OPT_SVG] = AS_TEXT(svg),
+	[OPT_HTML] = AS_TEXT(html),
+	[OPT_BASELINE] = AS_TEXT(baseline),
+	[OPT_FROM] = AS_TEXT(from),
+	[OPT_REFRESH] = AS_U64(refresh_ns),
+	[OPT_WINDOW] = AS_U64(window_ns),
+};
+
+/* @v into its slot of @o; -1 for an option without one. */
+static int slot_store(struct trace_opts *o, const struct opt_val *v,
+		      char *err, size_t len)
+{
+	const struct slot *s = &slots[v->def->id];
+	void *member = (char *)o + s->offset;
+
+	switch (s->type) {
+	case SLOT_FLAG:
+		*(bool *)member = true;
+		return 0;
+	case SLOT_TEXT:
+		*(const char **)member = v->str;
+		return 0;
+	case SLOT_U32:
+		*(uint32_t *)member = v->u64;
+		return 0;
+	case SLOT_U64:
+		*(uint64_t *)member = v->u64;
+		return 0;
+	case SLOT_SIZE:
+		*(size_t *)member = v->u64;
+		return 0;
+	case SLOT_PID:
+		*(pid_t *)member = v->u64;
+		return 0;
+	case SLOT_NONE:
+		break;
+	}
+	/* An option the table gives this command without a place. */
+	snprintf(err, len, "%s is not handled", v->opt);
+	return -1;
+}
+
 /* Where each option of the table goes in a trace_opts. */
 static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 			    size_t len)
@@ -95,9 +181,6 @@ static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 	struct trace_opts *o = ctx;
 
 	switch (v->def->id) {
-	case OPT_PID:
-		o->pid = v->u64;
-		return 0;
 	case OPT_FUNC:
 		return add_ptr(o->funcs, &o->nr_funcs, v->opt, v->str, err,
 			       len);
@@ -106,63 +189,9 @@ static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 			       len);
 	case OPT_KEY:
 		return add_key(o, v, err, len);
-	case OPT_SYNC:
-		o->sync = true;
-		return 0;
 	case OPT_AUTO:
 		o->auto_pick = true;
 		o->auto_top = v->u64;
-		return 0;
-	case OPT_AUTO_TIME:
-		o->auto_time_ns = v->u64;
-		return 0;
-	case OPT_SAMPLE:
-		o->sample = v->u64;
-		return 0;
-	case OPT_STACK_PERIOD:
-		o->stack_period = v->u64;
-		return 0;
-	case OPT_DURATION:
-		o->duration_ns = v->u64;
-		return 0;
-	case OPT_RING_SIZE:
-		o->ring_bytes = v->u64;
-		return 0;
-	case OPT_TOPN:
-		o->top = v->u64;
-		return 0;
-	case OPT_WIDE:
-		o->wide = true;
-		return 0;
-	case OPT_ALL_FUTEXES:
-		o->all_futexes = true;
-		return 0;
-	case OPT_JSON:
-		o->json = true;
-		return 0;
-	case OPT_OUTPUT:
-		o->output = v->str;
-		return 0;
-	case OPT_RECORD_OUTPUT:
-		o->record = v->str;
-		return 0;
-	case OPT_MAX_SIZE:
-		o->max_size = v->u64;
-		return 0;
-	case OPT_FOLDED:
-		o->folded = v->str;
-		return 0;
-	case OPT_PERFETTO:
-		o->perfetto = v->str;
-		return 0;
-	case OPT_SVG:
-		o->svg = v->str;
-		return 0;
-	case OPT_HTML:
-		o->html = v->str;
-		return 0;
-	case OPT_BASELINE:
-		o->baseline = v->str;
 		return 0;
 	case OPT_COUNTERS:
 		return events_parse(v->str, o->counters, &o->nr_counters,
@@ -170,19 +199,8 @@ static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 	case OPT_RAW_EVENT:
 		return events_parse_raw(v->str, o->counters, &o->nr_counters,
 					ISPOT_MAX_COUNTERS, err, len) ? -1 : 0;
-	case OPT_FROM:
-		o->from = v->str;
-		return 0;
-	case OPT_REFRESH:
-		o->refresh_ns = v->u64;
-		return 0;
-	case OPT_WINDOW:
-		o->window_ns = v->u64;
-		return 0;
 	default:
-		/* An option the table gives this command without a place. */
-		snprintf(err, len, "%s is not handled", v->opt);
-		return -1;
+		return slot_store(o, v, err, len);
 	}
 }
 
@@ -242,16 +260,20 @@ static int trace_opts_check(const struct opt_src *src, struct trace_opts *o,
 	return 0;
 }
 
-static void trace_opts_defaults(struct trace_opts *o, enum trace_mode mode)
+/* @o as given on @src's command line; returns as opt_parse_argv(). */
+static int parse_with_defaults(const struct opt_src *src, enum trace_mode mode,
+			       int argc, char **argv, struct trace_opts *o,
+			       int *next)
 {
-	memset(o, 0, sizeof(*o));
-	o->ring_bytes = OPT_DEFAULT_RING_BYTES;
-	o->auto_time_ns = OPT_DEFAULT_AUTO_TIME_NS;
-	o->refresh_ns = OPT_DEFAULT_REFRESH_NS;
-	o->window_ns = OPT_DEFAULT_WINDOW_NS;
-	o->max_size = OPT_DEFAULT_MAX_SIZE;
-	if (mode != MODE_TOP)
-		o->stack_period = OPT_DEFAULT_STACK_PERIOD;
+	*o = (struct trace_opts){
+		.ring_bytes = OPT_DEFAULT_RING_BYTES,
+		.auto_time_ns = OPT_DEFAULT_AUTO_TIME_NS,
+		.refresh_ns = OPT_DEFAULT_REFRESH_NS,
+		.window_ns = OPT_DEFAULT_WINDOW_NS,
+		.max_size = OPT_DEFAULT_MAX_SIZE,
+		.stack_period = mode == MODE_TOP ? 0 : OPT_DEFAULT_STACK_PERIOD,
+	};
+	return opt_parse_argv(src->cmd, argc, argv, trace_opts_store, o, next);
 }
 
 int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
@@ -260,8 +282,7 @@ int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
 	const struct opt_src src = { .cmd = &record_info };
 	int next, ret;
 
-	trace_opts_defaults(o, MODE_RUN);
-	ret = opt_parse_argv(src.cmd, argc, argv, trace_opts_store, o, &next);
+	ret = parse_with_defaults(&src, MODE_RUN, argc, argv, o, &next);
 	if (ret)
 		return ret;
 	if (!o->record)
@@ -280,8 +301,7 @@ int trace_opts_parse_report(int argc, char **argv, struct trace_opts *o)
 	const struct opt_src src = { .cmd = &report_info };
 	int next, ret;
 
-	trace_opts_defaults(o, MODE_RUN);
-	ret = opt_parse_argv(src.cmd, argc, argv, trace_opts_store, o, &next);
+	ret = parse_with_defaults(&src, MODE_RUN, argc, argv, o, &next);
 	if (ret)
 		return ret;
 	if (next >= argc)
@@ -304,8 +324,7 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
 	const struct opt_src src = { .cmd = &cmd_infos[mode] };
 	int next, ret;
 
-	trace_opts_defaults(o, mode);
-	ret = opt_parse_argv(src.cmd, argc, argv, trace_opts_store, o, &next);
+	ret = parse_with_defaults(&src, mode, argc, argv, o, &next);
 	if (ret)
 		return ret;
 	if (mode != MODE_RUN && next < argc)
@@ -320,23 +339,26 @@ int trace_opts_parse(enum trace_mode mode, int argc, char **argv,
  * given, so that comparing them across objects would blame interference
  * for work (Documentation/design.rst, "Keys by default").
  */
+#define BY_OBJECT	{ KEY_ARG, 0, false }	/* arg0: the lock, the thread */
+#define BY_SIZE		{ KEY_ARG, 2, true }	/* arg2:log2: the byte count */
+
 static const struct {
 	const char *glob;
 	struct key_rule rule;
 } default_keys[] = {
-	{ "pthread_mutex_*lock", { KEY_ARG, 0, false } },
-	{ "pthread_rwlock_*lock", { KEY_ARG, 0, false } },
-	{ "pthread_spin_*lock", { KEY_ARG, 0, false } },
-	{ "pthread_cond_*wait", { KEY_ARG, 0, false } },
-	{ "pthread_barrier_wait", { KEY_ARG, 0, false } },
-	{ "sem_*wait", { KEY_ARG, 0, false } },
-	{ "pthread_join", { KEY_ARG, 0, false } },
-	{ "read", { KEY_ARG, 2, true } },
-	{ "write", { KEY_ARG, 2, true } },
-	{ "pread*", { KEY_ARG, 2, true } },
-	{ "pwrite*", { KEY_ARG, 2, true } },
-	{ "recv", { KEY_ARG, 2, true } },
-	{ "send", { KEY_ARG, 2, true } },
+	{ "pthread_mutex_*lock", BY_OBJECT },
+	{ "pthread_rwlock_*lock", BY_OBJECT },
+	{ "pthread_spin_*lock", BY_OBJECT },
+	{ "pthread_cond_*wait", BY_OBJECT },
+	{ "pthread_barrier_wait", BY_OBJECT },
+	{ "sem_*wait", BY_OBJECT },
+	{ "pthread_join", BY_OBJECT },
+	{ "read", BY_SIZE },
+	{ "write", BY_SIZE },
+	{ "pread*", BY_SIZE },
+	{ "pwrite*", BY_SIZE },
+	{ "recv", BY_SIZE },
+	{ "send", BY_SIZE },
 };
 
 struct key_rule trace_opts_key(const struct trace_opts *o,

@@ -24,12 +24,9 @@
 #define OPT_DEFAULT_RING_BYTES	(2u << 20)
 
 /*
- * A --func spec that names a block of USDT markers rather than a
- * function: "block:NAME" (include/ispot.h's markers) or, as ispotd passes
- * its --block on, "block:NAME=[OBJ:]PROV:BEGIN,PROV:END".
+ * OPT_BLOCK_PREFIX ("block:NAME" as a --func spec), OPT_BLOCK_SPEC_MAX
+ * and OPT_MIN_REFRESH_NS are the option table's (opttab.h).
  */
-#define OPT_BLOCK_PREFIX	"block:"
-#define OPT_BLOCK_SPEC_MAX	1024
 
 /*
  * --key FUNC=argN[:log2] | callsite | shape | auto | none, split at the
@@ -101,7 +98,6 @@ enum trace_mode { MODE_ATTACH, MODE_RUN, MODE_TOP };
 #define OPT_DEFAULT_STACK_PERIOD	101
 #define OPT_DEFAULT_REFRESH_NS	(1000 * 1000 * 1000ull)
 #define OPT_DEFAULT_WINDOW_NS	(5 * 1000 * 1000 * 1000ull)
-#define OPT_MIN_REFRESH_NS	(100 * 1000 * 1000ull)
 
 /*
  * Parse argv (argv[0] is the subcommand).  Returns 0, 1 when --help was

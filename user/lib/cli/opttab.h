@@ -41,14 +41,14 @@ enum opt_id {
 	OPT_PID, OPT_EXE, OPT_CGROUP, OPT_FUNC, OPT_BLOCK, OPT_KEY, OPT_SYNC,
 	OPT_AUTO, OPT_AUTO_TIME, OPT_SAMPLE, OPT_STACK_PERIOD, OPT_DURATION,
 	OPT_BUDGET, OPT_DWINDOW, OPT_LOG, OPT_LISTEN, OPT_MAX_FUNCTIONS,
-	OPT_RING_SIZE, OPT_TOPN, OPT_WIDE, OPT_ALL_FUTEXES, OPT_COUNTERS, OPT_RAW_EVENT, OPT_JSON,
-	OPT_OUTPUT, OPT_RECORD_OUTPUT, OPT_MAX_SIZE, OPT_FOLDED, OPT_PERFETTO,
-	OPT_BASELINE, OPT_SVG, OPT_HTML, OPT_WINDOWS, OPT_FROM, OPT_REFRESH, OPT_WINDOW,
-	OPT_CONFIG, OPT_HELP,
+	OPT_RING_SIZE, OPT_TOPN, OPT_WIDE, OPT_ALL_FUTEXES, OPT_COUNTERS,
+	OPT_RAW_EVENT, OPT_JSON, OPT_OUTPUT, OPT_RECORD_OUTPUT, OPT_MAX_SIZE,
+	OPT_FOLDED, OPT_PERFETTO, OPT_BASELINE, OPT_SVG, OPT_HTML, OPT_WINDOWS,
+	OPT_FROM, OPT_REFRESH, OPT_WINDOW, OPT_CONFIG, OPT_HELP,
 	OPT_NR
 };
 
-/* What an option's value is; one parsing function each (opttab.c). */
+/* What an option's value is; one parsing function each (opt_kinds.c). */
 enum opt_kind {
 	OPTK_FLAG,		/* no value */
 	OPTK_COUNT_OPT,		/* --auto[=N]: N >= 1, or nothing */
@@ -66,6 +66,20 @@ enum opt_kind {
 	OPTK_ADDR,		/* HOST:PORT, [V6ADDR]:PORT */
 	OPTK_HELP,
 };
+
+/*
+ * A --func spec that names a block of USDT markers rather than a
+ * function: "block:NAME" (include/ispot.h's markers) or, as ispotd passes
+ * its --block on, "block:NAME=[OBJ:]PROV:BEGIN,PROV:END"; OPTK_BLOCK
+ * refuses a NAME=... that would not fit.
+ */
+#define OPT_BLOCK_PREFIX	"block:"
+#define OPT_BLOCK_SPEC_MAX	1024
+
+/* top's --refresh: a redraw at most ten times a second. */
+#define OPT_MIN_REFRESH_NS	(100 * 1000 * 1000ull)
+/* ispotd's --window: a window of less than a second says nothing. */
+#define OPT_MIN_DWINDOW_NS	(1000 * 1000 * 1000ull)
 
 struct opt_def {
 	enum opt_id id;

@@ -2,10 +2,10 @@
 /*
  * One report builder for both front ends (report.h, "Building a report"):
  * from the functions a front end knows by id, the shapes, the symbolizer
- * and the futex words of a timeline to the struct report that report.c
- * prints.  What differs between ispotctl and ispotd is in the source they
- * hand over (which rule names a function's keys, what its key is called,
- * which futex words), never in a branch here.
+ * and the futex words of a timeline to the struct report that the
+ * printers of report.h print.  What differs between ispotctl and ispotd
+ * is in the source they hand over (which rule names a function's keys,
+ * what its key is called, which futex words), never in a branch here.
  */
 #include <errno.h>
 #include <stdio.h>

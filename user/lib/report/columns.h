@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The column engine of the text tables: `ispotctl`'s report table
- * (report.c) and the screen of `ispotctl top` (top/topview.c).
+ * (report_table.c) and the screen of `ispotctl top` (top/topview.c).
  *
  * Columns are data, as uftrace's display fields are: an id (the column's
  * index in its table), a header, a width and an alignment, and a print
