@@ -114,6 +114,14 @@ int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts);
  * engine has is left as it is.
  */
 int sci_thread_hold(struct sci_engine *e, uint32_t tid, uint64_t ts);
+/*
+ * The same for a caller that keeps per-thread state of its own (the
+ * pipeline), with the engine's handle of the thread in *@ref (0 at
+ * first): while it is the thread's, the engine does not look it up.
+ * A handle that folding made stale is noticed and renewed.
+ */
+int sci_thread_hold_ref(struct sci_engine *e, uint32_t *ref, uint32_t tid,
+			uint64_t ts);
 
 /*
  * Folding, for a tracer that runs for ever (ispotd): memory bounded by the

@@ -466,7 +466,7 @@ static int picture_file(const char *dir, const char *base, const char *kind,
 int pictures_write(const char *dir, const struct report *r,
 		   const struct picture_source *src)
 {
-	struct written w = { NULL, 0, { NULL, 0, 0 } };
+	struct written w = { .path = NULL };
 	char name[LABEL_LEN], base[PICTURE_BASE_LEN];
 	size_t i;
 	int ret = 0;
