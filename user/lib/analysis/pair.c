@@ -212,18 +212,18 @@ static int pair_emit(struct pairer *p, const struct pair_thread *t,
 	/* Every field set once, no memset: this runs for every record pair. */
 	e->tid = rec->tid;
 	e->tgid = rec->tgid;
-	e->probe_id = f->probe_id;
-	e->depth = t->depth;
-	e->entry_cpu = f->cpu;
 	e->exit_cpu = rec->cpu;
-	e->entry_ts = f->ts;
 	e->exit_ts = rec->ts_ns;
+	e->retval = rec->kind == ISPOT_REC_EXIT ? rec->data[0] : 0;
 	/* Without a call site read at entry, the return target is it. */
 	e->callsite = f->callsite ? f->callsite : rec->ip;
+	e->probe_id = f->probe_id;
+	e->entry_cpu = f->cpu;
+	e->entry_ts = f->ts;
 	memcpy(e->args, f->args, sizeof(e->args));
 	memcpy(e->aux, f->aux, sizeof(e->aux));
 	e->shape = f->shape;
-	e->retval = rec->kind == ISPOT_REC_EXIT ? rec->data[0] : 0;
+	e->depth = t->depth;
 	e->nr_counters = 0;
 	e->counters_valid = 0;
 	memset(e->counter_delta, 0, sizeof(e->counter_delta));

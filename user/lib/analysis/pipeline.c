@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "util/array.h"
-#include "analysis/pipeline.h"
+#include "analysis/pipeline_internal.h"
 
 _Static_assert(TL_NR_TOTALS + 1 <= PAIR_AUX_WORDS,
 	       "an entry carries its thread's totals to its exit");
@@ -18,16 +18,6 @@ struct pipeline_probe {
 	uint32_t func_id;
 	struct key_rule key;
 	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
-};
-
-/*
- * A thread's state: each analysis's part of it, so that a record looks
- * its thread up once and hands each analysis its own part.
- */
-struct pipeline_thread {
-	struct pair_thread pair;	/* its open calls and blocks */
-	struct tl_thread *tl;		/* NULL until the timeline sees it */
-	uint32_t sci;			/* the engine's handle of it */
 };
 
 uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
@@ -149,71 +139,6 @@ int pipeline_enable_counters(struct pipeline *p)
 	if (!p->excess)
 		p->excess = excess_new();
 	return p->excess ? 0 : -ENOMEM;
-}
-
-/* @tid's state, made on first sight; NULL without memory. */
-static struct pipeline_thread *pipeline_thread(struct pipeline *p,
-					       uint32_t tid)
-{
-	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, tid);
-
-	if (th)
-		return th;
-	th = calloc(1, sizeof(*th));
-	if (!th || hashmap_insert(&p->threads, tid, (uintptr_t)th)) {
-		free(th);
-		return NULL;
-	}
-	return th;
-}
-
-/*
- * @th's part of the timeline, made when the timeline first has a record
- * of it (as it would make it, by tid); -ENOMEM without memory.
- */
-static int pipeline_tl(struct pipeline_thread *th, uint32_t tid)
-{
-	if (!th->tl)
-		th->tl = timeline_thread_new(tid);
-	return th->tl ? 0 : -ENOMEM;
-}
-
-/*
- * @rec's thread, held by the engine: its TASK_NEW may be lost, and its
- * calls never complete, but the engine holds it all the same, or it
- * would never be forgotten (pipeline_forget_exited()).  NULL without
- * memory for its state (the engine holds it even then).
- */
-static struct pipeline_thread *pipeline_held(struct pipeline *p,
-					     const struct ispot_record *rec)
-{
-	struct pipeline_thread *th = pipeline_thread(p, rec->tid);
-
-	if ((th ? sci_thread_hold_ref(p->sci, &th->sci, rec->tid,
-				      rec->ts_ns) :
-		  sci_thread_hold(p->sci, rec->tid, rec->ts_ns)) || !th)
-		p->stats.nomem++;
-	return th;
-}
-
-/* Free @th and what each analysis keeps of it. */
-static void pipeline_thread_free(struct pipeline *p,
-				 struct pipeline_thread *th)
-{
-	pairer_thread_forget(p->pairer, &th->pair);
-	if (p->tl)
-		timeline_thread_free(p->tl, th->tl);
-	free(th);
-}
-
-static void pipeline_threads_free(struct pipeline *p)
-{
-	const struct hashmap_entry *e;
-	size_t pos;
-
-	hashmap_for_each(&p->threads, e, pos)
-		pipeline_thread_free(p, (void *)(uintptr_t)e->value);
-	hashmap_free(&p->threads);
 }
 
 /* The function @t is inside, for the futex report. */
@@ -428,18 +353,20 @@ static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 	struct pipeline_thread *th = pipeline_held(p, rec);
 	const uint64_t *aux = NULL;
 	struct pair_exec e;
-	int paired;
+	int paired, err;
 
 	if (!th)
 		return;
 	if (p->tl) {
-		/* The last word says whether the totals are real. */
-		p->now[TL_NR_TOTALS] = !pipeline_tl(th, rec->tid) &&
-			!timeline_thread_running(p->tl, th->tl, rec->cpu,
-						 rec->ts_ns, p->now);
-		if (!th->tl)
+		err = pipeline_tl(th, rec->tid);
+		if (err)
 			memset(p->now, 0, TL_NR_TOTALS * sizeof(p->now[0]));
-		if (!p->now[TL_NR_TOTALS])
+		else
+			err = timeline_thread_running(p->tl, th->tl, rec->cpu,
+						      rec->ts_ns, p->now);
+		/* The last word says whether the totals are real. */
+		p->now[TL_NR_TOTALS] = !err;
+		if (err)
 			p->stats.nomem++;
 		aux = p->now;
 	}
@@ -520,78 +447,4 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		p->stats.unknown_kind++;
 		return;
 	}
-}
-
-int pipeline_thread_seen(struct pipeline *p, uint32_t tid, uint64_t ts)
-{
-	return sci_thread_seen(p->sci, tid, ts);
-}
-
-void pipeline_forget_exited(struct pipeline *p, uint64_t delay_ns)
-{
-	p->forget_delay_ns = delay_ns;
-}
-
-/* Forget the exits older than @now - delay (all of them: @now = max). */
-static void exits_forget(struct pipeline *p, uint64_t now)
-{
-	const struct pipeline_exit *x;
-	uint64_t th;
-
-	while ((x = fifo_front(&p->exits))) {
-		if (now != UINT64_MAX && x->ts + p->forget_delay_ns > now)
-			break;
-		/* Not if the tid came back meanwhile: sci keeps it open. */
-		if (sci_fold_thread(p->sci, x->tid, x->ts) == 1) {
-			if (hashmap_delete(&p->threads, x->tid, &th))
-				pipeline_thread_free(p, (void *)(uintptr_t)th);
-			p->stats.forgotten++;
-		}
-		fifo_pop(&p->exits);
-	}
-}
-
-int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
-{
-	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, tid);
-	struct pipeline_exit x = { .tid = tid, .ts = ts };
-	int ret;
-
-	if (th)
-		pair_thread_exit_at(&th->pair, ts);
-	/* Also when the exit was found by a scan, its record lost. */
-	if (p->tl)
-		timeline_thread_exited(p->tl, th ? th->tl : NULL, ts);
-	ret = sci_thread_exit(p->sci, tid, ts);
-	if (p->forget_delay_ns) {
-		/* If the queue cannot grow, the thread is simply kept. */
-		fifo_push(&p->exits, &x);
-		exits_forget(p, ts);
-	}
-	return ret;
-}
-
-int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
-			 uint64_t gone_ts)
-{
-	int ret = pipeline_thread_exit(p, tid, alive_ts);
-	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, tid);
-
-	/* No record of it can be dated after the scan that missed it. */
-	if (th && gone_ts > alive_ts)
-		pair_thread_exit_at(&th->pair, gone_ts);
-	return ret;
-}
-
-void pipeline_finish(struct pipeline *p, uint64_t ts)
-{
-	const struct hashmap_entry *e;
-	size_t pos;
-
-	hashmap_for_each(&p->threads, e, pos)
-		pairer_thread_flush(p->pairer, &((struct pipeline_thread *)
-						  (uintptr_t)e->value)->pair);
-	if (p->forget_delay_ns)
-		exits_forget(p, UINT64_MAX);
-	sci_finish(p->sci, ts);
 }

@@ -71,6 +71,11 @@
 
 #include "analysis/interference.h"
 
+struct sci_engine;
+
+struct sci_engine *sci_new(void);
+void sci_free(struct sci_engine *e);
+
 enum sci_cause {
 	SCI_CAUSE_FUTEX,	/* off CPU inside a futex syscall */
 	SCI_CAUSE_BLOCKED,	/* other off-CPU time: I/O, sleep */
@@ -94,11 +99,6 @@ struct sci_causes {
 	uint64_t rq_program_ns;
 	uint64_t others_ns;
 };
-
-struct sci_engine;
-
-struct sci_engine *sci_new(void);
-void sci_free(struct sci_engine *e);
 
 /*
  * All return 0 or -ENOMEM.  Allocation only happens the first time a
