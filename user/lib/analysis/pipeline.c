@@ -345,6 +345,28 @@ static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
 }
 
 /*
+ * @rec's thread, held by the engine: its TASK_NEW may be lost, and its
+ * calls never complete, but the engine holds it all the same, or it
+ * would never be forgotten (pipeline_forget_exited()).  NULL without
+ * memory for its state (the engine holds it even then).
+ */
+static struct pipeline_thread *pipeline_held(struct pipeline *p,
+					     const struct ispot_record *rec)
+{
+	struct pipeline_thread *th = pipeline_thread(p, rec->tid);
+	int err;
+
+	if (th)
+		err = sci_thread_hold_ref(p->sci, &th->sci, rec->tid,
+					  rec->ts_ns);
+	else
+		err = sci_thread_hold(p->sci, rec->tid, rec->ts_ns) ?: -ENOMEM;
+	if (err)
+		p->stats.nomem++;
+	return th;
+}
+
+/*
  * An ENTRY or EXIT of a known probe: the thread's totals now (when causes
  * are on) ride on an entry to its exit, and a call it closes is scored.
  */

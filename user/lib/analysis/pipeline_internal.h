@@ -22,21 +22,23 @@ struct pipeline_thread {
 };
 
 
+/* A new state for @tid; NULL without memory. */
+struct pipeline_thread *pipeline_thread_new(struct pipeline *p, uint32_t tid);
+
 /* @tid's state, made on first sight; NULL without memory. */
-struct pipeline_thread *pipeline_thread(struct pipeline *p, uint32_t tid);
+static inline struct pipeline_thread *pipeline_thread(struct pipeline *p,
+						      uint32_t tid)
+{
+	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, tid);
+
+	return th ? th : pipeline_thread_new(p, tid);
+}
+
 /*
  * @th's part of the timeline, made when the timeline first has a record
  * of it (as it would make it, by tid); -ENOMEM without memory.
  */
 int pipeline_tl(struct pipeline_thread *th, uint32_t tid);
-/*
- * @rec's thread, held by the engine: its TASK_NEW may be lost, and its
- * calls never complete, but the engine holds it all the same, or it
- * would never be forgotten (pipeline_forget_exited()).  NULL without
- * memory for its state (the engine holds it even then).
- */
-struct pipeline_thread *pipeline_held(struct pipeline *p,
-				      const struct ispot_record *rec);
 /* Free every thread's state, for pipeline_free(). */
 void pipeline_threads_free(struct pipeline *p);
 

@@ -9,13 +9,10 @@
 
 #include "analysis/pipeline_internal.h"
 
-struct pipeline_thread *pipeline_thread(struct pipeline *p, uint32_t tid)
+struct pipeline_thread *pipeline_thread_new(struct pipeline *p, uint32_t tid)
 {
-	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, tid);
+	struct pipeline_thread *th = calloc(1, sizeof(*th));
 
-	if (th)
-		return th;
-	th = calloc(1, sizeof(*th));
 	if (!th || hashmap_insert(&p->threads, tid, (uintptr_t)th)) {
 		free(th);
 		return NULL;
@@ -28,22 +25,6 @@ int pipeline_tl(struct pipeline_thread *th, uint32_t tid)
 	if (!th->tl)
 		th->tl = timeline_thread_new(tid);
 	return th->tl ? 0 : -ENOMEM;
-}
-
-struct pipeline_thread *pipeline_held(struct pipeline *p,
-				      const struct ispot_record *rec)
-{
-	struct pipeline_thread *th = pipeline_thread(p, rec->tid);
-	int err;
-
-	if (th)
-		err = sci_thread_hold_ref(p->sci, &th->sci, rec->tid,
-					  rec->ts_ns);
-	else
-		err = sci_thread_hold(p->sci, rec->tid, rec->ts_ns) ?: -ENOMEM;
-	if (err)
-		p->stats.nomem++;
-	return th;
 }
 
 /* Free @th and what each analysis keeps of it. */

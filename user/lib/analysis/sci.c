@@ -253,19 +253,14 @@ int sci_thread_hold(struct sci_engine *e, uint32_t tid, uint64_t ts)
 	return sci_thread_seen(e, tid, ts);
 }
 
-/*
- * A tid is held in at most one slot, so a slot that still holds @tid is
- * the one a lookup would find.
- */
-int sci_thread_hold_ref(struct sci_engine *e, uint32_t *ref, uint32_t tid,
-			uint64_t ts)
+/* Out of line: the prologue it needs stays off the path of every record. */
+static __attribute__((noinline)) int thread_hold_ref(struct sci_engine *e,
+						     uint32_t *ref,
+						     uint32_t tid,
+						     uint64_t ts)
 {
-	long t;
+	long t = thread_lookup(e, tid);
 
-	if (*ref && *ref <= e->nr_threads && !e->threads[*ref - 1].free &&
-	    e->threads[*ref - 1].tid == tid)
-		return 0;
-	t = thread_lookup(e, tid);
 	if (t < 0) {
 		note_ts(e, ts);
 		t = thread_new(e, tid, ts, true);
@@ -274,6 +269,16 @@ int sci_thread_hold_ref(struct sci_engine *e, uint32_t *ref, uint32_t tid,
 	}
 	*ref = t + 1;
 	return 0;
+}
+
+int sci_thread_hold_ref(struct sci_engine *e, uint32_t *ref, uint32_t tid,
+			uint64_t ts)
+{
+	/* A tid is in one slot at most: one that holds @tid is its slot. */
+	if (*ref && *ref <= e->nr_threads && !e->threads[*ref - 1].free &&
+	    e->threads[*ref - 1].tid == tid)
+		return 0;
+	return thread_hold_ref(e, ref, tid, ts);
 }
 
 int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts)

@@ -4,11 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/hash.h"
 #include "util/hashmap.h"
 
 #define HASHMAP_MIN_CAP		16
-#define HASHMAP_WORD_BITS	64
 
 void hashmap_init(struct hashmap *map, hashmap_hash_fn hash_fn,
 		  hashmap_equal_fn equal_fn, const void *ctx)
@@ -29,17 +27,6 @@ void hashmap_free(struct hashmap *map)
 	map->size = 0;
 }
 
-static size_t hm_hash(const struct hashmap *map, uint64_t key)
-{
-	return map->hash_fn ? map->hash_fn(key, map->ctx) :
-			      (size_t)hash_mix64(key);
-}
-
-static bool hm_used(const struct hashmap *map, size_t i)
-{
-	return map->used[i / HASHMAP_WORD_BITS] >> (i % HASHMAP_WORD_BITS) & 1;
-}
-
 static void hm_set_used(struct hashmap *map, size_t i, bool used)
 {
 	uint64_t bit = 1ull << (i % HASHMAP_WORD_BITS);
@@ -50,15 +37,12 @@ static void hm_set_used(struct hashmap *map, size_t i, bool used)
 		map->used[i / HASHMAP_WORD_BITS] &= ~bit;
 }
 
-/* The slot holding @key, or the free slot that ends its run. */
-static size_t hm_probe(const struct hashmap *map, uint64_t key)
+size_t hashmap_probe_fn(const struct hashmap *map, uint64_t key)
 {
-	size_t mask = map->cap - 1, i = hm_hash(map, key) & mask;
+	size_t mask = map->cap - 1, i = hashmap_hash(map, key) & mask;
 
-	while (hm_used(map, i) &&
-	       (map->equal_fn ? !map->equal_fn(map->entries[i].key, key,
-					       map->ctx) :
-				map->entries[i].key != key))
+	while (hashmap_slot_used(map, i) &&
+	       !map->equal_fn(map->entries[i].key, key, map->ctx))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -82,9 +66,9 @@ static int hm_resize(struct hashmap *map, size_t cap)
 	}
 	/* In slot order: the same table always grows into the same one. */
 	for (i = 0; i < map->cap; i++) {
-		if (!hm_used(map, i))
+		if (!hashmap_slot_used(map, i))
 			continue;
-		j = hm_probe(&big, map->entries[i].key);
+		j = hashmap_probe(&big, map->entries[i].key);
 		big.entries[j] = map->entries[i];
 		hm_set_used(&big, j, true);
 	}
@@ -106,31 +90,17 @@ int hashmap_reserve(struct hashmap *map, size_t n)
 	return cap == map->cap ? 0 : hm_resize(map, cap);
 }
 
-bool hashmap_find(const struct hashmap *map, uint64_t key, uint64_t *value)
-{
-	size_t i;
-
-	if (!map->size)
-		return false;
-	i = hm_probe(map, key);
-	if (!hm_used(map, i))
-		return false;
-	if (value)
-		*value = map->entries[i].value;
-	return true;
-}
-
 int hashmap_insert(struct hashmap *map, uint64_t key, uint64_t value)
 {
 	size_t i;
 
-	if (map->size && hm_used(map, hm_probe(map, key)))
+	if (map->size && hashmap_slot_used(map, hashmap_probe(map, key)))
 		return -EEXIST;
 	/* At most half full: probe runs stay short. */
 	if ((map->size + 1) * 2 > map->cap &&
 	    hashmap_reserve(map, map->size + 1))
 		return -ENOMEM;
-	i = hm_probe(map, key);
+	i = hashmap_probe(map, key);
 	map->entries[i].key = key;
 	map->entries[i].value = value;
 	hm_set_used(map, i, true);
@@ -155,13 +125,13 @@ bool hashmap_delete(struct hashmap *map, uint64_t key, uint64_t *value)
 
 	if (!map->size)
 		return false;
-	hole = hm_probe(map, key);
-	if (!hm_used(map, hole))
+	hole = hashmap_probe(map, key);
+	if (!hashmap_slot_used(map, hole))
 		return false;
 	if (value)
 		*value = map->entries[hole].value;
-	for (j = (hole + 1) & mask; hm_used(map, j); j = (j + 1) & mask) {
-		if (hm_may_fill(hm_hash(map, map->entries[j].key) & mask,
+	for (j = (hole + 1) & mask; hashmap_slot_used(map, j); j = (j + 1) & mask) {
+		if (hm_may_fill(hashmap_hash(map, map->entries[j].key) & mask,
 				hole, j)) {
 			map->entries[hole] = map->entries[j];
 			hole = j;
@@ -183,7 +153,7 @@ const struct hashmap_entry *hashmap_next(const struct hashmap *map,
 					 size_t *pos)
 {
 	for (; *pos < map->cap; (*pos)++)
-		if (hm_used(map, *pos))
+		if (hashmap_slot_used(map, *pos))
 			return &map->entries[(*pos)++];
 	return NULL;
 }

@@ -2,7 +2,7 @@
 /*
  * The one hash map of user/, after libbpf's hashmap.h in its interface:
  * u64 keys and u64 values, the keys either integers (a zeroed map, or
- * hashmap_init() without callbacks: hashed by hash_mix64(), compared with
+ * hashmap_init() without callbacks: hashed by hash_u64(), compared with
  * ==) or pointers to the caller's key structures, hashed and compared by
  * the callbacks given to hashmap_init().  A value is an index or a pointer
  * (hashmap_find_ptr()).  A key is in the map at most once.
@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hash.h"
+
 struct hashmap_entry {
 	uint64_t key;
 	uint64_t value;
@@ -50,7 +52,7 @@ struct hashmap {
 	hashmap_equal_fn equal_fn;
 	const void *ctx;
 	struct hashmap_entry *entries;
-	uint64_t *used;			/* a bit per entry */
+	uint64_t *used;			/* a bit per slot */
 	size_t cap;			/* 0, or a power of two */
 	size_t size;
 };
@@ -63,8 +65,56 @@ void hashmap_free(struct hashmap *map);
 /* Room for @n keys without growing: 0 or -ENOMEM. */
 int hashmap_reserve(struct hashmap *map, size_t n);
 
-/* Whether @key is in the map; its value into *@value (may be NULL). */
-bool hashmap_find(const struct hashmap *map, uint64_t key, uint64_t *value);
+/* The bits of hashmap.used's words. */
+#define HASHMAP_WORD_BITS	64
+
+/* Whether slot @i holds an entry. */
+static inline bool hashmap_slot_used(const struct hashmap *map, size_t i)
+{
+	return map->used[i / HASHMAP_WORD_BITS] >> (i % HASHMAP_WORD_BITS) & 1;
+}
+
+static inline size_t hashmap_hash(const struct hashmap *map, uint64_t key)
+{
+	return map->hash_fn ? map->hash_fn(key, map->ctx) :
+			      (size_t)hash_u64(key);
+}
+
+/* hashmap_probe() for keys compared by a callback. */
+size_t hashmap_probe_fn(const struct hashmap *map, uint64_t key);
+
+/* The slot holding @key, or the free slot that ends its run (cap > 0). */
+static inline size_t hashmap_probe(const struct hashmap *map, uint64_t key)
+{
+	size_t mask = map->cap - 1, i;
+
+	if (map->equal_fn)
+		return hashmap_probe_fn(map, key);
+	for (i = hash_u64(key) & mask;
+	     hashmap_slot_used(map, i) && map->entries[i].key != key;
+	     i = (i + 1) & mask)
+		;
+	return i;
+}
+
+/*
+ * Whether @key is in the map; its value into *@value (may be NULL).
+ * Inline: a tracer looks a thread up at every record.
+ */
+static inline bool hashmap_find(const struct hashmap *map, uint64_t key,
+				uint64_t *value)
+{
+	size_t i;
+
+	if (!map->size)
+		return false;
+	i = hashmap_probe(map, key);
+	if (!hashmap_slot_used(map, i))
+		return false;
+	if (value)
+		*value = map->entries[i].value;
+	return true;
+}
 /* Add @key with @value: 0, -EEXIST (it is there already) or -ENOMEM. */
 int hashmap_insert(struct hashmap *map, uint64_t key, uint64_t value);
 /* Remove @key; its value into *@value (may be NULL).  False if absent. */
