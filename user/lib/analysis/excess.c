@@ -173,7 +173,9 @@ int excess_result(const struct excess *x, uint32_t func_id, uint64_t key,
 
 	memset(out, 0, sizeof(*out));
 	hashmap_for_each(&x->blocks, e, pos) {
-		const struct excess_block *b = (const void *)(uintptr_t)e->value;
+		const struct excess_block *b;
+
+		b = (const void *)(uintptr_t)e->value;
 
 		if (b->id.func_id != func_id || (!all_keys && b->id.key != key))
 			continue;

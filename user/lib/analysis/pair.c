@@ -52,8 +52,8 @@ static void pair_counters(struct pair_exec *e, const struct pair_frame *f,
 struct pairer {
 	pair_cb cb;
 	void *ctx;
-	struct hashmap threads;		/* tid -> struct pair_thread *, for
-					 * the callers by tid */
+	/* tid -> struct pair_thread *, for the callers by tid. */
+	struct hashmap threads;
 	uint64_t tramp_start, tramp_end;
 	uint32_t *markers;		/* by probe id: PAIR_MARKER_*, block */
 	uint32_t nr_markers;
@@ -421,7 +421,7 @@ void pairer_flush(struct pairer *p)
 	size_t pos;
 
 	hashmap_for_each(&p->threads, e, pos)
-		pairer_thread_flush(p, (struct pair_thread *)(uintptr_t)e->value);
+		pairer_thread_flush(p, (void *)(uintptr_t)e->value);
 }
 
 const struct pair_stats *pairer_stats(const struct pairer *p)

@@ -36,7 +36,8 @@ struct pair_exec {
 	uint64_t callsite;
 	uint64_t args[3];
 	uint64_t retval;
-	uint64_t aux[PAIR_AUX_WORDS];	/* as given to pairer_feed_thread() */
+	/* As given with its entry to pairer_feed_thread(). */
+	uint64_t aux[PAIR_AUX_WORDS];
 	/*
 	 * The probed calls it made directly (entries while it was the
 	 * innermost open frame of its thread), by callee id; a block's is

@@ -17,10 +17,9 @@
  */
 struct pipeline_thread {
 	struct pair_thread pair;	/* its open calls and blocks */
-	struct tl_thread *tl;		/* NULL until the timeline sees it */
+	struct tl_thread *tl;		/* NULL till the timeline has it */
 	uint32_t sci;			/* the engine's handle of it */
 };
-
 
 /* A new state for @tid; NULL without memory. */
 struct pipeline_thread *pipeline_thread_new(struct pipeline *p, uint32_t tid);

@@ -91,7 +91,7 @@ struct sci_engine {
 
 	struct sci_bt *bts;
 	size_t nr_bts, cap_bts;
-	struct hashmap bt_map;		/* block << 32 | thread -> index */
+	struct hashmap bt_map;		/* block << 32 | thread -> idx */
 
 	/* Folded threads (sci_fold_thread): free slots, and what is kept. */
 	uint32_t free_threads, free_bts;	/* list heads: index + 1 */

@@ -113,7 +113,6 @@ void tl_set_act(struct timeline *tl, struct tl_thread *t,
 	t->act = act;
 }
 
-
 /* A record of its own: a thread not seen before is active from now. */
 static void tl_seen(struct timeline *tl, struct tl_thread *t, uint64_t ts)
 {
@@ -156,14 +155,13 @@ static uint64_t cpu_traced(const struct tl_cpu *c, uint64_t ts)
 	return c->acc + (c->tid && ts > c->since ? ts - c->since : 0);
 }
 
-
+/* CPU @cpu's state; the CPUs are grown zeroed: never used. */
 static struct tl_cpu *tl_cpu(struct timeline *tl, uint32_t cpu)
 {
 	if (ARRAY_RESERVE(tl->cpus, tl->nr_cpus, (size_t)cpu + 1))
 		return NULL;
 	return &tl->cpus[cpu];
 }
-
 
 static void tl_vacate(struct timeline *tl, struct tl_thread *t, uint64_t ts)
 {
@@ -259,7 +257,6 @@ static void tl_back_on_cpu(struct timeline *tl, struct tl_thread *t,
 		traced = over;
 	t->cum[TL_RQ_PROGRAM] += traced < off ? traced : off;
 }
-
 
 int timeline_thread_running(struct timeline *tl, struct tl_thread *t,
 			    uint16_t cpu, uint64_t ts,
@@ -363,7 +360,6 @@ static int tl_switch_out(struct timeline *tl, struct tl_thread *t,
 	tl_update_demand(tl, t, rec->ts_ns);
 	return 0;
 }
-
 
 /*
  * A thread is born active, and a reused tid is a new thread: nothing of

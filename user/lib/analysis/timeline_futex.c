@@ -83,7 +83,6 @@ void timeline_wakers_add(struct timeline_wakers *w, uint32_t func,
 	x->wait_ns += wait_ns;
 }
 
-
 /* For the probed functions open at waits: few, so a list will do. */
 static int add_distinct(uint32_t **arr, uint32_t *n, size_t *cap, uint32_t v)
 {
@@ -211,7 +210,6 @@ int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 		return -ENOMEM;
 	return 0;
 }
-
 
 int tl_futex_enter(struct timeline *tl, struct tl_thread *t,
 			  const struct ispot_record *rec, uint32_t open_func,

@@ -73,7 +73,7 @@ struct timeline {
 	uint32_t nr_active;
 	uint64_t act_acc, act_since;
 	uint64_t last_ts;
-	struct tl_cpu *cpus;
+	struct tl_cpu *cpus;		/* by CPU number */
 	size_t nr_cpus;
 	/*
 	 * Threads on a CPU or waiting for one (demand), the CPUs traced

@@ -124,7 +124,7 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 			return;
 		name = buf;
 	}
-	/* The slices mirror the pairer's frames; its executions are not used. */
+	/* The slices mirror the pairer's frames, not its executions. */
 	if (pairer_feed_thread(pf->pairer, &t->pair, rec, NULL, &e) < 0)
 		pf_fail(pf, -ENOMEM);
 	pf_calls(pf, t, rec, name);

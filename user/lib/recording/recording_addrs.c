@@ -21,8 +21,9 @@ static void seed_init(void)
 	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s)) {
 		/* No entropy yet: still not knowable from a file. */
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		s = hash_mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
-			  ((uint64_t)getpid() << 48) ^ (uintptr_t)&ts);
+		s = hash_mix64((uint64_t)ts.tv_nsec ^
+			       ((uint64_t)ts.tv_sec << 30) ^
+			       ((uint64_t)getpid() << 48) ^ (uintptr_t)&ts);
 	}
 	seed = s;
 	seeded = true;

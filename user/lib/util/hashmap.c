@@ -130,7 +130,8 @@ bool hashmap_delete(struct hashmap *map, uint64_t key, uint64_t *value)
 		return false;
 	if (value)
 		*value = map->entries[hole].value;
-	for (j = (hole + 1) & mask; hashmap_slot_used(map, j); j = (j + 1) & mask) {
+	for (j = (hole + 1) & mask; hashmap_slot_used(map, j);
+	     j = (j + 1) & mask) {
 		if (hm_may_fill(hashmap_hash(map, map->entries[j].key) & mask,
 				hole, j)) {
 			map->entries[hole] = map->entries[j];

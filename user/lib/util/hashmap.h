@@ -14,7 +14,7 @@
  * map whose keys come and go for ever (threads) stays as short to probe
  * as a fresh one, and its size follows the keys it holds.
  *
- *	struct hashmap threads = { 0 };		(tid -> struct thread *)
+ *	struct hashmap threads = { 0 };	(tid -> struct thread *)
  *
  *	t = hashmap_find_ptr(&threads, tid);
  *	if (!t && (!(t = calloc(1, sizeof(*t))) ||
