@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "analysis/durations.h"
 
 /* One function's samples: its first threads', then the shared one. */
@@ -53,20 +54,9 @@ void durations_free(struct durations *d)
 
 static struct func_samples *func_get(struct durations *d, uint32_t func_id)
 {
-	struct func_samples **grown;
-	size_t n;
-
-	if (func_id >= d->nr_funcs) {
-		n = func_id + 1 > 2 * d->nr_funcs ? func_id + 1 :
-		    2 * d->nr_funcs;
-		grown = realloc(d->funcs, n * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		memset(grown + d->nr_funcs, 0,
-		       (n - d->nr_funcs) * sizeof(*grown));
-		d->funcs = grown;
-		d->nr_funcs = n;
-	}
+	/* Indexed by function id: what growth adds reads as "none yet". */
+	if (ARRAY_RESERVE(d->funcs, d->nr_funcs, (size_t)func_id + 1))
+		return NULL;
 	if (!d->funcs[func_id])
 		d->funcs[func_id] = calloc(1, sizeof(struct func_samples));
 	return d->funcs[func_id];
@@ -95,7 +85,7 @@ int durations_add(struct durations *d, uint32_t func_id, uint32_t tid,
 {
 	struct func_samples *f = func_get(d, func_id);
 	struct duration_sample *s;
-	uint64_t *grown, slot;
+	uint64_t slot;
 
 	if (!f)
 		return -ENOMEM;
@@ -106,15 +96,8 @@ int durations_add(struct durations *d, uint32_t func_id, uint32_t tid,
 	if (ns > s->max)
 		s->max = ns;
 	if (s->nr < DURATIONS_CAP) {
-		if (s->nr == s->cap) {
-			size_t cap = s->cap ? 2 * s->cap : 64;
-
-			grown = realloc(s->ns, cap * sizeof(*grown));
-			if (!grown)
-				return -ENOMEM;
-			s->ns = grown;
-			s->cap = cap;
-		}
+		if (ARRAY_RESERVE(s->ns, s->cap, s->nr + 1))
+			return -ENOMEM;
 		s->ns[s->nr++] = ns;
 		return 0;
 	}

@@ -7,10 +7,16 @@
 #include <string.h>
 
 #include "analysis/excess.h"
+#include "util/hashmap.h"
 
-struct excess_block {
+/* What names a block: the map's keys point to these. */
+struct excess_block_id {
 	uint32_t func_id;
 	uint64_t key;
+};
+
+struct excess_block {
+	struct excess_block_id id;
 	uint64_t calls;
 	uint32_t nr_counters;
 	/* [counter][bucket]: valid executions and their summed deltas. */
@@ -19,9 +25,7 @@ struct excess_block {
 };
 
 struct excess {
-	struct excess_block **blocks;	/* open addressing */
-	size_t cap;			/* power of two */
-	size_t used;
+	struct hashmap blocks;		/* &block->id -> block */
 };
 
 unsigned int excess_bucket(uint64_t ns)
@@ -35,88 +39,84 @@ unsigned int excess_bucket(uint64_t ns)
 	       ((ns >> (e - EXCESS_SUB_BITS)) & (EXCESS_SUB - 1));
 }
 
+/*
+ * Fibonacci hashing of the pair, its high half.  The map walks its slots
+ * in order for a function's figures, which sum floating-point numbers in
+ * that order: this hash keeps the order (and so the figures to the last
+ * bit) what it has always been.
+ */
+static size_t excess_hash(uint64_t key, const void *ctx)
+{
+	const struct excess_block_id *id = (const void *)(uintptr_t)key;
+
+	(void)ctx;
+	return (size_t)(((id->key ^ ((uint64_t)id->func_id << 40)) *
+			 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+static bool excess_equal(uint64_t stored, uint64_t key, const void *ctx)
+{
+	const struct excess_block_id *a = (const void *)(uintptr_t)stored;
+	const struct excess_block_id *b = (const void *)(uintptr_t)key;
+
+	(void)ctx;
+	return a->func_id == b->func_id && a->key == b->key;
+}
+
 struct excess *excess_new(void)
 {
 	struct excess *x = calloc(1, sizeof(*x));
 
-	if (!x)
-		return NULL;
-	x->cap = 16;
-	x->blocks = calloc(x->cap, sizeof(*x->blocks));
-	if (!x->blocks) {
-		free(x);
-		return NULL;
-	}
+	if (x)
+		hashmap_init(&x->blocks, excess_hash, excess_equal, NULL);
 	return x;
 }
 
 void excess_free(struct excess *x)
 {
-	size_t i;
+	const struct hashmap_entry *e;
+	size_t pos;
 
 	if (!x)
 		return;
-	for (i = 0; i < x->cap; i++)
-		free(x->blocks[i]);
-	free(x->blocks);
+	hashmap_for_each(&x->blocks, e, pos)
+		free((void *)(uintptr_t)e->value);
+	hashmap_free(&x->blocks);
 	free(x);
 }
 
-static size_t excess_slot(const struct excess *x, uint32_t func_id,
-			  uint64_t key)
+/* Block (@func_id, @key), made on first sight; NULL without memory. */
+static struct excess_block *excess_block(struct excess *x, uint32_t func_id,
+					 uint64_t key)
 {
-	uint64_t h = (key ^ ((uint64_t)func_id << 40)) * 0x9e3779b97f4a7c15ull;
-	size_t i = (h >> 32) & (x->cap - 1);
+	struct excess_block_id id = { .func_id = func_id, .key = key };
+	struct excess_block *b = hashmap_find_ptr(&x->blocks, (uintptr_t)&id);
 
-	while (x->blocks[i] && (x->blocks[i]->func_id != func_id ||
-				x->blocks[i]->key != key))
-		i = (i + 1) & (x->cap - 1);
-	return i;
-}
-
-static int excess_grow(struct excess *x)
-{
-	struct excess_block **old = x->blocks;
-	size_t i, oldcap = x->cap;
-
-	x->blocks = calloc(oldcap * 2, sizeof(*x->blocks));
-	if (!x->blocks) {
-		x->blocks = old;
-		return -ENOMEM;
+	if (b)
+		return b;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->id = id;
+	if (hashmap_insert(&x->blocks, (uintptr_t)&b->id, (uintptr_t)b)) {
+		free(b);
+		return NULL;
 	}
-	x->cap = oldcap * 2;
-	for (i = 0; i < oldcap; i++)
-		if (old[i])
-			x->blocks[excess_slot(x, old[i]->func_id,
-					      old[i]->key)] = old[i];
-	free(old);
-	return 0;
+	return b;
 }
 
 int excess_add(struct excess *x, uint32_t func_id, uint64_t key,
 	       const struct pair_exec *e)
 {
 	unsigned int bucket = excess_bucket(e->exit_ts - e->entry_ts);
-	size_t i = excess_slot(x, func_id, key);
-	struct excess_block *b = x->blocks[i];
+	struct excess_block *b;
 	uint32_t c;
 
 	if (!e->nr_counters)
 		return 0;
-	if (!b) {
-		if ((x->used + 1) * 2 > x->cap) {
-			if (excess_grow(x))
-				return -ENOMEM;
-			i = excess_slot(x, func_id, key);
-		}
-		b = calloc(1, sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		b->func_id = func_id;
-		b->key = key;
-		x->blocks[i] = b;
-		x->used++;
-	}
+	b = excess_block(x, func_id, key);
+	if (!b)
+		return -ENOMEM;
 	b->calls++;
 	if (e->nr_counters > b->nr_counters)
 		b->nr_counters = e->nr_counters;
@@ -166,15 +166,18 @@ int excess_result(const struct excess *x, uint32_t func_id, uint64_t key,
 		  bool all_keys, struct excess_result *out)
 {
 	double sum[ISPOT_MAX_COUNTERS] = { 0 }, base[ISPOT_MAX_COUNTERS] = { 0 };
+	const struct hashmap_entry *e;
 	bool found = false;
-	size_t i;
+	size_t pos;
 	uint32_t c;
 
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < x->cap; i++) {
-		const struct excess_block *b = x->blocks[i];
+	hashmap_for_each(&x->blocks, e, pos) {
+		const struct excess_block *b;
 
-		if (!b || b->func_id != func_id || (!all_keys && b->key != key))
+		b = (const void *)(uintptr_t)e->value;
+
+		if (b->id.func_id != func_id || (!all_keys && b->id.key != key))
 			continue;
 		found = true;
 		out->calls += b->calls;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "util/array.h"
+#include "util/hashmap.h"
 #include "analysis/pair.h"
-#include "util/openaddr.h"
 
 struct pair_frame {
 	uint64_t sp;
@@ -49,29 +49,11 @@ static void pair_counters(struct pair_exec *e, const struct pair_frame *f,
 			e->counter_delta[i] = x->value[i] - n->value[i];
 }
 
-/*
- * Frames grow on demand: most threads never nest deeply.  Open blocks
- * (begin markers without their end yet) have a stack of their own: a
- * block is not a call, so no return unwinds it, and it may begin in one
- * function and end in another.
- */
-struct pair_thread {
-	uint32_t tid;
-	uint32_t depth;
-	uint32_t cap;
-	struct pair_frame *frames;
-	uint32_t nr_blocks;
-	uint32_t cap_blocks;
-	struct pair_frame *blocks;
-	uint64_t exit_ts;	/* pairer_thread_exit_at(), 0: alive */
-};
-
 struct pairer {
 	pair_cb cb;
 	void *ctx;
-	struct pair_thread **threads;	/* open addressing by tid */
-	size_t cap;			/* power of two */
-	size_t used;
+	/* tid -> struct pair_thread *, for the callers by tid. */
+	struct hashmap threads;
 	uint64_t tramp_start, tramp_end;
 	uint32_t *markers;		/* by probe id: PAIR_MARKER_*, block */
 	uint32_t nr_markers;
@@ -131,85 +113,15 @@ struct pairer *pairer_new(pair_cb cb, void *ctx)
 		return NULL;
 	p->cb = cb;
 	p->ctx = ctx;
-	p->cap = 64;
-	p->threads = calloc(p->cap, sizeof(*p->threads));
-	if (!p->threads) {
-		free(p);
-		return NULL;
-	}
 	return p;
 }
 
-static size_t pair_home(const struct pairer *p, uint32_t tid)
-{
-	return (tid * 0x9e3779b1u) & (p->cap - 1);
-}
-
-static size_t pair_slot(const struct pairer *p, uint32_t tid)
-{
-	size_t i = pair_home(p, tid);
-
-	while (p->threads[i] && p->threads[i]->tid != tid)
-		i = (i + 1) & (p->cap - 1);
-	return i;
-}
-
-static int pair_grow(struct pairer *p)
-{
-	struct pair_thread **old = p->threads;
-	size_t i, oldcap = p->cap;
-
-	p->threads = calloc(oldcap * 2, sizeof(*p->threads));
-	if (!p->threads) {
-		p->threads = old;
-		return -ENOMEM;
-	}
-	p->cap = oldcap * 2;
-	for (i = 0; i < oldcap; i++)
-		if (old[i])
-			p->threads[pair_slot(p, old[i]->tid)] = old[i];
-	free(old);
-	return 0;
-}
-
-static struct pair_thread *pair_thread(struct pairer *p, uint32_t tid,
-				       int create)
-{
-	size_t i = pair_slot(p, tid);
-
-	if (p->threads[i] || !create)
-		return p->threads[i];
-	if ((p->used + 1) * 2 > p->cap) {
-		if (pair_grow(p))
-			return NULL;
-		i = pair_slot(p, tid);
-	}
-	p->threads[i] = calloc(1, sizeof(struct pair_thread));
-	if (!p->threads[i])
-		return NULL;
-	p->threads[i]->tid = tid;
-	p->used++;
-	return p->threads[i];
-}
-
-/* Room for one more frame in @frames (of @depth used, @cap allocated). */
+/* Room for one more frame in @frames (@depth used), up to PAIR_MAX_DEPTH. */
 static int pair_reserve(struct pair_frame **frames, uint32_t depth,
-			uint32_t *cap)
+			size_t *cap)
 {
-	struct pair_frame *f;
-	uint32_t n;
-
-	if (depth < *cap || *cap == PAIR_MAX_DEPTH)
-		return 0;
-	n = *cap ? *cap * 2 : 8;
-	if (n > PAIR_MAX_DEPTH)
-		n = PAIR_MAX_DEPTH;
-	f = realloc(*frames, n * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	*frames = f;
-	*cap = n;
-	return 0;
+	return depth < PAIR_MAX_DEPTH ?
+	       ARRAY_RESERVE(*frames, *cap, (size_t)depth + 1) : 0;
 }
 
 /* Push the frame @rec opens onto @frames, dropping the oldest if full. */
@@ -245,29 +157,24 @@ static void pair_push(struct pairer *p, struct pair_frame *frames,
 }
 
 /*
- * @rec's thread.  One that exited (pairer_thread_exit_at()) keeps its open
- * entries for records from before its exit, late ones of its last calls;
- * the first record from after it (a reused tid) finds them unpaired.
+ * A thread that exited (pair_thread_exit_at()) keeps its open entries for
+ * records from before its exit, late ones of its last calls; the first
+ * record from after it (a reused tid) finds them unpaired.
  */
-static struct pair_thread *pair_thread_rec(struct pairer *p,
-					   const struct ispot_record *rec,
-					   int create)
+static void pair_thread_reused(struct pairer *p, struct pair_thread *t,
+			       const struct ispot_record *rec)
 {
-	struct pair_thread *t = pair_thread(p, rec->tid, create);
-
-	if (t && t->exit_ts && rec->ts_ns >= t->exit_ts) {
+	if (t->exit_ts && rec->ts_ns >= t->exit_ts) {
 		p->stats.unpaired_entries += t->depth + t->nr_blocks;
 		t->depth = 0;
 		t->nr_blocks = 0;
 		t->exit_ts = 0;
 	}
-	return t;
 }
 
-static int pair_entry(struct pairer *p, const struct ispot_record *rec,
-		      const uint64_t *aux)
+static int pair_entry(struct pairer *p, struct pair_thread *t,
+		      const struct ispot_record *rec, const uint64_t *aux)
 {
-	struct pair_thread *t = pair_thread_rec(p, rec, 1);
 	/*
 	 * ip 0: the module did not read the call site (NO_CALLSITE), so a
 	 * tail call cannot be told from a reused sp; assume the tail call,
@@ -277,7 +184,7 @@ static int pair_entry(struct pairer *p, const struct ispot_record *rec,
 	bool chained = !rec->ip ||
 		       (rec->ip >= p->tramp_start && rec->ip < p->tramp_end);
 
-	if (!t || pair_reserve(&t->frames, t->depth, &t->cap))
+	if (pair_reserve(&t->frames, t->depth, &t->cap))
 		return -ENOMEM;
 	/*
 	 * The stack grows down: an open entry at or below this entry's sp
@@ -297,48 +204,41 @@ static int pair_entry(struct pairer *p, const struct ispot_record *rec,
 	return 0;
 }
 
-/* @f, opened by an entry or a begin marker, is closed by @rec. */
-static void pair_emit(struct pairer *p, const struct pair_thread *t,
-		      const struct pair_frame *f,
-		      const struct ispot_record *rec)
+/* @f, opened by an entry or a begin marker, is closed by @rec: into @e. */
+static int pair_emit(struct pairer *p, const struct pair_thread *t,
+		     const struct pair_frame *f,
+		     const struct ispot_record *rec, struct pair_exec *e)
 {
-	struct pair_exec e;
-
 	/* Every field set once, no memset: this runs for every record pair. */
-	e.tid = rec->tid;
-	e.tgid = rec->tgid;
-	e.probe_id = f->probe_id;
-	e.depth = t->depth;
-	e.entry_cpu = f->cpu;
-	e.exit_cpu = rec->cpu;
-	e.entry_ts = f->ts;
-	e.exit_ts = rec->ts_ns;
+	e->tid = rec->tid;
+	e->tgid = rec->tgid;
+	e->exit_cpu = rec->cpu;
+	e->exit_ts = rec->ts_ns;
+	e->retval = rec->kind == ISPOT_REC_EXIT ? rec->data[0] : 0;
 	/* Without a call site read at entry, the return target is it. */
-	e.callsite = f->callsite ? f->callsite : rec->ip;
-	memcpy(e.args, f->args, sizeof(e.args));
-	memcpy(e.aux, f->aux, sizeof(e.aux));
-	e.shape = f->shape;
-	e.retval = rec->kind == ISPOT_REC_EXIT ? rec->data[0] : 0;
-	e.nr_counters = 0;
-	e.counters_valid = 0;
-	memset(e.counter_delta, 0, sizeof(e.counter_delta));
+	e->callsite = f->callsite ? f->callsite : rec->ip;
+	e->probe_id = f->probe_id;
+	e->entry_cpu = f->cpu;
+	e->entry_ts = f->ts;
+	memcpy(e->args, f->args, sizeof(e->args));
+	memcpy(e->aux, f->aux, sizeof(e->aux));
+	e->shape = f->shape;
+	e->depth = t->depth;
+	e->nr_counters = 0;
+	e->counters_valid = 0;
+	memset(e->counter_delta, 0, sizeof(e->counter_delta));
 	if (f->has_counters)
-		pair_counters(&e, f, rec);
+		pair_counters(e, f, rec);
 	p->stats.paired++;
-	if (p->cb)
-		p->cb(&e, p->ctx);
+	return 1;
 }
 
-static void pair_exit(struct pairer *p, const struct ispot_record *rec)
+static int pair_exit(struct pairer *p, struct pair_thread *t,
+		     const struct ispot_record *rec, struct pair_exec *e)
 {
-	struct pair_thread *t = pair_thread_rec(p, rec, 0);
 	uint64_t want = rec->sp - sizeof(uint64_t);
 	uint32_t i;
 
-	if (!t) {
-		p->stats.unpaired_exits++;
-		return;
-	}
 	/* Frames deeper than the returning one never returned. */
 	while (t->depth && t->frames[t->depth - 1].sp < want) {
 		t->depth--;
@@ -350,20 +250,19 @@ static void pair_exit(struct pairer *p, const struct ispot_record *rec)
 			break;
 	if (i == 0 || t->frames[i - 1].sp != want) {
 		p->stats.unpaired_exits++;
-		return;
+		return 0;
 	}
 	p->stats.unpaired_entries += t->depth - i;
 	t->depth = i - 1;
-	pair_emit(p, t, &t->frames[t->depth], rec);
+	return pair_emit(p, t, &t->frames[t->depth], rec, e);
 }
 
 /* A begin marker opens a block; pair_block_end() closes it. */
-static int pair_block_begin(struct pairer *p, const struct ispot_record *rec,
+static int pair_block_begin(struct pairer *p, struct pair_thread *t,
+			    const struct ispot_record *rec,
 			    const uint64_t *aux)
 {
-	struct pair_thread *t = pair_thread_rec(p, rec, 1);
-
-	if (!t || pair_reserve(&t->blocks, t->nr_blocks, &t->cap_blocks))
+	if (pair_reserve(&t->blocks, t->nr_blocks, &t->cap_blocks))
 		return -ENOMEM;
 	pair_push(p, t->blocks, &t->nr_blocks, rec, aux);
 	return 0;
@@ -375,142 +274,154 @@ static int pair_block_begin(struct pairer *p, const struct ispot_record *rec,
  * overlap rather than nest), and a nested block of the same name closes
  * first.
  */
-static void pair_block_end(struct pairer *p, const struct ispot_record *rec,
-			   uint32_t block)
+static int pair_block_end(struct pairer *p, struct pair_thread *t,
+			  const struct ispot_record *rec, uint32_t block,
+			  struct pair_exec *e)
 {
-	struct pair_thread *t = pair_thread_rec(p, rec, 0);
 	struct pair_frame f;
 	uint32_t i;
 
-	for (i = t ? t->nr_blocks : 0; i > 0; i--)
+	for (i = t->nr_blocks; i > 0; i--)
 		if ((pair_marker(p, t->blocks[i - 1].probe_id) &
 		     PAIR_MARKER_BLOCK) == block)
 			break;
 	if (i == 0) {
 		p->stats.unpaired_exits++;
-		return;
+		return 0;
 	}
 	f = t->blocks[i - 1];
 	memmove(&t->blocks[i - 1], &t->blocks[i],
 		(t->nr_blocks - i) * sizeof(t->blocks[0]));
 	t->nr_blocks--;
-	pair_emit(p, t, &f, rec);
+	return pair_emit(p, t, &f, rec, e);
 }
 
-int pairer_feed(struct pairer *p, const struct ispot_record *rec)
-{
-	return pairer_feed_aux(p, rec, NULL);
-}
-
-uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid)
-{
-	return pairer_open_probe_at(p, tid, 0);
-}
-
-uint32_t pairer_open_probe_at(const struct pairer *p, uint32_t tid,
-			      uint32_t up)
-{
-	const struct pair_thread *t = p->threads[pair_slot(p, tid)];
-
-	return t && t->depth > up ? t->frames[t->depth - 1 - up].probe_id : 0;
-}
-
-uint64_t pairer_open_callsite_at(const struct pairer *p, uint32_t tid,
-				 uint32_t up)
-{
-	const struct pair_thread *t = p->threads[pair_slot(p, tid)];
-
-	return t && t->depth > up ? t->frames[t->depth - 1 - up].callsite : 0;
-}
-
-uint64_t pairer_open_ts_at(const struct pairer *p, uint32_t tid, uint32_t up)
-{
-	const struct pair_thread *t = p->threads[pair_slot(p, tid)];
-
-	return t && t->depth > up ? t->frames[t->depth - 1 - up].ts : 0;
-}
-
-int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,
-		    const uint64_t *aux)
+int pairer_feed_thread(struct pairer *p, struct pair_thread *t,
+		       const struct ispot_record *rec, const uint64_t *aux,
+		       struct pair_exec *out)
 {
 	uint32_t m;
 
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
+		pair_thread_reused(p, t, rec);
 		m = pair_marker(p, rec->probe_id);
 		if (m & PAIR_MARKER_BEGIN)
-			return pair_block_begin(p, rec, aux);
-		if (m & PAIR_MARKER_END) {
-			pair_block_end(p, rec, m & PAIR_MARKER_BLOCK);
-			return 0;
-		}
-		return pair_entry(p, rec, aux);
+			return pair_block_begin(p, t, rec, aux);
+		if (m & PAIR_MARKER_END)
+			return pair_block_end(p, t, rec, m & PAIR_MARKER_BLOCK,
+					      out);
+		return pair_entry(p, t, rec, aux);
 	case ISPOT_REC_EXIT:
-		pair_exit(p, rec);
-		return 0;
+		pair_thread_reused(p, t, rec);
+		return pair_exit(p, t, rec, out);
 	default:
 		return 0;
 	}
 }
 
-void pairer_thread_exit(struct pairer *p, uint32_t tid)
+uint32_t pair_thread_open_probe(const struct pair_thread *t, uint32_t up)
 {
-	struct pair_thread *t = pair_thread(p, tid, 0);
+	return t->depth > up ? t->frames[t->depth - 1 - up].probe_id : 0;
+}
 
-	if (!t)
-		return;
+uint64_t pair_thread_open_callsite(const struct pair_thread *t, uint32_t up)
+{
+	return t->depth > up ? t->frames[t->depth - 1 - up].callsite : 0;
+}
+
+uint64_t pair_thread_open_ts(const struct pair_thread *t, uint32_t up)
+{
+	return t->depth > up ? t->frames[t->depth - 1 - up].ts : 0;
+}
+
+void pairer_thread_ended(struct pairer *p, struct pair_thread *t)
+{
 	p->stats.unpaired_entries += t->depth + t->nr_blocks;
 	t->depth = 0;
 	t->nr_blocks = 0;
 	t->exit_ts = 0;
 }
 
-void pairer_thread_exit_at(struct pairer *p, uint32_t tid, uint64_t ts)
+void pair_thread_exit_at(struct pair_thread *t, uint64_t ts)
 {
-	struct pair_thread *t = pair_thread(p, tid, 0);
-
-	if (t && (t->depth || t->nr_blocks))
+	if (t->depth || t->nr_blocks)
 		t->exit_ts = ts ? ts : 1;
 }
 
-/* Free @tid's shadow stack, deleting by backward shift (openaddr.h). */
-void pairer_forget(struct pairer *p, uint32_t tid)
+void pairer_thread_forget(struct pairer *p, struct pair_thread *t)
 {
-	size_t i = pair_slot(p, tid), j, home;
+	pairer_thread_flush(p, t);
+	free(t->frames);
+	free(t->blocks);
+	memset(t, 0, sizeof(*t));
+}
 
-	if (!p->threads[i])
-		return;
-	p->stats.unpaired_entries += p->threads[i]->depth +
-				     p->threads[i]->nr_blocks;
-	free(p->threads[i]->frames);
-	free(p->threads[i]->blocks);
-	free(p->threads[i]);
-	for (j = i;;) {
-		j = (j + 1) & (p->cap - 1);
-		if (!p->threads[j])
-			break;
-		home = pair_home(p, p->threads[j]->tid);
-		if (openaddr_may_fill(home, i, j)) {
-			p->threads[i] = p->threads[j];
-			i = j;
+void pairer_thread_flush(struct pairer *p, struct pair_thread *t)
+{
+	p->stats.unpaired_entries += t->depth + t->nr_blocks;
+	t->depth = 0;
+	t->nr_blocks = 0;
+}
+
+/* ---- by tid, for callers without per-thread state ---- */
+
+/* Whether @rec may open something: only then is its thread made. */
+static bool pair_opens(const struct pairer *p, const struct ispot_record *rec)
+{
+	return rec->kind == ISPOT_REC_ENTRY &&
+	       !(pair_marker(p, rec->probe_id) & PAIR_MARKER_END);
+}
+
+int pairer_feed(struct pairer *p, const struct ispot_record *rec)
+{
+	struct pair_thread none = { 0 }, *t;
+	struct pair_exec e;
+	int ret;
+
+	if (rec->kind != ISPOT_REC_ENTRY && rec->kind != ISPOT_REC_EXIT)
+		return 0;
+	t = hashmap_find_ptr(&p->threads, rec->tid);
+	if (!t && pair_opens(p, rec)) {
+		t = calloc(1, sizeof(*t));
+		if (!t || hashmap_insert(&p->threads, rec->tid,
+					 (uintptr_t)t)) {
+			free(t);
+			return -ENOMEM;
 		}
 	}
-	p->threads[i] = NULL;
-	p->used--;
+	/* A thread with nothing open closes nothing: no need to make it. */
+	ret = pairer_feed_thread(p, t ? t : &none, rec, NULL, &e);
+	if (ret > 0 && p->cb)
+		p->cb(&e, p->ctx);
+	return ret < 0 ? ret : 0;
+}
+
+void pairer_thread_exit(struct pairer *p, uint32_t tid)
+{
+	struct pair_thread *t = hashmap_find_ptr(&p->threads, tid);
+
+	if (t)
+		pairer_thread_ended(p, t);
+}
+
+void pairer_forget(struct pairer *p, uint32_t tid)
+{
+	uint64_t v;
+
+	if (!hashmap_delete(&p->threads, tid, &v))
+		return;
+	pairer_thread_forget(p, (struct pair_thread *)(uintptr_t)v);
+	free((void *)(uintptr_t)v);
 }
 
 void pairer_flush(struct pairer *p)
 {
-	size_t i;
+	const struct hashmap_entry *e;
+	size_t pos;
 
-	for (i = 0; i < p->cap; i++) {
-		if (!p->threads[i])
-			continue;
-		p->stats.unpaired_entries += p->threads[i]->depth +
-					     p->threads[i]->nr_blocks;
-		p->threads[i]->depth = 0;
-		p->threads[i]->nr_blocks = 0;
-	}
+	hashmap_for_each(&p->threads, e, pos)
+		pairer_thread_flush(p, (void *)(uintptr_t)e->value);
 }
 
 const struct pair_stats *pairer_stats(const struct pairer *p)
@@ -520,18 +431,19 @@ const struct pair_stats *pairer_stats(const struct pairer *p)
 
 void pairer_free(struct pairer *p)
 {
-	size_t i;
+	const struct hashmap_entry *e;
+	size_t pos;
 
 	if (!p)
 		return;
-	for (i = 0; i < p->cap; i++) {
-		if (p->threads[i]) {
-			free(p->threads[i]->frames);
-			free(p->threads[i]->blocks);
-		}
-		free(p->threads[i]);
+	hashmap_for_each(&p->threads, e, pos) {
+		struct pair_thread *t = (void *)(uintptr_t)e->value;
+
+		free(t->frames);
+		free(t->blocks);
+		free(t);
 	}
-	free(p->threads);
+	hashmap_free(&p->threads);
 	free(p->markers);
 	free(p->callees);
 	free(p);

@@ -13,6 +13,7 @@
 #define ISPOT_PAIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/ispot.h>
 
@@ -35,7 +36,8 @@ struct pair_exec {
 	uint64_t callsite;
 	uint64_t args[3];
 	uint64_t retval;
-	uint64_t aux[PAIR_AUX_WORDS];	/* as given to pairer_feed_aux() */
+	/* As given with its entry to pairer_feed_thread(). */
+	uint64_t aux[PAIR_AUX_WORDS];
 	/*
 	 * The probed calls it made directly (entries while it was the
 	 * innermost open frame of its thread), by callee id; a block's is
@@ -63,6 +65,27 @@ struct pair_stats {
 typedef void (*pair_cb)(const struct pair_exec *exec, void *ctx);
 
 struct pairer;
+struct pair_frame;
+
+/*
+ * One thread's open entries and blocks.  A caller that keeps its own
+ * per-thread state (the pipeline, the Perfetto writer) embeds one there,
+ * zeroed, and feeds it with pairer_feed_thread(), so that the pairer
+ * never looks the thread up; a zeroed one is a thread with nothing open.
+ * The fields are pair.c's.  Frames grow on demand: most threads never
+ * nest deeply.  Open blocks (begin markers without their end yet) have a
+ * stack of their own: a block is not a call, so no return unwinds it,
+ * and it may begin in one function and end in another.
+ */
+struct pair_thread {
+	struct pair_frame *frames;	/* open entries, innermost last */
+	size_t cap;
+	uint32_t depth;
+	uint32_t nr_blocks;
+	struct pair_frame *blocks;
+	size_t cap_blocks;
+	uint64_t exit_ts;	/* pair_thread_exit_at(), 0: alive */
+};
 
 struct pairer *pairer_new(pair_cb cb, void *ctx);
 /*
@@ -90,37 +113,46 @@ int pairer_set_marker(struct pairer *p, uint32_t probe_id, uint32_t block,
  */
 int pairer_set_callee(struct pairer *p, uint32_t probe_id, uint32_t id);
 
-/* Feed one ENTRY or EXIT record; other kinds are ignored. */
-int pairer_feed(struct pairer *p, const struct ispot_record *rec);
 /*
- * The same, attaching @aux (PAIR_AUX_WORDS, or NULL for zeros) to an
- * entry: the thread's state when the call began, say, to be compared with
- * its state at the exit.
+ * Feed one ENTRY or EXIT record of the thread whose state is @t (other
+ * kinds are ignored), attaching @aux (PAIR_AUX_WORDS, or NULL for zeros)
+ * to an entry.  Returns 1 when @rec closed a call (*@out is that
+ * execution, the callback is not called), 0 when not, or -ENOMEM.
  */
-int pairer_feed_aux(struct pairer *p, const struct ispot_record *rec,
-		    const uint64_t *aux);
-/* The probe of @tid's innermost open entry, 0 if none. */
-uint32_t pairer_open_probe(const struct pairer *p, uint32_t tid);
-/* The same @up entries further out (0: the innermost), 0 if none. */
-uint32_t pairer_open_probe_at(const struct pairer *p, uint32_t tid,
-			      uint32_t up);
+int pairer_feed_thread(struct pairer *p, struct pair_thread *t,
+		       const struct ispot_record *rec, const uint64_t *aux,
+		       struct pair_exec *out);
 /*
- * The return address read at that entry (0 if none: a NO_CALLSITE probe,
- * whose call site only its exit tells, or no such entry).
+ * @t's open entry @up frames out from the innermost (0): its probe (0 if
+ * none), its return address read at entry (0 if none: a NO_CALLSITE
+ * probe, whose call site only its exit tells, or no such entry), its
+ * record's timestamp (0 if none).
  */
-uint64_t pairer_open_callsite_at(const struct pairer *p, uint32_t tid,
-				 uint32_t up);
-/* The timestamp of that entry's record, 0 if no such entry. */
-uint64_t pairer_open_ts_at(const struct pairer *p, uint32_t tid, uint32_t up);
+uint32_t pair_thread_open_probe(const struct pair_thread *t, uint32_t up);
+uint64_t pair_thread_open_callsite(const struct pair_thread *t, uint32_t up);
+uint64_t pair_thread_open_ts(const struct pair_thread *t, uint32_t up);
 /* The thread exited: its open entries will never return. */
-void pairer_thread_exit(struct pairer *p, uint32_t tid);
+void pairer_thread_ended(struct pairer *p, struct pair_thread *t);
 /*
  * The same, at @ts, for a merged stream in which the EXIT of its last call
  * may come after its exit (another CPU's ring, published late): records
- * of @tid from before @ts still pair; the first one from @ts on (a reused
- * tid) counts the open entries as unpaired, as does pairer_flush().
+ * from before @ts still pair; the first one from @ts on (a reused tid)
+ * counts the open entries as unpaired, as does pairer_flush().
  */
-void pairer_thread_exit_at(struct pairer *p, uint32_t tid, uint64_t ts);
+void pair_thread_exit_at(struct pair_thread *t, uint64_t ts);
+/* Count @t's open entries as unpaired and free them (not @t itself). */
+void pairer_thread_forget(struct pairer *p, struct pair_thread *t);
+/* End of trace for @t: count every open entry as unpaired. */
+void pairer_thread_flush(struct pairer *p, struct pair_thread *t);
+
+/*
+ * The same by tid, for a caller without per-thread state: the pairer
+ * keeps a map of its own, and calls the callback for each execution.
+ * Feed one ENTRY or EXIT record; other kinds are ignored.
+ */
+int pairer_feed(struct pairer *p, const struct ispot_record *rec);
+/* The thread exited: its open entries will never return. */
+void pairer_thread_exit(struct pairer *p, uint32_t tid);
 /* Forget @tid altogether (its open entries count as unpaired). */
 void pairer_forget(struct pairer *p, uint32_t tid);
 /* End of trace: count every open entry as unpaired. */

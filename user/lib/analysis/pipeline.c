@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Records -> pairs -> SCI; see pipeline.h. */
+/* Records -> per-thread state -> timeline, pairs -> SCI; see pipeline.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/array.h"
-#include "analysis/pipeline.h"
+#include "analysis/pipeline_internal.h"
 
 _Static_assert(TL_NR_TOTALS + 1 <= PAIR_AUX_WORDS,
 	       "an entry carries its thread's totals to its exit");
@@ -83,9 +83,9 @@ static void pipeline_causes(const uint64_t *now, const uint64_t *then,
 	c->others_ns = c->context ? others : 0;
 }
 
-static void pipeline_exec(const struct pair_exec *e, void *ctx)
+/* A paired execution: its key, and into every tally. */
+static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 {
-	struct pipeline *p = ctx;
 	const struct pipeline_probe *probe = &p->probes[e->probe_id];
 
 	uint64_t key = key_value(&probe->key, e);
@@ -141,59 +141,62 @@ int pipeline_enable_counters(struct pipeline *p)
 	return p->excess ? 0 : -ENOMEM;
 }
 
-/* The function @tid is inside, for the futex report. */
-static uint32_t pipeline_open_func(const struct pipeline *p, uint32_t tid)
+/* The function @t is inside, for the futex report. */
+static uint32_t pipeline_open_func(const struct pipeline *p,
+				   const struct pair_thread *t)
 {
-	uint32_t id = pairer_open_probe(p->pairer, tid);
+	uint32_t id = pair_thread_open_probe(t, 0);
 
 	return id && id < p->nr_probes && p->probes[id].used ?
 	       p->probes[id].func_id : TL_NO_FUNC;
 }
 
 /*
- * The function to credit with the waits that @tid's wake ends: the
+ * The function to credit with the waits that @t's wake ends: the
  * innermost open one that is not a synchronisation call, since the lock
  * was held by the function that called pthread_mutex_unlock.  With none,
  * the outermost lock call's return address names that caller (*callsite,
  * else 0): --sync alone still says which critical section it was.
  */
-static uint32_t pipeline_waker_func(const struct pipeline *p, uint32_t tid,
+static uint32_t pipeline_waker_func(const struct pipeline *p,
+				     const struct pair_thread *t,
 				     uint64_t *callsite)
 {
 	uint32_t up, id;
 
 	*callsite = 0;
-	for (up = 0; (id = pairer_open_probe_at(p->pairer, tid, up)); up++) {
+	for (up = 0; (id = pair_thread_open_probe(t, up)); up++) {
 		if (id >= p->nr_probes || !p->probes[id].used)
 			break;
 		if (!p->probes[id].sync) {
 			*callsite = 0;
 			return p->probes[id].func_id;
 		}
-		*callsite = pairer_open_callsite_at(p->pairer, tid, up);
+		*callsite = pair_thread_open_callsite(t, up);
 	}
 	return TL_NO_FUNC;
 }
 
 /*
- * A SWITCH_* or FUTEX_* record to the timeline, with the function it is
- * charged to (FUTEX_ENTER) or open in (SWITCH_OUT).
+ * A SWITCH_* or FUTEX_* record of thread @th to the timeline, with the
+ * function it is charged to (FUTEX_ENTER) or open in (SWITCH_OUT).
  */
-static int pipeline_futex(struct pipeline *p, const struct ispot_record *rec)
+static int pipeline_futex(struct pipeline *p, struct pipeline_thread *th,
+			  const struct ispot_record *rec)
 {
 	uint64_t callsite = 0;
 	uint32_t func = TL_NO_FUNC;
 
 	if (rec->kind == ISPOT_REC_FUTEX_ENTER) {
 		if (timeline_futex_op_wakes((uint32_t)rec->data[1]))
-			func = pipeline_waker_func(p, rec->tid, &callsite);
+			func = pipeline_waker_func(p, &th->pair, &callsite);
 		else
-			func = pipeline_open_func(p, rec->tid);
+			func = pipeline_open_func(p, &th->pair);
 	} else if (rec->kind == ISPOT_REC_SWITCH_OUT) {
 		/* A sleep outside every traced call is idle (timeline.h). */
-		func = pipeline_open_func(p, rec->tid);
+		func = pipeline_open_func(p, &th->pair);
 	}
-	return timeline_record_callsite(p->tl, rec, func, callsite);
+	return timeline_thread_record(p->tl, th->tl, rec, func, callsite);
 }
 
 struct pipeline *pipeline_new(void)
@@ -202,7 +205,8 @@ struct pipeline *pipeline_new(void)
 
 	if (!p)
 		return NULL;
-	p->pairer = pairer_new(pipeline_exec, p);
+	fifo_init(&p->exits, sizeof(struct pipeline_exit));
+	p->pairer = pairer_new(NULL, NULL);
 	p->sci = sci_new();
 	p->stacks = stacks_new();
 	p->args = argbuckets_new();
@@ -218,6 +222,7 @@ void pipeline_free(struct pipeline *p)
 {
 	if (!p)
 		return;
+	pipeline_threads_free(p);
 	pairer_free(p->pairer);
 	if (!p->sci_borrowed)
 		sci_free(p->sci);
@@ -230,7 +235,7 @@ void pipeline_free(struct pipeline *p)
 	if (!p->shapes_borrowed)
 		shapes_free(p->shapes);
 	free(p->probes);
-	free(p->exits);
+	fifo_free(&p->exits);
 	free(p);
 }
 
@@ -339,6 +344,88 @@ static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
 		p->stats.nomem++;
 }
 
+/*
+ * @rec's thread, held by the engine: its TASK_NEW may be lost, and its
+ * calls never complete, but the engine holds it all the same, or it
+ * would never be forgotten (pipeline_forget_exited()).  NULL without
+ * memory for its state (the engine holds it even then).
+ */
+static struct pipeline_thread *pipeline_held(struct pipeline *p,
+					     const struct ispot_record *rec)
+{
+	struct pipeline_thread *th = pipeline_thread(p, rec->tid);
+	int err;
+
+	if (th)
+		err = sci_thread_hold_ref(p->sci, &th->sci, rec->tid,
+					  rec->ts_ns);
+	else
+		err = sci_thread_hold(p->sci, rec->tid, rec->ts_ns) ?: -ENOMEM;
+	if (err)
+		p->stats.nomem++;
+	return th;
+}
+
+/*
+ * An ENTRY or EXIT of a known probe: the thread's totals now (when causes
+ * are on) ride on an entry to its exit, and a call it closes is scored.
+ */
+static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
+{
+	struct pipeline_thread *th = pipeline_held(p, rec);
+	const uint64_t *aux = NULL;
+	struct pair_exec e;
+	int paired, err;
+
+	if (!th)
+		return;
+	if (p->tl) {
+		err = pipeline_tl(th, rec->tid);
+		if (err)
+			memset(p->now, 0, TL_NR_TOTALS * sizeof(p->now[0]));
+		else
+			err = timeline_thread_running(p->tl, th->tl, rec->cpu,
+						      rec->ts_ns, p->now);
+		/* The last word says whether the totals are real. */
+		p->now[TL_NR_TOTALS] = !err;
+		if (err)
+			p->stats.nomem++;
+		aux = p->now;
+	}
+	paired = pairer_feed_thread(p->pairer, &th->pair, rec, aux, &e);
+	if (paired < 0)
+		p->stats.nomem++;
+	else if (paired)
+		pipeline_exec(p, &e);
+}
+
+/* A SWITCH_* or FUTEX_* record, when causes are on. */
+static void pipeline_wait(struct pipeline *p, const struct ispot_record *rec)
+{
+	struct pipeline_thread *th = pipeline_held(p, rec);
+
+	if (th && (pipeline_tl(th, rec->tid) || pipeline_futex(p, th, rec)))
+		p->stats.nomem++;
+}
+
+/* A TASK_NEW: the engine sees the thread, and the timeline if it is on. */
+static void pipeline_task_new(struct pipeline *p,
+			      const struct ispot_record *rec)
+{
+	struct pipeline_thread *th;
+
+	if (pipeline_thread_seen(p, rec->tid, rec->ts_ns)) {
+		p->stats.nomem++;
+		return;
+	}
+	if (!p->tl)
+		return;
+	th = pipeline_thread(p, rec->tid);
+	if (!th || pipeline_tl(th, rec->tid) ||
+	    timeline_thread_record(p->tl, th->tl, rec, TL_NO_FUNC, 0))
+		p->stats.nomem++;
+}
+
 void pipeline_record(void *ctx, const struct ispot_record *rec)
 {
 	struct pipeline *p = ctx;
@@ -346,7 +433,7 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
 	case ISPOT_REC_EXIT:
-		/* Checked here so the pair callback can index blindly. */
+		/* Checked here so that scoring can index blindly. */
 		if (rec->probe_id >= p->nr_probes ||
 		    !p->probes[rec->probe_id].used) {
 			p->stats.unknown_probe++;
@@ -356,24 +443,7 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 			p->stats.entries++;
 		else
 			p->stats.exits++;
-		/*
-		 * Its TASK_NEW may be lost, and its calls never complete:
-		 * the engine holds it all the same, or it would never be
-		 * forgotten (pipeline_forget_exited()).
-		 */
-		if (sci_thread_hold(p->sci, rec->tid, rec->ts_ns))
-			p->stats.nomem++;
-		if (p->tl) {
-			p->now[TL_NR_TOTALS] = !timeline_running_totals(
-				p->tl, rec->tid, rec->cpu, rec->ts_ns, p->now);
-			if (!p->now[TL_NR_TOTALS])
-				p->stats.nomem++;
-			if (pairer_feed_aux(p->pairer, rec, p->now))
-				p->stats.nomem++;
-			return;
-		}
-		if (pairer_feed(p->pairer, rec))
-			p->stats.nomem++;
+		pipeline_call(p, rec);
 		return;
 	case ISPOT_REC_STACK:
 		pipeline_stack(p, rec);
@@ -383,18 +453,12 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 	case ISPOT_REC_FUTEX_ENTER:
 	case ISPOT_REC_FUTEX_EXIT:
 		p->stats.waits++;
-		if (!p->tl)
-			return;
-		/* Both, whatever the first gives: a failed hold loses no wait. */
-		if (sci_thread_hold(p->sci, rec->tid, rec->ts_ns) |
-		    pipeline_futex(p, rec))
-			p->stats.nomem++;
+		if (p->tl)
+			pipeline_wait(p, rec);
 		return;
 	case ISPOT_REC_TASK_NEW:
 		p->stats.tasks++;
-		if (pipeline_thread_seen(p, rec->tid, rec->ts_ns) ||
-		    (p->tl && timeline_record(p->tl, rec, TL_NO_FUNC)))
-			p->stats.nomem++;
+		pipeline_task_new(p, rec);
 		return;
 	case ISPOT_REC_TASK_EXIT:
 		p->stats.tasks++;
@@ -405,89 +469,4 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		p->stats.unknown_kind++;
 		return;
 	}
-}
-
-int pipeline_thread_seen(struct pipeline *p, uint32_t tid, uint64_t ts)
-{
-	return sci_thread_seen(p->sci, tid, ts);
-}
-
-void pipeline_forget_exited(struct pipeline *p, uint64_t delay_ns)
-{
-	p->forget_delay_ns = delay_ns;
-}
-
-/* Queue an exit; if the ring cannot grow the thread is simply kept. */
-static void exit_push(struct pipeline *p, uint32_t tid, uint64_t ts)
-{
-	if (p->nr_exits == p->cap_exits) {
-		size_t ncap = p->cap_exits ? 2 * p->cap_exits : 64, i;
-		struct pipeline_exit *n = malloc(ncap * sizeof(*n));
-
-		if (!n)
-			return;
-		for (i = 0; i < p->nr_exits; i++)
-			n[i] = p->exits[(p->exits_head + i) % p->cap_exits];
-		free(p->exits);
-		p->exits = n;
-		p->exits_head = 0;
-		p->cap_exits = ncap;
-	}
-	p->exits[(p->exits_head + p->nr_exits++) % p->cap_exits] =
-		(struct pipeline_exit){ tid, ts };
-}
-
-/* Forget the exits older than @now - delay (all of them: @now = max). */
-static void exits_forget(struct pipeline *p, uint64_t now)
-{
-	while (p->nr_exits) {
-		struct pipeline_exit *x = &p->exits[p->exits_head];
-
-		if (now != UINT64_MAX && x->ts + p->forget_delay_ns > now)
-			break;
-		/* Not if the tid came back meanwhile: sci keeps it open. */
-		if (sci_fold_thread(p->sci, x->tid, x->ts) == 1) {
-			pairer_forget(p->pairer, x->tid);
-			if (p->tl)
-				timeline_forget(p->tl, x->tid);
-			p->stats.forgotten++;
-		}
-		p->exits_head = (p->exits_head + 1) % p->cap_exits;
-		p->nr_exits--;
-	}
-}
-
-int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
-{
-	int ret;
-
-	pairer_thread_exit_at(p->pairer, tid, ts);
-	/* Also when the exit was found by a scan, its record lost. */
-	if (p->tl)
-		timeline_thread_exit(p->tl, tid, ts);
-	ret = sci_thread_exit(p->sci, tid, ts);
-	if (p->forget_delay_ns) {
-		exit_push(p, tid, ts);
-		exits_forget(p, ts);
-	}
-	return ret;
-}
-
-int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
-			 uint64_t gone_ts)
-{
-	int ret = pipeline_thread_exit(p, tid, alive_ts);
-
-	/* No record of it can be dated after the scan that missed it. */
-	if (gone_ts > alive_ts)
-		pairer_thread_exit_at(p->pairer, tid, gone_ts);
-	return ret;
-}
-
-void pipeline_finish(struct pipeline *p, uint64_t ts)
-{
-	pairer_flush(p->pairer);
-	if (p->forget_delay_ns)
-		exits_forget(p, UINT64_MAX);
-	sci_finish(p->sci, ts);
 }

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * From records to scores: the drain's record callback feeds the pairer,
- * each paired execution gets its function and key, and lands in the SCI
- * engine.  Nothing here touches the device, so the pipeline benchmark and
- * the unit tests drive the very code that ispotctl runs.
+ * From records to scores: the drain's record callback finds the record's
+ * thread (once: one map of per-thread state, to which each analysis
+ * attaches its part), and the record passes through the analyses in one
+ * direction: the engine holds the thread, the timeline gives its totals,
+ * the pairer pairs, and each paired execution gets its function and key
+ * and lands in the SCI engine and the other tallies.  Nothing here touches
+ * the device, so the pipeline benchmark and the unit tests drive the very
+ * code that ispotctl runs.
  */
 #ifndef ISPOT_PIPELINE_H
 #define ISPOT_PIPELINE_H
@@ -20,6 +24,8 @@
 #include "analysis/shape.h"
 #include "analysis/stacks.h"
 #include "analysis/timeline.h"
+#include "util/fifo.h"
+#include "util/hashmap.h"
 
 /*
  * How executions of one function are told apart (Documentation/design.rst,
@@ -79,10 +85,12 @@ struct pipeline {
 	bool shapes_borrowed;		/* and so does p->shapes */
 	bool args_borrowed;		/* and p->args */
 
-	/* Exits waiting to be forgotten, oldest first (a ring). */
+	/* tid -> struct pipeline_thread *: each analysis's part of it. */
+	struct hashmap threads;
+
+	/* Exits waiting to be forgotten, oldest first. */
 	uint64_t forget_delay_ns;	/* 0: every thread is kept */
-	struct pipeline_exit *exits;
-	size_t exits_head, nr_exits, cap_exits;
+	struct fifo exits;		/* of struct pipeline_exit */
 };
 
 struct pipeline *pipeline_new(void);
@@ -166,7 +174,7 @@ int pipeline_enable_durations(struct pipeline *p);
 /* A drain_record_fn: @ctx is the pipeline. */
 void pipeline_record(void *ctx, const struct ispot_record *rec);
 
-/* Thread lifetimes, forwarded to the pairer and the engine. */
+/* Thread lifetimes, forwarded to the analyses. */
 int pipeline_thread_seen(struct pipeline *p, uint32_t tid, uint64_t ts);
 int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts);
 /*

@@ -71,6 +71,11 @@
 
 #include "analysis/interference.h"
 
+struct sci_engine;
+
+struct sci_engine *sci_new(void);
+void sci_free(struct sci_engine *e);
+
 enum sci_cause {
 	SCI_CAUSE_FUTEX,	/* off CPU inside a futex syscall */
 	SCI_CAUSE_BLOCKED,	/* other off-CPU time: I/O, sleep */
@@ -95,11 +100,6 @@ struct sci_causes {
 	uint64_t others_ns;
 };
 
-struct sci_engine;
-
-struct sci_engine *sci_new(void);
-void sci_free(struct sci_engine *e);
-
 /*
  * All return 0 or -ENOMEM.  Allocation only happens the first time a
  * block, thread or (block, thread) pair is seen, and when a table doubles.
@@ -114,6 +114,14 @@ int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts);
  * engine has is left as it is.
  */
 int sci_thread_hold(struct sci_engine *e, uint32_t tid, uint64_t ts);
+/*
+ * The same for a caller that keeps per-thread state of its own (the
+ * pipeline), with the engine's handle of the thread in *@ref (0 at
+ * first): while it is the thread's, the engine does not look it up.
+ * A handle that folding made stale is noticed and renewed.
+ */
+int sci_thread_hold_ref(struct sci_engine *e, uint32_t *ref, uint32_t tid,
+			uint64_t ts);
 
 /*
  * Folding, for a tracer that runs for ever (ispotd): memory bounded by the

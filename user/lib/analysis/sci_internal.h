@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the SCI engine (sci.c: recording executions, folding threads) and
- * its reports (sci_report.c: scores per function, key and thread) share:
- * the engine's tables.  Nothing outside those two files includes this.
+ * What the SCI engine (sci.c: recording executions; sci_fold.c: folding
+ * threads) and its reports (sci_report.c: scores per function, key and
+ * thread) share: the engine's tables.  Nothing outside those three files
+ * includes this.
  */
 #ifndef ISPOT_SCI_INTERNAL_H
 #define ISPOT_SCI_INTERNAL_H
@@ -12,6 +13,7 @@
 
 #include "analysis/hist.h"
 #include "analysis/sci.h"
+#include "util/hashmap.h"
 
 /* Direct-mapped, (func, key, tid) -> indices; 32 KiB. */
 #define SCI_HOT_BITS	10
@@ -28,10 +30,15 @@ struct sci_folded {
 	uint64_t worst_loss;
 };
 
-struct sci_block {
+/* What names a block: the block map's keys point to these. */
+struct sci_block_id {
 	uint32_t func_id;
-	uint32_t nr_threads;
 	uint64_t key;
+};
+
+struct sci_block {
+	struct sci_block_id id;
+	uint32_t nr_threads;
 	uint64_t n;
 	uint64_t sum;
 	uint64_t min;
@@ -72,23 +79,19 @@ struct sci_bt {
 	uint64_t max;
 };
 
-struct sci_table {
-	uint32_t *slot;		/* index + 1, 0 = empty */
-	size_t mask;		/* capacity - 1, capacity a power of two */
-};
-
 struct sci_engine {
+	/* Dense arrays, each with a map of its keys to indices. */
 	struct sci_block **blocks;
 	size_t nr_blocks, cap_blocks;
-	struct sci_table block_tab;
+	struct hashmap block_map;	/* &id -> index */
 
 	struct sci_thread *threads;
 	size_t nr_threads, cap_threads;
-	struct sci_table thread_tab;
+	struct hashmap thread_map;	/* tid -> index */
 
 	struct sci_bt *bts;
 	size_t nr_bts, cap_bts;
-	struct sci_table bt_tab;
+	struct hashmap bt_map;		/* block << 32 | thread -> idx */
 
 	/* Folded threads (sci_fold_thread): free slots, and what is kept. */
 	uint32_t free_threads, free_bts;	/* list heads: index + 1 */
@@ -100,7 +103,7 @@ struct sci_engine {
 
 	uint64_t events;
 	uint64_t last_ts;
-	size_t mem;
+	size_t mem;			/* besides the maps */
 
 	/*
 	 * The (block, thread, pair) of recent (func, key, tid) triples: a
@@ -117,6 +120,16 @@ struct sci_engine {
 		uint32_t bt;	/* index + 1, 0 = empty */
 	} hot[1u << SCI_HOT_BITS];
 };
+
+/* sci.c, for sci_fold.c: the hot slot of a (func, key, tid) triple, */
+struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
+			     uint64_t key, uint32_t tid);
+/* a pair's key in bt_map, a thread's index (-1: not held), */
+uint64_t sci_bt_key(uint32_t block, uint32_t thread);
+long sci_thread_index(const struct sci_engine *e, uint32_t tid);
+/* and room for @want elements in a dense array, counted in mem. */
+int sci_reserve(struct sci_engine *e, void *arrp, size_t *cap, size_t want,
+		size_t size);
 
 /* A thread's observed time up to @now: its closed intervals and the open one. */
 static inline uint64_t sci_thread_lifetime(const struct sci_thread *t,

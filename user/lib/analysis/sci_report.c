@@ -180,8 +180,8 @@ static void funcs_from_blocks(const struct sci_engine *e,
 	for (i = 0; i < e->nr_blocks; i++) {
 		if (!e->blocks[i]->n)
 			continue;
-		items[nb].a = e->blocks[i]->func_id;
-		items[nb].c = e->blocks[i]->key;
+		items[nb].a = e->blocks[i]->id.func_id;
+		items[nb].c = e->blocks[i]->id.key;
 		items[nb++].idx = i;
 	}
 	qsort(items, nb, sizeof(*items), cmp_item);
@@ -233,7 +233,7 @@ static void funcs_thread_scores(const struct sci_engine *e,
 	for (i = 0; i < e->nr_bts; i++) {
 		if (e->bts[i].block == SCI_FREE_PAIR)
 			continue;
-		items[np].a = e->blocks[e->bts[i].block]->func_id;
+		items[np].a = e->blocks[e->bts[i].block]->id.func_id;
 		items[np].b = e->threads[e->bts[i].thread].tid;
 		items[np].c = 0;
 		items[np++].idx = i;
@@ -322,8 +322,8 @@ static size_t report_blocks(const struct sci_engine *e, struct sci_report *r,
 		const struct sci_block *b = e->blocks[i];
 		struct sci_result *res = &r->blocks[i];
 
-		res->func_id = b->func_id;
-		res->key = b->key;
+		res->func_id = b->id.func_id;
+		res->key = b->id.key;
 		res->nr_keys = 1;
 		res->calls = b->n;
 		res->nr_scores = b->nr_threads;

@@ -5,12 +5,13 @@
 #include <stdlib.h>
 
 #include "util/array.h"
+#include "util/hashmap.h"
 #include "analysis/shape.h"
 
 struct shapes {
-	struct shape *kept;		/* open addressing by hash; 0 = free */
-	size_t cap;			/* power of two, or 0 */
-	size_t used;
+	struct shape *kept;		/* in the order first kept */
+	size_t nr_kept, cap_kept;
+	struct hashmap by_hash;		/* shape hash -> index in kept */
 	struct shape_summary *funcs;	/* by function id */
 	uint32_t nr_funcs;
 };
@@ -50,34 +51,9 @@ void shapes_free(struct shapes *t)
 	if (!t)
 		return;
 	free(t->kept);
+	hashmap_free(&t->by_hash);
 	free(t->funcs);
 	free(t);
-}
-
-static size_t shapes_slot(const struct shape *kept, size_t cap, uint64_t h)
-{
-	size_t i = (size_t)(h ^ (h >> 32)) & (cap - 1);
-
-	while (kept[i].hash && kept[i].hash != h)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-static int shapes_grow(struct shapes *t)
-{
-	size_t i, cap = t->cap ? 2 * t->cap : 64;
-	struct shape *kept = calloc(cap, sizeof(*kept));
-
-	if (!kept)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++)
-		if (t->kept[i].hash)
-			kept[shapes_slot(kept, cap, t->kept[i].hash)] =
-				t->kept[i];
-	free(t->kept);
-	t->kept = kept;
-	t->cap = cap;
-	return 0;
 }
 
 /*
@@ -88,19 +64,16 @@ static int shapes_grow(struct shapes *t)
 static int shapes_keep(struct shapes *t, struct shape_summary *sum,
 		       const struct shape *s)
 {
-	size_t i;
-
 	if (!s->hash || s->hash == SHAPE_OTHER)
-		return 1;	/* 0 marks a free slot; never a real hash */
-	if (t->cap && t->kept[shapes_slot(t->kept, t->cap, s->hash)].hash)
+		return 1;	/* never a real shape's hash */
+	if (hashmap_find(&t->by_hash, s->hash, NULL))
 		return 0;
-	if (t->used == SHAPES_MAX || sum->kept == SHAPE_KEYS_MAX)
+	if (t->nr_kept == SHAPES_MAX || sum->kept == SHAPE_KEYS_MAX)
 		return 1;
-	if ((t->used + 1) * 2 > t->cap && shapes_grow(t))
+	if (ARRAY_RESERVE(t->kept, t->cap_kept, t->nr_kept + 1) ||
+	    hashmap_insert(&t->by_hash, s->hash, t->nr_kept))
 		return -ENOMEM;
-	i = shapes_slot(t->kept, t->cap, s->hash);
-	t->kept[i] = *s;
-	t->used++;
+	t->kept[t->nr_kept++] = *s;
 	sum->kept++;
 	return 0;
 }
@@ -127,12 +100,9 @@ int shapes_add(struct shapes *t, uint32_t func_id, const struct shape *s,
 
 const struct shape *shapes_find(const struct shapes *t, uint64_t hash)
 {
-	const struct shape *s;
+	uint64_t i;
 
-	if (!t->cap || !hash)
-		return NULL;
-	s = &t->kept[shapes_slot(t->kept, t->cap, hash)];
-	return s->hash ? s : NULL;
+	return hashmap_find(&t->by_hash, hash, &i) ? &t->kept[i] : NULL;
 }
 
 const struct shape_summary *shapes_summary(const struct shapes *t,

@@ -110,6 +110,7 @@ struct timeline_futex {
 	uint32_t threads;	/* that waited on it: see TL_FUTEX_EXACT */
 	uint32_t nr_funcs;
 	uint32_t *funcs;	/* distinct, TL_NO_FUNC excluded */
+	size_t cap_funcs;
 	struct timeline_wakers woken_from;
 	/* The latest wake on the word, for the next wait that ends. */
 	bool woken;
@@ -177,6 +178,28 @@ size_t timeline_futexes(struct timeline *tl,
 const struct timeline_stats *timeline_stats(const struct timeline *tl);
 /* Forget @tid's state (a thread gone for good: ispotd's folding). */
 void timeline_forget(struct timeline *tl, uint32_t tid);
+
+/*
+ * The same by thread, for a caller that keeps its own per-thread state
+ * (the pipeline): it keeps each thread's part of the timeline there, made
+ * by timeline_thread_new() when the thread's first record for the
+ * timeline comes (what the calls by tid make on first sight), and the
+ * timeline never looks the thread up.  timeline_thread_free() is
+ * timeline_forget(); timeline_thread_exited() takes NULL for a thread
+ * the timeline never saw.
+ */
+struct tl_thread;
+
+struct tl_thread *timeline_thread_new(uint32_t tid);
+void timeline_thread_free(struct timeline *tl, struct tl_thread *t);
+int timeline_thread_record(struct timeline *tl, struct tl_thread *t,
+			   const struct ispot_record *rec,
+			   uint32_t open_func, uint64_t callsite);
+int timeline_thread_running(struct timeline *tl, struct tl_thread *t,
+			    uint16_t cpu, uint64_t ts,
+			    uint64_t out[TL_NR_TOTALS]);
+void timeline_thread_exited(struct timeline *tl, struct tl_thread *t,
+			    uint64_t ts);
 
 /* Whether futex op @op (FUTEX_* with flags) makes the caller wait. */
 int timeline_futex_op_waits(uint32_t op);

@@ -1,132 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Records to a Perfetto trace; see perfetto.h. */
+/*
+ * Records to a Perfetto trace: each thread's calls, waits and wakes as
+ * slices, instants and flows; see perfetto.h.  The packets are
+ * perfetto_packets.c's.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "analysis/pair.h"
 #include "analysis/timeline.h"
-#include "export/perfetto.h"
+#include "export/perfetto_internal.h"
 #include "report/names.h"
-#include "util/protobuf.h"
-
-/*
- * Field numbers, from Perfetto's protos/perfetto/trace/: trace.proto,
- * trace_packet.proto, clock_snapshot.proto, track_event/track_event.proto,
- * track_descriptor.proto, process_descriptor.proto, thread_descriptor.proto
- * (selftests/host/perfetto_min.proto declares the same, to decode with).
- */
-#define TRACE_PACKET			1
-#define PACKET_CLOCK_SNAPSHOT		6
-#define PACKET_TIMESTAMP		8
-/* trusted_packet_sequence_id */
-#define PACKET_SEQUENCE_ID		10
-#define PACKET_TRACK_EVENT		11
-#define PACKET_SEQUENCE_FLAGS		13
-#define PACKET_TIMESTAMP_CLOCK_ID	58
-#define PACKET_TRACK_DESCRIPTOR		60
-#define SEQ_INCREMENTAL_STATE_CLEARED	1
-#define CLOCK_SNAPSHOT_CLOCKS		1
-#define CLOCK_SNAPSHOT_PRIMARY		2	/* primary_trace_clock */
-#define CLOCK_ID			1
-#define CLOCK_TIMESTAMP			2
-#define BUILTIN_CLOCK_MONOTONIC		3
-#define BUILTIN_CLOCK_BOOTTIME		6
-#define EVENT_TYPE			9
-#define EVENT_TRACK_UUID		11
-#define EVENT_NAME			23
-#define EVENT_FLOW_IDS			47
-#define EVENT_TERMINATING_FLOW_IDS	48
-#define TYPE_SLICE_BEGIN		1
-#define TYPE_SLICE_END			2
-#define TYPE_INSTANT			3
-#define TRACK_UUID			1
-#define TRACK_NAME			2
-#define TRACK_PROCESS			3
-#define TRACK_THREAD			4
-#define TRACK_PARENT_UUID		5
-#define PROCESS_PID			1
-#define PROCESS_NAME			6
-#define THREAD_PID			1
-#define THREAD_TID			2
-#define THREAD_NAME			5
-
-/* Any non-zero id: the whole trace is one sequence of one writer. */
-#define PF_SEQUENCE_ID			1
-/* Track uuids: kind in the low bits, then the tid and its generation. */
-#define PF_TRACK_THREAD			0
-#define PF_TRACK_WAITS			1
-#define PF_TRACK_PROCESS		2
-#define PF_NAME_MAX			512
-
-/* A call open on a thread track: the pairer's frame it mirrors. */
-struct pf_call {
-	uint64_t ts;
-	uint32_t probe_id;
-};
-
-struct pf_thread {
-	uint32_t tid;
-	uint32_t gen;		/* a reused tid is a new thread */
-	bool used;
-	bool announced;		/* its track descriptors are written */
-	bool exited;		/* later records of it are left out */
-	bool in_wait;		/* a "futex wait" slice is open */
-	bool off;		/* an off-CPU slice is open (inside it) */
-	uint64_t last_ts;	/* its latest event: none goes before */
-	uint64_t wait_uaddr, wait_since;
-	struct pf_call *calls;
-	uint32_t nr_calls, cap_calls;
-};
-
-/* A futex word's latest wake, and the flows it started. */
-struct pf_word {
-	uint64_t uaddr;
-	uint64_t wake_ts;
-	uint64_t first_flow;
-	uint32_t nr_flows, used_flows;
-	bool used;
-};
-
-struct perfetto {
-	FILE *out;
-	uint32_t pid;
-	struct perfetto_names names;
-	struct pairer *pairer;
-	struct pf_thread *threads;	/* open addressing by tid */
-	size_t cap, used;
-	struct pf_word *words;		/* open addressing by uaddr */
-	size_t nr_words, cap_words;
-	uint64_t next_flow;
-	uint64_t last_ts;		/* the latest event written */
-	struct pb_buf pkt;
-	int err;			/* the first error, sticky */
-};
-
-static uint64_t pf_track(const struct pf_thread *t, unsigned int kind)
-{
-	return ((uint64_t)t->gen << 32 | t->tid) << 2 | kind;
-}
-
-/* Write the packet built in pf->pkt. */
-static void pf_flush_packet(struct perfetto *pf)
-{
-	if (pf->err)
-		return;
-	if (pb_failed(&pf->pkt))
-		pf->err = -ENOMEM;
-	else if (pb_write_field(pf->out, TRACE_PACKET, &pf->pkt))
-		pf->err = -EIO;
-}
-
-/* Start a packet of the sequence in pf->pkt. */
-static void pf_packet(struct perfetto *pf)
-{
-	pb_reset(&pf->pkt);
-	pb_varint(&pf->pkt, PACKET_SEQUENCE_ID, PF_SEQUENCE_ID);
-}
+#include "util/array.h"
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -136,167 +23,30 @@ static uint64_t clock_ns(clockid_t id)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* First: the sequence starts, and MONOTONIC is the trace's clock. */
-static void pf_clock_snapshot(struct perfetto *pf,
-			      const struct perfetto_clock *c)
+/* The first error, which sticks. */
+static void pf_fail(struct perfetto *pf, int err)
 {
-	struct pb_buf *b = &pf->pkt;
-	size_t snap, clk;
-
-	pf_packet(pf);
-	pb_varint(b, PACKET_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
-	snap = pb_begin(b, PACKET_CLOCK_SNAPSHOT);
-	clk = pb_begin(b, CLOCK_SNAPSHOT_CLOCKS);
-	pb_varint(b, CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
-	pb_varint(b, CLOCK_TIMESTAMP, c->monotonic_ns);
-	pb_end(b, clk);
-	clk = pb_begin(b, CLOCK_SNAPSHOT_CLOCKS);
-	pb_varint(b, CLOCK_ID, BUILTIN_CLOCK_BOOTTIME);
-	pb_varint(b, CLOCK_TIMESTAMP, c->boottime_ns);
-	pb_end(b, clk);
-	pb_varint(b, CLOCK_SNAPSHOT_PRIMARY, BUILTIN_CLOCK_MONOTONIC);
-	pb_end(b, snap);
-	pf_flush_packet(pf);
-}
-
-static void pf_process_track(struct perfetto *pf, const char *process)
-{
-	struct pb_buf *b = &pf->pkt;
-	size_t desc, proc;
-
-	pf_packet(pf);
-	desc = pb_begin(b, PACKET_TRACK_DESCRIPTOR);
-	pb_varint(b, TRACK_UUID, (uint64_t)pf->pid << 2 | PF_TRACK_PROCESS);
-	proc = pb_begin(b, TRACK_PROCESS);
-	pb_varint(b, PROCESS_PID, pf->pid);
-	pb_string(b, PROCESS_NAME, process);
-	pb_end(b, proc);
-	pb_end(b, desc);
-	pf_flush_packet(pf);
-}
-
-/* A thread's two tracks, before its first event. */
-static void pf_announce(struct perfetto *pf, struct pf_thread *t)
-{
-	struct pb_buf *b = &pf->pkt;
-	char name[PF_NAME_MAX];
-	size_t desc, thr;
-
-	t->announced = true;
-	pf_packet(pf);
-	desc = pb_begin(b, PACKET_TRACK_DESCRIPTOR);
-	pb_varint(b, TRACK_UUID, pf_track(t, PF_TRACK_THREAD));
-	pb_varint(b, TRACK_PARENT_UUID,
-		  (uint64_t)pf->pid << 2 | PF_TRACK_PROCESS);
-	thr = pb_begin(b, TRACK_THREAD);
-	pb_varint(b, THREAD_PID, pf->pid);
-	pb_varint(b, THREAD_TID, t->tid);
-	if (pf->names.thread &&
-	    pf->names.thread(pf->names.ctx, t->tid, name, sizeof(name)) >= 0)
-		pb_string(b, THREAD_NAME, name);
-	pb_end(b, thr);
-	pb_end(b, desc);
-	pf_flush_packet(pf);
-
-	pf_packet(pf);
-	desc = pb_begin(b, PACKET_TRACK_DESCRIPTOR);
-	pb_varint(b, TRACK_UUID, pf_track(t, PF_TRACK_WAITS));
-	pb_varint(b, TRACK_PARENT_UUID, pf_track(t, PF_TRACK_THREAD));
-	pb_string(b, TRACK_NAME, "waits");
-	pb_end(b, desc);
-	pf_flush_packet(pf);
-}
-
-/*
- * One TrackEvent on @t's track @kind at @ts (never before the thread's
- * latest event).  @name for a begin or an instant; @flows start
- * (@terminating false) or end flows.
- */
-static void pf_event(struct perfetto *pf, struct pf_thread *t,
-		     unsigned int kind, uint64_t ts, unsigned int type,
-		     const char *name, uint64_t first_flow, uint32_t nr_flows,
-		     bool terminating)
-{
-	struct pb_buf *b = &pf->pkt;
-	size_t ev;
-	uint32_t i;
-
-	if (!t->announced)
-		pf_announce(pf, t);
-	if (ts < t->last_ts)
-		ts = t->last_ts;
-	t->last_ts = ts;
-	if (ts > pf->last_ts)
-		pf->last_ts = ts;
-	pf_packet(pf);
-	pb_varint(b, PACKET_TIMESTAMP, ts);
-	pb_varint(b, PACKET_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
-	ev = pb_begin(b, PACKET_TRACK_EVENT);
-	pb_varint(b, EVENT_TYPE, type);
-	pb_varint(b, EVENT_TRACK_UUID, pf_track(t, kind));
-	if (name)
-		pb_string(b, EVENT_NAME, name);
-	for (i = 0; i < nr_flows; i++)
-		pb_fixed64(b, terminating ? EVENT_TERMINATING_FLOW_IDS :
-			   EVENT_FLOW_IDS, first_flow + i);
-	pb_end(b, ev);
-	pf_flush_packet(pf);
-}
-
-static void pf_begin(struct perfetto *pf, struct pf_thread *t,
-		     unsigned int kind, uint64_t ts, const char *name)
-{
-	pf_event(pf, t, kind, ts, TYPE_SLICE_BEGIN, name, 0, 0, false);
-}
-
-static void pf_end(struct perfetto *pf, struct pf_thread *t,
-		   unsigned int kind, uint64_t ts)
-{
-	pf_event(pf, t, kind, ts, TYPE_SLICE_END, NULL, 0, 0, false);
-}
-
-static size_t pf_home(const struct perfetto *pf, uint32_t tid)
-{
-	return (tid * 0x9e3779b1u) & (pf->cap - 1);
-}
-
-static size_t pf_slot(const struct perfetto *pf, uint32_t tid)
-{
-	size_t i = pf_home(pf, tid);
-
-	while (pf->threads[i].used && pf->threads[i].tid != tid)
-		i = (i + 1) & (pf->cap - 1);
-	return i;
+	if (!pf->err)
+		pf->err = err;
 }
 
 /* @tid's state, made on first sight; NULL without memory. */
 static struct pf_thread *pf_thread(struct perfetto *pf, uint32_t tid)
 {
-	size_t i = pf_slot(pf, tid);
+	struct pf_thread *t = hashmap_find_ptr(&pf->threads, tid);
 
-	if (pf->threads[i].used)
-		return &pf->threads[i];
-	if ((pf->used + 1) * 2 > pf->cap) {
-		struct pf_thread *old = pf->threads;
-		size_t j, oldcap = pf->cap;
-
-		pf->threads = calloc(oldcap * 2, sizeof(*pf->threads));
-		if (!pf->threads) {
-			pf->threads = old;
-			pf->err = pf->err ? pf->err : -ENOMEM;
-			return NULL;
-		}
-		pf->cap = oldcap * 2;
-		for (j = 0; j < oldcap; j++)
-			if (old[j].used)
-				pf->threads[pf_slot(pf, old[j].tid)] = old[j];
-		free(old);
-		i = pf_slot(pf, tid);
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t || hashmap_insert(&pf->threads, tid, (uintptr_t)t)) {
+		free(t);
+		pf_fail(pf, -ENOMEM);
+		return NULL;
 	}
-	pf->used++;
-	pf->threads[i].used = true;
-	pf->threads[i].tid = tid;
-	return &pf->threads[i];
+	t->tid = tid;
+	*pf->last = t;
+	pf->last = &t->next;
+	return t;
 }
 
 /* The thread runs (it recorded something): it is off no CPU. */
@@ -320,15 +70,14 @@ static void pf_wait_over(struct perfetto *pf, struct pf_thread *t,
 	t->in_wait = false;
 }
 
-/* Whether the pairer still holds @c open in @tid. */
-static bool pf_call_open(const struct perfetto *pf, uint32_t tid,
-			 const struct pf_call *c)
+/* Whether the pairer still holds @c open in @t. */
+static bool pf_call_open(const struct pf_thread *t, const struct pf_call *c)
 {
 	uint32_t up, id;
 
-	for (up = 0; (id = pairer_open_probe_at(pf->pairer, tid, up)); up++)
+	for (up = 0; (id = pair_thread_open_probe(&t->pair, up)); up++)
 		if (id == c->probe_id &&
-		    pairer_open_ts_at(pf->pairer, tid, up) == c->ts)
+		    pair_thread_open_ts(&t->pair, up) == c->ts)
 			return true;
 	return false;
 }
@@ -343,25 +92,16 @@ static void pf_calls(struct perfetto *pf, struct pf_thread *t,
 {
 	struct pf_call *c;
 
-	while (t->nr_calls &&
-	       !pf_call_open(pf, t->tid, &t->calls[t->nr_calls - 1])) {
+	while (t->nr_calls && !pf_call_open(t, &t->calls[t->nr_calls - 1])) {
 		pf_end(pf, t, PF_TRACK_THREAD, rec->ts_ns);
 		t->nr_calls--;
 	}
-	if (!name || pairer_open_probe_at(pf->pairer, t->tid, 0) !=
-		     rec->probe_id ||
-	    pairer_open_ts_at(pf->pairer, t->tid, 0) != rec->ts_ns)
+	if (!name || pair_thread_open_probe(&t->pair, 0) != rec->probe_id ||
+	    pair_thread_open_ts(&t->pair, 0) != rec->ts_ns)
 		return;
-	if (t->nr_calls == t->cap_calls) {
-		uint32_t cap = t->cap_calls ? 2 * t->cap_calls : 8;
-
-		c = realloc(t->calls, cap * sizeof(*c));
-		if (!c) {
-			pf->err = pf->err ? pf->err : -ENOMEM;
-			return;
-		}
-		t->calls = c;
-		t->cap_calls = cap;
+	if (ARRAY_RESERVE(t->calls, t->cap_calls, (size_t)t->nr_calls + 1)) {
+		pf_fail(pf, -ENOMEM);
+		return;
 	}
 	c = &t->calls[t->nr_calls++];
 	c->ts = rec->ts_ns;
@@ -374,6 +114,7 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 {
 	char buf[PF_NAME_MAX];
 	const char *name = NULL;
+	struct pair_exec e;
 
 	/* A call began or returned: any wait it was in is over. */
 	pf_wait_over(pf, t, rec->ts_ns, 0);
@@ -383,60 +124,34 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 			return;
 		name = buf;
 	}
-	if (pairer_feed(pf->pairer, rec))
-		pf->err = pf->err ? pf->err : -ENOMEM;
+	/* The slices mirror the pairer's frames, not its executions. */
+	if (pairer_feed_thread(pf->pairer, &t->pair, rec, NULL, &e) < 0)
+		pf_fail(pf, -ENOMEM);
 	pf_calls(pf, t, rec, name);
-}
-
-static size_t pf_word_slot(const struct pf_word *words, size_t cap,
-			   uint64_t uaddr)
-{
-	size_t i = (size_t)((uaddr * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
-
-	while (words[i].used && words[i].uaddr != uaddr)
-		i = (i + 1) & (cap - 1);
-	return i;
 }
 
 /*
  * @uaddr's state, made on first sight if @create: NULL if unknown, without
  * memory, or past PERFETTO_WORDS_MAX words (the target picks how many
  * words it wakes; those past the bound get their wake drawn, no arrows).
- * Open addressing, never more than half full: O(1) a lookup.
  */
 static struct pf_word *pf_word(struct perfetto *pf, uint64_t uaddr,
 			       bool create)
 {
 	struct pf_word *w;
-	size_t i;
+	uint64_t i;
 
-	if (pf->cap_words) {
-		i = pf_word_slot(pf->words, pf->cap_words, uaddr);
-		if (pf->words[i].used)
-			return &pf->words[i];
-	}
+	if (hashmap_find(&pf->word_index, uaddr, &i))
+		return &pf->words[i];
 	if (!create || pf->nr_words >= PERFETTO_WORDS_MAX)
 		return NULL;
-	if ((pf->nr_words + 1) * 2 > pf->cap_words) {
-		size_t j, cap = pf->cap_words ? 2 * pf->cap_words : 64;
-
-		w = calloc(cap, sizeof(*w));
-		if (!w) {
-			pf->err = pf->err ? pf->err : -ENOMEM;
-			return NULL;
-		}
-		for (j = 0; j < pf->cap_words; j++)
-			if (pf->words[j].used)
-				w[pf_word_slot(w, cap, pf->words[j].uaddr)] =
-					pf->words[j];
-		free(pf->words);
-		pf->words = w;
-		pf->cap_words = cap;
+	if (ARRAY_RESERVE(pf->words, pf->cap_words, pf->nr_words + 1) ||
+	    hashmap_insert(&pf->word_index, uaddr, pf->nr_words)) {
+		pf_fail(pf, -ENOMEM);
+		return NULL;
 	}
-	pf->nr_words++;
-	w = &pf->words[pf_word_slot(pf->words, pf->cap_words, uaddr)];
+	w = &pf->words[pf->nr_words++];
 	memset(w, 0, sizeof(*w));
-	w->used = true;
 	w->uaddr = uaddr;
 	return w;
 }
@@ -580,7 +295,7 @@ void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts)
 	if (!t || t->exited)
 		return;
 	pf_close_thread(pf, t, ts);
-	pairer_thread_exit(pf->pairer, tid);
+	pairer_thread_ended(pf->pairer, &t->pair);
 	t->exited = true;
 }
 
@@ -597,12 +312,9 @@ struct perfetto *perfetto_open(FILE *out, uint32_t pid, const char *process,
 	pf->pid = pid;
 	pf->names = *names;
 	pf->next_flow = 1;
-	pf->cap = 64;
-	pf->threads = calloc(pf->cap, sizeof(*pf->threads));
+	pf->last = &pf->first;
 	pf->pairer = pairer_new(NULL, NULL);
-	if (!pf->threads || !pf->pairer) {
-		pairer_free(pf->pairer);
-		free(pf->threads);
+	if (!pf->pairer) {
 		free(pf);
 		return NULL;
 	}
@@ -618,18 +330,24 @@ struct perfetto *perfetto_open(FILE *out, uint32_t pid, const char *process,
 
 int perfetto_close(struct perfetto *pf)
 {
-	size_t i;
+	struct pf_thread *t, *next;
 	int err;
 
-	for (i = 0; i < pf->cap; i++)
-		if (pf->threads[i].used && !pf->threads[i].exited)
-			pf_close_thread(pf, &pf->threads[i], pf->last_ts);
+	/* In the order the threads were first seen: the same each time. */
+	for (t = pf->first; t; t = t->next)
+		if (!t->exited)
+			pf_close_thread(pf, t, pf->last_ts);
 	if (!pf->err && fflush(pf->out))
 		pf->err = -EIO;
 	err = pf->err;
-	for (i = 0; i < pf->cap; i++)
-		free(pf->threads[i].calls);
-	free(pf->threads);
+	for (t = pf->first; t; t = next) {
+		next = t->next;
+		pairer_thread_forget(pf->pairer, &t->pair);
+		free(t->calls);
+		free(t);
+	}
+	hashmap_free(&pf->threads);
+	hashmap_free(&pf->word_index);
 	free(pf->words);
 	pairer_free(pf->pairer);
 	pb_free(&pf->pkt);

@@ -7,20 +7,11 @@
 #include <unistd.h>
 
 #include "recording/recording_addrs.h"
+#include "util/hash.h"
 
 /* Drawn at the first insert (ispotctl records on one thread). */
 static uint64_t seed;
 static bool seeded;
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
 
 static void seed_init(void)
 {
@@ -30,8 +21,9 @@ static void seed_init(void)
 	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s)) {
 		/* No entropy yet: still not knowable from a file. */
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		s = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
-			  ((uint64_t)getpid() << 48) ^ (uintptr_t)&ts);
+		s = hash_mix64((uint64_t)ts.tv_nsec ^
+			       ((uint64_t)ts.tv_sec << 30) ^
+			       ((uint64_t)getpid() << 48) ^ (uintptr_t)&ts);
 	}
 	seed = s;
 	seeded = true;
@@ -39,7 +31,7 @@ static void seed_init(void)
 
 static size_t addrs_home(const struct rec_addrs *s, uint64_t a)
 {
-	return (size_t)mix64(a ^ seed) & (s->cap - 1);
+	return (size_t)hash_mix64(a ^ seed) & (s->cap - 1);
 }
 
 /* The slot holding @a, or the empty slot ending its run. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/protobuf.h"
 
 /* Wire types (the low three bits of a field's key). */
@@ -16,24 +17,11 @@
 
 static bool pb_room(struct pb_buf *b, size_t n)
 {
-	size_t cap;
-	uint8_t *d;
-
 	if (b->nomem)
 		return false;
-	if (b->len + n <= b->cap)
-		return true;
-	cap = b->cap ? 2 * b->cap : 256;
-	while (cap < b->len + n)
-		cap *= 2;
-	d = realloc(b->data, cap);
-	if (!d) {
+	if (ARRAY_RESERVE(b->data, b->cap, b->len + n))
 		b->nomem = true;
-		return false;
-	}
-	b->data = d;
-	b->cap = cap;
-	return true;
+	return !b->nomem;
 }
 
 static size_t pb_varint_len(uint64_t v)

@@ -1,80 +1,97 @@
 // SPDX-License-Identifier: GPL-2.0
 /* See strindex.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/strindex.h"
 
-/* FNV-1a over the string, then the tag mixed in. */
-static uint64_t strindex_hash(const char *key, int64_t tag)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
+/* What the map's keys point to: the looked-for pair, or an entry's. */
+struct strindex_key {
+	const char *key;
+	int64_t tag;
+};
 
-	while (*key)
-		h = (h ^ (unsigned char)*key++) * 0x100000001b3ull;
-	h ^= (uint64_t)tag * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
+struct strindex_entry {
+	struct strindex_key id;		/* id.key is name */
+	size_t val;
+	char name[];
+};
+
+/* FNV-1a over the string, then the tag mixed in. */
+static size_t strindex_hash(uint64_t key, const void *ctx)
+{
+	const struct strindex_key *k = (const void *)(uintptr_t)key;
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *c;
+
+	(void)ctx;
+	for (c = k->key; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	h ^= (uint64_t)k->tag * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h ^ (h >> 29));
 }
 
-static size_t strindex_slot_of(const struct strindex_slot *slot, size_t cap,
-			       const char *key, int64_t tag)
+static bool strindex_equal(uint64_t stored, uint64_t key, const void *ctx)
 {
-	size_t i = strindex_hash(key, tag) & (cap - 1);
+	const struct strindex_key *a = (const void *)(uintptr_t)stored;
+	const struct strindex_key *b = (const void *)(uintptr_t)key;
 
-	while (slot[i].key && (slot[i].tag != tag || strcmp(slot[i].key, key)))
-		i = (i + 1) & (cap - 1);
-	return i;
+	(void)ctx;
+	return a->tag == b->tag && !strcmp(a->key, b->key);
+}
+
+static struct strindex_entry *strindex_find(const struct strindex *x,
+					    const char *key, int64_t tag)
+{
+	struct strindex_key id = { .key = key, .tag = tag };
+
+	return hashmap_find_ptr(&x->map, (uintptr_t)&id);
 }
 
 size_t strindex_get(const struct strindex *x, const char *key, int64_t tag)
 {
-	size_t i;
+	const struct strindex_entry *e = strindex_find(x, key, tag);
 
-	if (!x->cap)
-		return STRINDEX_NONE;
-	i = strindex_slot_of(x->slot, x->cap, key, tag);
-	return x->slot[i].key ? x->slot[i].val : STRINDEX_NONE;
+	return e ? e->val : STRINDEX_NONE;
 }
 
 int strindex_put(struct strindex *x, const char *key, int64_t tag,
 		 size_t val)
 {
-	size_t i;
+	struct strindex_entry *e;
+	size_t len;
 
-	if ((x->nr + 1) * 2 > x->cap) {
-		size_t j, cap = x->cap ? 2 * x->cap : 64;
-		struct strindex_slot *s = calloc(cap, sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		for (j = 0; j < x->cap; j++)
-			if (x->slot[j].key)
-				s[strindex_slot_of(s, cap, x->slot[j].key,
-						   x->slot[j].tag)] =
-					x->slot[j];
-		free(x->slot);
-		x->slot = s;
-		x->cap = cap;
+	/* A zeroed index is empty: its callbacks are set on first use. */
+	if (!x->map.hash_fn)
+		hashmap_init(&x->map, strindex_hash, strindex_equal, NULL);
+	e = strindex_find(x, key, tag);
+	if (e) {
+		e->val = val;
+		return 0;
 	}
-	i = strindex_slot_of(x->slot, x->cap, key, tag);
-	if (!x->slot[i].key) {
-		x->slot[i].key = strdup(key);
-		if (!x->slot[i].key)
-			return -ENOMEM;
-		x->slot[i].tag = tag;
-		x->nr++;
+	len = strlen(key) + 1;
+	e = malloc(sizeof(*e) + len);
+	if (!e)
+		return -ENOMEM;
+	memcpy(e->name, key, len);
+	e->id.key = e->name;
+	e->id.tag = tag;
+	e->val = val;
+	if (hashmap_insert(&x->map, (uintptr_t)&e->id, (uintptr_t)e)) {
+		free(e);
+		return -ENOMEM;
 	}
-	x->slot[i].val = val;
 	return 0;
 }
 
 void strindex_free(struct strindex *x)
 {
-	size_t i;
+	const struct hashmap_entry *e;
+	size_t pos;
 
-	for (i = 0; i < x->cap; i++)
-		free(x->slot[i].key);
-	free(x->slot);
-	memset(x, 0, sizeof(*x));
+	hashmap_for_each(&x->map, e, pos)
+		free((void *)(uintptr_t)e->value);
+	hashmap_free(&x->map);
 }

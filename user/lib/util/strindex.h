@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * An index from a string and a number (a function and its pid, a file's
- * base name and 0) to a position in the caller's array: open addressing
- * by linear probing, at most half full, so a look-up costs O(1) on
- * average however many entries it holds.  Entries are never removed.
+ * base name and 0) to a position in the caller's array, on the one hash
+ * map (util/hashmap.h): a look-up costs O(1) on average however many
+ * entries it holds.  Entries are never removed.  A zeroed struct strindex
+ * is empty.
  */
 #ifndef ISPOT_STRINDEX_H
 #define ISPOT_STRINDEX_H
@@ -11,17 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hashmap.h"
+
 #define STRINDEX_NONE	((size_t)-1)
 
-struct strindex_slot {
-	char *key;		/* a copy; NULL: free */
-	int64_t tag;
-	size_t val;
-};
-
 struct strindex {
-	struct strindex_slot *slot;
-	size_t cap, nr;
+	struct hashmap map;	/* (key, tag) -> its entry (strindex.c) */
 };
 
 /* What (@key, @tag) was put with, or STRINDEX_NONE. */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the pipeline's two halves share: the record flow (pipeline.c) and
+ * the per-thread state with the threads' lifetimes (pipeline_threads.c).
+ * Nothing outside those two files includes this.
+ */
+#ifndef ISPOT_PIPELINE_INTERNAL_H
+#define ISPOT_PIPELINE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "analysis/pipeline.h"
+
+/*
+ * A thread's state: each analysis's part of it, so that a record looks
+ * its thread up once and hands each analysis its own part.
+ */
+struct pipeline_thread {
+	struct pair_thread pair;	/* its open calls and blocks */
+	struct tl_thread *tl;		/* NULL till the timeline has it */
+	uint32_t sci;			/* the engine's handle of it */
+};
+
+/* A new state for @tid; NULL without memory. */
+struct pipeline_thread *pipeline_thread_new(struct pipeline *p, uint32_t tid);
+
+/* @tid's state, made on first sight; NULL without memory. */
+static inline struct pipeline_thread *pipeline_thread(struct pipeline *p,
+						      uint32_t tid)
+{
+	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, tid);
+
+	return th ? th : pipeline_thread_new(p, tid);
+}
+
+/*
+ * @th's part of the timeline, made when the timeline first has a record
+ * of it (as it would make it, by tid); -ENOMEM without memory.
+ */
+int pipeline_tl(struct pipeline_thread *th, uint32_t tid);
+/* Free every thread's state, for pipeline_free(). */
+void pipeline_threads_free(struct pipeline *p);
+
+#endif /* ISPOT_PIPELINE_INTERNAL_H */

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pipeline's per-thread state, each analysis's part of a thread in
+ * one place, and the threads' lifetimes: seen, exited, forgotten; see
+ * pipeline.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "analysis/pipeline_internal.h"
+
+struct pipeline_thread *pipeline_thread_new(struct pipeline *p, uint32_t tid)
+{
+	struct pipeline_thread *th = calloc(1, sizeof(*th));
+
+	if (!th || hashmap_insert(&p->threads, tid, (uintptr_t)th)) {
+		free(th);
+		return NULL;
+	}
+	return th;
+}
+
+int pipeline_tl(struct pipeline_thread *th, uint32_t tid)
+{
+	if (!th->tl)
+		th->tl = timeline_thread_new(tid);
+	return th->tl ? 0 : -ENOMEM;
+}
+
+/* Free @th and what each analysis keeps of it. */
+static void pipeline_thread_free(struct pipeline *p,
+				 struct pipeline_thread *th)
+{
+	pairer_thread_forget(p->pairer, &th->pair);
+	if (p->tl)
+		timeline_thread_free(p->tl, th->tl);
+	free(th);
+}
+
+void pipeline_threads_free(struct pipeline *p)
+{
+	const struct hashmap_entry *e;
+	size_t pos;
+
+	hashmap_for_each(&p->threads, e, pos)
+		pipeline_thread_free(p, (void *)(uintptr_t)e->value);
+	hashmap_free(&p->threads);
+}
+
+int pipeline_thread_seen(struct pipeline *p, uint32_t tid, uint64_t ts)
+{
+	return sci_thread_seen(p->sci, tid, ts);
+}
+
+void pipeline_forget_exited(struct pipeline *p, uint64_t delay_ns)
+{
+	p->forget_delay_ns = delay_ns;
+}
+
+/* Forget the exits older than @now - delay (all of them: @now = max). */
+static void exits_forget(struct pipeline *p, uint64_t now)
+{
+	const struct pipeline_exit *x;
+	uint64_t th;
+
+	while ((x = fifo_front(&p->exits))) {
+		if (now != UINT64_MAX && x->ts + p->forget_delay_ns > now)
+			break;
+		/* Not if the tid came back meanwhile: sci keeps it open. */
+		if (sci_fold_thread(p->sci, x->tid, x->ts) == 1) {
+			if (hashmap_delete(&p->threads, x->tid, &th))
+				pipeline_thread_free(p, (void *)(uintptr_t)th);
+			p->stats.forgotten++;
+		}
+		fifo_pop(&p->exits);
+	}
+}
+
+int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
+{
+	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, tid);
+	struct pipeline_exit x = { .tid = tid, .ts = ts };
+	int ret;
+
+	if (th)
+		pair_thread_exit_at(&th->pair, ts);
+	/* Also when the exit was found by a scan, its record lost. */
+	if (p->tl)
+		timeline_thread_exited(p->tl, th ? th->tl : NULL, ts);
+	ret = sci_thread_exit(p->sci, tid, ts);
+	if (p->forget_delay_ns) {
+		/* If the queue cannot grow, the thread is simply kept. */
+		fifo_push(&p->exits, &x);
+		exits_forget(p, ts);
+	}
+	return ret;
+}
+
+int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
+			 uint64_t gone_ts)
+{
+	int ret = pipeline_thread_exit(p, tid, alive_ts);
+	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, tid);
+
+	/* No record of it can be dated after the scan that missed it. */
+	if (th && gone_ts > alive_ts)
+		pair_thread_exit_at(&th->pair, gone_ts);
+	return ret;
+}
+
+void pipeline_finish(struct pipeline *p, uint64_t ts)
+{
+	const struct hashmap_entry *e;
+	size_t pos;
+
+	hashmap_for_each(&p->threads, e, pos)
+		pairer_thread_flush(p->pairer, &((struct pipeline_thread *)
+						  (uintptr_t)e->value)->pair);
+	if (p->forget_delay_ns)
+		exits_forget(p, UINT64_MAX);
+	sci_finish(p->sci, ts);
+}

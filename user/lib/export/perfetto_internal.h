@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the Perfetto writer's two halves share: its state (perfetto.c:
+ * records to slices, flows and the threads they are on) and the packets
+ * it writes them as (perfetto_packets.c: TracePackets of TrackEvents and
+ * track descriptors, encoded by hand).  Nothing outside those two files
+ * includes this.
+ */
+#ifndef ISPOT_PERFETTO_INTERNAL_H
+#define ISPOT_PERFETTO_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/pair.h"
+#include "export/perfetto.h"
+#include "util/hashmap.h"
+#include "util/protobuf.h"
+
+/* Track uuids: kind in the low bits, then the tid and its generation. */
+#define PF_TRACK_THREAD			0
+#define PF_TRACK_WAITS			1
+#define PF_TRACK_PROCESS		2
+#define PF_NAME_MAX			512
+/* TrackEvent.Type (track_event.proto). */
+#define TYPE_SLICE_BEGIN		1
+#define TYPE_SLICE_END			2
+#define TYPE_INSTANT			3
+
+/* A call open on a thread track: the pairer's frame it mirrors. */
+struct pf_call {
+	uint64_t ts;
+	uint32_t probe_id;
+};
+
+struct pf_thread {
+	uint32_t tid;
+	uint32_t gen;		/* a reused tid is a new thread */
+	bool announced;		/* its track descriptors are written */
+	bool exited;		/* later records of it are left out */
+	bool in_wait;		/* a "futex wait" slice is open */
+	bool off;		/* an off-CPU slice is open (inside it) */
+	uint64_t last_ts;	/* its latest event: none goes before */
+	uint64_t wait_uaddr, wait_since;
+	struct pf_call *calls;
+	uint32_t nr_calls;
+	size_t cap_calls;
+	struct pair_thread pair;	/* its calls as the pairer holds them */
+	struct pf_thread *next;		/* in the order first seen */
+};
+
+/* A futex word's latest wake, and the flows it started. */
+struct pf_word {
+	uint64_t uaddr;
+	uint64_t wake_ts;
+	uint64_t first_flow;
+	uint32_t nr_flows, used_flows;
+};
+
+struct perfetto {
+	FILE *out;
+	uint32_t pid;
+	struct perfetto_names names;
+	struct pairer *pairer;
+	struct hashmap threads;		/* tid -> struct pf_thread * */
+	struct pf_thread *first, **last;	/* in the order first seen */
+	struct pf_word *words;		/* in the order first seen */
+	size_t nr_words, cap_words;
+	struct hashmap word_index;	/* uaddr -> index in words */
+	uint64_t next_flow;
+	uint64_t last_ts;		/* the latest event written */
+	struct pb_buf pkt;
+	int err;			/* the first error, sticky */
+};
+
+/* perfetto_packets.c: the trace's first packets, */
+void pf_clock_snapshot(struct perfetto *pf, const struct perfetto_clock *c);
+void pf_process_track(struct perfetto *pf, const char *process);
+/*
+ * one TrackEvent on @t's track @kind at @ts (never before the thread's
+ * latest event; its tracks are announced before its first), @name for a
+ * begin or an instant, @flows started (@terminating false) or ended,
+ */
+void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
+	      uint64_t ts, unsigned int type, const char *name,
+	      uint64_t first_flow, uint32_t nr_flows, bool terminating);
+/* and the slices' ends of it. */
+void pf_begin(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
+	      uint64_t ts, const char *name);
+void pf_end(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
+	    uint64_t ts);
+
+#endif /* ISPOT_PERFETTO_INTERNAL_H */

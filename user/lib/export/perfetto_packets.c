@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Perfetto writer's packets: the clock snapshot, the process and
+ * thread track descriptors and the TrackEvents, as protobuf encoded by
+ * hand (util/protobuf.h); see perfetto.h.
+ */
+#include <errno.h>
+
+#include "export/perfetto_internal.h"
+
+/*
+ * Field numbers, from Perfetto's protos/perfetto/trace/: trace.proto,
+ * trace_packet.proto, clock_snapshot.proto, track_event/track_event.proto,
+ * track_descriptor.proto, process_descriptor.proto, thread_descriptor.proto
+ * (selftests/host/perfetto_min.proto declares the same, to decode with).
+ */
+#define TRACE_PACKET			1
+#define PACKET_CLOCK_SNAPSHOT		6
+#define PACKET_TIMESTAMP		8
+/* trusted_packet_sequence_id */
+#define PACKET_SEQUENCE_ID		10
+#define PACKET_TRACK_EVENT		11
+#define PACKET_SEQUENCE_FLAGS		13
+#define PACKET_TIMESTAMP_CLOCK_ID	58
+#define PACKET_TRACK_DESCRIPTOR		60
+#define SEQ_INCREMENTAL_STATE_CLEARED	1
+#define CLOCK_SNAPSHOT_CLOCKS		1
+#define CLOCK_SNAPSHOT_PRIMARY		2	/* primary_trace_clock */
+#define CLOCK_ID			1
+#define CLOCK_TIMESTAMP			2
+#define BUILTIN_CLOCK_MONOTONIC		3
+#define BUILTIN_CLOCK_BOOTTIME		6
+#define EVENT_TYPE			9
+#define EVENT_TRACK_UUID		11
+#define EVENT_NAME			23
+#define EVENT_FLOW_IDS			47
+#define EVENT_TERMINATING_FLOW_IDS	48
+#define TRACK_UUID			1
+#define TRACK_NAME			2
+#define TRACK_PROCESS			3
+#define TRACK_THREAD			4
+#define TRACK_PARENT_UUID		5
+#define PROCESS_PID			1
+#define PROCESS_NAME			6
+#define THREAD_PID			1
+#define THREAD_TID			2
+#define THREAD_NAME			5
+
+/* Any non-zero id: the whole trace is one sequence of one writer. */
+#define PF_SEQUENCE_ID			1
+
+static uint64_t pf_track(const struct pf_thread *t, unsigned int kind)
+{
+	return ((uint64_t)t->gen << 32 | t->tid) << 2 | kind;
+}
+
+/* Write the packet built in pf->pkt. */
+static void pf_flush_packet(struct perfetto *pf)
+{
+	if (pf->err)
+		return;
+	if (pb_failed(&pf->pkt))
+		pf->err = -ENOMEM;
+	else if (pb_write_field(pf->out, TRACE_PACKET, &pf->pkt))
+		pf->err = -EIO;
+}
+
+/* Start a packet of the sequence in pf->pkt. */
+static void pf_packet(struct perfetto *pf)
+{
+	pb_reset(&pf->pkt);
+	pb_varint(&pf->pkt, PACKET_SEQUENCE_ID, PF_SEQUENCE_ID);
+}
+
+/* First: the sequence starts, and MONOTONIC is the trace's clock. */
+void pf_clock_snapshot(struct perfetto *pf, const struct perfetto_clock *c)
+{
+	struct pb_buf *b = &pf->pkt;
+	size_t snap, clk;
+
+	pf_packet(pf);
+	pb_varint(b, PACKET_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	snap = pb_begin(b, PACKET_CLOCK_SNAPSHOT);
+	clk = pb_begin(b, CLOCK_SNAPSHOT_CLOCKS);
+	pb_varint(b, CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+	pb_varint(b, CLOCK_TIMESTAMP, c->monotonic_ns);
+	pb_end(b, clk);
+	clk = pb_begin(b, CLOCK_SNAPSHOT_CLOCKS);
+	pb_varint(b, CLOCK_ID, BUILTIN_CLOCK_BOOTTIME);
+	pb_varint(b, CLOCK_TIMESTAMP, c->boottime_ns);
+	pb_end(b, clk);
+	pb_varint(b, CLOCK_SNAPSHOT_PRIMARY, BUILTIN_CLOCK_MONOTONIC);
+	pb_end(b, snap);
+	pf_flush_packet(pf);
+}
+
+void pf_process_track(struct perfetto *pf, const char *process)
+{
+	struct pb_buf *b = &pf->pkt;
+	size_t desc, proc;
+
+	pf_packet(pf);
+	desc = pb_begin(b, PACKET_TRACK_DESCRIPTOR);
+	pb_varint(b, TRACK_UUID, (uint64_t)pf->pid << 2 | PF_TRACK_PROCESS);
+	proc = pb_begin(b, TRACK_PROCESS);
+	pb_varint(b, PROCESS_PID, pf->pid);
+	pb_string(b, PROCESS_NAME, process);
+	pb_end(b, proc);
+	pb_end(b, desc);
+	pf_flush_packet(pf);
+}
+
+/* A thread's two tracks, before its first event. */
+static void pf_announce(struct perfetto *pf, struct pf_thread *t)
+{
+	struct pb_buf *b = &pf->pkt;
+	char name[PF_NAME_MAX];
+	size_t desc, thr;
+
+	t->announced = true;
+	pf_packet(pf);
+	desc = pb_begin(b, PACKET_TRACK_DESCRIPTOR);
+	pb_varint(b, TRACK_UUID, pf_track(t, PF_TRACK_THREAD));
+	pb_varint(b, TRACK_PARENT_UUID,
+		  (uint64_t)pf->pid << 2 | PF_TRACK_PROCESS);
+	thr = pb_begin(b, TRACK_THREAD);
+	pb_varint(b, THREAD_PID, pf->pid);
+	pb_varint(b, THREAD_TID, t->tid);
+	if (pf->names.thread &&
+	    pf->names.thread(pf->names.ctx, t->tid, name, sizeof(name)) >= 0)
+		pb_string(b, THREAD_NAME, name);
+	pb_end(b, thr);
+	pb_end(b, desc);
+	pf_flush_packet(pf);
+
+	pf_packet(pf);
+	desc = pb_begin(b, PACKET_TRACK_DESCRIPTOR);
+	pb_varint(b, TRACK_UUID, pf_track(t, PF_TRACK_WAITS));
+	pb_varint(b, TRACK_PARENT_UUID, pf_track(t, PF_TRACK_THREAD));
+	pb_string(b, TRACK_NAME, "waits");
+	pb_end(b, desc);
+	pf_flush_packet(pf);
+}
+
+void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
+	      uint64_t ts, unsigned int type, const char *name,
+	      uint64_t first_flow, uint32_t nr_flows, bool terminating)
+{
+	struct pb_buf *b = &pf->pkt;
+	size_t ev;
+	uint32_t i;
+
+	if (!t->announced)
+		pf_announce(pf, t);
+	if (ts < t->last_ts)
+		ts = t->last_ts;
+	t->last_ts = ts;
+	if (ts > pf->last_ts)
+		pf->last_ts = ts;
+	pf_packet(pf);
+	pb_varint(b, PACKET_TIMESTAMP, ts);
+	pb_varint(b, PACKET_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+	ev = pb_begin(b, PACKET_TRACK_EVENT);
+	pb_varint(b, EVENT_TYPE, type);
+	pb_varint(b, EVENT_TRACK_UUID, pf_track(t, kind));
+	if (name)
+		pb_string(b, EVENT_NAME, name);
+	for (i = 0; i < nr_flows; i++)
+		pb_fixed64(b, terminating ? EVENT_TERMINATING_FLOW_IDS :
+			   EVENT_FLOW_IDS, first_flow + i);
+	pb_end(b, ev);
+	pf_flush_packet(pf);
+}
+
+void pf_begin(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
+	      uint64_t ts, const char *name)
+{
+	pf_event(pf, t, kind, ts, TYPE_SLICE_BEGIN, name, 0, 0, false);
+}
+
+void pf_end(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
+	    uint64_t ts)
+{
+	pf_event(pf, t, kind, ts, TYPE_SLICE_END, NULL, 0, 0, false);
+}
+
