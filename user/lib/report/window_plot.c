@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/afile.h"
+#include "util/array.h"
 #include "util/errors.h"
 #include "util/strindex.h"
 #include "report/pictures.h"
@@ -25,9 +26,11 @@ struct series {
 	char *function;
 	int64_t pid;
 	size_t nr, cap;
-	double *t;		/* seconds since the first window */
-	double *sci;
-	double *interf;		/* NAN where the window had none */
+	struct series_point {
+		double t;	/* seconds since the first window */
+		double sci;
+		double interf;	/* NAN where the window had none */
+	} *pt;
 	double peak_sci, peak_interf;
 	bool has_interf;	/* some window gave its INTERF */
 };
@@ -47,21 +50,14 @@ struct plot {
 static struct series *series_of(struct plot *p, const char *function,
 				int64_t pid)
 {
-	struct series *grown, *s;
+	struct series *s;
 	size_t i = strindex_get(&p->by_name, function, pid);
 
 	/* O(1) a look-up: a long log names every function every window. */
 	if (i != STRINDEX_NONE)
 		return &p->s[i];
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-
-		grown = realloc(p->s, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		p->s = grown;
-		p->cap = cap;
-	}
+	if (ARRAY_RESERVE(p->s, p->cap, p->nr + 1))
+		return NULL;
 	s = &p->s[p->nr];
 	memset(s, 0, sizeof(*s));
 	s->function = strdup(function);
@@ -78,24 +74,9 @@ static struct series *series_of(struct plot *p, const char *function,
 
 static int series_add(struct series *s, double t, double sci, double interf)
 {
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 32;
-		double *a = realloc(s->t, cap * sizeof(double));
-		double *b = a ? realloc(s->sci, cap * sizeof(double)) : NULL;
-		double *c = b ? realloc(s->interf, cap * sizeof(double)) : NULL;
-
-		if (a)
-			s->t = a;
-		if (b)
-			s->sci = b;
-		if (!c)
-			return -ENOMEM;
-		s->interf = c;
-		s->cap = cap;
-	}
-	s->t[s->nr] = t;
-	s->sci[s->nr] = sci;
-	s->interf[s->nr++] = interf;
+	if (ARRAY_RESERVE(s->pt, s->cap, s->nr + 1))
+		return -ENOMEM;
+	s->pt[s->nr++] = (struct series_point){ t, sci, interf };
 	if (sci > s->peak_sci)
 		s->peak_sci = sci;
 	if (!isnan(interf)) {
@@ -231,7 +212,6 @@ static int plot_draw(FILE *f, const struct plot *p, bool interf)
 	svg_plot_begin(&plot, f, &x, &y);
 	for (i = 0; i < n; i++) {
 		const struct series *s = &p->s[pick[i]];
-		const double *v = interf ? s->interf : s->sci;
 		double *xs = malloc(s->nr * sizeof(double));
 		double *ys = malloc(s->nr * sizeof(double));
 		size_t m = 0;
@@ -243,10 +223,12 @@ static int plot_draw(FILE *f, const struct plot *p, bool interf)
 			return -ENOMEM;
 		}
 		for (k = 0; k < s->nr; k++) {
-			if (isnan(v[k]))	/* no INTERF that window */
+			double v = interf ? s->pt[k].interf : s->pt[k].sci;
+
+			if (isnan(v))	/* no INTERF that window */
 				continue;
-			xs[m] = s->t[k];
-			ys[m++] = v[k];
+			xs[m] = s->pt[k].t;
+			ys[m++] = v;
 		}
 		svg_polyline(&plot, xs, ys, m, svg_color(i), false);
 		snprintf(label, sizeof(label), p->several_pids ?
@@ -331,9 +313,7 @@ int window_plot(const char *log, const char *dir)
 	}
 	for (i = 0; i < p.nr; i++) {
 		free(p.s[i].function);
-		free(p.s[i].t);
-		free(p.s[i].sci);
-		free(p.s[i].interf);
+		free(p.s[i].pt);
 	}
 	free(p.s);
 	strindex_free(&p.by_name);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/json_read.h"
 
 struct jparser {
@@ -24,19 +25,11 @@ struct jbuf {
 
 static void jbuf_put(struct jbuf *b, char c)
 {
-	size_t cap = b->cap ? 2 * b->cap : 32;
-	char *grown;
-
 	if (b->nomem)
 		return;
-	if (b->n == b->cap) {
-		grown = realloc(b->s, cap);
-		if (!grown) {
-			b->nomem = true;
-			return;
-		}
-		b->s = grown;
-		b->cap = cap;
+	if (ARRAY_RESERVE(b->s, b->cap, b->n + 1)) {
+		b->nomem = true;
+		return;
 	}
 	b->s[b->n++] = c;
 }
