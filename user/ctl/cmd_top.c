@@ -34,6 +34,7 @@
 #include "top/top.h"
 #include "top/topview.h"
 #include "trace/trace.h"
+#include "util/array.h"
 
 static volatile sig_atomic_t top_quit, top_resized, top_suspend,
 	top_continued;
@@ -95,15 +96,8 @@ static int top_install_signals(struct top *tp)
 static int top_keep_view(struct top *tp, const struct rates_view *v,
 			 uint64_t now)
 {
-	if (v->nr_rows > tp->cap_rows) {
-		struct rates_row *rows = realloc(tp->shown.rows,
-						 v->nr_rows * sizeof(*rows));
-
-		if (!rows)
-			return -ENOMEM;
-		tp->shown.rows = rows;
-		tp->cap_rows = v->nr_rows;
-	}
+	if (ARRAY_RESERVE(tp->shown.rows, tp->cap_rows, v->nr_rows))
+		return -ENOMEM;
 	memcpy(tp->shown.rows, v->rows, v->nr_rows * sizeof(*v->rows));
 	tp->shown.nr_rows = v->nr_rows;
 	tp->shown.span_ns = v->span_ns;
