@@ -81,7 +81,7 @@ struct recording_session {
 };
 
 /*
- * The session's setup, as trace_open(), trace_setup() and trace_arm();
+ * The session's setup, as trace_open(), trace_live_setup() and trace_arm();
  * with @waits, as a module that reports waits (ABI 1.2); worker keyed by
  * @worker_key (NULL: arg0).
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ispotctl top --pid: a session of its own, set up and drained exactly as
- * `ispotctl attach` does (trace.c), whose SCI engine is read at every
+ * `ispotctl attach` does (trace/trace.h), whose SCI engine is read at every
  * refresh: per function its calls, loss by cause, observed thread time and
  * durations, as running totals for rates.c to take differences of.
  *

@@ -4,7 +4,6 @@
  * it drains (export/perfetto.h).  This file lends the writer the session's
  * names: its functions by probe id, their keys, its threads' names.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -6,7 +6,6 @@
  * pictures and the HTML page are then written by the table of outputs
  * (output/writers.h).
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
