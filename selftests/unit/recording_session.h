@@ -2,8 +2,9 @@
 /*
  * A recorded session without the device, for test_recording and
  * record_bench: driven through the live session's entry points
- * (trace_on_record(), the thread and trampoline calls, the frame check
- * over this process's real maps), it writes a recording and its report.
+ * (trace_on_record(), the thread and trampoline calls: trace_input()'s
+ * inputs; the frame check over this process's real maps), it writes a
+ * recording and its report.
  * Two functions (worker, keyed by arg0; flush, nested in it), two
  * threads, calls whose durations differ, a call stack every tenth call
  * with a frame past the code (cut), a thread closed by a scan.
@@ -80,7 +81,7 @@ struct recording_session {
 };
 
 /*
- * The session's setup, as trace_open(), trace_setup() and trace_arm();
+ * The session's setup, as trace_open(), trace_live_setup() and trace_arm();
  * with @waits, as a module that reports waits (ABI 1.2); worker keyed by
  * @worker_key (NULL: arg0).
  */
@@ -99,21 +100,22 @@ static inline int rs_start_waits(struct recording_session *s,
 	s->o.record = rec;
 	s->o.max_size = max_size;
 	s->o.stack_period = 7;
-	t->dev.fd = -1;
+	t->live.dev.fd = -1;
 	t->opts = &s->o;
-	t->mode = MODE_RUN;
-	t->pid = RS_TGID;
-	snprintf(t->command, sizeof(t->command), "worker_app");
-	t->dev.version.abi_major = ISPOT_ABI_MAJOR;
-	t->dev.version.abi_minor = ISPOT_ABI_MINOR;
-	t->nr_rings = 2;
-	t->tasks = true;
-	t->waits = waits;
+	t->sum.mode = MODE_RUN;
+	t->sum.pid = RS_TGID;
+	snprintf(t->sum.command, sizeof(t->sum.command), "worker_app");
+	t->sum.abi_major = ISPOT_ABI_MAJOR;
+	t->sum.abi_minor = ISPOT_ABI_MINOR;
+	t->sum.nr_rings = 2;
+	t->sum.tasks = true;
+	t->sum.waits = waits;
+	t->sum.stack_period = s->o.stack_period;
 	n = readlink("/proc/self/exe", s->exe, sizeof(s->exe) - 1);
 	t->funcs = calloc(2, sizeof(*t->funcs));
 	if (n <= 0 || !t->funcs)
 		return -1;
-	t->nr_funcs = 2;
+	t->nr_funcs = t->cap_funcs = 2;
 	snprintf(t->funcs[0].sym.name, ELF_SYM_NAME_MAX, "worker");
 	snprintf(t->funcs[1].sym.name, ELF_SYM_NAME_MAX, "flush");
 	for (i = 0; i < 2; i++)
@@ -123,8 +125,8 @@ static inline int rs_start_waits(struct recording_session *s,
 	key_rule_format(&t->funcs[0].key, t->funcs[0].key_desc,
 			sizeof(t->funcs[0].key_desc));
 	if (rec) {
-		t->rec = recording_create(rec, max_size);
-		if (!t->rec)
+		t->out.rec = recording_create(rec, max_size, NULL, 0);
+		if (!t->out.rec)
 			return -1;
 	}
 	t->sym = elf_symbolizer_new(0, NULL, 0);
@@ -151,7 +153,7 @@ static inline void rs_trace(struct recording_session *s, unsigned int calls)
 	uint64_t ts = 1000000, drained = 0;
 	unsigned int i;
 
-	t->t_enable = ts;
+	t->sum.t_enable = ts;
 	trace_thread_seen(t, 101, ts);
 	if (!s->one_thread)
 		trace_thread_seen(t, 102, ts);
@@ -180,10 +182,10 @@ static inline void rs_trace(struct recording_session *s, unsigned int calls)
 	/* A scan found thread 102 gone, its exit record lost. */
 	if (!s->one_thread)
 		trace_thread_exit(t, 102, ts, ts + 100);
-	t->t_end = ts + 1000;
-	t->dropped = 3;
+	t->sum.t_end = ts + 1000;
+	t->sum.dropped = 3;
 	/* The drain's count, which a session without rings keeps itself. */
-	t->replayed.records = drained;
+	t->sum.drain.records = drained;
 }
 
 /* As trace_stop() and trace_report(): 0, or -1 after one line. */
@@ -192,10 +194,11 @@ static inline int rs_stop(struct recording_session *s)
 	struct trace *t = &s->t;
 
 	trace_close_pipeline(t);
-	if (t->rec) {
-		t->rec_full = recording_full(t->rec, &t->rec_full_size,
-					     &t->rec_full_ts);
-		if (recording_finish(t->rec, t))
+	if (t->out.rec) {
+		t->sum.rec_full = recording_full(t->out.rec,
+						 &t->sum.rec_full_size,
+						 &t->sum.rec_full_ts);
+		if (trace_finish_recording(t))
 			return -1;
 	}
 	return trace_print_report(t);

@@ -5,13 +5,7 @@
 
 int cmd_attach(int argc, char **argv)
 {
-	struct trace_opts o;
-	int ret;
-
-	ret = trace_opts_parse(MODE_ATTACH, argc, argv, &o);
-	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	return attach_traced(&o);
+	return cmd_traced(MODE_ATTACH, argc, argv);
 }
 
 int attach_traced(const struct trace_opts *o)

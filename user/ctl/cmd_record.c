@@ -18,5 +18,5 @@ int cmd_record(int argc, char **argv)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	o.record_argv = argv;
 	o.record_argc = argc;
-	return mode == MODE_RUN ? run_traced(&o) : attach_traced(&o);
+	return traced(&o, mode);
 }

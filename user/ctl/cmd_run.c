@@ -153,13 +153,7 @@ static int release_child(struct child *c, const char *cmd)
 
 int cmd_run(int argc, char **argv)
 {
-	struct trace_opts o;
-	int ret;
-
-	ret = trace_opts_parse(MODE_RUN, argc, argv, &o);
-	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	return run_traced(&o);
+	return cmd_traced(MODE_RUN, argc, argv);
 }
 
 int run_traced(const struct trace_opts *opts)

@@ -3,9 +3,8 @@
 #ifndef ISPOT_COMMANDS_H
 #define ISPOT_COMMANDS_H
 
+#include "cli/options.h"
 #include "util/errors.h"
-
-struct trace_opts;
 
 int cmd_attach(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
@@ -21,5 +20,10 @@ int cmd_report(int argc, char **argv);
  */
 int run_traced(const struct trace_opts *o);
 int attach_traced(const struct trace_opts *o);
+
+/* (traced.c) The one of the two for @mode: an exit code. */
+int traced(const struct trace_opts *o, enum trace_mode mode);
+/* Read @mode's options from @argv, then traced(): an exit code. */
+int cmd_traced(enum trace_mode mode, int argc, char **argv);
 
 #endif /* ISPOT_COMMANDS_H */

@@ -80,7 +80,7 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	n = readlink(link, tg->exe, sizeof(tg->exe) - 1);
 	tg->exe[n > 0 ? n : 0] = '\0';
-	tg->tr.dev.fd = -1;
+	tg->tr.live.dev.fd = -1;
 	budget_init(&tg->budget, budget, call_cost_ns,
 		    now ^ ((uint64_t)pid << 32) ^ start_time);
 	target_schedule(tg, now);
@@ -155,10 +155,11 @@ void target_disarm(struct target *tg)
 	cpu = target_cpu(tg);
 	tg->win.armed_cpu_ns += cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0;
 	budget_observe(&tg->budget, t->pipe->stats.entries,
-		       t->t_end > t->t_enable ? t->t_end - t->t_enable : 0,
+		       t->sum.t_end > t->sum.t_enable ?
+		       t->sum.t_end - t->sum.t_enable : 0,
 		       cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0,
 		       tg->daemon_ns);
-	if (t->target_exited || t->stop_reason)
+	if (t->sum.target_exited || t->sum.stop_reason)
 		tg->gone = true;
 	trace_free(t);
 	tg->armed = false;
@@ -178,7 +179,7 @@ void target_tick(struct target *tg, const struct trace_opts *o, uint64_t now)
 			target_backoff(tg, now);
 			return;
 		}
-		if (now >= tg->burst_end || tg->tr.target_exited) {
+		if (now >= tg->burst_end || tg->tr.sum.target_exited) {
 			target_disarm(tg);
 			target_schedule(tg, tg->burst_end > now ?
 					now : tg->burst_end);
@@ -223,7 +224,7 @@ int target_close_window(struct target *tg, FILE *log, uint64_t now)
 
 int target_fd(const struct target *tg)
 {
-	return tg->armed ? tg->tr.dev.fd : -1;
+	return tg->armed ? tg->tr.live.dev.fd : -1;
 }
 
 uint64_t target_next_event(const struct target *tg, uint64_t now,

@@ -143,11 +143,11 @@ int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids)
 		ids[i] = id;
 		w->burst_shadows[i] = w->funcs[id].shadow;
 	}
-	t->engine = w->sci;
-	t->func_ids = ids;
-	t->shapes = w->shapes;
-	t->args = w->args;
-	t->shadow_ids = w->burst_shadows;
+	t->borrowed.engine = w->sci;
+	t->borrowed.func_ids = ids;
+	t->borrowed.shapes = w->shapes;
+	t->borrowed.args = w->args;
+	t->borrowed.shadow_ids = w->burst_shadows;
 	return 0;
 }
 
@@ -187,17 +187,18 @@ void window_burst_end(struct window_set *w, struct trace *t)
 	size_t n, i, k;
 
 	w->bursts++;
-	w->armed_ns += t->t_end > t->t_enable ? t->t_end - t->t_enable : 0;
+	w->armed_ns += t->sum.t_end > t->sum.t_enable ?
+		       t->sum.t_end - t->sum.t_enable : 0;
 	w->calls += t->pipe->stats.entries;
-	w->recorded += drain_stats(t->drain)->records;
-	w->dropped += t->dropped;
+	w->recorded += t->sum.drain.records;
+	w->dropped += t->sum.dropped;
 	w->open_at_stop += t->open_at_stop;
-	w->lost_exits += t->lost_exits;
+	w->lost_exits += t->sum.lost_exits;
 	w->unpaired += ps->unpaired_entries + ps->unpaired_exits -
 		       t->open_at_stop;
 	/* The first burst that saw the objects mapped names things. */
 	if (!w->sym)
-		w->sym = elf_symbolizer_new(t->pid, NULL, 0);
+		w->sym = elf_symbolizer_new(t->sum.pid, NULL, 0);
 
 	n = t->pipe->tl ? timeline_futexes(t->pipe->tl, &f) : 0;
 	for (i = 0; i < n; i++) {

@@ -99,8 +99,8 @@ TEST(two_windows_carry_minima_and_totals)
 	/* Window 1, one burst: a thread seen at its start, closed at its end. */
 	resolved(&t, funcs, order1, 2);
 	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
-	ASSERT_TRUE(t.engine == w.sci);
-	ASSERT_TRUE(t.func_ids == ids);
+	ASSERT_TRUE(t.borrowed.engine == w.sci);
+	ASSERT_TRUE(t.borrowed.func_ids == ids);
 	ASSERT_EQ(w.nr_funcs, 2);
 	ASSERT_NE(ids[0], ids[1]);
 	work = ids[0];
@@ -148,7 +148,7 @@ TEST(two_windows_carry_minima_and_totals)
 	 */
 	resolved(&t, funcs, order2, 2);
 	ASSERT_EQ(window_burst_begin(&w, &t, ids2), 0);
-	ASSERT_TRUE(t.engine == w.sci);
+	ASSERT_TRUE(t.borrowed.engine == w.sci);
 	EXPECT_EQ(w.nr_funcs, 2);
 	EXPECT_EQ(ids2[1], work);
 	EXPECT_EQ(ids2[0], ids[1]);
@@ -264,7 +264,7 @@ static void shape_burst(struct window_set *w, struct trace *t,
 
 	ASSERT_TRUE(p);
 	pipeline_borrow_engine(p, w->sci);
-	pipeline_borrow_shapes(p, t->shapes);
+	pipeline_borrow_shapes(p, t->borrowed.shapes);
 	for (i = 0; i < t->nr_funcs; i++)
 		ASSERT_EQ(pipeline_add_probe(p, i + 1, ids[i],
 					     &t->funcs[i].key), 0);
@@ -323,7 +323,7 @@ TEST(shape_keys_named_across_bursts)
 	funcs[0].key.kind = KEY_SHAPE;
 	snprintf(funcs[0].key_desc, sizeof(funcs[0].key_desc), "shape");
 	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
-	ASSERT_TRUE(t.shapes == w.shapes);
+	ASSERT_TRUE(t.borrowed.shapes == w.shapes);
 	shape_burst(&w, &t, ids, T0 + 1000);
 	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
 	shape_burst(&w, &t, ids, T0 + 100000);

@@ -69,20 +69,22 @@ static void burst_begin(struct burst *b, struct window_set *w, uint64_t now,
 	b->t.funcs = b->funcs;
 	b->t.nr_funcs = n;
 	ASSERT_EQ(window_burst_begin(w, &b->t, b->ids), 0);
-	ASSERT_TRUE(b->t.args == w->args);
+	ASSERT_TRUE(b->t.borrowed.args == w->args);
 	b->p = pipeline_new();
 	ASSERT_TRUE(b->p);
-	pipeline_borrow_engine(b->p, b->t.engine);
-	pipeline_borrow_shapes(b->p, b->t.shapes);
-	pipeline_borrow_args(b->p, b->t.args);
+	pipeline_borrow_engine(b->p, b->t.borrowed.engine);
+	pipeline_borrow_shapes(b->p, b->t.borrowed.shapes);
+	pipeline_borrow_args(b->p, b->t.borrowed.args);
 	for (i = 0; i < n; i++) {
+		const uint32_t *shadows = b->t.borrowed.shadow_ids;
+
 		ASSERT_EQ(pipeline_add_probe(b->p, i + 1, b->ids[i],
 					     &rules[i]), 0);
 		/* Shadows for the auto functions, and only for them. */
-		EXPECT_EQ(!!b->t.shadow_ids[i], rules[i].kind == KEY_AUTO);
-		if (b->t.shadow_ids[i])
+		EXPECT_EQ(!!shadows[i], rules[i].kind == KEY_AUTO);
+		if (shadows[i])
 			ASSERT_EQ(pipeline_set_shadows(b->p, i + 1,
-						       b->t.shadow_ids[i]), 0);
+						       shadows[i]), 0);
 	}
 	b->now = now;
 	ASSERT_EQ(pipeline_thread_seen(b->p, 1, now), 0);

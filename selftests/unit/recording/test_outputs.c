@@ -158,8 +158,8 @@ TEST(perfetto_trace_replaces_the_file_only_at_the_end)
 	memset(&t, 0, sizeof(t));
 	o.perfetto = path;
 	t.opts = &o;
-	t.pid = 1234;
-	snprintf(t.command, sizeof(t.command), "worker_app");
+	t.sum.pid = 1234;
+	snprintf(t.sum.command, sizeof(t.sum.command), "worker_app");
 	ASSERT_EQ(trace_perfetto_open(&t, NULL), 0);
 	EXPECT_TRUE(holds(path, OLD));
 	EXPECT_EQ(temporaries(), 1);

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Recordings (recording/recording_*.c, recording/replay.c): a session driven
- * through the live session's own entry points (trace_on_record(), the
- * thread and trampoline calls, the frame check over this process's real
- * maps) writes a recording and its report; `report FILE` on it writes
- * the same report byte for byte, and re-keys it with --key.  The reader
- * refuses, in one line each, the file cut at every length, a bad magic,
- * an unknown major version, another ABI, counts beyond their bounds, a
- * record whose slots do not match its size and one the drain would
- * refuse; a byte flipped anywhere in the events is reported or refused
- * in one line.  --max-size stops the records, keeps a valid file and
- * both reports say so; outputs that cannot be written are refused first,
- * nothing half-written stays, and the program recorded never inherits
- * the file.  A block stays a block in a replay (no Perfetto calls), and
- * the address set stays bounded and half empty.
+ * Recordings (recording/recording_*.c, recording/replay.c,
+ * trace/trace_replay.c): a session driven through the live session's own
+ * entry points (trace_on_record(), the thread and trampoline calls, the
+ * frame check over this process's real maps) writes a recording and its
+ * report; `report FILE` on it writes the same report byte for byte, and
+ * re-keys it with --key.  The reader refuses, in one line each, the file
+ * cut at every length, a bad magic, an unknown major version, another
+ * ABI, counts beyond their bounds, a record whose slots do not match its
+ * size and one the drain would refuse; a byte flipped anywhere in the
+ * events is reported or refused in one line.  --max-size stops the
+ * records, keeps a valid file and both reports say so; outputs that
+ * cannot be written are refused first, nothing half-written stays, and
+ * the program recorded never inherits the file.  A block stays a block in
+ * a replay (no Perfetto calls), and the address set stays bounded and
+ * half empty.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -246,7 +247,7 @@ TEST(a_record_larger_than_its_slots_is_refused)
 {
 	struct recording_file rf;
 	struct recording_cursor cur = { 0 };
-	struct recording_event ev;
+	struct session_input ev;
 	char path[PATH_MAX];
 	size_t at, off;
 	int n;
@@ -256,7 +257,7 @@ TEST(a_record_larger_than_its_slots_is_refused)
 	ASSERT_GT(at, 0);
 	/* The first record event: its slot count says 3, its size 1. */
 	off = at + RECORDING_SECTION_HEAD;
-	while ((unsigned char)good[off] != REC_EV_RECORD) {
+	while ((unsigned char)good[off] != INPUT_RECORD) {
 		uint32_t len;
 
 		memcpy(&len, good + off + 4, 4);
@@ -283,7 +284,7 @@ static size_t first_record(const char *buf, size_t len)
 
 	ASSERT_GT(at, 0);
 	off = at + RECORDING_SECTION_HEAD;
-	while ((unsigned char)buf[off] != REC_EV_RECORD) {
+	while ((unsigned char)buf[off] != INPUT_RECORD) {
 		uint32_t l;
 
 		memcpy(&l, buf + off + 4, 4);
@@ -296,7 +297,7 @@ TEST(a_record_the_drain_would_refuse_is_refused)
 {
 	const uint64_t never = UINT64_MAX;
 	struct recording_cursor cur = { 0 };
-	struct recording_event ev;
+	struct session_input ev;
 	struct recording_file rf;
 	char path[PATH_MAX];
 	int n;
@@ -370,7 +371,7 @@ TEST(a_block_is_no_perfetto_call_live_or_replayed)
 	snprintf(f[2].sym.obj, PATH_MAX, "%s", s.exe);
 	f[2].is_block = true;
 	f[2].probe_id = RS_PROBE_BEGIN;
-	t->nr_funcs = 3;
+	t->nr_funcs = t->cap_funcs = 3;
 	ASSERT_EQ(trace_pipe_probe(t, RS_PROBE_BEGIN, 2, TRACE_PROBE_BEGIN,
 				   false), 0);
 	ASSERT_EQ(trace_pipe_probe(t, RS_PROBE_END, 2, TRACE_PROBE_END,
@@ -379,14 +380,14 @@ TEST(a_block_is_no_perfetto_call_live_or_replayed)
 	ASSERT_EQ(trace_perfetto_open(t, NULL), 0);
 	rs_trace(&s, 20);
 	for (i = 0; i < 5; i++) {
-		uint64_t ts = t->t_end + 10 + i * 1000;
+		uint64_t ts = t->sum.t_end + 10 + i * 1000;
 
 		rs_record(t, ts, ISPOT_REC_ENTRY, 101, RS_PROBE_BEGIN,
 			  0x7ffd0000, 0, 0);
 		rs_record(t, ts + 500, ISPOT_REC_ENTRY, 101, RS_PROBE_END,
 			  0x7ffd0000, 0, 0);
 	}
-	t->t_end += 10000;
+	t->sum.t_end += 10000;
 	ASSERT_EQ(rs_stop(&s), 0);
 	ASSERT_EQ(trace_perfetto_close(t, true), 0);
 	trace_free(t);
@@ -482,12 +483,12 @@ TEST(max_size_stops_the_records_with_a_note)
 	path_in(live, "small-live.json");
 	path_in(off, "small-off.json");
 	live_session(&s, rec, live, 8192);
-	EXPECT_TRUE(s.t.rec_full);
+	EXPECT_TRUE(s.t.sum.rec_full);
 	trace_free(&s.t);
 	ASSERT_EQ(recording_open(rec, &rf), 0);
-	EXPECT_TRUE(rf.stats.full);
-	EXPECT_GT(rf.stats.records, 0);
-	EXPECT_LT(rf.stats.records, 1000);
+	EXPECT_TRUE(rf.sum.rec_full);
+	EXPECT_GT(rf.meta.records, 0);
+	EXPECT_LT(rf.meta.records, 1000);
 	recording_close(&rf);
 	ASSERT_EQ(stat(rec, &st), 0);
 	ASSERT_EQ(replay(rec, off, NULL), 0);
@@ -508,13 +509,13 @@ TEST(unwritable_outputs_are_refused_first)
 	int left = 0;
 
 	capture_begin();
-	r = recording_create("/nonexistent/x.isr", 1 << 20);
+	r = recording_create("/nonexistent/x.isr", 1 << 20, NULL, 0);
 	capture_end();
 	EXPECT_TRUE(r == NULL);
 	EXPECT_TRUE(strstr(captured, "cannot write /nonexistent/x.isr") !=
 		    NULL);
 	capture_begin();
-	r = recording_create(dir, 1 << 20);
+	r = recording_create(dir, 1 << 20, NULL, 0);
 	capture_end();
 	EXPECT_TRUE(r == NULL);
 	EXPECT_TRUE(strstr(captured, "(a directory): give -o a file") != NULL);
@@ -533,9 +534,10 @@ TEST(unwritable_outputs_are_refused_first)
 	EXPECT_EQ(access(rec, F_OK), -1);
 	/* A recording never finished leaves nothing, not even its temp. */
 	path_in(rec, "never.isr");
-	r = recording_create(rec, 1 << 20);
+	r = recording_create(rec, 1 << 20, NULL, 0);
 	ASSERT_TRUE(r != NULL);
-	recording_trampoline(r, 1, 2);
+	recording_input(r, &(struct session_input){ .type = INPUT_TRAMPOLINE,
+						    .a = 1, .b = 2 });
 	recording_free(r);
 	d = opendir(dir);
 	ASSERT_TRUE(d != NULL);
@@ -555,7 +557,7 @@ TEST(the_recording_is_not_inherited)
 	int found = 0;
 
 	path_in(rec, "cloexec.isr");
-	r = recording_create(rec, 1 << 20);
+	r = recording_create(rec, 1 << 20, NULL, 0);
 	ASSERT_TRUE(r != NULL);
 	/* Every descriptor on its temporary file is closed on exec. */
 	d = opendir("/proc/self/fd");

@@ -5,7 +5,7 @@
  * struct:
  *
  *	top_session.c	a session of its own on --pid, through the same
- *			trace.c as `ispotctl attach`
+ *			trace/trace.h as `ispotctl attach`
  *	top_remote.c	a running ispotd's /metrics (--from ADDR:PORT)
  */
 #ifndef ISPOT_TOP_H

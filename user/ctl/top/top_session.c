@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ispotctl top --pid: a session of its own, set up and drained exactly as
- * `ispotctl attach` does (trace.c), whose SCI engine is read at every
+ * `ispotctl attach` does (trace/trace.h), whose SCI engine is read at every
  * refresh: per function its calls, loss by cause, observed thread time and
  * durations, as running totals for rates.c to take differences of.
  *
@@ -42,12 +42,12 @@ static void session_prepare(struct top_source *s, struct pollfd *pfd,
 {
 	struct top_session *ts = s->priv;
 
-	pfd->fd = ts->t.dev.fd;
+	pfd->fd = ts->t.live.dev.fd;
 	/*
 	 * Records younger than the horizon keep the device readable: wait
 	 * for the pace instead (POLLHUP, the target's exit, comes anyway).
 	 */
-	if (drain_pending(ts->t.drain)) {
+	if (drain_pending(ts->t.live.drain)) {
 		pfd->events = 0;
 		*timeout_ms = TOP_BUSY_POLL_MS;
 	} else {
@@ -63,8 +63,8 @@ static int session_step(struct top_source *s, uint64_t now, short revents)
 	if (trace_step(&ts->t, now))
 		return -1;
 	if (revents & POLLHUP)
-		ts->t.target_exited = true;
-	return ts->t.target_exited ? 1 : 0;
+		ts->t.sum.target_exited = true;
+	return ts->t.sum.target_exited ? 1 : 0;
 }
 
 static void counts_of(struct top_session *ts, const struct sci_result *f,
@@ -102,8 +102,8 @@ static int session_sample(struct top_source *s, uint64_t now,
 	struct rates_counts c;
 	size_t i;
 
-	if (upto < t->t_enable)
-		upto = t->t_enable;
+	if (upto < t->sum.t_enable)
+		upto = t->sum.t_enable;
 	sr = sci_report(t->pipe->sci, upto);
 	/* --key auto: each auto function as its verdict so far keys it. */
 	if (!sr || trace_auto_keys(t, sr) || rates_begin(r, upto)) {
@@ -115,14 +115,14 @@ static int session_sample(struct top_source *s, uint64_t now,
 		const struct trace_func *f = &t->funcs[sr->funcs[i].func_id];
 
 		counts_of(ts, &sr->funcs[i], &c);
-		if (rates_add(r, t->command, f->sym.name, f->sym.obj, &c)) {
+		if (rates_add(r, t->sum.command, f->sym.name, f->sym.obj, &c)) {
 			sci_report_free(sr);
 			ispot_error("out of memory computing the scores");
 			return -1;
 		}
 	}
-	rates_events(r, drain_stats(t->drain)->records,
-		     drain_dropped(t->drain));
+	rates_events(r, drain_stats(t->live.drain)->records,
+		     drain_dropped(t->live.drain));
 	sci_report_free(sr);
 	return 0;
 }
@@ -131,9 +131,10 @@ static void session_end_message(struct top_source *s, uint64_t now)
 {
 	struct top_session *ts = s->priv;
 
-	if (ts->t.target_exited)
+	if (ts->t.sum.target_exited)
 		ispot_error("process %d exited after %.1fs of tracing",
-			    (int)ts->t.pid, (now - ts->t.t_enable) / 1e9);
+			    (int)ts->t.sum.pid,
+			    (now - ts->t.sum.t_enable) / 1e9);
 }
 
 static void session_close(struct top_source *s)
@@ -181,9 +182,9 @@ int top_session_open(struct top_source *s, const struct trace_opts *o,
 		return -1;
 	}
 	snprintf(s->target, sizeof(s->target), "%s (pid %d)",
-		 ts->t.command, (int)o->pid);
+		 ts->t.sum.command, (int)o->pid);
 	/* Every total is zero when tracing starts: the first base. */
-	if (rates_begin(r, ts->t.t_enable)) {
+	if (rates_begin(r, ts->t.sum.t_enable)) {
 		session_close(s);
 		ispot_error("out of memory");
 		return -1;

@@ -24,9 +24,7 @@
 
 #include "analysis/interference.h"
 #include "analysis/pipeline.h"
-
-struct trace;
-struct trace_opts;
+#include "recording/session.h"
 
 struct baseline_block {
 	char *name;		/* the function's display name */
@@ -44,32 +42,32 @@ struct baseline {
 };
 
 /*
- * Replay @o->baseline with @o's --key rules.  Returns the baseline, or
- * NULL after one line (not a recording, damaged, out of memory).
+ * A baseline of @path (kept, not copied): the blocks of @sci, scored for
+ * @funcs (@nr_funcs, by index), that have solo calls, under their
+ * function's name.  Replaying the recording into @sci is the caller's
+ * (trace/trace_replay.c, baseline_load()).  NULL without memory.
  */
-struct baseline *baseline_load(const struct trace_opts *o);
+struct baseline *baseline_take(const char *path,
+			       const struct trace_func *funcs,
+			       size_t nr_funcs,
+			       const struct sci_engine *sci);
 void baseline_free(struct baseline *b);
 
 /*
- * --baseline FILE, if given: load it into t->baseline before the session's
- * work (refused when it names the recording the command reads or
- * writes).  Returns 0 or -1 after one line.
+ * How many of @funcs the baseline has solo calls of.  None is an error
+ * the caller reports (trace_check_keys()).  *@other_build, if not NULL,
+ * gets how many of those sit at another file offset in their object
+ * than the traced one: another build, whose time may differ.
  */
-int trace_load_baseline(struct trace *t);
-
-/*
- * How many of @t's functions the baseline has solo calls of.  None is an
- * error the caller reports (trace_check_keys()).  *@other_build, if not
- * NULL, gets how many of those sit at another file offset in their
- * object than the traced one: another build, whose time may differ.
- */
-size_t baseline_matches(const struct baseline *b, const struct trace *t,
+size_t baseline_matches(const struct baseline *b,
+			const struct trace_func *funcs, size_t nr_funcs,
 			size_t *other_build);
 
 /*
- * Seed @t's engine with the solo calls of every matching block, before
- * its report.  Returns 0 or -ENOMEM.
+ * Seed @sci, which scores @funcs by index, with the solo calls of every
+ * matching block, before its report.  Returns 0 or -ENOMEM.
  */
-int baseline_seed(const struct baseline *b, struct trace *t);
+int baseline_seed(const struct baseline *b, const struct trace_func *funcs,
+		  size_t nr_funcs, struct sci_engine *sci);
 
 #endif /* ISPOT_BASELINE_H */

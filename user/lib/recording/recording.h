@@ -21,7 +21,8 @@
 #include <linux/ispot.h>
 
 #include "analysis/drain.h"
-#include "trace/trace.h"
+#include "recording/session.h"
+#include "recording/source.h"
 
 #define RECORDING_MAGIC		"ISPOTREC"
 #define RECORDING_MAJOR		1
@@ -42,14 +43,17 @@ enum recording_section {
 	REC_SEC_END,		/* empty, last: the file is whole */
 };
 
-/* Event types inside REC_SEC_EVENTS. */
-enum recording_event_type {
-	REC_EV_RECORD = 1,	/* one ring record, all its slots */
-	REC_EV_THREAD_SEEN,	/* u32 tid, u64 ts: pipeline_thread_seen */
-	REC_EV_THREAD_EXIT,	/* u32 tid, u64 ts: pipeline_thread_exit */
-	REC_EV_TRAMPOLINE,	/* u64 start, end: pairer_set_trampoline */
-	REC_EV_FRAME,		/* u64 addr, u8 ok: the frame check's answer */
-};
+/*
+ * Event types inside REC_SEC_EVENTS: the session's inputs
+ * (enum session_input_type, source.h), with their payloads:
+ *	INPUT_RECORD		the record's slots
+ *	INPUT_THREAD_SEEN	u32 tid, u64 ts
+ *	INPUT_THREAD_EXIT	u32 tid, u64 alive ts, u64 gone ts
+ *	INPUT_TRAMPOLINE	u64 start, u64 end
+ *	INPUT_FRAME		u64 addr, u8 ok: the frame check's answer
+ * rec_payload() (recording_format.h) says the same to the writer and the
+ * reader.
+ */
 
 /* Bounds the reader holds a file to. */
 #define RECORDING_MAX_FUNCS	65536
@@ -66,18 +70,18 @@ struct recording;
  * Start writing a recording to @path, through a temporary file beside it
  * (util/afile.h: closed on exec, so `record -- CMD` never hands it to the
  * target) that recording_finish() syncs and renames: a failed session
- * leaves nothing.
+ * leaves nothing.  @argv (@argc strings) is the command line that made
+ * it, kept in the file.
  * Events stop once the file would pass @max_size.  NULL after one line.
  */
-struct recording *recording_create(const char *path, uint64_t max_size);
+struct recording *recording_create(const char *path, uint64_t max_size,
+				   char *const *argv, int argc);
 
-/* The session's inputs to its pipeline, in the order it gets them. */
-void recording_record(struct recording *r, const struct ispot_record *rec);
-void recording_thread_seen(struct recording *r, uint32_t tid, uint64_t ts);
-void recording_thread_exit(struct recording *r, uint32_t tid,
-			   uint64_t alive_ts, uint64_t gone_ts);
-void recording_trampoline(struct recording *r, uint64_t start,
-			  uint64_t end);
+/*
+ * The session's inputs to its pipeline, in the order it gets them, and
+ * the answers of its stack-frame check (an INPUT_FRAME of their own).
+ */
+void recording_input(struct recording *r, const struct session_input *in);
 void recording_frame(struct recording *r, uint64_t addr, bool ok);
 
 /*
@@ -88,74 +92,49 @@ bool recording_full(const struct recording *r, uint64_t *size,
 		    uint64_t *last_ts);
 
 /*
- * The session has stopped: name the addresses seen, write the tables,
- * and rename the file into place.  0, or -1 after one line (the
- * temporary file is removed).
+ * The session has stopped: name the addresses seen (by @tb->sym), write
+ * @s and the tables, and rename the file into place.  0, or -1 after one
+ * line (the temporary file is removed).
  */
-int recording_finish(struct recording *r, const struct trace *t);
+int recording_finish(struct recording *r, const struct session_summary *s,
+		     const struct session_tables *tb);
 
 /* Free; a recording not finished is removed. */
 void recording_free(struct recording *r);
 
 /* --- reading (ispotctl report) ----------------------------------------- */
 
+/* What only the file tells, beside the session's summary. */
 struct recording_meta {
 	uint16_t major, minor;		/* the file's format version */
-	uint32_t abi_major, abi_minor;	/* the module's, as it answered */
 	uint32_t ctl_abi_major, ctl_abi_minor;	/* the writer's */
 	char version[64];		/* ispotctl's version */
 	char kernel[128];		/* uname -r */
-	uint32_t nr_cpus;		/* rings */
 	uint32_t clock_id;		/* CLOCK_MONOTONIC */
-	uint32_t mode;			/* enum trace_mode */
-	int32_t pid;
-	char command[256];
 	uint64_t start_realtime_ns;	/* wall clock at the start */
 	uint64_t start_boottime_ns;	/* CLOCK_BOOTTIME at the start */
-	bool tasks, waits;
-	uint32_t sample, stack_period;
 	uint64_t max_size;
-	uint32_t nr_counters;
-	struct report_counter counters[ISPOT_MAX_COUNTERS];
+	uint64_t records;		/* records in the file */
+	/* What sum.counters[i].name points to. */
 	char counter_names[ISPOT_MAX_COUNTERS][64];
 	uint32_t nr_args;		/* record's command line */
 	char **args;
-};
-
-struct recording_stats {
-	struct drain_stats drain;
-	uint64_t records;		/* records in the file */
-	uint64_t dropped;
-	uint64_t lost_exits;
-	uint32_t stop_reason;
-	uint64_t t_enable, t_end;
-	bool target_exited, interrupted;
-	bool full;			/* stopped at max_size */
-	uint64_t full_size, full_ts;
 };
 
 struct recording_file {
 	const char *path;
 	unsigned char *map;
 	size_t size;
+	struct session_summary sum;	/* the session, as it ended */
 	struct recording_meta meta;
 	struct trace_func *funcs;
 	uint32_t nr_funcs;
 	struct trace_probe *probes;
 	uint32_t nr_probes;
-	struct recording_stats stats;
 	struct elf_symbolizer *names;	/* frozen: the NAMES section */
 	/* The EVENTS sections, in file order. */
 	struct { const unsigned char *p; uint64_t len; } *events;
-	size_t nr_events;
-};
-
-/* One event; @rec points at an aligned copy of the record's slots. */
-struct recording_event {
-	uint8_t type;
-	const struct ispot_record *rec;
-	uint32_t tid;
-	uint64_t a, b;		/* ts; start, end; addr, ok */
+	size_t nr_events, cap_events;
 };
 
 struct rec_addrs;
@@ -174,9 +153,12 @@ struct recording_cursor {
  */
 int recording_open(const char *path, struct recording_file *rf);
 
-/* The next event: 1, 0 at the end, -1 after one line if malformed. */
+/*
+ * The next event (@ev->rec points at an aligned copy of a record's slots,
+ * in the cursor): 1, 0 at the end, -1 after one line if malformed.
+ */
 int recording_next(const struct recording_file *rf,
-		   struct recording_cursor *c, struct recording_event *ev);
+		   struct recording_cursor *c, struct session_input *ev);
 
 /*
  * A stacks_frame_fn for a replay (@ctx: the cursor): the answer the
@@ -186,5 +168,19 @@ bool recording_frame_ok(void *ctx, uint64_t addr);
 
 void recording_cursor_free(struct recording_cursor *c);
 void recording_close(struct recording_file *rf);
+
+/* --- replaying (recording/replay.c) ------------------------------------ */
+
+/* A recording's events as a session's record source (source.h). */
+struct recording_source {
+	struct record_source src;
+	const struct recording_file *rf;
+	struct recording_cursor cur;	/* recording_frame_ok()'s @ctx */
+};
+
+/* Read @rf's events from the start; @rf must outlive @s. */
+void recording_source_init(struct recording_source *s,
+			   const struct recording_file *rf);
+void recording_source_free(struct recording_source *s);
 
 #endif /* ISPOT_RECORDING_H */

@@ -16,6 +16,8 @@
 #include "analysis/drain.h"
 #include "recording/recording.h"
 #include "recording/recording_addrs.h"
+#include "recording/recording_format.h"
+#include "util/array.h"
 #include "util/errors.h"
 
 /* A bounded view of a section: a read past its end marks it bad. */
@@ -97,6 +99,25 @@ static uint32_t cur_count(struct rec_cur *c, uint32_t max, uint64_t item)
 	return c->bad ? 0 : n;
 }
 
+/*
+ * A table of @size-byte entries, of a count at most @max whose items take
+ * at least @item bytes of the section: *@n and the entries (zeroed, one
+ * spare), or NULL with the view marked bad.
+ */
+static void *cur_table(struct rec_cur *c, uint32_t max, uint64_t item,
+		       size_t size, uint32_t *n)
+{
+	void *p;
+
+	*n = cur_count(c, max, item);
+	p = calloc(*n + 1, size);
+	if (!p) {
+		c->bad = true;
+		*n = 0;
+	}
+	return p;
+}
+
 static int rec_bad(const struct recording_file *rf, const char *what)
 {
 	ispot_error("%s: %s: the recording is damaged; record again",
@@ -104,32 +125,16 @@ static int rec_bad(const struct recording_file *rf, const char *what)
 	return -1;
 }
 
-static void get_meta(struct rec_cur *c, struct recording_file *rf)
+/* The META section's counters: what the module answered for each. */
+static void get_counters(struct rec_cur *c, struct recording_file *rf)
 {
+	struct session_summary *s = &rf->sum;
 	struct recording_meta *m = &rf->meta;
 	uint32_t i;
 
-	m->abi_major = cur_u32(c);
-	m->abi_minor = cur_u32(c);
-	m->ctl_abi_major = cur_u32(c);
-	m->ctl_abi_minor = cur_u32(c);
-	cur_str(c, m->version, sizeof(m->version));
-	cur_str(c, m->kernel, sizeof(m->kernel));
-	m->nr_cpus = cur_u32(c);
-	m->clock_id = cur_u32(c);
-	m->mode = cur_u32(c);
-	m->pid = (int32_t)cur_u32(c);
-	cur_str(c, m->command, sizeof(m->command));
-	m->start_realtime_ns = cur_u64(c);
-	m->start_boottime_ns = cur_u64(c);
-	m->tasks = cur_u8(c);
-	m->waits = cur_u8(c);
-	m->sample = cur_u32(c);
-	m->stack_period = cur_u32(c);
-	m->max_size = cur_u64(c);
-	m->nr_counters = cur_count(c, ISPOT_MAX_COUNTERS, 11);
-	for (i = 0; i < m->nr_counters; i++) {
-		struct report_counter *rc = &m->counters[i];
+	s->nr_counters = cur_count(c, ISPOT_MAX_COUNTERS, 11);
+	for (i = 0; i < s->nr_counters; i++) {
+		struct report_counter *rc = &s->counters[i];
 
 		cur_str(c, m->counter_names[i], sizeof(m->counter_names[i]));
 		rc->name = m->counter_names[i];
@@ -140,31 +145,48 @@ static void get_meta(struct rec_cur *c, struct recording_file *rf)
 		if (rc->slot < -1 || rc->slot >= ISPOT_MAX_COUNTERS)
 			c->bad = true;
 	}
-	m->nr_args = cur_count(c, RECORDING_MAX_ARGS, 4);
-	m->args = calloc(m->nr_args + 1, sizeof(*m->args));
-	if (!m->args) {
-		c->bad = true;
-		return;
+}
+
+/* The integers and strings of @fs, in their order, into @rf. */
+static void cur_fields(struct rec_cur *c, struct recording_file *rf,
+		       const struct rec_fields *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++) {
+		const struct rec_field *f = &fs->f[i];
+
+		if (f->kind == REC_STR)
+			cur_str(c, (char *)rf + f->off, f->size);
+		else
+			rec_field_set(rf, f, cur_uint(c, f->bytes));
 	}
+}
+
+static void get_meta(struct rec_cur *c, struct recording_file *rf)
+{
+	struct recording_meta *m = &rf->meta;
+	uint32_t i;
+
+	cur_fields(c, rf, &rec_meta_fields);
+	get_counters(c, rf);
+	m->args = cur_table(c, RECORDING_MAX_ARGS, 4, sizeof(*m->args),
+			    &m->nr_args);
 	for (i = 0; i < m->nr_args && !c->bad; i++)
 		m->args[i] = cur_strdup(c);
-	if (m->mode != MODE_ATTACH && m->mode != MODE_RUN)
+	if (rf->sum.mode != MODE_ATTACH && rf->sum.mode != MODE_RUN)
 		c->bad = true;
 }
 
 static void get_funcs(struct rec_cur *c, struct recording_file *rf)
 {
-	uint32_t n = cur_count(c, RECORDING_MAX_FUNCS, 54), i;
 	uint8_t is_block;
 	char id[160];
+	uint32_t i;
 
-	rf->funcs = calloc(n + 1, sizeof(*rf->funcs));
-	if (!rf->funcs) {
-		c->bad = true;
-		return;
-	}
-	rf->nr_funcs = n;
-	for (i = 0; i < n && !c->bad; i++) {
+	rf->funcs = cur_table(c, RECORDING_MAX_FUNCS, 54, sizeof(*rf->funcs),
+			      &rf->nr_funcs);
+	for (i = 0; i < rf->nr_funcs && !c->bad; i++) {
 		struct trace_func *f = &rf->funcs[i];
 
 		cur_str(c, f->sym.name, sizeof(f->sym.name));
@@ -187,15 +209,11 @@ static void get_funcs(struct rec_cur *c, struct recording_file *rf)
 
 static void get_probes(struct rec_cur *c, struct recording_file *rf)
 {
-	uint32_t n = cur_count(c, RECORDING_MAX_PROBES, 10), i;
+	uint32_t i;
 
-	rf->probes = calloc(n + 1, sizeof(*rf->probes));
-	if (!rf->probes) {
-		c->bad = true;
-		return;
-	}
-	rf->nr_probes = n;
-	for (i = 0; i < n && !c->bad; i++) {
+	rf->probes = cur_table(c, RECORDING_MAX_PROBES, 10,
+			       sizeof(*rf->probes), &rf->nr_probes);
+	for (i = 0; i < rf->nr_probes && !c->bad; i++) {
 		struct trace_probe *p = &rf->probes[i];
 
 		p->id = cur_u32(c);
@@ -240,34 +258,22 @@ static void get_names(struct rec_cur *c, struct recording_file *rf)
 
 static void get_stats(struct rec_cur *c, struct recording_file *rf)
 {
-	struct recording_stats *s = &rf->stats;
-
-	s->drain.records = cur_u64(c);
-	s->drain.late = cur_u64(c);
-	s->drain.corrupt = cur_u64(c);
-	s->drain.rounds = cur_u64(c);
-	s->records = cur_u64(c);
-	s->dropped = cur_u64(c);
-	s->lost_exits = cur_u64(c);
-	s->stop_reason = cur_u32(c);
-	s->t_enable = cur_u64(c);
-	s->t_end = cur_u64(c);
-	s->target_exited = cur_u8(c);
-	s->interrupted = cur_u8(c);
-	s->full = cur_u8(c);
-	s->full_size = cur_u64(c);
-	s->full_ts = cur_u64(c);
-	if (s->t_end < s->t_enable)
+	cur_fields(c, rf, &rec_stats_fields);
+	if (rf->sum.t_end < rf->sum.t_enable)
 		c->bad = true;
 }
 
-static const char *const section_names[] = {
-	[REC_SEC_META] = "its session section",
-	[REC_SEC_FUNCS] = "its function table",
-	[REC_SEC_PROBES] = "its probe table",
-	[REC_SEC_NAMES] = "its address names",
-	[REC_SEC_MAPS] = "its maps",
-	[REC_SEC_STATS] = "its statistics",
+/* The table sections: what a message calls each, how it is decoded. */
+static const struct {
+	const char *name;
+	void (*get)(struct rec_cur *c, struct recording_file *rf);
+} tables[] = {
+	[REC_SEC_META] = { "its session section", get_meta },
+	[REC_SEC_FUNCS] = { "its function table", get_funcs },
+	[REC_SEC_PROBES] = { "its probe table", get_probes },
+	[REC_SEC_NAMES] = { "its address names", get_names },
+	[REC_SEC_MAPS] = { "its maps", NULL },	/* kept for people */
+	[REC_SEC_STATS] = { "its statistics", get_stats },
 };
 
 /* Decode one table section; each must come exactly once. */
@@ -279,33 +285,17 @@ static int rec_table(struct recording_file *rf, uint32_t type,
 	if (*seen & (1u << type))
 		return rec_bad(rf, "a section appears twice");
 	*seen |= 1u << type;
-	switch (type) {
-	case REC_SEC_META:
-		get_meta(&c, rf);
-		break;
-	case REC_SEC_FUNCS:
-		get_funcs(&c, rf);
-		break;
-	case REC_SEC_PROBES:
-		/* The function table comes first: probes refer to it. */
-		if (!(*seen & (1u << REC_SEC_FUNCS)))
-			return rec_bad(rf, "probes before functions");
-		get_probes(&c, rf);
-		break;
-	case REC_SEC_NAMES:
-		get_names(&c, rf);
-		break;
-	case REC_SEC_MAPS:
-		return 0;	/* kept for people; no report reads it */
-	case REC_SEC_STATS:
-		get_stats(&c, rf);
-		break;
-	}
+	/* The function table comes first: probes refer to it. */
+	if (type == REC_SEC_PROBES && !(*seen & (1u << REC_SEC_FUNCS)))
+		return rec_bad(rf, "probes before functions");
+	if (!tables[type].get)
+		return 0;	/* no report reads it */
+	tables[type].get(&c, rf);
 	if (c.bad || c.left) {
 		char what[64];
 
 		snprintf(what, sizeof(what), "%s is malformed",
-			 section_names[type]);
+			 tables[type].name);
 		return rec_bad(rf, what);
 	}
 	return 0;
@@ -379,15 +369,11 @@ int recording_open(const char *path, struct recording_file *rf)
 		if (c.bad || len > c.left)
 			break;
 		if (type == REC_SEC_EVENTS) {
-			void *ev;
-
 			if (rf->nr_events == RECORDING_MAX_SECTIONS)
 				return rec_bad(rf, "too many sections");
-			ev = realloc(rf->events, (rf->nr_events + 1) *
-				     sizeof(*rf->events));
-			if (!ev)
+			if (ARRAY_RESERVE(rf->events, rf->cap_events,
+					  rf->nr_events + 1))
 				return rec_bad(rf, "out of memory");
-			rf->events = ev;
 			rf->events[rf->nr_events].p = c.p;
 			rf->events[rf->nr_events++].len = len;
 		} else if (type == REC_SEC_END) {
@@ -405,22 +391,62 @@ int recording_open(const char *path, struct recording_file *rf)
 			       "it is cut short (no end section)");
 	if ((seen & tables) != tables)
 		return rec_bad(rf, "a table section is missing");
-	if (rf->meta.abi_major != ISPOT_ABI_MAJOR) {
+	if (rf->sum.abi_major != ISPOT_ABI_MAJOR) {
 		ispot_error("%s holds records of ispot ABI %u.%u; this "
 			    "ispotctl reads ABI %d.x: report it with the "
 			    "ispotctl that recorded it", path,
-			    rf->meta.abi_major, rf->meta.abi_minor,
+			    rf->sum.abi_major, rf->sum.abi_minor,
 			    ISPOT_ABI_MAJOR);
 		return -1;
 	}
 	return 0;
 }
 
+/* A record event's slots, as long as @len, into the cursor's copy. */
+static int rec_take_record(const struct recording_file *rf,
+			   struct recording_cursor *cur,
+			   const struct rec_cur *c, uint32_t len)
+{
+	if (len < ISPOT_SLOT_SIZE || len % ISPOT_SLOT_SIZE ||
+	    len > sizeof(cur->slots))
+		return rec_bad(rf, "a record has a bad size");
+	memcpy(cur->slots, c->p, len);
+	if (cur->slots[0].nslots != len / ISPOT_SLOT_SIZE)
+		return rec_bad(rf, "a record's slots do not match its size");
+	/* What the live drain would have refused (drain.h). */
+	if (!drain_record_ok(cur->slots[0].nslots, cur->slots[0].ts_ns))
+		return rec_bad(rf, "a record is malformed");
+	return 0;
+}
+
+/* Another event's fields from @p; a frame check's answer is kept. */
+static int rec_take_payload(const struct recording_file *rf,
+			    struct recording_cursor *cur, struct rec_cur *p,
+			    struct session_input *ev)
+{
+	struct rec_payload pl = rec_payload(ev->type);
+	unsigned char *v;
+
+	if (!pl.a)
+		return rec_bad(rf, "an event of an unknown type");
+	ev->tid = (uint32_t)cur_uint(p, pl.tid);
+	ev->a = cur_uint(p, pl.a);
+	ev->b = cur_uint(p, pl.b);
+	if (ev->type != INPUT_FRAME)
+		return 0;
+	if (!cur->frames)
+		cur->frames = calloc(1, sizeof(*cur->frames));
+	if (!cur->frames || ev->b > 1 ||
+	    !(v = rec_addrs_add(cur->frames, ev->a)))
+		return rec_bad(rf, "a frame check is malformed");
+	*v = FRAME_KNOWN | (ev->b ? FRAME_OK : 0);
+	return 0;
+}
+
 int recording_next(const struct recording_file *rf,
-		   struct recording_cursor *cur, struct recording_event *ev)
+		   struct recording_cursor *cur, struct session_input *ev)
 {
 	struct rec_cur c, p;
-	unsigned char *v;
 	uint32_t len;
 
 	while (cur->section < rf->nr_events &&
@@ -439,47 +465,13 @@ int recording_next(const struct recording_file *rf,
 	if (c.bad || len > c.left)
 		return rec_bad(rf, "an event runs past its section");
 	p = (struct rec_cur){ c.p, len, false };
-	switch (ev->type) {
-	case REC_EV_RECORD:
-		if (len < ISPOT_SLOT_SIZE || len % ISPOT_SLOT_SIZE ||
-		    len > sizeof(cur->slots))
-			return rec_bad(rf, "a record has a bad size");
-		memcpy(cur->slots, c.p, len);
-		if (cur->slots[0].nslots != len / ISPOT_SLOT_SIZE)
-			return rec_bad(rf, "a record's slots do not match "
-					 "its size");
-		/* What the live drain would have refused (drain.h). */
-		if (!drain_record_ok(cur->slots[0].nslots,
-				     cur->slots[0].ts_ns))
-			return rec_bad(rf, "a record is malformed");
+	if (ev->type == INPUT_RECORD) {
+		if (rec_take_record(rf, cur, &c, len))
+			return -1;
 		ev->rec = cur->slots;
 		p.left = 0;
-		break;
-	case REC_EV_THREAD_SEEN:
-		ev->tid = cur_u32(&p);
-		ev->a = cur_u64(&p);
-		break;
-	case REC_EV_THREAD_EXIT:
-		ev->tid = cur_u32(&p);
-		ev->a = cur_u64(&p);
-		ev->b = cur_u64(&p);
-		break;
-	case REC_EV_TRAMPOLINE:
-		ev->a = cur_u64(&p);
-		ev->b = cur_u64(&p);
-		break;
-	case REC_EV_FRAME:
-		ev->a = cur_u64(&p);
-		ev->b = cur_u8(&p);
-		if (!cur->frames)
-			cur->frames = calloc(1, sizeof(*cur->frames));
-		if (!cur->frames || ev->b > 1 ||
-		    !(v = rec_addrs_add(cur->frames, ev->a)))
-			return rec_bad(rf, "a frame check is malformed");
-		*v = FRAME_KNOWN | (ev->b ? FRAME_OK : 0);
-		break;
-	default:
-		return rec_bad(rf, "an event of an unknown type");
+	} else if (rec_take_payload(rf, cur, &p, ev)) {
+		return -1;
 	}
 	if (p.bad || p.left)
 		return rec_bad(rf, "an event is malformed");

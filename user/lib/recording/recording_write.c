@@ -15,11 +15,14 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <ispot_version.h>
 
 #include "analysis/drain.h"
 #include "recording/recording.h"
 #include "recording/recording_addrs.h"
+#include "recording/recording_format.h"
 #include "util/afile.h"
+#include "util/array.h"
 #include "util/errors.h"
 
 /* Events are written a section at a time, of about this much. */
@@ -36,19 +39,9 @@ static void buf_put(struct rec_buf *b, const void *data, size_t len)
 {
 	if (b->nomem)
 		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->nomem = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (ARRAY_RESERVE(b->p, b->cap, b->len + len)) {
+		b->nomem = true;
+		return;
 	}
 	memcpy(b->p + b->len, data, len);
 	b->len += len;
@@ -59,6 +52,8 @@ static void buf_uint(struct rec_buf *b, uint64_t v, unsigned int bytes)
 	unsigned char le[8];
 	unsigned int i;
 
+	if (!bytes)
+		return;
 	for (i = 0; i < bytes; i++)
 		le[i] = (unsigned char)(v >> (8 * i));
 	buf_put(b, le, bytes);
@@ -99,6 +94,9 @@ struct recording {
 	struct rec_addrs names;
 	char *path;		/* for messages (afile_commit() frees out.path) */
 	bool failed;
+	/* The command line that made it. */
+	char *const *argv;
+	int argc;
 };
 
 static void rec_write(struct recording *r, const void *p, size_t len)
@@ -134,7 +132,8 @@ static void rec_flush_events(struct recording *r)
 	r->ev.len = 0;
 }
 
-struct recording *recording_create(const char *path, uint64_t max_size)
+struct recording *recording_create(const char *path, uint64_t max_size,
+				   char *const *argv, int argc)
 {
 	struct recording *r = calloc(1, sizeof(*r));
 	struct rec_buf h = { 0 };
@@ -150,6 +149,8 @@ struct recording *recording_create(const char *path, uint64_t max_size)
 		goto fail;
 	}
 	r->max_size = max_size;
+	r->argv = argv;
+	r->argc = argc;
 	r->path = strdup(path);
 	ret = r->path ? afile_open(&r->out, path) : -ENOMEM;
 	if (ret == -ENOMEM)
@@ -250,44 +251,37 @@ static void rec_note_addresses(struct recording *r,
 	}
 }
 
-void recording_record(struct recording *r, const struct ispot_record *rec)
+static void rec_record(struct recording *r, const struct ispot_record *rec)
 {
 	size_t len = (size_t)rec->nslots * ISPOT_SLOT_SIZE;
 
-	if (!rec_event(r, REC_EV_RECORD, rec, len))
+	if (!rec_event(r, INPUT_RECORD, rec, len))
 		return;
 	r->records++;
 	r->last_ts = rec->ts_ns;
 	rec_note_addresses(r, rec);
 }
 
-void recording_thread_seen(struct recording *r, uint32_t tid, uint64_t ts)
+/* An input other than a record, as rec_payload() lays it out. */
+static void rec_payload_event(struct recording *r,
+			      const struct session_input *in)
 {
+	struct rec_payload pl = rec_payload(in->type);
 	struct rec_buf b = { 0 };
 
-	buf_u32(&b, tid);
-	buf_u64(&b, ts);
-	rec_event_buf(r, REC_EV_THREAD_SEEN, &b);
+	buf_uint(&b, in->tid, pl.tid);
+	buf_uint(&b, in->a, pl.a);
+	buf_uint(&b, in->b, pl.b);
+	rec_event_buf(r, in->type, &b);
 }
 
-void recording_thread_exit(struct recording *r, uint32_t tid,
-			   uint64_t alive_ts, uint64_t gone_ts)
+void recording_input(struct recording *r, const struct session_input *in)
 {
-	struct rec_buf b = { 0 };
-
-	buf_u32(&b, tid);
-	buf_u64(&b, alive_ts);
-	buf_u64(&b, gone_ts);
-	rec_event_buf(r, REC_EV_THREAD_EXIT, &b);
-}
-
-void recording_trampoline(struct recording *r, uint64_t start, uint64_t end)
-{
-	struct rec_buf b = { 0 };
-
-	buf_u64(&b, start);
-	buf_u64(&b, end);
-	rec_event_buf(r, REC_EV_TRAMPOLINE, &b);
+	if (in->type == INPUT_RECORD)
+		rec_record(r, in->rec);
+	/* A frame's answer is recording_frame()'s, which keeps it once. */
+	else if (in->type != INPUT_FRAME && rec_payload(in->type).a)
+		rec_payload_event(r, in);
 }
 
 /* Only a new address, or a new answer for one, is an event. */
@@ -295,14 +289,14 @@ void recording_frame(struct recording *r, uint64_t addr, bool ok)
 {
 	unsigned char want = FRAME_KNOWN | (ok ? FRAME_OK : 0);
 	unsigned char *v = rec_addrs_add(&r->frames, addr);
-	struct rec_buf b = { 0 };
+	const struct session_input in = {
+		.type = INPUT_FRAME, .a = addr, .b = ok,
+	};
 
 	if (!v || *v == want || r->full)
 		return;
 	*v = want;
-	buf_u64(&b, addr);
-	buf_u8(&b, ok);
-	rec_event_buf(r, REC_EV_FRAME, &b);
+	rec_payload_event(r, &in);
 }
 
 bool recording_full(const struct recording *r, uint64_t *size,
@@ -313,42 +307,81 @@ bool recording_full(const struct recording *r, uint64_t *size,
 	return r->full;
 }
 
-static void put_meta(struct rec_buf *b, const struct trace *t)
-{
-	const struct trace_opts *o = t->opts;
-	struct utsname u;
-	struct timespec ts, boot;
-	size_t i, argc = 0;
+/*
+ * What the tables are written from: the session's summary and tables,
+ * and @img, the struct recording_file the reader will make of them.
+ */
+struct rec_tables {
+	struct recording *r;
+	const struct session_summary *s;
+	const struct session_tables *tb;
+	const struct recording_file *img;
+};
 
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* @img's META and STATS fields, as the reader will read them back. */
+static void rec_image(struct recording_file *img, const struct recording *r,
+		      const struct session_summary *s)
+{
+	struct recording_meta *m = &img->meta;
+	struct utsname u;
+	uint64_t since;
+
+	memset(img, 0, sizeof(*img));
+	img->sum = *s;
+	img->sum.rec_full = r->full;
+	img->sum.rec_full_size = r->max_size;
+	img->sum.rec_full_ts = r->last_ts;
+	m->ctl_abi_major = ISPOT_ABI_MAJOR;
+	m->ctl_abi_minor = ISPOT_ABI_MINOR;
+	snprintf(m->version, sizeof(m->version), "%s", ISPOT_VERSION);
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "unknown");
-	clock_gettime(CLOCK_REALTIME, &ts);
-	clock_gettime(CLOCK_BOOTTIME, &boot);
-	buf_u32(b, t->dev.version.abi_major);
-	buf_u32(b, t->dev.version.abi_minor);
-	buf_u32(b, ISPOT_ABI_MAJOR);
-	buf_u32(b, ISPOT_ABI_MINOR);
-	buf_str(b, ISPOTCTL_VERSION);
-	buf_str(b, u.release);
-	buf_u32(b, t->nr_rings);
-	buf_u32(b, CLOCK_MONOTONIC);
-	buf_u32(b, t->mode);
-	buf_u32(b, (uint32_t)t->pid);
-	buf_str(b, t->command);
-	/* When the session began, on the wall clock (monotonic: t_enable). */
-	buf_u64(b, (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec -
-		   (trace_now() - t->t_enable));
-	/* And on CLOCK_BOOTTIME, which Perfetto traces are timed by. */
-	buf_u64(b, (uint64_t)boot.tv_sec * 1000000000ull + boot.tv_nsec -
-		   (trace_now() - t->t_enable));
-	buf_u8(b, t->tasks);
-	buf_u8(b, t->waits);
-	buf_u32(b, o->sample);
-	buf_u32(b, o->stack_period);
-	buf_u64(b, o->max_size);
-	buf_u32(b, o->nr_counters);
-	for (i = 0; i < o->nr_counters; i++) {
-		const struct report_counter *c = &t->counters[i];
+	snprintf(m->kernel, sizeof(m->kernel), "%s", u.release);
+	m->clock_id = CLOCK_MONOTONIC;
+	/*
+	 * When the session began on the wall clock, and on CLOCK_BOOTTIME,
+	 * which Perfetto traces are timed by (monotonic: t_enable).
+	 */
+	since = clock_ns(CLOCK_MONOTONIC) - s->t_enable;
+	m->start_realtime_ns = clock_ns(CLOCK_REALTIME) - since;
+	m->start_boottime_ns = clock_ns(CLOCK_BOOTTIME) - since;
+	m->max_size = r->max_size;
+	m->records = r->records;
+}
+
+/* @fs's integers and strings, in their order, from w->img. */
+static void buf_fields(struct rec_buf *b, const struct rec_tables *w,
+		       const struct rec_fields *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++) {
+		const struct rec_field *f = &fs->f[i];
+
+		if (f->kind == REC_STR)
+			buf_str(b, (const char *)w->img + f->off);
+		else
+			buf_uint(b, rec_field_get(w->img, f), f->bytes);
+	}
+}
+
+static void put_meta(struct rec_buf *b, const struct rec_tables *w)
+{
+	const struct session_summary *s = w->s;
+	size_t i;
+
+	buf_fields(b, w, &rec_meta_fields);
+	buf_u32(b, s->nr_counters);
+	for (i = 0; i < s->nr_counters; i++) {
+		const struct report_counter *c = &s->counters[i];
 
 		buf_str(b, c->name);
 		buf_u8(b, c->supported);
@@ -356,20 +389,19 @@ static void put_meta(struct rec_buf *b, const struct trace *t)
 		buf_u8(b, c->time);
 		buf_u32(b, (uint32_t)c->slot);
 	}
-	argc = o->record_argc;
-	buf_u32(b, argc);
-	for (i = 0; i < argc; i++)
-		buf_str(b, o->record_argv[i]);
+	buf_u32(b, w->r->argc);
+	for (i = 0; i < (size_t)w->r->argc; i++)
+		buf_str(b, w->r->argv[i]);
 }
 
-static void put_funcs(struct rec_buf *b, const struct trace *t)
+static void put_funcs(struct rec_buf *b, const struct rec_tables *w)
 {
 	char id[160];
 	size_t i;
 
-	buf_u32(b, t->nr_funcs);
-	for (i = 0; i < t->nr_funcs; i++) {
-		const struct trace_func *f = &t->funcs[i];
+	buf_u32(b, w->tb->nr_funcs);
+	for (i = 0; i < w->tb->nr_funcs; i++) {
+		const struct trace_func *f = &w->tb->funcs[i];
 
 		if (elf_build_id(f->sym.obj, id, sizeof(id)))
 			id[0] = '\0';
@@ -388,16 +420,17 @@ static void put_funcs(struct rec_buf *b, const struct trace *t)
 	}
 }
 
-static void put_probes(struct rec_buf *b, const struct trace *t)
+static void put_probes(struct rec_buf *b, const struct rec_tables *w)
 {
+	const struct trace_probe *p = w->tb->probes;
 	size_t i;
 
-	buf_u32(b, t->nr_probes);
-	for (i = 0; i < t->nr_probes; i++) {
-		buf_u32(b, t->probes[i].id);
-		buf_u32(b, t->probes[i].func);
-		buf_u8(b, t->probes[i].role);
-		buf_u8(b, t->probes[i].sync);
+	buf_u32(b, w->tb->nr_probes);
+	for (i = 0; i < w->tb->nr_probes; i++) {
+		buf_u32(b, p[i].id);
+		buf_u32(b, p[i].func);
+		buf_u8(b, p[i].role);
+		buf_u8(b, p[i].sync);
 	}
 }
 
@@ -427,24 +460,25 @@ static void put_name(struct rec_buf *b, struct elf_symbolizer *sym,
  * last snapshot), not one re-read per address: arguments that are plain
  * numbers are in no mapping, and there may be a million of them.
  */
-static void put_names(struct rec_buf *b, struct recording *r,
-		      struct elf_symbolizer *sym)
+static void put_names(struct rec_buf *b, const struct rec_tables *w)
 {
+	const struct rec_addrs *names = &w->r->names;
+	struct elf_symbolizer *sym = w->tb->sym;
 	size_t count_at = b->len, i;
 	uint32_t n = 0;
 
 	buf_u32(b, 0);
 	if (sym)
 		elf_symbolizer_refresh(sym, NULL, 0);
-	for (i = 0; sym && i < r->names.cap; i++) {
-		uint64_t a = r->names.addr[i];
+	for (i = 0; sym && i < names->cap; i++) {
+		uint64_t a = names->addr[i];
 
 		if (!a)
 			continue;
-		if (r->names.val[i] & NAME_AS_IS)
+		if (names->val[i] & NAME_AS_IS)
 			put_name(b, sym, a, &n);
 		/* A return address is named by its call (build.c). */
-		if (r->names.val[i] & NAME_RETURN && a > 1)
+		if (names->val[i] & NAME_RETURN && a > 1)
 			put_name(b, sym, a - 1, &n);
 	}
 	if (!b->nomem)
@@ -452,13 +486,13 @@ static void put_names(struct rec_buf *b, struct recording *r,
 			b->p[count_at + i] = (unsigned char)(n >> (8 * i));
 }
 
-static void put_maps(struct rec_buf *b, const struct trace *t)
+static void put_maps(struct rec_buf *b, const struct rec_tables *w)
 {
 	const struct elf_map *m = NULL;
 	size_t n = 0, i;
 
-	if (t->sym)
-		m = elf_symbolizer_maps(t->sym, &n);
+	if (w->tb->sym)
+		m = elf_symbolizer_maps(w->tb->sym, &n);
 	buf_u32(b, n);
 	for (i = 0; i < n; i++) {
 		buf_u64(b, m[i].start);
@@ -469,56 +503,35 @@ static void put_maps(struct rec_buf *b, const struct trace *t)
 	}
 }
 
-static void put_stats(struct rec_buf *b, const struct recording *r,
-		      const struct trace *t)
+static void put_stats(struct rec_buf *b, const struct rec_tables *w)
 {
-	const struct drain_stats *ds = trace_drain_stats(t);
-
-	buf_u64(b, ds->records);
-	buf_u64(b, ds->late);
-	buf_u64(b, ds->corrupt);
-	buf_u64(b, ds->rounds);
-	buf_u64(b, r->records);
-	buf_u64(b, t->dropped);
-	buf_u64(b, t->lost_exits);
-	buf_u32(b, t->stop_reason);
-	buf_u64(b, t->t_enable);
-	buf_u64(b, t->t_end);
-	buf_u8(b, t->target_exited);
-	buf_u8(b, t->interrupted);
-	buf_u8(b, r->full);
-	buf_u64(b, r->max_size);
-	buf_u64(b, r->last_ts);
+	buf_fields(b, w, &rec_stats_fields);
 }
 
-int recording_finish(struct recording *r, const struct trace *t)
+/* The tables, in the order the file has them (after the events). */
+static void (*const put_table[])(struct rec_buf *b,
+				 const struct rec_tables *w) = {
+	[REC_SEC_META] = put_meta,
+	[REC_SEC_FUNCS] = put_funcs,
+	[REC_SEC_PROBES] = put_probes,
+	[REC_SEC_NAMES] = put_names,
+	[REC_SEC_MAPS] = put_maps,
+	[REC_SEC_STATS] = put_stats,
+};
+
+int recording_finish(struct recording *r, const struct session_summary *s,
+		     const struct session_tables *tb)
 {
+	struct recording_file img;
+	const struct rec_tables w = { r, s, tb, &img };
 	struct rec_buf b = { 0 };
 	int i, ret;
 
+	rec_image(&img, r, s);
 	rec_flush_events(r);
 	for (i = REC_SEC_META; i < REC_SEC_END; i++) {
 		b.len = 0;
-		switch (i) {
-		case REC_SEC_META:
-			put_meta(&b, t);
-			break;
-		case REC_SEC_FUNCS:
-			put_funcs(&b, t);
-			break;
-		case REC_SEC_PROBES:
-			put_probes(&b, t);
-			break;
-		case REC_SEC_NAMES:
-			put_names(&b, r, t->sym);
-			break;
-		case REC_SEC_MAPS:
-			put_maps(&b, t);
-			break;
-		case REC_SEC_STATS:
-			put_stats(&b, r, t);
-			break;
-		}
+		put_table[i](&b, &w);
 		rec_section(r, i, &b);
 	}
 	free(b.p);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "trace/autopick.h"
+#include "util/array.h"
 
 /* x86's LOCK prefix: uprobes refuse to single-step such an instruction. */
 #define X86_LOCK_PREFIX		0xf0
@@ -61,15 +62,8 @@ static int group_samples(struct elf_symbolizer *sz,
 			if (g[j].start == start && !strcmp(g[j].obj, info.obj))
 				break;
 		if (j == n) {
-			if (n == cap) {
-				struct ap_group *p;
-
-				cap = cap ? 2 * cap : 64;
-				p = realloc(g, cap * sizeof(*p));
-				if (!p)
-					goto nomem;
-				g = p;
-			}
+			if (ARRAY_RESERVE(g, cap, n + 1))
+				goto nomem;
 			memset(&g[n], 0, sizeof(g[n]));
 			memcpy(g[n].obj, info.obj, sizeof(g[n].obj));
 			snprintf(g[n].name, sizeof(g[n].name), "%s", info.sym);

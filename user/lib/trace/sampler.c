@@ -15,6 +15,7 @@
 
 #include "trace/sampler.h"
 #include "trace/tasks.h"
+#include "util/array.h"
 
 /* 32 KiB per thread: 2,000 samples of 16 bytes, far more than a round. */
 #define SAMPLER_DATA_PAGES	8
@@ -58,15 +59,8 @@ int sampler_add(struct sampler_result *r, uint64_t ip, uint64_t n)
 		r->ips[lo].count += n;
 		return 0;
 	}
-	if (r->nr_ips == r->cap_ips) {
-		size_t cap = r->cap_ips ? 2 * r->cap_ips : 256;
-		struct sampler_ip *p = realloc(r->ips, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		r->ips = p;
-		r->cap_ips = cap;
-	}
+	if (ARRAY_RESERVE(r->ips, r->cap_ips, r->nr_ips + 1))
+		return -ENOMEM;
 	memmove(&r->ips[lo + 1], &r->ips[lo],
 		(r->nr_ips - lo) * sizeof(*r->ips));
 	r->ips[lo].ip = ip;
@@ -133,16 +127,9 @@ static int sampler_open(struct sampler *s, uint32_t tid, char *err,
 	void *base;
 	int fd;
 
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-
-		e = realloc(s->ev, cap * sizeof(*e));
-		if (!e) {
-			snprintf(err, errlen, "out of memory sampling");
-			return -ENOMEM;
-		}
-		s->ev = e;
-		s->cap = cap;
+	if (ARRAY_RESERVE(s->ev, s->cap, s->nr + 1)) {
+		snprintf(err, errlen, "out of memory sampling");
+		return -ENOMEM;
 	}
 	fd = syscall(SYS_perf_event_open, &a, (pid_t)tid, -1, -1,
 		     PERF_FLAG_FD_CLOEXEC);

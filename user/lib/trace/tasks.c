@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "trace/tasks.h"
+#include "util/array.h"
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -33,16 +34,9 @@ int task_set_scan(struct task_set *set, pid_t pid)
 
 		if (*end || !tid)
 			continue;
-		if (set->n == set->cap) {
-			size_t cap = set->cap ? 2 * set->cap : 64;
-			uint32_t *t = realloc(set->tids, cap * sizeof(*t));
-
-			if (!t) {
-				closedir(dir);
-				return -ENOMEM;
-			}
-			set->tids = t;
-			set->cap = cap;
+		if (ARRAY_RESERVE(set->tids, set->cap, set->n + 1)) {
+			closedir(dir);
+			return -ENOMEM;
 		}
 		set->tids[set->n++] = tid;
 	}

@@ -13,6 +13,15 @@
  * emitted every record older than the scan that saw it, so no record of
  * the thread is still in flight when its open entries are declared
  * unpaired.
+ *
+ * The session's files, one job each: trace_session.c (its life: open,
+ * start, stop, report, free), trace_live.c (the device: rings, counters,
+ * the drained rings as a record source), trace_rounds.c (the rounds and
+ * the /proc scans), trace_maps.c (the target's maps: frames, futex
+ * words), trace_input.c (the pipeline and the one path into it),
+ * trace_funcs.c (what it probes), trace_replay.c (a recording played
+ * through it), trace_report.c, trace_workload.c and trace_perfetto.c
+ * (what it reports and writes).
  */
 #ifndef ISPOT_TRACE_H
 #define ISPOT_TRACE_H
@@ -22,37 +31,17 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "trace/device.h"
-#include "elf/elf.h"
-#include "cli/options.h"
+#include "analysis/drain.h"
 #include "analysis/pipeline.h"
-#include "report/report.h"
+#include "cli/options.h"
+#include "elf/elf.h"
+#include "recording/session.h"
+#include "recording/source.h"
+#include "trace/device.h"
 #include "trace/tasks.h"
 #include "util/afile.h"
-#include "analysis/drain.h"
 
 #define TRACE_SCAN_NS	(100 * 1000 * 1000ull)
-
-/* A function, or a block (then sym holds its name, object, first site). */
-struct trace_func {
-	struct elf_target_sym sym;
-	struct key_rule key;
-	char key_desc[32];
-	bool key_auto;			/* --key auto chose key (report time) */
-	uint32_t probe_id;		/* a block's: its first begin site's */
-	struct elf_block *block;	/* NULL for a function, and replayed */
-	bool is_block;			/* a block, live or replayed */
-};
-
-/* A probe the session armed: which function it counts for, as what. */
-enum trace_probe_role { TRACE_PROBE_FUNC, TRACE_PROBE_BEGIN, TRACE_PROBE_END };
-
-struct trace_probe {
-	uint32_t id;
-	uint32_t func;		/* index in funcs */
-	uint8_t role;		/* enum trace_probe_role */
-	bool sync;		/* pipeline_set_sync() */
-};
 
 struct recording;
 struct baseline;
@@ -67,72 +56,47 @@ struct trace_exit {
 /* Polled once per round: true stops the trace (e.g. `run`'s child exited). */
 typedef bool (*trace_stop_fn)(void *ctx);
 
-struct trace {
-	enum trace_mode mode;
-	const struct trace_opts *opts;
+/*
+ * The device side of a live session (trace_live.c, trace_rounds.c): the
+ * module's rings, drained as the session's record source, and the /proc
+ * scans that tell thread lifetimes.  A replay has none of it.
+ */
+struct trace_live {
+	struct record_source src;	/* the drained rings */
 	struct ispot_device dev;
-	pid_t pid;
-	char command[256];
-
-	struct trace_func *funcs;
-	size_t nr_funcs;
-	struct trace_probe *probes;	/* as armed, for a recording */
-	uint32_t nr_probes, cap_probes;
-
-	uint32_t nr_rings;
 	uint64_t ring_mmap_size;
-	void **rings;
+	void **rings;			/* sum.nr_rings of them */
 	struct drain *drain;
-	struct pipeline *pipe;
-	struct elf_symbolizer *sym;
+	bool enabled;
+	bool trampoline;		/* its range was found in the maps */
 	uint64_t frames_refreshed;	/* when a stack frame last re-read */
 					/* the maps (trace_frame_in_code) */
-
 	struct task_set alive;
 	struct task_set scan;
 	struct trace_exit *exits;
 	size_t nr_exits, cap_exits;
 	uint64_t last_scan;	/* when alive was taken */
+};
 
-	uint64_t t_enable;
-	uint64_t t_end;
-	bool enabled;
-	bool tasks;		/* the module reports thread start and exit */
-	bool waits;		/* and context switches and futex calls */
-	/* --counters/--raw-event as the module answered, in the order given */
-	struct report_counter counters[ISPOT_MAX_COUNTERS];
-	bool trampoline;
-	bool target_exited;
-	bool interrupted;
-	uint64_t dropped;
-	uint32_t stop_reason;		/* ISPOT_STOP_*, from the last STATS */
-	/* Entries still open when the trace stopped (in pair_stats too). */
-	uint64_t open_at_stop;
-	/* Threads closed by a scan because their exit record was lost. */
-	uint64_t lost_exits;
+/* What the session writes while it runs, input by input. */
+struct trace_writers {
+	/*
+	 * `record`: the recording every input of the pipeline also goes to
+	 * (trace_input()), with the frame checks' answers.
+	 */
+	struct recording *rec;
 	/* --perfetto: the trace written as records drain (trace_perfetto.c) */
 	struct perfetto *perfetto;
 	struct afile perfetto_file;	/* .f: NULL when none is open */
+};
 
-	/*
-	 * `record`: the recording every input of the pipeline also goes to
-	 * (trace_on_record() and the thread and trampoline calls).  When it
-	 * stopped at --max-size: that size and the last record kept.
-	 */
-	struct recording *rec;
-	bool rec_full;
-	uint64_t rec_full_size, rec_full_ts;
-	/* --baseline: solo calls the report takes as evidence too. */
-	struct baseline *baseline;
-	/* `report FILE`: no drain; its figures as the recording kept them. */
-	struct drain_stats replayed;
-
-	/*
-	 * Set between trace_resolve() and trace_start() by a caller that
-	 * keeps scores across sessions (ispotd): executions are scored into
-	 * @engine, under @func_ids[i] for funcs[i].  NULL: the pipeline's
-	 * own engine, under i.
-	 */
+/*
+ * Set between trace_resolve() and trace_start() by a caller that keeps
+ * scores across sessions (ispotd): executions are scored into @engine,
+ * under @func_ids[i] for funcs[i].  NULL: the pipeline's own engine,
+ * under i.
+ */
+struct trace_borrowed {
 	struct sci_engine *engine;
 	const uint32_t *func_ids;
 	/* And, with @engine, the shapes that name its shape keys. */
@@ -148,27 +112,64 @@ struct trace {
 };
 
 /*
- * The one place every record reaches, live from the drain and offline
- * from a recording (replay.c): the pipeline, then whatever else consumes
- * records (the recording).  A drain_record_fn: @ctx is the trace.
+ * One session, live or replayed: its parts each do one job, and what a
+ * recording keeps of it is @sum and the function and probe tables.
  */
-void trace_on_record(void *ctx, const struct ispot_record *rec);
+struct trace {
+	const struct trace_opts *opts;
+	/* The target, the module's answers, the figures (session.h). */
+	struct session_summary sum;
+
+	/* What it traces (trace_funcs.c), and the probes armed for them. */
+	struct trace_func *funcs;
+	size_t nr_funcs, cap_funcs;
+	struct trace_probe *probes;
+	size_t nr_probes, cap_probes;
+
+	/* Where every input goes (trace_input.c), and what names them. */
+	struct pipeline *pipe;
+	struct elf_symbolizer *sym;
+	/* Entries still open when the trace stopped (in pair_stats too). */
+	uint64_t open_at_stop;
+
+	struct trace_live live;
+	struct trace_writers out;
+	/* --baseline: solo calls the report takes as evidence too. */
+	struct baseline *baseline;
+	struct trace_borrowed borrowed;
+};
 
 /*
- * The session's other inputs to the pipeline, which a recording replays
- * where they came: a thread seen by a /proc scan, one gone (alive at @ts,
- * missed by the scan at @gone_ts: pipeline_thread_gone()), the uprobe
- * trampoline's range.
+ * The one place every input of the session reaches, live (the drained
+ * rings, the scans) and replayed (a recording): the pipeline, and what
+ * else consumes inputs (the Perfetto trace, the recording).  A
+ * session_input_fn: @ctx is the trace.
  */
+void trace_input(void *ctx, const struct session_input *in);
+
+/*
+ * The inputs that do not come from the rings, as trace_input() takes
+ * them: a thread seen by a /proc scan, one gone (alive at @ts, missed by
+ * the scan at @gone_ts: pipeline_thread_gone()), the uprobe trampoline's
+ * range; and one record.
+ */
+void trace_on_record(struct trace *t, const struct ispot_record *rec);
 void trace_thread_seen(struct trace *t, uint32_t tid, uint64_t ts);
 void trace_thread_exit(struct trace *t, uint32_t tid, uint64_t ts,
 		       uint64_t gone_ts);
 void trace_set_trampoline(struct trace *t, uint64_t start, uint64_t end);
 
 /*
+ * Give trace_input() what @src holds older than @horizon.  Returns how
+ * many records, or -1 after one line.
+ */
+long trace_feed(struct trace *t, struct record_source *src,
+		uint64_t horizon);
+
+/*
  * The session's pipeline, the same for a live trace and a replay:
- * stack frames are judged by @frame_ok (stacks.h), causes on if t->waits.
- * Returns 0 or prints one line and returns -1.
+ * stack frames are judged by @frame_ok (stacks.h), causes on if
+ * sum.waits.  Returns 0 or prints one line and returns -1.
  */
 int trace_new_pipeline(struct trace *t, stacks_frame_fn frame_ok,
 		       void *ctx);
@@ -181,12 +182,10 @@ int trace_new_pipeline(struct trace *t, stacks_frame_fn frame_ok,
 int trace_pipe_probe(struct trace *t, uint32_t id, uint32_t func,
 		     enum trace_probe_role role, bool sync);
 
-/* The drain's figures; a replay has no drain, but what was recorded. */
-const struct drain_stats *trace_drain_stats(const struct trace *t);
-
 /*
  * Score and print the report of a stopped session (or a replayed one):
- * the table or JSON to stdout or --output, and --folded.
+ * the table or JSON to stdout or --output, and every other output the
+ * options ask for (output/writers.h).
  */
 int trace_print_report(struct trace *t);
 
@@ -196,15 +195,6 @@ int trace_print_report(struct trace *t);
  * line.
  */
 int trace_replay(const struct trace_opts *o);
-
-/*
- * Replay @o->recording into @t up to the end of its pipeline, with @o's
- * --key rules (one naming no recorded function is no error here), and
- * no report: what --baseline reads (baseline.h).  @o must outlive @t;
- * its outputs are the caller's to clear.  Returns 0 or -1 after one
- * line; trace_free(@t) either way.
- */
-int trace_replay_engine(struct trace_opts *o, struct trace *t);
 
 /* Monotonic ns, the clock the module stamps records with. */
 uint64_t trace_now(void);
@@ -262,14 +252,14 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx);
 /*
  * One round of trace_loop() for a caller with its own poll loop: drain
  * what is older than the horizon, and rescan the threads when due.
- * Returns 0, or -1 after printing why.  POLLHUP on t->dev.fd means the
- * target exited: set t->target_exited.
+ * Returns 0, or -1 after printing why.  POLLHUP on t->live.dev.fd means
+ * the target exited: set t->sum.target_exited.
  */
 int trace_step(struct trace *t, uint64_t now);
 
 /*
  * When a caller with its own poll loop should next call trace_step(), and
- * the events to poll t->dev.fd for until then (*@events: POLLIN, or 0
+ * the events to poll t->live.dev.fd for until then (*@events: POLLIN, or 0
  * while records wait in the rings for the horizon: the device stays
  * readable as long as any record is there, so polling for POLLIN then
  * returns at once and the loop would spin).  POLLHUP is reported either
@@ -280,7 +270,7 @@ uint64_t trace_next_step(const struct trace *t, uint64_t now, short *events);
 /*
  * Disable, drain what is left, close the lifetimes and read the drops:
  * what trace_report() does before it prints.  The scores are then in
- * t->pipe->sci (or t->engine).
+ * t->pipe->sci (or t->borrowed.engine), the figures in t->sum.
  */
 void trace_stop(struct trace *t);
 

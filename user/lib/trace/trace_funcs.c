@@ -19,12 +19,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "analysis/autokey.h"
-#include "trace/autopick.h"
 #include "recording/baseline.h"
-#include "util/errors.h"
+#include "trace/autopick.h"
 #include "trace/trace_internal.h"
 #include "util/array.h"
+#include "util/errors.h"
 
 /*
  * What --sync adds: the blocking calls of COZ's Table 2 (the papers are
@@ -87,12 +86,10 @@ static int trace_add_syms(struct trace *t, const struct elf_target_sym *syms,
 				break;
 		if (j < t->nr_funcs)
 			continue;
-		f = realloc(t->funcs, (t->nr_funcs + 1) * sizeof(*f));
-		if (!f) {
+		if (ARRAY_RESERVE(t->funcs, t->cap_funcs, t->nr_funcs + 1)) {
 			ispot_error("out of memory resolving functions");
 			return -1;
 		}
-		t->funcs = f;
 		f = &t->funcs[t->nr_funcs++];
 		memset(f, 0, sizeof(*f));
 		f->sym = syms[i];
@@ -135,9 +132,8 @@ static int trace_add_block(struct trace *t, const char *spec, pid_t pid,
 	for (j = 0; j < t->nr_funcs; j++)
 		if (t->funcs[j].block && !strcmp(t->funcs[j].sym.name, b->name))
 			break;
-	f = j < t->nr_funcs ? NULL :
-	    realloc(t->funcs, (t->nr_funcs + 1) * sizeof(*f));
-	if (!f) {
+	if (j < t->nr_funcs ||
+	    ARRAY_RESERVE(t->funcs, t->cap_funcs, t->nr_funcs + 1)) {
 		elf_block_free(b);
 		free(b);
 		if (j < t->nr_funcs)
@@ -145,7 +141,6 @@ static int trace_add_block(struct trace *t, const char *spec, pid_t pid,
 		ispot_error("out of memory resolving blocks");
 		return -1;
 	}
-	t->funcs = f;
 	f = &t->funcs[t->nr_funcs++];
 	memset(f, 0, sizeof(*f));
 	f->block = b;
@@ -264,13 +259,13 @@ static uint32_t trace_add_probe(struct trace *t, const char *obj,
 		return 0;
 	}
 	a.fd = fd;
-	e = ioctl(t->dev.fd, ISPOT_IOC_PROBE_ADD, &a) ? errno : 0;
+	e = ioctl(t->live.dev.fd, ISPOT_IOC_PROBE_ADD, &a) ? errno : 0;
 	close(fd);
 	if (!e)
 		return a.probe_id;
 	if (e == EBADFD)
 		ispot_error("process %d exited before tracing started",
-			    (int)t->pid);
+			    (int)t->sum.pid);
 	else if (e == ENOSPC || e == E2BIG)
 		ispot_error("too many probes for the module: narrow the --func "
 			    "globs or raise the module's max_probes");
@@ -284,50 +279,13 @@ static uint32_t trace_add_probe(struct trace *t, const char *obj,
 	return 0;
 }
 
-/* The first id of function @i's --key auto shadows (autokey.h), 0: none. */
-static uint32_t trace_shadow(const struct trace *t, size_t i)
-{
-	if (t->funcs[i].key.kind != KEY_AUTO)
-		return 0;
-	if (t->func_ids)
-		return t->shadow_ids ? t->shadow_ids[i] : 0;
-	return autokey_shadow_id(t->nr_funcs, i, 0);
-}
-
-int trace_pipe_probe(struct trace *t, uint32_t id, uint32_t func,
-		     enum trace_probe_role role, bool sync)
-{
-	struct trace_func *f = &t->funcs[func];
-	uint32_t func_id = t->func_ids ? t->func_ids[func] : func;
-	uint32_t shadow = trace_shadow(t, func);
-	int ret;
-
-	if (idarray_reserve(&t->probes, &t->cap_probes, sizeof(*t->probes),
-			    t->nr_probes))
-		goto nomem;
-	t->probes[t->nr_probes++] = (struct trace_probe){ id, func, role,
-							  sync };
-	if (role == TRACE_PROBE_FUNC)
-		ret = pipeline_add_probe(t->pipe, id, func_id, &f->key);
-	else
-		ret = pipeline_add_marker(t->pipe, id, func_id,
-					  role == TRACE_PROBE_END, &f->key);
-	if (ret || (shadow && pipeline_set_shadows(t->pipe, id, shadow)) ||
-	    (sync && pipeline_set_sync(t->pipe, id)))
-		goto nomem;
-	return 0;
-nomem:
-	ispot_error("out of memory adding probes");
-	return -1;
-}
-
 /* Every site of a block's markers, as entry probes the pairer matches. */
 static int trace_arm_block(struct trace *t, size_t func)
 {
 	struct trace_func *f = &t->funcs[func];
 	const struct elf_block *b = f->block;
 	/* Older modules take no semaphore: the markers still fire. */
-	bool sems = t->dev.version.abi_minor >= 5;
+	bool sems = t->live.dev.version.abi_minor >= 5;
 	size_t i, n = b->nr_begin + b->nr_end;
 	static bool noted;
 
@@ -362,7 +320,7 @@ int trace_arm(struct trace *t)
 {
 	/* The exit record carries the call site (ABI 1.2). */
 	uint32_t flags = ISPOT_PROBE_BOTH |
-			 (t->dev.version.abi_minor >= 2 ?
+			 (t->live.dev.version.abi_minor >= 2 ?
 			  ISPOT_PROBE_NO_CALLSITE : 0);
 	size_t i;
 
@@ -423,7 +381,7 @@ void trace_funcs_free(struct trace *t)
 	}
 	free(t->funcs);
 	t->funcs = NULL;
-	t->nr_funcs = 0;
+	t->nr_funcs = t->cap_funcs = 0;
 }
 
 /*
@@ -435,7 +393,8 @@ static int trace_check_baseline(const struct trace *t)
 {
 	char msg[PATH_MAX + 160];
 
-	if (!t->baseline || baseline_matches(t->baseline, t, NULL))
+	if (!t->baseline ||
+	    baseline_matches(t->baseline, t->funcs, t->nr_funcs, NULL))
 		return 0;
 	snprintf(msg, sizeof(msg), "--baseline %s has no solo calls of any "
 		 "traced function keyed as here: record it with the same "

@@ -1,14 +1,69 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Between the parts of one trace session (trace.c: the session and its
- * rounds; trace_funcs.c: what it probes; trace_report.c: its report;
- * replay.c: a recording's session).  Not for front ends.
+ * Between the parts of one trace session (trace.h lists its files).  Not
+ * for front ends.
  */
 #ifndef ISPOT_TRACE_INTERNAL_H
 #define ISPOT_TRACE_INTERNAL_H
 
 #include "export/perfetto.h"
 #include "trace/trace.h"
+
+/* --- the device (trace_live.c) ------------------------------------------ */
+
+/*
+ * Set up a session on @pid: map its rings, the drain that reads them as
+ * t->live.src.  Returns 0 or prints one line and returns -1.
+ */
+int trace_live_setup(struct trace *t, pid_t pid);
+/*
+ * --counters/--raw-event: count those this machine has, before ENABLE.
+ * Returns 0 or prints one line and returns -1.
+ */
+int trace_live_counters(struct trace *t);
+/* Enable the armed probes.  Returns 0 or prints one line and -1. */
+int trace_live_enable(struct trace *t);
+/* Stop the probes' producers, if they run. */
+void trace_live_disable(struct trace *t);
+/* Read the drops and why the module stopped into t->sum. */
+void trace_live_stats(struct trace *t);
+/* Unmap the rings and close the device. */
+void trace_live_free(struct trace *t);
+
+/* --- the rounds (trace_rounds.c) ---------------------------------------- */
+
+/*
+ * The first scan, at enable: threads that exist now count from now.
+ * Returns 0 or prints one line and returns -1.
+ */
+int trace_first_scan(struct trace *t);
+/*
+ * Disable, drain what is left and apply every exit, set t->sum.t_end,
+ * close the pipeline.
+ */
+void trace_last_round(struct trace *t);
+
+/* --- the target's maps (trace_maps.c) ------------------------------------ */
+
+/*
+ * A live session's stacks_frame_fn (@ctx: the trace): whether @addr is in
+ * the target's code by the maps snapshot, noted in the recording if any.
+ */
+bool trace_frame_in_code(void *ctx, uint64_t addr);
+/* Read the target's maps now, while it lives (a first snapshot, or anew). */
+void trace_snapshot_maps(struct trace *t);
+/*
+ * Re-read the maps, if the rings hold a futex wait on a word outside them,
+ * and name those words while the target lives to lend their objects.
+ */
+void trace_peek_futexes(struct trace *t);
+
+/* --- the pipeline (trace_input.c) ----------------------------------------- */
+
+/* pipeline_finish() at t->sum.t_end, counting the entries left open. */
+void trace_close_pipeline(struct trace *t);
+
+/* --- what it probes (trace_funcs.c) --------------------------------------- */
 
 /*
  * Add every resolved function and block to the session: one probe pair
@@ -24,11 +79,30 @@ int trace_arm(struct trace *t);
  */
 bool trace_lib_note(const struct trace *t, char *buf, size_t len);
 
+/* Free what trace_resolve() gathered. */
+void trace_funcs_free(struct trace *t);
+
+/* --- recordings (trace_session.c, trace_replay.c) ------------------------ */
+
 /*
- * --perfetto (trace_perfetto.c): open the file and start the trace once
- * the session has its pid and command; @clock is when a replayed session
- * began (NULL for a live one: now).  Returns 0 or prints one line and
- * returns -1.
+ * `record`: the session has stopped; write its summary and tables into
+ * t->out.rec and put the file in place.  0, or -1 after one line.
+ */
+int trace_finish_recording(struct trace *t);
+
+/*
+ * --baseline FILE, if given: load it into t->baseline before the session's
+ * work (refused when it names the recording the command reads or
+ * writes).  Returns 0 or -1 after one line.
+ */
+int trace_load_baseline(struct trace *t);
+
+/* --- what it writes (trace_perfetto.c, trace_workload.c) ------------------ */
+
+/*
+ * --perfetto: open the file and start the trace once the session has its
+ * pid and command; @clock is when a replayed session began (NULL for a
+ * live one: now).  Returns 0 or prints one line and returns -1.
  */
 int trace_perfetto_open(struct trace *t, const struct perfetto_clock *clock);
 /*
@@ -39,26 +113,6 @@ int trace_perfetto_open(struct trace *t, const struct perfetto_clock *clock);
  * one line and returns -1.
  */
 int trace_perfetto_close(struct trace *t, bool keep);
-
-/*
- * A live session's stacks_frame_fn (@ctx: the trace): whether @addr is in
- * the target's code by the maps snapshot, noted in the recording if any.
- */
-bool trace_frame_in_code(void *ctx, uint64_t addr);
-
-/* Whether @path (NULL: none) can be written, said in one line if not. */
-int trace_can_write(const char *path, const char *option);
-/*
- * Whether every output the options name (--output, --folded, --perfetto,
- * --html, --svg) can be written: checked before the work, live or replayed.
- */
-int trace_check_outputs(const struct trace_opts *o);
-
-/* pipeline_finish() at t->t_end, counting the entries left open. */
-void trace_close_pipeline(struct trace *t);
-
-/* Free what trace_resolve() gathered. */
-void trace_funcs_free(struct trace *t);
 
 /*
  * At report time (trace_workload.c): judge every function's arguments

@@ -4,13 +4,12 @@
  * it drains (export/perfetto.h).  This file lends the writer the session's
  * names: its functions by probe id, their keys, its threads' names.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "export/perfetto.h"
+#include "output/writers.h"
 #include "trace/trace_internal.h"
-#include "util/afile.h"
 #include "util/errors.h"
 
 /* perfetto_names.call: the function, and its key when the entry has it. */
@@ -29,7 +28,7 @@ static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
 	 * under its index in funcs (a session's pipeline has no other ids;
 	 * ispotd's, which writes no trace, would).
 	 */
-	if (t->func_ids || !t->pipe ||
+	if (t->borrowed.func_ids || !t->pipe ||
 	    !pipeline_probe_func(t->pipe, entry->probe_id, &func_id,
 				 &marker) ||
 	    func_id >= t->nr_funcs)
@@ -63,7 +62,7 @@ static int trace_perfetto_thread(void *ctx, uint32_t tid, char *buf,
 {
 	const struct trace *t = ctx;
 
-	if (!t->drain)
+	if (!t->live.drain)
 		return -1;
 	task_comm((pid_t)tid, buf, len);
 	return strcmp(buf, "?") ? (int)strlen(buf) : -1;
@@ -76,25 +75,20 @@ int trace_perfetto_open(struct trace *t, const struct perfetto_clock *clock)
 		.thread = trace_perfetto_thread,
 		.ctx = t,
 	};
-	int ret;
 
-	if (!t->opts->perfetto)
-		return 0;
 	/*
 	 * The trace streams into a temporary file beside the path, renamed
 	 * over it when the session ends well: a file already there is
 	 * replaced whole or left as it was.
 	 */
-	ret = afile_open(&t->perfetto_file, t->opts->perfetto);
-	if (ret) {
-		ispot_error("cannot write %s (%s): choose a writable "
-			    "--perfetto path", t->opts->perfetto,
-			    strerror(-ret));
+	if (output_stream_open(t->opts, "perfetto", &t->out.perfetto_file))
 		return -1;
-	}
-	t->perfetto = perfetto_open(t->perfetto_file.f, (uint32_t)t->pid,
-				    t->command, &names, clock);
-	if (!t->perfetto) {
+	if (!t->out.perfetto_file.f)
+		return 0;
+	t->out.perfetto = perfetto_open(t->out.perfetto_file.f,
+					(uint32_t)t->sum.pid, t->sum.command,
+					&names, clock);
+	if (!t->out.perfetto) {
 		ispot_error("out of memory starting the Perfetto trace");
 		return -1;
 	}
@@ -105,22 +99,9 @@ int trace_perfetto_close(struct trace *t, bool keep)
 {
 	int ret = 0;
 
-	if (t->perfetto)
-		ret = perfetto_close(t->perfetto);
-	t->perfetto = NULL;
-	if (!t->perfetto_file.f)
-		return 0;
-	/* Nothing half-written is left behind; the file before stays. */
-	if (!keep || ret) {
-		afile_abort(&t->perfetto_file);
-		if (!keep)
-			return 0;
-	} else {
-		ret = afile_commit(&t->perfetto_file);
-		if (!ret)
-			return 0;
-	}
-	ispot_error("cannot write %s (%s): check the disk", t->opts->perfetto,
-		    strerror(-ret));
-	return -1;
+	if (t->out.perfetto)
+		ret = perfetto_close(t->out.perfetto);
+	t->out.perfetto = NULL;
+	return output_stream_close(t->opts, "perfetto", &t->out.perfetto_file,
+				   keep, ret);
 }

@@ -2,22 +2,20 @@
 /*
  * The report of a session, live or replayed from a recording: the
  * functions as the report builder takes them, the session's header
- * figures and footer notes, and where the table, the JSON, the folded
- * stacks, the pictures and the HTML page go.
+ * figures and footer notes; the table, the JSON, the folded stacks, the
+ * pictures and the HTML page are then written by the table of outputs
+ * (output/writers.h).
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/html.h"
+#include "output/writers.h"
+#include "recording/baseline.h"
 #include "report/pictures.h"
 #include "report/report.h"
-#include "recording/baseline.h"
-#include "trace/trace.h"
 #include "trace/trace_internal.h"
-#include "util/afile.h"
 #include "util/errors.h"
 #include "util/format.h"
 
@@ -60,7 +58,8 @@ trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
 static void trace_baseline_note(const struct trace *t, struct report *r,
 				char (*note)[256])
 {
-	size_t other, n = baseline_matches(t->baseline, t, &other);
+	size_t other, n = baseline_matches(t->baseline, t->funcs, t->nr_funcs,
+					   &other);
 
 	if (other)
 		trace_note(r, note, "the solo calls of %zu function(s) in "
@@ -81,7 +80,8 @@ static void trace_baseline_note(const struct trace *t, struct report *r,
 static void trace_session_notes(const struct trace *t, struct report *r,
 				char (*note)[256])
 {
-	const struct drain_stats *ds = trace_drain_stats(t);
+	const struct session_summary *s = &t->sum;
+	const struct drain_stats *ds = &s->drain;
 	char size[32], when[32];
 
 	if (trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
@@ -92,23 +92,22 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 			   "%llu ms); they were still paired",
 			   (unsigned long long)ds->late,
 			   DRAIN_SLACK_NS / 1000000);
-	if (t->opts->sample > 1)
+	if (s->sample > 1)
 		trace_note(r, note, "sampling 1 in %u calls: calls are counted "
-			   "as recorded, losses scale with it",
-			   t->opts->sample);
-	if (t->rec_full)
+			   "as recorded, losses scale with it", s->sample);
+	if (s->rec_full)
 		trace_note(r, note, "the recording stopped at %s (--max-size) "
 			   "after %s of tracing: a report of it covers that "
 			   "time only", format_bytes(size, sizeof(size),
-						     t->rec_full_size),
-			   format_ns(when, sizeof(when), t->rec_full_ts >
-				     t->t_enable ? t->rec_full_ts -
-				     t->t_enable : 0));
-	if (t->stop_reason == ISPOT_STOP_SECURE_EXEC)
+						     s->rec_full_size),
+			   format_ns(when, sizeof(when), s->rec_full_ts >
+				     s->t_enable ? s->rec_full_ts -
+				     s->t_enable : 0));
+	if (s->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		trace_note(r, note, "tracing stopped when pid %d executed a "
 			   "set-user-ID, set-group-ID or file-capability "
 			   "program (as perf does); the report covers the time "
-			   "before", (int)t->pid);
+			   "before", (int)s->pid);
 	if (t->baseline) {
 		/* The notes under a function say what it gave that one. */
 		r->baseline = t->baseline->path;
@@ -120,107 +119,30 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 static void trace_report_header(const struct trace *t, struct report *r)
 {
 	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
+	const struct session_summary *s = &t->sum;
 
-	r->pid = t->pid;
-	r->command = t->command;
-	r->duration_ns = t->t_end - t->t_enable;
-	r->recorded = trace_drain_stats(t)->records;
-	r->dropped = t->dropped;
+	r->pid = s->pid;
+	r->command = s->command;
+	r->duration_ns = s->t_end - s->t_enable;
+	r->recorded = s->drain.records;
+	r->dropped = s->dropped;
 	r->unpaired = ps->unpaired_entries + ps->unpaired_exits;
-	r->counters = t->counters;
-	r->nr_counters = t->opts->nr_counters;
+	r->counters = s->counters;
+	r->nr_counters = s->nr_counters;
 	r->excess = t->pipe->excess;
 	r->stacks = t->pipe->stacks;
 	r->wide = t->opts->wide;
 	r->all_futexes = t->opts->all_futexes;
 }
 
-/*
- * The files written beside the report go through afile_write(): each is
- * replaced whole, or (an error) the file that was there stays.  One line
- * says why not.
- */
-static int trace_write_file(const char *path, const char *option,
-			    int (*write)(FILE *f, void *ctx), void *ctx)
-{
-	int ret = afile_write(path, write, ctx);
-
-	if (ret)
-		ispot_error("cannot write %s (%s): choose a writable %s path",
-			    path, strerror(-ret), option);
-	return ret ? -1 : 0;
-}
-
-static int trace_folded_to(FILE *f, void *r)
-{
-	return report_folded(f, r);
-}
-
-struct trace_page {
-	const struct report *r;
-	const struct picture_source *src;
-};
-
-static int trace_html_to(FILE *f, void *ctx)
-{
-	const struct trace_page *p = ctx;
-
-	return report_html(f, p->r, p->src);
-}
-
-struct trace_table {
-	const struct trace *t;
-	const struct report *r;
-};
-
-static int trace_table_to(FILE *f, void *ctx)
-{
-	const struct trace_table *tt = ctx;
-
-	return tt->t->opts->json ? report_json(f, tt->r) :
-	       report_text(f, tt->r, tt->t->opts->top);
-}
-
-/*
- * --svg DIR and --html FILE: the pictures (report/pictures.h) and the
- * page (report/html.h), drawn from the engine the report came from.
- */
-static int trace_write_pictures(const struct trace *t,
-				const struct report *r)
-{
-	const struct picture_source src = { t->pipe->sci,
-					    t->pipe->durations };
-	struct trace_page page = { r, &src };
-
-	if (t->opts->svg && pictures_write(t->opts->svg, r, &src))
-		return -1;
-	if (!t->opts->html)
-		return 0;
-	return trace_write_file(t->opts->html, "--html", trace_html_to, &page);
-}
-
-/*
- * --folded beside the report, then the table or the JSON object, to
- * stdout or --output.
- */
+/* Every output the options ask for, drawn from @r and the engine. */
 static int trace_write_report(const struct trace *t, const struct report *r)
 {
-	struct trace_table tt = { t, r };
-	int ret;
+	const struct picture_source pic = { t->pipe->sci,
+					    t->pipe->durations };
+	const struct output_doc doc = { r, &pic, t->opts->top };
 
-	if (t->opts->folded &&
-	    trace_write_file(t->opts->folded, "--folded", trace_folded_to,
-			     (void *)r))
-		return -1;
-	if (trace_write_pictures(t, r))
-		return -1;
-	if (t->opts->output)
-		return trace_write_file(t->opts->output, "--output",
-					trace_table_to, &tt);
-	ret = trace_table_to(stdout, &tt);
-	if (ret)
-		ispot_error("cannot write the report (%s)", strerror(-ret));
-	return ret ? -1 : 0;
+	return output_write(t->opts, &doc);
 }
 
 static int trace_print(struct trace *t, struct sci_report *sr)
@@ -273,8 +195,9 @@ int trace_print_report(struct trace *t)
 	int ret;
 
 	/* Seeded last: a block the trace never ran stays out of the report. */
-	if (!t->baseline || !baseline_seed(t->baseline, t))
-		sr = sci_report(t->pipe->sci, t->t_end);
+	if (!t->baseline || !baseline_seed(t->baseline, t->funcs, t->nr_funcs,
+					   t->pipe->sci))
+		sr = sci_report(t->pipe->sci, t->sum.t_end);
 	if (!sr) {
 		ispot_error("out of memory computing the scores");
 		return -1;

@@ -24,6 +24,7 @@ struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
 {
 	struct argb_verdict *v = calloc(t->nr_funcs + 1, sizeof(*v));
 	int *choice = calloc(t->nr_funcs + 1, sizeof(*choice));
+	const uint32_t *ids = t->borrowed.func_ids;
 	uint32_t base = t->nr_funcs;
 	bool any = false;
 	size_t i;
@@ -36,9 +37,8 @@ struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
 	for (i = 0; i < t->nr_funcs; i++) {
 		struct trace_func *f = &t->funcs[i];
 
-		/* ispotd numbers functions its own way (t->func_ids). */
-		argb_judge(argbuckets_of(t->pipe->args,
-					 t->func_ids ? t->func_ids[i] : i),
+		/* ispotd numbers functions its own way (t->borrowed). */
+		argb_judge(argbuckets_of(t->pipe->args, ids ? ids[i] : i),
 			   &v[i]);
 		choice[i] = AUTOKEY_NOT_AUTO;
 		/* key_auto: chosen by an earlier report (ispotctl top). */
@@ -52,7 +52,7 @@ struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
 					    "trace longer or lower --sample");
 	}
 	/* Under ispotd's ids the window set applies the choice (window.h). */
-	if (any && !t->func_ids)
+	if (any && !ids)
 		autokey_apply(sr, choice, t->nr_funcs, autokey_base_shadow,
 			      &base);
 	free(choice);

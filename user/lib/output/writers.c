@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The table of a session's outputs; see writers.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output/writers.h"
+#include "report/html.h"
+#include "report/pictures.h"
+#include "report/report.h"
+#include "util/errors.h"
+
+/* Where a writer's output goes. */
+enum output_dest {
+	OUTPUT_FILE,		/* its option's file, replaced whole */
+	OUTPUT_FILE_OR_STDOUT,	/* that, or stdout without the option */
+	OUTPUT_DIR,		/* files in its option's directory */
+	OUTPUT_STREAM,		/* a file the session writes as it runs */
+};
+
+struct output_writer {
+	const char *name;
+	const char *option;
+	enum output_dest dest;
+	size_t path_at;		/* its path: offsetof(struct trace_opts) */
+	/* Whether @o asks for it; NULL: whenever its path is given. */
+	bool (*wanted)(const struct trace_opts *o);
+	/* A file's contents (0 or -errno); a directory's (0 or -1). */
+	int (*to_file)(FILE *f, const struct output_doc *d);
+	int (*to_dir)(const char *dir, const struct output_doc *d);
+};
+
+static int text_to(FILE *f, const struct output_doc *d)
+{
+	return report_text(f, d->r, d->top);
+}
+
+static int json_to(FILE *f, const struct output_doc *d)
+{
+	return report_json(f, d->r);
+}
+
+static int folded_to(FILE *f, const struct output_doc *d)
+{
+	return report_folded(f, d->r);
+}
+
+static int html_to(FILE *f, const struct output_doc *d)
+{
+	return report_html(f, d->r, d->pic);
+}
+
+static int svg_to(const char *dir, const struct output_doc *d)
+{
+	return pictures_write(dir, d->r, d->pic);
+}
+
+static bool text_wanted(const struct trace_opts *o)
+{
+	return !o->json;
+}
+
+static bool json_wanted(const struct trace_opts *o)
+{
+	return o->json;
+}
+
+/* A writer of the report to --output or stdout, when @wanted says. */
+#define REPORT(name, wanted, to)					\
+	{ name, "--output", OUTPUT_FILE_OR_STDOUT,			\
+	  offsetof(struct trace_opts, output), wanted, to, NULL }
+/* One whose --OPT names its file, directory or stream (@opt's path). */
+#define WRITER(opt, dest, to_file, to_dir)				\
+	{ #opt, "--" #opt, dest, offsetof(struct trace_opts, opt),	\
+	  NULL, to_file, to_dir }
+
+/*
+ * Checked in this order before the work, written in it at the report
+ * (the stdout one last).
+ */
+static const struct output_writer writers[] = {
+	REPORT("text", text_wanted, text_to),
+	REPORT("json", json_wanted, json_to),
+	WRITER(folded, OUTPUT_FILE, folded_to, NULL),
+	WRITER(perfetto, OUTPUT_STREAM, NULL, NULL),
+	WRITER(html, OUTPUT_FILE, html_to, NULL),
+	WRITER(svg, OUTPUT_DIR, NULL, svg_to),
+};
+
+#define NR_WRITERS	(sizeof(writers) / sizeof(writers[0]))
+
+static const char *output_path(const struct output_writer *w,
+			       const struct trace_opts *o)
+{
+	return *(const char *const *)((const char *)o + w->path_at);
+}
+
+static bool output_wanted(const struct output_writer *w,
+			  const struct trace_opts *o)
+{
+	return w->wanted ? w->wanted(o) : output_path(w, o) != NULL;
+}
+
+static const struct output_writer *output_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_WRITERS; i++)
+		if (!strcmp(writers[i].name, name))
+			return &writers[i];
+	return NULL;
+}
+
+/* The one line every output that cannot be written gets. */
+static void output_refused(const struct output_writer *w, const char *path,
+			   int error)
+{
+	ispot_error("cannot write %s (%s): choose a writable %s path", path,
+		    strerror(error), w->option);
+}
+
+/* 0 if @path's directory takes new files, else -1 with errno set. */
+static int dir_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+
+	if (!slash)
+		return access(".", W_OK | X_OK);
+	if (slash == path)
+		return access("/", W_OK | X_OK);
+	if ((size_t)(slash - path) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, path, slash - path);
+	dir[slash - path] = '\0';
+	return access(dir, W_OK | X_OK);
+}
+
+/* Whether file @path (NULL: none) can be written, said if not. */
+static int file_writable(const struct output_writer *w, const char *path)
+{
+	int fd;
+
+	if (!path)
+		return 0;
+	/* A file made only to ask is removed: a failed run leaves none. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+		return 0;
+	}
+	if (errno == EEXIST) {
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		/* Replaced by a file written beside it (util/afile.h). */
+		if (fd >= 0 && !afile_in_place(path) && dir_writable(path)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		output_refused(w, path, errno);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Whether directory @dir is, or can be made, a writable one. */
+static int dir_usable(const struct output_writer *w, const char *dir)
+{
+	int ret = afile_dir(dir);
+
+	if (ret)
+		ispot_error("cannot write in %s (%s): choose a writable %s "
+			    "directory", dir, strerror(-ret), w->option);
+	return ret;
+}
+
+int output_check(const struct trace_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < NR_WRITERS; i++) {
+		const struct output_writer *w = &writers[i];
+		const char *path = output_path(w, o);
+
+		if (!output_wanted(w, o) || !path)
+			continue;
+		if (w->dest == OUTPUT_DIR ? dir_usable(w, path) :
+		    file_writable(w, path))
+			return -1;
+	}
+	return 0;
+}
+
+struct output_job {
+	const struct output_writer *w;
+	const struct output_doc *d;
+};
+
+static int output_to(FILE *f, void *ctx)
+{
+	const struct output_job *job = ctx;
+
+	return job->w->to_file(f, job->d);
+}
+
+static int output_one(const struct output_writer *w, const char *path,
+		      const struct output_doc *d)
+{
+	struct output_job job = { w, d };
+	int ret;
+
+	if (w->dest == OUTPUT_DIR)
+		return w->to_dir(path, d);
+	if (!path) {
+		ret = w->to_file(stdout, d);
+		if (ret)
+			ispot_error("cannot write the report (%s)",
+				    strerror(-ret));
+		return ret ? -1 : 0;
+	}
+	ret = afile_write(path, output_to, &job);
+	if (ret)
+		output_refused(w, path, -ret);
+	return ret ? -1 : 0;
+}
+
+int output_write(const struct trace_opts *o, const struct output_doc *d)
+{
+	const struct output_writer *last = NULL;
+	size_t i;
+
+	for (i = 0; i < NR_WRITERS; i++) {
+		const struct output_writer *w = &writers[i];
+
+		if (w->dest == OUTPUT_STREAM || !output_wanted(w, o))
+			continue;
+		if (w->dest == OUTPUT_FILE_OR_STDOUT)
+			last = w;
+		else if (output_one(w, output_path(w, o), d))
+			return -1;
+	}
+	return last ? output_one(last, output_path(last, o), d) : 0;
+}
+
+void output_none(struct trace_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < NR_WRITERS; i++)
+		*(const char **)((char *)o + writers[i].path_at) = NULL;
+}
+
+int output_stream_open(const struct trace_opts *o, const char *name,
+		       struct afile *f)
+{
+	const struct output_writer *w = output_find(name);
+	const char *path = output_path(w, o);
+	int ret;
+
+	if (!path)
+		return 0;
+	ret = afile_open(f, path);
+	if (ret) {
+		output_refused(w, path, -ret);
+		return -1;
+	}
+	return 0;
+}
+
+int output_stream_close(const struct trace_opts *o, const char *name,
+			struct afile *f, bool keep, int error)
+{
+	const struct output_writer *w = output_find(name);
+
+	if (!f->f)
+		return 0;
+	/* Nothing half-written is left behind; the file before stays. */
+	if (!keep || error) {
+		afile_abort(f);
+		if (!keep)
+			return 0;
+	} else {
+		error = afile_commit(f);
+		if (!error)
+			return 0;
+	}
+	ispot_error("cannot write %s (%s): check the disk",
+		    output_path(w, o), strerror(-error));
+	return -1;
+}

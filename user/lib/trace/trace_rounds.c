@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rounds of a live session: each drains the rings up to a horizon
+ * into the session (trace_feed()), applies the thread exits the drain is
+ * past, and rescans /proc for thread lifetimes when due (trace.h, "Thread
+ * lifetimes"); trace_loop() paces them for attach and run, and callers
+ * with a poll loop of their own (ispotd, top) call trace_step().
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace/progress.h"
+#include "trace/trace_internal.h"
+#include "util/array.h"
+#include "util/errors.h"
+
+/* With the rings empty, a round comes at least this often. */
+#define TRACE_IDLE_POLL_MS	100
+/*
+ * For the first TRACE_EARLY_NS, idle rounds come every TRACE_EARLY_POLL_MS
+ * and `run` re-reads its command's maps each round: a process that lives
+ * a few ms is named only from maps read while it lives.
+ */
+#define TRACE_EARLY_NS		(1000 * 1000 * 1000ull)
+#define TRACE_EARLY_POLL_MS	5
+/*
+ * While records wait in the rings for the horizon, rounds come at this
+ * pace: the device is readable as long as any record is there, so a loop
+ * that polled for POLLIN would spin (ispotd did, and took a vCPU).
+ */
+#define TRACE_BUSY_PACE_NS	(20 * 1000 * 1000ull)
+
+static volatile sig_atomic_t trace_signal;
+
+static void trace_on_signal(int sig)
+{
+	trace_signal = sig;
+}
+
+int trace_first_scan(struct trace *t)
+{
+	struct trace_live *live = &t->live;
+	size_t i;
+
+	live->last_scan = t->sum.t_enable;
+	if (task_set_scan(&live->alive, t->sum.pid)) {
+		ispot_error("process %d exited before tracing started",
+			    (int)t->sum.pid);
+		return -1;
+	}
+	for (i = 0; i < live->alive.n; i++)
+		trace_thread_seen(t, live->alive.tids[i], t->sum.t_enable);
+	return 0;
+}
+
+/* [uprobes] is where uretprobes return through: tail calls show it. */
+static void trace_find_trampoline(struct trace *t)
+{
+	struct elf_map *maps;
+	size_t n, i;
+
+	if (t->live.trampoline ||
+	    elf_maps_read(t->sum.pid, &maps, &n, NULL, 0))
+		return;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(maps[i].path, "[uprobes]")) {
+			trace_set_trampoline(t, maps[i].start, maps[i].end);
+			t->live.trampoline = true;
+		}
+	}
+	elf_maps_free(maps, n);
+	/* The objects are mapped by now: a snapshot names call sites. */
+	if (t->live.trampoline && !t->sym)
+		t->sym = elf_symbolizer_new(t->sum.pid, NULL, 0);
+}
+
+static void trace_queue_exit(struct trace *t, uint32_t tid,
+			     uint64_t alive_ts, uint64_t now)
+{
+	struct trace_live *live = &t->live;
+
+	/* Without memory it will close at the end of the trace. */
+	if (ARRAY_RESERVE(live->exits, live->cap_exits, live->nr_exits + 1))
+		return;
+	live->exits[live->nr_exits++] = (struct trace_exit){ tid, alive_ts,
+							     now };
+}
+
+/*
+ * With task records, a thread that the engine holds open but the scan no
+ * longer lists has exited, and its exit record was lost (a full ring
+ * drops records, it never blocks): without it the thread would be held,
+ * and ispotd's memory grow, for as long as the target runs.  It closes at
+ * its last record, once the drain is past the scan (trace_apply_exits()),
+ * unless the record turns up by then.
+ */
+static void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last)
+{
+	struct trace *t = ctx;
+	size_t i;
+
+	/* Called once the scan just taken is alive, at last_scan. */
+	if (task_set_contains(&t->live.alive, tid))
+		return;
+	for (i = 0; i < t->live.nr_exits; i++)
+		if (t->live.exits[i].tid == tid)
+			return;
+	trace_queue_exit(t, tid, last, t->live.last_scan);
+}
+
+static void trace_scan(struct trace *t, uint64_t now)
+{
+	struct trace_live *live = &t->live;
+	bool tasks = t->sum.tasks;
+	struct task_set tmp;
+	size_t i;
+
+	if (task_set_scan(&live->scan, t->sum.pid)) {
+		t->sum.target_exited = true;
+		return;
+	}
+	/* Without task records, lifetimes come from the scans. */
+	for (i = 0; !tasks && i < live->scan.n; i++)
+		if (!task_set_contains(&live->alive, live->scan.tids[i]))
+			trace_thread_seen(t, live->scan.tids[i],
+					  live->last_scan +
+					  (now - live->last_scan) / 2);
+	for (i = 0; !tasks && i < live->alive.n; i++)
+		if (!task_set_contains(&live->scan, live->alive.tids[i]))
+			trace_queue_exit(t, live->alive.tids[i],
+					 live->last_scan, now);
+	tmp = live->alive;
+	live->alive = live->scan;
+	live->scan = tmp;
+	live->last_scan = now;
+	if (tasks)
+		sci_each_open_thread(t->pipe->sci, trace_scan_lost_exit, t);
+	trace_find_trampoline(t);
+}
+
+/* Apply the exits whose records have all been drained by @horizon. */
+static void trace_apply_exits(struct trace *t, uint64_t horizon)
+{
+	struct trace_live *live = &t->live;
+	size_t i, kept = 0;
+
+	for (i = 0; i < live->nr_exits; i++) {
+		struct trace_exit *e = &live->exits[i];
+
+		if (e->gone_ts >= horizon) {
+			live->exits[kept++] = *e;
+			continue;
+		}
+		if (t->sum.tasks) {
+			/* The lost record (trace_scan_lost_exit()) came. */
+			if (!sci_thread_is_open(t->pipe->sci, e->tid))
+				continue;
+			t->sum.lost_exits++;
+		}
+		trace_thread_exit(t, e->tid, e->alive_ts, e->gone_ts);
+	}
+	live->nr_exits = kept;
+}
+
+static int trace_round(struct trace *t, uint64_t horizon)
+{
+	if (trace_feed(t, &t->live.src, horizon) < 0)
+		return -1;
+	trace_apply_exits(t, horizon);
+	return 0;
+}
+
+int trace_step(struct trace *t, uint64_t now)
+{
+	/*
+	 * A command just started maps its libraries (and, right at the
+	 * exec, may not have its own segments in place yet): follow its
+	 * maps for its first moments, which are all a short one has.
+	 */
+	if (t->sum.mode == MODE_RUN && t->sym &&
+	    now - t->sum.t_enable < TRACE_EARLY_NS)
+		elf_symbolizer_refresh(t->sym, NULL, 0);
+	trace_peek_futexes(t);
+	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
+		return -1;
+	if (now - t->live.last_scan >= TRACE_SCAN_NS)
+		trace_scan(t, now);
+	return 0;
+}
+
+uint64_t trace_next_step(const struct trace *t, uint64_t now, short *events)
+{
+	if (drain_pending(t->live.drain)) {
+		*events = 0;
+		return now + TRACE_BUSY_PACE_NS;
+	}
+	*events = POLLIN;
+	/*
+	 * Only `run` re-reads maps early (trace_step()): ispotd's bursts,
+	 * attached, need not wake more often at their start.
+	 */
+	if (t->sum.mode == MODE_RUN && now - t->sum.t_enable < TRACE_EARLY_NS)
+		return now + TRACE_EARLY_POLL_MS * 1000000ull;
+	return now + TRACE_IDLE_POLL_MS * 1000000ull;
+}
+
+int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
+{
+	struct sigaction sa = { .sa_handler = trace_on_signal };
+	struct pollfd pfd = { .fd = t->live.dev.fd, .events = POLLIN };
+	uint64_t deadline = t->opts->duration_ns ?
+			    t->sum.t_enable + t->opts->duration_ns :
+			    UINT64_MAX;
+	struct progress progress;
+	int ret = 0;
+
+	/* No SA_RESTART: poll() must return to notice Ctrl-C. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	/* A status line on stderr, if it is a terminal; gone before the
+	 * report. */
+	progress_start(&progress, STDERR_FILENO, t->sum.t_enable);
+	for (;;) {
+		uint64_t now = trace_now();
+		uint64_t next = trace_next_step(t, now, &pfd.events);
+
+		pfd.revents = 0;
+		if (poll(&pfd, 1, (int)((next - now + 999999) / 1000000)) < 0 &&
+		    errno != EINTR) {
+			ispot_error("poll on %s failed: %s", ISPOT_DEVICE_PATH,
+				    strerror(errno));
+			ret = -1;
+			break;
+		}
+		now = trace_now();
+		if (trace_step(t, now)) {
+			ret = -1;
+			break;
+		}
+		if (pfd.revents & POLLHUP)
+			t->sum.target_exited = true;
+		progress_update(&progress, now,
+				drain_stats(t->live.drain)->records,
+				drain_dropped(t->live.drain));
+		if (trace_signal) {
+			t->sum.interrupted = true;
+			break;
+		}
+		if (t->sum.target_exited || now >= deadline ||
+		    (stop && stop(ctx)))
+			break;
+	}
+	progress_stop(&progress);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	return ret;
+}
+
+void trace_last_round(struct trace *t)
+{
+	uint64_t last;
+
+	/* Stop the producers first, so the last round empties the rings. */
+	if (!t->sum.target_exited)
+		trace_live_disable(t);
+	t->live.enabled = false;
+	t->sum.t_end = trace_now();
+	if (trace_round(t, UINT64_MAX))
+		return;
+	if (t->sum.target_exited) {
+		/* It died after the last scan that saw it alive. */
+		last = sci_last_ts(t->pipe->sci);
+		t->sum.t_end = t->live.last_scan > last ? t->live.last_scan :
+			       last;
+		if (t->sum.t_end < t->sum.t_enable)
+			t->sum.t_end = t->sum.t_enable;
+	}
+	trace_apply_exits(t, UINT64_MAX);
+	trace_close_pipeline(t);
+}
