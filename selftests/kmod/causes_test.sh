@@ -9,16 +9,16 @@
 # they hardly waited for it (a busy host made the vCPUs take turns),
 # those tests skip (tap.sh, tap_parallel).
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 samples=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 5
 
 # share FILE CAUSE: the top function's CAUSE_ns over its loss_ns.
 share() {
-	awk -v c="$(json_first "$1" "$2_ns")" -v l="$(json_first "$1" loss_ns)" \
+	awk -v c="$(json_get "$1" ".functions[0].causes.$2_ns")" -v l="$(json_get "$1" .functions[0].loss_ns)" \
 		'BEGIN { printf "%.3f\n", (l > 0 ? c / l : 0) }'
 }
 
@@ -31,7 +31,7 @@ causes_of() {
 		"$samples/$sample" "$@" >/dev/null || return 1
 	par_stats_off
 	echo "# $out: $(par_line "$tmp/$out.par")"
-	echo "# $out: loss $(json_first "$tmp/$out.json" loss_ns) ns;" \
+	echo "# $out: loss $(json_get "$tmp/$out.json" .functions[0].loss_ns) ns;" \
 	     "futex $(share "$tmp/$out.json" futex), blocked" \
 	     "$(share "$tmp/$out.json" blocked), runqueue" \
 	     "$(share "$tmp/$out.json" runqueue), on-cpu" \
@@ -98,14 +98,13 @@ esac
 t_parts_sum() {
 	# The parts, unknown included, add up to the loss exactly.
 	f=$tmp/lock.json
-	sum=$(( $(json_first "$f" futex_ns) + $(json_first "$f" blocked_ns) +
-		$(json_first "$f" runqueue_ns) + $(json_first "$f" oncpu_ns) +
-		$(json_first "$f" unknown_ns) ))
-	echo "# parts $sum, loss $(json_first "$f" loss_ns)"
-	[ "$sum" = "$(json_first "$f" loss_ns)" ] &&
-		[ "$(json_first "$f" unknown_ns)" = 0 ]
+	sum=$(( $(json_get "$f" .functions[0].causes.futex_ns) + $(json_get "$f" .functions[0].causes.blocked_ns) +
+		$(json_get "$f" .functions[0].causes.runqueue_ns) + $(json_get "$f" .functions[0].causes.oncpu_ns) +
+		$(json_get "$f" .functions[0].causes.unknown_ns) ))
+	echo "# parts $sum, loss $(json_get "$f" .functions[0].loss_ns)"
+	[ "$sum" = "$(json_get "$f" .functions[0].loss_ns)" ] &&
+		[ "$(json_get "$f" .functions[0].causes.unknown_ns)" = 0 ]
 }
 tap_check "causes_add_up_to_the_loss" t_parts_sum
 
-rm -rf "$tmp"
 tap_done

@@ -11,10 +11,10 @@
 #
 # Needs real parallelism: scripts/check.sh runs it on multi-threaded TCG.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 s=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 . "$(dirname "$0")/ispotd_lib.sh"
 
 tap_plan 5
@@ -195,5 +195,4 @@ folded() {
 }
 tap_check max_functions_1_folds_into_other folded
 
-rm -rf "$tmp"
 tap_done

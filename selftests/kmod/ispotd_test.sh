@@ -9,10 +9,10 @@
 # Times are only compared with each other within this boot: the guest is
 # emulated, 50-100 times slower than hardware.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 s=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 16
 
@@ -92,7 +92,7 @@ exe_restarts() {
 	stop_daemon "$dpid" || { echo "# ispotd exit $?"; return 1; }
 	sed 's/^/# /' "$tmp/exe.err" | head -20
 	grep '/lock_contention"' "$tmp/exe.jsonl" >"$tmp/lock.jsonl"
-	lock_pids=$(wfield "$tmp/lock.jsonl" pid | sort -u | wc -l)
+	lock_pids=$(wfield "$tmp/lock.jsonl" .target.pid | sort -u | wc -l)
 	echo "# lock_contention pids in the windows: $lock_pids, traced $traced"
 	[ "$lock_pids" -eq 3 ] && [ "$traced" -eq 3 ]
 }
@@ -179,9 +179,9 @@ budget_honoured() {	# budget_honoured DELAY_US ITERATIONS
 	daemon_ready "$tmp/b5.err" || return 1
 	t_b=$(elapsed budget_work "$1" $(($2 * 6)))
 	stop_daemon "$dpid"
-	armed=$(wfield "$tmp/b5.jsonl" armed_ns | awk '{ s += $1 } END { print s + 0 }')
-	win=$(wfield "$tmp/b5.jsonl" window_ns | awk '{ s += $1 } END { print s + 0 }')
-	est=$(wfield "$tmp/b5.jsonl" overhead_estimate | tail -n1)
+	armed=$(wfield "$tmp/b5.jsonl" .armed_ns | awk '{ s += $1 } END { print s + 0 }')
+	win=$(wfield "$tmp/b5.jsonl" .window_ns | awk '{ s += $1 } END { print s + 0 }')
+	est=$(wfield "$tmp/b5.jsonl" .overhead_estimate | tail -n1)
 	awk -v n="$t_none" -v f="$t_full" -v b="$t_b" -v a="$armed" -v w="$win" \
 	    -v e="$est" 'BEGIN {
 		full = f / n - 1; duty = w ? a / w : 0
@@ -256,7 +256,7 @@ sci_agrees() {
 	done
 	full=$(fsci "$tmp/a0.jsonl" acquire)
 	part=$(fsci "$tmp/a20.jsonl" acquire)
-	duty=$(wfield "$tmp/a20.jsonl" duty_cycle | tail -n1)
+	duty=$(wfield "$tmp/a20.jsonl" .duty_cycle | tail -n1)
 	echo "# acquire SCI always armed $full, duty-cycled $part (duty $duty), two runs each"
 	echo "# lock_contention: $(par_line "$tmp/agree.par")"
 	awk -v a="$full" -v b="$part" 'BEGIN {
@@ -274,12 +274,11 @@ long_target() {
 	tpid=$!
 }
 sessions() {	# how many sessions other than status's own
-	echo $(($(ispotctl status --json | tr ',' '\n' |
-		sed -n 's/.*"sessions": *//p') - 1))
+	echo $(($(ispotctl status --json | json_get - .sessions) - 1))
 }
 daemon_armed() { [ "$(sessions)" -ge 1 ]; }	# ispotd holds a session
 ring_bytes() {
-	ispotctl status --json | tr ',' '\n' | sed -n 's/.*"ring_bytes": *//p'
+	ispotctl status --json | json_get - .ring_bytes
 }
 
 sigkill_leaves_nothing() {
@@ -365,7 +364,7 @@ full_ring() {
 	kill "$bg"
 	wait "$bg" 2>/dev/null
 	stop_daemon "$dpid"
-	dropped=$(wfield "$tmp/full-ring.jsonl" dropped | awk '{ s += $1 } END { print s + 0 }')
+	dropped=$(wfield "$tmp/full-ring.jsonl" .events.dropped | awk '{ s += $1 } END { print s + 0 }')
 	echo "# $dropped records dropped"
 	[ "$st" = 0 ] && [ "$dropped" -gt 0 ]
 }
@@ -444,8 +443,8 @@ thread_churn_lossy() {
 	rounds=500
 	[ "${ISPOT_VM_KERNEL:-}" != debug ] || rounds=150
 	churn_heap "$tmp/lossy.jsonl" "$rounds" --ring-size 4K || return 1
-	dropped=$(wfield "$tmp/lossy.jsonl" dropped | awk '{ s += $1 } END { print s + 0 }')
-	lost=$(wfield "$tmp/lossy.jsonl" exits_lost | awk '{ s += $1 } END { print s + 0 }')
+	dropped=$(wfield "$tmp/lossy.jsonl" .events.dropped | awk '{ s += $1 } END { print s + 0 }')
+	lost=$(wfield "$tmp/lossy.jsonl" .events.exits_lost | awk '{ s += $1 } END { print s + 0 }')
 	echo "# $dropped records dropped, $lost threads closed by a scan"
 	[ "$dropped" -gt 0 ] && [ "$lost" -gt 0 ] && churn_flat
 }
@@ -489,5 +488,4 @@ target_execs_away() {
 }
 tap_check daemon_drops_a_target_that_execs_away target_execs_away
 
-rm -rf "$tmp"
 tap_done

@@ -11,20 +11,16 @@
 # key on a function that calls nothing probed is a note; a key on a
 # function that is not traced is a one-line error before anything runs.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 app=/ispot/samples/shapes
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 6
 
 # func_sci FILE NAME: the SCI of function NAME in a JSON report (its own,
-# which comes before its keys').
-func_sci() {
-	tr ',{}[]' '\n\n\n\n\n' <"$1" | awk -v n="\"name\": \"$2\"" '
-		$0 ~ "^ *" n "$" { f = 1 }
-		f && /^ *"sci": / { sub(/^ *"sci": /, ""); print; exit }'
-}
+# not its keys').
+func_sci() { json_get "$1" ".functions[name=$2].sci"; }
 
 show() { sed 's/^/# /' "$tmp/out"; return 1; }
 
@@ -92,5 +88,4 @@ t_unknown() {
 		! grep -q "^shapes:" "$tmp/out"
 }
 tap_check "key_on_untraced_function_is_an_error" t_unknown
-rm -rf "$tmp"
 tap_done
