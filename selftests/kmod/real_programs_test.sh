@@ -80,11 +80,11 @@ put_figures() {
 	rm -rf "$tmp/db"
 	run_status 0 ispotctl run --json --func 'leveldb::DB::Put' -- \
 		"$app" "$tmp/db" "$2" "$1" || return 1
-	json_get -l "$tmp/out" |
-		grep -E '^\.(events|functions\[0\])\.(calls|threads|solo_calls|interference[a-z_]*|waited_on_threads_ns|external_ns|dropped|unpaired)	' |
-		sed -E 's/^\.(events|functions\[0\])\.//' | tr '\t\n' '= ' \
-		>"$tmp/evidence.$1"
-	echo "$(json_get "$tmp/out" .functions[0].sci) $(json_get "$tmp/out" .functions[0].interference)"
+	json_get -l "$tmp/out" | sed -nE 's/^\.(events|functions\[0\])\.//p' |
+		grep -E "^(calls|threads|solo_calls|interference[a-z_]*|waited_on_threads_ns|external_ns|dropped|unpaired)$tab" |
+		tr '\t\n' '= ' >"$tmp/evidence.$1"
+	json_get "$tmp/out" .functions[0].sci .functions[0].interference |
+		tr '\t' ' '
 }
 
 # One writer: a high SCI, but its INTERF a small part of it.  Four:

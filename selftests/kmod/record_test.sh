@@ -185,12 +185,11 @@ t_baseline() {
 	nc_run run 2 -o "$tmp/based.json" --baseline "$tmp/base.isr" ||
 		return 1
 	solo=$(json_get "$tmp/based.json" .functions[0].solo_calls)
+	ref=$(json_get "$tmp/based.json" .functions[0].interference_reference \
+		.functions[0].interference_reference_weak)
 	echo "# baseline solo calls $base_solo, with the baseline $solo"
 	[ "${base_solo:-0}" -ge 100 ] && [ "${solo:-0}" -ge "$base_solo" ] &&
-		[ "$(json_get "$tmp/based.json" .functions[0].interference_reference)" = \
-		  solo ] &&
-		[ "$(json_get "$tmp/based.json" \
-		     .functions[0].interference_reference_weak)" = false ] &&
+		[ "$ref" = "solo${tab}false" ] &&
 		grep -q 'in --baseline [^ ]*base.isr are part of' \
 			"$tmp/based.json"
 }

@@ -96,6 +96,8 @@ tap_cleanup() {
 json_get() {
 	"$tap_top/selftests/kmod/json_get" "$@"
 }
+# What separates json_get's columns (several paths, -l).
+tab=$(printf '\t')
 # tap_timing NAME CMD...: tap_check for a test that compares times within
 # a run (SCI, shares of a loss).  On the debug kernel (the VM runner sets
 # ISPOT_VM_KERNEL) KASAN, lockdep and friends multiply the kernel's costs

@@ -174,7 +174,7 @@ t_daemon_auto() {
 	keyed=$(fsci "$tmp/auto.flagged" work)
 	n=$(wc -l <"$tmp/auto.flagged")
 	k=$(json_get "$tmp/auto.flagged" .functions[name=work].key \
-		.functions[name=work].key_auto | grep -c "^arg0:log2	true\$")
+		.functions[name=work].key_auto | grep -c "^arg0:log2${tab}true\$")
 	echo "# ispotd, work over the windows that flag it: sci unkeyed" \
 	     "$plain, with --key work=auto $keyed ($k of $n windows keyed" \
 	     "arg0:log2)"
