@@ -60,6 +60,8 @@ USER_INC	:= -iquote user/ctl -iquote user/daemon
 # daemon/ (ispotd) and top/ (ispotctl top); each test links only the
 # library of what it tests.
 UNIT_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/unit/*/test_*.c))
+# The in-guest tests, and the tools their shell tests run (perfetto_dump,
+# json_get: the one JSON reader of the shell tests, host ones included).
 KMOD_TESTS	:= $(patsubst %.c,%,$(wildcard selftests/kmod/*.c))
 # What the host tests (selftests/host/*_test.sh) run besides the tools.
 HOST_TOOLS	:= $(patsubst %.c,%,$(wildcard selftests/host/*.c))

@@ -19,18 +19,15 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 . selftests/host/dkms_lib.sh
 
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (apt-get, dkms, /lib/modules)"; exit 4; }
-for tool in dpkg-buildpackage dh dh_dkms lintian dkms apt-get; do
-	command -v "$tool" >/dev/null ||
-		{ echo "1..0 # SKIP $tool is missing; run scripts/deps.sh"; exit 4; }
-done
+require_root "needs root (apt-get, dkms, /lib/modules)"
+require_cmd dpkg-buildpackage dh dh_dkms lintian dkms apt-get
 
 src=/usr/src/ispot-$ver
 pkgs="ispot ispot-dkms"
 # Made before the packages are installed, so that a run killed before its
 # cleanup is told apart from someone's real installation.
 mark=/var/tmp/ispot-deb_test.installed
-tmp=$(mktemp -d)
+tmpdir_setup
 out=$tmp/out
 
 # dkms_test.sh's lock: both install ispot/VERSION on the host.
@@ -47,8 +44,7 @@ installed() {
 # A real installation is not this test's to replace.
 if { installed ispot || installed ispot-dkms || [ -e "$src" ] ||
      dkms status ispot 2>/dev/null | grep . >/dev/null; } && [ ! -e "$mark" ]; then
-	echo "1..0 # SKIP ispot is installed on this host (packages, $src or dkms); this test would replace it"
-	exit 4
+	tap_skip_all "ispot is installed on this host (packages, $src or dkms); this test would replace it"
 fi
 
 vm_kernel_select 6.1 >/dev/null || { echo "Bail out! no 6.1 kernel; run scripts/deps.sh"; exit 1; }
@@ -78,7 +74,7 @@ cleanup() {
 		2>/dev/null
 	true
 }
-trap 'cleanup; rm -rf "$tmp"' EXIT
+at_exit cleanup
 # A run that was killed left these.
 [ ! -e "$mark" ] || cleanup
 

@@ -17,15 +17,15 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 . selftests/host/dkms_lib.sh
 
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (dkms, /usr/src, /lib/modules)"; exit 4; }
-command -v dkms >/dev/null || { echo "1..0 # SKIP dkms is missing; run scripts/deps.sh"; exit 4; }
+require_root "needs root (dkms, /usr/src, /lib/modules)"
+require_cmd dkms
 
 prefix=/usr/local
 src=/usr/src/ispot-$ver
 # Put in the installed tree, so that a run killed before its cleanup is
 # told apart from someone's real installation.
 mark=$src/.dkms_test
-tmp=$(mktemp -d)
+tmpdir_setup
 
 # One run at a time on a host: they would install over each other.
 exec 8>"${TMPDIR:-/tmp}/ispot-dkms_test.lock"
@@ -34,8 +34,7 @@ flock 8
 # A real installation is not this test's to replace.
 if { [ -e "$src" ] || dkms status ispot 2>/dev/null | grep . >/dev/null ||
      [ -e "$prefix/sbin/ispotd" ]; } && [ ! -e "$mark" ]; then
-	echo "1..0 # SKIP ispot is installed on this host ($src, dkms or $prefix); this test would replace it"
-	exit 4
+	tap_skip_all "ispot is installed on this host ($src, dkms or $prefix); this test would replace it"
 fi
 
 vm_kernel_select 6.1 >/dev/null || { echo "Bail out! no 6.1 kernel; run scripts/deps.sh"; exit 1; }
@@ -68,7 +67,7 @@ cleanup() {
 	done
 	true
 }
-trap 'cleanup; rm -rf "$tmp"' EXIT
+at_exit cleanup
 # A run that was killed left these.
 [ ! -e "$mark" ] || cleanup
 

@@ -13,18 +13,17 @@ cd "$(dirname "$0")/../.."
 
 secs=${ISPOT_FUZZ_SMOKE_SECONDS:-10}
 cc=${FUZZ_CC:-clang}
-tmp=$(mktemp -d)
+tmpdir_setup
 # The elf harness's scratch file (a crash leaves it), in memory if we can.
 TMPDIR=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
 export TMPDIR
-trap 'rm -rf "$tmp" "$TMPDIR"' EXIT
+at_exit 'rm -rf "$TMPDIR"'
 
-command -v "$cc" >/dev/null ||
-	{ echo "1..0 # SKIP $cc is missing; run scripts/deps.sh"; exit 4; }
+require_cmd "$cc"
 printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$tmp/probe.c"
 "$cc" -fsanitize=fuzzer,address,undefined -o "$tmp/probe" "$tmp/probe.c" \
 	>"$tmp/probe.log" 2>&1 ||
-	{ echo "1..0 # SKIP $cc cannot build a libFuzzer harness ($(grep -m1 -i error "$tmp/probe.log")); run scripts/deps.sh (libclang-rt-dev)"; exit 4; }
+	tap_skip_all "$cc cannot build a libFuzzer harness ($(grep -m1 -i error "$tmp/probe.log")); run scripts/deps.sh (libclang-rt-dev)"
 
 names=()
 for f in selftests/fuzz/*.c; do

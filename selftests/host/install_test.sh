@@ -11,13 +11,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 . selftests/kmod/tap.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-for tool in mandoc man systemd-analyze nm readelf; do
-	command -v "$tool" >/dev/null ||
-		{ echo "1..0 # SKIP $tool is missing; run scripts/deps.sh"; exit 4; }
-done
+tmpdir_setup
+require_cmd mandoc man systemd-analyze nm readelf
 ver=$(sed -n 's/^#define ISPOT_VERSION "\(.*\)"$/\1/p' include/ispot_version.h)
 [ -n "$ver" ] || { echo "Bail out! no ISPOT_VERSION in include/ispot_version.h"; exit 1; }
 make -s user >/dev/null 2>&1 || { echo "Bail out! make user failed"; exit 1; }

@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . selftests/kmod/tap.sh
-tmp=$(mktemp -d)
+tmpdir_setup
 . selftests/kmod/ispotd_lib.sh
 
 pids=()
@@ -17,15 +17,11 @@ cleanup() {
 	for p in ${pids[@]+"${pids[@]}"}; do
 		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
+at_exit cleanup
 
-for tool in curl promtool; do
-	command -v "$tool" >/dev/null ||
-		{ echo "1..0 # SKIP no $tool: run scripts/deps.sh"; exit 4; }
-done
-[ -x user/ispotd ] || { echo "1..0 # SKIP user/ispotd not built: make"; exit 4; }
+require_cmd curl promtool
+require_file user/ispotd make
 
 tap_plan 12
 

@@ -11,8 +11,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/kmod/tap.sh
 . selftests/kmod/perfetto_lib.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmpdir_setup
 proto=selftests/host/perfetto_min.proto
 
 # protoc_lines: protoc's text on stdin as perfetto_dump's lines (the

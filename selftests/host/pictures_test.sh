@@ -16,8 +16,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . selftests/kmod/tap.sh
 
 tap_plan 7
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmpdir_setup
 py=/usr/bin/python3
 gen=selftests/host/pictures_gen
 

@@ -11,7 +11,7 @@
 #
 #   prometheus_guest.sh SECONDS
 . /ispot/selftests/kmod/tap.sh
-tmp=$(mktemp -d)
+tmpdir_setup
 s=/ispot/samples
 . /ispot/selftests/kmod/ispotd_lib.sh
 limit=${1:?prometheus_guest.sh needs a time limit in seconds}

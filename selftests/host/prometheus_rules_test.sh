@@ -12,8 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 rules=user/daemon/ispotd.rules.yml
 tests=selftests/host/prometheus_rules_test.yml
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ispot-rules.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+tmpdir_setup ispot-rules
 
 tap_plan 4
 if ! command -v promtool >/dev/null; then

@@ -27,15 +27,14 @@ cd "$(dirname "$0")/../.." || exit 1
 # The whole test's bound: the boot, ispotd's calibration and the scrapes
 # take about a minute on an idle machine.
 guest_limit=420
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ispot-prom.XXXXXX")
+tmpdir_setup ispot-prom
 vm=
 prom=
 cleanup() {
 	[ -z "$prom" ] || { kill "$prom" 2>/dev/null; wait "$prom" 2>/dev/null; }
 	[ -z "$vm" ] || { kill -- -"$vm" 2>/dev/null; wait "$vm" 2>/dev/null; }
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 tap_plan 10
 

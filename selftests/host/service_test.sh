@@ -16,12 +16,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 . selftests/kmod/tap.sh
 
-for tool in systemd-analyze setpriv strace; do
-	command -v "$tool" >/dev/null ||
-		{ echo "1..0 # SKIP $tool is missing; run scripts/deps.sh"; exit 4; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+require_cmd systemd-analyze setpriv strace
+tmpdir_setup
 D=$tmp/root
 make -s --no-print-directory DESTDIR="$D" PREFIX=/usr install-strip \
 	>"$tmp/make" 2>&1 || { sed 's/^/# /' "$tmp/make"; echo "Bail out! make install-strip failed"; exit 1; }

@@ -5,10 +5,10 @@
 # error saying what to do, exit 1, and run stops the command it could not
 # trace; a command that exits while sampled, and usage errors.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 lock=/ispot/samples/lock_contention
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 4
 
@@ -54,5 +54,4 @@ t_usage() {
 }
 tap_check "auto_usage_errors_exit_2" t_usage
 
-rm -rf "$tmp"
 tap_done

@@ -9,21 +9,16 @@
 # vCPUs that really run at once: this runs in the multi-threaded boot.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/ispotd_lib.sh"
-tmp=$(mktemp -d)
 app=/ispot/samples/block_lock
 plain=/ispot/samples/lock_contention
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 8
 
-pairs() { tr ',{}[]' '\n\n\n\n\n' <"$1" | sed 's/^ *//'; }
 # func_val FILE NAME KEY: KEY of the function (or block) NAME in a report.
-func_val() {
-	pairs "$1" | awk -v n="$2" -v k="$3" '
-		$0 ~ "^\"name\": *\"" n "\"$" { f = 1; next }
-		f && $0 ~ "^\"" k "\":" { sub(/^[^:]*: */, ""); print; exit }'
-}
+func_val() { json_get "$1" ".functions[name=$2].$3"; }
 # traced FILE: the iterations that saw ISPOT_BLOCK_ENABLED(locked).
 traced() { sed -n 's/.*, traced \([0-9]*\)$/\1/p' "$1"; }
 
@@ -43,7 +38,7 @@ t_scored() {
 	echo "# SCI block:locked $l, block:private $p"
 	[ "$(func_val "$tmp/out" block:locked calls)" = 1000 ] &&
 		[ "$(func_val "$tmp/out" block:private calls)" = 1000 ] &&
-		[ "$(json_first "$tmp/out" name)" = block:locked ] &&
+		[ "$(json_get "$tmp/out" .functions[0].name)" = block:locked ] &&
 		lt "$(awk -v p="$p" 'BEGIN { print 2 * p }')" "$l" ||
 		{ sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
 }
@@ -57,7 +52,7 @@ t_pair() {
 	run_status 0 ispotctl run --json \
 		--block 'crit=ispot:locked_begin,ispot:locked_end' \
 		-- "$app" $args || return 1
-	[ "$(json_first "$tmp/out" name)" = crit ] &&
+	[ "$(json_get "$tmp/out" .functions[0].name)" = crit ] &&
 		[ "$(func_val "$tmp/out" crit calls)" = 1000 ] ||
 		{ sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
 }
@@ -139,5 +134,4 @@ t_half() {
 }
 tap_check "half_a_block_option_is_refused" t_half
 
-rm -rf "$tmp"
 tap_done

@@ -9,16 +9,19 @@
 # they hardly waited for it (a busy host made the vCPUs take turns),
 # those tests skip (tap.sh, tap_parallel).
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 samples=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 5
 
+# top_fn FILE KEY: KEY of the top function (functions come sorted by SCI).
+top_fn() { json_get "$1" ".functions[0].$2"; }
+
 # share FILE CAUSE: the top function's CAUSE_ns over its loss_ns.
 share() {
-	awk -v c="$(json_first "$1" "$2_ns")" -v l="$(json_first "$1" loss_ns)" \
+	awk -v c="$(top_fn "$1" "causes.$2_ns")" -v l="$(top_fn "$1" loss_ns)" \
 		'BEGIN { printf "%.3f\n", (l > 0 ? c / l : 0) }'
 }
 
@@ -31,7 +34,7 @@ causes_of() {
 		"$samples/$sample" "$@" >/dev/null || return 1
 	par_stats_off
 	echo "# $out: $(par_line "$tmp/$out.par")"
-	echo "# $out: loss $(json_first "$tmp/$out.json" loss_ns) ns;" \
+	echo "# $out: loss $(top_fn "$tmp/$out.json" loss_ns) ns;" \
 	     "futex $(share "$tmp/$out.json" futex), blocked" \
 	     "$(share "$tmp/$out.json" blocked), runqueue" \
 	     "$(share "$tmp/$out.json" runqueue), on-cpu" \
@@ -98,14 +101,12 @@ esac
 t_parts_sum() {
 	# The parts, unknown included, add up to the loss exactly.
 	f=$tmp/lock.json
-	sum=$(( $(json_first "$f" futex_ns) + $(json_first "$f" blocked_ns) +
-		$(json_first "$f" runqueue_ns) + $(json_first "$f" oncpu_ns) +
-		$(json_first "$f" unknown_ns) ))
-	echo "# parts $sum, loss $(json_first "$f" loss_ns)"
-	[ "$sum" = "$(json_first "$f" loss_ns)" ] &&
-		[ "$(json_first "$f" unknown_ns)" = 0 ]
+	sum=$(json_get -l "$f" .functions[0].causes |
+		awk -F '\t' '{ s += $2 } END { printf "%.0f\n", s }')
+	echo "# parts $sum, loss $(top_fn "$f" loss_ns)"
+	[ "$sum" = "$(top_fn "$f" loss_ns)" ] &&
+		[ "$(top_fn "$f" causes.unknown_ns)" = 0 ]
 }
 tap_check "causes_add_up_to_the_loss" t_parts_sum
 
-rm -rf "$tmp"
 tap_done

@@ -5,25 +5,24 @@
 # "name", mangled "linkage_name").  The sample links libstdc++, which the
 # VM runner copies into the guest; ispotctl loads its demangler from it.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 app=/ispot/samples/cxx_lock
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-[ -x "$app" ] || { echo "1..0 # SKIP $app not built (no g++?)"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_file "$app" "no g++?"
+require_module
+tmpdir_setup
 
 tap_plan 4
 
-# "KEY":"VALUE" pairs of the report, one per line.
-pairs() { tr ',{}[]' '\n\n\n\n\n' <"$1" | sed 's/^ *//'; }
+# names FILE KEY: KEY (name, linkage_name) of every function, one a line.
+names() { json_get "$1" ".functions[].$2"; }
 
 t_by_name() {
 	run_status 0 ispotctl run --json --func 'shop::Counter::add(int)' \
 		-- "$app" 2 2000 || return 1
-	pairs "$tmp/out" >"$tmp/pairs"
-	grep -qx '"name": *"shop::Counter::add(int)"' "$tmp/pairs" &&
-		grep -qx '"linkage_name": *"_ZN4shop7Counter3addEi"' \
-			"$tmp/pairs" &&
-		[ "$(json_first "$tmp/out" calls)" = 4000 ] &&
+	names "$tmp/out" name | grep -qx 'shop::Counter::add(int)' &&
+		names "$tmp/out" linkage_name |
+			grep -qx '_ZN4shop7Counter3addEi' &&
+		[ "$(json_get "$tmp/out" .functions[0].calls)" = 4000 ] &&
 		! grep -q 'demangler' "$tmp/err" ||
 		{ sed 's/^/# /' "$tmp/out" "$tmp/err"; return 1; }
 }
@@ -40,8 +39,8 @@ tap_check "overloads_without_parameters_listed" t_ambiguous
 t_glob() {
 	run_status 0 ispotctl run --json --func 'shop::*::add(*)' \
 		-- "$app" 2 500 || return 1
-	[ "$(pairs "$tmp/out" | grep -c '^"linkage_name":')" = 2 ] &&
-		pairs "$tmp/out" | grep -qx '"name": *"shop::Counter::add(long)"' ||
+	[ "$(names "$tmp/out" linkage_name | wc -l)" = 2 ] &&
+		names "$tmp/out" name | grep -qx 'shop::Counter::add(long)' ||
 		{ sed 's/^/# /' "$tmp/out"; return 1; }
 }
 tap_check "glob_takes_every_overload" t_glob
@@ -63,5 +62,4 @@ t_text() {
 }
 tap_check "mangled_spec_short_in_table_whole_with_wide" t_text
 
-rm -rf "$tmp"
 tap_done

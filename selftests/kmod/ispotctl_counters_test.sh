@@ -5,22 +5,19 @@
 # are reported unsupported (report, JSON, status) and break nothing.
 # Values are compared with each other, never with absolute times.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 samples=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 6
 
 # The machine's answer, which the other checks must agree with.
 ispotctl status --json >"$tmp/status.json" 2>"$tmp/err"
-hw=$(json_first "$tmp/status.json" hardware_counters)
+hw=$(json_get "$tmp/status.json" .hardware_counters)
 
 # field FILE EVENT KEY: the top function's counters.EVENT.KEY
-field() {
-	tr '{}' '\n\n' <"$1" | grep -A1 "\"$2\": $" | sed -n "s/.*\"$3\": \([-0-9.e+]*\).*/\1/p" |
-		head -n1
-}
+field() { json_get "$1" ".functions[0].counters.$2.$3"; }
 
 t_status() {
 	run_status 0 ispotctl status || return 1
@@ -39,11 +36,11 @@ t_software() {
 		--json -o "$tmp/spin.json" -- "$samples/spinlock" --threads 2 \
 		--delay-us 0 --iterations 400 >/dev/null 2>"$tmp/err" ||
 		{ sed 's/^/# /' "$tmp/err"; return 1; }
-	calls=$(json_first "$tmp/spin.json" calls)
-	counted=$(json_first "$tmp/spin.json" counted_calls)
+	calls=$(json_get "$tmp/spin.json" .functions[0].calls)
+	counted=$(json_get "$tmp/spin.json" .functions[0].counted_calls)
 	valid=$(field "$tmp/spin.json" cpu-clock valid_calls)
 	mean=$(field "$tmp/spin.json" cpu-clock mean)
-	max=$(json_first "$tmp/spin.json" max_ns)
+	max=$(json_get "$tmp/spin.json" .functions[0].max_ns)
 	echo "# calls $calls, counted $counted, cpu-clock valid $valid mean $mean ns (max call $max ns)"
 	grep -q '"counters": {"cpu-clock": "supported", "page-faults": "supported"}' \
 		"$tmp/spin.json" || return 1
@@ -78,7 +75,7 @@ t_hardware() {
 	grep -q '"cycles": "unsupported"' "$tmp/hw.json" &&
 		grep -q '"instructions": "unsupported"' "$tmp/hw.json" &&
 		grep -q '"cpu-clock": "supported"' "$tmp/hw.json" &&
-		[ "$(json_first "$tmp/hw.json" calls)" = 200 ] &&
+		[ "$(json_get "$tmp/hw.json" .functions[0].calls)" = 200 ] &&
 		! grep -q '"cycles": {' "$tmp/hw.json" &&
 		[ ! -s "$tmp/err" ]
 }
@@ -101,9 +98,8 @@ t_raw() {
 		-o "$tmp/raw.json" -- "$samples/lock_contention" --threads 2 \
 		--iterations 50 || return 1
 	grep -q '"raw:0x1cd": "unsupported"' "$tmp/raw.json" &&
-		[ "$(json_first "$tmp/raw.json" calls)" = 100 ]
+		[ "$(json_get "$tmp/raw.json" .functions[0].calls)" = 100 ]
 }
 tap_check "raw_event_unsupported_without_pmu" t_raw
 
-rm -rf "$tmp"
 tap_done

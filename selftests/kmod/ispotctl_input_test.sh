@@ -5,11 +5,11 @@
 # leaves no session behind.  The VM runner fails the boot on any kernel
 # warning, so a clean kernel is checked too.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 ko=/ispot/kmod/ispot.ko
 lock=/ispot/samples/lock_contention
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 16
 
@@ -193,5 +193,4 @@ t_no_leak() {
 }
 tap_check "no_session_or_ring_left_behind" t_no_leak
 
-rm -rf "$tmp"
 tap_done

@@ -7,11 +7,11 @@
 # The guest is emulated, so no figure is compared with a constant time:
 # only counts, and SCI values with each other within this one boot.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 lock=/ispot/samples/lock_contention
 ctrl=/ispot/samples/no_contention
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 12
 
@@ -26,7 +26,7 @@ sci_of() {
 		ispotctl run --func acquire --json -o "$tmp/sci.json" -- "$1" \
 			--threads 2 --delay-us "$2" --hold-us "$3" \
 			--iterations "$4" >/dev/null || return 1
-		json_first "$tmp/sci.json" sci
+		json_get "$tmp/sci.json" .functions[0].sci
 	done | sort -g | sed -n 2p | tee "$tmp/median"
 	echo "# $(basename "$1") delay ${2}us hold ${3}us: median sci $(cat "$tmp/median"), $(par_line "$ISPOT_SAMPLE_STATS")" >&2
 }
@@ -41,10 +41,10 @@ t_exact_counts() {
 	run_status 0 ispotctl run --func acquire --json -- "$lock" \
 		--threads 3 --iterations 400 || return 1
 	grep '^{' "$tmp/out" >"$tmp/r.json"
-	calls=$(json_first "$tmp/r.json" calls)
-	threads=$(json_first "$tmp/r.json" threads)
-	unpaired=$(json_first "$tmp/r.json" unpaired)
-	dropped=$(json_first "$tmp/r.json" dropped)
+	calls=$(json_get "$tmp/r.json" .functions[0].calls)
+	threads=$(json_get "$tmp/r.json" .functions[0].threads)
+	unpaired=$(json_get "$tmp/r.json" .events.unpaired)
+	dropped=$(json_get "$tmp/r.json" .events.dropped)
 	echo "# calls $calls threads $threads unpaired $unpaired dropped $dropped"
 	[ "$calls" = 1200 ] && [ "$threads" = 3 ] && [ "$unpaired" = 0 ] &&
 		[ "$dropped" = 0 ]
@@ -143,7 +143,7 @@ t_attach() {
 	kill "$pid"
 	wait "$pid" 2>/dev/null
 	[ $r = 0 ] || return 1
-	calls=$(json_first "$tmp/out" calls)
+	calls=$(json_get "$tmp/out" .functions[0].calls)
 	echo "# attached for 1s: $calls calls, target alive after: $alive"
 	[ "$alive" = 1 ] && [ "${calls:-0}" -gt 0 ] &&
 		grep -q "\"pid\": $pid" "$tmp/out"
@@ -158,7 +158,7 @@ t_attach_exit() {
 	r=$?
 	wait "$pid"
 	[ $r = 0 ] && one_line_err "exited after" &&
-		[ "$(json_first "$tmp/out" calls)" -gt 0 ]
+		[ "$(json_get "$tmp/out" .functions[0].calls)" -gt 0 ]
 }
 tap_check "attach_reports_when_the_target_exits" t_attach_exit
 
@@ -184,7 +184,7 @@ t_unloaded_lib() {
 	run_status 0 ispotctl run --func 'libc:pthread_mutex_lock' --json -- \
 		"$lock" --threads 2 --iterations 300 || return 1
 	grep '^{' "$tmp/out" >"$tmp/l.json"
-	calls=$(json_first "$tmp/l.json" calls)
+	calls=$(json_get "$tmp/l.json" .functions[0].calls)
 	echo "# pthread_mutex_lock calls: $calls"
 	[ "${calls:-0}" -ge 600 ] && grep -q '"key": "arg0"' "$tmp/l.json"
 }
@@ -196,7 +196,7 @@ t_glob() {
 	grep '^{' "$tmp/out" >"$tmp/g.json"
 	# Two specs naming one function probe it once.
 	[ "$(grep -o '"name": "acquire"' "$tmp/g.json" | wc -l)" = 1 ] &&
-		[ "$(json_first "$tmp/g.json" calls)" = 200 ]
+		[ "$(json_get "$tmp/g.json" .functions[0].calls)" = 200 ]
 }
 tap_check "globs_resolve_and_duplicates_probe_once" t_glob
 
@@ -204,11 +204,10 @@ t_sample() {
 	run_status 0 ispotctl run --func acquire --sample 10 --json -- \
 		"$lock" --threads 2 --iterations 500 || return 1
 	grep '^{' "$tmp/out" >"$tmp/s.json"
-	calls=$(json_first "$tmp/s.json" calls)
+	calls=$(json_get "$tmp/s.json" .functions[0].calls)
 	echo "# 1 in 10 of 1000 calls: $calls"
 	[ "$calls" -ge 98 ] && [ "$calls" -le 102 ]
 }
 tap_check "sampling_records_one_in_n" t_sample
 
-rm -rf "$tmp"
 tap_done

@@ -7,10 +7,10 @@
 # Each test prints how long after the program's start its first armed
 # window was written (an upper bound on the time to the first burst).
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 s=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 . "$(dirname "$0")/ispotd_lib.sh"
 
 tap_plan 2
@@ -19,7 +19,7 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
 # bursts LOG PID: the bursts of PID's windows, summed.
 bursts() {
-	wfield "$1" bursts "$2" | awk '{ n += $1 } END { print n + 0 }'
+	wfield "$1" .bursts "$2" | awk '{ n += $1 } END { print n + 0 }'
 }
 
 # first_armed_after LOG PID T0: seconds from T0 (uptime) until a window of
@@ -78,11 +78,10 @@ first_window() {
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	stop_daemon "$dpid"
-	first=$(wfield "$tmp/first.jsonl" bursts "$pid" | head -n1)
+	first=$(wfield "$tmp/first.jsonl" .bursts "$pid" | head -n1)
 	echo "# first window's bursts: ${first:-none}; first armed window written ${after:-never}s after the start"
 	[ -n "$after" ] && [ "${first:-0}" -ge 1 ]
 }
 tap_check first_window_has_a_burst_at_1pct first_window
 
-rm -rf "$tmp"
 tap_done

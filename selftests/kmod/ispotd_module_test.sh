@@ -5,10 +5,10 @@
 # unregisters tracepoints (kernel text patching), so this runs with the
 # single-threaded TCG group (scripts/check.sh).
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 s=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 . "$(dirname "$0")/ispotd_lib.sh"
 
 tap_plan 1
@@ -49,5 +49,4 @@ module_reload() {
 }
 tap_check module_unload_and_reload_survived module_reload
 
-rm -rf "$tmp"
 tap_done

@@ -4,8 +4,8 @@
 # each unload must remove it, with parameters accepted on the way.
 . "$(dirname "$0")/tap.sh"
 ko=/ispot/kmod/ispot.ko
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-[ -f "$ko" ] || { echo "1..0 # SKIP $ko missing"; exit 4; }
+require_root
+require_file "$ko"
 
 tap_plan 3
 grep -q '^ispot ' /proc/modules && rmmod ispot

@@ -13,14 +13,14 @@
 . "$(dirname "$0")/tap.sh"
 ko=/ispot/kmod/ispot.ko
 lock=/ispot/samples/lock_contention
-tmp=$(mktemp -d)
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-[ -x "$lock" ] || { echo "1..0 # SKIP $lock missing"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_file "$lock"
+require_module
+tmpdir_setup
 grep -qw overlay /proc/filesystems ||
 	{ [ -f /modules/overlay.ko ] && insmod /modules/overlay.ko; }
 grep -qw overlay /proc/filesystems ||
-	{ echo "1..0 # SKIP no overlay filesystem (run.sh --disk loads it)"; exit 4; }
+	tap_skip_all "no overlay filesystem (run.sh --disk loads it)"
 
 # The lower layer on the ext4 disk when there is one, else on the initramfs.
 if grep -q ' /mnt ext4 ' /proc/mounts; then
@@ -30,6 +30,8 @@ else
 fi
 base=$tmp/ovl
 mounts=
+# Unmounted before $tmp goes, however the test ends.
+at_exit 'ovl_umount_all; rm -rf "$lowerfs" 2>/dev/null'
 
 # ovl_mount NAME: lower $lowerfs/NAME (lock_contention copied in first),
 # upper and work on a fresh tmpfs; the merged view at $base/NAME/merged.
@@ -57,9 +59,9 @@ ovl_umount_all() {
 exact() {
 	run_status 0 ispotctl run --func acquire --json -o "$tmp/r.json" -- \
 		"$1" --threads "$2" --iterations "$3" || return 1
-	calls=$(json_first "$tmp/r.json" calls)
-	unpaired=$(json_first "$tmp/r.json" unpaired)
-	dropped=$(json_first "$tmp/r.json" dropped)
+	calls=$(json_get "$tmp/r.json" .functions[0].calls)
+	unpaired=$(json_get "$tmp/r.json" .events.unpaired)
+	dropped=$(json_get "$tmp/r.json" .events.dropped)
 	echo "# $1: calls $calls (want $(($2 * $3))) unpaired $unpaired dropped $dropped"
 	[ "$calls" = $(($2 * $3)) ] && [ "$unpaired" = 0 ] && [ "$dropped" = 0 ]
 }
@@ -139,7 +141,7 @@ lazy() {
 	wait $lpid
 	st=$?
 	sed 's/^/# stderr: /' "$tmp/lazy.err"
-	calls=$(json_first "$tmp/lazy.json" calls)
+	calls=$(json_get "$tmp/lazy.json" .functions[0].calls)
 	echo "# after umount -l: ispotctl exit $st, $2 calls $calls"
 	[ "$st" = 0 ] && [ -s "$tmp/lazy.json" ] && [ -n "$calls" ] &&
 		[ "$calls" -gt 0 ]
@@ -181,5 +183,4 @@ t_no_leak() {
 }
 tap_check "nothing_leaks_after_close" t_no_leak
 
-rm -rf "$lowerfs" 2>/dev/null
 tap_done

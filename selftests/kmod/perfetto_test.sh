@@ -10,11 +10,11 @@
 # --perfetto path is refused before tracing, in one line.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/perfetto_lib.sh"
-tmp=$(mktemp -d)
 sample=/ispot/samples/lock_contention
 dump=/ispot/selftests/kmod/perfetto_dump
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 7
 
@@ -64,5 +64,4 @@ t_refused() {
 }
 tap_check "an unwritable --perfetto path is refused in one line" t_refused
 
-rm -rf "$tmp"
 tap_done

@@ -6,10 +6,10 @@
 # selftests/host/pictures_test.sh's job (the guest has no rsvg-convert or
 # browser).
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 lock=/ispot/samples/lock_contention
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 3
 
@@ -44,5 +44,4 @@ t_refused() {
 }
 tap_check "unwritable_svg_dir_refused_before_tracing" t_refused
 
-rm -rf "$tmp"
 tap_done

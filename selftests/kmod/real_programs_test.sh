@@ -14,11 +14,11 @@
 #    nothing to interfere (its work varies by itself) but a low INTERF;
 #    four writers queue for LevelDB's write path and INTERF is high.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 app=/ispot/selftests/unit/fixtures/leveldb_put
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-[ -x "$app" ] || { echo "1..0 # SKIP $app not built (libleveldb-dev?)"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_file "$app" "libleveldb-dev?"
+require_module
+tmpdir_setup
 
 tap_plan 5
 
@@ -39,7 +39,7 @@ t_json_calls() {
 	rm -rf "$tmp/db"
 	run_status 0 ispotctl run --json --func 'leveldb::DB::Put' -- \
 		"$app" "$tmp/db" 3000 || return 1
-	[ "$(json_first "$tmp/out" calls)" = 3000 ] ||
+	[ "$(json_get "$tmp/out" .functions[0].calls)" = 3000 ] ||
 		{ sed 's/^/# /' "$tmp/out"; return 1; }
 }
 tap_check "every_put_counted" t_json_calls
@@ -80,10 +80,11 @@ put_figures() {
 	rm -rf "$tmp/db"
 	run_status 0 ispotctl run --json --func 'leveldb::DB::Put' -- \
 		"$app" "$tmp/db" "$2" "$1" || return 1
-	grep '^{"ispot_version"' "$tmp/out" | tr ',{}' '\n\n\n' |
-		grep -E '"(calls|threads|solo_calls|interference[a-z_]*|waited_on_threads_ns|external_ns|dropped|unpaired)":' |
-		head -n 14 | tr -d '\n' >"$tmp/evidence.$1"
-	echo "$(json_first "$tmp/out" sci) $(json_first "$tmp/out" interference)"
+	json_get -l "$tmp/out" | sed -nE 's/^\.(events|functions\[0\])\.//p' |
+		grep -E "^(calls|threads|solo_calls|interference[a-z_]*|waited_on_threads_ns|external_ns|dropped|unpaired)$tab" |
+		tr '\t\n' '= ' >"$tmp/evidence.$1"
+	json_get "$tmp/out" .functions[0].sci .functions[0].interference |
+		tr '\t' ' '
 }
 
 # One writer: a high SCI, but its INTERF a small part of it.  Four:
@@ -117,5 +118,4 @@ t_interference() {
 }
 tap_check "put_interference_low_alone_high_with_writers" t_interference
 
-rm -rf "$tmp"
 tap_done

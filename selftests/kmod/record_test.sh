@@ -14,17 +14,16 @@
 # No field is left out of the comparison: a replay stores the session's
 # times, so even the duration is the live one.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 samples=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 12
 
-# fields FILE: one JSON document's fields and values, one per line, in
-# the writer's order (the report writes one line; a string with a comma
-# splits the same way on both sides).
-fields() { tr ',{}[]' '\n\n\n\n\n' <"$1" | sed '/^ *$/d'; }
+# fields FILE: every value of one JSON document with where it is
+# (".functions[0].calls<tab>600"), one per line, in the writer's order.
+fields() { json_get -l "$1"; }
 
 # same A B: every field of A equals B's; the first differences shown.
 same() {
@@ -182,17 +181,15 @@ nc_run() {
 t_baseline() {
 	nc_run record 1 -o "$tmp/base.isr" || return 1
 	base_solo=$(grep '^{"ispot_version"' "$tmp/out" |
-		tr ',{}[]' '\n\n\n\n\n' | sed -n 's/^ *"solo_calls": //p' |
-		head -n1)
+		json_get - .functions[0].solo_calls)
 	nc_run run 2 -o "$tmp/based.json" --baseline "$tmp/base.isr" ||
 		return 1
-	solo=$(json_first "$tmp/based.json" solo_calls)
+	solo=$(json_get "$tmp/based.json" .functions[0].solo_calls)
+	ref=$(json_get "$tmp/based.json" .functions[0].interference_reference \
+		.functions[0].interference_reference_weak)
 	echo "# baseline solo calls $base_solo, with the baseline $solo"
 	[ "${base_solo:-0}" -ge 100 ] && [ "${solo:-0}" -ge "$base_solo" ] &&
-		[ "$(json_first "$tmp/based.json" interference_reference)" = \
-		  solo ] &&
-		[ "$(json_first "$tmp/based.json" \
-		     interference_reference_weak)" = false ] &&
+		[ "$ref" = "solo${tab}false" ] &&
 		grep -q 'in --baseline [^ ]*base.isr are part of' \
 			"$tmp/based.json"
 }
@@ -210,5 +207,4 @@ t_baseline_refused() {
 }
 tap_check "baseline_of_other_functions_refused_first" t_baseline_refused
 
-rm -rf "$tmp"
 tap_done

@@ -9,10 +9,10 @@
 # with each other within this one boot (the guest is emulated, 50-100
 # times slower than hardware, so no time is compared with a constant).
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 s=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 8
 
@@ -25,7 +25,7 @@ traced() {
 	shift
 	run_status 0 ispotctl run --func "$tr_func" --json -o "$tmp/r.json" \
 		-- "$@" || return 1
-	tr_top=$(json_first "$tmp/r.json" name)
+	tr_top=$(json_get "$tmp/r.json" .functions[0].name)
 	[ "$tr_top" = "$tr_func" ] ||
 		{ echo "# first function '$tr_top'"; return 1; }
 }
@@ -36,11 +36,11 @@ counts() {
 	c_want=$1
 	shift
 	traced "$@" || return 1
-	calls=$(json_first "$tmp/r.json" calls)
-	unpaired=$(json_first "$tmp/r.json" unpaired)
-	dropped=$(json_first "$tmp/r.json" dropped)
+	calls=$(json_get "$tmp/r.json" .functions[0].calls)
+	unpaired=$(json_get "$tmp/r.json" .events.unpaired)
+	dropped=$(json_get "$tmp/r.json" .events.dropped)
 	echo "# $1: calls $calls (want $c_want), unpaired $unpaired," \
-	     "dropped $dropped, sci $(json_first "$tmp/r.json" sci)"
+	     "dropped $dropped, sci $(json_get "$tmp/r.json" .functions[0].sci)"
 	[ "$calls" = "$c_want" ] && [ "$unpaired" = 0 ] && [ "$dropped" = 0 ]
 }
 
@@ -52,7 +52,7 @@ median_sci() {
 	: >"$tmp/scis"
 	for _ in 1 2 3; do
 		traced "$@" >/dev/null || return 1
-		json_first "$tmp/r.json" sci >>"$tmp/scis"
+		json_get "$tmp/r.json" .functions[0].sci >>"$tmp/scis"
 	done
 	[ "$(grep -cE '^[0-9.]+(e[-+]?[0-9]+)?$' "$tmp/scis")" = 3 ] &&
 		sort -g "$tmp/scis" | sed -n 2p
@@ -95,8 +95,8 @@ t_barrier_first() {
 		-o "$tmp/b.json" -- "$s/barrier" --threads 2 --delay-us 1000 \
 		--iterations 150 || return 1
 	par_stats_off
-	top=$(json_first "$tmp/b.json" name)
-	sci=$(json_first "$tmp/b.json" sci)
+	top=$(json_get "$tmp/b.json" .functions[0].name)
+	sci=$(json_get "$tmp/b.json" .functions[0].sci)
 	echo "# first: $top, sci $sci"
 	grep -q '"name": "pthread_barrier_wait' "$tmp/b.json" ||
 		{ echo "# --sync traced no pthread_barrier_wait"; return 1; }
@@ -185,5 +185,4 @@ else
 		t_io_refused
 fi
 
-rm -rf "$tmp"
 tap_done

@@ -6,10 +6,10 @@
 # for) contends on its global short_lock for a few ms and exits before the
 # tracer's first 100 ms thread scan, which is when the maps used to be read.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 short=/ispot/samples/short_lived
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 3
 
@@ -28,7 +28,7 @@ tap_check "short_run_waits_on_a_futex" t_ran
 
 # The point of the test: it exited before the first thread scan.  The
 # guest's speed is not ours to assert, so a slower run only says so.
-d=$(json_first "$tmp/s.json" duration_ns)
+d=$(json_get "$tmp/s.json" .duration_ns)
 echo "# traced for $((${d:-0} / 1000)) us"
 if [ "${d:-0}" -gt 0 ] && [ "$d" -lt 100000000 ]; then
 	tap_ok "target_lived_less_than_100ms"
@@ -42,5 +42,4 @@ t_named() {
 }
 tap_check "futex_of_short_lived_target_is_named" t_named
 
-rm -rf "$tmp"
 tap_done

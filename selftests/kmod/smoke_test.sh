@@ -9,10 +9,10 @@
 # tested on 6.1; this checks that the kernel under them serves them.
 # Counts only, never times: it runs in any boot.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 s=/ispot/samples
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 . "$(dirname "$0")/ispotd_lib.sh"
 
 tap_plan 3
@@ -28,10 +28,10 @@ tap_check "ispotctl_run_reports_function_and_sync_calls" t_report
 t_json() {
 	run_status 0 ispotctl run --func acquire --json -o "$tmp/r.json" -- \
 		"$s/lock_contention" --threads 2 --iterations 300 || return 1
-	calls=$(json_first "$tmp/r.json" calls)
-	threads=$(json_first "$tmp/r.json" threads)
-	unpaired=$(json_first "$tmp/r.json" unpaired)
-	dropped=$(json_first "$tmp/r.json" dropped)
+	calls=$(json_get "$tmp/r.json" .functions[0].calls)
+	threads=$(json_get "$tmp/r.json" .functions[0].threads)
+	unpaired=$(json_get "$tmp/r.json" .events.unpaired)
+	dropped=$(json_get "$tmp/r.json" .events.dropped)
 	echo "# calls $calls threads $threads unpaired $unpaired dropped $dropped"
 	[ "$calls" = 600 ] && [ "$threads" = 2 ] && [ "$unpaired" = 0 ] &&
 		[ "$dropped" = 0 ]
@@ -57,5 +57,4 @@ t_daemon() {
 }
 tap_check "ispotd_writes_an_armed_window_and_exits_0" t_daemon
 
-rm -rf "$tmp"
 tap_done

@@ -7,11 +7,11 @@
 # stack there and say so, and the calls, whatever digits each read, must
 # make one path.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 app=/ispot/selftests/unit/fixtures/fp_garbage
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-[ -x "$app" ] || { echo "1..0 # SKIP $app not built"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_file "$app"
+require_module
+tmpdir_setup
 
 tap_plan 2
 
@@ -27,13 +27,12 @@ tap_check "garbage_frame_cuts_one_path" t_text
 t_json() {
 	run_status 0 ispotctl run --json --func target --stack-period 1 -- \
 		"$app" 300 || return 1
-	tr '{' '\n' <"$tmp/out" | grep '"frames": ' >"$tmp/stacks"
+	json_get "$tmp/out" '.functions[].stacks[]' >"$tmp/stacks"
 	sed 's/^/# /' "$tmp/stacks"
 	[ "$(wc -l <"$tmp/stacks")" = 1 ] &&
-		grep -q '^"frames": \["fp_garbage:relay+0x[0-9a-f]*"\], "calls": 300, "cut_in": "fp_garbage"' \
+		grep -q '^{"frames": \["fp_garbage:relay+0x[0-9a-f]*"\], "calls": 300, "cut_in": "fp_garbage"' \
 			"$tmp/stacks"
 }
 tap_check "json_path_cut_in_fp_garbage" t_json
 
-rm -rf "$tmp"
 tap_done

@@ -8,10 +8,10 @@
 # a short run has about 40 stacks, from both callers.  A bad
 # --stack-period is a usage error.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 app=/ispot/samples/two_callers
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 6
 
@@ -29,9 +29,12 @@ t_text() {
 }
 tap_check "step_called_from_parse_75_store_25" t_text
 
+# stacks FILE FUNC: FUNC's stacks in a JSON report, one object a line.
+stacks() { json_get "$1" ".functions[name=$2].stacks[]"; }
+
 # calls_from CALLER: the sampled calls of the stacks that start in CALLER.
 calls_from() {
-	grep "^\"frames\": \\[\"two_callers:$1+0x" "$tmp/stacks" |
+	grep "^{\"frames\": \\[\"two_callers:$1+0x" "$tmp/stacks" |
 		sed -n 's/.*"calls": \([0-9]*\).*/\1/p' |
 		awk '{ n += $1 } END { print n + 0 }'
 }
@@ -39,7 +42,7 @@ calls_from() {
 t_json() {
 	run_status 0 ispotctl run --func step --stack-period 1 --json -- \
 		"$app" --iterations 200 || return 1
-	tr '{' '\n' <"$tmp/out" | grep '"frames": \["two_callers:' \
+	stacks "$tmp/out" step | grep '^{"frames": \["two_callers:' \
 		>"$tmp/stacks"
 	sed 's/^/# /' "$tmp/stacks"
 	# parse() calls step() from three call instructions: three stacks.
@@ -52,13 +55,13 @@ tap_check "json_stacks_frames_and_calls" t_json
 t_sync() {
 	run_status 0 ispotctl run --sync --stack-period 1 --json -- "$app" \
 		--iterations 100 || return 1
-	tr '{' '\n' <"$tmp/out" | awk '
-		/^"name": / { in_lock = /^"name": "pthread_mutex_lock/ }
-		in_lock && /^"frames": / { print }' >"$tmp/stacks"
+	json_get "$tmp/out" '.functions[].name' | grep '^pthread_mutex_lock' |
+		while read -r lock; do stacks "$tmp/out" "$lock"; done \
+		>"$tmp/stacks"
 	sed 's/^/# /' "$tmp/stacks"
-	grep -q '^"frames": \["two_callers:parse+0x[0-9a-f]*".*"calls": 100}' \
+	grep -q '^{"frames": \["two_callers:parse+0x[0-9a-f]*".*"calls": 100}' \
 		"$tmp/stacks" &&
-		grep -q '^"frames": \["two_callers:store+0x[0-9a-f]*".*"calls": 100}' \
+		grep -q '^{"frames": \["two_callers:store+0x[0-9a-f]*".*"calls": 100}' \
 		"$tmp/stacks"
 }
 tap_check "sync_lock_called_from_both_sections" t_sync
@@ -83,5 +86,4 @@ t_bad() {
 }
 tap_check "stack_period_zero_is_usage_error" t_bad 0
 tap_check "stack_period_word_is_usage_error" t_bad often
-rm -rf "$tmp"
 tap_done

@@ -4,9 +4,9 @@
 # stderr with the documented exit code.
 . "$(dirname "$0")/tap.sh"
 ko=/ispot/kmod/ispot.ko
-tmp=$(mktemp -d)
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 8
 
@@ -69,5 +69,4 @@ t_write_error() {
 }
 tap_check "write_error_exit_1" t_write_error
 
-rm -rf "$tmp"
 tap_done

@@ -1,5 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-# TAP 13 helpers for the shell selftests (sourced).
+# TAP 13 helpers for the shell selftests, in the guest (selftests/kmod/)
+# and on the host (selftests/host/): sourced, as kselftest's
+# ktap_helpers.sh is.  A test starts
+#
+#	. "$(dirname "$0")/tap.sh"
+#	require_root
+#	require_module
+#	tmpdir_setup
+#	tap_plan N
+#
+# and ends with tap_done.
 tap_n=0
 tap_fail=0
 tap_plan() { echo "TAP version 13"; echo "1..$1"; }
@@ -13,6 +23,81 @@ tap_check() {
 	if "$@"; then tap_ok "$name"; else tap_not_ok "$name"; fi
 }
 tap_done() { exit $tap_fail; }
+
+# --- The preamble: skips, the module, a scratch directory -----------------
+# Exit 4 is kselftest's KSFT_SKIP: run_all.sh and scripts/check.sh count
+# such a test as skipped, not failed.
+ksft_skip=4
+# Where the tree is: /ispot in the guest (selftests/vm/run.sh copies it
+# there); the host tests run from its top.
+if [ -x /ispot/selftests/kmod/load_ispot.sh ]; then
+	tap_top=/ispot
+else
+	tap_top=$(pwd)
+fi
+ispot_ko=$tap_top/kmod/ispot.ko
+# tap_skip_all REASON: the whole test skipped, before its plan.
+tap_skip_all() {
+	echo "1..0 # SKIP $*"
+	exit $ksft_skip
+}
+# require_root [WHY]: skipped unless run as root.
+require_root() {
+	[ "$(id -u)" = 0 ] || tap_skip_all "${1:-not root}"
+}
+# require_file PATH [HINT]: skipped unless PATH (a sample, a fixture, the
+# module) was built; HINT says what building it needs.
+require_file() {
+	[ -e "$1" ] || tap_skip_all "$1 not built${2:+ ($2)}"
+}
+# require_cmd TOOL...: skipped unless every TOOL is in PATH.
+require_cmd() {
+	for rc_tool in "$@"; do
+		command -v "$rc_tool" >/dev/null ||
+			tap_skip_all "$rc_tool is missing; run scripts/deps.sh"
+	done
+}
+# require_module: ispot.ko loaded in the guest (the last test may have
+# unloaded it), with the VM runner's parameters (load_ispot.sh); skipped
+# if it was not built, and a bail-out if it does not load: that is a
+# failure, not a reason to skip.
+require_module() {
+	grep -q '^ispot ' /proc/modules && return 0
+	require_file "$ispot_ko"
+	"$tap_top/selftests/kmod/load_ispot.sh" ||
+		{ echo "Bail out! $ispot_ko does not load"; exit 1; }
+}
+# tmpdir_setup [NAME]: $tmp, a fresh directory (named NAME.XXXXXX in
+# $TMPDIR if given), removed when the test exits however it exits, after
+# what at_exit asked for.
+tap_at_exit=
+tmpdir_setup() {
+	if [ $# -gt 0 ]; then
+		tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+	else
+		tmp=$(mktemp -d)
+	fi || { echo "Bail out! mktemp -d failed"; exit 1; }
+	trap tap_cleanup EXIT
+}
+# at_exit CMD: CMD (evaluated then, so it sees the variables of that
+# moment) when the test exits, before $tmp is removed; in order given.
+at_exit() {
+	tap_at_exit="$tap_at_exit$1
+"
+}
+tap_cleanup() {
+	eval "$tap_at_exit"
+	rm -rf "$tmp"
+}
+
+# json_get FILE PATH...: a value of a JSON report, status or window log,
+# e.g. json_get "$tmp/r.json" .functions[0].sci (selftests/kmod/json_get.c
+# says how to name one; it prints nothing and fails when there is none).
+json_get() {
+	"$tap_top/selftests/kmod/json_get" "$@"
+}
+# What separates json_get's columns (several paths, -l).
+tab=$(printf '\t')
 # tap_timing NAME CMD...: tap_check for a test that compares times within
 # a run (SCI, shares of a loss).  On the debug kernel (the VM runner sets
 # ISPOT_VM_KERNEL) KASAN, lockdep and friends multiply the kernel's costs
@@ -47,13 +132,6 @@ one_line_err() {
 		{ sed 's/^/# stderr: /' "$tmp/err"; return 1; }
 }
 
-# json_first FILE KEY: the first value of "KEY" in a one-line JSON report,
-# strings without their quotes; functions come sorted by SCI, so this is
-# the top function's.
-json_first() {
-	tr ',{}[]' '\n\n\n\n\n' <"$1" | sed -n "s/^ *\"$2\": //p" |
-		head -n1 | sed 's/^"\(.*\)"$/\1/'
-}
 # lt A B: A < B as real numbers.
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
 

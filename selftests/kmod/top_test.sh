@@ -11,15 +11,13 @@
 #
 # Nothing here compares a time with a constant: the guest is emulated.
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 s=/ispot/samples
 lock=$s/lock_contention
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-command -v tmux >/dev/null || {
-	echo "1..0 # SKIP no tmux in the guest: selftests/vm/run.sh --add /usr/bin/tmux --add /usr/lib/locale/C.utf8"
-	exit 4
-}
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+command -v tmux >/dev/null ||
+	tap_skip_all "no tmux in the guest: selftests/vm/run.sh --add /usr/bin/tmux --add /usr/lib/locale/C.utf8"
+require_module
+tmpdir_setup
 # Ptys for tmux, loopback for the metrics endpoint.
 grep -q ' /dev/pts ' /proc/mounts ||
 	{ mkdir -p /dev/pts && mount -t devpts devpts /dev/pts; }
@@ -31,6 +29,7 @@ export TERM=xterm
 tap_plan 16
 
 T() { tmux -f /dev/null -S "$tmp/tmux.sock" "$@"; }
+at_exit 'T kill-server 2>/dev/null'
 screen() { T capture-pane -p -t top; }
 
 # pane CMD: run CMD in a fresh 120x30 terminal.  Its exit status goes to
@@ -299,6 +298,4 @@ t_not_metrics() {
 }
 tap_check "from_another_server_fails_in_one_line" t_not_metrics
 
-T kill-server 2>/dev/null
-rm -rf "$tmp"
 tap_done

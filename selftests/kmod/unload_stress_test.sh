@@ -11,11 +11,10 @@
 . "$(dirname "$0")/tap.sh"
 ko=/ispot/kmod/ispot.ko
 lock=/ispot/samples/lock_contention
-tmp=$(mktemp -d)
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-[ -f "$ko" ] || { echo "1..0 # SKIP $ko missing"; exit 4; }
-[ -x "$lock" ] || { echo "1..0 # SKIP $lock missing"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_file "$lock"
+require_module
+tmpdir_setup
 
 tap_plan 6
 
@@ -37,6 +36,7 @@ long="--threads 2 --iterations 100000000 --delay-us 300"
 "$lock" $long >/dev/null & t1=$!
 # shellcheck disable=SC2086
 "$lock" $long >/dev/null & t2=$!
+at_exit 'kill $t1 $t2 2>/dev/null'
 
 ispotctl attach --pid $t1 --func acquire --json -o "$tmp/a1.json" \
 	2>"$tmp/a1.err" & a1=$!
@@ -106,7 +106,7 @@ t_close() {
 	[ "$st" = 143 ] || { echo "# ispotctl run exit $st: $(cat "$tmp/r1.err")"; r=1; }
 	exec 3<&-
 	for j in a1 a2 r1; do
-		calls=$(json_first "$tmp/$j.json" calls)
+		calls=$(json_get "$tmp/$j.json" .functions[0].calls)
 		echo "# $j: acquire calls $calls"
 		[ -n "$calls" ] && [ "$calls" -gt 0 ] || r=1
 	done
@@ -132,7 +132,7 @@ t_reload() {
 	[ -c /dev/ispot ] || return 1
 	run_status 0 ispotctl run --func acquire --json -o "$tmp/again.json" -- \
 		"$lock" --threads 2 --iterations 50 || return 1
-	[ "$(json_first "$tmp/again.json" calls)" = 100 ] || return 1
+	[ "$(json_get "$tmp/again.json" .functions[0].calls)" = 100 ] || return 1
 	alive $t1 $t2 || return 1
 	kill -TERM $t1 $t2
 	wait $t1
@@ -144,5 +144,4 @@ t_reload() {
 }
 tap_check "reload_traces_again_targets_end_cleanly" t_reload
 
-kill $t1 $t2 2>/dev/null
 tap_done

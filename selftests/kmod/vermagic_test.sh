@@ -5,8 +5,8 @@
 # file (same srcversion, when the kernel exports it).
 . "$(dirname "$0")/tap.sh"
 ko=/ispot/kmod/ispot.ko
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || insmod "$ko"
+require_root
+require_module
 
 tap_plan 2
 

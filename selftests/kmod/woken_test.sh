@@ -10,18 +10,21 @@
 # made the vCPUs take turns and the sample's own timing shows they hardly
 # waited for it, the share tests skip (tap.sh, tap_parallel).
 . "$(dirname "$0")/tap.sh"
-tmp=$(mktemp -d)
 sample=/ispot/samples/two_sections
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 5
 
 # woken FILE: stats_lock's woken_from entries, one "FUNCTION SHARE" a line.
 woken() {
-	grep -o '"symbol": *"two_sections:stats_lock[^"]*"[^]]*][^]]*]' "$1" |
-		sed 's/.*"woken_from": *\[//' | tr '}' '\n' |
-		sed -n 's/.*"function": *"\([^"]*\)".*"share": *\([0-9.e+-]*\).*/\1 \2/p'
+	json_get "$1" '.futexes[].symbol' | grep '^two_sections:stats_lock' |
+		while read -r wk_sym; do
+			json_get -l "$1" ".futexes[symbol=$wk_sym].woken_from"
+		done | awk -F '\t' '
+		$1 ~ /\.function$/ { f = $2 }
+		$1 ~ /\.share$/ { print f, $2 }'
 }
 # share FILE FUNCTION: FUNCTION's share of the woken wait time, 0 if none.
 share() {
@@ -99,5 +102,4 @@ t_sync_alone() {
 par_need contended "$tmp/alone.par"
 tap_parallel "sync_alone_names_the_unlock_callers" t_sync_alone
 
-rm -rf "$tmp"
 tap_done

@@ -12,10 +12,10 @@
 # likewise.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/ispotd_lib.sh"
-tmp=$(mktemp -d)
 sample=/ispot/samples/workload
-[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP not root"; exit 4; }
-grep -q '^ispot ' /proc/modules || /ispot/selftests/kmod/load_ispot.sh
+require_root
+require_module
+tmpdir_setup
 
 tap_plan 6
 
@@ -25,22 +25,13 @@ tap_plan 6
 # small against what keying removes.
 args="--threads 1 --unit-us 100"
 
-# func FILE NAME: function NAME's object of a one-line JSON report.
-func() {
-	sed 's/{"name": /\
-&/g' "$1" | grep "^{\"name\": \"$2\""
-}
-# field FILE NAME KEY: the first "KEY" of function NAME, unquoted.
-field() {
-	func "$1" "$2" | tr ',{}[]' '\n\n\n\n\n' | sed -n "s/^ *\"$3\": //p" |
-		head -n1 | sed 's/^"\(.*\)"$/\1/'
-}
-
-# evidence FILE NAME: function NAME's workload_evidence (it has a comma).
-evidence() {
-	func "$1" "$2" | grep -o '"workload_evidence": "[^"]*"' |
-		sed 's/^"workload_evidence": "\(.*\)"$/\1/'
-}
+# fields FILE NAME KEY: KEY of function NAME in a JSON report, or in
+# each line of a window log.
+fields() { json_get "$1" ".functions[name=$2].$3"; }
+# field FILE NAME KEY: the first of them.
+field() { fields "$@" | head -n1; }
+# evidence FILE NAME: function NAME's workload_evidence, one a window.
+evidence() { fields "$1" "$2" workload_evidence; }
 
 # traced OUT ARGS...: ispotctl run --json -o OUT ARGS over the sample,
 # once more if work's loss came out mostly interference (key_loss_cut
@@ -182,8 +173,8 @@ t_daemon_auto() {
 	plain=$(fsci "$tmp/none.flagged" work)
 	keyed=$(fsci "$tmp/auto.flagged" work)
 	n=$(wc -l <"$tmp/auto.flagged")
-	k=$(func "$tmp/auto.flagged" work |
-	    grep -c '"key": "arg0:log2", "key_auto": true')
+	k=$(json_get "$tmp/auto.flagged" .functions[name=work].key \
+		.functions[name=work].key_auto | grep -c "^arg0:log2${tab}true\$")
 	echo "# ispotd, work over the windows that flag it: sci unkeyed" \
 	     "$plain, with --key work=auto $keyed ($k of $n windows keyed" \
 	     "arg0:log2)"
@@ -195,5 +186,4 @@ t_daemon_auto() {
 }
 tap_timing "ispotd_auto_keys_work_and_its_window_sci_falls" t_daemon_auto
 
-rm -rf "$tmp"
 tap_done
