@@ -9,8 +9,6 @@
  * count both ways.  Nothing here runs in a handler: it sleeps, reads the
  * file and allocates, before the session lock is taken.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/dcache.h>
 #include <linux/elf.h>
 #include <linux/err.h>

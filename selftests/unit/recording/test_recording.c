@@ -600,15 +600,15 @@ TEST(the_address_set_stays_half_empty)
 			ASSERT_TRUE(v == NULL);
 		}
 	}
-	EXPECT_EQ(s.n, REC_MAX_ADDRS);
+	EXPECT_EQ(rec_addrs_size(&s), REC_MAX_ADDRS);
 	EXPECT_EQ(s.refused, 100);
-	EXPECT_LE(2 * s.n, s.cap);
+	EXPECT_LE(2 * rec_addrs_size(&s), s.map.cap);
 	/* Looking up never adds, and finds what was kept. */
 	EXPECT_TRUE(rec_addrs_find(&s, (uint64_t)(REC_MAX_ADDRS + 1) << 40) ==
 		    NULL);
 	EXPECT_EQ(*rec_addrs_find(&s, 5ull << 40), 5);
 	EXPECT_TRUE(rec_addrs_find(&s, 0) != NULL);
-	EXPECT_EQ(s.n, REC_MAX_ADDRS);
+	EXPECT_EQ(rec_addrs_size(&s), REC_MAX_ADDRS);
 	/* A known address is still found when the set is full. */
 	EXPECT_TRUE(rec_addrs_add(&s, 7ull << 40) != NULL);
 	rec_addrs_free(&s);

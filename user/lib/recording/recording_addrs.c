@@ -29,93 +29,52 @@ static void seed_init(void)
 	seeded = true;
 }
 
-static size_t addrs_home(const struct rec_addrs *s, uint64_t a)
+static size_t addrs_hash(uint64_t a, const void *ctx)
 {
-	return (size_t)hash_mix64(a ^ seed) & (s->cap - 1);
+	(void)ctx;
+	return (size_t)hash_mix64(a ^ seed);
 }
 
-/* The slot holding @a, or the empty slot ending its run. */
-static size_t addrs_probe(const struct rec_addrs *s, uint64_t a)
+static bool addrs_equal(uint64_t stored, uint64_t a, const void *ctx)
 {
-	size_t i;
-
-	for (i = addrs_home(s, a); s->addr[i] && s->addr[i] != a;
-	     i = (i + 1) & (s->cap - 1))
-		;
-	return i;
+	(void)ctx;
+	return stored == a;
 }
 
 const unsigned char *rec_addrs_find(const struct rec_addrs *s, uint64_t a)
 {
-	size_t i;
+	struct hashmap_entry *e;
 
 	if (!a)
 		return &s->zero;
-	if (!s->cap)
-		return NULL;
-	i = addrs_probe(s, a);
-	return s->addr[i] ? &s->val[i] : NULL;
-}
-
-/* Twice the slots, every address moved to its new home: 0 or -1. */
-static int addrs_grow(struct rec_addrs *s)
-{
-	struct rec_addrs big = { .zero = s->zero, .refused = s->refused };
-	size_t j, i;
-
-	big.cap = s->cap ? 2 * s->cap : 1024;
-	big.addr = calloc(big.cap, sizeof(*big.addr));
-	big.val = calloc(big.cap, 1);
-	if (!big.addr || !big.val) {
-		free(big.addr);
-		free(big.val);
-		return -1;
-	}
-	for (j = 0; j < s->cap; j++) {
-		if (!s->addr[j])
-			continue;
-		i = addrs_probe(&big, s->addr[j]);
-		big.addr[i] = s->addr[j];
-		big.val[i] = s->val[j];
-	}
-	big.n = s->n;
-	free(s->addr);
-	free(s->val);
-	*s = big;
-	return 0;
+	/* hashmap_entry_of() changes nothing; it only lends the entry. */
+	e = hashmap_entry_of((struct hashmap *)&s->map, a);
+	return e ? (const unsigned char *)&e->value : NULL;
 }
 
 unsigned char *rec_addrs_add(struct rec_addrs *s, uint64_t a)
 {
-	size_t i;
+	struct hashmap_entry *e;
 
 	if (!a)
 		return &s->zero;
 	if (!seeded)
 		seed_init();
-	if (s->cap) {
-		i = addrs_probe(s, a);
-		if (s->addr[i])
-			return &s->val[i];
-	}
-	/* A new address: within the bound, and the load at most half. */
-	if (s->n >= REC_MAX_ADDRS ||
-	    (2 * (s->n + 1) > s->cap && addrs_grow(s))) {
+	/* A zeroed set takes its seeded hash at the first insert. */
+	if (!s->map.hash_fn)
+		hashmap_init(&s->map, addrs_hash, addrs_equal, NULL);
+	e = hashmap_entry_of(&s->map, a);
+	if (e)
+		return (unsigned char *)&e->value;
+	if (hashmap_size(&s->map) >= REC_MAX_ADDRS ||
+	    hashmap_insert(&s->map, a, 0)) {
 		s->refused++;
 		return NULL;
 	}
-	i = addrs_probe(s, a);
-	s->addr[i] = a;
-	s->val[i] = 0;
-	s->n++;
-	return &s->val[i];
+	return (unsigned char *)&hashmap_entry_of(&s->map, a)->value;
 }
 
 void rec_addrs_free(struct rec_addrs *s)
 {
-	free(s->addr);
-	free(s->val);
-	s->addr = NULL;
-	s->val = NULL;
-	s->n = s->cap = 0;
+	hashmap_free(&s->map);
 }

@@ -464,21 +464,21 @@ static void put_names(struct rec_buf *b, const struct rec_tables *w)
 {
 	const struct rec_addrs *names = &w->r->names;
 	struct elf_symbolizer *sym = w->tb->sym;
-	size_t count_at = b->len, i;
+	const struct hashmap_entry *e;
+	size_t count_at = b->len, i, pos;
 	uint32_t n = 0;
 
 	buf_u32(b, 0);
 	if (sym)
 		elf_symbolizer_refresh(sym, NULL, 0);
-	for (i = 0; sym && i < names->cap; i++) {
-		uint64_t a = names->addr[i];
+	hashmap_for_each(&names->map, e, pos) {
+		uint64_t a = e->key;
+		unsigned char bits = sym ? rec_addrs_byte(e) : 0;
 
-		if (!a)
-			continue;
-		if (names->val[i] & NAME_AS_IS)
+		if (bits & NAME_AS_IS)
 			put_name(b, sym, a, &n);
 		/* A return address is named by its call (build.c). */
-		if (names->val[i] & NAME_RETURN && a > 1)
+		if (bits & NAME_RETURN && a > 1)
 			put_name(b, sym, a - 1, &n);
 	}
 	if (!b->nomem)

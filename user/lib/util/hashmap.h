@@ -116,6 +116,21 @@ static inline bool hashmap_find(const struct hashmap *map, uint64_t key,
 	return true;
 }
 /* Add @key with @value: 0, -EEXIST (it is there already) or -ENOMEM. */
+/*
+ * @key's entry, to read or change its value in place, or NULL.  The
+ * pointer is good until the next insert or delete.
+ */
+static inline struct hashmap_entry *hashmap_entry_of(struct hashmap *map,
+						     uint64_t key)
+{
+	size_t i;
+
+	if (!map->size)
+		return NULL;
+	i = hashmap_probe(map, key);
+	return hashmap_slot_used(map, i) ? &map->entries[i] : NULL;
+}
+
 int hashmap_insert(struct hashmap *map, uint64_t key, uint64_t value);
 /* Remove @key; its value into *@value (may be NULL).  False if absent. */
 bool hashmap_delete(struct hashmap *map, uint64_t key, uint64_t *value);
