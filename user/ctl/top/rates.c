@@ -7,6 +7,7 @@
 
 #include "top/rates.h"
 #include "util/array.h"
+#include "util/fifo.h"
 
 const char *const rates_sort_names[RATES_NR_SORTS] = {
 	"INTERF", "SCI", "LOSS/s", "CALLS/s", "P99",
@@ -45,9 +46,8 @@ struct rates {
 	uint64_t window_ns;
 	struct rates_func *funcs;
 	size_t nr_funcs, cap_funcs;
-	/* Oldest first. */
-	struct rates_sample *samples[RATES_MAX_SAMPLES];
-	size_t nr_samples;
+	/* struct rates_sample *, oldest first, at most RATES_MAX_SAMPLES. */
+	struct fifo samples;
 	struct rates_row *rows;
 	size_t cap_rows;
 };
@@ -68,9 +68,22 @@ struct rates *rates_new(uint64_t window_ns)
 {
 	struct rates *r = calloc(1, sizeof(*r));
 
-	if (r)
+	if (r) {
 		r->window_ns = window_ns;
+		fifo_init(&r->samples, sizeof(struct rates_sample *));
+	}
 	return r;
+}
+
+/* The @i-th sample, oldest first. */
+static struct rates_sample *sample_at(const struct rates *r, size_t i)
+{
+	return *(struct rates_sample **)fifo_at(&r->samples, i);
+}
+
+static size_t nr_samples(const struct rates *r)
+{
+	return fifo_len(&r->samples);
 }
 
 void rates_free(struct rates *r)
@@ -79,8 +92,9 @@ void rates_free(struct rates *r)
 
 	if (!r)
 		return;
-	for (i = 0; i < r->nr_samples; i++)
-		sample_free(r->samples[i]);
+	for (i = 0; i < nr_samples(r); i++)
+		sample_free(sample_at(r, i));
+	fifo_free(&r->samples);
 	for (i = 0; i < r->nr_funcs; i++) {
 		free(r->funcs[i].exe);
 		free(r->funcs[i].function);
@@ -94,9 +108,8 @@ void rates_free(struct rates *r)
 
 static void drop_oldest(struct rates *r)
 {
-	sample_free(r->samples[0]);
-	memmove(r->samples, r->samples + 1,
-		--r->nr_samples * sizeof(r->samples[0]));
+	sample_free(sample_at(r, 0));
+	fifo_pop(&r->samples);
 }
 
 int rates_begin(struct rates *r, uint64_t now_ns)
@@ -110,12 +123,15 @@ int rates_begin(struct rates *r, uint64_t now_ns)
 	 * Keep the newest sample at least a window older than this one, as
 	 * the base of the next view; anything older has no further use.
 	 */
-	while (r->nr_samples >= 2 &&
-	       now_ns - r->samples[1]->t >= r->window_ns)
+	while (nr_samples(r) >= 2 &&
+	       now_ns - sample_at(r, 1)->t >= r->window_ns)
 		drop_oldest(r);
-	if (r->nr_samples == RATES_MAX_SAMPLES)
+	if (nr_samples(r) == RATES_MAX_SAMPLES)
 		drop_oldest(r);
-	r->samples[r->nr_samples++] = s;
+	if (fifo_push(&r->samples, &s)) {
+		sample_free(s);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -165,8 +181,8 @@ static int func_set_bounds(struct rates *r, size_t id,
 	free(f->le_ns);
 	f->le_ns = le;
 	f->nr_buckets = c->nr_buckets;
-	for (i = 0; i + 1 < r->nr_samples; i++) {
-		struct rates_sample *s = r->samples[i];
+	for (i = 0; i + 1 < nr_samples(r); i++) {
+		struct rates_sample *s = sample_at(r, i);
 
 		if (id < s->nr) {
 			free(s->totals[id].cum);
@@ -184,9 +200,9 @@ int rates_add(struct rates *r, const char *exe, const char *function,
 	struct rates_total *t;
 	long id;
 
-	if (!r->nr_samples)
+	if (!nr_samples(r))
 		return -EINVAL;
-	s = r->samples[r->nr_samples - 1];
+	s = sample_at(r, nr_samples(r) - 1);
 	id = func_get(r, exe, function, object);
 	if (id < 0)
 		return id;
@@ -221,9 +237,9 @@ void rates_events(struct rates *r, double recorded, double dropped)
 {
 	struct rates_sample *s;
 
-	if (!r->nr_samples)
+	if (!nr_samples(r))
 		return;
-	s = r->samples[r->nr_samples - 1];
+	s = sample_at(r, nr_samples(r) - 1);
 	s->recorded = recorded;
 	s->dropped = dropped;
 }
@@ -384,12 +400,12 @@ int rates_view(struct rates *r, enum rates_sort sort, struct rates_view *v)
 	size_t i, n = 0;
 
 	memset(v, 0, sizeof(*v));
-	if (!r->nr_samples)
+	if (!nr_samples(r))
 		return 0;
-	last = r->samples[r->nr_samples - 1];
+	last = sample_at(r, nr_samples(r) - 1);
 	/* rates_begin() kept just what the window needs: base it on the
 	 * oldest. */
-	base = r->samples[0];
+	base = sample_at(r, 0);
 	dt = last == base ? 0 : (double)(last->t - base->t);
 	if (ARRAY_RESERVE(r->rows, r->cap_rows, last->nr + 1))
 		return -ENOMEM;
