@@ -93,6 +93,8 @@
 #       measured waits on other threads) are a '# ' note.
 # Each config's figures are printed as a '# ' note.
 . "$(dirname "$0")/bench_lib.sh"
+# The shell tests' one JSON reader (selftests/kmod/json_get.c).
+json_get=$(dirname "$0")/../kmod/json_get
 s=/ispot/samples
 tmp=$(mktemp -d)
 reps=${ACC_REPS:-3}
@@ -120,10 +122,7 @@ quiet() { "$@" >/dev/null 2>&1; }
 # fn_field FILE NAME FIELD: FIELD of function NAME (all its keys) in a
 # JSON report, or nothing.  A function's own fields come before its keys'.
 fn_field() {
-	tr ',{}[]' '\n\n\n\n\n' <"$1" | awk -v f="$2" -v k="\"$3\":" '
-		/^ *"name": / { n = $2; gsub(/"/, "", n); take = n == f; next }
-		take && /^ *"keys": / { exit }
-		take && $1 == k { print $2; exit }'
+	"$json_get" "$1" ".functions[name=$2].$3" 2>/dev/null | head -n1
 }
 fn_sci() { fn_field "$1" "$2" sci; }
 # fn_interf FILE NAME: "figure bounded": the interference figure the
@@ -193,8 +192,8 @@ measure() {
 	       tr -d '"')
 	weak=$(fn_field "$tmp/run.json" "$func" interference_reference_weak)
 	noise=$(fn_sci "$tmp/run.json" compute)
-	dropped=$(tr ',{}' '\n\n\n' <"$tmp/run.json" |
-		  sed -n 's/^ *"dropped": //p' | head -n1)
+	dropped=$("$json_get" "$tmp/run.json" .events.dropped 2>/dev/null |
+		  head -n1)
 	[ "${dropped:-0}" = 0 ] || echo "# $cause $param: $dropped records dropped"
 	: >"$tmp/tc"
 	: >"$tmp/tf"
