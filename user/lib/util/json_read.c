@@ -288,18 +288,11 @@ void json_value_free(struct json_value *v)
 static bool jappend(struct json_value *v, const struct json_value *item,
 		    char *key)
 {
-	struct json_value *items;
-	char **keys;
-
-	items = realloc(v->items, (v->n + 1) * sizeof(*v->items));
-	if (!items)
+	if (ARRAY_RESERVE(v->items, v->items_cap, v->n + 1))
 		return false;
-	v->items = items;
 	if (v->t == JSON_OBJ) {
-		keys = realloc(v->keys, (v->n + 1) * sizeof(*v->keys));
-		if (!keys)
+		if (ARRAY_RESERVE(v->keys, v->keys_cap, v->n + 1))
 			return false;
-		v->keys = keys;
 		v->keys[v->n] = key;
 	}
 	v->items[v->n++] = *item;

@@ -28,6 +28,7 @@ struct json_value {
 	size_t n;		/* JSON_ARR and JSON_OBJ */
 	struct json_value *items;
 	char **keys;		/* JSON_OBJ */
+	size_t items_cap, keys_cap;	/* their room (util/array.h) */
 };
 
 /*
