@@ -5,7 +5,6 @@
 # leaves no session behind.  The VM runner fails the boot on any kernel
 # warning, so a clean kernel is checked too.
 . "$(dirname "$0")/tap.sh"
-ko=/ispot/kmod/ispot.ko
 lock=/ispot/samples/lock_contention
 require_root
 require_module

@@ -11,7 +11,6 @@
 # Needs the overlay filesystem: run.sh --disk copies overlay.ko from the
 # guest kernel's tree and loads it at boot.
 . "$(dirname "$0")/tap.sh"
-ko=/ispot/kmod/ispot.ko
 lock=/ispot/samples/lock_contention
 require_root
 require_file "$lock"
