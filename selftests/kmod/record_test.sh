@@ -170,7 +170,10 @@ t_unwritable() {
 tap_check "unwritable_outputs_refused_first" t_unwritable
 
 # compute() of two threads that share nothing, keyed by its argument;
-# with one thread, every call is solo.
+# with one thread, its calls are solo but those that meet main() between
+# pthread_create() and pthread_join(): under emulation on a loaded host
+# that was up to 12 of the 100 (6.12, 2026-11-28), so the recording must
+# give at least half of them, and the live run at least as many again.
 nc_run() {
 	mode=$1 threads=$2
 	shift 2
@@ -188,7 +191,7 @@ t_baseline() {
 	ref=$(json_get "$tmp/based.json" .functions[0].interference_reference \
 		.functions[0].interference_reference_weak)
 	echo "# baseline solo calls $base_solo, with the baseline $solo"
-	[ "${base_solo:-0}" -ge 100 ] && [ "${solo:-0}" -ge "$base_solo" ] &&
+	[ "${base_solo:-0}" -ge 50 ] && [ "${solo:-0}" -ge "$base_solo" ] &&
 		[ "$ref" = "solo${tab}false" ] &&
 		grep -q 'in --baseline [^ ]*base.isr are part of' \
 			"$tmp/based.json"
