@@ -412,6 +412,33 @@ static long ispot_ioc_counters(struct ispot_session *s, void __user *uarg)
 	return err;
 }
 
+static long ispot_ioc_solo(struct ispot_session *s, void __user *uarg)
+{
+	struct ispot_solo args;
+	long ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags ||
+	    ispot_reserved_nonzero(args.reserved, sizeof(args.reserved)))
+		return -EINVAL;
+	if (args.duration_ns > ISPOT_SOLO_MAX_NS)
+		return -E2BIG;
+	if (args.duration_ns ? args.wait_max_ns < NSEC_PER_USEC ||
+			       args.wait_max_ns > ISPOT_SOLO_WAIT_MAX_NS :
+			       args.wait_max_ns)
+		return -EINVAL;
+	ret = ispot_session_lock_in(s, BIT(ISPOT_STATE_ENABLED));
+	if (ret)
+		return ret;
+	ret = ispot_gate_solo(s, args.duration_ns, args.wait_max_ns,
+			      &args.block);
+	mutex_unlock(&s->lock);
+	if (ret)
+		return ret;
+	return copy_to_user(uarg, &args, sizeof(args)) ? -EFAULT : 0;
+}
+
 /*
  * Each command copies its argument in before it takes the session lock and
  * copies results out after dropping it (struct ispot_session, "lock").
@@ -443,6 +470,8 @@ static long ispot_dev_ioctl(struct file *file, unsigned int cmd,
 		return ispot_ioc_stats(s, uarg);
 	case ISPOT_IOC_COUNTERS:
 		return ispot_ioc_counters(s, uarg);
+	case ISPOT_IOC_SOLO:
+		return ispot_ioc_solo(s, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -4,7 +4,8 @@
  * one job: main (load/unload, limits), dev (the character device and ioctl
  * dispatch), session (per-fd state), ring (per-CPU record rings),
  * probe (uprobe consumers and handlers), probe_file (which file and
- * offsets may be probed), target (which process is traced),
+ * offsets may be probed), gate (solo blocks: one thread at a time inside
+ * the traced functions), target (which process is traced),
  * waits (tracepoint probes: context switches, futex calls, thread creation
  * and exit of traced processes), counters (perf events read around probed
  * calls), bench (in-kernel micro-benchmarks in
@@ -90,6 +91,27 @@ struct ispot_sample_slot {
 
 #define ISPOT_SAMPLE_SLOTS	256
 
+/* Solo blocks (gate.c, which says who writes each field). */
+struct ispot_gate {
+	u64 deadline;		/* admission ends, mono ns; 0: no block */
+	struct task_struct *holder;	/* compared only, never dereferenced */
+	bool open;		/* everyone passes: a wait timed out, or
+				 * the session stopped */
+	u32 block;		/* the current or last block's number */
+	u64 wait_max_ns;
+	u64 holder_sp;		/* sp at the holder's outermost entry */
+	u64 holder_exec_id;	/* its self_exec_id then */
+	atomic_t timeouts;	/* in the current block */
+	wait_queue_head_t wq;	/* threads waiting for the holder */
+};
+
+/* How one call went through the gate: a GATE record's content. */
+struct ispot_gate_pass {
+	u32 block;
+	u32 flags;		/* ISPOT_GATE_* */
+	u64 waited_ns;
+};
+
 struct ispot_session;
 struct ispot_counters_pcpu;
 struct signal_struct;
@@ -169,6 +191,7 @@ struct ispot_session {
 	u32 next_probe_id;
 	wait_queue_head_t wq;
 	struct list_head node;		/* in the device's session list */
+	struct ispot_gate gate;
 };
 
 /* dev.c */
@@ -253,6 +276,43 @@ int ispot_probe_arm(struct ispot_probe *p);
 void ispot_probe_disarm_all(struct ispot_session *s);
 void ispot_probe_free_all(struct ispot_session *s);
 void ispot_probe_stats(struct ispot_probe *p, struct ispot_probe_stats *st);
+
+/* gate.c */
+void ispot_gate_init(struct ispot_gate *g);
+bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
+			   struct ispot_gate_pass *pass);
+void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
+		       const struct ispot_gate_pass *pass);
+void ispot_gate_release(struct ispot_gate *g, struct task_struct *t);
+int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
+		    u32 *block);
+void ispot_gate_stop(struct ispot_session *s);
+
+/*
+ * An entry of a gated function: outside solo blocks, with nobody holding
+ * the gate, two reads.  Otherwise it may wait (gate.c); returns whether a
+ * GATE record is due, described by @pass.
+ */
+static __always_inline bool ispot_gate_enter(struct ispot_session *s, u64 sp,
+					     struct ispot_gate_pass *pass)
+{
+	if (likely(!READ_ONCE(s->gate.deadline) &&
+		   !READ_ONCE(s->gate.holder)))
+		return false;
+	return ispot_gate_enter_slow(s, sp, pass);
+}
+
+/*
+ * A return of a gated function.  At return the return address has been
+ * popped, so the holder's outermost call returns at an sp above the one
+ * its entry had; its nested calls return at or below it.
+ */
+static __always_inline void ispot_gate_leave(struct ispot_session *s, u64 sp)
+{
+	if (unlikely(READ_ONCE(s->gate.holder) == current) &&
+	    sp > s->gate.holder_sp)
+		ispot_gate_release(&s->gate, current);
+}
 
 /* probe_file.c */
 struct file *ispot_probe_file_open(struct ispot_probe_add *args);

@@ -5,9 +5,10 @@
  * offset may be probed is probe_file.c's.
  *
  * The handlers are the hot path.  They take no lock, allocate nothing and
- * never sleep: they check that the hit belongs to the traced thread group,
- * bump per-CPU counters, and, unless the probe only counts, write one
- * record into the current CPU's ring with preemption disabled.
+ * never sleep, except at the gate of a solo block (gate.c): they check that
+ * the hit belongs to the traced thread group, bump per-CPU counters, and,
+ * unless the probe only counts, write one record into the current CPU's
+ * ring with preemption disabled.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -221,6 +222,7 @@ static __always_inline int ispot_probe_entry(struct uprobe_consumer *uc,
 	u64 sp = user_stack_pointer(regs);
 	u32 nslots = s->counters ? 2 : 1;
 	enum ispot_target_verdict verdict;
+	struct ispot_gate_pass pass;
 	struct ispot_record *rec;
 	struct ispot_ring *ring;
 	u64 callsite = 0;
@@ -231,6 +233,9 @@ static __always_inline int ispot_probe_entry(struct uprobe_consumer *uc,
 	this_cpu_inc(p->pcpu->entry_hits);
 	if (p->flags & ISPOT_PROBE_COUNT_ONLY)
 		return 0;
+	/* May wait, so before anything is timestamped or preempt is off. */
+	if ((p->flags & ISPOT_PROBE_RETURN) && ispot_gate_enter(s, sp, &pass))
+		ispot_gate_record(s, p->id, sp, &pass);
 	/* Before ENTRY's test: a return-only probe samples its calls too. */
 	if (p->samples && !ispot_sample_entry(p, sp))
 		return 0;
@@ -286,6 +291,8 @@ static __always_inline int ispot_probe_return(struct uprobe_consumer *uc,
 	struct ispot_ring *ring;
 	u64 ts;
 
+	/* Whatever becomes of the record: a waiting thread must not wait. */
+	ispot_gate_leave(s, sp);
 	if (ispot_target_check(s, current, true) != ISPOT_TARGET_RECORD)
 		return 0;
 	this_cpu_inc(p->pcpu->return_hits);

@@ -56,6 +56,7 @@ struct ispot_session *ispot_session_create(void)
 	mutex_init(&s->lock);
 	INIT_LIST_HEAD(&s->probes);
 	init_waitqueue_head(&s->wq);
+	ispot_gate_init(&s->gate);
 	WRITE_ONCE(s->state, ISPOT_STATE_NEW);
 	return s;
 }
@@ -184,9 +185,13 @@ err_disarm:
 	return err;
 }
 
-/* When this returns, no handler or probe writes into the rings. */
+/*
+ * When this returns, no handler or probe writes into the rings.  The gate
+ * opens first, so that unregistering waits for no thread at the gate.
+ */
 void ispot_session_disable(struct ispot_session *s)
 {
+	ispot_gate_stop(s);
 	ispot_waits_stop(s);
 	ispot_probe_disarm_all(s);
 	if (s->state == ISPOT_STATE_ENABLED)

@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		5
+#define ISPOT_ABI_MINOR		6
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -214,6 +214,55 @@ struct ispot_counters {
 	struct ispot_counter_spec spec[ISPOT_MAX_COUNTERS];
 };
 
+/*
+ * ISPOT_IOC_SOLO (ABI 1.6): start or end a *solo block*.  While a block is
+ * on, at most one thread of the target is inside the functions probed with
+ * ISPOT_PROBE_RETURN (and without COUNT_ONLY): the *gate*.  A thread that
+ * reaches such an entry while another holds the gate waits there, before
+ * its ENTRY is timestamped, for at most wait_max_ns; the holder's nested
+ * calls pass.  The holder keeps the gate until its outermost gated call
+ * returns, even past the block's end, so that a block's last call runs
+ * alone too.  A wait that times out lets its thread pass and opens the gate
+ * to everyone until the block ends (the block is *contaminated*).
+ *
+ * duration_ns > 0 starts a block that admits holders for that long
+ * (at most ISPOT_SOLO_MAX_NS), with waits of at most wait_max_ns (1 us to
+ * ISPOT_SOLO_WAIT_MAX_NS); -EBUSY if one is on.  duration_ns == 0 ends the
+ * current block early (wait_max_ns must be 0); a block that has already
+ * ended is not an error.  Allowed in the ENABLED state.  @block is the
+ * block's number, from 1 (out).  Documentation/solo-blocks.rst has the
+ * method.
+ */
+#define ISPOT_SOLO_MAX_NS	1000000000ULL
+#define ISPOT_SOLO_WAIT_MAX_NS	100000000ULL
+
+struct ispot_solo {
+	__u64 duration_ns;	/* in */
+	__u64 wait_max_ns;	/* in */
+	__u32 flags;		/* in: must be 0 */
+	__u32 block;		/* out */
+	__u64 reserved[2];	/* in: must be 0 */
+};
+
+/* SOLO_END's data[1]. */
+#define ISPOT_SOLO_CONTAMINATED	(1U << 0)	/* a gate wait timed out */
+#define ISPOT_SOLO_STOPPED	(1U << 1)	/* ended by DISABLE or close */
+
+/*
+ * GATE's data[2]: how a call went through the gate.  ADMITTED: it took
+ * the gate in a block (its ENTRY is a solo call); NESTED: the holder's
+ * nested call; WAITED: it waited (data[1] ns) for the holder; TIMEOUT: the
+ * wait timed out and it passed ungated; OPEN: the gate was open (the block
+ * contaminated or stopped) when it came or while it waited; LATE: it
+ * waited for a holder whose block had ended, and passed ungated.
+ */
+#define ISPOT_GATE_ADMITTED	(1U << 0)
+#define ISPOT_GATE_NESTED	(1U << 1)
+#define ISPOT_GATE_WAITED	(1U << 2)
+#define ISPOT_GATE_TIMEOUT	(1U << 3)
+#define ISPOT_GATE_OPEN		(1U << 4)
+#define ISPOT_GATE_LATE		(1U << 5)
+
 enum ispot_session_state {
 	ISPOT_STATE_NEW = 0,	/* opened, no target yet */
 	ISPOT_STATE_READY,	/* target and rings set, probes may be added */
@@ -231,6 +280,7 @@ enum ispot_session_state {
 #define ISPOT_IOC_STATS		_IOWR(ISPOT_IOC_MAGIC, 0x07, struct ispot_stats)
 #define ISPOT_IOC_INFO		_IOWR(ISPOT_IOC_MAGIC, 0x08, struct ispot_info)
 #define ISPOT_IOC_COUNTERS	_IOWR(ISPOT_IOC_MAGIC, 0x09, struct ispot_counters)
+#define ISPOT_IOC_SOLO		_IOWR(ISPOT_IOC_MAGIC, 0x0a, struct ispot_solo)
 
 /*
  * Ring layout.  Each ring is mapped read-only at offset
@@ -276,6 +326,21 @@ enum ispot_record_kind {
 	ISPOT_REC_FUTEX_EXIT = 7,	/* data[0]: return value */
 	ISPOT_REC_TASK_NEW = 8,		/* data[0]: tid of the creator */
 	ISPOT_REC_TASK_EXIT = 9,	/* data[0]: 1 if the last thread */
+	/*
+	 * Kinds 10-12 (ABI 1.6): solo blocks (ISPOT_IOC_SOLO).  SOLO_BEGIN
+	 * and SOLO_END have tid 0 and the target's tgid; data[0] is the
+	 * block's number.  SOLO_BEGIN: data[1] the time its admission ends,
+	 * data[2] wait_max_ns.  SOLO_END, written when the reader ends the
+	 * block or the session stops: data[1] ISPOT_SOLO_* flags, data[2]
+	 * the gate waits that timed out; admission ended at the earlier of
+	 * its ts_ns and SOLO_BEGIN's data[1].  GATE precedes, on the same
+	 * CPU, the ENTRY (if recorded) of a call that met the gate: probe_id
+	 * and sp are that call's; data[0] the block, data[1] the ns it
+	 * waited, data[2] ISPOT_GATE_* flags.
+	 */
+	ISPOT_REC_SOLO_BEGIN = 10,
+	ISPOT_REC_SOLO_END = 11,
+	ISPOT_REC_GATE = 12,
 };
 
 /*

@@ -522,7 +522,7 @@ TEST(unknown_probes_and_kinds)
 		call(&t, 9, bad_ids[i], 100 + 10 * i, 105 + 10 * i);
 	trace_add(&t, 0, 9, 1, SP(9, 0), 500);
 	trace_add(&t, 200, 9, 1, SP(9, 0), 501);
-	trace_add(&t, ISPOT_REC_TASK_EXIT + 1, 9, 1, SP(9, 0), 502);
+	trace_add(&t, ISPOT_REC_GATE + 1, 9, 1, SP(9, 0), 502);
 	call(&t, 9, 5, 600, 640);
 	feed(p, &t);
 

@@ -158,7 +158,7 @@ TEST(a_baseline_gives_calls_never_alone_a_reference)
 	EXPECT_LT(json_get(wa, "solo_calls")->u, 30);
 
 	/* With: the baseline's 200 solo calls too; as slow alone, so ~0. */
-	EXPECT_STREQ(json_get(wb, "interference_reference")->s, "solo");
+	EXPECT_STREQ(json_get(wb, "interference_reference")->s, "baseline");
 	EXPECT_TRUE(json_get(wb, "interference_bound") == NULL);
 	EXPECT_EQ(json_get(wb, "solo_calls")->u,
 		  json_get(wa, "solo_calls")->u + 200);
@@ -191,7 +191,8 @@ TEST(a_baseline_of_another_build_is_noted)
 	recorded("run4.isr", true, false);
 	ASSERT_EQ(report("run4.isr", "other.isr", "other.json"), 0);
 	v = read_report("other.json");
-	EXPECT_STREQ(json_get(worker(v), "interference_reference")->s, "solo");
+	EXPECT_STREQ(json_get(worker(v), "interference_reference")->s,
+		     "baseline");
 	notes = json_get(v, "notes");
 	ASSERT_TRUE(notes != NULL);
 	for (i = 0; i < notes->n; i++)
@@ -223,7 +224,7 @@ TEST(a_baseline_keyed_by_another_rule_gives_that_function_nothing)
 		EXPECT_STREQ(json_get(&keys->items[i],
 				      "interference_reference")->s, "none");
 	EXPECT_STREQ(json_get(function(v, "flush"),
-			      "interference_reference")->s, "solo");
+			      "interference_reference")->s, "baseline");
 	EXPECT_TRUE(has_note(v, "the solo calls of 1 function(s)"));
 	json_value_free(v);
 }

@@ -2043,9 +2043,10 @@ TEST(interference_in_text_and_json)
 	text = render_text(&s.rep, 0);
 	unwrap(text);
 	EXPECT_TRUE(strstr(text, "note: INTERF between "));
-	EXPECT_TRUE(strstr(text, "0 solo calls are too few to tell its own "
-			   "variance from interference; --baseline FILE, a "
-			   "run with one worker, gives it a reference"));
+	EXPECT_TRUE(strstr(text, "0 calls in solo blocks and 0 solo calls are "
+			   "too few (30 needed) to tell its own variance from "
+			   "interference; solo blocks (--solo-blocks, on by "
+			   "default) give it a reference"));
 	EXPECT_TRUE(strstr(text, "note: compute_chunk: ") &&
 		    strstr(text, "but no other thread of the program was "
 			   "active during any of its 60 calls"));
@@ -2196,8 +2197,8 @@ TEST(interference_note_thin_solo_reference)
 	EXPECT_TRUE(strstr(text, "note: compute_chunk: INTERF judges its calls "
 			   "against 40 solo calls, 3.8% of its 1040: a "
 			   "stretch of the run"));
-	EXPECT_TRUE(strstr(text, "--baseline FILE, a run with one worker, "
-			   "gives a steadier reference"));
+	EXPECT_TRUE(strstr(text, "solo blocks (--solo-blocks, on by default) "
+			   "give a steadier reference"));
 	EXPECT_TRUE(reference_weak_in_json(&s));
 	free(text);
 	scenario_free(&s);
@@ -2276,6 +2277,7 @@ TEST(interference_no_thin_note_when_solo_calls_are_handed_in)
 	m.solo.solo = 10;
 	m.solo.solo_rest_ns = m.solo.solo_ns = 10 * 10000;
 	pool_scenario(&s, &m, 25, false);
+	s.rep.baseline = "one.isr";
 	text = render_text(&s.rep, 0);
 	unwrap(text);
 	TH_LOG("%s", text);
@@ -2309,9 +2311,10 @@ TEST(interference_bound_note_says_what_a_baseline_gives)
 	text = render_text(&s.rep, 0);
 	unwrap(text);
 	TH_LOG("%s", text);
-	EXPECT_TRUE(strstr(text, "10 solo calls are too few to tell its own "
-			   "variance from interference; --baseline FILE, a "
-			   "run with one worker, gives it a reference"));
+	EXPECT_TRUE(strstr(text, "and 10 solo calls are too few (30 needed) "
+			   "to tell its own variance from interference; solo "
+			   "blocks (--solo-blocks, on by default) give it a "
+			   "reference"));
 	free(text);
 	/* Given, but it had no solo call of this function keyed so. */
 	s.rep.baseline = "one.isr";
@@ -2327,9 +2330,9 @@ TEST(interference_bound_note_says_what_a_baseline_gives)
 	s.rep.baseline = "one.isr";
 	text = render_text(&s.rep, 0);
 	unwrap(text);
-	EXPECT_TRUE(strstr(text, "15 solo calls are too few to tell its own "
-			   "variance from interference; a longer --baseline "
-			   "gives it more"));
+	EXPECT_TRUE(strstr(text, "15 solo calls are too few (30 needed) to "
+			   "tell its own variance from interference; a longer "
+			   "--baseline gives it more"));
 	v = parse_report(&s.rep);
 	o = &field(v, "functions", JSON_ARR)->items[0];
 	EXPECT_EQ(field_i64(o, "seeded_solo_calls"), 5);

@@ -28,6 +28,12 @@ void interf_add(struct interf_acc *a, const struct interf_call *c)
 	double e = d ? (double)c->others_ns / (double)d : 0.0;
 	double de, dr;
 
+	if (c->reference) {
+		a->solo.gated++;
+		a->solo.gated_rest_ns += rest;
+		a->solo.gated_ns += d;
+		return;
+	}
 	a->n++;
 	a->direct_ns += direct;
 	a->external_ns += external;
@@ -67,6 +73,9 @@ void interf_seed_out(const struct interf_acc *a, struct interf_seed *out)
 	out->solo = a->solo.solo + a->seed.solo;
 	out->solo_rest_ns = a->solo.solo_rest_ns + a->seed.solo_rest_ns;
 	out->solo_ns = a->solo.solo_ns + a->seed.solo_ns;
+	out->gated = a->solo.gated + a->seed.gated;
+	out->gated_rest_ns = a->solo.gated_rest_ns + a->seed.gated_rest_ns;
+	out->gated_ns = a->solo.gated_ns + a->seed.gated_ns;
 }
 
 /* The fastest rest: of the clean calls if any (interference.h). */
@@ -140,12 +149,22 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 	out->external_ns = a->external_ns;
 	out->solo_calls = solo.solo;
 	out->seeded_solo_calls = a->seed.solo;
+	out->gated_calls = solo.gated;
+	out->seeded_gated_calls = a->seed.gated;
 	if (solo.solo)
 		out->solo_mean_ns = (double)solo.solo_ns / (double)solo.solo;
+	if (solo.gated)
+		out->gated_mean_ns = (double)solo.gated_ns /
+				     (double)solo.gated;
 	out->loss_ns = out->bound_ns = a->direct_ns;
 	if (!a->n)
 		return;
-	if (solo.solo >= INTERF_MIN_EVIDENCE) {
+	if (solo.gated >= INTERF_MIN_EVIDENCE) {
+		/* Made to be clean, so never thin: no length bias either. */
+		out->ref = INTERF_REF_GATED;
+		out->ref_ns = (double)solo.gated_rest_ns / (double)solo.gated;
+		out->ref_calls = a->solo.gated;
+	} else if (solo.solo >= INTERF_MIN_EVIDENCE) {
 		out->ref = INTERF_REF_SOLO;
 		out->ref_ns = (double)solo.solo_rest_ns / (double)solo.solo;
 		out->ref_calls = a->solo.solo;
@@ -169,7 +188,10 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 	out->bound_ns = out->loss_ns;
 }
 
-/* Which reference a sum of keys shows: any bound wins, then SOLO, FIT. */
+/*
+ * Which reference a sum of keys shows: any bound wins, then SOLO, FIT,
+ * and GATED only when every key has it.
+ */
 static enum interf_ref ref_of_sum(const struct interf_estimate *sum,
 				  const struct interf_estimate *b)
 {
@@ -186,6 +208,7 @@ void interf_estimate_add(struct interf_estimate *sum,
 			 const struct interf_estimate *b)
 {
 	uint64_t solo = sum->solo_calls + b->solo_calls;
+	uint64_t gated = sum->gated_calls + b->gated_calls;
 	uint64_t calls = sum->calls + b->calls;
 
 	if (!b->calls)
@@ -193,6 +216,12 @@ void interf_estimate_add(struct interf_estimate *sum,
 	if (solo)
 		sum->solo_mean_ns = (sum->solo_mean_ns * sum->solo_calls +
 				     b->solo_mean_ns * b->solo_calls) / solo;
+	if (gated)
+		sum->gated_mean_ns = (sum->gated_mean_ns * sum->gated_calls +
+				      b->gated_mean_ns * b->gated_calls) /
+				     gated;
+	sum->gated_calls = gated;
+	sum->seeded_gated_calls += b->seeded_gated_calls;
 	sum->ref = ref_of_sum(sum, b);
 	sum->calls = calls;
 	sum->solo_calls = solo;

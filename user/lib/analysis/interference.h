@@ -28,10 +28,16 @@
  *	exposure e = others / d		  how much of the program ran beside
  *
  * A call is *solo* when e = 0: no other thread of the program was active
- * at any moment of it, so nothing of the program could slow its rest.
- * The reference for r, the block's own time, is:
+ * at any moment of it, so nothing of the program could slow its rest.  A
+ * call is a *reference call* when a solo block's gate let it run with no
+ * other thread inside a traced function (solo.h): it is made to be free of
+ * their interference, whatever its length, and is not itself counted as a
+ * call that could lose to interference.  The reference for r, the block's
+ * own time, is:
  *
- *	SOLO	the mean r of its solo calls, when there are at least
+ *	GATED	the mean r of its reference calls, when there are at least
+ *		INTERF_MIN_EVIDENCE of them;
+ *	SOLO	else, the mean r of its solo calls, when there are at least
  *		INTERF_MIN_EVIDENCE of them;
  *	FIT	else, the intercept at e = 0 of the least-squares line
  *		r = a + b e through the calls near it, e <= INTERF_FIT_BAND,
@@ -99,13 +105,20 @@ struct interf_call {
 	uint64_t runqueue_ns;
 	uint64_t rq_program_ns;
 	uint64_t others_ns;	/* ns x threads */
+	bool reference;		/* a clean call of a solo block */
 };
 
-/* What earlier windows knew of a block's solo calls (ispotd). */
+/*
+ * A block's evidence for its reference: its solo calls and its reference
+ * calls; what earlier windows knew of them (ispotd), or a --baseline.
+ */
 struct interf_seed {
 	uint64_t solo;
 	uint64_t solo_rest_ns;
 	uint64_t solo_ns;	/* their durations */
+	uint64_t gated;
+	uint64_t gated_rest_ns;
+	uint64_t gated_ns;
 };
 
 struct interf_acc {
@@ -117,7 +130,8 @@ struct interf_acc {
 	uint64_t clean_rest_min;	/* over calls with no wait counted */
 	uint64_t near;		/* calls with e <= INTERF_NEAR_EXPOSURE */
 	uint64_t low;		/* calls with e <= INTERF_LOW_EXPOSURE */
-	struct interf_seed solo;	/* this engine's own solo calls */
+	struct interf_seed solo;	/* this engine's own solo and
+					 * reference calls */
 	struct interf_seed seed;	/* given by interf_seed() */
 	/* The FIT's calls, e <= INTERF_FIT_BAND: their count and moments. */
 	uint64_t band;
@@ -128,6 +142,7 @@ enum interf_ref {
 	INTERF_REF_NONE,
 	INTERF_REF_SOLO,
 	INTERF_REF_FIT,
+	INTERF_REF_GATED,
 };
 
 struct interf_estimate {
@@ -139,6 +154,8 @@ struct interf_estimate {
 	uint64_t external_ns;
 	uint64_t solo_calls;	/* the seed's included */
 	uint64_t seeded_solo_calls;	/* of those, the seed's */
+	uint64_t gated_calls;	/* reference calls, the seed's included */
+	uint64_t seeded_gated_calls;	/* of those, the seed's */
 	uint64_t fit_calls;	/* the FIT's line went through, when FIT */
 	/*
 	 * The run's own calls the reference rests on: its solo calls
@@ -162,6 +179,7 @@ struct interf_estimate {
 	 */
 	bool weak;
 	double solo_mean_ns;	/* mean duration of those, 0 if none */
+	double gated_mean_ns;	/* of the reference calls, 0 if none */
 	double ref_ns;		/* a block's reference for r, 0 when NONE;
 				 * a sum of keys has none (0) */
 };

@@ -21,7 +21,7 @@
 
 #define PAIR_MAX_DEPTH	128
 /* Words a caller may attach to an entry and get back with its exit. */
-#define PAIR_AUX_WORDS	7
+#define PAIR_AUX_WORDS	8
 
 /* One paired execution. */
 struct pair_exec {

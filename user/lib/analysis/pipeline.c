@@ -7,8 +7,8 @@
 #include "util/array.h"
 #include "analysis/pipeline_internal.h"
 
-_Static_assert(TL_NR_TOTALS + 1 <= PAIR_AUX_WORDS,
-	       "an entry carries its thread's totals to its exit");
+_Static_assert(PIPE_AUX_WORDS <= PAIR_AUX_WORDS,
+	       "an entry carries its thread's totals and gate to its exit");
 
 struct pipeline_probe {
 	bool used;
@@ -81,6 +81,7 @@ static void pipeline_causes(const uint64_t *now, const uint64_t *then,
 	c->waited_ns = now[TL_WAITED] - then[TL_WAITED];
 	c->rq_program_ns = now[TL_RQ_PROGRAM] - then[TL_RQ_PROGRAM];
 	c->others_ns = c->context ? others : 0;
+	c->reference = false;
 }
 
 /* A paired execution: its key, and into every tally. */
@@ -93,9 +94,16 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 	int shaped;
 
 	/* Both ends' totals must be real (the valid word, see pipeline.h). */
-	if (p->tl && p->now[TL_NR_TOTALS] && e->aux[TL_NR_TOTALS]) {
+	if (p->tl && p->now[PIPE_AUX_VALID] && e->aux[PIPE_AUX_VALID]) {
 		pipeline_causes(p->now, e->aux, &causes);
 		c = &causes;
+	}
+	if (e->aux[PIPE_AUX_GATE] & (ISPOT_GATE_ADMITTED | ISPOT_GATE_NESTED)) {
+		p->solo.gated_calls++;
+		if (c && solo_call_clean(e->aux[PIPE_AUX_GATE], c->waited_ns)) {
+			c->reference = true;
+			p->solo.reference_calls++;
+		}
 	}
 	shaped = shapes_add(p->shapes, probe->func_id, &e->shape,
 			    probe->key.kind == KEY_SHAPE);
@@ -370,15 +378,41 @@ static struct pipeline_thread *pipeline_held(struct pipeline *p,
  * An ENTRY or EXIT of a known probe: the thread's totals now (when causes
  * are on) ride on an entry to its exit, and a call it closes is scored.
  */
+/*
+ * The gate word of an ENTRY of @th (solo.h): the GATE record just before
+ * it, if it was this call's (same probe, same sp: a sampled-out entry
+ * leaves its GATE behind), and whether any other thread was inside a
+ * traced call then.  0 when the call did not meet the gate.
+ */
+static uint64_t pipeline_gate_word(struct pipeline *p,
+				   struct pipeline_thread *th,
+				   const struct ispot_record *rec)
+{
+	uint64_t word;
+
+	if (!th->gate_pending)
+		return 0;
+	th->gate_pending = false;
+	if (th->gate_probe != rec->probe_id || th->gate_sp != rec->sp)
+		return 0;
+	word = SOLO_GATE_SEEN | th->gate_flags;
+	if (p->inside == (th->inside ? 1u : 0u))
+		word |= SOLO_GATE_ALONE;
+	return word;
+}
+
 static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 {
 	struct pipeline_thread *th = pipeline_held(p, rec);
+	uint64_t gate = 0;
 	const uint64_t *aux = NULL;
 	struct pair_exec e;
 	int paired, err;
 
 	if (!th)
 		return;
+	if (rec->kind == ISPOT_REC_ENTRY)
+		gate = pipeline_gate_word(p, th, rec);
 	if (p->tl) {
 		err = pipeline_tl(th, rec->tid);
 		if (err)
@@ -386,17 +420,35 @@ static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 		else
 			err = timeline_thread_running(p->tl, th->tl, rec->cpu,
 						      rec->ts_ns, p->now);
-		/* The last word says whether the totals are real. */
-		p->now[TL_NR_TOTALS] = !err;
+		p->now[PIPE_AUX_VALID] = !err;
 		if (err)
 			p->stats.nomem++;
 		aux = p->now;
+	} else if (gate) {
+		memset(p->now, 0, sizeof(p->now));
+		aux = p->now;
 	}
+	p->now[PIPE_AUX_GATE] = gate;
 	paired = pairer_feed_thread(p->pairer, &th->pair, rec, aux, &e);
+	pipeline_thread_inside(p, th);
 	if (paired < 0)
 		p->stats.nomem++;
 	else if (paired)
 		pipeline_exec(p, &e);
+}
+
+/* A GATE record: its wait, and the ENTRY it comes before. */
+static void pipeline_gate(struct pipeline *p, const struct ispot_record *rec)
+{
+	struct pipeline_thread *th = pipeline_held(p, rec);
+
+	solo_gate_record(&p->solo, rec);
+	if (!th)
+		return;
+	th->gate_pending = true;
+	th->gate_probe = rec->probe_id;
+	th->gate_sp = rec->sp;
+	th->gate_flags = (uint32_t)rec->data[2];
 }
 
 /* A SWITCH_* or FUTEX_* record, when causes are on. */
@@ -464,6 +516,13 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		p->stats.tasks++;
 		if (pipeline_thread_exit(p, rec->tid, rec->ts_ns))
 			p->stats.nomem++;
+		return;
+	case ISPOT_REC_GATE:
+		pipeline_gate(p, rec);
+		return;
+	case ISPOT_REC_SOLO_BEGIN:
+	case ISPOT_REC_SOLO_END:
+		solo_block_record(&p->solo, rec);
 		return;
 	default:
 		p->stats.unknown_kind++;

@@ -22,6 +22,7 @@
 #include "analysis/pair.h"
 #include "analysis/sci.h"
 #include "analysis/shape.h"
+#include "analysis/solo.h"
 #include "analysis/stacks.h"
 #include "analysis/timeline.h"
 #include "util/fifo.h"
@@ -37,6 +38,13 @@ enum key_kind {
 	KEY_CALLSITE,	/* the return address at entry */
 	KEY_AUTO,	/* chosen at report time (autokey.h) */
 	KEY_SHAPE,	/* the probed calls it made (shape.h) */
+};
+
+/* The aux words an entry carries to its exit (struct pipeline's now). */
+enum {
+	PIPE_AUX_VALID = TL_NR_TOTALS,
+	PIPE_AUX_GATE,
+	PIPE_AUX_WORDS,
 };
 
 struct key_rule {
@@ -75,12 +83,16 @@ struct pipeline {
 	struct argbuckets *args;	/* per-argument log2 buckets */
 	struct shapes *shapes;		/* what calls executions made */
 	/*
-	 * The fed record's thread totals, read by the pair callback, and
-	 * a last word that is 1 when they are real (0: the timeline could
-	 * not keep the thread, and the call gets no causes).
+	 * What an entry carries to its exit (pair.h's aux words): the fed
+	 * record's thread totals, read by the pair callback; a word that is
+	 * 1 when they are real (PIPE_AUX_VALID; 0: the timeline could not
+	 * keep the thread, and the call gets no causes); and its gate word
+	 * (PIPE_AUX_GATE, solo.h).
 	 */
-	uint64_t now[TL_NR_TOTALS + 1];
+	uint64_t now[PIPE_AUX_WORDS];
 	struct pipeline_stats stats;
+	struct solo_stats solo;		/* solo blocks and the gate */
+	uint32_t inside;		/* threads inside a traced call */
 	bool sci_borrowed;		/* p->sci belongs to the caller */
 	bool shapes_borrowed;		/* and so does p->shapes */
 	bool args_borrowed;		/* and p->args */

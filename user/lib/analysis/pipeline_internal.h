@@ -19,7 +19,28 @@ struct pipeline_thread {
 	struct pair_thread pair;	/* its open calls and blocks */
 	struct tl_thread *tl;		/* NULL till the timeline has it */
 	uint32_t sci;			/* the engine's handle of it */
+	bool inside;			/* counted in pipeline.inside */
+	/* Its last GATE record, for the ENTRY that follows it. */
+	bool gate_pending;
+	uint32_t gate_probe;
+	uint32_t gate_flags;		/* ISPOT_GATE_* */
+	uint64_t gate_sp;
 };
+
+/* @th's open calls changed: keep pipeline.inside up to date. */
+static inline void pipeline_thread_inside(struct pipeline *p,
+					  struct pipeline_thread *th)
+{
+	bool inside = th->pair.depth > 0;
+
+	if (inside != th->inside) {
+		th->inside = inside;
+		if (inside)
+			p->inside++;
+		else
+			p->inside--;
+	}
+}
 
 /* A new state for @tid; NULL without memory. */
 struct pipeline_thread *pipeline_thread_new(struct pipeline *p, uint32_t tid);

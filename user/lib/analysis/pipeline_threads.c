@@ -31,6 +31,8 @@ int pipeline_tl(struct pipeline_thread *th, uint32_t tid)
 static void pipeline_thread_free(struct pipeline *p,
 				 struct pipeline_thread *th)
 {
+	if (th->inside)
+		p->inside--;
 	pairer_thread_forget(p->pairer, &th->pair);
 	if (p->tl)
 		timeline_thread_free(p->tl, th->tl);
@@ -82,8 +84,14 @@ int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
 	struct pipeline_exit x = { .tid = tid, .ts = ts };
 	int ret;
 
-	if (th)
+	if (th) {
 		pair_thread_exit_at(&th->pair, ts);
+		/* Its open calls end with it, as far as others can tell. */
+		if (th->inside) {
+			th->inside = false;
+			p->inside--;
+		}
+	}
 	/* Also when the exit was found by a scan, its record lost. */
 	if (p->tl)
 		timeline_thread_exited(p->tl, th ? th->tl : NULL, ts);
@@ -118,5 +126,6 @@ void pipeline_finish(struct pipeline *p, uint64_t ts)
 						  (uintptr_t)e->value)->pair);
 	if (p->forget_delay_ns)
 		exits_forget(p, UINT64_MAX);
+	solo_finish(&p->solo, ts);
 	sci_finish(p->sci, ts);
 }

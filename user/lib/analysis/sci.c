@@ -380,6 +380,7 @@ static void block_context(struct sci_block *b, uint64_t d,
 		.runqueue_ns = causes->runqueue_ns,
 		.rq_program_ns = causes->rq_program_ns,
 		.others_ns = causes->others_ns,
+		.reference = causes->reference,
 	};
 
 	interf_add(&b->interf, &call);
@@ -522,6 +523,18 @@ size_t sci_mem_bytes(const struct sci_engine *e)
 uint64_t sci_last_ts(const struct sci_engine *e)
 {
 	return e->last_ts;
+}
+
+uint64_t sci_mean_duration(const struct sci_engine *e)
+{
+	uint64_t n = 0, sum = 0;
+	size_t i;
+
+	for (i = 0; i < e->nr_blocks; i++) {
+		n += e->blocks[i]->n;
+		sum += e->blocks[i]->sum;
+	}
+	return n ? sum / n : 0;
 }
 
 void sci_each_open_thread(const struct sci_engine *e,

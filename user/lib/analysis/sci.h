@@ -98,6 +98,11 @@ struct sci_causes {
 	uint64_t waited_ns;
 	uint64_t rq_program_ns;
 	uint64_t others_ns;
+	/*
+	 * A clean call of a solo block (solo.h): the reference for the
+	 * interference figure, not a call that can lose to interference.
+	 */
+	bool reference;
 };
 
 /*
@@ -206,6 +211,8 @@ uint64_t sci_nr_events(const struct sci_engine *e);
 size_t sci_mem_bytes(const struct sci_engine *e);
 /* The latest timestamp the engine has been given. */
 uint64_t sci_last_ts(const struct sci_engine *e);
+/* The mean duration of the executions scored so far; 0 if none. */
+uint64_t sci_mean_duration(const struct sci_engine *e);
 /*
  * Call @fn for each thread open in @e (seen, no exit since), with the
  * latest timestamp attributed to it.  @fn must not change @e.

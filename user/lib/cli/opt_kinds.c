@@ -122,6 +122,16 @@ static bool kind_percent(struct opt_val *v, bool file, char *err,
 			 size_t len)
 {
 	(void)file;
+	if (v->def->id == OPT_SOLO_BLOCKS) {
+		/* Beyond half the run, blocks would be the program. */
+		if (options_parse_percent(v->str, &v->fraction) &&
+		    v->fraction <= OPT_MAX_SOLO_SHARE)
+			return true;
+		snprintf(err, len, "%s '%s' must be a percentage from 0 to "
+			 "%g, e.g. 2%% (0: no solo blocks)", v->opt, v->str,
+			 100 * OPT_MAX_SOLO_SHARE);
+		return false;
+	}
 	if (options_parse_percent(v->str, &v->fraction))
 		return true;
 	snprintf(err, len, "%s '%s' must be a percentage from 0 to 100, e.g. "

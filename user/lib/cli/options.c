@@ -193,6 +193,9 @@ static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 		o->auto_pick = true;
 		o->auto_top = v->u64;
 		return 0;
+	case OPT_SOLO_BLOCKS:
+		o->solo_share = v->fraction;
+		return 0;
 	case OPT_COUNTERS:
 		return events_parse(v->str, o->counters, &o->nr_counters,
 				    ISPOT_MAX_COUNTERS, err, len) ? -1 : 0;
@@ -272,6 +275,8 @@ static int parse_with_defaults(const struct opt_src *src, enum trace_mode mode,
 		.window_ns = OPT_DEFAULT_WINDOW_NS,
 		.max_size = OPT_DEFAULT_MAX_SIZE,
 		.stack_period = mode == MODE_TOP ? 0 : OPT_DEFAULT_STACK_PERIOD,
+		/* top shows live figures, not references: no blocks. */
+		.solo_share = mode == MODE_TOP ? 0 : OPT_DEFAULT_SOLO_SHARE,
 	};
 	return opt_parse_argv(src->cmd, argc, argv, trace_opts_store, o, next);
 }

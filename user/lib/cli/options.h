@@ -65,6 +65,7 @@ struct trace_opts {
 	uint64_t max_size;		/* record: --max-size */
 	const char *recording;		/* report: the FILE it reads */
 	const char *baseline;		/* --baseline FILE: a recording */
+	double solo_share;		/* --solo-blocks: share of the run */
 	char **record_argv;		/* record: its command line, kept */
 	int record_argc;		/* in the recording */
 	size_t top;			/* --top N rows, 0 = all */
@@ -87,6 +88,12 @@ struct trace_opts {
 enum trace_mode { MODE_ATTACH, MODE_RUN, MODE_TOP };
 
 #define OPT_DEFAULT_AUTO_TIME_NS	(2 * 1000 * 1000 * 1000ull)
+/*
+ * --solo-blocks: a pool whose threads spend all their time in traced
+ * functions runs about 1/n as fast during a block, so the program slows by
+ * at most this share (Documentation/solo-blocks.rst, "Cost").
+ */
+#define OPT_DEFAULT_SOLO_SHARE		0.02
 /*
  * ispotctl's --stack-period: enough stacks for CALLED FROM to show paths
  * in a short trace, at a hundredth of a stack walk per call

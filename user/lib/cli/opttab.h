@@ -44,7 +44,8 @@ enum opt_id {
 	OPT_RING_SIZE, OPT_TOPN, OPT_WIDE, OPT_ALL_FUTEXES, OPT_COUNTERS,
 	OPT_RAW_EVENT, OPT_JSON, OPT_OUTPUT, OPT_RECORD_OUTPUT, OPT_MAX_SIZE,
 	OPT_FOLDED, OPT_PERFETTO, OPT_BASELINE, OPT_SVG, OPT_HTML, OPT_WINDOWS,
-	OPT_FROM, OPT_REFRESH, OPT_WINDOW, OPT_CONFIG, OPT_HELP,
+	OPT_FROM, OPT_REFRESH, OPT_WINDOW, OPT_CONFIG, OPT_SOLO_BLOCKS,
+	OPT_HELP,
 	OPT_NR
 };
 
@@ -80,6 +81,8 @@ enum opt_kind {
 #define OPT_MIN_REFRESH_NS	(100 * 1000 * 1000ull)
 /* ispotd's --window: a window of less than a second says nothing. */
 #define OPT_MIN_DWINDOW_NS	(1000 * 1000 * 1000ull)
+/* --solo-blocks' largest share. */
+#define OPT_MAX_SOLO_SHARE	0.5
 
 struct opt_def {
 	enum opt_id id;

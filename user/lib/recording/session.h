@@ -72,6 +72,7 @@ struct session_summary {
 
 	/* The options a report of it reads. */
 	uint32_t sample, stack_period;
+	double solo_share;	/* --solo-blocks, 0 when off or unknown */
 
 	/* The figures it ended with. */
 	uint64_t t_enable;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/format.h"
+#include "analysis/solo.h"
 #include "report/report.h"
 #include "report/report_internal.h"
 
@@ -132,6 +133,24 @@ static size_t warn_share(char (*out)[REPORT_WARNING_LEN], size_t n,
 	return n + 1;
 }
 
+/*
+ * Every solo block timed out: a thread inside a traced function waited
+ * for another one to enter one too (a hand-off through a condition
+ * variable, a producer and its consumer), so holding the others out
+ * cannot work, and no call of the run is a reference.
+ */
+static size_t warn_solo_blocks(char (*out)[REPORT_WARNING_LEN], size_t n,
+			       size_t max, const struct solo_stats *s)
+{
+	if (n >= max || !s || !s->blocks || s->contaminated < s->blocks)
+		return n;
+	snprintf(out[n], REPORT_WARNING_LEN, "all %" PRIu64 " solo blocks "
+		 "timed out: the traced functions wait for each other, so "
+		 "none runs alone; trace those that do the work, not those "
+		 "that hand it over, or use --solo-blocks 0", s->blocks);
+	return n + 1;
+}
+
 size_t report_warnings(const struct report *r,
 		       char (*out)[REPORT_WARNING_LEN], size_t max)
 {
@@ -141,9 +160,10 @@ size_t report_warnings(const struct report *r,
 	n = warn_share(out, 0, max, r->dropped, total, "dropped",
 		       ", so scores miss those calls: use --ring-size to "
 		       "enlarge the rings or --sample N");
-	return warn_share(out, n, max, r->unpaired, total, "unpaired",
-			  ": functions left by longjmp/exceptions, or a trace "
-			  "that started inside a call");
+	n = warn_share(out, n, max, r->unpaired, total, "unpaired",
+		       ": functions left by longjmp/exceptions, or a trace "
+		       "that started inside a call");
+	return warn_solo_blocks(out, n, max, r->solo);
 }
 
 static void text_header(FILE *f, const struct report *r)

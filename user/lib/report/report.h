@@ -115,6 +115,9 @@ struct report {
 	const char *const *notes;	/* extra footer lines, may be 0 */
 	size_t nr_notes;
 	const char *baseline;	/* the --baseline FILE, or NULL */
+	/* Solo blocks and the gate (solo.h); NULL when they were off. */
+	const struct solo_stats *solo;
+	double solo_share;	/* the share asked for (--solo-blocks) */
 	/*
 	 * Columns the table should fit in, by eliding long function names:
 	 * 0 = the terminal's width when the output is one, else no limit
@@ -239,7 +242,10 @@ void report_interference_cell(const struct sci_result *res, char *buf,
 			      size_t len);
 void report_interference_text(FILE *f, const struct report *r,
 			      const struct sci_result *fn, int indent);
-void report_interference_json(struct json *j, const struct sci_result *res);
+void report_interference_json(struct json *j, const struct report *r,
+			      const struct sci_result *res);
+/* The run's "solo_blocks" object, when blocks were on (r->solo). */
+void report_solo_json(struct json *j, const struct report *r);
 
 /*
  * The sampled call stacks as folded lines (report_stacks.c), one per path

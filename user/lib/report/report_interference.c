@@ -11,9 +11,11 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/format.h"
 #include "util/json.h"
+#include "analysis/solo.h"
 #include "report/report.h"
 
 /* Below this SCI, a gap between SCI and INTERF is not worth a line. */
@@ -29,7 +31,25 @@ static const char *const ref_names[] = {
 	[INTERF_REF_NONE] = "none",
 	[INTERF_REF_SOLO] = "solo",
 	[INTERF_REF_FIT] = "fit",
+	[INTERF_REF_GATED] = "gated",
 };
+
+/*
+ * Where a reference came from, as the JSON names it: "baseline" when a
+ * --baseline recording's calls made up the evidence it needed, else its
+ * kind.
+ */
+static const char *ref_source(const struct report *r,
+			      const struct interf_estimate *x)
+{
+	if (r->baseline &&
+	    ((x->ref == INTERF_REF_SOLO &&
+	      x->solo_calls - x->seeded_solo_calls < INTERF_MIN_EVIDENCE) ||
+	     (x->ref == INTERF_REF_GATED &&
+	      x->gated_calls - x->seeded_gated_calls < INTERF_MIN_EVIDENCE)))
+		return "baseline";
+	return ref_names[x->ref];
+}
 
 static bool bounded(const struct sci_result *res)
 {
@@ -83,7 +103,17 @@ static void note_own_variance(FILE *f, const struct report *r,
 			 "during any of its %" PRIu64 " calls: its own work "
 			 "varies, not interference; --key shape or argN may "
 			 "help", label_of(r, fn->func_id), above, x->calls);
-	else if (x->ref == INTERF_REF_SOLO &&
+	else if (x->ref == INTERF_REF_GATED) {
+		format_ns(solo, sizeof(solo), x->gated_mean_ns);
+		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
+			 "call, but with the other threads held out of the "
+			 "traced functions it takes %s on average (%" PRIu64
+			 " calls in solo blocks) against %s for all calls: "
+			 "INTERF counts only what other threads add to that, "
+			 "the rest is its own variance",
+			 label_of(r, fn->func_id), above, solo,
+			 x->gated_calls, mean);
+	} else if (x->ref == INTERF_REF_SOLO &&
 		 x->solo_mean_ns >= NOTE_AS_SLOW * fn->mean_ns)
 		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
 			 "call, but as slow when it runs alone (%" PRIu64
@@ -112,22 +142,30 @@ static void note_own_variance(FILE *f, const struct report *r,
 
 /*
  * What a note on a weak reference says to do (@bound: the figure is only
- * a bound): what a baseline would give, did not give (--baseline named a
- * recording without solo calls of this function keyed so), or gave too
- * little of.
+ * a bound): with --baseline, what it gave too little of or nothing of
+ * (a recording without solo calls of this function keyed so); without,
+ * what solo blocks would give: turned on, longer, or nothing because
+ * every block timed out.
  */
-static const char *baseline_advice(const struct report *r,
+static const char *reference_advice(const struct report *r,
 				   const struct interf_estimate *x, bool bound)
 {
-	if (x->seeded_solo_calls)
+	if (r->baseline && x->seeded_solo_calls)
 		return bound ? "a longer --baseline gives it more" :
 		       "a longer --baseline gives a steadier reference";
 	if (r->baseline)
 		return "--baseline has none of it, keyed as here";
-	return bound ? "--baseline FILE, a run with one worker, gives it a "
-		       "reference" :
-		       "--baseline FILE, a run with one worker, gives a "
+	if (!r->solo)
+		return bound ? "solo blocks (--solo-blocks, on by default) "
+		       "give it a reference" :
+		       "solo blocks (--solo-blocks, on by default) give a "
 		       "steadier reference";
+	if (r->solo->blocks && r->solo->contaminated == r->solo->blocks)
+		return "every solo block timed out (see the warning)";
+	return bound ? "a longer run, or a larger --solo-blocks share, gives "
+		       "it more calls in solo blocks" :
+		       "a longer run, or a larger --solo-blocks share, gives "
+		       "a steadier reference";
 }
 
 /*
@@ -162,7 +200,7 @@ static void note_thin_reference(FILE *f, const struct report *r,
 	snprintf(line, sizeof(line), "%s: INTERF %s, %.1f%% of its %" PRIu64
 		 ": a stretch of the run (in a pool, %s) that may not be "
 		 "typical; %s", label_of(r, fn->func_id), what, pct,
-		 x->weak_calls, when, baseline_advice(r, x, false));
+		 x->weak_calls, when, reference_advice(r, x, false));
 	report_wrap(f, r, indent, "note: ", line);
 }
 
@@ -177,11 +215,16 @@ void report_interference_text(FILE *f, const struct report *r,
 	if (bounded(fn)) {
 		report_format_pct(lo, sizeof(lo), fn->interference);
 		report_format_pct(hi, sizeof(hi), fn->interference_bound);
-		snprintf(line, sizeof(line), "INTERF between %s (waits that "
-			 "other threads ended) and %s: %" PRIu64 " solo calls "
-			 "are too few to tell its own variance from "
-			 "interference; %s", lo, hi, fn->interf.solo_calls,
-			 baseline_advice(r, &fn->interf, true));
+		snprintf(line, sizeof(line), "INTERF %s%s%s%s: %" PRIu64
+			 " calls in solo blocks and %" PRIu64 " solo calls are "
+			 "too few (%d needed) to tell its own variance from "
+			 "interference; %s",
+			 strcmp(lo, hi) ? "between " : "about ", lo,
+			 strcmp(lo, hi) ? " (waits that other threads ended) "
+					  "and " : "",
+			 strcmp(lo, hi) ? hi : "", fn->interf.gated_calls,
+			 fn->interf.solo_calls, INTERF_MIN_EVIDENCE,
+			 reference_advice(r, &fn->interf, true));
 		report_wrap(f, r, indent, "note: ", line);
 	} else {
 		note_own_variance(f, r, fn, indent);
@@ -197,7 +240,8 @@ void report_interference_text(FILE *f, const struct report *r,
 	}
 }
 
-void report_interference_json(struct json *j, const struct sci_result *res)
+void report_interference_json(struct json *j, const struct report *r,
+			      const struct sci_result *res)
 {
 	const struct interf_estimate *x = &res->interf;
 
@@ -215,7 +259,29 @@ void report_interference_json(struct json *j, const struct sci_result *res)
 	json_u64(j, "external_ns", x->external_ns);
 	json_u64(j, "interference_ns", x->loss_ns);
 	json_u64(j, "waited_on_threads_ns", x->direct_ns);
-	json_string(j, "interference_reference", ref_names[x->ref]);
+	json_string(j, "interference_reference", ref_source(r, x));
 	json_bool(j, "interference_reference_weak", x->weak);
 	json_u64(j, "seeded_solo_calls", x->seeded_solo_calls);
+	json_u64(j, "reference_calls", x->gated_calls);
+	json_u64(j, "seeded_reference_calls", x->seeded_gated_calls);
+}
+
+void report_solo_json(struct json *j, const struct report *r)
+{
+	const struct solo_stats *s = r->solo;
+
+	if (!s)
+		return;
+	json_object_begin(j, "solo_blocks");
+	json_double(j, "share_asked", r->solo_share);
+	json_double(j, "share", r->duration_ns ?
+			(double)s->admitting_ns / (double)r->duration_ns : 0);
+	json_u64(j, "blocks", s->blocks);
+	json_u64(j, "contaminated", s->contaminated);
+	json_u64(j, "timeouts", s->timeouts);
+	json_u64(j, "gate_waits", s->gate_waits);
+	json_u64(j, "gate_wait_ns", s->gate_wait_ns);
+	json_u64(j, "gated_calls", s->gated_calls);
+	json_u64(j, "reference_calls", s->reference_calls);
+	json_object_end(j);
 }

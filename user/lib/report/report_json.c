@@ -27,7 +27,8 @@ static const char *func_linkage_name(const struct report *r, uint32_t id,
 }
 
 /* The distribution and scores, shared by functions and their keys. */
-static void json_result(struct json *j, const struct sci_result *res)
+static void json_result(struct json *j, const struct report *r,
+			const struct sci_result *res)
 {
 	json_u64(j, "calls", res->calls);
 	json_u64(j, "threads", res->threads);
@@ -41,7 +42,7 @@ static void json_result(struct json *j, const struct sci_result *res)
 	json_double(j, "sci_worst_thread",
 		    report_finite_or_zero(res->sci_worst_thread));
 	json_u64(j, "worst_tid", res->worst_tid);
-	report_interference_json(j, res);
+	report_interference_json(j, r, res);
 }
 
 static void json_keys(struct json *j, const struct report *r,
@@ -59,7 +60,7 @@ static void json_keys(struct json *j, const struct report *r,
 		report_key_name(r, b->func_id, b->key, label, sizeof(label));
 		json_object_begin(j, NULL);
 		json_string(j, "key", label);
-		json_result(j, b);
+		json_result(j, r, b);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -114,7 +115,7 @@ static void json_function(struct json *j, const struct report *r,
 	if (report_func_key_auto(r, fn->func_id))
 		json_bool(j, "key_auto", true);
 	json_u64(j, "nr_keys", fn->nr_keys);
-	json_result(j, fn);
+	json_result(j, r, fn);
 	json_u64(j, "caused_calls", fn->caused_calls);
 	/* Signed: a cause can be negative when another one grew (sci.h). */
 	json_object_begin(j, "causes");
@@ -178,6 +179,7 @@ int report_json(FILE *f, const struct report *r)
 	json_array_end(&j);
 
 	report_json_futexes(&j, r);
+	report_solo_json(&j, r);
 
 	json_object_begin(&j, "counters");
 	for (i = 0; i < r->nr_counters; i++) {

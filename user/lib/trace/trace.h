@@ -38,6 +38,7 @@
 #include "recording/session.h"
 #include "recording/source.h"
 #include "trace/device.h"
+#include "trace/solo_sched.h"
 #include "trace/tasks.h"
 #include "util/afile.h"
 
@@ -71,6 +72,7 @@ struct trace_live {
 	bool trampoline;		/* its range was found in the maps */
 	uint64_t frames_refreshed;	/* when a stack frame last re-read */
 					/* the maps (trace_frame_in_code) */
+	struct solo_sched solo;	/* solo blocks: when they start, end */
 	struct task_set alive;
 	struct task_set scan;
 	struct trace_exit *exits;

@@ -230,6 +230,12 @@ int trace_live_enable(struct trace *t)
 		return -1;
 	}
 	t->live.enabled = true;
+	/* Solo blocks (ABI 1.6) where asked; an older module has none. */
+	if (t->opts->solo_share > 0 && t->live.dev.version.abi_minor >= 6) {
+		t->sum.solo_share = t->opts->solo_share;
+		solo_sched_init(&t->live.solo, t->opts->solo_share,
+				trace_now(), trace_now() ^ (uint64_t)getpid());
+	}
 	return 0;
 }
 

@@ -184,6 +184,8 @@ int trace_step(struct trace *t, uint64_t now)
 	    now - t->sum.t_enable < TRACE_EARLY_NS)
 		elf_symbolizer_refresh(t->sym, NULL, 0);
 	trace_peek_futexes(t);
+	solo_sched_act(&t->live.solo, t->live.dev.fd, now,
+		       sci_mean_duration(t->pipe->sci));
 	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
 		return -1;
 	if (now - t->live.last_scan >= TRACE_SCAN_NS)
@@ -191,7 +193,8 @@ int trace_step(struct trace *t, uint64_t now)
 	return 0;
 }
 
-uint64_t trace_next_step(const struct trace *t, uint64_t now, short *events)
+static uint64_t trace_next_round(const struct trace *t, uint64_t now,
+				 short *events)
 {
 	if (drain_pending(t->live.drain)) {
 		*events = 0;
@@ -205,6 +208,15 @@ uint64_t trace_next_step(const struct trace *t, uint64_t now, short *events)
 	if (t->sum.mode == MODE_RUN && now - t->sum.t_enable < TRACE_EARLY_NS)
 		return now + TRACE_EARLY_POLL_MS * 1000000ull;
 	return now + TRACE_IDLE_POLL_MS * 1000000ull;
+}
+
+/* The next round, or a solo block's start or end if that comes first. */
+uint64_t trace_next_step(const struct trace *t, uint64_t now, short *events)
+{
+	uint64_t next = trace_next_round(t, now, events);
+	uint64_t solo = solo_sched_next(&t->live.solo);
+
+	return solo < next ? (solo > now ? solo : now) : next;
 }
 
 int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)

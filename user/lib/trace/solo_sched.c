@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Solo blocks' timing; see solo_sched.h. */
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <linux/ispot.h>
+
+#include "trace/solo_sched.h"
+
+static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Uniform in [0, 1). */
+static double solo_rand(struct solo_sched *s)
+{
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 7;
+	s->rng ^= s->rng << 17;
+	return (double)(s->rng >> 11) / (double)(1ull << 53);
+}
+
+/*
+ * The gap before the next block: uniform around the mean gap that makes
+ * blocks of @block_ns cover the share, so that blocks fall at random
+ * times (no rhythm of the program locks onto them) yet never bunch up.
+ */
+static uint64_t solo_gap(struct solo_sched *s, uint64_t block_ns)
+{
+	double mean = (double)block_ns * (1 - s->share) / s->share;
+
+	return (uint64_t)(mean * (0.5 + solo_rand(s)));
+}
+
+void solo_sched_init(struct solo_sched *s, double share, uint64_t now,
+		     uint64_t seed)
+{
+	*s = (struct solo_sched){ .share = share, .rng = seed | 1 };
+	/* The first block comes after a random share of a mean gap. */
+	if (share > 0)
+		s->next_ns = now + solo_gap(s, SOLO_MIN_BLOCK_NS);
+}
+
+uint64_t solo_sched_next(const struct solo_sched *s)
+{
+	return s->share > 0 && !s->stopped ? s->next_ns : UINT64_MAX;
+}
+
+void solo_sched_act(struct solo_sched *s, int fd, uint64_t now,
+		    uint64_t mean_call_ns)
+{
+	struct ispot_solo arg = { 0 };
+	uint64_t block_ns;
+
+	if (s->share <= 0 || s->stopped || now < s->next_ns)
+		return;
+	if (s->on) {
+		/* The module ended admission at the deadline already. */
+		s->on = false;
+		if (ioctl(fd, ISPOT_IOC_SOLO, &arg))
+			s->stopped = true;
+		s->next_ns = now + solo_gap(s, s->block_ns);
+		return;
+	}
+	if (!mean_call_ns) {
+		s->next_ns = now + SOLO_RETRY_NS;
+		return;
+	}
+	block_ns = clamp_u64(SOLO_CALLS_PER_BLOCK * mean_call_ns,
+			     SOLO_MIN_BLOCK_NS, SOLO_MAX_BLOCK_NS);
+	arg.duration_ns = block_ns;
+	arg.wait_max_ns = clamp_u64(SOLO_WAIT_CALLS * mean_call_ns,
+				    SOLO_MIN_WAIT_NS, SOLO_MAX_WAIT_NS);
+	if (ioctl(fd, ISPOT_IOC_SOLO, &arg)) {
+		s->stopped = true;
+		return;
+	}
+	s->on = true;
+	s->blocks++;
+	/* The gap after it is drawn at its end, sized by this block. */
+	s->next_ns = now + block_ns;
+	s->block_ns = block_ns;
+}

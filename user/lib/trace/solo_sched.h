@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * When solo blocks start and end in a live session (ISPOT_IOC_SOLO,
+ * Documentation/solo-blocks.rst): short blocks at random times, covering
+ * the share of the run the user asked for, each as long as a few dozen of
+ * the traced calls seen so far, with gate waits bounded by a few of them.
+ * The session's rounds ask solo_sched_next() when to wake, and
+ * solo_sched_act() does what is due.
+ */
+#ifndef ISPOT_SOLO_SCHED_H
+#define ISPOT_SOLO_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A block holds about this many mean calls... */
+#define SOLO_CALLS_PER_BLOCK	32
+/* ...within these bounds. */
+#define SOLO_MIN_BLOCK_NS	(5 * 1000 * 1000ull)
+#define SOLO_MAX_BLOCK_NS	(200 * 1000 * 1000ull)
+/*
+ * A gate wait lasts at most this many mean calls, within these bounds:
+ * past it, the holder is taken to wait for another thread of the gate.
+ */
+#define SOLO_WAIT_CALLS		8
+#define SOLO_MIN_WAIT_NS	(1000 * 1000ull)
+#define SOLO_MAX_WAIT_NS	(10 * 1000 * 1000ull)
+/* With no call seen yet, look again this much later. */
+#define SOLO_RETRY_NS		(100 * 1000 * 1000ull)
+
+struct solo_sched {
+	double share;		/* of the run; 0: no blocks */
+	bool on;		/* a block is on */
+	bool stopped;		/* the module refused: no more blocks */
+	uint64_t next_ns;	/* when the next start or end is due */
+	uint64_t block_ns;	/* the last block's length */
+	uint64_t rng;		/* xorshift64 state, never 0 */
+	uint64_t blocks;	/* started */
+};
+
+/* Blocks covering @share of the run from @now on; 0 turns them off. */
+void solo_sched_init(struct solo_sched *s, double share, uint64_t now,
+		     uint64_t seed);
+/* When solo_sched_act() is next due; UINT64_MAX if never. */
+uint64_t solo_sched_next(const struct solo_sched *s);
+/*
+ * Start or end a block on session @fd if one is due at @now, sized from
+ * the traced calls' mean duration so far (@mean_call_ns, 0: none seen).
+ * A module that refuses (the target gone, an ABI without blocks) stops the
+ * blocks quietly; the report says none were made.
+ */
+void solo_sched_act(struct solo_sched *s, int fd, uint64_t now,
+		    uint64_t mean_call_ns);
+
+#endif /* ISPOT_SOLO_SCHED_H */
