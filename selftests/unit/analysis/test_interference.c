@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ispot_test.h"
 #include "analysis/interference.h"
@@ -258,6 +259,110 @@ TEST_F(interf, seeded_solo_calls_are_evidence)
 	interf_seed_out(&self->a, &out);
 	EXPECT_EQ(out.solo, 41);
 	EXPECT_EQ(out.solo_rest_ns, 41 * 100);
+}
+
+static void reference_call(struct interf_acc *a, uint64_t d, uint64_t rq)
+{
+	struct interf_call c = { .duration_ns = d, .runqueue_ns = rq,
+				 .others_ns = 3 * d, .reference = true };
+
+	interf_add(a, &c);
+}
+
+/*
+ * Calls a solo block let in alone are the reference, before solo calls,
+ * whatever exposure they had (the others ran untraced code), and are not
+ * calls that can lose to interference.  Their run-queue time is external.
+ */
+TEST_F(interf, reference_calls_come_first_and_lose_nothing)
+{
+	struct interf_estimate est;
+	int i;
+
+	for (i = 0; i < 29; i++)
+		reference_call(&self->a, 100 + 50, 50);
+	for (i = 0; i < 40; i++)
+		call(&self->a, 60, 0, 0, 0, 0);		/* solo, faster */
+	for (i = 0; i < 20; i++)
+		call(&self->a, 300, 0, 0, 0, 300);
+	interf_estimate(&self->a, &est);
+	/* 29 are too few: the solo calls judge, as before. */
+	EXPECT_EQ(est.ref, INTERF_REF_SOLO);
+	EXPECT_EQ(est.gated_calls, 29);
+	EXPECT_EQ(est.calls, 60);
+	EXPECT_EQ(est.loss_ns, 20 * 240);
+	reference_call(&self->a, 150, 50);
+	interf_estimate(&self->a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_GATED);
+	EXPECT_EQ(est.gated_calls, 30);
+	EXPECT_EQ(est.ref_calls, 30);
+	EXPECT_FALSE(est.weak);
+	EXPECT_NEAR(est.ref_ns, 100, 1e-9);
+	EXPECT_NEAR(est.gated_mean_ns, 150, 1e-9);
+	/* Only the 20 calls beside others lose: 200 ns over the reference. */
+	EXPECT_EQ(est.calls, 60);
+	EXPECT_EQ(est.loss_ns, 20 * 200);
+	EXPECT_EQ(est.bound_ns, est.loss_ns);
+}
+
+/* ispotd's windows carry reference calls too, and a seed alone serves. */
+TEST_F(interf, seeded_reference_calls_are_evidence)
+{
+	struct interf_seed seed = { .gated = 30, .gated_rest_ns = 30 * 100,
+				    .gated_ns = 30 * 120 }, out;
+	struct interf_estimate est;
+	int i;
+
+	interf_seed(&self->a, &seed);
+	for (i = 0; i < 10; i++)
+		call(&self->a, 150, 0, 0, 0, 150);
+	reference_call(&self->a, 100, 0);
+	interf_estimate(&self->a, &est);
+	EXPECT_EQ(est.ref, INTERF_REF_GATED);
+	EXPECT_EQ(est.gated_calls, 31);
+	EXPECT_EQ(est.seeded_gated_calls, 30);
+	EXPECT_EQ(est.loss_ns, 10 * 50);
+	interf_seed_out(&self->a, &out);
+	EXPECT_EQ(out.gated, 31);
+	EXPECT_EQ(out.gated_rest_ns, 31 * 100);
+	EXPECT_EQ(out.gated_ns, 30 * 120 + 100);
+}
+
+/* A function of two keys: GATED only when both keys have it. */
+TEST_F(interf, a_sum_of_keys_shows_gated_only_when_every_key_is)
+{
+	struct interf_estimate a, b, sum;
+	struct interf_acc k2;
+	int i;
+
+	interf_init(&k2);
+	for (i = 0; i < 30; i++) {
+		reference_call(&self->a, 100, 0);
+		reference_call(&k2, 100, 0);
+	}
+	for (i = 0; i < 40; i++) {
+		call(&self->a, 200, 0, 0, 0, 200);
+		call(&k2, 100, 0, 0, 0, 0);
+	}
+	interf_estimate(&self->a, &a);
+	interf_estimate(&k2, &b);
+	ASSERT_EQ(a.ref, INTERF_REF_GATED);
+	ASSERT_EQ(b.ref, INTERF_REF_GATED);
+	memset(&sum, 0, sizeof(sum));
+	interf_estimate_add(&sum, &a);
+	interf_estimate_add(&sum, &b);
+	EXPECT_EQ(sum.ref, INTERF_REF_GATED);
+	EXPECT_EQ(sum.gated_calls, 60);
+	EXPECT_EQ(sum.loss_ns, 40 * 100);
+	interf_init(&k2);
+	for (i = 0; i < 40; i++)
+		call(&k2, 100, 0, 0, 0, 0);
+	interf_estimate(&k2, &b);
+	ASSERT_EQ(b.ref, INTERF_REF_SOLO);
+	memset(&sum, 0, sizeof(sum));
+	interf_estimate_add(&sum, &a);
+	interf_estimate_add(&sum, &b);
+	EXPECT_EQ(sum.ref, INTERF_REF_SOLO);
 }
 
 /*
@@ -686,6 +791,116 @@ TEST_F(pipeline, exit_found_by_a_scan_ends_its_activity)
 	}
 	f = traced_func(&self->t, ts + 100);
 	EXPECT_EQ(f->interf.solo_calls, 40);
+}
+
+/* A GATE record of thread @tid before its entry at @sp (solo.h). */
+static void gate_feed(struct pipeline *p, uint32_t tid, uint64_t ts,
+		      uint64_t sp, uint32_t flags, uint64_t waited)
+{
+	struct ispot_record r = wait_record(ISPOT_REC_GATE, tid, 0, ts, 1,
+					    waited);
+
+	r.probe_id = 1;
+	r.sp = sp;
+	r.data[2] = flags;
+	pipeline_record(p, &r);
+}
+
+static void solo_feed(struct pipeline *p, uint8_t kind, uint64_t ts,
+		      uint64_t block, uint64_t d1, uint64_t d2)
+{
+	struct ispot_record r = wait_record(kind, 0, 0, ts, block, d1);
+
+	r.data[2] = d2;
+	pipeline_record(p, &r);
+}
+
+/*
+ * Thread 6 is active the whole time (not in a futex wait), so thread 5's
+ * calls are never solo.  In a solo block, five ways a call of 5 meets the
+ * gate: admitted alone (a reference), admitted while 6 is inside a traced
+ * call (not alone: 6 entered before the block), a GATE left behind by a
+ * sampled-out entry (another sp), one that only waited and passed after
+ * the block (LATE), and one that timed out; then 29 more admitted alone.
+ * Only the admitted-alone ones are references; the blocks' figures add up.
+ */
+TEST_F(pipeline, the_gate_makes_reference_calls)
+{
+	struct pipeline *p = self->t.p;
+	const struct sci_result *f;
+	uint64_t ts = 1000;
+	int i;
+
+	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
+	solo_feed(p, ISPOT_REC_SOLO_BEGIN, ts, 1, ts + 100000, 5000);
+	ts += 10;
+	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+	ts += 200;
+	/* 6 inside f() (from before the block), 5 admitted: not alone. */
+	pl_feed(p, ISPOT_REC_ENTRY, 6, 1, ts, SP0, 0, 0);
+	gate_feed(p, 5, ts + 5, SP0, ISPOT_GATE_ADMITTED, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts + 10, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 110, SP0 + 8, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 6, 1, ts + 150, SP0 + 8, 0, 0);
+	ts += 200;
+	/* Its GATE was a sampled-out entry's (another sp). */
+	gate_feed(p, 5, ts, SP0 - 64, ISPOT_GATE_ADMITTED, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts + 5, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 105, SP0 + 8, 0, 0);
+	ts += 200;
+	gate_feed(p, 5, ts, SP0, ISPOT_GATE_WAITED | ISPOT_GATE_LATE, 70);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+	ts += 200;
+	gate_feed(p, 5, ts, SP0, ISPOT_GATE_WAITED | ISPOT_GATE_TIMEOUT,
+		  5000);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+	ts += 200;
+	solo_feed(p, ISPOT_REC_SOLO_END, ts, 1, ISPOT_SOLO_CONTAMINATED, 1);
+	f = traced_func(&self->t, ts);
+	EXPECT_EQ(f->interf.gated_calls, 1);
+	EXPECT_EQ(p->solo.gated_calls, 2);
+	EXPECT_EQ(p->solo.reference_calls, 1);
+	EXPECT_EQ(p->solo.blocks, 1);
+	EXPECT_EQ(p->solo.contaminated, 1);
+	EXPECT_EQ(p->solo.timeouts, 1);
+	EXPECT_EQ(p->solo.gate_waits, 2);
+	EXPECT_EQ(p->solo.gate_wait_ns, 5070);
+	EXPECT_EQ(p->solo.admitting_ns, ts - 1000);
+	EXPECT_NE(f->interf.ref, INTERF_REF_GATED);
+
+	/* A block ended by its deadline, its END lost: 29 more alone. */
+	solo_feed(p, ISPOT_REC_SOLO_BEGIN, ts, 2, ts + 50000, 5000);
+	for (i = 0; i < 29; i++) {
+		ts += 10;
+		gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
+		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+		ts += 100;
+	}
+	/* 6's calls beside 5's ungated ones take 300 ns: 200 of it lost. */
+	for (i = 0; i < 10; i++) {
+		ts += 100000;
+		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 300, SP0 + 8, 0, 0);
+	}
+	f = traced_func(&self->t, ts + 1000);
+	EXPECT_EQ(p->solo.reference_calls, 30);
+	EXPECT_EQ(p->solo.blocks, 2);
+	/* The second admitted until its deadline, 50,000 ns. */
+	EXPECT_EQ(p->solo.admitting_ns, 1010 + 50000);
+	EXPECT_EQ(f->interf.ref, INTERF_REF_GATED);
+	EXPECT_EQ(f->interf.gated_calls, 30);
+	EXPECT_NEAR(f->interf.gated_mean_ns, 100, 1e-9);
+	/*
+	 * The calls that met the gate but are no references count as
+	 * calls, with 6's: 150 ns, 50 over the reference.
+	 */
+	EXPECT_EQ(f->interf.calls, 4 + 10 + 1);
+	EXPECT_EQ(f->interf.loss_ns, 10 * 200 + 50);
 }
 
 #define TASK_INTERRUPTIBLE_STATE	0x1

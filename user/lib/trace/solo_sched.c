@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Solo blocks' timing; see solo_sched.h. */
 #include <stdint.h>
-#include <sys/ioctl.h>
 #include <linux/ispot.h>
 
 #include "trace/solo_sched.h"
@@ -33,9 +32,10 @@ static uint64_t solo_gap(struct solo_sched *s, uint64_t block_ns)
 }
 
 void solo_sched_init(struct solo_sched *s, double share, uint64_t now,
-		     uint64_t seed)
+		     uint64_t seed, solo_ioctl_fn fn, void *ctx)
 {
-	*s = (struct solo_sched){ .share = share, .rng = seed | 1 };
+	*s = (struct solo_sched){ .ioctl = fn, .ctx = ctx, .share = share,
+				  .rng = seed | 1 };
 	/* The first block comes after a random share of a mean gap. */
 	if (share > 0)
 		s->next_ns = now + solo_gap(s, SOLO_MIN_BLOCK_NS);
@@ -46,7 +46,7 @@ uint64_t solo_sched_next(const struct solo_sched *s)
 	return s->share > 0 && !s->stopped ? s->next_ns : UINT64_MAX;
 }
 
-void solo_sched_act(struct solo_sched *s, int fd, uint64_t now,
+void solo_sched_act(struct solo_sched *s, uint64_t now,
 		    uint64_t mean_call_ns)
 {
 	struct ispot_solo arg = { 0 };
@@ -57,7 +57,7 @@ void solo_sched_act(struct solo_sched *s, int fd, uint64_t now,
 	if (s->on) {
 		/* The module ended admission at the deadline already. */
 		s->on = false;
-		if (ioctl(fd, ISPOT_IOC_SOLO, &arg))
+		if (s->ioctl(s->ctx, &arg))
 			s->stopped = true;
 		s->next_ns = now + solo_gap(s, s->block_ns);
 		return;
@@ -71,7 +71,7 @@ void solo_sched_act(struct solo_sched *s, int fd, uint64_t now,
 	arg.duration_ns = block_ns;
 	arg.wait_max_ns = clamp_u64(SOLO_WAIT_CALLS * mean_call_ns,
 				    SOLO_MIN_WAIT_NS, SOLO_MAX_WAIT_NS);
-	if (ioctl(fd, ISPOT_IOC_SOLO, &arg)) {
+	if (s->ioctl(s->ctx, &arg)) {
 		s->stopped = true;
 		return;
 	}

@@ -28,7 +28,13 @@
 /* With no call seen yet, look again this much later. */
 #define SOLO_RETRY_NS		(100 * 1000 * 1000ull)
 
+struct ispot_solo;
+/* ISPOT_IOC_SOLO on the session: 0, or -1 with errno set. */
+typedef int (*solo_ioctl_fn)(void *ctx, struct ispot_solo *arg);
+
 struct solo_sched {
+	solo_ioctl_fn ioctl;
+	void *ctx;
 	double share;		/* of the run; 0: no blocks */
 	bool on;		/* a block is on */
 	bool stopped;		/* the module refused: no more blocks */
@@ -38,18 +44,21 @@ struct solo_sched {
 	uint64_t blocks;	/* started */
 };
 
-/* Blocks covering @share of the run from @now on; 0 turns them off. */
+/*
+ * Blocks covering @share of the run from @now on, started and ended with
+ * @fn(@ctx, ...); @share 0 turns them off.
+ */
 void solo_sched_init(struct solo_sched *s, double share, uint64_t now,
-		     uint64_t seed);
+		     uint64_t seed, solo_ioctl_fn fn, void *ctx);
 /* When solo_sched_act() is next due; UINT64_MAX if never. */
 uint64_t solo_sched_next(const struct solo_sched *s);
 /*
- * Start or end a block on session @fd if one is due at @now, sized from
- * the traced calls' mean duration so far (@mean_call_ns, 0: none seen).
- * A module that refuses (the target gone, an ABI without blocks) stops the
- * blocks quietly; the report says none were made.
+ * Start or end a block if one is due at @now, sized from the traced
+ * calls' mean duration so far (@mean_call_ns, 0: none seen).  A module
+ * that refuses (the target gone) stops the blocks quietly; the report
+ * says how many were made.
  */
-void solo_sched_act(struct solo_sched *s, int fd, uint64_t now,
+void solo_sched_act(struct solo_sched *s, uint64_t now,
 		    uint64_t mean_call_ns);
 
 #endif /* ISPOT_SOLO_SCHED_H */

@@ -26,6 +26,13 @@ static int live_release(void *ctx, uint32_t cpu, uint64_t tail)
 	return ioctl(t->live.dev.fd, ISPOT_IOC_RING_CONSUME, &c) ? -errno : 0;
 }
 
+static int live_solo(void *ctx, struct ispot_solo *arg)
+{
+	struct trace *t = ctx;
+
+	return ioctl(t->live.dev.fd, ISPOT_IOC_SOLO, arg);
+}
+
 /* A drain_record_fn's call, passed on as the source's input. */
 struct live_reader {
 	session_input_fn fn;
@@ -234,7 +241,8 @@ int trace_live_enable(struct trace *t)
 	if (t->opts->solo_share > 0 && t->live.dev.version.abi_minor >= 6) {
 		t->sum.solo_share = t->opts->solo_share;
 		solo_sched_init(&t->live.solo, t->opts->solo_share,
-				trace_now(), trace_now() ^ (uint64_t)getpid());
+				trace_now(), trace_now() ^ (uint64_t)getpid(),
+				live_solo, t);
 	}
 	return 0;
 }
