@@ -419,7 +419,7 @@ static long ispot_ioc_solo(struct ispot_session *s, void __user *uarg)
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.flags ||
+	if (args.flags || args.block ||
 	    ispot_reserved_nonzero(args.reserved, sizeof(args.reserved)))
 		return -EINVAL;
 	if (args.duration_ns > ISPOT_SOLO_MAX_NS)
