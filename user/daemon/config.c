@@ -60,6 +60,7 @@ static int config_init(struct ispotd_config *c)
 	c->window_ns = ISPOTD_DEFAULT_WINDOW_NS;
 	c->max_functions = ISPOTD_DEFAULT_MAX_FUNCTIONS;
 	c->ring_bytes = OPT_DEFAULT_RING_BYTES;
+	c->solo_share = OPT_DEFAULT_SOLO_SHARE;
 	c->log_path = strdup("-");
 	return c->log_path ? 0 : config_oom();
 }
@@ -160,6 +161,8 @@ static const struct config_scalar {
 	  offsetof(struct ispotd_config, max_functions) },
 	{ OPT_RING_SIZE, ISPOTD_SET_RING_SIZE, CONFIG_U64,
 	  offsetof(struct ispotd_config, ring_bytes) },
+	{ OPT_SOLO_BLOCKS, ISPOTD_SET_SOLO_BLOCKS, CONFIG_FRACTION,
+	  offsetof(struct ispotd_config, solo_share) },
 };
 
 static const struct config_scalar *config_scalar_of(enum opt_id id)
@@ -481,4 +484,5 @@ void ispotd_config_trace_opts(const struct ispotd_config *c,
 	t->nr_keys = c->nr_keys;
 	t->sync = c->sync;
 	t->ring_bytes = c->ring_bytes;
+	t->solo_share = c->solo_share;
 }

@@ -53,6 +53,7 @@ enum ispotd_config_scalar {
 	ISPOTD_SET_LISTEN	 = 1 << 3,
 	ISPOTD_SET_MAX_FUNCTIONS = 1 << 4,
 	ISPOTD_SET_RING_SIZE	 = 1 << 5,
+	ISPOTD_SET_SOLO_BLOCKS	 = 1 << 6,
 };
 
 /*
@@ -82,6 +83,7 @@ struct ispotd_config {
 	char *listen;			/* "ADDR:PORT"; NULL: off */
 	uint32_t max_functions;
 	uint64_t ring_bytes;		/* per CPU */
+	double solo_share;		/* --solo-blocks: of the armed time */
 	/*
 	 * ISPOTD_SET_*: for parse_args' result, the scalars the command
 	 * line gave (they win over the file); after load, those the command

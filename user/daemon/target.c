@@ -154,11 +154,15 @@ void target_disarm(struct target *tg)
 	tg->win.daemon_ns += tg->daemon_ns;
 	cpu = target_cpu(tg);
 	tg->win.armed_cpu_ns += cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0;
+	/*
+	 * The gate's waits cost the target thread time, as ispotd's drain
+	 * costs CPU time: both count against the budget.
+	 */
 	budget_observe(&tg->budget, t->pipe->stats.entries,
 		       t->sum.t_end > t->sum.t_enable ?
 		       t->sum.t_end - t->sum.t_enable : 0,
 		       cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0,
-		       tg->daemon_ns);
+		       tg->daemon_ns + t->pipe->solo.gate_wait_ns);
 	if (t->sum.target_exited || t->sum.stop_reason)
 		tg->gone = true;
 	trace_free(t);
@@ -217,7 +221,8 @@ int target_close_window(struct target *tg, FILE *log, uint64_t now)
 	 */
 	overhead = duty * budget_overhead_estimate(tg->win.calls,
 						   tg->budget.call_cost_ns,
-						   tg->win.daemon_ns,
+						   tg->win.daemon_ns +
+						   tg->win.solo.gate_wait_ns,
 						   tg->win.armed_cpu_ns);
 	return window_close(&tg->win, log, &wt, now, duty, overhead);
 }

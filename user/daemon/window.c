@@ -38,6 +38,7 @@ static void window_reset(struct window_set *w, uint64_t now)
 	w->recorded = w->dropped = w->unpaired = w->open_at_stop = 0;
 	w->lost_exits = 0;
 	w->bursts = 0;
+	memset(&w->solo, 0, sizeof(w->solo));
 	w->nr_futexes = 0;
 }
 
@@ -189,6 +190,8 @@ void window_burst_end(struct window_set *w, struct trace *t)
 	w->bursts++;
 	w->armed_ns += t->sum.t_end > t->sum.t_enable ?
 		       t->sum.t_end - t->sum.t_enable : 0;
+	solo_stats_add(&w->solo, &t->pipe->solo);
+	w->solo_share = t->sum.solo_share;
 	w->calls += t->pipe->stats.entries;
 	w->recorded += t->sum.drain.records;
 	w->dropped += t->sum.dropped;
@@ -401,12 +404,18 @@ static int window_write(struct window_set *w, FILE *f,
 		.futexes = futexes,
 		.nr_futexes = w->nr_futexes,
 	};
-	/* Only the functions and futexes: the line has its own envelope. */
+	/*
+	 * Only the functions, futexes and solo blocks (over the armed
+	 * time): the line has its own envelope.
+	 */
 	struct report r = {
 		.pid = tg->pid,
 		.command = tg->exe,
+		.duration_ns = w->armed_ns,
 		.sci = sr,
 		.verdicts = verdicts,
+		.solo = w->solo_share > 0 || w->solo.blocks ? &w->solo : NULL,
+		.solo_share = w->solo_share,
 	};
 	struct report_build b = { 0 };
 	struct json j;
@@ -419,6 +428,7 @@ static int window_write(struct window_set *w, FILE *f,
 	window_json_envelope(&j, w, tg, now, duty, overhead);
 	report_json_functions(&j, &r);
 	report_json_futexes(&j, &r);
+	report_solo_json(&j, &r);
 	window_json_notes(&j, w, verdicts);
 	window_json_totals(&j, w);
 	json_object_end(&j);

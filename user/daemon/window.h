@@ -158,6 +158,8 @@ struct window_set {
 	uint64_t recorded, dropped, unpaired, open_at_stop;
 	uint64_t lost_exits;	/* closed by a scan (trace.h) */
 	uint32_t bursts;
+	struct solo_stats solo;		/* the bursts' solo blocks */
+	double solo_share;		/* asked for (--solo-blocks), 0: off */
 	struct window_futex *futexes;
 	size_t nr_futexes, cap_futexes;
 

@@ -36,9 +36,15 @@ void solo_sched_init(struct solo_sched *s, double share, uint64_t now,
 {
 	*s = (struct solo_sched){ .ioctl = fn, .ctx = ctx, .share = share,
 				  .rng = seed | 1 };
-	/* The first block comes after a random share of a mean gap. */
+	/*
+	 * The first block comes after a uniform share of a mean gap, as if
+	 * the session had joined a run of blocks at a random moment: ispotd's
+	 * bursts, each a session, may be shorter than a gap, and must still
+	 * get their share of blocks on average.
+	 */
 	if (share > 0)
-		s->next_ns = now + solo_gap(s, SOLO_MIN_BLOCK_NS);
+		s->next_ns = now + (uint64_t)(solo_rand(s) * (double)
+			SOLO_MIN_BLOCK_NS * (1 - share) / share);
 }
 
 uint64_t solo_sched_next(const struct solo_sched *s)
