@@ -11,28 +11,40 @@
  * a handler of this module sleeps; why it may is in
  * Documentation/kernel-compat.rst, "Sleeping in an entry handler".
  *
- * The holder lets go when its outermost gated call returns (return
- * handler), when it exits (the sched_process_exit probe), when it enters a
- * gated call again after its block's admission ended with the outer call
- * left behind (longjmp), and everyone is let go when a wait times out or
- * the session stops.  No wait is ever longer than wait_max_ns, whatever the
- * holder does: a holder that waits for another thread of the gate, or
- * never returns, costs one timeout and opens the gate for the rest of the
- * block.
+ * The gate's state is one word, @holder: NULL (free), the holding task, or
+ * ISPOT_GATE_OPENED (everyone passes: a wait timed out, or the session
+ * stops).  Taking it is cmpxchg(NULL -> current), so nothing is admitted
+ * once it is opened.  The holder lets go when its outermost gated call
+ * returns (return handler), when it exits (the sched_process_exit probe;
+ * blocks need ISPOT_SETUP_TASKS for that), and when it enters a gated call
+ * again, after its block's admission ended, with the outer call left
+ * behind (longjmp).  A wait that outlives wait_max_ns opens the gate for
+ * the rest of its block, whatever the holder does: a holder that waits for
+ * another thread of the gate, or never returns, costs one timeout.
+ *
+ * A thread that lets the gate go while others wait may not take it again
+ * at once, for an eighth of wait_max_ns: in a pool that calls the gated
+ * function in a loop, it would otherwise win every time, before any waiter
+ * is scheduled, and every block would time out.
  *
  * Who writes what (struct ispot_gate):
- *   deadline, wait_max_ns, block: the ioctls, under the session lock;
- *   open, timeouts: the ioctls, and a waiter whose wait timed out;
- *   holder: cmpxchg() by the thread taking the gate; cleared with cmpxchg()
- *     by the holder, or plainly by a timed-out waiter and at stop;
- *   holder_sp, holder_exec_id: only the holder, while it holds.
- * Lock order: session lock, then the wait queue's spinlock, which nothing
- * is taken under.  Handlers take only the latter, and only while the gate
- * is in use.
+ *   block, deadline, wait_max_ns, open_block: the ioctls, under the
+ *     session lock; a handler clears a deadline that has passed;
+ *   holder: cmpxchg() in handlers, xchg()/WRITE_ONCE() by the ioctls;
+ *   holder_sp, holder_exec_id, holder_tid: the holder, while it holds;
+ *   last_holder: whoever lets go, and the next to take the gate;
+ *   timeouts: atomic, by the waiter that opens the gate.
+ *
+ * Lock order: the session lock, then the wait queue's spinlock, under which
+ * nothing is taken.  Handlers take only the latter.  One dependency lockdep
+ * cannot see: DISABLE waits for running handlers (unregistering), and a
+ * handler may wait for the holder's return; DISABLE opens the gate and
+ * wakes every waiter before it unregisters, so that wait is never on it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/jiffies.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -41,10 +53,28 @@
 
 #include "ispot_internal.h"
 
+/* The fraction of wait_max_ns a thread that let go stands back. */
+#define ISPOT_GATE_STAND_BACK	8
+
+static void ispot_gate_wake_work(struct irq_work *work)
+{
+	struct ispot_gate *g = container_of(work, struct ispot_gate,
+					    wake_work);
+
+	wake_up_all(&g->wq);
+}
+
 void ispot_gate_init(struct ispot_gate *g)
 {
 	init_waitqueue_head(&g->wq);
+	init_irq_work(&g->wake_work, ispot_gate_wake_work);
 	atomic_set(&g->timeouts, 0);
+}
+
+/* Before the session is freed: no wake-up is still queued. */
+void ispot_gate_free(struct ispot_gate *g)
+{
+	irq_work_sync(&g->wake_work);
 }
 
 /*
@@ -93,7 +123,7 @@ void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
 		ispot_record_header(rec, s, current, probe_id, ISPOT_REC_GATE,
 				    1, ktime_get_mono_fast_ns());
 		rec->sp = sp;
-		rec->ip = 0;
+		rec->ip = pass->displaced_tid;
 		rec->data[0] = pass->block;
 		rec->data[1] = pass->waited_ns;
 		rec->data[2] = pass->flags;
@@ -102,25 +132,44 @@ void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
 	preempt_enable();
 }
 
-static void ispot_gate_wake(struct ispot_gate *g)
-{
-	/* wq_has_sleeper()'s barrier orders the holder's store before it. */
-	if (wq_has_sleeper(&g->wq))
-		wake_up_all(&g->wq);
-}
-
-/* Let go of the gate if @t holds it. */
+/*
+ * Let go of the gate if @t holds it, from @t's own return or entry handler
+ * (task context, preemptible).  A thread that lets go while others wait
+ * stands back (see the top of this file).
+ */
 void ispot_gate_release(struct ispot_gate *g, struct task_struct *t)
 {
 	if (READ_ONCE(g->holder) != t || cmpxchg(&g->holder, t, NULL) != t)
 		return;
-	ispot_gate_wake(g);
+	/* cmpxchg() is a full barrier: the sleepers' check is ordered. */
+	if (wq_has_sleeper(&g->wq)) {
+		WRITE_ONCE(g->last_holder, t);
+		WRITE_ONCE(g->released_ns, ktime_get_mono_fast_ns());
+		wake_up_all(&g->wq);
+	}
 }
 
-static void ispot_gate_hold(struct ispot_gate *g, u64 sp)
+/*
+ * The same from the sched_process_exit probe, where preemption is off:
+ * the wake-up is deferred, as a PREEMPT_RT kernel's wait-queue lock may
+ * sleep.
+ */
+void ispot_gate_release_exiting(struct ispot_gate *g, struct task_struct *t)
 {
+	if (READ_ONCE(g->holder) != t || cmpxchg(&g->holder, t, NULL) != t)
+		return;
+	irq_work_queue(&g->wake_work);
+}
+
+static void ispot_gate_hold(struct ispot_session *s, u64 sp)
+{
+	struct ispot_gate *g = &s->gate;
+
 	g->holder_sp = sp;
 	g->holder_exec_id = READ_ONCE(current->self_exec_id);
+	g->holder_tid = ispot_vpid(s, current);
+	if (READ_ONCE(g->last_holder))
+		WRITE_ONCE(g->last_holder, NULL);
 }
 
 /*
@@ -129,16 +178,18 @@ static void ispot_gate_hold(struct ispot_gate *g, u64 sp)
  * (longjmp, an exception, exec): this call is its outermost now, if the
  * block still admits; if not, it lets go and passes.
  */
-static bool ispot_gate_again(struct ispot_gate *g, u64 sp, u64 now,
-			     struct ispot_gate_pass *pass)
+static bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
+			     u64 deadline, struct ispot_gate_pass *pass)
 {
+	struct ispot_gate *g = &s->gate;
+
 	if (sp < g->holder_sp &&
 	    READ_ONCE(current->self_exec_id) == g->holder_exec_id) {
 		pass->flags = ISPOT_GATE_NESTED;
 		return true;
 	}
-	if (now < smp_load_acquire(&g->deadline)) {
-		ispot_gate_hold(g, sp);
+	if (now < deadline) {
+		ispot_gate_hold(s, sp);
 		pass->flags = ISPOT_GATE_ADMITTED;
 		return true;
 	}
@@ -146,96 +197,180 @@ static bool ispot_gate_again(struct ispot_gate *g, u64 sp, u64 now,
 	return false;
 }
 
-/* A wait outlived wait_max_ns: everyone passes until the block ends. */
-static void ispot_gate_time_out(struct ispot_gate *g)
+/*
+ * A wait outlived wait_max_ns: open the gate for the rest of the block,
+ * unless the block it waited in is over (then it only passes, late).  The
+ * displaced holder's tid goes into the GATE record, so that its call is
+ * not taken for one that ran alone.  Returns false if the gate came free
+ * meanwhile: the caller looks again.
+ */
+static bool ispot_gate_time_out(struct ispot_gate *g,
+				struct ispot_gate_pass *pass)
 {
-	WRITE_ONCE(g->open, true);
+	struct task_struct *cur;
+
+	if (READ_ONCE(g->open_block) != pass->block) {
+		/* Its block has ended: not this block's to open. */
+		pass->flags |= ISPOT_GATE_LATE;
+		return true;
+	}
+	for (;;) {
+		cur = READ_ONCE(g->holder);
+		if (!cur)
+			return false;
+		if (cur == ISPOT_GATE_OPENED) {
+			pass->flags |= ISPOT_GATE_OPEN;
+			return true;
+		}
+		pass->displaced_tid = READ_ONCE(g->holder_tid);
+		if (cmpxchg(&g->holder, cur, ISPOT_GATE_OPENED) == cur)
+			break;
+	}
 	atomic_inc(&g->timeouts);
-	WRITE_ONCE(g->holder, NULL);
+	pass->flags |= ISPOT_GATE_TIMEOUT;
 	wake_up_all(&g->wq);
+	return true;
 }
 
 static bool ispot_gate_passable(struct ispot_session *s)
 {
-	return !READ_ONCE(s->gate.holder) || READ_ONCE(s->gate.open) ||
-	       READ_ONCE(s->stop_reason);
+	struct task_struct *h = READ_ONCE(s->gate.holder);
+
+	return !h || h == ISPOT_GATE_OPENED || READ_ONCE(s->stop_reason);
 }
 
-/* At least one jiffy, so that a short remainder still sleeps. */
-static long ispot_gate_jiffies(u64 ns)
+/*
+ * Sleep until the gate may be passable (@any: until any wake-up of the
+ * gate, a thread standing back), @until (mono ns) or a fatal signal,
+ * whichever comes first: -ERESTARTSYS on the signal.  An hrtimer, not
+ * jiffies: a wait of 1 ms must not last a 4 ms tick.
+ */
+static int ispot_gate_sleep(struct ispot_session *s, u64 until, bool any)
 {
-	return max_t(long, 1, nsecs_to_jiffies(ns));
+	struct ispot_gate *g = &s->gate;
+	struct wait_queue_entry wait;
+	ktime_t expires = ns_to_ktime(until);
+	long ret;
+
+	init_wait_entry(&wait, 0);
+	ret = prepare_to_wait_event(&g->wq, &wait, TASK_KILLABLE);
+	if (!ret && (any || !ispot_gate_passable(s)))
+		schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
+	finish_wait(&g->wq, &wait);
+	return fatal_signal_pending(current) ? -ERESTARTSYS : 0;
+}
+
+/* Whether @now is past @start + @span, on a clock that may step back. */
+static bool ispot_gate_past(u64 now, u64 start, u64 span)
+{
+	return (s64)(now - start) >= (s64)span;
+}
+
+/*
+ * Try to take a free gate: false if admission is over (the caller
+ * passes), or if this thread just let go and stands back.
+ */
+static bool ispot_gate_take(struct ispot_session *s, u64 sp, u64 now,
+			    u64 deadline, u64 wait_max, bool *stand_back)
+{
+	struct ispot_gate *g = &s->gate;
+
+	*stand_back = READ_ONCE(g->last_holder) == current &&
+		      !ispot_gate_past(now, READ_ONCE(g->released_ns),
+				       wait_max / ISPOT_GATE_STAND_BACK);
+	if (now >= deadline || *stand_back)
+		return false;
+	if (cmpxchg(&g->holder, NULL, current))
+		return false;
+	ispot_gate_hold(s, sp);
+	return true;
 }
 
 /*
  * The entry handler's slow path (ispot_gate_enter()), in task context with
  * preemption enabled and no lock of ours held.  Fills @pass and returns
- * whether the call met the gate at all (a GATE record is due).
+ * whether a GATE record is due.
  */
 bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 			   struct ispot_gate_pass *pass)
 {
 	struct ispot_gate *g = &s->gate;
-	u64 start = ktime_get_mono_fast_ns();
-	u64 wait_max = READ_ONCE(g->wait_max_ns);
-	u64 now = start;
+	u64 deadline = smp_load_acquire(&g->deadline);
+	u64 start = ktime_get_mono_fast_ns(), now = start, wait_max;
+	struct task_struct *h;
+	bool stand_back;
 
 	pass->block = READ_ONCE(g->block);
+	wait_max = READ_ONCE(g->wait_max_ns);
 	pass->waited_ns = 0;
+	pass->displaced_tid = 0;
 	pass->flags = 0;
-	if (READ_ONCE(g->holder) == current)
-		return ispot_gate_again(g, sp, now, pass);
+	/* Admission is over: forget the deadline, the fast path is back. */
+	if (deadline && now >= deadline)
+		cmpxchg(&g->deadline, deadline, 0);
+	h = READ_ONCE(g->holder);
+	if (h == current)
+		return ispot_gate_again(s, sp, now, deadline, pass);
 	for (;;) {
-		if (READ_ONCE(g->open) || READ_ONCE(s->stop_reason)) {
+		h = READ_ONCE(g->holder);
+		if (h == ISPOT_GATE_OPENED || READ_ONCE(s->stop_reason)) {
 			pass->flags |= ISPOT_GATE_OPEN;
 			break;
 		}
-		if (!READ_ONCE(g->holder)) {
-			if (now < smp_load_acquire(&g->deadline) &&
-			    !cmpxchg(&g->holder, NULL, current)) {
-				ispot_gate_hold(g, sp);
+		if (!h) {
+			if (ispot_gate_take(s, sp, now, deadline, wait_max,
+					    &stand_back)) {
 				pass->flags |= ISPOT_GATE_ADMITTED;
 				break;
 			}
-			if (!READ_ONCE(g->holder)) {
+			if (now >= deadline) {
 				/* Admission is over: pass ungated. */
 				if (pass->flags & ISPOT_GATE_WAITED)
 					pass->flags |= ISPOT_GATE_LATE;
 				break;
 			}
-			continue;	/* another thread took it first */
+			if (!stand_back)
+				continue;	/* another thread took it */
 		}
-		if (now - start >= wait_max) {
-			ispot_gate_time_out(g);
-			pass->flags |= ISPOT_GATE_TIMEOUT;
-			break;
+		if (ispot_gate_past(now, start, wait_max)) {
+			if (ispot_gate_time_out(g, pass))
+				break;
+			continue;
 		}
 		pass->flags |= ISPOT_GATE_WAITED;
-		if (wait_event_killable_timeout(g->wq, ispot_gate_passable(s),
-				ispot_gate_jiffies(start + wait_max - now)) < 0) {
+		if (ispot_gate_sleep(s, stand_back ?
+				     READ_ONCE(g->released_ns) +
+				     wait_max / ISPOT_GATE_STAND_BACK :
+				     start + wait_max, stand_back)) {
 			/* SIGKILL: the thread dies on its way back to user. */
 			pass->flags |= ISPOT_GATE_OPEN;
 			break;
 		}
 		now = ktime_get_mono_fast_ns();
 	}
-	if (pass->flags & ISPOT_GATE_WAITED)
-		pass->waited_ns = ktime_get_mono_fast_ns() - start;
-	return pass->flags != ISPOT_GATE_OPEN;
+	if (pass->flags & ISPOT_GATE_WAITED) {
+		now = ktime_get_mono_fast_ns();
+		pass->waited_ns = ispot_gate_past(now, start, 0) ?
+				  now - start : 0;
+	}
+	return pass->flags & ~ISPOT_GATE_OPEN;
 }
 
-/* An END record for a block whose admission was on, and clear it. */
+/* The END record of the block whose BEGIN has none yet, if any. */
 static void ispot_gate_end(struct ispot_session *s, u32 flags)
 {
 	struct ispot_gate *g = &s->gate;
+	u32 timeouts = atomic_read(&g->timeouts);
 
-	if (!g->deadline)
-		return;
-	if (READ_ONCE(g->open))
-		flags |= ISPOT_SOLO_CONTAMINATED;
 	WRITE_ONCE(g->deadline, 0);
-	ispot_gate_put(s, ISPOT_REC_SOLO_END, g->block, flags,
-		       atomic_read(&g->timeouts));
+	if (!g->open_block)
+		return;
+	if (timeouts)
+		flags |= ISPOT_SOLO_CONTAMINATED;
+	ispot_gate_put(s, ISPOT_REC_SOLO_END, g->open_block, flags, timeouts);
+	WRITE_ONCE(g->open_block, 0);
+	/* A gate opened by a timeout closes with its block. */
+	cmpxchg(&g->holder, ISPOT_GATE_OPENED, NULL);
 }
 
 /*
@@ -248,24 +383,36 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 {
 	struct ispot_gate *g = &s->gate;
 	u64 now = ktime_get_mono_fast_ns();
+	u64 deadline = READ_ONCE(g->deadline);
 
 	lockdep_assert_held(&s->lock);
+	/* A holder's exit must release the gate (see the top of the file). */
+	if (!(s->setup_flags & ISPOT_SETUP_TASKS))
+		return -EOPNOTSUPP;
 	if (!duration_ns) {
 		ispot_gate_end(s, 0);
 		*block = g->block;
 		return 0;
 	}
-	if (g->deadline > now)
+	if (deadline && now < deadline)
 		return -EBUSY;
 	ispot_gate_end(s, 0);
-	g->block++;
+	WRITE_ONCE(g->block, g->block + 1);
+	WRITE_ONCE(g->open_block, g->block);
 	atomic_set(&g->timeouts, 0);
-	WRITE_ONCE(g->open, false);
 	WRITE_ONCE(g->wait_max_ns, wait_max_ns);
-	/* Last: a handler that sees the deadline sees the rest too. */
-	smp_store_release(&g->deadline, now + duration_ns);
+	/*
+	 * A holder of the last block still inside its call is not this
+	 * block's: its calls are not references, and the reader tells this
+	 * block's calls that overlap it from those that ran alone.
+	 */
+	WRITE_ONCE(g->holder, NULL);
+	WRITE_ONCE(g->last_holder, NULL);
+	/* BEGIN before any GATE of the block can be written. */
 	ispot_gate_put(s, ISPOT_REC_SOLO_BEGIN, g->block, now + duration_ns,
 		       wait_max_ns);
+	/* Last: a handler that sees the deadline sees the rest too. */
+	smp_store_release(&g->deadline, now + duration_ns);
 	*block = g->block;
 	return 0;
 }
@@ -274,16 +421,24 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
  * The session stops tracing (DISABLE, close): end the block and let every
  * waiter go, before the probes are unregistered, so that unregistering
  * never waits for a wait.  Under the session lock, or at release, when no
- * ioctl can run.
+ * ioctl can run.  The gate stays open until ispot_gate_reset().
  */
 void ispot_gate_stop(struct ispot_session *s)
 {
 	struct ispot_gate *g = &s->gate;
 
-	if (!g->deadline && !READ_ONCE(g->holder))
+	if (!g->open_block && !READ_ONCE(g->holder))
 		return;
-	WRITE_ONCE(g->open, true);
+	xchg(&g->holder, ISPOT_GATE_OPENED);
 	ispot_gate_end(s, ISPOT_SOLO_STOPPED);
-	WRITE_ONCE(g->holder, NULL);
+	/* ispot_gate_end() closed it: open again until the handlers are gone. */
+	WRITE_ONCE(g->holder, ISPOT_GATE_OPENED);
 	wake_up_all(&g->wq);
+}
+
+/* After the probes are unregistered: no handler can hold the gate. */
+void ispot_gate_reset(struct ispot_session *s)
+{
+	WRITE_ONCE(s->gate.holder, NULL);
+	WRITE_ONCE(s->gate.last_holder, NULL);
 }

@@ -91,18 +91,26 @@ struct ispot_sample_slot {
 
 #define ISPOT_SAMPLE_SLOTS	256
 
+/* ispot_gate.holder when everyone passes (a timeout, a stop). */
+#define ISPOT_GATE_OPENED	((struct task_struct *)1UL)
+
 /* Solo blocks (gate.c, which says who writes each field). */
 struct ispot_gate {
-	u64 deadline;		/* admission ends, mono ns; 0: no block */
-	struct task_struct *holder;	/* compared only, never dereferenced */
-	bool open;		/* everyone passes: a wait timed out, or
-				 * the session stopped */
+	u64 deadline;		/* admission ends, mono ns; 0: none */
+	/* NULL, the holding task (compared only), or ISPOT_GATE_OPENED */
+	struct task_struct *holder;
 	u32 block;		/* the current or last block's number */
+	u32 open_block;		/* the block whose END is due, 0: none */
 	u64 wait_max_ns;
 	u64 holder_sp;		/* sp at the holder's outermost entry */
 	u64 holder_exec_id;	/* its self_exec_id then */
+	u32 holder_tid;		/* its tid, for a timeout's record */
 	atomic_t timeouts;	/* in the current block */
+	/* Let go while others waited: stands back a while (compared only). */
+	struct task_struct *last_holder;
+	u64 released_ns;
 	wait_queue_head_t wq;	/* threads waiting for the holder */
+	struct irq_work wake_work;	/* wakes them from the exit probe */
 };
 
 /* How one call went through the gate: a GATE record's content. */
@@ -110,6 +118,7 @@ struct ispot_gate_pass {
 	u32 block;
 	u32 flags;		/* ISPOT_GATE_* */
 	u64 waited_ns;
+	u32 displaced_tid;	/* TIMEOUT: the holder it displaced */
 };
 
 struct ispot_session;
@@ -279,14 +288,17 @@ void ispot_probe_stats(struct ispot_probe *p, struct ispot_probe_stats *st);
 
 /* gate.c */
 void ispot_gate_init(struct ispot_gate *g);
+void ispot_gate_free(struct ispot_gate *g);
 bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 			   struct ispot_gate_pass *pass);
 void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
 		       const struct ispot_gate_pass *pass);
 void ispot_gate_release(struct ispot_gate *g, struct task_struct *t);
+void ispot_gate_release_exiting(struct ispot_gate *g, struct task_struct *t);
 int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 		    u32 *block);
 void ispot_gate_stop(struct ispot_session *s);
+void ispot_gate_reset(struct ispot_session *s);
 
 /*
  * An entry of a gated function: outside solo blocks, with nobody holding

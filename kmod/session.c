@@ -79,6 +79,7 @@ static void ispot_session_free_rings(struct ispot_session *s)
 void ispot_session_destroy(struct ispot_session *s)
 {
 	ispot_session_disable(s);
+	ispot_gate_free(&s->gate);
 	ispot_probe_free_all(s);
 	ispot_counters_free(s);
 	ispot_session_free_rings(s);
@@ -194,6 +195,8 @@ void ispot_session_disable(struct ispot_session *s)
 	ispot_gate_stop(s);
 	ispot_waits_stop(s);
 	ispot_probe_disarm_all(s);
+	/* No handler runs now: a hold that raced the stop is forgotten. */
+	ispot_gate_reset(s);
 	if (s->state == ISPOT_STATE_ENABLED)
 		WRITE_ONCE(s->state, ISPOT_STATE_READY);
 }

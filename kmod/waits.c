@@ -274,7 +274,7 @@ static __always_inline void ispot_waits_process_exit(void *data,
 		last = group_dead && !atomic_xchg(&s->waits_group_dead, 1);
 		ispot_waits_put(s, &ts, ISPOT_REC_TASK_EXIT, p, 0, last, 0, 0);
 		/* A holder that dies inside a gated call never returns. */
-		ispot_gate_release(&s->gate, p);
+		ispot_gate_release_exiting(&s->gate, p);
 	}
 	rcu_read_unlock_sched_notrace();
 }

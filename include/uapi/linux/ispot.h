@@ -230,8 +230,10 @@ struct ispot_counters {
  * ISPOT_SOLO_WAIT_MAX_NS); -EBUSY if one is on.  duration_ns == 0 ends the
  * current block early (wait_max_ns must be 0); a block that has already
  * ended is not an error.  Allowed in the ENABLED state.  @block is the
- * block's number, from 1 (out).  Documentation/solo-blocks.rst has the
- * method.
+ * block's number, from 1 (out).  Blocks need ISPOT_SETUP_TASKS (the exit
+ * of a holder lets the gate go): -EOPNOTSUPP without.  A thread that lets
+ * the gate go while others wait stands back for wait_max_ns / 8, so that a
+ * pool's threads take turns.  Documentation/solo-blocks.rst has the method.
  */
 #define ISPOT_SOLO_MAX_NS	1000000000ULL
 #define ISPOT_SOLO_WAIT_MAX_NS	100000000ULL
@@ -334,9 +336,11 @@ enum ispot_record_kind {
 	 * block or the session stops: data[1] ISPOT_SOLO_* flags, data[2]
 	 * the gate waits that timed out; admission ended at the earlier of
 	 * its ts_ns and SOLO_BEGIN's data[1].  GATE precedes, on the same
-	 * CPU, the ENTRY (if recorded) of a call that met the gate: probe_id
-	 * and sp are that call's; data[0] the block, data[1] the ns it
-	 * waited, data[2] ISPOT_GATE_* flags.
+	 * thread, the ENTRY (if recorded) of a call that met the gate:
+	 * probe_id and sp are that call's; data[0] the block, data[1] the ns
+	 * it waited, data[2] ISPOT_GATE_* flags; ip, with TIMEOUT, the tid of
+	 * the holder whose call the opened gate displaced (not alone to its
+	 * end), else 0.
 	 */
 	ISPOT_REC_SOLO_BEGIN = 10,
 	ISPOT_REC_SOLO_END = 11,

@@ -881,6 +881,25 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
 		ts += 100;
 	}
+	/*
+	 * 5 admitted, then 6's wait times out and names 5 as the holder it
+	 * displaced: 5's call is no reference, its next one may be.
+	 */
+	ts += 10;
+	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+	{
+		struct ispot_record r = wait_record(ISPOT_REC_GATE, 6, 1,
+						    ts + 50, 2, 5000);
+
+		r.probe_id = 1;
+		r.sp = SP0 - 4096;
+		r.ip = 5;
+		r.data[2] = ISPOT_GATE_WAITED | ISPOT_GATE_TIMEOUT;
+		pipeline_record(p, &r);
+	}
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+	ts += 100;
 	/* 6's calls beside 5's ungated ones take 300 ns: 200 of it lost. */
 	for (i = 0; i < 10; i++) {
 		ts += 100000;
@@ -889,6 +908,8 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 	}
 	f = traced_func(&self->t, ts + 1000);
 	EXPECT_EQ(p->solo.reference_calls, 30);
+	EXPECT_EQ(p->solo.gated_calls, 2 + 29 + 1);
+	EXPECT_EQ(p->solo.timeouts, 2);
 	EXPECT_EQ(p->solo.blocks, 2);
 	/* The second admitted until its deadline, 50,000 ns. */
 	EXPECT_EQ(p->solo.admitting_ns, 1010 + 50000);
@@ -899,7 +920,7 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 	 * The calls that met the gate but are no references count as
 	 * calls, with 6's: 150 ns, 50 over the reference.
 	 */
-	EXPECT_EQ(f->interf.calls, 4 + 10 + 1);
+	EXPECT_EQ(f->interf.calls, 4 + 1 + 10 + 1);
 	EXPECT_EQ(f->interf.loss_ns, 10 * 200 + 50);
 }
 

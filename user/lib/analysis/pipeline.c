@@ -84,6 +84,27 @@ static void pipeline_causes(const uint64_t *now, const uint64_t *then,
 	c->reference = false;
 }
 
+/*
+ * A call the gate admitted: a reference if it ran alone (solo.h) and its
+ * thread was not displaced meanwhile; the displacement ends with the
+ * thread's outermost gated call.
+ */
+static void pipeline_gated(struct pipeline *p, const struct pair_exec *e,
+			   struct sci_causes *c)
+{
+	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, e->tid);
+	bool displaced = th && th->gate_displaced;
+
+	if (displaced && (e->aux[PIPE_AUX_GATE] & ISPOT_GATE_ADMITTED))
+		th->gate_displaced = false;
+	p->solo.gated_calls++;
+	if (c && !displaced &&
+	    solo_call_clean(e->aux[PIPE_AUX_GATE], c->waited_ns)) {
+		c->reference = true;
+		p->solo.reference_calls++;
+	}
+}
+
 /* A paired execution: its key, and into every tally. */
 static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 {
@@ -98,13 +119,8 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 		pipeline_causes(p->now, e->aux, &causes);
 		c = &causes;
 	}
-	if (e->aux[PIPE_AUX_GATE] & (ISPOT_GATE_ADMITTED | ISPOT_GATE_NESTED)) {
-		p->solo.gated_calls++;
-		if (c && solo_call_clean(e->aux[PIPE_AUX_GATE], c->waited_ns)) {
-			c->reference = true;
-			p->solo.reference_calls++;
-		}
-	}
+	if (e->aux[PIPE_AUX_GATE] & (ISPOT_GATE_ADMITTED | ISPOT_GATE_NESTED))
+		pipeline_gated(p, e, c);
 	shaped = shapes_add(p->shapes, probe->func_id, &e->shape,
 			    probe->key.kind == KEY_SHAPE);
 	if (shaped < 0)
@@ -437,12 +453,21 @@ static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 		pipeline_exec(p, &e);
 }
 
-/* A GATE record: its wait, and the ENTRY it comes before. */
+/*
+ * A GATE record: its wait, and the ENTRY it comes before.  One that timed
+ * out names the holder it displaced (ip): that thread's gated call did not
+ * run alone to its end, so it is no reference.
+ */
 static void pipeline_gate(struct pipeline *p, const struct ispot_record *rec)
 {
-	struct pipeline_thread *th = pipeline_held(p, rec);
+	struct pipeline_thread *th = pipeline_held(p, rec), *holder;
 
 	solo_gate_record(&p->solo, rec);
+	if ((rec->data[2] & ISPOT_GATE_TIMEOUT) && rec->ip) {
+		holder = hashmap_find_ptr(&p->threads, (uint32_t)rec->ip);
+		if (holder)
+			holder->gate_displaced = true;
+	}
 	if (!th)
 		return;
 	th->gate_pending = true;

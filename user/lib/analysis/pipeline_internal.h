@@ -25,6 +25,8 @@ struct pipeline_thread {
 	uint32_t gate_probe;
 	uint32_t gate_flags;		/* ISPOT_GATE_* */
 	uint64_t gate_sp;
+	/* A timeout opened the gate on its gated call (pipeline_gated()). */
+	bool gate_displaced;
 };
 
 /* @th's open calls changed: keep pipeline.inside up to date. */

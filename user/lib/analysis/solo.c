@@ -26,7 +26,6 @@ void solo_block_record(struct solo_stats *s, const struct ispot_record *rec)
 	}
 	if (rec->data[1] & ISPOT_SOLO_CONTAMINATED)
 		s->contaminated++;
-	s->timeouts += rec->data[2];
 	if (s->open_block && s->open_block == (uint32_t)rec->data[0])
 		solo_close(s, rec->ts_ns);
 }
@@ -37,6 +36,9 @@ void solo_gate_record(struct solo_stats *s, const struct ispot_record *rec)
 		s->gate_waits++;
 		s->gate_wait_ns += rec->data[1];
 	}
+	/* Each wait that timed out says so, even one past its block's END. */
+	if (rec->data[2] & ISPOT_GATE_TIMEOUT)
+		s->timeouts++;
 }
 
 void solo_finish(struct solo_stats *s, uint64_t end_ts)

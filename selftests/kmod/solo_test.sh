@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Solo blocks (Documentation/solo-blocks.rst) from the front ends: a pool
+# that never pauses gets a gated reference in-run, made of calls the gate
+# let in alone, and its waits are reported; the recording's report gives
+# the same figures as the live run; --solo-blocks 0 makes no block, and
+# a share out of range is one line and exit 2; ispotd gives a pool a
+# gated reference within its first three windows at the default budget.
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/ispotd_lib.sh"
+s=/ispot/samples
+require_root
+require_module
+tmpdir_setup
+
+tap_plan 5
+
+# pool ARGS: lock_contention as a pool contended by design (two threads,
+# no pause between their turns, the lock held for most of each call).
+pool() {
+	"$s/lock_contention" --threads 2 --delay-us 0 --hold-us 200 "$@"
+}
+
+fn() { json_get "$1" ".functions[name=acquire].$2"; }
+solo() { json_get "$1" ".solo_blocks.$2"; }
+
+# A tenth of the run in blocks, so that a run of a few guest seconds has
+# well over the 30 reference calls a reference needs.
+t_gated() {
+	run_status 0 ispotctl record -o "$tmp/pool.isr" --func acquire \
+		--solo-blocks 10% --json -o "$tmp/live.json" -- \
+		"$s/lock_contention" --threads 2 --delay-us 0 --hold-us 200 \
+		--iterations 1500 || return 1
+	echo "# reference $(fn "$tmp/live.json" interference_reference)," \
+	     "$(fn "$tmp/live.json" reference_calls) reference calls;" \
+	     "blocks $(solo "$tmp/live.json" blocks)," \
+	     "share $(solo "$tmp/live.json" share)," \
+	     "waits $(solo "$tmp/live.json" gate_waits)," \
+	     "timeouts $(solo "$tmp/live.json" timeouts)"
+	[ "$(fn "$tmp/live.json" interference_reference)" = gated ] &&
+		[ "$(fn "$tmp/live.json" reference_calls)" -ge 30 ] &&
+		[ "$(solo "$tmp/live.json" blocks)" -ge 1 ] &&
+		[ "$(solo "$tmp/live.json" gate_waits)" -ge 1 ] &&
+		[ "$(solo "$tmp/live.json" reference_calls)" -ge \
+		  "$(fn "$tmp/live.json" reference_calls)" ]
+}
+tap_check "a_pool_gets_a_gated_reference_in_run" t_gated
+
+# Every field that solo blocks gave, offline as live.
+t_replay() {
+	run_status 0 ispotctl report "$tmp/pool.isr" --json \
+		-o "$tmp/offline.json" || return 1
+	for f in interference_reference reference_calls interference \
+		 interference_ns; do
+		[ "$(fn "$tmp/live.json" $f)" = "$(fn "$tmp/offline.json" $f)" ] ||
+			{ echo "# $f: live $(fn "$tmp/live.json" $f)," \
+			       "offline $(fn "$tmp/offline.json" $f)"; return 1; }
+	done
+	json_get -l "$tmp/live.json" .solo_blocks >"$tmp/live.solo"
+	json_get -l "$tmp/offline.json" .solo_blocks >"$tmp/offline.solo"
+	# The share asked is the live session's option, not in the file.
+	grep -v share_asked "$tmp/live.solo" >"$tmp/a"
+	grep -v share_asked "$tmp/offline.solo" >"$tmp/b"
+	diff "$tmp/a" "$tmp/b" | sed 's/^/# /'
+	[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"
+}
+tap_check "a_recording_gives_the_blocks_figures_of_the_live_run" t_replay
+
+t_off() {
+	run_status 0 ispotctl run --func acquire --solo-blocks 0 --json \
+		-o "$tmp/off.json" -- "$s/lock_contention" --threads 2 \
+		--delay-us 0 --hold-us 200 --iterations 1500 || return 1
+	[ -z "$(json_get "$tmp/off.json" .solo_blocks)" ] &&
+		[ "$(fn "$tmp/off.json" interference_reference)" != gated ] &&
+		[ "$(fn "$tmp/off.json" reference_calls)" = 0 ]
+}
+tap_check "solo_blocks_0_makes_none" t_off
+
+t_bad() {
+	for share in 60% -1% abc 2x; do
+		run_status 2 ispotctl run --func acquire --solo-blocks "$share" \
+			-- /bin/true || return 1
+		one_line_err "solo-blocks '$share' must be a percentage from 0 to 50" ||
+			return 1
+	done
+}
+tap_check "a_share_out_of_range_is_one_line" t_bad
+
+# ispotd at its default budget and share, 4 s windows: a pool that never
+# runs alone has a gated reference in one of its first three windows.
+t_daemon() {
+	pool --iterations 100000000 >/dev/null &
+	bg=$!
+	ispotd --pid "$bg" --func acquire --window 4s --log "$tmp/d.jsonl" \
+		2>"$tmp/d.err" &
+	d=$!
+	daemon_ready "$tmp/d.err" || { kill $bg; stop_daemon $d; return 1; }
+	wait_for 120 sh -c "[ \$(grep -c '\"pid\": $bg,' '$tmp/d.jsonl') -ge 3 ]"
+	kill "$bg"
+	wait "$bg" 2>/dev/null
+	stop_daemon "$d"
+	json_get "$tmp/d.jsonl" .bursts .duty_cycle .solo_blocks.blocks \
+		.solo_blocks.reference_calls \
+		'.functions[name=acquire].interference_reference' \
+		'.functions[name=acquire].reference_calls' | head -n 5 |
+		sed 's/^/# window: /'
+	json_get "$tmp/d.jsonl" '.functions[name=acquire].interference_reference' |
+		head -n 3 | grep -q '^gated$'
+}
+tap_check "ispotd_gives_a_pool_a_gated_reference_within_3_windows" t_daemon
+
+tap_done
