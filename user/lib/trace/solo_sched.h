@@ -25,8 +25,11 @@
 #define SOLO_WAIT_CALLS		8
 #define SOLO_MIN_WAIT_NS	(1000 * 1000ull)
 #define SOLO_MAX_WAIT_NS	(10 * 1000 * 1000ull)
-/* With no call seen yet, look again this much later. */
-#define SOLO_RETRY_NS		(100 * 1000 * 1000ull)
+/*
+ * With no call seen yet, look again this much later: soon, as ispotd's
+ * first burst of a target lasts 200 ms.
+ */
+#define SOLO_RETRY_NS		(10 * 1000 * 1000ull)
 
 struct ispot_solo;
 /* ISPOT_IOC_SOLO on the session: 0, or -1 with errno set. */
