@@ -54,11 +54,8 @@ t_replay() {
 			{ echo "# $f: live $(fn "$tmp/live.json" $f)," \
 			       "offline $(fn "$tmp/offline.json" $f)"; return 1; }
 	done
-	json_get -l "$tmp/live.json" .solo_blocks >"$tmp/live.solo"
-	json_get -l "$tmp/offline.json" .solo_blocks >"$tmp/offline.solo"
-	# The share asked is the live session's option, not in the file.
-	grep -v share_asked "$tmp/live.solo" >"$tmp/a"
-	grep -v share_asked "$tmp/offline.solo" >"$tmp/b"
+	json_get -l "$tmp/live.json" .solo_blocks >"$tmp/a"
+	json_get -l "$tmp/offline.json" .solo_blocks >"$tmp/b"
 	diff "$tmp/a" "$tmp/b" | sed 's/^/# /'
 	[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"
 }

@@ -415,7 +415,6 @@ static int window_write(struct window_set *w, FILE *f,
 		.sci = sr,
 		.verdicts = verdicts,
 		.solo = w->solo_share > 0 || w->solo.blocks ? &w->solo : NULL,
-		.solo_share = w->solo_share,
 	};
 	struct report_build b = { 0 };
 	struct json j;

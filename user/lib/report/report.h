@@ -115,9 +115,8 @@ struct report {
 	const char *const *notes;	/* extra footer lines, may be 0 */
 	size_t nr_notes;
 	const char *baseline;	/* the --baseline FILE, or NULL */
-	/* Solo blocks and the gate (solo.h); NULL when they were off. */
+	/* Solo blocks and the gate (solo.h); NULL when none was made. */
 	const struct solo_stats *solo;
-	double solo_share;	/* the share asked for (--solo-blocks) */
 	/*
 	 * Columns the table should fit in, by eliding long function names:
 	 * 0 = the terminal's width when the output is one, else no limit

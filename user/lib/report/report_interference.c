@@ -273,7 +273,6 @@ void report_solo_json(struct json *j, const struct report *r)
 	if (!s)
 		return;
 	json_object_begin(j, "solo_blocks");
-	json_double(j, "share_asked", r->solo_share);
 	json_double(j, "share", r->duration_ns ?
 			(double)s->admitting_ns / (double)r->duration_ns : 0);
 	json_u64(j, "blocks", s->blocks);

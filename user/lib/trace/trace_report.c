@@ -133,11 +133,12 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->stacks = t->pipe->stacks;
 	r->wide = t->opts->wide;
 	r->all_futexes = t->opts->all_futexes;
-	/* Blocks asked for, or found in a recording. */
-	if (s->solo_share > 0 || t->pipe->solo.blocks) {
+	/*
+	 * Blocks that were made, live or in a recording alike (a recording
+	 * does not keep the option), so that both give the same report.
+	 */
+	if (t->pipe->solo.blocks)
 		r->solo = &t->pipe->solo;
-		r->solo_share = s->solo_share;
-	}
 }
 
 /* Every output the options ask for, drawn from @r and the engine. */
