@@ -232,6 +232,18 @@ static bool ispot_gate_time_out(struct ispot_gate *g,
 	return true;
 }
 
+/*
+ * Whether @t is inside a call with a return probe pending, which (but for
+ * the holder's nested calls, told apart before) it entered before the
+ * gate stood: it may hold a lock the holder waits for, and waiting here
+ * would then wait for itself.  Another tracer's return probes count too;
+ * stale ones (a longjmp) until its next return probe cleans them up.
+ */
+static bool ispot_gate_inside(struct task_struct *t)
+{
+	return t->utask && READ_ONCE(t->utask->return_instances);
+}
+
 static bool ispot_gate_passable(struct ispot_session *s)
 {
 	struct task_struct *h = READ_ONCE(s->gate.holder);
@@ -311,6 +323,10 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 	h = READ_ONCE(g->holder);
 	if (h == current)
 		return ispot_gate_again(s, sp, now, deadline, pass);
+	if (ispot_gate_inside(current)) {
+		pass->flags = ISPOT_GATE_INSIDE;
+		return true;
+	}
 	for (;;) {
 		h = READ_ONCE(g->holder);
 		if (h == ISPOT_GATE_OPENED || READ_ONCE(s->stop_reason)) {

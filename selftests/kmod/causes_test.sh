@@ -62,15 +62,23 @@ tap_check "futex_report_names_the_mutex" t_futex_symbol
 # A spinner never sleeps: its loss is CPU time, spinning or, when the
 # tracer's own thread takes one of the two vCPUs, waiting to run again
 # (sid once showed on-CPU 0.475 and run-queue 0.525 of a 5 ms loss).
+# What little is blocked is the uprobe machinery's own sleeps, not the
+# program's: on 7.x (sid) it reached 0.114 of the loss in make check-all
+# (2026-11-28, a loaded host), against under 0.05 on 6.1; the bound
+# leaves room for that and still fails a loss that really sleeps.
 t_spin() {
 	causes_of spin spin_acquire spinlock --threads 2 --delay-us 0 \
 		--iterations 600 || return 1
+	echo "# shares: on-CPU $(share "$tmp/spin.json" oncpu)," \
+	     "run queue $(share "$tmp/spin.json" runqueue)," \
+	     "futex $(share "$tmp/spin.json" futex)," \
+	     "blocked $(share "$tmp/spin.json" blocked)"
 	lt 0.5 "$(awk -v a="$(share "$tmp/spin.json" oncpu)" \
 		-v b="$(share "$tmp/spin.json" runqueue)" \
 		'BEGIN { print a + b }')" &&
 		lt 0.2 "$(share "$tmp/spin.json" oncpu)" || return 1
 	lt "$(share "$tmp/spin.json" futex)" 0.1 &&
-		lt "$(share "$tmp/spin.json" blocked)" 0.1
+		lt "$(share "$tmp/spin.json" blocked)" 0.25
 }
 par_need contended "$tmp/spin.par"
 tap_parallel "spinlock_loss_is_mostly_on_cpu" t_spin

@@ -256,7 +256,9 @@ struct ispot_solo {
  * nested call; WAITED: it waited (data[1] ns) for the holder; TIMEOUT: the
  * wait timed out and it passed ungated; OPEN: the gate was open (the block
  * contaminated or stopped) when it came or while it waited; LATE: it
- * waited for a holder whose block had ended, and passed ungated.
+ * waited for a holder whose block had ended, and passed ungated; INSIDE:
+ * its thread was inside a call it entered before (a return probe
+ * pending), which may hold what the holder waits for, so it passed.
  */
 #define ISPOT_GATE_ADMITTED	(1U << 0)
 #define ISPOT_GATE_NESTED	(1U << 1)
@@ -264,6 +266,7 @@ struct ispot_solo {
 #define ISPOT_GATE_TIMEOUT	(1U << 3)
 #define ISPOT_GATE_OPEN		(1U << 4)
 #define ISPOT_GATE_LATE		(1U << 5)
+#define ISPOT_GATE_INSIDE	(1U << 6)
 
 enum ispot_session_state {
 	ISPOT_STATE_NEW = 0,	/* opened, no target yet */
