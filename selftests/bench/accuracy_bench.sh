@@ -115,9 +115,10 @@
 #       ACC_GATE_THREADS threads and private locks (every worker could run
 #       at once, so a block, which lets one in at a time, costs it most),
 #       traced by `ispotctl run` with blocks at the default share and with
-#       --solo-blocks 0, alternating, ACC_GATE_REPS runs each: the median
-#       of the program's own run time (it prints it) with blocks over the
-#       median without.  The blocks' share and gate timeouts are a note.
+#       --solo-blocks 0, alternating (each first every other time),
+#       ACC_GATE_REPS runs each: the median of the program's own run time
+#       (it prints it) with blocks over the median without.  Each run's
+#       times, blocks' share and gate timeouts are a note.
 # Each config's figures are printed as a '# ' note.
 . "$(dirname "$0")/bench_lib.sh"
 # The shell tests' one JSON reader (selftests/kmod/json_get.c).
@@ -150,7 +151,9 @@ pool_threads=${ACC_POOL_THREADS:-2 4 8}
 pool_iters=${ACC_POOL_ITERS:-2000}
 pool_unit_us=${ACC_POOL_UNIT_US:-50}
 gate_threads=${ACC_GATE_THREADS:-8}
-gate_reps=${ACC_GATE_REPS:-5}
+# Eight pairs: the pool's time moved by 15% from run to run on a loaded
+# host, with or without blocks.
+gate_reps=${ACC_GATE_REPS:-8}
 configs=${ACC_CONFIGS:-lock spinlock io pool solo external gate}
 # The work sleeps (--sleep) unless ACC_WORK=spin: see samples/sample.h.
 work_opt=--sleep
@@ -574,13 +577,21 @@ if want gate; then
 	: >"$tmp/g_on"
 	: >"$tmp/g_off"
 	r=0
-	# Alternating, so that a slow phase of the host hits both.
+	# Alternating, so that a slow phase of the host hits both, and each
+	# first every other time (on, off, off, on, ...), so that neither
+	# always runs after the other.
 	while [ "$r" -lt "$gate_reps" ]; do
 		r=$((r + 1))
+		if [ $((r % 2)) = 0 ]; then
+			off=$(gate_run "$tmp/gate_off.json" --solo-blocks 0)
+			[ -n "$off" ] || sed 's/^/# ispotctl: /' "$tmp/err"
+		fi
 		on=$(gate_run "$tmp/gate_on.json")
 		[ -n "$on" ] || sed 's/^/# ispotctl: /' "$tmp/err"
-		off=$(gate_run "$tmp/gate_off.json" --solo-blocks 0)
-		[ -n "$off" ] || sed 's/^/# ispotctl: /' "$tmp/err"
+		if [ $((r % 2)) = 1 ]; then
+			off=$(gate_run "$tmp/gate_off.json" --solo-blocks 0)
+			[ -n "$off" ] || sed 's/^/# ispotctl: /' "$tmp/err"
+		fi
 		[ -n "$on" ] && [ -n "$off" ] || continue
 		echo "$on" >>"$tmp/g_on"
 		echo "$off" >>"$tmp/g_off"
@@ -589,7 +600,7 @@ if want gate; then
 	done
 	if [ -s "$tmp/g_on" ]; then
 		awk -v a="$(median <"$tmp/g_on")" -v b="$(median <"$tmp/g_off")" \
-			'BEGIN { printf "gate_cost: %.4f\n", b > 0 ? a / b : 0 }'
+			'BEGIN { printf "gate_cost: %.4f\n", (b > 0 ? a / b : 0) }'
 	fi
 fi
 rm -rf "$tmp"
