@@ -5,11 +5,14 @@
 # (the paper's §4, Table 1: Documentation/design.rst, References;
 # Documentation/evaluation.rst, "Accuracy".)
 #
-# Three causes, each swept over a contention parameter, one config at a
+# Four causes, each swept over a contention parameter, one config at a
 # time: a traced run gives the SCI of the block, untraced runs of the same
 # config (median of ACC_REPS;
 # ACC_IO_REPS for I/O) its completion time T, and untraced runs of
 # the fixed program (the cause removed, nothing else changed) T_fixed.
+# The traced run is `ispotctl record` as a user gets it: with solo blocks
+# at the default share (--solo-blocks, 2%), so that INTERF may take its
+# reference from the calls the gate let in alone ("gated").
 #
 #   lock      samples/lock_contention, 2 threads, ACC_WORK_US of work per
 #             iteration split between inside the lock (--hold-us) and
@@ -21,8 +24,20 @@
 #             guest's disk, ACC_IO_ITERS per thread; the number of threads
 #             is swept.  Fixed: one thread doing its share alone, the time
 #             every thread would take with a disk of its own.
+#   pool      samples/pool_varied, a pool with no tail (its workers start
+#             together and stop together after a fixed total of work,
+#             ACC_POOL_ITERS calls of the mean size per thread): each call
+#             of varied_lock_work() does 1 to 64 units of ACC_POOL_UNIT_US
+#             (log-uniform) and holds one shared mutex for the last quarter
+#             of it; the number of threads is swept (ACC_POOL_THREADS).
+#             Fixed: --private-locks (a mutex per thread).  Its calls vary
+#             by themselves, so SCI and a bound overstate; no worker runs
+#             alone, so only the gate gives a reference.
 #
-# Figures (`name: value`):
+# ACC_CONFIGS names the parts to run (default: all of them): lock,
+# spinlock, io, pool (the sweeps above), solo, external and gate (below).
+#
+# Figures (`name: value`), each printed when its part ran:
 #   accuracy_rho_lock, accuracy_rho_spinlock, accuracy_rho_io
 #       Pearson's rho between the block's SCI and T over a cause's configs
 #       (the paper's Table 1: 0.99, 0.95, 0.99).
@@ -35,24 +50,23 @@
 #       runs: what a function free of interference scores on this machine.
 #   noise_sci_private_max
 #       the highest of those.
-#   interf_gain_spearman, interf_gain_mae, interf_io_mae
+#   interf_gain_spearman, interf_gain_mae, interf_io_mae, interf_pool_mae
 #       the same as gain_spearman and gain_mae for the interference figure
 #       (Documentation/design.rst, "Interference, not variance"), over
-#       every config and over the I/O configs, as a user who follows the
-#       report gets it: the contended run's figure, unless its JSON
-#       calls the reference weak ("interference_reference_weak": only a
-#       bound, or a reference from under 5% of the calls; the text's
-#       note then says to record a baseline), then the figure with that
-#       baseline (below).  Before commit 50b6ece these names were
-#       the in-run figure, now interf_inrun_*.
-#   interf_advised_points, interf_advised_bound_points
-#       how many configs the report called weak, and how many of the
-#       figures so chosen are still only a bound.
-#   interf_inrun_gain_spearman, interf_inrun_gain_mae, interf_inrun_io_mae
-#       the same for the contended run's figure alone, whatever the report
-#       said of it; where a block has too few solo calls the figure is
-#       only bounded, and the bound, what the report ranks by, is the
-#       prediction.
+#       every config, over the I/O configs and over the pool configs: the
+#       figure the traced run's own report ranks the block by, with no
+#       --baseline (its bound where it has no reference).  Between commit
+#       50b6ece and the change that added the pool configs, these names
+#       scored the figure "as the report advises" (now
+#       interf_baseline_advised_*), and interf_inrun_* the in-run figure
+#       (now these).
+#   interf_bound_points
+#       how many configs were left with only a bound in-run (their JSON's
+#       "interference_reference" is "none").
+#   interf_weak_points
+#       how many configs the in-run report called weak
+#       ("interference_reference_weak": only a bound, or a reference from
+#       under 5% of the calls; the text's note then advises a baseline).
 #   interf_io_traced_gain_mae, sci_io_traced_gain_mae,
 #   io_traced_gain_excess
 #       the I/O configs' figures (in-run) against the gain measured with both
@@ -60,21 +74,26 @@
 #       exceeds the untraced one on average: the tracer's own share of
 #       the error (its CPU time slows a program whose threads fill the
 #       guest's CPUs more than one that does not).
-#   interf_bound_points
-#       how many configs gave only a bound in-run.
-#   interf_baseline_gain_spearman, interf_baseline_gain_mae,
-#   interf_baseline_io_mae, interf_baseline_bound_points
-#       the same for the figure each config's recording gives when
-#       reported with --baseline, a recording of the contended program
-#       with one thread made just before it (Documentation/usage.rst, "A
-#       baseline"): the reference a user gets by recording the program
-#       with one worker first.
 #   interf_referenced_mae, sci_referenced_mae
 #       the MAE of the in-run interference figure over the configs that
 #       had a reference in-run, and SCI's over the same configs.
 #   interf_floor_gain_mae
 #       the same MAE for the measured floor alone (the waits that other
 #       threads ended), which is what INTERF is where there is no bound.
+#   interf_baseline_gain_spearman, interf_baseline_gain_mae,
+#   interf_baseline_io_mae, interf_baseline_pool_mae,
+#   interf_baseline_bound_points
+#       the same for the figure each config's recording gives when
+#       reported with --baseline, a recording of the contended program
+#       with one thread made just before it (Documentation/usage.rst, "A
+#       baseline"): the reference a user gets by recording the program
+#       with one worker first.
+#   interf_baseline_advised_gain_spearman, interf_baseline_advised_gain_mae,
+#   interf_baseline_advised_io_mae, interf_baseline_advised_bound_points
+#       as a user who follows the report reads it: the in-run figure,
+#       unless its report called it weak, then the figure with that
+#       baseline.  The choice is made from the in-run report's output,
+#       never from the gain it is compared with.
 #   solo_false_positive_max, solo_sci_min
 #       single-threaded runs of code whose work varies by itself
 #       (samples/varied_work, spinning and sleeping; io_contention with one
@@ -91,8 +110,18 @@
 #       the loss SCI counts there (it can pass 1: the fastest call waited
 #       too, and SCI counts only the time above it).  The floors (the
 #       measured waits on other threads) are a '# ' note.
+#   gate_cost
+#       what solo blocks cost the traced program: samples/pool_varied with
+#       ACC_GATE_THREADS threads and private locks (every worker could run
+#       at once, so a block, which lets one in at a time, costs it most),
+#       traced by `ispotctl run` with blocks at the default share and with
+#       --solo-blocks 0, alternating (each first every other time),
+#       ACC_GATE_REPS runs each: the median of the program's own run time
+#       (it prints it) with blocks over the median without.  Each run's
+#       times, blocks' share and gate timeouts are a note.
 # Each config's figures are printed as a '# ' note.
 . "$(dirname "$0")/bench_lib.sh"
+# The shell tests' one JSON reader (selftests/kmod/json_get.c).
 # The shell tests' one JSON reader (selftests/kmod/json_get.c).
 json_get=$(dirname "$0")/../kmod/json_get
 s=/ispot/samples
@@ -112,10 +141,32 @@ io_threads=${ACC_IO_THREADS:-1 2 3 4 6 8 12 16 24}
 # clock is a small part of T (with 800, T was 0.24-0.30 s and the single
 # thread's "gain" against itself came out anywhere from -0.09 to 0.20).
 io_iters=${ACC_IO_ITERS:-3000}
+# The pool: 2,000 calls of the mean size (15 units of 50 us, 0.76 ms;
+# about 1.5 ms in the guest, whose sleeps overshoot) per thread: about 3
+# s with private locks, 20 s with 8 threads sharing one (each hand-over
+# of the mutex costs a wake-up in the guest).  Blocks at 2% of the run
+# let in about 2% of one worker's calls alone (a block holds about 32
+# mean calls): 40 or so, more than the 30 a reference takes.
+pool_threads=${ACC_POOL_THREADS:-2 4 8}
+pool_iters=${ACC_POOL_ITERS:-2000}
+pool_unit_us=${ACC_POOL_UNIT_US:-50}
+gate_threads=${ACC_GATE_THREADS:-8}
+# Eight pairs: the pool's time moved by 15% from run to run on a loaded
+# host, with or without blocks.
+gate_reps=${ACC_GATE_REPS:-8}
+configs=${ACC_CONFIGS:-lock spinlock io pool solo external gate}
 # The work sleeps (--sleep) unless ACC_WORK=spin: see samples/sample.h.
 work_opt=--sleep
 [ "${ACC_WORK:-sleep}" != spin ] || work_opt=
 io_file=/mnt/accuracy_bench.dat
+
+# want PART: whether ACC_CONFIGS names PART.
+want() {
+	case " $configs " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
 
 quiet() { "$@" >/dev/null 2>&1; }
 
@@ -136,6 +187,15 @@ fn_interf() {
 		echo "$(fn_field "$1" "$2" interference) 0"
 	fi
 }
+# blocks_note FILE: the run's solo blocks, as a '# ' note.
+blocks_note() {
+	"$json_get" "$1" .solo_blocks.blocks .solo_blocks.share \
+		.solo_blocks.contaminated .solo_blocks.timeouts \
+		.solo_blocks.reference_calls .solo_blocks.gate_wait_ns \
+		2>/dev/null | awk -F '\t' '{
+		printf "#          solo blocks: %s, share %.4f, %s contaminated, %s timeouts, %s reference calls, gate waits %.1f ms\n",
+		       $1, $2, $3, $4, $5, $6 / 1e6 }'
+}
 
 # traced_json FILE CMD...: ispotctl CMD... with --json; the report (which
 # shares stdout with a traced program) into FILE.  0, or 1 after '# ' lines.
@@ -154,12 +214,12 @@ traced_json() {
 # measure CAUSE PARAM FUNC "CONTENDED" "FIXED" [TRACE-OPTIONS...]: one
 # config; appends "cause param sci T T_fixed gain noise ..." to
 # $tmp/points (the columns: the awk below; 8-9 the in-run figure and
-# whether it is a bound, 13-14 the same with the baseline, 16 whether the
-# run's reference is weak, 17-18 the figure a user who follows the report
-# reads).
-# The traced run is recorded, and reported again with --baseline, a
-# recording of the contended program with one thread (--threads 1), made
-# just before it.
+# whether it is a bound, 11 its reference's source, 13-15 the same with
+# the baseline, 16 whether the run's reference is weak, 17-18 the figure
+# a user who follows the report reads, 19 the in-run reference calls).
+# The traced run is recorded as a user records it (solo blocks at the
+# default share), and reported again with --baseline, a recording of the
+# contended program with one thread (--threads 1), made just before it.
 measure() {
 	cause=$1 param=$2 func=$3 con=$4 fix=$5
 	shift 5
@@ -186,11 +246,10 @@ measure() {
 	interf=$(fn_interf "$tmp/run.json" "$func")
 	based=$(fn_interf "$tmp/based.json" "$func")
 	floor=$(fn_field "$tmp/run.json" "$func" interference)
-	ref=$(fn_field "$tmp/run.json" "$func" interference_reference |
-	      tr -d '"')
-	bref=$(fn_field "$tmp/based.json" "$func" interference_reference |
-	       tr -d '"')
+	ref=$(fn_field "$tmp/run.json" "$func" interference_reference)
+	bref=$(fn_field "$tmp/based.json" "$func" interference_reference)
 	weak=$(fn_field "$tmp/run.json" "$func" interference_reference_weak)
+	rcalls=$(fn_field "$tmp/run.json" "$func" reference_calls)
 	noise=$(fn_sci "$tmp/run.json" compute)
 	dropped=$("$json_get" "$tmp/run.json" .events.dropped 2>/dev/null |
 		  head -n1)
@@ -213,21 +272,23 @@ measure() {
 	    -v tf="$tf" -v n="${noise:--}" -v i="${interf% *}" \
 	    -v b="${interf#* }" -v f="${floor:-0}" -v r="${ref:-none}" \
 	    -v tg="$tg" -v bi="${based% *}" -v bb="${based#* }" \
-	    -v br="${bref:-none}" -v w="${weak:-false}" 'BEGIN {
+	    -v br="${bref:-none}" -v w="${weak:-false}" \
+	    -v rc="${rcalls:-0}" 'BEGIN {
 		g = tc > 0 ? 1 - tf / tc : 0
 		# As a user who follows the report reads it: with the
 		# baseline where the report calls the reference of this run weak.
 		a = w == "true" ? bi : i
 		ab = w == "true" ? bb : b
-		printf "%s %s %.4f %.2f %.2f %.4f %s %.4f %s %.4f %s %s %.4f %s %s %s %.4f %s\n",
+		printf "%s %s %.4f %.2f %.2f %.4f %s %.4f %s %.4f %s %s %.4f %s %s %s %.4f %s %s\n",
 		       c, p, s, tc, tf, g, n, i, b, f, r, tg, bi, bb, br, w,
-		       a, ab
+		       a, ab, rc
 	}' | tee -a "$tmp/points" | awk '{
-		printf "# %-8s %-14s sci %s  interf %s%s (floor %s, reference %s%s)  with baseline %s%s (%s)  T %ss  T_fixed %ss  gain %s  traced gain %s  compute sci %s\n",
-		       $1, $2, $3, $9 == 1 ? "<=" : "", $8, $10, $11,
-		       $16 == "true" ? ", weak: baseline advised" : "",
+		printf "# %-8s %-14s sci %s  interf %s%s (floor %s, reference %s, %s gated calls%s)  with baseline %s%s (%s)  T %ss  T_fixed %ss  gain %s  traced gain %s  compute sci %s\n",
+		       $1, $2, $3, $9 == 1 ? "<=" : "", $8, $10, $11, $19,
+		       $16 == "true" ? ", weak" : "",
 		       $14 == 1 ? "<=" : "", $13, $15, $4, $5, $6, $12, $7
 	}'
+	blocks_note "$tmp/run.json"
 }
 
 # traced_gain FUNC "CONTENDED" "FIXED" [TRACE-OPTIONS...]: for the I/O
@@ -257,6 +318,7 @@ traced_gain() {
 		'BEGIN { printf "%.4f\n", (b > 0 ? 1 - a / b : 0) }'
 }
 
+echo "# parts: $configs"
 echo "# cause    param          SCI of the block, untraced T and T_fixed (median of $reps, I/O $io_reps), actual gain 1 - T_fixed/T"
 : >"$tmp/points"
 # sweep_hold CAUSE FUNC CONTENDED FIXED [FIXED_OPTION]: one lock's sweep of
@@ -270,12 +332,14 @@ sweep_hold() {
 			"$s/$4 $args${5:+ $5}" --func compute --key compute=arg0
 	done
 }
-sweep_hold lock acquire lock_contention no_contention
-sweep_hold spinlock spin_acquire spinlock spinlock --private
+! want lock || sweep_hold lock acquire lock_contention no_contention
+! want spinlock || sweep_hold spinlock spin_acquire spinlock spinlock --private
 # The file is written once, before any config, so that no run's time
 # holds its creation; dd from /dev/zero writes every block (a hole would
 # be read without touching the disk).
-if grep -q ' /mnt ' /proc/mounts &&
+if ! want io; then
+	:
+elif grep -q ' /mnt ' /proc/mounts &&
    dd if=/dev/zero of="$io_file" bs=1M count=16 2>/dev/null && sync; then
 	for n in $io_threads; do
 		measure io "threads=$n" read_block \
@@ -285,6 +349,13 @@ if grep -q ' /mnt ' /proc/mounts &&
 	rm -f "$io_file"
 else
 	echo "# io: no disk on /mnt (selftests/vm/run.sh --disk): skipped"
+fi
+if want pool; then
+	for n in $pool_threads; do
+		args="--threads $n --iterations $pool_iters --delay-us $pool_unit_us $work_opt"
+		measure pool "threads=$n" varied_lock_work \
+			"$s/pool_varied $args" "$s/pool_varied $args --private-locks"
+	done
 fi
 
 # Pearson's rho of "x y" lines.  Busybox awk may lack sqrt(): Newton's.
@@ -307,13 +378,15 @@ function root(v, r, i) {
 		printf "%.2f\n", (n * sxy - sx * sy) / root(vx * vy)
 }'
 
+# has CAUSE: whether any config of CAUSE was measured.
+has() { grep -q "^$1 " "$tmp/points"; }
 # Pearson's rho of columns 3 (SCI) and 4 (T) over one cause's configs.
 rho() {
 	awk -v c="$1" '$1 == c { print $3, $4 }' "$tmp/points" | awk "$pearson"
 }
-echo "accuracy_rho_lock: $(rho lock)"
-echo "accuracy_rho_spinlock: $(rho spinlock)"
-grep -q '^io ' "$tmp/points" && echo "accuracy_rho_io: $(rho io)"
+for c in lock spinlock io; do
+	! has "$c" || echo "accuracy_rho_$c: $(rho "$c")"
+done
 
 # Spearman: Pearson's rho of the ranks (ties share their mean rank) of
 # column 3 (predicted gain, the SCI) and column 6 (actual gain).
@@ -330,33 +403,37 @@ ranks() {	# COLUMN: "line rank" for every point, in line order
 			}
 		}' | sort -n
 }
-ranks 3 >"$tmp/r_pred"
-ranks 6 >"$tmp/r_act"
-ranks 8 >"$tmp/r_interf"
-ranks 17 >"$tmp/r_advised"
-echo "gain_spearman: $(paste "$tmp/r_pred" "$tmp/r_act" |
-	awk '{ print $2, $4 }' | awk "$pearson")"
+# spearman COLUMN: rank correlation of COLUMN with the actual gain.
+spearman() {
+	ranks "$1" >"$tmp/r_pred"
+	paste "$tmp/r_pred" "$tmp/r_act" | awk '{ print $2, $4 }' |
+		awk "$pearson"
+}
 # mae COLUMN [CAUSE]: mean |column - actual gain|, over CAUSE's configs.
 mae() {
 	awk -v k="$1" -v c="$2" 'c == "" || $1 == c {
 		d = $k - $6; e += d < 0 ? -d : d; n++ }
 	     END { printf "%.3f\n", n ? e / n : 0 }' "$tmp/points"
 }
-echo "gain_mae: $(mae 3)"
-echo "interf_gain_spearman: $(paste "$tmp/r_advised" "$tmp/r_act" |
-	awk '{ print $2, $4 }' | awk "$pearson")"
-echo "interf_gain_mae: $(mae 17)"
-grep -q '^io ' "$tmp/points" && echo "interf_io_mae: $(mae 17 io)"
-echo "interf_advised_points: $(awk '$16 == "true"' "$tmp/points" | wc -l)"
-echo "interf_advised_bound_points: $(awk '$18 == 1' "$tmp/points" | wc -l)"
-echo "interf_inrun_gain_spearman: $(paste "$tmp/r_interf" "$tmp/r_act" |
-	awk '{ print $2, $4 }' | awk "$pearson")"
-echo "interf_inrun_gain_mae: $(mae 8)"
-grep -q '^io ' "$tmp/points" && echo "interf_inrun_io_mae: $(mae 8 io)"
+# count AWK-CONDITION: how many configs meet it.
+count() { awk "$1" "$tmp/points" | wc -l | tr -d ' '; }
+if [ -s "$tmp/points" ]; then
+	ranks 6 >"$tmp/r_act"
+	echo "gain_spearman: $(spearman 3)"
+	echo "gain_mae: $(mae 3)"
+	# The headline: the in-run figure, as the traced run's report gives
+	# it, with no baseline.
+	echo "interf_gain_spearman: $(spearman 8)"
+	echo "interf_gain_mae: $(mae 8)"
+	! has io || echo "interf_io_mae: $(mae 8 io)"
+	! has pool || echo "interf_pool_mae: $(mae 8 pool)"
+	echo "interf_bound_points: $(count '$11 == "none"')"
+	echo "interf_weak_points: $(count '$16 == "true"')"
+fi
 # The I/O configs against the gain measured traced (traced_gain): how far
 # the figures are from what the traced program lost, apart from the
 # tracer's own effect on the comparison.
-if grep -q '^io ' "$tmp/points"; then
+if has io; then
 	awk '$1 == "io" && $12 != "-" {
 		d = $8 - $12; e += d < 0 ? -d : d
 		d = $3 - $12; es += d < 0 ? -d : d
@@ -364,24 +441,28 @@ if grep -q '^io ' "$tmp/points"; then
 	     END { if (n) printf "interf_io_traced_gain_mae: %.3f\nsci_io_traced_gain_mae: %.3f\nio_traced_gain_excess: %.3f\n",
 			 e / n, es / n, t / n }' "$tmp/points"
 fi
-echo "interf_bound_points: $(awk '$9 == 1' "$tmp/points" | wc -l)"
-# The same with --baseline: each config's recording reported against a
-# recording of its program with one thread.
-ranks 13 >"$tmp/r_based"
-echo "interf_baseline_gain_spearman: $(paste "$tmp/r_based" "$tmp/r_act" |
-	awk '{ print $2, $4 }' | awk "$pearson")"
-echo "interf_baseline_gain_mae: $(mae 13)"
-grep -q '^io ' "$tmp/points" &&
-	echo "interf_baseline_io_mae: $(mae 13 io)"
-echo "interf_baseline_bound_points: $(awk '$14 == 1' "$tmp/points" | wc -l)"
-# Where the figure had a reference (solo calls or the fit): its error,
-# and SCI's on the same configs.
-awk '$9 != 1 {
-	d = $8 - $6; e += d < 0 ? -d : d
-	d = $3 - $6; es += d < 0 ? -d : d; n++ }
-     END { printf "interf_referenced_mae: %.3f\nsci_referenced_mae: %.3f\n",
-		  n ? e / n : 0, n ? es / n : 0 }' "$tmp/points"
-echo "interf_floor_gain_mae: $(mae 10)"
+if [ -s "$tmp/points" ]; then
+	# Where the figure had a reference (gated or solo calls, or the
+	# fit): its error, and SCI's on the same configs.
+	awk '$11 != "none" {
+		d = $8 - $6; e += d < 0 ? -d : d
+		d = $3 - $6; es += d < 0 ? -d : d; n++ }
+	     END { printf "interf_referenced_mae: %.3f\nsci_referenced_mae: %.3f\n",
+			  n ? e / n : 0, n ? es / n : 0 }' "$tmp/points"
+	echo "interf_floor_gain_mae: $(mae 10)"
+	# The same with --baseline: each config's recording reported
+	# against a recording of its program with one thread.
+	echo "interf_baseline_gain_spearman: $(spearman 13)"
+	echo "interf_baseline_gain_mae: $(mae 13)"
+	! has io || echo "interf_baseline_io_mae: $(mae 13 io)"
+	! has pool || echo "interf_baseline_pool_mae: $(mae 13 pool)"
+	echo "interf_baseline_bound_points: $(count '$15 == "none"')"
+	# And as a user who follows the in-run report's advice reads it.
+	echo "interf_baseline_advised_gain_spearman: $(spearman 17)"
+	echo "interf_baseline_advised_gain_mae: $(mae 17)"
+	! has io || echo "interf_baseline_advised_io_mae: $(mae 17 io)"
+	echo "interf_baseline_advised_bound_points: $(count '$18 == 1')"
+fi
 # Per cause, as notes: how well the SCI predicts the gain itself (T
 # falls as 1/T in the gain, so rho against T understates a wide sweep).
 # cause_error CAUSE COLUMN LABEL: how far COLUMN lies from the actual
@@ -392,13 +473,14 @@ cause_error() {
 	END { printf "# %s: %s: mean error %.3f, mean |error| %.3f over " \
 		    "%d configs\n", c, l, b / n, e / n, n }' "$tmp/points"
 }
-for c in lock spinlock io; do
-	grep -q "^$c " "$tmp/points" || continue
+for c in lock spinlock io pool; do
+	has "$c" || continue
 	g=$(awk -v c="$c" '$1 == c { print $3, $6 }' "$tmp/points" |
 	    awk "$pearson")
 	w=$(awk -v c="$c" '$1 == c && $16 == "true"' "$tmp/points" | wc -l)
+	nb=$(awk -v c="$c" '$1 == c && $11 == "none"' "$tmp/points" | wc -l)
 	cause_error "$c" 3 "SCI, rho(SCI, actual gain) $g"
-	cause_error "$c" 8 "interference in-run"
+	cause_error "$c" 8 "interference in-run ($nb only a bound)"
 	cause_error "$c" 13 "with the baseline"
 	cause_error "$c" 17 "as the report advises (the baseline for $w)"
 done
@@ -424,15 +506,17 @@ solo() {
 		       $4 == 1 ? "<=" : "", $3 }'
 }
 : >"$tmp/solo"
-solo varied_work/spin varied_work "$s/varied_work" --threads 1 \
-	--iterations 1000 --delay-us 400
-solo varied_work/sleep varied_work "$s/varied_work" --threads 1 \
-	--iterations 1000 --delay-us 400 --sleep
-if grep -q ' /mnt ' /proc/mounts &&
-   dd if=/dev/zero of="$io_file" bs=1M count=16 2>/dev/null && sync; then
-	solo io_contention/1 read_block "$s/io_contention" --threads 1 \
-		--iterations "$io_iters" --file "$io_file"
-	rm -f "$io_file"
+if want solo; then
+	solo varied_work/spin varied_work "$s/varied_work" --threads 1 \
+		--iterations 1000 --delay-us 400
+	solo varied_work/sleep varied_work "$s/varied_work" --threads 1 \
+		--iterations 1000 --delay-us 400 --sleep
+	if grep -q ' /mnt ' /proc/mounts &&
+	   dd if=/dev/zero of="$io_file" bs=1M count=16 2>/dev/null && sync; then
+		solo io_contention/1 read_block "$s/io_contention" --threads 1 \
+			--iterations "$io_iters" --file "$io_file"
+		rm -f "$io_file"
+	fi
 fi
 if [ -s "$tmp/solo" ]; then
 	echo "solo_false_positive_max: $(awk '{ print $3 }' "$tmp/solo" |
@@ -453,24 +537,70 @@ external_run() {
 	     "$(fn_field "$tmp/ext.json" compute external_ns)" \
 	     "$(fn_field "$tmp/ext.json" compute loss_ns)"
 }
-quiet=$(external_run)
-# The hog: two busy loops of another process, one per vCPU.
-hogs=
-for _ in 1 2; do
-	sh -c 'while :; do :; done' &
-	hogs="$hogs $!"
-done
-hog=$(external_run)
-# shellcheck disable=SC2086
-kill $hogs
-if [ -n "$quiet" ] && [ -n "$hog" ]; then
-	echo "$quiet" | awk '{ printf "# external: quiet: interf %s (floor %s), external %s ns, loss %s ns\n", $1, $2, $3, $4 }'
-	echo "$hog" | awk '{ printf "# external: with a hog: interf %s (floor %s), external %s ns, loss %s ns\n", $1, $2, $3, $4 }'
-	echo "external_interf_quiet: ${quiet%% *}"
-	echo "external_interf_hog: ${hog%% *}"
-	awk -v a="${quiet%% *}" -v b="${hog%% *}" 'BEGIN {
-		d = b - a; printf "external_interf_delta: %.4f\n", d }'
-	echo "$hog" | awk '{ printf "external_share: %.3f\n",
-		($4 > 0 ? $3 / $4 : 0) }'
+if want external; then
+	quiet=$(external_run)
+	# The hog: two busy loops of another process, one per vCPU.
+	hogs=
+	for _ in 1 2; do
+		sh -c 'while :; do :; done' &
+		hogs="$hogs $!"
+	done
+	hog=$(external_run)
+	# shellcheck disable=SC2086
+	kill $hogs
+	if [ -n "$quiet" ] && [ -n "$hog" ]; then
+		echo "$quiet" | awk '{ printf "# external: quiet: interf %s (floor %s), external %s ns, loss %s ns\n", $1, $2, $3, $4 }'
+		echo "$hog" | awk '{ printf "# external: with a hog: interf %s (floor %s), external %s ns, loss %s ns\n", $1, $2, $3, $4 }'
+		echo "external_interf_quiet: ${quiet%% *}"
+		echo "external_interf_hog: ${hog%% *}"
+		awk -v a="${quiet%% *}" -v b="${hog%% *}" 'BEGIN {
+			d = b - a; printf "external_interf_delta: %.4f\n", d }'
+		echo "$hog" | awk '{ printf "external_share: %.3f\n",
+			($4 > 0 ? $3 / $4 : 0) }'
+	fi
+fi
+
+# gate_run FILE [OPTION...]: the gate's pool traced by `ispotctl run`
+# with OPTIONs, its JSON report into FILE; prints the program's own run
+# time in seconds (its line "... in S s, ..."), or nothing.
+gate_run() {
+	gr_json=$1
+	shift
+	# shellcheck disable=SC2086
+	ispotctl run --func varied_lock_work "$@" --json -o "$gr_json" -- \
+		"$s/pool_varied" --threads "$gate_threads" \
+		--iterations "$pool_iters" --delay-us "$pool_unit_us" \
+		$work_opt --private-locks 2>"$tmp/err" |
+		sed -n 's/^pool_varied: .* in \([0-9.]*\) s,.*/\1/p'
+}
+if want gate; then
+	: >"$tmp/g_on"
+	: >"$tmp/g_off"
+	r=0
+	# Alternating, so that a slow phase of the host hits both, and each
+	# first every other time (on, off, off, on, ...), so that neither
+	# always runs after the other.
+	while [ "$r" -lt "$gate_reps" ]; do
+		r=$((r + 1))
+		if [ $((r % 2)) = 0 ]; then
+			off=$(gate_run "$tmp/gate_off.json" --solo-blocks 0)
+			[ -n "$off" ] || sed 's/^/# ispotctl: /' "$tmp/err"
+		fi
+		on=$(gate_run "$tmp/gate_on.json")
+		[ -n "$on" ] || sed 's/^/# ispotctl: /' "$tmp/err"
+		if [ $((r % 2)) = 1 ]; then
+			off=$(gate_run "$tmp/gate_off.json" --solo-blocks 0)
+			[ -n "$off" ] || sed 's/^/# ispotctl: /' "$tmp/err"
+		fi
+		[ -n "$on" ] && [ -n "$off" ] || continue
+		echo "$on" >>"$tmp/g_on"
+		echo "$off" >>"$tmp/g_off"
+		echo "# gate: $gate_threads threads, blocks on ${on} s, off ${off} s"
+		blocks_note "$tmp/gate_on.json"
+	done
+	if [ -s "$tmp/g_on" ]; then
+		awk -v a="$(median <"$tmp/g_on")" -v b="$(median <"$tmp/g_off")" \
+			'BEGIN { printf "gate_cost: %.4f\n", (b > 0 ? a / b : 0) }'
+	fi
 fi
 rm -rf "$tmp"
