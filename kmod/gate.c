@@ -78,12 +78,15 @@ void ispot_gate_free(struct ispot_gate *g)
 }
 
 /*
- * A SOLO_BEGIN or SOLO_END record, from the ioctl's CPU.  The ring's
- * producer is whoever runs on that CPU with preemption disabled, as in the
- * handlers.  The tid is 0: the reader, not a thread of the target, did it.
+ * A record of the gate into this CPU's ring: a GATE of thread @t, or, with
+ * @t NULL, a SOLO_BEGIN or SOLO_END from the ioctl, with tid 0 (the
+ * reader, not a thread of the target, did it) and the target's tgid.  The
+ * ring's producer is whoever runs on the CPU with preemption disabled, as
+ * in the handlers; no interrupt writes to it.
  */
-static void ispot_gate_put(struct ispot_session *s, u8 kind, u64 d0, u64 d1,
-			   u64 d2)
+static void ispot_gate_write(struct ispot_session *s, struct task_struct *t,
+			     u32 probe_id, u8 kind, u64 sp, u64 ip,
+			     u64 d0, u64 d1, u64 d2)
 {
 	struct ispot_record *rec;
 	struct ispot_ring *ring;
@@ -92,44 +95,41 @@ static void ispot_gate_put(struct ispot_session *s, u8 kind, u64 d0, u64 d1,
 	ring = s->rings[smp_processor_id()];
 	rec = ispot_ring_reserve(ring, 1);
 	if (rec) {
-		rec->tid = 0;
-		rec->tgid = pid_nr_ns(s->tgid_pid, s->pid_ns);
-		rec->probe_id = 0;
-		rec->cpu = smp_processor_id();
-		rec->kind = kind;
-		rec->nslots = 1;
-		rec->sp = 0;
-		rec->ip = 0;
+		if (t) {
+			ispot_record_header(rec, s, t, probe_id, kind, 1,
+					    ktime_get_mono_fast_ns());
+		} else {
+			rec->tid = 0;
+			rec->tgid = pid_nr_ns(s->tgid_pid, s->pid_ns);
+			rec->probe_id = 0;
+			rec->cpu = smp_processor_id();
+			rec->kind = kind;
+			rec->nslots = 1;
+			rec->ts_ns = ktime_get_mono_fast_ns();
+		}
+		rec->sp = sp;
+		rec->ip = ip;
 		rec->data[0] = d0;
 		rec->data[1] = d1;
 		rec->data[2] = d2;
-		rec->ts_ns = ktime_get_mono_fast_ns();
 		ispot_ring_commit(ring, 1);
 	}
 	preempt_enable();
+}
+
+static void ispot_gate_put(struct ispot_session *s, u8 kind, u64 d0, u64 d1,
+			   u64 d2)
+{
+	ispot_gate_write(s, NULL, 0, kind, 0, 0, d0, d1, d2);
 }
 
 /* The GATE record of a call that met the gate (ABI: ISPOT_REC_GATE). */
 void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
 		       const struct ispot_gate_pass *pass)
 {
-	struct ispot_record *rec;
-	struct ispot_ring *ring;
-
-	preempt_disable();
-	ring = s->rings[smp_processor_id()];
-	rec = ispot_ring_reserve(ring, 1);
-	if (rec) {
-		ispot_record_header(rec, s, current, probe_id, ISPOT_REC_GATE,
-				    1, ktime_get_mono_fast_ns());
-		rec->sp = sp;
-		rec->ip = pass->displaced_tid;
-		rec->data[0] = pass->block;
-		rec->data[1] = pass->waited_ns;
-		rec->data[2] = pass->flags;
-		ispot_ring_commit(ring, 1);
-	}
-	preempt_enable();
+	ispot_gate_write(s, current, probe_id, ISPOT_REC_GATE, sp,
+			 pass->displaced_tid, pass->block, pass->waited_ns,
+			 pass->flags);
 }
 
 /*
