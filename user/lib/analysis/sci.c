@@ -525,16 +525,19 @@ uint64_t sci_last_ts(const struct sci_engine *e)
 	return e->last_ts;
 }
 
-uint64_t sci_mean_duration(const struct sci_engine *e)
+uint64_t sci_longest_mean(const struct sci_engine *e)
 {
-	uint64_t n = 0, sum = 0;
+	uint64_t mean, longest = 0;
 	size_t i;
 
 	for (i = 0; i < e->nr_blocks; i++) {
-		n += e->blocks[i]->n;
-		sum += e->blocks[i]->sum;
+		if (!e->blocks[i]->n)
+			continue;
+		mean = e->blocks[i]->sum / e->blocks[i]->n;
+		if (mean > longest)
+			longest = mean;
 	}
-	return n ? sum / n : 0;
+	return longest;
 }
 
 void sci_each_open_thread(const struct sci_engine *e,

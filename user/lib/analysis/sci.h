@@ -211,8 +211,11 @@ uint64_t sci_nr_events(const struct sci_engine *e);
 size_t sci_mem_bytes(const struct sci_engine *e);
 /* The latest timestamp the engine has been given. */
 uint64_t sci_last_ts(const struct sci_engine *e);
-/* The mean duration of the executions scored so far; 0 if none. */
-uint64_t sci_mean_duration(const struct sci_engine *e);
+/*
+ * The longest mean duration of a block (function and key) scored so far,
+ * 0 if none: the outermost calls' when traced functions nest.
+ */
+uint64_t sci_longest_mean(const struct sci_engine *e);
 /*
  * Call @fn for each thread open in @e (seen, no exit since), with the
  * latest timestamp attributed to it.  @fn must not change @e.

@@ -89,11 +89,12 @@ enum trace_mode { MODE_ATTACH, MODE_RUN, MODE_TOP };
 
 #define OPT_DEFAULT_AUTO_TIME_NS	(2 * 1000 * 1000 * 1000ull)
 /*
- * --solo-blocks: a pool whose threads spend all their time in traced
+ * --solo-blocks: a pool of n threads that spend all their time in traced
  * functions runs about 1/n as fast during a block, so the program slows by
- * at most this share (Documentation/solo-blocks.rst, "Cost").
+ * less than this share (Documentation/solo-blocks.rst, "Cost"): 3%, the
+ * most a default may cost, for as many reference calls as that buys.
  */
-#define OPT_DEFAULT_SOLO_SHARE		0.02
+#define OPT_DEFAULT_SOLO_SHARE		0.03
 /*
  * ispotctl's --stack-period: enough stacks for CALLED FROM to show paths
  * in a short trace, at a hundredth of a stack walk per call

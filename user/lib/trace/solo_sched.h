@@ -4,6 +4,8 @@
  * Documentation/solo-blocks.rst): short blocks at random times, covering
  * the share of the run the user asked for, each as long as a few dozen of
  * the traced calls seen so far, with gate waits bounded by a few of them.
+ * "A call" is the longest mean call of a traced function: when traced
+ * functions nest, the outermost one is what the gate holds.
  * The session's rounds ask solo_sched_next() when to wake, and
  * solo_sched_act() does what is due.
  */

@@ -184,7 +184,7 @@ int trace_step(struct trace *t, uint64_t now)
 	    now - t->sum.t_enable < TRACE_EARLY_NS)
 		elf_symbolizer_refresh(t->sym, NULL, 0);
 	trace_peek_futexes(t);
-	solo_sched_act(&t->live.solo, now, sci_mean_duration(t->pipe->sci));
+	solo_sched_act(&t->live.solo, now, sci_longest_mean(t->pipe->sci));
 	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
 		return -1;
 	if (now - t->live.last_scan >= TRACE_SCAN_NS)
