@@ -5,7 +5,10 @@
  * interference from the others (Documentation/solo-blocks.rst).
  *
  * Gated functions are those probed with a return probe and not only
- * counted: the return is what lets the gate go.  The entry handler of a
+ * counted: the return is what lets the gate go.  A thread does not wait
+ * for a holder that waits in a futex, maybe for it: it passes beside it,
+ * ungated, and the holder's call is no reference
+ * (ispot_gate_holder_waits()).  The entry handler of a
  * thread that finds the gate held by another waits in ispot_gate_enter(),
  * killable and for at most the block's wait_max_ns.  This is the only place
  * a handler of this module sleeps; why it may is in
@@ -165,6 +168,7 @@ static void ispot_gate_hold(struct ispot_session *s, u64 sp)
 {
 	struct ispot_gate *g = &s->gate;
 
+	WRITE_ONCE(g->holder_futex, false);
 	g->holder_sp = sp;
 	g->holder_exec_id = READ_ONCE(current->self_exec_id);
 	g->holder_tid = ispot_vpid(s, current);
@@ -242,6 +246,29 @@ static bool ispot_gate_time_out(struct ispot_gate *g,
 static bool ispot_gate_inside(struct task_struct *t)
 {
 	return t->utask && READ_ONCE(t->utask->return_instances);
+}
+
+/*
+ * The holder entered (@in) or left a futex wait: the sys_enter and
+ * sys_exit probes tell, for sessions with ISPOT_SETUP_WAITS.  Only the
+ * holder's own calls count, and a new hold starts outside.
+ */
+void ispot_gate_futex(struct ispot_gate *g, struct task_struct *t, bool in)
+{
+	if (unlikely(READ_ONCE(g->holder) == t))
+		WRITE_ONCE(g->holder_futex, in);
+}
+
+/*
+ * Whether the holder waits in a futex (a mutex, a condition variable): it
+ * may wait for a lock the caller holds outside any traced call (lock();
+ * traced_work(); unlock();), and the caller would then wait for itself
+ * until the timeout.  A holder asleep otherwise (the disk, a sleep) keeps
+ * the gate: that is what the gate is for.
+ */
+static bool ispot_gate_holder_waits(struct ispot_gate *g)
+{
+	return READ_ONCE(g->holder_futex);
 }
 
 static bool ispot_gate_passable(struct ispot_session *s)
@@ -352,6 +379,12 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 			if (ispot_gate_time_out(g, pass))
 				break;
 			continue;
+		}
+		if (h && ispot_gate_holder_waits(g)) {
+			/* Beside it, ungated; its call is no reference now. */
+			pass->flags |= ISPOT_GATE_BESIDE;
+			pass->displaced_tid = READ_ONCE(g->holder_tid);
+			break;
 		}
 		pass->flags |= ISPOT_GATE_WAITED;
 		if (ispot_gate_sleep(s, stand_back ?

@@ -105,6 +105,7 @@ struct ispot_gate {
 	u64 holder_sp;		/* sp at the holder's outermost entry */
 	u64 holder_exec_id;	/* its self_exec_id then */
 	u32 holder_tid;		/* its tid, for a timeout's record */
+	bool holder_futex;	/* it waits in a futex (waits.c says) */
 	atomic_t timeouts;	/* in the current block */
 	/* Let go while others waited: stands back a while (compared only). */
 	struct task_struct *last_holder;
@@ -299,6 +300,7 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 		    u32 *block);
 void ispot_gate_stop(struct ispot_session *s);
 void ispot_gate_reset(struct ispot_session *s);
+void ispot_gate_futex(struct ispot_gate *g, struct task_struct *t, bool in);
 
 /*
  * An entry of a gated function: outside solo blocks, with nobody holding

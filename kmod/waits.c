@@ -192,6 +192,24 @@ static void ispot_waits_futex_args(enum ispot_futex_call call,
 }
 
 /*
+ * Whether the futex(2) @op (as FUTEX_ENTER gives it) may sleep: a wait, or
+ * a PI lock.  The gate (gate.c) lets others pass a holder that sleeps so.
+ */
+static bool ispot_futex_op_waits(u64 op)
+{
+	switch (op & FUTEX_CMD_MASK) {
+	case FUTEX_WAIT:
+	case FUTEX_WAIT_BITSET:
+	case FUTEX_LOCK_PI:
+	case FUTEX_WAIT_REQUEUE_PI:
+	case 13:	/* FUTEX_LOCK_PI2, 5.14+ (not in 5.10's headers) */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Runs for every system call of every task; all but futex calls leave at
  * the first compare.  Preemptible from 6.13.
  */
@@ -215,6 +233,8 @@ static void ispot_waits_sys_enter(void *data, struct pt_regs *regs, long id)
 		ispot_waits_put(s, &ts, ISPOT_REC_FUTEX_ENTER, t,
 				instruction_pointer(regs), args[0], args[1],
 				args[2]);
+		if (ispot_futex_op_waits(args[1]))
+			ispot_gate_futex(&s->gate, t, true);
 	}
 	rcu_read_unlock_sched_notrace();
 }
@@ -229,8 +249,10 @@ static void ispot_waits_sys_exit(void *data, struct pt_regs *regs, long ret)
 	    ispot_waits_idle(ISPOT_WAITS_WAITS))
 		return;
 	rcu_read_lock_sched_notrace();
-	ispot_waits_for_each(s, t, ISPOT_SETUP_WAITS)
+	ispot_waits_for_each(s, t, ISPOT_SETUP_WAITS) {
 		ispot_waits_put(s, &ts, ISPOT_REC_FUTEX_EXIT, t, 0, ret, 0, 0);
+		ispot_gate_futex(&s->gate, t, false);
+	}
 	rcu_read_unlock_sched_notrace();
 }
 

@@ -258,7 +258,10 @@ struct ispot_solo {
  * contaminated or stopped) when it came or while it waited; LATE: it
  * waited for a holder whose block had ended, and passed ungated; INSIDE:
  * its thread was inside a call it entered before (a return probe
- * pending), which may hold what the holder waits for, so it passed.
+ * pending), which may hold what the holder waits for, so it passed;
+ * BESIDE: the holder waited in a futex (ISPOT_SETUP_WAITS tells), maybe
+ * for a lock this thread holds, so it passed ungated (ip: the holder's
+ * tid, whose call did not run alone to its end).
  */
 #define ISPOT_GATE_ADMITTED	(1U << 0)
 #define ISPOT_GATE_NESTED	(1U << 1)
@@ -267,6 +270,7 @@ struct ispot_solo {
 #define ISPOT_GATE_OPEN		(1U << 4)
 #define ISPOT_GATE_LATE		(1U << 5)
 #define ISPOT_GATE_INSIDE	(1U << 6)
+#define ISPOT_GATE_BESIDE	(1U << 7)
 
 enum ispot_session_state {
 	ISPOT_STATE_NEW = 0,	/* opened, no target yet */
@@ -341,8 +345,8 @@ enum ispot_record_kind {
 	 * its ts_ns and SOLO_BEGIN's data[1].  GATE precedes, on the same
 	 * thread, the ENTRY (if recorded) of a call that met the gate:
 	 * probe_id and sp are that call's; data[0] the block, data[1] the ns
-	 * it waited, data[2] ISPOT_GATE_* flags; ip, with TIMEOUT, the tid of
-	 * the holder whose call the opened gate displaced (not alone to its
+	 * it waited, data[2] ISPOT_GATE_* flags; ip, with TIMEOUT or BESIDE,
+	 * the tid of the holder whose call it displaced (not alone to its
 	 * end), else 0.
 	 */
 	ISPOT_REC_SOLO_BEGIN = 10,

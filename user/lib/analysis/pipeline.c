@@ -455,15 +455,17 @@ static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 
 /*
  * A GATE record: its wait, and the ENTRY it comes before.  One that timed
- * out names the holder it displaced (ip): that thread's gated call did not
- * run alone to its end, so it is no reference.
+ * out, or passed beside a holder asleep, names the holder it displaced
+ * (ip): that thread's gated call did not run alone to its end, so it is no
+ * reference.
  */
 static void pipeline_gate(struct pipeline *p, const struct ispot_record *rec)
 {
 	struct pipeline_thread *th = pipeline_held(p, rec), *holder;
 
 	solo_gate_record(&p->solo, rec);
-	if ((rec->data[2] & ISPOT_GATE_TIMEOUT) && rec->ip) {
+	if ((rec->data[2] & (ISPOT_GATE_TIMEOUT | ISPOT_GATE_BESIDE)) &&
+	    rec->ip) {
 		holder = hashmap_find_ptr(&p->threads, (uint32_t)rec->ip);
 		if (holder)
 			holder->gate_displaced = true;
