@@ -279,27 +279,23 @@ ISPOT_DEFINE_UPROBE_HANDLER(ispot_probe_entry_compat, ispot_probe_entry)
  * mapped at in this mm, the function's address since the offset is its
  * first instruction.
  */
-static __always_inline int ispot_probe_return(struct uprobe_consumer *uc,
-					      unsigned long func,
-					      struct pt_regs *regs)
+static __always_inline void ispot_probe_exit(struct ispot_probe *p,
+					     unsigned long func,
+					     struct pt_regs *regs, u64 sp)
 {
-	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
 	struct ispot_session *s = p->session;
-	u64 sp = user_stack_pointer(regs);
 	u32 nslots = s->counters ? 2 : 1;
 	struct ispot_record *rec;
 	struct ispot_ring *ring;
 	u64 ts;
 
-	/* Whatever becomes of the record: a waiting thread must not wait. */
-	ispot_gate_leave(s, sp);
 	if (ispot_target_check(s, current, true) != ISPOT_TARGET_RECORD)
-		return 0;
+		return;
 	this_cpu_inc(p->pcpu->return_hits);
 	if (p->flags & ISPOT_PROBE_COUNT_ONLY)
-		return 0;
+		return;
 	if (p->samples && !ispot_sample_return(p, sp))
-		return 0;
+		return;
 	/*
 	 * As early as possible, since the handler is not part of the call,
 	 * but after the sampling decision: unsampled returns read no clock.
@@ -322,6 +318,22 @@ static __always_inline int ispot_probe_return(struct uprobe_consumer *uc,
 		ispot_ring_commit(ring, nslots);
 	}
 	preempt_enable();
+}
+
+static __always_inline int ispot_probe_return(struct uprobe_consumer *uc,
+					      unsigned long func,
+					      struct pt_regs *regs)
+{
+	struct ispot_probe *p = container_of(uc, struct ispot_probe, consumer);
+	u64 sp = user_stack_pointer(regs);
+
+	ispot_probe_exit(p, func, regs, sp);
+	/*
+	 * After the EXIT record, whatever became of it: the call the gate
+	 * lets in next starts after this one ended, and letting it in is
+	 * not timed as part of this one.
+	 */
+	ispot_gate_leave(p->session, sp);
 	return 0;
 }
 
