@@ -25,17 +25,17 @@
  * the rest of its block, whatever the holder does: a holder that waits for
  * another thread of the gate, or never returns, costs one timeout.
  *
- * A thread that lets the gate go while others wait may not take it again
- * at once, for an eighth of wait_max_ns: in a pool that calls the gated
- * function in a loop, it would otherwise win every time, before any waiter
- * is scheduled, and every block would time out.
+ * A holder that lets go while others wait hands the gate to the one that
+ * has waited longest (ispot_gate_release()): in a pool that calls the
+ * gated function in a loop, it would otherwise take it back before any
+ * woken waiter ran, every time, and every block would time out.
  *
  * Who writes what (struct ispot_gate):
  *   block, deadline, wait_max_ns, open_block: the ioctls, under the
  *     session lock; a handler clears a deadline that has passed;
- *   holder: cmpxchg() in handlers, xchg()/WRITE_ONCE() by the ioctls;
+ *   holder: cmpxchg() in handlers (a hand-over under the wait queue's
+ *     spinlock), xchg()/WRITE_ONCE() by the ioctls;
  *   holder_sp, holder_exec_id, holder_tid: the holder, while it holds;
- *   last_holder: whoever lets go, and the next to take the gate;
  *   timeouts: atomic, by the waiter that opens the gate.
  *
  * Lock order: the session lock, then the wait queue's spinlock, under which
@@ -55,9 +55,6 @@
 #include <linux/wait.h>
 
 #include "ispot_internal.h"
-
-/* The fraction of wait_max_ns a thread that let go stands back. */
-#define ISPOT_GATE_STAND_BACK	8
 
 static void ispot_gate_wake_work(struct irq_work *work)
 {
@@ -135,21 +132,53 @@ void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
 			 pass->flags);
 }
 
+/* A hand-over: the key of the wake-up that passes the gate on. */
+struct ispot_gate_handover {
+	struct ispot_gate *g;
+	struct task_struct *from;
+};
+
+/*
+ * The waiters' wake function, under the wait queue's spinlock.  A
+ * hand-over (@key) makes the first waiter in the queue the holder, and
+ * wakes it alone; a plain wake-up (no key) wakes every waiter.  A waiter
+ * that is running already (its timeout, a signal) finds itself the holder
+ * when it looks.
+ */
+static int ispot_gate_wake_waiter(struct wait_queue_entry *w,
+				  unsigned int mode, int flags, void *key)
+{
+	struct ispot_gate_handover *h = key;
+
+	if (h && cmpxchg(&h->g->holder, h->from, w->private) != h->from)
+		return 0;
+	return autoremove_wake_function(w, mode, flags, key);
+}
+
 /*
  * Let go of the gate if @t holds it, from @t's own return or entry handler
- * (task context, preemptible).  A thread that lets go while others wait
- * stands back (see the top of this file).
+ * (task context, preemptible): while its block admits, to the thread that
+ * has waited longest, if any, so that a pool's threads take turns; a
+ * thread that calls again at once would otherwise take the gate back
+ * before any woken waiter ran, every time, until a wait timed out.
  */
 void ispot_gate_release(struct ispot_gate *g, struct task_struct *t)
 {
-	if (READ_ONCE(g->holder) != t || cmpxchg(&g->holder, t, NULL) != t)
+	struct ispot_gate_handover h = { .g = g, .from = t };
+
+	if (READ_ONCE(g->holder) != t)
+		return;
+	if (wq_has_sleeper(&g->wq) &&
+	    ktime_get_mono_fast_ns() < smp_load_acquire(&g->deadline)) {
+		__wake_up(&g->wq, TASK_NORMAL, 1, &h);
+		if (READ_ONCE(g->holder) != t)
+			return;
+	}
+	if (cmpxchg(&g->holder, t, NULL) != t)
 		return;
 	/* cmpxchg() is a full barrier: the sleepers' check is ordered. */
-	if (wq_has_sleeper(&g->wq)) {
-		WRITE_ONCE(g->last_holder, t);
-		WRITE_ONCE(g->released_ns, ktime_get_mono_fast_ns());
+	if (wq_has_sleeper(&g->wq))
 		wake_up_all(&g->wq);
-	}
 }
 
 /*
@@ -172,8 +201,6 @@ static void ispot_gate_hold(struct ispot_session *s, u64 sp)
 	g->holder_sp = sp;
 	g->holder_exec_id = READ_ONCE(current->self_exec_id);
 	g->holder_tid = ispot_vpid(s, current);
-	if (READ_ONCE(g->last_holder))
-		WRITE_ONCE(g->last_holder, NULL);
 }
 
 /*
@@ -275,16 +302,17 @@ static bool ispot_gate_passable(struct ispot_session *s)
 {
 	struct task_struct *h = READ_ONCE(s->gate.holder);
 
-	return !h || h == ISPOT_GATE_OPENED || READ_ONCE(s->stop_reason);
+	return !h || h == current || h == ISPOT_GATE_OPENED ||
+	       READ_ONCE(s->stop_reason);
 }
 
 /*
- * Sleep until the gate may be passable (@any: until any wake-up of the
- * gate, a thread standing back), @until (mono ns) or a fatal signal,
- * whichever comes first: -ERESTARTSYS on the signal.  An hrtimer, not
- * jiffies: a wait of 1 ms must not last a 4 ms tick.
+ * Sleep until the gate may be passable or is handed to this thread,
+ * @until (mono ns) or a fatal signal, whichever comes first: -ERESTARTSYS
+ * on the signal.  An hrtimer, not jiffies: a wait of 1 ms must not last a
+ * 4 ms tick.
  */
-static int ispot_gate_sleep(struct ispot_session *s, u64 until, bool any)
+static int ispot_gate_sleep(struct ispot_session *s, u64 until)
 {
 	struct ispot_gate *g = &s->gate;
 	struct wait_queue_entry wait;
@@ -292,8 +320,9 @@ static int ispot_gate_sleep(struct ispot_session *s, u64 until, bool any)
 	long ret;
 
 	init_wait_entry(&wait, 0);
+	wait.func = ispot_gate_wake_waiter;
 	ret = prepare_to_wait_event(&g->wq, &wait, TASK_KILLABLE);
-	if (!ret && (any || !ispot_gate_passable(s)))
+	if (!ret && !ispot_gate_passable(s))
 		schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
 	finish_wait(&g->wq, &wait);
 	return fatal_signal_pending(current) ? -ERESTARTSYS : 0;
@@ -305,21 +334,11 @@ static bool ispot_gate_past(u64 now, u64 start, u64 span)
 	return (s64)(now - start) >= (s64)span;
 }
 
-/*
- * Try to take a free gate: false if admission is over (the caller
- * passes), or if this thread just let go and stands back.
- */
+/* Try to take a free gate: false if admission is over, or it was taken. */
 static bool ispot_gate_take(struct ispot_session *s, u64 sp, u64 now,
-			    u64 deadline, u64 wait_max, bool *stand_back)
+			    u64 deadline)
 {
-	struct ispot_gate *g = &s->gate;
-
-	*stand_back = READ_ONCE(g->last_holder) == current &&
-		      !ispot_gate_past(now, READ_ONCE(g->released_ns),
-				       wait_max / ISPOT_GATE_STAND_BACK);
-	if (now >= deadline || *stand_back)
-		return false;
-	if (cmpxchg(&g->holder, NULL, current))
+	if (now >= deadline || cmpxchg(&s->gate.holder, NULL, current))
 		return false;
 	ispot_gate_hold(s, sp);
 	return true;
@@ -337,7 +356,6 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 	u64 deadline = smp_load_acquire(&g->deadline);
 	u64 start = ktime_get_mono_fast_ns(), now = start, wait_max;
 	struct task_struct *h;
-	bool stand_back;
 
 	pass->block = READ_ONCE(g->block);
 	wait_max = READ_ONCE(g->wait_max_ns);
@@ -356,13 +374,18 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 	}
 	for (;;) {
 		h = READ_ONCE(g->holder);
+		if (h == current) {
+			/* Handed over by the holder that let go. */
+			ispot_gate_hold(s, sp);
+			pass->flags |= ISPOT_GATE_ADMITTED;
+			break;
+		}
 		if (h == ISPOT_GATE_OPENED || READ_ONCE(s->stop_reason)) {
 			pass->flags |= ISPOT_GATE_OPEN;
 			break;
 		}
 		if (!h) {
-			if (ispot_gate_take(s, sp, now, deadline, wait_max,
-					    &stand_back)) {
+			if (ispot_gate_take(s, sp, now, deadline)) {
 				pass->flags |= ISPOT_GATE_ADMITTED;
 				break;
 			}
@@ -372,8 +395,7 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 					pass->flags |= ISPOT_GATE_LATE;
 				break;
 			}
-			if (!stand_back)
-				continue;	/* another thread took it */
+			continue;	/* another thread took it */
 		}
 		if (ispot_gate_past(now, start, wait_max)) {
 			if (ispot_gate_time_out(g, pass))
@@ -387,11 +409,12 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 			break;
 		}
 		pass->flags |= ISPOT_GATE_WAITED;
-		if (ispot_gate_sleep(s, stand_back ?
-				     READ_ONCE(g->released_ns) +
-				     wait_max / ISPOT_GATE_STAND_BACK :
-				     start + wait_max, stand_back)) {
-			/* SIGKILL: the thread dies on its way back to user. */
+		if (ispot_gate_sleep(s, start + wait_max)) {
+			/*
+			 * SIGKILL: the thread dies on its way back to user,
+			 * and lets go of a gate handed to it meanwhile.
+			 */
+			ispot_gate_release(g, current);
 			pass->flags |= ISPOT_GATE_OPEN;
 			break;
 		}
@@ -456,7 +479,6 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	 * block's calls that overlap it from those that ran alone.
 	 */
 	WRITE_ONCE(g->holder, NULL);
-	WRITE_ONCE(g->last_holder, NULL);
 	/* BEGIN before any GATE of the block can be written. */
 	ispot_gate_put(s, ISPOT_REC_SOLO_BEGIN, g->block, now + duration_ns,
 		       wait_max_ns);
@@ -489,5 +511,4 @@ void ispot_gate_stop(struct ispot_session *s)
 void ispot_gate_reset(struct ispot_session *s)
 {
 	WRITE_ONCE(s->gate.holder, NULL);
-	WRITE_ONCE(s->gate.last_holder, NULL);
 }

@@ -107,9 +107,6 @@ struct ispot_gate {
 	u32 holder_tid;		/* its tid, for a timeout's record */
 	bool holder_futex;	/* it waits in a futex (waits.c says) */
 	atomic_t timeouts;	/* in the current block */
-	/* Let go while others waited: stands back a while (compared only). */
-	struct task_struct *last_holder;
-	u64 released_ns;
 	wait_queue_head_t wq;	/* threads waiting for the holder */
 	struct irq_work wake_work;	/* wakes them from the exit probe */
 };

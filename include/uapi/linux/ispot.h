@@ -231,9 +231,10 @@ struct ispot_counters {
  * current block early (wait_max_ns must be 0); a block that has already
  * ended is not an error.  Allowed in the ENABLED state.  @block is the
  * block's number, from 1 (out).  Blocks need ISPOT_SETUP_TASKS (the exit
- * of a holder lets the gate go): -EOPNOTSUPP without.  A thread that lets
- * the gate go while others wait stands back for wait_max_ns / 8, so that a
- * pool's threads take turns.  Documentation/solo-blocks.rst has the method.
+ * of a holder lets the gate go): -EOPNOTSUPP without.  While the block
+ * admits, a holder that lets go hands the gate to the thread that has
+ * waited longest, so that a pool's threads take turns.
+ * Documentation/solo-blocks.rst has the method.
  */
 #define ISPOT_SOLO_MAX_NS	1000000000ULL
 #define ISPOT_SOLO_WAIT_MAX_NS	100000000ULL
