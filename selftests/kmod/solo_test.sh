@@ -81,8 +81,9 @@ t_bad() {
 }
 tap_check "a_share_out_of_range_is_one_line" t_bad
 
-# ispotd at its default share, 4 s windows: a pool that never runs alone
-# has a gated reference in one of its first three windows.  The budget is
+# ispotd at its default share, 10 s windows (the default is 60 s): a pool
+# that never runs alone has a gated reference in one of its first three
+# windows.  The budget is
 # the default's armed time, not its figure: a probe costs 50-100 times
 # more in the emulated guest than on a host (Documentation/evaluation.rst),
 # so 1% would arm the pool a fiftieth as long as on a host, one probing
@@ -91,11 +92,11 @@ t_daemon() {
 	"$s/lock_contention" --threads 2 --delay-us 0 --hold-us 200 \
 		--iterations 100000000 >/dev/null &
 	bg=$!
-	ispotd --pid "$bg" --func acquire --window 4s --budget 25% \
+	ispotd --pid "$bg" --func acquire --window 10s --budget 25% \
 		--log "$tmp/d.jsonl" 2>"$tmp/d.err" &
 	d=$!
 	daemon_ready "$tmp/d.err" || { kill $bg; stop_daemon $d; return 1; }
-	wait_for 120 sh -c "[ \$(grep -c '\"pid\": $bg,' '$tmp/d.jsonl') -ge 3 ]" ||
+	wait_for 180 sh -c "[ \$(grep -c '\"pid\": $bg,' '$tmp/d.jsonl') -ge 3 ]" ||
 		{ echo "# fewer than 3 windows"; sed 's/^/# err: /' "$tmp/d.err"; }
 	kill "$bg"
 	wait "$bg" 2>/dev/null
