@@ -165,11 +165,13 @@ static int ispot_gate_wake_waiter(struct wait_queue_entry *w,
 void ispot_gate_release(struct ispot_gate *g, struct task_struct *t)
 {
 	struct ispot_gate_handover h = { .g = g, .from = t };
+	u64 deadline;
 
 	if (READ_ONCE(g->holder) != t)
 		return;
-	if (wq_has_sleeper(&g->wq) &&
-	    ktime_get_mono_fast_ns() < smp_load_acquire(&g->deadline)) {
+	/* Pairs with ispot_gate_solo()'s release of the block. */
+	deadline = smp_load_acquire(&g->deadline);
+	if (wq_has_sleeper(&g->wq) && ktime_get_mono_fast_ns() < deadline) {
 		__wake_up(&g->wq, TASK_NORMAL, 1, &h);
 		if (READ_ONCE(g->holder) != t)
 			return;
@@ -353,6 +355,7 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 			   struct ispot_gate_pass *pass)
 {
 	struct ispot_gate *g = &s->gate;
+	/* First, pairing with ispot_gate_solo(): block, wait_max after it. */
 	u64 deadline = smp_load_acquire(&g->deadline);
 	u64 start = ktime_get_mono_fast_ns(), now = start, wait_max;
 	struct task_struct *h;
