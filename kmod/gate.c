@@ -241,6 +241,7 @@ static bool ispot_gate_time_out(struct ispot_gate *g,
 				struct ispot_gate_pass *pass)
 {
 	struct task_struct *cur;
+	u32 tid;
 
 	if (READ_ONCE(g->open_block) != pass->block) {
 		/* Its block has ended: not this block's to open. */
@@ -255,10 +256,12 @@ static bool ispot_gate_time_out(struct ispot_gate *g,
 			pass->flags |= ISPOT_GATE_OPEN;
 			return true;
 		}
-		pass->displaced_tid = READ_ONCE(g->holder_tid);
+		tid = READ_ONCE(g->holder_tid);
 		if (cmpxchg(&g->holder, cur, ISPOT_GATE_OPENED) == cur)
 			break;
 	}
+	/* Only the wait that opened the gate displaced its holder. */
+	pass->displaced_tid = tid;
 	atomic_inc(&g->timeouts);
 	pass->flags |= ISPOT_GATE_TIMEOUT;
 	wake_up_all(&g->wq);
