@@ -283,12 +283,19 @@ static bool ispot_gate_inside(struct task_struct *t)
 /*
  * The holder entered (@in) or left a futex wait: the sys_enter and
  * sys_exit probes tell, for sessions with ISPOT_SETUP_WAITS.  Only the
- * holder's own calls count, and a new hold starts outside.
+ * holder's own calls count, and a new hold starts outside.  The threads
+ * already asleep at the gate wake to pass beside it, as those that come
+ * later do; the wake-up is deferred, preemption being off in the probe
+ * (ispot_gate_release_exiting()).
  */
 void ispot_gate_futex(struct ispot_gate *g, struct task_struct *t, bool in)
 {
-	if (unlikely(READ_ONCE(g->holder) == t))
-		WRITE_ONCE(g->holder_futex, in);
+	if (likely(READ_ONCE(g->holder) != t))
+		return;
+	WRITE_ONCE(g->holder_futex, in);
+	/* wq_has_sleeper()'s barrier pairs with ispot_gate_sleep()'s. */
+	if (in && wq_has_sleeper(&g->wq))
+		irq_work_queue(&g->wake_work);
 }
 
 /*
@@ -308,7 +315,7 @@ static bool ispot_gate_passable(struct ispot_session *s)
 	struct task_struct *h = READ_ONCE(s->gate.holder);
 
 	return !h || h == current || h == ISPOT_GATE_OPENED ||
-	       READ_ONCE(s->stop_reason);
+	       ispot_gate_holder_waits(&s->gate) || READ_ONCE(s->stop_reason);
 }
 
 /*
