@@ -154,6 +154,10 @@ selftests/host/%: selftests/host/%.c $(wildcard selftests/*.h selftests/unit/*.h
 selftests/kmod/%: selftests/kmod/%.c $(wildcard selftests/*.h) selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
 	$(CC) $(CFLAGS) $(USER_INC) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
 
+# gate_test's pthread_exit() unwinds with libgcc_s, which glibc loads only
+# then: linked, ldd names it and the VM runner copies it into the guest.
+selftests/kmod/gate_test: LDLIBS += -Wl,--push-state,--no-as-needed -lgcc_s -Wl,--pop-state
+
 # Benchmarks that run in the VM; built like the in-guest selftests.
 selftests/bench/%: selftests/bench/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
 	$(CC) $(CFLAGS) $(USER_INC) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
