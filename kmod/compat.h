@@ -106,6 +106,11 @@ static __always_inline unsigned int ispot_task_state(struct task_struct *t)
 #endif
 }
 
+/* futex(2)'s FUTEX_LOCK_PI2 came with 5.14; 5.10's uapi lacks the name. */
+#ifndef FUTEX_LOCK_PI2
+#define FUTEX_LOCK_PI2		13
+#endif
+
 #ifndef task_is_running		/* before 5.14 */
 #define task_is_running(task)	(ispot_task_state(task) == TASK_RUNNING)
 #endif

@@ -169,6 +169,11 @@ void ispot_gate_release(struct ispot_gate *g, struct task_struct *t)
 
 	if (READ_ONCE(g->holder) != t)
 		return;
+	/*
+	 * Not in a futex now, and the next holder must not look as if it
+	 * were before its own hold: others would pass beside it.
+	 */
+	WRITE_ONCE(g->holder_futex, false);
 	/* Pairs with ispot_gate_solo()'s release of the block. */
 	deadline = smp_load_acquire(&g->deadline);
 	if (wq_has_sleeper(&g->wq) && ktime_get_mono_fast_ns() < deadline) {
@@ -192,6 +197,7 @@ void ispot_gate_release_exiting(struct ispot_gate *g, struct task_struct *t)
 {
 	if (READ_ONCE(g->holder) != t || cmpxchg(&g->holder, t, NULL) != t)
 		return;
+	WRITE_ONCE(g->holder_futex, false);
 	irq_work_queue(&g->wake_work);
 }
 
@@ -415,7 +421,7 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 				break;
 			continue;
 		}
-		if (h && ispot_gate_holder_waits(g)) {
+		if (ispot_gate_holder_waits(g)) {
 			/* Beside it, ungated; its call is no reference now. */
 			pass->flags |= ISPOT_GATE_BESIDE;
 			pass->displaced_tid = READ_ONCE(g->holder_tid);
@@ -454,8 +460,6 @@ static void ispot_gate_end(struct ispot_session *s, u32 flags)
 		flags |= ISPOT_SOLO_CONTAMINATED;
 	ispot_gate_put(s, ISPOT_REC_SOLO_END, g->open_block, flags, timeouts);
 	WRITE_ONCE(g->open_block, 0);
-	/* A gate opened by a timeout closes with its block. */
-	cmpxchg(&g->holder, ISPOT_GATE_OPENED, NULL);
 }
 
 /*
@@ -474,14 +478,15 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	/* A holder's exit must release the gate (see the top of the file). */
 	if (!(s->setup_flags & ISPOT_SETUP_TASKS))
 		return -EOPNOTSUPP;
+	if (deadline && now < deadline && duration_ns)
+		return -EBUSY;
+	ispot_gate_end(s, 0);
+	/* A gate opened by a timeout closes with its block. */
+	cmpxchg(&g->holder, ISPOT_GATE_OPENED, NULL);
 	if (!duration_ns) {
-		ispot_gate_end(s, 0);
 		*block = g->block;
 		return 0;
 	}
-	if (deadline && now < deadline)
-		return -EBUSY;
-	ispot_gate_end(s, 0);
 	WRITE_ONCE(g->block, g->block + 1);
 	WRITE_ONCE(g->open_block, g->block);
 	atomic_set(&g->timeouts, 0);
@@ -515,8 +520,6 @@ void ispot_gate_stop(struct ispot_session *s)
 		return;
 	xchg(&g->holder, ISPOT_GATE_OPENED);
 	ispot_gate_end(s, ISPOT_SOLO_STOPPED);
-	/* ispot_gate_end() closed it: open again until the handlers are gone. */
-	WRITE_ONCE(g->holder, ISPOT_GATE_OPENED);
 	wake_up_all(&g->wq);
 }
 

@@ -202,7 +202,7 @@ static bool ispot_futex_op_waits(u64 op)
 	case FUTEX_WAIT_BITSET:
 	case FUTEX_LOCK_PI:
 	case FUTEX_WAIT_REQUEUE_PI:
-	case 13:	/* FUTEX_LOCK_PI2, 5.14+ (not in 5.10's headers) */
+	case FUTEX_LOCK_PI2:
 		return true;
 	default:
 		return false;
