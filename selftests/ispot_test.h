@@ -244,12 +244,35 @@ static inline void ispot_bail_exit(void)
 	ispot_test_end(KSFT_SKIP);					\
 } while (0)
 
+/*
+ * Comparisons are made in the operands' kind: as long double when either
+ * is floating (an SCI of 0.12 against a bound of 0.1 must not compare as
+ * 0 against 0), as long long otherwise (pointers, sizes, counts).
+ */
+#define __ISPOT_FLT(x)							\
+	_Generic((x), float: 1, double: 1, long double: 1, default: 0)
+#define __ISPOT_LD(x)							\
+	_Generic((x), float: (x), double: (x), long double: (x), default: 0)
+#define __ISPOT_AS_LD(x)						\
+	(__ISPOT_FLT(x) ? (long double)__ISPOT_LD(x) :			\
+			  (long double)(long long)(x))
+
 #define __ISPOT_CMP(a, op, b, fatal, sa, sb) do {			\
-	long long __a = (long long)(a), __b = (long long)(b);		\
-	if (!(__a op __b)) {						\
-		TH_LOG("expected %s %s %s (%lld vs %lld)",		\
-		       sa, #op, sb, __a, __b);				\
-		ispot_test_fail(fatal);					\
+	if (__ISPOT_FLT(a) || __ISPOT_FLT(b)) {				\
+		long double __a = __ISPOT_AS_LD(a);			\
+		long double __b = __ISPOT_AS_LD(b);			\
+		if (!(__a op __b)) {					\
+			TH_LOG("expected %s %s %s (%.9Lg vs %.9Lg)",	\
+			       sa, #op, sb, __a, __b);			\
+			ispot_test_fail(fatal);				\
+		}							\
+	} else {							\
+		long long __a = (long long)(a), __b = (long long)(b);	\
+		if (!(__a op __b)) {					\
+			TH_LOG("expected %s %s %s (%lld vs %lld)",	\
+			       sa, #op, sb, __a, __b);			\
+			ispot_test_fail(fatal);				\
+		}							\
 	}								\
 } while (0)
 
