@@ -237,13 +237,14 @@ static bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
 }
 
 /*
- * A wait outlived wait_max_ns: open the gate for the rest of the block,
- * unless the block it waited in is over (then it only passes, late).  The
- * displaced holder's tid goes into the GATE record, so that its call is
- * not taken for one that ran alone.  Returns false if the gate came free
- * meanwhile: the caller looks again.
+ * The holder @stuck held the gate for wait_max_ns while this thread waited:
+ * open the gate for the rest of the block, unless the block it waited in
+ * is over (then it only passes, late).  The displaced holder's tid goes
+ * into the GATE record, so that its call is not taken for one that ran
+ * alone.  Returns false if the gate moved on meanwhile (let go, or handed
+ * to another thread or to this one): the caller looks again.
  */
-static bool ispot_gate_time_out(struct ispot_gate *g,
+static bool ispot_gate_time_out(struct ispot_gate *g, struct task_struct *stuck,
 				struct ispot_gate_pass *pass)
 {
 	struct task_struct *cur;
@@ -254,18 +255,16 @@ static bool ispot_gate_time_out(struct ispot_gate *g,
 		pass->flags |= ISPOT_GATE_LATE;
 		return true;
 	}
-	for (;;) {
-		cur = READ_ONCE(g->holder);
-		if (!cur)
-			return false;
-		if (cur == ISPOT_GATE_OPENED) {
-			pass->flags |= ISPOT_GATE_OPEN;
-			return true;
-		}
-		tid = READ_ONCE(g->holder_tid);
-		if (cmpxchg(&g->holder, cur, ISPOT_GATE_OPENED) == cur)
-			break;
+	cur = READ_ONCE(g->holder);
+	if (cur == ISPOT_GATE_OPENED) {
+		pass->flags |= ISPOT_GATE_OPEN;
+		return true;
 	}
+	if (cur != stuck)
+		return false;
+	tid = READ_ONCE(g->holder_tid);
+	if (cmpxchg(&g->holder, cur, ISPOT_GATE_OPENED) != cur)
+		return false;
 	/* Only the wait that opened the gate displaced its holder. */
 	pass->displaced_tid = tid;
 	atomic_inc(&g->timeouts);
@@ -329,20 +328,24 @@ static bool ispot_gate_passable(struct ispot_session *s)
  * @until (mono ns) or a fatal signal, whichever comes first: -ERESTARTSYS
  * on the signal.  An hrtimer, not jiffies: a wait of 1 ms must not last a
  * 4 ms tick.
+ *
+ * @wait stays queued across the sleeps of one wait (only a wake-up takes
+ * it out), and is exclusive, so queued at the tail: the queue is in the
+ * order the threads came, and a hand-over goes to the one that came first.
+ * A waiter not exclusive would be queued at the head, every time its timer
+ * woke it too, and a pool of more than two threads would hand the gate to
+ * the newest waiter while the oldest waited on.
  */
-static int ispot_gate_sleep(struct ispot_session *s, u64 until)
+static int ispot_gate_sleep(struct ispot_session *s,
+			    struct wait_queue_entry *wait, u64 until)
 {
-	struct ispot_gate *g = &s->gate;
-	struct wait_queue_entry wait;
 	ktime_t expires = ns_to_ktime(until);
 	long ret;
 
-	init_wait_entry(&wait, 0);
-	wait.func = ispot_gate_wake_waiter;
-	ret = prepare_to_wait_event(&g->wq, &wait, TASK_KILLABLE);
+	ret = prepare_to_wait_event(&s->gate.wq, wait, TASK_KILLABLE);
 	if (!ret && !ispot_gate_passable(s))
 		schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
-	finish_wait(&g->wq, &wait);
+	__set_current_state(TASK_RUNNING);
 	return fatal_signal_pending(current) ? -ERESTARTSYS : 0;
 }
 
@@ -363,34 +366,26 @@ static bool ispot_gate_take(struct ispot_session *s, u64 sp, u64 now,
 }
 
 /*
- * The entry handler's slow path (ispot_gate_enter()), in task context with
- * preemption enabled and no lock of ours held.  Fills @pass and returns
- * whether a GATE record is due.
+ * Wait at the gate until this thread holds it or may pass, filling
+ * @pass->flags.  A wait times out only on a holder that does not move: one
+ * that has held the gate for wait_max_ns since this thread first saw it
+ * hold it.  Waiting behind a queue of holders that each let go in time is
+ * no timeout, however long the queue: a pool's threads take turns, and in
+ * a pool of eight a thread waits for seven calls by design.  So a wait
+ * ends by the block's end (no one is admitted after it) plus at most
+ * 2 * wait_max_ns (the last holder's hold, seen late), or by a fatal
+ * signal.
  */
-bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
-			   struct ispot_gate_pass *pass)
+static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
+			    u64 wait_max, struct ispot_gate_pass *pass)
 {
 	struct ispot_gate *g = &s->gate;
-	/* First, pairing with ispot_gate_solo(): block, wait_max after it. */
-	u64 deadline = smp_load_acquire(&g->deadline);
-	u64 start = ktime_get_mono_fast_ns(), now = start, wait_max;
-	struct task_struct *h;
+	u64 now = ktime_get_mono_fast_ns(), seen_at = now;
+	struct task_struct *h, *seen = NULL;
+	struct wait_queue_entry wait;
 
-	pass->block = READ_ONCE(g->block);
-	wait_max = READ_ONCE(g->wait_max_ns);
-	pass->waited_ns = 0;
-	pass->displaced_tid = 0;
-	pass->flags = 0;
-	/* Admission is over: forget the deadline, the fast path is back. */
-	if (deadline && now >= deadline)
-		cmpxchg(&g->deadline, deadline, 0);
-	h = READ_ONCE(g->holder);
-	if (h == current)
-		return ispot_gate_again(s, sp, now, deadline, pass);
-	if (ispot_gate_inside(current)) {
-		pass->flags = ISPOT_GATE_INSIDE;
-		return true;
-	}
+	init_wait_entry(&wait, WQ_FLAG_EXCLUSIVE);
+	wait.func = ispot_gate_wake_waiter;
 	for (;;) {
 		h = READ_ONCE(g->holder);
 		if (h == current) {
@@ -416,8 +411,11 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 			}
 			continue;	/* another thread took it */
 		}
-		if (ispot_gate_past(now, start, wait_max)) {
-			if (ispot_gate_time_out(g, pass))
+		if (h != seen) {
+			seen = h;
+			seen_at = now;
+		} else if (ispot_gate_past(now, seen_at, wait_max)) {
+			if (ispot_gate_time_out(g, h, pass))
 				break;
 			continue;
 		}
@@ -428,17 +426,49 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 			break;
 		}
 		pass->flags |= ISPOT_GATE_WAITED;
-		if (ispot_gate_sleep(s, start + wait_max)) {
+		if (ispot_gate_sleep(s, &wait, seen_at + wait_max)) {
 			/*
 			 * SIGKILL: the thread dies on its way back to user,
-			 * and lets go of a gate handed to it meanwhile.
+			 * and lets go of a gate handed to it meanwhile, out of
+			 * the queue first, so as not to hand it to itself.
 			 */
+			finish_wait(&g->wq, &wait);
 			ispot_gate_release(g, current);
 			pass->flags |= ISPOT_GATE_OPEN;
-			break;
+			return;
 		}
 		now = ktime_get_mono_fast_ns();
 	}
+	finish_wait(&g->wq, &wait);
+}
+
+/*
+ * The entry handler's slow path (ispot_gate_enter()), in task context with
+ * preemption enabled and no lock of ours held.  Fills @pass and returns
+ * whether a GATE record is due.
+ */
+bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
+			   struct ispot_gate_pass *pass)
+{
+	struct ispot_gate *g = &s->gate;
+	/* First, pairing with ispot_gate_solo(): block, wait_max after it. */
+	u64 deadline = smp_load_acquire(&g->deadline);
+	u64 start = ktime_get_mono_fast_ns(), now;
+
+	pass->block = READ_ONCE(g->block);
+	pass->waited_ns = 0;
+	pass->displaced_tid = 0;
+	pass->flags = 0;
+	/* Admission is over: forget the deadline, the fast path is back. */
+	if (deadline && start >= deadline)
+		cmpxchg(&g->deadline, deadline, 0);
+	if (READ_ONCE(g->holder) == current)
+		return ispot_gate_again(s, sp, start, deadline, pass);
+	if (ispot_gate_inside(current)) {
+		pass->flags = ISPOT_GATE_INSIDE;
+		return true;
+	}
+	ispot_gate_wait(s, sp, deadline, READ_ONCE(g->wait_max_ns), pass);
 	if (pass->flags & ISPOT_GATE_WAITED) {
 		now = ktime_get_mono_fast_ns();
 		pass->waited_ns = ispot_gate_past(now, start, 0) ?

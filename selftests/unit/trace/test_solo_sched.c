@@ -38,17 +38,45 @@ static int fake_solo(void *ctx, struct ispot_solo *arg)
 	return 0;
 }
 
+/*
+ * A program that loses @loss of each millisecond a block is on (a pool of
+ * n busy threads loses (n - 1) / n of it), seen by the scheduler a drain's
+ * 20 ms later, as a session sees its GATE records.
+ */
+struct program {
+	double loss;
+	uint64_t on_ns;			/* the blocks' time */
+	double cost_ns;			/* and what they cost, so far */
+	double seen[20];		/* cost_ns, the last 20 ms */
+};
+
 /* Step time by 1 ms from @now to @until, acting whenever due. */
+static uint64_t run_program(struct solo_sched *s, uint64_t now,
+			    uint64_t until, uint64_t mean, struct program *p)
+{
+	for (; now < until; now += MS) {
+		unsigned int lag = (now / MS) % 20;
+		bool was_on = s->on;
+
+		solo_sched_act(s, now, mean, (uint64_t)p->seen[lag]);
+		if (was_on) {
+			p->on_ns += MS;
+			p->cost_ns += p->loss * MS;
+		}
+		p->seen[lag] = p->cost_ns;
+	}
+	return now;
+}
+
+/* The same for a program the blocks cost nothing. */
 static uint64_t run(struct solo_sched *s, uint64_t now, uint64_t until,
 		    uint64_t mean, uint64_t *on_ns)
 {
-	for (; now < until; now += MS) {
-		bool was_on = s->on;
+	struct program p = { .loss = 0 };
 
-		solo_sched_act(s, now, mean);
-		if (was_on && on_ns)
-			*on_ns += MS;
-	}
+	now = run_program(s, now, until, mean, &p);
+	if (on_ns)
+		*on_ns += p.on_ns;
 	return now;
 }
 
@@ -78,26 +106,60 @@ TEST(no_block_before_a_call_is_seen)
 }
 
 /*
- * Over 100 s, blocks cover the share asked (within a tenth of it), each
- * start has its end, and lengths and waits follow the mean call.
+ * Over 100 s, blocks cost the program the share asked (within a tenth of
+ * it) when a block costs it much; each start has its end, and
+ * lengths and waits follow the mean call.
  */
-TEST(blocks_cover_the_share_asked)
+TEST(blocks_cost_the_share_asked)
 {
-	static const double shares[] = { 0.01, 0.02, 0.1 };
+	static const double shares[] = { 0.01, 0.03, 0.1 };
+	static const double losses[] = { 0.5, 0.875 };
+	unsigned int i, j;
+
+	for (i = 0; i < sizeof(shares) / sizeof(shares[0]); i++) {
+		for (j = 0; j < sizeof(losses) / sizeof(losses[0]); j++) {
+			struct program p = { .loss = losses[j] };
+			struct fake_module m = { 0 };
+			struct solo_sched s;
+
+			solo_sched_init(&s, shares[i], 0, 7 + i, fake_solo,
+					&m);
+			run_program(&s, 0, 100000 * MS, 500 * 1000, &p);
+			/* By one block's cost at most: it counts after. */
+			EXPECT_LE(p.cost_ns, shares[i] * 100000.0 * MS +
+				  SOLO_CALLS_PER_BLOCK * 500 * 1000);
+			EXPECT_GE(p.cost_ns / (100000.0 * MS),
+				  shares[i] * 0.9);
+			EXPECT_TRUE(m.ends == m.starts ||
+				    m.ends + 1 == m.starts);
+			EXPECT_EQ(m.last_duration,
+				  SOLO_CALLS_PER_BLOCK * 500 * 1000);
+			EXPECT_EQ(m.last_wait, SOLO_WAIT_CALLS * 500 * 1000);
+		}
+	}
+}
+
+/*
+ * Blocks that cost little come often, but cover at most SOLO_MAX_COVER of
+ * the run (or the share asked, if more), and their cost stays in bounds.
+ */
+TEST(cheap_blocks_cover_up_to_the_cap)
+{
+	static const double shares[] = { 0.03, 0.4 };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(shares) / sizeof(shares[0]); i++) {
+		struct program p = { .loss = 0.05 };
+		double cover = shares[i] > SOLO_MAX_COVER ? shares[i] :
+			       SOLO_MAX_COVER;
 		struct fake_module m = { 0 };
 		struct solo_sched s;
-		uint64_t on = 0;
 
-		solo_sched_init(&s, shares[i], 0, 7 + i, fake_solo, &m);
-		run(&s, 0, 100000 * MS, 500 * 1000, &on);
-		EXPECT_NEAR((double)on / (100000.0 * MS), shares[i],
-			    shares[i] / 10);
-		EXPECT_TRUE(m.ends == m.starts || m.ends + 1 == m.starts);
-		EXPECT_EQ(m.last_duration, SOLO_CALLS_PER_BLOCK * 500 * 1000);
-		EXPECT_EQ(m.last_wait, SOLO_WAIT_CALLS * 500 * 1000);
+		solo_sched_init(&s, shares[i], 0, 11 + i, fake_solo, &m);
+		run_program(&s, 0, 100000 * MS, 500 * 1000, &p);
+		EXPECT_NEAR((double)p.on_ns / (100000.0 * MS), cover,
+			    cover / 10);
+		EXPECT_LE(p.cost_ns, shares[i] * 100000.0 * MS);
 	}
 }
 
@@ -128,7 +190,7 @@ TEST(gaps_are_random_and_spread)
 	for (now = 0; now < 20000 * MS; now += MS) {
 		int before = m.starts;
 
-		solo_sched_act(&s, now, MS / 10);
+		solo_sched_act(&s, now, MS / 10, 0);
 		if (m.starts == before)
 			continue;
 		if (started++) {
@@ -139,10 +201,13 @@ TEST(gaps_are_random_and_spread)
 		start = now;
 	}
 	ASSERT_GT(started, 20);
-	/* Block 5 ms, mean gap 45 ms: from 22.5 to 67.5 ms, plus the block. */
-	EXPECT_GE(min, 5 * MS + 22 * MS);
-	EXPECT_LE(max, 5 * MS + 68 * MS + MS);
-	EXPECT_GT(max - min, 20 * MS);
+	/*
+	 * Free blocks of 5 ms at the cover cap, 25%: a mean gap of 15 ms,
+	 * from 7.5 to 22.5 ms, plus the block.
+	 */
+	EXPECT_GE(min, 5 * MS + 7 * MS);
+	EXPECT_LE(max, 5 * MS + 23 * MS + MS);
+	EXPECT_GT(max - min, 7 * MS);
 }
 
 /* A module that refuses (the target gone) stops the blocks for good. */

@@ -21,26 +21,59 @@ static double solo_rand(struct solo_sched *s)
 
 /*
  * The gap before the next block: uniform around the mean gap that makes
- * blocks of @block_ns cover the share, so that blocks fall at random
- * times (no rhythm of the program locks onto them) yet never bunch up.
+ * blocks of @block_ns cover @cover of the run, so that blocks fall at
+ * random times (no rhythm of the program locks onto them) yet never bunch
+ * up.
  */
-static uint64_t solo_gap(struct solo_sched *s, uint64_t block_ns)
+static uint64_t solo_gap(struct solo_sched *s, uint64_t block_ns,
+			 double cover)
 {
-	double mean = (double)block_ns * (1 - s->share) / s->share;
+	double mean = (double)block_ns * (1 - cover) / cover;
 
 	return (uint64_t)(mean * (0.5 + solo_rand(s)));
+}
+
+/* How much of the run blocks may cover: a share asked above it raises it. */
+static double solo_cover(const struct solo_sched *s)
+{
+	return s->share > SOLO_MAX_COVER ? s->share : SOLO_MAX_COVER;
+}
+
+static uint64_t solo_block_ns(uint64_t mean_call_ns)
+{
+	return clamp_u64(SOLO_CALLS_PER_BLOCK * mean_call_ns,
+			 SOLO_MIN_BLOCK_NS, SOLO_MAX_BLOCK_NS);
+}
+
+/*
+ * Whether a block may start at @now for what the blocks cost so far: a
+ * run of T may have cost share * T.  If not, the start moves to when it
+ * may, and a random part of a gap later, as the gaps are random.  The
+ * block to come costs at most its length; its cost counts at the next.
+ */
+static bool solo_affordable(struct solo_sched *s, uint64_t now,
+			    uint64_t block_ns, uint64_t cost_ns)
+{
+	uint64_t from = s->t0 + (uint64_t)((double)cost_ns / s->share);
+
+	if (from <= now)
+		return true;
+	s->postponed++;
+	s->next_ns = from + solo_gap(s, block_ns, solo_cover(s)) / 2;
+	return false;
 }
 
 void solo_sched_init(struct solo_sched *s, double share, uint64_t now,
 		     uint64_t seed, solo_ioctl_fn fn, void *ctx)
 {
 	*s = (struct solo_sched){ .ioctl = fn, .ctx = ctx, .share = share,
-				  .rng = seed | 1 };
+				  .rng = seed | 1, .t0 = now };
 	/*
 	 * The first block comes after a uniform share of a mean gap, as if
 	 * the session had joined a run of blocks at a random moment: ispotd's
 	 * bursts, each a session, may be shorter than a gap, and must still
-	 * get their share of blocks on average.
+	 * get their share of blocks on average.  The gap is the one of
+	 * blocks that cost their whole length, the most one can.
 	 */
 	if (share > 0)
 		s->next_ns = now + (uint64_t)(solo_rand(s) * (double)
@@ -53,7 +86,7 @@ uint64_t solo_sched_next(const struct solo_sched *s)
 }
 
 void solo_sched_act(struct solo_sched *s, uint64_t now,
-		    uint64_t mean_call_ns)
+		    uint64_t mean_call_ns, uint64_t cost_ns)
 {
 	struct ispot_solo arg = { 0 };
 	uint64_t block_ns;
@@ -65,15 +98,16 @@ void solo_sched_act(struct solo_sched *s, uint64_t now,
 		s->on = false;
 		if (s->ioctl(s->ctx, &arg))
 			s->stopped = true;
-		s->next_ns = now + solo_gap(s, s->block_ns);
+		s->next_ns = now + solo_gap(s, s->block_ns, solo_cover(s));
 		return;
 	}
 	if (!mean_call_ns) {
 		s->next_ns = now + SOLO_RETRY_NS;
 		return;
 	}
-	block_ns = clamp_u64(SOLO_CALLS_PER_BLOCK * mean_call_ns,
-			     SOLO_MIN_BLOCK_NS, SOLO_MAX_BLOCK_NS);
+	block_ns = solo_block_ns(mean_call_ns);
+	if (!solo_affordable(s, now, block_ns, cost_ns))
+		return;
 	arg.duration_ns = block_ns;
 	arg.wait_max_ns = clamp_u64(SOLO_WAIT_CALLS * mean_call_ns,
 				    SOLO_MIN_WAIT_NS, SOLO_MAX_WAIT_NS);

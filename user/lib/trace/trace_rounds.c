@@ -173,6 +173,19 @@ static int trace_round(struct trace *t, uint64_t horizon)
 	return 0;
 }
 
+/*
+ * What the solo blocks have cost the program so far, in its own time: its
+ * threads' waits at the gate, over how many threads it has.  A thread
+ * that waits while another runs for it on the same CPU costs less, so
+ * this errs high.
+ */
+static uint64_t trace_solo_cost_ns(const struct pipeline *p)
+{
+	size_t threads = hashmap_size(&p->threads);
+
+	return p->solo.gate_wait_ns / (threads ? threads : 1);
+}
+
 int trace_step(struct trace *t, uint64_t now)
 {
 	/*
@@ -184,7 +197,8 @@ int trace_step(struct trace *t, uint64_t now)
 	    now - t->sum.t_enable < TRACE_EARLY_NS)
 		elf_symbolizer_refresh(t->sym, NULL, 0);
 	trace_peek_futexes(t);
-	solo_sched_act(&t->live.solo, now, sci_longest_mean(t->pipe->sci));
+	solo_sched_act(&t->live.solo, now, sci_longest_mean(t->pipe->sci),
+		       trace_solo_cost_ns(t->pipe));
 	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
 		return -1;
 	if (now - t->live.last_scan >= TRACE_SCAN_NS)
