@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The gate (ABI 1.6): solo blocks, during which at most one thread of the
- * target runs inside the gated functions, so that its calls there meet no
- * interference from the others (Documentation/solo-blocks.rst).
+ * The gate (ABI 1.6; one thread a block since 1.7): solo blocks, during
+ * which at most one thread of the target runs inside the gated functions,
+ * so that its calls there meet no interference from the others
+ * (Documentation/solo-blocks.rst).
  *
  * Gated functions are those probed with a return probe and not only
  * counted: the return is what lets the gate go.  A thread does not wait
@@ -10,32 +11,36 @@
  * ungated, and the holder's call is no reference
  * (ispot_gate_holder_waits()).  The entry handler of a
  * thread that finds the gate held by another waits in ispot_gate_enter(),
- * killable and for at most the block's wait_max_ns.  This is the only place
+ * killable, until the block ends (bounded below).  This is the only place
  * a handler of this module sleeps; why it may is in
  * Documentation/kernel-compat.rst, "Sleeping in an entry handler".
  *
  * The gate's state is one word, @holder: NULL (free), the holding task, or
  * ISPOT_GATE_OPENED (everyone passes: a wait timed out, or the session
  * stops).  Taking it is cmpxchg(NULL -> current), so nothing is admitted
- * once it is opened.  The holder lets go when its outermost gated call
- * returns (return handler), when it exits (the sched_process_exit probe;
- * blocks need ISPOT_SETUP_TASKS for that), and when it enters a gated call
- * again, after its block's admission ended, with the outer call left
- * behind (longjmp).  A wait that outlives wait_max_ns opens the gate for
- * the rest of its block, whatever the holder does: a holder that waits for
- * another thread of the gate, or never returns, costs one timeout.
- *
- * A holder that lets go while others wait hands the gate to the one that
- * has waited longest (ispot_gate_release()): in a pool that calls the
- * gated function in a loop, it would otherwise take it back before any
- * woken waiter ran, every time, and every block would time out.
+ * once it is opened.  The first thread to enter a gated function in a
+ * block takes it, and keeps it between its calls until the block ends: a
+ * block's calls are one thread's, each after the same thread's last, as
+ * in a run of that thread alone.  (Handing the gate from thread to thread
+ * at each return made every call of a pool follow another thread's, and
+ * a library whose next call is slow after another thread's, SQLite's
+ * sqlite3_step() by ten times, kept that cost in its reference.)  The
+ * holder lets go when its outermost gated call returns after the block's
+ * admission ended, or when it enters one then (a waiter frees the gate
+ * of a holder between calls then, too), when it exits (the
+ * sched_process_exit probe; blocks need ISPOT_SETUP_TASKS for that), and
+ * the block's END frees it.  A wait on a holder that stays inside one
+ * call for wait_max_ns opens the gate for the rest of its block: a holder
+ * that waits for another thread of the gate, or never returns, costs one
+ * timeout.
  *
  * Who writes what (struct ispot_gate):
  *   block, deadline, wait_max_ns, open_block: the ioctls, under the
  *     session lock; a handler clears a deadline that has passed;
- *   holder: cmpxchg() in handlers (a hand-over under the wait queue's
- *     spinlock), xchg()/WRITE_ONCE() by the ioctls;
- *   holder_sp, holder_exec_id, holder_tid: the holder, while it holds;
+ *   holder: cmpxchg() in handlers, xchg()/WRITE_ONCE()/cmpxchg() by the
+ *     ioctls;
+ *   holder_sp, holder_exec_id, holder_tid, hold_seq, holder_in_call: the
+ *     holder, while it holds (others only read them);
  *   timeouts: atomic, by the waiter that opens the gate.
  *
  * Lock order: the session lock, then the wait queue's spinlock, under which
@@ -132,60 +137,40 @@ void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
 			 pass->flags);
 }
 
-/* A hand-over: the key of the wake-up that passes the gate on. */
-struct ispot_gate_handover {
-	struct ispot_gate *g;
-	struct task_struct *from;
-};
-
 /*
- * The waiters' wake function, under the wait queue's spinlock.  A
- * hand-over (@key) makes the first waiter in the queue the holder, and
- * wakes it alone; a plain wake-up (no key) wakes every waiter.  A waiter
- * that is running already (its timeout, a signal) finds itself the holder
- * when it looks.
+ * Let go of the gate if @t holds it: it is free, and the threads waiting
+ * for it wake, to take it if the block still admits, else to pass.
  */
-static int ispot_gate_wake_waiter(struct wait_queue_entry *w,
-				  unsigned int mode, int flags, void *key)
+static void ispot_gate_let_go(struct ispot_gate *g, struct task_struct *t)
 {
-	struct ispot_gate_handover *h = key;
-
-	if (h && cmpxchg(&h->g->holder, h->from, w->private) != h->from)
-		return 0;
-	return autoremove_wake_function(w, mode, flags, key);
-}
-
-/*
- * Let go of the gate if @t holds it, from @t's own return or entry handler
- * (task context, preemptible): while its block admits, to the thread that
- * has waited longest, if any, so that a pool's threads take turns; a
- * thread that calls again at once would otherwise take the gate back
- * before any woken waiter ran, every time, until a wait timed out.
- */
-void ispot_gate_release(struct ispot_gate *g, struct task_struct *t)
-{
-	struct ispot_gate_handover h = { .g = g, .from = t };
-	u64 deadline;
-
 	if (READ_ONCE(g->holder) != t)
 		return;
-	/*
-	 * Not in a futex now, and the next holder must not look as if it
-	 * were before its own hold: others would pass beside it.
-	 */
+	WRITE_ONCE(g->holder_in_call, false);
 	WRITE_ONCE(g->holder_futex, false);
-	/* Pairs with ispot_gate_solo()'s release of the block. */
-	deadline = smp_load_acquire(&g->deadline);
-	if (wq_has_sleeper(&g->wq) && ktime_get_mono_fast_ns() < deadline) {
-		__wake_up(&g->wq, TASK_NORMAL, 1, &h);
-		if (READ_ONCE(g->holder) != t)
-			return;
-	}
 	if (cmpxchg(&g->holder, t, NULL) != t)
 		return;
 	/* cmpxchg() is a full barrier: the sleepers' check is ordered. */
 	if (wq_has_sleeper(&g->wq))
 		wake_up_all(&g->wq);
+}
+
+/*
+ * @t's outermost gated call returns (return handler, task context,
+ * preemptible).  While its block admits, the holder keeps the gate
+ * between its calls: a block's calls are one thread's, each after the
+ * same thread's last, as in a run of that thread alone (see the top of
+ * the file).  After, it lets the gate go.
+ */
+void ispot_gate_release(struct ispot_gate *g, struct task_struct *t)
+{
+	if (READ_ONCE(g->holder) != t)
+		return;
+	/* Pairs with ispot_gate_solo()'s release of the block. */
+	if (ktime_get_mono_fast_ns() < smp_load_acquire(&g->deadline)) {
+		WRITE_ONCE(g->holder_in_call, false);
+		return;
+	}
+	ispot_gate_let_go(g, t);
 }
 
 /*
@@ -197,11 +182,24 @@ void ispot_gate_release_exiting(struct ispot_gate *g, struct task_struct *t)
 {
 	if (READ_ONCE(g->holder) != t || cmpxchg(&g->holder, t, NULL) != t)
 		return;
+	WRITE_ONCE(g->holder_in_call, false);
 	WRITE_ONCE(g->holder_futex, false);
 	irq_work_queue(&g->wake_work);
 }
 
-static void ispot_gate_hold(struct ispot_session *s, u64 sp)
+/*
+ * The holder starts an outermost call at @sp: in a call (a waiter that
+ * sees it there, with the same hold_seq, for wait_max_ns times out on it),
+ * then, after a full barrier, whether its block still admits and the gate
+ * is still its own.  A waiter, or END, that frees the gate of a holder
+ * between calls once admission is over reads holder_in_call first: it
+ * sees the call, or the holder sees the block's end or the gate gone, and
+ * passes ungated.  (Only a holder that passes both checks in the moment
+ * between the other side's read and its cmpxchg() runs a call as if
+ * admitted with the gate free: at a block's very end, rarely, and with no
+ * harm to the gate's state.)
+ */
+static bool ispot_gate_hold(struct ispot_session *s, u64 sp, u64 deadline)
 {
 	struct ispot_gate *g = &s->gate;
 
@@ -209,30 +207,38 @@ static void ispot_gate_hold(struct ispot_session *s, u64 sp)
 	g->holder_sp = sp;
 	g->holder_exec_id = READ_ONCE(current->self_exec_id);
 	g->holder_tid = ispot_vpid(s, current);
+	WRITE_ONCE(g->hold_seq, g->hold_seq + 1);
+	/* Pairs with ispot_gate_free_after_block()'s smp_rmb(). */
+	smp_store_mb(g->holder_in_call, true);
+	if (ktime_get_mono_fast_ns() < deadline &&
+	    READ_ONCE(g->holder) == current)
+		return true;
+	ispot_gate_let_go(g, current);
+	return false;
 }
 
 /*
- * The holder enters a gated function again.  Below its outer call's sp it
- * is nested in it.  At or above, the outer call was left without a return
- * (longjmp, an exception, exec): this call is its outermost now, if the
- * block still admits; if not, it lets go and passes.
+ * The holder enters a gated function again.  Inside its outermost call,
+ * below that call's sp, it is nested in it.  Otherwise this call is its
+ * outermost now (its last returned, or was left without a return:
+ * longjmp, an exception, exec): admitted if the block still admits; if
+ * not, the holder lets go and passes.
  */
 static bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
 			     u64 deadline, struct ispot_gate_pass *pass)
 {
 	struct ispot_gate *g = &s->gate;
 
-	if (sp < g->holder_sp &&
+	if (READ_ONCE(g->holder_in_call) && sp < g->holder_sp &&
 	    READ_ONCE(current->self_exec_id) == g->holder_exec_id) {
 		pass->flags = ISPOT_GATE_NESTED;
 		return true;
 	}
-	if (now < deadline) {
-		ispot_gate_hold(s, sp);
+	if (now < deadline && ispot_gate_hold(s, sp, deadline)) {
 		pass->flags = ISPOT_GATE_ADMITTED;
 		return true;
 	}
-	ispot_gate_release(g, current);
+	ispot_gate_let_go(g, current);
 	return false;
 }
 
@@ -319,22 +325,15 @@ static bool ispot_gate_passable(struct ispot_session *s)
 {
 	struct task_struct *h = READ_ONCE(s->gate.holder);
 
-	return !h || h == current || h == ISPOT_GATE_OPENED ||
+	return !h || h == ISPOT_GATE_OPENED ||
 	       ispot_gate_holder_waits(&s->gate) || READ_ONCE(s->stop_reason);
 }
 
 /*
- * Sleep until the gate may be passable or is handed to this thread,
- * @until (mono ns) or a fatal signal, whichever comes first: -ERESTARTSYS
- * on the signal.  An hrtimer, not jiffies: a wait of 1 ms must not last a
- * 4 ms tick.
- *
- * @wait stays queued across the sleeps of one wait (only a wake-up takes
- * it out), and is exclusive, so queued at the tail: the queue is in the
- * order the threads came, and a hand-over goes to the one that came first.
- * A waiter not exclusive would be queued at the head, every time its timer
- * woke it too, and a pool of more than two threads would hand the gate to
- * the newest waiter while the oldest waited on.
+ * Sleep until the gate may be passable, @until (mono ns) or a fatal
+ * signal, whichever comes first: -ERESTARTSYS on the signal.  An hrtimer,
+ * not jiffies: a wait of 1 ms must not last a 4 ms tick.  @wait stays
+ * queued across the sleeps of one wait; only a wake-up takes it out.
  */
 static int ispot_gate_sleep(struct ispot_session *s,
 			    struct wait_queue_entry *wait, u64 until)
@@ -355,52 +354,71 @@ static bool ispot_gate_past(u64 now, u64 start, u64 span)
 	return (s64)(now - start) >= (s64)span;
 }
 
-/* Try to take a free gate: false if admission is over, or it was taken. */
+/*
+ * Try to take a free gate: false if admission is over, or it was taken.
+ * The call that takes it is the first of its holder's in the block.
+ */
 static bool ispot_gate_take(struct ispot_session *s, u64 sp, u64 now,
 			    u64 deadline)
 {
 	if (now >= deadline || cmpxchg(&s->gate.holder, NULL, current))
 		return false;
-	ispot_gate_hold(s, sp);
+	return ispot_gate_hold(s, sp, deadline);
+}
+
+/*
+ * The block is over and its holder @h between calls: let the gate go for
+ * it, and pass.  The clock was read before holder_in_call (see
+ * ispot_gate_hold()).
+ */
+static bool ispot_gate_free_after_block(struct ispot_gate *g,
+					struct task_struct *h, u64 now,
+					u64 deadline)
+{
+	if (now < deadline)
+		return false;
+	/*
+	 * The clock, then the holder's state: ispot_gate_hold() writes them
+	 * in the other order.
+	 */
+	smp_rmb();
+	if (READ_ONCE(g->holder_in_call))
+		return false;
+	if (cmpxchg(&g->holder, h, NULL) == h)
+		wake_up_all(&g->wq);
 	return true;
 }
 
 /*
  * Wait at the gate until this thread holds it or may pass, filling
- * @pass->flags.  A wait times out only on a holder that does not move: one
- * that has held the gate for wait_max_ns since this thread first saw it
- * hold it.  Waiting behind a queue of holders that each let go in time is
- * no timeout, however long the queue: a pool's threads take turns, and in
- * a pool of eight a thread waits for seven calls by design.  So a wait
- * ends by the block's end (no one is admitted after it) plus at most
- * 2 * wait_max_ns (the last holder's hold, seen late), or by a fatal
- * signal.
+ * @pass->flags.  While the block admits, its holder keeps the gate
+ * between its calls, so a thread that finds it held waits until the block
+ * ends, unless the holder leaves (its exit) or waits in a futex.  A wait
+ * times out only on a holder that does not move: one inside the same call
+ * (the same hold_seq) for wait_max_ns since this thread first saw it
+ * there.  So a wait ends by the block's end plus at most 2 * wait_max_ns
+ * (the holder's last call, seen late), or by a fatal signal.
  */
 static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 			    u64 wait_max, struct ispot_gate_pass *pass)
 {
 	struct ispot_gate *g = &s->gate;
-	u64 now = ktime_get_mono_fast_ns(), seen_at = now;
+	u64 now = ktime_get_mono_fast_ns(), seen_at = now, until;
 	struct task_struct *h, *seen = NULL;
 	struct wait_queue_entry wait;
+	u32 seq, seen_seq = 0;
 
-	init_wait_entry(&wait, WQ_FLAG_EXCLUSIVE);
-	wait.func = ispot_gate_wake_waiter;
+	init_wait_entry(&wait, 0);
 	for (;;) {
 		h = READ_ONCE(g->holder);
-		if (h == current) {
-			/* Handed over by the holder that let go. */
-			ispot_gate_hold(s, sp);
-			pass->flags |= ISPOT_GATE_ADMITTED;
-			break;
-		}
 		if (h == ISPOT_GATE_OPENED || READ_ONCE(s->stop_reason)) {
 			pass->flags |= ISPOT_GATE_OPEN;
 			break;
 		}
 		if (!h) {
 			if (ispot_gate_take(s, sp, now, deadline)) {
-				pass->flags |= ISPOT_GATE_ADMITTED;
+				pass->flags |= ISPOT_GATE_ADMITTED |
+					       ISPOT_GATE_TAKEN;
 				break;
 			}
 			if (now >= deadline) {
@@ -411,8 +429,13 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 			}
 			continue;	/* another thread took it */
 		}
-		if (h != seen) {
+		if (ispot_gate_free_after_block(g, h, now, deadline))
+			continue;
+		seq = READ_ONCE(g->hold_seq);
+		if (h != seen || seq != seen_seq ||
+		    !READ_ONCE(g->holder_in_call)) {
 			seen = h;
+			seen_seq = seq;
 			seen_at = now;
 		} else if (ispot_gate_past(now, seen_at, wait_max)) {
 			if (ispot_gate_time_out(g, h, pass))
@@ -426,16 +449,14 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 			break;
 		}
 		pass->flags |= ISPOT_GATE_WAITED;
-		if (ispot_gate_sleep(s, &wait, seen_at + wait_max)) {
-			/*
-			 * SIGKILL: the thread dies on its way back to user,
-			 * and lets go of a gate handed to it meanwhile, out of
-			 * the queue first, so as not to hand it to itself.
-			 */
-			finish_wait(&g->wq, &wait);
-			ispot_gate_release(g, current);
+		/* Look again when the block ends, or the call may be stuck. */
+		until = seen_at + wait_max;
+		if (now < deadline && deadline < until)
+			until = deadline;
+		if (ispot_gate_sleep(s, &wait, until)) {
+			/* SIGKILL: the thread dies on its way back to user. */
 			pass->flags |= ISPOT_GATE_OPEN;
-			return;
+			break;
 		}
 		now = ktime_get_mono_fast_ns();
 	}
@@ -503,6 +524,7 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	struct ispot_gate *g = &s->gate;
 	u64 now = ktime_get_mono_fast_ns();
 	u64 deadline = READ_ONCE(g->deadline);
+	struct task_struct *h;
 
 	lockdep_assert_held(&s->lock);
 	/* A holder's exit must release the gate (see the top of the file). */
@@ -513,6 +535,10 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	ispot_gate_end(s, 0);
 	/* A gate opened by a timeout closes with its block. */
 	cmpxchg(&g->holder, ISPOT_GATE_OPENED, NULL);
+	/* A holder between calls lets go with it (see the top of the file). */
+	h = READ_ONCE(g->holder);
+	if (h)
+		ispot_gate_free_after_block(g, h, now, 0);
 	if (!duration_ns) {
 		*block = g->block;
 		return 0;

@@ -105,6 +105,8 @@ struct ispot_gate {
 	u64 holder_sp;		/* sp at the holder's outermost entry */
 	u64 holder_exec_id;	/* its self_exec_id then */
 	u32 holder_tid;		/* its tid, for a timeout's record */
+	u32 hold_seq;		/* its outermost calls so far */
+	bool holder_in_call;	/* it is inside its outermost call */
 	bool holder_futex;	/* it waits in a futex (waits.c says) */
 	atomic_t timeouts;	/* in the current block */
 	wait_queue_head_t wq;	/* threads waiting for the holder */

@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		6
+#define ISPOT_ABI_MINOR		7
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -219,8 +219,8 @@ struct ispot_counters {
  * on, at most one thread of the target is inside the functions probed with
  * ISPOT_PROBE_RETURN (and without COUNT_ONLY): the *gate*.  A thread that
  * reaches such an entry while another holds the gate waits there, before
- * its ENTRY is timestamped, for at most wait_max_ns; the holder's nested
- * calls pass.  The holder keeps the gate until its outermost gated call
+ * its ENTRY is timestamped (bounded, below); the holder's nested calls
+ * pass.  The holder keeps the gate until its outermost gated call
  * returns, even past the block's end, so that a block's last call runs
  * alone too.  A wait that times out lets its thread pass and opens the gate
  * to everyone until the block ends (the block is *contaminated*).
@@ -231,9 +231,12 @@ struct ispot_counters {
  * current block early (wait_max_ns must be 0); a block that has already
  * ended is not an error.  Allowed in the ENABLED state.  @block is the
  * block's number, from 1 (out).  Blocks need ISPOT_SETUP_TASKS (the exit
- * of a holder lets the gate go): -EOPNOTSUPP without.  While the block
- * admits, a holder that lets go hands the gate to the thread that has
- * waited longest, so that a pool's threads take turns.
+ * of a holder lets the gate go): -EOPNOTSUPP without.  Since ABI 1.7 the
+ * first thread to enter a gated function in a block holds the gate
+ * between its calls until the block's admission ends: a block's calls are
+ * one thread's, as in a run of that thread alone; other threads wait
+ * until then, unless the holder exits or waits in a futex.  A wait times
+ * out when the holder stays inside one call for wait_max_ns.
  * Documentation/solo-blocks.rst has the method.
  */
 #define ISPOT_SOLO_MAX_NS	1000000000ULL
@@ -262,7 +265,9 @@ struct ispot_solo {
  * pending), which may hold what the holder waits for, so it passed;
  * BESIDE: the holder waited in a futex (ISPOT_SETUP_WAITS tells), maybe
  * for a lock this thread holds, so it passed ungated (ip: the holder's
- * tid, whose call did not run alone to its end).
+ * tid, whose call did not run alone to its end).  TAKEN (ABI 1.7), with
+ * ADMITTED: the call took a free gate, the first of its holder's calls in
+ * the block, which follows other threads' work on whatever they share.
  */
 #define ISPOT_GATE_ADMITTED	(1U << 0)
 #define ISPOT_GATE_NESTED	(1U << 1)
@@ -272,6 +277,7 @@ struct ispot_solo {
 #define ISPOT_GATE_LATE		(1U << 5)
 #define ISPOT_GATE_INSIDE	(1U << 6)
 #define ISPOT_GATE_BESIDE	(1U << 7)
+#define ISPOT_GATE_TAKEN	(1U << 8)
 
 enum ispot_session_state {
 	ISPOT_STATE_NEW = 0,	/* opened, no target yet */

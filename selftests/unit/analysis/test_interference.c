@@ -850,6 +850,11 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts + 5, SP0, 0, 0);
 	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 105, SP0 + 8, 0, 0);
 	ts += 200;
+	/* It took the gate: first of its holder's, after others' work. */
+	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED | ISPOT_GATE_TAKEN, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+	ts += 200;
 	gate_feed(p, 5, ts, SP0, ISPOT_GATE_WAITED | ISPOT_GATE_LATE, 70);
 	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
 	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
@@ -862,7 +867,7 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 	solo_feed(p, ISPOT_REC_SOLO_END, ts, 1, ISPOT_SOLO_CONTAMINATED, 1);
 	f = traced_func(&self->t, ts);
 	EXPECT_EQ(f->interf.gated_calls, 1);
-	EXPECT_EQ(p->solo.gated_calls, 2);
+	EXPECT_EQ(p->solo.gated_calls, 3);
 	EXPECT_EQ(p->solo.reference_calls, 1);
 	EXPECT_EQ(p->solo.blocks, 1);
 	EXPECT_EQ(p->solo.contaminated, 1);
@@ -908,11 +913,11 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 	}
 	f = traced_func(&self->t, ts + 1000);
 	EXPECT_EQ(p->solo.reference_calls, 30);
-	EXPECT_EQ(p->solo.gated_calls, 2 + 29 + 1);
+	EXPECT_EQ(p->solo.gated_calls, 3 + 29 + 1);
 	EXPECT_EQ(p->solo.timeouts, 2);
 	EXPECT_EQ(p->solo.blocks, 2);
 	/* The second admitted until its deadline, 50,000 ns. */
-	EXPECT_EQ(p->solo.admitting_ns, 1010 + 50000);
+	EXPECT_EQ(p->solo.admitting_ns, 1210 + 50000);
 	EXPECT_EQ(f->interf.ref, INTERF_REF_GATED);
 	EXPECT_EQ(f->interf.gated_calls, 30);
 	EXPECT_NEAR(f->interf.gated_mean_ns, 100, 1e-9);
@@ -920,7 +925,7 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 	 * The calls that met the gate but are no references count as
 	 * calls, with 6's: 150 ns, 50 over the reference.
 	 */
-	EXPECT_EQ(f->interf.calls, 4 + 1 + 10 + 1);
+	EXPECT_EQ(f->interf.calls, 5 + 1 + 10 + 1);
 	EXPECT_EQ(f->interf.loss_ns, 10 * 200 + 50);
 }
 

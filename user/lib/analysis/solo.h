@@ -54,14 +54,17 @@ void solo_stats_add(struct solo_stats *sum, const struct solo_stats *b);
  * call: admitted by the gate (or nested in the holder's call), with no
  * other thread inside a traced call when it entered, and, when the
  * timeline says (@waited_ns), no wait in it that another thread ended.
- * Decided from its start and its own waits, never from its length, so
- * that long calls are not left out more often than short ones.
+ * Not the call that took the gate (ABI 1.7's TAKEN), the first of its
+ * holder's in the block: it follows other threads' work on whatever they
+ * share, as no call of a thread alone does.  Decided from its start and
+ * its own waits, never from its length, so that long calls are not left
+ * out more often than short ones.
  */
 static inline bool solo_call_clean(uint64_t gate_word, uint64_t waited_ns)
 {
 	return (gate_word & SOLO_GATE_SEEN) && (gate_word & SOLO_GATE_ALONE) &&
 	       (gate_word & (ISPOT_GATE_ADMITTED | ISPOT_GATE_NESTED)) &&
-	       !waited_ns;
+	       !(gate_word & ISPOT_GATE_TAKEN) && !waited_ns;
 }
 
 #endif /* ISPOT_SOLO_H */
