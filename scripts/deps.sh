@@ -44,6 +44,10 @@ pkgs="$pkgs libclang-rt-dev"
 # only in its .dynsym; the fixture leveldb_put links it, and the VM runner
 # copies libleveldb.so.1d and libsnappy.so.1 into the guest with it.
 pkgs="$pkgs libleveldb-dev"
+# Debian's SQLite (selftests/kmod/sqlite_test.sh): a C library whose only
+# named functions are its exported API; the fixture sqlite_writers links
+# it, and the VM runner copies libsqlite3.so.0 into the guest with it.
+pkgs="$pkgs libsqlite3-dev"
 # protobuf-compiler: protoc decodes ispotctl --perfetto's trace with a
 # decoder that is not ISPOT's (selftests/host/perfetto_test.sh).
 pkgs="$pkgs protobuf-compiler"
