@@ -1,7 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Solo blocks on a real multi-threaded library (Documentation/
-# solo-blocks.rst): Debian's libsqlite3 (scripts/deps.sh), which the
+# In the guest: solo blocks on a real multi-threaded library
+# (Documentation/solo-blocks.rst: the in-run reference on a program we
+# did not write), a probe that prints its figures and whether INTERF met
+# the margin; not part of make check while it does not
+# (Documentation/evaluation.rst, "One thread a block").
+#
+#   selftests/vm/run.sh --kernel 6.1 --smp 2 -- \
+#       /ispot/selftests/bench/sqlite_probe.sh
+#
+# Solo blocks on Debian's libsqlite3 (scripts/deps.sh), which the
 # fixture selftests/unit/fixtures/sqlite_writers links (the VM runner
 # copies libsqlite3.so.0 into the guest with it).
 #
@@ -13,7 +21,7 @@
 # calls are those a writer makes while the other sleeps on the mutex
 # (1,500 to 3,900 of 7,000 to 27,000 calls).  The check is that the
 # reference comes from the solo blocks ("gated") and that INTERF then
-# lands within the issue's 0.1 of the truth.
+# lands within 0.1 of the truth.
 #
 # The truth is measured untraced, in the same boot: the writers' time per
 # insert with one writer (T1) and with two (T2); gain = 1 - T1 / T2 is the
@@ -32,7 +40,7 @@
 # block is on, the waiting writer waits at the gate, outside any call,
 # instead of inside sqlite3_step(), so the blocks' share of the
 # interference is not counted (a tenth of it).
-. "$(dirname "$0")/tap.sh"
+. /ispot/selftests/kmod/tap.sh
 app=/ispot/selftests/unit/fixtures/sqlite_writers
 require_root
 require_file "$app" "libsqlite3-dev?"
@@ -41,7 +49,7 @@ tmpdir_setup
 
 tap_plan 1
 
-# The issue's margin (issue 34, deliverable 5).
+# The margin asked of the in-run reference.
 margin=0.1
 untraced_ms=8000
 traced_ms=12000
