@@ -6,17 +6,19 @@
  *
  *	op		0x80 | EXIT 0x40 | slot: an entry or exit of one slot
  *			1 (RECORD): then u8 slot, u8 kind, u8 nslots
- *	u8 flags	bits 0-5: data[0..2]'s mode, two bits each (0 zero,
- *			1 the thread's last, 2 the value, 3 the difference
- *			from the thread's last); bit 6: ip changed; bit 7:
- *			cpu changed
- *	ts		the difference from the chunk's last record
- *	probe_id, sp	sp as the difference from the thread's last
- *	[ip], [cpu]	ip as a difference, if flagged
- *	data[]		by their modes
- *	words		RECORD only: the other slots' u64 words
+ *	u24 desc	seven 3-bit length codes (0 to 6 bytes, 7: 8 bytes) of
+ *			ts, sp, probe_id, ip, data[0..2]; bit 21: cpu follows
+ *	the seven	in those lengths, little-endian: ts as the zigzag
+ *			difference from the chunk's last record, sp, ip and
+ *			data[] from the thread's last (data[]: its last of
+ *			the same kind, entry or not), probe_id as it is
+ *	[u16 cpu]
+ *	words		RECORD only: the other slots' u64 words, varints
  *
- * Differences are zigzag varints: wrapping, so every value round-trips.
+ * Differences wrap, so every value round-trips.  The writer stores each
+ * field as 8 bytes and moves on by its length, the reader loads 8 bytes
+ * and masks: neither branches on a length, which a busy host's branch
+ * predictor makes dear (Documentation/evaluation.rst).
  */
 #include <endian.h>
 #include <string.h>
@@ -24,12 +26,26 @@
 #include "recording/recording_codec.h"
 #include "recording/recording_format.h"
 
-#define MODE_ZERO	0
-#define MODE_SAME	1
-#define MODE_VALUE	2
-#define MODE_DELTA	3
-#define FLAG_IP		0x40
-#define FLAG_CPU	0x80
+#define NR_FIELDS	7
+#define DESC_CPU	(1u << 21)
+#define DESC_BAD	(~0u << 22)	/* reserved bits: 0 */
+
+/*
+ * A length code's bytes (0 to 6, and 8 for 7), by arithmetic: a table
+ * load would lengthen the chain from one field's place to the next.
+ */
+static inline unsigned int code_len(unsigned int c)
+{
+	return c + (c == 7);
+}
+
+/* Its mask, in two shifts: one of 64 bits would be undefined. */
+static inline uint64_t code_mask(unsigned int c)
+{
+	unsigned int half = 4 * code_len(c);
+
+	return ((1ull << half) << half) - 1;
+}
 
 void rec2_reset(struct rec2_state *st)
 {
@@ -56,43 +72,60 @@ static inline unsigned char *put_var(unsigned char *p, uint64_t v)
 	return p;
 }
 
-/* The fields every record has, against the thread's last; @t updated. */
+/* The code of the fewest bytes that hold @v. */
+static inline unsigned int code_of(uint64_t v)
+{
+	unsigned int n = v ? (71 - __builtin_clzll(v)) >> 3 : 0;
+
+	return n - (n == 8);
+}
+
+static inline uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+/* The thread's data[] a record of @kind is told from. */
+static inline uint64_t *thread_data(struct rec2_thread *t, uint8_t kind)
+{
+	return t->data[kind == ISPOT_REC_EXIT];
+}
+
+/* The fields every record has (the head comment); @t and @st updated. */
 static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 			       unsigned char *p, const struct ispot_record *r)
 {
-	unsigned char *flags = p++;
-	unsigned char f = 0, mode[3];
-	int i;
+	uint64_t *last = thread_data(t, r->kind), v[NR_FIELDS], w;
+	unsigned char *desc = p;
+	uint32_t d = r->cpu != t->cpu ? DESC_CPU : 0;
+	unsigned int i, c;
 
-	p = put_var(p, zz(r->ts_ns - st->ts));
-	p = put_var(p, r->probe_id);
-	p = put_var(p, zz(r->sp - t->sp));
-	if (r->ip != t->ip) {
-		f |= FLAG_IP;
-		p = put_var(p, zz(r->ip - t->ip));
+	v[0] = zz(r->ts_ns - st->ts);
+	v[1] = zz(r->sp - t->sp);
+	v[2] = r->probe_id;
+	v[3] = zz(r->ip - t->ip);
+	for (i = 0; i < 3; i++)
+		v[4 + i] = zz(r->data[i] - last[i]);
+	p += 3;
+#pragma GCC unroll 7
+	for (i = 0; i < NR_FIELDS; i++) {
+		c = code_of(v[i]);
+		d |= c << (3 * i);
+		w = htole64(v[i]);
+		memcpy(p, &w, 8);
+		p += code_len(c);
 	}
-	if (r->cpu != t->cpu) {
-		f |= FLAG_CPU;
-		p = put_var(p, r->cpu);
+	desc[0] = (unsigned char)d;
+	desc[1] = (unsigned char)(d >> 8);
+	desc[2] = (unsigned char)(d >> 16);
+	if (d & DESC_CPU) {
+		*p++ = (unsigned char)r->cpu;
+		*p++ = (unsigned char)(r->cpu >> 8);
 	}
-	for (i = 0; i < 3; i++) {
-		uint64_t v = r->data[i];
-
-		if (!v) {
-			mode[i] = MODE_ZERO;
-		} else if (v == t->data[i]) {
-			mode[i] = MODE_SAME;
-		} else if (v < (1u << 28)) {
-			mode[i] = MODE_VALUE;
-			p = put_var(p, v);
-		} else {
-			mode[i] = MODE_DELTA;
-			p = put_var(p, zz(v - t->data[i]));
-		}
-		f |= mode[i] << (2 * i);
-		t->data[i] = v;
-	}
-	*flags = f;
+	memcpy(last, r->data, sizeof(r->data));
 	st->ts = r->ts_ns;
 	t->sp = r->sp;
 	t->ip = r->ip;
@@ -197,35 +230,57 @@ static uint64_t get_max(struct rd *r, uint64_t max)
 	return v;
 }
 
+/* Readable bytes a body is decoded from: its longest, and a load past. */
+#define BODY_ROOM	(3 + 8 * NR_FIELDS + 2 + 8)
+
+/* The fields every record has (put_body()); @t and @st updated. */
 static void get_body(struct rec2_state *st, struct rec2_thread *t,
 		     struct rd *r, struct ispot_record *rec)
 {
-	uint8_t f = get_u8(r);
-	int i;
+	size_t left = r->end - r->p, used;
+	const unsigned char *q = r->p, *base;
+	unsigned char tmp[BODY_ROOM];
+	uint64_t v[NR_FIELDS], *last;
+	unsigned int i, c;
+	uint32_t d;
 
+	/* Near the chunk's end: from a copy, so no load passes it. */
+	if (left < BODY_ROOM) {
+		memset(tmp, 0, sizeof(tmp));
+		memcpy(tmp, r->p, left);
+		q = tmp;
+	}
+	base = q;
+	d = q[0] | q[1] << 8 | (uint32_t)q[2] << 16;
+	q += 3;
+#pragma GCC unroll 7
+	for (i = 0; i < NR_FIELDS; i++) {
+		c = (d >> (3 * i)) & 7;
+		v[i] = load64(q) & code_mask(c);
+		q += code_len(c);
+	}
+	rec->cpu = t->cpu;
+	if (d & DESC_CPU) {
+		rec->cpu = q[0] | q[1] << 8;
+		q += 2;
+	}
+	used = q - base;
+	if (used > left || (d & DESC_BAD) || v[2] > UINT32_MAX) {
+		r->why = used > left ? "an event runs past its chunk" :
+			 "a record's fields are malformed";
+		r->p = r->end;
+		return;
+	}
+	r->p += used;
+	last = thread_data(t, rec->kind);
 	rec->tid = t->tid;
 	rec->tgid = t->tgid;
-	rec->ts_ns = st->ts + unzz(get_var(r));
-	rec->probe_id = (uint32_t)get_max(r, UINT32_MAX);
-	rec->sp = t->sp + unzz(get_var(r));
-	rec->ip = f & FLAG_IP ? t->ip + unzz(get_var(r)) : t->ip;
-	rec->cpu = f & FLAG_CPU ? (uint16_t)get_max(r, UINT16_MAX) : t->cpu;
-	for (i = 0; i < 3; i++) {
-		switch ((f >> (2 * i)) & 3) {
-		case MODE_ZERO:
-			rec->data[i] = 0;
-			break;
-		case MODE_SAME:
-			rec->data[i] = t->data[i];
-			break;
-		case MODE_VALUE:
-			rec->data[i] = get_var(r);
-			break;
-		default:
-			rec->data[i] = t->data[i] + unzz(get_var(r));
-		}
-		t->data[i] = rec->data[i];
-	}
+	rec->ts_ns = st->ts + unzz(v[0]);
+	rec->sp = t->sp + unzz(v[1]);
+	rec->probe_id = (uint32_t)v[2];
+	rec->ip = t->ip + unzz(v[3]);
+	for (i = 0; i < 3; i++)
+		last[i] = rec->data[i] = last[i] + unzz(v[4 + i]);
 	st->ts = rec->ts_ns;
 	t->sp = rec->sp;
 	t->ip = rec->ip;

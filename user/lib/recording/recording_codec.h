@@ -5,8 +5,10 @@
  * own, as a stream of ops.  A record names its thread by one of 64 slots
  * that an op filled earlier in the chunk, its time as the difference from
  * the record before it, and its stack pointer, return address and
- * arguments against the same thread's last record, in varints: an entry
- * or an exit takes a few bytes where its ring slot takes 64.  The writer
+ * arguments as differences from the same thread's last record, each in
+ * as many bytes as it needs, the lengths in a descriptor ahead of them:
+ * an entry or an exit takes a few bytes where its ring slot takes 64, and
+ * decodes without a branch on its lengths.  The writer
  * (recording_write.c) and the reader (recording_read.c) keep the same
  * state, through the same functions here, so the two cannot drift apart.
  */
@@ -31,8 +33,12 @@
 #define REC2_OP_EXIT		0x40
 #define REC2_SLOTS		64
 
-/* The longest an event can encode to: a stack record's, field by field. */
-#define REC2_MAX_EVENT		(16 + 10 * (8 + 8 * (DRAIN_MAX_SLOTS - 1)))
+/*
+ * The longest an event can encode to (a thread op, then a stack record),
+ * and the bytes past it that the writer may store over.
+ */
+#define REC2_MAX_EVENT		(16 + 64 + 10 * 8 * (DRAIN_MAX_SLOTS - 1))
+#define REC2_SLACK		8
 
 /* What a chunk's ops predict a thread's next record from. */
 struct rec2_thread {
@@ -40,7 +46,7 @@ struct rec2_thread {
 	bool valid;
 	uint16_t cpu;
 	uint64_t sp, ip;
-	uint64_t data[3];
+	uint64_t data[2][3];	/* an entry's and the rest, an exit's */
 };
 
 /* A chunk's state, the same in the writer and the reader. */
@@ -59,8 +65,8 @@ static inline unsigned int rec2_slot_of(uint32_t tid)
 }
 
 /*
- * Encode @rec (all its slots) at @p, which has REC2_MAX_EVENT bytes of
- * room: the bytes written.
+ * Encode @rec (all its slots) at @p, which has REC2_MAX_EVENT +
+ * REC2_SLACK bytes of room: the bytes written.
  */
 size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
 		       const struct ispot_record *rec);

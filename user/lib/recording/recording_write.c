@@ -89,6 +89,15 @@ struct names_seen {
 	unsigned char bits;
 };
 
+/*
+ * What an entry or exit of each thread slot noted last: most repeat it
+ * (a loop's call site, its arguments), and skip even names_seen.  The
+ * slot's first, 0, is never noted: no mapping holds address 0.
+ */
+struct names_last {
+	uint64_t ip, data[3];
+};
+
 struct recording {
 	struct afile out;
 	uint64_t max_size;
@@ -107,6 +116,7 @@ struct recording {
 	 */
 	struct rec_addrs names;
 	struct names_seen seen[NAMES_SEEN];
+	struct names_last last[REC2_SLOTS];
 	char *path;		/* for messages (afile_commit() frees out.path) */
 	bool failed;
 	/* The command line that made it. */
@@ -202,7 +212,8 @@ static unsigned char *rec_room(struct recording *r)
 {
 	if (r->full || r->ev.nomem)
 		return NULL;
-	if (ARRAY_RESERVE(r->ev.p, r->ev.cap, r->ev.len + REC2_MAX_EVENT)) {
+	if (ARRAY_RESERVE(r->ev.p, r->ev.cap,
+			  r->ev.len + REC2_MAX_EVENT + REC2_SLACK)) {
 		r->ev.nomem = r->failed = true;
 		return NULL;
 	}
@@ -247,13 +258,21 @@ static void rec_note_addresses(struct recording *r,
 	const uint64_t *frames = (const uint64_t *)(rec + 1);
 	uint64_t i, n;
 
+	struct names_last *l = &r->last[rec2_slot_of(rec->tid)];
+
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
 		for (i = 0; i < 3; i++)
-			names_or(r, rec->data[i], NAME_AS_IS);
+			if (rec->data[i] != l->data[i]) {
+				names_or(r, rec->data[i], NAME_AS_IS);
+				l->data[i] = rec->data[i];
+			}
 		/* fall through */
 	case ISPOT_REC_EXIT:
-		names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
+		if (rec->ip != l->ip) {
+			names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
+			l->ip = rec->ip;
+		}
 		break;
 	case ISPOT_REC_STACK:
 		n = rec->data[0];
