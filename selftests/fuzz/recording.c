@@ -14,8 +14,7 @@
  *		the decoder (rec2_get()), every record held to what the
  *		drain takes
  *
- * The file lives in $TMPDIR (scripts/fuzz.sh and the smoke test make one
- * in /dev/shm), else in /dev/shm, as the elf harness's.
+ * The file lives in fuzz_scratch.h's directory, as the elf harness's.
  */
 #include <endian.h>
 #include <stdint.h>
@@ -26,6 +25,7 @@
 
 #include "recording/recording.h"
 #include "recording/recording_codec.h"
+#include "fuzz_scratch.h"
 
 static char dir[64], path[80];
 static unsigned char *copy;
@@ -38,15 +38,9 @@ static void cleanup(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)argc;
 	(void)argv;
-	if (!tmp)
-		tmp = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
-	snprintf(dir, sizeof(dir), "%s/ispot-fuzz-XXXXXX", tmp);
-	if (!mkdtemp(dir))
-		abort();
+	fuzz_scratch_dir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/rec", dir);
 	atexit(cleanup);
 	return 0;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A recording's bytes, for the tests that break them: read and write a
- * whole file, find a format 2 section, and seal one again after a change
+ * whole file, find a format 2 section, seal one again after a change
  * (its checks recomputed), so that the change reaches the decoder behind
- * them (recording/recording_codec.h).
+ * them (recording/recording_codec.h), and expect a file refused.  The
+ * includer defines TEST_DIR_TEMPLATE first (scratch_dir.h).
  */
 #ifndef ISPOT_TEST_RECORDING_FILE_H
 #define ISPOT_TEST_RECORDING_FILE_H
@@ -14,7 +15,10 @@
 #include <string.h>
 
 #include "ispot_test.h"
+#include "scratch_dir.h"
+#include "stderr_capture.h"
 #include "recording/recording.h"
+#include "recording/recording_codec.h"
 
 static inline char *slurp(const char *path, size_t *len)
 {
@@ -87,6 +91,27 @@ static inline void rec2_reseal(char *buf, size_t off)
 	hc = rec2_head_check(type, len, check);
 	memcpy(buf + off + 4, &hc, 4);
 	memcpy(buf + off + 16, &check, 8);
+}
+
+/* Opening @buf must fail with one line that says @what. */
+static inline void refused(const char *buf, size_t len, const char *what)
+{
+	struct recording_file rf;
+	char path[PATH_MAX];
+	int ret;
+
+	path_in(path, "bad.isr");
+	spit(path, buf, len);
+	capture_begin();
+	ret = recording_open(path, &rf);
+	capture_end();
+	recording_close(&rf);
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, what) != NULL);
+	EXPECT_TRUE(strchr(captured, '\n') ==
+		    captured + strlen(captured) - 1);
+	if (ret != -1 || !strstr(captured, what))
+		printf("# %zu bytes: %s", len, captured);
 }
 
 #endif /* ISPOT_TEST_RECORDING_FILE_H */

@@ -56,27 +56,6 @@ TEST(a_format1_recording_reports_as_it_did)
 	free(b);
 }
 
-/* Opening @buf must fail with one line that says @what. */
-static void refused(const char *buf, size_t len, const char *what)
-{
-	struct recording_file rf;
-	char path[PATH_MAX];
-	int ret;
-
-	path_in(path, "bad.isr");
-	spit(path, buf, len);
-	capture_begin();
-	ret = recording_open(path, &rf);
-	capture_end();
-	recording_close(&rf);
-	EXPECT_EQ(ret, -1);
-	EXPECT_TRUE(strstr(captured, what) != NULL);
-	EXPECT_TRUE(strchr(captured, '\n') ==
-		    captured + strlen(captured) - 1);
-	if (ret != -1 || !strstr(captured, what))
-		printf("# %zu bytes: %s", len, captured);
-}
-
 TEST(a_format1_recording_cut_at_every_length_is_refused)
 {
 	char rec[PATH_MAX];

@@ -21,7 +21,6 @@
 #include <linux/ispot.h>
 
 #include "analysis/drain.h"
-#include "recording/recording_codec.h"
 #include "recording/session.h"
 #include "recording/source.h"
 
@@ -30,7 +29,7 @@
 #define RECORDING_MINOR		0
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16
-/* Format 1: its section heads and event heads (format 2's: codec.h). */
+/* Format 1: its section and event heads (format 2's: recording_codec.h). */
 #define RECORDING_SECTION_HEAD	16
 #define RECORDING_EVENT_HEAD	8
 
@@ -147,6 +146,7 @@ struct recording_file {
 };
 
 struct rec_addrs;
+struct rec2_state;
 
 /* Where a replay is, and the frame checks' answers so far. */
 struct recording_cursor {
@@ -154,7 +154,7 @@ struct recording_cursor {
 	uint64_t off;
 	struct rec_addrs *frames;
 	struct ispot_record slots[DRAIN_MAX_SLOTS];
-	struct rec2_state st;		/* format 2: the chunk's */
+	struct rec2_state *st;		/* format 2: the chunk's */
 };
 
 /*

@@ -10,6 +10,7 @@
  * hostile, every field against its bounds (recording_codec.c).
  */
 #include <endian.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recording/recording_read.h"
@@ -130,17 +131,14 @@ int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
 	size_t n;
 
 	for (;;) {
-		while (cur->section < rf->nr_events &&
-		       cur->off == rf->events[cur->section].len) {
-			cur->section++;
-			cur->off = 0;
-		}
-		if (cur->section == rf->nr_events)
+		if (!rec_events_left(rf, cur))
 			return 0;
+		if (!cur->st && !(cur->st = malloc(sizeof(*cur->st))))
+			return rec_bad(rf, "out of memory");
 		/* Each chunk decodes from nothing. */
 		if (!cur->off)
-			rec2_reset(&cur->st);
-		n = rec2_get(&cur->st, rf->events[cur->section].p + cur->off,
+			rec2_reset(cur->st);
+		n = rec2_get(cur->st, rf->events[cur->section].p + cur->off,
 			     rf->events[cur->section].len - cur->off, ev,
 			     cur->slots, &why);
 		if (!n)

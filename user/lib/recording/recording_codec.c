@@ -310,7 +310,7 @@ static void get_record(struct rec2_state *st, struct rd *r, uint8_t op,
 		r->why = "a record names no thread";
 		return;
 	}
-	memset(slots, 0, ISPOT_SLOT_SIZE);
+	/* Every byte of the slot is a field, each set below. */
 	slots->kind = kind;
 	slots->nslots = nslots;
 	get_body(st, &st->slot[s], r, slots);

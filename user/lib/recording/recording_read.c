@@ -330,6 +330,17 @@ static int rec_map(const char *path, struct recording_file *rf)
 	return 0;
 }
 
+bool rec_events_left(const struct recording_file *rf,
+		     struct recording_cursor *cur)
+{
+	while (cur->section < rf->nr_events &&
+	       cur->off == rf->events[cur->section].len) {
+		cur->section++;
+		cur->off = 0;
+	}
+	return cur->section < rf->nr_events;
+}
+
 int rec_add_events(struct recording_file *rf, const unsigned char *p,
 		   uint64_t len)
 {
@@ -508,13 +519,7 @@ int recording_next(const struct recording_file *rf,
 
 	if (rf->meta.major != 1)
 		return rec2_next(rf, cur, ev);
-
-	while (cur->section < rf->nr_events &&
-	       cur->off == rf->events[cur->section].len) {
-		cur->section++;
-		cur->off = 0;
-	}
-	if (cur->section == rf->nr_events)
+	if (!rec_events_left(rf, cur))
 		return 0;
 	c = (struct rec_cur){ rf->events[cur->section].p + cur->off,
 			      rf->events[cur->section].len - cur->off, false };
@@ -559,6 +564,8 @@ void recording_cursor_free(struct recording_cursor *c)
 		rec_addrs_free(c->frames);
 	free(c->frames);
 	c->frames = NULL;
+	free(c->st);
+	c->st = NULL;
 }
 
 void recording_close(struct recording_file *rf)

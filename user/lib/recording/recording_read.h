@@ -8,6 +8,7 @@
 #define ISPOT_RECORDING_READ_H
 
 #include "recording/recording.h"
+#include "recording/recording_codec.h"
 
 /* One line, "the recording is damaged"; -1. */
 int rec_bad(const struct recording_file *rf, const char *what);
@@ -19,6 +20,10 @@ int rec_table(struct recording_file *rf, uint32_t type,
 /* Keep an EVENTS section, to be read by recording_next(). */
 int rec_add_events(struct recording_file *rf, const unsigned char *p,
 		   uint64_t len);
+
+/* Whether events are left: the cursor moved past the sections read. */
+bool rec_events_left(const struct recording_file *rf,
+		     struct recording_cursor *cur);
 
 /* A frame check's answer, kept in the cursor (@ev: an INPUT_FRAME). */
 int rec_take_frame(const struct recording_file *rf,

@@ -77,11 +77,7 @@ static void buf_str(struct rec_buf *b, const char *s)
 #define NAME_AS_IS	1
 #define NAME_RETURN	2
 
-/*
- * The addresses noted last, by a hash of each: an entry's call site and
- * arguments repeat from call to call, and this spares the set a look-up
- * for each.
- */
+/* The addresses noted last, by a hash: spares the set most look-ups. */
 #define NAMES_SEEN	256
 
 struct names_seen {
@@ -90,9 +86,8 @@ struct names_seen {
 };
 
 /*
- * What an entry or exit of each thread slot noted last: most repeat it
- * (a loop's call site, its arguments), and skip even names_seen.  The
- * slot's first, 0, is never noted: no mapping holds address 0.
+ * What an entry or exit of each thread slot noted last: most repeat it (a
+ * loop's call site, its arguments).  0 is never noted: no mapping has it.
  */
 struct names_last {
 	uint64_t ip, data[3];
