@@ -18,6 +18,7 @@
 #include "stderr_capture.h"
 #include "recording_file.h"
 #include "trace/trace.h"
+#include <ispot_version.h>
 
 /* fixtures/@name, beside this test's executable, into @buf (PATH_MAX). */
 static void fixture(char *buf, const char *name)
@@ -50,8 +51,11 @@ TEST(a_format1_recording_reports_as_it_did)
 	ASSERT_EQ(replay(rec, out), 0);
 	a = slurp(want, &a_len);
 	b = slurp(out, &b_len);
-	EXPECT_EQ(a_len, b_len);
-	EXPECT_EQ(memcmp(a, b, a_len < b_len ? a_len : b_len), 0);
+	/* All but the version of the ispotctl that wrote the report. */
+	ASSERT_TRUE(strstr(a, ", \"target\"") && strstr(b, ", \"target\""));
+	EXPECT_STREQ(strstr(a, ", \"target\""), strstr(b, ", \"target\""));
+	EXPECT_TRUE(strstr(b, "\"ispot_version\": \"" ISPOT_VERSION "\"") ==
+		    b + 1);
 	free(a);
 	free(b);
 }
