@@ -203,7 +203,7 @@ $(FUZZ_DIR)/libfuzz.a: $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRC))
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(FUZZ_DIR)/%: selftests/fuzz/%.c $(FUZZ_DIR)/libfuzz.a $(USER_HDR) $(CTL_HDR) $(DAEMON_HDR)
+$(FUZZ_DIR)/%: selftests/fuzz/%.c $(wildcard selftests/fuzz/*.h) $(FUZZ_DIR)/libfuzz.a $(USER_HDR) $(CTL_HDR) $(DAEMON_HDR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libfuzz.a $(LDLIBS)
 
 # Where make install puts things (Documentation/install.rst).  ispotctl is

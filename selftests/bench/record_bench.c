@@ -5,15 +5,20 @@
  * takes to replay it against the live session's own time in the
  * pipeline.  Natively, without the kernel, on the synthetic session of
  * the recording unit test (selftests/unit/recording_session.h: two
- * functions, two threads, a call stack every tenth call).  Never
- * pass/fail.
+ * functions, two threads, a call stack every tenth call).  Times are
+ * the process's CPU time (the write()s' included), the least of --runs
+ * runs of each, the three taken in turn in every run, so that a busy host
+ * slows them alike.  Never pass/fail.
  *
- *   record_bench [--calls N]     (default 250,000 calls: ~1.05M records)
+ *   record_bench [--calls N] [--runs N]
+ *	(default 250,000 calls: ~1.05M records; 3 runs)
  *
  * Figures, on stdout:
  *   record_bytes_per_million_records   the file's size per 1M records
+ *   record_bytes_per_record            the same, per record
  *   record_live_ns_per_record          pipeline and recording, per record
  *   pipeline_live_ns_per_record        the pipeline alone, per record
+ *   record_write_vs_pipeline           the first over the second
  *   report_replay_ns_per_record        `report FILE`, per record
  *   report_replay_vs_live              report's time over the live time
  *                                      in the pipeline and recording
@@ -31,11 +36,11 @@ static double now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-/* One live session of @calls; its time in rs_trace(), in ns. */
+/* One live session of @calls; its CPU time in rs_trace(), in ns. */
 static double live(const char *rec, const char *json, unsigned int calls)
 {
 	struct recording_session s;
@@ -56,51 +61,75 @@ static double live(const char *rec, const char *json, unsigned int calls)
 	return t1 - t0;
 }
 
+static double least(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+/* `report @o->recording`: its CPU time, in ns. */
+static double replay_time(const struct trace_opts *o)
+{
+	double t = now_ns();
+
+	if (trace_replay(o))
+		exit(1);
+	return now_ns() - t;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longs[] = {
 		{ "calls", required_argument, NULL, 'c' },
+		{ "runs", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char dir[] = "/tmp/ispot-record-bench-XXXXXX";
 	char rec[64], json[64], off[64];
-	unsigned int calls = 250000;
+	unsigned int calls = 250000, runs = 3, i;
 	struct trace_opts o = { .json = true };
-	double with, without, replay, records;
+	double with = 1e300, without = 1e300, replay = 1e300, records;
 	struct stat st;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-		if (c != 'c' || (calls = strtoul(optarg, NULL, 10)) == 0) {
-			fprintf(stderr, "usage: record_bench [--calls N]\n");
+		unsigned long v = strtoul(optarg, NULL, 10);
+
+		if ((c != 'c' && c != 'r') || !v) {
+			fprintf(stderr, "usage: record_bench [--calls N] "
+				"[--runs N]\n");
 			return 2;
 		}
+		if (c == 'c')
+			calls = v;
+		else
+			runs = v;
 	}
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(rec, sizeof(rec), "%s/r.isr", dir);
 	snprintf(json, sizeof(json), "%s/live.json", dir);
 	snprintf(off, sizeof(off), "%s/offline.json", dir);
-	without = live(NULL, json, calls);
-	with = live(rec, json, calls);
 	o.output = off;
 	o.recording = rec;
-	replay = now_ns();
-	if (trace_replay(&o))
-		return 1;
-	replay = now_ns() - replay;
+	for (i = 0; i < runs; i++) {
+		without = least(without, live(NULL, json, calls));
+		with = least(with, live(rec, json, calls));
+		replay = least(replay, replay_time(&o));
+	}
 	if (stat(rec, &st))
 		return 1;
 	/* Four records a call, and a call stack every tenth call. */
 	records = calls * 4.0 + (calls + 9) / 10;
 	printf("record_bytes_per_million_records: %.0f\n",
 	       st.st_size / records * 1e6);
+	printf("record_bytes_per_record: %.2f\n", st.st_size / records);
 	printf("record_live_ns_per_record: %.1f\n", with / records);
 	printf("pipeline_live_ns_per_record: %.1f\n", without / records);
+	printf("record_write_vs_pipeline: %.2f\n", with / without);
 	printf("report_replay_ns_per_record: %.1f\n", replay / records);
 	printf("report_replay_vs_live: %.2f\n", replay / with);
-	fprintf(stderr, "# %.0f records, %lld bytes\n", records,
-		(long long)st.st_size);
+	fprintf(stderr, "# %.0f records, %lld bytes, least of %u runs\n",
+		records, (long long)st.st_size, runs);
 	unlink(rec);
 	unlink(json);
 	unlink(off);

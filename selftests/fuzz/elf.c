@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
+#include "fuzz_scratch.h"
 
 static char dir[64], path[80];
 
@@ -39,24 +40,14 @@ static void cleanup(void)
 	rmdir(dir);
 }
 
-/*
- * The file lives in $TMPDIR (scripts/fuzz.sh and the smoke test make one
- * in /dev/shm, and remove it even after a crash, which skips atexit()),
- * else in /dev/shm: on ext4, a file rewritten from empty is flushed at
- * its close (auto_da_alloc), which made each input cost milliseconds.
- */
+/* The file lives in fuzz_scratch.h's directory. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = getenv("TMPDIR");
 	char sub[96];
 
 	(void)argc;
 	(void)argv;
-	if (!tmp)
-		tmp = access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
-	snprintf(dir, sizeof(dir), "%s/ispot-fuzz-XXXXXX", tmp);
-	if (!mkdtemp(dir))
-		abort();
+	fuzz_scratch_dir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/obj", dir);
 	/* Separate debug files are looked for under an empty root only. */
 	snprintf(sub, sizeof(sub), "%s/debug", dir);

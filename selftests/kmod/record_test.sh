@@ -122,14 +122,14 @@ t_text() {
 tap_check "report_writes_the_table" t_text
 
 t_max_size() {
-	run_status 0 ispotctl record -o "$tmp/small.isr" --max-size 8K \
+	run_status 0 ispotctl record -o "$tmp/small.isr" --max-size 4K \
 		--func acquire --json -- "$samples/lock_contention" \
 		--threads 2 --iterations 300 || return 1
 	grep '^{"ispot_version"' "$tmp/out" >"$tmp/small-live.json"
 	[ "$(wc -c <"$tmp/small.isr")" -lt 65536 ] &&
-		grep -q 'the recording stopped at 8.00KiB' "$tmp/small-live.json" &&
+		grep -q 'the recording stopped at 4.00KiB' "$tmp/small-live.json" &&
 		run_status 0 ispotctl report "$tmp/small.isr" &&
-		unwrapped "$tmp/out" | grep -q 'the recording stopped at 8.00KiB'
+		unwrapped "$tmp/out" | grep -q 'the recording stopped at 4.00KiB'
 }
 tap_check "max_size_stops_the_records_with_a_note" t_max_size
 

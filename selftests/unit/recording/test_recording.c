@@ -28,37 +28,9 @@
 #include "scratch_dir.h"
 #include "stderr_capture.h"
 #include "recording_session.h"
+#include "recording_file.h"
 #include "recording/recording_addrs.h"
 #include "perfetto_reader.h"
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	ASSERT_TRUE(f != NULL);
-	ASSERT_EQ(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	ASSERT_TRUE(buf != NULL);
-	ASSERT_EQ(fread(buf, 1, n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	if (len)
-		*len = n;
-	return buf;
-}
-
-static void spit(const char *path, const void *p, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	ASSERT_TRUE(f != NULL);
-	ASSERT_EQ(fwrite(p, 1, len, f), len);
-	ASSERT_EQ(fclose(f), 0);
-}
 
 /* The shared session, its report to @json, its recording to @rec. */
 static void live_session(struct recording_session *s, const char *rec,
@@ -95,45 +67,6 @@ static void recorded(void)
 	live_session(&s, rec, json, 1ull << 30);
 	trace_free(&s.t);
 	good = slurp(rec, &good_len);
-}
-
-/* The offset of the first section of @type in @buf, or 0. */
-static size_t section_at(const char *buf, size_t len, uint32_t type)
-{
-	size_t off = RECORDING_HEADER_SIZE;
-
-	while (off + RECORDING_SECTION_HEAD <= len) {
-		uint32_t t;
-		uint64_t l;
-
-		memcpy(&t, buf + off, 4);
-		memcpy(&l, buf + off + 8, 8);
-		if (t == type)
-			return off;
-		off += RECORDING_SECTION_HEAD + l;
-	}
-	return 0;
-}
-
-/* Opening @buf must fail with one line that says @what. */
-static void refused(const char *buf, size_t len, const char *what)
-{
-	struct recording_file rf;
-	char path[PATH_MAX];
-	int ret;
-
-	path_in(path, "bad.isr");
-	spit(path, buf, len);
-	capture_begin();
-	ret = recording_open(path, &rf);
-	capture_end();
-	recording_close(&rf);
-	EXPECT_EQ(ret, -1);
-	EXPECT_TRUE(strstr(captured, what) != NULL);
-	EXPECT_TRUE(strchr(captured, '\n') ==
-		    captured + strlen(captured) - 1);
-	if (ret != -1 || !strstr(captured, what))
-		printf("# %zu bytes: %s", len, captured);
 }
 
 TEST(offline_report_is_the_live_report)
@@ -210,7 +143,7 @@ TEST(unknown_major_version_is_refused)
 	recorded();
 	good[8] = 9;
 	refused(good, good_len, "recording of format 9.0; this ispotctl "
-		"reads 1.x");
+		"reads 1.x to 2.x");
 }
 
 TEST(another_abi_is_refused)
@@ -220,7 +153,8 @@ TEST(another_abi_is_refused)
 	recorded();
 	meta = section_at(good, good_len, REC_SEC_META);
 	ASSERT_GT(meta, 0);
-	good[meta + RECORDING_SECTION_HEAD] = 99;
+	good[meta + REC2_SECTION_HEAD] = 99;
+	rec2_reseal(good, meta);
 	refused(good, good_len, "holds records of ispot ABI 99.");
 }
 
@@ -237,94 +171,11 @@ TEST(counts_past_their_bounds_are_refused)
 		memcpy(bad, good, good_len);
 		at = section_at(bad, good_len, types[i]);
 		ASSERT_GT(at, 0);
-		memset(bad + at + RECORDING_SECTION_HEAD, 0xff, 4);
+		memset(bad + at + REC2_SECTION_HEAD, 0xff, 4);
+		rec2_reseal(bad, at);
 		refused(bad, good_len, "is malformed");
 		free(bad);
 	}
-}
-
-TEST(a_record_larger_than_its_slots_is_refused)
-{
-	struct recording_file rf;
-	struct recording_cursor cur = { 0 };
-	struct session_input ev;
-	char path[PATH_MAX];
-	size_t at, off;
-	int n;
-
-	recorded();
-	at = section_at(good, good_len, REC_SEC_EVENTS);
-	ASSERT_GT(at, 0);
-	/* The first record event: its slot count says 3, its size 1. */
-	off = at + RECORDING_SECTION_HEAD;
-	while ((unsigned char)good[off] != INPUT_RECORD) {
-		uint32_t len;
-
-		memcpy(&len, good + off + 4, 4);
-		off += 8 + len;
-	}
-	good[off + 8 + offsetof(struct ispot_record, nslots)] = 3;
-	path_in(path, "slots.isr");
-	spit(path, good, good_len);
-	ASSERT_EQ(recording_open(path, &rf), 0);
-	capture_begin();
-	while ((n = recording_next(&rf, &cur, &ev)) > 0)
-		;
-	capture_end();
-	EXPECT_EQ(n, -1);
-	EXPECT_TRUE(strstr(captured, "slots do not match") != NULL);
-	recording_cursor_free(&cur);
-	recording_close(&rf);
-}
-
-/* The first record event's record in @buf, as an offset. */
-static size_t first_record(const char *buf, size_t len)
-{
-	size_t at = section_at(buf, len, REC_SEC_EVENTS), off;
-
-	ASSERT_GT(at, 0);
-	off = at + RECORDING_SECTION_HEAD;
-	while ((unsigned char)buf[off] != INPUT_RECORD) {
-		uint32_t l;
-
-		memcpy(&l, buf + off + 4, 4);
-		off += RECORDING_EVENT_HEAD + l;
-	}
-	return off + RECORDING_EVENT_HEAD;
-}
-
-TEST(a_record_the_drain_would_refuse_is_refused)
-{
-	const uint64_t never = UINT64_MAX;
-	struct recording_cursor cur = { 0 };
-	struct session_input ev;
-	struct recording_file rf;
-	char path[PATH_MAX];
-	int n;
-
-	recorded();
-	/* The drain's sentinel time, which no clock reads. */
-	memcpy(good + first_record(good, good_len) +
-	       offsetof(struct ispot_record, ts_ns), &never, sizeof(never));
-	path_in(path, "sentinel.isr");
-	spit(path, good, good_len);
-	ASSERT_EQ(recording_open(path, &rf), 0);
-	capture_begin();
-	while ((n = recording_next(&rf, &cur, &ev)) > 0)
-		;
-	capture_end();
-	EXPECT_EQ(n, -1);
-	EXPECT_TRUE(strstr(captured, "a record is malformed: the recording "
-			   "is damaged") != NULL);
-	EXPECT_TRUE(strchr(captured, '\n') ==
-		    captured + strlen(captured) - 1);
-	recording_cursor_free(&cur);
-	recording_close(&rf);
-	/* And a report of it says so in one line. */
-	capture_begin();
-	EXPECT_EQ(replay(path, NULL, NULL), -1);
-	capture_end();
-	EXPECT_TRUE(strstr(captured, "a record is malformed") != NULL);
 }
 
 #define RS_PROBE_BEGIN	3
@@ -412,56 +263,76 @@ TEST(a_block_is_no_perfetto_call_live_or_replayed)
 }
 
 /*
- * Every byte of every event flipped in turn, in a small recording, and a
- * sample of the tables' bytes: the
- * report either works or says in one line what is wrong, and never
- * reads outside the file (build with -fsanitize=address,undefined to
- * see that too).
+ * One byte of @buf flipped, the file reported: a flip in the chunk of
+ * events (its head or its bytes) leaves the chunk out, and the report is
+ * made, saying so in one line; one in a table refuses the file in one
+ * line.  Whether it was refused.
  */
-TEST(a_flipped_event_byte_is_reported_or_refused)
+static bool flip_one(char *buf, size_t len, size_t off, bool in_events,
+		     const char *bad, const char *json)
+{
+	char *nl;
+	int ret;
+
+	buf[off] ^= 0xff;
+	spit(bad, buf, len);
+	buf[off] ^= 0xff;
+	capture_begin();
+	ret = replay(bad, json, NULL);
+	capture_end();
+	nl = strchr(captured, '\n');
+	EXPECT_TRUE(nl && !nl[1] && nl != captured);
+	if (in_events) {
+		EXPECT_EQ(ret, 0);
+		EXPECT_TRUE(strstr(captured, "events chunk 1 (bytes ") &&
+			    strstr(captured, "is damaged: the report leaves "
+				   "out its events"));
+	} else {
+		EXPECT_EQ(ret, -1);
+		EXPECT_TRUE(strstr(captured, "damaged") != NULL);
+	}
+	if (!nl || nl[1] || nl == captured || (ret == 0) != in_events)
+		printf("# byte %zu: %s", off, captured);
+	return ret != 0;
+}
+
+/*
+ * Every byte of the events and of every section head flipped in turn, in
+ * a small recording, and a sample of the tables' bytes (flip_one()); no
+ * read outside the file (build with -fsanitize=address,undefined to see
+ * that too).
+ */
+TEST(a_flipped_byte_loses_its_chunk_or_is_refused)
 {
 	char rec[PATH_MAX], json[PATH_MAX], bad[PATH_MAX];
 	struct recording_session s;
 	size_t len, at, off, end, tried = 0, refused_n = 0;
-	char *buf, *nl;
-	int ret;
+	char *buf;
 
 	path_in(rec, "flip.isr");
 	path_in(json, "flip.json");
 	path_in(bad, "flipped.isr");
 	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
-	rs_trace(&s, 12);
+	rs_trace(&s, 40);
 	ASSERT_EQ(rs_stop(&s), 0);
 	trace_free(&s.t);
 	buf = slurp(rec, &len);
-	for (at = RECORDING_HEADER_SIZE; at + RECORDING_SECTION_HEAD <= len;
+	for (at = RECORDING_HEADER_SIZE; at + REC2_SECTION_HEAD <= len;
 	     at = end) {
 		uint32_t type;
 		uint64_t l;
 
-		memcpy(&type, buf + at, 4);
-		memcpy(&l, buf + at + 8, 8);
-		ASSERT_LE(l, len - at - RECORDING_SECTION_HEAD);
-		end = at + RECORDING_SECTION_HEAD + l;
-		/* The events' every byte, the tables' every seventh. */
-		for (off = at + RECORDING_SECTION_HEAD; off < end;
-		     off += type == REC_SEC_EVENTS ? 1 : 7) {
-			buf[off] ^= 0xff;
-			spit(bad, buf, len);
-			buf[off] ^= 0xff;
-			capture_begin();
-			ret = replay(bad, json, NULL);
-			capture_end();
+		rec2_section_head(buf, at, &type, &l);
+		ASSERT_LE(l, len - at - REC2_SECTION_HEAD);
+		end = at + REC2_SECTION_HEAD + l;
+		/* Heads and events: every byte; tables: every seventh. */
+		for (off = at; off < end;
+		     off += off < at + REC2_SECTION_HEAD ||
+			    type == REC_SEC_EVENTS ? 1 : 7) {
+			refused_n += flip_one(buf, len, off,
+					      type == REC_SEC_EVENTS, bad,
+					      json);
 			tried++;
-			EXPECT_TRUE(ret == 0 || ret == -1);
-			if (ret)
-				refused_n++;
-			/* Refused: in one line. */
-			nl = strchr(captured, '\n');
-			if (ret && (!nl || nl[1] || nl == captured)) {
-				printf("# byte %zu: %s", off, captured);
-				EXPECT_TRUE(false);
-			}
 		}
 	}
 	EXPECT_GT(tried, 1000);
@@ -482,7 +353,7 @@ TEST(max_size_stops_the_records_with_a_note)
 	path_in(rec, "small.isr");
 	path_in(live, "small-live.json");
 	path_in(off, "small-off.json");
-	live_session(&s, rec, live, 8192);
+	live_session(&s, rec, live, 4096);
 	EXPECT_TRUE(s.t.sum.rec_full);
 	trace_free(&s.t);
 	ASSERT_EQ(recording_open(rec, &rf), 0);
@@ -494,8 +365,8 @@ TEST(max_size_stops_the_records_with_a_note)
 	ASSERT_EQ(replay(rec, off, NULL), 0);
 	a = slurp(live, NULL);
 	b = slurp(off, NULL);
-	EXPECT_TRUE(strstr(a, "the recording stopped at 8.00KiB") != NULL);
-	EXPECT_TRUE(strstr(b, "the recording stopped at 8.00KiB") != NULL);
+	EXPECT_TRUE(strstr(a, "the recording stopped at 4.00KiB") != NULL);
+	EXPECT_TRUE(strstr(b, "the recording stopped at 4.00KiB") != NULL);
 	free(a);
 	free(b);
 }

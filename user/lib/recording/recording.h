@@ -25,9 +25,11 @@
 #include "recording/source.h"
 
 #define RECORDING_MAGIC		"ISPOTREC"
-#define RECORDING_MAJOR		1
+#define RECORDING_MAJOR		2	/* what the writer writes */
 #define RECORDING_MINOR		0
+#define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16
+/* Format 1: its section and event heads (format 2's: recording_codec.h). */
 #define RECORDING_SECTION_HEAD	16
 #define RECORDING_EVENT_HEAD	8
 
@@ -44,7 +46,9 @@ enum recording_section {
 };
 
 /*
- * Event types inside REC_SEC_EVENTS: the session's inputs
+ * Format 2 keeps the same sections, each with a check, and EVENTS as
+ * chunks that decode on their own (recording_codec.h).  Format 1's event
+ * types inside REC_SEC_EVENTS: the session's inputs
  * (enum session_input_type, source.h), with their payloads:
  *	INPUT_RECORD		the record's slots
  *	INPUT_THREAD_SEEN	u32 tid, u64 ts
@@ -132,12 +136,17 @@ struct recording_file {
 	struct trace_probe *probes;
 	uint32_t nr_probes;
 	struct elf_symbolizer *names;	/* frozen: the NAMES section */
-	/* The EVENTS sections, in file order. */
+	/* The EVENTS sections, in file order (format 2: the sound ones). */
 	struct { const unsigned char *p; uint64_t len; } *events;
 	size_t nr_events, cap_events;
+	/* Format 2: damaged chunks, left out, and the first of them. */
+	uint32_t lost;
+	size_t lost_chunk;
+	uint64_t lost_from, lost_to;
 };
 
 struct rec_addrs;
+struct rec2_state;
 
 /* Where a replay is, and the frame checks' answers so far. */
 struct recording_cursor {
@@ -145,11 +154,13 @@ struct recording_cursor {
 	uint64_t off;
 	struct rec_addrs *frames;
 	struct ispot_record slots[DRAIN_MAX_SLOTS];
+	struct rec2_state *st;		/* format 2: the chunk's */
 };
 
 /*
  * Read and check the file at @path: every section but the events' is
- * decoded here.  0, or -1 after one line saying what to do.
+ * decoded here.  0, or -1 after one line saying what to do.  Format 2:
+ * a damaged chunk of events is left out, in one line that says which.
  */
 int recording_open(const char *path, struct recording_file *rf);
 

@@ -17,6 +17,7 @@
 #include "recording/recording.h"
 #include "recording/recording_addrs.h"
 #include "recording/recording_format.h"
+#include "recording/recording_read.h"
 #include "util/array.h"
 #include "util/errors.h"
 
@@ -118,7 +119,7 @@ static void *cur_table(struct rec_cur *c, uint32_t max, uint64_t item,
 	return p;
 }
 
-static int rec_bad(const struct recording_file *rf, const char *what)
+int rec_bad(const struct recording_file *rf, const char *what)
 {
 	ispot_error("%s: %s: the recording is damaged; record again",
 		    rf->path, what);
@@ -276,9 +277,8 @@ static const struct {
 	[REC_SEC_STATS] = { "its statistics", get_stats },
 };
 
-/* Decode one table section; each must come exactly once. */
-static int rec_table(struct recording_file *rf, uint32_t type,
-		     const unsigned char *p, uint64_t len, unsigned int *seen)
+int rec_table(struct recording_file *rf, uint32_t type,
+	      const unsigned char *p, uint64_t len, unsigned int *seen)
 {
 	struct rec_cur c = { .p = p, .left = len };
 
@@ -330,18 +330,65 @@ static int rec_map(const char *path, struct recording_file *rf)
 	return 0;
 }
 
-int recording_open(const char *path, struct recording_file *rf)
+bool rec_events_left(const struct recording_file *rf,
+		     struct recording_cursor *cur)
 {
-	const unsigned int tables = ((1u << REC_SEC_END) - 1) &
-				    ~((1u << REC_SEC_META) - 1);
-	unsigned int seen = 0;
-	struct rec_cur c;
-	bool end = false;
+	while (cur->section < rf->nr_events &&
+	       cur->off == rf->events[cur->section].len) {
+		cur->section++;
+		cur->off = 0;
+	}
+	return cur->section < rf->nr_events;
+}
 
-	memset(rf, 0, sizeof(*rf));
-	rf->path = path;
-	if (rec_map(path, rf))
-		return -1;
+int rec_add_events(struct recording_file *rf, const unsigned char *p,
+		   uint64_t len)
+{
+	if (rf->nr_events == RECORDING_MAX_SECTIONS)
+		return rec_bad(rf, "too many sections");
+	if (ARRAY_RESERVE(rf->events, rf->cap_events, rf->nr_events + 1))
+		return rec_bad(rf, "out of memory");
+	rf->events[rf->nr_events].p = p;
+	rf->events[rf->nr_events++].len = len;
+	return 0;
+}
+
+/* Format 1's sections after the header: the offset reached, or -1. */
+static int64_t rec1_sections(struct recording_file *rf, unsigned int *seen,
+			     bool *end)
+{
+	struct rec_cur c = { .p = rf->map + RECORDING_HEADER_SIZE,
+			     .left = rf->size - RECORDING_HEADER_SIZE };
+
+	while (c.left && !*end) {
+		uint32_t type = cur_u32(&c);
+		uint64_t len;
+
+		cur_skip(&c, 4);
+		len = cur_u64(&c);
+		if (c.bad || len > c.left)
+			break;
+		if (type == REC_SEC_EVENTS) {
+			if (rec_add_events(rf, c.p, len))
+				return -1;
+		} else if (type == REC_SEC_END) {
+			*end = !len;
+		} else if (type > REC_SEC_EVENTS && type < REC_SEC_END) {
+			if (rec_table(rf, type, c.p, len, seen))
+				return -1;
+		}
+		/* Unknown types are a later minor version's: skipped. */
+		c.p += len;
+		c.left -= len;
+	}
+	return c.p - rf->map;
+}
+
+/* The file's header: a recording, of a major version this reads. */
+static int rec_header(const char *path, struct recording_file *rf)
+{
+	struct rec_cur c;
+
 	if (!rf->map || rf->size < 8 || memcmp(rf->map, RECORDING_MAGIC, 8)) {
 		ispot_error("%s is not an ispot recording: give a file that "
 			    "`ispotctl record -o` wrote", path);
@@ -352,45 +399,59 @@ int recording_open(const char *path, struct recording_file *rf)
 	c = (struct rec_cur){ .p = rf->map + 8, .left = rf->size - 8 };
 	rf->meta.major = cur_u16(&c);
 	rf->meta.minor = cur_u16(&c);
-	cur_skip(&c, 4);
-	if (rf->meta.major != RECORDING_MAJOR) {
+	if (rf->meta.major < RECORDING_MAJOR_OLDEST ||
+	    rf->meta.major > RECORDING_MAJOR) {
 		ispot_error("%s is a recording of format %u.%u; this ispotctl "
-			    "reads %u.x: report it with the ispotctl that "
-			    "recorded it", path, rf->meta.major,
-			    rf->meta.minor, RECORDING_MAJOR);
+			    "reads %u.x to %u.x: report it with the ispotctl "
+			    "that recorded it", path, rf->meta.major,
+			    rf->meta.minor, RECORDING_MAJOR_OLDEST,
+			    RECORDING_MAJOR);
 		return -1;
 	}
-	while (c.left && !end) {
-		uint32_t type = cur_u32(&c);
-		uint64_t len;
+	return 0;
+}
 
-		cur_skip(&c, 4);
-		len = cur_u64(&c);
-		if (c.bad || len > c.left)
-			break;
-		if (type == REC_SEC_EVENTS) {
-			if (rf->nr_events == RECORDING_MAX_SECTIONS)
-				return rec_bad(rf, "too many sections");
-			if (ARRAY_RESERVE(rf->events, rf->cap_events,
-					  rf->nr_events + 1))
-				return rec_bad(rf, "out of memory");
-			rf->events[rf->nr_events].p = c.p;
-			rf->events[rf->nr_events++].len = len;
-		} else if (type == REC_SEC_END) {
-			end = !len;
-		} else if (type > REC_SEC_EVENTS && type < REC_SEC_END) {
-			if (rec_table(rf, type, c.p, len, &seen))
-				return -1;
-		}
-		/* Unknown types are a later minor version's: skipped. */
-		c.p += len;
-		c.left -= len;
-	}
-	if (!end || c.left)
-		return rec_bad(rf, end ? "data after its end" :
+/* Format 2: the damaged chunks left out, in one line. */
+static void rec_note_lost(const struct recording_file *rf)
+{
+	char more[64] = "";
+
+	if (!rf->lost)
+		return;
+	if (rf->lost > 1)
+		snprintf(more, sizeof(more), ", and %u more damaged chunks",
+			 rf->lost - 1);
+	ispot_error("%s: events chunk %zu (bytes %llu to %llu) is damaged: "
+		    "the report leaves out its events%s; the other chunks are "
+		    "whole", rf->path, rf->lost_chunk,
+		    (unsigned long long)rf->lost_from,
+		    (unsigned long long)rf->lost_to, more);
+}
+
+int recording_open(const char *path, struct recording_file *rf)
+{
+	const unsigned int tables = ((1u << REC_SEC_END) - 1) &
+				    ~((1u << REC_SEC_META) - 1);
+	unsigned int seen = 0;
+	bool end = false;
+	int64_t off;
+
+	memset(rf, 0, sizeof(*rf));
+	rf->path = path;
+	if (rec_map(path, rf) || rec_header(path, rf))
+		return -1;
+	off = rf->meta.major == 1 ? rec1_sections(rf, &seen, &end) :
+				    rec2_sections(rf, &seen, &end);
+	if (off < 0)
+		return -1;
+	if (end && (size_t)off != rf->size)
+		return rec_bad(rf, "data after its end");
+	if (!end)
+		return rec_bad(rf, rf->lost ? "a section head is damaged" :
 			       "it is cut short (no end section)");
 	if ((seen & tables) != tables)
-		return rec_bad(rf, "a table section is missing");
+		return rec_bad(rf, rf->lost ? "a table section is damaged" :
+			       "a table section is missing");
 	if (rf->sum.abi_major != ISPOT_ABI_MAJOR) {
 		ispot_error("%s holds records of ispot ABI %u.%u; this "
 			    "ispotctl reads ABI %d.x: report it with the "
@@ -399,6 +460,7 @@ int recording_open(const char *path, struct recording_file *rf)
 			    ISPOT_ABI_MAJOR);
 		return -1;
 	}
+	rec_note_lost(rf);
 	return 0;
 }
 
@@ -419,21 +481,12 @@ static int rec_take_record(const struct recording_file *rf,
 	return 0;
 }
 
-/* Another event's fields from @p; a frame check's answer is kept. */
-static int rec_take_payload(const struct recording_file *rf,
-			    struct recording_cursor *cur, struct rec_cur *p,
-			    struct session_input *ev)
+int rec_take_frame(const struct recording_file *rf,
+		   struct recording_cursor *cur,
+		   const struct session_input *ev)
 {
-	struct rec_payload pl = rec_payload(ev->type);
 	unsigned char *v;
 
-	if (!pl.a)
-		return rec_bad(rf, "an event of an unknown type");
-	ev->tid = (uint32_t)cur_uint(p, pl.tid);
-	ev->a = cur_uint(p, pl.a);
-	ev->b = cur_uint(p, pl.b);
-	if (ev->type != INPUT_FRAME)
-		return 0;
 	if (!cur->frames)
 		cur->frames = calloc(1, sizeof(*cur->frames));
 	if (!cur->frames || ev->b > 1 ||
@@ -443,18 +496,30 @@ static int rec_take_payload(const struct recording_file *rf,
 	return 0;
 }
 
+/* Another event's fields from @p; a frame check's answer is kept. */
+static int rec_take_payload(const struct recording_file *rf,
+			    struct recording_cursor *cur, struct rec_cur *p,
+			    struct session_input *ev)
+{
+	struct rec_payload pl = rec_payload(ev->type);
+
+	if (!pl.a)
+		return rec_bad(rf, "an event of an unknown type");
+	ev->tid = (uint32_t)cur_uint(p, pl.tid);
+	ev->a = cur_uint(p, pl.a);
+	ev->b = cur_uint(p, pl.b);
+	return ev->type == INPUT_FRAME ? rec_take_frame(rf, cur, ev) : 0;
+}
+
 int recording_next(const struct recording_file *rf,
 		   struct recording_cursor *cur, struct session_input *ev)
 {
 	struct rec_cur c, p;
 	uint32_t len;
 
-	while (cur->section < rf->nr_events &&
-	       cur->off == rf->events[cur->section].len) {
-		cur->section++;
-		cur->off = 0;
-	}
-	if (cur->section == rf->nr_events)
+	if (rf->meta.major != 1)
+		return rec2_next(rf, cur, ev);
+	if (!rec_events_left(rf, cur))
 		return 0;
 	c = (struct rec_cur){ rf->events[cur->section].p + cur->off,
 			      rf->events[cur->section].len - cur->off, false };
@@ -499,6 +564,8 @@ void recording_cursor_free(struct recording_cursor *c)
 		rec_addrs_free(c->frames);
 	free(c->frames);
 	c->frames = NULL;
+	free(c->st);
+	c->st = NULL;
 }
 
 void recording_close(struct recording_file *rf)

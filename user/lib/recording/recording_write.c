@@ -20,6 +20,7 @@
 #include "analysis/drain.h"
 #include "recording/recording.h"
 #include "recording/recording_addrs.h"
+#include "recording/recording_codec.h"
 #include "recording/recording_format.h"
 #include "util/afile.h"
 #include "util/array.h"
@@ -76,11 +77,28 @@ static void buf_str(struct rec_buf *b, const char *s)
 #define NAME_AS_IS	1
 #define NAME_RETURN	2
 
+/* The addresses noted last, by a hash: spares the set most look-ups. */
+#define NAMES_SEEN	256
+
+struct names_seen {
+	uint64_t addr;
+	unsigned char bits;
+};
+
+/*
+ * What an entry or exit of each thread slot noted last: most repeat it (a
+ * loop's call site, its arguments).  0 is never noted: no mapping has it.
+ */
+struct names_last {
+	uint64_t ip, data[3];
+};
+
 struct recording {
 	struct afile out;
 	uint64_t max_size;
 	uint64_t written;
 	struct rec_buf ev;
+	struct rec2_state st;	/* the chunk's, reset at each */
 	uint64_t records;
 	bool full;
 	uint64_t last_ts;
@@ -92,6 +110,8 @@ struct recording {
 	 * (taken, in a replay, as never judged).
 	 */
 	struct rec_addrs names;
+	struct names_seen seen[NAMES_SEEN];
+	struct names_last last[REC2_SLOTS];
 	char *path;		/* for messages (afile_commit() frees out.path) */
 	bool failed;
 	/* The command line that made it. */
@@ -108,28 +128,34 @@ static void rec_write(struct recording *r, const void *p, size_t len)
 	r->written += len;
 }
 
+/* A section: its head (with its checks, format 2) and @b's bytes. */
 static void rec_section(struct recording *r, uint32_t type,
 			const struct rec_buf *b)
 {
-	struct rec_buf h = { 0 };
+	uint64_t len = b ? b->len : 0;
+	uint64_t check = rec2_check(len ? b->p : NULL, len, type);
+	unsigned char h[REC2_SECTION_HEAD];
+	struct rec_buf hb = { h, 0, sizeof(h), false };
 
-	buf_u32(&h, type);
-	buf_u32(&h, 0);
-	buf_u64(&h, b ? b->len : 0);
-	if (h.nomem || (b && b->nomem))
+	buf_u32(&hb, type);
+	buf_u32(&hb, rec2_head_check(type, len, check));
+	buf_u64(&hb, len);
+	buf_u64(&hb, check);
+	if (b && b->nomem)
 		r->failed = true;
-	rec_write(r, h.p, h.len);
-	if (b && b->len)
-		rec_write(r, b->p, b->len);
-	free(h.p);
+	rec_write(r, h, sizeof(h));
+	if (len)
+		rec_write(r, b->p, len);
 }
 
+/* A chunk: it decodes on its own, so the next starts from nothing. */
 static void rec_flush_events(struct recording *r)
 {
 	if (!r->ev.len)
 		return;
 	rec_section(r, REC_SEC_EVENTS, &r->ev);
 	r->ev.len = 0;
+	rec2_reset(&r->st);
 }
 
 struct recording *recording_create(const char *path, uint64_t max_size,
@@ -176,51 +202,49 @@ fail:
 	return NULL;
 }
 
-/* Room for an event of @len payload bytes under max_size, else full. */
-static bool rec_room(struct recording *r, size_t len)
+/* Room in the chunk for any one event: NULL (and failed) if none. */
+static unsigned char *rec_room(struct recording *r)
 {
-	if (r->full)
-		return false;
-	if (r->written + RECORDING_SECTION_HEAD + r->ev.len +
-	    RECORDING_EVENT_HEAD + len > r->max_size) {
+	if (r->full || r->ev.nomem)
+		return NULL;
+	if (ARRAY_RESERVE(r->ev.p, r->ev.cap,
+			  r->ev.len + REC2_MAX_EVENT + REC2_SLACK)) {
+		r->ev.nomem = r->failed = true;
+		return NULL;
+	}
+	return r->ev.p + r->ev.len;
+}
+
+/*
+ * Keep the @len bytes just encoded at rec_room(), if the file stays under
+ * max_size with them: else it is full, and keeps nothing more.
+ */
+static bool rec_keep(struct recording *r, size_t len)
+{
+	if (r->written + REC2_SECTION_HEAD + r->ev.len + len > r->max_size) {
 		r->full = true;
 		return false;
 	}
-	return true;
-}
-
-/* Whether it was kept: false once the recording is full. */
-static bool rec_event(struct recording *r, uint8_t type, const void *p,
-		      size_t len)
-{
-	if (!rec_room(r, len))
-		return false;
-	buf_u8(&r->ev, type);
-	buf_u8(&r->ev, 0);
-	buf_u16(&r->ev, 0);
-	buf_u32(&r->ev, len);
-	buf_put(&r->ev, p, len);
+	r->ev.len += len;
 	if (r->ev.len >= REC_CHUNK)
 		rec_flush_events(r);
 	return true;
 }
 
-/* An event built in @b, which is freed (its allocation may have failed). */
-static void rec_event_buf(struct recording *r, uint8_t type,
-			  struct rec_buf *b)
-{
-	if (!b->nomem)
-		rec_event(r, type, b->p, b->len);
-	free(b->p);
-}
-
 /* The addresses a report may name: call sites, arguments, frames, words. */
 static void names_or(struct recording *r, uint64_t a, unsigned char bits)
 {
-	unsigned char *v = rec_addrs_add(&r->names, a);
+	struct names_seen *s = &r->seen[(a * 0x9e3779b97f4a7c15ull) >> 56];
+	unsigned char *v;
 
-	if (v)
-		*v |= bits;
+	if (s->addr == a && (s->bits & bits) == bits)
+		return;
+	v = rec_addrs_add(&r->names, a);
+	if (!v)
+		return;		/* the set is full: not kept, not cached */
+	*v |= bits;
+	s->addr = a;
+	s->bits = *v;
 }
 
 static void rec_note_addresses(struct recording *r,
@@ -229,13 +253,21 @@ static void rec_note_addresses(struct recording *r,
 	const uint64_t *frames = (const uint64_t *)(rec + 1);
 	uint64_t i, n;
 
+	struct names_last *l = &r->last[rec2_slot_of(rec->tid)];
+
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
 		for (i = 0; i < 3; i++)
-			names_or(r, rec->data[i], NAME_AS_IS);
+			if (rec->data[i] != l->data[i]) {
+				names_or(r, rec->data[i], NAME_AS_IS);
+				l->data[i] = rec->data[i];
+			}
 		/* fall through */
 	case ISPOT_REC_EXIT:
-		names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
+		if (rec->ip != l->ip) {
+			names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
+			l->ip = rec->ip;
+		}
 		break;
 	case ISPOT_REC_STACK:
 		n = rec->data[0];
@@ -253,9 +285,13 @@ static void rec_note_addresses(struct recording *r,
 
 static void rec_record(struct recording *r, const struct ispot_record *rec)
 {
-	size_t len = (size_t)rec->nslots * ISPOT_SLOT_SIZE;
+	unsigned char *p;
 
-	if (!rec_event(r, INPUT_RECORD, rec, len))
+	/* Never from the drain (drain_record_ok()); and past the room. */
+	if (!rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
+		return;
+	p = rec_room(r);
+	if (!p || !rec_keep(r, rec2_put_record(&r->st, p, rec)))
 		return;
 	r->records++;
 	r->last_ts = rec->ts_ns;
@@ -266,13 +302,10 @@ static void rec_record(struct recording *r, const struct ispot_record *rec)
 static void rec_payload_event(struct recording *r,
 			      const struct session_input *in)
 {
-	struct rec_payload pl = rec_payload(in->type);
-	struct rec_buf b = { 0 };
+	unsigned char *p = rec_room(r);
 
-	buf_uint(&b, in->tid, pl.tid);
-	buf_uint(&b, in->a, pl.a);
-	buf_uint(&b, in->b, pl.b);
-	rec_event_buf(r, in->type, &b);
+	if (p)
+		rec_keep(r, rec2_put_input(p, in));
 }
 
 void recording_input(struct recording *r, const struct session_input *in)

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Format 2's events (recording/recording_codec.c, recording_chunks.c):
+ * every record kind round-trips exactly through
+ * chunks of random records (wide and narrow fields, times that go back,
+ * threads that share a slot, call stacks and counters' slots), and so do
+ * the other inputs; a damaged chunk, its bytes or its head, is left out
+ * and named, and the other chunks are read whole; a record of a bad size,
+ * at the drain's sentinel time or an op of no known type is refused in
+ * one line.  Format 1's reader: test_format1.c.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "ispot_test.h"
+#define TEST_DIR_TEMPLATE "/tmp/ispot-chunks-XXXXXX"
+#include "scratch_dir.h"
+#include "stderr_capture.h"
+#include "recording_file.h"
+#include "trace/trace.h"
+
+#define NR_RANDOM	60000	/* records: three chunks */
+
+/* A xorshift of @x: the records of a seed, again when read back. */
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A value of one of the widths a field takes, from @x. */
+static uint64_t rnd_field(uint64_t *x, uint64_t last)
+{
+	switch (rnd(x) % 5) {
+	case 0:
+		return 0;
+	case 1:
+		return last;
+	case 2:
+		return rnd(x) % 300;
+	case 3:
+		return last - 64 + rnd(x) % 128;
+	default:
+		return rnd(x);
+	}
+}
+
+/*
+ * The @i-th event of the random stream into @slots or @in: records of
+ * every kind (one in nine a call stack of up to four frame slots, one in
+ * nine an entry or exit with a counters' slot), the thread inputs, the
+ * trampoline; the same @x gives the same stream.
+ */
+static void random_event(uint64_t *x, uint64_t *ts, unsigned int i,
+			 struct ispot_record *slots, struct session_input *in)
+{
+	uint64_t *w = (uint64_t *)(slots + 1);
+	unsigned int k, n;
+
+	memset(in, 0, sizeof(*in));
+	in->type = i % 50 == 7 ? INPUT_THREAD_SEEN + rnd(x) % 3 :
+				 INPUT_RECORD;
+	if (in->type != INPUT_RECORD) {
+		/* What the event carries (rec_payload()), the rest 0. */
+		in->tid = in->type == INPUT_TRAMPOLINE ? 0 : (uint32_t)rnd(x);
+		in->a = rnd(x);
+		in->b = in->type == INPUT_THREAD_SEEN ? 0 : rnd(x);
+		return;
+	}
+	memset(slots, 0, ISPOT_SLOT_SIZE * DRAIN_MAX_SLOTS);
+	*ts += rnd(x) % 4 ? rnd(x) % 5000 : -(rnd(x) % 100000);
+	if (rnd(x) % 1000 == 0)
+		*ts = rnd(x) % UINT64_MAX;
+	slots->ts_ns = *ts;
+	slots->tid = 100 + rnd(x) % 100;	/* slots shared */
+	slots->tgid = rnd(x) % 20 ? 4321 : (uint32_t)rnd(x);
+	slots->probe_id = rnd(x) % 10 ? rnd(x) % 40 : (uint32_t)rnd(x);
+	slots->cpu = rnd(x) % 8 ? slots->tid & 3 : (uint16_t)rnd(x);
+	k = rnd(x) % 9;
+	slots->kind = k < 6 ? ISPOT_REC_ENTRY + (k & 1) :
+		      k == 6 ? ISPOT_REC_STACK : (uint8_t)rnd(x);
+	n = slots->kind == ISPOT_REC_STACK ? 2 + rnd(x) % 4 :
+	    k == 5 ? 2 : 1;
+	slots->nslots = n;
+	slots->sp = rnd_field(x, 0x7ffd0000);
+	slots->ip = rnd_field(x, 0x401000);
+	for (k = 0; k < 3; k++)
+		slots->data[k] = rnd_field(x, 0x1000);
+	for (k = 0; k < (n - 1) * ISPOT_SLOT_SIZE / 8; k++)
+		w[k] = rnd_field(x, 0x401000);
+}
+
+/* A recording of the random stream of @seed, with its frame answers. */
+static void write_random(const char *path, uint64_t seed)
+{
+	static struct ispot_record slots[DRAIN_MAX_SLOTS];
+	struct session_summary s = { .mode = MODE_RUN,
+				     .abi_major = ISPOT_ABI_MAJOR };
+	const struct session_tables tb = { 0 };
+	struct session_input in;
+	struct recording *r = recording_create(path, 1ull << 30, NULL, 0);
+	uint64_t x = seed, ts = 1000;
+	unsigned int i;
+
+	ASSERT_TRUE(r != NULL);
+	for (i = 0; i < NR_RANDOM; i++) {
+		random_event(&x, &ts, i, slots, &in);
+		in.rec = slots;
+		recording_input(r, &in);
+		if (i % 100 == 3)
+			recording_frame(r, 0x400000 + i, i & 1);
+	}
+	ASSERT_EQ(recording_finish(r, &s, &tb), 0);
+	recording_free(r);
+}
+
+/* The next event of @rf must be the random stream's @i-th. */
+static void expect_event(const struct recording_file *rf,
+			 struct recording_cursor *cur, uint64_t *x,
+			 uint64_t *ts, unsigned int i)
+{
+	static struct ispot_record slots[DRAIN_MAX_SLOTS];
+	struct session_input in, ev;
+
+	random_event(x, ts, i, slots, &in);
+	ASSERT_EQ(recording_next(rf, cur, &ev), 1);
+	ASSERT_EQ(ev.type, in.type);
+	if (in.type == INPUT_RECORD) {
+		ASSERT_EQ(memcmp(ev.rec, slots,
+				 slots->nslots * ISPOT_SLOT_SIZE), 0);
+	} else {
+		ASSERT_EQ(ev.tid, in.tid);
+		ASSERT_EQ(ev.a, in.a);
+		ASSERT_EQ(ev.b, in.b);
+	}
+	if (i % 100 == 3) {
+		ASSERT_EQ(recording_next(rf, cur, &ev), 1);
+		ASSERT_EQ(ev.type, INPUT_FRAME);
+		ASSERT_EQ(ev.a, 0x400000 + i);
+		ASSERT_EQ(ev.b, i & 1);
+	}
+}
+
+TEST(every_record_round_trips_exactly)
+{
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	char path[PATH_MAX];
+	uint64_t x = 88172645463325252ull, ts = 1000;
+	unsigned int i;
+
+	path_in(path, "random.isr");
+	write_random(path, x);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	EXPECT_GE(rf.nr_events, 3);
+	EXPECT_EQ(rf.meta.major, RECORDING_MAJOR);
+	for (i = 0; i < NR_RANDOM; i++)
+		expect_event(&rf, &cur, &x, &ts, i);
+	EXPECT_EQ(recording_next(&rf, &cur, &ev), 0);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+}
+
+/*
+ * The random recording with its second chunk damaged at @off (from that
+ * chunk's head): the first and third chunks are read whole, the second
+ * is left out, and one line names it.
+ */
+static void damaged_second_chunk(size_t off)
+{
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	char path[PATH_MAX];
+	uint64_t x = 0x2545f4914f6cdd1dull, ts = 1000;
+	size_t len, second, third, n = 0;
+	char *buf;
+
+	path_in(path, "damaged.isr");
+	write_random(path, x);
+	buf = slurp(path, &len);
+	second = rec2_nth_section(buf, len, REC_SEC_EVENTS, 1);
+	third = rec2_nth_section(buf, len, REC_SEC_EVENTS, 2);
+	ASSERT_GT(second, 0);
+	ASSERT_GT(third, second);
+	buf[second + off] ^= 0x10;
+	spit(path, buf, len);
+	capture_begin();
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	capture_end();
+	EXPECT_EQ(rf.nr_events, 2);
+	EXPECT_EQ(rf.lost, 1);
+	EXPECT_TRUE(strstr(captured, "events chunk 2 (bytes ") != NULL);
+	EXPECT_TRUE(strchr(captured, '\n') == captured + strlen(captured) - 1);
+	/* The first chunk's events, whole. */
+	while (cur.section == 0 && n < NR_RANDOM) {
+		expect_event(&rf, &cur, &x, &ts, n++);
+		if (cur.off == rf.events[0].len)
+			break;
+	}
+	/* The third's are read, and end the events. */
+	while (recording_next(&rf, &cur, &ev) == 1)
+		n++;
+	EXPECT_EQ(cur.section, 2);
+	EXPECT_LT(n, NR_RANDOM);
+	EXPECT_GT(n, NR_RANDOM / 3);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+	free(buf);
+}
+
+TEST(a_damaged_chunk_is_left_out_and_named)
+{
+	damaged_second_chunk(REC2_SECTION_HEAD + 4000);
+}
+
+TEST(a_damaged_chunk_head_is_passed_over)
+{
+	damaged_second_chunk(9);	/* its length */
+}
+
+/* The random recording's first chunk, at byte @off, set to @v: refused. */
+static void first_chunk_refused(size_t off, unsigned char v, const char *why)
+{
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	char path[PATH_MAX];
+	size_t len, at;
+	char *buf;
+	int n;
+
+	path_in(path, "bad.isr");
+	write_random(path, 7);
+	buf = slurp(path, &len);
+	at = rec2_nth_section(buf, len, REC_SEC_EVENTS, 0);
+	ASSERT_GT(at, 0);
+	buf[at + REC2_SECTION_HEAD + off] = v;
+	rec2_reseal(buf, at);
+	spit(path, buf, len);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	capture_begin();
+	while ((n = recording_next(&rf, &cur, &ev)) > 0)
+		;
+	capture_end();
+	EXPECT_EQ(n, -1);
+	EXPECT_TRUE(strstr(captured, why) != NULL);
+	EXPECT_TRUE(strchr(captured, '\n') == captured + strlen(captured) - 1);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+	free(buf);
+}
+
+/* A recording of the one record @r (the writer keeps what it is given). */
+static size_t write_one(const char *path, const struct ispot_record *r)
+{
+	struct session_summary s = { .mode = MODE_RUN,
+				     .abi_major = ISPOT_ABI_MAJOR };
+	const struct session_tables tb = { 0 };
+	const struct session_input in = { .type = INPUT_RECORD, .rec = r };
+	struct recording *rec = recording_create(path, 1ull << 30, NULL, 0);
+
+	ASSERT_TRUE(rec != NULL);
+	recording_input(rec, &in);
+	ASSERT_EQ(recording_finish(rec, &s, &tb), 0);
+	recording_free(rec);
+	return 0;
+}
+
+TEST(a_bad_record_or_op_is_refused_in_one_line)
+{
+	struct ispot_record r[2] = { { .ts_ns = 5, .tid = 101, .tgid = 4321,
+				       .kind = ISPOT_REC_STACK,
+				       .nslots = 2 } };
+	char path[PATH_MAX];
+	size_t len, at;
+	char *buf;
+
+	/* Its ops: thread 6 slot 101 4321(2 bytes), record 1 slot 3 2. */
+	path_in(path, "one.isr");
+	write_one(path, r);
+	buf = slurp(path, &len);
+	at = rec2_nth_section(buf, len, REC_SEC_EVENTS, 0) +
+	     REC2_SECTION_HEAD;
+	ASSERT_EQ(buf[at], REC2_OP_THREAD);
+	ASSERT_EQ(buf[at + 5], REC2_OP_RECORD);
+	ASSERT_EQ(buf[at + 8], 2);
+	free(buf);
+	first_chunk_refused(0, 0x07, "an event of an unknown type");
+	first_chunk_refused(0, REC2_OP_SHORT | 63, "names no thread");
+	/* The random stream's first event is a record of thread 6's. */
+	first_chunk_refused(1, REC2_SLOTS, "a thread slot is out of range");
+}
+
+TEST(a_record_of_no_slots_or_too_many_is_refused)
+{
+	struct ispot_record r[2] = { { .ts_ns = 5, .tid = 101, .tgid = 4321,
+				       .kind = ISPOT_REC_STACK,
+				       .nslots = 2 } };
+	struct recording_cursor cur = { 0 };
+	static const unsigned char bad[] = { 0, DRAIN_MAX_SLOTS + 1, 255 };
+	struct recording_file rf;
+	struct session_input ev;
+	char path[PATH_MAX];
+	size_t len, at, i;
+	char *buf;
+
+	path_in(path, "slots.isr");
+	write_one(path, r);
+	buf = slurp(path, &len);
+	at = rec2_nth_section(buf, len, REC_SEC_EVENTS, 0);
+	for (i = 0; i < sizeof(bad); i++) {
+		buf[at + REC2_SECTION_HEAD + 8] = bad[i];
+		rec2_reseal(buf, at);
+		spit(path, buf, len);
+		ASSERT_EQ(recording_open(path, &rf), 0);
+		capture_begin();
+		EXPECT_EQ(recording_next(&rf, &cur, &ev), -1);
+		capture_end();
+		EXPECT_TRUE(strstr(captured, "a record has a bad size") !=
+			    NULL);
+		recording_cursor_free(&cur);
+		recording_close(&rf);
+	}
+	free(buf);
+}
+
+TEST(a_record_at_the_drain_sentinel_is_refused)
+{
+	struct ispot_record r = { .ts_ns = UINT64_MAX, .tid = 1, .tgid = 1,
+				  .kind = ISPOT_REC_ENTRY, .nslots = 1 };
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	char path[PATH_MAX];
+
+	path_in(path, "sentinel.isr");
+	write_one(path, &r);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	capture_begin();
+	EXPECT_EQ(recording_next(&rf, &cur, &ev), -1);
+	capture_end();
+	EXPECT_TRUE(strstr(captured, "a record is malformed: the recording "
+			   "is damaged") != NULL);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+}
+
+TEST_HARNESS_MAIN

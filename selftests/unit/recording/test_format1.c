@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Format 1 recordings still read (recording/recording_read.c keeps its
+ * reader): fixtures/format1.isr, written by the format 1 writer from the
+ * recording unit test's session (12 calls), reports byte for byte as it
+ * did then (fixtures/format1.json), and the reader still refuses, in one
+ * line each, the file cut at every length, a record whose slots do not
+ * match its size and one the drain would refuse.
+ */
+#include <libgen.h>
+#include <limits.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "ispot_test.h"
+#define TEST_DIR_TEMPLATE "/tmp/ispot-format1-XXXXXX"
+#include "scratch_dir.h"
+#include "stderr_capture.h"
+#include "recording_file.h"
+#include "trace/trace.h"
+#include <ispot_version.h>
+
+/* fixtures/@name, beside this test's executable, into @buf (PATH_MAX). */
+static void fixture(char *buf, const char *name)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	ASSERT_GT(n, 0);
+	exe[n] = '\0';
+	snprintf(buf, PATH_MAX, "%s/fixtures/%s", dirname(exe), name);
+}
+
+static int replay(const char *rec, const char *out)
+{
+	struct trace_opts o = { .json = true, .output = out,
+				.recording = rec };
+
+	return trace_replay(&o);
+}
+
+TEST(a_format1_recording_reports_as_it_did)
+{
+	char rec[PATH_MAX], want[PATH_MAX], out[PATH_MAX];
+	size_t a_len, b_len;
+	char *a, *b;
+
+	fixture(rec, "format1.isr");
+	fixture(want, "format1.json");
+	path_in(out, "format1.json");
+	ASSERT_EQ(replay(rec, out), 0);
+	a = slurp(want, &a_len);
+	b = slurp(out, &b_len);
+	/* All but the version of the ispotctl that wrote the report. */
+	ASSERT_TRUE(strstr(a, ", \"target\"") && strstr(b, ", \"target\""));
+	EXPECT_STREQ(strstr(a, ", \"target\""), strstr(b, ", \"target\""));
+	EXPECT_TRUE(strstr(b, "\"ispot_version\": \"" ISPOT_VERSION "\"") ==
+		    b + 1);
+	free(a);
+	free(b);
+}
+
+TEST(a_format1_recording_cut_at_every_length_is_refused)
+{
+	char rec[PATH_MAX];
+	size_t len, n;
+	char *buf;
+
+	fixture(rec, "format1.isr");
+	buf = slurp(rec, &len);
+	for (n = 0; n < len; n++)
+		refused(buf, n, n < 8 ? "is not an ispot recording" :
+			"cut short");
+	free(buf);
+}
+
+/* The fixture's first record event's slots, as an offset. */
+static size_t first_record(const char *buf, size_t len)
+{
+	size_t off = RECORDING_HEADER_SIZE;
+	uint32_t t, l;
+
+	memcpy(&t, buf + off, 4);
+	ASSERT_EQ(t, REC_SEC_EVENTS);
+	off += RECORDING_SECTION_HEAD;
+	while ((unsigned char)buf[off] != INPUT_RECORD) {
+		memcpy(&l, buf + off + 4, 4);
+		off += RECORDING_EVENT_HEAD + l;
+		ASSERT_LT(off, len);
+	}
+	return off + RECORDING_EVENT_HEAD;
+}
+
+/* The fixture with @n bytes at its first record's @field: refused. */
+static void record_refused(size_t field, const void *v, size_t n,
+			   const char *why)
+{
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	char rec[PATH_MAX], path[PATH_MAX];
+	size_t len;
+	char *buf;
+	int ret;
+
+	fixture(rec, "format1.isr");
+	buf = slurp(rec, &len);
+	memcpy(buf + first_record(buf, len) + field, v, n);
+	path_in(path, "record.isr");
+	spit(path, buf, len);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	capture_begin();
+	while ((ret = recording_next(&rf, &cur, &ev)) > 0)
+		;
+	capture_end();
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, why) != NULL);
+	EXPECT_TRUE(strchr(captured, '\n') ==
+		    captured + strlen(captured) - 1);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+	free(buf);
+}
+
+TEST(a_format1_record_larger_than_its_slots_is_refused)
+{
+	const uint8_t three = 3;
+
+	record_refused(offsetof(struct ispot_record, nslots), &three, 1,
+		       "slots do not match");
+}
+
+TEST(a_format1_record_the_drain_would_refuse_is_refused)
+{
+	const uint64_t never = UINT64_MAX;
+
+	record_refused(offsetof(struct ispot_record, ts_ns), &never, 8,
+		       "a record is malformed: the recording is damaged");
+}
+
+TEST_HARNESS_MAIN

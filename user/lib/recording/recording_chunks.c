@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Format 2's sections and events, read (recording_read.h; the layout in
+ * Documentation/recording.rst).  Each section's head carries a check of
+ * itself and one of its bytes.  A chunk of events whose bytes fail their
+ * check is left out, and the report says which; a head that fails its
+ * own is passed over to the next head that passes, the bytes between
+ * counted as one damaged chunk.  A table that fails refuses the file: no
+ * report can be made without it.  A chunk that passes is still read as
+ * hostile, every field against its bounds (recording_codec.c).
+ */
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recording/recording_read.h"
+
+/* A section head at @p, if it passes its own check. */
+struct rec2_head {
+	uint32_t type;
+	uint64_t len, check;
+};
+
+static bool rec2_head_at(const unsigned char *p, struct rec2_head *h)
+{
+	uint32_t type, hc;
+	uint64_t len, check;
+
+	memcpy(&type, p, 4);
+	memcpy(&hc, p + 4, 4);
+	memcpy(&len, p + 8, 8);
+	memcpy(&check, p + 16, 8);
+	h->type = le32toh(type);
+	h->len = le64toh(len);
+	h->check = le64toh(check);
+	return le32toh(hc) == rec2_head_check(h->type, h->len, h->check);
+}
+
+/* The next offset after @off holding a sound head, or the file's size. */
+static uint64_t rec2_resync(const struct recording_file *rf, uint64_t off)
+{
+	struct rec2_head h;
+
+	for (off++; off + REC2_SECTION_HEAD <= rf->size; off++)
+		if (rec2_head_at(rf->map + off, &h) &&
+		    h.len <= rf->size - off - REC2_SECTION_HEAD)
+			return off;
+	return rf->size;
+}
+
+/* A damaged chunk, counted; the first is named in recording_open(). */
+static void rec2_lost(struct recording_file *rf, size_t chunk,
+		      uint64_t from, uint64_t to)
+{
+	if (!rf->lost++) {
+		rf->lost_chunk = chunk;
+		rf->lost_from = from;
+		rf->lost_to = to;
+	}
+}
+
+static const char *const table_name[] = {
+	[REC_SEC_META] = "its session section is damaged",
+	[REC_SEC_FUNCS] = "its function table is damaged",
+	[REC_SEC_PROBES] = "its probe table is damaged",
+	[REC_SEC_NAMES] = "its address names are damaged",
+	[REC_SEC_MAPS] = "its maps are damaged",
+	[REC_SEC_STATS] = "its statistics are damaged",
+};
+
+/* One section that passed its head's check: 0, or -1 after one line. */
+static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
+			const unsigned char *body, size_t *chunk,
+			unsigned int *seen, bool *end)
+{
+	bool sound = rec2_check(body, h->len, h->type) == h->check;
+
+	if (h->type == REC_SEC_EVENTS) {
+		++*chunk;
+		if (sound)
+			return rec_add_events(rf, body, h->len);
+		rec2_lost(rf, *chunk, body - rf->map - REC2_SECTION_HEAD,
+			  body - rf->map + h->len);
+		return 0;
+	}
+	/* Unknown types are a later minor version's: skipped. */
+	if (h->type < REC_SEC_META || h->type > REC_SEC_END)
+		return 0;
+	if (!sound)
+		return rec_bad(rf, h->type == REC_SEC_END ?
+			       "its end section is damaged" :
+			       table_name[h->type]);
+	if (h->type == REC_SEC_END) {
+		*end = !h->len;
+		return 0;
+	}
+	return rec_table(rf, h->type, body, h->len, seen);
+}
+
+int64_t rec2_sections(struct recording_file *rf, unsigned int *seen,
+		      bool *end)
+{
+	uint64_t off = RECORDING_HEADER_SIZE, next;
+	size_t chunk = 0;
+	struct rec2_head h;
+
+	while (off < rf->size && !*end) {
+		if (rf->size - off < REC2_SECTION_HEAD)
+			break;		/* cut short */
+		if (!rec2_head_at(rf->map + off, &h)) {
+			next = rec2_resync(rf, off);
+			rec2_lost(rf, ++chunk, off, next);
+			off = next;
+			continue;
+		}
+		if (h.len > rf->size - off - REC2_SECTION_HEAD)
+			break;		/* cut short */
+		if (rec2_section(rf, &h, rf->map + off + REC2_SECTION_HEAD,
+				 &chunk, seen, end))
+			return -1;
+		off += REC2_SECTION_HEAD + h.len;
+	}
+	return (int64_t)off;
+}
+
+int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
+	      struct session_input *ev)
+{
+	const struct ispot_record *r = cur->slots;
+	const char *why;
+	size_t n;
+
+	for (;;) {
+		if (!rec_events_left(rf, cur))
+			return 0;
+		if (!cur->st && !(cur->st = malloc(sizeof(*cur->st))))
+			return rec_bad(rf, "out of memory");
+		/* Each chunk decodes from nothing. */
+		if (!cur->off)
+			rec2_reset(cur->st);
+		n = rec2_get(cur->st, rf->events[cur->section].p + cur->off,
+			     rf->events[cur->section].len - cur->off, ev,
+			     cur->slots, &why);
+		if (!n)
+			return rec_bad(rf, why);
+		cur->off += n;
+		if (ev->type != REC2_OP_THREAD)
+			break;
+	}
+	/* What the live drain would have refused (drain.h). */
+	if (ev->type == INPUT_RECORD && !drain_record_ok(r->nslots, r->ts_ns))
+		return rec_bad(rf, "a record is malformed");
+	if (ev->type == INPUT_FRAME && rec_take_frame(rf, cur, ev))
+		return -1;
+	return 1;
+}

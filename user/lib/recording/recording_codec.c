@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The events of a format 2 recording, encoded and decoded by the same
+ * state (recording_codec.h; Documentation/recording.rst, "Events, format
+ * 2").  A record is:
+ *
+ *	op		0x80 | EXIT 0x40 | slot: an entry or exit of one slot
+ *			1 (RECORD): then u8 slot, u8 kind, u8 nslots
+ *	u24 desc	seven 3-bit length codes (0 to 6 bytes, 7: 8 bytes) of
+ *			ts, sp, probe_id, ip, data[0..2]; bit 21: cpu follows
+ *	the seven	in those lengths, little-endian: ts as the zigzag
+ *			difference from the chunk's last record, sp, ip and
+ *			data[] from the thread's last (data[]: its last of
+ *			the same kind, entry or not), probe_id as it is
+ *	[u16 cpu]
+ *	words		RECORD only: the other slots' u64 words, varints
+ *
+ * Differences wrap, so every value round-trips.  The writer stores each
+ * field as 8 bytes and moves on by its length, the reader loads 8 bytes
+ * and masks: neither branches on a length, which a busy host's branch
+ * predictor makes dear (Documentation/evaluation.rst).
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "recording/recording_codec.h"
+#include "recording/recording_format.h"
+
+#define NR_FIELDS	7
+#define DESC_CPU	(1u << 21)
+#define DESC_BAD	(~0u << 22)	/* reserved bits: 0 */
+
+/*
+ * A length code's bytes (0 to 6, and 8 for 7), by arithmetic: a table
+ * load would lengthen the chain from one field's place to the next.
+ */
+static inline unsigned int code_len(unsigned int c)
+{
+	return c + (c == 7);
+}
+
+/* Its mask, in two shifts: one of 64 bits would be undefined. */
+static inline uint64_t code_mask(unsigned int c)
+{
+	unsigned int half = 4 * code_len(c);
+
+	return ((1ull << half) << half) - 1;
+}
+
+void rec2_reset(struct rec2_state *st)
+{
+	memset(st, 0, sizeof(*st));
+}
+
+static inline uint64_t zz(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t unzz(uint64_t v)
+{
+	return (v >> 1) ^ -(v & 1);
+}
+
+static inline unsigned char *put_var(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* The code of the fewest bytes that hold @v. */
+static inline unsigned int code_of(uint64_t v)
+{
+	unsigned int n = v ? (71 - __builtin_clzll(v)) >> 3 : 0;
+
+	return n - (n == 8);
+}
+
+static inline uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+/* The thread's data[] a record of @kind is told from. */
+static inline uint64_t *thread_data(struct rec2_thread *t, uint8_t kind)
+{
+	return t->data[kind == ISPOT_REC_EXIT];
+}
+
+/* The fields every record has (the head comment); @t and @st updated. */
+static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
+			       unsigned char *p, const struct ispot_record *r)
+{
+	uint64_t *last = thread_data(t, r->kind), v[NR_FIELDS], w;
+	unsigned char *desc = p;
+	uint32_t d = r->cpu != t->cpu ? DESC_CPU : 0;
+	unsigned int i, c;
+
+	v[0] = zz(r->ts_ns - st->ts);
+	v[1] = zz(r->sp - t->sp);
+	v[2] = r->probe_id;
+	v[3] = zz(r->ip - t->ip);
+	for (i = 0; i < 3; i++)
+		v[4 + i] = zz(r->data[i] - last[i]);
+	p += 3;
+#pragma GCC unroll 7
+	for (i = 0; i < NR_FIELDS; i++) {
+		c = code_of(v[i]);
+		d |= c << (3 * i);
+		w = htole64(v[i]);
+		memcpy(p, &w, 8);
+		p += code_len(c);
+	}
+	desc[0] = (unsigned char)d;
+	desc[1] = (unsigned char)(d >> 8);
+	desc[2] = (unsigned char)(d >> 16);
+	if (d & DESC_CPU) {
+		*p++ = (unsigned char)r->cpu;
+		*p++ = (unsigned char)(r->cpu >> 8);
+	}
+	memcpy(last, r->data, sizeof(r->data));
+	st->ts = r->ts_ns;
+	t->sp = r->sp;
+	t->ip = r->ip;
+	t->cpu = r->cpu;
+	return p;
+}
+
+size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
+		       const struct ispot_record *rec)
+{
+	unsigned int s = rec2_slot_of(rec->tid);
+	struct rec2_thread *t = &st->slot[s];
+	unsigned char *start = p;
+	const uint64_t *w;
+	size_t i, n;
+
+	if (!t->valid || t->tid != rec->tid || t->tgid != rec->tgid) {
+		memset(t, 0, sizeof(*t));
+		t->valid = true;
+		t->tid = rec->tid;
+		t->tgid = rec->tgid;
+		*p++ = REC2_OP_THREAD;
+		*p++ = (unsigned char)s;
+		p = put_var(p, rec->tid);
+		p = put_var(p, rec->tgid);
+	}
+	if (rec->nslots == 1 && (rec->kind == ISPOT_REC_ENTRY ||
+				 rec->kind == ISPOT_REC_EXIT)) {
+		*p++ = REC2_OP_SHORT | s |
+		       (rec->kind == ISPOT_REC_EXIT ? REC2_OP_EXIT : 0);
+		return put_body(st, t, p, rec) - start;
+	}
+	*p++ = REC2_OP_RECORD;
+	*p++ = (unsigned char)s;
+	*p++ = rec->kind;
+	*p++ = rec->nslots;
+	p = put_body(st, t, p, rec);
+	/* The other slots, as the u64 words they are (frames, counters). */
+	w = (const uint64_t *)(rec + 1);
+	n = (size_t)(rec->nslots - 1) * (ISPOT_SLOT_SIZE / 8);
+	for (i = 0; i < n; i++)
+		p = put_var(p, w[i]);
+	return p - start;
+}
+
+size_t rec2_put_input(unsigned char *p, const struct session_input *in)
+{
+	struct rec_payload pl = rec_payload(in->type);
+	unsigned char *start = p;
+
+	*p++ = in->type;
+	if (pl.tid)
+		p = put_var(p, in->tid);
+	p = put_var(p, in->a);
+	if (pl.b)
+		p = put_var(p, in->b);
+	return p - start;
+}
+
+/* A bounded view of a chunk: a read past its end marks it bad. */
+struct rd {
+	const unsigned char *p, *end;
+	const char *why;
+};
+
+static uint64_t get_var(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < 10 && r->p < r->end; i++) {
+		unsigned char b = *r->p++;
+
+		/* The tenth byte holds bit 63 only: more would overflow. */
+		if (i == 9 && b > 1)
+			break;
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80))
+			return v;
+	}
+	r->why = "an event runs past its chunk or overflows";
+	r->p = r->end;
+	return 0;
+}
+
+static uint8_t get_u8(struct rd *r)
+{
+	if (r->p >= r->end) {
+		r->why = "an event runs past its chunk";
+		return 0;
+	}
+	return *r->p++;
+}
+
+/* A varint that must fit @max. */
+static uint64_t get_max(struct rd *r, uint64_t max)
+{
+	uint64_t v = get_var(r);
+
+	if (v > max && !r->why)
+		r->why = "a field is out of its range";
+	return v;
+}
+
+/* Readable bytes a body is decoded from: its longest, and a load past. */
+#define BODY_ROOM	(3 + 8 * NR_FIELDS + 2 + 8)
+
+/* The fields every record has (put_body()); @t and @st updated. */
+static void get_body(struct rec2_state *st, struct rec2_thread *t,
+		     struct rd *r, struct ispot_record *rec)
+{
+	size_t left = r->end - r->p, used;
+	const unsigned char *q = r->p, *base;
+	unsigned char tmp[BODY_ROOM];
+	uint64_t v[NR_FIELDS], *last;
+	unsigned int i, c;
+	uint32_t d;
+
+	/* Near the chunk's end: from a copy, so no load passes it. */
+	if (left < BODY_ROOM) {
+		memset(tmp, 0, sizeof(tmp));
+		memcpy(tmp, r->p, left);
+		q = tmp;
+	}
+	base = q;
+	d = q[0] | q[1] << 8 | (uint32_t)q[2] << 16;
+	q += 3;
+#pragma GCC unroll 7
+	for (i = 0; i < NR_FIELDS; i++) {
+		c = (d >> (3 * i)) & 7;
+		v[i] = load64(q) & code_mask(c);
+		q += code_len(c);
+	}
+	rec->cpu = t->cpu;
+	if (d & DESC_CPU) {
+		rec->cpu = q[0] | q[1] << 8;
+		q += 2;
+	}
+	used = q - base;
+	if (used > left || (d & DESC_BAD) || v[2] > UINT32_MAX) {
+		r->why = used > left ? "an event runs past its chunk" :
+			 "a record's fields are malformed";
+		r->p = r->end;
+		return;
+	}
+	r->p += used;
+	last = thread_data(t, rec->kind);
+	rec->tid = t->tid;
+	rec->tgid = t->tgid;
+	rec->ts_ns = st->ts + unzz(v[0]);
+	rec->sp = t->sp + unzz(v[1]);
+	rec->probe_id = (uint32_t)v[2];
+	rec->ip = t->ip + unzz(v[3]);
+	for (i = 0; i < 3; i++)
+		last[i] = rec->data[i] = last[i] + unzz(v[4 + i]);
+	st->ts = rec->ts_ns;
+	t->sp = rec->sp;
+	t->ip = rec->ip;
+	t->cpu = rec->cpu;
+}
+
+/* A record, short (@op's slot) or field by field. */
+static void get_record(struct rec2_state *st, struct rd *r, uint8_t op,
+		       struct ispot_record *slots)
+{
+	unsigned int s = op & (REC2_SLOTS - 1);
+	uint8_t kind = op & REC2_OP_EXIT ? ISPOT_REC_EXIT : ISPOT_REC_ENTRY;
+	uint8_t nslots = 1;
+	uint64_t *w = (uint64_t *)(slots + 1);
+	size_t i, n;
+
+	if (op == REC2_OP_RECORD) {
+		s = get_u8(r);
+		kind = get_u8(r);
+		nslots = get_u8(r);
+		if (s >= REC2_SLOTS || !nslots || nslots > DRAIN_MAX_SLOTS) {
+			r->why = r->why ? r->why : "a record has a bad size";
+			return;
+		}
+	}
+	if (!st->slot[s].valid) {
+		r->why = "a record names no thread";
+		return;
+	}
+	/* Every byte of the slot is a field, each set below. */
+	slots->kind = kind;
+	slots->nslots = nslots;
+	get_body(st, &st->slot[s], r, slots);
+	n = (size_t)(nslots - 1) * (ISPOT_SLOT_SIZE / 8);
+	for (i = 0; i < n; i++)
+		w[i] = get_var(r);
+}
+
+static void get_thread(struct rec2_state *st, struct rd *r)
+{
+	unsigned int s = get_u8(r);
+	uint32_t tid = (uint32_t)get_max(r, UINT32_MAX);
+	uint32_t tgid = (uint32_t)get_max(r, UINT32_MAX);
+	struct rec2_thread *t;
+
+	if (s >= REC2_SLOTS) {
+		r->why = r->why ? r->why : "a thread slot is out of range";
+		return;
+	}
+	t = &st->slot[s];
+	memset(t, 0, sizeof(*t));
+	t->valid = true;
+	t->tid = tid;
+	t->tgid = tgid;
+}
+
+size_t rec2_get(struct rec2_state *st, const unsigned char *p, size_t left,
+		struct session_input *ev,
+		struct ispot_record slots[DRAIN_MAX_SLOTS], const char **why)
+{
+	struct rd r = { p, p + left, NULL };
+	uint8_t op = get_u8(&r);
+	struct rec_payload pl;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = op & REC2_OP_SHORT ? INPUT_RECORD : op;
+	if (op & REC2_OP_SHORT || op == REC2_OP_RECORD) {
+		get_record(st, &r, op, slots);
+		ev->rec = slots;
+	} else if (op == REC2_OP_THREAD) {
+		get_thread(st, &r);
+	} else if ((pl = rec_payload(op)).a) {
+		ev->tid = pl.tid ? (uint32_t)get_max(&r, UINT32_MAX) : 0;
+		ev->a = get_var(&r);
+		ev->b = pl.b ? get_var(&r) : 0;
+	} else {
+		r.why = "an event of an unknown type";
+	}
+	*why = r.why;
+	return r.why ? 0 : (size_t)(r.p - p);
+}
+
+static inline uint64_t rotl(uint64_t v, unsigned int k)
+{
+	return (v << k) | (v >> (64 - k));
+}
+
+/*
+ * Each step is a bijection of the running value for a given word (an
+ * xor, a rotation, a multiplication by an odd number): two inputs that
+ * differ in one word differ after it, and stay different to the end.
+ */
+uint64_t rec2_check(const void *p, size_t len, uint64_t seed)
+{
+	const unsigned char *b = p;
+	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ull), w;
+
+	for (; len >= 8; b += 8, len -= 8) {
+		memcpy(&w, b, 8);
+		h = rotl(h ^ le64toh(w), 29) * 0xbf58476d1ce4e5b9ull;
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, b, len);
+		h = rotl(h ^ le64toh(w), 29) * 0xbf58476d1ce4e5b9ull;
+	}
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 29);
+}
+
+uint32_t rec2_head_check(uint32_t type, uint64_t len, uint64_t body)
+{
+	uint64_t w[3] = { htole64(type), htole64(len), htole64(body) };
+
+	return (uint32_t)rec2_check(w, sizeof(w), 0x1590e7ull);
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The events of a format 2 recording (Documentation/recording.rst,
+ * "Events, format 2"): each EVENTS section is a chunk that decodes on its
+ * own, as a stream of ops.  A record names its thread by one of 64 slots
+ * that an op filled earlier in the chunk, its time as the difference from
+ * the record before it, and its stack pointer, return address and
+ * arguments as differences from the same thread's last record, each in
+ * as many bytes as it needs, the lengths in a descriptor ahead of them:
+ * an entry or an exit takes a few bytes where its ring slot takes 64, and
+ * decodes without a branch on its lengths.  The writer
+ * (recording_write.c) and the reader (recording_read.c) keep the same
+ * state, through the same functions here, so the two cannot drift apart.
+ */
+#ifndef ISPOT_RECORDING_CODEC_H
+#define ISPOT_RECORDING_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/ispot.h>
+
+#include "analysis/drain.h"
+#include "recording/source.h"
+
+/* A format 2 section head: u32 type, u32 head check, u64 len, u64 check. */
+#define REC2_SECTION_HEAD	24
+
+/* Ops of a chunk; a record of one slot that is an entry or exit is 0x80+. */
+#define REC2_OP_RECORD		INPUT_RECORD	/* any record, field by field */
+#define REC2_OP_THREAD		6		/* fill a thread slot */
+#define REC2_OP_SHORT		0x80		/* | EXIT bit | slot */
+#define REC2_OP_EXIT		0x40
+#define REC2_SLOTS		64
+
+/*
+ * The longest an event can encode to (a thread op, then a stack record),
+ * and the bytes past it that the writer may store over.
+ */
+#define REC2_MAX_EVENT		(16 + 64 + 10 * 8 * (DRAIN_MAX_SLOTS - 1))
+#define REC2_SLACK		8
+
+/* What a chunk's ops predict a thread's next record from. */
+struct rec2_thread {
+	uint32_t tid, tgid;
+	bool valid;
+	uint16_t cpu;
+	uint64_t sp, ip;
+	uint64_t data[2][3];	/* an entry's and the rest, an exit's */
+};
+
+/* A chunk's state, the same in the writer and the reader. */
+struct rec2_state {
+	uint64_t ts;
+	struct rec2_thread slot[REC2_SLOTS];
+};
+
+/* Both sides begin every chunk from this: it decodes alone. */
+void rec2_reset(struct rec2_state *st);
+
+/* The slot a thread is kept in. */
+static inline unsigned int rec2_slot_of(uint32_t tid)
+{
+	return (tid * 0x9e3779b1u) >> 26;
+}
+
+/*
+ * Encode @rec (all its slots) at @p, which has REC2_MAX_EVENT +
+ * REC2_SLACK bytes of room: the bytes written.
+ */
+size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
+		       const struct ispot_record *rec);
+
+/* Encode any other input (source.h) at @p: the bytes written. */
+size_t rec2_put_input(unsigned char *p, const struct session_input *in);
+
+/*
+ * Decode the event at @p (@left bytes of its chunk) into @ev, a record's
+ * slots into @slots: the bytes it took, or 0 if malformed, with *@why
+ * saying how.  A thread op is taken into @st, and gives an event of type
+ * REC2_OP_THREAD for the caller to skip.
+ */
+size_t rec2_get(struct rec2_state *st, const unsigned char *p, size_t left,
+		struct session_input *ev,
+		struct ispot_record slots[DRAIN_MAX_SLOTS], const char **why);
+
+/*
+ * A check of @len bytes at @p that any change confined to one 8-byte
+ * word always alters (the other changes, but for 2^-64).
+ */
+uint64_t rec2_check(const void *p, size_t len, uint64_t seed);
+
+/* A section head's own check, over its type, length and body check. */
+uint32_t rec2_head_check(uint32_t type, uint64_t len, uint64_t body);
+
+#endif /* ISPOT_RECORDING_CODEC_H */
