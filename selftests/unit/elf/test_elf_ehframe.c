@@ -122,6 +122,10 @@ TEST_F(eh, functions_match_symbols)
 	       nfunc);
 	/* _start's FDE marks no caller: it is no function to time. */
 	ASSERT_GE(n + 1, nfunc);
+	for (i = 0; i < bare->nsyms; i++)
+		if (bare->syms[i].synth)
+			ASSERT_NE(bare->syms[i].value,
+				  resolve_one("_start", 0, self->full).vaddr);
 	ASSERT_GE(n, 10);
 	/* Named, none is made up: the symbols cover them all. */
 	for (i = 0; i < o->nsyms; i++)

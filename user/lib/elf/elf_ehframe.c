@@ -547,30 +547,6 @@ out:
 	return rc;
 }
 
-static int fde_cmp(const void *a, const void *b)
-{
-	const struct elf_fde_func *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
-}
-
-/* Sorted by start; one function per start, none inside the one before. */
-static size_t eh_sort(struct elf_fde_func *fn, size_t n)
-{
-	size_t i, k = 0;
-
-	if (n > 1)
-		qsort(fn, n, sizeof(*fn), fde_cmp);
-	for (i = 0; i < n; i++) {
-		if (k && fn[i].start < fn[k - 1].start + fn[k - 1].size)
-			continue;
-		fn[k++] = fn[i];
-	}
-	return k;
-}
-
 int elf_ehframe_funcs(const struct elf_file *f, struct elf_fde_func **out,
 		      size_t *n, char *err, size_t errlen)
 {
@@ -605,6 +581,5 @@ int elf_ehframe_funcs(const struct elf_file *f, struct elf_fde_func **out,
 		return elf_fail(err, errlen, -ENOEXEC,
 				"%s: truncated or corrupt .eh_frame", f->path);
 	}
-	*n = eh_sort(*out, *n);
 	return 0;
 }

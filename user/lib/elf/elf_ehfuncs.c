@@ -44,6 +44,30 @@ bool elf_addr_spelling(const char *name, char *base, size_t len,
 	return true;
 }
 
+static int fde_cmp(const void *a, const void *b)
+{
+	const struct elf_fde_func *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+/* Sorted by start; one function per start, none inside the one before. */
+static size_t eh_sort(struct elf_fde_func *fn, size_t n)
+{
+	size_t i, k = 0;
+
+	if (n > 1)
+		qsort(fn, n, sizeof(*fn), fde_cmp);
+	for (i = 0; i < n; i++) {
+		if (k && fn[i].start < fn[k - 1].start + fn[k - 1].size)
+			continue;
+		fn[k++] = fn[i];
+	}
+	return k;
+}
+
 /* Read o's .eh_frame functions once; a failure is kept in words. */
 static void read_fdes(struct elf_obj *o)
 {
@@ -55,6 +79,7 @@ static void read_fdes(struct elf_obj *o)
 	err[0] = '\0';
 	if (elf_ehframe_funcs(&o->f, &o->fdes, &o->nfdes, err, sizeof(err)))
 		elf_copy_str(o->fde_err, sizeof(o->fde_err), err);
+	o->nfdes = eh_sort(o->fdes, o->nfdes);
 }
 
 /* How far the function symbols starting at or below some address reach. */

@@ -178,7 +178,7 @@ struct elf_file;
 
 /*
  * The functions of f's .eh_frame (see elf_ehframe.c for which FDEs are
- * functions), sorted by start, none overlapping: a malloc'd array (NULL
+ * functions), in table or file order: a malloc'd array (NULL
  * and 0 when f has no .eh_frame).  -ENOEXEC for a truncated or corrupt
  * one, -E2BIG past ELF_LIMIT_READ.
  */
