@@ -16,10 +16,11 @@ set -eu
 # prometheus_test.sh, which scrapes ispotd in the guest with a real
 # Prometheus server; jq reads that server's query answers.  tmux: the
 # real terminal ispotctl top and the status line are tested in (copied
-# into the guest).
+# into the guest).  zstd: a stripped Debian program whose functions
+# come from .eh_frame (selftests/unit/elf/test_elf_ehframe.c).
 pkgs="gcc g++ make libc6-dev binutils qemu-system-x86 linux-image-amd64
 linux-headers-amd64 busybox-static cpio kmod e2fsprogs debootstrap
-python3-docutils curl prometheus jq tmux"
+python3-docutils curl prometheus jq tmux zstd"
 # make install's checks (selftests/host): dkms builds the module as users'
 # machines do, mandoc and man-db (groff) lint the man pages, systemd's
 # systemd-analyze verifies the unit, strace lists the daemon's system calls

@@ -5,6 +5,8 @@
  * written to a file and read the ways the resolver reads an object:
  *
  *	elf_obj_load()		headers, .symtab/.dynsym with versions,
+ *				.eh_frame(_hdr)'s functions (corpus:
+ *				stripped_eh_frame, a stripped sample),
  *				sorted and deduplicated (and a debug file
  *				looked for when stripped, under an empty
  *				root)

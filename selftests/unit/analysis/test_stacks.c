@@ -466,6 +466,18 @@ TEST(text_and_json_give_callsite_loss_share)
 }
 
 /* Cut paths fold and add up by what is left, and say they were cut. */
+/* The fixture with stacks of its own, judged by in_app_text(). */
+static void cut_fixture(struct fixture *fx)
+{
+	fixture_build(fx, false);
+	stacks_free(fx->st);
+	fx->st = stacks_new();
+	ASSERT_TRUE(fx->st);
+	stacks_set_check(fx->st, in_app_text, NULL);
+	fx->rep.stacks = fx->st;
+	fx->rep.frame_object = frame_object;
+}
+
 TEST(text_and_json_say_where_stacks_are_cut)
 {
 	struct fixture fx;
@@ -474,13 +486,7 @@ TEST(text_and_json_say_where_stacks_are_cut)
 	char *text;
 	int i;
 
-	fixture_build(&fx, false);
-	stacks_free(fx.st);
-	fx.st = stacks_new();
-	ASSERT_TRUE(fx.st);
-	stacks_set_check(fx.st, in_app_text, NULL);
-	fx.rep.stacks = fx.st;
-	fx.rep.frame_object = frame_object;
+	cut_fixture(&fx);
 	for (i = 0; i < 3; i++) {
 		a[2] = GARBAGE_1 + (uint64_t)i;	/* other digits each time */
 		ASSERT_EQ(stacks_add(fx.st, 1, a, 3), 0);
@@ -510,6 +516,38 @@ TEST(text_and_json_say_where_stacks_are_cut)
 	EXPECT_TRUE(strstr(text, "{\"frames\": [\"app:worker_a+0x10\", "
 			   "\"app:run+0x10\"], \"calls\": 3, "
 			   "\"cut_in\": \"libapp.so.1\"}") != NULL);
+	free(text);
+	fixture_free(&fx);
+}
+
+/*
+ * A return probe's trampoline ([uprobes], at the top of the address
+ * space) stands where the walk reads the return address it took: the
+ * demo's "acquire > 0x7fffffffe000 > sample_thread".  The check refuses
+ * it, and the path says why.
+ */
+#define TRAMPOLINE	0x7fffffffe000ULL
+
+TEST(trampoline_frame_cuts_the_stack)
+{
+	struct fixture fx;
+	const uint64_t a[] = { IN_WORKER_A, TRAMPOLINE, IN_MAIN };
+	char *text;
+
+	cut_fixture(&fx);
+	stacks_set_trampoline(fx.st, TRAMPOLINE, TRAMPOLINE + 0x1000);
+	ASSERT_EQ(stacks_add(fx.st, 1, a, 3), 0);
+	ASSERT_EQ(stacks_of(fx.st, 1)->paths[0].nr_frames, 1);
+	EXPECT_TRUE(stacks_of(fx.st, 1)->paths[0].cut_tramp);
+	text = render(&fx.rep, false);
+	TH_LOG("%s", text);
+	EXPECT_STREQ(line_with(text, "CALLED FROM"),
+		     "CALLED FROM worker_a (cut: a return probe holds the "
+		     "return address) (all 1 sampled calls)");
+	EXPECT_TRUE(strstr(text, "0x7fff") == NULL);
+	free(text);
+	text = render(&fx.rep, true);
+	EXPECT_TRUE(strstr(text, "\"cut_in\": \"[uprobes]\"") != NULL);
 	free(text);
 	fixture_free(&fx);
 }

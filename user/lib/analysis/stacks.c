@@ -12,6 +12,7 @@ struct stacks {
 	uint32_t nr_funcs;
 	stacks_frame_fn ok;		/* NULL: every frame is taken */
 	void *ok_ctx;
+	uint64_t tramp_start, tramp_end;	/* [uprobes], 0 0: unknown */
 };
 
 struct stacks *stacks_new(void)
@@ -35,6 +36,12 @@ void stacks_set_check(struct stacks *st, stacks_frame_fn ok, void *ctx)
 {
 	st->ok = ok;
 	st->ok_ctx = ctx;
+}
+
+void stacks_set_trampoline(struct stacks *st, uint64_t start, uint64_t end)
+{
+	st->tramp_start = start;
+	st->tramp_end = end;
 }
 
 static struct stack_func *stacks_func(struct stacks *st, uint32_t func_id)
@@ -72,7 +79,7 @@ int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
 	struct stack_func *sf;
 	struct stack_path *p;
 	uint32_t i, kept;
-	bool cut;
+	bool cut, tramp;
 
 	if (!nr_frames)
 		return 0;
@@ -80,6 +87,8 @@ int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
 		nr_frames = STACKS_MAX_FRAMES;
 	kept = stacks_kept(st, frames, nr_frames);
 	cut = kept < nr_frames;
+	tramp = cut && frames[kept] >= st->tramp_start &&
+		frames[kept] < st->tramp_end;
 	sf = stacks_func(st, func_id);
 	if (!sf)
 		return -ENOMEM;
@@ -88,6 +97,7 @@ int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
 	for (i = 0; i < sf->nr_paths; i++) {
 		p = &sf->paths[i];
 		if (p->nr_frames == kept && p->cut == cut &&
+		    p->cut_tramp == tramp &&
 		    !memcmp(p->frames, frames, kept * sizeof(*frames))) {
 			p->calls++;
 			return 0;
@@ -101,6 +111,7 @@ int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
 	memcpy(p->frames, frames, kept * sizeof(*frames));
 	p->nr_frames = kept;
 	p->cut = cut;
+	p->cut_tramp = tramp;
 	p->calls = 1;
 	return 0;
 }

@@ -29,6 +29,7 @@ struct stack_path {
 	uint64_t frames[STACKS_MAX_FRAMES];
 	uint32_t nr_frames;
 	bool cut;		/* the walk went on past code: cut there */
+	bool cut_tramp;		/* ... at the uretprobe trampoline */
 	uint64_t calls;		/* sampled entries that had this stack */
 };
 
@@ -56,6 +57,13 @@ typedef bool (*stacks_frame_fn)(void *ctx, uint64_t addr);
  * reads at the stack pointer, is always kept.
  */
 void stacks_set_check(struct stacks *st, stacks_frame_fn ok, void *ctx);
+
+/*
+ * The target's uretprobe trampoline [@start, @end): a frame the check
+ * refuses there is marked cut_tramp, since the walk read the return
+ * address a return probe took, not one of the target's code.
+ */
+void stacks_set_trampoline(struct stacks *st, uint64_t start, uint64_t end);
 
 /*
  * Count one sampled stack of @func_id.  Frames past STACKS_MAX_FRAMES are

@@ -367,7 +367,10 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 			   size_t errlen);
 /* Whether the current snapshot maps @addr (no re-read). */
 bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr);
-/* Whether the current snapshot maps @addr executable: code (no re-read). */
+/*
+ * Whether the current snapshot maps @addr executable: code (no re-read).
+ * The uretprobe trampoline ([uprobes]) is not.
+ */
 bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr);
 
 /*

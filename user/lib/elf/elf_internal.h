@@ -19,6 +19,8 @@
  *	elf_block.c	block specs to USDT probe sites
  *	elf_debuginfo.c	separate debug files: build-id, .gnu_debuglink
  *	elf_go.c	Go programs, where return probes are refused
+ *	elf_ehframe.c	function boundaries from .eh_frame(_hdr)
+ *	elf_ehfuncs.c	those as functions "OBJ+0xSTART" where no symbol is
  *
  * Functions taking (err, errlen) follow elf.h's error convention.
  */
@@ -164,7 +166,24 @@ struct esym {
 	unsigned char bind;
 	bool hidden;		/* non-default version: name@ver */
 	bool owned;		/* name was malloc'd (split from name@ver) */
+	bool synth;		/* no symbol: .eh_frame's, "OBJ+0xSTART" */
 };
+
+/* One function .eh_frame describes: link-time start and size. */
+struct elf_fde_func {
+	uint64_t start, size;
+};
+
+struct elf_file;
+
+/*
+ * The functions of f's .eh_frame (see elf_ehframe.c for which FDEs are
+ * functions), in table or file order: a malloc'd array (NULL
+ * and 0 when f has no .eh_frame).  -ENOEXEC for a truncated or corrupt
+ * one, -E2BIG past ELF_LIMIT_READ.
+ */
+int elf_ehframe_funcs(const struct elf_file *f, struct elf_fde_func **out,
+		      size_t *n, char *err, size_t errlen);
 
 /*
  * What was looked for in a separate debug file and found (elf_debuginfo.c),
@@ -191,6 +210,12 @@ struct elf_obj {
 	bool has_symtab;
 	bool has_dynsym;
 	struct elf_debuginfo dbg;
+	char base[256];		/* file name, as functions "base+0xSTART" */
+	/* .eh_frame's functions, read once (elf_ehfuncs.c) */
+	struct elf_fde_func *fdes;
+	size_t nfdes;
+	bool fdes_read;
+	char fde_err[160];	/* why .eh_frame was not read, or "" */
 	/* What loading the symbols cost so far, against the bounds. */
 	uint64_t nraw;		/* symbol table entries */
 	uint64_t nread;		/* bytes read */
@@ -213,6 +238,28 @@ void elf_obj_free(struct elf_obj *o);
  * o's program headers.  -ENOENT: dbg has no .symtab.
  */
 int elf_obj_add_debug_symbols(struct elf_obj *o, const struct elf_file *dbg);
+
+/*
+ * Replace o's symbols named from .eh_frame (esym.synth) by the n of add,
+ * whose names o now owns.  0 or -ENOMEM (add's names freed).
+ */
+int elf_obj_set_synth(struct elf_obj *o, struct esym *add, size_t n);
+
+/*
+ * Give o a function "base+0xSTART" for each of its .eh_frame functions
+ * no function symbol covers the start of, in executable code.  Read
+ * once; again after debug symbols are added, which may name them.  A
+ * corrupt .eh_frame adds none and says why in o->fde_err.
+ */
+void elf_obj_add_ehframe(struct elf_obj *o);
+
+/*
+ * Whether name spells a function by address, "base+0xSTART" (as
+ * elf_obj_add_ehframe() names them): its base into base (size len) and
+ * START into *vaddr.
+ */
+bool elf_addr_spelling(const char *name, char *base, size_t len,
+		       uint64_t *vaddr);
 
 /*
  * Look for o's separate debug file once and add its symbols (see

@@ -24,6 +24,10 @@ struct pattern {
 	const char *ver;	/* version glob, or NULL */
 	bool def_only;		/* "@@": only the default version */
 	bool is_glob;
+	/* "OBJ+0xSTART": the function at START of the object named OBJ */
+	bool is_addr;
+	uint64_t addr;
+	char addr_obj[256];
 };
 
 struct cand {
@@ -98,6 +102,10 @@ static bool name_matches(const struct elf_obj *o, const struct esym *s,
 static bool sym_matches(const struct elf_obj *o, const struct esym *s,
 			const struct pattern *p)
 {
+	/* By address: a symbol found since (a debug file) is as good. */
+	if (p->is_addr)
+		return esym_is_func(s) && s->value == p->addr &&
+		       !strcmp(p->addr_obj, o->base);
 	if (!esym_is_func(s) || !name_matches(o, s, p))
 		return false;
 	if (!p->ver)
@@ -181,6 +189,15 @@ static int no_match(const struct elf_obj *o, const struct pattern *p,
 		why = " (stripped: no symbol tables)";
 	else if (!o->has_symtab)
 		why = " (stripped: no .symtab, only .dynsym searched)";
+	if (p->is_addr && strcmp(p->addr_obj, o->base))
+		return elf_fail(err, errlen, -ENOENT,
+				"no function '%s' in %s: its functions without symbols are spelled %s+0xSTART",
+				pattern, shown, o->base);
+	if (p->is_addr)
+		return elf_fail(err, errlen, -ENOENT,
+				"no function starts at 0x%" PRIx64 " in %s%s%s%s: take START from --auto's picks or a report",
+				p->addr, shown, why, o->fde_err[0] ? "; " : "",
+				o->fde_err);
 
 	if (!p->is_glob && !p->ver) {
 		for (i = 0; i < o->nsyms; i++) {
@@ -221,6 +238,9 @@ static int parse_pattern(const char *pattern, struct pattern *p,
 				pattern);
 	p->is_glob = strpbrk(pattern, "*?[") != NULL;
 	p->cxx = demangle_skip_return(p->base);
+	if (!p->is_glob && !p->ver)
+		p->is_addr = elf_addr_spelling(p->base, p->addr_obj,
+					       sizeof(p->addr_obj), &p->addr);
 	return 0;
 }
 
@@ -358,7 +378,7 @@ static int resolve_obj(const struct elf_obj *o, const char *pattern,
 		rc = no_match(o, &p, pattern, shown, err, errlen);
 		goto out;
 	}
-	if (!p.is_glob) {
+	if (!p.is_glob && !p.is_addr) {
 		rc = check_overloads(c, nc, pattern, shown, err, errlen);
 		if (rc)
 			goto out;

@@ -323,7 +323,12 @@ bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr)
 {
 	const struct elf_map *m = elf_maps_find(s->maps, s->nmaps, addr);
 
-	return m && m->perms[2] == 'x';
+	/*
+	 * [uprobes] is executable, but a frame there is the uretprobe
+	 * trampoline standing in for the return address it took: no code
+	 * of the target's, and no name to give it.
+	 */
+	return m && m->perms[2] == 'x' && strcmp(m->path, "[uprobes]");
 }
 
 int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,

@@ -28,6 +28,7 @@ void elf_obj_free(struct elf_obj *o)
 	}
 	free(o->demangled);
 	free(o->syms);
+	free(o->fdes);
 	free(o->dbg.path);
 	for (i = 0; i < o->nbufs; i++)
 		free(o->bufs[i]);
@@ -403,6 +404,65 @@ static void symbols_done(struct elf_obj *o)
 			o->demangled = calloc(o->nsyms, sizeof(*o->demangled));
 }
 
+/* The demangled names are cached by index: they go with the order. */
+static void drop_demangled(struct elf_obj *o)
+{
+	size_t i;
+
+	if (!o->demangled)
+		return;
+	for (i = 0; i < o->nsyms; i++)
+		if (o->demangled[i] != not_cxx)
+			free(o->demangled[i]);
+	free(o->demangled);
+	o->demangled = NULL;
+}
+
+int elf_obj_set_synth(struct elf_obj *o, struct esym *add, size_t n)
+{
+	struct esym *t;
+	size_t i, k = 0;
+	bool had = false;
+
+	for (i = 0; i < o->nsyms; i++)
+		had |= o->syms[i].synth;
+	if (!had && !n)
+		return 0;
+	drop_demangled(o);
+	for (i = 0; i < o->nsyms; i++) {
+		if (!o->syms[i].synth)
+			o->syms[k++] = o->syms[i];
+		else
+			free((char *)o->syms[i].name);
+	}
+	o->nsyms = k;
+	t = n ? realloc(o->syms, (o->nsyms + n) * sizeof(*t)) : o->syms;
+	if (n && !t) {
+		for (i = 0; i < n; i++)
+			free((char *)add[i].name);
+		symbols_done(o);
+		return -ENOMEM;
+	}
+	o->syms = t;
+	for (i = 0; i < n; i++) {
+		o->syms[o->nsyms++] = add[i];
+		if (add[i].size > o->max_size)
+			o->max_size = add[i].size;
+	}
+	symbols_done(o);
+	return 0;
+}
+
+/* The file name functions without symbols are spelled by. */
+static void set_base(struct elf_obj *o, const char *path)
+{
+	char canon[PATH_MAX];
+	const char *p = realpath(path, canon) ? canon : path;
+	const char *slash = strrchr(p, '/');
+
+	elf_copy_str(o->base, sizeof(o->base), slash ? slash + 1 : p);
+}
+
 int elf_obj_load(const char *path, struct elf_obj **out,
 		 char *err, size_t errlen)
 {
@@ -435,30 +495,28 @@ int elf_obj_load(const char *path, struct elf_obj **out,
 		return rc;
 	}
 	symbols_done(o);
+	set_base(o, path);
 	/* A stripped object may have its symbols in a debug file. */
 	if (!o->has_symtab)
 		elf_debuginfo_attach(o);
+	/* What no symbol names: the functions .eh_frame knows. */
+	elf_obj_add_ehframe(o);
 	*out = o;
 	return 0;
 }
 
 int elf_obj_add_debug_symbols(struct elf_obj *o, const struct elf_file *dbg)
 {
-	size_t i;
 	int rc;
 
-	/* The cache is indexed by symbol: it goes with the old order. */
-	if (o->demangled) {
-		for (i = 0; i < o->nsyms; i++)
-			if (o->demangled[i] != not_cxx)
-				free(o->demangled[i]);
-		free(o->demangled);
-		o->demangled = NULL;
-	}
+	drop_demangled(o);
 	rc = load_symbols(o, dbg, SHT_SYMTAB);
 	if (!rc && !o->has_symtab)
 		rc = -ENOENT;
 	symbols_done(o);
+	/* Functions named from .eh_frame may have names now. */
+	if (o->fdes_read)
+		elf_obj_add_ehframe(o);
 	return rc;
 }
 

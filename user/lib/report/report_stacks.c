@@ -128,7 +128,10 @@ static int stack_lines(const struct report *r, const struct stack_func *sf,
 		if (shown > REPORT_TEXT_FRAMES)
 			used += snprintf(line.text + used, LINE_LEN - used,
 					 " > ...");
-		if (sf->paths[i].cut) {
+		if (sf->paths[i].cut_tramp) {
+			snprintf(line.text + used, LINE_LEN - used,
+				 " (cut: a return probe holds the return address)");
+		} else if (sf->paths[i].cut) {
 			char obj[FRAME_LEN];
 
 			cut_object(r, &sf->paths[i], obj, sizeof(obj));
@@ -242,7 +245,9 @@ void report_stacks_json(struct json *j, const struct report *r,
 				    fn->loss_ns ? path_loss(r, sf, fn->func_id,
 							    i) /
 						  (double)fn->loss_ns : 0.0);
-		if (p->cut) {
+		if (p->cut_tramp) {
+			json_string(j, "cut_in", "[uprobes]");
+		} else if (p->cut) {
 			cut_object(r, p, name, sizeof(name));
 			json_string(j, "cut_in", name);
 		}

@@ -33,6 +33,7 @@ void trace_input(void *ctx, const struct session_input *in)
 		break;
 	case INPUT_TRAMPOLINE:
 		pairer_set_trampoline(t->pipe->pairer, in->a, in->b);
+		stacks_set_trampoline(t->pipe->stacks, in->a, in->b);
 		if (pf)
 			perfetto_set_trampoline(pf, in->a, in->b);
 		break;
