@@ -117,6 +117,7 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 	/* Both ends' totals must be real (the valid word, see pipeline.h). */
 	if (p->tl && p->now[PIPE_AUX_VALID] && e->aux[PIPE_AUX_VALID]) {
 		pipeline_causes(p->now, e->aux, &causes);
+		causes.context &= !p->no_interference;
 		c = &causes;
 	}
 	if (e->aux[PIPE_AUX_GATE] & (ISPOT_GATE_ADMITTED | ISPOT_GATE_NESTED))

@@ -96,6 +96,8 @@ struct pipeline {
 	bool sci_borrowed;		/* p->sci belongs to the caller */
 	bool shapes_borrowed;		/* and so does p->shapes */
 	bool args_borrowed;		/* and p->args */
+	/* No interference figures (pipeline_bench: what they cost). */
+	bool no_interference;
 
 	/* tid -> struct pipeline_thread *: each analysis's part of it. */
 	struct hashmap threads;
