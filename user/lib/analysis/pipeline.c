@@ -20,7 +20,9 @@ struct pipeline_probe {
 	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
 };
 
-uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
+/* key_value(), inline for the record path. */
+static inline uint64_t key_of(const struct key_rule *rule,
+			      const struct pair_exec *e)
 {
 	uint64_t v;
 
@@ -45,6 +47,11 @@ uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
 	}
 }
 
+uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
+{
+	return key_of(rule, e);
+}
+
 /* An auto function's execution, keyed by each argument's log2 bucket. */
 static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
 			     const struct pair_exec *e,
@@ -56,7 +63,7 @@ static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
 		struct key_rule rule = { .kind = KEY_ARG, .arg = a,
 					 .log2 = true };
 
-		if (sci_add(p->sci, shadow + a, key_value(&rule, e), e->tid,
+		if (sci_add(p->sci, shadow + a, key_of(&rule, e), e->tid,
 			    e->exit_ts - e->entry_ts, e->exit_ts, c))
 			p->stats.nomem++;
 	}
@@ -110,7 +117,7 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 {
 	const struct pipeline_probe *probe = &p->probes[e->probe_id];
 
-	uint64_t key = key_value(&probe->key, e);
+	uint64_t key = key_of(&probe->key, e);
 	struct sci_causes causes, *c = NULL;
 	int shaped;
 

@@ -36,19 +36,28 @@ struct sci_block_id {
 	uint64_t key;
 };
 
+/*
+ * What every execution updates comes last, next to the histogram's
+ * header, so that an execution touches as few cache lines as it can; the
+ * histogram stays last (block_get() clears what comes before it).
+ */
 struct sci_block {
 	struct sci_block_id id;
 	uint32_t nr_threads;
+	struct sci_folded fold;
+	uint64_t ref_cause[SCI_NR_CAUSES];
+	/*
+	 * Not n and sum side by side: the compiler would add both with one
+	 * vector of (1, d) built on the stack, a stalled store forward.
+	 */
 	uint64_t n;
-	uint64_t sum;
 	uint64_t min;
+	uint64_t sum;
 	uint64_t max;
 	uint64_t n_caused;
 	uint64_t cause_sum[SCI_NR_CAUSES];
 	uint64_t ref_dur;	/* duration of the fastest caused execution */
-	uint64_t ref_cause[SCI_NR_CAUSES];
 	struct interf_acc interf;
-	struct sci_folded fold;
 	struct hist hist;	/* per block: per thread would cost 58 KiB each */
 };
 
@@ -73,9 +82,9 @@ struct sci_bt {
 	uint32_t block;		/* SCI_FREE_PAIR: slot unused */
 	uint32_t thread;
 	uint32_t next;		/* the thread's next pair, or the free list's */
-	uint64_t n;
-	uint64_t sum;
+	uint64_t n;		/* not beside sum: see struct sci_block */
 	uint64_t min;
+	uint64_t sum;
 	uint64_t max;
 };
 
