@@ -385,7 +385,7 @@ static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
 static struct pipeline_thread *pipeline_held(struct pipeline *p,
 					     const struct ispot_record *rec)
 {
-	struct pipeline_thread *th = pipeline_thread(p, rec->tid);
+	struct pipeline_thread *th = pipeline_thread_on(p, rec->tid, rec->cpu);
 	int err;
 
 	if (th)

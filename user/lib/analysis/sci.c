@@ -409,7 +409,14 @@ struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
 	uint64_t h = (key ^ ((uint64_t)func_id << 32 | tid)) *
 		     0x9e3779b97f4a7c15ULL;
 
-	return &e->hot[h >> (64 - SCI_HOT_BITS)];
+	return &e->hot[(h >> (64 - SCI_HOT_BITS)) & ~(SCI_HOT_WAYS - 1ul)];
+}
+
+static bool hot_holds(const struct sci_hot *hot, uint32_t func_id,
+		      uint64_t key, uint32_t tid)
+{
+	return hot->bt && hot->key == key && hot->func_id == func_id &&
+	       hot->tid == tid;
 }
 
 int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
@@ -422,8 +429,11 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	struct sci_bt *bt;
 	long t, bi, bti;
 
-	if (hot->bt && hot->key == key && hot->func_id == func_id &&
-	    hot->tid == tid) {
+	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
+	if (!hot_holds(hot, func_id, key, tid) &&
+	    hot_holds(hot + 1, func_id, key, tid))
+		hot++;
+	if (hot_holds(hot, func_id, key, tid)) {
 		t = hot->thread;
 		bi = hot->block;
 		bti = hot->bt - 1;
@@ -439,6 +449,8 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 		bti = bt_get(e, bi, t);
 		if (bti < 0)
 			return -ENOMEM;
+		/* The newest first: the older way goes. */
+		hot[1] = hot[0];
 		*hot = (struct sci_hot){ .key = key, .func_id = func_id,
 					 .tid = tid, .block = bi,
 					 .thread = t, .bt = bti + 1 };
