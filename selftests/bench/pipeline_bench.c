@@ -113,7 +113,11 @@ static const char *const an_names[NR_AN] = {
 	"timeline", "interference", "stacks", "shapes", "argkeys",
 };
 
-/* One run of the pipeline over fresh records, and what it measured. */
+/*
+ * One run of the pipeline over fresh records, in rings of its own, and
+ * what it measured; run_step() takes it one round further, so that runs
+ * can take turns.
+ */
 struct run {
 	unsigned int on;	/* of enum analysis */
 	bool waits;		/* switch records */
@@ -123,9 +127,17 @@ struct run {
 	uint64_t drained;
 	uint64_t cpu_ns;	/* CPU time in drain_round(), all included */
 	uint64_t wall_ns;	/* the whole run, generating included */
+	/* Its state while it runs. */
+	struct gen g;
+	struct pipeline *p;
+	struct drain *d;
+	struct pairer *pairer;	/* --stage pair */
+	uint64_t sum;		/* --stage drain */
+	uint64_t prev_now;
+	bool done;
 };
 
-static struct bench_ring rings[NR_RINGS];
+static uint64_t slots = 32768;
 
 /* --stage drain: read what the drain hands over, and nothing else. */
 static void drain_only(void *ctx, const struct ispot_record *rec)
@@ -204,112 +216,128 @@ static void print_stats(struct pipeline *p, struct drain *d,
 	sci_report_free(rep);
 }
 
-/* The timed loop: fill the rings, drain them, until @r->events. */
-static int run_loop(struct gen *g, struct drain *d, struct run *r,
-		    drain_record_fn fn, void *fn_ctx)
+/* One round: fill the rings, drain them (timed); the last empties them. */
+static int run_step(struct run *r)
 {
-	bool got_10m = !r->report, got_100m = !r->report;
-	uint64_t prev_now = g->now;
-
-	for (;;) {
-		/* The last round empties the rings. */
-		bool last;
-		uint64_t horizon, t0, t1;
-		long n;
-
-		gen_fill(g, r->events);
-		last = g->records >= r->events;
-		horizon = last ? UINT64_MAX : g->now - (g->now - prev_now) / 8;
-		prev_now = g->now;
-		t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		n = drain_round(d, horizon, fn, fn_ctx);
-		t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		if (n < 0) {
-			fprintf(stderr, "pipeline_bench: drain: %s\n",
-				strerror((int)-n));
-			return -1;
-		}
-		r->cpu_ns += t1 - t0;
-		r->drained += n;
-		if (!got_10m && r->drained >= 10000000) {
-			printf("pipeline_rss_mib_10m: %.1f\n", peak_rss_mib());
-			fflush(stdout);
-			got_10m = true;
-		}
-		if (!got_100m && r->drained >= 100000000) {
-			printf("pipeline_rss_mib_100m: %.1f\n", peak_rss_mib());
-			fflush(stdout);
-			got_100m = true;
-		}
-		if (last)
-			return 0;
-	}
-}
-
-/* One run from fresh records; -1 when it could not run or lost records. */
-static int run_one(struct run *r)
-{
-	static struct gen g;
-	struct pipeline *p = run_pipeline(r);
-	struct pairer *pairer = NULL;
 	drain_record_fn fn = pipeline_record;
-	void *fn_ctx = p, *bases[NR_RINGS];
-	struct drain *d;
-	uint64_t sum = 0, t_start;
-	uint32_t i;
-	int ret;
+	void *fn_ctx = r->p;
+	uint64_t horizon, t0, t1, w0 = clock_ns(CLOCK_MONOTONIC);
+	bool last;
+	long n;
 
-	memset(&g, 0, sizeof(g));
-	memcpy(g.rings, rings, sizeof(rings));
-	g.waits = r->waits;
-	g.stacks = r->on & 1u << AN_STACKS;
-	g.rng = 0x9e3779b97f4a7c15ULL;
-	g.now = 1000000000;
-	for (i = 0; i < NR_RINGS; i++)
-		bases[i] = rings[i].ctrl;
-	d = drain_new(bases, NR_RINGS, release, &g);
 	if (r->stage == STAGE_DRAIN) {
 		fn = drain_only;
-		fn_ctx = &sum;
+		fn_ctx = &r->sum;
 	} else if (r->stage == STAGE_PAIR) {
-		pairer = pairer_new(NULL, NULL);
 		fn = pair_only;
-		fn_ctx = pairer;
+		fn_ctx = r->pairer;
 	}
-	if (!p || !d || (r->stage == STAGE_PAIR && !pairer)) {
-		fprintf(stderr, "pipeline_bench: cannot set up the pipeline\n");
+	gen_fill(&r->g, r->events);
+	last = r->g.records >= r->events;
+	horizon = last ? UINT64_MAX : r->g.now - (r->g.now - r->prev_now) / 8;
+	r->prev_now = r->g.now;
+	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	n = drain_round(r->d, horizon, fn, fn_ctx);
+	t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (n < 0) {
+		fprintf(stderr, "pipeline_bench: drain: %s\n", strerror((int)-n));
 		return -1;
 	}
-	for (i = 0; i < NR_THREADS; i++) {
-		g.threads[i].tid = TID_BASE + i;
-		g.threads[i].cpu = i % NR_RINGS;
-		pipeline_thread_seen(p, g.threads[i].tid, g.now);
+	r->cpu_ns += t1 - t0;
+	r->wall_ns += clock_ns(CLOCK_MONOTONIC) - w0;
+	if (r->report && r->drained < 10000000 && r->drained + n >= 10000000)
+		printf("pipeline_rss_mib_10m: %.1f\n", peak_rss_mib());
+	if (r->report && r->drained < 100000000 &&
+	    r->drained + n >= 100000000)
+		printf("pipeline_rss_mib_100m: %.1f\n", peak_rss_mib());
+	fflush(stdout);
+	r->drained += n;
+	r->done = last;
+	return 0;
+}
+
+/* Set up @r (its kind filled in) to run from fresh records. */
+static int run_start(struct run *r)
+{
+	void *bases[NR_RINGS];
+	uint32_t i;
+
+	memset(&r->g, 0, sizeof(r->g));
+	for (i = 0; i < NR_RINGS; i++) {
+		if (ring_init(&r->g.rings[i], i, slots, &bases[i]))
+			return -1;
 	}
-	g.cur = &g.threads[0];
-	r->drained = r->cpu_ns = 0;
-	t_start = clock_ns(CLOCK_MONOTONIC);
-	ret = run_loop(&g, d, r, fn, fn_ctx);
-	r->wall_ns = clock_ns(CLOCK_MONOTONIC) - t_start;
-	pipeline_finish(p, g.now);
-	if (!ret && r->report && r->stage == STAGE_FULL)
-		print_stats(p, d, r);
+	r->g.waits = r->waits;
+	r->g.stacks = r->on & 1u << AN_STACKS;
+	r->g.rng = 0x9e3779b97f4a7c15ULL;
+	r->prev_now = r->g.now = 1000000000;
+	r->p = run_pipeline(r);
+	r->d = drain_new(bases, NR_RINGS, release, &r->g);
+	if (r->stage == STAGE_PAIR)
+		r->pairer = pairer_new(NULL, NULL);
+	if (!r->p || !r->d || (r->stage == STAGE_PAIR && !r->pairer))
+		return -1;
+	for (i = 0; i < NR_THREADS; i++) {
+		r->g.threads[i].tid = TID_BASE + i;
+		r->g.threads[i].cpu = i % NR_RINGS;
+		pipeline_thread_seen(r->p, r->g.threads[i].tid, r->g.now);
+	}
+	r->g.cur = &r->g.threads[0];
+	r->drained = r->cpu_ns = r->wall_ns = 0;
+	r->done = false;
+	return 0;
+}
+
+/* Free @r's state; -1 if its pipeline lost records. */
+static int run_end(struct run *r)
+{
+	const struct drain_stats *ds = drain_stats(r->d);
+	uint64_t lost_exits = pairer_stats(r->p->pairer)->unpaired_exits;
+	int ret = 0;
+	uint32_t i;
+
+	pipeline_finish(r->p, r->g.now);
+	if (r->report && r->stage == STAGE_FULL)
+		print_stats(r->p, r->d, r);
 	/* A pipeline that loses records measured something else. */
-	if (!ret && r->stage == STAGE_FULL &&
-	    (r->drained != g.records || drain_stats(d)->corrupt ||
-	     pairer_stats(p->pairer)->unpaired_exits)) {
+	if (r->stage == STAGE_FULL &&
+	    (r->drained != r->g.records || ds->corrupt || lost_exits)) {
 		fprintf(stderr, "pipeline_bench: %llu of %llu records came "
 			"through (corrupt %llu, unpaired exits %llu)\n",
 			(unsigned long long)r->drained,
-			(unsigned long long)g.records,
-			(unsigned long long)drain_stats(d)->corrupt,
-			(unsigned long long)
-			pairer_stats(p->pairer)->unpaired_exits);
+			(unsigned long long)r->g.records,
+			(unsigned long long)ds->corrupt,
+			(unsigned long long)lost_exits);
 		ret = -1;
 	}
-	(void)sum;
-	pairer_free(pairer);
-	drain_free(d);
-	pipeline_free(p);
+	pairer_free(r->pairer);
+	drain_free(r->d);
+	pipeline_free(r->p);
+	for (i = 0; i < NR_RINGS; i++)
+		free(r->g.rings[i].ctrl);
+	return ret;
+}
+
+/* Runs @runs[0..@n) by turns, a round each, till all are done. */
+static int run_all(struct run *runs, uint32_t n)
+{
+	uint32_t i, left = n;
+	int ret = 0;
+
+	for (i = 0; i < n; i++)
+		if (run_start(&runs[i])) {
+			fprintf(stderr, "pipeline_bench: cannot set up the "
+				"pipeline\n");
+			return -1;
+		}
+	while (left && !ret)
+		for (i = 0, left = 0; i < n && !ret; i++)
+			if (!runs[i].done) {
+				ret = run_step(&runs[i]);
+				left += !runs[i].done;
+			}
+	for (i = 0; i < n; i++)
+		ret |= run_end(&runs[i]);
 	return ret;
 }
 
@@ -334,37 +362,38 @@ static double median(double *v, uint32_t n)
 #define MAX_ROUNDS	15
 
 /*
- * Each analysis's price: every round runs everything on, then each
- * analysis left out in turn, then the plain pipeline (no switch records,
- * the old keys, stacks), alternating so that the host's drift falls on
- * all alike; the price is the median over the rounds of the difference.
+ * Each analysis's price: every round runs everything on, each analysis
+ * left out in turn, and the plain pipeline (no switch records, the old
+ * keys, stacks), side by side, a drain round of each by turns, so that
+ * the host's drift falls on all alike; the price is the median over the
+ * rounds of the difference.
  */
 static int run_costs(uint64_t events, uint32_t rounds)
 {
 	static double cost[NR_AN][MAX_ROUNDS], all[MAX_ROUNDS];
 	static double plain[MAX_ROUNDS];
-	struct run r;
+	static struct run runs[NR_AN + 2];
 	uint32_t k, a;
 
 	for (k = 0; k < rounds; k++) {
-		r = (struct run){ .on = AN_ALL, .waits = true,
-				  .stage = STAGE_FULL, .events = events };
-		if (run_one(&r))
+		for (a = 0; a < NR_AN + 1; a++)
+			runs[a] = (struct run){
+				.on = a ? AN_ALL & ~(1u << (a - 1)) : AN_ALL,
+				.waits = true, .stage = STAGE_FULL,
+				.events = events };
+		runs[NR_AN + 1] = (struct run){ .on = 1u << AN_STACKS,
+						.stage = STAGE_FULL,
+						.events = events };
+		if (run_all(runs, NR_AN + 2))
 			return -1;
-		all[k] = ns_per(&r);
+		all[k] = ns_per(&runs[0]);
 		printf("# round %u: all on %.1f ns/record", k + 1, all[k]);
 		for (a = 0; a < NR_AN; a++) {
-			r.on = AN_ALL & ~(1u << a);
-			if (run_one(&r))
-				return -1;
-			cost[a][k] = all[k] - ns_per(&r);
-			printf(", %s off %.1f", an_names[a], ns_per(&r));
+			cost[a][k] = all[k] - ns_per(&runs[a + 1]);
+			printf(", %s off %.1f", an_names[a],
+			       ns_per(&runs[a + 1]));
 		}
-		r = (struct run){ .on = 1u << AN_STACKS, .stage = STAGE_FULL,
-				  .events = events };
-		if (run_one(&r))
-			return -1;
-		plain[k] = ns_per(&r);
+		plain[k] = ns_per(&runs[NR_AN + 1]);
 		printf(", plain %.1f\n", plain[k]);
 		fflush(stdout);
 	}
@@ -410,11 +439,10 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run head = { .on = AN_ALL, .waits = true, .stage = STAGE_FULL,
-			    .events = 100000000, .report = true };
-	uint64_t slots = 32768, cost_events = 10000000;
+	static struct run head = { .on = AN_ALL, .waits = true,
+				   .stage = STAGE_FULL, .events = 100000000 };
+	uint64_t cost_events = 10000000;
 	uint32_t i, rounds = 3;
-	void *base;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -448,11 +476,6 @@ int main(int argc, char **argv)
 	if (optind != argc)
 		usage();
 
-	for (i = 0; i < NR_RINGS; i++)
-		if (ring_init(&rings[i], i, slots, &base)) {
-			fprintf(stderr, "pipeline_bench: out of memory\n");
-			return 1;
-		}
 	head.report = head.stage == STAGE_FULL;
 	printf("# %llu records, %d rings of %llu slots, %d threads, "
 	       "%d functions, switch records, every analysis on; stage %s\n",
@@ -462,7 +485,7 @@ int main(int argc, char **argv)
 	printf("# peak RSS before the first record: %.1f MiB\n",
 	       peak_rss_mib());
 	fflush(stdout);
-	if (run_one(&head))
+	if (run_all(&head, 1))
 		return 1;
 	if (head.stage != STAGE_FULL) {
 		printf("# stage %s: %.1f ns per record (%llu records)\n",
