@@ -159,7 +159,7 @@ selftests/kmod/%: selftests/kmod/%.c $(wildcard selftests/*.h) selftests/kmod/is
 selftests/kmod/gate_test: LDLIBS += -Wl,--push-state,--no-as-needed -lgcc_s -Wl,--pop-state
 
 # Benchmarks that run in the VM; built like the in-guest selftests.
-selftests/bench/%: selftests/bench/%.c selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
+selftests/bench/%: selftests/bench/%.c $(wildcard selftests/bench/*.h) selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
 	$(CC) $(CFLAGS) $(USER_INC) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
 
 check:

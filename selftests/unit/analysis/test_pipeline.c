@@ -876,4 +876,45 @@ TEST(threads_known_only_by_an_entry_forgotten_memory_flat)
 	pipeline_free(p);
 }
 
+/*
+ * A forgotten thread leaves nothing behind in the pipeline's memory of
+ * each CPU's last thread: its tid, back on the same CPU, gets a state of
+ * its own, which pipeline_finish() finds with its call still open.
+ */
+TEST(forgotten_thread_not_remembered_on_its_cpu)
+{
+	struct pipeline *p = pipeline_new();
+	struct ispot_record r = { .tgid = TGID, .tid = 5, .cpu = 1,
+				  .nslots = 1, .probe_id = 1 };
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(pipeline_add_probe(p, 1, 1, NULL), 0);
+	pipeline_forget_exited(p, 1);
+	r.kind = ISPOT_REC_ENTRY;
+	r.ts_ns = 100;
+	r.sp = SP(1, 0);
+	pipeline_record(p, &r);
+	r.kind = ISPOT_REC_EXIT;
+	r.ts_ns = 200;
+	r.sp = SP(1, 0) + 8;
+	pipeline_record(p, &r);
+	r.kind = ISPOT_REC_TASK_EXIT;
+	r.ts_ns = 1000;
+	pipeline_record(p, &r);
+	/* Another exit, later: the first is forgotten. */
+	r.tid = 7;
+	r.ts_ns = 3000;
+	pipeline_record(p, &r);
+	ASSERT_EQ(p->stats.forgotten, 1);
+	r.tid = 5;
+	r.kind = ISPOT_REC_ENTRY;
+	r.ts_ns = 4000;
+	r.sp = SP(1, 0);
+	pipeline_record(p, &r);
+	pipeline_finish(p, 5000);
+	EXPECT_EQ(pairer_stats(p->pairer)->paired, 1);
+	EXPECT_EQ(pairer_stats(p->pairer)->unpaired_entries, 1);
+	pipeline_free(p);
+}
+
 TEST_HARNESS_MAIN

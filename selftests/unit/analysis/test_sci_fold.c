@@ -279,4 +279,32 @@ TEST(tables_stay_whole_after_random_deletions)
 	sci_free(e);
 }
 
+/*
+ * Folding a thread forgets its pairs in the engine's hot table, in every
+ * way of a set: a tid that comes back, after another thread took the
+ * freed slots, gets pairs of its own (with a stale hot entry its calls
+ * would land in the other thread's pairs).  500 keys in a table of 512
+ * sets of two: many share a set.
+ */
+TEST(fold_forgets_every_hot_way)
+{
+	struct sci_engine *e = sci_new();
+	uint64_t k;
+
+	ASSERT_TRUE(e);
+	for (k = 1; k <= 500; k++)
+		ASSERT_EQ(sci_add(e, 1, k, 7, 100, 1000 + k, NULL), 0);
+	ASSERT_EQ(sci_thread_exit(e, 7, 2000), 0);
+	ASSERT_EQ(sci_fold_thread(e, 7, 2000), 1);
+	EXPECT_EQ(sci_nr_block_threads(e), 0);
+	/* Thread 8 takes the slots 7's thread and pairs left. */
+	for (k = 1; k <= 500; k++)
+		ASSERT_EQ(sci_add(e, 2, k, 8, 100, 3000 + k, NULL), 0);
+	for (k = 1; k <= 500; k++)
+		ASSERT_EQ(sci_add(e, 1, k, 7, 100, 4000 + k, NULL), 0);
+	EXPECT_EQ(sci_nr_threads(e), 2);
+	EXPECT_EQ(sci_nr_block_threads(e), 1000);
+	sci_free(e);
+}
+
 TEST_HARNESS_MAIN

@@ -56,7 +56,9 @@ int argbuckets_add(struct argbuckets *ab, uint32_t func_id,
 	struct argb_func *f;
 	unsigned int a;
 
-	if (idarray_reserve(&ab->funcs, &ab->nr_funcs, sizeof(*ab->funcs),
+	/* The call only when the array grows: this runs for every call. */
+	if (func_id >= ab->nr_funcs &&
+	    idarray_reserve(&ab->funcs, &ab->nr_funcs, sizeof(*ab->funcs),
 			    func_id))
 		return -ENOMEM;
 	f = ab->funcs[func_id];

@@ -11,23 +11,6 @@ void hist_init(struct hist *h)
 	h->min = UINT64_MAX;
 }
 
-/*
- * Group g >= 1 holds the values whose top bit is bit g + HIST_SUB_BITS; its
- * buckets are indexed by the HIST_SUB_BITS + 1 top bits of the value (which
- * lie in [HIST_SUB, 2 * HIST_SUB)), offset by g * HIST_SUB so that the
- * groups are laid out back to back.  Group 0 is the identity on
- * [0, 2 * HIST_SUB), which continues the same formula with g = 0.
- */
-size_t hist_bucket_index(uint64_t v)
-{
-	unsigned int g;
-
-	if (v < 2 * HIST_SUB)
-		return v;
-	g = 63 - __builtin_clzll(v) - HIST_SUB_BITS;
-	return (size_t)g * HIST_SUB + (v >> g);
-}
-
 static unsigned int bucket_group(size_t idx)
 {
 	return idx < 2 * HIST_SUB ? 0 : idx / HIST_SUB - 1;
@@ -63,11 +46,6 @@ void hist_record_n(struct hist *h, uint64_t v, uint64_t n)
 	lo = h->sum_lo + (uint64_t)add;
 	h->sum_hi += (uint64_t)(add >> 64) + (lo < h->sum_lo);
 	h->sum_lo = lo;
-}
-
-void hist_record(struct hist *h, uint64_t v)
-{
-	hist_record_n(h, v, 1);
 }
 
 void hist_merge(struct hist *dst, const struct hist *src)

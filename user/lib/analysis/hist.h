@@ -42,8 +42,6 @@ struct hist {
 };
 
 void hist_init(struct hist *h);
-/* O(1): one clz, one shift, one increment. */
-void hist_record(struct hist *h, uint64_t v);
 /* Record @n copies of @v. */
 void hist_record_n(struct hist *h, uint64_t v, uint64_t n);
 /* dst += src; the result is what recording both inputs would give. */
@@ -87,9 +85,42 @@ uint64_t hist_percentile(const struct hist *h, double p);
 void hist_cumulative(const struct hist *h, const uint64_t *le, size_t n,
 		     uint64_t *out);
 
-/* Bucket geometry, exposed for tests and for exporting the histogram. */
-size_t hist_bucket_index(uint64_t v);
+/*
+ * Bucket geometry, exposed for tests and for exporting the histogram.
+ *
+ * Group g >= 1 holds the values whose top bit is bit g + HIST_SUB_BITS; its
+ * buckets are indexed by the HIST_SUB_BITS + 1 top bits of the value (which
+ * lie in [HIST_SUB, 2 * HIST_SUB)), offset by g * HIST_SUB so that the
+ * groups are laid out back to back.  Group 0 is the identity on
+ * [0, 2 * HIST_SUB), which continues the same formula with g = 0.
+ */
+static inline size_t hist_bucket_index(uint64_t v)
+{
+	unsigned int g;
+
+	if (v < 2 * HIST_SUB)
+		return v;
+	g = 63 - __builtin_clzll(v) - HIST_SUB_BITS;
+	return (size_t)g * HIST_SUB + (v >> g);
+}
 uint64_t hist_bucket_lower(size_t idx);
 uint64_t hist_bucket_upper(size_t idx);	/* inclusive */
+
+/*
+ * O(1): one clz, one shift, one increment.  Inline: the SCI engine
+ * records every execution.
+ */
+static inline void hist_record(struct hist *h, uint64_t v)
+{
+	h->buckets[hist_bucket_index(v)]++;
+	h->count++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	/* The 128-bit sum: a carry out of the low word. */
+	h->sum_hi += h->sum_lo + v < v;
+	h->sum_lo += v;
+}
 
 #endif /* ISPOT_HIST_H */

@@ -20,7 +20,9 @@ struct pipeline_probe {
 	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
 };
 
-uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
+/* key_value(), inline for the record path. */
+static inline uint64_t key_of(const struct key_rule *rule,
+			      const struct pair_exec *e)
 {
 	uint64_t v;
 
@@ -45,6 +47,11 @@ uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
 	}
 }
 
+uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
+{
+	return key_of(rule, e);
+}
+
 /* An auto function's execution, keyed by each argument's log2 bucket. */
 static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
 			     const struct pair_exec *e,
@@ -56,7 +63,7 @@ static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
 		struct key_rule rule = { .kind = KEY_ARG, .arg = a,
 					 .log2 = true };
 
-		if (sci_add(p->sci, shadow + a, key_value(&rule, e), e->tid,
+		if (sci_add(p->sci, shadow + a, key_of(&rule, e), e->tid,
 			    e->exit_ts - e->entry_ts, e->exit_ts, c))
 			p->stats.nomem++;
 	}
@@ -110,13 +117,14 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 {
 	const struct pipeline_probe *probe = &p->probes[e->probe_id];
 
-	uint64_t key = key_value(&probe->key, e);
+	uint64_t key = key_of(&probe->key, e);
 	struct sci_causes causes, *c = NULL;
 	int shaped;
 
 	/* Both ends' totals must be real (the valid word, see pipeline.h). */
 	if (p->tl && p->now[PIPE_AUX_VALID] && e->aux[PIPE_AUX_VALID]) {
 		pipeline_causes(p->now, e->aux, &causes);
+		causes.context &= !p->no_interference;
 		c = &causes;
 	}
 	if (e->aux[PIPE_AUX_GATE] & (ISPOT_GATE_ADMITTED | ISPOT_GATE_NESTED))
@@ -377,7 +385,7 @@ static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
 static struct pipeline_thread *pipeline_held(struct pipeline *p,
 					     const struct ispot_record *rec)
 {
-	struct pipeline_thread *th = pipeline_thread(p, rec->tid);
+	struct pipeline_thread *th = pipeline_thread_on(p, rec->tid, rec->cpu);
 	int err;
 
 	if (th)

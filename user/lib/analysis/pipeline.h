@@ -40,6 +40,9 @@ enum key_kind {
 	KEY_SHAPE,	/* the probed calls it made (shape.h) */
 };
 
+/* CPUs whose last thread the pipeline remembers (struct pipeline). */
+#define PIPE_LAST_CPUS	64
+
 /* The aux words an entry carries to its exit (struct pipeline's now). */
 enum {
 	PIPE_AUX_VALID = TL_NR_TOTALS,
@@ -96,9 +99,20 @@ struct pipeline {
 	bool sci_borrowed;		/* p->sci belongs to the caller */
 	bool shapes_borrowed;		/* and so does p->shapes */
 	bool args_borrowed;		/* and p->args */
+	/* No interference figures (pipeline_bench: what they cost). */
+	bool no_interference;
 
 	/* tid -> struct pipeline_thread *: each analysis's part of it. */
 	struct hashmap threads;
+	/*
+	 * The thread of each CPU's last record (pipeline_internal.h): a
+	 * CPU runs one thread for many records, so most records skip the
+	 * map.
+	 */
+	struct pipeline_last {
+		uint32_t tid;
+		struct pipeline_thread *th;	/* NULL: none */
+	} last[PIPE_LAST_CPUS];
 
 	/* Exits waiting to be forgotten, oldest first. */
 	uint64_t forget_delay_ns;	/* 0: every thread is kept */

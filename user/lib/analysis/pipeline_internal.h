@@ -56,6 +56,20 @@ static inline struct pipeline_thread *pipeline_thread(struct pipeline *p,
 	return th ? th : pipeline_thread_new(p, tid);
 }
 
+/* @tid's state, for a record of it on @cpu: that CPU's last one first. */
+static inline struct pipeline_thread *pipeline_thread_on(struct pipeline *p,
+							 uint32_t tid,
+							 uint32_t cpu)
+{
+	struct pipeline_last *l = &p->last[cpu % PIPE_LAST_CPUS];
+
+	if (l->th && l->tid == tid)
+		return l->th;
+	l->th = pipeline_thread(p, tid);
+	l->tid = tid;
+	return l->th;
+}
+
 /*
  * @th's part of the timeline, made when the timeline first has a record
  * of it (as it would make it, by tid); -ENOMEM without memory.

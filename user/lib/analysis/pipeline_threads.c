@@ -31,8 +31,13 @@ int pipeline_tl(struct pipeline_thread *th, uint32_t tid)
 static void pipeline_thread_free(struct pipeline *p,
 				 struct pipeline_thread *th)
 {
+	uint32_t i;
+
 	if (th->inside)
 		p->inside--;
+	for (i = 0; i < PIPE_LAST_CPUS; i++)
+		if (p->last[i].th == th)
+			p->last[i].th = NULL;
 	pairer_thread_forget(p->pairer, &th->pair);
 	if (p->tl)
 		timeline_thread_free(p->tl, th->tl);

@@ -356,19 +356,36 @@ void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
 	}
 }
 
-/* Make the parts sum to @d; see "Causes" in sci.h for the clamping order. */
-static void causes_normalise(const struct sci_causes *in, uint64_t d,
-			     uint64_t out[SCI_NR_CAUSES])
+/*
+ * Add @in's parts of an execution of @d to @b, made to sum to @d (see
+ * "Causes" in sci.h for the clamping order), and keep them if it is the
+ * fastest caused one.  In scalars: the block's sums are added to one by
+ * one, not through an array on the stack, which costs a stalled store
+ * forward per execution.
+ */
+static void block_causes(struct sci_block *b, uint64_t d,
+			 const struct sci_causes *in)
 {
-	uint64_t rem = d;
+	uint64_t rem = d, futex, blocked, runqueue;
 
-	out[SCI_CAUSE_FUTEX] = in->futex_ns < rem ? in->futex_ns : rem;
-	rem -= out[SCI_CAUSE_FUTEX];
-	out[SCI_CAUSE_BLOCKED] = in->blocked_ns < rem ? in->blocked_ns : rem;
-	rem -= out[SCI_CAUSE_BLOCKED];
-	out[SCI_CAUSE_RUNQUEUE] = in->runqueue_ns < rem ? in->runqueue_ns : rem;
-	rem -= out[SCI_CAUSE_RUNQUEUE];
-	out[SCI_CAUSE_ONCPU] = rem;
+	futex = in->futex_ns < rem ? in->futex_ns : rem;
+	rem -= futex;
+	blocked = in->blocked_ns < rem ? in->blocked_ns : rem;
+	rem -= blocked;
+	runqueue = in->runqueue_ns < rem ? in->runqueue_ns : rem;
+	rem -= runqueue;
+	b->n_caused++;
+	b->cause_sum[SCI_CAUSE_FUTEX] += futex;
+	b->cause_sum[SCI_CAUSE_BLOCKED] += blocked;
+	b->cause_sum[SCI_CAUSE_RUNQUEUE] += runqueue;
+	b->cause_sum[SCI_CAUSE_ONCPU] += rem;
+	if (d < b->ref_dur) {
+		b->ref_dur = d;
+		b->ref_cause[SCI_CAUSE_FUTEX] = futex;
+		b->ref_cause[SCI_CAUSE_BLOCKED] = blocked;
+		b->ref_cause[SCI_CAUSE_RUNQUEUE] = runqueue;
+		b->ref_cause[SCI_CAUSE_ONCPU] = rem;
+	}
 }
 
 static void block_context(struct sci_block *b, uint64_t d,
@@ -392,7 +409,14 @@ struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
 	uint64_t h = (key ^ ((uint64_t)func_id << 32 | tid)) *
 		     0x9e3779b97f4a7c15ULL;
 
-	return &e->hot[h >> (64 - SCI_HOT_BITS)];
+	return &e->hot[(h >> (64 - SCI_HOT_BITS)) & ~(SCI_HOT_WAYS - 1ul)];
+}
+
+static bool hot_holds(const struct sci_hot *hot, uint32_t func_id,
+		      uint64_t key, uint32_t tid)
+{
+	return hot->bt && hot->key == key && hot->func_id == func_id &&
+	       hot->tid == tid;
 }
 
 int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
@@ -404,10 +428,12 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	struct sci_block *b;
 	struct sci_bt *bt;
 	long t, bi, bti;
-	int k;
 
-	if (hot->bt && hot->key == key && hot->func_id == func_id &&
-	    hot->tid == tid) {
+	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
+	if (!hot_holds(hot, func_id, key, tid) &&
+	    hot_holds(hot + 1, func_id, key, tid))
+		hot++;
+	if (hot_holds(hot, func_id, key, tid)) {
 		t = hot->thread;
 		bi = hot->block;
 		bti = hot->bt - 1;
@@ -423,6 +449,8 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 		bti = bt_get(e, bi, t);
 		if (bti < 0)
 			return -ENOMEM;
+		/* The newest first: the older way goes. */
+		hot[1] = hot[0];
 		*hot = (struct sci_hot){ .key = key, .func_id = func_id,
 					 .tid = tid, .block = bi,
 					 .thread = t, .bt = bti + 1 };
@@ -439,16 +467,7 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 		b->max = duration_ns;
 	hist_record(&b->hist, duration_ns);
 	if (causes) {
-		uint64_t c[SCI_NR_CAUSES];
-
-		causes_normalise(causes, duration_ns, c);
-		b->n_caused++;
-		for (k = 0; k < SCI_NR_CAUSES; k++)
-			b->cause_sum[k] += c[k];
-		if (duration_ns < b->ref_dur) {
-			b->ref_dur = duration_ns;
-			memcpy(b->ref_cause, c, sizeof(c));
-		}
+		block_causes(b, duration_ns, causes);
 		if (causes->context)
 			block_context(b, duration_ns, causes);
 	}

@@ -76,10 +76,12 @@ static int fold_thread(struct sci_engine *e, size_t ti)
 		struct sci_block *b = e->blocks[bt->block];
 		struct sci_hot *hot = sci_hot_slot(e, b->id.func_id, b->id.key,
 						    t->tid);
+		unsigned int w;
 
 		next = bt->next;
-		if (hot->bt == bi)
-			hot->bt = 0;
+		for (w = 0; w < SCI_HOT_WAYS; w++)
+			if (hot[w].bt == bi)
+				hot[w].bt = 0;
 		hashmap_delete(&e->bt_map, sci_bt_key(bt->block, bt->thread),
 			       NULL);
 		b->nr_threads--;

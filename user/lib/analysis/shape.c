@@ -83,7 +83,9 @@ int shapes_add(struct shapes *t, uint32_t func_id, const struct shape *s,
 {
 	struct shape_summary *sum;
 
-	if (idarray_reserve(&t->funcs, &t->nr_funcs, sizeof(*t->funcs),
+	/* The call only when the array grows: this runs for every call. */
+	if (func_id >= t->nr_funcs &&
+	    idarray_reserve(&t->funcs, &t->nr_funcs, sizeof(*t->funcs),
 			    func_id))
 		return -ENOMEM;
 	sum = &t->funcs[func_id];

@@ -194,14 +194,16 @@ static void tl_displaced(struct timeline *tl, struct tl_cpu *c, uint64_t ts)
 	}
 }
 
-/* @t runs on @cpu from @ts (whoever the CPU had is off it: a lost OUT). */
-static int tl_occupy(struct timeline *tl, struct tl_thread *t, uint32_t cpu,
-		     uint64_t ts)
+/*
+ * tl_occupy()'s rare path: @t moves onto @cpu at @ts (whoever the CPU had
+ * is off it: a lost OUT).
+ */
+static __attribute__((noinline)) int tl_move(struct timeline *tl,
+					     struct tl_thread *t,
+					     uint32_t cpu, uint64_t ts)
 {
 	struct tl_cpu *c;
 
-	if (t->on_cpu == cpu + 1 && tl->cpus[cpu].tid == t->tid)
-		return 0;
 	tl_vacate(tl, t, ts);
 	c = tl_cpu(tl, cpu);
 	if (!c)
@@ -220,6 +222,18 @@ static int tl_occupy(struct timeline *tl, struct tl_thread *t, uint32_t cpu,
 	t->on_cpu = cpu + 1;
 	tl_update_demand(tl, t, ts);
 	return 0;
+}
+
+/*
+ * @t runs on @cpu from @ts.  Inline, the test alone: nearly every record is
+ * of the thread already on its CPU, and the move needs a long prologue.
+ */
+static inline int tl_occupy(struct timeline *tl, struct tl_thread *t,
+			    uint32_t cpu, uint64_t ts)
+{
+	if (t->on_cpu == cpu + 1 && tl->cpus[cpu].tid == t->tid)
+		return 0;
+	return tl_move(tl, t, cpu, ts);
 }
 
 static void tl_back_on_cpu(struct timeline *tl, struct tl_thread *t,
