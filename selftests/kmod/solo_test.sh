@@ -104,7 +104,9 @@ t_daemon() {
 	for f in .bursts .duty_cycle .solo_blocks.blocks \
 		 .solo_blocks.reference_calls \
 		 '.functions[name=acquire].interference_reference' \
-		 '.functions[name=acquire].reference_calls'; do
+		 '.functions[name=acquire].reference_calls' \
+		 '.functions[name=acquire].seeded_reference_calls' \
+		 '.functions[name=acquire].reference_age_s'; do
 		echo "# $f: $(json_get "$tmp/d.jsonl" "$f" | head -n 4 | tr '\n' ' ')"
 	done
 	json_get "$tmp/d.jsonl" '.functions[name=acquire].interference_reference' |

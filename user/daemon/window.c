@@ -415,6 +415,7 @@ static int window_write(struct window_set *w, FILE *f,
 		.sci = sr,
 		.verdicts = verdicts,
 		.solo = w->solo_share > 0 || w->solo.blocks ? &w->solo : NULL,
+		.now_ns = now,
 	};
 	struct report_build b = { 0 };
 	struct json j;
@@ -527,6 +528,9 @@ int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 	/* Every block ever seen is in the engine: seeds included. */
 	sci_minima(w->sci, m);
 	for (i = 0; i < n; i++) {
+		/* Reference calls first made in this window date from it. */
+		if (m[i].solo.gated && !m[i].solo.gated_since_ns)
+			m[i].solo.gated_since_ns = w->start_ns;
 		if (sci_seed(next, &m[i])) {
 			ret = -ENOMEM;
 			break;

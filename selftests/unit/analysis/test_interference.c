@@ -328,6 +328,42 @@ TEST_F(interf, seeded_reference_calls_are_evidence)
 	EXPECT_EQ(out.gated_ns, 30 * 120 + 100);
 }
 
+/*
+ * ispotd's age of a carried reference: the seed's date goes on with it,
+ * the oldest wins in a sum of keys, and calls of the window's own get
+ * theirs from the window that hands them on (0 here).
+ */
+TEST_F(interf, a_carried_reference_keeps_its_date)
+{
+	struct interf_seed seed = { .gated = 30, .gated_rest_ns = 30 * 100,
+				    .gated_ns = 30 * 120,
+				    .gated_since_ns = 5000 }, out;
+	struct interf_estimate est, sum = { 0 }, young = { 0 };
+	struct interf_acc own;
+
+	interf_seed(&self->a, &seed);
+	reference_call(&self->a, 100, 0);
+	call(&self->a, 150, 0, 0, 0, 150);
+	interf_estimate(&self->a, &est);
+	EXPECT_EQ(est.seeded_since_ns, 5000);
+	interf_seed_out(&self->a, &out);
+	EXPECT_EQ(out.gated_since_ns, 5000);
+	young.calls = 1;
+	young.seeded_since_ns = 9000;
+	interf_estimate_add(&sum, &young);
+	interf_estimate_add(&sum, &est);
+	interf_estimate_add(&sum, &young);
+	EXPECT_EQ(sum.seeded_since_ns, 5000);
+
+	interf_init(&own);
+	reference_call(&own, 100, 0);
+	interf_seed_out(&own, &out);
+	EXPECT_EQ(out.gated, 1);
+	EXPECT_EQ(out.gated_since_ns, 0);
+	interf_estimate(&own, &est);
+	EXPECT_EQ(est.seeded_since_ns, 0);
+}
+
 /* A function of two keys: GATED only when both keys have it. */
 TEST_F(interf, a_sum_of_keys_shows_gated_only_when_every_key_is)
 {

@@ -76,6 +76,8 @@ void interf_seed_out(const struct interf_acc *a, struct interf_seed *out)
 	out->gated = a->solo.gated + a->seed.gated;
 	out->gated_rest_ns = a->solo.gated_rest_ns + a->seed.gated_rest_ns;
 	out->gated_ns = a->solo.gated_ns + a->seed.gated_ns;
+	/* The window that hands it on dates its own calls (window.c). */
+	out->gated_since_ns = a->seed.gated ? a->seed.gated_since_ns : 0;
 }
 
 /* The fastest rest: of the clean calls if any (interference.h). */
@@ -151,6 +153,7 @@ void interf_estimate(const struct interf_acc *a, struct interf_estimate *out)
 	out->seeded_solo_calls = a->seed.solo;
 	out->gated_calls = solo.gated;
 	out->seeded_gated_calls = a->seed.gated;
+	out->seeded_since_ns = a->seed.gated ? a->seed.gated_since_ns : 0;
 	if (solo.solo)
 		out->solo_mean_ns = (double)solo.solo_ns / (double)solo.solo;
 	if (solo.gated)
@@ -222,6 +225,10 @@ void interf_estimate_add(struct interf_estimate *sum,
 				     gated;
 	sum->gated_calls = gated;
 	sum->seeded_gated_calls += b->seeded_gated_calls;
+	/* A sum of keys is as old as its oldest key's reference. */
+	if (b->seeded_since_ns && (!sum->seeded_since_ns ||
+				   b->seeded_since_ns < sum->seeded_since_ns))
+		sum->seeded_since_ns = b->seeded_since_ns;
 	sum->ref = ref_of_sum(sum, b);
 	sum->calls = calls;
 	sum->solo_calls = solo;

@@ -119,6 +119,11 @@ struct interf_seed {
 	uint64_t gated;
 	uint64_t gated_rest_ns;
 	uint64_t gated_ns;
+	/*
+	 * When the oldest of the reference calls was made (ispotd: the
+	 * start of its window, CLOCK_MONOTONIC); 0: not known.
+	 */
+	uint64_t gated_since_ns;
 };
 
 struct interf_acc {
@@ -156,6 +161,7 @@ struct interf_estimate {
 	uint64_t seeded_solo_calls;	/* of those, the seed's */
 	uint64_t gated_calls;	/* reference calls, the seed's included */
 	uint64_t seeded_gated_calls;	/* of those, the seed's */
+	uint64_t seeded_since_ns;	/* the seed's gated_since_ns */
 	uint64_t fit_calls;	/* the FIT's line went through, when FIT */
 	/*
 	 * The run's own calls the reference rests on: its solo calls

@@ -118,6 +118,11 @@ struct report {
 	/* Solo blocks and the gate (solo.h); NULL when none was made. */
 	const struct solo_stats *solo;
 	/*
+	 * ispotd: the window's end (CLOCK_MONOTONIC), to tell how old a
+	 * reference carried from earlier windows is; 0 elsewhere.
+	 */
+	uint64_t now_ns;
+	/*
 	 * Columns the table should fit in, by eliding long function names:
 	 * 0 = the terminal's width when the output is one, else no limit
 	 * (as perf does, a pipe gets whole names); < 0 = no limit.

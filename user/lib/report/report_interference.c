@@ -264,6 +264,11 @@ void report_interference_json(struct json *j, const struct report *r,
 	json_u64(j, "seeded_solo_calls", x->seeded_solo_calls);
 	json_u64(j, "reference_calls", x->gated_calls);
 	json_u64(j, "seeded_reference_calls", x->seeded_gated_calls);
+	/* ispotd: how long ago the carried reference calls began. */
+	if (r->now_ns && x->seeded_gated_calls && x->seeded_since_ns &&
+	    r->now_ns > x->seeded_since_ns)
+		json_double(j, "reference_age_s",
+			    (double)(r->now_ns - x->seeded_since_ns) / 1e9);
 }
 
 void report_solo_json(struct json *j, const struct report *r)
