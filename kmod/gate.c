@@ -32,7 +32,8 @@
  * the block's END frees it.  A wait on a holder that stays inside one
  * call for wait_max_ns opens the gate for the rest of its block: a holder
  * that waits for another thread of the gate, or never returns, costs one
- * timeout.
+ * timeout.  One that stays between calls that long is done with the
+ * block (ispot_gate_open_idle()).
  *
  * Who writes what (struct ispot_gate):
  *   block, deadline, wait_max_ns, open_block: the ioctls, under the
@@ -390,14 +391,40 @@ static bool ispot_gate_free_after_block(struct ispot_gate *g,
 }
 
 /*
+ * The holder @idle has been between calls for wait_max_ns: it is no busy
+ * caller (a thread that called once and went on to other work, or waits
+ * for something this thread may do), and the block has given what it
+ * could.  Open the gate for the rest of the block, as a timeout does, but
+ * no call was displaced and the block is not contaminated.  Returns
+ * false if the holder moved meanwhile: the caller looks again.
+ */
+static bool ispot_gate_open_idle(struct ispot_gate *g, struct task_struct *idle,
+				 struct ispot_gate_pass *pass)
+{
+	if (READ_ONCE(g->open_block) != pass->block) {
+		pass->flags |= ISPOT_GATE_LATE;
+		return true;
+	}
+	/* As in ispot_gate_free_after_block(). */
+	smp_rmb();
+	if (READ_ONCE(g->holder_in_call) ||
+	    cmpxchg(&g->holder, idle, ISPOT_GATE_OPENED) != idle)
+		return false;
+	pass->flags |= ISPOT_GATE_OPEN;
+	wake_up_all(&g->wq);
+	return true;
+}
+
+/*
  * Wait at the gate until this thread holds it or may pass, filling
  * @pass->flags.  While the block admits, its holder keeps the gate
  * between its calls, so a thread that finds it held waits until the block
  * ends, unless the holder leaves (its exit) or waits in a futex.  A wait
- * times out only on a holder that does not move: one inside the same call
- * (the same hold_seq) for wait_max_ns since this thread first saw it
- * there.  So a wait ends by the block's end plus at most 2 * wait_max_ns
- * (the holder's last call, seen late), or by a fatal signal.
+ * ends early on a holder that does not move, seen so for wait_max_ns
+ * since this thread first saw it so: inside the same call (the same
+ * hold_seq), a timeout; between calls, the block is over for everyone.
+ * So a wait ends by the block's end plus at most 2 * wait_max_ns (the
+ * holder's last call, seen late), or by a fatal signal.
  */
 static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 			    u64 wait_max, struct ispot_gate_pass *pass)
@@ -405,6 +432,7 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 	struct ispot_gate *g = &s->gate;
 	u64 now = ktime_get_mono_fast_ns(), seen_at = now, until;
 	struct task_struct *h, *seen = NULL;
+	bool in_call, seen_in_call = false;
 	struct wait_queue_entry wait;
 	u32 seq, seen_seq = 0;
 
@@ -432,13 +460,15 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 		if (ispot_gate_free_after_block(g, h, now, deadline))
 			continue;
 		seq = READ_ONCE(g->hold_seq);
-		if (h != seen || seq != seen_seq ||
-		    !READ_ONCE(g->holder_in_call)) {
+		in_call = READ_ONCE(g->holder_in_call);
+		if (h != seen || seq != seen_seq || in_call != seen_in_call) {
 			seen = h;
 			seen_seq = seq;
+			seen_in_call = in_call;
 			seen_at = now;
 		} else if (ispot_gate_past(now, seen_at, wait_max)) {
-			if (ispot_gate_time_out(g, h, pass))
+			if (in_call ? ispot_gate_time_out(g, h, pass) :
+				      ispot_gate_open_idle(g, h, pass))
 				break;
 			continue;
 		}

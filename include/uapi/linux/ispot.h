@@ -236,7 +236,9 @@ struct ispot_counters {
  * between its calls until the block's admission ends: a block's calls are
  * one thread's, as in a run of that thread alone; other threads wait
  * until then, unless the holder exits or waits in a futex.  A wait times
- * out when the holder stays inside one call for wait_max_ns.
+ * out when the holder stays inside one call for wait_max_ns; a holder
+ * that stays between calls that long is done, and a waiter opens the gate
+ * for the rest of the block (no timeout).
  * Documentation/solo-blocks.rst has the method.
  */
 #define ISPOT_SOLO_MAX_NS	1000000000ULL
