@@ -172,8 +172,9 @@ void rec2_note_cut(const struct recording_file *rf)
 	if (!rf->cut)
 		return;
 	ispot_error("%s: the recording is cut short at byte %zu: the report "
-		    "holds the events of its %zu whole chunks (to byte %llu); "
+		    "holds the events of its %zu whole chunk%s (to byte %llu); "
 		    "missing: %s", rf->path, rf->size, rf->nr_events,
+		    rf->nr_events == 1 ? "" : "s",
 		    (unsigned long long)rf->cut_at,
 		    missing[i]);
 }
