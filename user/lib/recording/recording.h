@@ -10,7 +10,9 @@
  *
  * The reader takes the file as hostile: every size is checked against
  * what is left, every count against its bound, and a file that is not a
- * recording, is of another major version or is cut short gets one line.
+ * recording, is of another major version or is cut short before the
+ * tables a replay needs gets one line; one cut short after them is
+ * replayed from its whole chunks, and one line says what it lacks.
  */
 #ifndef ISPOT_RECORDING_H
 #define ISPOT_RECORDING_H

@@ -7,7 +7,9 @@
  * own is passed over to the next head that passes, the bytes between
  * counted as one damaged chunk.  A table that fails refuses the file: no
  * report can be made without it.  A chunk that passes is still read as
- * hostile, every field against its bounds (recording_codec.c).
+ * hostile, every field against its bounds (recording_codec.c).  A 2.1
+ * file cut short after its first tables is reported from its whole
+ * chunks (rec2_cut()).
  */
 #include <endian.h>
 #include <stdio.h>
