@@ -95,23 +95,58 @@ static size_t tables_end(const char *buf, size_t len)
 	return off + REC2_SECTION_HEAD + l;
 }
 
-/* A cut at @len past the first tables: one line, the whole chunks' records. */
-static bool cut_opens(const char *buf, size_t len, const struct chunks *c)
+/* The report of @buf cut at @len: 0 and one line on stderr, or -1. */
+static int cut_report(const char *buf, size_t len, char **json)
 {
-	char path[PATH_MAX], at[64];
-	long want = 0, got;
+	char path[PATH_MAX], out[PATH_MAX];
+	struct trace_opts o = { .json = true };
+	int ret;
+
+	path_in(path, "cut-report.isr");
+	path_in(out, "cut-report.json");
+	spit(path, buf, len);
+	o.output = out;
+	o.recording = path;
+	capture_begin();
+	ret = trace_replay(&o);
+	capture_end();
+	EXPECT_TRUE(strchr(captured, '\n') ==
+		    captured + strlen(captured) - 1);
+	*json = ret ? NULL : slurp(out, NULL);
+	return ret;
+}
+
+/*
+ * A cut at @len past the first tables: its report is made, one line says
+ * where it was cut, and it holds exactly the records of the chunks whole
+ * before the cut, read back (@count) or reported.
+ */
+static bool cut_opens(const char *buf, size_t len, const struct chunks *c,
+		      bool count)
+{
+	char path[PATH_MAX], at[64], recorded[64];
+	long want = 0, got = -2;
 	size_t i;
+	char *json;
 
 	for (i = 0; i < c->n; i++)
 		if (c->end[i] <= len)
 			want += c->records[i];
-	path_in(path, "cut.isr");
-	spit(path, buf, len);
 	snprintf(at, sizeof(at), "cut short at byte %zu: ", len);
-	capture_begin();
-	got = count_records(path, NULL);
-	capture_end();
-	EXPECT_EQ(got, want);
+	snprintf(recorded, sizeof(recorded), "\"recorded\": %ld,", want);
+	if (count) {
+		path_in(path, "cut.isr");
+		spit(path, buf, len);
+		capture_begin();
+		got = count_records(path, NULL);
+		capture_end();
+		EXPECT_EQ(got, want);
+	} else {
+		EXPECT_EQ(cut_report(buf, len, &json), 0);
+		got = json && strstr(json, recorded) ? want : -1;
+		EXPECT_TRUE(json && strstr(json, recorded));
+		free(json);
+	}
 	EXPECT_TRUE(strstr(captured, at) && strstr(captured, "missing: "));
 	EXPECT_TRUE(strchr(captured, '\n') ==
 		    captured + strlen(captured) - 1);
@@ -119,6 +154,20 @@ static bool cut_opens(const char *buf, size_t len, const struct chunks *c)
 		printf("# %zu bytes: %ld records of %ld: %s", len, got, want,
 		       captured);
 	return got == want;
+}
+
+/*
+ * Whether a cut at @len is reported whole (the replay, the report), not
+ * only read back: one byte of 13, and each side of every chunk's end.
+ */
+static bool whole_report(const struct chunks *c, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (len + 1 >= c->end[i] && len <= c->end[i] + 1)
+			return true;
+	return len % 13 == 0;
 }
 
 TEST(cut_at_every_length_keeps_its_whole_chunks)
@@ -141,7 +190,7 @@ TEST(cut_at_every_length_keeps_its_whole_chunks)
 		else if (len < first)
 			refused(buf, len, "cut short");
 		else
-			bad += !cut_opens(buf, len, &c);
+			bad += !cut_opens(buf, len, &c, !whole_report(&c, len));
 	}
 	EXPECT_EQ(bad, 0);
 	printf("# %zu bytes, %zu chunks, tables to byte %zu\n", full, c.n,
@@ -149,36 +198,39 @@ TEST(cut_at_every_length_keeps_its_whole_chunks)
 	free(buf);
 }
 
-/* The report of @buf cut at @len: 0 and one line on stderr, or -1. */
-static int cut_report(const char *buf, size_t len, char **json)
+/* The latest time of an event @path holds, less the session's start. */
+static uint64_t last_event(const char *path)
 {
-	char path[PATH_MAX], out[PATH_MAX];
-	struct trace_opts o = { .json = true };
-	int ret;
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	uint64_t last = 0, t;
 
-	path_in(path, "cut-report.isr");
-	path_in(out, "cut-report.json");
-	spit(path, buf, len);
-	o.output = out;
-	o.recording = path;
 	capture_begin();
-	ret = trace_replay(&o);
+	ASSERT_EQ(recording_open(path, &rf), 0);
 	capture_end();
-	EXPECT_TRUE(strchr(captured, '\n') ==
-		    captured + strlen(captured) - 1);
-	*json = ret ? NULL : slurp(out, NULL);
-	return ret;
+	while (recording_next(&rf, &cur, &ev) > 0) {
+		t = ev.type == INPUT_RECORD ? ev.rec->ts_ns :
+		    ev.type == INPUT_THREAD_SEEN ||
+		    ev.type == INPUT_THREAD_EXIT ? ev.a : 0;
+		last = t > last ? t : last;
+	}
+	t = rf.sum.t_enable;
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+	return last - t;
 }
 
 TEST(a_cut_recording_reports_what_it_holds)
 {
+	char path[PATH_MAX], cut[PATH_MAX], duration[64];
 	size_t full, names, stats, len;
 	char *buf, *json;
 	struct chunks c;
-	char path[PATH_MAX];
 
 	buf = record_small_chunks(&full);
 	path_in(path, "whole.isr");
+	path_in(cut, "cut-report.isr");
 	chunks_of(buf, full, path, &c);
 	names = section_at(buf, full, REC_SEC_NAMES);
 	stats = section_at(buf, full, REC_SEC_STATS);
@@ -188,6 +240,10 @@ TEST(a_cut_recording_reports_what_it_holds)
 	ASSERT_EQ(cut_report(buf, len, &json), 0);
 	EXPECT_TRUE(strstr(captured, "missing: its address names and the "
 			   "session's statistics") != NULL);
+	/* It lasted from START to its last event kept. */
+	snprintf(duration, sizeof(duration), "\"duration_ns\": %llu,",
+		 (unsigned long long)last_event(cut));
+	EXPECT_TRUE(strstr(json, duration) != NULL);
 	EXPECT_TRUE(strstr(json, "\"name\": \"worker\"") != NULL);
 	EXPECT_TRUE(strstr(json, "recording_test_caller") == NULL);
 	free(json);
