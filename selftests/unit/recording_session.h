@@ -154,6 +154,9 @@ static inline void rs_trace(struct recording_session *s, unsigned int calls)
 	unsigned int i;
 
 	t->sum.t_enable = ts;
+	/* As trace_start(): the tables a replay needs, ahead of the events. */
+	if (t->out.rec && trace_begin_recording(t))
+		exit(1);	/* said in one line */
 	trace_thread_seen(t, 101, ts);
 	if (!s->one_thread)
 		trace_thread_seen(t, 102, ts);

@@ -10,7 +10,9 @@
  *
  * The reader takes the file as hostile: every size is checked against
  * what is left, every count against its bound, and a file that is not a
- * recording, is of another major version or is cut short gets one line.
+ * recording, is of another major version or is cut short before the
+ * tables a replay needs gets one line; one cut short after them is
+ * replayed from its whole chunks, and one line says what it lacks.
  */
 #ifndef ISPOT_RECORDING_H
 #define ISPOT_RECORDING_H
@@ -26,14 +28,17 @@
 
 #define RECORDING_MAGIC		"ISPOTREC"
 #define RECORDING_MAJOR		2	/* what the writer writes */
-#define RECORDING_MINOR		0
+#define RECORDING_MINOR		1	/* 1: the replay's tables come first */
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16
 /* Format 1: its section and event heads (format 2's: recording_codec.h). */
 #define RECORDING_SECTION_HEAD	16
 #define RECORDING_EVENT_HEAD	8
 
-/* Section types, in the order the writer puts them. */
+/*
+ * Section types.  The writer puts META, FUNCS, PROBES and START first
+ * (format 2.1), then the EVENTS, then NAMES, MAPS, STATS and END.
+ */
 enum recording_section {
 	REC_SEC_EVENTS = 1,	/* a run of events */
 	REC_SEC_META,		/* the session: versions, machine, options */
@@ -43,6 +48,7 @@ enum recording_section {
 	REC_SEC_MAPS,		/* the target's last maps snapshot */
 	REC_SEC_STATS,		/* drops, times, where the recording stopped */
 	REC_SEC_END,		/* empty, last: the file is whole */
+	REC_SEC_START,		/* 2.1: when tracing began (u64 t_enable) */
 };
 
 /*
@@ -80,6 +86,19 @@ struct recording;
  */
 struct recording *recording_create(const char *path, uint64_t max_size,
 				   char *const *argv, int argc);
+
+/*
+ * The probes are armed and tracing has begun (@s->t_enable): write the
+ * tables a replay needs (the session, its functions and probes, when it
+ * began) ahead of the events, so that a file cut short by a crash still
+ * reports the chunks written before the cut.  Once; recording_finish()
+ * writes them if it was never called.  0, or -1 after one line.
+ */
+int recording_begin(struct recording *r, const struct session_summary *s,
+		    const struct session_tables *tb);
+
+/* Chunks of events of about @bytes (0: the default, 1 MiB); for tests. */
+void recording_set_chunk(struct recording *r, size_t bytes);
 
 /*
  * The session's inputs to its pipeline, in the order it gets them, and
@@ -143,6 +162,16 @@ struct recording_file {
 	uint32_t lost;
 	size_t lost_chunk;
 	uint64_t lost_from, lost_to;
+	bool lost_tail;		/* the last damaged bytes ran to the end */
+	/*
+	 * Format 2.1 cut short (no END): what it lacks (1 << section type)
+	 * and where its whole sections end; the replay's duration then runs
+	 * from START's t_enable to the last event kept.
+	 */
+	bool cut;
+	unsigned int cut_missing;
+	uint64_t cut_at;
+	uint64_t start_ns;	/* START's t_enable */
 };
 
 struct rec_addrs;
@@ -187,6 +216,7 @@ struct recording_source {
 	struct record_source src;
 	const struct recording_file *rf;
 	struct recording_cursor cur;	/* recording_frame_ok()'s @ctx */
+	uint64_t last_ts;		/* the latest time of an event read */
 };
 
 /* Read @rf's events from the start; @rf must outlive @s. */

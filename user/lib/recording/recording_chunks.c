@@ -7,13 +7,17 @@
  * own is passed over to the next head that passes, the bytes between
  * counted as one damaged chunk.  A table that fails refuses the file: no
  * report can be made without it.  A chunk that passes is still read as
- * hostile, every field against its bounds (recording_codec.c).
+ * hostile, every field against its bounds (recording_codec.c).  A 2.1
+ * file cut short after its first tables is reported from its whole
+ * chunks (rec2_cut()).
  */
 #include <endian.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "recording/recording_read.h"
+#include "util/errors.h"
 
 /* A section head at @p, if it passes its own check. */
 struct rec2_head {
@@ -66,6 +70,8 @@ static const char *const table_name[] = {
 	[REC_SEC_NAMES] = "its address names are damaged",
 	[REC_SEC_MAPS] = "its maps are damaged",
 	[REC_SEC_STATS] = "its statistics are damaged",
+	[REC_SEC_END] = "its end section is damaged",
+	[REC_SEC_START] = "its start section is damaged",
 };
 
 /* One section that passed its head's check: 0, or -1 after one line. */
@@ -84,12 +90,10 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 		return 0;
 	}
 	/* Unknown types are a later minor version's: skipped. */
-	if (h->type < REC_SEC_META || h->type > REC_SEC_END)
+	if (h->type < REC_SEC_META || h->type > REC_SEC_START)
 		return 0;
 	if (!sound)
-		return rec_bad(rf, h->type == REC_SEC_END ?
-			       "its end section is damaged" :
-			       table_name[h->type]);
+		return rec_bad(rf, table_name[h->type]);
 	if (h->type == REC_SEC_END) {
 		*end = !h->len;
 		return 0;
@@ -110,6 +114,8 @@ int64_t rec2_sections(struct recording_file *rf, unsigned int *seen,
 		if (!rec2_head_at(rf->map + off, &h)) {
 			next = rec2_resync(rf, off);
 			rec2_lost(rf, ++chunk, off, next);
+			/* Damaged to the end: not a cut a report takes. */
+			rf->lost_tail = next == rf->size;
 			off = next;
 			continue;
 		}
@@ -121,6 +127,58 @@ int64_t rec2_sections(struct recording_file *rf, unsigned int *seen,
 		off += REC2_SECTION_HEAD + h.len;
 	}
 	return (int64_t)off;
+}
+
+#define SEC(type)	(1u << REC_SEC_##type)
+
+int rec2_cut(struct recording_file *rf, uint64_t off, unsigned int seen)
+{
+	const unsigned int need = SEC(META) | SEC(FUNCS) | SEC(PROBES) |
+				  SEC(START);
+	char what[128];
+
+	if (rf->meta.major == 1 || (rf->lost && rf->lost_tail))
+		return rec_bad(rf, rf->lost ? "a section head is damaged" :
+			       "it is cut short (no end section)");
+	if ((seen & need) != need) {
+		snprintf(what, sizeof(what), "it is cut short at byte %zu, "
+			 "before the tables a report needs", rf->size);
+		return rec_bad(rf, what);
+	}
+	/* Unnamed addresses, as a symbolizer that knows none names them. */
+	if (!(seen & SEC(NAMES)) && !(rf->names = elf_symbolizer_frozen()))
+		return rec_bad(rf, "out of memory");
+	if (!(seen & SEC(STATS)))
+		rf->sum.t_enable = rf->start_ns;
+	rf->cut = true;
+	rf->cut_at = off;
+	rf->cut_missing = (SEC(NAMES) | SEC(STATS)) & ~seen;
+	return 0;
+}
+
+void rec2_note_cut(const struct recording_file *rf)
+{
+	static const char *const missing[] = {
+		"only its end section",
+		"its address names (addresses are unnamed)",
+		"the session's statistics (drops; the duration runs to the "
+		"last event kept)",
+		"its address names and the session's statistics (addresses "
+		"are unnamed, drops unknown, the duration runs to the last "
+		"event kept)",
+	};
+
+	unsigned int i = (rf->cut_missing & SEC(NAMES) ? 1 : 0) |
+			 (rf->cut_missing & SEC(STATS) ? 2 : 0);
+
+	if (!rf->cut)
+		return;
+	ispot_error("%s: the recording is cut short at byte %zu: the report "
+		    "holds the events of its %zu whole chunk%s (to byte %llu); "
+		    "missing: %s", rf->path, rf->size, rf->nr_events,
+		    rf->nr_events == 1 ? "" : "s",
+		    (unsigned long long)rf->cut_at,
+		    missing[i]);
 }
 
 int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,

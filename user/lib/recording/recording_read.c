@@ -264,6 +264,12 @@ static void get_stats(struct rec_cur *c, struct recording_file *rf)
 		c->bad = true;
 }
 
+/* START (2.1): kept apart, as STATS gives the same time when it is there. */
+static void get_start(struct rec_cur *c, struct recording_file *rf)
+{
+	rf->start_ns = cur_u64(c);
+}
+
 /* The table sections: what a message calls each, how it is decoded. */
 static const struct {
 	const char *name;
@@ -275,6 +281,7 @@ static const struct {
 	[REC_SEC_NAMES] = { "its address names", get_names },
 	[REC_SEC_MAPS] = { "its maps", NULL },	/* kept for people */
 	[REC_SEC_STATS] = { "its statistics", get_stats },
+	[REC_SEC_START] = { "its start section", get_start },
 };
 
 int rec_table(struct recording_file *rf, uint32_t type,
@@ -430,8 +437,8 @@ static void rec_note_lost(const struct recording_file *rf)
 
 int recording_open(const char *path, struct recording_file *rf)
 {
-	const unsigned int tables = ((1u << REC_SEC_END) - 1) &
-				    ~((1u << REC_SEC_META) - 1);
+	unsigned int tables = ((1u << REC_SEC_END) - 1) &
+			      ~((1u << REC_SEC_META) - 1);
 	unsigned int seen = 0;
 	bool end = false;
 	int64_t off;
@@ -446,10 +453,12 @@ int recording_open(const char *path, struct recording_file *rf)
 		return -1;
 	if (end && (size_t)off != rf->size)
 		return rec_bad(rf, "data after its end");
-	if (!end)
-		return rec_bad(rf, rf->lost ? "a section head is damaged" :
-			       "it is cut short (no end section)");
-	if ((seen & tables) != tables)
+	if (!end && rec2_cut(rf, (uint64_t)off, seen))
+		return -1;
+	/* 2.1 on has START too. */
+	if (rf->meta.major == 2 && rf->meta.minor)
+		tables |= 1u << REC_SEC_START;
+	if (!rf->cut && (seen & tables) != tables)
 		return rec_bad(rf, rf->lost ? "a table section is damaged" :
 			       "a table section is missing");
 	if (rf->sum.abi_major != ISPOT_ABI_MAJOR) {
@@ -461,6 +470,7 @@ int recording_open(const char *path, struct recording_file *rf)
 		return -1;
 	}
 	rec_note_lost(rf);
+	rec2_note_cut(rf);
 	return 0;
 }
 

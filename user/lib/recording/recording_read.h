@@ -38,6 +38,16 @@ int rec_take_frame(const struct recording_file *rf,
 int64_t rec2_sections(struct recording_file *rf, unsigned int *seen,
 		      bool *end);
 
+/*
+ * A file without END, whose sections were read to @off (@seen): 0 if it
+ * is a 2.1 file cut short after its first tables, to be reported (rf->cut
+ * and what it lacks set), or -1 after one line.
+ */
+int rec2_cut(struct recording_file *rf, uint64_t off, unsigned int seen);
+
+/* The one line saying a file was cut short, and what it lacks. */
+void rec2_note_cut(const struct recording_file *rf);
+
 /* Format 2's next event (recording_next()). */
 int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
 	      struct session_input *ev);

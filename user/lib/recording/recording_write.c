@@ -12,70 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
-#include <ispot_version.h>
 
 #include "analysis/drain.h"
 #include "recording/recording.h"
 #include "recording/recording_addrs.h"
 #include "recording/recording_codec.h"
 #include "recording/recording_format.h"
+#include "recording/recording_write.h"
 #include "util/afile.h"
 #include "util/array.h"
 #include "util/errors.h"
 
 /* Events are written a section at a time, of about this much. */
 #define REC_CHUNK		(1u << 20)
-
-/* A growable byte buffer, written little-endian. */
-struct rec_buf {
-	unsigned char *p;
-	size_t len, cap;
-	bool nomem;
-};
-
-static void buf_put(struct rec_buf *b, const void *data, size_t len)
-{
-	if (b->nomem)
-		return;
-	if (ARRAY_RESERVE(b->p, b->cap, b->len + len)) {
-		b->nomem = true;
-		return;
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-static void buf_uint(struct rec_buf *b, uint64_t v, unsigned int bytes)
-{
-	unsigned char le[8];
-	unsigned int i;
-
-	if (!bytes)
-		return;
-	for (i = 0; i < bytes; i++)
-		le[i] = (unsigned char)(v >> (8 * i));
-	buf_put(b, le, bytes);
-}
-
-#define buf_u8(b, v)	buf_uint(b, v, 1)
-#define buf_u16(b, v)	buf_uint(b, v, 2)
-#define buf_u32(b, v)	buf_uint(b, v, 4)
-#define buf_u64(b, v)	buf_uint(b, v, 8)
-
-static void buf_str(struct rec_buf *b, const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	buf_u32(b, n);
-	buf_put(b, s, n);
-}
-
-/* How an address is named at the end: as itself, or as a return address. */
-#define NAME_AS_IS	1
-#define NAME_RETURN	2
 
 /* The addresses noted last, by a hash: spares the set most look-ups. */
 #define NAMES_SEEN	256
@@ -98,6 +48,7 @@ struct recording {
 	uint64_t max_size;
 	uint64_t written;
 	struct rec_buf ev;
+	size_t chunk;		/* a chunk is flushed at this many bytes */
 	struct rec2_state st;	/* the chunk's, reset at each */
 	uint64_t records;
 	bool full;
@@ -114,6 +65,7 @@ struct recording {
 	struct names_last last[REC2_SLOTS];
 	char *path;		/* for messages (afile_commit() frees out.path) */
 	bool failed;
+	bool begun;		/* the tables a replay needs are written */
 	/* The command line that made it. */
 	char *const *argv;
 	int argc;
@@ -148,14 +100,24 @@ static void rec_section(struct recording *r, uint32_t type,
 		rec_write(r, b->p, len);
 }
 
-/* A chunk: it decodes on its own, so the next starts from nothing. */
+/*
+ * A chunk: it decodes on its own, so the next starts from nothing.  It
+ * leaves stdio's buffer now, whole: a crash keeps every chunk before it.
+ */
 static void rec_flush_events(struct recording *r)
 {
 	if (!r->ev.len)
 		return;
 	rec_section(r, REC_SEC_EVENTS, &r->ev);
+	if (!r->failed && fflush(r->out.f))
+		r->failed = true;
 	r->ev.len = 0;
 	rec2_reset(&r->st);
+}
+
+void recording_set_chunk(struct recording *r, size_t bytes)
+{
+	r->chunk = bytes ? bytes : REC_CHUNK;
 }
 
 struct recording *recording_create(const char *path, uint64_t max_size,
@@ -175,6 +137,7 @@ struct recording *recording_create(const char *path, uint64_t max_size,
 		goto fail;
 	}
 	r->max_size = max_size;
+	r->chunk = REC_CHUNK;
 	r->argv = argv;
 	r->argc = argc;
 	r->path = strdup(path);
@@ -226,7 +189,7 @@ static bool rec_keep(struct recording *r, size_t len)
 		return false;
 	}
 	r->ev.len += len;
-	if (r->ev.len >= REC_CHUNK)
+	if (r->ev.len >= r->chunk)
 		rec_flush_events(r);
 	return true;
 }
@@ -340,234 +303,68 @@ bool recording_full(const struct recording *r, uint64_t *size,
 	return r->full;
 }
 
-/*
- * What the tables are written from: the session's summary and tables,
- * and @img, the struct recording_file the reader will make of them.
- */
-struct rec_tables {
-	struct recording *r;
-	const struct session_summary *s;
-	const struct session_tables *tb;
-	const struct recording_file *img;
-};
-
-static uint64_t clock_ns(clockid_t id)
+/* The tables of @types, in that order, each a section. */
+static void rec_tables(struct recording *r, const struct session_summary *s,
+		       const struct session_tables *tb,
+		       const uint32_t *types, size_t n)
 {
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* @img's META and STATS fields, as the reader will read them back. */
-static void rec_image(struct recording_file *img, const struct recording *r,
-		      const struct session_summary *s)
-{
-	struct recording_meta *m = &img->meta;
-	struct utsname u;
-	uint64_t since;
-
-	memset(img, 0, sizeof(*img));
-	img->sum = *s;
-	img->sum.rec_full = r->full;
-	img->sum.rec_full_size = r->max_size;
-	img->sum.rec_full_ts = r->last_ts;
-	m->ctl_abi_major = ISPOT_ABI_MAJOR;
-	m->ctl_abi_minor = ISPOT_ABI_MINOR;
-	snprintf(m->version, sizeof(m->version), "%s", ISPOT_VERSION);
-	if (uname(&u))
-		snprintf(u.release, sizeof(u.release), "unknown");
-	snprintf(m->kernel, sizeof(m->kernel), "%s", u.release);
-	m->clock_id = CLOCK_MONOTONIC;
-	/*
-	 * When the session began on the wall clock, and on CLOCK_BOOTTIME,
-	 * which Perfetto traces are timed by (monotonic: t_enable).
-	 */
-	since = clock_ns(CLOCK_MONOTONIC) - s->t_enable;
-	m->start_realtime_ns = clock_ns(CLOCK_REALTIME) - since;
-	m->start_boottime_ns = clock_ns(CLOCK_BOOTTIME) - since;
-	m->max_size = r->max_size;
-	m->records = r->records;
-}
-
-/* @fs's integers and strings, in their order, from w->img. */
-static void buf_fields(struct rec_buf *b, const struct rec_tables *w,
-		       const struct rec_fields *fs)
-{
+	struct recording_file img;
+	const struct rec_tables w = { s, tb, &r->names, r->argv, r->argc,
+				      &img };
+	struct rec_buf b = { 0 };
 	size_t i;
 
-	for (i = 0; i < fs->n; i++) {
-		const struct rec_field *f = &fs->f[i];
-
-		if (f->kind == REC_STR)
-			buf_str(b, (const char *)w->img + f->off);
-		else
-			buf_uint(b, rec_field_get(w->img, f), f->bytes);
-	}
-}
-
-static void put_meta(struct rec_buf *b, const struct rec_tables *w)
-{
-	const struct session_summary *s = w->s;
-	size_t i;
-
-	buf_fields(b, w, &rec_meta_fields);
-	buf_u32(b, s->nr_counters);
-	for (i = 0; i < s->nr_counters; i++) {
-		const struct report_counter *c = &s->counters[i];
-
-		buf_str(b, c->name);
-		buf_u8(b, c->supported);
-		buf_u8(b, c->hardware);
-		buf_u8(b, c->time);
-		buf_u32(b, (uint32_t)c->slot);
-	}
-	buf_u32(b, w->r->argc);
-	for (i = 0; i < (size_t)w->r->argc; i++)
-		buf_str(b, w->r->argv[i]);
-}
-
-static void put_funcs(struct rec_buf *b, const struct rec_tables *w)
-{
-	char id[160];
-	size_t i;
-
-	buf_u32(b, w->tb->nr_funcs);
-	for (i = 0; i < w->tb->nr_funcs; i++) {
-		const struct trace_func *f = &w->tb->funcs[i];
-
-		if (elf_build_id(f->sym.obj, id, sizeof(id)))
-			id[0] = '\0';
-		buf_str(b, f->sym.name);
-		buf_str(b, f->sym.linkage_name);
-		buf_str(b, f->sym.obj);
-		buf_str(b, id);
-		buf_u64(b, f->sym.vaddr);
-		buf_u64(b, f->sym.offset);
-		buf_u64(b, f->sym.size);
-		buf_u32(b, f->sym.flags);
-		buf_u32(b, f->key.kind);
-		buf_u32(b, f->key.arg);
-		buf_u8(b, f->key.log2);
-		buf_u8(b, f->is_block);
-	}
-}
-
-static void put_probes(struct rec_buf *b, const struct rec_tables *w)
-{
-	const struct trace_probe *p = w->tb->probes;
-	size_t i;
-
-	buf_u32(b, w->tb->nr_probes);
-	for (i = 0; i < w->tb->nr_probes; i++) {
-		buf_u32(b, p[i].id);
-		buf_u32(b, p[i].func);
-		buf_u8(b, p[i].role);
-		buf_u8(b, p[i].sync);
-	}
-}
-
-static void put_name(struct rec_buf *b, struct elf_symbolizer *sym,
-		     uint64_t addr, uint32_t *n)
-{
-	struct elf_addr_info info;
-
-	/* Outside the snapshot: the report's own look-up finds none either. */
-	if (!elf_symbolizer_knows(sym, addr) ||
-	    elf_symbolize(sym, addr, &info, NULL, 0))
-		return;
-	buf_u64(b, addr);
-	buf_u32(b, info.kind);
-	buf_u8(b, info.sym_type);
-	buf_u64(b, info.sym_off);
-	buf_u64(b, info.sym_size);
-	buf_u64(b, info.vaddr);
-	buf_str(b, info.obj);
-	buf_str(b, info.sym);
-	(*n)++;
-}
-
-/*
- * Name now what a report may ask for, from the maps as they are now (one
- * re-read, as the report's first miss would do; a process gone keeps its
- * last snapshot), not one re-read per address: arguments that are plain
- * numbers are in no mapping, and there may be a million of them.
- */
-static void put_names(struct rec_buf *b, const struct rec_tables *w)
-{
-	const struct rec_addrs *names = &w->r->names;
-	struct elf_symbolizer *sym = w->tb->sym;
-	const struct hashmap_entry *e;
-	size_t count_at = b->len, i, pos;
-	uint32_t n = 0;
-
-	buf_u32(b, 0);
-	if (sym)
-		elf_symbolizer_refresh(sym, NULL, 0);
-	hashmap_for_each(&names->map, e, pos) {
-		uint64_t a = e->key;
-		unsigned char bits = sym ? rec_addrs_byte(e) : 0;
-
-		if (bits & NAME_AS_IS)
-			put_name(b, sym, a, &n);
-		/* A return address is named by its call (build.c). */
-		if (bits & NAME_RETURN && a > 1)
-			put_name(b, sym, a - 1, &n);
-	}
-	if (!b->nomem)
-		for (i = 0; i < 4; i++)
-			b->p[count_at + i] = (unsigned char)(n >> (8 * i));
-}
-
-static void put_maps(struct rec_buf *b, const struct rec_tables *w)
-{
-	const struct elf_map *m = NULL;
-	size_t n = 0, i;
-
-	if (w->tb->sym)
-		m = elf_symbolizer_maps(w->tb->sym, &n);
-	buf_u32(b, n);
+	rec_image(&w, r->full, r->max_size, r->last_ts, r->records);
 	for (i = 0; i < n; i++) {
-		buf_u64(b, m[i].start);
-		buf_u64(b, m[i].end);
-		buf_u64(b, m[i].offset);
-		buf_put(b, m[i].perms, 4);
-		buf_str(b, m[i].path);
+		b.len = 0;
+		rec_put_table(&b, types[i], &w);
+		rec_section(r, types[i], &b);
 	}
+	free(b.p);
 }
 
-static void put_stats(struct rec_buf *b, const struct rec_tables *w)
-{
-	buf_fields(b, w, &rec_stats_fields);
-}
-
-/* The tables, in the order the file has them (after the events). */
-static void (*const put_table[])(struct rec_buf *b,
-				 const struct rec_tables *w) = {
-	[REC_SEC_META] = put_meta,
-	[REC_SEC_FUNCS] = put_funcs,
-	[REC_SEC_PROBES] = put_probes,
-	[REC_SEC_NAMES] = put_names,
-	[REC_SEC_MAPS] = put_maps,
-	[REC_SEC_STATS] = put_stats,
+/*
+ * What a replay needs before any event, known once the probes are armed:
+ * a file cut short after them reports its whole chunks.
+ */
+static const uint32_t early[] = {
+	REC_SEC_META, REC_SEC_FUNCS, REC_SEC_PROBES, REC_SEC_START,
 };
+
+/* What is known only at the end. */
+static const uint32_t late[] = {
+	REC_SEC_NAMES, REC_SEC_MAPS, REC_SEC_STATS,
+};
+
+int recording_begin(struct recording *r, const struct session_summary *s,
+		    const struct session_tables *tb)
+{
+	if (r->begun)
+		return 0;
+	r->begun = true;
+	rec_tables(r, s, tb, early, sizeof(early) / sizeof(early[0]));
+	/* On the disk's way now, not when a buffer fills: a crash keeps it. */
+	if (fflush(r->out.f))
+		r->failed = true;
+	if (r->failed) {
+		ispot_error("cannot write %s (write error): check the disk",
+			    r->path);
+		return -1;
+	}
+	return 0;
+}
 
 int recording_finish(struct recording *r, const struct session_summary *s,
 		     const struct session_tables *tb)
 {
-	struct recording_file img;
-	const struct rec_tables w = { r, s, tb, &img };
-	struct rec_buf b = { 0 };
-	int i, ret;
+	int ret;
 
-	rec_image(&img, r, s);
-	rec_flush_events(r);
-	for (i = REC_SEC_META; i < REC_SEC_END; i++) {
-		b.len = 0;
-		put_table[i](&b, &w);
-		rec_section(r, i, &b);
+	if (!r->begun) {
+		r->begun = true;
+		rec_tables(r, s, tb, early, sizeof(early) / sizeof(early[0]));
 	}
-	free(b.p);
+	rec_flush_events(r);
+	rec_tables(r, s, tb, late, sizeof(late) / sizeof(late[0]));
 	rec_section(r, REC_SEC_END, NULL);
 	if (r->failed) {
 		afile_abort(&r->out);

@@ -24,7 +24,13 @@ static long replay_read(struct record_source *src, uint64_t horizon,
 	while ((n = recording_next(s->rf, &s->cur, &in)) > 0) {
 		if (in.type == INPUT_FRAME)
 			continue;
-		records += in.type == INPUT_RECORD;
+		if (in.type == INPUT_RECORD) {
+			records++;
+			if (in.rec->ts_ns > s->last_ts)
+				s->last_ts = in.rec->ts_ns;
+		} else if (in.type != INPUT_TRAMPOLINE && in.a > s->last_ts) {
+			s->last_ts = in.a;	/* a thread alive then */
+		}
 		fn(ctx, &in);
 	}
 	return n < 0 ? -1 : records;

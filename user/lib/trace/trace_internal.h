@@ -85,6 +85,12 @@ void trace_funcs_free(struct trace *t);
 /* --- recordings (trace_session.c, trace_replay.c) ------------------------ */
 
 /*
+ * `record`: the probes are armed and tracing has begun; write the tables
+ * a replay needs ahead of the events.  0, or -1 after one line.
+ */
+int trace_begin_recording(struct trace *t);
+
+/*
  * `record`: the session has stopped; write its summary and tables into
  * t->out.rec and put the file in place.  0, or -1 after one line.
  */

@@ -108,6 +108,10 @@ static int replay_into(struct trace *t, struct recording_file *rf,
 		goto out;
 	/* The records the file holds, which the report counts. */
 	t->sum.drain.records = records;
+	/* Cut short before its STATS: the session ran to its last event. */
+	if (rf->cut_missing & (1u << REC_SEC_STATS))
+		t->sum.t_end = src.last_ts > t->sum.t_enable ?
+			       src.last_ts : t->sum.t_enable;
 	trace_close_pipeline(t);
 	ret = trace_perfetto_close(t, true);
 out:

@@ -92,6 +92,8 @@ int trace_start(struct trace *t, pid_t pid)
 	    trace_perfetto_open(t, NULL) || trace_live_enable(t))
 		return -1;
 	t->sum.t_enable = trace_now();
+	if (t->out.rec && trace_begin_recording(t))
+		return -1;
 	/* Run's child has not exec'd yet: trace_exec_seen() comes later. */
 	if (t->sum.mode != MODE_RUN)
 		trace_snapshot_maps(t);
@@ -111,11 +113,24 @@ void trace_stop(struct trace *t)
 						 &t->sum.rec_full_ts);
 }
 
-int trace_finish_recording(struct trace *t)
+/* What a recording keeps of what the session traced. */
+static struct session_tables trace_tables(const struct trace *t)
 {
-	const struct session_tables tb = {
+	return (struct session_tables){
 		t->funcs, t->nr_funcs, t->probes, t->nr_probes, t->sym,
 	};
+}
+
+int trace_begin_recording(struct trace *t)
+{
+	const struct session_tables tb = trace_tables(t);
+
+	return recording_begin(t->out.rec, &t->sum, &tb);
+}
+
+int trace_finish_recording(struct trace *t)
+{
+	const struct session_tables tb = trace_tables(t);
 
 	return recording_finish(t->out.rec, &t->sum, &tb);
 }

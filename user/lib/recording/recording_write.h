@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside the writer: what recording_write.c (the file, its events) and
+ * recording_tables.c (the sections but the events) share.  Every field
+ * is little-endian and of fixed width; a string is a u32 length and that
+ * many bytes (Documentation/recording.rst).
+ */
+#ifndef ISPOT_RECORDING_WRITE_H
+#define ISPOT_RECORDING_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recording/recording.h"
+#include "recording/recording_addrs.h"
+
+/* A growable byte buffer, written little-endian. */
+struct rec_buf {
+	unsigned char *p;
+	size_t len, cap;
+	bool nomem;
+};
+
+void buf_put(struct rec_buf *b, const void *data, size_t len);
+void buf_uint(struct rec_buf *b, uint64_t v, unsigned int bytes);
+void buf_str(struct rec_buf *b, const char *s);
+
+#define buf_u8(b, v)	buf_uint(b, v, 1)
+#define buf_u16(b, v)	buf_uint(b, v, 2)
+#define buf_u32(b, v)	buf_uint(b, v, 4)
+#define buf_u64(b, v)	buf_uint(b, v, 8)
+
+/* How an address is named at the end: as itself, or as a return address. */
+#define NAME_AS_IS	1
+#define NAME_RETURN	2
+
+/*
+ * What the tables are written from: the session's summary and tables,
+ * the addresses to name (NAME_* bits), the command line, and @img, the
+ * struct recording_file the reader will make of them (rec_image()).
+ */
+struct rec_tables {
+	const struct session_summary *s;
+	const struct session_tables *tb;
+	const struct rec_addrs *names;
+	char *const *argv;
+	int argc;
+	struct recording_file *img;
+};
+
+/*
+ * @w->img's META and STATS fields, as the reader will read them back:
+ * the session's summary, and where the events stopped (--max-size).
+ */
+void rec_image(const struct rec_tables *w, bool full, uint64_t max_size,
+	       uint64_t last_ts, uint64_t records);
+
+/* The table section of @type (META to STATS, START) into @b. */
+void rec_put_table(struct rec_buf *b, uint32_t type,
+		   const struct rec_tables *w);
+
+#endif /* ISPOT_RECORDING_WRITE_H */
