@@ -286,7 +286,7 @@ void ispot_probe_disarm_all(struct ispot_session *s);
 void ispot_probe_free_all(struct ispot_session *s);
 void ispot_probe_stats(struct ispot_probe *p, struct ispot_probe_stats *st);
 
-/* gate.c */
+/* gate.c, gate_block.c */
 void ispot_gate_init(struct ispot_gate *g);
 void ispot_gate_free(struct ispot_gate *g);
 bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
@@ -300,6 +300,8 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 void ispot_gate_stop(struct ispot_session *s);
 void ispot_gate_reset(struct ispot_session *s);
 void ispot_gate_futex(struct ispot_gate *g, struct task_struct *t, bool in);
+bool ispot_gate_free_after_block(struct ispot_gate *g, struct task_struct *h,
+				 u64 now, u64 deadline);
 
 /*
  * An entry of a gated function: outside solo blocks, with nobody holding

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Solo blocks from the reader's side (ABI 1.6, 1.7): ISPOT_IOC_SOLO starts
+ * and ends them, DISABLE and release stop them, and the gate's records
+ * (SOLO_BEGIN, SOLO_END, GATE) go into the rings.  What the gate does in
+ * the handlers, who writes which field and the lock order: gate.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+
+#include "ispot_internal.h"
+
+/*
+ * A record of the gate into this CPU's ring: a GATE of thread @t, or, with
+ * @t NULL, a SOLO_BEGIN or SOLO_END from the ioctl, with tid 0 (the
+ * reader, not a thread of the target, did it) and the target's tgid.  The
+ * ring's producer is whoever runs on the CPU with preemption disabled, as
+ * in the handlers; no interrupt writes to it.
+ */
+static void ispot_gate_write(struct ispot_session *s, struct task_struct *t,
+			     u32 probe_id, u8 kind, u64 sp, u64 ip,
+			     u64 d0, u64 d1, u64 d2)
+{
+	struct ispot_record *rec;
+	struct ispot_ring *ring;
+
+	preempt_disable();
+	ring = s->rings[smp_processor_id()];
+	rec = ispot_ring_reserve(ring, 1);
+	if (rec) {
+		if (t) {
+			ispot_record_header(rec, s, t, probe_id, kind, 1,
+					    ktime_get_mono_fast_ns());
+		} else {
+			rec->tid = 0;
+			rec->tgid = pid_nr_ns(s->tgid_pid, s->pid_ns);
+			rec->probe_id = 0;
+			rec->cpu = smp_processor_id();
+			rec->kind = kind;
+			rec->nslots = 1;
+			rec->ts_ns = ktime_get_mono_fast_ns();
+		}
+		rec->sp = sp;
+		rec->ip = ip;
+		rec->data[0] = d0;
+		rec->data[1] = d1;
+		rec->data[2] = d2;
+		ispot_ring_commit(ring, 1);
+	}
+	preempt_enable();
+}
+
+static void ispot_gate_put(struct ispot_session *s, u8 kind, u64 d0, u64 d1,
+			   u64 d2)
+{
+	ispot_gate_write(s, NULL, 0, kind, 0, 0, d0, d1, d2);
+}
+
+/* The GATE record of a call that met the gate (ABI: ISPOT_REC_GATE). */
+void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
+		       const struct ispot_gate_pass *pass)
+{
+	ispot_gate_write(s, current, probe_id, ISPOT_REC_GATE, sp,
+			 pass->displaced_tid, pass->block, pass->waited_ns,
+			 pass->flags);
+}
+
+/* The END record of the block whose BEGIN has none yet, if any. */
+static void ispot_gate_end(struct ispot_session *s, u32 flags)
+{
+	struct ispot_gate *g = &s->gate;
+	u32 timeouts = atomic_read(&g->timeouts);
+
+	WRITE_ONCE(g->deadline, 0);
+	if (!g->open_block)
+		return;
+	if (timeouts)
+		flags |= ISPOT_SOLO_CONTAMINATED;
+	ispot_gate_put(s, ISPOT_REC_SOLO_END, g->open_block, flags, timeouts);
+	WRITE_ONCE(g->open_block, 0);
+}
+
+/*
+ * ISPOT_IOC_SOLO, under the session lock in the ENABLED state: start a
+ * block (@duration_ns > 0) or end the current one.  A block whose time ran
+ * out is ended here, by the next call, so that every BEGIN has an END.
+ */
+int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
+		    u32 *block)
+{
+	struct ispot_gate *g = &s->gate;
+	u64 now = ktime_get_mono_fast_ns();
+	u64 deadline = READ_ONCE(g->deadline);
+	struct task_struct *h;
+
+	lockdep_assert_held(&s->lock);
+	/* A holder's exit must release the gate (see the top of the file). */
+	if (!(s->setup_flags & ISPOT_SETUP_TASKS))
+		return -EOPNOTSUPP;
+	if (deadline && now < deadline && duration_ns)
+		return -EBUSY;
+	ispot_gate_end(s, 0);
+	/* A gate opened by a timeout closes with its block. */
+	cmpxchg(&g->holder, ISPOT_GATE_OPENED, NULL);
+	/* A holder between calls lets go with it (see the top of the file). */
+	h = READ_ONCE(g->holder);
+	if (h)
+		ispot_gate_free_after_block(g, h, now, 0);
+	if (!duration_ns) {
+		*block = g->block;
+		return 0;
+	}
+	WRITE_ONCE(g->block, g->block + 1);
+	WRITE_ONCE(g->open_block, g->block);
+	atomic_set(&g->timeouts, 0);
+	WRITE_ONCE(g->wait_max_ns, wait_max_ns);
+	/*
+	 * A holder of the last block still inside its call is not this
+	 * block's: its calls are not references, and the reader tells this
+	 * block's calls that overlap it from those that ran alone.
+	 */
+	WRITE_ONCE(g->holder, NULL);
+	/* BEGIN before any GATE of the block can be written. */
+	ispot_gate_put(s, ISPOT_REC_SOLO_BEGIN, g->block, now + duration_ns,
+		       wait_max_ns);
+	/* Last: a handler that sees the deadline sees the rest too. */
+	smp_store_release(&g->deadline, now + duration_ns);
+	*block = g->block;
+	return 0;
+}
+
+/*
+ * The session stops tracing (DISABLE, close): end the block and let every
+ * waiter go, before the probes are unregistered, so that unregistering
+ * never waits for a wait.  Under the session lock, or at release, when no
+ * ioctl can run.  The gate stays open until ispot_gate_reset().
+ */
+void ispot_gate_stop(struct ispot_session *s)
+{
+	struct ispot_gate *g = &s->gate;
+
+	if (!g->open_block && !READ_ONCE(g->holder))
+		return;
+	xchg(&g->holder, ISPOT_GATE_OPENED);
+	ispot_gate_end(s, ISPOT_SOLO_STOPPED);
+	wake_up_all(&g->wq);
+}
+
+/* After the probes are unregistered: no handler can hold the gate. */
+void ispot_gate_reset(struct ispot_session *s)
+{
+	WRITE_ONCE(s->gate.holder, NULL);
+}
