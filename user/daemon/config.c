@@ -485,4 +485,11 @@ void ispotd_config_trace_opts(const struct ispotd_config *c,
 	t->sync = c->sync;
 	t->ring_bytes = c->ring_bytes;
 	t->solo_share = c->solo_share;
+	/*
+	 * Blocks cover at most the share: --budget counts the gate's waits
+	 * against the target's CPU time, and a pool that mostly waits uses
+	 * little of it, so cheap blocks over a quarter of the armed time
+	 * would spend the budget on the gate.
+	 */
+	t->solo_cover = c->solo_share;
 }

@@ -163,6 +163,19 @@ TEST(cheap_blocks_cover_up_to_the_cap)
 	}
 }
 
+/* ispotd's cap: cheap blocks cover no more than it. */
+TEST(a_cap_bounds_what_cheap_blocks_cover)
+{
+	struct program p = { .loss = 0.05 };
+	struct fake_module m = { 0 };
+	struct solo_sched s;
+
+	solo_sched_init(&s, 0.03, 0, 13, fake_solo, &m);
+	solo_sched_cap(&s, 0.03);
+	run_program(&s, 0, 100000 * MS, 500 * 1000, &p);
+	EXPECT_NEAR((double)p.on_ns / (100000.0 * MS), 0.03, 0.003);
+}
+
 /* Lengths and waits are bounded whatever the calls take. */
 TEST(block_and_wait_bounds)
 {

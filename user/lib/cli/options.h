@@ -66,6 +66,8 @@ struct trace_opts {
 	const char *recording;		/* report: the FILE it reads */
 	const char *baseline;		/* --baseline FILE: a recording */
 	double solo_share;		/* --solo-blocks: share of the run */
+	/* The most of the run blocks cover; 0: solo_sched's default. */
+	double solo_cover;
 	char **record_argv;		/* record: its command line, kept */
 	int record_argc;		/* in the recording */
 	size_t top;			/* --top N rows, 0 = all */

@@ -36,7 +36,14 @@ static uint64_t solo_gap(struct solo_sched *s, uint64_t block_ns,
 /* How much of the run blocks may cover: a share asked above it raises it. */
 static double solo_cover(const struct solo_sched *s)
 {
+	if (s->cover > 0)
+		return s->cover;
 	return s->share > SOLO_MAX_COVER ? s->share : SOLO_MAX_COVER;
+}
+
+void solo_sched_cap(struct solo_sched *s, double cover)
+{
+	s->cover = cover;
 }
 
 static uint64_t solo_block_ns(uint64_t mean_call_ns)

@@ -58,6 +58,8 @@ struct solo_sched {
 	uint64_t blocks;	/* started */
 	uint64_t t0;		/* the session's start */
 	uint64_t postponed;	/* starts put off for the cost bound */
+	double cover;		/* the most of the run blocks cover; 0: */
+				/* SOLO_MAX_COVER, or share if more */
 };
 
 /*
@@ -66,6 +68,12 @@ struct solo_sched {
  */
 void solo_sched_init(struct solo_sched *s, double share, uint64_t now,
 		     uint64_t seed, solo_ioctl_fn fn, void *ctx);
+/*
+ * Blocks cover at most @cover of the run, however little they cost.
+ * ispotd sets its share: its budget pays for the gate's waits against the
+ * target's CPU time, which a blocked pool hardly uses.
+ */
+void solo_sched_cap(struct solo_sched *s, double cover);
 /* When solo_sched_act() is next due; UINT64_MAX if never. */
 uint64_t solo_sched_next(const struct solo_sched *s);
 /*

@@ -243,6 +243,7 @@ int trace_live_enable(struct trace *t)
 		solo_sched_init(&t->live.solo, t->opts->solo_share,
 				trace_now(), trace_now() ^ (uint64_t)getpid(),
 				live_solo, t);
+		solo_sched_cap(&t->live.solo, t->opts->solo_cover);
 	}
 	return 0;
 }
