@@ -318,49 +318,10 @@ static int solo(int fd, uint64_t duration, uint64_t wait_max)
 	return ret ? ret : (int)a.block;
 }
 
-struct seq_rec {
-	struct ispot_record r;
-	size_t seq;
-};
-
-static int seq_cmp(const void *a, const void *b)
-{
-	const struct seq_rec *x = a, *y = b;
-
-	if (x->r.ts_ns != y->r.ts_ns)
-		return x->r.ts_ns < y->r.ts_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* Drain every ring, keep head slots, sort everything kept by time. */
 static void gsess_drain(struct gsess *g)
 {
-	struct ispot_record *all = NULL;
-	size_t cap = 0, n, i, m = 0;
-	struct seq_rec *s;
-
-	n = ispot_drain(g->fd, &g->rings, &all, &cap, 0);
-	s = calloc(g->n + n + 1, sizeof(*s));
-	ASSERT_NE(s, NULL);
-	for (i = 0; i < g->n; i++, m++) {
-		s[m].r = g->recs[i];
-		s[m].seq = m;
-	}
-	for (i = 0; i < n; i += all[i].nslots) {
-		ASSERT_GE(all[i].nslots, 1);
-		s[m].r = all[i];
-		s[m].seq = m;
-		m++;
-	}
-	qsort(s, m, sizeof(*s), seq_cmp);
-	free(g->recs);
-	g->recs = calloc(m + 1, sizeof(*g->recs));
-	ASSERT_NE(g->recs, NULL);
-	for (i = 0; i < m; i++)
-		g->recs[i] = s[i].r;
-	g->n = m;
-	free(s);
-	free(all);
+	ispot_drain_sorted(g->fd, &g->rings, &g->recs, &g->n);
 }
 
 /* Sleep @ms, reading the rings meanwhile, so that none fills up. */

@@ -213,6 +213,57 @@ static inline size_t ispot_drain(int fd, struct ispot_rings *r,
 	return n;
 }
 
+/* A record and where it came, for a stable sort by time. */
+struct ispot_seq_rec {
+	struct ispot_record r;
+	size_t seq;
+};
+
+static inline int ispot_seq_cmp(const void *a, const void *b)
+{
+	const struct ispot_seq_rec *x = a, *y = b;
+
+	if (x->r.ts_ns != y->r.ts_ns)
+		return x->r.ts_ns < y->r.ts_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Drain every ring into *@recs (*@n kept so far), keeping head slots only,
+ * and sort everything kept by time; records of one CPU keep their ring
+ * order.
+ */
+static inline void ispot_drain_sorted(int fd, struct ispot_rings *rings,
+				      struct ispot_record **recs, size_t *n)
+{
+	struct ispot_record *all = NULL;
+	size_t cap = 0, got, i, m = 0;
+	struct ispot_seq_rec *s;
+
+	got = ispot_drain(fd, rings, &all, &cap, 0);
+	s = calloc(*n + got + 1, sizeof(*s));
+	ASSERT_NE(s, NULL);
+	for (i = 0; i < *n; i++, m++) {
+		s[m].r = (*recs)[i];
+		s[m].seq = m;
+	}
+	for (i = 0; i < got; i += all[i].nslots) {
+		ASSERT_GE(all[i].nslots, 1);
+		s[m].r = all[i];
+		s[m].seq = m;
+		m++;
+	}
+	qsort(s, m, sizeof(*s), ispot_seq_cmp);
+	free(*recs);
+	*recs = calloc(m + 1, sizeof(**recs));
+	ASSERT_NE(*recs, NULL);
+	for (i = 0; i < m; i++)
+		(*recs)[i] = s[i].r;
+	*n = m;
+	free(s);
+	free(all);
+}
+
 /*
  * A child that runs @work when told to, so the session is armed before
  * the first call.  ispot_child_go() starts it; ispot_child_wait() returns

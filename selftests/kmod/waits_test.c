@@ -122,50 +122,10 @@ static void wsess_close(struct wsess *w)
 	w->fd = -1;
 }
 
-/* Order by time; records of one CPU keep their ring order. */
-struct seq_rec {
-	struct ispot_record r;
-	size_t seq;
-};
-
-static int seq_cmp(const void *a, const void *b)
-{
-	const struct seq_rec *x = a, *y = b;
-
-	if (x->r.ts_ns != y->r.ts_ns)
-		return x->r.ts_ns < y->r.ts_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Drain every ring, keep head slots, and sort everything kept by time. */
+/* Drain every ring, keep head slots, sort everything kept by time. */
 static void wsess_drain(struct wsess *w)
 {
-	struct ispot_record *all = NULL;
-	size_t cap = 0, n, i, m = 0;
-	struct seq_rec *s;
-
-	n = ispot_drain(w->fd, &w->rings, &all, &cap, 0);
-	s = calloc(w->n + n + 1, sizeof(*s));
-	ASSERT_NE(s, NULL);
-	for (i = 0; i < w->n; i++, m++) {
-		s[m].r = w->recs[i];
-		s[m].seq = m;
-	}
-	for (i = 0; i < n; i += all[i].nslots) {
-		ASSERT_GE(all[i].nslots, 1);
-		s[m].r = all[i];
-		s[m].seq = m;
-		m++;
-	}
-	qsort(s, m, sizeof(*s), seq_cmp);
-	free(w->recs);
-	w->recs = calloc(m + 1, sizeof(*w->recs));
-	ASSERT_NE(w->recs, NULL);
-	for (i = 0; i < m; i++)
-		w->recs[i] = s[i].r;
-	w->n = m;
-	free(s);
-	free(all);
+	ispot_drain_sorted(w->fd, &w->rings, &w->recs, &w->n);
 }
 
 static size_t wsess_count(const struct wsess *w, int kind, pid_t tgid)
