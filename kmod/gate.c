@@ -15,33 +15,37 @@
  * a handler of this module sleeps; why it may is in
  * Documentation/kernel-compat.rst, "Sleeping in an entry handler".
  *
- * The gate's state is one word, @holder: NULL (free), the holding task, or
- * ISPOT_GATE_OPENED (everyone passes: a wait timed out, or the session
- * stops).  Taking it is cmpxchg(NULL -> current), so nothing is admitted
- * once it is opened.  The first thread to enter a gated function in a
- * block takes it, and keeps it between its calls until the block ends: a
- * block's calls are one thread's, each after the same thread's last, as
- * in a run of that thread alone.  (Handing the gate from thread to thread
- * at each return made every call of a pool follow another thread's, and
- * a library whose next call is slow after another thread's, SQLite's
- * sqlite3_step() by ten times, kept that cost in its reference.)  The
- * holder lets go when its outermost gated call returns after the block's
- * admission ended, or when it enters one then (a waiter frees the gate
- * of a holder between calls then, too), when it exits (the
- * sched_process_exit probe; blocks need ISPOT_SETUP_TASKS for that), and
- * the block's END frees it.  A wait on a holder that stays inside one
- * call for wait_max_ns opens the gate for the rest of its block: a holder
- * that waits for another thread of the gate, or never returns, costs one
- * timeout.  One that stays between calls that long is done with the
- * block (ispot_gate_open_idle()).
+ * The gate's state is one word, @holder (ispot_internal.h): free, the
+ * holding task with or without ISPOT_GATE_IN_CALL, or ISPOT_GATE_OPENED
+ * (everyone passes: a wait timed out, or the session stops).  Every change
+ * of it is one cmpxchg()/xchg(), so nothing is admitted once it is opened,
+ * and a holder that starts a call and a thread that takes the gate away
+ * from a holder between calls cannot both succeed.  The first thread to
+ * enter a gated function in a block takes it, and keeps it between its
+ * calls until the block ends: a block's calls are one thread's, each after
+ * the same thread's last, as in a run of that thread alone.  (Handing the
+ * gate from thread to thread at each return made every call of a pool
+ * follow another thread's, and a library whose next call is slow after
+ * another thread's, SQLite's sqlite3_step() by ten times, kept that cost
+ * in its reference.)  The holder lets go when its outermost gated call
+ * returns after the block's admission ended, or when it enters one then
+ * (a waiter frees the gate of a holder between calls then, too), when it
+ * exits (the sched_process_exit probe; blocks need ISPOT_SETUP_TASKS for
+ * that), and the block's END frees it.  A wait on a holder that stays
+ * inside one call for wait_max_ns opens the gate for the rest of its
+ * block: a holder that waits for another thread of the gate, or never
+ * returns, costs one timeout.  One that stays between calls that long is
+ * done with the block (ispot_gate_open_idle()).  Once the block has ended,
+ * such a wait frees the gate instead, for the next block.
  *
  * Who writes what (struct ispot_gate):
  *   block, deadline, wait_max_ns, open_block: the ioctls, under the
  *     session lock; a handler clears a deadline that has passed;
- *   holder: cmpxchg() in handlers, xchg()/WRITE_ONCE()/cmpxchg() by the
- *     ioctls;
- *   holder_sp, holder_exec_id, holder_tid, hold_seq, holder_in_call: the
- *     holder, while it holds (others only read them);
+ *   holder: cmpxchg() in handlers, xchg()/cmpxchg() by the ioctls;
+ *   holder_sp, holder_exec_id, holder_tid, hold_seq: the holder, before it
+ *     sets ISPOT_GATE_IN_CALL (others read them after seeing it set);
+ *   futex_task: a holder entering a futex wait, and any thread leaving one
+ *     (its own only);
  *   timeouts: atomic, by the waiter that opens the gate.
  *
  * Blocks start and end in gate_block.c, from the ioctls.
@@ -86,20 +90,31 @@ void ispot_gate_free(struct ispot_gate *g)
 }
 
 /*
- * Let go of the gate if @t holds it: it is free, and the threads waiting
- * for it wake, to take it if the block still admits, else to pass.
+ * Change the holder word from @old to @new, waking the threads waiting
+ * for it if that frees the gate or opens it.  Whether it was @old.
  */
-static void ispot_gate_let_go(struct ispot_gate *g, struct task_struct *t)
+static bool ispot_gate_swap(struct ispot_gate *g, unsigned long old,
+			    unsigned long new)
 {
-	if (READ_ONCE(g->holder) != t)
-		return;
-	WRITE_ONCE(g->holder_in_call, false);
-	WRITE_ONCE(g->holder_futex, false);
-	if (cmpxchg(&g->holder, t, NULL) != t)
-		return;
+	if (cmpxchg(&g->holder, old, new) != old)
+		return false;
 	/* cmpxchg() is a full barrier: the sleepers' check is ordered. */
 	if (wq_has_sleeper(&g->wq))
 		wake_up_all(&g->wq);
+	return true;
+}
+
+/*
+ * Let go of the gate if @t holds it, in a call or not: it is free, and
+ * the threads waiting for it wake, to take it if the block still admits,
+ * else to pass.
+ */
+static void ispot_gate_let_go(struct ispot_gate *g, struct task_struct *t)
+{
+	unsigned long w = READ_ONCE(g->holder);
+
+	if (ispot_gate_task(w) == t)
+		ispot_gate_swap(g, w, 0);
 }
 
 /*
@@ -107,59 +122,64 @@ static void ispot_gate_let_go(struct ispot_gate *g, struct task_struct *t)
  * preemptible).  While its block admits, the holder keeps the gate
  * between its calls: a block's calls are one thread's, each after the
  * same thread's last, as in a run of that thread alone (see the top of
- * the file).  After, it lets the gate go.
+ * the file).  After, it lets the gate go.  If the gate was taken away
+ * meanwhile (a timeout, END), the word is no longer its own and nothing
+ * changes.
  */
 void ispot_gate_release(struct ispot_gate *g, struct task_struct *t)
 {
-	if (READ_ONCE(g->holder) != t)
-		return;
+	unsigned long w = ispot_gate_word(t) | ISPOT_GATE_IN_CALL;
+
 	/* Pairs with ispot_gate_solo()'s release of the block. */
 	if (ktime_get_mono_fast_ns() < smp_load_acquire(&g->deadline)) {
-		WRITE_ONCE(g->holder_in_call, false);
+		cmpxchg(&g->holder, w, ispot_gate_word(t));
 		return;
 	}
-	ispot_gate_let_go(g, t);
+	ispot_gate_swap(g, w, 0);
 }
 
 /*
  * The same from the sched_process_exit probe, where preemption is off:
  * the wake-up is deferred, as a PREEMPT_RT kernel's wait-queue lock may
- * sleep.
+ * sleep.  A task that dies in a futex wait leaves it, too.
  */
 void ispot_gate_release_exiting(struct ispot_gate *g, struct task_struct *t)
 {
-	if (READ_ONCE(g->holder) != t || cmpxchg(&g->holder, t, NULL) != t)
+	unsigned long w = READ_ONCE(g->holder);
+
+	if (unlikely(READ_ONCE(g->futex_task) == t))
+		cmpxchg(&g->futex_task, t, NULL);
+	if (ispot_gate_task(w) != t || cmpxchg(&g->holder, w, 0) != w)
 		return;
-	WRITE_ONCE(g->holder_in_call, false);
-	WRITE_ONCE(g->holder_futex, false);
 	irq_work_queue(&g->wake_work);
 }
 
 /*
- * The holder starts an outermost call at @sp: in a call (a waiter that
- * sees it there, with the same hold_seq, for wait_max_ns times out on it),
- * then, after a full barrier, whether its block still admits and the gate
- * is still its own.  A waiter, or END, that frees the gate of a holder
- * between calls once admission is over reads holder_in_call first: it
- * sees the call, or the holder sees the block's end or the gate gone, and
- * passes ungated.  (Only a holder that passes both checks in the moment
- * between the other side's read and its cmpxchg() runs a call as if
- * admitted with the gate free: at a block's very end, rarely, and with no
- * harm to the gate's state.)
+ * The holder starts an outermost call at @sp: its fields for the waiters,
+ * then ISPOT_GATE_IN_CALL, then (cmpxchg() being a full barrier) whether
+ * its block still admits.  If the gate was taken away first, or the block
+ * is over, it passes ungated; a waiter or END that frees the gate of a
+ * holder between calls fails on the word the holder changed, so a call
+ * admitted here has the gate to itself until it returns or a wait times
+ * out on it.
  */
 static bool ispot_gate_hold(struct ispot_session *s, u64 sp, u64 deadline)
 {
+	unsigned long me = ispot_gate_word(current);
 	struct ispot_gate *g = &s->gate;
 
-	WRITE_ONCE(g->holder_futex, false);
-	g->holder_sp = sp;
-	g->holder_exec_id = READ_ONCE(current->self_exec_id);
-	g->holder_tid = ispot_vpid(s, current);
+	if (unlikely(READ_ONCE(g->futex_task) == current))
+		WRITE_ONCE(g->futex_task, NULL);
+	WRITE_ONCE(g->holder_sp, sp);
+	WRITE_ONCE(g->holder_exec_id, READ_ONCE(current->self_exec_id));
+	WRITE_ONCE(g->holder_tid, ispot_vpid(s, current));
 	WRITE_ONCE(g->hold_seq, g->hold_seq + 1);
-	/* Pairs with ispot_gate_free_after_block()'s smp_rmb(). */
-	smp_store_mb(g->holder_in_call, true);
+	/* Already set by a call left without a return (longjmp). */
+	if (READ_ONCE(g->holder) != (me | ISPOT_GATE_IN_CALL) &&
+	    cmpxchg(&g->holder, me, me | ISPOT_GATE_IN_CALL) != me)
+		return false;
 	if (ktime_get_mono_fast_ns() < deadline &&
-	    READ_ONCE(g->holder) == current)
+	    READ_ONCE(g->deadline) == deadline)
 		return true;
 	ispot_gate_let_go(g, current);
 	return false;
@@ -177,8 +197,10 @@ static bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
 {
 	struct ispot_gate *g = &s->gate;
 
-	if (READ_ONCE(g->holder_in_call) && sp < g->holder_sp &&
-	    READ_ONCE(current->self_exec_id) == g->holder_exec_id) {
+	if ((READ_ONCE(g->holder) & ISPOT_GATE_IN_CALL) &&
+	    sp < READ_ONCE(g->holder_sp) &&
+	    READ_ONCE(current->self_exec_id) ==
+	    READ_ONCE(g->holder_exec_id)) {
 		pass->flags = ISPOT_GATE_NESTED;
 		return true;
 	}
@@ -191,39 +213,29 @@ static bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
 }
 
 /*
- * The holder @stuck held the gate for wait_max_ns while this thread waited:
- * open the gate for the rest of the block, unless the block it waited in
- * is over (then it only passes, late).  The displaced holder's tid goes
- * into the GATE record, so that its call is not taken for one that ran
- * alone.  Returns false if the gate moved on meanwhile (let go, or handed
- * to another thread or to this one): the caller looks again.
+ * The holder @stuck (its word, in a call) held the gate for wait_max_ns
+ * while this thread waited.  In the block this thread waited in, open the
+ * gate for the rest of it.  If that block has ended, free the gate for
+ * the next one, and pass beside the holder's call.  Either way the
+ * displaced holder's tid goes into the GATE record, so that its call is
+ * not taken for one that ran alone.  Returns false if the gate moved on
+ * meanwhile: the caller looks again.
  */
-static bool ispot_gate_time_out(struct ispot_gate *g, struct task_struct *stuck,
+static bool ispot_gate_time_out(struct ispot_gate *g, unsigned long stuck,
 				struct ispot_gate_pass *pass)
 {
-	struct task_struct *cur;
-	u32 tid;
+	bool ended = READ_ONCE(g->open_block) != pass->block;
+	u32 tid = READ_ONCE(g->holder_tid);
 
-	if (READ_ONCE(g->open_block) != pass->block) {
-		/* Its block has ended: not this block's to open. */
-		pass->flags |= ISPOT_GATE_LATE;
-		return true;
-	}
-	cur = READ_ONCE(g->holder);
-	if (cur == ISPOT_GATE_OPENED) {
-		pass->flags |= ISPOT_GATE_OPEN;
-		return true;
-	}
-	if (cur != stuck)
+	if (!ispot_gate_swap(g, stuck, ended ? 0 : ISPOT_GATE_OPENED))
 		return false;
-	tid = READ_ONCE(g->holder_tid);
-	if (cmpxchg(&g->holder, cur, ISPOT_GATE_OPENED) != cur)
-		return false;
-	/* Only the wait that opened the gate displaced its holder. */
 	pass->displaced_tid = tid;
+	if (ended) {
+		pass->flags |= ISPOT_GATE_LATE | ISPOT_GATE_BESIDE;
+		return true;
+	}
 	atomic_inc(&g->timeouts);
 	pass->flags |= ISPOT_GATE_TIMEOUT;
-	wake_up_all(&g->wq);
 	return true;
 }
 
@@ -240,41 +252,47 @@ static bool ispot_gate_inside(struct task_struct *t)
 }
 
 /*
- * The holder entered (@in) or left a futex wait: the sys_enter and
- * sys_exit probes tell, for sessions with ISPOT_SETUP_WAITS.  Only the
- * holder's own calls count, and a new hold starts outside.  The threads
- * already asleep at the gate wake to pass beside it, as those that come
- * later do; the wake-up is deferred, preemption being off in the probe
- * (ispot_gate_release_exiting()).
+ * @t entered (@in) or left a futex wait: the sys_enter and sys_exit
+ * probes tell, for sessions with ISPOT_SETUP_WAITS.  Only a holder's
+ * waits count.  The threads already asleep at the gate wake to pass
+ * beside it, as those that come later do; the wake-up is deferred,
+ * preemption being off in the probe (ispot_gate_release_exiting()).
  */
 void ispot_gate_futex(struct ispot_gate *g, struct task_struct *t, bool in)
 {
-	if (likely(READ_ONCE(g->holder) != t))
+	if (!in) {
+		if (unlikely(READ_ONCE(g->futex_task) == t))
+			cmpxchg(&g->futex_task, t, NULL);
 		return;
-	WRITE_ONCE(g->holder_futex, in);
+	}
+	if (likely(ispot_gate_task(READ_ONCE(g->holder)) != t))
+		return;
+	WRITE_ONCE(g->futex_task, t);
 	/* wq_has_sleeper()'s barrier pairs with ispot_gate_sleep()'s. */
-	if (in && wq_has_sleeper(&g->wq))
+	if (wq_has_sleeper(&g->wq))
 		irq_work_queue(&g->wake_work);
 }
 
 /*
- * Whether the holder waits in a futex (a mutex, a condition variable): it
- * may wait for a lock the caller holds outside any traced call (lock();
+ * Whether the holder @h waits in a futex (a mutex, a condition variable):
+ * it may wait for a lock the caller holds outside any traced call (lock();
  * traced_work(); unlock();), and the caller would then wait for itself
  * until the timeout.  A holder asleep otherwise (the disk, a sleep) keeps
  * the gate: that is what the gate is for.
  */
-static bool ispot_gate_holder_waits(struct ispot_gate *g)
+static bool ispot_gate_holder_waits(struct ispot_gate *g,
+				    struct task_struct *h)
 {
-	return READ_ONCE(g->holder_futex);
+	return h && READ_ONCE(g->futex_task) == h;
 }
 
 static bool ispot_gate_passable(struct ispot_session *s)
 {
-	struct task_struct *h = READ_ONCE(s->gate.holder);
+	unsigned long w = READ_ONCE(s->gate.holder);
 
-	return !h || h == ISPOT_GATE_OPENED ||
-	       ispot_gate_holder_waits(&s->gate) || READ_ONCE(s->stop_reason);
+	return !w || w == ISPOT_GATE_OPENED ||
+	       ispot_gate_holder_waits(&s->gate, ispot_gate_task(w)) ||
+	       READ_ONCE(s->stop_reason);
 }
 
 /*
@@ -309,55 +327,44 @@ static bool ispot_gate_past(u64 now, u64 start, u64 span)
 static bool ispot_gate_take(struct ispot_session *s, u64 sp, u64 now,
 			    u64 deadline)
 {
-	if (now >= deadline || cmpxchg(&s->gate.holder, NULL, current))
+	if (now >= deadline ||
+	    cmpxchg(&s->gate.holder, 0, ispot_gate_word(current)))
 		return false;
 	return ispot_gate_hold(s, sp, deadline);
 }
 
 /*
- * The block is over and its holder @h between calls: let the gate go for
- * it, and pass.  The clock was read before holder_in_call (see
- * ispot_gate_hold()).
+ * Free the gate of a holder between calls (@w, without
+ * ISPOT_GATE_IN_CALL), its block's admission being over: it lets go with
+ * the block.  Fails if it started a call meanwhile.
  */
-bool ispot_gate_free_after_block(struct ispot_gate *g, struct task_struct *h,
-				 u64 now, u64 deadline)
+bool ispot_gate_free_idle(struct ispot_gate *g, unsigned long w)
 {
-	if (now < deadline)
-		return false;
-	/*
-	 * The clock, then the holder's state: ispot_gate_hold() writes them
-	 * in the other order.
-	 */
-	smp_rmb();
-	if (READ_ONCE(g->holder_in_call))
-		return false;
-	if (cmpxchg(&g->holder, h, NULL) == h)
-		wake_up_all(&g->wq);
-	return true;
+	return w && w != ISPOT_GATE_OPENED && !(w & ISPOT_GATE_IN_CALL) &&
+	       ispot_gate_swap(g, w, 0);
 }
 
 /*
- * The holder @idle has been between calls for wait_max_ns: it is no busy
- * caller (a thread that called once and went on to other work, or waits
- * for something this thread may do), and the block has given what it
- * could.  Open the gate for the rest of the block, as a timeout does, but
- * no call was displaced and the block is not contaminated.  Returns
- * false if the holder moved meanwhile: the caller looks again.
+ * The holder @idle (its word, between calls) has been so for wait_max_ns:
+ * it is no busy caller (a thread that called once and went on to other
+ * work, or waits for something this thread may do), and the block has
+ * given what it could.  Open the gate for the rest of the block, as a
+ * timeout does, but no call was displaced and the block is not
+ * contaminated; once the block has ended, free it instead.  Returns false
+ * if the holder moved meanwhile (a call started): the caller looks again.
  */
-static bool ispot_gate_open_idle(struct ispot_gate *g, struct task_struct *idle,
+static bool ispot_gate_open_idle(struct ispot_gate *g, unsigned long idle,
 				 struct ispot_gate_pass *pass)
 {
 	if (READ_ONCE(g->open_block) != pass->block) {
+		if (!ispot_gate_swap(g, idle, 0))
+			return false;
 		pass->flags |= ISPOT_GATE_LATE;
 		return true;
 	}
-	/* As in ispot_gate_free_after_block(). */
-	smp_rmb();
-	if (READ_ONCE(g->holder_in_call) ||
-	    cmpxchg(&g->holder, idle, ISPOT_GATE_OPENED) != idle)
+	if (!ispot_gate_swap(g, idle, ISPOT_GATE_OPENED))
 		return false;
 	pass->flags |= ISPOT_GATE_OPEN;
-	wake_up_all(&g->wq);
 	return true;
 }
 
@@ -371,25 +378,41 @@ static bool ispot_gate_open_idle(struct ispot_gate *g, struct task_struct *idle,
  * hold_seq), a timeout; between calls, the block is over for everyone.
  * So a wait ends by the block's end plus at most 2 * wait_max_ns (the
  * holder's last call, seen late), or by a fatal signal.
+ *
+ * Each look reads the clock and the block afresh: a take that finds its
+ * admission over lets go, and a stale clock would take again without
+ * end; a block ended early (END) or a new one changes what may be taken.
  */
 static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
-			    u64 wait_max, struct ispot_gate_pass *pass)
+			    struct ispot_gate_pass *pass)
 {
 	struct ispot_gate *g = &s->gate;
-	u64 now = ktime_get_mono_fast_ns(), seen_at = now, until;
-	struct task_struct *h, *seen = NULL;
-	bool in_call, seen_in_call = false;
+	u64 now, d, seen_at = 0, until, wait_max = READ_ONCE(g->wait_max_ns);
+	unsigned long w, seen = 0;
 	struct wait_queue_entry wait;
-	u32 seq, seen_seq = 0;
+	u32 seq, seen_seq = 0, block;
 
 	init_wait_entry(&wait, 0);
 	for (;;) {
-		h = READ_ONCE(g->holder);
-		if (h == ISPOT_GATE_OPENED || READ_ONCE(s->stop_reason)) {
+		now = ktime_get_mono_fast_ns();
+		/* Pairs with ispot_gate_solo(): the block's fields after it. */
+		d = smp_load_acquire(&g->deadline);
+		if (d != deadline) {
+			deadline = d;
+			block = READ_ONCE(g->block);
+			if (block != pass->block) {
+				pass->block = block;
+				wait_max = READ_ONCE(g->wait_max_ns);
+				seen = 0;
+			}
+		}
+		/* Acquire: the holder's fields, written before its word. */
+		w = smp_load_acquire(&g->holder);
+		if (w == ISPOT_GATE_OPENED || READ_ONCE(s->stop_reason)) {
 			pass->flags |= ISPOT_GATE_OPEN;
 			break;
 		}
-		if (!h) {
+		if (!w) {
 			if (ispot_gate_take(s, sp, now, deadline)) {
 				pass->flags |= ISPOT_GATE_ADMITTED |
 					       ISPOT_GATE_TAKEN;
@@ -403,26 +426,25 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 			}
 			continue;	/* another thread took it */
 		}
-		if (ispot_gate_free_after_block(g, h, now, deadline))
+		if (now >= deadline && ispot_gate_free_idle(g, w))
 			continue;
-		seq = READ_ONCE(g->hold_seq);
-		in_call = READ_ONCE(g->holder_in_call);
-		if (h != seen || seq != seen_seq || in_call != seen_in_call) {
-			seen = h;
-			seen_seq = seq;
-			seen_in_call = in_call;
-			seen_at = now;
-		} else if (ispot_gate_past(now, seen_at, wait_max)) {
-			if (in_call ? ispot_gate_time_out(g, h, pass) :
-				      ispot_gate_open_idle(g, h, pass))
-				break;
-			continue;
-		}
-		if (ispot_gate_holder_waits(g)) {
+		if (ispot_gate_holder_waits(g, ispot_gate_task(w))) {
 			/* Beside it, ungated; its call is no reference now. */
 			pass->flags |= ISPOT_GATE_BESIDE;
 			pass->displaced_tid = READ_ONCE(g->holder_tid);
 			break;
+		}
+		seq = READ_ONCE(g->hold_seq);
+		if (w != seen || seq != seen_seq) {
+			seen = w;
+			seen_seq = seq;
+			seen_at = now;
+		} else if (ispot_gate_past(now, seen_at, wait_max)) {
+			if (w & ISPOT_GATE_IN_CALL ?
+			    ispot_gate_time_out(g, w, pass) :
+			    ispot_gate_open_idle(g, w, pass))
+				break;
+			continue;
 		}
 		pass->flags |= ISPOT_GATE_WAITED;
 		/* Look again when the block ends, or the call may be stuck. */
@@ -434,7 +456,6 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 			pass->flags |= ISPOT_GATE_OPEN;
 			break;
 		}
-		now = ktime_get_mono_fast_ns();
 	}
 	finish_wait(&g->wq, &wait);
 }
@@ -459,13 +480,13 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 	/* Admission is over: forget the deadline, the fast path is back. */
 	if (deadline && start >= deadline)
 		cmpxchg(&g->deadline, deadline, 0);
-	if (READ_ONCE(g->holder) == current)
+	if (ispot_gate_task(READ_ONCE(g->holder)) == current)
 		return ispot_gate_again(s, sp, start, deadline, pass);
 	if (ispot_gate_inside(current)) {
 		pass->flags = ISPOT_GATE_INSIDE;
 		return true;
 	}
-	ispot_gate_wait(s, sp, deadline, READ_ONCE(g->wait_max_ns), pass);
+	ispot_gate_wait(s, sp, deadline, pass);
 	if (pass->flags & ISPOT_GATE_WAITED) {
 		now = ktime_get_mono_fast_ns();
 		pass->waited_ns = ispot_gate_past(now, start, 0) ?

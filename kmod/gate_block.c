@@ -96,7 +96,6 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	struct ispot_gate *g = &s->gate;
 	u64 now = ktime_get_mono_fast_ns();
 	u64 deadline = READ_ONCE(g->deadline);
-	struct task_struct *h;
 
 	lockdep_assert_held(&s->lock);
 	/* A holder's exit must release the gate (see the top of the file). */
@@ -106,28 +105,32 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 		return -EBUSY;
 	ispot_gate_end(s, 0);
 	/* A gate opened by a timeout closes with its block. */
-	cmpxchg(&g->holder, ISPOT_GATE_OPENED, NULL);
+	cmpxchg(&g->holder, ISPOT_GATE_OPENED, 0);
 	/* A holder between calls lets go with it (see the top of the file). */
-	h = READ_ONCE(g->holder);
-	if (h)
-		ispot_gate_free_after_block(g, h, now, 0);
+	ispot_gate_free_idle(g, READ_ONCE(g->holder));
 	if (!duration_ns) {
 		*block = g->block;
 		return 0;
 	}
+	/*
+	 * BEGIN before any GATE of the block can be written: a handler may
+	 * read the new number as soon as it is stored.
+	 */
+	ispot_gate_put(s, ISPOT_REC_SOLO_BEGIN, g->block + 1, now + duration_ns,
+		       wait_max_ns);
 	WRITE_ONCE(g->block, g->block + 1);
 	WRITE_ONCE(g->open_block, g->block);
 	atomic_set(&g->timeouts, 0);
 	WRITE_ONCE(g->wait_max_ns, wait_max_ns);
 	/*
 	 * A holder of the last block still inside its call is not this
-	 * block's: its calls are not references, and the reader tells this
-	 * block's calls that overlap it from those that ran alone.
+	 * block's: the gate is taken from it (its return then changes
+	 * nothing), and the threads waiting on it look again.  The reader
+	 * tells this block's calls that overlap it from those that ran
+	 * alone.
 	 */
-	WRITE_ONCE(g->holder, NULL);
-	/* BEGIN before any GATE of the block can be written. */
-	ispot_gate_put(s, ISPOT_REC_SOLO_BEGIN, g->block, now + duration_ns,
-		       wait_max_ns);
+	if (xchg(&g->holder, 0))
+		wake_up_all(&g->wq);
 	/* Last: a handler that sees the deadline sees the rest too. */
 	smp_store_release(&g->deadline, now + duration_ns);
 	*block = g->block;
@@ -138,14 +141,14 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
  * The session stops tracing (DISABLE, close): end the block and let every
  * waiter go, before the probes are unregistered, so that unregistering
  * never waits for a wait.  Under the session lock, or at release, when no
- * ioctl can run.  The gate stays open until ispot_gate_reset().
+ * ioctl can run.  The gate stays open until ispot_gate_reset(), even if
+ * no block was ever started: a handler that read a deadline before it
+ * passes then.
  */
 void ispot_gate_stop(struct ispot_session *s)
 {
 	struct ispot_gate *g = &s->gate;
 
-	if (!g->open_block && !READ_ONCE(g->holder))
-		return;
 	xchg(&g->holder, ISPOT_GATE_OPENED);
 	ispot_gate_end(s, ISPOT_SOLO_STOPPED);
 	wake_up_all(&g->wq);
@@ -154,5 +157,5 @@ void ispot_gate_stop(struct ispot_session *s)
 /* After the probes are unregistered: no handler can hold the gate. */
 void ispot_gate_reset(struct ispot_session *s)
 {
-	WRITE_ONCE(s->gate.holder, NULL);
+	WRITE_ONCE(s->gate.holder, 0);
 }

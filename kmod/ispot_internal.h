@@ -91,23 +91,43 @@ struct ispot_sample_slot {
 
 #define ISPOT_SAMPLE_SLOTS	256
 
-/* ispot_gate.holder when everyone passes (a timeout, a stop). */
-#define ISPOT_GATE_OPENED	((struct task_struct *)1UL)
+/*
+ * ispot_gate.holder is one word: 0 (free), ISPOT_GATE_OPENED (everyone
+ * passes: a timeout, a stop), or the holding task's address (compared
+ * only), with ISPOT_GATE_IN_CALL set while it is inside its outermost
+ * gated call.  Task structs are cache-line aligned, so the low bits are
+ * free.  One word, so that taking the gate away from a holder between
+ * calls and the holder starting a call are one compare-and-exchange
+ * each, and exactly one of them wins.
+ */
+#define ISPOT_GATE_OPENED	1UL
+#define ISPOT_GATE_IN_CALL	2UL
+
+static inline unsigned long ispot_gate_word(struct task_struct *t)
+{
+	return (unsigned long)t;
+}
+
+/* The task of a holder word (0 for a free or opened gate). */
+static inline struct task_struct *ispot_gate_task(unsigned long w)
+{
+	return w == ISPOT_GATE_OPENED ? NULL :
+	       (struct task_struct *)(w & ~ISPOT_GATE_IN_CALL);
+}
 
 /* Solo blocks (gate.c, which says who writes each field). */
 struct ispot_gate {
 	u64 deadline;		/* admission ends, mono ns; 0: none */
-	/* NULL, the holding task (compared only), or ISPOT_GATE_OPENED */
-	struct task_struct *holder;
+	unsigned long holder;	/* see ISPOT_GATE_IN_CALL */
 	u32 block;		/* the current or last block's number */
 	u32 open_block;		/* the block whose END is due, 0: none */
 	u64 wait_max_ns;
 	u64 holder_sp;		/* sp at the holder's outermost entry */
 	u64 holder_exec_id;	/* its self_exec_id then */
 	u32 holder_tid;		/* its tid, for a timeout's record */
-	u32 hold_seq;		/* its outermost calls so far */
-	bool holder_in_call;	/* it is inside its outermost call */
-	bool holder_futex;	/* it waits in a futex (waits.c says) */
+	u32 hold_seq;		/* outermost calls of holders so far */
+	/* A task waiting in a futex, if it holds (compared only). */
+	struct task_struct *futex_task;
 	atomic_t timeouts;	/* in the current block */
 	wait_queue_head_t wq;	/* threads waiting for the holder */
 	struct irq_work wake_work;	/* wakes them from the exit probe */
@@ -300,8 +320,7 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 void ispot_gate_stop(struct ispot_session *s);
 void ispot_gate_reset(struct ispot_session *s);
 void ispot_gate_futex(struct ispot_gate *g, struct task_struct *t, bool in);
-bool ispot_gate_free_after_block(struct ispot_gate *g, struct task_struct *h,
-				 u64 now, u64 deadline);
+bool ispot_gate_free_idle(struct ispot_gate *g, unsigned long w);
 
 /*
  * An entry of a gated function: outside solo blocks, with nobody holding
@@ -324,8 +343,9 @@ static __always_inline bool ispot_gate_enter(struct ispot_session *s, u64 sp,
  */
 static __always_inline void ispot_gate_leave(struct ispot_session *s, u64 sp)
 {
-	if (unlikely(READ_ONCE(s->gate.holder) == current) &&
-	    sp > s->gate.holder_sp)
+	if (unlikely(READ_ONCE(s->gate.holder) ==
+		     (ispot_gate_word(current) | ISPOT_GATE_IN_CALL)) &&
+	    sp > READ_ONCE(s->gate.holder_sp))
 		ispot_gate_release(&s->gate, current);
 }
 

@@ -236,6 +236,8 @@ static void ispot_target_stop_work(struct irq_work *work)
 					       stop_work);
 
 	wake_up_all(&s->wq);
+	/* Threads waiting at the gate pass once the session stops. */
+	wake_up_all(&s->gate.wq);
 }
 
 /*

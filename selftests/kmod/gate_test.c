@@ -1385,6 +1385,124 @@ TEST(pool_of_four_waits_a_whole_block_without_timeout)
 	expect_no_new_splat();
 }
 
+/*
+ * A pool whose threads pause between calls, each for its own random
+ * while, and blocks shorter than the pauses: the gate is mostly free when
+ * a block's admission ends, so a thread often takes it just then, finds
+ * the admission over and lets go.  That thread must pass, not take the
+ * gate again and again (a wait on a stale clock did, in the entry
+ * handler, until the watchdog saw both vCPUs stuck).
+ */
+static void *paced_thread(void *arg)
+{
+	long i = (long)arg;
+	unsigned int seed = 1 + i;
+
+	STORE(sh->tids[i], my_tid());
+	while (!LOAD(sh->run))
+		usleep(1000);
+	while (LOAD(sh->run)) {
+		gate_work(0, 0);
+		INC(sh->busy[i]);
+		usleep(rand_r(&seed) % 100);
+	}
+	return NULL;
+}
+
+static int paced_work(void *arg)
+{
+	long i, n = (long)arg;
+	pthread_t t[NSLOTS];
+
+	for (i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, paced_thread, (void *)i))
+			return 1;
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+/* What a paced pool's blocks wrote: counted as drained, not kept. */
+struct paced_tally {
+	size_t ends, taken, late, bad_flags;
+	struct ispot_record *buf;
+	size_t cap;
+};
+
+static void paced_drain(struct gsess *g, struct paced_tally *t)
+{
+	size_t i, n = ispot_drain(g->fd, &g->rings, &t->buf, &t->cap, 0);
+
+	for (i = 0; i < n; i += t->buf[i].nslots) {
+		const struct ispot_record *r = &t->buf[i];
+
+		t->ends += r->kind == ISPOT_REC_SOLO_END;
+		if (r->kind != ISPOT_REC_GATE)
+			continue;
+		t->taken += !!(r->data[2] & ISPOT_GATE_TAKEN);
+		t->late += !!(r->data[2] & ISPOT_GATE_LATE);
+		t->bad_flags += !r->data[2] || (r->data[2] & ~0x1ffull) ||
+				!(r->data[2] & (ISPOT_GATE_TIMEOUT |
+						ISPOT_GATE_BESIDE)) != !r->ip;
+	}
+}
+
+TEST(blocks_end_as_a_paced_pool_comes)
+{
+	const long nthreads = 3;
+	const int nblocks = 1500;
+	struct paced_tally tally = { 0 };
+	int busy[NSLOTS], b, block = 0;
+	unsigned int seed = 7;
+	struct ispot_child c;
+	struct gsess g;
+	size_t i;
+
+	ispot_require_module();
+	shared_map();
+	klog_mark();
+	ASSERT_EQ(ispot_child_start(&c, paced_work, (void *)nthreads), 0);
+	ASSERT_EQ(gsess_open(&g, c.pid, 256), 0);
+	ispot_child_go(&c);
+	STORE(sh->run, 1);
+	for (b = 0; b < nblocks; b++) {
+		/*
+		 * Admission of 1 to 4 us, or 20 to 320 us, then its end,
+		 * then the next: the short ones end while a thread takes.
+		 */
+		uint64_t duration = b % 2 ? 1000 + rand_r(&seed) % 3000 :
+				    20000 + rand_r(&seed) % 300000;
+
+		block = solo(g.fd, duration, MS);
+		ASSERT_EQ(block, b + 1);
+		usleep(duration / 1000 + 50);
+		if (b % 16 == 15)
+			paced_drain(&g, &tally);
+	}
+	ASSERT_EQ(solo(g.fd, 0, 0), block);
+	/* Every thread still calls once the blocks are over. */
+	for (i = 0; i < (size_t)nthreads; i++)
+		busy[i] = LOAD(sh->busy[i]);
+	for (b = 0; b < 10; b++) {
+		usleep(20000);
+		paced_drain(&g, &tally);
+	}
+	for (i = 0; i < (size_t)nthreads; i++)
+		EXPECT_GT(LOAD(sh->busy[i]), busy[i]);
+	STORE(sh->run, 0);
+	ASSERT_EQ(reap(c.pid), 0);
+	paced_drain(&g, &tally);
+	gsess_expect_no_drops(&g);
+	TH_LOG("%d blocks: %zu took the gate, %zu calls passed late",
+	       nblocks, tally.taken, tally.late);
+	EXPECT_EQ(tally.ends, nblocks);
+	EXPECT_GE(tally.taken, 1);
+	EXPECT_EQ(tally.bad_flags, 0);
+	free(tally.buf);
+	gsess_close(&g);
+	expect_no_new_splat();
+}
+
 /* ---- 3. nested calls and recursion ---- */
 
 TEST(nested_and_recursive_calls_release_the_gate)

@@ -238,7 +238,8 @@ struct ispot_counters {
  * until then, unless the holder exits or waits in a futex.  A wait times
  * out when the holder stays inside one call for wait_max_ns; a holder
  * that stays between calls that long is done, and a waiter opens the gate
- * for the rest of the block (no timeout).
+ * for the rest of the block (no timeout).  After a block's END, a holder
+ * left inside a call is waited for wait_max_ns at most, once.
  * Documentation/solo-blocks.rst has the method.
  */
 #define ISPOT_SOLO_MAX_NS	1000000000ULL
@@ -267,7 +268,9 @@ struct ispot_solo {
  * pending), which may hold what the holder waits for, so it passed;
  * BESIDE: the holder waited in a futex (ISPOT_SETUP_WAITS tells), maybe
  * for a lock this thread holds, so it passed ungated (ip: the holder's
- * tid, whose call did not run alone to its end).  TAKEN (ABI 1.7), with
+ * tid, whose call did not run alone to its end); with LATE, the holder of
+ * a block that had ended stayed inside one call for wait_max_ns, and the
+ * wait freed the gate and passed beside that call.  TAKEN (ABI 1.7), with
  * ADMITTED: the call took a free gate, the first of its holder's calls in
  * the block, which follows other threads' work on whatever they share.
  */
