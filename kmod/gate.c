@@ -18,7 +18,8 @@
  * The gate's state is one word, @holder (ispot_internal.h): free, the
  * holding task with or without ISPOT_GATE_IN_CALL, or ISPOT_GATE_OPENED
  * (everyone passes: a wait timed out, or the session stops).  Every change
- * of it is one cmpxchg()/xchg(), so nothing is admitted once it is opened,
+ * of it while handlers run is one cmpxchg()/xchg(), so nothing is
+ * admitted once it is opened,
  * and a holder that starts a call and a thread that takes the gate away
  * from a holder between calls cannot both succeed.  The first thread to
  * enter a gated function in a block takes it, and keeps it between its
@@ -42,8 +43,9 @@
  *   block, deadline, wait_max_ns, open_block: the ioctls, under the
  *     session lock; a handler clears a deadline that has passed;
  *   holder: cmpxchg() in handlers, xchg()/cmpxchg() by the ioctls;
- *   holder_sp, holder_exec_id, holder_tid, hold_seq: the holder, before it
- *     sets ISPOT_GATE_IN_CALL (others read them after seeing it set);
+ *   holder_sp, holder_exec_id, holder_tid, hold_seq: the holder, under
+ *     the wait queue's lock, before it sets ISPOT_GATE_IN_CALL (others
+ *     read them after seeing it set; ispot_gate_hold());
  *   futex_task: a holder entering a futex wait, and any thread leaving one
  *     (its own only);
  *   timeouts: atomic, by the waiter that opens the gate.
@@ -51,7 +53,8 @@
  * Blocks start and end in gate_block.c, from the ioctls.
  *
  * Lock order: the session lock, then the wait queue's spinlock, under which
- * nothing is taken.  Handlers take only the latter.  One dependency lockdep
+ * nothing is taken.  Handlers take only the latter: to sleep and wake, and
+ * in ispot_gate_hold() for a few stores, only while a block is on.  One dependency lockdep
  * cannot see: DISABLE waits for running handlers (unregistering), and a
  * handler may wait for the holder's return; DISABLE opens the gate and
  * wakes every waiter before it unregisters, so that wait is never on it.
@@ -161,22 +164,34 @@ void ispot_gate_release_exiting(struct ispot_gate *g, struct task_struct *t)
  * is over, it passes ungated; a waiter or END that frees the gate of a
  * holder between calls fails on the word the holder changed, so a call
  * admitted here has the gate to itself until it returns or a wait times
- * out on it.
+ * out on it.  The fields are written under the wait queue's lock with the
+ * word checked there: a thread that lost the gate meanwhile (to an END
+ * and the next block's taker) cannot write over its new holder's, whose
+ * own writes come after, under the same lock.
  */
 static bool ispot_gate_hold(struct ispot_session *s, u64 sp, u64 deadline)
 {
-	unsigned long me = ispot_gate_word(current);
+	unsigned long me = ispot_gate_word(current), w, flags;
 	struct ispot_gate *g = &s->gate;
+	bool held;
 
 	if (unlikely(READ_ONCE(g->futex_task) == current))
-		WRITE_ONCE(g->futex_task, NULL);
-	WRITE_ONCE(g->holder_sp, sp);
-	WRITE_ONCE(g->holder_exec_id, READ_ONCE(current->self_exec_id));
-	WRITE_ONCE(g->holder_tid, ispot_vpid(s, current));
-	WRITE_ONCE(g->hold_seq, g->hold_seq + 1);
-	/* Already set by a call left without a return (longjmp). */
-	if (READ_ONCE(g->holder) != (me | ISPOT_GATE_IN_CALL) &&
-	    cmpxchg(&g->holder, me, me | ISPOT_GATE_IN_CALL) != me)
+		cmpxchg(&g->futex_task, current, NULL);
+	spin_lock_irqsave(&g->wq.lock, flags);
+	w = READ_ONCE(g->holder);
+	held = w == me || w == (me | ISPOT_GATE_IN_CALL);
+	if (held) {
+		WRITE_ONCE(g->holder_sp, sp);
+		WRITE_ONCE(g->holder_exec_id,
+			   READ_ONCE(current->self_exec_id));
+		WRITE_ONCE(g->holder_tid, ispot_vpid(s, current));
+		WRITE_ONCE(g->hold_seq, READ_ONCE(g->hold_seq) + 1);
+		/* Already set by a call left without a return (longjmp). */
+		held = w != me ||
+		       cmpxchg(&g->holder, me, me | ISPOT_GATE_IN_CALL) == me;
+	}
+	spin_unlock_irqrestore(&g->wq.lock, flags);
+	if (!held)
 		return false;
 	if (ktime_get_mono_fast_ns() < deadline &&
 	    READ_ONCE(g->deadline) == deadline)
@@ -197,7 +212,8 @@ static bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
 {
 	struct ispot_gate *g = &s->gate;
 
-	if ((READ_ONCE(g->holder) & ISPOT_GATE_IN_CALL) &&
+	if (READ_ONCE(g->holder) ==
+	    (ispot_gate_word(current) | ISPOT_GATE_IN_CALL) &&
 	    sp < READ_ONCE(g->holder_sp) &&
 	    READ_ONCE(current->self_exec_id) ==
 	    READ_ONCE(g->holder_exec_id)) {
@@ -399,10 +415,10 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 		d = smp_load_acquire(&g->deadline);
 		if (d != deadline) {
 			deadline = d;
+			wait_max = READ_ONCE(g->wait_max_ns);
 			block = READ_ONCE(g->block);
 			if (block != pass->block) {
 				pass->block = block;
-				wait_max = READ_ONCE(g->wait_max_ns);
 				seen = 0;
 			}
 		}
@@ -472,6 +488,7 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 	/* First, pairing with ispot_gate_solo(): block, wait_max after it. */
 	u64 deadline = smp_load_acquire(&g->deadline);
 	u64 start = ktime_get_mono_fast_ns(), now;
+	unsigned long w;
 
 	pass->block = READ_ONCE(g->block);
 	pass->waited_ns = 0;
@@ -480,8 +497,19 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 	/* Admission is over: forget the deadline, the fast path is back. */
 	if (deadline && start >= deadline)
 		cmpxchg(&g->deadline, deadline, 0);
-	if (ispot_gate_task(READ_ONCE(g->holder)) == current)
-		return ispot_gate_again(s, sp, start, deadline, pass);
+	w = READ_ONCE(g->holder);
+	if (ispot_gate_task(w) == current) {
+		if (ispot_gate_again(s, sp, start, deadline, pass))
+			return true;
+		/*
+		 * It let go (admission is over), or the gate was taken from
+		 * it (a block's END, then the next block's taker): from here
+		 * on, a thread like any other, which waits if a block admits.
+		 */
+	} else if (w == ISPOT_GATE_OPENED && !deadline) {
+		/* Stopped, with no block: nothing to record. */
+		return false;
+	}
 	if (ispot_gate_inside(current)) {
 		pass->flags = ISPOT_GATE_INSIDE;
 		return true;

@@ -96,6 +96,7 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	struct ispot_gate *g = &s->gate;
 	u64 now = ktime_get_mono_fast_ns();
 	u64 deadline = READ_ONCE(g->deadline);
+	unsigned long freed;
 
 	lockdep_assert_held(&s->lock);
 	/* A holder's exit must release the gate (see the top of the file). */
@@ -104,11 +105,17 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	if (deadline && now < deadline && duration_ns)
 		return -EBUSY;
 	ispot_gate_end(s, 0);
+	/*
+	 * END's deadline before the holder word: a holder that starts a
+	 * call (cmpxchg(), then the deadline) sees it, or this sees the
+	 * call.
+	 */
+	smp_mb();
 	/* A gate opened by a timeout closes with its block. */
 	cmpxchg(&g->holder, ISPOT_GATE_OPENED, 0);
-	/* A holder between calls lets go with it (see the top of the file). */
-	ispot_gate_free_idle(g, READ_ONCE(g->holder));
 	if (!duration_ns) {
+		/* A holder between calls lets go with its block. */
+		ispot_gate_free_idle(g, READ_ONCE(g->holder));
 		*block = g->block;
 		return 0;
 	}
@@ -123,16 +130,17 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	atomic_set(&g->timeouts, 0);
 	WRITE_ONCE(g->wait_max_ns, wait_max_ns);
 	/*
-	 * A holder of the last block still inside its call is not this
-	 * block's: the gate is taken from it (its return then changes
-	 * nothing), and the threads waiting on it look again.  The reader
-	 * tells this block's calls that overlap it from those that ran
-	 * alone.
+	 * A holder of the last block, between calls or still inside one,
+	 * is not this block's: the gate is taken from it (its return then
+	 * changes nothing), and the reader tells this block's calls that
+	 * overlap its call from those that ran alone.
 	 */
-	if (xchg(&g->holder, 0))
-		wake_up_all(&g->wq);
-	/* Last: a handler that sees the deadline sees the rest too. */
+	freed = xchg(&g->holder, 0);
+	/* A handler that sees the deadline sees the rest too. */
 	smp_store_release(&g->deadline, now + duration_ns);
+	/* Then the threads waiting on that holder look again, and may take. */
+	if (freed)
+		wake_up_all(&g->wq);
 	*block = g->block;
 	return 0;
 }
@@ -158,4 +166,5 @@ void ispot_gate_stop(struct ispot_session *s)
 void ispot_gate_reset(struct ispot_session *s)
 {
 	WRITE_ONCE(s->gate.holder, 0);
+	WRITE_ONCE(s->gate.futex_task, NULL);
 }

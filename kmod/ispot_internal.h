@@ -108,7 +108,7 @@ static inline unsigned long ispot_gate_word(struct task_struct *t)
 	return (unsigned long)t;
 }
 
-/* The task of a holder word (0 for a free or opened gate). */
+/* The task of a holder word (NULL for a free or opened gate). */
 static inline struct task_struct *ispot_gate_task(unsigned long w)
 {
 	return w == ISPOT_GATE_OPENED ? NULL :
