@@ -111,17 +111,25 @@ static void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last)
 	trace_queue_exit(t, tid, last, t->live.last_scan);
 }
 
-static void trace_scan(struct trace *t, uint64_t now)
+static void trace_scan(struct trace *t)
 {
 	struct trace_live *live = &t->live;
 	bool tasks = t->sum.tasks;
 	struct task_set tmp;
+	uint64_t now;
 	size_t i;
 
 	if (task_set_scan(&live->scan, t->sum.pid)) {
 		t->sum.target_exited = true;
 		return;
 	}
+	/*
+	 * Dated after reading /proc: a thread it misses was gone by then,
+	 * not by the start of the round, which may have drained for
+	 * milliseconds since (its records up to its exit then came after
+	 * its "exit", and its last call was lost as unpaired).
+	 */
+	now = trace_now();
 	/* Without task records, lifetimes come from the scans. */
 	for (i = 0; !tasks && i < live->scan.n; i++)
 		if (!task_set_contains(&live->alive, live->scan.tids[i]))
@@ -202,7 +210,7 @@ int trace_step(struct trace *t, uint64_t now)
 	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
 		return -1;
 	if (now - t->live.last_scan >= TRACE_SCAN_NS)
-		trace_scan(t, now);
+		trace_scan(t);
 	return 0;
 }
 
