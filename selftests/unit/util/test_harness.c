@@ -114,8 +114,11 @@ struct specimen {
 	int status;	/* its exit code */
 };
 
-/* Run this program with --specimen and collect what it prints. */
-static void run_specimen(struct specimen *s)
+/*
+ * Run this program with --specimen and collect what it prints; @only, if
+ * not NULL, as its ISPOT_TEST_ONLY.
+ */
+static void run_specimen(struct specimen *s, const char *only)
 {
 	size_t len = 0;
 	int fd[2], status;
@@ -130,6 +133,10 @@ static void run_specimen(struct specimen *s)
 		dup2(fd[1], STDOUT_FILENO);
 		close(fd[0]);
 		close(fd[1]);
+		if (only)
+			setenv("ISPOT_TEST_ONLY", only, 1);
+		else
+			unsetenv("ISPOT_TEST_ONLY");
 		execl("/proc/self/exe", "test_harness", "--specimen", NULL);
 		_exit(127);
 	}
@@ -165,7 +172,7 @@ TEST(setup_runs_before_and_teardown_after_each_test)
 	struct specimen s;
 	char got[4096];
 
-	run_specimen(&s);
+	run_specimen(&s, NULL);
 	lines_with(s.out, "# trace ", got, sizeof(got));
 	EXPECT_STREQ(got,
 		     "# trace setup 1\n"
@@ -195,7 +202,7 @@ TEST(each_variant_runs_each_test_once_under_its_name)
 	struct specimen s;
 	char got[4096];
 
-	run_specimen(&s);
+	run_specimen(&s, NULL);
 	EXPECT_TRUE(strstr(s.out, "TAP version 13\n1..8\n") == s.out);
 	lines_with(s.out, "ok ", got, sizeof(got));
 	EXPECT_STREQ(got,
@@ -210,7 +217,7 @@ TEST(failed_checks_in_a_test_f_are_reported)
 	struct specimen s;
 	char got[4096];
 
-	run_specimen(&s);
+	run_specimen(&s, NULL);
 	lines_with(s.out, "not ok ", got, sizeof(got));
 	EXPECT_STREQ(got,
 		     "not ok 2 counted.one.expect_fails\n"
@@ -219,6 +226,26 @@ TEST(failed_checks_in_a_test_f_are_reported)
 		     "not ok 6 counted.two.assert_fails\n");
 	EXPECT_TRUE(strstr(s.out, "# Totals: pass:3 fail:4 skip:1\n"));
 	EXPECT_EQ(s.status, KSFT_FAIL);
+}
+
+TEST(only_the_tests_whose_name_holds_the_selection_run)
+{
+	struct specimen s;
+	char got[4096];
+
+	run_specimen(&s, ".two.");
+	lines_with(s.out, "ok ", got, sizeof(got));
+	EXPECT_STREQ(got,
+		     "ok 1 counted.one.sees_its_setup # SKIP not selected\n"
+		     "ok 2 counted.one.expect_fails # SKIP not selected\n"
+		     "ok 3 counted.one.assert_fails # SKIP not selected\n"
+		     "ok 4 counted.two.sees_its_setup\n"
+		     "ok 7 plain.runs_once # SKIP not selected\n"
+		     "ok 8 skipped.never_runs # SKIP not selected\n");
+	lines_with(s.out, "# trace setup", got, sizeof(got));
+	EXPECT_STREQ(got, "# trace setup 2\n# trace setup 2\n"
+			  "# trace setup 2\n");
+	EXPECT_TRUE(strstr(s.out, "# Totals: pass:1 fail:2 skip:5\n"));
 }
 
 /* Keep in the list of tests only the specimen's, or only the checks. */
