@@ -1469,9 +1469,13 @@ TEST(blocks_end_as_a_paced_pool_comes)
 		/*
 		 * Admission of 1 to 4 us, or 20 to 320 us, then its end,
 		 * then the next: the short ones end while a thread takes.
+		 * Every 16th lasts 20 ms, longer than a pause, so that the
+		 * gate is taken even where calls are slow (the debug
+		 * kernel beside a second guest took none of the others).
 		 */
-		uint64_t duration = b % 2 ? 1000 + rand_r(&seed) % 3000 :
-				    20000 + rand_r(&seed) % 300000;
+		uint64_t duration = b % 16 == 8 ? 20 * MS :
+				    b % 2 ? 1000ull + rand_r(&seed) % 3000 :
+				    20000ull + rand_r(&seed) % 300000;
 
 		block = solo(g.fd, duration, MS);
 		ASSERT_EQ(block, b + 1);
