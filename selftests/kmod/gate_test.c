@@ -1256,18 +1256,24 @@ static void *tight_thread(void *arg)
 	return NULL;
 }
 
-/* A pool of @arg (a long) such threads. */
-static int tight_work(void *arg)
+/* @n threads running @fn, each given its index; 0 once all are done. */
+static int pool_run(void *(*fn)(void *), long n)
 {
-	long i, n = (long)arg;
 	pthread_t t[NSLOTS];
+	long i;
 
 	for (i = 0; i < n; i++)
-		if (pthread_create(&t[i], NULL, tight_thread, (void *)i))
+		if (pthread_create(&t[i], NULL, fn, (void *)i))
 			return 1;
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	return 0;
+}
+
+/* A pool of @arg (a long) such threads. */
+static int tight_work(void *arg)
+{
+	return pool_run(tight_thread, (long)arg);
 }
 
 /*
@@ -1411,15 +1417,7 @@ static void *paced_thread(void *arg)
 
 static int paced_work(void *arg)
 {
-	long i, n = (long)arg;
-	pthread_t t[NSLOTS];
-
-	for (i = 0; i < n; i++)
-		if (pthread_create(&t[i], NULL, paced_thread, (void *)i))
-			return 1;
-	for (i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
-	return 0;
+	return pool_run(paced_thread, (long)arg);
 }
 
 /* What a paced pool's blocks wrote: counted as drained, not kept. */
