@@ -18,26 +18,25 @@
  * The gate's state is one word, @holder (ispot_internal.h): free, the
  * holding task with or without ISPOT_GATE_IN_CALL, or ISPOT_GATE_OPENED
  * (everyone passes: a wait timed out, or the session stops).  Every change
- * of it while handlers run is one cmpxchg()/xchg(), so nothing is
- * admitted once it is opened,
- * and a holder that starts a call and a thread that takes the gate away
- * from a holder between calls cannot both succeed.  The first thread to
- * enter a gated function in a block takes it, and keeps it between its
- * calls until the block ends: a block's calls are one thread's, each after
- * the same thread's last, as in a run of that thread alone.  (Handing the
- * gate from thread to thread at each return made every call of a pool
- * follow another thread's, and a library whose next call is slow after
- * another thread's, SQLite's sqlite3_step() by ten times, kept that cost
- * in its reference.)  The holder lets go when its outermost gated call
- * returns after the block's admission ended, or when it enters one then
- * (a waiter frees the gate of a holder between calls then, too), when it
- * exits (the sched_process_exit probe; blocks need ISPOT_SETUP_TASKS for
- * that), and the block's END frees it.  A wait on a holder that stays
- * inside one call for wait_max_ns opens the gate for the rest of its
- * block: a holder that waits for another thread of the gate, or never
- * returns, costs one timeout.  One that stays between calls that long is
- * done with the block (ispot_gate_open_idle()).  Once the block has ended,
- * such a wait frees the gate instead, for the next block.
+ * of it while handlers run is one cmpxchg()/xchg(), so nothing is admitted
+ * once it is opened, and a holder that starts a call and a thread that
+ * takes the gate away from a holder between calls cannot both succeed.  The
+ * first thread to enter a gated function in a block takes it, and keeps it
+ * between its calls until the block ends: a block's calls are one thread's,
+ * each after the same thread's last, as in a run of that thread alone.
+ * (Handing the gate from thread to thread at each return made every call of
+ * a pool follow another thread's, and a library whose next call is slow
+ * after another thread's, SQLite's sqlite3_step() by ten times, kept that
+ * cost in its reference.)  The holder lets go when its outermost gated call
+ * returns after the block's admission ended, or when it enters one then (a
+ * waiter frees the gate of a holder between calls then, too), when it exits
+ * (the sched_process_exit probe; blocks need ISPOT_SETUP_TASKS for that),
+ * and the block's END frees it.  A wait on a holder that stays inside one
+ * call for wait_max_ns opens the gate for the rest of its block: a holder
+ * that waits for another thread of the gate, or never returns, costs one
+ * timeout.  One that stays between calls that long is done with the block
+ * (ispot_gate_open_idle()).  Once the block has ended, such a wait frees
+ * the gate instead, for the next block.
  *
  * Who writes what (struct ispot_gate):
  *   block, deadline, wait_max_ns, open_block: the ioctls, under the
@@ -54,10 +53,11 @@
  *
  * Lock order: the session lock, then the wait queue's spinlock, under which
  * nothing is taken.  Handlers take only the latter: to sleep and wake, and
- * in ispot_gate_hold() for a few stores, only while a block is on.  One dependency lockdep
- * cannot see: DISABLE waits for running handlers (unregistering), and a
- * handler may wait for the holder's return; DISABLE opens the gate and
- * wakes every waiter before it unregisters, so that wait is never on it.
+ * in ispot_gate_hold() for a few stores, only while a block is on.  One
+ * dependency lockdep cannot see: DISABLE waits for running handlers
+ * (unregistering), and a handler may wait for the holder's return;
+ * DISABLE opens the gate and wakes every waiter before it unregisters, so
+ * that wait is never on it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -81,6 +81,8 @@ static void ispot_gate_wake_work(struct irq_work *work)
 
 void ispot_gate_init(struct ispot_gate *g)
 {
+	/* The holder word keeps its flags in a task pointer's low bits. */
+	BUILD_BUG_ON(__alignof__(struct task_struct) <= ISPOT_GATE_IN_CALL);
 	init_waitqueue_head(&g->wq);
 	init_irq_work(&g->wake_work, ispot_gate_wake_work);
 	atomic_set(&g->timeouts, 0);

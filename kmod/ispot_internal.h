@@ -94,11 +94,11 @@ struct ispot_sample_slot {
 /*
  * ispot_gate.holder is one word: 0 (free), ISPOT_GATE_OPENED (everyone
  * passes: a timeout, a stop), or the holding task's address (compared
- * only), with ISPOT_GATE_IN_CALL set while it is inside its outermost
- * gated call.  Task structs are cache-line aligned, so the low bits are
- * free.  One word, so that taking the gate away from a holder between
- * calls and the holder starting a call are one compare-and-exchange
- * each, and exactly one of them wins.
+ * only), with ISPOT_GATE_IN_CALL set while it is inside its outermost gated
+ * call.  A task struct's alignment leaves those low bits free
+ * (ispot_gate_init() checks it at build time).  One word, so that taking
+ * the gate away from a holder between calls and the holder starting a call
+ * are one compare-and-exchange each, and exactly one of them wins.
  */
 #define ISPOT_GATE_OPENED	1UL
 #define ISPOT_GATE_IN_CALL	2UL
