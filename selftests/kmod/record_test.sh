@@ -182,6 +182,7 @@ tap_check "unwritable_outputs_refused_first" t_unwritable
 # give at least half of them, and the live run at least as many again.
 # The live run makes no solo blocks: with 30 clean calls in them, its
 # reference would be gated, and the baseline's solo calls not used.
+# 30 is INTERF_MIN_EVIDENCE (user/lib/analysis/interference.h).
 nc_run() {
 	mode=$1 threads=$2
 	shift 2
@@ -198,9 +199,14 @@ t_baseline() {
 	solo=$(json_get "$tmp/based.json" .functions[0].solo_calls)
 	ref=$(json_get "$tmp/based.json" .functions[0].interference_reference \
 		.functions[0].interference_reference_weak)
-	echo "# baseline solo calls $base_solo, with the baseline $solo; reference $ref"
+	# Started threads on a loaded host can still run alone for 30 calls
+	# (CI, 6.1: 33): the reference is then the run's own, named "solo".
+	own=$(( ${solo:-0} - ${base_solo:-0} ))
+	kind=baseline
+	[ "$own" -ge 30 ] && kind=solo
+	echo "# baseline solo calls $base_solo, with the baseline $solo; reference $ref (expected $kind)"
 	[ "${base_solo:-0}" -ge 50 ] && [ "${solo:-0}" -ge "$base_solo" ] &&
-		[ "$ref" = "baseline${tab}false" ] &&
+		[ "$ref" = "$kind${tab}false" ] &&
 		grep -q 'in --baseline [^ ]*base.isr are part of' \
 			"$tmp/based.json"
 }
