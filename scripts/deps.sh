@@ -45,7 +45,7 @@ pkgs="$pkgs libclang-rt-dev"
 # only in its .dynsym; the fixture leveldb_put links it, and the VM runner
 # copies libleveldb.so.1d and libsnappy.so.1 into the guest with it.
 pkgs="$pkgs libleveldb-dev"
-# Debian's SQLite (selftests/kmod/sqlite_test.sh): a C library whose only
+# Debian's SQLite (selftests/bench/sqlite_probe.sh): a C library whose only
 # named functions are its exported API; the fixture sqlite_writers links
 # it, and the VM runner copies libsqlite3.so.0 into the guest with it.
 pkgs="$pkgs libsqlite3-dev"

@@ -7,6 +7,16 @@
 # --budget 0`).  Each run is one long process, so that the budget's
 # controller has time to learn it.  Figures (`name: value`):
 #   production_overhead_ratio  budget / untraced, median of the rounds
+#   production_cpu_ratio       the target's CPU time plus ispotd's own
+#                              (its drain, pairing and scoring included)
+#                              under the budget, over the untraced
+#                              target's CPU time, median of the rounds
+#   ispotd_cpu_share           ispotd's CPU time over the target's under
+#                              the budget, median
+#   production_solo_blocks     solo blocks ispotd made under the budget
+#                              (on by default), all rounds; with
+#                              production_gate_wait_ms, the threads' waits
+#                              at the gate they cost
 #   armed_overhead_ratio       always armed / untraced, median
 #   production_duty_cycle      armed share of the budget runs' windows
 #   production_overhead_estimate_max  the highest window estimate ispotd made
@@ -25,6 +35,28 @@ work() {
 	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
 		--iterations "$iters" >/dev/null
 }
+# cpu_work FILE: work's wall time in seconds; its CPU time (user and
+# system, from the shell's times builtin: "XmY.YYYs XmY.YYYs" for the
+# shell, then for its children) appended to FILE.
+cpu_work() {
+	(
+		t0=$(uptime_s)
+		work
+		t1=$(uptime_s)
+		# Not into a pipe: a forked shell reports no children.
+		times >"$1.times"
+		awk 'NR == 2 {
+			for (i = 1; i <= 2; i++) {
+				split($i, p, "m"); c += p[1] * 60 + p[2]
+			}
+			print c
+		}' "$1.times" >>"$1"
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
+	)
+}
+# ticks PID: user plus system CPU time of PID, in USER_HZ ticks (100 a
+# second on x86).
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # daemon BUDGET LOG: ispotd on every lock_contention, in the background.
 daemon() {
 	ispotd --exe "$s/lock_contention" --func acquire --func compute \
@@ -35,13 +67,23 @@ daemon() {
 
 : >"$tmp/ratios_b"
 : >"$tmp/ratios_a"
+: >"$tmp/cpu_ratios"
+: >"$tmp/ispotd_shares"
 r=0
 while [ "$r" -lt "$rounds" ]; do
 	r=$((r + 1))
-	none=$(elapsed work)
+	: >"$tmp/cpu_none"; : >"$tmp/cpu_budget"
+	none=$(cpu_work "$tmp/cpu_none")
 	daemon 1% "$tmp/b.jsonl"
-	budget=$(elapsed work)
+	budget=$(cpu_work "$tmp/cpu_budget")
+	dcpu=$(ticks "$dpid")
 	kill -TERM "$dpid"; wait "$dpid"
+	tn=$(cat "$tmp/cpu_none") tb=$(cat "$tmp/cpu_budget")
+	echo "# round $r: CPU untraced ${tn}s, under the budget ${tb}s and ispotd $((dcpu / 100)).$((dcpu / 10 % 10))$((dcpu % 10))s"
+	awk -v b="$tb" -v d="$dcpu" -v n="$tn" \
+		'BEGIN { print (b + d / 100) / n }' >>"$tmp/cpu_ratios"
+	awk -v b="$tb" -v d="$dcpu" 'BEGIN { print d / 100 / b }' \
+		>>"$tmp/ispotd_shares"
 	daemon 0 "$tmp/a.jsonl"
 	armed=$(elapsed work)
 	kill -TERM "$dpid"; wait "$dpid"
@@ -53,6 +95,21 @@ sed 's/^/# ispotd: /' "$tmp/ispotd.err" | sort | uniq -c | head -20
 
 printf 'production_overhead_ratio: %.4f\n' "$(median <"$tmp/ratios_b")"
 printf 'armed_overhead_ratio: %.4f\n' "$(median <"$tmp/ratios_a")"
+printf 'production_cpu_ratio: %.4f\n' "$(median <"$tmp/cpu_ratios")"
+printf 'ispotd_cpu_share: %.4f\n' "$(median <"$tmp/ispotd_shares")"
+# The windows' "solo_blocks" objects (report_solo_json()).
+awk '{
+	line = $0
+	while (match(line, /"solo_blocks": \{[^}]*\}/)) {
+		o = substr(line, RSTART, RLENGTH)
+		line = substr(line, RSTART + RLENGTH)
+		if (match(o, /"blocks": [0-9]+/)) b += substr(o, RSTART + 10, RLENGTH - 10)
+		if (match(o, /"gate_wait_ns": [0-9]+/)) w += substr(o, RSTART + 16, RLENGTH - 16)
+	}
+} END {
+	printf "production_solo_blocks: %d\n", b
+	printf "production_gate_wait_ms: %.1f\n", w / 1e6
+}' "$tmp/b.jsonl"
 # Windows: armed time over window time, summed over every budget window.
 awk '{
 	if (match($0, /"window_ns": [0-9]+/)) w += substr($0, RSTART + 13, RLENGTH - 13)
