@@ -129,7 +129,8 @@ selftests: $(UNIT_TESTS) $(KMOD_TESTS) $(BENCHES) $(HOST_TOOLS) fixtures
 
 # Fixture binaries (PIE, non-PIE, shared library, stripped, versioned) are
 # built by their own makefile so the unit tests read real ELF files.
-fixtures:
+# samples/two_callers: the fixtures strip a copy of it.
+fixtures: samples/two_callers
 	@if [ -f selftests/unit/fixtures/Makefile ]; then $(MAKE) -s -C selftests/unit/fixtures; fi
 
 UNIT_HDR	:= $(wildcard selftests/*.h selftests/unit/*.h) $(USER_HDR)
