@@ -6,6 +6,12 @@
 # module's walk reads them as a return address; the report must cut the
 # stack there and say so, and the calls, whatever digits each read, must
 # make one path.
+#
+# And a return probe's trampoline: tracing parse() and step() of
+# samples/two_callers, parse()'s return address is the trampoline page
+# uprobes maps at the top of the address space ([uprobes]) while step()
+# runs, so step()'s stacks from there must stop at parse() with a note,
+# not list the trampoline's address as a caller.
 . "$(dirname "$0")/tap.sh"
 app=/ispot/selftests/unit/fixtures/fp_garbage
 require_root
@@ -13,7 +19,7 @@ require_file "$app"
 require_module
 tmpdir_setup
 
-tap_plan 2
+tap_plan 3
 
 t_text() {
 	run_status 0 ispotctl run --func target --stack-period 1 -- \
@@ -34,5 +40,24 @@ t_json() {
 			"$tmp/stacks"
 }
 tap_check "json_path_cut_in_fp_garbage" t_json
+
+t_trampoline() {
+	run_status 0 ispotctl run --json --func parse --func step \
+		--stack-period 1 -- /ispot/samples/two_callers --iterations 50 ||
+		return 1
+	json_get "$tmp/out" '.functions[name=step].stacks[]' >"$tmp/stacks"
+	sed 's/^/# /' "$tmp/stacks"
+	# parse() calls step() 150 times from three sites, each path cut
+	# there; store() (untraced) 50 times, its path whole.
+	n=$(awk 'index($0, "{\"frames\": [\"two_callers:parse+0x") == 1 &&
+		 index($0, "\"cut_in\": \"[uprobes]\"}") &&
+		 split($0, f, "\"calls\": ") == 2 { n += f[2] + 0 }
+		 END { print n + 0 }' "$tmp/stacks")
+	echo "# $n calls from parse() cut at the trampoline"
+	[ "$n" = 150 ] && ! grep -q '"0x7ff' "$tmp/stacks" &&
+		grep -q '"two_callers:store+0x[0-9a-f]*", "two_callers:worker' \
+			"$tmp/stacks"
+}
+tap_check "return_probe_trampoline_cuts_the_stack" t_trampoline
 
 tap_done

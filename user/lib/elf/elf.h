@@ -372,6 +372,13 @@ bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr);
  * The uretprobe trampoline ([uprobes]) is not.
  */
 bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr);
+/*
+ * Whether the current snapshot maps @addr in the uretprobe trampoline's
+ * page ([uprobes]); if so, that mapping's bounds in @start and @end.
+ */
+bool elf_symbolizer_in_trampoline(const struct elf_symbolizer *s,
+				  uint64_t addr, uint64_t *start,
+				  uint64_t *end);
 
 /*
  * The snapshot of the maps @s names addresses from (*@n entries, in

@@ -331,6 +331,19 @@ bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr)
 	return m && m->perms[2] == 'x' && strcmp(m->path, "[uprobes]");
 }
 
+bool elf_symbolizer_in_trampoline(const struct elf_symbolizer *s,
+				  uint64_t addr, uint64_t *start,
+				  uint64_t *end)
+{
+	const struct elf_map *m = elf_maps_find(s->maps, s->nmaps, addr);
+
+	if (!m || strcmp(m->path, "[uprobes]"))
+		return false;
+	*start = m->start;
+	*end = m->end;
+	return true;
+}
+
 int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		  struct elf_addr_info *info, char *err, size_t errlen)
 {

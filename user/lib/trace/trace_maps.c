@@ -17,6 +17,24 @@
 #define TRACE_USER_END		0x800000000000ull
 
 /*
+ * The kernel maps [uprobes] at the first return probe hit, often after
+ * the session's last scan of the maps: the first frame found in it makes
+ * it known at once, so that this very stack is cut with the trampoline's
+ * note (stacks.c reads it after the check).  Returns false: not code.
+ */
+static bool trace_note_trampoline(struct trace *t, uint64_t addr)
+{
+	uint64_t start, end;
+
+	if (!t->live.trampoline &&
+	    elf_symbolizer_in_trampoline(t->sym, addr, &start, &end)) {
+		t->live.trampoline = true;
+		trace_set_trampoline(t, start, end);
+	}
+	return false;
+}
+
+/*
  * stacks_frame_fn: a frame the module's frame-pointer walk read is a
  * return address only inside the target's code; anywhere else the walk
  * went through code that keeps no frame pointer, and the stack is cut
@@ -33,10 +51,11 @@ static bool trace_judge_frame(struct trace *t, uint64_t addr)
 	now = trace_now();
 	if (elf_symbolizer_knows(t->sym, addr) ||
 	    now - t->live.frames_refreshed < TRACE_FRAME_REFRESH_NS)
-		return false;
+		return trace_note_trampoline(t, addr);
 	t->live.frames_refreshed = now;
 	elf_symbolizer_refresh(t->sym, NULL, 0);
-	return elf_symbolizer_in_code(t->sym, addr);
+	return elf_symbolizer_in_code(t->sym, addr) ||
+	       trace_note_trampoline(t, addr);
 }
 
 /* The answer depends on the maps at the time: a recording keeps it. */
