@@ -537,6 +537,8 @@ int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 		}
 	}
 	free(m);
+	/* A solo block admitting across the windows' edge goes on. */
+	sci_solo_carry(next, w->sci);
 	sci_free(w->sci);
 	w->sci = next;
 	w->windows++;

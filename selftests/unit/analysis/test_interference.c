@@ -858,7 +858,8 @@ static void solo_feed(struct pipeline *p, uint8_t kind, uint64_t ts,
  * call (not alone: 6 entered before the block), a GATE left behind by a
  * sampled-out entry (another sp), one that only waited and passed after
  * the block (LATE), and one that timed out; then 29 more admitted alone.
- * Only the admitted-alone ones are references; the blocks' figures add up.
+ * Only the admitted-alone ones are references; the blocks' figures add up,
+ * and their time is set aside from the interference figure's.
  */
 TEST_F(pipeline, the_gate_makes_reference_calls)
 {
@@ -958,11 +959,25 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 	EXPECT_EQ(f->interf.gated_calls, 30);
 	EXPECT_NEAR(f->interf.gated_mean_ns, 100, 1e-9);
 	/*
-	 * The calls that met the gate but are no references count as
+	 * The calls the gate admitted that are no references (the one not
+	 * alone, the one that took the gate, the displaced one) are their
+	 * blocks', set aside; those that met the gate otherwise count as
 	 * calls, with 6's: 150 ns, 50 over the reference.
 	 */
-	EXPECT_EQ(f->interf.calls, 5 + 1 + 10 + 1);
+	EXPECT_EQ(f->interf.calls, 5 + 1 + 10 + 1 - 3);
 	EXPECT_EQ(f->interf.loss_ns, 10 * 200 + 50);
+	/*
+	 * The threads' time while the blocks admitted is set aside, and
+	 * the interference is a share of the rest: the first block's 1,210
+	 * ns for 6 and, from its first record 10 ns in, 1,200 for 5; the
+	 * second's for 5 only, reopened 10 ns into it (the first report
+	 * closed both threads, and 6 ran no call since).
+	 */
+	EXPECT_EQ(f->aside_ns, 1210 + 1200 + (50000 - 10));
+	EXPECT_NEAR(f->interference, (double)(10 * 200 + 50) /
+		    (double)(f->lifetime_ns - f->aside_ns), 1e-12);
+	EXPECT_NEAR(f->sci, (double)f->loss_ns / (double)f->lifetime_ns,
+		    1e-12);
 }
 
 #define TASK_INTERRUPTIBLE_STATE	0x1

@@ -504,6 +504,52 @@ TEST_F(sci, lifetimes)
 }
 
 /*
+ * Solo blocks' time set aside (sci_solo_begin()): per thread, the part of
+ * its lifetime while a block admitted, for the interference figure only.
+ * Blocks [100, 200) (ended by its END before its deadline), [500, 700)
+ * (by its deadline, its END lost, the next BEGIN seen later) and [900,
+ * 950) (ended by the trace's end, then its deadline).  tid 1 lives
+ * through all three; tid 2 exits at 150, inside the first; tid 3 is born
+ * at 600, inside the second; tid 4 exits at 300 and is folded.
+ */
+TEST_F(sci, solo_blocks_time_set_aside)
+{
+	struct sci_engine *e = self->e;
+	const struct sci_result *f;
+	struct sci_causes c = { .context = true };
+	struct sci_report *r;
+
+	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 2, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 4, 0), 0);
+	sci_solo_begin(e, 100, 300);
+	ASSERT_EQ(sci_thread_exit(e, 2, 150), 0);
+	sci_solo_end(e, 200);
+	ASSERT_EQ(sci_add(e, 1, 0, 4, 50, 250, &c), 0);
+	ASSERT_EQ(sci_thread_exit(e, 4, 300), 0);
+	ASSERT_EQ(sci_fold_thread(e, 4, 300), 1);
+	sci_solo_begin(e, 500, 700);
+	ASSERT_EQ(sci_thread_seen(e, 3, 600), 0);
+	sci_solo_begin(e, 900, 950);
+	c.waited_ns = 100;
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 200, 1000, &c), 0);
+	ASSERT_EQ(sci_add(e, 1, 0, 2, 100, 140, &c), 0);
+	ASSERT_EQ(sci_add(e, 1, 0, 3, 100, 1000, &c), 0);
+	sci_finish(e, 1000);
+
+	r = report(self, 0);
+	f = sci_report_func(r, 1);
+	ASSERT_TRUE(f);
+	/* 1: 100 + 200 + 50; 2: 50; 3: 100 + 50; 4, folded: 100. */
+	EXPECT_EQ(f->lifetime_ns, 1000 + 150 + 400 + 300);
+	EXPECT_EQ(f->aside_ns, 350 + 50 + 150 + 100);
+	EXPECT_EQ(f->interf.direct_ns, 300);
+	EXPECT_NEAR(f->interference, 300.0 / (1850 - 650), 1e-12);
+	/* SCI keeps every thread's whole lifetime. */
+	EXPECT_NEAR(f->sci, (double)f->loss_ns / 1850, 1e-12);
+}
+
+/*
  * ispotd's windows: the next window's engine is seeded with the minima of
  * the one before, so the loss is against the fastest execution since the
  * start; a block that was only seeded is not reported; and a thread traced

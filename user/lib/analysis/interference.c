@@ -34,6 +34,8 @@ void interf_add(struct interf_acc *a, const struct interf_call *c)
 		a->solo.gated_ns += d;
 		return;
 	}
+	if (c->aside)
+		return;
 	a->n++;
 	a->direct_ns += direct;
 	a->external_ns += external;

@@ -55,7 +55,11 @@
  *
  * where sum' and n' run over the calls that were not solo: only those can
  * have been slowed by other threads, and ispotd's windows judge theirs
- * against solo calls of earlier windows too.  With no reference the rest
+ * against solo calls of earlier windows too.  The other calls a solo
+ * block's gate admitted (the one that took the gate, one that met another
+ * thread inside) are the block's, *aside*: neither reference nor loss,
+ * as the threads' time while blocks admit is no part of the share the
+ * loss is taken of (sci.h, sci_solo_begin()).  With no reference the rest
  * cannot be judged: the loss is then sum direct, which is measured and so
  * a lower bound, and the upper bound is sum direct + sum' r - n' * floor:
  * the paper's minimum applied to the rest, the floor being the fastest
@@ -106,6 +110,7 @@ struct interf_call {
 	uint64_t rq_program_ns;
 	uint64_t others_ns;	/* ns x threads */
 	bool reference;		/* a clean call of a solo block */
+	bool aside;		/* another call of a solo block: no loss */
 };
 
 /*

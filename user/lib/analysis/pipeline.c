@@ -89,11 +89,13 @@ static void pipeline_causes(const uint64_t *now, const uint64_t *then,
 	c->rq_program_ns = now[TL_RQ_PROGRAM] - then[TL_RQ_PROGRAM];
 	c->others_ns = c->context ? others : 0;
 	c->reference = false;
+	c->aside = false;
 }
 
 /*
  * A call the gate admitted: a reference if it ran alone (solo.h) and its
- * thread was not displaced meanwhile; the displacement ends with the
+ * thread was not displaced meanwhile, else its block's, set aside from
+ * the interference figure (sci.h); the displacement ends with the
  * thread's outermost gated call.
  */
 static void pipeline_gated(struct pipeline *p, const struct pair_exec *e,
@@ -109,6 +111,8 @@ static void pipeline_gated(struct pipeline *p, const struct pair_exec *e,
 	    solo_call_clean(e->aux[PIPE_AUX_GATE], c->waited_ns)) {
 		c->reference = true;
 		p->solo.reference_calls++;
+	} else if (c) {
+		c->aside = true;
 	}
 }
 
@@ -462,6 +466,20 @@ static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 }
 
 /*
+ * A solo block's BEGIN or END, after solo_block_record(): while it
+ * admits, the threads' time is set aside from the interference figure's
+ * (sci_solo_begin()).  An END that closed the open block closes it there.
+ */
+static void pipeline_solo_window(struct pipeline *p,
+				 const struct ispot_record *rec)
+{
+	if (rec->kind == ISPOT_REC_SOLO_BEGIN)
+		sci_solo_begin(p->sci, rec->ts_ns, rec->data[1]);
+	else if (!p->solo.open_block)
+		sci_solo_end(p->sci, rec->ts_ns);
+}
+
+/*
  * A GATE record: its wait, and the ENTRY it comes before.  One that timed
  * out, or passed beside a holder asleep, names the holder it displaced
  * (ip): that thread's gated call did not run alone to its end, so it is no
@@ -558,6 +576,7 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 	case ISPOT_REC_SOLO_BEGIN:
 	case ISPOT_REC_SOLO_END:
 		solo_block_record(&p->solo, rec);
+		pipeline_solo_window(p, rec);
 		return;
 	default:
 		p->stats.unknown_kind++;

@@ -149,7 +149,8 @@ static void thread_touch(struct sci_thread *t, uint64_t lo, uint64_t hi)
 		t->last = hi;
 }
 
-static void thread_close(struct sci_thread *t, uint64_t ts)
+static void thread_close(const struct sci_engine *e, struct sci_thread *t,
+			 uint64_t ts)
 {
 	/* A thread cannot exit before its own last execution ended. */
 	if (ts < t->last)
@@ -157,6 +158,7 @@ static void thread_close(struct sci_thread *t, uint64_t ts)
 	if (ts < t->start)
 		ts = t->start;
 	t->acc += ts - t->start;
+	t->aside += sci_aside_overlap(e, t->start, ts);
 	t->exit = ts;
 	t->open = false;
 	t->closed_once = true;
@@ -297,10 +299,11 @@ int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts)
 	th = &e->threads[t];
 	th->exit_given = ts;
 	if (th->open) {
-		thread_close(th, ts);
+		thread_close(e, th, ts);
 	} else if (ts > th->exit) {
 		/* A second exit for the same interval moves its end. */
 		th->acc += ts - th->exit;
+		th->aside += sci_aside_overlap(e, th->exit, ts);
 		th->exit = ts;
 		if (ts > th->last)
 			th->last = ts;
@@ -318,8 +321,9 @@ void sci_finish(struct sci_engine *e, uint64_t end_ts)
 
 		/* The trace cannot end before the events it holds. */
 		if (t->open)
-			thread_close(t, end_ts > t->last ? end_ts : t->last);
+			thread_close(e, t, end_ts > t->last ? end_ts : t->last);
 	}
+	sci_solo_end(e, end_ts);
 }
 
 int sci_seed(struct sci_engine *e, const struct sci_block_min *m)
@@ -398,6 +402,7 @@ static void block_context(struct sci_block *b, uint64_t d,
 		.rq_program_ns = causes->rq_program_ns,
 		.others_ns = causes->others_ns,
 		.reference = causes->reference,
+		.aside = causes->aside,
 	};
 
 	interf_add(&b->interf, &call);

@@ -103,6 +103,12 @@ struct sci_causes {
 	 * interference figure, not a call that can lose to interference.
 	 */
 	bool reference;
+	/*
+	 * A call a solo block's gate admitted that is no reference (the
+	 * call that took the gate, one that met another thread inside):
+	 * part of the block, set aside like its time (below).
+	 */
+	bool aside;
 };
 
 /*
@@ -159,6 +165,28 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
  * and the lifetimes are the sum of the intervals.
  */
 void sci_finish(struct sci_engine *e, uint64_t end_ts);
+
+/*
+ * Solo blocks (Documentation/solo-blocks.rst).  While a block admits,
+ * from its BEGIN at @ts to @deadline or its END, whichever is first, the
+ * gate makes the program run otherwise than it does: one thread in the
+ * traced functions, the others waiting at the gate, outside any call.
+ * That time is set aside: per thread, the part of its lifetime that
+ * falls in it is kept (struct sci_thread_score's aside_ns), and the
+ * interference figure is a share of the rest (struct sci_result).  The
+ * blocks fall at random times, so the rest of the run is a fair sample
+ * of the program as it runs unhindered; over the whole lifetime, a run
+ * whose blocks covered a share b of it would read (1 - b) times the
+ * interference, the blocks' own having gone into gate waits (between
+ * calls) and reference calls (counted as no loss).  sci_finish() ends
+ * an open block.  A thread's interval that an execution later widens
+ * backwards over a block already ended does not take that block's
+ * share.
+ */
+void sci_solo_begin(struct sci_engine *e, uint64_t ts, uint64_t deadline);
+void sci_solo_end(struct sci_engine *e, uint64_t ts);
+/* The block @from is in, if any, goes on in @to (ispotd's next window). */
+void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from);
 
 /*
  * The fastest execution of a block, as another engine knew it: ispotd
@@ -235,6 +263,7 @@ struct sci_thread_score {
 	uint64_t max_ns;
 	uint64_t loss_ns;
 	uint64_t lifetime_ns;	/* T_t */
+	uint64_t aside_ns;	/* of T_t, while solo blocks admitted */
 	double sci;		/* loss_ns / lifetime_ns */
 };
 
@@ -253,6 +282,7 @@ struct sci_result {
 	uint64_t sum_ns;
 	uint64_t loss_ns;
 	uint64_t lifetime_ns;	/* sum of T_t over the threads that ran it */
+	uint64_t aside_ns;	/* of that, while solo blocks admitted */
 	double sci;		/* loss_ns / lifetime_ns = estimated gain */
 	double sci_worst_thread;
 	uint32_t worst_tid;
@@ -261,8 +291,10 @@ struct sci_result {
 	int64_t cause_loss_ns[SCI_NR_CAUSES];
 	int64_t unknown_loss_ns;
 	/*
-	 * Interference (interference.h), over the same lifetimes as sci:
-	 * interference is interf.loss_ns / lifetime_ns, a lower bound when
+	 * Interference (interference.h), over the same lifetimes as sci
+	 * but for the time solo blocks admitted (sci_solo_begin()):
+	 * interference is interf.loss_ns / (lifetime_ns - aside_ns), which
+	 * counts no call of a block either, a lower bound when
 	 * interf.ref is INTERF_REF_NONE, and then interference_bound the
 	 * upper one (else equal); has_interference is false when no
 	 * execution carried a context (no wait records).  rank is what

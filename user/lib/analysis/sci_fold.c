@@ -10,7 +10,7 @@
 #include "analysis/sci_internal.h"
 
 static void fold_add(struct sci_folded *f, uint32_t tid, uint64_t lifetime,
-		     uint64_t loss)
+		     uint64_t aside, uint64_t loss)
 {
 	double sci = lifetime ? (double)loss / (double)lifetime : 0.0;
 
@@ -21,6 +21,7 @@ static void fold_add(struct sci_folded *f, uint32_t tid, uint64_t lifetime,
 	}
 	f->threads++;
 	f->lifetime += lifetime;
+	f->aside += aside;
 }
 
 /* Room in func_fold for every function the thread ran; 0 or -ENOMEM. */
@@ -57,7 +58,7 @@ static int fold_thread(struct sci_engine *e, size_t ti)
 		struct sci_block *b = e->blocks[bt->block];
 		uint64_t floss = 0;
 
-		fold_add(&b->fold, t->tid, life, pair_loss(e, bt));
+		fold_add(&b->fold, t->tid, life, t->aside, pair_loss(e, bt));
 		/* A function once per thread, at its first pair in the list. */
 		for (bj = t->pairs; bj != bi; bj = e->bts[bj - 1].next)
 			if (e->blocks[e->bts[bj - 1].block]->id.func_id ==
@@ -69,7 +70,8 @@ static int fold_thread(struct sci_engine *e, size_t ti)
 			if (e->blocks[e->bts[bj - 1].block]->id.func_id ==
 			    b->id.func_id)
 				floss += pair_loss(e, &e->bts[bj - 1]);
-		fold_add(&e->func_fold[b->id.func_id], t->tid, life, floss);
+		fold_add(&e->func_fold[b->id.func_id], t->tid, life, t->aside,
+			 floss);
 	}
 	for (bi = t->pairs; bi; bi = next) {
 		struct sci_bt *bt = &e->bts[bi - 1];

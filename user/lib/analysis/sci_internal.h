@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the SCI engine (sci.c: recording executions; sci_fold.c: folding
- * threads) and its reports (sci_report.c: scores per function, key and
- * thread) share: the engine's tables.  Nothing outside those three files
- * includes this.
+ * threads; sci_solo.c: solo blocks' time) and its reports (sci_report.c:
+ * scores per function, key and thread) share: the engine's tables.
+ * Nothing outside those four files includes this.
  */
 #ifndef ISPOT_SCI_INTERNAL_H
 #define ISPOT_SCI_INTERNAL_H
@@ -26,6 +26,7 @@
 struct sci_folded {
 	uint32_t threads;
 	uint64_t lifetime;
+	uint64_t aside;		/* of that, while solo blocks admitted */
 	double worst_sci;
 	uint32_t worst_tid;
 	uint64_t worst_loss;
@@ -73,6 +74,8 @@ struct sci_thread {
 	uint64_t start;		/* start of the current interval, when open */
 	uint64_t exit;		/* end of the last closed interval */
 	uint64_t acc;		/* total of the closed intervals */
+	/* Of acc, the time solo blocks admitted (sci.h, "Solo blocks"). */
+	uint64_t aside;
 	uint64_t last;		/* latest timestamp attributed to the thread */
 	/* The ts of the sci_thread_exit() that closed it, 0 if something
 	 * else did or it was reopened since: what sci_fold_thread() checks. */
@@ -113,6 +116,9 @@ struct sci_engine {
 
 	uint64_t events;
 	uint64_t last_ts;
+	/* The solo block admitting now, over [aside_begin, aside_until). */
+	bool aside_open;
+	uint64_t aside_begin, aside_until;
 	size_t mem;			/* besides the maps */
 
 	/*
@@ -148,6 +154,19 @@ long sci_thread_index(const struct sci_engine *e, uint32_t tid);
 int sci_reserve(struct sci_engine *e, void *arrp, size_t *cap, size_t want,
 		size_t size);
 
+/* Of [@lo, @hi), the time the open solo block admits (0 if none). */
+static inline uint64_t sci_aside_overlap(const struct sci_engine *e,
+					 uint64_t lo, uint64_t hi)
+{
+	if (!e->aside_open)
+		return 0;
+	if (lo < e->aside_begin)
+		lo = e->aside_begin;
+	if (hi > e->aside_until)
+		hi = e->aside_until;
+	return hi > lo ? hi - lo : 0;
+}
+
 /* A thread's observed time up to @now: its closed intervals and the open one. */
 static inline uint64_t sci_thread_lifetime(const struct sci_thread *t,
 					   uint64_t now)
@@ -155,6 +174,16 @@ static inline uint64_t sci_thread_lifetime(const struct sci_thread *t,
 	uint64_t end = now > t->last ? now : t->last;
 
 	return t->acc + (t->open ? end - t->start : 0);
+}
+
+/* Of that, the time solo blocks admitted. */
+static inline uint64_t sci_thread_aside(const struct sci_engine *e,
+					const struct sci_thread *t,
+					uint64_t now)
+{
+	uint64_t end = now > t->last ? now : t->last;
+
+	return t->aside + (t->open ? sci_aside_overlap(e, t->start, end) : 0);
 }
 
 #endif /* ISPOT_SCI_INTERNAL_H */

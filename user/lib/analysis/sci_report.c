@@ -91,21 +91,26 @@ static void block_causes(const struct sci_block *b, uint64_t loss,
 static void result_ratios(struct sci_result *res)
 {
 	double life = (double)res->lifetime_ns;
+	/* Interference: of the time no solo block admitted (sci.h). */
+	double outside = res->aside_ns < res->lifetime_ns ?
+			 (double)(res->lifetime_ns - res->aside_ns) : 0.0;
 
 	res->sci = life ? (double)res->loss_ns / life : 0.0;
-	res->interference = life ? (double)res->interf.loss_ns / life : 0.0;
-	res->interference_bound = life ? (double)res->interf.bound_ns / life :
-				  0.0;
+	res->interference = outside ?
+			    (double)res->interf.loss_ns / outside : 0.0;
+	res->interference_bound = outside ?
+				  (double)res->interf.bound_ns / outside : 0.0;
 	res->rank = !res->has_interference ? res->sci :
 		    res->interf.ref == INTERF_REF_NONE ?
 		    res->interference_bound : res->interference;
 }
 
 static void score_fill(struct sci_thread_score *s, uint32_t tid,
-		       uint64_t lifetime)
+		       uint64_t lifetime, uint64_t aside)
 {
 	s->tid = tid;
 	s->lifetime_ns = lifetime;
+	s->aside_ns = aside;
 	s->sci = lifetime ? (double)s->loss_ns / (double)lifetime : 0.0;
 }
 
@@ -117,8 +122,11 @@ static void result_threads(struct sci_report *r, struct sci_result *res)
 
 	qsort(s, res->nr_scores, sizeof(*s), cmp_score);
 	res->lifetime_ns = 0;
-	for (i = 0; i < res->nr_scores; i++)
+	res->aside_ns = 0;
+	for (i = 0; i < res->nr_scores; i++) {
 		res->lifetime_ns += s[i].lifetime_ns;
+		res->aside_ns += s[i].aside_ns;
+	}
 	result_ratios(res);
 	if (res->nr_scores) {
 		res->sci_worst_thread = s[0].sci;
@@ -140,6 +148,7 @@ static void result_fold(struct sci_result *res, const struct sci_folded *f)
 	}
 	res->threads += f->threads;
 	res->lifetime_ns += f->lifetime;
+	res->aside_ns += f->aside;
 	result_ratios(res);
 }
 
@@ -226,7 +235,8 @@ static void score_add_pair(const struct sci_engine *e,
 static void funcs_thread_scores(const struct sci_engine *e,
 				struct sci_report *r,
 				struct sort_ctx_item *items,
-				const uint64_t *life, size_t nscores)
+				const uint64_t *life, const uint64_t *aside,
+				size_t nscores)
 {
 	size_t i, j, nf = 0, np = 0;
 
@@ -255,13 +265,14 @@ static void funcs_thread_scores(const struct sci_engine *e,
 		for (j = i; j < np && items[j].a == items[i].a &&
 			    items[j].b == items[i].b; j++)
 			score_add_pair(e, s, &e->bts[items[j].idx]);
-		score_fill(s, items[i].b, life[thread]);
+		score_fill(s, items[i].b, life[thread], aside[thread]);
 		nscores++;
 	}
 }
 
 static int report_funcs(const struct sci_engine *e, struct sci_report *r,
-			const uint64_t *life, size_t nscores)
+			const uint64_t *life, const uint64_t *aside,
+			size_t nscores)
 {
 	size_t i, n = e->nr_bts > e->nr_blocks ? e->nr_bts : e->nr_blocks;
 	struct sort_ctx_item *items = calloc(n ? n : 1, sizeof(*items));
@@ -273,7 +284,7 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 		return -ENOMEM;
 	}
 	funcs_from_blocks(e, r, items, h);
-	funcs_thread_scores(e, r, items, life, nscores);
+	funcs_thread_scores(e, r, items, life, aside, nscores);
 	for (i = 0; i < r->nr_funcs; i++) {
 		struct sci_result *f = &r->funcs[i];
 
@@ -286,9 +297,12 @@ static int report_funcs(const struct sci_engine *e, struct sci_report *r,
 	return 0;
 }
 
-/* Every live thread's lifetime as of @now, into @life by thread slot. */
+/*
+ * Every live thread's lifetime as of @now, into @life by thread slot, and
+ * the part of it solo blocks admitted into @aside.
+ */
 static void report_threads(const struct sci_engine *e, struct sci_report *r,
-			   uint64_t now, uint64_t *life)
+			   uint64_t now, uint64_t *life, uint64_t *aside)
 {
 	size_t i, n = 0;
 
@@ -301,6 +315,7 @@ static void report_threads(const struct sci_engine *e, struct sci_report *r,
 			continue;
 		n++;
 		life[i] = sci_thread_lifetime(t, now);
+		aside[i] = sci_thread_aside(e, t, now);
 		l->tid = t->tid;
 		l->first_ns = t->first;
 		l->exited = !t->open;
@@ -347,7 +362,7 @@ static size_t report_blocks(const struct sci_engine *e, struct sci_report *r,
 /* Each block's thread scores into its slots; @pos moves past them. */
 static void report_block_scores(const struct sci_engine *e,
 				struct sci_report *r, size_t *pos,
-				const uint64_t *life)
+				const uint64_t *life, const uint64_t *aside)
 {
 	size_t i;
 
@@ -363,7 +378,8 @@ static void report_block_scores(const struct sci_engine *e,
 		s->min_ns = bt->min;
 		s->max_ns = bt->max;
 		s->loss_ns = bt->sum - bt->n * e->blocks[bt->block]->min;
-		score_fill(s, e->threads[bt->thread].tid, life[bt->thread]);
+		score_fill(s, e->threads[bt->thread].tid, life[bt->thread],
+			   aside[bt->thread]);
 	}
 	for (i = 0; i < e->nr_blocks; i++) {
 		result_threads(r, &r->blocks[i]);
@@ -414,28 +430,31 @@ static struct sci_report *report_alloc(const struct sci_engine *e,
 struct sci_report *sci_report(const struct sci_engine *e, uint64_t now)
 {
 	struct sci_report *r;
-	uint64_t *life;
+	uint64_t *life, *aside;
 	size_t *pos, nscores;
 
 	if (!now)
 		now = e->last_ts;
 	r = report_alloc(e, now);
 	life = calloc(e->nr_threads + 1, sizeof(*life));
+	aside = calloc(e->nr_threads + 1, sizeof(*aside));
 	pos = calloc(e->nr_blocks + 1, sizeof(*pos));
-	if (!r || !life || !pos)
+	if (!r || !life || !aside || !pos)
 		goto fail;
-	report_threads(e, r, now, life);
+	report_threads(e, r, now, life, aside);
 	nscores = report_blocks(e, r, pos);
-	report_block_scores(e, r, pos, life);
+	report_block_scores(e, r, pos, life, aside);
 	/* Functions read the block results, so build them before sorting. */
-	if (report_funcs(e, r, life, nscores))
+	if (report_funcs(e, r, life, aside, nscores))
 		goto fail;
 	report_sort(r);
 	free(life);
+	free(aside);
 	free(pos);
 	return r;
 fail:
 	free(life);
+	free(aside);
 	free(pos);
 	sci_report_free(r);
 	return NULL;

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Solo blocks' time set aside from the interference figure's (sci.h,
+ * sci_solo_begin()): the block admitting now, and each thread's share of
+ * the blocks' admission.  A thread that closes while a block admits takes
+ * its share then (sci.c, thread_close()); the others at the block's end.
+ */
+#include "analysis/sci_internal.h"
+
+void sci_solo_begin(struct sci_engine *e, uint64_t ts, uint64_t deadline)
+{
+	/* A BEGIN whose block's END was lost ends that block. */
+	sci_solo_end(e, ts);
+	e->aside_open = deadline > ts;
+	e->aside_begin = ts;
+	e->aside_until = deadline;
+}
+
+void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from)
+{
+	to->aside_open = from->aside_open;
+	to->aside_begin = from->aside_begin;
+	to->aside_until = from->aside_until;
+}
+
+void sci_solo_end(struct sci_engine *e, uint64_t ts)
+{
+	size_t i;
+
+	if (!e->aside_open)
+		return;
+	if (ts < e->aside_until)
+		e->aside_until = ts;
+	/* The threads closed meanwhile took their share as they closed. */
+	for (i = 0; i < e->nr_threads; i++) {
+		struct sci_thread *t = &e->threads[i];
+
+		if (t->open && !t->free)
+			t->aside += sci_aside_overlap(e, t->start,
+						      e->aside_until);
+	}
+	e->aside_open = false;
+}
