@@ -8,11 +8,11 @@
 # controller has time to learn it.  Figures (`name: value`):
 #   production_overhead_ratio  budget / untraced, median of the rounds
 #   production_cpu_ratio       the target's CPU time plus ispotd's own
-#                              (its drain, pairing and scoring included)
-#                              under the budget, over the untraced
+#                              while it ran (its drain, pairing and
+#                              scoring included) under the budget, over the untraced
 #                              target's CPU time, median of the rounds
-#   ispotd_cpu_share           ispotd's CPU time over the target's under
-#                              the budget, median
+#   ispotd_cpu_share           ispotd's CPU time while the target ran
+#                              over the target's, under the budget, median
 #   production_solo_blocks     solo blocks ispotd made under the budget
 #                              (on by default), all rounds; with
 #                              production_gate_wait_ms, the threads' waits
@@ -75,11 +75,15 @@ while [ "$r" -lt "$rounds" ]; do
 	: >"$tmp/cpu_none"; : >"$tmp/cpu_budget"
 	none=$(cpu_work "$tmp/cpu_none")
 	daemon 1% "$tmp/b.jsonl"
+	# ispotd's CPU time while the target runs; before it, its start
+	# (the trap cost's calibration) and its idle scans, a note.
+	d0=$(ticks "$dpid")
 	budget=$(cpu_work "$tmp/cpu_budget")
-	dcpu=$(ticks "$dpid")
+	d1=$(ticks "$dpid")
+	dcpu=$((d1 - d0))
 	kill -TERM "$dpid"; wait "$dpid"
 	tn=$(cat "$tmp/cpu_none") tb=$(cat "$tmp/cpu_budget")
-	echo "# round $r: CPU untraced ${tn}s, under the budget ${tb}s and ispotd $((dcpu / 100)).$((dcpu / 10 % 10))$((dcpu % 10))s"
+	echo "# round $r: CPU untraced ${tn}s, under the budget ${tb}s and ispotd $((dcpu / 100)).$((dcpu / 10 % 10))$((dcpu % 10))s ($((d0 / 100)).$((d0 / 10 % 10))$((d0 % 10))s before the target started)"
 	awk -v b="$tb" -v d="$dcpu" -v n="$tn" \
 		'BEGIN { print (b + d / 100) / n }' >>"$tmp/cpu_ratios"
 	awk -v b="$tb" -v d="$dcpu" 'BEGIN { print d / 100 / b }' \
