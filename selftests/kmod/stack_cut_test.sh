@@ -43,18 +43,21 @@ tap_check "json_path_cut_in_fp_garbage" t_json
 
 t_trampoline() {
 	run_status 0 ispotctl run --json --func parse --func step \
-		--stack-period 1 -- /ispot/samples/two_callers --iterations 50 ||
+		--stack-period 1 -- /ispot/samples/two_callers --iterations 1000 ||
 		return 1
 	json_get "$tmp/out" '.functions[name=step].stacks[]' >"$tmp/stacks"
 	sed 's/^/# /' "$tmp/stacks"
-	# parse() calls step() 150 times from three sites, each path cut
-	# there; store() (untraced) 50 times, its path whole.
+	# parse() calls step() 3,000 times from three sites, each path cut
+	# there; store() (untraced) 1,000 times, its path whole.  The
+	# trampoline is learnt from the maps while the process lives: the
+	# stacks drained after it exited before any look may be cut as the
+	# end of frame pointers instead (a tenth allowed), never kept.
 	n=$(awk 'index($0, "{\"frames\": [\"two_callers:parse+0x") == 1 &&
 		 index($0, "\"cut_in\": \"[uprobes]\"}") &&
 		 split($0, f, "\"calls\": ") == 2 { n += f[2] + 0 }
 		 END { print n + 0 }' "$tmp/stacks")
 	echo "# $n calls from parse() cut at the trampoline"
-	[ "$n" = 150 ] && ! grep -q '"0x7ff' "$tmp/stacks" &&
+	[ "$n" -ge 2700 ] && ! grep -q '"0x7ff' "$tmp/stacks" &&
 		grep -q '"two_callers:store+0x[0-9a-f]*", "two_callers:worker' \
 			"$tmp/stacks"
 }
