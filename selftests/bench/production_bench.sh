@@ -35,14 +35,13 @@ work() {
 	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
 		--iterations "$iters" >/dev/null
 }
-# cpu_work FILE: work's wall time in seconds; its CPU time (user and
-# system, from the shell's times builtin: "XmY.YYYs XmY.YYYs" for the
-# shell, then for its children) appended to FILE.
+# cpu_work FILE: work's wall time in seconds (elapsed); its CPU time
+# (user and system, from the shell's times builtin: "XmY.YYYs XmY.YYYs"
+# for the shell, then for its children, descendants included) appended to
+# FILE.
 cpu_work() {
 	(
-		t0=$(uptime_s)
-		work
-		t1=$(uptime_s)
+		w=$(elapsed work)
 		# Not into a pipe: a forked shell reports no children.
 		times >"$1.times"
 		awk 'NR == 2 {
@@ -51,7 +50,7 @@ cpu_work() {
 			}
 			print c
 		}' "$1.times" >>"$1"
-		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
+		echo "$w"
 	)
 }
 # ticks PID: user plus system CPU time of PID, in USER_HZ ticks (100 a

@@ -319,6 +319,12 @@ bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr)
 	return elf_maps_find(s->maps, s->nmaps, addr) != NULL;
 }
 
+/* The uretprobe trampoline's page, as the kernel names it in maps. */
+static bool map_is_trampoline(const struct elf_map *m)
+{
+	return !strcmp(m->path, "[uprobes]");
+}
+
 bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr)
 {
 	const struct elf_map *m = elf_maps_find(s->maps, s->nmaps, addr);
@@ -328,7 +334,7 @@ bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr)
 	 * trampoline standing in for the return address it took: no code
 	 * of the target's, and no name to give it.
 	 */
-	return m && m->perms[2] == 'x' && strcmp(m->path, "[uprobes]");
+	return m && m->perms[2] == 'x' && !map_is_trampoline(m);
 }
 
 bool elf_symbolizer_in_trampoline(const struct elf_symbolizer *s,
@@ -337,7 +343,7 @@ bool elf_symbolizer_in_trampoline(const struct elf_symbolizer *s,
 {
 	const struct elf_map *m = elf_maps_find(s->maps, s->nmaps, addr);
 
-	if (!m || strcmp(m->path, "[uprobes]"))
+	if (!m || !map_is_trampoline(m))
 		return false;
 	*start = m->start;
 	*end = m->end;
