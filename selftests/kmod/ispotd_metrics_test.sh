@@ -35,11 +35,18 @@ value() {
 # ratio FILE EXE FUNC [COUNTER]: loss (every cause; or COUNTER, e.g.
 # ispot_interference_seconds_total) over observed time, as PromQL's
 # sum(rate(loss)) / sum(rate(observed)) reads it over the daemon's life.
+# The interference counter's time leaves solo blocks out
+# (Documentation/ispotd.rst, "Metrics").
 ratio() {
+	local aside=none
+	[ "${4:-}" != ispot_interference_seconds_total ] ||
+		aside="ispot_solo_block_seconds_total{exe=\"$2\",function=\"$3\","
 	awk -v l="${4:-ispot_loss_seconds_total}{exe=\"$2\",function=\"$3\"," \
-	    -v o="ispot_observed_seconds_total{exe=\"$2\",function=\"$3\"," '
+	    -v o="ispot_observed_seconds_total{exe=\"$2\",function=\"$3\"," \
+	    -v a="$aside" '
 	index($0, l) == 1 { loss += $2 }
 	index($0, o) == 1 { obs += $2 }
+	index($0, a) == 1 { obs -= $2 }
 	END { printf "%.4f\n", (obs > 0 ? loss / obs : 0) }' "$1"
 }
 

@@ -252,6 +252,7 @@ static void metrics_count(struct metrics *m, struct metrics_series *s,
 
 	s->calls += f->calls;
 	s->observed_ns += f->observed_ns;
+	s->aside_ns += f->aside_ns;
 	s->has_interference |= f->has_interference;
 	s->interference_ns += f->interference_ns;
 	s->external_ns += f->external_ns;

@@ -30,6 +30,7 @@ struct metrics_series {
 	uint64_t calls;
 	uint64_t loss_ns[NR_CAUSES];
 	uint64_t observed_ns;
+	uint64_t aside_ns;	/* of observed_ns, in solo blocks */
 	bool has_interference;	/* some window had the figure */
 	uint64_t interference_ns;
 	uint64_t external_ns;

@@ -113,6 +113,13 @@ static void metrics_external(FILE *f, const struct metrics_exe *x,
 		metrics_seconds_line(f, METRIC_EXTERNAL, x, s, s->external_ns);
 }
 
+static void metrics_solo_block(FILE *f, const struct metrics_exe *x,
+			       const struct metrics_series *s)
+{
+	if (s->has_interference)
+		metrics_seconds_line(f, METRIC_SOLO_BLOCK, x, s, s->aside_ns);
+}
+
 static void metrics_sci(FILE *f, const struct metrics_exe *x,
 			const struct metrics_series *s)
 {
@@ -210,12 +217,17 @@ static const struct metrics_family {
 	  metrics_observed },
 	{ METRIC_INTERFERENCE, "counter",
 	  "The part of the loss that the program's other threads caused, "
-	  "beyond the function's own variance (a floor where it has no solo "
-	  "calls to compare with). Interference = rate(this) / "
-	  "rate(ispot_observed_seconds_total).", metrics_interference },
+	  "beyond the function's own variance (a floor where it has no "
+	  "reference to compare with). Interference = rate(this) / "
+	  "(rate(ispot_observed_seconds_total) - "
+	  "rate(ispot_solo_block_seconds_total)).", metrics_interference },
 	{ METRIC_EXTERNAL, "counter",
 	  "Time the function's calls waited for CPUs that other processes "
 	  "held.", metrics_external },
+	{ METRIC_SOLO_BLOCK, "counter",
+	  "The part of ispot_observed_seconds_total that fell in solo "
+	  "blocks, which the interference figure leaves out of its time.",
+	  metrics_solo_block },
 	{ METRIC_SCI, "gauge",
 	  "Slowdown caused by interference in the last window: loss over "
 	  "observed time.", metrics_sci },

@@ -291,6 +291,7 @@ static void window_totals(struct window_set *w, const struct sci_report *sr)
 			f->total_cause_ns[k] += r->cause_loss_ns[k];
 		f->total_unknown_ns += r->unknown_loss_ns;
 		f->total_observed_ns += r->lifetime_ns;
+		f->total_aside_ns += r->aside_ns;
 		f->total_interference_ns += r->interf.loss_ns;
 		f->total_external_ns += r->interf.external_ns;
 		f->has_interference |= r->has_interference;
@@ -318,12 +319,22 @@ static void window_json_totals(struct json *j, const struct window_set *w)
 			    (double)f->total_loss_ns / f->total_observed_ns :
 			    0.0);
 		if (f->has_interference) {
+			/*
+			 * Over the time outside solo blocks, as each window's
+			 * figure (analysis/sci.h): the blocks' calls are
+			 * neither reference nor loss.
+			 */
+			uint64_t outside =
+				f->total_aside_ns < f->total_observed_ns ?
+				f->total_observed_ns - f->total_aside_ns : 0;
+
 			json_u64(j, "interference_ns",
 				 f->total_interference_ns);
 			json_u64(j, "external_ns", f->total_external_ns);
-			json_double(j, "interference", f->total_observed_ns ?
+			json_u64(j, "solo_block_ns", f->total_aside_ns);
+			json_double(j, "interference", outside ?
 				    (double)f->total_interference_ns /
-				    f->total_observed_ns : 0.0);
+				    outside : 0.0);
 		}
 		json_object_end(j);
 	}
@@ -483,6 +494,7 @@ static int window_observe(struct window_set *w, const struct window_target *tg,
 		       sizeof(x->cause_loss_ns));
 		x->unknown_loss_ns = r->unknown_loss_ns;
 		x->observed_ns = r->lifetime_ns;
+		x->aside_ns = r->aside_ns;
 		x->sci = r->sci;
 		x->has_interference = r->has_interference;
 		x->interference_ns = r->interf.loss_ns;

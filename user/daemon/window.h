@@ -61,6 +61,7 @@ struct window_func {
 	int64_t total_cause_ns[SCI_NR_CAUSES];
 	int64_t total_unknown_ns;
 	uint64_t total_observed_ns;
+	uint64_t total_aside_ns;	/* of that, while solo blocks admitted */
 	uint64_t total_interference_ns;
 	uint64_t total_external_ns;
 	bool has_interference;		/* some window had the figure */
@@ -108,6 +109,11 @@ struct window_func_figures {
 	int64_t cause_loss_ns[SCI_NR_CAUSES];
 	int64_t unknown_loss_ns;
 	uint64_t observed_ns;		/* the threads' armed lifetimes */
+	/*
+	 * Of observed_ns, the time solo blocks admitted: set aside from the
+	 * interference figure's denominator (analysis/sci.h).
+	 */
+	uint64_t aside_ns;
 	double sci;
 	/*
 	 * Interference (sci.h): its loss (a floor when unjudged) and the

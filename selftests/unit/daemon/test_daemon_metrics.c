@@ -102,6 +102,7 @@ static void add_window(struct metrics *m, const struct window_target *tg,
 		ff[i].loss_ns = loss[i];
 		ff[i].unknown_loss_ns = loss[i];
 		ff[i].observed_ns = 1000;
+		ff[i].aside_ns = 30;	/* 3% of it in solo blocks */
 		/* Half of it interference, and 7 ns behind other processes. */
 		ff[i].has_interference = true;
 		ff[i].interference_ns = loss[i] / 2;
@@ -122,6 +123,7 @@ TEST(every_family_has_help_and_type)
 		{ "ispot_observed_seconds_total", "counter" },
 		{ "ispot_interference_seconds_total", "counter" },
 		{ "ispot_external_seconds_total", "counter" },
+		{ "ispot_solo_block_seconds_total", "counter" },
 		{ "ispot_sci", "gauge" },
 		{ "ispot_duration_seconds", "histogram" },
 	};
@@ -163,6 +165,8 @@ TEST(interference_and_external_counters)
 			"function=\"work\",object=\"app\"}"), 400e-9, 1e-15);
 	EXPECT_NEAR(val(text, "ispot_external_seconds_total{exe=\"app\","
 			"function=\"work\",object=\"app\"}"), 14e-9, 1e-15);
+	EXPECT_NEAR(val(text, "ispot_solo_block_seconds_total{exe=\"app\","
+			"function=\"work\",object=\"app\"}"), 60e-9, 1e-15);
 	free(text);
 	metrics_free(m);
 }
@@ -188,6 +192,7 @@ TEST(no_interference_series_without_wait_records)
 			   "function=\"work\",object=\"app\"}"));
 	EXPECT_FALSE(strstr(text, "ispot_interference_seconds_total{"));
 	EXPECT_FALSE(strstr(text, "ispot_external_seconds_total{"));
+	EXPECT_FALSE(strstr(text, "ispot_solo_block_seconds_total{"));
 	free(text);
 	metrics_free(m);
 }

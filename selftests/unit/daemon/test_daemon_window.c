@@ -493,6 +493,63 @@ TEST(solo_calls_carry_over_windows)
 	fclose(f);
 }
 
+/*
+ * The totals' interference, as each window's, is over the threads' time
+ * outside solo blocks: a thread seen through a 1,000 ns block has that
+ * much set aside, and the figure is interference_ns over the rest.
+ */
+TEST(totals_leave_solo_blocks_out)
+{
+	static const char *const names[] = { "work" };
+	struct trace_func funcs[1];
+	struct window_set w;
+	struct trace t;
+	uint32_t ids[1];
+	char *line, *tot, *o;
+	long off = 0;
+	FILE *f = tmpfile();
+	uint64_t ts;
+	int i;
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	resolved(&t, funcs, names, 1);
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	ts = T0 + 1000000;
+	ASSERT_EQ(sci_thread_seen(w.sci, 100, ts), 0);
+	sci_solo_begin(w.sci, ts, ts + 1000);
+	sci_solo_end(w.sci, ts + 1000);
+	ts += 1000;
+	for (i = 0; i < 40; i++) {
+		struct sci_causes c = { .context = true };
+
+		ts += 100;
+		ASSERT_EQ(sci_add(w.sci, ids[0], 0, 100, 100, ts, &c), 0);
+	}
+	for (i = 0; i < 10; i++) {
+		struct sci_causes c = { .context = true, .others_ns = 150 };
+
+		ts += 150;
+		ASSERT_EQ(sci_add(w.sci, ids[0], 0, 100, 150, ts, &c), 0);
+	}
+	sci_finish(w.sci, ts + 1000);
+	w.bursts++;
+	w.armed_ns += 10000;
+	line = close_window(&w, &target, f, &off, T0 + WINDOW_NS);
+	tot = between(line, "\"totals\": [", NULL);
+	o = object_named(tot, "work");
+	ASSERT_TRUE(o);
+	EXPECT_EQ(num(o, "solo_block_ns"), 1000);
+	EXPECT_GT(num(o, "interference_ns"), 0);
+	EXPECT_NEAR(num(o, "interference"),
+		    num(o, "interference_ns") /
+		    (num(o, "observed_ns") - num(o, "solo_block_ns")), 1e-6);
+	free(o);
+	free(tot);
+	window_set_free(&w);
+	fclose(f);
+}
+
 /* What ispotd writes, ispotctl plot reads (report/window_plot.c). */
 TEST(plot_reads_the_windows_written)
 {

@@ -105,6 +105,33 @@ TEST(window_covers_the_last_interval)
 	rates_free(r);
 }
 
+/*
+ * Solo blocks' time is left out of the interference figure's time, not of
+ * SCI's: a tenth of the observed time in blocks makes interference 0.5 of
+ * the loss over 0.9 of the time.
+ */
+TEST(interference_leaves_solo_blocks_out)
+{
+	struct rates *r = rates_new(5 * S);
+	struct rates_counts c;
+	struct rates_view v;
+	int t;
+
+	ASSERT_TRUE(r);
+	for (t = 0; t <= 5; t++) {
+		c = linear(t, 100, 1e6, 2);
+		c.aside_ns = c.observed_ns / 10;
+		ASSERT_EQ(rates_begin(r, t * S), 0);
+		ASSERT_EQ(rates_add(r, "app", "f", "app", &c), 0);
+	}
+	ASSERT_EQ(rates_view(r, RATES_BY_SCI, &v), 0);
+	ASSERT_EQ(v.nr_rows, 1);
+	EXPECT_NEAR(v.rows[0].sci, 100 * 1e6 / 2e9, EPS);
+	EXPECT_NEAR(v.rows[0].interference, 0.5 * 100 * 1e6 / (0.9 * 2e9),
+		    EPS);
+	rates_free(r);
+}
+
 /* While the view is younger than a window, it covers what there is. */
 TEST(young_view_covers_since_start)
 {

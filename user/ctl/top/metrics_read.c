@@ -89,6 +89,8 @@ static void add_series(struct metrics_series *ser, const struct prom_sample *s)
 		ser->calls = s->value;
 	} else if (!strcmp(s->name, METRIC_OBSERVED)) {
 		ser->observed_ns = s->value * 1e9;
+	} else if (!strcmp(s->name, METRIC_SOLO_BLOCK)) {
+		ser->aside_ns = s->value * 1e9;
 	} else if (!strcmp(s->name, METRIC_INTERFERENCE)) {
 		ser->interference_ns = s->value * 1e9;
 	} else if (!strcmp(s->name, METRIC_LOSS)) {
@@ -123,6 +125,7 @@ static int on_sample(void *ctx, const struct prom_sample *s)
 	if (strcmp(s->name, METRIC_CALLS) && strcmp(s->name, METRIC_LOSS) &&
 	    strcmp(s->name, METRIC_OBSERVED) &&
 	    strcmp(s->name, METRIC_INTERFERENCE) &&
+	    strcmp(s->name, METRIC_SOLO_BLOCK) &&
 	    strcmp(s->name, METRIC_DURATION_BUCKET))
 		return 0;
 	ser = series_get(m, s);
@@ -155,6 +158,7 @@ void metrics_series_counts(const struct metrics_series *s,
 	c->loss_ns = s->loss_ns;
 	memcpy(c->cause_ns, s->cause_ns, sizeof(c->cause_ns));
 	c->observed_ns = s->observed_ns;
+	c->aside_ns = s->aside_ns;
 	c->interference_ns = s->interference_ns;
 	c->nr_buckets = s->nr_buckets;
 	c->le_ns = s->le_ns;

@@ -30,6 +30,7 @@ struct metrics_series {
 	double cause_ns[NR_CAUSES];
 	double loss_ns;		/* the sum of the causes */
 	double observed_ns;
+	double aside_ns;		/* of observed_ns, in solo blocks */
 	double interference_ns;
 	size_t nr_buckets;	/* sorted by le; 0 if there were too many */
 	bool too_many_buckets;

@@ -28,6 +28,7 @@ struct rates_total {
 	double loss_ns;
 	double cause_ns[NR_CAUSES];
 	double observed_ns;
+	double aside_ns;
 	double interference_ns;
 	size_t nr_buckets;	/* 0, or the function's bounds at the time */
 	double *cum;
@@ -220,6 +221,7 @@ int rates_add(struct rates *r, const char *exe, const char *function,
 	t->loss_ns = c->loss_ns;
 	memcpy(t->cause_ns, c->cause_ns, sizeof(t->cause_ns));
 	t->observed_ns = c->observed_ns;
+	t->aside_ns = c->aside_ns;
 	t->interference_ns = c->interference_ns;
 	if (c->nr_buckets && c->nr_buckets <= RATES_MAX_BUCKETS) {
 		if (func_set_bounds(r, id, c))
@@ -312,6 +314,8 @@ static void row_fill(const struct rates *r, size_t id,
 	const struct rates_func *f = &r->funcs[id];
 	double loss = delta(now->loss_ns, base->loss_ns);
 	double observed = delta(now->observed_ns, base->observed_ns);
+	/* The interference figure's time leaves solo blocks out (sci.h). */
+	double outside = observed - delta(now->aside_ns, base->aside_ns);
 	bool reset = now->loss_ns < base->loss_ns;
 	double positive = 0, best = 0;
 	int k;
@@ -320,8 +324,8 @@ static void row_fill(const struct rates *r, size_t id,
 	row->function = f->function;
 	row->object = f->object;
 	row->sci = observed > 0 ? loss / observed : NAN;
-	row->interference = observed > 0 ?
-			    interference_delta(now, base, reset) / observed :
+	row->interference = outside > 0 ?
+			    interference_delta(now, base, reset) / outside :
 			    NAN;
 	row->loss_per_s = dt > 0 ? loss / dt * 1e9 : NAN;
 	row->calls_per_s = dt > 0 ?

@@ -56,6 +56,7 @@ struct rates_counts {
 	double loss_ns;
 	double cause_ns[NR_CAUSES];	/* < 0 possible: sci.h */
 	double observed_ns;	/* lifetimes of the threads that ran it */
+	double aside_ns;	/* of observed_ns, in solo blocks (sci.h) */
 	double interference_ns;	/* analysis/interference.h; NAN: none */
 	/* Cumulative histogram: cum[i] durations <= le_ns[i], ascending;
 	 * the last bound may be INFINITY.  nr_buckets 0: none. */

@@ -80,6 +80,7 @@ static void counts_of(struct top_session *ts, const struct sci_result *f,
 		c->cause_ns[k] = f->cause_loss_ns[k];
 	c->cause_ns[CAUSE_UNKNOWN] = f->unknown_loss_ns;
 	c->observed_ns = f->lifetime_ns;
+	c->aside_ns = f->aside_ns;
 	c->interference_ns = f->has_interference ?
 			     (double)f->interf.loss_ns : NAN;
 	sci_func_hist(ts->t.pipe->sci, f->func_id, ts->hist);

@@ -47,6 +47,7 @@ int cause_of_metric(const char *value);
 #define METRIC_OBSERVED		"ispot_observed_seconds_total"
 #define METRIC_INTERFERENCE	"ispot_interference_seconds_total"
 #define METRIC_EXTERNAL		"ispot_external_seconds_total"
+#define METRIC_SOLO_BLOCK	"ispot_solo_block_seconds_total"
 #define METRIC_SCI		"ispot_sci"
 #define METRIC_DURATION		"ispot_duration_seconds"
 #define METRIC_DURATION_BUCKET	METRIC_DURATION "_bucket"
