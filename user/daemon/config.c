@@ -492,4 +492,5 @@ void ispotd_config_trace_opts(const struct ispotd_config *c,
 	 * would spend the budget on the gate.
 	 */
 	t->solo_cover = c->solo_share;
+	t->solo_burst = true;
 }

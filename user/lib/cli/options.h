@@ -68,6 +68,8 @@ struct trace_opts {
 	double solo_share;		/* --solo-blocks: share of the run */
 	/* The most of the run blocks cover; 0: solo_sched's default. */
 	double solo_cover;
+	/* ispotd's bursts: the first block unpaid (solo_sched_burst()). */
+	bool solo_burst;
 	char **record_argv;		/* record: its command line, kept */
 	int record_argc;		/* in the recording */
 	size_t top;			/* --top N rows, 0 = all */

@@ -46,6 +46,11 @@ void solo_sched_cap(struct solo_sched *s, double cover)
 	s->cover = cover;
 }
 
+void solo_sched_burst(struct solo_sched *s)
+{
+	s->burst = true;
+}
+
 static uint64_t solo_block_ns(uint64_t mean_call_ns)
 {
 	return clamp_u64(SOLO_CALLS_PER_BLOCK * mean_call_ns,
@@ -53,15 +58,37 @@ static uint64_t solo_block_ns(uint64_t mean_call_ns)
 }
 
 /*
- * Whether a block may start at @now for what the blocks cost so far: a
- * run of T may have cost share * T.  If not, the start moves to when it
- * may, and a random part of a gap later, as the gaps are random.  The
- * block to come costs at most its length; its cost counts at the next.
+ * What the block about to start will cost: as much of its length as the
+ * blocks before cost of theirs, its whole length before any has ended (a
+ * pool of n busy threads loses (n - 1) / n of it).  Their cost is read
+ * from records a drain late, so the last block's may be short of whole;
+ * the next block pays for that.
+ */
+static double solo_expected_cost(const struct solo_sched *s,
+				 uint64_t block_ns, uint64_t cost_ns)
+{
+	double per_ns = 1.0;
+
+	if (s->on_ns && cost_ns < s->on_ns)
+		per_ns = (double)cost_ns / (double)s->on_ns;
+	return per_ns * (double)block_ns;
+}
+
+/*
+ * Whether a block may start at @now for what the blocks cost so far and
+ * what it will: a run of T may have cost share * T, the block to come
+ * included, so that a short run is not over its share by a whole block
+ * (a burst of ispotd's is the exception: solo_sched_burst()).  If not,
+ * the start moves to when it may, and a random part of a gap later, as
+ * the gaps are random.
  */
 static bool solo_affordable(struct solo_sched *s, uint64_t now,
 			    uint64_t block_ns, uint64_t cost_ns)
 {
-	uint64_t from = s->t0 + (uint64_t)((double)cost_ns / s->share);
+	double ahead = s->burst && !s->blocks ? 0 :
+		       solo_expected_cost(s, block_ns, cost_ns);
+	uint64_t from = s->t0 + (uint64_t)(((double)cost_ns + ahead) /
+					    s->share);
 
 	if (from <= now)
 		return true;
@@ -103,6 +130,7 @@ void solo_sched_act(struct solo_sched *s, uint64_t now,
 	if (s->on) {
 		/* The module ended admission at the deadline already. */
 		s->on = false;
+		s->on_ns += now - s->started_ns;
 		if (s->ioctl(s->ctx, &arg))
 			s->stopped = true;
 		s->next_ns = now + solo_gap(s, s->block_ns, solo_cover(s));
@@ -123,6 +151,7 @@ void solo_sched_act(struct solo_sched *s, uint64_t now,
 		return;
 	}
 	s->on = true;
+	s->started_ns = now;
 	s->blocks++;
 	/* The gap after it is drawn at its end, sized by this block. */
 	s->next_ns = now + block_ns;

@@ -56,6 +56,9 @@ struct solo_sched {
 	uint64_t block_ns;	/* the last block's length */
 	uint64_t rng;		/* xorshift64 state, never 0 */
 	uint64_t blocks;	/* started */
+	uint64_t started_ns;	/* when the block on started */
+	uint64_t on_ns;		/* how long the blocks ended were on */
+	bool burst;		/* solo_sched_burst() */
 	uint64_t t0;		/* the session's start */
 	uint64_t postponed;	/* starts put off for the cost bound */
 	double cover;		/* the most of the run blocks cover; 0: */
@@ -74,6 +77,14 @@ void solo_sched_init(struct solo_sched *s, double share, uint64_t now,
  * target's CPU time, which a blocked pool hardly uses.
  */
 void solo_sched_cap(struct solo_sched *s, double cover);
+/*
+ * The session is one of ispotd's bursts, shorter than the run a block's
+ * cost needs: its first block starts before the session has paid for it,
+ * at a random moment (solo_sched_init()), and the daemon's budget, which
+ * counts the gate's waits across bursts, pays.  Any other session pays
+ * ahead for each block, the first included.
+ */
+void solo_sched_burst(struct solo_sched *s);
 /* When solo_sched_act() is next due; UINT64_MAX if never. */
 uint64_t solo_sched_next(const struct solo_sched *s);
 /*

@@ -244,6 +244,8 @@ int trace_live_enable(struct trace *t)
 				trace_now(), trace_now() ^ (uint64_t)getpid(),
 				live_solo, t);
 		solo_sched_cap(&t->live.solo, t->opts->solo_cover);
+		if (t->opts->solo_burst)
+			solo_sched_burst(&t->live.solo);
 	}
 	return 0;
 }
