@@ -47,13 +47,15 @@
  *     read them after seeing it set; ispot_gate_hold());
  *   futex_task: a holder entering a futex wait, and any thread leaving one
  *     (its own only);
- *   timeouts: atomic, by the waiter that opens the gate.
+ *   timeouts: atomic, by the waiter that opens the gate, tagged with its
+ *     block (ispot_gate_count_timeout());
  *
  * Blocks start and end in gate_block.c, from the ioctls.
  *
  * Lock order: the session lock, then the wait queue's spinlock, under which
- * nothing is taken.  Handlers take only the latter: to sleep and wake, and
- * in ispot_gate_hold() for a few stores, only while a block is on.  One
+ * nothing is taken.  Handlers take only the latter: to sleep and wake, in
+ * ispot_gate_hold() for a few stores and in ispot_gate_time_out() for a
+ * compare and a cmpxchg(), only while a block is on.  One
  * dependency lockdep cannot see: DISABLE waits for running handlers
  * (unregistering), and a handler may wait for the holder's return;
  * DISABLE opens the gate and wakes every waiter before it unregisters, so
@@ -85,7 +87,7 @@ void ispot_gate_init(struct ispot_gate *g)
 	BUILD_BUG_ON(__alignof__(struct task_struct) <= ISPOT_GATE_IN_CALL);
 	init_waitqueue_head(&g->wq);
 	init_irq_work(&g->wake_work, ispot_gate_wake_work);
-	atomic_set(&g->timeouts, 0);
+	atomic64_set(&g->timeouts, 0);
 }
 
 /* Before the session is freed: no wake-up is still queued. */
@@ -231,28 +233,67 @@ static bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
 }
 
 /*
+ * Add @delta to block @block's count of timeouts, if that is still the
+ * count's block: a timeout seen as its block ends is not counted in the
+ * next one's, whose BEGIN resets the count with the new number.
+ */
+static void ispot_gate_count_timeout(struct ispot_gate *g, u32 block,
+				     s64 delta)
+{
+	s64 old = atomic64_read(&g->timeouts);
+
+	do {
+		if ((u32)((u64)old >> 32) != block)
+			return;
+	} while (!atomic64_try_cmpxchg(&g->timeouts, &old, old + delta));
+}
+
+/*
  * The holder @stuck (its word, in a call) held the gate for wait_max_ns
- * while this thread waited.  In the block this thread waited in, open the
- * gate for the rest of it.  If that block has ended, free the gate for
- * the next one, and pass beside the holder's call.  Either way the
- * displaced holder's tid goes into the GATE record, so that its call is
- * not taken for one that ran alone.  Returns false if the gate moved on
- * meanwhile: the caller looks again.
+ * while this thread waited, in the same call: @seq, its hold_seq then.
+ * In the block this thread waited in, open the gate for the rest of it.
+ * If that block has ended, free the gate for the next one, and pass
+ * beside the holder's call.  Either way the displaced holder's tid goes
+ * into the GATE record, so that its call is not taken for one that ran
+ * alone.  Returns false if the gate moved on meanwhile: the caller looks
+ * again.
+ *
+ * The word and the sequence are compared under the wait queue's lock,
+ * where ispot_gate_hold() changes both: a holder that returned and
+ * started its next call meanwhile has the same word again, but not the
+ * same sequence, and its new call is not displaced.  The timeout is
+ * counted before the gate opens, so that the block's END, which may come
+ * in between, counts it; if the gate moved on after all, it is taken
+ * back (an END that read it meanwhile calls the block contaminated, which
+ * errs safe).
  */
 static bool ispot_gate_time_out(struct ispot_gate *g, unsigned long stuck,
-				struct ispot_gate_pass *pass)
+				u32 seq, struct ispot_gate_pass *pass)
 {
-	bool ended = READ_ONCE(g->open_block) != pass->block;
+	bool ended = READ_ONCE(g->open_block) != pass->block, swapped;
 	u32 tid = READ_ONCE(g->holder_tid);
+	unsigned long flags;
 
-	if (!ispot_gate_swap(g, stuck, ended ? 0 : ISPOT_GATE_OPENED))
+	if (!ended)
+		ispot_gate_count_timeout(g, pass->block, 1);
+	spin_lock_irqsave(&g->wq.lock, flags);
+	swapped = READ_ONCE(g->hold_seq) == seq &&
+		  cmpxchg(&g->holder, stuck,
+			  ended ? 0 : ISPOT_GATE_OPENED) == stuck;
+	spin_unlock_irqrestore(&g->wq.lock, flags);
+	if (!swapped) {
+		if (!ended)
+			ispot_gate_count_timeout(g, pass->block, -1);
 		return false;
+	}
+	/* cmpxchg() is a full barrier: the sleepers' check is ordered. */
+	if (wq_has_sleeper(&g->wq))
+		wake_up_all(&g->wq);
 	pass->displaced_tid = tid;
 	if (ended) {
 		pass->flags |= ISPOT_GATE_LATE | ISPOT_GATE_BESIDE;
 		return true;
 	}
-	atomic_inc(&g->timeouts);
 	pass->flags |= ISPOT_GATE_TIMEOUT;
 	return true;
 }
@@ -459,7 +500,7 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 			seen_at = now;
 		} else if (ispot_gate_past(now, seen_at, wait_max)) {
 			if (w & ISPOT_GATE_IN_CALL ?
-			    ispot_gate_time_out(g, w, pass) :
+			    ispot_gate_time_out(g, w, seq, pass) :
 			    ispot_gate_open_idle(g, w, pass))
 				break;
 			continue;

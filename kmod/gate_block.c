@@ -74,11 +74,14 @@ void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
 static void ispot_gate_end(struct ispot_session *s, u32 flags)
 {
 	struct ispot_gate *g = &s->gate;
-	u32 timeouts = atomic_read(&g->timeouts);
+	u64 count = atomic64_read(&g->timeouts);
+	u32 timeouts;
 
 	WRITE_ONCE(g->deadline, 0);
 	if (!g->open_block)
 		return;
+	/* A count tagged with another block is none of this one's. */
+	timeouts = (u32)(count >> 32) == g->open_block ? (u32)count : 0;
 	if (timeouts)
 		flags |= ISPOT_SOLO_CONTAMINATED;
 	ispot_gate_put(s, ISPOT_REC_SOLO_END, g->open_block, flags, timeouts);
@@ -127,7 +130,7 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 		       wait_max_ns);
 	WRITE_ONCE(g->block, g->block + 1);
 	WRITE_ONCE(g->open_block, g->block);
-	atomic_set(&g->timeouts, 0);
+	atomic64_set(&g->timeouts, (s64)((u64)g->block << 32));
 	WRITE_ONCE(g->wait_max_ns, wait_max_ns);
 	/*
 	 * A holder of the last block, between calls or still inside one,

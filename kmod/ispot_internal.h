@@ -128,7 +128,11 @@ struct ispot_gate {
 	u32 hold_seq;		/* outermost calls of holders so far */
 	/* A task waiting in a futex, if it holds (compared only). */
 	struct task_struct *futex_task;
-	atomic_t timeouts;	/* in the current block */
+	/*
+	 * Waits that timed out in a block: the block's number in the high
+	 * half, their count in the low one (ispot_gate_count_timeout()).
+	 */
+	atomic64_t timeouts;
 	wait_queue_head_t wq;	/* threads waiting for the holder */
 	struct irq_work wake_work;	/* wakes them from the exit probe */
 };

@@ -505,6 +505,36 @@ static const struct call *call_of(const struct calls *cs, uint32_t tid,
 	return NULL;
 }
 
+/*
+ * A block's END counts every wait that timed out in it, and none of
+ * another block's: at least as many as its GATE records say TIMEOUT (an
+ * END may count one that was then taken back, never miss one).
+ */
+static void expect_timeouts_counted(const struct gsess *g)
+{
+	uint32_t counted[64] = { 0 };
+	const struct ispot_record *end;
+	size_t i;
+	uint32_t b;
+
+	for (i = 0; i < g->n; i++) {
+		const struct ispot_record *r = &g->recs[i];
+
+		if (r->kind == ISPOT_REC_GATE &&
+		    (r->data[2] & ISPOT_GATE_TIMEOUT) && r->data[0] < 64)
+			counted[r->data[0]]++;
+	}
+	for (b = 1; b < 64; b++) {
+		if (!counted[b])
+			continue;
+		end = find_rec(g, ISPOT_REC_SOLO_END, b);
+		if (!end)
+			continue;
+		EXPECT_GE(end->data[2], counted[b]);
+		EXPECT_TRUE(end->data[1] & ISPOT_SOLO_CONTAMINATED);
+	}
+}
+
 /* Every GATE record says how the call passed, in its block. */
 static void expect_gate_records_sane(const struct gsess *g, uint32_t block)
 {
@@ -531,6 +561,7 @@ static void expect_gate_records_sane(const struct gsess *g, uint32_t block)
 		EXPECT_NE(r->tid, 0);
 		EXPECT_NE(r->sp, 0);
 	}
+	expect_timeouts_counted(g);
 }
 
 /* ---- the kernel log: no warning appears ---- */
