@@ -55,6 +55,14 @@
 #include <uapi/linux/futex.h>
 #include <uapi/linux/elf.h>
 
+/*
+ * io_uring's workers (offcpu.c leaves them out: no user stack).  Defined
+ * since io-wq (5.5); the fallback only keeps an older tree building.
+ */
+#ifndef PF_IO_WORKER
+#define PF_IO_WORKER	0
+#endif
+
 /* The GNU extension segment made read-only after relocation. */
 #ifndef PT_GNU_RELRO
 #define PT_GNU_RELRO	(PT_LOOS + 0x474e552)

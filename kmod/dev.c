@@ -145,9 +145,22 @@ static long ispot_ioc_setup(struct ispot_session *s, void __user *uarg)
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
 	if ((args.flags & ~ISPOT_SETUP_FLAGS) || args.nr_rings ||
-	    args.ring_mmap_size ||
+	    args.ring_mmap_size || args.reserved32 ||
 	    ispot_reserved_nonzero(args.reserved, sizeof(args.reserved)))
 		return -EINVAL;
+	/*
+	 * Off-CPU stacks ride the switch probes, and free a thread's state
+	 * at its exit: they need both groups.  A period without them is a
+	 * mistake, not a default.
+	 */
+	if (args.flags & ISPOT_SETUP_OFFCPU) {
+		if (!(args.flags & ISPOT_SETUP_TASKS) ||
+		    !(args.flags & ISPOT_SETUP_WAITS) ||
+		    args.offcpu_period_us > ISPOT_OFFCPU_MAX_PERIOD_US)
+			return -EINVAL;
+	} else if (args.offcpu_period_us) {
+		return -EINVAL;
+	}
 	/*
 	 * No capability of the caller's: the fd's opener had CAP_PERFMON
 	 * (checked at open), and an fd handed on carries that, as perf's

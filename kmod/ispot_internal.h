@@ -7,7 +7,8 @@
  * offsets may be probed), gate (solo blocks: one thread at a time inside
  * the traced functions), target (which process is traced),
  * waits (tracepoint probes: context switches, futex calls, thread creation
- * and exit of traced processes), counters (perf events read around probed
+ * and exit of traced processes), offcpu (user stacks sampled as target
+ * threads leave their CPU), counters (perf events read around probed
  * calls), bench (in-kernel micro-benchmarks in
  * debugfs, for `make bench`).
  */
@@ -225,7 +226,18 @@ struct ispot_session {
 	wait_queue_head_t wq;
 	struct list_head node;		/* in the device's session list */
 	struct ispot_gate gate;
+	struct ispot_offcpu *offcpu;	/* ISPOT_SETUP_OFFCPU, else NULL */
 };
+
+/* offcpu.c */
+struct ispot_offcpu;
+int ispot_offcpu_create(struct ispot_session *s, const struct ispot_setup *a);
+void ispot_offcpu_free(struct ispot_session *s);
+void ispot_offcpu_switch_out(struct ispot_session *s, struct task_struct *prev,
+			     u64 *ts);
+void ispot_offcpu_switch_in(struct ispot_session *s, struct task_struct *next,
+			    u64 *ts);
+void ispot_offcpu_exit(struct ispot_session *s, struct task_struct *t);
 
 /* dev.c */
 int ispot_dev_register(void);
@@ -301,6 +313,7 @@ ispot_record_counters(struct ispot_ring *ring)
 }
 
 /* probe.c */
+u32 ispot_user_fp_walk(u64 fp, u64 sp, u64 *frames, u32 n);
 struct ispot_probe *ispot_probe_create(struct ispot_probe_add *args);
 int ispot_probe_insert(struct ispot_session *s, struct ispot_probe *p);
 void ispot_probe_destroy(struct ispot_probe *p);

@@ -118,13 +118,14 @@ static u64 ispot_callsite(struct pt_regs *regs)
 	return callsite;
 }
 
-static u32 ispot_user_stack(struct pt_regs *regs, u64 callsite, u64 *frames)
+/*
+ * The frame-pointer walk from @fp, whose frames lie above @sp, into
+ * @frames[@n..ISPOT_STACK_MAX_FRAMES): the frames' count then.  Also for
+ * off-CPU stacks (offcpu.c), which run under the run-queue lock: nothing
+ * here sleeps or faults.
+ */
+u32 ispot_user_fp_walk(u64 fp, u64 sp, u64 *frames, u32 n)
 {
-	u64 fp = frame_pointer(regs);
-	u64 sp = user_stack_pointer(regs);
-	u32 n = 0;
-
-	frames[n++] = callsite;
 	while (n < ISPOT_STACK_MAX_FRAMES) {
 		u64 frame[2];	/* saved bp, return address */
 
@@ -141,6 +142,13 @@ static u32 ispot_user_stack(struct pt_regs *regs, u64 callsite, u64 *frames)
 		fp = frame[0];
 	}
 	return n;
+}
+
+static u32 ispot_user_stack(struct pt_regs *regs, u64 callsite, u64 *frames)
+{
+	frames[0] = callsite;
+	return ispot_user_fp_walk(frame_pointer(regs),
+				  user_stack_pointer(regs), frames, 1);
 }
 
 static void ispot_record_stack(struct ispot_ring *ring, struct ispot_probe *p,

@@ -83,6 +83,7 @@ void ispot_session_destroy(struct ispot_session *s)
 	ispot_probe_free_all(s);
 	ispot_counters_free(s);
 	ispot_session_free_rings(s);
+	ispot_offcpu_free(s);
 	ispot_target_put(s);
 	kfree(s);
 }
@@ -132,6 +133,10 @@ int ispot_session_setup(struct ispot_session *s, struct ispot_setup *args)
 		if (!rings[cpu])
 			goto err_free_rings;
 	}
+	/* Sets s->offcpu only if it succeeds; no probe sees it before. */
+	err = ispot_offcpu_create(s, args);
+	if (err)
+		goto err_free_rings;
 
 	s->setup_flags = args->flags;
 	s->stack_period = args->stack_period ?: ISPOT_DEFAULT_STACK_PERIOD;
@@ -164,7 +169,8 @@ int ispot_session_enable(struct ispot_session *s)
 	struct ispot_probe *p;
 	int err;
 
-	if (list_empty(&s->probes))
+	/* A session of off-CPU stacks alone is a profile: it needs none. */
+	if (list_empty(&s->probes) && !(s->setup_flags & ISPOT_SETUP_OFFCPU))
 		return -ENOENT;
 	err = ispot_target_refresh(s);
 	if (err)

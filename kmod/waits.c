@@ -144,11 +144,17 @@ static __always_inline void ispot_waits_switch(void *data, bool preempt,
 		 */
 		runnable = preempt || prev_state == TASK_RUNNING ||
 			   task_is_running(prev);
+		/* Its OFF_STACK comes first, so SWITCH_OUT ends the record. */
+		if (s->offcpu)
+			ispot_offcpu_switch_out(s, prev, &ts);
 		ispot_waits_put(s, &ts, ISPOT_REC_SWITCH_OUT, prev, 0,
 				runnable, prev_state, 0);
 	}
-	ispot_waits_for_each(s, next, ISPOT_SETUP_WAITS)
+	ispot_waits_for_each(s, next, ISPOT_SETUP_WAITS) {
+		if (s->offcpu)
+			ispot_offcpu_switch_in(s, next, &ts);
 		ispot_waits_put(s, &ts, ISPOT_REC_SWITCH_IN, next, 0, 0, 0, 0);
+	}
 	rcu_read_unlock_sched_notrace();
 }
 
@@ -297,6 +303,8 @@ static __always_inline void ispot_waits_process_exit(void *data,
 		ispot_waits_put(s, &ts, ISPOT_REC_TASK_EXIT, p, 0, last, 0, 0);
 		/* A holder that dies inside a gated call never returns. */
 		ispot_gate_release_exiting(&s->gate, p);
+		if (s->offcpu)
+			ispot_offcpu_exit(s, p);
 	}
 	rcu_read_unlock_sched_notrace();
 }

@@ -58,9 +58,12 @@ TEST(reserved_fields_rejected)
 
 	s.pid = getpid();
 	s.ring_pages = 1;
-	s.reserved[3] = 1;
+	s.reserved[2] = 1;
 	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_SETUP, &s), -EINVAL);
-	s.reserved[3] = 0;
+	s.reserved[2] = 0;
+	s.reserved32 = 1;
+	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_SETUP, &s), -EINVAL);
+	s.reserved32 = 0;
 	s.flags = 0x80;		/* a bit outside ISPOT_SETUP_FLAGS */
 	EXPECT_EQ(ispot_ioctl(fd, ISPOT_IOC_SETUP, &s), -EINVAL);
 	s.flags = 0;

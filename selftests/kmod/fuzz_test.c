@@ -744,6 +744,20 @@ static bool fz_pow2(uint64_t x)
 }
 
 /*
+ * The most slots a record of @kind takes in the sessions fuzzed (no solo
+ * blocks): a full call stack, or an off-CPU stack with its raw words; 0
+ * for a kind they never write.
+ */
+static unsigned int fz_max_slots(uint8_t kind)
+{
+	if (kind == ISPOT_REC_OFF_STACK)
+		return 1 + (ISPOT_STACK_MAX_FRAMES + 7) / 8 +
+		       ISPOT_OFFCPU_MAX_WORDS / 8;
+	return kind >= 1 && kind <= ISPOT_REC_TASK_EXIT ?
+	       1 + (ISPOT_STACK_MAX_FRAMES + 7) / 8 : 0;
+}
+
+/*
  * Walk ring @cpu, mapped at @map (@len bytes), from its tail to its head
  * and give the records back: all of them, or up to a random boundary.
  * With @strict the session is disabled and nobody else uses the fd, so
@@ -781,8 +795,7 @@ static void fz_drain_ring(struct fz_thread *th, int fd, uint32_t cpu,
 		uint8_t ns = rec->nslots;
 
 		if (strict)
-			FZ_ORACLE(ns >= 1 && ns <= 5 && rec->kind >= 1 &&
-				  rec->kind <= ISPOT_REC_TASK_EXIT &&
+			FZ_ORACLE(ns >= 1 && ns <= fz_max_slots(rec->kind) &&
 				  rec->cpu == cpu && pos + ns <= head,
 				  "ring %u slot %llu: kind %u nslots %u cpu %u head %llu",
 				  cpu, (unsigned long long)pos, rec->kind, ns,
@@ -1035,14 +1048,27 @@ static void fz_op_setup(struct fz_thread *th, struct fz_slot *sl, int fd)
 	if (fz_chance(th, 30))
 		s.stack_period = fz_chance(th, 50) ? 1 + fz_below(th, 4) :
 						     fz_rand(th);
-	s.flags = fz_below(th, 4);
-	if (fz_chance(th, 8)) {
-		s.flags |= fz_bits(th, 32) & ~ISPOT_SETUP_FLAGS;
-		bad = s.flags & ~ISPOT_SETUP_FLAGS;
+	s.flags = fz_below(th, 8);
+	/* Off-CPU stacks need both other groups (ABI 1.8). */
+	bad = (s.flags & ISPOT_SETUP_OFFCPU) &&
+	      (~s.flags & (ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS));
+	if (fz_chance(th, 10)) {
+		s.offcpu_period_us = fz_chance(th, 50) ?
+			fz_below(th, 100000) : fz_rand(th);
+		bad |= !(s.flags & ISPOT_SETUP_OFFCPU) ||
+		       s.offcpu_period_us > ISPOT_OFFCPU_MAX_PERIOD_US;
 	}
 	if (fz_chance(th, 8)) {
-		s.reserved[fz_below(th, 4)] = fz_bits(th, 64);
-		bad = true;
+		s.flags |= fz_bits(th, 32) & ~ISPOT_SETUP_FLAGS;
+		bad |= !!(s.flags & ~ISPOT_SETUP_FLAGS);
+	}
+	if (fz_chance(th, 8)) {
+		if (fz_chance(th, 25))
+			s.reserved32 = fz_bits(th, 32);
+		else
+			s.reserved[fz_below(th, 3)] = fz_bits(th, 64);
+		bad |= s.reserved32 || s.reserved[0] || s.reserved[1] ||
+		       s.reserved[2];
 	}
 	if (fz_chance(th, 5)) {	/* outputs given as input */
 		s.nr_rings = fz_rand(th);

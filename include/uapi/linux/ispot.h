@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		7
+#define ISPOT_ABI_MINOR		8
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -47,9 +47,21 @@ struct ispot_version {
  * ISPOT_SETUP_WAITS: SWITCH_OUT/SWITCH_IN at every context switch of a
  * target thread, and FUTEX_ENTER/FUTEX_EXIT around its futex syscalls.
  */
+/*
+ * ISPOT_SETUP_OFFCPU (ABI 1.8; needs TASKS and WAITS): OFF_STACK records,
+ * the user stack of a target thread as it leaves its CPU, sampled in time:
+ * about one per offcpu_period_us (0: 10 ms) of each thread's off-CPU
+ * time, whatever its number of switches.  offcpu_period_us must be 0
+ * without the flag, and at most ISPOT_OFFCPU_MAX_PERIOD_US.  Such a
+ * session may be enabled with no probe: a wall-clock profile of the
+ * target (where its threads wait), before any function is chosen.
+ */
 #define ISPOT_SETUP_TASKS	(1U << 0)
 #define ISPOT_SETUP_WAITS	(1U << 1)
-#define ISPOT_SETUP_FLAGS	(ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS)
+#define ISPOT_SETUP_OFFCPU	(1U << 2)
+#define ISPOT_SETUP_FLAGS	(ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS | \
+				 ISPOT_SETUP_OFFCPU)
+#define ISPOT_OFFCPU_MAX_PERIOD_US	10000000
 
 struct ispot_setup {
 	__u32 pid;		/* in: tgid of the process to trace */
@@ -59,7 +71,9 @@ struct ispot_setup {
 	__u32 flags;		/* in: ISPOT_SETUP_*, others must be 0 */
 	__u32 nr_rings;		/* out: rings to map, one per possible CPU */
 	__u64 ring_mmap_size;	/* out: bytes to map per ring */
-	__u64 reserved[4];	/* in: must be 0 */
+	__u32 offcpu_period_us;	/* in (ABI 1.8): see ISPOT_SETUP_OFFCPU */
+	__u32 reserved32;	/* in: must be 0 */
+	__u64 reserved[3];	/* in: must be 0 */
 };
 
 /*
@@ -364,6 +378,25 @@ enum ispot_record_kind {
 	ISPOT_REC_SOLO_BEGIN = 10,
 	ISPOT_REC_SOLO_END = 11,
 	ISPOT_REC_GATE = 12,
+	/*
+	 * Kind 13 (ABI 1.8, ISPOT_SETUP_OFFCPU): OFF_STACK, written as a
+	 * target thread leaves its CPU, just before its SWITCH_OUT (same
+	 * ts_ns); the off-CPU time it stands for ends at the thread's next
+	 * SWITCH_IN.  ip and sp: the user registers then (ip is where the
+	 * thread entered the kernel: a system call's or an interrupted
+	 * instruction's address).  data[0]: frames (low 16 bits) and stack
+	 * words (bits 16-31) that follow in slots, frames first: the frame
+	 * pointer walk from the user bp (its first frame is bp's return
+	 * address; code built without frame pointers leaves it short or
+	 * wrong), then, from the slot after the frames' last, the user
+	 * stack's first words from sp, raw, for the reader to find return
+	 * addresses in (a C library built without frame pointers hides its
+	 * caller from the walk); as many as could be read, in whole slots,
+	 * at most ISPOT_OFFCPU_MAX_WORDS.  data[1]: the
+	 * sampling weight: this switch stands for data[1] of the thread's
+	 * switches, so its off-CPU time counts data[1] times.  data[2]: 0.
+	 */
+	ISPOT_REC_OFF_STACK = 13,
 };
 
 /*
@@ -410,5 +443,7 @@ struct ispot_counter_values {
 
 /* A STACK record is followed by ceil(frames / 8) slots of __u64 frames. */
 #define ISPOT_STACK_MAX_FRAMES	32
+/* OFF_STACK's raw words of the user stack, at most. */
+#define ISPOT_OFFCPU_MAX_WORDS	64
 
 #endif /* _UAPI_LINUX_ISPOT_H */
