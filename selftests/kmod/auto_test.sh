@@ -6,11 +6,12 @@
 # trace; a command that exits while sampled, and usage errors.
 . "$(dirname "$0")/tap.sh"
 lock=/ispot/samples/lock_contention
+turns=/ispot/samples/cond_turns
 require_root
 require_module
 tmpdir_setup
 
-tap_plan 4
+tap_plan 5
 
 # What --auto picks is tested natively (selftests/unit/trace/test_autopick, on a
 # real busy process).  Here the samples' compute() spins on the vdso's
@@ -53,5 +54,22 @@ t_usage() {
 		one_line_err "auto-time"
 }
 tap_check "auto_usage_errors_exit_2" t_usage
+
+# Wall time, not CPU time alone: cond_turns' threads spend three quarters
+# of their time waiting for their turn in wait_turn(), and almost no CPU
+# there.  The module's off-CPU stacks (ABI 1.8) find it, through
+# pthread_cond_wait(), which the C library calls without frame pointers;
+# the on-CPU samples alone never name it.  Its pick says why.
+t_waits() {
+	run_status 0 ispotctl run --auto=3 --auto-time 2s -- "$turns" \
+		--threads 4 --delay-us 2000 --iterations 600 || return 1
+	sed -n '/^auto:/,/^[^ ]/p' "$tmp/err" | sed 's/^/# /'
+	grep -q "^auto: .*off CPU [0-9.]*s waiting (futex" \
+		"$tmp/err" &&
+		grep -q "^ *[0-9.]*%  wait_turn (cond_turns): .*waiting (futex).*waiting in pthread_cond_wait" \
+			"$tmp/err" ||
+		{ sed 's/^/# stderr: /' "$tmp/err"; return 1; }
+}
+tap_check "auto_picks_the_function_that_waits" t_waits
 
 tap_done

@@ -32,6 +32,13 @@ __attribute__((noinline, noclone, used)) void autopick_test_cold(void)
 	sink--;
 }
 
+/* The program's function that waits, in the off-CPU stacks below. */
+__attribute__((noinline, noclone, used)) void autopick_test_waiter(void)
+{
+	sink += 2;
+	sink -= 1;
+}
+
 /* Busy for @ms, then exit. */
 __attribute__((noinline, noclone, used)) void autopick_test_brief(long ms)
 {
@@ -203,6 +210,20 @@ static void counts(struct sampler_result *r)
 	ASSERT_EQ(r->nr_ips, 4 + !!vdso);
 }
 
+/* What autopick_print() says of @a for 2 s of pid 42: its first 2 lines. */
+static void printed(struct autopick *a, char *head, char *line)
+{
+	FILE *f = tmpfile();
+
+	a->duration_ns = 2000000000ull;
+	ASSERT_TRUE(f);
+	autopick_print(f, 42, a);
+	rewind(f);
+	ASSERT_TRUE(fgets(head, 4096, f));
+	ASSERT_TRUE(fgets(line, 4096, f));
+	fclose(f);
+}
+
 TEST(one_percent_rule_and_unprobeable_code)
 {
 	struct sampler_result r;
@@ -210,7 +231,7 @@ TEST(one_percent_rule_and_unprobeable_code)
 	char err[ERRLEN] = "";
 
 	counts(&r);
-	ASSERT_EQ(autopick_choose(getpid(), &r, 0, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(autopick_choose(getpid(), &r, NULL, 0, &a, err, sizeof(err)), 0);
 	/* Cold is under 1%; the LOCK-prefixed one and the vdso are set
 	 * aside and counted. */
 	ASSERT_EQ(a.nr, 1);
@@ -226,31 +247,98 @@ TEST(top_n_takes_the_n_with_most_samples)
 	struct sampler_result r;
 	struct autopick a;
 	char err[ERRLEN] = "";
-	char line[4096];
-	FILE *f;
+	char head[4096], line[4096];
 
 	counts(&r);
-	ASSERT_EQ(autopick_choose(getpid(), &r, 2, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(autopick_choose(getpid(), &r, NULL, 2, &a, err, sizeof(err)), 0);
 	ASSERT_EQ(a.nr, 2);
 	EXPECT_STREQ(a.funcs[0].sym.name, "autopick_test_hot");
 	EXPECT_STREQ(a.funcs[1].sym.name, "autopick_test_cold");
 	autopick_free(&a);
-	ASSERT_EQ(autopick_choose(getpid(), &r, 1, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(autopick_choose(getpid(), &r, NULL, 1, &a, err, sizeof(err)), 0);
 	EXPECT_EQ(a.nr, 1);
 
 	/* One line per function, with its share of the samples. */
-	a.duration_ns = 2000000000ull;
-	f = tmpfile();
-	ASSERT_TRUE(f);
-	autopick_print(f, 42, &a);
-	rewind(f);
-	ASSERT_TRUE(fgets(line, sizeof(line), f));
-	EXPECT_TRUE(strstr(line, "samples of pid 42 in 2.0s"));
-	ASSERT_TRUE(fgets(line, sizeof(line), f));
+	printed(&a, head, line);
+	EXPECT_TRUE(strstr(head, "samples of pid 42 in 2.0s"));
 	EXPECT_TRUE(strstr(line, "autopick_test_hot"));
 	EXPECT_TRUE(strstr(line, "%"));
-	fclose(f);
 	autopick_free(&a);
+	sampler_result_free(&r);
+}
+
+/*
+ * An off-CPU stack as the module gives it: the ip inside the C library's
+ * syscall(), then stack words holding a stale number and the return
+ * address into the program's waiter, for @ms of @kind.
+ */
+static void off_sample(struct wallprof *wp, enum wall_kind kind, uint64_t ms,
+		       uintptr_t caller)
+{
+	struct wallprof_sample *s;
+
+	wp->samples = realloc(wp->samples,
+			      (wp->nr_samples + 1) * sizeof(*wp->samples));
+	ASSERT_TRUE(wp->samples);
+	s = &wp->samples[wp->nr_samples++];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->ip = (uintptr_t)syscall + 16;
+	s->nwords = 8;
+	s->words[0] = 0x1234;
+	s->words[3] = caller + 9;
+	s->weight = 1;
+	s->off_ns = ms * 1000000;
+	wp->off_ns[kind] += s->off_ns;
+}
+
+/*
+ * Wall time, not on-CPU time alone: the waiter and the C library function
+ * it waits in take 300 ms each of futex waits and rank above the hot
+ * function's 100 ms of CPU; with the off-CPU evidence left out they are
+ * not picked.  An idle sleep of a second (in cold) picks nothing.
+ */
+TEST(off_cpu_waits_are_picked_by_wall_time)
+{
+	struct sampler_result r;
+	struct wallprof wp;
+	struct autopick a;
+	char err[ERRLEN] = "", head[4096], line[4096];
+	const char *w;
+
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(sampler_add(&r, (uintptr_t)autopick_test_hot + 4, 100), 0);
+	r.samples = 100;
+	wallprof_init(&wp);
+	off_sample(&wp, WALL_FUTEX, 300, (uintptr_t)autopick_test_waiter);
+	off_sample(&wp, WALL_SLEEP, 1000, (uintptr_t)autopick_test_cold);
+	ASSERT_EQ(autopick_choose(getpid(), &r, &wp, 3, &a, err,
+				  sizeof(err)), 0);
+	ASSERT_EQ(a.nr, 3);
+	EXPECT_EQ(a.wall_ns, 400 * 1000000ull);
+	/* The tie of 300 ms each goes by name: the program's first. */
+	w = a.funcs[0].sym.name;
+	EXPECT_STREQ(w, "autopick_test_waiter");
+	EXPECT_EQ(a.funcs[0].off_ns[WALL_FUTEX], 300 * 1000000ull);
+	EXPECT_FALSE(a.funcs[0].waits);
+	EXPECT_TRUE(strstr(a.funcs[1].sym.obj, "libc"));
+	EXPECT_TRUE(a.funcs[1].waits);
+	EXPECT_STREQ(a.funcs[1].partner, "autopick_test_waiter");
+	EXPECT_STREQ(a.funcs[2].sym.name, "autopick_test_hot");
+	printed(&a, head, line);
+	EXPECT_TRUE(strstr(head, "1.00s idle"));
+	TH_LOG("%s", line);
+	EXPECT_TRUE(strstr(line, "75.0%  autopick_test_waiter"));
+	EXPECT_TRUE(strstr(line, "75% waiting (futex), waiting in "));
+	autopick_free(&a);
+
+	/* Without the off-CPU stacks, only the hot function is seen. */
+	ASSERT_EQ(autopick_choose(getpid(), &r, NULL, 3, &a, err,
+				  sizeof(err)), 0);
+	ASSERT_EQ(a.nr, 1);
+	EXPECT_STREQ(a.funcs[0].sym.name, "autopick_test_hot");
+	autopick_free(&a);
+	wallprof_free(&wp);
 	sampler_result_free(&r);
 }
 

@@ -31,8 +31,12 @@
 
 /* Generous: publication normally follows the clock read by ~1 us. */
 #define DRAIN_SLACK_NS		(20 * 1000 * 1000ull)
-/* A record occupies at most this many slots (a full call stack). */
-#define DRAIN_MAX_SLOTS		(1 + (ISPOT_STACK_MAX_FRAMES + 7) / 8)
+/*
+ * A record occupies at most this many slots: an off-CPU stack, its frames
+ * and its words (ABI 1.8); a full call stack takes 1 + 4.
+ */
+#define DRAIN_MAX_SLOTS		(1 + (ISPOT_STACK_MAX_FRAMES + 7) / 8 + \
+				 ISPOT_OFFCPU_MAX_WORDS / 8)
 
 /*
  * A record's first slot as the drain takes it (@nslots and @ts_ns as read

@@ -5,34 +5,58 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace/autopick.h"
+#include "trace/autopick_internal.h"
+#include "trace/offprof.h"
 #include "util/array.h"
 
 /* x86's LOCK prefix: uprobes refuse to single-step such an instruction. */
 #define X86_LOCK_PREFIX		0xf0
 
-/* The samples of one function, before it is resolved to a probe point. */
-struct ap_group {
-	char obj[PATH_MAX];
-	char name[ELF_SYM_NAME_MAX];
-	uint64_t start;		/* link-time address of the function */
-	uint64_t samples;
-};
-
 static int group_cmp(const void *a, const void *b)
 {
 	const struct ap_group *x = a, *y = b;
+	uint64_t wx = autopick_group_ns(x), wy = autopick_group_ns(y);
 
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? 1 : -1;
+	if (wx != wy)
+		return wx < wy ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
-/* Whether @info names a function a probe can sit on at all. */
-static bool probeable_code(const struct elf_addr_info *info)
+bool autopick_probeable(const struct elf_addr_info *info)
 {
 	/* An IFUNC symbol's code is its resolver, which runs once. */
 	return info->kind == ELF_ADDR_SYMBOL && info->sym_type == STT_FUNC;
+}
+
+uint64_t autopick_group_ns(const struct ap_group *g)
+{
+	uint64_t ns = g->samples * SAMPLER_PERIOD_NS;
+	int k;
+
+	for (k = 0; k < WALL_NR_KINDS; k++)
+		if (k != WALL_SLEEP)
+			ns += g->off_ns[k];
+	return ns;
+}
+
+struct ap_group *autopick_group(struct ap_groups *gs,
+				const struct elf_addr_info *info)
+{
+	uint64_t start = info->vaddr - info->sym_off;
+	struct ap_group *g;
+	size_t j;
+
+	for (j = 0; j < gs->n; j++)
+		if (gs->g[j].start == start && !strcmp(gs->g[j].obj, info->obj))
+			return &gs->g[j];
+	if (ARRAY_RESERVE(gs->g, gs->cap, gs->n + 1))
+		return NULL;
+	g = &gs->g[gs->n++];
+	memset(g, 0, sizeof(*g));
+	memcpy(g->obj, info->obj, sizeof(g->obj));
+	snprintf(g->name, sizeof(g->name), "%s", info->sym);
+	g->start = start;
+	return g;
 }
 
 /*
@@ -40,47 +64,27 @@ static bool probeable_code(const struct elf_addr_info *info)
  * are counted.
  */
 static int group_samples(struct elf_symbolizer *sz,
-			 const struct sampler_result *r,
-			 struct ap_group **out, size_t *nr,
-			 uint64_t *unprobeable, char *err, size_t errlen)
+			 const struct sampler_result *r, struct ap_groups *gs,
+			 uint64_t *unprobeable)
 {
-	struct ap_group *g = NULL;
-	size_t i, j, n = 0, cap = 0;
+	struct ap_group *g;
+	size_t i;
 
 	*unprobeable = 0;
 	for (i = 0; i < r->nr_ips; i++) {
 		struct elf_addr_info info;
-		uint64_t start;
 
 		if (elf_symbolize(sz, r->ips[i].ip, &info, NULL, 0) ||
-		    !probeable_code(&info)) {
+		    !autopick_probeable(&info)) {
 			*unprobeable += r->ips[i].count;
 			continue;
 		}
-		start = info.vaddr - info.sym_off;
-		for (j = 0; j < n; j++)
-			if (g[j].start == start && !strcmp(g[j].obj, info.obj))
-				break;
-		if (j == n) {
-			if (ARRAY_RESERVE(g, cap, n + 1))
-				goto nomem;
-			memset(&g[n], 0, sizeof(g[n]));
-			memcpy(g[n].obj, info.obj, sizeof(g[n].obj));
-			snprintf(g[n].name, sizeof(g[n].name), "%s", info.sym);
-			g[n].start = start;
-			n++;
-		}
-		g[j].samples += r->ips[i].count;
+		g = autopick_group(gs, &info);
+		if (!g)
+			return -ENOMEM;
+		g->samples += r->ips[i].count;
 	}
-	if (n)
-		qsort(g, n, sizeof(*g), group_cmp);
-	*out = g;
-	*nr = n;
 	return 0;
-nomem:
-	free(g);
-	snprintf(err, errlen, "out of memory naming the samples");
-	return -ENOMEM;
 }
 
 /* Whether the first instruction at @sym can be stepped over by uprobes. */
@@ -119,45 +123,65 @@ static int group_resolve(const struct ap_group *g, struct elf_target_sym *out)
 	return ret;
 }
 
-/* autopick_choose(), naming the samples with @sz. */
-static int choose_named(struct elf_symbolizer *sz,
-			const struct sampler_result *r, uint32_t top,
-			struct autopick *a, char *err, size_t errlen)
+/* What @g's evidence makes of @f. */
+static void group_to_func(const struct ap_group *g, struct autopick_func *f)
 {
-	struct ap_group *g = NULL;
-	size_t i, n = 0;
-	int ret;
-
-	memset(a, 0, sizeof(*a));
-	a->samples = r->samples;
-	a->top = top;
-	ret = group_samples(sz, r, &g, &n, &a->unprobeable, err, errlen);
-	if (ret)
-		return ret;
-	a->funcs = calloc(n + 1, sizeof(*a->funcs));
-	if (!a->funcs) {
-		free(g);
-		snprintf(err, errlen, "out of memory choosing functions");
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		struct autopick_func *f = &a->funcs[a->nr];
-
-		if (top ? a->nr == top :
-		    g[i].samples < AUTOPICK_MIN_SHARE * r->samples)
-			break;
-		if (group_resolve(&g[i], &f->sym)) {
-			a->unprobeable += g[i].samples;
-			continue;
-		}
-		f->samples = g[i].samples;
-		a->nr++;
-	}
-	free(g);
-	return 0;
+	f->samples = g->samples;
+	memcpy(f->off_ns, g->off_ns, sizeof(f->off_ns));
+	memcpy(f->partner, g->partner, sizeof(f->partner));
+	f->waits = g->waits;
+	f->wall_ns = autopick_group_ns(g);
 }
 
-int autopick_choose(pid_t pid, const struct sampler_result *r, uint32_t top,
+/* autopick_choose(), naming the samples and stacks with @sz. */
+static int choose_named(struct elf_symbolizer *sz,
+			const struct sampler_result *r,
+			const struct wallprof *wp, uint32_t top,
+			struct autopick *a, char *err, size_t errlen)
+{
+	struct ap_groups gs = { 0 };
+	size_t i;
+	int k;
+
+	a->samples = r->samples;
+	a->top = top;
+	if (group_samples(sz, r, &gs, &a->unprobeable) ||
+	    (wp && autopick_add_offcpu(sz, wp, &gs, a)))
+		goto nomem;
+	/* Every on-CPU sample, and every off-CPU wait that is not idle. */
+	a->wall_ns = r->samples * SAMPLER_PERIOD_NS;
+	for (k = 0; wp && k < WALL_NR_KINDS; k++)
+		if (k != WALL_SLEEP)
+			a->wall_ns += wp->off_ns[k];
+	if (gs.n)
+		qsort(gs.g, gs.n, sizeof(*gs.g), group_cmp);
+	a->funcs = calloc(gs.n + 1, sizeof(*a->funcs));
+	if (!a->funcs)
+		goto nomem;
+	for (i = 0; i < gs.n; i++) {
+		struct autopick_func *f = &a->funcs[a->nr];
+		uint64_t ns = autopick_group_ns(&gs.g[i]);
+
+		if (top ? a->nr == top :
+		    ns < AUTOPICK_MIN_SHARE * a->wall_ns)
+			break;
+		if (group_resolve(&gs.g[i], &f->sym)) {
+			a->unprobeable += gs.g[i].samples;
+			continue;
+		}
+		group_to_func(&gs.g[i], f);
+		a->nr++;
+	}
+	free(gs.g);
+	return 0;
+nomem:
+	free(gs.g);
+	snprintf(err, errlen, "out of memory choosing functions");
+	return -ENOMEM;
+}
+
+int autopick_choose(pid_t pid, const struct sampler_result *r,
+		    const struct wallprof *wp, uint32_t top,
 		    struct autopick *a, char *err, size_t errlen)
 {
 	struct elf_symbolizer *sz = elf_symbolizer_new(pid, err, errlen);
@@ -166,7 +190,8 @@ int autopick_choose(pid_t pid, const struct sampler_result *r, uint32_t top,
 	memset(a, 0, sizeof(*a));
 	if (!sz)
 		return -ESRCH;
-	ret = choose_named(sz, r, top, a, err, errlen);
+	a->offcpu = wp != NULL;
+	ret = choose_named(sz, r, wp, top, a, err, errlen);
 	elf_symbolizer_free(sz);
 	return ret;
 }
@@ -210,12 +235,26 @@ static void autopick_exited(pid_t pid, uint64_t duration_ns,
 		 " instead of --auto");
 }
 
+/* Off-CPU time that is a reason to pick: every kind but idle sleep. */
+static uint64_t counted_off_ns(const struct wallprof *wp)
+{
+	uint64_t ns = 0;
+	int k;
+
+	for (k = 0; k < WALL_NR_KINDS; k++)
+		if (k != WALL_SLEEP)
+			ns += wp->off_ns[k];
+	return ns;
+}
+
 int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		    struct autopick *a, char *err, size_t errlen)
 {
 	struct elf_symbolizer *sz;
 	struct sampler_result r;
-	char sz_err[256];
+	struct offprof op;
+	char sz_err[256], off_err[160];
+	bool off;
 	int ret;
 
 	memset(a, 0, sizeof(*a));
@@ -224,22 +263,32 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	 * before the sampling does can still have its samples named.
 	 */
 	sz = elf_symbolizer_new(pid, sz_err, sizeof(sz_err));
-	ret = sampler_run(pid, duration_ns, &r, err, errlen);
+	/* Where it waits, too, where the module can tell: else on-CPU. */
+	off = !offprof_start(&op, pid, off_err, sizeof(off_err));
+	ret = sampler_run(pid, duration_ns, &r, off ? offprof_round : NULL,
+			  &op, err, errlen);
+	offprof_stop(&op);
 	if (!ret && !sz && !r.exited) {
 		snprintf(err, errlen, "%s", sz_err);
 		ret = -ESRCH;
 	}
-	if (!ret && sz && r.samples)
-		ret = choose_named(sz, &r, top, a, err, errlen);
+	if (!ret && sz && (r.samples || (off && counted_off_ns(&op.wp))))
+		ret = choose_named(sz, &r, off ? &op.wp : NULL, top, a, err,
+				   errlen);
+	a->offcpu = off;
+	if (!off)
+		snprintf(a->offcpu_note, sizeof(a->offcpu_note), "%s",
+			 off_err);
 	if (!ret && r.exited) {
 		autopick_exited(pid, duration_ns, a, err, errlen);
 		ret = -ESRCH;
 	}
-	if (!ret && !r.samples) {
-		snprintf(err, errlen, "pid %d ran no user code in %.1fs of "
-			 "sampling (idle?): run --auto while it is busy, "
-			 "raise --auto-time, or name functions with --func",
-			 (int)pid, duration_ns / 1e9);
+	if (!ret && !a->wall_ns) {
+		snprintf(err, errlen, "pid %d ran no user code and waited for "
+			 "nothing but its own sleeps (poll, epoll_wait, "
+			 "nanosleep) in %.1fs of sampling (idle?): run --auto "
+			 "while it is busy, raise --auto-time, or name "
+			 "functions with --func", (int)pid, duration_ns / 1e9);
 		ret = -ENODATA;
 	}
 	if (!ret && !a->nr) {
@@ -250,37 +299,83 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		ret = -ENODATA;
 	}
 	a->duration_ns = duration_ns;
+	offprof_free(&op);
 	elf_symbolizer_free(sz);
 	sampler_result_free(&r);
 	return ret;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Why @fn was picked: its on-CPU and off-CPU shares, and its other end. */
+static void print_why(FILE *f, const struct autopick *a,
+		      const struct autopick_func *fn)
+{
+	double wall = a->wall_ns ? (double)a->wall_ns : 1;
+	const char *sep = ": ";
+	int k;
+
+	if (fn->samples) {
+		fprintf(f, "%s%.0f%% on CPU", sep,
+			100.0 * fn->samples * SAMPLER_PERIOD_NS / wall);
+		sep = ", ";
+	}
+	for (k = 0; k < WALL_NR_KINDS; k++) {
+		if (k == WALL_SLEEP || !fn->off_ns[k])
+			continue;
+		fprintf(f, "%s%.0f%% waiting (%s)", sep,
+			100.0 * fn->off_ns[k] / wall, wall_kind_names[k]);
+		sep = ", ";
+	}
+	if (fn->partner[0])
+		fprintf(f, ", %s %s", fn->waits ? "via" : "waiting in",
+			fn->partner);
+}
+
 void autopick_print(FILE *f, pid_t pid, const struct autopick *a)
 {
 	const char *s = a->nr == 1 ? "" : "s";
+	double wall = a->wall_ns ? (double)a->wall_ns : 1;
 	size_t i;
 
+	fprintf(f, "auto: %llu samples of pid %d in %.1fs",
+		(unsigned long long)a->samples, (int)pid,
+		a->duration_ns / 1e9);
+	if (a->offcpu)
+		fprintf(f, ", off CPU %.2fs waiting (futex %.2fs, io %.2fs, "
+			"run queue %.2fs) and %.2fs idle",
+			(a->off_ns[WALL_FUTEX] + a->off_ns[WALL_IO] +
+			 a->off_ns[WALL_RUNQ]) / 1e9,
+			a->off_ns[WALL_FUTEX] / 1e9, a->off_ns[WALL_IO] / 1e9,
+			a->off_ns[WALL_RUNQ] / 1e9, a->off_ns[WALL_SLEEP] / 1e9);
 	if (a->top)
-		fprintf(f, "auto: %llu samples of pid %d in %.1fs; tracing the "
-			"%zu function%s with the most (--auto=%u):\n",
-			(unsigned long long)a->samples, (int)pid,
-			a->duration_ns / 1e9, a->nr, s, a->top);
+		fprintf(f, "; tracing the %zu function%s with the most wall "
+			"time (--auto=%u):\n", a->nr, s, a->top);
 	else
-		fprintf(f, "auto: %llu samples of pid %d in %.1fs; tracing the "
-			"%zu function%s with at least %.0f%% of them:\n",
-			(unsigned long long)a->samples, (int)pid,
-			a->duration_ns / 1e9, a->nr, s,
+		fprintf(f, "; tracing the %zu function%s with at least %.0f%% "
+			"of the wall time:\n", a->nr, s,
 			AUTOPICK_MIN_SHARE * 100);
-	for (i = 0; i < a->nr; i++)
-		fprintf(f, "  %5.1f%%  %s (%s)\n",
-			100.0 * a->funcs[i].samples / a->samples,
-			a->funcs[i].sym.name,
-			strrchr(a->funcs[i].sym.obj, '/') ?
-			strrchr(a->funcs[i].sym.obj, '/') + 1 :
-			a->funcs[i].sym.obj);
+	if (!a->offcpu && a->offcpu_note[0])
+		fprintf(f, "  (on CPU only: %s)\n", a->offcpu_note);
+	for (i = 0; i < a->nr; i++) {
+		fprintf(f, "  %5.1f%%  %s (%s)", 100.0 * a->funcs[i].wall_ns /
+			wall, a->funcs[i].sym.name,
+			base_name(a->funcs[i].sym.obj));
+		print_why(f, a, &a->funcs[i]);
+		fputc('\n', f);
+	}
 	if (a->unprobeable)
 		fprintf(f, "  %5.1f%%  in code no probe can time (vdso, PLT, "
-			"no symbol)\n", 100.0 * a->unprobeable / a->samples);
+			"no symbol)\n",
+			100.0 * a->unprobeable * SAMPLER_PERIOD_NS / wall);
+	if (a->off_unnamed_ns)
+		fprintf(f, "  %5.1f%%  waiting where no function is named "
+			"(stacks cut short)\n", 100.0 * a->off_unnamed_ns / wall);
 }
 
 void autopick_free(struct autopick *a)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "trace/device.h"
@@ -92,4 +93,43 @@ void ispot_device_close(struct ispot_device *dev)
 	if (dev->fd >= 0)
 		close(dev->fd);
 	dev->fd = -1;
+}
+
+int ispot_rings_map(int fd, const struct ispot_setup *s,
+		    struct ispot_rings *r, char *err, size_t errlen)
+{
+	uint32_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->base = calloc(s->nr_rings, sizeof(*r->base));
+	if (!r->base) {
+		snprintf(err, errlen, "out of memory mapping the rings");
+		return -1;
+	}
+	r->nr = s->nr_rings;
+	r->size = s->ring_mmap_size;
+	for (i = 0; i < r->nr; i++) {
+		void *m = mmap(NULL, r->size, PROT_READ, MAP_SHARED, fd,
+			       (off_t)i * r->size);
+
+		if (m == MAP_FAILED) {
+			snprintf(err, errlen, "cannot map ring %u (%s): check "
+				 "RLIMIT_MEMLOCK and dmesg", i,
+				 strerror(errno));
+			return -1;
+		}
+		r->base[i] = m;
+	}
+	return 0;
+}
+
+void ispot_rings_unmap(struct ispot_rings *r)
+{
+	uint32_t i;
+
+	for (i = 0; r->base && i < r->nr; i++)
+		if (r->base[i])
+			munmap(r->base[i], r->size);
+	free(r->base);
+	memset(r, 0, sizeof(*r));
 }

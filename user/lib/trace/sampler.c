@@ -228,7 +228,8 @@ static void sampler_close(struct sampler *s)
 }
 
 int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
-		char *err, size_t errlen)
+		sampler_round_fn round, void *round_ctx, char *err,
+		size_t errlen)
 {
 	struct sampler s = {
 		.pid = pid, .page = sysconf(_SC_PAGESIZE), .r = r,
@@ -259,6 +260,8 @@ int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
 			snprintf(err, errlen, "out of memory sampling");
 			break;
 		}
+		if (round)
+			round(round_ctx);
 		if (task_exited(pid)) {
 			r->exited = true;
 			break;

@@ -36,8 +36,12 @@ struct sampler_result {
 	bool exited;		/* the process exited before the end */
 };
 
+/* Called after each round of reading (every 50 ms) while sampling. */
+typedef void (*sampler_round_fn)(void *ctx);
+
 /*
- * Sample @pid's threads for @duration_ns.  Returns 0 (even with no sample:
+ * Sample @pid's threads for @duration_ns, calling @round(@ctx) (if not
+ * NULL) after each round.  Returns 0 (even with no sample:
  * check r->samples; r->exited when the process is gone, or went before
  * the end), or a negative errno after writing one line saying what to do
  * to @err: -EACCES when perf_event_paranoid or a missing CAP_PERFMON
@@ -45,7 +49,8 @@ struct sampler_result {
  * way.
  */
 int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
-		char *err, size_t errlen);
+		sampler_round_fn round, void *round_ctx, char *err,
+		size_t errlen);
 void sampler_result_free(struct sampler_result *r);
 
 /* Count @n samples at @ip (sampler_run()'s own accumulator; for tests). */

@@ -65,8 +65,7 @@ typedef bool (*trace_stop_fn)(void *ctx);
 struct trace_live {
 	struct record_source src;	/* the drained rings */
 	struct ispot_device dev;
-	uint64_t ring_mmap_size;
-	void **rings;			/* sum.nr_rings of them */
+	struct ispot_rings rings;
 	struct drain *drain;
 	bool enabled;
 	bool trampoline;		/* its range was found in the maps */

@@ -90,28 +90,15 @@ static void live_setup_refused(const struct trace *t, pid_t pid)
 static int live_map_rings(struct trace *t, const struct ispot_setup *s)
 {
 	struct trace_live *live = &t->live;
-	uint32_t i;
+	char err[256];
 
 	t->sum.nr_rings = s->nr_rings;
-	live->ring_mmap_size = s->ring_mmap_size;
-	live->rings = calloc(s->nr_rings, sizeof(*live->rings));
-	if (!live->rings) {
-		ispot_error("out of memory mapping the rings");
+	if (ispot_rings_map(live->dev.fd, s, &live->rings, err, sizeof(err))) {
+		ispot_error("%s", err);
 		return -1;
 	}
-	for (i = 0; i < s->nr_rings; i++) {
-		void *m = mmap(NULL, s->ring_mmap_size, PROT_READ, MAP_SHARED,
-			       live->dev.fd, (off_t)i * s->ring_mmap_size);
-
-		if (m == MAP_FAILED) {
-			ispot_error("cannot map ring %u (%s): check "
-				    "RLIMIT_MEMLOCK and dmesg", i,
-				    strerror(errno));
-			return -1;
-		}
-		live->rings[i] = m;
-	}
-	live->drain = drain_new(live->rings, s->nr_rings, live_release, t);
+	live->drain = drain_new(live->rings.base, s->nr_rings, live_release,
+				t);
 	if (!live->drain) {
 		ispot_error("out of memory setting up the drain");
 		return -1;
@@ -279,13 +266,9 @@ void trace_live_stats(struct trace *t)
 void trace_live_free(struct trace *t)
 {
 	struct trace_live *live = &t->live;
-	uint32_t i;
 
 	trace_live_disable(t);
-	for (i = 0; live->rings && i < t->sum.nr_rings; i++)
-		if (live->rings[i])
-			munmap(live->rings[i], live->ring_mmap_size);
-	free(live->rings);
+	ispot_rings_unmap(&live->rings);
 	drain_free(live->drain);
 	task_set_free(&live->alive);
 	task_set_free(&live->scan);

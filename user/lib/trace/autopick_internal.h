@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What autopick.c (on-CPU samples, the choice) and autopick_wall.c
+ * (off-CPU stacks) share: the evidence gathered per function before it is
+ * resolved to a probe point.
+ */
+#ifndef ISPOT_AUTOPICK_INTERNAL_H
+#define ISPOT_AUTOPICK_INTERNAL_H
+
+#include "trace/autopick.h"
+
+struct ap_group {
+	char obj[PATH_MAX];
+	char name[ELF_SYM_NAME_MAX];
+	uint64_t start;		/* link-time address of the function */
+	uint64_t samples;	/* on-CPU */
+	uint64_t off_ns[WALL_NR_KINDS];
+	/* The other end of its largest off-CPU share: see autopick_func. */
+	char partner[ELF_SYM_NAME_MAX];
+	uint64_t partner_ns;
+	bool waits;		/* partner is its caller, not its wait */
+};
+
+struct ap_groups {
+	struct ap_group *g;
+	size_t n, cap;
+};
+
+/* Whether @info names a function a probe can sit on at all. */
+bool autopick_probeable(const struct elf_addr_info *info);
+/* @info's group, made if new; NULL when out of memory. */
+struct ap_group *autopick_group(struct ap_groups *gs,
+				const struct elf_addr_info *info);
+/* A group's evidence in ns: on-CPU samples, and the off-CPU kinds that
+ * count (not idle sleep). */
+uint64_t autopick_group_ns(const struct ap_group *g);
+/*
+ * Add @wp's off-CPU stacks to @gs and to @a's totals: each sample's time
+ * to the function it waits in and to the first function of the program
+ * (outside the C and C++ runtimes and the loader) on its way there.
+ * -ENOMEM or 0.
+ */
+int autopick_add_offcpu(struct elf_symbolizer *sz, const struct wallprof *wp,
+			struct ap_groups *gs, struct autopick *a);
+
+#endif /* ISPOT_AUTOPICK_INTERNAL_H */
