@@ -195,7 +195,26 @@ struct interf_estimate {
 				 * a sum of keys has none (0) */
 };
 
+/*
+ * A call's split (direct, external, rest) and exposure, worked out once
+ * by interf_split() and added to each block it counts for by
+ * interf_add_split(): a --key auto function's call counts in four.
+ */
+struct interf_split {
+	uint64_t duration_ns;
+	uint64_t direct_ns;
+	uint64_t external_ns;
+	uint64_t rest_ns;
+	uint64_t others_ns;
+	double exposure;
+	bool reference;
+	bool aside;
+};
+
 void interf_init(struct interf_acc *a);
+void interf_split(const struct interf_call *c, struct interf_split *out);
+void interf_add_split(struct interf_acc *a, const struct interf_split *s);
+/* Both in one: a call that counts for one block. */
 void interf_add(struct interf_acc *a, const struct interf_call *c);
 /* Take @s's solo calls as evidence too (not as calls of this block). */
 void interf_seed(struct interf_acc *a, const struct interf_seed *s);

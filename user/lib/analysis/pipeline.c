@@ -52,21 +52,28 @@ uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
 	return key_of(rule, e);
 }
 
-/* An auto function's execution, keyed by each argument's log2 bucket. */
-static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
-			     const struct pair_exec *e,
-			     const struct sci_causes *c)
+/*
+ * The blocks execution @e of @probe counts for, into @keys: its own
+ * (@key), and an auto function's shadows, keyed by each argument's log2
+ * bucket.  Returns how many.
+ */
+static unsigned int pipeline_keys(const struct pipeline_probe *probe,
+				  uint64_t key, const struct pair_exec *e,
+				  struct sci_key *keys)
 {
 	unsigned int a;
 
+	keys[0] = (struct sci_key){ .func_id = probe->func_id, .key = key };
+	if (probe->key.kind != KEY_AUTO || !probe->shadow)
+		return 1;
 	for (a = 0; a < ARGB_NR_ARGS; a++) {
 		struct key_rule rule = { .kind = KEY_ARG, .arg = a,
 					 .log2 = true };
 
-		if (sci_add(p->sci, shadow + a, key_of(&rule, e), e->tid,
-			    e->exit_ts - e->entry_ts, e->exit_ts, c))
-			p->stats.nomem++;
+		keys[1 + a] = (struct sci_key){ .func_id = probe->shadow + a,
+						.key = key_of(&rule, e) };
 	}
+	return 1 + ARGB_NR_ARGS;
 }
 
 /*
@@ -123,6 +130,7 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 
 	uint64_t key = key_of(&probe->key, e);
 	struct sci_causes causes, *c = NULL;
+	struct sci_key keys[1 + ARGB_NR_ARGS];
 	int shaped;
 
 	/* Both ends' totals must be real (the valid word, see pipeline.h). */
@@ -140,17 +148,17 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 	/* Past its first shapes (or out of memory): one key for the rest. */
 	if (shaped && probe->key.kind == KEY_SHAPE)
 		key = SHAPE_OTHER;
-	if (sci_add(p->sci, probe->func_id, key, e->tid,
-		    e->exit_ts - e->entry_ts, e->exit_ts, c))
-		p->stats.nomem++;
+	/* One engine call for its own block and its shadows: see sci.h. */
+	p->stats.nomem += sci_add_keys(p->sci, keys,
+				       pipeline_keys(probe, key, e, keys),
+				       e->tid, e->exit_ts - e->entry_ts,
+				       e->exit_ts, c);
 	if (argbuckets_add(p->args, probe->func_id, e->args,
 			   e->exit_ts - e->entry_ts))
 		p->stats.nomem++;
 	if (p->durations && durations_add(p->durations, probe->func_id,
 					  e->tid, e->exit_ts - e->entry_ts))
 		p->stats.nomem++;
-	if (probe->key.kind == KEY_AUTO && probe->shadow)
-		pipeline_shadows(p, probe->shadow, e, c);
 	if (p->excess && e->nr_counters &&
 	    excess_add(p->excess, probe->func_id, key, e))
 		p->stats.nomem++;

@@ -361,51 +361,66 @@ void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
 }
 
 /*
- * Add @in's parts of an execution of @d to @b, made to sum to @d (see
- * "Causes" in sci.h for the clamping order), and keep them if it is the
- * fastest caused one.  In scalars: the block's sums are added to one by
- * one, not through an array on the stack, which costs a stalled store
- * forward per execution.
+ * An execution's parts by cause, made to sum to its duration (see
+ * "Causes" in sci.h for the clamping order), and its interference split
+ * when it carried a context: worked out once for every block it counts
+ * for.
  */
-static void block_causes(struct sci_block *b, uint64_t d,
-			 const struct sci_causes *in)
-{
-	uint64_t rem = d, futex, blocked, runqueue;
+struct sci_exec_parts {
+	uint64_t cause[SCI_NR_CAUSES];
+	bool context;
+	struct interf_split split;
+};
 
-	futex = in->futex_ns < rem ? in->futex_ns : rem;
-	rem -= futex;
-	blocked = in->blocked_ns < rem ? in->blocked_ns : rem;
-	rem -= blocked;
-	runqueue = in->runqueue_ns < rem ? in->runqueue_ns : rem;
-	rem -= runqueue;
-	b->n_caused++;
-	b->cause_sum[SCI_CAUSE_FUTEX] += futex;
-	b->cause_sum[SCI_CAUSE_BLOCKED] += blocked;
-	b->cause_sum[SCI_CAUSE_RUNQUEUE] += runqueue;
-	b->cause_sum[SCI_CAUSE_ONCPU] += rem;
-	if (d < b->ref_dur) {
-		b->ref_dur = d;
-		b->ref_cause[SCI_CAUSE_FUTEX] = futex;
-		b->ref_cause[SCI_CAUSE_BLOCKED] = blocked;
-		b->ref_cause[SCI_CAUSE_RUNQUEUE] = runqueue;
-		b->ref_cause[SCI_CAUSE_ONCPU] = rem;
+static void exec_parts(uint64_t d, const struct sci_causes *in,
+		       struct sci_exec_parts *out)
+{
+	uint64_t rem = d;
+
+	out->cause[SCI_CAUSE_FUTEX] = in->futex_ns < rem ? in->futex_ns : rem;
+	rem -= out->cause[SCI_CAUSE_FUTEX];
+	out->cause[SCI_CAUSE_BLOCKED] = in->blocked_ns < rem ?
+					in->blocked_ns : rem;
+	rem -= out->cause[SCI_CAUSE_BLOCKED];
+	out->cause[SCI_CAUSE_RUNQUEUE] = in->runqueue_ns < rem ?
+					 in->runqueue_ns : rem;
+	rem -= out->cause[SCI_CAUSE_RUNQUEUE];
+	out->cause[SCI_CAUSE_ONCPU] = rem;
+	out->context = in->context;
+	if (in->context) {
+		struct interf_call call = {
+			.duration_ns = d,
+			.waited_ns = in->waited_ns,
+			.runqueue_ns = in->runqueue_ns,
+			.rq_program_ns = in->rq_program_ns,
+			.others_ns = in->others_ns,
+			.reference = in->reference,
+			.aside = in->aside,
+		};
+
+		interf_split(&call, &out->split);
 	}
 }
 
-static void block_context(struct sci_block *b, uint64_t d,
-			  const struct sci_causes *causes)
+/*
+ * Add an execution of @d, in @x's parts, to @b, and keep them if it is
+ * the fastest caused one.  Into the block's sums one by one, not through
+ * an array on the stack, which costs a stalled store forward.
+ */
+static void block_causes(struct sci_block *b, uint64_t d,
+			 const struct sci_exec_parts *x)
 {
-	struct interf_call call = {
-		.duration_ns = d,
-		.waited_ns = causes->waited_ns,
-		.runqueue_ns = causes->runqueue_ns,
-		.rq_program_ns = causes->rq_program_ns,
-		.others_ns = causes->others_ns,
-		.reference = causes->reference,
-		.aside = causes->aside,
-	};
-
-	interf_add(&b->interf, &call);
+	b->n_caused++;
+	b->cause_sum[SCI_CAUSE_FUTEX] += x->cause[SCI_CAUSE_FUTEX];
+	b->cause_sum[SCI_CAUSE_BLOCKED] += x->cause[SCI_CAUSE_BLOCKED];
+	b->cause_sum[SCI_CAUSE_RUNQUEUE] += x->cause[SCI_CAUSE_RUNQUEUE];
+	b->cause_sum[SCI_CAUSE_ONCPU] += x->cause[SCI_CAUSE_ONCPU];
+	if (d < b->ref_dur) {
+		b->ref_dur = d;
+		memcpy(b->ref_cause, x->cause, sizeof(b->ref_cause));
+	}
+	if (x->context)
+		interf_add_split(&b->interf, &x->split);
 }
 
 struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
@@ -424,14 +439,14 @@ static bool hot_holds(const struct sci_hot *hot, uint32_t func_id,
 	       hot->tid == tid;
 }
 
-int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
-	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
-	    const struct sci_causes *causes)
+/*
+ * Block (@func_id, @key) and its pair with @tid, from the hot set or the
+ * maps (a new thread opens at @start): 0 or -ENOMEM.
+ */
+static int hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
+		   uint32_t tid, uint64_t start, const struct sci_hot **out)
 {
-	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
 	struct sci_hot *hot = sci_hot_slot(e, func_id, key, tid);
-	struct sci_block *b;
-	struct sci_bt *bt;
 	long t, bi, bti;
 
 	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
@@ -439,54 +454,91 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	    hot_holds(hot + 1, func_id, key, tid))
 		hot++;
 	if (hot_holds(hot, func_id, key, tid)) {
-		t = hot->thread;
-		bi = hot->block;
-		bti = hot->bt - 1;
-	} else {
-		t = thread_lookup(e, tid);
-		if (t < 0)
-			t = thread_new(e, tid, start, true);
-		if (t < 0)
-			return -ENOMEM;
-		bi = block_get(e, func_id, key);
-		if (bi < 0)
-			return -ENOMEM;
-		bti = bt_get(e, bi, t);
-		if (bti < 0)
-			return -ENOMEM;
-		/* The newest first: the older way goes. */
-		hot[1] = hot[0];
-		*hot = (struct sci_hot){ .key = key, .func_id = func_id,
-					 .tid = tid, .block = bi,
-					 .thread = t, .bt = bti + 1 };
+		*out = hot;
+		return 0;
 	}
-	thread_touch(&e->threads[t], start, ts_end);
-	note_ts(e, ts_end);
-
-	b = e->blocks[bi];
-	b->n++;
-	b->sum += duration_ns;
-	if (duration_ns < b->min)
-		b->min = duration_ns;
-	if (duration_ns > b->max)
-		b->max = duration_ns;
-	hist_record(&b->hist, duration_ns);
-	if (causes) {
-		block_causes(b, duration_ns, causes);
-		if (causes->context)
-			block_context(b, duration_ns, causes);
-	}
-
-	bt = &e->bts[bti];
-	bt->n++;
-	bt->sum += duration_ns;
-	if (duration_ns < bt->min)
-		bt->min = duration_ns;
-	if (duration_ns > bt->max)
-		bt->max = duration_ns;
-
-	e->events++;
+	t = thread_lookup(e, tid);
+	if (t < 0)
+		t = thread_new(e, tid, start, true);
+	if (t < 0)
+		return -ENOMEM;
+	bi = block_get(e, func_id, key);
+	if (bi < 0)
+		return -ENOMEM;
+	bti = bt_get(e, bi, t);
+	if (bti < 0)
+		return -ENOMEM;
+	/* The newest first: the older way goes. */
+	hot[1] = hot[0];
+	*hot = (struct sci_hot){ .key = key, .func_id = func_id, .tid = tid,
+				 .block = bi, .thread = t, .bt = bti + 1 };
+	*out = hot;
 	return 0;
+}
+
+/* An execution of @d into block @b and into @bt, its pair with a thread. */
+static void block_add(struct sci_block *b, struct sci_bt *bt, uint64_t d,
+		      const struct sci_exec_parts *x)
+{
+	b->n++;
+	b->sum += d;
+	if (d < b->min)
+		b->min = d;
+	if (d > b->max)
+		b->max = d;
+	hist_record(&b->hist, d);
+	if (x)
+		block_causes(b, d, x);
+
+	bt->n++;
+	bt->sum += d;
+	if (d < bt->min)
+		bt->min = d;
+	if (d > bt->max)
+		bt->max = d;
+}
+
+unsigned int sci_add_keys(struct sci_engine *e, const struct sci_key *keys,
+			  unsigned int n, uint32_t tid, uint64_t duration_ns,
+			  uint64_t ts_end, const struct sci_causes *causes)
+{
+	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
+	struct sci_exec_parts parts, *x = NULL;
+	const struct sci_hot *hot;
+	unsigned int i, failed = 0;
+	bool touched = false;
+
+	if (causes) {
+		exec_parts(duration_ns, causes, &parts);
+		x = &parts;
+	}
+	for (i = 0; i < n; i++) {
+		if (hot_get(e, keys[i].func_id, keys[i].key, tid, start,
+			    &hot)) {
+			failed++;
+			continue;
+		}
+		/* Once: the thread's interval is the same for every block. */
+		if (!touched) {
+			thread_touch(&e->threads[hot->thread], start, ts_end);
+			note_ts(e, ts_end);
+			touched = true;
+		}
+		block_add(e->blocks[hot->block], &e->bts[hot->bt - 1],
+			  duration_ns, x);
+		e->events++;
+	}
+	return failed;
+}
+
+int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
+	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
+	    const struct sci_causes *causes)
+{
+	const struct sci_key k = { .func_id = func_id, .key = key };
+
+	return sci_add_keys(e, &k, 1, tid, duration_ns, ts_end, causes) ?
+	       -ENOMEM : 0;
 }
 
 void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
