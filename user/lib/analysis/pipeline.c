@@ -252,6 +252,8 @@ struct pipeline *pipeline_new(void)
 	fifo_init(&p->exits, sizeof(struct pipeline_exit));
 	p->pairer = pairer_new(NULL, NULL);
 	p->sci = sci_new();
+	if (p->sci)
+		p->sci_folds = sci_folds(p->sci);
 	p->stacks = stacks_new();
 	p->args = argbuckets_new();
 	p->shapes = shapes_new();
@@ -288,7 +290,10 @@ void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci)
 	if (!p->sci_borrowed)
 		sci_free(p->sci);
 	p->sci = sci;
+	p->sci_folds = sci_folds(sci);
 	p->sci_borrowed = true;
+	/* The handles were the old engine's. */
+	pipeline_threads_unhold(p);
 }
 
 void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes)
@@ -400,11 +405,16 @@ static struct pipeline_thread *pipeline_held(struct pipeline *p,
 	struct pipeline_thread *th = pipeline_thread_on(p, rec->tid, rec->cpu);
 	int err;
 
-	if (th)
+	/* Held, and no fold since: nearly every record (sci.h). */
+	if (th && th->sci && th->sci_folds == *p->sci_folds)
+		return th;
+	if (th) {
 		err = sci_thread_hold_ref(p->sci, &th->sci, rec->tid,
 					  rec->ts_ns);
-	else
+		th->sci_folds = *p->sci_folds;
+	} else {
 		err = sci_thread_hold(p->sci, rec->tid, rec->ts_ns) ?: -ENOMEM;
+	}
 	if (err)
 		p->stats.nomem++;
 	return th;

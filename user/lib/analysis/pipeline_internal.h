@@ -7,6 +7,7 @@
 #ifndef ISPOT_PIPELINE_INTERNAL_H
 #define ISPOT_PIPELINE_INTERNAL_H
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "analysis/pipeline.h"
@@ -19,6 +20,7 @@ struct pipeline_thread {
 	struct pair_thread pair;	/* its open calls and blocks */
 	struct tl_thread *tl;		/* NULL till the timeline has it */
 	uint32_t sci;			/* the engine's handle of it */
+	uint64_t sci_folds;		/* *pipeline.sci_folds when it was */
 	bool inside;			/* counted in pipeline.inside */
 	/* Its last GATE record, for the ENTRY that follows it. */
 	bool gate_pending;
@@ -72,9 +74,17 @@ static inline struct pipeline_thread *pipeline_thread_on(struct pipeline *p,
 
 /*
  * @th's part of the timeline, made when the timeline first has a record
- * of it (as it would make it, by tid); -ENOMEM without memory.
+ * of it (as it would make it, by tid); -ENOMEM without memory.  Inline,
+ * the test alone: every record of a traced call asks.
  */
-int pipeline_tl(struct pipeline_thread *th, uint32_t tid);
+static inline int pipeline_tl(struct pipeline_thread *th, uint32_t tid)
+{
+	if (!th->tl)
+		th->tl = timeline_thread_new(tid);
+	return th->tl ? 0 : -ENOMEM;
+}
+/* Forget every thread's handle in the engine (a new engine). */
+void pipeline_threads_unhold(struct pipeline *p);
 /* Free every thread's state, for pipeline_free(). */
 void pipeline_threads_free(struct pipeline *p);
 

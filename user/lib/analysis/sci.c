@@ -584,6 +584,11 @@ uint64_t sci_nr_folded_threads(const struct sci_engine *e)
 	return e->folded_threads;
 }
 
+const uint64_t *sci_folds(const struct sci_engine *e)
+{
+	return &e->folded_threads;
+}
+
 uint64_t sci_nr_events(const struct sci_engine *e)
 {
 	return e->events;

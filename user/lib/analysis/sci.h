@@ -133,6 +133,14 @@ int sci_thread_hold(struct sci_engine *e, uint32_t tid, uint64_t ts);
  */
 int sci_thread_hold_ref(struct sci_engine *e, uint32_t *ref, uint32_t tid,
 			uint64_t ts);
+/*
+ * The number of threads folded so far (sci_nr_folded_threads()), read in
+ * place: only a fold makes a handle stale, so a handle that
+ * sci_thread_hold_ref() gave or kept while this read N is still the
+ * thread's, and the thread still held, while it reads N.  A pointer, not
+ * a call: the pipeline checks it for every record.
+ */
+const uint64_t *sci_folds(const struct sci_engine *e);
 
 /*
  * Folding, for a tracer that runs for ever (ispotd): memory bounded by the
