@@ -10,6 +10,20 @@
 _Static_assert(PIPE_AUX_WORDS <= PAIR_AUX_WORDS,
 	       "an entry carries its thread's totals and gate to its exit");
 
+/*
+ * How a key is read from an execution, worked out once per probe from
+ * its rule (key_sel_of()), so that keying an execution is a load and a
+ * few selects, not a branch on the rule's kind: the probes of a trace
+ * come in any order, and such a branch is mispredicted as often.
+ */
+struct key_sel {
+	uint32_t off;		/* the field's offset in struct pair_exec */
+	uint64_t mask;		/* 0: unkeyed, the key is 0 */
+	bool log2;		/* bucket by floor(log2(value)) + 1 */
+	uint8_t add;		/* 1: shifted (KEY_ARG), see key_sel_of() */
+	uint8_t fix;		/* 1: a 0 reads as 1 (KEY_CALLSITE, SHAPE) */
+};
+
 struct pipeline_probe {
 	bool used;
 	bool marker;	/* a block's begin or end, not a function's entry */
@@ -17,39 +31,60 @@ struct pipeline_probe {
 	bool sync;	/* a lock call: wakes inside count for its caller */
 	uint32_t func_id;
 	struct key_rule key;
+	struct key_sel sel;	/* key, as key_of() reads it */
 	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
 };
 
-/* key_value(), inline for the record path. */
-static inline uint64_t key_of(const struct key_rule *rule,
-			      const struct pair_exec *e)
+static struct key_sel key_sel_of(const struct key_rule *rule)
 {
-	uint64_t v;
+	struct key_sel s = { .off = offsetof(struct pair_exec, callsite) };
 
 	switch (rule->kind) {
 	case KEY_ARG:
-		v = e->args[rule->arg];
-		if (rule->log2)
-			v = v ? 64 - (uint64_t)__builtin_clzll(v) : 0;
+		s.off = offsetof(struct pair_exec, args) +
+			rule->arg * sizeof(uint64_t);
+		s.mask = UINT64_MAX;
+		s.log2 = rule->log2;
 		/*
 		 * Shifted so that a keyed block never has key 0, which reads
 		 * as "unkeyed"; UINT64_MAX wraps to 0 and is named correctly
 		 * all the same, since names undo the shift.
 		 */
-		return v + 1;
+		s.add = 1;
+		break;
 	case KEY_CALLSITE:
-		return e->callsite ? e->callsite : 1;
+		s.mask = UINT64_MAX;
+		s.fix = 1;
+		break;
 	case KEY_SHAPE:
-		return e->shape.hash ? e->shape.hash : 1;
+		s.off = offsetof(struct pair_exec, shape.hash);
+		s.mask = UINT64_MAX;
+		s.fix = 1;
+		break;
 	case KEY_NONE:
 	default:
-		return 0;
+		break;
 	}
+	return s;
+}
+
+static inline uint64_t key_of(const struct key_sel *s,
+			      const struct pair_exec *e)
+{
+	uint64_t v, lg;
+
+	memcpy(&v, (const char *)e + s->off, sizeof(v));
+	v &= s->mask;
+	lg = v ? 64 - (uint64_t)__builtin_clzll(v) : 0;
+	v = s->log2 ? lg : v;
+	return (v + s->add) | (s->fix & (v == 0));
 }
 
 uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
 {
-	return key_of(rule, e);
+	struct key_sel s = key_sel_of(rule);
+
+	return key_of(&s, e);
 }
 
 /*
@@ -69,9 +104,10 @@ static unsigned int pipeline_keys(const struct pipeline_probe *probe,
 	for (a = 0; a < ARGB_NR_ARGS; a++) {
 		struct key_rule rule = { .kind = KEY_ARG, .arg = a,
 					 .log2 = true };
+		struct key_sel sel = key_sel_of(&rule);
 
 		keys[1 + a] = (struct sci_key){ .func_id = probe->shadow + a,
-						.key = key_of(&rule, e) };
+						.key = key_of(&sel, e) };
 	}
 	return 1 + ARGB_NR_ARGS;
 }
@@ -128,7 +164,7 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 {
 	const struct pipeline_probe *probe = &p->probes[e->probe_id];
 
-	uint64_t key = key_of(&probe->key, e);
+	uint64_t key = key_of(&probe->sel, e);
 	struct sci_causes causes, *c = NULL;
 	struct sci_key keys[1 + ARGB_NR_ARGS];
 	int shaped;
@@ -325,6 +361,7 @@ int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
 	p->probes[probe_id].used = true;
 	p->probes[probe_id].func_id = func_id;
 	p->probes[probe_id].key = rule ? *rule : none;
+	p->probes[probe_id].sel = key_sel_of(&p->probes[probe_id].key);
 	/* Shapes name functions, not probes: a block has several sites. */
 	return pairer_set_callee(p->pairer, probe_id, func_id);
 }
@@ -421,10 +458,6 @@ static struct pipeline_thread *pipeline_held(struct pipeline *p,
 }
 
 /*
- * An ENTRY or EXIT of a known probe: the thread's totals now (when causes
- * are on) ride on an entry to its exit, and a call it closes is scored.
- */
-/*
  * The gate word of an ENTRY of @th (solo.h): the GATE record just before
  * it, if it was this call's (same probe, same sp: a sampled-out entry
  * leaves its GATE behind), and whether any other thread was inside a
@@ -447,7 +480,15 @@ static uint64_t pipeline_gate_word(struct pipeline *p,
 	return word;
 }
 
-static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
+/*
+ * An ENTRY (@entry) or EXIT of a known probe: the thread's totals now
+ * (when causes are on) ride on an entry to its exit, and a call it closes
+ * is scored.  Inlined twice, @entry a constant in each: the record's kind
+ * is tested once, in pipeline_record(), not again at every step (pair.h,
+ * pairer_feed_entry()).
+ */
+static inline __attribute__((always_inline)) void
+pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 {
 	struct pipeline_thread *th = pipeline_held(p, rec);
 	uint64_t gate = 0;
@@ -457,7 +498,7 @@ static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 
 	if (!th)
 		return;
-	if (rec->kind == ISPOT_REC_ENTRY)
+	if (entry)
 		gate = pipeline_gate_word(p, th, rec);
 	if (p->tl) {
 		err = pipeline_tl(th, rec->tid);
@@ -475,7 +516,10 @@ static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 		aux = p->now;
 	}
 	p->now[PIPE_AUX_GATE] = gate;
-	paired = pairer_feed_thread(p->pairer, &th->pair, rec, aux, &e);
+	if (entry)
+		paired = pairer_feed_entry(p->pairer, &th->pair, rec, aux, &e);
+	else
+		paired = pairer_feed_exit(p->pairer, &th->pair, rec, &e);
 	pipeline_thread_inside(p, th);
 	if (paired < 0)
 		p->stats.nomem++;
@@ -549,24 +593,32 @@ static void pipeline_task_new(struct pipeline *p,
 		p->stats.nomem++;
 }
 
+/* Checked before scoring, so that scoring can index blindly. */
+static inline bool pipeline_known(struct pipeline *p,
+				  const struct ispot_record *rec)
+{
+	if (rec->probe_id < p->nr_probes && p->probes[rec->probe_id].used)
+		return true;
+	p->stats.unknown_probe++;
+	return false;
+}
+
 void pipeline_record(void *ctx, const struct ispot_record *rec)
 {
 	struct pipeline *p = ctx;
 
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
-	case ISPOT_REC_EXIT:
-		/* Checked here so that scoring can index blindly. */
-		if (rec->probe_id >= p->nr_probes ||
-		    !p->probes[rec->probe_id].used) {
-			p->stats.unknown_probe++;
+		if (!pipeline_known(p, rec))
 			return;
-		}
-		if (rec->kind == ISPOT_REC_ENTRY)
-			p->stats.entries++;
-		else
-			p->stats.exits++;
-		pipeline_call(p, rec);
+		p->stats.entries++;
+		pipeline_call(p, rec, true);
+		return;
+	case ISPOT_REC_EXIT:
+		if (!pipeline_known(p, rec))
+			return;
+		p->stats.exits++;
+		pipeline_call(p, rec, false);
 		return;
 	case ISPOT_REC_STACK:
 		pipeline_stack(p, rec);

@@ -66,7 +66,8 @@ static long block_get(struct sci_engine *e, uint32_t func_id, uint64_t key)
 	if (sci_reserve(e, &e->blocks, &e->cap_blocks, e->nr_blocks + 1,
 			sizeof(*e->blocks)))
 		return -ENOMEM;
-	b = malloc(sizeof(*b));
+	/* On a cache line's boundary: see struct sci_block. */
+	b = aligned_alloc(64, (sizeof(*b) + 63) & ~(size_t)63);
 	if (!b)
 		return -ENOMEM;
 	memset(b, 0, offsetof(struct sci_block, hist));

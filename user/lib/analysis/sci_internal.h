@@ -39,8 +39,10 @@ struct sci_block_id {
 };
 
 /*
- * What every execution updates comes last, next to the histogram's
- * header, so that an execution touches as few cache lines as it can; the
+ * What every execution updates comes last, in one run from the
+ * interference sums' (interference.h: theirs come last in them) to the
+ * histogram's header, so that an execution touches as few cache lines as
+ * it can: block_get() allocates blocks on a line's boundary.  The
  * histogram stays last (block_get() clears what comes before it).
  */
 struct sci_block {
@@ -48,6 +50,7 @@ struct sci_block {
 	uint32_t nr_threads;
 	struct sci_folded fold;
 	uint64_t ref_cause[SCI_NR_CAUSES];
+	struct interf_acc interf;
 	/*
 	 * Not n and sum side by side: the compiler would add both with one
 	 * vector of (1, d) built on the stack, a stalled store forward.
@@ -59,7 +62,6 @@ struct sci_block {
 	uint64_t n_caused;
 	uint64_t cause_sum[SCI_NR_CAUSES];
 	uint64_t ref_dur;	/* duration of the fastest caused execution */
-	struct interf_acc interf;
 	struct hist hist;	/* per block: per thread would cost 58 KiB each */
 };
 
