@@ -431,18 +431,15 @@ static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
 }
 
 /*
- * @rec's thread, held by the engine: its TASK_NEW may be lost, and its
- * calls never complete, but the engine holds it all the same, or it
- * would never be forgotten (pipeline_forget_exited()).  NULL without
- * memory for its state (the engine holds it even then).
+ * pipeline_held()'s rare path, out of line: a thread that is not its
+ * CPU's last, or not held since the last fold.
  */
-static struct pipeline_thread *pipeline_held(struct pipeline *p,
-					     const struct ispot_record *rec)
+static __attribute__((noinline)) struct pipeline_thread *
+pipeline_hold(struct pipeline *p, const struct ispot_record *rec)
 {
 	struct pipeline_thread *th = pipeline_thread_on(p, rec->tid, rec->cpu);
 	int err;
 
-	/* Held, and no fold since: nearly every record (sci.h). */
 	if (th && th->sci && th->sci_folds == *p->sci_folds)
 		return th;
 	if (th) {
@@ -455,6 +452,24 @@ static struct pipeline_thread *pipeline_held(struct pipeline *p,
 	if (err)
 		p->stats.nomem++;
 	return th;
+}
+
+/*
+ * @rec's thread, held by the engine: its TASK_NEW may be lost, and its
+ * calls never complete, but the engine holds it all the same, or it
+ * would never be forgotten (pipeline_forget_exited()).  NULL without
+ * memory for its state (the engine holds it even then).  Inline, the
+ * test alone: nearly every record is of its CPU's last thread, held,
+ * with no fold since (sci.h, sci_folds()).
+ */
+static inline struct pipeline_thread *
+pipeline_held(struct pipeline *p, const struct ispot_record *rec)
+{
+	struct pipeline_thread *th = pipeline_last_on(p, rec->tid, rec->cpu);
+
+	if (th && th->sci && th->sci_folds == *p->sci_folds)
+		return th;
+	return pipeline_hold(p, rec);
 }
 
 /*

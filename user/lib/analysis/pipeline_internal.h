@@ -58,6 +58,16 @@ static inline struct pipeline_thread *pipeline_thread(struct pipeline *p,
 	return th ? th : pipeline_thread_new(p, tid);
 }
 
+/* @tid's state if it was @cpu's last record's thread, else NULL. */
+static inline struct pipeline_thread *pipeline_last_on(struct pipeline *p,
+						       uint32_t tid,
+						       uint32_t cpu)
+{
+	struct pipeline_last *l = &p->last[cpu % PIPE_LAST_CPUS];
+
+	return l->tid == tid ? l->th : NULL;
+}
+
 /* @tid's state, for a record of it on @cpu: that CPU's last one first. */
 static inline struct pipeline_thread *pipeline_thread_on(struct pipeline *p,
 							 uint32_t tid,
