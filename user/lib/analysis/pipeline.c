@@ -1,91 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Records -> per-thread state -> timeline, pairs -> SCI; see pipeline.h. */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "util/array.h"
 #include "analysis/pipeline_internal.h"
 
 _Static_assert(PIPE_AUX_WORDS <= PAIR_AUX_WORDS,
 	       "an entry carries its thread's totals and gate to its exit");
-
-/*
- * How a key is read from an execution, worked out once per probe from
- * its rule (key_sel_of()), so that keying an execution is a load and a
- * few selects, not a branch on the rule's kind: the probes of a trace
- * come in any order, and such a branch is mispredicted as often.
- */
-struct key_sel {
-	uint32_t off;		/* the field's offset in struct pair_exec */
-	uint64_t mask;		/* 0: unkeyed, the key is 0 */
-	bool log2;		/* bucket by floor(log2(value)) + 1 */
-	uint8_t add;		/* 1: shifted (KEY_ARG), see key_sel_of() */
-	uint8_t fix;		/* 1: a 0 reads as 1 (KEY_CALLSITE, SHAPE) */
-};
-
-struct pipeline_probe {
-	bool used;
-	bool marker;	/* a block's begin or end, not a function's entry */
-	bool end_marker;	/* a block's end: its stack samples are not kept */
-	bool sync;	/* a lock call: wakes inside count for its caller */
-	uint32_t func_id;
-	struct key_rule key;
-	struct key_sel sel;	/* key, as key_of() reads it */
-	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
-};
-
-static struct key_sel key_sel_of(const struct key_rule *rule)
-{
-	struct key_sel s = { .off = offsetof(struct pair_exec, callsite) };
-
-	switch (rule->kind) {
-	case KEY_ARG:
-		s.off = offsetof(struct pair_exec, args) +
-			rule->arg * sizeof(uint64_t);
-		s.mask = UINT64_MAX;
-		s.log2 = rule->log2;
-		/*
-		 * Shifted so that a keyed block never has key 0, which reads
-		 * as "unkeyed"; UINT64_MAX wraps to 0 and is named correctly
-		 * all the same, since names undo the shift.
-		 */
-		s.add = 1;
-		break;
-	case KEY_CALLSITE:
-		s.mask = UINT64_MAX;
-		s.fix = 1;
-		break;
-	case KEY_SHAPE:
-		s.off = offsetof(struct pair_exec, shape.hash);
-		s.mask = UINT64_MAX;
-		s.fix = 1;
-		break;
-	case KEY_NONE:
-	default:
-		break;
-	}
-	return s;
-}
-
-static inline uint64_t key_of(const struct key_sel *s,
-			      const struct pair_exec *e)
-{
-	uint64_t v, lg;
-
-	memcpy(&v, (const char *)e + s->off, sizeof(v));
-	v &= s->mask;
-	lg = v ? 64 - (uint64_t)__builtin_clzll(v) : 0;
-	v = s->log2 ? lg : v;
-	return (v + s->add) | (s->fix & (v == 0));
-}
-
-uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
-{
-	struct key_sel s = key_sel_of(rule);
-
-	return key_of(&s, e);
-}
 
 /*
  * The blocks execution @e of @probe counts for, into @keys: its own
@@ -200,27 +121,6 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 		p->stats.nomem++;
 }
 
-int pipeline_enable_causes(struct pipeline *p)
-{
-	if (!p->tl)
-		p->tl = timeline_new();
-	return p->tl ? 0 : -ENOMEM;
-}
-
-int pipeline_enable_durations(struct pipeline *p)
-{
-	if (!p->durations)
-		p->durations = durations_new();
-	return p->durations ? 0 : -ENOMEM;
-}
-
-int pipeline_enable_counters(struct pipeline *p)
-{
-	if (!p->excess)
-		p->excess = excess_new();
-	return p->excess ? 0 : -ENOMEM;
-}
-
 /* The function @t is inside, for the futex report. */
 static uint32_t pipeline_open_func(const struct pipeline *p,
 				   const struct pair_thread *t)
@@ -277,133 +177,6 @@ static int pipeline_futex(struct pipeline *p, struct pipeline_thread *th,
 		func = pipeline_open_func(p, &th->pair);
 	}
 	return timeline_thread_record(p->tl, th->tl, rec, func, callsite);
-}
-
-struct pipeline *pipeline_new(void)
-{
-	struct pipeline *p = calloc(1, sizeof(*p));
-
-	if (!p)
-		return NULL;
-	fifo_init(&p->exits, sizeof(struct pipeline_exit));
-	p->pairer = pairer_new(NULL, NULL);
-	p->sci = sci_new();
-	if (p->sci)
-		p->sci_folds = sci_folds(p->sci);
-	p->stacks = stacks_new();
-	p->args = argbuckets_new();
-	p->shapes = shapes_new();
-	if (!p->pairer || !p->sci || !p->stacks || !p->args || !p->shapes) {
-		pipeline_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-void pipeline_free(struct pipeline *p)
-{
-	if (!p)
-		return;
-	pipeline_threads_free(p);
-	pairer_free(p->pairer);
-	if (!p->sci_borrowed)
-		sci_free(p->sci);
-	timeline_free(p->tl);
-	excess_free(p->excess);
-	durations_free(p->durations);
-	stacks_free(p->stacks);
-	if (!p->args_borrowed)
-		argbuckets_free(p->args);
-	if (!p->shapes_borrowed)
-		shapes_free(p->shapes);
-	free(p->probes);
-	fifo_free(&p->exits);
-	free(p);
-}
-
-void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci)
-{
-	if (!p->sci_borrowed)
-		sci_free(p->sci);
-	p->sci = sci;
-	p->sci_folds = sci_folds(sci);
-	p->sci_borrowed = true;
-	/* The handles were the old engine's. */
-	pipeline_threads_unhold(p);
-}
-
-void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes)
-{
-	if (!p->shapes_borrowed)
-		shapes_free(p->shapes);
-	p->shapes = shapes;
-	p->shapes_borrowed = true;
-}
-
-void pipeline_borrow_args(struct pipeline *p, struct argbuckets *args)
-{
-	if (!p->args_borrowed)
-		argbuckets_free(p->args);
-	p->args = args;
-	p->args_borrowed = true;
-}
-
-int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
-		       uint32_t func_id, const struct key_rule *rule)
-{
-	static const struct key_rule none = { .kind = KEY_NONE };
-
-	if (!probe_id || (rule && rule->kind == KEY_ARG && rule->arg > 2))
-		return -EINVAL;
-	if (idarray_reserve(&p->probes, &p->nr_probes, sizeof(*p->probes),
-			    probe_id))
-		return -ENOMEM;
-	p->probes[probe_id].used = true;
-	p->probes[probe_id].func_id = func_id;
-	p->probes[probe_id].key = rule ? *rule : none;
-	p->probes[probe_id].sel = key_sel_of(&p->probes[probe_id].key);
-	/* Shapes name functions, not probes: a block has several sites. */
-	return pairer_set_callee(p->pairer, probe_id, func_id);
-}
-
-int pipeline_set_shadows(struct pipeline *p, uint32_t probe_id,
-			 uint32_t shadow)
-{
-	if (probe_id >= p->nr_probes || !p->probes[probe_id].used)
-		return -EINVAL;
-	p->probes[probe_id].shadow = shadow;
-	return 0;
-}
-
-int pipeline_set_sync(struct pipeline *p, uint32_t probe_id)
-{
-	if (probe_id >= p->nr_probes || !p->probes[probe_id].used)
-		return -EINVAL;
-	p->probes[probe_id].sync = true;
-	return 0;
-}
-
-bool pipeline_probe_func(const struct pipeline *p, uint32_t probe_id,
-			 uint32_t *func_id, bool *marker)
-{
-	if (!probe_id || probe_id >= p->nr_probes ||
-	    !p->probes[probe_id].used)
-		return false;
-	*func_id = p->probes[probe_id].func_id;
-	*marker = p->probes[probe_id].marker;
-	return true;
-}
-
-int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
-			uint32_t func_id, bool end, const struct key_rule *rule)
-{
-	int ret = pipeline_add_probe(p, probe_id, func_id, rule);
-
-	if (ret)
-		return ret;
-	p->probes[probe_id].marker = true;
-	p->probes[probe_id].end_marker = end;
-	return pairer_set_marker(p->pairer, probe_id, func_id, end);
 }
 
 /*

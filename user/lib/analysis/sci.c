@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The SCI engine: executions and thread lifetimes in; the definitions
- * are in sci.h, the scores sci_report.c's, folding sci_fold.c's.
+ * are in sci.h, the scores sci_report.c's, folding sci_fold.c's, what
+ * else it is asked sci_query.c's.
  *
  * Three dense arrays (blocks, threads, (block, thread) pairs), each with
  * a hash map of its keys to indices (util/hashmap.h), so a lookup is O(1)
@@ -477,26 +478,27 @@ static int hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	return 0;
 }
 
+/* n, sum, min and max, a block's or a pair's, take @d. */
+static inline void sums_add(uint64_t *n, uint64_t *sum, uint64_t *min,
+			    uint64_t *max, uint64_t d)
+{
+	(*n)++;
+	*sum += d;
+	if (d < *min)
+		*min = d;
+	if (d > *max)
+		*max = d;
+}
+
 /* An execution of @d into block @b and into @bt, its pair with a thread. */
 static void block_add(struct sci_block *b, struct sci_bt *bt, uint64_t d,
 		      const struct sci_exec_parts *x)
 {
-	b->n++;
-	b->sum += d;
-	if (d < b->min)
-		b->min = d;
-	if (d > b->max)
-		b->max = d;
+	sums_add(&b->n, &b->sum, &b->min, &b->max, d);
 	hist_record(&b->hist, d);
 	if (x)
 		block_causes(b, d, x);
-
-	bt->n++;
-	bt->sum += d;
-	if (d < bt->min)
-		bt->min = d;
-	if (d > bt->max)
-		bt->max = d;
+	sums_add(&bt->n, &bt->sum, &bt->min, &bt->max, d);
 }
 
 unsigned int sci_add_keys(struct sci_engine *e, const struct sci_key *keys,
@@ -540,97 +542,6 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 
 	return sci_add_keys(e, &k, 1, tid, duration_ns, ts_end, causes) ?
 	       -ENOMEM : 0;
-}
-
-void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
-		   struct hist *out)
-{
-	size_t i;
-
-	hist_init(out);
-	for (i = 0; i < e->nr_blocks; i++)
-		if (e->blocks[i]->id.func_id == func_id)
-			hist_merge(out, &e->blocks[i]->hist);
-}
-
-const struct hist *sci_block_hist(const struct sci_engine *e,
-				  uint32_t func_id, uint64_t key)
-{
-	size_t i;
-
-	for (i = 0; i < e->nr_blocks; i++)
-		if (e->blocks[i]->id.func_id == func_id &&
-		    e->blocks[i]->id.key == key)
-			return &e->blocks[i]->hist;
-	return NULL;
-}
-
-size_t sci_nr_blocks(const struct sci_engine *e)
-{
-	return e->nr_blocks;
-}
-
-size_t sci_nr_threads(const struct sci_engine *e)
-{
-	return e->nr_threads - e->nr_free_threads;
-}
-
-size_t sci_nr_block_threads(const struct sci_engine *e)
-{
-	return e->nr_bts - e->nr_free_bts;
-}
-
-uint64_t sci_nr_folded_threads(const struct sci_engine *e)
-{
-	return e->folded_threads;
-}
-
-const uint64_t *sci_folds(const struct sci_engine *e)
-{
-	return &e->folded_threads;
-}
-
-uint64_t sci_nr_events(const struct sci_engine *e)
-{
-	return e->events;
-}
-
-size_t sci_mem_bytes(const struct sci_engine *e)
-{
-	return e->mem + hashmap_mem_bytes(&e->block_map) +
-	       hashmap_mem_bytes(&e->thread_map) +
-	       hashmap_mem_bytes(&e->bt_map);
-}
-
-uint64_t sci_last_ts(const struct sci_engine *e)
-{
-	return e->last_ts;
-}
-
-uint64_t sci_longest_mean(const struct sci_engine *e)
-{
-	uint64_t mean, longest = 0;
-	size_t i;
-
-	for (i = 0; i < e->nr_blocks; i++) {
-		if (!e->blocks[i]->n)
-			continue;
-		mean = e->blocks[i]->sum / e->blocks[i]->n;
-		if (mean > longest)
-			longest = mean;
-	}
-	return longest;
-}
-
-void sci_each_open_thread(const struct sci_engine *e,
-			  void (*fn)(void *ctx, uint32_t tid, uint64_t last),
-			  void *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < e->nr_threads; i++)
-		if (!e->threads[i].free && e->threads[i].open)
-			fn(ctx, e->threads[i].tid, e->threads[i].last);
 }
 
 bool sci_thread_is_open(const struct sci_engine *e, uint32_t tid)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the SCI engine (sci.c: recording executions; sci_fold.c: folding
- * threads; sci_solo.c: solo blocks' time) and its reports (sci_report.c:
- * scores per function, key and thread) share: the engine's tables.
- * Nothing outside those four files includes this.
+ * threads; sci_solo.c: solo blocks' time) and its readers (sci_query.c:
+ * sizes, counts, histograms; sci_report.c: scores per function, key and
+ * thread) share: the engine's tables.  Nothing outside those five files
+ * includes this.
  */
 #ifndef ISPOT_SCI_INTERNAL_H
 #define ISPOT_SCI_INTERNAL_H
