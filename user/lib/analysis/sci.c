@@ -434,31 +434,28 @@ struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
 	return &e->hot[(h >> (64 - SCI_HOT_BITS)) & ~(SCI_HOT_WAYS - 1ul)];
 }
 
-static bool hot_holds(const struct sci_hot *hot, uint32_t func_id,
-		      uint64_t key, uint32_t tid)
+static bool hot_holds(const struct sci_engine *e, const struct sci_hot *hot,
+		      uint32_t func_id, uint64_t key, uint32_t tid)
 {
 	return hot->bt && hot->key == key && hot->func_id == func_id &&
-	       hot->tid == tid;
+	       e->threads[e->bts[hot->bt - 1].thread].tid == tid;
 }
 
 /*
- * Block (@func_id, @key) and its pair with @tid, from the hot set or the
- * maps (a new thread opens at @start): 0 or -ENOMEM.
+ * The pair of block (@func_id, @key) with @tid, from the hot set or the
+ * maps (a new thread opens at @start): its index, or -ENOMEM.
  */
-static int hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
-		   uint32_t tid, uint64_t start, const struct sci_hot **out)
+static long hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
+		    uint32_t tid, uint64_t start)
 {
 	struct sci_hot *hot = sci_hot_slot(e, func_id, key, tid);
 	long t, bi, bti;
 
 	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
-	if (!hot_holds(hot, func_id, key, tid) &&
-	    hot_holds(hot + 1, func_id, key, tid))
-		hot++;
-	if (hot_holds(hot, func_id, key, tid)) {
-		*out = hot;
-		return 0;
-	}
+	if (hot_holds(e, hot, func_id, key, tid))
+		return hot->bt - 1;
+	if (hot_holds(e, hot + 1, func_id, key, tid))
+		return hot[1].bt - 1;
 	t = thread_lookup(e, tid);
 	if (t < 0)
 		t = thread_new(e, tid, start, true);
@@ -472,10 +469,9 @@ static int hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
 		return -ENOMEM;
 	/* The newest first: the older way goes. */
 	hot[1] = hot[0];
-	*hot = (struct sci_hot){ .key = key, .func_id = func_id, .tid = tid,
-				 .block = bi, .thread = t, .bt = bti + 1 };
-	*out = hot;
-	return 0;
+	*hot = (struct sci_hot){ .key = key, .func_id = func_id,
+				 .bt = bti + 1 };
+	return bti;
 }
 
 /* n, sum, min and max, a block's or a pair's, take @d. */
@@ -507,28 +503,29 @@ unsigned int sci_add_keys(struct sci_engine *e, const struct sci_key *keys,
 {
 	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
 	struct sci_exec_parts parts, *x = NULL;
-	const struct sci_hot *hot;
 	unsigned int i, failed = 0;
 	bool touched = false;
+	struct sci_bt *bt;
+	long bti;
 
 	if (causes) {
 		exec_parts(duration_ns, causes, &parts);
 		x = &parts;
 	}
 	for (i = 0; i < n; i++) {
-		if (hot_get(e, keys[i].func_id, keys[i].key, tid, start,
-			    &hot)) {
+		bti = hot_get(e, keys[i].func_id, keys[i].key, tid, start);
+		if (bti < 0) {
 			failed++;
 			continue;
 		}
+		bt = &e->bts[bti];
 		/* Once: the thread's interval is the same for every block. */
 		if (!touched) {
-			thread_touch(&e->threads[hot->thread], start, ts_end);
+			thread_touch(&e->threads[bt->thread], start, ts_end);
 			note_ts(e, ts_end);
 			touched = true;
 		}
-		block_add(e->blocks[hot->block], &e->bts[hot->bt - 1],
-			  duration_ns, x);
+		block_add(e->blocks[bt->block], bt, duration_ns, x);
 		e->events++;
 	}
 	return failed;
