@@ -60,13 +60,12 @@ static void pipeline_causes(const uint64_t *now, const uint64_t *then,
  * A call the gate admitted: a reference if it ran alone (solo.h) and its
  * thread was not displaced meanwhile, else its block's, set aside from
  * the interference figure (sci.h); the displacement ends with the
- * thread's outermost gated call.
+ * thread's outermost gated call.  @th is the call's thread.
  */
-static void pipeline_gated(struct pipeline *p, const struct pair_exec *e,
-			   struct sci_causes *c)
+static void pipeline_gated(struct pipeline *p, struct pipeline_thread *th,
+			   const struct pair_exec *e, struct sci_causes *c)
 {
-	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, e->tid);
-	bool displaced = th && th->gate_displaced;
+	bool displaced = th->gate_displaced;
 
 	if (displaced && (e->aux[PIPE_AUX_GATE] & ISPOT_GATE_ADMITTED))
 		th->gate_displaced = false;
@@ -80,8 +79,31 @@ static void pipeline_gated(struct pipeline *p, const struct pair_exec *e,
 	}
 }
 
-/* A paired execution: its key, and into every tally. */
-static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
+/*
+ * Execution @e of @th into the engine, under @keys[0..@n), by @th's
+ * handle: pipeline_held() held it, unless memory ran out then; once more
+ * now, the thread opening at the call's start as sci_add() opens it.
+ */
+static void pipeline_score(struct pipeline *p, struct pipeline_thread *th,
+			   const struct pair_exec *e,
+			   const struct sci_key *keys, unsigned int n,
+			   const struct sci_causes *c)
+{
+	uint64_t d = e->exit_ts - e->entry_ts;
+	uint64_t start = e->exit_ts >= d ? e->exit_ts - d : 0;
+
+	if (!th->sci &&
+	    sci_thread_hold_ref(p->sci, &th->sci, e->tid, start)) {
+		p->stats.nomem += n;
+		return;
+	}
+	p->stats.nomem += sci_add_held(p->sci, th->sci, keys, n, d,
+				       e->exit_ts, c);
+}
+
+/* A paired execution of @th: its key, and into every tally. */
+static void pipeline_exec(struct pipeline *p, struct pipeline_thread *th,
+			  const struct pair_exec *e)
 {
 	const struct pipeline_probe *probe = &p->probes[e->probe_id];
 
@@ -97,7 +119,7 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 		c = &causes;
 	}
 	if (e->aux[PIPE_AUX_GATE] & (ISPOT_GATE_ADMITTED | ISPOT_GATE_NESTED))
-		pipeline_gated(p, e, c);
+		pipeline_gated(p, th, e, c);
 	shaped = shapes_add(p->shapes, probe->func_id, &e->shape,
 			    probe->key.kind == KEY_SHAPE);
 	if (shaped < 0)
@@ -106,10 +128,7 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 	if (shaped && probe->key.kind == KEY_SHAPE)
 		key = SHAPE_OTHER;
 	/* One engine call for its own block and its shadows: see sci.h. */
-	p->stats.nomem += sci_add_keys(p->sci, keys,
-				       pipeline_keys(probe, key, e, keys),
-				       e->tid, e->exit_ts - e->entry_ts,
-				       e->exit_ts, c);
+	pipeline_score(p, th, e, keys, pipeline_keys(probe, key, e, keys), c);
 	if (argbuckets_add(p->args, probe->func_id, e->args,
 			   e->exit_ts - e->entry_ts))
 		p->stats.nomem++;
@@ -312,7 +331,7 @@ pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 	if (paired < 0)
 		p->stats.nomem++;
 	else if (paired)
-		pipeline_exec(p, &e);
+		pipeline_exec(p, th, &e);
 }
 
 /*

@@ -426,41 +426,36 @@ static void block_causes(struct sci_block *b, uint64_t d,
 }
 
 struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
-			     uint64_t key, uint32_t tid)
+			     uint64_t key, uint32_t thread)
 {
-	uint64_t h = (key ^ ((uint64_t)func_id << 32 | tid)) *
+	uint64_t h = (key ^ ((uint64_t)func_id << 32 | thread)) *
 		     0x9e3779b97f4a7c15ULL;
 
 	return &e->hot[(h >> (64 - SCI_HOT_BITS)) & ~(SCI_HOT_WAYS - 1ul)];
 }
 
 static bool hot_holds(const struct sci_engine *e, const struct sci_hot *hot,
-		      uint32_t func_id, uint64_t key, uint32_t tid)
+		      uint32_t func_id, uint64_t key, uint32_t thread)
 {
 	return hot->bt && hot->key == key && hot->func_id == func_id &&
-	       e->threads[e->bts[hot->bt - 1].thread].tid == tid;
+	       e->bts[hot->bt - 1].thread == thread;
 }
 
 /*
- * The pair of block (@func_id, @key) with @tid, from the hot set or the
- * maps (a new thread opens at @start): its index, or -ENOMEM.
+ * The pair of block (@func_id, @key) with thread index @t, from the hot
+ * set or the maps: its index, or -ENOMEM.
  */
 static long hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
-		    uint32_t tid, uint64_t start)
+		    uint32_t t)
 {
-	struct sci_hot *hot = sci_hot_slot(e, func_id, key, tid);
-	long t, bi, bti;
+	struct sci_hot *hot = sci_hot_slot(e, func_id, key, t);
+	long bi, bti;
 
 	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
-	if (hot_holds(e, hot, func_id, key, tid))
+	if (hot_holds(e, hot, func_id, key, t))
 		return hot->bt - 1;
-	if (hot_holds(e, hot + 1, func_id, key, tid))
+	if (hot_holds(e, hot + 1, func_id, key, t))
 		return hot[1].bt - 1;
-	t = thread_lookup(e, tid);
-	if (t < 0)
-		t = thread_new(e, tid, start, true);
-	if (t < 0)
-		return -ENOMEM;
 	bi = block_get(e, func_id, key);
 	if (bi < 0)
 		return -ENOMEM;
@@ -497,15 +492,15 @@ static void block_add(struct sci_block *b, struct sci_bt *bt, uint64_t d,
 	sums_add(&bt->n, &bt->sum, &bt->min, &bt->max, d);
 }
 
-unsigned int sci_add_keys(struct sci_engine *e, const struct sci_key *keys,
-			  unsigned int n, uint32_t tid, uint64_t duration_ns,
-			  uint64_t ts_end, const struct sci_causes *causes)
+unsigned int sci_add_held(struct sci_engine *e, uint32_t ref,
+			  const struct sci_key *keys, unsigned int n,
+			  uint64_t duration_ns, uint64_t ts_end,
+			  const struct sci_causes *causes)
 {
 	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
 	struct sci_exec_parts parts, *x = NULL;
 	unsigned int i, failed = 0;
 	bool touched = false;
-	struct sci_bt *bt;
 	long bti;
 
 	if (causes) {
@@ -513,19 +508,19 @@ unsigned int sci_add_keys(struct sci_engine *e, const struct sci_key *keys,
 		x = &parts;
 	}
 	for (i = 0; i < n; i++) {
-		bti = hot_get(e, keys[i].func_id, keys[i].key, tid, start);
+		bti = hot_get(e, keys[i].func_id, keys[i].key, ref - 1);
 		if (bti < 0) {
 			failed++;
 			continue;
 		}
-		bt = &e->bts[bti];
 		/* Once: the thread's interval is the same for every block. */
 		if (!touched) {
-			thread_touch(&e->threads[bt->thread], start, ts_end);
+			thread_touch(&e->threads[ref - 1], start, ts_end);
 			note_ts(e, ts_end);
 			touched = true;
 		}
-		block_add(e->blocks[bt->block], bt, duration_ns, x);
+		block_add(e->blocks[e->bts[bti].block], &e->bts[bti],
+			  duration_ns, x);
 		e->events++;
 	}
 	return failed;
@@ -536,8 +531,14 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	    const struct sci_causes *causes)
 {
 	const struct sci_key k = { .func_id = func_id, .key = key };
+	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
+	long t = thread_lookup(e, tid);
 
-	return sci_add_keys(e, &k, 1, tid, duration_ns, ts_end, causes) ?
+	if (t < 0)
+		t = thread_new(e, tid, start, true);
+	if (t < 0)
+		return -ENOMEM;
+	return sci_add_held(e, t + 1, &k, 1, duration_ns, ts_end, causes) ?
 	       -ENOMEM : 0;
 }
 

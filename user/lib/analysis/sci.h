@@ -167,22 +167,25 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
 	    const struct sci_causes *causes);
 
-/* A block an execution counts for (sci_add_keys()). */
+/* A block an execution counts for (sci_add_held()). */
 struct sci_key {
 	uint32_t func_id;
 	uint64_t key;
 };
 
 /*
- * One execution, counted in each of the blocks @keys[0..@n): what
- * sci_add() for each would give, but its thread's interval, its causes
- * and its interference figures are worked out once, not once a block
- * (a --key auto function counts for its own block and three shadows').
- * Returns the number of blocks it could not store for want of memory.
+ * One execution of the thread whose handle is @ref (sci_thread_hold_ref(),
+ * still the thread's: see sci_folds()), counted in each of the blocks
+ * @keys[0..@n): what sci_add() for each would give, but the thread is not
+ * looked up, and its interval, the execution's causes and its
+ * interference figures are worked out once, not once a block (a --key
+ * auto function counts for its own block and three shadows').  Returns
+ * the number of blocks it could not store for want of memory.
  */
-unsigned int sci_add_keys(struct sci_engine *e, const struct sci_key *keys,
-			  unsigned int n, uint32_t tid, uint64_t duration_ns,
-			  uint64_t ts_end, const struct sci_causes *causes);
+unsigned int sci_add_held(struct sci_engine *e, uint32_t ref,
+			  const struct sci_key *keys, unsigned int n,
+			  uint64_t duration_ns, uint64_t ts_end,
+			  const struct sci_causes *causes);
 /*
  * End of trace: close every open thread at @end_ts.  A later
  * sci_thread_seen() or execution reopens a thread, so a caller that traces

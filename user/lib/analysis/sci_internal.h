@@ -125,7 +125,7 @@ struct sci_engine {
 	size_t mem;			/* besides the maps */
 
 	/*
-	 * The pair (block, thread) of recent (func, key, tid) triples: a
+	 * The pair (block, thread) of recent (func, key, thread) triples: a
 	 * trace repeats few blocks in few threads, so most executions skip
 	 * the three hash lookups.  Indices stay valid when the dense arrays
 	 * grow; folding a thread clears the entries of its pairs.  Two
@@ -134,7 +134,7 @@ struct sci_engine {
 	 * turns, sent twice as many executions to the three hash lookups
 	 * (8.3% against 4.1% in pipeline_bench, every analysis on).  An
 	 * entry names the pair alone, whose block and thread say the rest
-	 * (the tid is checked on the thread, which the execution touches
+	 * (the thread is checked on the pair, which the execution updates
 	 * anyway): 16 KiB in all, not 32, so that the blocks' sums the
 	 * executions update stay in the first-level cache beside it.
 	 */
@@ -146,11 +146,11 @@ struct sci_engine {
 };
 
 /*
- * sci.c, for sci_fold.c: the hot set of a (func, key, tid) triple, its
- * SCI_HOT_WAYS slots,
+ * sci.c, for sci_fold.c: the hot set of a (func, key, thread) triple,
+ * the thread by its index, its SCI_HOT_WAYS slots,
  */
 struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
-			     uint64_t key, uint32_t tid);
+			     uint64_t key, uint32_t thread);
 /* a pair's key in bt_map, a thread's index (-1: not held), */
 uint64_t sci_bt_key(uint32_t block, uint32_t thread);
 long sci_thread_index(const struct sci_engine *e, uint32_t tid);
