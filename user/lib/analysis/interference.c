@@ -11,30 +11,6 @@ void interf_init(struct interf_acc *a)
 	a->clean_rest_min = UINT64_MAX;
 }
 
-static uint64_t at_most(uint64_t v, uint64_t max)
-{
-	return v < max ? v : max;
-}
-
-void interf_split(const struct interf_call *c, struct interf_split *out)
-{
-	uint64_t d = c->duration_ns;
-	uint64_t direct = at_most(c->waited_ns + at_most(c->rq_program_ns,
-							   c->runqueue_ns), d);
-	uint64_t external = at_most(c->runqueue_ns -
-				    at_most(c->rq_program_ns, c->runqueue_ns),
-				    d - direct);
-
-	out->duration_ns = d;
-	out->direct_ns = direct;
-	out->external_ns = external;
-	out->rest_ns = d - direct - external;
-	out->others_ns = c->others_ns;
-	out->exposure = d ? (double)c->others_ns / (double)d : 0.0;
-	out->reference = c->reference;
-	out->aside = c->aside;
-}
-
 void interf_add_split(struct interf_acc *a, const struct interf_split *s)
 {
 	uint64_t rest = s->rest_ns;

@@ -216,8 +216,32 @@ struct interf_split {
 	bool aside;
 };
 
+static inline uint64_t interf_at_most(uint64_t v, uint64_t max)
+{
+	return v < max ? v : max;
+}
+
+/* Inline: the SCI engine splits every call, from a struct it fills. */
+static inline void interf_split(const struct interf_call *c,
+				struct interf_split *out)
+{
+	uint64_t d = c->duration_ns;
+	uint64_t rq_program = interf_at_most(c->rq_program_ns, c->runqueue_ns);
+	uint64_t direct = interf_at_most(c->waited_ns + rq_program, d);
+	uint64_t external = interf_at_most(c->runqueue_ns - rq_program,
+					   d - direct);
+
+	out->duration_ns = d;
+	out->direct_ns = direct;
+	out->external_ns = external;
+	out->rest_ns = d - direct - external;
+	out->others_ns = c->others_ns;
+	out->exposure = d ? (double)c->others_ns / (double)d : 0.0;
+	out->reference = c->reference;
+	out->aside = c->aside;
+}
+
 void interf_init(struct interf_acc *a);
-void interf_split(const struct interf_call *c, struct interf_split *out);
 void interf_add_split(struct interf_acc *a, const struct interf_split *s);
 /* Both in one: a call that counts for one block. */
 void interf_add(struct interf_acc *a, const struct interf_call *c);
