@@ -11,43 +11,32 @@ void interf_init(struct interf_acc *a)
 	a->clean_rest_min = UINT64_MAX;
 }
 
-static uint64_t at_most(uint64_t v, uint64_t max)
+void interf_add_split(struct interf_acc *a, const struct interf_split *s)
 {
-	return v < max ? v : max;
-}
-
-void interf_add(struct interf_acc *a, const struct interf_call *c)
-{
-	uint64_t d = c->duration_ns;
-	uint64_t direct = at_most(c->waited_ns + at_most(c->rq_program_ns,
-							   c->runqueue_ns), d);
-	uint64_t external = at_most(c->runqueue_ns -
-				    at_most(c->rq_program_ns, c->runqueue_ns),
-				    d - direct);
-	uint64_t rest = d - direct - external;
-	double e = d ? (double)c->others_ns / (double)d : 0.0;
+	uint64_t rest = s->rest_ns;
+	double e = s->exposure;
 	double de, dr;
 
-	if (c->reference) {
+	if (s->reference) {
 		a->solo.gated++;
 		a->solo.gated_rest_ns += rest;
-		a->solo.gated_ns += d;
+		a->solo.gated_ns += s->duration_ns;
 		return;
 	}
-	if (c->aside)
+	if (s->aside)
 		return;
 	a->n++;
-	a->direct_ns += direct;
-	a->external_ns += external;
+	a->direct_ns += s->direct_ns;
+	a->external_ns += s->external_ns;
 	a->rest_ns += rest;
 	if (rest < a->rest_min)
 		a->rest_min = rest;
-	if (!direct && !external && rest < a->clean_rest_min)
+	if (!s->direct_ns && !s->external_ns && rest < a->clean_rest_min)
 		a->clean_rest_min = rest;
-	if (!c->others_ns) {
+	if (!s->others_ns) {
 		a->solo.solo++;
 		a->solo.solo_rest_ns += rest;
-		a->solo.solo_ns += d;
+		a->solo.solo_ns += s->duration_ns;
 	}
 	if (e <= INTERF_NEAR_EXPOSURE)
 		a->near++;
@@ -63,6 +52,14 @@ void interf_add(struct interf_acc *a, const struct interf_call *c)
 	a->mean_r += dr / (double)a->band;
 	a->m2_e += de * (e - a->mean_e);
 	a->c_er += de * ((double)rest - a->mean_r);
+}
+
+void interf_add(struct interf_acc *a, const struct interf_call *c)
+{
+	struct interf_split s;
+
+	interf_split(c, &s);
+	interf_add_split(a, &s);
 }
 
 void interf_seed(struct interf_acc *a, const struct interf_seed *s)

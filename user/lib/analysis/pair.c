@@ -296,25 +296,37 @@ static int pair_block_end(struct pairer *p, struct pair_thread *t,
 	return pair_emit(p, t, &f, rec, e);
 }
 
+int pairer_feed_entry(struct pairer *p, struct pair_thread *t,
+		      const struct ispot_record *rec, const uint64_t *aux,
+		      struct pair_exec *out)
+{
+	uint32_t m;
+
+	pair_thread_reused(p, t, rec);
+	m = pair_marker(p, rec->probe_id);
+	if (m & PAIR_MARKER_BEGIN)
+		return pair_block_begin(p, t, rec, aux);
+	if (m & PAIR_MARKER_END)
+		return pair_block_end(p, t, rec, m & PAIR_MARKER_BLOCK, out);
+	return pair_entry(p, t, rec, aux);
+}
+
+int pairer_feed_exit(struct pairer *p, struct pair_thread *t,
+		     const struct ispot_record *rec, struct pair_exec *out)
+{
+	pair_thread_reused(p, t, rec);
+	return pair_exit(p, t, rec, out);
+}
+
 int pairer_feed_thread(struct pairer *p, struct pair_thread *t,
 		       const struct ispot_record *rec, const uint64_t *aux,
 		       struct pair_exec *out)
 {
-	uint32_t m;
-
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
-		pair_thread_reused(p, t, rec);
-		m = pair_marker(p, rec->probe_id);
-		if (m & PAIR_MARKER_BEGIN)
-			return pair_block_begin(p, t, rec, aux);
-		if (m & PAIR_MARKER_END)
-			return pair_block_end(p, t, rec, m & PAIR_MARKER_BLOCK,
-					      out);
-		return pair_entry(p, t, rec, aux);
+		return pairer_feed_entry(p, t, rec, aux, out);
 	case ISPOT_REC_EXIT:
-		pair_thread_reused(p, t, rec);
-		return pair_exit(p, t, rec, out);
+		return pairer_feed_exit(p, t, rec, out);
 	default:
 		return 0;
 	}

@@ -123,6 +123,16 @@ int pairer_feed_thread(struct pairer *p, struct pair_thread *t,
 		       const struct ispot_record *rec, const uint64_t *aux,
 		       struct pair_exec *out);
 /*
+ * The same for a caller that has told an ENTRY from an EXIT already (the
+ * pipeline): a record's kind is as good as random from one record to the
+ * next, so each test of it is a branch mispredicted a third of the time.
+ */
+int pairer_feed_entry(struct pairer *p, struct pair_thread *t,
+		      const struct ispot_record *rec, const uint64_t *aux,
+		      struct pair_exec *out);
+int pairer_feed_exit(struct pairer *p, struct pair_thread *t,
+		     const struct ispot_record *rec, struct pair_exec *out);
+/*
  * @t's open entry @up frames out from the innermost (0): its probe (0 if
  * none), its return address read at entry (0 if none: a NO_CALLSITE
  * probe, whose call site only its exit tells, or no such entry), its

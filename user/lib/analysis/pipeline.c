@@ -1,72 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Records -> per-thread state -> timeline, pairs -> SCI; see pipeline.h. */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "util/array.h"
 #include "analysis/pipeline_internal.h"
 
 _Static_assert(PIPE_AUX_WORDS <= PAIR_AUX_WORDS,
 	       "an entry carries its thread's totals and gate to its exit");
 
-struct pipeline_probe {
-	bool used;
-	bool marker;	/* a block's begin or end, not a function's entry */
-	bool end_marker;	/* a block's end: its stack samples are not kept */
-	bool sync;	/* a lock call: wakes inside count for its caller */
-	uint32_t func_id;
-	struct key_rule key;
-	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
-};
-
-/* key_value(), inline for the record path. */
-static inline uint64_t key_of(const struct key_rule *rule,
-			      const struct pair_exec *e)
-{
-	uint64_t v;
-
-	switch (rule->kind) {
-	case KEY_ARG:
-		v = e->args[rule->arg];
-		if (rule->log2)
-			v = v ? 64 - (uint64_t)__builtin_clzll(v) : 0;
-		/*
-		 * Shifted so that a keyed block never has key 0, which reads
-		 * as "unkeyed"; UINT64_MAX wraps to 0 and is named correctly
-		 * all the same, since names undo the shift.
-		 */
-		return v + 1;
-	case KEY_CALLSITE:
-		return e->callsite ? e->callsite : 1;
-	case KEY_SHAPE:
-		return e->shape.hash ? e->shape.hash : 1;
-	case KEY_NONE:
-	default:
-		return 0;
-	}
-}
-
-uint64_t key_value(const struct key_rule *rule, const struct pair_exec *e)
-{
-	return key_of(rule, e);
-}
-
-/* An auto function's execution, keyed by each argument's log2 bucket. */
-static void pipeline_shadows(struct pipeline *p, uint32_t shadow,
-			     const struct pair_exec *e,
-			     const struct sci_causes *c)
+/*
+ * The blocks execution @e of @probe counts for, into @keys: its own
+ * (@key), and an auto function's shadows, keyed by each argument's log2
+ * bucket.  Returns how many.
+ */
+static unsigned int pipeline_keys(const struct pipeline_probe *probe,
+				  uint64_t key, const struct pair_exec *e,
+				  struct sci_key *keys)
 {
 	unsigned int a;
 
+	keys[0] = (struct sci_key){ .func_id = probe->func_id, .key = key };
+	if (probe->key.kind != KEY_AUTO || !probe->shadow)
+		return 1;
 	for (a = 0; a < ARGB_NR_ARGS; a++) {
 		struct key_rule rule = { .kind = KEY_ARG, .arg = a,
 					 .log2 = true };
+		struct key_sel sel = key_sel_of(&rule);
 
-		if (sci_add(p->sci, shadow + a, key_of(&rule, e), e->tid,
-			    e->exit_ts - e->entry_ts, e->exit_ts, c))
-			p->stats.nomem++;
+		keys[1 + a] = (struct sci_key){ .func_id = probe->shadow + a,
+						.key = key_of(&sel, e) };
 	}
+	return 1 + ARGB_NR_ARGS;
 }
 
 /*
@@ -96,13 +60,12 @@ static void pipeline_causes(const uint64_t *now, const uint64_t *then,
  * A call the gate admitted: a reference if it ran alone (solo.h) and its
  * thread was not displaced meanwhile, else its block's, set aside from
  * the interference figure (sci.h); the displacement ends with the
- * thread's outermost gated call.
+ * thread's outermost gated call.  @th is the call's thread.
  */
-static void pipeline_gated(struct pipeline *p, const struct pair_exec *e,
-			   struct sci_causes *c)
+static void pipeline_gated(struct pipeline *p, struct pipeline_thread *th,
+			   const struct pair_exec *e, struct sci_causes *c)
 {
-	struct pipeline_thread *th = hashmap_find_ptr(&p->threads, e->tid);
-	bool displaced = th && th->gate_displaced;
+	bool displaced = th->gate_displaced;
 
 	if (displaced && (e->aux[PIPE_AUX_GATE] & ISPOT_GATE_ADMITTED))
 		th->gate_displaced = false;
@@ -116,13 +79,37 @@ static void pipeline_gated(struct pipeline *p, const struct pair_exec *e,
 	}
 }
 
-/* A paired execution: its key, and into every tally. */
-static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
+/*
+ * Execution @e of @th into the engine, under @keys[0..@n), by @th's
+ * handle: pipeline_held() held it, unless memory ran out then; once more
+ * now, the thread opening at the call's start as sci_add() opens it.
+ */
+static void pipeline_score(struct pipeline *p, struct pipeline_thread *th,
+			   const struct pair_exec *e,
+			   const struct sci_key *keys, unsigned int n,
+			   const struct sci_causes *c)
+{
+	uint64_t d = e->exit_ts - e->entry_ts;
+	uint64_t start = e->exit_ts >= d ? e->exit_ts - d : 0;
+
+	if (!th->sci &&
+	    sci_thread_hold_ref(p->sci, &th->sci, e->tid, start)) {
+		p->stats.nomem += n;
+		return;
+	}
+	p->stats.nomem += sci_add_held(p->sci, th->sci, keys, n, d,
+				       e->exit_ts, c);
+}
+
+/* A paired execution of @th: its key, and into every tally. */
+static void pipeline_exec(struct pipeline *p, struct pipeline_thread *th,
+			  const struct pair_exec *e)
 {
 	const struct pipeline_probe *probe = &p->probes[e->probe_id];
 
-	uint64_t key = key_of(&probe->key, e);
+	uint64_t key = key_of(&probe->sel, e);
 	struct sci_causes causes, *c = NULL;
+	struct sci_key keys[1 + ARGB_NR_ARGS];
 	int shaped;
 
 	/* Both ends' totals must be real (the valid word, see pipeline.h). */
@@ -132,7 +119,7 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 		c = &causes;
 	}
 	if (e->aux[PIPE_AUX_GATE] & (ISPOT_GATE_ADMITTED | ISPOT_GATE_NESTED))
-		pipeline_gated(p, e, c);
+		pipeline_gated(p, th, e, c);
 	shaped = shapes_add(p->shapes, probe->func_id, &e->shape,
 			    probe->key.kind == KEY_SHAPE);
 	if (shaped < 0)
@@ -140,41 +127,17 @@ static void pipeline_exec(struct pipeline *p, const struct pair_exec *e)
 	/* Past its first shapes (or out of memory): one key for the rest. */
 	if (shaped && probe->key.kind == KEY_SHAPE)
 		key = SHAPE_OTHER;
-	if (sci_add(p->sci, probe->func_id, key, e->tid,
-		    e->exit_ts - e->entry_ts, e->exit_ts, c))
-		p->stats.nomem++;
+	/* One engine call for its own block and its shadows: see sci.h. */
+	pipeline_score(p, th, e, keys, pipeline_keys(probe, key, e, keys), c);
 	if (argbuckets_add(p->args, probe->func_id, e->args,
 			   e->exit_ts - e->entry_ts))
 		p->stats.nomem++;
 	if (p->durations && durations_add(p->durations, probe->func_id,
 					  e->tid, e->exit_ts - e->entry_ts))
 		p->stats.nomem++;
-	if (probe->key.kind == KEY_AUTO && probe->shadow)
-		pipeline_shadows(p, probe->shadow, e, c);
 	if (p->excess && e->nr_counters &&
 	    excess_add(p->excess, probe->func_id, key, e))
 		p->stats.nomem++;
-}
-
-int pipeline_enable_causes(struct pipeline *p)
-{
-	if (!p->tl)
-		p->tl = timeline_new();
-	return p->tl ? 0 : -ENOMEM;
-}
-
-int pipeline_enable_durations(struct pipeline *p)
-{
-	if (!p->durations)
-		p->durations = durations_new();
-	return p->durations ? 0 : -ENOMEM;
-}
-
-int pipeline_enable_counters(struct pipeline *p)
-{
-	if (!p->excess)
-		p->excess = excess_new();
-	return p->excess ? 0 : -ENOMEM;
 }
 
 /* The function @t is inside, for the futex report. */
@@ -235,127 +198,6 @@ static int pipeline_futex(struct pipeline *p, struct pipeline_thread *th,
 	return timeline_thread_record(p->tl, th->tl, rec, func, callsite);
 }
 
-struct pipeline *pipeline_new(void)
-{
-	struct pipeline *p = calloc(1, sizeof(*p));
-
-	if (!p)
-		return NULL;
-	fifo_init(&p->exits, sizeof(struct pipeline_exit));
-	p->pairer = pairer_new(NULL, NULL);
-	p->sci = sci_new();
-	p->stacks = stacks_new();
-	p->args = argbuckets_new();
-	p->shapes = shapes_new();
-	if (!p->pairer || !p->sci || !p->stacks || !p->args || !p->shapes) {
-		pipeline_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-void pipeline_free(struct pipeline *p)
-{
-	if (!p)
-		return;
-	pipeline_threads_free(p);
-	pairer_free(p->pairer);
-	if (!p->sci_borrowed)
-		sci_free(p->sci);
-	timeline_free(p->tl);
-	excess_free(p->excess);
-	durations_free(p->durations);
-	stacks_free(p->stacks);
-	if (!p->args_borrowed)
-		argbuckets_free(p->args);
-	if (!p->shapes_borrowed)
-		shapes_free(p->shapes);
-	free(p->probes);
-	fifo_free(&p->exits);
-	free(p);
-}
-
-void pipeline_borrow_engine(struct pipeline *p, struct sci_engine *sci)
-{
-	if (!p->sci_borrowed)
-		sci_free(p->sci);
-	p->sci = sci;
-	p->sci_borrowed = true;
-}
-
-void pipeline_borrow_shapes(struct pipeline *p, struct shapes *shapes)
-{
-	if (!p->shapes_borrowed)
-		shapes_free(p->shapes);
-	p->shapes = shapes;
-	p->shapes_borrowed = true;
-}
-
-void pipeline_borrow_args(struct pipeline *p, struct argbuckets *args)
-{
-	if (!p->args_borrowed)
-		argbuckets_free(p->args);
-	p->args = args;
-	p->args_borrowed = true;
-}
-
-int pipeline_add_probe(struct pipeline *p, uint32_t probe_id,
-		       uint32_t func_id, const struct key_rule *rule)
-{
-	static const struct key_rule none = { .kind = KEY_NONE };
-
-	if (!probe_id || (rule && rule->kind == KEY_ARG && rule->arg > 2))
-		return -EINVAL;
-	if (idarray_reserve(&p->probes, &p->nr_probes, sizeof(*p->probes),
-			    probe_id))
-		return -ENOMEM;
-	p->probes[probe_id].used = true;
-	p->probes[probe_id].func_id = func_id;
-	p->probes[probe_id].key = rule ? *rule : none;
-	/* Shapes name functions, not probes: a block has several sites. */
-	return pairer_set_callee(p->pairer, probe_id, func_id);
-}
-
-int pipeline_set_shadows(struct pipeline *p, uint32_t probe_id,
-			 uint32_t shadow)
-{
-	if (probe_id >= p->nr_probes || !p->probes[probe_id].used)
-		return -EINVAL;
-	p->probes[probe_id].shadow = shadow;
-	return 0;
-}
-
-int pipeline_set_sync(struct pipeline *p, uint32_t probe_id)
-{
-	if (probe_id >= p->nr_probes || !p->probes[probe_id].used)
-		return -EINVAL;
-	p->probes[probe_id].sync = true;
-	return 0;
-}
-
-bool pipeline_probe_func(const struct pipeline *p, uint32_t probe_id,
-			 uint32_t *func_id, bool *marker)
-{
-	if (!probe_id || probe_id >= p->nr_probes ||
-	    !p->probes[probe_id].used)
-		return false;
-	*func_id = p->probes[probe_id].func_id;
-	*marker = p->probes[probe_id].marker;
-	return true;
-}
-
-int pipeline_add_marker(struct pipeline *p, uint32_t probe_id,
-			uint32_t func_id, bool end, const struct key_rule *rule)
-{
-	int ret = pipeline_add_probe(p, probe_id, func_id, rule);
-
-	if (ret)
-		return ret;
-	p->probes[probe_id].marker = true;
-	p->probes[probe_id].end_marker = end;
-	return pairer_set_marker(p->pairer, probe_id, func_id, end);
-}
-
 /*
  * The module writes a probe's STACK just before its ENTRY, with the same
  * probe id, and the frames in the slots that follow (the drain hands a
@@ -381,31 +223,47 @@ static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
 }
 
 /*
- * @rec's thread, held by the engine: its TASK_NEW may be lost, and its
- * calls never complete, but the engine holds it all the same, or it
- * would never be forgotten (pipeline_forget_exited()).  NULL without
- * memory for its state (the engine holds it even then).
+ * pipeline_held()'s rare path, out of line: a thread that is not its
+ * CPU's last, or not held since the last fold.
  */
-static struct pipeline_thread *pipeline_held(struct pipeline *p,
-					     const struct ispot_record *rec)
+static __attribute__((noinline)) struct pipeline_thread *
+pipeline_hold(struct pipeline *p, const struct ispot_record *rec)
 {
 	struct pipeline_thread *th = pipeline_thread_on(p, rec->tid, rec->cpu);
 	int err;
 
-	if (th)
+	if (th && th->sci && th->sci_folds == *p->sci_folds)
+		return th;
+	if (th) {
 		err = sci_thread_hold_ref(p->sci, &th->sci, rec->tid,
 					  rec->ts_ns);
-	else
+		th->sci_folds = *p->sci_folds;
+	} else {
 		err = sci_thread_hold(p->sci, rec->tid, rec->ts_ns) ?: -ENOMEM;
+	}
 	if (err)
 		p->stats.nomem++;
 	return th;
 }
 
 /*
- * An ENTRY or EXIT of a known probe: the thread's totals now (when causes
- * are on) ride on an entry to its exit, and a call it closes is scored.
+ * @rec's thread, held by the engine: its TASK_NEW may be lost, and its
+ * calls never complete, but the engine holds it all the same, or it
+ * would never be forgotten (pipeline_forget_exited()).  NULL without
+ * memory for its state (the engine holds it even then).  Inline, the
+ * test alone: nearly every record is of its CPU's last thread, held,
+ * with no fold since (sci.h, sci_folds()).
  */
+static inline struct pipeline_thread *
+pipeline_held(struct pipeline *p, const struct ispot_record *rec)
+{
+	struct pipeline_thread *th = pipeline_last_on(p, rec->tid, rec->cpu);
+
+	if (th && th->sci && th->sci_folds == *p->sci_folds)
+		return th;
+	return pipeline_hold(p, rec);
+}
+
 /*
  * The gate word of an ENTRY of @th (solo.h): the GATE record just before
  * it, if it was this call's (same probe, same sp: a sampled-out entry
@@ -429,7 +287,15 @@ static uint64_t pipeline_gate_word(struct pipeline *p,
 	return word;
 }
 
-static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
+/*
+ * An ENTRY (@entry) or EXIT of a known probe: the thread's totals now
+ * (when causes are on) ride on an entry to its exit, and a call it closes
+ * is scored.  Inlined twice, @entry a constant in each: the record's kind
+ * is tested once, in pipeline_record(), not again at every step (pair.h,
+ * pairer_feed_entry()).
+ */
+static inline __attribute__((always_inline)) void
+pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 {
 	struct pipeline_thread *th = pipeline_held(p, rec);
 	uint64_t gate = 0;
@@ -439,7 +305,7 @@ static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 
 	if (!th)
 		return;
-	if (rec->kind == ISPOT_REC_ENTRY)
+	if (entry)
 		gate = pipeline_gate_word(p, th, rec);
 	if (p->tl) {
 		err = pipeline_tl(th, rec->tid);
@@ -457,12 +323,15 @@ static void pipeline_call(struct pipeline *p, const struct ispot_record *rec)
 		aux = p->now;
 	}
 	p->now[PIPE_AUX_GATE] = gate;
-	paired = pairer_feed_thread(p->pairer, &th->pair, rec, aux, &e);
+	if (entry)
+		paired = pairer_feed_entry(p->pairer, &th->pair, rec, aux, &e);
+	else
+		paired = pairer_feed_exit(p->pairer, &th->pair, rec, &e);
 	pipeline_thread_inside(p, th);
 	if (paired < 0)
 		p->stats.nomem++;
 	else if (paired)
-		pipeline_exec(p, &e);
+		pipeline_exec(p, th, &e);
 }
 
 /*
@@ -531,24 +400,32 @@ static void pipeline_task_new(struct pipeline *p,
 		p->stats.nomem++;
 }
 
+/* Checked before scoring, so that scoring can index blindly. */
+static inline bool pipeline_known(struct pipeline *p,
+				  const struct ispot_record *rec)
+{
+	if (rec->probe_id < p->nr_probes && p->probes[rec->probe_id].used)
+		return true;
+	p->stats.unknown_probe++;
+	return false;
+}
+
 void pipeline_record(void *ctx, const struct ispot_record *rec)
 {
 	struct pipeline *p = ctx;
 
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
-	case ISPOT_REC_EXIT:
-		/* Checked here so that scoring can index blindly. */
-		if (rec->probe_id >= p->nr_probes ||
-		    !p->probes[rec->probe_id].used) {
-			p->stats.unknown_probe++;
+		if (!pipeline_known(p, rec))
 			return;
-		}
-		if (rec->kind == ISPOT_REC_ENTRY)
-			p->stats.entries++;
-		else
-			p->stats.exits++;
-		pipeline_call(p, rec);
+		p->stats.entries++;
+		pipeline_call(p, rec, true);
+		return;
+	case ISPOT_REC_EXIT:
+		if (!pipeline_known(p, rec))
+			return;
+		p->stats.exits++;
+		pipeline_call(p, rec, false);
 		return;
 	case ISPOT_REC_STACK:
 		pipeline_stack(p, rec);

@@ -77,6 +77,8 @@ struct pipeline_exit {
 struct pipeline {
 	struct pairer *pairer;
 	struct sci_engine *sci;
+	/* sci_folds(sci): whether a thread's handle may have gone stale. */
+	const uint64_t *sci_folds;
 	uint32_t nr_probes;		/* probe ids 1..nr_probes-1 */
 	struct pipeline_probe *probes;	/* indexed by probe id */
 	struct timeline *tl;		/* NULL unless causes are on */

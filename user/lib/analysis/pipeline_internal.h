@@ -1,15 +1,90 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the pipeline's two halves share: the record flow (pipeline.c) and
- * the per-thread state with the threads' lifetimes (pipeline_threads.c).
- * Nothing outside those two files includes this.
+ * What the pipeline's three parts share: the record flow (pipeline.c),
+ * its setup (pipeline_setup.c: the probes, their keys) and the per-thread
+ * state with the threads' lifetimes (pipeline_threads.c).  Nothing
+ * outside those three files includes this.
  */
 #ifndef ISPOT_PIPELINE_INTERNAL_H
 #define ISPOT_PIPELINE_INTERNAL_H
 
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "analysis/pipeline.h"
+
+/*
+ * How a key is read from an execution, worked out once per probe from
+ * its rule (key_sel_of()), so that keying an execution is a load and a
+ * few selects, not a branch on the rule's kind: the probes of a trace
+ * come in any order, and such a branch is mispredicted as often.
+ */
+struct key_sel {
+	uint32_t off;		/* the field's offset in struct pair_exec */
+	uint64_t mask;		/* 0: unkeyed, the key is 0 */
+	bool log2;		/* bucket by floor(log2(value)) + 1 */
+	uint8_t add;		/* 1: shifted (KEY_ARG), see key_sel_of() */
+	uint8_t fix;		/* 1: a 0 reads as 1 (KEY_CALLSITE, SHAPE) */
+};
+
+struct pipeline_probe {
+	bool used;
+	bool marker;	/* a block's begin or end, not a function's entry */
+	bool end_marker;	/* a block's end: its stack samples are not kept */
+	bool sync;	/* a lock call: wakes inside count for its caller */
+	uint32_t func_id;
+	struct key_rule key;
+	struct key_sel sel;	/* key, as key_of() reads it */
+	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
+};
+
+static inline struct key_sel key_sel_of(const struct key_rule *rule)
+{
+	struct key_sel s = { .off = offsetof(struct pair_exec, callsite) };
+
+	switch (rule->kind) {
+	case KEY_ARG:
+		s.off = offsetof(struct pair_exec, args) +
+			rule->arg * sizeof(uint64_t);
+		s.mask = UINT64_MAX;
+		s.log2 = rule->log2;
+		/*
+		 * Shifted so that a keyed block never has key 0, which reads
+		 * as "unkeyed"; UINT64_MAX wraps to 0 and is named correctly
+		 * all the same, since names undo the shift.
+		 */
+		s.add = 1;
+		break;
+	case KEY_CALLSITE:
+		s.mask = UINT64_MAX;
+		s.fix = 1;
+		break;
+	case KEY_SHAPE:
+		s.off = offsetof(struct pair_exec, shape.hash);
+		s.mask = UINT64_MAX;
+		s.fix = 1;
+		break;
+	case KEY_NONE:
+	default:
+		break;
+	}
+	return s;
+}
+
+static inline uint64_t key_of(const struct key_sel *s,
+			      const struct pair_exec *e)
+{
+	uint64_t v, lg;
+
+	memcpy(&v, (const char *)e + s->off, sizeof(v));
+	v &= s->mask;
+	lg = v ? 64 - (uint64_t)__builtin_clzll(v) : 0;
+	v = s->log2 ? lg : v;
+	return (v + s->add) | (s->fix & (v == 0));
+}
 
 /*
  * A thread's state: each analysis's part of it, so that a record looks
@@ -19,6 +94,7 @@ struct pipeline_thread {
 	struct pair_thread pair;	/* its open calls and blocks */
 	struct tl_thread *tl;		/* NULL till the timeline has it */
 	uint32_t sci;			/* the engine's handle of it */
+	uint64_t sci_folds;		/* *pipeline.sci_folds when it was */
 	bool inside;			/* counted in pipeline.inside */
 	/* Its last GATE record, for the ENTRY that follows it. */
 	bool gate_pending;
@@ -56,6 +132,16 @@ static inline struct pipeline_thread *pipeline_thread(struct pipeline *p,
 	return th ? th : pipeline_thread_new(p, tid);
 }
 
+/* @tid's state if it was @cpu's last record's thread, else NULL. */
+static inline struct pipeline_thread *pipeline_last_on(struct pipeline *p,
+						       uint32_t tid,
+						       uint32_t cpu)
+{
+	struct pipeline_last *l = &p->last[cpu % PIPE_LAST_CPUS];
+
+	return l->tid == tid ? l->th : NULL;
+}
+
 /* @tid's state, for a record of it on @cpu: that CPU's last one first. */
 static inline struct pipeline_thread *pipeline_thread_on(struct pipeline *p,
 							 uint32_t tid,
@@ -72,9 +158,17 @@ static inline struct pipeline_thread *pipeline_thread_on(struct pipeline *p,
 
 /*
  * @th's part of the timeline, made when the timeline first has a record
- * of it (as it would make it, by tid); -ENOMEM without memory.
+ * of it (as it would make it, by tid); -ENOMEM without memory.  Inline,
+ * the test alone: every record of a traced call asks.
  */
-int pipeline_tl(struct pipeline_thread *th, uint32_t tid);
+static inline int pipeline_tl(struct pipeline_thread *th, uint32_t tid)
+{
+	if (!th->tl)
+		th->tl = timeline_thread_new(tid);
+	return th->tl ? 0 : -ENOMEM;
+}
+/* Forget every thread's handle in the engine (a new engine). */
+void pipeline_threads_unhold(struct pipeline *p);
 /* Free every thread's state, for pipeline_free(). */
 void pipeline_threads_free(struct pipeline *p);
 

@@ -20,13 +20,6 @@ struct pipeline_thread *pipeline_thread_new(struct pipeline *p, uint32_t tid)
 	return th;
 }
 
-int pipeline_tl(struct pipeline_thread *th, uint32_t tid)
-{
-	if (!th->tl)
-		th->tl = timeline_thread_new(tid);
-	return th->tl ? 0 : -ENOMEM;
-}
-
 /* Free @th and what each analysis keeps of it. */
 static void pipeline_thread_free(struct pipeline *p,
 				 struct pipeline_thread *th)
@@ -42,6 +35,15 @@ static void pipeline_thread_free(struct pipeline *p,
 	if (p->tl)
 		timeline_thread_free(p->tl, th->tl);
 	free(th);
+}
+
+void pipeline_threads_unhold(struct pipeline *p)
+{
+	const struct hashmap_entry *e;
+	size_t pos;
+
+	hashmap_for_each(&p->threads, e, pos)
+		((struct pipeline_thread *)(uintptr_t)e->value)->sci = 0;
 }
 
 void pipeline_threads_free(struct pipeline *p)

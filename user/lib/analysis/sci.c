@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The SCI engine: executions and thread lifetimes in; the definitions
- * are in sci.h, the scores sci_report.c's, folding sci_fold.c's.
+ * are in sci.h, the scores sci_report.c's, folding sci_fold.c's, what
+ * else it is asked sci_query.c's.
  *
  * Three dense arrays (blocks, threads, (block, thread) pairs), each with
  * a hash map of its keys to indices (util/hashmap.h), so a lookup is O(1)
@@ -66,7 +67,8 @@ static long block_get(struct sci_engine *e, uint32_t func_id, uint64_t key)
 	if (sci_reserve(e, &e->blocks, &e->cap_blocks, e->nr_blocks + 1,
 			sizeof(*e->blocks)))
 		return -ENOMEM;
-	b = malloc(sizeof(*b));
+	/* On a cache line's boundary: see struct sci_block. */
+	b = aligned_alloc(64, (sizeof(*b) + 63) & ~(size_t)63);
 	if (!b)
 		return -ENOMEM;
 	memset(b, 0, offsetof(struct sci_block, hist));
@@ -361,218 +363,183 @@ void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
 }
 
 /*
- * Add @in's parts of an execution of @d to @b, made to sum to @d (see
- * "Causes" in sci.h for the clamping order), and keep them if it is the
- * fastest caused one.  In scalars: the block's sums are added to one by
- * one, not through an array on the stack, which costs a stalled store
- * forward per execution.
+ * An execution's parts by cause, made to sum to its duration (see
+ * "Causes" in sci.h for the clamping order), and its interference split
+ * when it carried a context: worked out once for every block it counts
+ * for.
  */
-static void block_causes(struct sci_block *b, uint64_t d,
-			 const struct sci_causes *in)
-{
-	uint64_t rem = d, futex, blocked, runqueue;
+struct sci_exec_parts {
+	uint64_t cause[SCI_NR_CAUSES];
+	bool context;
+	struct interf_split split;
+};
 
-	futex = in->futex_ns < rem ? in->futex_ns : rem;
-	rem -= futex;
-	blocked = in->blocked_ns < rem ? in->blocked_ns : rem;
-	rem -= blocked;
-	runqueue = in->runqueue_ns < rem ? in->runqueue_ns : rem;
-	rem -= runqueue;
-	b->n_caused++;
-	b->cause_sum[SCI_CAUSE_FUTEX] += futex;
-	b->cause_sum[SCI_CAUSE_BLOCKED] += blocked;
-	b->cause_sum[SCI_CAUSE_RUNQUEUE] += runqueue;
-	b->cause_sum[SCI_CAUSE_ONCPU] += rem;
-	if (d < b->ref_dur) {
-		b->ref_dur = d;
-		b->ref_cause[SCI_CAUSE_FUTEX] = futex;
-		b->ref_cause[SCI_CAUSE_BLOCKED] = blocked;
-		b->ref_cause[SCI_CAUSE_RUNQUEUE] = runqueue;
-		b->ref_cause[SCI_CAUSE_ONCPU] = rem;
+static void exec_parts(uint64_t d, const struct sci_causes *in,
+		       struct sci_exec_parts *out)
+{
+	uint64_t rem = d;
+
+	out->cause[SCI_CAUSE_FUTEX] = in->futex_ns < rem ? in->futex_ns : rem;
+	rem -= out->cause[SCI_CAUSE_FUTEX];
+	out->cause[SCI_CAUSE_BLOCKED] = in->blocked_ns < rem ?
+					in->blocked_ns : rem;
+	rem -= out->cause[SCI_CAUSE_BLOCKED];
+	out->cause[SCI_CAUSE_RUNQUEUE] = in->runqueue_ns < rem ?
+					 in->runqueue_ns : rem;
+	rem -= out->cause[SCI_CAUSE_RUNQUEUE];
+	out->cause[SCI_CAUSE_ONCPU] = rem;
+	out->context = in->context;
+	if (in->context) {
+		struct interf_call call = {
+			.duration_ns = d,
+			.waited_ns = in->waited_ns,
+			.runqueue_ns = in->runqueue_ns,
+			.rq_program_ns = in->rq_program_ns,
+			.others_ns = in->others_ns,
+			.reference = in->reference,
+			.aside = in->aside,
+		};
+
+		interf_split(&call, &out->split);
 	}
 }
 
-static void block_context(struct sci_block *b, uint64_t d,
-			  const struct sci_causes *causes)
+/*
+ * Add an execution of @d, in @x's parts, to @b, and keep them if it is
+ * the fastest caused one.  Into the block's sums one by one, not through
+ * an array on the stack, which costs a stalled store forward.
+ */
+static void block_causes(struct sci_block *b, uint64_t d,
+			 const struct sci_exec_parts *x)
 {
-	struct interf_call call = {
-		.duration_ns = d,
-		.waited_ns = causes->waited_ns,
-		.runqueue_ns = causes->runqueue_ns,
-		.rq_program_ns = causes->rq_program_ns,
-		.others_ns = causes->others_ns,
-		.reference = causes->reference,
-		.aside = causes->aside,
-	};
-
-	interf_add(&b->interf, &call);
+	b->n_caused++;
+	b->cause_sum[SCI_CAUSE_FUTEX] += x->cause[SCI_CAUSE_FUTEX];
+	b->cause_sum[SCI_CAUSE_BLOCKED] += x->cause[SCI_CAUSE_BLOCKED];
+	b->cause_sum[SCI_CAUSE_RUNQUEUE] += x->cause[SCI_CAUSE_RUNQUEUE];
+	b->cause_sum[SCI_CAUSE_ONCPU] += x->cause[SCI_CAUSE_ONCPU];
+	if (d < b->ref_dur) {
+		b->ref_dur = d;
+		memcpy(b->ref_cause, x->cause, sizeof(b->ref_cause));
+	}
+	if (x->context)
+		interf_add_split(&b->interf, &x->split);
 }
 
 struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
-			     uint64_t key, uint32_t tid)
+			     uint64_t key, uint32_t thread)
 {
-	uint64_t h = (key ^ ((uint64_t)func_id << 32 | tid)) *
+	uint64_t h = (key ^ ((uint64_t)func_id << 32 | thread)) *
 		     0x9e3779b97f4a7c15ULL;
 
 	return &e->hot[(h >> (64 - SCI_HOT_BITS)) & ~(SCI_HOT_WAYS - 1ul)];
 }
 
-static bool hot_holds(const struct sci_hot *hot, uint32_t func_id,
-		      uint64_t key, uint32_t tid)
+static bool hot_holds(const struct sci_engine *e, const struct sci_hot *hot,
+		      uint32_t func_id, uint64_t key, uint32_t thread)
 {
 	return hot->bt && hot->key == key && hot->func_id == func_id &&
-	       hot->tid == tid;
+	       e->bts[hot->bt - 1].thread == thread;
+}
+
+/*
+ * The pair of block (@func_id, @key) with thread index @t, from the hot
+ * set or the maps: its index, or -ENOMEM.
+ */
+static long hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
+		    uint32_t t)
+{
+	struct sci_hot *hot = sci_hot_slot(e, func_id, key, t);
+	long bi, bti;
+
+	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
+	if (hot_holds(e, hot, func_id, key, t))
+		return hot->bt - 1;
+	if (hot_holds(e, hot + 1, func_id, key, t))
+		return hot[1].bt - 1;
+	bi = block_get(e, func_id, key);
+	if (bi < 0)
+		return -ENOMEM;
+	bti = bt_get(e, bi, t);
+	if (bti < 0)
+		return -ENOMEM;
+	/* The newest first: the older way goes. */
+	hot[1] = hot[0];
+	*hot = (struct sci_hot){ .key = key, .func_id = func_id,
+				 .bt = bti + 1 };
+	return bti;
+}
+
+/* n, sum, min and max, a block's or a pair's, take @d. */
+static inline void sums_add(uint64_t *n, uint64_t *sum, uint64_t *min,
+			    uint64_t *max, uint64_t d)
+{
+	(*n)++;
+	*sum += d;
+	if (d < *min)
+		*min = d;
+	if (d > *max)
+		*max = d;
+}
+
+/* An execution of @d into block @b and into @bt, its pair with a thread. */
+static void block_add(struct sci_block *b, struct sci_bt *bt, uint64_t d,
+		      const struct sci_exec_parts *x)
+{
+	sums_add(&b->n, &b->sum, &b->min, &b->max, d);
+	hist_record(&b->hist, d);
+	if (x)
+		block_causes(b, d, x);
+	sums_add(&bt->n, &bt->sum, &bt->min, &bt->max, d);
+}
+
+unsigned int sci_add_held(struct sci_engine *e, uint32_t ref,
+			  const struct sci_key *keys, unsigned int n,
+			  uint64_t duration_ns, uint64_t ts_end,
+			  const struct sci_causes *causes)
+{
+	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
+	struct sci_exec_parts parts, *x = NULL;
+	unsigned int i, failed = 0;
+	bool touched = false;
+	long bti;
+
+	if (causes) {
+		exec_parts(duration_ns, causes, &parts);
+		x = &parts;
+	}
+	for (i = 0; i < n; i++) {
+		bti = hot_get(e, keys[i].func_id, keys[i].key, ref - 1);
+		if (bti < 0) {
+			failed++;
+			continue;
+		}
+		/* Once: the thread's interval is the same for every block. */
+		if (!touched) {
+			thread_touch(&e->threads[ref - 1], start, ts_end);
+			note_ts(e, ts_end);
+			touched = true;
+		}
+		block_add(e->blocks[e->bts[bti].block], &e->bts[bti],
+			  duration_ns, x);
+		e->events++;
+	}
+	return failed;
 }
 
 int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
 	    const struct sci_causes *causes)
 {
+	const struct sci_key k = { .func_id = func_id, .key = key };
 	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
-	struct sci_hot *hot = sci_hot_slot(e, func_id, key, tid);
-	struct sci_block *b;
-	struct sci_bt *bt;
-	long t, bi, bti;
+	long t = thread_lookup(e, tid);
 
-	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
-	if (!hot_holds(hot, func_id, key, tid) &&
-	    hot_holds(hot + 1, func_id, key, tid))
-		hot++;
-	if (hot_holds(hot, func_id, key, tid)) {
-		t = hot->thread;
-		bi = hot->block;
-		bti = hot->bt - 1;
-	} else {
-		t = thread_lookup(e, tid);
-		if (t < 0)
-			t = thread_new(e, tid, start, true);
-		if (t < 0)
-			return -ENOMEM;
-		bi = block_get(e, func_id, key);
-		if (bi < 0)
-			return -ENOMEM;
-		bti = bt_get(e, bi, t);
-		if (bti < 0)
-			return -ENOMEM;
-		/* The newest first: the older way goes. */
-		hot[1] = hot[0];
-		*hot = (struct sci_hot){ .key = key, .func_id = func_id,
-					 .tid = tid, .block = bi,
-					 .thread = t, .bt = bti + 1 };
-	}
-	thread_touch(&e->threads[t], start, ts_end);
-	note_ts(e, ts_end);
-
-	b = e->blocks[bi];
-	b->n++;
-	b->sum += duration_ns;
-	if (duration_ns < b->min)
-		b->min = duration_ns;
-	if (duration_ns > b->max)
-		b->max = duration_ns;
-	hist_record(&b->hist, duration_ns);
-	if (causes) {
-		block_causes(b, duration_ns, causes);
-		if (causes->context)
-			block_context(b, duration_ns, causes);
-	}
-
-	bt = &e->bts[bti];
-	bt->n++;
-	bt->sum += duration_ns;
-	if (duration_ns < bt->min)
-		bt->min = duration_ns;
-	if (duration_ns > bt->max)
-		bt->max = duration_ns;
-
-	e->events++;
-	return 0;
-}
-
-void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
-		   struct hist *out)
-{
-	size_t i;
-
-	hist_init(out);
-	for (i = 0; i < e->nr_blocks; i++)
-		if (e->blocks[i]->id.func_id == func_id)
-			hist_merge(out, &e->blocks[i]->hist);
-}
-
-const struct hist *sci_block_hist(const struct sci_engine *e,
-				  uint32_t func_id, uint64_t key)
-{
-	size_t i;
-
-	for (i = 0; i < e->nr_blocks; i++)
-		if (e->blocks[i]->id.func_id == func_id &&
-		    e->blocks[i]->id.key == key)
-			return &e->blocks[i]->hist;
-	return NULL;
-}
-
-size_t sci_nr_blocks(const struct sci_engine *e)
-{
-	return e->nr_blocks;
-}
-
-size_t sci_nr_threads(const struct sci_engine *e)
-{
-	return e->nr_threads - e->nr_free_threads;
-}
-
-size_t sci_nr_block_threads(const struct sci_engine *e)
-{
-	return e->nr_bts - e->nr_free_bts;
-}
-
-uint64_t sci_nr_folded_threads(const struct sci_engine *e)
-{
-	return e->folded_threads;
-}
-
-uint64_t sci_nr_events(const struct sci_engine *e)
-{
-	return e->events;
-}
-
-size_t sci_mem_bytes(const struct sci_engine *e)
-{
-	return e->mem + hashmap_mem_bytes(&e->block_map) +
-	       hashmap_mem_bytes(&e->thread_map) +
-	       hashmap_mem_bytes(&e->bt_map);
-}
-
-uint64_t sci_last_ts(const struct sci_engine *e)
-{
-	return e->last_ts;
-}
-
-uint64_t sci_longest_mean(const struct sci_engine *e)
-{
-	uint64_t mean, longest = 0;
-	size_t i;
-
-	for (i = 0; i < e->nr_blocks; i++) {
-		if (!e->blocks[i]->n)
-			continue;
-		mean = e->blocks[i]->sum / e->blocks[i]->n;
-		if (mean > longest)
-			longest = mean;
-	}
-	return longest;
-}
-
-void sci_each_open_thread(const struct sci_engine *e,
-			  void (*fn)(void *ctx, uint32_t tid, uint64_t last),
-			  void *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < e->nr_threads; i++)
-		if (!e->threads[i].free && e->threads[i].open)
-			fn(ctx, e->threads[i].tid, e->threads[i].last);
+	if (t < 0)
+		t = thread_new(e, tid, start, true);
+	if (t < 0)
+		return -ENOMEM;
+	return sci_add_held(e, t + 1, &k, 1, duration_ns, ts_end, causes) ?
+	       -ENOMEM : 0;
 }
 
 bool sci_thread_is_open(const struct sci_engine *e, uint32_t tid)

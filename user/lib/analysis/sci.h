@@ -133,6 +133,14 @@ int sci_thread_hold(struct sci_engine *e, uint32_t tid, uint64_t ts);
  */
 int sci_thread_hold_ref(struct sci_engine *e, uint32_t *ref, uint32_t tid,
 			uint64_t ts);
+/*
+ * The number of threads folded so far (sci_nr_folded_threads()), read in
+ * place: only a fold makes a handle stale, so a handle that
+ * sci_thread_hold_ref() gave or kept while this read N is still the
+ * thread's, and the thread still held, while it reads N.  A pointer, not
+ * a call: the pipeline checks it for every record.
+ */
+const uint64_t *sci_folds(const struct sci_engine *e);
 
 /*
  * Folding, for a tracer that runs for ever (ispotd): memory bounded by the
@@ -158,6 +166,26 @@ long sci_fold_closed(struct sci_engine *e);
 int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	    uint32_t tid, uint64_t duration_ns, uint64_t ts_end,
 	    const struct sci_causes *causes);
+
+/* A block an execution counts for (sci_add_held()). */
+struct sci_key {
+	uint32_t func_id;
+	uint64_t key;
+};
+
+/*
+ * One execution of the thread whose handle is @ref (sci_thread_hold_ref(),
+ * still the thread's: see sci_folds()), counted in each of the blocks
+ * @keys[0..@n): what sci_add() for each would give, but the thread is not
+ * looked up, and its interval, the execution's causes and its
+ * interference figures are worked out once, not once a block (a --key
+ * auto function counts for its own block and three shadows').  Returns
+ * the number of blocks it could not store for want of memory.
+ */
+unsigned int sci_add_held(struct sci_engine *e, uint32_t ref,
+			  const struct sci_key *keys, unsigned int n,
+			  uint64_t duration_ns, uint64_t ts_end,
+			  const struct sci_causes *causes);
 /*
  * End of trace: close every open thread at @end_ts.  A later
  * sci_thread_seen() or execution reopens a thread, so a caller that traces

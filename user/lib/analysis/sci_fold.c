@@ -77,7 +77,7 @@ static int fold_thread(struct sci_engine *e, size_t ti)
 		struct sci_bt *bt = &e->bts[bi - 1];
 		struct sci_block *b = e->blocks[bt->block];
 		struct sci_hot *hot = sci_hot_slot(e, b->id.func_id, b->id.key,
-						    t->tid);
+						    ti);
 		unsigned int w;
 
 		next = bt->next;

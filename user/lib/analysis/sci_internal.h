@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the SCI engine (sci.c: recording executions; sci_fold.c: folding
- * threads; sci_solo.c: solo blocks' time) and its reports (sci_report.c:
- * scores per function, key and thread) share: the engine's tables.
- * Nothing outside those four files includes this.
+ * threads; sci_solo.c: solo blocks' time) and its readers (sci_query.c:
+ * sizes, counts, histograms; sci_report.c: scores per function, key and
+ * thread) share: the engine's tables.  Nothing outside those five files
+ * includes this.
  */
 #ifndef ISPOT_SCI_INTERNAL_H
 #define ISPOT_SCI_INTERNAL_H
@@ -39,8 +40,10 @@ struct sci_block_id {
 };
 
 /*
- * What every execution updates comes last, next to the histogram's
- * header, so that an execution touches as few cache lines as it can; the
+ * What every execution updates comes last, in one run from the
+ * interference sums' (interference.h: theirs come last in them) to the
+ * histogram's header, so that an execution touches as few cache lines as
+ * it can: block_get() allocates blocks on a line's boundary.  The
  * histogram stays last (block_get() clears what comes before it).
  */
 struct sci_block {
@@ -48,6 +51,7 @@ struct sci_block {
 	uint32_t nr_threads;
 	struct sci_folded fold;
 	uint64_t ref_cause[SCI_NR_CAUSES];
+	struct interf_acc interf;
 	/*
 	 * Not n and sum side by side: the compiler would add both with one
 	 * vector of (1, d) built on the stack, a stalled store forward.
@@ -59,7 +63,6 @@ struct sci_block {
 	uint64_t n_caused;
 	uint64_t cause_sum[SCI_NR_CAUSES];
 	uint64_t ref_dur;	/* duration of the fastest caused execution */
-	struct interf_acc interf;
 	struct hist hist;	/* per block: per thread would cost 58 KiB each */
 };
 
@@ -122,31 +125,32 @@ struct sci_engine {
 	size_t mem;			/* besides the maps */
 
 	/*
-	 * The (block, thread, pair) of recent (func, key, tid) triples: a
+	 * The pair (block, thread) of recent (func, key, thread) triples: a
 	 * trace repeats few blocks in few threads, so most executions skip
 	 * the three hash lookups.  Indices stay valid when the dense arrays
 	 * grow; folding a thread clears the entries of its pairs.  Two
 	 * ways a set, the newest first: a direct-mapped table of as many
 	 * slots, where two triples that share a slot evict each other by
 	 * turns, sent twice as many executions to the three hash lookups
-	 * (8.3% against 4.1% in pipeline_bench, every analysis on).
+	 * (8.3% against 4.1% in pipeline_bench, every analysis on).  An
+	 * entry names the pair alone, whose block and thread say the rest
+	 * (the thread is checked on the pair, which the execution updates
+	 * anyway): 16 KiB in all, not 32, so that the blocks' sums the
+	 * executions update stay in the first-level cache beside it.
 	 */
 	struct sci_hot {
 		uint64_t key;
 		uint32_t func_id;
-		uint32_t tid;
-		uint32_t block;
-		uint32_t thread;
 		uint32_t bt;	/* index + 1, 0 = empty */
 	} hot[1u << SCI_HOT_BITS];
 };
 
 /*
- * sci.c, for sci_fold.c: the hot set of a (func, key, tid) triple, its
- * SCI_HOT_WAYS slots,
+ * sci.c, for sci_fold.c: the hot set of a (func, key, thread) triple,
+ * the thread by its index, its SCI_HOT_WAYS slots,
  */
 struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
-			     uint64_t key, uint32_t tid);
+			     uint64_t key, uint32_t thread);
 /* a pair's key in bt_map, a thread's index (-1: not held), */
 uint64_t sci_bt_key(uint32_t block, uint32_t thread);
 long sci_thread_index(const struct sci_engine *e, uint32_t tid);
