@@ -90,7 +90,13 @@ t_io() {
 	fi
 	causes_of io read_block io_contention --threads 2 --iterations 200 ||
 		return 1
-	lt 0.5 "$(share "$tmp/io.json" blocked)" &&
+	# Blocked is the largest waiting cause, and a quarter of the loss
+	# at least: the rest is the read path's own CPU, which the emulator
+	# stretches under load (on-CPU 0.60, blocked 0.37 in a check-all on
+	# sid beside two guests; above 0.5 blocked on an idle host).
+	lt 0.25 "$(share "$tmp/io.json" blocked)" &&
+		lt "$(share "$tmp/io.json" runqueue)" \
+		   "$(share "$tmp/io.json" blocked)" &&
 		lt "$(share "$tmp/io.json" futex)" 0.1
 }
 if [ "${ISPOT_VM_KERNEL:-}" = debug ]; then
