@@ -27,8 +27,8 @@
 #include "recording/source.h"
 
 #define RECORDING_MAGIC		"ISPOTREC"
-#define RECORDING_MAJOR		2	/* what the writer writes */
-#define RECORDING_MINOR		1	/* 1: the replay's tables come first */
+#define RECORDING_MAJOR		3	/* what the writer writes */
+#define RECORDING_MINOR		0
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16
 /* Format 1: its section and event heads (format 2's: recording_codec.h). */

@@ -4,7 +4,13 @@
  * state (recording_codec.h; Documentation/recording.rst, "Events, format
  * 2").  A record is:
  *
- *	op		0x80 | EXIT 0x40 | slot: an entry or exit of one slot
+ *	op		0x40 | slot (SMALL, format 3): an entry or exit of
+ *			one slot whose call site, arguments and cpu are its
+ *			thread's last, then u32: bit 0 exit, bits 1-16 the
+ *			time since the chunk's last record, bits 17-24 the
+ *			stack pointer's difference from the thread's last
+ *			plus 128, bits 25-31 probe_id; nothing else follows
+ *			0x80 | EXIT 0x40 | slot: an entry or exit of one slot
  *			1 (RECORD): then u8 slot, u8 kind, u8 nslots
  *	u24 desc	seven 3-bit length codes (0 to 6 bytes, 7: 8 bytes) of
  *			ts, sp, probe_id, ip, data[0..2]; bit 21: cpu follows
@@ -15,7 +21,9 @@
  *	[u16 cpu]
  *	words		RECORD only: the other slots' u64 words, varints
  *
- * Differences wrap, so every value round-trips.  The writer stores each
+ * Differences wrap, so every value round-trips.  A SMALL record is one
+ * 4-byte store and no length codes: it is what most of a busy loop's
+ * entries and exits are (Documentation/evaluation.rst, "The write path").  The writer stores each
  * field as 8 bytes and moves on by its length, the reader loads 8 bytes
  * and masks: neither branches on a length, which a busy host's branch
  * predictor makes dear (Documentation/evaluation.rst).
@@ -88,53 +96,61 @@ static inline uint64_t load64(const unsigned char *p)
 	return le64toh(v);
 }
 
-/* The thread's data[] a record of @kind is told from. */
-static inline uint64_t *thread_data(struct rec2_thread *t, uint8_t kind)
+/* @v in the fewest bytes at @p, its code into *@d at @shift: past it. */
+static inline unsigned char *put_field(unsigned char *p, uint64_t v,
+				       unsigned int shift, uint32_t *d)
 {
-	return t->data[kind == ISPOT_REC_EXIT];
+	unsigned int c = code_of(v);
+	uint64_t w = htole64(v);
+
+	*d |= c << shift;
+	memcpy(p, &w, 8);
+	return p + code_len(c);
 }
 
-/* The fields every record has (the head comment); @t and @st updated. */
+/*
+ * The fields every record has (the head comment); @t and @st updated.
+ * A field that repeats its thread's (a call site, an argument) has code
+ * 0 and no bytes: passed over, it costs a branch that a loop's records
+ * predict, where its code costs a dozen instructions.
+ */
 static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 			       unsigned char *p, const struct ispot_record *r)
 {
-	uint64_t *last = thread_data(t, r->kind), v[NR_FIELDS], w;
-	unsigned char *desc = p;
+	uint64_t *last = rec2_thread_data(t, r->kind);
+	uint64_t ip = zz(r->ip - t->ip), a0 = zz(r->data[0] - last[0]);
+	uint64_t a1 = zz(r->data[1] - last[1]), a2 = zz(r->data[2] - last[2]);
 	uint32_t d = r->cpu != t->cpu ? DESC_CPU : 0;
-	unsigned int i, c;
+	unsigned char *desc = p;
 
-	v[0] = zz(r->ts_ns - st->ts);
-	v[1] = zz(r->sp - t->sp);
-	v[2] = r->probe_id;
-	v[3] = zz(r->ip - t->ip);
-	for (i = 0; i < 3; i++)
-		v[4 + i] = zz(r->data[i] - last[i]);
-	p += 3;
-#pragma GCC unroll 7
-	for (i = 0; i < NR_FIELDS; i++) {
-		c = code_of(v[i]);
-		d |= c << (3 * i);
-		w = htole64(v[i]);
-		memcpy(p, &w, 8);
-		p += code_len(c);
-	}
+	p = put_field(p + 3, zz(r->ts_ns - st->ts), 0, &d);
+	p = put_field(p, zz(r->sp - t->sp), 3, &d);
+	p = put_field(p, r->probe_id, 6, &d);
+	if (ip)
+		p = put_field(p, ip, 9, &d);
+	if (a0)
+		p = put_field(p, a0, 12, &d);
+	if (a1)
+		p = put_field(p, a1, 15, &d);
+	if (a2)
+		p = put_field(p, a2, 18, &d);
+	memcpy(last, r->data, sizeof(r->data));
+	t->ip = r->ip;
 	desc[0] = (unsigned char)d;
 	desc[1] = (unsigned char)(d >> 8);
 	desc[2] = (unsigned char)(d >> 16);
 	if (d & DESC_CPU) {
 		*p++ = (unsigned char)r->cpu;
 		*p++ = (unsigned char)(r->cpu >> 8);
+		t->cpu = r->cpu;
 	}
-	memcpy(last, r->data, sizeof(r->data));
 	st->ts = r->ts_ns;
 	t->sp = r->sp;
-	t->ip = r->ip;
-	t->cpu = r->cpu;
 	return p;
 }
 
-size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
-		       const struct ispot_record *rec)
+size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
+		      const struct ispot_record *rec)
 {
 	unsigned int s = rec2_slot_of(rec->tid);
 	struct rec2_thread *t = &st->slot[s];
@@ -151,6 +167,10 @@ size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
 		*p++ = (unsigned char)s;
 		p = put_var(p, rec->tid);
 		p = put_var(p, rec->tgid);
+		/* rec2_put_record() tried SMALL only for a known thread. */
+		i = rec2_put_small(st, t, p, s, rec);
+		if (i)
+			return p + i - start;
 	}
 	if (rec->nslots == 1 && (rec->kind == ISPOT_REC_ENTRY ||
 				 rec->kind == ISPOT_REC_EXIT)) {
@@ -272,7 +292,7 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 		return;
 	}
 	r->p += used;
-	last = thread_data(t, rec->kind);
+	last = rec2_thread_data(t, rec->kind);
 	rec->tid = t->tid;
 	rec->tgid = t->tgid;
 	rec->ts_ns = st->ts + unzz(v[0]);
@@ -287,7 +307,34 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	t->cpu = rec->cpu;
 }
 
-/* A record, short (@op's slot) or field by field. */
+/* A SMALL record (put_small()) of thread @t, from its 4 bytes. */
+static void get_small(struct rec2_state *st, struct rec2_thread *t,
+		      struct rd *r, struct ispot_record *rec)
+{
+	const uint64_t *last;
+	uint32_t w;
+
+	if (r->end - r->p < 4) {
+		r->why = "an event runs past its chunk";
+		r->p = r->end;
+		return;
+	}
+	memcpy(&w, r->p, 4);
+	w = le32toh(w);
+	r->p += 4;
+	rec->kind = w & 1 ? ISPOT_REC_EXIT : ISPOT_REC_ENTRY;
+	last = rec2_thread_data(t, rec->kind);
+	rec->tid = t->tid;
+	rec->tgid = t->tgid;
+	rec->ts_ns = st->ts += (w >> 1) & 0xffff;
+	rec->sp = t->sp += (int64_t)((w >> 17) & 0xff) - REC2_SMALL_SP_BIAS;
+	rec->probe_id = w >> 25;
+	rec->cpu = t->cpu;
+	rec->ip = t->ip;
+	memcpy(rec->data, last, sizeof(rec->data));
+}
+
+/* A record, small or short (@op's slot) or field by field. */
 static void get_record(struct rec2_state *st, struct rd *r, uint8_t op,
 		       struct ispot_record *slots)
 {
@@ -311,8 +358,10 @@ static void get_record(struct rec2_state *st, struct rd *r, uint8_t op,
 		return;
 	}
 	/* Every byte of the slot is a field, each set below. */
-	slots->kind = kind;
 	slots->nslots = nslots;
+	if (!(op & REC2_OP_SHORT) && op & REC2_OP_SMALL)
+		return get_small(st, &st->slot[s], r, slots);
+	slots->kind = kind;
 	get_body(st, &st->slot[s], r, slots);
 	n = (size_t)(nslots - 1) * (ISPOT_SLOT_SIZE / 8);
 	for (i = 0; i < n; i++)
@@ -346,8 +395,8 @@ size_t rec2_get(struct rec2_state *st, const unsigned char *p, size_t left,
 	struct rec_payload pl;
 
 	memset(ev, 0, sizeof(*ev));
-	ev->type = op & REC2_OP_SHORT ? INPUT_RECORD : op;
-	if (op & REC2_OP_SHORT || op == REC2_OP_RECORD) {
+	ev->type = op & (REC2_OP_SHORT | REC2_OP_SMALL) ? INPUT_RECORD : op;
+	if (op & (REC2_OP_SHORT | REC2_OP_SMALL) || op == REC2_OP_RECORD) {
 		get_record(st, &r, op, slots);
 		ev->rec = slots;
 	} else if (op == REC2_OP_THREAD) {

@@ -15,9 +15,11 @@
 #ifndef ISPOT_RECORDING_CODEC_H
 #define ISPOT_RECORDING_CODEC_H
 
+#include <endian.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/ispot.h>
 
 #include "analysis/drain.h"
@@ -30,6 +32,7 @@
 #define REC2_OP_RECORD		INPUT_RECORD	/* any record, field by field */
 #define REC2_OP_THREAD		6		/* fill a thread slot */
 #define REC2_OP_SHORT		0x80		/* | EXIT bit | slot */
+#define REC2_OP_SMALL		0x40		/* | slot: format 3 */
 #define REC2_OP_EXIT		0x40
 #define REC2_SLOTS		64
 
@@ -64,12 +67,65 @@ static inline unsigned int rec2_slot_of(uint32_t tid)
 	return (tid * 0x9e3779b1u) >> 26;
 }
 
+/* The thread's data[] a record of @kind is told from. */
+static inline uint64_t *rec2_thread_data(struct rec2_thread *t, uint8_t kind)
+{
+	return t->data[kind == ISPOT_REC_EXIT];
+}
+
+#define REC2_SMALL_SP_BIAS	128	/* a SMALL sp step of -128 to 127 */
+
+/*
+ * @r, of thread @t in slot @s, as a SMALL record if it is one
+ * (recording_codec.c): the bytes written, else 0.  In line, as most of a
+ * busy loop's records are: the writer's whole cost for them is here.
+ */
+static inline size_t rec2_put_small(struct rec2_state *st,
+				    struct rec2_thread *t, unsigned char *p,
+				    unsigned int s,
+				    const struct ispot_record *r)
+{
+	const uint64_t *last = rec2_thread_data(t, r->kind);
+	uint64_t dts = r->ts_ns - st->ts;
+	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
+	uint64_t same = (r->ip ^ t->ip) | (r->data[0] ^ last[0]) |
+			(r->data[1] ^ last[1]) | (r->data[2] ^ last[2]) |
+			(r->cpu ^ t->cpu) | (r->nslots ^ 1) |
+			(r->kind != ISPOT_REC_ENTRY &&
+			 r->kind != ISPOT_REC_EXIT);
+	uint32_t w;
+
+	/* One branch: every field in its bits, the rest repeated. */
+	if ((dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) | same)
+		return 0;
+	w = htole32((r->kind == ISPOT_REC_EXIT) | (uint32_t)dts << 1 |
+		    (uint32_t)dsp << 17 | r->probe_id << 25);
+	p[0] = REC2_OP_SMALL | s;
+	memcpy(p + 1, &w, 4);
+	st->ts = r->ts_ns;
+	t->sp = r->sp;
+	return 5;
+}
+
+/* rec2_put_record() for any record that is not a SMALL one. */
+size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
+		      const struct ispot_record *rec);
+
 /*
  * Encode @rec (all its slots) at @p, which has REC2_MAX_EVENT +
  * REC2_SLACK bytes of room: the bytes written.
  */
-size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
-		       const struct ispot_record *rec);
+static inline size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
+				     const struct ispot_record *rec)
+{
+	unsigned int s = rec2_slot_of(rec->tid);
+	struct rec2_thread *t = &st->slot[s];
+	size_t n = 0;
+
+	if (t->valid && t->tid == rec->tid && t->tgid == rec->tgid)
+		n = rec2_put_small(st, t, p, s, rec);
+	return n ? n : rec2_put_other(st, p, rec);
+}
 
 /* Encode any other input (source.h) at @p: the bytes written. */
 size_t rec2_put_input(unsigned char *p, const struct session_input *in);

@@ -21,7 +21,6 @@
 #include "recording/recording_format.h"
 #include "recording/recording_write.h"
 #include "util/afile.h"
-#include "util/array.h"
 #include "util/errors.h"
 
 /* Events are written a section at a time, of about this much. */
@@ -47,8 +46,14 @@ struct recording {
 	struct afile out;
 	uint64_t max_size;
 	uint64_t written;
-	struct rec_buf ev;
+	struct rec_buf ev;	/* the chunk, room for one event past it */
 	size_t chunk;		/* a chunk is flushed at this many bytes */
+	/*
+	 * The length an event may take the chunk to without a second look:
+	 * short of the flush, and of --max-size.  One compare a record.
+	 */
+	size_t ev_fast;
+	bool taking;		/* the buffer is there, and the file not full */
 	struct rec2_state st;	/* the chunk's, reset at each */
 	uint64_t records;
 	bool full;
@@ -71,6 +76,15 @@ struct recording {
 	int argc;
 };
 
+/* Where rec_keep() must look again: each write moves it. */
+static void rec_set_fast(struct recording *r)
+{
+	uint64_t used = r->written + REC2_SECTION_HEAD;
+	uint64_t room = r->max_size > used ? r->max_size - used : 0;
+
+	r->ev_fast = room < r->chunk - 1 ? room : r->chunk - 1;
+}
+
 static void rec_write(struct recording *r, const void *p, size_t len)
 {
 	if (r->failed)
@@ -78,6 +92,7 @@ static void rec_write(struct recording *r, const void *p, size_t len)
 	if (fwrite(p, 1, len, r->out.f) != len)
 		r->failed = true;
 	r->written += len;
+	rec_set_fast(r);
 }
 
 /* A section: its head (with its checks, format 2) and @b's bytes. */
@@ -115,9 +130,30 @@ static void rec_flush_events(struct recording *r)
 	rec2_reset(&r->st);
 }
 
+/*
+ * The chunk's buffer, once: a chunk is flushed when it reaches r->chunk,
+ * so it never holds more than that and one event (and the slack the
+ * encoder stores over).  No event is taken without it.
+ */
+static void rec_ev_alloc(struct recording *r)
+{
+	size_t cap = r->chunk + REC2_MAX_EVENT + REC2_SLACK;
+	unsigned char *p = realloc(r->ev.p, cap);
+
+	r->taking = p && !r->full;
+	if (!p) {
+		r->ev.nomem = r->failed = true;
+		return;
+	}
+	r->ev.p = p;
+	r->ev.cap = cap;
+	rec_set_fast(r);
+}
+
 void recording_set_chunk(struct recording *r, size_t bytes)
 {
 	r->chunk = bytes ? bytes : REC_CHUNK;
+	rec_ev_alloc(r);
 }
 
 struct recording *recording_create(const char *path, uint64_t max_size,
@@ -157,6 +193,7 @@ struct recording *recording_create(const char *path, uint64_t max_size,
 		r->failed = true;
 	rec_write(r, h.p, h.len);
 	free(h.p);
+	rec_ev_alloc(r);
 	return r;
 nomem:
 	ispot_error("out of memory starting the recording");
@@ -165,32 +202,35 @@ fail:
 	return NULL;
 }
 
-/* Room in the chunk for any one event: NULL (and failed) if none. */
-static unsigned char *rec_room(struct recording *r)
+/* Room in the chunk for any one event: NULL if none is taken. */
+static inline unsigned char *rec_room(struct recording *r)
 {
-	if (r->full || r->ev.nomem)
-		return NULL;
-	if (ARRAY_RESERVE(r->ev.p, r->ev.cap,
-			  r->ev.len + REC2_MAX_EVENT + REC2_SLACK)) {
-		r->ev.nomem = r->failed = true;
-		return NULL;
+	return r->taking ? r->ev.p + r->ev.len : NULL;
+}
+
+/* rec_keep() past ev_fast: the chunk is flushed, or the file full. */
+static bool rec_keep_past(struct recording *r, size_t len)
+{
+	if (r->written + REC2_SECTION_HEAD + r->ev.len + len > r->max_size) {
+		r->full = true;
+		r->taking = false;
+		return false;
 	}
-	return r->ev.p + r->ev.len;
+	r->ev.len += len;
+	if (r->ev.len >= r->chunk)
+		rec_flush_events(r);
+	return true;
 }
 
 /*
  * Keep the @len bytes just encoded at rec_room(), if the file stays under
  * max_size with them: else it is full, and keeps nothing more.
  */
-static bool rec_keep(struct recording *r, size_t len)
+static inline bool rec_keep(struct recording *r, size_t len)
 {
-	if (r->written + REC2_SECTION_HEAD + r->ev.len + len > r->max_size) {
-		r->full = true;
-		return false;
-	}
+	if (r->ev.len + len > r->ev_fast)
+		return rec_keep_past(r, len);
 	r->ev.len += len;
-	if (r->ev.len >= r->chunk)
-		rec_flush_events(r);
 	return true;
 }
 
@@ -210,13 +250,13 @@ static void names_or(struct recording *r, uint64_t a, unsigned char bits)
 	s->bits = *v;
 }
 
-static void rec_note_addresses(struct recording *r,
-			       const struct ispot_record *rec)
+/* rec_note_addresses() past its test: out of line, as it is rare. */
+static __attribute__((noinline)) void
+rec_note_new(struct recording *r, const struct ispot_record *rec,
+	     struct names_last *l)
 {
 	const uint64_t *frames = (const uint64_t *)(rec + 1);
 	uint64_t i, n;
-
-	struct names_last *l = &r->last[rec2_slot_of(rec->tid)];
 
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
@@ -246,15 +286,34 @@ static void rec_note_addresses(struct recording *r,
 	}
 }
 
-static void rec_record(struct recording *r, const struct ispot_record *rec)
+/*
+ * Note the addresses a report may name that @rec brings.  An entry or
+ * exit mostly repeats its thread's last call site and arguments (a
+ * loop's): one test, in line, passes those over.
+ */
+static inline void rec_note_addresses(struct recording *r,
+				      const struct ispot_record *rec)
 {
-	unsigned char *p;
+	struct names_last *l = &r->last[rec2_slot_of(rec->tid)];
+	uint64_t diff = rec->ip ^ l->ip;
 
+	if (rec->kind == ISPOT_REC_ENTRY)
+		diff |= (rec->data[0] ^ l->data[0]) |
+			(rec->data[1] ^ l->data[1]) |
+			(rec->data[2] ^ l->data[2]);
+	else if (rec->kind != ISPOT_REC_EXIT)
+		diff = 1;
+	if (diff)
+		rec_note_new(r, rec, l);
+}
+
+static inline void rec_record(struct recording *r,
+			      const struct ispot_record *rec)
+{
 	/* Never from the drain (drain_record_ok()); and past the room. */
-	if (!rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
+	if (!r->taking || !rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
 		return;
-	p = rec_room(r);
-	if (!p || !rec_keep(r, rec2_put_record(&r->st, p, rec)))
+	if (!rec_keep(r, rec2_put_record(&r->st, r->ev.p + r->ev.len, rec)))
 		return;
 	r->records++;
 	r->last_ts = rec->ts_ns;
