@@ -273,11 +273,18 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	base = q;
 	d = q[0] | q[1] << 8 | (uint32_t)q[2] << 16;
 	q += 3;
+	/*
+	 * A field of code 0 (one that repeats its thread's: a call site, an
+	 * argument) is passed over by a branch a loop's records predict.
+	 */
 #pragma GCC unroll 7
 	for (i = 0; i < NR_FIELDS; i++) {
 		c = (d >> (3 * i)) & 7;
-		v[i] = load64(q) & code_mask(c);
-		q += code_len(c);
+		v[i] = 0;
+		if (c) {
+			v[i] = load64(q) & code_mask(c);
+			q += code_len(c);
+		}
 	}
 	rec->cpu = t->cpu;
 	if (d & DESC_CPU) {
@@ -307,21 +314,16 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	t->cpu = rec->cpu;
 }
 
-/* A SMALL record (put_small()) of thread @t, from its 4 bytes. */
-static void get_small(struct rec2_state *st, struct rec2_thread *t,
-		      struct rd *r, struct ispot_record *rec)
+/* A SMALL record (rec2_put_small()) of thread @t, from its 4 bytes. */
+static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
+			    const unsigned char *p, struct ispot_record *rec)
 {
 	const uint64_t *last;
 	uint32_t w;
 
-	if (r->end - r->p < 4) {
-		r->why = "an event runs past its chunk";
-		r->p = r->end;
-		return;
-	}
-	memcpy(&w, r->p, 4);
+	memcpy(&w, p, 4);
 	w = le32toh(w);
-	r->p += 4;
+	rec->nslots = 1;
 	rec->kind = w & 1 ? ISPOT_REC_EXIT : ISPOT_REC_ENTRY;
 	last = rec2_thread_data(t, rec->kind);
 	rec->tid = t->tid;
@@ -332,6 +334,18 @@ static void get_small(struct rec2_state *st, struct rec2_thread *t,
 	rec->cpu = t->cpu;
 	rec->ip = t->ip;
 	memcpy(rec->data, last, sizeof(rec->data));
+}
+
+static void get_small(struct rec2_state *st, struct rec2_thread *t,
+		      struct rd *r, struct ispot_record *rec)
+{
+	if (r->end - r->p < 4) {
+		r->why = "an event runs past its chunk";
+		r->p = r->end;
+		return;
+	}
+	small_of(st, t, r->p, rec);
+	r->p += 4;
 }
 
 /* A record, small or short (@op's slot) or field by field. */
@@ -410,6 +424,57 @@ size_t rec2_get(struct rec2_state *st, const unsigned char *p, size_t left,
 	}
 	*why = r.why;
 	return r.why ? 0 : (size_t)(r.p - p);
+}
+
+size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
+			size_t left, struct rec2_batch *b, const char **why)
+{
+	struct rd r = { p, p + left, NULL };
+	const unsigned char *at = r.p;
+	struct rec2_thread *t;
+	struct ispot_record *rec;
+	uint8_t op;
+
+	for (; r.p < r.end; at = r.p) {
+		op = *r.p;
+		rec = b->slots + b->used;
+		if (op == REC2_OP_THREAD) {
+			r.p++;
+			get_thread(st, &r);
+			if (r.why)
+				break;
+			continue;
+		}
+		/* Not a record, or one that may not fit: the caller's. */
+		if (!(op & (REC2_OP_SHORT | REC2_OP_SMALL) ||
+		      op == REC2_OP_RECORD) ||
+		    b->room - b->used < (op == REC2_OP_RECORD ?
+					 DRAIN_MAX_SLOTS : 1))
+			break;
+		t = &st->slot[op & (REC2_SLOTS - 1)];
+		/* Most are SMALL, whole, of a known thread: in line. */
+		if ((op & REC2_OP_SHORT) == 0 && op & REC2_OP_SMALL &&
+		    r.end - r.p >= 5 && t->valid) {
+			small_of(st, t, r.p + 1, rec);
+			r.p += 5;
+		} else {
+			r.p++;
+			get_record(st, &r, op, rec);
+			if (r.why)
+				break;
+		}
+		/* What the live drain would have refused (drain.h). */
+		if (!drain_record_ok(rec->nslots, rec->ts_ns)) {
+			r.why = "a record is malformed";
+			break;
+		}
+		b->used += rec->nslots;
+		b->nr++;
+		if (rec->ts_ns > b->last_ts)
+			b->last_ts = rec->ts_ns;
+	}
+	*why = r.why;
+	return at - p;
 }
 
 static inline uint64_t rotl(uint64_t v, unsigned int k)

@@ -140,6 +140,26 @@ size_t rec2_get(struct rec2_state *st, const unsigned char *p, size_t left,
 		struct session_input *ev,
 		struct ispot_record slots[DRAIN_MAX_SLOTS], const char **why);
 
+/* Records decoded together, back to back: each's slots follow it. */
+struct rec2_batch {
+	struct ispot_record *slots;
+	size_t room;		/* slots at @slots */
+	size_t used;		/* slots filled */
+	uint32_t nr;		/* records */
+	uint64_t last_ts;	/* the latest time among them */
+};
+
+/*
+ * Decode the records at @p (@left bytes of its chunk) into @b, and the
+ * thread ops between them, until @b is full or an event that is neither
+ * comes: the bytes taken (that event's not among them).  A malformed
+ * record or one the live drain refuses (drain_record_ok()) stops it with
+ * *@why saying how, the records before it in @b.  One call a run of
+ * records, where rec2_get() is one an event: the replay's (replay.c).
+ */
+size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
+			size_t left, struct rec2_batch *b, const char **why);
+
 /*
  * A check of @len bytes at @p that any change confined to one 8-byte
  * word always alters (the other changes, but for 2^-64).
