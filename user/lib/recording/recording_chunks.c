@@ -216,8 +216,9 @@ int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
 /* A batch's slots: its records' bytes stay in the first level cache. */
 #define REC2_BATCH_SLOTS	256
 
-int rec2_next_records(const struct recording_file *rf,
-		      struct recording_cursor *cur, struct session_input *ev)
+static int rec2_next_records(const struct recording_file *rf,
+			     struct recording_cursor *cur,
+			     struct session_input *ev)
 {
 	struct rec2_batch b = { cur->batch, REC2_BATCH_SLOTS, 0, 0, 0 };
 	const char *why;
@@ -247,4 +248,12 @@ int rec2_next_records(const struct recording_file *rf,
 	ev->nr = b.nr;
 	ev->a = b.last_ts;
 	return 1;
+}
+
+int recording_next_records(const struct recording_file *rf,
+			   struct recording_cursor *cur,
+			   struct session_input *ev)
+{
+	return rf->meta.major == 1 ? recording_next(rf, cur, ev) :
+				     rec2_next_records(rf, cur, ev);
 }

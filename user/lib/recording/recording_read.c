@@ -554,14 +554,6 @@ int recording_next(const struct recording_file *rf,
 	return 1;
 }
 
-int recording_next_records(const struct recording_file *rf,
-			   struct recording_cursor *cur,
-			   struct session_input *ev)
-{
-	return rf->meta.major == 1 ? recording_next(rf, cur, ev) :
-				     rec2_next_records(rf, cur, ev);
-}
-
 bool recording_frame_ok(void *ctx, uint64_t addr)
 {
 	struct recording_cursor *cur = ctx;

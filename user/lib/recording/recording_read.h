@@ -51,8 +51,5 @@ void rec2_note_cut(const struct recording_file *rf);
 /* Format 2's next event (recording_next()). */
 int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
 	      struct session_input *ev);
-/* Format 2's next run of records, or event (recording_next_records()). */
-int rec2_next_records(const struct recording_file *rf,
-		      struct recording_cursor *cur, struct session_input *ev);
 
 #endif /* ISPOT_RECORDING_READ_H */
