@@ -136,6 +136,7 @@ static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 		p = put_field(p, a2, 18, &d);
 	memcpy(last, r->data, sizeof(r->data));
 	t->ip = r->ip;
+	rec2_call_keep(t, r);
 	desc[0] = (unsigned char)d;
 	desc[1] = (unsigned char)(d >> 8);
 	desc[2] = (unsigned char)(d >> 16);
@@ -312,28 +313,30 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	t->sp = rec->sp;
 	t->ip = rec->ip;
 	t->cpu = rec->cpu;
+	rec2_call_keep(t, rec);
 }
 
 /* A SMALL record (rec2_put_small()) of thread @t, from its 4 bytes. */
 static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
 			    const unsigned char *p, struct ispot_record *rec)
 {
-	const uint64_t *last;
+	const struct rec2_call *c;
 	uint32_t w;
 
 	memcpy(&w, p, 4);
 	w = le32toh(w);
 	rec->nslots = 1;
 	rec->kind = w & 1 ? ISPOT_REC_EXIT : ISPOT_REC_ENTRY;
-	last = rec2_thread_data(t, rec->kind);
+	c = rec2_call_of(t, w >> 25, rec->kind);
 	rec->tid = t->tid;
 	rec->tgid = t->tgid;
 	rec->ts_ns = st->ts += (w >> 1) & 0xffff;
 	rec->sp = t->sp += (int64_t)((w >> 17) & 0xff) - REC2_SMALL_SP_BIAS;
 	rec->probe_id = w >> 25;
 	rec->cpu = t->cpu;
-	rec->ip = t->ip;
-	memcpy(rec->data, last, sizeof(rec->data));
+	rec->ip = t->ip = c->ip;
+	memcpy(rec->data, c->data, sizeof(rec->data));
+	memcpy(rec2_thread_data(t, rec->kind), c->data, sizeof(rec->data));
 }
 
 static void get_small(struct rec2_state *st, struct rec2_thread *t,

@@ -43,6 +43,13 @@
 #define REC2_MAX_EVENT		(16 + 64 + 10 * 8 * (DRAIN_MAX_SLOTS - 1))
 #define REC2_SLACK		8
 
+/* A SMALL record's call site and arguments: its probe's last (format 3). */
+struct rec2_call {
+	uint64_t ip, data[3];
+};
+
+#define REC2_CALLS		16	/* a thread's, by probe id and kind */
+
 /* What a chunk's ops predict a thread's next record from. */
 struct rec2_thread {
 	uint32_t tid, tgid;
@@ -50,6 +57,12 @@ struct rec2_thread {
 	uint16_t cpu;
 	uint64_t sp, ip;
 	uint64_t data[2][3];	/* an entry's and the rest, an exit's */
+	/*
+	 * The last entry or exit of each probe (of 8 a thread calls; more
+	 * share), whatever its op: a nested call's entry repeats its own
+	 * function's last arguments far more often than its caller's.
+	 */
+	struct rec2_call call[REC2_CALLS];
 };
 
 /* A chunk's state, the same in the writer and the reader. */
@@ -73,6 +86,26 @@ static inline uint64_t *rec2_thread_data(struct rec2_thread *t, uint8_t kind)
 	return t->data[kind == ISPOT_REC_EXIT];
 }
 
+/* The entry's or exit's (@kind) of probe @probe, kept by thread @t. */
+static inline struct rec2_call *rec2_call_of(struct rec2_thread *t,
+					     uint32_t probe, uint8_t kind)
+{
+	return &t->call[(probe * 2 + (kind == ISPOT_REC_EXIT)) &
+			(REC2_CALLS - 1)];
+}
+
+/* Every entry or exit, of any op, leaves its call site and arguments. */
+static inline void rec2_call_keep(struct rec2_thread *t,
+				  const struct ispot_record *r)
+{
+	struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
+
+	if (r->kind != ISPOT_REC_ENTRY && r->kind != ISPOT_REC_EXIT)
+		return;
+	c->ip = r->ip;
+	memcpy(c->data, r->data, sizeof(c->data));
+}
+
 #define REC2_SMALL_SP_BIAS	128	/* a SMALL sp step of -128 to 127 */
 
 /*
@@ -85,11 +118,11 @@ static inline size_t rec2_put_small(struct rec2_state *st,
 				    unsigned int s,
 				    const struct ispot_record *r)
 {
-	const uint64_t *last = rec2_thread_data(t, r->kind);
+	const struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
 	uint64_t dts = r->ts_ns - st->ts;
 	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
-	uint64_t same = (r->ip ^ t->ip) | (r->data[0] ^ last[0]) |
-			(r->data[1] ^ last[1]) | (r->data[2] ^ last[2]) |
+	uint64_t same = (r->ip ^ c->ip) | (r->data[0] ^ c->data[0]) |
+			(r->data[1] ^ c->data[1]) | (r->data[2] ^ c->data[2]) |
 			(r->cpu ^ t->cpu) | (r->nslots ^ 1) |
 			(r->kind != ISPOT_REC_ENTRY &&
 			 r->kind != ISPOT_REC_EXIT);
@@ -104,7 +137,26 @@ static inline size_t rec2_put_small(struct rec2_state *st,
 	memcpy(p + 1, &w, 4);
 	st->ts = r->ts_ns;
 	t->sp = r->sp;
+	/* What the thread's next body is told from (format 2's state). */
+	t->ip = r->ip;
+	memcpy(rec2_thread_data(t, r->kind), r->data, sizeof(r->data));
 	return 5;
+}
+
+/*
+ * rec2_put_record()'s SMALL record, if @rec is one, of a thread the chunk
+ * knows: its 5 bytes, else 0 and nothing written.
+ */
+static inline size_t rec2_put_if_small(struct rec2_state *st,
+				       unsigned char *p,
+				       const struct ispot_record *rec)
+{
+	unsigned int s = rec2_slot_of(rec->tid);
+	struct rec2_thread *t = &st->slot[s];
+
+	if (!t->valid || t->tid != rec->tid || t->tgid != rec->tgid)
+		return 0;
+	return rec2_put_small(st, t, p, s, rec);
 }
 
 /* rec2_put_record() for any record that is not a SMALL one. */
@@ -118,12 +170,8 @@ size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
 static inline size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
 				     const struct ispot_record *rec)
 {
-	unsigned int s = rec2_slot_of(rec->tid);
-	struct rec2_thread *t = &st->slot[s];
-	size_t n = 0;
+	size_t n = rec2_put_if_small(st, p, rec);
 
-	if (t->valid && t->tid == rec->tid && t->tgid == rec->tgid)
-		n = rec2_put_small(st, t, p, s, rec);
 	return n ? n : rec2_put_other(st, p, rec);
 }
 

@@ -34,14 +34,6 @@ struct names_seen {
 	unsigned char bits;
 };
 
-/*
- * What an entry or exit of each thread slot noted last: most repeat it (a
- * loop's call site, its arguments).  0 is never noted: no mapping has it.
- */
-struct names_last {
-	uint64_t ip, data[3];
-};
-
 struct recording {
 	struct afile out;
 	uint64_t max_size;
@@ -67,7 +59,6 @@ struct recording {
 	 */
 	struct rec_addrs names;
 	struct names_seen seen[NAMES_SEEN];
-	struct names_last last[REC2_SLOTS];
 	char *path;		/* for messages (afile_commit() frees out.path) */
 	bool failed;
 	bool begun;		/* the tables a replay needs are written */
@@ -240,7 +231,8 @@ static void names_or(struct recording *r, uint64_t a, unsigned char bits)
 	struct names_seen *s = &r->seen[(a * 0x9e3779b97f4a7c15ull) >> 56];
 	unsigned char *v;
 
-	if (s->addr == a && (s->bits & bits) == bits)
+	/* 0 is no address a mapping holds (an argument of 0, mostly). */
+	if (!a || (s->addr == a && (s->bits & bits) == bits))
 		return;
 	v = rec_addrs_add(&r->names, a);
 	if (!v)
@@ -250,10 +242,13 @@ static void names_or(struct recording *r, uint64_t a, unsigned char bits)
 	s->bits = *v;
 }
 
-/* rec_note_addresses() past its test: out of line, as it is rare. */
-static __attribute__((noinline)) void
-rec_note_new(struct recording *r, const struct ispot_record *rec,
-	     struct names_last *l)
+/*
+ * Note the addresses a report may name that @rec brings.  Not called for
+ * a SMALL record: its call site and arguments are those of its probe's
+ * last entry or exit in the thread (rec2_call_of()), noted then.
+ */
+static void rec_note_addresses(struct recording *r,
+			       const struct ispot_record *rec)
 {
 	const uint64_t *frames = (const uint64_t *)(rec + 1);
 	uint64_t i, n;
@@ -261,16 +256,10 @@ rec_note_new(struct recording *r, const struct ispot_record *rec,
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
 		for (i = 0; i < 3; i++)
-			if (rec->data[i] != l->data[i]) {
-				names_or(r, rec->data[i], NAME_AS_IS);
-				l->data[i] = rec->data[i];
-			}
+			names_or(r, rec->data[i], NAME_AS_IS);
 		/* fall through */
 	case ISPOT_REC_EXIT:
-		if (rec->ip != l->ip) {
-			names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
-			l->ip = rec->ip;
-		}
+		names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
 		break;
 	case ISPOT_REC_STACK:
 		n = rec->data[0];
@@ -286,38 +275,26 @@ rec_note_new(struct recording *r, const struct ispot_record *rec,
 	}
 }
 
-/*
- * Note the addresses a report may name that @rec brings.  An entry or
- * exit mostly repeats its thread's last call site and arguments (a
- * loop's): one test, in line, passes those over.
- */
-static inline void rec_note_addresses(struct recording *r,
-				      const struct ispot_record *rec)
-{
-	struct names_last *l = &r->last[rec2_slot_of(rec->tid)];
-	uint64_t diff = rec->ip ^ l->ip;
-
-	if (rec->kind == ISPOT_REC_ENTRY)
-		diff |= (rec->data[0] ^ l->data[0]) |
-			(rec->data[1] ^ l->data[1]) |
-			(rec->data[2] ^ l->data[2]);
-	else if (rec->kind != ISPOT_REC_EXIT)
-		diff = 1;
-	if (diff)
-		rec_note_new(r, rec, l);
-}
-
 static inline void rec_record(struct recording *r,
 			      const struct ispot_record *rec)
 {
+	unsigned char *p = r->ev.p + r->ev.len;
+	size_t n;
+	bool small;
+
 	/* Never from the drain (drain_record_ok()); and past the room. */
 	if (!r->taking || !rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
 		return;
-	if (!rec_keep(r, rec2_put_record(&r->st, r->ev.p + r->ev.len, rec)))
+	n = rec2_put_if_small(&r->st, p, rec);
+	small = n;
+	if (!small)
+		n = rec2_put_other(&r->st, p, rec);
+	if (!rec_keep(r, n))
 		return;
 	r->records++;
 	r->last_ts = rec->ts_ns;
-	rec_note_addresses(r, rec);
+	if (!small)
+		rec_note_addresses(r, rec);
 }
 
 /* An input other than a record, as rec_payload() lays it out. */
