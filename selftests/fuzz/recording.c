@@ -62,7 +62,8 @@ static void reseal(unsigned char *p, size_t size)
 		len = le64toh(len);
 		if (len > size - off - REC2_SECTION_HEAD)
 			return;
-		check = rec2_check(p + off + REC2_SECTION_HEAD, len, type);
+		check = rec2_check(p[8] | p[9] << 8, p + off + REC2_SECTION_HEAD,
+				   len, type);
 		hc = htole32(rec2_head_check(type, len, check));
 		check = htole64(check);
 		memcpy(p + off + 4, &hc, 4);

@@ -79,7 +79,8 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 			const unsigned char *body, size_t *chunk,
 			unsigned int *seen, bool *end)
 {
-	bool sound = rec2_check(body, h->len, h->type) == h->check;
+	bool sound = rec2_check(rf->meta.major, body, h->len, h->type) ==
+		     h->check;
 
 	if (h->type == REC_SEC_EVENTS) {
 		++*chunk;

@@ -209,10 +209,12 @@ size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
 			size_t left, struct rec2_batch *b, const char **why);
 
 /*
- * A check of @len bytes at @p that any change confined to one 8-byte
- * word always alters (the other changes, but for 2^-64).
+ * A section's check, in a file of format @major: of @len bytes at @p,
+ * that any change confined to one 8-byte word always alters (the other
+ * changes, but for 2^-64).  Format 3's runs four chains side by side.
  */
-uint64_t rec2_check(const void *p, size_t len, uint64_t seed);
+uint64_t rec2_check(unsigned int major, const void *p, size_t len,
+		    uint64_t seed);
 
 /* A section head's own check, over its type, length and body check. */
 uint32_t rec2_head_check(uint32_t type, uint64_t len, uint64_t body);

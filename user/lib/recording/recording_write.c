@@ -91,7 +91,8 @@ static void rec_section(struct recording *r, uint32_t type,
 			const struct rec_buf *b)
 {
 	uint64_t len = b ? b->len : 0;
-	uint64_t check = rec2_check(len ? b->p : NULL, len, type);
+	uint64_t check = rec2_check(RECORDING_MAJOR, len ? b->p : NULL, len,
+				    type);
 	unsigned char h[REC2_SECTION_HEAD];
 	struct rec_buf hb = { h, 0, sizeof(h), false };
 
