@@ -184,7 +184,7 @@ struct recording_cursor {
 	struct rec_addrs *frames;
 	struct ispot_record slots[DRAIN_MAX_SLOTS];
 	struct rec2_state *st;		/* format 2: the chunk's */
-	struct ispot_record *batch;	/* recording_next_records()' */
+	struct ispot_record *batch;	/* recording_next_records() runs */
 };
 
 /*

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The events of a format 2 recording, encoded and decoded by the same
- * state (recording_codec.h; Documentation/recording.rst, "Events, format
- * 2").  A record is:
+ * The events of a format 2 or 3 recording, encoded and decoded by the
+ * same state (recording_codec.h; Documentation/recording.rst, "Events,
+ * formats 2 and 3").  A record is:
  *
  *	op		0x40 | slot (SMALL, format 3): an entry or exit of
- *			one slot whose call site, arguments and cpu are its
- *			thread's last, then u32: bit 0 exit, bits 1-16 the
+ *			one slot whose call site and arguments are its
+ *			probe's last in the thread (rec2_call_of()) and cpu
+ *			the thread's last, then u32: bit 0 exit, bits 1-16 the
  *			time since the chunk's last record, bits 17-24 the
  *			stack pointer's difference from the thread's last
  *			plus 128, bits 25-31 probe_id; nothing else follows
@@ -23,10 +24,11 @@
  *
  * Differences wrap, so every value round-trips.  A SMALL record is one
  * 4-byte store and no length codes: it is what most of a busy loop's
- * entries and exits are (Documentation/evaluation.rst, "The write path").  The writer stores each
- * field as 8 bytes and moves on by its length, the reader loads 8 bytes
- * and masks: neither branches on a length, which a busy host's branch
- * predictor makes dear (Documentation/evaluation.rst).
+ * entries and exits are (Documentation/evaluation.rst, "Recordings,
+ * format 3").  In a body, the writer stores each field as 8 bytes and
+ * moves on by its length, the reader loads 8 bytes and masks: neither
+ * branches on a length, which a busy host's branch predictor makes dear
+ * (Documentation/evaluation.rst); a field of code 0 is passed over.
  */
 #include <endian.h>
 #include <string.h>
@@ -168,7 +170,7 @@ size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
 		*p++ = (unsigned char)s;
 		p = put_var(p, rec->tid);
 		p = put_var(p, rec->tgid);
-		/* rec2_put_record() tried SMALL only for a known thread. */
+		/* rec2_put_if_small() took only a thread it knew. */
 		i = rec2_put_small(st, t, p, s, rec);
 		if (i)
 			return p + i - start;

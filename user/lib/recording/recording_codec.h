@@ -98,10 +98,11 @@ static inline struct rec2_call *rec2_call_of(struct rec2_thread *t,
 static inline void rec2_call_keep(struct rec2_thread *t,
 				  const struct ispot_record *r)
 {
-	struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
+	struct rec2_call *c;
 
 	if (r->kind != ISPOT_REC_ENTRY && r->kind != ISPOT_REC_EXIT)
 		return;
+	c = rec2_call_of(t, r->probe_id, r->kind);
 	c->ip = r->ip;
 	memcpy(c->data, r->data, sizeof(c->data));
 }
@@ -144,8 +145,13 @@ static inline size_t rec2_put_small(struct rec2_state *st,
 }
 
 /*
- * rec2_put_record()'s SMALL record, if @rec is one, of a thread the chunk
- * knows: its 5 bytes, else 0 and nothing written.
+ * Encoding a record is rec2_put_if_small(), and rec2_put_other() if that
+ * gave 0; @p has REC2_MAX_EVENT + REC2_SLACK bytes of room, and each
+ * returns the bytes written.  The writer calls them apart: a SMALL record
+ * brings no address it has not noted (recording_write.c).
+ *
+ * @rec as a SMALL record, if it is one, of a thread the chunk knows: its
+ * 5 bytes, else 0 and nothing written.
  */
 static inline size_t rec2_put_if_small(struct rec2_state *st,
 				       unsigned char *p,
@@ -159,21 +165,9 @@ static inline size_t rec2_put_if_small(struct rec2_state *st,
 	return rec2_put_small(st, t, p, s, rec);
 }
 
-/* rec2_put_record() for any record that is not a SMALL one. */
+/* Any record that rec2_put_if_small() did not take, all its slots. */
 size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
 		      const struct ispot_record *rec);
-
-/*
- * Encode @rec (all its slots) at @p, which has REC2_MAX_EVENT +
- * REC2_SLACK bytes of room: the bytes written.
- */
-static inline size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
-				     const struct ispot_record *rec)
-{
-	size_t n = rec2_put_if_small(st, p, rec);
-
-	return n ? n : rec2_put_other(st, p, rec);
-}
 
 /* Encode any other input (source.h) at @p: the bytes written. */
 size_t rec2_put_input(unsigned char *p, const struct session_input *in);

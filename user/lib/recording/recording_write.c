@@ -279,13 +279,14 @@ static void rec_note_addresses(struct recording *r,
 static inline void rec_record(struct recording *r,
 			      const struct ispot_record *rec)
 {
-	unsigned char *p = r->ev.p + r->ev.len;
+	unsigned char *p;
 	size_t n;
 	bool small;
 
 	/* Never from the drain (drain_record_ok()); and past the room. */
 	if (!r->taking || !rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
 		return;
+	p = r->ev.p + r->ev.len;
 	n = rec2_put_if_small(&r->st, p, rec);
 	small = n;
 	if (!small)
