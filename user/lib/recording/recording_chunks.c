@@ -216,6 +216,8 @@ int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
 
 /* A batch's slots: its records' bytes stay in the first level cache. */
 #define REC2_BATCH_SLOTS	256
+/* An empty batch takes any record: a run never stops at its first. */
+_Static_assert(REC2_BATCH_SLOTS >= DRAIN_MAX_SLOTS, "a batch holds a record");
 
 static int rec2_next_records(const struct recording_file *rf,
 			     struct recording_cursor *cur,
