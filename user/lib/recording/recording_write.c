@@ -276,27 +276,46 @@ static void rec_note_addresses(struct recording *r,
 	}
 }
 
-static inline void rec_record(struct recording *r,
-			      const struct ispot_record *rec)
+/*
+ * A record that is not SMALL, or one that reaches the chunk's flush or
+ * --max-size: @n bytes of it already written SMALL, or none.
+ */
+static __attribute__((noinline)) void
+rec_record_other(struct recording *r, const struct ispot_record *rec,
+		 size_t n)
 {
-	unsigned char *p;
-	size_t n;
-	bool small;
+	bool small = n;
 
 	/* Never from the drain (drain_record_ok()); and past the room. */
 	if (!r->taking || !rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
 		return;
-	p = r->ev.p + r->ev.len;
-	n = rec2_put_if_small(&r->st, p, rec);
-	small = n;
 	if (!small)
-		n = rec2_put_other(&r->st, p, rec);
+		n = rec2_put_other(&r->st, r->ev.p + r->ev.len, rec);
 	if (!rec_keep(r, n))
 		return;
 	r->records++;
 	r->last_ts = rec->ts_ns;
 	if (!small)
 		rec_note_addresses(r, rec);
+}
+
+/*
+ * Most records are SMALL and kept with one compare: in line, with no call
+ * on their way, so that they save no registers (the rest, out of line).
+ */
+static inline void rec_record(struct recording *r,
+			      const struct ispot_record *rec)
+{
+	size_t n;
+
+	if (!r->taking)
+		return;
+	n = rec2_put_if_small(&r->st, r->ev.p + r->ev.len, rec);
+	if (!n || r->ev.len + n > r->ev_fast)
+		return rec_record_other(r, rec, n);
+	r->ev.len += n;
+	r->records++;
+	r->last_ts = rec->ts_ns;
 }
 
 /* An input other than a record, as rec_payload() lays it out. */
@@ -309,13 +328,20 @@ static void rec_payload_event(struct recording *r,
 		rec_keep(r, rec2_put_input(p, in));
 }
 
+/* Any input but a record: out of line, as rec_record() (its comment). */
+static __attribute__((noinline)) void
+rec_input_other(struct recording *r, const struct session_input *in)
+{
+	/* A frame's answer is recording_frame()'s, which keeps it once. */
+	if (in->type != INPUT_FRAME && rec_payload(in->type).a)
+		rec_payload_event(r, in);
+}
+
 void recording_input(struct recording *r, const struct session_input *in)
 {
-	if (in->type == INPUT_RECORD)
-		rec_record(r, in->rec);
-	/* A frame's answer is recording_frame()'s, which keeps it once. */
-	else if (in->type != INPUT_FRAME && rec_payload(in->type).a)
-		rec_payload_event(r, in);
+	if (in->type != INPUT_RECORD)
+		return rec_input_other(r, in);
+	rec_record(r, in->rec);
 }
 
 /* Only a new address, or a new answer for one, is an event. */
