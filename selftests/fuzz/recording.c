@@ -5,14 +5,15 @@
  * input's first byte says how the rest is read:
  *
  *	0	as a file: recording_open(), then every event through
- *		recording_next() (format 1, or format 2 as its checks leave
- *		it: mostly damaged chunks, left out)
+ *		recording_next() (format 1, or 2 and 3 as their checks leave
+ *		them: mostly damaged chunks, left out), and again as a
+ *		replay reads them (recording_next_records())
  *	1	the same, after every format 2 section head that fits is
  *		sealed again (its checks recomputed), so that the bytes
  *		reach the table decoders and the chunk decoder behind them
  *	other	as the bytes of one chunk of format 2 events, straight to
- *		the decoder (rec2_get()), every record held to what the
- *		drain takes
+ *		the decoder (rec2_get(), and rec2_get_records()), every
+ *		record held to what the drain takes
  *
  * The file lives in fuzz_scratch.h's directory, as the elf harness's.
  */
@@ -61,13 +62,30 @@ static void reseal(unsigned char *p, size_t size)
 		len = le64toh(len);
 		if (len > size - off - REC2_SECTION_HEAD)
 			return;
-		check = rec2_check(p + off + REC2_SECTION_HEAD, len, type);
+		check = rec2_check(p[8] | p[9] << 8, p + off + REC2_SECTION_HEAD,
+				   len, type);
 		hc = htole32(rec2_head_check(type, len, check));
 		check = htole64(check);
 		memcpy(p + off + 4, &hc, 4);
 		memcpy(p + off + 16, &check, 8);
 		off += REC2_SECTION_HEAD + len;
 	}
+}
+
+/* The events as a replay reads them: runs of records, and the rest. */
+static void as_runs(const struct recording_file *rf)
+{
+	struct recording_cursor cur = { 0 };
+	const struct ispot_record *r;
+	struct session_input ev;
+	uint32_t i;
+
+	while (recording_next_records(rf, &cur, &ev) > 0)
+		for (i = 0, r = ev.rec; ev.type == INPUT_RECORDS &&
+		     i < ev.nr; i++, r += r->nslots)
+			if (!drain_record_ok(r->nslots, r->ts_ns))
+				__builtin_trap();
+	recording_cursor_free(&cur);
 }
 
 static void as_file(const uint8_t *data, size_t size, bool sealed)
@@ -99,7 +117,23 @@ static void as_file(const uint8_t *data, size_t size, bool sealed)
 			recording_frame_ok(&cur, ev.a ^ 1);
 	}
 	recording_cursor_free(&cur);
+	as_runs(&rf);
 	recording_close(&rf);
+}
+
+/* A chunk as a replay decodes it: runs of records, then one event. */
+static void as_chunk_runs(const uint8_t *data, size_t size)
+{
+	static struct ispot_record slots[256];
+	static struct rec2_state st;
+	struct rec2_batch b = { slots, 256, 0, 0, 0 };
+	const char *why;
+	size_t n;
+
+	rec2_reset(&st);
+	n = rec2_get_records(&st, data, size, &b, &why);
+	if (n > size || b.used > b.room)
+		__builtin_trap();		/* read or wrote past the end */
 }
 
 static void as_chunk(const uint8_t *data, size_t size)
@@ -110,6 +144,7 @@ static void as_chunk(const uint8_t *data, size_t size)
 	const char *why;
 	size_t n;
 
+	as_chunk_runs(data, size);
 	rec2_reset(&st);
 	while (size) {
 		n = rec2_get(&st, data, size, &ev, slots, &why);

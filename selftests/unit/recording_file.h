@@ -87,7 +87,8 @@ static inline void rec2_reseal(char *buf, size_t off)
 	uint32_t type, hc;
 
 	rec2_section_head(buf, off, &type, &len);
-	check = rec2_check(buf + off + REC2_SECTION_HEAD, len, type);
+	check = rec2_check((unsigned char)buf[8] | (unsigned char)buf[9] << 8,
+			   buf + off + REC2_SECTION_HEAD, len, type);
 	hc = rec2_head_check(type, len, check);
 	memcpy(buf + off + 4, &hc, 4);
 	memcpy(buf + off + 16, &check, 8);

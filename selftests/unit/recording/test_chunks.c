@@ -7,7 +7,9 @@
  * the other inputs; a damaged chunk, its bytes or its head, is left out
  * and named, and the other chunks are read whole; a record of a bad size,
  * at the drain's sentinel time or an op of no known type is refused in
- * one line.  Format 1's reader: test_format1.c.
+ * one line.  SMALL records (format 3) round-trip at the bounds of their
+ * fields, and a replay's runs of records (recording_next_records()) are
+ * the events one by one.  Format 1's reader: test_format1.c.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -163,6 +165,112 @@ TEST(every_record_round_trips_exactly)
 	EXPECT_EQ(recording_next(&rf, &cur, &ev), 0);
 	recording_cursor_free(&cur);
 	recording_close(&rf);
+}
+
+/*
+ * The events of @path read as a replay reads them, runs of records and
+ * the rest, against the same read one by one: the same, in order.
+ */
+static void runs_are_the_events(const char *path)
+{
+	struct recording_cursor one = { 0 }, runs = { 0 };
+	struct recording_file rf;
+	struct session_input ev, run;
+	const struct ispot_record *r;
+	uint64_t latest;
+	uint32_t i;
+	int n;
+
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	while ((n = recording_next_records(&rf, &runs, &run)) > 0) {
+		if (run.type != INPUT_RECORDS) {
+			ASSERT_EQ(recording_next(&rf, &one, &ev), 1);
+			ASSERT_EQ(ev.type, run.type);
+			ASSERT_EQ(ev.a, run.a);
+			continue;
+		}
+		ASSERT_GT(run.nr, 0);
+		latest = 0;
+		for (i = 0, r = run.rec; i < run.nr; i++, r += r->nslots) {
+			ASSERT_EQ(recording_next(&rf, &one, &ev), 1);
+			ASSERT_EQ(ev.type, INPUT_RECORD);
+			ASSERT_EQ(memcmp(ev.rec, r,
+					 r->nslots * ISPOT_SLOT_SIZE), 0);
+			latest = r->ts_ns > latest ? r->ts_ns : latest;
+		}
+		EXPECT_EQ(run.a, latest);
+	}
+	EXPECT_EQ(n, 0);
+	EXPECT_EQ(recording_next(&rf, &one, &ev), 0);
+	recording_cursor_free(&one);
+	recording_cursor_free(&runs);
+	recording_close(&rf);
+}
+
+TEST(a_replays_runs_of_records_are_the_events)
+{
+	char path[PATH_MAX];
+
+	path_in(path, "runs.isr");
+	write_random(path, 0x9e3779b97f4a7c15ull);
+	runs_are_the_events(path);
+}
+
+/*
+ * Entries and exits that repeat their thread's call site, arguments and
+ * cpu, at the bounds of a SMALL record's fields and one past each: every
+ * one round-trips, SMALL or not, and most are SMALL (5 bytes).
+ */
+TEST(small_records_round_trip_at_their_bounds)
+{
+	static const int64_t dts[] = { 0, 1, 65535, 65536, 7 };
+	static const int64_t dsp[] = { -128, 127, 128, -129, 0 };
+	static const uint32_t probe[] = { 0, 127, 128, 5, 1u << 31 };
+	struct session_summary s = { .mode = MODE_RUN,
+				     .abi_major = ISPOT_ABI_MAJOR };
+	const struct session_tables tb = { 0 };
+	struct ispot_record r = { .ts_ns = 1000, .tid = 101, .tgid = 4321,
+				  .ip = 0x401000, .data = { 3 },
+				  .kind = ISPOT_REC_ENTRY, .nslots = 1,
+				  .sp = 0x7ffd0000 };
+	struct ispot_record want[200];
+	const struct session_input in = { .type = INPUT_RECORD, .rec = &r };
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	struct recording *rec;
+	char path[PATH_MAX];
+	unsigned int i;
+
+	path_in(path, "small.isr");
+	rec = recording_create(path, 1ull << 30, NULL, 0);
+	ASSERT_TRUE(rec != NULL);
+	for (i = 0; i < 200; i++) {
+		r.ts_ns += dts[i % 5];
+		r.sp += dsp[(i / 5) % 5];
+		r.probe_id = probe[(i / 25) % 5];
+		r.kind = i & 1 ? ISPOT_REC_EXIT : ISPOT_REC_ENTRY;
+		r.cpu = i % 50 == 49;	/* now and then, another cpu */
+		want[i] = r;
+		recording_input(rec, &in);
+	}
+	ASSERT_EQ(recording_finish(rec, &s, &tb), 0);
+	recording_free(rec);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	/*
+	 * About 28% are in every bound (5 bytes each), the rest 7 to 12
+	 * bytes: under 8 a record only if those were SMALL.
+	 */
+	EXPECT_LT(rf.events[0].len, 200 * 8);
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(recording_next(&rf, &cur, &ev), 1);
+		ASSERT_EQ(ev.type, INPUT_RECORD);
+		ASSERT_EQ(memcmp(ev.rec, &want[i], sizeof(want[i])), 0);
+	}
+	EXPECT_EQ(recording_next(&rf, &cur, &ev), 0);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+	runs_are_the_events(path);
 }
 
 /*

@@ -27,8 +27,8 @@
 #include "recording/source.h"
 
 #define RECORDING_MAGIC		"ISPOTREC"
-#define RECORDING_MAJOR		2	/* what the writer writes */
-#define RECORDING_MINOR		1	/* 1: the replay's tables come first */
+#define RECORDING_MAJOR		3	/* what the writer writes */
+#define RECORDING_MINOR		0
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16
 /* Format 1: its section and event heads (format 2's: recording_codec.h). */
@@ -184,6 +184,7 @@ struct recording_cursor {
 	struct rec_addrs *frames;
 	struct ispot_record slots[DRAIN_MAX_SLOTS];
 	struct rec2_state *st;		/* format 2: the chunk's */
+	struct ispot_record *batch;	/* recording_next_records() runs */
 };
 
 /*
@@ -200,6 +201,14 @@ int recording_open(const char *path, struct recording_file *rf);
 int recording_next(const struct recording_file *rf,
 		   struct recording_cursor *c, struct session_input *ev);
 
+/*
+ * As recording_next(), but a run of records comes as one INPUT_RECORDS
+ * (source.h) of those of one chunk up to the next other event: what a
+ * replay reads, where a call an event would cost as much as decoding it.
+ */
+int recording_next_records(const struct recording_file *rf,
+			   struct recording_cursor *c,
+			   struct session_input *ev);
 /*
  * A stacks_frame_fn for a replay (@ctx: the cursor): the answer the
  * session's check gave for @addr at this point of the events.

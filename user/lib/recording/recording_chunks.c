@@ -79,7 +79,8 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 			const unsigned char *body, size_t *chunk,
 			unsigned int *seen, bool *end)
 {
-	bool sound = rec2_check(body, h->len, h->type) == h->check;
+	bool sound = rec2_check(rf->meta.major, body, h->len, h->type) ==
+		     h->check;
 
 	if (h->type == REC_SEC_EVENTS) {
 		++*chunk;
@@ -211,4 +212,51 @@ int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
 	if (ev->type == INPUT_FRAME && rec_take_frame(rf, cur, ev))
 		return -1;
 	return 1;
+}
+
+/* A batch's slots: its records' bytes stay in the first level cache. */
+#define REC2_BATCH_SLOTS	256
+/* An empty batch takes any record: a run never stops at its first. */
+_Static_assert(REC2_BATCH_SLOTS >= DRAIN_MAX_SLOTS, "a batch holds a record");
+
+static int rec2_next_records(const struct recording_file *rf,
+			     struct recording_cursor *cur,
+			     struct session_input *ev)
+{
+	struct rec2_batch b = { cur->batch, REC2_BATCH_SLOTS, 0, 0, 0 };
+	const char *why;
+
+	if (!rec_events_left(rf, cur))
+		return 0;
+	if (!cur->st && !(cur->st = malloc(sizeof(*cur->st))))
+		return rec_bad(rf, "out of memory");
+	if (!b.slots &&
+	    !(b.slots = cur->batch = malloc(REC2_BATCH_SLOTS *
+					     sizeof(*b.slots))))
+		return rec_bad(rf, "out of memory");
+	/* Each chunk decodes from nothing. */
+	if (!cur->off)
+		rec2_reset(cur->st);
+	cur->off += rec2_get_records(cur->st,
+				     rf->events[cur->section].p + cur->off,
+				     rf->events[cur->section].len - cur->off,
+				     &b, &why);
+	if (why)
+		return rec_bad(rf, why);
+	if (!b.nr)
+		return rec2_next(rf, cur, ev);	/* another event, or none */
+	memset(ev, 0, sizeof(*ev));
+	ev->type = INPUT_RECORDS;
+	ev->rec = b.slots;
+	ev->nr = b.nr;
+	ev->a = b.last_ts;
+	return 1;
+}
+
+int recording_next_records(const struct recording_file *rf,
+			   struct recording_cursor *cur,
+			   struct session_input *ev)
+{
+	return rf->meta.major == 1 ? recording_next(rf, cur, ev) :
+				     rec2_next_records(rf, cur, ev);
 }

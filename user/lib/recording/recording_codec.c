@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The events of a format 2 recording, encoded and decoded by the same
- * state (recording_codec.h; Documentation/recording.rst, "Events, format
- * 2").  A record is:
+ * The events of a format 2 or 3 recording, encoded and decoded by the
+ * same state (recording_codec.h; Documentation/recording.rst, "Events,
+ * formats 2 and 3").  A record is:
  *
- *	op		0x80 | EXIT 0x40 | slot: an entry or exit of one slot
+ *	op		0x40 | slot (SMALL, format 3): an entry or exit of
+ *			one slot whose call site and arguments are its
+ *			probe's last in the thread (rec2_call_of()) and cpu
+ *			the thread's last, then u32: bit 0 exit, bits 1-16 the
+ *			time since the chunk's last record, bits 17-24 the
+ *			stack pointer's difference from the thread's last
+ *			plus 128, bits 25-31 probe_id; nothing else follows
+ *			0x80 | EXIT 0x40 | slot: an entry or exit of one slot
  *			1 (RECORD): then u8 slot, u8 kind, u8 nslots
  *	u24 desc	seven 3-bit length codes (0 to 6 bytes, 7: 8 bytes) of
  *			ts, sp, probe_id, ip, data[0..2]; bit 21: cpu follows
@@ -15,10 +22,13 @@
  *	[u16 cpu]
  *	words		RECORD only: the other slots' u64 words, varints
  *
- * Differences wrap, so every value round-trips.  The writer stores each
- * field as 8 bytes and moves on by its length, the reader loads 8 bytes
- * and masks: neither branches on a length, which a busy host's branch
- * predictor makes dear (Documentation/evaluation.rst).
+ * Differences wrap, so every value round-trips.  A SMALL record is one
+ * 4-byte store and no length codes: it is what most of a busy loop's
+ * entries and exits are (Documentation/evaluation.rst, "Recordings,
+ * format 3").  In a body, the writer stores each field as 8 bytes and
+ * moves on by its length, the reader loads 8 bytes and masks: neither
+ * branches on a length, which a busy host's branch predictor makes dear
+ * (Documentation/evaluation.rst); a field of code 0 is passed over.
  */
 #include <endian.h>
 #include <string.h>
@@ -88,53 +98,62 @@ static inline uint64_t load64(const unsigned char *p)
 	return le64toh(v);
 }
 
-/* The thread's data[] a record of @kind is told from. */
-static inline uint64_t *thread_data(struct rec2_thread *t, uint8_t kind)
+/* @v in the fewest bytes at @p, its code into *@d at @shift: past it. */
+static inline unsigned char *put_field(unsigned char *p, uint64_t v,
+				       unsigned int shift, uint32_t *d)
 {
-	return t->data[kind == ISPOT_REC_EXIT];
+	unsigned int c = code_of(v);
+	uint64_t w = htole64(v);
+
+	*d |= c << shift;
+	memcpy(p, &w, 8);
+	return p + code_len(c);
 }
 
-/* The fields every record has (the head comment); @t and @st updated. */
+/*
+ * The fields every record has (the head comment); @t and @st updated.
+ * A field that repeats its thread's (a call site, an argument) has code
+ * 0 and no bytes: passed over, it costs a branch that a loop's records
+ * predict, where its code costs a dozen instructions.
+ */
 static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 			       unsigned char *p, const struct ispot_record *r)
 {
-	uint64_t *last = thread_data(t, r->kind), v[NR_FIELDS], w;
-	unsigned char *desc = p;
+	uint64_t *last = rec2_thread_data(t, r->kind);
+	uint64_t ip = zz(r->ip - t->ip), a0 = zz(r->data[0] - last[0]);
+	uint64_t a1 = zz(r->data[1] - last[1]), a2 = zz(r->data[2] - last[2]);
 	uint32_t d = r->cpu != t->cpu ? DESC_CPU : 0;
-	unsigned int i, c;
+	unsigned char *desc = p;
 
-	v[0] = zz(r->ts_ns - st->ts);
-	v[1] = zz(r->sp - t->sp);
-	v[2] = r->probe_id;
-	v[3] = zz(r->ip - t->ip);
-	for (i = 0; i < 3; i++)
-		v[4 + i] = zz(r->data[i] - last[i]);
-	p += 3;
-#pragma GCC unroll 7
-	for (i = 0; i < NR_FIELDS; i++) {
-		c = code_of(v[i]);
-		d |= c << (3 * i);
-		w = htole64(v[i]);
-		memcpy(p, &w, 8);
-		p += code_len(c);
-	}
+	p = put_field(p + 3, zz(r->ts_ns - st->ts), 0, &d);
+	p = put_field(p, zz(r->sp - t->sp), 3, &d);
+	p = put_field(p, r->probe_id, 6, &d);
+	if (ip)
+		p = put_field(p, ip, 9, &d);
+	if (a0)
+		p = put_field(p, a0, 12, &d);
+	if (a1)
+		p = put_field(p, a1, 15, &d);
+	if (a2)
+		p = put_field(p, a2, 18, &d);
+	memcpy(last, r->data, sizeof(r->data));
+	t->ip = r->ip;
+	rec2_call_keep(t, r);
 	desc[0] = (unsigned char)d;
 	desc[1] = (unsigned char)(d >> 8);
 	desc[2] = (unsigned char)(d >> 16);
 	if (d & DESC_CPU) {
 		*p++ = (unsigned char)r->cpu;
 		*p++ = (unsigned char)(r->cpu >> 8);
+		t->cpu = r->cpu;
 	}
-	memcpy(last, r->data, sizeof(r->data));
 	st->ts = r->ts_ns;
 	t->sp = r->sp;
-	t->ip = r->ip;
-	t->cpu = r->cpu;
 	return p;
 }
 
-size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
-		       const struct ispot_record *rec)
+size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
+		      const struct ispot_record *rec)
 {
 	unsigned int s = rec2_slot_of(rec->tid);
 	struct rec2_thread *t = &st->slot[s];
@@ -151,6 +170,10 @@ size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
 		*p++ = (unsigned char)s;
 		p = put_var(p, rec->tid);
 		p = put_var(p, rec->tgid);
+		/* rec2_put_if_small() took only a thread it knew. */
+		i = rec2_put_small(st, t, p, s, rec);
+		if (i)
+			return p + i - start;
 	}
 	if (rec->nslots == 1 && (rec->kind == ISPOT_REC_ENTRY ||
 				 rec->kind == ISPOT_REC_EXIT)) {
@@ -253,11 +276,18 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	base = q;
 	d = q[0] | q[1] << 8 | (uint32_t)q[2] << 16;
 	q += 3;
+	/*
+	 * A field of code 0 (one that repeats its thread's: a call site, an
+	 * argument) is passed over by a branch a loop's records predict.
+	 */
 #pragma GCC unroll 7
 	for (i = 0; i < NR_FIELDS; i++) {
 		c = (d >> (3 * i)) & 7;
-		v[i] = load64(q) & code_mask(c);
-		q += code_len(c);
+		v[i] = 0;
+		if (c) {
+			v[i] = load64(q) & code_mask(c);
+			q += code_len(c);
+		}
 	}
 	rec->cpu = t->cpu;
 	if (d & DESC_CPU) {
@@ -272,7 +302,7 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 		return;
 	}
 	r->p += used;
-	last = thread_data(t, rec->kind);
+	last = rec2_thread_data(t, rec->kind);
 	rec->tid = t->tid;
 	rec->tgid = t->tgid;
 	rec->ts_ns = st->ts + unzz(v[0]);
@@ -285,9 +315,45 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	t->sp = rec->sp;
 	t->ip = rec->ip;
 	t->cpu = rec->cpu;
+	rec2_call_keep(t, rec);
 }
 
-/* A record, short (@op's slot) or field by field. */
+/* A SMALL record (rec2_put_small()) of thread @t, from its 4 bytes. */
+static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
+			    const unsigned char *p, struct ispot_record *rec)
+{
+	const struct rec2_call *c;
+	uint32_t w;
+
+	memcpy(&w, p, 4);
+	w = le32toh(w);
+	rec->nslots = 1;
+	rec->kind = w & 1 ? ISPOT_REC_EXIT : ISPOT_REC_ENTRY;
+	c = rec2_call_of(t, w >> 25, rec->kind);
+	rec->tid = t->tid;
+	rec->tgid = t->tgid;
+	rec->ts_ns = st->ts += (w >> 1) & 0xffff;
+	rec->sp = t->sp += (int64_t)((w >> 17) & 0xff) - REC2_SMALL_SP_BIAS;
+	rec->probe_id = w >> 25;
+	rec->cpu = t->cpu;
+	rec->ip = t->ip = c->ip;
+	memcpy(rec->data, c->data, sizeof(rec->data));
+	memcpy(rec2_thread_data(t, rec->kind), c->data, sizeof(rec->data));
+}
+
+static void get_small(struct rec2_state *st, struct rec2_thread *t,
+		      struct rd *r, struct ispot_record *rec)
+{
+	if (r->end - r->p < 4) {
+		r->why = "an event runs past its chunk";
+		r->p = r->end;
+		return;
+	}
+	small_of(st, t, r->p, rec);
+	r->p += 4;
+}
+
+/* A record, small or short (@op's slot) or field by field. */
 static void get_record(struct rec2_state *st, struct rd *r, uint8_t op,
 		       struct ispot_record *slots)
 {
@@ -311,8 +377,10 @@ static void get_record(struct rec2_state *st, struct rd *r, uint8_t op,
 		return;
 	}
 	/* Every byte of the slot is a field, each set below. */
-	slots->kind = kind;
 	slots->nslots = nslots;
+	if (!(op & REC2_OP_SHORT) && op & REC2_OP_SMALL)
+		return get_small(st, &st->slot[s], r, slots);
+	slots->kind = kind;
 	get_body(st, &st->slot[s], r, slots);
 	n = (size_t)(nslots - 1) * (ISPOT_SLOT_SIZE / 8);
 	for (i = 0; i < n; i++)
@@ -346,8 +414,8 @@ size_t rec2_get(struct rec2_state *st, const unsigned char *p, size_t left,
 	struct rec_payload pl;
 
 	memset(ev, 0, sizeof(*ev));
-	ev->type = op & REC2_OP_SHORT ? INPUT_RECORD : op;
-	if (op & REC2_OP_SHORT || op == REC2_OP_RECORD) {
+	ev->type = op & (REC2_OP_SHORT | REC2_OP_SMALL) ? INPUT_RECORD : op;
+	if (op & (REC2_OP_SHORT | REC2_OP_SMALL) || op == REC2_OP_RECORD) {
 		get_record(st, &r, op, slots);
 		ev->rec = slots;
 	} else if (op == REC2_OP_THREAD) {
@@ -363,38 +431,142 @@ size_t rec2_get(struct rec2_state *st, const unsigned char *p, size_t left,
 	return r.why ? 0 : (size_t)(r.p - p);
 }
 
+size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
+			size_t left, struct rec2_batch *b, const char **why)
+{
+	struct rd r = { p, p + left, NULL };
+	const unsigned char *at = r.p;
+	struct rec2_thread *t;
+	struct ispot_record *rec;
+	uint8_t op;
+
+	for (; r.p < r.end; at = r.p) {
+		op = *r.p;
+		rec = b->slots + b->used;
+		if (op == REC2_OP_THREAD) {
+			r.p++;
+			get_thread(st, &r);
+			if (r.why)
+				break;
+			continue;
+		}
+		/* Not a record, or one that may not fit: the caller's. */
+		if (!(op & (REC2_OP_SHORT | REC2_OP_SMALL) ||
+		      op == REC2_OP_RECORD) ||
+		    b->room - b->used < (op == REC2_OP_RECORD ?
+					 DRAIN_MAX_SLOTS : 1))
+			break;
+		t = &st->slot[op & (REC2_SLOTS - 1)];
+		/* Most are SMALL, whole, of a known thread: in line. */
+		if ((op & REC2_OP_SHORT) == 0 && op & REC2_OP_SMALL &&
+		    r.end - r.p >= 5 && t->valid) {
+			small_of(st, t, r.p + 1, rec);
+			r.p += 5;
+		} else {
+			r.p++;
+			get_record(st, &r, op, rec);
+			if (r.why)
+				break;
+		}
+		/* What the live drain would have refused (drain.h). */
+		if (!drain_record_ok(rec->nslots, rec->ts_ns)) {
+			r.why = "a record is malformed";
+			break;
+		}
+		b->used += rec->nslots;
+		b->nr++;
+		if (rec->ts_ns > b->last_ts)
+			b->last_ts = rec->ts_ns;
+	}
+	*why = r.why;
+	return at - p;
+}
+
 static inline uint64_t rotl(uint64_t v, unsigned int k)
 {
 	return (v << k) | (v >> (64 - k));
 }
 
-/*
- * Each step is a bijection of the running value for a given word (an
- * xor, a rotation, a multiplication by an odd number): two inputs that
- * differ in one word differ after it, and stay different to the end.
- */
-uint64_t rec2_check(const void *p, size_t len, uint64_t seed)
-{
-	const unsigned char *b = p;
-	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ull), w;
+#define CHECK_MUL	0xbf58476d1ce4e5b9ull
 
-	for (; len >= 8; b += 8, len -= 8) {
-		memcpy(&w, b, 8);
-		h = rotl(h ^ le64toh(w), 29) * 0xbf58476d1ce4e5b9ull;
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, b, len);
-		h = rotl(h ^ le64toh(w), 29) * 0xbf58476d1ce4e5b9ull;
-	}
+/*
+ * One word into a running check: a bijection of the running value for a
+ * given word (an xor, a rotation, a multiplication by an odd number), so
+ * two inputs that differ in one word differ after it, and stay different
+ * to the end.
+ */
+static inline uint64_t check_step(uint64_t h, const unsigned char *b)
+{
+	return rotl(h ^ load64(b), 29) * CHECK_MUL;
+}
+
+static inline uint64_t check_end(uint64_t h)
+{
 	h ^= h >> 31;
 	h *= 0x94d049bb133111ebull;
 	return h ^ (h >> 29);
+}
+
+/* The last @len (< 8) bytes at @b, as a word padded with zeros. */
+static inline uint64_t check_tail(uint64_t h, const unsigned char *b,
+				  size_t len)
+{
+	unsigned char w[8] = { 0 };
+
+	memcpy(w, b, len);
+	return check_step(h, w);
+}
+
+/* Format 2's: one chain, a step (5 cycles of latency) a word. */
+static uint64_t check_chain(const unsigned char *b, size_t len,
+			    uint64_t seed)
+{
+	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ull);
+
+	for (; len >= 8; b += 8, len -= 8)
+		h = check_step(h, b);
+	if (len)
+		h = check_tail(h, b, len);
+	return check_end(h);
+}
+
+/*
+ * Format 3's: word i into chain i % 4, the four joined at the end, each
+ * through a rotation and an xor (a bijection of each chain for the others
+ * fixed): the same property, and the chains run side by side, where the
+ * one chain's latency was what it cost (Documentation/evaluation.rst).
+ */
+static uint64_t check_chains(const unsigned char *b, size_t len,
+			     uint64_t seed)
+{
+	uint64_t h[4], start = seed ^ (len * 0x9e3779b97f4a7c15ull);
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		h[i] = start + i * 0xd6e8feb86659fd93ull;
+	for (; len >= 32; b += 32, len -= 32)
+		for (i = 0; i < 4; i++)
+			h[i] = check_step(h[i], b + 8 * i);
+	for (i = 0; len >= 8; b += 8, len -= 8, i++)
+		h[i] = check_step(h[i], b);
+	if (len)
+		h[i] = check_tail(h[i], b, len);
+	return check_end(h[0] ^ rotl(h[1], 16) ^ rotl(h[2], 32) ^
+			 rotl(h[3], 48));
+}
+
+uint64_t rec2_check(unsigned int major, const void *p, size_t len,
+		    uint64_t seed)
+{
+	return major >= 3 ? check_chains(p, len, seed) :
+			    check_chain(p, len, seed);
 }
 
 uint32_t rec2_head_check(uint32_t type, uint64_t len, uint64_t body)
 {
 	uint64_t w[3] = { htole64(type), htole64(len), htole64(body) };
 
-	return (uint32_t)rec2_check(w, sizeof(w), 0x1590e7ull);
+	/* The same in every format. */
+	return (uint32_t)check_chain((const unsigned char *)w, sizeof(w),
+				     0x1590e7ull);
 }

@@ -15,9 +15,11 @@
 #ifndef ISPOT_RECORDING_CODEC_H
 #define ISPOT_RECORDING_CODEC_H
 
+#include <endian.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/ispot.h>
 
 #include "analysis/drain.h"
@@ -30,6 +32,7 @@
 #define REC2_OP_RECORD		INPUT_RECORD	/* any record, field by field */
 #define REC2_OP_THREAD		6		/* fill a thread slot */
 #define REC2_OP_SHORT		0x80		/* | EXIT bit | slot */
+#define REC2_OP_SMALL		0x40		/* | slot: format 3 */
 #define REC2_OP_EXIT		0x40
 #define REC2_SLOTS		64
 
@@ -40,6 +43,13 @@
 #define REC2_MAX_EVENT		(16 + 64 + 10 * 8 * (DRAIN_MAX_SLOTS - 1))
 #define REC2_SLACK		8
 
+/* A SMALL record's call site and arguments: its probe's last (format 3). */
+struct rec2_call {
+	uint64_t ip, data[3];
+};
+
+#define REC2_CALLS		16	/* a thread's, by probe id and kind */
+
 /* What a chunk's ops predict a thread's next record from. */
 struct rec2_thread {
 	uint32_t tid, tgid;
@@ -47,6 +57,12 @@ struct rec2_thread {
 	uint16_t cpu;
 	uint64_t sp, ip;
 	uint64_t data[2][3];	/* an entry's and the rest, an exit's */
+	/*
+	 * The last entry or exit of each probe (of 8 a thread calls; more
+	 * share), whatever its op: a nested call's entry repeats its own
+	 * function's last arguments far more often than its caller's.
+	 */
+	struct rec2_call call[REC2_CALLS];
 };
 
 /* A chunk's state, the same in the writer and the reader. */
@@ -64,12 +80,94 @@ static inline unsigned int rec2_slot_of(uint32_t tid)
 	return (tid * 0x9e3779b1u) >> 26;
 }
 
+/* The thread's data[] a record of @kind is told from. */
+static inline uint64_t *rec2_thread_data(struct rec2_thread *t, uint8_t kind)
+{
+	return t->data[kind == ISPOT_REC_EXIT];
+}
+
+/* The entry's or exit's (@kind) of probe @probe, kept by thread @t. */
+static inline struct rec2_call *rec2_call_of(struct rec2_thread *t,
+					     uint32_t probe, uint8_t kind)
+{
+	return &t->call[(probe * 2 + (kind == ISPOT_REC_EXIT)) &
+			(REC2_CALLS - 1)];
+}
+
+/* Every entry or exit, of any op, leaves its call site and arguments. */
+static inline void rec2_call_keep(struct rec2_thread *t,
+				  const struct ispot_record *r)
+{
+	struct rec2_call *c;
+
+	if (r->kind != ISPOT_REC_ENTRY && r->kind != ISPOT_REC_EXIT)
+		return;
+	c = rec2_call_of(t, r->probe_id, r->kind);
+	c->ip = r->ip;
+	memcpy(c->data, r->data, sizeof(c->data));
+}
+
+#define REC2_SMALL_SP_BIAS	128	/* a SMALL sp step of -128 to 127 */
+
 /*
- * Encode @rec (all its slots) at @p, which has REC2_MAX_EVENT +
- * REC2_SLACK bytes of room: the bytes written.
+ * @r, of thread @t in slot @s, as a SMALL record if it is one
+ * (recording_codec.c): the bytes written, else 0.  In line, as most of a
+ * busy loop's records are: the writer's whole cost for them is here.
  */
-size_t rec2_put_record(struct rec2_state *st, unsigned char *p,
-		       const struct ispot_record *rec);
+static inline size_t rec2_put_small(struct rec2_state *st,
+				    struct rec2_thread *t, unsigned char *p,
+				    unsigned int s,
+				    const struct ispot_record *r)
+{
+	const struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
+	uint64_t dts = r->ts_ns - st->ts;
+	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
+	uint64_t same = (r->ip ^ c->ip) | (r->data[0] ^ c->data[0]) |
+			(r->data[1] ^ c->data[1]) | (r->data[2] ^ c->data[2]) |
+			(r->cpu ^ t->cpu) | (r->nslots ^ 1) |
+			(r->kind != ISPOT_REC_ENTRY &&
+			 r->kind != ISPOT_REC_EXIT);
+	uint32_t w;
+
+	/* One branch: every field in its bits, the rest repeated. */
+	if ((dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) | same)
+		return 0;
+	w = htole32((r->kind == ISPOT_REC_EXIT) | (uint32_t)dts << 1 |
+		    (uint32_t)dsp << 17 | r->probe_id << 25);
+	p[0] = REC2_OP_SMALL | s;
+	memcpy(p + 1, &w, 4);
+	st->ts = r->ts_ns;
+	t->sp = r->sp;
+	/* What the thread's next body is told from (format 2's state). */
+	t->ip = r->ip;
+	memcpy(rec2_thread_data(t, r->kind), r->data, sizeof(r->data));
+	return 5;
+}
+
+/*
+ * Encoding a record is rec2_put_if_small(), and rec2_put_other() if that
+ * gave 0; @p has REC2_MAX_EVENT + REC2_SLACK bytes of room, and each
+ * returns the bytes written.  The writer calls them apart: a SMALL record
+ * brings no address it has not noted (recording_write.c).
+ *
+ * @rec as a SMALL record, if it is one, of a thread the chunk knows: its
+ * 5 bytes, else 0 and nothing written.
+ */
+static inline size_t rec2_put_if_small(struct rec2_state *st,
+				       unsigned char *p,
+				       const struct ispot_record *rec)
+{
+	unsigned int s = rec2_slot_of(rec->tid);
+	struct rec2_thread *t = &st->slot[s];
+
+	if (!t->valid || t->tid != rec->tid || t->tgid != rec->tgid)
+		return 0;
+	return rec2_put_small(st, t, p, s, rec);
+}
+
+/* Any record that rec2_put_if_small() did not take, all its slots. */
+size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
+		      const struct ispot_record *rec);
 
 /* Encode any other input (source.h) at @p: the bytes written. */
 size_t rec2_put_input(unsigned char *p, const struct session_input *in);
@@ -84,11 +182,33 @@ size_t rec2_get(struct rec2_state *st, const unsigned char *p, size_t left,
 		struct session_input *ev,
 		struct ispot_record slots[DRAIN_MAX_SLOTS], const char **why);
 
+/* Records decoded together, back to back: each's slots follow it. */
+struct rec2_batch {
+	struct ispot_record *slots;
+	size_t room;		/* slots at @slots */
+	size_t used;		/* slots filled */
+	uint32_t nr;		/* records */
+	uint64_t last_ts;	/* the latest time among them */
+};
+
 /*
- * A check of @len bytes at @p that any change confined to one 8-byte
- * word always alters (the other changes, but for 2^-64).
+ * Decode the records at @p (@left bytes of its chunk) into @b, and the
+ * thread ops between them, until @b is full or an event that is neither
+ * comes: the bytes taken (that event's not among them).  A malformed
+ * record or one the live drain refuses (drain_record_ok()) stops it with
+ * *@why saying how, the records before it in @b.  One call a run of
+ * records, where rec2_get() is one an event: the replay's (replay.c).
  */
-uint64_t rec2_check(const void *p, size_t len, uint64_t seed);
+size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
+			size_t left, struct rec2_batch *b, const char **why);
+
+/*
+ * A section's check, in a file of format @major: of @len bytes at @p,
+ * that any change confined to one 8-byte word always alters (the other
+ * changes, but for 2^-64).  Format 3's runs four chains side by side.
+ */
+uint64_t rec2_check(unsigned int major, const void *p, size_t len,
+		    uint64_t seed);
 
 /* A section head's own check, over its type, length and body check. */
 uint32_t rec2_head_check(uint32_t type, uint64_t len, uint64_t body);

@@ -456,7 +456,7 @@ int recording_open(const char *path, struct recording_file *rf)
 	if (!end && rec2_cut(rf, (uint64_t)off, seen))
 		return -1;
 	/* 2.1 on has START too. */
-	if (rf->meta.major == 2 && rf->meta.minor)
+	if (rf->meta.major > 2 || (rf->meta.major == 2 && rf->meta.minor))
 		tables |= 1u << REC_SEC_START;
 	if (!rf->cut && (seen & tables) != tables)
 		return rec_bad(rf, rf->lost ? "a table section is damaged" :
@@ -576,6 +576,8 @@ void recording_cursor_free(struct recording_cursor *c)
 	c->frames = NULL;
 	free(c->st);
 	c->st = NULL;
+	free(c->batch);
+	c->batch = NULL;
 }
 
 void recording_close(struct recording_file *rf)

@@ -21,7 +21,6 @@
 #include "recording/recording_format.h"
 #include "recording/recording_write.h"
 #include "util/afile.h"
-#include "util/array.h"
 #include "util/errors.h"
 
 /* Events are written a section at a time, of about this much. */
@@ -35,20 +34,18 @@ struct names_seen {
 	unsigned char bits;
 };
 
-/*
- * What an entry or exit of each thread slot noted last: most repeat it (a
- * loop's call site, its arguments).  0 is never noted: no mapping has it.
- */
-struct names_last {
-	uint64_t ip, data[3];
-};
-
 struct recording {
 	struct afile out;
 	uint64_t max_size;
 	uint64_t written;
-	struct rec_buf ev;
+	struct rec_buf ev;	/* the chunk, room for one event past it */
 	size_t chunk;		/* a chunk is flushed at this many bytes */
+	/*
+	 * The length an event may take the chunk to without a second look:
+	 * short of the flush, and of --max-size.  One compare a record.
+	 */
+	size_t ev_fast;
+	bool taking;		/* the buffer is there, and the file not full */
 	struct rec2_state st;	/* the chunk's, reset at each */
 	uint64_t records;
 	bool full;
@@ -62,7 +59,6 @@ struct recording {
 	 */
 	struct rec_addrs names;
 	struct names_seen seen[NAMES_SEEN];
-	struct names_last last[REC2_SLOTS];
 	char *path;		/* for messages (afile_commit() frees out.path) */
 	bool failed;
 	bool begun;		/* the tables a replay needs are written */
@@ -71,6 +67,15 @@ struct recording {
 	int argc;
 };
 
+/* Where rec_keep() must look again: each write moves it. */
+static void rec_set_fast(struct recording *r)
+{
+	uint64_t used = r->written + REC2_SECTION_HEAD;
+	uint64_t room = r->max_size > used ? r->max_size - used : 0;
+
+	r->ev_fast = room < r->chunk - 1 ? room : r->chunk - 1;
+}
+
 static void rec_write(struct recording *r, const void *p, size_t len)
 {
 	if (r->failed)
@@ -78,6 +83,7 @@ static void rec_write(struct recording *r, const void *p, size_t len)
 	if (fwrite(p, 1, len, r->out.f) != len)
 		r->failed = true;
 	r->written += len;
+	rec_set_fast(r);
 }
 
 /* A section: its head (with its checks, format 2) and @b's bytes. */
@@ -85,7 +91,8 @@ static void rec_section(struct recording *r, uint32_t type,
 			const struct rec_buf *b)
 {
 	uint64_t len = b ? b->len : 0;
-	uint64_t check = rec2_check(len ? b->p : NULL, len, type);
+	uint64_t check = rec2_check(RECORDING_MAJOR, len ? b->p : NULL, len,
+				    type);
 	unsigned char h[REC2_SECTION_HEAD];
 	struct rec_buf hb = { h, 0, sizeof(h), false };
 
@@ -115,9 +122,30 @@ static void rec_flush_events(struct recording *r)
 	rec2_reset(&r->st);
 }
 
+/*
+ * The chunk's buffer, once: a chunk is flushed when it reaches r->chunk,
+ * so it never holds more than that and one event (and the slack the
+ * encoder stores over).  No event is taken without it.
+ */
+static void rec_ev_alloc(struct recording *r)
+{
+	size_t cap = r->chunk + REC2_MAX_EVENT + REC2_SLACK;
+	unsigned char *p = realloc(r->ev.p, cap);
+
+	r->taking = p && !r->full;
+	if (!p) {
+		r->ev.nomem = r->failed = true;
+		return;
+	}
+	r->ev.p = p;
+	r->ev.cap = cap;
+	rec_set_fast(r);
+}
+
 void recording_set_chunk(struct recording *r, size_t bytes)
 {
 	r->chunk = bytes ? bytes : REC_CHUNK;
+	rec_ev_alloc(r);
 }
 
 struct recording *recording_create(const char *path, uint64_t max_size,
@@ -157,6 +185,7 @@ struct recording *recording_create(const char *path, uint64_t max_size,
 		r->failed = true;
 	rec_write(r, h.p, h.len);
 	free(h.p);
+	rec_ev_alloc(r);
 	return r;
 nomem:
 	ispot_error("out of memory starting the recording");
@@ -165,32 +194,35 @@ fail:
 	return NULL;
 }
 
-/* Room in the chunk for any one event: NULL (and failed) if none. */
-static unsigned char *rec_room(struct recording *r)
+/* Room in the chunk for any one event: NULL if none is taken. */
+static inline unsigned char *rec_room(struct recording *r)
 {
-	if (r->full || r->ev.nomem)
-		return NULL;
-	if (ARRAY_RESERVE(r->ev.p, r->ev.cap,
-			  r->ev.len + REC2_MAX_EVENT + REC2_SLACK)) {
-		r->ev.nomem = r->failed = true;
-		return NULL;
+	return r->taking ? r->ev.p + r->ev.len : NULL;
+}
+
+/* rec_keep() past ev_fast: the chunk is flushed, or the file full. */
+static bool rec_keep_past(struct recording *r, size_t len)
+{
+	if (r->written + REC2_SECTION_HEAD + r->ev.len + len > r->max_size) {
+		r->full = true;
+		r->taking = false;
+		return false;
 	}
-	return r->ev.p + r->ev.len;
+	r->ev.len += len;
+	if (r->ev.len >= r->chunk)
+		rec_flush_events(r);
+	return true;
 }
 
 /*
  * Keep the @len bytes just encoded at rec_room(), if the file stays under
  * max_size with them: else it is full, and keeps nothing more.
  */
-static bool rec_keep(struct recording *r, size_t len)
+static inline bool rec_keep(struct recording *r, size_t len)
 {
-	if (r->written + REC2_SECTION_HEAD + r->ev.len + len > r->max_size) {
-		r->full = true;
-		return false;
-	}
+	if (r->ev.len + len > r->ev_fast)
+		return rec_keep_past(r, len);
 	r->ev.len += len;
-	if (r->ev.len >= r->chunk)
-		rec_flush_events(r);
 	return true;
 }
 
@@ -200,7 +232,8 @@ static void names_or(struct recording *r, uint64_t a, unsigned char bits)
 	struct names_seen *s = &r->seen[(a * 0x9e3779b97f4a7c15ull) >> 56];
 	unsigned char *v;
 
-	if (s->addr == a && (s->bits & bits) == bits)
+	/* 0 is no address a mapping holds (an argument of 0, mostly). */
+	if (!a || (s->addr == a && (s->bits & bits) == bits))
 		return;
 	v = rec_addrs_add(&r->names, a);
 	if (!v)
@@ -210,27 +243,24 @@ static void names_or(struct recording *r, uint64_t a, unsigned char bits)
 	s->bits = *v;
 }
 
+/*
+ * Note the addresses a report may name that @rec brings.  Not called for
+ * a SMALL record: its call site and arguments are those of its probe's
+ * last entry or exit in the thread (rec2_call_of()), noted then.
+ */
 static void rec_note_addresses(struct recording *r,
 			       const struct ispot_record *rec)
 {
 	const uint64_t *frames = (const uint64_t *)(rec + 1);
 	uint64_t i, n;
 
-	struct names_last *l = &r->last[rec2_slot_of(rec->tid)];
-
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
 		for (i = 0; i < 3; i++)
-			if (rec->data[i] != l->data[i]) {
-				names_or(r, rec->data[i], NAME_AS_IS);
-				l->data[i] = rec->data[i];
-			}
+			names_or(r, rec->data[i], NAME_AS_IS);
 		/* fall through */
 	case ISPOT_REC_EXIT:
-		if (rec->ip != l->ip) {
-			names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
-			l->ip = rec->ip;
-		}
+		names_or(r, rec->ip, NAME_AS_IS | NAME_RETURN);
 		break;
 	case ISPOT_REC_STACK:
 		n = rec->data[0];
@@ -246,19 +276,46 @@ static void rec_note_addresses(struct recording *r,
 	}
 }
 
-static void rec_record(struct recording *r, const struct ispot_record *rec)
+/*
+ * A record that is not SMALL, or one that reaches the chunk's flush or
+ * --max-size: @n bytes of it already written SMALL, or none.
+ */
+static __attribute__((noinline)) void
+rec_record_other(struct recording *r, const struct ispot_record *rec,
+		 size_t n)
 {
-	unsigned char *p;
+	bool small = n;
 
 	/* Never from the drain (drain_record_ok()); and past the room. */
-	if (!rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
+	if (!r->taking || !rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
 		return;
-	p = rec_room(r);
-	if (!p || !rec_keep(r, rec2_put_record(&r->st, p, rec)))
+	if (!small)
+		n = rec2_put_other(&r->st, r->ev.p + r->ev.len, rec);
+	if (!rec_keep(r, n))
 		return;
 	r->records++;
 	r->last_ts = rec->ts_ns;
-	rec_note_addresses(r, rec);
+	if (!small)
+		rec_note_addresses(r, rec);
+}
+
+/*
+ * Most records are SMALL and kept with one compare: in line, with no call
+ * on their way, so that they save no registers (the rest, out of line).
+ */
+static inline void rec_record(struct recording *r,
+			      const struct ispot_record *rec)
+{
+	size_t n;
+
+	if (!r->taking)
+		return;
+	n = rec2_put_if_small(&r->st, r->ev.p + r->ev.len, rec);
+	if (!n || r->ev.len + n > r->ev_fast)
+		return rec_record_other(r, rec, n);
+	r->ev.len += n;
+	r->records++;
+	r->last_ts = rec->ts_ns;
 }
 
 /* An input other than a record, as rec_payload() lays it out. */
@@ -271,13 +328,20 @@ static void rec_payload_event(struct recording *r,
 		rec_keep(r, rec2_put_input(p, in));
 }
 
+/* Any input but a record: out of line, as rec_record() (its comment). */
+static __attribute__((noinline)) void
+rec_input_other(struct recording *r, const struct session_input *in)
+{
+	/* A frame's answer is recording_frame()'s, which keeps it once. */
+	if (in->type != INPUT_FRAME && rec_payload(in->type).a)
+		rec_payload_event(r, in);
+}
+
 void recording_input(struct recording *r, const struct session_input *in)
 {
-	if (in->type == INPUT_RECORD)
-		rec_record(r, in->rec);
-	/* A frame's answer is recording_frame()'s, which keeps it once. */
-	else if (in->type != INPUT_FRAME && rec_payload(in->type).a)
-		rec_payload_event(r, in);
+	if (in->type != INPUT_RECORD)
+		return rec_input_other(r, in);
+	rec_record(r, in->rec);
 }
 
 /* Only a new address, or a new answer for one, is an event. */

@@ -21,10 +21,14 @@ static long replay_read(struct record_source *src, uint64_t horizon,
 
 	/* A recording holds only what was drained: no horizon holds it. */
 	(void)horizon;
-	while ((n = recording_next(s->rf, &s->cur, &in)) > 0) {
+	while ((n = recording_next_records(s->rf, &s->cur, &in)) > 0) {
 		if (in.type == INPUT_FRAME)
 			continue;
-		if (in.type == INPUT_RECORD) {
+		if (in.type == INPUT_RECORDS) {
+			records += in.nr;
+			if (in.a > s->last_ts)
+				s->last_ts = in.a;
+		} else if (in.type == INPUT_RECORD) {
 			records++;
 			if (in.rec->ts_ns > s->last_ts)
 				s->last_ts = in.rec->ts_ns;

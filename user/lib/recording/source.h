@@ -27,12 +27,19 @@ enum session_input_type {
 	INPUT_THREAD_EXIT,	/* @tid alive at @a, gone at @b */
 	INPUT_TRAMPOLINE,	/* [@a, @b): pairer_set_trampoline */
 	INPUT_FRAME,		/* a recording's: frame @a is code if @b */
+	/*
+	 * Never in a file: a replay's run of @nr records at @rec, back to
+	 * back (each's slots after it), the latest time among them @a.
+	 * As many INPUT_RECORDs, in one call instead of one each.
+	 */
+	INPUT_RECORDS = 16,
 };
 
 struct session_input {
 	uint8_t type;			/* enum session_input_type */
 	const struct ispot_record *rec;
 	uint32_t tid;
+	uint32_t nr;			/* INPUT_RECORDS */
 	uint64_t a, b;
 };
 

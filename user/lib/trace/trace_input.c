@@ -12,6 +12,26 @@
 #include "util/array.h"
 #include "util/errors.h"
 
+/* One record, to every consumer. */
+static inline void trace_record(struct trace *t, const struct session_input *in)
+{
+	if (t->out.perfetto)
+		perfetto_record(t->out.perfetto, in->rec);
+	pipeline_record(t->pipe, in->rec);
+	if (t->out.rec)
+		recording_input(t->out.rec, in);
+}
+
+/* A replay's run of records, each as an INPUT_RECORD would go. */
+static void trace_records(struct trace *t, const struct session_input *run)
+{
+	struct session_input in = { .type = INPUT_RECORD, .rec = run->rec };
+	uint32_t i;
+
+	for (i = 0; i < run->nr; i++, in.rec += in.rec->nslots)
+		trace_record(t, &in);
+}
+
 void trace_input(void *ctx, const struct session_input *in)
 {
 	struct trace *t = ctx;
@@ -19,10 +39,11 @@ void trace_input(void *ctx, const struct session_input *in)
 
 	switch (in->type) {
 	case INPUT_RECORD:
-		if (pf)
-			perfetto_record(pf, in->rec);
-		pipeline_record(t->pipe, in->rec);
-		break;
+		trace_record(t, in);
+		return;
+	case INPUT_RECORDS:
+		trace_records(t, in);
+		return;
 	case INPUT_THREAD_SEEN:
 		pipeline_thread_seen(t->pipe, in->tid, in->a);
 		break;
