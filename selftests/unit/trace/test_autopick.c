@@ -96,6 +96,45 @@ static void reap(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/*
+ * The user call chains come with the samples, the kernel's context
+ * markers left out: nine in ten of the busy child's start in the hot loop
+ * (what follows depends on frame pointers, which this test is not built
+ * with, so the chains differ and only their first frame is checked).
+ */
+TEST(samples_keep_their_call_chains)
+{
+	struct sampler_result r;
+	char err[ERRLEN] = "";
+	uint64_t in_hot = 0, total = 0;
+	size_t i;
+	pid_t pid;
+	int ret;
+
+	skip_without_perf();
+	if (under_valgrind())
+		SKIP("under valgrind");
+	pid = child(autopick_test_hot);
+	ret = sampler_run(pid, 300 * 1000 * 1000ull, &r, NULL, NULL, err,
+			  sizeof(err));
+	reap(pid);
+	ASSERT_EQ(ret, 0);
+	ASSERT_GT(r.nr_stacks, 0);
+	for (i = 0; i < r.nr_stacks; i++) {
+		const struct sampler_stack *st = &r.stacks[i];
+
+		ASSERT_GE(st->nr, 1);
+		ASSERT_LE(st->nr, SAMPLER_MAX_FRAMES);
+		total += st->count;
+		in_hot += st->frames[0] >= (uintptr_t)autopick_test_hot &&
+			  st->frames[0] < (uintptr_t)autopick_test_hot + 64 ?
+			  st->count : 0;
+	}
+	EXPECT_EQ(total, r.samples);
+	EXPECT_GT(in_hot * 10, r.samples * 9);
+	sampler_result_free(&r);
+}
+
 static void idle(void)
 {
 	pause();

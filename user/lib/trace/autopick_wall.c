@@ -31,7 +31,7 @@ static const char *const runtime_prefix[] = {
 	"ld-", "libm.so", "libdl",
 };
 
-static bool runtime_object(const char *obj)
+bool autopick_runtime_object(const char *obj)
 {
 	const char *base = strrchr(obj, '/');
 	size_t i;
@@ -58,6 +58,36 @@ static uint64_t candidate(const struct wallprof_sample *s, uint32_t i)
 	return UINT64_MAX;
 }
 
+size_t autopick_wall_path(struct elf_symbolizer *sz,
+			  const struct wallprof_sample *s,
+			  struct elf_addr_info *out, size_t max)
+{
+	bool words = true;	/* still reading the raw words */
+	uint64_t addr;
+	size_t n = 0;
+	uint32_t i;
+
+	for (i = 0; n < max && (addr = candidate(s, i)) != UINT64_MAX; i++) {
+		bool a_word = i > 0 && i <= s->nwords;
+
+		if (a_word && !words)
+			continue;
+		if (!addr || elf_symbolize(sz, addr, &out[n], NULL, 0) ||
+		    !autopick_probeable(&out[n]))
+			continue;
+		/*
+		 * The words end at the program's first frame, or at once if
+		 * the thread waits in the program's own code: from there the
+		 * frame-pointer walk goes on.
+		 */
+		if ((a_word || i == 0) &&
+		    !autopick_runtime_object(out[n].obj))
+			words = false;
+		n++;
+	}
+	return n;
+}
+
 struct wall_ends {
 	struct elf_addr_info wait, prog;
 	bool has_wait, has_prog;
@@ -67,28 +97,25 @@ struct wall_ends {
 static void wall_ends(struct elf_symbolizer *sz,
 		      const struct wallprof_sample *s, struct wall_ends *e)
 {
-	struct elf_addr_info info;
-	uint64_t addr;
-	uint32_t i;
+	struct elf_addr_info path[16];
+	size_t n = autopick_wall_path(sz, s, path, 16), i;
 
 	memset(e, 0, sizeof(*e));
-	for (i = 0; (addr = candidate(s, i)) != UINT64_MAX; i++) {
-		if (!addr || elf_symbolize(sz, addr, &info, NULL, 0) ||
-		    !autopick_probeable(&info))
-			continue;
-		if (!runtime_object(info.obj)) {
-			if (!e->has_wait) {
-				/* The program waits in its own code. */
-				e->wait = info;
-				e->has_wait = true;
-			} else {
-				e->prog = info;
-				e->has_prog = true;
-			}
+	if (!n)
+		return;
+	e->has_wait = true;
+	e->wait = path[0];
+	if (!autopick_runtime_object(path[0].obj)) {
+		/* The program waits in its own code; its caller is no end. */
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		if (!autopick_runtime_object(path[i].obj)) {
+			e->prog = path[i];
+			e->has_prog = true;
 			return;
 		}
-		e->wait = info;
-		e->has_wait = true;
+		e->wait = path[i];
 	}
 }
 

@@ -69,9 +69,48 @@ int sampler_add(struct sampler_result *r, uint64_t ip, uint64_t n)
 	return 0;
 }
 
+static uint64_t stack_hash(const uint64_t *frames, uint32_t nr)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ nr;
+	uint32_t i;
+
+	for (i = 0; i < nr; i++)
+		h = hash_u64(h ^ frames[i]);
+	return h;
+}
+
+int sampler_add_stack(struct sampler_result *r, const uint64_t *frames,
+		      uint32_t nr)
+{
+	uint64_t h, idx;
+	struct sampler_stack *s;
+
+	if (nr > SAMPLER_MAX_FRAMES)
+		nr = SAMPLER_MAX_FRAMES;
+	h = stack_hash(frames, nr);
+	if (hashmap_find(&r->stack_map, h, &idx)) {
+		s = &r->stacks[idx];
+		/* A 64-bit hash's collision: the chain goes uncounted. */
+		if (s->nr == nr &&
+		    !memcmp(s->frames, frames, nr * sizeof(*frames)))
+			s->count++;
+		return 0;
+	}
+	if (ARRAY_RESERVE(r->stacks, r->cap_stacks, r->nr_stacks + 1) ||
+	    hashmap_insert(&r->stack_map, h, r->nr_stacks))
+		return -ENOMEM;
+	s = &r->stacks[r->nr_stacks++];
+	s->nr = nr;
+	memcpy(s->frames, frames, nr * sizeof(*frames));
+	s->count = 1;
+	return 0;
+}
+
 void sampler_result_free(struct sampler_result *r)
 {
 	free(r->ips);
+	free(r->stacks);
+	hashmap_free(&r->stack_map);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -118,9 +157,11 @@ static int sampler_open(struct sampler *s, uint32_t tid, char *err,
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_CPU_CLOCK,
 		.sample_period = SAMPLER_PERIOD_NS,
-		.sample_type = PERF_SAMPLE_IP,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
+		.exclude_callchain_kernel = 1,
+		.sample_max_stack = SAMPLER_MAX_FRAMES,
 	};
 	size_t len = (1 + SAMPLER_DATA_PAGES) * s->page;
 	struct sampler_event *e;
@@ -177,6 +218,26 @@ static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 	return 0;
 }
 
+/*
+ * A sample's call chain (@rec: ip, nr, then nr addresses, @words of it
+ * read): the user addresses, the kernel's context markers left out; the
+ * IP alone when there is none.
+ */
+static int sampler_take_chain(struct sampler_result *r, const uint64_t *rec,
+			      size_t words)
+{
+	uint64_t frames[SAMPLER_MAX_FRAMES];
+	uint32_t n = 0;
+	size_t i, end = words >= 2 && rec[1] < words - 2 ? 2 + rec[1] : words;
+
+	for (i = 2; i < end && n < SAMPLER_MAX_FRAMES; i++)
+		if (rec[i] < PERF_CONTEXT_MAX)
+			frames[n++] = rec[i];
+	if (!n)
+		frames[n++] = rec[0];
+	return sampler_add_stack(r, frames, n);
+}
+
 /* Take what the kernel wrote into @e's ring, and hand the space back. */
 static int sampler_read(struct sampler *s, struct sampler_event *e)
 {
@@ -189,7 +250,8 @@ static int sampler_read(struct sampler *s, struct sampler_event *e)
 
 	while (tail + sizeof(struct perf_event_header) <= head) {
 		struct perf_event_header h;
-		uint64_t rec[3] = { 0 };
+		/* ip, nr, and a chain with room for its context markers */
+		uint64_t rec[2 + 2 * SAMPLER_MAX_FRAMES] = { 0 };
 		size_t i, n;
 
 		for (i = 0; i < sizeof(h); i++)
@@ -206,6 +268,8 @@ static int sampler_read(struct sampler *s, struct sampler_event *e)
 		    PERF_RECORD_MISC_USER) {
 			if (!ret)
 				ret = sampler_add(s->r, rec[0], 1);
+			if (!ret)
+				ret = sampler_take_chain(s->r, rec, n / 8);
 			s->r->samples++;
 		} else if (h.type == PERF_RECORD_LOST && n >= 16) {
 			s->r->lost += rec[1];

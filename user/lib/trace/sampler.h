@@ -8,16 +8,21 @@
  * event needs no CPU list and no perf_event_paranoid below 2 for one's own
  * processes.  /proc/PID/task is rescanned while sampling, so threads the
  * target starts meanwhile are sampled too (a command `run` just started
- * creates its workers after the sampling began).  Only the IP is taken:
- * the functions worth timing are the ones the CPU is found in, as perf's
- * "self" column shows, and no stack needs walking.
+ * creates its workers after the sampling began).  The choice counts each
+ * sample for the function its IP is in, as perf's "self" column does;
+ * the user call chain the kernel walks with frame pointers is kept too,
+ * per distinct stack, for the wall-clock profile's folded stacks
+ * (wall_folded.h).
  */
 #ifndef ISPOT_SAMPLER_H
 #define ISPOT_SAMPLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "util/hashmap.h"
 
 /* 1 kHz per thread: 2,000 samples per busy thread in the default 2 s. */
 #define SAMPLER_PERIOD_NS	(1000 * 1000ull)
@@ -27,9 +32,22 @@ struct sampler_ip {
 	uint64_t count;
 };
 
+/* Frames of a sample's user call chain kept, at most. */
+#define SAMPLER_MAX_FRAMES	32
+
+/* One distinct call chain: frames[0] the IP, then return addresses. */
+struct sampler_stack {
+	uint32_t nr;
+	uint64_t frames[SAMPLER_MAX_FRAMES];
+	uint64_t count;
+};
+
 struct sampler_result {
 	struct sampler_ip *ips;	/* distinct IPs, sorted by ip */
 	size_t nr_ips, cap_ips;
+	struct sampler_stack *stacks;	/* distinct call chains */
+	size_t nr_stacks, cap_stacks;
+	struct hashmap stack_map;	/* chain's hash -> index */
 	uint64_t samples;	/* taken, in user space */
 	uint64_t lost;		/* the kernel's PERF_RECORD_LOST counts */
 	uint32_t threads;	/* threads sampled */
@@ -55,5 +73,8 @@ void sampler_result_free(struct sampler_result *r);
 
 /* Count @n samples at @ip (sampler_run()'s own accumulator; for tests). */
 int sampler_add(struct sampler_result *r, uint64_t ip, uint64_t n);
+/* Count a sample of the call chain @frames[0..@nr) (the same, for it). */
+int sampler_add_stack(struct sampler_result *r, const uint64_t *frames,
+		      uint32_t nr);
 
 #endif /* ISPOT_SAMPLER_H */
