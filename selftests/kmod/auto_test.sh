@@ -51,7 +51,9 @@ t_usage() {
 	run_status 2 ispotctl run --auto=0 -- "$lock" &&
 		one_line_err "auto=0" &&
 	run_status 2 ispotctl attach --pid 1 --auto --auto-time never &&
-		one_line_err "auto-time"
+		one_line_err "auto-time" &&
+	run_status 2 ispotctl attach --pid 1 --func f \
+		--wall-folded "$tmp/w" && one_line_err "add --auto"
 }
 tap_check "auto_usage_errors_exit_2" t_usage
 
@@ -61,14 +63,24 @@ tap_check "auto_usage_errors_exit_2" t_usage
 # pthread_cond_wait(), which the C library calls without frame pointers;
 # the on-CPU samples alone never name it.  Its pick says why.
 t_waits() {
-	run_status 0 ispotctl run --auto=3 --auto-time 2s -- "$turns" \
-		--threads 4 --delay-us 2000 --iterations 600 || return 1
+	run_status 0 ispotctl run --auto=3 --auto-time 2s \
+		--wall-folded "$tmp/wall.folded" -- "$turns" \
+		--threads 4 --delay-us 2000 --iterations 1500 || return 1
 	sed -n '/^auto:/,/^[^ ]/p' "$tmp/err" | sed 's/^/# /'
 	grep -q "^auto: .*off CPU [0-9.]*s waiting (futex" \
 		"$tmp/err" &&
 		grep -q "^ *[0-9.]*%  wait_turn (cond_turns): .*waiting (futex).*waiting in pthread_cond_wait" \
 			"$tmp/err" ||
 		{ sed 's/^/# stderr: /' "$tmp/err"; return 1; }
+	# The same profile as folded stacks: the waits under wait_turn(),
+	# and the CPU's samples (under worker(): compute's busy wait is in
+	# the vdso and libc, which keep no frame pointer, so the walk skips
+	# compute itself, as perf's does).
+	awk '{ print $NF "\t" $0 }' "$tmp/wall.folded" | sort -n -r |
+		head -n 4 | cut -f2- | sed 's/^/# folded: /'
+	grep -q "\(^\|;\)wait_turn;pthread_cond_wait;.*\[off cpu: futex\] [0-9]*$" \
+		"$tmp/wall.folded" &&
+		grep -q "worker;.*\[on cpu\] [0-9]*$" "$tmp/wall.folded"
 }
 tap_check "auto_picks_the_function_that_waits" t_waits
 

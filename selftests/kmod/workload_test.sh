@@ -38,9 +38,12 @@ evidence() { fields "$1" "$2" workload_evidence; }
 # under 0.5): on a loaded host the emulator's stalls stretch each call in
 # proportion to its length and can outweigh the work itself (design.rst,
 # "Workload-dependent functions").  The figures are in the log.
+# Both tries stall-dominated: $stalled is 1, and the host was too busy
+# for a keyed run to show what keying removes.
 traced() {
 	out=$1
 	shift
+	stalled=0
 	for attempt in 1 2; do
 		ispotctl run --json -o "$out" "$@" -- "$sample" $args \
 			>/dev/null || return 1
@@ -48,6 +51,7 @@ traced() {
 		lt "${cut:-0}" 0.5 || return 0
 		echo "# run $attempt: work's key_loss_cut $cut, stalls dominated"
 	done
+	stalled=1
 }
 
 t_flagged() {
@@ -86,12 +90,25 @@ t_auto() {
 	keyed=$(field "$tmp/auto.json" work sci)
 	echo "# work: sci unkeyed $plain, with --key work=auto $keyed" \
 	     "(key '$(field "$tmp/auto.json" work key)')"
+	# A key is chosen by the loss it removes; stalls left none to see.
+	[ "$stalled" = 0 ] || return 4
 	[ "$(field "$tmp/auto.json" work key)" = arg0:log2 ] &&
 	[ "$(field "$tmp/auto.json" work key_auto)" = true ] &&
 	[ "$(field "$tmp/auto.json" work nr_keys)" = 7 ] &&
 	lt "$keyed" "$(awk -v p="$plain" 'BEGIN { print p / 2 }')"
 }
-tap_timing "auto_keys_work_and_its_sci_falls" t_auto
+if [ "${ISPOT_VM_KERNEL:-}" = debug ]; then
+	tap_timing "auto_keys_work_and_its_sci_falls" t_auto
+else
+	t_auto
+	case $? in
+	0) tap_ok "auto_keys_work_and_its_sci_falls" ;;
+	4) tap_skip "auto_keys_work_and_its_sci_falls" "host busy: the\
+ emulator's stalls outweighed work's own time in both tries\
+ (key_loss_cut under 0.5)" ;;
+	*) tap_not_ok "auto_keys_work_and_its_sci_falls" ;;
+	esac
+fi
 
 t_auto_text() {
 	for attempt in 1 2; do

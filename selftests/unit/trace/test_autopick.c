@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "trace/autopick.h"
+#include "trace/wall_folded.h"
 #include "elf_fixtures.h"
 
 static volatile unsigned long sink;
@@ -157,7 +158,7 @@ TEST(busy_child_hot_function_is_picked)
 	if (under_valgrind())
 		SKIP("under valgrind");
 	pid = child(autopick_test_hot);
-	ret = autopick_sample(pid, 400 * 1000 * 1000ull, 0, &a, err,
+	ret = autopick_sample(pid, 400 * 1000 * 1000ull, 0, NULL, &a, err,
 			      sizeof(err));
 	reap(pid);
 	ASSERT_EQ(ret, 0);
@@ -183,7 +184,7 @@ TEST(idle_child_is_an_error_that_says_what_to_do)
 
 	skip_without_perf();
 	pid = child(idle);
-	ret = autopick_sample(pid, 200 * 1000 * 1000ull, 0, &a, err,
+	ret = autopick_sample(pid, 200 * 1000 * 1000ull, 0, NULL, &a, err,
 			      sizeof(err));
 	reap(pid);
 	printf("# %s\n", err);
@@ -204,7 +205,7 @@ TEST(child_exiting_while_sampled_is_an_error)
 
 	skip_without_perf();
 	pid = child(brief);
-	ret = autopick_sample(pid, 2000 * 1000 * 1000ull, 0, &a, err,
+	ret = autopick_sample(pid, 2000 * 1000 * 1000ull, 0, NULL, &a, err,
 			      sizeof(err));
 	reap(pid);
 	printf("# %s\n", err);
@@ -227,7 +228,7 @@ TEST(no_such_process)
 
 	pid = child(brief);
 	reap(pid);
-	EXPECT_EQ(autopick_sample(pid, 1000000, 0, &a, err, sizeof(err)),
+	EXPECT_EQ(autopick_sample(pid, 1000000, 0, NULL, &a, err, sizeof(err)),
 		  -ESRCH);
 	EXPECT_TRUE(strstr(err, "exited"));
 	autopick_free(&a);
@@ -377,6 +378,51 @@ TEST(off_cpu_waits_are_picked_by_wall_time)
 	ASSERT_EQ(a.nr, 1);
 	EXPECT_STREQ(a.funcs[0].sym.name, "autopick_test_hot");
 	autopick_free(&a);
+	wallprof_free(&wp);
+	sampler_result_free(&r);
+}
+
+/*
+ * The wall-clock profile as folded lines, outermost frame first and the
+ * last frame saying where the time went, in microseconds: 100 cpu-clock
+ * samples of hot called from the waiter, 300 ms of futex waits of the
+ * waiter in syscall(), and a second of idle sleep of cold; sorted by
+ * stack.
+ */
+TEST(wall_profile_as_folded_lines)
+{
+	const uint64_t chain[] = { (uintptr_t)autopick_test_hot + 4,
+				   (uintptr_t)autopick_test_waiter + 9 };
+	struct elf_symbolizer *sz;
+	struct sampler_result r;
+	struct wallprof wp;
+	char err[ERRLEN] = "", *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(sampler_add_stack(&r, chain, 2), 0);
+	wallprof_init(&wp);
+	off_sample(&wp, WALL_FUTEX, 300, (uintptr_t)autopick_test_waiter);
+	off_sample(&wp, WALL_SLEEP, 1000, (uintptr_t)autopick_test_cold);
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	f = open_memstream(&text, &len);
+	ASSERT_TRUE(f);
+	ASSERT_EQ(wall_folded_write(f, sz, &r, &wp), 0);
+	fclose(f);
+	TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "autopick_test_cold;syscall;"
+			   "[off cpu: sleep] 1000000\n"));
+	EXPECT_TRUE(strstr(text, "autopick_test_waiter;autopick_test_hot;"
+			   "[on cpu] 100000\n"));
+	EXPECT_TRUE(strstr(text, "autopick_test_waiter;syscall;"
+			   "[off cpu: futex] 300000\n"));
+	EXPECT_TRUE(strstr(text, "[off cpu: sleep]") <
+		    strstr(text, "[on cpu]"));
+	free(text);
+	elf_symbolizer_free(sz);
 	wallprof_free(&wp);
 	sampler_result_free(&r);
 }

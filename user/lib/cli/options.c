@@ -119,6 +119,7 @@ static const struct slot slots[OPT_NR] = {
 	[OPT_PID] = AS_PID(pid),
 	[OPT_SYNC] = AS_FLAG(sync),
 	[OPT_AUTO_TIME] = AS_U64(auto_time_ns),
+	[OPT_WALL_FOLDED] = AS_TEXT(wall_folded),
 	[OPT_SAMPLE] = AS_U32(sample),
 	[OPT_STACK_PERIOD] = AS_U32(stack_period),
 	[OPT_DURATION] = AS_U64(duration_ns),
@@ -247,6 +248,9 @@ static int trace_opts_check(const struct opt_src *src, struct trace_opts *o,
 			return opt_error(src, "--key '%s=shape' needs every "
 					 "call recorded: drop --sample",
 					 o->keys[i].func);
+	if (o->wall_folded && !o->auto_pick)
+		return opt_error(src, "--wall-folded writes what --auto "
+				 "samples: add --auto");
 	if (!o->nr_funcs && !o->nr_blocks && !o->sync && !o->auto_pick)
 		return opt_error(src, "nothing to trace: give --func SPEC "
 				 "(e.g. --func 'worker_*'), --block or --auto");

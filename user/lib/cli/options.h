@@ -50,6 +50,7 @@ struct trace_opts {
 	bool auto_pick;			/* --auto[=N]: sample, then choose */
 	uint32_t auto_top;		/* N of --auto=N, 0: the 1% rule */
 	uint64_t auto_time_ns;		/* --auto-time: how long to sample */
+	const char *wall_folded;	/* --wall-folded FILE, with --auto */
 	uint32_t sample;		/* --sample N: 1 in N, 0 = all */
 	uint32_t stack_period;		/* --stack-period N, 0 = module's; */
 					/* ispotctl: OPT_DEFAULT_STACK_PERIOD */

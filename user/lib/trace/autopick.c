@@ -7,6 +7,8 @@
 
 #include "trace/autopick_internal.h"
 #include "trace/offprof.h"
+#include "trace/wall_folded.h"
+#include "util/afile.h"
 #include "util/array.h"
 
 /* x86's LOCK prefix: uprobes refuse to single-step such an instruction. */
@@ -247,8 +249,31 @@ static uint64_t counted_off_ns(const struct wallprof *wp)
 	return ns;
 }
 
+/* --wall-folded: the profile sampled, written whole or not at all. */
+static int write_folded(const char *path, struct elf_symbolizer *sz,
+			const struct sampler_result *r,
+			const struct wallprof *wp, char *err, size_t errlen)
+{
+	struct afile af;
+	int ret = afile_open(&af, path);
+
+	if (!ret) {
+		ret = wall_folded_write(af.f, sz, r, wp);
+		if (ret)
+			afile_abort(&af);
+		else
+			ret = afile_commit(&af);
+	}
+	if (ret)
+		snprintf(err, errlen, "cannot write the wall-clock profile to "
+			 "%s (%s): give --wall-folded a writable path", path,
+			 strerror(-ret));
+	return ret;
+}
+
 int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
-		    struct autopick *a, char *err, size_t errlen)
+		    const char *folded, struct autopick *a, char *err,
+		    size_t errlen)
 {
 	struct elf_symbolizer *sz;
 	struct sampler_result r;
@@ -274,6 +299,9 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	}
 	if (!ret && sz && (r.samples || (off && counted_off_ns(&op.wp))))
 		ret = choose_named(sz, &r, off ? &op.wp : NULL, top, a, err,
+				   errlen);
+	if (!ret && sz && folded)
+		ret = write_folded(folded, sz, &r, off ? &op.wp : NULL, err,
 				   errlen);
 	a->offcpu = off;
 	if (!off)
@@ -373,7 +401,7 @@ void autopick_print(FILE *f, pid_t pid, const struct autopick *a)
 		fprintf(f, "  %5.1f%%  in code no probe can time (vdso, PLT, "
 			"no symbol)\n",
 			100.0 * a->unprobeable * SAMPLER_PERIOD_NS / wall);
-	if (a->off_unnamed_ns)
+	if (a->off_unnamed_ns * 1000 >= a->wall_ns && a->off_unnamed_ns)
 		fprintf(f, "  %5.1f%%  waiting where no function is named "
 			"(stacks cut short)\n", 100.0 * a->off_unnamed_ns / wall);
 }

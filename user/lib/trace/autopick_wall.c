@@ -62,7 +62,7 @@ size_t autopick_wall_path(struct elf_symbolizer *sz,
 			  const struct wallprof_sample *s,
 			  struct elf_addr_info *out, size_t max)
 {
-	bool words = true;	/* still reading the raw words */
+	bool program = false;	/* the program's first frame was found */
 	uint64_t addr;
 	size_t n = 0;
 	uint32_t i;
@@ -70,19 +70,25 @@ size_t autopick_wall_path(struct elf_symbolizer *sz,
 	for (i = 0; n < max && (addr = candidate(s, i)) != UINT64_MAX; i++) {
 		bool a_word = i > 0 && i <= s->nwords;
 
-		if (a_word && !words)
-			continue;
 		if (!addr || elf_symbolize(sz, addr, &out[n], NULL, 0) ||
 		    !autopick_probeable(&out[n]))
 			continue;
 		/*
-		 * The words end at the program's first frame, or at once if
-		 * the thread waits in the program's own code: from there the
-		 * frame-pointer walk goes on.
+		 * Past the program's first frame, the words' runtime
+		 * addresses are stale ones, left by calls that returned; its
+		 * own frames go on (a stack scan, where the C library's
+		 * missing frame pointer left the walk lost).
 		 */
-		if ((a_word || i == 0) &&
-		    !autopick_runtime_object(out[n].obj))
-			words = false;
+		if (a_word && program &&
+		    autopick_runtime_object(out[n].obj))
+			continue;
+		if (!autopick_runtime_object(out[n].obj))
+			program = true;
+		/* The walk often starts where the scan ended. */
+		if (n && out[n].vaddr - out[n].sym_off ==
+			 out[n - 1].vaddr - out[n - 1].sym_off &&
+		    !strcmp(out[n].obj, out[n - 1].obj))
+			continue;
 		n++;
 	}
 	return n;

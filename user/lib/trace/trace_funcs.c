@@ -164,7 +164,7 @@ static int trace_auto(struct trace *t, pid_t pid)
 	int ret;
 
 	ret = autopick_sample(pid, t->opts->auto_time_ns, t->opts->auto_top,
-			      &a, err, sizeof(err));
+			      t->opts->wall_folded, &a, err, sizeof(err));
 	if (ret) {
 		ispot_error("%s", err);
 		autopick_free(&a);

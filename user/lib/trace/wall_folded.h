@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `--auto`'s wall-clock profile as folded stacks, the input of
+ * flamegraph.pl, inferno and speedscope: one line per distinct stack,
+ * outermost frame first, frames joined by ';', then a space and the
+ * microseconds it stands for.  The last frame says where the time went:
+ * "[on cpu]" for the cpu-clock samples (1 ms each), or "[off cpu: KIND]"
+ * (futex, io, runq, sleep) for the off-CPU stacks' shares
+ * (analysis/wallprof.h), idle sleeps included: a flame graph of it shows
+ * where every thread's time went, where the loss-weighted `--folded`
+ * shows where the interference was.
+ *
+ * Frames are named as the reports name them; an address no function
+ * covers is OBJ+0xOFF, or [unknown]; a ';' in a name becomes ','.
+ */
+#ifndef ISPOT_WALL_FOLDED_H
+#define ISPOT_WALL_FOLDED_H
+
+#include <stdio.h>
+
+#include "analysis/wallprof.h"
+#include "elf/elf.h"
+#include "trace/sampler.h"
+
+/* 0, or -ENOMEM / -EIO (a write error). */
+int wall_folded_write(FILE *f, struct elf_symbolizer *sz,
+		      const struct sampler_result *r,
+		      const struct wallprof *wp);
+
+#endif /* ISPOT_WALL_FOLDED_H */
