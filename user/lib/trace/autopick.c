@@ -8,6 +8,7 @@
 #include "trace/autopick_internal.h"
 #include "trace/offprof.h"
 #include "trace/wall_folded.h"
+#include "trace/wall_path.h"
 #include "util/afile.h"
 #include "util/array.h"
 
@@ -22,12 +23,6 @@ static int group_cmp(const void *a, const void *b)
 	if (wx != wy)
 		return wx < wy ? 1 : -1;
 	return strcmp(x->name, y->name);
-}
-
-bool autopick_probeable(const struct elf_addr_info *info)
-{
-	/* An IFUNC symbol's code is its resolver, which runs once. */
-	return info->kind == ELF_ADDR_SYMBOL && info->sym_type == STT_FUNC;
 }
 
 uint64_t autopick_group_ns(const struct ap_group *g)
@@ -77,7 +72,7 @@ static int group_samples(struct elf_symbolizer *sz,
 		struct elf_addr_info info;
 
 		if (elf_symbolize(sz, r->ips[i].ip, &info, NULL, 0) ||
-		    !autopick_probeable(&info)) {
+		    !wall_probeable(&info)) {
 			*unprobeable += r->ips[i].count;
 			continue;
 		}

@@ -26,18 +26,6 @@ struct ap_groups {
 	size_t n, cap;
 };
 
-/* Whether @obj is the C or C++ runtime's or the loader's. */
-bool autopick_runtime_object(const char *obj);
-/*
- * @s's stack as named functions, innermost first, at most @max: the one
- * it waits in, the runtime's frames and the program's first from the raw
- * words, then the frame-pointer walk (autopick_wall.c).  Their count.
- */
-size_t autopick_wall_path(struct elf_symbolizer *sz,
-			  const struct wallprof_sample *s,
-			  struct elf_addr_info *out, size_t max);
-/* Whether @info names a function a probe can sit on at all. */
-bool autopick_probeable(const struct elf_addr_info *info);
 /* @info's group, made if new; NULL when out of memory. */
 struct ap_group *autopick_group(struct ap_groups *gs,
 				const struct elf_addr_info *info);

@@ -2,97 +2,17 @@
 /*
  * --auto's off-CPU evidence: each sampled off-CPU stack's time, for the
  * function the thread waits in and for the program's function on the way
- * there (autopick.h says why both).
- *
- * Finding them.  The stack is the module's (abi.rst, "Off-CPU stacks"):
- * the user ip where the thread entered the kernel, a frame-pointer walk,
- * and the first words of the stack.  The C library is built without frame
- * pointers, so the walk from inside it skips its caller; the raw words
- * still hold the return addresses of the calls that led there, innermost
- * first.  So the candidates are read in that order: the ip, then the
- * words, then the walk's frames.  The last runtime function before the
- * first of the program's is the one the program called to wait
- * (pthread_cond_wait, not the futex wrapper inside it); the program's is
- * where it waits from.  A return address is looked up one byte back, in
- * the call instruction, as unwinders do: a call that ends its function
- * returns to the next one.  Raw words may hold stale addresses too (a
- * pointer to code stored on the stack); only those that fall in a
- * function a probe can time count, which keeps most of them out.
+ * there (autopick.h says why both).  The last runtime function before the
+ * first of the program's, on the stack's path (wall_path.h), is the one
+ * the program called to wait (pthread_cond_wait, not the futex wrapper
+ * inside it); the program's is where it waits from.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "trace/autopick_internal.h"
-
-/* Object base names of the C and C++ runtimes and the loader. */
-static const char *const runtime_prefix[] = {
-	"libc.so", "libc-", "libpthread", "libstdc++", "libgcc_s", "ld-linux",
-	"ld-", "libm.so", "libdl",
-};
-
-bool autopick_runtime_object(const char *obj)
-{
-	const char *base = strrchr(obj, '/');
-	size_t i;
-
-	base = base ? base + 1 : obj;
-	for (i = 0; i < sizeof(runtime_prefix) / sizeof(*runtime_prefix); i++)
-		if (!strncmp(base, runtime_prefix[i],
-			     strlen(runtime_prefix[i])))
-			return true;
-	return false;
-}
-
-/* Candidate @i of @s (autopick_wall's order), or 0 past the last. */
-static uint64_t candidate(const struct wallprof_sample *s, uint32_t i)
-{
-	if (i == 0)
-		return s->ip;
-	i--;
-	if (i < s->nwords)
-		return s->words[i] ? s->words[i] - 1 : 0;
-	i -= s->nwords;
-	if (i < s->nframes)
-		return s->frames[i] ? s->frames[i] - 1 : 0;
-	return UINT64_MAX;
-}
-
-size_t autopick_wall_path(struct elf_symbolizer *sz,
-			  const struct wallprof_sample *s,
-			  struct elf_addr_info *out, size_t max)
-{
-	bool program = false;	/* the program's first frame was found */
-	uint64_t addr;
-	size_t n = 0;
-	uint32_t i;
-
-	for (i = 0; n < max && (addr = candidate(s, i)) != UINT64_MAX; i++) {
-		bool a_word = i > 0 && i <= s->nwords;
-
-		if (!addr || elf_symbolize(sz, addr, &out[n], NULL, 0) ||
-		    !autopick_probeable(&out[n]))
-			continue;
-		/*
-		 * Past the program's first frame, the words' runtime
-		 * addresses are stale ones, left by calls that returned; its
-		 * own frames go on (a stack scan, where the C library's
-		 * missing frame pointer left the walk lost).
-		 */
-		if (a_word && program &&
-		    autopick_runtime_object(out[n].obj))
-			continue;
-		if (!autopick_runtime_object(out[n].obj))
-			program = true;
-		/* The walk often starts where the scan ended. */
-		if (n && out[n].vaddr - out[n].sym_off ==
-			 out[n - 1].vaddr - out[n - 1].sym_off &&
-		    !strcmp(out[n].obj, out[n - 1].obj))
-			continue;
-		n++;
-	}
-	return n;
-}
+#include "trace/wall_path.h"
 
 struct wall_ends {
 	struct elf_addr_info wait, prog;
@@ -104,19 +24,19 @@ static void wall_ends(struct elf_symbolizer *sz,
 		      const struct wallprof_sample *s, struct wall_ends *e)
 {
 	struct elf_addr_info path[16];
-	size_t n = autopick_wall_path(sz, s, path, 16), i;
+	size_t n = wall_path(sz, s, path, 16), i;
 
 	memset(e, 0, sizeof(*e));
 	if (!n)
 		return;
 	e->has_wait = true;
 	e->wait = path[0];
-	if (!autopick_runtime_object(path[0].obj)) {
+	if (!wall_runtime_object(path[0].obj)) {
 		/* The program waits in its own code; its caller is no end. */
 		return;
 	}
 	for (i = 1; i < n; i++) {
-		if (!autopick_runtime_object(path[i].obj)) {
+		if (!wall_runtime_object(path[i].obj)) {
 			e->prog = path[i];
 			e->has_prog = true;
 			return;

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/autopick_internal.h"
 #include "trace/wall_folded.h"
+#include "trace/wall_path.h"
 #include "util/array.h"
 #include "util/strindex.h"
 
@@ -119,7 +119,7 @@ static int folded_off_cpu(struct folded *fo, struct elf_symbolizer *sz,
 
 		if (s->off_ns < 1000)
 			continue;
-		n = autopick_wall_path(sz, s, path, SAMPLER_MAX_FRAMES);
+		n = wall_path(sz, s, path, SAMPLER_MAX_FRAMES);
 		for (j = 0; j < n; j++)
 			frame_name(&path[j], true, names[j], ELF_SYM_NAME_MAX);
 		if (!n)
