@@ -116,7 +116,10 @@ traced() {
 ran=1
 i=1
 while [ $i -le $rounds ]; do
-	untraced $i && traced $i || { ran=0; break; }
+	if ! untraced $i || ! traced $i; then
+		ran=0
+		break
+	fi
 	i=$((i + 1))
 done
 [ $ran = 1 ] && { untraced $i || ran=0; }
@@ -130,6 +133,8 @@ tap_check "sqlite3_step_has_a_gated_reference_in_every_traced_run" t_gated
 
 t_interf() {
 	[ $ran = 1 ] || return 1
+	[ "$(wc -l <"$tmp/gains")" = $((rounds + 1)) ] ||
+		{ echo "# an untraced run timed no insert"; return 1; }
 	gain=$(awk '{ s += $1; n++ } END { printf "%.3f\n", s / n }' \
 		"$tmp/gains")
 	awk -v g="$gain" -v m="$margin" '
