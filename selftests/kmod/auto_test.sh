@@ -63,8 +63,8 @@ tap_check "auto_usage_errors_exit_2" t_usage
 # pthread_cond_wait(), which the C library calls without frame pointers;
 # the on-CPU samples alone never name it.  Its pick says why.
 t_waits() {
-	run_status 0 ispotctl run --auto=3 --auto-time 2s \
-		--wall-folded "$tmp/wall.folded" -- "$turns" \
+	run_status 0 ispotctl run --auto=3 --auto-time 2s --json \
+		-o "$tmp/auto.json" --wall-folded "$tmp/wall.folded" -- "$turns" \
 		--threads 4 --delay-us 2000 --iterations 1500 || return 1
 	sed -n '/^auto:/,/^[^ ]/p' "$tmp/err" | sed 's/^/# /'
 	grep -q "^auto: .*off CPU [0-9.]*s waiting (futex" \
@@ -80,7 +80,12 @@ t_waits() {
 		head -n 4 | cut -f2- | sed 's/^/# folded: /'
 	grep -q "\(^\|;\)wait_turn;pthread_cond_wait;.*\[off cpu: futex\] [0-9]*$" \
 		"$tmp/wall.folded" &&
-		grep -q "worker;.*\[on cpu\] [0-9]*$" "$tmp/wall.folded"
+		grep -q "worker;.*\[on cpu\] [0-9]*$" "$tmp/wall.folded" &&
+		# And in the JSON report: the pick, why, and the stacks.
+		[ "$(json_get "$tmp/auto.json" \
+		     ".auto.picks[name=wait_turn].waiting_in")" = \
+		  pthread_cond_wait ] &&
+		json_get "$tmp/auto.json" .auto.stacks[0].stack | grep -q '\]$'
 }
 tap_check "auto_picks_the_function_that_waits" t_waits
 

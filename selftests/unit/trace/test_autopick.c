@@ -18,6 +18,8 @@
 
 #include "trace/autopick.h"
 #include "trace/wall_folded.h"
+#include "util/json.h"
+#include "util/json_read.h"
 #include "elf_fixtures.h"
 
 static volatile unsigned long sink;
@@ -395,6 +397,7 @@ TEST(wall_profile_as_folded_lines)
 				   (uintptr_t)autopick_test_waiter + 9 };
 	struct elf_symbolizer *sz;
 	struct sampler_result r;
+	struct wall_lines w;
 	struct wallprof wp;
 	char err[ERRLEN] = "", *text = NULL;
 	size_t len = 0, i;
@@ -408,10 +411,12 @@ TEST(wall_profile_as_folded_lines)
 	off_sample(&wp, WALL_SLEEP, 1000, (uintptr_t)autopick_test_cold);
 	sz = elf_symbolizer_new(0, err, sizeof(err));
 	ASSERT_TRUE(sz);
+	ASSERT_EQ(wall_folded_build(&w, sz, &r, &wp), 0);
 	f = open_memstream(&text, &len);
 	ASSERT_TRUE(f);
-	ASSERT_EQ(wall_folded_write(f, sz, &r, &wp), 0);
+	ASSERT_EQ(wall_folded_print(f, &w), 0);
 	fclose(f);
+	wall_lines_free(&w);
 	TH_LOG("%s", text);
 	EXPECT_TRUE(strstr(text, "autopick_test_cold;syscall;"
 			   "[off cpu: sleep] 1000000\n"));
@@ -423,6 +428,65 @@ TEST(wall_profile_as_folded_lines)
 		    strstr(text, "[on cpu]"));
 	free(text);
 	elf_symbolizer_free(sz);
+	wallprof_free(&wp);
+	sampler_result_free(&r);
+}
+
+/*
+ * The "auto" member of the JSON report: the picks with their shares and
+ * other ends, and the heaviest stacks first; well-formed JSON.
+ */
+TEST(auto_member_of_the_json_report)
+{
+	const uint64_t chain[] = { (uintptr_t)autopick_test_hot + 4 };
+	struct elf_symbolizer *sz;
+	struct sampler_result r;
+	struct wallprof wp;
+	struct autopick a;
+	struct json j;
+	struct json_value *v;
+	const char *why = NULL;
+	char err[ERRLEN] = "", *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(sampler_add(&r, chain[0], 1), 0);
+		ASSERT_EQ(sampler_add_stack(&r, chain, 1), 0);
+	}
+	r.samples = 100;
+	wallprof_init(&wp);
+	off_sample(&wp, WALL_FUTEX, 300, (uintptr_t)autopick_test_waiter);
+	ASSERT_EQ(autopick_choose(getpid(), &r, &wp, 3, &a, err,
+				  sizeof(err)), 0);
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	ASSERT_EQ(wall_folded_build(&a.wall, sz, &r, &wp), 0);
+	f = open_memstream(&text, &len);
+	ASSERT_TRUE(f);
+	json_init(&j, f);
+	json_object_begin(&j, NULL);
+	autopick_json(&j, &a);
+	json_object_end(&j);
+	json_finish(&j);
+	fclose(f);
+	TH_LOG("%.600s", text);
+	EXPECT_TRUE(strstr(text, "\"picks\""));
+	EXPECT_TRUE(strstr(text, "\"name\": \"autopick_test_waiter\""));
+	EXPECT_TRUE(strstr(text, "\"waiting_in\": \"syscall\""));
+	EXPECT_TRUE(strstr(text, "\"via\": \"autopick_test_waiter\""));
+	EXPECT_TRUE(strstr(text, "\"futex\": 300000000"));
+	/* The 300 ms stack before the 100 ms one. */
+	EXPECT_TRUE(strstr(text, "[off cpu: futex]") &&
+		    strstr(text, "[on cpu]") &&
+		    strstr(text, "[off cpu: futex]") < strstr(text, "[on cpu]"));
+	v = json_parse(text, len, &why);
+	EXPECT_TRUE(v);
+	json_value_free(v);
+	free(text);
+	elf_symbolizer_free(sz);
+	autopick_free(&a);
 	wallprof_free(&wp);
 	sampler_result_free(&r);
 }

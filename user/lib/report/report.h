@@ -84,6 +84,8 @@ typedef int (*report_key_fn)(void *ctx, uint32_t func_id, uint64_t key,
 typedef int (*report_frame_fn)(void *ctx, uint64_t addr, bool offset,
 			       char *buf, size_t len);
 
+struct json;
+
 struct report {
 	int pid;
 	const char *command;
@@ -117,6 +119,12 @@ struct report {
 	const char *baseline;	/* the --baseline FILE, or NULL */
 	/* Solo blocks and the gate (solo.h); NULL when none was made. */
 	const struct solo_stats *solo;
+	/*
+	 * Members the caller adds to the JSON object, before "counters"
+	 * (ispotctl's --auto evidence); NULL: none.
+	 */
+	void (*json_extra)(struct json *j, const void *ctx);
+	const void *json_extra_ctx;
 	/*
 	 * ispotd: the window's end (CLOCK_MONOTONIC), to tell how old a
 	 * reference carried from earlier windows is; 0 elsewhere.

@@ -180,6 +180,8 @@ int report_json(FILE *f, const struct report *r)
 
 	report_json_futexes(&j, r);
 	report_solo_json(&j, r);
+	if (r->json_extra)
+		r->json_extra(&j, r->json_extra_ctx);
 
 	json_object_begin(&j, "counters");
 	for (i = 0; i < r->nr_counters; i++) {

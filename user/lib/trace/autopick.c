@@ -245,15 +245,14 @@ static uint64_t counted_off_ns(const struct wallprof *wp)
 }
 
 /* --wall-folded: the profile sampled, written whole or not at all. */
-static int write_folded(const char *path, struct elf_symbolizer *sz,
-			const struct sampler_result *r,
-			const struct wallprof *wp, char *err, size_t errlen)
+static int write_folded(const char *path, const struct wall_lines *w,
+			char *err, size_t errlen)
 {
 	struct afile af;
 	int ret = afile_open(&af, path);
 
 	if (!ret) {
-		ret = wall_folded_write(af.f, sz, r, wp);
+		ret = wall_folded_print(af.f, w);
 		if (ret)
 			afile_abort(&af);
 		else
@@ -295,9 +294,13 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	if (!ret && sz && (r.samples || (off && counted_off_ns(&op.wp))))
 		ret = choose_named(sz, &r, off ? &op.wp : NULL, top, a, err,
 				   errlen);
-	if (!ret && sz && folded)
-		ret = write_folded(folded, sz, &r, off ? &op.wp : NULL, err,
-				   errlen);
+	if (!ret && sz && wall_folded_build(&a->wall, sz, &r,
+					    off ? &op.wp : NULL)) {
+		snprintf(err, errlen, "out of memory building the profile");
+		ret = -ENOMEM;
+	}
+	if (!ret && folded)
+		ret = write_folded(folded, &a->wall, err, errlen);
 	a->offcpu = off;
 	if (!off)
 		snprintf(a->offcpu_note, sizeof(a->offcpu_note), "%s",
@@ -404,5 +407,6 @@ void autopick_print(FILE *f, pid_t pid, const struct autopick *a)
 void autopick_free(struct autopick *a)
 {
 	free(a->funcs);
+	wall_lines_free(&a->wall);
 	memset(a, 0, sizeof(*a));
 }

@@ -33,6 +33,7 @@
 #include "analysis/wallprof.h"
 #include "elf/elf.h"
 #include "trace/sampler.h"
+#include "trace/wall_folded.h"
 
 /* The paper's §5: functions above 1% of the samples. */
 #define AUTOPICK_MIN_SHARE	0.01
@@ -64,7 +65,16 @@ struct autopick {
 	uint64_t off_ns[WALL_NR_KINDS];	/* measured, every thread */
 	uint64_t off_unnamed_ns;	/* in stacks with no function */
 	uint64_t wall_ns;		/* on-CPU and counted off-CPU time */
+	struct wall_lines wall;		/* the profile, by stack */
 };
+
+struct json;
+/*
+ * @a as the "auto" member of a JSON report: the figures, the picks and
+ * why, and the profile's AUTOPICK_JSON_STACKS heaviest stacks.
+ */
+void autopick_json(struct json *j, const struct autopick *a);
+#define AUTOPICK_JSON_STACKS	20
 
 /*
  * Name @r's samples, and @wp's off-CPU stacks (NULL: none), in @pid's

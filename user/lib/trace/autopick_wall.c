@@ -20,11 +20,11 @@ struct wall_ends {
 };
 
 /* The function @s waits in and the program's on the way, if named. */
-static void wall_ends(struct elf_symbolizer *sz,
-		      const struct wallprof_sample *s, struct wall_ends *e)
+static void wall_ends(struct wall_names *wn, const struct wallprof_sample *s,
+		      struct wall_ends *e)
 {
 	struct elf_addr_info path[16];
-	size_t n = wall_path(sz, s, path, 16), i;
+	size_t n = wall_path(wn, s, path, 16), i;
 
 	memset(e, 0, sizeof(*e));
 	if (!n)
@@ -61,31 +61,37 @@ int autopick_add_offcpu(struct elf_symbolizer *sz, const struct wallprof *wp,
 			struct ap_groups *gs, struct autopick *a)
 {
 	struct ap_group *w, *p;
+	struct wall_names wn;
 	struct wall_ends e;
+	int ret = -ENOMEM;
 	size_t i;
 
+	wall_names_init(&wn, sz);
 	memcpy(a->off_ns, wp->off_ns, sizeof(a->off_ns));
 	for (i = 0; i < wp->nr_samples; i++) {
 		const struct wallprof_sample *s = &wp->samples[i];
 
 		if (!s->off_ns || s->kind == WALL_SLEEP)
 			continue;
-		wall_ends(sz, s, &e);
+		wall_ends(&wn, s, &e);
 		if (!e.has_wait) {
 			a->off_unnamed_ns += s->off_ns;
 			continue;
 		}
 		w = autopick_group(gs, &e.wait);
 		if (!w)
-			return -ENOMEM;
+			goto out;
 		wall_add(w, s->kind, s->off_ns,
 			 e.has_prog ? e.prog.sym : NULL, true);
 		if (!e.has_prog)
 			continue;
 		p = autopick_group(gs, &e.prog);
 		if (!p)
-			return -ENOMEM;
+			goto out;
 		wall_add(p, s->kind, s->off_ns, e.wait.sym, false);
 	}
-	return 0;
+	ret = 0;
+out:
+	wall_names_free(&wn);
+	return ret;
 }

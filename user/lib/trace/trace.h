@@ -137,6 +137,8 @@ struct trace {
 	struct trace_writers out;
 	/* --baseline: solo calls the report takes as evidence too. */
 	struct baseline *baseline;
+	/* --auto: what was sampled and picked, for the JSON report. */
+	struct autopick *picked;
 	struct trace_borrowed borrowed;
 };
 

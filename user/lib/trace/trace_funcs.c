@@ -173,7 +173,12 @@ static int trace_auto(struct trace *t, pid_t pid)
 	autopick_print(stderr, pid, &a);
 	for (i = 0; !ret && i < a.nr; i++)
 		ret = trace_add_syms(t, &a.funcs[i].sym, 1);
-	autopick_free(&a);
+	/* Kept for the JSON report; it goes without it if memory is short. */
+	t->picked = malloc(sizeof(*t->picked));
+	if (t->picked)
+		*t->picked = a;
+	else
+		autopick_free(&a);
 	return ret;
 }
 

@@ -15,6 +15,7 @@
 #include "recording/baseline.h"
 #include "report/pictures.h"
 #include "report/report.h"
+#include "trace/autopick.h"
 #include "trace/trace_internal.h"
 #include "util/errors.h"
 #include "util/format.h"
@@ -116,6 +117,11 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 }
 
 /* The session's header figures and the sections only ispotctl shows. */
+static void trace_auto_json(struct json *j, const void *picked)
+{
+	autopick_json(j, picked);
+}
+
 static void trace_report_header(const struct trace *t, struct report *r)
 {
 	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
@@ -139,6 +145,10 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	 */
 	if (t->pipe->solo.blocks)
 		r->solo = &t->pipe->solo;
+	if (t->picked) {
+		r->json_extra = trace_auto_json;
+		r->json_extra_ctx = t->picked;
+	}
 }
 
 /* Every output the options ask for, drawn from @r and the engine. */

@@ -14,6 +14,7 @@
 #include "output/writers.h"
 #include "recording/baseline.h"
 #include "recording/recording.h"
+#include "trace/autopick.h"
 #include "trace/trace_internal.h"
 #include "util/errors.h"
 #include "util/path.h"
@@ -167,6 +168,9 @@ void trace_free(struct trace *t)
 	free(t->probes);
 	recording_free(t->out.rec);
 	baseline_free(t->baseline);
+	if (t->picked)
+		autopick_free(t->picked);
+	free(t->picked);
 	trace_funcs_free(t);
 	memset(t, 0, sizeof(*t));
 	t->live.dev.fd = -1;

@@ -12,14 +12,8 @@
 /* A folded line's stack, as built: frames are appended outermost last. */
 #define FOLDED_MAX	8192
 
-struct folded_line {
-	char *stack;
-	uint64_t us;
-};
-
 struct folded {
-	struct folded_line *lines;
-	size_t nr, cap;
+	struct wall_lines *w;
 	struct strindex index;
 };
 
@@ -46,21 +40,22 @@ static void frame_name(const struct elf_addr_info *info, bool named,
 /* Add @us to the line of @stack. */
 static int folded_add(struct folded *fo, const char *stack, uint64_t us)
 {
+	struct wall_lines *w = fo->w;
 	size_t i = strindex_get(&fo->index, stack, 0);
 
 	if (i != STRINDEX_NONE) {
-		fo->lines[i].us += us;
+		w->lines[i].us += us;
 		return 0;
 	}
-	if (ARRAY_RESERVE(fo->lines, fo->cap, fo->nr + 1))
+	if (ARRAY_RESERVE(w->lines, w->cap, w->nr + 1))
 		return -ENOMEM;
-	fo->lines[fo->nr].stack = strdup(stack);
-	if (!fo->lines[fo->nr].stack ||
-	    strindex_put(&fo->index, fo->lines[fo->nr].stack, 0, fo->nr)) {
-		free(fo->lines[fo->nr].stack);
+	w->lines[w->nr].stack = strdup(stack);
+	if (!w->lines[w->nr].stack ||
+	    strindex_put(&fo->index, w->lines[w->nr].stack, 0, w->nr)) {
+		free(w->lines[w->nr].stack);
 		return -ENOMEM;
 	}
-	fo->lines[fo->nr++].us = us;
+	w->lines[w->nr++].us = us;
 	return 0;
 }
 
@@ -111,15 +106,18 @@ static int folded_off_cpu(struct folded *fo, struct elf_symbolizer *sz,
 			  char (*names)[ELF_SYM_NAME_MAX])
 {
 	struct elf_addr_info path[SAMPLER_MAX_FRAMES];
+	struct wall_names wn;
 	char leaf[32];
+	int ret = -ENOMEM;
 	size_t i, j, n;
 
+	wall_names_init(&wn, sz);
 	for (i = 0; i < wp->nr_samples; i++) {
 		const struct wallprof_sample *s = &wp->samples[i];
 
 		if (s->off_ns < 1000)
 			continue;
-		n = wall_path(sz, s, path, SAMPLER_MAX_FRAMES);
+		n = wall_path(&wn, s, path, SAMPLER_MAX_FRAMES);
 		for (j = 0; j < n; j++)
 			frame_name(&path[j], true, names[j], ELF_SYM_NAME_MAX);
 		if (!n)
@@ -128,45 +126,62 @@ static int folded_off_cpu(struct folded *fo, struct elf_symbolizer *sz,
 			 wall_kind_names[s->kind]);
 		folded_stack(names, n, leaf, buf, FOLDED_MAX);
 		if (folded_add(fo, buf, s->off_ns / 1000))
-			return -ENOMEM;
+			goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	wall_names_free(&wn);
+	return ret;
 }
 
 static int line_cmp(const void *a, const void *b)
 {
-	const struct folded_line *x = a, *y = b;
+	const struct wall_line *x = a, *y = b;
 
 	return strcmp(x->stack, y->stack);
 }
 
-int wall_folded_write(FILE *f, struct elf_symbolizer *sz,
+int wall_folded_build(struct wall_lines *out, struct elf_symbolizer *sz,
 		      const struct sampler_result *r,
 		      const struct wallprof *wp)
 {
 	char (*names)[ELF_SYM_NAME_MAX] = calloc(SAMPLER_MAX_FRAMES,
 						 sizeof(*names));
-	struct folded fo = { 0 };
+	struct folded fo = { .w = out };
 	char *buf = malloc(FOLDED_MAX);
 	int ret = -ENOMEM;
-	size_t i;
 
+	memset(out, 0, sizeof(*out));
 	if (!names || !buf || folded_on_cpu(&fo, sz, r, buf, names) ||
 	    (wp && folded_off_cpu(&fo, sz, wp, buf, names)))
 		goto out;
-	if (fo.nr)
-		qsort(fo.lines, fo.nr, sizeof(*fo.lines), line_cmp);
-	for (i = 0; i < fo.nr; i++)
-		if (fo.lines[i].us)
-			fprintf(f, "%s %llu\n", fo.lines[i].stack,
-				(unsigned long long)fo.lines[i].us);
-	ret = fflush(f) || ferror(f) ? -EIO : 0;
+	if (out->nr)
+		qsort(out->lines, out->nr, sizeof(*out->lines), line_cmp);
+	ret = 0;
 out:
-	for (i = 0; i < fo.nr; i++)
-		free(fo.lines[i].stack);
-	free(fo.lines);
 	strindex_free(&fo.index);
 	free(names);
 	free(buf);
 	return ret;
+}
+
+int wall_folded_print(FILE *f, const struct wall_lines *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr; i++)
+		if (w->lines[i].us)
+			fprintf(f, "%s %llu\n", w->lines[i].stack,
+				(unsigned long long)w->lines[i].us);
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}
+
+void wall_lines_free(struct wall_lines *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr; i++)
+		free(w->lines[i].stack);
+	free(w->lines);
+	memset(w, 0, sizeof(*w));
 }

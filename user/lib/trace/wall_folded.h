@@ -22,9 +22,23 @@
 #include "elf/elf.h"
 #include "trace/sampler.h"
 
-/* 0, or -ENOMEM / -EIO (a write error). */
-int wall_folded_write(FILE *f, struct elf_symbolizer *sz,
+struct wall_line {
+	char *stack;		/* "a;b;func;[off cpu: futex]" */
+	uint64_t us;
+};
+
+/* A profile's lines, sorted by stack. */
+struct wall_lines {
+	struct wall_line *lines;
+	size_t nr, cap;
+};
+
+/* The lines of @r's and @wp's (NULL: none) stacks: 0 or -ENOMEM. */
+int wall_folded_build(struct wall_lines *out, struct elf_symbolizer *sz,
 		      const struct sampler_result *r,
 		      const struct wallprof *wp);
+/* Write them as folded lines: 0, or -EIO (a write error). */
+int wall_folded_print(FILE *f, const struct wall_lines *w);
+void wall_lines_free(struct wall_lines *w);
 
 #endif /* ISPOT_WALL_FOLDED_H */

@@ -15,9 +15,52 @@
  * function a probe can time count, which keeps most of them out.
  */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace/wall_path.h"
+#include "util/array.h"
+
+void wall_names_init(struct wall_names *wn, struct elf_symbolizer *sz)
+{
+	memset(wn, 0, sizeof(*wn));
+	wn->sz = sz;
+}
+
+void wall_names_free(struct wall_names *wn)
+{
+	hashmap_free(&wn->map);
+	free(wn->infos);
+	memset(wn, 0, sizeof(*wn));
+}
+
+/*
+ * @addr named into *@out if it is in a function a probe can time: true.
+ * Out of memory, it is named again the next time.
+ */
+static bool wall_name(struct wall_names *wn, uint64_t addr,
+		      struct elf_addr_info *out)
+{
+	uint64_t v;
+	bool named;
+
+	if (hashmap_find(&wn->map, addr, &v)) {
+		if (v == WALL_UNNAMED)
+			return false;
+		*out = wn->infos[v];
+		return true;
+	}
+	named = !elf_symbolize(wn->sz, addr, out, NULL, 0) &&
+		wall_probeable(out);
+	if (!named) {
+		hashmap_insert(&wn->map, addr, WALL_UNNAMED);
+		return false;
+	}
+	if (!ARRAY_RESERVE(wn->infos, wn->cap, wn->nr + 1) &&
+	    !hashmap_insert(&wn->map, addr, wn->nr))
+		wn->infos[wn->nr++] = *out;
+	return true;
+}
 
 bool wall_probeable(const struct elf_addr_info *info)
 {
@@ -58,9 +101,8 @@ static uint64_t candidate(const struct wallprof_sample *s, uint32_t i)
 	return UINT64_MAX;
 }
 
-size_t wall_path(struct elf_symbolizer *sz,
-			  const struct wallprof_sample *s,
-			  struct elf_addr_info *out, size_t max)
+size_t wall_path(struct wall_names *wn, const struct wallprof_sample *s,
+		 struct elf_addr_info *out, size_t max)
 {
 	bool program = false;	/* the program's first frame was found */
 	uint64_t addr;
@@ -70,8 +112,7 @@ size_t wall_path(struct elf_symbolizer *sz,
 	for (i = 0; n < max && (addr = candidate(s, i)) != UINT64_MAX; i++) {
 		bool a_word = i > 0 && i <= s->nwords;
 
-		if (!addr || elf_symbolize(sz, addr, &out[n], NULL, 0) ||
-		    !wall_probeable(&out[n]))
+		if (!addr || !wall_name(wn, addr, &out[n]))
 			continue;
 		/*
 		 * Past the program's first frame, the words' runtime
