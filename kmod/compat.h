@@ -62,6 +62,14 @@
 #ifndef PF_IO_WORKER
 #define PF_IO_WORKER	0
 #endif
+/*
+ * Workers a process clones for the kernel (vhost's, 6.4 on): threads of
+ * the group with no user context of their own.  Before 6.4 they were
+ * kthreads of another group, which never match.
+ */
+#ifndef PF_USER_WORKER
+#define PF_USER_WORKER	0
+#endif
 
 /* The GNU extension segment made read-only after relocation. */
 #ifndef PT_GNU_RELRO

@@ -156,7 +156,9 @@ static long ispot_ioc_setup(struct ispot_session *s, void __user *uarg)
 	if (args.flags & ISPOT_SETUP_OFFCPU) {
 		if (!(args.flags & ISPOT_SETUP_TASKS) ||
 		    !(args.flags & ISPOT_SETUP_WAITS) ||
-		    args.offcpu_period_us > ISPOT_OFFCPU_MAX_PERIOD_US)
+		    args.offcpu_period_us > ISPOT_OFFCPU_MAX_PERIOD_US ||
+		    (args.offcpu_period_us &&
+		     args.offcpu_period_us < ISPOT_OFFCPU_MIN_PERIOD_US))
 			return -EINVAL;
 	} else if (args.offcpu_period_us) {
 		return -EINVAL;

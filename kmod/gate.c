@@ -47,8 +47,8 @@
  *     read them after seeing it set; ispot_gate_hold());
  *   futex_task: a holder entering a futex wait, and any thread leaving one
  *     (its own only);
- *   timeouts: atomic, by the waiter that opens the gate, tagged with its
- *     block (ispot_gate_count_timeout());
+ *   timeouts, and open_block's clearing by END: under the wait queue's
+ *     lock (ispot_gate_time_out(), ispot_gate_end());
  *
  * Blocks start and end in gate_block.c, from the ioctls.
  *
@@ -87,7 +87,7 @@ void ispot_gate_init(struct ispot_gate *g)
 	BUILD_BUG_ON(__alignof__(struct task_struct) <= ISPOT_GATE_IN_CALL);
 	init_waitqueue_head(&g->wq);
 	init_irq_work(&g->wake_work, ispot_gate_wake_work);
-	atomic64_set(&g->timeouts, 0);
+	g->timeouts = 0;
 }
 
 /* Before the session is freed: no wake-up is still queued. */
@@ -233,22 +233,6 @@ static bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
 }
 
 /*
- * Add @delta to block @block's count of timeouts, if that is still the
- * count's block: a timeout seen as its block ends is not counted in the
- * next one's, whose BEGIN resets the count with the new number.
- */
-static void ispot_gate_count_timeout(struct ispot_gate *g, u32 block,
-				     s64 delta)
-{
-	s64 old = atomic64_read(&g->timeouts);
-
-	do {
-		if ((u32)((u64)old >> 32) != block)
-			return;
-	} while (!atomic64_try_cmpxchg(&g->timeouts, &old, old + delta));
-}
-
-/*
  * The holder @stuck (its word, in a call) held the gate for wait_max_ns
  * while this thread waited, in the same call: @seq, its hold_seq then.
  * In the block this thread waited in, open the gate for the rest of it.
@@ -258,34 +242,31 @@ static void ispot_gate_count_timeout(struct ispot_gate *g, u32 block,
  * alone.  Returns false if the gate moved on meanwhile: the caller looks
  * again.
  *
- * The word and the sequence are compared under the wait queue's lock,
- * where ispot_gate_hold() changes both: a holder that returned and
- * started its next call meanwhile has the same word again, but not the
- * same sequence, and its new call is not displaced.  The timeout is
- * counted before the gate opens, so that the block's END, which may come
- * in between, counts it; if the gate moved on after all, it is taken
- * back (an END that read it meanwhile calls the block contaminated, which
- * errs safe).
+ * The block, the word and the sequence are read, the word swapped and the
+ * timeout counted under the wait queue's lock, where ispot_gate_hold()
+ * changes the word and the sequence and the block's END reads the count
+ * and ends the block (gate_block.c): a holder that returned and started
+ * its next call meanwhile has the same word again, but not the same
+ * sequence, and its new call is not displaced; and a timeout is in its
+ * block's END or its block had ended, never in between.
  */
 static bool ispot_gate_time_out(struct ispot_gate *g, unsigned long stuck,
 				u32 seq, struct ispot_gate_pass *pass)
 {
-	bool ended = READ_ONCE(g->open_block) != pass->block, swapped;
 	u32 tid = READ_ONCE(g->holder_tid);
 	unsigned long flags;
+	bool ended, swapped;
 
-	if (!ended)
-		ispot_gate_count_timeout(g, pass->block, 1);
 	spin_lock_irqsave(&g->wq.lock, flags);
+	ended = g->open_block != pass->block;
 	swapped = READ_ONCE(g->hold_seq) == seq &&
 		  cmpxchg(&g->holder, stuck,
 			  ended ? 0 : ISPOT_GATE_OPENED) == stuck;
+	if (swapped && !ended)
+		g->timeouts++;
 	spin_unlock_irqrestore(&g->wq.lock, flags);
-	if (!swapped) {
-		if (!ended)
-			ispot_gate_count_timeout(g, pass->block, -1);
+	if (!swapped)
 		return false;
-	}
 	/* cmpxchg() is a full barrier: the sleepers' check is ordered. */
 	if (wq_has_sleeper(&g->wq))
 		wake_up_all(&g->wq);

@@ -74,18 +74,25 @@ void ispot_gate_record(struct ispot_session *s, u32 probe_id, u64 sp,
 static void ispot_gate_end(struct ispot_session *s, u32 flags)
 {
 	struct ispot_gate *g = &s->gate;
-	u64 count = atomic64_read(&g->timeouts);
-	u32 timeouts;
+	unsigned long irqflags;
+	u32 block, timeouts;
 
 	WRITE_ONCE(g->deadline, 0);
-	if (!g->open_block)
+	/*
+	 * The count and the block's end together, under the lock a timeout
+	 * takes: a wait that times out now is counted here or sees the
+	 * block ended (ispot_gate_time_out()).
+	 */
+	spin_lock_irqsave(&g->wq.lock, irqflags);
+	block = g->open_block;
+	timeouts = g->timeouts;
+	WRITE_ONCE(g->open_block, 0);
+	spin_unlock_irqrestore(&g->wq.lock, irqflags);
+	if (!block)
 		return;
-	/* A count tagged with another block is none of this one's. */
-	timeouts = (u32)(count >> 32) == g->open_block ? (u32)count : 0;
 	if (timeouts)
 		flags |= ISPOT_SOLO_CONTAMINATED;
-	ispot_gate_put(s, ISPOT_REC_SOLO_END, g->open_block, flags, timeouts);
-	WRITE_ONCE(g->open_block, 0);
+	ispot_gate_put(s, ISPOT_REC_SOLO_END, block, flags, timeouts);
 }
 
 /*
@@ -99,7 +106,7 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	struct ispot_gate *g = &s->gate;
 	u64 now = ktime_get_mono_fast_ns();
 	u64 deadline = READ_ONCE(g->deadline);
-	unsigned long freed;
+	unsigned long freed, irqflags;
 
 	lockdep_assert_held(&s->lock);
 	/* A holder's exit must release the gate (see the top of the file). */
@@ -129,8 +136,10 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 	ispot_gate_put(s, ISPOT_REC_SOLO_BEGIN, g->block + 1, now + duration_ns,
 		       wait_max_ns);
 	WRITE_ONCE(g->block, g->block + 1);
+	spin_lock_irqsave(&g->wq.lock, irqflags);
+	g->timeouts = 0;
 	WRITE_ONCE(g->open_block, g->block);
-	atomic64_set(&g->timeouts, (s64)((u64)g->block << 32));
+	spin_unlock_irqrestore(&g->wq.lock, irqflags);
 	WRITE_ONCE(g->wait_max_ns, wait_max_ns);
 	/*
 	 * A holder of the last block, between calls or still inside one,

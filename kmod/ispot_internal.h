@@ -129,11 +129,7 @@ struct ispot_gate {
 	u32 hold_seq;		/* outermost calls of holders so far */
 	/* A task waiting in a futex, if it holds (compared only). */
 	struct task_struct *futex_task;
-	/*
-	 * Waits that timed out in a block: the block's number in the high
-	 * half, their count in the low one (ispot_gate_count_timeout()).
-	 */
-	atomic64_t timeouts;
+	u32 timeouts;		/* in the open block; under wq.lock */
 	wait_queue_head_t wq;	/* threads waiting for the holder */
 	struct irq_work wake_work;	/* wakes them from the exit probe */
 };
@@ -233,6 +229,7 @@ struct ispot_session {
 struct ispot_offcpu;
 int ispot_offcpu_create(struct ispot_session *s, const struct ispot_setup *a);
 void ispot_offcpu_free(struct ispot_session *s);
+void ispot_offcpu_reset(struct ispot_session *s);
 void ispot_offcpu_switch_out(struct ispot_session *s, struct task_struct *prev,
 			     u64 *ts);
 void ispot_offcpu_switch_in(struct ispot_session *s, struct task_struct *next,

@@ -8,9 +8,9 @@
  * Why at switch-out: the thread is current there, so its user memory is
  * the loaded mm's and a nofault copy reads it (BPF's off-CPU tools read it
  * from the same tracepoint); at switch-in the thread is not yet current.
- * A thread's user stack does not change while it is off its CPU, so the
- * stack taken as it leaves is that of the whole off-CPU period, which its
- * next SWITCH_IN ends.
+ * The thread does not run while it is off its CPU, so the stack taken as
+ * it leaves is that of the whole off-CPU period, which its next SWITCH_IN
+ * ends.
  *
  * Sampling in time.  A stack costs a frame walk and a copy of the stack's
  * first words: too much for every switch of a thread that switches a
@@ -27,9 +27,10 @@
  * addressing by global tid.  A thread claims a free slot at its first
  * switch-out with cmpxchg() (no lock, no allocation: this runs with
  * interrupts off under the run-queue lock) and frees it at its exit (the
- * sched_process_exit probe: the flag needs TASKS).  A thread that finds no
- * slot within ISPOT_OFFCPU_PROBES is not sampled: the reader sees its
- * SWITCH records with no OFF_STACK among them.  The
+ * sched_process_exit probe: the flag needs TASKS); ENABLE clears the table,
+ * for the threads that exited while the session was not enabled.  A thread
+ * that finds no slot within ISPOT_OFFCPU_PROBES is not sampled until one
+ * frees: the reader sees its SWITCH records with no OFF_STACK.  The
  * other fields of a slot are its thread's own: only that thread's switches
  * write them, and the scheduler orders them (a thread switches in only
  * after its switch-out has completed, on whatever CPU).
@@ -62,7 +63,6 @@ struct ispot_offcpu_slot {
 	u32 tid;		/* global tid; 0: free (cmpxchg() claims) */
 	u32 countdown;		/* switch-outs to the next stack, from 1 */
 	u32 drawn;		/* the weight the countdown was drawn with */
-	u32 reserved;
 	u64 out_ns;		/* when it left its CPU; 0: on one */
 	u64 mean_off_ns;	/* its off-CPU periods, moving mean */
 };
@@ -92,6 +92,17 @@ int ispot_offcpu_create(struct ispot_session *s, const struct ispot_setup *a)
 		       ISPOT_OFFCPU_DEFAULT_PERIOD_NS;
 	s->offcpu = o;
 	return 0;
+}
+
+/*
+ * At ENABLE, before the probes see the session: no thread holds a slot
+ * yet (those that exited while it was disabled never freed theirs).
+ */
+void ispot_offcpu_reset(struct ispot_session *s)
+{
+	if (s->offcpu)
+		memset(s->offcpu->slots, 0,
+		       ISPOT_OFFCPU_SLOTS * sizeof(*s->offcpu->slots));
 }
 
 /* After the probes stopped seeing the session (ispot_waits_stop()). */
@@ -210,10 +221,18 @@ void ispot_offcpu_switch_out(struct ispot_session *s, struct task_struct *prev,
 	u64 mean;
 
 	/* An exiting thread's slot is being freed; a worker has no user. */
-	if (prev->flags & (PF_EXITING | PF_KTHREAD | PF_IO_WORKER))
+	if (prev->flags & (PF_EXITING | PF_KTHREAD | PF_IO_WORKER |
+			   PF_USER_WORKER))
 		return;
+	/*
+	 * Only a 64-bit user context (the walk reads 64-bit frames; a
+	 * worker cloned from a thread has ip and sp 0), and only while the
+	 * target stays dumpable: raw stack words are the target's data, which
+	 * a process that made itself undumpable (prctl) keeps from tracers.
+	 */
 	regs = task_pt_regs(prev);
-	if (!user_mode(regs))
+	if (!user_64bit_mode(regs) || !regs->sp || !prev->mm ||
+	    !ispot_dumpable(prev, prev->mm))
 		return;
 	slot = ispot_offcpu_claim(o, prev->pid);
 	if (!slot)
@@ -231,7 +250,7 @@ void ispot_offcpu_switch_out(struct ispot_session *s, struct task_struct *prev,
 	weight = clamp_t(u64, div64_u64(o->period_ns, mean), 1,
 			 ISPOT_OFFCPU_MAX_WEIGHT);
 	WRITE_ONCE(slot->drawn, weight);
-	/* The clock's low bits draw the next countdown: 1 .. 2w - 1. */
+	/* A hash of the clock draws the next countdown: 1 .. 2w - 1. */
 	WRITE_ONCE(slot->countdown,
 		   1 + (u32)(hash_64(*ts, 32) % (2 * weight - 1)));
 	ispot_offcpu_record(s, prev, regs, *ts, drawn);

@@ -122,7 +122,8 @@ static u64 ispot_callsite(struct pt_regs *regs)
  * The frame-pointer walk from @fp, whose frames lie above @sp, into
  * @frames[@n..ISPOT_STACK_MAX_FRAMES): the frames' count then.  Also for
  * off-CPU stacks (offcpu.c), which run under the run-queue lock: nothing
- * here sleeps or faults.
+ * here sleeps, and a page not present fails its copy (page faults are
+ * disabled) instead of being faulted in.
  */
 u32 ispot_user_fp_walk(u64 fp, u64 sp, u64 *frames, u32 n)
 {

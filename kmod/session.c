@@ -175,6 +175,7 @@ int ispot_session_enable(struct ispot_session *s)
 	err = ispot_target_refresh(s);
 	if (err)
 		return err;
+	ispot_offcpu_reset(s);
 	err = ispot_waits_start(s);
 	if (err)
 		return err;

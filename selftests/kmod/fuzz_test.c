@@ -1056,7 +1056,9 @@ static void fz_op_setup(struct fz_thread *th, struct fz_slot *sl, int fd)
 		s.offcpu_period_us = fz_chance(th, 50) ?
 			fz_below(th, 100000) : fz_rand(th);
 		bad |= !(s.flags & ISPOT_SETUP_OFFCPU) ||
-		       s.offcpu_period_us > ISPOT_OFFCPU_MAX_PERIOD_US;
+		       s.offcpu_period_us > ISPOT_OFFCPU_MAX_PERIOD_US ||
+		       (s.offcpu_period_us &&
+			s.offcpu_period_us < ISPOT_OFFCPU_MIN_PERIOD_US);
 	}
 	if (fz_chance(th, 8)) {
 		s.flags |= fz_bits(th, 32) & ~ISPOT_SETUP_FLAGS;

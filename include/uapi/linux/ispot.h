@@ -52,7 +52,9 @@ struct ispot_version {
  * the user stack of a target thread as it leaves its CPU, sampled in time:
  * about one per offcpu_period_us (0: 10 ms) of each thread's off-CPU
  * time, whatever its number of switches.  offcpu_period_us must be 0
- * without the flag, and at most ISPOT_OFFCPU_MAX_PERIOD_US.  Such a
+ * without the flag; with it, 0 or from ISPOT_OFFCPU_MIN_PERIOD_US (a
+ * stack costs a walk and a copy with interrupts off) to
+ * ISPOT_OFFCPU_MAX_PERIOD_US.  Such a
  * session may be enabled with no probe: a wall-clock profile of the
  * target (where its threads wait), before any function is chosen.
  */
@@ -61,6 +63,7 @@ struct ispot_version {
 #define ISPOT_SETUP_OFFCPU	(1U << 2)
 #define ISPOT_SETUP_FLAGS	(ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS | \
 				 ISPOT_SETUP_OFFCPU)
+#define ISPOT_OFFCPU_MIN_PERIOD_US	100
 #define ISPOT_OFFCPU_MAX_PERIOD_US	10000000
 
 struct ispot_setup {
