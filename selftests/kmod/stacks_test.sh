@@ -59,9 +59,12 @@ t_sync() {
 		while read -r lock; do stacks "$tmp/out" "$lock"; done \
 		>"$tmp/stacks"
 	sed 's/^/# /' "$tmp/stacks"
-	grep -q '^{"frames": \["two_callers:parse+0x[0-9a-f]*".*"calls": 100}' \
+	# A stack may end with a cut note (a run this short may exit before
+	# the return probes' trampoline is seen in its maps: evaluation.rst,
+	# the trampoline's note); the sections and counts are what counts.
+	grep -q '^{"frames": \["two_callers:parse+0x[0-9a-f]*".*"calls": 100[,}]' \
 		"$tmp/stacks" &&
-		grep -q '^{"frames": \["two_callers:store+0x[0-9a-f]*".*"calls": 100}' \
+		grep -q '^{"frames": \["two_callers:store+0x[0-9a-f]*".*"calls": 100[,}]' \
 		"$tmp/stacks"
 }
 tap_check "sync_lock_called_from_both_sections" t_sync
