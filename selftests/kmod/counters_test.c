@@ -110,19 +110,7 @@ static void cs_run(struct csess *cs)
 /* No ring dropped anything and every record was consumed. */
 static void cs_expect_no_drops(struct csess *cs)
 {
-	struct ispot_ring_stats rs[64];
-	struct ispot_stats st = {
-		.rings = (uintptr_t)rs,
-		.nr_rings = cs->setup.nr_rings,
-	};
-	uint32_t i;
-
-	ASSERT_LE(cs->setup.nr_rings, 64);
-	ASSERT_EQ(ispot_ioctl(cs->fd, ISPOT_IOC_STATS, &st), 0);
-	for (i = 0; i < cs->setup.nr_rings; i++) {
-		EXPECT_EQ(rs[i].dropped, 0);
-		EXPECT_EQ(rs[i].produced, rs[i].consumed);
-	}
+	ispot_expect_no_drops(cs->fd, cs->setup.nr_rings, true);
 }
 
 static void cs_close(struct csess *cs)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +212,29 @@ static inline size_t ispot_drain(int fd, struct ispot_rings *r,
 			TH_LOG("RING_CONSUME cpu %d: %s", cpu, strerror(errno));
 	}
 	return n;
+}
+
+/*
+ * No ring of the session on @fd (@nr_rings of them) dropped a record;
+ * with @consumed, every record produced was consumed too.
+ */
+static inline void ispot_expect_no_drops(int fd, uint32_t nr_rings,
+					 bool consumed)
+{
+	struct ispot_ring_stats rs[64];
+	struct ispot_stats st = {
+		.rings = (uintptr_t)rs,
+		.nr_rings = nr_rings,
+	};
+	uint32_t i;
+
+	ASSERT_LE(nr_rings, 64);
+	ASSERT_EQ(ispot_ioctl(fd, ISPOT_IOC_STATS, &st), 0);
+	for (i = 0; i < nr_rings; i++) {
+		EXPECT_EQ(rs[i].dropped, 0);
+		if (consumed)
+			EXPECT_EQ(rs[i].produced, rs[i].consumed);
+	}
 }
 
 /* A record and where it came, for a stable sort by time. */

@@ -416,13 +416,43 @@ TEST(empty_window)
 }
 
 /*
+ * A burst of "work" in thread 100 from @start: resolved, begun, the thread
+ * seen.  The time the thread was seen.
+ */
+static uint64_t work_burst(struct window_set *w, struct trace *t,
+			   struct trace_func *funcs, uint32_t *ids,
+			   uint64_t start)
+{
+	static const char *const names[] = { "work" };
+
+	resolved(t, funcs, names, 1);
+	ASSERT_EQ(window_burst_begin(w, t, ids), 0);
+	ASSERT_EQ(sci_thread_seen(w->sci, 100, start), 0);
+	return start;
+}
+
+/* @n calls of "work" of @d ns each, @others ns of them beside others. */
+static uint64_t work_calls(struct window_set *w, uint32_t id, int n,
+			   uint64_t d, uint64_t others, uint64_t ts)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct sci_causes c = { .context = true, .others_ns = others };
+
+		ts += d;
+		ASSERT_EQ(sci_add(w->sci, id, 0, 100, d, ts, &c), 0);
+	}
+	return ts;
+}
+
+/*
  * Solo calls carry over windows: window 1 sees "work" alone 40 times
  * (100 ns each); window 2 only beside another thread, 150 ns each.  Its
  * interference is judged against window 1's solo calls: 10 x 50 ns.
  */
 TEST(solo_calls_carry_over_windows)
 {
-	static const char *const names[] = { "work" };
 	struct trace_func funcs[1];
 	struct window_set w;
 	struct trace t;
@@ -431,20 +461,11 @@ TEST(solo_calls_carry_over_windows)
 	long off = 0;
 	FILE *f = tmpfile();
 	uint64_t ts;
-	int i;
 
 	ASSERT_TRUE(f);
 	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
-	resolved(&t, funcs, names, 1);
-	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
-	ts = T0 + 1000000;
-	ASSERT_EQ(sci_thread_seen(w.sci, 100, ts), 0);
-	for (i = 0; i < 40; i++) {
-		struct sci_causes c = { .context = true };
-
-		ts += 100;
-		ASSERT_EQ(sci_add(w.sci, ids[0], 0, 100, 100, ts, &c), 0);
-	}
+	ts = work_burst(&w, &t, funcs, ids, T0 + 1000000);
+	ts = work_calls(&w, ids[0], 40, 100, 0, ts);
 	sci_finish(w.sci, ts + 1000);
 	w.bursts++;
 	w.armed_ns += 5000;
@@ -457,16 +478,8 @@ TEST(solo_calls_carry_over_windows)
 	free(o);
 	free(fn);
 
-	resolved(&t, funcs, names, 1);
-	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
-	ts = T0 + WINDOW_NS + 1000000;
-	ASSERT_EQ(sci_thread_seen(w.sci, 100, ts), 0);
-	for (i = 0; i < 10; i++) {
-		struct sci_causes c = { .context = true, .others_ns = 150 };
-
-		ts += 150;
-		ASSERT_EQ(sci_add(w.sci, ids[0], 0, 100, 150, ts, &c), 0);
-	}
+	ts = work_burst(&w, &t, funcs, ids, T0 + WINDOW_NS + 1000000);
+	ts = work_calls(&w, ids[0], 10, 150, 150, ts);
 	sci_finish(w.sci, ts + 1000);
 	w.bursts++;
 	w.armed_ns += 5000;
@@ -500,7 +513,6 @@ TEST(solo_calls_carry_over_windows)
  */
 TEST(totals_leave_solo_blocks_out)
 {
-	static const char *const names[] = { "work" };
 	struct trace_func funcs[1];
 	struct window_set w;
 	struct trace t;
@@ -509,29 +521,14 @@ TEST(totals_leave_solo_blocks_out)
 	long off = 0;
 	FILE *f = tmpfile();
 	uint64_t ts;
-	int i;
 
 	ASSERT_TRUE(f);
 	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
-	resolved(&t, funcs, names, 1);
-	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
-	ts = T0 + 1000000;
-	ASSERT_EQ(sci_thread_seen(w.sci, 100, ts), 0);
+	ts = work_burst(&w, &t, funcs, ids, T0 + 1000000);
 	sci_solo_begin(w.sci, ts, ts + 1000);
 	sci_solo_end(w.sci, ts + 1000);
-	ts += 1000;
-	for (i = 0; i < 40; i++) {
-		struct sci_causes c = { .context = true };
-
-		ts += 100;
-		ASSERT_EQ(sci_add(w.sci, ids[0], 0, 100, 100, ts, &c), 0);
-	}
-	for (i = 0; i < 10; i++) {
-		struct sci_causes c = { .context = true, .others_ns = 150 };
-
-		ts += 150;
-		ASSERT_EQ(sci_add(w.sci, ids[0], 0, 100, 150, ts, &c), 0);
-	}
+	ts = work_calls(&w, ids[0], 40, 100, 0, ts + 1000);
+	ts = work_calls(&w, ids[0], 10, 150, 150, ts);
 	sci_finish(w.sci, ts + 1000);
 	w.bursts++;
 	w.armed_ns += 10000;

@@ -100,6 +100,18 @@ static void reap(pid_t pid)
 }
 
 /*
+ * A child spinning in the hot function, or a skip where perf cannot
+ * sample, or under valgrind (its code would run from valgrind's
+ * translations, named by none).
+ */
+#define busy_child() ({						\
+	skip_without_perf();						\
+	if (under_valgrind())						\
+		SKIP("under valgrind");					\
+	child(autopick_test_hot);					\
+})
+
+/*
  * The user call chains come with the samples, the kernel's context
  * markers left out: nine in ten of the busy child's start in the hot loop
  * (what follows depends on frame pointers, which this test is not built
@@ -114,10 +126,7 @@ TEST(samples_keep_their_call_chains)
 	pid_t pid;
 	int ret;
 
-	skip_without_perf();
-	if (under_valgrind())
-		SKIP("under valgrind");
-	pid = child(autopick_test_hot);
+	pid = busy_child();
 	ret = sampler_run(pid, 300 * 1000 * 1000ull, &r, NULL, NULL, err,
 			  sizeof(err));
 	reap(pid);
@@ -155,11 +164,7 @@ TEST(busy_child_hot_function_is_picked)
 	pid_t pid;
 	int ret;
 
-	skip_without_perf();
-	/* Its code would run from valgrind's translations, named by none. */
-	if (under_valgrind())
-		SKIP("under valgrind");
-	pid = child(autopick_test_hot);
+	pid = busy_child();
 	ret = autopick_sample(pid, 400 * 1000 * 1000ull, 0, NULL, &a, err,
 			      sizeof(err));
 	reap(pid);
