@@ -90,6 +90,14 @@ static int ispot_target_may_attach(struct task_struct *thread,
 	path_put(&memp);
 	if (IS_ERR(mem)) {
 		err = PTR_ERR(mem);
+		/*
+		 * A thread that died between the lookup and the open: 5.10's
+		 * procfs says -EBADF for it (14 of 3,000 SETUPs racing the
+		 * target's release, in hardening_test).  The caller looks for
+		 * a live thread again.
+		 */
+		if (err == -EBADF || err == -ESRCH)
+			return -EAGAIN;
 		/* mm_access() says -EACCES; ptrace(2) and perf say -EPERM. */
 		return err == -EACCES ? -EPERM : err;
 	}
