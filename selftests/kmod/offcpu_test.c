@@ -376,7 +376,7 @@ static void run_target(void)
  */
 TEST(waiting_function_is_in_the_stack)
 {
-	size_t i, k, mine = 0, found = 0, periods;
+	size_t i, k, mine = 0, found = 0, words = 0, periods;
 
 	run_target();
 	ASSERT_NE(sh->callsite, 0);
@@ -390,7 +390,12 @@ TEST(waiting_function_is_in_the_stack)
 		mine++;
 		EXPECT_NE(s->ip, 0);
 		EXPECT_NE(s->sp, 0);
-		EXPECT_GE(s->nwords, 8);
+		/*
+		 * A stack page not present cannot be read with faults off: a
+		 * thread's first switch, on a stack not yet touched (seen
+		 * once on 7.2), has no words.
+		 */
+		words += s->nwords >= 8;
 		for (k = 0; k < s->nframes; k++)
 			if (s->frames[k] == sh->callsite)
 				break;
@@ -401,6 +406,7 @@ TEST(waiting_function_is_in_the_stack)
 	       "waiting_fn", mine, periods, found);
 	EXPECT_GE(mine, WAITS / 2);
 	EXPECT_GE(found * 10, mine * 8);
+	EXPECT_GE(words * 10, mine * 8);
 }
 
 /*
