@@ -231,8 +231,7 @@ void ispot_offcpu_switch_out(struct ispot_session *s, struct task_struct *prev,
 	 * a process that made itself undumpable (prctl) keeps from tracers.
 	 */
 	regs = task_pt_regs(prev);
-	if (!user_64bit_mode(regs) || !regs->sp || !prev->mm ||
-	    !ispot_dumpable(prev, prev->mm))
+	if (!user_64bit_mode(regs) || !regs->sp || !prev->mm)
 		return;
 	slot = ispot_offcpu_claim(o, prev->pid);
 	if (!slot)
@@ -245,6 +244,9 @@ void ispot_offcpu_switch_out(struct ispot_session *s, struct task_struct *prev,
 		WRITE_ONCE(slot->countdown, countdown - 1);
 		return;
 	}
+	/* Checked only for a stack taken: every switch pays for the rest. */
+	if (!ispot_dumpable(prev, prev->mm))
+		return;
 	drawn = READ_ONCE(slot->drawn);
 	mean = READ_ONCE(slot->mean_off_ns) ?: 1;
 	weight = clamp_t(u64, div64_u64(o->period_ns, mean), 1,
