@@ -422,7 +422,7 @@ TEST(waiting_function_is_in_the_stack)
 TEST(stacks_are_sampled_in_time)
 {
 	size_t i, pp = 0, sl = 0, sl_periods, periods;
-	double weights = 0, total;
+	double weights = 0, total, by_time;
 
 	run_target();
 	total = off_time(&run, sh->ping_tid, &periods);
@@ -443,9 +443,17 @@ TEST(stacks_are_sampled_in_time)
 	       "%.1f ms off", pp, weights, periods, total / 1e6);
 	TH_LOG("sleeper: %zu stacks for %zu periods", sl, sl_periods);
 	ASSERT_GE(periods, PINGS / 2);
-	/* Far fewer stacks than switches, about one per period's time. */
-	EXPECT_LT(pp * 4, periods);
-	EXPECT_LE(pp, total / (PERIOD_US * 1000.0) * 3 + 20);
+	/*
+	 * About one stack per period of off-CPU time, not one per switch.
+	 * How many fewer than switches depends on the mean wait, which the
+	 * debug kernel stretches (257 us there, against 1 ms periods: 449
+	 * stacks for 1,493 switches), so the count is held to the time.
+	 */
+	by_time = total / (PERIOD_US * 1000.0);
+	EXPECT_LE(pp, by_time * 2 + 20);
+	EXPECT_GE(pp * 3 + 20, by_time);
+	if (total / periods < PERIOD_US * 1000.0 / 4)
+		EXPECT_LT(pp * 2, periods);
 	EXPECT_GT(weights, periods * 0.5);
 	EXPECT_LT(weights, periods * 2.0);
 	EXPECT_GE(sl, sl_periods * 8 / 10);
