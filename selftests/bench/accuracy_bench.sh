@@ -11,7 +11,7 @@
 # ACC_IO_REPS for I/O) its completion time T, and untraced runs of
 # the fixed program (the cause removed, nothing else changed) T_fixed.
 # The traced run is `ispotctl record` as a user gets it: with solo blocks
-# at the default share (--solo-blocks, 2%), so that INTERF may take its
+# at the default share (--solo-blocks), so that INTERF may take its
 # reference from the calls the gate let in alone ("gated").
 #
 #   lock      samples/lock_contention, 2 threads, ACC_WORK_US of work per
