@@ -338,13 +338,87 @@ TEST(html_has_the_table_every_function_and_its_pictures)
 		EXPECT_TRUE(strstr(page, name));
 		free(want);
 	}
-	/* Two pictures per function, inline, no XML declaration inside. */
-	EXPECT_EQ(count(page, "<svg "), 2 * s.sci->nr_funcs);
+	/* Two pictures per function and two flame graphs, inline. */
+	EXPECT_EQ(count(page, "<svg "), 2 * s.sci->nr_funcs + 2);
 	EXPECT_EQ(count(page, "<?xml"), 0);
 	/* The keys' rows, and the footer the text ends with. */
 	EXPECT_TRUE(strstr(page, "<tr class=\"key\">"));
 	EXPECT_TRUE(strstr(page, "total: "));
 	free(page);
+	pictures_scenario_free(&s);
+}
+
+/*
+ * The flame graphs, before the functions' parts: the loss over the
+ * sampled stacks (their frames named, the hostile one escaped), and the
+ * wall-clock profile, on and off CPU.
+ */
+TEST(html_draws_the_loss_and_wall_flame_graphs)
+{
+	struct pictures_scenario s;
+	char *page, *loss, *wall, *end, first[32];
+
+	ASSERT_EQ(pictures_scenario_build(&s), 0);
+	page = html_page(&s);
+	EXPECT_EQ(count(page, "<section id=\"flames\">"), 1);
+	EXPECT_EQ(count(page, "data-flame=\"loss\""), 1);
+	EXPECT_EQ(count(page, "data-flame=\"wall\""), 1);
+	loss = strstr(page, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		      "version=\"1.1\" id=\"flame-loss\"");
+	wall = strstr(page, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		      "version=\"1.1\" id=\"flame-wall\"");
+	ASSERT_TRUE(loss && wall);
+	snprintf(first, sizeof(first), "<section id=\"f%u\">",
+		 s.sci->funcs[0].func_id);
+	EXPECT_TRUE(strstr(page, first) && loss < strstr(page, first));
+	end = strstr(loss, "</svg>");
+	ASSERT_TRUE(end);
+	*end = '\0';
+	EXPECT_TRUE(strstr(loss, "<title>ns::Pool&lt;T&gt;::run()\n"));
+	EXPECT_TRUE(strstr(loss, "<title>acquire\n"));
+	EXPECT_TRUE(strstr(loss, "<title>&lt;/svg&gt;&lt;script&gt;x()"
+			   "&lt;/script&gt;&amp;&quot;&#39;\n"));
+	EXPECT_FALSE(strstr(loss, "off CPU"));
+	*end = '<';
+	end = strstr(wall, "</svg>");
+	ASSERT_TRUE(end);
+	*end = '\0';
+	EXPECT_TRUE(strstr(wall, "<title>[off cpu: futex]\n"));
+	EXPECT_TRUE(strstr(wall, "<title>[on cpu]\n"));
+	EXPECT_TRUE(strstr(wall, "Blue: off CPU"));
+	EXPECT_FALSE(strstr(page, "No flame graph"));
+	free(page);
+	pictures_scenario_free(&s);
+}
+
+/* Each graph only with its data; with neither, one line says so. */
+TEST(html_flame_graphs_need_their_data)
+{
+	struct pictures_scenario s;
+	const struct stacks *stacks;
+	char *page;
+
+	ASSERT_EQ(pictures_scenario_build(&s), 0);
+	stacks = s.rep.stacks;
+	s.pics.wall_folded = NULL;
+	page = html_page(&s);
+	EXPECT_EQ(count(page, "data-flame=\"loss\""), 1);
+	EXPECT_EQ(count(page, "data-flame=\"wall\""), 0);
+	free(page);
+	s.rep.stacks = NULL;
+	page = html_page(&s);
+	EXPECT_EQ(count(page, "data-flame="), 0);
+	EXPECT_EQ(count(page, "<p>No flame graph: no call stack was sampled, "
+			"and no wall-clock profile was taken (--auto takes "
+			"one).</p>\n"), 1);
+	free(page);
+	s.pics.wall_folded = ps_wall_fold;
+	page = html_page(&s);
+	EXPECT_EQ(count(page, "data-flame=\"loss\""), 0);
+	EXPECT_EQ(count(page, "data-flame=\"wall\""), 1);
+	EXPECT_EQ(count(page, "No flame graph"), 0);
+	free(page);
+	s.rep.stacks = stacks;
 	pictures_scenario_free(&s);
 }
 
