@@ -193,56 +193,57 @@ TEST(narrow_frames_are_merged_into_their_caller)
 	free(text);
 }
 
-TEST(deep_stacks_are_cut_and_said)
+/* @nr stacks of @depth frames, "c<stack>_<depth>", 10 each. */
+static char *chains(int nr, int depth)
 {
-	struct frame *fr = calloc(MAX_FRAMES, sizeof(*fr));
-	char *text = NULL, *svg;
-	size_t len = 0, n;
-	FILE *f = open_memstream(&text, &len);
-	int d;
-
-	ASSERT_TRUE(f && fr);
-	for (d = 0; d < FLAME_MAX_DEPTH + 40; d++)
-		fprintf(f, "%sf%d", d ? ";" : "", d);
-	fputs(" 100\n", f);
-	ASSERT_EQ(fclose(f), 0);
-	svg = draw(text);
-	n = frames_of(svg, fr, MAX_FRAMES);
-	EXPECT_EQ(n, FLAME_MAX_DEPTH + 1);	/* the root and 64 frames */
-	EXPECT_TRUE(find(fr, n, "f63"));
-	EXPECT_FALSE(find(fr, n, "f64"));
-	EXPECT_TRUE(strstr(svg, "1 stacks were cut at 64 frames"));
-	free(svg);
-	free(text);
-	free(fr);
-}
-
-/* 200 chains of 30 frames, each wide enough: whole levels, 4000 at most. */
-TEST(frames_drawn_are_bounded_by_whole_levels)
-{
-	struct frame *fr = calloc(MAX_FRAMES, sizeof(*fr));
-	char *text = NULL, *svg;
-	size_t len = 0, n;
+	char *text = NULL;
+	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	int c, d;
 
-	ASSERT_TRUE(f && fr);
-	for (c = 0; c < 200; c++) {
-		for (d = 0; d < 30; d++)
+	ASSERT_TRUE(f);
+	for (c = 0; c < nr; c++) {
+		for (d = 0; d < depth; d++)
 			fprintf(f, "%sc%d_%d", d ? ";" : "", c, d);
 		fputs(" 10\n", f);
 	}
 	ASSERT_EQ(fclose(f), 0);
-	svg = draw(text);
-	n = frames_of(svg, fr, MAX_FRAMES);
-	/* The root, then 19 levels of 200: 3801 frames. */
-	EXPECT_EQ(n, 1 + 19 * 200);
-	EXPECT_TRUE(find(fr, n, "c0_18"));
-	EXPECT_FALSE(find(fr, n, "c0_19"));
-	EXPECT_TRUE(strstr(svg, "Only the first 20 levels are drawn"));
-	free(svg);
-	free(text);
-	free(fr);
+	return text;
+}
+
+/*
+ * A stack deeper than FLAME_MAX_DEPTH keeps its rest in its last frame;
+ * 200 stacks of 30 frames, each wide enough, are drawn by whole levels,
+ * FLAME_MAX_RECTS frames at most: the root, then 19 levels of 200.  The
+ * picture says which bound it kept.
+ */
+TEST(bounds_are_kept_and_said)
+{
+	static const struct {
+		int nr, depth;
+		size_t frames;
+		const char *kept, *gone, *note;
+	} bound[] = {
+		{ 1, FLAME_MAX_DEPTH + 40, FLAME_MAX_DEPTH + 1, "c0_63",
+		  "c0_64", "1 stacks were cut at 64 frames" },
+		{ 200, 30, 1 + 19 * 200, "c0_18", "c0_19",
+		  "Only the first 20 levels are drawn" },
+	};
+	static struct frame fr[MAX_FRAMES];
+	char *text, *svg;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(bound) / sizeof(bound[0]); i++) {
+		text = chains(bound[i].nr, bound[i].depth);
+		svg = draw(text);
+		n = frames_of(svg, fr, MAX_FRAMES);
+		EXPECT_EQ(n, bound[i].frames);
+		EXPECT_TRUE(find(fr, n, bound[i].kept));
+		EXPECT_FALSE(find(fr, n, bound[i].gone));
+		EXPECT_TRUE(strstr(svg, bound[i].note));
+		free(svg);
+		free(text);
+	}
 }
 
 TEST(hostile_names_are_escaped_text)
