@@ -251,7 +251,7 @@ static void frame_draw(FILE *f, const struct flame_layout *l, size_t i,
 int flame_svg(FILE *f, const struct flame *fg, const struct flame_style *st)
 {
 	struct flame_layout l;
-	double height;
+	double notes_top, height;
 	size_t i;
 	int k, ret = layout_make(&l, fg, st);
 
@@ -259,8 +259,8 @@ int flame_svg(FILE *f, const struct flame *fg, const struct flame_style *st)
 		layout_free(&l);
 		return ret;
 	}
-	height = TOP + (double)l.levels * FLAME_FRAME_HEIGHT + 8 +
-		 NOTE_HEIGHT * l.nr_notes + 4;
+	notes_top = TOP + (double)l.levels * FLAME_FRAME_HEIGHT + 8;
+	height = notes_top + NOTE_HEIGHT * l.nr_notes + 4;
 	fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
 	      "id=\"flame-", f);
 	xml_escape(f, st->id, 0);
@@ -282,9 +282,9 @@ int flame_svg(FILE *f, const struct flame *fg, const struct flame_style *st)
 		if (l.drawn[l.order[i]])
 			frame_draw(f, &l, l.order[i], st);
 	for (k = 0; k < l.nr_notes; k++) {
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-family=\"sans-serif\" "
-			"font-size=\"12\">", SIDE, TOP + (double)l.levels *
-			FLAME_FRAME_HEIGHT + 8 + NOTE_HEIGHT * (k + 1) - 4);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" "
+			"font-family=\"sans-serif\" font-size=\"12\">", SIDE,
+			notes_top + NOTE_HEIGHT * (k + 1) - 4);
 		xml_escape(f, l.notes[k], 0);
 		fputs("</text>\n", f);
 	}
