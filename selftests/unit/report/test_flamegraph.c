@@ -271,7 +271,8 @@ TEST(hostile_names_are_escaped_text)
 	char *svg = draw("main;</svg><script>alert(\"x&y\")</script>' 10\n"
 			 "main;\x01\xff\xfe<b 10\n"
 			 "garbage without a weight\n"
-			 "main;x 12ab\n");
+			 "main;x 12ab\n"
+			 "main;past_2_to_the_64 18446744073709551600\n");
 	const char *p;
 	size_t n = frames_of(svg, fr, 16);
 
@@ -284,7 +285,8 @@ TEST(hostile_names_are_escaped_text)
 	/* Every '<' opens one of the few elements the writer uses. */
 	for (p = svg; (p = strchr(p, '<')); p++)
 		EXPECT_TRUE(writers_tag(p));
-	EXPECT_TRUE(strstr(svg, "2 lines were not folded stacks"));
+	EXPECT_FALSE(find(fr, n, "past_2_to_the_64"));
+	EXPECT_TRUE(strstr(svg, "3 lines were not folded stacks"));
 	free(svg);
 }
 

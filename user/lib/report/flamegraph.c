@@ -92,6 +92,11 @@ int flame_add(struct flame *fg, const char *stack, uint64_t weight,
 
 	if (!weight)
 		return 0;
+	/* A total past 2^64 would draw nonsense: the line is refused. */
+	if (fg->nodes[0].weight + weight < weight) {
+		fg->bad_lines++;
+		return 0;
+	}
 	flame_weigh(&fg->nodes[0], weight, off);
 	for (; *stack; stack = *end ? end + 1 : end) {
 		end = strchrnul(stack, ';');

@@ -67,7 +67,9 @@ void flame_free(struct flame *fg);
 
 /*
  * Add @weight along @stack, frames joined by ';', outermost first;
- * @off: off-CPU time.  Empty frames are skipped.  0, or -ENOMEM.
+ * @off: off-CPU time.  Empty frames are skipped; a weight that would
+ * take the total past 2^64 is refused (counted in bad_lines).  0, or
+ * -ENOMEM.
  */
 int flame_add(struct flame *fg, const char *stack, uint64_t weight,
 	      bool off);
@@ -90,7 +92,8 @@ struct flame_style {
 
 /*
  * @fg as an <svg> element to inline in HTML, its frames laid out as the
- * header says.  0, or -errno if writing @f failed.
+ * header says.  0, -EINVAL if @fg holds no weight (nothing to draw), or
+ * -errno if writing @f failed.
  */
 int flame_svg(FILE *f, const struct flame *fg, const struct flame_style *st);
 

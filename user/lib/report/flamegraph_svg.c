@@ -253,8 +253,11 @@ int flame_svg(FILE *f, const struct flame *fg, const struct flame_style *st)
 	struct flame_layout l;
 	double notes_top, height;
 	size_t i;
-	int k, ret = layout_make(&l, fg, st);
+	int k, ret;
 
+	if (!fg->nodes[0].weight)
+		return -EINVAL;
+	ret = layout_make(&l, fg, st);
 	if (ret) {
 		layout_free(&l);
 		return ret;
