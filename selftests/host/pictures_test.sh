@@ -10,12 +10,17 @@
 #    root element), no script error and no blocked load was reported,
 #    every traced function has its heading, and its screenshot is not
 #    blank;
+#  - the page's two flame graphs (the loss over the sampled stacks, the
+#    wall time on and off CPU) are in Chromium's DOM with their frames,
+#    were laid out (the script records each one's box), and that box of
+#    the screenshot is drawn: warm frames, and blue off-CPU ones in the
+#    wall graph;
 #  - ispotctl plot draws a window log of ispotd's format, and its
 #    pictures render too.
 cd "$(dirname "$0")/../.." || exit 1
 . selftests/kmod/tap.sh
 
-tap_plan 7
+tap_plan 9
 tmpdir_setup
 py=/usr/bin/python3
 gen=selftests/host/pictures_gen
@@ -24,6 +29,7 @@ skip_all() {
 	for t in svgs_are_xml_naming_their_function svgs_render_not_blank \
 		 page_loads_with_its_script page_reports_no_error \
 		 page_has_every_function screenshot_not_blank \
+		 page_has_both_flame_graphs flame_graphs_drawn \
 		 plot_renders_scores_over_time; do
 		tap_skip "$t" "$1"
 	done
@@ -32,11 +38,14 @@ skip_all() {
 [ -x "$gen" ] || skip_all "$gen is not built (make selftests)"
 [ -x "$py" ] || skip_all "no $py (scripts/deps.sh)"
 
-# png_varied FILE: a PNG whose pixels are not (almost) all one colour.
-# 8-bit RGB(A) or grey, not interlaced: what rsvg-convert and Chromium
-# write.  Prints the share of pixels off the commonest colour.
+# png_varied FILE [X,Y,W,H [warm|warm+blue]]: a PNG (or that box of it)
+# whose pixels are not (almost) all one colour, and with "warm" some
+# red-orange ones (on-CPU frames), with "warm+blue" blue ones too
+# (off-CPU frames).  8-bit RGB(A) or grey, not interlaced: what
+# rsvg-convert and Chromium write.  Prints the share of pixels off the
+# commonest colour.
 png_varied() {
-	"$py" - "$1" <<'PY'
+	"$py" - "$@" <<'PY'
 import struct, sys, zlib
 from collections import Counter
 data = open(sys.argv[1], "rb").read()
@@ -69,10 +78,20 @@ for y in range(h):
             line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
     rows.append(bytes(line))
     prev = line
+x0, y0, bw, bh = 0, 0, w, h
+if len(sys.argv) > 2:
+    x0, y0, bw, bh = map(int, sys.argv[2].split(","))
+    assert bw > 0 and bh > 0 and x0 + bw <= w and y0 + bh <= h, "box %s outside %dx%d" % (sys.argv[2], w, h)
+    rows = [r[x0 * bpp:(x0 + bw) * bpp] for r in rows[y0:y0 + bh]]
+    w, h, stride = bw, bh, bw * bpp
 px = Counter(r[i:i + bpp] for r in rows for i in range(0, stride, bpp))
 off = 1 - px.most_common(1)[0][1] / (w * h)
-print("# %s: %dx%d, %d colours, %.1f%% off the background" % (sys.argv[1].rsplit("/", 1)[-1], w, h, len(px), off * 100))
-sys.exit(0 if len(px) >= 3 and off >= 0.01 else 1)
+warm = sum(n for c, n in px.items() if bpp >= 3 and c[0] > 200 and c[2] < 80)
+blue = sum(n for c, n in px.items() if bpp >= 3 and c[2] > 180 and c[2] > c[0] + 60)
+print("# %s: %dx%d, %d colours, %.1f%% off the background, %d warm, %d blue pixels" % (sys.argv[1].rsplit("/", 1)[-1], w, h, len(px), off * 100, warm, blue))
+want = sys.argv[3] if len(sys.argv) > 3 else ""
+hues = ("warm" not in want or warm >= 100) and ("blue" not in want or blue >= 100)
+sys.exit(0 if len(px) >= 3 and off >= 0.01 and hues else 1)
 PY
 }
 
@@ -160,7 +179,8 @@ fi
 browser=$(command -v chromium || command -v chromium-browser)
 if [ -z "$browser" ]; then
 	for t in page_loads_with_its_script page_reports_no_error \
-		 page_has_every_function screenshot_not_blank; do
+		 page_has_every_function screenshot_not_blank \
+		 page_has_both_flame_graphs flame_graphs_drawn; do
 		tap_skip "$t" "no chromium (scripts/deps.sh)"
 	done
 	tap_done
@@ -171,7 +191,10 @@ chrome() {
 		--no-first-run --user-data-dir="$tmp/profile" \
 		--enable-logging=stderr --v=0 --hide-scrollbars "$@"
 }
-chrome --dump-dom "file://$tmp/page.html" >"$tmp/dom" 2>"$tmp/chrome.err"
+# One width for the DOM and the screenshots: the flame graphs' boxes,
+# which the page's script records, are where the screenshot has them.
+chrome --window-size=1200,1600 --dump-dom "file://$tmp/page.html" \
+	>"$tmp/dom" 2>"$tmp/chrome.err"
 
 tap_check page_loads_with_its_script \
 	grep -q '^<html[^>]*data-ispot-loaded="yes"' "$tmp/dom"
@@ -218,4 +241,62 @@ tap_check page_has_every_function every_function
 chrome --window-size=1200,1600 --screenshot="$tmp/shot.png" \
 	"file://$tmp/page.html" >/dev/null 2>&1
 tap_check screenshot_not_blank png_varied "$tmp/shot.png"
+
+# flame_boxes: "KIND X,Y,W,H" of each flame graph in the DOM, which must
+# be one <svg> per kind, loss and wall, each with the frames it says it
+# drew and a box the script measured.
+flame_boxes() {
+	"$py" - "$tmp/dom" <<'PY'
+import sys
+from html.parser import HTMLParser
+class Flames(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.graphs, self.inside = {}, None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "svg" and "data-flame" in a:
+            self.inside = a["data-flame"]
+            self.graphs.setdefault(self.inside, []).append(
+                {"frames": int(a.get("data-frames", "0")),
+                 "box": a.get("data-box", ""), "rects": 0, "titles": 0})
+        elif self.inside and tag == "rect":
+            self.graphs[self.inside][-1]["rects"] += 1
+        elif self.inside and tag == "g":
+            self.graphs[self.inside][-1]["titles"] += 1
+    def handle_endtag(self, tag):
+        if tag == "svg":
+            self.inside = None
+p = Flames()
+p.feed(open(sys.argv[1], encoding="utf-8").read())
+ok = sorted(p.graphs) == ["loss", "wall"]
+for kind, gs in sorted(p.graphs.items()):
+    g = gs[0]
+    box = [int(v) for v in g["box"].split(",")] if g["box"] else []
+    print("# %s: %d graph(s), %d frames, %d rects, box %s" % (kind, len(gs), g["frames"], g["rects"], g["box"] or "none"))
+    ok = ok and len(gs) == 1 and g["frames"] >= 5 and g["titles"] == g["frames"] \
+        and g["rects"] == g["frames"] + 1 and len(box) == 4 and box[2] > 0 and box[3] > 0
+    print("%s %s" % (kind, g["box"]))
+if not ok:
+    print("# want one loss and one wall flame graph, drawn, with their frames")
+sys.exit(0 if ok else 1)
+PY
+}
+flame_boxes >"$tmp/flames"
+tap_check page_has_both_flame_graphs flame_boxes
+
+# Each graph's box of a screenshot tall enough to hold it: drawn, in the
+# colours it says (on CPU warm; off CPU blue, in the wall graph).
+flames_drawn() {
+	grep -q '^loss ' "$tmp/flames" && grep -q '^wall ' "$tmp/flames" ||
+		return 1
+	height=$(awk '/^(loss|wall) / { split($2, b, ","); e = b[2] + b[4]
+		if (e > m) m = e } END { print m + 20 }' "$tmp/flames")
+	chrome --window-size=1200,"$height" --screenshot="$tmp/flames.png" \
+		"file://$tmp/page.html" >/dev/null 2>&1 || return 1
+	png_varied "$tmp/flames.png" "$(awk '/^loss /{print $2}' "$tmp/flames")" warm &&
+		png_varied "$tmp/flames.png" \
+			"$(awk '/^wall /{print $2}' "$tmp/flames")" warm+blue
+}
+tap_check flame_graphs_drawn flames_drawn
 tap_done

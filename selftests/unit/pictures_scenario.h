@@ -9,17 +9,23 @@
  *    calls near their lock's floor and some far above (contention);
  *  - a C++ method whose name holds '<', '>', ':', '&' and blanks;
  *  - a function named like a script, quotes and an ampersand included;
- *  - one_call: called once.
+ *  - one_call: called once;
+ *  - call stacks sampled for acquire and the C++ method, one frame named
+ *    like markup, and a wall-clock profile as --auto would give it, on
+ *    and off CPU, for the flame graphs.
  */
 #ifndef ISPOT_TEST_PICTURES_SCENARIO_H
 #define ISPOT_TEST_PICTURES_SCENARIO_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/pipeline.h"
 #include "analysis/sci.h"
+#include "analysis/stacks.h"
 #include "report/pictures.h"
 #include "report/report.h"
 #include "unit/pipeline_feed.h"
@@ -36,8 +42,29 @@ static const char *const ps_names[PS_NR_FUNCS] = {
 #define PS_TGID		4000
 #define PS_LOCKS	3
 
+/* The stacks' return addresses and their names; one is hostile. */
+static const struct {
+	uint64_t addr;
+	const char *name;
+} ps_frames[] = {
+	{ 0x401000, "main" },
+	{ 0x401100, "worker" },
+	{ 0x401200, "ns::Pool<T>::run()" },
+	{ 0x401300, "</svg><script>x()</script>&\"'" },
+};
+
+/* --auto's profile as --wall-folded writes it, hostile frame included. */
+static const char ps_wall_folded[] =
+	"main;worker;acquire;[on cpu] 42000\n"
+	"main;worker;ns::Pool<T>::run();pthread_cond_wait;"
+	"[off cpu: futex] 120000\n"
+	"main;</svg><script>x()</script>&\"';read;[off cpu: io] 30000\n"
+	"main;worker;[off cpu: runq] 5000\n"
+	"main;poll;[off cpu: sleep] 60000\n";
+
 struct pictures_scenario {
 	struct pipeline *pipe;
+	struct stacks *stacks;
 	struct sci_report *sci;
 	struct report_source_func funcs[PS_NR_FUNCS];
 	struct key_rule rules[PS_NR_FUNCS];
@@ -68,6 +95,43 @@ static inline void ps_call(struct pipeline *p, uint32_t tid, uint32_t probe,
 	pipeline_feed_record(p, *ts + d, ISPOT_REC_EXIT, PS_TGID, tid, probe,
 			     sp + 8, NULL);
 	*ts += d + 500;
+}
+
+static inline int ps_frame_name(void *ctx, uint64_t addr, bool offset,
+				char *buf, size_t len)
+{
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < sizeof(ps_frames) / sizeof(ps_frames[0]); i++)
+		if (ps_frames[i].addr == addr)
+			return snprintf(buf, len, "%s%s", ps_frames[i].name,
+					offset ? "+0x4" : "");
+	return -1;
+}
+
+static inline int ps_wall_fold(FILE *f, const void *ctx)
+{
+	(void)ctx;
+	return fputs(ps_wall_folded, f) < 0 ? -EIO : 0;
+}
+
+/* acquire: 3 stacks through Pool::run, 1 through the hostile frame. */
+static inline int ps_stacks(struct pictures_scenario *s)
+{
+	const uint64_t run[] = { 0x401200, 0x401100, 0x401000 };
+	const uint64_t odd[] = { 0x401300, 0x401000 };
+	const uint64_t cxx[] = { 0x401100, 0x401000 };
+	int i, ret = 0;
+
+	s->stacks = stacks_new();
+	if (!s->stacks)
+		return -1;
+	for (i = 0; i < 3; i++)
+		ret |= stacks_add(s->stacks, PS_ACQUIRE, run, 3) |
+		       stacks_add(s->stacks, PS_CXX, cxx, 2);
+	ret |= stacks_add(s->stacks, PS_ACQUIRE, odd, 2);
+	return ret ? -1 : 0;
 }
 
 /* 0 on success; the caller frees with pictures_scenario_free(). */
@@ -126,6 +190,11 @@ static inline int pictures_scenario_build(struct pictures_scenario *s)
 	s->rep.recorded = 2 * sci_nr_events(s->pipe->sci);
 	s->pics.sci = s->pipe->sci;
 	s->pics.durations = s->pipe->durations;
+	if (ps_stacks(s))
+		return -1;
+	s->rep.stacks = s->stacks;
+	s->rep.frame_name = ps_frame_name;
+	s->pics.wall_folded = ps_wall_fold;
 	return 0;
 }
 
@@ -134,6 +203,7 @@ static inline void pictures_scenario_free(struct pictures_scenario *s)
 	report_build_free(&s->build);
 	sci_report_free(s->sci);
 	pipeline_free(s->pipe);
+	stacks_free(s->stacks);
 }
 
 #endif /* ISPOT_TEST_PICTURES_SCENARIO_H */

@@ -338,13 +338,104 @@ TEST(html_has_the_table_every_function_and_its_pictures)
 		EXPECT_TRUE(strstr(page, name));
 		free(want);
 	}
-	/* Two pictures per function, inline, no XML declaration inside. */
-	EXPECT_EQ(count(page, "<svg "), 2 * s.sci->nr_funcs);
+	/* Two pictures per function and two flame graphs, inline. */
+	EXPECT_EQ(count(page, "<svg "), 2 * s.sci->nr_funcs + 2);
 	EXPECT_EQ(count(page, "<?xml"), 0);
 	/* The keys' rows, and the footer the text ends with. */
 	EXPECT_TRUE(strstr(page, "<tr class=\"key\">"));
 	EXPECT_TRUE(strstr(page, "total: "));
 	free(page);
+	pictures_scenario_free(&s);
+}
+
+/* Flame graph @kind's <svg> element in @page, as a string to free. */
+static char *flame_of(const char *page, const char *kind)
+{
+	const char *start, *end;
+	char id[64];
+
+	snprintf(id, sizeof(id), "version=\"1.1\" id=\"flame-%s\"", kind);
+	start = strstr(page, id);
+	ASSERT_TRUE(start);
+	end = strstr(start, "</svg>");
+	ASSERT_TRUE(end);
+	return strndup(start, (size_t)(end - start));
+}
+
+/*
+ * The flame graphs, before the functions' parts: the loss over the
+ * sampled stacks (their frames named, the hostile one escaped), and the
+ * wall-clock profile, on and off CPU.
+ */
+TEST(html_draws_the_loss_and_wall_flame_graphs)
+{
+	static const struct {
+		const char *kind, *text;
+		bool there;
+	} want[] = {
+		{ "loss", "<title>ns::Pool&lt;T&gt;::run()\n", true },
+		{ "loss", "<title>acquire\n", true },
+		{ "loss", "<title>&lt;/svg&gt;&lt;script&gt;x()&lt;/script&gt;"
+			  "&amp;&quot;&#39;\n", true },
+		{ "loss", "off CPU", false },
+		{ "wall", "<title>[off cpu: futex]\n", true },
+		{ "wall", "<title>[on cpu]\n", true },
+		{ "wall", "Blue: off CPU", true },
+	};
+	struct pictures_scenario s;
+	char *page, *graph, first[32];
+	size_t i;
+
+	ASSERT_EQ(pictures_scenario_build(&s), 0);
+	page = html_page(&s);
+	EXPECT_EQ(count(page, "<section id=\"flames\">"), 1);
+	EXPECT_EQ(count(page, "data-flame=\"loss\""), 1);
+	EXPECT_EQ(count(page, "data-flame=\"wall\""), 1);
+	EXPECT_EQ(count(page, "No flame graph"), 0);
+	snprintf(first, sizeof(first), "<section id=\"f%u\">",
+		 s.sci->funcs[0].func_id);
+	EXPECT_TRUE(strstr(page, first) &&
+		    strstr(page, "id=\"flame-wall\"") < strstr(page, first));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		graph = flame_of(page, want[i].kind);
+		if (!strstr(graph, want[i].text) != !want[i].there)
+			TH_LOG("the %s graph %s \"%s\"", want[i].kind,
+			       want[i].there ? "lacks" : "has", want[i].text);
+		EXPECT_EQ(!strstr(graph, want[i].text), !want[i].there);
+		free(graph);
+	}
+	free(page);
+	pictures_scenario_free(&s);
+}
+
+/* Each graph only with its data; with neither, one line says so. */
+TEST(html_flame_graphs_need_their_data)
+{
+	struct pictures_scenario s;
+	const struct stacks *stacks;
+	char *page;
+
+	ASSERT_EQ(pictures_scenario_build(&s), 0);
+	stacks = s.rep.stacks;
+	s.pics.wall_folded = NULL;
+	page = html_page(&s);
+	EXPECT_EQ(count(page, "data-flame=\"loss\""), 1);
+	EXPECT_EQ(count(page, "data-flame=\"wall\""), 0);
+	free(page);
+	s.rep.stacks = NULL;
+	page = html_page(&s);
+	EXPECT_EQ(count(page, "data-flame="), 0);
+	EXPECT_EQ(count(page, "<p>No flame graph: no call stack was sampled, "
+			"and no wall-clock profile was taken (--auto takes "
+			"one).</p>\n"), 1);
+	free(page);
+	s.pics.wall_folded = ps_wall_fold;
+	page = html_page(&s);
+	EXPECT_EQ(count(page, "data-flame=\"loss\""), 0);
+	EXPECT_EQ(count(page, "data-flame=\"wall\""), 1);
+	EXPECT_EQ(count(page, "No flame graph"), 0);
+	free(page);
+	s.rep.stacks = stacks;
 	pictures_scenario_free(&s);
 }
 

@@ -10,6 +10,7 @@
 
 #include "analysis/sci.h"
 #include "util/xml.h"
+#include "report/flamegraph.h"
 #include "report/html.h"
 #include "report/pictures.h"
 #include "report/report.h"
@@ -32,16 +33,22 @@ static const char style[] =
 	"section{border-top:1px solid #ccc;margin-top:1.5em}";
 
 /*
- * The one script: it marks the page as loaded and writes any script
- * error into the page, so a reader (and the test, selftests/host/
- * pictures_test.sh) can tell the page ran whole.  The page needs it for
- * nothing else.
+ * The one script: it marks the page as loaded, writes any script error
+ * into the page, and where each flame graph was laid out (x,y,width,
+ * height in the page), so a reader (and the test, selftests/host/
+ * pictures_test.sh) can tell the page ran whole and drew them.  The page
+ * needs it for nothing else.
  */
 static const char script[] =
 	"window.onerror=function(m){document.documentElement.setAttribute("
 	"'data-script-error',String(m));};"
-	"window.addEventListener('load',function(){document.documentElement"
-	".setAttribute('data-ispot-loaded','yes');});";
+	"window.addEventListener('load',function(){"
+	"document.querySelectorAll('svg[data-flame]').forEach(function(s){"
+	"var b=s.getBoundingClientRect();s.setAttribute('data-box',"
+	"[b.left+scrollX,b.top+scrollY,b.width,b.height].map(Math.round)"
+	".join(','));});"
+	"document.documentElement.setAttribute('data-ispot-loaded','yes');"
+	"});";
 
 /* A nonce for the script; false (and no script) without randomness. */
 static bool make_nonce(char *buf, size_t len)
@@ -196,6 +203,85 @@ static void html_table(FILE *f, const struct report *r)
 	fputs("</tbody>\n</table>\n", f);
 }
 
+static int loss_folded(FILE *f, const void *r)
+{
+	return report_folded(f, r);
+}
+
+/* Whether a stack of any traced function was sampled. */
+static bool stacks_sampled(const struct report *r)
+{
+	const struct stack_func *sf;
+	size_t i;
+
+	for (i = 0; r->stacks && r->sci && i < r->sci->nr_funcs; i++) {
+		sf = stacks_of(r->stacks, r->sci->funcs[i].func_id);
+		if (sf && sf->sampled)
+			return true;
+	}
+	return false;
+}
+
+static const struct flame_style loss_style = {
+	.id = "loss", .of = "of the loss", .unit = FLAME_NS,
+	.title = "Where the loss is: the sampled call stacks, by loss",
+};
+
+static const struct flame_style wall_style = {
+	.id = "wall", .of = "of the wall time", .unit = FLAME_US,
+	.title = "Where the wall time goes: --auto's profile, on and off CPU",
+};
+
+/* A flame graph and its caption, or @empty when it had no weight. */
+static int html_flame(FILE *f, flame_fold_fn *fold, const void *ctx,
+		      const struct flame_style *st, const char *caption,
+		      const char *empty)
+{
+	int ret;
+
+	fputs("<figure>\n", f);
+	ret = flame_draw_folded(f, fold, ctx, st);
+	if (ret == 1)
+		fprintf(f, "<p>%s</p>\n", empty);
+	else if (!ret)
+		fprintf(f, "<figcaption>%s</figcaption>\n", caption);
+	fputs("</figure>\n", f);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * The flame graphs: of the loss, from the stacks --folded writes, when
+ * stacks were sampled; of the wall time, from --wall-folded's lines,
+ * when --auto took a profile.
+ */
+static int html_flames(FILE *f, const struct report *r,
+		       const struct picture_source *src)
+{
+	bool loss = stacks_sampled(r), wall = src && src->wall_folded;
+	int ret = 0;
+
+	fputs("<section id=\"flames\">\n<h2>Where the time goes</h2>\n", f);
+	if (!loss && !wall)
+		fputs("<p>No flame graph: no call stack was sampled, and no "
+		      "wall-clock profile was taken (--auto takes one).</p>\n",
+		      f);
+	if (loss)
+		ret = html_flame(f, loss_folded, r, &loss_style,
+				 "The loss of the traced functions (the "
+				 "traced function on top), over the call "
+				 "stacks sampled: what --folded writes.",
+				 "The sampled stacks carry no loss.");
+	if (!ret && wall)
+		ret = html_flame(f, src->wall_folded, src->wall_ctx,
+				 &wall_style,
+				 "Where every thread's time went while --auto "
+				 "sampled, on CPU (warm) and off CPU waiting "
+				 "(blue): what --wall-folded writes.",
+				 "The wall-clock profile holds no time.");
+	fputs("</section>\n", f);
+	return ret;
+}
+
 /* A function's part: its name, its pictures, the notes under its row. */
 static int html_function(FILE *f, const struct report *r,
 			 const struct picture_source *src,
@@ -241,6 +327,7 @@ int report_html(FILE *f, const struct report *r,
 	fputs("</header>\n<main>\n", f);
 	html_table(f, r);
 	html_text(f, r, NULL, REPORT_PART_EXCESS, "counters per call");
+	ret = html_flames(f, r, src);
 	for (i = 0; !ret && r->sci && i < r->sci->nr_funcs; i++)
 		ret = html_function(f, r, src, &r->sci->funcs[i]);
 	fputs("<section id=\"futexes\">\n<h2>Futex words</h2>\n", f);

@@ -2,7 +2,8 @@
 /*
  * --html FILE: the report as one self-contained HTML page
  * (Documentation/usage.rst, "The HTML report"): the table with the text
- * report's columns and figures (report_table_rows()), then per function
+ * report's columns and figures (report_table_rows()), the flame graphs
+ * of the loss and of --auto's wall time (flamegraph.h), then per function
  * its pictures (pictures.h, inline SVG) and what the table prints under
  * its row (notes, call stacks), then the futex lines, the counters and
  * the footer (report_text_part()).

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report/flamegraph.h"
+
 struct durations;
 struct report;
 struct sci_engine;
@@ -33,6 +35,12 @@ struct picture_source {
 	const struct sci_engine *sci;	/* the engine @r was computed from */
 	/* Per-thread samples (analysis/durations.h); NULL: none kept. */
 	const struct durations *durations;
+	/*
+	 * --auto's wall-clock profile as folded lines (trace/
+	 * wall_folded.h), for the HTML report's flame graph; NULL: none.
+	 */
+	flame_fold_fn *wall_folded;
+	const void *wall_ctx;
 };
 
 /* Lines of a sorted picture; the keys beyond share the last one. */

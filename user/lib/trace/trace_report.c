@@ -151,11 +151,23 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	}
 }
 
+/* --auto's profile, for the HTML report's wall-time flame graph. */
+static int trace_wall_folded(FILE *f, const void *picked)
+{
+	const struct autopick *a = picked;
+
+	return wall_folded_print(f, &a->wall);
+}
+
 /* Every output the options ask for, drawn from @r and the engine. */
 static int trace_write_report(const struct trace *t, const struct report *r)
 {
-	const struct picture_source pic = { t->pipe->sci,
-					    t->pipe->durations };
+	const struct picture_source pic = {
+		.sci = t->pipe->sci,
+		.durations = t->pipe->durations,
+		.wall_folded = t->picked ? trace_wall_folded : NULL,
+		.wall_ctx = t->picked,
+	};
 	const struct output_doc doc = { r, &pic, t->opts->top };
 
 	return output_write(t->opts, &doc);
