@@ -64,7 +64,8 @@ tap_check "auto_usage_errors_exit_2" t_usage
 # the on-CPU samples alone never name it.  Its pick says why.
 t_waits() {
 	run_status 0 ispotctl run --auto=3 --auto-time 2s --json \
-		-o "$tmp/auto.json" --wall-folded "$tmp/wall.folded" -- "$turns" \
+		-o "$tmp/auto.json" --wall-folded "$tmp/wall.folded" \
+		--html "$tmp/auto.html" -- "$turns" \
 		--threads 4 --delay-us 2000 --iterations 1500 || return 1
 	sed -n '/^auto:/,/^[^ ]/p' "$tmp/err" | sed 's/^/# /'
 	grep -q "^auto: .*off CPU [0-9.]*s waiting (futex" \
@@ -85,7 +86,11 @@ t_waits() {
 		[ "$(json_get "$tmp/auto.json" \
 		     ".auto.picks[name=wait_turn].waiting_in")" = \
 		  pthread_cond_wait ] &&
-		json_get "$tmp/auto.json" .auto.stacks[0].stack | grep -q '\]$'
+		json_get "$tmp/auto.json" .auto.stacks[0].stack | grep -q '\]$' &&
+		# And the HTML report's wall-time flame graph, drawn from the
+		# live profile: wait_turn is a frame of it.
+		sed -n '/<svg[^>]*id="flame-wall"/,/<\/svg>/p' "$tmp/auto.html" |
+			grep -q '<title>wait_turn$'
 }
 tap_check "auto_picks_the_function_that_waits" t_waits
 

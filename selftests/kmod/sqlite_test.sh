@@ -27,6 +27,14 @@
 #   runs (the other asleep, at the gate): the host's share moves both
 #   alike, and the reference carries the whole figure (with no blocks,
 #   INTERF reads 0).
+# * Each insert counts to 100 before it writes its row (-n 100), all of
+#   it under the connection's mutex: 420 to 560 us an insert alone in the
+#   guest, not 67.  The probes' own time is spent outside the mutex, at
+#   the call's entry and return, and shortens the other writer's wait by
+#   as much; against a 67 us insert that made the traced program's
+#   interference 0.1 smaller than the untraced one's on an idle host
+#   (INTERF 0.423 to 0.432 against gains of 0.50 to 0.55, four runs of
+#   four in a fresh make check), against 500 us a few hundredths.
 # * The host's load moves the guest's speed from one second to the next.
 #   So untraced and traced runs are interleaved, four traced runs between
 #   five untraced ones; each untraced run alternates, in one process,
@@ -40,8 +48,9 @@
 #
 # ISPOT_SQLITE_SOLO_BLOCKS sets the traced runs' --solo-blocks (10% by
 # default, see below); 0 (no blocks) fails both cases, which is how the
-# test was shown able to fail.  ISPOT_SQLITE_FLAGS (the fixture's, "-s -S
-# -R") and ISPOT_SQLITE_PHASE_MS (500) reproduce the other measurements.
+# test was shown able to fail.  ISPOT_SQLITE_FLAGS (the fixture's,
+# "-s -S -R -n 100") and ISPOT_SQLITE_PHASE_MS (500) reproduce the other
+# measurements.
 # Interference needs two vCPUs that really run at once: this runs in the
 # multi-threaded boot.
 . "$(dirname "$0")/tap.sh"
@@ -64,7 +73,7 @@ phase_ms=${ISPOT_SQLITE_PHASE_MS:-500}
 # A tenth of the run's cost in blocks, not the default 3%: 550 to 6,100
 # reference calls a traced run.
 share=${ISPOT_SQLITE_SOLO_BLOCKS:-10%}
-flags=${ISPOT_SQLITE_FLAGS:--s -S -R}
+flags=${ISPOT_SQLITE_FLAGS:--s -S -R -n 100}
 
 # A new database: the table made, WAL set, by one untraced call, so that
 # the traced run's sqlite3_step() calls are the writers' inserts.
