@@ -60,7 +60,7 @@ static int config_init(struct ispotd_config *c)
 	c->window_ns = ISPOTD_DEFAULT_WINDOW_NS;
 	c->max_functions = ISPOTD_DEFAULT_MAX_FUNCTIONS;
 	c->ring_bytes = OPT_DEFAULT_RING_BYTES;
-	c->solo_share = OPT_DEFAULT_SOLO_SHARE;
+	c->solo_share = ISPOTD_DEFAULT_SOLO_SHARE;
 	c->log_path = strdup("-");
 	return c->log_path ? 0 : config_oom();
 }

@@ -44,6 +44,12 @@
 #define ISPOTD_DEFAULT_WINDOW_NS	(60 * 1000000000ull)
 #define ISPOTD_MIN_WINDOW_NS		1000000000ull
 #define ISPOTD_DEFAULT_MAX_FUNCTIONS	50
+/*
+ * --solo-blocks: ispotd's blocks' waits count inside --budget, which
+ * bounds the whole; 3% of the armed time gives a pool a gated reference
+ * within its first windows (Documentation/ispotd.rst).
+ */
+#define ISPOTD_DEFAULT_SOLO_SHARE	0.03
 
 /* Bits of ispotd_config.set: the scalars given explicitly. */
 enum ispotd_config_scalar {

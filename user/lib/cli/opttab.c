@@ -73,8 +73,8 @@ const struct opt_def opt_table[] = {
 	{ OPT_SOLO_BLOCKS, "solo-blocks", 0, OPTK_PERCENT, "SHARE",
 	  "let one thread at a time into the traced functions\n"
 	  "for short random stretches costing at most SHARE\n"
-	  "of the run (default 3%; ispotd: of the armed time),\n"
-	  "the reference INTERF needs; 0: off",
+	  "of the run (default 2%; ispotd: 3% of the armed\n"
+	  "time), the reference INTERF needs; 0: off",
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD | ISPOTD, NULL, 0 },
 	{ OPT_DURATION, "duration", 'd', OPTK_DURATION, "TIME",
 	  "stop after TIME (e.g. 10, 10s, 500ms, 2m)",
