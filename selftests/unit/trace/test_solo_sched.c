@@ -176,6 +176,57 @@ TEST(short_runs_pay_for_each_block_ahead)
 }
 
 /*
+ * The first block is paid ahead at the most its program's threads can
+ * lose: two threads, one waiting (half the block's length), start it
+ * twice as early as threads not counted, and a pool of eight, told its
+ * count, still stays within its share at every moment.  20 ms blocks at
+ * 2%: 1 s of run pays for a whole one, 0.5 s for half.
+ */
+static uint64_t first_start(unsigned int threads, double loss,
+			    double *worst)
+{
+	struct program p = { .loss = loss };
+	struct fake_module m = { 0 };
+	struct solo_sched s;
+	uint64_t now, first = 0;
+	double over;
+
+	solo_sched_init(&s, 0.02, 0, 7, fake_solo, &m);
+	solo_sched_threads(&s, threads);
+	for (now = 0; now < 6000 * MS; now += MS) {
+		run_program(&s, now, now + MS, 625 * 1000, &p);
+		if (m.starts && !first)
+			first = now;
+		over = p.cost_ns - 0.02 * (now + MS);
+		*worst = over > *worst ? over : *worst;
+	}
+	return first;
+}
+
+TEST(the_first_block_is_paid_at_what_its_threads_can_lose)
+{
+	double worst = 0;
+	uint64_t unknown, two, eight;
+
+	unknown = first_start(0, 0.5, &worst);
+	two = first_start(2, 0.5, &worst);
+	worst = 0;
+	eight = first_start(8, 0.875, &worst);
+	TH_LOG("first block: threads unknown %llu ms, two %llu ms, "
+	       "eight %llu ms; eight most over the share %.1f ms",
+	       (unsigned long long)(unknown / MS),
+	       (unsigned long long)(two / MS),
+	       (unsigned long long)(eight / MS), worst / MS);
+	ASSERT_NE(unknown, 0);
+	ASSERT_NE(two, 0);
+	EXPECT_GE(unknown, 1000 * MS);
+	EXPECT_LT(two, 1000 * MS);
+	EXPECT_GE(two, 500 * MS);
+	EXPECT_GE(eight, 875 * MS);
+	EXPECT_LE(worst, 0.875 * 20 * MS);
+}
+
+/*
  * One of ispotd's bursts (200 ms, shorter than a block needs to be paid
  * for) gets its first block unpaid, at a random moment; any other session
  * of that length gets none.

@@ -59,15 +59,18 @@ static uint64_t solo_block_ns(uint64_t mean_call_ns)
 
 /*
  * What the block about to start will cost: as much of its length as the
- * blocks before cost of theirs, its whole length before any has ended (a
- * pool of n busy threads loses (n - 1) / n of it).  Their cost is read
- * from records a drain late, so the last block's may be short of whole;
- * the next block pays for that.
+ * blocks before cost of theirs; before any has ended, the most it can,
+ * (n - 1) / n of it for a program of n threads (all but the holder wait
+ * at the gate, and the cost is their waits over n), or the whole length
+ * while n is not known.  The blocks' cost is read from records a drain
+ * late, so the last block's may be short of whole; the next block pays
+ * for that.
  */
 static double solo_expected_cost(const struct solo_sched *s,
 				 uint64_t block_ns, uint64_t cost_ns)
 {
-	double per_ns = 1.0;
+	double per_ns = s->threads ? (double)(s->threads - 1) / s->threads :
+				     1.0;
 
 	if (s->on_ns && cost_ns < s->on_ns)
 		per_ns = (double)cost_ns / (double)s->on_ns;
@@ -112,6 +115,11 @@ void solo_sched_init(struct solo_sched *s, double share, uint64_t now,
 	if (share > 0)
 		s->next_ns = now + (uint64_t)(solo_rand(s) * (double)
 			SOLO_MIN_BLOCK_NS * (1 - share) / share);
+}
+
+void solo_sched_threads(struct solo_sched *s, unsigned int threads)
+{
+	s->threads = threads;
 }
 
 uint64_t solo_sched_next(const struct solo_sched *s)

@@ -63,6 +63,7 @@ struct solo_sched {
 	uint64_t postponed;	/* starts put off for the cost bound */
 	double cover;		/* the most of the run blocks cover; 0: */
 				/* SOLO_MAX_COVER, or share if more */
+	unsigned int threads;	/* the program's, seen so far; 0: unknown */
 };
 
 /*
@@ -85,6 +86,12 @@ void solo_sched_cap(struct solo_sched *s, double cover);
  * ahead for each block, the first included.
  */
 void solo_sched_burst(struct solo_sched *s);
+/*
+ * The program has @threads threads so far, the count the cost passed to
+ * solo_sched_act() is divided by: a first block is paid ahead at the most
+ * it can cost them, (threads - 1) / threads of its length.
+ */
+void solo_sched_threads(struct solo_sched *s, unsigned int threads);
 /* When solo_sched_act() is next due; UINT64_MAX if never. */
 uint64_t solo_sched_next(const struct solo_sched *s);
 /*

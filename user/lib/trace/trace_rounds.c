@@ -205,6 +205,8 @@ int trace_step(struct trace *t, uint64_t now)
 	    now - t->sum.t_enable < TRACE_EARLY_NS)
 		elf_symbolizer_refresh(t->sym, NULL, 0);
 	trace_peek_futexes(t);
+	solo_sched_threads(&t->live.solo,
+			   (unsigned int)hashmap_size(&t->pipe->threads));
 	solo_sched_act(&t->live.solo, now, sci_longest_mean(t->pipe->sci),
 		       trace_solo_cost_ns(t->pipe));
 	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
