@@ -27,11 +27,17 @@ t_written() {
 }
 tap_check "svg_files_name_the_function" t_written
 
-# Two threads, one key: a line per thread.
+# Two threads, one key: a line per thread.  Beside the function's two
+# pictures, the loss flame graph of its sampled stacks (no wall-time one:
+# no --auto).
 t_page() {
 	grep -q '<h2>acquire</h2>' "$tmp/out.html" &&
 		grep -q 'href="#f[0-9]*"' "$tmp/out.html" &&
-		[ "$(grep -c '<svg ' "$tmp/out.html")" -eq 2 ] &&
+		[ "$(grep '<svg ' "$tmp/out.html" | grep -vc 'id="flame-')" \
+		  -eq 2 ] &&
+		[ "$(grep -c '<svg [^>]*id="flame-loss"' "$tmp/out.html")" \
+		  -eq 1 ] &&
+		! grep -q 'id="flame-wall"' "$tmp/out.html" &&
 		[ "$(grep -c '>tid [0-9]* (' "$tmp/svg/acquire.sorted.svg")" -ge 2 ]
 }
 tap_check "html_page_and_thread_lines" t_page
