@@ -15,20 +15,26 @@ tmpdir_setup
 
 tap_plan 5
 
-fn() { json_get "$1" ".functions[name=acquire].$2"; }
+# The function that fn reads: the pool's, then lock_contention's.
+func=varied_lock_work
+fn() { json_get "$1" ".functions[name=$func].$2"; }
 solo() { json_get "$1" ".solo_blocks.$2"; }
 
-# The pool: lock_contention contended by design (two threads, no pause
-# between their turns, the lock held for most of each call).  A tenth of
-# the run in blocks, so that a run of a few guest seconds has well over
-# the 30 reference calls a reference needs.
+# The pool: pool_varied, two workers that never pause, each call holding
+# the shared lock for its last quarter, inside the traced function.  So a
+# worker that reaches the function while the other holds the gate waits
+# at the gate by design (lock_contention takes its lock inside acquire()
+# but holds it outside: the waiter then starves inside acquire(), in the
+# futex, and never reaches the gate).  A tenth of the run in blocks, so
+# that a run of a few guest seconds has well over the 30 reference calls
+# a reference needs.
 t_gated() {
-	run_status 0 ispotctl record -o "$tmp/pool.isr" --func acquire \
-		--solo-blocks 10% --json -- \
-		"$s/lock_contention" --threads 2 --delay-us 0 --hold-us 200 \
-		--iterations 1500 || return 1
+	run_status 0 ispotctl record -o "$tmp/pool.isr" \
+		--func varied_lock_work --solo-blocks 10% --json -- \
+		"$s/pool_varied" --threads 2 --iterations 2000 || return 1
 	# The report shares stdout with the sample, which prints first.
 	grep '^{"ispot_version"' "$tmp/out" >"$tmp/live.json"
+	sed -n 's/^pool_varied: /# /p' "$tmp/out"
 	echo "# reference $(fn "$tmp/live.json" interference_reference)," \
 	     "$(fn "$tmp/live.json" reference_calls) reference calls;" \
 	     "blocks $(solo "$tmp/live.json" blocks)," \
@@ -62,6 +68,7 @@ t_replay() {
 tap_check "a_recording_gives_the_blocks_figures_of_the_live_run" t_replay
 
 t_off() {
+	func=acquire
 	run_status 0 ispotctl run --func acquire --solo-blocks 0 --json \
 		-o "$tmp/off.json" -- "$s/lock_contention" --threads 2 \
 		--delay-us 0 --hold-us 200 --iterations 1500 || return 1
