@@ -70,6 +70,15 @@ void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 	b->duty = b->full > b->budget ? b->budget / b->full : 1.0;
 }
 
+void budget_charge(struct budget *b, uint64_t cost_ns, uint64_t now)
+{
+	if (b->budget <= 0 || !cost_ns)
+		return;
+	if (b->period_end < now)
+		b->period_end = now;
+	b->period_end += (uint64_t)((double)cost_ns / b->budget);
+}
+
 void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
 		       uint64_t *len)
 {

@@ -81,6 +81,14 @@ void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 		    uint64_t cpu_ns, uint64_t daemon_ns);
 
 /*
+ * Spend @cost_ns at @now on something other than a burst (ispotd --auto's
+ * profile): the bursts to come move later by what it would take them to
+ * have spent it, cost / budget, so that the long-run share stays the
+ * budget.
+ */
+void budget_charge(struct budget *b, uint64_t cost_ns, uint64_t now);
+
+/*
  * The next burst, no earlier than @now: its start and its length
  * (UINT64_MAX: armed until further notice, for a budget of 0).
  */

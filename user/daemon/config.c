@@ -23,7 +23,7 @@
 static const struct opt_cmd_info daemon_cmd = {
 	OPT_DAEMON, "ispotd",
 	"usage: ispotd [--config FILE] (--pid PID | --exe PATH | --cgroup PATH)...\n"
-	"              --func SPEC... [OPTIONS]",
+	"              (--func SPEC... | --auto[=N]) [OPTIONS]",
 	"Watches processes, traces them within an overhead budget, and logs,\n"
 	"window after window, the functions that lose the most time to other\n"
 	"threads.", NULL, "see ispotd --help",
@@ -61,6 +61,8 @@ static int config_init(struct ispotd_config *c)
 	c->max_functions = ISPOTD_DEFAULT_MAX_FUNCTIONS;
 	c->ring_bytes = OPT_DEFAULT_RING_BYTES;
 	c->solo_share = ISPOTD_DEFAULT_SOLO_SHARE;
+	c->auto_time_ns = ISPOTD_DEFAULT_AUTO_TIME_NS;
+	c->auto_every = ISPOTD_DEFAULT_AUTO_EVERY;
 	c->log_path = strdup("-");
 	return c->log_path ? 0 : config_oom();
 }
@@ -163,6 +165,10 @@ static const struct config_scalar {
 	  offsetof(struct ispotd_config, ring_bytes) },
 	{ OPT_SOLO_BLOCKS, ISPOTD_SET_SOLO_BLOCKS, CONFIG_FRACTION,
 	  offsetof(struct ispotd_config, solo_share) },
+	{ OPT_DAUTO_TIME, ISPOTD_SET_AUTO_TIME, CONFIG_U64,
+	  offsetof(struct ispotd_config, auto_time_ns) },
+	{ OPT_AUTO_EVERY, ISPOTD_SET_AUTO_EVERY, CONFIG_U32,
+	  offsetof(struct ispotd_config, auto_every) },
 };
 
 static const struct config_scalar *config_scalar_of(enum opt_id id)
@@ -378,6 +384,13 @@ static int config_store(void *ctx, const struct opt_val *v, char *err,
 		return 0;
 	case OPT_KEY:
 		return config_add_key(x, v, err, len);
+	case OPT_DAUTO:
+		/* A scalar: the command line's --auto=N wins over the file's. */
+		if (config_take(x, ISPOTD_SET_AUTO)) {
+			c->auto_pick = true;
+			c->auto_top = (uint32_t)v->u64;
+		}
+		return 0;
 	default:
 		sc = config_scalar_of(v->def->id);
 		if (sc)
@@ -400,12 +413,18 @@ static int config_check(const struct ispotd_config *c, const char *path)
 				 "--cgroup" :
 				 "nothing to watch: give --pid PID, --exe "
 				 "PATH or --cgroup PATH");
-	if (!c->nr_funcs && !c->sync)
+	if (!c->nr_funcs && !c->sync && !c->auto_pick)
 		return opt_error(&src, path ?
-				 "nothing to trace: add a 'func SPEC' line, "
-				 "or give --func SPEC or --sync" :
+				 "nothing to trace: add a 'func SPEC' or an "
+				 "'auto' line, or give --func SPEC, --auto or "
+				 "--sync" :
 				 "nothing to trace: give --func SPEC (e.g. "
-				 "--func 'worker_*') or --sync");
+				 "--func 'worker_*'), --auto or --sync");
+	if (c->auto_top > c->max_functions)
+		return opt_error(&src, "--auto=%u picks more functions than "
+				 "--max-functions %u reports: lower N or raise "
+				 "--max-functions", c->auto_top,
+				 c->max_functions);
 	return 0;
 }
 

@@ -50,6 +50,14 @@
  * within its first windows (Documentation/ispotd.rst).
  */
 #define ISPOTD_DEFAULT_SOLO_SHARE	0.03
+/*
+ * --auto's profile: half a second at 1 kHz a thread is 500 samples of a
+ * busy thread, enough for the 1% rule, and at a sample's cost (about a
+ * probed call's) it is a small part of a window's budget
+ * (Documentation/ispotd.rst, "Picking the functions").
+ */
+#define ISPOTD_DEFAULT_AUTO_TIME_NS	(500 * 1000000ull)
+#define ISPOTD_DEFAULT_AUTO_EVERY	10
 
 /* Bits of ispotd_config.set: the scalars given explicitly. */
 enum ispotd_config_scalar {
@@ -60,6 +68,9 @@ enum ispotd_config_scalar {
 	ISPOTD_SET_MAX_FUNCTIONS = 1 << 4,
 	ISPOTD_SET_RING_SIZE	 = 1 << 5,
 	ISPOTD_SET_SOLO_BLOCKS	 = 1 << 6,
+	ISPOTD_SET_AUTO		 = 1 << 7,
+	ISPOTD_SET_AUTO_TIME	 = 1 << 8,
+	ISPOTD_SET_AUTO_EVERY	 = 1 << 9,
 };
 
 /*
@@ -90,6 +101,10 @@ struct ispotd_config {
 	uint32_t max_functions;
 	uint64_t ring_bytes;		/* per CPU */
 	double solo_share;		/* --solo-blocks: of the armed time */
+	bool auto_pick;			/* --auto[=N] */
+	uint32_t auto_top;		/* its N; 0: the 1% rule */
+	uint64_t auto_time_ns;		/* --auto-time */
+	uint32_t auto_every;		/* --auto-every: windows */
 	/*
 	 * ISPOTD_SET_*: for parse_args' result, the scalars the command
 	 * line gave (they win over the file); after load, those the command

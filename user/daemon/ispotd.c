@@ -49,6 +49,7 @@
 struct ispotd {
 	struct ispotd_config cfg;
 	struct trace_opts topts;
+	struct target_auto auto_pick;	/* --auto, from cfg */
 	struct discover *disc;
 	FILE *log;
 	int sfd;
@@ -68,6 +69,18 @@ struct ispotd {
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --auto as the targets see it, from the config. */
+static void ispotd_auto_opts(struct ispotd *d)
+{
+	d->auto_pick = (struct target_auto){
+		.on = d->cfg.auto_pick,
+		.top = d->cfg.auto_top,
+		.max = d->cfg.max_functions,
+		.time_ns = d->cfg.auto_time_ns,
+		.every = d->cfg.auto_every,
+	};
+}
 
 /* Informational lines go where errors go: the journal reads stderr. */
 static void say(const char *fmt, ...)
@@ -241,7 +254,7 @@ static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 	ssize_t n;
 
 	target_disarm(tg);
-	if (target_close_window(tg, d->log, now))
+	if (target_close_window(tg, d->log, &d->auto_pick, now))
 		ispot_error("cannot write the window of pid %d: %s",
 			    (int)tg->pid, strerror(errno));
 	/*
@@ -294,7 +307,7 @@ static void ispotd_close_windows(struct ispotd *d, uint64_t now)
 
 		/* A burst never spans two windows: cut it, and go on. */
 		target_disarm(tg);
-		if (target_close_window(tg, d->log, now))
+		if (target_close_window(tg, d->log, &d->auto_pick, now))
 			ispot_error("cannot write the window of pid %d: %s",
 				    (int)tg->pid, strerror(errno));
 		if (was_armed && tg->burst_end > now)
@@ -367,6 +380,7 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 	ispotd_config_free(&d->cfg);
 	d->cfg = fresh;
 	ispotd_config_trace_opts(&d->cfg, &d->topts);
+	ispotd_auto_opts(d);
 	if (ispotd_start_discovery(d)) {
 		say("keeping the previous targets");
 		d->disc = old;
@@ -465,7 +479,8 @@ static void ispotd_shutdown(struct ispotd *d, uint64_t now)
 	notify_send("STOPPING=1");
 	for (i = 0; i < d->nr_targets; i++) {
 		target_disarm(&d->targets[i]);
-		if (target_close_window(&d->targets[i], d->log, now))
+		if (target_close_window(&d->targets[i], d->log,
+						&d->auto_pick, now))
 			ispot_error("cannot write the window of pid %d: %s",
 				    (int)d->targets[i].pid, strerror(errno));
 		target_free(&d->targets[i]);
@@ -505,6 +520,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ispotd_config_trace_opts(&d.cfg, &d.topts);
+	ispotd_auto_opts(&d);
 	d.metrics = metrics_new(d.cfg.max_functions);
 	if (!d.metrics)
 		ispot_error("out of memory starting");
@@ -548,7 +564,8 @@ int main(int argc, char **argv)
 		}
 		if (ispotd_module(&d, now))
 			for (i = 0; i < d.nr_targets; i++)
-				target_tick(&d.targets[i], &d.topts, now);
+				target_tick(&d.targets[i], &d.topts,
+					    &d.auto_pick, now);
 		if (now >= d.window_start + d.cfg.window_ns)
 			ispotd_close_windows(&d, now);
 		if (ispotd_poll(&d, trace_now())) {

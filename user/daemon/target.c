@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One process ispotd traces; see target.h. */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,8 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	n = readlink(link, tg->exe, sizeof(tg->exe) - 1);
 	tg->exe[n > 0 ? n : 0] = '\0';
 	tg->tr.live.dev.fd = -1;
+	picker_init(&tg->picker);
+	tg->pick_due = true;	/* with --auto, a profile before any burst */
 	budget_init(&tg->budget, budget, call_cost_ns,
 		    now ^ ((uint64_t)pid << 32) ^ start_time);
 	target_schedule(tg, now);
@@ -92,6 +95,8 @@ void target_free(struct target *tg)
 {
 	if (tg->armed)
 		trace_free(&tg->tr);
+	picker_release(&tg->picker);
+	free(tg->picks);
 	free(tg->ids);
 	window_set_free(&tg->win);
 	memset(tg, 0, sizeof(*tg));
@@ -169,10 +174,93 @@ void target_disarm(struct target *tg)
 	tg->armed = false;
 }
 
-void target_tick(struct target *tg, const struct trace_opts *o, uint64_t now)
+/* Say @msg about the profile of @tg, unless it was the last thing said. */
+static void target_say_once(struct target *tg, const char *msg)
+{
+	if (!strcmp(tg->pick_said, msg))
+		return;
+	snprintf(tg->pick_said, sizeof(tg->pick_said), "%s", msg);
+	ispot_error("pid %d: --auto: %s", (int)tg->pid, msg);
+}
+
+/* --auto: start the profile that replaces the burst due now. */
+static void target_profile(struct target *tg, const struct target_auto *au,
+			   uint64_t now)
+{
+	tg->pick_due = false;
+	if (!picker_start(&tg->picker, tg->pid, au->time_ns, au->top)) {
+		tg->picked = false;
+		return;
+	}
+	target_say_once(tg, "cannot start a thread to profile it");
+	tg->windows_since_pick = 0;
+	target_backoff(tg, now);
+}
+
+/*
+ * The profile ended: its picks replace the last ones (cut to --max-
+ * functions), or, when it could not pick (the target idles, or its
+ * samples fell in no function a probe can time), the last ones stay and
+ * the problem is said once.  Its cost is the budget's like a burst's:
+ * the samples cost the target about a probed call each (both are a trap
+ * into the kernel and a few hundred instructions there), and the
+ * profile's thread what it took.
+ */
+static void target_picked(struct target *tg, const struct target_auto *au,
+			  uint64_t now)
+{
+	struct picker *p = &tg->picker;
+	struct autopick *a = &p->result;
+	size_t i, n = a->nr < au->max ? a->nr : au->max;
+	uint64_t cost;
+
+	picker_join(p);
+	tg->picked = true;
+	tg->windows_since_pick = 0;
+	cost = (uint64_t)((double)a->samples * tg->budget.call_cost_ns) +
+	       p->thread_cpu_ns;
+	tg->pick_cost_ns += cost;
+	budget_charge(&tg->budget, cost, now);
+	if (p->ret && kill(tg->pid, 0) && errno == ESRCH) {
+		tg->gone = true;
+		return;
+	}
+	if (p->ret) {
+		target_say_once(tg, p->err);
+	} else if (n) {
+		struct elf_target_sym *picks = malloc(n * sizeof(*picks));
+
+		if (picks) {
+			for (i = 0; i < n; i++)
+				picks[i] = a->funcs[i].sym;
+			free(tg->picks);
+			tg->picks = picks;
+			tg->nr_picks = n;
+			tg->pick_said[0] = '\0';
+		} else {
+			target_say_once(tg, "out of memory keeping the picks");
+		}
+	}
+	target_schedule(tg, now);
+}
+
+/* Whether a burst would trace anything: --func, --sync or picks. */
+static bool target_has_funcs(const struct target *tg,
+			     const struct trace_opts *o)
+{
+	return o->nr_funcs || o->sync || tg->nr_picks;
+}
+
+void target_tick(struct target *tg, const struct trace_opts *o,
+		 const struct target_auto *au, uint64_t now)
 {
 	if (tg->gone)
 		return;
+	if (picker_fd(&tg->picker) >= 0) {
+		if (picker_done(&tg->picker))
+			target_picked(tg, au, now);
+		return;
+	}
 	if (tg->armed) {
 		uint64_t c0 = daemon_cpu();
 		int err = trace_step(&tg->tr, now);
@@ -192,7 +280,19 @@ void target_tick(struct target *tg, const struct trace_opts *o, uint64_t now)
 	}
 	if (now < tg->burst_start)
 		return;
-	if (target_arm(tg, o)) {
+	if (au->on && tg->pick_due) {
+		target_profile(tg, au, now);
+		return;
+	}
+	/* Nothing picked (it idles): wait for the next profile. */
+	if (!target_has_funcs(tg, o)) {
+		target_schedule(tg, now);
+		return;
+	}
+	tg->opts = *o;
+	tg->opts.syms = tg->picks;
+	tg->opts.nr_syms = tg->nr_picks;
+	if (target_arm(tg, &tg->opts)) {
 		if (kill(tg->pid, 0) && errno == ESRCH)
 			tg->gone = true;
 		else
@@ -200,11 +300,17 @@ void target_tick(struct target *tg, const struct trace_opts *o, uint64_t now)
 	}
 }
 
-int target_close_window(struct target *tg, FILE *log, uint64_t now)
+int target_close_window(struct target *tg, FILE *log,
+			const struct target_auto *au, uint64_t now)
 {
 	struct window_target wt = {
 		.pid = tg->pid, .exe = tg->exe, .cgroup = tg->cgroup,
+		.picked = au->on && tg->picked ? &tg->picker.result : NULL,
+		.pick_error = au->on && tg->picked && tg->picker.ret ?
+			      tg->picker.err : NULL,
+		.picked_windows_ago = tg->windows_since_pick,
 	};
+	int ret;
 	uint64_t cpu = target_cpu(tg);
 	double duty, overhead;
 
@@ -224,11 +330,23 @@ int target_close_window(struct target *tg, FILE *log, uint64_t now)
 						   tg->win.daemon_ns +
 						   tg->win.solo.gate_wait_ns,
 						   tg->win.armed_cpu_ns);
-	return window_close(&tg->win, log, &wt, now, duty, overhead);
+	/* --auto's profiles, over the CPU time the window saw. */
+	if (tg->pick_cost_ns)
+		overhead += budget_overhead_estimate(0, 0, tg->pick_cost_ns,
+						     tg->win.cpu_ns);
+	wt.profile_cost_ns = tg->pick_cost_ns;
+	ret = window_close(&tg->win, log, &wt, now, duty, overhead);
+	tg->pick_cost_ns = 0;
+	if (au->on && ++tg->windows_since_pick >= au->every &&
+	    picker_fd(&tg->picker) < 0)
+		tg->pick_due = true;
+	return ret;
 }
 
 int target_fd(const struct target *tg)
 {
+	if (picker_fd(&tg->picker) >= 0)
+		return picker_fd(&tg->picker);
 	return tg->armed ? tg->tr.live.dev.fd : -1;
 }
 
@@ -238,6 +356,10 @@ uint64_t target_next_event(const struct target *tg, uint64_t now,
 	*events = 0;
 	if (tg->gone)
 		return UINT64_MAX;
+	if (picker_fd(&tg->picker) >= 0) {
+		*events = POLLIN;
+		return UINT64_MAX;
+	}
 	if (tg->armed) {
 		/* The library paces the rounds while records wait. */
 		uint64_t next = trace_next_step(&tg->tr, now, events);

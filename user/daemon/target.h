@@ -19,8 +19,18 @@
 #include <sys/types.h>
 
 #include "budget.h"
+#include "picker.h"
 #include "trace/trace.h"
 #include "window.h"
+
+/* ispotd --auto, as configured: see picker.h and target_tick(). */
+struct target_auto {
+	bool on;
+	uint32_t top;		/* --auto=N; 0: the 1% rule */
+	uint32_t max;		/* --max-functions: picks beyond are cut */
+	uint64_t time_ns;	/* --auto-time */
+	uint32_t every;		/* --auto-every: windows between profiles */
+};
 
 struct target {
 	pid_t pid;
@@ -46,6 +56,21 @@ struct target {
 	/* The daemon's own CPU time spent on the burst (budget.h's D). */
 	uint64_t daemon_ns;
 	bool gone;		/* exited, or exec'd away from --exe */
+
+	/*
+	 * --auto: the profile, the functions it picked (traced beside
+	 * --func's), and when to profile again.  The last profile stays for
+	 * the window lines, until the next one replaces it.
+	 */
+	struct trace_opts opts;	/* the burst's: --func's and the picks */
+	struct picker picker;
+	bool picked;		/* picker holds a finished profile */
+	struct elf_target_sym *picks;
+	size_t nr_picks;
+	bool pick_due;
+	unsigned int windows_since_pick;
+	uint64_t pick_cost_ns;	/* the profiles' cost in this window */
+	char pick_said[512];	/* the last problem said, said once */
 };
 
 int target_init(struct target *tg, pid_t pid, uint64_t start_time,
@@ -58,7 +83,7 @@ void target_free(struct target *tg);
  * its time is over or the target exited.  @o are the functions to trace.
  */
 void target_tick(struct target *tg, const struct trace_opts *o,
-		 uint64_t now);
+		 const struct target_auto *au, uint64_t now);
 
 /* Arm at @now (the module is back), forgetting failed bursts. */
 void target_resume(struct target *tg, uint64_t now);
@@ -66,8 +91,12 @@ void target_resume(struct target *tg, uint64_t now);
 /* Stop an armed burst now (end of window, reload, shutdown). */
 void target_disarm(struct target *tg);
 
-/* Write the window's JSON line to @log (may be NULL) and start the next. */
-int target_close_window(struct target *tg, FILE *log, uint64_t now);
+/*
+ * Write the window's JSON line to @log (may be NULL) and start the next;
+ * with --auto (@au->on), a profile is due every @au->every windows.
+ */
+int target_close_window(struct target *tg, FILE *log,
+			const struct target_auto *au, uint64_t now);
 
 /* The device fd to poll while armed, else -1. */
 int target_fd(const struct target *tg);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/autokey.h"
+#include "trace/autopick.h"
 #include "analysis/drain.h"
 #include "analysis/timeline.h"
 #include "report/report.h"
@@ -397,6 +398,23 @@ static void window_json_envelope(struct json *j, const struct window_set *w,
 	json_object_end(j);
 }
 
+/*
+ * --auto: what the last profile picked and why, how many windows ago,
+ * and what the profiles of this window cost (in overhead_estimate too).
+ */
+static void window_json_picks(struct json *j, const struct window_target *tg)
+{
+	if (!tg->picked)
+		return;
+	json_object_begin(j, "auto");
+	json_u64(j, "picked_windows_ago", tg->picked_windows_ago);
+	json_u64(j, "profile_cost_ns", tg->profile_cost_ns);
+	if (tg->pick_error)
+		json_string(j, "error", tg->pick_error);
+	autopick_json_members(j, tg->picked);
+	json_object_end(j);
+}
+
 static int window_write(struct window_set *w, FILE *f,
 			const struct window_target *tg,
 			const struct sci_report *sr,
@@ -437,6 +455,7 @@ static int window_write(struct window_set *w, FILE *f,
 	json_init(&j, f);
 	json_object_begin(&j, NULL);
 	window_json_envelope(&j, w, tg, now, duty, overhead);
+	window_json_picks(&j, tg);
 	report_json_functions(&j, &r);
 	report_json_futexes(&j, &r);
 	report_solo_json(&j, &r);

@@ -87,10 +87,16 @@ struct window_futex {
 	struct timeline_wakers wakers;	/* by window function id */
 };
 
+struct autopick;
 struct window_target {
 	int pid;
 	const char *exe;
 	const char *cgroup;	/* "" unless found through --cgroup */
+	/* --auto: the last profile, and its age; NULL: none (no --auto). */
+	const struct autopick *picked;
+	const char *pick_error;	/* why it picked nothing, or NULL */
+	unsigned int picked_windows_ago;
+	uint64_t profile_cost_ns;	/* profiles in this window */
 };
 
 /*

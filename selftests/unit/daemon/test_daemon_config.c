@@ -525,6 +525,59 @@ TEST(targets_and_functions_required)
 	ispotd_config_free(&c);
 }
 
+/* --auto in place of --func: its N, its profile's length, its period. */
+TEST(auto_picks_in_place_of_func)
+{
+	struct ispotd_config c, l;
+
+	ASSERT_EQ(PARSE(&c, "--pid", "1", "--auto"), 0);
+	EXPECT_TRUE(c.auto_pick);
+	EXPECT_EQ(c.auto_top, 0u);
+	EXPECT_EQ(c.auto_time_ns, ISPOTD_DEFAULT_AUTO_TIME_NS);
+	EXPECT_EQ(c.auto_every, (uint32_t)ISPOTD_DEFAULT_AUTO_EVERY);
+	ispotd_config_free(&c);
+	ASSERT_EQ(PARSE(&c, "--pid", "1", "--auto=3", "--auto-time", "2s",
+			"--auto-every", "4", "--func", "f"), 0);
+	EXPECT_TRUE(c.auto_pick);
+	EXPECT_EQ(c.auto_top, 3u);
+	EXPECT_EQ(c.auto_time_ns, 2000000000ull);
+	EXPECT_EQ(c.auto_every, 4u);
+	EXPECT_EQ(c.nr_funcs, 1u);
+	ispotd_config_free(&c);
+	/* Without --auto, none. */
+	ASSERT_EQ(PARSE(&c, "--pid", "1", "--func", "f"), 0);
+	EXPECT_FALSE(c.auto_pick);
+	ispotd_config_free(&c);
+
+	/* The file's "auto N"; the command line's --auto=N wins over it. */
+	ASSERT_EQ(PARSE(&c, "--config", conf_file("pid 1\nauto 5\n"
+						   "auto-every 2\n")), 0);
+	ASSERT_EQ(load(&c, &l), 0);
+	EXPECT_TRUE(l.auto_pick);
+	EXPECT_EQ(l.auto_top, 5u);
+	EXPECT_EQ(l.auto_every, 2u);
+	ispotd_config_free(&l);
+	ispotd_config_free(&c);
+	ASSERT_EQ(PARSE(&c, "--auto=7", "--config", conf_file("pid 1\n"
+							     "auto 5\n")), 0);
+	ASSERT_EQ(load(&c, &l), 0);
+	EXPECT_EQ(l.auto_top, 7u);
+	ispotd_config_free(&l);
+	ispotd_config_free(&c);
+
+	ASSERT_USAGE("--auto=0: N must be a whole number >= 1", "--pid",
+		     "1", "--auto=0");
+	ASSERT_USAGE("--auto=x: N must be a whole number >= 1", "--pid",
+		     "1", "--auto=x");
+	ASSERT_USAGE("--auto-every '0' must be a whole number >= 1",
+		     "--pid", "1", "--auto", "--auto-every", "0");
+	ASSERT_USAGE("--auto=51 picks more functions than --max-functions 50",
+		     "--pid", "1", "--auto=51");
+	ASSERT_EQ(PARSE(&c, "--pid", "1", "--auto=60", "--max-functions",
+			"60"), 0);
+	ispotd_config_free(&c);
+}
+
 TEST(help)
 {
 	struct ispotd_config c;
@@ -923,7 +976,7 @@ TEST(file_supplies_what_is_required)
 		 "'pid', 'exe' or 'cgroup' line", conf_path());
 	EXPECT_EQ(strncmp(captured, want, strlen(want)), 0);
 	assert_file_error("exe /a\n", "nothing to trace: add a 'func SPEC' "
-			  "line", NULL);
+			  "or an 'auto' line", NULL);
 	assert_file_error("func f\n", "nothing to watch", "--func", "g",
 			  NULL);
 }

@@ -18,6 +18,8 @@
 #include "cli/opttab.h"
 #include "analysis/pipeline.h"
 
+struct elf_target_sym;
+
 #define OPT_MAX_FUNCS	256
 #define OPT_MAX_KEYS	64
 /* 2 MiB per CPU holds ~25 ms of a million records per second. */
@@ -51,6 +53,9 @@ struct trace_opts {
 	uint32_t auto_top;		/* N of --auto=N, 0: the 1% rule */
 	uint64_t auto_time_ns;		/* --auto-time: how long to sample */
 	const char *wall_folded;	/* --wall-folded FILE, with --auto */
+	/* Functions chosen already (ispotd --auto's picks), after funcs. */
+	const struct elf_target_sym *syms;
+	size_t nr_syms;
 	uint32_t sample;		/* --sample N: 1 in N, 0 = all */
 	uint32_t stack_period;		/* --stack-period N, 0 = module's; */
 					/* ispotctl: OPT_DEFAULT_STACK_PERIOD */

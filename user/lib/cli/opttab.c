@@ -58,6 +58,17 @@ const struct opt_def opt_table[] = {
 	{ OPT_AUTO_TIME, "auto-time", 0, OPTK_DURATION, "TIME",
 	  "how long --auto samples (default 2s)",
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD, "2s or 500ms", 1 },
+	{ OPT_DAUTO, "auto", 0, OPTK_COUNT_OPT, "[=N]",
+	  "pick each target's functions from a profile of its\n"
+	  "wall time (>= 1% of it, or the top N), and pick\n"
+	  "again every --auto-every windows; with --func,\n"
+	  "traced beside those", ISPOTD, NULL, 0 },
+	{ OPT_DAUTO_TIME, "auto-time", 0, OPTK_DURATION, "TIME",
+	  "how long --auto's profile samples (default 500ms)",
+	  ISPOTD, "2s or 500ms", 1 },
+	{ OPT_AUTO_EVERY, "auto-every", 0, OPTK_COUNT, "N",
+	  "with --auto: profile and pick again every N\n"
+	  "windows (default 10)", ISPOTD, "", 0 },
 	{ OPT_WALL_FOLDED, "wall-folded", 0, OPTK_TEXT, "FILE",
 	  "with --auto: write where the threads spent their\n"
 	  "wall time, on and off the CPU, to FILE as folded\n"

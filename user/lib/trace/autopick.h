@@ -74,6 +74,8 @@ struct json;
  * why, and the profile's AUTOPICK_JSON_STACKS heaviest stacks.
  */
 void autopick_json(struct json *j, const struct autopick *a);
+/* The same members, in an object the caller has begun. */
+void autopick_json_members(struct json *j, const struct autopick *a);
 #define AUTOPICK_JSON_STACKS	20
 
 /*

@@ -75,9 +75,15 @@ static void json_stacks(struct json *j, const struct wall_lines *w)
 
 void autopick_json(struct json *j, const struct autopick *a)
 {
+	json_object_begin(j, "auto");
+	autopick_json_members(j, a);
+	json_object_end(j);
+}
+
+void autopick_json_members(struct json *j, const struct autopick *a)
+{
 	size_t i;
 
-	json_object_begin(j, "auto");
 	json_u64(j, "duration_ns", a->duration_ns);
 	json_u64(j, "samples", a->samples);
 	json_u64(j, "unprobeable_samples", a->unprobeable);
@@ -91,5 +97,4 @@ void autopick_json(struct json *j, const struct autopick *a)
 		json_pick(j, a, &a->funcs[i]);
 	json_array_end(j);
 	json_stacks(j, &a->wall);
-	json_object_end(j);
 }

@@ -218,6 +218,8 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 		if (ret)
 			return -1;
 	}
+	if (o->nr_syms && trace_add_syms(t, o->syms, o->nr_syms))
+		return -1;
 	for (i = 0; i < o->nr_blocks; i++)
 		if (trace_add_block(t, o->blocks[i], pid, exe))
 			return -1;

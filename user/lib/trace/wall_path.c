@@ -112,7 +112,15 @@ size_t wall_path(struct wall_names *wn, const struct wallprof_sample *s,
 	for (i = 0; n < max && (addr = candidate(s, i)) != UINT64_MAX; i++) {
 		bool a_word = i > 0 && i <= s->nwords;
 
-		if (!addr || !wall_name(wn, addr, &out[n]))
+		/*
+		 * Most words are data (counts, pointers, stack addresses),
+		 * and naming an address no mapping holds re-reads the maps:
+		 * a word must be in code the snapshot knows.  (In the guest
+		 * that re-read cost the profile of four waiting threads a
+		 * second of the daemon's time in two.)
+		 */
+		if (!addr || (a_word && !elf_symbolizer_in_code(wn->sz, addr)) ||
+		    !wall_name(wn, addr, &out[n]))
 			continue;
 		/*
 		 * Past the program's first frame, the words' runtime

@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# ispotd --auto in the guest, with no --func: each target's functions are
+# picked from a wall-clock profile (on-CPU samples and the module's
+# off-CPU stacks) taken in the daemon's own thread, then traced within the
+# budget; the window lines say what was picked and why, and the picks'
+# series are served.  A target that only sleeps picks nothing, says so
+# once, and is never armed; profiles repeat every --auto-every windows
+# and a function that stays picked keeps its one series.
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/ispotd_lib.sh"
+s=/ispot/samples
+require_root
+require_module
+tmpdir_setup
+
+tap_plan 3
+
+# The runner's init leaves lo down.
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+port=19481
+
+# busybox 1.35's wget -T crashes (SIGSEGV, whatever the server): timeout.
+scrape() { timeout 20 wget -q -O - "http://127.0.0.1:$port/metrics"; }
+
+# cond_turns' four threads wait three quarters of their time in
+# wait_turn(), on a condition variable, and use almost no CPU there: only
+# the off-CPU evidence names it (auto_test.sh's ispotctl twin).  A 25%
+# budget arms it in the guest about as long as 1% would on a host
+# (solo_test.sh says why).  Each window profiles again (--auto-every 1).
+# profiled_twice LOG: two windows say a profile ended in them.
+profiled_twice() {
+	[ "$(json_get "$1" .auto.picked_windows_ago 2>/dev/null |
+	     grep -c '^0$')" -ge 2 ]
+}
+
+# picked_and_traced: two profiles written, and calls of wait_turn.
+picked_and_traced() {
+	profiled_twice "$tmp/d.jsonl" &&
+		[ "$(fsum "$tmp/d.jsonl" wait_turn calls 2>/dev/null)" -gt 0 ]
+}
+
+t_picks() {
+	"$s/cond_turns" --threads 4 --delay-us 2000 \
+		--iterations 100000000 >/dev/null &
+	bg=$!
+	ispotd --pid "$bg" --auto=3 --auto-time 1s --auto-every 1 \
+		--window 6s --budget 25% --listen "127.0.0.1:$port" \
+		--log "$tmp/d.jsonl" 2>"$tmp/d.err" &
+	d=$!
+	daemon_ready "$tmp/d.err" || { kill $bg; stop_daemon $d; return 1; }
+	# Two profiles, and calls of the pick traced.
+	wait_for 240 picked_and_traced || echo "# timed out"
+	scrape >"$tmp/m1"
+	kill "$bg"
+	wait "$bg" 2>/dev/null
+	stop_daemon "$d"
+	sed 's/^/# err: /' "$tmp/d.err"
+	for f in .auto.picked_windows_ago .auto.profile_cost_ns \
+		 .auto.picks[0].name .auto.picks[1].name .auto.picks[2].name \
+		 '.auto.picks[name=wait_turn].waiting_in' \
+		 '.functions[name=wait_turn].calls' .overhead_estimate; do
+		echo "# $f: $(json_get "$tmp/d.jsonl" "$f" | tr '\n' ' ')"
+	done
+	grep 'function="wait_turn"' "$tmp/m1" | grep '^ispot_calls_total' |
+		sed 's/^/# metrics: /'
+	json_get "$tmp/d.jsonl" '.auto.picks[name=wait_turn].waiting_in' |
+		grep -q '^pthread_cond_wait$' &&
+		[ "$(fsum "$tmp/d.jsonl" wait_turn calls)" -gt 0 ] &&
+		[ "$(json_get "$tmp/d.jsonl" .auto.picked_windows_ago |
+		     grep -c '^0$')" -ge 2 ] &&
+		[ "$(json_get "$tmp/d.jsonl" .auto.profile_cost_ns |
+		     awk '$1 > 0' | wc -l)" -ge 2 ] &&
+		# One series for the pick, kept across the profiles.
+		[ "$(grep '^ispot_calls_total{' "$tmp/m1" |
+		     grep -c 'function="wait_turn"')" = 1 ] &&
+		! grep -q 'error' "$tmp/d.err"
+}
+tap_check "ispotd_auto_picks_the_waiting_function_and_serves_it" t_picks
+
+# An idle daemon (sleep: an interruptible nanosleep, the process's own)
+# gives the profile nothing to pick: said once, however many profiles,
+# and no burst arms it.
+t_idle() {
+	sleep 1000 &
+	bg=$!
+	ispotd --pid "$bg" --auto --auto-time 300ms --auto-every 1 \
+		--window 2s --budget 25% --log "$tmp/i.jsonl" \
+		2>"$tmp/i.err" &
+	d=$!
+	daemon_ready "$tmp/i.err" || { kill $bg; stop_daemon $d; return 1; }
+	wait_for 120 profiled_twice "$tmp/i.jsonl" || echo "# timed out"
+	kill "$bg"
+	wait "$bg" 2>/dev/null
+	stop_daemon "$d"
+	sed 's/^/# err: /' "$tmp/i.err"
+	echo "# bursts: $(json_get "$tmp/i.jsonl" .bursts | tr '\n' ' ')"
+	echo "# profiles: $(json_get "$tmp/i.jsonl" .auto.picked_windows_ago |
+		tr '\n' ' ')"
+	[ "$(grep -c -- "pid $bg: --auto: " "$tmp/i.err")" = 1 ] &&
+		grep -q -- "pid $bg: --auto: .*(idle?)\|fell in a function a probe can time" \
+			"$tmp/i.err" &&
+		[ "$(json_get "$tmp/i.jsonl" .auto.picked_windows_ago |
+		     grep -c '^0$')" -ge 2 ] &&
+		[ -z "$(json_get "$tmp/i.jsonl" .bursts | grep -v '^0$')" ]
+}
+tap_check "ispotd_auto_on_an_idle_target_says_so_once_and_never_arms" t_idle
+
+t_usage() {
+	run_status 2 ispotd --pid 1 --auto=0 &&
+		one_line_daemon_err "--auto=0: N must be a whole number >= 1" &&
+		run_status 2 ispotd --pid 1 &&
+		one_line_daemon_err "nothing to trace: give --func SPEC.*--auto"
+}
+tap_check "ispotd_auto_usage_errors_exit_2" t_usage
+
+tap_done
