@@ -49,6 +49,11 @@ pkgs="$pkgs libleveldb-dev"
 # named functions are its exported API; the fixture sqlite_writers links
 # it, and the VM runner copies libsqlite3.so.0 into the guest with it.
 pkgs="$pkgs libsqlite3-dev"
+# Debian's memcached and libmemcached-tools' memcslap: a real server that
+# ispotd --auto must pick functions of with no --func
+# (selftests/kmod/ispotd_memcached_test.sh; the fixtures copy both into the
+# guest).  The host's own memcached service is not needed and is stopped.
+pkgs="$pkgs memcached libmemcached-tools"
 # protobuf-compiler: protoc decodes ispotctl --perfetto's trace with a
 # decoder that is not ISPOT's (selftests/host/perfetto_test.sh).
 pkgs="$pkgs protobuf-compiler"
@@ -86,6 +91,14 @@ case " $missing " in
 *" prometheus "*)
 	if [ -d /run/systemd/system ]; then
 		systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+	fi
+	;;
+esac
+# memcached's postinst starts its server (on :11211) the same way.
+case " $missing " in
+*" memcached "*)
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now memcached.service >/dev/null 2>&1 || true
 	fi
 	;;
 esac
