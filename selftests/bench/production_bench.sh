@@ -22,9 +22,19 @@
 #   production_overhead_estimate_max  the highest window estimate ispotd made
 #   production_rank_ok         1 if acquire (the contended lock) ranks above
 #                              compute (the uncontended work) under the budget
+#   production_auto_overhead_ratio  under `ispotd --auto --budget 1%`
+#                              (no --func: it profiles, picks and picks
+#                              again every window, paced by the budget)
+#                              over untraced, median of the rounds
+#   production_auto_cpu_ratio  the same with ispotd's CPU time added
+#   production_auto_profiles   profiles ispotd ended, all rounds; with
+#                              production_auto_traced_calls, the calls of
+#                              its picks it traced
 #   ispotd_rss_mib             ispotd's RSS after a target ended
 #                              CHURN_THREADS threads, always armed
 . "$(dirname "$0")/bench_lib.sh"
+# The shell tests' one JSON reader (selftests/kmod/json_get.c).
+json_get=$(dirname "$0")/../kmod/json_get
 s=/ispot/samples
 tmp=$(mktemp -d)
 rounds=${ROUNDS:-3}
@@ -63,11 +73,19 @@ daemon() {
 	dpid=$!
 	sleep 2
 }
+# daemon_auto LOG: the same with --auto in place of --func.
+daemon_auto() {
+	ispotd --exe "$s/lock_contention" --auto --auto-every 1 \
+		--budget 1% --window 10s --log "$1" 2>>"$tmp/ispotd.err" &
+	dpid=$!
+	sleep 2
+}
 
 : >"$tmp/ratios_b"
 : >"$tmp/ratios_a"
 : >"$tmp/cpu_ratios"
 : >"$tmp/ispotd_shares"
+: >"$tmp/ratios_auto"; : >"$tmp/cpu_ratios_auto"; : >"$tmp/auto.jsonl"
 r=0
 while [ "$r" -lt "$rounds" ]; do
 	r=$((r + 1))
@@ -87,6 +105,17 @@ while [ "$r" -lt "$rounds" ]; do
 		'BEGIN { print (b + d / 100) / n }' >>"$tmp/cpu_ratios"
 	awk -v b="$tb" -v d="$dcpu" 'BEGIN { print d / 100 / b }' \
 		>>"$tmp/ispotd_shares"
+	: >"$tmp/cpu_auto"
+	daemon_auto "$tmp/auto.jsonl"
+	d0=$(ticks "$dpid")
+	auto=$(cpu_work "$tmp/cpu_auto")
+	d1=$(ticks "$dpid")
+	kill -TERM "$dpid"; wait "$dpid"
+	ta=$(cat "$tmp/cpu_auto")
+	echo "# round $r: --auto ${auto}s, CPU ${ta}s and ispotd $(((d1 - d0) / 100)).$(((d1 - d0) % 100 / 10))$(((d1 - d0) % 10))s"
+	awk -v a="$auto" -v n="$none" 'BEGIN { print a / n }' >>"$tmp/ratios_auto"
+	awk -v b="$ta" -v d="$((d1 - d0))" -v n="$tn" \
+		'BEGIN { print (b + d / 100) / n }' >>"$tmp/cpu_ratios_auto"
 	daemon 0 "$tmp/a.jsonl"
 	armed=$(elapsed work)
 	kill -TERM "$dpid"; wait "$dpid"
@@ -100,6 +129,14 @@ printf 'production_overhead_ratio: %.4f\n' "$(median <"$tmp/ratios_b")"
 printf 'armed_overhead_ratio: %.4f\n' "$(median <"$tmp/ratios_a")"
 printf 'production_cpu_ratio: %.4f\n' "$(median <"$tmp/cpu_ratios")"
 printf 'ispotd_cpu_share: %.4f\n' "$(median <"$tmp/ispotd_shares")"
+printf 'production_auto_overhead_ratio: %.4f\n' "$(median <"$tmp/ratios_auto")"
+printf 'production_auto_cpu_ratio: %.4f\n' "$(median <"$tmp/cpu_ratios_auto")"
+"$json_get" "$tmp/auto.jsonl" .auto.picks[].name 2>/dev/null | sort |
+	uniq -c | sed 's/^/# --auto picked (windows): /'
+echo "production_auto_profiles: $("$json_get" "$tmp/auto.jsonl" \
+	.auto.picked_windows_ago 2>/dev/null | grep -c '^0$')"
+echo "production_auto_traced_calls: $("$json_get" "$tmp/auto.jsonl" \
+	.functions[].calls 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')"
 # The windows' "solo_blocks" objects (report_solo_json()).
 awk '{
 	line = $0

@@ -11,6 +11,7 @@
 #include "analysis/hist.h"
 #include "analysis/sci.h"
 #include "metrics_internal.h"
+#include "trace/autopick.h"
 #include "util/array.h"
 #include "util/path.h"
 
@@ -278,6 +279,30 @@ static void metrics_count(struct metrics *m, struct metrics_series *s,
 	s->sci_observed_ns += f->observed_ns;
 }
 
+/* The last profile's picks, as each series of @x stands in it. */
+static void metrics_picks(struct metrics_exe *x, const struct autopick *a)
+{
+	size_t i, k;
+
+	for (i = 0; i < x->nr_series; i++) {
+		struct metrics_series *s = &x->series[i];
+
+		s->pick_share = 0;
+		for (k = 0; k < a->nr; k++) {
+			const char *obj = strrchr(a->funcs[k].sym.obj, '/');
+
+			obj = obj ? obj + 1 : a->funcs[k].sym.obj;
+			if (!strcmp(s->function, a->funcs[k].sym.name) &&
+			    !strcmp(s->object, obj) && a->wall_ns) {
+				s->pick_share = (double)a->funcs[k].wall_ns /
+						(double)a->wall_ns;
+				s->ever_picked = true;
+				break;
+			}
+		}
+	}
+}
+
 int metrics_add_window(struct metrics *m, const struct window_figures *wf)
 {
 	struct metrics_exe *x = metrics_exe(m, wf->target->exe);
@@ -312,5 +337,7 @@ int metrics_add_window(struct metrics *m, const struct window_figures *wf)
 		}
 		metrics_count(m, s, wf, f);
 	}
+	if (wf->target->picked)
+		metrics_picks(x, wf->target->picked);
 	return ret;
 }

@@ -40,6 +40,13 @@ struct metrics_series {
 	/* The gauge: the windows that closed last at one moment. */
 	uint64_t sci_at;
 	uint64_t sci_loss_ns, sci_observed_ns;
+	/*
+	 * ispotd --auto: the function's share of the wall time in the last
+	 * profile of its exe (0: not picked now); a series once picked keeps
+	 * the gauge.
+	 */
+	double pick_share;
+	bool ever_picked;
 };
 
 struct metrics_exe {

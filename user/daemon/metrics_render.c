@@ -128,6 +128,15 @@ static void metrics_sci(FILE *f, const struct metrics_exe *x,
 			  (double)s->sci_loss_ns / s->sci_observed_ns : 0.0);
 }
 
+static void metrics_auto_share(FILE *f, const struct metrics_exe *x,
+			       const struct metrics_series *s)
+{
+	if (!s->ever_picked)
+		return;
+	metrics_open(f, METRIC_AUTO_SHARE, x, s);
+	prom_write_double(f, s->pick_share);
+}
+
 static void metrics_duration(FILE *f, const struct metrics_exe *x,
 			     const struct metrics_series *s)
 {
@@ -231,6 +240,9 @@ static const struct metrics_family {
 	{ METRIC_SCI, "gauge",
 	  "Slowdown caused by interference in the last window: loss over "
 	  "observed time.", metrics_sci },
+	{ METRIC_AUTO_SHARE, "gauge",
+	  "ispotd --auto: the function's share of its exe's wall time in "
+	  "the last profile (0: not picked now).", metrics_auto_share },
 	{ METRIC_DURATION, "histogram",
 	  "Durations of the function's executions while armed.",
 	  metrics_duration },

@@ -172,6 +172,7 @@ void target_disarm(struct target *tg)
 		tg->gone = true;
 	trace_free(t);
 	tg->armed = false;
+	tg->bursts_since_pick++;
 }
 
 /* Say @msg about the profile of @tg, unless it was the last thing said. */
@@ -202,9 +203,9 @@ static void target_profile(struct target *tg, const struct target_auto *au,
  * functions), or, when it could not pick (the target idles, or its
  * samples fell in no function a probe can time), the last ones stay and
  * the problem is said once.  Its cost is the budget's like a burst's:
- * the samples cost the target about a probed call each (both are a trap
- * into the kernel and a few hundred instructions there), and the
- * profile's thread what it took.
+ * the samples, and the off-CPU stacks the module took, cost the target
+ * about a probed call each (a trap or a switch, and a walk of the user
+ * stack), and the profile's thread what it took.
  */
 static void target_picked(struct target *tg, const struct target_auto *au,
 			  uint64_t now)
@@ -217,8 +218,9 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 	picker_join(p);
 	tg->picked = true;
 	tg->windows_since_pick = 0;
-	cost = (uint64_t)((double)a->samples * tg->budget.call_cost_ns) +
-	       p->thread_cpu_ns;
+	tg->bursts_since_pick = 0;
+	cost = (uint64_t)((double)(a->samples + a->off_stacks) *
+			  tg->budget.call_cost_ns) + p->thread_cpu_ns;
 	tg->pick_cost_ns += cost;
 	budget_charge(&tg->budget, cost, now);
 	if (p->ret && kill(tg->pid, 0) && errno == ESRCH) {
@@ -280,7 +282,14 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 	}
 	if (now < tg->burst_start)
 		return;
-	if (au->on && tg->pick_due) {
+	/*
+	 * A profile takes the slot of the burst due now; not before the
+	 * picks had a burst, or a profile due every window would take every
+	 * slot the budget gives and nothing would be traced.
+	 */
+	if (au->on && tg->pick_due &&
+	    (!tg->picked || !target_has_funcs(tg, o) ||
+	     tg->bursts_since_pick)) {
 		target_profile(tg, au, now);
 		return;
 	}

@@ -69,6 +69,7 @@ struct target {
 	size_t nr_picks;
 	bool pick_due;
 	unsigned int windows_since_pick;
+	unsigned int bursts_since_pick;	/* a pick is traced before the next */
 	uint64_t pick_cost_ns;	/* the profiles' cost in this window */
 	char pick_said[512];	/* the last problem said, said once */
 };

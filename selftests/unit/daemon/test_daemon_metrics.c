@@ -14,6 +14,7 @@
 
 #include "ispot_test.h"
 #include "metrics.h"
+#include "trace/autopick.h"
 #include "analysis/sci.h"
 #include "trace/trace.h"
 #include "window.h"
@@ -125,6 +126,7 @@ TEST(every_family_has_help_and_type)
 		{ "ispot_external_seconds_total", "counter" },
 		{ "ispot_solo_block_seconds_total", "counter" },
 		{ "ispot_sci", "gauge" },
+		{ "ispot_auto_wall_share", "gauge" },
 		{ "ispot_duration_seconds", "histogram" },
 	};
 	struct metrics *m = metrics_new(50);
@@ -167,6 +169,47 @@ TEST(interference_and_external_counters)
 			"function=\"work\",object=\"app\"}"), 14e-9, 1e-15);
 	EXPECT_NEAR(val(text, "ispot_solo_block_seconds_total{exe=\"app\","
 			"function=\"work\",object=\"app\"}"), 60e-9, 1e-15);
+	free(text);
+	metrics_free(m);
+}
+
+/*
+ * ispotd --auto: a picked function's wall share in the last profile, on
+ * the series it already has; a function never picked has no gauge, and
+ * one a later profile drops reads 0, its series kept.
+ */
+TEST(auto_picks_are_a_gauge_on_the_functions_series)
+{
+	static const char *const names[] = { "work", "idle" };
+	static const uint64_t loss[] = { 400, 10 };
+	struct autopick a = { 0 };
+	struct autopick_func f[1];
+	struct window_target tg = app1;
+	struct metrics *m = metrics_new(50);
+	char *text;
+
+	ASSERT_TRUE(m);
+	memset(f, 0, sizeof(f));
+	snprintf(f[0].sym.name, sizeof(f[0].sym.name), "work");
+	snprintf(f[0].sym.obj, sizeof(f[0].sym.obj), "/usr/bin/app");
+	f[0].wall_ns = 750;
+	a.funcs = f;
+	a.nr = 1;
+	a.wall_ns = 1000;
+	tg.picked = &a;
+	add_window(m, &tg, T0, names, loss, 2);
+	text = render(m);
+	EXPECT_NEAR(val(text, "ispot_auto_wall_share{exe=\"app\","
+			"function=\"work\",object=\"app\"}"), 0.75, 1e-9);
+	EXPECT_FALSE(sample(text, "ispot_auto_wall_share{exe=\"app\","
+			    "function=\"idle\",object=\"app\"}"));
+	free(text);
+	/* The next profile picks nothing of it. */
+	a.nr = 0;
+	add_window(m, &tg, T0 + WINDOW_NS, names, loss, 2);
+	text = render(m);
+	EXPECT_EQ(val(text, "ispot_auto_wall_share{exe=\"app\","
+		      "function=\"work\",object=\"app\"}"), 0);
 	free(text);
 	metrics_free(m);
 }

@@ -27,6 +27,8 @@ static const char sample_text[] =
 	"ispot_loss_seconds_total{exe=\"lock_contention\",function=\"acquire\",object=\"lock_contention\",cause=\"oncpu\"} -0.005\n"
 	"ispot_loss_seconds_total{exe=\"lock_contention\",function=\"acquire\",object=\"lock_contention\",cause=\"unknown\"} 0.03\n"
 	"ispot_observed_seconds_total{exe=\"lock_contention\",function=\"acquire\",object=\"lock_contention\"} 1.5\r\n"
+	"ispot_auto_wall_share{exe=\"lock_contention\",function=\"acquire\",object=\"lock_contention\"} 0.4\n"
+	"ispot_auto_wall_share{exe=\"db\",function=\"ns::Table::get(int) const\",object=\"libdb.so\"} NaN\n"
 	"# TYPE ispot_duration_seconds histogram\n"
 	"ispot_duration_seconds_bucket{exe=\"lock_contention\",function=\"acquire\",object=\"lock_contention\",le=\"1e-05\"} 5000\n"
 	"ispot_duration_seconds_bucket{exe=\"lock_contention\",function=\"acquire\",object=\"lock_contention\",le=\"+Inf\"} 6000\n"
@@ -80,7 +82,7 @@ TEST(parses_every_sample)
 	t = dup_text(sample_text, &len);
 	ASSERT_TRUE(t);
 	ASSERT_EQ(prom_parse(t, len, collect_cb, &c, err, sizeof(err)), 0);
-	EXPECT_EQ(c.n, 21);
+	EXPECT_EQ(c.n, 23);
 	EXPECT_TRUE(isinf(c.weird) && c.weird < 0);
 	EXPECT_EQ(c.weird_labels, 2);
 	EXPECT_STREQ(c.v, "a\"}b,c\\d\ne");
@@ -192,17 +194,17 @@ TEST(text_without_a_nul)
 
 	t = guarded(sample_text, &len);
 	ASSERT_EQ(prom_parse(t, len, collect_cb, &c, err, sizeof(err)), 0);
-	EXPECT_EQ(c.n, 21);
+	EXPECT_EQ(c.n, 23);
 	EXPECT_STREQ(c.v, "a\"}b,c\\d\ne");
 	unguard(t);
 
 	t = guarded("m{a=\"b\"} 1.5", &len);
 	ASSERT_EQ(prom_parse(t, len, collect_cb, &c, err, sizeof(err)), 0);
-	EXPECT_EQ(c.n, 22);
+	EXPECT_EQ(c.n, 24);
 	unguard(t);
 	t = guarded("m 1 -1700000000000", &len);
 	ASSERT_EQ(prom_parse(t, len, collect_cb, &c, err, sizeof(err)), 0);
-	EXPECT_EQ(c.n, 23);
+	EXPECT_EQ(c.n, 25);
 	unguard(t);
 
 	expect_error_guarded("m{a=\"b} 1", "a label value lacks its closing quote");
@@ -255,6 +257,9 @@ TEST(ispotd_metrics_read_back)
 	EXPECT_NEAR(a->cause_ns[CAUSE_UNKNOWN], 30e6, 1e-3);
 	EXPECT_NEAR(a->loss_ns, 150e6, 1e-3);
 	EXPECT_NEAR(a->observed_ns, 1.5e9, 1e-3);
+	/* ispotd --auto's gauge; one that is no share reads not picked. */
+	EXPECT_NEAR(a->pick_share, 0.4, EPS);
+	EXPECT_EQ(d->pick_share, 0);
 	/* Buckets sorted by le, +Inf last. */
 	ASSERT_EQ(a->nr_buckets, 3);
 	EXPECT_NEAR(a->le_ns[0], 1e4, 1e-6);
@@ -268,6 +273,7 @@ TEST(ispotd_metrics_read_back)
 	EXPECT_GT(m.nr_ispot, 10);
 	metrics_series_counts(a, &c);
 	EXPECT_NEAR(c.loss_ns, 150e6, 1e-3);
+	EXPECT_NEAR(c.pick_share, 0.4, EPS);
 	EXPECT_EQ(c.nr_buckets, 3);
 	EXPECT_NEAR(rates_quantile(0.5, c.le_ns, c.cum, NULL, c.nr_buckets),
 		    1e4 * 3000 / 5000, 1e-6);

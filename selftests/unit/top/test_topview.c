@@ -98,6 +98,28 @@ TEST(wide_terminal)
 	topview_free(&f);
 }
 
+/*
+ * ispotd --auto's picks (top --from): an AUTO column with each pick's wall
+ * share, blank for the functions it did not pick; none without picks.
+ */
+TEST(auto_column_only_with_picks)
+{
+	struct topview_frame f = { 0 };
+	struct rates_view v = view_of(2);
+
+	ASSERT_EQ(topview_render(&f, 120, 30, &head, &v), 0);
+	EXPECT_FALSE(line_has(&f, 3, "AUTO"));
+	rows[0].pick_share = 0.85;
+	rows[1].function = "release";
+	ASSERT_EQ(topview_render(&f, 120, 30, &head, &v), 0);
+	EXPECT_TRUE(line_has(&f, 3, "AUTO"));
+	EXPECT_TRUE(line_has(&f, 4, "85.0%"));
+	EXPECT_FALSE(line_has(&f, 5, "85.0%"));
+	EXPECT_TRUE(line_has(&f, 5, "release"));
+	rows[0].pick_share = 0;
+	topview_free(&f);
+}
+
 TEST(narrow_terminal_drops_optional_columns)
 {
 	struct topview_frame f = { 0 };

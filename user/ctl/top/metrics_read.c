@@ -93,6 +93,9 @@ static void add_series(struct metrics_series *ser, const struct prom_sample *s)
 		ser->aside_ns = s->value * 1e9;
 	} else if (!strcmp(s->name, METRIC_INTERFERENCE)) {
 		ser->interference_ns = s->value * 1e9;
+	} else if (!strcmp(s->name, METRIC_AUTO_SHARE)) {
+		/* A gauge: NaN or a negative share read as not picked. */
+		ser->pick_share = s->value > 0 && s->value <= 1 ? s->value : 0;
 	} else if (!strcmp(s->name, METRIC_LOSS)) {
 		k = cause_of_metric(prom_label(s, LABEL_CAUSE));
 		if (k < 0)
@@ -126,6 +129,7 @@ static int on_sample(void *ctx, const struct prom_sample *s)
 	    strcmp(s->name, METRIC_OBSERVED) &&
 	    strcmp(s->name, METRIC_INTERFERENCE) &&
 	    strcmp(s->name, METRIC_SOLO_BLOCK) &&
+	    strcmp(s->name, METRIC_AUTO_SHARE) &&
 	    strcmp(s->name, METRIC_DURATION_BUCKET))
 		return 0;
 	ser = series_get(m, s);
@@ -160,6 +164,7 @@ void metrics_series_counts(const struct metrics_series *s,
 	c->observed_ns = s->observed_ns;
 	c->aside_ns = s->aside_ns;
 	c->interference_ns = s->interference_ns;
+	c->pick_share = s->pick_share;
 	c->nr_buckets = s->nr_buckets;
 	c->le_ns = s->le_ns;
 	c->cum = s->cum;

@@ -32,6 +32,7 @@ struct metrics_series {
 	double observed_ns;
 	double aside_ns;		/* of observed_ns, in solo blocks */
 	double interference_ns;
+	double pick_share;	/* ispotd --auto's gauge; 0: not picked */
 	size_t nr_buckets;	/* sorted by le; 0 if there were too many */
 	bool too_many_buckets;
 	double le_ns[RATES_MAX_BUCKETS];

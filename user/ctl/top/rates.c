@@ -30,6 +30,7 @@ struct rates_total {
 	double observed_ns;
 	double aside_ns;
 	double interference_ns;
+	double pick_share;
 	size_t nr_buckets;	/* 0, or the function's bounds at the time */
 	double *cum;
 };
@@ -223,6 +224,7 @@ int rates_add(struct rates *r, const char *exe, const char *function,
 	t->observed_ns = c->observed_ns;
 	t->aside_ns = c->aside_ns;
 	t->interference_ns = c->interference_ns;
+	t->pick_share = c->pick_share;
 	if (c->nr_buckets && c->nr_buckets <= RATES_MAX_BUCKETS) {
 		if (func_set_bounds(r, id, c))
 			return -ENOMEM;
@@ -339,6 +341,7 @@ static void row_fill(const struct rates *r, size_t id,
 					     now->nr_buckets);
 	row->cause = -1;
 	row->cause_share = 0;
+	row->pick_share = now->pick_share;
 	/* Causes can be negative: a share is of the parts that added loss. */
 	for (k = 0; k < NR_CAUSES; k++) {
 		double d = reset ? now->cause_ns[k] :

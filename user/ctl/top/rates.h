@@ -58,6 +58,8 @@ struct rates_counts {
 	double observed_ns;	/* lifetimes of the threads that ran it */
 	double aside_ns;	/* of observed_ns, in solo blocks (sci.h) */
 	double interference_ns;	/* analysis/interference.h; NAN: none */
+	/* ispotd --auto: its share in the last profile; 0: not picked. */
+	double pick_share;
 	/* Cumulative histogram: cum[i] durations <= le_ns[i], ascending;
 	 * the last bound may be INFINITY.  nr_buckets 0: none. */
 	size_t nr_buckets;
@@ -76,6 +78,7 @@ struct rates_row {
 	double p99_ns;		/* NAN: no call in the interval */
 	int cause;		/* enum cause_id; -1: nothing lost */
 	double cause_share;
+	double pick_share;	/* the latest sample's; 0: not picked */
 };
 
 struct rates_view {

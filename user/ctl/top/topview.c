@@ -25,6 +25,7 @@ enum col_id {
 	COL_CALLS,
 	COL_P99,
 	COL_CAUSE,
+	COL_AUTO,
 	COL_EXE,
 	COL_FUNCTION,
 	COL_OBJECT,
@@ -41,6 +42,8 @@ static const struct column cols[NR_COLS] = {
 	COLUMN(COL_CALLS, "CALLS/s", 8, false, 2, print_figure),
 	COLUMN(COL_P99, "P99", 8, false, 3, print_figure),
 	COLUMN(COL_CAUSE, "CAUSE", 12, true, 4, print_name),
+	/* ispotd --auto's picks, from --from's metrics: their wall share. */
+	COLUMN(COL_AUTO, "AUTO", 6, false, 7, print_figure),
 	COLUMN(COL_EXE, "EXE", 16, true, 5, print_name),
 	COLUMN(COL_FUNCTION, "FUNCTION", 0, true, 0, print_name),
 	COLUMN(COL_OBJECT, "OBJECT", 20, true, 6, print_name),
@@ -80,14 +83,18 @@ static void print_figure(const struct column *c, const void *row, char *buf,
 {
 	const struct rates_row *r = row;
 	double v = c->id == COL_INTERF ? r->interference :
+		   c->id == COL_AUTO ? r->pick_share :
 		   c->id == COL_SCI ? r->sci : c->id == COL_LOSS ?
 		   r->loss_per_s : c->id == COL_CALLS ? r->calls_per_s :
 		   r->p99_ns;
 	char tmp[32];
 
-	if (isnan(v))
+	if (c->id == COL_AUTO && !(v > 0))
+		snprintf(buf, len, "%s", "");
+	else if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (c->id == COL_SCI || c->id == COL_INTERF)
+	else if (c->id == COL_SCI || c->id == COL_INTERF ||
+		 c->id == COL_AUTO)
 		report_format_pct(buf, len, v);
 	else if (c->id == COL_LOSS)
 		snprintf(buf, len, "%s/s", format_ns(tmp, sizeof(tmp), v));
@@ -126,6 +133,11 @@ static void layout_of(struct columns *t, int usable, bool show_exe,
 
 	columns_init(t, cols, NR_COLS, false, true);
 	t->on[COL_EXE] = show_exe;
+	/* Only where ispotd --auto picked what is shown. */
+	t->on[COL_AUTO] = false;
+	for (r = 0; r < v->nr_rows; r++)
+		if (v->rows[r].pick_share > 0)
+			t->on[COL_AUTO] = true;
 	for (;;) {
 		int drop = -1;
 

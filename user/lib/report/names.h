@@ -49,6 +49,7 @@ int cause_of_metric(const char *value);
 #define METRIC_EXTERNAL		"ispot_external_seconds_total"
 #define METRIC_SOLO_BLOCK	"ispot_solo_block_seconds_total"
 #define METRIC_SCI		"ispot_sci"
+#define METRIC_AUTO_SHARE	"ispot_auto_wall_share"
 #define METRIC_DURATION		"ispot_duration_seconds"
 #define METRIC_DURATION_BUCKET	METRIC_DURATION "_bucket"
 #define METRIC_DURATION_SUM	METRIC_DURATION "_sum"

@@ -302,6 +302,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	if (!ret && folded)
 		ret = write_folded(folded, &a->wall, err, errlen);
 	a->offcpu = off;
+	a->off_stacks = off ? op.wp.nr_samples : 0;
 	if (!off)
 		snprintf(a->offcpu_note, sizeof(a->offcpu_note), "%s",
 			 off_err);

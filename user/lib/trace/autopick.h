@@ -64,6 +64,7 @@ struct autopick {
 	char offcpu_note[160];
 	uint64_t off_ns[WALL_NR_KINDS];	/* measured, every thread */
 	uint64_t off_unnamed_ns;	/* in stacks with no function */
+	uint64_t off_stacks;		/* off-CPU stacks the module took */
 	uint64_t wall_ns;		/* on-CPU and counted off-CPU time */
 	struct wall_lines wall;		/* the profile, by stack */
 };

@@ -91,6 +91,7 @@ void autopick_json_members(struct json *j, const struct autopick *a)
 	if (!a->offcpu && a->offcpu_note[0])
 		json_string(j, "off_cpu_note", a->offcpu_note);
 	json_kinds(j, "off_cpu_ns", a->off_ns);
+	json_u64(j, "off_cpu_stacks", a->off_stacks);
 	json_u64(j, "wall_ns", a->wall_ns);
 	json_array_begin(j, "picks");
 	for (i = 0; i < a->nr; i++)
