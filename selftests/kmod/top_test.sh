@@ -26,7 +26,7 @@ export TERM=xterm
 
 . "$(dirname "$0")/ispotd_lib.sh"
 
-tap_plan 16
+tap_plan 17
 
 T() { tmux -f /dev/null -S "$tmp/tmux.sock" "$@"; }
 at_exit 'T kill-server 2>/dev/null'
@@ -213,6 +213,31 @@ t_from_ispotd() {
 	return $ok
 }
 tap_check "from_reads_a_running_ispotd_until_it_goes" t_from_ispotd
+
+# ispotd --auto's picks, live: cond_turns waits in wait_turn(), which the
+# daemon's profile picks (ispotd_auto_test.sh); top shows its wall share
+# in an AUTO column.  Always armed once picked (--budget 0).
+t_from_auto() {
+	port=9465
+	/ispot/samples/cond_turns --threads 4 --delay-us 2000 \
+		--iterations 100000000 >/dev/null &
+	ct=$!
+	ispotd --pid "$ct" --auto=3 --auto-time 1s --budget 0 --window 1s \
+		--listen 127.0.0.1:$port --log "$tmp/a.log" 2>"$tmp/a.err" &
+	d=$!
+	daemon_ready "$tmp/a.err" || { kill $ct; stop_daemon $d; return 1; }
+	pane "ispotctl top --from 127.0.0.1:$port --refresh 1s 2>$tmp/err"
+	on_screen '^ *INTERF +SCI +LOSS/s +CALLS/s +P99 +CAUSE +AUTO +FUNCTION' 180 &&
+	on_screen ' [0-9.]+% +wait_turn +cond_turns' 90
+	ok=$?
+	screen | sed -n '1,8s/^/# | /p'
+	kill "$ct"
+	wait "$ct" 2>/dev/null
+	stop_daemon $d
+	ended 0 || ok=1
+	return $ok
+}
+tap_check "from_shows_ispotd_auto_picks" t_from_auto
 
 # --- the status line of run and attach -----------------------------------
 t_progress() {
