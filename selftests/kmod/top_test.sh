@@ -227,8 +227,8 @@ t_from_auto() {
 	d=$!
 	daemon_ready "$tmp/a.err" || { kill $ct; stop_daemon $d; return 1; }
 	pane "ispotctl top --from 127.0.0.1:$port --refresh 1s 2>$tmp/err"
-	on_screen '^ *INTERF +SCI +LOSS/s +CALLS/s +P99 +CAUSE +AUTO +FUNCTION' 180 &&
-	on_screen ' [0-9.]+% +wait_turn +cond_turns' 90
+	on_screen '^ *INTERF +SCI +LOSS/s +CALLS/s +P99 +CAUSE +AUTO +EXE +FUNCTION' 180 &&
+	on_screen '[a-z]+ [0-9]+% +[0-9.]+% +cond_turns +wait_turn' 90
 	ok=$?
 	screen | sed -n '1,8s/^/# | /p'
 	kill "$ct"

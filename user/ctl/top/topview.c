@@ -43,10 +43,10 @@ static const struct column cols[NR_COLS] = {
 	COLUMN(COL_P99, "P99", 8, false, 3, print_figure),
 	COLUMN(COL_CAUSE, "CAUSE", 12, true, 4, print_name),
 	/* ispotd --auto's picks, from --from's metrics: their wall share. */
-	COLUMN(COL_AUTO, "AUTO", 6, false, 7, print_figure),
-	COLUMN(COL_EXE, "EXE", 16, true, 5, print_name),
+	COLUMN(COL_AUTO, "AUTO", 6, false, 5, print_figure),
+	COLUMN(COL_EXE, "EXE", 16, true, 6, print_name),
 	COLUMN(COL_FUNCTION, "FUNCTION", 0, true, 0, print_name),
-	COLUMN(COL_OBJECT, "OBJECT", 20, true, 6, print_name),
+	COLUMN(COL_OBJECT, "OBJECT", 20, true, 7, print_name),
 };
 
 static char *line_at(struct topview_frame *f, int i)

@@ -10,7 +10,7 @@
  *
  * Columns are data (struct column, report/columns.h), as in a perf or
  * uftrace report.  When the terminal is narrow, columns go (OBJECT, EXE,
- * CAUSE, P99, CALLS/s, LOSS/s: SCI and FUNCTION stay) before FUNCTION
+ * AUTO, CAUSE, P99, CALLS/s, LOSS/s: SCI and FUNCTION stay) before FUNCTION
  * shrinks below 16 characters, and every line
  * is cut to the width; rows that do not fit the height are left out.  No
  * line holds a control character: names that come from outside (ELF
