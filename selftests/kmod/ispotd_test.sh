@@ -165,14 +165,27 @@ elapsed() {	# elapsed CMD...: wall seconds of CMD (to 10 ms)
 budget_work() {	# budget_work DELAY_US ITERATIONS
 	"$s/no_contention" --delay-us "$1" --threads 2 --iterations "$2"
 }
-budget_honoured() {	# budget_honoured DELAY_US ITERATIONS
-	t_none=$(elapsed budget_work "$1" "$2")
+# always_armed DELAY_US ITERATIONS: the work's wall seconds under ispotd
+# --budget 0.
+always_armed() {
 	ispotd --exe "$s/no_contention" --func acquire --budget 0 \
 		--window 60s --log "$tmp/full.jsonl" 2>"$tmp/full.err" &
-	dpid=$!
-	daemon_ready "$tmp/full.err" || return 1
-	t_full=$(elapsed budget_work "$1" "$2")
-	stop_daemon "$dpid"
+	aa_pid=$!
+	daemon_ready "$tmp/full.err" || { stop_daemon "$aa_pid"; return 1; }
+	elapsed budget_work "$1" "$2"
+	stop_daemon "$aa_pid"
+}
+min2() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b ? a : b) }'; }
+budget_honoured() {	# budget_honoured DELAY_US ITERATIONS
+	# Untraced and always armed twice each, interleaved, and the faster
+	# of each pair: load from the host only ever adds time, and one
+	# always-armed run slowed by a second VM once made the overhead
+	# +159% against +24% (duty x full 3.8% then, failing a budget the
+	# daemon had kept).
+	t_none=$(elapsed budget_work "$1" "$2")
+	t_full=$(always_armed "$1" "$2") || return 1
+	t_none=$(min2 "$t_none" "$(elapsed budget_work "$1" "$2")")
+	t_full=$(min2 "$t_full" "$(always_armed "$1" "$2")") || return 1
 	ispotd --exe "$s/no_contention" --func acquire \
 		--window 60s --log "$tmp/b5.jsonl" 2>"$tmp/b5.err" &
 	dpid=$!
