@@ -59,13 +59,15 @@ t_picks() {
 	for f in .auto.picked_windows_ago .auto.profile_cost_ns \
 		 .auto.picks[0].name .auto.picks[1].name .auto.picks[2].name \
 		 '.auto.picks[name=wait_turn].waiting_in' \
-		 '.functions[name=wait_turn].calls' .overhead_estimate; do
+		 '.functions[name=wait_turn].calls' .overhead_estimate \
+		 .auto.why; do
 		echo "# $f: $(json_get "$tmp/d.jsonl" "$f" | tr '\n' ' ')"
 	done
 	grep 'function="wait_turn"' "$tmp/m1" | grep '^ispot_calls_total' |
 		sed 's/^/# metrics: /'
 	json_get "$tmp/d.jsonl" '.auto.picks[name=wait_turn].waiting_in' |
 		grep -q '^pthread_cond_wait$' &&
+		[ "$(json_get "$tmp/d.jsonl" .auto.why | head -n 1)" = first ] &&
 		[ "$(fsum "$tmp/d.jsonl" wait_turn calls)" -gt 0 ] &&
 		[ "$(json_get "$tmp/d.jsonl" .auto.picked_windows_ago |
 		     grep -c '^0$')" -ge 2 ] &&

@@ -83,7 +83,8 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	tg->exe[n > 0 ? n : 0] = '\0';
 	tg->tr.live.dev.fd = -1;
 	picker_init(&tg->picker);
-	tg->pick_due = true;	/* with --auto, a profile before any burst */
+	/* With --auto, a profile before any burst. */
+	tg->pick_due = REPICK_FIRST;
 	budget_init(&tg->budget, budget, call_cost_ns,
 		    now ^ ((uint64_t)pid << 32) ^ start_time);
 	target_schedule(tg, now);
@@ -188,13 +189,14 @@ static void target_say_once(struct target *tg, const char *msg)
 static void target_profile(struct target *tg, const struct target_auto *au,
 			   uint64_t now)
 {
-	tg->pick_due = false;
+	tg->profile_why = tg->pick_due;
+	tg->pick_due = REPICK_NO;
 	if (!picker_start(&tg->picker, tg->pid, au->time_ns, au->top)) {
 		tg->picked = false;
 		return;
 	}
 	target_say_once(tg, "cannot start a thread to profile it");
-	tg->windows_since_pick = 0;
+	repick_reset(&tg->repick);
 	target_backoff(tg, now);
 }
 
@@ -217,7 +219,7 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 
 	picker_join(p);
 	tg->picked = true;
-	tg->windows_since_pick = 0;
+	repick_reset(&tg->repick);
 	tg->bursts_since_pick = 0;
 	cost = (uint64_t)((double)(a->samples + a->off_stacks) *
 			  tg->budget.call_cost_ns) + p->thread_cpu_ns;
@@ -317,7 +319,8 @@ int target_close_window(struct target *tg, FILE *log,
 		.picked = au->on && tg->picked ? &tg->picker.result : NULL,
 		.pick_error = au->on && tg->picked && tg->picker.ret ?
 			      tg->picker.err : NULL,
-		.picked_windows_ago = tg->windows_since_pick,
+		.picked_windows_ago = tg->repick.windows,
+		.profile_why = repick_why_name(tg->profile_why),
 	};
 	int ret;
 	uint64_t cpu = target_cpu(tg);
@@ -344,11 +347,15 @@ int target_close_window(struct target *tg, FILE *log,
 		overhead += budget_overhead_estimate(0, 0, tg->pick_cost_ns,
 						     tg->win.cpu_ns);
 	wt.profile_cost_ns = tg->pick_cost_ns;
+	/* What the window says of the target, before it is reset. */
+	if (au->on && tg->picked && picker_fd(&tg->picker) < 0 &&
+	    !tg->pick_due)
+		tg->pick_due = repick_check(&tg->repick, au->every,
+					    now - tg->win.start_ns,
+					    tg->win.cpu_ns, tg->win.armed_ns,
+					    tg->win.calls, tg->nr_picks);
 	ret = window_close(&tg->win, log, &wt, now, duty, overhead);
 	tg->pick_cost_ns = 0;
-	if (au->on && ++tg->windows_since_pick >= au->every &&
-	    picker_fd(&tg->picker) < 0)
-		tg->pick_due = true;
 	return ret;
 }
 

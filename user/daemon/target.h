@@ -20,6 +20,7 @@
 
 #include "budget.h"
 #include "picker.h"
+#include "repick.h"
 #include "trace/trace.h"
 #include "window.h"
 
@@ -67,8 +68,9 @@ struct target {
 	bool picked;		/* picker holds a finished profile */
 	struct elf_target_sym *picks;
 	size_t nr_picks;
-	bool pick_due;
-	unsigned int windows_since_pick;
+	enum repick_why pick_due;	/* REPICK_NO: none due */
+	enum repick_why profile_why;	/* why the last profile ran */
+	struct repick repick;
 	unsigned int bursts_since_pick;	/* a pick is traced before the next */
 	uint64_t pick_cost_ns;	/* the profiles' cost in this window */
 	char pick_said[512];	/* the last problem said, said once */

@@ -408,6 +408,7 @@ static void window_json_picks(struct json *j, const struct window_target *tg)
 		return;
 	json_object_begin(j, "auto");
 	json_u64(j, "picked_windows_ago", tg->picked_windows_ago);
+	json_string(j, "why", tg->profile_why);
 	json_u64(j, "profile_cost_ns", tg->profile_cost_ns);
 	if (tg->pick_error)
 		json_string(j, "error", tg->pick_error);

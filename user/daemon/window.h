@@ -96,6 +96,7 @@ struct window_target {
 	const struct autopick *picked;
 	const char *pick_error;	/* why it picked nothing, or NULL */
 	unsigned int picked_windows_ago;
+	const char *profile_why;	/* repick_why_name() of the last */
 	uint64_t profile_cost_ns;	/* profiles in this window */
 };
 
