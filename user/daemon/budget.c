@@ -2,6 +2,7 @@
 /* The overhead budget; see budget.h. */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "budget.h"
 
@@ -77,6 +78,15 @@ void budget_charge(struct budget *b, uint64_t cost_ns, uint64_t now)
 	if (b->period_end < now)
 		b->period_end = now;
 	b->period_end += (uint64_t)((double)cost_ns / b->budget);
+}
+
+uint64_t budget_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,

@@ -89,6 +89,13 @@ void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 void budget_charge(struct budget *b, uint64_t cost_ns, uint64_t now);
 
 /*
+ * The calling thread's CPU time (0 if it cannot be read): the daemon's
+ * own time, D above, taken by the loop around a burst's work and by
+ * --auto's profile thread around its profile.
+ */
+uint64_t budget_thread_cpu_ns(void);
+
+/*
  * The next burst, no earlier than @now: its start and its length
  * (UINT64_MAX: armed until further notice, for a budget of 0).
  */

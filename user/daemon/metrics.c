@@ -289,11 +289,10 @@ static void metrics_picks(struct metrics_exe *x, const struct autopick *a)
 
 		s->pick_share = 0;
 		for (k = 0; k < a->nr; k++) {
-			const char *obj = strrchr(a->funcs[k].sym.obj, '/');
-
-			obj = obj ? obj + 1 : a->funcs[k].sym.obj;
 			if (!strcmp(s->function, a->funcs[k].sym.name) &&
-			    !strcmp(s->object, obj) && a->wall_ns) {
+			    !strcmp(s->object,
+				    path_base(a->funcs[k].sym.obj)) &&
+			    a->wall_ns) {
 				s->pick_share = (double)a->funcs[k].wall_ns /
 						(double)a->wall_ns;
 				s->ever_picked = true;
@@ -337,7 +336,8 @@ int metrics_add_window(struct metrics *m, const struct window_figures *wf)
 		}
 		metrics_count(m, s, wf, f);
 	}
-	if (wf->target->picked)
+	/* A profile that could not pick leaves the last picks traced. */
+	if (wf->target->picked && !wf->target->pick_error)
 		metrics_picks(x, wf->target->picked);
 	return ret;
 }

@@ -4,9 +4,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "picker.h"
 
 void picker_init(struct picker *p)
@@ -15,24 +15,15 @@ void picker_init(struct picker *p)
 	p->fds[0] = p->fds[1] = -1;
 }
 
-static uint64_t thread_cpu(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void *picker_main(void *arg)
 {
 	struct picker *p = arg;
-	uint64_t c0 = thread_cpu();
+	uint64_t c0 = budget_thread_cpu_ns();
 	char done = 1;
 
 	p->ret = autopick_sample(p->pid, p->duration_ns, p->top, NULL,
 				 &p->result, p->err, sizeof(p->err));
-	p->thread_cpu_ns = thread_cpu() - c0;
+	p->thread_cpu_ns = budget_thread_cpu_ns() - c0;
 	/* The pipe's buffer holds the one byte: this never blocks. */
 	if (write(p->fds[1], &done, 1) != 1)
 		p->ret = p->ret ? p->ret : -EIO;

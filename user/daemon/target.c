@@ -31,19 +31,6 @@ static uint64_t target_cpu(struct target *tg)
 	return tg->cpu_last;
 }
 
-/*
- * The daemon's CPU time so far.  It is one thread, so each target's share
- * is what the calls made for it take.
- */
-static uint64_t daemon_cpu(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void target_schedule(struct target *tg, uint64_t now)
 {
 	uint64_t len;
@@ -96,6 +83,7 @@ void target_free(struct target *tg)
 {
 	if (tg->armed)
 		trace_free(&tg->tr);
+	/* A profile still running is waited for: --auto-time at most. */
 	picker_release(&tg->picker);
 	free(tg->picks);
 	free(tg->ids);
@@ -120,7 +108,7 @@ static void target_backoff(struct target *tg, uint64_t now)
 static int target_arm(struct target *tg, const struct trace_opts *o)
 {
 	struct trace *t = &tg->tr;
-	uint64_t c0 = daemon_cpu();
+	uint64_t c0 = budget_thread_cpu_ns();
 
 	if (trace_open(t, o, MODE_ATTACH))
 		goto fail;
@@ -140,7 +128,7 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 	tg->cpu_armed = target_cpu(tg);
 	tg->armed = true;
 	tg->failures = 0;
-	tg->daemon_ns = daemon_cpu() - c0;
+	tg->daemon_ns = budget_thread_cpu_ns() - c0;
 	return 0;
 fail:
 	trace_free(t);
@@ -150,13 +138,13 @@ fail:
 void target_disarm(struct target *tg)
 {
 	struct trace *t = &tg->tr;
-	uint64_t cpu, c0 = daemon_cpu();
+	uint64_t cpu, c0 = budget_thread_cpu_ns();
 
 	if (!tg->armed)
 		return;
 	trace_stop(t);
 	window_burst_end(&tg->win, t);
-	tg->daemon_ns += daemon_cpu() - c0;
+	tg->daemon_ns += budget_thread_cpu_ns() - c0;
 	tg->win.daemon_ns += tg->daemon_ns;
 	cpu = target_cpu(tg);
 	tg->win.armed_cpu_ns += cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0;
@@ -195,8 +183,9 @@ static void target_profile(struct target *tg, const struct target_auto *au,
 		tg->picked = false;
 		return;
 	}
+	/* Still due: it is tried again at the burst after the backoff. */
+	tg->pick_due = tg->profile_why;
 	target_say_once(tg, "cannot start a thread to profile it");
-	repick_reset(&tg->repick);
 	target_backoff(tg, now);
 }
 
@@ -214,10 +203,11 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 {
 	struct picker *p = &tg->picker;
 	struct autopick *a = &p->result;
-	size_t i, n = a->nr < au->max ? a->nr : au->max;
+	size_t i, n;
 	uint64_t cost;
 
 	picker_join(p);
+	n = a->nr < au->max ? a->nr : au->max;
 	tg->picked = true;
 	repick_reset(&tg->repick);
 	tg->bursts_since_pick = 0;
@@ -266,10 +256,10 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 		return;
 	}
 	if (tg->armed) {
-		uint64_t c0 = daemon_cpu();
+		uint64_t c0 = budget_thread_cpu_ns();
 		int err = trace_step(&tg->tr, now);
 
-		tg->daemon_ns += daemon_cpu() - c0;
+		tg->daemon_ns += budget_thread_cpu_ns() - c0;
 		if (err) {
 			target_disarm(tg);
 			target_backoff(tg, now);

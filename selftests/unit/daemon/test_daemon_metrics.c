@@ -204,8 +204,16 @@ TEST(auto_picks_are_a_gauge_on_the_functions_series)
 	EXPECT_FALSE(sample(text, "ispot_auto_wall_share{exe=\"app\","
 			    "function=\"idle\",object=\"app\"}"));
 	free(text);
-	/* The next profile picks nothing of it. */
+	/* A profile that could not pick: the last picks stay traced. */
 	a.nr = 0;
+	tg.pick_error = "pid 100 ran no user code";
+	add_window(m, &tg, T0 + WINDOW_NS / 2, names, loss, 2);
+	text = render(m);
+	EXPECT_NEAR(val(text, "ispot_auto_wall_share{exe=\"app\","
+			"function=\"work\",object=\"app\"}"), 0.75, 1e-9);
+	free(text);
+	tg.pick_error = NULL;
+	/* The next profile picks nothing of it. */
 	add_window(m, &tg, T0 + WINDOW_NS, names, loss, 2);
 	text = render(m);
 	EXPECT_EQ(val(text, "ispot_auto_wall_share{exe=\"app\","

@@ -90,7 +90,7 @@ static void print_figure(const struct column *c, const void *row, char *buf,
 	char tmp[32];
 
 	if (c->id == COL_AUTO && !(v > 0))
-		snprintf(buf, len, "%s", "");
+		snprintf(buf, len, " ");	/* not picked: blank */
 	else if (isnan(v))
 		snprintf(buf, len, "-");
 	else if (c->id == COL_SCI || c->id == COL_INTERF ||
