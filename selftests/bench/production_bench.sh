@@ -66,17 +66,14 @@ cpu_work() {
 # ticks PID: user plus system CPU time of PID, in USER_HZ ticks (100 a
 # second on x86).
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-# daemon BUDGET LOG: ispotd on every lock_contention, in the background.
+# daemon BUDGET LOG [WHAT...]: ispotd on every lock_contention, in the
+# background, tracing WHAT (acquire and compute by default; --auto picks).
 daemon() {
-	ispotd --exe "$s/lock_contention" --func acquire --func compute \
-		--budget "$1" --window 10s --log "$2" 2>>"$tmp/ispotd.err" &
-	dpid=$!
-	sleep 2
-}
-# daemon_auto LOG: the same with --auto in place of --func.
-daemon_auto() {
-	ispotd --exe "$s/lock_contention" --auto --auto-every 1 \
-		--budget 1% --window 10s --log "$1" 2>>"$tmp/ispotd.err" &
+	d_budget=$1 d_log=$2
+	shift 2
+	[ $# -gt 0 ] || set -- --func acquire --func compute
+	ispotd --exe "$s/lock_contention" "$@" --budget "$d_budget" \
+		--window 10s --log "$d_log" 2>>"$tmp/ispotd.err" &
 	dpid=$!
 	sleep 2
 }
@@ -106,7 +103,7 @@ while [ "$r" -lt "$rounds" ]; do
 	awk -v b="$tb" -v d="$dcpu" 'BEGIN { print d / 100 / b }' \
 		>>"$tmp/ispotd_shares"
 	: >"$tmp/cpu_auto"
-	daemon_auto "$tmp/auto.jsonl"
+	daemon 1% "$tmp/auto.jsonl" --auto --auto-every 1
 	d0=$(ticks "$dpid")
 	auto=$(cpu_work "$tmp/cpu_auto")
 	d1=$(ticks "$dpid")

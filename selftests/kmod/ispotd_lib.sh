@@ -37,6 +37,13 @@ fsci() {
 		END { printf "%.4f\n", (T > 0 ? L / T : 0) }'
 }
 
+# scrape PORT: ispotd's metrics text on stdout (its --listen 127.0.0.1:
+# PORT).  busybox 1.35's wget -T crashes (SIGSEGV, whatever the server):
+# timeout instead.
+scrape() {
+	timeout 20 wget -q -O - "http://127.0.0.1:$1/metrics"
+}
+
 wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
 	wf_n=$1
 	shift

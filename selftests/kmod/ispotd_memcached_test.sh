@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # ispotd --auto on a real server with no --func: Debian's memcached
 # (stripped, four worker threads) under memcslap's load.  The daemon
-# profiles it, picks its busy functions (not the event loop's idle
-# epoll_wait), traces them within the budget and serves their series.
+# profiles it, picks its busy functions first (the event loop's idle
+# sleep in epoll_wait never counts), traces them within the budget and
+# serves their series.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/ispotd_lib.sh"
 fx=/ispot/selftests/unit/fixtures
@@ -18,7 +19,6 @@ tap_plan 1
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 mport=11311
 port=19482
-scrape() { timeout 20 wget -q -O - "http://127.0.0.1:$port/metrics"; }
 
 # traced_pick: a window whose picks' first function made calls.
 traced_pick() {
@@ -43,7 +43,7 @@ t_memcached() {
 	d=$!
 	daemon_ready "$tmp/d.err" || { kill $mc $load; stop_daemon $d; return 1; }
 	wait_for 300 traced_pick || echo "# timed out"
-	scrape >"$tmp/m"
+	scrape "$port" >"$tmp/m"
 	kill "$mc"
 	wait "$mc" 2>/dev/null
 	wait "$load" 2>/dev/null
@@ -56,9 +56,18 @@ t_memcached() {
 	echo "# off cpu: $(json_get "$tmp/d.jsonl" .auto.off_cpu_ns | tail -n 1)"
 	first=$(json_get "$tmp/d.jsonl" .auto.picks[0].name | tail -n 1)
 	grep "^ispot_calls_total{" "$tmp/m" | sed 's/^/# metrics: /'
-	[ -n "$first" ] &&
-		! json_get "$tmp/d.jsonl" .auto.picks[].name 2>/dev/null |
-			grep -q 'epoll_wait\|epoll_pwait' &&
+	# The event loop's idle sleep in epoll_wait never counts: it is
+	# neither the first pick nor more than a small one.  (Its run-queue
+	# time does count: under make check's load, threads preempted in it
+	# gave epoll_wait 4% of the wall time, fourth of five picks, against
+	# 6.1 s of idle sleep that would have ranked it first.)
+	ew=$(json_get "$tmp/d.jsonl" \
+		'.auto.picks[name=epoll_wait].wall_share' 2>/dev/null |
+		sort -g | tail -n 1)
+	echo "# epoll_wait's largest pick share: ${ew:-none}"
+	[ -n "$first" ] && [ "$first" != epoll_wait ] &&
+		[ "$first" != epoll_pwait ] &&
+		{ [ -z "$ew" ] || lt "$ew" 0.1; } &&
 		[ "$(fsum "$tmp/d.jsonl" "$first" calls)" -gt 0 ] &&
 		grep "^ispot_calls_total{" "$tmp/m" |
 			grep -q "function=\"$first\".* [1-9]"

@@ -22,10 +22,6 @@ tap_plan 5
 # The runner's init leaves lo down.
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 
-# busybox 1.35's wget -T crashes (SIGSEGV, whatever the server): timeout.
-scrape() {	# scrape PORT: the metrics text on stdout
-	timeout 20 wget -q -O - "http://127.0.0.1:$1/metrics"
-}
 
 # value FILE SERIES: the value of the sample SERIES, empty if none.
 value() {
