@@ -71,7 +71,22 @@ uint64_t sci_last_ts(const struct sci_engine *e)
 	return e->last_ts;
 }
 
-uint64_t sci_longest_mean(const struct sci_engine *e)
+/*
+ * A block's own mean time: over the calls whose waits are known, the
+ * duration less the waits for other threads and the run queue (the
+ * rest, what a call takes alone); else the duration.
+ */
+static uint64_t block_own_mean(const struct sci_block *b)
+{
+	const struct interf_acc *a = &b->interf;
+	uint64_t n = a->n + a->solo.gated;
+
+	if (n)
+		return (a->rest_ns + a->solo.gated_rest_ns) / n;
+	return b->sum / b->n;
+}
+
+uint64_t sci_longest_own_mean(const struct sci_engine *e)
 {
 	uint64_t mean, longest = 0;
 	size_t i;
@@ -79,7 +94,7 @@ uint64_t sci_longest_mean(const struct sci_engine *e)
 	for (i = 0; i < e->nr_blocks; i++) {
 		if (!e->blocks[i]->n)
 			continue;
-		mean = e->blocks[i]->sum / e->blocks[i]->n;
+		mean = block_own_mean(e->blocks[i]);
 		if (mean > longest)
 			longest = mean;
 	}

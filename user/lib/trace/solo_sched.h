@@ -8,7 +8,8 @@
  * thread, over the run.  Blocks come as often as that allows, up to
  * SOLO_MAX_COVER of the run: a program whose threads seldom meet in the
  * traced functions pays little for a block, and gets many.
- * "A call" is the longest mean call of a traced function: when traced
+ * "A call" is the longest mean own time of a traced function's calls
+ * (sci_longest_own_mean(): what a call takes alone): when traced
  * functions nest, the outermost one is what the gate holds.
  * The session's rounds ask solo_sched_next() when to wake, and
  * solo_sched_act() does what is due.
