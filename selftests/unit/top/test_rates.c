@@ -132,6 +132,31 @@ TEST(interference_leaves_solo_blocks_out)
 	rates_free(r);
 }
 
+/*
+ * A source's interference total re-estimated against a faster reference
+ * grows by more than the window's loss, here by 3 s in a window of 2 s
+ * over 2 threads: the window's figure stops at the whole of its time.
+ */
+TEST(interference_past_the_window_time_is_capped)
+{
+	struct rates *r = rates_new(5 * S);
+	struct rates_counts c;
+	struct rates_view v;
+	int t;
+
+	ASSERT_TRUE(r);
+	for (t = 0; t <= 1; t++) {
+		c = linear(t, 100, 1e6, 2);
+		c.interference_ns = t ? 5e9 : 2e9;
+		ASSERT_EQ(rates_begin(r, t * S), 0);
+		ASSERT_EQ(rates_add(r, "app", "f", "app", &c), 0);
+	}
+	ASSERT_EQ(rates_view(r, RATES_BY_SCI, &v), 0);
+	ASSERT_EQ(v.nr_rows, 1);
+	EXPECT_NEAR(v.rows[0].interference, 1.0, EPS);
+	rates_free(r);
+}
+
 /* While the view is younger than a window, it covers what there is. */
 TEST(young_view_covers_since_start)
 {

@@ -326,8 +326,16 @@ static void row_fill(const struct rates *r, size_t id,
 	row->function = f->function;
 	row->object = f->object;
 	row->sci = observed > 0 ? loss / observed : NAN;
+	/*
+	 * A source's interference total is estimated again at each sample
+	 * against a reference that may move, so what it gained can include
+	 * a new estimate of earlier windows' loss.  No window loses more
+	 * than its time: past that is the estimate's motion, not the
+	 * window's figure.
+	 */
 	row->interference = outside > 0 ?
-			    interference_delta(now, base, reset) / outside :
+			    fmin(interference_delta(now, base, reset) /
+				 outside, 1.0) :
 			    NAN;
 	row->loss_per_s = dt > 0 ? loss / dt * 1e9 : NAN;
 	row->calls_per_s = dt > 0 ?
