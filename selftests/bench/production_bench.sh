@@ -25,11 +25,17 @@
 #   production_auto_overhead_ratio  under `ispotd --auto --budget 1%`
 #                              (no --func: it profiles, picks and picks
 #                              again every window, paced by the budget)
-#                              over untraced, median of the rounds
+#                              over untraced, median of the rounds; these
+#                              runs are AUTO_ITERS long (twice the others
+#                              by default, about a minute in the guest),
+#                              each beside an untraced run as long, so
+#                              that a target lives to be picked again
 #   production_auto_cpu_ratio  the same with ispotd's CPU time added
-#   production_auto_profiles   profiles ispotd ended, all rounds; with
-#                              production_auto_traced_calls, the calls of
-#                              its picks it traced
+#   production_auto_profiles   profiles ispotd ended, all rounds;
+#                              production_auto_repicks, those after a
+#                              target's first (for the period or a
+#                              drift); production_auto_traced_calls, the
+#                              calls of its picks it traced
 #   ispotd_rss_mib             ispotd's RSS after a target ended
 #                              CHURN_THREADS threads, always armed
 . "$(dirname "$0")/bench_lib.sh"
@@ -39,19 +45,21 @@ s=/ispot/samples
 tmp=$(mktemp -d)
 rounds=${ROUNDS:-3}
 iters=${ITERS:-100000}
+auto_iters=${AUTO_ITERS:-$((2 * iters))}
 churn_rounds=${CHURN_ROUNDS:-5000}
 
+# work [ITERATIONS]: the target, ITERS iterations unless told.
 work() {
 	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
-		--iterations "$iters" >/dev/null
+		--iterations "${1:-$iters}" >/dev/null
 }
-# cpu_work FILE: work's wall time in seconds (elapsed); its CPU time
+# cpu_work FILE [ITERATIONS]: work's wall time in seconds (elapsed); its CPU time
 # (user and system, from the shell's times builtin: "XmY.YYYs XmY.YYYs"
 # for the shell, then for its children, descendants included) appended to
 # FILE.
 cpu_work() {
 	(
-		w=$(elapsed work)
+		w=$(elapsed work "${2:-$iters}")
 		# Not into a pipe: a forked shell reports no children.
 		times >"$1.times"
 		awk 'NR == 2 {
@@ -102,16 +110,17 @@ while [ "$r" -lt "$rounds" ]; do
 		'BEGIN { print (b + d / 100) / n }' >>"$tmp/cpu_ratios"
 	awk -v b="$tb" -v d="$dcpu" 'BEGIN { print d / 100 / b }' \
 		>>"$tmp/ispotd_shares"
-	: >"$tmp/cpu_auto"
+	: >"$tmp/cpu_auto"; : >"$tmp/cpu_none_auto"
+	none_auto=$(cpu_work "$tmp/cpu_none_auto" "$auto_iters")
 	daemon 1% "$tmp/auto.jsonl" --auto --auto-every 1
 	d0=$(ticks "$dpid")
-	auto=$(cpu_work "$tmp/cpu_auto")
+	auto=$(cpu_work "$tmp/cpu_auto" "$auto_iters")
 	d1=$(ticks "$dpid")
 	kill -TERM "$dpid"; wait "$dpid"
-	ta=$(cat "$tmp/cpu_auto")
-	echo "# round $r: --auto ${auto}s, CPU ${ta}s and ispotd $(((d1 - d0) / 100)).$(((d1 - d0) % 100 / 10))$(((d1 - d0) % 10))s"
-	awk -v a="$auto" -v n="$none" 'BEGIN { print a / n }' >>"$tmp/ratios_auto"
-	awk -v b="$ta" -v d="$((d1 - d0))" -v n="$tn" \
+	ta=$(cat "$tmp/cpu_auto") tna=$(cat "$tmp/cpu_none_auto")
+	echo "# round $r: $auto_iters iterations untraced ${none_auto}s (CPU ${tna}s), under --auto ${auto}s (CPU ${ta}s) and ispotd $(((d1 - d0) / 100)).$(((d1 - d0) % 100 / 10))$(((d1 - d0) % 10))s"
+	awk -v a="$auto" -v n="$none_auto" 'BEGIN { print a / n }' >>"$tmp/ratios_auto"
+	awk -v b="$ta" -v d="$((d1 - d0))" -v n="$tna" \
 		'BEGIN { print (b + d / 100) / n }' >>"$tmp/cpu_ratios_auto"
 	daemon 0 "$tmp/a.jsonl"
 	armed=$(elapsed work)
@@ -132,6 +141,12 @@ printf 'production_auto_cpu_ratio: %.4f\n' "$(median <"$tmp/cpu_ratios_auto")"
 	uniq -c | sed 's/^/# --auto picked (windows): /'
 echo "production_auto_profiles: $("$json_get" "$tmp/auto.jsonl" \
 	.auto.picked_windows_ago 2>/dev/null | grep -c '^0$')"
+# A window's auto.why is its last profile's, picked_windows_ago windows
+# before: a profile ended in the window where that is 0.
+"$json_get" "$tmp/auto.jsonl" .auto.picked_windows_ago >"$tmp/ago" 2>/dev/null
+"$json_get" "$tmp/auto.jsonl" .auto.why >"$tmp/why" 2>/dev/null
+echo "production_auto_repicks: $(paste "$tmp/ago" "$tmp/why" |
+	awk '$1 == 0 && $2 != "first"' | wc -l)"
 echo "production_auto_traced_calls: $("$json_get" "$tmp/auto.jsonl" \
 	.functions[].calls 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')"
 # The windows' "solo_blocks" objects (report_solo_json()).
