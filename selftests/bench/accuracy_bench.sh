@@ -267,6 +267,8 @@ measure() {
 	done
 	tc=$(median <"$tmp/tc")
 	tf=$(median <"$tmp/tf")
+	# Each untraced run, for the truth's spread (a host that got busy).
+	echo "# $cause $param: untraced runs $(tr '\n' ' ' <"$tmp/tc")s, fixed $(tr '\n' ' ' <"$tmp/tf")s"
 	tg=$(traced_gain "$func" "$con" "$fix" "$@")
 	awk -v c="$cause" -v p="$param" -v s="${sci:-0}" -v tc="$tc" \
 	    -v tf="$tf" -v n="${noise:--}" -v i="${interf% *}" \
