@@ -119,6 +119,11 @@ t_daemon() {
 	json_get "$tmp/d.jsonl" '.functions[name=acquire].interference_reference' |
 		head -n 3 | grep -q '^gated$'
 }
-tap_check "ispotd_gives_a_pool_a_gated_reference_within_3_windows" t_daemon
+# How often the budget arms the pool follows what a probe costs against
+# the pool's own work, and the debug kernel's checks (KASAN, lockdep) make
+# the probes' kernel side many times dearer, not the pool's user work: in
+# check-all on it the pool was armed in one window of four (two bursts,
+# one block, 5 reference calls).  A timing figure: skipped there.
+tap_timing "ispotd_gives_a_pool_a_gated_reference_within_3_windows" t_daemon
 
 tap_done
