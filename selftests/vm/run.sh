@@ -530,6 +530,15 @@ status=$(grep -m1 '^@@ISPOT-EXIT' "$log" | cut -d' ' -f2 || true)
 if [ -z "$status" ]; then
 	print_report
 	panic=${report:-$(grep -m1 -E 'Kernel panic|Oops|BUG:' "$log" || true)}
+	# The guest's init says @@ISPOT-BEGIN before it loads the module: a
+	# kernel that died before that died with no ISPOT code in it (QEMU's
+	# multi-threaded TCG patches kernel text unreliably, design.rst,
+	# "Text patching under TCG").  Worded apart, so that a caller can
+	# tell it from a failure of ISPOT's.
+	if [ -n "$panic" ] && ! grep -q '^@@ISPOT-BEGIN' "$log"; then
+		echo "vm: FAIL: the kernel failed while booting, before the module was loaded: $panic"
+		exit 1
+	fi
 	echo "vm: FAIL: guest stopped without an exit status${panic:+: $panic}"
 	exit 1
 fi

@@ -4,7 +4,8 @@
 # guest and its exit status comes back; a kernel WARNING in dmesg, a debug
 # kernel's report (a hung task here, faked through /dev/kmsg) and a
 # timeout fail the run with the reason on the last line, and a report in a
-# run that times out is named in that line (the host scans the kernel log).
+# run that times out is named in that line (the host scans the kernel log);
+# a kernel that dies before the guest's init begins is named as such.
 # --forward reaches a server in the guest from the host, and a bad or busy
 # port fails before the boot with one line.  --fetch brings files back
 # from the guest's disk, and a file the guest did not leave fails the run.
@@ -22,7 +23,7 @@ export TMPDIR=$tmp
 pids=
 trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
-tap_plan 12
+tap_plan 13
 
 # A host ELF binary (not in the tree), its shared libraries found by ldd.
 cat >"$tmp/exit_with.c" <<'C'
@@ -75,6 +76,22 @@ t_timeout() {
 		{ echo "# $out"; return 1; }
 }
 tap_check "timeout_fails_run" t_timeout
+
+# A kernel that dies before the guest's init has begun (here: no init to
+# run) is named apart from one that dies while the command runs, so that
+# make check can tell QEMU's boot failures (scripts/check.sh, vm_suite)
+# from ISPOT's.
+t_boot_death() {
+	out=$($run --append "rdinit=/no-such-init" -- true 2>&1)
+	[ $? -ne 0 ] &&
+		tail -n1 <<<"$out" | grep -q "the kernel failed while booting, before the module was loaded: " ||
+		{ echo "# $(tail -n1 <<<"$out")"; return 1; }
+	out=$($run -- sh -c 'echo c >/proc/sysrq-trigger' 2>&1)
+	[ $? -ne 0 ] &&
+		tail -n1 <<<"$out" | grep -q "guest stopped without an exit status" ||
+		{ echo "# $(tail -n1 <<<"$out")"; return 1; }
+}
+tap_check "death_before_init_named_apart" t_boot_death
 
 # The guest serves a file with busybox httpd; the host fetches it through
 # the forward while run.sh runs, then asks a CGI that tells the guest it
