@@ -268,6 +268,11 @@ size_t sci_mem_bytes(const struct sci_engine *e);
 /* The latest timestamp the engine has been given. */
 uint64_t sci_last_ts(const struct sci_engine *e);
 /*
+ * The longest mean duration of a block (function and key) scored so far,
+ * 0 if none: the outermost calls' when traced functions nest.
+ */
+uint64_t sci_longest_mean(const struct sci_engine *e);
+/*
  * The longest mean own time of a block (function and key) scored so far,
  * 0 if none: the outermost calls' when traced functions nest.  Own time
  * is the rest (interference.h) where the calls' waits are known, what a

@@ -71,6 +71,11 @@ uint64_t sci_last_ts(const struct sci_engine *e)
 	return e->last_ts;
 }
 
+static uint64_t block_mean(const struct sci_block *b)
+{
+	return b->sum / b->n;
+}
+
 /*
  * A block's own mean time: over the calls whose waits are known, the
  * duration less the waits for other threads and the run queue (the
@@ -83,22 +88,33 @@ static uint64_t block_own_mean(const struct sci_block *b)
 
 	if (n)
 		return (a->rest_ns + a->solo.gated_rest_ns) / n;
-	return b->sum / b->n;
+	return block_mean(b);
 }
 
-uint64_t sci_longest_own_mean(const struct sci_engine *e)
+static uint64_t longest(const struct sci_engine *e,
+			uint64_t (*mean_of)(const struct sci_block *))
 {
-	uint64_t mean, longest = 0;
+	uint64_t mean, most = 0;
 	size_t i;
 
 	for (i = 0; i < e->nr_blocks; i++) {
 		if (!e->blocks[i]->n)
 			continue;
-		mean = block_own_mean(e->blocks[i]);
-		if (mean > longest)
-			longest = mean;
+		mean = mean_of(e->blocks[i]);
+		if (mean > most)
+			most = mean;
 	}
-	return longest;
+	return most;
+}
+
+uint64_t sci_longest_mean(const struct sci_engine *e)
+{
+	return longest(e, block_mean);
+}
+
+uint64_t sci_longest_own_mean(const struct sci_engine *e)
+{
+	return longest(e, block_own_mean);
 }
 
 void sci_each_open_thread(const struct sci_engine *e,
