@@ -808,61 +808,6 @@ TEST_F(pipeline, alone_then_waiting_for_another_thread)
 }
 
 /*
- * Solo blocks are sized by what a call takes alone: with its waits
- * known, a call that waited 500 ns of its 600 or 1,500 for thread 6
- * counts its rest, 100 or 1,000 (mean 550), not its duration (mean
- * 1,050): a pool's calls that wait on each other most of the time run
- * much shorter inside a block, where they have the lock to themselves.
- */
-TEST_F(pipeline, blocks_are_sized_by_the_calls_own_time)
-{
-	struct pipeline *p = self->t.p;
-	uint64_t ts = 1000;
-	int i;
-
-	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
-	for (i = 0; i < 10; i++) {
-		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
-		pl_feed(p, ISPOT_REC_FUTEX_ENTER, 5, 0, ts + 10, 0, LOCK_A,
-			FUTEX_WAIT_PRIVATE);
-		pl_feed(p, ISPOT_REC_SWITCH_OUT, 5, 0, ts + 20, 0, 0, 0);
-		pl_feed(p, ISPOT_REC_FUTEX_ENTER, 6, 1, ts + 500, 0, LOCK_A,
-			FUTEX_WAKE_PRIVATE);
-		pl_feed(p, ISPOT_REC_FUTEX_EXIT, 6, 1, ts + 510, 0, 1, 0);
-		pl_feed(p, ISPOT_REC_SWITCH_IN, 5, 0, ts + 520, 0, 0, 0);
-		pl_feed(p, ISPOT_REC_FUTEX_EXIT, 5, 0, ts + 530, 0, 0, 0);
-		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 600 + 900 * (i % 2),
-			SP0 + 8, 0, 0);
-		ts += 1000 + 900 * (i % 2);
-	}
-	traced_func(&self->t, ts);
-	EXPECT_NEAR((double)sci_longest_own_mean(p->sci), 550, 1);
-}
-
-/*
- * Without the calls' waits (no wait records), the duration is all there
- * is to size a block by.
- */
-TEST(blocks_are_sized_by_duration_without_waits)
-{
-	struct pipeline *p = pipeline_new();
-	uint64_t ts = 1000;
-	int i;
-
-	ASSERT_TRUE(p);
-	ASSERT_EQ(pipeline_add_probe(p, 1, 0, NULL), 0);
-	for (i = 0; i < 10; i++) {
-		pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
-		pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 600 + 900 * (i % 2),
-			SP0 + 8, 0, 0);
-		ts += 2000;
-	}
-	pipeline_finish(p, ts);
-	EXPECT_NEAR((double)sci_longest_own_mean(p->sci), 1050, 1);
-	pipeline_free(p);
-}
-
-/*
  * A thread whose TASK_EXIT the ring dropped, found gone by a scan of
  * /proc (pipeline_thread_exit()): the calls after it are solo again.
  */

@@ -58,7 +58,7 @@ static uint64_t run_program(struct solo_sched *s, uint64_t now,
 		unsigned int lag = (now / MS) % 20;
 		bool was_on = s->on;
 
-		solo_sched_act(s, now, mean, mean, (uint64_t)p->seen[lag]);
+		solo_sched_act(s, now, mean, (uint64_t)p->seen[lag]);
 		if (was_on) {
 			p->on_ns += MS;
 			p->cost_ns += p->loss * MS;
@@ -305,27 +305,6 @@ TEST(block_and_wait_bounds)
 	EXPECT_EQ(m.last_wait, SOLO_MAX_WAIT_NS);
 }
 
-/*
- * A block is as long as 32 calls take alone (their own time, 0.5 ms),
- * while a holder's one call may last as long as 8 calls do with their
- * waits (their duration, 1 ms), not 8 of their own time: a pool whose calls
- * wait a lot gets blocks sized by its work, and its holders are not
- * timed out for waits the block does not remove.
- */
-TEST(block_by_own_time_hold_by_duration)
-{
-	struct fake_module m = { 0 };
-	struct solo_sched s;
-	uint64_t now;
-
-	solo_sched_init(&s, 0.5, 0, 7, fake_solo, &m);
-	for (now = 0; now < 2000 * MS && !m.starts; now += MS)
-		solo_sched_act(&s, now, MS / 2, MS, 0);
-	ASSERT_EQ(m.starts, 1);
-	EXPECT_EQ(m.last_duration, 16 * MS);
-	EXPECT_EQ(m.last_wait, 8 * MS);
-}
-
 /* Gaps vary (no rhythm to lock onto) and never bunch blocks together. */
 TEST(gaps_are_random_and_spread)
 {
@@ -338,7 +317,7 @@ TEST(gaps_are_random_and_spread)
 	for (now = 0; now < 20000 * MS; now += MS) {
 		int before = m.starts;
 
-		solo_sched_act(&s, now, MS / 10, MS / 10, 0);
+		solo_sched_act(&s, now, MS / 10, 0);
 		if (m.starts == before)
 			continue;
 		if (started++) {

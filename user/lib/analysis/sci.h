@@ -273,13 +273,6 @@ uint64_t sci_last_ts(const struct sci_engine *e);
  */
 uint64_t sci_longest_mean(const struct sci_engine *e);
 /*
- * The longest mean own time of a block (function and key) scored so far,
- * 0 if none: the outermost calls' when traced functions nest.  Own time
- * is the rest (interference.h) where the calls' waits are known, what a
- * call takes with no other thread in its way, else the duration.
- */
-uint64_t sci_longest_own_mean(const struct sci_engine *e);
-/*
  * Call @fn for each thread open in @e (seen, no exit since), with the
  * latest timestamp attributed to it.  @fn must not change @e.
  */

@@ -71,50 +71,19 @@ uint64_t sci_last_ts(const struct sci_engine *e)
 	return e->last_ts;
 }
 
-static uint64_t block_mean(const struct sci_block *b)
+uint64_t sci_longest_mean(const struct sci_engine *e)
 {
-	return b->sum / b->n;
-}
-
-/*
- * A block's own mean time: over the calls whose waits are known, the
- * duration less the waits for other threads and the run queue (the
- * rest, what a call takes alone); else the duration.
- */
-static uint64_t block_own_mean(const struct sci_block *b)
-{
-	const struct interf_acc *a = &b->interf;
-	uint64_t n = a->n + a->solo.gated;
-
-	if (n)
-		return (a->rest_ns + a->solo.gated_rest_ns) / n;
-	return block_mean(b);
-}
-
-static uint64_t longest(const struct sci_engine *e,
-			uint64_t (*mean_of)(const struct sci_block *))
-{
-	uint64_t mean, most = 0;
+	uint64_t mean, longest = 0;
 	size_t i;
 
 	for (i = 0; i < e->nr_blocks; i++) {
 		if (!e->blocks[i]->n)
 			continue;
-		mean = mean_of(e->blocks[i]);
-		if (mean > most)
-			most = mean;
+		mean = e->blocks[i]->sum / e->blocks[i]->n;
+		if (mean > longest)
+			longest = mean;
 	}
-	return most;
-}
-
-uint64_t sci_longest_mean(const struct sci_engine *e)
-{
-	return longest(e, block_mean);
-}
-
-uint64_t sci_longest_own_mean(const struct sci_engine *e)
-{
-	return longest(e, block_own_mean);
+	return longest;
 }
 
 void sci_each_open_thread(const struct sci_engine *e,

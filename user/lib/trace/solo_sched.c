@@ -127,7 +127,7 @@ uint64_t solo_sched_next(const struct solo_sched *s)
 	return s->share > 0 && !s->stopped ? s->next_ns : UINT64_MAX;
 }
 
-void solo_sched_act(struct solo_sched *s, uint64_t now, uint64_t mean_own_ns,
+void solo_sched_act(struct solo_sched *s, uint64_t now,
 		    uint64_t mean_call_ns, uint64_t cost_ns)
 {
 	struct ispot_solo arg = { 0 };
@@ -144,11 +144,11 @@ void solo_sched_act(struct solo_sched *s, uint64_t now, uint64_t mean_own_ns,
 		s->next_ns = now + solo_gap(s, s->block_ns, solo_cover(s));
 		return;
 	}
-	if (!mean_own_ns) {
+	if (!mean_call_ns) {
 		s->next_ns = now + SOLO_RETRY_NS;
 		return;
 	}
-	block_ns = solo_block_ns(mean_own_ns);
+	block_ns = solo_block_ns(mean_call_ns);
 	if (!solo_affordable(s, now, block_ns, cost_ns))
 		return;
 	arg.duration_ns = block_ns;

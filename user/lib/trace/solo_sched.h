@@ -8,10 +8,8 @@
  * thread, over the run.  Blocks come as often as that allows, up to
  * SOLO_MAX_COVER of the run: a program whose threads seldom meet in the
  * traced functions pays little for a block, and gets many.
- * "A call" is that of the traced function whose calls are longest:
- * their mean own time (sci_longest_own_mean(): what a call takes alone)
- * for a block's length, their mean duration for a holder's bound.  When
- * traced functions nest, the outermost one is what the gate holds.
+ * "A call" is the longest mean call of a traced function: when traced
+ * functions nest, the outermost one is what the gate holds.
  * The session's rounds ask solo_sched_next() when to wake, and
  * solo_sched_act() does what is due.
  */
@@ -97,18 +95,15 @@ void solo_sched_threads(struct solo_sched *s, unsigned int threads);
 /* When solo_sched_act() is next due; UINT64_MAX if never. */
 uint64_t solo_sched_next(const struct solo_sched *s);
 /*
- * Start or end a block if one is due at @now, its length sized from the
- * traced calls' mean own time so far (@mean_own_ns, 0: none seen: what
- * a call takes alone, as in a block) and a holder's hold bounded from
- * their mean duration (@mean_call_ns: what a call may take, waits
- * included; a bound too tight opens blocks that were fine), unless the
+ * Start or end a block if one is due at @now, sized from the traced
+ * calls' mean duration so far (@mean_call_ns, 0: none seen), unless the
  * blocks so far cost the program more than its share (@cost_ns: its
  * threads' waits at the gate over how many threads it has): then the
  * start waits until the run has grown enough.  A module that refuses (the
  * target gone) stops the blocks quietly; the report says how many were
  * made.
  */
-void solo_sched_act(struct solo_sched *s, uint64_t now, uint64_t mean_own_ns,
+void solo_sched_act(struct solo_sched *s, uint64_t now,
 		    uint64_t mean_call_ns, uint64_t cost_ns);
 
 #endif /* ISPOT_SOLO_SCHED_H */

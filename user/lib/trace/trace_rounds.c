@@ -207,8 +207,7 @@ int trace_step(struct trace *t, uint64_t now)
 	trace_peek_futexes(t);
 	solo_sched_threads(&t->live.solo,
 			   (unsigned int)hashmap_size(&t->pipe->threads));
-	solo_sched_act(&t->live.solo, now, sci_longest_own_mean(t->pipe->sci),
-		       sci_longest_mean(t->pipe->sci),
+	solo_sched_act(&t->live.solo, now, sci_longest_mean(t->pipe->sci),
 		       trace_solo_cost_ns(t->pipe));
 	if (trace_round(t, now > DRAIN_SLACK_NS ? now - DRAIN_SLACK_NS : 0))
 		return -1;
