@@ -20,7 +20,6 @@ tap_plan 3
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 port=19481
 
-
 # cond_turns' four threads wait three quarters of their time in
 # wait_turn(), on a condition variable, and use almost no CPU there: only
 # the off-CPU evidence names it (auto_test.sh's ispotctl twin).  A 25%
