@@ -57,17 +57,20 @@ t_memcached() {
 	first=$(json_get "$tmp/d.jsonl" .auto.picks[0].name | tail -n 1)
 	grep "^ispot_calls_total{" "$tmp/m" | sed 's/^/# metrics: /'
 	# The event loop's idle sleep in epoll_wait never counts: it is
-	# neither the first pick nor more than a small one.  (Its run-queue
-	# time does count: under make check's load, threads preempted in it
-	# gave epoll_wait 4% of the wall time, fourth of five picks, against
-	# 6.1 s of idle sleep that would have ranked it first.)
+	# neither the first pick nor more than half the first one.  Its
+	# run-queue time does count, and grows with the host's load: under
+	# make check's load it gave epoll_wait 4% to 12% of the wall time
+	# against sendmsg's 71%, while its 4 to 6 s of idle sleep would have
+	# ranked it first.  So the margin is a ratio to the first pick, not
+	# a fixed share.
 	ew=$(json_get "$tmp/d.jsonl" \
 		'.auto.picks[name=epoll_wait].wall_share' 2>/dev/null |
 		sort -g | tail -n 1)
-	echo "# epoll_wait's largest pick share: ${ew:-none}"
+	fs=$(json_get "$tmp/d.jsonl" .auto.picks[0].wall_share | tail -n 1)
+	echo "# epoll_wait's largest pick share: ${ew:-none}, first's ${fs:-none}"
 	[ -n "$first" ] && [ "$first" != epoll_wait ] &&
 		[ "$first" != epoll_pwait ] &&
-		{ [ -z "$ew" ] || lt "$ew" 0.1; } &&
+		{ [ -z "$ew" ] || lt "$(awk -v e="$ew" 'BEGIN { print e * 2 }')" "$fs"; } &&
 		[ "$(fsum "$tmp/d.jsonl" "$first" calls)" -gt 0 ] &&
 		grep "^ispot_calls_total{" "$tmp/m" |
 			grep -q "function=\"$first\".* [1-9]"
