@@ -36,6 +36,100 @@ void budget_init(struct budget *b, double budget, double call_cost_ns,
 	b->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
 }
 
+/*
+ * With windows, the armed share a window can pay: its allowance less a
+ * burst's daemon time, over what an armed ns costs.  As o_full, what
+ * that costs over the work it displaces.
+ */
+static void budget_window_duty(struct budget *b)
+{
+	double win = (double)b->win_ns;
+	double pay = b->budget * b->own_rate * win - b->daemon_avg;
+
+	b->full = b->own_rate > 0 ?
+		  (b->trap_rate + b->daemon_avg / win) / b->own_rate : 0.0;
+	if (b->trap_rate <= 0)
+		b->duty = 1.0;
+	else
+		b->duty = fmin(1.0, fmax(pay, 0) / (b->trap_rate * win));
+	/* Not 0: a period is a burst over it (and the window cuts it). */
+	if (b->duty < BUDGET_MIN_DUTY)
+		b->duty = BUDGET_MIN_DUTY;
+}
+
+/*
+ * A burst with windows: what its traps cost an armed ns, and what the
+ * daemon spent on it, each learnt apart (a burst's cost is the first
+ * times its length plus the second), a rise at once and a fall through
+ * the average as o_full is.  No CPU ticks: the own rate comes from
+ * whole windows.
+ */
+static void budget_observe_window(struct budget *b, double traps,
+				  uint64_t armed_ns, uint64_t daemon_ns)
+{
+	double rate = traps / (double)armed_ns, d = (double)daemon_ns;
+
+	b->spent += traps + d;
+	if (!b->observed++) {
+		b->trap_rate = rate;
+		b->daemon_avg = d;
+	} else {
+		b->trap_rate = rate > b->trap_rate ? rate :
+			       b->trap_rate + BUDGET_EWMA * (rate - b->trap_rate);
+		b->daemon_avg = d > b->daemon_avg ? d :
+				b->daemon_avg + BUDGET_EWMA * (d - b->daemon_avg);
+	}
+	budget_window_duty(b);
+}
+
+void budget_windows(struct budget *b, uint64_t now, uint64_t end,
+		    uint64_t window_ns, double own_rate, unsigned int max_cpus)
+{
+	b->max_rate = max_cpus ? max_cpus : 1;
+	b->own_rate = own_rate > 0 ? own_rate : 0;
+	b->win_ns = window_ns;
+	b->win_start = now;
+	b->win_end = end > now ? end : now + window_ns;
+	b->period_end = now;
+	b->spent = 0;
+}
+
+void budget_own_rate(struct budget *b, double own_rate)
+{
+	b->own_rate = own_rate > 0 ? own_rate : 0;
+	if (b->observed)
+		budget_window_duty(b);
+}
+
+void budget_window(struct budget *b, uint64_t now, uint64_t wall_ns,
+		   uint64_t cpu_ns, uint64_t calls)
+{
+	double traps = (double)calls * b->call_cost_ns, own, rate, debt;
+
+	if (!b->win_ns)
+		return;
+	own = (double)cpu_ns > traps ? (double)cpu_ns - traps : 0;
+	if (wall_ns) {
+		rate = own / (double)wall_ns;
+		/*
+		 * Less work is less allowance at once; more, gradually.
+		 * None known yet (or none done): this window's, as it is.
+		 */
+		if (rate < b->own_rate || b->own_rate <= 0)
+			b->own_rate = rate;
+		else
+			b->own_rate += BUDGET_EWMA * (rate - b->own_rate);
+	}
+	/* What the window spent past what its own work allowed. */
+	debt = b->spent - b->budget * own;
+	b->spent = debt > 0 ? debt : 0;
+	b->win_start = now;
+	b->win_end = now + b->win_ns;
+	b->period_end = now;
+	if (b->observed)
+		budget_window_duty(b);
+}
+
 void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 		    uint64_t cpu_ns, uint64_t daemon_ns)
 {
@@ -44,6 +138,8 @@ void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 
 	if (!armed_ns || b->budget <= 0)
 		return;
+	if (b->win_ns)
+		return budget_observe_window(b, traps, armed_ns, daemon_ns);
 	/*
 	 * Not floored per burst: a burst's tick count is off by up to a
 	 * tick either way, and the errors cancel in the average.
@@ -75,6 +171,11 @@ void budget_charge(struct budget *b, uint64_t cost_ns, uint64_t now)
 {
 	if (b->budget <= 0 || !cost_ns)
 		return;
+	/* A window pays it, or carries it into the next ones. */
+	if (b->win_ns) {
+		b->spent += (double)cost_ns;
+		return;
+	}
 	if (b->period_end < now)
 		b->period_end = now;
 	b->period_end += (uint64_t)((double)cost_ns / b->budget);
@@ -87,6 +188,44 @@ uint64_t budget_thread_cpu_ns(void)
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+
+/*
+ * Cut @burst, planned from @from, to what is left of its window: of the
+ * allowance, and of the time.  False if no burst fits before the window
+ * ends; the next window plans again.
+ */
+static bool budget_fit_window(struct budget *b, uint64_t from,
+			      uint64_t *burst)
+{
+	/* What an armed ns costs: every CPU trapping, until a burst is seen. */
+	double q = b->observed ? b->trap_rate : b->max_rate;
+	double allowance = b->budget * b->own_rate *
+			   (double)(b->win_end - b->win_start);
+	double left = allowance - b->spent - b->daemon_avg;
+	uint64_t fit = from < b->win_end ? b->win_end - from : 0;
+
+	if (q > 0 && fit > (left > 0 ? left / q : 0))
+		fit = left > 0 ? (uint64_t)(left / q) : 0;
+	if (fit >= BUDGET_WINDOW_MIN_BURST_NS) {
+		if (*burst > fit)
+			*burst = fit;
+		return true;
+	}
+	/*
+	 * A whole window, with no debt, cannot pay the shortest burst: the
+	 * windows with one go over, and the debt spaces them.  Not for a
+	 * target that used no CPU time (no allowance at all): it is idle.
+	 */
+	if (b->spent <= 0 && allowance > 0 && from < b->win_end &&
+	    b->win_end - from >= BUDGET_WINDOW_MIN_BURST_NS &&
+	    q * BUDGET_WINDOW_MIN_BURST_NS + b->daemon_avg > allowance) {
+		b->over = true;
+		*burst = BUDGET_WINDOW_MIN_BURST_NS;
+		return true;
+	}
+	return false;
 }
 
 void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
@@ -110,13 +249,18 @@ void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
 		if (burst < BUDGET_MIN_BURST_NS)
 			burst = BUDGET_MIN_BURST_NS;
 	}
+	if (b->period_end < now)
+		b->period_end = now;
+	if (b->win_ns && !budget_fit_window(b, b->period_end, &burst)) {
+		*start = UINT64_MAX;
+		*len = 0;
+		return;
+	}
 	period = b->duty < 1.0 ? (uint64_t)(burst / b->duty) : burst;
 	if (period > BUDGET_MAX_PERIOD_NS) {
 		period = BUDGET_MAX_PERIOD_NS;
 		burst = (uint64_t)(b->duty * period);
 	}
-	if (b->period_end < now)
-		b->period_end = now;
 	slack = period - burst;
 	/*
 	 * The first burst comes at once, give or take a spread that keeps
@@ -126,6 +270,9 @@ void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
 	 */
 	if (!b->observed && slack > BUDGET_FIRST_SPREAD_NS)
 		slack = BUDGET_FIRST_SPREAD_NS;
+	/* And a burst ends inside its window. */
+	if (b->win_ns && slack > b->win_end - burst - b->period_end)
+		slack = b->win_end - burst - b->period_end;
 	*start = b->period_end + (slack ? budget_rand(b) % (slack + 1) : 0);
 	*len = burst;
 	b->period_end += period;

@@ -39,10 +39,33 @@
  * BUDGET_FIRST_SPREAD_NS of the target's discovery instead of anywhere in
  * its period (20 s at 1%), so a short-lived program or the first window
  * sees one; its period still follows it, so the budget holds.
+ *
+ * Windows.  ispotd reports in windows, and the budget holds in each of
+ * them, a target's first included, not only over the long run: a 200 ms
+ * burst paid back by four empty windows shows as one window at 28% and
+ * four at 0 (budget_window()).  Each window pays its own way, in cost
+ * ns: it may spend budget x (the target's own CPU time in it), which is
+ * its own CPU rate (learnt from whole windows, where /proc's ticks are
+ * precise enough, at discovery from the process's lifetime) times the
+ * window's length.  A target too young for its lifetime to say (less
+ * than 200 ms) has no allowance until its rate is read again
+ * (budget_own_rate()).  A burst costs what its traps cost an armed ns
+ * times its length, plus the daemon's time on it, each learnt from the
+ * bursts; before any, every CPU the target may run on trapping all the
+ * time (nothing can cost more), so the first burst is short and safe
+ * whatever the target does.  A burst is
+ * cut to what is left of its window's allowance and never crosses the
+ * window's end; what a window cannot pay (a profile, or a burst's own
+ * daemon time) is carried into the next ones as debt.  o_full itself is
+ * taken with the own rate x the armed time as the work, not the burst's
+ * CPU ticks: a burst of a few ms reads 0 or 10 ms of CPU time.  Where
+ * a burst of BUDGET_WINDOW_MIN_BURST_NS costs more than a whole window
+ * may spend, windows with a burst go over and budget_over() says so.
  */
 #ifndef ISPOT_BUDGET_H
 #define ISPOT_BUDGET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define BUDGET_MIN_BURST_NS	(500 * 1000000ull)
@@ -56,6 +79,10 @@
 #define BUDGET_MIN_CPU_NS	(10 * 1000000ull)
 /* Weight of a new burst in the slow average of o_full. */
 #define BUDGET_EWMA		0.25
+/* The least duty with windows: a period is a burst over it. */
+#define BUDGET_MIN_DUTY		1e-6
+/* No burst shorter: arming costs the daemon more than it would show. */
+#define BUDGET_WINDOW_MIN_BURST_NS	(2 * 1000000ull)
 
 struct budget {
 	double budget;		/* fraction; 0 = always armed */
@@ -67,6 +94,14 @@ struct budget {
 	unsigned int observed;	/* bursts reported so far */
 	uint64_t period_end;	/* where the next period starts */
 	uint64_t rng;
+	/* Windows (budget_windows()); win_ns 0: the long run only. */
+	uint64_t win_start, win_end, win_ns;
+	double own_rate;	/* the target's own CPU ns a wall ns */
+	double max_rate;	/* CPU ns a wall ns it can take at most */
+	double spent;		/* cost ns the window paid, debt included */
+	double trap_rate;	/* the traps' cost an armed ns, learnt */
+	double daemon_avg;	/* the daemon's time a burst, learnt */
+	bool over;		/* a burst costs more than a window may */
 };
 
 void budget_init(struct budget *b, double budget, double call_cost_ns,
@@ -89,6 +124,33 @@ void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 void budget_charge(struct budget *b, uint64_t cost_ns, uint64_t now);
 
 /*
+ * Hold the budget window by window: the current one runs from @now to
+ * @end, the next ones are @window_ns long.  @own_rate is the target's
+ * own CPU time a wall ns so far (its lifetime's, at discovery; 0 if not
+ * known yet: no burst until it is), @max_cpus the CPUs it may run on.
+ */
+void budget_windows(struct budget *b, uint64_t now, uint64_t end,
+		    uint64_t window_ns, double own_rate, unsigned int max_cpus);
+
+/* The target's own rate, read again (0: still not known). */
+void budget_own_rate(struct budget *b, double own_rate);
+
+/*
+ * A window ended at @now after @wall_ns: the target used @cpu_ns of CPU
+ * time in it (as /proc says, traps included) and made @calls probed
+ * calls.  Its own rate is learnt; what it spent past its allowance is
+ * carried into the next window, which starts now.
+ */
+void budget_window(struct budget *b, uint64_t now, uint64_t wall_ns,
+		   uint64_t cpu_ns, uint64_t calls);
+
+/* Whether windows with a burst go over the budget (see above). */
+static inline bool budget_over(const struct budget *b)
+{
+	return b->over;
+}
+
+/*
  * The calling thread's CPU time (0 if it cannot be read): the daemon's
  * own time, D above, taken by the loop around a burst's work and by
  * --auto's profile thread around its profile.
@@ -97,7 +159,9 @@ uint64_t budget_thread_cpu_ns(void);
 
 /*
  * The next burst, no earlier than @now: its start and its length
- * (UINT64_MAX: armed until further notice, for a budget of 0).
+ * (UINT64_MAX: armed until further notice, for a budget of 0).  With
+ * windows, a start of UINT64_MAX (and a length of 0) is no burst in this
+ * window: ask again when the next one begins.
  */
 void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
 		       uint64_t *len);

@@ -231,7 +231,8 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 	}
 	tg = &d->targets[d->nr_targets];
 	if (target_init(tg, p->pid, p->start_time, target_source(d, p),
-			d->cfg.budget, d->call_cost_ns, now)) {
+			d->cfg.budget, d->call_cost_ns, now,
+			d->window_start + d->cfg.window_ns, d->cfg.window_ns)) {
 		target_free(tg);
 		ispot_error("out of memory adding pid %d", (int)p->pid);
 		return;
@@ -303,15 +304,15 @@ static void ispotd_close_windows(struct ispotd *d, uint64_t now)
 
 	for (i = 0; i < d->nr_targets; i++) {
 		struct target *tg = &d->targets[i];
-		bool was_armed = tg->armed;
 
-		/* A burst never spans two windows: cut it, and go on. */
+		/*
+		 * A burst never spans two windows: cut it; the new window
+		 * plans its own (target_close_window()).
+		 */
 		target_disarm(tg);
 		if (target_close_window(tg, d->log, &d->auto_pick, now))
 			ispot_error("cannot write the window of pid %d: %s",
 				    (int)tg->pid, strerror(errno));
-		if (was_armed && tg->burst_end > now)
-			tg->burst_start = now;
 	}
 	d->window_start = now;
 	/* What the old windows freed in the heap goes back too. */

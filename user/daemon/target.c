@@ -2,6 +2,7 @@
 /* One process ispotd traces; see target.h. */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 #include "util/array.h"
 #include "util/errors.h"
 
+/* A process younger than this has no CPU rate /proc's ticks can tell. */
+#define TARGET_RATE_AGE_NS	(200 * 1000000ull)
 /* A burst that cannot start is retried after its period, up to this. */
 #define TARGET_MAX_BACKOFF_NS	(300 * 1000000000ull)
 
@@ -29,6 +32,42 @@ static uint64_t target_cpu(struct target *tg)
 	    ns > tg->cpu_last)
 		tg->cpu_last = ns;
 	return tg->cpu_last;
+}
+
+/*
+ * What the budget's first window knows of the target: its own CPU time a
+ * wall ns over its life so far (0 when /proc's ticks cannot tell yet),
+ * and how many CPUs it may run on (the most its traps can take).
+ */
+static void target_rates(const struct target *tg, double *own_rate,
+			 unsigned int *cpus)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t start, cpu, born;
+	struct timespec ts;
+	cpu_set_t set;
+
+	*own_rate = 0;
+	if (hz <= 0)
+		hz = 100;
+	if (!task_times(tg->pid, &start, &cpu) &&
+	    !clock_gettime(CLOCK_BOOTTIME, &ts)) {
+		uint64_t up = (uint64_t)ts.tv_sec * 1000000000ull +
+			      (uint64_t)ts.tv_nsec;
+
+		born = start * (1000000000ull / (uint64_t)hz);
+		/* Old enough that a tick is a small part of its time. */
+		if (cpu && up > born + TARGET_RATE_AGE_NS)
+			*own_rate = (double)cpu / (double)(up - born);
+	}
+	*cpus = 0;
+	if (!sched_getaffinity(tg->pid, sizeof(set), &set))
+		*cpus = (unsigned int)CPU_COUNT(&set);
+	if (!*cpus) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		*cpus = n > 0 ? (unsigned int)n : 1;
+	}
 }
 
 static void target_schedule(struct target *tg, uint64_t now)
@@ -56,8 +95,10 @@ void target_resume(struct target *tg, uint64_t now)
 
 int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 		const char *cgroup, double budget, double call_cost_ns,
-		uint64_t now)
+		uint64_t now, uint64_t window_end, uint64_t window_ns)
 {
+	unsigned int cpus;
+	double own_rate;
 	char link[64];
 	ssize_t n;
 
@@ -74,6 +115,11 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	tg->pick_due = REPICK_FIRST;
 	budget_init(&tg->budget, budget, call_cost_ns,
 		    now ^ ((uint64_t)pid << 32) ^ start_time);
+	target_rates(tg, &own_rate, &cpus);
+	budget_windows(&tg->budget, now, window_end, window_ns, own_rate,
+		       cpus);
+	if (own_rate <= 0 && budget > 0)
+		tg->rate_check = now + TARGET_RATE_AGE_NS;
 	target_schedule(tg, now);
 	tg->cpu_window = target_cpu(tg);
 	return window_set_init(&tg->win, pid, now);
@@ -272,6 +318,16 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 		}
 		return;
 	}
+	/* Old enough now for its own rate: its first window may pay. */
+	if (tg->rate_check && now >= tg->rate_check) {
+		unsigned int cpus;
+		double own_rate;
+
+		tg->rate_check = 0;
+		target_rates(tg, &own_rate, &cpus);
+		budget_own_rate(&tg->budget, own_rate);
+		target_schedule(tg, now);
+	}
 	if (now < tg->burst_start)
 		return;
 	/*
@@ -313,7 +369,8 @@ int target_close_window(struct target *tg, FILE *log,
 		.profile_why = repick_why_name(tg->profile_why),
 	};
 	int ret;
-	uint64_t cpu = target_cpu(tg);
+	uint64_t cpu = target_cpu(tg), wt_start = tg->win.start_ns;
+	uint64_t wt_calls = tg->win.calls;
 	double duty, overhead;
 
 	tg->win.cpu_ns = cpu > tg->cpu_window ? cpu - tg->cpu_window : 0;
@@ -346,6 +403,18 @@ int target_close_window(struct target *tg, FILE *log,
 					    tg->win.calls, tg->nr_picks);
 	ret = window_close(&tg->win, log, &wt, now, duty, overhead);
 	tg->pick_cost_ns = 0;
+	/* The next window pays its own way: it plans its bursts anew. */
+	budget_window(&tg->budget, now, now - wt_start, tg->win.cpu_ns,
+		      wt_calls);
+	if (budget_over(&tg->budget) && !tg->over_said) {
+		tg->over_said = true;
+		ispot_error("pid %d: one burst costs more than a window's "
+			    "budget, so windows with a burst go over it: "
+			    "give a longer --window or a larger --budget",
+			    (int)tg->pid);
+	}
+	if (!tg->armed && picker_fd(&tg->picker) < 0 && !tg->failures)
+		target_schedule(tg, now);
 	return ret;
 }
 
@@ -372,5 +441,7 @@ uint64_t target_next_event(const struct target *tg, uint64_t now,
 
 		return tg->burst_end < next ? tg->burst_end : next;
 	}
+	if (tg->rate_check && tg->rate_check < tg->burst_start)
+		return tg->rate_check;
 	return tg->burst_start;
 }

@@ -74,11 +74,18 @@ struct target {
 	unsigned int bursts_since_pick;	/* a pick is traced before the next */
 	uint64_t pick_cost_ns;	/* the profiles' cost in this window */
 	char pick_said[512];	/* the last problem said, said once */
+	bool over_said;		/* budget_over(), said once */
+	/* Too young at discovery for its CPU rate: read it again then. */
+	uint64_t rate_check;
 };
 
+/*
+ * Start tracing @pid at @now, in a window of ispotd's that ends at
+ * @window_end; the next ones are @window_ns long.
+ */
 int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 		const char *cgroup, double budget, double call_cost_ns,
-		uint64_t now);
+		uint64_t now, uint64_t window_end, uint64_t window_ns);
 void target_free(struct target *tg);
 
 /*

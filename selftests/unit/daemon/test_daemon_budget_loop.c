@@ -291,6 +291,136 @@ TEST(scheduled_overhead_stays_within_budget)
 	}
 }
 
+/*
+ * Windows (budget.h, "Windows"): ispotd's loop of windows of @win ns, a
+ * burst cut at its window's end as ispotd cuts it, @daemon_ns of the
+ * daemon's time a burst.  The target was found @late ns into its first
+ * window, and its lifetime rate told the budget @own_rate (0: too young
+ * to tell).  Returns the largest overhead a window showed, the first
+ * included, against the work the target really did in it; *@total gets
+ * the overhead over all the windows.
+ */
+struct wsim {
+	uint64_t win, late, daemon_ns;
+	double own_rate;
+	size_t windows;
+	double total;		/* overhead over the whole run */
+	double first;		/* the first window's */
+	size_t bursts;
+	bool over;		/* budget_over(): a burst costs a window more */
+};
+
+static double window_run(double budget, const struct load *l,
+			 struct wsim *w, uint64_t seed)
+{
+	uint64_t t0 = 100 * SEC, win_start = t0, now = t0 + w->late;
+	double worst = 0, cost_all = 0, own_all = 0;
+	struct budget b;
+	struct sim s;
+	size_t i;
+
+	budget_init(&b, budget, COST, seed);
+	/* A host with the CPUs the target's work and traps can take. */
+	budget_windows(&b, now, t0 + w->win, w->win, w->own_rate,
+		       (unsigned int)ceil(l->cpu + l->hits * COST));
+	sim_init(&s, now);
+	w->bursts = 0;
+	for (i = 0; i < w->windows; i++) {
+		uint64_t end = win_start + w->win, before = sim_reading(&s, l);
+		uint64_t calls = 0, bursts = 0, start, len, c;
+		double cost, own;
+
+		for (;;) {
+			budget_next_burst(&b, now, &start, &len);
+			if (start >= end)
+				break;
+			ASSERT_GE(start, now);
+			ASSERT_LE(start + len, end);
+			s.cum_cpu += l->cpu * (start - now);
+			c = (uint64_t)llround(l->hits * len);
+			s.cum_cpu += l->cpu * len + c * COST;
+			budget_observe(&b, c, len, 0, w->daemon_ns);
+			calls += c;
+			bursts++;
+			now = start + len;
+		}
+		s.cum_cpu += l->cpu * (end - now);
+		now = end;
+		cost = calls * COST + (double)bursts * w->daemon_ns;
+		own = l->cpu * (end - (i ? win_start : t0 + w->late));
+		if (own > 0 && cost / own > worst)
+			worst = cost / own;
+		if (!i)
+			w->first = own > 0 ? cost / own : 0;
+		cost_all += cost;
+		own_all += own;
+		w->bursts += bursts;
+		budget_window(&b, end, end - (i ? win_start : t0 + w->late),
+			      sim_reading(&s, l) - before, calls);
+		win_start = end;
+	}
+	w->total = cost_all / own_all;
+	w->over = budget_over(&b);
+	return worst;
+}
+
+/*
+ * Every window holds the budget, the first included, for loads from
+ * near idle to traps 16 times the work, windows of 3 s to a minute, a
+ * target found late in its first window, young or not, and the daemon's
+ * own time per burst.  And the budget is spent, not wasted: over the run
+ * the overhead is most of it.
+ */
+TEST(every_window_holds_the_budget)
+{
+	static const struct load loads[] = {
+		{ .hits = 1e-5, .cpu = 1.0 },			/* 16% */
+		{ .hits = 1e-5, .cpu = 1.0, .ticks = true },
+		{ .hits = 3e-6, .cpu = 1.9, .ticks = true },	/* 2.5% */
+		{ .hits = 1e-3, .cpu = 1.0, .ticks = true },	/* 1600% */
+		{ .hits = 5e-6, .cpu = 0.05, .ticks = true },	/* 160% */
+	};
+	static const uint64_t wins[] = { 3 * SEC, 10 * SEC, 60 * SEC };
+	static const double budgets[] = { 0.01, 0.05 };
+	size_t i, j, k, m;
+
+	for (i = 0; i < sizeof(loads) / sizeof(*loads); i++)
+	for (j = 0; j < sizeof(wins) / sizeof(*wins); j++)
+	for (k = 0; k < sizeof(budgets) / sizeof(*budgets); k++)
+	for (m = 0; m < 4; m++) {
+		/* The daemon's time a burst, and a target young or not. */
+		struct wsim w = {
+			.win = wins[j], .late = wins[j] / 3,
+			.daemon_ns = m & 1 ? 200000 : 0,
+			.own_rate = m & 2 ? 0 : loads[i].cpu,
+			.windows = 40,
+		};
+		double worst = window_run(budgets[k], &loads[i], &w,
+					  1 + i + j + k);
+
+		TH_LOG("load %zu window %llus budget %g daemon %llu%s: first "
+		       "%.4f, worst %.4f, all %.4f, %zu bursts%s", i,
+		       (unsigned long long)(wins[j] / SEC), budgets[k],
+		       (unsigned long long)w.daemon_ns, m & 2 ? " young" : "",
+		       w.first, worst, w.total, w.bursts,
+		       w.over ? ", over" : "");
+		/*
+		 * A tick of a window's CPU time is its allowance's error.
+		 * Where even the shortest burst costs more than a window
+		 * may spend, the windows with one go over, and the run
+		 * still holds the budget.
+		 */
+		if (!w.over)
+			EXPECT_DBL(worst, <=, budgets[k] * (1.0 +
+				   BUDGET_MIN_CPU_NS /
+				   (loads[i].cpu * wins[j] * 2 / 3)) * 1.02);
+		EXPECT_DBL(w.total, <=, budgets[k] * 1.02);
+		EXPECT_DBL(w.total, >=, 0.5 * fmin(budgets[k], loads[i].hits *
+						   COST / loads[i].cpu));
+		EXPECT_GT(w.bursts, 0);
+	}
+}
+
 TEST(calibration_target_has_a_symbol)
 {
 	struct elf_target_sym *syms;
