@@ -87,6 +87,7 @@ void budget_windows(struct budget *b, uint64_t now, uint64_t end,
 {
 	b->max_rate = max_cpus ? max_cpus : 1;
 	b->own_rate = own_rate > 0 ? own_rate : 0;
+	b->own_known = own_rate > 0;
 	b->win_ns = window_ns;
 	b->win_start = now;
 	b->win_end = end > now ? end : now + window_ns;
@@ -97,8 +98,52 @@ void budget_windows(struct budget *b, uint64_t now, uint64_t end,
 void budget_own_rate(struct budget *b, double own_rate)
 {
 	b->own_rate = own_rate > 0 ? own_rate : 0;
+	b->own_known = true;
 	if (b->observed)
 		budget_window_duty(b);
+}
+
+/* What the current window may spend in all (budget.h, "Windows"). */
+static double budget_allowance(const struct budget *b)
+{
+	double own = b->own_rate * (double)(b->win_end - b->win_start);
+
+	if (!b->own_known)
+		return 0;
+	return b->budget * fmax(own, BUDGET_MIN_CPU_NS);
+}
+
+double budget_left(const struct budget *b)
+{
+	double left;
+
+	if (!b->win_ns || b->budget <= 0)
+		return HUGE_VAL;
+	left = budget_allowance(b) - b->spent;
+	return left > 0 ? left : 0;
+}
+
+uint64_t budget_fit_profile(const struct budget *b, uint64_t now,
+			    uint64_t want_ns, double cost_rate,
+			    uint64_t min_ns)
+{
+	double left = budget_left(b);
+	uint64_t len = want_ns, room;
+
+	if (left == HUGE_VAL)
+		return len;
+	room = b->win_end > now ? b->win_end - now : 0;
+	if (len > room)
+		len = room;
+	if (cost_rate > 0 && (double)len * cost_rate > left)
+		len = (uint64_t)(left / cost_rate);
+	if (len >= min_ns)
+		return len;
+	/* As a burst does where a whole window cannot pay the shortest. */
+	if (b->own_known && b->spent <= 0 && room >= min_ns &&
+	    want_ns >= min_ns)
+		return min_ns;
+	return 0;
 }
 
 void budget_window(struct budget *b, uint64_t now, uint64_t wall_ns,
@@ -115,13 +160,14 @@ void budget_window(struct budget *b, uint64_t now, uint64_t wall_ns,
 		 * Less work is less allowance at once; more, gradually.
 		 * None known yet (or none done): this window's, as it is.
 		 */
-		if (rate < b->own_rate || b->own_rate <= 0)
+		if (rate < b->own_rate || !b->own_known)
 			b->own_rate = rate;
 		else
 			b->own_rate += BUDGET_EWMA * (rate - b->own_rate);
+		b->own_known = true;
 	}
 	/* What the window spent past what its own work allowed. */
-	debt = b->spent - b->budget * own;
+	debt = b->spent - b->budget * fmax(own, BUDGET_MIN_CPU_NS);
 	b->spent = debt > 0 ? debt : 0;
 	b->win_start = now;
 	b->win_end = now + b->win_ns;
@@ -201,8 +247,7 @@ static bool budget_fit_window(struct budget *b, uint64_t from,
 {
 	/* What an armed ns costs: every CPU trapping, until a burst is seen. */
 	double q = b->observed ? b->trap_rate : b->max_rate;
-	double allowance = b->budget * b->own_rate *
-			   (double)(b->win_end - b->win_start);
+	double allowance = budget_allowance(b);
 	double left = allowance - b->spent - b->daemon_avg;
 	uint64_t fit = from < b->win_end ? b->win_end - from : 0;
 
@@ -216,12 +261,15 @@ static bool budget_fit_window(struct budget *b, uint64_t from,
 	/*
 	 * A whole window, with no debt, cannot pay the shortest burst: the
 	 * windows with one go over, and the debt spaces them.  Not for a
-	 * target that used no CPU time (no allowance at all): it is idle.
+	 * target whose rate is not known yet.
 	 */
 	if (b->spent <= 0 && allowance > 0 && from < b->win_end &&
 	    b->win_end - from >= BUDGET_WINDOW_MIN_BURST_NS &&
 	    q * BUDGET_WINDOW_MIN_BURST_NS + b->daemon_avg > allowance) {
-		b->over = true;
+		/* Said, unless it is idle: a tick's work allows little. */
+		if (b->own_rate * (double)(b->win_end - b->win_start) >=
+		    BUDGET_MIN_CPU_NS)
+			b->over = true;
 		*burst = BUDGET_WINDOW_MIN_BURST_NS;
 		return true;
 	}

@@ -47,7 +47,9 @@
  * ns: it may spend budget x (the target's own CPU time in it), which is
  * its own CPU rate (learnt from whole windows, where /proc's ticks are
  * precise enough, at discovery from the process's lifetime) times the
- * window's length.  A target too young for its lifetime to say (less
+ * window's length, and at least the budget of a tick's work (less is not
+ * measured: an idle target's profile is paid for, slowly, by its debt
+ * rather than never).  A target too young for its lifetime to say (less
  * than 200 ms) has no allowance until its rate is read again
  * (budget_own_rate()).  A burst costs what its traps cost an armed ns
  * times its length, plus the daemon's time on it, each learnt from the
@@ -97,6 +99,7 @@ struct budget {
 	/* Windows (budget_windows()); win_ns 0: the long run only. */
 	uint64_t win_start, win_end, win_ns;
 	double own_rate;	/* the target's own CPU ns a wall ns */
+	bool own_known;		/* own_rate was read (it may be 0: idle) */
 	double max_rate;	/* CPU ns a wall ns it can take at most */
 	double spent;		/* cost ns the window paid, debt included */
 	double trap_rate;	/* the traps' cost an armed ns, learnt */
@@ -143,6 +146,22 @@ void budget_own_rate(struct budget *b, double own_rate);
  */
 void budget_window(struct budget *b, uint64_t now, uint64_t wall_ns,
 		   uint64_t cpu_ns, uint64_t calls);
+
+/*
+ * With windows, the cost ns the current window may still spend (0 when
+ * it has none left, or has debt); without, HUGE_VAL.
+ */
+double budget_left(const struct budget *b);
+
+/*
+ * A profile (ispotd --auto) of at most @want_ns, costing @cost_rate ns a
+ * ns it lasts, sized to what the window can still pay and to end inside
+ * it: 0 to wait for the next window.  Where a whole window with no debt
+ * cannot pay @min_ns, @min_ns (the debt spaces the next), as for bursts.
+ */
+uint64_t budget_fit_profile(const struct budget *b, uint64_t now,
+			    uint64_t want_ns, double cost_rate,
+			    uint64_t min_ns);
 
 /* Whether windows with a burst go over the budget (see above). */
 static inline bool budget_over(const struct budget *b)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One process ispotd traces; see target.h. */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,6 +15,8 @@
 #include "util/array.h"
 #include "util/errors.h"
 
+/* The shortest profile worth its fixed cost (naming, the off-CPU setup). */
+#define TARGET_MIN_PROFILE_NS	(100 * 1000000ull)
 /* A process younger than this has no CPU rate /proc's ticks can tell. */
 #define TARGET_RATE_AGE_NS	(200 * 1000000ull)
 /* A burst that cannot start is retried after its period, up to this. */
@@ -193,7 +196,6 @@ void target_disarm(struct target *tg)
 	tg->daemon_ns += budget_thread_cpu_ns() - c0;
 	tg->win.daemon_ns += tg->daemon_ns;
 	cpu = target_cpu(tg);
-	tg->win.armed_cpu_ns += cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0;
 	/*
 	 * The gate's waits cost the target thread time, as ispotd's drain
 	 * costs CPU time: both count against the budget.
@@ -219,13 +221,33 @@ static void target_say_once(struct target *tg, const char *msg)
 	ispot_error("pid %d: --auto: %s", (int)tg->pid, msg);
 }
 
+/*
+ * How long a profile the window can pay now, at most --auto-time; 0 to
+ * wait for the next window (budget_fit_profile()).  It costs about its
+ * length times the last one's cost a ns; before any, a sample's trap and
+ * as much again to name it, a sample a CPU ms.
+ */
+static uint64_t target_profile_length(const struct target *tg,
+				      const struct target_auto *au,
+				      uint64_t now)
+{
+	const struct budget *b = &tg->budget;
+	double rate = tg->profile_rate;
+
+	if (rate <= 0)
+		rate = fmax(b->own_rate, 1.0) * 2 * b->call_cost_ns /
+		       SAMPLER_PERIOD_NS;
+	return budget_fit_profile(b, now, au->time_ns, rate,
+				  TARGET_MIN_PROFILE_NS);
+}
+
 /* --auto: start the profile that replaces the burst due now. */
 static void target_profile(struct target *tg, const struct target_auto *au,
-			   uint64_t now)
+			   uint64_t now, uint64_t len)
 {
 	tg->profile_why = tg->pick_due;
 	tg->pick_due = REPICK_NO;
-	if (!picker_start(&tg->picker, tg->pid, au->time_ns, au->top)) {
+	if (!picker_start(&tg->picker, tg->pid, len, au->top)) {
 		tg->picked = false;
 		return;
 	}
@@ -260,6 +282,8 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 	cost = (uint64_t)((double)(a->samples + a->off_stacks) *
 			  tg->budget.call_cost_ns) + p->thread_cpu_ns;
 	tg->pick_cost_ns += cost;
+	if (p->duration_ns)
+		tg->profile_rate = (double)cost / (double)p->duration_ns;
 	budget_charge(&tg->budget, cost, now);
 	if (p->ret && kill(tg->pid, 0) && errno == ESRCH) {
 		tg->gone = true;
@@ -328,19 +352,25 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 		budget_own_rate(&tg->budget, own_rate);
 		target_schedule(tg, now);
 	}
-	if (now < tg->burst_start)
-		return;
 	/*
-	 * A profile takes the slot of the burst due now; not before the
-	 * picks had a burst, or a profile due every window would take every
-	 * slot the budget gives and nothing would be traced.
+	 * A profile takes the place of the bursts, when its window can pay
+	 * it; not before the picks had a burst, or a profile due every
+	 * window would take every slot the budget gives and nothing would
+	 * be traced.
 	 */
-	if (au->on && tg->pick_due &&
+	if (au->on && tg->pick_due && !tg->rate_check &&
 	    (!tg->picked || !target_has_funcs(tg, o) ||
 	     tg->bursts_since_pick)) {
-		target_profile(tg, au, now);
+		uint64_t len = target_profile_length(tg, au, now);
+
+		if (len)
+			target_profile(tg, au, now, len);
+		else
+			tg->burst_start = UINT64_MAX;	/* the next window */
 		return;
 	}
+	if (now < tg->burst_start)
+		return;
 	/* Nothing picked (it idles): wait for the next profile. */
 	if (!target_has_funcs(tg, o)) {
 		target_schedule(tg, now);
@@ -379,20 +409,17 @@ int target_close_window(struct target *tg, FILE *log,
 	duty = now > tg->win.start_ns ?
 	       (double)tg->win.armed_ns / (now - tg->win.start_ns) : 0.0;
 	/*
-	 * What the window's armed share cost: the duty times the full-armed
-	 * overhead its bursts showed (as the budget reckons it).  Not the
-	 * calls over the window's CPU time: a window cut short by the
-	 * target's exit has seen little CPU time but a whole burst.
+	 * What the window cost, as the budget holds it window by window:
+	 * the traps, the daemon's time on the bursts, the waits at the
+	 * gate and --auto's profiles, over the target's own CPU time in the
+	 * window (CPU time less the traps).  A burst's own CPU ticks would
+	 * say little: bursts are as short as a few ms.
 	 */
-	overhead = duty * budget_overhead_estimate(tg->win.calls,
-						   tg->budget.call_cost_ns,
-						   tg->win.daemon_ns +
-						   tg->win.solo.gate_wait_ns,
-						   tg->win.armed_cpu_ns);
-	/* --auto's profiles, over the CPU time the window saw. */
-	if (tg->pick_cost_ns)
-		overhead += budget_overhead_estimate(0, 0, tg->pick_cost_ns,
-						     tg->win.cpu_ns);
+	overhead = budget_overhead_estimate(tg->win.calls,
+					    tg->budget.call_cost_ns,
+					    tg->win.daemon_ns +
+					    tg->win.solo.gate_wait_ns +
+					    tg->pick_cost_ns, tg->win.cpu_ns);
 	wt.profile_cost_ns = tg->pick_cost_ns;
 	/* What the window says of the target, before it is reset. */
 	if (au->on && tg->picked && picker_fd(&tg->picker) < 0 &&

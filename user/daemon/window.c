@@ -34,7 +34,7 @@ int window_set_init(struct window_set *w, int pid, uint64_t now)
 static void window_reset(struct window_set *w, uint64_t now)
 {
 	w->start_ns = now;
-	w->armed_ns = w->calls = w->cpu_ns = w->armed_cpu_ns = 0;
+	w->armed_ns = w->calls = w->cpu_ns = 0;
 	w->daemon_ns = 0;
 	w->recorded = w->dropped = w->unpaired = w->open_at_stop = 0;
 	w->lost_exits = 0;

@@ -164,7 +164,6 @@ struct window_set {
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t armed_ns;
 	uint64_t calls;			/* probed calls entered while armed */
-	uint64_t armed_cpu_ns;		/* target CPU time while armed */
 	uint64_t cpu_ns;		/* target CPU time over the window */
 	uint64_t daemon_ns;		/* ispotd's CPU time on its bursts */
 	double call_cost_ns;		/* what the estimate assumed */

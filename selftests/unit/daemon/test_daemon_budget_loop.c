@@ -421,6 +421,59 @@ TEST(every_window_holds_the_budget)
 	}
 }
 
+/*
+ * ispotd --auto's profile in a window (budget_fit_profile()): as long as
+ * --auto-time when the window can pay it, shorter when it can pay less,
+ * inside the window, none while debt remains, and the shortest one where
+ * a whole window cannot pay it (an idle target's: a tick's work allows
+ * little), the debt then spacing the next.
+ */
+TEST(a_profile_fits_its_window)
+{
+	const uint64_t w = 10 * SEC, t0 = 50 * SEC, min = SEC / 10;
+	/* 1.5 CPUs of own work: 1% of a window is 150 ms of cost. */
+	const double rate = 0.1;	/* 100 ms of cost a s profiled */
+	uint64_t len;
+	struct budget b;
+
+	budget_init(&b, 0.01, COST, 3);
+	budget_windows(&b, t0, t0 + w, w, 1.5, 2);
+	EXPECT_EQ(budget_fit_profile(&b, t0, SEC, rate, min), SEC);
+	/* 2 s would cost 200 ms: cut to the 150 ms the window has. */
+	len = budget_fit_profile(&b, t0, 2 * SEC, rate, min);
+	EXPECT_NEAR(len, 1500 * 1000000ull, 1000);
+	/* Never past the window's end. */
+	EXPECT_EQ(budget_fit_profile(&b, t0 + w - SEC / 2, SEC, rate, min),
+		  SEC / 2);
+	/* Spent: none now, and none in the next while the debt lasts. */
+	budget_charge(&b, 400 * 1000000ull, t0);
+	EXPECT_EQ(budget_fit_profile(&b, t0, SEC, rate, min), 0);
+	budget_window(&b, t0 + w, w, 15 * SEC, 0);
+	EXPECT_EQ(budget_fit_profile(&b, t0 + w, SEC, rate, min), 0);
+	budget_window(&b, t0 + 2 * w, w, 15 * SEC, 0);
+	budget_window(&b, t0 + 3 * w, w, 15 * SEC, 0);
+	EXPECT_EQ(budget_fit_profile(&b, t0 + 3 * w, SEC, rate, min), SEC);
+
+	/* Idle: no window pays 100 ms, so one runs, then the debt waits. */
+	budget_init(&b, 0.25, COST, 3);
+	budget_windows(&b, t0, t0 + 2 * SEC, 2 * SEC, 0, 2);
+	EXPECT_EQ(budget_fit_profile(&b, t0, SEC, rate, min), 0); /* young */
+	budget_own_rate(&b, 0);
+	EXPECT_EQ(budget_fit_profile(&b, t0, SEC, rate, min), min);
+	budget_charge(&b, 30 * 1000000ull, t0);
+	budget_window(&b, t0 + 2 * SEC, 2 * SEC, 0, 0);
+	EXPECT_EQ(budget_fit_profile(&b, t0 + 2 * SEC, SEC, rate, min), 0);
+	/* A tick's work a window at 25%: 2.5 ms repaid a window. */
+	for (len = 2; len < 14; len++)
+		budget_window(&b, t0 + len * 2 * SEC, 2 * SEC, 0, 0);
+	EXPECT_EQ(budget_fit_profile(&b, t0 + 26 * SEC, SEC, rate, min), min);
+
+	/* No budget: always the whole profile. */
+	budget_init(&b, 0, COST, 3);
+	budget_windows(&b, t0, t0 + w, w, 1.5, 2);
+	EXPECT_EQ(budget_fit_profile(&b, t0 + w - 1, SEC, rate, min), SEC);
+}
+
 TEST(calibration_target_has_a_symbol)
 {
 	struct elf_target_sym *syms;
