@@ -15,6 +15,14 @@
 #include "util/array.h"
 #include "util/errors.h"
 
+/*
+ * What a sample is taken to cost before a profile was seen, in probed
+ * calls: its trap, and naming it in the daemon, which in the emulated
+ * guest took 7 traps' time (a 1 s profile of cond_turns cost 129 ms, at
+ * 16 us a call); on hardware it is nearer 2.  Too much only shortens
+ * the first profile; the next ones go by what it cost.
+ */
+#define TARGET_SAMPLE_COSTS	8
 /* The shortest profile worth its fixed cost (naming, the off-CPU setup). */
 #define TARGET_MIN_PROFILE_NS	(100 * 1000000ull)
 /* A process younger than this has no CPU rate /proc's ticks can tell. */
@@ -224,8 +232,8 @@ static void target_say_once(struct target *tg, const char *msg)
 /*
  * How long a profile the window can pay now, at most --auto-time; 0 to
  * wait for the next window (budget_fit_profile()).  It costs about its
- * length times the last one's cost a ns; before any, a sample's trap and
- * as much again to name it, a sample a CPU ms.
+ * length times the last one's cost a ns; before any, a sample a CPU ms
+ * at TARGET_SAMPLE_COSTS probed calls each.
  */
 static uint64_t target_profile_length(const struct target *tg,
 				      const struct target_auto *au,
@@ -235,8 +243,8 @@ static uint64_t target_profile_length(const struct target *tg,
 	double rate = tg->profile_rate;
 
 	if (rate <= 0)
-		rate = fmax(b->own_rate, 1.0) * 2 * b->call_cost_ns /
-		       SAMPLER_PERIOD_NS;
+		rate = fmax(b->own_rate, 1.0) * TARGET_SAMPLE_COSTS *
+		       b->call_cost_ns / SAMPLER_PERIOD_NS;
 	return budget_fit_profile(b, now, au->time_ns, rate,
 				  TARGET_MIN_PROFILE_NS);
 }
@@ -400,10 +408,11 @@ int target_close_window(struct target *tg, FILE *log,
 	};
 	int ret;
 	uint64_t cpu = target_cpu(tg), wt_start = tg->win.start_ns;
-	uint64_t wt_calls = tg->win.calls;
+	uint64_t wt_calls = tg->win.calls, wt_cpu;
 	double duty, overhead;
 
 	tg->win.cpu_ns = cpu > tg->cpu_window ? cpu - tg->cpu_window : 0;
+	wt_cpu = tg->win.cpu_ns;
 	tg->win.call_cost_ns = tg->budget.call_cost_ns;
 	tg->cpu_window = cpu;
 	duty = now > tg->win.start_ns ?
@@ -431,8 +440,7 @@ int target_close_window(struct target *tg, FILE *log,
 	ret = window_close(&tg->win, log, &wt, now, duty, overhead);
 	tg->pick_cost_ns = 0;
 	/* The next window pays its own way: it plans its bursts anew. */
-	budget_window(&tg->budget, now, now - wt_start, tg->win.cpu_ns,
-		      wt_calls);
+	budget_window(&tg->budget, now, now - wt_start, wt_cpu, wt_calls);
 	if (budget_over(&tg->budget) && !tg->over_said) {
 		tg->over_said = true;
 		ispot_error("pid %d: one burst costs more than a window's "
