@@ -57,6 +57,7 @@ t_picks() {
 		 .auto.picks[0].name .auto.picks[1].name .auto.picks[2].name \
 		 '.auto.picks[name=wait_turn].waiting_in' \
 		 '.functions[name=wait_turn].calls' .overhead_estimate \
+		 .window_ns .target_cpu_ns .daemon_cpu_ns .auto.duration_ns \
 		 .auto.why; do
 		echo "# $f: $(json_get "$tmp/d.jsonl" "$f" | tr '\n' ' ')"
 	done

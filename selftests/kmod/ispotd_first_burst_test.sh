@@ -6,6 +6,8 @@
 # period (200 ms at 1%), so short programs and first windows saw nothing.
 # Each test prints how long after the program's start its first armed
 # window was written (an upper bound on the time to the first burst).
+# The first window holds the budget as every other does: no window's
+# overhead_estimate above it (user/daemon/budget.h, "Windows").
 . "$(dirname "$0")/tap.sh"
 s=/ispot/samples
 require_root
@@ -86,8 +88,17 @@ first_window() {
 	first=$(paste "$tmp/first.ns" "$tmp/first.bursts" |
 		awk '$1 >= 500000000 { print $2; exit }')
 	echo "# first window's bursts: ${first:-none}; first armed window written ${after:-never}s after the start"
-	[ -n "$after" ] && [ "${first:-0}" -ge 1 ]
+	# And no window over the budget, the first included: a 200 ms
+	# first burst read 0.277 here.  The margin is the daemon's time on
+	# a burst, which the budget knows only as an average (under a
+	# loaded host it varies by half).
+	est=$(wfield "$tmp/first.jsonl" .overhead_estimate "$pid" |
+	      sort -g | tail -n 1)
+	echo "# overhead_estimate: $(wfield "$tmp/first.jsonl" \
+		.overhead_estimate "$pid" | tr '\n' ' ')(largest ${est:-none})"
+	[ -n "$after" ] && [ "${first:-0}" -ge 1 ] && [ -n "$est" ] &&
+		lt "$est" 0.02
 }
-tap_check first_window_has_a_burst_at_1pct first_window
+tap_check first_window_has_a_burst_within_the_1pct_budget first_window
 
 tap_done

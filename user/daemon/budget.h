@@ -46,23 +46,27 @@
  * four at 0 (budget_window()).  Each window pays its own way, in cost
  * ns: it may spend budget x (the target's own CPU time in it), which is
  * its own CPU rate (learnt from whole windows, where /proc's ticks are
- * precise enough, at discovery from the process's lifetime) times the
- * window's length, and at least the budget of a tick's work (less is not
- * measured: an idle target's profile is paid for, slowly, by its debt
- * rather than never).  A target too young for its lifetime to say (less
- * than 200 ms) has no allowance until its rate is read again
- * (budget_own_rate()).  A burst costs what its traps cost an armed ns
- * times its length, plus the daemon's time on it, each learnt from the
- * bursts; before any, every CPU the target may run on trapping all the
- * time (nothing can cost more), so the first burst is short and safe
- * whatever the target does.  A burst is
- * cut to what is left of its window's allowance and never crosses the
- * window's end; what a window cannot pay (a profile, or a burst's own
- * daemon time) is carried into the next ones as debt.  o_full itself is
- * taken with the own rate x the armed time as the work, not the burst's
- * CPU ticks: a burst of a few ms reads 0 or 10 ms of CPU time.  Where
- * a burst of BUDGET_WINDOW_MIN_BURST_NS costs more than a whole window
- * may spend, windows with a burst go over and budget_over() says so.
+ * precise enough) times the window's length, and at least the budget of
+ * a tick's work (less is not measured: an idle target's profile is paid
+ * for, slowly, by its debt rather than never).  A target has no
+ * allowance until its rate is known (budget_own_rate(): ispotd reads it
+ * 200 ms after finding the target, the lesser of its lifetime's and the
+ * one since, so that a start busier than now does not make the first
+ * window's allowance large).
+ *
+ * A burst costs what an armed ns costs times its length, plus the
+ * daemon's time on it, both learnt from the bursts.  An armed ns costs
+ * the traps' rate (calls x c over the armed time), or, where the bursts'
+ * CPU ticks show the target doing less work while armed than the traps
+ * explain, that o_full times the own rate.  Before any burst, every CPU
+ * the target may run on trapping all the time (nothing can cost more),
+ * so the first burst is short and safe whatever the target does.  A
+ * burst is cut to what is left of its window's allowance and never
+ * crosses the window's end; what a window cannot pay (a profile, or a
+ * burst's own daemon time) is carried into the next ones as debt.
+ * Where a burst of BUDGET_WINDOW_MIN_BURST_NS costs more than a whole
+ * window may spend, windows with a burst go over and budget_over() says
+ * so.
  */
 #ifndef ISPOT_BUDGET_H
 #define ISPOT_BUDGET_H
@@ -103,6 +107,8 @@ struct budget {
 	double max_rate;	/* CPU ns a wall ns it can take at most */
 	double spent;		/* cost ns the window paid, debt included */
 	double trap_rate;	/* the traps' cost an armed ns, learnt */
+	double tick_full;	/* o_full as the bursts' CPU ticks say */
+	double armed_cost;	/* what an armed ns costs: the larger */
 	double daemon_avg;	/* the daemon's time a burst, learnt */
 	bool over;		/* a burst costs more than a window may */
 };

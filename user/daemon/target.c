@@ -48,7 +48,9 @@ static uint64_t target_cpu(struct target *tg)
 /*
  * What the budget's first window knows of the target: its own CPU time a
  * wall ns over its life so far (0 when /proc's ticks cannot tell yet),
- * and how many CPUs it may run on (the most its traps can take).
+ * and how many CPUs it may run on (the most its traps can take).  The
+ * rate is checked against the one since the target was found, at
+ * TARGET_RATE_AGE_NS (target_tick()).
  */
 static void target_rates(const struct target *tg, double *own_rate,
 			 unsigned int *cpus)
@@ -126,13 +128,18 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	tg->pick_due = REPICK_FIRST;
 	budget_init(&tg->budget, budget, call_cost_ns,
 		    now ^ ((uint64_t)pid << 32) ^ start_time);
+	/*
+	 * No burst before its CPU rate is seen now, not only over its life:
+	 * a process busier at its start (or in the past) than now would
+	 * make the first window's allowance too large.
+	 */
 	target_rates(tg, &own_rate, &cpus);
-	budget_windows(&tg->budget, now, window_end, window_ns, own_rate,
-		       cpus);
-	if (own_rate <= 0 && budget > 0)
+	budget_windows(&tg->budget, now, window_end, window_ns, 0, cpus);
+	if (budget > 0)
 		tg->rate_check = now + TARGET_RATE_AGE_NS;
+	tg->found_ns = now;
+	tg->cpu_window = tg->cpu_found = target_cpu(tg);
 	target_schedule(tg, now);
-	tg->cpu_window = target_cpu(tg);
 	return window_set_init(&tg->win, pid, now);
 }
 
@@ -355,9 +362,19 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 		unsigned int cpus;
 		double own_rate;
 
+		uint64_t cpu = target_cpu(tg);
+		double recent;
+
 		tg->rate_check = 0;
 		target_rates(tg, &own_rate, &cpus);
-		budget_own_rate(&tg->budget, own_rate);
+		/* The lesser of its life's and since it was found. */
+		recent = (double)(cpu - tg->cpu_found) /
+			 (double)(now - tg->found_ns);
+		if (own_rate <= 0 || recent < own_rate)
+			own_rate = recent;
+		/* A window closed first: its own rate is the budget's now. */
+		if (!tg->budget.own_known)
+			budget_own_rate(&tg->budget, own_rate);
 		target_schedule(tg, now);
 	}
 	/*

@@ -76,8 +76,12 @@ struct target {
 	double profile_rate;	/* the last one's cost a ns it sampled */
 	char pick_said[512];	/* the last problem said, said once */
 	bool over_said;		/* budget_over(), said once */
-	/* Too young at discovery for its CPU rate: read it again then. */
+	/*
+	 * Its CPU rate is read when it was found and again at rate_check,
+	 * before the first burst (target_tick()).
+	 */
 	uint64_t rate_check;
+	uint64_t found_ns, cpu_found;
 };
 
 /*

@@ -327,7 +327,7 @@ static double window_run(double budget, const struct load *l,
 	w->bursts = 0;
 	for (i = 0; i < w->windows; i++) {
 		uint64_t end = win_start + w->win, before = sim_reading(&s, l);
-		uint64_t calls = 0, bursts = 0, start, len, c;
+		uint64_t calls = 0, bursts = 0, start, len, c, at;
 		double cost, own;
 
 		for (;;) {
@@ -338,8 +338,10 @@ static double window_run(double budget, const struct load *l,
 			ASSERT_LE(start + len, end);
 			s.cum_cpu += l->cpu * (start - now);
 			c = (uint64_t)llround(l->hits * len);
+			at = sim_reading(&s, l);
 			s.cum_cpu += l->cpu * len + c * COST;
-			budget_observe(&b, c, len, 0, w->daemon_ns);
+			budget_observe(&b, c, len, sim_reading(&s, l) - at,
+				       w->daemon_ns);
 			calls += c;
 			bursts++;
 			now = start + len;
@@ -419,6 +421,44 @@ TEST(every_window_holds_the_budget)
 						   COST / loads[i].cpu));
 		EXPECT_GT(w.bursts, 0);
 	}
+}
+
+/*
+ * A target that does less work while armed than its traps explain (the
+ * daemon takes its CPUs, arming slows it): its bursts' CPU ticks set what
+ * an armed ns costs, not the count of its calls.  One CPU of own work,
+ * traps of 5% of an armed ns: a window of 10 s at 1% buys 2 s armed
+ * going by the traps (duty 0.2).  Where the traps took CPU time from the
+ * work (a CPU-bound target: 0.475 s of work in a 0.5 s burst), an armed
+ * ns costs 0.025 / 0.475 of the work (duty 0.19); where its CPU time
+ * while armed is half its rate (0.225 s of work), 0.025 / 0.225, 11%
+ * (duty 0.09).
+ */
+TEST(lost_work_while_armed_is_a_cost)
+{
+	const uint64_t w = 10 * SEC, t0 = 50 * SEC, len = SEC / 2;
+	uint64_t calls = (uint64_t)(0.05 * len / COST);
+	double duty[2], traps = calls * COST;
+	struct budget b;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		budget_init(&b, 0.01, COST, 5);
+		budget_windows(&b, t0, t0 + w, w, 0, 2);
+		budget_own_rate(&b, 1.0);
+		/* CPU time while armed: all of it, or half; traps included. */
+		budget_observe(&b, calls, len, i ? len / 2 : len, 0);
+		duty[i] = b.duty;
+	}
+	TH_LOG("duty %.4f whole, %.4f half", duty[0], duty[1]);
+	EXPECT_NEAR(duty[0], 0.01 / (traps / (len - traps)), 1e-3);
+	EXPECT_NEAR(duty[1], 0.01 / (traps / (len / 2 - traps)), 1e-3);
+	/* Traps that add CPU time to the work: their rate, 0.2. */
+	budget_init(&b, 0.01, COST, 5);
+	budget_windows(&b, t0, t0 + w, w, 0, 2);
+	budget_own_rate(&b, 1.0);
+	budget_observe(&b, calls, len, len + (uint64_t)traps, 0);
+	EXPECT_NEAR(b.duty, 0.2, 1e-3);
 }
 
 /*
