@@ -41,6 +41,32 @@ static const struct rates_row *row_of(const struct rates_view *v,
 	return NULL;
 }
 
+/*
+ * Feed samples at t = 0 .. @last s of linear() totals (100 calls/s losing
+ * 1 ms each over 2 threads), @aside of the observed time in solo blocks,
+ * and the interference totals @interf[t] ns (NULL: linear()'s), then
+ * view the one row they make.
+ */
+static const struct rates_row *feed_linear(struct rates *r, int last,
+					   double aside, const double *interf,
+					   struct rates_view *v)
+{
+	struct rates_counts c;
+	int t;
+
+	for (t = 0; t <= last; t++) {
+		c = linear(t, 100, 1e6, 2);
+		c.aside_ns = c.observed_ns * aside;
+		if (interf)
+			c.interference_ns = interf[t];
+		ASSERT_EQ(rates_begin(r, t * S), 0);
+		ASSERT_EQ(rates_add(r, "app", "f", "app", &c), 0);
+	}
+	ASSERT_EQ(rates_view(r, RATES_BY_SCI, v), 0);
+	ASSERT_EQ(v->nr_rows, 1);
+	return &v->rows[0];
+}
+
 TEST(first_sample_has_no_rates)
 {
 	struct rates *r = rates_new(5 * S);
@@ -113,22 +139,13 @@ TEST(window_covers_the_last_interval)
 TEST(interference_leaves_solo_blocks_out)
 {
 	struct rates *r = rates_new(5 * S);
-	struct rates_counts c;
+	const struct rates_row *f;
 	struct rates_view v;
-	int t;
 
 	ASSERT_TRUE(r);
-	for (t = 0; t <= 5; t++) {
-		c = linear(t, 100, 1e6, 2);
-		c.aside_ns = c.observed_ns / 10;
-		ASSERT_EQ(rates_begin(r, t * S), 0);
-		ASSERT_EQ(rates_add(r, "app", "f", "app", &c), 0);
-	}
-	ASSERT_EQ(rates_view(r, RATES_BY_SCI, &v), 0);
-	ASSERT_EQ(v.nr_rows, 1);
-	EXPECT_NEAR(v.rows[0].sci, 100 * 1e6 / 2e9, EPS);
-	EXPECT_NEAR(v.rows[0].interference, 0.5 * 100 * 1e6 / (0.9 * 2e9),
-		    EPS);
+	f = feed_linear(r, 5, 0.1, NULL, &v);
+	EXPECT_NEAR(f->sci, 100 * 1e6 / 2e9, EPS);
+	EXPECT_NEAR(f->interference, 0.5 * 100 * 1e6 / (0.9 * 2e9), EPS);
 	rates_free(r);
 }
 
@@ -139,21 +156,12 @@ TEST(interference_leaves_solo_blocks_out)
  */
 TEST(interference_past_the_window_time_is_capped)
 {
+	static const double interf[] = { 2e9, 5e9 };
 	struct rates *r = rates_new(5 * S);
-	struct rates_counts c;
 	struct rates_view v;
-	int t;
 
 	ASSERT_TRUE(r);
-	for (t = 0; t <= 1; t++) {
-		c = linear(t, 100, 1e6, 2);
-		c.interference_ns = t ? 5e9 : 2e9;
-		ASSERT_EQ(rates_begin(r, t * S), 0);
-		ASSERT_EQ(rates_add(r, "app", "f", "app", &c), 0);
-	}
-	ASSERT_EQ(rates_view(r, RATES_BY_SCI, &v), 0);
-	ASSERT_EQ(v.nr_rows, 1);
-	EXPECT_NEAR(v.rows[0].interference, 1.0, EPS);
+	EXPECT_NEAR(feed_linear(r, 1, 0, interf, &v)->interference, 1.0, EPS);
 	rates_free(r);
 }
 
