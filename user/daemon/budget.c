@@ -83,14 +83,17 @@ static void budget_observe_window(struct budget *b, double traps,
 	double own = (double)cpu_ns - traps;
 
 	b->spent += traps + d;
-	/* Sums, not ratios, as without windows: the ticks cancel in them. */
+	/*
+	 * Sums, not ratios, as without windows: the ticks cancel in them.
+	 * The traps only: the daemon's time is reserved per burst apart.
+	 */
 	if (!b->observed++) {
 		b->trap_rate = rate;
 		b->daemon_avg = d;
-		b->cost_avg = traps + d;
+		b->cost_avg = traps;
 		b->own_avg = own;
 	} else {
-		b->cost_avg += BUDGET_EWMA * (traps + d - b->cost_avg);
+		b->cost_avg += BUDGET_EWMA * (traps - b->cost_avg);
 		b->own_avg += BUDGET_EWMA * (own - b->own_avg);
 		b->trap_rate = rate > b->trap_rate ? rate :
 			       b->trap_rate + BUDGET_EWMA * (rate - b->trap_rate);
@@ -103,11 +106,13 @@ static void budget_observe_window(struct budget *b, double traps,
 }
 
 void budget_windows(struct budget *b, uint64_t now, uint64_t end,
-		    uint64_t window_ns, double own_rate, unsigned int max_cpus)
+		    uint64_t window_ns, double own_rate, unsigned int max_cpus,
+		    double daemon_ns)
 {
 	b->max_rate = max_cpus ? max_cpus : 1;
 	b->own_rate = own_rate > 0 ? own_rate : 0;
 	b->own_known = own_rate > 0;
+	b->daemon_avg = daemon_ns > 0 ? daemon_ns : 0;
 	b->win_ns = window_ns;
 	b->win_start = now;
 	b->win_end = end > now ? end : now + window_ns;
@@ -167,14 +172,19 @@ uint64_t budget_fit_profile(const struct budget *b, uint64_t now,
 }
 
 void budget_window(struct budget *b, uint64_t now, uint64_t wall_ns,
-		   uint64_t cpu_ns, uint64_t calls)
+		   uint64_t cpu_ns, uint64_t calls, uint64_t next_ns)
 {
 	double traps = (double)calls * b->call_cost_ns, own, rate, debt;
 
 	if (!b->win_ns)
 		return;
 	own = (double)cpu_ns > traps ? (double)cpu_ns - traps : 0;
-	if (wall_ns) {
+	/*
+	 * A window of less than BUDGET_RATE_MIN_WALL_NS (the target found
+	 * just before it closed) is a tick or two: it teaches no rate the
+	 * budget does not know yet.
+	 */
+	if (wall_ns && (b->own_known || wall_ns >= BUDGET_RATE_MIN_WALL_NS)) {
 		rate = own / (double)wall_ns;
 		/*
 		 * Less work is less allowance at once; more, gradually.
@@ -189,6 +199,9 @@ void budget_window(struct budget *b, uint64_t now, uint64_t wall_ns,
 	/* What the window spent past what its own work allowed. */
 	debt = b->spent - b->budget * fmax(own, BUDGET_MIN_CPU_NS);
 	b->spent = debt > 0 ? debt : 0;
+	/* A reload may have changed the windows' length. */
+	if (next_ns)
+		b->win_ns = next_ns;
 	b->win_start = now;
 	b->win_end = now + b->win_ns;
 	b->period_end = now;
@@ -269,11 +282,14 @@ static bool budget_fit_window(struct budget *b, uint64_t from,
 	/* What an armed ns costs: every CPU trapping, until a burst is seen. */
 	double q = b->observed ? b->armed_cost : b->max_rate;
 	double allowance = budget_allowance(b);
-	double left = allowance - b->spent - b->daemon_avg;
+	double left = allowance - b->spent - b->daemon_avg, whole;
 	uint64_t fit = from < b->win_end ? b->win_end - from : 0;
 
-	if (q > 0 && fit > (left > 0 ? left / q : 0))
-		fit = left > 0 ? (uint64_t)(left / q) : 0;
+	/* Free traps (an idle target's) still need what is left to pay. */
+	if (left <= 0)
+		fit = 0;
+	else if (q > 0 && fit > left / q)
+		fit = (uint64_t)(left / q);
 	if (fit >= BUDGET_WINDOW_MIN_BURST_NS) {
 		if (*burst > fit)
 			*burst = fit;
@@ -282,13 +298,20 @@ static bool budget_fit_window(struct budget *b, uint64_t from,
 	/*
 	 * A whole window, with no debt, cannot pay the shortest burst: the
 	 * windows with one go over, and the debt spaces them.  Not for a
-	 * target whose rate is not known yet.
+	 * target whose rate is not known yet, nor in a window that is short
+	 * because the target was found late in it: the next one may pay.
 	 */
-	if (b->spent <= 0 && allowance > 0 && from < b->win_end &&
+	whole = b->own_known ? b->budget * fmax(b->own_rate *
+		(double)b->win_ns, BUDGET_MIN_CPU_NS) : 0;
+	if (b->spent <= 0 && whole > 0 && from < b->win_end &&
 	    b->win_end - from >= BUDGET_WINDOW_MIN_BURST_NS &&
-	    q * BUDGET_WINDOW_MIN_BURST_NS + b->daemon_avg > allowance) {
-		/* Said, unless it is idle: a tick's work allows little. */
-		if (b->own_rate * (double)(b->win_end - b->win_start) >=
+	    q * BUDGET_WINDOW_MIN_BURST_NS + b->daemon_avg > whole) {
+		/*
+		 * Said once a burst showed the cost (before, it is the
+		 * worst case), and unless it is idle: a tick's work allows
+		 * little.
+		 */
+		if (b->observed && b->own_rate * (double)b->win_ns >=
 		    BUDGET_MIN_CPU_NS)
 			b->over = true;
 		*burst = BUDGET_WINDOW_MIN_BURST_NS;
@@ -326,7 +349,8 @@ void budget_next_burst(struct budget *b, uint64_t now, uint64_t *start,
 		return;
 	}
 	period = b->duty < 1.0 ? (uint64_t)(burst / b->duty) : burst;
-	if (period > BUDGET_MAX_PERIOD_NS) {
+	/* With windows, each starts a period of its own: no cap to keep. */
+	if (!b->win_ns && period > BUDGET_MAX_PERIOD_NS) {
 		period = BUDGET_MAX_PERIOD_NS;
 		burst = (uint64_t)(b->duty * period);
 	}

@@ -36,9 +36,10 @@
  * the budget still holds.  The minimum burst keeps the calls that
  * straddle a burst's end (and are lost) a small share of the calls.
  * The first burst, a short probe of the call rate, starts within
- * BUDGET_FIRST_SPREAD_NS of the target's discovery instead of anywhere in
- * its period (20 s at 1%), so a short-lived program or the first window
- * sees one; its period still follows it, so the budget holds.
+ * BUDGET_FIRST_SPREAD_NS of the first plan (with windows, once the own
+ * rate is known) instead of anywhere in its period (20 s at 1%), so a
+ * short-lived program or the first window sees one; its period still
+ * follows it, so the budget holds.
  *
  * Windows.  ispotd reports in windows, and the budget holds in each of
  * them, a target's first included, not only over the long run: a 200 ms
@@ -60,8 +61,11 @@
  * CPU ticks show the target doing less work while armed than the traps
  * explain, that o_full times the own rate.  Before any burst, every CPU
  * the target may run on trapping all the time (nothing can cost more),
- * so the first burst is short and safe whatever the target does.  A
- * burst is cut to what is left of its window's allowance and never
+ * so the first burst is short and safe whatever the target does, but
+ * where even BUDGET_WINDOW_MIN_BURST_NS at that rate costs more than a
+ * whole window (then it is that long, and the debt spaces the next); and
+ * the daemon's time a burst is budget_windows()'s guess until one says.
+ * A burst is cut to what is left of its window's allowance and never
  * crosses the window's end; what a window cannot pay (a profile, or a
  * burst's own daemon time) is carried into the next ones as debt.
  * Where a burst of BUDGET_WINDOW_MIN_BURST_NS costs more than a whole
@@ -87,6 +91,8 @@
 #define BUDGET_EWMA		0.25
 /* The least duty with windows: a period is a burst over it. */
 #define BUDGET_MIN_DUTY		1e-6
+/* A window shorter than this teaches no first own rate: a tick or two. */
+#define BUDGET_RATE_MIN_WALL_NS	(200 * 1000000ull)
 /* No burst shorter: arming costs the daemon more than it would show. */
 #define BUDGET_WINDOW_MIN_BURST_NS	(2 * 1000000ull)
 
@@ -126,7 +132,8 @@ void budget_observe(struct budget *b, uint64_t calls, uint64_t armed_ns,
 
 /*
  * Spend @cost_ns at @now on something other than a burst (ispotd --auto's
- * profile): the bursts to come move later by what it would take them to
+ * profile).  With windows, the window pays it, or carries it as debt.
+ * Without, the bursts to come move later by what it would take them to
  * have spent it, cost / budget, so that the long-run share stays the
  * budget.
  */
@@ -136,10 +143,13 @@ void budget_charge(struct budget *b, uint64_t cost_ns, uint64_t now);
  * Hold the budget window by window: the current one runs from @now to
  * @end, the next ones are @window_ns long.  @own_rate is the target's
  * own CPU time a wall ns so far (its lifetime's, at discovery; 0 if not
- * known yet: no burst until it is), @max_cpus the CPUs it may run on.
+ * known yet: no burst until it is), @max_cpus the CPUs it may run on,
+ * @daemon_ns the daemon's time a burst until a burst says (ispotd's
+ * calibration session's).
  */
 void budget_windows(struct budget *b, uint64_t now, uint64_t end,
-		    uint64_t window_ns, double own_rate, unsigned int max_cpus);
+		    uint64_t window_ns, double own_rate, unsigned int max_cpus,
+		    double daemon_ns);
 
 /* The target's own rate, read again (0: still not known). */
 void budget_own_rate(struct budget *b, double own_rate);
@@ -148,10 +158,11 @@ void budget_own_rate(struct budget *b, double own_rate);
  * A window ended at @now after @wall_ns: the target used @cpu_ns of CPU
  * time in it (as /proc says, traps included) and made @calls probed
  * calls.  Its own rate is learnt; what it spent past its allowance is
- * carried into the next window, which starts now.
+ * carried into the next window, which starts now and lasts @next_ns (0:
+ * as the last).
  */
 void budget_window(struct budget *b, uint64_t now, uint64_t wall_ns,
-		   uint64_t cpu_ns, uint64_t calls);
+		   uint64_t cpu_ns, uint64_t calls, uint64_t next_ns);
 
 /*
  * With windows, the cost ns the current window may still spend (0 when

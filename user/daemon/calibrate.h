@@ -15,9 +15,14 @@
 void ispotd_calibration_target(void);
 
 /*
- * The median over a few rounds of (armed - unarmed) time per call, in ns.
- * Returns 0, or -1 with a one-line reason in @err (module absent, ...).
+ * The median over a few rounds of (armed - unarmed) time per call, in ns,
+ * and of the daemon's CPU time to open, resolve, arm and close the
+ * session around them (@session_ns, NULL: not wanted): what a burst costs
+ * the daemon before it records anything, the budget's guess until a
+ * target's own bursts say.  Returns 0, or -1 with a one-line reason in
+ * @err (module absent, ...).
  */
-int calibrate_call_cost(double *cost_ns, char *err, size_t errlen);
+int calibrate_call_cost(double *cost_ns, double *session_ns, char *err,
+			size_t errlen);
 
 #endif /* ISPOT_CALIBRATE_H */

@@ -65,6 +65,7 @@ struct ispotd {
 	uint64_t module_check;	/* when to look for it again */
 	bool calibrated;
 	double call_cost_ns;
+	double session_ns;	/* the daemon's time on a session, measured */
 	bool stop;
 };
 
@@ -194,11 +195,13 @@ static bool ispotd_module(struct ispotd *d, uint64_t now)
 		d->module_lost = false;
 	}
 	if (!d->calibrated) {
-		if (calibrate_call_cost(&d->call_cost_ns, err, sizeof(err))) {
+		if (calibrate_call_cost(&d->call_cost_ns, &d->session_ns, err,
+					sizeof(err))) {
 			say("cannot measure what a probed call costs (%s); "
 			    "assuming %.0f us", err,
 			    ISPOTD_FALLBACK_COST_NS / 1000);
 			d->call_cost_ns = ISPOTD_FALLBACK_COST_NS;
+			d->session_ns = 0;
 		} else {
 			say("a probed call costs %.2f us on this host",
 			    d->call_cost_ns / 1000);
@@ -231,7 +234,7 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 	}
 	tg = &d->targets[d->nr_targets];
 	if (target_init(tg, p->pid, p->start_time, target_source(d, p),
-			d->cfg.budget, d->call_cost_ns, now,
+			d->cfg.budget, d->call_cost_ns, d->session_ns, now,
 			d->window_start + d->cfg.window_ns, d->cfg.window_ns)) {
 		target_free(tg);
 		ispot_error("out of memory adding pid %d", (int)p->pid);
@@ -255,7 +258,8 @@ static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 	ssize_t n;
 
 	target_disarm(tg);
-	if (target_close_window(tg, d->log, &d->auto_pick, now))
+	if (target_close_window(tg, d->log, &d->auto_pick, now,
+				d->cfg.window_ns))
 		ispot_error("cannot write the window of pid %d: %s",
 			    (int)tg->pid, strerror(errno));
 	/*
@@ -310,7 +314,8 @@ static void ispotd_close_windows(struct ispotd *d, uint64_t now)
 		 * plans its own (target_close_window()).
 		 */
 		target_disarm(tg);
-		if (target_close_window(tg, d->log, &d->auto_pick, now))
+		if (target_close_window(tg, d->log, &d->auto_pick, now,
+				d->cfg.window_ns))
 			ispot_error("cannot write the window of pid %d: %s",
 				    (int)tg->pid, strerror(errno));
 	}
@@ -481,7 +486,7 @@ static void ispotd_shutdown(struct ispotd *d, uint64_t now)
 	for (i = 0; i < d->nr_targets; i++) {
 		target_disarm(&d->targets[i]);
 		if (target_close_window(&d->targets[i], d->log,
-						&d->auto_pick, now))
+					&d->auto_pick, now, d->cfg.window_ns))
 			ispot_error("cannot write the window of pid %d: %s",
 				    (int)d->targets[i].pid, strerror(errno));
 		target_free(&d->targets[i]);

@@ -25,6 +25,8 @@
 #define TARGET_SAMPLE_COSTS	8
 /* The shortest profile worth its fixed cost (naming, the off-CPU setup). */
 #define TARGET_MIN_PROFILE_NS	(100 * 1000000ull)
+/* budget_next_burst()'s "none in this window". */
+#define TARGET_NO_BURST		UINT64_MAX
 /* A process younger than this has no CPU rate /proc's ticks can tell. */
 #define TARGET_RATE_AGE_NS	(200 * 1000000ull)
 /* A burst that cannot start is retried after its period, up to this. */
@@ -46,49 +48,56 @@ static uint64_t target_cpu(struct target *tg)
 }
 
 /*
- * What the budget's first window knows of the target: its own CPU time a
- * wall ns over its life so far (0 when /proc's ticks cannot tell yet),
- * and how many CPUs it may run on (the most its traps can take).  The
- * rate is checked against the one since the target was found, at
- * TARGET_RATE_AGE_NS (target_tick()).
+ * The target's own CPU time a wall ns over its life so far (0 when
+ * /proc's ticks cannot tell yet): with the rate since it was found, what
+ * the budget's first window goes by (target_tick()).
  */
-static void target_rates(const struct target *tg, double *own_rate,
-			 unsigned int *cpus)
+static double target_life_rate(const struct target *tg)
 {
 	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t start, cpu, born;
+	uint64_t start, cpu, born, up;
 	struct timespec ts;
-	cpu_set_t set;
 
-	*own_rate = 0;
 	if (hz <= 0)
 		hz = 100;
-	if (!task_times(tg->pid, &start, &cpu) &&
-	    !clock_gettime(CLOCK_BOOTTIME, &ts)) {
-		uint64_t up = (uint64_t)ts.tv_sec * 1000000000ull +
-			      (uint64_t)ts.tv_nsec;
-
-		born = start * (1000000000ull / (uint64_t)hz);
-		/* Old enough that a tick is a small part of its time. */
-		if (cpu && up > born + TARGET_RATE_AGE_NS)
-			*own_rate = (double)cpu / (double)(up - born);
-	}
-	*cpus = 0;
-	if (!sched_getaffinity(tg->pid, sizeof(set), &set))
-		*cpus = (unsigned int)CPU_COUNT(&set);
-	if (!*cpus) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		*cpus = n > 0 ? (unsigned int)n : 1;
-	}
+	if (task_times(tg->pid, &start, &cpu) ||
+	    clock_gettime(CLOCK_BOOTTIME, &ts))
+		return 0;
+	up = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	born = start * (1000000000ull / (uint64_t)hz);
+	/* Old enough that a tick is a small part of its time. */
+	if (!cpu || up <= born + TARGET_RATE_AGE_NS)
+		return 0;
+	return (double)cpu / (double)(up - born);
 }
 
+/* The CPUs @pid may run on: the most CPU time its traps can take. */
+static unsigned int target_cpus(pid_t pid)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(pid, sizeof(set), &set) && CPU_COUNT(&set))
+		return (unsigned int)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+/*
+ * The next burst, or none in this window (burst_start TARGET_NO_BURST:
+ * the window's close plans again).  A burst_end of UINT64_MAX is armed
+ * until further notice (--budget 0).
+ */
 static void target_schedule(struct target *tg, uint64_t now)
 {
 	uint64_t len;
 
 	budget_next_burst(&tg->budget, now, &tg->burst_start, &len);
-	tg->burst_end = len == UINT64_MAX ? UINT64_MAX : tg->burst_start + len;
+	if (tg->burst_start == TARGET_NO_BURST)
+		tg->burst_end = 0;
+	else
+		tg->burst_end = len == UINT64_MAX ? UINT64_MAX :
+				tg->burst_start + len;
 }
 
 void target_resume(struct target *tg, uint64_t now)
@@ -100,6 +109,8 @@ void target_resume(struct target *tg, uint64_t now)
 	tg->failures = 0;
 	/* A burst now, of the length the budget gives; then as planned. */
 	target_schedule(tg, now);
+	if (tg->burst_start == TARGET_NO_BURST)
+		return;
 	len = tg->burst_end == UINT64_MAX ? UINT64_MAX :
 	      tg->burst_end - tg->burst_start;
 	tg->burst_start = now;
@@ -108,10 +119,9 @@ void target_resume(struct target *tg, uint64_t now)
 
 int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 		const char *cgroup, double budget, double call_cost_ns,
-		uint64_t now, uint64_t window_end, uint64_t window_ns)
+		double session_ns, uint64_t now, uint64_t window_end,
+		uint64_t window_ns)
 {
-	unsigned int cpus;
-	double own_rate;
 	char link[64];
 	ssize_t n;
 
@@ -133,8 +143,8 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	 * a process busier at its start (or in the past) than now would
 	 * make the first window's allowance too large.
 	 */
-	target_rates(tg, &own_rate, &cpus);
-	budget_windows(&tg->budget, now, window_end, window_ns, 0, cpus);
+	budget_windows(&tg->budget, now, window_end, window_ns, 0,
+		       target_cpus(pid), session_ns);
 	if (budget > 0)
 		tg->rate_check = now + TARGET_RATE_AGE_NS;
 	tg->found_ns = now;
@@ -155,18 +165,20 @@ void target_free(struct target *tg)
 	memset(tg, 0, sizeof(*tg));
 }
 
-/* A burst that could not start: try again later, backing off. */
+/*
+ * A burst (or a profile) that could not start: try again later, backing
+ * off.  The retry is planned again when it comes, against the window it
+ * comes in (target_tick()).
+ */
 static void target_backoff(struct target *tg, uint64_t now)
 {
 	uint64_t wait = 1000000000ull << (tg->failures < 8 ? tg->failures : 8);
-	uint64_t len = tg->burst_end == UINT64_MAX ? UINT64_MAX :
-		       tg->burst_end - tg->burst_start;
 
 	tg->failures++;
 	if (wait > TARGET_MAX_BACKOFF_NS)
 		wait = TARGET_MAX_BACKOFF_NS;
 	tg->burst_start = now + wait;
-	tg->burst_end = len == UINT64_MAX ? UINT64_MAX : tg->burst_start + len;
+	tg->burst_end = 0;
 }
 
 static int target_arm(struct target *tg, const struct trace_opts *o)
@@ -253,7 +265,8 @@ static uint64_t target_profile_length(const struct target *tg,
 		rate = fmax(b->own_rate, 1.0) * TARGET_SAMPLE_COSTS *
 		       b->call_cost_ns / SAMPLER_PERIOD_NS;
 	return budget_fit_profile(b, now, au->time_ns, rate,
-				  TARGET_MIN_PROFILE_NS);
+				  au->time_ns < TARGET_MIN_PROFILE_NS ?
+				  au->time_ns : TARGET_MIN_PROFILE_NS);
 }
 
 /* --auto: start the profile that replaces the burst due now. */
@@ -266,7 +279,7 @@ static void target_profile(struct target *tg, const struct target_auto *au,
 		tg->picked = false;
 		return;
 	}
-	/* Still due: it is tried again at the burst after the backoff. */
+	/* Still due: it is tried again after the backoff. */
 	tg->pick_due = tg->profile_why;
 	target_say_once(tg, "cannot start a thread to profile it");
 	target_backoff(tg, now);
@@ -359,14 +372,10 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 	}
 	/* Old enough now for its own rate: its first window may pay. */
 	if (tg->rate_check && now >= tg->rate_check) {
-		unsigned int cpus;
-		double own_rate;
-
+		double own_rate = target_life_rate(tg), recent;
 		uint64_t cpu = target_cpu(tg);
-		double recent;
 
 		tg->rate_check = 0;
-		target_rates(tg, &own_rate, &cpus);
 		/* The lesser of its life's and since it was found. */
 		recent = (double)(cpu - tg->cpu_found) /
 			 (double)(now - tg->found_ns);
@@ -377,6 +386,9 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 			budget_own_rate(&tg->budget, own_rate);
 		target_schedule(tg, now);
 	}
+	/* Backing off after a failure: nothing before the retry. */
+	if (tg->failures && now < tg->burst_start)
+		return;
 	/*
 	 * A profile takes the place of the bursts, when its window can pay
 	 * it; not before the picks had a burst, or a profile due every
@@ -388,11 +400,22 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 	     tg->bursts_since_pick)) {
 		uint64_t len = target_profile_length(tg, au, now);
 
-		if (len)
+		if (len) {
 			target_profile(tg, au, now, len);
-		else
-			tg->burst_start = UINT64_MAX;	/* the next window */
+		} else {
+			tg->burst_start = TARGET_NO_BURST;
+			tg->failures = 0;
+		}
 		return;
+	}
+	/*
+	 * A retry after a backoff (burst_end 0: a time, not a burst): as
+	 * long as its window can pay now.
+	 */
+	if (tg->failures && !tg->burst_end && now >= tg->burst_start) {
+		target_schedule(tg, now);
+		if (now < tg->burst_start)
+			return;
 	}
 	if (now < tg->burst_start)
 		return;
@@ -413,7 +436,8 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 }
 
 int target_close_window(struct target *tg, FILE *log,
-			const struct target_auto *au, uint64_t now)
+			const struct target_auto *au, uint64_t now,
+			uint64_t next_window_ns)
 {
 	struct window_target wt = {
 		.pid = tg->pid, .exe = tg->exe, .cgroup = tg->cgroup,
@@ -457,7 +481,8 @@ int target_close_window(struct target *tg, FILE *log,
 	ret = window_close(&tg->win, log, &wt, now, duty, overhead);
 	tg->pick_cost_ns = 0;
 	/* The next window pays its own way: it plans its bursts anew. */
-	budget_window(&tg->budget, now, now - wt_start, wt_cpu, wt_calls);
+	budget_window(&tg->budget, now, now - wt_start, wt_cpu, wt_calls,
+		      next_window_ns);
 	if (budget_over(&tg->budget) && !tg->over_said) {
 		tg->over_said = true;
 		ispot_error("pid %d: one burst costs more than a window's "
@@ -465,7 +490,8 @@ int target_close_window(struct target *tg, FILE *log,
 			    "give a longer --window or a larger --budget",
 			    (int)tg->pid);
 	}
-	if (!tg->armed && picker_fd(&tg->picker) < 0 && !tg->failures)
+	if (!tg->armed && picker_fd(&tg->picker) < 0 &&
+	    (!tg->failures || tg->burst_start == TARGET_NO_BURST))
 		target_schedule(tg, now);
 	return ret;
 }

@@ -86,11 +86,13 @@ struct target {
 
 /*
  * Start tracing @pid at @now, in a window of ispotd's that ends at
- * @window_end; the next ones are @window_ns long.
+ * @window_end; the next ones are @window_ns long.  @call_cost_ns and
+ * @session_ns are calibrate_call_cost()'s.
  */
 int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 		const char *cgroup, double budget, double call_cost_ns,
-		uint64_t now, uint64_t window_end, uint64_t window_ns);
+		double session_ns, uint64_t now, uint64_t window_end,
+		uint64_t window_ns);
 void target_free(struct target *tg);
 
 /*
@@ -109,9 +111,12 @@ void target_disarm(struct target *tg);
 /*
  * Write the window's JSON line to @log (may be NULL) and start the next;
  * with --auto (@au->on), a profile is due every @au->every windows.
+ * The next window lasts @next_window_ns (--window, which a reload may
+ * have changed).
  */
 int target_close_window(struct target *tg, FILE *log,
-			const struct target_auto *au, uint64_t now);
+			const struct target_auto *au, uint64_t now,
+			uint64_t next_window_ns);
 
 /* The device fd to poll while armed, else -1. */
 int target_fd(const struct target *tg);

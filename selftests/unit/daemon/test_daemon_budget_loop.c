@@ -322,7 +322,8 @@ static double window_run(double budget, const struct load *l,
 	budget_init(&b, budget, COST, seed);
 	/* A host with the CPUs the target's work and traps can take. */
 	budget_windows(&b, now, t0 + w->win, w->win, w->own_rate,
-		       (unsigned int)ceil(l->cpu + l->hits * COST));
+		       (unsigned int)ceil(l->cpu + l->hits * COST),
+		       (double)w->daemon_ns);
 	sim_init(&s, now);
 	w->bursts = 0;
 	for (i = 0; i < w->windows; i++) {
@@ -358,7 +359,7 @@ static double window_run(double budget, const struct load *l,
 		own_all += own;
 		w->bursts += bursts;
 		budget_window(&b, end, end - (i ? win_start : t0 + w->late),
-			      sim_reading(&s, l) - before, calls);
+			      sim_reading(&s, l) - before, calls, 0);
 		win_start = end;
 	}
 	w->total = cost_all / own_all;
@@ -444,7 +445,7 @@ TEST(lost_work_while_armed_is_a_cost)
 
 	for (i = 0; i < 2; i++) {
 		budget_init(&b, 0.01, COST, 5);
-		budget_windows(&b, t0, t0 + w, w, 0, 2);
+		budget_windows(&b, t0, t0 + w, w, 0, 2, 0);
 		budget_own_rate(&b, 1.0);
 		/* CPU time while armed: all of it, or half; traps included. */
 		budget_observe(&b, calls, len, i ? len / 2 : len, 0);
@@ -455,7 +456,7 @@ TEST(lost_work_while_armed_is_a_cost)
 	EXPECT_NEAR(duty[1], 0.01 / (traps / (len / 2 - traps)), 1e-3);
 	/* Traps that add CPU time to the work: their rate, 0.2. */
 	budget_init(&b, 0.01, COST, 5);
-	budget_windows(&b, t0, t0 + w, w, 0, 2);
+	budget_windows(&b, t0, t0 + w, w, 0, 2, 0);
 	budget_own_rate(&b, 1.0);
 	budget_observe(&b, calls, len, len + (uint64_t)traps, 0);
 	EXPECT_NEAR(b.duty, 0.2, 1e-3);
@@ -477,7 +478,7 @@ TEST(a_profile_fits_its_window)
 	struct budget b;
 
 	budget_init(&b, 0.01, COST, 3);
-	budget_windows(&b, t0, t0 + w, w, 1.5, 2);
+	budget_windows(&b, t0, t0 + w, w, 1.5, 2, 0);
 	EXPECT_EQ(budget_fit_profile(&b, t0, SEC, rate, min), SEC);
 	/* 2 s would cost 200 ms: cut to the 150 ms the window has. */
 	len = budget_fit_profile(&b, t0, 2 * SEC, rate, min);
@@ -488,30 +489,70 @@ TEST(a_profile_fits_its_window)
 	/* Spent: none now, and none in the next while the debt lasts. */
 	budget_charge(&b, 400 * 1000000ull, t0);
 	EXPECT_EQ(budget_fit_profile(&b, t0, SEC, rate, min), 0);
-	budget_window(&b, t0 + w, w, 15 * SEC, 0);
+	budget_window(&b, t0 + w, w, 15 * SEC, 0, 0);
 	EXPECT_EQ(budget_fit_profile(&b, t0 + w, SEC, rate, min), 0);
-	budget_window(&b, t0 + 2 * w, w, 15 * SEC, 0);
-	budget_window(&b, t0 + 3 * w, w, 15 * SEC, 0);
+	budget_window(&b, t0 + 2 * w, w, 15 * SEC, 0, 0);
+	budget_window(&b, t0 + 3 * w, w, 15 * SEC, 0, 0);
 	EXPECT_EQ(budget_fit_profile(&b, t0 + 3 * w, SEC, rate, min), SEC);
 
 	/* Idle: no window pays 100 ms, so one runs, then the debt waits. */
 	budget_init(&b, 0.25, COST, 3);
-	budget_windows(&b, t0, t0 + 2 * SEC, 2 * SEC, 0, 2);
+	budget_windows(&b, t0, t0 + 2 * SEC, 2 * SEC, 0, 2, 0);
 	EXPECT_EQ(budget_fit_profile(&b, t0, SEC, rate, min), 0); /* young */
 	budget_own_rate(&b, 0);
 	EXPECT_EQ(budget_fit_profile(&b, t0, SEC, rate, min), min);
 	budget_charge(&b, 30 * 1000000ull, t0);
-	budget_window(&b, t0 + 2 * SEC, 2 * SEC, 0, 0);
+	budget_window(&b, t0 + 2 * SEC, 2 * SEC, 0, 0, 0);
 	EXPECT_EQ(budget_fit_profile(&b, t0 + 2 * SEC, SEC, rate, min), 0);
 	/* A tick's work a window at 25%: 2.5 ms repaid a window. */
 	for (len = 2; len < 14; len++)
-		budget_window(&b, t0 + len * 2 * SEC, 2 * SEC, 0, 0);
+		budget_window(&b, t0 + len * 2 * SEC, 2 * SEC, 0, 0, 0);
 	EXPECT_EQ(budget_fit_profile(&b, t0 + 26 * SEC, SEC, rate, min), min);
 
 	/* No budget: always the whole profile. */
 	budget_init(&b, 0, COST, 3);
-	budget_windows(&b, t0, t0 + w, w, 1.5, 2);
+	budget_windows(&b, t0, t0 + w, w, 1.5, 2, 0);
 	EXPECT_EQ(budget_fit_profile(&b, t0 + w - 1, SEC, rate, min), SEC);
+}
+
+/*
+ * Bursts with no calls cost their traps nothing, but the daemon's time
+ * still: a target near idle (a tick's work a window at 1%: 0.1 ms) whose
+ * burst cost the daemon 65 ms gets no other burst while that debt lasts.
+ */
+TEST(free_traps_still_pay_the_daemon)
+{
+	const uint64_t w = 2 * SEC, t0 = 50 * SEC;
+	uint64_t start, len;
+	struct budget b;
+
+	budget_init(&b, 0.01, COST, 9);
+	budget_windows(&b, t0, t0 + w, w, 0, 2, 0);
+	budget_own_rate(&b, 0.001);
+	budget_observe(&b, 0, 10 * 1000000ull, 0, 65 * 1000000ull);
+	budget_next_burst(&b, t0 + 20 * 1000000ull, &start, &len);
+	EXPECT_EQ(start, UINT64_MAX);
+	budget_window(&b, t0 + w, w, 2 * 1000000ull, 0, 0);
+	budget_next_burst(&b, t0 + w, &start, &len);
+	EXPECT_EQ(start, UINT64_MAX);
+}
+
+/*
+ * A target found 5 ms before its window closed: that window's tick says
+ * 2 CPUs for a target of 0.1, and must not become its rate.
+ */
+TEST(a_short_first_window_teaches_no_rate)
+{
+	struct budget b;
+
+	budget_init(&b, 0.01, COST, 9);
+	budget_windows(&b, 10 * SEC, 10 * SEC + 5000000ull, 3 * SEC, 0, 2, 0);
+	budget_window(&b, 10 * SEC + 5000000ull, 5000000ull,
+		      BUDGET_MIN_CPU_NS, 0, 0);
+	EXPECT_FALSE(b.own_known);
+	budget_own_rate(&b, 0.1);
+	EXPECT_TRUE(b.own_known);
+	EXPECT_DBL(b.own_rate, ==, 0.1);
 }
 
 TEST(calibration_target_has_a_symbol)
@@ -544,7 +585,7 @@ TEST(calibration_without_the_module)
 	saved_fd = dup(2);
 	ASSERT_GE(saved_fd, 0);
 	ASSERT_EQ(dup2(fd, 2), 2);
-	EXPECT_EQ(calibrate_call_cost(&cost, err, sizeof(err)), -1);
+	EXPECT_EQ(calibrate_call_cost(&cost, NULL, err, sizeof(err)), -1);
 	fflush(stderr);
 	dup2(saved_fd, 2);
 	close(saved_fd);
