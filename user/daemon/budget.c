@@ -57,6 +57,14 @@ static void budget_window_duty(struct budget *b)
 	 */
 	q = fmax(b->trap_rate, b->tick_full * b->own_rate);
 	b->armed_cost = q;
+	/*
+	 * Over: the shortest burst costs more than a whole window may
+	 * spend, as a burst showed (not from the worst case before one),
+	 * and the target is not idle (a tick's work allows little).
+	 */
+	b->over = b->own_known && b->own_rate * win >= BUDGET_MIN_CPU_NS &&
+		  q * BUDGET_WINDOW_MIN_BURST_NS + b->daemon_avg >
+		  b->budget * b->own_rate * win;
 	b->full = b->own_rate > 0 ? (q + b->daemon_avg / win) / b->own_rate :
 		  0.0;
 	if (q <= 0)
@@ -306,14 +314,6 @@ static bool budget_fit_window(struct budget *b, uint64_t from,
 	if (b->spent <= 0 && whole > 0 && from < b->win_end &&
 	    b->win_end - from >= BUDGET_WINDOW_MIN_BURST_NS &&
 	    q * BUDGET_WINDOW_MIN_BURST_NS + b->daemon_avg > whole) {
-		/*
-		 * Said once a burst showed the cost (before, it is the
-		 * worst case), and unless it is idle: a tick's work allows
-		 * little.
-		 */
-		if (b->observed && b->own_rate * (double)b->win_ns >=
-		    BUDGET_MIN_CPU_NS)
-			b->over = true;
 		*burst = BUDGET_WINDOW_MIN_BURST_NS;
 		return true;
 	}
