@@ -37,6 +37,19 @@ void budget_init(struct budget *b, double budget, double call_cost_ns,
 }
 
 /*
+ * What @len_ns of the target's time may spend (budget.h, "Windows"): the
+ * budget of its own work then, and at least of a tick's; nothing while
+ * its rate is not known.
+ */
+static double budget_allowance_of(const struct budget *b, uint64_t len_ns)
+{
+	if (!b->own_known)
+		return 0;
+	return b->budget * fmax(b->own_rate * (double)len_ns,
+				BUDGET_MIN_CPU_NS);
+}
+
+/*
  * With windows, the armed share a window can pay: its allowance less a
  * burst's daemon time, over what an armed ns costs.  As o_full, what
  * that costs over the work it displaces.
@@ -44,7 +57,8 @@ void budget_init(struct budget *b, double budget, double call_cost_ns,
 static void budget_window_duty(struct budget *b)
 {
 	double win = (double)b->win_ns;
-	double pay = b->budget * b->own_rate * win - b->daemon_avg;
+	double whole = budget_allowance_of(b, b->win_ns);
+	double pay = whole - b->daemon_avg;
 	double q;
 
 	/*
@@ -63,10 +77,7 @@ static void budget_window_duty(struct budget *b)
 	 * and the target is not idle (a tick's work allows little).
 	 */
 	b->over = b->own_known && b->own_rate * win >= BUDGET_MIN_CPU_NS &&
-		  q * BUDGET_WINDOW_MIN_BURST_NS + b->daemon_avg >
-		  b->budget * b->own_rate * win;
-	b->full = b->own_rate > 0 ? (q + b->daemon_avg / win) / b->own_rate :
-		  0.0;
+		  q * BUDGET_WINDOW_MIN_BURST_NS + b->daemon_avg > whole;
 	if (q <= 0)
 		b->duty = 1.0;
 	else
@@ -136,23 +147,13 @@ void budget_own_rate(struct budget *b, double own_rate)
 		budget_window_duty(b);
 }
 
-/* What the current window may spend in all (budget.h, "Windows"). */
-static double budget_allowance(const struct budget *b)
-{
-	double own = b->own_rate * (double)(b->win_end - b->win_start);
-
-	if (!b->own_known)
-		return 0;
-	return b->budget * fmax(own, BUDGET_MIN_CPU_NS);
-}
-
 double budget_left(const struct budget *b)
 {
 	double left;
 
 	if (!b->win_ns || b->budget <= 0)
 		return HUGE_VAL;
-	left = budget_allowance(b) - b->spent;
+	left = budget_allowance_of(b, b->win_end - b->win_start) - b->spent;
 	return left > 0 ? left : 0;
 }
 
@@ -278,7 +279,6 @@ uint64_t budget_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-
 /*
  * Cut @burst, planned from @from, to what is left of its window: of the
  * allowance, and of the time.  False if no burst fits before the window
@@ -289,8 +289,9 @@ static bool budget_fit_window(struct budget *b, uint64_t from,
 {
 	/* What an armed ns costs: every CPU trapping, until a burst is seen. */
 	double q = b->observed ? b->armed_cost : b->max_rate;
-	double allowance = budget_allowance(b);
-	double left = allowance - b->spent - b->daemon_avg, whole;
+	double whole = budget_allowance_of(b, b->win_ns);
+	double left = budget_allowance_of(b, b->win_end - b->win_start) -
+		      b->spent - b->daemon_avg;
 	uint64_t fit = from < b->win_end ? b->win_end - from : 0;
 
 	/* Free traps (an idle target's) still need what is left to pay. */
@@ -309,8 +310,6 @@ static bool budget_fit_window(struct budget *b, uint64_t from,
 	 * target whose rate is not known yet, nor in a window that is short
 	 * because the target was found late in it: the next one may pay.
 	 */
-	whole = b->own_known ? b->budget * fmax(b->own_rate *
-		(double)b->win_ns, BUDGET_MIN_CPU_NS) : 0;
 	if (b->spent <= 0 && whole > 0 && from < b->win_end &&
 	    b->win_end - from >= BUDGET_WINDOW_MIN_BURST_NS &&
 	    q * BUDGET_WINDOW_MIN_BURST_NS + b->daemon_avg > whole) {
