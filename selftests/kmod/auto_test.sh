@@ -3,7 +3,8 @@
 # --auto[=N] in the guest: the answers that do not depend on which
 # function the sample favours.  An idle process has no sample: a one-line
 # error saying what to do, exit 1, and run stops the command it could not
-# trace; a command that exits while sampled, and usage errors.
+# trace; a command that exits while sampled, and usage errors.  A waiting
+# function is found and picked, live and from the session's recording.
 . "$(dirname "$0")/tap.sh"
 lock=/ispot/samples/lock_contention
 turns=/ispot/samples/cond_turns
@@ -61,10 +62,26 @@ tap_check "auto_usage_errors_exit_2" t_usage
 # of their time waiting for their turn in wait_turn(), and almost no CPU
 # there.  The module's off-CPU stacks (ABI 1.8) find it, through
 # pthread_cond_wait(), which the C library calls without frame pointers;
-# the on-CPU samples alone never name it.  Its pick says why.
+# the on-CPU samples alone never name it.  Its pick says why.  The session
+# is recorded, and `report FILE` gives the same profile from the file.
+
+# picked_wait_turn JSON FOLDED HTML: the reports of the session show the
+# pick, why, and the stacks, in the JSON, the folded lines and the HTML
+# report's wall-time flame graph.
+picked_wait_turn() {
+	grep -q "\(^\|;\)wait_turn;pthread_cond_wait;.*\[off cpu: futex\] [0-9]*$" \
+		"$2" &&
+		grep -q "worker;.*\[on cpu\] [0-9]*$" "$2" &&
+		[ "$(json_get "$1" ".auto.picks[name=wait_turn].waiting_in")" = \
+		  pthread_cond_wait ] &&
+		json_get "$1" .auto.stacks[0].stack | grep -q '\]$' &&
+		sed -n '/<svg[^>]*id="flame-wall"/,/<\/svg>/p' "$3" |
+			grep -q '<title>wait_turn$'
+}
+
 t_waits() {
-	run_status 0 ispotctl run --auto=3 --auto-time 2s --json \
-		-o "$tmp/auto.json" --wall-folded "$tmp/wall.folded" \
+	run_status 0 ispotctl record -o "$tmp/auto.isr" --auto=3 \
+		--auto-time 2s --json --wall-folded "$tmp/wall.folded" \
 		--html "$tmp/auto.html" -- "$turns" \
 		--threads 4 --delay-us 2000 --iterations 1500 || return 1
 	sed -n '/^auto:/,/^[^ ]/p' "$tmp/err" | sed 's/^/# /'
@@ -73,25 +90,29 @@ t_waits() {
 		grep -q "^ *[0-9.]*%  wait_turn (cond_turns): .*waiting (futex).*waiting in pthread_cond_wait" \
 			"$tmp/err" ||
 		{ sed 's/^/# stderr: /' "$tmp/err"; return 1; }
+	# The report shares stdout with the sample, which prints first.
+	grep '^{"ispot_version"' "$tmp/out" >"$tmp/auto.json"
 	# The same profile as folded stacks: the waits under wait_turn(),
 	# and the CPU's samples (under worker(): compute's busy wait is in
 	# the vdso and libc, which keep no frame pointer, so the walk skips
 	# compute itself, as perf's does).
 	awk '{ print $NF "\t" $0 }' "$tmp/wall.folded" | sort -n -r |
 		head -n 4 | cut -f2- | sed 's/^/# folded: /'
-	grep -q "\(^\|;\)wait_turn;pthread_cond_wait;.*\[off cpu: futex\] [0-9]*$" \
-		"$tmp/wall.folded" &&
-		grep -q "worker;.*\[on cpu\] [0-9]*$" "$tmp/wall.folded" &&
-		# And in the JSON report: the pick, why, and the stacks.
-		[ "$(json_get "$tmp/auto.json" \
-		     ".auto.picks[name=wait_turn].waiting_in")" = \
-		  pthread_cond_wait ] &&
-		json_get "$tmp/auto.json" .auto.stacks[0].stack | grep -q '\]$' &&
-		# And the HTML report's wall-time flame graph, drawn from the
-		# live profile: wait_turn is a frame of it.
-		sed -n '/<svg[^>]*id="flame-wall"/,/<\/svg>/p' "$tmp/auto.html" |
-			grep -q '<title>wait_turn$'
+	picked_wait_turn "$tmp/auto.json" "$tmp/wall.folded" \
+		"$tmp/auto.html" || { echo "# live reports"; return 1; }
+	# From the recording: the same auto object, lines and graph.
+	run_status 0 ispotctl report "$tmp/auto.isr" --json \
+		-o "$tmp/replay.json" --wall-folded "$tmp/replay.folded" \
+		--html "$tmp/replay.html" || return 1
+	picked_wait_turn "$tmp/replay.json" "$tmp/replay.folded" \
+		"$tmp/replay.html" || { echo "# replayed reports"; return 1; }
+	cmp -s "$tmp/wall.folded" "$tmp/replay.folded" ||
+		{ echo "# the replay's folded lines differ"; return 1; }
+	[ "$(json_get "$tmp/auto.json" .auto.wall_ns)" = \
+	  "$(json_get "$tmp/replay.json" .auto.wall_ns)" ] &&
+		[ "$(json_get "$tmp/auto.json" .auto.stacks[0].us)" = \
+		  "$(json_get "$tmp/replay.json" .auto.stacks[0].us)" ]
 }
-tap_check "auto_picks_the_function_that_waits" t_waits
+tap_check "auto_picks_the_function_that_waits_live_and_replayed" t_waits
 
 tap_done

@@ -131,7 +131,7 @@ TEST(unknown_major_version_is_refused)
 {
 	recorded();
 	good[8] = 9;
-	refused(good, good_len, "recording of format 9.0; this ispotctl "
+	refused(good, good_len, "recording of format 9.1; this ispotctl "
 		"reads 1.x to 3.x");
 }
 

@@ -72,8 +72,9 @@ const struct opt_def opt_table[] = {
 	{ OPT_WALL_FOLDED, "wall-folded", 0, OPTK_TEXT, "FILE",
 	  "with --auto: write where the threads spent their\n"
 	  "wall time, on and off the CPU, to FILE as folded\n"
-	  "lines, 'a;b;func;[off cpu: futex] US', for flame graphs",
-	  OPT_ATTACH | OPT_RUN | OPT_RECORD, "a file name", 0 },
+	  "lines, 'a;b;func;[off cpu: futex] US', for flame graphs\n"
+	  "(report: the profile a recording made with --auto holds)",
+	  OPT_ATTACH | OPT_RUN | OPT_RECORD | OPT_REPORT, "a file name", 0 },
 	{ OPT_SAMPLE, "sample", 0, OPTK_COUNT, "N",
 	  "record 1 in N calls of each function",
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD | OPT_TOP, NULL, 0 },

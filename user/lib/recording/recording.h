@@ -28,7 +28,7 @@
 
 #define RECORDING_MAGIC		"ISPOTREC"
 #define RECORDING_MAJOR		3	/* what the writer writes */
-#define RECORDING_MINOR		0
+#define RECORDING_MINOR		1
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16
 /* Format 1: its section and event heads (format 2's: recording_codec.h). */
@@ -49,6 +49,7 @@ enum recording_section {
 	REC_SEC_STATS,		/* drops, times, where the recording stopped */
 	REC_SEC_END,		/* empty, last: the file is whole */
 	REC_SEC_START,		/* 2.1: when tracing began (u64 t_enable) */
+	REC_SEC_PROFILE,	/* 3.1: --auto's wall-clock profile, if any */
 };
 
 /*
@@ -71,6 +72,11 @@ enum recording_section {
 #define RECORDING_MAX_NAMES	(1u << 22)
 #define RECORDING_MAX_ARGS	4096
 #define RECORDING_MAX_SECTIONS	(1u << 24)
+/* A build-id as hex, its NUL included. */
+#define REC_BUILD_ID_MAX	160
+/* --auto's profile: its picks, and its folded stacks. */
+#define RECORDING_MAX_PICKS	4096
+#define RECORDING_MAX_STACKS	(1u << 20)
 
 /* --- writing (a live session) ------------------------------------------ */
 
@@ -172,8 +178,10 @@ struct recording_file {
 	unsigned int cut_missing;
 	uint64_t cut_at;
 	uint64_t start_ns;	/* START's t_enable */
+	struct autopick *picked;	/* 3.1: --auto's profile, or NULL */
 };
 
+struct autopick;
 struct rec_addrs;
 struct rec2_state;
 

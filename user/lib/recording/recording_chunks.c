@@ -72,6 +72,7 @@ static const char *const table_name[] = {
 	[REC_SEC_STATS] = "its statistics are damaged",
 	[REC_SEC_END] = "its end section is damaged",
 	[REC_SEC_START] = "its start section is damaged",
+	[REC_SEC_PROFILE] = "its --auto profile is damaged",
 };
 
 /* One section that passed its head's check: 0, or -1 after one line. */
@@ -91,7 +92,7 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 		return 0;
 	}
 	/* Unknown types are a later minor version's: skipped. */
-	if (h->type < REC_SEC_META || h->type > REC_SEC_START)
+	if (h->type < REC_SEC_META || h->type > REC_SEC_PROFILE)
 		return 0;
 	if (!sound)
 		return rec_bad(rf, table_name[h->type]);

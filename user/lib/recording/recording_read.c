@@ -21,14 +21,7 @@
 #include "util/array.h"
 #include "util/errors.h"
 
-/* A bounded view of a section: a read past its end marks it bad. */
-struct rec_cur {
-	const unsigned char *p;
-	uint64_t left;
-	bool bad;
-};
-
-static uint64_t cur_uint(struct rec_cur *c, unsigned int bytes)
+uint64_t cur_uint(struct rec_cur *c, unsigned int bytes)
 {
 	uint64_t v = 0;
 	unsigned int i;
@@ -50,13 +43,7 @@ static void cur_skip(struct rec_cur *c, unsigned int bytes)
 	cur_uint(c, bytes);
 }
 
-#define cur_u8(c)	((uint8_t)cur_uint(c, 1))
-#define cur_u16(c)	((uint16_t)cur_uint(c, 2))
-#define cur_u32(c)	((uint32_t)cur_uint(c, 4))
-#define cur_u64(c)	cur_uint(c, 8)
-
-/* A string into @buf, which it must fit with its NUL. */
-static void cur_str(struct rec_cur *c, char *buf, size_t len)
+void cur_str(struct rec_cur *c, char *buf, size_t len)
 {
 	uint32_t n = cur_u32(c);
 
@@ -72,8 +59,7 @@ static void cur_str(struct rec_cur *c, char *buf, size_t len)
 	c->left -= n;
 }
 
-/* A string of any length the section holds, malloc'd; NULL if bad. */
-static char *cur_strdup(struct rec_cur *c)
+char *cur_strdup(struct rec_cur *c)
 {
 	uint32_t n = cur_u32(c);
 	char *s;
@@ -90,8 +76,7 @@ static char *cur_strdup(struct rec_cur *c)
 	return s;
 }
 
-/* A count of items of at least @item bytes each, at most @max. */
-static uint32_t cur_count(struct rec_cur *c, uint32_t max, uint64_t item)
+uint32_t cur_count(struct rec_cur *c, uint32_t max, uint64_t item)
 {
 	uint32_t n = cur_u32(c);
 
@@ -100,13 +85,8 @@ static uint32_t cur_count(struct rec_cur *c, uint32_t max, uint64_t item)
 	return c->bad ? 0 : n;
 }
 
-/*
- * A table of @size-byte entries, of a count at most @max whose items take
- * at least @item bytes of the section: *@n and the entries (zeroed, one
- * spare), or NULL with the view marked bad.
- */
-static void *cur_table(struct rec_cur *c, uint32_t max, uint64_t item,
-		       size_t size, uint32_t *n)
+void *cur_table(struct rec_cur *c, uint32_t max, uint64_t item,
+		size_t size, uint32_t *n)
 {
 	void *p;
 
@@ -179,10 +159,23 @@ static void get_meta(struct rec_cur *c, struct recording_file *rf)
 		c->bad = true;
 }
 
+void cur_sym(struct rec_cur *c, struct elf_target_sym *sym)
+{
+	char id[REC_BUILD_ID_MAX];
+
+	cur_str(c, sym->name, sizeof(sym->name));
+	cur_str(c, sym->linkage_name, sizeof(sym->linkage_name));
+	cur_str(c, sym->obj, sizeof(sym->obj));
+	cur_str(c, id, sizeof(id));	/* kept for people */
+	sym->vaddr = cur_u64(c);
+	sym->offset = cur_u64(c);
+	sym->size = cur_u64(c);
+	sym->flags = cur_u32(c);
+}
+
 static void get_funcs(struct rec_cur *c, struct recording_file *rf)
 {
 	uint8_t is_block;
-	char id[160];
 	uint32_t i;
 
 	rf->funcs = cur_table(c, RECORDING_MAX_FUNCS, 54, sizeof(*rf->funcs),
@@ -190,14 +183,7 @@ static void get_funcs(struct rec_cur *c, struct recording_file *rf)
 	for (i = 0; i < rf->nr_funcs && !c->bad; i++) {
 		struct trace_func *f = &rf->funcs[i];
 
-		cur_str(c, f->sym.name, sizeof(f->sym.name));
-		cur_str(c, f->sym.linkage_name, sizeof(f->sym.linkage_name));
-		cur_str(c, f->sym.obj, sizeof(f->sym.obj));
-		cur_str(c, id, sizeof(id));
-		f->sym.vaddr = cur_u64(c);
-		f->sym.offset = cur_u64(c);
-		f->sym.size = cur_u64(c);
-		f->sym.flags = cur_u32(c);
+		cur_sym(c, &f->sym);
 		f->key.kind = cur_u32(c);
 		f->key.arg = cur_u32(c);
 		f->key.log2 = cur_u8(c);
@@ -282,6 +268,7 @@ static const struct {
 	[REC_SEC_MAPS] = { "its maps", NULL },	/* kept for people */
 	[REC_SEC_STATS] = { "its statistics", get_stats },
 	[REC_SEC_START] = { "its start section", get_start },
+	[REC_SEC_PROFILE] = { "its --auto profile", rec_get_profile },
 };
 
 int rec_table(struct recording_file *rf, uint32_t type,
@@ -593,5 +580,6 @@ void recording_close(struct recording_file *rf)
 	free(rf->probes);
 	free(rf->events);
 	elf_symbolizer_free(rf->names);
+	rec_profile_free(rf);
 	memset(rf, 0, sizeof(*rf));
 }

@@ -10,6 +10,45 @@
 #include "recording/recording.h"
 #include "recording/recording_codec.h"
 
+/* A bounded view of a section: a read past its end marks it bad. */
+struct rec_cur {
+	const unsigned char *p;
+	uint64_t left;
+	bool bad;
+};
+
+/* An unsigned integer of @bytes, little-endian (0 once bad). */
+uint64_t cur_uint(struct rec_cur *c, unsigned int bytes);
+
+#define cur_u8(c)	((uint8_t)cur_uint(c, 1))
+#define cur_u16(c)	((uint16_t)cur_uint(c, 2))
+#define cur_u32(c)	((uint32_t)cur_uint(c, 4))
+#define cur_u64(c)	cur_uint(c, 8)
+
+/* A string into @buf, which it must fit with its NUL. */
+void cur_str(struct rec_cur *c, char *buf, size_t len);
+
+/* A string of any length the section holds, malloc'd; NULL if bad. */
+char *cur_strdup(struct rec_cur *c);
+
+/* A count of items of at least @item bytes each, at most @max. */
+uint32_t cur_count(struct rec_cur *c, uint32_t max, uint64_t item);
+
+/*
+ * A table of @size-byte entries, of a count at most @max whose items take
+ * at least @item bytes of the section: *@n and the entries (zeroed, one
+ * spare), or NULL with the view marked bad.
+ */
+void *cur_table(struct rec_cur *c, uint32_t max, uint64_t item,
+		size_t size, uint32_t *n);
+
+/* A function as buf_sym() (recording_write.h) wrote it. */
+void cur_sym(struct rec_cur *c, struct elf_target_sym *sym);
+
+/* --auto's profile (recording_profile.c): into rf->picked. */
+void rec_get_profile(struct rec_cur *c, struct recording_file *rf);
+void rec_profile_free(struct recording_file *rf);
+
 /* One line, "the recording is damaged"; -1. */
 int rec_bad(const struct recording_file *rf, const char *what);
 

@@ -4,7 +4,8 @@
  * (recording_write.h; the layout in Documentation/recording.rst): the
  * session (META), what it traced (FUNCS, PROBES), when it began (START),
  * the names of the addresses its records carry (NAMES), the target's
- * maps (MAPS) and how it ended (STATS).
+ * maps (MAPS) and how it ended (STATS); --auto's profile (PROFILE) is
+ * recording_profile.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -130,25 +131,31 @@ static void put_meta(struct rec_buf *b, const struct rec_tables *w)
 		buf_str(b, w->argv[i]);
 }
 
+void buf_sym(struct rec_buf *b, const struct elf_target_sym *sym)
+{
+	char id[REC_BUILD_ID_MAX];
+
+	if (elf_build_id(sym->obj, id, sizeof(id)))
+		id[0] = '\0';
+	buf_str(b, sym->name);
+	buf_str(b, sym->linkage_name);
+	buf_str(b, sym->obj);
+	buf_str(b, id);
+	buf_u64(b, sym->vaddr);
+	buf_u64(b, sym->offset);
+	buf_u64(b, sym->size);
+	buf_u32(b, sym->flags);
+}
+
 static void put_funcs(struct rec_buf *b, const struct rec_tables *w)
 {
-	char id[160];
 	size_t i;
 
 	buf_u32(b, w->tb->nr_funcs);
 	for (i = 0; i < w->tb->nr_funcs; i++) {
 		const struct trace_func *f = &w->tb->funcs[i];
 
-		if (elf_build_id(f->sym.obj, id, sizeof(id)))
-			id[0] = '\0';
-		buf_str(b, f->sym.name);
-		buf_str(b, f->sym.linkage_name);
-		buf_str(b, f->sym.obj);
-		buf_str(b, id);
-		buf_u64(b, f->sym.vaddr);
-		buf_u64(b, f->sym.offset);
-		buf_u64(b, f->sym.size);
-		buf_u32(b, f->sym.flags);
+		buf_sym(b, &f->sym);
 		buf_u32(b, f->key.kind);
 		buf_u32(b, f->key.arg);
 		buf_u8(b, f->key.log2);
@@ -262,6 +269,7 @@ void rec_put_table(struct rec_buf *b, uint32_t type,
 		[REC_SEC_MAPS] = put_maps,
 		[REC_SEC_STATS] = put_stats,
 		[REC_SEC_START] = put_start,
+		[REC_SEC_PROFILE] = rec_put_profile,
 	};
 
 	put[type](b, w);

@@ -14,6 +14,7 @@
 
 #include "recording/recording.h"
 #include "recording/recording_addrs.h"
+#include "elf/elf.h"
 
 /* A growable byte buffer, written little-endian. */
 struct rec_buf {
@@ -25,6 +26,13 @@ struct rec_buf {
 void buf_put(struct rec_buf *b, const void *data, size_t len);
 void buf_uint(struct rec_buf *b, uint64_t v, unsigned int bytes);
 void buf_str(struct rec_buf *b, const char *s);
+
+/*
+ * A function: name, linkage name, object, the object's build-id (hex, or
+ * empty), link-time address, file offset, size, flags; as FUNCS and
+ * PROFILE hold it.
+ */
+void buf_sym(struct rec_buf *b, const struct elf_target_sym *sym);
 
 #define buf_u8(b, v)	buf_uint(b, v, 1)
 #define buf_u16(b, v)	buf_uint(b, v, 2)
@@ -56,8 +64,11 @@ struct rec_tables {
 void rec_image(const struct rec_tables *w, bool full, uint64_t max_size,
 	       uint64_t last_ts, uint64_t records);
 
-/* The table section of @type (META to STATS, START) into @b. */
+/* The table section of @type (META to STATS, START, PROFILE) into @b. */
 void rec_put_table(struct rec_buf *b, uint32_t type,
 		   const struct rec_tables *w);
+
+/* PROFILE: @w->tb->picked (recording_profile.c). */
+void rec_put_profile(struct rec_buf *b, const struct rec_tables *w);
 
 #endif /* ISPOT_RECORDING_WRITE_H */

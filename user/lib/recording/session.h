@@ -22,6 +22,8 @@
 #include "elf/elf.h"
 #include "report/report.h"
 
+struct autopick;
+
 /* A function, or a block (then sym holds its name, object, first site). */
 struct trace_func {
 	struct elf_target_sym sym;
@@ -50,6 +52,7 @@ struct session_tables {
 	const struct trace_probe *probes;
 	size_t nr_probes;
 	struct elf_symbolizer *sym;	/* NULL: nothing is named */
+	const struct autopick *picked;	/* --auto's profile, or NULL */
 };
 
 struct session_summary {

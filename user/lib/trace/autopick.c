@@ -9,7 +9,6 @@
 #include "trace/offprof.h"
 #include "trace/wall_folded.h"
 #include "trace/wall_path.h"
-#include "util/afile.h"
 #include "util/array.h"
 
 /* x86's LOCK prefix: uprobes refuse to single-step such an instruction. */
@@ -244,27 +243,6 @@ static uint64_t counted_off_ns(const struct wallprof *wp)
 	return ns;
 }
 
-/* --wall-folded: the profile sampled, written whole or not at all. */
-static int write_folded(const char *path, const struct wall_lines *w,
-			char *err, size_t errlen)
-{
-	struct afile af;
-	int ret = afile_open(&af, path);
-
-	if (!ret) {
-		ret = wall_folded_print(af.f, w);
-		if (ret)
-			afile_abort(&af);
-		else
-			ret = afile_commit(&af);
-	}
-	if (ret)
-		snprintf(err, errlen, "cannot write the wall-clock profile to "
-			 "%s (%s): give --wall-folded a writable path", path,
-			 strerror(-ret));
-	return ret;
-}
-
 int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		    const char *folded, struct autopick *a, char *err,
 		    size_t errlen)
@@ -300,7 +278,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		ret = -ENOMEM;
 	}
 	if (!ret && folded)
-		ret = write_folded(folded, &a->wall, err, errlen);
+		ret = wall_folded_write(folded, &a->wall, err, errlen);
 	a->offcpu = off;
 	a->off_stacks = off ? op.wp.nr_samples : 0;
 	if (!off)

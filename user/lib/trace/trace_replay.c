@@ -18,7 +18,9 @@
 #include "output/writers.h"
 #include "recording/baseline.h"
 #include "recording/recording.h"
+#include "trace/autopick.h"
 #include "trace/trace_internal.h"
+#include "trace/wall_folded.h"
 #include "util/errors.h"
 
 /* A session with no device, to replay with @o. */
@@ -122,6 +124,34 @@ out:
 	return ret;
 }
 
+/*
+ * --auto's profile, if the session took one: the JSON's "auto" object and
+ * the HTML report's wall-time flame graph come from it, as live, and
+ * --wall-folded writes it.  0, or -1 after one line.
+ */
+static int replay_profile(struct trace *t, struct recording_file *rf)
+{
+	const char *path = t->opts->wall_folded;
+	char err[512];
+
+	t->picked = rf->picked;
+	rf->picked = NULL;
+	if (!path)
+		return 0;
+	if (!t->picked) {
+		ispot_error("%s holds no wall-clock profile (it was recorded "
+			    "without --auto, or by an ispotctl older than "
+			    "format 3.1): drop --wall-folded",
+			    t->opts->recording);
+		return -1;
+	}
+	if (wall_folded_write(path, &t->picked->wall, err, sizeof(err))) {
+		ispot_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
 int trace_replay(const struct trace_opts *o)
 {
 	struct recording_file rf = { 0 };
@@ -133,7 +163,7 @@ int trace_replay(const struct trace_opts *o)
 	if (output_check(o) || recording_open(o->recording, &rf) ||
 	    trace_load_baseline(&t))
 		goto out;
-	if (replay_into(&t, &rf, true))
+	if (replay_profile(&t, &rf) || replay_into(&t, &rf, true))
 		goto out;
 	t.sym = rf.names;
 	rf.names = NULL;

@@ -119,6 +119,7 @@ static struct session_tables trace_tables(const struct trace *t)
 {
 	return (struct session_tables){
 		t->funcs, t->nr_funcs, t->probes, t->nr_probes, t->sym,
+		t->picked,
 	};
 }
 

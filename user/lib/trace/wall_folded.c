@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The wall-clock profile as folded stacks; see wall_folded.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace/wall_folded.h"
 #include "trace/wall_path.h"
+#include "util/afile.h"
 #include "util/array.h"
 #include "util/strindex.h"
-
-/* A folded line's stack, as built: frames are appended outermost last. */
-#define FOLDED_MAX	8192
 
 struct folded {
 	struct wall_lines *w;
@@ -94,7 +93,7 @@ static int folded_on_cpu(struct folded *fo, struct elf_symbolizer *sz,
 							 0),
 				   names[j], ELF_SYM_NAME_MAX);
 		}
-		folded_stack(names, st->nr, "[on cpu]", buf, FOLDED_MAX);
+		folded_stack(names, st->nr, "[on cpu]", buf, WALL_FOLDED_MAX);
 		if (folded_add(fo, buf, st->count * SAMPLER_PERIOD_NS / 1000))
 			return -ENOMEM;
 	}
@@ -124,7 +123,7 @@ static int folded_off_cpu(struct folded *fo, struct elf_symbolizer *sz,
 			snprintf(names[n++], ELF_SYM_NAME_MAX, "[unknown]");
 		snprintf(leaf, sizeof(leaf), "[off cpu: %s]",
 			 wall_kind_names[s->kind]);
-		folded_stack(names, n, leaf, buf, FOLDED_MAX);
+		folded_stack(names, n, leaf, buf, WALL_FOLDED_MAX);
 		if (folded_add(fo, buf, s->off_ns / 1000))
 			goto out;
 	}
@@ -148,7 +147,7 @@ int wall_folded_build(struct wall_lines *out, struct elf_symbolizer *sz,
 	char (*names)[ELF_SYM_NAME_MAX] = calloc(SAMPLER_MAX_FRAMES,
 						 sizeof(*names));
 	struct folded fo = { .w = out };
-	char *buf = malloc(FOLDED_MAX);
+	char *buf = malloc(WALL_FOLDED_MAX);
 	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -174,6 +173,26 @@ int wall_folded_print(FILE *f, const struct wall_lines *w)
 			fprintf(f, "%s %llu\n", w->lines[i].stack,
 				(unsigned long long)w->lines[i].us);
 	return fflush(f) || ferror(f) ? -EIO : 0;
+}
+
+int wall_folded_write(const char *path, const struct wall_lines *w,
+			char *err, size_t errlen)
+{
+	struct afile af;
+	int ret = afile_open(&af, path);
+
+	if (!ret) {
+		ret = wall_folded_print(af.f, w);
+		if (ret)
+			afile_abort(&af);
+		else
+			ret = afile_commit(&af);
+	}
+	if (ret)
+		snprintf(err, errlen, "cannot write the wall-clock profile to "
+			 "%s (%s): give --wall-folded a writable path", path,
+			 strerror(-ret));
+	return ret;
 }
 
 void wall_lines_free(struct wall_lines *w)

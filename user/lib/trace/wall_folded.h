@@ -22,6 +22,9 @@
 #include "elf/elf.h"
 #include "trace/sampler.h"
 
+/* The longest stack a line holds, its NUL included. */
+#define WALL_FOLDED_MAX	8192
+
 struct wall_line {
 	char *stack;		/* "a;b;func;[off cpu: futex]" */
 	uint64_t us;
@@ -39,6 +42,12 @@ int wall_folded_build(struct wall_lines *out, struct elf_symbolizer *sz,
 		      const struct wallprof *wp);
 /* Write them as folded lines: 0, or -EIO (a write error). */
 int wall_folded_print(FILE *f, const struct wall_lines *w);
+/*
+ * Write them to @path, whole or not at all: 0, or -errno with a line in
+ * @err that says to give --wall-folded a writable path.
+ */
+int wall_folded_write(const char *path, const struct wall_lines *w,
+		      char *err, size_t errlen);
 void wall_lines_free(struct wall_lines *w);
 
 #endif /* ISPOT_WALL_FOLDED_H */
