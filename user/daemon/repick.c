@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* When ispotd --auto picks again; see repick.h. */
+#include <stdbool.h>
+
 #include "repick.h"
 
 void repick_reset(struct repick *r)
 {
 	r->cpu_rate = 0;
+	r->share = 0;
 	r->windows = 0;
 }
 
@@ -13,27 +16,50 @@ static double at_least_idle(double rate)
 	return rate > REPICK_MIN_CPU_RATE ? rate : REPICK_MIN_CPU_RATE;
 }
 
-enum repick_why repick_check(struct repick *r, uint32_t every,
-			     uint64_t window_ns, uint64_t cpu_ns,
-			     uint64_t armed_ns, uint64_t calls,
-			     size_t nr_picks)
+/*
+ * The traced calls' share of their threads' time in @w, at least
+ * REPICK_MIN_SHARE; 0 when too few calls were timed to say, or the bursts
+ * were too short for the calls (repick.h).
+ */
+static double timed_share(const struct repick_window *w)
 {
-	double rate, ratio;
+	double share, call_ns;
+
+	if (w->timed_calls < REPICK_MIN_TIMED_CALLS || !w->lived_ns ||
+	    !w->bursts)
+		return 0;
+	call_ns = (double)w->timed_ns / (double)w->timed_calls;
+	if ((double)w->armed_ns / w->bursts < REPICK_MIN_BURST_CALLS * call_ns)
+		return 0;
+	share = (double)w->timed_ns / (double)w->lived_ns;
+	return share > REPICK_MIN_SHARE ? share : REPICK_MIN_SHARE;
+}
+
+enum repick_why repick_check(struct repick *r, uint32_t every,
+			     const struct repick_window *w)
+{
+	double rate, ratio, share = timed_share(w);
+	bool first_share = share > 0 && r->share <= 0;
 
 	r->windows++;
-	if (!window_ns)
+	if (!w->window_ns)
 		return REPICK_NO;
-	rate = (double)cpu_ns / (double)window_ns;
+	rate = (double)w->cpu_ns / (double)w->window_ns;
+	/* The first window judged is the share the picks hold. */
+	if (first_share)
+		r->share = share;
 	/* The picks' own window: the rate they were made at. */
 	if (r->cpu_rate <= 0) {
 		r->cpu_rate = at_least_idle(rate);
 		return r->windows >= every ? REPICK_PERIOD : REPICK_NO;
 	}
-	if (armed_ns && nr_picks && !calls)
+	if (w->armed_ns && w->nr_picks && !w->calls)
 		return REPICK_UNCALLED;
 	ratio = at_least_idle(rate) / r->cpu_rate;
 	if (ratio >= 2 || ratio <= 0.5)
 		return REPICK_CPU;
+	if (!first_share && share > 0 && share <= r->share / 2)
+		return REPICK_SHARE;
 	return r->windows >= every ? REPICK_PERIOD : REPICK_NO;
 }
 
@@ -48,6 +74,8 @@ const char *repick_why_name(enum repick_why why)
 		return "cpu";
 	case REPICK_UNCALLED:
 		return "uncalled";
+	case REPICK_SHARE:
+		return "share";
 	default:
 		return "none";
 	}

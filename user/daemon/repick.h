@@ -4,9 +4,13 @@
  * --auto-every windows, and sooner when what the picks were made for has
  * drifted: the target's CPU rate has doubled or halved since the first
  * window after the pick (a new phase, a new load), or the picks were not
- * called in a window they were armed for (the work moved elsewhere).  A
- * rule of windows, so that it costs nothing between profiles; the profile
- * itself is what tells where the time went.
+ * called in a window they were armed for (the work moved elsewhere), or
+ * the traced functions' share of their threads' time has halved since the
+ * first window that timed enough of their calls (the time the profile
+ * found in them went elsewhere, at the same CPU rate: a lock that is no
+ * longer contended, a phase that waits elsewhere).  A rule of windows,
+ * measured by the bursts themselves, so that it costs nothing between
+ * profiles; the profile itself is what tells where the time went.
  */
 #ifndef ISPOTD_REPICK_H
 #define ISPOTD_REPICK_H
@@ -20,30 +24,57 @@ enum repick_why {
 	REPICK_PERIOD,		/* --auto-every windows */
 	REPICK_CPU,		/* the CPU rate doubled or halved */
 	REPICK_UNCALLED,	/* armed, and no pick was called */
+	REPICK_SHARE,		/* the traced calls' share of time halved */
 };
 
 /* Below this CPU rate (of one CPU) the target counts as idle. */
 #define REPICK_MIN_CPU_RATE	0.01
+/*
+ * The calls a window must time for its share to be judged: with fewer, a
+ * share is noise (a duration's spread over a handful of calls).
+ */
+#define REPICK_MIN_TIMED_CALLS	50
+/*
+ * A call that straddles a burst's edge is not timed, so bursts only a few
+ * calls long understate the share: judged only where a burst lasts this
+ * many calls on average (the understatement then about a tenth at most).
+ */
+#define REPICK_MIN_BURST_CALLS	10
+/* Below this share of their threads' time the traced calls count as idle. */
+#define REPICK_MIN_SHARE	0.01
+
+/* What a closed window says of the target and of its traced functions. */
+struct repick_window {
+	uint64_t window_ns, cpu_ns;	/* its length, the target's CPU time */
+	uint64_t armed_ns;
+	uint32_t bursts;	/* that armed_ns was in */
+	uint64_t calls;		/* probed calls entered while armed */
+	size_t nr_picks;
+	/*
+	 * The traced functions' timed calls, their durations summed, and
+	 * the armed lifetimes of the threads that made them, summed over
+	 * the functions: durations / lifetimes is their share of time.
+	 */
+	uint64_t timed_calls, timed_ns, lived_ns;
+};
 
 struct repick {
 	double cpu_rate;	/* of the first window after the pick; 0: none */
+	double share;		/* of the first window judged; 0: none */
 	unsigned int windows;	/* closed since the pick */
 };
 
 /* A profile ended: count from here. */
 void repick_reset(struct repick *r);
 
-/*
- * A window closed: @cpu_ns of the target's CPU time in @window_ns, armed
- * @armed_ns with @calls of its functions, @nr_picks of them picked.
- * Whether a profile is due, and why.
- */
+/* A window @w closed: whether a profile is due, and why. */
 enum repick_why repick_check(struct repick *r, uint32_t every,
-			     uint64_t window_ns, uint64_t cpu_ns,
-			     uint64_t armed_ns, uint64_t calls,
-			     size_t nr_picks);
+			     const struct repick_window *w);
 
-/* "first", "period", "cpu", "uncalled" (the window line's auto.why). */
+/*
+ * "first", "period", "cpu", "uncalled", "share" (the window line's
+ * auto.why).
+ */
 const char *repick_why_name(enum repick_why why);
 
 #endif /* ISPOTD_REPICK_H */

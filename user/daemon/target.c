@@ -449,7 +449,8 @@ int target_close_window(struct target *tg, FILE *log,
 	};
 	int ret;
 	uint64_t cpu = target_cpu(tg), wt_start = tg->win.start_ns;
-	uint64_t wt_calls = tg->win.calls, wt_cpu;
+	uint64_t wt_calls = tg->win.calls, wt_armed = tg->win.armed_ns, wt_cpu;
+	uint32_t wt_bursts = tg->win.bursts;
 	double duty, overhead;
 
 	tg->win.cpu_ns = cpu > tg->cpu_window ? cpu - tg->cpu_window : 0;
@@ -471,14 +472,21 @@ int target_close_window(struct target *tg, FILE *log,
 					    tg->win.solo.gate_wait_ns +
 					    tg->pick_cost_ns, tg->win.cpu_ns);
 	wt.profile_cost_ns = tg->pick_cost_ns;
-	/* What the window says of the target, before it is reset. */
-	if (au->on && tg->picked && picker_fd(&tg->picker) < 0 &&
-	    !tg->pick_due)
-		tg->pick_due = repick_check(&tg->repick, au->every,
-					    now - tg->win.start_ns,
-					    tg->win.cpu_ns, tg->win.armed_ns,
-					    tg->win.calls, tg->nr_picks);
 	ret = window_close(&tg->win, log, &wt, now, duty, overhead);
+	if (au->on && tg->picked && picker_fd(&tg->picker) < 0 &&
+	    !tg->pick_due) {
+		const struct repick_window rw = {
+			.window_ns = now - wt_start, .cpu_ns = wt_cpu,
+			.armed_ns = wt_armed, .bursts = wt_bursts,
+			.calls = wt_calls,
+			.nr_picks = tg->nr_picks,
+			.timed_calls = tg->win.closed_calls,
+			.timed_ns = tg->win.closed_sum_ns,
+			.lived_ns = tg->win.closed_lived_ns,
+		};
+
+		tg->pick_due = repick_check(&tg->repick, au->every, &rw);
+	}
 	tg->pick_cost_ns = 0;
 	/* The next window pays its own way: it plans its bursts anew. */
 	budget_window(&tg->budget, now, now - wt_start, wt_cpu, wt_calls,

@@ -273,18 +273,25 @@ window_source_futexes(const struct window_set *w, uint32_t *ids)
 	return tf;
 }
 
-/* Counters that only grow, for the metrics: the window's functions. */
+/*
+ * Counters that only grow, for the metrics: the window's functions; and
+ * the window's own sums (closed_*).
+ */
 static void window_totals(struct window_set *w, const struct sci_report *sr)
 {
 	size_t i;
 	int k;
 
+	w->closed_calls = w->closed_sum_ns = w->closed_lived_ns = 0;
 	for (i = 0; i < sr->nr_funcs; i++) {
 		const struct sci_result *r = &sr->funcs[i];
 		struct window_func *f;
 
 		if (r->func_id >= w->nr_funcs)
 			continue;
+		w->closed_calls += r->calls;
+		w->closed_sum_ns += r->sum_ns;
+		w->closed_lived_ns += r->lifetime_ns;
 		f = &w->funcs[r->func_id];
 		f->total_calls += r->calls;
 		f->total_loss_ns += r->loss_ns;

@@ -179,6 +179,13 @@ struct window_set {
 	struct elf_symbolizer *sym;
 	int pid;
 	uint64_t windows;		/* written so far */
+	/*
+	 * The window window_close() closed last: its functions' timed
+	 * calls, their durations and the lifetimes of the threads that made
+	 * them, each summed over the functions (ispotd --auto's drift rule,
+	 * repick.h).
+	 */
+	uint64_t closed_calls, closed_sum_ns, closed_lived_ns;
 
 	/* Told of every window that closes; set after window_set_init(). */
 	window_observer *observer;

@@ -2,26 +2,63 @@
 /*
  * ispotd --auto's rule for picking again (user/daemon/repick.c): every
  * --auto-every windows, and sooner when the target's CPU rate doubles or
- * halves from the picks' first window, or when no pick was called in a
- * window they were armed for.
+ * halves from the picks' first window, when no pick was called in a
+ * window they were armed for, or when the traced calls' share of their
+ * threads' time halves from the first window that timed enough of them.
  */
 #include "ispot_test.h"
 #include "repick.h"
 
 #define S	1000000000ull
 
+/* A window of @window_ns, with no call timed. */
+static enum repick_why check(struct repick *r, uint32_t every,
+			     uint64_t window_ns, uint64_t cpu_ns,
+			     uint64_t armed_ns, uint64_t calls,
+			     size_t nr_picks)
+{
+	const struct repick_window w = {
+		.window_ns = window_ns, .cpu_ns = cpu_ns,
+		.armed_ns = armed_ns, .calls = calls, .nr_picks = nr_picks,
+	};
+
+	return repick_check(r, every, &w);
+}
+
+/*
+ * A window of 1 s at half a CPU, armed 0.1 s in @bursts bursts, two
+ * threads: @calls timed, @share.
+ */
+static enum repick_why timed_in(struct repick *r, uint32_t bursts,
+				uint64_t calls, double share)
+{
+	const struct repick_window w = {
+		.window_ns = S, .cpu_ns = S / 2, .armed_ns = S / 10,
+		.bursts = bursts, .calls = calls, .nr_picks = 2,
+		.timed_calls = calls, .timed_ns = (uint64_t)(share * 2e8),
+		.lived_ns = 2 * S / 10,
+	};
+
+	return repick_check(r, 10, &w);
+}
+
+static enum repick_why timed(struct repick *r, uint64_t calls, double share)
+{
+	return timed_in(r, 1, calls, share);
+}
+
 TEST(every_n_windows)
 {
 	struct repick r;
 
 	repick_reset(&r);
-	EXPECT_EQ(repick_check(&r, 3, S, S / 2, S / 10, 100, 2), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 3, S, S / 2, S / 10, 100, 2), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 3, S, S / 2, S / 10, 100, 2),
+	EXPECT_EQ(check(&r, 3, S, S / 2, S / 10, 100, 2), REPICK_NO);
+	EXPECT_EQ(check(&r, 3, S, S / 2, S / 10, 100, 2), REPICK_NO);
+	EXPECT_EQ(check(&r, 3, S, S / 2, S / 10, 100, 2),
 		  REPICK_PERIOD);
 	EXPECT_EQ(r.windows, 3u);
 	repick_reset(&r);
-	EXPECT_EQ(repick_check(&r, 1, S, S / 2, 0, 0, 2), REPICK_PERIOD);
+	EXPECT_EQ(check(&r, 1, S, S / 2, 0, 0, 2), REPICK_PERIOD);
 	EXPECT_STREQ(repick_why_name(REPICK_PERIOD), "period");
 }
 
@@ -31,14 +68,14 @@ TEST(cpu_rate_doubled_or_halved)
 	struct repick r;
 
 	repick_reset(&r);
-	EXPECT_EQ(repick_check(&r, 10, S, S / 2, 0, 0, 2), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 10, S, S * 9 / 10, 0, 0, 2), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 10, S, S, 0, 0, 2), REPICK_CPU);
+	EXPECT_EQ(check(&r, 10, S, S / 2, 0, 0, 2), REPICK_NO);
+	EXPECT_EQ(check(&r, 10, S, S * 9 / 10, 0, 0, 2), REPICK_NO);
+	EXPECT_EQ(check(&r, 10, S, S, 0, 0, 2), REPICK_CPU);
 	repick_reset(&r);
-	EXPECT_EQ(repick_check(&r, 10, 2 * S, S, 0, 0, 2), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 10, 2 * S, S / 2 + 1, 0, 0, 2),
+	EXPECT_EQ(check(&r, 10, 2 * S, S, 0, 0, 2), REPICK_NO);
+	EXPECT_EQ(check(&r, 10, 2 * S, S / 2 + 1, 0, 0, 2),
 		  REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 10, 2 * S, S / 2, 0, 0, 2), REPICK_CPU);
+	EXPECT_EQ(check(&r, 10, 2 * S, S / 2, 0, 0, 2), REPICK_CPU);
 	EXPECT_STREQ(repick_why_name(REPICK_CPU), "cpu");
 }
 
@@ -48,9 +85,9 @@ TEST(idle_is_a_floor)
 	struct repick r;
 
 	repick_reset(&r);
-	EXPECT_EQ(repick_check(&r, 10, S, 0, 0, 0, 0), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 10, S, S / 200, 0, 0, 0), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 10, S, S / 10, 0, 0, 0), REPICK_CPU);
+	EXPECT_EQ(check(&r, 10, S, 0, 0, 0, 0), REPICK_NO);
+	EXPECT_EQ(check(&r, 10, S, S / 200, 0, 0, 0), REPICK_NO);
+	EXPECT_EQ(check(&r, 10, S, S / 10, 0, 0, 0), REPICK_CPU);
 }
 
 /* Armed, and not one call of the picks: the work moved. */
@@ -59,16 +96,73 @@ TEST(picks_armed_but_uncalled)
 	struct repick r;
 
 	repick_reset(&r);
-	EXPECT_EQ(repick_check(&r, 10, S, S / 2, S / 10, 50, 3), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 10, S, S / 2, 0, 0, 3), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 10, S, S / 2, S / 10, 0, 3),
+	EXPECT_EQ(check(&r, 10, S, S / 2, S / 10, 50, 3), REPICK_NO);
+	EXPECT_EQ(check(&r, 10, S, S / 2, 0, 0, 3), REPICK_NO);
+	EXPECT_EQ(check(&r, 10, S, S / 2, S / 10, 0, 3),
 		  REPICK_UNCALLED);
 	/* No picks (an idle target): nothing was to be called. */
 	repick_reset(&r);
-	EXPECT_EQ(repick_check(&r, 10, S, S / 2, 0, 0, 0), REPICK_NO);
-	EXPECT_EQ(repick_check(&r, 10, S, S / 2, S / 10, 0, 0), REPICK_NO);
+	EXPECT_EQ(check(&r, 10, S, S / 2, 0, 0, 0), REPICK_NO);
+	EXPECT_EQ(check(&r, 10, S, S / 2, S / 10, 0, 0), REPICK_NO);
 	EXPECT_STREQ(repick_why_name(REPICK_UNCALLED), "uncalled");
 	EXPECT_STREQ(repick_why_name(REPICK_FIRST), "first");
+}
+
+/*
+ * The traced calls held 60% of their threads' time; at 29% (less than
+ * half) the time went elsewhere.  At the same CPU rate: no other rule
+ * would see it.
+ */
+TEST(share_of_time_halved)
+{
+	struct repick r;
+
+	repick_reset(&r);
+	EXPECT_EQ(timed(&r, 400, 0.60), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.35), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.90), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.29), REPICK_SHARE);
+	EXPECT_STREQ(repick_why_name(REPICK_SHARE), "share");
+}
+
+/*
+ * Too few calls timed say nothing, and do not set the reference: the
+ * first window with enough does.  Shares under 1% are one floor.
+ */
+TEST(share_needs_enough_calls_and_has_a_floor)
+{
+	struct repick r;
+
+	repick_reset(&r);
+	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS - 1, 0.9), REPICK_NO);
+	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS, 0.4), REPICK_NO);
+	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS - 1, 0.01), REPICK_NO);
+	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS, 0.21), REPICK_NO);
+	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS, 0.19), REPICK_SHARE);
+	repick_reset(&r);
+	EXPECT_EQ(timed(&r, 400, 0.008), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.001), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.0), REPICK_NO);
+	/* A new profile starts a new reference. */
+	repick_reset(&r);
+	EXPECT_EQ(timed(&r, 400, 0.10), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.06), REPICK_NO);
+}
+
+/*
+ * Bursts of fewer than ten calls' length understate the share: not
+ * judged.  400 calls in 0.1 s of bursts: at share 1, calls of 0.5 ms in
+ * 20 bursts of 5 ms; at share 0.4, calls of 0.2 ms, in 60 bursts (1.7 ms
+ * each, not judged) or in 50 (2 ms: judged, and halved).
+ */
+TEST(short_bursts_are_not_judged)
+{
+	struct repick r;
+
+	repick_reset(&r);
+	EXPECT_EQ(timed_in(&r, 20, 400, 1.0), REPICK_NO);
+	EXPECT_EQ(timed_in(&r, 60, 400, 0.4), REPICK_NO);
+	EXPECT_EQ(timed_in(&r, 50, 400, 0.4), REPICK_SHARE);
 }
 
 TEST_HARNESS_MAIN
