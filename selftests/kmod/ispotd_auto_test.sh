@@ -6,7 +6,9 @@
 # budget; the window lines say what was picked and why, and the picks'
 # series are served.  A target that only sleeps picks nothing, says so
 # once, and is never armed; profiles repeat every --auto-every windows
-# and a function that stays picked keeps its one series.
+# and a function that stays picked keeps its one series; and when the
+# picks' share of the time halves at the same CPU rate, a profile runs
+# again at once and picks where the time went.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/ispotd_lib.sh"
 s=/ispot/samples
@@ -14,7 +16,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 3
+tap_plan 4
 
 # The runner's init leaves lo down.
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
@@ -77,6 +79,49 @@ t_picks() {
 		! grep -q 'error' "$tmp/d.err"
 }
 tap_check "ispotd_auto_picks_the_waiting_function_and_serves_it" t_picks
+
+# cond_turns --queue-after: after its first phase (wait_turn() holds three
+# quarters of the threads' time), the threads queue on a mutex in
+# queue_up() instead, and wait_turn() returns at once: one thread still
+# computes at a time, so the CPU rate stays, and only the traced calls'
+# share of the time says that the picks went stale.  --auto-every 1000:
+# no profile is due for its period.
+# repicked_for_share: a profile ran because the share halved.
+repicked_for_share() {
+	json_get "$tmp/q.jsonl" .auto.why 2>/dev/null | grep -q '^share$'
+}
+
+t_drift() {
+	"$s/cond_turns" --threads 4 --delay-us 2000 --queue-after 1500 \
+		--iterations 100000000 >/dev/null &
+	bg=$!
+	ispotd --pid "$bg" --auto=3 --auto-time 1s --auto-every 1000 \
+		--window 4s --budget 25% --log "$tmp/q.jsonl" \
+		2>"$tmp/q.err" &
+	d=$!
+	daemon_ready "$tmp/q.err" || { kill $bg; stop_daemon $d; return 1; }
+	wait_for 300 repicked_for_share || echo "# timed out"
+	# One more window: the new picks traced.
+	sleep 5
+	kill "$bg"
+	wait "$bg" 2>/dev/null
+	stop_daemon "$d"
+	sed 's/^/# err: /' "$tmp/q.err"
+	for f in .auto.why .auto.picked_windows_ago .auto.picks[0].name \
+		 .auto.picks[1].name .auto.picks[2].name .bursts .armed_ns \
+		 .target_cpu_ns '.functions[name=wait_turn].calls'; do
+		echo "# $f: $(json_get "$tmp/q.jsonl" "$f" | tr '\n' ' ')"
+	done
+	# The first profile picked wait_turn; the one the share called for,
+	# and no other before it, found the queue.
+	[ "$(json_get "$tmp/q.jsonl" .auto.why | uniq | tr '\n' ' ')" = \
+	  "first share " ] &&
+		json_get "$tmp/q.jsonl" .auto.picks[0].name | head -n 1 |
+			grep -q '^wait_turn$\|^pthread_cond_wait$' &&
+		[ "$(json_get "$tmp/q.jsonl" '.auto.picks[name=queue_up].name' |
+		     tail -n 1)" = queue_up ]
+}
+tap_check "ispotd_auto_picks_again_when_the_picks_share_halves" t_drift
 
 # An idle daemon (sleep: an interruptible nanosleep, the process's own)
 # gives the profile nothing to pick: said once, however many profiles,
