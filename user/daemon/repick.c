@@ -8,6 +8,7 @@ void repick_reset(struct repick *r)
 {
 	r->cpu_rate = 0;
 	r->share = 0;
+	r->low = 0;
 	r->windows = 0;
 }
 
@@ -18,18 +19,15 @@ static double at_least_idle(double rate)
 
 /*
  * The traced calls' share of their threads' time in @w, at least
- * REPICK_MIN_SHARE; 0 when too few calls were timed to say, or the bursts
- * were too short for the calls (repick.h).
+ * REPICK_MIN_SHARE; 0 when too few calls were timed to say, or too many
+ * of those entered went untimed (repick.h).
  */
 static double timed_share(const struct repick_window *w)
 {
-	double share, call_ns;
+	double share;
 
 	if (w->timed_calls < REPICK_MIN_TIMED_CALLS || !w->lived_ns ||
-	    !w->bursts)
-		return 0;
-	call_ns = (double)w->timed_ns / (double)w->timed_calls;
-	if ((double)w->armed_ns / w->bursts < REPICK_MIN_BURST_CALLS * call_ns)
+	    (double)w->timed_calls < REPICK_MIN_TIMED * (double)w->calls)
 		return 0;
 	share = (double)w->timed_ns / (double)w->lived_ns;
 	return share > REPICK_MIN_SHARE ? share : REPICK_MIN_SHARE;
@@ -45,9 +43,14 @@ enum repick_why repick_check(struct repick *r, uint32_t every,
 	if (!w->window_ns)
 		return REPICK_NO;
 	rate = (double)w->cpu_ns / (double)w->window_ns;
-	/* The first window judged is the share the picks hold. */
+	/*
+	 * The first window judged is the share the picks hold; each judged
+	 * window after it at half or less counts, one above half clears.
+	 */
 	if (first_share)
 		r->share = share;
+	else if (share > 0)
+		r->low = share <= r->share / 2 ? r->low + 1 : 0;
 	/* The picks' own window: the rate they were made at. */
 	if (r->cpu_rate <= 0) {
 		r->cpu_rate = at_least_idle(rate);
@@ -58,7 +61,7 @@ enum repick_why repick_check(struct repick *r, uint32_t every,
 	ratio = at_least_idle(rate) / r->cpu_rate;
 	if (ratio >= 2 || ratio <= 0.5)
 		return REPICK_CPU;
-	if (!first_share && share > 0 && share <= r->share / 2)
+	if (r->low >= REPICK_LOW_WINDOWS)
 		return REPICK_SHARE;
 	return r->windows >= every ? REPICK_PERIOD : REPICK_NO;
 }

@@ -5,10 +5,11 @@
  * drifted: the target's CPU rate has doubled or halved since the first
  * window after the pick (a new phase, a new load), or the picks were not
  * called in a window they were armed for (the work moved elsewhere), or
- * the traced functions' share of their threads' time has halved since the
- * first window that timed enough of their calls (the time the profile
- * found in them went elsewhere, at the same CPU rate: a lock that is no
- * longer contended, a phase that waits elsewhere).  A rule of windows,
+ * the traced functions' share of their threads' time has stayed at half
+ * or less of the first judged window's for two judged windows in a row
+ * (the time the profile found in them went elsewhere, at the same CPU
+ * rate: a lock that is no longer contended, a phase that waits
+ * elsewhere; one window of heavy-tailed waits is not enough to say so).  A rule of windows,
  * measured by the bursts themselves, so that it costs nothing between
  * profiles; the profile itself is what tells where the time went.
  */
@@ -35,11 +36,14 @@ enum repick_why {
  */
 #define REPICK_MIN_TIMED_CALLS	50
 /*
- * A call that straddles a burst's edge is not timed, so bursts only a few
- * calls long understate the share: judged only where a burst lasts this
- * many calls on average (the understatement then about a tenth at most).
+ * A call still running when its burst ends is entered but not timed, and
+ * those are the long ones: where more than a tenth of the calls entered
+ * went untimed (bursts short for the calls), the share would be too low
+ * and the window is not judged.
  */
-#define REPICK_MIN_BURST_CALLS	10
+#define REPICK_MIN_TIMED	0.9
+/* Judged windows at half the share or less, in a row, that are drift. */
+#define REPICK_LOW_WINDOWS	2
 /* Below this share of their threads' time the traced calls count as idle. */
 #define REPICK_MIN_SHARE	0.01
 
@@ -47,7 +51,6 @@ enum repick_why {
 struct repick_window {
 	uint64_t window_ns, cpu_ns;	/* its length, the target's CPU time */
 	uint64_t armed_ns;
-	uint32_t bursts;	/* that armed_ns was in */
 	uint64_t calls;		/* probed calls entered while armed */
 	size_t nr_picks;
 	/*
@@ -61,6 +64,7 @@ struct repick_window {
 struct repick {
 	double cpu_rate;	/* of the first window after the pick; 0: none */
 	double share;		/* of the first window judged; 0: none */
+	unsigned int low;	/* judged windows at half of it, in a row */
 	unsigned int windows;	/* closed since the pick */
 };
 

@@ -450,7 +450,6 @@ int target_close_window(struct target *tg, FILE *log,
 	int ret;
 	uint64_t cpu = target_cpu(tg), wt_start = tg->win.start_ns;
 	uint64_t wt_calls = tg->win.calls, wt_armed = tg->win.armed_ns, wt_cpu;
-	uint32_t wt_bursts = tg->win.bursts;
 	double duty, overhead;
 
 	tg->win.cpu_ns = cpu > tg->cpu_window ? cpu - tg->cpu_window : 0;
@@ -473,12 +472,17 @@ int target_close_window(struct target *tg, FILE *log,
 					    tg->pick_cost_ns, tg->win.cpu_ns);
 	wt.profile_cost_ns = tg->pick_cost_ns;
 	ret = window_close(&tg->win, log, &wt, now, duty, overhead);
+	/*
+	 * Whether to pick again, from what the window said of the target
+	 * (read before the close reset it) and of its traced calls (the
+	 * close's sums, so after it; none, and no share judged, if it failed
+	 * before making them).
+	 */
 	if (au->on && tg->picked && picker_fd(&tg->picker) < 0 &&
 	    !tg->pick_due) {
 		const struct repick_window rw = {
 			.window_ns = now - wt_start, .cpu_ns = wt_cpu,
-			.armed_ns = wt_armed, .bursts = wt_bursts,
-			.calls = wt_calls,
+			.armed_ns = wt_armed, .calls = wt_calls,
 			.nr_picks = tg->nr_picks,
 			.timed_calls = tg->win.closed_calls,
 			.timed_ns = tg->win.closed_sum_ns,

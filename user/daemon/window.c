@@ -543,6 +543,8 @@ int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 	size_t n, i;
 	int ret;
 
+	/* Not this window's sums until window_totals() makes them. */
+	w->closed_calls = w->closed_sum_ns = w->closed_lived_ns = 0;
 	sr = sci_report(w->sci, now);
 	n = sci_nr_blocks(w->sci);
 	m = malloc((n + 1) * sizeof(*m));

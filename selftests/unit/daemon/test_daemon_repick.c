@@ -4,7 +4,7 @@
  * --auto-every windows, and sooner when the target's CPU rate doubles or
  * halves from the picks' first window, when no pick was called in a
  * window they were armed for, or when the traced calls' share of their
- * threads' time halves from the first window that timed enough of them.
+ * threads' time is half the first judged window's or less twice in a row.
  */
 #include "ispot_test.h"
 #include "repick.h"
@@ -26,25 +26,25 @@ static enum repick_why check(struct repick *r, uint32_t every,
 }
 
 /*
- * A window of 1 s at half a CPU, armed 0.1 s in @bursts bursts, two
- * threads: @calls timed, @share.
+ * A window of 1 s at @cpu_ns, armed 0.1 s, two threads: @entered calls
+ * entered, @calls of them timed, holding @share of the threads' time.
  */
-static enum repick_why timed_in(struct repick *r, uint32_t bursts,
-				uint64_t calls, double share)
+static enum repick_why timed_at(struct repick *r, uint64_t cpu_ns,
+				uint64_t entered, uint64_t calls, double share)
 {
 	const struct repick_window w = {
-		.window_ns = S, .cpu_ns = S / 2, .armed_ns = S / 10,
-		.bursts = bursts, .calls = calls, .nr_picks = 2,
-		.timed_calls = calls, .timed_ns = (uint64_t)(share * 2e8),
-		.lived_ns = 2 * S / 10,
+		.window_ns = S, .cpu_ns = cpu_ns, .armed_ns = S / 10,
+		.calls = entered, .nr_picks = 2, .timed_calls = calls,
+		.timed_ns = (uint64_t)(share * 2e8), .lived_ns = 2 * S / 10,
 	};
 
 	return repick_check(r, 10, &w);
 }
 
+/* The same at half a CPU, every call entered timed. */
 static enum repick_why timed(struct repick *r, uint64_t calls, double share)
 {
-	return timed_in(r, 1, calls, share);
+	return timed_at(r, S / 2, calls, calls, share);
 }
 
 TEST(every_n_windows)
@@ -109,60 +109,91 @@ TEST(picks_armed_but_uncalled)
 }
 
 /*
- * The traced calls held 60% of their threads' time; at 29% (less than
- * half) the time went elsewhere.  At the same CPU rate: no other rule
- * would see it.
+ * The traced calls held 60% of their threads' time (the first window
+ * judged: the reference, not the last window nor the most); two judged
+ * windows in a row at 30% or less say the time went elsewhere.  At the
+ * same CPU rate: no other rule would see it.
  */
-TEST(share_of_time_halved)
+TEST(share_of_time_halved_twice)
 {
 	struct repick r;
 
 	repick_reset(&r);
 	EXPECT_EQ(timed(&r, 400, 0.60), REPICK_NO);
-	EXPECT_EQ(timed(&r, 400, 0.35), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.40), REPICK_NO);
 	EXPECT_EQ(timed(&r, 400, 0.90), REPICK_NO);
-	EXPECT_EQ(timed(&r, 400, 0.29), REPICK_SHARE);
+	EXPECT_EQ(timed(&r, 400, 0.29), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.30), REPICK_SHARE);
 	EXPECT_STREQ(repick_why_name(REPICK_SHARE), "share");
 }
 
+/* One low window, then one above half: the count starts again. */
+TEST(one_low_window_is_not_drift)
+{
+	struct repick r;
+
+	repick_reset(&r);
+	EXPECT_EQ(timed(&r, 400, 0.60), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.20), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.31), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.20), REPICK_NO);
+	/* A window not judged neither counts nor clears. */
+	EXPECT_EQ(timed(&r, 10, 0.90), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.20), REPICK_SHARE);
+}
+
 /*
- * Too few calls timed say nothing, and do not set the reference: the
- * first window with enough does.  Shares under 1% are one floor.
+ * Too few calls timed, or too many entered left untimed (bursts short
+ * for the calls), say nothing, and do not set the reference: the first
+ * window with enough does.  Shares under 1% are one floor.
  */
-TEST(share_needs_enough_calls_and_has_a_floor)
+TEST(share_needs_enough_timed_calls_and_has_a_floor)
 {
 	struct repick r;
 
 	repick_reset(&r);
 	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS - 1, 0.9), REPICK_NO);
-	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS, 0.4), REPICK_NO);
+	EXPECT_EQ(timed_at(&r, S / 2, 400, 359, 0.9), REPICK_NO);
+	EXPECT_EQ(timed_at(&r, S / 2, 400, 360, 0.4), REPICK_NO);
+	EXPECT_EQ(timed_at(&r, S / 2, 400, 359, 0.01), REPICK_NO);
+	EXPECT_EQ(timed_at(&r, S / 2, 400, 359, 0.01), REPICK_NO);
 	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS - 1, 0.01), REPICK_NO);
 	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS, 0.21), REPICK_NO);
+	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS, 0.19), REPICK_NO);
 	EXPECT_EQ(timed(&r, REPICK_MIN_TIMED_CALLS, 0.19), REPICK_SHARE);
 	repick_reset(&r);
 	EXPECT_EQ(timed(&r, 400, 0.008), REPICK_NO);
 	EXPECT_EQ(timed(&r, 400, 0.001), REPICK_NO);
 	EXPECT_EQ(timed(&r, 400, 0.0), REPICK_NO);
-	/* A new profile starts a new reference. */
-	repick_reset(&r);
-	EXPECT_EQ(timed(&r, 400, 0.10), REPICK_NO);
-	EXPECT_EQ(timed(&r, 400, 0.06), REPICK_NO);
 }
 
-/*
- * Bursts of fewer than ten calls' length understate the share: not
- * judged.  400 calls in 0.1 s of bursts: at share 1, calls of 0.5 ms in
- * 20 bursts of 5 ms; at share 0.4, calls of 0.2 ms, in 60 bursts (1.7 ms
- * each, not judged) or in 50 (2 ms: judged, and halved).
- */
-TEST(short_bursts_are_not_judged)
+/* A new profile starts a new reference: 0.9 before it is forgotten. */
+TEST(reset_forgets_the_reference)
 {
 	struct repick r;
 
 	repick_reset(&r);
-	EXPECT_EQ(timed_in(&r, 20, 400, 1.0), REPICK_NO);
-	EXPECT_EQ(timed_in(&r, 60, 400, 0.4), REPICK_NO);
-	EXPECT_EQ(timed_in(&r, 50, 400, 0.4), REPICK_SHARE);
+	EXPECT_EQ(timed(&r, 400, 0.90), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.30), REPICK_NO);
+	repick_reset(&r);
+	EXPECT_EQ(timed(&r, 400, 0.30), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.30), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.30), REPICK_NO);
+}
+
+/* A window that is both: the CPU rule says why first, uncalled before it. */
+TEST(rules_in_order)
+{
+	struct repick r;
+
+	repick_reset(&r);
+	EXPECT_EQ(timed(&r, 400, 0.60), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.20), REPICK_NO);
+	EXPECT_EQ(timed_at(&r, S * 3 / 2, 400, 400, 0.20), REPICK_CPU);
+	repick_reset(&r);
+	EXPECT_EQ(timed(&r, 400, 0.60), REPICK_NO);
+	EXPECT_EQ(timed(&r, 400, 0.20), REPICK_NO);
+	EXPECT_EQ(timed_at(&r, S / 2, 0, 0, 0.20), REPICK_UNCALLED);
 }
 
 TEST_HARNESS_MAIN

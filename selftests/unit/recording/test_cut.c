@@ -83,10 +83,10 @@ static void chunks_of(const char *buf, size_t len, const char *path,
 	ASSERT_GT(count_records(path, c), 0);
 }
 
-/* Where the START section, the last of the first tables, ends. */
+/* Where the PROFILE section (3.1), the last of the first tables, ends. */
 static size_t tables_end(const char *buf, size_t len)
 {
-	size_t off = section_at(buf, len, REC_SEC_START);
+	size_t off = section_at(buf, len, REC_SEC_PROFILE);
 	uint32_t type;
 	uint64_t l;
 

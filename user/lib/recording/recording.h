@@ -37,7 +37,8 @@
 
 /*
  * Section types.  The writer puts META, FUNCS, PROBES and START first
- * (format 2.1), then the EVENTS, then NAMES, MAPS, STATS and END.
+ * (format 2.1), and PROFILE (3.1), then the EVENTS, then NAMES, MAPS,
+ * STATS and END.
  */
 enum recording_section {
 	REC_SEC_EVENTS = 1,	/* a run of events */
@@ -49,7 +50,7 @@ enum recording_section {
 	REC_SEC_STATS,		/* drops, times, where the recording stopped */
 	REC_SEC_END,		/* empty, last: the file is whole */
 	REC_SEC_START,		/* 2.1: when tracing began (u64 t_enable) */
-	REC_SEC_PROFILE,	/* 3.1: --auto's wall-clock profile, if any */
+	REC_SEC_PROFILE,	/* 3.1: --auto's wall-clock profile, or none */
 };
 
 /*
@@ -74,8 +75,11 @@ enum recording_section {
 #define RECORDING_MAX_SECTIONS	(1u << 24)
 /* A build-id as hex, its NUL included. */
 #define REC_BUILD_ID_MAX	160
-/* --auto's profile: its picks, and its folded stacks. */
-#define RECORDING_MAX_PICKS	4096
+/*
+ * --auto's profile: its picks (each is traced: as many as functions), and
+ * its folded stacks (the writer keeps the heaviest this many).
+ */
+#define RECORDING_MAX_PICKS	RECORDING_MAX_FUNCS
 #define RECORDING_MAX_STACKS	(1u << 20)
 
 /* --- writing (a live session) ------------------------------------------ */
@@ -133,6 +137,8 @@ void recording_free(struct recording *r);
 
 /* --- reading (ispotctl report) ----------------------------------------- */
 
+struct autopick;
+
 /* What only the file tells, beside the session's summary. */
 struct recording_meta {
 	uint16_t major, minor;		/* the file's format version */
@@ -181,7 +187,12 @@ struct recording_file {
 	struct autopick *picked;	/* 3.1: --auto's profile, or NULL */
 };
 
-struct autopick;
+/* Whether @rf's format keeps --auto's profile (3.1 on: PROFILE). */
+static inline bool rec_format_has_profile(const struct recording_file *rf)
+{
+	return rf->meta.major == 3 && rf->meta.minor >= 1;
+}
+
 struct rec_addrs;
 struct rec2_state;
 

@@ -135,9 +135,12 @@ int64_t rec2_sections(struct recording_file *rf, unsigned int *seen,
 
 int rec2_cut(struct recording_file *rf, uint64_t off, unsigned int seen)
 {
-	const unsigned int need = SEC(META) | SEC(FUNCS) | SEC(PROBES) |
-				  SEC(START);
+	unsigned int need = SEC(META) | SEC(FUNCS) | SEC(PROBES) |
+			    SEC(START);
 	char what[128];
+
+	if (rec_format_has_profile(rf))
+		need |= SEC(PROFILE);
 
 	if (rf->meta.major == 1 || (rf->lost && rf->lost_tail))
 		return rec_bad(rf, rf->lost ? "a section head is damaged" :

@@ -25,11 +25,75 @@ static void put_kinds(struct rec_buf *b, const uint64_t *ns)
 		buf_u64(b, ns[k]);
 }
 
+static int cmp_us_down(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/*
+ * The time of the RECORDING_MAX_STACKS-th heaviest line of @w, under which
+ * lines are left out (0: all are kept; UINT64_MAX: out of memory, none).
+ */
+static uint64_t stacks_cut(const struct wall_lines *w)
+{
+	uint64_t *us, cut;
+	size_t i;
+
+	if (w->nr <= RECORDING_MAX_STACKS)
+		return 0;
+	us = malloc(w->nr * sizeof(*us));
+	if (!us)
+		return UINT64_MAX;
+	for (i = 0; i < w->nr; i++)
+		us[i] = w->lines[i].us;
+	qsort(us, w->nr, sizeof(*us), cmp_us_down);
+	cut = us[RECORDING_MAX_STACKS - 1];
+	free(us);
+	return cut;
+}
+
+/*
+ * The folded lines, at most RECORDING_MAX_STACKS of them, the heaviest,
+ * in their order (the reader's bound; a profile of a million distinct
+ * stacks keeps its million heaviest).
+ */
+static void put_stacks(struct rec_buf *b, const struct wall_lines *w)
+{
+	uint64_t cut = stacks_cut(w);
+	size_t i, n = 0, at_cut;
+
+	/* Lines above the cut, then as many at it as the bound leaves. */
+	for (i = 0; i < w->nr; i++)
+		n += !cut || w->lines[i].us > cut;
+	at_cut = cut && cut != UINT64_MAX ? RECORDING_MAX_STACKS - n : 0;
+	buf_u32(b, n + at_cut);
+	for (i = 0; i < w->nr; i++) {
+		const struct wall_line *l = &w->lines[i];
+
+		if (cut && l->us < cut)
+			continue;
+		if (cut && l->us == cut) {
+			if (!at_cut)
+				continue;
+			at_cut--;
+		}
+		buf_str(b, l->stack);
+		buf_u64(b, l->us);
+	}
+}
+
 void rec_put_profile(struct rec_buf *b, const struct rec_tables *w)
 {
 	const struct autopick *a = w->tb->picked;
-	size_t i;
+	size_t i, nr;
 
+	/* Always there in 3.1: a reader can tell "none" from "lost". */
+	buf_u8(b, !!a);
+	if (!a)
+		return;
+	nr = a->nr < RECORDING_MAX_PICKS ? a->nr : RECORDING_MAX_PICKS;
 	buf_u64(b, a->duration_ns);
 	buf_u64(b, a->samples);
 	buf_u64(b, a->unprobeable);
@@ -41,8 +105,9 @@ void rec_put_profile(struct rec_buf *b, const struct rec_tables *w)
 	buf_u64(b, a->off_unnamed_ns);
 	buf_u64(b, a->off_stacks);
 	buf_u64(b, a->wall_ns);
-	buf_u32(b, a->nr);
-	for (i = 0; i < a->nr; i++) {
+	/* Picks come heaviest first: the bound keeps the heaviest. */
+	buf_u32(b, nr);
+	for (i = 0; i < nr; i++) {
 		const struct autopick_func *f = &a->funcs[i];
 
 		buf_sym(b, &f->sym);
@@ -52,11 +117,7 @@ void rec_put_profile(struct rec_buf *b, const struct rec_tables *w)
 		buf_u8(b, f->waits);
 		buf_u64(b, f->wall_ns);
 	}
-	buf_u32(b, a->wall.nr);
-	for (i = 0; i < a->wall.nr; i++) {
-		buf_str(b, a->wall.lines[i].stack);
-		buf_u64(b, a->wall.lines[i].us);
-	}
+	put_stacks(b, &a->wall);
 }
 
 static void get_kinds(struct rec_cur *c, uint64_t *ns)
@@ -103,11 +164,9 @@ static void get_stacks(struct rec_cur *c, struct wall_lines *w)
 	for (i = 0; i < n && !c->bad; i++) {
 		struct wall_line *l = &w->lines[i];
 
-		l->stack = cur_strdup(c);
+		l->stack = cur_strdup_max(c, WALL_FOLDED_MAX - 1);
 		l->us = cur_u64(c);
-		if (!l->stack || !l->stack[0] ||
-		    strlen(l->stack) >= WALL_FOLDED_MAX ||
-		    strchr(l->stack, '\n') ||
+		if (!l->stack || !l->stack[0] || strchr(l->stack, '\n') ||
 		    (i && strcmp(w->lines[i - 1].stack, l->stack) >= 0))
 			c->bad = true;
 	}
@@ -115,9 +174,13 @@ static void get_stacks(struct rec_cur *c, struct wall_lines *w)
 
 void rec_get_profile(struct rec_cur *c, struct recording_file *rf)
 {
-	struct autopick *a = calloc(1, sizeof(*a));
+	struct autopick *a;
 	uint32_t n;
 
+	/* 0: the session took no profile (no --auto). */
+	if (!get_bool(c))
+		return;
+	a = calloc(1, sizeof(*a));
 	rf->picked = a;
 	if (!a) {
 		c->bad = true;

@@ -61,10 +61,15 @@ void cur_str(struct rec_cur *c, char *buf, size_t len)
 
 char *cur_strdup(struct rec_cur *c)
 {
+	return cur_strdup_max(c, UINT32_MAX);
+}
+
+char *cur_strdup_max(struct rec_cur *c, uint32_t max)
+{
 	uint32_t n = cur_u32(c);
 	char *s;
 
-	if (c->bad || n > c->left || memchr(c->p, '\0', n)) {
+	if (c->bad || n > max || n > c->left || memchr(c->p, '\0', n)) {
 		c->bad = true;
 		return NULL;
 	}
@@ -445,6 +450,8 @@ int recording_open(const char *path, struct recording_file *rf)
 	/* 2.1 on has START too. */
 	if (rf->meta.major > 2 || (rf->meta.major == 2 && rf->meta.minor))
 		tables |= 1u << REC_SEC_START;
+	if (rec_format_has_profile(rf))
+		tables |= 1u << REC_SEC_PROFILE;
 	if (!rf->cut && (seen & tables) != tables)
 		return rec_bad(rf, rf->lost ? "a table section is damaged" :
 			       "a table section is missing");

@@ -30,6 +30,8 @@ void cur_str(struct rec_cur *c, char *buf, size_t len);
 
 /* A string of any length the section holds, malloc'd; NULL if bad. */
 char *cur_strdup(struct rec_cur *c);
+/* The same, of at most @max bytes: refused before it is copied. */
+char *cur_strdup_max(struct rec_cur *c, uint32_t max);
 
 /* A count of items of at least @item bytes each, at most @max. */
 uint32_t cur_count(struct rec_cur *c, uint32_t max, uint64_t item);

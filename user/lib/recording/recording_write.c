@@ -380,9 +380,6 @@ static void rec_tables(struct recording *r, const struct session_summary *s,
 
 	rec_image(&w, r->full, r->max_size, r->last_ts, r->records);
 	for (i = 0; i < n; i++) {
-		/* Only a session that --auto picked for has a profile. */
-		if (types[i] == REC_SEC_PROFILE && !tb->picked)
-			continue;
 		b.len = 0;
 		rec_put_table(&b, types[i], &w);
 		rec_section(r, types[i], &b);

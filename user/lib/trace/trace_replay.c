@@ -126,26 +126,36 @@ out:
 
 /*
  * --auto's profile, if the session took one: the JSON's "auto" object and
- * the HTML report's wall-time flame graph come from it, as live, and
- * --wall-folded writes it.  0, or -1 after one line.
+ * the HTML report's wall-time flame graph come from it, as live.  With
+ * --wall-folded there must be one: 0, or -1 after one line.
  */
 static int replay_profile(struct trace *t, struct recording_file *rf)
 {
-	const char *path = t->opts->wall_folded;
-	char err[512];
-
 	t->picked = rf->picked;
 	rf->picked = NULL;
-	if (!path)
+	if (!t->opts->wall_folded || t->picked)
 		return 0;
-	if (!t->picked) {
+	if (rec_format_has_profile(rf))
 		ispot_error("%s holds no wall-clock profile (it was recorded "
-			    "without --auto, or by an ispotctl older than "
-			    "format 3.1): drop --wall-folded",
+			    "without --auto): drop --wall-folded",
 			    t->opts->recording);
-		return -1;
-	}
-	if (wall_folded_write(path, &t->picked->wall, err, sizeof(err))) {
+	else
+		ispot_error("%s is a recording of format %u.%u, which keeps no "
+			    "wall-clock profile (3.1 on do): drop "
+			    "--wall-folded", t->opts->recording,
+			    rf->meta.major, rf->meta.minor);
+	return -1;
+}
+
+/* --wall-folded: the profile's lines, once the replay has succeeded. */
+static int replay_wall_folded(const struct trace *t)
+{
+	char err[512];
+
+	if (!t->opts->wall_folded)
+		return 0;
+	if (wall_folded_write(t->opts->wall_folded, &t->picked->wall, err,
+			      sizeof(err))) {
 		ispot_error("%s", err);
 		return -1;
 	}
@@ -163,7 +173,8 @@ int trace_replay(const struct trace_opts *o)
 	if (output_check(o) || recording_open(o->recording, &rf) ||
 	    trace_load_baseline(&t))
 		goto out;
-	if (replay_profile(&t, &rf) || replay_into(&t, &rf, true))
+	if (replay_profile(&t, &rf) || replay_into(&t, &rf, true) ||
+	    replay_wall_folded(&t))
 		goto out;
 	t.sym = rf.names;
 	rf.names = NULL;

@@ -16,7 +16,11 @@ struct folded {
 	struct strindex index;
 };
 
-/* @info's name as a frame, ';' made ',' so that it stays one frame. */
+/*
+ * @info's name as a frame, ';' made ',' so that it stays one frame, and a
+ * control character '?' so that a line stays one line (the names are the
+ * target's).
+ */
 static void frame_name(const struct elf_addr_info *info, bool named,
 		       char *buf, size_t len)
 {
@@ -34,6 +38,8 @@ static void frame_name(const struct elf_addr_info *info, bool named,
 	for (p = buf; *p; p++)
 		if (*p == ';')
 			*p = ',';
+		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 /* Add @us to the line of @stack. */
