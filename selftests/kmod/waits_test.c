@@ -315,7 +315,7 @@ TEST(tasks_new_and_exit_for_each_thread)
 	struct ispot_child c;
 	struct wsess w;
 	size_t i, j, news = 0, exits = 0, lasts = 0;
-	uint64_t last_exit_ts = 0, main_exit_ts = 0;
+	uint64_t main_exit_ts = 0;
 
 	ispot_require_module();
 	shared_map();
@@ -352,7 +352,6 @@ TEST(tasks_new_and_exit_for_each_thread)
 			EXPECT_EQ(r->data[2], 0);
 		} else if (r->kind == ISPOT_REC_TASK_EXIT) {
 			exits++;
-			last_exit_ts = r->ts_ns;
 			if (r->tid == (uint32_t)c.pid)
 				main_exit_ts = r->ts_ns;
 			if (r->data[0]) {
@@ -366,7 +365,14 @@ TEST(tasks_new_and_exit_for_each_thread)
 	EXPECT_EQ(news, NTHREADS + 1);
 	EXPECT_EQ(exits, NTHREADS + 1 + 1);
 	EXPECT_EQ(lasts, 1);
-	EXPECT_EQ(main_exit_ts, last_exit_ts);
+	/*
+	 * Main exited, and its record is the one that ends the group (above).
+	 * Not that it is the latest: sched_process_exit fires after
+	 * exit_mm(), whose clear of the child tid wakes the joiner, so a
+	 * joined thread's record can come after main's when the thread is
+	 * preempted in between (seen once under TCG: 585 us later).
+	 */
+	EXPECT_NE(main_exit_ts, 0);
 	/* Each thread: created, then exited. */
 	for (i = 0; i < w.n; i++) {
 		if (w.recs[i].kind != ISPOT_REC_TASK_NEW)
