@@ -408,7 +408,8 @@ heap_flat() { [ "$2" -le $(($1 + $1 / 10)) ]; }
 
 # churn_heap LOG ROUNDS [ISPOTD OPTION...]: the warm-up and the runs under
 # one always-armed ispotd window; the heap after each in kb0 (the
-# warm-up), kb1, kb2 and, if the run before it grew the heap, kb3.
+# warm-up), kb1, kb2 and, while the run before it grew the heap, kb3 and
+# kb4.
 churn_heap() {
 	log=$1 rounds=$2
 	shift 2
@@ -428,21 +429,30 @@ churn_heap() {
 	$churn --rounds $((4 * rounds)) >/dev/null
 	sleep 3
 	kb2=$(churn_anon_kb "$dpid")
-	kb3=
+	kb3= kb4=
 	if ! heap_flat "$kb1" "$kb2"; then
 		$churn --rounds $((4 * rounds)) >/dev/null
 		sleep 3
 		kb3=$(churn_anon_kb "$dpid")
+		if ! heap_flat "$kb2" "$kb3"; then
+			$churn --rounds $((4 * rounds)) >/dev/null
+			sleep 3
+			kb4=$(churn_anon_kb "$dpid")
+		fi
 	fi
 	stop_daemon "$dpid"
-	echo "# ispotd heap (RssAnon) ${kb0} kB after a warm-up of $((4 * rounds)) threads, then ${kb1}, ${kb2}${kb3:+, $kb3} kB after runs of $((16 * rounds)) threads each"
+	echo "# ispotd heap (RssAnon) ${kb0} kB after a warm-up of $((4 * rounds)) threads, then ${kb1}, ${kb2}${kb3:+, $kb3}${kb4:+, $kb4} kB after runs of $((16 * rounds)) threads each"
 }
 
 # Flat after the warm-up: the last run did not grow the heap, or, if it
-# did, the one after it did not.
+# did, one of the two after it did not.  A leak grows it in every run; a
+# heap that is a peak (the lossy runs below: the threads held when the
+# target ends) can rise twice by chance: seen once on 6.1, 1540, 3500 and
+# 4092 kB, with the leak the lossy test was written for mended.
 churn_flat() {
 	heap_flat "$kb1" "$kb2" && return 0
 	[ -n "$kb3" ] && heap_flat "$kb2" "$kb3" && return 0
+	[ -n "$kb4" ] && heap_flat "$kb3" "$kb4" && return 0
 	echo "# the heap grew in the runs after the warm-up: a leak"
 	return 1
 }
