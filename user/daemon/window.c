@@ -275,14 +275,13 @@ window_source_futexes(const struct window_set *w, uint32_t *ids)
 
 /*
  * Counters that only grow, for the metrics: the window's functions; and
- * the window's own sums (closed_*).
+ * the window's own sums (closed_*, zeroed by window_close()).
  */
 static void window_totals(struct window_set *w, const struct sci_report *sr)
 {
 	size_t i;
 	int k;
 
-	w->closed_calls = w->closed_sum_ns = w->closed_lived_ns = 0;
 	for (i = 0; i < sr->nr_funcs; i++) {
 		const struct sci_result *r = &sr->funcs[i];
 		struct window_func *f;
