@@ -235,21 +235,34 @@ static inline bool rec_keep(struct recording *r, size_t len)
 	return true;
 }
 
-/* The addresses a report may name: call sites, arguments, frames, words. */
-static void names_or(struct recording *r, uint64_t a, unsigned char bits)
+/* names_or() past its look-aside: @a is new to it, or its bits are. */
+static __attribute__((noinline)) void
+names_add(struct recording *r, struct addr_seen *s, uint64_t a,
+	  unsigned char bits)
 {
-	struct addr_seen *s = addr_seen(r->names_seen, a);
-	unsigned char *v;
+	unsigned char *v = rec_addrs_add(&r->names, a);
 
-	/* 0 is no address a mapping holds (an argument of 0, mostly). */
-	if (!a || (s->addr == a && (s->bits & bits) == bits))
-		return;
-	v = rec_addrs_add(&r->names, a);
 	if (!v)
 		return;		/* the set is full: not kept, not cached */
 	*v |= bits;
 	s->addr = a;
 	s->bits = *v;
+}
+
+/*
+ * The addresses a report may name: call sites, arguments, frames, words.
+ * In line: nearly every one was noted just before, and found beside the
+ * set for less than a call costs.
+ */
+static inline void names_or(struct recording *r, uint64_t a,
+			    unsigned char bits)
+{
+	struct addr_seen *s = addr_seen(r->names_seen, a);
+
+	/* 0 is no address a mapping holds (an argument of 0, mostly). */
+	if (!a || (s->addr == a && (s->bits & bits) == bits))
+		return;
+	names_add(r, s, a, bits);
 }
 
 /*
