@@ -9,7 +9,8 @@
  * at the drain's sentinel time or an op of no known type is refused in
  * one line.  SMALL records (format 3) round-trip at the bounds of their
  * fields, and a replay's runs of records (recording_next_records()) are
- * the events one by one.  Format 1's reader: test_format1.c.
+ * the events one by one; a frame's answer is kept whenever it changes.
+ * Format 1's reader: test_format1.c.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@
 #include "trace/trace.h"
 
 #define NR_RANDOM	60000	/* records: three chunks */
+#define FRAMES_ASKED	1000	/* past the writer's look-aside */
 
 /* A xorshift of @x: the records of a seed, again when read back. */
 static uint64_t rnd(uint64_t *x)
@@ -454,6 +456,55 @@ TEST(a_record_at_the_drain_sentinel_is_refused)
 	capture_end();
 	EXPECT_TRUE(strstr(captured, "a record is malformed: the recording "
 			   "is damaged") != NULL);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+}
+
+/*
+ * A frame's answer is an event when it is new or changed, whatever the
+ * writer's look-aside of the answers asked for last: addresses enough to
+ * share its slots, each asked six times in a row, the answer of a third
+ * of them changing every second time.
+ */
+TEST(a_frame_answer_is_kept_when_it_changes)
+{
+	struct session_summary s = { .mode = MODE_RUN,
+				     .abi_major = ISPOT_ABI_MAJOR };
+	const struct session_tables tb = { 0 };
+	struct recording_cursor cur = { 0 };
+	static signed char last[FRAMES_ASKED];
+	struct recording_file rf;
+	struct session_input ev;
+	struct recording *r;
+	char path[PATH_MAX];
+	unsigned int round, i, k, events = 0, want = 0;
+	bool ok;
+
+	path_in(path, "frames.isr");
+	r = recording_create(path, 1ull << 30, NULL, 0);
+	ASSERT_TRUE(r != NULL);
+	memset(last, -1, sizeof(last));
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < FRAMES_ASKED; i++)
+			for (k = 0; k < 6; k++) {
+				ok = i % 3 ? i & 1 : (k + round) / 2 & 1;
+				recording_frame(r, 0x400000 + 16 * i, ok);
+				want += last[i] != ok;
+				last[i] = ok;
+			}
+	ASSERT_EQ(recording_finish(r, &s, &tb), 0);
+	recording_free(r);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	memset(last, -1, sizeof(last));
+	while (recording_next(&rf, &cur, &ev) == 1) {
+		ASSERT_EQ(ev.type, INPUT_FRAME);
+		i = (ev.a - 0x400000) / 16;
+		ASSERT_LT(i, FRAMES_ASKED);
+		EXPECT_NE(last[i], (signed char)ev.b);
+		last[i] = ev.b;
+		events++;
+	}
+	EXPECT_EQ(events, want);
 	recording_cursor_free(&cur);
 	recording_close(&rf);
 }

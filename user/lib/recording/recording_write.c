@@ -26,13 +26,21 @@
 /* Events are written a section at a time, of about this much. */
 #define REC_CHUNK		(1u << 20)
 
-/* The addresses noted last, by a hash: spares the set most look-ups. */
-#define NAMES_SEEN	256
+/*
+ * The addresses a set (names, frames) was asked for last, by a hash, with
+ * their bytes as the set holds them: spares the set most look-ups.
+ */
+#define ADDRS_SEEN	256
 
-struct names_seen {
+struct addr_seen {
 	uint64_t addr;
 	unsigned char bits;
 };
+
+static inline struct addr_seen *addr_seen(struct addr_seen *seen, uint64_t a)
+{
+	return &seen[(a * 0x9e3779b97f4a7c15ull) >> 56];
+}
 
 struct recording {
 	struct afile out;
@@ -52,13 +60,14 @@ struct recording {
 	uint64_t last_ts;
 	/* Answers given, so that only a new one is an event. */
 	struct rec_addrs frames;
+	struct addr_seen frames_seen[ADDRS_SEEN];
 	/*
 	 * Addresses a report may name, named at the end; past REC_MAX_ADDRS
 	 * more stay unnamed (hex in reports), as do their frame answers
 	 * (taken, in a replay, as never judged).
 	 */
 	struct rec_addrs names;
-	struct names_seen seen[NAMES_SEEN];
+	struct addr_seen names_seen[ADDRS_SEEN];
 	char *path;		/* for messages (afile_commit() frees out.path) */
 	bool failed;
 	bool begun;		/* the tables a replay needs are written */
@@ -226,21 +235,34 @@ static inline bool rec_keep(struct recording *r, size_t len)
 	return true;
 }
 
-/* The addresses a report may name: call sites, arguments, frames, words. */
-static void names_or(struct recording *r, uint64_t a, unsigned char bits)
+/* names_or() past its look-aside: @a is new to it, or its bits are. */
+static __attribute__((noinline)) void
+names_add(struct recording *r, struct addr_seen *s, uint64_t a,
+	  unsigned char bits)
 {
-	struct names_seen *s = &r->seen[(a * 0x9e3779b97f4a7c15ull) >> 56];
-	unsigned char *v;
+	unsigned char *v = rec_addrs_add(&r->names, a);
 
-	/* 0 is no address a mapping holds (an argument of 0, mostly). */
-	if (!a || (s->addr == a && (s->bits & bits) == bits))
-		return;
-	v = rec_addrs_add(&r->names, a);
 	if (!v)
 		return;		/* the set is full: not kept, not cached */
 	*v |= bits;
 	s->addr = a;
 	s->bits = *v;
+}
+
+/*
+ * The addresses a report may name: call sites, arguments, frames, words.
+ * In line: nearly every one was noted just before, and found beside the
+ * set for less than a call costs.
+ */
+static inline void names_or(struct recording *r, uint64_t a,
+			    unsigned char bits)
+{
+	struct addr_seen *s = addr_seen(r->names_seen, a);
+
+	/* 0 is no address a mapping holds (an argument of 0, mostly). */
+	if (!a || (s->addr == a && (s->bits & bits) == bits))
+		return;
+	names_add(r, s, a, bits);
 }
 
 /*
@@ -344,19 +366,31 @@ void recording_input(struct recording *r, const struct session_input *in)
 	rec_record(r, in->rec);
 }
 
-/* Only a new address, or a new answer for one, is an event. */
+/*
+ * Only a new address, or a new answer for one, is an event.  A call stack
+ * asks again for the frames the last ones asked for: most answers are
+ * found in frames_seen, without the set's hash.
+ */
 void recording_frame(struct recording *r, uint64_t addr, bool ok)
 {
 	unsigned char want = FRAME_KNOWN | (ok ? FRAME_OK : 0);
-	unsigned char *v = rec_addrs_add(&r->frames, addr);
+	struct addr_seen *s = addr_seen(r->frames_seen, addr);
 	const struct session_input in = {
 		.type = INPUT_FRAME, .a = addr, .b = ok,
 	};
+	unsigned char *v;
 
-	if (!v || *v == want || r->full)
+	if (s->addr == addr && s->bits == want)
 		return;
-	*v = want;
-	rec_payload_event(r, &in);
+	v = rec_addrs_add(&r->frames, addr);
+	if (!v)
+		return;		/* the set is full: not kept, not cached */
+	if (*v != want && !r->full) {
+		*v = want;
+		rec_payload_event(r, &in);
+	}
+	s->addr = addr;
+	s->bits = *v;
 }
 
 bool recording_full(const struct recording *r, uint64_t *size,
