@@ -116,6 +116,31 @@ TEST(lost_switch_in_is_repaired_by_the_next_record)
 	timeline_free(tl);
 }
 
+/*
+ * A thread still on its CPU whose futex wait's EXIT was lost: the next
+ * call's record says it runs, so it is active again (the ENTRY and EXIT
+ * of a thread that is neither waiting nor moved take a shorter path).
+ */
+TEST(lost_futex_exit_is_repaired_on_the_same_cpu)
+{
+	struct timeline *tl = timeline_new();
+	uint64_t before, after;
+
+	ASSERT_TRUE(tl);
+	running(tl, 7, 0, 50);
+	running(tl, 8, 1, 50);
+	tl_feed(tl, ISPOT_REC_FUTEX_ENTER, 7, 100, LOCK_A, FUTEX_WAIT_PRIVATE,
+		3);
+	EXPECT_EQ(timeline_active(tl), 1);
+	before = running(tl, 8, 1, 100);
+	running(tl, 7, 0, 200);		/* its FUTEX_EXIT was lost */
+	EXPECT_EQ(timeline_active(tl), 2);
+	after = running(tl, 8, 1, 300);
+	/* Thread 7 beside it over 200..300, not while it waited. */
+	EXPECT_EQ(after - before, 100);
+	timeline_free(tl);
+}
+
 TEST(futex_report)
 {
 	const struct timeline_futex *f;

@@ -241,8 +241,55 @@ static inline void interf_split(const struct interf_call *c,
 	out->aside = c->aside;
 }
 
+/*
+ * Inline: the SCI engine adds every call to each block it counts for, and
+ * the call's prologue cost as much as the sums.
+ */
+static inline void interf_add_split(struct interf_acc *a,
+				    const struct interf_split *s)
+{
+	uint64_t rest = s->rest_ns;
+	double e = s->exposure;
+	double de, dr;
+
+	if (s->reference) {
+		a->solo.gated++;
+		a->solo.gated_rest_ns += rest;
+		a->solo.gated_ns += s->duration_ns;
+		return;
+	}
+	if (s->aside)
+		return;
+	a->n++;
+	a->direct_ns += s->direct_ns;
+	a->external_ns += s->external_ns;
+	a->rest_ns += rest;
+	if (rest < a->rest_min)
+		a->rest_min = rest;
+	if (!s->direct_ns && !s->external_ns && rest < a->clean_rest_min)
+		a->clean_rest_min = rest;
+	if (!s->others_ns) {
+		a->solo.solo++;
+		a->solo.solo_rest_ns += rest;
+		a->solo.solo_ns += s->duration_ns;
+	}
+	if (e <= INTERF_NEAR_EXPOSURE)
+		a->near++;
+	if (e <= INTERF_LOW_EXPOSURE)
+		a->low++;
+	if (e > INTERF_FIT_BAND)
+		return;
+	/* Welford's update of the means and co-moments of (e, r). */
+	a->band++;
+	de = e - a->mean_e;
+	a->mean_e += de / (double)a->band;
+	dr = (double)rest - a->mean_r;
+	a->mean_r += dr / (double)a->band;
+	a->m2_e += de * (e - a->mean_e);
+	a->c_er += de * ((double)rest - a->mean_r);
+}
+
 void interf_init(struct interf_acc *a);
-void interf_add_split(struct interf_acc *a, const struct interf_split *s);
 /* Both in one: a call that counts for one block. */
 void interf_add(struct interf_acc *a, const struct interf_call *c);
 /* Take @s's solo calls as evidence too (not as calls of this block). */

@@ -124,22 +124,11 @@ static int pair_reserve(struct pair_frame **frames, uint32_t depth,
 	       ARRAY_RESERVE(*frames, *cap, (size_t)depth + 1) : 0;
 }
 
-/* Push the frame @rec opens onto @frames, dropping the oldest if full. */
-static void pair_push(struct pairer *p, struct pair_frame *frames,
-		      uint32_t *depth, const struct ispot_record *rec,
-		      const uint64_t *aux)
+/* Frame @f is the one @rec opens, with @aux (NULL: zeros). */
+static inline void pair_frame_fill(struct pair_frame *f,
+				   const struct ispot_record *rec,
+				   const uint64_t *aux)
 {
-	struct pair_frame *f;
-
-	if (*depth == PAIR_MAX_DEPTH) {
-		/* Keep the innermost frames: they are the ones to return. */
-		memmove(frames, frames + 1,
-			(PAIR_MAX_DEPTH - 1) * sizeof(frames[0]));
-		(*depth)--;
-		p->stats.unpaired_entries++;
-		p->stats.overflow++;
-	}
-	f = &frames[(*depth)++];
 	f->sp = rec->sp;
 	f->ts = rec->ts_ns;
 	f->callsite = rec->ip;
@@ -154,6 +143,32 @@ static void pair_push(struct pairer *p, struct pair_frame *frames,
 	if (f->has_counters)
 		f->counters = *rec_counters(rec);
 	shape_init(&f->shape);
+}
+
+/* pair_push() onto a full @frames, out of line: its oldest goes. */
+static __attribute__((noinline)) void
+pair_push_full(struct pairer *p, struct pair_frame *frames,
+	       const struct ispot_record *rec, const uint64_t *aux)
+{
+	/* Keep the innermost frames: they are the ones to return. */
+	memmove(frames, frames + 1, (PAIR_MAX_DEPTH - 1) * sizeof(frames[0]));
+	p->stats.unpaired_entries++;
+	p->stats.overflow++;
+	pair_frame_fill(&frames[PAIR_MAX_DEPTH - 1], rec, aux);
+}
+
+/*
+ * Push the frame @rec opens onto @frames, dropping the oldest if full:
+ * that in a function of its own, so that a push saves no registers.
+ */
+static void pair_push(struct pairer *p, struct pair_frame *frames,
+		      uint32_t *depth, const struct ispot_record *rec,
+		      const uint64_t *aux)
+{
+	if (*depth == PAIR_MAX_DEPTH)
+		pair_push_full(p, frames, rec, aux);
+	else
+		pair_frame_fill(&frames[(*depth)++], rec, aux);
 }
 
 /*
