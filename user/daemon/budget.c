@@ -37,16 +37,17 @@ void budget_init(struct budget *b, double budget, double call_cost_ns,
 }
 
 /*
- * What @len_ns of the target's time may spend (budget.h, "Windows"): the
- * budget of its own work then, and at least of a tick's; nothing while
- * its rate is not known.
+ * What the plans for @len_ns of the target's time may spend (budget.h,
+ * "Windows"): BUDGET_AIM of the budget of its own work then, and at least
+ * of a tick's; nothing while its rate is not known.  The debt a window
+ * carries is reckoned against the whole budget (budget_window()).
  */
 static double budget_allowance_of(const struct budget *b, uint64_t len_ns)
 {
 	if (!b->own_known)
 		return 0;
-	return b->budget * fmax(b->own_rate * (double)len_ns,
-				BUDGET_MIN_CPU_NS);
+	return BUDGET_AIM * b->budget *
+	       fmax(b->own_rate * (double)len_ns, BUDGET_MIN_CPU_NS);
 }
 
 /*
