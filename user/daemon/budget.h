@@ -66,9 +66,8 @@
  * whole window (then it is that long, and the debt spaces the next); and
  * the daemon's time a burst is budget_windows()'s guess until one says.
  * A burst is cut to what is left of its window's allowance and never
- * crosses the window's end; what a window cannot pay (a profile, a
- * burst's own daemon time, or the daemon's time closing the window,
- * which ispotd charges too) is carried into the next ones as debt.
+ * crosses the window's end; what a window cannot pay (a profile, or a
+ * burst's own daemon time) is carried into the next ones as debt.
  * Where a burst of BUDGET_WINDOW_MIN_BURST_NS costs more than a whole
  * window may spend, windows with a burst go over and budget_over() says
  * so.

@@ -448,7 +448,7 @@ int target_close_window(struct target *tg, FILE *log,
 		.profile_why = repick_why_name(tg->profile_why),
 	};
 	int ret;
-	uint64_t c0 = budget_thread_cpu_ns(), close_ns;
+	uint64_t c0 = budget_thread_cpu_ns();
 	uint64_t cpu = target_cpu(tg), wt_start = tg->win.start_ns;
 	uint64_t wt_calls = tg->win.calls, wt_armed = tg->win.armed_ns, wt_cpu;
 	double duty, overhead;
@@ -495,15 +495,15 @@ int target_close_window(struct target *tg, FILE *log,
 	tg->pick_cost_ns = 0;
 	/*
 	 * Closing the window (its report and its line) is the daemon's time
-	 * on this target as much as a burst's is, and on a busy host it is
-	 * taken from the targets: this window pays it (or carries it as
-	 * debt), and the next window's daemon_cpu_ns shows it.  Uncounted,
-	 * it was a quarter of the budget in the emulated guest
-	 * (Documentation/evaluation.rst, "What the budget did not count").
+	 * on this target too: the next window's daemon_cpu_ns and
+	 * overhead_estimate show it.  It is not charged to the plans: it is
+	 * the price of the --window asked for, paid whatever the bursts do,
+	 * and it can exceed a small target's whole allowance (an idle one's,
+	 * or 1% of a 1 s window), which would then never burst or profile
+	 * again (Documentation/evaluation.rst, "What the budget did not
+	 * count").
 	 */
-	close_ns = budget_thread_cpu_ns() - c0;
-	budget_charge(&tg->budget, close_ns, now);
-	tg->win.daemon_ns += close_ns;
+	tg->win.daemon_ns += budget_thread_cpu_ns() - c0;
 	/* The next window pays its own way: it plans its bursts anew. */
 	budget_window(&tg->budget, now, now - wt_start, wt_cpu, wt_calls,
 		      next_window_ns);
