@@ -64,7 +64,8 @@ stop_daemon() {	# stop_daemon PID: SIGTERM, and its exit status
 # daemon_ready ERRFILE: ispotd has measured its probe cost, after which it
 # finds and arms targets (slow on the debug kernel: never a fixed sleep).
 daemon_ready() {
-	wait_for 180 grep -q 'a probed call costs\|cannot measure' "$1" ||
+	# -s: the daemon's shell may not have made ERRFILE yet.
+	wait_for 180 grep -qs 'a probed call costs\|cannot measure' "$1" ||
 		{ echo "# ispotd never got ready"; sed 's/^/# /' "$1"; return 1; }
 }
 
