@@ -7,7 +7,8 @@
 # Each test prints how long after the program's start its first armed
 # window was written (an upper bound on the time to the first burst).
 # The first window holds the budget as every other does: no window's
-# overhead_estimate above it (user/daemon/budget.h, "Windows").
+# overhead_estimate above it (user/daemon/budget.h, "Windows").  And the
+# windows count what ispotd spends on the target.
 . "$(dirname "$0")/tap.sh"
 s=/ispot/samples
 require_root
@@ -15,7 +16,7 @@ require_module
 tmpdir_setup
 . "$(dirname "$0")/ispotd_lib.sh"
 
-tap_plan 2
+tap_plan 3
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
@@ -100,8 +101,12 @@ first_window() {
 	# a loaded host; 0.24-0.38 s in single-threaded TCG), so this checks
 	# mostly that it is said.  That the budget cuts the bursts is
 	# test_daemon_budget_loop's every_window_holds_the_budget.
-	est=$(wfield "$tmp/first.jsonl" .overhead_estimate "$pid" |
-	      sort -g | tail -n 1)
+	# Of the windows 0.5 s long or more: one cut short (the last, at
+	# ispotd's end) carries the last close's time (the close is shown
+	# in the next window) over a sliver of the target's CPU time.
+	wfield "$tmp/first.jsonl" .overhead_estimate "$pid" >"$tmp/first.est"
+	est=$(paste "$tmp/first.ns" "$tmp/first.est" |
+	      awk '$1 >= 500000000 { print $2 }' | sort -g | tail -n 1)
 	echo "# overhead_estimate: $(wfield "$tmp/first.jsonl" \
 		.overhead_estimate "$pid" | tr '\n' ' ')(largest ${est:-none})"
 	for f in .window_ns .armed_ns .calls_armed .target_cpu_ns \
@@ -116,5 +121,35 @@ first_window() {
 		{ lt "$est" 0.02 || [ "$said" = 1 ]; }
 }
 tap_check first_window_has_a_burst_within_the_1pct_budget first_window
+
+# What ispotd spends on a target is what its budget holds: the windows'
+# daemon_cpu_ns add up to most of the CPU time ispotd used while the
+# target ran.  Counted: the bursts' sessions (arming, draining, closing
+# them), the rounds of ispotd's loop that their rings and solo blocks
+# wake, and the windows' closes.  Not counted: what no target caused
+# (its idle rounds, the heap's trim after the closes).  In the 6.1 guest
+# they counted 77-80% of it; before the loop and the sessions' close were
+# counted, 58%.  At least 65%.
+counted() {
+	: >"$tmp/count.err"
+	ispotd --exe "$s/lock_contention" --func acquire --func compute \
+		--window 5s --log "$tmp/count.jsonl" 2>"$tmp/count.err" &
+	dpid=$!
+	daemon_ready "$tmp/count.err" || return 1
+	t0=$(awk '{ print $14 + $15 }' "/proc/$dpid/stat")
+	"$s/lock_contention" --delay-us 100 --hold-us 100 --threads 2 \
+		--iterations 60000 >/dev/null &
+	pid=$!
+	wait "$pid"
+	t1=$(awk '{ print $14 + $15 }' "/proc/$dpid/stat")
+	stop_daemon "$dpid"
+	# USER_HZ ticks: 10 ms each.
+	used=$(((t1 - t0) * 10))
+	sum=$(wfield "$tmp/count.jsonl" .daemon_cpu_ns "$pid" |
+	      awk '{ s += $1 } END { printf "%.0f\n", s / 1e6 }')
+	echo "# ispotd used ${used} ms while the target ran; its windows counted ${sum} ms (daemon_cpu_ns: $(wfield "$tmp/count.jsonl" .daemon_cpu_ns "$pid" | tr '\n' ' '))"
+	[ "$used" -gt 0 ] && [ $((sum * 100)) -ge $((used * 65)) ]
+}
+tap_check windows_count_the_daemons_time_on_the_target counted
 
 tap_done

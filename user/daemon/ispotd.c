@@ -302,6 +302,25 @@ static void ispotd_reconcile(struct ispotd *d, uint64_t now)
 	}
 }
 
+/*
+ * The loop's own time in its last round (@ns: its poll, signals,
+ * discovery, reconcile and Prometheus service, not what targets counted
+ * themselves) is the armed bursts': their rings and solo blocks are what
+ * wake it.  Shared evenly among them; with none armed, the daemon's idle
+ * cost, charged to no target.
+ */
+static void ispotd_charge_loop(struct ispotd *d, uint64_t ns)
+{
+	size_t i, armed = 0;
+
+	for (i = 0; i < d->nr_targets; i++)
+		armed += d->targets[i].armed;
+	if (!armed)
+		return;
+	for (i = 0; i < d->nr_targets; i++)
+		target_charge_loop(&d->targets[i], ns / armed);
+}
+
 static void ispotd_close_windows(struct ispotd *d, uint64_t now)
 {
 	size_t i;
@@ -505,7 +524,7 @@ int main(int argc, char **argv)
 	struct ispotd_config cli;
 	struct ispotd d = { .sfd = -1 };
 	char status[128];
-	uint64_t now;
+	uint64_t now, round_cpu, counted = 0;
 	size_t i;
 	int ret;
 
@@ -549,7 +568,15 @@ int main(int argc, char **argv)
 		 (unsigned long long)(d.cfg.window_ns / 1000000000ull));
 	notify_send(status);
 
+	/* The thread's CPU time at the last round's start, and what the
+	 * targets counted themselves in it (ispotd_charge_loop()). */
+	round_cpu = budget_thread_cpu_ns();
 	while (!d.stop) {
+		uint64_t cpu = budget_thread_cpu_ns();
+
+		if (cpu > round_cpu + counted)
+			ispotd_charge_loop(&d, cpu - round_cpu - counted);
+		round_cpu = cpu;
 		now = trace_now();
 		ispotd_read_signals(&d, &cli, now);
 		if (d.stop)
@@ -568,12 +595,14 @@ int main(int argc, char **argv)
 			d.module_ok = false;
 			d.module_lost = true;
 		}
+		cpu = budget_thread_cpu_ns();
 		if (ispotd_module(&d, now))
 			for (i = 0; i < d.nr_targets; i++)
 				target_tick(&d.targets[i], &d.topts,
 					    &d.auto_pick, now);
 		if (now >= d.window_start + d.cfg.window_ns)
 			ispotd_close_windows(&d, now);
+		counted = budget_thread_cpu_ns() - cpu;
 		if (ispotd_poll(&d, trace_now())) {
 			ispot_error("poll failed: %s", strerror(errno));
 			break;

@@ -214,12 +214,23 @@ fail:
 void target_disarm(struct target *tg)
 {
 	struct trace *t = &tg->tr;
-	uint64_t cpu, c0 = budget_thread_cpu_ns();
+	uint64_t cpu, entries, armed_ns, gate_wait_ns;
+	uint64_t c0 = budget_thread_cpu_ns();
 
 	if (!tg->armed)
 		return;
 	trace_stop(t);
 	window_burst_end(&tg->win, t);
+	entries = t->pipe->stats.entries;
+	armed_ns = t->sum.t_end > t->sum.t_enable ?
+		   t->sum.t_end - t->sum.t_enable : 0;
+	gate_wait_ns = t->pipe->solo.gate_wait_ns;
+	if (t->sum.target_exited || t->sum.stop_reason)
+		tg->gone = true;
+	/* Closing the session (its rings, its probes) is the burst's too. */
+	trace_free(t);
+	tg->armed = false;
+	tg->bursts_since_pick++;
 	tg->daemon_ns += budget_thread_cpu_ns() - c0;
 	tg->win.daemon_ns += tg->daemon_ns;
 	cpu = target_cpu(tg);
@@ -227,16 +238,17 @@ void target_disarm(struct target *tg)
 	 * The gate's waits cost the target thread time, as ispotd's drain
 	 * costs CPU time: both count against the budget.
 	 */
-	budget_observe(&tg->budget, t->pipe->stats.entries,
-		       t->sum.t_end > t->sum.t_enable ?
-		       t->sum.t_end - t->sum.t_enable : 0,
+	budget_observe(&tg->budget, entries, armed_ns,
 		       cpu > tg->cpu_armed ? cpu - tg->cpu_armed : 0,
-		       tg->daemon_ns + t->pipe->solo.gate_wait_ns);
-	if (t->sum.target_exited || t->sum.stop_reason)
-		tg->gone = true;
-	trace_free(t);
-	tg->armed = false;
-	tg->bursts_since_pick++;
+		       tg->daemon_ns + gate_wait_ns);
+}
+
+bool target_charge_loop(struct target *tg, uint64_t ns)
+{
+	if (!tg->armed)
+		return false;
+	tg->daemon_ns += ns;
+	return true;
 }
 
 /* Say @msg about the profile of @tg, unless it was the last thing said. */
