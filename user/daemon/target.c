@@ -304,7 +304,10 @@ static void target_profile(struct target *tg, const struct target_auto *au,
  * the problem is said once.  Its cost is the budget's like a burst's:
  * the samples, and the off-CPU stacks the module took, cost the target
  * about a probed call each (a trap or a switch, and a walk of the user
- * stack), and the profile's thread what it took.
+ * stack), and the profile's thread what it took.  Like a burst's cost,
+ * its rate rises at once and falls through an average: the thread's
+ * part (loading the symbols, naming the samples) varies from one
+ * profile to the next by half.
  */
 static void target_picked(struct target *tg, const struct target_auto *au,
 			  uint64_t now)
@@ -313,6 +316,7 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 	struct autopick *a = &p->result;
 	size_t i, n;
 	uint64_t cost;
+	double rate;
 
 	picker_join(p);
 	n = a->nr < au->max ? a->nr : au->max;
@@ -322,8 +326,12 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 	cost = (uint64_t)((double)(a->samples + a->off_stacks) *
 			  tg->budget.call_cost_ns) + p->thread_cpu_ns;
 	tg->pick_cost_ns += cost;
-	if (p->duration_ns)
-		tg->profile_rate = (double)cost / (double)p->duration_ns;
+	if (p->duration_ns) {
+		rate = (double)cost / (double)p->duration_ns;
+		tg->profile_rate = rate > tg->profile_rate ? rate :
+				   tg->profile_rate + BUDGET_EWMA *
+				   (rate - tg->profile_rate);
+	}
 	budget_charge(&tg->budget, cost, now);
 	if (p->ret && kill(tg->pid, 0) && errno == ESRCH) {
 		tg->gone = true;

@@ -73,7 +73,7 @@ struct target {
 	struct repick repick;
 	unsigned int bursts_since_pick;	/* a pick is traced before the next */
 	uint64_t pick_cost_ns;	/* the profiles' cost in this window */
-	double profile_rate;	/* the last one's cost a ns it sampled */
+	double profile_rate;	/* the profiles' cost a ns they sampled */
 	char pick_said[512];	/* the last problem said, said once */
 	bool over_said;		/* budget_over(), said once */
 	/*
