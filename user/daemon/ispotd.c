@@ -17,7 +17,6 @@
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,26 +24,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "calibrate.h"
 #include "config.h"
 #include "trace/device.h"
 #include "discover.h"
 #include "util/errors.h"
 #include "http.h"
 #include "metrics.h"
+#include "module_watch.h"
 #include "notify.h"
 #include "target.h"
 #include "trace/tasks.h"
 #include "util/array.h"
-
-/* How often a missing module is looked for again. */
-#define ISPOTD_MODULE_RETRY_NS	(5 * 1000000000ull)
-/*
- * The cost of one probed call when it cannot be measured (a module that
- * cannot trace ispotd itself): high on purpose, so the budget errs on
- * the cheap side.  Emulated guests measure ~30 us, hardware ~2-5 us.
- */
-#define ISPOTD_FALLBACK_COST_NS	50000.0
 
 struct ispotd {
 	struct ispotd_config cfg;
@@ -60,16 +50,9 @@ struct ispotd {
 	size_t nr_targets, cap_targets;
 
 	uint64_t window_start;
-	bool module_ok;		/* /dev/ispot answered the last time */
-	bool module_lost;	/* it went away after answering */
-	uint64_t module_check;	/* when to look for it again */
-	bool calibrated;
-	double call_cost_ns;
-	double session_ns;	/* the daemon's time on a session, measured */
+	struct module_watch mod;
 	bool stop;
 };
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --auto as the targets see it, from the config. */
 static void ispotd_auto_opts(struct ispotd *d)
@@ -81,18 +64,6 @@ static void ispotd_auto_opts(struct ispotd *d)
 		.time_ns = d->cfg.auto_time_ns,
 		.every = d->cfg.auto_every,
 	};
-}
-
-/* Informational lines go where errors go: the journal reads stderr. */
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", ispot_progname);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static int ispotd_observe(void *metrics, const struct window_figures *wf)
@@ -135,7 +106,7 @@ static void ispotd_relisten(struct ispotd *d)
 		return;
 	if (!want) {
 		if (cur)
-			say("no --listen any more: metrics endpoint closed");
+			ispot_say("no --listen any more: metrics endpoint closed");
 		http_free(d->http);
 		d->http = NULL;
 		return;
@@ -150,7 +121,7 @@ static void ispotd_relisten(struct ispotd *d)
 	}
 	http_free(d->http);
 	d->http = s;
-	say("metrics at http://%s/metrics", want);
+	ispot_say("metrics at http://%s/metrics", want);
 }
 
 static const char *target_source(const struct ispotd *d,
@@ -161,52 +132,18 @@ static const char *target_source(const struct ispotd *d,
 	return "";
 }
 
-/*
- * Whether the module is there, checked without tracing anything; a
- * change is said once, not at every retry.
- */
+/* Whether the module is there; bursts that failed while it was away
+ * need not wait their backoff once it is back. */
 static bool ispotd_module(struct ispotd *d, uint64_t now)
 {
-	struct ispot_device dev;
-	char err[256];
+	size_t i;
 
-	if (d->module_ok || now < d->module_check)
-		return d->module_ok;
-	d->module_check = now + ISPOTD_MODULE_RETRY_NS;
-	if (ispot_device_open(&dev, err, sizeof(err))) {
-		static char said[256];
-
-		if (strcmp(said, err)) {
-			say("%s; retrying every %llus", err,
-			    ISPOTD_MODULE_RETRY_NS / 1000000000ull);
-			snprintf(said, sizeof(said), "%s", err);
-		}
+	if (!module_watch_check(&d->mod, now))
 		return false;
-	}
-	ispot_device_close(&dev);
-	d->module_ok = true;
-	if (d->module_lost) {
-		size_t i;
-
-		say("ispot.ko is back: tracing again");
-		/* Bursts that failed meanwhile need not wait their backoff. */
+	if (d->mod.back) {
 		for (i = 0; i < d->nr_targets; i++)
 			target_resume(&d->targets[i], now);
-		d->module_lost = false;
-	}
-	if (!d->calibrated) {
-		if (calibrate_call_cost(&d->call_cost_ns, &d->session_ns, err,
-					sizeof(err))) {
-			say("cannot measure what a probed call costs (%s); "
-			    "assuming %.0f us", err,
-			    ISPOTD_FALLBACK_COST_NS / 1000);
-			d->call_cost_ns = ISPOTD_FALLBACK_COST_NS;
-			d->session_ns = 0;
-		} else {
-			say("a probed call costs %.2f us on this host",
-			    d->call_cost_ns / 1000);
-		}
-		d->calibrated = true;
+		d->mod.back = false;
 	}
 	return true;
 }
@@ -234,7 +171,7 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 	}
 	tg = &d->targets[d->nr_targets];
 	if (target_init(tg, p->pid, p->start_time, target_source(d, p),
-			d->cfg.budget, d->call_cost_ns, d->session_ns, now,
+			d->cfg.budget, d->mod.call_cost_ns, d->mod.session_ns, now,
 			d->window_start + d->cfg.window_ns, d->cfg.window_ns)) {
 		target_free(tg);
 		ispot_error("out of memory adding pid %d", (int)p->pid);
@@ -246,7 +183,7 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 		ispot_error("out of memory: pid %d has no metrics yet",
 			    (int)p->pid);
 	d->nr_targets++;
-	say("tracing pid %d (%s)", (int)tg->pid, tg->exe);
+	ispot_say("tracing pid %d (%s)", (int)tg->pid, tg->exe);
 }
 
 /* Write what a target that is gone had, and forget it. */
@@ -270,12 +207,12 @@ static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 	n = readlink(link, now_exe, sizeof(now_exe) - 1);
 	if (n <= 0 || proc_start_time(tg->pid, &start) ||
 	    start != tg->start_time) {
-		say("pid %d is gone", (int)tg->pid);
+		ispot_say("pid %d is gone", (int)tg->pid);
 	} else if (tg->cgroup[0]) {
-		say("pid %d is gone: it left %s", (int)tg->pid, tg->cgroup);
+		ispot_say("pid %d is gone: it left %s", (int)tg->pid, tg->cgroup);
 	} else {
 		now_exe[n] = '\0';
-		say("pid %d is gone: it exec'd %s", (int)tg->pid, now_exe);
+		ispot_say("pid %d is gone: it exec'd %s", (int)tg->pid, now_exe);
 	}
 	target_free(tg);
 	d->targets[i] = d->targets[--d->nr_targets];
@@ -357,7 +294,7 @@ static int ispotd_start_discovery(struct ispotd *d)
 		return -1;
 	}
 	if (!discover_netlink(d->disc))
-		say("no proc connector (CAP_NET_ADMIN on older kernels, and "
+		ispot_say("no proc connector (CAP_NET_ADMIN on older kernels, and "
 		    "the initial pid namespace): new processes are found by "
 		    "scanning /proc every second");
 	return 0;
@@ -398,7 +335,7 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 
 	notify_send("RELOADING=1");
 	if (ispotd_config_load(cli, &fresh)) {
-		say("keeping the running configuration");
+		ispot_say("keeping the running configuration");
 		notify_send("READY=1");
 		return;
 	}
@@ -407,7 +344,7 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 	ispotd_config_trace_opts(&d->cfg, &d->topts);
 	ispotd_auto_opts(d);
 	if (ispotd_start_discovery(d)) {
-		say("keeping the previous targets");
+		ispot_say("keeping the previous targets");
 		d->disc = old;
 	} else {
 		discover_free(old);
@@ -418,7 +355,7 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 	ispotd_relisten(d);
 	discover_update(d->disc, now);
 	ispotd_reconcile(d, now);
-	say("configuration reloaded");
+	ispot_say("configuration reloaded");
 	notify_send("READY=1");
 }
 
@@ -485,8 +422,8 @@ static int ispotd_poll(struct ispotd *d, uint64_t now)
 	/* Discovery rescans once a second without netlink. */
 	if (next > now + 1000000000ull)
 		next = now + 1000000000ull;
-	if (!d->module_ok && next > d->module_check)
-		next = d->module_check;
+	if (!d->mod.ok && next > d->mod.next_check)
+		next = d->mod.next_check;
 	timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 	ret = poll(pfd, n, timeout);
 	/* A readable ring means records: the next tick drains them. */
@@ -582,7 +519,7 @@ int main(int argc, char **argv)
 		if (d.stop)
 			break;
 		discover_update(d.disc, now);
-		if (d.calibrated || ispotd_module(&d, now))
+		if (d.mod.calibrated || ispotd_module(&d, now))
 			ispotd_reconcile(&d, now);
 		metrics_set_targets(d.metrics, d.nr_targets);
 		/*
@@ -591,10 +528,8 @@ int main(int argc, char **argv)
 		 * when it happens and the module's return restarts the
 		 * bursts at once.
 		 */
-		if (d.module_ok && access(ISPOT_DEVICE_PATH, F_OK)) {
-			d.module_ok = false;
-			d.module_lost = true;
-		}
+		if (d.mod.ok && access(ISPOT_DEVICE_PATH, F_OK))
+			module_watch_lost(&d.mod);
 		cpu = budget_thread_cpu_ns();
 		if (ispotd_module(&d, now))
 			for (i = 0; i < d.nr_targets; i++)

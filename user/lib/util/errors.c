@@ -15,16 +15,30 @@ void ispot_error_hook(void (*fn)(void *ctx), void *ctx)
 	error_hook_ctx = ctx;
 }
 
+static void ispot_line(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", ispot_progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void ispot_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	if (error_hook)
 		error_hook(error_hook_ctx);
-	fflush(stdout);
-	fprintf(stderr, "%s: ", ispot_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ispot_line(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void ispot_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ispot_line(fmt, ap);
+	va_end(ap);
 }

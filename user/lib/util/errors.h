@@ -16,6 +16,11 @@ extern const char *ispot_progname;
 
 /* One line on stderr, prefixed with the program name. */
 void ispot_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * An informational line, where errors go and in their form ("PROG: ..."):
+ * a daemon's journal reads stderr.  No hook runs: it is not an error.
+ */
+void ispot_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Run @fn(@ctx) before each error line is printed, so that whatever owns
