@@ -94,8 +94,9 @@ tap_check "a_share_out_of_range_is_one_line" t_bad
 # lock_contention the worker left outside the gate starves in the futex
 # inside acquire(), so a block may make no reference call at all (CI saw
 # 0, 0 and 29 in the first three windows, and 54-151 in other runs).
-# The budget is the default's armed time, not its figure: a probe costs 50-100 times
-# more in the emulated guest than on a host (Documentation/evaluation.rst),
+# The budget is the default's armed time, not its figure: a probe costs
+# 50-100 times more in the emulated guest than on a host
+# (Documentation/evaluation.rst),
 # so 1% would arm the pool a fiftieth as long as on a host, one probing
 # burst in the first minutes; 25% arms it about as long as 1% would there.
 t_daemon() {

@@ -115,10 +115,8 @@ static void budget_observe_window(struct budget *b, double traps,
 	} else {
 		b->cost_avg += BUDGET_EWMA * (traps - b->cost_avg);
 		b->own_avg += BUDGET_EWMA * (own - b->own_avg);
-		b->trap_rate = rate > b->trap_rate ? rate :
-			       b->trap_rate + BUDGET_EWMA * (rate - b->trap_rate);
-		b->daemon_avg = d > b->daemon_avg ? d :
-				b->daemon_avg + BUDGET_EWMA * (d - b->daemon_avg);
+		b->trap_rate = budget_ceiling(b->trap_rate, rate);
+		b->daemon_avg = budget_ceiling(b->daemon_avg, d);
 	}
 	b->tick_full = b->cost_avg > 0 ? b->cost_avg /
 		       fmax(b->own_avg, BUDGET_EWMA * BUDGET_MIN_CPU_NS) : 0.0;

@@ -89,6 +89,15 @@
 #define BUDGET_MIN_CPU_NS	(10 * 1000000ull)
 /* Weight of a new burst in the slow average of o_full. */
 #define BUDGET_EWMA		0.25
+
+/*
+ * A cost's estimate after a new reading @x: a rise at once (a ceiling
+ * must not wait to learn it), a fall through the slow average.
+ */
+static inline double budget_ceiling(double est, double x)
+{
+	return x > est ? x : est + BUDGET_EWMA * (x - est);
+}
 /* The least duty with windows: a period is a burst over it. */
 #define BUDGET_MIN_DUTY		1e-6
 /* A window shorter than this teaches no first own rate: a tick or two. */

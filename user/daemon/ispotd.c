@@ -106,7 +106,8 @@ static void ispotd_relisten(struct ispotd *d)
 		return;
 	if (!want) {
 		if (cur)
-			ispot_say("no --listen any more: metrics endpoint closed");
+			ispot_say("no --listen any more: "
+				  "metrics endpoint closed");
 		http_free(d->http);
 		d->http = NULL;
 		return;
@@ -132,8 +133,10 @@ static const char *target_source(const struct ispotd *d,
 	return "";
 }
 
-/* Whether the module is there; bursts that failed while it was away
- * need not wait their backoff once it is back. */
+/*
+ * Whether the module is there; bursts that failed while it was away
+ * need not wait their backoff once it is back.
+ */
 static bool ispotd_module(struct ispotd *d, uint64_t now)
 {
 	size_t i;
@@ -171,8 +174,9 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 	}
 	tg = &d->targets[d->nr_targets];
 	if (target_init(tg, p->pid, p->start_time, target_source(d, p),
-			d->cfg.budget, d->mod.call_cost_ns, d->mod.session_ns, now,
-			d->window_start + d->cfg.window_ns, d->cfg.window_ns)) {
+			d->cfg.budget, d->mod.call_cost_ns, d->mod.session_ns,
+			now, d->window_start + d->cfg.window_ns,
+			d->cfg.window_ns)) {
 		target_free(tg);
 		ispot_error("out of memory adding pid %d", (int)p->pid);
 		return;
@@ -209,10 +213,12 @@ static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 	    start != tg->start_time) {
 		ispot_say("pid %d is gone", (int)tg->pid);
 	} else if (tg->cgroup[0]) {
-		ispot_say("pid %d is gone: it left %s", (int)tg->pid, tg->cgroup);
+		ispot_say("pid %d is gone: it left %s", (int)tg->pid,
+			  tg->cgroup);
 	} else {
 		now_exe[n] = '\0';
-		ispot_say("pid %d is gone: it exec'd %s", (int)tg->pid, now_exe);
+		ispot_say("pid %d is gone: it exec'd %s", (int)tg->pid,
+			  now_exe);
 	}
 	target_free(tg);
 	d->targets[i] = d->targets[--d->nr_targets];
@@ -294,9 +300,9 @@ static int ispotd_start_discovery(struct ispotd *d)
 		return -1;
 	}
 	if (!discover_netlink(d->disc))
-		ispot_say("no proc connector (CAP_NET_ADMIN on older kernels, and "
-		    "the initial pid namespace): new processes are found by "
-		    "scanning /proc every second");
+		ispot_say("no proc connector (CAP_NET_ADMIN on older kernels, "
+			  "and the initial pid namespace): new processes are "
+			  "found by scanning /proc every second");
 	return 0;
 }
 
@@ -505,8 +511,10 @@ int main(int argc, char **argv)
 		 (unsigned long long)(d.cfg.window_ns / 1000000000ull));
 	notify_send(status);
 
-	/* The thread's CPU time at the last round's start, and what the
-	 * targets counted themselves in it (ispotd_charge_loop()). */
+	/*
+	 * The thread's CPU time at the last round's start, and what the
+	 * targets counted themselves in it (ispotd_charge_loop()).
+	 */
 	round_cpu = budget_thread_cpu_ns();
 	while (!d.stop) {
 		uint64_t cpu = budget_thread_cpu_ns();

@@ -243,12 +243,10 @@ void target_disarm(struct target *tg)
 		       tg->daemon_ns + gate_wait_ns);
 }
 
-bool target_charge_loop(struct target *tg, uint64_t ns)
+void target_charge_loop(struct target *tg, uint64_t ns)
 {
-	if (!tg->armed)
-		return false;
-	tg->daemon_ns += ns;
-	return true;
+	if (tg->armed)
+		tg->daemon_ns += ns;
 }
 
 /* Say @msg about the profile of @tg, unless it was the last thing said. */
@@ -316,7 +314,6 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 	struct autopick *a = &p->result;
 	size_t i, n;
 	uint64_t cost;
-	double rate;
 
 	picker_join(p);
 	n = a->nr < au->max ? a->nr : au->max;
@@ -326,12 +323,10 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 	cost = (uint64_t)((double)(a->samples + a->off_stacks) *
 			  tg->budget.call_cost_ns) + p->thread_cpu_ns;
 	tg->pick_cost_ns += cost;
-	if (p->duration_ns) {
-		rate = (double)cost / (double)p->duration_ns;
-		tg->profile_rate = rate > tg->profile_rate ? rate :
-				   tg->profile_rate + BUDGET_EWMA *
-				   (rate - tg->profile_rate);
-	}
+	if (p->duration_ns)
+		tg->profile_rate = budget_ceiling(tg->profile_rate,
+						  (double)cost /
+						  (double)p->duration_ns);
 	budget_charge(&tg->budget, cost, now);
 	if (p->ret && kill(tg->pid, 0) && errno == ESRCH) {
 		tg->gone = true;

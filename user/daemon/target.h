@@ -121,10 +121,10 @@ int target_close_window(struct target *tg, FILE *log,
 /*
  * Charge @ns of ispotd's loop to @tg's armed burst: the wakeups its ring
  * and its solo blocks cause cost the loop around target_tick() too (its
- * poll, its discovery and reconcile rounds).  False, and nothing charged,
- * when @tg is not armed.
+ * poll, its discovery and reconcile rounds).  Nothing when @tg is not
+ * armed.
  */
-bool target_charge_loop(struct target *tg, uint64_t ns);
+void target_charge_loop(struct target *tg, uint64_t ns);
 
 /* The device fd to poll while armed, else -1. */
 int target_fd(const struct target *tg);
