@@ -8,7 +8,9 @@
  * and named, and the other chunks are read whole; a record of a bad size,
  * at the drain's sentinel time or an op of no known type is refused in
  * one line.  SMALL records (format 3) round-trip at the bounds of their
- * fields, and a replay's runs of records (recording_next_records()) are
+ * fields, and MEDIUM ones (format 4) at every length of their difference,
+ * a bad one refused in one line; a replay's runs of records
+ * (recording_next_records()) are
  * the events one by one; a frame's answer is kept whenever it changes.
  * Format 1's reader: test_format1.c.
  */
@@ -219,6 +221,33 @@ TEST(a_replays_runs_of_records_are_the_events)
 }
 
 /*
+ * @path's events are @n records, @want's, and read as a replay reads them
+ * the same: the length of its first chunk.
+ */
+static size_t reads_back(const char *path, const struct ispot_record *want,
+			 unsigned int n)
+{
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	unsigned int i;
+	size_t len;
+
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	len = rf.events[0].len;
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(recording_next(&rf, &cur, &ev), 1);
+		ASSERT_EQ(ev.type, INPUT_RECORD);
+		ASSERT_EQ(memcmp(ev.rec, &want[i], sizeof(want[i])), 0);
+	}
+	EXPECT_EQ(recording_next(&rf, &cur, &ev), 0);
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+	runs_are_the_events(path);
+	return len;
+}
+
+/*
  * Entries and exits that repeat their thread's call site, arguments and
  * cpu, at the bounds of a SMALL record's fields and one past each: every
  * one round-trips, SMALL or not, and most are SMALL (5 bytes).
@@ -237,9 +266,6 @@ TEST(small_records_round_trip_at_their_bounds)
 				  .sp = 0x7ffd0000 };
 	struct ispot_record want[200];
 	const struct session_input in = { .type = INPUT_RECORD, .rec = &r };
-	struct recording_cursor cur = { 0 };
-	struct recording_file rf;
-	struct session_input ev;
 	struct recording *rec;
 	char path[PATH_MAX];
 	unsigned int i;
@@ -258,21 +284,158 @@ TEST(small_records_round_trip_at_their_bounds)
 	}
 	ASSERT_EQ(recording_finish(rec, &s, &tb), 0);
 	recording_free(rec);
-	ASSERT_EQ(recording_open(path, &rf), 0);
 	/*
 	 * About 28% are in every bound (5 bytes each), the rest 7 to 12
 	 * bytes: under 8 a record only if those were SMALL.
 	 */
-	EXPECT_LT(rf.events[0].len, 200 * 8);
-	for (i = 0; i < 200; i++) {
-		ASSERT_EQ(recording_next(&rf, &cur, &ev), 1);
-		ASSERT_EQ(ev.type, INPUT_RECORD);
-		ASSERT_EQ(memcmp(ev.rec, &want[i], sizeof(want[i])), 0);
-	}
-	EXPECT_EQ(recording_next(&rf, &cur, &ev), 0);
+	EXPECT_LT(reads_back(path, want, 200), 200 * 8);
+}
+
+/*
+ * @buf (@len bytes, of @path), its chunk at @at sealed again, written and
+ * read to its end: refused, in one line that says @why.  Frees @buf.
+ */
+static void events_refused(const char *path, char *buf, size_t len,
+			   size_t at, const char *why)
+{
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	int n;
+
+	rec2_reseal(buf, at);
+	spit(path, buf, len);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	capture_begin();
+	while ((n = recording_next(&rf, &cur, &ev)) > 0)
+		;
+	capture_end();
+	EXPECT_EQ(n, -1);
+	EXPECT_TRUE(strstr(captured, why) != NULL);
+	EXPECT_TRUE(strchr(captured, '\n') == captured + strlen(captured) - 1);
 	recording_cursor_free(&cur);
 	recording_close(&rf);
-	runs_are_the_events(path);
+	free(buf);
+}
+
+/*
+ * Entries and exits that repeat all but one argument (each of the three
+ * in turn, by a difference of every length from 1 to 8 bytes, up and
+ * down), and some that change two: every one round-trips; one argument
+ * changed is MEDIUM (6 bytes and the difference), two are a body.
+ */
+TEST(medium_records_round_trip_at_their_bounds)
+{
+	struct session_summary s = { .mode = MODE_RUN,
+				     .abi_major = ISPOT_ABI_MAJOR };
+	const struct session_tables tb = { 0 };
+	struct ispot_record r = { .ts_ns = 1000, .tid = 101, .tgid = 4321,
+				  .ip = 0x401000, .data = { 3, 4, 5 },
+				  .kind = ISPOT_REC_ENTRY, .nslots = 1,
+				  .sp = 0x7ffd0000, .probe_id = 9 };
+	const struct session_input in = { .type = INPUT_RECORD, .rec = &r };
+	struct ispot_record want[2 + 96 + 8];
+	struct recording *rec;
+	char path[PATH_MAX];
+	unsigned int i, n = 0, k, bytes;
+	uint64_t last[2][3];
+	size_t medium = 0, len;
+
+	path_in(path, "medium.isr");
+	rec = recording_create(path, 1ull << 30, NULL, 0);
+	ASSERT_TRUE(rec != NULL);
+	/* An entry and an exit the next ones are told from. */
+	for (i = 0; i < 2; i++, n++) {
+		r.kind = i ? ISPOT_REC_EXIT : ISPOT_REC_ENTRY;
+		want[n] = r;
+		recording_input(rec, &in);
+	}
+	/* Each kind's arguments, told from its own last. */
+	memcpy(last[0], r.data, sizeof(r.data));
+	memcpy(last[1], r.data, sizeof(r.data));
+	for (i = 0; i < 96; i++, n++) {
+		uint64_t *d = last[i & 1];
+
+		k = (i / 2) % 3;
+		bytes = 1 + (i / 6) % 8;
+		/* A zigzag of @bytes bytes: its top byte not 0. */
+		d[k] += i < 48 ? (1ull << (8 * bytes - 2)) :
+			-(1ull << (8 * bytes - 2)) - 1;
+		r.kind = i & 1 ? ISPOT_REC_EXIT : ISPOT_REC_ENTRY;
+		memcpy(r.data, d, sizeof(r.data));
+		/* Steps a body takes 2 and 1 bytes for, a MEDIUM none. */
+		r.ts_ns += 1000;
+		r.sp -= 8;
+		want[n] = r;
+		recording_input(rec, &in);
+		medium += 6 + bytes;
+	}
+	for (i = 0; i < 8; i++, n++) {
+		r.data[i % 3] += 7;
+		r.data[(i + 1) % 3] += 9;
+		r.kind = ISPOT_REC_ENTRY;
+		want[n] = r;
+		recording_input(rec, &in);
+	}
+	ASSERT_EQ(recording_finish(rec, &s, &tb), 0);
+	recording_free(rec);
+	/*
+	 * The 96 are MEDIUM, @medium bytes (as bodies, 2 bytes more each);
+	 * the first two and the last eight are bodies of 8 to 14 bytes,
+	 * and the thread's op 5.
+	 */
+	len = reads_back(path, want, n);
+	EXPECT_LE(len, medium + 10 * 14 + 5);
+	EXPECT_GE(len, medium + 10 * 8 + 5);
+}
+
+/*
+ * A recording of an entry and a MEDIUM one after it, its last event, with
+ * its byte @off (from the MEDIUM op) set to @v: refused in one line.
+ */
+static void medium_refused(size_t off, unsigned char v, const char *why)
+{
+	struct ispot_record r = { .ts_ns = 1000, .tid = 101, .tgid = 4321,
+				  .ip = 0x401000, .kind = ISPOT_REC_ENTRY,
+				  .nslots = 1, .sp = 0x7ffd0000 };
+	struct session_summary s = { .mode = MODE_RUN,
+				     .abi_major = ISPOT_ABI_MAJOR };
+	const struct session_tables tb = { 0 };
+	const struct session_input in = { .type = INPUT_RECORD, .rec = &r };
+	struct recording *rec;
+	char path[PATH_MAX];
+	size_t len, at, end;
+	uint64_t chunk;
+	char *buf;
+
+	path_in(path, "bad_medium.isr");
+	rec = recording_create(path, 1ull << 30, NULL, 0);
+	ASSERT_TRUE(rec != NULL);
+	recording_input(rec, &in);
+	r.data[1] = 1;		/* a difference of 1 byte: 7 in all */
+	r.ts_ns += 5;
+	recording_input(rec, &in);
+	ASSERT_EQ(recording_finish(rec, &s, &tb), 0);
+	recording_free(rec);
+	buf = slurp(path, &len);
+	at = rec2_nth_section(buf, len, REC_SEC_EVENTS, 0);
+	ASSERT_GT(at, 0);
+	memcpy(&chunk, buf + at + 8, 8);
+	end = at + REC2_SECTION_HEAD + chunk;
+	ASSERT_EQ((unsigned char)buf[end - 7], REC2_OP_MEDIUM);
+	ASSERT_EQ((unsigned char)buf[end - 6] >> 6, 1);
+	buf[end - 7 + off] = v;
+	events_refused(path, buf, len, at, why);
+}
+
+TEST(a_bad_medium_record_is_refused_in_one_line)
+{
+	/* Its argument 3 (of 0 to 2). */
+	medium_refused(1, 0xc0, "a record's fields are malformed");
+	/* A difference of 8 bytes, where the chunk holds 1. */
+	medium_refused(0, REC2_OP_MEDIUM | 7, "an event runs past its chunk");
+	/* A slot that holds no thread. */
+	medium_refused(1, 0x40 | 63, "a record names no thread");
 }
 
 /*
@@ -336,13 +499,9 @@ TEST(a_damaged_chunk_head_is_passed_over)
 /* The random recording's first chunk, at byte @off, set to @v: refused. */
 static void first_chunk_refused(size_t off, unsigned char v, const char *why)
 {
-	struct recording_cursor cur = { 0 };
-	struct recording_file rf;
-	struct session_input ev;
 	char path[PATH_MAX];
 	size_t len, at;
 	char *buf;
-	int n;
 
 	path_in(path, "bad.isr");
 	write_random(path, 7);
@@ -350,19 +509,7 @@ static void first_chunk_refused(size_t off, unsigned char v, const char *why)
 	at = rec2_nth_section(buf, len, REC_SEC_EVENTS, 0);
 	ASSERT_GT(at, 0);
 	buf[at + REC2_SECTION_HEAD + off] = v;
-	rec2_reseal(buf, at);
-	spit(path, buf, len);
-	ASSERT_EQ(recording_open(path, &rf), 0);
-	capture_begin();
-	while ((n = recording_next(&rf, &cur, &ev)) > 0)
-		;
-	capture_end();
-	EXPECT_EQ(n, -1);
-	EXPECT_TRUE(strstr(captured, why) != NULL);
-	EXPECT_TRUE(strchr(captured, '\n') == captured + strlen(captured) - 1);
-	recording_cursor_free(&cur);
-	recording_close(&rf);
-	free(buf);
+	events_refused(path, buf, len, at, why);
 }
 
 /* A recording of the one record @r (the writer keeps what it is given). */

@@ -5,9 +5,10 @@
  * recording unit test's session (12 calls), reports byte for byte as it
  * did then (fixtures/format1.json), and the reader still refuses, in one
  * line each, the file cut at every length, a record whose slots do not
- * match its size and one the drain would refuse.  So does a format 2.1
- * recording of the same session (fixtures/format2.isr, .json), which the
- * format 3 reader decodes with the same code (recording_codec.c).
+ * match its size and one the drain would refuse.  So do a format 2.1 and
+ * a format 3.1 recording of the same session (fixtures/format2.isr,
+ * format3.isr, and their .json), which the format 4 reader decodes with
+ * the same code (recording_codec.c).
  */
 #include <libgen.h>
 #include <limits.h>
@@ -73,6 +74,11 @@ TEST(a_format1_recording_reports_as_it_did)
 TEST(a_format2_recording_reports_as_it_did)
 {
 	reports_as_it_did("format2");
+}
+
+TEST(a_format3_recording_reports_as_it_did)
+{
+	reports_as_it_did("format3");
 }
 
 TEST(a_format1_recording_cut_at_every_length_is_refused)

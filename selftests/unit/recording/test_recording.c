@@ -129,10 +129,14 @@ TEST(not_a_recording_is_refused)
 
 TEST(unknown_major_version_is_refused)
 {
+	char want[128];
+
 	recorded();
 	good[8] = 9;
-	refused(good, good_len, "recording of format 9.1; this ispotctl "
-		"reads 1.x to 3.x");
+	snprintf(want, sizeof(want), "recording of format 9.%d; this "
+		 "ispotctl reads %d.x to %d.x", RECORDING_MINOR,
+		 RECORDING_MAJOR_OLDEST, RECORDING_MAJOR);
+	refused(good, good_len, want);
 }
 
 TEST(another_abi_is_refused)

@@ -27,8 +27,8 @@
 #include "recording/source.h"
 
 #define RECORDING_MAGIC		"ISPOTREC"
-#define RECORDING_MAJOR		3	/* what the writer writes */
-#define RECORDING_MINOR		1
+#define RECORDING_MAJOR		4	/* what the writer writes */
+#define RECORDING_MINOR		0
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16
 /* Format 1: its section and event heads (format 2's: recording_codec.h). */
@@ -190,7 +190,8 @@ struct recording_file {
 /* Whether @rf's format keeps --auto's profile (3.1 on: PROFILE). */
 static inline bool rec_format_has_profile(const struct recording_file *rf)
 {
-	return rf->meta.major == 3 && rf->meta.minor >= 1;
+	return rf->meta.major > 3 ||
+	       (rf->meta.major == 3 && rf->meta.minor >= 1);
 }
 
 struct rec_addrs;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The events of a format 2 or 3 recording, encoded and decoded by the
+ * The events of a format 2, 3 or 4 recording, encoded and decoded by the
  * same state (recording_codec.h; Documentation/recording.rst, "Events,
- * formats 2 and 3").  A record is:
+ * formats 2 to 4").  A record is:
  *
  *	op		0x40 | slot (SMALL, format 3): an entry or exit of
  *			one slot whose call site and arguments are its
@@ -11,6 +11,10 @@
  *			time since the chunk's last record, bits 17-24 the
  *			stack pointer's difference from the thread's last
  *			plus 128, bits 25-31 probe_id; nothing else follows
+ *			0x08 | (n - 1) (MEDIUM, format 4): a SMALL record but
+ *			for argument k, then u8 slot | k << 6, the SMALL
+ *			u32, and n bytes: the zigzag of data[k] minus its
+ *			probe's last
  *			0x80 | EXIT 0x40 | slot: an entry or exit of one slot
  *			1 (RECORD): then u8 slot, u8 kind, u8 nslots
  *	u24 desc	seven 3-bit length codes (0 to 6 bytes, 7: 8 bytes) of
@@ -90,14 +94,6 @@ static inline unsigned int code_of(uint64_t v)
 	return n - (n == 8);
 }
 
-static inline uint64_t load64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
-
 /* @v in the fewest bytes at @p, its code into *@d at @shift: past it. */
 static inline unsigned char *put_field(unsigned char *p, uint64_t v,
 				       unsigned int shift, uint32_t *d)
@@ -150,6 +146,34 @@ static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 	st->ts = r->ts_ns;
 	t->sp = r->sp;
 	return p;
+}
+
+size_t rec2_put_medium(struct rec2_state *st, struct rec2_thread *t,
+		       unsigned char *p, unsigned int s,
+		       const struct ispot_record *r, uint32_t w)
+{
+	struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
+	unsigned int k = 3, i, n = 0, len;
+	uint64_t v;
+
+	for (i = 0; i < 3; i++) {
+		if (r->data[i] != c->data[i]) {
+			k = i;
+			n++;
+		}
+	}
+	if (n != 1)
+		return 0;
+	v = zz(r->data[k] - c->data[k]);
+	len = (71 - __builtin_clzll(v)) >> 3;	/* 1 to 8: v is not 0 */
+	p[0] = REC2_OP_MEDIUM | (len - 1);
+	p[1] = (unsigned char)(s | k << 6);
+	memcpy(p + 2, &w, 4);
+	v = htole64(v);
+	memcpy(p + REC2_SMALL_LEN + 1, &v, 8);
+	c->data[k] = r->data[k];
+	rec2_small_kept(st, t, r);
+	return REC2_SMALL_LEN + 1 + len;
 }
 
 size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
@@ -353,6 +377,41 @@ static void get_small(struct rec2_state *st, struct rec2_thread *t,
 	r->p += 4;
 }
 
+/*
+ * A MEDIUM record (rec2_put_medium()) after its op: a SMALL one but for
+ * argument k, its probe's last plus a difference of the op's length.
+ */
+static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
+		       struct ispot_record *rec)
+{
+	unsigned int len = (op & ~REC2_OP_MEDIUM_MASK) + 1, k;
+	unsigned char diff[8] = { 0 };
+	struct rec2_thread *t;
+
+	if ((size_t)(r->end - r->p) < REC2_SMALL_LEN + len) {
+		r->why = "an event runs past its chunk";
+		r->p = r->end;
+		return;
+	}
+	t = &st->slot[r->p[0] & (REC2_SLOTS - 1)];
+	k = r->p[0] >> 6;
+	if (k > 2) {
+		r->why = "a record's fields are malformed";
+		r->p = r->end;
+		return;
+	}
+	if (!t->valid) {
+		r->why = "a record names no thread";
+		return;
+	}
+	small_of(st, t, r->p + 1, rec);
+	memcpy(diff, r->p + REC2_SMALL_LEN, len);
+	rec->data[k] += unzz(load64(diff));
+	rec2_call_keep(t, rec);
+	rec2_thread_data(t, rec->kind)[k] = rec->data[k];
+	r->p += REC2_SMALL_LEN + len;
+}
+
 /* A record, small or short (@op's slot) or field by field. */
 static void get_record(struct rec2_state *st, struct rd *r, uint8_t op,
 		       struct ispot_record *slots)
@@ -363,6 +422,8 @@ static void get_record(struct rec2_state *st, struct rd *r, uint8_t op,
 	uint64_t *w = (uint64_t *)(slots + 1);
 	size_t i, n;
 
+	if (rec2_op_is_medium(op))
+		return get_medium(st, r, op, slots);
 	if (op == REC2_OP_RECORD) {
 		s = get_u8(r);
 		kind = get_u8(r);
@@ -414,8 +475,9 @@ size_t rec2_get(struct rec2_state *st, const unsigned char *p, size_t left,
 	struct rec_payload pl;
 
 	memset(ev, 0, sizeof(*ev));
-	ev->type = op & (REC2_OP_SHORT | REC2_OP_SMALL) ? INPUT_RECORD : op;
-	if (op & (REC2_OP_SHORT | REC2_OP_SMALL) || op == REC2_OP_RECORD) {
+	ev->type = op & (REC2_OP_SHORT | REC2_OP_SMALL) ||
+		   rec2_op_is_medium(op) ? INPUT_RECORD : op;
+	if (ev->type == INPUT_RECORD) {
 		get_record(st, &r, op, slots);
 		ev->rec = slots;
 	} else if (op == REC2_OP_THREAD) {
@@ -452,7 +514,7 @@ size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
 		}
 		/* Not a record, or one that may not fit: the caller's. */
 		if (!(op & (REC2_OP_SHORT | REC2_OP_SMALL) ||
-		      op == REC2_OP_RECORD) ||
+		      op == REC2_OP_RECORD || rec2_op_is_medium(op)) ||
 		    b->room - b->used < (op == REC2_OP_RECORD ?
 					 DRAIN_MAX_SLOTS : 1))
 			break;
@@ -480,104 +542,4 @@ size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
 	}
 	*why = r.why;
 	return at - p;
-}
-
-static inline uint64_t rotl(uint64_t v, unsigned int k)
-{
-	return (v << k) | (v >> (64 - k));
-}
-
-#define CHECK_MUL	0xbf58476d1ce4e5b9ull
-
-/*
- * One word into a running check: a bijection of the running value for a
- * given word (an xor, a rotation, a multiplication by an odd number), so
- * two inputs that differ in one word differ after it, and stay different
- * to the end.
- */
-static inline uint64_t check_step(uint64_t h, const unsigned char *b)
-{
-	return rotl(h ^ load64(b), 29) * CHECK_MUL;
-}
-
-static inline uint64_t check_end(uint64_t h)
-{
-	h ^= h >> 31;
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 29);
-}
-
-/* The last @len (< 8) bytes at @b, as a word padded with zeros. */
-static inline uint64_t check_tail(uint64_t h, const unsigned char *b,
-				  size_t len)
-{
-	unsigned char w[8] = { 0 };
-
-	memcpy(w, b, len);
-	return check_step(h, w);
-}
-
-/* Format 2's: one chain, a step (5 cycles of latency) a word. */
-static uint64_t check_chain(const unsigned char *b, size_t len,
-			    uint64_t seed)
-{
-	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ull);
-
-	for (; len >= 8; b += 8, len -= 8)
-		h = check_step(h, b);
-	if (len)
-		h = check_tail(h, b, len);
-	return check_end(h);
-}
-
-/*
- * Format 3's: word i into chain i % 4, the four joined at the end, each
- * through a rotation and an xor (a bijection of each chain for the others
- * fixed): the same property, and the chains run side by side, where the
- * one chain's latency was what it cost (Documentation/evaluation.rst).
- * The whole rounds keep the chains in four variables: from an array, GCC
- * stored and loaded each step's value, which doubled the chain's latency.
- */
-static uint64_t check_chains(const unsigned char *b, size_t len,
-			     uint64_t seed)
-{
-	uint64_t start = seed ^ (len * 0x9e3779b97f4a7c15ull);
-	uint64_t h0 = start, h1 = start + 0xd6e8feb86659fd93ull;
-	uint64_t h2 = start + 2 * 0xd6e8feb86659fd93ull;
-	uint64_t h3 = start + 3 * 0xd6e8feb86659fd93ull;
-	uint64_t h[4];
-	unsigned int i;
-
-	for (; len >= 32; b += 32, len -= 32) {
-		h0 = check_step(h0, b);
-		h1 = check_step(h1, b + 8);
-		h2 = check_step(h2, b + 16);
-		h3 = check_step(h3, b + 24);
-	}
-	h[0] = h0;
-	h[1] = h1;
-	h[2] = h2;
-	h[3] = h3;
-	for (i = 0; len >= 8; b += 8, len -= 8, i++)
-		h[i] = check_step(h[i], b);
-	if (len)
-		h[i] = check_tail(h[i], b, len);
-	return check_end(h[0] ^ rotl(h[1], 16) ^ rotl(h[2], 32) ^
-			 rotl(h[3], 48));
-}
-
-uint64_t rec2_check(unsigned int major, const void *p, size_t len,
-		    uint64_t seed)
-{
-	return major >= 3 ? check_chains(p, len, seed) :
-			    check_chain(p, len, seed);
-}
-
-uint32_t rec2_head_check(uint32_t type, uint64_t len, uint64_t body)
-{
-	uint64_t w[3] = { htole64(type), htole64(len), htole64(body) };
-
-	/* The same in every format. */
-	return (uint32_t)check_chain((const unsigned char *)w, sizeof(w),
-				     0x1590e7ull);
 }

@@ -25,6 +25,15 @@
 #include "analysis/drain.h"
 #include "recording/source.h"
 
+/* 8 bytes at @p, little-endian, wherever they are. */
+static inline uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
 /* A format 2 section head: u32 type, u32 head check, u64 len, u64 check. */
 #define REC2_SECTION_HEAD	24
 
@@ -33,6 +42,14 @@
 #define REC2_OP_THREAD		6		/* fill a thread slot */
 #define REC2_OP_SHORT		0x80		/* | EXIT bit | slot */
 #define REC2_OP_SMALL		0x40		/* | slot: format 3 */
+#define REC2_OP_MEDIUM		0x08		/* | length - 1: format 4 */
+#define REC2_OP_MEDIUM_MASK	0xf8
+#define REC2_SMALL_LEN		5		/* op and u32 */
+
+static inline bool rec2_op_is_medium(uint8_t op)
+{
+	return (op & REC2_OP_MEDIUM_MASK) == REC2_OP_MEDIUM;
+}
 #define REC2_OP_EXIT		0x40
 #define REC2_SLOTS		64
 
@@ -110,9 +127,45 @@ static inline void rec2_call_keep(struct rec2_thread *t,
 #define REC2_SMALL_SP_BIAS	128	/* a SMALL sp step of -128 to 127 */
 
 /*
+ * A SMALL record's word (recording_codec.c): its exit bit, time step,
+ * stack step and probe id; *@fits whether each fits its bits and @other
+ * (the fields that must repeat, xored with their last) is 0.
+ */
+static inline uint32_t rec2_small_word(const struct rec2_state *st,
+				       const struct rec2_thread *t,
+				       const struct ispot_record *r,
+				       uint64_t other, bool *fits)
+{
+	uint64_t dts = r->ts_ns - st->ts;
+	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
+
+	*fits = !((dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) | other);
+	return htole32((r->kind == ISPOT_REC_EXIT) | (uint32_t)dts << 1 |
+		       (uint32_t)dsp << 17 | r->probe_id << 25);
+}
+
+/* A SMALL or MEDIUM record's state: the thread's next body is told from
+ * it (format 2's state), and its probe's call from it (format 3's). */
+static inline void rec2_small_kept(struct rec2_state *st,
+				   struct rec2_thread *t,
+				   const struct ispot_record *r)
+{
+	st->ts = r->ts_ns;
+	t->sp = r->sp;
+	t->ip = r->ip;
+	memcpy(rec2_thread_data(t, r->kind), r->data, sizeof(r->data));
+}
+
+/* Out of line: @r as a MEDIUM record, if one argument alone changed. */
+size_t rec2_put_medium(struct rec2_state *st, struct rec2_thread *t,
+		       unsigned char *p, unsigned int s,
+		       const struct ispot_record *r, uint32_t w);
+
+/*
  * @r, of thread @t in slot @s, as a SMALL record if it is one
- * (recording_codec.c): the bytes written, else 0.  In line, as most of a
- * busy loop's records are: the writer's whole cost for them is here.
+ * (recording_codec.c), or a MEDIUM one: the bytes written, else 0.  In
+ * line, as most of a busy loop's records are: the writer's whole cost
+ * for them is here.
  */
 static inline size_t rec2_put_small(struct rec2_state *st,
 				    struct rec2_thread *t, unsigned char *p,
@@ -120,28 +173,23 @@ static inline size_t rec2_put_small(struct rec2_state *st,
 				    const struct ispot_record *r)
 {
 	const struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
-	uint64_t dts = r->ts_ns - st->ts;
-	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
-	uint64_t same = (r->ip ^ c->ip) | (r->data[0] ^ c->data[0]) |
-			(r->data[1] ^ c->data[1]) | (r->data[2] ^ c->data[2]) |
-			(r->cpu ^ t->cpu) | (r->nslots ^ 1) |
-			(r->kind != ISPOT_REC_ENTRY &&
-			 r->kind != ISPOT_REC_EXIT);
-	uint32_t w;
+	uint64_t args = (r->data[0] ^ c->data[0]) | (r->data[1] ^ c->data[1]) |
+			(r->data[2] ^ c->data[2]);
+	uint64_t other = (r->ip ^ c->ip) | (r->cpu ^ t->cpu) |
+			 (r->nslots ^ 1) | (r->kind != ISPOT_REC_ENTRY &&
+					    r->kind != ISPOT_REC_EXIT);
+	bool fits;
+	uint32_t w = rec2_small_word(st, t, r, other, &fits);
 
 	/* One branch: every field in its bits, the rest repeated. */
-	if ((dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) | same)
+	if (!fits)
 		return 0;
-	w = htole32((r->kind == ISPOT_REC_EXIT) | (uint32_t)dts << 1 |
-		    (uint32_t)dsp << 17 | r->probe_id << 25);
+	if (args)
+		return rec2_put_medium(st, t, p, s, r, w);
 	p[0] = REC2_OP_SMALL | s;
 	memcpy(p + 1, &w, 4);
-	st->ts = r->ts_ns;
-	t->sp = r->sp;
-	/* What the thread's next body is told from (format 2's state). */
-	t->ip = r->ip;
-	memcpy(rec2_thread_data(t, r->kind), r->data, sizeof(r->data));
-	return 5;
+	rec2_small_kept(st, t, r);
+	return REC2_SMALL_LEN;
 }
 
 /*
@@ -203,9 +251,10 @@ size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
 			size_t left, struct rec2_batch *b, const char **why);
 
 /*
- * A section's check, in a file of format @major: of @len bytes at @p,
- * that any change confined to one 8-byte word always alters (the other
- * changes, but for 2^-64).  Format 3's runs four chains side by side.
+ * A section's check (recording_check.c), in a file of format @major: of
+ * @len bytes at @p, that any change confined to one 8-byte word always
+ * alters (the other changes, but for 2^-64).  Formats 3 and 4 run four
+ * chains side by side.
  */
 uint64_t rec2_check(unsigned int major, const void *p, size_t len,
 		    uint64_t seed);

@@ -267,8 +267,9 @@ static inline void names_or(struct recording *r, uint64_t a,
 
 /*
  * Note the addresses a report may name that @rec brings.  Not called for
- * a SMALL record: its call site and arguments are those of its probe's
- * last entry or exit in the thread (rec2_call_of()), noted then.
+ * a SMALL or MEDIUM record: its call site and arguments are those of its
+ * probe's last entry or exit in the thread (rec2_call_of()), noted then,
+ * but for a MEDIUM entry's one new argument (rec_record_other()).
  */
 static void rec_note_addresses(struct recording *r,
 			       const struct ispot_record *rec)
@@ -300,25 +301,32 @@ static void rec_note_addresses(struct recording *r,
 
 /*
  * A record that is not SMALL, or one that reaches the chunk's flush or
- * --max-size: @n bytes of it already written SMALL, or none.
+ * --max-size: @n bytes of it already written SMALL or MEDIUM, or none.
+ * A MEDIUM entry's one new argument is noted; a SMALL record brings none.
  */
 static __attribute__((noinline)) void
 rec_record_other(struct recording *r, const struct ispot_record *rec,
 		 size_t n)
 {
+	const unsigned char *at = r->ev.p + r->ev.len;
 	bool small = n;
+	int arg = -1;
 
 	/* Never from the drain (drain_record_ok()); and past the room. */
 	if (!r->taking || !rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
 		return;
 	if (!small)
 		n = rec2_put_other(&r->st, r->ev.p + r->ev.len, rec);
+	else if (rec2_op_is_medium(at[0]) && rec->kind == ISPOT_REC_ENTRY)
+		arg = at[1] >> 6;	/* read before a flush moves it */
 	if (!rec_keep(r, n))
 		return;
 	r->records++;
 	r->last_ts = rec->ts_ns;
 	if (!small)
 		rec_note_addresses(r, rec);
+	else if (arg >= 0)
+		names_or(r, rec->data[arg], NAME_AS_IS);
 }
 
 /*
@@ -333,7 +341,7 @@ static inline void rec_record(struct recording *r,
 	if (!r->taking)
 		return;
 	n = rec2_put_if_small(&r->st, r->ev.p + r->ev.len, rec);
-	if (!n || r->ev.len + n > r->ev_fast)
+	if (n != REC2_SMALL_LEN || r->ev.len + n > r->ev_fast)
 		return rec_record_other(r, rec, n);
 	r->ev.len += n;
 	r->records++;
