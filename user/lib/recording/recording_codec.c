@@ -148,24 +148,30 @@ static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 	return p;
 }
 
-size_t rec2_put_medium(struct rec2_state *st, struct rec2_thread *t,
-		       unsigned char *p, unsigned int s,
-		       const struct ispot_record *r, uint32_t w)
+size_t rec2_put_medium(struct rec2_state *st, unsigned char *p,
+		       const struct ispot_record *r)
 {
+	unsigned int s = rec2_slot_of(r->tid), k, len;
+	struct rec2_thread *t = &st->slot[s];
 	struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
-	unsigned int k = 3, i, n = 0, len;
-	uint64_t v;
+	uint64_t dts = r->ts_ns - st->ts;
+	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
+	uint64_t d0 = r->data[0] ^ c->data[0], d1 = r->data[1] ^ c->data[1];
+	uint64_t d2 = r->data[2] ^ c->data[2], v;
+	uint32_t w;
 
-	for (i = 0; i < 3; i++) {
-		if (r->data[i] != c->data[i]) {
-			k = i;
-			n++;
-		}
-	}
-	if (n != 1)
+	if (!t->valid || t->tid != r->tid || t->tgid != r->tgid ||
+	    (dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) |
+	    (r->ip ^ c->ip) | (r->cpu ^ t->cpu) | (r->nslots ^ 1) ||
+	    (r->kind != ISPOT_REC_ENTRY && r->kind != ISPOT_REC_EXIT))
 		return 0;
+	/* One argument changed, and one only. */
+	if (!!d0 + !!d1 + !!d2 != 1)
+		return 0;
+	k = d0 ? 0 : d1 ? 1 : 2;
 	v = zz(r->data[k] - c->data[k]);
 	len = (71 - __builtin_clzll(v)) >> 3;	/* 1 to 8: v is not 0 */
+	w = rec2_small_word(dts, dsp, r);
 	p[0] = REC2_OP_MEDIUM | (len - 1);
 	p[1] = (unsigned char)(s | k << 6);
 	memcpy(p + 2, &w, 4);

@@ -128,18 +128,12 @@ static inline void rec2_call_keep(struct rec2_thread *t,
 
 /*
  * A SMALL record's word (recording_codec.c): its exit bit, time step,
- * stack step and probe id; *@fits whether each fits its bits and @other
- * (the fields that must repeat, xored with their last) is 0.
+ * stack step and probe id, all in their bits if the caller found that
+ * they fit.
  */
-static inline uint32_t rec2_small_word(const struct rec2_state *st,
-				       const struct rec2_thread *t,
-				       const struct ispot_record *r,
-				       uint64_t other, bool *fits)
+static inline uint32_t rec2_small_word(uint64_t dts, uint64_t dsp,
+				       const struct ispot_record *r)
 {
-	uint64_t dts = r->ts_ns - st->ts;
-	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
-
-	*fits = !((dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) | other);
 	return htole32((r->kind == ISPOT_REC_EXIT) | (uint32_t)dts << 1 |
 		       (uint32_t)dsp << 17 | r->probe_id << 25);
 }
@@ -156,16 +150,10 @@ static inline void rec2_small_kept(struct rec2_state *st,
 	memcpy(rec2_thread_data(t, r->kind), r->data, sizeof(r->data));
 }
 
-/* Out of line: @r as a MEDIUM record, if one argument alone changed. */
-size_t rec2_put_medium(struct rec2_state *st, struct rec2_thread *t,
-		       unsigned char *p, unsigned int s,
-		       const struct ispot_record *r, uint32_t w);
-
 /*
  * @r, of thread @t in slot @s, as a SMALL record if it is one
- * (recording_codec.c), or a MEDIUM one: the bytes written, else 0.  In
- * line, as most of a busy loop's records are: the writer's whole cost
- * for them is here.
+ * (recording_codec.c): the bytes written, else 0.  In line, as most of a
+ * busy loop's records are: the writer's whole cost for them is here.
  */
 static inline size_t rec2_put_small(struct rec2_state *st,
 				    struct rec2_thread *t, unsigned char *p,
@@ -173,19 +161,19 @@ static inline size_t rec2_put_small(struct rec2_state *st,
 				    const struct ispot_record *r)
 {
 	const struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
-	uint64_t args = (r->data[0] ^ c->data[0]) | (r->data[1] ^ c->data[1]) |
-			(r->data[2] ^ c->data[2]);
-	uint64_t other = (r->ip ^ c->ip) | (r->cpu ^ t->cpu) |
-			 (r->nslots ^ 1) | (r->kind != ISPOT_REC_ENTRY &&
-					    r->kind != ISPOT_REC_EXIT);
-	bool fits;
-	uint32_t w = rec2_small_word(st, t, r, other, &fits);
+	uint64_t dts = r->ts_ns - st->ts;
+	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
+	uint64_t same = (r->ip ^ c->ip) | (r->data[0] ^ c->data[0]) |
+			(r->data[1] ^ c->data[1]) | (r->data[2] ^ c->data[2]) |
+			(r->cpu ^ t->cpu) | (r->nslots ^ 1) |
+			(r->kind != ISPOT_REC_ENTRY &&
+			 r->kind != ISPOT_REC_EXIT);
+	uint32_t w;
 
 	/* One branch: every field in its bits, the rest repeated. */
-	if (!fits)
+	if ((dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) | same)
 		return 0;
-	if (args)
-		return rec2_put_medium(st, t, p, s, r, w);
+	w = rec2_small_word(dts, dsp, r);
 	p[0] = REC2_OP_SMALL | s;
 	memcpy(p + 1, &w, 4);
 	rec2_small_kept(st, t, r);
@@ -193,8 +181,16 @@ static inline size_t rec2_put_small(struct rec2_state *st,
 }
 
 /*
- * Encoding a record is rec2_put_if_small(), and rec2_put_other() if that
- * gave 0; @p has REC2_MAX_EVENT + REC2_SLACK bytes of room, and each
+ * Out of line, for a record rec2_put_if_small() did not take: @rec as a
+ * MEDIUM record (a SMALL one but for one argument) if it is one, of a
+ * thread the chunk knows: the bytes written (7 to 14), else 0.
+ */
+size_t rec2_put_medium(struct rec2_state *st, unsigned char *p,
+		       const struct ispot_record *rec);
+
+/*
+ * Encoding a record is rec2_put_if_small(), then rec2_put_medium() and
+ * rec2_put_other() while those give 0; @p has REC2_MAX_EVENT + REC2_SLACK bytes of room, and each
  * returns the bytes written.  The writer calls them apart: a SMALL record
  * brings no address it has not noted (recording_write.c).
  *

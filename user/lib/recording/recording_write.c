@@ -301,32 +301,37 @@ static void rec_note_addresses(struct recording *r,
 
 /*
  * A record that is not SMALL, or one that reaches the chunk's flush or
- * --max-size: @n bytes of it already written SMALL or MEDIUM, or none.
- * A MEDIUM entry's one new argument is noted; a SMALL record brings none.
+ * --max-size: @n bytes of it already written SMALL, or none.  A MEDIUM
+ * entry's one new argument is noted; a SMALL record brings none.
  */
 static __attribute__((noinline)) void
 rec_record_other(struct recording *r, const struct ispot_record *rec,
 		 size_t n)
 {
-	const unsigned char *at = r->ev.p + r->ev.len;
-	bool small = n;
+	unsigned char *at = r->ev.p + r->ev.len;
+	bool small = n, medium = false;
 	int arg = -1;
 
 	/* Never from the drain (drain_record_ok()); and past the room. */
 	if (!r->taking || !rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
 		return;
-	if (!small)
-		n = rec2_put_other(&r->st, r->ev.p + r->ev.len, rec);
-	else if (rec2_op_is_medium(at[0]) && rec->kind == ISPOT_REC_ENTRY)
-		arg = at[1] >> 6;	/* read before a flush moves it */
+	if (!small) {
+		n = rec2_put_medium(&r->st, at, rec);
+		medium = n;
+		/* Read before a flush moves it. */
+		if (medium && rec->kind == ISPOT_REC_ENTRY)
+			arg = at[1] >> 6;
+	}
+	if (!n)
+		n = rec2_put_other(&r->st, at, rec);
 	if (!rec_keep(r, n))
 		return;
 	r->records++;
 	r->last_ts = rec->ts_ns;
-	if (!small)
-		rec_note_addresses(r, rec);
-	else if (arg >= 0)
+	if (arg >= 0)
 		names_or(r, rec->data[arg], NAME_AS_IS);
+	else if (!small && !medium)
+		rec_note_addresses(r, rec);
 }
 
 /*
@@ -341,7 +346,7 @@ static inline void rec_record(struct recording *r,
 	if (!r->taking)
 		return;
 	n = rec2_put_if_small(&r->st, r->ev.p + r->ev.len, rec);
-	if (n != REC2_SMALL_LEN || r->ev.len + n > r->ev_fast)
+	if (!n || r->ev.len + n > r->ev_fast)
 		return rec_record_other(r, rec, n);
 	r->ev.len += n;
 	r->records++;
