@@ -43,6 +43,9 @@ __attribute__((noinline)) void recording_test_outer(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* Data a key by argument names (&recording_test_locks+0x1). */
+char recording_test_locks[4];
+
 static inline void rs_record(struct trace *t, uint64_t ts, uint8_t kind,
 			     uint32_t tid, uint32_t probe, uint64_t sp,
 			     uint64_t ip, uint64_t arg0)
@@ -78,6 +81,8 @@ struct recording_session {
 	struct trace_opts o;
 	char exe[PATH_MAX];
 	bool one_thread;	/* set before rs_trace() */
+	/* Set before rs_trace(): worker's arg0 in call i (else i % 3). */
+	uint64_t (*arg0)(unsigned int i);
 };
 
 /*
@@ -172,7 +177,7 @@ static inline void rs_trace(struct recording_session *s, unsigned int calls)
 			drained++;
 		}
 		rs_record(t, ts, ISPOT_REC_ENTRY, tid, RS_PROBE_WORKER, sp,
-			  site, i % 3);
+			  site, s->arg0 ? s->arg0(i) : i % 3);
 		rs_record(t, ts + 10, ISPOT_REC_ENTRY, tid, RS_PROBE_FLUSH,
 			  sp - 64, site, 0);
 		rs_record(t, ts + d / 2, ISPOT_REC_EXIT, tid, RS_PROBE_FLUSH,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Format 2's events (recording/recording_codec.c, recording_chunks.c):
- * every record kind round-trips exactly through
+ * The events of formats 2 to 4 (recording/recording_codec.c,
+ * recording_chunks.c): every record kind round-trips exactly through
  * chunks of random records (wide and narrow fields, times that go back,
  * threads that share a slot, call stacks and counters' slots), and so do
  * the other inputs; a damaged chunk, its bytes or its head, is left out
@@ -10,8 +10,8 @@
  * one line.  SMALL records (format 3) round-trip at the bounds of their
  * fields, and MEDIUM ones (format 4) at every length of their difference,
  * a bad one refused in one line; a replay's runs of records
- * (recording_next_records()) are
- * the events one by one; a frame's answer is kept whenever it changes.
+ * (recording_next_records()) are the events one by one; a frame's answer
+ * is kept whenever it changes.
  * Format 1's reader: test_format1.c.
  */
 #include <limits.h>
@@ -380,13 +380,15 @@ TEST(medium_records_round_trip_at_their_bounds)
 	ASSERT_EQ(recording_finish(rec, &s, &tb), 0);
 	recording_free(rec);
 	/*
-	 * The 96 are MEDIUM, @medium bytes (as bodies, 2 bytes more each);
-	 * the first two and the last eight are bodies of 8 to 14 bytes,
-	 * and the thread's op 5.
+	 * The 96 are MEDIUM, @medium bytes (as bodies, 2 bytes more each).
+	 * The rest, 86: the thread's op (5), the first entry's body (17:
+	 * time, stack pointer, probe id, call site and three arguments, all
+	 * new), the first exit's (8: probe id and the three arguments, its
+	 * kind's first) and the last eight entries' (7 each: probe id and
+	 * two arguments).
 	 */
 	len = reads_back(path, want, n);
-	EXPECT_LE(len, medium + 10 * 14 + 5);
-	EXPECT_GE(len, medium + 10 * 8 + 5);
+	EXPECT_EQ(len, medium + 86);
 }
 
 /*
@@ -434,6 +436,8 @@ TEST(a_bad_medium_record_is_refused_in_one_line)
 	medium_refused(1, 0xc0, "a record's fields are malformed");
 	/* A difference of 8 bytes, where the chunk holds 1. */
 	medium_refused(0, REC2_OP_MEDIUM | 7, "an event runs past its chunk");
+	/* A difference of 2 bytes, where the chunk holds 1. */
+	medium_refused(0, REC2_OP_MEDIUM | 1, "an event runs past its chunk");
 	/* A slot that holds no thread. */
 	medium_refused(1, 0x40 | 63, "a record names no thread");
 }

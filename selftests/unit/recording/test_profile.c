@@ -4,7 +4,7 @@
  * recording/recording_profile.c): `report FILE` gives the JSON's "auto"
  * object as the live report did, the HTML report's wall-time flame graph,
  * and --wall-folded's lines byte for byte.  A recording without a profile
- * (format 3.1 writes the section anyway, saying so) refuses --wall-folded
+ * (format 3.1 on writes the section anyway, saying so) refuses --wall-folded
  * in one line and leaves no file; a profile section that is missing,
  * damaged in its bytes or its head, or well sealed but malformed (an
  * unknown count of wait kinds, a flag that is neither 0 nor 1, stacks out
@@ -209,7 +209,7 @@ TEST(a_damaged_profile_refuses_the_file)
 	free(buf);
 }
 
-/* Format 3.1 always writes the section: one missing is refused. */
+/* Format 3.1 on always writes the section: one missing is refused. */
 TEST(a_missing_profile_refuses_the_file)
 {
 	char rec[PATH_MAX], json[PATH_MAX];

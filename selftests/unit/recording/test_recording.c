@@ -94,6 +94,47 @@ TEST(offline_report_is_the_live_report)
 	free(b);
 }
 
+/*
+ * An address of data, &recording_test_locks + 1 or + 2, in every call but
+ * a thread's first and those after a call stack (every tenth), whose
+ * entries are bodies (a STACK record moved the thread's sp): those are
+ * the only entries that carry the first address.
+ */
+static uint64_t lock_of_call(unsigned int i)
+{
+	uint64_t base = (uint64_t)(uintptr_t)recording_test_locks;
+
+	return i < 2 || i % 10 == 0 ? base : base + 1 + (i % 10 == 7);
+}
+
+/*
+ * Keyed by an argument that is an address of data, whose changes only
+ * MEDIUM records (format 4) carry: the replay names every key as the
+ * live report did.
+ */
+TEST(a_changed_argument_is_named_offline)
+{
+	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	struct recording_session s;
+	char *a, *b;
+
+	path_in(rec, "args.isr");
+	path_in(live, "args_live.json");
+	path_in(off, "args_offline.json");
+	ASSERT_EQ(rs_start(&s, rec, live, 1ull << 30), 0);
+	s.arg0 = lock_of_call;
+	rs_trace(&s, 200);
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	ASSERT_EQ(replay(rec, off, NULL), 0);
+	a = slurp(live, NULL);
+	b = slurp(off, NULL);
+	EXPECT_TRUE(strstr(a, "recording_test_locks+0x2\"") != NULL);
+	EXPECT_STREQ(a, b);
+	free(a);
+	free(b);
+}
+
 TEST(report_rekeys_a_recording)
 {
 	char rec[PATH_MAX], off[PATH_MAX];

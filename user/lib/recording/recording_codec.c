@@ -175,11 +175,12 @@ size_t rec2_put_medium(struct rec2_state *st, unsigned char *p,
 	p[0] = REC2_OP_MEDIUM | (len - 1);
 	p[1] = (unsigned char)(s | k << 6);
 	memcpy(p + 2, &w, 4);
+	/* All 8 bytes, kept up to @len: no branch on the length. */
 	v = htole64(v);
-	memcpy(p + REC2_SMALL_LEN + 1, &v, 8);
+	memcpy(p + REC2_MEDIUM_HEAD, &v, 8);
 	c->data[k] = r->data[k];
 	rec2_small_kept(st, t, r);
-	return REC2_SMALL_LEN + 1 + len;
+	return REC2_MEDIUM_HEAD + len;
 }
 
 size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
@@ -384,17 +385,19 @@ static void get_small(struct rec2_state *st, struct rec2_thread *t,
 }
 
 /*
- * A MEDIUM record (rec2_put_medium()) after its op: a SMALL one but for
- * argument k, its probe's last plus a difference of the op's length.
+ * A MEDIUM record (rec2_put_medium()) after its op: slot and k, the SMALL
+ * word, then argument k as its probe's last plus a difference of the
+ * op's length.
  */
 static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 		       struct ispot_record *rec)
 {
 	unsigned int len = (op & ~REC2_OP_MEDIUM_MASK) + 1, k;
+	const size_t head = REC2_MEDIUM_HEAD - 1;	/* past the op */
 	unsigned char diff[8] = { 0 };
 	struct rec2_thread *t;
 
-	if ((size_t)(r->end - r->p) < REC2_SMALL_LEN + len) {
+	if ((size_t)(r->end - r->p) < head + len) {
 		r->why = "an event runs past its chunk";
 		r->p = r->end;
 		return;
@@ -411,11 +414,11 @@ static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 		return;
 	}
 	small_of(st, t, r->p + 1, rec);
-	memcpy(diff, r->p + REC2_SMALL_LEN, len);
+	memcpy(diff, r->p + head, len);
 	rec->data[k] += unzz(load64(diff));
 	rec2_call_keep(t, rec);
 	rec2_thread_data(t, rec->kind)[k] = rec->data[k];
-	r->p += REC2_SMALL_LEN + len;
+	r->p += head + len;
 }
 
 /* A record, small or short (@op's slot) or field by field. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The events of a format 2 recording (Documentation/recording.rst,
- * "Events, format 2"): each EVENTS section is a chunk that decodes on its
- * own, as a stream of ops.  A record names its thread by one of 64 slots
+ * The events of a format 2 to 4 recording (Documentation/recording.rst,
+ * "Events, formats 2 to 4"): each EVENTS section is a chunk that decodes
+ * on its own, as a stream of ops.  A record names its thread by one of 64 slots
  * that an op filled earlier in the chunk, its time as the difference from
  * the record before it, and its stack pointer, return address and
  * arguments as differences from the same thread's last record, each in
@@ -44,14 +44,19 @@ static inline uint64_t load64(const unsigned char *p)
 #define REC2_OP_SMALL		0x40		/* | slot: format 3 */
 #define REC2_OP_MEDIUM		0x08		/* | length - 1: format 4 */
 #define REC2_OP_MEDIUM_MASK	0xf8
-#define REC2_SMALL_LEN		5		/* op and u32 */
+#define REC2_OP_EXIT		0x40
+#define REC2_SLOTS		64
+#define REC2_SMALL_LEN		5	/* a SMALL record: op and u32 */
+#define REC2_MEDIUM_HEAD	6	/* a MEDIUM's: op, slot and k, u32 */
+
+/* The other ops are an input's type (source.h) or THREAD: all below. */
+_Static_assert(INPUT_FRAME < REC2_OP_MEDIUM &&
+	       REC2_OP_THREAD < REC2_OP_MEDIUM, "an input's type is no MEDIUM op");
 
 static inline bool rec2_op_is_medium(uint8_t op)
 {
 	return (op & REC2_OP_MEDIUM_MASK) == REC2_OP_MEDIUM;
 }
-#define REC2_OP_EXIT		0x40
-#define REC2_SLOTS		64
 
 /*
  * The longest an event can encode to (a thread op, then a stack record),
@@ -138,8 +143,10 @@ static inline uint32_t rec2_small_word(uint64_t dts, uint64_t dsp,
 		       (uint32_t)dsp << 17 | r->probe_id << 25);
 }
 
-/* A SMALL or MEDIUM record's state: the thread's next body is told from
- * it (format 2's state), and its probe's call from it (format 3's). */
+/*
+ * A SMALL or MEDIUM record's state: the thread's next body is told from
+ * it (format 2's state), and its probe's call from it (format 3's).
+ */
 static inline void rec2_small_kept(struct rec2_state *st,
 				   struct rec2_thread *t,
 				   const struct ispot_record *r)
@@ -190,9 +197,10 @@ size_t rec2_put_medium(struct rec2_state *st, unsigned char *p,
 
 /*
  * Encoding a record is rec2_put_if_small(), then rec2_put_medium() and
- * rec2_put_other() while those give 0; @p has REC2_MAX_EVENT + REC2_SLACK bytes of room, and each
- * returns the bytes written.  The writer calls them apart: a SMALL record
- * brings no address it has not noted (recording_write.c).
+ * rec2_put_other() while those give 0; @p has REC2_MAX_EVENT + REC2_SLACK
+ * bytes of room, and each returns the bytes written.  The writer calls
+ * them apart: a SMALL record brings no address it has not noted, a MEDIUM
+ * one its new argument alone (recording_write.c).
  *
  * @rec as a SMALL record, if it is one, of a thread the chunk knows: its
  * 5 bytes, else 0 and nothing written.

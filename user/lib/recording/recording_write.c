@@ -318,7 +318,10 @@ rec_record_other(struct recording *r, const struct ispot_record *rec,
 	if (!small) {
 		n = rec2_put_medium(&r->st, at, rec);
 		medium = n;
-		/* Read before a flush moves it. */
+		/*
+		 * Its argument k, from its bytes before a flush empties the
+		 * chunk they are in.
+		 */
 		if (medium && rec->kind == ISPOT_REC_ENTRY)
 			arg = at[1] >> 6;
 	}

@@ -19,7 +19,8 @@
 
 /*
  * One input; the numbers are also a recording's event types
- * (Documentation/recording.rst).
+ * (Documentation/recording.rst), and must stay below 8: 8 to 15 are a
+ * recording's MEDIUM ops (recording_codec.h).
  */
 enum session_input_type {
 	INPUT_RECORD = 1,	/* @rec: one ring record, all its slots */
