@@ -59,10 +59,11 @@ static uint64_t check_chain(const unsigned char *b, size_t len,
 }
 
 /*
- * Format 3's: word i into chain i % 4, the four joined at the end, each
- * through a rotation and an xor (a bijection of each chain for the others
- * fixed): the same property, and the chains run side by side, where the
- * one chain's latency was what it cost (Documentation/evaluation.rst).
+ * Formats 3 and 4: word i into chain i % 4, the four joined at the end,
+ * each through a rotation and an xor (a bijection of each chain for the
+ * others fixed): the same property, and the chains run side by side,
+ * where the one chain's latency was what it cost
+ * (Documentation/evaluation.rst).
  * The whole rounds keep the chains in four variables: from an array, GCC
  * stored and loaded each step's value, which doubled the chain's latency.
  */
