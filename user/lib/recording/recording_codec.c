@@ -66,11 +66,6 @@ void rec2_reset(struct rec2_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static inline uint64_t zz(uint64_t d)
-{
-	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
-}
-
 static inline uint64_t unzz(uint64_t v)
 {
 	return (v >> 1) ^ -(v & 1);
@@ -116,13 +111,15 @@ static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 			       unsigned char *p, const struct ispot_record *r)
 {
 	uint64_t *last = rec2_thread_data(t, r->kind);
-	uint64_t ip = zz(r->ip - t->ip), a0 = zz(r->data[0] - last[0]);
-	uint64_t a1 = zz(r->data[1] - last[1]), a2 = zz(r->data[2] - last[2]);
+	uint64_t ip = rec2_zz(r->ip - t->ip);
+	uint64_t a0 = rec2_zz(r->data[0] - last[0]);
+	uint64_t a1 = rec2_zz(r->data[1] - last[1]);
+	uint64_t a2 = rec2_zz(r->data[2] - last[2]);
 	uint32_t d = r->cpu != t->cpu ? DESC_CPU : 0;
 	unsigned char *desc = p;
 
-	p = put_field(p + 3, zz(r->ts_ns - st->ts), 0, &d);
-	p = put_field(p, zz(r->sp - t->sp), 3, &d);
+	p = put_field(p + 3, rec2_zz(r->ts_ns - st->ts), 0, &d);
+	p = put_field(p, rec2_zz(r->sp - t->sp), 3, &d);
 	p = put_field(p, r->probe_id, 6, &d);
 	if (ip)
 		p = put_field(p, ip, 9, &d);
@@ -148,30 +145,20 @@ static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 	return p;
 }
 
-size_t rec2_put_medium(struct rec2_state *st, unsigned char *p,
-		       const struct ispot_record *r)
+size_t rec2_put_medium(struct rec2_state *st, struct rec2_thread *t,
+		       struct rec2_call *c, unsigned char *p, unsigned int s,
+		       const struct ispot_record *r, uint32_t w)
 {
-	unsigned int s = rec2_slot_of(r->tid), k, len;
-	struct rec2_thread *t = &st->slot[s];
-	struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
-	uint64_t dts = r->ts_ns - st->ts;
-	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
 	uint64_t d0 = r->data[0] ^ c->data[0], d1 = r->data[1] ^ c->data[1];
 	uint64_t d2 = r->data[2] ^ c->data[2], v;
-	uint32_t w;
+	unsigned int k, len;
 
-	if (!t->valid || t->tid != r->tid || t->tgid != r->tgid ||
-	    (dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) |
-	    (r->ip ^ c->ip) | (r->cpu ^ t->cpu) | (r->nslots ^ 1) ||
-	    (r->kind != ISPOT_REC_ENTRY && r->kind != ISPOT_REC_EXIT))
-		return 0;
 	/* One argument changed, and one only. */
 	if (!!d0 + !!d1 + !!d2 != 1)
 		return 0;
 	k = d0 ? 0 : d1 ? 1 : 2;
-	v = zz(r->data[k] - c->data[k]);
+	v = rec2_zz(r->data[k] - c->data[k]);
 	len = (71 - __builtin_clzll(v)) >> 3;	/* 1 to 8: v is not 0 */
-	w = rec2_small_word(dts, dsp, r);
 	p[0] = REC2_OP_MEDIUM | (len - 1);
 	p[1] = (unsigned char)(s | k << 6);
 	memcpy(p + 2, &w, 4);
@@ -201,8 +188,8 @@ size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
 		*p++ = (unsigned char)s;
 		p = put_var(p, rec->tid);
 		p = put_var(p, rec->tgid);
-		/* rec2_put_if_small() took only a thread it knew. */
-		i = rec2_put_small(st, t, p, s, rec);
+		/* rec2_put_if_compact() took only a thread it knew. */
+		i = rec2_put_compact(st, t, p, s, rec);
 		if (i)
 			return p + i - start;
 	}

@@ -157,29 +157,53 @@ static inline void rec2_small_kept(struct rec2_state *st,
 	memcpy(rec2_thread_data(t, r->kind), r->data, sizeof(r->data));
 }
 
-/*
- * @r, of thread @t in slot @s, as a SMALL record if it is one
- * (recording_codec.c): the bytes written, else 0.  In line, as most of a
- * busy loop's records are: the writer's whole cost for them is here.
- */
-static inline size_t rec2_put_small(struct rec2_state *st,
-				    struct rec2_thread *t, unsigned char *p,
-				    unsigned int s,
-				    const struct ispot_record *r)
+/* A difference as the encoding keeps it: zigzag, small either way. */
+static inline uint64_t rec2_zz(uint64_t d)
 {
-	const struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+/*
+ * Out of line, for rec2_put_compact(): @r, of thread @t in slot @s, a
+ * SMALL record but for its arguments, with the SMALL word @w, as a MEDIUM
+ * record if one argument alone is not its call @c's: the bytes written
+ * (7 to 14), else 0.
+ */
+size_t rec2_put_medium(struct rec2_state *st, struct rec2_thread *t,
+		       struct rec2_call *c, unsigned char *p, unsigned int s,
+		       const struct ispot_record *r, uint32_t w);
+
+/*
+ * @r, of thread @t in slot @s, as a SMALL record (5 bytes) or a MEDIUM
+ * one (7 to 14) if it is one: the bytes written, else 0 and nothing
+ * written.  In line, as most of a busy loop's records are SMALL: the
+ * writer's whole cost for them is here, format 3's one branch on every
+ * field.  A MEDIUM record costs a second test and a call that does not
+ * test the rest again.
+ */
+static inline size_t rec2_put_compact(struct rec2_state *st,
+				      struct rec2_thread *t, unsigned char *p,
+				      unsigned int s,
+				      const struct ispot_record *r)
+{
+	struct rec2_call *c = rec2_call_of(t, r->probe_id, r->kind);
 	uint64_t dts = r->ts_ns - st->ts;
 	uint64_t dsp = r->sp - t->sp + REC2_SMALL_SP_BIAS;
-	uint64_t same = (r->ip ^ c->ip) | (r->data[0] ^ c->data[0]) |
-			(r->data[1] ^ c->data[1]) | (r->data[2] ^ c->data[2]) |
-			(r->cpu ^ t->cpu) | (r->nslots ^ 1) |
+	uint64_t head = (dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) |
+			(r->ip ^ c->ip) | (r->cpu ^ t->cpu) | (r->nslots ^ 1) |
 			(r->kind != ISPOT_REC_ENTRY &&
 			 r->kind != ISPOT_REC_EXIT);
+	uint64_t args = (r->data[0] ^ c->data[0]) |
+			(r->data[1] ^ c->data[1]) | (r->data[2] ^ c->data[2]);
 	uint32_t w;
 
 	/* One branch: every field in its bits, the rest repeated. */
-	if ((dts >> 16) | (dsp >> 8) | (r->probe_id >> 7) | same)
-		return 0;
+	if (head | args) {
+		if (head)
+			return 0;
+		return rec2_put_medium(st, t, c, p, s, r,
+				       rec2_small_word(dts, dsp, r));
+	}
 	w = rec2_small_word(dts, dsp, r);
 	p[0] = REC2_OP_SMALL | s;
 	memcpy(p + 1, &w, 4);
@@ -188,36 +212,34 @@ static inline size_t rec2_put_small(struct rec2_state *st,
 }
 
 /*
- * Out of line, for a record rec2_put_if_small() did not take: @rec as a
- * MEDIUM record (a SMALL one but for one argument) if it is one, of a
- * thread the chunk knows: the bytes written (7 to 14), else 0.
- */
-size_t rec2_put_medium(struct rec2_state *st, unsigned char *p,
-		       const struct ispot_record *rec);
-
-/*
- * Encoding a record is rec2_put_if_small(), then rec2_put_medium() and
- * rec2_put_other() while those give 0; @p has REC2_MAX_EVENT + REC2_SLACK
- * bytes of room, and each returns the bytes written.  The writer calls
- * them apart: a SMALL record brings no address it has not noted, a MEDIUM
- * one its new argument alone (recording_write.c).
+ * Encoding a record is rec2_put_if_compact(), then rec2_put_other() if
+ * that gives 0; @p has REC2_MAX_EVENT + REC2_SLACK bytes of room, and
+ * each returns the bytes written.  The writer calls them apart: a SMALL
+ * record brings no address it has not noted, a MEDIUM one its new
+ * argument alone (recording_write.c).
  *
- * @rec as a SMALL record, if it is one, of a thread the chunk knows: its
- * 5 bytes, else 0 and nothing written.
+ * @rec as a SMALL or MEDIUM record, if it is one, of a thread the chunk
+ * knows: its bytes, else 0 and nothing written.
  */
-static inline size_t rec2_put_if_small(struct rec2_state *st,
-				       unsigned char *p,
-				       const struct ispot_record *rec)
+static inline size_t rec2_put_if_compact(struct rec2_state *st,
+					 unsigned char *p,
+					 const struct ispot_record *rec)
 {
 	unsigned int s = rec2_slot_of(rec->tid);
 	struct rec2_thread *t = &st->slot[s];
 
 	if (!t->valid || t->tid != rec->tid || t->tgid != rec->tgid)
 		return 0;
-	return rec2_put_small(st, t, p, s, rec);
+	return rec2_put_compact(st, t, p, s, rec);
 }
 
-/* Any record that rec2_put_if_small() did not take, all its slots. */
+/* Whether rec2_put_if_compact()'s @n bytes are a MEDIUM record. */
+static inline bool rec2_is_medium_len(size_t n)
+{
+	return n > REC2_SMALL_LEN;
+}
+
+/* Any record that rec2_put_if_compact() did not take, all its slots. */
 size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
 		      const struct ispot_record *rec);
 

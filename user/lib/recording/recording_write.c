@@ -269,7 +269,7 @@ static inline void names_or(struct recording *r, uint64_t a,
  * Note the addresses a report may name that @rec brings.  Not called for
  * a SMALL or MEDIUM record: its call site and arguments are those of its
  * probe's last entry or exit in the thread (rec2_call_of()), noted then,
- * but for a MEDIUM entry's one new argument (rec_record_other()).
+ * but for a MEDIUM entry's one new argument (rec_medium_arg()).
  */
 static void rec_note_addresses(struct recording *r,
 			       const struct ispot_record *rec)
@@ -300,32 +300,36 @@ static void rec_note_addresses(struct recording *r,
 }
 
 /*
- * A record that is not SMALL, or one that reaches the chunk's flush or
- * --max-size: @n bytes of it already written SMALL, or none.  A MEDIUM
- * entry's one new argument is noted; a SMALL record brings none.
+ * Of @rec, written as the @n bytes at @at, the argument to note: a
+ * MEDIUM entry's one new argument (its other addresses are those of its
+ * probe's last call, noted then), else -1.  Read from its bytes before a
+ * flush empties the chunk they are in.
+ */
+static inline int rec_medium_arg(const struct ispot_record *rec,
+				 const unsigned char *at, size_t n)
+{
+	if (!rec2_is_medium_len(n) || rec->kind != ISPOT_REC_ENTRY)
+		return -1;
+	return at[1] >> 6;
+}
+
+/*
+ * A record that is neither SMALL nor MEDIUM, or one that reaches the
+ * chunk's flush or --max-size: @n bytes of it already written SMALL or
+ * MEDIUM, or none.
  */
 static __attribute__((noinline)) void
 rec_record_other(struct recording *r, const struct ispot_record *rec,
 		 size_t n)
 {
 	unsigned char *at = r->ev.p + r->ev.len;
-	bool small = n, medium = false;
-	int arg = -1;
+	int arg = rec_medium_arg(rec, at, n);
+	bool compact = n;
 
 	/* Never from the drain (drain_record_ok()); and past the room. */
 	if (!r->taking || !rec->nslots || rec->nslots > DRAIN_MAX_SLOTS)
 		return;
-	if (!small) {
-		n = rec2_put_medium(&r->st, at, rec);
-		medium = n;
-		/*
-		 * Its argument k, from its bytes before a flush empties the
-		 * chunk they are in.
-		 */
-		if (medium && rec->kind == ISPOT_REC_ENTRY)
-			arg = at[1] >> 6;
-	}
-	if (!n)
+	if (!compact)
 		n = rec2_put_other(&r->st, at, rec);
 	if (!rec_keep(r, n))
 		return;
@@ -333,27 +337,32 @@ rec_record_other(struct recording *r, const struct ispot_record *rec,
 	r->last_ts = rec->ts_ns;
 	if (arg >= 0)
 		names_or(r, rec->data[arg], NAME_AS_IS);
-	else if (!small && !medium)
+	else if (!compact)
 		rec_note_addresses(r, rec);
 }
 
 /*
- * Most records are SMALL and kept with one compare: in line, with no call
- * on their way, so that they save no registers (the rest, out of line).
+ * Most records are SMALL or MEDIUM and kept in line, with no call on
+ * their way, so that they save no registers (the rest, out of line).
  */
 static inline void rec_record(struct recording *r,
 			      const struct ispot_record *rec)
 {
+	unsigned char *at = r->ev.p + r->ev.len;
 	size_t n;
+	int arg;
 
 	if (!r->taking)
 		return;
-	n = rec2_put_if_small(&r->st, r->ev.p + r->ev.len, rec);
+	n = rec2_put_if_compact(&r->st, at, rec);
 	if (!n || r->ev.len + n > r->ev_fast)
 		return rec_record_other(r, rec, n);
+	arg = rec_medium_arg(rec, at, n);
 	r->ev.len += n;
 	r->records++;
 	r->last_ts = rec->ts_ns;
+	if (arg >= 0)
+		names_or(r, rec->data[arg], NAME_AS_IS);
 }
 
 /* An input other than a record, as rec_payload() lays it out. */
