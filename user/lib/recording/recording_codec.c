@@ -66,6 +66,11 @@ void rec2_reset(struct rec2_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
+static inline uint64_t zz(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
 static inline uint64_t unzz(uint64_t v)
 {
 	return (v >> 1) ^ -(v & 1);
@@ -111,15 +116,13 @@ static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 			       unsigned char *p, const struct ispot_record *r)
 {
 	uint64_t *last = rec2_thread_data(t, r->kind);
-	uint64_t ip = rec2_zz(r->ip - t->ip);
-	uint64_t a0 = rec2_zz(r->data[0] - last[0]);
-	uint64_t a1 = rec2_zz(r->data[1] - last[1]);
-	uint64_t a2 = rec2_zz(r->data[2] - last[2]);
+	uint64_t ip = zz(r->ip - t->ip), a0 = zz(r->data[0] - last[0]);
+	uint64_t a1 = zz(r->data[1] - last[1]), a2 = zz(r->data[2] - last[2]);
 	uint32_t d = r->cpu != t->cpu ? DESC_CPU : 0;
 	unsigned char *desc = p;
 
-	p = put_field(p + 3, rec2_zz(r->ts_ns - st->ts), 0, &d);
-	p = put_field(p, rec2_zz(r->sp - t->sp), 3, &d);
+	p = put_field(p + 3, zz(r->ts_ns - st->ts), 0, &d);
+	p = put_field(p, zz(r->sp - t->sp), 3, &d);
 	p = put_field(p, r->probe_id, 6, &d);
 	if (ip)
 		p = put_field(p, ip, 9, &d);
@@ -157,7 +160,7 @@ size_t rec2_put_medium(struct rec2_state *st, struct rec2_thread *t,
 	if (!!d0 + !!d1 + !!d2 != 1)
 		return 0;
 	k = d0 ? 0 : d1 ? 1 : 2;
-	v = rec2_zz(r->data[k] - c->data[k]);
+	v = zz(r->data[k] - c->data[k]);
 	len = (71 - __builtin_clzll(v)) >> 3;	/* 1 to 8: v is not 0 */
 	p[0] = REC2_OP_MEDIUM | (len - 1);
 	p[1] = (unsigned char)(s | k << 6);

@@ -157,12 +157,6 @@ static inline void rec2_small_kept(struct rec2_state *st,
 	memcpy(rec2_thread_data(t, r->kind), r->data, sizeof(r->data));
 }
 
-/* A difference as the encoding keeps it: zigzag, small either way. */
-static inline uint64_t rec2_zz(uint64_t d)
-{
-	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
-}
-
 /*
  * Out of line, for rec2_put_compact(): @r, of thread @t in slot @s, a
  * SMALL record but for its arguments, with the SMALL word @w, as a MEDIUM
