@@ -108,6 +108,24 @@ static uint64_t lock_of_call(unsigned int i)
 }
 
 /*
+ * @rec replayed into @off: the report the live one in @live was, which
+ * names data address @name ("recording_test_locks+0x2\"").
+ */
+static void names_as_live(const char *rec, const char *live, const char *off,
+			  const char *name)
+{
+	char *a, *b;
+
+	ASSERT_EQ(replay(rec, off, NULL), 0);
+	a = slurp(live, NULL);
+	b = slurp(off, NULL);
+	EXPECT_TRUE(strstr(a, name) != NULL);
+	EXPECT_STREQ(a, b);
+	free(a);
+	free(b);
+}
+
+/*
  * Keyed by an argument that is an address of data, whose changes only
  * MEDIUM records (format 4) carry: the replay names every key as the
  * live report did.
@@ -116,7 +134,6 @@ TEST(a_changed_argument_is_named_offline)
 {
 	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
 	struct recording_session s;
-	char *a, *b;
 
 	path_in(rec, "args.isr");
 	path_in(live, "args_live.json");
@@ -126,13 +143,100 @@ TEST(a_changed_argument_is_named_offline)
 	rs_trace(&s, 200);
 	ASSERT_EQ(rs_stop(&s), 0);
 	trace_free(&s.t);
-	ASSERT_EQ(replay(rec, off, NULL), 0);
-	a = slurp(live, NULL);
-	b = slurp(off, NULL);
-	EXPECT_TRUE(strstr(a, "recording_test_locks+0x2\"") != NULL);
-	EXPECT_STREQ(a, b);
-	free(a);
-	free(b);
+	names_as_live(rec, live, off, "recording_test_locks+0x2\"");
+}
+
+/*
+ * Each thread's calls alternate between &recording_test_locks + 1 and + 2,
+ * so that every entry of worker but the first two and those after a call
+ * stack is MEDIUM; call boundary_call, if set, takes + 3 instead, an
+ * address that no other record carries (a difference of 1 or 2 either
+ * way: the same bytes, so the chunks end where they did without it).
+ */
+static unsigned int boundary_call = UINT_MAX;
+
+static uint64_t alternating_lock(unsigned int i)
+{
+	uint64_t base = (uint64_t)(uintptr_t)recording_test_locks;
+
+	return base + (i == boundary_call ? 3 : 1 + (i / 2 & 1));
+}
+
+/* A session of @calls with alternating_lock(), in chunks of @chunk bytes. */
+static void alternating_session(const char *rec, const char *json,
+				unsigned int calls, size_t chunk)
+{
+	struct recording_session s;
+
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	recording_set_chunk(s.t.out.rec, chunk);
+	s.arg0 = alternating_lock;
+	rs_trace(&s, calls);
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+}
+
+/*
+ * Of @rec's records, the first that ends a chunk (the one whose bytes
+ * reached the chunk's size) and is a MEDIUM entry of worker: its call,
+ * or UINT_MAX if none.
+ */
+static unsigned int medium_entry_ending_a_chunk(const char *rec)
+{
+	struct recording_cursor cur = { 0 };
+	struct recording_file rf;
+	struct session_input ev;
+	unsigned int call = 0, last = UINT_MAX, found = UINT_MAX;
+	size_t section = 0;
+
+	if (recording_open(rec, &rf))
+		return UINT_MAX;
+	while (found == UINT_MAX && recording_next(&rf, &cur, &ev) == 1) {
+		if (cur.section != section && last != UINT_MAX)
+			found = last;
+		section = cur.section;
+		last = UINT_MAX;
+		if (ev.type != INPUT_RECORD || ev.rec->kind != ISPOT_REC_ENTRY ||
+		    ev.rec->probe_id != RS_PROBE_WORKER)
+			continue;
+		/* Neither a thread's first call nor one after a stack. */
+		if (call >= 2 && call % 10)
+			last = call;
+		call++;
+	}
+	recording_cursor_free(&cur);
+	recording_close(&rf);
+	return found;
+}
+
+/*
+ * A MEDIUM entry that is the last record of its chunk goes through the
+ * flush: its one new argument is still noted, and the replay names it.
+ */
+TEST(a_medium_entry_that_ends_a_chunk_is_named_offline)
+{
+	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	unsigned int found = UINT_MAX;
+	size_t chunk;
+
+	path_in(rec, "edge.isr");
+	path_in(live, "edge_live.json");
+	path_in(off, "edge_offline.json");
+	/*
+	 * At some chunk sizes every chunk ends on the same one of ten calls'
+	 * records: try sizes until a chunk ends on a MEDIUM entry of worker.
+	 */
+	boundary_call = UINT_MAX;
+	for (chunk = 200; chunk < 264 && found == UINT_MAX; chunk++) {
+		alternating_session(rec, live, 400, chunk);
+		found = medium_entry_ending_a_chunk(rec);
+	}
+	ASSERT_NE(found, UINT_MAX);
+	boundary_call = found;
+	alternating_session(rec, live, 400, chunk - 1);
+	/* The same bytes: the call still ends its chunk. */
+	ASSERT_EQ(medium_entry_ending_a_chunk(rec), boundary_call);
+	names_as_live(rec, live, off, "recording_test_locks+0x3\"");
 }
 
 TEST(report_rekeys_a_recording)

@@ -342,8 +342,9 @@ rec_record_other(struct recording *r, const struct ispot_record *rec,
 }
 
 /*
- * Most records are SMALL or MEDIUM and kept in line, with no call on
- * their way, so that they save no registers (the rest, out of line).
+ * Most records are SMALL or MEDIUM and kept here, in line: a SMALL one
+ * with no call on its way, a MEDIUM one with rec2_put_medium()'s.  The
+ * rest, and a record that reaches the chunk's end, go out of line.
  */
 static inline void rec_record(struct recording *r,
 			      const struct ispot_record *rec)
