@@ -281,29 +281,80 @@ TEST(tables_stay_whole_after_random_deletions)
 
 /*
  * Folding a thread forgets its pairs in the engine's hot table, in every
- * way of a set: a tid that comes back, after another thread took the
- * freed slots, gets pairs of its own (with a stale hot entry its calls
- * would land in the other thread's pairs).  500 keys in a table of 512
- * sets of two: many share a set.
+ * way of a set: another thread that takes the freed thread and pair
+ * slots, and calls the same keys in another order, gets a pair of its
+ * own for each (with a stale entry, a call would land in the pair the
+ * slot went to, another key's).  500 keys, each called twice so that all
+ * are in the table once it has grown to 2,048 slots (four a pair): 47 of
+ * its sets of two hold two of them.
  */
 TEST(fold_forgets_every_hot_way)
 {
 	struct sci_engine *e = sci_new();
+	struct sci_report *r;
 	uint64_t k;
+	size_t i;
 
 	ASSERT_TRUE(e);
-	for (k = 1; k <= 500; k++)
-		ASSERT_EQ(sci_add(e, 1, k, 7, 100, 1000 + k, NULL), 0);
-	ASSERT_EQ(sci_thread_exit(e, 7, 2000), 0);
-	ASSERT_EQ(sci_fold_thread(e, 7, 2000), 1);
+	for (k = 1; k <= 1000; k++)
+		ASSERT_EQ(sci_add(e, 1, (k - 1) % 500 + 1, 7, 100, 1000 + k,
+				  NULL), 0);
+	ASSERT_EQ(sci_thread_exit(e, 7, 3000), 0);
+	ASSERT_EQ(sci_fold_thread(e, 7, 3000), 1);
 	EXPECT_EQ(sci_nr_block_threads(e), 0);
-	/* Thread 8 takes the slots 7's thread and pairs left. */
-	for (k = 1; k <= 500; k++)
-		ASSERT_EQ(sci_add(e, 2, k, 8, 100, 3000 + k, NULL), 0);
-	for (k = 1; k <= 500; k++)
-		ASSERT_EQ(sci_add(e, 1, k, 7, 100, 4000 + k, NULL), 0);
+	/* Thread 8 takes 7's slots: the first freed pair for key 500. */
+	for (k = 500; k >= 1; k--)
+		ASSERT_EQ(sci_add(e, 1, k, 8, 100, 4000 + k, NULL), 0);
+	EXPECT_EQ(sci_nr_threads(e), 1);
+	EXPECT_EQ(sci_nr_block_threads(e), 500);
+	r = sci_report(e, 5000);
+	ASSERT_TRUE(r);
+	ASSERT_EQ(r->nr_blocks, 500);
+	for (i = 0; i < r->nr_blocks; i++)
+		EXPECT_EQ(r->blocks[i].calls, 3);
+	sci_report_free(r);
+	sci_free(e);
+}
+
+/*
+ * The hot table grows as pairs come (a fresh, empty table each time),
+ * and every execution still lands in its own pair: 3,000 keys in two
+ * threads, each new key followed by an older one, so that lookups cross
+ * every growth.  The calls of each key add up, and no pair is made
+ * twice.
+ */
+TEST(hot_table_growth_keeps_every_pair)
+{
+	static uint64_t calls[3001];
+	struct sci_engine *e = sci_new();
+	const struct sci_result *f;
+	struct sci_report *r;
+	uint64_t k, old, ts = 1;
+	size_t mem_before, i;
+
+	ASSERT_TRUE(e);
+	mem_before = sci_mem_bytes(e);
+	for (k = 1; k <= 3000; k++) {
+		old = k / 2 + 1;
+		ASSERT_EQ(sci_add(e, 1, k, 7 + k % 2, 100, ts += 10, NULL), 0);
+		ASSERT_EQ(sci_add(e, 1, old, 7 + old % 2, 100, ts += 10, NULL),
+			  0);
+		calls[k]++;
+		calls[old]++;
+	}
 	EXPECT_EQ(sci_nr_threads(e), 2);
-	EXPECT_EQ(sci_nr_block_threads(e), 1000);
+	EXPECT_EQ(sci_nr_block_threads(e), 3000);
+	/* The table at four slots of 16 bytes a pair, at least. */
+	EXPECT_GE(sci_mem_bytes(e) - mem_before, 3000 * 4 * 16);
+	r = sci_report(e, ts);
+	ASSERT_TRUE(r);
+	f = sci_report_func(r, 1);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->calls, 6000);
+	ASSERT_EQ(r->nr_blocks, 3000);
+	for (i = 0; i < r->nr_blocks; i++)
+		EXPECT_EQ(r->blocks[i].calls, calls[r->blocks[i].key]);
+	sci_report_free(r);
 	sci_free(e);
 }
 

@@ -210,7 +210,13 @@ struct sci_engine *sci_new(void)
 
 	if (!e)
 		return NULL;
-	e->mem = sizeof(*e);
+	e->hot_bits = SCI_HOT_MIN_BITS;
+	e->hot = calloc(1ul << e->hot_bits, sizeof(*e->hot));
+	if (!e->hot) {
+		free(e);
+		return NULL;
+	}
+	e->mem = sizeof(*e) + (sizeof(*e->hot) << e->hot_bits);
 	hashmap_init(&e->block_map, block_hash, block_equal, NULL);
 	return e;
 }
@@ -230,6 +236,7 @@ void sci_free(struct sci_engine *e)
 	free(e->bts);
 	hashmap_free(&e->bt_map);
 	free(e->func_fold);
+	free(e->hot);
 	free(e);
 }
 
@@ -428,10 +435,40 @@ static void block_causes(struct sci_block *b, uint64_t d,
 struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
 			     uint64_t key, uint32_t thread)
 {
-	uint64_t h = (key ^ ((uint64_t)func_id << 32 | thread)) *
+	/*
+	 * The key multiplied first: a small key (a log2 bucket, a shape's
+	 * number) and the thread's index would otherwise meet in the same
+	 * low bits, and every (key, thread) with the same XOR share a set.
+	 */
+	uint64_t h = ((key * 0xff51afd7ed558ccdULL) ^
+		      ((uint64_t)func_id << 32 | thread)) *
 		     0x9e3779b97f4a7c15ULL;
 
-	return &e->hot[(h >> (64 - SCI_HOT_BITS)) & ~(SCI_HOT_WAYS - 1ul)];
+	return &e->hot[(h >> (64 - e->hot_bits)) & ~(SCI_HOT_WAYS - 1ul)];
+}
+
+/*
+ * Room in the hot table for the pairs held: a table twice as large or
+ * more, empty (its entries are only a cache), when they need it.  Out of
+ * memory, the table stays as it was.
+ */
+static void hot_fit(struct sci_engine *e)
+{
+	size_t want = (e->nr_bts - e->nr_free_bts) * SCI_HOT_SLOTS_PER_PAIR;
+	unsigned int bits = e->hot_bits;
+	struct sci_hot *hot;
+
+	while ((1ul << bits) < want && bits < SCI_HOT_MAX_BITS)
+		bits++;
+	if (bits == e->hot_bits)
+		return;
+	hot = calloc(1ul << bits, sizeof(*hot));
+	if (!hot)
+		return;
+	free(e->hot);
+	e->mem += (sizeof(*hot) << bits) - (sizeof(*hot) << e->hot_bits);
+	e->hot = hot;
+	e->hot_bits = bits;
 }
 
 static bool hot_holds(const struct sci_engine *e, const struct sci_hot *hot,
@@ -462,6 +499,11 @@ static long hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	bti = bt_get(e, bi, t);
 	if (bti < 0)
 		return -ENOMEM;
+	if ((e->nr_bts - e->nr_free_bts) * SCI_HOT_SLOTS_PER_PAIR >
+	    1ul << e->hot_bits) {
+		hot_fit(e);
+		hot = sci_hot_slot(e, func_id, key, t);
+	}
 	/* The newest first: the older way goes. */
 	hot[1] = hot[0];
 	*hot = (struct sci_hot){ .key = key, .func_id = func_id,

@@ -16,9 +16,16 @@
 #include "analysis/sci.h"
 #include "util/hashmap.h"
 
-/* (func, key, tid) -> indices, SCI_HOT_WAYS slots a set; 32 KiB. */
-#define SCI_HOT_BITS	10
-#define SCI_HOT_WAYS	2
+/*
+ * The hot table (struct sci_engine's hot): SCI_HOT_WAYS slots a set,
+ * 2^SCI_HOT_MIN_BITS slots (16 KiB) at first, and at least
+ * SCI_HOT_SLOTS_PER_PAIR slots for every pair held, up to
+ * 2^SCI_HOT_MAX_BITS (1 MiB).
+ */
+#define SCI_HOT_WAYS		2
+#define SCI_HOT_MIN_BITS	10
+#define SCI_HOT_MAX_BITS	16
+#define SCI_HOT_SLOTS_PER_PAIR	4
 /* A pair's block while its slot is on the free list. */
 #define SCI_FREE_PAIR	UINT32_MAX
 
@@ -95,6 +102,13 @@ struct sci_bt {
 	uint64_t max;
 };
 
+/* A slot of the hot table: struct sci_engine's hot says what for. */
+struct sci_hot {
+	uint64_t key;
+	uint32_t func_id;
+	uint32_t bt;		/* index + 1, 0 = empty */
+};
+
 struct sci_engine {
 	/* Dense arrays, each with a map of its keys to indices. */
 	struct sci_block **blocks;
@@ -128,21 +142,18 @@ struct sci_engine {
 	 * The pair (block, thread) of recent (func, key, thread) triples: a
 	 * trace repeats few blocks in few threads, so most executions skip
 	 * the three hash lookups.  Indices stay valid when the dense arrays
-	 * grow; folding a thread clears the entries of its pairs.  Two
-	 * ways a set, the newest first: a direct-mapped table of as many
-	 * slots, where two triples that share a slot evict each other by
-	 * turns, sent twice as many executions to the three hash lookups
-	 * (8.3% against 4.1% in pipeline_bench, every analysis on).  An
-	 * entry names the pair alone, whose block and thread say the rest
-	 * (the thread is checked on the pair, which the execution updates
-	 * anyway): 16 KiB in all, not 32, so that the blocks' sums the
-	 * executions update stay in the first-level cache beside it.
+	 * grow; folding a thread clears the entries of its pairs.  Two ways
+	 * a set, the newest first (a direct-mapped table sent twice as many
+	 * executions to the lookups).  An entry names the pair alone, whose
+	 * block and thread say the rest (the thread is checked on the pair,
+	 * which the execution updates anyway).  The table grows with the
+	 * pairs held (sci.c, hot_fit()): at a fixed 1,024 slots, the pairs
+	 * of an auto function's shadows in eight threads shared sets, and
+	 * an execution found in the second way, or not at all, cost a
+	 * mispredicted branch or the three lookups.
 	 */
-	struct sci_hot {
-		uint64_t key;
-		uint32_t func_id;
-		uint32_t bt;	/* index + 1, 0 = empty */
-	} hot[1u << SCI_HOT_BITS];
+	struct sci_hot *hot;
+	unsigned int hot_bits;		/* 2^hot_bits slots */
 };
 
 /*
