@@ -193,10 +193,11 @@ static void print_stats(struct pipeline *p, struct drain *d,
 	       (unsigned long long)r->drained, r->cpu_ns / 1e9,
 	       r->wall_ns / 1e9, (unsigned long long)ds->rounds);
 	printf("# peak RSS after %llu records: %.1f MiB; SCI engine %zu "
-	       "bytes, %zu blocks, %zu threads\n",
+	       "bytes, %zu blocks, %zu threads, %zu pairs, %zu hot slots\n",
 	       (unsigned long long)r->drained, peak_rss_mib(),
 	       sci_mem_bytes(p->sci), sci_nr_blocks(p->sci),
-	       sci_nr_threads(p->sci));
+	       sci_nr_threads(p->sci), sci_nr_block_threads(p->sci),
+	       sci_hot_slots(p->sci));
 	printf("# paired %llu, unpaired entries %llu, exits %llu; "
 	       "stacks %llu; late %llu, corrupt %llu, unknown %llu\n",
 	       (unsigned long long)ps->paired,

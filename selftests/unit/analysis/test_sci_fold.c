@@ -302,7 +302,7 @@ TEST(fold_forgets_every_hot_way)
 	ASSERT_EQ(sci_thread_exit(e, 7, 3000), 0);
 	ASSERT_EQ(sci_fold_thread(e, 7, 3000), 1);
 	EXPECT_EQ(sci_nr_block_threads(e), 0);
-	/* Thread 8 takes 7's slots: the first freed pair for key 500. */
+	/* Thread 8 takes 7's slots: key 500 the last freed pair, key 1's. */
 	for (k = 500; k >= 1; k--)
 		ASSERT_EQ(sci_add(e, 1, k, 8, 100, 4000 + k, NULL), 0);
 	EXPECT_EQ(sci_nr_threads(e), 1);
@@ -317,41 +317,49 @@ TEST(fold_forgets_every_hot_way)
 }
 
 /*
- * The hot table grows as pairs come (a fresh, empty table each time),
- * and every execution still lands in its own pair: 3,000 keys in two
- * threads, each new key followed by an older one, so that lookups cross
- * every growth.  The calls of each key add up, and no pair is made
- * twice.
+ * The hot table grows as pairs come (a fresh, empty table each time), at
+ * four slots a pair, and every execution still lands in its own pair:
+ * 100 keys in 30 threads (an auto function's shape: few blocks, many
+ * threads), each new pair followed by a call of an older one, so that
+ * lookups cross every growth.  The calls of each key add up, and no pair
+ * is made twice.
  */
 TEST(hot_table_growth_keeps_every_pair)
 {
-	static uint64_t calls[3001];
+	static uint64_t calls[101];
 	struct sci_engine *e = sci_new();
 	const struct sci_result *f;
 	struct sci_report *r;
-	uint64_t k, old, ts = 1;
-	size_t mem_before, i;
+	uint64_t ts = 1;
+	uint32_t n, key, tid;
+	size_t i;
 
 	ASSERT_TRUE(e);
-	mem_before = sci_mem_bytes(e);
-	for (k = 1; k <= 3000; k++) {
-		old = k / 2 + 1;
-		ASSERT_EQ(sci_add(e, 1, k, 7 + k % 2, 100, ts += 10, NULL), 0);
-		ASSERT_EQ(sci_add(e, 1, old, 7 + old % 2, 100, ts += 10, NULL),
-			  0);
-		calls[k]++;
-		calls[old]++;
+	EXPECT_EQ(sci_hot_slots(e), 1024);
+	for (n = 0; n < 3000; n++) {
+		key = n % 100 + 1;
+		tid = n / 100 + 1;
+		ASSERT_EQ(sci_add(e, 1, key, tid, 100, ts += 10, NULL), 0);
+		calls[key]++;
+		/* Pair n / 2, made earlier. */
+		ASSERT_EQ(sci_add(e, 1, n / 2 % 100 + 1, n / 2 / 100 + 1, 100,
+				  ts += 10, NULL), 0);
+		calls[n / 2 % 100 + 1]++;
+		/* 256 pairs fill 1,024 slots; the 257th wants more. */
+		if (n == 255)
+			EXPECT_EQ(sci_hot_slots(e), 1024);
+		if (n == 256)
+			EXPECT_EQ(sci_hot_slots(e), 2048);
 	}
-	EXPECT_EQ(sci_nr_threads(e), 2);
+	EXPECT_EQ(sci_nr_threads(e), 30);
 	EXPECT_EQ(sci_nr_block_threads(e), 3000);
-	/* The table at four slots of 16 bytes a pair, at least. */
-	EXPECT_GE(sci_mem_bytes(e) - mem_before, 3000 * 4 * 16);
+	EXPECT_EQ(sci_hot_slots(e), 16384);
 	r = sci_report(e, ts);
 	ASSERT_TRUE(r);
 	f = sci_report_func(r, 1);
 	ASSERT_TRUE(f);
 	EXPECT_EQ(f->calls, 6000);
-	ASSERT_EQ(r->nr_blocks, 3000);
+	ASSERT_EQ(r->nr_blocks, 100);
 	for (i = 0; i < r->nr_blocks; i++)
 		EXPECT_EQ(r->blocks[i].calls, calls[r->blocks[i].key]);
 	sci_report_free(r);

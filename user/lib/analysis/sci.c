@@ -211,7 +211,7 @@ struct sci_engine *sci_new(void)
 	if (!e)
 		return NULL;
 	e->hot_bits = SCI_HOT_MIN_BITS;
-	e->hot = calloc(1ul << e->hot_bits, sizeof(*e->hot));
+	e->hot = calloc((size_t)1 << e->hot_bits, sizeof(*e->hot));
 	if (!e->hot) {
 		free(e);
 		return NULL;
@@ -447,28 +447,34 @@ struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
 	return &e->hot[(h >> (64 - e->hot_bits)) & ~(SCI_HOT_WAYS - 1ul)];
 }
 
+/* Whether the pairs held want a larger hot table than it is. */
+static bool hot_short(const struct sci_engine *e, unsigned int bits)
+{
+	return bits < SCI_HOT_MAX_BITS &&
+	       (e->nr_bts - e->nr_free_bts) * SCI_HOT_SLOTS_PER_PAIR >
+	       (size_t)1 << bits;
+}
+
 /*
  * Room in the hot table for the pairs held: a table twice as large or
- * more, empty (its entries are only a cache), when they need it.  Out of
- * memory, the table stays as it was.
+ * more, empty (its entries are only a cache).  Whether it was replaced:
+ * out of memory, the table stays as it was.
  */
-static void hot_fit(struct sci_engine *e)
+static bool hot_fit(struct sci_engine *e)
 {
-	size_t want = (e->nr_bts - e->nr_free_bts) * SCI_HOT_SLOTS_PER_PAIR;
 	unsigned int bits = e->hot_bits;
 	struct sci_hot *hot;
 
-	while ((1ul << bits) < want && bits < SCI_HOT_MAX_BITS)
+	while (hot_short(e, bits))
 		bits++;
-	if (bits == e->hot_bits)
-		return;
-	hot = calloc(1ul << bits, sizeof(*hot));
+	hot = calloc((size_t)1 << bits, sizeof(*hot));
 	if (!hot)
-		return;
+		return false;
 	free(e->hot);
 	e->mem += (sizeof(*hot) << bits) - (sizeof(*hot) << e->hot_bits);
 	e->hot = hot;
 	e->hot_bits = bits;
+	return true;
 }
 
 static bool hot_holds(const struct sci_engine *e, const struct sci_hot *hot,
@@ -499,11 +505,8 @@ static long hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	bti = bt_get(e, bi, t);
 	if (bti < 0)
 		return -ENOMEM;
-	if ((e->nr_bts - e->nr_free_bts) * SCI_HOT_SLOTS_PER_PAIR >
-	    1ul << e->hot_bits) {
-		hot_fit(e);
+	if (hot_short(e, e->hot_bits) && hot_fit(e))
 		hot = sci_hot_slot(e, func_id, key, t);
-	}
 	/* The newest first: the older way goes. */
 	hot[1] = hot[0];
 	*hot = (struct sci_hot){ .key = key, .func_id = func_id,

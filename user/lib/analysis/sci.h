@@ -152,7 +152,9 @@ const uint64_t *sci_folds(const struct sci_engine *e);
  * thread's per-thread SCI, which only the worst-thread figure uses, is
  * taken against d_min as it was at the fold, and that a folded thread is
  * not listed in a report's threads.  A tid that comes back after its fold
- * is a new thread.
+ * is a new thread.  The one table folding does not shrink is the hot
+ * table of recent pairs (sci_hot_slots()): it stays sized for the most
+ * pairs held at once, at most 1 MiB.
  *
  * sci_fold_thread() folds @tid if it is closed and its last exit is still
  * @exit_ts (not reopened since): 1 if folded, 0 if not, -ENOMEM.
@@ -265,6 +267,8 @@ uint64_t sci_nr_folded_threads(const struct sci_engine *e);
 uint64_t sci_nr_events(const struct sci_engine *e);
 /* Bytes currently allocated by the engine (tables, blocks, histograms). */
 size_t sci_mem_bytes(const struct sci_engine *e);
+/* The slots of the hot table (sci_internal.h), which grows with the pairs. */
+size_t sci_hot_slots(const struct sci_engine *e);
 /* The latest timestamp the engine has been given. */
 uint64_t sci_last_ts(const struct sci_engine *e);
 /*

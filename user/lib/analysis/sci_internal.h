@@ -158,7 +158,8 @@ struct sci_engine {
 
 /*
  * sci.c, for sci_fold.c: the hot set of a (func, key, thread) triple,
- * the thread by its index, its SCI_HOT_WAYS slots,
+ * the thread by its index, its SCI_HOT_WAYS slots (valid until the next
+ * execution added, which may replace the table);
  */
 struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
 			     uint64_t key, uint32_t thread);

@@ -66,6 +66,11 @@ size_t sci_mem_bytes(const struct sci_engine *e)
 	       hashmap_mem_bytes(&e->bt_map);
 }
 
+size_t sci_hot_slots(const struct sci_engine *e)
+{
+	return (size_t)1 << e->hot_bits;
+}
+
 uint64_t sci_last_ts(const struct sci_engine *e)
 {
 	return e->last_ts;
