@@ -107,7 +107,13 @@ tap_parallel "lock_delay_0_has_high_sci" t_lock_high
 # waiting differs by less can swap: SCI 0.038 at 100 us and 0.048 at
 # 300 us, for waited 0.050 and 0.043.  The first step, from the
 # contended lock, must fall, and so must the score from 100 us to
-# 1000 us (by 0.033 or more in all nine).
+# 1000 us (by 0.033 or more in all nine).  So the runs must be what the
+# first step takes them for (the lock contended at 0 us, and more than
+# at 100 us), and no more: from 100 us on, the samples' waited sits on
+# its own floor (0.045 to 0.051 at 1000 us, 0.037 to 0.076 at 300 us,
+# over nine make check runs to 2026-12-04), so asking 100 us to have
+# waited more than 300 us skipped two runs in nine on an idle host
+# whose scores fell as they should.
 falls() {	# falls EARLIER LATER
 	lt "$2" "$1" && return 0
 	lt "$1" 0.1 && lt "$2" "$(awk -v s="$1" 'BEGIN { print s + 0.02 }')"
@@ -119,7 +125,6 @@ t_falls() {
 }
 par_need contended "$lk-0-50.par"
 par_need above "$lk-0-50.par" "$lk-100-50.par" 1
-par_need above "$lk-100-50.par" "$lk-300-50.par" 1
 tap_parallel "sci_falls_as_delay_grows" t_falls
 
 # The same loop with one lock per thread, against the shared lock.
