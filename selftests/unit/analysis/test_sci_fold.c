@@ -284,9 +284,9 @@ TEST(tables_stay_whole_after_random_deletions)
  * way of a set: another thread that takes the freed thread and pair
  * slots, and calls the same keys in another order, gets a pair of its
  * own for each (with a stale entry, a call would land in the pair the
- * slot went to, another key's).  500 keys, each called twice so that all
- * are in the table once it has grown to 2,048 slots (four a pair): 47 of
- * its sets of two hold two of them.
+ * slot went to, another key's).  500 keys, each called twice so that the
+ * table, grown to 2,048 slots (four a pair), holds all that their sets
+ * allow: 76 of its sets of two hold two of them, 17 more.
  */
 TEST(fold_forgets_every_hot_way)
 {

@@ -436,12 +436,11 @@ struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
 			     uint64_t key, uint32_t thread)
 {
 	/*
-	 * The key multiplied first: a small key (a log2 bucket, a shape's
+	 * The key hashed first: a small key (a log2 bucket, a shape's
 	 * number) and the thread's index would otherwise meet in the same
 	 * low bits, and every (key, thread) with the same XOR share a set.
 	 */
-	uint64_t h = ((key * 0xff51afd7ed558ccdULL) ^
-		      ((uint64_t)func_id << 32 | thread)) *
+	uint64_t h = (hash_u64(key) ^ ((uint64_t)func_id << 32 | thread)) *
 		     0x9e3779b97f4a7c15ULL;
 
 	return &e->hot[(h >> (64 - e->hot_bits)) & ~(SCI_HOT_WAYS - 1ul)];
