@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "elf/elf_internal.h"
 #include "elf_fixtures.h"
 
 static const char *const app_funcs[] = {
@@ -334,6 +335,106 @@ TEST(crc_mismatch_ignored_with_warning)
 	/* Once per file. */
 	fail_capturing("worker_a", bin, errfile, warn, sizeof(warn));
 	EXPECT_STREQ(warn, "");
+	env_done(&e);
+}
+
+/*
+ * A debug link to a sparse file of a terabyte: its CRC would read it
+ * all (hours, in ispotd's loop); past the read bound it is refused at
+ * once, with a warning naming the bound.
+ */
+TEST(debug_link_to_a_huge_file_refused_unread)
+{
+	char errfile[PATH_MAX], warn[2048];
+	struct dbg_env e;
+	const char *bin, *dbg;
+
+	env_init(&e);
+	bin = place(&e, "app_split", "d/app");
+	dbg = place(&e, "app_pie.debug", "d/app_pie.debug");
+	ASSERT_EQ(truncate(dbg, 1ll << 40), 0);
+	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
+	alarm(10);	/* reading it through fails the test */
+	fail_capturing("compute", bin, errfile, warn, sizeof(warn));
+	alarm(0);
+	TH_LOG("warning: %s", warn);
+	EXPECT_EQ(count_lines(warn), 1);
+	EXPECT_TRUE(strstr(warn, dbg));
+	EXPECT_TRUE(strstr(warn, "over the bound"));
+	EXPECT_TRUE(strstr(warn, "ISPOT_ELF_MAX_READ_MB"));
+	env_done(&e);
+}
+
+/*
+ * An object of @aliases SHT_NOTE sections that all name one 1 MiB region
+ * of empty notes, then one holding a GNU build-id: whether
+ * elf_note_find() gets to the build-id.
+ */
+static bool build_id_found_past(const char *dir, unsigned int aliases)
+{
+	const size_t region = 1u << 20, nsec = aliases + 2;
+	static const unsigned char desc[20] = { 0xb1, 0xd0 };
+	const size_t note = sizeof(Elf64_Nhdr) + 4 + sizeof(desc);
+	size_t shoff = sizeof(Elf64_Ehdr) + region + note, len, i;
+	unsigned char id[ELF_BUILD_ID_MAX];
+	Elf64_Nhdr nh = { 4, sizeof(desc), NT_GNU_BUILD_ID };
+	Elf64_Ehdr eh = { .e_type = ET_DYN, .e_version = EV_CURRENT,
+			  .e_ehsize = sizeof(eh), .e_shoff = shoff,
+			  .e_shentsize = sizeof(Elf64_Shdr),
+			  .e_shnum = nsec };
+	char path[PATH_MAX], err[256];
+	struct elf_file f;
+	Elf64_Shdr *sh;
+	char *buf;
+	int rc;
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	len = shoff + nsec * sizeof(*sh);
+	buf = calloc(1, len);
+	ASSERT_TRUE(buf);
+	memcpy(buf, &eh, sizeof(eh));
+	memcpy(buf + sizeof(eh) + region, &nh, sizeof(nh));
+	memcpy(buf + sizeof(eh) + region + sizeof(nh), "GNU", 4);
+	memcpy(buf + sizeof(eh) + region + sizeof(nh) + 4, desc,
+	       sizeof(desc));
+	sh = (Elf64_Shdr *)(buf + shoff);
+	for (i = 1; i < nsec; i++) {
+		sh[i].sh_type = SHT_NOTE;
+		sh[i].sh_addralign = 4;
+		sh[i].sh_offset = sizeof(eh);
+		sh[i].sh_size = region;
+	}
+	sh[nsec - 1].sh_offset = sizeof(eh) + region;
+	sh[nsec - 1].sh_size = note;
+	snprintf(path, sizeof(path), "%s/notes%u", dir, aliases);
+	spit(path, buf, len);
+	free(buf);
+	ASSERT_EQ(elf_file_open(&f, path, err, sizeof(err)), 0);
+	len = 0;
+	rc = elf_note_find(&f, "GNU", NT_GNU_BUILD_ID, id, sizeof(id), &len);
+	elf_file_close(&f);
+	if (!rc) {
+		EXPECT_EQ(len, sizeof(desc));
+		EXPECT_EQ(memcmp(id, desc, sizeof(desc)), 0);
+	}
+	return !rc;
+}
+
+/*
+ * Each section header read its region again: 100,000 of them (6.4 MB)
+ * naming one 16 MiB region made a lookup of a build-id read 1.6 TB.  A search reads 16 MiB in all: past 17 aliases of a 1 MiB
+ * region, the build-id is not looked for; past 15, it is found.
+ */
+TEST(note_search_reads_a_bounded_total)
+{
+	struct dbg_env e;
+
+	env_init(&e);
+	EXPECT_TRUE(build_id_found_past(e.dir, 15));
+	EXPECT_FALSE(build_id_found_past(e.dir, 17));
 	env_done(&e);
 }
 

@@ -197,6 +197,64 @@ TEST_F(eh, symbolized_by_spelling)
 	elf_obj_free(o);
 }
 
+static size_t synth_count(const struct elf_obj *o)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < o->nsyms; i++)
+		n += o->syms[i].synth;
+	return n;
+}
+
+/*
+ * Functions from .eh_frame become symbols: they count against
+ * ISPOT_ELF_MAX_SYMBOLS as a symbol table's do (a sparse .eh_frame
+ * within the read bound holds tens of millions).  Past the bound the
+ * FDEs are refused in one line naming it; the made-up names stop where
+ * the named and made-up symbols reach it.
+ */
+TEST_F(eh, functions_count_against_the_symbol_bound)
+{
+	struct elf_fde_func *fn = (void *)1;
+	struct elf_obj *o;
+	char err[ERRLEN] = "", bound[32];
+	struct elf_file f;
+	size_t n, all, nraw;
+
+	ASSERT_EQ(elf_obj_load(self->bare, &o, err, sizeof(err)), 0);
+	all = synth_count(o);
+	nraw = o->nraw;
+	elf_obj_free(o);
+	eh_of(self->bare, &fn, &n);
+	free(fn);
+	TH_LOG("%zu FDE functions, %zu made-up names, %zu symbols", n, all,
+	       nraw);
+	ASSERT_GE(all, 10);
+
+	/* One FDE short: refused, every one. */
+	snprintf(bound, sizeof(bound), "%zu", n - 1);
+	setenv("ISPOT_ELF_MAX_SYMBOLS", bound, 1);
+	ASSERT_EQ(elf_file_open(&f, self->bare, err, sizeof(err)), 0);
+	EXPECT_EQ(elf_ehframe_funcs(&f, &fn, &n, err, sizeof(err)), -E2BIG);
+	elf_file_close(&f);
+	TH_LOG("%s", err);
+	EXPECT_TRUE(fn == NULL);
+	EXPECT_EQ(n, 0);
+	EXPECT_TRUE(strstr(err, "ISPOT_ELF_MAX_SYMBOLS"));
+	EXPECT_TRUE(strchr(err, '\n') == NULL);
+
+	/* Room for every FDE, and for three names past the symbols. */
+	unsetenv("ISPOT_ELF_MAX_SYMBOLS");
+	eh_of(self->bare, &fn, &n);
+	free(fn);
+	snprintf(bound, sizeof(bound), "%zu", nraw + 3 > n ? nraw + 3 : n);
+	setenv("ISPOT_ELF_MAX_SYMBOLS", bound, 1);
+	ASSERT_EQ(elf_obj_load(self->bare, &o, err, sizeof(err)), 0);
+	EXPECT_EQ(synth_count(o), nraw + 3 > n ? 3 : n - nraw);
+	elf_obj_free(o);
+	unsetenv("ISPOT_ELF_MAX_SYMBOLS");
+}
+
 /* A spelling that fits no function says what would. */
 TEST_F(eh, bad_spelling_is_a_clean_error)
 {

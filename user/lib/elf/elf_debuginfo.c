@@ -198,6 +198,17 @@ static int try_file(struct elf_obj *o, const char *path, enum how_found how)
 		goto out;
 	rc = -ESTALE;
 	if (how == BY_LINK) {
+		/*
+		 * The CRC reads the whole file, and a sparse file of any
+		 * size costs nothing to make: beyond the read bound, a
+		 * hostile link could hold the caller for hours.
+		 */
+		if (df.size > elf_limit(ELF_LIMIT_READ)) {
+			elf_over_limit(path, ELF_LIMIT_READ, df.size, err,
+				       sizeof(err));
+			warn_once(path, "ignoring debug file %s", err);
+			goto out;
+		}
 		if (file_crc32(&df, &crc)) {
 			warn_once(path, "ignoring debug file %s: cannot read it",
 				  path);

@@ -59,6 +59,7 @@ struct eh_cur {
 	uint64_t end;		/* of the entry being read, <= size */
 	uint64_t vaddr;		/* link-time address of buf[0] */
 	uint64_t datarel;	/* base of DW_EH_PE_datarel, 0: none */
+	uint64_t max_fdes;	/* functions kept, at most: ELF_LIMIT_SYMBOLS */
 	bool bad;
 };
 
@@ -379,12 +380,19 @@ static int eh_read(const struct elf_file *f, uint64_t off, uint64_t size,
 	c->size = size;
 	c->end = size;
 	c->vaddr = vaddr;
+	c->max_fdes = elf_limit(ELF_LIMIT_SYMBOLS);
 	return 0;
 }
 
-static int eh_add(struct elf_fde_func **out, size_t *n, size_t *cap,
-		  const struct elf_fde_func *fn)
+/*
+ * Each function kept becomes a symbol (elf_ehfuncs.c): -EOVERFLOW past
+ * the bound on symbols, which a sparse .eh_frame could pass by millions.
+ */
+static int eh_add(const struct eh_cur *c, struct elf_fde_func **out,
+		  size_t *n, size_t *cap, const struct elf_fde_func *fn)
 {
+	if (*n >= c->max_fdes)
+		return -EOVERFLOW;
 	if (ARRAY_RESERVE(*out, *cap, *n + 1))
 		return -ENOMEM;
 	(*out)[(*n)++] = *fn;
@@ -406,8 +414,9 @@ static int eh_walk(struct eh_cur *c, struct elf_fde_func **out, size_t *n)
 		if (c->pos <= off)	/* the terminator */
 			break;
 		off = c->pos;
-		if (rc > 0 && eh_add(out, n, &cap, &fn))
-			return -ENOMEM;
+		rc = rc > 0 ? eh_add(c, out, n, &cap, &fn) : 0;
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -502,8 +511,9 @@ static int eh_table(struct eh_cur *hdr, uint8_t tenc, uint64_t count,
 		rc = eh_fde_at(fr, at - fr->vaddr, &fn);
 		if (rc < 0 || (rc > 0 && fn.start != loc))
 			return -ENOEXEC;
-		if (rc > 0 && eh_add(out, n, &cap, &fn))
-			return -ENOMEM;
+		rc = rc > 0 ? eh_add(fr, out, n, &cap, &fn) : 0;
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -574,6 +584,10 @@ int elf_ehframe_funcs(const struct elf_file *f, struct elf_fde_func **out,
 		*n = 0;
 		if (rc == -ENOMEM)
 			return elf_fail(err, errlen, rc, "out of memory");
+		if (rc == -EOVERFLOW)
+			return elf_over_limit(f->path, ELF_LIMIT_SYMBOLS,
+					      elf_limit(ELF_LIMIT_SYMBOLS) + 1,
+					      err, errlen);
 		if (rc == -E2BIG)
 			return elf_over_limit(f->path, ELF_LIMIT_READ,
 					      hp.found ? hp.size : fp.size,

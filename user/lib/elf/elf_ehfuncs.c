@@ -173,14 +173,16 @@ void elf_obj_add_ehframe(struct elf_obj *o)
 	struct esym *add = NULL;
 	struct plts plts;
 	size_t i, n = 0, cap = 0;
-	uint64_t off;
+	uint64_t off, room = elf_limit(ELF_LIMIT_SYMBOLS);
 
 	read_fdes(o);
 	/* Old names first: what covers an FDE is a true symbol. */
 	if (elf_obj_set_synth(o, NULL, 0) || !o->nfdes)
 		return;
 	find_plts(o, &plts);
-	for (i = 0; i < o->nfdes; i++) {
+	/* Named functions and these together: the bound on symbols. */
+	room = o->nraw < room ? room - o->nraw : 0;
+	for (i = 0; i < o->nfdes && n < room; i++) {
 		const struct elf_fde_func *fn = &o->fdes[i];
 
 		if (covered(&c, fn->start) || in_plt(&plts, fn->start) ||

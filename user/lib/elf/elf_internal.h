@@ -52,7 +52,7 @@ void elf_copy_str(char *dst, size_t size, const char *src);
  * variable raises (or lowers) its bound; refusals name theirs.
  */
 enum elf_limit {
-	ELF_LIMIT_SYMBOLS,	/* entries of all symbol tables of an object */
+	ELF_LIMIT_SYMBOLS,	/* an object's symbols, .eh_frame's functions too */
 	ELF_LIMIT_STRTAB,	/* bytes of one string table */
 	ELF_LIMIT_READ,		/* bytes read for an object's symbols */
 };

@@ -15,8 +15,9 @@
 #include "elf/elf_internal.h"
 
 /*
- * A note region larger than this is not read.  Build-ids are tiny; USDT
- * notes run to about 100 bytes a probe, so this is ~100k probes.
+ * A note region larger than this is not read, nor are more bytes than
+ * this in one search of all of a file's.  Build-ids are tiny; USDT notes
+ * run to about 100 bytes a probe, so this is ~100k probes.
  */
 #define MAX_NOTE_REGION		(16u << 20)
 
@@ -98,21 +99,38 @@ static int note_find_one(const struct elf_note *note, void *arg)
 }
 
 /*
+ * One region of elf_note_find()'s search, charged to its @budget: every
+ * section header may name the same large region, and each would be read
+ * again.
+ */
+static int note_find_in(const struct elf_file *f, uint64_t off,
+			uint64_t size, uint64_t align, struct note_find *nf,
+			uint64_t *budget)
+{
+	if (size > *budget)
+		return -E2BIG;
+	*budget -= size;
+	return elf_note_walk(f, off, size, align, note_find_one, nf);
+}
+
+/*
  * A malformed note ends the search of its region only: the note asked
- * for may still be intact in another.
+ * for may still be intact in another.  The regions searched read
+ * MAX_NOTE_REGION bytes in all, at most.
  */
 int elf_note_find(const struct elf_file *f, const char *owner,
 		  uint32_t type, void *desc, size_t max, size_t *len)
 {
 	struct note_find nf = { owner, type, desc, max, len };
+	uint64_t budget = MAX_NOTE_REGION;
 	size_t i;
 
 	for (i = 1; i < f->shnum; i++) {
 		const Elf64_Shdr *sh = &f->sh[i];
 
 		if (sh->sh_type == SHT_NOTE &&
-		    elf_note_walk(f, sh->sh_offset, sh->sh_size,
-				  sh->sh_addralign, note_find_one, &nf) == 1)
+		    note_find_in(f, sh->sh_offset, sh->sh_size,
+				 sh->sh_addralign, &nf, &budget) == 1)
 			return 0;
 	}
 	if (f->shnum)
@@ -121,8 +139,8 @@ int elf_note_find(const struct elf_file *f, const char *owner,
 		const Elf64_Phdr *ph = &f->ph[i];
 
 		if (ph->p_type == PT_NOTE &&
-		    elf_note_walk(f, ph->p_offset, ph->p_filesz, ph->p_align,
-				  note_find_one, &nf) == 1)
+		    note_find_in(f, ph->p_offset, ph->p_filesz, ph->p_align,
+				 &nf, &budget) == 1)
 			return 0;
 	}
 	return -ENOENT;
