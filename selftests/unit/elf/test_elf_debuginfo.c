@@ -112,20 +112,24 @@ static void expect_app_offsets(const char *bin)
 	}
 }
 
-/* Run resolve_fail() with stderr going to a file; returns what it got. */
-static const char *fail_capturing(const char *spec, const char *bin,
-				  const char *errfile, char *warn, size_t len)
+/* Stderr into @errfile, until stderr_back(): the file's fd, in @fd. */
+static int stderr_to(const char *errfile, int *fd)
 {
-	const char *err;
-	int saved, fd;
-	ssize_t r;
+	int saved;
 
 	fflush(stderr);
 	saved = dup(2);
-	fd = open(errfile, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	ASSERT_GE(fd, 0);
-	dup2(fd, 2);
-	err = resolve_fail(spec, 0, bin, -ENOENT);
+	*fd = open(errfile, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(*fd, 0);
+	dup2(*fd, 2);
+	return saved;
+}
+
+/* Stderr back to @saved; what went to @fd meanwhile into @warn. */
+static void stderr_back(int saved, int fd, char *warn, size_t len)
+{
+	ssize_t r;
+
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -133,6 +137,18 @@ static const char *fail_capturing(const char *spec, const char *bin,
 	close(fd);
 	ASSERT_GE(r, 0);
 	warn[r] = '\0';
+}
+
+/* Run resolve_fail() with stderr going to a file; returns what it got. */
+static const char *fail_capturing(const char *spec, const char *bin,
+				  const char *errfile, char *warn, size_t len)
+{
+	const char *err;
+	int saved, fd;
+
+	saved = stderr_to(errfile, &fd);
+	err = resolve_fail(spec, 0, bin, -ENOENT);
+	stderr_back(saved, fd, warn, len);
 	return err;
 }
 
@@ -479,6 +495,94 @@ TEST(debug_file_not_elf_ignored_with_warning)
 	EXPECT_EQ(count_lines(warn), 1);
 	EXPECT_TRUE(strstr(warn, dbg));
 	EXPECT_TRUE(strstr(warn, "not an ELF file"));
+	env_done(&e);
+}
+
+/*
+ * @n debug roots r0..r(n-1) in ISPOT_DEBUG_DIRS, each with another
+ * build's debug file where app_stripped's build-id would find its own.
+ */
+static void roots_of_another_build(const struct dbg_env *e, size_t n)
+{
+	char root[64], *dirs = calloc(n, sizeof(e->dir) + sizeof(root) + 2);
+	size_t i, len = 0;
+
+	ASSERT_TRUE(dirs);
+	for (i = 0; i < n; i++) {
+		snprintf(root, sizeof(root), "r%zu", i);
+		place(e, "app_nopie.debug", build_id_rel(root));
+		len += sprintf(dirs + len, "%s%s/%s", i ? ":" : "", e->dir,
+			       root);
+	}
+	setenv("ISPOT_DEBUG_DIRS", dirs, 1);
+	free(dirs);
+}
+
+/*
+ * Every debug file ignored is named once, and the names are kept: files
+ * that any user may make.  Past 64 one line says the rest go unnamed, and
+ * nothing more is kept or said.
+ */
+TEST(ignored_debug_files_named_up_to_a_bound)
+{
+	char errfile[PATH_MAX], warn[1 << 16];
+	struct dbg_env e;
+
+	env_init(&e);
+	roots_of_another_build(&e, 70);
+	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
+	fail_capturing("compute", fixture("app_stripped"), errfile, warn,
+		       sizeof(warn));
+	EXPECT_EQ(count_lines(warn), 65);
+	EXPECT_TRUE(strstr(warn, "/r63/.build-id/"));
+	EXPECT_FALSE(strstr(warn, "/r64/.build-id/"));
+	EXPECT_TRUE(strstr(warn, "more than 64 debug files ignored"));
+	fail_capturing("compute", fixture("app_stripped"), errfile, warn,
+		       sizeof(warn));
+	EXPECT_STREQ(warn, "");
+	unsetenv("ISPOT_DEBUG_DIRS");
+	env_done(&e);
+}
+
+/* A thread of the test below: the stripped app resolved, and failing. */
+static void *resolve_stripped(void *arg)
+{
+	struct elf_target_sym *t = NULL;
+	char err[ERRLEN];
+	size_t n;
+
+	(void)arg;
+	if (!elf_resolve_spec("compute", 0, fixture("app_stripped"), &t, &n,
+			      err, sizeof(err)))
+		free(t);
+	return NULL;
+}
+
+/*
+ * Threads that ignore the same debug files at once (ispotd's picker
+ * threads and its loop) keep one list: each file still named once.
+ */
+TEST(ignored_debug_files_named_once_across_threads)
+{
+	char errfile[PATH_MAX], warn[1 << 16];
+	const size_t nroots = 40, nthreads = 4;
+	pthread_t th[4];
+	struct dbg_env e;
+	int saved, fd;
+	size_t i;
+
+	env_init(&e);
+	roots_of_another_build(&e, nroots);
+	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
+	saved = stderr_to(errfile, &fd);
+	for (i = 0; i < nthreads; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, resolve_stripped, NULL),
+			  0);
+	for (i = 0; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	stderr_back(saved, fd, warn, sizeof(warn));
+	EXPECT_EQ(count_lines(warn), nroots);
+	unsetenv("ISPOT_DEBUG_DIRS");
 	env_done(&e);
 }
 

@@ -18,6 +18,7 @@
  * whoever installed it probably expects it to be used.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,14 +32,25 @@
 
 #define DEFAULT_DEBUG_ROOT	"/usr/lib/debug"
 
+/*
+ * The debug files warned about, each once: ispotd resolves in its picker
+ * threads and its loop at once, hence the lock; and the files are any
+ * user's to make, hence the bound, past which one line says that the
+ * rest go unsaid.
+ */
+#define MAX_WARNED	64
+
 static const char *debug_root = DEFAULT_DEBUG_ROOT;
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **warned;
 static size_t nwarned, capwarned;
+static bool warned_full;
 
 void elf_debuginfo_reset(const char *root)
 {
 	size_t i;
 
+	pthread_mutex_lock(&warned_lock);
 	debug_root = root ? root : DEFAULT_DEBUG_ROOT;
 	for (i = 0; i < nwarned; i++)
 		free(warned[i]);
@@ -46,6 +58,34 @@ void elf_debuginfo_reset(const char *root)
 	warned = NULL;
 	nwarned = 0;
 	capwarned = 0;
+	warned_full = false;
+	pthread_mutex_unlock(&warned_lock);
+}
+
+/*
+ * Whether @path is new to the list (taken in if there is room); *@full
+ * set when this call found the list full for the first time.
+ */
+static bool warned_first(const char *path, bool *full)
+{
+	bool first = true;
+	size_t i;
+
+	*full = false;
+	pthread_mutex_lock(&warned_lock);
+	for (i = 0; i < nwarned && first; i++)
+		first = strcmp(warned[i], path) != 0;
+	if (first && nwarned >= MAX_WARNED) {
+		first = false;
+		*full = !warned_full;
+		warned_full = true;
+	} else if (first && !ARRAY_RESERVE(warned, capwarned, nwarned + 1)) {
+		warned[nwarned] = strdup(path);
+		if (warned[nwarned])
+			nwarned++;
+	}
+	pthread_mutex_unlock(&warned_lock);
+	return first;
 }
 
 static void warn_once(const char *path, const char *fmt, ...)
@@ -55,19 +95,18 @@ static void warn_once(const char *path, const char *fmt, ...)
 {
 	char msg[2 * PATH_MAX + 512];	/* two paths, two build-ids */
 	va_list ap;
-	size_t i;
+	bool full;
 
-	for (i = 0; i < nwarned; i++)
-		if (!strcmp(warned[i], path))
-			return;
-	if (!ARRAY_RESERVE(warned, capwarned, nwarned + 1)) {
-		warned[nwarned] = strdup(path);
-		if (warned[nwarned])
-			nwarned++;
+	if (warned_first(path, &full)) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+	} else if (full) {
+		snprintf(msg, sizeof(msg), "more than %d debug files "
+			 "ignored: the rest without a warning", MAX_WARNED);
+	} else {
+		return;
 	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	/*
 	 * Not ispot_error(): before an error its hook takes back what owns
 	 * the terminal (a status line, a live view's screen), which a
@@ -77,22 +116,34 @@ static void warn_once(const char *path, const char *fmt, ...)
 	fprintf(stderr, "%s: warning: %s\n", ispot_progname, msg);
 }
 
-/* CRC-32 as .gnu_debuglink uses it: reflected, polynomial 0xEDB88320. */
-static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+static uint32_t crc_table[256];
+
+static void crc_table_fill(void)
 {
-	static uint32_t table[256];
 	uint32_t c;
 	size_t i;
 	int k;
 
-	if (!table[1]) {
-		for (i = 0; i < 256; i++) {
-			c = (uint32_t)i;
-			for (k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
+	for (i = 0; i < 256; i++) {
+		c = (uint32_t)i;
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
 	}
+}
+
+/*
+ * CRC-32 as .gnu_debuglink uses it: reflected, polynomial 0xEDB88320.
+ * The table filled once for all threads: one that saw it half filled
+ * would find a debug file another build's.
+ */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	const uint32_t *table = crc_table;
+	size_t i;
+
+	pthread_once(&once, crc_table_fill);
 	crc = ~crc;
 	for (i = 0; i < n; i++)
 		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
