@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static char captured[4096];
+static char captured[1 << 16];
 static FILE *capture_file;
 static int capture_saved_fd = -1;
 

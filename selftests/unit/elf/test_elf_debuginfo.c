@@ -20,6 +20,7 @@
 
 #include "elf/elf_internal.h"
 #include "elf_fixtures.h"
+#include "stderr_capture.h"
 
 static const char *const app_funcs[] = {
 	"compute", "compute_fast", "worker_a", "worker_b", "worker_c",
@@ -112,43 +113,16 @@ static void expect_app_offsets(const char *bin)
 	}
 }
 
-/* Stderr into @errfile, until stderr_back(): the file's fd, in @fd. */
-static int stderr_to(const char *errfile, int *fd)
-{
-	int saved;
-
-	fflush(stderr);
-	saved = dup(2);
-	*fd = open(errfile, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	ASSERT_GE(*fd, 0);
-	dup2(*fd, 2);
-	return saved;
-}
-
-/* Stderr back to @saved; what went to @fd meanwhile into @warn. */
-static void stderr_back(int saved, int fd, char *warn, size_t len)
-{
-	ssize_t r;
-
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	r = pread(fd, warn, len - 1, 0);
-	close(fd);
-	ASSERT_GE(r, 0);
-	warn[r] = '\0';
-}
-
 /* Run resolve_fail() with stderr going to a file; returns what it got. */
 static const char *fail_capturing(const char *spec, const char *bin,
-				  const char *errfile, char *warn, size_t len)
+				  char *warn, size_t len)
 {
 	const char *err;
-	int saved, fd;
 
-	saved = stderr_to(errfile, &fd);
+	capture_begin();
 	err = resolve_fail(spec, 0, bin, -ENOENT);
-	stderr_back(saved, fd, warn, len);
+	capture_end();
+	snprintf(warn, len, "%s", captured);
 	return err;
 }
 
@@ -324,7 +298,7 @@ TEST(symbolize_through_debug_file)
 
 TEST(crc_mismatch_ignored_with_warning)
 {
-	char errfile[PATH_MAX], warn[2048], want[256];
+	char warn[2048], want[256];
 	struct dbg_env e;
 	const char *bin, *dbg, *err;
 	int fd;
@@ -337,9 +311,8 @@ TEST(crc_mismatch_ignored_with_warning)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(write(fd, "x", 1), 1);
 	close(fd);
-	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
 
-	err = fail_capturing("compute", bin, errfile, warn, sizeof(warn));
+	err = fail_capturing("compute", bin, warn, sizeof(warn));
 	snprintf(want, sizeof(want), "for build-id %s", build_id());
 	EXPECT_TRUE(strstr(err, want));
 	TH_LOG("warning: %s", warn);
@@ -349,7 +322,7 @@ TEST(crc_mismatch_ignored_with_warning)
 	EXPECT_TRUE(strstr(warn, "CRC"));
 
 	/* Once per file. */
-	fail_capturing("worker_a", bin, errfile, warn, sizeof(warn));
+	fail_capturing("worker_a", bin, warn, sizeof(warn));
 	EXPECT_STREQ(warn, "");
 	env_done(&e);
 }
@@ -361,7 +334,7 @@ TEST(crc_mismatch_ignored_with_warning)
  */
 TEST(debug_link_to_a_huge_file_refused_unread)
 {
-	char errfile[PATH_MAX], warn[2048];
+	char warn[2048];
 	struct dbg_env e;
 	const char *bin, *dbg;
 
@@ -369,9 +342,8 @@ TEST(debug_link_to_a_huge_file_refused_unread)
 	bin = place(&e, "app_split", "d/app");
 	dbg = place(&e, "app_pie.debug", "d/app_pie.debug");
 	ASSERT_EQ(truncate(dbg, 1ll << 40), 0);
-	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
 	alarm(10);	/* reading it through fails the test */
-	fail_capturing("compute", bin, errfile, warn, sizeof(warn));
+	fail_capturing("compute", bin, warn, sizeof(warn));
 	alarm(0);
 	TH_LOG("warning: %s", warn);
 	EXPECT_EQ(count_lines(warn), 1);
@@ -456,17 +428,16 @@ TEST(note_search_reads_a_bounded_total)
 
 TEST(build_id_mismatch_ignored_with_warning)
 {
-	char errfile[PATH_MAX], warn[2048], want[256];
+	char warn[2048], want[256];
 	struct dbg_env e;
 	const char *dbg, *err;
 
 	env_init(&e);
 	/* Another build's debug file where app's would be. */
 	dbg = place(&e, "app_nopie.debug", build_id_rel("sysroot"));
-	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
 
-	err = fail_capturing("compute", fixture("app_stripped"), errfile,
-			     warn, sizeof(warn));
+	err = fail_capturing("compute", fixture("app_stripped"), warn,
+			     sizeof(warn));
 	snprintf(want, sizeof(want), "for build-id %s", build_id());
 	EXPECT_TRUE(strstr(err, want));
 	TH_LOG("warning: %s", warn);
@@ -475,23 +446,20 @@ TEST(build_id_mismatch_ignored_with_warning)
 	EXPECT_TRUE(strstr(warn, "build-id"));
 	EXPECT_TRUE(strstr(warn, "does not match"));
 
-	fail_capturing("compute", fixture("app_stripped"), errfile, warn,
-		       sizeof(warn));
+	fail_capturing("compute", fixture("app_stripped"), warn, sizeof(warn));
 	EXPECT_STREQ(warn, "");
 	env_done(&e);
 }
 
 TEST(debug_file_not_elf_ignored_with_warning)
 {
-	char errfile[PATH_MAX], warn[2048];
+	char warn[2048];
 	struct dbg_env e;
 	const char *dbg;
 
 	env_init(&e);
 	dbg = place(&e, "app.c", build_id_rel("sysroot"));
-	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
-	fail_capturing("compute", fixture("app_stripped"), errfile, warn,
-		       sizeof(warn));
+	fail_capturing("compute", fixture("app_stripped"), warn, sizeof(warn));
 	EXPECT_EQ(count_lines(warn), 1);
 	EXPECT_TRUE(strstr(warn, dbg));
 	EXPECT_TRUE(strstr(warn, "not an ELF file"));
@@ -525,20 +493,17 @@ static void roots_of_another_build(const struct dbg_env *e, size_t n)
  */
 TEST(ignored_debug_files_named_up_to_a_bound)
 {
-	char errfile[PATH_MAX], warn[1 << 16];
+	char warn[1 << 16];
 	struct dbg_env e;
 
 	env_init(&e);
 	roots_of_another_build(&e, 70);
-	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
-	fail_capturing("compute", fixture("app_stripped"), errfile, warn,
-		       sizeof(warn));
+	fail_capturing("compute", fixture("app_stripped"), warn, sizeof(warn));
 	EXPECT_EQ(count_lines(warn), 65);
 	EXPECT_TRUE(strstr(warn, "/r63/.build-id/"));
 	EXPECT_FALSE(strstr(warn, "/r64/.build-id/"));
 	EXPECT_TRUE(strstr(warn, "more than 64 debug files ignored"));
-	fail_capturing("compute", fixture("app_stripped"), errfile, warn,
-		       sizeof(warn));
+	fail_capturing("compute", fixture("app_stripped"), warn, sizeof(warn));
 	EXPECT_STREQ(warn, "");
 	unsetenv("ISPOT_DEBUG_DIRS");
 	env_done(&e);
@@ -564,24 +529,21 @@ static void *resolve_stripped(void *arg)
  */
 TEST(ignored_debug_files_named_once_across_threads)
 {
-	char errfile[PATH_MAX], warn[1 << 16];
 	const size_t nroots = 40, nthreads = 4;
 	pthread_t th[4];
 	struct dbg_env e;
-	int saved, fd;
 	size_t i;
 
 	env_init(&e);
 	roots_of_another_build(&e, nroots);
-	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
-	saved = stderr_to(errfile, &fd);
+	capture_begin();
 	for (i = 0; i < nthreads; i++)
 		ASSERT_EQ(pthread_create(&th[i], NULL, resolve_stripped, NULL),
 			  0);
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
-	stderr_back(saved, fd, warn, sizeof(warn));
-	EXPECT_EQ(count_lines(warn), nroots);
+	capture_end();
+	EXPECT_EQ(count_lines(captured), nroots);
 	unsetenv("ISPOT_DEBUG_DIRS");
 	env_done(&e);
 }
@@ -592,7 +554,7 @@ TEST(ignored_debug_files_named_once_across_threads)
  */
 TEST(debug_link_fifo_ignored_with_warning)
 {
-	char errfile[PATH_MAX], fifo[PATH_MAX], warn[2048];
+	char fifo[PATH_MAX], warn[2048];
 	struct dbg_env e;
 	const char *bin;
 
@@ -600,9 +562,8 @@ TEST(debug_link_fifo_ignored_with_warning)
 	bin = place(&e, "app_split", "d/app");
 	snprintf(fifo, sizeof(fifo), "%s/d/app_pie.debug", e.dir);
 	ASSERT_EQ(mkfifo(fifo, 0600), 0);
-	snprintf(errfile, sizeof(errfile), "%s/stderr", e.dir);
 	alarm(10);	/* a hang fails the test */
-	fail_capturing("compute", bin, errfile, warn, sizeof(warn));
+	fail_capturing("compute", bin, warn, sizeof(warn));
 	alarm(0);
 	TH_LOG("warning: %s", warn);
 	EXPECT_EQ(count_lines(warn), 1);
