@@ -319,4 +319,69 @@ TEST(too_many_buckets)
 	free(text);
 }
 
+/*
+ * Label values from names any user writes (an executable's file name, a
+ * symbol): each byte that starts no UTF-8 sequence goes out as U+FFFD,
+ * valid sequences as they are; Debian's promtool, which refuses the
+ * exposition with the raw bytes (so does a Prometheus scrape, whole),
+ * takes it.
+ */
+TEST(label_values_written_as_utf8)
+{
+	static const char *const bad[] = {
+		"x\xffy",		/* never in UTF-8 */
+		"\xe2\x82",		/* cut short by its end */
+		"\xed\xa0\x80",	/* a surrogate */
+		"\xc0\xaf",		/* an overlong '/' */
+		"\xf4\x90\x80\x80",	/* past U+10FFFF */
+		"\x80",		/* a continuation alone */
+	};
+	static const char *const want[] = {
+		"x\xef\xbf\xbdy",
+		"\xef\xbf\xbd\xef\xbf\xbd",
+		"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+		"\xef\xbf\xbd\xef\xbf\xbd",
+		"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+		"\xef\xbf\xbd",
+	};
+	const struct prom_label ok = {
+		"exe", "caf\xc3\xa9 \xf0\x9f\x94\x92 \"q\""	/* as they are */
+	};
+	char *text = NULL, line[128], path[] = "/tmp/test_promtext.XXXXXX";
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+	int fd;
+
+	ASSERT_TRUE(f);
+	prom_write_family(f, "m", "gauge", "a test");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct prom_label l = { "exe", bad[i] };
+
+		prom_write_series(f, "m", &l, 1);
+		prom_write_u64(f, i);
+	}
+	prom_write_series(f, "m", &ok, 1);
+	prom_write_u64(f, 99);
+	fclose(f);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		snprintf(line, sizeof(line), "m{exe=\"%s\"} %zu\n", want[i], i);
+		EXPECT_TRUE(strstr(text, line));
+	}
+	EXPECT_TRUE(strstr(text, "m{exe=\"caf\xc3\xa9 \xf0\x9f\x94\x92 "
+			   "\\\"q\\\"\"} 99\n"));
+	if (system("command -v promtool >/dev/null")) {
+		free(text);
+		SKIP("promtool missing: install package prometheus "
+		     "(scripts/deps.sh)");
+	}
+	fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	snprintf(line, sizeof(line), "promtool check metrics < %s", path);
+	EXPECT_EQ(system(line), 0);
+	unlink(path);
+	free(text);
+}
+
 TEST_HARNESS_MAIN

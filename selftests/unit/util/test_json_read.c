@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The strict JSON reader (util/json_read.c): what it takes, what not. */
+/*
+ * The strict JSON reader (util/json_read.c): what it takes, what not; and
+ * what the writer (util/json.c) writes of names that are not UTF-8.
+ */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ispot_test.h"
+#include "util/json.h"
 #include "util/json_read.h"
 
 TEST(json_parser_is_strict)
@@ -110,6 +114,45 @@ TEST(trees_are_freed_whole_even_after_an_error)
 	EXPECT_TRUE(!json_get(v, "z"));
 	EXPECT_TRUE(!json_get(json_get(v, "a"), "b"));
 	json_value_free(v);
+}
+
+/*
+ * Names any user writes (a file's, a symbol's) in a report: each byte
+ * that starts no UTF-8 sequence is written as U+FFFD, the rest as it is,
+ * so that the strict reader (as any strict parser) takes the report.
+ */
+TEST(names_written_as_utf8)
+{
+	static const char name[] = "x\xff\xe2\x82 \xed\xa0\x80 caf\xc3\xa9 "
+				   "\xf0\x9f\x94\x92\t\xc0\xaf";
+	static const char want[] = "x\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+				   "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+				   "caf\xc3\xa9 \xf0\x9f\x94\x92\t"
+				   "\xef\xbf\xbd\xef\xbf\xbd";
+	const struct json_value *got;
+	struct json_value *v;
+	const char *err = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	struct json j;
+	FILE *f = open_memstream(&text, &len);
+
+	ASSERT_TRUE(f);
+	json_init(&j, f);
+	json_object_begin(&j, NULL);
+	json_string(&j, name, name);
+	json_object_end(&j);
+	fclose(f);
+	v = json_parse(text, len, &err);
+	if (!v)
+		TH_LOG("%s: %s", text, err);
+	ASSERT_TRUE(v);
+	got = json_get(v, want);
+	ASSERT_TRUE(got);
+	ASSERT_EQ(got->t, JSON_STR);
+	EXPECT_STREQ(got->s, want);
+	json_value_free(v);
+	free(text);
 }
 
 TEST_HARNESS_MAIN

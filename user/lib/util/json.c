@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "util/json.h"
+#include "util/utf8.h"
 
 void json_init(struct json *j, FILE *f)
 {
@@ -12,12 +13,20 @@ void json_init(struct json *j, FILE *f)
 	j->need_comma[0] = false;
 }
 
+/* A string, escaped; a byte that is not UTF-8 is U+FFFD (utf8.h). */
 static void json_escaped(FILE *f, const char *s)
 {
+	size_t n;
+
 	fputc('"', f);
-	for (; *s; s++) {
+	for (; *s; s += n ? n : 1) {
 		unsigned char c = (unsigned char)*s;
 
+		n = utf8_valid(s);
+		if (!n) {
+			fputs(UTF8_REPLACEMENT, f);
+			continue;
+		}
 		switch (c) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
@@ -28,7 +37,7 @@ static void json_escaped(FILE *f, const char *s)
 			if (c < 0x20)
 				fprintf(f, "\\u%04x", c);
 			else
-				fputc(c, f);
+				fwrite(s, 1, n, f);
 		}
 	}
 	fputc('"', f);

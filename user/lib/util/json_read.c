@@ -10,6 +10,7 @@
 
 #include "util/array.h"
 #include "util/json_read.h"
+#include "util/utf8.h"
 
 struct jparser {
 	const char *p, *end;
@@ -86,34 +87,18 @@ static bool jhex4(struct jparser *jp, uint32_t *out)
 /* One raw multi-byte UTF-8 sequence starting with @c, already consumed. */
 static bool jutf8_raw(struct jparser *jp, unsigned char c, struct jbuf *b)
 {
-	unsigned char lo = 0x80, hi = 0xbf;
-	int more, i;
+	size_t n = utf8_lead_len(c), i;
 
-	if (c >= 0xc2 && c <= 0xdf)
-		more = 1;
-	else if (c >= 0xe0 && c <= 0xef)
-		more = 2;
-	else if (c >= 0xf0 && c <= 0xf4)
-		more = 3;
-	else
+	if (n < 2)
 		return jfail(jp, "invalid UTF-8 lead byte");
-	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
 	jbuf_put(b, c);
-	for (i = 0; i < more; i++) {
+	for (i = 1; i < n; i++) {
 		unsigned char k;
 
 		if (jp->p >= jp->end)
 			return jfail(jp, "truncated UTF-8");
 		k = *jp->p++;
-		if (k < (i ? 0x80 : lo) || k > (i ? 0xbf : hi))
+		if (!utf8_cont_ok(c, i, k))
 			return jfail(jp, "invalid UTF-8 continuation");
 		jbuf_put(b, k);
 	}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/utf8.h"
 #include "wire/promtext.h"
 
 /*
@@ -241,18 +242,26 @@ void prom_write_family(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* A label value: backslash, double quote and newline escaped. */
+/*
+ * A label value: backslash, double quote and newline escaped, and each
+ * byte that is not UTF-8 written as U+FFFD (utf8.h says why).
+ */
 static void prom_write_value(FILE *f, const char *v)
 {
-	for (; *v; v++) {
+	size_t n;
+
+	for (; *v; v += n ? n : 1) {
+		n = utf8_valid(v);
 		if (*v == '\\')
 			fputs("\\\\", f);
 		else if (*v == '"')
 			fputs("\\\"", f);
 		else if (*v == '\n')
 			fputs("\\n", f);
+		else if (!n)
+			fputs(UTF8_REPLACEMENT, f);
 		else
-			fputc(*v, f);
+			fwrite(v, 1, n, f);
 	}
 }
 
