@@ -57,9 +57,8 @@ char *demangle(const char *name)
 	fn = demangler();
 	if (!fn) {
 		if (!noted)
-			fprintf(stderr,
-				"%s: note: no C++ demangler found (install libstdc++6); C++ names stay mangled\n",
-				ispot_progname);
+			ispot_say("note: no C++ demangler found (install "
+				  "libstdc++6); C++ names stay mangled");
 		noted = true;
 		return NULL;
 	}

@@ -112,8 +112,7 @@ static void warn_once(const char *path, const char *fmt, ...)
 	 * the terminal (a status line, a live view's screen), which a
 	 * warning must leave as it is.
 	 */
-	fflush(stdout);
-	fprintf(stderr, "%s: warning: %s\n", ispot_progname, msg);
+	ispot_say("warning: %s", msg);
 }
 
 static uint32_t crc_table[256];

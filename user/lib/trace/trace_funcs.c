@@ -128,7 +128,7 @@ static int trace_add_block(struct trace *t, const char *spec, pid_t pid,
 		return -1;
 	}
 	if (b->warn[0])
-		fprintf(stderr, "%s: note: %s\n", ispot_progname, b->warn);
+		ispot_say("note: %s", b->warn);
 	for (j = 0; j < t->nr_funcs; j++)
 		if (t->funcs[j].block && !strcmp(t->funcs[j].sym.name, b->name))
 			break;
@@ -297,9 +297,9 @@ static int trace_arm_block(struct trace *t, size_t func)
 	static bool noted;
 
 	if (!sems && !noted && b->nr_begin && b->begin[0].sem_offset) {
-		fprintf(stderr, "%s: note: the loaded ispot.ko predates USDT "
-			"semaphores (ABI 1.5): ISPOT_BLOCK_ENABLED() stays "
-			"false while traced\n", ispot_progname);
+		ispot_say("note: the loaded ispot.ko predates USDT semaphores "
+			  "(ABI 1.5): ISPOT_BLOCK_ENABLED() stays false while "
+			  "traced");
 		noted = true;
 	}
 
@@ -408,7 +408,7 @@ static int trace_check_baseline(const struct trace *t)
 		 "--func and --key and one worker of the program",
 		 t->baseline->path);
 	if (t->opts->auto_pick) {
-		fprintf(stderr, "%s: note: %s\n", ispot_progname, msg);
+		ispot_say("note: %s", msg);
 		return 0;
 	}
 	ispot_error("%s", msg);
@@ -434,7 +434,7 @@ int trace_check_keys(const struct trace *t)
 	if (!i)
 		return trace_check_baseline(t);
 	if (t->opts->auto_pick) {
-		fprintf(stderr, "%s: note: %s\n", ispot_progname, err);
+		ispot_say("note: %s", err);
 		return trace_check_baseline(t);
 	}
 	ispot_error("%s", err);
