@@ -186,7 +186,8 @@ static long ispot_ioc_probe_add(struct ispot_session *s, void __user *uarg)
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.probe_id || args.reserved)
+	/* A path beside an fd is refused, not ignored: it may mean more. */
+	if (args.probe_id || args.reserved || (args.fd >= 0 && args.path))
 		return -EINVAL;
 	/* Fail early, before opening anything; checked again below. */
 	if (READ_ONCE(s->state) != ISPOT_STATE_READY)

@@ -445,7 +445,9 @@ int ispot_probe_insert(struct ispot_session *s, struct ispot_probe *p)
 {
 	struct ispot_probe *other;
 
-	if (s->nr_probes >= READ_ONCE(ispot_max_probes))
+	/* Ids are never reused: one wrapped would name two probes, or none. */
+	if (s->nr_probes >= READ_ONCE(ispot_max_probes) ||
+	    s->next_probe_id == U32_MAX)
 		return -ENOSPC;
 	list_for_each_entry(other, &s->probes, node)
 		if (other->inode == p->inode && other->offset == p->offset)

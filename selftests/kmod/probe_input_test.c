@@ -52,7 +52,7 @@ TEST(probe_offsets_and_files)
 	char exe[4096];
 	uint64_t fn_off, data_off;
 	struct stat st;
-	int p[2], fd = ispot_open_or_skip();
+	int p[2], ofd, fd = ispot_open_or_skip();
 
 	ASSERT_EQ(setup_self(fd), 0);
 	ASSERT_EQ(ispot_addr_to_file(getpid(), (uintptr_t)input_fn, exe,
@@ -75,9 +75,15 @@ TEST(probe_offsets_and_files)
 	EXPECT_EQ(add(fd, -1, exe, fn_off, 0x80), -EINVAL);
 	/* Counting needs something to count. */
 	EXPECT_EQ(add(fd, -1, exe, fn_off, ISPOT_PROBE_COUNT_ONLY), -EINVAL);
+	/* A path beside an fd is refused, not ignored. */
+	ofd = open(exe, O_RDONLY);
+	ASSERT_GE(ofd, 0);
+	EXPECT_EQ(add(fd, ofd, exe, fn_off, ISPOT_PROBE_BOTH), -EINVAL);
 	/* The good one works, by path and by fd, once. */
 	EXPECT_GT(add(fd, -1, exe, fn_off, ISPOT_PROBE_BOTH), 0);
 	EXPECT_EQ(add(fd, -1, exe, fn_off, ISPOT_PROBE_ENTRY), -EEXIST);
+	EXPECT_EQ(add(fd, ofd, NULL, fn_off, ISPOT_PROBE_ENTRY), -EEXIST);
+	close(ofd);
 	close(p[0]);
 	close(p[1]);
 	close(fd);

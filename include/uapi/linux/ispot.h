@@ -116,7 +116,7 @@ struct ispot_setup {
 struct ispot_probe_add {
 	__s32 fd;		/* in */
 	__u32 flags;		/* in: ISPOT_PROBE_* */
-	__u64 path;		/* in: user pointer, used when fd == -1 */
+	__u64 path;		/* in: user pointer when fd == -1, else 0 */
 	__u64 offset;		/* in: file offset of the function */
 	__u32 sample_period;	/* in: record 1 in N hits, 0 or 1 = all */
 	__u32 probe_id;		/* out: assigned by the module, from 1 */
