@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "elf_fixtures.h"
+#include "stderr_capture.h"
 
 /* Code and data of our own, named back by the symbolizer. */
 __attribute__((noinline, noclone, used))
@@ -249,6 +250,44 @@ TEST(refresh_takes_mappings_made_since)
 	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)m + 8));
 	elf_symbolizer_free(s);
 	munmap(m, 1 << 16);
+}
+
+/*
+ * A process may map any number of files, each within the bound of one
+ * object: what the symbolizer keeps of them all is bounded too.  With
+ * room for this program's symbols alone, libc's address is named as a
+ * file offset, one note says why, and this program's names still come.
+ */
+TEST(objects_kept_within_a_bound)
+{
+	struct elf_addr_info info;
+	struct elf_symbolizer *s;
+	char err[ERRLEN];
+	void *libc_fn = dlsym(RTLD_DEFAULT, "getpid");
+
+	ASSERT_TRUE(libc_fn);
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)elf_test_target_fn, &info, err,
+				sizeof(err)), 0);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	elf_symbolizer_hold_at_most(s, 0);	/* what it holds, no more */
+	capture_begin();
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)libc_fn, &info, err,
+				sizeof(err)), 0);
+	EXPECT_EQ(elf_symbolize(s, (uintptr_t)libc_fn + 1, &info, err,
+				sizeof(err)), 0);
+	capture_end();
+	EXPECT_EQ(info.kind, ELF_ADDR_FILE);
+	TH_LOG("%s", captured);
+	EXPECT_TRUE(strstr(captured, "note: "));
+	EXPECT_TRUE(strstr(captured, "libc"));
+	EXPECT_TRUE(strstr(captured, "ISPOT_ELF_MAX_READ_MB"));
+	EXPECT_EQ(strchr(captured, '\n'), captured + strlen(captured) - 1);
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)elf_test_target_fn + 1, &info,
+				err, sizeof(err)), 0);
+	EXPECT_STREQ(info.sym, "elf_test_target_fn");
+	elf_symbolizer_free(s);
 }
 
 TEST_HARNESS_MAIN

@@ -12,6 +12,7 @@
 
 #include "elf/elf_internal.h"
 #include "util/array.h"
+#include "util/errors.h"
 #include "util/path.h"
 
 struct sz_obj {
@@ -45,6 +46,9 @@ struct elf_symbolizer {
 	bool sorted;
 	struct sz_named *named;
 	size_t nnamed, capnamed;
+	/* What the objects hold, against the bound (elf.h). */
+	uint64_t held, hold_max;
+	bool held_noted;
 };
 
 static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
@@ -57,6 +61,7 @@ static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
 	if (!s)
 		return elf_fail(err, errlen, -ENOMEM, "out of memory");
 	s->pid = pid;
+	s->hold_max = elf_limit(ELF_LIMIT_READ);
 	rc = elf_maps_read(pid, &s->maps, &s->nmaps, err, errlen);
 	if (rc) {
 		free(s);
@@ -176,6 +181,30 @@ void elf_symbolizer_free(struct elf_symbolizer *s)
  * so a non-ELF mapping is only opened once).  A deleted or unreachable
  * file is read through /proc/PID/map_files when that is permitted.
  */
+void elf_symbolizer_hold_at_most(struct elf_symbolizer *s, uint64_t bytes)
+{
+	s->hold_max = bytes;
+}
+
+/* Whether @o fits in what @s may hold: then it is counted in. */
+static bool sz_hold(struct elf_symbolizer *s, const struct elf_obj *o)
+{
+	uint64_t size = o->nread + o->nsyms * sizeof(*o->syms);
+
+	if (size > s->hold_max || s->held > s->hold_max - size) {
+		if (!s->held_noted)
+			ispot_say("note: %s: symbols not read: the "
+				  "process's objects hold %.1f of the %.1f MB "
+				  "kept at most (raise ISPOT_ELF_MAX_READ_MB)",
+				  o->f.path, s->held / 1048576.0,
+				  s->hold_max / 1048576.0);
+		s->held_noted = true;
+		return false;
+	}
+	s->held += size;
+	return true;
+}
+
 static struct elf_obj *sz_get(struct elf_symbolizer *s,
 			      const struct elf_map *m)
 {
@@ -194,6 +223,10 @@ static struct elf_obj *sz_get(struct elf_symbolizer *s,
 			 m->start, m->end);
 		if (elf_obj_load(alt, &o, NULL, 0))
 			o = NULL;
+	}
+	if (o && !sz_hold(s, o)) {
+		elf_obj_free(o);
+		o = NULL;
 	}
 	if (ARRAY_RESERVE(s->objs, s->capobjs, s->nobjs + 1))
 		goto nomem;
