@@ -187,6 +187,7 @@ struct window_set {
 	 */
 	uint64_t closed_calls, closed_sum_ns, closed_lived_ns;
 
+	bool blocks_noted;		/* WINDOW_MAX_BLOCKS reached, said */
 	/* Told of every window that closes; set after window_set_init(). */
 	window_observer *observer;
 	void *observer_ctx;
@@ -210,6 +211,17 @@ int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids);
  * last records from other CPUs' rings are in.
  */
 #define WINDOW_FORGET_DELAY_NS	(2 * 1000000000ull)
+
+/*
+ * A target chooses its keys (an argument's value, a call site): its
+ * engine holds at most WINDOW_MAX_BLOCKS blocks (58 KiB each: 116 MiB),
+ * the calls of keys past them go unscored (one note says so), and a
+ * block's minima are carried into the next window only while it ran a
+ * call in one of the last WINDOW_SEED_IDLE, so that keys that stopped
+ * make room for new ones.
+ */
+#define WINDOW_MAX_BLOCKS	2048
+#define WINDOW_SEED_IDLE	8
 
 /* After trace_start(): fold what ended meanwhile, forget exits from now. */
 void window_burst_started(struct window_set *w, struct trace *t);

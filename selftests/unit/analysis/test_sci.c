@@ -596,6 +596,39 @@ TEST_F(sci, seeded_minima_and_armed_intervals)
 	sci_free(w1);
 }
 
+/*
+ * sci_limit_blocks(): past the bound a new key gets no block (its
+ * executions fail, its seed is -ENOSPC) while the keys held go on; and a
+ * block's minima say how many engines in a row it ran nothing in.
+ */
+TEST_F(sci, blocks_bounded_and_idle_counted)
+{
+	struct sci_engine *e = self->e, *next = sci_new();
+	struct sci_block_min m[3];
+	uint64_t key;
+
+	ASSERT_TRUE(next);
+	sci_limit_blocks(e, 3);
+	for (key = 0; key < 5; key++)
+		EXPECT_EQ(sci_add(e, 1, key, 7, 10, 100 + key * 10, NULL),
+			  key < 3 ? 0 : -ENOMEM);
+	EXPECT_EQ(sci_nr_blocks(e), 3);
+	EXPECT_EQ(sci_add(e, 1, 2, 7, 10, 200, NULL), 0);
+	sci_minima(e, m);
+	EXPECT_EQ(m[0].idle_windows, 0);
+
+	/* The next engine, bounded at 2: one seed past it; none ran. */
+	sci_limit_blocks(next, 2);
+	EXPECT_EQ(sci_seed(next, &m[0]), 0);
+	EXPECT_EQ(sci_seed(next, &m[1]), 0);
+	EXPECT_EQ(sci_seed(next, &m[2]), -ENOSPC);
+	EXPECT_EQ(sci_nr_blocks(next), 2);
+	sci_minima(next, m);
+	EXPECT_EQ(m[0].idle_windows, 1);
+	EXPECT_EQ(m[1].idle_windows, 1);
+	sci_free(next);
+}
+
 /* Sorted by SCI descending, equal SCIs by loss descending. */
 TEST_F(sci, report_order)
 {

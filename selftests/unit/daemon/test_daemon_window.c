@@ -605,4 +605,45 @@ TEST(plot_reads_the_windows_written)
 	EXPECT_EQ(system(cmd), 0);
 }
 
+/*
+ * A target chooses its keys: the window's engine holds WINDOW_MAX_BLOCKS
+ * blocks at most, new keys' calls past them fail, and the minima of
+ * blocks idle for more than WINDOW_SEED_IDLE windows are not carried, so
+ * that a new key gets a block again.
+ */
+TEST(keys_bounded_and_idle_seeds_let_go)
+{
+	static const char *const names[] = { "work" };
+	const uint64_t nkeys = WINDOW_MAX_BLOCKS + 10;
+	struct trace_func funcs[1];
+	struct window_set w;
+	struct trace t;
+	uint32_t ids[1];
+	uint64_t key, now = T0;
+	FILE *f = tmpfile();
+	long off = 0;
+	int i;
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	resolved(&t, funcs, names, 1);
+	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
+	for (key = 0; key < nkeys; key++)
+		EXPECT_EQ(sci_add(w.sci, ids[0], key, 100, 10,
+				  T0 + 100 + key * 20, NULL),
+			  key < WINDOW_MAX_BLOCKS ? 0 : -ENOMEM);
+	EXPECT_EQ(sci_nr_blocks(w.sci), WINDOW_MAX_BLOCKS);
+	sci_finish(w.sci, T0 + 100 + nkeys * 20);
+	/* Carried while idle for WINDOW_SEED_IDLE windows, then let go. */
+	for (i = 1; i <= WINDOW_SEED_IDLE + 1; i++) {
+		now += WINDOW_NS;
+		close_window(&w, &target, f, &off, now);
+		EXPECT_EQ(sci_nr_blocks(w.sci),
+			  i <= WINDOW_SEED_IDLE ? WINDOW_MAX_BLOCKS : 0);
+	}
+	EXPECT_EQ(sci_add(w.sci, ids[0], nkeys, 100, 10, now + 100, NULL), 0);
+	window_set_free(&w);
+	fclose(f);
+}
+
 TEST_HARNESS_MAIN

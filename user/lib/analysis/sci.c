@@ -64,6 +64,8 @@ static long block_get(struct sci_engine *e, uint32_t func_id, uint64_t key)
 
 	if (hashmap_find(&e->block_map, (uintptr_t)&id, &idx))
 		return (long)idx;
+	if (e->max_blocks && e->nr_blocks >= e->max_blocks)
+		return -ENOSPC;
 	if (sci_reserve(e, &e->blocks, &e->cap_blocks, e->nr_blocks + 1,
 			sizeof(*e->blocks)))
 		return -ENOMEM;
@@ -335,14 +337,20 @@ void sci_finish(struct sci_engine *e, uint64_t end_ts)
 	sci_solo_end(e, end_ts);
 }
 
+void sci_limit_blocks(struct sci_engine *e, size_t max)
+{
+	e->max_blocks = max;
+}
+
 int sci_seed(struct sci_engine *e, const struct sci_block_min *m)
 {
 	long bi = block_get(e, m->func_id, m->key);
 	struct sci_block *b;
 
 	if (bi < 0)
-		return -ENOMEM;
+		return (int)bi;
 	b = e->blocks[bi];
+	b->idle_windows = m->idle_windows;
 	if (m->min < b->min)
 		b->min = m->min;
 	if (m->ref_dur < b->ref_dur) {
@@ -351,22 +359,6 @@ int sci_seed(struct sci_engine *e, const struct sci_block_min *m)
 	}
 	interf_seed(&b->interf, &m->solo);
 	return 0;
-}
-
-void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
-{
-	size_t i;
-
-	for (i = 0; i < e->nr_blocks; i++) {
-		const struct sci_block *b = e->blocks[i];
-
-		out[i].func_id = b->id.func_id;
-		out[i].key = b->id.key;
-		out[i].min = b->min;
-		out[i].ref_dur = b->ref_dur;
-		memcpy(out[i].ref_cause, b->ref_cause, sizeof(b->ref_cause));
-		interf_seed_out(&b->interf, &out[i].solo);
-	}
 }
 
 /*

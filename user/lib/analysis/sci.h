@@ -225,11 +225,14 @@ void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from);
  * and @ref_cause are the fastest execution that carried causes
  * (UINT64_MAX when none did).  @solo is what the earlier engines saw of
  * its solo calls, evidence for the interference figure's reference
- * (interference.h).  A seeded block with no execution appears in no
- * report.  Returns 0 or -ENOMEM.
+ * (interference.h).  @idle_windows counts the engines in a row, the last
+ * included, in which the block ran no execution, for a caller to let go
+ * of seeds that no longer run.  A seeded block with no execution appears
+ * in no report.  Returns 0, -ENOMEM, or -ENOSPC (sci_limit_blocks()).
  */
 struct sci_block_min {
 	uint32_t func_id;
+	uint32_t idle_windows;
 	uint64_t key;
 	uint64_t min;
 	uint64_t ref_dur;
@@ -238,6 +241,14 @@ struct sci_block_min {
 };
 
 int sci_seed(struct sci_engine *e, const struct sci_block_min *m);
+/*
+ * At most @max blocks in @e (0, as at first: no bound).  A key past it is
+ * given no block: its executions are not stored (sci_add() and
+ * sci_add_held() count them as failed), nor is its seed (-ENOSPC).  What
+ * a caller whose keys a traced program chooses (ispotd) bounds its
+ * memory by: a block holds a histogram of 58 KiB.
+ */
+void sci_limit_blocks(struct sci_engine *e, size_t max);
 /* Every block's minimum into @out (sci_nr_blocks() entries). */
 void sci_minima(const struct sci_engine *e, struct sci_block_min *out);
 

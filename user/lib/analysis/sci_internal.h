@@ -56,6 +56,7 @@ struct sci_block_id {
 struct sci_block {
 	struct sci_block_id id;
 	uint32_t nr_threads;
+	uint32_t idle_windows;	/* its seed's (struct sci_block_min) */
 	struct sci_folded fold;
 	uint64_t ref_cause[SCI_NR_CAUSES];
 	struct interf_acc interf;
@@ -131,6 +132,7 @@ struct sci_engine {
 	uint64_t folded_threads;
 	uint64_t folded_lifetime;
 
+	size_t max_blocks;		/* sci_limit_blocks(), 0: none */
 	uint64_t events;
 	uint64_t last_ts;
 	/* The solo block admitting now, over [aside_begin, aside_until). */

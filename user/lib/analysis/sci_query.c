@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the SCI engine holds, for its readers: its sizes and counts, the
- * histograms, the open threads; recording is sci.c's, the scores
- * sci_report.c's.
+ * histograms, the open threads, the minima a next engine is seeded with;
+ * recording is sci.c's, the scores sci_report.c's.
  */
+#include <string.h>
+
 #include "analysis/sci_internal.h"
 
 void sci_func_hist(const struct sci_engine *e, uint32_t func_id,
@@ -100,4 +102,21 @@ void sci_each_open_thread(const struct sci_engine *e,
 	for (i = 0; i < e->nr_threads; i++)
 		if (!e->threads[i].free && e->threads[i].open)
 			fn(ctx, e->threads[i].tid, e->threads[i].last);
+}
+
+void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr_blocks; i++) {
+		const struct sci_block *b = e->blocks[i];
+
+		out[i].func_id = b->id.func_id;
+		out[i].key = b->id.key;
+		out[i].idle_windows = b->n ? 0 : b->idle_windows + 1;
+		out[i].min = b->min;
+		out[i].ref_dur = b->ref_dur;
+		memcpy(out[i].ref_cause, b->ref_cause, sizeof(b->ref_cause));
+		interf_seed_out(&b->interf, &out[i].solo);
+	}
 }
