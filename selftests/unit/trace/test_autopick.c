@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,50 @@ TEST(samples_keep_their_call_chains)
 static void idle(void)
 {
 	pause();
+}
+
+static void *parked(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
+}
+
+/* A pool of SAMPLER_MAX_THREADS + 44 threads, all parked, and this one. */
+static void pool(void)
+{
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < SAMPLER_MAX_THREADS + 44; i++)
+		if (pthread_create(&t, NULL, parked, NULL))
+			_exit(1);
+	autopick_test_hot();
+}
+
+/*
+ * Each thread sampled costs a descriptor and a ring: a pool past
+ * SAMPLER_MAX_THREADS has that many sampled, the rest counted, and the
+ * samples still come.
+ */
+TEST(threads_sampled_at_most_the_bound)
+{
+	struct sampler_result r;
+	char err[ERRLEN] = "";
+	pid_t pid;
+	int ret;
+
+	skip_without_perf();
+	pid = child(pool);
+	usleep(300 * 1000);	/* its threads started */
+	ret = sampler_run(pid, 200 * 1000 * 1000ull, &r, NULL, NULL, err,
+			  sizeof(err));
+	reap(pid);
+	ASSERT_EQ(ret, 0);
+	EXPECT_EQ(r.threads, SAMPLER_MAX_THREADS);
+	EXPECT_GE(r.unsampled, 44);
+	EXPECT_GT(r.samples, 0);
+	sampler_result_free(&r);
 }
 
 static void brief(void)

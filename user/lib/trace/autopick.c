@@ -10,6 +10,7 @@
 #include "trace/wall_folded.h"
 #include "trace/wall_path.h"
 #include "util/array.h"
+#include "util/errors.h"
 
 /* x86's LOCK prefix: uprobes refuse to single-step such an instruction. */
 #define X86_LOCK_PREFIX		0xf0
@@ -265,6 +266,10 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	ret = sampler_run(pid, duration_ns, &r, off ? offprof_round : NULL,
 			  &op, err, errlen);
 	offprof_stop(&op);
+	if (!ret && r.unsampled)
+		ispot_say("note: pid %d: %u of its threads sampled, %u more "
+			  "not (SAMPLER_MAX_THREADS)", (int)pid, r.threads,
+			  r.unsampled);
 	if (!ret && !sz && !r.exited) {
 		snprintf(err, errlen, "%s", sz_err);
 		ret = -ESRCH;

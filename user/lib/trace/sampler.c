@@ -211,6 +211,11 @@ static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 				break;
 		if (j < s->nr)
 			continue;
+		if (s->nr >= SAMPLER_MAX_THREADS) {
+			if (ts->n - s->nr > s->r->unsampled)
+				s->r->unsampled = ts->n - s->nr;
+			break;
+		}
 		ret = sampler_open(s, ts->tids[i], err, errlen);
 		if (ret)
 			return ret;

@@ -27,6 +27,15 @@
 /* 1 kHz per thread: 2,000 samples per busy thread in the default 2 s. */
 #define SAMPLER_PERIOD_NS	(1000 * 1000ull)
 
+/*
+ * Threads sampled at most, the first found: each costs a file descriptor
+ * and a 36 KiB ring, and a server of a thousand threads took ispotd's
+ * whole default of 1,024 descriptors (perf record -p does the same for
+ * every thread and every CPU).  A sample of this many says which
+ * functions a pool runs.
+ */
+#define SAMPLER_MAX_THREADS	256
+
 struct sampler_ip {
 	uint64_t ip;
 	uint64_t count;
@@ -51,6 +60,7 @@ struct sampler_result {
 	uint64_t samples;	/* taken, in user space */
 	uint64_t lost;		/* the kernel's PERF_RECORD_LOST counts */
 	uint32_t threads;	/* threads sampled */
+	uint32_t unsampled;	/* past SAMPLER_MAX_THREADS, at most seen */
 	bool exited;		/* the process exited before the end */
 };
 
