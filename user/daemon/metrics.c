@@ -193,11 +193,15 @@ static int metrics_admit(struct metrics *m, struct metrics_exe *x,
 			nc[n++] = &wf->funcs[i];
 	qsort(nc, n, sizeof(*nc), metrics_cmp_newcomer);
 	for (i = 0; i < n && !ret; i++) {
+		bool folded = x->nr_named >= m->max_functions;
+
 		/* Two objects of one base name: one series. */
 		if (metrics_find(x, nc[i]->name, nc[i]->object))
 			continue;
-		if (!metrics_new_series(x, nc[i]->name, nc[i]->object,
-					x->nr_named >= m->max_functions))
+		/* Not remembered past the bound: see metrics_add_window(). */
+		if (folded && x->nr_series - x->nr_named >= METRICS_MAX_FOLDED)
+			continue;
+		if (!metrics_new_series(x, nc[i]->name, nc[i]->object, folded))
 			ret = -ENOMEM;
 	}
 	free(nc);
@@ -327,10 +331,14 @@ int metrics_add_window(struct metrics *m, const struct window_figures *wf)
 		const struct window_func_figures *f = &wf->funcs[i];
 		struct metrics_series *s = metrics_find(x, f->name, f->object);
 
-		/* Out of memory admitting it: its window is lost, not more. */
-		if (!s)
+		/*
+		 * Not admitted: a folded function past METRICS_MAX_FOLDED
+		 * (no room for a series of its own), or out of memory with
+		 * room, its window lost, not more.
+		 */
+		if (!s && x->nr_named < m->max_functions)
 			continue;
-		if (s->folded) {
+		if (!s || s->folded) {
 			s = &x->other;
 			x->has_other = true;
 		}

@@ -23,8 +23,15 @@
  *    folded into (other) stays there, even when --max-functions changes
  *    (moving a function would make its series or (other) go down).
  *
- * Memory grows with the exes and functions ever seen, never with time.
+ * Memory grows with the exes and functions ever seen, never with time,
+ * and with at most METRICS_MAX_FOLDED folded functions an exe: past them,
+ * a newcomer with no room for a series counts into (other) unremembered,
+ * so that a target that shows ever new function names (its symbols are
+ * its own) cannot grow the daemon.  (One of them could get a series of
+ * its own after a reload raised --max-functions; (other) keeps what it
+ * counted of it.)
  */
+#define METRICS_MAX_FOLDED	4096
 #ifndef ISPOTD_METRICS_H
 #define ISPOTD_METRICS_H
 

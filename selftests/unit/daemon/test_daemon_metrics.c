@@ -14,6 +14,7 @@
 
 #include "ispot_test.h"
 #include "metrics.h"
+#include "metrics_internal.h"
 #include "trace/autopick.h"
 #include "analysis/sci.h"
 #include "trace/trace.h"
@@ -516,6 +517,42 @@ static void expect_no_decrease(const char *before, const char *after)
  * An --exe target restarts: the new process has a new window set and
  * engine (its minimum starts afresh), and adds to the same series.
  */
+/*
+ * A target's function names are its own: past METRICS_MAX_FOLDED folded
+ * functions, newcomers with no room count into (other) unremembered, so
+ * the registry stops growing and no call is lost from (other).
+ */
+TEST(folded_functions_remembered_up_to_a_bound)
+{
+	static const uint64_t loss[16] = { 0 };
+	const size_t per = 16, windows = METRICS_MAX_FOLDED / 16 + 3;
+	const struct metrics_exe *x;
+	char names[16][32], *text;
+	const char *np[16];
+	struct metrics *m = metrics_new(1);
+	size_t w, i;
+
+	ASSERT_TRUE(m);
+	np[0] = "a";
+	add_window(m, &app1, T0, np, loss, 1);
+	for (w = 0; w < windows; w++) {
+		for (i = 0; i < per; i++) {
+			snprintf(names[i], sizeof(names[i]), "f%zu_%zu", w, i);
+			np[i] = names[i];
+		}
+		add_window(m, &app1, T0 + (w + 1) * WINDOW_NS, np, loss, per);
+	}
+	x = &m->exes[0];
+	EXPECT_EQ(x->nr_named, 1);
+	EXPECT_EQ(x->nr_series, 1 + METRICS_MAX_FOLDED);
+	text = render(m);
+	/* Each window's 16 functions made 1 + 2 + ... + 16 calls. */
+	EXPECT_EQ(val(text, "ispot_calls_total{exe=\"app\",function="
+		      "\"(other)\",object=\"(other)\"}"), windows * 136);
+	free(text);
+	metrics_free(m);
+}
+
 TEST(counters_monotonic_across_restart)
 {
 	static const uint64_t slow[] = { 10, 40 }, even[] = { 50, 50, 50 };
