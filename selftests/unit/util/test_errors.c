@@ -11,12 +11,19 @@
 
 /*
  * A path any user names (here with a newline and a forged line after
- * it) stays on the line of the message that quotes it: each control
- * character as \xNN.
+ * it, and a byte that is not UTF-8) stays on the line of the message
+ * that quotes it: each control character, and each byte that starts no
+ * UTF-8 sequence, as \xNN; valid UTF-8 as it is.
  */
 TEST(quoted_names_stay_on_one_line)
 {
 	static const char path[] = "/tmp/x\nispotd: target 1 gone\r\t\x1b[2J";
+
+	ispot_progname = "ispotd";
+	capture_begin();
+	ispot_say("note: caf\xc3\xa9 \xff\xc3");
+	capture_end();
+	EXPECT_STREQ(captured, "ispotd: note: caf\xc3\xa9 \\xff\\xc3\n");
 
 	ispot_progname = "ispotd";
 	capture_begin();

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "util/errors.h"
+#include "util/utf8.h"
 
 const char *ispot_progname = "ispot";
 
@@ -17,15 +18,39 @@ void ispot_error_hook(void (*fn)(void *ctx), void *ctx)
 }
 
 /*
- * The line, with each control character in it written as \xNN: a message
- * quotes paths and names that any user makes (a file name with a newline
- * and "ispotd: " after it would forge a line of the daemon's journal).
+ * @line as it is written: each control character, and each byte that
+ * starts no UTF-8 sequence, as \xNN.  A message quotes paths and names
+ * that any user makes: a file name with a newline and "ispotd: " after it
+ * would forge a line of the daemon's journal, and one byte that is not
+ * UTF-8 makes journald keep the whole message as a blob.
+ */
+static void ispot_put_escaped(FILE *f, const char *line)
+{
+	const char *c = line;
+	size_t n;
+
+	for (; *c; c += n ? n : 1) {
+		unsigned char b = (unsigned char)*c;
+
+		n = utf8_valid(c);
+		if (!n || b < 0x20 || b == 0x7f)
+			fprintf(f, "\\x%02x", b);
+		else
+			fwrite(c, 1, n, f);
+	}
+}
+
+/*
+ * The line built whole, then written at once: stderr is unbuffered, and
+ * threads that say things together (ispotd's picker threads and loop)
+ * would interleave it byte by byte.
  */
 static void ispot_line(const char *fmt, va_list ap)
 {
-	char small[1024], *line = small;
-	const unsigned char *c;
+	char small[1024], *line = small, *out = NULL;
+	size_t len = 0;
 	va_list again;
+	FILE *f;
 	int n;
 
 	va_copy(again, ap);
@@ -38,15 +63,27 @@ static void ispot_line(const char *fmt, va_list ap)
 			line = small;	/* cut short, but said */
 	}
 	va_end(again);
-	fflush(stdout);
-	fprintf(stderr, "%s: ", ispot_progname);
-	for (c = (const unsigned char *)line; n >= 0 && *c; c++) {
-		if (*c < 0x20 || *c == 0x7f)
-			fprintf(stderr, "\\x%02x", *c);
-		else
-			fputc(*c, stderr);
+	if (n < 0)
+		small[0] = '\0';
+	f = open_memstream(&out, &len);
+	if (f) {
+		fprintf(f, "%s: ", ispot_progname);
+		ispot_put_escaped(f, line);
+		fputc('\n', f);
+		if (fclose(f)) {
+			free(out);
+			out = NULL;
+		}
 	}
-	fputc('\n', stderr);
+	fflush(stdout);
+	if (out) {
+		fwrite(out, 1, len, stderr);
+		free(out);
+	} else {
+		fprintf(stderr, "%s: ", ispot_progname);
+		ispot_put_escaped(stderr, line);
+		fputc('\n', stderr);
+	}
 	if (line != small)
 		free(line);
 }
