@@ -28,7 +28,7 @@ int window_set_init(struct window_set *w, int pid, uint64_t now)
 	w->start_ns = now;
 	w->sci = sci_new();
 	if (w->sci)
-		sci_limit_blocks(w->sci, WINDOW_MAX_BLOCKS);
+		sci_limit_blocks(w->sci, WINDOW_MAX_BLOCKS, WINDOW_MAX_KEYS);
 	w->shapes = shapes_new();
 	w->args = argbuckets_new();
 	return w->sci && w->shapes && w->args ? 0 : -ENOMEM;
@@ -226,12 +226,12 @@ void window_burst_end(struct window_set *w, struct trace *t)
 					    f[i].woken_from.w[k].callsite,
 					    f[i].woken_from.w[k].wait_ns);
 	}
-	if (t->pipe->stats.nomem && !w->blocks_noted &&
-	    sci_nr_blocks(w->sci) >= WINDOW_MAX_BLOCKS)
-		ispot_say("note: pid %d: %d blocks (function and key), "
-			  "the bound: new keys' calls go unscored", w->pid,
-			  WINDOW_MAX_BLOCKS);
-	w->blocks_noted |= sci_nr_blocks(w->sci) >= WINDOW_MAX_BLOCKS;
+	if (sci_unscored(w->sci) && !w->blocks_noted) {
+		ispot_say("note: pid %d: keys past the bound on blocks "
+			  "(WINDOW_MAX_BLOCKS, WINDOW_MAX_KEYS): their calls "
+			  "go unscored", w->pid);
+		w->blocks_noted = true;
+	}
 }
 
 /* The set's functions as the report builder takes them (report.h). */
@@ -566,7 +566,7 @@ int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 		free(v);
 		return -ENOMEM;
 	}
-	sci_limit_blocks(next, WINDOW_MAX_BLOCKS);
+	sci_limit_blocks(next, WINDOW_MAX_BLOCKS, WINDOW_MAX_KEYS);
 	window_totals(w, sr);
 	ret = f ? window_write(w, f, tg, sr, v, now, duty, overhead) : 0;
 	if (w->observer && window_observe(w, tg, sr, now, duty, overhead) &&
@@ -581,8 +581,9 @@ int window_close(struct window_set *w, FILE *f, const struct window_target *tg,
 		/* Reference calls first made in this window date from it. */
 		if (m[i].solo.gated && !m[i].solo.gated_since_ns)
 			m[i].solo.gated_since_ns = w->start_ns;
-		/* Past the bound, or idle too long: not carried. */
-		if (m[i].idle_windows < WINDOW_SEED_IDLE &&
+		/* Idle too long with the engine pressed, or past it: gone. */
+		if ((n < WINDOW_MAX_BLOCKS / 2 ||
+		     m[i].idle_windows < WINDOW_SEED_IDLE) &&
 		    sci_seed(next, &m[i]) == -ENOMEM) {
 			ret = -ENOMEM;
 			break;

@@ -215,12 +215,15 @@ int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids);
 /*
  * A target chooses its keys (an argument's value, a call site): its
  * engine holds at most WINDOW_MAX_BLOCKS blocks (58 KiB each: 116 MiB),
- * the calls of keys past them go unscored (one note says so), and a
- * block's minima are carried into the next window only while it ran a
- * call in one of the last WINDOW_SEED_IDLE, so that keys that stopped
- * make room for new ones.
+ * WINDOW_MAX_KEYS of one function, but always a function's first
+ * (sci_limit_blocks()); the calls of keys past them go unscored, and one
+ * note says so.  Minima are carried into the next window (sci_seed()),
+ * but once the engine holds half its bound, not those of blocks that ran
+ * no call in the last WINDOW_SEED_IDLE windows that ran any, so that
+ * keys that stopped make room for new ones.
  */
 #define WINDOW_MAX_BLOCKS	2048
+#define WINDOW_MAX_KEYS		512
 #define WINDOW_SEED_IDLE	8
 
 /* After trace_start(): fold what ended meanwhile, forget exits from now. */

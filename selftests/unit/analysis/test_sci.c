@@ -597,35 +597,53 @@ TEST_F(sci, seeded_minima_and_armed_intervals)
 }
 
 /*
- * sci_limit_blocks(): past the bound a new key gets no block (its
- * executions fail, its seed is -ENOSPC) while the keys held go on; and a
- * block's minima say how many engines in a row it ran nothing in.
+ * sci_limit_blocks(): past the engine's bound, or a function's share, a
+ * new key gets no block (sci_add() -ENOSPC, sci_unscored() counts it, a
+ * seed is -ENOSPC) while the keys held go on; a function's first block
+ * is never refused.  A block's minima say how many engines in a row
+ * stored executions but none of its own; an engine that stored none ages
+ * nothing.
  */
 TEST_F(sci, blocks_bounded_and_idle_counted)
 {
-	struct sci_engine *e = self->e, *next = sci_new();
-	struct sci_block_min m[3];
+	struct sci_engine *e = self->e, *next = sci_new(), *last = sci_new();
+	struct sci_block_min m[6];
 	uint64_t key;
 
-	ASSERT_TRUE(next);
-	sci_limit_blocks(e, 3);
+	ASSERT_TRUE(next && last);
+	sci_limit_blocks(e, 4, 3);
 	for (key = 0; key < 5; key++)
 		EXPECT_EQ(sci_add(e, 1, key, 7, 10, 100 + key * 10, NULL),
-			  key < 3 ? 0 : -ENOMEM);
-	EXPECT_EQ(sci_nr_blocks(e), 3);
-	EXPECT_EQ(sci_add(e, 1, 2, 7, 10, 200, NULL), 0);
+			  key < 3 ? 0 : -ENOSPC);
+	EXPECT_EQ(sci_unscored(e), 2);
+	EXPECT_EQ(sci_add(e, 2, 0, 7, 10, 200, NULL), 0);
+	EXPECT_EQ(sci_add(e, 2, 1, 7, 10, 210, NULL), -ENOSPC);
+	/* Its first block, past the engine's bound. */
+	EXPECT_EQ(sci_add(e, 3, 0, 7, 10, 220, NULL), 0);
+	EXPECT_EQ(sci_nr_blocks(e), 5);
+	EXPECT_EQ(sci_add(e, 1, 2, 7, 10, 230, NULL), 0);
+	EXPECT_EQ(sci_unscored(e), 3);
 	sci_minima(e, m);
 	EXPECT_EQ(m[0].idle_windows, 0);
 
-	/* The next engine, bounded at 2: one seed past it; none ran. */
-	sci_limit_blocks(next, 2);
+	/* The next engine, bounded at 2: seeds past it refused. */
+	sci_limit_blocks(next, 2, 0);
 	EXPECT_EQ(sci_seed(next, &m[0]), 0);
 	EXPECT_EQ(sci_seed(next, &m[1]), 0);
 	EXPECT_EQ(sci_seed(next, &m[2]), -ENOSPC);
-	EXPECT_EQ(sci_nr_blocks(next), 2);
+	EXPECT_EQ(sci_seed(next, &m[3]), 0);	/* function 2's first */
+	EXPECT_EQ(sci_nr_blocks(next), 3);
+	/* It stores one execution, of function 2: the others age. */
+	EXPECT_EQ(sci_add(next, 2, 0, 7, 10, 300, NULL), 0);
 	sci_minima(next, m);
 	EXPECT_EQ(m[0].idle_windows, 1);
 	EXPECT_EQ(m[1].idle_windows, 1);
+	EXPECT_EQ(m[2].idle_windows, 0);
+	/* An engine that stores nothing ages nothing. */
+	EXPECT_EQ(sci_seed(last, &m[0]), 0);
+	sci_minima(last, m);
+	EXPECT_EQ(m[0].idle_windows, 1);
+	sci_free(last);
 	sci_free(next);
 }
 

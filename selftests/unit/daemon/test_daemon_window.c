@@ -606,44 +606,67 @@ TEST(plot_reads_the_windows_written)
 }
 
 /*
- * A target chooses its keys: the window's engine holds WINDOW_MAX_BLOCKS
- * blocks at most, new keys' calls past them fail, and the minima of
- * blocks idle for more than WINDOW_SEED_IDLE windows are not carried, so
- * that a new key gets a block again.
+ * A target chooses its keys: the window's engine holds WINDOW_MAX_KEYS
+ * blocks of one function, new keys' calls past them fail, and with the
+ * engine pressed the minima of blocks idle for WINDOW_SEED_IDLE windows
+ * that ran calls are not carried, so that a new key gets a block again.
+ * Windows with no call (no burst) age nothing.
  */
 TEST(keys_bounded_and_idle_seeds_let_go)
 {
-	static const char *const names[] = { "work" };
+	static const char *const names[] = { "a", "b", "c", "d", "other" };
 	const uint64_t nkeys = WINDOW_MAX_BLOCKS + 10;
-	struct trace_func funcs[1];
+	struct trace_func funcs[5];
 	struct window_set w;
 	struct trace t;
-	uint32_t ids[1];
-	uint64_t key, now = T0;
-	FILE *f = tmpfile();
+	uint32_t ids[5], f;
+	uint64_t key, now = T0, stored = 0;
+	FILE *f_out = tmpfile();
 	long off = 0;
 	int i;
 
-	ASSERT_TRUE(f);
+	ASSERT_TRUE(f_out);
 	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
-	resolved(&t, funcs, names, 1);
+	resolved(&t, funcs, names, 5);
 	ASSERT_EQ(window_burst_begin(&w, &t, ids), 0);
-	for (key = 0; key < nkeys; key++)
-		EXPECT_EQ(sci_add(w.sci, ids[0], key, 100, 10,
-				  T0 + 100 + key * 20, NULL),
-			  key < WINDOW_MAX_BLOCKS ? 0 : -ENOMEM);
+	/* Four functions' worth of keys: each stops at its share. */
+	for (f = 0; f < 4; f++)
+		for (key = 0; key < nkeys / 4; key++)
+			stored += !sci_add(w.sci, ids[f], key, 100, 10,
+					   T0 + 100 + key * 20, NULL);
+	EXPECT_EQ(stored, 4 * WINDOW_MAX_KEYS);
 	EXPECT_EQ(sci_nr_blocks(w.sci), WINDOW_MAX_BLOCKS);
-	sci_finish(w.sci, T0 + 100 + nkeys * 20);
-	/* Carried while idle for WINDOW_SEED_IDLE windows, then let go. */
-	for (i = 1; i <= WINDOW_SEED_IDLE + 1; i++) {
+	EXPECT_GT(sci_unscored(w.sci), 0);
+	/* A function picked late is still scored. */
+	EXPECT_EQ(sci_add(w.sci, ids[4], 0, 100, 10, T0 + 50000000, NULL),
+		  0);
+	sci_finish(w.sci, T0 + 60000000);
+	/* A window without a call ages nothing. */
+	now += WINDOW_NS;
+	close_window(&w, &target, f_out, &off, now);
+	now += WINDOW_NS;
+	close_window(&w, &target, f_out, &off, now);
+	EXPECT_EQ(sci_nr_blocks(w.sci), WINDOW_MAX_BLOCKS + 1);
+	/* Windows in which "other" alone runs: the rest age, then go. */
+	for (i = 1; i <= WINDOW_SEED_IDLE; i++) {
+		EXPECT_EQ(sci_add(w.sci, ids[4], 0, 100, 10, now + 100, NULL),
+			  0);
 		now += WINDOW_NS;
-		close_window(&w, &target, f, &off, now);
+		close_window(&w, &target, f_out, &off, now);
 		EXPECT_EQ(sci_nr_blocks(w.sci),
-			  i <= WINDOW_SEED_IDLE ? WINDOW_MAX_BLOCKS : 0);
+			  i < WINDOW_SEED_IDLE ? WINDOW_MAX_BLOCKS + 1 : 1);
 	}
 	EXPECT_EQ(sci_add(w.sci, ids[0], nkeys, 100, 10, now + 100, NULL), 0);
+	/* Unpressed, an idle block's minima stay, however long. */
+	for (i = 0; i <= 2 * WINDOW_SEED_IDLE; i++) {
+		EXPECT_EQ(sci_add(w.sci, ids[4], 0, 100, 10, now + 200, NULL),
+			  0);
+		now += WINDOW_NS;
+		close_window(&w, &target, f_out, &off, now);
+	}
+	EXPECT_EQ(sci_nr_blocks(w.sci), 2);
 	window_set_free(&w);
-	fclose(f);
+	fclose(f_out);
 }
 
 TEST_HARNESS_MAIN

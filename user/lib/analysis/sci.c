@@ -61,11 +61,13 @@ static long block_get(struct sci_engine *e, uint32_t func_id, uint64_t key)
 	struct sci_block_id id = { .func_id = func_id, .key = key };
 	struct sci_block *b;
 	uint64_t idx;
+	int err;
 
 	if (hashmap_find(&e->block_map, (uintptr_t)&id, &idx))
 		return (long)idx;
-	if (e->max_blocks && e->nr_blocks >= e->max_blocks)
-		return -ENOSPC;
+	err = sci_block_admit(e, func_id);
+	if (err)
+		return err;
 	if (sci_reserve(e, &e->blocks, &e->cap_blocks, e->nr_blocks + 1,
 			sizeof(*e->blocks)))
 		return -ENOMEM;
@@ -238,6 +240,7 @@ void sci_free(struct sci_engine *e)
 	free(e->bts);
 	hashmap_free(&e->bt_map);
 	free(e->func_fold);
+	free(e->func_blocks);
 	free(e->hot);
 	free(e);
 }
@@ -335,11 +338,6 @@ void sci_finish(struct sci_engine *e, uint64_t end_ts)
 			thread_close(e, t, end_ts > t->last ? end_ts : t->last);
 	}
 	sci_solo_end(e, end_ts);
-}
-
-void sci_limit_blocks(struct sci_engine *e, size_t max)
-{
-	e->max_blocks = max;
 }
 
 int sci_seed(struct sci_engine *e, const struct sci_block_min *m)
@@ -491,8 +489,10 @@ static long hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	if (hot_holds(e, hot + 1, func_id, key, t))
 		return hot[1].bt - 1;
 	bi = block_get(e, func_id, key);
+	if (bi == -ENOSPC)
+		e->unscored++;
 	if (bi < 0)
-		return -ENOMEM;
+		return bi;
 	bti = bt_get(e, bi, t);
 	if (bti < 0)
 		return -ENOMEM;
@@ -568,14 +568,16 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 {
 	const struct sci_key k = { .func_id = func_id, .key = key };
 	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
+	uint64_t unscored = e->unscored;
 	long t = thread_lookup(e, tid);
 
 	if (t < 0)
 		t = thread_new(e, tid, start, true);
 	if (t < 0)
 		return -ENOMEM;
-	return sci_add_held(e, t + 1, &k, 1, duration_ns, ts_end, causes) ?
-	       -ENOMEM : 0;
+	if (!sci_add_held(e, t + 1, &k, 1, duration_ns, ts_end, causes))
+		return 0;
+	return e->unscored != unscored ? -ENOSPC : -ENOMEM;
 }
 
 bool sci_thread_is_open(const struct sci_engine *e, uint32_t tid)

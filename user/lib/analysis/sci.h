@@ -226,8 +226,8 @@ void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from);
  * (UINT64_MAX when none did).  @solo is what the earlier engines saw of
  * its solo calls, evidence for the interference figure's reference
  * (interference.h).  @idle_windows counts the engines in a row, the last
- * included, in which the block ran no execution, for a caller to let go
- * of seeds that no longer run.  A seeded block with no execution appears
+ * included, that stored executions but none of the block's, for a caller
+ * to let go of seeds that no longer run.  A seeded block with no execution appears
  * in no report.  Returns 0, -ENOMEM, or -ENOSPC (sci_limit_blocks()).
  */
 struct sci_block_min {
@@ -242,13 +242,18 @@ struct sci_block_min {
 
 int sci_seed(struct sci_engine *e, const struct sci_block_min *m);
 /*
- * At most @max blocks in @e (0, as at first: no bound).  A key past it is
- * given no block: its executions are not stored (sci_add() and
- * sci_add_held() count them as failed), nor is its seed (-ENOSPC).  What
- * a caller whose keys a traced program chooses (ispotd) bounds its
- * memory by: a block holds a histogram of 58 KiB.
+ * At most @max blocks in @e, and @per_func of one function id (0, as at
+ * first: no bound), but a function's first block is never refused, so
+ * that one function's keys cannot keep another from being scored.  A key
+ * past them is given no block: its executions are not stored (sci_add()
+ * returns -ENOSPC, sci_add_held() counts them as failed, sci_unscored()
+ * counts them), nor is its seed (-ENOSPC).  What a caller whose keys a
+ * traced program chooses (ispotd) bounds its memory by: a block holds a
+ * histogram of 58 KiB.
  */
-void sci_limit_blocks(struct sci_engine *e, size_t max);
+void sci_limit_blocks(struct sci_engine *e, size_t max, size_t per_func);
+/* The executions sci_limit_blocks()'s bound refused. */
+uint64_t sci_unscored(const struct sci_engine *e);
 /* Every block's minimum into @out (sci_nr_blocks() entries). */
 void sci_minima(const struct sci_engine *e, struct sci_block_min *out);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the SCI engine (sci.c: recording executions; sci_fold.c: folding
- * threads; sci_solo.c: solo blocks' time) and its readers (sci_query.c:
+ * threads; sci_solo.c: solo blocks' time; sci_limit.c: the bound on
+ * blocks) and its readers (sci_query.c:
  * sizes, counts, histograms; sci_report.c: scores per function, key and
  * thread) share: the engine's tables.  Nothing outside those five files
  * includes this.
@@ -132,7 +133,11 @@ struct sci_engine {
 	uint64_t folded_threads;
 	uint64_t folded_lifetime;
 
-	size_t max_blocks;		/* sci_limit_blocks(), 0: none */
+	/* sci_limit_blocks()'s bounds (0: none), sci_limit.c's counts. */
+	size_t max_blocks, max_blocks_per_func;
+	uint32_t *func_blocks;		/* blocks by function id */
+	size_t nr_func_blocks;
+	uint64_t unscored;		/* executions the bound refused */
 	uint64_t events;
 	uint64_t last_ts;
 	/* The solo block admitting now, over [aside_begin, aside_until). */
@@ -171,6 +176,11 @@ long sci_thread_index(const struct sci_engine *e, uint32_t tid);
 /* and room for @want elements in a dense array, counted in mem. */
 int sci_reserve(struct sci_engine *e, void *arrp, size_t *cap, size_t want,
 		size_t size);
+/*
+ * sci_limit.c, for block_get(): a new block of @func_id counted, or
+ * -ENOSPC past the bound (or -ENOMEM).
+ */
+int sci_block_admit(struct sci_engine *e, uint32_t func_id);
 
 /* Of [@lo, @hi), the time the open solo block admits (0 if none). */
 static inline uint64_t sci_aside_overlap(const struct sci_engine *e,
