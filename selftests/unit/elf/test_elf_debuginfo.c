@@ -328,9 +328,11 @@ TEST(crc_mismatch_ignored_with_warning)
 }
 
 /*
- * A debug link to a sparse file of a terabyte: its CRC would read it
- * all (hours, in ispotd's loop); past the read bound it is refused at
- * once, with a warning naming the bound.
+ * A debug link to a sparse file of a terabyte: its CRC would read it all
+ * (hours, in ispotd's loop).  Past the read bound, one of another build
+ * is refused unread, with a warning naming the bound; one with the
+ * object's build-id (a genuine debug file of gigabytes of DWARF) is used
+ * on that alone.
  */
 TEST(debug_link_to_a_huge_file_refused_unread)
 {
@@ -340,7 +342,7 @@ TEST(debug_link_to_a_huge_file_refused_unread)
 
 	env_init(&e);
 	bin = place(&e, "app_split", "d/app");
-	dbg = place(&e, "app_pie.debug", "d/app_pie.debug");
+	dbg = place(&e, "app_nopie.debug", "d/app_pie.debug");
 	ASSERT_EQ(truncate(dbg, 1ll << 40), 0);
 	alarm(10);	/* reading it through fails the test */
 	fail_capturing("compute", bin, warn, sizeof(warn));
@@ -348,8 +350,14 @@ TEST(debug_link_to_a_huge_file_refused_unread)
 	TH_LOG("warning: %s", warn);
 	EXPECT_EQ(count_lines(warn), 1);
 	EXPECT_TRUE(strstr(warn, dbg));
-	EXPECT_TRUE(strstr(warn, "over the bound"));
+	EXPECT_TRUE(strstr(warn, "over the bound of 512 MB"));
 	EXPECT_TRUE(strstr(warn, "ISPOT_ELF_MAX_READ_MB"));
+
+	dbg = place(&e, "app_pie.debug", "d/app_pie.debug");
+	ASSERT_EQ(truncate(dbg, 1ll << 40), 0);
+	alarm(10);
+	expect_app_offsets(bin);
+	alarm(0);
 	env_done(&e);
 }
 

@@ -230,7 +230,7 @@ static bool same_file(int a, int b)
 static int try_file(struct elf_obj *o, const char *path, enum how_found how)
 {
 	struct elf_file df;
-	char err[256], id[sizeof(o->dbg.build_id)];
+	char err[PATH_MAX + 256], id[sizeof(o->dbg.build_id)];
 	uint32_t crc;
 	int rc;
 
@@ -247,18 +247,26 @@ static int try_file(struct elf_obj *o, const char *path, enum how_found how)
 	if (same_file(o->f.fd, df.fd))
 		goto out;
 	rc = -ESTALE;
-	if (how == BY_LINK) {
+	if (how == BY_LINK && df.size > elf_limit(ELF_LIMIT_READ)) {
 		/*
 		 * The CRC reads the whole file, and a sparse file of any
-		 * size costs nothing to make: beyond the read bound, a
-		 * hostile link could hold the caller for hours.
+		 * size costs nothing to make: past the read bound, a hostile
+		 * link could hold the caller for hours.  A genuine debug
+		 * file that large (DWARF, mostly) carries the object's
+		 * build-id, which tells as well.
 		 */
-		if (df.size > elf_limit(ELF_LIMIT_READ)) {
-			elf_over_limit(path, ELF_LIMIT_READ, df.size, err,
-				       sizeof(err));
-			warn_once(path, "ignoring debug file %s", err);
+		build_id_hex(&df, id);
+		if (!*id || strcmp(id, o->dbg.build_id)) {
+			warn_once(path, "ignoring debug file %s: %.1f MB to "
+				  "read for its CRC, over the bound of %llu MB, "
+				  "and not the build-id of %s (if it is "
+				  "genuine, set ISPOT_ELF_MAX_READ_MB higher)",
+				  path, df.size / 1048576.0,
+				  (unsigned long long)(elf_limit(ELF_LIMIT_READ)
+						       >> 20), o->f.path);
 			goto out;
 		}
+	} else if (how == BY_LINK) {
 		if (file_crc32(&df, &crc)) {
 			warn_once(path, "ignoring debug file %s: cannot read it",
 				  path);
