@@ -14,6 +14,7 @@
 #include "trace/autopick.h"
 #include "util/array.h"
 #include "util/path.h"
+#include "util/utf8.h"
 
 const uint64_t metrics_le_ns[METRICS_NR_BUCKETS] = {
 	1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
@@ -76,20 +77,26 @@ void metrics_set_targets(struct metrics *m, size_t n)
 /*
  * The exe label: the base name, without the " (deleted)" that
  * /proc/PID/exe gains when a package upgrade replaces the binary (the
- * processes still running the old one are the same program).
+ * processes still running the old one are the same program).  Names are
+ * kept as they are written, in UTF-8 (util/utf8.h): two that differ only
+ * in bytes that are not would be two series with one label set.
  */
 static char *metrics_exe_name(const char *path)
 {
 	static const char deleted[] = " (deleted)";
 	const char *base = path_base(path ? path : "");
 	size_t len = strlen(base);
+	char *raw, *name;
 
 	if (len > sizeof(deleted) - 1 &&
 	    !strcmp(base + len - (sizeof(deleted) - 1), deleted))
 		len -= sizeof(deleted) - 1;
 	if (!len)
 		return strdup(METRICS_UNKNOWN_EXE);
-	return strndup(base, len);
+	raw = strndup(base, len);
+	name = raw ? utf8_dup_valid(raw) : NULL;
+	free(raw);
+	return name;
 }
 
 static struct metrics_exe *metrics_exe(struct metrics *m, const char *path)
@@ -131,8 +138,8 @@ static struct metrics_series *metrics_find(struct metrics_exe *x,
 	size_t i;
 
 	for (i = 0; i < x->nr_series; i++)
-		if (!strcmp(x->series[i].function, function) &&
-		    !strcmp(x->series[i].object, base))
+		if (utf8_eq_valid(x->series[i].function, function) &&
+		    utf8_eq_valid(x->series[i].object, base))
 			return &x->series[i];
 	return NULL;
 }
@@ -148,8 +155,8 @@ static struct metrics_series *metrics_new_series(struct metrics_exe *x,
 		return NULL;
 	s = &x->series[x->nr_series];
 	memset(s, 0, sizeof(*s));
-	s->function = strdup(function);
-	s->object = strdup(path_base(object));
+	s->function = utf8_dup_valid(function);
+	s->object = utf8_dup_valid(path_base(object));
 	if (!s->function || !s->object) {
 		free(s->function);
 		free(s->object);
@@ -293,9 +300,9 @@ static void metrics_picks(struct metrics_exe *x, const struct autopick *a)
 
 		s->pick_share = 0;
 		for (k = 0; k < a->nr; k++) {
-			if (!strcmp(s->function, a->funcs[k].sym.name) &&
-			    !strcmp(s->object,
-				    path_base(a->funcs[k].sym.obj)) &&
+			if (utf8_eq_valid(s->function, a->funcs[k].sym.name) &&
+			    utf8_eq_valid(s->object,
+					  path_base(a->funcs[k].sym.obj)) &&
 			    a->wall_ns) {
 				s->pick_share = (double)a->funcs[k].wall_ns /
 						(double)a->wall_ns;

@@ -553,6 +553,39 @@ TEST(folded_functions_remembered_up_to_a_bound)
 	metrics_free(m);
 }
 
+/*
+ * Names are written in UTF-8, each byte that is not as U+FFFD: two exes
+ * or two functions that differ only in such bytes are one series, not
+ * two with one label set (which a Prometheus server drops as duplicates).
+ */
+TEST(names_that_write_alike_are_one_series)
+{
+	static const struct window_target bad1 = {
+		.pid = 300, .exe = "/usr/bin/a\xff", .cgroup = "",
+	};
+	static const struct window_target bad2 = {
+		.pid = 301, .exe = "/usr/bin/a\xfe", .cgroup = "",
+	};
+	static const char *const f1[] = { "f\xff", "g" };
+	static const char *const f2[] = { "f\xfe", "g" };
+	static const uint64_t loss[] = { 10, 20 };
+	struct metrics *m = metrics_new(10);
+	char *text;
+
+	ASSERT_TRUE(m);
+	add_window(m, &bad1, T0, f1, loss, 2);
+	add_window(m, &bad2, T0, f2, loss, 2);
+	EXPECT_EQ(m->nr_exes, 1);
+	EXPECT_EQ(m->exes[0].nr_series, 2);
+	text = render(m);
+	EXPECT_EQ(val(text, "ispot_calls_total{exe=\"a\xef\xbf\xbd\","
+		      "function=\"f\xef\xbf\xbd\",object=\"app\"}"), 2);
+	EXPECT_EQ(val(text, "ispot_calls_total{exe=\"a\xef\xbf\xbd\","
+		      "function=\"g\",object=\"app\"}"), 4);
+	free(text);
+	metrics_free(m);
+}
+
 TEST(counters_monotonic_across_restart)
 {
 	static const uint64_t slow[] = { 10, 40 }, even[] = { 50, 50, 50 };

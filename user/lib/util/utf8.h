@@ -58,4 +58,15 @@ static inline size_t utf8_valid(const char *str)
 	return n;
 }
 
+/*
+ * @raw with each byte that starts no sequence replaced by U+FFFD, as the
+ * writers write it: a malloc'd copy, or NULL.  Names that differ only in
+ * such bytes come out the same, so a registry keyed by what it writes
+ * keeps them as one (a Prometheus server takes two series with one label
+ * set as a duplicate).
+ */
+char *utf8_dup_valid(const char *raw);
+/* Whether @valid is what utf8_dup_valid(@raw) gives, without a copy. */
+bool utf8_eq_valid(const char *valid, const char *raw);
+
 #endif /* ISPOT_UTF8_H */
