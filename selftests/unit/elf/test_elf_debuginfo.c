@@ -421,8 +421,9 @@ static bool build_id_found_past(const char *dir, unsigned int aliases)
 
 /*
  * Each section header read its region again: 100,000 of them (6.4 MB)
- * naming one 16 MiB region made a lookup of a build-id read 1.6 TB.  A search reads 16 MiB in all: past 17 aliases of a 1 MiB
- * region, the build-id is not looked for; past 15, it is found.
+ * naming one 16 MiB region made a lookup of a build-id read 1.6 TB.  A
+ * search reads 16 MiB in all: after 15 aliases of a 1 MiB region the
+ * build-id is found, after 17 it is not looked for.
  */
 TEST(note_search_reads_a_bounded_total)
 {

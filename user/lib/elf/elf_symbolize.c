@@ -176,20 +176,31 @@ void elf_symbolizer_free(struct elf_symbolizer *s)
 	free(s);
 }
 
-/*
- * The parsed object behind a file mapping, cached by path (failures too,
- * so a non-ELF mapping is only opened once).  A deleted or unreachable
- * file is read through /proc/PID/map_files when that is permitted.
- */
 void elf_symbolizer_hold_at_most(struct elf_symbolizer *s, uint64_t bytes)
 {
 	s->hold_max = bytes;
 }
 
+/*
+ * What @o holds: what was read, its symbols, the names made for them
+ * (.eh_frame's "OBJ+0xSTART", a split name@ver's) and its FDE list.
+ */
+static uint64_t sz_obj_bytes(const struct elf_obj *o)
+{
+	uint64_t size = o->nread + o->nsyms * sizeof(*o->syms) +
+			o->nfdes * sizeof(*o->fdes);
+	size_t i;
+
+	for (i = 0; i < o->nsyms; i++)
+		if (o->syms[i].owned)
+			size += strlen(o->syms[i].name) + 1;
+	return size;
+}
+
 /* Whether @o fits in what @s may hold: then it is counted in. */
 static bool sz_hold(struct elf_symbolizer *s, const struct elf_obj *o)
 {
-	uint64_t size = o->nread + o->nsyms * sizeof(*o->syms);
+	uint64_t size = sz_obj_bytes(o);
 
 	if (size > s->hold_max || s->held > s->hold_max - size) {
 		if (!s->held_noted)
@@ -205,6 +216,11 @@ static bool sz_hold(struct elf_symbolizer *s, const struct elf_obj *o)
 	return true;
 }
 
+/*
+ * The parsed object behind a file mapping, cached by path (failures too,
+ * so a non-ELF mapping is only opened once).  A deleted or unreachable
+ * file is read through /proc/PID/map_files when that is permitted.
+ */
 static struct elf_obj *sz_get(struct elf_symbolizer *s,
 			      const struct elf_map *m)
 {
