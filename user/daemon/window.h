@@ -219,8 +219,8 @@ int window_burst_begin(struct window_set *w, struct trace *t, uint32_t *ids);
  * (sci_limit_blocks()); the calls of keys past them go unscored, and one
  * note says so.  Minima are carried into the next window (sci_seed()),
  * but once the engine holds half its bound, not those of blocks that ran
- * no call in the last WINDOW_SEED_IDLE windows that ran any, so that
- * keys that stopped make room for new ones.
+ * no call in the last WINDOW_SEED_IDLE windows that took any (scored or
+ * refused), so that keys that stopped make room for new ones.
  */
 #define WINDOW_MAX_BLOCKS	2048
 #define WINDOW_MAX_KEYS		512

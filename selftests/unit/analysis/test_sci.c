@@ -639,10 +639,17 @@ TEST_F(sci, blocks_bounded_and_idle_counted)
 	EXPECT_EQ(m[0].idle_windows, 1);
 	EXPECT_EQ(m[1].idle_windows, 1);
 	EXPECT_EQ(m[2].idle_windows, 0);
-	/* An engine that stores nothing ages nothing. */
+	/*
+	 * An engine that stores nothing ages nothing; one whose calls the
+	 * bound refused does (a full engine of seeds makes room).
+	 */
+	sci_limit_blocks(last, 1, 0);
 	EXPECT_EQ(sci_seed(last, &m[0]), 0);
 	sci_minima(last, m);
 	EXPECT_EQ(m[0].idle_windows, 1);
+	EXPECT_EQ(sci_add(last, m[0].func_id, 99, 7, 10, 400, NULL), -ENOSPC);
+	sci_minima(last, m);
+	EXPECT_EQ(m[0].idle_windows, 2);
 	sci_free(last);
 	sci_free(next);
 }

@@ -87,6 +87,7 @@ static long block_get(struct sci_engine *e, uint32_t func_id, uint64_t key)
 	}
 	e->mem += sizeof(*b);
 	e->blocks[e->nr_blocks] = b;
+	sci_block_made(e, func_id);
 	return e->nr_blocks++;
 }
 

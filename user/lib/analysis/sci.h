@@ -226,8 +226,9 @@ void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from);
  * (UINT64_MAX when none did).  @solo is what the earlier engines saw of
  * its solo calls, evidence for the interference figure's reference
  * (interference.h).  @idle_windows counts the engines in a row, the last
- * included, that stored executions but none of the block's, for a caller
- * to let go of seeds that no longer run.  A seeded block with no execution appears
+ * included, that took executions (stored, or refused by the bound on
+ * blocks) but none of the block's, for a caller to let go of seeds that
+ * no longer run.  A seeded block with no execution appears
  * in no report.  Returns 0, -ENOMEM, or -ENOSPC (sci_limit_blocks()).
  */
 struct sci_block_min {

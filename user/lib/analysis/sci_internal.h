@@ -177,10 +177,12 @@ long sci_thread_index(const struct sci_engine *e, uint32_t tid);
 int sci_reserve(struct sci_engine *e, void *arrp, size_t *cap, size_t want,
 		size_t size);
 /*
- * sci_limit.c, for block_get(): a new block of @func_id counted, or
- * -ENOSPC past the bound (or -ENOMEM).
+ * sci_limit.c, for block_get(): whether a new block of @func_id may be
+ * made (0; -ENOSPC past the bound, or -ENOMEM), and that it was, once
+ * nothing can fail any more (a block that failed is not counted).
  */
 int sci_block_admit(struct sci_engine *e, uint32_t func_id);
+void sci_block_made(struct sci_engine *e, uint32_t func_id);
 
 /* Of [@lo, @hi), the time the open solo block admits (0 if none). */
 static inline uint64_t sci_aside_overlap(const struct sci_engine *e,

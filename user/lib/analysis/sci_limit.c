@@ -24,23 +24,27 @@ static uint32_t func_blocks(const struct sci_engine *e, uint32_t func_id)
 /*
  * Whether a new block of @func_id is refused: never its first, so that a
  * function picked late is scored whatever the keys of the others; past
- * its own share or the engine's bound, the others.  Else it is counted:
- * 0, or -ENOMEM.
+ * its own share or the engine's bound, the others.  Else its count has
+ * room, for sci_block_made(): 0, or -ENOMEM.
  */
 int sci_block_admit(struct sci_engine *e, uint32_t func_id)
 {
 	uint32_t have = func_blocks(e, func_id);
 
-	if (e->max_blocks && have &&
-	    (e->nr_blocks >= e->max_blocks ||
-	     (e->max_blocks_per_func && have >= e->max_blocks_per_func)))
+	if (have && ((e->max_blocks && e->nr_blocks >= e->max_blocks) ||
+		     (e->max_blocks_per_func &&
+		      have >= e->max_blocks_per_func)))
 		return -ENOSPC;
 	if (func_id >= e->nr_func_blocks &&
 	    sci_reserve(e, &e->func_blocks, &e->nr_func_blocks,
 			(size_t)func_id + 1, sizeof(*e->func_blocks)))
 		return -ENOMEM;
-	e->func_blocks[func_id]++;
 	return 0;
+}
+
+void sci_block_made(struct sci_engine *e, uint32_t func_id)
+{
+	e->func_blocks[func_id]++;
 }
 
 uint64_t sci_unscored(const struct sci_engine *e)

@@ -113,8 +113,13 @@ void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
 
 		out[i].func_id = b->id.func_id;
 		out[i].key = b->id.key;
-		/* An engine that stored nothing (no burst) ages nothing. */
-		out[i].idle_windows = b->n ? 0 : b->idle_windows + !!e->events;
+		/*
+		 * An engine that took no call (no burst) ages nothing; one
+		 * whose calls the bound refused does, or a full engine of
+		 * seeds would never make room.
+		 */
+		out[i].idle_windows = b->n ? 0 : b->idle_windows +
+				      !!(e->events || e->unscored);
 		out[i].min = b->min;
 		out[i].ref_dur = b->ref_dur;
 		memcpy(out[i].ref_cause, b->ref_cause, sizeof(b->ref_cause));
