@@ -9,6 +9,10 @@
  * runtime address.
  */
 #include <dlfcn.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 
 #include "elf_fixtures.h"
 
@@ -109,6 +113,58 @@ TEST(self_offset_bytes_match_memory)
 	ASSERT_LE(t.size, sizeof(file));
 	pread_all(t.obj, t.offset, file, t.size);
 	EXPECT_EQ(memcmp(file, (void *)elf_test_target_fn, t.size), 0);
+}
+
+/*
+ * A target in a mount namespace of its own runs its program from a path
+ * that here names another file (a decoy: this test's own binary, whose
+ * elf_test_target_fn the program lacks).  The path is not read here: the
+ * spec resolves in what the process runs, through /proc/PID/exe, and
+ * fails; before, it resolved in the decoy.
+ */
+TEST(exe_path_of_another_mount_namespace_not_read_here)
+{
+	char dir[] = "/tmp/test_elf_ns.XXXXXX", prog[64], decoy[64];
+	char cmd[256], link[64], got[PATH_MAX];
+	ssize_t r = -1;
+	pid_t pid;
+	int i;
+
+	if (geteuid())
+		SKIP("needs root to make a mount namespace");
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/sleep", dir);
+	snprintf(decoy, sizeof(decoy), "%s/decoy", dir);
+	snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s && cp /proc/%d/exe %s",
+		 prog, (int)getpid(), decoy);
+	ASSERT_EQ(system(cmd), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount(prog, decoy, NULL, MS_BIND, NULL))
+			_exit(3);
+		execl(decoy, "decoy", "30", (char *)NULL);
+		_exit(4);
+	}
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	for (i = 0; i < 200; i++) {
+		r = readlink(link, got, sizeof(got) - 1);
+		if (r > 0 && (got[r] = '\0', !strcmp(got, decoy)))
+			break;
+		usleep(10000);
+	}
+	if (r <= 0 || strcmp(got, decoy)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		SKIP("no mount namespace of its own here");
+	}
+	resolve_fail("elf_test_target_fn", pid, NULL, -ENOENT);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ASSERT_EQ(system(cmd), 0);
 }
 
 TEST(glob_matches)

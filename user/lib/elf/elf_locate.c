@@ -8,11 +8,31 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
 
-/* The main executable of pid: its path if still reachable, else the link. */
+/*
+ * Whether @path names, here, the file @link (/proc/PID/exe) is: the link
+ * says where the program lies in its own mount namespace, and the same
+ * path here may be another file (a namespace of the target's own can
+ * mount its program over the path of a file only root may read).  A link
+ * this caller may not follow leaves the path as it was.
+ */
+static bool same_file_here(const char *path, const char *link)
+{
+	struct stat a, b;
+
+	if (stat(link, &b))
+		return true;
+	return !stat(path, &a) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * The main executable of pid: its path if still reachable and the same
+ * file here, else the link.
+ */
 static void pid_exe(pid_t pid, char *buf, size_t len)
 {
 	char link[64], target[PATH_MAX];
@@ -22,7 +42,8 @@ static void pid_exe(pid_t pid, char *buf, size_t len)
 	r = readlink(link, target, sizeof(target) - 1);
 	if (r > 0) {
 		target[r] = '\0';
-		if (!strstr(target, " (deleted)") && !access(target, R_OK)) {
+		if (!strstr(target, " (deleted)") && !access(target, R_OK) &&
+		    same_file_here(target, link)) {
 			elf_copy_str(buf, len, target);
 			return;
 		}
