@@ -199,7 +199,7 @@ static int sampler_open(struct sampler *s, uint32_t tid, char *err,
 static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 			size_t errlen)
 {
-	size_t i, j;
+	size_t i, j, left = 0;
 	int ret;
 
 	ret = task_set_scan(ts, s->pid);
@@ -212,14 +212,15 @@ static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 		if (j < s->nr)
 			continue;
 		if (s->nr >= SAMPLER_MAX_THREADS) {
-			if (ts->n - s->nr > s->r->unsampled)
-				s->r->unsampled = ts->n - s->nr;
-			break;
+			left++;
+			continue;
 		}
 		ret = sampler_open(s, ts->tids[i], err, errlen);
 		if (ret)
 			return ret;
 	}
+	if (left > s->r->unsampled)
+		s->r->unsampled = left;
 	return 0;
 }
 
