@@ -419,6 +419,15 @@ static bool ispot_gate_open_idle(struct ispot_gate *g, unsigned long idle,
  * So a wait ends by the block's end plus at most 2 * wait_max_ns (the
  * holder's last call, seen late), or by a fatal signal.
  *
+ * That bound is kept across blocks too: a reader that starts the next
+ * block as one ends (or ends one early and starts another) frees the
+ * gate for a new holder, and a thread that lost the race for it would
+ * otherwise wait through that block as well, and the next.  @limit is
+ * the end of the block the wait began in (or the wait's start, with
+ * none admitting), seen no later than it happened, plus 2 * the
+ * wait_max_ns of then; past it, the holder is treated as stuck, as a
+ * timeout treats it.
+ *
  * Each look reads the clock and the block afresh: a take that finds its
  * admission over lets go, and a stale clock would take again without
  * end; a block ended early (END) or a new one changes what may be taken.
@@ -428,16 +437,23 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 {
 	struct ispot_gate *g = &s->gate;
 	u64 now, d, seen_at = 0, until, wait_max = READ_ONCE(g->wait_max_ns);
+	u64 first = deadline, limit, bound = 2 * wait_max;
 	unsigned long w, seen = 0;
 	struct wait_queue_entry wait;
 	u32 seq, seen_seq = 0, block;
+	bool stuck;
 
+	now = ktime_get_mono_fast_ns();
+	limit = (now < deadline ? deadline : now) + bound;
 	init_wait_entry(&wait, 0);
 	for (;;) {
 		now = ktime_get_mono_fast_ns();
 		/* Pairs with ispot_gate_solo(): the block's fields after it. */
 		d = smp_load_acquire(&g->deadline);
 		if (d != deadline) {
+			/* The first block ended early (END): from its end. */
+			if (now < first && now + bound < limit)
+				limit = now + bound;
 			deadline = d;
 			wait_max = READ_ONCE(g->wait_max_ns);
 			block = READ_ONCE(g->block);
@@ -479,7 +495,11 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 			seen = w;
 			seen_seq = seq;
 			seen_at = now;
-		} else if (ispot_gate_past(now, seen_at, wait_max)) {
+			stuck = false;
+		} else {
+			stuck = ispot_gate_past(now, seen_at, wait_max);
+		}
+		if (stuck || ispot_gate_past(now, limit, 0)) {
 			if (w & ISPOT_GATE_IN_CALL ?
 			    ispot_gate_time_out(g, w, seq, pass) :
 			    ispot_gate_open_idle(g, w, pass))
@@ -491,6 +511,8 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 		until = seen_at + wait_max;
 		if (now < deadline && deadline < until)
 			until = deadline;
+		if (limit < until)
+			until = limit;
 		if (ispot_gate_sleep(s, &wait, until)) {
 			/* SIGKILL: the thread dies on its way back to user. */
 			pass->flags |= ISPOT_GATE_OPEN;

@@ -1423,6 +1423,97 @@ TEST(pool_of_four_waits_a_whole_block_without_timeout)
 }
 
 /*
+ * Where the block admitting at @t ended (its END, or its admission's end
+ * if sooner), or @t itself if none admitted then.
+ */
+static uint64_t block_end_at(const struct gsess *g, uint64_t t)
+{
+	const struct ispot_record *begin, *end;
+	uint32_t b;
+
+	for (b = 1; (begin = find_rec(g, ISPOT_REC_SOLO_BEGIN, b)); b++) {
+		end = find_rec(g, ISPOT_REC_SOLO_END, b);
+		if (t < begin->ts_ns || (end && t >= end->ts_ns) ||
+		    t >= begin->data[1])
+			continue;
+		return end && end->ts_ns < begin->data[1] ? end->ts_ns :
+							   begin->data[1];
+	}
+	return t;
+}
+
+/*
+ * A reader that ends each block early and starts the next at once, over
+ * a pool that never pauses: each new block frees the gate, one waiter
+ * takes it, and the others must not wait through that block too.  Every
+ * wait ends by the end of the block it began in plus 2 * wait_max (the
+ * ABI's bound), give or take one wait_max for a vCPU slow to run the
+ * woken thread; without the bound, the threads that lose the race wait
+ * a whole block more (300 ms, six times wait_max).
+ */
+TEST(chained_blocks_do_not_stretch_a_wait)
+{
+	const uint64_t wait_max = 50 * MS;
+	const int nblocks = 5, block_ms = 300;
+	size_t i, waits = 0, across = 0, late = 0;
+	uint64_t worst = 0;
+	struct ispot_child c;
+	struct calls cs;
+	struct gsess g;
+	int b, block;
+
+	ispot_require_module();
+	klog_mark();
+	shared_map();
+	sh->hold_us = 2000;
+	ASSERT_EQ(ispot_child_start(&c, tight_work, (void *)4L), 0);
+	ASSERT_EQ(gsess_open(&g, c.pid, 256), 0);
+	ispot_child_go(&c);
+	STORE(sh->run, 1);
+	sleep_draining(&g, 50);
+	for (b = 1; b <= nblocks; b++) {
+		/* The longest a block may be; END cuts it short. */
+		block = solo(g.fd, ISPOT_SOLO_MAX_NS, wait_max);
+		ASSERT_EQ(block, b);
+		sleep_draining(&g, block_ms);
+		ASSERT_EQ(solo(g.fd, 0, 0), block);
+	}
+	sleep_draining(&g, 100);
+	STORE(sh->run, 0);
+	ASSERT_EQ(reap(c.pid), 0);
+	gsess_expect_no_drops(&g);
+	expect_gate_records_sane(&g, 0);
+	calls_build(&g, &cs);
+	for (i = 0; i < cs.n; i++) {
+		const struct call *x = &cs.c[i];
+		const struct ispot_record *begin;
+		uint64_t start, over;
+
+		if (!x->gated || !(x->gate & ISPOT_GATE_WAITED))
+			continue;
+		waits++;
+		start = x->t_entry - x->waited;
+		/* It passed in a block that began while it waited. */
+		begin = find_rec(&g, ISPOT_REC_SOLO_BEGIN, x->block);
+		across += begin && begin->ts_ns > start;
+		over = x->t_entry - block_end_at(&g, start);
+		if ((int64_t)over > (int64_t)worst)
+			worst = over;
+		late += (int64_t)over > (int64_t)(3 * wait_max);
+	}
+	TH_LOG("%zu waits, %zu into a later block, the longest past its "
+	       "block's end by %.1f ms (wait_max %.1f ms), %zu past 3 x "
+	       "wait_max", waits, across, (int64_t)worst / 1e6,
+	       wait_max / 1e6, late);
+	EXPECT_GT(waits, 0);
+	EXPECT_GT(across, 0);
+	EXPECT_EQ(late, 0);
+	free(cs.c);
+	gsess_close(&g);
+	expect_no_new_splat();
+}
+
+/*
  * A pool whose threads pause between calls, each for its own random
  * while, and blocks shorter than the pauses: the gate is mostly free when
  * a block's admission ends, so a thread often takes it just then, finds
