@@ -195,6 +195,67 @@ TEST(symbolizer_sees_new_mappings)
 }
 
 /*
+ * The path of a mapping names another file by the time its symbols are
+ * read (here a rename over it; a target may as well swap in a symlink to
+ * a file only root may read, or mount over it in its own namespace): the
+ * names come from the file mapped, through /proc/self/map_files, not from
+ * whatever the path names now.  Without root, map_files is closed and
+ * the path is read as before (then the test says so and checks nothing).
+ */
+TEST(a_path_renamed_over_after_the_maps_names_the_mapped_file)
+{
+	char dir[] = "/tmp/ispot_swapXXXXXX", lib[64], other[64], dep[64];
+	struct elf_addr_info info;
+	struct elf_symbolizer *s;
+	char err[ERRLEN], alt[96];
+	void *h, *counter;
+	size_t len;
+	char *buf;
+
+	ASSERT_TRUE(mkdtemp(dir));
+	snprintf(lib, sizeof(lib), "%s/libswap.so", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	buf = slurp(fixture("libfx.so"), &len);
+	spit(lib, buf, len);
+	free(buf);
+	/* Its dependency, found beside it ($ORIGIN). */
+	snprintf(dep, sizeof(dep), "%s/libfxdep.so", dir);
+	buf = slurp(fixture("libfxdep.so"), &len);
+	spit(dep, buf, len);
+	free(buf);
+	/* This test program: an ELF file with none of libfx.so's names. */
+	buf = slurp("/proc/self/exe", &len);
+	spit(other, buf, len);
+	free(buf);
+	h = dlopen(lib, RTLD_NOW);
+	if (!h)
+		TH_LOG("%s", dlerror());
+	ASSERT_TRUE(h);
+	counter = dlsym(h, "fx_counter");
+	ASSERT_TRUE(counter);
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	ASSERT_TRUE(elf_symbolizer_knows(s, (uintptr_t)counter));
+	ASSERT_EQ(rename(other, lib), 0);
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)counter, &info, err,
+				sizeof(err)), 0);
+	snprintf(alt, sizeof(alt), "/proc/self/map_files/");
+	if (access(alt, R_OK)) {
+		TH_LOG("map_files is closed to this user: nothing to check");
+	} else {
+		EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+		EXPECT_STREQ(info.sym, "fx_counter");
+		/* Named by the mapping's path, not map_files'. */
+		EXPECT_STREQ(info.obj, lib);
+	}
+	elf_symbolizer_free(s);
+	dlclose(h);
+	unlink(lib);
+	unlink(dep);
+	rmdir(dir);
+}
+
+/*
  * A target that lives a few ms: what was snapshotted while it lived names
  * its addresses after it is gone, and refreshing then keeps the snapshot.
  * The forked child has our own layout, so our globals are its globals.

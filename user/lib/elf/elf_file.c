@@ -309,6 +309,8 @@ static int open_regular(struct elf_file *f, const char *path,
 	if (f->fd < 0)
 		return f->fd;
 	f->size = (uint64_t)st.st_size;
+	f->dev = (uint64_t)st.st_dev;
+	f->ino = (uint64_t)st.st_ino;
 	return 0;
 }
 

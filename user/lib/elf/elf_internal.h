@@ -72,6 +72,8 @@ int elf_over_limit(const char *path, enum elf_limit which, uint64_t have,
 struct elf_file {
 	int fd;
 	uint64_t size;
+	/* Which file was opened: what a mapping's dev and inode name. */
+	uint64_t dev, ino;
 	const char *path;	/* for messages; owned by the caller */
 	Elf64_Ehdr eh;
 	Elf64_Phdr *ph;

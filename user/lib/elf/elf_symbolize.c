@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
@@ -216,30 +217,75 @@ static bool sz_hold(struct elf_symbolizer *s, const struct elf_obj *o)
 	return true;
 }
 
+/* Whether @o was read from the file @m maps (its dev and inode). */
+static bool sz_is_mapped_file(const struct elf_obj *o,
+			      const struct elf_map *m)
+{
+	return major((dev_t)o->f.dev) == m->dev_major &&
+	       minor((dev_t)o->f.dev) == m->dev_minor &&
+	       o->f.ino == m->inode;
+}
+
+/*
+ * The file @m maps, read through /proc/PID/map_files (which needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): into *@out, 0 or -errno.
+ */
+static int sz_load_mapped(const struct elf_symbolizer *s,
+			  const struct elf_map *m, struct elf_obj **out)
+{
+	char alt[96];
+
+	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 s->pid > 0 ? (int)s->pid : (int)getpid(), m->start, m->end);
+	return elf_obj_load(alt, out, NULL, 0);
+}
+
+/*
+ * The file behind mapping @m, read by its path if that still names it,
+ * else through /proc/PID/map_files.  The path is the target's to change
+ * between the read of the maps and this open (a rename, a symlink swapped
+ * in, a mount in its own namespace): read as root, whatever file it named
+ * then would have its symbols named in ispotd's /metrics.  A path that
+ * names another file is also the harmless case of overlayfs and btrfs,
+ * whose files show other numbers than the mapping's; a caller that may
+ * not read map_files (-EPERM: not root) keeps it, as it reads nothing it
+ * could not read anyway.  NULL: no object.
+ */
+static struct elf_obj *sz_load(const struct elf_symbolizer *s,
+			       const struct elf_map *m)
+{
+	struct elf_obj *o = NULL, *mapped = NULL;
+	int rc;
+
+	if (!m->deleted && !elf_obj_load(m->path, &o, NULL, 0) &&
+	    sz_is_mapped_file(o, m))
+		return o;
+	rc = sz_load_mapped(s, m, &mapped);
+	if (!rc) {
+		elf_obj_free(o);
+		return mapped;
+	}
+	if (rc == -EPERM || rc == -EACCES)
+		return o;
+	elf_obj_free(o);
+	return NULL;
+}
+
 /*
  * The parsed object behind a file mapping, cached by path (failures too,
- * so a non-ELF mapping is only opened once).  A deleted or unreachable
- * file is read through /proc/PID/map_files when that is permitted.
+ * so a non-ELF mapping is only opened once).
  */
 static struct elf_obj *sz_get(struct elf_symbolizer *s,
 			      const struct elf_map *m)
 {
 	struct sz_obj *t;
-	struct elf_obj *o = NULL;
+	struct elf_obj *o;
 	size_t i;
 
 	for (i = 0; i < s->nobjs; i++)
 		if (!strcmp(s->objs[i].path, m->path))
 			return s->objs[i].o;
-	if (m->deleted || elf_obj_load(m->path, &o, NULL, 0)) {
-		char alt[96];
-
-		snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%"
-			 PRIx64, s->pid > 0 ? (int)s->pid : (int)getpid(),
-			 m->start, m->end);
-		if (elf_obj_load(alt, &o, NULL, 0))
-			o = NULL;
-	}
+	o = sz_load(s, m);
 	if (o && !sz_hold(s, o)) {
 		elf_obj_free(o);
 		o = NULL;
@@ -251,6 +297,9 @@ static struct elf_obj *sz_get(struct elf_symbolizer *s,
 	if (!t->path)
 		goto nomem;
 	t->o = o;
+	/* Its messages name the mapping's path, not map_files'. */
+	if (o)
+		o->f.path = t->path;
 	s->nobjs++;
 	return o;
 nomem:
