@@ -351,4 +351,127 @@ TEST(objects_kept_within_a_bound)
 	elf_symbolizer_free(s);
 }
 
+/* libfx.so and its dependency copied into @dir; libfx.so's path. */
+static const char *copy_libfx(const char *dir, char *lib, size_t len)
+{
+	char dep[PATH_MAX];
+	size_t n;
+	char *buf;
+
+	snprintf(lib, len, "%s/libfx.so", dir);
+	snprintf(dep, sizeof(dep), "%s/libfxdep.so", dir);
+	buf = slurp(fixture("libfx.so"), &n);
+	spit(lib, buf, n);
+	free(buf);
+	buf = slurp(fixture("libfxdep.so"), &n);
+	spit(dep, buf, n);
+	free(buf);
+	return lib;
+}
+
+/*
+ * An object that is no longer mapped gives its room back: a long-lived
+ * process that loads and unloads plugins would otherwise fill the bound
+ * with objects it has let go of, and have no names for the next ones.
+ * Room for one libfx.so only: the first copy, unloaded, makes room for
+ * the second, loaded from another path.
+ */
+TEST(an_unmapped_object_gives_its_room_back)
+{
+	char d1[] = "/tmp/ispot_plugAXXXXXX", d2[] = "/tmp/ispot_plugBXXXXXX";
+	char lib1[PATH_MAX], lib2[PATH_MAX], err[ERRLEN];
+	struct elf_addr_info info;
+	struct elf_symbolizer *s;
+	void *h, *counter;
+
+	ASSERT_TRUE(mkdtemp(d1));
+	ASSERT_TRUE(mkdtemp(d2));
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	h = dlopen(copy_libfx(d1, lib1, sizeof(lib1)), RTLD_NOW);
+	ASSERT_TRUE(h);
+	counter = dlsym(h, "fx_counter");
+	ASSERT_TRUE(counter);
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)counter, &info, err,
+				sizeof(err)), 0);
+	EXPECT_STREQ(info.sym, "fx_counter");
+	ASSERT_GT(elf_symbolizer_held(s), 0);
+	elf_symbolizer_hold_at_most(s, elf_symbolizer_held(s));
+	ASSERT_EQ(dlclose(h), 0);
+	h = dlopen(copy_libfx(d2, lib2, sizeof(lib2)), RTLD_NOW);
+	ASSERT_TRUE(h);
+	counter = dlsym(h, "fx_counter");
+	ASSERT_TRUE(counter);
+	/* It may lie where the first one lay: the maps as they are now. */
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	capture_begin();
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)counter, &info, err,
+				sizeof(err)), 0);
+	capture_end();
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "fx_counter");
+	EXPECT_STREQ(info.obj, lib2);
+	EXPECT_STREQ(captured, "");
+	elf_symbolizer_free(s);
+	dlclose(h);
+	unlink(lib1);
+	unlink(lib2);
+	snprintf(lib1, sizeof(lib1), "%s/libfxdep.so", d1);
+	snprintf(lib2, sizeof(lib2), "%s/libfxdep.so", d2);
+	unlink(lib1);
+	unlink(lib2);
+	rmdir(d1);
+	rmdir(d2);
+}
+
+/*
+ * A library replaced on disk (a new file renamed over its path, as a
+ * package upgrade does) and loaded again: the same path, another file,
+ * read anew rather than named from the object the old one left.
+ */
+TEST(a_new_file_at_a_known_path_is_read_anew)
+{
+	char d[] = "/tmp/ispot_upgradeXXXXXX", lib[PATH_MAX], old[PATH_MAX];
+	char dep[PATH_MAX], err[ERRLEN];
+	struct elf_addr_info info;
+	struct elf_symbolizer *s;
+	void *h, *fn;
+	size_t n;
+	char *buf;
+
+	ASSERT_TRUE(mkdtemp(d));
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	h = dlopen(copy_libfx(d, lib, sizeof(lib)), RTLD_NOW);
+	ASSERT_TRUE(h);
+	fn = dlsym(h, "fx_counter");
+	ASSERT_TRUE(fn);
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)fn, &info, err, sizeof(err)),
+		  0);
+	EXPECT_STREQ(info.sym, "fx_counter");
+	ASSERT_EQ(dlclose(h), 0);
+	/* Kept aside, so that the new file cannot take its inode number. */
+	snprintf(old, sizeof(old), "%s/old.so", d);
+	ASSERT_EQ(rename(lib, old), 0);
+	buf = slurp(fixture("libfxdep.so"), &n);
+	spit(lib, buf, n);
+	free(buf);
+	h = dlopen(lib, RTLD_NOW);
+	ASSERT_TRUE(h);
+	fn = dlsym(h, "fxdep_value");
+	ASSERT_TRUE(fn);
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)fn, &info, err, sizeof(err)),
+		  0);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "fxdep_value");
+	elf_symbolizer_free(s);
+	dlclose(h);
+	snprintf(dep, sizeof(dep), "%s/libfxdep.so", d);
+	unlink(lib);
+	unlink(old);
+	unlink(dep);
+	rmdir(d);
+}
+
 TEST_HARNESS_MAIN

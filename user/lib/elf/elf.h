@@ -361,10 +361,13 @@ void elf_symbolizer_free(struct elf_symbolizer *s);
  * What the objects kept may hold in all, in bytes of symbols and names
  * (at first the ELF_MAX_READ_MB bound of one object, ISPOT_ELF_MAX_READ_MB):
  * a process can map any number of files, each within the bound of one.
- * An object past it is not loaded; its addresses are named as file
- * offsets, and a note says so once.
+ * An object past it is not loaded once the objects nothing maps any more
+ * are forgotten; its addresses are named as file offsets, and a note says
+ * so once.
  */
 void elf_symbolizer_hold_at_most(struct elf_symbolizer *s, uint64_t bytes);
+/* What the objects kept hold now, in the same bytes. */
+uint64_t elf_symbolizer_held(const struct elf_symbolizer *s);
 
 /*
  * Take a new snapshot of the maps, and keep the old one if the process is

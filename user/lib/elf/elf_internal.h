@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "elf/elf.h"
 
@@ -311,6 +312,32 @@ static inline bool elf_is_file_map(const struct elf_map *m)
 /* Load bias of f from one file mapping of it; -ENOENT if none fits. */
 int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
 		      uint64_t *bias);
+
+/*
+ * elf_objcache.c: the objects read for one process's file mappings (pid
+ * 0: the caller's), kept while the maps name them, within a bound.
+ */
+struct elf_cached_obj;
+struct elf_objcache {
+	pid_t pid;
+	struct elf_cached_obj *objs;
+	size_t nobjs, capobjs;
+	/* What the objects hold, against the bound (elf.h). */
+	uint64_t held, hold_max;
+	bool held_noted;
+};
+
+void elf_objcache_init(struct elf_objcache *c, pid_t pid);
+void elf_objcache_free(struct elf_objcache *c);
+/*
+ * The object of file mapping @m, one of the snapshot @maps[0..@nmaps):
+ * read on first sight (failures are kept too, so a file that is no ELF
+ * object is opened once), the one cached if the same file is mapped at
+ * the same path.  NULL: none (not ELF, past the bound, or no memory).
+ */
+struct elf_obj *elf_objcache_get(struct elf_objcache *c,
+				 const struct elf_map *maps, size_t nmaps,
+				 const struct elf_map *m);
 
 /* What ld.so needs to know about one object (elf_dso.c). */
 struct elf_dso {

@@ -1,25 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Runtime addresses to names: which mapping, which object, which symbol
- * covers the address, with a per-process cache of parsed objects.
+ * covers the address.  The objects are read and kept by elf_objcache.c.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
 #include "util/array.h"
 #include "util/errors.h"
 #include "util/path.h"
-
-struct sz_obj {
-	char *path;
-	struct elf_obj *o;	/* NULL: not a usable ELF file */
-};
 
 /* An address a frozen symbolizer names, as elf_symbolize() named it. */
 struct sz_named {
@@ -40,16 +34,12 @@ struct elf_symbolizer {
 	pid_t pid;
 	struct elf_map *maps;
 	size_t nmaps;
-	struct sz_obj *objs;
-	size_t nobjs, capobjs;
+	struct elf_objcache objs;	/* what its mappings' files hold */
 	/* Frozen (elf_symbolizer_frozen()): these names, no process. */
 	bool frozen;
 	bool sorted;
 	struct sz_named *named;
 	size_t nnamed, capnamed;
-	/* What the objects hold, against the bound (elf.h). */
-	uint64_t held, hold_max;
-	bool held_noted;
 };
 
 static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
@@ -62,7 +52,7 @@ static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
 	if (!s)
 		return elf_fail(err, errlen, -ENOMEM, "out of memory");
 	s->pid = pid;
-	s->hold_max = elf_limit(ELF_LIMIT_READ);
+	elf_objcache_init(&s->objs, pid);
 	rc = elf_maps_read(pid, &s->maps, &s->nmaps, err, errlen);
 	if (rc) {
 		free(s);
@@ -168,143 +158,19 @@ void elf_symbolizer_free(struct elf_symbolizer *s)
 	for (i = 0; i < s->nnamed; i++)
 		sz_named_free(&s->named[i]);
 	free(s->named);
-	for (i = 0; i < s->nobjs; i++) {
-		free(s->objs[i].path);
-		elf_obj_free(s->objs[i].o);
-	}
-	free(s->objs);
+	elf_objcache_free(&s->objs);
 	elf_maps_free(s->maps, s->nmaps);
 	free(s);
 }
 
+uint64_t elf_symbolizer_held(const struct elf_symbolizer *s)
+{
+	return s->objs.held;
+}
+
 void elf_symbolizer_hold_at_most(struct elf_symbolizer *s, uint64_t bytes)
 {
-	s->hold_max = bytes;
-}
-
-/*
- * What @o holds: what was read, its symbols, the names made for them
- * (.eh_frame's "OBJ+0xSTART", a split name@ver's) and its FDE list.
- */
-static uint64_t sz_obj_bytes(const struct elf_obj *o)
-{
-	uint64_t size = o->nread + o->nsyms * sizeof(*o->syms) +
-			o->nfdes * sizeof(*o->fdes);
-	size_t i;
-
-	for (i = 0; i < o->nsyms; i++)
-		if (o->syms[i].owned)
-			size += strlen(o->syms[i].name) + 1;
-	return size;
-}
-
-/* Whether @o fits in what @s may hold: then it is counted in. */
-static bool sz_hold(struct elf_symbolizer *s, const struct elf_obj *o)
-{
-	uint64_t size = sz_obj_bytes(o);
-
-	if (size > s->hold_max || s->held > s->hold_max - size) {
-		if (!s->held_noted)
-			ispot_say("note: %s: symbols not read: the "
-				  "process's objects hold %.1f of the %.1f MB "
-				  "kept at most (raise ISPOT_ELF_MAX_READ_MB)",
-				  o->f.path, s->held / 1048576.0,
-				  s->hold_max / 1048576.0);
-		s->held_noted = true;
-		return false;
-	}
-	s->held += size;
-	return true;
-}
-
-/* Whether @o was read from the file @m maps (its dev and inode). */
-static bool sz_is_mapped_file(const struct elf_obj *o,
-			      const struct elf_map *m)
-{
-	return major((dev_t)o->f.dev) == m->dev_major &&
-	       minor((dev_t)o->f.dev) == m->dev_minor &&
-	       o->f.ino == m->inode;
-}
-
-/*
- * The file @m maps, read through /proc/PID/map_files (which needs
- * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): into *@out, 0 or -errno.
- */
-static int sz_load_mapped(const struct elf_symbolizer *s,
-			  const struct elf_map *m, struct elf_obj **out)
-{
-	char alt[96];
-
-	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 s->pid > 0 ? (int)s->pid : (int)getpid(), m->start, m->end);
-	return elf_obj_load(alt, out, NULL, 0);
-}
-
-/*
- * The file behind mapping @m, read by its path if that still names it,
- * else through /proc/PID/map_files.  The path is the target's to change
- * between the read of the maps and this open (a rename, a symlink swapped
- * in, a mount in its own namespace): read as root, whatever file it named
- * then would have its symbols named in ispotd's /metrics.  A path that
- * names another file is also the harmless case of overlayfs and btrfs,
- * whose files show other numbers than the mapping's; a caller that may
- * not read map_files (-EPERM: not root) keeps it, as it reads nothing it
- * could not read anyway.  NULL: no object.
- */
-static struct elf_obj *sz_load(const struct elf_symbolizer *s,
-			       const struct elf_map *m)
-{
-	struct elf_obj *o = NULL, *mapped = NULL;
-	int rc;
-
-	if (!m->deleted && !elf_obj_load(m->path, &o, NULL, 0) &&
-	    sz_is_mapped_file(o, m))
-		return o;
-	rc = sz_load_mapped(s, m, &mapped);
-	if (!rc) {
-		elf_obj_free(o);
-		return mapped;
-	}
-	if (rc == -EPERM || rc == -EACCES)
-		return o;
-	elf_obj_free(o);
-	return NULL;
-}
-
-/*
- * The parsed object behind a file mapping, cached by path (failures too,
- * so a non-ELF mapping is only opened once).
- */
-static struct elf_obj *sz_get(struct elf_symbolizer *s,
-			      const struct elf_map *m)
-{
-	struct sz_obj *t;
-	struct elf_obj *o;
-	size_t i;
-
-	for (i = 0; i < s->nobjs; i++)
-		if (!strcmp(s->objs[i].path, m->path))
-			return s->objs[i].o;
-	o = sz_load(s, m);
-	if (o && !sz_hold(s, o)) {
-		elf_obj_free(o);
-		o = NULL;
-	}
-	if (ARRAY_RESERVE(s->objs, s->capobjs, s->nobjs + 1))
-		goto nomem;
-	t = &s->objs[s->nobjs];
-	t->path = strdup(m->path);
-	if (!t->path)
-		goto nomem;
-	t->o = o;
-	/* Its messages name the mapping's path, not map_files'. */
-	if (o)
-		o->f.path = t->path;
-	s->nobjs++;
-	return o;
-nomem:
-	elf_obj_free(o);
-	return NULL;
+	s->objs.hold_max = bytes;
 }
 
 static bool addr_sym_type(const struct esym *s)
@@ -497,7 +363,7 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		return 0;
 	}
 
-	o = fm ? sz_get(s, fm) : NULL;
+	o = fm ? elf_objcache_get(&s->objs, s->maps, s->nmaps, fm) : NULL;
 	if (!o || elf_bias_from_map(&o->f, fm, &bias)) {
 		if (fm == m)
 			set_pseudo(info, ELF_ADDR_FILE, m->path,

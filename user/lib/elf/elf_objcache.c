@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The objects a symbolizer (elf_symbolize.c) reads for a process's file
+ * mappings: which file is read for a mapping, how long it is kept, and
+ * what all of them may hold (elf.h, elf_symbolizer_hold_at_most()).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "elf/elf_internal.h"
+#include "util/array.h"
+#include "util/errors.h"
+
+/* An object read for a mapping, kept for as long as something maps it. */
+struct elf_cached_obj {
+	char *path;
+	/* The file's numbers in the maps: a path may name a new file. */
+	unsigned int dev_major, dev_minor;
+	uint64_t inode;
+	uint64_t bytes;		/* what it counts in the cache's held */
+	struct elf_obj *o;	/* NULL: not a usable ELF file */
+};
+
+void elf_objcache_init(struct elf_objcache *c, pid_t pid)
+{
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	c->hold_max = elf_limit(ELF_LIMIT_READ);
+}
+
+static void cached_obj_free(struct elf_cached_obj *t)
+{
+	free(t->path);
+	elf_obj_free(t->o);
+}
+
+void elf_objcache_free(struct elf_objcache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nobjs; i++)
+		cached_obj_free(&c->objs[i]);
+	free(c->objs);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * What @o holds: what was read, its symbols, the names made for them
+ * (.eh_frame's "OBJ+0xSTART", a split name@ver's) and its FDE list.
+ */
+static uint64_t obj_bytes(const struct elf_obj *o)
+{
+	uint64_t size = o->nread + o->nsyms * sizeof(*o->syms) +
+			o->nfdes * sizeof(*o->fdes);
+	size_t i;
+
+	for (i = 0; i < o->nsyms; i++)
+		if (o->syms[i].owned)
+			size += strlen(o->syms[i].name) + 1;
+	return size;
+}
+
+/* Whether @t is the object of file mapping @m. */
+static bool cached_obj_of(const struct elf_cached_obj *t,
+			  const struct elf_map *m)
+{
+	return t->dev_major == m->dev_major && t->dev_minor == m->dev_minor &&
+	       t->inode == m->inode && !strcmp(t->path, m->path);
+}
+
+static bool cached_obj_mapped(const struct elf_cached_obj *t,
+			      const struct elf_map *maps, size_t nmaps)
+{
+	size_t i;
+
+	for (i = 0; i < nmaps; i++)
+		if (elf_is_file_map(&maps[i]) && cached_obj_of(t, &maps[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Forget the objects that nothing in the snapshot @maps maps any more (a
+ * library unloaded, a plugin replaced): what they held is given back.
+ * Only when an object would not fit: a process that maps the same object
+ * again meanwhile does not pay for reading it twice, and this costs
+ * objects x mappings.
+ */
+static void prune(struct elf_objcache *c, const struct elf_map *maps,
+		  size_t nmaps)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nobjs; i++) {
+		struct elf_cached_obj *t = &c->objs[i];
+
+		if (cached_obj_mapped(t, maps, nmaps)) {
+			c->objs[n++] = *t;
+			continue;
+		}
+		c->held -= t->bytes;
+		cached_obj_free(t);
+	}
+	c->nobjs = n;
+}
+
+static bool fits(const struct elf_objcache *c, uint64_t size)
+{
+	return size <= c->hold_max && c->held <= c->hold_max - size;
+}
+
+/*
+ * Whether @o fits in what @c may hold, once unmapped objects are gone if
+ * need be: then it is counted in, its size in *@bytes.
+ */
+static bool hold(struct elf_objcache *c, const struct elf_map *maps,
+		 size_t nmaps, const struct elf_obj *o, uint64_t *bytes)
+{
+	uint64_t size = obj_bytes(o);
+
+	if (!fits(c, size))
+		prune(c, maps, nmaps);
+	if (!fits(c, size)) {
+		if (!c->held_noted)
+			ispot_say("note: %s: symbols not read: the "
+				  "process's objects hold %.1f of the %.1f MB "
+				  "kept at most (raise ISPOT_ELF_MAX_READ_MB)",
+				  o->f.path, c->held / 1048576.0,
+				  c->hold_max / 1048576.0);
+		c->held_noted = true;
+		return false;
+	}
+	c->held += size;
+	*bytes = size;
+	return true;
+}
+
+/* Whether @o was read from the file @m maps (its dev and inode). */
+static bool is_mapped_file(const struct elf_obj *o, const struct elf_map *m)
+{
+	return major((dev_t)o->f.dev) == m->dev_major &&
+	       minor((dev_t)o->f.dev) == m->dev_minor &&
+	       o->f.ino == m->inode;
+}
+
+/*
+ * The file @m maps, read through /proc/PID/map_files (which needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): into *@out, 0 or -errno.
+ */
+static int load_mapped(const struct elf_objcache *c, const struct elf_map *m,
+		       struct elf_obj **out)
+{
+	char alt[96];
+
+	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 c->pid > 0 ? (int)c->pid : (int)getpid(), m->start, m->end);
+	return elf_obj_load(alt, out, NULL, 0);
+}
+
+/*
+ * The file behind mapping @m, read by its path if that still names it,
+ * else through /proc/PID/map_files.  The path is the target's to change
+ * between the read of the maps and this open (a rename, a symlink swapped
+ * in, a mount in its own namespace): read as root, whatever file it named
+ * then would have its symbols named in ispotd's /metrics.  A path that
+ * names another file is also the harmless case of overlayfs and btrfs,
+ * whose files show other numbers than the mapping's; a caller that may
+ * not read map_files (-EPERM: not root) keeps it, as it reads nothing it
+ * could not read anyway.  NULL: no object.
+ */
+static struct elf_obj *load(const struct elf_objcache *c,
+			    const struct elf_map *m)
+{
+	struct elf_obj *o = NULL, *mapped = NULL;
+	int rc;
+
+	if (!m->deleted && !elf_obj_load(m->path, &o, NULL, 0) &&
+	    is_mapped_file(o, m))
+		return o;
+	rc = load_mapped(c, m, &mapped);
+	if (!rc) {
+		elf_obj_free(o);
+		return mapped;
+	}
+	if (rc == -EPERM || rc == -EACCES)
+		return o;
+	elf_obj_free(o);
+	return NULL;
+}
+
+struct elf_obj *elf_objcache_get(struct elf_objcache *c,
+				 const struct elf_map *maps, size_t nmaps,
+				 const struct elf_map *m)
+{
+	struct elf_cached_obj *t;
+	uint64_t bytes = 0;
+	struct elf_obj *o;
+	size_t i;
+
+	for (i = 0; i < c->nobjs; i++)
+		if (cached_obj_of(&c->objs[i], m))
+			return c->objs[i].o;
+	o = load(c, m);
+	if (o && !hold(c, maps, nmaps, o, &bytes)) {
+		elf_obj_free(o);
+		o = NULL;
+	}
+	if (ARRAY_RESERVE(c->objs, c->capobjs, c->nobjs + 1))
+		goto nomem;
+	t = &c->objs[c->nobjs];
+	*t = (struct elf_cached_obj){ .dev_major = m->dev_major,
+				      .dev_minor = m->dev_minor,
+				      .inode = m->inode, .bytes = bytes,
+				      .o = o };
+	t->path = strdup(m->path);
+	if (!t->path)
+		goto nomem;
+	/* Its messages name the mapping's path, not map_files'. */
+	if (o)
+		o->f.path = t->path;
+	c->nobjs++;
+	return o;
+nomem:
+	c->held -= bytes;
+	elf_obj_free(o);
+	return NULL;
+}
