@@ -11,7 +11,8 @@
  * ungated, and the holder's call is no reference
  * (ispot_gate_holder_waits()).  The entry handler of a
  * thread that finds the gate held by another waits in ispot_gate_enter(),
- * killable, until the block ends (bounded below).  This is the only place
+ * killable, until the block ends, and never past that block's end plus
+ * twice its wait_max_ns (ispot_gate_wait()).  This is the only place
  * a handler of this module sleeps; why it may is in
  * Documentation/kernel-compat.rst, "Sleeping in an entry handler".
  *
@@ -36,7 +37,9 @@
  * that waits for another thread of the gate, or never returns, costs one
  * timeout.  One that stays between calls that long is done with the block
  * (ispot_gate_open_idle()).  Once the block has ended, such a wait frees
- * the gate instead, for the next block.
+ * the gate instead, for the next block.  A wait that reaches its bound in
+ * a later block (the reader started it at once) passes beside that
+ * block's holder, whose call it displaces, and changes nothing else.
  *
  * Who writes what (struct ispot_gate):
  *   block, deadline, wait_max_ns, open_block: the ioctls, under the
@@ -234,7 +237,8 @@ static bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
 
 /*
  * The holder @stuck (its word, in a call) held the gate for wait_max_ns
- * while this thread waited, in the same call: @seq, its hold_seq then.
+ * while this thread waited, in the same call (or the wait reached its
+ * bound in the block it began in): @seq, its hold_seq then.
  * In the block this thread waited in, open the gate for the rest of it.
  * If that block has ended, free the gate for the next one, and pass
  * beside the holder's call.  Either way the displaced holder's tid goes
@@ -336,19 +340,24 @@ static bool ispot_gate_passable(struct ispot_session *s)
 }
 
 /*
- * Sleep until the gate may be passable, @until (mono ns) or a fatal
+ * Sleep until the gate may be passable or the block changes (from
+ * @deadline: END, or the next block), @until (mono ns) or a fatal
  * signal, whichever comes first: -ERESTARTSYS on the signal.  An hrtimer,
  * not jiffies: a wait of 1 ms must not last a 4 ms tick.  @wait stays
- * queued across the sleeps of one wait; only a wake-up takes it out.
+ * queued across the sleeps of one wait; only a wake-up takes it out.  The
+ * block is read after the entry is queued: a change before that is seen
+ * here, one after wakes it (END and BEGIN write the deadline, then wake).
  */
 static int ispot_gate_sleep(struct ispot_session *s,
-			    struct wait_queue_entry *wait, u64 until)
+			    struct wait_queue_entry *wait, u64 deadline,
+			    u64 until)
 {
 	ktime_t expires = ns_to_ktime(until);
 	long ret;
 
 	ret = prepare_to_wait_event(&s->gate.wq, wait, TASK_KILLABLE);
-	if (!ret && !ispot_gate_passable(s))
+	if (!ret && !ispot_gate_passable(s) &&
+	    READ_ONCE(s->gate.deadline) == deadline)
 		schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
 	__set_current_state(TASK_RUNNING);
 	return fatal_signal_pending(current) ? -ERESTARTSYS : 0;
@@ -385,7 +394,8 @@ bool ispot_gate_free_idle(struct ispot_gate *g, unsigned long w)
 }
 
 /*
- * The holder @idle (its word, between calls) has been so for wait_max_ns:
+ * The holder @idle (its word, between calls) has been so for wait_max_ns
+ * (or the wait reached its bound in the block it began in):
  * it is no busy caller (a thread that called once and went on to other
  * work, or waits for something this thread may do), and the block has
  * given what it could.  Open the gate for the rest of the block, as a
@@ -423,24 +433,27 @@ static bool ispot_gate_open_idle(struct ispot_gate *g, unsigned long idle,
  * block as one ends (or ends one early and starts another) frees the
  * gate for a new holder, and a thread that lost the race for it would
  * otherwise wait through that block as well, and the next.  @limit is
- * the end of the block the wait began in (or the wait's start, with
- * none admitting), seen no later than it happened, plus 2 * the
- * wait_max_ns of then; past it, the holder is treated as stuck, as a
- * timeout treats it.
+ * the end of the block the wait began in (its admission's end, or, if
+ * END came first, when this thread saw END, which wakes it), or the
+ * wait's start with none admitting, plus 2 * @wait_max of then.  Past
+ * it, in that block, the holder is taken for stuck, as a timeout takes
+ * it; in a later block, whose holder did nothing wrong, this thread
+ * passes beside it (LATE, BESIDE: that call is no reference), and the
+ * block goes on as it was.
  *
  * Each look reads the clock and the block afresh: a take that finds its
  * admission over lets go, and a stale clock would take again without
  * end; a block ended early (END) or a new one changes what may be taken.
  */
 static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
-			    struct ispot_gate_pass *pass)
+			    u64 wait_max, struct ispot_gate_pass *pass)
 {
 	struct ispot_gate *g = &s->gate;
-	u64 now, d, seen_at = 0, until, wait_max = READ_ONCE(g->wait_max_ns);
-	u64 first = deadline, limit, bound = 2 * wait_max;
+	u64 first_deadline = deadline, bound = 2 * wait_max;
+	u64 now, d, seen_at = 0, until, limit;
+	u32 seq, seen_seq = 0, block, first_block = pass->block;
 	unsigned long w, seen = 0;
 	struct wait_queue_entry wait;
-	u32 seq, seen_seq = 0, block;
 	bool stuck;
 
 	now = ktime_get_mono_fast_ns();
@@ -451,9 +464,9 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 		/* Pairs with ispot_gate_solo(): the block's fields after it. */
 		d = smp_load_acquire(&g->deadline);
 		if (d != deadline) {
-			/* The first block ended early (END): from its end. */
-			if (now < first && now + bound < limit)
-				limit = now + bound;
+			/* The first block ended early (END): from then. */
+			if (now < first_deadline)
+				limit = min(limit, now + bound);
 			deadline = d;
 			wait_max = READ_ONCE(g->wait_max_ns);
 			block = READ_ONCE(g->block);
@@ -499,6 +512,12 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 		} else {
 			stuck = ispot_gate_past(now, seen_at, wait_max);
 		}
+		if (ispot_gate_past(now, limit, 0) &&
+		    pass->block != first_block) {
+			pass->flags |= ISPOT_GATE_LATE | ISPOT_GATE_BESIDE;
+			pass->displaced_tid = READ_ONCE(g->holder_tid);
+			break;
+		}
 		if (stuck || ispot_gate_past(now, limit, 0)) {
 			if (w & ISPOT_GATE_IN_CALL ?
 			    ispot_gate_time_out(g, w, seq, pass) :
@@ -511,9 +530,8 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 		until = seen_at + wait_max;
 		if (now < deadline && deadline < until)
 			until = deadline;
-		if (limit < until)
-			until = limit;
-		if (ispot_gate_sleep(s, &wait, until)) {
+		until = min(until, limit);
+		if (ispot_gate_sleep(s, &wait, deadline, until)) {
 			/* SIGKILL: the thread dies on its way back to user. */
 			pass->flags |= ISPOT_GATE_OPEN;
 			break;
@@ -533,6 +551,7 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 	struct ispot_gate *g = &s->gate;
 	/* First, pairing with ispot_gate_solo(): block, wait_max after it. */
 	u64 deadline = smp_load_acquire(&g->deadline);
+	u64 wait_max = READ_ONCE(g->wait_max_ns);
 	u64 start = ktime_get_mono_fast_ns(), now;
 	unsigned long w;
 
@@ -560,7 +579,7 @@ bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
 		pass->flags = ISPOT_GATE_INSIDE;
 		return true;
 	}
-	ispot_gate_wait(s, sp, deadline, pass);
+	ispot_gate_wait(s, sp, deadline, wait_max, pass);
 	if (pass->flags & ISPOT_GATE_WAITED) {
 		now = ktime_get_mono_fast_ns();
 		pass->waited_ns = ispot_gate_past(now, start, 0) ?

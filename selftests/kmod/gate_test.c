@@ -1447,23 +1447,26 @@ static uint64_t block_end_at(const struct gsess *g, uint64_t t)
  * a pool that never pauses: each new block frees the gate, one waiter
  * takes it, and the others must not wait through that block too.  Every
  * wait ends by the end of the block it began in plus 2 * wait_max (the
- * ABI's bound), give or take one wait_max for a vCPU slow to run the
- * woken thread; without the bound, the threads that lose the race wait
- * a whole block more (300 ms, six times wait_max).
+ * ABI's bound), and one still waiting then in a later block passes beside
+ * its holder, which neither opens nor contaminates that block.  Whether
+ * that held, with half a block's margin for a vCPU slow to run the woken
+ * thread (without the bound, a thread that loses the race waits a whole
+ * block more: 300 ms, six times wait_max), is returned; a block may still
+ * end contaminated by a real timeout on a stalled vCPU, so that part is
+ * retried.
  */
-TEST(chained_blocks_do_not_stretch_a_wait)
+static bool chained_blocks_attempt(void)
 {
 	const uint64_t wait_max = 50 * MS;
 	const int nblocks = 5, block_ms = 300;
-	size_t i, waits = 0, across = 0, late = 0;
+	size_t i, waits = 0, across = 0, late = 0, beside = 0;
+	int b, block, contaminated = 0;
+	const struct ispot_record *end;
 	uint64_t worst = 0;
 	struct ispot_child c;
 	struct calls cs;
 	struct gsess g;
-	int b, block;
 
-	ispot_require_module();
-	klog_mark();
 	shared_map();
 	sh->hold_us = 2000;
 	ASSERT_EQ(ispot_child_start(&c, tight_work, (void *)4L), 0);
@@ -1496,20 +1499,46 @@ TEST(chained_blocks_do_not_stretch_a_wait)
 		/* It passed in a block that began while it waited. */
 		begin = find_rec(&g, ISPOT_REC_SOLO_BEGIN, x->block);
 		across += begin && begin->ts_ns > start;
+		beside += (x->gate & (ISPOT_GATE_LATE | ISPOT_GATE_BESIDE)) ==
+			  (ISPOT_GATE_LATE | ISPOT_GATE_BESIDE);
 		over = x->t_entry - block_end_at(&g, start);
 		if ((int64_t)over > (int64_t)worst)
 			worst = over;
-		late += (int64_t)over > (int64_t)(3 * wait_max);
+		late += (int64_t)over > (int64_t)(2 * wait_max +
+						  block_ms * MS / 2);
 	}
-	TH_LOG("%zu waits, %zu into a later block, the longest past its "
-	       "block's end by %.1f ms (wait_max %.1f ms), %zu past 3 x "
-	       "wait_max", waits, across, (int64_t)worst / 1e6,
-	       wait_max / 1e6, late);
+	for (b = 1; b <= nblocks; b++) {
+		end = find_rec(&g, ISPOT_REC_SOLO_END, b);
+		ASSERT_NE(end, NULL);
+		if (end->data[1] & ISPOT_SOLO_CONTAMINATED) {
+			TH_LOG("block %d ended contaminated (%llu timeouts)",
+			       b, (unsigned long long)end->data[2]);
+			contaminated++;
+		}
+	}
+	TH_LOG("%zu waits, %zu into a later block, %zu passed beside a later "
+	       "block's holder; the longest past its block's end by %.1f ms "
+	       "(wait_max %.1f ms), %zu past 2 x wait_max + half a block",
+	       waits, across, beside, (int64_t)worst / 1e6, wait_max / 1e6,
+	       late);
 	EXPECT_GT(waits, 0);
 	EXPECT_GT(across, 0);
 	EXPECT_EQ(late, 0);
 	free(cs.c);
 	gsess_close(&g);
+	return !contaminated;
+}
+
+TEST(chained_blocks_do_not_stretch_a_wait)
+{
+	bool good = false;
+	int attempt;
+
+	ispot_require_module();
+	klog_mark();
+	for (attempt = 0; attempt < ATTEMPTS && !good; attempt++)
+		good = chained_blocks_attempt();
+	EXPECT_TRUE(good);
 	expect_no_new_splat();
 }
 

@@ -256,7 +256,10 @@ struct ispot_counters {
  * out when the holder stays inside one call for wait_max_ns; a holder
  * that stays between calls that long is done, and a waiter opens the gate
  * for the rest of the block (no timeout).  After a block's END, a holder
- * left inside a call is waited for wait_max_ns at most, once.
+ * left inside a call is waited for wait_max_ns at most, once.  No wait
+ * lasts past the end of the block it began in plus 2 * wait_max_ns, even
+ * when the next block starts at once: one still waiting then in a later
+ * block passes beside that block's holder (GATE LATE | BESIDE).
  * Documentation/solo-blocks.rst has the method.
  */
 #define ISPOT_SOLO_MAX_NS	1000000000ULL
