@@ -4,8 +4,13 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -194,65 +199,165 @@ TEST(symbolizer_sees_new_mappings)
 	dlclose(h);
 }
 
+/* Whether this process may open the map_files entry of @addr's mapping. */
+static bool map_files_open(const void *addr)
+{
+	const struct elf_map *m;
+	struct elf_map *maps;
+	char err[ERRLEN], alt[96];
+	size_t n;
+	int fd;
+
+	ASSERT_EQ(elf_maps_read(0, &maps, &n, err, sizeof(err)), 0);
+	m = elf_maps_find(maps, n, (uintptr_t)addr);
+	ASSERT_TRUE(m);
+	snprintf(alt, sizeof(alt), "/proc/self/map_files/%" PRIx64 "-%" PRIx64,
+		 m->start, m->end);
+	elf_maps_free(maps, n);
+	fd = open(alt, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+/*
+ * A copy of libfx.so (and its dependency) in a new directory, readable by
+ * all, and a copy of this program, an ELF file with none of libfx.so's
+ * names, beside it as "other" (mode 0600: only its owner may read it).
+ */
+struct swap_dir {
+	char dir[64], lib[96], dep[96], other[96];
+};
+
+static void swap_dir_make(struct swap_dir *w)
+{
+	size_t len;
+	char *buf;
+
+	snprintf(w->dir, sizeof(w->dir), "/tmp/ispot_swapXXXXXX");
+	ASSERT_TRUE(mkdtemp(w->dir));
+	ASSERT_EQ(chmod(w->dir, 0755), 0);
+	snprintf(w->lib, sizeof(w->lib), "%s/libswap.so", w->dir);
+	snprintf(w->dep, sizeof(w->dep), "%s/libfxdep.so", w->dir);
+	snprintf(w->other, sizeof(w->other), "%s/other", w->dir);
+	buf = slurp(fixture("libfx.so"), &len);
+	spit(w->lib, buf, len);
+	free(buf);
+	/* Its dependency, found beside it ($ORIGIN). */
+	buf = slurp(fixture("libfxdep.so"), &len);
+	spit(w->dep, buf, len);
+	free(buf);
+	ASSERT_EQ(chmod(w->lib, 0644), 0);
+	ASSERT_EQ(chmod(w->dep, 0644), 0);
+	buf = slurp("/proc/self/exe", &len);
+	spit(w->other, buf, len);
+	free(buf);
+}
+
+static void swap_dir_remove(struct swap_dir *w)
+{
+	unlink(w->lib);
+	unlink(w->dep);
+	unlink(w->other);
+	rmdir(w->dir);
+}
+
+/*
+ * Load @w's library, read the maps, rename "other" over the library's
+ * path, and name fx_counter's address then, into @info.
+ */
+static int swap_and_name(struct swap_dir *w, struct elf_addr_info *info,
+			 bool *map_files)
+{
+	struct elf_symbolizer *s;
+	char err[ERRLEN];
+	void *h, *counter;
+	int rc;
+
+	h = dlopen(w->lib, RTLD_NOW);
+	if (!h)
+		return -ENOENT;
+	counter = dlsym(h, "fx_counter");
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	if (!counter || !s || !elf_symbolizer_knows(s, (uintptr_t)counter) ||
+	    rename(w->other, w->lib))
+		return -EINVAL;
+	*map_files = map_files_open(counter);
+	rc = elf_symbolize(s, (uintptr_t)counter, info, err, sizeof(err));
+	elf_symbolizer_free(s);
+	dlclose(h);
+	return rc;
+}
+
 /*
  * The path of a mapping names another file by the time its symbols are
  * read (here a rename over it; a target may as well swap in a symlink to
  * a file only root may read, or mount over it in its own namespace): the
  * names come from the file mapped, through /proc/self/map_files, not from
- * whatever the path names now.  Without root, map_files is closed and
- * the path is read as before (then the test says so and checks nothing).
+ * whatever the path names now, and under the mapping's path.
  */
 TEST(a_path_renamed_over_after_the_maps_names_the_mapped_file)
 {
-	char dir[] = "/tmp/ispot_swapXXXXXX", lib[64], other[64], dep[64];
 	struct elf_addr_info info;
-	struct elf_symbolizer *s;
-	char err[ERRLEN], alt[96];
-	void *h, *counter;
-	size_t len;
-	char *buf;
+	struct swap_dir w;
+	bool map_files;
 
-	ASSERT_TRUE(mkdtemp(dir));
-	snprintf(lib, sizeof(lib), "%s/libswap.so", dir);
-	snprintf(other, sizeof(other), "%s/other", dir);
-	buf = slurp(fixture("libfx.so"), &len);
-	spit(lib, buf, len);
-	free(buf);
-	/* Its dependency, found beside it ($ORIGIN). */
-	snprintf(dep, sizeof(dep), "%s/libfxdep.so", dir);
-	buf = slurp(fixture("libfxdep.so"), &len);
-	spit(dep, buf, len);
-	free(buf);
-	/* This test program: an ELF file with none of libfx.so's names. */
-	buf = slurp("/proc/self/exe", &len);
-	spit(other, buf, len);
-	free(buf);
-	h = dlopen(lib, RTLD_NOW);
-	if (!h)
-		TH_LOG("%s", dlerror());
-	ASSERT_TRUE(h);
-	counter = dlsym(h, "fx_counter");
-	ASSERT_TRUE(counter);
-	s = elf_symbolizer_new(0, err, sizeof(err));
-	ASSERT_TRUE(s);
-	ASSERT_TRUE(elf_symbolizer_knows(s, (uintptr_t)counter));
-	ASSERT_EQ(rename(other, lib), 0);
-	ASSERT_EQ(elf_symbolize(s, (uintptr_t)counter, &info, err,
-				sizeof(err)), 0);
-	snprintf(alt, sizeof(alt), "/proc/self/map_files/");
-	if (access(alt, R_OK)) {
-		TH_LOG("map_files is closed to this user: nothing to check");
+	swap_dir_make(&w);
+	ASSERT_EQ(swap_and_name(&w, &info, &map_files), 0);
+	if (!map_files) {
+		TH_LOG("map_files is closed to this user: see the next test");
 	} else {
 		EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
 		EXPECT_STREQ(info.sym, "fx_counter");
-		/* Named by the mapping's path, not map_files'. */
-		EXPECT_STREQ(info.obj, lib);
+		EXPECT_STREQ(info.obj, w.lib);
 	}
-	elf_symbolizer_free(s);
-	dlclose(h);
-	unlink(lib);
-	unlink(dep);
-	rmdir(dir);
+	swap_dir_remove(&w);
+}
+
+/*
+ * The same, read by a user that may read any file (ispotd's unit:
+ * nobody with CAP_DAC_READ_SEARCH) but not open map_files (no
+ * CAP_CHECKPOINT_RESTORE): the file now at the path, one only root may
+ * read, is not read; the address is named as an offset in the file.
+ */
+TEST(a_reader_past_file_modes_does_not_read_a_file_swapped_in)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { 0 };
+	struct elf_addr_info info;
+	struct swap_dir w;
+	bool map_files;
+	int status;
+	pid_t pid;
+
+	if (geteuid())
+		SKIP("not root: cannot become another user");
+	swap_dir_make(&w);
+	ASSERT_EQ(chown(w.dir, 65534, 65534), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		d[0].permitted = d[0].effective = 1u << CAP_DAC_READ_SEARCH;
+		if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+		    setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534) ||
+		    syscall(SYS_capset, &h, d))
+			_exit(10);
+		if (swap_and_name(&w, &info, &map_files))
+			_exit(11);
+		if (map_files)
+			_exit(12);
+		/* A name here could only come from the file swapped in. */
+		_exit(info.kind == ELF_ADDR_FILE ? 0 :
+		      info.kind == ELF_ADDR_SYMBOL ? 1 : 2);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	/* 1: the file swapped in was read, and one of its names given. */
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	swap_dir_remove(&w);
 }
 
 /*

@@ -233,6 +233,13 @@ static inline bool esym_is_func(const struct esym *s)
 
 int elf_obj_load(const char *path, struct elf_obj **out,
 		 char *err, size_t errlen);
+/*
+ * The same from @path, named @name (messages, OBJ+0xSTART names) when not
+ * NULL: a file read through /proc/PID/map_files is named as the mapping
+ * is.  @name must outlive the object (its f.path points to it).
+ */
+int elf_obj_load_as(const char *path, const char *name, struct elf_obj **out,
+		    char *err, size_t errlen);
 void elf_obj_free(struct elf_obj *o);
 
 /*
@@ -325,6 +332,8 @@ struct elf_objcache {
 	/* What the objects hold, against the bound (elf.h). */
 	uint64_t held, hold_max;
 	bool held_noted;
+	/* It reads files its user could not (elf_objcache.c). */
+	bool reads_past_user;
 };
 
 void elf_objcache_init(struct elf_objcache *c, pid_t pid);

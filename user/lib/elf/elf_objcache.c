@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -26,11 +28,30 @@ struct elf_cached_obj {
 	struct elf_obj *o;	/* NULL: not a usable ELF file */
 };
 
+/*
+ * Whether this process reads files its user could not: root, or a
+ * capability that passes over file modes (ispotd's unit grants
+ * CAP_DAC_READ_SEARCH).  When it cannot tell, it says so.
+ */
+static bool reads_past_its_user(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (!geteuid() || syscall(SYS_capget, &h, d))
+		return true;
+	return d[0].effective & (1u << CAP_DAC_OVERRIDE |
+				 1u << CAP_DAC_READ_SEARCH);
+}
+
 void elf_objcache_init(struct elf_objcache *c, pid_t pid)
 {
 	memset(c, 0, sizeof(*c));
 	c->pid = pid;
 	c->hold_max = elf_limit(ELF_LIMIT_READ);
+	c->reads_past_user = reads_past_its_user();
 }
 
 static void cached_obj_free(struct elf_cached_obj *t)
@@ -149,45 +170,47 @@ static bool is_mapped_file(const struct elf_obj *o, const struct elf_map *m)
 }
 
 /*
- * The file @m maps, read through /proc/PID/map_files (which needs
- * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): into *@out, 0 or -errno.
+ * The file @m maps, through /proc/PID/map_files (which needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), named @name: 0 or -errno.
  */
 static int load_mapped(const struct elf_objcache *c, const struct elf_map *m,
-		       struct elf_obj **out)
+		       const char *name, struct elf_obj **out)
 {
 	char alt[96];
 
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 c->pid > 0 ? (int)c->pid : (int)getpid(), m->start, m->end);
-	return elf_obj_load(alt, out, NULL, 0);
+	return elf_obj_load_as(alt, name, out, NULL, 0);
 }
 
 /*
- * The file behind mapping @m, read by its path if that still names it,
- * else through /proc/PID/map_files.  The path is the target's to change
- * between the read of the maps and this open (a rename, a symlink swapped
- * in, a mount in its own namespace): read as root, whatever file it named
- * then would have its symbols named in ispotd's /metrics.  A path that
- * names another file is also the harmless case of overlayfs and btrfs,
- * whose files show other numbers than the mapping's; a caller that may
- * not read map_files (-EPERM: not root) keeps it, as it reads nothing it
- * could not read anyway.  NULL: no object.
+ * The file behind mapping @m, named @name.  First through
+ * /proc/PID/map_files, which opens the very file mapped.  Where that is
+ * closed (-EPERM without CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE) or gone
+ * (the process exited), by its path, if the file there has the mapping's
+ * device and inode.  The path is the target's to change between the read
+ * of the maps and this open (a rename, a symlink swapped in, a mount in a
+ * namespace of its own): a reader that passes over file modes would name
+ * the symbols of whatever file it named then (in ispotd's /metrics).  So
+ * another file at the path is read only by a caller that may not open
+ * map_files and reads no file its user could not (it learns nothing),
+ * which keeps names on btrfs and overlayfs, whose files show numbers
+ * other than the mapping's.  NULL: no object; its addresses are named as
+ * file offsets.
  */
 static struct elf_obj *load(const struct elf_objcache *c,
-			    const struct elf_map *m)
+			    const struct elf_map *m, const char *name)
 {
-	struct elf_obj *o = NULL, *mapped = NULL;
+	struct elf_obj *o = NULL;
 	int rc;
 
-	if (!m->deleted && !elf_obj_load(m->path, &o, NULL, 0) &&
-	    is_mapped_file(o, m))
+	rc = load_mapped(c, m, name, &o);
+	if (!rc)
 		return o;
-	rc = load_mapped(c, m, &mapped);
-	if (!rc) {
-		elf_obj_free(o);
-		return mapped;
-	}
-	if (rc == -EPERM || rc == -EACCES)
+	if (m->deleted || elf_obj_load_as(m->path, name, &o, NULL, 0))
+		return NULL;
+	if (is_mapped_file(o, m) ||
+	    ((rc == -EPERM || rc == -EACCES) && !c->reads_past_user))
 		return o;
 	elf_obj_free(o);
 	return NULL;
@@ -200,33 +223,28 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 	struct elf_cached_obj *t;
 	uint64_t bytes = 0;
 	struct elf_obj *o;
+	char *name;
 	size_t i;
 
 	for (i = 0; i < c->nobjs; i++)
 		if (cached_obj_of(&c->objs[i], m))
 			return c->objs[i].o;
-	o = load(c, m);
+	if (ARRAY_RESERVE(c->objs, c->capobjs, c->nobjs + 1))
+		return NULL;
+	/* The object's name, as the mapping's, for as long as it is kept. */
+	name = strdup(m->path);
+	if (!name)
+		return NULL;
+	o = load(c, m, name);
 	if (o && !hold(c, maps, nmaps, o, &bytes)) {
 		elf_obj_free(o);
 		o = NULL;
 	}
-	if (ARRAY_RESERVE(c->objs, c->capobjs, c->nobjs + 1))
-		goto nomem;
-	t = &c->objs[c->nobjs];
-	*t = (struct elf_cached_obj){ .dev_major = m->dev_major,
+	t = &c->objs[c->nobjs++];
+	*t = (struct elf_cached_obj){ .path = name,
+				      .dev_major = m->dev_major,
 				      .dev_minor = m->dev_minor,
 				      .inode = m->inode, .bytes = bytes,
 				      .o = o };
-	t->path = strdup(m->path);
-	if (!t->path)
-		goto nomem;
-	/* Its messages name the mapping's path, not map_files'. */
-	if (o)
-		o->f.path = t->path;
-	c->nobjs++;
 	return o;
-nomem:
-	c->held -= bytes;
-	elf_obj_free(o);
-	return NULL;
 }

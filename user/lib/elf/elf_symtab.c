@@ -454,10 +454,11 @@ int elf_obj_set_synth(struct elf_obj *o, struct esym *add, size_t n)
 }
 
 /* The file name functions without symbols are spelled by. */
-static void set_base(struct elf_obj *o, const char *path)
+/* The file name functions are named after (@path, canonical if @canon). */
+static void set_base(struct elf_obj *o, const char *path, bool canon)
 {
-	char canon[PATH_MAX];
-	const char *p = realpath(path, canon) ? canon : path;
+	char buf[PATH_MAX];
+	const char *p = canon && realpath(path, buf) ? buf : path;
 	const char *slash = strrchr(p, '/');
 
 	elf_copy_str(o->base, sizeof(o->base), slash ? slash + 1 : p);
@@ -465,6 +466,12 @@ static void set_base(struct elf_obj *o, const char *path)
 
 int elf_obj_load(const char *path, struct elf_obj **out,
 		 char *err, size_t errlen)
+{
+	return elf_obj_load_as(path, NULL, out, err, errlen);
+}
+
+int elf_obj_load_as(const char *path, const char *name, struct elf_obj **out,
+		    char *err, size_t errlen)
 {
 	struct elf_obj *o;
 	int rc;
@@ -478,24 +485,26 @@ int elf_obj_load(const char *path, struct elf_obj **out,
 		free(o);
 		return rc;
 	}
+	if (name)
+		o->f.path = name;
 	rc = load_symbols(o, &o->f, SHT_SYMTAB);
 	if (!rc)
 		rc = load_symbols(o, &o->f, SHT_DYNSYM);
 	if (rc) {
 		if (rc == -E2BIG)
-			elf_over_limit(path, o->over, o->over_have, err,
+			elf_over_limit(o->f.path, o->over, o->over_have, err,
 				       errlen);
 		else if (rc == -ENOMEM)
 			elf_fail(err, errlen, rc, "out of memory");
 		else
 			elf_fail(err, errlen, rc,
 				 "%s: truncated or corrupt ELF file (symbols)",
-				 path);
+				 o->f.path);
 		elf_obj_free(o);
 		return rc;
 	}
 	symbols_done(o);
-	set_base(o, path);
+	set_base(o, name ? name : path, !name);
 	/* A stripped object may have its symbols in a debug file. */
 	if (!o->has_symtab)
 		elf_debuginfo_attach(o);
