@@ -167,6 +167,23 @@ static bool in_plt(const struct plts *p, uint64_t vaddr)
 	return false;
 }
 
+/*
+ * Say why functions past the symbol bound have no name (@cut), where a
+ * spec that names one by address will show it (o->fde_err); a later
+ * pass that fits (debug symbols cover more) takes the words back.
+ */
+static void note_cut(struct elf_obj *o, bool cut)
+{
+	if (cut && (!o->fde_err[0] || o->fdes_cut))
+		snprintf(o->fde_err, sizeof(o->fde_err),
+			 "functions past the bound of %llu symbols have no "
+			 "names (ISPOT_ELF_MAX_SYMBOLS)",
+			 (unsigned long long)elf_limit(ELF_LIMIT_SYMBOLS));
+	else if (!cut && o->fdes_cut)
+		o->fde_err[0] = '\0';
+	o->fdes_cut = cut;
+}
+
 void elf_obj_add_ehframe(struct elf_obj *o)
 {
 	struct cover c = { .o = o };
@@ -193,6 +210,7 @@ void elf_obj_add_ehframe(struct elf_obj *o)
 			break;
 		n++;
 	}
+	note_cut(o, i < o->nfdes && n >= room);
 	elf_obj_set_synth(o, add, n);
 	free(add);
 }

@@ -219,6 +219,7 @@ struct elf_obj {
 	size_t nfdes;
 	bool fdes_read;
 	char fde_err[160];	/* why .eh_frame was not read, or "" */
+	bool fdes_cut;		/* fde_err: the symbol bound cut names */
 	/* What loading the symbols cost so far, against the bounds. */
 	uint64_t nraw;		/* symbol table entries */
 	uint64_t nread;		/* bytes read */
