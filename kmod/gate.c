@@ -39,7 +39,8 @@
  * (ispot_gate_open_idle()).  Once the block has ended, such a wait frees
  * the gate instead, for the next block.  A wait that reaches its bound in
  * a later block (the reader started it at once) passes beside that
- * block's holder, whose call it displaces, and changes nothing else.
+ * block's holder, whose current or next call it displaces, and changes
+ * nothing else.
  *
  * Who writes what (struct ispot_gate):
  *   block, deadline, wait_max_ns, open_block: the ioctls, under the
@@ -340,13 +341,35 @@ static bool ispot_gate_passable(struct ispot_session *s)
 }
 
 /*
+ * The tid of the holder whose word is @w, for a GATE record's ip, into
+ * *@tid; false if the gate moved on.  From the task itself, not
+ * holder_tid: a holder that has just taken the gate has not written its
+ * fields yet.  The word is cleared before its task exits (the
+ * sched_process_exit probe), and RCU keeps the task while it is read.
+ */
+static bool ispot_gate_holder_tid(struct ispot_session *s, unsigned long w,
+				  u32 *tid)
+{
+	bool same;
+
+	rcu_read_lock();
+	same = READ_ONCE(s->gate.holder) == w;
+	if (same)
+		*tid = ispot_vpid(s, ispot_gate_task(w));
+	rcu_read_unlock();
+	return same;
+}
+
+/*
  * Sleep until the gate may be passable or the block changes (from
  * @deadline: END, or the next block), @until (mono ns) or a fatal
  * signal, whichever comes first: -ERESTARTSYS on the signal.  An hrtimer,
  * not jiffies: a wait of 1 ms must not last a 4 ms tick.  @wait stays
  * queued across the sleeps of one wait; only a wake-up takes it out.  The
  * block is read after the entry is queued: a change before that is seen
- * here, one after wakes it (END and BEGIN write the deadline, then wake).
+ * here, one after wakes it (END writes the deadline, then wakes; BEGIN
+ * wakes when it frees a holder, and one that frees none leaves the gate
+ * free, which ispot_gate_passable() sees).
  */
 static int ispot_gate_sleep(struct ispot_session *s,
 			    struct wait_queue_entry *wait, u64 deadline,
@@ -451,10 +474,10 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 	struct ispot_gate *g = &s->gate;
 	u64 first_deadline = deadline, bound = 2 * wait_max;
 	u64 now, d, seen_at = 0, until, limit;
-	u32 seq, seen_seq = 0, block, first_block = pass->block;
+	u32 seq, seen_seq = 0, block;
 	unsigned long w, seen = 0;
 	struct wait_queue_entry wait;
-	bool stuck;
+	bool stuck, later = false;
 
 	now = ktime_get_mono_fast_ns();
 	limit = (now < deadline ? deadline : now) + bound;
@@ -467,6 +490,12 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 			/* The first block ended early (END): from then. */
 			if (now < first_deadline)
 				limit = min(limit, now + bound);
+			/*
+			 * Only BEGIN sets a deadline: a new one is a later
+			 * block's (the block number, read after the deadline,
+			 * may already be the next block's: it is no proof).
+			 */
+			later |= d && d != first_deadline;
 			deadline = d;
 			wait_max = READ_ONCE(g->wait_max_ns);
 			block = READ_ONCE(g->block);
@@ -512,10 +541,10 @@ static void ispot_gate_wait(struct ispot_session *s, u64 sp, u64 deadline,
 		} else {
 			stuck = ispot_gate_past(now, seen_at, wait_max);
 		}
-		if (ispot_gate_past(now, limit, 0) &&
-		    pass->block != first_block) {
+		if (later && ispot_gate_past(now, limit, 0)) {
+			if (!ispot_gate_holder_tid(s, w, &pass->displaced_tid))
+				continue;	/* it moved on: look again */
 			pass->flags |= ISPOT_GATE_LATE | ISPOT_GATE_BESIDE;
-			pass->displaced_tid = READ_ONCE(g->holder_tid);
 			break;
 		}
 		if (stuck || ispot_gate_past(now, limit, 0)) {

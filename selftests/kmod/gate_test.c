@@ -1449,11 +1449,11 @@ static uint64_t block_end_at(const struct gsess *g, uint64_t t)
  * wait ends by the end of the block it began in plus 2 * wait_max (the
  * ABI's bound), and one still waiting then in a later block passes beside
  * its holder, which neither opens nor contaminates that block.  Whether
- * that held, with half a block's margin for a vCPU slow to run the woken
+ * that held, with one wait_max of margin for a vCPU slow to run the woken
  * thread (without the bound, a thread that loses the race waits a whole
- * block more: 300 ms, six times wait_max), is returned; a block may still
- * end contaminated by a real timeout on a stalled vCPU, so that part is
- * retried.
+ * block more: 300 ms, six times wait_max), and some wait passed beside a
+ * later block's holder, is returned: a stalled vCPU can still stretch a
+ * wait or time one out for real, so the caller tries again.
  */
 static bool chained_blocks_attempt(void)
 {
@@ -1504,8 +1504,7 @@ static bool chained_blocks_attempt(void)
 		over = x->t_entry - block_end_at(&g, start);
 		if ((int64_t)over > (int64_t)worst)
 			worst = over;
-		late += (int64_t)over > (int64_t)(2 * wait_max +
-						  block_ms * MS / 2);
+		late += (int64_t)over > (int64_t)(3 * wait_max);
 	}
 	for (b = 1; b <= nblocks; b++) {
 		end = find_rec(&g, ISPOT_REC_SOLO_END, b);
@@ -1518,15 +1517,13 @@ static bool chained_blocks_attempt(void)
 	}
 	TH_LOG("%zu waits, %zu into a later block, %zu passed beside a later "
 	       "block's holder; the longest past its block's end by %.1f ms "
-	       "(wait_max %.1f ms), %zu past 2 x wait_max + half a block",
+	       "(wait_max %.1f ms), %zu past 3 x wait_max",
 	       waits, across, beside, (int64_t)worst / 1e6, wait_max / 1e6,
 	       late);
 	EXPECT_GT(waits, 0);
-	EXPECT_GT(across, 0);
-	EXPECT_EQ(late, 0);
 	free(cs.c);
 	gsess_close(&g);
-	return !contaminated;
+	return !late && across && beside && !contaminated;
 }
 
 TEST(chained_blocks_do_not_stretch_a_wait)

@@ -288,9 +288,13 @@ struct ispot_solo {
  * pending), which may hold what the holder waits for, so it passed;
  * BESIDE: the holder waited in a futex (ISPOT_SETUP_WAITS tells), maybe
  * for a lock this thread holds, so it passed ungated (ip: the holder's
- * tid, whose call did not run alone to its end); with LATE, the holder of
- * a block that had ended stayed inside one call for wait_max_ns, and the
- * wait freed the gate and passed beside that call.  TAKEN (ABI 1.7), with
+ * tid, whose call did not run alone to its end); with LATE, either the
+ * holder of a block that had ended stayed inside one call for
+ * wait_max_ns, and the wait freed the gate and passed beside that call,
+ * or the wait reached its bound (the end of the block it began in plus
+ * 2 * wait_max_ns) in a later block, and passed beside that block's
+ * holder (ip), whose current or next call is no solo call, changing
+ * nothing else.  TAKEN (ABI 1.7), with
  * ADMITTED: the call took a free gate, the first of its holder's calls in
  * the block, which follows other threads' work on whatever they share.
  */
