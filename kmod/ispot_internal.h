@@ -320,7 +320,7 @@ void ispot_probe_disarm_all(struct ispot_session *s);
 void ispot_probe_free_all(struct ispot_session *s);
 void ispot_probe_stats(struct ispot_probe *p, struct ispot_probe_stats *st);
 
-/* gate.c, gate_block.c */
+/* gate.c, gate_wait.c, gate_block.c */
 void ispot_gate_init(struct ispot_gate *g);
 void ispot_gate_free(struct ispot_gate *g);
 bool ispot_gate_enter_slow(struct ispot_session *s, u64 sp,
@@ -335,6 +335,12 @@ void ispot_gate_stop(struct ispot_session *s);
 void ispot_gate_reset(struct ispot_session *s);
 void ispot_gate_futex(struct ispot_gate *g, struct task_struct *t, bool in);
 bool ispot_gate_free_idle(struct ispot_gate *g, unsigned long w);
+/* gate.c, for gate_wait.c: the holder word's changes. */
+bool ispot_gate_swap(struct ispot_gate *g, unsigned long old,
+		     unsigned long new);
+bool ispot_gate_hold(struct ispot_session *s, u64 sp, u64 deadline);
+bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
+		      u64 deadline, struct ispot_gate_pass *pass);
 
 /*
  * An entry of a gated function: outside solo blocks, with nobody holding

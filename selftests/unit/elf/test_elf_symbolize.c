@@ -315,29 +315,26 @@ TEST(a_path_renamed_over_after_the_maps_names_the_mapped_file)
 }
 
 /*
- * The same, read by a user that may read any file (ispotd's unit:
- * nobody with CAP_DAC_READ_SEARCH) but not open map_files (no
- * CAP_CHECKPOINT_RESTORE): the file now at the path, one only root may
- * read, is not read; the address is named as an offset in the file.
+ * @scene(@w) in a child that is nobody with CAP_DAC_READ_SEARCH alone,
+ * as ispotd's unit runs it without CAP_CHECKPOINT_RESTORE (map_files
+ * closed), in @w's directory, now nobody's: its exit status (10: could
+ * not become nobody).
  */
-TEST(a_reader_past_file_modes_does_not_read_a_file_swapped_in)
+static int as_nobody_past_modes(struct swap_dir *w,
+				int (*scene)(struct swap_dir *w))
 {
 	struct __user_cap_header_struct h = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { 0 };
-	struct elf_addr_info info;
-	struct swap_dir w;
-	bool map_files;
 	int status;
 	pid_t pid;
 
-	if (geteuid())
-		SKIP("not root: cannot become another user");
-	swap_dir_make(&w);
-	ASSERT_EQ(chown(w.dir, 65534, 65534), 0);
+	if (chown(w->dir, 65534, 65534))
+		return -1;
 	pid = fork();
-	ASSERT_GE(pid, 0);
+	if (pid < 0)
+		return -1;
 	if (!pid) {
 		d[0].permitted = d[0].effective = 1u << CAP_DAC_READ_SEARCH;
 		if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
@@ -345,18 +342,90 @@ TEST(a_reader_past_file_modes_does_not_read_a_file_swapped_in)
 		    setresuid(65534, 65534, 65534) ||
 		    syscall(SYS_capset, &h, d))
 			_exit(10);
-		if (swap_and_name(&w, &info, &map_files))
-			_exit(11);
-		if (map_files)
-			_exit(12);
-		/* A name here could only come from the file swapped in. */
-		_exit(info.kind == ELF_ADDR_FILE ? 0 :
-		      info.kind == ELF_ADDR_SYMBOL ? 1 : 2);
+		_exit(scene(w));
 	}
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(WIFEXITED(status));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* How an address was named: 0 as a file offset, 1 by a symbol. */
+static int named_how(const struct elf_addr_info *info)
+{
+	return info->kind == ELF_ADDR_FILE ? 0 :
+	       info->kind == ELF_ADDR_SYMBOL ? 1 : 2;
+}
+
+/* The swap of the test above, the map_files entry closed. */
+static int swap_scene(struct swap_dir *w)
+{
+	struct elf_addr_info info;
+	bool map_files;
+
+	if (swap_and_name(w, &info, &map_files))
+		return 11;
+	if (map_files)
+		return 12;
+	/* A name here could only come from the file swapped in. */
+	return named_how(&info);
+}
+
+/*
+ * The same, read by a user that may read any file (ispotd's unit:
+ * nobody with CAP_DAC_READ_SEARCH) but not open map_files (no
+ * CAP_CHECKPOINT_RESTORE): the file now at the path, one only root may
+ * read, is not read; the address is named as an offset in the file.
+ */
+TEST(a_reader_past_file_modes_does_not_read_a_file_swapped_in)
+{
+	struct swap_dir w;
+
+	if (geteuid())
+		SKIP("not root: cannot become another user");
+	swap_dir_make(&w);
 	/* 1: the file swapped in was read, and one of its names given. */
-	EXPECT_EQ(WEXITSTATUS(status), 0);
+	EXPECT_EQ(as_nobody_past_modes(&w, swap_scene), 0);
+	swap_dir_remove(&w);
+}
+
+/*
+ * As nobody with CAP_DAC_READ_SEARCH, the library's path made a symbolic
+ * link after the maps were read, to the very file mapped (so that device
+ * and inode agree: a file the target let go can give its inode number to
+ * a file of root's, which the link would name): the link is not followed,
+ * and the address is named as an offset in the file.
+ */
+/* The library's path made a link to the file mapped, moved aside. */
+static int link_scene(struct swap_dir *w)
+{
+	struct elf_addr_info info;
+	struct elf_symbolizer *s;
+	char err[ERRLEN], keep[128];
+	void *lib, *counter;
+
+	snprintf(keep, sizeof(keep), "%s/keep.so", w->dir);
+	lib = dlopen(w->lib, RTLD_NOW);
+	counter = lib ? dlsym(lib, "fx_counter") : NULL;
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	if (!counter || !s || rename(w->lib, keep) ||
+	    symlink("keep.so", w->lib))
+		return 11;
+	if (elf_symbolize(s, (uintptr_t)counter, &info, err, sizeof(err)))
+		return 12;
+	unlink(w->lib);
+	rename(keep, w->lib);
+	return named_how(&info);
+}
+
+TEST(a_reader_past_file_modes_follows_no_link_at_a_mapped_path)
+{
+	struct swap_dir w;
+
+	if (geteuid())
+		SKIP("not root: cannot become another user");
+	swap_dir_make(&w);
+	/* 1: the link was followed, and the file it names read. */
+	EXPECT_EQ(as_nobody_past_modes(&w, link_scene), 0);
 	swap_dir_remove(&w);
 }
 

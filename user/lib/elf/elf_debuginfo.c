@@ -227,7 +227,8 @@ static bool same_file(int a, int b)
  * Use path as o's debug file if it is one and matches.  -ENOENT: nothing
  * there (keep looking, quietly); -ESTALE: there but not o's.
  */
-static int try_file(struct elf_obj *o, const char *path, enum how_found how)
+static int try_file(struct elf_obj *o, const char *path, enum how_found how,
+		    unsigned int flags)
 {
 	struct elf_file df;
 	char err[PATH_MAX + 256], id[sizeof(o->dbg.build_id)];
@@ -235,7 +236,7 @@ static int try_file(struct elf_obj *o, const char *path, enum how_found how)
 	int rc;
 
 	/* Opened before it is looked at: it may change under a stat(). */
-	rc = elf_file_open(&df, path, err, sizeof(err));
+	rc = elf_file_open_how(&df, path, flags, err, sizeof(err));
 	if (rc == -ENOENT || rc == -ENOTDIR)
 		return -ENOENT;
 	if (rc) {
@@ -257,11 +258,11 @@ static int try_file(struct elf_obj *o, const char *path, enum how_found how)
 		 */
 		build_id_hex(&df, id);
 		if (!*id || strcmp(id, o->dbg.build_id)) {
-			warn_once(path, "ignoring debug file %s: %.1f MB to "
-				  "read for its CRC, over the bound of %llu MB, "
-				  "and not the build-id of %s (if it is "
-				  "genuine, set ISPOT_ELF_MAX_READ_MB higher)",
-				  path, df.size / 1048576.0,
+			warn_once(path, "ignoring debug file %s: over the "
+				  "bound of %llu MB to read for its CRC, and "
+				  "not the build-id of %s (if it is genuine, "
+				  "set ISPOT_ELF_MAX_READ_MB higher)",
+				  path,
 				  (unsigned long long)(elf_limit(ELF_LIMIT_READ)
 						       >> 20), o->f.path);
 			goto out;
@@ -273,18 +274,18 @@ static int try_file(struct elf_obj *o, const char *path, enum how_found how)
 			goto out;
 		}
 		if (crc != o->dbg.link_crc) {
+			/* Not its CRC: a file the caller could not read. */
 			warn_once(path,
-				  "ignoring debug file %s: its CRC 0x%08x does not match 0x%08x in %s's debug link (another build?)",
-				  path, crc, o->dbg.link_crc, o->f.path);
+				  "ignoring debug file %s: its CRC does not match 0x%08x in %s's debug link (another build?)",
+				  path, o->dbg.link_crc, o->f.path);
 			goto out;
 		}
 	} else {
 		build_id_hex(&df, id);
 		if (strcmp(id, o->dbg.build_id)) {
 			warn_once(path,
-				  "ignoring debug file %s: its build-id %s does not match %s's %s (another build?)",
-				  path, *id ? id : "(none)", o->f.path,
-				  o->dbg.build_id);
+				  "ignoring debug file %s: its build-id does not match %s's %s (another build?)",
+				  path, o->f.path, o->dbg.build_id);
 			goto out;
 		}
 	}
@@ -315,7 +316,7 @@ static int each_root(struct elf_obj *o, const char *sub, enum how_found how)
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/%s", debug_root, sub);
-	if (!try_file(o, path, how))
+	if (!try_file(o, path, how, 0))
 		return 0;
 	for (p = env; p && *p; p = *end ? end + 1 : end) {
 		end = strchrnul(p, ':');
@@ -325,13 +326,19 @@ static int each_root(struct elf_obj *o, const char *sub, enum how_found how)
 		if (snprintf(path, sizeof(path), "%.*s/%s", (int)len, p, sub) >=
 		    (int)sizeof(path))
 			continue;
-		if (!try_file(o, path, how))
+		if (!try_file(o, path, how, 0))
 			return 0;
 	}
 	return -ENOENT;
 }
 
-/* Try dir/sub/link (sub may be ""); a path too long is not there. */
+/*
+ * Try dir/sub/link (sub may be ""); a path too long is not there.  The
+ * object's own directory is the target's to change (and its debug link
+ * names what it likes): a reader that passes over file modes opens
+ * there through no symbolic link, so that only the target's own files
+ * (or hard links it may make) are read.
+ */
 static int try_in(struct elf_obj *o, const char *dir, const char *sub)
 {
 	char path[PATH_MAX];
@@ -340,13 +347,45 @@ static int try_in(struct elf_obj *o, const char *dir, const char *sub)
 	len = snprintf(path, sizeof(path), "%s/%s%s", dir, sub, o->dbg.link);
 	if (len < 0 || len >= (int)sizeof(path))
 		return -ENOENT;
-	return try_file(o, path, BY_LINK);
+	return try_file(o, path, BY_LINK,
+			elf_reads_past_user() ? ELF_OPEN_NO_SYMLINKS : 0);
+}
+
+/*
+ * The directory of @o's file into @dir: canonical, or for a reader that
+ * passes over file modes the path as named (from the maps; a relative
+ * one from the working directory), which try_in() then opens through no
+ * link: realpath() would follow a link the target swapped in.
+ */
+static bool obj_dir(const struct elf_obj *o, char *dir)
+{
+	char cwd[PATH_MAX];
+	char *slash;
+	int len;
+
+	if (!elf_reads_past_user()) {
+		if (!realpath(o->f.path, dir))
+			return false;
+	} else if (o->f.path[0] == '/') {
+		len = snprintf(dir, PATH_MAX, "%s", o->f.path);
+		if (len >= PATH_MAX)
+			return false;
+	} else {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return false;
+		len = snprintf(dir, PATH_MAX, "%s/%s", cwd, o->f.path);
+		if (len < 0 || len >= PATH_MAX)
+			return false;
+	}
+	slash = strrchr(dir, '/');
+	*slash = '\0';		/* "" for a file in / */
+	return true;
 }
 
 bool elf_debuginfo_attach(struct elf_obj *o)
 {
 	struct elf_debuginfo *d = &o->dbg;
-	char dir[PATH_MAX], path[PATH_MAX + 300], *slash;
+	char dir[PATH_MAX], path[PATH_MAX + 300];
 
 	if (d->tried)
 		return d->path != NULL;
@@ -360,10 +399,8 @@ bool elf_debuginfo_attach(struct elf_obj *o)
 		if (!each_root(o, path, BY_BUILD_ID))
 			return true;
 	}
-	if (!*d->link || !realpath(o->f.path, dir))
+	if (!*d->link || !obj_dir(o, dir))
 		return false;
-	slash = strrchr(dir, '/');
-	*slash = '\0';		/* "" for a file in / */
 	if (!try_in(o, dir, "") || !try_in(o, dir, ".debug/"))
 		return true;
 	/* dir is absolute: ROOT + dir is ROOT/usr/bin/LINK. */

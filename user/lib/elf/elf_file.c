@@ -11,11 +11,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
@@ -109,6 +113,28 @@ int elf_over_limit(const char *path, enum elf_limit which, uint64_t have,
 			(unsigned long long)(elf_limit(which) /
 					     limits[which].unit),
 			limits[which].unit > 1 ? " MB" : "", limits[which].env);
+}
+
+static bool past_user;
+
+static void past_user_read(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	past_user = !geteuid() || syscall(SYS_capget, &h, d) ||
+		    (d[0].effective & (1u << CAP_DAC_OVERRIDE |
+				       1u << CAP_DAC_READ_SEARCH));
+}
+
+bool elf_reads_past_user(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, past_user_read);
+	return past_user;
 }
 
 /* Whether [off, off + len) lies inside the file, without overflowing. */
@@ -256,8 +282,31 @@ static int reopen_checked(int pfd, const char *path)
 	return fd;
 }
 
+/*
+ * O_PATH of @path; with ELF_OPEN_NO_SYMLINKS, through no symbolic link
+ * (openat2(); none where the kernel has no openat2, or a filter says no:
+ * that caller wants no file rather than one a link chose).
+ */
+static int open_path(const char *path, unsigned int flags)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+
+	if (!(flags & ELF_OPEN_NO_SYMLINKS))
+		return open(path, O_PATH | O_CLOEXEC);
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
 int elf_open_regular(const char *path, struct stat *st, char *err,
 		     size_t errlen)
+{
+	return elf_open_regular_how(path, st, 0, err, errlen);
+}
+
+int elf_open_regular_how(const char *path, struct stat *st,
+			 unsigned int flags, char *err, size_t errlen)
 {
 	struct stat pst, tmp;
 	int pfd, fd, rc;
@@ -265,7 +314,7 @@ int elf_open_regular(const char *path, struct stat *st, char *err,
 	if (!st)
 		st = &tmp;
 	/* O_PATH opens nothing: no FIFO is waited on, no device opened. */
-	pfd = open(path, O_PATH | O_CLOEXEC);
+	pfd = open_path(path, flags);
 	if (pfd < 0)
 		return elf_fail(err, errlen, -errno, "cannot open %s: %s", path,
 				strerror(errno));
@@ -301,11 +350,11 @@ int elf_open_regular(const char *path, struct stat *st, char *err,
 
 /* Open path read-only and take its size: a regular file only. */
 static int open_regular(struct elf_file *f, const char *path,
-			char *err, size_t errlen)
+			unsigned int flags, char *err, size_t errlen)
 {
 	struct stat st;
 
-	f->fd = elf_open_regular(path, &st, err, errlen);
+	f->fd = elf_open_regular_how(path, &st, flags, err, errlen);
 	if (f->fd < 0)
 		return f->fd;
 	f->size = (uint64_t)st.st_size;
@@ -437,11 +486,17 @@ static int check_load_segments(const struct elf_file *f, char *err,
 int elf_file_open(struct elf_file *f, const char *path,
 		  char *err, size_t errlen)
 {
+	return elf_file_open_how(f, path, 0, err, errlen);
+}
+
+int elf_file_open_how(struct elf_file *f, const char *path,
+		      unsigned int flags, char *err, size_t errlen)
+{
 	int rc;
 
 	memset(f, 0, sizeof(*f));
 	f->path = path;
-	rc = open_regular(f, path, err, errlen);
+	rc = open_regular(f, path, flags, err, errlen);
 	if (!rc)
 		rc = read_ehdr(f, err, errlen);
 	if (!rc)

@@ -85,6 +85,21 @@ struct elf_file {
 
 int elf_file_open(struct elf_file *f, const char *path,
 		  char *err, size_t errlen);
+/* Opens through no symbolic link in any component of the path. */
+#define ELF_OPEN_NO_SYMLINKS	1u
+/* The same, with ELF_OPEN_* @flags. */
+int elf_file_open_how(struct elf_file *f, const char *path,
+		      unsigned int flags, char *err, size_t errlen);
+int elf_open_regular_how(const char *path, struct stat *st,
+			 unsigned int flags, char *err, size_t errlen);
+/*
+ * Whether this process reads files its user could not: root, or a
+ * capability that passes over file modes (ispotd's unit grants
+ * CAP_DAC_READ_SEARCH); true when it cannot tell.  Such a reader opens
+ * no path a target may have swapped for a link (elf_objcache.c,
+ * elf_debuginfo.c).
+ */
+bool elf_reads_past_user(void);
 void elf_file_close(struct elf_file *f);
 
 /* Read exactly len bytes at off; -ENOEXEC if that is past the end. */
@@ -237,10 +252,11 @@ int elf_obj_load(const char *path, struct elf_obj **out,
 /*
  * The same from @path, named @name (messages, OBJ+0xSTART names) when not
  * NULL: a file read through /proc/PID/map_files is named as the mapping
- * is.  @name must outlive the object (its f.path points to it).
+ * is.  @name must outlive the object (its f.path points to it).  @flags:
+ * ELF_OPEN_*.
  */
-int elf_obj_load_as(const char *path, const char *name, struct elf_obj **out,
-		    char *err, size_t errlen);
+int elf_obj_load_as(const char *path, const char *name, unsigned int flags,
+		    struct elf_obj **out, char *err, size_t errlen);
 void elf_obj_free(struct elf_obj *o);
 
 /*
@@ -333,8 +349,6 @@ struct elf_objcache {
 	/* What the objects hold, against the bound (elf.h). */
 	uint64_t held, hold_max;
 	bool held_noted;
-	/* It reads files its user could not (elf_objcache.c). */
-	bool reads_past_user;
 };
 
 void elf_objcache_init(struct elf_objcache *c, pid_t pid);

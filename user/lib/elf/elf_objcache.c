@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -28,30 +26,11 @@ struct elf_cached_obj {
 	struct elf_obj *o;	/* NULL: not a usable ELF file */
 };
 
-/*
- * Whether this process reads files its user could not: root, or a
- * capability that passes over file modes (ispotd's unit grants
- * CAP_DAC_READ_SEARCH).  When it cannot tell, it says so.
- */
-static bool reads_past_its_user(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-
-	if (!geteuid() || syscall(SYS_capget, &h, d))
-		return true;
-	return d[0].effective & (1u << CAP_DAC_OVERRIDE |
-				 1u << CAP_DAC_READ_SEARCH);
-}
-
 void elf_objcache_init(struct elf_objcache *c, pid_t pid)
 {
 	memset(c, 0, sizeof(*c));
 	c->pid = pid;
 	c->hold_max = elf_limit(ELF_LIMIT_READ);
-	c->reads_past_user = reads_past_its_user();
 }
 
 static void cached_obj_free(struct elf_cached_obj *t)
@@ -172,28 +151,47 @@ static bool is_mapped_file(const struct elf_obj *o, const struct elf_map *m)
 /*
  * The file @m maps, through /proc/PID/map_files (which needs
  * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), named @name: 0 or -errno.
+ * The entry is found by pid: a process that took the pid of one that
+ * exited since the maps were read may map something else there, which
+ * the inode number tells.
  */
 static int load_mapped(const struct elf_objcache *c, const struct elf_map *m,
 		       const char *name, struct elf_obj **out)
 {
 	char alt[96];
+	int rc;
 
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 c->pid > 0 ? (int)c->pid : (int)getpid(), m->start, m->end);
-	return elf_obj_load_as(alt, name, out, NULL, 0);
+	rc = elf_obj_load_as(alt, name, 0, out, NULL, 0);
+	if (!rc && (*out)->f.ino != m->inode) {
+		elf_obj_free(*out);
+		*out = NULL;
+		rc = -ENOENT;
+	}
+	return rc;
+}
+
+/* Whether map_files said no, or had no such entry (vs. no ELF file). */
+static bool not_opened(int rc)
+{
+	return rc == -ENOENT || rc == -ESRCH || rc == -EPERM || rc == -EACCES;
 }
 
 /*
  * The file behind mapping @m, named @name.  First through
  * /proc/PID/map_files, which opens the very file mapped.  Where that is
  * closed (-EPERM without CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE) or gone
- * (the process exited), by its path, if the file there has the mapping's
- * device and inode.  The path is the target's to change between the read
- * of the maps and this open (a rename, a symlink swapped in, a mount in a
- * namespace of its own): a reader that passes over file modes would name
- * the symbols of whatever file it named then (in ispotd's /metrics).  So
- * another file at the path is read only by a caller that may not open
- * map_files and reads no file its user could not (it learns nothing),
+ * (the process exited, or unmapped it), by its path.  The path is the
+ * target's to change between the read of the maps and this open (a
+ * rename, a symlink swapped in): a reader that passes over file modes
+ * would name the symbols of whatever file it named then (in ispotd's
+ * /metrics).  Such a reader takes the path's file only through no
+ * symbolic link and with the mapping's device and inode: a target can
+ * put there only its own files, or hard links to files it may write (the
+ * kernel's protected_hardlinks), and an inode number its file let go
+ * cannot bring in a file of root's.  A caller that reads no file its
+ * user could not takes the path's file as it is (it learns nothing),
  * which keeps names on btrfs and overlayfs, whose files show numbers
  * other than the mapping's.  NULL: no object; its addresses are named as
  * file offsets.
@@ -201,16 +199,19 @@ static int load_mapped(const struct elf_objcache *c, const struct elf_map *m,
 static struct elf_obj *load(const struct elf_objcache *c,
 			    const struct elf_map *m, const char *name)
 {
+	bool past = elf_reads_past_user();
 	struct elf_obj *o = NULL;
 	int rc;
 
 	rc = load_mapped(c, m, name, &o);
 	if (!rc)
 		return o;
-	if (m->deleted || elf_obj_load_as(m->path, name, &o, NULL, 0))
+	/* Not ELF, or past a bound: the path's file would be no better. */
+	if (!not_opened(rc) || m->deleted ||
+	    elf_obj_load_as(m->path, name, past ? ELF_OPEN_NO_SYMLINKS : 0,
+			    &o, NULL, 0))
 		return NULL;
-	if (is_mapped_file(o, m) ||
-	    ((rc == -EPERM || rc == -EACCES) && !c->reads_past_user))
+	if (!past || is_mapped_file(o, m))
 		return o;
 	elf_obj_free(o);
 	return NULL;

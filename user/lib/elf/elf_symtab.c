@@ -453,7 +453,6 @@ int elf_obj_set_synth(struct elf_obj *o, struct esym *add, size_t n)
 	return 0;
 }
 
-/* The file name functions without symbols are spelled by. */
 /* The file name functions are named after (@path, canonical if @canon). */
 static void set_base(struct elf_obj *o, const char *path, bool canon)
 {
@@ -467,11 +466,11 @@ static void set_base(struct elf_obj *o, const char *path, bool canon)
 int elf_obj_load(const char *path, struct elf_obj **out,
 		 char *err, size_t errlen)
 {
-	return elf_obj_load_as(path, NULL, out, err, errlen);
+	return elf_obj_load_as(path, NULL, 0, out, err, errlen);
 }
 
-int elf_obj_load_as(const char *path, const char *name, struct elf_obj **out,
-		    char *err, size_t errlen)
+int elf_obj_load_as(const char *path, const char *name, unsigned int flags,
+		    struct elf_obj **out, char *err, size_t errlen)
 {
 	struct elf_obj *o;
 	int rc;
@@ -480,7 +479,7 @@ int elf_obj_load_as(const char *path, const char *name, struct elf_obj **out,
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return elf_fail(err, errlen, -ENOMEM, "out of memory");
-	rc = elf_file_open(&o->f, path, err, errlen);
+	rc = elf_file_open_how(&o->f, path, flags, err, errlen);
 	if (rc) {
 		free(o);
 		return rc;
