@@ -8,8 +8,8 @@
  * Gated functions are those probed with a return probe and not only
  * counted: the return is what lets the gate go.  A thread does not wait
  * for a holder that waits in a futex, maybe for it: it passes beside it,
- * ungated, and the holder's call is no reference
- * (ispot_gate_holder_waits()).  The entry handler of a
+ * ungated, and the holder's call is no reference (gate_wait.c,
+ * ispot_gate_holder_waits()).  The entry handler of a
  * thread that finds the gate held by another waits in ispot_gate_enter(),
  * killable, until the block ends, and never past that block's end plus
  * twice its wait_max_ns (gate_wait.c).  This is the only place
@@ -36,7 +36,7 @@
  * call for wait_max_ns opens the gate for the rest of its block: a holder
  * that waits for another thread of the gate, or never returns, costs one
  * timeout.  One that stays between calls that long is done with the block
- * (ispot_gate_open_idle()).  Once the block has ended, such a wait frees
+ * (gate_wait.c, ispot_gate_open_idle()).  Once the block has ended, such a wait frees
  * the gate instead, for the next block.  A wait that reaches its bound in
  * a later block (the reader started it at once) passes beside that
  * block's holder, whose current or next call it displaces, and changes
@@ -67,11 +67,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/ktime.h>
-#include <linux/pid.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 

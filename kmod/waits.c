@@ -199,7 +199,7 @@ static void ispot_waits_futex_args(enum ispot_futex_call call,
 
 /*
  * Whether the futex(2) @op (as FUTEX_ENTER gives it) may sleep: a wait, or
- * a PI lock.  The gate (gate.c) lets others pass a holder that sleeps so.
+ * a PI lock.  The gate (gate_wait.c) lets others pass a holder that sleeps so.
  */
 static bool ispot_futex_op_waits(u64 op)
 {

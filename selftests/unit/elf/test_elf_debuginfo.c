@@ -323,6 +323,35 @@ TEST(debug_link_through_a_symlink_not_followed_past_file_modes)
 	env_done(&e);
 }
 
+/*
+ * The same reader (root here) given the binary through a linked
+ * directory, as /lib is on merged-usr systems: the debug file beside the
+ * real binary is found, from the file opened, not the path typed.
+ */
+TEST(debug_link_beside_a_binary_reached_through_a_linked_dir)
+{
+	char lnk[PATH_MAX], via[PATH_MAX + 8];
+	struct dbg_env e;
+	const char *bin;
+	size_t i;
+
+	env_init(&e);
+	bin = place(&e, "app_split", "real/app");
+	place(&e, "app_pie.debug", "real/app_pie.debug");
+	snprintf(lnk, sizeof(lnk), "%s/lnk", e.dir);
+	ASSERT_EQ(symlink("real", lnk), 0);
+	snprintf(via, sizeof(via), "%s/app", lnk);
+	for (i = 0; app_funcs[i]; i++) {
+		struct elf_target_sym t = resolve_one(app_funcs[i], 0, via);
+
+		EXPECT_EQ(t.offset,
+			  objdump_offset(fixture("app_pie"), app_funcs[i]));
+	}
+	ASSERT_EQ(unlink(lnk), 0);
+	(void)bin;
+	env_done(&e);
+}
+
 TEST(crc_mismatch_ignored_with_warning)
 {
 	char warn[2048], want[256];

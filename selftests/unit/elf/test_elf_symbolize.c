@@ -388,13 +388,6 @@ TEST(a_reader_past_file_modes_does_not_read_a_file_swapped_in)
 	swap_dir_remove(&w);
 }
 
-/*
- * As nobody with CAP_DAC_READ_SEARCH, the library's path made a symbolic
- * link after the maps were read, to the very file mapped (so that device
- * and inode agree: a file the target let go can give its inode number to
- * a file of root's, which the link would name): the link is not followed,
- * and the address is named as an offset in the file.
- */
 /* The library's path made a link to the file mapped, moved aside. */
 static int link_scene(struct swap_dir *w)
 {
@@ -417,6 +410,13 @@ static int link_scene(struct swap_dir *w)
 	return named_how(&info);
 }
 
+/*
+ * As nobody with CAP_DAC_READ_SEARCH, the library's path made a symbolic
+ * link after the maps were read, to the very file mapped (so that device
+ * and inode agree: a file the target let go can give its inode number to
+ * a file of root's, which the link would name): the link is not followed,
+ * and the address is named as an offset in the file.
+ */
 TEST(a_reader_past_file_modes_follows_no_link_at_a_mapped_path)
 {
 	struct swap_dir w;

@@ -237,7 +237,8 @@ static int try_file(struct elf_obj *o, const char *path, enum how_found how,
 
 	/* Opened before it is looked at: it may change under a stat(). */
 	rc = elf_file_open_how(&df, path, flags, err, sizeof(err));
-	if (rc == -ENOENT || rc == -ENOTDIR)
+	/* ELOOP: a link where no link is followed, as good as none. */
+	if (rc == -ENOENT || rc == -ENOTDIR || rc == -ELOOP)
 		return -ENOENT;
 	if (rc) {
 		warn_once(path, "ignoring debug file %s: %s", path, err);
@@ -336,8 +337,8 @@ static int each_root(struct elf_obj *o, const char *sub, enum how_found how)
  * Try dir/sub/link (sub may be ""); a path too long is not there.  The
  * object's own directory is the target's to change (and its debug link
  * names what it likes): a reader that passes over file modes opens
- * there through no symbolic link, so that only the target's own files
- * (or hard links it may make) are read.
+ * there through no symbolic link, and a debug file must carry the
+ * object's CRC, which no message tells of another file.
  */
 static int try_in(struct elf_obj *o, const char *dir, const char *sub)
 {
@@ -352,30 +353,27 @@ static int try_in(struct elf_obj *o, const char *dir, const char *sub)
 }
 
 /*
- * The directory of @o's file into @dir: canonical, or for a reader that
- * passes over file modes the path as named (from the maps; a relative
- * one from the working directory), which try_in() then opens through no
- * link: realpath() would follow a link the target swapped in.
+ * The directory of @o's file into @dir, canonical.  For a reader that
+ * passes over file modes, that of the file it opened (its descriptor's
+ * link, which walks no path): realpath() of the path would follow a link
+ * the target swapped in since.  try_in() then opens through no link.
  */
 static bool obj_dir(const struct elf_obj *o, char *dir)
 {
-	char cwd[PATH_MAX];
+	char fd_link[32];
+	ssize_t len;
 	char *slash;
-	int len;
 
 	if (!elf_reads_past_user()) {
 		if (!realpath(o->f.path, dir))
 			return false;
-	} else if (o->f.path[0] == '/') {
-		len = snprintf(dir, PATH_MAX, "%s", o->f.path);
-		if (len >= PATH_MAX)
-			return false;
 	} else {
-		if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(fd_link, sizeof(fd_link), "/proc/self/fd/%d",
+			 o->f.fd);
+		len = readlink(fd_link, dir, PATH_MAX - 1);
+		if (len <= 0 || dir[0] != '/')
 			return false;
-		len = snprintf(dir, PATH_MAX, "%s/%s", cwd, o->f.path);
-		if (len < 0 || len >= PATH_MAX)
-			return false;
+		dir[len] = '\0';
 	}
 	slash = strrchr(dir, '/');
 	*slash = '\0';		/* "" for a file in / */

@@ -282,6 +282,11 @@ static int reopen_checked(int pfd, const char *path)
 	return fd;
 }
 
+/* glibc names it from 2.32; the kernel's headers have the number. */
+#ifndef SYS_openat2
+#define SYS_openat2 __NR_openat2
+#endif
+
 /*
  * O_PATH of @path; with ELF_OPEN_NO_SYMLINKS, through no symbolic link
  * (openat2(); none where the kernel has no openat2, or a filter says no:
@@ -291,7 +296,7 @@ static int open_path(const char *path, unsigned int flags)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_NO_SYMLINKS,
 	};
 
 	if (!(flags & ELF_OPEN_NO_SYMLINKS))

@@ -151,25 +151,18 @@ static bool is_mapped_file(const struct elf_obj *o, const struct elf_map *m)
 /*
  * The file @m maps, through /proc/PID/map_files (which needs
  * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), named @name: 0 or -errno.
- * The entry is found by pid: a process that took the pid of one that
- * exited since the maps were read may map something else there, which
- * the inode number tells.
+ * Not checked against the mapping's inode: overlayfs shows other numbers
+ * there on some kernels.  (A pid reused since the maps were read, by a
+ * process that maps a file at the very same addresses, would be read.)
  */
 static int load_mapped(const struct elf_objcache *c, const struct elf_map *m,
 		       const char *name, struct elf_obj **out)
 {
 	char alt[96];
-	int rc;
 
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 c->pid > 0 ? (int)c->pid : (int)getpid(), m->start, m->end);
-	rc = elf_obj_load_as(alt, name, 0, out, NULL, 0);
-	if (!rc && (*out)->f.ino != m->inode) {
-		elf_obj_free(*out);
-		*out = NULL;
-		rc = -ENOENT;
-	}
-	return rc;
+	return elf_obj_load_as(alt, name, 0, out, NULL, 0);
 }
 
 /* Whether map_files said no, or had no such entry (vs. no ELF file). */
@@ -187,10 +180,11 @@ static bool not_opened(int rc)
  * rename, a symlink swapped in): a reader that passes over file modes
  * would name the symbols of whatever file it named then (in ispotd's
  * /metrics).  Such a reader takes the path's file only through no
- * symbolic link and with the mapping's device and inode: a target can
- * put there only its own files, or hard links to files it may write (the
- * kernel's protected_hardlinks), and an inode number its file let go
- * cannot bring in a file of root's.  A caller that reads no file its
+ * symbolic link and with the mapping's device and inode, which leaves a
+ * target the files it can rename into a directory it may write, and
+ * hard links where protected_hardlinks is off: of those, only one made
+ * after the mapped file was unlinked can take its inode number (the
+ * known gap, Documentation/evaluation.rst).  A caller that reads no file its
  * user could not takes the path's file as it is (it learns nothing),
  * which keeps names on btrfs and overlayfs, whose files show numbers
  * other than the mapping's.  NULL: no object; its addresses are named as
