@@ -242,7 +242,7 @@ static void http_accept(struct http_server *s, uint64_t now)
 			return;
 		}
 		peer_len = http_peer_of(&sa, peer);
-		if (!http_make_room(s, peer, peer_len)) {
+		if (!http_make_room(s, peer, peer_len, now)) {
 			http_send_now(fd, 503);
 			close(fd);
 			continue;

@@ -17,9 +17,10 @@
  *  - a response not taken in HTTP_TIMEOUT_NS: close;
  *  - HTTP_MAX_CONNS connections open: one is given up for the newcomer,
  *    first one already answered (lingering), then one that has sent
- *    nothing, then one halfway through its request (408), from the peer
- *    address holding the most connections, oldest first; if every one is
- *    being answered, the newcomer gets 503;
+ *    nothing, then one halfway through its request (408), then one whose
+ *    client has taken nothing of its answer for HTTP_STALL_NS, from the
+ *    peer address holding the most connections, oldest first; if every
+ *    one is being answered and taken, the newcomer gets 503;
  *  - a peer address with HTTP_MAX_PER_PEER connections open gives up one
  *    of its own the same way, so a flood from one address evicts itself
  *    before anyone else (all local clients share 127.0.0.1: there the
@@ -55,6 +56,9 @@
  * long, so that closing on unread data (a RST) cannot destroy the answer
  * before the client read it (nginx's lingering close). */
 #define HTTP_LINGER_NS		(2 * 1000000000ull)
+/* An answer its client has taken nothing of for this long may be given
+ * up for a newcomer (a scrape's answer leaves in a few milliseconds). */
+#define HTTP_STALL_NS		(1000000000ull)
 #define HTTP_MAX_ROUTES		4
 
 /* Writes a response body to @body; returns 0, or -1 for a 500. */

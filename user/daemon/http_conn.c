@@ -85,6 +85,7 @@ static void http_conn_write(struct http_conn *c, uint64_t now)
 
 		if (n > 0) {
 			c->out_off += n;
+			c->moved = now;
 		} else if (n < 0 && errno == EINTR) {
 			continue;
 		} else {
@@ -113,6 +114,7 @@ static void http_conn_respond(struct http_conn *c, int status,
 	c->out_off = 0;
 	c->state = HTTP_WRITING;
 	c->deadline = now + HTTP_TIMEOUT_NS;
+	c->moved = now;
 	http_conn_write(c, now);
 }
 

@@ -22,16 +22,22 @@ void http_sweep(struct http_server *s)
 /*
  * Which connection to give up first when the pool is full, lowest first:
  * one already answered (it lingers only to keep its answer from a reset),
- * one that has sent nothing yet, one halfway through its request.  One
- * being answered is never given up: its work is done and a client waits
- * for it.
+ * one that has sent nothing yet, one halfway through its request, and
+ * last one whose client has taken none of its answer for HTTP_STALL_NS
+ * up to @now.  One whose answer moves is never given up: its work is
+ * done and a client takes it.  A stalled one held its place to its
+ * deadline: clients that asked for /metrics and never read it, from as
+ * many loopback addresses as it took to fill the pool, locked a scraper
+ * out (503) for as long as they went on.
  */
-static int http_evict_rank(const struct http_conn *c)
+static int http_evict_rank(const struct http_conn *c, uint64_t now)
 {
 	if (c->state == HTTP_LINGERING)
 		return 0;
 	if (c->state == HTTP_READING)
 		return c->in_len ? 2 : 1;
+	if (now >= c->moved && now - c->moved >= HTTP_STALL_NS)
+		return 3;
 	return -1;
 }
 
@@ -52,13 +58,14 @@ static size_t http_peer_conns(const struct http_server *s,
 }
 
 /*
- * The connection to give up for a newcomer: the lowest rank, then the
- * peer holding the most connections (a flood pays for itself before it
- * costs anyone else), then the oldest.  With @peer set, only that peer's
- * own connections are candidates.  NULL if none may go.
+ * The connection to give up for a newcomer at @now: the lowest rank, then
+ * the peer holding the most connections (a flood pays for itself before
+ * it costs anyone else), then the oldest.  With @peer set, only that
+ * peer's own connections are candidates.  NULL if none may go.
  */
 static struct http_conn *http_victim(struct http_server *s,
-				     const unsigned char *peer, size_t len)
+				     const unsigned char *peer, size_t len,
+				     uint64_t now)
 {
 	struct http_conn *best = NULL;
 	size_t best_share = 0, i;
@@ -66,7 +73,7 @@ static struct http_conn *http_victim(struct http_server *s,
 
 	for (i = 0; i < s->nr_conns; i++) {
 		struct http_conn *c = &s->conns[i];
-		int rank = http_evict_rank(c);
+		int rank = http_evict_rank(c, now);
 		size_t share;
 
 		if (rank < 0 || (peer && !http_same_peer(c, peer, len)))
@@ -91,16 +98,16 @@ static struct http_conn *http_victim(struct http_server *s,
  * a scraper out, and one busy peer cannot evict everyone else's requests.
  */
 bool http_make_room(struct http_server *s, const unsigned char *peer,
-		    size_t len)
+		    size_t len, uint64_t now)
 {
 	struct http_conn *victim = NULL;
 
 	if (http_peer_conns(s, peer, len) >= HTTP_MAX_PER_PEER)
-		victim = http_victim(s, peer, len);
+		victim = http_victim(s, peer, len, now);
 	if (!victim && s->nr_conns < HTTP_MAX_CONNS)
 		return true;
 	if (!victim)
-		victim = http_victim(s, NULL, 0);
+		victim = http_victim(s, NULL, 0, now);
 	if (!victim)
 		return false;
 	http_conn_expire(victim);

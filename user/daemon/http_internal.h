@@ -24,6 +24,7 @@ struct http_conn {
 	enum http_state state;
 	uint64_t since;		/* accepted */
 	uint64_t deadline;	/* of the current state */
+	uint64_t moved;		/* HTTP_WRITING: when its answer last moved */
 	char *in;		/* HTTP_MAX_HEAD bytes */
 	size_t in_len;
 	char *out;
@@ -74,11 +75,11 @@ void http_send_now(int fd, int status);
 /* ---- http_evict.c: who gives up a place ---- */
 
 /*
- * Room for a newcomer from @peer: true when there is a place for it,
- * having expired one connection if needed; false if none may go (503).
+ * Room for a newcomer from @peer at @now: true when there is a place for
+ * it, having expired one connection if needed; false if none may go (503).
  */
 bool http_make_room(struct http_server *s, const unsigned char *peer,
-		    size_t len);
+		    size_t len, uint64_t now);
 /* Forget the closed connections, keeping the others in order. */
 void http_sweep(struct http_server *s);
 /* The address part of @sa, which accept4() filled, into @peer: its size. */

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "http.h"
+#include "http_internal.h"
 #include "util/netaddr.h"
 #include "ispot_test.h"
 
@@ -479,6 +480,120 @@ TEST(server_one_peer_flood_evicts_itself)
 	EXPECT_EQ(strncmp(answer(other), "HTTP/1.1 200 ", 13), 0);
 	close(other);
 	for (i = 0; i <= HTTP_MAX_CONNS; i++)
+		close(fd[i]);
+	http_free(s);
+}
+
+/* An answer far larger than a small receive buffer takes: 1 MiB. */
+static int render_big(void *ctx, FILE *body)
+{
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < 1024; i++)
+		fprintf(body, "%01023d\n", i);
+	return 0;
+}
+
+/*
+ * A client from @from that asks for @path with a small receive buffer
+ * and reads nothing: its answer stops in the sockets.
+ */
+static int client_not_reading(uint16_t port, const char *from,
+			      const char *path)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET, .sin_port = htons(port),
+	};
+	struct sockaddr_in me = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), small = 4096;
+	char req[128];
+	int len;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small,
+			     sizeof(small)), 0);
+	ASSERT_EQ(inet_pton(AF_INET, from, &me.sin_addr), 1);
+	ASSERT_EQ(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	len = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n\r\n",
+		       path);
+	ASSERT_EQ(send(fd, req, len, 0), (ssize_t)len);
+	return fd;
+}
+
+/* Read @fd until its end (0) or for a second without a byte (-1). */
+static int read_to_end(int fd)
+{
+	struct timeval second = { .tv_sec = 1 };
+	char buf[4096];
+	ssize_t n;
+
+	ASSERT_EQ(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &second,
+			     sizeof(second)), 0);
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		;
+	return n == 0 ? 0 : -1;
+}
+
+/* A scrape from an address of its own at @now: the status line's code. */
+static int scrape_at(struct http_server *s, uint16_t port, uint64_t now)
+{
+	const char *req = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n";
+	int fd = client_from(port, "127.0.0.30"), code = 0;
+	const char *a;
+
+	ASSERT_EQ(send(fd, req, strlen(req), 0), (ssize_t)strlen(req));
+	pump(s, now);
+	a = answer(fd);
+	if (!strncmp(a, "HTTP/1.1 ", 9))
+		code = atoi(a + 9);
+	close(fd);
+	pump(s, now);
+	return code;
+}
+
+/*
+ * A pool filled, from two addresses at their share each, by clients that
+ * ask for a large answer and never read it: while their answers are new
+ * a scraper is refused (503: an answer being taken is never given up),
+ * but once they have not moved for HTTP_STALL_NS one of them makes room.
+ * Before, such clients held the pool to their deadlines, and could renew
+ * it for as long as they liked.
+ */
+TEST(server_stalled_answers_cannot_lock_out_a_scraper)
+{
+	int fd[HTTP_MAX_CONNS], renders = 0, small_buf = 16384, i;
+	struct http_server *s;
+	uint16_t port;
+	uint64_t t;
+
+	s = serve(&renders, &port);
+	ASSERT_EQ(http_route(s, "/big", "text/plain", render_big, NULL), 0);
+	/*
+	 * Accepted sockets take the listener's send buffer: a small one
+	 * that does not grow, or the answer would wait in the kernel.
+	 */
+	ASSERT_EQ(setsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &small_buf,
+			     sizeof(small_buf)), 0);
+	for (i = 0; i < HTTP_MAX_CONNS; i++) {
+		fd[i] = client_not_reading(port, i % 2 ? "127.0.0.20" :
+					   "127.0.0.21", "/big");
+		pump(s, NOW + i);
+	}
+	t = NOW + HTTP_MAX_CONNS;
+	EXPECT_EQ(http_nr_conns(s), HTTP_MAX_CONNS);
+	EXPECT_EQ(scrape_at(s, port, t), 503);
+	EXPECT_EQ(renders, 0);
+	EXPECT_EQ(scrape_at(s, port, NOW + HTTP_STALL_NS - 1), 503);
+	EXPECT_EQ(scrape_at(s, port, t + HTTP_STALL_NS), 200);
+	EXPECT_EQ(renders, 1);
+	/* The oldest went (both addresses hold as many): its client
+	 * reads what the kernel still had of it, then the end. */
+	EXPECT_EQ(http_nr_conns(s), HTTP_MAX_CONNS - 1);
+	EXPECT_EQ(read_to_end(fd[0]), 0);
+	for (i = 0; i < HTTP_MAX_CONNS; i++)
 		close(fd[i]);
 	http_free(s);
 }
