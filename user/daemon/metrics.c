@@ -99,19 +99,39 @@ static char *metrics_exe_name(const char *path)
 	return name;
 }
 
+static struct metrics_exe *metrics_exe_find(struct metrics *m,
+					    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_exes; i++)
+		if (!strcmp(m->exes[i].name, name))
+			return &m->exes[i];
+	return NULL;
+}
+
+/*
+ * The exe of @path, made if new: past METRICS_MAX_EXES, a newcomer is
+ * (other) (metrics.h says why).
+ */
 static struct metrics_exe *metrics_exe(struct metrics *m, const char *path)
 {
 	struct metrics_exe *x;
 	char *name = metrics_exe_name(path);
-	size_t i;
 
 	if (!name)
 		return NULL;
-	for (i = 0; i < m->nr_exes; i++) {
-		if (!strcmp(m->exes[i].name, name)) {
-			free(name);
-			return &m->exes[i];
-		}
+	x = metrics_exe_find(m, name);
+	if (!x && m->nr_exes >= METRICS_MAX_EXES) {
+		free(name);
+		x = metrics_exe_find(m, METRICS_OTHER);
+		name = x ? NULL : strdup(METRICS_OTHER);
+		if (!x && !name)
+			return NULL;
+	}
+	if (x) {
+		free(name);
+		return x;
 	}
 	if (ARRAY_RESERVE(m->exes, m->cap_exes, m->nr_exes + 1)) {
 		free(name);

@@ -29,9 +29,14 @@
  * so that a target that shows ever new function names (its symbols are
  * its own) cannot grow the daemon.  (One of them could get a series of
  * its own after a reload raised --max-functions; (other) keeps what it
- * counted of it.)
+ * counted of it.)  Exes are bounded the same way: the first
+ * METRICS_MAX_EXES get series of their own for the daemon's life, and
+ * every exe after them counts as exe="(other)", as sticky.  A process in
+ * a --cgroup target runs what binaries it likes, under what names it
+ * likes.
  */
 #define METRICS_MAX_FOLDED	4096
+#define METRICS_MAX_EXES	256
 #ifndef ISPOTD_METRICS_H
 #define ISPOTD_METRICS_H
 

@@ -554,6 +554,47 @@ TEST(folded_functions_remembered_up_to_a_bound)
 }
 
 /*
+ * A --cgroup target's processes run what binaries they like: past
+ * METRICS_MAX_EXES, each new exe counts as exe="(other)", the first ones
+ * keep their series, and no call is lost.
+ */
+TEST(exes_remembered_up_to_a_bound)
+{
+	static const uint64_t loss[1] = { 5 };
+	const size_t extra = 40, n = METRICS_MAX_EXES + extra;
+	static struct window_target tg[METRICS_MAX_EXES + 40];
+	static char exe[METRICS_MAX_EXES + 40][32];
+	const char *np[1] = { "f" };
+	struct metrics *m = metrics_new(4);
+	char *text;
+	size_t i;
+
+	ASSERT_TRUE(m);
+	for (i = 0; i < n; i++) {
+		snprintf(exe[i], sizeof(exe[i]), "/tmp/e%zu", i);
+		tg[i] = (struct window_target){
+			.pid = 1000 + i, .exe = exe[i], .cgroup = "",
+		};
+		ASSERT_EQ(metrics_add_exe(m, exe[i]), 0);
+		add_window(m, &tg[i], T0 + i * WINDOW_NS, np, loss, 1);
+	}
+	/* Again, once each: the first keep theirs, the rest stay (other). */
+	for (i = 0; i < n; i++)
+		add_window(m, &tg[i], T0 + (n + i) * WINDOW_NS, np, loss, 1);
+	EXPECT_EQ(m->nr_exes, METRICS_MAX_EXES + 1);
+	text = render(m);
+	EXPECT_EQ(val(text, "ispot_calls_total{exe=\"e0\",function=\"f\","
+		      "object=\"app\"}"), 2);
+	EXPECT_EQ(val(text, "ispot_calls_total{exe=\"e255\",function=\"f\","
+		      "object=\"app\"}"), 2);
+	EXPECT_FALSE(strstr(text, "exe=\"e256\""));
+	EXPECT_EQ(val(text, "ispot_calls_total{exe=\"(other)\",function="
+		      "\"f\",object=\"app\"}"), 2 * extra);
+	free(text);
+	metrics_free(m);
+}
+
+/*
  * Names are written in UTF-8, each byte that is not as U+FFFD: two exes
  * or two functions that differ only in such bytes are one series, not
  * two with one label set (which a Prometheus server drops as duplicates).
