@@ -51,6 +51,7 @@ enum leave {
 	LEAVE_EXEC_SELF,	/* execs this binary, which calls gated code */
 	LEAVE_LONGJMP,
 	LEAVE_RECURSE,		/* holds at the bottom of gate_rec(REC_DEPTH) */
+	LEAVE_RETURN,		/* returns at once, then stays between calls */
 };
 
 #define REC_DEPTH	10
@@ -743,6 +744,9 @@ static void *holder_thread(void *arg)
 		/* Out of the call without its return, still holding. */
 		usleep(sh->after_longjmp_sleep_ms * 1000);
 		gate_work(0, 0);
+	} else if (leave == LEAVE_RETURN) {
+		gate_work(0, 0);
+		STORE(sh->inside, 1);
 	} else {
 		gate_hold(leave);
 	}
@@ -1535,6 +1539,87 @@ TEST(chained_blocks_do_not_stretch_a_wait)
 	klog_mark();
 	for (attempt = 0; attempt < ATTEMPTS && !good; attempt++)
 		good = chained_blocks_attempt();
+	EXPECT_TRUE(good);
+	expect_no_new_splat();
+}
+
+/*
+ * A block ended early by END, and no block after it, while its holder is
+ * between calls and three threads wait at the gate for it: END lets the
+ * holder go, which wakes them (END wakes them too: either alone lets them
+ * through; with neither, each sleeps until it takes the holder for idle,
+ * wait_max after it began to wait, and the test fails), and they pass at
+ * once.  The holder makes no more calls, so nothing else wakes them.  An
+ * attempt tells only if END came within wait_max / 4 of every wait's
+ * start (a stalled vCPU can make the test slow to see them asleep), and
+ * then each must pass within wait_max / 4 of END.  Whether the attempt
+ * told, in *@told, and whether it passed are returned.
+ */
+static bool end_alone_attempt(bool *told)
+{
+	const uint64_t wait_max = ISPOT_SOLO_WAIT_MAX_NS;
+	const int nwait = 3;
+	const struct ispot_record *end;
+	uint64_t worst = 0, latest_start = 0;
+	struct calls cs;
+	struct scene s;
+	bool good = true;
+	int i;
+
+	scene_start(&s, LEAVE_RETURN, nwait, ISPOT_SOLO_MAX_NS, wait_max, 0);
+	if (wait_waiters_at_gate(s.c.pid, nwait))
+		good = false;
+	ASSERT_EQ(solo(s.g.fd, 0, 0), s.block);
+	for (i = 0; i < nwait; i++)
+		wait_flag(&sh->returned[i]);
+	ASSERT_EQ(reap(s.c.pid), 0);
+	ASSERT_EQ(ispot_ioctl(s.g.fd, ISPOT_IOC_DISABLE, NULL), 0);
+	gsess_expect_no_drops(&s.g);
+	expect_gate_records_sane(&s.g, s.block);
+	end = find_rec(&s.g, ISPOT_REC_SOLO_END, s.block);
+	ASSERT_NE(end, NULL);
+	EXPECT_FALSE(end->data[1] & ISPOT_SOLO_STOPPED);
+	calls_build(&s.g, &cs);
+	for (i = 0; i < nwait; i++) {
+		const struct call *w = call_of(&cs, sh->tids[i],
+					       probe_of(&s.g, gate_work),
+					       NULL);
+		uint64_t start;
+
+		if (!w || !w->gated || !(w->gate & ISPOT_GATE_WAITED)) {
+			TH_LOG("waiter %d: no call that waited", i);
+			good = false;
+			continue;
+		}
+		start = w->t_entry - w->waited;
+		TH_LOG("waiter %d: gate flags %#x, waited %.1f ms", i, w->gate,
+		       w->waited / 1e6);
+		if (start > latest_start)
+			latest_start = start;
+		if ((int64_t)(w->t_entry - end->ts_ns) > (int64_t)worst)
+			worst = w->t_entry - end->ts_ns;
+		good &= !(w->gate & ISPOT_GATE_TIMEOUT);
+	}
+	*told = good && end->ts_ns - latest_start < wait_max / 4;
+	TH_LOG("END %.1f ms after the last wait began; the last waiter "
+	       "passed %.1f ms after END (wait_max %.1f ms)",
+	       ((int64_t)(end->ts_ns - latest_start)) / 1e6,
+	       (int64_t)worst / 1e6, wait_max / 1e6);
+	free(cs.c);
+	gsess_close(&s.g);
+	return good && worst < wait_max / 4;
+}
+
+TEST(end_frees_the_waiters_of_an_idle_holder)
+{
+	bool good = false, told = false;
+	int attempt;
+
+	ispot_require_module();
+	klog_mark();
+	for (attempt = 0; attempt < ATTEMPTS && !(good && told); attempt++)
+		good = end_alone_attempt(&told);
+	EXPECT_TRUE(told);
 	EXPECT_TRUE(good);
 	expect_no_new_splat();
 }
