@@ -6,9 +6,10 @@
  * a uprobe writes into the target's text: the opener of /dev/ispot has
  * CAP_PERFMON (or CAP_SYS_ADMIN), and the caller of SETUP may
  * ptrace-attach to the target (credentials or CAP_SYS_PTRACE, dumpability,
- * LSMs such as Yama).  Tracing stops for good when the target execs a
- * program that leaves it not dumpable (set-user-ID, set-group-ID, file
- * capabilities), as perf_event_exit_task() ends perf's events then.
+ * LSMs such as Yama), by its file-system ids and by its real ones.  Tracing
+ * stops for good when the target execs a program that leaves it not
+ * dumpable (set-user-ID, set-group-ID, file capabilities), as
+ * perf_event_exit_task() ends perf's events then.
  * Documentation/design.rst, "Security model", says why each part is so.
  *
  * A session names a thread group by identity: its signal_struct, which a
@@ -58,8 +59,8 @@ static bool ispot_target_procfs_ok(const struct path *proc,
 	       proc_pid_ns(sb) == ns;
 }
 
-static int ispot_target_may_attach(struct task_struct *thread,
-				   struct mm_struct *mm)
+static int ispot_target_mem_check(struct task_struct *thread,
+				  struct mm_struct *mm)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct path proc, memp;
@@ -108,6 +109,39 @@ static int ispot_target_may_attach(struct task_struct *thread,
 	 */
 	err = mem->private_data == mm ? 0 : -EAGAIN;
 	fput(mem);
+	return err;
+}
+
+/*
+ * The mem file checks the caller by its file-system ids, ptrace(2) and
+ * perf_event_open() by its real ids (PTRACE_MODE_REALCREDS).  A caller
+ * whose two differ (a set-user-ID program) passes both checks: with the
+ * file-system ids alone, such a program handed a pid and an ispot fd
+ * traced its owner's processes for a caller that could not.  The second
+ * check is the same open, its file-system ids the real ones for its
+ * length (override_creds() on a copy: no other id or capability moves).
+ */
+static int ispot_target_may_attach(struct task_struct *thread,
+				   struct mm_struct *mm)
+{
+	const struct cred *saved;
+	struct cred *real;
+	int err;
+
+	err = ispot_target_mem_check(thread, mm);
+	if (err || (uid_eq(current_fsuid(), current_uid()) &&
+		    gid_eq(current_fsgid(), current_gid())))
+		return err;
+	real = prepare_creds();
+	if (!real)
+		return -ENOMEM;
+	real->fsuid = real->uid;
+	real->fsgid = real->gid;
+	saved = override_creds(real);
+	err = ispot_target_mem_check(thread, mm);
+	revert_creds(saved);
+	/* Up to 6.12, revert_creds() drops override_creds()'s reference. */
+	put_cred(real);
 	return err;
 }
 

@@ -17,7 +17,9 @@
  *     entry (in a user namespace of its own) does not get the check run on
  *     itself;
  *   - a set-user-ID helper that makes itself root and execs again (an image
- *     that is dumpable, but runs as root) is not traced either.
+ *     that is dumpable, but runs as root) is not traced either;
+ *   - a set-user-ID program is checked by its real ids as well as its
+ *     file-system ids: no deputy for a caller who could not trace.
  */
 #include <grp.h>
 #include <poll.h>
@@ -929,11 +931,110 @@ TEST(setuid_helper_reexec_as_root_stops_tracing)
 	unlink(SUID_COPY);
 }
 
+/* ---- 8. a set-user-ID deputy -------------------------------------------- */
+
+#define SUID_B_COPY	"/tmp/ispot_privilege_suid_b"
+
+/*
+ * A copy of this binary set-user-ID and set-group-ID to UID_B (its group
+ * too: ptrace compares the groups as well), or a skip if the bits are
+ * ignored.
+ */
+static void make_suid_b_copy(void)
+{
+	char cmd[8192], uid[16];
+	pid_t pid;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "rm -f " SUID_B_COPY " && cp '%s' "
+		 SUID_B_COPY " && chown %d:%d " SUID_B_COPY " && chmod 6755 "
+		 SUID_B_COPY, fn_path, UID_B, UID_B);
+	ASSERT_EQ(system(cmd), 0);
+	snprintf(uid, sizeof(uid), "%d", UID_B);
+	fflush(stdout);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		become(UID_A, UID_A, 0);
+		execl(SUID_B_COPY, "privilege_test", "--euid-is", uid,
+		      (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	ASSERT_TRUE(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 3)
+		SKIP(SUID_B_COPY " does not run set-user-ID here (nosuid?)");
+	ASSERT_EQ(WEXITSTATUS(st), 0);
+}
+
+/*
+ * As @uid with CAP_PERFMON, open /dev/ispot and hand the fd to the
+ * set-ID-B copy, which asks it for @pid: the copy's exit status (0:
+ * set up, 1: EPERM, 2: another error), or -1.
+ */
+static int deputy_setup(uid_t uid, pid_t pid)
+{
+	char fds[16], pids[16];
+	pid_t child;
+	int st, fd;
+
+	fflush(stdout);
+	child = fork();
+	ASSERT_GE(child, 0);
+	if (child == 0) {
+		become(uid, uid, PERFMON_ONLY);
+		/* Not closed on exec: the deputy is handed it. */
+		fd = open(ISPOT_DEV, O_RDWR);
+		if (fd < 0)
+			_exit(5);
+		snprintf(fds, sizeof(fds), "%d", fd);
+		snprintf(pids, sizeof(pids), "%d", (int)pid);
+		execl(SUID_B_COPY, "privilege_test", "--deputy", fds, pids,
+		      (char *)NULL);
+		_exit(6);
+	}
+	ASSERT_EQ(waitpid(child, &st, 0), child);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * A set-user-ID, set-group-ID program is checked by its file-system ids
+ * (its owner's) and by its real ones (its caller's), as perf checks the
+ * real ones: handed an ispot fd and a pid of its owner's by a caller who
+ * may not trace that process, it sets up nothing; run by its owner, it
+ * does.  With the file-system ids alone, the first traced UID_B's process
+ * for UID_A.
+ */
+TEST(setuid_deputy_checked_by_its_real_ids)
+{
+	const struct target_plan p = { .uid = UID_B, .dumpable = 1 };
+	struct target t;
+
+	require_root();
+	find_fn();
+	make_suid_b_copy();
+	target_start(&t, &p);
+	EXPECT_EQ(deputy_setup(UID_A, t.pid), 1);
+	EXPECT_EQ(deputy_setup(UID_B, t.pid), 0);
+	target_kill(&t);
+	unlink(SUID_B_COPY);
+}
+
 int main(int argc, char **argv)
 {
 	/* The set-user-ID copy reports whether it runs as root. */
 	if (argc == 2 && !strcmp(argv[1], "--euid"))
 		return geteuid() == 0 ? 0 : 3;
+	/* Or as the user and group @argv[2]. */
+	if (argc == 3 && !strcmp(argv[1], "--euid-is"))
+		return geteuid() == (uid_t)atoi(argv[2]) &&
+		       getegid() == (gid_t)atoi(argv[2]) ? 0 : 3;
+	/* The set-ID-B copy as a deputy: SETUP on fd @argv[2]. */
+	if (argc == 4 && !strcmp(argv[1], "--deputy")) {
+		int ret = ispot_setup(atoi(argv[2]), atoi(argv[3]), 16, NULL);
+
+		return !ret ? 0 : ret == -EPERM ? 1 : 2;
+	}
 	/*
 	 * The set-user-ID copy as a helper: root in every id, then exec
 	 * @argv[2] --call-wait @argv[3] @argv[4].  That image is dumpable
