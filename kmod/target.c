@@ -115,33 +115,41 @@ static int ispot_target_mem_check(struct task_struct *thread,
 /*
  * The mem file checks the caller by its file-system ids, ptrace(2) and
  * perf_event_open() by its real ids (PTRACE_MODE_REALCREDS).  A caller
- * whose two differ (a set-user-ID program) passes both checks: with the
- * file-system ids alone, such a program handed a pid and an ispot fd
- * traced its owner's processes for a caller that could not.  The second
- * check is the same open, its file-system ids the real ones for its
- * length (override_creds() on a copy: no other id or capability moves).
+ * whose two differ (a set-user-ID program, a daemon after seteuid() or
+ * setfsuid()) must pass both: with the file-system ids alone, such a
+ * program handed a pid and an ispot fd traced its owner's processes for
+ * a caller that could not.  The second check is the same open, its
+ * file-system ids the real ones for its length (override_creds() on a
+ * copy: no other id, capability or label moves).  Its mode stays ATTACH
+ * with FSCREDS, so it is at least as strict as REALCREDS: capabilities
+ * are compared as the first check compares them.
  */
 static int ispot_target_may_attach(struct task_struct *thread,
 				   struct mm_struct *mm)
 {
 	const struct cred *saved;
-	struct cred *real;
+	struct cred *rcred;
 	int err;
 
 	err = ispot_target_mem_check(thread, mm);
 	if (err || (uid_eq(current_fsuid(), current_uid()) &&
 		    gid_eq(current_fsgid(), current_gid())))
 		return err;
-	real = prepare_creds();
-	if (!real)
+	rcred = prepare_creds();
+	if (!rcred)
 		return -ENOMEM;
-	real->fsuid = real->uid;
-	real->fsgid = real->gid;
-	saved = override_creds(real);
+	rcred->fsuid = rcred->uid;
+	rcred->fsgid = rcred->gid;
+	/*
+	 * Open-coded, not the override_creds class guard: 5.10 and 6.1 have
+	 * none.  Up to 6.12 override_creds() takes a reference that
+	 * revert_creds() drops, in 7.2 neither does; on every version the
+	 * put drops prepare_creds()' own, after the revert.
+	 */
+	saved = override_creds(rcred);
 	err = ispot_target_mem_check(thread, mm);
 	revert_creds(saved);
-	/* Up to 6.12, revert_creds() drops override_creds()'s reference. */
-	put_cred(real);
+	put_cred(rcred);
 	return err;
 }
 
