@@ -39,7 +39,13 @@
 
 #define UID_A		1000	/* the tracer's user, and its targets' */
 #define UID_B		1001	/* another user */
-#define SUID_COPY	"/tmp/ispot_privilege_suid"
+/*
+ * The set-user-ID-root copy (make_suid_copy()) lets whoever runs it exec
+ * any file as root (--root-exec): it lives in a directory that only root
+ * and UID_A's group may enter, made afresh.
+ */
+#define SUID_DIR	"/tmp/ispot_privilege"
+#define SUID_COPY	SUID_DIR "/suid"
 
 static volatile int sink;
 
@@ -409,9 +415,10 @@ static void make_suid_copy(void)
 	pid_t pid;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "rm -f " SUID_COPY " && cp '%s' " SUID_COPY
-		 " && chown 0:0 "
-		 SUID_COPY " && chmod 4755 " SUID_COPY, fn_path);
+	snprintf(cmd, sizeof(cmd), "rm -rf " SUID_DIR " && mkdir -m 0710 "
+		 SUID_DIR " && chown 0:%d " SUID_DIR " && cp '%s' " SUID_COPY
+		 " && chown 0:0 " SUID_COPY " && chmod 4755 " SUID_COPY, UID_A,
+		 fn_path);
 	ASSERT_EQ(system(cmd), 0);
 	/* Does it run with euid 0 for another user? */
 	fflush(stdout);
@@ -424,8 +431,11 @@ static void make_suid_copy(void)
 	}
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	ASSERT_TRUE(WIFEXITED(st));
-	if (WEXITSTATUS(st) == 3)
+	if (WEXITSTATUS(st) == 3) {
+		unlink(SUID_COPY);
+		rmdir(SUID_DIR);
 		SKIP(SUID_COPY " does not run set-user-ID here (nosuid?)");
+	}
 	ASSERT_EQ(WEXITSTATUS(st), 0);
 }
 
@@ -497,6 +507,7 @@ static void suid_exec_case(int perfmon_tracer)
 	}
 	target_kill(&t);
 	unlink(SUID_COPY);
+	rmdir(SUID_DIR);
 }
 
 TEST(suid_exec_stops_tracing_perfmon_tracer)
@@ -929,11 +940,13 @@ TEST(setuid_helper_reexec_as_root_stops_tracing)
 		target_kill(&t);
 	}
 	unlink(SUID_COPY);
+	rmdir(SUID_DIR);
 }
 
 /* ---- 8. a set-user-ID deputy -------------------------------------------- */
 
-#define SUID_B_COPY	"/tmp/ispot_privilege_suid_b"
+#define SUID_B_DIR	"/tmp/ispot_privilege_b"
+#define SUID_B_COPY	SUID_B_DIR "/suid"
 
 /*
  * A copy of this binary set-user-ID and set-group-ID to UID_B (its group
@@ -946,9 +959,10 @@ static void make_suid_b_copy(void)
 	pid_t pid;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "rm -f " SUID_B_COPY " && cp '%s' "
-		 SUID_B_COPY " && chown %d:%d " SUID_B_COPY " && chmod 6755 "
-		 SUID_B_COPY, fn_path, UID_B, UID_B);
+	snprintf(cmd, sizeof(cmd), "rm -rf " SUID_B_DIR " && mkdir -m 0711 "
+		 SUID_B_DIR " && cp '%s' " SUID_B_COPY " && chown %d:%d "
+		 SUID_B_COPY " && chmod 6755 " SUID_B_COPY, fn_path, UID_B,
+		 UID_B);
 	ASSERT_EQ(system(cmd), 0);
 	snprintf(uid, sizeof(uid), "%d", UID_B);
 	fflush(stdout);
@@ -964,6 +978,7 @@ static void make_suid_b_copy(void)
 	ASSERT_TRUE(WIFEXITED(st));
 	if (WEXITSTATUS(st) == 3) {
 		unlink(SUID_B_COPY);
+		rmdir(SUID_B_DIR);
 		SKIP(SUID_B_COPY " does not run set-user-ID here (nosuid?)");
 	}
 	ASSERT_EQ(WEXITSTATUS(st), 0);
@@ -1021,6 +1036,7 @@ TEST(setuid_deputy_checked_by_its_real_ids)
 	EXPECT_EQ(deputy_setup(UID_B, t.pid), 0);
 	target_kill(&t);
 	unlink(SUID_B_COPY);
+	rmdir(SUID_B_DIR);
 }
 
 int main(int argc, char **argv)

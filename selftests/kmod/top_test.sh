@@ -39,7 +39,10 @@ screen() { T capture-pane -p -t top; }
 # interactive shell would, its job being in a process group of its own.
 pane() {
 	T kill-server 2>/dev/null
-	rm -f "$tmp/status" "$tmp/stty"
+	# A new client that finds the old server's socket may connect to it
+	# as it dies ("server exited unexpectedly"): without the socket, it
+	# starts a server of its own.
+	rm -f "$tmp/tmux.sock" "$tmp/status" "$tmp/stty"
 	T new-session -d -s top -x 120 -y 30 \
 		"trap : INT; $1; echo \"EXIT=\$?\" >$tmp/status; stty -a >$tmp/stty; echo PANE-DONE; sleep 100000"
 }
