@@ -36,11 +36,11 @@
  * call for wait_max_ns opens the gate for the rest of its block: a holder
  * that waits for another thread of the gate, or never returns, costs one
  * timeout.  One that stays between calls that long is done with the block
- * (gate_wait.c, ispot_gate_open_idle()).  Once the block has ended, such a wait frees
- * the gate instead, for the next block.  A wait that reaches its bound in
- * a later block (the reader started it at once) passes beside that
- * block's holder, whose current or next call it displaces, and changes
- * nothing else.
+ * (gate_wait.c, ispot_gate_open_idle()).  Once the block has ended, such
+ * a wait frees the gate instead, for the next block.  A wait that reaches
+ * its bound in a later block (the reader started it at once) passes
+ * beside that block's holder, whose current or next call it displaces,
+ * and changes nothing else.
  *
  * Who writes what (struct ispot_gate):
  *   block, deadline, wait_max_ns, open_block: the ioctls, under the

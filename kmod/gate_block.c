@@ -128,9 +128,9 @@ int ispot_gate_solo(struct ispot_session *s, u64 duration_ns, u64 wait_max_ns,
 		ispot_gate_free_idle(g, READ_ONCE(g->holder));
 		/*
 		 * The waiters see the block's early end at once, not at
-		 * their next look: their waits are bounded from it (gate_wait.c,
-		 * ispot_gate_wait(); one about to sleep sees the deadline
-		 * END cleared, ispot_gate_sleep()).
+		 * their next look: their waits are bounded from it
+		 * (gate_wait.c, ispot_gate_wait(); one about to sleep sees
+		 * the deadline END cleared, ispot_gate_sleep()).
 		 */
 		wake_up_all(&g->wq);
 		*block = g->block;

@@ -344,8 +344,8 @@ bool ispot_gate_again(struct ispot_session *s, u64 sp, u64 now,
 
 /*
  * An entry of a gated function: outside solo blocks, with nobody holding
- * the gate, two reads.  Otherwise it may wait (gate_wait.c); returns whether a
- * GATE record is due, described by @pass.
+ * the gate, two reads.  Otherwise it may wait (gate_wait.c); returns
+ * whether a GATE record is due, described by @pass.
  */
 static __always_inline bool ispot_gate_enter(struct ispot_session *s, u64 sp,
 					     struct ispot_gate_pass *pass)

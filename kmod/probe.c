@@ -5,10 +5,10 @@
  * offset may be probed is probe_file.c's.
  *
  * The handlers are the hot path.  They take no lock, allocate nothing and
- * never sleep, except at the gate of a solo block (gate_wait.c): they check that
- * the hit belongs to the traced thread group, bump per-CPU counters, and,
- * unless the probe only counts, write one record into the current CPU's
- * ring with preemption disabled.
+ * never sleep, except at the gate of a solo block (gate_wait.c): they
+ * check that the hit belongs to the traced thread group, bump per-CPU
+ * counters, and, unless the probe only counts, write one record into the
+ * current CPU's ring with preemption disabled.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -184,8 +184,8 @@ static bool not_opened(int rc)
  * target the files it can rename into a directory it may write, and
  * hard links where protected_hardlinks is off: of those, only one made
  * after the mapped file was unlinked can take its inode number (the
- * known gap, Documentation/evaluation.rst).  A caller that reads no file its
- * user could not takes the path's file as it is (it learns nothing),
+ * known gap, Documentation/evaluation.rst).  A caller that reads no file
+ * its user could not takes the path's file as it is (it learns nothing),
  * which keeps names on btrfs and overlayfs, whose files show numbers
  * other than the mapping's.  NULL: no object; its addresses are named as
  * file offsets.
