@@ -40,12 +40,15 @@
 #define UID_A		1000	/* the tracer's user, and its targets' */
 #define UID_B		1001	/* another user */
 /*
- * The set-user-ID-root copy (make_suid_copy()) lets whoever runs it exec
- * any file as root (--root-exec): it lives in a directory that only root
- * and UID_A's group may enter, made afresh.
+ * The set-user-ID-root copy (root_copy) lets whoever runs it exec any
+ * file as root (--root-exec): it lives in a directory that only root and
+ * UID_A's group may enter.  The set-ID-UID_B one (b_copy) gives only that
+ * user's ids.
  */
 #define SUID_DIR	"/tmp/ispot_privilege"
 #define SUID_COPY	SUID_DIR "/suid"
+#define SUID_B_DIR	"/tmp/ispot_privilege_b"
+#define SUID_B_COPY	SUID_B_DIR "/suid"
 
 static volatile int sink;
 
@@ -406,35 +409,66 @@ TEST(perfmon_only_own_uid_dumpable_is_traced)
 /* ---- 3. a set-user-ID exec ends the tracing --------------------------- */
 
 /*
- * A setuid-root copy of this binary: the probed function at the same
- * offset in another file.  Skips if the filesystem ignores the bit.
+ * A set-ID copy of this binary (the probed function at the same offset in
+ * another file), in a directory of its own made afresh.
  */
-static void make_suid_copy(void)
+struct setid_copy {
+	const char *dir, *path;
+	int dir_mode;		/* the directory's, */
+	gid_t dir_gid;		/* and its group (owner root) */
+	uid_t uid;		/* the copy's owner */
+	gid_t gid;
+	int mode;		/* with its set-ID bits */
+	gid_t egid;		/* UID_A runs it as uid:egid */
+};
+
+static const struct setid_copy root_copy = {
+	.dir = SUID_DIR, .path = SUID_COPY, .dir_mode = 0710,
+	.dir_gid = UID_A, .uid = 0, .gid = 0, .mode = 04755, .egid = UID_A,
+};
+
+/* Its group too: ptrace compares the groups as well. */
+static const struct setid_copy b_copy = {
+	.dir = SUID_B_DIR, .path = SUID_B_COPY, .dir_mode = 0711,
+	.dir_gid = 0, .uid = UID_B, .gid = UID_B, .mode = 06755,
+	.egid = UID_B,
+};
+
+static void setid_copy_remove(const struct setid_copy *c)
 {
-	char cmd[8192];
+	unlink(c->path);
+	rmdir(c->dir);
+}
+
+/* Make @c, and see UID_A run it with its ids; skips if the bits are ignored. */
+static void setid_copy_make(const struct setid_copy *c)
+{
+	char cmd[8192], euid[16], egid[16];
 	pid_t pid;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "rm -rf " SUID_DIR " && mkdir -m 0710 "
-		 SUID_DIR " && chown 0:%d " SUID_DIR " && cp '%s' " SUID_COPY
-		 " && chown 0:0 " SUID_COPY " && chmod 4755 " SUID_COPY, UID_A,
-		 fn_path);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s && mkdir -m %o %s && "
+		 "chown 0:%d %s && cp '%s' %s && chown %d:%d %s && "
+		 "chmod %o %s", c->dir, c->dir_mode, c->dir, (int)c->dir_gid,
+		 c->dir, fn_path, c->path, (int)c->uid, (int)c->gid, c->path,
+		 c->mode, c->path);
 	ASSERT_EQ(system(cmd), 0);
-	/* Does it run with euid 0 for another user? */
+	snprintf(euid, sizeof(euid), "%d", (int)c->uid);
+	snprintf(egid, sizeof(egid), "%d", (int)c->egid);
 	fflush(stdout);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		become(UID_A, UID_A, 0);
-		execl(SUID_COPY, "privilege_test", "--euid", (char *)NULL);
+		execl(c->path, "privilege_test", "--ids-are", euid, egid,
+		      (char *)NULL);
 		_exit(127);
 	}
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	ASSERT_TRUE(WIFEXITED(st));
 	if (WEXITSTATUS(st) == 3) {
-		unlink(SUID_COPY);
-		rmdir(SUID_DIR);
-		SKIP(SUID_COPY " does not run set-user-ID here (nosuid?)");
+		setid_copy_remove(c);
+		SKIP("%s does not run set-ID here (nosuid?)", c->path);
 	}
 	ASSERT_EQ(WEXITSTATUS(st), 0);
 }
@@ -498,7 +532,7 @@ static void suid_exec_case(int perfmon_tracer)
 
 	require_root();
 	find_fn();
-	make_suid_copy();
+	setid_copy_make(&root_copy);
 	target_start(&t, &p);
 	if (perfmon_tracer) {
 		run_as(UID_A, PERFMON_ONLY, trace_across_suid_exec, &t);
@@ -506,8 +540,7 @@ static void suid_exec_case(int perfmon_tracer)
 		trace_across_suid_exec(&t);
 	}
 	target_kill(&t);
-	unlink(SUID_COPY);
-	rmdir(SUID_DIR);
+	setid_copy_remove(&root_copy);
 }
 
 TEST(suid_exec_stops_tracing_perfmon_tracer)
@@ -929,7 +962,7 @@ TEST(setuid_helper_reexec_as_root_stops_tracing)
 
 	require_root();
 	find_fn();
-	make_suid_copy();
+	setid_copy_make(&root_copy);
 	for (probe_copy = 0; probe_copy < 2; probe_copy++) {
 		rx.t = &t;
 		rx.probe_copy = probe_copy;
@@ -939,50 +972,10 @@ TEST(setuid_helper_reexec_as_root_stops_tracing)
 		EXPECT_TRUE(ids_all_root(t.pid));
 		target_kill(&t);
 	}
-	unlink(SUID_COPY);
-	rmdir(SUID_DIR);
+	setid_copy_remove(&root_copy);
 }
 
 /* ---- 8. a set-user-ID deputy -------------------------------------------- */
-
-#define SUID_B_DIR	"/tmp/ispot_privilege_b"
-#define SUID_B_COPY	SUID_B_DIR "/suid"
-
-/*
- * A copy of this binary set-user-ID and set-group-ID to UID_B (its group
- * too: ptrace compares the groups as well), or a skip if the bits are
- * ignored.
- */
-static void make_suid_b_copy(void)
-{
-	char cmd[8192], uid[16];
-	pid_t pid;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "rm -rf " SUID_B_DIR " && mkdir -m 0711 "
-		 SUID_B_DIR " && cp '%s' " SUID_B_COPY " && chown %d:%d "
-		 SUID_B_COPY " && chmod 6755 " SUID_B_COPY, fn_path, UID_B,
-		 UID_B);
-	ASSERT_EQ(system(cmd), 0);
-	snprintf(uid, sizeof(uid), "%d", UID_B);
-	fflush(stdout);
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		become(UID_A, UID_A, 0);
-		execl(SUID_B_COPY, "privilege_test", "--euid-is", uid,
-		      (char *)NULL);
-		_exit(127);
-	}
-	ASSERT_EQ(waitpid(pid, &st, 0), pid);
-	ASSERT_TRUE(WIFEXITED(st));
-	if (WEXITSTATUS(st) == 3) {
-		unlink(SUID_B_COPY);
-		rmdir(SUID_B_DIR);
-		SKIP(SUID_B_COPY " does not run set-user-ID here (nosuid?)");
-	}
-	ASSERT_EQ(WEXITSTATUS(st), 0);
-}
 
 /*
  * As @uid with CAP_PERFMON, open /dev/ispot and hand the fd to the
@@ -1030,24 +1023,20 @@ TEST(setuid_deputy_checked_by_its_real_ids)
 
 	require_root();
 	find_fn();
-	make_suid_b_copy();
+	setid_copy_make(&b_copy);
 	target_start(&t, &p);
 	EXPECT_EQ(deputy_setup(UID_A, t.pid), 1);
 	EXPECT_EQ(deputy_setup(UID_B, t.pid), 0);
 	target_kill(&t);
-	unlink(SUID_B_COPY);
-	rmdir(SUID_B_DIR);
+	setid_copy_remove(&b_copy);
 }
 
 int main(int argc, char **argv)
 {
-	/* The set-user-ID copy reports whether it runs as root. */
-	if (argc == 2 && !strcmp(argv[1], "--euid"))
-		return geteuid() == 0 ? 0 : 3;
-	/* Or as the user and group @argv[2]. */
-	if (argc == 3 && !strcmp(argv[1], "--euid-is"))
+	/* A set-ID copy reports whether it runs as @argv[2]:@argv[3]. */
+	if (argc == 4 && !strcmp(argv[1], "--ids-are"))
 		return geteuid() == (uid_t)atoi(argv[2]) &&
-		       getegid() == (gid_t)atoi(argv[2]) ? 0 : 3;
+		       getegid() == (gid_t)atoi(argv[3]) ? 0 : 3;
 	/* The set-ID-B copy as a deputy: SETUP on fd @argv[2]. */
 	if (argc == 4 && !strcmp(argv[1], "--deputy")) {
 		int ret = ispot_setup(atoi(argv[2]), atoi(argv[3]), 16, NULL);
