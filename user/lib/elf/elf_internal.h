@@ -338,12 +338,33 @@ int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
 		      uint64_t *bias);
 
 /*
- * elf_objcache.c: the objects read for one process's file mappings (pid
- * 0: the caller's), kept while the maps name them, within a bound.
+ * elf_maps.c: a process, known by its pid and its start time.  A pid
+ * comes round again to another process after the first exits, and that
+ * one's files have the same names (its map_files entries too, where it
+ * maps a file at the same addresses): what is read by the pid is the
+ * process's only if elf_proc_same() says so after the read.  Pid 0 (or
+ * less) is the caller.
+ */
+struct elf_proc {
+	pid_t pid;		/* 0: the caller */
+	uint64_t start_time;	/* clock ticks since boot (tasks.h) */
+};
+
+void elf_proc_init(struct elf_proc *p, pid_t pid);
+/* Whether @p's pid is still its process's, and it still has memory. */
+bool elf_proc_same(const struct elf_proc *p);
+/* elf_maps_read(), of @p's process (-ESRCH: not, or no longer). */
+int elf_proc_maps_read(const struct elf_proc *p, struct elf_map **maps,
+		       size_t *n, char *err, size_t errlen);
+
+/*
+ * elf_objcache.c: the objects read for one process's file mappings (@proc:
+ * the caller's if its pid is 0), kept while the maps name them, within a
+ * bound.
  */
 struct elf_cached_obj;
 struct elf_objcache {
-	pid_t pid;
+	struct elf_proc proc;
 	struct elf_cached_obj *objs;
 	size_t nobjs, capobjs;
 	/* What the objects hold, against the bound (elf.h). */
@@ -351,7 +372,7 @@ struct elf_objcache {
 	bool held_noted;
 };
 
-void elf_objcache_init(struct elf_objcache *c, pid_t pid);
+void elf_objcache_init(struct elf_objcache *c, const struct elf_proc *proc);
 void elf_objcache_free(struct elf_objcache *c);
 /*
  * The object of file mapping @m, one of the snapshot @maps[0..@nmaps):

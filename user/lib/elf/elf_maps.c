@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/PID/maps: reading it, finding an object among the mappings, and
- * the load bias an object was mapped with.
+ * /proc/PID/maps: reading it, of one process (struct elf_proc), finding
+ * an object among the mappings, and the load bias an object was mapped
+ * with.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
+#include "trace/tasks.h"
 #include "util/array.h"
 #include "util/path.h"
 
@@ -50,28 +52,43 @@ static int parse_maps_line(char *line, struct elf_map *m)
 	return m->path ? 0 : -ENOMEM;
 }
 
+void elf_proc_init(struct elf_proc *p, pid_t pid)
+{
+	p->pid = pid > 0 ? pid : 0;
+	/* Gone already: its maps say so, in the words of their open. */
+	if (p->pid && proc_start_time(pid, &p->start_time))
+		p->start_time = UINT64_MAX;
+}
+
 /*
- * Whether process @pid still has its memory: one past exit_mm() shows a
- * size of 0 in statm, and never gets memory back.
+ * Whether @p's pid is still its process's (pid 0, the caller, always
+ * is), and that process still has its memory: one past exit_mm() shows
+ * a size of 0 in statm, and never gets memory back.  The start time is
+ * read last: while it is the process's, the pid was never another's, so
+ * all read before it by the pid was of the process.
  */
-static bool maps_owner_alive(pid_t pid)
+bool elf_proc_same(const struct elf_proc *p)
 {
 	char fname[64];
 	unsigned long size;
+	uint64_t start;
 	bool alive;
 	FILE *fp;
 
-	snprintf(fname, sizeof(fname), "/proc/%d/statm", (int)pid);
+	if (!p->pid)
+		return true;
+	snprintf(fname, sizeof(fname), "/proc/%d/statm", (int)p->pid);
 	fp = fopen(fname, "re");
 	if (!fp)
 		return false;
 	alive = fscanf(fp, "%lu", &size) == 1 && size;
 	fclose(fp);
-	return alive;
+	return alive && !proc_start_time(p->pid, &start) &&
+	       start == p->start_time;
 }
 
-int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
-		  char *err, size_t errlen)
+int elf_proc_maps_read(const struct elf_proc *p, struct elf_map **maps,
+		       size_t *n, char *err, size_t errlen)
 {
 	struct elf_map *v = NULL;
 	size_t nv = 0, cap = 0, linecap = 0;
@@ -81,8 +98,8 @@ int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
 
 	*maps = NULL;
 	*n = 0;
-	if (pid > 0)
-		snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)pid);
+	if (p->pid)
+		snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)p->pid);
 	else
 		snprintf(fname, sizeof(fname), "/proc/self/maps");
 	fp = fopen(fname, "re");
@@ -114,16 +131,26 @@ int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
 	 * next read finds none and ends the file, and what came before is
 	 * only the lowest mappings, without the libraries above.  Memory
 	 * dropped stays dropped, so if it is there now, the end was real.
+	 * And the maps are of another process if the pid came round to one.
 	 */
-	if (pid > 0 && !maps_owner_alive(pid)) {
+	if (!elf_proc_same(p)) {
 		elf_maps_free(v, nv);
 		return elf_fail(err, errlen, -ESRCH,
 				"process %d exited while %s was read",
-				(int)pid, fname);
+				(int)p->pid, fname);
 	}
 	*maps = v;
 	*n = nv;
 	return 0;
+}
+
+int elf_maps_read(pid_t pid, struct elf_map **maps, size_t *n,
+		  char *err, size_t errlen)
+{
+	struct elf_proc p;
+
+	elf_proc_init(&p, pid);
+	return elf_proc_maps_read(&p, maps, n, err, errlen);
 }
 
 const struct elf_map *elf_maps_find(const struct elf_map *maps, size_t n,

@@ -26,10 +26,10 @@ struct elf_cached_obj {
 	struct elf_obj *o;	/* NULL: not a usable ELF file */
 };
 
-void elf_objcache_init(struct elf_objcache *c, pid_t pid)
+void elf_objcache_init(struct elf_objcache *c, const struct elf_proc *proc)
 {
 	memset(c, 0, sizeof(*c));
-	c->pid = pid;
+	c->proc = *proc;
 	c->hold_max = elf_limit(ELF_LIMIT_READ);
 }
 
@@ -151,18 +151,27 @@ static bool is_mapped_file(const struct elf_obj *o, const struct elf_map *m)
 /*
  * The file @m maps, through /proc/PID/map_files (which needs
  * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), named @name: 0 or -errno.
+ * -ESRCH if the pid is another process's by the end of the read (one
+ * that maps a file at the very addresses has an entry of the same name).
  * Not checked against the mapping's inode: overlayfs shows other numbers
- * there on some kernels.  (A pid reused since the maps were read, by a
- * process that maps a file at the very same addresses, would be read.)
+ * there on some kernels.
  */
 static int load_mapped(const struct elf_objcache *c, const struct elf_map *m,
 		       const char *name, struct elf_obj **out)
 {
 	char alt[96];
+	int rc;
 
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 c->pid > 0 ? (int)c->pid : (int)getpid(), m->start, m->end);
-	return elf_obj_load_as(alt, name, 0, out, NULL, 0);
+		 c->proc.pid ? (int)c->proc.pid : (int)getpid(), m->start,
+		 m->end);
+	rc = elf_obj_load_as(alt, name, 0, out, NULL, 0);
+	if (!rc && !elf_proc_same(&c->proc)) {
+		elf_obj_free(*out);
+		*out = NULL;
+		rc = -ESRCH;
+	}
+	return rc;
 }
 
 /* Whether map_files said no, or had no such entry (vs. no ELF file). */

@@ -31,7 +31,7 @@ static void sz_named_free(struct sz_named *n)
 }
 
 struct elf_symbolizer {
-	pid_t pid;
+	struct elf_proc proc;	/* the process: not its pid's next one */
 	struct elf_map *maps;
 	size_t nmaps;
 	struct elf_objcache objs;	/* what its mappings' files hold */
@@ -51,9 +51,9 @@ static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
 	*out = NULL;
 	if (!s)
 		return elf_fail(err, errlen, -ENOMEM, "out of memory");
-	s->pid = pid;
-	elf_objcache_init(&s->objs, pid);
-	rc = elf_maps_read(pid, &s->maps, &s->nmaps, err, errlen);
+	elf_proc_init(&s->proc, pid);
+	elf_objcache_init(&s->objs, &s->proc);
+	rc = elf_proc_maps_read(&s->proc, &s->maps, &s->nmaps, err, errlen);
 	if (rc) {
 		free(s);
 		return rc;
@@ -76,7 +76,6 @@ struct elf_symbolizer *elf_symbolizer_frozen(void)
 	struct elf_symbolizer *s = calloc(1, sizeof(*s));
 
 	if (s) {
-		s->pid = -1;
 		s->frozen = true;
 		s->sorted = true;
 	}
@@ -264,7 +263,7 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 
 	if (s->frozen)
 		return elf_fail(err, errlen, -ESRCH, "no process to read");
-	rc = elf_maps_read(s->pid, &nm, &nn, err, errlen);
+	rc = elf_proc_maps_read(&s->proc, &nm, &nn, err, errlen);
 	/*
 	 * Gone, or exiting (a zombie has no maps left, and one that exits
 	 * while they are read leaves a part): the last snapshot is all
