@@ -14,8 +14,8 @@
 
 #include "discover_internal.h"
 #include "procfs.h"
-#include "trace/tasks.h"
 #include "util/array.h"
+#include "util/procstat.h"
 
 /* The start time of a --pid that named no process at discover_new(). */
 #define DISCOVER_NO_PROCESS	UINT64_MAX
@@ -307,6 +307,16 @@ err_nomem:
 	snprintf(err, errlen, "out of memory");
 	discover_free(d);
 	return NULL;
+}
+
+void discover_keep_pids(struct discover *d, const struct discover *old)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->nr_pids; i++)
+		for (j = 0; j < old->nr_pids; j++)
+			if (d->pids[i] == old->pids[j])
+				d->pid_start[i] = old->pid_start[j];
 }
 
 void discover_free(struct discover *d)

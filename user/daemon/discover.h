@@ -78,6 +78,13 @@ struct discover *discover_new(const pid_t *pids, size_t nr_pids,
 			      const char *const *cgroups, size_t nr_cgroups,
 			      char *err, size_t errlen);
 void discover_free(struct discover *d);
+/*
+ * A reload: each --pid of @d that @old had too names the process it
+ * named in @old, not the one that has the pid now (the first may have
+ * exited, and its pid gone to another user's process), so that reading
+ * the configuration again never adds a process.
+ */
+void discover_keep_pids(struct discover *d, const struct discover *old);
 
 /* The connector's socket, to poll for POLLIN; -1 when only scanning. */
 int discover_fd(const struct discover *d);

@@ -33,8 +33,8 @@
 #include "module_watch.h"
 #include "notify.h"
 #include "target.h"
-#include "trace/tasks.h"
 #include "util/array.h"
+#include "util/procstat.h"
 
 struct ispotd {
 	struct ispotd_config cfg;
@@ -167,18 +167,24 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 		       uint64_t now)
 {
 	struct target *tg;
+	int err;
 
 	if (ARRAY_RESERVE(d->targets, d->cap_targets, d->nr_targets + 1)) {
 		ispot_error("out of memory adding pid %d", (int)p->pid);
 		return;
 	}
 	tg = &d->targets[d->nr_targets];
-	if (target_init(tg, p->pid, p->start_time, target_source(d, p),
-			d->cfg.budget, d->mod.call_cost_ns, d->mod.session_ns,
-			now, d->window_start + d->cfg.window_ns,
-			d->cfg.window_ns)) {
+	err = target_init(tg, p->pid, p->start_time, target_source(d, p),
+			  d->cfg.budget, d->mod.call_cost_ns,
+			  d->mod.session_ns, now,
+			  d->window_start + d->cfg.window_ns,
+			  d->cfg.window_ns);
+	if (err) {
 		target_free(tg);
-		ispot_error("out of memory adding pid %d", (int)p->pid);
+		/* Gone since it was found: discovery forgets it too. */
+		if (err != -ESRCH)
+			ispot_error("out of memory adding pid %d",
+				    (int)p->pid);
 		return;
 	}
 	tg->win.observer = ispotd_observe;
@@ -353,6 +359,7 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 		ispot_say("keeping the previous targets");
 		d->disc = old;
 	} else {
+		discover_keep_pids(d->disc, old);
 		discover_free(old);
 	}
 	if (ispotd_open_log(d))

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "target.h"
-#include "trace/tasks.h"
 #include "util/array.h"
 #include "util/errors.h"
+#include "util/procstat.h"
 
 /*
  * What a sample is taken to cost before a profile was seen, in probed
@@ -48,9 +48,23 @@ static uint64_t target_cpu(struct target *tg)
 }
 
 /*
+ * Whether the target's pid is still its own: a read of the pid made
+ * before this says true was of the target (a pid that has its start time
+ * was never another process's).  A pid given to another process since is
+ * not the target, though kill(pid, 0) finds it.
+ */
+static bool target_same(const struct target *tg)
+{
+	uint64_t start;
+
+	return !proc_start_time(tg->pid, &start) && start == tg->start_time;
+}
+
+/*
  * The target's own CPU time a wall ns over its life so far (0 when
- * /proc's ticks cannot tell yet): with the rate since it was found, what
- * the budget's first window goes by (target_tick()).
+ * /proc's ticks cannot tell yet, or its pid is another's): with the rate
+ * since it was found, what the budget's first window goes by
+ * (target_tick()).
  */
 static double target_life_rate(const struct target *tg)
 {
@@ -60,7 +74,7 @@ static double target_life_rate(const struct target *tg)
 
 	if (hz <= 0)
 		hz = 100;
-	if (task_times(tg->pid, &start, &cpu) ||
+	if (task_times(tg->pid, &start, &cpu) || start != tg->start_time ||
 	    clock_gettime(CLOCK_BOOTTIME, &ts))
 		return 0;
 	up = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -150,7 +164,10 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	tg->found_ns = now;
 	tg->cpu_window = tg->cpu_found = target_cpu(tg);
 	target_schedule(tg, now);
-	return window_set_init(&tg->win, pid, now);
+	if (window_set_init(&tg->win, pid, now))
+		return -ENOMEM;
+	/* Its exe and CPUs, read by the pid, are another's if it is gone. */
+	return target_same(tg) ? 0 : -ESRCH;
 }
 
 void target_free(struct target *tg)
@@ -188,6 +205,8 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 
 	if (trace_open(t, o, MODE_ATTACH))
 		goto fail;
+	/* The objects resolved are checked by trace_start()'s setup. */
+	t->pid_start = tg->start_time;
 	if (trace_resolve(t, tg->pid, NULL))
 		goto fail;
 	if (ARRAY_RESERVE(tg->ids, tg->cap_ids, t->nr_funcs + 1)) {
@@ -316,6 +335,14 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 	uint64_t cost;
 
 	picker_join(p);
+	/*
+	 * A profile of the pid's next process is none of the target's: not
+	 * kept, so that the last window shows none of it.
+	 */
+	if (!target_same(tg)) {
+		tg->gone = true;
+		return;
+	}
 	n = a->nr < au->max ? a->nr : au->max;
 	tg->picked = true;
 	repick_reset(&tg->repick);
@@ -328,10 +355,6 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 						  (double)cost /
 						  (double)p->duration_ns);
 	budget_charge(&tg->budget, cost, now);
-	if (p->ret && kill(tg->pid, 0) && errno == ESRCH) {
-		tg->gone = true;
-		return;
-	}
 	if (p->ret) {
 		target_say_once(tg, p->err);
 	} else if (n) {
@@ -443,7 +466,7 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 	tg->opts.syms = tg->picks;
 	tg->opts.nr_syms = tg->nr_picks;
 	if (target_arm(tg, &tg->opts)) {
-		if (kill(tg->pid, 0) && errno == ESRCH)
+		if (!target_same(tg))
 			tg->gone = true;
 		else
 			target_backoff(tg, now);

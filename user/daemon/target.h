@@ -87,7 +87,9 @@ struct target {
 /*
  * Start tracing @pid at @now, in a window of ispotd's that ends at
  * @window_end; the next ones are @window_ns long.  @call_cost_ns and
- * @session_ns are calibrate_call_cost()'s.
+ * @session_ns are calibrate_call_cost()'s.  0, -ENOMEM, or -ESRCH if
+ * the process that started at @start_time is gone (its pid may be
+ * another's): either way target_free() it.
  */
 int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 		const char *cgroup, double budget, double call_cost_ns,

@@ -205,7 +205,7 @@ void window_burst_end(struct window_set *w, struct trace *t)
 		       t->open_at_stop;
 	/* The first burst that saw the objects mapped names things. */
 	if (!w->sym)
-		w->sym = elf_symbolizer_new(t->sum.pid, NULL, 0);
+		w->sym = trace_symbolizer_new(t);
 
 	n = t->pipe->tl ? timeline_futexes(t->pipe->tl, &f) : 0;
 	for (i = 0; i < n; i++) {

@@ -36,7 +36,8 @@
 
 #include "ispot_test.h"
 #include "discover.h"
-#include "trace/tasks.h"
+#include "pid_reuse.h"
+#include "util/procstat.h"
 
 #define WAIT_NS		(5 * 1000000000ull)
 #define SLEEP_ARG	"60"	/* a leftover sleep ends on its own */
@@ -646,50 +647,6 @@ TEST(self_never_listed)
 }
 
 /*
- * A child of ours given @pid, if the kernel can be made to (root), and
- * started at a later clock tick than @start_time: a process is its pid
- * and start time, which counts in ticks (10 ms at USER_HZ 100).
- */
-static pid_t fork_at_pid(pid_t want, uint64_t start_time)
-{
-	long hz = sysconf(_SC_CLK_TCK);
-	struct timespec ts;
-	int tries;
-
-	do {
-		usleep(5000);
-		clock_gettime(CLOCK_BOOTTIME, &ts);
-	} while ((uint64_t)ts.tv_sec * hz +
-		 (uint64_t)ts.tv_nsec * hz / 1000000000 <= start_time + 1);
-
-	for (tries = 0; tries < 50; tries++) {
-		int fd = open("/proc/sys/kernel/ns_last_pid",
-			      O_WRONLY | O_CLOEXEC);
-		pid_t pid;
-
-		if (fd < 0)
-			return -1;
-		if (dprintf(fd, "%d", (int)want - 1) <= 0) {
-			close(fd);
-			return -1;
-		}
-		close(fd);
-		fflush(stdout);
-		pid = fork();
-		if (pid == 0) {
-			alarm(60);
-			pause();
-			_exit(0);
-		}
-		if (pid == want)
-			return pid;
-		/* Someone else forked in between: again. */
-		reap(pid);
-	}
-	return -1;
-}
-
-/*
  * --pid: the process that had the pid at the start, until it exits; a
  * pid free at the start names nothing.  Neither is found again when the
  * pid is given to a new process.
@@ -716,7 +673,7 @@ static void pid_targets(void)
 	EXPECT_FALSE(listed(d, unused));
 	EXPECT_FALSE(listed(d, getpid()));
 
-	again = fork_at_pid(unused, 0);
+	again = fork_at_pid(unused, 0, NULL, NULL);
 	if (again > 0) {
 		pass(d);
 		pass(d);
@@ -729,7 +686,7 @@ static void pid_targets(void)
 
 	reap(t);
 	ASSERT_TRUE(wait_listed(d, t, false, scan_only));
-	again = fork_at_pid(t, st);
+	again = fork_at_pid(t, st, NULL, NULL);
 	if (again > 0) {
 		pass(d);
 		pass(d);
@@ -750,6 +707,42 @@ TEST(pid_targets_by_scans)
 {
 	scan_only = true;
 	sandbox_run(pid_targets, false);
+}
+
+/*
+ * A reload (ispotd's SIGHUP) makes a new set of the same --pid: it names
+ * the process the old set had, gone, not the one the pid went to since
+ * (which discover_new() alone would take).
+ */
+static void pid_after_reload(void)
+{
+	pid_t t = spawn("/bin/sleep"), again;
+	struct discover *d, *fresh;
+	uint64_t st;
+
+	ASSERT_EQ(proc_start_time(t, &st), 0);
+	d = discover_mode(&t, 1, NULL, 0, NULL, 0);
+	ASSERT_EQ(discover_update(d, vnow), 0);
+	ASSERT_TRUE(listed(d, t));
+	reap(t);
+	ASSERT_TRUE(wait_listed(d, t, false, scan_only));
+	again = fork_at_pid(t, st, NULL, NULL);
+	if (again < 0)
+		SKIP("cannot give pid %d to a new process: %s", (int)t,
+		     strerror(-again));
+	fresh = discover_mode(&t, 1, NULL, 0, NULL, 0);
+	discover_keep_pids(fresh, d);
+	discover_free(d);
+	pass(fresh);
+	pass(fresh);
+	EXPECT_FALSE(listed(fresh, t));
+	reap(again);
+	discover_free(fresh);
+}
+
+TEST(a_reload_keeps_a_pid_to_its_process)
+{
+	sandbox_run(pid_after_reload, false);
 }
 
 /*

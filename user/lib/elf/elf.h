@@ -343,12 +343,21 @@ struct elf_addr_info {
 
 /*
  * A cache of one process's maps and parsed objects, for naming many
- * addresses cheaply.  pid 0 is the calling process.
+ * addresses cheaply.  pid 0 is the calling process.  The process is the
+ * one that has the pid when it is made, and nothing is read of another
+ * given its pid after it exits (its snapshot stays).
  */
 struct elf_symbolizer;
 
 struct elf_symbolizer *elf_symbolizer_new(pid_t pid, char *err,
 					  size_t errlen);
+/*
+ * The same, of the process that started at @start_time (clock ticks, as
+ * util/procstat.h's proc_start_time() gives it): NULL (-ESRCH in @err) if
+ * the pid is another's now.
+ */
+struct elf_symbolizer *elf_symbolizer_new_of(pid_t pid, uint64_t start_time,
+					     char *err, size_t errlen);
 /*
  * Name addr.  An address outside every known mapping makes it re-read the
  * maps once (the process may have mapped something since); still unmapped

@@ -347,7 +347,7 @@ int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
  */
 struct elf_proc {
 	pid_t pid;		/* 0: the caller */
-	uint64_t start_time;	/* clock ticks since boot (tasks.h) */
+	uint64_t start_time;	/* clock ticks since boot (util/procstat.h) */
 };
 
 void elf_proc_init(struct elf_proc *p, pid_t pid);

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
-#include "trace/tasks.h"
 #include "util/array.h"
 #include "util/path.h"
+#include "util/procstat.h"
 
 void elf_maps_free(struct elf_map *maps, size_t n)
 {
@@ -55,7 +55,10 @@ static int parse_maps_line(char *line, struct elf_map *m)
 void elf_proc_init(struct elf_proc *p, pid_t pid)
 {
 	p->pid = pid > 0 ? pid : 0;
-	/* Gone already: its maps say so, in the words of their open. */
+	/*
+	 * Gone already: a start time no process has, so that every read
+	 * fails (the maps' own open says why, as it did before).
+	 */
 	if (p->pid && proc_start_time(pid, &p->start_time))
 		p->start_time = UINT64_MAX;
 }
@@ -136,8 +139,8 @@ int elf_proc_maps_read(const struct elf_proc *p, struct elf_map **maps,
 	if (!elf_proc_same(p)) {
 		elf_maps_free(v, nv);
 		return elf_fail(err, errlen, -ESRCH,
-				"process %d exited while %s was read",
-				(int)p->pid, fname);
+				"process %d is gone (it exited while %s was "
+				"read, or before)", (int)p->pid, fname);
 	}
 	*maps = v;
 	*n = nv;

@@ -151,10 +151,12 @@ static bool is_mapped_file(const struct elf_obj *o, const struct elf_map *m)
 /*
  * The file @m maps, through /proc/PID/map_files (which needs
  * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), named @name: 0 or -errno.
- * -ESRCH if the pid is another process's by the end of the read (one
- * that maps a file at the very addresses has an entry of the same name).
- * Not checked against the mapping's inode: overlayfs shows other numbers
- * there on some kernels.
+ * -ESRCH if the pid is another process's, before the open or by the end
+ * of the read, whatever the read gave (one that maps a file at the very
+ * addresses has an entry of the same name, and a file of its that is no
+ * ELF object must not be taken for the process's either).  Not checked
+ * against the mapping's inode: overlayfs shows other numbers there on
+ * some kernels.
  */
 static int load_mapped(const struct elf_objcache *c, const struct elf_map *m,
 		       const char *name, struct elf_obj **out)
@@ -162,11 +164,13 @@ static int load_mapped(const struct elf_objcache *c, const struct elf_map *m,
 	char alt[96];
 	int rc;
 
+	if (!elf_proc_same(&c->proc))
+		return -ESRCH;
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 c->proc.pid ? (int)c->proc.pid : (int)getpid(), m->start,
 		 m->end);
 	rc = elf_obj_load_as(alt, name, 0, out, NULL, 0);
-	if (!rc && !elf_proc_same(&c->proc)) {
+	if (!elf_proc_same(&c->proc)) {
 		elf_obj_free(*out);
 		*out = NULL;
 		rc = -ESRCH;

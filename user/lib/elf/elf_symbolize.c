@@ -42,8 +42,10 @@ struct elf_symbolizer {
 	size_t nnamed, capnamed;
 };
 
-static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
-			  char *err, size_t errlen)
+/* Of @proc (elf_proc_init()'s, or one known earlier). */
+static int symbolizer_new(const struct elf_proc *proc,
+			  struct elf_symbolizer **out, char *err,
+			  size_t errlen)
 {
 	struct elf_symbolizer *s = calloc(1, sizeof(*s));
 	int rc;
@@ -51,7 +53,7 @@ static int symbolizer_new(pid_t pid, struct elf_symbolizer **out,
 	*out = NULL;
 	if (!s)
 		return elf_fail(err, errlen, -ENOMEM, "out of memory");
-	elf_proc_init(&s->proc, pid);
+	s->proc = *proc;
 	elf_objcache_init(&s->objs, &s->proc);
 	rc = elf_proc_maps_read(&s->proc, &s->maps, &s->nmaps, err, errlen);
 	if (rc) {
@@ -66,8 +68,24 @@ struct elf_symbolizer *elf_symbolizer_new(pid_t pid, char *err,
 					  size_t errlen)
 {
 	struct elf_symbolizer *s;
+	struct elf_proc proc;
 
-	symbolizer_new(pid, &s, err, errlen);
+	elf_proc_init(&proc, pid);
+	symbolizer_new(&proc, &s, err, errlen);
+	return s;
+}
+
+struct elf_symbolizer *elf_symbolizer_new_of(pid_t pid, uint64_t start_time,
+					     char *err, size_t errlen)
+{
+	struct elf_proc proc = { .pid = pid, .start_time = start_time };
+	struct elf_symbolizer *s;
+
+	if (pid <= 0) {
+		elf_fail(err, errlen, -EINVAL, "no process %d", (int)pid);
+		return NULL;
+	}
+	symbolizer_new(&proc, &s, err, errlen);
 	return s;
 }
 
@@ -397,10 +415,12 @@ int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
 		       char *err, size_t errlen)
 {
 	struct elf_symbolizer *s;
+	struct elf_proc proc;
 	int rc;
 
 	memset(info, 0, sizeof(*info));
-	rc = symbolizer_new(pid, &s, err, errlen);
+	elf_proc_init(&proc, pid);
+	rc = symbolizer_new(&proc, &s, err, errlen);
 	if (rc)
 		return rc;
 	rc = elf_symbolize(s, addr, info, err, errlen);

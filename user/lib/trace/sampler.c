@@ -16,6 +16,7 @@
 #include "trace/sampler.h"
 #include "trace/tasks.h"
 #include "util/array.h"
+#include "util/procstat.h"
 
 /* 32 KiB per thread: 2,000 samples of 16 bytes, far more than a round. */
 #define SAMPLER_DATA_PAGES	8

@@ -127,6 +127,14 @@ struct trace {
 	struct trace_probe *probes;
 	size_t nr_probes, cap_probes;
 
+	/*
+	 * The target's start time (util/procstat.h), where the caller knows
+	 * it as (pid, start time) before trace_start(): a pid given to
+	 * another process since is refused, and read nothing of.  0: the
+	 * process that has the pid then.
+	 */
+	uint64_t pid_start;
+
 	/* Where every input goes (trace_input.c), and what names them. */
 	struct pipeline *pipe;
 	struct elf_symbolizer *sym;
@@ -235,10 +243,17 @@ int trace_check_keys(const struct trace *t);
 
 /*
  * Open a session on @pid, map its rings, arm and enable the probes.  For
- * `run`, @pid is the child still waiting to exec.  Returns 0 or prints one
- * line and returns -1.
+ * `run`, @pid is the child still waiting to exec.  With t->pid_start, a
+ * pid that is another process's by then is refused before any probe is
+ * armed.  Returns 0 or prints one line and returns -1.
  */
 int trace_start(struct trace *t, pid_t pid);
+
+/*
+ * A symbolizer of the target (elf.h), the process t->pid_start names if
+ * set: NULL if there is none (gone, or its pid another's).
+ */
+struct elf_symbolizer *trace_symbolizer_new(const struct trace *t);
 
 /*
  * `run`: the child has exec'd.  Takes the maps snapshot that names futex

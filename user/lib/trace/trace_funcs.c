@@ -24,6 +24,7 @@
 #include "trace/trace_internal.h"
 #include "util/array.h"
 #include "util/errors.h"
+#include "util/procstat.h"
 
 /*
  * What --sync adds: the blocking calls of COZ's Table 2 (the papers are

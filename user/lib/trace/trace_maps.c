@@ -78,7 +78,14 @@ void trace_snapshot_maps(struct trace *t)
 	if (t->sym)
 		elf_symbolizer_refresh(t->sym, NULL, 0);
 	else
-		t->sym = elf_symbolizer_new(t->sum.pid, NULL, 0);
+		t->sym = trace_symbolizer_new(t);
+}
+
+struct elf_symbolizer *trace_symbolizer_new(const struct trace *t)
+{
+	if (t->pid_start)
+		return elf_symbolizer_new_of(t->sum.pid, t->pid_start, NULL, 0);
+	return elf_symbolizer_new(t->sum.pid, NULL, 0);
 }
 
 void trace_exec_seen(struct trace *t)

@@ -11,6 +11,7 @@
 #include "output/writers.h"
 #include "trace/trace_internal.h"
 #include "util/errors.h"
+#include "util/procstat.h"
 
 /* perfetto_names.call: the function, and its key when the entry has it. */
 static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,

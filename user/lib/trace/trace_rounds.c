@@ -74,7 +74,7 @@ static void trace_find_trampoline(struct trace *t)
 	elf_maps_free(maps, n);
 	/* The objects are mapped by now: a snapshot names call sites. */
 	if (t->live.trampoline && !t->sym)
-		t->sym = elf_symbolizer_new(t->sum.pid, NULL, 0);
+		t->sym = trace_symbolizer_new(t);
 }
 
 static void trace_queue_exit(struct trace *t, uint32_t tid,

@@ -18,6 +18,7 @@
 #include "trace/trace_internal.h"
 #include "util/errors.h"
 #include "util/path.h"
+#include "util/procstat.h"
 
 uint64_t trace_now(void)
 {
@@ -78,6 +79,24 @@ int trace_check_pid(pid_t pid)
 	return 0;
 }
 
+/*
+ * After the session's setup bound a process: whether it is the one
+ * t->pid_start names.  While the pid has that start time it was never
+ * another process's, so the setup bound the target (0), else -1.
+ */
+static int trace_still_target(const struct trace *t)
+{
+	uint64_t start;
+
+	if (!t->pid_start || (!proc_start_time(t->sum.pid, &start) &&
+			      start == t->pid_start))
+		return 0;
+	ispot_error("pid %d is not the process it was (that one exited; "
+		    "the pid may be another's now): not traced",
+		    (int)t->sum.pid);
+	return -1;
+}
+
 int trace_start(struct trace *t, pid_t pid)
 {
 	t->sum.pid = pid;
@@ -87,7 +106,7 @@ int trace_start(struct trace *t, pid_t pid)
 			 path_base(t->opts->cmd[0]));
 	else
 		task_comm(pid, t->sum.command, sizeof(t->sum.command));
-	if (trace_live_setup(t, pid) ||
+	if (trace_live_setup(t, pid) || trace_still_target(t) ||
 	    trace_new_pipeline(t, trace_frame_in_code, t) ||
 	    trace_live_counters(t) || trace_arm(t) ||
 	    trace_perfetto_open(t, NULL) || trace_live_enable(t))

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What /proc/PID/stat and /proc/PID/comm say of a process; see procstat.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/procstat.h"
+
+void task_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	snprintf(buf, len, "?");
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/*
+ * The fields of /proc/PID/stat after "pid (comm) ", space-separated, in
+ * @buf; a pointer to the state letter, or NULL.  comm may hold spaces and
+ * parentheses, so the last ')' ends it.
+ */
+static const char *task_stat(pid_t pid, char *buf, size_t len)
+{
+	char path[64], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p + 2 : NULL;
+}
+
+bool task_exited(pid_t pid)
+{
+	char buf[1024];
+	const char *st = task_stat(pid, buf, sizeof(buf));
+
+	return !st || *st == 'Z' || *st == 'X';
+}
+
+int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns)
+{
+	unsigned long long utime, stime, start;
+	long hz = sysconf(_SC_CLK_TCK);
+	char buf[1024];
+	const char *st = task_stat(pid, buf, sizeof(buf));
+
+	/* state(3) ... utime(14) stime(15) ... starttime(22) */
+	if (!st || sscanf(st, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			  "%llu %llu %*d %*d %*d %*d %*d %*d %llu",
+			  &utime, &stime, &start) != 3)
+		return -ESRCH;
+	if (hz <= 0)
+		hz = 100;
+	if (start_time)
+		*start_time = start;
+	if (cpu_ns)
+		*cpu_ns = (utime + stime) * (1000000000ull / hz);
+	return 0;
+}
+
+int proc_start_time(pid_t pid, uint64_t *start_time)
+{
+	return task_times(pid, start_time, NULL);
+}
+
+int proc_cpu_ns(pid_t pid, uint64_t start_time, uint64_t *ns)
+{
+	uint64_t start, cpu;
+	int ret = task_times(pid, &start, &cpu);
+
+	if (ret)
+		return ret;
+	if (start != start_time)
+		return -ESRCH;
+	*ns = cpu;
+	return 0;
+}

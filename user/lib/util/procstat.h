@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What /proc says of one process by its pid: whether it is gone, its
+ * start time (which, with the pid, names a process: a pid comes round to
+ * another process after the first exits), its CPU time and its command
+ * name.  Readers of every room use them (the symbolizer, the tracer,
+ * ispotd's discovery and budget).
+ */
+#ifndef ISPOT_PROCSTAT_H
+#define ISPOT_PROCSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Whether @pid is gone or a zombie: no code of it will run again. */
+bool task_exited(pid_t pid);
+
+/*
+ * From /proc/PID/stat: the start time in clock ticks since boot (what
+ * tells a reused pid), and the CPU time of the whole process, exited
+ * threads included, in ns (tick granularity).  Either may be NULL.
+ * Returns 0 or -ESRCH.
+ */
+int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns);
+
+/*
+ * The same, for callers that know a process as (pid, start time):
+ * proc_cpu_ns() is -ESRCH too when the pid now belongs to a process that
+ * started at another time, so a reused pid never lends its CPU time.
+ */
+int proc_start_time(pid_t pid, uint64_t *start_time);
+int proc_cpu_ns(pid_t pid, uint64_t start_time, uint64_t *ns);
+
+/* The command name (/proc/PID/comm) into @buf, "?" if unknown. */
+void task_comm(pid_t pid, char *buf, size_t len);
+
+#endif /* ISPOT_PROCSTAT_H */
