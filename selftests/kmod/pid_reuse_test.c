@@ -14,7 +14,7 @@
 
 #include "ispot_test.h"
 #include "trace/trace.h"
-#include "unit/pid_reuse.h"
+#include "pid_reuse.h"
 #include "util/procstat.h"
 
 __attribute__((noinline, used)) int reuse_target_fn(int x)

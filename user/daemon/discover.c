@@ -63,7 +63,7 @@ static bool discover_match(struct discover *d, pid_t pid,
 {
 	char exe[PATH_MAX], cg[PATH_MAX];
 	bool found = false;
-	uint64_t start, again;
+	uint64_t start;
 	struct stat st;
 	size_t i;
 
@@ -99,7 +99,7 @@ static bool discover_match(struct discover *d, pid_t pid,
 		}
 	}
 	/* What was read may be a newer owner's of the pid: check. */
-	if (!found || proc_start_time(pid, &again) || again != start)
+	if (!found || !proc_is(pid, start))
 		return false;
 	p->pid = pid;
 	p->start_time = start;

@@ -78,6 +78,7 @@ struct discover *discover_new(const pid_t *pids, size_t nr_pids,
 			      const char *const *cgroups, size_t nr_cgroups,
 			      char *err, size_t errlen);
 void discover_free(struct discover *d);
+
 /*
  * A reload: each --pid of @d that @old had too names the process it
  * named in @old, not the one that has the pid now (the first may have

@@ -181,7 +181,11 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 			  d->cfg.window_ns);
 	if (err) {
 		target_free(tg);
-		/* Gone since it was found: discovery forgets it too. */
+		/*
+		 * Gone since it was found: not added.  Discovery drops it
+		 * at its next pass (a second at most); each round till
+		 * then tries again, at a read of its stat.
+		 */
 		if (err != -ESRCH)
 			ispot_error("out of memory adding pid %d",
 				    (int)p->pid);
@@ -201,7 +205,6 @@ static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 {
 	struct target *tg = &d->targets[i];
 	char link[32], now_exe[PATH_MAX];
-	uint64_t start;
 	ssize_t n;
 
 	target_disarm(tg);
@@ -215,8 +218,7 @@ static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 	 */
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)tg->pid);
 	n = readlink(link, now_exe, sizeof(now_exe) - 1);
-	if (n <= 0 || proc_start_time(tg->pid, &start) ||
-	    start != tg->start_time) {
+	if (n <= 0 || !proc_is(tg->pid, tg->start_time)) {
 		ispot_say("pid %d is gone", (int)tg->pid);
 	} else if (tg->cgroup[0]) {
 		ispot_say("pid %d is gone: it left %s", (int)tg->pid,

@@ -39,25 +39,11 @@
  */
 static uint64_t target_cpu(struct target *tg)
 {
-	uint64_t start, ns;
+	uint64_t ns;
 
-	if (!task_times(tg->pid, &start, &ns) && start == tg->start_time &&
-	    ns > tg->cpu_last)
+	if (!proc_cpu_ns(tg->pid, tg->start_time, &ns) && ns > tg->cpu_last)
 		tg->cpu_last = ns;
 	return tg->cpu_last;
-}
-
-/*
- * Whether the target's pid is still its own: a read of the pid made
- * before this says true was of the target (a pid that has its start time
- * was never another process's).  A pid given to another process since is
- * not the target, though kill(pid, 0) finds it.
- */
-static bool target_same(const struct target *tg)
-{
-	uint64_t start;
-
-	return !proc_start_time(tg->pid, &start) && start == tg->start_time;
 }
 
 /*
@@ -69,16 +55,16 @@ static bool target_same(const struct target *tg)
 static double target_life_rate(const struct target *tg)
 {
 	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t start, cpu, born, up;
+	uint64_t cpu, born, up;
 	struct timespec ts;
 
 	if (hz <= 0)
 		hz = 100;
-	if (task_times(tg->pid, &start, &cpu) || start != tg->start_time ||
+	if (proc_cpu_ns(tg->pid, tg->start_time, &cpu) ||
 	    clock_gettime(CLOCK_BOOTTIME, &ts))
 		return 0;
 	up = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	born = start * (1000000000ull / (uint64_t)hz);
+	born = tg->start_time * (1000000000ull / (uint64_t)hz);
 	/* Old enough that a tick is a small part of its time. */
 	if (!cpu || up <= born + TARGET_RATE_AGE_NS)
 		return 0;
@@ -142,12 +128,15 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	memset(tg, 0, sizeof(*tg));
 	tg->pid = pid;
 	tg->start_time = start_time;
+	tg->tr.live.dev.fd = -1;
+	picker_init(&tg->picker);
+	/* Gone already: nothing to read or to allocate. */
+	if (!proc_is(pid, start_time))
+		return -ESRCH;
 	snprintf(tg->cgroup, sizeof(tg->cgroup), "%s", cgroup ? cgroup : "");
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	n = readlink(link, tg->exe, sizeof(tg->exe) - 1);
 	tg->exe[n > 0 ? n : 0] = '\0';
-	tg->tr.live.dev.fd = -1;
-	picker_init(&tg->picker);
 	/* With --auto, a profile before any burst. */
 	tg->pick_due = REPICK_FIRST;
 	budget_init(&tg->budget, budget, call_cost_ns,
@@ -167,7 +156,7 @@ int target_init(struct target *tg, pid_t pid, uint64_t start_time,
 	if (window_set_init(&tg->win, pid, now))
 		return -ENOMEM;
 	/* Its exe and CPUs, read by the pid, are another's if it is gone. */
-	return target_same(tg) ? 0 : -ESRCH;
+	return proc_is(pid, start_time) ? 0 : -ESRCH;
 }
 
 void target_free(struct target *tg)
@@ -205,7 +194,11 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 
 	if (trace_open(t, o, MODE_ATTACH))
 		goto fail;
-	/* The objects resolved are checked by trace_start()'s setup. */
+	/*
+	 * trace_start() refuses the session unless the start time read
+	 * after the module's setup is still the target's, which vouches for
+	 * what trace_resolve() read by the pid before it.
+	 */
 	t->pid_start = tg->start_time;
 	if (trace_resolve(t, tg->pid, NULL))
 		goto fail;
@@ -337,9 +330,10 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 	picker_join(p);
 	/*
 	 * A profile of the pid's next process is none of the target's: not
-	 * kept, so that the last window shows none of it.
+	 * kept, so that the last window shows none of it.  (One of a target
+	 * that exited, its pid free, is kept below with its error.)
 	 */
-	if (!target_same(tg)) {
+	if (proc_is_other(tg->pid, tg->start_time)) {
 		tg->gone = true;
 		return;
 	}
@@ -355,6 +349,10 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 						  (double)cost /
 						  (double)p->duration_ns);
 	budget_charge(&tg->budget, cost, now);
+	if (p->ret && !proc_is(tg->pid, tg->start_time)) {
+		tg->gone = true;
+		return;
+	}
 	if (p->ret) {
 		target_say_once(tg, p->err);
 	} else if (n) {
@@ -466,7 +464,7 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 	tg->opts.syms = tg->picks;
 	tg->opts.nr_syms = tg->nr_picks;
 	if (target_arm(tg, &tg->opts)) {
-		if (!target_same(tg))
+		if (!proc_is(tg->pid, tg->start_time))
 			tg->gone = true;
 		else
 			target_backoff(tg, now);

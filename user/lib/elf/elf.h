@@ -353,8 +353,8 @@ struct elf_symbolizer *elf_symbolizer_new(pid_t pid, char *err,
 					  size_t errlen);
 /*
  * The same, of the process that started at @start_time (clock ticks, as
- * util/procstat.h's proc_start_time() gives it): NULL (-ESRCH in @err) if
- * the pid is another's now.
+ * util/procstat.h's proc_start_time() gives it): NULL, and @err says
+ * why, if the pid is another's now.
  */
 struct elf_symbolizer *elf_symbolizer_new_of(pid_t pid, uint64_t start_time,
 					     char *err, size_t errlen);

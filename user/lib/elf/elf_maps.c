@@ -74,7 +74,6 @@ bool elf_proc_same(const struct elf_proc *p)
 {
 	char fname[64];
 	unsigned long size;
-	uint64_t start;
 	bool alive;
 	FILE *fp;
 
@@ -86,8 +85,7 @@ bool elf_proc_same(const struct elf_proc *p)
 		return false;
 	alive = fscanf(fp, "%lu", &size) == 1 && size;
 	fclose(fp);
-	return alive && !proc_start_time(p->pid, &start) &&
-	       start == p->start_time;
+	return alive && proc_is(p->pid, p->start_time);
 }
 
 int elf_proc_maps_read(const struct elf_proc *p, struct elf_map **maps,

@@ -6,7 +6,6 @@
 #ifndef ISPOT_TASKS_H
 #define ISPOT_TASKS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>

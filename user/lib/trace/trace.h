@@ -130,8 +130,10 @@ struct trace {
 	/*
 	 * The target's start time (util/procstat.h), where the caller knows
 	 * it as (pid, start time) before trace_start(): a pid given to
-	 * another process since is refused, and read nothing of.  0: the
-	 * process that has the pid then.
+	 * another process since is refused before a probe is armed, what
+	 * was read of it discarded.  0: no check (the process that has the
+	 * pid then; a start time of 0, the first tick after boot, is none
+	 * a target of ispotd's has).
 	 */
 	uint64_t pid_start;
 

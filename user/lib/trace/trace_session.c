@@ -86,14 +86,13 @@ int trace_check_pid(pid_t pid)
  */
 static int trace_still_target(const struct trace *t)
 {
-	uint64_t start;
-
-	if (!t->pid_start || (!proc_start_time(t->sum.pid, &start) &&
-			      start == t->pid_start))
+	if (!t->pid_start || proc_is(t->sum.pid, t->pid_start))
 		return 0;
-	ispot_error("pid %d is not the process it was (that one exited; "
-		    "the pid may be another's now): not traced",
-		    (int)t->sum.pid);
+	if (proc_is_other(t->sum.pid, t->pid_start))
+		ispot_error("pid %d is another process now (the one to trace "
+			    "exited): not traced", (int)t->sum.pid);
+	else
+		ispot_error("pid %d exited: not traced", (int)t->sum.pid);
 	return -1;
 }
 

@@ -90,3 +90,17 @@ int proc_cpu_ns(pid_t pid, uint64_t start_time, uint64_t *ns)
 	*ns = cpu;
 	return 0;
 }
+
+bool proc_is(pid_t pid, uint64_t start_time)
+{
+	uint64_t start;
+
+	return !proc_start_time(pid, &start) && start == start_time;
+}
+
+bool proc_is_other(pid_t pid, uint64_t start_time)
+{
+	uint64_t start;
+
+	return !proc_start_time(pid, &start) && start != start_time;
+}

@@ -139,9 +139,10 @@ static inline pid_t fork_at_pid(pid_t want, uint64_t start_time,
 		}
 		if (pid == want)
 			break;
-		/* Someone else forked in between: again. */
+		/* Someone else forked in between: again, a moment later. */
 		reap_child(pid);
 		pid = -EAGAIN;
+		usleep(1000);
 	}
 	now = pid_reuse_last();
 	if (now >= 0 && now < saved)
