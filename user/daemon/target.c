@@ -324,23 +324,12 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 {
 	struct picker *p = &tg->picker;
 	struct autopick *a = &p->result;
+	enum proc_state st;
 	size_t i, n;
 	uint64_t cost;
 
 	picker_join(p);
-	/*
-	 * A profile of the pid's next process is none of the target's: not
-	 * kept, so that the last window shows none of it.  (One of a target
-	 * that exited, its pid free, is kept below with its error.)
-	 */
-	if (proc_is_other(tg->pid, tg->start_time)) {
-		tg->gone = true;
-		return;
-	}
-	n = a->nr < au->max ? a->nr : au->max;
-	tg->picked = true;
-	repick_reset(&tg->repick);
-	tg->bursts_since_pick = 0;
+	/* Its cost was paid whoever the pid's process turned out to be. */
 	cost = (uint64_t)((double)(a->samples + a->off_stacks) *
 			  tg->budget.call_cost_ns) + p->thread_cpu_ns;
 	tg->pick_cost_ns += cost;
@@ -349,7 +338,21 @@ static void target_picked(struct target *tg, const struct target_auto *au,
 						  (double)cost /
 						  (double)p->duration_ns);
 	budget_charge(&tg->budget, cost, now);
-	if (p->ret && !proc_is(tg->pid, tg->start_time)) {
+	/*
+	 * A profile of the pid's next process is none of the target's: not
+	 * kept, so that the last window shows none of it.  One of a target
+	 * that exited, its pid free, is kept with its error.
+	 */
+	st = proc_state(tg->pid, tg->start_time);
+	if (st == PROC_OTHER) {
+		tg->gone = true;
+		return;
+	}
+	n = a->nr < au->max ? a->nr : au->max;
+	tg->picked = true;
+	repick_reset(&tg->repick);
+	tg->bursts_since_pick = 0;
+	if (p->ret && st == PROC_GONE) {
 		tg->gone = true;
 		return;
 	}

@@ -86,9 +86,14 @@ int trace_check_pid(pid_t pid)
  */
 static int trace_still_target(const struct trace *t)
 {
-	if (!t->pid_start || proc_is(t->sum.pid, t->pid_start))
+	enum proc_state st;
+
+	if (!t->pid_start)
 		return 0;
-	if (proc_is_other(t->sum.pid, t->pid_start))
+	st = proc_state(t->sum.pid, t->pid_start);
+	if (st == PROC_IS)
+		return 0;
+	if (st == PROC_OTHER)
 		ispot_error("pid %d is another process now (the one to trace "
 			    "exited): not traced", (int)t->sum.pid);
 	else

@@ -91,16 +91,16 @@ int proc_cpu_ns(pid_t pid, uint64_t start_time, uint64_t *ns)
 	return 0;
 }
 
-bool proc_is(pid_t pid, uint64_t start_time)
+enum proc_state proc_state(pid_t pid, uint64_t start_time)
 {
 	uint64_t start;
 
-	return !proc_start_time(pid, &start) && start == start_time;
+	if (proc_start_time(pid, &start))
+		return PROC_GONE;
+	return start == start_time ? PROC_IS : PROC_OTHER;
 }
 
-bool proc_is_other(pid_t pid, uint64_t start_time)
+bool proc_is(pid_t pid, uint64_t start_time)
 {
-	uint64_t start;
-
-	return !proc_start_time(pid, &start) && start != start_time;
+	return proc_state(pid, start_time) == PROC_IS;
 }

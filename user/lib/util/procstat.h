@@ -34,16 +34,19 @@ int proc_start_time(pid_t pid, uint64_t *start_time);
 int proc_cpu_ns(pid_t pid, uint64_t start_time, uint64_t *ns);
 
 /*
- * Whether @pid is the process that started at @start_time: false once it
- * has exited (its pid free, or another's).  Read after a read by the
- * pid, true says that read was of the process: a pid that has the start
+ * What @pid is to the process that started at @start_time, from one read
+ * of its stat: that process (PROC_IS), free or unreadable (PROC_GONE),
+ * or another process (PROC_OTHER).  Read after a read by the pid,
+ * PROC_IS says that read was of the process: a pid that has the start
  * time was never another's since.  (Two processes given one pid within
  * a clock tick are not told apart; only a caller with CAP_SYS_ADMIN or
  * CAP_CHECKPOINT_RESTORE over the pid namespace can choose its pid.)
  */
+enum proc_state { PROC_IS, PROC_GONE, PROC_OTHER };
+
+enum proc_state proc_state(pid_t pid, uint64_t start_time);
+/* proc_state() == PROC_IS. */
 bool proc_is(pid_t pid, uint64_t start_time);
-/* Whether @pid is readable, and another process than @start_time's. */
-bool proc_is_other(pid_t pid, uint64_t start_time);
 
 /* The command name (/proc/PID/comm) into @buf, "?" if unknown. */
 void task_comm(pid_t pid, char *buf, size_t len);
