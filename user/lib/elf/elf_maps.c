@@ -55,6 +55,7 @@ static int parse_maps_line(char *line, struct elf_map *m)
 void elf_proc_init(struct elf_proc *p, pid_t pid)
 {
 	p->pid = pid > 0 ? pid : 0;
+	p->start_time = 0;	/* the caller's: never compared */
 	/*
 	 * Gone already: a start time no process has, so that every read
 	 * fails (the maps' own open says why, as it did before).
