@@ -3,7 +3,8 @@
  * A pid brought round again, for the tests of what must not follow a
  * reused pid (a process is its pid and its start time): a child of the
  * caller's given a chosen pid through /proc/sys/kernel/ns_last_pid,
- * which root alone may write.  Pids are otherwise handed out in turn, so
+ * which only CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE over the pid
+ * namespace may write.  Pids are otherwise handed out in turn, so
  * a test could not wait for one to come round.
  *
  * static inline only so that a test file need not use every helper.
@@ -42,9 +43,23 @@ static inline void pid_reuse_past_tick(uint64_t start_time)
 }
 
 /*
- * A child that waits to be killed, dies with the caller's thread, or
- * after a minute: a process of the caller's own mappings whose pid a
- * test frees.  Its pid, or -1.
+ * In a child just forked: run @child(@arg) if any, then wait to be
+ * killed; die with the parent's thread, or after a minute, so that no
+ * test leaves one behind.
+ */
+static inline void pid_reuse_child(void (*child)(void *arg), void *arg)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	alarm(60);
+	if (child)
+		child(arg);
+	pause();
+	_exit(0);
+}
+
+/*
+ * A child that waits to be killed: a process of the caller's own
+ * mappings whose pid a test frees.  Its pid, or -1.
  */
 static inline pid_t fork_waiting(void)
 {
@@ -52,12 +67,8 @@ static inline pid_t fork_waiting(void)
 
 	fflush(stdout);
 	pid = fork();
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		alarm(60);
-		pause();
-		_exit(0);
-	}
+	if (!pid)
+		pid_reuse_child(NULL, NULL);
 	return pid;
 }
 
@@ -129,14 +140,8 @@ static inline pid_t fork_at_pid(pid_t want, uint64_t start_time,
 			pid = -errno;
 			break;
 		}
-		if (pid == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			alarm(60);
-			if (child)
-				child(arg);
-			pause();
-			_exit(0);
-		}
+		if (pid == 0)
+			pid_reuse_child(child, arg);
 		if (pid == want)
 			break;
 		/* Someone else forked in between: again, a moment later. */
