@@ -32,6 +32,7 @@
 #include <linux/capability.h>
 
 #include "ispot_kmod_test.h"
+#include "pid_reuse.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON	38
@@ -557,6 +558,29 @@ TEST(suid_exec_stops_tracing_root_tracer)
 
 #define REUSE_CALLS	40
 
+/* A process of UID_B given the pid that a target of UID_A had. */
+struct pid_reuser {
+	pid_t pid;	/* the pid wanted: another child only exits */
+	int *done;	/* the pipe it says on that its calls are made */
+};
+
+/* In fork_at_pid()'s child: as UID_B, the same binary and function. */
+static void reuse_as_uid_b(void *arg)
+{
+	const struct pid_reuser *r = arg;
+	char n[16], fdn[16];
+
+	/* A child at another pid must not say done for the one wanted. */
+	if (getpid() != r->pid)
+		_exit(0);
+	close(r->done[0]);
+	become(UID_B, UID_B, 0);
+	snprintf(n, sizeof(n), "%d", REUSE_CALLS);
+	snprintf(fdn, sizeof(fdn), "%d", r->done[1]);
+	execl(fn_path, "privilege_test", "--call-wait", n, fdn, (char *)NULL);
+	_exit(127);
+}
+
 TEST(reused_pid_of_other_user_never_traced)
 {
 	const struct target_plan p = { .uid = UID_A, .dumpable = 1 };
@@ -564,8 +588,9 @@ TEST(reused_pid_of_other_user_never_traced)
 	struct ispot_stats st;
 	struct ispot_setup s;
 	struct target t;
-	int fd, done[2], i, status;
-	pid_t P, q = -1;
+	struct pid_reuser reuser;
+	int fd, done[2], status;
+	pid_t P, q;
 	size_t e[4], n;
 	char b;
 
@@ -586,40 +611,13 @@ TEST(reused_pid_of_other_user_never_traced)
 	ASSERT_EQ(waitpid(P, &status, 0), P);
 
 	ASSERT_EQ(pipe(done), 0);
+	reuser = (struct pid_reuser){ .pid = P, .done = done };
 	/* Forcing a pid needs CONFIG_CHECKPOINT_RESTORE (Debian has it). */
-	if (access("/proc/sys/kernel/ns_last_pid", W_OK))
-		SKIP("no /proc/sys/kernel/ns_last_pid to reuse pid %d", (int)P);
-	for (i = 0; i < 50; i++) {
-		char last[16];
-		int lp = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
-
-		ASSERT_GE(lp, 0);
-		snprintf(last, sizeof(last), "%d", (int)P - 1);
-		ASSERT_EQ(write(lp, last, strlen(last)), (ssize_t)strlen(last));
-		close(lp);
-		fflush(stdout);
-		q = fork();
-		ASSERT_GE(q, 0);
-		if (q == 0) {
-			char n[16], fdn[16];
-
-			if (getpid() != P)
-				_exit(0);
-			close(done[0]);
-			become(UID_B, UID_B, 0);
-			snprintf(n, sizeof(n), "%d", REUSE_CALLS);
-			snprintf(fdn, sizeof(fdn), "%d", done[1]);
-			/* The same binary, the same function, another user. */
-			execl(fn_path, "privilege_test", "--call-wait", n, fdn,
-			      (char *)NULL);
-			_exit(127);
-		}
-		if (q == P)
-			break;
-		waitpid(q, &status, 0);
-	}
-	if (q != P)
-		SKIP("could not get pid %d again", (int)P);
+	q = fork_at_pid(P, 0, reuse_as_uid_b, &reuser);
+	if (q < 0)
+		SKIP("cannot give pid %d to a new process here: %s", (int)P,
+		     strerror(-q));
+	ASSERT_EQ(q, P);
 	close(done[1]);
 	{
 		struct pollfd pfd = { .fd = done[0], .events = POLLIN };
