@@ -1140,6 +1140,35 @@ TEST(text_causes_column)
 	scenario_free(&s);
 }
 
+/*
+ * Slower calls that waited less than the fastest one (its futex part
+ * negative): the other parts are shares of the time above the fastest
+ * call, never over 100%, and the cause below it is named.
+ */
+TEST(text_causes_with_a_negative_part)
+{
+	struct sci_result res = {
+		.func_id = F_COMPUTE, .nr_keys = 1, .calls = 10, .threads = 2,
+		.loss_ns = 335, .caused_calls = 10,
+		.cause_loss_ns = { [SCI_CAUSE_FUTEX] = -300,
+				   [SCI_CAUSE_ONCPU] = 600 },
+		.unknown_loss_ns = 35,
+	};
+	struct sci_report sci = { .nr_funcs = 1, .funcs = &res };
+	struct report rep = {
+		.pid = 1, .command = "x", .sci = &sci, .funcs = funcs,
+		.nr_funcs = NR_FUNCS,
+	};
+	char *text = render_text(&rep, 0);
+	const char *want = "on-cpu 94%, ? 6% (futex less than the fastest call)";
+
+	if (!strstr(text, want))
+		TH_LOG("'%s' lacks '%s'", text, want);
+	EXPECT_TRUE(strstr(text, want) != NULL);
+	EXPECT_TRUE(strstr(text, "179%") == NULL);
+	free(text);
+}
+
 /* Numbers end under their header's last letter, names start under it. */
 TEST(text_columns_aligned)
 {

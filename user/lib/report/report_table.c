@@ -143,11 +143,20 @@ static void table_row(struct table *t, column_cell *cell)
  * "futex 91%, on-cpu 9%": the causes that make up at least 5% of the loss,
  * largest first; "?" is loss of executions that carried no causes.  Empty
  * when no execution carried causes (no wait tracing).
+ *
+ * A cause's part is negative when the slower executions spent less time
+ * in it than the fastest one (sci.h, "Causes"): they blocked less, say,
+ * and ran longer.  Shares of the loss would then add up to more than all
+ * of it ("futex 137%, on-cpu 150%"), so they are shares of the parts
+ * above the fastest execution, which add up to 100%, and the causes
+ * below it are named after them: "on-cpu 94% (futex less than the
+ * fastest call)".  The JSON keeps the signed parts.
  */
 static void cause_cell(const struct sci_result *res, char *buf, size_t len)
 {
-	double share[NR_CAUSES];
+	double part[NR_CAUSES], over = 0.0;
 	bool done[NR_CAUSES] = { false };
+	const char *sep = " (";
 	size_t used = 0;
 	int k, best;
 
@@ -155,21 +164,32 @@ static void cause_cell(const struct sci_result *res, char *buf, size_t len)
 	if (!res->caused_calls || !res->loss_ns)
 		return;
 	for (k = 0; k < SCI_NR_CAUSES; k++)
-		share[k] = (double)res->cause_loss_ns[k] / (double)res->loss_ns;
-	share[CAUSE_UNKNOWN] = (double)res->unknown_loss_ns /
-			       (double)res->loss_ns;
+		part[k] = (double)res->cause_loss_ns[k];
+	part[CAUSE_UNKNOWN] = (double)res->unknown_loss_ns;
+	for (k = 0; k < NR_CAUSES; k++)
+		if (part[k] > 0)
+			over += part[k];
 	for (;;) {
 		best = -1;
 		for (k = 0; k < NR_CAUSES; k++)
-			if (!done[k] && (best < 0 || share[k] > share[best]))
+			if (!done[k] && (best < 0 || part[k] > part[best]))
 				best = k;
-		if (best < 0 || share[best] < 0.05 || used >= len)
+		if (best < 0 || part[best] < 0.05 * over || used >= len)
 			break;
 		done[best] = true;
 		used += snprintf(buf + used, len - used, "%s%s %.0f%%",
 				 used ? ", " : "", cause_names[best].text,
-				 share[best] * 100.0);
+				 part[best] / over * 100.0);
 	}
+	for (k = 0; k < SCI_NR_CAUSES && used < len; k++) {
+		if (part[k] > -0.05 * over)
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s", sep,
+				 cause_names[k].text);
+		sep = ", ";
+	}
+	if (sep[0] == ',' && used < len)
+		snprintf(buf + used, len - used, " less than the fastest call)");
 }
 
 /* The cells of the figures, the same for a function and for its keys. */
