@@ -3,6 +3,7 @@
 # ispotctl record and report: the report of a recording, made offline,
 # equals the live report of the session that wrote it, field by field
 # (with futex waits, causes and call stacks); another --key re-keys it;
+# a record killed keeps the events of all but its last second;
 # --max-size stops the records and both reports say so; and every bad
 # input (not a recording, an unknown format version, a file cut short,
 # an output that cannot be written) gets one line and a non-zero exit.
@@ -19,7 +20,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 12
+tap_plan 13
 
 # fields FILE: every value of one JSON document with where it is
 # (".functions[0].calls<tab>600"), one per line, in the writer's order.
@@ -150,13 +151,14 @@ t_version() {
 tap_check "unknown_version_is_one_line" t_version
 
 # A recording cut short (a crash) reports what its whole chunks hold,
-# with one line saying where it was cut; one cut inside its first tables
-# is refused in one line.
+# with one line saying where it was cut (here inside its end section:
+# every chunk is whole; test_cut cuts at every length); one cut inside
+# its first tables is refused in one line.
 t_truncated() {
 	size=$(wc -c <"$tmp/lock.isr")
-	head -c $((size / 2)) "$tmp/lock.isr" >"$tmp/cut.isr"
+	head -c $((size - 1)) "$tmp/lock.isr" >"$tmp/cut.isr"
 	run_status 0 ispotctl report "$tmp/cut.isr" &&
-		one_line_err "cut short at byte $((size / 2))" &&
+		one_line_err "cut short at byte $((size - 1))" &&
 		head -c 24 "$tmp/lock.isr" >"$tmp/cut24.isr" &&
 		run_status 1 ispotctl report "$tmp/cut24.isr" &&
 		one_line_err "cut short"
@@ -223,5 +225,29 @@ t_baseline_refused() {
 			"$tmp/lock.isr" && one_line_err "is not an ispot recording"
 }
 tap_check "baseline_of_other_functions_refused_first" t_baseline_refused
+
+# A record killed (no end section) reports the events of its first
+# seconds: the session puts its events out to the file every second, not
+# only at each MiB, so a slow program's recording loses a second at most
+# (this one writes far less than a MiB in the 8 s).
+t_killed() {
+	ispotctl record -o "$tmp/killed.isr" --func acquire \
+		-- "$samples/lock_contention" --threads 2 --delay-us 50000 \
+		--hold-us 1000 --iterations 1000000 >/dev/null 2>&1 &
+	rec=$!
+	sleep 8
+	kill -KILL "$rec"
+	wait "$rec" 2>/dev/null
+	pkill -KILL -x lock_contention 2>/dev/null
+	cut=$(ls -A "$tmp" | grep '^\.killed\.isr\.' | head -n 1)
+	[ -n "$cut" ] || { echo "# no temporary file left"; return 1; }
+	mv "$tmp/$cut" "$tmp/killed.isr"
+	echo "# $(wc -c <"$tmp/killed.isr") bytes left"
+	run_status 0 ispotctl report "$tmp/killed.isr" --json \
+		-o "$tmp/killed.json" && one_line_err "cut short at byte" &&
+		calls=$(json_get "$tmp/killed.json" .functions[0].calls) &&
+		echo "# $calls calls reported" && [ "${calls:-0}" -gt 0 ]
+}
+tap_check "a_killed_record_keeps_its_first_seconds" t_killed
 
 tap_done

@@ -3,12 +3,14 @@
  * A recording cut short (a crash, a SIGKILL of `record`) keeps what was
  * written before the cut (Documentation/recording.rst, "A recording cut
  * short"): the shared recorded session, in chunks of 1 KiB, cut at every
- * length.  A cut inside the header or the first tables is refused in one
- * line; any later cut opens, says in one line where it was cut and what
+ * length.  A cut inside the header, the first tables or the first chunk
+ * of events is refused in one line (there is nothing to report); any
+ * later cut opens, says in one line where it was cut and what
  * is missing, and gives exactly the records of the chunks whole before
  * the cut; its report is made, naming addresses only once the names are
  * in, and lasting to its last event.
  */
+#include <dirent.h>
 #include <limits.h>
 #include <stdint.h>
 
@@ -96,10 +98,11 @@ static size_t tables_end(const char *buf, size_t len)
 }
 
 /* The report of @buf cut at @len: 0 and one line on stderr, or -1. */
-static int cut_report(const char *buf, size_t len, char **json)
+static int cut_report_as(const char *buf, size_t len, char **json,
+			 bool as_json)
 {
 	char path[PATH_MAX], out[PATH_MAX];
-	struct trace_opts o = { .json = true };
+	struct trace_opts o = { .json = as_json };
 	int ret;
 
 	path_in(path, "cut-report.isr");
@@ -114,6 +117,11 @@ static int cut_report(const char *buf, size_t len, char **json)
 		    captured + strlen(captured) - 1);
 	*json = ret ? NULL : slurp(out, NULL);
 	return ret;
+}
+
+static int cut_report(const char *buf, size_t len, char **json)
+{
+	return cut_report_as(buf, len, json, true);
 }
 
 /*
@@ -189,6 +197,8 @@ TEST(cut_at_every_length_keeps_its_whole_chunks)
 			refused(buf, len, "is not an ispot recording");
 		else if (len < first)
 			refused(buf, len, "cut short");
+		else if (len < c.end[0])
+			refused(buf, len, "before its first chunk of events");
 		else
 			bad += !cut_opens(buf, len, &c, !whole_report(&c, len));
 	}
@@ -246,17 +256,79 @@ TEST(a_cut_recording_reports_what_it_holds)
 	EXPECT_TRUE(strstr(json, duration) != NULL);
 	EXPECT_TRUE(strstr(json, "\"name\": \"worker\"") != NULL);
 	EXPECT_TRUE(strstr(json, "recording_test_caller") == NULL);
+	/* The report itself says so, not only stderr. */
+	EXPECT_TRUE(strstr(json, "the drops are unknown (not 0)") != NULL);
+	EXPECT_TRUE(strstr(json, "its addresses are unnamed") != NULL);
+	free(json);
+	ASSERT_EQ(cut_report_as(buf, len, &json, false), 0);
+	EXPECT_TRUE(strstr(json, " recorded, dropped unknown, ") != NULL);
+	EXPECT_TRUE(strstr(json, "0 dropped") == NULL);
 	free(json);
 	/* Names whole, the statistics cut: the addresses are named. */
 	ASSERT_EQ(cut_report(buf, stats + 3, &json), 0);
 	EXPECT_TRUE(strstr(captured, "missing: the session's statistics") !=
 		    NULL);
 	EXPECT_TRUE(strstr(json, "recording_test_caller") != NULL);
+	EXPECT_TRUE(strstr(json, "the drops are unknown (not 0)") != NULL);
+	EXPECT_TRUE(strstr(json, "its addresses are unnamed") == NULL);
 	free(json);
 	/* Inside the first tables: refused. */
 	EXPECT_EQ(cut_report(buf, tables_end(buf, full) - 1, &json), -1);
 	EXPECT_TRUE(strstr(captured, "cut short at byte") != NULL);
 	free(buf);
+}
+
+/* The temporary file a recording of @name is written to, into @buf. */
+static void temp_of(char *buf, const char *name)
+{
+	char prefix[PATH_MAX];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	ASSERT_TRUE(dp);
+	snprintf(prefix, sizeof(prefix), ".%s.", name);
+	buf[0] = '\0';
+	while ((d = readdir(dp)))
+		if (!strncmp(d->d_name, prefix, strlen(prefix)))
+			path_in(buf, d->d_name);
+	closedir(dp);
+	ASSERT_TRUE(buf[0]);
+}
+
+/*
+ * A session far from a chunk's MiB: nothing of its events is in the file
+ * until recording_sync() (a live session's, every second) puts them out,
+ * then a crash right after keeps them all.
+ */
+TEST(a_sync_puts_the_events_so_far_in_the_file)
+{
+	char rec[PATH_MAX], json[PATH_MAX], tmp[PATH_MAX];
+	struct recording_session s;
+	size_t len;
+	char *buf;
+	long n;
+
+	path_in(rec, "sync.isr");
+	path_in(json, "sync.json");
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	rs_trace(&s, 100);
+	temp_of(tmp, "sync.isr");
+	buf = slurp(tmp, &len);
+	refused(buf, len, "before its first chunk of events");
+	free(buf);
+	recording_sync(s.t.out.rec);
+	buf = slurp(tmp, &len);
+	path_in(tmp, "synced.isr");
+	spit(tmp, buf, len);
+	capture_begin();
+	n = count_records(tmp, NULL);
+	capture_end();
+	/* Four records a call, and a call stack every tenth call. */
+	EXPECT_EQ(n, 4 * 100 + 10);
+	EXPECT_TRUE(strstr(captured, "cut short at byte") != NULL);
+	free(buf);
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
 }
 
 TEST_HARNESS_MAIN

@@ -107,6 +107,14 @@ struct recording *recording_create(const char *path, uint64_t max_size,
 int recording_begin(struct recording *r, const struct session_summary *s,
 		    const struct session_tables *tb);
 
+/*
+ * The events taken so far out to the file now, as a chunk of their own
+ * (none if there are none): a live session calls it every
+ * TRACE_SYNC_NS, so that a crash or a kill of a slow session loses that
+ * much of its events at most, not the 1 MiB a chunk fills at.
+ */
+void recording_sync(struct recording *r);
+
 /* Chunks of events of about @bytes (0: the default, 1 MiB); for tests. */
 void recording_set_chunk(struct recording *r, size_t bytes);
 

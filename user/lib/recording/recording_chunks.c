@@ -150,6 +150,11 @@ int rec2_cut(struct recording_file *rf, uint64_t off, unsigned int seen)
 			 "before the tables a report needs", rf->size);
 		return rec_bad(rf, what);
 	}
+	if (!rf->nr_events) {
+		snprintf(what, sizeof(what), "it is cut short at byte %zu, "
+			 "before its first chunk of events", rf->size);
+		return rec_bad(rf, what);
+	}
 	/* Unnamed addresses, as a symbolizer that knows none names them. */
 	if (!(seen & SEC(NAMES)) && !(rf->names = elf_symbolizer_frozen()))
 		return rec_bad(rf, "out of memory");

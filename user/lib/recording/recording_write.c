@@ -131,6 +131,13 @@ static void rec_flush_events(struct recording *r)
 	rec2_reset(&r->st);
 }
 
+void recording_sync(struct recording *r)
+{
+	/* Never an event ahead of the tables a replay needs. */
+	if (r->begun)
+		rec_flush_events(r);
+}
+
 /*
  * The chunk's buffer, once: a chunk is flushed when it reaches r->chunk,
  * so it never holds more than that and one event (and the slack the

@@ -91,6 +91,12 @@ struct session_summary {
 	/* The recording stopped at --max-size: that size, its last record. */
 	bool rec_full;
 	uint64_t rec_full_size, rec_full_ts;
+	/*
+	 * A recording replayed was cut short at that byte, before its
+	 * statistics (the drops unknown) or its names (addresses unnamed).
+	 */
+	bool rec_cut, rec_cut_stats, rec_cut_names;
+	uint64_t rec_cut_at;
 };
 
 #endif /* ISPOT_SESSION_H */

@@ -183,7 +183,7 @@ static void text_header(FILE *f, const struct report *r)
 
 static void text_footer(FILE *f, const struct report *r)
 {
-	char warn[4][REPORT_WARNING_LEN], dur[32], life[32];
+	char warn[4][REPORT_WARNING_LEN], dur[32], life[32], dropped[48];
 	uint64_t total = r->recorded + r->dropped, calls = 0;
 	size_t i, n;
 
@@ -198,9 +198,13 @@ static void text_footer(FILE *f, const struct report *r)
 			life);
 	}
 	format_ns(dur, sizeof(dur), (double)r->duration_ns);
-	fprintf(f, "duration %s, events: %" PRIu64 " recorded, %" PRIu64
-		" dropped (%.2f%%), %" PRIu64 " unpaired (%.2f%%)\n", dur,
-		r->recorded, r->dropped, share(r->dropped, total),
+	if (r->dropped_unknown)
+		snprintf(dropped, sizeof(dropped), "dropped unknown");
+	else
+		snprintf(dropped, sizeof(dropped), "%" PRIu64 " dropped "
+			 "(%.2f%%)", r->dropped, share(r->dropped, total));
+	fprintf(f, "duration %s, events: %" PRIu64 " recorded, %s, %" PRIu64
+		" unpaired (%.2f%%)\n", dur, r->recorded, dropped,
 		r->unpaired, share(r->unpaired, total));
 	n = report_warnings(r, warn, 4);
 	for (i = 0; i < n; i++)

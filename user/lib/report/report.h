@@ -93,6 +93,7 @@ struct report {
 	/* Events (records) read from the rings, lost in them, never paired. */
 	uint64_t recorded;
 	uint64_t dropped;
+	bool dropped_unknown;	/* a recording cut before its STATS */
 	uint64_t unpaired;
 	const struct sci_report *sci;
 	const struct report_func *funcs;	/* by func_id */

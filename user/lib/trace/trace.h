@@ -43,6 +43,8 @@
 #include "util/afile.h"
 
 #define TRACE_SCAN_NS	(100 * 1000 * 1000ull)
+/* A recording's events go out to its file at least this often. */
+#define TRACE_SYNC_NS	(1000 * 1000 * 1000ull)
 
 struct recording;
 struct baseline;
@@ -77,6 +79,7 @@ struct trace_live {
 	struct trace_exit *exits;
 	size_t nr_exits, cap_exits;
 	uint64_t last_scan;	/* when alive was taken */
+	uint64_t last_sync;	/* when the recording's events went out */
 };
 
 /* What the session writes while it runs, input by input. */

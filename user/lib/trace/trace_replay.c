@@ -99,6 +99,10 @@ static int replay_into(struct trace *t, struct recording_file *rf,
 	int ret = -1;
 
 	t->sum = rf->sum;
+	t->sum.rec_cut = rf->cut;
+	t->sum.rec_cut_at = rf->cut_at;
+	t->sum.rec_cut_stats = rf->cut_missing & (1u << REC_SEC_STATS);
+	t->sum.rec_cut_names = rf->cut_missing & (1u << REC_SEC_NAMES);
 	clock.monotonic_ns = t->sum.t_enable;
 	clock.boottime_ns = rf->meta.start_boottime_ns;
 	recording_source_init(&src, rf);

@@ -20,8 +20,8 @@
 #include "util/errors.h"
 #include "util/format.h"
 
-/* Footer notes: six of the session's, the rest --key auto's. */
-#define TRACE_NOTES		11
+/* Footer notes: seven of the session's, the rest --key auto's. */
+#define TRACE_NOTES		12
 #define TRACE_SESSION_NOTES	6
 
 /* The session's functions as the report builder takes them (report.h). */
@@ -76,7 +76,8 @@ static void trace_baseline_note(const struct trace *t, struct report *r,
 
 /*
  * The session's own notes, after the workload's: functions found in a
- * library, late records, --sample, a secure exec, a baseline.
+ * library, late records, --sample, --max-size, a recording cut short, a
+ * secure exec, a baseline.
  */
 static void trace_session_notes(const struct trace *t, struct report *r,
 				char (*note)[256])
@@ -104,6 +105,14 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 			   format_ns(when, sizeof(when), s->rec_full_ts >
 				     s->t_enable ? s->rec_full_ts -
 				     s->t_enable : 0));
+	if (s->rec_cut)
+		trace_note(r, note, "the recording was cut short at byte %llu "
+			   "(a crash or a kill of record): this reports its "
+			   "whole chunks%s%s", (unsigned long long)s->rec_cut_at,
+			   s->rec_cut_stats ? "; the drops are unknown (not 0) "
+			   "and the duration runs to its last event kept" : "",
+			   s->rec_cut_names ? "; its addresses are unnamed" :
+			   "");
 	if (s->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		trace_note(r, note, "tracing stopped when pid %d executed a "
 			   "set-user-ID, set-group-ID or file-capability "
@@ -132,6 +141,7 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->duration_ns = s->t_end - s->t_enable;
 	r->recorded = s->drain.records;
 	r->dropped = s->dropped;
+	r->dropped_unknown = s->rec_cut && s->rec_cut_stats;
 	r->unpaired = ps->unpaired_entries + ps->unpaired_exits;
 	r->counters = s->counters;
 	r->nr_counters = s->nr_counters;

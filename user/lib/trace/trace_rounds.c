@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "recording/recording.h"
 #include "trace/progress.h"
 #include "trace/trace_internal.h"
 #include "util/array.h"
@@ -46,6 +47,7 @@ int trace_first_scan(struct trace *t)
 	size_t i;
 
 	live->last_scan = t->sum.t_enable;
+	live->last_sync = t->sum.t_enable;
 	if (task_set_scan(&live->alive, t->sum.pid)) {
 		ispot_error("process %d exited before tracing started",
 			    (int)t->sum.pid);
@@ -213,6 +215,10 @@ int trace_step(struct trace *t, uint64_t now)
 		return -1;
 	if (now - t->live.last_scan >= TRACE_SCAN_NS)
 		trace_scan(t);
+	if (t->out.rec && now - t->live.last_sync >= TRACE_SYNC_NS) {
+		recording_sync(t->out.rec);
+		t->live.last_sync = now;
+	}
 	return 0;
 }
 
