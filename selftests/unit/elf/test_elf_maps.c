@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "elf_fixtures.h"
+#include "elf/elf_internal.h"
 
 /* Code of our own, resolved back by the tests. */
 __attribute__((noinline, noclone, used))
@@ -157,6 +158,69 @@ TEST(maps_read_as_the_process_exits_are_whole_or_refused)
 		maps_exit_round(&cut, &refused);
 	EXPECT_EQ(cut, 0);
 	EXPECT_EQ(refused, MAPS_EXIT_ROUNDS);
+}
+
+/*
+ * A small program's segments, as the linker lays them out: .rodata's
+ * last page and .data's first are one file page (0x3000), mapped twice.
+ */
+static const Elf64_Phdr small_program[] = {
+	{ .p_type = PT_LOAD, .p_offset = 0, .p_vaddr = 0,
+	  .p_filesz = 0xe70, .p_memsz = 0xe70 },
+	{ .p_type = PT_LOAD, .p_offset = 0x1000, .p_vaddr = 0x1000,
+	  .p_filesz = 0x1189, .p_memsz = 0x1189 },
+	{ .p_type = PT_LOAD, .p_offset = 0x3000, .p_vaddr = 0x3000,
+	  .p_filesz = 0x4d0, .p_memsz = 0x4d0 },
+	{ .p_type = PT_LOAD, .p_offset = 0x3c6c, .p_vaddr = 0x4c6c,
+	  .p_filesz = 0x4c4, .p_memsz = 0x205dc },
+};
+
+#define BASE	0x555500000000ull
+
+/* The bias of the mapping of @maps that holds @addr. */
+static uint64_t bias_at(const struct elf_map *maps, size_t n, uint64_t addr)
+{
+	struct elf_file f = { .ph = (Elf64_Phdr *)small_program,
+			      .phnum = sizeof(small_program) /
+				       sizeof(small_program[0]) };
+	const struct elf_map *m = elf_maps_find(maps, n, addr);
+	uint64_t bias = 0;
+
+	ASSERT_TRUE(m);
+	ASSERT_EQ(elf_bias_from_map(&f, maps, n, m, &bias), 0);
+	return bias;
+}
+
+#define MAP(s, e, off)	{ .start = BASE + (s), .end = BASE + (e), \
+			  .offset = (off), .inode = 7, .path = "/bin/p" }
+
+/*
+ * Right after the exec (before the loader made RELRO read-only) .data's
+ * one mapping starts at its page shared with .rodata; once split, the
+ * RELRO page and .rodata's page are both mapped at file offset 0x3000.
+ * Each mapping gets the program's one bias, never .rodata's taken for
+ * .data's: a variable in .bss was named a page off (0x41c0, no symbol)
+ * when the futex report read the maps at the exec.
+ */
+TEST(a_file_page_shared_by_two_segments_gets_the_right_bias)
+{
+	const struct elf_map at_exec[] = {
+		MAP(0, 0x1000, 0), MAP(0x1000, 0x3000, 0x1000),
+		MAP(0x3000, 0x4000, 0x3000), MAP(0x4000, 0x6000, 0x3000),
+	};
+	const struct elf_map relro[] = {
+		MAP(0, 0x1000, 0), MAP(0x1000, 0x3000, 0x1000),
+		MAP(0x3000, 0x4000, 0x3000), MAP(0x4000, 0x5000, 0x3000),
+		MAP(0x5000, 0x6000, 0x4000),
+	};
+
+	EXPECT_EQ(bias_at(at_exec, 4, BASE + 0x51c0), BASE);
+	EXPECT_EQ(bias_at(at_exec, 4, BASE + 0x3100), BASE);
+	EXPECT_EQ(bias_at(relro, 5, BASE + 0x51c0), BASE);
+	EXPECT_EQ(bias_at(relro, 5, BASE + 0x4d00), BASE);
+	EXPECT_EQ(bias_at(relro, 5, BASE + 0x3100), BASE);
+	/* Alone, each still gets a bias its own pages fit. */
+	EXPECT_EQ(bias_at(&at_exec[3], 1, BASE + 0x51c0), BASE);
 }
 
 TEST_HARNESS_MAIN

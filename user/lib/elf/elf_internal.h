@@ -333,9 +333,13 @@ static inline bool elf_is_file_map(const struct elf_map *m)
 	return m->path[0] == '/';
 }
 
-/* Load bias of f from one file mapping of it; -ENOENT if none fits. */
-int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
-		      uint64_t *bias);
+/*
+ * Load bias of @f from its file mapping @m, told apart by its other
+ * mappings in @maps[0..@n) where two segments share a file page;
+ * -ENOENT if no segment covers @m.
+ */
+int elf_bias_from_map(const struct elf_file *f, const struct elf_map *maps,
+		      size_t n, const struct elf_map *m, uint64_t *bias);
 
 /*
  * elf_maps.c: a process, known by its pid and its start time.  A pid

@@ -225,17 +225,66 @@ int elf_maps_find_object(const struct elf_map *maps, size_t n,
 }
 
 /*
+ * Whether mapping @m of the object can be where a segment of it lies at
+ * load bias @bias: its addresses inside one PT_LOAD's pages, at that
+ * segment's file offsets.
+ */
+static bool map_fits(const struct elf_file *f, const struct elf_map *m,
+		     uint64_t bias, uint64_t page)
+{
+	uint64_t lo = m->start - bias, hi = m->end - bias;
+	size_t i;
+
+	if (m->start < bias)
+		return false;
+	for (i = 0; i < f->phnum; i++) {
+		const Elf64_Phdr *ph = &f->ph[i];
+		uint64_t first = ph->p_vaddr & ~(page - 1);
+		uint64_t last = (ph->p_vaddr + ph->p_memsz + page - 1) &
+				~(page - 1);
+
+		if (ph->p_type == PT_LOAD && lo >= first && hi <= last &&
+		    lo - m->offset == ph->p_vaddr - ph->p_offset)
+			return true;
+	}
+	return false;
+}
+
+/* How many of @maps of @m's file fit the object at @bias. */
+static size_t maps_fitting(const struct elf_file *f,
+			   const struct elf_map *maps, size_t n,
+			   const struct elf_map *m, uint64_t bias,
+			   uint64_t page)
+{
+	size_t i, fit = 0;
+
+	if (!map_fits(f, m, bias, page))
+		return 0;
+	for (i = 0; i < n; i++)
+		fit += maps[i].inode == m->inode &&
+		       maps[i].dev_major == m->dev_major &&
+		       maps[i].dev_minor == m->dev_minor &&
+		       !strcmp(maps[i].path, m->path) &&
+		       map_fits(f, &maps[i], bias, page);
+	return fit + 1;
+}
+
+/*
  * Load bias from one file mapping of the object: the mapping shows file
  * byte fo at m->start + (fo - m->offset), and the segment that covers
- * m->offset puts p_offset at bias + p_vaddr.  Where two segments share a
- * file page, the later one is the one this mapping was made for.
+ * m->offset puts p_offset at bias + p_vaddr.  Two segments can share a
+ * file page (.rodata's last and .data's first, in a small program): the
+ * page is mapped twice, once for each, and which one @m is shows only
+ * against the object's other mappings in @maps (a bias that puts them
+ * all inside segments at their offsets).  Right after an exec, before
+ * the loader splits off RELRO, .data's one mapping holds that page too.
  */
-int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
-		      uint64_t *bias)
+int elf_bias_from_map(const struct elf_file *f, const struct elf_map *maps,
+		      size_t n, const struct elf_map *m, uint64_t *bias)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	const Elf64_Phdr *best = NULL;
-	size_t i;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), b, best_pstart = 0;
+	size_t i, fit, best_fit = 0;
+	bool found = false;
 
 	for (i = 0; i < f->phnum; i++) {
 		const Elf64_Phdr *ph = &f->ph[i];
@@ -246,13 +295,18 @@ int elf_bias_from_map(const struct elf_file *f, const struct elf_map *m,
 		if (pstart > m->offset ||
 		    m->offset >= ph->p_offset + ph->p_filesz)
 			continue;
-		if (!best || pstart > (best->p_offset & ~(page - 1)))
-			best = ph;
+		b = m->start - m->offset + ph->p_offset - ph->p_vaddr;
+		fit = maps_fitting(f, maps, n, m, b, page);
+		/* As many fit: the later segment, then the first of those. */
+		if (!found || fit > best_fit ||
+		    (fit == best_fit && pstart > best_pstart)) {
+			*bias = b;
+			best_fit = fit;
+			best_pstart = pstart;
+			found = true;
+		}
 	}
-	if (!best)
-		return -ENOENT;
-	*bias = m->start - m->offset + best->p_offset - best->p_vaddr;
-	return 0;
+	return found ? 0 : -ENOENT;
 }
 
 int elf_load_bias(const struct elf_map *maps, size_t n, const char *path,
@@ -272,7 +326,7 @@ int elf_load_bias(const struct elf_map *maps, size_t n, const char *path,
 	for (i = 0; i < n; i++) {
 		if (!elf_is_file_map(&maps[i]) || strcmp(maps[i].path, canon))
 			continue;
-		if (!elf_bias_from_map(&f, &maps[i], bias)) {
+		if (!elf_bias_from_map(&f, maps, n, &maps[i], bias)) {
 			rc = 0;
 			break;
 		}

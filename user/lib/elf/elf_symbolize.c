@@ -381,7 +381,7 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	}
 
 	o = fm ? elf_objcache_get(&s->objs, s->maps, s->nmaps, fm) : NULL;
-	if (!o || elf_bias_from_map(&o->f, fm, &bias)) {
+	if (!o || elf_bias_from_map(&o->f, s->maps, s->nmaps, fm, &bias)) {
 		if (fm == m)
 			set_pseudo(info, ELF_ADDR_FILE, m->path,
 				   addr - m->start + m->offset);
