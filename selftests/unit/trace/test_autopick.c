@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace/autopick.h"
+#include "trace/autopick_internal.h"
 #include "trace/wall_folded.h"
 #include "util/json.h"
 #include "util/json_read.h"
@@ -270,6 +270,34 @@ TEST(child_exiting_while_sampled_is_an_error)
 	}
 	EXPECT_FALSE(strchr(err, '\n'));
 	autopick_free(&a);
+}
+
+/*
+ * A target gone before the profile ended, picked mostly for its waits
+ * (no on-CPU sample at all): the advice gives each function's share of
+ * the time it was picked by, never a share of no samples ("-nan%").
+ */
+TEST(exit_advice_gives_shares_of_the_time_picked_by)
+{
+	struct autopick_func funcs[2] = {
+		{ .sym = { .name = "wait_turn" }, .wall_ns = 30000000 },
+		{ .sym = { .name = "compute" }, .samples = 10,
+		  .wall_ns = 10000000 },
+	};
+	struct autopick a = { .funcs = funcs, .nr = 2, .samples = 10,
+			      .wall_ns = 40000000 };
+	char err[ERRLEN];
+
+	autopick_exited(42, 2000000000, &a, err, sizeof(err));
+	printf("# %s\n", err);
+	EXPECT_TRUE(strstr(err, "of its 40.0ms of thread time on and off the "
+			   "CPU, wait_turn 75%, compute 25%: run it again "
+			   "with --func 'wait_turn' --func 'compute'"));
+	a.samples = 0;
+	funcs[1].samples = 0;
+	autopick_exited(42, 2000000000, &a, err, sizeof(err));
+	EXPECT_FALSE(strstr(err, "nan"));
+	EXPECT_TRUE(strstr(err, "wait_turn 75%"));
 }
 
 TEST(no_such_process)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "trace/autopick_internal.h"
+#include "util/format.h"
 #include "trace/offprof.h"
 #include "trace/wall_folded.h"
 #include "trace/wall_path.h"
@@ -159,8 +160,9 @@ static int choose_named(struct elf_symbolizer *sz,
 		struct autopick_func *f = &a->funcs[a->nr];
 		uint64_t ns = autopick_group_ns(&gs.g[i]);
 
-		if (top ? a->nr == top :
-		    ns < AUTOPICK_MIN_SHARE * a->wall_ns)
+		/* Sorted by ns: past here no time to pick a function for. */
+		if (!ns || (top ? a->nr == top :
+			    ns < AUTOPICK_MIN_SHARE * a->wall_ns))
 			break;
 		if (group_resolve(&gs.g[i], &f->sym)) {
 			a->unprobeable += gs.g[i].samples;
@@ -197,18 +199,21 @@ int autopick_choose(pid_t pid, const struct sampler_result *r,
 #define AUTOPICK_ADVISED	4
 
 /*
- * @pid ended before the sampling did: what its samples said, and the
- * --func options that trace it next time, as one line in @err.
+ * @pid ended before the sampling did: what the profile said, and the
+ * --func options that trace it next time, as one line in @err.  The
+ * shares are of the time the functions were chosen by (on-CPU samples
+ * and the off-CPU waits that count, autopick_group_ns()), so a function
+ * picked for its waits is not shown at 0% of the on-CPU samples.
  */
-static void autopick_exited(pid_t pid, uint64_t duration_ns,
-			    const struct autopick *a, char *err,
-			    size_t errlen)
+void autopick_exited(pid_t pid, uint64_t duration_ns,
+		     const struct autopick *a, char *err, size_t errlen)
 {
+	char wall[32];
 	size_t i, off;
 
 	off = snprintf(err, errlen, "pid %d exited before the %.1fs of --auto "
 		       "sampling ended", (int)pid, duration_ns / 1e9);
-	if (!a->nr) {
+	if (!a->nr || !a->wall_ns) {
 		snprintf(err + off, off < errlen ? errlen - off : 0,
 			 ", with %llu samples in functions a probe can time: "
 			 "lower --auto-time, or name functions with --func",
@@ -216,13 +221,13 @@ static void autopick_exited(pid_t pid, uint64_t duration_ns,
 		return;
 	}
 	off += snprintf(err + off, off < errlen ? errlen - off : 0,
-			"; of its %llu samples,",
-			(unsigned long long)a->samples);
+			"; of its %s of thread time on and off the CPU,",
+			format_ns(wall, sizeof(wall), (double)a->wall_ns));
 	for (i = 0; i < a->nr && i < AUTOPICK_ADVISED; i++)
 		off += snprintf(err + off, off < errlen ? errlen - off : 0,
 				"%s %s %.0f%%", i ? "," : "",
 				a->funcs[i].sym.name,
-				100.0 * a->funcs[i].samples / a->samples);
+				100.0 * a->funcs[i].wall_ns / a->wall_ns);
 	off += snprintf(err + off, off < errlen ? errlen - off : 0,
 			": run it again with");
 	for (i = 0; i < a->nr && i < AUTOPICK_ADVISED; i++)

@@ -41,4 +41,12 @@ uint64_t autopick_group_ns(const struct ap_group *g);
 int autopick_add_offcpu(struct elf_symbolizer *sz, const struct wallprof *wp,
 			struct ap_groups *gs, struct autopick *a);
 
+/*
+ * The one line for a target that ended before --auto's sampling did
+ * (autopick.c): what the profile said and the --func options to run it
+ * again with.
+ */
+void autopick_exited(pid_t pid, uint64_t duration_ns,
+		     const struct autopick *a, char *err, size_t errlen);
+
 #endif /* ISPOT_AUTOPICK_INTERNAL_H */
