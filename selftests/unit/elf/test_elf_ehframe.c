@@ -272,6 +272,11 @@ TEST_F(eh, bad_spelling_is_a_clean_error)
 
 	e = resolve_fail(SAMPLE "+0x1", 0, self->bare, -ENOENT);
 	EXPECT_TRUE(strstr(e, "no function starts at 0x1"));
+	/* The program's own start: no library searched, the hint last. */
+	EXPECT_FALSE(strstr(e, "libraries it loads"));
+	EXPECT_TRUE(strstr(e, "; take START from --auto's picks or a report") &&
+		    !strcmp(strstr(e, "; take START"),
+			    "; take START from --auto's picks or a report"));
 	e = resolve_fail("nosuch+0x1000", 0, self->bare, -ENOENT);
 	EXPECT_TRUE(e[0]);
 }

@@ -14,6 +14,7 @@
 
 #include "elf/demangle.h"
 #include "elf/elf_internal.h"
+#include "util/path.h"
 
 /* Overloads listed in the error for an ambiguous C++ name. */
 #define MAX_OVERLOADS_SHOWN	8
@@ -191,11 +192,11 @@ static int no_match(const struct elf_obj *o, const struct pattern *p,
 		why = " (stripped: no .symtab, only .dynsym searched)";
 	if (p->is_addr && strcmp(p->addr_obj, o->base))
 		return elf_fail(err, errlen, -ENOENT,
-				"no function '%s' in %s: its functions without symbols are spelled %s+0xSTART",
+				"no function '%s' in %s; its functions without symbols are spelled %s+0xSTART",
 				pattern, shown, o->base);
 	if (p->is_addr)
 		return elf_fail(err, errlen, -ENOENT,
-				"no function starts at 0x%" PRIx64 " in %s%s%s%s: take START from --auto's picks or a report",
+				"no function starts at 0x%" PRIx64 " in %s%s%s%s; take START from --auto's picks or a report",
 				p->addr, shown, why, o->fde_err[0] ? "; " : "",
 				o->fde_err);
 
@@ -447,6 +448,16 @@ int elf_resolve_file(const char *path, const char *pattern,
 	return elf_resolve_file_flags(path, pattern, 0, out, n, err, errlen);
 }
 
+/* Whether @name is spelled PROGRAM+0xSTART for the program at @path. */
+static bool start_in_program(const char *name, const char *path)
+{
+	char base[256];
+	uint64_t start;
+
+	return elf_addr_spelling(name, base, sizeof(base), &start) &&
+	       !strcmp(base, path_base(path));
+}
+
 /*
  * Split "OBJ:name" at the last ':' before any '[' so that a bracket
  * expression such as "[[:digit:]]" stays in the name.  A C++ scope "::"
@@ -510,8 +521,11 @@ int elf_resolve_spec_flags(const char *spec, pid_t pid, const char *exe,
 	if (!rc)
 		rc = elf_resolve_file_flags(path, name, flags, out, n, err,
 					    errlen);
-	/* A bare name: where ld.so would look next, as gdb does. */
-	if (rc == -ENOENT && !obj)
+	/*
+	 * A bare name: where ld.so would look next, as gdb does; but not
+	 * for a start in the program itself, which names its object.
+	 */
+	if (rc == -ENOENT && !obj && !start_in_program(name, path))
 		rc = elf_resolve_in_libs(name, pid, path, flags, out, n, err,
 					 errlen);
 out:
