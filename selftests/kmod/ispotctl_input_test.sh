@@ -48,7 +48,9 @@ t_usage() {
 	run_status 2 ispotctl attach --pid 1 --func f --ring-size 3000 &&
 		one_line_err "power of two" &&
 	run_status 2 ispotctl attach --pid 1 --func f --bogus &&
-		one_line_err "unknown"
+		one_line_err "unknown" &&
+	run_status 2 ispotctl status --bogus &&
+		one_line_err "unknown option '--bogus'; usage: ispotctl status"
 }
 tap_check "usage_errors_exit_2" t_usage
 

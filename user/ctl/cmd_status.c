@@ -199,6 +199,8 @@ int cmd_status(int argc, char **argv)
 	char err[256];
 	int c;
 
+	/* One line of ours, not getopt's too. */
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -208,7 +210,8 @@ int cmd_status(int argc, char **argv)
 			printf("usage: ispotctl status [--json]\n");
 			return EXIT_OK;
 		default:
-			ispot_error("usage: ispotctl status [--json]");
+			ispot_error("unknown option '%s'; usage: ispotctl "
+				    "status [--json]", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}

@@ -184,7 +184,7 @@ static void text_header(FILE *f, const struct report *r)
 static void text_footer(FILE *f, const struct report *r)
 {
 	char warn[4][REPORT_WARNING_LEN], dur[32], life[32], dropped[48];
-	uint64_t total = r->recorded + r->dropped, calls = 0;
+	uint64_t total = r->recorded + r->dropped, calls = 0, threads;
 	size_t i, n;
 
 	for (i = 0; i < report_nr_results(r); i++)
@@ -192,10 +192,12 @@ static void text_footer(FILE *f, const struct report *r)
 	if (report_nr_results(r)) {
 		format_ns(life, sizeof(life),
 			  (double)r->sci->total_lifetime_ns);
-		fprintf(f, "total: %" PRIu64 " calls in %" PRIu64 " threads, "
-			"%s of thread time\n", calls,
-			(uint64_t)r->sci->nr_threads + r->sci->folded_threads,
-			life);
+		threads = (uint64_t)r->sci->nr_threads +
+			  r->sci->folded_threads;
+		fprintf(f, "total: %" PRIu64 " call%s in %" PRIu64
+			" thread%s, %s of thread time\n", calls,
+			calls == 1 ? "" : "s", threads,
+			threads == 1 ? "" : "s", life);
 	}
 	format_ns(dur, sizeof(dur), (double)r->duration_ns);
 	if (r->dropped_unknown)

@@ -122,9 +122,11 @@ static void text_futex(FILE *f, const struct report *r,
 
 	format_ns(wait, sizeof(wait), (double)x->wait_ns);
 	fprintf(f, "futex 0x%" PRIx64 "%s%s: waited %s (%" PRIu64
-		" waits, %" PRIu32 " threads)", x->address,
+		" wait%s, %" PRIu32 " thread%s)", x->address,
 		x->symbol && x->symbol[0] ? " " : "",
-		x->symbol ? x->symbol : "", wait, x->waits, x->threads);
+		x->symbol ? x->symbol : "", wait, x->waits,
+		x->waits == 1 ? "" : "s", x->threads,
+		x->threads == 1 ? "" : "s");
 	for (k = 0; k < x->nr_functions; k++)
 		fprintf(f, "%s%s", k ? ", " : " in ",
 			x->functions[k] ?
