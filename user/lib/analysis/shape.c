@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/array.h"
 #include "util/hashmap.h"
@@ -127,6 +128,27 @@ int shape_key_label(const struct shapes *t, uint64_t key, const char *self,
 	return shape_format(s, self, name, ctx, buf, len);
 }
 
+/*
+ * shape_format() into @buf, cut after its last whole callee (then
+ * ">...") when the whole does not fit: a note names no half a name.
+ */
+static void shape_short(const struct shape *s, const char *self,
+			shape_name_fn name, const void *ctx, char *buf,
+			size_t len)
+{
+	char *cut;
+
+	if (shape_format(s, self, name, ctx, buf, len) < (int)len)
+		return;
+	while ((cut = strrchr(buf, '>'))) {
+		*cut = '\0';
+		if ((size_t)(cut - buf) + sizeof(">...") <= len) {
+			strcpy(cut, ">...");
+			return;
+		}
+	}
+}
+
 bool shape_note(const struct shapes *t, uint32_t func_id, const char *self,
 		bool keyed, bool unkeyed, shape_name_fn name, const void *ctx,
 		bool *differ, char *buf, size_t len)
@@ -143,8 +165,8 @@ bool shape_note(const struct shapes *t, uint32_t func_id, const char *self,
 	}
 	if (!unkeyed || !*differ)
 		return false;
-	shape_format(&sum->first, self, name, ctx, a, sizeof(a));
-	shape_format(&sum->other, self, name, ctx, b, sizeof(b));
+	shape_short(&sum->first, self, name, ctx, a, sizeof(a));
+	shape_short(&sum->other, self, name, ctx, b, sizeof(b));
 	snprintf(buf, len, "%s made different probed calls from one execution "
 		 "to another (%s, %s): --key %s=shape compares like with like",
 		 self, a, b, self);
