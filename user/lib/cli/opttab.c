@@ -89,7 +89,8 @@ const struct opt_def opt_table[] = {
 	  "time), the reference INTERF needs; 0: off",
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD | ISPOTD, NULL, 0 },
 	{ OPT_DURATION, "duration", 'd', OPTK_DURATION, "TIME",
-	  "stop after TIME (e.g. 10, 10s, 500ms, 2m)",
+	  "stop tracing after TIME (e.g. 10, 10s, 500ms, 2m);\n"
+	  "run reports then, and still waits for its command",
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD, "10s or 500ms", 1 },
 	{ 0, NULL, 0, 0, NULL, "options:", OPT_DAEMON, NULL, 0 },
 	{ OPT_BUDGET, "budget", 0, OPTK_PERCENT, "PCT",
