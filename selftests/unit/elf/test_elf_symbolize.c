@@ -91,6 +91,29 @@ TEST(addr_to_symbol_function)
 	EXPECT_STREQ(buf + strlen(self_prefix()), "elf_test_target_fn+0x3");
 }
 
+/*
+ * A function named from .eh_frame (no symbol) is spelled OBJ+0xSTART,
+ * which names its object: a frame in it is not prefixed with it again.
+ */
+TEST(a_function_without_a_symbol_names_its_object_once)
+{
+	struct elf_addr_info info = {
+		.kind = ELF_ADDR_SYMBOL, .obj = "/usr/lib/libc.so.6",
+		.sym = "libc.so.6+0x88ef0", .sym_off = 0x305,
+	};
+	char buf[128];
+
+	elf_addr_format(&info, buf, sizeof(buf));
+	EXPECT_STREQ(buf, "libc.so.6+0x88ef0+0x305");
+	info.sym_off = 0;
+	elf_addr_format(&info, buf, sizeof(buf));
+	EXPECT_STREQ(buf, "libc.so.6+0x88ef0");
+	/* A symbol that only begins like it keeps its object. */
+	snprintf(info.sym, sizeof(info.sym), "libc.so.6_init");
+	elf_addr_format(&info, buf, sizeof(buf));
+	EXPECT_STREQ(buf, "libc.so.6:libc.so.6_init");
+}
+
 TEST(addr_to_symbol_data)
 {
 	struct elf_symbolizer *s;

@@ -428,16 +428,32 @@ int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
 	return rc;
 }
 
+/*
+ * Whether @sym is @obj's own spelling of a function without a symbol
+ * (OBJ+0xSTART, from .eh_frame): it names its object already.
+ */
+static bool names_its_object(const char *sym, const char *obj)
+{
+	size_t n = strlen(obj);
+
+	return !strncmp(sym, obj, n) && !strncmp(sym + n, "+0x", 3);
+}
+
 int elf_addr_format(const struct elf_addr_info *info, char *buf, size_t len)
 {
 	const char *obj = path_base(info->obj);
+	const char *sep = ":";
 
 	switch (info->kind) {
 	case ELF_ADDR_SYMBOL:
+		/* "libc.so.6+0x88ef0+0x305", not "libc.so.6:libc.so.6+..." */
+		if (names_its_object(info->sym, obj))
+			obj = sep = "";
 		if (!info->sym_off)
-			return snprintf(buf, len, "%s:%s", obj, info->sym);
-		return snprintf(buf, len, "%s:%s+0x%" PRIx64, obj, info->sym,
-				info->sym_off);
+			return snprintf(buf, len, "%s%s%s", obj, sep,
+					info->sym);
+		return snprintf(buf, len, "%s%s%s+0x%" PRIx64, obj, sep,
+				info->sym, info->sym_off);
 	case ELF_ADDR_OBJECT:
 	case ELF_ADDR_FILE:
 		return snprintf(buf, len, "%s+0x%" PRIx64, obj, info->vaddr);
