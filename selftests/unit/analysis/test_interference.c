@@ -852,6 +852,33 @@ static void solo_feed(struct pipeline *p, uint8_t kind, uint64_t ts,
 }
 
 /*
+ * A call under way when a solo block begins met no gate and counts
+ * whole in the figure, so the block is no share of its thread's until
+ * it returns: 5's first call spans a block of 3,000 ns and keeps it in
+ * the lifetime the figure is a share of; a block while 5 is between
+ * calls is set aside (1,000 ns).  Were both set aside, a thread that
+ * waited in one call all its life would read more than 100%.
+ */
+TEST_F(pipeline, a_call_across_a_block_keeps_its_thread_s_time)
+{
+	struct pipeline *p = self->t.p;
+	const struct sci_result *f;
+
+	pl_feed(p, ISPOT_REC_TASK_NEW, 5, 0, 1000, 0, 5, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, 1000, SP0, 0, 0);
+	solo_feed(p, ISPOT_REC_SOLO_BEGIN, 2000, 1, 100000, 5000);
+	solo_feed(p, ISPOT_REC_SOLO_END, 5000, 1, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, 8000, SP0 + 8, 0, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, 9000, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, 9500, SP0 + 8, 0, 0);
+	solo_feed(p, ISPOT_REC_SOLO_BEGIN, 20000, 2, 100000, 5000);
+	solo_feed(p, ISPOT_REC_SOLO_END, 21000, 2, 0, 0);
+	f = traced_func(&self->t, 30000);
+	EXPECT_EQ(f->aside_ns, 1000);
+	EXPECT_LE(f->interference, 1.0);
+}
+
+/*
  * Thread 6 is active the whole time (not in a futex wait), so thread 5's
  * calls are never solo.  In a solo block, five ways a call of 5 meets the
  * gate: admitted alone (a reference), admitted while 6 is inside a traced

@@ -327,7 +327,7 @@ pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 		paired = pairer_feed_entry(p->pairer, &th->pair, rec, aux, &e);
 	else
 		paired = pairer_feed_exit(p->pairer, &th->pair, rec, &e);
-	pipeline_thread_inside(p, th);
+	pipeline_thread_inside(p, th, rec->ts_ns);
 	if (paired < 0)
 		p->stats.nomem++;
 	else if (paired)
@@ -342,10 +342,32 @@ pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 static void pipeline_solo_window(struct pipeline *p,
 				 const struct ispot_record *rec)
 {
-	if (rec->kind == ISPOT_REC_SOLO_BEGIN)
-		sci_solo_begin(p->sci, rec->ts_ns, rec->data[1]);
-	else if (!p->solo.open_block)
-		sci_solo_end(p->sci, rec->ts_ns);
+	const struct hashmap_entry *ent;
+	struct pipeline_thread *th;
+	size_t pos;
+
+	if (rec->kind != ISPOT_REC_SOLO_BEGIN) {
+		if (!p->solo.open_block) {
+			sci_solo_end(p->sci, rec->ts_ns);
+			p->solo_window = false;
+		}
+		return;
+	}
+	sci_solo_begin(p->sci, rec->ts_ns, rec->data[1]);
+	p->solo_window = true;
+	/* Calls under way met no gate: see sci_solo_inside(). */
+	hashmap_for_each(&p->threads, ent, pos) {
+		th = (struct pipeline_thread *)(uintptr_t)ent->value;
+		if (th->inside && th->sci_folds == *p->sci_folds)
+			sci_solo_inside(p->sci, th->sci);
+	}
+}
+
+void pipeline_solo_outside(struct pipeline *p, struct pipeline_thread *th,
+			   uint64_t ts)
+{
+	if (th->sci_folds == *p->sci_folds)
+		sci_solo_outside(p->sci, th->sci, ts);
 }
 
 /*

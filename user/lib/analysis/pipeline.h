@@ -98,6 +98,12 @@ struct pipeline {
 	struct pipeline_stats stats;
 	struct solo_stats solo;		/* solo blocks and the gate */
 	uint32_t inside;		/* threads inside a traced call */
+	/*
+	 * A solo block's BEGIN came and no END since: a thread inside a
+	 * call then takes its share of the block from that call's return
+	 * (sci_solo_inside()).
+	 */
+	bool solo_window;
 	bool sci_borrowed;		/* p->sci belongs to the caller */
 	bool shapes_borrowed;		/* and so does p->shapes */
 	bool args_borrowed;		/* and p->args */

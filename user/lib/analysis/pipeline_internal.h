@@ -105,18 +105,26 @@ struct pipeline_thread {
 	bool gate_displaced;
 };
 
-/* @th's open calls changed: keep pipeline.inside up to date. */
+/* The solo block admitting now: @th's outermost call returned at @ts. */
+void pipeline_solo_outside(struct pipeline *p, struct pipeline_thread *th,
+			   uint64_t ts);
+
+/* @th's open calls changed at @ts: keep pipeline.inside up to date. */
 static inline void pipeline_thread_inside(struct pipeline *p,
-					  struct pipeline_thread *th)
+					  struct pipeline_thread *th,
+					  uint64_t ts)
 {
 	bool inside = th->pair.depth > 0;
 
 	if (inside != th->inside) {
 		th->inside = inside;
-		if (inside)
+		if (inside) {
 			p->inside++;
-		else
+		} else {
 			p->inside--;
+			if (p->solo_window)
+				pipeline_solo_outside(p, th, ts);
+		}
 	}
 }
 

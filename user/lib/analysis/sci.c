@@ -165,7 +165,7 @@ static void thread_close(const struct sci_engine *e, struct sci_thread *t,
 	if (ts < t->start)
 		ts = t->start;
 	t->acc += ts - t->start;
-	t->aside += sci_aside_overlap(e, t->start, ts);
+	t->aside += sci_thread_aside_overlap(e, t, t->start, ts);
 	t->exit = ts;
 	t->open = false;
 	t->closed_once = true;

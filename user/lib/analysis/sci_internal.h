@@ -88,6 +88,12 @@ struct sci_thread {
 	uint64_t acc;		/* total of the closed intervals */
 	/* Of acc, the time solo blocks admitted (sci.h, "Solo blocks"). */
 	uint64_t aside;
+	/*
+	 * From when the open block counts for it: 0 from its start,
+	 * UINT64_MAX not yet (inside a call that began before the block,
+	 * sci_solo_inside()), else when that call returned.
+	 */
+	uint64_t aside_from;
 	uint64_t last;		/* latest timestamp attributed to the thread */
 	/* The ts of the sci_thread_exit() that closed it, 0 if something
 	 * else did or it was reopened since: what sci_fold_thread() checks. */
@@ -197,6 +203,15 @@ static inline uint64_t sci_aside_overlap(const struct sci_engine *e,
 	return hi > lo ? hi - lo : 0;
 }
 
+/* Of [@lo, @hi), the time the open block admits and counts for @t. */
+static inline uint64_t sci_thread_aside_overlap(const struct sci_engine *e,
+						const struct sci_thread *t,
+						uint64_t lo, uint64_t hi)
+{
+	return sci_aside_overlap(e, lo > t->aside_from ? lo : t->aside_from,
+				 hi);
+}
+
 /* A thread's observed time up to @now: its closed intervals and the open one. */
 static inline uint64_t sci_thread_lifetime(const struct sci_thread *t,
 					   uint64_t now)
@@ -213,7 +228,8 @@ static inline uint64_t sci_thread_aside(const struct sci_engine *e,
 {
 	uint64_t end = now > t->last ? now : t->last;
 
-	return t->aside + (t->open ? sci_aside_overlap(e, t->start, end) : 0);
+	return t->aside + (t->open ? sci_thread_aside_overlap(e, t, t->start,
+							     end) : 0);
 }
 
 #endif /* ISPOT_SCI_INTERNAL_H */

@@ -2,18 +2,48 @@
 /*
  * Solo blocks' time set aside from the interference figure's (sci.h,
  * sci_solo_begin()): the block admitting now, and each thread's share of
- * the blocks' admission.  A thread that closes while a block admits takes
- * its share then (sci.c, thread_close()); the others at the block's end.
+ * the blocks' admission, which for a thread inside a call at the block's
+ * BEGIN starts when that call returns (sci_solo_inside()).  A thread that
+ * closes while a block admits takes its share then (sci.c,
+ * thread_close()); the others at the block's end.
  */
 #include "analysis/sci_internal.h"
 
 void sci_solo_begin(struct sci_engine *e, uint64_t ts, uint64_t deadline)
 {
+	size_t i;
+
 	/* A BEGIN whose block's END was lost ends that block. */
 	sci_solo_end(e, ts);
 	e->aside_open = deadline > ts;
 	e->aside_begin = ts;
 	e->aside_until = deadline;
+	for (i = 0; i < e->nr_threads; i++)
+		e->threads[i].aside_from = 0;
+}
+
+/* Thread handle @ref's slot, if it holds a thread. */
+static struct sci_thread *solo_thread(struct sci_engine *e, uint32_t ref)
+{
+	if (!ref || ref > e->nr_threads || e->threads[ref - 1].free)
+		return NULL;
+	return &e->threads[ref - 1];
+}
+
+void sci_solo_inside(struct sci_engine *e, uint32_t ref)
+{
+	struct sci_thread *t = solo_thread(e, ref);
+
+	if (t && e->aside_open)
+		t->aside_from = UINT64_MAX;
+}
+
+void sci_solo_outside(struct sci_engine *e, uint32_t ref, uint64_t ts)
+{
+	struct sci_thread *t = solo_thread(e, ref);
+
+	if (t && t->aside_from == UINT64_MAX)
+		t->aside_from = ts;
 }
 
 void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from)
@@ -36,8 +66,8 @@ void sci_solo_end(struct sci_engine *e, uint64_t ts)
 		struct sci_thread *t = &e->threads[i];
 
 		if (t->open && !t->free)
-			t->aside += sci_aside_overlap(e, t->start,
-						      e->aside_until);
+			t->aside += sci_thread_aside_overlap(e, t, t->start,
+							     e->aside_until);
 	}
 	e->aside_open = false;
 }
