@@ -236,9 +236,10 @@ t_killed() {
 		--hold-us 1000 --iterations 1000000 >/dev/null 2>&1 &
 	rec=$!
 	sleep 8
+	target=$(pgrep -P "$rec")
 	kill -KILL "$rec"
 	wait "$rec" 2>/dev/null
-	pkill -KILL -x lock_contention 2>/dev/null
+	[ -z "$target" ] || kill -KILL $target 2>/dev/null
 	cut=$(ls -A "$tmp" | grep '^\.killed\.isr\.' | head -n 1)
 	[ -n "$cut" ] || { echo "# no temporary file left"; return 1; }
 	mv "$tmp/$cut" "$tmp/killed.isr"

@@ -210,8 +210,15 @@ int cmd_status(int argc, char **argv)
 			printf("usage: ispotctl status [--json]\n");
 			return EXIT_OK;
 		default:
-			ispot_error("unknown option '%s'; usage: ispotctl "
-				    "status [--json]", argv[optind - 1]);
+			/* A short one may share its argument: -xj. */
+			if (optopt)
+				ispot_error("unknown option '-%c'; usage: "
+					    "ispotctl status [--json]",
+					    optopt);
+			else
+				ispot_error("unknown option '%s'; usage: "
+					    "ispotctl status [--json]",
+					    argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}

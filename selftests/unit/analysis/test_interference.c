@@ -854,10 +854,13 @@ static void solo_feed(struct pipeline *p, uint8_t kind, uint64_t ts,
 /*
  * A call under way when a solo block begins met no gate and counts
  * whole in the figure, so the block is no share of its thread's until
- * it returns: 5's first call spans a block of 3,000 ns and keeps it in
+ * it returns.  5's first call spans a block of 3,000 ns and keeps it in
  * the lifetime the figure is a share of; a block while 5 is between
- * calls is set aside (1,000 ns).  Were both set aside, a thread that
- * waited in one call all its life would read more than 100%.
+ * calls is set aside (1,000 ns); a call that returns 1,000 ns into a
+ * block of 4,000 leaves it the last 3,000.  6 exits inside a call that
+ * a block began in: that call is never scored, so the block is its share
+ * from its start to the exit (2,000).  Were every block set aside whole,
+ * a thread that waited in one call all its life would read over 100%.
  */
 TEST_F(pipeline, a_call_across_a_block_keeps_its_thread_s_time)
 {
@@ -873,8 +876,19 @@ TEST_F(pipeline, a_call_across_a_block_keeps_its_thread_s_time)
 	pl_feed(p, ISPOT_REC_EXIT, 5, 0, 9500, SP0 + 8, 0, 0);
 	solo_feed(p, ISPOT_REC_SOLO_BEGIN, 20000, 2, 100000, 5000);
 	solo_feed(p, ISPOT_REC_SOLO_END, 21000, 2, 0, 0);
-	f = traced_func(&self->t, 30000);
-	EXPECT_EQ(f->aside_ns, 1000);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, 30000, SP0, 0, 0);
+	solo_feed(p, ISPOT_REC_SOLO_BEGIN, 31000, 3, 100000, 5000);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, 32000, SP0 + 8, 0, 0);
+	solo_feed(p, ISPOT_REC_SOLO_END, 35000, 3, 0, 0);
+	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, 36000, 0, 5, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 6, 1, 36000, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 6, 1, 36500, SP0 + 8, 0, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 6, 1, 40000, SP0, 0, 0);
+	solo_feed(p, ISPOT_REC_SOLO_BEGIN, 41000, 4, 100000, 5000);
+	pl_feed(p, ISPOT_REC_TASK_EXIT, 6, 1, 43000, 0, 0, 0);
+	solo_feed(p, ISPOT_REC_SOLO_END, 45000, 4, 0, 0);
+	f = traced_func(&self->t, 50000);
+	EXPECT_EQ(f->aside_ns, 1000 + 3000 + 2000 + 4000);
 	EXPECT_LE(f->interference, 1.0);
 }
 

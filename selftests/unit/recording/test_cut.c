@@ -198,7 +198,7 @@ TEST(cut_at_every_length_keeps_its_whole_chunks)
 		else if (len < first)
 			refused(buf, len, "cut short");
 		else if (len < c.end[0])
-			refused(buf, len, "before its first chunk of events");
+			refused(buf, len, "no whole chunk of events");
 		else
 			bad += !cut_opens(buf, len, &c, !whole_report(&c, len));
 	}
@@ -314,7 +314,7 @@ TEST(a_sync_puts_the_events_so_far_in_the_file)
 	rs_trace(&s, 100);
 	temp_of(tmp, "sync.isr");
 	buf = slurp(tmp, &len);
-	refused(buf, len, "before its first chunk of events");
+	refused(buf, len, "no whole chunk of events");
 	free(buf);
 	recording_sync(s.t.out.rec);
 	buf = slurp(tmp, &len);

@@ -327,7 +327,7 @@ pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 		paired = pairer_feed_entry(p->pairer, &th->pair, rec, aux, &e);
 	else
 		paired = pairer_feed_exit(p->pairer, &th->pair, rec, &e);
-	pipeline_thread_inside(p, th, rec->ts_ns);
+	pipeline_thread_inside(p, th, rec->tid, rec->ts_ns);
 	if (paired < 0)
 		p->stats.nomem++;
 	else if (paired)
@@ -358,16 +358,15 @@ static void pipeline_solo_window(struct pipeline *p,
 	/* Calls under way met no gate: see sci_solo_inside(). */
 	hashmap_for_each(&p->threads, ent, pos) {
 		th = (struct pipeline_thread *)(uintptr_t)ent->value;
-		if (th->inside && th->sci_folds == *p->sci_folds)
-			sci_solo_inside(p->sci, th->sci);
+		if (th->inside)
+			sci_solo_inside(p->sci, th->sci, (uint32_t)ent->key);
 	}
 }
 
 void pipeline_solo_outside(struct pipeline *p, struct pipeline_thread *th,
-			   uint64_t ts)
+			   uint32_t tid, uint64_t ts)
 {
-	if (th->sci_folds == *p->sci_folds)
-		sci_solo_outside(p->sci, th->sci, ts);
+	sci_solo_outside(p->sci, th->sci, tid, ts);
 }
 
 /*

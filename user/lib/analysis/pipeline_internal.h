@@ -105,14 +105,14 @@ struct pipeline_thread {
 	bool gate_displaced;
 };
 
-/* The solo block admitting now: @th's outermost call returned at @ts. */
+/* The solo block admitting now: @tid's outermost call returned at @ts. */
 void pipeline_solo_outside(struct pipeline *p, struct pipeline_thread *th,
-			   uint64_t ts);
+			   uint32_t tid, uint64_t ts);
 
-/* @th's open calls changed at @ts: keep pipeline.inside up to date. */
+/* @th's (@tid's) calls changed at @ts: keep pipeline.inside up to date. */
 static inline void pipeline_thread_inside(struct pipeline *p,
 					  struct pipeline_thread *th,
-					  uint64_t ts)
+					  uint32_t tid, uint64_t ts)
 {
 	bool inside = th->pair.depth > 0;
 
@@ -123,7 +123,7 @@ static inline void pipeline_thread_inside(struct pipeline *p,
 		} else {
 			p->inside--;
 			if (p->solo_window)
-				pipeline_solo_outside(p, th, ts);
+				pipeline_solo_outside(p, th, tid, ts);
 		}
 	}
 }

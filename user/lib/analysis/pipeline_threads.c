@@ -97,6 +97,12 @@ int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
 		if (th->inside) {
 			th->inside = false;
 			p->inside--;
+			/*
+			 * Unfinished, they are not scored: the block
+			 * admitting now is its share after all, whole.
+			 */
+			if (p->solo_window)
+				pipeline_solo_outside(p, th, tid, 0);
 		}
 	}
 	/* Also when the exit was found by a scan, its record lost. */

@@ -166,6 +166,8 @@ static void thread_close(const struct sci_engine *e, struct sci_thread *t,
 		ts = t->start;
 	t->acc += ts - t->start;
 	t->aside += sci_thread_aside_overlap(e, t, t->start, ts);
+	/* Reopened in this block, its share starts then. */
+	t->aside_from = 0;
 	t->exit = ts;
 	t->open = false;
 	t->closed_once = true;
@@ -318,7 +320,7 @@ int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts)
 	} else if (ts > th->exit) {
 		/* A second exit for the same interval moves its end. */
 		th->acc += ts - th->exit;
-		th->aside += sci_aside_overlap(e, th->exit, ts);
+		th->aside += sci_thread_aside_overlap(e, th, th->exit, ts);
 		th->exit = ts;
 		if (ts > th->last)
 			th->last = ts;

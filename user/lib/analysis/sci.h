@@ -216,15 +216,17 @@ void sci_finish(struct sci_engine *e, uint64_t end_ts);
 void sci_solo_begin(struct sci_engine *e, uint64_t ts, uint64_t deadline);
 void sci_solo_end(struct sci_engine *e, uint64_t ts);
 /*
- * Thread handle @ref is inside a traced call at the BEGIN of the block
- * now admitting: that call met no gate and counts whole in the figure
- * (a 300 ms wait in lzma_code across a block of 200 ms), so the block
- * is no share of this thread's until the call returns, at @ts
- * (sci_solo_outside()); else the figure would count time its share of
- * the lifetimes does not hold, and could pass 100%.
+ * Thread @tid (handle @ref: nothing if that is another's now) is inside
+ * a traced call at the BEGIN of the block now admitting: that call met
+ * no gate and counts whole in the figure (a 300 ms wait in lzma_code
+ * across a block of 200 ms), so the block is no share of this thread's
+ * until the call returns, at @ts (sci_solo_outside()); else the figure
+ * would count time its share of the lifetimes does not hold, and could
+ * pass 100%.
  */
-void sci_solo_inside(struct sci_engine *e, uint32_t ref);
-void sci_solo_outside(struct sci_engine *e, uint32_t ref, uint64_t ts);
+void sci_solo_inside(struct sci_engine *e, uint32_t ref, uint32_t tid);
+void sci_solo_outside(struct sci_engine *e, uint32_t ref, uint32_t tid,
+		      uint64_t ts);
 /* The block @from is in, if any, goes on in @to (ispotd's next window). */
 void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from);
 

@@ -22,25 +22,33 @@ void sci_solo_begin(struct sci_engine *e, uint64_t ts, uint64_t deadline)
 		e->threads[i].aside_from = 0;
 }
 
-/* Thread handle @ref's slot, if it holds a thread. */
-static struct sci_thread *solo_thread(struct sci_engine *e, uint32_t ref)
+/*
+ * Handle @ref's slot if it still holds @tid: a handle outlives a fold of
+ * its thread (pipeline.c keeps it), and its slot may be another's then.
+ */
+static struct sci_thread *solo_thread(struct sci_engine *e, uint32_t ref,
+				      uint32_t tid)
 {
-	if (!ref || ref > e->nr_threads || e->threads[ref - 1].free)
+	struct sci_thread *t;
+
+	if (!ref || ref > e->nr_threads)
 		return NULL;
-	return &e->threads[ref - 1];
+	t = &e->threads[ref - 1];
+	return !t->free && t->tid == tid ? t : NULL;
 }
 
-void sci_solo_inside(struct sci_engine *e, uint32_t ref)
+void sci_solo_inside(struct sci_engine *e, uint32_t ref, uint32_t tid)
 {
-	struct sci_thread *t = solo_thread(e, ref);
+	struct sci_thread *t = solo_thread(e, ref, tid);
 
 	if (t && e->aside_open)
 		t->aside_from = UINT64_MAX;
 }
 
-void sci_solo_outside(struct sci_engine *e, uint32_t ref, uint64_t ts)
+void sci_solo_outside(struct sci_engine *e, uint32_t ref, uint32_t tid,
+		      uint64_t ts)
 {
-	struct sci_thread *t = solo_thread(e, ref);
+	struct sci_thread *t = solo_thread(e, ref, tid);
 
 	if (t && t->aside_from == UINT64_MAX)
 		t->aside_from = ts;

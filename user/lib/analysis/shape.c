@@ -17,17 +17,31 @@ struct shapes {
 	uint32_t nr_funcs;
 };
 
-int shape_format(const struct shape *s, const char *self, shape_name_fn name,
-		 const void *ctx, char *buf, size_t len)
+/*
+ * shape_format(), or with @whole, one that ends after the last callee
+ * that fits whole and then ">..." (a note names no half a name).
+ */
+static int shape_write(const struct shape *s, const char *self,
+		       shape_name_fn name, const void *ctx, char *buf,
+		       size_t len, bool whole)
 {
-	size_t n = (size_t)snprintf(buf, len, "%s", self);
-	uint32_t i;
+	size_t n = (size_t)snprintf(buf, len, "%s", self), tl, after;
+	uint32_t i, shown = s->nr < SHAPE_SHOWN ? s->nr : SHAPE_SHOWN;
+	const char *callee;
 
 	if (!s->nr)
 		return snprintf(buf, len, "%s (no probed calls)", self);
-	for (i = 0; i < s->nr && i < SHAPE_SHOWN; i++) {
-		const char *callee = name ? name(ctx, s->ids[i]) : NULL;
-
+	for (i = 0; i < shown; i++) {
+		callee = name ? name(ctx, s->ids[i]) : NULL;
+		tl = callee ? 1 + strlen(callee) :
+		     (size_t)snprintf(NULL, 0, ">#%u", s->ids[i]);
+		/* Room for it, and for the ">..." that may follow it. */
+		after = i + 1 < s->nr ? sizeof(">...") - 1 : 0;
+		if (whole && n + tl + after >= len) {
+			if (n + sizeof(">...") <= len)
+				n += snprintf(buf + n, len - n, ">...");
+			return (int)n;
+		}
 		if (callee)
 			n += snprintf(n < len ? buf + n : NULL,
 				      n < len ? len - n : 0, ">%s", callee);
@@ -36,10 +50,20 @@ int shape_format(const struct shape *s, const char *self, shape_name_fn name,
 				      n < len ? len - n : 0, ">#%u",
 				      s->ids[i]);
 	}
-	if (s->nr > SHAPE_SHOWN)
-		n += snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,
-			      ">...+%u", s->nr - SHAPE_SHOWN);
+	if (s->nr <= SHAPE_SHOWN)
+		return (int)n;
+	tl = (size_t)snprintf(NULL, 0, ">...+%u", s->nr - SHAPE_SHOWN);
+	if (whole && n + tl >= len)
+		return (int)(n + snprintf(buf + n, len - n, ">..."));
+	n += snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,
+		      ">...+%u", s->nr - SHAPE_SHOWN);
 	return (int)n;
+}
+
+int shape_format(const struct shape *s, const char *self, shape_name_fn name,
+		 const void *ctx, char *buf, size_t len)
+{
+	return shape_write(s, self, name, ctx, buf, len, false);
 }
 
 struct shapes *shapes_new(void)
@@ -128,27 +152,6 @@ int shape_key_label(const struct shapes *t, uint64_t key, const char *self,
 	return shape_format(s, self, name, ctx, buf, len);
 }
 
-/*
- * shape_format() into @buf, cut after its last whole callee (then
- * ">...") when the whole does not fit: a note names no half a name.
- */
-static void shape_short(const struct shape *s, const char *self,
-			shape_name_fn name, const void *ctx, char *buf,
-			size_t len)
-{
-	char *cut;
-
-	if (shape_format(s, self, name, ctx, buf, len) < (int)len)
-		return;
-	while ((cut = strrchr(buf, '>'))) {
-		*cut = '\0';
-		if ((size_t)(cut - buf) + sizeof(">...") <= len) {
-			strcpy(cut, ">...");
-			return;
-		}
-	}
-}
-
 bool shape_note(const struct shapes *t, uint32_t func_id, const char *self,
 		bool keyed, bool unkeyed, shape_name_fn name, const void *ctx,
 		bool *differ, char *buf, size_t len)
@@ -165,8 +168,8 @@ bool shape_note(const struct shapes *t, uint32_t func_id, const char *self,
 	}
 	if (!unkeyed || !*differ)
 		return false;
-	shape_short(&sum->first, self, name, ctx, a, sizeof(a));
-	shape_short(&sum->other, self, name, ctx, b, sizeof(b));
+	shape_write(&sum->first, self, name, ctx, a, sizeof(a), true);
+	shape_write(&sum->other, self, name, ctx, b, sizeof(b), true);
 	snprintf(buf, len, "%s made different probed calls from one execution "
 		 "to another (%s, %s): --key %s=shape compares like with like",
 		 self, a, b, self);

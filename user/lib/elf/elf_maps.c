@@ -279,23 +279,36 @@ static size_t maps_fitting(const struct elf_file *f,
  * all inside segments at their offsets).  Right after an exec, before
  * the loader splits off RELRO, .data's one mapping holds that page too.
  */
+/* Whether segment @ph's file pages hold mapping @m's first byte. */
+static bool covers(const Elf64_Phdr *ph, const struct elf_map *m,
+		   uint64_t page)
+{
+	return ph->p_type == PT_LOAD && ph->p_filesz &&
+	       (ph->p_offset & ~(page - 1)) <= m->offset &&
+	       m->offset < ph->p_offset + ph->p_filesz;
+}
+
 int elf_bias_from_map(const struct elf_file *f, const struct elf_map *maps,
 		      size_t n, const struct elf_map *m, uint64_t *bias)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), b, best_pstart = 0;
-	size_t i, fit, best_fit = 0;
+	size_t i, fit, best_fit = 0, candidates = 0;
 	bool found = false;
 
+	for (i = 0; i < f->phnum; i++)
+		candidates += covers(&f->ph[i], m, page);
 	for (i = 0; i < f->phnum; i++) {
 		const Elf64_Phdr *ph = &f->ph[i];
 		uint64_t pstart = ph->p_offset & ~(page - 1);
 
-		if (ph->p_type != PT_LOAD || !ph->p_filesz)
-			continue;
-		if (pstart > m->offset ||
-		    m->offset >= ph->p_offset + ph->p_filesz)
+		if (!covers(ph, m, page))
 			continue;
 		b = m->start - m->offset + ph->p_offset - ph->p_vaddr;
+		/* Nearly always one segment: nothing to weigh. */
+		if (candidates == 1) {
+			*bias = b;
+			return 0;
+		}
 		fit = maps_fitting(f, maps, n, m, b, page);
 		/* As many fit: the later segment, then the first of those. */
 		if (!found || fit > best_fit ||

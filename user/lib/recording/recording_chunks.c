@@ -152,7 +152,7 @@ int rec2_cut(struct recording_file *rf, uint64_t off, unsigned int seen)
 	}
 	if (!rf->nr_events) {
 		snprintf(what, sizeof(what), "it is cut short at byte %zu, "
-			 "before its first chunk of events", rf->size);
+			 "and holds no whole chunk of events", rf->size);
 		return rec_bad(rf, what);
 	}
 	/* Unnamed addresses, as a symbolizer that knows none names them. */

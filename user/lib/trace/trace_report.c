@@ -22,7 +22,7 @@
 
 /* Footer notes: seven of the session's, the rest --key auto's. */
 #define TRACE_NOTES		12
-#define TRACE_SESSION_NOTES	6
+#define TRACE_SESSION_NOTES	7
 
 /* The session's functions as the report builder takes them (report.h). */
 static struct report_source_func *trace_source_funcs(const struct trace *t)
@@ -43,12 +43,14 @@ static struct report_source_func *trace_source_funcs(const struct trace *t)
 	return sf;
 }
 
-/* Append one footer note to @r (room for TRACE_NOTES is the caller's). */
+/* Append one footer note to @r, of @note's TRACE_NOTES at most. */
 static void __attribute__((format(printf, 3, 4)))
 trace_note(struct report *r, char (*note)[256], const char *fmt, ...)
 {
 	va_list ap;
 
+	if (r->nr_notes >= TRACE_NOTES)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(note[r->nr_notes], sizeof(note[0]), fmt, ap);
 	va_end(ap);
@@ -86,7 +88,8 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 	const struct drain_stats *ds = &s->drain;
 	char size[32], when[32];
 
-	if (trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
+	if (r->nr_notes < TRACE_NOTES &&
+	    trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
 		r->nr_notes++;
 
 	if (ds->late)
@@ -106,9 +109,9 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 				     s->t_enable ? s->rec_full_ts -
 				     s->t_enable : 0));
 	if (s->rec_cut)
-		trace_note(r, note, "the recording was cut short at byte %llu "
-			   "(a crash or a kill of record): this reports its "
-			   "whole chunks%s%s", (unsigned long long)s->rec_cut_at,
+		trace_note(r, note, "the recording was cut short (a crash or "
+			   "a kill of record): this reports its whole chunks, "
+			   "to byte %llu%s%s", (unsigned long long)s->rec_cut_at,
 			   s->rec_cut_stats ? "; the drops are unknown (not 0) "
 			   "and the duration runs to its last event kept" : "",
 			   s->rec_cut_names ? "; its addresses are unnamed" :
