@@ -201,7 +201,12 @@ int cmd_status(int argc, char **argv)
 
 	/* One line of ours, not getopt's too. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	for (;;) {
+		int before = optind;
+
+		c = getopt_long(argc, argv, "jh", opts, NULL);
+		if (c == -1)
+			break;
 		switch (c) {
 		case 'j':
 			json = true;
@@ -210,15 +215,19 @@ int cmd_status(int argc, char **argv)
 			printf("usage: ispotctl status [--json]\n");
 			return EXIT_OK;
 		default:
-			/* A short one may share its argument: -xj. */
-			if (optopt)
-				ispot_error("unknown option '-%c'; usage: "
-					    "ispotctl status [--json]",
-					    optopt);
-			else
+			/*
+			 * A long one (--bogus, --json=1) is its argument,
+			 * passed; a short one may share its argument: -xj.
+			 */
+			if (optind > before &&
+			    !strncmp(argv[optind - 1], "--", 2))
 				ispot_error("unknown option '%s'; usage: "
 					    "ispotctl status [--json]",
 					    argv[optind - 1]);
+			else
+				ispot_error("unknown option '-%c'; usage: "
+					    "ispotctl status [--json]",
+					    optopt);
 			return EXIT_USAGE;
 		}
 	}

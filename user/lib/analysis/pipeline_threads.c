@@ -93,16 +93,14 @@ int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts)
 
 	if (th) {
 		pair_thread_exit_at(&th->pair, ts);
-		/* Its open calls end with it, as far as others can tell. */
+		/*
+		 * Its open calls end with it, as far as others can tell.  A
+		 * block it was inside a call at keeps none of its time: a
+		 * late EXIT may still pair that call and score it whole.
+		 */
 		if (th->inside) {
 			th->inside = false;
 			p->inside--;
-			/*
-			 * Unfinished, they are not scored: the block
-			 * admitting now is its share after all, whole.
-			 */
-			if (p->solo_window)
-				pipeline_solo_outside(p, th, tid, 0);
 		}
 	}
 	/* Also when the exit was found by a scan, its record lost. */

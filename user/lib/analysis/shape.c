@@ -168,8 +168,13 @@ bool shape_note(const struct shapes *t, uint32_t func_id, const char *self,
 	}
 	if (!unkeyed || !*differ)
 		return false;
-	shape_write(&sum->first, self, name, ctx, a, sizeof(a), true);
-	shape_write(&sum->other, self, name, ctx, b, sizeof(b), true);
+	/* Whole if they fit, else cut between two callees. */
+	if (shape_format(&sum->first, self, name, ctx, a, sizeof(a)) >=
+	    (int)sizeof(a))
+		shape_write(&sum->first, self, name, ctx, a, sizeof(a), true);
+	if (shape_format(&sum->other, self, name, ctx, b, sizeof(b)) >=
+	    (int)sizeof(b))
+		shape_write(&sum->other, self, name, ctx, b, sizeof(b), true);
 	snprintf(buf, len, "%s made different probed calls from one execution "
 		 "to another (%s, %s): --key %s=shape compares like with like",
 		 self, a, b, self);

@@ -269,6 +269,15 @@ static size_t maps_fitting(const struct elf_file *f,
 	return fit + 1;
 }
 
+/* Whether segment @ph's file pages hold mapping @m's first byte. */
+static bool covers(const Elf64_Phdr *ph, const struct elf_map *m,
+		   uint64_t page)
+{
+	return ph->p_type == PT_LOAD && ph->p_filesz &&
+	       (ph->p_offset & ~(page - 1)) <= m->offset &&
+	       m->offset < ph->p_offset + ph->p_filesz;
+}
+
 /*
  * Load bias from one file mapping of the object: the mapping shows file
  * byte fo at m->start + (fo - m->offset), and the segment that covers
@@ -279,15 +288,6 @@ static size_t maps_fitting(const struct elf_file *f,
  * all inside segments at their offsets).  Right after an exec, before
  * the loader splits off RELRO, .data's one mapping holds that page too.
  */
-/* Whether segment @ph's file pages hold mapping @m's first byte. */
-static bool covers(const Elf64_Phdr *ph, const struct elf_map *m,
-		   uint64_t page)
-{
-	return ph->p_type == PT_LOAD && ph->p_filesz &&
-	       (ph->p_offset & ~(page - 1)) <= m->offset &&
-	       m->offset < ph->p_offset + ph->p_filesz;
-}
-
 int elf_bias_from_map(const struct elf_file *f, const struct elf_map *maps,
 		      size_t n, const struct elf_map *m, uint64_t *bias)
 {
