@@ -230,16 +230,28 @@ tap_check "baseline_of_other_functions_refused_first" t_baseline_refused
 # seconds: the session puts its events out to the file every second, not
 # only at each MiB, so a slow program's recording loses a second at most
 # (this one writes far less than a MiB in the 8 s).
+# children PID: the pids whose parent is PID.
+children() {
+	for stat in /proc/[0-9]*/stat; do
+		# pid (comm) state ppid: comm here has no space.
+		read -r cpid _ _ ppid _ 2>/dev/null <"$stat" || continue
+		[ "$ppid" = "$1" ] && echo "$cpid"
+	done
+}
+
 t_killed() {
 	ispotctl record -o "$tmp/killed.isr" --func acquire \
 		-- "$samples/lock_contention" --threads 2 --delay-us 50000 \
 		--hold-us 1000 --iterations 1000000 >/dev/null 2>&1 &
 	rec=$!
 	sleep 8
-	target=$(pgrep -P "$rec")
+	# Its target spins on: killed too, or it would load every test
+	# after this one (the guest has no pgrep).
+	target=$(children "$rec")
 	kill -KILL "$rec"
 	wait "$rec" 2>/dev/null
-	[ -z "$target" ] || kill -KILL $target 2>/dev/null
+	[ -n "$target" ] && kill -KILL $target ||
+		{ echo "# the record's target was not found"; return 1; }
 	cut=$(ls -A "$tmp" | grep '^\.killed\.isr\.' | head -n 1)
 	[ -n "$cut" ] || { echo "# no temporary file left"; return 1; }
 	mv "$tmp/$cut" "$tmp/killed.isr"
