@@ -50,7 +50,9 @@ t_usage() {
 	run_status 2 ispotctl attach --pid 1 --func f --bogus &&
 		one_line_err "unknown" &&
 	run_status 2 ispotctl status --bogus &&
-		one_line_err "unknown option '--bogus'; usage: ispotctl status"
+		one_line_err "'--bogus' is unknown.*usage: ispotctl status" &&
+	run_status 2 ispotctl status extra &&
+		one_line_err "status takes no arguments; usage: ispotctl status"
 }
 tap_check "usage_errors_exit_2" t_usage
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ispotctl status: is the module there, does it speak our ABI, how busy. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "commands.h"
 #include "trace/device.h"
 #include "cli/events.h"
+#include "cli/opttab.h"
 #include "util/format.h"
 #include "util/json.h"
 
@@ -185,54 +185,41 @@ static void status_text(const struct ispot_device *dev,
 	}
 }
 
+#define USAGE_STATUS "usage: ispotctl status [--json]"
+
+static const struct opt_cmd_info status_info = {
+	OPT_STATUS, "status", USAGE_STATUS,
+	"Says whether ispot.ko is loaded, its ABI, its sessions and rings,\n"
+	"and which perf counters this machine has.",
+	"With --json, the same as one JSON object.", USAGE_STATUS,
+};
+
+static int status_store(void *ctx, const struct opt_val *v, char *err,
+			size_t len)
+{
+	(void)err;
+	(void)len;
+	if (v->def->id == OPT_JSON)
+		*(bool *)ctx = true;
+	return 0;
+}
+
 int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct opt_src src = { .cmd = &status_info };
 	struct status_counters sc;
 	struct ispot_info info;
 	struct ispot_device dev;
 	bool json = false;
 	char err[256];
-	int c;
+	int next, ret;
 
-	/* One line of ours, not getopt's too. */
-	opterr = 0;
-	for (;;) {
-		int before = optind;
-
-		c = getopt_long(argc, argv, "jh", opts, NULL);
-		if (c == -1)
-			break;
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			printf("usage: ispotctl status [--json]\n");
-			return EXIT_OK;
-		default:
-			/*
-			 * A long one (--bogus, --json=1) is its argument,
-			 * passed; a short one may share its argument: -xj.
-			 */
-			if (optind > before &&
-			    !strncmp(argv[optind - 1], "--", 2))
-				ispot_error("unknown option '%s'; usage: "
-					    "ispotctl status [--json]",
-					    argv[optind - 1]);
-			else
-				ispot_error("unknown option '-%c'; usage: "
-					    "ispotctl status [--json]",
-					    optopt);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		ispot_error("status takes no arguments; usage: ispotctl status [--json]");
+	ret = opt_parse_argv(&status_info, argc, argv, status_store, &json,
+			     &next);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	if (next < argc) {
+		opt_error(&src, "status takes no arguments");
 		return EXIT_USAGE;
 	}
 

@@ -363,11 +363,6 @@ static void pipeline_solo_window(struct pipeline *p,
 	}
 }
 
-void pipeline_solo_outside(struct pipeline *p, struct pipeline_thread *th,
-			   uint32_t tid, uint64_t ts)
-{
-	sci_solo_outside(p->sci, th->sci, tid, ts);
-}
 
 /*
  * A GATE record: its wait, and the ENTRY it comes before.  One that timed

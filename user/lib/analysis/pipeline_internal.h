@@ -105,10 +105,6 @@ struct pipeline_thread {
 	bool gate_displaced;
 };
 
-/* The solo block admitting now: @tid's outermost call returned at @ts. */
-void pipeline_solo_outside(struct pipeline *p, struct pipeline_thread *th,
-			   uint32_t tid, uint64_t ts);
-
 /* @th's (@tid's) calls changed at @ts: keep pipeline.inside up to date. */
 static inline void pipeline_thread_inside(struct pipeline *p,
 					  struct pipeline_thread *th,
@@ -122,8 +118,9 @@ static inline void pipeline_thread_inside(struct pipeline *p,
 			p->inside++;
 		} else {
 			p->inside--;
+			/* A block admits: see sci_solo_inside(). */
 			if (p->solo_window)
-				pipeline_solo_outside(p, th, tid, ts);
+				sci_solo_outside(p->sci, th->sci, tid, ts);
 		}
 	}
 }

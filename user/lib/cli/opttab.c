@@ -127,7 +127,7 @@ const struct opt_def opt_table[] = {
 	  "count a raw PMU event per call (e.g. a HITM event)",
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD, NULL, 0 },
 	{ OPT_JSON, "json", 'j', OPTK_FLAG, NULL,
-	  "write the report as JSON", REPORTS, NULL, 0 },
+	  "write the report as JSON", REPORTS | OPT_STATUS, NULL, 0 },
 	{ OPT_OUTPUT, "output", 'o', OPTK_TEXT, "FILE",
 	  "write the report to FILE", OPT_ATTACH | OPT_RUN | OPT_REPORT,
 	  "a file name", 0 },

@@ -31,10 +31,11 @@ enum opt_cmd {
 	OPT_DAEMON	= 1 << 5,	/* ispotd's command line */
 	OPT_CONF	= 1 << 6,	/* ispotd's --config file */
 	OPT_PLOT	= 1 << 7,	/* ispotctl plot */
+	OPT_STATUS	= 1 << 8,	/* ispotctl status */
 };
 
 #define OPT_CTL		(OPT_ATTACH | OPT_RUN | OPT_TOP | OPT_RECORD | \
-			 OPT_REPORT | OPT_PLOT)
+			 OPT_REPORT | OPT_PLOT | OPT_STATUS)
 
 /* The options, one per meaning: top's --window is not ispotd's. */
 enum opt_id {

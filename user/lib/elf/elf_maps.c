@@ -250,7 +250,7 @@ static bool map_fits(const struct elf_file *f, const struct elf_map *m,
 	return false;
 }
 
-/* How many of @maps of @m's file fit the object at @bias. */
+/* How many of @maps (@m among them) of @m's file fit the object at @bias. */
 static size_t maps_fitting(const struct elf_file *f,
 			   const struct elf_map *maps, size_t n,
 			   const struct elf_map *m, uint64_t bias,
@@ -266,7 +266,7 @@ static size_t maps_fitting(const struct elf_file *f,
 		       maps[i].dev_minor == m->dev_minor &&
 		       !strcmp(maps[i].path, m->path) &&
 		       map_fits(f, &maps[i], bias, page);
-	return fit + 1;
+	return fit;
 }
 
 /* Whether segment @ph's file pages hold mapping @m's first byte. */
