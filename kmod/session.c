@@ -196,12 +196,15 @@ err_disarm:
 /*
  * When this returns, no handler or probe writes into the rings.  The gate
  * opens first, so that unregistering waits for no thread at the gate.
+ * The wait records stop after the probes, as they started before them:
+ * unregistering takes milliseconds (tens under emulation), and a call
+ * recorded then without its waits would look like pure CPU time.
  */
 void ispot_session_disable(struct ispot_session *s)
 {
 	ispot_gate_stop(s);
-	ispot_waits_stop(s);
 	ispot_probe_disarm_all(s);
+	ispot_waits_stop(s);
 	/* No handler runs now: a hold that raced the stop is forgotten. */
 	ispot_gate_reset(s);
 	if (s->state == ISPOT_STATE_ENABLED)

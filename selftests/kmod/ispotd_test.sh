@@ -14,7 +14,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 16
+tap_plan 17
 
 # ONLY=REGEX runs the tests whose names match it, and skips the others
 # (for working on one of them).
@@ -281,6 +281,32 @@ sci_agrees() {
 # shows its threads hardly waited for the lock (tap.sh, tap_parallel).
 par_need contended "$tmp/agree.par"
 tap_default_kernel sci_duty_cycled_agrees_with_always_armed sci_agrees
+
+# --- waits in every burst ---------------------------------------------------
+# Each burst's calls come with their waits, not only the first burst's.
+# The module once stopped the wait records before disarming the probes,
+# and a burst shorter than that teardown (most bursts under a budget) saw
+# its calls as on-CPU time only: futex 0 in every window after the first.
+# Four threads locking with no pause between: acquire waits in every burst.
+waits_in_later_bursts() {
+	"$s/lock_contention" --threads 4 --delay-us 0 --hold-us 5 \
+		--iterations 100000000 >/dev/null &
+	tpid=$!
+	ispotd --pid "$tpid" --func acquire --budget 5% --window 2s \
+		--log "$tmp/later.jsonl" 2>"$tmp/later.err" &
+	dpid=$!
+	daemon_ready "$tmp/later.err" && sleep 12
+	stop_daemon "$dpid"
+	kill "$tpid"
+	wait "$tpid" 2>/dev/null
+	tail -n +2 "$tmp/later.jsonl" >"$tmp/later2.jsonl"
+	calls=$(fsum "$tmp/later2.jsonl" acquire calls)
+	futex=$(fsum "$tmp/later2.jsonl" acquire causes.futex_ns)
+	oncpu=$(fsum "$tmp/later2.jsonl" acquire causes.oncpu_ns)
+	echo "# windows after the first: $(wc -l <"$tmp/later2.jsonl"), $calls calls, futex $futex ns, on-CPU $oncpu ns"
+	[ "${calls:-0}" -gt 0 ] && [ "${futex:-0}" -gt 0 ]
+}
+tap_default_kernel futex_waits_credited_in_every_burst waits_in_later_bursts
 
 # --- signals ----------------------------------------------------------------
 long_target() {

@@ -865,6 +865,107 @@ static int probed_waits_work(void *arg)
 	return tasks_work(arg);
 }
 
+/* Probed, and one futex call per call: a wake nobody waits for. */
+static uint32_t wake_word;
+
+__attribute__((noipa)) long waits_probed_wake(void)
+{
+	return syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL,
+		       NULL, 0);
+}
+
+/* Slow enough between calls that the rings never fill. */
+static int wake_loop_work(void *arg)
+{
+	int i;
+
+	(void)arg;
+	while (!sh->stop) {
+		waits_probed_wake();
+		for (i = 0; i < 5000; i++)
+			sink++;
+	}
+	return 0;
+}
+
+/*
+ * Of @w's calls of probe @id, those whose ENTRY and EXIT were both
+ * recorded (*pairs), and of them those without a FUTEX_ENTER and a
+ * FUTEX_EXIT of their thread in between (*bare).
+ */
+static void count_bare_calls(const struct wsess *w, uint32_t id,
+			     size_t *pairs, size_t *bare)
+{
+	size_t i, j;
+
+	*pairs = *bare = 0;
+	for (i = 0; i < w->n; i++) {
+		const struct ispot_record *r = &w->recs[i];
+		bool enter = false, exit = false;
+
+		if (r->kind != ISPOT_REC_ENTRY || r->probe_id != id)
+			continue;
+		for (j = i + 1; j < w->n; j++) {
+			const struct ispot_record *q = &w->recs[j];
+
+			if (q->tid != r->tid)
+				continue;
+			if (q->kind == ISPOT_REC_FUTEX_ENTER)
+				enter = true;
+			else if (q->kind == ISPOT_REC_FUTEX_EXIT)
+				exit = enter;
+			else if (q->kind == ISPOT_REC_ENTRY ||
+				 q->kind == ISPOT_REC_EXIT)
+				break;
+		}
+		if (j == w->n || w->recs[j].kind != ISPOT_REC_EXIT)
+			continue;
+		(*pairs)++;
+		*bare += !exit;
+	}
+}
+
+/*
+ * Every call the probes record has its waits: the wait records start
+ * before the probes are armed and stop after they are disarmed.  Stopping
+ * them waits out an RCU grace period (tens of ms under emulation), and
+ * with them stopped first the probes went on recording meanwhile: ispotd's
+ * short bursts saw most of their calls with no wait at all.
+ */
+TEST(every_recorded_call_has_its_waits)
+{
+	size_t pairs, bare, all_pairs = 0, all_bare = 0;
+	struct ispot_child c;
+	struct wsess w;
+	int cycle, id;
+
+	ispot_require_module();
+	shared_map();
+	ASSERT_EQ(ispot_child_start(&c, wake_loop_work, NULL), 0);
+	ispot_child_go(&c);
+	for (cycle = 0; cycle < 3; cycle++) {
+		ASSERT_EQ(wsess_open(&w, c.pid, ISPOT_SETUP_FLAGS, 512), 0);
+		id = ispot_add_probe_fn(w.fd, waits_probed_wake,
+					ISPOT_PROBE_BOTH, 0);
+		ASSERT_GT(id, 0);
+		ASSERT_EQ(ispot_ioctl(w.fd, ISPOT_IOC_ENABLE, NULL), 0);
+		usleep(10000);
+		ASSERT_EQ(ispot_ioctl(w.fd, ISPOT_IOC_DISABLE, NULL), 0);
+		wsess_drain(&w);
+		wsess_expect_no_drops(&w);
+		count_bare_calls(&w, id, &pairs, &bare);
+		TH_LOG("cycle %d: %zu calls, %zu without their futex records",
+		       cycle, pairs, bare);
+		all_pairs += pairs;
+		all_bare += bare;
+		wsess_close(&w);
+	}
+	sh->stop = 1;
+	ASSERT_EQ(ispot_child_wait(&c), 0);
+	EXPECT_GT(all_pairs, 0);
+	EXPECT_EQ(all_bare, 0);
+}
+
 TEST(flags_zero_gives_no_task_or_wait_record)
 {
 	struct ispot_child c;
