@@ -14,7 +14,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 17
+tap_plan 19
 
 # ONLY=REGEX runs the tests whose names match it, and skips the others
 # (for working on one of them).
@@ -67,6 +67,51 @@ bad_config() {
 	one_line_daemon_err "window"
 }
 tap_check bad_config_is_one_line_with_file_and_line bad_config
+
+# --- targets that are not there ---------------------------------------------
+# A --pid with no process is one line and exit 1 when it is all there is
+# to trace; beside an --exe it is said, and the daemon runs on.  The pid
+# is above pid_max (4194304 at most), so no process can have it.
+absent_targets() {
+	run_status 1 timeout 120 ispotd --pid 4194305 --func acquire ||
+		return 1
+	one_line_daemon_err "no process with pid 4194305: check it with ps$" ||
+		return 1
+	ispotd --pid 4194305 --exe "$tmp/not-yet" --func acquire \
+		--log "$tmp/absent.jsonl" 2>"$tmp/err" &
+	dpid=$!
+	daemon_ready "$tmp/err"
+	ready=$?
+	stop_daemon "$dpid"
+	st=$?
+	sed 's/^/# stderr: /' "$tmp/err"
+	[ "$ready" = 0 ] && [ "$st" = 0 ] &&
+		grep -q "^ispotd: no process with pid 4194305: .*other targets" \
+			"$tmp/err" &&
+		grep -q "^ispotd: no file $tmp/not-yet yet" "$tmp/err"
+}
+tap_check absent_pid_is_an_error_absent_exe_a_note absent_targets
+
+# One --func the target lacks: the others are traced, and it is said once
+# however many bursts find it missing.
+lacked_func() {
+	long_target
+	ispotd --pid "$tpid" --func acquire --func no_such_function \
+		--budget 20% --window 1s --log "$tmp/lacked.jsonl" \
+		2>"$tmp/lacked.err" &
+	dpid=$!
+	daemon_ready "$tmp/lacked.err" && sleep 6
+	stop_daemon "$dpid"
+	kill "$tpid"
+	wait "$tpid" 2>/dev/null
+	bursts=$(wfield "$tmp/lacked.jsonl" .bursts | awk '{ n += $1 } END { print n + 0 }')
+	calls=$(fsum "$tmp/lacked.jsonl" acquire calls)
+	said=$(grep -c no_such_function "$tmp/lacked.err")
+	echo "# $bursts bursts, $calls calls of acquire, the missing function said $said time(s)"
+	sed 's/^/# stderr: /' "$tmp/lacked.err"
+	[ "$bursts" -ge 2 ] && [ "${calls:-0}" -gt 0 ] && [ "$said" = 1 ] &&
+		grep -q "no_such_function.*: traced without it$" "$tmp/lacked.err"
+}
 
 # --- --exe across restarts, two targets side by side ---------------------
 # Each run lasts until the daemon has written a window of it with armed
@@ -359,6 +404,7 @@ sigterm_writes_last_window() {
 		[ "${calls:-0}" -gt 0 ]
 }
 tap_check sigterm_writes_the_last_window_and_exits_0 sigterm_writes_last_window
+tap_check a_func_the_target_lacks_is_said_once lacked_func
 
 sighup_reloads() {
 	long_target

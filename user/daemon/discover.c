@@ -341,6 +341,11 @@ void discover_free(struct discover *d)
 	free(d);
 }
 
+bool discover_pid_found(const struct discover *d, size_t i)
+{
+	return i < d->nr_pids && d->pid_start[i] != DISCOVER_NO_PROCESS;
+}
+
 int discover_fd(const struct discover *d)
 {
 	return d->nl;

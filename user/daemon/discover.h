@@ -87,6 +87,9 @@ void discover_free(struct discover *d);
  */
 void discover_keep_pids(struct discover *d, const struct discover *old);
 
+/* Whether --pid @i named a process when @d was made (discover_new()). */
+bool discover_pid_found(const struct discover *d, size_t i);
+
 /* The connector's socket, to poll for POLLIN; -1 when only scanning. */
 int discover_fd(const struct discover *d);
 /* Whether the connector is in use (the daemon says so once if not). */

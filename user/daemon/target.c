@@ -187,10 +187,34 @@ static void target_backoff(struct target *tg, uint64_t now)
 	tg->burst_end = 0;
 }
 
+/*
+ * A --func the process lacks (trace_resolve(), funcs_optional): said
+ * when it is first so, not at every burst; the others are traced.
+ */
+static void target_say_unresolved(struct target *tg, const struct trace *t)
+{
+	char more[64] = "";
+
+	if (tg->nr_unresolved_said == t->nr_unresolved &&
+	    !strcmp(tg->unresolved_said, t->unresolved))
+		return;
+	tg->nr_unresolved_said = t->nr_unresolved;
+	snprintf(tg->unresolved_said, sizeof(tg->unresolved_said), "%s",
+		 t->unresolved);
+	if (!t->nr_unresolved)
+		return;
+	if (t->nr_unresolved > 1)
+		snprintf(more, sizeof(more), " (and %zu more --func it lacks)",
+			 t->nr_unresolved - 1);
+	ispot_error("pid %d: %s%s: %s", (int)tg->pid, t->unresolved, more,
+		    t->nr_funcs ? "traced without it" : "nothing to trace");
+}
+
 static int target_arm(struct target *tg, const struct trace_opts *o)
 {
 	struct trace *t = &tg->tr;
 	uint64_t c0 = budget_thread_cpu_ns();
+	int ret;
 
 	if (trace_open(t, o, MODE_ATTACH))
 		goto fail;
@@ -200,7 +224,9 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 	 * what trace_resolve() read by the pid before it.
 	 */
 	t->pid_start = tg->start_time;
-	if (trace_resolve(t, tg->pid, NULL))
+	ret = trace_resolve(t, tg->pid, NULL);
+	target_say_unresolved(tg, t);
+	if (ret)
 		goto fail;
 	if (ARRAY_RESERVE(tg->ids, tg->cap_ids, t->nr_funcs + 1)) {
 		ispot_error("out of memory arming pid %d", (int)tg->pid);

@@ -75,6 +75,9 @@ struct target {
 	uint64_t pick_cost_ns;	/* the profiles' cost in this window */
 	double profile_rate;	/* the profiles' cost a ns they sampled */
 	char pick_said[512];	/* the last problem said, said once */
+	/* What the last burst said of the --func it lacks, said once. */
+	char unresolved_said[1024];
+	size_t nr_unresolved_said;
 	bool over_said;		/* budget_over(), said once */
 	/*
 	 * Its CPU rate is read when it was found and again at rate_check,

@@ -81,6 +81,12 @@ struct trace_opts {
 	size_t top;			/* --top N rows, 0 = all */
 	bool wide;			/* --wide: C++ names whole */
 	bool all_futexes;		/* --all-futexes */
+	/*
+	 * ispotd: a --func the target lacks is left out (trace.h's
+	 * unresolved says which), not an error; one --func is for every
+	 * target, and each program has its own functions.
+	 */
+	bool funcs_optional;
 	/* --counters NAME,... and --raw-event 0xN, in the order given */
 	struct event_spec counters[ISPOT_MAX_COUNTERS];
 	size_t nr_counters;

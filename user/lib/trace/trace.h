@@ -152,6 +152,13 @@ struct trace {
 	struct baseline *baseline;
 	/* --auto: what was sampled and picked, for the JSON report. */
 	struct autopick *picked;
+	/*
+	 * With opts->funcs_optional: how many --func the target lacks, and
+	 * what resolving the first of them said; trace_resolve() leaves
+	 * saying it to the caller, which says it once.
+	 */
+	size_t nr_unresolved;
+	char unresolved[1024];
 	struct trace_borrowed borrowed;
 };
 

@@ -210,6 +210,12 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 				    (int)pid);
 			return -1;
 		}
+		if (ret && o->funcs_optional) {
+			if (!t->nr_unresolved++)
+				snprintf(t->unresolved, sizeof(t->unresolved),
+					 "%s", err);
+			continue;
+		}
 		if (ret) {
 			ispot_error("%s", err);
 			return -1;
@@ -235,6 +241,9 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 		if (ret)
 			return -1;
 	}
+	/* The caller says what was not found. */
+	if (!t->nr_funcs && t->nr_unresolved)
+		return -1;
 	if (!t->nr_funcs) {
 		ispot_error("--sync found no pthread function in the target "
 			    "(statically linked?); name functions with --func");
