@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -874,16 +875,19 @@ __attribute__((noipa)) long waits_probed_wake(void)
 		       NULL, 0);
 }
 
-/* Slow enough between calls that the rings never fill. */
+/*
+ * Paced, so that the rings hold all of a teardown's records (after the
+ * probes go, the loop runs untrapped through the waits' grace period);
+ * killed with the test, should an assertion end it first.
+ */
 static int wake_loop_work(void *arg)
 {
-	int i;
-
 	(void)arg;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+		return 1;
 	while (!sh->stop) {
 		waits_probed_wake();
-		for (i = 0; i < 5000; i++)
-			sink++;
+		usleep(20);
 	}
 	return 0;
 }

@@ -316,31 +316,31 @@ static int ispotd_start_discovery(struct ispotd *d)
 
 /*
  * At start, what is given but not there: a --pid with no process (one
- * line each; with nothing else to trace, an error), an --exe with no file
- * yet (traced once it runs, which may be later: a note).
+ * line each; with nothing else to trace, an error: exit 1), an --exe with
+ * no file yet (traced once it runs, which may be later: a note).
  */
 static int ispotd_say_absent(const struct ispotd *d)
 {
 	const struct ispotd_config *c = &d->cfg;
-	size_t i, found = 0;
+	bool others = c->nr_exes || c->nr_cgroups;
+	size_t i, j;
 
+	for (i = 0; i < c->nr_pids; i++)
+		others |= discover_pid_found(d->disc, i);
 	for (i = 0; i < c->nr_pids; i++) {
-		if (discover_pid_found(d->disc, i)) {
-			found++;
+		for (j = 0; j < i && c->pids[j] != c->pids[i]; j++)
+			;
+		if (j < i || discover_pid_found(d->disc, i))
 			continue;
-		}
 		ispot_error("no process with pid %d: check it with ps%s",
 			    (int)c->pids[i],
-			    c->nr_pids + c->nr_exes + c->nr_cgroups > 1 ?
-			    "; tracing the other targets" : "");
+			    others ? "; tracing the other targets" : "");
 	}
 	for (i = 0; i < c->nr_exes; i++)
 		if (access(c->exes[i], F_OK))
 			ispot_say("no file %s yet: its processes are traced "
 				  "once one runs", c->exes[i]);
-	if (c->nr_pids && !found && !c->nr_exes && !c->nr_cgroups)
-		return -1;
-	return 0;
+	return others ? 0 : -1;
 }
 
 static int ispotd_open_log(struct ispotd *d)
@@ -532,9 +532,12 @@ int main(int argc, char **argv)
 		ispot_error("out of memory starting");
 	else if (d.cfg.listen)
 		ispotd_relisten(&d);
-	if (!d.metrics || (d.cfg.listen && !d.http) || ispotd_open_log(&d) ||
-	    ispotd_signals(&d) || ispotd_start_discovery(&d) ||
-	    ispotd_say_absent(&d)) {
+	/* Nothing made on disk for a run that cannot trace anything. */
+	if (!d.metrics || (d.cfg.listen && !d.http) ||
+	    ispotd_start_discovery(&d) || ispotd_say_absent(&d) ||
+	    ispotd_open_log(&d) || ispotd_signals(&d)) {
+		if (d.log && d.log != stdout)
+			fclose(d.log);
 		discover_free(d.disc);
 		http_free(d.http);
 		metrics_free(d.metrics);

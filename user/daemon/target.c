@@ -10,23 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target.h"
+#include "target_internal.h"
 #include "util/array.h"
 #include "util/errors.h"
 #include "util/procstat.h"
 
-/*
- * What a sample is taken to cost before a profile was seen, in probed
- * calls: its trap, and naming it in the daemon, which in the emulated
- * guest took 7 traps' time (a 1 s profile of cond_turns cost 129 ms, at
- * 16 us a call); on hardware it is nearer 2.  Too much only shortens
- * the first profile; the next ones go by what it cost.
- */
-#define TARGET_SAMPLE_COSTS	8
-/* The shortest profile worth its fixed cost (naming, the off-CPU setup). */
-#define TARGET_MIN_PROFILE_NS	(100 * 1000000ull)
-/* budget_next_burst()'s "none in this window". */
-#define TARGET_NO_BURST		UINT64_MAX
 /* A process younger than this has no CPU rate /proc's ticks can tell. */
 #define TARGET_RATE_AGE_NS	(200 * 1000000ull)
 /* A burst that cannot start is retried after its period, up to this. */
@@ -88,7 +76,7 @@ static unsigned int target_cpus(pid_t pid)
  * the window's close plans again).  A burst_end of UINT64_MAX is armed
  * until further notice (--budget 0).
  */
-static void target_schedule(struct target *tg, uint64_t now)
+void target_schedule(struct target *tg, uint64_t now)
 {
 	uint64_t len;
 
@@ -176,7 +164,7 @@ void target_free(struct target *tg)
  * off.  The retry is planned again when it comes, against the window it
  * comes in (target_tick()).
  */
-static void target_backoff(struct target *tg, uint64_t now)
+void target_backoff(struct target *tg, uint64_t now)
 {
 	uint64_t wait = 1000000000ull << (tg->failures < 8 ? tg->failures : 8);
 
@@ -195,18 +183,17 @@ static void target_say_unresolved(struct target *tg, const struct trace *t)
 {
 	char more[64] = "";
 
-	if (tg->nr_unresolved_said == t->nr_unresolved &&
-	    !strcmp(tg->unresolved_said, t->unresolved))
+	if (!memcmp(tg->unresolved_said, t->unresolved,
+		    sizeof(t->unresolved)))
 		return;
-	tg->nr_unresolved_said = t->nr_unresolved;
-	snprintf(tg->unresolved_said, sizeof(tg->unresolved_said), "%s",
-		 t->unresolved);
-	if (!t->nr_unresolved)
+	memcpy(tg->unresolved_said, t->unresolved, sizeof(t->unresolved));
+	/* None, or only those said before (one found since): nothing new. */
+	if (!t->nr_unresolved || !t->unresolved_msg[0])
 		return;
 	if (t->nr_unresolved > 1)
 		snprintf(more, sizeof(more), " (and %zu more --func it lacks)",
 			 t->nr_unresolved - 1);
-	ispot_error("pid %d: %s%s: %s", (int)tg->pid, t->unresolved, more,
+	ispot_error("pid %d: %s%s: %s", (int)tg->pid, t->unresolved_msg, more,
 		    t->nr_funcs ? "traced without it" : "nothing to trace");
 }
 
@@ -225,7 +212,8 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 	 */
 	t->pid_start = tg->start_time;
 	ret = trace_resolve(t, tg->pid, NULL);
-	target_say_unresolved(tg, t);
+	if (!ret || ret == -ENOENT)
+		target_say_unresolved(tg, t);
 	if (ret)
 		goto fail;
 	if (ARRAY_RESERVE(tg->ids, tg->cap_ids, t->nr_funcs + 1)) {
@@ -285,120 +273,6 @@ void target_charge_loop(struct target *tg, uint64_t ns)
 {
 	if (tg->armed)
 		tg->daemon_ns += ns;
-}
-
-/* Say @msg about the profile of @tg, unless it was the last thing said. */
-static void target_say_once(struct target *tg, const char *msg)
-{
-	if (!strcmp(tg->pick_said, msg))
-		return;
-	snprintf(tg->pick_said, sizeof(tg->pick_said), "%s", msg);
-	ispot_error("pid %d: --auto: %s", (int)tg->pid, msg);
-}
-
-/*
- * How long a profile the window can pay now, at most --auto-time; 0 to
- * wait for the next window (budget_fit_profile()).  It costs about its
- * length times the last one's cost a ns; before any, a sample a CPU ms
- * at TARGET_SAMPLE_COSTS probed calls each.
- */
-static uint64_t target_profile_length(const struct target *tg,
-				      const struct target_auto *au,
-				      uint64_t now)
-{
-	const struct budget *b = &tg->budget;
-	double rate = tg->profile_rate;
-
-	if (rate <= 0)
-		rate = fmax(b->own_rate, 1.0) * TARGET_SAMPLE_COSTS *
-		       b->call_cost_ns / SAMPLER_PERIOD_NS;
-	return budget_fit_profile(b, now, au->time_ns, rate,
-				  au->time_ns < TARGET_MIN_PROFILE_NS ?
-				  au->time_ns : TARGET_MIN_PROFILE_NS);
-}
-
-/* --auto: start the profile that replaces the burst due now. */
-static void target_profile(struct target *tg, const struct target_auto *au,
-			   uint64_t now, uint64_t len)
-{
-	tg->profile_why = tg->pick_due;
-	tg->pick_due = REPICK_NO;
-	if (!picker_start(&tg->picker, tg->pid, len, au->top)) {
-		tg->picked = false;
-		return;
-	}
-	/* Still due: it is tried again after the backoff. */
-	tg->pick_due = tg->profile_why;
-	target_say_once(tg, "cannot start a thread to profile it");
-	target_backoff(tg, now);
-}
-
-/*
- * The profile ended: its picks replace the last ones (cut to --max-
- * functions), or, when it could not pick (the target idles, or its
- * samples fell in no function a probe can time), the last ones stay and
- * the problem is said once.  Its cost is the budget's like a burst's:
- * the samples, and the off-CPU stacks the module took, cost the target
- * about a probed call each (a trap or a switch, and a walk of the user
- * stack), and the profile's thread what it took.  Like a burst's cost,
- * its rate rises at once and falls through an average: the thread's
- * part (loading the symbols, naming the samples) varies from one
- * profile to the next by half.
- */
-static void target_picked(struct target *tg, const struct target_auto *au,
-			  uint64_t now)
-{
-	struct picker *p = &tg->picker;
-	struct autopick *a = &p->result;
-	enum proc_state st;
-	size_t i, n;
-	uint64_t cost;
-
-	picker_join(p);
-	/* Its cost was paid whoever the pid's process turned out to be. */
-	cost = (uint64_t)((double)(a->samples + a->off_stacks) *
-			  tg->budget.call_cost_ns) + p->thread_cpu_ns;
-	tg->pick_cost_ns += cost;
-	if (p->duration_ns)
-		tg->profile_rate = budget_ceiling(tg->profile_rate,
-						  (double)cost /
-						  (double)p->duration_ns);
-	budget_charge(&tg->budget, cost, now);
-	/*
-	 * A profile of the pid's next process is none of the target's: not
-	 * kept, so that the last window shows none of it.  One of a target
-	 * that exited, its pid free, is kept with its error.
-	 */
-	st = proc_state(tg->pid, tg->start_time);
-	if (st == PROC_OTHER) {
-		tg->gone = true;
-		return;
-	}
-	n = a->nr < au->max ? a->nr : au->max;
-	tg->picked = true;
-	repick_reset(&tg->repick);
-	tg->bursts_since_pick = 0;
-	if (p->ret && st == PROC_GONE) {
-		tg->gone = true;
-		return;
-	}
-	if (p->ret) {
-		target_say_once(tg, p->err);
-	} else if (n) {
-		struct elf_target_sym *picks = malloc(n * sizeof(*picks));
-
-		if (picks) {
-			for (i = 0; i < n; i++)
-				picks[i] = a->funcs[i].sym;
-			free(tg->picks);
-			tg->picks = picks;
-			tg->nr_picks = n;
-			tg->pick_said[0] = '\0';
-		} else {
-			target_say_once(tg, "out of memory keeping the picks");
-		}
-	}
-	target_schedule(tg, now);
 }
 
 /* Whether a burst would trace anything: --func, --sync or picks. */
@@ -492,6 +366,7 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 	tg->opts = *o;
 	tg->opts.syms = tg->picks;
 	tg->opts.nr_syms = tg->nr_picks;
+	tg->opts.skip_specs = tg->win.bursts ? tg->unresolved_said : NULL;
 	if (target_arm(tg, &tg->opts)) {
 		if (!proc_is(tg->pid, tg->start_time))
 			tg->gone = true;

@@ -75,9 +75,12 @@ struct target {
 	uint64_t pick_cost_ns;	/* the profiles' cost in this window */
 	double profile_rate;	/* the profiles' cost a ns they sampled */
 	char pick_said[512];	/* the last problem said, said once */
-	/* What the last burst said of the --func it lacks, said once. */
-	char unresolved_said[1024];
-	size_t nr_unresolved_said;
+	/*
+	 * The --func and --block it lacks, as last said (trace.h's
+	 * unresolved): said when they change, and not searched again but
+	 * in a window's first burst (dlopen() may bring them).
+	 */
+	uint64_t unresolved_said[OPT_SPEC_WORDS];
 	bool over_said;		/* budget_over(), said once */
 	/*
 	 * Its CPU rate is read when it was found and again at rate_check,

@@ -21,6 +21,9 @@
 struct elf_target_sym;
 
 #define OPT_MAX_FUNCS	256
+/* A bit for each --func (i) and --block (OPT_MAX_FUNCS + i): trace.h. */
+#define OPT_SPEC_BITS		(2 * OPT_MAX_FUNCS)
+#define OPT_SPEC_WORDS		(OPT_SPEC_BITS / 64)
 #define OPT_MAX_KEYS	64
 /* 2 MiB per CPU holds ~25 ms of a million records per second. */
 #define OPT_DEFAULT_RING_BYTES	(2u << 20)
@@ -82,11 +85,14 @@ struct trace_opts {
 	bool wide;			/* --wide: C++ names whole */
 	bool all_futexes;		/* --all-futexes */
 	/*
-	 * ispotd: a --func the target lacks is left out (trace.h's
+	 * ispotd: a --func or --block the target lacks is left out (trace.h's
 	 * unresolved says which), not an error; one --func is for every
-	 * target, and each program has its own functions.
+	 * target, and each program has its own functions.  Those set in
+	 * skip_specs (OPT_SPEC_BIT()), found lacking before, are taken as
+	 * lacking again without a search.
 	 */
 	bool funcs_optional;
+	const uint64_t *skip_specs;
 	/* --counters NAME,... and --raw-event 0xN, in the order given */
 	struct event_spec counters[ISPOT_MAX_COUNTERS];
 	size_t nr_counters;

@@ -153,12 +153,14 @@ struct trace {
 	/* --auto: what was sampled and picked, for the JSON report. */
 	struct autopick *picked;
 	/*
-	 * With opts->funcs_optional: how many --func the target lacks, and
-	 * what resolving the first of them said; trace_resolve() leaves
-	 * saying it to the caller, which says it once.
+	 * With opts->funcs_optional: the --func and --block the target lacks
+	 * (-ENOENT; bits as options.h's OPT_SPEC_BITS), how many, and what
+	 * the first one searched said ("" if every one was skipped); the
+	 * caller says it, once.
 	 */
+	uint64_t unresolved[OPT_SPEC_WORDS];
 	size_t nr_unresolved;
-	char unresolved[1024];
+	char unresolved_msg[1024];
 	struct trace_borrowed borrowed;
 };
 
@@ -240,7 +242,9 @@ int trace_check_pid(pid_t pid);
  * Resolve every --func SPEC for @pid (0: not started) running @exe (may
  * be NULL when pid > 0).  With --auto, @pid must be running: it is
  * sampled for --auto-time first, and what was picked is printed on
- * stderr.  Returns 0 or prints one line and returns -1.
+ * stderr.  Returns 0 or prints one line and returns -1; with
+ * opts->funcs_optional, -ENOENT without a line when nothing was left to
+ * trace but specs the target lacks (t->unresolved).
  */
 int trace_resolve(struct trace *t, pid_t pid, const char *exe);
 

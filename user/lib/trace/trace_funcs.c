@@ -106,24 +106,61 @@ static int trace_add_syms(struct trace *t, const struct elf_target_sym *syms,
  * its "block:"), under its display name; the same block twice is traced
  * once.
  */
-static int trace_add_block(struct trace *t, const char *spec, pid_t pid,
-			   const char *exe)
+/*
+ * Spec @bit (OPT_SPEC_BITS) the target lacks, under funcs_optional: noted
+ * in t->unresolved, not an error.  Whether it was so.
+ */
+static bool trace_lacks(struct trace *t, size_t bit, int ret,
+			const char *err)
+{
+	if (ret != -ENOENT || !t->opts->funcs_optional)
+		return false;
+	if (!t->nr_unresolved++ || !t->unresolved_msg[0])
+		snprintf(t->unresolved_msg, sizeof(t->unresolved_msg), "%s",
+			 err);
+	t->unresolved[bit / 64] |= 1ull << (bit % 64);
+	return true;
+}
+
+/* Whether spec @bit is one the caller knows the target lacks. */
+static bool trace_skipped(struct trace *t, size_t bit)
+{
+	const uint64_t *skip = t->opts->skip_specs;
+
+	if (!skip || !(skip[bit / 64] & 1ull << (bit % 64)))
+		return false;
+	t->nr_unresolved++;
+	t->unresolved[bit / 64] |= 1ull << (bit % 64);
+	return true;
+}
+
+/* Block @spec, spec @bit; -ENOENT if the target lacks it (trace_lacks()). */
+static int trace_add_block(struct trace *t, const char *spec, size_t bit,
+			   pid_t pid, const char *exe)
 {
 	struct trace_func *f;
 	struct elf_block *b;
 	char err[1024];
 	size_t j;
+	int ret;
 
 	b = calloc(1, sizeof(*b));
 	if (!b) {
 		ispot_error("out of memory resolving blocks");
 		return -1;
 	}
-	if (elf_resolve_block(spec, pid, exe, b, err, sizeof(err))) {
+	if (trace_skipped(t, bit)) {
+		free(b);
+		return -ENOENT;
+	}
+	ret = elf_resolve_block(spec, pid, exe, b, err, sizeof(err));
+	if (ret) {
 		free(b);
 		if (pid > 0 && task_exited(pid))
 			ispot_error("process %d exited before tracing started",
 				    (int)pid);
+		else if (trace_lacks(t, bit, ret, err))
+			return -ENOENT;
 		else
 			ispot_error("%s", err);
 		return -1;
@@ -196,12 +233,15 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 	for (i = 0; i < o->nr_funcs; i++) {
 		if (!strncmp(o->funcs[i], OPT_BLOCK_PREFIX,
 			     strlen(OPT_BLOCK_PREFIX))) {
-			if (trace_add_block(t, o->funcs[i] +
-					    strlen(OPT_BLOCK_PREFIX),
-					    pid, exe))
+			ret = trace_add_block(t, o->funcs[i] +
+					      strlen(OPT_BLOCK_PREFIX), i,
+					      pid, exe);
+			if (ret && ret != -ENOENT)
 				return -1;
 			continue;
 		}
+		if (trace_skipped(t, i))
+			continue;
 		ret = elf_resolve_spec(o->funcs[i], pid, exe, &syms, &n, err,
 				       sizeof(err));
 		/* Its /proc files vanish with it: say what really happened. */
@@ -210,12 +250,8 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 				    (int)pid);
 			return -1;
 		}
-		if (ret && o->funcs_optional) {
-			if (!t->nr_unresolved++)
-				snprintf(t->unresolved, sizeof(t->unresolved),
-					 "%s", err);
+		if (ret && trace_lacks(t, i, ret, err))
 			continue;
-		}
 		if (ret) {
 			ispot_error("%s", err);
 			return -1;
@@ -227,9 +263,12 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 	}
 	if (o->nr_syms && trace_add_syms(t, o->syms, o->nr_syms))
 		return -1;
-	for (i = 0; i < o->nr_blocks; i++)
-		if (trace_add_block(t, o->blocks[i], pid, exe))
+	for (i = 0; i < o->nr_blocks; i++) {
+		ret = trace_add_block(t, o->blocks[i], OPT_MAX_FUNCS + i, pid,
+				      exe);
+		if (ret && ret != -ENOENT)
 			return -1;
+	}
 	/* A program that does not use one of them simply lacks it. */
 	for (i = 0; o->sync && i < sizeof(sync_specs) / sizeof(*sync_specs);
 	     i++) {
@@ -243,7 +282,7 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 	}
 	/* The caller says what was not found. */
 	if (!t->nr_funcs && t->nr_unresolved)
-		return -1;
+		return -ENOENT;
 	if (!t->nr_funcs) {
 		ispot_error("--sync found no pthread function in the target "
 			    "(statically linked?); name functions with --func");

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace_resolve() with funcs_optional, as ispotd resolves one --func list
+ * for every target: a spec the process lacks (-ENOENT) is left out and
+ * noted, its bit set and the first search's message kept, with no line
+ * on stderr; one known lacking (skip_specs) is not searched again; with
+ * nothing left it is -ENOENT, still silent; any other error (a malformed
+ * spec) is the usual one line; and without funcs_optional (ispotctl) a
+ * missing function is that line too.  The process resolved is this test.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ispot_test.h"
+#include "stderr_capture.h"
+#include "trace/trace_internal.h"
+
+/* Probed by name only, never called: kept, and with a symbol. */
+__attribute__((noipa, used)) int resolve_me(int x)
+{
+	return x + 1;
+}
+
+static bool bit_set(const uint64_t *bits, size_t i)
+{
+	return bits[i / 64] & 1ull << (i % 64);
+}
+
+/* trace_resolve() of this process, with @o; stderr in captured[]. */
+static int resolve(struct trace *t, const struct trace_opts *o)
+{
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->opts = o;
+	capture_begin();
+	ret = trace_resolve(t, getpid(), NULL);
+	capture_end();
+	return ret;
+}
+
+TEST(a_function_the_process_lacks_is_noted_not_an_error)
+{
+	struct trace_opts o = { .funcs_optional = true };
+	struct trace t;
+
+	o.funcs[o.nr_funcs++] = "no_such_function_here";
+	o.funcs[o.nr_funcs++] = "resolve_me";
+	o.funcs[o.nr_funcs++] = "nor_this_one";
+	EXPECT_EQ(resolve(&t, &o), 0);
+	EXPECT_STREQ(captured, "");
+	EXPECT_EQ(t.nr_funcs, 1);
+	EXPECT_STREQ(t.funcs[0].sym.name, "resolve_me");
+	EXPECT_EQ(t.nr_unresolved, 2);
+	EXPECT_TRUE(bit_set(t.unresolved, 0));
+	EXPECT_FALSE(bit_set(t.unresolved, 1));
+	EXPECT_TRUE(bit_set(t.unresolved, 2));
+	EXPECT_TRUE(strstr(t.unresolved_msg, "no_such_function_here"));
+	trace_funcs_free(&t);
+}
+
+TEST(one_known_lacking_is_not_searched_again)
+{
+	uint64_t skip[OPT_SPEC_WORDS] = { 1ull << 0 };
+	struct trace_opts o = { .funcs_optional = true, .skip_specs = skip };
+	struct trace t;
+
+	o.funcs[o.nr_funcs++] = "no_such_function_here";
+	o.funcs[o.nr_funcs++] = "resolve_me";
+	EXPECT_EQ(resolve(&t, &o), 0);
+	EXPECT_EQ(t.nr_funcs, 1);
+	EXPECT_EQ(t.nr_unresolved, 1);
+	EXPECT_TRUE(bit_set(t.unresolved, 0));
+	/* Not searched: nothing new to say. */
+	EXPECT_STREQ(t.unresolved_msg, "");
+	trace_funcs_free(&t);
+}
+
+TEST(nothing_left_is_enoent_and_silent)
+{
+	struct trace_opts o = { .funcs_optional = true };
+	struct trace t;
+
+	o.funcs[o.nr_funcs++] = "no_such_function_here";
+	EXPECT_EQ(resolve(&t, &o), -ENOENT);
+	EXPECT_STREQ(captured, "");
+	EXPECT_EQ(t.nr_funcs, 0);
+	EXPECT_EQ(t.nr_unresolved, 1);
+	trace_funcs_free(&t);
+}
+
+TEST(other_errors_are_still_errors)
+{
+	struct trace_opts o = { .funcs_optional = true };
+	struct trace t;
+
+	o.funcs[o.nr_funcs++] = "resolve_me";
+	o.funcs[o.nr_funcs++] = ":";
+	EXPECT_EQ(resolve(&t, &o), -1);
+	EXPECT_TRUE(strchr(captured, '\n'));
+	EXPECT_EQ(strchr(captured, '\n')[1], '\0');
+	EXPECT_EQ(t.nr_unresolved, 0);
+	trace_funcs_free(&t);
+}
+
+TEST(without_funcs_optional_a_missing_function_is_an_error)
+{
+	struct trace_opts o = { 0 };
+	struct trace t;
+
+	o.funcs[o.nr_funcs++] = "resolve_me";
+	o.funcs[o.nr_funcs++] = "no_such_function_here";
+	EXPECT_EQ(resolve(&t, &o), -1);
+	EXPECT_TRUE(strstr(captured, "no_such_function_here"));
+	EXPECT_EQ(t.nr_unresolved, 0);
+	trace_funcs_free(&t);
+}
+
+TEST_HARNESS_MAIN
