@@ -372,7 +372,16 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 			tg->gone = true;
 		else
 			target_backoff(tg, now);
+		return;
 	}
+	/*
+	 * The budget planned the burst's armed time, and arming (reading
+	 * the target's symbols, registering the probes: milliseconds, tens
+	 * under emulation) is the daemon's cost, charged apart: the burst
+	 * runs its length from ENABLE, or a short one would see no call.
+	 */
+	if (tg->burst_end != UINT64_MAX && tg->tr.sum.t_enable > now)
+		tg->burst_end += tg->tr.sum.t_enable - now;
 }
 
 int target_close_window(struct target *tg, FILE *log,
