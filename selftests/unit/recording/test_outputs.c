@@ -176,4 +176,65 @@ TEST(perfetto_trace_replaces_the_file_only_at_the_end)
 	EXPECT_FALSE(holds(path, OLD));
 }
 
+/*
+ * Two outputs that name one file (whatever the spelling, made yet or
+ * not), or an output naming the recording report reads, are refused in
+ * one line before any work: the last one written would replace the
+ * other.  Every file stays as it was.
+ */
+TEST(outputs_naming_one_file_are_refused)
+{
+	char other[PATH_MAX], cwd[PATH_MAX], dotted[PATH_MAX];
+	struct outs p;
+	struct {
+		const char *output, *perfetto, *html, *folded;
+		bool to_recording;
+		const char *says;
+	} cases[] = {
+		{ NULL, NULL, NULL, NULL, true, "--output" },
+		{ other, other, NULL, NULL, false, "--perfetto" },
+		{ other, NULL, other, NULL, false, "--html" },
+		{ NULL, other, dotted, NULL, false, "--html" },
+		{ NULL, NULL, other, dotted, false, "--folded" },
+	};
+	size_t i;
+	int ret;
+
+	outs_make(&p);
+	ASSERT_TRUE(getcwd(cwd, sizeof(cwd)) != NULL);
+	ASSERT_EQ(chdir(dir), 0);
+	/* Not made yet: one name in one directory, spelt two ways. */
+	snprintf(other, sizeof(other), "new.out");
+	snprintf(dotted, sizeof(dotted), "%s/./new.out", dir);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct trace_opts o = { .recording = p.rec,
+					.output = cases[i].output,
+					.perfetto = cases[i].perfetto,
+					.html = cases[i].html,
+					.folded = cases[i].folded };
+
+		if (cases[i].to_recording)
+			o.output = p.rec;
+		capture_begin();
+		ret = trace_replay(&o);
+		capture_end();
+		EXPECT_EQ(ret, -1);
+		EXPECT_TRUE(strstr(captured, "are one file: give each output "
+					     "a file of its own") != NULL);
+		EXPECT_TRUE(strstr(captured, cases[i].says) != NULL);
+		EXPECT_EQ(strchr(captured, '\n')[1], '\0');
+		EXPECT_EQ(access("new.out", F_OK), -1);
+	}
+	ASSERT_EQ(chdir(cwd), 0);
+	/* The recording is still one. */
+	{
+		struct trace_opts o = { .json = true, .output = p.output,
+					.recording = p.rec };
+
+		EXPECT_EQ(trace_replay(&o), 0);
+	}
+	EXPECT_TRUE(holds(p.perfetto, OLD));
+	EXPECT_EQ(temporaries(), 0);
+}
+
 TEST_HARNESS_MAIN

@@ -272,6 +272,35 @@ TEST(not_a_recording_is_refused)
 	refused(good, good_len, "is not an ispot recording: give a file");
 }
 
+/*
+ * What is no regular file is refused at once: a FIFO nobody writes to
+ * would block the open (SIGALRM ends a test stuck there), a directory
+ * or a device would give nothing to map.
+ */
+TEST(not_a_regular_file_is_refused_without_waiting)
+{
+	const char *paths[] = { "fifo.isr", NULL, "/dev/zero" };
+	struct recording_file rf;
+	char fifo[PATH_MAX];
+	size_t i;
+	int ret;
+
+	path_in(fifo, "fifo.isr");
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	paths[0] = fifo;
+	paths[1] = dir;
+	alarm(10);
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		capture_begin();
+		ret = recording_open(paths[i], &rf);
+		capture_end();
+		recording_close(&rf);
+		EXPECT_EQ(ret, -1);
+		EXPECT_TRUE(strstr(captured, "is not a regular file") != NULL);
+	}
+	alarm(0);
+}
+
 TEST(unknown_major_version_is_refused)
 {
 	char want[128];

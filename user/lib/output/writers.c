@@ -12,6 +12,7 @@
 #include "report/pictures.h"
 #include "report/report.h"
 #include "util/errors.h"
+#include "util/same_file.h"
 
 /* Where a writer's output goes. */
 enum output_dest {
@@ -182,10 +183,61 @@ static int dir_usable(const struct output_writer *w, const char *dir)
 	return ret;
 }
 
+/* An output's path (or an input's) and the option that gave it. */
+struct output_named {
+	const char *path;
+	const char *option;
+	bool input;
+};
+
+/*
+ * Whether two outputs of @o, or an output and a file it reads, name one
+ * file: the last one written would replace the other (a recording by its
+ * report, a trace by its HTML, the recording report reads by what it
+ * writes).  Said once.
+ */
+static int outputs_collide(const struct trace_opts *o)
+{
+	struct output_named all[NR_WRITERS + 4];
+	size_t n = 0, i, j;
+
+	for (i = 0; i < NR_WRITERS; i++)
+		if (output_wanted(&writers[i], o) &&
+		    output_path(&writers[i], o))
+			all[n++] = (struct output_named){
+				output_path(&writers[i], o), writers[i].option,
+				false,
+			};
+	if (o->record)
+		all[n++] = (struct output_named){ o->record, "-o", false };
+	if (o->wall_folded)
+		all[n++] = (struct output_named){ o->wall_folded,
+						  "--wall-folded", false };
+	if (o->recording)
+		all[n++] = (struct output_named){ o->recording,
+						  "the recording", true };
+	if (o->baseline)
+		all[n++] = (struct output_named){ o->baseline, "--baseline",
+						  true };
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			if ((all[i].input && all[j].input) ||
+			    !same_file(all[i].path, all[j].path))
+				continue;
+			ispot_error("%s %s and %s %s are one file: give each "
+				    "output a file of its own", all[i].option,
+				    all[i].path, all[j].option, all[j].path);
+			return -1;
+		}
+	return 0;
+}
+
 int output_check(const struct trace_opts *o)
 {
 	size_t i;
 
+	if (outputs_collide(o))
+		return -1;
 	for (i = 0; i < NR_WRITERS; i++) {
 		const struct output_writer *w = &writers[i];
 		const char *path = output_path(w, o);

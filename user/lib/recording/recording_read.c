@@ -303,7 +303,8 @@ int rec_table(struct recording_file *rf, uint32_t type,
 static int rec_map(const char *path, struct recording_file *rf)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO's open would wait for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
 		ispot_error("cannot read %s (%s): give the file `ispotctl "

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "output/writers.h"
 #include "recording/baseline.h"
@@ -22,6 +21,7 @@
 #include "trace/trace_internal.h"
 #include "trace/wall_folded.h"
 #include "util/errors.h"
+#include "util/same_file.h"
 
 /* A session with no device, to replay with @o. */
 static void replay_init(struct trace *t, const struct trace_opts *o)
@@ -220,14 +220,6 @@ static struct baseline *baseline_load(const struct trace_opts *ro)
 }
 
 /* Whether paths @a and @b (either may be NULL) name one existing file. */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return a && b && !stat(a, &sa) && !stat(b, &sb) &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 int trace_load_baseline(struct trace *t)
 {
 	const struct trace_opts *o = t->opts;
