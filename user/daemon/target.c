@@ -282,6 +282,31 @@ static bool target_has_funcs(const struct target *tg,
 	return o->nr_funcs || o->sync || tg->nr_picks;
 }
 
+/* The burst due at @now: --func's and the picks, armed. */
+static void target_burst(struct target *tg, const struct trace_opts *o,
+			 uint64_t now)
+{
+	tg->opts = *o;
+	tg->opts.syms = tg->picks;
+	tg->opts.nr_syms = tg->nr_picks;
+	tg->opts.skip_specs = tg->win.bursts ? tg->unresolved_said : NULL;
+	if (target_arm(tg, &tg->opts)) {
+		if (!proc_is(tg->pid, tg->start_time))
+			tg->gone = true;
+		else
+			target_backoff(tg, now);
+		return;
+	}
+	/*
+	 * The budget planned the burst's armed time, and arming (reading
+	 * the target's symbols, registering the probes: milliseconds, tens
+	 * under emulation) is the daemon's cost, charged apart: the burst
+	 * runs its length from ENABLE, or a short one would see no call.
+	 */
+	if (tg->burst_end != UINT64_MAX && tg->tr.sum.t_enable > now)
+		tg->burst_end += tg->tr.sum.t_enable - now;
+}
+
 void target_tick(struct target *tg, const struct trace_opts *o,
 		 const struct target_auto *au, uint64_t now)
 {
@@ -363,25 +388,7 @@ void target_tick(struct target *tg, const struct trace_opts *o,
 		target_schedule(tg, now);
 		return;
 	}
-	tg->opts = *o;
-	tg->opts.syms = tg->picks;
-	tg->opts.nr_syms = tg->nr_picks;
-	tg->opts.skip_specs = tg->win.bursts ? tg->unresolved_said : NULL;
-	if (target_arm(tg, &tg->opts)) {
-		if (!proc_is(tg->pid, tg->start_time))
-			tg->gone = true;
-		else
-			target_backoff(tg, now);
-		return;
-	}
-	/*
-	 * The budget planned the burst's armed time, and arming (reading
-	 * the target's symbols, registering the probes: milliseconds, tens
-	 * under emulation) is the daemon's cost, charged apart: the burst
-	 * runs its length from ENABLE, or a short one would see no call.
-	 */
-	if (tg->burst_end != UINT64_MAX && tg->tr.sum.t_enable > now)
-		tg->burst_end += tg->tr.sum.t_enable - now;
+	target_burst(tg, o, now);
 }
 
 int target_close_window(struct target *tg, FILE *log,
