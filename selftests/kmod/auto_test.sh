@@ -12,7 +12,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 5
+tap_plan 6
 
 # What --auto picks is tested natively (selftests/unit/trace/test_autopick, on a
 # real busy process).  Here the samples' compute() spins on the vdso's
@@ -114,5 +114,33 @@ t_waits() {
 		  "$(json_get "$tmp/replay.json" .auto.stacks[0].us)" ]
 }
 tap_check "auto_picks_the_function_that_waits_live_and_replayed" t_waits
+
+# Ctrl-C while --auto samples ends the sampling at once: what it would
+# have picked, one line saying nothing was traced and what to do, exit 1,
+# the target left running.  (A shell's background job ignores SIGINT;
+# ispotctl catches it all the same, as it does while tracing.)
+t_interrupted() {
+	"$lock" --threads 2 --iterations 100000000 >/dev/null &
+	target=$!
+	start=$(cut -d. -f1 /proc/uptime)
+	ispotctl attach --pid "$target" --auto --auto-time 120s \
+		>"$tmp/out" 2>"$tmp/err" &
+	ctl=$!
+	sleep 3
+	kill -INT "$ctl"
+	wait "$ctl"
+	st=$?
+	took=$(($(cut -d. -f1 /proc/uptime) - start))
+	kill -0 "$target" 2>/dev/null
+	alive=$?
+	kill "$target"
+	wait "$target" 2>/dev/null
+	sed 's/^/# stderr: /' "$tmp/err"
+	echo "# exit $st after ${took}s of the 120s asked"
+	[ "$st" = 1 ] && [ "$alive" = 0 ] && [ "$took" -lt 60 ] &&
+		grep -q "samples of pid $target in [0-9]\.[0-9]s" "$tmp/err" &&
+		[ "$(grep -c "^ispotctl: interrupted while sampling pid $target (--auto): nothing traced" "$tmp/err")" = 1 ]
+}
+tap_check "auto_interrupted_while_sampling_says_so_and_ends" t_interrupted
 
 tap_done

@@ -21,7 +21,7 @@ static void *picker_main(void *arg)
 	uint64_t c0 = budget_thread_cpu_ns();
 	char done = 1;
 
-	p->ret = autopick_sample(p->pid, p->duration_ns, p->top, NULL,
+	p->ret = autopick_sample(p->pid, p->duration_ns, p->top, NULL, NULL,
 				 &p->result, p->err, sizeof(p->err));
 	p->thread_cpu_ns = budget_thread_cpu_ns() - c0;
 	/* The pipe's buffer holds the one byte: this never blocks. */

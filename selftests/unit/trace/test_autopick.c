@@ -128,7 +128,7 @@ TEST(samples_keep_their_call_chains)
 	int ret;
 
 	pid = busy_child();
-	ret = sampler_run(pid, 300 * 1000 * 1000ull, &r, NULL, NULL, err,
+	ret = sampler_run(pid, 300 * 1000 * 1000ull, &r, NULL, NULL, NULL, err,
 			  sizeof(err));
 	reap(pid);
 	ASSERT_EQ(ret, 0);
@@ -177,6 +177,46 @@ static void pool(void)
  * SAMPLER_MAX_THREADS has that many sampled, the rest counted, and the
  * samples still come.
  */
+static volatile sig_atomic_t stop_flag;
+
+static void set_stop(int sig)
+{
+	stop_flag = sig;
+}
+
+/*
+ * A signal's flag ends the sampling at once (ispotctl's Ctrl-C during
+ * --auto): 10 s asked, the SIGALRM of 300 ms ends it, what was taken
+ * is kept.
+ */
+TEST(a_signal_ends_the_sampling_early)
+{
+	struct sigaction sa = { .sa_handler = set_stop };
+	struct sampler_result r;
+	char err[ERRLEN] = "";
+	struct timespec t0, t1;
+	pid_t pid;
+	int ret;
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGALRM, &sa, NULL), 0);
+	pid = busy_child();
+	ualarm(300 * 1000, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = sampler_run(pid, 10ull * 1000 * 1000 * 1000, &r, NULL, NULL,
+			  &stop_flag, err, sizeof(err));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	reap(pid);
+	ASSERT_EQ(ret, 0);
+	EXPECT_TRUE(r.stopped);
+	EXPECT_LT(r.stopped_after_ns, 5ull * 1000 * 1000 * 1000);
+	EXPECT_FALSE(r.exited);
+	EXPECT_GT(r.samples, 0);
+	EXPECT_LT(t1.tv_sec - t0.tv_sec, 5);
+	sampler_result_free(&r);
+	signal(SIGALRM, SIG_DFL);
+}
+
 TEST(threads_sampled_at_most_the_bound)
 {
 	struct sampler_result r;
@@ -187,7 +227,7 @@ TEST(threads_sampled_at_most_the_bound)
 	skip_without_perf();
 	pid = child(pool);
 	usleep(300 * 1000);	/* its threads started */
-	ret = sampler_run(pid, 200 * 1000 * 1000ull, &r, NULL, NULL, err,
+	ret = sampler_run(pid, 200 * 1000 * 1000ull, &r, NULL, NULL, NULL, err,
 			  sizeof(err));
 	reap(pid);
 	ASSERT_EQ(ret, 0);
@@ -210,7 +250,7 @@ TEST(busy_child_hot_function_is_picked)
 	int ret;
 
 	pid = busy_child();
-	ret = autopick_sample(pid, 400 * 1000 * 1000ull, 0, NULL, &a, err,
+	ret = autopick_sample(pid, 400 * 1000 * 1000ull, 0, NULL, NULL, &a, err,
 			      sizeof(err));
 	reap(pid);
 	ASSERT_EQ(ret, 0);
@@ -236,7 +276,7 @@ TEST(idle_child_is_an_error_that_says_what_to_do)
 
 	skip_without_perf();
 	pid = child(idle);
-	ret = autopick_sample(pid, 200 * 1000 * 1000ull, 0, NULL, &a, err,
+	ret = autopick_sample(pid, 200 * 1000 * 1000ull, 0, NULL, NULL, &a, err,
 			      sizeof(err));
 	reap(pid);
 	printf("# %s\n", err);
@@ -257,7 +297,7 @@ TEST(child_exiting_while_sampled_is_an_error)
 
 	skip_without_perf();
 	pid = child(brief);
-	ret = autopick_sample(pid, 2000 * 1000 * 1000ull, 0, NULL, &a, err,
+	ret = autopick_sample(pid, 2000 * 1000 * 1000ull, 0, NULL, NULL, &a, err,
 			      sizeof(err));
 	reap(pid);
 	printf("# %s\n", err);
@@ -308,7 +348,8 @@ TEST(no_such_process)
 
 	pid = child(brief);
 	reap(pid);
-	EXPECT_EQ(autopick_sample(pid, 1000000, 0, NULL, &a, err, sizeof(err)),
+	EXPECT_EQ(autopick_sample(pid, 1000000, 0, NULL, NULL, &a, err,
+				  sizeof(err)),
 		  -ESRCH);
 	EXPECT_TRUE(strstr(err, "exited"));
 	autopick_free(&a);

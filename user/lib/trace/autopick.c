@@ -250,8 +250,8 @@ static uint64_t counted_off_ns(const struct wallprof *wp)
 }
 
 int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
-		    const char *folded, struct autopick *a, char *err,
-		    size_t errlen)
+		    const char *folded, const volatile sig_atomic_t *stop,
+		    struct autopick *a, char *err, size_t errlen)
 {
 	struct elf_symbolizer *sz;
 	struct sampler_result r;
@@ -269,7 +269,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	/* Where it waits, too, where the module can tell: else on-CPU. */
 	off = !offprof_start(&op, pid, off_err, sizeof(off_err));
 	ret = sampler_run(pid, duration_ns, &r, off ? offprof_round : NULL,
-			  &op, err, errlen);
+			  &op, stop, err, errlen);
 	offprof_stop(&op);
 	if (!ret && r.unsampled)
 		ispot_say("note: pid %d: %u of its threads sampled, %u more "
@@ -313,7 +313,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 			 (int)pid, (unsigned long long)r.samples);
 		ret = -ENODATA;
 	}
-	a->duration_ns = duration_ns;
+	a->duration_ns = r.stopped ? r.stopped_after_ns : duration_ns;
 	offprof_free(&op);
 	elf_symbolizer_free(sz);
 	sampler_result_free(&r);

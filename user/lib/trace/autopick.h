@@ -94,13 +94,14 @@ int autopick_choose(pid_t pid, const struct sampler_result *r,
 /*
  * sampler_run(), with an off-CPU profile beside it where the module takes
  * one (offprof.h), then autopick_choose(); the profile is also written to
- * @folded as folded stacks (wall_folded.h) unless it is NULL.  A process with no sample, or
+ * @folded as folded stacks (wall_folded.h) unless it is NULL; it ends
+ * early once @stop is set (sampler_run()), picking from what it has.  A process with no sample, or
  * with none in a function that can be probed, is an error (-ENODATA)
  * saying what to do.
  */
 int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
-		    const char *folded, struct autopick *a, char *err,
-		    size_t errlen);
+		    const char *folded, const volatile sig_atomic_t *stop,
+		    struct autopick *a, char *err, size_t errlen);
 
 /* What was picked and why: a header line, then one line per function. */
 void autopick_print(FILE *f, pid_t pid, const struct autopick *a);

@@ -299,14 +299,14 @@ static void sampler_close(struct sampler *s)
 }
 
 int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
-		sampler_round_fn round, void *round_ctx, char *err,
-		size_t errlen)
+		sampler_round_fn round, void *round_ctx,
+		const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
 	struct sampler s = {
 		.pid = pid, .page = sysconf(_SC_PAGESIZE), .r = r,
 	};
 	struct task_set ts = { 0 };
-	uint64_t end = now_ns() + duration_ns;
+	uint64_t start = now_ns(), end = start + duration_ns;
 	size_t i;
 	int ret;
 
@@ -322,8 +322,14 @@ int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
 
 		if (now >= end)
 			break;
+		if (stop && *stop) {
+			r->stopped = true;
+			r->stopped_after_ns = now - start;
+			break;
+		}
 		if (end - now < (uint64_t)nap.tv_nsec)
 			nap.tv_nsec = end - now;
+		/* A signal cuts the nap short (no SA_RESTART needed). */
 		nanosleep(&nap, NULL);
 		for (i = 0; !ret && i < s.nr; i++)
 			ret = sampler_read(&s, &s.ev[i]);

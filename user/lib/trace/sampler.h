@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -62,6 +63,8 @@ struct sampler_result {
 	uint32_t threads;	/* threads sampled */
 	uint32_t unsampled;	/* past SAMPLER_MAX_THREADS, at most seen */
 	bool exited;		/* the process exited before the end */
+	bool stopped;		/* *@stop was set before the end */
+	uint64_t stopped_after_ns;	/* then: how long it sampled */
 };
 
 /* Called after each round of reading (every 50 ms) while sampling. */
@@ -69,7 +72,8 @@ typedef void (*sampler_round_fn)(void *ctx);
 
 /*
  * Sample @pid's threads for @duration_ns, calling @round(@ctx) (if not
- * NULL) after each round.  Returns 0 (even with no sample:
+ * NULL) after each round, and ending early, r->stopped, once @stop (if not
+ * NULL: a signal handler's flag) is set.  Returns 0 (even with no sample:
  * check r->samples; r->exited when the process is gone, or went before
  * the end), or a negative errno after writing one line saying what to do
  * to @err: -EACCES when perf_event_paranoid or a missing CAP_PERFMON
@@ -77,8 +81,8 @@ typedef void (*sampler_round_fn)(void *ctx);
  * way.
  */
 int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
-		sampler_round_fn round, void *round_ctx, char *err,
-		size_t errlen);
+		sampler_round_fn round, void *round_ctx,
+		const volatile sig_atomic_t *stop, char *err, size_t errlen);
 void sampler_result_free(struct sampler_result *r);
 
 /* Count @n samples at @ip (sampler_run()'s own accumulator; for tests). */

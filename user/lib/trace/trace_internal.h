@@ -6,6 +6,8 @@
 #ifndef ISPOT_TRACE_INTERNAL_H
 #define ISPOT_TRACE_INTERNAL_H
 
+#include <signal.h>
+
 #include "export/perfetto.h"
 #include "trace/trace.h"
 
@@ -37,6 +39,15 @@ void trace_live_free(struct trace *t);
  * Returns 0 or prints one line and returns -1.
  */
 int trace_first_scan(struct trace *t);
+
+/*
+ * ispotctl's Ctrl-C, SIGTERM and SIGHUP while it samples (--auto) and
+ * traces: trace_signal set, the session ended in order, not killed.
+ * Not ispotd's, which reads them from a signalfd.
+ */
+extern volatile sig_atomic_t trace_signal;
+void trace_catch_signals(void);
+void trace_release_signals(void);
 /*
  * Disable, drain what is left and apply every exit, set t->sum.t_end,
  * close the pipeline.

@@ -34,11 +34,29 @@
  */
 #define TRACE_BUSY_PACE_NS	(20 * 1000 * 1000ull)
 
-static volatile sig_atomic_t trace_signal;
+volatile sig_atomic_t trace_signal;
 
 static void trace_on_signal(int sig)
 {
 	trace_signal = sig;
+}
+
+void trace_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = trace_on_signal };
+
+	/* No SA_RESTART: poll() and nanosleep() return to notice Ctrl-C. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void trace_release_signals(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 }
 
 int trace_first_scan(struct trace *t)
@@ -250,7 +268,6 @@ uint64_t trace_next_step(const struct trace *t, uint64_t now, short *events)
 
 int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 {
-	struct sigaction sa = { .sa_handler = trace_on_signal };
 	struct pollfd pfd = { .fd = t->live.dev.fd, .events = POLLIN };
 	uint64_t deadline = t->opts->duration_ns ?
 			    t->sum.t_enable + t->opts->duration_ns :
@@ -258,11 +275,7 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 	struct progress progress;
 	int ret = 0;
 
-	/* No SA_RESTART: poll() must return to notice Ctrl-C. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	trace_catch_signals();
 
 	/* A status line on stderr, if it is a terminal; gone before the
 	 * report. */
@@ -298,9 +311,7 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 			break;
 	}
 	progress_stop(&progress);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	trace_release_signals();
 	return ret;
 }
 
