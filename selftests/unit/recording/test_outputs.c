@@ -237,4 +237,35 @@ TEST(outputs_naming_one_file_are_refused)
 	EXPECT_EQ(temporaries(), 0);
 }
 
+/*
+ * An output that cannot be written (a full disk: /dev/full, written in
+ * place as a device is) is said with the disk's own error, and the
+ * report still comes: exit status 1, the JSON report whole in its file.
+ */
+TEST(a_full_disk_for_one_output_keeps_the_report)
+{
+	struct outs p;
+	char *b;
+	int ret;
+
+	if (access("/dev/full", W_OK))
+		SKIP("no /dev/full");
+	outs_make(&p);
+	{
+		struct trace_opts o = { .json = true, .output = p.output,
+					.html = "/dev/full",
+					.recording = p.rec };
+
+		capture_begin();
+		ret = trace_replay(&o);
+		capture_end();
+	}
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, "/dev/full (No space left on device)") !=
+		    NULL);
+	b = slurp(p.output);
+	EXPECT_TRUE(b[0] == '{' && strstr(b, "\"worker\"") != NULL);
+	free(b);
+}
+
 TEST_HARNESS_MAIN

@@ -338,7 +338,7 @@ int perfetto_close(struct perfetto *pf)
 		if (!t->exited)
 			pf_close_thread(pf, t, pf->last_ts);
 	if (!pf->err && fflush(pf->out))
-		pf->err = -EIO;
+		pf->err = errno ? -errno : -EIO;
 	err = pf->err;
 	for (t = pf->first; t; t = next) {
 		next = t->next;

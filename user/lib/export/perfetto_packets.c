@@ -61,8 +61,8 @@ static void pf_flush_packet(struct perfetto *pf)
 		return;
 	if (pb_failed(&pf->pkt))
 		pf->err = -ENOMEM;
-	else if (pb_write_field(pf->out, TRACE_PACKET, &pf->pkt))
-		pf->err = -EIO;
+	else
+		pf->err = pb_write_field(pf->out, TRACE_PACKET, &pf->pkt);
 }
 
 /* Start a packet of the sequence in pf->pkt. */

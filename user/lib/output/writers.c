@@ -287,8 +287,10 @@ static int output_one(const struct output_writer *w, const char *path,
 int output_write(const struct trace_opts *o, const struct output_doc *d)
 {
 	const struct output_writer *last = NULL;
+	int failed = 0;
 	size_t i;
 
+	/* One that fails (a full disk) is said, and the others written. */
 	for (i = 0; i < NR_WRITERS; i++) {
 		const struct output_writer *w = &writers[i];
 
@@ -297,9 +299,11 @@ int output_write(const struct trace_opts *o, const struct output_doc *d)
 		if (w->dest == OUTPUT_FILE_OR_STDOUT)
 			last = w;
 		else if (output_one(w, output_path(w, o), d))
-			return -1;
+			failed = -1;
 	}
-	return last ? output_one(last, output_path(last, o), d) : 0;
+	if (last && output_one(last, output_path(last, o), d))
+		failed = -1;
+	return failed;
 }
 
 void output_none(struct trace_opts *o)

@@ -40,9 +40,10 @@ int output_check(const struct trace_opts *o);
 
 /*
  * Write every output @o asks for from @d, in the table's order, the one
- * that may go to stdout last (nothing reaches stdout when a file fails).
- * The streamed ones are the session's (output_stream_open()).  0, or -1
- * after one line.
+ * that may go to stdout last.  One that cannot be written (a full disk)
+ * is said in one line and the others are written all the same: a long
+ * trace's report is not lost for its HTML.  The streamed ones are the
+ * session's (output_stream_open()).  0, or -1 if any failed.
  */
 int output_write(const struct trace_opts *o, const struct output_doc *d);
 

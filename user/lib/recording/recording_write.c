@@ -70,6 +70,7 @@ struct recording {
 	struct addr_seen names_seen[ADDRS_SEEN];
 	char *path;		/* for messages (afile_commit() frees out.path) */
 	bool failed;
+	int error;		/* the first failure's errno */
 	bool begun;		/* the tables a replay needs are written */
 	/* The command line that made it. */
 	char *const *argv;
@@ -85,12 +86,20 @@ static void rec_set_fast(struct recording *r)
 	r->ev_fast = room < r->chunk - 1 ? room : r->chunk - 1;
 }
 
+/* The first failure, @err its errno, is what the error line names. */
+static void rec_fail(struct recording *r, int err)
+{
+	if (!r->failed)
+		r->error = err ? err : EIO;
+	r->failed = true;
+}
+
 static void rec_write(struct recording *r, const void *p, size_t len)
 {
 	if (r->failed)
 		return;
 	if (fwrite(p, 1, len, r->out.f) != len)
-		r->failed = true;
+		rec_fail(r, errno);
 	r->written += len;
 	rec_set_fast(r);
 }
@@ -110,7 +119,7 @@ static void rec_section(struct recording *r, uint32_t type,
 	buf_u64(&hb, len);
 	buf_u64(&hb, check);
 	if (b && b->nomem)
-		r->failed = true;
+		rec_fail(r, ENOMEM);
 	rec_write(r, h, sizeof(h));
 	if (len)
 		rec_write(r, b->p, len);
@@ -126,7 +135,7 @@ static void rec_flush_events(struct recording *r)
 		return;
 	rec_section(r, REC_SEC_EVENTS, &r->ev);
 	if (!r->failed && fflush(r->out.f))
-		r->failed = true;
+		rec_fail(r, errno);
 	r->ev.len = 0;
 	rec2_reset(&r->st);
 }
@@ -150,7 +159,8 @@ static void rec_ev_alloc(struct recording *r)
 
 	r->taking = p && !r->full;
 	if (!p) {
-		r->ev.nomem = r->failed = true;
+		r->ev.nomem = true;
+		rec_fail(r, ENOMEM);
 		return;
 	}
 	r->ev.p = p;
@@ -198,7 +208,7 @@ struct recording *recording_create(const char *path, uint64_t max_size,
 	buf_u16(&h, RECORDING_MINOR);
 	buf_u32(&h, 0);
 	if (h.nomem)
-		r->failed = true;
+		rec_fail(r, ENOMEM);
 	rec_write(r, h.p, h.len);
 	free(h.p);
 	rec_ev_alloc(r);
@@ -476,11 +486,11 @@ int recording_begin(struct recording *r, const struct session_summary *s,
 	r->begun = true;
 	rec_tables(r, s, tb, early, sizeof(early) / sizeof(early[0]));
 	/* On the disk's way now, not when a buffer fills: a crash keeps it. */
-	if (fflush(r->out.f))
-		r->failed = true;
+	if (!r->failed && fflush(r->out.f))
+		rec_fail(r, errno);
 	if (r->failed) {
-		ispot_error("cannot write %s (write error): check the disk",
-			    r->path);
+		ispot_error("cannot write %s (%s): check the disk", r->path,
+			    strerror(r->error));
 		return -1;
 	}
 	return 0;
@@ -500,14 +510,13 @@ int recording_finish(struct recording *r, const struct session_summary *s,
 	rec_section(r, REC_SEC_END, NULL);
 	if (r->failed) {
 		afile_abort(&r->out);
-		ret = -EIO;
+		ret = -r->error;
 	} else {
 		ret = afile_commit(&r->out);
 	}
 	if (ret) {
 		ispot_error("cannot write %s (%s): check the disk; no "
-			    "recording was left", r->path, r->failed ?
-			    "write error" : strerror(-ret));
+			    "recording was left", r->path, strerror(-ret));
 		return -1;
 	}
 	return 0;
