@@ -207,6 +207,25 @@ TEST(options_of_other_commands)
 			     "run and record, not ispotd"));
 }
 
+/*
+ * --auto-time without --auto is refused, as --wall-folded is (it was
+ * taken and ignored); with --auto, unless given, it is the default.
+ */
+TEST(auto_time_needs_auto)
+{
+	struct trace_opts o;
+
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--func", "f", "--auto-time",
+			       "1s")), -1);
+	ASSERT_TRUE(one_line("ispotctl: ", "--auto-time is how long --auto "
+			     "samples: add --auto"));
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--auto")), 0);
+	EXPECT_EQ(o.auto_time_ns, OPT_DEFAULT_AUTO_TIME_NS);
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--auto", "--auto-time",
+			       "300ms")), 0);
+	EXPECT_EQ(o.auto_time_ns, 300000000ull);
+}
+
 /* record's -o is its recording, run's the report: one letter, two meanings. */
 TEST(record_output_is_the_recording)
 {

@@ -121,6 +121,42 @@ TEST(report_gives_the_live_auto_object_and_flame_graph)
 	free(h);
 }
 
+/*
+ * run --auto on a command that exited soon after the sampling: a note
+ * says most of its run was sampled, not traced, and what to do, live
+ * and from the recording alike; one that ran on past the sampling, none.
+ */
+TEST(a_command_the_sampling_used_up_is_said)
+{
+	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	const char *note = "most of its run was sampled, not traced";
+	struct recording_session s;
+	char *a, *b;
+
+	path_in(rec, "q.isr");
+	path_in(live, "q-live.json");
+	path_in(off, "q-off.json");
+	ASSERT_EQ(rs_start(&s, rec, live, 1ull << 30), 0);
+	s.t.picked = profile(s.exe);
+	rs_trace(&s, 50);
+	s.t.sum.target_exited = true;
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	ASSERT_EQ(replay(rec, off, NULL, NULL), 0);
+	a = slurp(live, NULL);
+	b = slurp(off, NULL);
+	EXPECT_TRUE(strstr(a, note) != NULL);
+	EXPECT_STREQ(a, b);
+	free(a);
+	free(b);
+
+	/* Still running at the end (or attach): no note. */
+	record(rec, live, NULL, false);
+	a = slurp(live, NULL);
+	EXPECT_TRUE(strstr(a, note) == NULL);
+	free(a);
+}
+
 TEST(report_writes_the_recorded_wall_folded_lines)
 {
 	char rec[PATH_MAX], json[PATH_MAX], folded[PATH_MAX], want[4096];

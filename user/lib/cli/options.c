@@ -251,6 +251,12 @@ static int trace_opts_check(const struct opt_src *src, struct trace_opts *o,
 	if (o->wall_folded && !o->auto_pick)
 		return opt_error(src, "--wall-folded writes what --auto "
 				 "samples: add --auto");
+	/* 0: not given (the parser refuses --auto-time 0). */
+	if (o->auto_time_ns && !o->auto_pick)
+		return opt_error(src, "--auto-time is how long --auto "
+				 "samples: add --auto");
+	if (!o->auto_time_ns)
+		o->auto_time_ns = OPT_DEFAULT_AUTO_TIME_NS;
 	if (!o->nr_funcs && !o->nr_blocks && !o->sync && !o->auto_pick)
 		return opt_error(src, "nothing to trace: give --func SPEC "
 				 "(e.g. --func 'worker_*'), --block or --auto");
@@ -274,7 +280,8 @@ static int parse_with_defaults(const struct opt_src *src, enum trace_mode mode,
 {
 	*o = (struct trace_opts){
 		.ring_bytes = OPT_DEFAULT_RING_BYTES,
-		.auto_time_ns = OPT_DEFAULT_AUTO_TIME_NS,
+		/* Set by trace_opts_check() unless given: it says if it was. */
+		.auto_time_ns = 0,
 		.refresh_ns = OPT_DEFAULT_REFRESH_NS,
 		.window_ns = OPT_DEFAULT_WINDOW_NS,
 		.max_size = OPT_DEFAULT_MAX_SIZE,

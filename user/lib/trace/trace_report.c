@@ -20,9 +20,9 @@
 #include "util/errors.h"
 #include "util/format.h"
 
-/* Footer notes: seven of the session's, the rest --key auto's. */
-#define TRACE_NOTES		12
-#define TRACE_SESSION_NOTES	7
+/* Footer notes: eight of the session's, the rest --key auto's. */
+#define TRACE_NOTES		13
+#define TRACE_SESSION_NOTES	8
 
 /* The session's functions as the report builder takes them (report.h). */
 static struct report_source_func *trace_source_funcs(const struct trace *t)
@@ -79,7 +79,7 @@ static void trace_baseline_note(const struct trace *t, struct report *r,
 /*
  * The session's own notes, after the workload's: functions found in a
  * library, late records, --sample, --max-size, a recording cut short, a
- * secure exec, a baseline.
+ * secure exec, a command --auto's sampling left little of, a baseline.
  */
 static void trace_session_notes(const struct trace *t, struct report *r,
 				char (*note)[256])
@@ -121,6 +121,17 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 			   "set-user-ID, set-group-ID or file-capability "
 			   "program (as perf does); the report covers the time "
 			   "before", (int)s->pid);
+	/* run --auto: the command's run went to the sampling, not tracing. */
+	if (s->mode == MODE_RUN && t->picked && s->target_exited &&
+	    s->t_end - s->t_enable < t->picked->duration_ns / 4)
+		trace_note(r, note, "the command exited %s after --auto's %s "
+			   "of sampling: most of its run was sampled, not "
+			   "traced; give a shorter --auto-time, or name the "
+			   "functions with --func",
+			   format_ns(when, sizeof(when), s->t_end > s->t_enable ?
+				     s->t_end - s->t_enable : 0),
+			   format_ns(size, sizeof(size),
+				     t->picked->duration_ns));
 	if (t->baseline) {
 		/* The notes under a function say what it gave that one. */
 		r->baseline = t->baseline->path;
