@@ -265,6 +265,35 @@ TEST(report_rekeys_a_recording)
 	EXPECT_TRUE(strstr(captured, "'wroker' matches no traced") != NULL);
 }
 
+/*
+ * A function called fast enough for its traps to slow the program is
+ * named in a note, with what to do: 10,000 calls of worker in 0.2 s
+ * (50,000 a second); 2,000 (10,000 a second) are not.
+ */
+TEST(a_function_called_too_often_is_noted)
+{
+	const char *note = "worker was called 50000 times a second: two "
+			   "traps a call slowed the program";
+	unsigned int calls[] = { 10000, 2000 };
+	struct recording_session s;
+	char json[PATH_MAX];
+	size_t i;
+	char *a;
+
+	path_in(json, "hot.json");
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(rs_start(&s, NULL, json, 1ull << 30), 0);
+		rs_trace(&s, calls[i]);
+		s.t.sum.t_end = s.t.sum.t_enable + 200 * 1000000ull;
+		ASSERT_EQ(rs_stop(&s), 0);
+		trace_free(&s.t);
+		a = slurp(json, NULL);
+		EXPECT_EQ(strstr(a, note) != NULL, i == 0);
+		EXPECT_EQ(strstr(a, "times a second") != NULL, i == 0);
+		free(a);
+	}
+}
+
 TEST(not_a_recording_is_refused)
 {
 	recorded();

@@ -20,9 +20,17 @@
 #include "util/errors.h"
 #include "util/format.h"
 
-/* Footer notes: eight of the session's, the rest --key auto's. */
-#define TRACE_NOTES		13
-#define TRACE_SESSION_NOTES	8
+/* Footer notes: nine of the session's, the rest --key auto's. */
+#define TRACE_NOTES		14
+#define TRACE_SESSION_NOTES	9
+/*
+ * Calls a second past which a function's probes are said to slow its
+ * program: two traps a call, 1 to 3 us on hardware, are 2 to 6% of a
+ * CPU at this rate (and --auto picks by time, not by calls).
+ */
+#define TRACE_HOT_CALLS_PER_S	20000
+/* A rate needs some length to be one: not a burst of a few calls. */
+#define TRACE_HOT_MIN_NS	(100 * 1000000ull)
 
 /* The session's functions as the report builder takes them (report.h). */
 static struct report_source_func *trace_source_funcs(const struct trace *t)
@@ -76,12 +84,39 @@ static void trace_baseline_note(const struct trace *t, struct report *r,
 			   "reference", n, t->baseline->path);
 }
 
+/* The most called function, if its calls came fast enough to cost. */
+static void trace_hot_note(const struct trace *t,
+			   const struct sci_report *sr, struct report *r,
+			   char (*note)[256])
+{
+	const struct session_summary *s = &t->sum;
+	double secs = s->t_end > s->t_enable ?
+		      (s->t_end - s->t_enable) / 1e9 : 0;
+	const struct sci_result *hot = NULL;
+	size_t i;
+
+	if (s->t_end < s->t_enable + TRACE_HOT_MIN_NS || s->sample > 1)
+		return;
+	for (i = 0; i < sr->nr_funcs; i++)
+		if (sr->funcs[i].func_id < t->nr_funcs &&
+		    (!hot || sr->funcs[i].calls > hot->calls))
+			hot = &sr->funcs[i];
+	if (!hot || hot->calls / secs < TRACE_HOT_CALLS_PER_S)
+		return;
+	trace_note(r, note, "%s was called %.0f times a second: two traps "
+		   "a call slowed the program; probe its callers with --func, "
+		   "or record 1 in N calls with --sample N",
+		   t->funcs[hot->func_id].sym.name, hot->calls / secs);
+}
+
 /*
  * The session's own notes, after the workload's: functions found in a
  * library, late records, --sample, --max-size, a recording cut short, a
- * secure exec, a command --auto's sampling left little of, a baseline.
+ * secure exec, a command --auto's sampling left little of, a function
+ * called too often to trace cheaply, a baseline.
  */
-static void trace_session_notes(const struct trace *t, struct report *r,
+static void trace_session_notes(const struct trace *t,
+				const struct sci_report *sr, struct report *r,
 				char (*note)[256])
 {
 	const struct session_summary *s = &t->sum;
@@ -132,6 +167,7 @@ static void trace_session_notes(const struct trace *t, struct report *r,
 				     s->t_end - s->t_enable : 0),
 			   format_ns(size, sizeof(size),
 				     t->picked->duration_ns));
+	trace_hot_note(t, sr, r, note);
 	if (t->baseline) {
 		/* The notes under a function say what it gave that one. */
 		r->baseline = t->baseline->path;
@@ -229,7 +265,7 @@ static int trace_print(struct trace *t, struct sci_report *sr)
 	}
 	trace_report_header(t, &r);
 	r.verdicts = verdicts;
-	trace_session_notes(t, &r, note);
+	trace_session_notes(t, sr, &r, note);
 	for (i = 0; i < r.nr_notes; i++)
 		notes[i] = note[i];
 	r.notes = notes;
