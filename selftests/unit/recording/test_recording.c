@@ -479,10 +479,16 @@ static bool flip_one(char *buf, size_t len, size_t off, bool in_events,
 	nl = strchr(captured, '\n');
 	EXPECT_TRUE(nl && !nl[1] && nl != captured);
 	if (in_events) {
+		char *report = slurp(json, NULL);
+
 		EXPECT_EQ(ret, 0);
 		EXPECT_TRUE(strstr(captured, "events chunk 1 (bytes ") &&
 			    strstr(captured, "is damaged: the report leaves "
 				   "out its events"));
+		/* The report says so too, not only stderr. */
+		EXPECT_TRUE(strstr(report, "1 chunk of the recording's events "
+				   "was damaged and left out") != NULL);
+		free(report);
 	} else {
 		EXPECT_EQ(ret, -1);
 		EXPECT_TRUE(strstr(captured, "damaged") != NULL);

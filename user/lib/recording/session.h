@@ -97,6 +97,8 @@ struct session_summary {
 	 */
 	bool rec_cut, rec_cut_stats, rec_cut_names;
 	uint64_t rec_cut_at;
+	/* report FILE: its damaged chunks of events, left out. */
+	uint32_t rec_lost;
 };
 
 #endif /* ISPOT_SESSION_H */

@@ -103,6 +103,7 @@ static int replay_into(struct trace *t, struct recording_file *rf,
 	t->sum.rec_cut_at = rf->cut_at;
 	t->sum.rec_cut_stats = rf->cut_missing & (1u << REC_SEC_STATS);
 	t->sum.rec_cut_names = rf->cut_missing & (1u << REC_SEC_NAMES);
+	t->sum.rec_lost = rf->lost;
 	clock.monotonic_ns = t->sum.t_enable;
 	clock.boottime_ns = rf->meta.start_boottime_ns;
 	recording_source_init(&src, rf);

@@ -20,9 +20,9 @@
 #include "util/errors.h"
 #include "util/format.h"
 
-/* Footer notes: nine of the session's, the rest --key auto's. */
-#define TRACE_NOTES		14
-#define TRACE_SESSION_NOTES	9
+/* Footer notes: ten of the session's, the rest --key auto's. */
+#define TRACE_NOTES		15
+#define TRACE_SESSION_NOTES	10
 /*
  * Calls a second past which a function's probes are said to slow its
  * program: two traps a call, 1 to 3 us on hardware, are 2 to 6% of a
@@ -111,8 +111,8 @@ static void trace_hot_note(const struct trace *t,
 
 /*
  * The session's own notes, after the workload's: functions found in a
- * library, late records, --sample, --max-size, a recording cut short, a
- * secure exec, a command --auto's sampling left little of, a function
+ * library, late records, --sample, --max-size, a recording cut short or
+ * damaged, a secure exec, a command --auto's sampling left little of, a function
  * called too often to trace cheaply, a baseline.
  */
 static void trace_session_notes(const struct trace *t,
@@ -151,6 +151,12 @@ static void trace_session_notes(const struct trace *t,
 			   "and the duration runs to its last event kept" : "",
 			   s->rec_cut_names ? "; its addresses are unnamed" :
 			   "");
+	if (s->rec_lost)
+		trace_note(r, note, "%u chunk%s of the recording's events %s "
+			   "damaged and left out (see the line on stderr): the "
+			   "figures miss their calls", s->rec_lost,
+			   s->rec_lost == 1 ? "" : "s",
+			   s->rec_lost == 1 ? "was" : "were");
 	if (s->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		trace_note(r, note, "tracing stopped when pid %d executed a "
 			   "set-user-ID, set-group-ID or file-capability "
