@@ -70,7 +70,8 @@ tap_check bad_config_is_one_line_with_file_and_line bad_config
 
 # --- targets that are not there ---------------------------------------------
 # A --pid with no process is one line and exit 1 when it is all there is
-# to trace; beside an --exe it is said, and the daemon runs on.  The pid
+# to trace; beside an --exe it is said, and the daemon runs on.  An --exe
+# that is a link says which file it traces.  The pid
 # is above pid_max (4194304 at most), so no process can have it.
 absent_targets() {
 	run_status 1 timeout 120 ispotd --pid 4194305 --pid 4194306 \
@@ -79,8 +80,9 @@ absent_targets() {
 	sed 's/^/# stderr: /' "$tmp/err"
 	[ "$(grep -c '^ispotd: no process with pid 419430[56]: check it with ps$' \
 		"$tmp/err")" = 2 ] || return 1
-	ispotd --pid 4194305 --exe "$tmp/not-yet" --func acquire \
-		--log "$tmp/absent.jsonl" 2>"$tmp/err" &
+	ln -sf "$s/lock_contention" "$tmp/lc-link"
+	ispotd --pid 4194305 --exe "$tmp/not-yet" --exe "$tmp/lc-link" \
+		--func acquire --log "$tmp/absent.jsonl" 2>"$tmp/err" &
 	dpid=$!
 	daemon_ready "$tmp/err"
 	ready=$?
@@ -90,7 +92,8 @@ absent_targets() {
 	[ "$ready" = 0 ] && [ "$st" = 0 ] &&
 		grep -q "^ispotd: no process with pid 4194305: .*other targets" \
 			"$tmp/err" &&
-		grep -q "^ispotd: no file $tmp/not-yet yet" "$tmp/err"
+		grep -q "^ispotd: no file $tmp/not-yet yet" "$tmp/err" &&
+		grep -q "^ispotd: --exe $tmp/lc-link is $s/lock_contention: every process running" "$tmp/err"
 }
 tap_check absent_pid_is_an_error_absent_exe_a_note absent_targets
 

@@ -317,7 +317,9 @@ static int ispotd_start_discovery(struct ispotd *d)
 /*
  * At start, what is given but not there: a --pid with no process (one
  * line each; with nothing else to trace, an error: exit 1), an --exe with
- * no file yet (traced once it runs, which may be later: a note).
+ * no file yet (traced once it runs, which may be later: a note); and an
+ * --exe that is a link, since what runs is the file it names, whatever
+ * name ran it (/bin/true, busybox's, is every busybox process).
  */
 static int ispotd_say_absent(const struct ispotd *d)
 {
@@ -336,10 +338,18 @@ static int ispotd_say_absent(const struct ispotd *d)
 			    (int)c->pids[i],
 			    others ? "; tracing the other targets" : "");
 	}
-	for (i = 0; i < c->nr_exes; i++)
+	for (i = 0; i < c->nr_exes; i++) {
+		char real[PATH_MAX];
+
 		if (access(c->exes[i], F_OK))
 			ispot_say("no file %s yet: its processes are traced "
 				  "once one runs", c->exes[i]);
+		else if (realpath(c->exes[i], real) &&
+			 strcmp(real, c->exes[i]))
+			ispot_say("--exe %s is %s: every process running %s "
+				  "is traced, whatever name ran it",
+				  c->exes[i], real, real);
+	}
 	return others ? 0 : -1;
 }
 
