@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "discover_internal.h"
 #include "procfs.h"
 #include "util/array.h"
+#include "util/errors.h"
 #include "util/procstat.h"
 
 /* The start time of a --pid that named no process at discover_new(). */
@@ -341,9 +343,40 @@ void discover_free(struct discover *d)
 	free(d);
 }
 
-bool discover_pid_found(const struct discover *d, size_t i)
+static bool discover_pid_found(const struct discover *d, size_t i)
 {
-	return i < d->nr_pids && d->pid_start[i] != DISCOVER_NO_PROCESS;
+	return d->pid_start[i] != DISCOVER_NO_PROCESS;
+}
+
+int discover_say_absent(const struct discover *d)
+{
+	bool others = d->nr_exes || d->nr_cgroups;
+	size_t i, j;
+
+	for (i = 0; i < d->nr_pids; i++)
+		others |= discover_pid_found(d, i);
+	for (i = 0; i < d->nr_pids; i++) {
+		for (j = 0; j < i && d->pids[j] != d->pids[i]; j++)
+			;
+		if (j < i || discover_pid_found(d, i))
+			continue;
+		ispot_error("no process with pid %d: check it with ps%s",
+			    (int)d->pids[i],
+			    others ? "; tracing the other targets" : "");
+	}
+	for (i = 0; i < d->nr_exes; i++) {
+		const char *path = d->exes[i].path;
+		char real[PATH_MAX];
+
+		if (access(path, F_OK))
+			ispot_say("no file %s yet: its processes are traced "
+				  "once one runs", path);
+		else if (realpath(path, real) && strcmp(real, path))
+			ispot_say("--exe %s is %s: every process running %s "
+				  "is traced, whatever name ran it", path,
+				  real, real);
+	}
+	return others ? 0 : -1;
 }
 
 int discover_fd(const struct discover *d)

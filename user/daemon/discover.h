@@ -87,8 +87,14 @@ void discover_free(struct discover *d);
  */
 void discover_keep_pids(struct discover *d, const struct discover *old);
 
-/* Whether --pid @i named a process when @d was made (discover_new()). */
-bool discover_pid_found(const struct discover *d, size_t i);
+/*
+ * At start, what is given but not there: a --pid with no process (one
+ * line each; with nothing else to trace, -1: exit 1), an --exe with no
+ * file yet (traced once it runs, which may be later: a note); and an
+ * --exe that is a link, since what runs is the file it names, whatever
+ * name ran it (/bin/true, busybox's, is every busybox process).  0 or -1.
+ */
+int discover_say_absent(const struct discover *d);
 
 /* The connector's socket, to poll for POLLIN; -1 when only scanning. */
 int discover_fd(const struct discover *d);

@@ -314,45 +314,6 @@ static int ispotd_start_discovery(struct ispotd *d)
 	return 0;
 }
 
-/*
- * At start, what is given but not there: a --pid with no process (one
- * line each; with nothing else to trace, an error: exit 1), an --exe with
- * no file yet (traced once it runs, which may be later: a note); and an
- * --exe that is a link, since what runs is the file it names, whatever
- * name ran it (/bin/true, busybox's, is every busybox process).
- */
-static int ispotd_say_absent(const struct ispotd *d)
-{
-	const struct ispotd_config *c = &d->cfg;
-	bool others = c->nr_exes || c->nr_cgroups;
-	size_t i, j;
-
-	for (i = 0; i < c->nr_pids; i++)
-		others |= discover_pid_found(d->disc, i);
-	for (i = 0; i < c->nr_pids; i++) {
-		for (j = 0; j < i && c->pids[j] != c->pids[i]; j++)
-			;
-		if (j < i || discover_pid_found(d->disc, i))
-			continue;
-		ispot_error("no process with pid %d: check it with ps%s",
-			    (int)c->pids[i],
-			    others ? "; tracing the other targets" : "");
-	}
-	for (i = 0; i < c->nr_exes; i++) {
-		char real[PATH_MAX];
-
-		if (access(c->exes[i], F_OK))
-			ispot_say("no file %s yet: its processes are traced "
-				  "once one runs", c->exes[i]);
-		else if (realpath(c->exes[i], real) &&
-			 strcmp(real, c->exes[i]))
-			ispot_say("--exe %s is %s: every process running %s "
-				  "is traced, whatever name ran it",
-				  c->exes[i], real, real);
-	}
-	return others ? 0 : -1;
-}
-
 static int ispotd_open_log(struct ispotd *d)
 {
 	const char *path = d->cfg.log_path;
@@ -544,7 +505,7 @@ int main(int argc, char **argv)
 		ispotd_relisten(&d);
 	/* Nothing made on disk for a run that cannot trace anything. */
 	if (!d.metrics || (d.cfg.listen && !d.http) ||
-	    ispotd_start_discovery(&d) || ispotd_say_absent(&d) ||
+	    ispotd_start_discovery(&d) || discover_say_absent(d.disc) ||
 	    ispotd_open_log(&d) || ispotd_signals(&d)) {
 		if (d.log && d.log != stdout)
 			fclose(d.log);
