@@ -294,6 +294,51 @@ TEST(a_function_called_too_often_is_noted)
 	}
 }
 
+/*
+ * A function entered and never returned while traced (a thread's loop,
+ * which --auto may pick) has no row: a note names it, live and replayed.
+ * Here worker is entered once and calls flush 20 times.
+ */
+TEST(a_function_that_never_returned_is_noted)
+{
+	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	const char *note = "worker was entered and never returned while "
+			   "traced (1 call still open at the end)";
+	uint64_t site = (uint64_t)(uintptr_t)recording_test_caller + 1;
+	uint64_t sp = 0x7ffd0000, ts = 1000000;
+	struct recording_session s;
+	char *a, *b;
+	int i;
+
+	path_in(rec, "open.isr");
+	path_in(live, "open-live.json");
+	path_in(off, "open-off.json");
+	ASSERT_EQ(rs_start(&s, rec, live, 1ull << 30), 0);
+	s.t.sum.t_enable = ts;
+	ASSERT_EQ(trace_begin_recording(&s.t), 0);
+	trace_thread_seen(&s.t, 101, ts);
+	rs_record(&s.t, ts += 10, ISPOT_REC_ENTRY, 101, RS_PROBE_WORKER, sp,
+		  site, 0);
+	for (i = 0; i < 20; i++) {
+		rs_record(&s.t, ts += 100, ISPOT_REC_ENTRY, 101,
+			  RS_PROBE_FLUSH, sp - 64, site, 0);
+		rs_record(&s.t, ts += 500 + i, ISPOT_REC_EXIT, 101,
+			  RS_PROBE_FLUSH, sp - 56, site, 0);
+	}
+	s.t.sum.t_end = ts + 1000;
+	s.t.sum.drain.records = 41;
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	ASSERT_EQ(replay(rec, off, NULL), 0);
+	a = slurp(live, NULL);
+	b = slurp(off, NULL);
+	EXPECT_TRUE(strstr(a, note) != NULL);
+	EXPECT_TRUE(strstr(a, "\"name\": \"flush\"") != NULL);
+	EXPECT_STREQ(a, b);
+	free(a);
+	free(b);
+}
+
 TEST(not_a_recording_is_refused)
 {
 	recorded();

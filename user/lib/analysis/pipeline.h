@@ -222,6 +222,11 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
 
 /* End of trace at @ts: open entries become unpaired, threads close. */
 void pipeline_finish(struct pipeline *p, uint64_t ts);
+/*
+ * After pipeline_finish(): the calls of function @func_id still open
+ * then (a thread's loop that never returned while traced).
+ */
+uint32_t pipeline_open_at_end(const struct pipeline *p, uint32_t func_id);
 
 /*
  * For a tracer that runs for ever: @delay_ns after a thread's exit (in

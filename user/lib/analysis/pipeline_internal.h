@@ -39,6 +39,8 @@ struct pipeline_probe {
 	struct key_rule key;
 	struct key_sel sel;	/* key, as key_of() reads it */
 	uint32_t shadow;	/* KEY_AUTO: its arg0:log2 shadow id, 0 = none */
+	/* Calls still open when the pipeline finished (pipeline_finish()). */
+	uint32_t open_at_end;
 };
 
 static inline struct key_sel key_sel_of(const struct key_rule *rule)

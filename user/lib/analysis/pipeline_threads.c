@@ -127,16 +127,41 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
 	return ret;
 }
 
+/* @t's calls still open, counted by their probe (pipeline_open_at_end()). */
+static void pipeline_count_open(struct pipeline *p,
+				const struct pair_thread *t)
+{
+	uint32_t up, id;
+
+	for (up = 0; (id = pair_thread_open_probe(t, up)); up++)
+		if (id < p->nr_probes)
+			p->probes[id].open_at_end++;
+}
+
 void pipeline_finish(struct pipeline *p, uint64_t ts)
 {
 	const struct hashmap_entry *e;
 	size_t pos;
 
-	hashmap_for_each(&p->threads, e, pos)
-		pairer_thread_flush(p->pairer, &((struct pipeline_thread *)
-						  (uintptr_t)e->value)->pair);
+	hashmap_for_each(&p->threads, e, pos) {
+		struct pipeline_thread *th = (void *)(uintptr_t)e->value;
+
+		pipeline_count_open(p, &th->pair);
+		pairer_thread_flush(p->pairer, &th->pair);
+	}
 	if (p->forget_delay_ns)
 		exits_forget(p, UINT64_MAX);
 	solo_finish(&p->solo, ts);
 	sci_finish(p->sci, ts);
+}
+
+uint32_t pipeline_open_at_end(const struct pipeline *p, uint32_t func_id)
+{
+	uint32_t id, n = 0;
+
+	for (id = 1; id < p->nr_probes; id++)
+		if (p->probes[id].used && !p->probes[id].marker &&
+		    p->probes[id].func_id == func_id)
+			n += p->probes[id].open_at_end;
+	return n;
 }

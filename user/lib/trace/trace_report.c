@@ -20,9 +20,9 @@
 #include "util/errors.h"
 #include "util/format.h"
 
-/* Footer notes: ten of the session's, the rest --key auto's. */
-#define TRACE_NOTES		15
-#define TRACE_SESSION_NOTES	10
+/* Footer notes: eleven of the session's, the rest --key auto's. */
+#define TRACE_NOTES		16
+#define TRACE_SESSION_NOTES	11
 /*
  * Calls a second past which a function's probes are said to slow its
  * program: two traps a call, 1 to 3 us on hardware, are 2 to 6% of a
@@ -110,10 +110,47 @@ static void trace_hot_note(const struct trace *t,
 }
 
 /*
+ * A traced function that was entered and never returned while traced (a
+ * thread's loop, which --auto may pick by its wall time): it has no row,
+ * and its time is in what it calls.
+ */
+static void trace_open_note(const struct trace *t,
+			    const struct sci_report *sr, struct report *r,
+			    char (*note)[256])
+{
+	size_t i, j, n = 0, first = 0;
+	uint32_t open, first_open = 0;
+
+	for (i = 0; i < t->nr_funcs; i++) {
+		if (t->funcs[i].is_block)
+			continue;
+		for (j = 0; j < sr->nr_funcs; j++)
+			if (sr->funcs[j].func_id == i && sr->funcs[j].calls)
+				break;
+		open = pipeline_open_at_end(t->pipe, i);
+		if (j < sr->nr_funcs || !open)
+			continue;
+		if (!n++) {
+			first = i;
+			first_open = open;
+		}
+	}
+	if (!n)
+		return;
+	trace_note(r, note, "%s%s was entered and never returned while "
+		   "traced (%u call%s still open at the end): a loop that "
+		   "outlives the trace, with no row; its time is in what it "
+		   "calls, so trace those", t->funcs[first].sym.name,
+		   n > 1 ? " (and others)" : "", first_open,
+		   first_open == 1 ? "" : "s");
+}
+
+/*
  * The session's own notes, after the workload's: functions found in a
  * library, late records, --sample, --max-size, a recording cut short or
- * damaged, a secure exec, a command --auto's sampling left little of, a function
- * called too often to trace cheaply, a baseline.
+ * damaged, a secure exec, a command --auto's sampling left little of, a
+ * function called too often to trace cheaply, one that never returned, a
+ * baseline.
  */
 static void trace_session_notes(const struct trace *t,
 				const struct sci_report *sr, struct report *r,
@@ -174,6 +211,7 @@ static void trace_session_notes(const struct trace *t,
 			   format_ns(size, sizeof(size),
 				     t->picked->duration_ns));
 	trace_hot_note(t, sr, r, note);
+	trace_open_note(t, sr, r, note);
 	if (t->baseline) {
 		/* The notes under a function say what it gave that one. */
 		r->baseline = t->baseline->path;
