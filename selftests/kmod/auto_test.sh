@@ -137,9 +137,12 @@ t_interrupted() {
 	wait "$target" 2>/dev/null
 	sed 's/^/# stderr: /' "$tmp/err"
 	echo "# exit $st after ${took}s of the 120s asked"
+	said="^ispotctl: interrupted while sampling pid $target (--auto): "
+	said="${said}nothing traced"
 	[ "$st" = 1 ] && [ "$alive" = 0 ] && [ "$took" -lt 60 ] &&
 		grep -q "samples of pid $target in [0-9]\.[0-9]s" "$tmp/err" &&
-		[ "$(grep -c "^ispotctl: interrupted while sampling pid $target (--auto): nothing traced" "$tmp/err")" = 1 ]
+		grep -q "would have traced" "$tmp/err" &&
+		[ "$(grep -c "$said" "$tmp/err")" = 1 ]
 }
 tap_check "auto_interrupted_while_sampling_says_so_and_ends" t_interrupted
 

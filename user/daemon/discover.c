@@ -367,11 +367,14 @@ int discover_say_absent(const struct discover *d)
 	for (i = 0; i < d->nr_exes; i++) {
 		const char *path = d->exes[i].path;
 		char real[PATH_MAX];
+		struct stat st;
 
 		if (access(path, F_OK))
 			ispot_say("no file %s yet: its processes are traced "
 				  "once one runs", path);
-		else if (realpath(path, real) && strcmp(real, path))
+		/* Itself a link: /bin/ls under a merged /usr is not one. */
+		else if (!lstat(path, &st) && S_ISLNK(st.st_mode) &&
+			 realpath(path, real))
 			ispot_say("--exe %s is %s: every process running %s "
 				  "is traced, whatever name ran it", path,
 				  real, real);

@@ -185,6 +185,7 @@ TEST(perfetto_trace_replaces_the_file_only_at_the_end)
 TEST(outputs_naming_one_file_are_refused)
 {
 	char other[PATH_MAX], cwd[PATH_MAX], dotted[PATH_MAX];
+	char linked[PATH_MAX];
 	struct outs p;
 	struct {
 		const char *output, *perfetto, *html, *folded;
@@ -192,6 +193,8 @@ TEST(outputs_naming_one_file_are_refused)
 		const char *says;
 	} cases[] = {
 		{ NULL, NULL, NULL, NULL, true, "--output" },
+		/* Made already: one inode, two spellings. */
+		{ linked, NULL, NULL, NULL, true, "the recording" },
 		{ other, other, NULL, NULL, false, "--perfetto" },
 		{ other, NULL, other, NULL, false, "--html" },
 		{ NULL, other, dotted, NULL, false, "--html" },
@@ -206,6 +209,8 @@ TEST(outputs_naming_one_file_are_refused)
 	/* Not made yet: one name in one directory, spelt two ways. */
 	snprintf(other, sizeof(other), "new.out");
 	snprintf(dotted, sizeof(dotted), "%s/./new.out", dir);
+	snprintf(linked, sizeof(linked), "%s/hard.isr", dir);
+	ASSERT_EQ(link(p.rec, linked), 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct trace_opts o = { .recording = p.rec,
 					.output = cases[i].output,
@@ -213,8 +218,10 @@ TEST(outputs_naming_one_file_are_refused)
 					.html = cases[i].html,
 					.folded = cases[i].folded };
 
-		if (cases[i].to_recording)
+		if (cases[i].to_recording && !o.output)
 			o.output = p.rec;
+		else if (cases[i].to_recording)
+			o.recording = "s.isr";	/* relative, made: p.rec */
 		capture_begin();
 		ret = trace_replay(&o);
 		capture_end();
@@ -222,8 +229,23 @@ TEST(outputs_naming_one_file_are_refused)
 		EXPECT_TRUE(strstr(captured, "are one file: give each output "
 					     "a file of its own") != NULL);
 		EXPECT_TRUE(strstr(captured, cases[i].says) != NULL);
-		EXPECT_EQ(strchr(captured, '\n')[1], '\0');
+		EXPECT_TRUE(strchr(captured, '\n') &&
+			    !strchr(captured, '\n')[1]);
 		EXPECT_EQ(access("new.out", F_OK), -1);
+	}
+	/* An output over its --baseline, before the baseline is read. */
+	{
+		struct trace_opts o = { .recording = p.rec,
+					.baseline = p.folded,
+					.folded = p.folded };
+
+		capture_begin();
+		ret = trace_replay(&o);
+		capture_end();
+		EXPECT_EQ(ret, -1);
+		EXPECT_TRUE(strstr(captured, "--folded") != NULL &&
+			    strstr(captured, "--baseline") != NULL &&
+			    strstr(captured, "are one file") != NULL);
 	}
 	ASSERT_EQ(chdir(cwd), 0);
 	/* The recording is still one. */
@@ -234,6 +256,7 @@ TEST(outputs_naming_one_file_are_refused)
 		EXPECT_EQ(trace_replay(&o), 0);
 	}
 	EXPECT_TRUE(holds(p.perfetto, OLD));
+	EXPECT_TRUE(holds(p.folded, OLD));
 	EXPECT_EQ(temporaries(), 0);
 }
 
@@ -263,6 +286,23 @@ TEST(a_full_disk_for_one_output_keeps_the_report)
 	EXPECT_EQ(ret, -1);
 	EXPECT_TRUE(strstr(captured, "/dev/full (No space left on device)") !=
 		    NULL);
+	b = slurp(p.output);
+	EXPECT_TRUE(b[0] == '{' && strstr(b, "\"worker\"") != NULL);
+	free(b);
+
+	/* The trace, written as the replay goes: the same. */
+	spit(p.output, OLD);
+	{
+		struct trace_opts o = { .json = true, .output = p.output,
+					.perfetto = "/dev/full",
+					.recording = p.rec };
+
+		capture_begin();
+		ret = trace_replay(&o);
+		capture_end();
+	}
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, "No space left on device") != NULL);
 	b = slurp(p.output);
 	EXPECT_TRUE(b[0] == '{' && strstr(b, "\"worker\"") != NULL);
 	free(b);

@@ -303,7 +303,7 @@ TEST(a_function_that_never_returned_is_noted)
 {
 	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
 	const char *note = "worker was entered and never returned while "
-			   "traced (1 call still open at the end)";
+			   "traced (1 call still open at the end: ";
 	uint64_t site = (uint64_t)(uintptr_t)recording_test_caller + 1;
 	uint64_t sp = 0x7ffd0000, ts = 1000000;
 	struct recording_session s;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -172,11 +173,6 @@ static void pool(void)
 	autopick_test_hot();
 }
 
-/*
- * Each thread sampled costs a descriptor and a ring: a pool past
- * SAMPLER_MAX_THREADS has that many sampled, the rest counted, and the
- * samples still come.
- */
 static volatile sig_atomic_t stop_flag;
 
 static void set_stop(int sig)
@@ -191,6 +187,7 @@ static void set_stop(int sig)
  */
 TEST(a_signal_ends_the_sampling_early)
 {
+	struct itimerval at = { .it_value = { 0, 300 * 1000 } };
 	struct sigaction sa = { .sa_handler = set_stop };
 	struct sampler_result r;
 	char err[ERRLEN] = "";
@@ -201,7 +198,7 @@ TEST(a_signal_ends_the_sampling_early)
 	sigemptyset(&sa.sa_mask);
 	ASSERT_EQ(sigaction(SIGALRM, &sa, NULL), 0);
 	pid = busy_child();
-	ualarm(300 * 1000, 0);
+	ASSERT_EQ(setitimer(ITIMER_REAL, &at, NULL), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = sampler_run(pid, 10ull * 1000 * 1000 * 1000, &r, NULL, NULL,
 			  &stop_flag, err, sizeof(err));
@@ -217,6 +214,11 @@ TEST(a_signal_ends_the_sampling_early)
 	signal(SIGALRM, SIG_DFL);
 }
 
+/*
+ * Each thread sampled costs a descriptor and a ring: a pool past
+ * SAMPLER_MAX_THREADS has that many sampled, the rest counted, and the
+ * samples still come.
+ */
 TEST(threads_sampled_at_most_the_bound)
 {
 	struct sampler_result r;

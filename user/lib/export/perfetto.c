@@ -337,6 +337,7 @@ int perfetto_close(struct perfetto *pf)
 	for (t = pf->first; t; t = t->next)
 		if (!t->exited)
 			pf_close_thread(pf, t, pf->last_ts);
+	errno = 0;
 	if (!pf->err && fflush(pf->out))
 		pf->err = errno ? -errno : -EIO;
 	err = pf->err;

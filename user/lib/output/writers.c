@@ -209,7 +209,8 @@ static int outputs_collide(const struct trace_opts *o)
 				false,
 			};
 	if (o->record)
-		all[n++] = (struct output_named){ o->record, "-o", false };
+		all[n++] = (struct output_named){ o->record, "-o/--output",
+						  false };
 	if (o->wall_folded)
 		all[n++] = (struct output_named){ o->wall_folded,
 						  "--wall-folded", false };

@@ -314,6 +314,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		ret = -ENODATA;
 	}
 	a->duration_ns = r.stopped ? r.stopped_after_ns : duration_ns;
+	a->stopped = r.stopped;
 	offprof_free(&op);
 	elf_symbolizer_free(sz);
 	sampler_result_free(&r);
@@ -369,12 +370,13 @@ void autopick_print(FILE *f, pid_t pid, const struct autopick *a)
 			a->off_ns[WALL_FUTEX] / 1e9, a->off_ns[WALL_IO] / 1e9,
 			a->off_ns[WALL_RUNQ] / 1e9, a->off_ns[WALL_SLEEP] / 1e9);
 	if (a->top)
-		fprintf(f, "; tracing the %zu function%s with the most wall "
-			"time (--auto=%u):\n", a->nr, s, a->top);
+		fprintf(f, "; %s the %zu function%s with the most wall time "
+			"(--auto=%u):\n", a->stopped ? "would have traced" :
+			"tracing", a->nr, s, a->top);
 	else
-		fprintf(f, "; tracing the %zu function%s with at least %.0f%% "
-			"of the wall time:\n", a->nr, s,
-			AUTOPICK_MIN_SHARE * 100);
+		fprintf(f, "; %s the %zu function%s with at least %.0f%% of "
+			"the wall time:\n", a->stopped ? "would have traced" :
+			"tracing", a->nr, s, AUTOPICK_MIN_SHARE * 100);
 	if (!a->offcpu && a->offcpu_note[0])
 		fprintf(f, "  (on CPU only: %s)\n", a->offcpu_note);
 	for (i = 0; i < a->nr; i++) {

@@ -59,6 +59,7 @@ struct autopick {
 	uint64_t unprobeable;		/* of them, in code no probe times */
 	uint32_t top;			/* N of --auto=N, 0 for the 1% rule */
 	uint64_t duration_ns;
+	bool stopped;		/* the sampling was ended early (a signal) */
 	/* Off-CPU: whether there was evidence, else why not. */
 	bool offcpu;
 	char offcpu_note[160];
@@ -94,10 +95,10 @@ int autopick_choose(pid_t pid, const struct sampler_result *r,
 /*
  * sampler_run(), with an off-CPU profile beside it where the module takes
  * one (offprof.h), then autopick_choose(); the profile is also written to
- * @folded as folded stacks (wall_folded.h) unless it is NULL; it ends
- * early once @stop is set (sampler_run()), picking from what it has.  A process with no sample, or
- * with none in a function that can be probed, is an error (-ENODATA)
- * saying what to do.
+ * @folded as folded stacks (wall_folded.h) unless it is NULL.  It ends
+ * early once @stop is set (sampler_run()), picking from what it has
+ * (a->stopped).  A process with no sample, or with none in a function
+ * that can be probed, is an error (-ENODATA) saying what to do.
  */
 int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		    const char *folded, const volatile sig_atomic_t *stop,

@@ -77,8 +77,8 @@ typedef void (*sampler_round_fn)(void *ctx);
  * check r->samples; r->exited when the process is gone, or went before
  * the end), or a negative errno after writing one line saying what to do
  * to @err: -EACCES when perf_event_paranoid or a missing CAP_PERFMON
- * forbids it, -ENODEV when the kernel has no perf events.  Free with sampler_result_free() either
- * way.
+ * forbids it, -ENODEV when the kernel has no perf events.  Free with
+ * sampler_result_free() either way.
  */
 int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
 		sampler_round_fn round, void *round_ctx,

@@ -161,6 +161,8 @@ struct trace {
 	uint64_t unresolved[OPT_SPEC_WORDS];
 	size_t nr_unresolved;
 	char unresolved_msg[1024];
+	/* A side output (a trace, --wall-folded) could not be written. */
+	bool outputs_failed;
 	struct trace_borrowed borrowed;
 };
 

@@ -201,15 +201,14 @@ static int trace_auto(struct trace *t, pid_t pid)
 	size_t i;
 	int ret;
 
+	/* Caught until the trace ends: a signal between ends it in order. */
 	trace_catch_signals();
 	ret = autopick_sample(pid, t->opts->auto_time_ns, t->opts->auto_top,
 			      t->opts->wall_folded, &trace_signal, &a, err,
 			      sizeof(err));
-	trace_release_signals();
-	if (!ret && trace_signal)
-		autopick_print(stderr, pid, &a);
-	if (trace_signal) {
+	if (!ret && a.stopped) {
 		/* What it would have traced is said: nothing was. */
+		autopick_print(stderr, pid, &a);
 		ispot_error("interrupted while sampling pid %d (--auto): "
 			    "nothing traced; name the functions above with "
 			    "--func, or give a shorter --auto-time", (int)pid);

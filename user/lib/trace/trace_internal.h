@@ -41,9 +41,10 @@ void trace_live_free(struct trace *t);
 int trace_first_scan(struct trace *t);
 
 /*
- * ispotctl's Ctrl-C, SIGTERM and SIGHUP while it samples (--auto) and
- * traces: trace_signal set, the session ended in order, not killed.
- * Not ispotd's, which reads them from a signalfd.
+ * ispotctl's Ctrl-C, SIGTERM and SIGHUP (unless nohup ignores it) from
+ * --auto's sampling to the end of tracing: trace_signal set, the session
+ * ended in order, not killed.  Caught once (a second catch is none), and
+ * given back as they were.  Not ispotd's, which reads a signalfd.
  */
 extern volatile sig_atomic_t trace_signal;
 void trace_catch_signals(void);

@@ -87,8 +87,10 @@ static int replay_pipeline(struct trace *t, const struct recording_file *rf,
 
 /*
  * Play @rf into @t up to the end of its pipeline; the Perfetto trace, if
- * asked, is written.  With @check_keys, a --key naming no recorded
- * function is an error, as live.
+ * asked, is written (one that cannot be is said, and the replay goes on
+ * with t->outputs_failed set, as a live session's report still comes).
+ * With @check_keys, a --key naming no recorded function is an error, as
+ * live.
  */
 static int replay_into(struct trace *t, struct recording_file *rf,
 		       bool check_keys)
@@ -120,7 +122,9 @@ static int replay_into(struct trace *t, struct recording_file *rf,
 		t->sum.t_end = src.last_ts > t->sum.t_enable ?
 			       src.last_ts : t->sum.t_enable;
 	trace_close_pipeline(t);
-	ret = trace_perfetto_close(t, true);
+	if (trace_perfetto_close(t, true))
+		t->outputs_failed = true;
+	ret = 0;
 out:
 	/* The frame check reads the source: no stack is judged after. */
 	if (t->pipe)
@@ -178,12 +182,15 @@ int trace_replay(const struct trace_opts *o)
 	if (output_check(o) || recording_open(o->recording, &rf) ||
 	    trace_load_baseline(&t))
 		goto out;
-	if (replay_profile(&t, &rf) || replay_into(&t, &rf, true) ||
-	    replay_wall_folded(&t))
+	if (replay_profile(&t, &rf) || replay_into(&t, &rf, true))
 		goto out;
+	if (replay_wall_folded(&t))
+		t.outputs_failed = true;
 	t.sym = rf.names;
 	rf.names = NULL;
 	ret = trace_print_report(&t);
+	if (t.outputs_failed)
+		ret = -1;
 out:
 	recording_close(&rf);
 	trace_free(&t);

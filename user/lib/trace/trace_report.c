@@ -138,11 +138,11 @@ static void trace_open_note(const struct trace *t,
 	if (!n)
 		return;
 	trace_note(r, note, "%s%s was entered and never returned while "
-		   "traced (%u call%s still open at the end): a loop that "
-		   "outlives the trace, with no row; its time is in what it "
-		   "calls, so trace those", t->funcs[first].sym.name,
-		   n > 1 ? " (and others)" : "", first_open,
-		   first_open == 1 ? "" : "s");
+		   "traced (%u call%s still open at the end: a loop that "
+		   "outlives the trace, or a thread that ended inside it), so "
+		   "it has no row; its time is in what it calls: trace those",
+		   t->funcs[first].sym.name, n > 1 ? " (and others)" : "",
+		   first_open, first_open == 1 ? "" : "s");
 }
 
 /*

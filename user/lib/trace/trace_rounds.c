@@ -41,22 +41,41 @@ static void trace_on_signal(int sig)
 	trace_signal = sig;
 }
 
+static const int trace_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define TRACE_NR_SIGNALS	(sizeof(trace_signals) / sizeof(int))
+/* What each was before trace_catch_signals(), given back at the release. */
+static struct sigaction trace_signals_before[TRACE_NR_SIGNALS];
+static bool trace_signals_caught;
+
 void trace_catch_signals(void)
 {
 	struct sigaction sa = { .sa_handler = trace_on_signal };
+	size_t i;
 
+	if (trace_signals_caught)
+		return;
 	/* No SA_RESTART: poll() and nanosleep() return to notice Ctrl-C. */
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	for (i = 0; i < TRACE_NR_SIGNALS; i++) {
+		sigaction(trace_signals[i], NULL, &trace_signals_before[i]);
+		/* nohup's SIGHUP stays ignored. */
+		if (trace_signals[i] == SIGHUP &&
+		    trace_signals_before[i].sa_handler == SIG_IGN)
+			continue;
+		sigaction(trace_signals[i], &sa, NULL);
+	}
+	trace_signals_caught = true;
 }
 
 void trace_release_signals(void)
 {
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	size_t i;
+
+	if (!trace_signals_caught)
+		return;
+	for (i = 0; i < TRACE_NR_SIGNALS; i++)
+		sigaction(trace_signals[i], &trace_signals_before[i], NULL);
+	trace_signals_caught = false;
 }
 
 int trace_first_scan(struct trace *t)

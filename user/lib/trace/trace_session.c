@@ -163,11 +163,11 @@ int trace_finish_recording(struct trace *t)
 int trace_report(struct trace *t)
 {
 	const struct session_summary *s = &t->sum;
-	int failed;
 
 	trace_stop(t);
 	/* A trace that cannot be written is said; the report still comes. */
-	failed = trace_perfetto_close(t, true);
+	if (trace_perfetto_close(t, true))
+		t->outputs_failed = true;
 	if (s->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		ispot_error("pid %d executed a privileged (set-user-ID, "
 			    "set-group-ID or file-capability) program: tracing "
@@ -179,10 +179,10 @@ int trace_report(struct trace *t)
 			    (s->t_end - s->t_enable) / 1e9);
 	/* Named now, before the report's own look-ups re-read any maps. */
 	if (t->out.rec && trace_finish_recording(t))
-		failed = -1;
+		t->outputs_failed = true;
 	if (trace_print_report(t))
 		return -1;
-	return failed ? -1 : 0;
+	return t->outputs_failed ? -1 : 0;
 }
 
 void trace_free(struct trace *t)

@@ -119,6 +119,7 @@ int pb_write_field(FILE *f, uint32_t field, const struct pb_buf *msg)
 
 	n = pb_put_varint(head, (uint64_t)field << 3 | PB_LEN);
 	n += pb_put_varint(head + n, msg->len);
+	errno = 0;
 	if (fwrite(head, 1, n, f) != n ||
 	    (msg->len && fwrite(msg->data, 1, msg->len, f) != msg->len))
 		return errno ? -errno : -EIO;	/* ENOSPC, not a mystery */
