@@ -387,6 +387,30 @@ static void printed(struct autopick *a, char *head, char *line)
 	fclose(f);
 }
 
+/*
+ * A profile of few stacks is said to be one (a 1% share under one stack
+ * is chance): 8 samples, the line after the header says so; 950 do not.
+ */
+TEST(few_stacks_are_said)
+{
+	struct sampler_result r;
+	struct autopick a;
+	char err[ERRLEN] = "";
+	char head[4096], line[4096];
+
+	counts(&r);
+	ASSERT_EQ(autopick_choose(getpid(), &r, NULL, 1, &a, err, sizeof(err)),
+		  0);
+	printed(&a, head, line);
+	EXPECT_TRUE(strstr(line, "only") == NULL);
+	a.samples = 8;
+	printed(&a, head, line);
+	EXPECT_TRUE(strstr(line, "(only 8 stacks: the picks may be chance; "
+			   "a longer --auto-time takes more)") != NULL);
+	autopick_free(&a);
+	sampler_result_free(&r);
+}
+
 TEST(one_percent_rule_and_unprobeable_code)
 {
 	struct sampler_result r;

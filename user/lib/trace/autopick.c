@@ -379,6 +379,10 @@ void autopick_print(FILE *f, pid_t pid, const struct autopick *a)
 			"tracing", a->nr, s, AUTOPICK_MIN_SHARE * 100);
 	if (!a->offcpu && a->offcpu_note[0])
 		fprintf(f, "  (on CPU only: %s)\n", a->offcpu_note);
+	if (a->samples + a->off_stacks < AUTOPICK_FEW_STACKS)
+		fprintf(f, "  (only %llu stacks: the picks may be chance; a "
+			"longer --auto-time takes more)\n",
+			(unsigned long long)(a->samples + a->off_stacks));
 	for (i = 0; i < a->nr; i++) {
 		fprintf(f, "  %5.1f%%  %s (%s)", 100.0 * a->funcs[i].wall_ns /
 			wall, a->funcs[i].sym.name,

@@ -37,6 +37,11 @@
 
 /* The paper's §5: functions above 1% of the samples. */
 #define AUTOPICK_MIN_SHARE	0.01
+/*
+ * Fewer stacks than this (on-CPU samples and off-CPU stacks) and the picks
+ * may be chance: a 1% share is then under one stack.  Said, not refused.
+ */
+#define AUTOPICK_FEW_STACKS	100
 
 struct autopick_func {
 	struct elf_target_sym sym;
