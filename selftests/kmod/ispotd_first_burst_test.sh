@@ -61,8 +61,16 @@ short_lived() {
 	stop_daemon "$dpid"
 	n=$(bursts "$tmp/short.jsonl" "$pid")
 	calls=$(fsum "$tmp/short.jsonl" acquire calls "$pid")
-	echo "# a ${alone}s program (untraced): $n bursts, $calls calls recorded"
-	[ "$n" -ge 1 ] && [ "$calls" -gt 0 ]
+	rec=$(wfield "$tmp/short.jsonl" .events.recorded "$pid" |
+		awk '{ n += $1 } END { print n + 0 }')
+	echo "# a ${alone}s program (untraced): $n bursts," \
+		"$rec events recorded, $calls calls"
+	# The burst armed on the program: its threads' records came.  How
+	# many calls fall in it is the budget's: at 1% in the emulated guest
+	# a window pays its shortest burst (2 ms) from ENABLE, 0 to 43 calls
+	# of this sample (the 1,000 seen before came from the probes left
+	# recording through the waits' teardown, a kernel bug since mended).
+	[ "$n" -ge 1 ] && [ "$rec" -gt 0 ]
 }
 tap_check short_lived_program_gets_a_burst_at_1pct short_lived
 
