@@ -197,8 +197,9 @@ err_disarm:
  * When this returns, no handler or probe writes into the rings.  The gate
  * opens first, so that unregistering waits for no thread at the gate.
  * The wait records stop after the probes, as they started before them:
- * unregistering takes milliseconds (tens under emulation), and a call
- * recorded then without its waits would look like pure CPU time.
+ * stopping them waits out a grace period (milliseconds, tens under
+ * emulation), and a call recorded then without its waits would look like
+ * pure CPU time.
  */
 void ispot_session_disable(struct ispot_session *s)
 {
