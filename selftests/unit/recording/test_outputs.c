@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "ispot_test.h"
+#include "util/path.h"
 #define TEST_DIR_TEMPLATE "/tmp/ispot-out-XXXXXX"
 #include "scratch_dir.h"
 #include "stderr_capture.h"
@@ -258,6 +259,59 @@ TEST(outputs_naming_one_file_are_refused)
 	EXPECT_TRUE(holds(p.perfetto, OLD));
 	EXPECT_TRUE(holds(p.folded, OLD));
 	EXPECT_EQ(temporaries(), 0);
+}
+
+/*
+ * --svg DIR names its pictures after the report's functions, so a file
+ * output ending in .svg in that directory could be one of them: refused
+ * before any work, however the directory is spelt and whether or not it
+ * is made yet.  Another name in it, or an SVG elsewhere, is no clash.
+ */
+TEST(an_svg_output_in_the_pictures_directory_is_refused)
+{
+	char made[PATH_MAX], in_made[PATH_MAX], cwd[PATH_MAX];
+	struct outs p;
+	struct {
+		const char *svg, *html, *perfetto;
+		int ret;
+	} cases[] = {
+		{ "pics", "pics/r.svg", NULL, -1 },	/* neither made */
+		{ "./pics/", "pics/r.svg", NULL, -1 },
+		{ made, NULL, in_made, -1 },		/* made: its inode */
+		{ ".", "r.svg", NULL, -1 },
+		{ made, "r.svg", NULL, 0 },		/* elsewhere */
+		{ made, NULL, "pics2.svg.html", 0 },
+	};
+	size_t i;
+	int ret;
+
+	outs_make(&p);
+	ASSERT_TRUE(getcwd(cwd, sizeof(cwd)) != NULL);
+	ASSERT_EQ(chdir(dir), 0);
+	snprintf(made, sizeof(made), "%s/made", dir);
+	ASSERT_EQ(mkdir(made, 0755), 0);
+	snprintf(in_made, sizeof(in_made), "%s/../%s/made/x.svg", dir,
+		 path_base(dir));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct trace_opts o = { .recording = p.rec,
+					.svg = cases[i].svg,
+					.html = cases[i].html,
+					.perfetto = cases[i].perfetto };
+
+		capture_begin();
+		ret = trace_replay(&o);
+		capture_end();
+		EXPECT_EQ(ret, cases[i].ret);
+		if (cases[i].ret)
+			EXPECT_TRUE(strstr(captured, "directory") &&
+				    strstr(captured, "where its pictures go") &&
+				    strchr(captured, '\n') &&
+				    !strchr(captured, '\n')[1]);
+		else
+			EXPECT_TRUE(strstr(captured, "pictures go") == NULL);
+	}
+	EXPECT_EQ(access("pics", F_OK), -1);
+	ASSERT_EQ(chdir(cwd), 0);
 }
 
 /*

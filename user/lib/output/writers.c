@@ -12,6 +12,7 @@
 #include "report/pictures.h"
 #include "report/report.h"
 #include "util/errors.h"
+#include "util/path.h"
 #include "util/same_file.h"
 
 /* Where a writer's output goes. */
@@ -188,7 +189,47 @@ struct output_named {
 	const char *path;
 	const char *option;
 	bool input;
+	bool dir;		/* a directory its writer fills (--svg) */
 };
+
+/*
+ * Whether file @path is an SVG in directory @dir: a picture --svg writes
+ * there, named after a function not known till the report, could be it.
+ */
+static bool svg_in_dir(const char *path, const char *dir)
+{
+	const char *base = path_base(path);
+	size_t n = strlen(base), len = (size_t)(base - path);
+	char parent[PATH_MAX], d[PATH_MAX];
+
+	if (n < 4 || strcmp(base + n - 4, ".svg"))
+		return false;
+	/* Both without a trailing '/': "pics/" is "pics", "/" stays. */
+	n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (n >= sizeof(d) || len >= sizeof(parent))
+		return false;
+	memcpy(d, dir, n);
+	d[n] = '\0';
+	memcpy(parent, len ? path : ".", len ? len : 1);
+	parent[len ? len : 1] = '\0';
+	return same_file(parent, d);
+}
+
+/* Whether @a and @b clash: one file, or a file where @b's pictures go. */
+static bool outputs_clash(const struct output_named *a,
+			  const struct output_named *b)
+{
+	if (a->input && b->input)
+		return false;
+	if (a->dir != b->dir)
+		return a->dir ? svg_in_dir(b->path, a->path) :
+				svg_in_dir(a->path, b->path);
+	return same_file(a->path, b->path);
+}
 
 /*
  * Whether two outputs of @o, or an output and a file it reads, name one
@@ -198,36 +239,48 @@ struct output_named {
  */
 static int outputs_collide(const struct trace_opts *o)
 {
-	struct output_named all[NR_WRITERS + 4];
+	struct output_named all[NR_WRITERS + 4], *file, *dir;
 	size_t n = 0, i, j;
 
 	for (i = 0; i < NR_WRITERS; i++)
 		if (output_wanted(&writers[i], o) &&
 		    output_path(&writers[i], o))
 			all[n++] = (struct output_named){
-				output_path(&writers[i], o), writers[i].option,
-				false,
+				.path = output_path(&writers[i], o),
+				.option = writers[i].option,
+				.dir = writers[i].dest == OUTPUT_DIR,
 			};
 	if (o->record)
-		all[n++] = (struct output_named){ o->record, "-o/--output",
-						  false };
+		all[n++] = (struct output_named){ .path = o->record,
+						  .option = "-o/--output" };
 	if (o->wall_folded)
-		all[n++] = (struct output_named){ o->wall_folded,
-						  "--wall-folded", false };
+		all[n++] = (struct output_named){ .path = o->wall_folded,
+						  .option = "--wall-folded" };
 	if (o->recording)
-		all[n++] = (struct output_named){ o->recording,
-						  "the recording", true };
+		all[n++] = (struct output_named){ .path = o->recording,
+						  .option = "the recording",
+						  .input = true };
 	if (o->baseline)
-		all[n++] = (struct output_named){ o->baseline, "--baseline",
-						  true };
+		all[n++] = (struct output_named){ .path = o->baseline,
+						  .option = "--baseline",
+						  .input = true };
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++) {
-			if ((all[i].input && all[j].input) ||
-			    !same_file(all[i].path, all[j].path))
+			if (!outputs_clash(&all[i], &all[j]))
 				continue;
-			ispot_error("%s %s and %s %s are one file: give each "
-				    "output a file of its own", all[i].option,
-				    all[i].path, all[j].option, all[j].path);
+			file = all[i].dir ? &all[j] : &all[i];
+			dir = all[i].dir ? &all[i] : &all[j];
+			if (all[i].dir != all[j].dir)
+				ispot_error("%s %s is in the %s directory %s, "
+					    "where its pictures go: give it "
+					    "another name or directory",
+					    file->option, file->path,
+					    dir->option, dir->path);
+			else
+				ispot_error("%s %s and %s %s are one file: "
+					    "give each output a file of its "
+					    "own", all[i].option, all[i].path,
+					    all[j].option, all[j].path);
 			return -1;
 		}
 	return 0;
