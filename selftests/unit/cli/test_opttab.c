@@ -226,6 +226,29 @@ TEST(auto_time_needs_auto)
 	EXPECT_EQ(o.auto_time_ns, 300000000ull);
 }
 
+/*
+ * --auto's sampling runs the target untraced: an hour at most, said in
+ * one line that names the unit a bare number has (5000 is seconds).
+ */
+TEST(auto_time_is_at_most_an_hour)
+{
+	struct ispotd_config c;
+	struct trace_opts o;
+
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--auto", "--auto-time",
+			       "5000")), -1);
+	ASSERT_TRUE(one_line("ispotctl: ", "--auto-time '5000' must be a "
+			     "time of at most 3600s (a bare number is "
+			     "seconds)"));
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--auto", "--auto-time",
+			       "1h")), 0);
+	EXPECT_EQ(o.auto_time_ns, 3600000000000ull);
+	ASSERT_EQ(ispotd(&c, ARGS("--pid", "1", "--auto", "--auto-time",
+				  "61m")), -1);
+	ASSERT_TRUE(one_line("ispotd: ", "--auto-time '61m' must be a time "
+			     "of at most 3600s"));
+}
+
 /* record's -o is its recording, run's the report: one letter, two meanings. */
 TEST(record_output_is_the_recording)
 {

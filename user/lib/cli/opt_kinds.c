@@ -75,13 +75,27 @@ static bool kind_count(struct opt_val *v, bool file, char *err, size_t len)
 	return true;
 }
 
+/* The longest time option @d takes, ns; 0: no bound. */
+static uint64_t duration_max(const struct opt_def *d)
+{
+	return d->id == OPT_AUTO_TIME || d->id == OPT_DAUTO_TIME ?
+	       AUTO_TIME_MAX_NS : 0;
+}
+
 static bool kind_duration(struct opt_val *v, bool file, char *err,
 			  size_t len)
 {
 	const struct opt_def *d = v->def;
+	uint64_t max = duration_max(d);
 
 	(void)file;
 	v->u64 = options_parse_duration(v->str);
+	if (max && v->u64 > max) {
+		snprintf(err, len, "%s '%s' must be a time of at most %llus "
+			 "(a bare number is seconds), e.g. %s", v->opt, v->str,
+			 (unsigned long long)(max / NS_PER_SEC), d->what);
+		return false;
+	}
 	if (v->u64 >= d->min)
 		return true;
 	if (d->min >= NS_PER_SEC)

@@ -56,7 +56,7 @@ const struct opt_def opt_table[] = {
 	  "with >= 1% of the samples (or the top N)",
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD, NULL, 0 },
 	{ OPT_AUTO_TIME, "auto-time", 0, OPTK_DURATION, "TIME",
-	  "how long --auto samples (default 2s)",
+	  "how long --auto samples (default 2s, at most 1h)",
 	  OPT_ATTACH | OPT_RUN | OPT_RECORD, "2s or 500ms", 1 },
 	{ OPT_DAUTO, "auto", 0, OPTK_COUNT_OPT, "[=N]",
 	  "pick each target's functions from a profile of its\n"
@@ -64,8 +64,8 @@ const struct opt_def opt_table[] = {
 	  "again every --auto-every windows; with --func,\n"
 	  "traced beside those", ISPOTD, NULL, 0 },
 	{ OPT_DAUTO_TIME, "auto-time", 0, OPTK_DURATION, "TIME",
-	  "how long --auto's profile samples (default 500ms)",
-	  ISPOTD, "2s or 500ms", 1 },
+	  "how long --auto's profile samples (default 500ms,\n"
+	  "at most 1h)", ISPOTD, "2s or 500ms", 1 },
 	{ OPT_AUTO_EVERY, "auto-every", 0, OPTK_COUNT, "N",
 	  "with --auto: profile and pick again every N\n"
 	  "windows (default 10)", ISPOTD, "", 0 },

@@ -18,6 +18,11 @@
 #define MIN_RING_BYTES		4096ull
 #define MAX_RING_BYTES		(1ull << 30)
 #define NS_PER_SEC		1000000000ull
+/*
+ * --auto's sampling, at most an hour: longer is a mistake (a bare 5000
+ * is seconds), and the target runs untraced all the while.
+ */
+#define AUTO_TIME_MAX_NS	(3600 * NS_PER_SEC)
 
 /*
  * Parse @v->str as @v->def->kind says, into @v's u64, fraction or rule;
