@@ -44,7 +44,11 @@ tap_check "run_auto_on_idle_command_exit_1_and_stops_it" t_run_idle
 
 t_exits_early() {
 	run_status 1 ispotctl run --auto --auto-time 5s -- "$lock" \
-		--iterations 10 && one_line_err "exited before the"
+		--iterations 10 &&
+		one_line_err "exited with status 0 before the" || return 1
+	# A command that fails at once: its status, and the blame on it.
+	run_status 1 ispotctl run --auto --auto-time 5s -- sh -c 'exit 3' &&
+		one_line_err "exited with status 3 before the.*check the command"
 }
 tap_check "auto_on_command_that_exits_first_exit_1" t_exits_early
 

@@ -304,7 +304,7 @@ TEST(child_exiting_while_sampled_is_an_error)
 	reap(pid);
 	printf("# %s\n", err);
 	EXPECT_EQ(ret, -ESRCH);
-	EXPECT_TRUE(strstr(err, "exited before the"));
+	EXPECT_TRUE(strstr(err, "exited with status 0 before the"));
 	/* What it saw, and what to run instead. */
 	if (!under_valgrind()) {
 		EXPECT_TRUE(strstr(err, "of its "));
@@ -340,6 +340,60 @@ TEST(exit_advice_gives_shares_of_the_time_picked_by)
 	autopick_exited(42, 2000000000, &a, err, sizeof(err));
 	EXPECT_FALSE(strstr(err, "nan"));
 	EXPECT_TRUE(strstr(err, "wait_turn 75%"));
+}
+
+static void exits_3(void)
+{
+	_exit(3);
+}
+
+static void killed(void)
+{
+	raise(SIGKILL);
+}
+
+/*
+ * run's command gone during the sampling: its exit status or its signal
+ * is said, and a failure is blamed on the command, not on --auto-time;
+ * the child is looked at, not reaped (run still waits for it).  Another
+ * process's end (attach) has no status to tell.
+ */
+TEST(a_command_that_failed_is_told_by_its_status)
+{
+	struct autopick a = { 0 };
+	char err[ERRLEN];
+	siginfo_t si;
+	int status;
+	pid_t pid;
+
+	pid = child(exits_3);
+	ASSERT_EQ(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+	autopick_exited(pid, 2000000000, &a, err, sizeof(err));
+	printf("# %s\n", err);
+	EXPECT_TRUE(strstr(err, "exited with status 3 before the 2.0s"));
+	EXPECT_TRUE(strstr(err, "check the command, which failed on its own"));
+	EXPECT_FALSE(strstr(err, "lower --auto-time"));
+	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+
+	pid = child(killed);
+	ASSERT_EQ(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+	autopick_exited(pid, 2000000000, &a, err, sizeof(err));
+	printf("# %s\n", err);
+	EXPECT_TRUE(strstr(err, "was killed by signal 9 (Killed) before"));
+	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+
+	pid = child(brief);
+	ASSERT_EQ(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+	autopick_exited(pid, 2000000000, &a, err, sizeof(err));
+	EXPECT_TRUE(strstr(err, "exited with status 0 before"));
+	EXPECT_TRUE(strstr(err, "lower --auto-time"));
+	EXPECT_EQ(waitpid(pid, &status, 0), pid);
+
+	/* Not ours: no status, the advice as before. */
+	autopick_exited(1, 2000000000, &a, err, sizeof(err));
+	EXPECT_TRUE(strstr(err, "pid 1 exited before the 2.0s"));
+	EXPECT_TRUE(strstr(err, "lower --auto-time"));
 }
 
 TEST(no_such_process)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Choosing functions from a cpu-clock sample; see autopick.h. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "trace/autopick_internal.h"
@@ -195,6 +197,30 @@ int autopick_choose(pid_t pid, const struct sampler_result *r,
 	return ret;
 }
 
+/*
+ * How @pid ended, into @how ("exited with status 3", "was killed by
+ * signal 11 (Segmentation fault)"), when it is this process's child
+ * (run's command): looked at, not reaped, so that its parent still
+ * waits for it.  Just "exited" for another's (attach).  True when it
+ * failed: a non-zero status or a signal.
+ */
+static bool exit_status(pid_t pid, char *how, size_t len)
+{
+	siginfo_t si = { 0 };
+
+	snprintf(how, len, "exited");
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ||
+	    si.si_pid != pid)
+		return false;
+	if (si.si_code == CLD_EXITED) {
+		snprintf(how, len, "exited with status %d", si.si_status);
+		return si.si_status != 0;
+	}
+	snprintf(how, len, "was killed by signal %d (%s)", si.si_status,
+		 strsignal(si.si_status));
+	return true;
+}
+
 /* How many of @a's functions autopick_exited() names in its advice. */
 #define AUTOPICK_ADVISED	4
 
@@ -208,16 +234,18 @@ int autopick_choose(pid_t pid, const struct sampler_result *r,
 void autopick_exited(pid_t pid, uint64_t duration_ns,
 		     const struct autopick *a, char *err, size_t errlen)
 {
-	char wall[32];
+	char wall[32], how[64];
+	bool failed = exit_status(pid, how, sizeof(how));
 	size_t i, off;
 
-	off = snprintf(err, errlen, "pid %d exited before the %.1fs of --auto "
-		       "sampling ended", (int)pid, duration_ns / 1e9);
+	off = snprintf(err, errlen, "pid %d %s before the %.1fs of --auto "
+		       "sampling ended", (int)pid, how, duration_ns / 1e9);
 	if (!a->nr || !a->wall_ns) {
 		snprintf(err + off, off < errlen ? errlen - off : 0,
 			 ", with %llu samples in functions a probe can time: "
-			 "lower --auto-time, or name functions with --func",
-			 (unsigned long long)(a->samples - a->unprobeable));
+			 "%s", (unsigned long long)(a->samples - a->unprobeable),
+			 failed ? "check the command, which failed on its own" :
+			 "lower --auto-time, or name functions with --func");
 		return;
 	}
 	off += snprintf(err + off, off < errlen ? errlen - off : 0,

@@ -43,8 +43,9 @@ int autopick_add_offcpu(struct elf_symbolizer *sz, const struct wallprof *wp,
 
 /*
  * The one line for a target that ended before --auto's sampling did
- * (autopick.c): what the profile said and the --func options to run it
- * again with.
+ * (autopick.c): how it ended when it is this process's child (run's
+ * command, not reaped), what the profile said and the --func options to
+ * run it again with.
  */
 void autopick_exited(pid_t pid, uint64_t duration_ns,
 		     const struct autopick *a, char *err, size_t errlen);
