@@ -256,9 +256,10 @@ TEST(a_cut_recording_reports_what_it_holds)
 	EXPECT_TRUE(strstr(json, duration) != NULL);
 	EXPECT_TRUE(strstr(json, "\"name\": \"worker\"") != NULL);
 	EXPECT_TRUE(strstr(json, "recording_test_caller") == NULL);
-	/* The report itself says so, not only stderr. */
+	/* The report itself says so, not only stderr; a program, too. */
 	EXPECT_TRUE(strstr(json, "the drops are unknown (not 0)") != NULL);
 	EXPECT_TRUE(strstr(json, "its addresses are unnamed") != NULL);
+	EXPECT_TRUE(strstr(json, "\"dropped_known\": false") != NULL);
 	free(json);
 	ASSERT_EQ(cut_report_as(buf, len, &json, false), 0);
 	EXPECT_TRUE(strstr(json, " recorded, dropped unknown, ") != NULL);

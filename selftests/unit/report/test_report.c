@@ -357,6 +357,8 @@ TEST(json_has_every_contract_field)
 	EXPECT_EQ(field_u64(o, "recorded"), s.rep.recorded);
 	EXPECT_EQ(field_u64(o, "dropped"), 0);
 	EXPECT_EQ(field_u64(o, "unpaired"), 0);
+	/* Only a cut recording's report says its drops are not known. */
+	EXPECT_TRUE(json_get(o, "dropped_known") == NULL);
 
 	a = field(v, "functions", JSON_ARR);
 	ASSERT_EQ(a->n, s.sci->nr_funcs);

@@ -162,6 +162,13 @@ int report_json(FILE *f, const struct report *r)
 	json_u64(&j, "recorded", r->recorded);
 	json_u64(&j, "dropped", r->dropped);
 	json_u64(&j, "unpaired", r->unpaired);
+	/*
+	 * A recording cut before its statistics: "dropped" stays a number,
+	 * as readers expect, and this says it is not a count.  Only then,
+	 * so that every other report is as it was.
+	 */
+	if (r->dropped_unknown)
+		json_bool(&j, "dropped_known", false);
 	json_object_end(&j);
 
 	report_json_functions(&j, r);
