@@ -9,6 +9,7 @@
  * calls a live session makes.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdint.h>
@@ -270,17 +271,25 @@ TEST(outputs_naming_one_file_are_refused)
 TEST(an_svg_output_in_the_pictures_directory_is_refused)
 {
 	char made[PATH_MAX], in_made[PATH_MAX], cwd[PATH_MAX];
+	const char *pics = "where its pictures go", *one = "are one file";
 	struct outs p;
 	struct {
 		const char *svg, *html, *perfetto;
 		int ret;
+		const char *says;
 	} cases[] = {
-		{ "pics", "pics/r.svg", NULL, -1 },	/* neither made */
-		{ "./pics/", "pics/r.svg", NULL, -1 },
-		{ made, NULL, in_made, -1 },		/* made: its inode */
-		{ ".", "r.svg", NULL, -1 },
-		{ made, "r.svg", NULL, 0 },		/* elsewhere */
-		{ made, NULL, "pics2.svg.html", 0 },
+		{ "pics", "pics/r.svg", NULL, -1, pics },	/* neither made */
+		{ "./pics/", "pics/r.svg", NULL, -1, pics },
+		{ made, NULL, in_made, -1, pics },	/* made: its inode */
+		{ ".", "r.svg", NULL, -1, pics },
+		/* Through a link, dangling or not, to an SVG there. */
+		{ made, "to-svg.html", NULL, -1, pics },
+		{ made, NULL, "to-new-svg.pftrace", -1, pics },
+		/* The directory itself, made or not. */
+		{ "x", "x", NULL, -1, one },
+		{ made, NULL, made, -1, one },
+		{ made, "r.svg", NULL, 0, NULL },	/* elsewhere */
+		{ made, NULL, "pics2.svg.html", 0, NULL },
 	};
 	size_t i;
 	int ret;
@@ -292,6 +301,9 @@ TEST(an_svg_output_in_the_pictures_directory_is_refused)
 	ASSERT_EQ(mkdir(made, 0755), 0);
 	snprintf(in_made, sizeof(in_made), "%s/../%s/made/x.svg", dir,
 		 path_base(dir));
+	ASSERT_EQ(close(open("made/old.svg", O_CREAT | O_WRONLY, 0644)), 0);
+	ASSERT_EQ(symlink("made/old.svg", "to-svg.html"), 0);
+	ASSERT_EQ(symlink("made/new.svg", "to-new-svg.pftrace"), 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct trace_opts o = { .recording = p.rec,
 					.svg = cases[i].svg,
@@ -303,14 +315,14 @@ TEST(an_svg_output_in_the_pictures_directory_is_refused)
 		capture_end();
 		EXPECT_EQ(ret, cases[i].ret);
 		if (cases[i].ret)
-			EXPECT_TRUE(strstr(captured, "directory") &&
-				    strstr(captured, "where its pictures go") &&
+			EXPECT_TRUE(strstr(captured, cases[i].says) &&
 				    strchr(captured, '\n') &&
 				    !strchr(captured, '\n')[1]);
 		else
-			EXPECT_TRUE(strstr(captured, "pictures go") == NULL);
+			EXPECT_TRUE(strstr(captured, pics) == NULL);
 	}
 	EXPECT_EQ(access("pics", F_OK), -1);
+	EXPECT_EQ(access("x", F_OK), -1);
 	ASSERT_EQ(chdir(cwd), 0);
 }
 

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "output/writers.h"
@@ -193,11 +195,40 @@ struct output_named {
 };
 
 /*
+ * @path, or where it leads when it is a symbolic link (outputs are
+ * written through links, util/afile.h): a dangling link's target as
+ * written, taken from the link's directory when relative.
+ */
+static const char *link_target(const char *path, char *buf, size_t len)
+{
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	size_t dir;
+
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode))
+		return path;
+	if (len >= PATH_MAX && realpath(path, buf))
+		return buf;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return path;
+	target[n] = '\0';
+	dir = (size_t)(path_base(path) - path);
+	if (target[0] == '/' || !dir)
+		return snprintf(buf, len, "%s", target) < (int)len ? buf : path;
+	return snprintf(buf, len, "%.*s%s", (int)dir, path, target) <
+	       (int)len ? buf : path;
+}
+
+/*
  * Whether file @path is an SVG in directory @dir: a picture --svg writes
  * there, named after a function not known till the report, could be it.
  */
-static bool svg_in_dir(const char *path, const char *dir)
+static bool svg_in_dir(const char *file, const char *dir)
 {
+	char real[PATH_MAX];
+	const char *path = link_target(file, real, sizeof(real));
 	const char *base = path_base(path);
 	size_t n = strlen(base), len = (size_t)(base - path);
 	char parent[PATH_MAX], d[PATH_MAX];
@@ -225,10 +256,12 @@ static bool outputs_clash(const struct output_named *a,
 {
 	if (a->input && b->input)
 		return false;
+	if (same_file(a->path, b->path))
+		return true;
 	if (a->dir != b->dir)
 		return a->dir ? svg_in_dir(b->path, a->path) :
 				svg_in_dir(a->path, b->path);
-	return same_file(a->path, b->path);
+	return false;
 }
 
 /*
@@ -270,7 +303,8 @@ static int outputs_collide(const struct trace_opts *o)
 				continue;
 			file = all[i].dir ? &all[j] : &all[i];
 			dir = all[i].dir ? &all[i] : &all[j];
-			if (all[i].dir != all[j].dir)
+			if (all[i].dir != all[j].dir &&
+			    !same_file(all[i].path, all[j].path))
 				ispot_error("%s %s is in the %s directory %s, "
 					    "where its pictures go: give it "
 					    "another name or directory",
