@@ -303,7 +303,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		ispot_say("note: pid %d: %u of its threads sampled, %u more "
 			  "not (SAMPLER_MAX_THREADS)", (int)pid, r.threads,
 			  r.unsampled);
-	if (!ret && !sz && !r.exited) {
+	if (!ret && !sz && !r.exited && !r.stopped) {
 		snprintf(err, errlen, "%s", sz_err);
 		ret = -ESRCH;
 	}
@@ -322,6 +322,9 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	if (!off)
 		snprintf(a->offcpu_note, sizeof(a->offcpu_note), "%s",
 			 off_err);
+	/* Stopped: what it would have picked, whatever that is. */
+	if (!ret && r.stopped)
+		goto out;
 	if (!ret && r.exited) {
 		autopick_exited(pid, duration_ns, a, err, errlen);
 		ret = -ESRCH;
@@ -341,6 +344,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 			 (int)pid, (unsigned long long)r.samples);
 		ret = -ENODATA;
 	}
+out:
 	a->duration_ns = r.stopped ? r.stopped_after_ns : duration_ns;
 	a->stopped = r.stopped;
 	offprof_free(&op);

@@ -350,6 +350,14 @@ int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,
 			break;
 		}
 	}
+	/*
+	 * Gone and asked to stop: a Ctrl-C reaches run's command too (one
+	 * process group), so the stop is the cause, and says so.
+	 */
+	if (r->exited && stop && *stop && !r->stopped) {
+		r->stopped = true;
+		r->stopped_after_ns = now_ns() - start;
+	}
 	for (i = 0; !ret && i < s.nr; i++)
 		ret = sampler_read(&s, &s.ev[i]);
 	sampler_close(&s);

@@ -63,7 +63,8 @@ struct sampler_result {
 	uint32_t threads;	/* threads sampled */
 	uint32_t unsampled;	/* past SAMPLER_MAX_THREADS, at most seen */
 	bool exited;		/* the process exited before the end */
-	bool stopped;		/* *@stop was set before the end */
+	/* *@stop was set before the end (also when it then exited) */
+	bool stopped;
 	uint64_t stopped_after_ns;	/* then: how long it sampled */
 };
 
