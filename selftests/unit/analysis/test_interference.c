@@ -891,6 +891,9 @@ TEST_F(pipeline, a_call_across_a_block_keeps_its_thread_s_time)
 	f = traced_func(&self->t, 50000);
 	EXPECT_EQ(f->aside_ns, 1000 + 3000 + 4000);
 	EXPECT_LE(f->interference, 1.0);
+	/* Blocks 1, 3 and 4 began with a thread inside a call: crowded. */
+	EXPECT_EQ(p->solo.crowded, 3);
+	EXPECT_EQ(p->solo.longest_block_ns, 100000 - 2000);
 }
 
 /*

@@ -18,6 +18,7 @@
 #include "trace/device.h"
 #include "util/format.h"
 #include "analysis/excess.h"
+#include "analysis/solo.h"
 #include "report/report.h"
 #include "analysis/timeline.h"
 #include "analysis/sci.h"
@@ -1286,6 +1287,36 @@ TEST(warnings_threshold)
 	EXPECT_EQ(report_warnings(&r, w, 1), 1);
 	EXPECT_EQ(report_warnings(&r, w, 0), 0);
 	memset(&r, 0, sizeof(r));
+	EXPECT_EQ(report_warnings(&r, w, 4), 0);
+}
+
+/*
+ * Blocks that admitted calls, none timing out, and made no reference:
+ * threads inside calls longer than a block kept every call from running
+ * alone (xz's workers and its main thread's waits); the warning says a
+ * longer run will not help.  Not with a reference, nor when every block
+ * timed out (the other warning says why then).
+ */
+TEST(warnings_solo_crowded)
+{
+	char w[4][REPORT_WARNING_LEN];
+	struct solo_stats solo = { .blocks = 17, .contaminated = 2,
+				   .gated_calls = 31930, .crowded = 17,
+				   .longest_block_ns = 200000000 };
+	struct report r = { .recorded = 1000, .solo = &solo };
+
+	ASSERT_EQ(report_warnings(&r, w, 4), 1);
+	EXPECT_TRUE(strstr(w[0], "none ran alone") != NULL);
+	EXPECT_TRUE(strstr(w[0], "17 began with a thread") != NULL);
+	EXPECT_TRUE(strstr(w[0], "a longer run will not help") != NULL);
+	solo.reference_calls = 30;
+	EXPECT_EQ(report_warnings(&r, w, 4), 0);
+	solo.reference_calls = 0;
+	solo.contaminated = solo.blocks;
+	ASSERT_EQ(report_warnings(&r, w, 4), 1);
+	EXPECT_TRUE(strstr(w[0], "timed out") != NULL);
+	solo.contaminated = 0;
+	solo.crowded = 0;
 	EXPECT_EQ(report_warnings(&r, w, 4), 0);
 }
 

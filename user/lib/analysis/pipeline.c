@@ -355,6 +355,8 @@ static void pipeline_solo_window(struct pipeline *p,
 	}
 	sci_solo_begin(p->sci, rec->ts_ns, rec->data[1]);
 	p->solo_window = true;
+	if (p->inside)
+		p->solo.crowded++;
 	/* Calls under way met no gate: see sci_solo_inside(). */
 	hashmap_for_each(&p->threads, ent, pos) {
 		th = (struct pipeline_thread *)(uintptr_t)ent->value;

@@ -19,6 +19,9 @@ void solo_block_record(struct solo_stats *s, const struct ispot_record *rec)
 		if (s->open_block)
 			solo_close(s, rec->ts_ns);
 		s->blocks++;
+		if (rec->data[1] > rec->ts_ns &&
+		    rec->data[1] - rec->ts_ns > s->longest_block_ns)
+			s->longest_block_ns = rec->data[1] - rec->ts_ns;
 		s->open_block = (uint32_t)rec->data[0];
 		s->open_begin_ts = rec->ts_ns;
 		s->open_deadline = rec->data[1];
@@ -57,4 +60,7 @@ void solo_stats_add(struct solo_stats *sum, const struct solo_stats *b)
 	sum->gate_wait_ns += b->gate_wait_ns;
 	sum->gated_calls += b->gated_calls;
 	sum->reference_calls += b->reference_calls;
+	sum->crowded += b->crowded;
+	if (b->longest_block_ns > sum->longest_block_ns)
+		sum->longest_block_ns = b->longest_block_ns;
 }

@@ -33,6 +33,13 @@ struct solo_stats {
 	uint64_t gate_wait_ns;		/* and how long, in all */
 	uint64_t gated_calls;		/* paired calls the gate admitted */
 	uint64_t reference_calls;	/* of those, clean: references */
+	/*
+	 * Blocks that began with a thread already inside a traced call: the
+	 * gate lets it finish, and no other thread's call is alone until it
+	 * returns (solo_call_clean()); and the longest block's admission.
+	 */
+	uint64_t crowded;
+	uint64_t longest_block_ns;
 	/* The block whose END has not come yet (0: none). */
 	uint32_t open_block;
 	uint64_t open_begin_ts;
@@ -65,6 +72,18 @@ static inline bool solo_call_clean(uint64_t gate_word, uint64_t waited_ns)
 	return (gate_word & SOLO_GATE_SEEN) && (gate_word & SOLO_GATE_ALONE) &&
 	       (gate_word & (ISPOT_GATE_ADMITTED | ISPOT_GATE_NESTED)) &&
 	       !(gate_word & ISPOT_GATE_TAKEN) && !waited_ns;
+}
+
+/*
+ * Blocks admitted calls, none timed out everywhere, and still none was
+ * clean, with blocks that began with a thread inside a traced call: the
+ * calls under way across the blocks kept every other call from running
+ * alone (report.c, warn_solo_crowded()).
+ */
+static inline bool solo_crowded_out(const struct solo_stats *s)
+{
+	return s && s->blocks && s->gated_calls && !s->reference_calls &&
+	       s->contaminated < s->blocks && s->crowded;
 }
 
 #endif /* ISPOT_SOLO_H */

@@ -151,6 +151,50 @@ static size_t warn_solo_blocks(char (*out)[REPORT_WARNING_LEN], size_t n,
 	return n + 1;
 }
 
+/*
+ * Blocks were made and admitted calls, and no timeout explains it, yet
+ * no call ran alone: threads were already inside traced calls when the
+ * blocks began (the gate lets them finish) and stayed in them, calls that
+ * outlast a block (a worker's loop over its whole job, a wait for the
+ * workers).  A longer run makes more such blocks, not references: name
+ * the functions whose calls outlast the blocks (p99 at least the longest
+ * block's admission), which to trace without.
+ */
+static size_t warn_solo_crowded(const struct report *r,
+				char (*out)[REPORT_WARNING_LEN], size_t n,
+				size_t max)
+{
+	const struct solo_stats *s = r->solo;
+	char names[200], p99[16], blk[16];
+	size_t i, off = 0, named = 0;
+
+	if (n >= max || !solo_crowded_out(s))
+		return n;
+	names[0] = '\0';
+	for (i = 0; r->sci && i < report_nr_results(r) && named < 3; i++) {
+		const struct sci_result *fn = &r->sci->funcs[i];
+		const char *name = fn->func_id < r->nr_funcs ?
+				   r->funcs[fn->func_id].name : NULL;
+
+		if (!name || fn->p99_ns < s->longest_block_ns)
+			continue;
+		format_ns(p99, sizeof(p99), (double)fn->p99_ns);
+		off += snprintf(names + off, off < sizeof(names) ?
+				sizeof(names) - off : 0, "%s%s (p99 %s)",
+				named++ ? ", " : "", name, p99);
+	}
+	format_ns(blk, sizeof(blk), (double)s->longest_block_ns);
+	snprintf(out[n], REPORT_WARNING_LEN, "the %" PRIu64 " solo blocks "
+		 "admitted %" PRIu64 " calls and none ran alone: %" PRIu64
+		 " began with a thread already inside a traced call, which the "
+		 "gate lets finish%s%s%s%s; a longer run will not help: trace "
+		 "the functions those call, not the ones that span a block or "
+		 "wait in it", s->blocks, s->gated_calls, s->crowded,
+		 named ? ", and calls of " : "", names,
+		 named ? " outlast a block of " : "", named ? blk : "");
+	return n + 1;
+}
+
 size_t report_warnings(const struct report *r,
 		       char (*out)[REPORT_WARNING_LEN], size_t max)
 {
@@ -163,7 +207,8 @@ size_t report_warnings(const struct report *r,
 	n = warn_share(out, n, max, r->unpaired, total, "unpaired",
 		       ": functions left by longjmp/exceptions, or a trace "
 		       "that started inside a call");
-	return warn_solo_blocks(out, n, max, r->solo);
+	n = warn_solo_blocks(out, n, max, r->solo);
+	return warn_solo_crowded(r, out, n, max);
 }
 
 static void text_header(FILE *f, const struct report *r)

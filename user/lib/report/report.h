@@ -212,7 +212,7 @@ void report_key_name(const struct report *r, uint32_t id, uint64_t key,
 #define REPORT_WARN_RATIO	0.01
 /* Keys listed under a keyed function in the table; JSON lists them all. */
 #define REPORT_TEXT_KEYS	5
-#define REPORT_WARNING_LEN	256
+#define REPORT_WARNING_LEN	512
 
 /*
  * Warnings (drops or unpaired events above REPORT_WARN_RATIO, ...) as

@@ -162,6 +162,8 @@ static const char *reference_advice(const struct report *r,
 		       "steadier reference";
 	if (r->solo->blocks && r->solo->contaminated == r->solo->blocks)
 		return "every solo block timed out (see the warning)";
+	if (solo_crowded_out(r->solo))
+		return "no call in the solo blocks ran alone (see the warning)";
 	return bound ? "a longer run, or a larger --solo-blocks share, gives "
 		       "it more calls in solo blocks" :
 		       "a longer run, or a larger --solo-blocks share, gives "
@@ -287,5 +289,6 @@ void report_solo_json(struct json *j, const struct report *r)
 	json_u64(j, "gate_wait_ns", s->gate_wait_ns);
 	json_u64(j, "gated_calls", s->gated_calls);
 	json_u64(j, "reference_calls", s->reference_calls);
+	json_u64(j, "crowded", s->crowded);
 	json_object_end(j);
 }
