@@ -246,7 +246,12 @@ TEST(auto_time_is_at_most_an_hour)
 	ASSERT_EQ(ispotd(&c, ARGS("--pid", "1", "--auto", "--auto-time",
 				  "61m")), -1);
 	ASSERT_TRUE(one_line("ispotd: ", "--auto-time '61m' must be a time "
-			     "of at most 3600s"));
+			     "of at most 3600s, e.g."));
+	/* Past what the parser takes at all: the same line. */
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--auto", "--auto-time",
+			       "20000000")), -1);
+	ASSERT_TRUE(one_line("ispotctl: ", "--auto-time '20000000' must be a "
+			     "time of at most 3600s (a bare number"));
 }
 
 /* record's -o is its recording, run's the report: one letter, two meanings. */

@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/opttab.h"
@@ -87,13 +88,17 @@ static bool kind_duration(struct opt_val *v, bool file, char *err,
 {
 	const struct opt_def *d = v->def;
 	uint64_t max = duration_max(d);
+	bool bare;
 
 	(void)file;
 	v->u64 = options_parse_duration(v->str);
-	if (max && v->u64 > max) {
-		snprintf(err, len, "%s '%s' must be a time of at most %llus "
-			 "(a bare number is seconds), e.g. %s", v->opt, v->str,
-			 (unsigned long long)(max / NS_PER_SEC), d->what);
+	/* Past the parser's range too (it refuses over 1e7 of a unit). */
+	if (max && (v->u64 > max || (!v->u64 && strtod(v->str, NULL) > 1e7))) {
+		bare = strspn(v->str, "0123456789.") == strlen(v->str);
+		snprintf(err, len, "%s '%s' must be a time of at most %llus%s, "
+			 "e.g. %s", v->opt, v->str,
+			 (unsigned long long)(max / NS_PER_SEC),
+			 bare ? " (a bare number is seconds)" : "", d->what);
 		return false;
 	}
 	if (v->u64 >= d->min)

@@ -98,6 +98,7 @@ static void rec_write(struct recording *r, const void *p, size_t len)
 {
 	if (r->failed)
 		return;
+	errno = 0;	/* stdio may fail without setting it: then EIO */
 	if (fwrite(p, 1, len, r->out.f) != len)
 		rec_fail(r, errno);
 	r->written += len;
@@ -134,6 +135,7 @@ static void rec_flush_events(struct recording *r)
 	if (!r->ev.len)
 		return;
 	rec_section(r, REC_SEC_EVENTS, &r->ev);
+	errno = 0;
 	if (!r->failed && fflush(r->out.f))
 		rec_fail(r, errno);
 	r->ev.len = 0;
@@ -486,6 +488,7 @@ int recording_begin(struct recording *r, const struct session_summary *s,
 	r->begun = true;
 	rec_tables(r, s, tb, early, sizeof(early) / sizeof(early[0]));
 	/* On the disk's way now, not when a buffer fills: a crash keeps it. */
+	errno = 0;
 	if (!r->failed && fflush(r->out.f))
 		rec_fail(r, errno);
 	if (r->failed) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace/autopick_internal.h"
@@ -197,20 +198,35 @@ int autopick_choose(pid_t pid, const struct sampler_result *r,
 	return ret;
 }
 
+/* A child that is exiting is given this long to become a zombie. */
+#define EXIT_STATUS_WAIT_MS	100
+
 /*
  * How @pid ended, into @how ("exited with status 3", "was killed by
  * signal 11 (Segmentation fault)"), when it is this process's child
- * (run's command): looked at, not reaped, so that its parent still
- * waits for it.  Just "exited" for another's (attach).  True when it
+ * (run's command; a child handed down to attach too): looked at, not
+ * reaped, so that its parent still waits for it.  A child the sampler
+ * saw go may still be exiting (its other threads, its mm): it is given
+ * EXIT_STATUS_WAIT_MS.  Just "exited" for another's.  True when it
  * failed: a non-zero status or a signal.
  */
 static bool exit_status(pid_t pid, char *how, size_t len)
 {
+	const struct timespec nap = { 0, 10 * 1000000L };
 	siginfo_t si = { 0 };
+	int i;
 
 	snprintf(how, len, "exited");
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ||
-	    si.si_pid != pid)
+	for (i = 0; i <= EXIT_STATUS_WAIT_MS / 10; i++) {
+		/* si_pid 0: our child, not exited yet; ECHILD: not ours. */
+		if (waitid(P_PID, (id_t)pid, &si,
+			   WEXITED | WNOHANG | WNOWAIT))
+			return false;
+		if (si.si_pid == pid)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	if (si.si_pid != pid)
 		return false;
 	if (si.si_code == CLD_EXITED) {
 		snprintf(how, len, "exited with status %d", si.si_status);

@@ -227,7 +227,10 @@ static struct baseline *baseline_load(const struct trace_opts *ro)
 	return b;
 }
 
-/* Whether paths @a and @b (either may be NULL) name one existing file. */
+/*
+ * --baseline's solo calls, as the reference of this session's figures;
+ * refused when it is the recording read or written here.
+ */
 int trace_load_baseline(struct trace *t)
 {
 	const struct trace_opts *o = t->opts;
