@@ -856,6 +856,45 @@ TEST(no_callsite_entries)
 }
 
 /*
+ * Entries without a call site, and a ring that dropped records: a loop
+ * calls f (probe 3) at one sp; one call's return is lost, and a later
+ * call's entry.  The next entry of f at that sp ends the stale frame (f
+ * does not tail-call itself through its entry), so the return whose
+ * entry was lost finds nothing, where it took the stale frame before:
+ * one call of 100 to 500 over the call of 300 to 310 in it, more time in
+ * calls than the thread lived.  Another function at that sp is still a
+ * tail call.
+ */
+TEST(no_callsite_lost_records_pair_no_stretch)
+{
+	struct sink s;
+	struct pairer *p = new_pairer(&s);
+	struct ispot_record r;
+
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 100);	/* return lost */
+	ASSERT_EQ(pairer_feed(p, &r), 0);
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 300);
+	ASSERT_EQ(pairer_feed(p, &r), 0);
+	EXPECT_STATS(p, 0, 1, 0, 0);
+	ret(p, 8, 0, 3, SP(1), 310);
+	/* The entry of 400 was lost: its return pairs with nothing. */
+	ret(p, 8, 0, 3, SP(1), 500);
+	EXPECT_STATS(p, 1, 1, 1, 0);
+	ASSERT_EQ(s.n, 1);
+	EXPECT_EQ(s.v[0].entry_ts, 300);
+	EXPECT_EQ(s.v[0].exit_ts, 310);
+	/* g (4) at f's sp, no call site: a tail call, both pair. */
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 600);
+	ASSERT_EQ(pairer_feed(p, &r), 0);
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 4, SP(1), 610);
+	ASSERT_EQ(pairer_feed(p, &r), 0);
+	ret(p, 8, 0, 4, SP(1), 620);
+	ret(p, 8, 0, 3, SP(1), 621);
+	EXPECT_STATS(p, 3, 1, 1, 0);
+	done(p, &s);
+}
+
+/*
  * More nested entries than the shadow stack holds: the outermost are
  * dropped and counted, the innermost PAIR_MAX_DEPTH still pair, and the
  * dropped ones' exits find nothing.

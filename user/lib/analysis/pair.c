@@ -187,6 +187,24 @@ static void pair_thread_reused(struct pairer *p, struct pair_thread *t,
 	}
 }
 
+/*
+ * Whether open frame @f, at the sp of entry @rec, ended without its
+ * return: a tail call (@chained) shares its caller's sp, so not then,
+ * but for a call site the module did not read (ip 0, NO_CALLSITE) the
+ * chain is only assumed, and an entry of @f's own function at @f's sp
+ * is its next call after a lost return (a ring that overflowed), not a
+ * tail call to itself: a compiler makes those a jump past the entry, and
+ * a jump to the entry comes back through the trampoline (ip in it).
+ * Paired with that stale frame, the next return whose entry was lost
+ * too would make one call of the whole stretch between, over the calls
+ * in it: a sum of durations past the thread's lifetime, an SCI over 1.
+ */
+static bool pair_same_sp_ended(const struct pair_frame *f,
+			       const struct ispot_record *rec, bool chained)
+{
+	return !chained || (!rec->ip && f->probe_id == rec->probe_id);
+}
+
 static int pair_entry(struct pairer *p, struct pair_thread *t,
 		      const struct ispot_record *rec, const uint64_t *aux)
 {
@@ -207,7 +225,9 @@ static int pair_entry(struct pairer *p, struct pair_thread *t,
 	 * unless this is a tail call, which shares its caller's sp.
 	 */
 	while (t->depth && (t->frames[t->depth - 1].sp < rec->sp ||
-			    (!chained && t->frames[t->depth - 1].sp == rec->sp))) {
+			    (t->frames[t->depth - 1].sp == rec->sp &&
+			     pair_same_sp_ended(&t->frames[t->depth - 1], rec,
+						chained)))) {
 		t->depth--;
 		p->stats.unpaired_entries++;
 	}
