@@ -70,9 +70,11 @@ tap_check bad_config_is_one_line_with_file_and_line bad_config
 
 # --- targets that are not there ---------------------------------------------
 # A --pid with no process is one line and exit 1 when it is all there is
-# to trace; beside an --exe it is said, and the daemon runs on.  An --exe
-# that is a link says which file it traces.  The pid
-# is above pid_max (4194304 at most), so no process can have it.
+# to trace, and so is a kernel thread's (kthreadd, pid 2); beside an --exe
+# it is said, and the daemon runs on.  An --exe that is a link says which
+# file it traces, one that is a script that its processes run the
+# interpreter, and a --cgroup not made yet that it is not.  The pid is
+# above pid_max (4194304 at most), so no process can have it.
 absent_targets() {
 	run_status 1 timeout 120 ispotd --pid 4194305 --pid 4194306 \
 		--pid 4194305 --func acquire || return 1
@@ -80,8 +82,18 @@ absent_targets() {
 	sed 's/^/# stderr: /' "$tmp/err"
 	[ "$(grep -c '^ispotd: no process with pid 419430[56]: check it with ps$' \
 		"$tmp/err")" = 2 ] || return 1
+	run_status 1 timeout 120 ispotd --pid 2 --func acquire &&
+		grep -q "^ispotd: pid 2 is a kernel thread: " "$tmp/err" ||
+		return 1
 	ln -sf "$s/lock_contention" "$tmp/lc-link"
+	printf '#!/bin/sh\nexec sleep 1\n' >"$tmp/script.sh"
+	chmod +x "$tmp/script.sh"
+	cg=
+	[ -e /sys/fs/cgroup/cgroup.controllers ] &&
+		cg="--cgroup /ispot-not-made"
+	# shellcheck disable=SC2086 # $cg: none or two words
 	ispotd --pid 4194305 --exe "$tmp/not-yet" --exe "$tmp/lc-link" \
+		--exe "$tmp/script.sh" $cg \
 		--func acquire --log "$tmp/absent.jsonl" 2>"$tmp/err" &
 	dpid=$!
 	daemon_ready "$tmp/err"
@@ -94,7 +106,10 @@ absent_targets() {
 			"$tmp/err" &&
 		grep -q "^ispotd: no file $tmp/not-yet yet" "$tmp/err" &&
 		grep -q "^ispotd: --exe $tmp/lc-link is $s/lock_contention: " \
-			"$tmp/err"
+			"$tmp/err" &&
+		grep -q "^ispotd: --exe $tmp/script.sh is a script: " "$tmp/err" &&
+		{ [ -z "$cg" ] ||
+		  grep -q "^ispotd: no cgroup /ispot-not-made yet" "$tmp/err"; }
 }
 tap_check absent_pid_is_an_error_absent_exe_a_note absent_targets
 

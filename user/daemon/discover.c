@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,37 +349,81 @@ static bool discover_pid_found(const struct discover *d, size_t i)
 	return d->pid_start[i] != DISCOVER_NO_PROCESS;
 }
 
+/* Whether --pid target @i is a process with user code to trace. */
+static bool discover_pid_traceable(const struct discover *d, size_t i)
+{
+	return discover_pid_found(d, i) && !task_is_kthread(d->pids[i]);
+}
+
+/* Whether @path starts with "#!": its processes run the interpreter. */
+static bool discover_is_script(const char *path)
+{
+	char magic[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	bool script;
+
+	if (fd < 0)
+		return false;
+	script = read(fd, magic, 2) == 2 && magic[0] == '#' &&
+		 magic[1] == '!';
+	close(fd);
+	return script;
+}
+
+/* --exe @path's notes: not there yet, a link, a script. */
+static void discover_say_exe(const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (access(path, F_OK))
+		ispot_say("no file %s yet: its processes are traced once one "
+			  "runs", path);
+	/* Itself a link: /bin/ls under a merged /usr is not one. */
+	else if (!lstat(path, &st) && S_ISLNK(st.st_mode) &&
+		 realpath(path, real))
+		ispot_say("--exe %s is %s: every process running %s is "
+			  "traced, whatever name ran it", path, real, real);
+	else if (!stat(path, &st) && S_ISREG(st.st_mode) &&
+		 discover_is_script(path))
+		ispot_say("--exe %s is a script: its processes run its "
+			  "interpreter, so none is %s; give --exe the program "
+			  "it runs, or --pid", path, path);
+}
+
 int discover_say_absent(const struct discover *d)
 {
 	bool others = d->nr_exes || d->nr_cgroups;
+	char dir[PATH_MAX];
 	size_t i, j;
 
 	for (i = 0; i < d->nr_pids; i++)
-		others |= discover_pid_found(d, i);
+		others |= discover_pid_traceable(d, i);
 	for (i = 0; i < d->nr_pids; i++) {
 		for (j = 0; j < i && d->pids[j] != d->pids[i]; j++)
 			;
-		if (j < i || discover_pid_found(d, i))
+		if (j < i || discover_pid_traceable(d, i))
 			continue;
-		ispot_error("no process with pid %d: check it with ps%s",
-			    (int)d->pids[i],
-			    others ? "; tracing the other targets" : "");
+		if (discover_pid_found(d, i))
+			ispot_error("pid %d is a kernel thread: it runs no user "
+				    "code to probe; give a process's pid%s",
+				    (int)d->pids[i], others ?
+				    "; tracing the other targets" : "");
+		else
+			ispot_error("no process with pid %d: check it with "
+				    "ps%s", (int)d->pids[i], others ?
+				    "; tracing the other targets" : "");
 	}
-	for (i = 0; i < d->nr_exes; i++) {
-		const char *path = d->exes[i].path;
-		char real[PATH_MAX];
-		struct stat st;
+	for (i = 0; i < d->nr_cgroups; i++) {
+		const char *cg = strcmp(d->cgroups[i], "/") ? d->cgroups[i] : "";
 
-		if (access(path, F_OK))
-			ispot_say("no file %s yet: its processes are traced "
-				  "once one runs", path);
-		/* Itself a link: /bin/ls under a merged /usr is not one. */
-		else if (!lstat(path, &st) && S_ISLNK(st.st_mode) &&
-			 realpath(path, real))
-			ispot_say("--exe %s is %s: every process running %s "
-				  "is traced, whatever name ran it", path,
-				  real, real);
+		if (snprintf(dir, sizeof(dir), "%s%s", d->cg_mount, cg) <
+		    (int)sizeof(dir) && access(dir, F_OK))
+			ispot_say("no cgroup %s yet (%s): its processes are "
+				  "traced once it is made", d->cgroups[i], dir);
 	}
+	for (i = 0; i < d->nr_exes; i++)
+		discover_say_exe(d->exes[i].path);
 	return others ? 0 : -1;
 }
 

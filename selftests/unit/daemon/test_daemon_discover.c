@@ -1089,6 +1089,24 @@ TEST(proc_stat_odd_comm)
 }
 
 /*
+ * A kernel thread has no user code to probe: told by its stat's flags
+ * (PF_KTHREAD), not by its name; this process, whatever its name, is
+ * none, and a pid that is no process is none either.
+ */
+TEST(kernel_threads_are_told)
+{
+	char comm[32];
+
+	ASSERT_EQ(prctl(PR_SET_NAME, "kthreadd", 0, 0, 0), 0);
+	EXPECT_FALSE(task_is_kthread(getpid()));
+	EXPECT_FALSE(task_is_kthread(4194305));
+	task_comm(2, comm, sizeof(comm));
+	if (strcmp(comm, "kthreadd"))
+		SKIP("pid 2 is not kthreadd here (a pid namespace)");
+	EXPECT_TRUE(task_is_kthread(2));
+}
+
+/*
  * As a target, this binary forks once it reads a byte on stdin; both
  * then wait to be killed.
  */

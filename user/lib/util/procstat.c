@@ -52,6 +52,20 @@ bool task_exited(pid_t pid)
 	return !st || *st == 'Z' || *st == 'X';
 }
 
+/* include/linux/sched.h's PF_KTHREAD, in /proc/PID/stat's flags. */
+#define TASK_PF_KTHREAD	0x00200000u
+
+bool task_is_kthread(pid_t pid)
+{
+	char buf[1024];
+	const char *st = task_stat(pid, buf, sizeof(buf));
+	unsigned int flags;
+
+	/* state(3) ppid pgrp session tty_nr tpgid flags(9) */
+	return st && sscanf(st, "%*c %*d %*d %*d %*d %*d %u", &flags) == 1 &&
+	       (flags & TASK_PF_KTHREAD);
+}
+
 int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns)
 {
 	unsigned long long utime, stime, start;

@@ -48,6 +48,9 @@ enum proc_state proc_state(pid_t pid, uint64_t start_time);
 /* proc_state() == PROC_IS. */
 bool proc_is(pid_t pid, uint64_t start_time);
 
+/* Whether @pid is a kernel thread (PF_KTHREAD): no user code to probe. */
+bool task_is_kthread(pid_t pid);
+
 /* The command name (/proc/PID/comm) into @buf, "?" if unknown. */
 void task_comm(pid_t pid, char *buf, size_t len);
 
