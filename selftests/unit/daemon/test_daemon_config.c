@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "ispot_test.h"
 #include "stderr_capture.h"
@@ -867,6 +868,43 @@ TEST(file_is_a_directory)
 	ASSERT_EQ(load(&cli, &out), -1);
 	EXPECT_STREQ(captured, "ispotd: cannot read /: Is a directory; check "
 		     "the --config path\n");
+	ispotd_config_free(&cli);
+}
+
+/*
+ * ispotd reads the file as root, and again at each SIGHUP: a device with
+ * no end of line (/dev/zero took 1.8 GB in 8 s) or a FIFO (which would
+ * hang the reload) is refused at once, and so is a file too big to be a
+ * config, each in one line, the running config kept.
+ */
+TEST(file_not_a_config_file)
+{
+	const char *fifo = "/tmp/ispot-test-config.fifo";
+	struct ispotd_config cli, out;
+	const char *path;
+
+	ASSERT_EQ(PARSE(&cli, "--pid", "1", "--func", "f", "--config",
+			"/dev/zero"), 0);
+	ASSERT_EQ(load(&cli, &out), -1);
+	EXPECT_STREQ(captured, "ispotd: cannot read /dev/zero: not a regular "
+		     "file; check the --config path\n");
+	ispotd_config_free(&cli);
+	unlink(fifo);
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	ASSERT_EQ(PARSE(&cli, "--pid", "1", "--func", "f", "--config", fifo),
+		  0);
+	alarm(10);	/* a blocking open would hang here */
+	ASSERT_EQ(load(&cli, &out), -1);
+	alarm(0);
+	unlink(fifo);
+	EXPECT_TRUE(one_line_error("not a regular file"));
+	ispotd_config_free(&cli);
+	/* A config of 300 KiB: blank lines and one target. */
+	path = conf_file("pid 1\nfunc f\n");
+	ASSERT_EQ(ftruncate(conf_fd, 300 * 1024), 0);
+	ASSERT_EQ(PARSE(&cli, "--config", path), 0);
+	ASSERT_EQ(load(&cli, &out), -1);
+	EXPECT_TRUE(one_line_error("over 256 KiB"));
 	ispotd_config_free(&cli);
 }
 
