@@ -513,4 +513,5 @@ void ispotd_config_trace_opts(const struct ispotd_config *c,
 	t->solo_cover = c->solo_share;
 	t->solo_burst = true;
 	t->funcs_optional = true;
+	t->gone_quiet = true;
 }

@@ -93,6 +93,12 @@ struct trace_opts {
 	 */
 	bool funcs_optional;
 	const uint64_t *skip_specs;
+	/*
+	 * ispotd: a target that ends before it is traced is routine (the
+	 * short-lived processes an --exe finds), no line; ispotctl's one
+	 * target ending so is an error it says.
+	 */
+	bool gone_quiet;
 	/* --counters NAME,... and --raw-event 0xN, in the order given */
 	struct event_spec counters[ISPOT_MAX_COUNTERS];
 	size_t nr_counters;

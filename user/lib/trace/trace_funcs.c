@@ -157,8 +157,7 @@ static int trace_add_block(struct trace *t, const char *spec, size_t bit,
 	if (ret) {
 		free(b);
 		if (pid > 0 && task_exited(pid))
-			ispot_error("process %d exited before tracing started",
-				    (int)pid);
+			trace_say_gone(t, pid);
 		else if (trace_lacks(t, bit, ret, err))
 			return -ENOENT;
 		else
@@ -258,8 +257,7 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 				       sizeof(err));
 		/* Its /proc files vanish with it: say what really happened. */
 		if (ret && pid > 0 && task_exited(pid)) {
-			ispot_error("process %d exited before tracing started",
-				    (int)pid);
+			trace_say_gone(t, pid);
 			return -1;
 		}
 		if (ret && trace_lacks(t, i, ret, err))
@@ -332,8 +330,7 @@ static uint32_t trace_add_probe(struct trace *t, const char *obj,
 	if (!e)
 		return a.probe_id;
 	if (e == EBADFD)
-		ispot_error("process %d exited before tracing started",
-			    (int)t->sum.pid);
+		trace_say_gone(t, t->sum.pid);
 	else if (e == ENOSPC || e == E2BIG)
 		ispot_error("too many probes for the module: narrow the --func "
 			    "globs or raise the module's max_probes");
@@ -500,4 +497,11 @@ int trace_check_keys(const struct trace *t)
 	}
 	ispot_error("%s", err);
 	return -1;
+}
+
+void trace_say_gone(const struct trace *t, pid_t pid)
+{
+	if (!t->opts->gone_quiet)
+		ispot_error("process %d exited before tracing started",
+			    (int)pid);
 }

@@ -146,4 +146,10 @@ struct argb_verdict *trace_workload(struct trace *t, struct sci_report *sr,
 				    char (*notes)[256], size_t *nr_notes,
 				    size_t max);
 
+/*
+ * "process N exited before tracing started", unless the options say a
+ * target's end is routine (trace_opts.gone_quiet: ispotd).
+ */
+void trace_say_gone(const struct trace *t, pid_t pid);
+
 #endif /* ISPOT_TRACE_INTERNAL_H */

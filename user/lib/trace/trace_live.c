@@ -66,9 +66,12 @@ static long live_read(struct record_source *src, uint64_t horizon,
 
 static void live_setup_refused(const struct trace *t, pid_t pid)
 {
-	if (errno == ESRCH)
+	/* Ended before it was traced: routine for ispotd (gone_quiet). */
+	if (errno == ESRCH && !t->opts->gone_quiet)
 		ispot_error("no process with pid %d: check it with ps, it may "
 			    "have exited", (int)pid);
+	else if (errno == ESRCH)
+		return;
 	else if (errno == EPERM || errno == EACCES)
 		ispot_error("no permission to trace pid %d: run as root, or "
 			    "with CAP_PERFMON as its user (and it must be "
@@ -212,8 +215,7 @@ int trace_live_enable(struct trace *t)
 {
 	if (ioctl(t->live.dev.fd, ISPOT_IOC_ENABLE)) {
 		if (errno == EBADFD || errno == ESRCH)
-			ispot_error("process %d exited before tracing "
-				    "started", (int)t->sum.pid);
+			trace_say_gone(t, t->sum.pid);
 		else if (errno == ENOTSUPP_KERNEL)
 			ispot_error("a probed function starts with an "
 				    "instruction uprobes cannot step over "

@@ -86,8 +86,7 @@ int trace_first_scan(struct trace *t)
 	live->last_scan = t->sum.t_enable;
 	live->last_sync = t->sum.t_enable;
 	if (task_set_scan(&live->alive, t->sum.pid)) {
-		ispot_error("process %d exited before tracing started",
-			    (int)t->sum.pid);
+		trace_say_gone(t, t->sum.pid);
 		return -1;
 	}
 	for (i = 0; i < live->alive.n; i++)
