@@ -57,10 +57,20 @@
  *
  * A burst costs what an armed ns costs times its length, plus the
  * daemon's time on it, both learnt from the bursts.  An armed ns costs
- * the traps' rate (calls x c over the armed time), or, where the bursts'
- * CPU ticks show the target doing less work while armed than the traps
- * explain, that o_full times the own rate.  Before any burst, every CPU
- * the target may run on trapping all the time (nothing can cost more),
+ * the traps' rate (calls x c over the armed time), and the work the
+ * target does not do then: the own rate less the bursts' own work an
+ * armed ns (their CPU ticks less the traps, in sums), where that is
+ * less, each ns of it taking BUDGET_AIM x budget from the window's
+ * allowance (the allowance is the budget of the work done).  That work
+ * is counted as c counts it, so it may be negative where calls x c
+ * exceed the CPU time (a c that reads high): the window's estimate says
+ * the same.  The own rate is learnt from a window's time disarmed,
+ * where it had enough of it, so the lost work is not counted twice.
+ * (Until 2026-12, o_full times the own rate: what armed all the time
+ * costs, far above a share of a window where the work collapses while
+ * armed, and unbounded where none is left.)  Before any burst, every CPU
+ * the target may run on trapping all the time and all its work lost
+ * (nothing can cost more, short of a c that reads high),
  * so the first burst is short and safe whatever the target does, but
  * where even BUDGET_WINDOW_MIN_BURST_NS at that rate costs more than a
  * whole window (then it is that long, and the debt spaces the next); and
@@ -118,7 +128,7 @@ struct budget {
 	double budget;		/* fraction; 0 = always armed */
 	double call_cost_ns;	/* c */
 	double full;		/* o_full: the average or the last, if larger */
-	double cost_avg;	/* calls x c + D per burst, averaged */
+	double cost_avg;	/* calls x c (+ D without windows), averaged */
 	double own_avg;		/* CPU time less the traps, averaged */
 	double duty;		/* d */
 	unsigned int observed;	/* bursts reported so far */
@@ -131,9 +141,12 @@ struct budget {
 	double max_rate;	/* CPU ns a wall ns it can take at most */
 	double spent;		/* cost ns the window paid, debt included */
 	double trap_rate;	/* the traps' cost an armed ns, learnt */
-	double tick_full;	/* o_full as the bursts' CPU ticks say */
-	double armed_cost;	/* what an armed ns costs: the larger */
+	double armed_avg;	/* a burst's armed ns, averaged */
+	double lost_rate;	/* own work an armed ns loses, learnt */
+	double armed_cost;	/* what an armed ns costs: traps + lost */
 	double daemon_avg;	/* the daemon's time a burst, learnt */
+	/* This window's bursts: armed ns, and CPU time (traps included). */
+	uint64_t win_armed, win_armed_cpu;
 	bool over;		/* a burst costs more than a window may */
 };
 

@@ -40,6 +40,15 @@ struct load {
 	double cpu;		/* the target's own CPU ns per wall ns */
 	double noise;		/* calls vary by up to +-noise, relative */
 	bool ticks;		/* CPU time as /proc shows it: whole ticks */
+	/*
+	 * Windows only: the CPU ns the target gets an armed ns, traps
+	 * included (0: its own work goes on and the traps add to it).  A
+	 * target held to its CPUs, whose traps cost it less than calls x
+	 * COST says (as in the emulated guest: a calibration on a loaded
+	 * host reads high), does little or no work while armed by the
+	 * count, and as ispotd reports it.
+	 */
+	double armed_cpu;
 };
 
 struct sim {
@@ -306,8 +315,10 @@ struct wsim {
 	size_t windows;
 	double total;		/* overhead over the whole run */
 	double first;		/* the first window's */
+	double later;		/* the worst of the windows after it */
 	size_t bursts;
 	bool over;		/* budget_over(): a burst costs a window more */
+	bool verbose;		/* log every window */
 };
 
 static double window_run(double budget, const struct load *l,
@@ -319,17 +330,21 @@ static double window_run(double budget, const struct load *l,
 	struct sim s;
 	size_t i;
 
+	w->later = 0;
 	budget_init(&b, budget, COST, seed);
 	/* A host with the CPUs the target's work and traps can take. */
 	budget_windows(&b, now, t0 + w->win, w->win, w->own_rate,
-		       (unsigned int)ceil(l->cpu + l->hits * COST),
+		       (unsigned int)ceil(l->armed_cpu ?
+					  fmax(l->cpu, l->armed_cpu) :
+					  l->cpu + l->hits * COST),
 		       (double)w->daemon_ns);
 	sim_init(&s, now);
 	w->bursts = 0;
 	for (i = 0; i < w->windows; i++) {
 		uint64_t end = win_start + w->win, before = sim_reading(&s, l);
+		uint64_t armed0 = s.armed;
 		uint64_t calls = 0, bursts = 0, start, len, c, at;
-		double cost, own;
+		double cost, own, cum0 = s.cum_cpu;
 
 		for (;;) {
 			budget_next_burst(&b, now, &start, &len);
@@ -340,21 +355,35 @@ static double window_run(double budget, const struct load *l,
 			s.cum_cpu += l->cpu * (start - now);
 			c = (uint64_t)llround(l->hits * len);
 			at = sim_reading(&s, l);
-			s.cum_cpu += l->cpu * len + c * COST;
+			s.cum_cpu += l->armed_cpu ? l->armed_cpu * len :
+				     l->cpu * len + c * COST;
 			budget_observe(&b, c, len, sim_reading(&s, l) - at,
 				       w->daemon_ns);
 			calls += c;
 			bursts++;
+			s.armed += len;
 			now = start + len;
 		}
 		s.cum_cpu += l->cpu * (end - now);
 		now = end;
 		cost = calls * COST + (double)bursts * w->daemon_ns;
-		own = l->cpu * (end - (i ? win_start : t0 + w->late));
+		/* As ispotd counts it: the CPU time less calls x COST. */
+		own = l->armed_cpu ? s.cum_cpu - cum0 - calls * COST :
+		      l->cpu * (end - (i ? win_start : t0 + w->late));
 		if (own > 0 && cost / own > worst)
 			worst = cost / own;
 		if (!i)
 			w->first = own > 0 ? cost / own : 0;
+		else if (own > 0 && cost / own > w->later)
+			w->later = cost / own;
+		if (w->verbose)
+			TH_LOG("window %zu: duty %.4f overhead %.4f, %llu "
+			       "bursts; armed cost %.4g, own rate %.4g", i,
+			       (double)(s.armed - armed0) /
+			       (end - (i ? win_start : t0 + w->late)),
+			       own > 0 ? cost / own : 0,
+			       (unsigned long long)bursts, b.armed_cost,
+			       b.own_rate);
 		cost_all += cost;
 		own_all += own;
 		w->bursts += bursts;
@@ -425,15 +454,73 @@ TEST(every_window_holds_the_budget)
 }
 
 /*
+ * The 6.1 guest's lock_contention (4 threads on 2 vCPUs, --delay-us 0):
+ * 1.5 CPUs of its own, held to the 2 CPUs while armed (1.84 of them
+ * used), and calls x the calibrated cost of a call say 4.5 CPUs of traps
+ * an armed ns, more than it used: by the count it does no work while
+ * armed (-2.66 CPUs of it), which is how ispotd reports its windows.
+ * The daemon spends 50 ms a burst.  An armed ns then costs the traps and
+ * the work the window loses (4.5 + 0.9 x budget x 4.16 CPUs), so a 3 s
+ * window at 100% buys ~0.5 s armed, duty 0.16; the guest's windows sat
+ * at duty 0.002-0.02 instead (an armed ns costing 500 to 2000 CPUs: the
+ * traps over a floored, negative own time while armed, times the own
+ * rate).  Every window holds the budget and the run spends most of it;
+ * at 1% one burst's daemon time is more than a window may spend, and
+ * the run as a whole holds it.
+ */
+TEST(a_target_whose_work_stops_while_armed_spends_its_budget)
+{
+	static const struct {
+		double budget;
+		uint64_t win;
+	} runs[] = {
+		{ 1.0, 3 * SEC }, { 0.5, 10 * SEC }, { 0.5, 3 * SEC },
+		{ 0.05, 10 * SEC }, { 0.01, 3 * SEC },
+	};
+	const struct load l = {
+		.hits = 4.5 / COST, .cpu = 1.5, .armed_cpu = 1.84,
+		.ticks = true,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+		struct wsim w = {
+			.win = runs[i].win, .late = runs[i].win / 3,
+			.daemon_ns = 50 * 1000000ull, .own_rate = l.cpu,
+			.windows = 24, .verbose = getenv("BUDGET_VERBOSE"),
+		};
+		double worst = window_run(runs[i].budget, &l, &w, 7 + i);
+
+		TH_LOG("budget %g window %llus: first %.4f, worst %.4f, "
+		       "later %.4f, all %.4f, %zu bursts%s", runs[i].budget,
+		       (unsigned long long)(runs[i].win / SEC), w.first, worst,
+		       w.later, w.total, w.bursts, w.over ? ", over" : "");
+		/*
+		 * Not the first window: its first burst is planned as every
+		 * CPU trapping, and calls x COST here say more than the CPUs
+		 * (the calibration read high), which no plan can know
+		 * before a burst; at 5% of a 10 s window it shows 10%.
+		 */
+		if (!w.over)
+			EXPECT_DBL(w.later, <=, runs[i].budget * 1.02);
+		EXPECT_DBL(w.total, <=, runs[i].budget * 1.02);
+		EXPECT_DBL(w.total, >=, 0.5 * runs[i].budget);
+	}
+}
+
+/*
  * A target that does less work while armed than its traps explain (the
- * daemon takes its CPUs, arming slows it): its bursts' CPU ticks set what
- * an armed ns costs, not the count of its calls.  One CPU of own work,
- * traps of 5% of an armed ns: a window of 10 s at 1% buys 2 s armed
- * going by the traps (duty 0.2).  Where the traps took CPU time from the
- * work (a CPU-bound target: 0.475 s of work in a 0.5 s burst), an armed
- * ns costs 0.025 / 0.475 of the work (duty 0.19); where its CPU time
- * while armed is half its rate (0.225 s of work), 0.025 / 0.225, 11%
- * (duty 0.09).  The plans spend BUDGET_AIM of it (budget.h).
+ * daemon takes its CPUs, arming slows it): the work its bursts' CPU
+ * ticks show it lost is a cost, beside the count of its calls.  One CPU
+ * of own work, traps of 5% of an armed ns: a window of 10 s at 1% buys
+ * 2 s armed going by the traps (duty 0.2).  Where the traps took CPU
+ * time from the work (a CPU-bound target: 0.475 s of work in a 0.5 s
+ * burst), an armed ns also loses 0.05 ns of work, and the window the
+ * budget of it; where its CPU time while armed is half its rate (0.225 s
+ * of work), 0.55 ns.  Either way the window spends BUDGET_AIM of the
+ * budget of the work it did (budget.h), no less: until 2026-12 an armed
+ * ns cost o_full (0.025 / 0.225) times the own rate, which at half the
+ * rate spent half of that (duty 0.081, 0.45%).
  */
 TEST(lost_work_while_armed_is_a_cost)
 {
@@ -444,18 +531,26 @@ TEST(lost_work_while_armed_is_a_cost)
 	int i;
 
 	for (i = 0; i < 2; i++) {
+		double cpu = i ? len / 2 : len;
+		double lost = 1.0 - (cpu - traps) / len, armed, own;
+
 		budget_init(&b, 0.01, COST, 5);
 		budget_windows(&b, t0, t0 + w, w, 0, 2, 0);
 		budget_own_rate(&b, 1.0);
 		/* CPU time while armed: all of it, or half; traps included. */
-		budget_observe(&b, calls, len, i ? len / 2 : len, 0);
+		budget_observe(&b, calls, len, (uint64_t)cpu, 0);
 		duty[i] = b.duty;
+		EXPECT_NEAR(duty[i], BUDGET_AIM * 0.01 /
+			    (traps / len + BUDGET_AIM * 0.01 * lost), 1e-4);
+		/* The window armed that long: its traps over its work. */
+		armed = duty[i] * w;
+		own = (w - armed) + armed * (1.0 - lost);
+		EXPECT_NEAR(traps / len * armed / own, BUDGET_AIM * 0.01,
+			    1e-6);
 	}
 	TH_LOG("duty %.4f whole, %.4f half", duty[0], duty[1]);
-	EXPECT_NEAR(duty[0], BUDGET_AIM * 0.01 / (traps / (len - traps)),
-		    1e-3);
-	EXPECT_NEAR(duty[1], BUDGET_AIM * 0.01 / (traps / (len / 2 - traps)),
-		    1e-3);
+	EXPECT_DBL(duty[1], <, duty[0]);
+	EXPECT_DBL(duty[0], <, BUDGET_AIM * 0.2);
 	/* Traps that add CPU time to the work: their rate, 0.2. */
 	budget_init(&b, 0.01, COST, 5);
 	budget_windows(&b, t0, t0 + w, w, 0, 2, 0);
