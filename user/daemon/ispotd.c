@@ -33,7 +33,6 @@
 #include "module_watch.h"
 #include "notify.h"
 #include "target.h"
-#include "util/array.h"
 #include "util/procstat.h"
 
 struct ispotd {
@@ -46,8 +45,8 @@ struct ispotd {
 	struct metrics *metrics;
 	struct http_server *http;	/* --listen; NULL: off */
 
-	struct target *targets;
-	size_t nr_targets, cap_targets;
+	/* Each target where it was made: see target.h's target_list. */
+	struct target_list targets;
 
 	uint64_t window_start;
 	struct module_watch mod;
@@ -144,8 +143,8 @@ static bool ispotd_module(struct ispotd *d, uint64_t now)
 	if (!module_watch_check(&d->mod, now))
 		return false;
 	if (d->mod.back) {
-		for (i = 0; i < d->nr_targets; i++)
-			target_resume(&d->targets[i], now);
+		for (i = 0; i < d->targets.nr; i++)
+			target_resume(d->targets.v[i], now);
 		d->mod.back = false;
 	}
 	return true;
@@ -156,31 +155,30 @@ static struct target *ispotd_find(struct ispotd *d,
 {
 	size_t i;
 
-	for (i = 0; i < d->nr_targets; i++)
-		if (d->targets[i].pid == p->pid &&
-		    d->targets[i].start_time == p->start_time)
-			return &d->targets[i];
+	for (i = 0; i < d->targets.nr; i++)
+		if (d->targets.v[i]->pid == p->pid &&
+		    d->targets.v[i]->start_time == p->start_time)
+			return d->targets.v[i];
 	return NULL;
 }
 
 static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 		       uint64_t now)
 {
-	struct target *tg;
+	struct target *tg = target_list_add(&d->targets);
 	int err;
 
-	if (ARRAY_RESERVE(d->targets, d->cap_targets, d->nr_targets + 1)) {
+	if (!tg) {
 		ispot_error("out of memory adding pid %d", (int)p->pid);
 		return;
 	}
-	tg = &d->targets[d->nr_targets];
 	err = target_init(tg, p->pid, p->start_time, target_source(d, p),
 			  d->cfg.budget, d->mod.call_cost_ns,
 			  d->mod.session_ns, now,
 			  d->window_start + d->cfg.window_ns,
 			  d->cfg.window_ns);
 	if (err) {
-		target_free(tg);
+		target_list_remove(&d->targets, d->targets.nr - 1);
 		/*
 		 * Gone since it was found: not added.  Discovery drops it
 		 * at its next pass (a second at most); each round till
@@ -196,14 +194,13 @@ static void ispotd_add(struct ispotd *d, const struct discover_proc *p,
 	if (metrics_add_exe(d->metrics, tg->exe))
 		ispot_error("out of memory: pid %d has no metrics yet",
 			    (int)p->pid);
-	d->nr_targets++;
 	ispot_say("tracing pid %d (%s)", (int)tg->pid, tg->exe);
 }
 
 /* Write what a target that is gone had, and forget it. */
 static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 {
-	struct target *tg = &d->targets[i];
+	struct target *tg = d->targets.v[i];
 	char link[32], now_exe[PATH_MAX];
 	ssize_t n;
 
@@ -228,8 +225,7 @@ static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 		ispot_say("pid %d is gone: it exec'd %s", (int)tg->pid,
 			  now_exe);
 	}
-	target_free(tg);
-	d->targets[i] = d->targets[--d->nr_targets];
+	target_list_remove(&d->targets, i);
 }
 
 /* Bring the target list in line with what discovery sees. */
@@ -241,8 +237,8 @@ static void ispotd_reconcile(struct ispotd *d, uint64_t now)
 	for (i = 0; i < n; i++)
 		if (!ispotd_find(d, &procs[i]))
 			ispotd_add(d, &procs[i], now);
-	for (i = d->nr_targets; i-- > 0;) {
-		struct target *tg = &d->targets[i];
+	for (i = d->targets.nr; i-- > 0;) {
+		struct target *tg = d->targets.v[i];
 		bool listed = false;
 
 		for (j = 0; j < n && !listed; j++)
@@ -264,20 +260,20 @@ static void ispotd_charge_loop(struct ispotd *d, uint64_t ns)
 {
 	size_t i, armed = 0;
 
-	for (i = 0; i < d->nr_targets; i++)
-		armed += d->targets[i].armed;
+	for (i = 0; i < d->targets.nr; i++)
+		armed += d->targets.v[i]->armed;
 	if (!armed)
 		return;
-	for (i = 0; i < d->nr_targets; i++)
-		target_charge_loop(&d->targets[i], ns / armed);
+	for (i = 0; i < d->targets.nr; i++)
+		target_charge_loop(d->targets.v[i], ns / armed);
 }
 
 static void ispotd_close_windows(struct ispotd *d, uint64_t now)
 {
 	size_t i;
 
-	for (i = 0; i < d->nr_targets; i++) {
-		struct target *tg = &d->targets[i];
+	for (i = 0; i < d->targets.nr; i++) {
+		struct target *tg = d->targets.v[i];
 
 		/*
 		 * A burst never spans two windows: cut it; the new window
@@ -314,38 +310,54 @@ static int ispotd_start_discovery(struct ispotd *d)
 	return 0;
 }
 
-static int ispotd_open_log(struct ispotd *d)
+/*
+ * The window log @path names (none or "-": stdout), line-buffered; or
+ * NULL after one line saying why, ending in @then.  The log in use is
+ * the caller's to close once this one is open: a reload that cannot open
+ * its log keeps the running one (ispotd_reload()).
+ */
+static FILE *ispotd_open_log(const char *path, const char *then)
 {
-	const char *path = d->cfg.log_path;
+	static bool stdout_buffered;
+	FILE *f;
 
-	if (d->log && d->log != stdout)
-		fclose(d->log);
-	d->log = NULL;
 	if (!path || !strcmp(path, "-")) {
-		d->log = stdout;
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		return 0;
+		/* Before stdout's first write, as setvbuf() must be. */
+		if (!stdout_buffered)
+			setvbuf(stdout, NULL, _IOLBF, 0);
+		stdout_buffered = true;
+		return stdout;
 	}
-	d->log = fopen(path, "ae");
-	if (!d->log) {
-		ispot_error("cannot write %s (%s): choose a writable --log",
-			    path, strerror(errno));
-		return -1;
+	f = fopen(path, "ae");
+	if (!f) {
+		ispot_error("cannot write %s (%s): %s", path, strerror(errno),
+			    then);
+		return NULL;
 	}
-	setvbuf(d->log, NULL, _IOLBF, 0);
-	return 0;
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+static void ispotd_close_log(FILE *f)
+{
+	if (f && f != stdout)
+		fclose(f);
 }
 
 /*
  * SIGHUP: read the config again.  A bad file keeps the old config, as
- * nginx and systemd do; a good one takes effect for the next bursts, and
- * targets that no longer match write their last window and go.
+ * nginx and systemd do, and so does a log that cannot be opened: the
+ * windows go on to the log in use.  A good one takes effect for the next
+ * bursts, its log (opened again: rotated logs start anew) for the next
+ * windows, and targets that no longer match write their last window and
+ * go.
  */
 static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 			  uint64_t now)
 {
 	struct ispotd_config fresh;
 	struct discover *old = d->disc;
+	FILE *log;
 
 	notify_send("RELOADING=1");
 	if (ispotd_config_load(cli, &fresh)) {
@@ -353,6 +365,15 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 		notify_send("READY=1");
 		return;
 	}
+	log = ispotd_open_log(fresh.log_path,
+			      "keeping the running configuration");
+	if (!log) {
+		ispotd_config_free(&fresh);
+		notify_send("READY=1");
+		return;
+	}
+	ispotd_close_log(d->log);
+	d->log = log;
 	ispotd_config_free(&d->cfg);
 	d->cfg = fresh;
 	ispotd_config_trace_opts(&d->cfg, &d->topts);
@@ -364,8 +385,6 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 		discover_keep_pids(d->disc, old);
 		discover_free(old);
 	}
-	if (ispotd_open_log(d))
-		d->log = NULL;
 	metrics_set_max_functions(d->metrics, d->cfg.max_functions);
 	ispotd_relisten(d);
 	discover_update(d->disc, now);
@@ -404,7 +423,7 @@ static void ispotd_read_signals(struct ispotd *d,
 
 static int ispotd_poll(struct ispotd *d, uint64_t now)
 {
-	struct pollfd *pfd = calloc(d->nr_targets + 2 + HTTP_MAX_POLLFDS,
+	struct pollfd *pfd = calloc(d->targets.nr + 2 + HTTP_MAX_POLLFDS,
 				    sizeof(*pfd));
 	uint64_t next = d->window_start + d->cfg.window_ns;
 	size_t i, n = 0, web = 0, nr_web = 0;
@@ -416,15 +435,15 @@ static int ispotd_poll(struct ispotd *d, uint64_t now)
 	if (discover_fd(d->disc) >= 0)
 		pfd[n++] = (struct pollfd){ .fd = discover_fd(d->disc),
 					    .events = POLLIN };
-	for (i = 0; i < d->nr_targets; i++) {
+	for (i = 0; i < d->targets.nr; i++) {
 		short events;
-		uint64_t t = target_next_event(&d->targets[i], now, &events);
+		uint64_t t = target_next_event(d->targets.v[i], now, &events);
 
 		if (t < next)
 			next = t;
-		if (target_fd(&d->targets[i]) >= 0)
+		if (target_fd(d->targets.v[i]) >= 0)
 			pfd[n++] = (struct pollfd){
-				.fd = target_fd(&d->targets[i]),
+				.fd = target_fd(d->targets.v[i]),
 				.events = events };
 	}
 	if (d->http) {
@@ -454,20 +473,20 @@ static void ispotd_shutdown(struct ispotd *d, uint64_t now)
 	size_t i;
 
 	notify_send("STOPPING=1");
-	for (i = 0; i < d->nr_targets; i++) {
-		target_disarm(&d->targets[i]);
-		if (target_close_window(&d->targets[i], d->log,
-					&d->auto_pick, now, d->cfg.window_ns))
+	for (i = 0; i < d->targets.nr; i++) {
+		struct target *tg = d->targets.v[i];
+
+		target_disarm(tg);
+		if (target_close_window(tg, d->log, &d->auto_pick, now,
+					d->cfg.window_ns))
 			ispot_error("cannot write the window of pid %d: %s",
-				    (int)d->targets[i].pid, strerror(errno));
-		target_free(&d->targets[i]);
+				    (int)tg->pid, strerror(errno));
 	}
-	free(d->targets);
+	target_list_free(&d->targets);
 	http_free(d->http);
 	metrics_free(d->metrics);
 	discover_free(d->disc);
-	if (d->log && d->log != stdout)
-		fclose(d->log);
+	ispotd_close_log(d->log);
 	ispotd_config_free(&d->cfg);
 }
 
@@ -506,9 +525,10 @@ int main(int argc, char **argv)
 	/* Nothing made on disk for a run that cannot trace anything. */
 	if (!d.metrics || (d.cfg.listen && !d.http) ||
 	    ispotd_start_discovery(&d) || discover_say_absent(d.disc) ||
-	    ispotd_open_log(&d) || ispotd_signals(&d)) {
-		if (d.log && d.log != stdout)
-			fclose(d.log);
+	    !(d.log = ispotd_open_log(d.cfg.log_path,
+				       "choose a writable --log")) ||
+	    ispotd_signals(&d)) {
+		ispotd_close_log(d.log);
 		discover_free(d.disc);
 		http_free(d.http);
 		metrics_free(d.metrics);
@@ -543,7 +563,7 @@ int main(int argc, char **argv)
 		discover_update(d.disc, now);
 		if (d.mod.calibrated || ispotd_module(&d, now))
 			ispotd_reconcile(&d, now);
-		metrics_set_targets(d.metrics, d.nr_targets);
+		metrics_set_targets(d.metrics, d.targets.nr);
 		/*
 		 * The device node goes with the module: a stat per round
 		 * notices an unload between bursts too, so that it is said
@@ -554,8 +574,8 @@ int main(int argc, char **argv)
 			module_watch_lost(&d.mod);
 		cpu = budget_thread_cpu_ns();
 		if (ispotd_module(&d, now))
-			for (i = 0; i < d.nr_targets; i++)
-				target_tick(&d.targets[i], &d.topts,
+			for (i = 0; i < d.targets.nr; i++)
+				target_tick(d.targets.v[i], &d.topts,
 					    &d.auto_pick, now);
 		if (now >= d.window_start + d.cfg.window_ns)
 			ispotd_close_windows(&d, now);

@@ -159,6 +159,36 @@ void target_free(struct target *tg)
 	memset(tg, 0, sizeof(*tg));
 }
 
+struct target *target_list_add(struct target_list *l)
+{
+	struct target *tg;
+
+	if (ARRAY_RESERVE(l->v, l->cap, l->nr + 1))
+		return NULL;
+	tg = calloc(1, sizeof(*tg));
+	if (!tg)
+		return NULL;
+	tg->tr.live.dev.fd = -1;
+	l->v[l->nr++] = tg;
+	return tg;
+}
+
+void target_list_remove(struct target_list *l, size_t i)
+{
+	target_free(l->v[i]);
+	free(l->v[i]);
+	l->v[i] = l->v[--l->nr];
+	l->v[l->nr] = NULL;
+}
+
+void target_list_free(struct target_list *l)
+{
+	while (l->nr)
+		target_list_remove(l, l->nr - 1);
+	free(l->v);
+	*l = (struct target_list){ 0 };
+}
+
 /*
  * A burst (or a profile) that could not start: try again later, backing
  * off.  The retry is planned again when it comes, against the window it

@@ -91,6 +91,34 @@ struct target {
 };
 
 /*
+ * ispotd's targets.  Each is allocated on its own and stays where it is
+ * until it is removed: only the array of pointers grows and is compacted.
+ * An armed burst's session (tr) is the context the library's callbacks
+ * keep (the pipeline's frame check, the drain, the solo gate, Perfetto),
+ * the session points at the target's opts, and a running profile's thread
+ * writes into its picker: a target copied or moved while any of those
+ * lives would leave them pointing at freed memory.
+ */
+struct target_list {
+	struct target **v;
+	size_t nr, cap;
+};
+
+/*
+ * A new target, zeroed, at the end of @l (v[nr - 1]), for target_init();
+ * NULL when out of memory.  Whether target_init() succeeds or not, it is
+ * listed: target_list_remove() it on failure.
+ */
+struct target *target_list_add(struct target_list *l);
+/*
+ * target_free() v[@i] and forget it; the last one takes its place in v
+ * (its pointer: no target moves).
+ */
+void target_list_remove(struct target_list *l, size_t i);
+/* Remove every target, and free the array. */
+void target_list_free(struct target_list *l);
+
+/*
  * Start tracing @pid at @now, in a window of ispotd's that ends at
  * @window_end; the next ones are @window_ns long.  @call_cost_ns and
  * @session_ns are calibrate_call_cost()'s.  0, -ENOMEM, or -ESRCH if
