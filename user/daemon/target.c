@@ -443,8 +443,14 @@ int target_close_window(struct target *tg, FILE *log,
 	wt_cpu = tg->win.cpu_ns;
 	tg->win.call_cost_ns = tg->budget.call_cost_ns;
 	tg->cpu_window = cpu;
+	/*
+	 * The last burst's disarm is timed after @now was read, so an
+	 * always-armed window's armed time can pass its length by that
+	 * much: it was armed all of it (window_armed_ns()).
+	 */
 	duty = now > tg->win.start_ns ?
-	       (double)tg->win.armed_ns / (now - tg->win.start_ns) : 0.0;
+	       fmin(1.0, (double)tg->win.armed_ns /
+			 (double)(now - tg->win.start_ns)) : 0.0;
 	/*
 	 * What the window cost, as the budget holds it window by window:
 	 * the traps, the daemon's time on the bursts, the waits at the

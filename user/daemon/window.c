@@ -377,6 +377,17 @@ static void window_json_notes(struct json *j, const struct window_set *w,
 	json_array_end(j);
 }
 
+/*
+ * @w's armed time as the window's figures give it: at most its length,
+ * since its last burst's disarm is timed after the window's end was read.
+ */
+static uint64_t window_armed_ns(const struct window_set *w, uint64_t now)
+{
+	uint64_t len = now > w->start_ns ? now - w->start_ns : 0;
+
+	return w->armed_ns < len ? w->armed_ns : len;
+}
+
 /* The line's own members, before the report's "functions". */
 static void window_json_envelope(struct json *j, const struct window_set *w,
 				 const struct window_target *tg, uint64_t now,
@@ -389,7 +400,7 @@ static void window_json_envelope(struct json *j, const struct window_set *w,
 	window_log_time(when, sizeof(when), &ts);
 	json_string(j, "time", when);
 	json_u64(j, "window_ns", now - w->start_ns);
-	json_u64(j, "armed_ns", w->armed_ns);
+	json_u64(j, "armed_ns", window_armed_ns(w, now));
 	json_double(j, "duty_cycle", duty);
 	json_double(j, "overhead_estimate", overhead);
 	json_u64(j, "bursts", w->bursts);
@@ -499,7 +510,7 @@ static int window_observe(struct window_set *w, const struct window_target *tg,
 		.target = tg,
 		.now = now,
 		.window_ns = now > w->start_ns ? now - w->start_ns : 0,
-		.armed_ns = w->armed_ns,
+		.armed_ns = window_armed_ns(w, now),
 		.duty = duty,
 		.overhead = overhead,
 		.recorded = w->recorded,

@@ -416,6 +416,28 @@ TEST(empty_window)
 }
 
 /*
+ * Always armed, the last burst's disarm is timed after the window's end
+ * was read: its armed time passed the window's length (4.35 s of 4.26 s
+ * in a trial).  The line says it was armed all of the window, no more.
+ */
+TEST(armed_time_is_at_most_the_window)
+{
+	struct window_set w;
+	long off = 0;
+	FILE *f = tmpfile();
+	char *line;
+
+	ASSERT_TRUE(f);
+	ASSERT_EQ(window_set_init(&w, target.pid, T0), 0);
+	w.armed_ns = WINDOW_NS + 5000;
+	line = close_window(&w, &target, f, &off, T0 + WINDOW_NS);
+	EXPECT_EQ(num(line, "window_ns"), WINDOW_NS);
+	EXPECT_EQ(num(line, "armed_ns"), WINDOW_NS);
+	window_set_free(&w);
+	fclose(f);
+}
+
+/*
  * A burst of "work" in thread 100 from @start: resolved, begun, the thread
  * seen.  The time the thread was seen.
  */
