@@ -357,6 +357,7 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 {
 	struct ispotd_config fresh;
 	struct discover *old = d->disc;
+	bool kept_targets;
 	FILE *log;
 
 	notify_send("RELOADING=1");
@@ -378,8 +379,8 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 	d->cfg = fresh;
 	ispotd_config_trace_opts(&d->cfg, &d->topts);
 	ispotd_auto_opts(d);
-	if (ispotd_start_discovery(d)) {
-		ispot_say("keeping the previous targets");
+	kept_targets = ispotd_start_discovery(d) != 0;
+	if (kept_targets) {
 		d->disc = old;
 	} else {
 		discover_keep_pids(d->disc, old);
@@ -389,7 +390,9 @@ static void ispotd_reload(struct ispotd *d, const struct ispotd_config *cli,
 	ispotd_relisten(d);
 	discover_update(d->disc, now);
 	ispotd_reconcile(d, now);
-	ispot_say("configuration reloaded");
+	/* One line: all of it, or all but the targets (said above why). */
+	ispot_say(kept_targets ? "configuration reloaded but for its targets: "
+		  "the previous targets are kept" : "configuration reloaded");
 	notify_send("READY=1");
 }
 
