@@ -73,9 +73,12 @@ static bool discover_match(struct discover *d, pid_t pid,
 	if (pid <= 0 || pid == getpid() || proc_start_time(pid, &start))
 		return false;
 	for (i = 0; !found && i < d->nr_pids; i++) {
-		/* That process only: never its pid's next owner. */
+		/*
+		 * That process only: never its pid's next owner.  A kernel
+		 * thread has no code to probe (said at start, never traced).
+		 */
 		if (d->pids[i] != pid || d->pid_start[i] != start ||
-		    task_exited(pid))
+		    task_exited(pid) || task_is_kthread(pid))
 			continue;
 		p->source = DISCOVER_PID;
 		p->index = i;

@@ -1095,15 +1095,26 @@ TEST(proc_stat_odd_comm)
  */
 TEST(kernel_threads_are_told)
 {
-	char comm[32];
+	char comm[32], was[32];
+	const pid_t kthreadd = 2;
+	struct discover *d;
 
+	task_comm(getpid(), was, sizeof(was));
 	ASSERT_EQ(prctl(PR_SET_NAME, "kthreadd", 0, 0, 0), 0);
 	EXPECT_FALSE(task_is_kthread(getpid()));
+	ASSERT_EQ(prctl(PR_SET_NAME, was, 0, 0, 0), 0);
 	EXPECT_FALSE(task_is_kthread(4194305));
-	task_comm(2, comm, sizeof(comm));
+	task_comm(kthreadd, comm, sizeof(comm));
 	if (strcmp(comm, "kthreadd"))
 		SKIP("pid 2 is not kthreadd here (a pid namespace)");
-	EXPECT_TRUE(task_is_kthread(2));
+	EXPECT_TRUE(task_is_kthread(kthreadd));
+	/* Given as a --pid, it is never a target. */
+	scan_only = true;
+	d = discover_mode(&kthreadd, 1, NULL, 0, NULL, 0);
+	ASSERT_EQ(discover_update(d, vnow), 0);
+	EXPECT_FALSE(listed(d, kthreadd));
+	discover_free(d);
+	scan_only = false;
 }
 
 /*
