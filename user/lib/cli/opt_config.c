@@ -77,75 +77,83 @@ static int opt_line(const struct opt_src *src, char *line,
 }
 
 /*
- * The config file as ispotd (root) opens it: not blocking (a FIFO would
- * hang every reload), a regular file only (/dev/zero has no end of line
- * and would take all memory), and no bigger than OPT_FILE_MAX.
+ * The config file's text, NUL-terminated, into *@text (free it), as
+ * ispotd (root) reads it, again at each SIGHUP: only a regular file, told
+ * before it is opened (opening some devices does something: a watchdog
+ * starts, a tape rewinds) and again after (the same file, not one put in
+ * its place), opened without blocking (a FIFO would hang a reload), and
+ * read to at most OPT_FILE_MAX bytes whatever its size says (/dev/zero
+ * has no end of line; a /proc file says 0).  Returns 0, or -1 after one
+ * line.
  */
-static FILE *opt_file_open(const char *path)
+static int opt_file_read(const char *path, char **text)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat before, st;
 	const char *why = NULL;
-	struct stat st;
-	FILE *f;
+	char *buf = NULL;
+	ssize_t n = 0, got;
+	int fd = -1;
 
-	if (fd < 0 || fstat(fd, &st)) {
+	if (stat(path, &before))
 		why = strerror(errno);
-	} else if (S_ISDIR(st.st_mode)) {
+	else if (S_ISDIR(before.st_mode))
 		why = strerror(EISDIR);
-	} else if (!S_ISREG(st.st_mode)) {
+	else if (!S_ISREG(before.st_mode))
 		why = "not a regular file";
-	} else if (st.st_size > OPT_FILE_MAX) {
+	else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+			    O_NOCTTY)) < 0 || fstat(fd, &st))
+		why = strerror(errno);
+	else if (st.st_dev != before.st_dev || st.st_ino != before.st_ino ||
+		 !S_ISREG(st.st_mode))
+		why = "replaced while it was opened";
+	else if (!(buf = malloc(OPT_FILE_MAX + 1)))
+		why = strerror(ENOMEM);
+	while (!why && n <= OPT_FILE_MAX) {
+		got = read(fd, buf + n, OPT_FILE_MAX + 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			why = strerror(errno);
+		if (got <= 0)
+			break;
+		n += got;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!why && n > OPT_FILE_MAX) {
 		ispot_error("cannot read %s: over %d KiB, no config is that "
 			    "long; check the --config path", path,
 			    OPT_FILE_MAX / 1024);
-		close(fd);
-		return NULL;
+		free(buf);
+		return -1;
 	}
-	f = why ? NULL : fdopen(fd, "r");
-	if (!f) {
+	if (why) {
 		ispot_error("cannot read %s: %s; check the --config path",
-			    path, why ? why : strerror(errno));
-		if (fd >= 0)
-			close(fd);
+			    path, why);
+		free(buf);
+		return -1;
 	}
-	return f;
+	buf[n] = '\0';
+	*text = buf;
+	return 0;
 }
 
 int opt_parse_file(const struct opt_cmd_info *cmd, const char *path,
 		   opt_store_fn store, void *ctx)
 {
 	struct opt_src src = { .cmd = cmd, .path = path };
-	size_t cap = 0, total = 0;
-	char *line = NULL;
+	char *text, *line, *next;
 	int ret = 0;
-	ssize_t n;
-	FILE *f;
 
-	f = opt_file_open(path);
-	if (!f)
+	if (opt_file_read(path, &text))
 		return -1;
-	errno = 0;
-	while ((n = getline(&line, &cap, f)) >= 0) {
+	for (line = text; !ret && *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
 		src.line++;
-		/* It may have grown since it was opened. */
-		total += (size_t)n;
-		if (total > OPT_FILE_MAX) {
-			ret = opt_error(&src, "the file grew past %d KiB while "
-					"it was read", OPT_FILE_MAX / 1024);
-			break;
-		}
 		ret = opt_line(&src, line, store, ctx);
-		if (ret)
-			break;
-		errno = 0;
 	}
-	/* A directory opens, then fails to read (EISDIR). */
-	if (!ret && ferror(f)) {
-		ispot_error("cannot read %s: %s; check the --config path",
-			    path, strerror(errno ? errno : EIO));
-		ret = -1;
-	}
-	free(line);
-	fclose(f);
+	free(text);
 	return ret;
 }
