@@ -1318,6 +1318,9 @@ TEST(warnings_solo_crowded)
 	solo.contaminated = 0;
 	solo.crowded = 0;
 	EXPECT_EQ(report_warnings(&r, w, 4), 0);
+	/* One crowded block of 17 explains nothing: no warning. */
+	solo.crowded = 1;
+	EXPECT_EQ(report_warnings(&r, w, 4), 0);
 }
 
 /* The same warnings in the table's footer and in JSON, only when due. */

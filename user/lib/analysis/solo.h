@@ -75,15 +75,16 @@ static inline bool solo_call_clean(uint64_t gate_word, uint64_t waited_ns)
 }
 
 /*
- * Blocks admitted calls, none timed out everywhere, and still none was
- * clean, with blocks that began with a thread inside a traced call: the
- * calls under way across the blocks kept every other call from running
- * alone (report.c, warn_solo_crowded()).
+ * Blocks admitted calls, not all timed out, and still none was clean,
+ * with at least half of those that did not time out begun with a thread
+ * inside a traced call: the calls under way across the blocks kept
+ * every other call from running alone (report.c, warn_solo_crowded()).
  */
 static inline bool solo_crowded_out(const struct solo_stats *s)
 {
 	return s && s->blocks && s->gated_calls && !s->reference_calls &&
-	       s->contaminated < s->blocks && s->crowded;
+	       s->contaminated < s->blocks && s->crowded &&
+	       2 * s->crowded >= s->blocks - s->contaminated;
 }
 
 #endif /* ISPOT_SOLO_H */

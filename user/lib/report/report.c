@@ -179,9 +179,12 @@ static size_t warn_solo_crowded(const struct report *r,
 		if (!name || fn->p99_ns < s->longest_block_ns)
 			continue;
 		format_ns(p99, sizeof(p99), (double)fn->p99_ns);
-		off += snprintf(names + off, off < sizeof(names) ?
-				sizeof(names) - off : 0, "%s%s (p99 %s)",
-				named++ ? ", " : "", name, p99);
+		off += snprintf(names + off, sizeof(names) - off,
+				"%s%s (p99 %s)", named++ ? ", " : "", name,
+				p99);
+		/* Cut: what fitted stays, NUL-terminated. */
+		if (off >= sizeof(names))
+			off = sizeof(names) - 1;
 	}
 	format_ns(blk, sizeof(blk), (double)s->longest_block_ns);
 	snprintf(out[n], REPORT_WARNING_LEN, "the %" PRIu64 " solo blocks "
