@@ -255,4 +255,20 @@ struct argb_verdict *window_workload(struct window_set *w,
 /* The rule @f's keys are named by: an auto function's choice. */
 const struct key_rule *window_func_rule(const struct window_func *f);
 
+/*
+ * A window's line, its own members (window_json.c), for window_close():
+ * @w's armed time at most its length; the envelope (times, budget,
+ * target, events); --auto's picks, if any; the notes on auto functions
+ * whose @verdicts are undecided; the run's totals per function.
+ */
+struct json;
+uint64_t window_armed_ns(const struct window_set *w, uint64_t now);
+void window_json_envelope(struct json *j, const struct window_set *w,
+			  const struct window_target *tg, uint64_t now,
+			  double duty, double overhead);
+void window_json_picks(struct json *j, const struct window_target *tg);
+void window_json_notes(struct json *j, const struct window_set *w,
+		       const struct argb_verdict *verdicts);
+void window_json_totals(struct json *j, const struct window_set *w);
+
 #endif /* ISPOT_WINDOW_H */
