@@ -857,40 +857,72 @@ TEST(no_callsite_entries)
 
 /*
  * Entries without a call site, and a ring that dropped records: a loop
- * calls f (probe 3) at one sp; one call's return is lost, and a later
- * call's entry.  The next entry of f at that sp ends the stale frame (f
- * does not tail-call itself through its entry), so the return whose
- * entry was lost finds nothing, where it took the stale frame before:
- * one call of 100 to 500 over the call of 300 to 310 in it, more time in
- * calls than the thread lived.  Another function at that sp is still a
- * tail call.
+ * calls f (probe 3) at one sp, and one call's return is lost.  Its frame
+ * stays under the next call (an entry at its sp is taken for a tail
+ * call), but once that call returns, the frame left below must return
+ * next, as a tail call's caller does in the same trap; the loop's next
+ * entry ends it instead.  Before, it stayed open, and a later return
+ * whose entry was lost too took it: one call over all the loop's calls
+ * since, more time in calls than the thread lived.
  */
-TEST(no_callsite_lost_records_pair_no_stretch)
+TEST(no_callsite_lost_return_does_not_stay_open)
+{
+	struct sink s;
+	struct pairer *p = new_pairer(&s);
+	struct ispot_record r;
+	uint64_t ts;
+
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 100);	/* return lost */
+	ASSERT_EQ(pairer_feed(p, &r), 0);
+	for (ts = 300; ts < 800; ts += 100) {
+		r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), ts);
+		ASSERT_EQ(pairer_feed(p, &r), 0);
+		ret(p, 8, 0, 3, SP(1), ts + 10);
+	}
+	/* The entry of 900 was lost: its return pairs with nothing. */
+	ret(p, 8, 0, 3, SP(1), 910);
+	EXPECT_STATS(p, 5, 1, 1, 0);
+	ASSERT_EQ(s.n, 5);
+	EXPECT_EQ(s.v[0].entry_ts, 300);
+	EXPECT_EQ(s.v[4].exit_ts, 710);
+	done(p, &s);
+}
+
+/*
+ * A function that tail-calls itself through its entry (a recursive call
+ * in a -fPIC library goes through the PLT; an indirect call to itself),
+ * entries without a call site: the chained uretprobes return both calls
+ * in one trap, and both pair, the inner first.  So does a chain of three.
+ */
+TEST(no_callsite_self_tail_calls_pair)
 {
 	struct sink s;
 	struct pairer *p = new_pairer(&s);
 	struct ispot_record r;
 
-	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 100);	/* return lost */
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 100);
 	ASSERT_EQ(pairer_feed(p, &r), 0);
-	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 300);
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 110);
 	ASSERT_EQ(pairer_feed(p, &r), 0);
-	EXPECT_STATS(p, 0, 1, 0, 0);
-	ret(p, 8, 0, 3, SP(1), 310);
-	/* The entry of 400 was lost: its return pairs with nothing. */
-	ret(p, 8, 0, 3, SP(1), 500);
-	EXPECT_STATS(p, 1, 1, 1, 0);
-	ASSERT_EQ(s.n, 1);
-	EXPECT_EQ(s.v[0].entry_ts, 300);
-	EXPECT_EQ(s.v[0].exit_ts, 310);
-	/* g (4) at f's sp, no call site: a tail call, both pair. */
-	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 600);
+	ret(p, 8, 0, 3, SP(1), 150);
+	ret(p, 8, 0, 3, SP(1), 151);
+	EXPECT_STATS(p, 2, 0, 0, 0);
+	ASSERT_EQ(s.n, 2);
+	EXPECT_EQ(s.v[0].entry_ts, 110);
+	EXPECT_EQ(s.v[1].entry_ts, 100);
+	EXPECT_EQ(s.v[1].exit_ts, 151);
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 200);
 	ASSERT_EQ(pairer_feed(p, &r), 0);
-	r = rec(ISPOT_REC_ENTRY, 8, 0, 4, SP(1), 610);
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 4, SP(1), 210);
 	ASSERT_EQ(pairer_feed(p, &r), 0);
-	ret(p, 8, 0, 4, SP(1), 620);
-	ret(p, 8, 0, 3, SP(1), 621);
-	EXPECT_STATS(p, 3, 1, 1, 0);
+	r = rec(ISPOT_REC_ENTRY, 8, 0, 3, SP(1), 220);
+	ASSERT_EQ(pairer_feed(p, &r), 0);
+	ret(p, 8, 0, 3, SP(1), 250);
+	ret(p, 8, 0, 4, SP(1), 251);
+	ret(p, 8, 0, 3, SP(1), 252);
+	EXPECT_STATS(p, 5, 0, 0, 0);
+	ASSERT_EQ(s.n, 5);
+	EXPECT_EQ(s.v[4].entry_ts, 200);
 	done(p, &s);
 }
 

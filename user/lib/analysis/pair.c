@@ -182,27 +182,10 @@ static void pair_thread_reused(struct pairer *p, struct pair_thread *t,
 	if (t->exit_ts && rec->ts_ns >= t->exit_ts) {
 		p->stats.unpaired_entries += t->depth + t->nr_blocks;
 		t->depth = 0;
+		t->chain_pending = false;
 		t->nr_blocks = 0;
 		t->exit_ts = 0;
 	}
-}
-
-/*
- * Whether open frame @f, at the sp of entry @rec, ended without its
- * return: a tail call (@chained) shares its caller's sp, so not then,
- * but for a call site the module did not read (ip 0, NO_CALLSITE) the
- * chain is only assumed, and an entry of @f's own function at @f's sp
- * is its next call after a lost return (a ring that overflowed), not a
- * tail call to itself: a compiler makes those a jump past the entry, and
- * a jump to the entry comes back through the trampoline (ip in it).
- * Paired with that stale frame, the next return whose entry was lost
- * too would make one call of the whole stretch between, over the calls
- * in it: a sum of durations past the thread's lifetime, an SCI over 1.
- */
-static bool pair_same_sp_ended(const struct pair_frame *f,
-			       const struct ispot_record *rec, bool chained)
-{
-	return !chained || (!rec->ip && f->probe_id == rec->probe_id);
 }
 
 static int pair_entry(struct pairer *p, struct pair_thread *t,
@@ -225,9 +208,7 @@ static int pair_entry(struct pairer *p, struct pair_thread *t,
 	 * unless this is a tail call, which shares its caller's sp.
 	 */
 	while (t->depth && (t->frames[t->depth - 1].sp < rec->sp ||
-			    (t->frames[t->depth - 1].sp == rec->sp &&
-			     pair_same_sp_ended(&t->frames[t->depth - 1], rec,
-						chained)))) {
+			    (!chained && t->frames[t->depth - 1].sp == rec->sp))) {
 		t->depth--;
 		p->stats.unpaired_entries++;
 	}
@@ -268,6 +249,31 @@ static int pair_emit(struct pairer *p, const struct pair_thread *t,
 	return 1;
 }
 
+/*
+ * Before @rec, a record of @t's: a frame left pending by the last return
+ * (struct pair_thread's chain_pending) that @rec does not return ended
+ * without its return.  A tail call's caller returns at once, in the same
+ * trap as its callee (the kernel's chained uretprobes), so it is the
+ * next record; a frame whose return a full ring dropped is not, and left
+ * under the loop's next calls at its sp (ip 0 entries are taken for tail
+ * calls), the next return whose entry was dropped too would pair with
+ * it: one call over the whole stretch and the calls in it, more time in
+ * calls than the thread lived, an SCI over 1.
+ */
+static void pair_settle(struct pairer *p, struct pair_thread *t,
+			const struct ispot_record *rec)
+{
+	if (!t->chain_pending)
+		return;
+	t->chain_pending = false;
+	if (t->depth && !(rec->kind == ISPOT_REC_EXIT &&
+			  rec->sp - sizeof(uint64_t) ==
+			  t->frames[t->depth - 1].sp)) {
+		t->depth--;
+		p->stats.unpaired_entries++;
+	}
+}
+
 static int pair_exit(struct pairer *p, struct pair_thread *t,
 		     const struct ispot_record *rec, struct pair_exec *e)
 {
@@ -289,6 +295,8 @@ static int pair_exit(struct pairer *p, struct pair_thread *t,
 	}
 	p->stats.unpaired_entries += t->depth - i;
 	t->depth = i - 1;
+	/* A frame below at the same sp returns next, or never did. */
+	t->chain_pending = t->depth && t->frames[t->depth - 1].sp == want;
 	return pair_emit(p, t, &t->frames[t->depth], rec, e);
 }
 
@@ -339,6 +347,8 @@ int pairer_feed_entry(struct pairer *p, struct pair_thread *t,
 
 	pair_thread_reused(p, t, rec);
 	m = pair_marker(p, rec->probe_id);
+	if (!(m & (PAIR_MARKER_BEGIN | PAIR_MARKER_END)))
+		pair_settle(p, t, rec);
 	if (m & PAIR_MARKER_BEGIN)
 		return pair_block_begin(p, t, rec, aux);
 	if (m & PAIR_MARKER_END)
@@ -350,6 +360,7 @@ int pairer_feed_exit(struct pairer *p, struct pair_thread *t,
 		     const struct ispot_record *rec, struct pair_exec *out)
 {
 	pair_thread_reused(p, t, rec);
+	pair_settle(p, t, rec);
 	return pair_exit(p, t, rec, out);
 }
 
@@ -386,6 +397,7 @@ void pairer_thread_ended(struct pairer *p, struct pair_thread *t)
 {
 	p->stats.unpaired_entries += t->depth + t->nr_blocks;
 	t->depth = 0;
+	t->chain_pending = false;
 	t->nr_blocks = 0;
 	t->exit_ts = 0;
 }
@@ -408,6 +420,7 @@ void pairer_thread_flush(struct pairer *p, struct pair_thread *t)
 {
 	p->stats.unpaired_entries += t->depth + t->nr_blocks;
 	t->depth = 0;
+	t->chain_pending = false;
 	t->nr_blocks = 0;
 }
 

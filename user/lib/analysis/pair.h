@@ -85,6 +85,13 @@ struct pair_thread {
 	struct pair_frame *blocks;
 	size_t cap_blocks;
 	uint64_t exit_ts;	/* pair_thread_exit_at(), 0: alive */
+	/*
+	 * The innermost frame shares the sp of a return just paired: a tail
+	 * call's caller, whose return is the thread's next record (the
+	 * chained uretprobes fire together), or a frame whose return was
+	 * lost.  Anything else next ends it (pair.c, pair_settle()).
+	 */
+	bool chain_pending;
 };
 
 struct pairer *pairer_new(pair_cb cb, void *ctx);
