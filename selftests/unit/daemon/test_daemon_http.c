@@ -49,6 +49,13 @@ TEST(parse_complete_request)
 			&rq), 0);
 	EXPECT_EQ(rq.path_len, 8);
 	EXPECT_EQ(memcmp(rq.target, "/metrics", 8), 0);
+	/* RFC 9112 2.2: one empty line before it is ignored, not two. */
+	ASSERT_EQ(parse("\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n", &rq),
+		  (int)strlen("\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n"));
+	EXPECT_EQ(rq.method_len, 3);
+	EXPECT_EQ(rq.path_len, 1);
+	EXPECT_EQ(parse("\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n", &rq),
+		  -400);
 }
 
 TEST(parse_needs_more)

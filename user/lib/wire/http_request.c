@@ -73,14 +73,22 @@ static int http_parse_request_line(const char *p, const char *lend,
 
 int http_parse_request(const char *buf, size_t len, struct http_request *rq)
 {
-	const char *end = buf + len, *p, *lend, *next;
+	const char *end = buf + len, *start = buf, *p, *lend, *next;
 	int ret, hosts = 0;
 
 	memset(rq, 0, sizeof(*rq));
 	lend = http_line(buf, end, &next);
+	/*
+	 * RFC 9112 2.2: one empty line before the request line is ignored
+	 * (what a client that ended its last body with an extra CRLF sends).
+	 */
+	if (lend == buf) {
+		start = next;
+		lend = http_line(start, end, &next);
+	}
 	if (!lend)
 		return len >= HTTP_MAX_HEAD ? -414 : 0;
-	ret = http_parse_request_line(buf, lend, rq);
+	ret = http_parse_request_line(start, lend, rq);
 	if (ret)
 		return ret;
 	for (;;) {
