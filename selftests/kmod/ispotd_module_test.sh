@@ -41,6 +41,11 @@ module_reload() {
 	kill "$tpid"
 	wait "$tpid" 2>/dev/null
 	sed 's/^/# /' "$tmp/mod.err"
+	# Every window's bursts and armed calls, the reload's line marked.
+	awk -v b="$before" '{ match($0, /"bursts": [0-9]+/); bu = substr($0, RSTART + 10, RLENGTH - 10)
+		match($0, /"calls_armed": [0-9]+/); ca = substr($0, RSTART + 15, RLENGTH - 15)
+		printf "%s%s/%s", (NR == b + 1 ? " | " : " "), bu, ca } END { print "" }' \
+		"$tmp/mod.jsonl" | sed 's/^/# bursts\/calls_armed by window:/'
 	[ "$ok" = 0 ] || tail -n 4 "$tmp/mod.jsonl" | cut -c1-300 | sed 's/^/# /'
 	# One line when it went, one when it came back: no line per retry.
 	[ "$ok" = 0 ] && [ "$alive" = 0 ] &&
