@@ -57,7 +57,7 @@ static void check_parse(const uint8_t *data, size_t size)
 {
 	struct http_request rq;
 	char *buf = malloc(size ? size : 1);
-	const char *end;
+	const char *end, *line;
 	int ret;
 
 	if (!buf)
@@ -65,8 +65,14 @@ static void check_parse(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	end = buf + size;
 	ret = http_parse_request(buf, size, &rq);
+	/* One empty line before the request line is skipped (RFC 9112 2.2). */
+	line = buf;
+	if (size && buf[0] == '\n')
+		line = buf + 1;
+	else if (size > 1 && buf[0] == '\r' && buf[1] == '\n')
+		line = buf + 2;
 	if (ret > 0) {
-		if ((size_t)ret > size || rq.method != buf ||
+		if ((size_t)ret > size || rq.method != line ||
 		    rq.method_len == 0 || rq.target < buf ||
 		    rq.target + rq.target_len > end ||
 		    rq.path_len > rq.target_len || rq.target[0] != '/' ||
