@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One process ispotd traces; see target.h. */
 #include <errno.h>
-#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -443,14 +442,10 @@ int target_close_window(struct target *tg, FILE *log,
 	wt_cpu = tg->win.cpu_ns;
 	tg->win.call_cost_ns = tg->budget.call_cost_ns;
 	tg->cpu_window = cpu;
-	/*
-	 * The last burst's disarm is timed after @now was read, so an
-	 * always-armed window's armed time can pass its length by that
-	 * much: it was armed all of it (window_armed_ns()).
-	 */
+	/* The armed time as the window's figures give it: at most its length. */
 	duty = now > tg->win.start_ns ?
-	       fmin(1.0, (double)tg->win.armed_ns /
-			 (double)(now - tg->win.start_ns)) : 0.0;
+	       (double)window_armed_ns(&tg->win, now) /
+	       (double)(now - tg->win.start_ns) : 0.0;
 	/*
 	 * What the window cost, as the budget holds it window by window:
 	 * the traps, the daemon's time on the bursts, the waits at the
