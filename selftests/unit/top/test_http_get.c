@@ -218,6 +218,47 @@ TEST(not_http)
 	server_stop(&s);
 }
 
+/* A length that is not one number is not taken as no length. */
+TEST(content_length_not_a_number)
+{
+	static const char *const heads[] = {
+		"HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nabc",
+		"HTTP/1.1 200 OK\r\nContent-Length: 3x\r\n\r\nabc",
+		"HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\nabc",
+		"HTTP/1.1 200 OK\r\nContent-Length: 3, 3\r\n\r\nabc",
+		"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabc",
+	};
+	static const char *const same[] = {
+		"HTTP/1.1 200 OK\r\nContent-Length:  3 \r\ncontent-length: 3\r\n\r\nabc",
+		NULL,
+	};
+	struct server s = { .hold = true };
+	struct http_response r;
+	char err[256] = "";
+	size_t i;
+
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		const char *parts[] = { heads[i], NULL };
+
+		memset(&s, 0, sizeof(s));
+		s.hold = true;
+		server_start(&s, parts);
+		EXPECT_EQ(get(&s, 5000, 1 << 20, &r, err), -1);
+		EXPECT_STREQ(err,
+			     "the answer's Content-Length is not one number");
+		server_stop(&s);
+	}
+	memset(&s, 0, sizeof(s));
+	s.hold = true;
+	server_start(&s, same);
+	ASSERT_EQ(get(&s, 5000, 1 << 20, &r, err), 0);
+	EXPECT_EQ(r.len, 3);
+	EXPECT_STREQ(r.body, "abc");
+	http_response_free(&r);
+	server_stop(&s);
+}
+
 TEST(body_over_the_bound)
 {
 	static const char *const declared[] = {

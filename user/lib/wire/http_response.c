@@ -128,6 +128,27 @@ int http_chunked(char *p, size_t n, bool decode, size_t *len)
 	return 1;
 }
 
+/*
+ * A Content-Length's value at @p, up to the line's CR: 1*DIGIT between
+ * optional blanks, at most 2^62; -1 otherwise (a sign, a list, garbage).
+ */
+static long long http_content_length(const char *p)
+{
+	long long v = 0;
+	bool digits = false;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++, digits = true) {
+		if (v > (1ll << 62) / 10)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return digits && (*p == '\r' || !*p) ? v : -1;
+}
+
 int http_head_parse(char *buf, size_t n, struct http_head *h)
 {
 	char *end = memmem(buf, n, "\r\n\r\n", 4), *line;
@@ -145,9 +166,15 @@ int http_head_parse(char *buf, size_t n, struct http_head *h)
 		return -1;
 	for (line = strstr(buf, "\r\n"); line; line = strstr(line, "\r\n")) {
 		line += 2;
-		if (!strncasecmp(line, "Content-Length:", 15))
-			h->content_length = strtoll(line + 15, NULL, 10);
-		else if (!strncasecmp(line, "Transfer-Encoding:", 18) &&
+		if (!strncasecmp(line, "Content-Length:", 15)) {
+			long long cl = http_content_length(line + 15);
+
+			/* Not a number, or two that differ (RFC 9110 8.6). */
+			if (cl < 0 || (h->content_length >= 0 &&
+				       h->content_length != cl))
+				return -2;
+			h->content_length = cl;
+		} else if (!strncasecmp(line, "Transfer-Encoding:", 18) &&
 			 strcasestr(line + 18, "chunked"))
 			h->chunked = true;
 	}
@@ -209,7 +236,9 @@ int http_reader_feed(struct http_reader *rd, size_t got, char *err,
 	if (!rd->head) {
 		ret = http_head_parse(rd->buf, rd->n, h);
 		if (ret < 0) {
-			snprintf(err, errlen, "the answer is not HTTP");
+			snprintf(err, errlen, ret == -2 ?
+				 "the answer's Content-Length is not one number" :
+				 "the answer is not HTTP");
 			return -1;
 		}
 		rd->head = ret;
