@@ -23,7 +23,7 @@ at_exit cleanup
 require_cmd curl promtool
 require_file user/ispotd make
 
-tap_plan 12
+tap_plan 13
 
 families="ispot_targets:gauge ispot_events_total:counter
 ispot_duty_cycle:gauge ispot_overhead_estimate:gauge
@@ -152,6 +152,25 @@ tap_check port_in_use_one_line_exit_1 \
 tap_check unbindable_address_one_line_exit_1 \
 	daemon_fails 1 "cannot listen on 192.0.2.1:$port: no interface" \
 	--listen "192.0.2.1:$port"
+
+# A link-local address binds only with its interface; without, one line.
+link_local_ok() {
+	local p6 ll=$1 ifname=$2
+	p6=$(free_port) || return 1
+	daemon_fails 1 "needs its interface, e.g. .fe80::1%eth0.:$p6" \
+		--listen "[fe80::1]:$p6" || return 1
+	start_daemon "[$ll%$ifname]:$p6" || return 1
+	stop_daemon "$dpid"
+}
+# /proc/net/if_inet6: 32 hex digits, index, prefix, scope (20: link), flags, name.
+read -r ll_hex _ _ _ _ ll_if < <(awk '$4 == "20" { print; exit }' \
+	/proc/net/if_inet6 2>/dev/null)
+if [ -n "${ll_if:-}" ]; then
+	ll=$(sed 's/..../&:/g; s/:$//' <<<"$ll_hex")
+	tap_check link_local_needs_its_interface link_local_ok "$ll" "$ll_if"
+else
+	tap_skip link_local_needs_its_interface "no link-local IPv6 address on this host"
+fi
 
 bad_listen() {
 	daemon_fails 2 "--listen '127.0.0.1' lacks a port" \
