@@ -81,15 +81,6 @@ static void http_bind_error(const char *addr, int err, char *buf, size_t len)
 	}
 }
 
-/* An fe80:: address without its %INTERFACE: bind() says only EINVAL. */
-static bool http_unscoped_link_local(const struct addrinfo *ai)
-{
-	const struct sockaddr_in6 *sin6 = (const void *)ai->ai_addr;
-
-	return ai->ai_family == AF_INET6 &&
-	       IN6_IS_ADDR_LINKLOCAL(&sin6->sin6_addr) && !sin6->sin6_scope_id;
-}
-
 struct http_server *http_listen(const char *addr, char *err, size_t errlen)
 {
 	struct addrinfo hints = {
@@ -125,7 +116,7 @@ struct http_server *http_listen(const char *addr, char *err, size_t errlen)
 		if (fd < 0 && !bind_err)
 			bind_err = errno;
 	}
-	if (fd < 0 && bind_err == EINVAL && http_unscoped_link_local(res)) {
+	if (fd < 0 && bind_err == EINVAL && netaddr_unscoped_link_local(res)) {
 		snprintf(err, errlen, "cannot listen on %s: a link-local "
 			 "address needs its interface, e.g. [%s%%eth0]:%s",
 			 addr, host, port);

@@ -334,6 +334,24 @@ TEST(closed_port_refused)
 	EXPECT_STREQ(err, "connection refused");
 }
 
+/* connect() refuses an fe80:: address without its scope: say why. */
+TEST(link_local_needs_its_interface)
+{
+	struct http_response r;
+	struct http_addr a;
+	char err[256] = "";
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		SKIP("no IPv6 on this host");
+	close(fd);
+	ASSERT_TRUE(http_addr_parse("[fe80::1]:9464", &a, err, sizeof(err)));
+	EXPECT_EQ(http_get(&a, "/metrics", 2000, 1 << 20, &r, err,
+			   sizeof(err)), -1);
+	EXPECT_STREQ(err, "a link-local address needs its interface, e.g. "
+		     "[fe80::1%eth0]:9464");
+}
+
 TEST(unresolvable_host)
 {
 	struct http_response r;

@@ -103,6 +103,7 @@ static int connect_addr(const struct http_addr *a, uint64_t deadline,
 		.ai_flags = AI_NUMERICSERV,
 	}, *res, *ai;
 	int fd = -1, e = 0, ret;
+	bool unscoped;
 
 	ret = getaddrinfo(a->host, a->port, &hints, &res);
 	if (ret) {
@@ -113,10 +114,14 @@ static int connect_addr(const struct http_addr *a, uint64_t deadline,
 	}
 	for (ai = res; ai && fd < 0; ai = ai->ai_next)
 		fd = connect_one(ai, deadline, &e);
+	unscoped = netaddr_unscoped_link_local(res);
 	freeaddrinfo(res);
 	if (fd >= 0)
 		return fd;
-	if (e == ETIMEDOUT)
+	if (e == EINVAL && unscoped)
+		snprintf(err, errlen, "a link-local address needs its "
+			 "interface, e.g. [%s%%eth0]:%s", a->host, a->port);
+	else if (e == ETIMEDOUT)
 		snprintf(err, errlen, "no connection within the timeout");
 	else if (e == ECONNREFUSED)
 		snprintf(err, errlen, "connection refused");

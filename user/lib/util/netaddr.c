@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ADDR:PORT as ispotd --listen and ispotctl top --from take it; netaddr.h. */
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,4 +59,12 @@ const char *netaddr_split(const char *s, char *host, size_t hostlen,
 	host[n] = '\0';
 	*port = atoi(p);
 	return NULL;
+}
+
+bool netaddr_unscoped_link_local(const struct addrinfo *ai)
+{
+	const struct sockaddr_in6 *sin6 = (const void *)ai->ai_addr;
+
+	return ai->ai_family == AF_INET6 &&
+	       IN6_IS_ADDR_LINKLOCAL(&sin6->sin6_addr) && !sin6->sin6_scope_id;
 }

@@ -6,8 +6,11 @@
 #ifndef ISPOT_NETADDR_H
 #define ISPOT_NETADDR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct addrinfo;
 
 /*
  * Split "HOST:PORT" or "[V6ADDR]:PORT" into @host (brackets removed) and
@@ -17,5 +20,11 @@
  */
 const char *netaddr_split(const char *s, char *host, size_t hostlen,
 			  uint16_t *port);
+
+/*
+ * Whether @ai is an fe80:: address without its %INTERFACE, which bind()
+ * and connect() refuse with only EINVAL.
+ */
+bool netaddr_unscoped_link_local(const struct addrinfo *ai);
 
 #endif /* ISPOT_NETADDR_H */
