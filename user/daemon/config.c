@@ -119,13 +119,23 @@ static int config_copy(struct ispotd_config *dst,
 	return 0;
 }
 
-/* Whether to store a value of scalar @bit: not if the command line gave it. */
-static bool config_take(struct config_ctx *x, unsigned int bit)
+/*
+ * Whether to store a scalar's value: not when the command line gave it
+ * and this is the file.  On the command line the last value wins, as
+ * with most tools (a wrapper can append an override); in the file, a
+ * second line for one setting is a mistake: -1.
+ */
+static int config_take(struct config_ctx *x, unsigned int bit,
+		       const struct opt_val *v, char *err, size_t len)
 {
 	if (x->keep & bit)
-		return false;
+		return 0;
+	if (x->file && (x->c->set & bit)) {
+		snprintf(err, len, "%s is given twice: give it once", v->opt);
+		return -1;
+	}
 	x->c->set |= bit;
-	return true;
+	return 1;
 }
 
 static int config_replace(char **p, const char *val)
@@ -184,12 +194,13 @@ static const struct config_scalar *config_scalar_of(enum opt_id id)
 /* Store @v unless the command line gave it; 0 or -1. */
 static int config_store_scalar(struct config_ctx *x,
 			       const struct config_scalar *sc,
-			       const struct opt_val *v)
+			       const struct opt_val *v, char *err, size_t len)
 {
 	char *field = (char *)x->c + sc->off;
+	int take = config_take(x, sc->bit, v, err, len);
 
-	if (!config_take(x, sc->bit))
-		return 0;
+	if (take <= 0)
+		return take;
 	switch (sc->kind) {
 	case CONFIG_FRACTION:
 		*(double *)field = v->fraction;
@@ -356,6 +367,7 @@ static int config_store(void *ctx, const struct opt_val *v, char *err,
 	struct config_ctx *x = ctx;
 	struct ispotd_config *c = x->c;
 	const struct config_scalar *sc;
+	int ret;
 
 	switch (v->def->id) {
 	case OPT_CONFIG:
@@ -363,6 +375,11 @@ static int config_store(void *ctx, const struct opt_val *v, char *err,
 			snprintf(err, len, "'config' cannot be used in a config "
 				 "file: ispotd reads the one file --config "
 				 "names");
+			return -1;
+		}
+		if (c->config_path) {
+			snprintf(err, len, "--config is given twice: ispotd "
+				 "reads one file");
 			return -1;
 		}
 		return config_replace(&c->config_path, v->str);
@@ -386,15 +403,16 @@ static int config_store(void *ctx, const struct opt_val *v, char *err,
 		return config_add_key(x, v, err, len);
 	case OPT_DAUTO:
 		/* A scalar: the command line's --auto=N wins over the file's. */
-		if (config_take(x, ISPOTD_SET_AUTO)) {
+		ret = config_take(x, ISPOTD_SET_AUTO, v, err, len);
+		if (ret > 0) {
 			c->auto_pick = true;
 			c->auto_top = (uint32_t)v->u64;
 		}
-		return 0;
+		return ret < 0 ? -1 : 0;
 	default:
 		sc = config_scalar_of(v->def->id);
 		if (sc)
-			return config_store_scalar(x, sc, v);
+			return config_store_scalar(x, sc, v, err, len);
 		/* An option the table gives ispotd without a place. */
 		snprintf(err, len, "%s is not handled", v->opt);
 		return -1;

@@ -226,6 +226,29 @@ TEST(last_scalar_wins)
 	ispotd_config_free(&c);
 }
 
+/* In the file, a second line for one setting is refused, its line named. */
+TEST(file_scalar_twice)
+{
+	char want[256];
+
+	conf_file("exe /a\nfunc f\nbudget 1%\nwindow 5s\nbudget 2%\n");
+	snprintf(want, sizeof(want), "%sbudget is given twice: give it once",
+		 at_line(5));
+	assert_file_error("exe /a\nfunc f\nbudget 1%\nwindow 5s\nbudget 2%\n",
+			  want, NULL);
+	conf_file("exe /a\nauto 2\nauto 3\n");
+	snprintf(want, sizeof(want), "%sauto is given twice: give it once",
+		 at_line(3));
+	assert_file_error("exe /a\nauto 2\nauto 3\n", want, NULL);
+}
+
+/* One file is read: a second --config is an error, not the first lost. */
+TEST(config_twice)
+{
+	ASSERT_USAGE("--config is given twice: ispotd reads one file",
+		     "--config", "/a.conf", "--config", "/b.conf");
+}
+
 TEST(budget_spellings)
 {
 	static const struct {
@@ -979,7 +1002,7 @@ TEST(file_last_key_wins_within_file)
 
 	ASSERT_EQ(PARSE(&cli, "--config", conf_file("exe /a\nfunc f\n"
 						    "key f=arg0\nkey f=arg1\n"
-						    "budget 2\nbudget 3\n")),
+						    "budget 3\n")),
 		  0);
 	ASSERT_EQ(load(&cli, &c), 0);
 	ASSERT_EQ(c.nr_keys, 2);
