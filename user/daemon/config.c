@@ -407,6 +407,7 @@ static int config_store(void *ctx, const struct opt_val *v, char *err,
 		if (ret > 0) {
 			c->auto_pick = true;
 			c->auto_top = (uint32_t)v->u64;
+			c->auto_line = v->line;
 		}
 		return ret < 0 ? -1 : 0;
 	default:
@@ -423,6 +424,7 @@ static int config_store(void *ctx, const struct opt_val *v, char *err,
 static int config_check(const struct ispotd_config *c, const char *path)
 {
 	const struct opt_src src = { .cmd = &daemon_cmd, .path = path };
+	const struct opt_src cmdline = { .cmd = &daemon_cmd };
 
 	if (!c->nr_pids && !c->nr_exes && !c->nr_cgroups)
 		return opt_error(&src, path ?
@@ -438,8 +440,17 @@ static int config_check(const struct ispotd_config *c, const char *path)
 				 "--sync" :
 				 "nothing to trace: give --func SPEC (e.g. "
 				 "--func 'worker_*'), --auto or --sync");
+	if (c->auto_top > c->max_functions && c->auto_line) {
+		const struct opt_src at = { .cmd = &daemon_cmd, .path = path,
+					    .line = c->auto_line };
+
+		return opt_error(&at, "'auto %u' picks more functions than "
+				 "max-functions %u reports: lower it or raise "
+				 "max-functions", c->auto_top,
+				 c->max_functions);
+	}
 	if (c->auto_top > c->max_functions)
-		return opt_error(&src, "--auto=%u picks more functions than "
+		return opt_error(&cmdline, "--auto=%u picks more functions than "
 				 "--max-functions %u reports: lower N or raise "
 				 "--max-functions", c->auto_top,
 				 c->max_functions);

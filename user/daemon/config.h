@@ -103,6 +103,7 @@ struct ispotd_config {
 	double solo_share;		/* --solo-blocks: of the armed time */
 	bool auto_pick;			/* --auto[=N] */
 	uint32_t auto_top;		/* its N; 0: the 1% rule */
+	unsigned int auto_line;		/* its line in the file; 0: none */
 	uint64_t auto_time_ns;		/* --auto-time */
 	uint32_t auto_every;		/* --auto-every: windows */
 	/*

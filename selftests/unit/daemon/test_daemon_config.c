@@ -600,6 +600,18 @@ TEST(auto_picks_in_place_of_func)
 	ASSERT_EQ(PARSE(&c, "--pid", "1", "--auto=60", "--max-functions",
 			"60"), 0);
 	ispotd_config_free(&c);
+	/* From the file: its line; from the command line: no file named. */
+	{
+		char want[256];
+
+		conf_file("exe /a\nauto 51\n");
+		snprintf(want, sizeof(want), "%s'auto 51' picks more functions "
+			 "than max-functions 50", at_line(2));
+		assert_file_error("exe /a\nauto 51\n", want, NULL);
+		assert_file_error("exe /a\n", "ispotd: --auto=60 picks more "
+				  "functions than --max-functions 50", "--auto=60",
+				  NULL);
+	}
 }
 
 TEST(help)

@@ -72,7 +72,7 @@ static int opt_line(const struct opt_src *src, char *line,
 	if (d->kind != OPTK_FLAG && !*val)
 		return opt_error(src, "'%s' needs a value", key);
 	v = (struct opt_val){ .opt = key, .str = d->kind == OPTK_FLAG ?
-			      NULL : val };
+			      NULL : val, .line = src->line };
 	return opt_take(src, d, &v, store, ctx);
 }
 

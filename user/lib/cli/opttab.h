@@ -113,6 +113,7 @@ struct opt_val {
 	double fraction;	/* OPTK_PERCENT: 0.01 is 1% */
 	struct key_rule rule;	/* OPTK_KEY; FUNC is str[0, func_len) */
 	size_t func_len;
+	unsigned int line;	/* its line in the file; 0: the command line */
 };
 
 /*
