@@ -225,6 +225,7 @@ static void ispotd_drop(struct ispotd *d, size_t i, uint64_t now)
 		ispot_say("pid %d is gone: it exec'd %s", (int)tg->pid,
 			  now_exe);
 	}
+	metrics_drop_exe(d->metrics, tg->exe);
 	target_list_remove(&d->targets, i);
 }
 

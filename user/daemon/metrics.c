@@ -147,7 +147,28 @@ static struct metrics_exe *metrics_exe(struct metrics *m, const char *path)
 
 int metrics_add_exe(struct metrics *m, const char *exe)
 {
-	return metrics_exe(m, exe) ? 0 : -ENOMEM;
+	struct metrics_exe *x = metrics_exe(m, exe);
+
+	if (!x)
+		return -ENOMEM;
+	x->live++;
+	x->gone = false;
+	return 0;
+}
+
+void metrics_drop_exe(struct metrics *m, const char *exe)
+{
+	char *name = metrics_exe_name(exe);
+	struct metrics_exe *x = name ? metrics_exe_find(m, name) : NULL;
+
+	/* Past METRICS_MAX_EXES, its processes were counted in (other). */
+	if (name && !x && m->nr_exes >= METRICS_MAX_EXES)
+		x = metrics_exe_find(m, METRICS_OTHER);
+	free(name);
+	if (!x || !x->live)
+		return;	/* added without memory: nothing was counted */
+	if (!--x->live)
+		x->gone = true;
 }
 
 static struct metrics_series *metrics_find(struct metrics_exe *x,

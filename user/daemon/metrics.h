@@ -65,6 +65,14 @@ void metrics_set_max_functions(struct metrics *m, uint32_t max);
  */
 int metrics_add_exe(struct metrics *m, const char *exe);
 
+/*
+ * A target running @exe is gone (after its last window was added): once
+ * none of the exe's is left, its gauges (duty cycle, overhead, SCI, the
+ * --auto share) are no longer written, so that an alert on them ends
+ * with the program; its counters stay, as they stand.
+ */
+void metrics_drop_exe(struct metrics *m, const char *exe);
+
 /* How many processes are traced now: the ispot_targets gauge. */
 void metrics_set_targets(struct metrics *m, size_t n);
 

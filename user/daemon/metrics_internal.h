@@ -56,6 +56,13 @@ struct metrics_exe {
 	uint64_t gauge_at;
 	unsigned int gauge_n;
 	double duty_sum, overhead_sum;
+	/*
+	 * Its processes traced now; @gone once the last was dropped: its
+	 * gauges are no longer written (a gone program has no "now"), its
+	 * counters are, as they stand.
+	 */
+	unsigned int live;
+	bool gone;
 	struct metrics_series *series;
 	size_t nr_series, cap_series;
 	uint32_t nr_named;

@@ -123,6 +123,8 @@ static void metrics_solo_block(FILE *f, const struct metrics_exe *x,
 static void metrics_sci(FILE *f, const struct metrics_exe *x,
 			const struct metrics_series *s)
 {
+	if (x->gone)
+		return;
 	metrics_open(f, METRIC_SCI, x, s);
 	prom_write_double(f, s->sci_observed_ns ?
 			  (double)s->sci_loss_ns / s->sci_observed_ns : 0.0);
@@ -131,7 +133,7 @@ static void metrics_sci(FILE *f, const struct metrics_exe *x,
 static void metrics_auto_share(FILE *f, const struct metrics_exe *x,
 			       const struct metrics_series *s)
 {
-	if (!s->ever_picked)
+	if (!s->ever_picked || x->gone)
 		return;
 	metrics_open(f, METRIC_AUTO_SHARE, x, s);
 	prom_write_double(f, s->pick_share);
@@ -168,6 +170,8 @@ static void metrics_exe_mean(FILE *f, const struct metrics *m,
 		double sum = *(const double *)((const char *)x + sum_off);
 		struct prom_label exe = { LABEL_EXE, x->name };
 
+		if (x->gone)
+			continue;
 		prom_write_series(f, name, &exe, 1);
 		prom_write_double(f, x->gauge_n ? sum / x->gauge_n : 0);
 	}

@@ -280,6 +280,57 @@ TEST(events_outcomes_exist_at_zero)
 	metrics_free(m);
 }
 
+/*
+ * A gauge says how things are now: once every process of an exe is gone,
+ * its duty cycle, overhead and SCI are no longer written (an alert on
+ * them ends with the program); its counters stay as they stand.
+ */
+TEST(gauges_of_a_gone_exe_vanish_counters_stay)
+{
+	static const char *const names[] = { "f" };
+	static const uint64_t loss[] = { 400 };
+	static const char *const gauges[] = {
+		"ispot_duty_cycle{exe=\"app\"}",
+		"ispot_overhead_estimate{exe=\"app\"}",
+		"ispot_sci{exe=\"app\",function=\"f\",object=\"app\"}",
+	};
+	struct metrics *m = metrics_new(50);
+	char *text;
+	size_t i;
+
+	ASSERT_TRUE(m);
+	ASSERT_EQ(metrics_add_exe(m, "/usr/bin/app"), 0);
+	ASSERT_EQ(metrics_add_exe(m, "/usr/bin/app"), 0);
+	add_window(m, &app1, WINDOW_NS, names, loss, 1);
+	/* One of its two processes gone: the other's gauges stand. */
+	metrics_drop_exe(m, "/usr/bin/app");
+	text = render(m);
+	for (i = 0; i < 3; i++)
+		EXPECT_TRUE(sample(text, gauges[i]));
+	free(text);
+	/* Both gone, and a drop of an exe never added changes nothing. */
+	metrics_drop_exe(m, "/usr/bin/app");
+	metrics_drop_exe(m, "/usr/bin/app");
+	metrics_drop_exe(m, "/usr/bin/never");
+	text = render(m);
+	for (i = 0; i < 3; i++)
+		EXPECT_FALSE(sample(text, gauges[i]));
+	EXPECT_EQ(val(text, "ispot_calls_total{exe=\"app\",function=\"f\","
+		      "object=\"app\"}"), 1);
+	EXPECT_EQ(val(text, "ispot_events_total{exe=\"app\","
+		      "outcome=\"dropped\"}"), 0);
+	EXPECT_TRUE(strstr(text, "# TYPE ispot_sci gauge"));
+	free(text);
+	/* It runs again: its gauges are back from its first window. */
+	ASSERT_EQ(metrics_add_exe(m, "/usr/bin/app"), 0);
+	add_window(m, &app1, 2 * WINDOW_NS, names, loss, 1);
+	text = render(m);
+	for (i = 0; i < 3; i++)
+		EXPECT_TRUE(sample(text, gauges[i]));
+	free(text);
+	metrics_free(m);
+}
+
 /* Odd names: quotes, backslashes and a newline in a label value. */
 TEST(label_values_escaped)
 {
