@@ -39,6 +39,7 @@ struct config_ctx {
 	struct ispotd_config *c;
 	bool file;		/* from the config file, not the command line */
 	unsigned int keep;	/* ISPOTD_SET_*: the command line's, which win */
+	unsigned int seen;	/* ISPOTD_SET_*: the file's lines so far */
 	size_t cli_keys;	/* keys[] below this index are the command line's */
 };
 
@@ -123,17 +124,20 @@ static int config_copy(struct ispotd_config *dst,
  * Whether to store a scalar's value: not when the command line gave it
  * and this is the file.  On the command line the last value wins, as
  * with most tools (a wrapper can append an override); in the file, a
- * second line for one setting is a mistake: -1.
+ * second line for one setting is a mistake: -1, whether or not the
+ * command line overrides it (the file must not turn bad without it).
  */
 static int config_take(struct config_ctx *x, unsigned int bit,
 		       const struct opt_val *v, char *err, size_t len)
 {
-	if (x->keep & bit)
-		return 0;
-	if (x->file && (x->c->set & bit)) {
+	if (x->file && (x->seen & bit)) {
 		snprintf(err, len, "%s is given twice: give it once", v->opt);
 		return -1;
 	}
+	if (x->file)
+		x->seen |= bit;
+	if (x->keep & bit)
+		return 0;
 	x->c->set |= bit;
 	return 1;
 }
@@ -450,9 +454,9 @@ static int config_check(const struct ispotd_config *c, const char *path)
 				 c->max_functions);
 	}
 	if (c->auto_top > c->max_functions)
-		return opt_error(&cmdline, "--auto=%u picks more functions than "
-				 "--max-functions %u reports: lower N or raise "
-				 "--max-functions", c->auto_top,
+		return opt_error(&cmdline, "--auto=%u picks more functions "
+				 "than --max-functions %u reports: lower N or "
+				 "raise --max-functions", c->auto_top,
 				 c->max_functions);
 	return 0;
 }

@@ -151,8 +151,8 @@ int metrics_add_exe(struct metrics *m, const char *exe)
 
 	if (!x)
 		return -ENOMEM;
+	/* Still gone: its gauges return with its new process's window. */
 	x->live++;
-	x->gone = false;
 	return 0;
 }
 
@@ -362,6 +362,7 @@ int metrics_add_window(struct metrics *m, const struct window_figures *wf)
 
 	if (!x)
 		return -ENOMEM;
+	x->gone = false;
 	x->recorded += wf->recorded;
 	x->dropped += wf->dropped;
 	x->unpaired += wf->unpaired;

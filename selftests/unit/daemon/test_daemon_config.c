@@ -240,6 +240,29 @@ TEST(file_scalar_twice)
 	snprintf(want, sizeof(want), "%sauto is given twice: give it once",
 		 at_line(3));
 	assert_file_error("exe /a\nauto 2\nauto 3\n", want, NULL);
+	/* Refused with a --budget too: the file is bad on its own. */
+	conf_file("exe /a\nfunc f\nbudget 1%\nbudget 2%\n");
+	snprintf(want, sizeof(want), "%sbudget is given twice: give it once",
+		 at_line(4));
+	assert_file_error("exe /a\nfunc f\nbudget 1%\nbudget 2%\n", want,
+			  "--budget", "5%", NULL);
+}
+
+/* SIGHUP: the file read again under a command line that overrides it. */
+TEST(reload_under_an_override)
+{
+	struct ispotd_config cli, a, b;
+
+	ASSERT_EQ(PARSE(&cli, "--config", conf_file("exe /a\nfunc f\n"
+						    "budget 1%\nwindow 5s\n"),
+			"--budget", "5%"), 0);
+	ASSERT_EQ(load(&cli, &a), 0);
+	ASSERT_EQ(load(&cli, &b), 0);
+	EXPECT_NEAR(b.budget, 0.05, 1e-12);
+	EXPECT_EQ(b.window_ns, 5000000000ull);
+	ispotd_config_free(&a);
+	ispotd_config_free(&b);
+	ispotd_config_free(&cli);
 }
 
 /* One file is read: a second --config is an error, not the first lost. */

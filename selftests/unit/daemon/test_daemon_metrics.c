@@ -323,6 +323,11 @@ TEST(gauges_of_a_gone_exe_vanish_counters_stay)
 	free(text);
 	/* It runs again: its gauges are back from its first window. */
 	ASSERT_EQ(metrics_add_exe(m, "/usr/bin/app"), 0);
+	/* Not before: the gone process's values would come back. */
+	text = render(m);
+	for (i = 0; i < 3; i++)
+		EXPECT_FALSE(sample(text, gauges[i]));
+	free(text);
 	add_window(m, &app1, 2 * WINDOW_NS, names, loss, 1);
 	text = render(m);
 	for (i = 0; i < 3; i++)

@@ -140,13 +140,24 @@ static long long http_content_length(const char *p)
 	while (*p == ' ' || *p == '\t')
 		p++;
 	for (; *p >= '0' && *p <= '9'; p++, digits = true) {
-		if (v > (1ll << 62) / 10)
+		if (v > ((1ll << 62) - (*p - '0')) / 10)
 			return -1;
 		v = v * 10 + (*p - '0');
 	}
 	while (*p == ' ' || *p == '\t')
 		p++;
-	return digits && (*p == '\r' || !*p) ? v : -1;
+	/* A bare CR is no line end (RFC 9112 2.2): "3\rX" is not 3. */
+	return digits && ((p[0] == '\r' && p[1] == '\n') || !*p) ? v : -1;
+}
+
+/* Whether @word is in the rest of the line at @p (up to CR LF or NUL). */
+static bool http_line_has(const char *p, const char *word)
+{
+	const char *eol = strstr(p, "\r\n");
+	size_t len = eol ? (size_t)(eol - p) : strlen(p);
+	const char *hit = strcasestr(p, word);
+
+	return hit && (size_t)(hit - p) + strlen(word) <= len;
 }
 
 int http_head_parse(char *buf, size_t n, struct http_head *h)
@@ -175,9 +186,13 @@ int http_head_parse(char *buf, size_t n, struct http_head *h)
 				return -2;
 			h->content_length = cl;
 		} else if (!strncasecmp(line, "Transfer-Encoding:", 18) &&
-			 strcasestr(line + 18, "chunked"))
+			   http_line_has(line + 18, "chunked")) {
 			h->chunked = true;
+		}
 	}
+	/* Both: a message to refuse (RFC 9112 6.3), not to guess at. */
+	if (h->chunked && h->content_length >= 0)
+		return -2;
 	return 1;
 }
 
@@ -237,7 +252,8 @@ int http_reader_feed(struct http_reader *rd, size_t got, char *err,
 		ret = http_head_parse(rd->buf, rd->n, h);
 		if (ret < 0) {
 			snprintf(err, errlen, ret == -2 ?
-				 "the answer's Content-Length is not one number" :
+				 "the answer's length is not one number, or "
+				 "it is also chunked" :
 				 "the answer is not HTTP");
 			return -1;
 		}

@@ -41,7 +41,8 @@ struct http_head {
 /*
  * The head at @buf (@n bytes received; the byte of its last CRLF is
  * overwritten with a NUL).  1 parsed, 0 incomplete, -1 not HTTP, -2 a
- * Content-Length that is not one number of digits.
+ * Content-Length that is not one number of digits, or one beside a
+ * chunked Transfer-Encoding.
  */
 int http_head_parse(char *buf, size_t n, struct http_head *h);
 
