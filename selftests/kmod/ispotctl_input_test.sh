@@ -10,7 +10,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 16
+tap_plan 17
 
 t_no_pid() {
 	run_status 1 ispotctl attach --pid 999999 --func acquire &&
@@ -36,6 +36,20 @@ t_no_command() {
 		one_line_err "cannot run"
 }
 tap_check "missing_command_exit_1" t_no_command
+
+# A function whose first instruction has a LOCK prefix: uprobes cannot
+# step over it, and armed before run's exec the kernel drops the probe
+# silently ("no probed function was called", exit 0).  Refused by name,
+# by run and attach alike.  The unit test binary holds such functions.
+t_lock_prefixed() {
+	locked=/ispot/selftests/unit/trace/test_trace_resolve
+	run_status 1 ispotctl run --func resolve_locked -- "$locked" &&
+		one_line_err "'resolve_locked' starts with an instruction uprobes cannot step over" || return 1
+	run_status 1 ispotctl run --func resolve_me --func 'resolve_locked*' \
+		-- "$locked" &&
+		one_line_err "'resolve_locked[a-z_]*' starts with an instruction"
+}
+tap_check "lock_prefixed_function_refused_by_name" t_lock_prefixed
 
 t_usage() {
 	run_status 2 ispotctl attach --func acquire && one_line_err "needs --pid" &&

@@ -22,6 +22,24 @@ __attribute__((noipa, used)) int resolve_me(int x)
 	return x + 1;
 }
 
+/*
+ * Starts with a LOCK-prefixed instruction (after a legacy prefix too),
+ * which uprobes cannot step over.
+ */
+__asm__(".text\n"
+	".globl resolve_locked\n"
+	".type resolve_locked, @function\n"
+	"resolve_locked:\n"
+	"	lock incl (%rdi)\n"
+	"	ret\n"
+	".size resolve_locked, .-resolve_locked\n"
+	".globl resolve_locked_wide\n"
+	".type resolve_locked_wide, @function\n"
+	"resolve_locked_wide:\n"
+	"	.byte 0x66, 0xf0, 0xff, 0x07\n"
+	"	ret\n"
+	".size resolve_locked_wide, .-resolve_locked_wide\n");
+
 static bool bit_set(const uint64_t *bits, size_t i)
 {
 	return bits[i / 64] & 1ull << (i % 64);
@@ -114,6 +132,27 @@ TEST(without_funcs_optional_a_missing_function_is_an_error)
 	EXPECT_EQ(resolve(&t, &o), -1);
 	EXPECT_TRUE(strstr(captured, "no_such_function_here"));
 	EXPECT_EQ(t.nr_unresolved, 0);
+	trace_funcs_free(&t);
+}
+
+/*
+ * A probe on a LOCK-prefixed first instruction never fires where the
+ * file is mapped after it is armed (run's exec): trace_arm() refuses
+ * such a function by name, and lets any other through.
+ */
+TEST(a_lock_prefixed_first_instruction_is_not_steppable)
+{
+	struct trace_opts o = { 0 };
+	struct trace t;
+
+	o.funcs[o.nr_funcs++] = "resolve_me";
+	o.funcs[o.nr_funcs++] = "resolve_locked";
+	o.funcs[o.nr_funcs++] = "resolve_locked_wide";
+	ASSERT_EQ(resolve(&t, &o), 0);
+	ASSERT_EQ(t.nr_funcs, 3);
+	EXPECT_TRUE(trace_sym_steppable(&t.funcs[0].sym));
+	EXPECT_FALSE(trace_sym_steppable(&t.funcs[1].sym));
+	EXPECT_FALSE(trace_sym_steppable(&t.funcs[2].sym));
 	trace_funcs_free(&t);
 }
 

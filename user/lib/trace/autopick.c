@@ -11,13 +11,12 @@
 #include "trace/autopick_internal.h"
 #include "util/format.h"
 #include "trace/offprof.h"
+#include "trace/trace.h"
 #include "trace/wall_folded.h"
 #include "trace/wall_path.h"
 #include "util/array.h"
 #include "util/errors.h"
 
-/* x86's LOCK prefix: uprobes refuse to single-step such an instruction. */
-#define X86_LOCK_PREFIX		0xf0
 
 static int group_cmp(const void *a, const void *b)
 {
@@ -88,20 +87,6 @@ static int group_samples(struct elf_symbolizer *sz,
 	return 0;
 }
 
-/* Whether the first instruction at @sym can be stepped over by uprobes. */
-static bool steppable(const struct elf_target_sym *sym)
-{
-	unsigned char c = 0;
-	int fd = elf_open_regular(sym->obj, NULL, NULL, 0);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = pread(fd, &c, 1, sym->offset) == 1 && c != X86_LOCK_PREFIX;
-	close(fd);
-	return ok;
-}
-
 /* The probe point for @g, or -ENOENT when none can be had. */
 static int group_resolve(const struct ap_group *g, struct elf_target_sym *out)
 {
@@ -114,7 +99,7 @@ static int group_resolve(const struct ap_group *g, struct elf_target_sym *out)
 	/* A name several local functions share: the one sampled. */
 	for (i = 0; i < n; i++) {
 		if (syms[i].vaddr == g->start &&
-		    !(syms[i].flags & ELF_SYM_IFUNC) && steppable(&syms[i])) {
+		    !(syms[i].flags & ELF_SYM_IFUNC) && trace_sym_steppable(&syms[i])) {
 			*out = syms[i];
 			ret = 0;
 			break;

@@ -323,4 +323,15 @@ int trace_auto_keys(struct trace *t, struct sci_report *sr);
 
 void trace_free(struct trace *t);
 
+/*
+ * Whether uprobes can single-step @sym's first instruction: not one with
+ * a LOCK prefix.  The module refuses such a probe at ENABLE only where the
+ * file is mapped already (attach); armed before run's exec or a dlopen,
+ * the kernel skips it when the file is mapped, silently, and the function
+ * would read as never called, so trace_arm() refuses it by name first.
+ * An object that cannot be read is left to the module to judge (true).
+ * --auto leaves such functions out of its picks with it.
+ */
+bool trace_sym_steppable(const struct elf_target_sym *sym);
+
 #endif /* ISPOT_TRACE_H */

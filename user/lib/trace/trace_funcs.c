@@ -381,6 +381,27 @@ static int trace_arm_block(struct trace *t, size_t func)
 	return 0;
 }
 
+bool trace_sym_steppable(const struct elf_target_sym *sym)
+{
+	unsigned char b[15];
+	ssize_t n, i;
+	int fd = elf_open_regular(sym->obj, NULL, NULL, 0);
+
+	if (fd < 0)
+		return true;
+	n = pread(fd, b, sizeof(b), (off_t)sym->offset);
+	close(fd);
+	/* The legacy prefixes come first, in any order. */
+	for (i = 0; i < n; i++) {
+		if (b[i] == 0xf0)
+			return false;
+		if (!strchr("\x26\x2e\x36\x3e\x64\x65\x66\x67\xf2\xf3",
+			    b[i]) || !b[i])
+			break;
+	}
+	return true;
+}
+
 int trace_arm(struct trace *t)
 {
 	/* The exit record carries the call site (ABI 1.2). */
@@ -396,6 +417,13 @@ int trace_arm(struct trace *t)
 			if (trace_arm_block(t, i))
 				return -1;
 			continue;
+		}
+		if (!trace_sym_steppable(&f->sym)) {
+			ispot_error("'%s' starts with an instruction uprobes "
+				    "cannot step over (a LOCK prefix), so its "
+				    "probe would never fire: probe its callers",
+				    f->sym.name);
+			return -1;
 		}
 		/*
 		 * A lock call reads its return address at entry: a wake
