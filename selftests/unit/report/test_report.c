@@ -2114,9 +2114,18 @@ TEST(interference_in_text_and_json)
 			   "default) give it a reference"));
 	EXPECT_TRUE(strstr(text, "note: compute_chunk: ") &&
 		    strstr(text, "but no other thread of the program was "
-			   "active during any of its 60 calls"));
+			   "active during any of its 60 calls: "));
 	EXPECT_TRUE(strstr(text, "waiting for CPUs that other processes held "
 			   "(external, not interference)"));
+	free(text);
+	/* Calls in solo blocks too: the note's count says it leaves them. */
+	fn = sci_report_func(s.sci, F_COMPUTE);
+	ASSERT_TRUE(fn);
+	((struct sci_result *)fn)->calls += 20;
+	text = render_text(&s.rep, 0);
+	unwrap(text);
+	EXPECT_TRUE(strstr(text, "active during any of its 60 calls outside "
+			   "solo blocks: "));
 	free(text);
 
 	v = parse_report(&s.rep);

@@ -100,9 +100,11 @@ static void note_own_variance(FILE *f, const struct report *r,
 	if (x->solo_calls && x->solo_calls == x->calls)
 		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
 			 "call, but no other thread of the program was active "
-			 "during any of its %" PRIu64 " calls: its own work "
+			 "during any of its %" PRIu64 " calls%s: its own work "
 			 "varies, not interference; --key shape or argN may "
-			 "help", label_of(r, fn->func_id), above, x->calls);
+			 "help", label_of(r, fn->func_id), above, x->calls,
+			 /* CALLS also counts those in solo blocks. */
+			 x->calls < fn->calls ? " outside solo blocks" : "");
 	else if (x->ref == INTERF_REF_GATED) {
 		format_ns(solo, sizeof(solo), x->gated_mean_ns);
 		snprintf(line, sizeof(line), "%s: %.0f%% above its fastest "
