@@ -1969,6 +1969,22 @@ TEST(text_all_futexes_shows_them)
 	scenario_free(&s);
 }
 
+/* The notes as one line each: wrapped lines joined, indents dropped. */
+static void unwrap(char *text)
+{
+	char *r = text, *w = text;
+
+	while (*r) {
+		if (*r == '\n' && r[1] == ' ') {
+			while (r[1] == ' ')
+				r++;
+			*r = ' ';
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
 /*
  * "woken from (untraced) (100%)" names nothing: the line ends at its
  * waiters, and one line says what would name the wakers.  A line whose
@@ -1998,6 +2014,16 @@ TEST(text_untraced_wakers_one_hint)
 	EXPECT_FALSE(strstr(p + 2, "woken from untraced code"));
 	EXPECT_FALSE(strstr(text, "--all-futexes shows"));
 	free(text);
+	/* Under --sync, the hint does not offer --sync. */
+	s.rep.sync = true;
+	text = render_text(&s.rep, 0);
+	unwrap(text);
+	EXPECT_TRUE(strstr(text, "woken from untraced code (a thread's exit "
+			   "wakes its joiner, a call --sync does not cover): "
+			   "tracing the waking functions names them"));
+	EXPECT_FALSE(strstr(text, "--sync or tracing"));
+	free(text);
+	s.rep.sync = false;
 
 	/* Named wakers: the clause as before, no hint. */
 	two[0].woken_from = futex_wakers;
@@ -2061,21 +2087,6 @@ static void interf_scenario(struct scenario *s)
 	s->rep.nr_futexes = 0;
 }
 
-/* The notes as one line each: wrapped lines joined, indents dropped. */
-static void unwrap(char *text)
-{
-	char *r = text, *w = text;
-
-	while (*r) {
-		if (*r == '\n' && r[1] == ' ') {
-			while (r[1] == ' ')
-				r++;
-			*r = ' ';
-		}
-		*w++ = *r++;
-	}
-	*w = '\0';
-}
 
 TEST(interference_in_text_and_json)
 {

@@ -149,6 +149,8 @@ struct report {
 	 * from" only when it names something.  JSON always has them all.
 	 */
 	bool all_futexes;
+	/* --sync was on: the lock calls are traced, so say what else wakes. */
+	bool sync;
 	/* Set by report_text() for the text's parts; callers leave them 0. */
 	const char *const *labels;	/* by func_id: the names shown */
 	int note_width;			/* notes wrap at this column */

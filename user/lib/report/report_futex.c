@@ -165,7 +165,11 @@ void report_text_futexes(FILE *f, const struct report *r)
 			 hidden > 1 ? "es" : "", hidden > 1 ? "them" : "it");
 		report_wrap(f, r, 0, "", line);
 	}
-	if (unnamed)
+	if (unnamed && r->sync)
+		report_wrap(f, r, 0, "", "woken from untraced code (a thread's "
+			    "exit wakes its joiner, a call --sync does not "
+			    "cover): tracing the waking functions names them");
+	else if (unnamed)
 		report_wrap(f, r, 0, "", "woken from untraced code: --sync or "
 			    "tracing the lock's holders names who woke them");
 }

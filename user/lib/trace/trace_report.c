@@ -225,6 +225,17 @@ static void trace_auto_json(struct json *j, const void *picked)
 	autopick_json(j, picked);
 }
 
+/* Whether --sync's lock calls were traced, live or in the recording. */
+static bool trace_has_sync_probes(const struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_probes; i++)
+		if (t->probes[i].sync)
+			return true;
+	return false;
+}
+
 static void trace_report_header(const struct trace *t, struct report *r)
 {
 	const struct pair_stats *ps = pairer_stats(t->pipe->pairer);
@@ -243,6 +254,7 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->stacks = t->pipe->stacks;
 	r->wide = t->opts->wide;
 	r->all_futexes = t->opts->all_futexes;
+	r->sync = trace_has_sync_probes(t);
 	/*
 	 * Blocks that were made, live or in a recording alike (a recording
 	 * does not keep the option), so that both give the same report.
