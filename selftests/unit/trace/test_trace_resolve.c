@@ -156,4 +156,29 @@ TEST(a_lock_prefixed_first_instruction_is_not_steppable)
 	trace_funcs_free(&t);
 }
 
+/*
+ * ispotd (funcs_optional): such a function is left out as one the target
+ * lacks, said once by its caller, and the others are traced.
+ */
+TEST(under_funcs_optional_an_unsteppable_function_is_left_out)
+{
+	struct trace_opts o = { .funcs_optional = true };
+	struct trace t;
+
+	o.funcs[o.nr_funcs++] = "resolve_locked";
+	o.funcs[o.nr_funcs++] = "resolve_me";
+	o.funcs[o.nr_funcs++] = "resolve_locked*";
+	EXPECT_EQ(resolve(&t, &o), 0);
+	EXPECT_STREQ(captured, "");
+	ASSERT_EQ(t.nr_funcs, 1);
+	EXPECT_STREQ(t.funcs[0].sym.name, "resolve_me");
+	EXPECT_EQ(t.nr_unresolved, 2);
+	EXPECT_TRUE(bit_set(t.unresolved, 0));
+	EXPECT_FALSE(bit_set(t.unresolved, 1));
+	EXPECT_TRUE(bit_set(t.unresolved, 2));
+	EXPECT_TRUE(strstr(t.unresolved_msg, "'resolve_locked' starts with an "
+			   "instruction uprobes cannot step over"));
+	trace_funcs_free(&t);
+}
+
 TEST_HARNESS_MAIN

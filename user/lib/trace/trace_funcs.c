@@ -122,6 +122,32 @@ static bool trace_lacks(struct trace *t, size_t bit, int ret,
 	return true;
 }
 
+/*
+ * Under funcs_optional (ispotd), the functions of spec @bit a probe could
+ * not step over are left out of @syms, as functions the target lacks are,
+ * so that the others are traced; whether none is left (then noted in
+ * t->unresolved with why).  ispotctl refuses them at trace_arm().
+ */
+static bool trace_drop_unsteppable(struct trace *t, size_t bit,
+				   struct elf_target_sym *syms, size_t *n)
+{
+	char why[ELF_SYM_NAME_MAX + 128];
+	size_t i, kept = 0;
+
+	for (i = 0; i < *n; i++)
+		if (trace_sym_steppable(&syms[i]))
+			syms[kept++] = syms[i];
+	if (kept || !*n)
+		goto out;
+	snprintf(why, sizeof(why), "'%s' starts with an instruction uprobes "
+		 "cannot step over (a LOCK prefix); probe its callers",
+		 syms[0].name);
+	trace_lacks(t, bit, -ENOENT, why);
+out:
+	*n = kept;
+	return !kept;
+}
+
 /* Whether spec @bit is one the caller knows the target lacks. */
 static bool trace_skipped(struct trace *t, size_t bit)
 {
@@ -266,7 +292,11 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 			ispot_error("%s", err);
 			return -1;
 		}
-		ret = trace_add_syms(t, syms, n);
+		if (t->opts->funcs_optional &&
+		    trace_drop_unsteppable(t, i, syms, &n))
+			ret = 0;	/* none left: said as one it lacks */
+		else
+			ret = trace_add_syms(t, syms, n);
 		free(syms);
 		if (ret)
 			return -1;
