@@ -125,8 +125,20 @@ first_window() {
 	said=$(grep -c "one burst costs more than a window's budget" \
 		"$tmp/first.err")
 	echo "# said over budget: $said"
+	# Where it is said, every burst is the shortest (2 ms), and the armed
+	# time a burst is about that: it ends when DISABLE is asked for, not
+	# when the ioctl returns after the wait records' grace period (50 to
+	# 420 ms under single-threaded TCG, which read as armed time, the
+	# bursts as ~200 ms that saw no call).  The mean, for a descheduled
+	# emulator now and then.
+	armed=$(wfield "$tmp/first.jsonl" .armed_ns "$pid" |
+		awk '{ n += $1 } END { print n + 0 }')
+	nb=$(bursts "$tmp/first.jsonl" "$pid")
+	per=$(awk -v a="$armed" -v b="$nb" 'BEGIN { printf "%.1f", b ? a / b / 1e6 : 0 }')
+	echo "# armed a burst: ${per} ms over $nb bursts"
 	[ -n "$after" ] && [ "${first:-0}" -ge 1 ] && [ -n "$est" ] &&
-		{ lt "$est" 0.02 || [ "$said" = 1 ]; }
+		{ lt "$est" 0.02 || [ "$said" = 1 ]; } &&
+		{ [ "$said" != 1 ] || lt "$per" 60; }
 }
 tap_check first_window_has_a_burst_within_the_1pct_budget first_window
 

@@ -23,9 +23,12 @@ long_target() {
 module_reload() {
 	long_target
 	# Bursts that leave time to unload between them, but long enough to
-	# see calls: at 2% they were ~200 ms, and under single-threaded TCG
-	# such a burst saw none on some days (every burst, before the unload
-	# too), whatever the tree.
+	# see calls.  At 2%, one burst's arming under single-threaded TCG
+	# (250-700 ms of the daemon's CPU) costs more than a 2 s window's
+	# budget, so every burst is the shortest, 2 ms, which the target's
+	# vCPU hardly ever runs in; they once read as ~200 ms with no call,
+	# when the armed time still counted the DISABLE that waits out the
+	# wait records' grace period (50-400 ms under emulation).
 	ispotd --pid "$tpid" --func acquire --budget 10% --window 2s \
 		--log "$tmp/mod.jsonl" 2>"$tmp/mod.err" &
 	dpid=$!

@@ -274,11 +274,12 @@ void target_disarm(struct target *tg)
 
 	if (!tg->armed)
 		return;
+	/* The target's time armed, as its armed time: before DISABLE. */
+	cpu = target_cpu(tg);
 	trace_stop(t);
 	window_burst_end(&tg->win, t);
 	entries = t->pipe->stats.entries;
-	armed_ns = t->sum.t_end > t->sum.t_enable ?
-		   t->sum.t_end - t->sum.t_enable : 0;
+	armed_ns = trace_armed_ns(t);
 	gate_wait_ns = t->pipe->solo.gate_wait_ns;
 	if (t->sum.target_exited || t->sum.stop_reason)
 		tg->gone = true;
@@ -288,7 +289,6 @@ void target_disarm(struct target *tg)
 	tg->bursts_since_pick++;
 	tg->daemon_ns += budget_thread_cpu_ns() - c0;
 	tg->win.daemon_ns += tg->daemon_ns;
-	cpu = target_cpu(tg);
 	/*
 	 * The gate's waits cost the target thread time, as ispotd's drain
 	 * costs CPU time: both count against the budget.

@@ -192,8 +192,7 @@ void window_burst_end(struct window_set *w, struct trace *t)
 	size_t n, i, k;
 
 	w->bursts++;
-	w->armed_ns += t->sum.t_end > t->sum.t_enable ?
-		       t->sum.t_end - t->sum.t_enable : 0;
+	w->armed_ns += trace_armed_ns(t);
 	solo_stats_add(&w->solo, &t->pipe->solo);
 	w->solo_share = t->sum.solo_share;
 	w->calls += t->pipe->stats.entries;

@@ -80,6 +80,13 @@ struct trace_live {
 	size_t nr_exits, cap_exits;
 	uint64_t last_scan;	/* when alive was taken */
 	uint64_t last_sync;	/* when the recording's events went out */
+	/*
+	 * When DISABLE was asked for: its probes stop at once, and the
+	 * ioctl then waits out the wait records' grace period, which takes
+	 * milliseconds, hundreds of them under emulation.  0: not asked
+	 * (the target exited first).
+	 */
+	uint64_t t_disarm;
 };
 
 /* What the session writes while it runs, input by input. */
@@ -225,6 +232,11 @@ int trace_replay(const struct trace_opts *o);
 
 /* Monotonic ns, the clock the module stamps records with. */
 uint64_t trace_now(void);
+/*
+ * How long the probes of a stopped live session were armed: from ENABLE
+ * to when DISABLE was asked for, not to its return.
+ */
+uint64_t trace_armed_ns(const struct trace *t);
 
 /*
  * Open /dev/ispot (module present, ABI agreed) and check that --output

@@ -338,8 +338,11 @@ void trace_last_round(struct trace *t)
 	uint64_t last;
 
 	/* Stop the producers first, so the last round empties the rings. */
-	if (!t->sum.target_exited)
+	if (!t->sum.target_exited) {
+		if (t->live.enabled)
+			t->live.t_disarm = trace_now();
 		trace_live_disable(t);
+	}
 	t->live.enabled = false;
 	t->sum.t_end = trace_now();
 	if (trace_round(t, UINT64_MAX))

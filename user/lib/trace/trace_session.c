@@ -28,6 +28,13 @@ uint64_t trace_now(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+uint64_t trace_armed_ns(const struct trace *t)
+{
+	uint64_t end = t->live.t_disarm ? t->live.t_disarm : t->sum.t_end;
+
+	return end > t->sum.t_enable ? end - t->sum.t_enable : 0;
+}
+
 /* What the summary holds of the options: a recording keeps them. */
 static void trace_summary_opts(struct session_summary *s,
 			       const struct trace_opts *o)
