@@ -38,7 +38,28 @@ __asm__(".text\n"
 	"resolve_locked_wide:\n"
 	"	.byte 0x66, 0xf0, 0xff, 0x07\n"
 	"	ret\n"
-	".size resolve_locked_wide, .-resolve_locked_wide\n");
+	".size resolve_locked_wide, .-resolve_locked_wide\n"
+	/* A CS override, which the kernel refuses as it does LOCK. */
+	".globl resolve_cs_prefixed\n"
+	".type resolve_cs_prefixed, @function\n"
+	"resolve_cs_prefixed:\n"
+	"	.byte 0x2e, 0x48, 0x8b, 0x07\n"
+	"	ret\n"
+	".size resolve_cs_prefixed, .-resolve_cs_prefixed\n"
+	/* LOCK after a REX prefix: still locked, still refused. */
+	".globl resolve_rex_locked\n"
+	".type resolve_rex_locked, @function\n"
+	"resolve_rex_locked:\n"
+	"	.byte 0x48, 0xf0, 0xff, 0x07\n"
+	"	ret\n"
+	".size resolve_rex_locked, .-resolve_rex_locked\n"
+	/* FS override and REX.W: steppable (a stack protector's load). */
+	".globl resolve_fs_load\n"
+	".type resolve_fs_load, @function\n"
+	"resolve_fs_load:\n"
+	"	movq %fs:0x28, %rax\n"
+	"	ret\n"
+	".size resolve_fs_load, .-resolve_fs_load\n");
 
 static bool bit_set(const uint64_t *bits, size_t i)
 {
@@ -153,6 +174,23 @@ TEST(a_lock_prefixed_first_instruction_is_not_steppable)
 	EXPECT_TRUE(trace_sym_steppable(&t.funcs[0].sym));
 	EXPECT_FALSE(trace_sym_steppable(&t.funcs[1].sym));
 	EXPECT_FALSE(trace_sym_steppable(&t.funcs[2].sym));
+	trace_funcs_free(&t);
+}
+
+/* What the kernel's is_prefix_bad() refuses besides LOCK, and after REX. */
+TEST(segment_prefixes_and_lock_after_rex_are_not_steppable)
+{
+	struct trace_opts o = { 0 };
+	struct trace t;
+
+	o.funcs[o.nr_funcs++] = "resolve_cs_prefixed";
+	o.funcs[o.nr_funcs++] = "resolve_rex_locked";
+	o.funcs[o.nr_funcs++] = "resolve_fs_load";
+	ASSERT_EQ(resolve(&t, &o), 0);
+	ASSERT_EQ(t.nr_funcs, 3);
+	EXPECT_FALSE(trace_sym_steppable(&t.funcs[0].sym));
+	EXPECT_FALSE(trace_sym_steppable(&t.funcs[1].sym));
+	EXPECT_TRUE(trace_sym_steppable(&t.funcs[2].sym));
 	trace_funcs_free(&t);
 }
 

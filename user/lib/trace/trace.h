@@ -337,7 +337,8 @@ void trace_free(struct trace *t);
 
 /*
  * Whether uprobes can single-step @sym's first instruction: not one with
- * a LOCK prefix.  The module refuses such a probe at ENABLE only where the
+ * a LOCK prefix, or an ES, CS, SS or DS override (the kernel's
+ * is_prefix_bad()), also after a REX prefix.  The module refuses such a probe at ENABLE only where the
  * file is mapped already (attach); armed before run's exec or a dlopen,
  * the kernel skips it when the file is mapped, silently, and the function
  * would read as never called, so trace_arm() refuses it by name first.

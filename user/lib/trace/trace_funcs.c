@@ -128,19 +128,27 @@ static bool trace_lacks(struct trace *t, size_t bit, int ret,
  * so that the others are traced; whether none is left (then noted in
  * t->unresolved with why).  ispotctl refuses them at trace_arm().
  */
+/* @syms without those a probe could not step over: how many are left. */
+static size_t trace_keep_steppable(struct elf_target_sym *syms, size_t n)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < n; i++)
+		if (trace_sym_steppable(&syms[i]))
+			syms[kept++] = syms[i];
+	return kept;
+}
+
 static bool trace_drop_unsteppable(struct trace *t, size_t bit,
 				   struct elf_target_sym *syms, size_t *n)
 {
 	char why[ELF_SYM_NAME_MAX + 128];
-	size_t i, kept = 0;
+	size_t kept = trace_keep_steppable(syms, *n);
 
-	for (i = 0; i < *n; i++)
-		if (trace_sym_steppable(&syms[i]))
-			syms[kept++] = syms[i];
 	if (kept || !*n)
 		goto out;
 	snprintf(why, sizeof(why), "'%s' starts with an instruction uprobes "
-		 "cannot step over (a LOCK prefix); probe its callers",
+		 "cannot step over (a LOCK or segment prefix); probe its callers",
 		 syms[0].name);
 	trace_lacks(t, bit, -ENOENT, why);
 out:
@@ -315,6 +323,11 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 		if (elf_resolve_spec(sync_specs[i], pid, exe, &syms, &n, err,
 				     sizeof(err)))
 			continue;
+		/*
+		 * A function --sync adds that cannot be probed is left out,
+		 * as one the program lacks is: not the whole session lost.
+		 */
+		n = trace_keep_steppable(syms, n);
 		ret = trace_add_syms(t, syms, n);
 		free(syms);
 		if (ret)
@@ -421,14 +434,22 @@ bool trace_sym_steppable(const struct elf_target_sym *sym)
 		return true;
 	n = pread(fd, b, sizeof(b), (off_t)sym->offset);
 	close(fd);
-	/* The legacy prefixes come first, in any order. */
+	/*
+	 * The legacy prefixes come first, in any order: the kernel's
+	 * is_prefix_bad() refuses LOCK and the ES, CS, SS and DS overrides.
+	 * A REX prefix comes last; a LOCK after it is still one (the REX is
+	 * then ignored), and the kernel, reading it as the opcode, refuses
+	 * it too (good_insns_64).
+	 */
 	for (i = 0; i < n; i++) {
-		if (b[i] == 0xf0)
+		if (strchr("\x26\x2e\x36\x3e\xf0", b[i]) && b[i])
 			return false;
-		if (!strchr("\x26\x2e\x36\x3e\x64\x65\x66\x67\xf2\xf3",
-			    b[i]) || !b[i])
+		if (!strchr("\x64\x65\x66\x67\xf2\xf3", b[i]) || !b[i])
 			break;
 	}
+	if (i + 1 < n && (b[i] & 0xf0) == 0x40 &&
+	    strchr("\x26\x2e\x36\x3e\xf0", b[i + 1]) && b[i + 1])
+		return false;
 	return true;
 }
 
@@ -450,7 +471,7 @@ int trace_arm(struct trace *t)
 		}
 		if (!trace_sym_steppable(&f->sym)) {
 			ispot_error("'%s' starts with an instruction uprobes "
-				    "cannot step over (a LOCK prefix), so its "
+				    "cannot step over (a LOCK or segment prefix), so its "
 				    "probe would never fire: probe its callers",
 				    f->sym.name);
 			return -1;
