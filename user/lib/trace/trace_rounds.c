@@ -347,13 +347,23 @@ void trace_last_round(struct trace *t)
 	t->sum.t_end = trace_now();
 	if (trace_round(t, UINT64_MAX))
 		return;
+	last = sci_last_ts(t->pipe->sci);
 	if (t->sum.target_exited) {
 		/* It died after the last scan that saw it alive. */
-		last = sci_last_ts(t->pipe->sci);
 		t->sum.t_end = t->live.last_scan > last ? t->live.last_scan :
 			       last;
 		if (t->sum.t_end < t->sum.t_enable)
 			t->sum.t_end = t->sum.t_enable;
+	} else if (t->live.t_disarm) {
+		/*
+		 * The probes came off when DISABLE began; it returned after
+		 * the wait records' grace period, which is no traced time
+		 * (tens of ms, hundreds under emulation): the threads' lives
+		 * and the report's duration end at the later of the request
+		 * and the last record.
+		 */
+		t->sum.t_end = t->live.t_disarm > last ? t->live.t_disarm :
+			       last;
 	}
 	trace_apply_exits(t, UINT64_MAX);
 	trace_close_pipeline(t);
