@@ -148,8 +148,8 @@ static bool trace_drop_unsteppable(struct trace *t, size_t bit,
 	if (kept || !*n)
 		goto out;
 	snprintf(why, sizeof(why), "'%s' starts with an instruction uprobes "
-		 "cannot step over (a LOCK or segment prefix); probe its callers",
-		 syms[0].name);
+		 "cannot step over (a LOCK or segment prefix); probe its "
+		 "callers", syms[0].name);
 	trace_lacks(t, bit, -ENOENT, why);
 out:
 	*n = kept;
@@ -471,9 +471,9 @@ int trace_arm(struct trace *t)
 		}
 		if (!trace_sym_steppable(&f->sym)) {
 			ispot_error("'%s' starts with an instruction uprobes "
-				    "cannot step over (a LOCK or segment prefix), so its "
-				    "probe would never fire: probe its callers",
-				    f->sym.name);
+				    "cannot step over (a LOCK or segment "
+				    "prefix), so its probe would never fire: "
+				    "probe its callers", f->sym.name);
 			return -1;
 		}
 		/*
