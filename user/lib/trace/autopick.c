@@ -17,7 +17,6 @@
 #include "util/array.h"
 #include "util/errors.h"
 
-
 static int group_cmp(const void *a, const void *b)
 {
 	const struct ap_group *x = a, *y = b;
@@ -99,7 +98,8 @@ static int group_resolve(const struct ap_group *g, struct elf_target_sym *out)
 	/* A name several local functions share: the one sampled. */
 	for (i = 0; i < n; i++) {
 		if (syms[i].vaddr == g->start &&
-		    !(syms[i].flags & ELF_SYM_IFUNC) && trace_sym_steppable(&syms[i])) {
+		    !(syms[i].flags & ELF_SYM_IFUNC) &&
+		    trace_sym_steppable(&syms[i])) {
 			*out = syms[i];
 			ret = 0;
 			break;

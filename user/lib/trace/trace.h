@@ -80,13 +80,6 @@ struct trace_live {
 	size_t nr_exits, cap_exits;
 	uint64_t last_scan;	/* when alive was taken */
 	uint64_t last_sync;	/* when the recording's events went out */
-	/*
-	 * When DISABLE was asked for: its probes stop at once, and the
-	 * ioctl then waits out the wait records' grace period, which takes
-	 * milliseconds, hundreds of them under emulation.  0: not asked
-	 * (the target exited first).
-	 */
-	uint64_t t_disarm;
 };
 
 /* What the session writes while it runs, input by input. */
@@ -234,7 +227,8 @@ int trace_replay(const struct trace_opts *o);
 uint64_t trace_now(void);
 /*
  * How long the probes of a stopped live session were armed: from ENABLE
- * to when DISABLE was asked for, not to its return.
+ * to its end (trace_last_round(): when DISABLE was asked for, not its
+ * return, or the last record).
  */
 uint64_t trace_armed_ns(const struct trace *t);
 
@@ -338,8 +332,9 @@ void trace_free(struct trace *t);
 /*
  * Whether uprobes can single-step @sym's first instruction: not one with
  * a LOCK prefix, or an ES, CS, SS or DS override (the kernel's
- * is_prefix_bad()), also after a REX prefix.  The module refuses such a probe at ENABLE only where the
- * file is mapped already (attach); armed before run's exec or a dlopen,
+ * is_prefix_bad()), also after a REX prefix.  The module refuses such a
+ * probe at ENABLE only where the file is mapped already (attach); armed
+ * before run's exec or a dlopen,
  * the kernel skips it when the file is mapped, silently, and the function
  * would read as never called, so trace_arm() refuses it by name first.
  * An object that cannot be read is left to the module to judge (true).

@@ -122,12 +122,6 @@ static bool trace_lacks(struct trace *t, size_t bit, int ret,
 	return true;
 }
 
-/*
- * Under funcs_optional (ispotd), the functions of spec @bit a probe could
- * not step over are left out of @syms, as functions the target lacks are,
- * so that the others are traced; whether none is left (then noted in
- * t->unresolved with why).  ispotctl refuses them at trace_arm().
- */
 /* @syms without those a probe could not step over: how many are left. */
 static size_t trace_keep_steppable(struct elf_target_sym *syms, size_t n)
 {
@@ -139,6 +133,12 @@ static size_t trace_keep_steppable(struct elf_target_sym *syms, size_t n)
 	return kept;
 }
 
+/*
+ * Under funcs_optional (ispotd), the functions of spec @bit a probe could
+ * not step over are left out of @syms, as functions the target lacks are,
+ * so that the others are traced; whether none is left (then noted in
+ * t->unresolved with why).  ispotctl refuses them at trace_arm().
+ */
 static bool trace_drop_unsteppable(struct trace *t, size_t bit,
 				   struct elf_target_sym *syms, size_t *n)
 {
@@ -426,6 +426,10 @@ static int trace_arm_block(struct trace *t, size_t func)
 
 bool trace_sym_steppable(const struct elf_target_sym *sym)
 {
+	static const unsigned char bad[] = { 0x26, 0x2e, 0x36, 0x3e, 0xf0 };
+	static const unsigned char harmless[] = {
+		0x64, 0x65, 0x66, 0x67, 0xf2, 0xf3,
+	};
 	unsigned char b[15];
 	ssize_t n, i;
 	int fd = elf_open_regular(sym->obj, NULL, NULL, 0);
@@ -442,15 +446,13 @@ bool trace_sym_steppable(const struct elf_target_sym *sym)
 	 * it too (good_insns_64).
 	 */
 	for (i = 0; i < n; i++) {
-		if (strchr("\x26\x2e\x36\x3e\xf0", b[i]) && b[i])
+		if (memchr(bad, b[i], sizeof(bad)))
 			return false;
-		if (!strchr("\x64\x65\x66\x67\xf2\xf3", b[i]) || !b[i])
+		if (!memchr(harmless, b[i], sizeof(harmless)))
 			break;
 	}
-	if (i + 1 < n && (b[i] & 0xf0) == 0x40 &&
-	    strchr("\x26\x2e\x36\x3e\xf0", b[i + 1]) && b[i + 1])
-		return false;
-	return true;
+	return !(i + 1 < n && (b[i] & 0xf0) == 0x40 &&
+		 memchr(bad, b[i + 1], sizeof(bad)));
 }
 
 int trace_arm(struct trace *t)

@@ -335,12 +335,12 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 
 void trace_last_round(struct trace *t)
 {
-	uint64_t last;
+	uint64_t last, disarm = 0;
 
 	/* Stop the producers first, so the last round empties the rings. */
 	if (!t->sum.target_exited) {
 		if (t->live.enabled)
-			t->live.t_disarm = trace_now();
+			disarm = trace_now();
 		trace_live_disable(t);
 	}
 	t->live.enabled = false;
@@ -354,7 +354,7 @@ void trace_last_round(struct trace *t)
 			       last;
 		if (t->sum.t_end < t->sum.t_enable)
 			t->sum.t_end = t->sum.t_enable;
-	} else if (t->live.t_disarm) {
+	} else if (disarm) {
 		/*
 		 * The probes came off when DISABLE began; it returned after
 		 * the wait records' grace period, which is no traced time
@@ -362,8 +362,7 @@ void trace_last_round(struct trace *t)
 		 * and the report's duration end at the later of the request
 		 * and the last record.
 		 */
-		t->sum.t_end = t->live.t_disarm > last ? t->live.t_disarm :
-			       last;
+		t->sum.t_end = disarm > last ? disarm : last;
 	}
 	trace_apply_exits(t, UINT64_MAX);
 	trace_close_pipeline(t);

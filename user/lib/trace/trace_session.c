@@ -30,9 +30,8 @@ uint64_t trace_now(void)
 
 uint64_t trace_armed_ns(const struct trace *t)
 {
-	uint64_t end = t->live.t_disarm ? t->live.t_disarm : t->sum.t_end;
-
-	return end > t->sum.t_enable ? end - t->sum.t_enable : 0;
+	return t->sum.t_end > t->sum.t_enable ?
+	       t->sum.t_end - t->sum.t_enable : 0;
 }
 
 /* What the summary holds of the options: a recording keeps them. */
