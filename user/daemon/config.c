@@ -214,6 +214,9 @@ static int config_store_scalar(struct config_ctx *x,
 		break;
 	case CONFIG_U32:
 		*(uint32_t *)field = v->u64;
+		/* The check against --auto=N names where it came from. */
+		if (sc->id == OPT_MAX_FUNCTIONS)
+			x->c->max_functions_line = x->file ? v->line : 0;
 		break;
 	case CONFIG_STR:
 		return config_replace((char **)field, v->str);
@@ -429,6 +432,7 @@ static int config_check(const struct ispotd_config *c, const char *path)
 {
 	const struct opt_src src = { .cmd = &daemon_cmd, .path = path };
 	const struct opt_src cmdline = { .cmd = &daemon_cmd };
+	struct opt_src at = src;
 
 	if (!c->nr_pids && !c->nr_exes && !c->nr_cgroups)
 		return opt_error(&src, path ?
@@ -444,21 +448,23 @@ static int config_check(const struct ispotd_config *c, const char *path)
 				 "--sync" :
 				 "nothing to trace: give --func SPEC (e.g. "
 				 "--func 'worker_*'), --auto or --sync");
-	if (c->auto_top > c->max_functions && c->auto_line) {
-		const struct opt_src at = { .cmd = &daemon_cmd, .path = path,
-					    .line = c->auto_line };
-
+	if (c->auto_top <= c->max_functions)
+		return 0;
+	/* N or the bound from the file: its line, the other's value. */
+	at.line = c->auto_line ? c->auto_line : c->max_functions_line;
+	if (c->auto_line)
 		return opt_error(&at, "'auto %u' picks more functions than "
 				 "max-functions %u reports: lower it or raise "
 				 "max-functions", c->auto_top,
 				 c->max_functions);
-	}
-	if (c->auto_top > c->max_functions)
-		return opt_error(&cmdline, "--auto=%u picks more functions "
-				 "than --max-functions %u reports: lower N or "
-				 "raise --max-functions", c->auto_top,
+	if (at.line)
+		return opt_error(&at, "--auto=%u picks more functions than "
+				 "'max-functions %u' here reports: raise it or "
+				 "lower --auto's N", c->auto_top,
 				 c->max_functions);
-	return 0;
+	return opt_error(&cmdline, "--auto=%u picks more functions than "
+			 "--max-functions %u reports: lower N or raise "
+			 "--max-functions", c->auto_top, c->max_functions);
 }
 
 int ispotd_config_parse_args(int argc, char **argv, struct ispotd_config *cli)
