@@ -226,6 +226,26 @@ static void target_say_unresolved(struct target *tg, const struct trace *t)
 		    t->nr_funcs ? "traced without it" : "nothing to trace");
 }
 
+/*
+ * Functions of a --func a probe could not step over, left out while the
+ * rest of it is traced: said when the specs so change, as above.
+ */
+static void target_say_left_out(struct target *tg, const struct trace *t)
+{
+	char more[64] = "";
+
+	if (!memcmp(tg->left_out_said, t->left_out, sizeof(t->left_out)))
+		return;
+	memcpy(tg->left_out_said, t->left_out, sizeof(t->left_out));
+	if (!t->nr_left_out)
+		return;
+	if (t->nr_left_out > 1)
+		snprintf(more, sizeof(more), " (and in %zu more --func)",
+			 t->nr_left_out - 1);
+	ispot_error("pid %d: %s%s (the rest of it traced)", (int)tg->pid,
+		    t->left_out_msg, more);
+}
+
 static int target_arm(struct target *tg, const struct trace_opts *o)
 {
 	struct trace *t = &tg->tr;
@@ -243,6 +263,8 @@ static int target_arm(struct target *tg, const struct trace_opts *o)
 	ret = trace_resolve(t, tg->pid, NULL);
 	if (!ret || ret == -ENOENT)
 		target_say_unresolved(tg, t);
+	if (!ret)
+		target_say_left_out(tg, t);
 	if (ret)
 		goto fail;
 	if (ARRAY_RESERVE(tg->ids, tg->cap_ids, t->nr_funcs + 1)) {

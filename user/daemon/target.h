@@ -81,6 +81,8 @@ struct target {
 	 * in a window's first burst (dlopen() may bring them).
 	 */
 	uint64_t unresolved_said[OPT_SPEC_WORDS];
+	/* Those of which some functions were left out (trace.h), as said. */
+	uint64_t left_out_said[OPT_SPEC_WORDS];
 	bool over_said;		/* budget_over(), said once */
 	/*
 	 * Its CPU rate is read when it was found and again at rate_check,

@@ -216,6 +216,36 @@ TEST(under_funcs_optional_an_unsteppable_function_is_left_out)
 	EXPECT_TRUE(bit_set(t.unresolved, 2));
 	EXPECT_TRUE(strstr(t.unresolved_msg, "'resolve_locked' starts with an "
 			   "instruction uprobes cannot step over"));
+	EXPECT_EQ(t.nr_left_out, 0);
+	trace_funcs_free(&t);
+}
+
+/*
+ * A glob matching some such functions among others: those are left out
+ * and noted in left_out, with how many, for the caller to say once; the
+ * others are traced, and the spec is not one the target lacks.
+ */
+TEST(a_glob_keeps_its_steppable_matches_and_notes_the_rest)
+{
+	struct trace_opts o = { .funcs_optional = true };
+	struct trace t;
+	size_t i;
+
+	o.funcs[o.nr_funcs++] = "resolve_me";
+	o.funcs[o.nr_funcs++] = "resolve_*";
+	EXPECT_EQ(resolve(&t, &o), 0);
+	EXPECT_STREQ(captured, "");
+	/* resolve_me twice (traced once) and resolve_fs_load. */
+	ASSERT_GE(t.nr_funcs, 2);
+	for (i = 0; i < t.nr_funcs; i++)
+		EXPECT_TRUE(trace_sym_steppable(&t.funcs[i].sym));
+	EXPECT_EQ(t.nr_unresolved, 0);
+	EXPECT_EQ(t.nr_left_out, 1);
+	EXPECT_FALSE(bit_set(t.left_out, 0));
+	EXPECT_TRUE(bit_set(t.left_out, 1));
+	EXPECT_TRUE(strstr(t.left_out_msg, "' (and 3 more of 'resolve_*') "
+			   "starts with an instruction uprobes cannot step "
+			   "over"));
 	trace_funcs_free(&t);
 }
 

@@ -161,6 +161,15 @@ struct trace {
 	uint64_t unresolved[OPT_SPEC_WORDS];
 	size_t nr_unresolved;
 	char unresolved_msg[1024];
+	/*
+	 * With opts->funcs_optional: the specs of which some functions were
+	 * left out, since a probe could not step over them, and the rest
+	 * traced (bits as unresolved's), how many specs so, and the first
+	 * one's line; the caller says it, once.
+	 */
+	uint64_t left_out[OPT_SPEC_WORDS];
+	size_t nr_left_out;
+	char left_out_msg[1024];
 	/* A side output (a trace, --wall-folded) could not be written. */
 	bool outputs_failed;
 	struct trace_borrowed borrowed;
@@ -341,5 +350,13 @@ void trace_free(struct trace *t);
  * --auto leaves such functions out of its picks with it.
  */
 bool trace_sym_steppable(const struct elf_target_sym *sym);
+
+/*
+ * Why a probe on @name (and @more other functions of spec @spec like it)
+ * would never fire, into @buf: the one wording of every caller, which
+ * adds what to do.
+ */
+void trace_unsteppable_why(char *buf, size_t len, const char *name,
+			   size_t more, const char *spec);
 
 #endif /* ISPOT_TRACE_H */

@@ -102,11 +102,6 @@ static int trace_add_syms(struct trace *t, const struct elf_target_sym *syms,
 }
 
 /*
- * A block from `--func block:NAME` or `--block NAME=...` (@spec without
- * its "block:"), under its display name; the same block twice is traced
- * once.
- */
-/*
  * Spec @bit (OPT_SPEC_BITS) the target lacks, under funcs_optional: noted
  * in t->unresolved, not an error.  Whether it was so.
  */
@@ -134,26 +129,38 @@ static size_t trace_keep_steppable(struct elf_target_sym *syms, size_t n)
 }
 
 /*
- * Under funcs_optional (ispotd), the functions of spec @bit a probe could
- * not step over are left out of @syms, as functions the target lacks are,
- * so that the others are traced; whether none is left (then noted in
- * t->unresolved with why).  ispotctl refuses them at trace_arm().
+ * Under funcs_optional (ispotd), the functions of spec @bit (@spec) a
+ * probe could not step over are left out of @syms, so that the others are
+ * traced, and noted in t->left_out; if none is left, the spec is noted in
+ * t->unresolved as one the target lacks.  Whether none is left.  ispotctl
+ * refuses them at trace_arm().
  */
 static bool trace_drop_unsteppable(struct trace *t, size_t bit,
+				   const char *spec,
 				   struct elf_target_sym *syms, size_t *n)
 {
-	char why[ELF_SYM_NAME_MAX + 128];
-	size_t kept = trace_keep_steppable(syms, *n);
+	char why[ELF_SYM_NAME_MAX + 512], first[ELF_SYM_NAME_MAX];
+	size_t dropped = 0, kept = 0, i;
 
-	if (kept || !*n)
-		goto out;
-	snprintf(why, sizeof(why), "'%s' starts with an instruction uprobes "
-		 "cannot step over (a LOCK or segment prefix); probe its "
-		 "callers", syms[0].name);
-	trace_lacks(t, bit, -ENOENT, why);
-out:
+	for (i = 0; i < *n; i++) {
+		if (trace_sym_steppable(&syms[i]))
+			syms[kept++] = syms[i];
+		else if (!dropped++)	/* named before another moves over it */
+			memcpy(first, syms[i].name, sizeof(first));
+	}
+	if (!dropped)
+		return false;
+	trace_unsteppable_why(why, sizeof(why), first, dropped - 1, spec);
 	*n = kept;
-	return !kept;
+	if (!*n) {
+		trace_lacks(t, bit, -ENOENT, why);
+		return true;
+	}
+	if (!t->nr_left_out)
+		snprintf(t->left_out_msg, sizeof(t->left_out_msg), "%s", why);
+	t->nr_left_out++;
+	t->left_out[bit / 64] |= 1ull << (bit % 64);
+	return false;
 }
 
 /* Whether spec @bit is one the caller knows the target lacks. */
@@ -168,7 +175,11 @@ static bool trace_skipped(struct trace *t, size_t bit)
 	return true;
 }
 
-/* Block @spec, spec @bit; -ENOENT if the target lacks it (trace_lacks()). */
+/*
+ * A block from `--func block:NAME` or `--block NAME=...` (@spec without
+ * its "block:"), under its display name; the same block twice is traced
+ * once: spec @bit, -ENOENT if the target lacks it (trace_lacks()).
+ */
 static int trace_add_block(struct trace *t, const char *spec, size_t bit,
 			   pid_t pid, const char *exe)
 {
@@ -301,7 +312,8 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 			return -1;
 		}
 		if (t->opts->funcs_optional &&
-		    trace_drop_unsteppable(t, i, syms, &n))
+		    trace_drop_unsteppable(t, i, o->funcs[i], syms,
+					   &n))
 			ret = 0;	/* none left: said as one it lacks */
 		else
 			ret = trace_add_syms(t, syms, n);
@@ -455,6 +467,19 @@ bool trace_sym_steppable(const struct elf_target_sym *sym)
 		 memchr(bad, b[i + 1], sizeof(bad)));
 }
 
+void trace_unsteppable_why(char *buf, size_t len, const char *name,
+			   size_t more, const char *spec)
+{
+	char others[256] = "";
+
+	if (more)
+		snprintf(others, sizeof(others), " (and %zu more of '%.200s')",
+			 more, spec);
+	snprintf(buf, len, "'%s'%s starts with an instruction uprobes cannot "
+		 "step over (a LOCK or segment prefix), so its probe would "
+		 "never fire: probe its callers", name, others);
+}
+
 int trace_arm(struct trace *t)
 {
 	/* The exit record carries the call site (ABI 1.2). */
@@ -472,10 +497,11 @@ int trace_arm(struct trace *t)
 			continue;
 		}
 		if (!trace_sym_steppable(&f->sym)) {
-			ispot_error("'%s' starts with an instruction uprobes "
-				    "cannot step over (a LOCK or segment "
-				    "prefix), so its probe would never fire: "
-				    "probe its callers", f->sym.name);
+			char why[ELF_SYM_NAME_MAX + 512];
+
+			trace_unsteppable_why(why, sizeof(why), f->sym.name, 0,
+					      NULL);
+			ispot_error("%s", why);
 			return -1;
 		}
 		/*
