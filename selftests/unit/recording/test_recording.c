@@ -589,12 +589,24 @@ TEST(a_flipped_byte_loses_its_chunk_or_is_refused)
 	free(buf);
 }
 
+/* The number after "@name": in the JSON report @json; 0 if none. */
+static uint64_t json_u64_field(const char *json, const char *name)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\"%s\": ", name);
+	p = strstr(json, key);
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
 TEST(max_size_stops_the_records_with_a_note)
 {
 	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
 	struct recording_file rf;
 	struct stat st;
 	struct recording_session s;
+	uint64_t rf_full_ts, rf_enable;
 	char *a, *b;
 
 	path_in(rec, "small.isr");
@@ -607,6 +619,8 @@ TEST(max_size_stops_the_records_with_a_note)
 	EXPECT_TRUE(rf.sum.rec_full);
 	EXPECT_GT(rf.meta.records, 0);
 	EXPECT_LT(rf.meta.records, 1000);
+	rf_full_ts = rf.sum.rec_full_ts;
+	rf_enable = rf.sum.t_enable;
 	recording_close(&rf);
 	ASSERT_EQ(stat(rec, &st), 0);
 	ASSERT_EQ(replay(rec, off, NULL), 0);
@@ -614,6 +628,15 @@ TEST(max_size_stops_the_records_with_a_note)
 	b = slurp(off, NULL);
 	EXPECT_TRUE(strstr(a, "the recording stopped at 4.00KiB") != NULL);
 	EXPECT_TRUE(strstr(b, "the recording stopped at 4.00KiB") != NULL);
+	/*
+	 * The file's report covers what it holds: its time ends at the last
+	 * record kept, not at the live session's end (every thread's time,
+	 * so every SCI, would be set against time with no record).
+	 */
+	EXPECT_EQ(json_u64_field(b, "duration_ns"),
+		  rf_full_ts - rf_enable);
+	EXPECT_LT(json_u64_field(b, "duration_ns"),
+		  json_u64_field(a, "duration_ns"));
 	free(a);
 	free(b);
 }

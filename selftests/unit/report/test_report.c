@@ -1288,6 +1288,18 @@ TEST(warnings_threshold)
 	EXPECT_EQ(report_warnings(&r, w, 0), 0);
 	memset(&r, 0, sizeof(r));
 	EXPECT_EQ(report_warnings(&r, w, 4), 0);
+	/*
+	 * A recording stopped at --max-size holds 9,800 of the session's
+	 * 98,000 records; its 200 drops are the session's: 0.2%, no warning
+	 * (set against the file's records they read as 2%).
+	 */
+	r.recorded = 9800;
+	r.dropped = 200;
+	r.drop_base = 98000;
+	EXPECT_EQ(report_warnings(&r, w, 4), 0);
+	r.dropped = 2000;				/* 2% */
+	ASSERT_EQ(report_warnings(&r, w, 4), 1);
+	EXPECT_TRUE(strstr(w[0], "(2000 of 100000)") != NULL);
 }
 
 /*

@@ -92,6 +92,12 @@ struct session_summary {
 	bool rec_full;
 	uint64_t rec_full_size, rec_full_ts;
 	/*
+	 * report FILE of such a recording: the records of the whole live
+	 * session, which its drops are a share of (not kept in the file:
+	 * drain.records there is that).
+	 */
+	uint64_t rec_session_records;
+	/*
 	 * A recording replayed was cut short at that byte, before its
 	 * statistics (the drops unknown) or its names (addresses unnamed).
 	 */

@@ -204,7 +204,8 @@ size_t report_warnings(const struct report *r,
 	uint64_t total = r->recorded + r->dropped;
 	size_t n;
 
-	n = warn_share(out, 0, max, r->dropped, total, "dropped",
+	n = warn_share(out, 0, max, r->dropped, r->drop_base ?
+		       r->drop_base + r->dropped : total, "dropped",
 		       ", so scores miss those calls: use --ring-size to "
 		       "enlarge the rings or --sample N");
 	n = warn_share(out, n, max, r->unpaired, total, "unpaired",

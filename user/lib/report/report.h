@@ -92,6 +92,8 @@ struct report {
 	uint64_t duration_ns;
 	/* Events (records) read from the rings, lost in them, never paired. */
 	uint64_t recorded;
+	/* The records the drops are a share of, if not these (0). */
+	uint64_t drop_base;
 	uint64_t dropped;
 	bool dropped_unknown;	/* a recording cut before its STATS */
 	uint64_t unpaired;

@@ -121,6 +121,18 @@ static int replay_into(struct trace *t, struct recording_file *rf,
 	if (rf->cut_missing & (1u << REC_SEC_STATS))
 		t->sum.t_end = src.last_ts > t->sum.t_enable ?
 			       src.last_ts : t->sum.t_enable;
+	/*
+	 * Stopped at --max-size: the file holds the session to its last
+	 * record kept, so the report's time ends there (the threads' time,
+	 * the duration, the call rates), as its note says; its drops stay
+	 * the whole session's, a share of the session's records.
+	 */
+	else if (t->sum.rec_full) {
+		if (t->sum.rec_full_ts > t->sum.t_enable &&
+		    t->sum.rec_full_ts < t->sum.t_end)
+			t->sum.t_end = t->sum.rec_full_ts;
+		t->sum.rec_session_records = rf->sum.drain.records;
+	}
 	trace_close_pipeline(t);
 	if (trace_perfetto_close(t, true))
 		t->outputs_failed = true;

@@ -175,11 +175,13 @@ static void trace_session_notes(const struct trace *t,
 	if (s->rec_full)
 		trace_note(r, note, "the recording stopped at %s (--max-size) "
 			   "after %s of tracing: a report of it covers that "
-			   "time only", format_bytes(size, sizeof(size),
-						     s->rec_full_size),
+			   "time only%s", format_bytes(size, sizeof(size),
+						       s->rec_full_size),
 			   format_ns(when, sizeof(when), s->rec_full_ts >
 				     s->t_enable ? s->rec_full_ts -
-				     s->t_enable : 0));
+				     s->t_enable : 0),
+			   s->dropped && s->rec_session_records ?
+			   " (its drops are the whole session's)" : "");
 	if (s->rec_cut)
 		trace_note(r, note, "the recording was cut short (a crash or "
 			   "a kill of record): this reports its whole chunks, "
@@ -245,6 +247,7 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->command = s->command;
 	r->duration_ns = s->t_end - s->t_enable;
 	r->recorded = s->drain.records;
+	r->drop_base = s->rec_session_records;
 	r->dropped = s->dropped;
 	r->dropped_unknown = s->rec_cut && s->rec_cut_stats;
 	r->unpaired = ps->unpaired_entries + ps->unpaired_exits;
