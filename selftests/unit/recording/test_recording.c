@@ -422,8 +422,12 @@ TEST(counts_past_their_bounds_are_refused)
 #define RS_PROBE_BEGIN	3
 #define RS_PROBE_END	4
 
-/* Whether the Perfetto trace at @path names any slice @name. */
-static bool perfetto_names(const char *path, const char *name)
+/*
+ * Whether the Perfetto trace at @path names a slice that begins with
+ * @name, or (@within) holds it.
+ */
+static bool perfetto_slice_named(const char *path, const char *name,
+				 bool within)
 {
 	struct pr_trace d;
 	size_t len, i;
@@ -433,10 +437,16 @@ static bool perfetto_names(const char *path, const char *name)
 	memset(&d, 0, sizeof(d));
 	ASSERT_EQ(pr_read(buf, len, &d), 0);
 	for (i = 0; i < d.nr_ev; i++)
-		found |= !strncmp(d.ev[i].name, name, strlen(name));
+		found |= within ? strstr(d.ev[i].name, name) != NULL :
+				  !strncmp(d.ev[i].name, name, strlen(name));
 	pr_free(&d);
 	free(buf);
 	return found;
+}
+
+static bool perfetto_names(const char *path, const char *name)
+{
+	return perfetto_slice_named(path, name, false);
 }
 
 TEST(a_block_is_no_perfetto_call_live_or_replayed)
@@ -501,6 +511,42 @@ TEST(a_block_is_no_perfetto_call_live_or_replayed)
 	EXPECT_TRUE(perfetto_names(off, "worker"));
 	EXPECT_FALSE(perfetto_names(live, "region"));
 	EXPECT_FALSE(perfetto_names(off, "region"));
+}
+
+/*
+ * Keyed by an argument that is an address of data: the replay's Perfetto
+ * trace names each key as the live one did.  The names were handed to
+ * the replay only after it, so its trace read "worker [0x55...]".
+ */
+TEST(keys_are_named_in_a_replayed_perfetto_trace)
+{
+	char rec[PATH_MAX], json[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	struct recording_session s;
+	struct trace_opts o;
+
+	path_in(rec, "keys.isr");
+	path_in(json, "keys.json");
+	path_in(live, "keys-live.pftrace");
+	path_in(off, "keys-off.pftrace");
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	s.arg0 = lock_of_call;
+	s.o.perfetto = live;
+	ASSERT_EQ(trace_perfetto_open(&s.t, NULL), 0);
+	rs_trace(&s, 200);
+	ASSERT_EQ(rs_stop(&s), 0);
+	ASSERT_EQ(trace_perfetto_close(&s.t, true), 0);
+	trace_free(&s.t);
+	memset(&o, 0, sizeof(o));
+	o.json = true;
+	o.output = json;
+	o.recording = rec;
+	o.perfetto = off;
+	ASSERT_EQ(trace_replay(&o), 0);
+	EXPECT_TRUE(perfetto_slice_named(live, "recording_test_locks+0x2",
+					 true));
+	EXPECT_TRUE(perfetto_slice_named(off, "recording_test_locks+0x2",
+					 true));
+	EXPECT_FALSE(perfetto_slice_named(off, "[0x", true));
 }
 
 /*

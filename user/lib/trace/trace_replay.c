@@ -194,12 +194,13 @@ int trace_replay(const struct trace_opts *o)
 	if (output_check(o) || recording_open(o->recording, &rf) ||
 	    trace_load_baseline(&t))
 		goto out;
+	/* Before the replay: the Perfetto trace names keys as it goes. */
+	t.sym = rf.names;
+	rf.names = NULL;
 	if (replay_profile(&t, &rf) || replay_into(&t, &rf, true))
 		goto out;
 	if (replay_wall_folded(&t))
 		t.outputs_failed = true;
-	t.sym = rf.names;
-	rf.names = NULL;
 	ret = trace_print_report(&t);
 	if (t.outputs_failed)
 		ret = -1;
