@@ -12,7 +12,9 @@
  */
 #include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "ispot_test.h"
 #define TEST_DIR_TEMPLATE "/tmp/ispot-cut-XXXXXX"
@@ -330,6 +332,69 @@ TEST(a_sync_puts_the_events_so_far_in_the_file)
 	free(buf);
 	ASSERT_EQ(rs_stop(&s), 0);
 	trace_free(&s.t);
+}
+
+/*
+ * A session whose file may grow to @limit bytes: kept, with all its
+ * events (@all: the last tables failed) or some.
+ */
+static void fill_at(size_t limit, bool all)
+{
+	char rec[PATH_MAX], json[PATH_MAX], tmp[PATH_MAX], name[32];
+	struct rlimit old, lim;
+	struct recording_session s;
+	void (*was)(int);
+	long n;
+	int ret;
+
+	snprintf(name, sizeof(name), "full%zu.isr", limit);
+	path_in(rec, name);
+	path_in(json, "full.json");
+	ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	recording_set_chunk(s.t.out.rec, 1024);
+	lim = old;
+	lim.rlim_cur = limit;
+	was = signal(SIGXFSZ, SIG_IGN);
+	ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	rs_trace(&s, 200);
+	capture_begin();
+	ret = rs_stop(&s);
+	capture_end();
+	ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, was);
+	trace_free(&s.t);
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, "(File too large): the ") != NULL);
+	EXPECT_TRUE(strstr(captured, "reads as a recording cut short") !=
+		    NULL);
+	EXPECT_EQ(strchr(captured, '\n'), captured + strlen(captured) - 1);
+	EXPECT_NE(access(rec, F_OK), 0);
+	temp_of(tmp, name);
+	EXPECT_TRUE(strstr(captured, tmp) != NULL);
+	capture_begin();
+	n = count_records(tmp, NULL);
+	capture_end();
+	/* Four records a call, and a call stack every tenth call. */
+	EXPECT_GT(n, 0);
+	if (all)
+		EXPECT_EQ(n, 4 * 200 + 20);
+	else
+		EXPECT_LT(n, 4 * 200 + 20);
+	EXPECT_TRUE(strstr(captured, "cut short at byte") != NULL);
+}
+
+/*
+ * The disk fills (here: the file reaches RLIMIT_FSIZE, EFBIG, as ENOSPC
+ * would stop it) after whole chunks went out, amid the events or in the
+ * last tables: the recording is not lost but kept under its temporary
+ * name, said in one line, and reports as a recording cut short.  It used
+ * to be removed ("no recording was left").
+ */
+TEST(a_disk_that_fills_keeps_the_chunks_written)
+{
+	fill_at(4096, false);
+	fill_at(8192, true);
 }
 
 TEST_HARNESS_MAIN

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -136,6 +137,34 @@ TEST(a_missing_file_is_made)
 	expect_contents(path, "hello\n");
 	expect_entries(1);
 	unlink(path);
+}
+
+/*
+ * Kept after an error worth keeping what was written (a disk that
+ * filled): left whole under its temporary name, the old file untouched;
+ * written in place, there is no such name.
+ */
+TEST(kept_under_its_temporary_name)
+{
+	char path[PATH_MAX];
+	struct afile a;
+	char *kept;
+
+	path_in(path, "kept");
+	ASSERT_EQ(afile_write(path, write_hello, NULL), 0);
+	ASSERT_EQ(afile_open(&a, path), 0);
+	fputs("partial\n", a.f);
+	kept = afile_keep(&a);
+	ASSERT_TRUE(kept != NULL);
+	EXPECT_TRUE(strstr(kept, "/.kept.") != NULL);
+	expect_contents(kept, "partial\n");
+	expect_contents(path, "hello\n");
+	EXPECT_TRUE(a.f == NULL);
+	unlink(kept);
+	free(kept);
+	unlink(path);
+	ASSERT_EQ(afile_open(&a, "/dev/null"), 0);
+	EXPECT_TRUE(afile_keep(&a) == NULL);
 }
 
 TEST_HARNESS_MAIN

@@ -56,6 +56,7 @@ struct recording {
 	bool taking;		/* the buffer is there, and the file not full */
 	struct rec2_state st;	/* the chunk's, reset at each */
 	uint64_t records;
+	uint64_t chunks_out;	/* chunks of events flushed without error */
 	bool full;
 	uint64_t last_ts;
 	/* Answers given, so that only a new one is an event. */
@@ -138,6 +139,8 @@ static void rec_flush_events(struct recording *r)
 	errno = 0;
 	if (!r->failed && fflush(r->out.f))
 		rec_fail(r, errno);
+	else if (!r->failed)
+		r->chunks_out++;
 	r->ev.len = 0;
 	rec2_reset(&r->st);
 }
@@ -499,6 +502,31 @@ int recording_begin(struct recording *r, const struct session_summary *s,
 	return 0;
 }
 
+/*
+ * The disk filled (or the file reached a size limit) after whole chunks
+ * of events went out: the file is a recording cut short, which report
+ * reads (its tables came first), so it is kept under its temporary name
+ * rather than the whole trace lost.  Whether it was.
+ */
+static bool rec_keep_cut(struct recording *r)
+{
+	char *kept;
+
+	if ((r->error != ENOSPC && r->error != EDQUOT && r->error != EFBIG) ||
+	    !r->chunks_out || !r->out.tmp)
+		return false;
+	kept = afile_keep(&r->out);
+	ispot_error("cannot write %s in full (%s): the %llu chunk%s of events "
+		    "written before %s kept in %s, which `ispotctl report` "
+		    "reads as a recording cut short; free space or lower "
+		    "--max-size", r->path, strerror(r->error),
+		    (unsigned long long)r->chunks_out,
+		    r->chunks_out == 1 ? "" : "s",
+		    r->chunks_out == 1 ? "is" : "are", kept);
+	free(kept);
+	return true;
+}
+
 int recording_finish(struct recording *r, const struct session_summary *s,
 		     const struct session_tables *tb)
 {
@@ -511,6 +539,12 @@ int recording_finish(struct recording *r, const struct session_summary *s,
 	rec_flush_events(r);
 	rec_tables(r, s, tb, late, sizeof(late) / sizeof(late[0]));
 	rec_section(r, REC_SEC_END, NULL);
+	/* The last tables' failure, as a chunk's, before the commit's. */
+	errno = 0;
+	if (!r->failed && fflush(r->out.f))
+		rec_fail(r, errno);
+	if (r->failed && rec_keep_cut(r))
+		return -1;
 	if (r->failed) {
 		afile_abort(&r->out);
 		ret = -r->error;

@@ -118,6 +118,17 @@ void afile_abort(struct afile *a)
 	afile_free(a);
 }
 
+char *afile_keep(struct afile *a)
+{
+	char *tmp = a->tmp;
+
+	if (a->f)
+		fclose(a->f);
+	a->tmp = NULL;
+	afile_free(a);
+	return tmp;
+}
+
 int afile_write(const char *path, int (*write)(FILE *f, void *ctx),
 		void *ctx)
 {

@@ -38,6 +38,12 @@ int afile_commit(struct afile *a);
 /* Close and remove it (after an error of the caller's). */
 void afile_abort(struct afile *a);
 /*
+ * Close it and leave it under its temporary name, after an error that
+ * left what was written worth keeping (a disk that filled): that name,
+ * for the caller to say and free; NULL if it was written in place.
+ */
+char *afile_keep(struct afile *a);
+/*
  * The three together: @write fills the file (0 or -errno), which then
  * appears at @path, or does not and the error is returned.
  */
