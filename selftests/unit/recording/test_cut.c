@@ -195,7 +195,9 @@ TEST(cut_at_every_length_keeps_its_whole_chunks)
 	/* The tables a replay needs come before every event. */
 	EXPECT_LT(first, c.end[0]);
 	for (len = 0; len < full; len++) {
-		if (len < 8)
+		if (len == 0)
+			refused(buf, len, "is empty, not a recording");
+		else if (len < 8)
 			refused(buf, len, "is not an ispot recording");
 		else if (len < first)
 			refused(buf, len, "cut short");

@@ -90,8 +90,8 @@ TEST(a_format1_recording_cut_at_every_length_is_refused)
 	fixture(rec, "format1.isr");
 	buf = slurp(rec, &len);
 	for (n = 0; n < len; n++)
-		refused(buf, n, n < 8 ? "is not an ispot recording" :
-			"cut short");
+		refused(buf, n, !n ? "is empty, not a recording" :
+			n < 8 ? "is not an ispot recording" : "cut short");
 	free(buf);
 }
 

@@ -344,6 +344,9 @@ TEST(not_a_recording_is_refused)
 	recorded();
 	good[0] = 'X';
 	refused(good, good_len, "is not an ispot recording: give a file");
+	/* A record killed before it traced leaves an empty file. */
+	refused(good, 0, "is empty, not a recording (a record killed before "
+		"it traced");
 }
 
 /*

@@ -389,6 +389,13 @@ static int rec_header(const char *path, struct recording_file *rf)
 {
 	struct rec_cur c;
 
+	/* What a record killed before it began tracing leaves behind. */
+	if (!rf->size) {
+		ispot_error("%s is empty, not a recording (a record killed "
+			    "before it traced leaves its temporary file so): "
+			    "record again", path);
+		return -1;
+	}
 	if (!rf->map || rf->size < 8 || memcmp(rf->map, RECORDING_MAGIC, 8)) {
 		ispot_error("%s is not an ispot recording: give a file that "
 			    "`ispotctl record -o` wrote", path);
@@ -419,8 +426,8 @@ static void rec_note_lost(const struct recording_file *rf)
 	if (!rf->lost)
 		return;
 	if (rf->lost > 1)
-		snprintf(more, sizeof(more), ", and %u more damaged chunks",
-			 rf->lost - 1);
+		snprintf(more, sizeof(more), ", and %u more damaged chunk%s",
+			 rf->lost - 1, rf->lost > 2 ? "s" : "");
 	ispot_error("%s: events chunk %zu (bytes %llu to %llu) is damaged: "
 		    "the report leaves out its events%s; the other chunks are "
 		    "whole", rf->path, rf->lost_chunk,
