@@ -66,9 +66,15 @@ int main(int argc, char **argv)
 			    argv[1]);
 		return EXIT_USAGE;
 	}
-	/* A report that could not be written is a failure, as in perf. */
+	/*
+	 * A report that could not be written is a failure, as in perf; said
+	 * here unless the command said it (and failed) already.
+	 */
+	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		ispot_error("cannot write the output: %s", strerror(errno));
+		if (!ret)
+			ispot_error("cannot write the output: %s",
+				    strerror(errno ? errno : EIO));
 		return EXIT_RUNTIME;
 	}
 	return ret;

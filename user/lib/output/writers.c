@@ -361,6 +361,10 @@ static int output_one(const struct output_writer *w, const char *path,
 		return w->to_dir(path, d);
 	if (!path) {
 		ret = w->to_file(stdout, d);
+		/* Out now: a full disk says ENOSPC, not stdio's EIO. */
+		errno = 0;
+		if (fflush(stdout) && errno)
+			ret = -errno;
 		if (ret)
 			ispot_error("cannot write the report (%s)",
 				    strerror(-ret));
