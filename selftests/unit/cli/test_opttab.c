@@ -266,6 +266,8 @@ TEST(record_output_is_the_recording)
 	char *both[] = { "record", "-o", "r.isr", "--pid", "1", "--func", "f",
 			 "--", "cmd", NULL };
 	char *none[] = { "record", "--func", "f", "--", "cmd", NULL };
+	char *twice[] = { "record", "-o", "r.isr", "--json", "-o", "r.json",
+			  "--func", "f", "--", "cmd", NULL };
 	char key[] = "f=callsite";	/* --key splits it in place */
 	char *report[] = { "report", "r.isr", "--key", key, "-o", "out.json",
 			   NULL };
@@ -286,6 +288,13 @@ TEST(record_output_is_the_recording)
 	capture_end();
 	EXPECT_TRUE(strstr(captured, "not both") != NULL);
 	EXPECT_TRUE(strstr(captured, "record needs -o FILE") != NULL);
+	/* A second -o would move the recording to the report's name. */
+	capture_begin();
+	EXPECT_EQ(trace_opts_parse_record(10, twice, &o, &mode), -1);
+	capture_end();
+	EXPECT_TRUE(strstr(captured, "--output is given twice ('r.isr', then "
+			   "'r.json'): record's -o names the recording") !=
+		    NULL);
 	ASSERT_EQ(trace_opts_parse_report(6, report, &o), 0);
 	EXPECT_STREQ(o.recording, "r.isr");
 	EXPECT_STREQ(o.output, "out.json");

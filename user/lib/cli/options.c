@@ -182,6 +182,19 @@ static int trace_opts_store(void *ctx, const struct opt_val *v, char *err,
 	struct trace_opts *o = ctx;
 
 	switch (v->def->id) {
+	case OPT_RECORD_OUTPUT:
+		/*
+		 * record's -o is the recording: a second one (a report file,
+		 * as run's -o is) would silently move the recording there.
+		 */
+		if (o->record) {
+			snprintf(err, len, "%s is given twice ('%s', then "
+				 "'%s'): record's -o names the recording, and "
+				 "its report goes to stdout (redirect it)",
+				 v->opt, o->record, v->str);
+			return -1;
+		}
+		return slot_store(o, v, err, len);
 	case OPT_FUNC:
 		return add_ptr(o->funcs, &o->nr_funcs, v->opt, v->str, err,
 			       len);
