@@ -184,7 +184,8 @@ static void trace_session_notes(const struct trace *t,
 			   " (its drops are the whole session's)" : "");
 	if (s->rec_cut)
 		trace_note(r, note, "the recording was cut short (a crash or "
-			   "a kill of record): this reports its whole chunks, "
+			   "a kill of record, or it is still being written): "
+			   "this reports its whole chunks, "
 			   "to byte %llu%s%s", (unsigned long long)s->rec_cut_at,
 			   s->rec_cut_stats ? "; the drops are unknown (not 0) "
 			   "and the duration runs to its last event kept" : "",
