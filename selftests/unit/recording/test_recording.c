@@ -552,15 +552,26 @@ TEST(keys_are_named_in_a_replayed_perfetto_trace)
 	EXPECT_FALSE(perfetto_slice_named(off, "[0x", true));
 }
 
+/* Where a flipped byte is, and so what its report must be. */
+enum flip_in {
+	FLIP_EVENTS,	/* a chunk of events: left out, reported */
+	FLIP_LATE,	/* a table after the events, or END: read as a cut */
+	FLIP_EARLY,	/* a table the events need: refused */
+};
+
 /*
- * One byte of @buf flipped, the file reported: a flip in the chunk of
- * events (its head or its bytes) leaves the chunk out, and the report is
- * made, saying so in one line; one in a table refuses the file in one
- * line.  Whether it was refused.
+ * One byte of @buf flipped, the file reported, in one line on stderr: a
+ * flip in the chunk of events (its head or its bytes) leaves the chunk
+ * out, and the report is made; one in a table written after the events
+ * (or in the end section) is read as a cut there, the events whole, but
+ * for a head whose damage hides the sections after it (then refused as
+ * a damaged table); one in a table before them refuses the file.
+ * Whether it was refused.
  */
-static bool flip_one(char *buf, size_t len, size_t off, bool in_events,
+static bool flip_one(char *buf, size_t len, size_t off, enum flip_in in,
 		     const char *bad, const char *json)
 {
+	bool ok;
 	char *nl;
 	int ret;
 
@@ -572,22 +583,25 @@ static bool flip_one(char *buf, size_t len, size_t off, bool in_events,
 	capture_end();
 	nl = strchr(captured, '\n');
 	EXPECT_TRUE(nl && !nl[1] && nl != captured);
-	if (in_events) {
+	if (in == FLIP_EVENTS) {
 		char *report = slurp(json, NULL);
 
-		EXPECT_EQ(ret, 0);
-		EXPECT_TRUE(strstr(captured, "events chunk 1 (bytes ") &&
-			    strstr(captured, "is damaged: the report leaves "
-				   "out its events"));
+		ok = ret == 0 && strstr(captured, "events chunk 1 (bytes ") &&
+		     strstr(captured, "is damaged: the report leaves out its "
+			    "events");
 		/* The report says so too, not only stderr. */
 		EXPECT_TRUE(strstr(report, "1 chunk of the recording's events "
 				   "was damaged and left out") != NULL);
 		free(report);
+	} else if (in == FLIP_LATE && ret == 0) {
+		ok = strstr(captured, " at byte ") &&
+		     strstr(captured, ", after its events: the report holds "
+			    "the events of its 1 whole chunk");
 	} else {
-		EXPECT_EQ(ret, -1);
-		EXPECT_TRUE(strstr(captured, "damaged") != NULL);
+		ok = ret == -1 && strstr(captured, "damaged");
 	}
-	if (!nl || nl[1] || nl == captured || (ret == 0) != in_events)
+	EXPECT_TRUE(ok);
+	if (!nl || nl[1] || nl == captured || !ok)
 		printf("# byte %zu: %s", off, captured);
 	return ret != 0;
 }
@@ -602,7 +616,8 @@ TEST(a_flipped_byte_loses_its_chunk_or_is_refused)
 {
 	char rec[PATH_MAX], json[PATH_MAX], bad[PATH_MAX];
 	struct recording_session s;
-	size_t len, at, off, end, tried = 0, refused_n = 0;
+	size_t len, at, off, end, tried = 0, refused_n = 0, late = 0;
+	size_t late_refused = 0;
 	char *buf;
 
 	path_in(rec, "flip.isr");
@@ -615,26 +630,75 @@ TEST(a_flipped_byte_loses_its_chunk_or_is_refused)
 	buf = slurp(rec, &len);
 	for (at = RECORDING_HEADER_SIZE; at + REC2_SECTION_HEAD <= len;
 	     at = end) {
+		enum flip_in in;
 		uint32_t type;
 		uint64_t l;
+		bool r;
 
 		rec2_section_head(buf, at, &type, &l);
 		ASSERT_LE(l, len - at - REC2_SECTION_HEAD);
 		end = at + REC2_SECTION_HEAD + l;
+		in = type == REC_SEC_EVENTS ? FLIP_EVENTS :
+		     type == REC_SEC_NAMES || type == REC_SEC_MAPS ||
+		     type == REC_SEC_STATS || type == REC_SEC_END ?
+		     FLIP_LATE : FLIP_EARLY;
 		/* Heads and events: every byte; tables: every seventh. */
 		for (off = at; off < end;
 		     off += off < at + REC2_SECTION_HEAD ||
 			    type == REC_SEC_EVENTS ? 1 : 7) {
-			refused_n += flip_one(buf, len, off,
-					      type == REC_SEC_EVENTS, bad,
-					      json);
+			r = flip_one(buf, len, off, in, bad, json);
+			refused_n += r;
+			late += in == FLIP_LATE;
+			late_refused += in == FLIP_LATE && r;
 			tried++;
 		}
 	}
 	EXPECT_GT(tried, 1000);
 	EXPECT_GT(refused_n, 0);
-	printf("# %zu bytes, %zu flips, %zu refused\n", len, tried,
-	       refused_n);
+	/* Most flips after the events leave a report: only heads refuse. */
+	EXPECT_LT(late_refused * 2, late);
+	printf("# %zu bytes, %zu flips, %zu refused; after the events %zu "
+	       "flips, %zu refused\n", len, tried, refused_n, late,
+	       late_refused);
+	free(buf);
+}
+
+/*
+ * Bytes appended after a whole recording are no part of it: the report
+ * is the recording's, with one line saying how many were left out.  It
+ * was refused ("data after its end").
+ */
+TEST(bytes_after_the_end_are_left_out)
+{
+	char rec[PATH_MAX], json[PATH_MAX], bad[PATH_MAX];
+	char *a, *b, *buf;
+	size_t len;
+	int ret;
+
+	recorded();
+	path_in(rec, "appended.isr");
+	path_in(json, "appended.json");
+	path_in(bad, "appended-off.json");
+	buf = malloc(good_len + 5000);
+	ASSERT_TRUE(buf != NULL);
+	memcpy(buf, good, good_len);
+	for (len = good_len; len < good_len + 5000; len++)
+		buf[len] = (char)(len * 131);
+	spit(rec, good, good_len);
+	ASSERT_EQ(replay(rec, json, NULL), 0);
+	spit(rec, buf, good_len + 5000);
+	capture_begin();
+	ret = replay(rec, bad, NULL);
+	capture_end();
+	EXPECT_EQ(ret, 0);
+	EXPECT_TRUE(strstr(captured, ": 5000 bytes after its end section are "
+			   "no part of it") != NULL);
+	EXPECT_EQ(strchr(captured, '\n'), captured + strlen(captured) - 1);
+	a = slurp(json, NULL);
+	b = slurp(bad, NULL);
+	EXPECT_STREQ(a, b);
+	free(a);
+	free(b);
 	free(buf);
 }
 

@@ -191,6 +191,13 @@ struct recording_file {
 	bool cut;
 	unsigned int cut_missing;
 	uint64_t cut_at;
+	/*
+	 * Format 2 on: not cut but damaged from cut_at (a table after the
+	 * events, the end section, or section heads to the end of the
+	 * file): read as the cut it amounts to, this says what was damaged.
+	 */
+	const char *tail_damage;
+	uint64_t past_end;	/* bytes after the end section, left out */
 	uint64_t start_ns;	/* START's t_enable */
 	struct autopick *picked;	/* 3.1: --auto's profile, or NULL */
 };

@@ -75,7 +75,25 @@ static const char *const table_name[] = {
 	[REC_SEC_PROFILE] = "its --auto profile is damaged",
 };
 
-/* One section that passed its head's check: 0, or -1 after one line. */
+/*
+ * Whether a damaged section of @type, after the events read so far, ends
+ * what a report can take: a table written at the end (or the end
+ * section itself) after whole chunks of events, so that the file reads
+ * as if cut there, as a file cut before it would.
+ */
+static bool rec2_damage_is_a_cut(const struct recording_file *rf,
+				 uint32_t type)
+{
+	return rf->nr_events && (type == REC_SEC_NAMES ||
+				 type == REC_SEC_MAPS ||
+				 type == REC_SEC_STATS ||
+				 type == REC_SEC_END);
+}
+
+/*
+ * One section that passed its head's check: 0, 1 if its damage ends the
+ * file as a cut would (rec2_damage_is_a_cut()), or -1 after one line.
+ */
 static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 			const unsigned char *body, size_t *chunk,
 			unsigned int *seen, bool *end)
@@ -94,6 +112,10 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 	/* Unknown types are a later minor version's: skipped. */
 	if (h->type < REC_SEC_META || h->type > REC_SEC_PROFILE)
 		return 0;
+	if (!sound && rec2_damage_is_a_cut(rf, h->type)) {
+		rf->tail_damage = table_name[h->type];
+		return 1;
+	}
 	if (!sound)
 		return rec_bad(rf, table_name[h->type]);
 	if (h->type == REC_SEC_END) {
@@ -109,6 +131,7 @@ int64_t rec2_sections(struct recording_file *rf, unsigned int *seen,
 	uint64_t off = RECORDING_HEADER_SIZE, next;
 	size_t chunk = 0;
 	struct rec2_head h;
+	int ret;
 
 	while (off < rf->size && !*end) {
 		if (rf->size - off < REC2_SECTION_HEAD)
@@ -123,9 +146,12 @@ int64_t rec2_sections(struct recording_file *rf, unsigned int *seen,
 		}
 		if (h.len > rf->size - off - REC2_SECTION_HEAD)
 			break;		/* cut short */
-		if (rec2_section(rf, &h, rf->map + off + REC2_SECTION_HEAD,
-				 &chunk, seen, end))
+		ret = rec2_section(rf, &h, rf->map + off + REC2_SECTION_HEAD,
+				   &chunk, seen, end);
+		if (ret < 0)
 			return -1;
+		if (ret)
+			break;		/* damaged from here: a cut */
 		off += REC2_SECTION_HEAD + h.len;
 	}
 	return (int64_t)off;
@@ -142,6 +168,16 @@ int rec2_cut(struct recording_file *rf, uint64_t off, unsigned int seen)
 	if (rec_format_has_profile(rf))
 		need |= SEC(PROFILE);
 
+	/*
+	 * Heads damaged from the first lost bytes to the end, all else
+	 * whole: the cut it amounts to, at those bytes.
+	 */
+	if (rf->meta.major > 1 && rf->lost == 1 && rf->lost_tail &&
+	    rf->nr_events) {
+		rf->lost = 0;
+		rf->tail_damage = "a section head is damaged";
+		off = rf->lost_from;
+	}
 	if (rf->meta.major == 1 || (rf->lost && rf->lost_tail))
 		return rec_bad(rf, rf->lost ? "a section head is damaged" :
 			       "it is cut short (no end section)");
@@ -183,12 +219,18 @@ void rec2_note_cut(const struct recording_file *rf)
 
 	if (!rf->cut)
 		return;
-	ispot_error("%s: the recording is cut short at byte %zu: the report "
-		    "holds the events of its %zu whole chunk%s (to byte %llu); "
-		    "missing: %s", rf->path, rf->size, rf->nr_events,
-		    rf->nr_events == 1 ? "" : "s",
-		    (unsigned long long)rf->cut_at,
-		    missing[i]);
+	if (rf->tail_damage)
+		ispot_error("%s: %s at byte %llu, after its events: the report "
+			    "holds the events of its %zu whole chunk%s; "
+			    "missing: %s", rf->path, rf->tail_damage,
+			    (unsigned long long)rf->cut_at, rf->nr_events,
+			    rf->nr_events == 1 ? "" : "s", missing[i]);
+	else
+		ispot_error("%s: the recording is cut short at byte %zu: the "
+			    "report holds the events of its %zu whole chunk%s "
+			    "(to byte %llu); missing: %s", rf->path, rf->size,
+			    rf->nr_events, rf->nr_events == 1 ? "" : "s",
+			    (unsigned long long)rf->cut_at, missing[i]);
 }
 
 int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,

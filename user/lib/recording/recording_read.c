@@ -451,8 +451,9 @@ int recording_open(const char *path, struct recording_file *rf)
 				    rec2_sections(rf, &seen, &end);
 	if (off < 0)
 		return -1;
+	/* Bytes after a whole recording (appended to it): left out. */
 	if (end && (size_t)off != rf->size)
-		return rec_bad(rf, "data after its end");
+		rf->past_end = rf->size - (uint64_t)off;
 	if (!end && rec2_cut(rf, (uint64_t)off, seen))
 		return -1;
 	/* 2.1 on has START too. */
@@ -473,6 +474,10 @@ int recording_open(const char *path, struct recording_file *rf)
 	}
 	rec_note_lost(rf);
 	rec2_note_cut(rf);
+	if (rf->past_end)
+		ispot_error("%s: %llu bytes after its end section are no part "
+			    "of it (appended?): the report leaves them out",
+			    path, (unsigned long long)rf->past_end);
 	return 0;
 }
 

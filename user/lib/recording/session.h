@@ -102,6 +102,7 @@ struct session_summary {
 	 * statistics (the drops unknown) or its names (addresses unnamed).
 	 */
 	bool rec_cut, rec_cut_stats, rec_cut_names;
+	bool rec_cut_damaged;	/* not cut: damaged from there on */
 	uint64_t rec_cut_at;
 	/* report FILE: its damaged chunks of events, left out. */
 	uint32_t rec_lost;

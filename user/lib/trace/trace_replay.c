@@ -103,6 +103,7 @@ static int replay_into(struct trace *t, struct recording_file *rf,
 	t->sum = rf->sum;
 	t->sum.rec_cut = rf->cut;
 	t->sum.rec_cut_at = rf->cut_at;
+	t->sum.rec_cut_damaged = rf->tail_damage != NULL;
 	t->sum.rec_cut_stats = rf->cut_missing & (1u << REC_SEC_STATS);
 	t->sum.rec_cut_names = rf->cut_missing & (1u << REC_SEC_NAMES);
 	t->sum.rec_lost = rf->lost;

@@ -183,10 +183,11 @@ static void trace_session_notes(const struct trace *t,
 			   s->dropped && s->rec_session_records ?
 			   " (its drops are the whole session's)" : "");
 	if (s->rec_cut)
-		trace_note(r, note, "the recording was cut short (a crash or "
-			   "a kill of record, or it is still being written): "
-			   "this reports its whole chunks, "
-			   "to byte %llu%s%s", (unsigned long long)s->rec_cut_at,
+		trace_note(r, note, "the recording was %s: this reports its "
+			   "whole chunks, to byte %llu%s%s", s->rec_cut_damaged ?
+			   "damaged after its events" : "cut short (a crash or "
+			   "a kill of record, or it is still being written)",
+			   (unsigned long long)s->rec_cut_at,
 			   s->rec_cut_stats ? "; the drops are unknown (not 0) "
 			   "and the duration runs to its last event kept" : "",
 			   s->rec_cut_names ? "; its addresses are unnamed" :
