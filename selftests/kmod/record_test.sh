@@ -56,10 +56,10 @@ t_same() {
 tap_check "offline_report_equals_live_field_by_field" t_same
 
 # The other outputs, from the same recording: the folded stacks are the
-# live ones, the Perfetto trace has the live one's events and tracks
-# (threads are named only live: a replay has no /proc of the target to
-# read them from), the pictures are the same files, and the page the same
-# but for its script's random nonce.
+# live ones, the Perfetto trace has the live one's events and tracks, its
+# threads named as live (the recording keeps the names read as each was
+# first seen: a replay has no /proc of the target), the pictures are the
+# same files, and the page the same but for its script's random nonce.
 t_outputs() {
 	run_status 0 ispotctl report "$tmp/lock.isr" -o /dev/null \
 		--perfetto "$tmp/offline.pftrace" --svg "$tmp/offline-svg" \
@@ -69,15 +69,18 @@ t_outputs() {
 	[ -c /dev/null ] || { echo "# /dev/null is no device any more"; return 1; }
 	for w in live offline; do
 		/ispot/selftests/kmod/perfetto_dump "$tmp/$w.pftrace" |
-			awk '$1 == "event" { print; next }
-			     $1 == "track" { print $1, $2, $3, $4 }' \
+			awk '$1 == "event" || $1 == "track"' \
 			>"$tmp/$w.pf" || return 1
 		sed 's/nonce-[0-9a-f]*//g; s/nonce="[0-9a-f]*"//g' \
 			"$tmp/$w.html" >"$tmp/$w.page"
 	done
 	echo "# $(grep -c '^event' "$tmp/live.pf") events," \
-		"$(ls "$tmp/live-svg" | wc -l) pictures"
+		"$(ls "$tmp/live-svg" | wc -l) pictures," \
+		"$(awk '$1 == "track" && $4 != 0 && NF > 4' "$tmp/offline.pf" |
+		   wc -l) threads named offline"
 	grep -q '^event' "$tmp/live.pf" && ls "$tmp/live-svg" | grep -q acquire &&
+		awk '$1 == "track" && $4 != 0 && NF > 4' "$tmp/offline.pf" |
+		grep -q . &&
 		grep -q acquire "$tmp/live.page" &&
 		diff "$tmp/live.pf" "$tmp/offline.pf" >"$tmp/diff" &&
 		diff -r "$tmp/live-svg" "$tmp/offline-svg" >>"$tmp/diff" &&

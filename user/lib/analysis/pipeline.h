@@ -125,6 +125,13 @@ struct pipeline {
 	/* Exits waiting to be forgotten, oldest first. */
 	uint64_t forget_delay_ns;	/* 0: every thread is kept */
 	struct fifo exits;		/* of struct pipeline_exit */
+	/*
+	 * Told of each thread as its state is made (its first record, or
+	 * again after it was forgotten): a live session names it then,
+	 * while it may still be there to read.  NULL: nobody asks.
+	 */
+	void (*thread_made)(void *ctx, uint32_t tid);
+	void *thread_made_ctx;
 };
 
 struct pipeline *pipeline_new(void);

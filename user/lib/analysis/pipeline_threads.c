@@ -17,6 +17,8 @@ struct pipeline_thread *pipeline_thread_new(struct pipeline *p, uint32_t tid)
 		free(th);
 		return NULL;
 	}
+	if (p->thread_made)
+		p->thread_made(p->thread_made_ctx, tid);
 	return th;
 }
 

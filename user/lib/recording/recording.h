@@ -25,10 +25,11 @@
 #include "analysis/drain.h"
 #include "recording/session.h"
 #include "recording/source.h"
+#include "recording/thread_names.h"
 
 #define RECORDING_MAGIC		"ISPOTREC"
 #define RECORDING_MAJOR		4	/* what the writer writes */
-#define RECORDING_MINOR		0
+#define RECORDING_MINOR		1	/* 4.1: THREADS */
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16
 /* Format 1: its section and event heads (format 2's: recording_codec.h). */
@@ -38,7 +39,7 @@
 /*
  * Section types.  The writer puts META, FUNCS, PROBES and START first
  * (format 2.1), and PROFILE (3.1), then the EVENTS, then NAMES, MAPS,
- * STATS and END.
+ * THREADS (4.1), STATS and END.
  */
 enum recording_section {
 	REC_SEC_EVENTS = 1,	/* a run of events */
@@ -51,6 +52,7 @@ enum recording_section {
 	REC_SEC_END,		/* empty, last: the file is whole */
 	REC_SEC_START,		/* 2.1: when tracing began (u64 t_enable) */
 	REC_SEC_PROFILE,	/* 3.1: --auto's wall-clock profile, or none */
+	REC_SEC_THREADS,	/* 4.1: tid -> its name, as first seen */
 };
 
 /*
@@ -200,6 +202,7 @@ struct recording_file {
 	uint64_t past_end;	/* bytes after the end section, left out */
 	uint64_t start_ns;	/* START's t_enable */
 	struct autopick *picked;	/* 3.1: --auto's profile, or NULL */
+	struct thread_names threads;	/* 4.1: THREADS, else empty */
 };
 
 /* Whether @rf's format keeps --auto's profile (3.1 on: PROFILE). */

@@ -52,6 +52,40 @@ static uint64_t rec2_resync(const struct recording_file *rf, uint64_t off)
 	return rf->size;
 }
 
+/*
+ * Whether a damaged section of @type, after the events read so far, ends
+ * what a report can take: a table written at the end (or the end
+ * section itself) after whole chunks of events, so that the file reads
+ * as if cut there, as a file cut before it would.
+ */
+static bool rec2_damage_is_a_cut(const struct recording_file *rf,
+				 uint32_t type)
+{
+	return rf->nr_events && (type == REC_SEC_NAMES ||
+				 type == REC_SEC_MAPS ||
+				 type == REC_SEC_THREADS ||
+				 type == REC_SEC_STATS ||
+				 type == REC_SEC_END);
+}
+
+/*
+ * Whether bytes whose head is damaged, up to @next (rec2_resync()), end
+ * what a report can take: after whole chunks of events, followed by the
+ * end of the file or by a section written after the events, so that
+ * they were one of those (or the last chunk's tail): read as a cut at
+ * their start, as for a damaged table of those.
+ */
+static bool rec2_damaged_head_is_a_cut(const struct recording_file *rf,
+				       uint64_t next)
+{
+	struct rec2_head h;
+
+	if (next == rf->size)
+		return rf->nr_events;
+	return rec2_head_at(rf->map + next, &h) &&
+	       rec2_damage_is_a_cut(rf, h.type);
+}
+
 /* A damaged chunk, counted; the first is named in recording_open(). */
 static void rec2_lost(struct recording_file *rf, size_t chunk,
 		      uint64_t from, uint64_t to)
@@ -73,22 +107,8 @@ static const char *const table_name[] = {
 	[REC_SEC_END] = "its end section is damaged",
 	[REC_SEC_START] = "its start section is damaged",
 	[REC_SEC_PROFILE] = "its --auto profile is damaged",
+	[REC_SEC_THREADS] = "its thread names are damaged",
 };
-
-/*
- * Whether a damaged section of @type, after the events read so far, ends
- * what a report can take: a table written at the end (or the end
- * section itself) after whole chunks of events, so that the file reads
- * as if cut there, as a file cut before it would.
- */
-static bool rec2_damage_is_a_cut(const struct recording_file *rf,
-				 uint32_t type)
-{
-	return rf->nr_events && (type == REC_SEC_NAMES ||
-				 type == REC_SEC_MAPS ||
-				 type == REC_SEC_STATS ||
-				 type == REC_SEC_END);
-}
 
 /*
  * One section that passed its head's check: 0, 1 if its damage ends the
@@ -110,7 +130,7 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 		return 0;
 	}
 	/* Unknown types are a later minor version's: skipped. */
-	if (h->type < REC_SEC_META || h->type > REC_SEC_PROFILE)
+	if (h->type < REC_SEC_META || h->type > REC_SEC_THREADS)
 		return 0;
 	if (!sound && rec2_damage_is_a_cut(rf, h->type)) {
 		rf->tail_damage = table_name[h->type];
@@ -138,6 +158,10 @@ int64_t rec2_sections(struct recording_file *rf, unsigned int *seen,
 			break;		/* cut short */
 		if (!rec2_head_at(rf->map + off, &h)) {
 			next = rec2_resync(rf, off);
+			if (rec2_damaged_head_is_a_cut(rf, next)) {
+				rf->tail_damage = "a section head is damaged";
+				break;
+			}
 			rec2_lost(rf, ++chunk, off, next);
 			/* Damaged to the end: not a cut a report takes. */
 			rf->lost_tail = next == rf->size;
@@ -168,16 +192,6 @@ int rec2_cut(struct recording_file *rf, uint64_t off, unsigned int seen)
 	if (rec_format_has_profile(rf))
 		need |= SEC(PROFILE);
 
-	/*
-	 * Heads damaged from the first lost bytes to the end, all else
-	 * whole: the cut it amounts to, at those bytes.
-	 */
-	if (rf->meta.major > 1 && rf->lost == 1 && rf->lost_tail &&
-	    rf->nr_events) {
-		rf->lost = 0;
-		rf->tail_damage = "a section head is damaged";
-		off = rf->lost_from;
-	}
 	if (rf->meta.major == 1 || (rf->lost && rf->lost_tail))
 		return rec_bad(rf, rf->lost ? "a section head is damaged" :
 			       "it is cut short (no end section)");

@@ -251,6 +251,19 @@ static void put_stats(struct rec_buf *b, const struct rec_tables *w)
 	buf_fields(b, w, &rec_stats_fields);
 }
 
+/* 4.1: u32 count, then each thread's u32 tid and name (a string). */
+static void put_threads(struct rec_buf *b, const struct rec_tables *w)
+{
+	const struct thread_names *tn = w->tb->threads;
+	size_t i, n = tn ? tn->n : 0;
+
+	buf_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		buf_u32(b, tn->v[i].tid);
+		buf_str(b, tn->v[i].name);
+	}
+}
+
 /* When tracing began: what a file cut short before its STATS times from. */
 static void put_start(struct rec_buf *b, const struct rec_tables *w)
 {
@@ -270,6 +283,7 @@ void rec_put_table(struct rec_buf *b, uint32_t type,
 		[REC_SEC_STATS] = put_stats,
 		[REC_SEC_START] = put_start,
 		[REC_SEC_PROFILE] = rec_put_profile,
+		[REC_SEC_THREADS] = put_threads,
 	};
 
 	put[type](b, w);

@@ -480,7 +480,7 @@ static const uint32_t early[] = {
 
 /* What is known only at the end. */
 static const uint32_t late[] = {
-	REC_SEC_NAMES, REC_SEC_MAPS, REC_SEC_STATS,
+	REC_SEC_NAMES, REC_SEC_MAPS, REC_SEC_THREADS, REC_SEC_STATS,
 };
 
 int recording_begin(struct recording *r, const struct session_summary *s,

@@ -23,6 +23,7 @@
 #include "report/report.h"
 
 struct autopick;
+struct thread_names;
 
 /* A function, or a block (then sym holds its name, object, first site). */
 struct trace_func {
@@ -53,6 +54,7 @@ struct session_tables {
 	size_t nr_probes;
 	struct elf_symbolizer *sym;	/* NULL: nothing is named */
 	const struct autopick *picked;	/* --auto's profile, or NULL */
+	const struct thread_names *threads;	/* NULL: none named */
 };
 
 struct session_summary {

@@ -37,6 +37,7 @@
 #include "elf/elf.h"
 #include "recording/session.h"
 #include "recording/source.h"
+#include "recording/thread_names.h"
 #include "trace/device.h"
 #include "trace/solo_sched.h"
 #include "trace/tasks.h"
@@ -173,6 +174,12 @@ struct trace {
 	/* A side output (a trace, --wall-folded) could not be written. */
 	bool outputs_failed;
 	struct trace_borrowed borrowed;
+	/*
+	 * The threads' names: read live as each is first seen when a
+	 * recording keeps them (its THREADS table); a replay's, the
+	 * recording's, which name its Perfetto tracks.
+	 */
+	struct thread_names threads;
 };
 
 /*

@@ -56,15 +56,19 @@ static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
 
 /*
  * perfetto_names.thread: its comm, read while it lives.  A replay has no
- * live target (the tid may be another process's by now): no names.
+ * live target (the tid may be another process's by now): the names the
+ * recording kept (4.1 on), or none.
  */
 static int trace_perfetto_thread(void *ctx, uint32_t tid, char *buf,
 				 size_t len)
 {
 	const struct trace *t = ctx;
+	const char *name;
 
-	if (!t->live.drain)
-		return -1;
+	if (!t->live.drain) {
+		name = thread_names_get(&t->threads, tid);
+		return name ? snprintf(buf, len, "%s", name) : -1;
+	}
 	task_comm((pid_t)tid, buf, len);
 	return strcmp(buf, "?") ? (int)strlen(buf) : -1;
 }

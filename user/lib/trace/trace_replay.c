@@ -107,6 +107,9 @@ static int replay_into(struct trace *t, struct recording_file *rf,
 	t->sum.rec_cut_stats = rf->cut_missing & (1u << REC_SEC_STATS);
 	t->sum.rec_cut_names = rf->cut_missing & (1u << REC_SEC_NAMES);
 	t->sum.rec_lost = rf->lost;
+	/* Its threads' names, for the Perfetto tracks (4.1 on). */
+	t->threads = rf->threads;
+	memset(&rf->threads, 0, sizeof(rf->threads));
 	clock.monotonic_ns = t->sum.t_enable;
 	clock.boottime_ns = rf->meta.start_boottime_ns;
 	recording_source_init(&src, rf);

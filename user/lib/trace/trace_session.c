@@ -107,6 +107,21 @@ static int trace_still_target(const struct trace *t)
 	return -1;
 }
 
+/*
+ * A thread the pipeline has just made a state for, named while it may
+ * still be there to read (its comm), for the recording's THREADS table.
+ * One that is gone, or no memory, leaves it unnamed.
+ */
+static void trace_thread_made(void *ctx, uint32_t tid)
+{
+	struct trace *t = ctx;
+	char name[THREAD_NAME_LEN];
+
+	task_comm((pid_t)tid, name, sizeof(name));
+	if (strcmp(name, "?"))
+		thread_names_set(&t->threads, tid, name);
+}
+
 int trace_start(struct trace *t, pid_t pid)
 {
 	t->sum.pid = pid;
@@ -124,6 +139,10 @@ int trace_start(struct trace *t, pid_t pid)
 	t->sum.t_enable = trace_now();
 	if (t->out.rec && trace_begin_recording(t))
 		return -1;
+	if (t->out.rec) {
+		t->pipe->thread_made = trace_thread_made;
+		t->pipe->thread_made_ctx = t;
+	}
 	/* Run's child has not exec'd yet: trace_exec_seen() comes later. */
 	if (t->sum.mode != MODE_RUN)
 		trace_snapshot_maps(t);
@@ -148,7 +167,7 @@ static struct session_tables trace_tables(const struct trace *t)
 {
 	return (struct session_tables){
 		t->funcs, t->nr_funcs, t->probes, t->nr_probes, t->sym,
-		t->picked,
+		t->picked, &t->threads,
 	};
 }
 
@@ -204,6 +223,7 @@ void trace_free(struct trace *t)
 	if (t->picked)
 		autopick_free(t->picked);
 	free(t->picked);
+	thread_names_free(&t->threads);
 	trace_funcs_free(t);
 	memset(t, 0, sizeof(*t));
 	t->live.dev.fd = -1;
