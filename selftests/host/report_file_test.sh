@@ -32,7 +32,6 @@ tap_check every_older_format_is_reported reported
 
 full_stdout() {
 	local json
-	[ -w /dev/full ] || { echo "# no /dev/full"; return 1; }
 	for json in "" --json; do
 		user/ispotctl report "$fixtures/format3.isr" $json \
 			>/dev/full 2>"$tmp/err"
@@ -41,7 +40,11 @@ full_stdout() {
 			return 1
 	done
 }
-tap_check stdout_on_a_full_disk_is_one_line_with_its_error full_stdout
+if [ -w /dev/full ]; then
+	tap_check stdout_on_a_full_disk_is_one_line_with_its_error full_stdout
+else
+	tap_skip stdout_on_a_full_disk_is_one_line_with_its_error "no /dev/full"
+fi
 
 empty_file() {
 	: >"$tmp/.r.isr.AbCdEf"

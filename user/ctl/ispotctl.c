@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "output/writers.h"
 #include "trace/device.h"
 
 struct command {
@@ -68,11 +69,11 @@ int main(int argc, char **argv)
 	}
 	/*
 	 * A report that could not be written is a failure, as in perf; said
-	 * here unless the command said it (and failed) already.
+	 * here unless its writer said it already.
 	 */
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		if (!ret)
+		if (!output_stdout_said())
 			ispot_error("cannot write the output: %s",
 				    strerror(errno ? errno : EIO));
 		return EXIT_RUNTIME;

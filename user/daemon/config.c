@@ -216,7 +216,7 @@ static int config_store_scalar(struct config_ctx *x,
 		*(uint32_t *)field = v->u64;
 		/* The check against --auto=N names where it came from. */
 		if (sc->id == OPT_MAX_FUNCTIONS)
-			x->c->max_functions_line = x->file ? v->line : 0;
+			x->c->max_functions_line = v->line;
 		break;
 	case CONFIG_STR:
 		return config_replace((char **)field, v->str);
@@ -452,6 +452,13 @@ static int config_check(const struct ispotd_config *c, const char *path)
 		return 0;
 	/* N or the bound from the file: its line, the other's value. */
 	at.line = c->auto_line ? c->auto_line : c->max_functions_line;
+	/* The bound from the command line: a file's line would not count. */
+	if (c->auto_line && !c->max_functions_line &&
+	    (c->set & ISPOTD_SET_MAX_FUNCTIONS))
+		return opt_error(&at, "'auto %u' picks more functions than "
+				 "--max-functions %u reports: lower it or raise "
+				 "--max-functions", c->auto_top,
+				 c->max_functions);
 	if (c->auto_line)
 		return opt_error(&at, "'auto %u' picks more functions than "
 				 "max-functions %u reports: lower it or raise "

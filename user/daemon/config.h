@@ -99,7 +99,7 @@ struct ispotd_config {
 	char *log_path;			/* "-" is stdout */
 	char *listen;			/* "ADDR:PORT"; NULL: off */
 	uint32_t max_functions;
-	unsigned int max_functions_line;	/* its line in the file; 0: none */
+	unsigned int max_functions_line; /* its line in the file; 0: none */
 	uint64_t ring_bytes;		/* per CPU */
 	double solo_share;		/* --solo-blocks: of the armed time */
 	bool auto_pick;			/* --auto[=N] */

@@ -240,9 +240,9 @@ static void target_say_left_out(struct target *tg, const struct trace *t)
 	if (!t->nr_left_out)
 		return;
 	if (t->nr_left_out > 1)
-		snprintf(more, sizeof(more), " (and in %zu more --func)",
+		snprintf(more, sizeof(more), ", as of %zu more --func",
 			 t->nr_left_out - 1);
-	ispot_error("pid %d: %s%s (the rest of it traced)", (int)tg->pid,
+	ispot_error("pid %d: %s; the rest of it is traced%s", (int)tg->pid,
 		    t->left_out_msg, more);
 }
 

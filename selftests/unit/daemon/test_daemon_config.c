@@ -634,6 +634,12 @@ TEST(auto_picks_in_place_of_func)
 		assert_file_error("exe /a\n", "ispotd: --auto=60 picks more "
 				  "functions than --max-functions 50", "--auto=60",
 				  NULL);
+		/* N from the file, the bound from the command line. */
+		conf_file("exe /a\nauto 60\n");
+		snprintf(want, sizeof(want), "%s'auto 60' picks more functions "
+			 "than --max-functions 50 reports", at_line(2));
+		assert_file_error("exe /a\nauto 60\n", want,
+				  "--max-functions", "50", NULL);
 		/* N from the command line, the bound from the file. */
 		conf_file("exe /a\nmax-functions 20\n");
 		snprintf(want, sizeof(want), "%s--auto=30 picks more functions "

@@ -759,6 +759,37 @@ TEST(bytes_after_the_end_are_left_out)
 	free(buf);
 }
 
+/*
+ * Stopped at --max-size: the drops, which the file keeps for the whole
+ * session, are set against the session's records, not the file's (the
+ * warning reads as live), and the note says whose they are.
+ */
+TEST(max_size_drops_are_a_share_of_the_session)
+{
+	char rec[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
+	struct recording_session s;
+	char *a, *b, *wa, *wb;
+
+	path_in(rec, "drops.isr");
+	path_in(live, "drops-live.json");
+	path_in(off, "drops-off.json");
+	ASSERT_EQ(rs_start(&s, rec, live, 4096), 0);
+	rs_trace(&s, 200);
+	s.t.sum.dropped = s.t.sum.drain.records / 50;	/* 2% */
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	ASSERT_EQ(replay(rec, off, NULL), 0);
+	a = slurp(live, NULL);
+	b = slurp(off, NULL);
+	wa = strstr(a, "were dropped (");
+	wb = strstr(b, "were dropped (");
+	ASSERT_TRUE(wa && wb);
+	EXPECT_EQ(strncmp(wa, wb, strcspn(wa, ")")), 0);
+	EXPECT_TRUE(strstr(b, "its drops are the whole session's") != NULL);
+	free(a);
+	free(b);
+}
+
 /* The number after "@name": in the JSON report @json; 0 if none. */
 static uint64_t json_u64_field(const char *json, const char *name)
 {

@@ -339,6 +339,14 @@ int output_check(const struct trace_opts *o)
 	return 0;
 }
 
+/* A report stdout could not take was said (output_stdout_said()). */
+static bool stdout_said;
+
+bool output_stdout_said(void)
+{
+	return stdout_said;
+}
+
 struct output_job {
 	const struct output_writer *w;
 	const struct output_doc *d;
@@ -360,14 +368,13 @@ static int output_one(const struct output_writer *w, const char *path,
 	if (w->dest == OUTPUT_DIR)
 		return w->to_dir(path, d);
 	if (!path) {
+		/* Flushed and its errno taken (report_stream_status()). */
 		ret = w->to_file(stdout, d);
-		/* Out now: a full disk says ENOSPC, not stdio's EIO. */
-		errno = 0;
-		if (fflush(stdout) && errno)
-			ret = -errno;
-		if (ret)
+		if (ret) {
 			ispot_error("cannot write the report (%s)",
 				    strerror(-ret));
+			stdout_said = true;
+		}
 		return ret ? -1 : 0;
 	}
 	ret = afile_write(path, output_to, &job);

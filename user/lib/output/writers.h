@@ -46,6 +46,11 @@ int output_check(const struct trace_opts *o);
  * session's (output_stream_open()).  0, or -1 if any failed.
  */
 int output_write(const struct trace_opts *o, const struct output_doc *d);
+/*
+ * Whether a report on stdout failed and output_write() said so, so that
+ * the caller's last check of stdout says nothing more.
+ */
+bool output_stdout_said(void);
 
 /* Ask @o for no output at all (a replay read for its figures only). */
 void output_none(struct trace_opts *o);

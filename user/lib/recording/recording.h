@@ -92,8 +92,9 @@ struct recording;
  * Start writing a recording to @path, through a temporary file beside it
  * (util/afile.h: closed on exec, so `record -- CMD` never hands it to the
  * target) that recording_finish() syncs and renames: a failed session
- * leaves nothing.  @argv (@argc strings) is the command line that made
- * it, kept in the file.
+ * leaves nothing, but for a disk that filled after whole chunks of
+ * events (recording_finish()).  @argv (@argc strings) is the command
+ * line that made it, kept in the file.
  * Events stop once the file would pass @max_size.  NULL after one line.
  */
 struct recording *recording_create(const char *path, uint64_t max_size,
@@ -137,7 +138,8 @@ bool recording_full(const struct recording *r, uint64_t *size,
 /*
  * The session has stopped: name the addresses seen (by @tb->sym), write
  * @s and the tables, and rename the file into place.  0, or -1 after one
- * line (the temporary file is removed).
+ * line (the temporary file is removed, or kept when ENOSPC, EDQUOT or
+ * EFBIG came after whole chunks of events: a recording cut short).
  */
 int recording_finish(struct recording *r, const struct session_summary *s,
 		     const struct session_tables *tb);

@@ -8,6 +8,7 @@
  * target), synced and renamed into place when the session ends.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,29 @@ void recording_set_chunk(struct recording *r, size_t bytes)
 	rec_ev_alloc(r);
 }
 
+/* Nothing to do: the write past RLIMIT_FSIZE fails (EFBIG) and is said. */
+static void rec_on_xfsz(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Past `ulimit -f`, SIGXFSZ would kill the process before the write's
+ * EFBIG could keep the chunks written (rec_keep_cut()).  A handler, not
+ * SIG_IGN, as a handler is reset at the exec of record's command; and
+ * only in place of the default, so that a caller's choice stands.
+ */
+static void rec_catch_xfsz(void)
+{
+	struct sigaction now, catch = { .sa_handler = rec_on_xfsz,
+					.sa_flags = SA_RESTART };
+
+	if (sigaction(SIGXFSZ, NULL, &now) || now.sa_handler != SIG_DFL)
+		return;
+	sigemptyset(&catch.sa_mask);
+	sigaction(SIGXFSZ, &catch, NULL);
+}
+
 struct recording *recording_create(const char *path, uint64_t max_size,
 				   char *const *argv, int argc)
 {
@@ -208,6 +232,7 @@ struct recording *recording_create(const char *path, uint64_t max_size,
 			    path, strerror(-ret));
 		goto fail;
 	}
+	rec_catch_xfsz();
 	buf_put(&h, RECORDING_MAGIC, 8);
 	buf_u16(&h, RECORDING_MAJOR);
 	buf_u16(&h, RECORDING_MINOR);

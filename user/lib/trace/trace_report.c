@@ -184,9 +184,10 @@ static void trace_session_notes(const struct trace *t,
 			   " (its drops are the whole session's)" : "");
 	if (s->rec_cut)
 		trace_note(r, note, "the recording was %s: this reports its "
-			   "whole chunks, to byte %llu%s%s", s->rec_cut_damaged ?
-			   "damaged after its events" : "cut short (a crash or "
-			   "a kill of record, or it is still being written)",
+			   "whole chunks, to byte %llu%s%s",
+			   s->rec_cut_damaged ? "damaged after its events" :
+			   "cut short (a crash or a kill of record, or it is "
+			   "still being written)",
 			   (unsigned long long)s->rec_cut_at,
 			   s->rec_cut_stats ? "; the drops are unknown (not 0) "
 			   "and the duration runs to its last event kept" : "",

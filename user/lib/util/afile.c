@@ -122,8 +122,12 @@ char *afile_keep(struct afile *a)
 {
 	char *tmp = a->tmp;
 
-	if (a->f)
+	/* What reached the file, on the disk as a commit would put it. */
+	if (a->f) {
+		fflush(a->f);
+		fsync(fileno(a->f));
 		fclose(a->f);
+	}
 	a->tmp = NULL;
 	afile_free(a);
 	return tmp;
