@@ -126,20 +126,29 @@ first_window() {
 	said=$(grep -c "one burst costs more than a window's budget" \
 		"$tmp/first.err")
 	echo "# said over budget: $said"
-	# Where it is said, every burst is the shortest (2 ms), and the armed
-	# time a burst is about that: it ends when DISABLE is asked for, not
-	# when the ioctl returns after the wait records' grace period (50 to
-	# 420 ms under single-threaded TCG, which read as armed time, the
-	# bursts as ~200 ms that saw no call).  The mean, for a descheduled
-	# emulator now and then.
-	armed=$(wfield "$tmp/first.jsonl" .armed_ns "$pid" |
-		awk '{ n += $1 } END { print n + 0 }')
-	nb=$(bursts "$tmp/first.jsonl" "$pid")
-	per=$(awk -v a="$armed" -v b="$nb" 'BEGIN { printf "%.1f", b ? a / b / 1e6 : 0 }')
-	echo "# armed a burst: ${per} ms over $nb bursts"
+	# Where it is said, every burst after the first is the shortest (2
+	# ms), and the armed time a burst is about that: it ends when DISABLE
+	# is asked for, not when the ioctl returns after the wait records'
+	# grace period (50 to 420 ms under single-threaded TCG, which read as
+	# armed time, the bursts as ~200 ms that saw no call).  The first
+	# burst is the budget's probe, before a burst's cost is known: up to
+	# 200 ms (BUDGET_PROBE_BURST_NS) as the window's allowance fits it (61
+	# ms was seen, alone in its window), so the first window with a burst
+	# is held to that, and the later ones to the 2 ms bursts.  Means, for
+	# a descheduled emulator now and then; the session's end is checked
+	# apart (session_time_ends_when_disable_is_asked_for).
+	wfield "$tmp/first.jsonl" .armed_ns "$pid" >"$tmp/first.armed"
+	paste "$tmp/first.bursts" "$tmp/first.armed" >"$tmp/first.ab"
+	per0=$(awk '$1 > 0 { printf "%.1f", $2 / $1 / 1e6; exit }' \
+		"$tmp/first.ab")
+	per=$(awk '$1 > 0 && seen++ { a += $2; n += $1 }
+		   END { if (n) printf "%.1f", a / n / 1e6 }' "$tmp/first.ab")
+	echo "# armed a burst: ${per0:-none} ms in the first window with one," \
+		"${per:-none} ms after"
 	[ -n "$after" ] && [ "${first:-0}" -ge 1 ] && [ -n "$est" ] &&
 		{ lt "$est" 0.02 || [ "$said" = 1 ]; } &&
-		{ [ "$said" != 1 ] || lt "$per" 60; }
+		{ [ "$said" != 1 ] || lt "${per0:-0}" 220; } &&
+		{ [ "$said" != 1 ] || [ -z "$per" ] || lt "$per" 60; }
 }
 tap_check first_window_has_a_burst_within_the_1pct_budget first_window
 
