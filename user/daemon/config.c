@@ -456,8 +456,8 @@ static int config_check(const struct ispotd_config *c, const char *path)
 	if (c->auto_line && !c->max_functions_line &&
 	    (c->set & ISPOTD_SET_MAX_FUNCTIONS))
 		return opt_error(&at, "'auto %u' picks more functions than "
-				 "--max-functions %u reports: lower it or raise "
-				 "--max-functions", c->auto_top,
+				 "--max-functions %u reports: lower it or "
+				 "raise --max-functions", c->auto_top,
 				 c->max_functions);
 	if (c->auto_line)
 		return opt_error(&at, "'auto %u' picks more functions than "

@@ -405,11 +405,11 @@ TEST(another_abi_is_refused)
 TEST(counts_past_their_bounds_are_refused)
 {
 	static const uint32_t types[] = { REC_SEC_FUNCS, REC_SEC_PROBES,
-					  REC_SEC_NAMES };
+					  REC_SEC_NAMES, REC_SEC_THREADS };
 	size_t i, at;
 
 	recorded();
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		char *bad = malloc(good_len);
 
 		memcpy(bad, good, good_len);
@@ -609,10 +609,14 @@ TEST(thread_names_name_a_replayed_perfettos_tracks)
 	EXPECT_TRUE(strcmp(name, "worker-one") != 0);
 }
 
+/* Flips in MAPS or THREADS whose table alone was left out. */
+static size_t flips_spared;
+
 /* Where a flipped byte is, and so what its report must be. */
 enum flip_in {
 	FLIP_EVENTS,	/* a chunk of events: left out, reported */
 	FLIP_LATE,	/* a table after the events, or END: read as a cut */
+	FLIP_SPARE,	/* MAPS, THREADS: its bytes left out, or a cut */
 	FLIP_EARLY,	/* a table the events need: refused */
 };
 
@@ -649,10 +653,24 @@ static bool flip_one(char *buf, size_t len, size_t off, enum flip_in in,
 		EXPECT_TRUE(strstr(report, "1 chunk of the recording's events "
 				   "was damaged and left out") != NULL);
 		free(report);
-	} else if (in == FLIP_LATE && ret == 0) {
-		ok = strstr(captured, " at byte ") &&
-		     strstr(captured, ", after its events: the report holds "
-			    "the events of its 1 whole chunk");
+	} else if ((in == FLIP_LATE || in == FLIP_SPARE) && ret == 0) {
+		bool spared = in == FLIP_SPARE &&
+			      strstr(captured, "the report is made without "
+				     "them");
+
+		ok = spared || (strstr(captured, " at byte ") &&
+				strstr(captured, ", after its events: the "
+				       "report holds the events of its 1 "
+				       "whole chunk"));
+		/* Left out alone: the statistics after it still read. */
+		if (spared) {
+			char *report = slurp(json, NULL);
+
+			flips_spared++;
+			EXPECT_TRUE(strstr(report, "\"dropped_known\"") ==
+				    NULL);
+			free(report);
+		}
 	} else {
 		ok = ret == -1 && strstr(captured, "damaged");
 	}
@@ -695,8 +713,9 @@ TEST(a_flipped_byte_loses_its_chunk_or_is_refused)
 		ASSERT_LE(l, len - at - REC2_SECTION_HEAD);
 		end = at + REC2_SECTION_HEAD + l;
 		in = type == REC_SEC_EVENTS ? FLIP_EVENTS :
-		     type == REC_SEC_NAMES || type == REC_SEC_MAPS ||
-		     type == REC_SEC_THREADS || type == REC_SEC_STATS ||
+		     type == REC_SEC_MAPS || type == REC_SEC_THREADS ?
+		     FLIP_SPARE :
+		     type == REC_SEC_NAMES || type == REC_SEC_STATS ||
 		     type == REC_SEC_END ?
 		     FLIP_LATE : FLIP_EARLY;
 		/* Heads and events: every byte; tables: every seventh. */
@@ -705,8 +724,9 @@ TEST(a_flipped_byte_loses_its_chunk_or_is_refused)
 			    type == REC_SEC_EVENTS ? 1 : 7) {
 			r = flip_one(buf, len, off, in, bad, json);
 			refused_n += r;
-			late += in == FLIP_LATE;
-			late_refused += in == FLIP_LATE && r;
+			late += in == FLIP_LATE || in == FLIP_SPARE;
+			late_refused += (in == FLIP_LATE ||
+					 in == FLIP_SPARE) && r;
 			tried++;
 		}
 	}
@@ -714,6 +734,7 @@ TEST(a_flipped_byte_loses_its_chunk_or_is_refused)
 	EXPECT_GT(refused_n, 0);
 	/* Every flip after the events leaves a report. */
 	EXPECT_EQ(late_refused, 0);
+	EXPECT_GT(flips_spared, 0);
 	printf("# %zu bytes, %zu flips, %zu refused; after the events %zu "
 	       "flips, %zu refused\n", len, tried, refused_n, late,
 	       late_refused);

@@ -96,6 +96,8 @@ struct recording;
  * events (recording_finish()).  @argv (@argc strings) is the command
  * line that made it, kept in the file.
  * Events stop once the file would pass @max_size.  NULL after one line.
+ * SIGXFSZ, if at its default, is caught for the rest of the process (a
+ * write past `ulimit -f` then fails with EFBIG), and reset at an exec.
  */
 struct recording *recording_create(const char *path, uint64_t max_size,
 				   char *const *argv, int argc);
@@ -202,6 +204,7 @@ struct recording_file {
 	 */
 	const char *tail_damage;
 	uint64_t past_end;	/* bytes after the end section, left out */
+	const char *left_out;	/* a damaged table no report needs */
 	uint64_t start_ns;	/* START's t_enable */
 	struct autopick *picked;	/* 3.1: --auto's profile, or NULL */
 	struct thread_names threads;	/* 4.1: THREADS, else empty */

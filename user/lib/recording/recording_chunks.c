@@ -5,11 +5,13 @@
  * itself and one of its bytes.  A chunk of events whose bytes fail their
  * check is left out, and the report says which; a head that fails its
  * own is passed over to the next head that passes, the bytes between
- * counted as one damaged chunk.  A table that fails refuses the file: no
- * report can be made without it.  A chunk that passes is still read as
- * hostile, every field against its bounds (recording_codec.c).  A 2.1
- * file cut short after its first tables is reported from its whole
- * chunks (rec2_cut()).
+ * counted as one damaged chunk.  A table the events need that fails
+ * refuses the file: no report can be made without it.  Damage after
+ * whole chunks, in a late table or its head, reads as a cut there
+ * (rec2_cut()); a damaged MAPS or THREADS is left out.  A chunk that
+ * passes is still read as hostile, every field against its bounds
+ * (recording_codec.c).  A 2.1 file cut short after its first tables is
+ * reported from its whole chunks (rec2_cut()).
  */
 #include <endian.h>
 #include <stdio.h>
@@ -132,6 +134,17 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 	/* Unknown types are a later minor version's: skipped. */
 	if (h->type < REC_SEC_META || h->type > REC_SEC_THREADS)
 		return 0;
+	/*
+	 * A table no report reads (the maps, kept for people) or that only
+	 * names Perfetto tracks (the threads'): its damage costs it alone,
+	 * not the statistics written after it.
+	 */
+	if (!sound && (h->type == REC_SEC_MAPS ||
+		       h->type == REC_SEC_THREADS)) {
+		rf->left_out = table_name[h->type];
+		*seen |= 1u << h->type;
+		return 0;
+	}
 	if (!sound && rec2_damage_is_a_cut(rf, h->type)) {
 		rf->tail_damage = table_name[h->type];
 		return 1;
@@ -196,6 +209,9 @@ int rec2_cut(struct recording_file *rf, uint64_t off, unsigned int seen)
 		return rec_bad(rf, rf->lost ? "a section head is damaged" :
 			       "it is cut short (no end section)");
 	if ((seen & need) != need) {
+		/* Not cut but damaged (a 2.0 file's late tables): say so. */
+		if (rf->tail_damage)
+			return rec_bad(rf, rf->tail_damage);
 		snprintf(what, sizeof(what), "it is cut short at byte %zu, "
 			 "before the tables a report needs", rf->size);
 		return rec_bad(rf, what);

@@ -285,6 +285,9 @@ int recording_open(const char *path, struct recording_file *rf)
 	}
 	rec_note_lost(rf);
 	rec2_note_cut(rf);
+	if (rf->left_out)
+		ispot_error("%s: %s: the report is made without them", path,
+			    rf->left_out);
 	if (rf->past_end)
 		ispot_error("%s: %llu bytes after its end section are no part "
 			    "of it (appended?): the report leaves them out",

@@ -159,18 +159,15 @@ static void get_stats(struct rec_cur *c, struct recording_file *rf)
 }
 
 /*
- * THREADS (4.1): tid -> name.  Its count is bounded by the bytes left (5
- * a thread at least) and THREAD_NAMES_MAX, each name by a comm's length.
+ * THREADS (4.1): tid -> name.  Its count is bounded by the bytes left (8
+ * a thread at least: its tid and its name's length) and THREAD_NAMES_MAX,
+ * each name by a comm's length; a tid given twice keeps its last name.
  */
 static void get_threads(struct rec_cur *c, struct recording_file *rf)
 {
 	char name[THREAD_NAME_LEN];
-	uint32_t i, n = cur_u32(c), tid;
+	uint32_t i, n = cur_count(c, THREAD_NAMES_MAX, 8), tid;
 
-	if (n > c->left / 8 || n > THREAD_NAMES_MAX) {
-		c->bad = true;
-		return;
-	}
 	for (i = 0; i < n && !c->bad; i++) {
 		tid = cur_u32(c);
 		cur_str(c, name, sizeof(name));
