@@ -53,6 +53,16 @@ static int replay(const char *rec, const char *out, struct key_opt *key)
 	return trace_replay(&o);
 }
 
+/* report @rec --json -o @json --perfetto @pftrace. */
+static int replay_perfetto(const char *rec, const char *json,
+			   const char *pftrace)
+{
+	struct trace_opts o = { .json = true, .output = json,
+				.recording = rec, .perfetto = pftrace };
+
+	return trace_replay(&o);
+}
+
 /* One recorded session, shared by the tests of bad files. */
 static char *good;
 static size_t good_len;
@@ -458,7 +468,6 @@ TEST(a_block_is_no_perfetto_call_live_or_replayed)
 	struct recording_session s;
 	struct recording_file rf;
 	struct trace *t = &s.t;
-	struct trace_opts o;
 	struct trace_func *f;
 	uint32_t i;
 
@@ -503,12 +512,7 @@ TEST(a_block_is_no_perfetto_call_live_or_replayed)
 	EXPECT_FALSE(rf.funcs[1].is_block);
 	EXPECT_TRUE(rf.funcs[2].is_block);
 	recording_close(&rf);
-	memset(&o, 0, sizeof(o));
-	o.json = true;
-	o.output = json;
-	o.recording = rec;
-	o.perfetto = off;
-	ASSERT_EQ(trace_replay(&o), 0);
+	ASSERT_EQ(replay_perfetto(rec, json, off), 0);
 	/* Calls are slices; a block's markers are not, live or replayed. */
 	EXPECT_TRUE(perfetto_names(live, "worker"));
 	EXPECT_TRUE(perfetto_names(off, "worker"));
@@ -525,7 +529,6 @@ TEST(keys_are_named_in_a_replayed_perfetto_trace)
 {
 	char rec[PATH_MAX], json[PATH_MAX], live[PATH_MAX], off[PATH_MAX];
 	struct recording_session s;
-	struct trace_opts o;
 
 	path_in(rec, "keys.isr");
 	path_in(json, "keys.json");
@@ -539,12 +542,7 @@ TEST(keys_are_named_in_a_replayed_perfetto_trace)
 	ASSERT_EQ(rs_stop(&s), 0);
 	ASSERT_EQ(trace_perfetto_close(&s.t, true), 0);
 	trace_free(&s.t);
-	memset(&o, 0, sizeof(o));
-	o.json = true;
-	o.output = json;
-	o.recording = rec;
-	o.perfetto = off;
-	ASSERT_EQ(trace_replay(&o), 0);
+	ASSERT_EQ(replay_perfetto(rec, json, off), 0);
 	EXPECT_TRUE(perfetto_slice_named(live, "recording_test_locks+0x2",
 					 true));
 	EXPECT_TRUE(perfetto_slice_named(off, "recording_test_locks+0x2",
@@ -582,7 +580,6 @@ TEST(thread_names_name_a_replayed_perfettos_tracks)
 	char rec[PATH_MAX], json[PATH_MAX], off[PATH_MAX], name[128];
 	struct recording_session s;
 	struct recording_file rf;
-	struct trace_opts o;
 
 	path_in(rec, "names.isr");
 	path_in(json, "names.json");
@@ -597,12 +594,7 @@ TEST(thread_names_name_a_replayed_perfettos_tracks)
 	EXPECT_STREQ(thread_names_get(&rf.threads, 101), "worker-one");
 	EXPECT_TRUE(thread_names_get(&rf.threads, 102) == NULL);
 	recording_close(&rf);
-	memset(&o, 0, sizeof(o));
-	o.json = true;
-	o.output = json;
-	o.recording = rec;
-	o.perfetto = off;
-	ASSERT_EQ(trace_replay(&o), 0);
+	ASSERT_EQ(replay_perfetto(rec, json, off), 0);
 	perfetto_thread_name(off, 101, name, sizeof(name));
 	EXPECT_STREQ(name, "worker-one");
 	perfetto_thread_name(off, 102, name, sizeof(name));
