@@ -452,18 +452,19 @@ static int config_check(const struct ispotd_config *c, const char *path)
 		return 0;
 	/* N or the bound from the file: its line, the other's value. */
 	at.line = c->auto_line ? c->auto_line : c->max_functions_line;
-	/* The bound from the command line: a file's line would not count. */
-	if (c->auto_line && !c->max_functions_line &&
-	    (c->set & ISPOTD_SET_MAX_FUNCTIONS))
+	/*
+	 * 'auto N' in the file: the bound as it was given (on the command
+	 * line, where a file's line would not count, or in the file).
+	 */
+	if (c->auto_line) {
+		const char *mf = !c->max_functions_line &&
+				 (c->set & ISPOTD_SET_MAX_FUNCTIONS) ?
+				 "--max-functions" : "max-functions";
+
 		return opt_error(&at, "'auto %u' picks more functions than "
-				 "--max-functions %u reports: lower it or "
-				 "raise --max-functions", c->auto_top,
-				 c->max_functions);
-	if (c->auto_line)
-		return opt_error(&at, "'auto %u' picks more functions than "
-				 "max-functions %u reports: lower it or raise "
-				 "max-functions", c->auto_top,
-				 c->max_functions);
+				 "%s %u reports: lower it or raise %s",
+				 c->auto_top, mf, c->max_functions, mf);
+	}
 	if (at.line)
 		return opt_error(&at, "--auto=%u picks more functions than "
 				 "'max-functions %u' here reports: raise it or "

@@ -203,7 +203,6 @@ struct recording_file {
 	 * file): read as the cut it amounts to, this says what was damaged.
 	 */
 	const char *tail_damage;
-	uint64_t past_end;	/* bytes after the end section, left out */
 	const char *left_out;	/* a damaged table no report needs */
 	uint64_t start_ns;	/* START's t_enable */
 	struct autopick *picked;	/* 3.1: --auto's profile, or NULL */

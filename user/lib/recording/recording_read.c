@@ -252,6 +252,7 @@ int recording_open(const char *path, struct recording_file *rf)
 			      ~((1u << REC_SEC_META) - 1);
 	unsigned int seen = 0;
 	bool end = false;
+	uint64_t past_end = 0;
 	int64_t off;
 
 	memset(rf, 0, sizeof(*rf));
@@ -264,7 +265,7 @@ int recording_open(const char *path, struct recording_file *rf)
 		return -1;
 	/* Bytes after a whole recording (appended to it): left out. */
 	if (end && (size_t)off != rf->size)
-		rf->past_end = rf->size - (uint64_t)off;
+		past_end = rf->size - (uint64_t)off;
 	if (!end && rec2_cut(rf, (uint64_t)off, seen))
 		return -1;
 	/* 2.1 on has START too. */
@@ -288,10 +289,10 @@ int recording_open(const char *path, struct recording_file *rf)
 	if (rf->left_out)
 		ispot_error("%s: %s: the report is made without them", path,
 			    rf->left_out);
-	if (rf->past_end)
+	if (past_end)
 		ispot_error("%s: %llu bytes after its end section are no part "
 			    "of it (appended?): the report leaves them out",
-			    path, (unsigned long long)rf->past_end);
+			    path, (unsigned long long)past_end);
 	return 0;
 }
 

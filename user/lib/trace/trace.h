@@ -350,9 +350,9 @@ void trace_free(struct trace *t);
  * a LOCK prefix, or an ES, CS, SS or DS override (the kernel's
  * is_prefix_bad()), also after a REX prefix.  The module refuses such a
  * probe at ENABLE only where the file is mapped already (attach); armed
- * before run's exec or a dlopen,
- * the kernel skips it when the file is mapped, silently, and the function
- * would read as never called, so trace_arm() refuses it by name first.
+ * before run's exec or a dlopen, the kernel skips it when the file is
+ * mapped, silently, and the function would read as never called, so
+ * trace_arm() refuses it by name first.
  * An object that cannot be read is left to the module to judge (true).
  * --auto leaves such functions out of its picks with it.
  */

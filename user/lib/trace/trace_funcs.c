@@ -117,14 +117,22 @@ static bool trace_lacks(struct trace *t, size_t bit, int ret,
 	return true;
 }
 
-/* @syms without those a probe could not step over: how many are left. */
-static size_t trace_keep_steppable(struct elf_target_sym *syms, size_t n)
+/*
+ * @syms without those a probe could not step over: how many are left.
+ * The first left out is named into @first, if given (before a later
+ * function moves over it).
+ */
+static size_t trace_keep_steppable(struct elf_target_sym *syms, size_t n,
+				   char first[ELF_SYM_NAME_MAX])
 {
 	size_t i, kept = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (trace_sym_steppable(&syms[i]))
 			syms[kept++] = syms[i];
+		else if (first && kept == i)	/* none left out before */
+			memcpy(first, syms[i].name, ELF_SYM_NAME_MAX);
+	}
 	return kept;
 }
 
@@ -140,17 +148,11 @@ static bool trace_drop_unsteppable(struct trace *t, size_t bit,
 				   struct elf_target_sym *syms, size_t *n)
 {
 	char why[ELF_SYM_NAME_MAX + 512], first[ELF_SYM_NAME_MAX];
-	size_t dropped = 0, kept = 0, i;
+	size_t kept = trace_keep_steppable(syms, *n, first);
 
-	for (i = 0; i < *n; i++) {
-		if (trace_sym_steppable(&syms[i]))
-			syms[kept++] = syms[i];
-		else if (!dropped++)	/* named before another moves over it */
-			memcpy(first, syms[i].name, sizeof(first));
-	}
-	if (!dropped)
+	if (kept == *n)
 		return false;
-	trace_unsteppable_why(why, sizeof(why), first, dropped - 1, spec);
+	trace_unsteppable_why(why, sizeof(why), first, *n - kept - 1, spec);
 	*n = kept;
 	if (!*n) {
 		trace_lacks(t, bit, -ENOENT, why);
@@ -339,7 +341,7 @@ int trace_resolve(struct trace *t, pid_t pid, const char *exe)
 		 * A function --sync adds that cannot be probed is left out,
 		 * as one the program lacks is: not the whole session lost.
 		 */
-		n = trace_keep_steppable(syms, n);
+		n = trace_keep_steppable(syms, n, NULL);
 		ret = trace_add_syms(t, syms, n);
 		free(syms);
 		if (ret)
