@@ -6,7 +6,12 @@
 # a full disk) is one line with the disk's error and exit 1, never a
 # second line ("cannot write the output: Success"); an empty file, as a
 # record killed before it traced leaves, and a missing one are one line
-# each, exit 1.
+# each, exit 1.  A recording read from a pipe (report -, a shell's
+# <(...), a named FIFO whose writer comes later) reports as its file; one
+# cut short in the pipe is read as a file cut short; an endless stream
+# that is no recording (/dev/zero) is refused at its first bytes, an
+# empty pipe in one line; and on a real terminal (tmux) report - and
+# record -o - are refused in one line each, before any work.
 set -u
 cd "$(dirname "$0")/../.."
 . selftests/kmod/tap.sh
@@ -15,7 +20,7 @@ tmpdir_setup
 require_file user/ispotctl make
 fixtures=selftests/unit/recording/fixtures
 
-tap_plan 4
+tap_plan 9
 
 reported() {
 	local f
@@ -58,5 +63,85 @@ missing_file() {
 		one_line_err "none.isr"
 }
 tap_check a_missing_file_is_one_line missing_file
+
+# Each older format, and the newest, read through a pipe: the same
+# report, byte for byte, as the file's.
+piped() {
+	local f
+	for f in "$fixtures"/format*.isr; do
+		user/ispotctl report "$f" --json >"$tmp/file.json" 2>&1
+		cat "$f" | user/ispotctl report - --json >"$tmp/pipe.json" 2>&1
+		cmp -s "$tmp/file.json" "$tmp/pipe.json" ||
+			{ echo "# $f: report - differs"; return 1; }
+		user/ispotctl report <(cat "$f") --json >"$tmp/subst.json" 2>&1
+		# Messages name the path: /dev/fd/N, not the file.
+		sed "s|$f|X|" "$tmp/file.json" >"$tmp/file.x"
+		sed "s|/dev/fd/[0-9]*|X|" "$tmp/subst.json" >"$tmp/subst.x"
+		cmp -s "$tmp/file.x" "$tmp/subst.x" ||
+			{ echo "# $f: <(...) differs"; return 1; }
+	done
+	grep -q '"functions"' "$tmp/pipe.json"
+}
+tap_check a_piped_recording_reports_as_its_file piped
+
+# A named FIFO's writer may come after report opened it.
+fifo() {
+	mkfifo "$tmp/fifo" || return 1
+	(sleep 1; cat "$fixtures/format4.isr" >"$tmp/fifo") &
+	run_status 0 user/ispotctl report "$tmp/fifo" --json || return 1
+	wait
+	user/ispotctl report "$fixtures/format4.isr" --json >"$tmp/file.json"
+	cmp -s "$tmp/out" "$tmp/file.json"
+}
+tap_check a_fifo_waits_for_its_writer fifo
+
+# 3,000 of format4.isr's 3,051 bytes: its chunk whole, its end cut.
+piped_cut() {
+	head -c 3000 "$fixtures/format4.isr" >"$tmp/cut.isr"
+	user/ispotctl report "$tmp/cut.isr" >"$tmp/file.txt" 2>/dev/null
+	head -c 3000 "$fixtures/format4.isr" |
+		run_status 0 user/ispotctl report - &&
+		one_line_err "standard input: the recording is cut short at byte 3000" &&
+		cmp -s "$tmp/out" "$tmp/file.txt"
+}
+tap_check a_pipe_cut_short_is_read_as_a_cut_file piped_cut
+
+# /dev/zero never ends: refused at its first bytes, not read to the end
+# of memory (the timeout fails the test if it is).
+not_recordings() {
+	timeout 20 user/ispotctl report - </dev/zero >"$tmp/out" 2>"$tmp/err"
+	[ $? = 1 ] || { echo "# /dev/zero: exit not 1"; return 1; }
+	one_line_err "standard input is not an ispot recording" || return 1
+	: | run_status 1 user/ispotctl report - &&
+		one_line_err "standard input is empty, not a recording: pipe in what" &&
+		run_status 1 user/ispotctl report /dev/zero &&
+		one_line_err "is not a regular file or a pipe"
+}
+tap_check a_pipe_that_is_no_recording_is_one_line not_recordings
+
+# A real terminal: nobody types a recording, nor reads one.
+on_a_terminal() {
+	local T="tmux -f /dev/null -S $tmp/tmux.sock" i
+	$T new-session -d -s t -x 200 -y 20 "cd $PWD; \
+		user/ispotctl report -; echo rc=\$?; \
+		user/ispotctl record -o - --func main -- true; echo rc=\$?; \
+		sleep 60" || return 1
+	for i in $(seq 50); do
+		$T capture-pane -p -t t >"$tmp/pane"
+		[ "$(grep -c '^rc=' "$tmp/pane")" = 2 ] && break
+		sleep 0.2
+	done
+	$T kill-server
+	sed 's/^/# /' "$tmp/pane" | grep -v '^# $'
+	grep -q '^ispotctl: standard input is a terminal: pipe a recording' \
+		"$tmp/pane" && grep -q '^rc=1' "$tmp/pane" &&
+		grep -q '^ispotctl: -o -: standard output is a terminal' \
+			"$tmp/pane" && grep -q '^rc=2' "$tmp/pane"
+}
+if command -v tmux >/dev/null; then
+	tap_check a_terminal_is_refused_for_a_recording on_a_terminal
+else
+	tap_skip a_terminal_is_refused_for_a_recording "no tmux"
+fi
 
 tap_done

@@ -10,6 +10,8 @@
 # A live run judged against --baseline, a recording of the program with
 # one thread, takes its solo calls as its reference, and a baseline of
 # other functions is refused before the target starts.
+# record -o - streams the recording down a pipe to report - (the same
+# report again), and a reader that stops early costs only the recording.
 # --folded, --perfetto, --svg and --html give the same files from the
 # recording as from the live session.
 # No field is left out of the comparison: a replay stores the session's
@@ -20,7 +22,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 13
+tap_plan 14
 
 # fields FILE: every value of one JSON document with where it is
 # (".functions[0].calls<tab>600"), one per line, in the writer's order.
@@ -228,6 +230,37 @@ t_baseline_refused() {
 			"$tmp/lock.isr" && one_line_err "is not an ispot recording"
 }
 tap_check "baseline_of_other_functions_refused_first" t_baseline_refused
+
+# record -o - streams the recording down a pipe, and report - reads it
+# there: the same report as live, field by field.  The sample's own
+# output and the live report go to stderr, never into the recording (or
+# report - would refuse it).  A reader that stops early costs the
+# recording, said in one line, and exit 1, never the live report.
+piped_record() {
+	{
+		ispotctl record -o - --func acquire --json \
+			-- "$samples/lock_contention" --threads 2 \
+			--delay-us 50 --hold-us 200 --iterations "$1" \
+			2>"$tmp/rec.err"
+		echo $? >"$tmp/rec.status"
+	}
+}
+t_piped() {
+	piped_record 300 | ispotctl report - --json -o "$tmp/piped.json" \
+		2>"$tmp/err" || { sed 's/^/# report -: /' "$tmp/err"; return 1; }
+	[ "$(cat "$tmp/rec.status")" = 0 ] ||
+		{ sed 's/^/# record: /' "$tmp/rec.err"; return 1; }
+	[ ! -s "$tmp/err" ] && grep -q '^lock_contention' "$tmp/rec.err" &&
+		grep '^{"ispot_version"' "$tmp/rec.err" >"$tmp/live.json" &&
+		same "$tmp/live.json" "$tmp/piped.json" || return 1
+	# The reader takes the header and goes.
+	piped_record 3000 | head -c 16 >/dev/null
+	grep "^ispotctl:" "$tmp/rec.err" >"$tmp/err"
+	[ "$(cat "$tmp/rec.status")" = 1 ] &&
+		grep -q '^{"ispot_version"' "$tmp/rec.err" &&
+		one_line_err "cannot write standard output (Broken pipe): its reader exited before the end"
+}
+tap_check "a_piped_recording_reports_as_live" t_piped
 
 # A record killed (no end section) reports the events of its first
 # seconds: the session puts its events out to the file every second, not

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elf/elf.h"
 #include "util/errors.h"
@@ -53,7 +54,8 @@ static const struct opt_cmd_info record_info = {
 
 static const struct opt_cmd_info report_info = {
 	OPT_REPORT, "report", USAGE_REPORT, NULL,
-	"Re-analyses a recording of `ispotctl record`: no module, no target.",
+	"Re-analyses a recording of `ispotctl record`: no module, no "
+	"target.\nFILE - reads it from stdin (a pipe).",
 	USAGE_REPORT
 };
 
@@ -317,6 +319,11 @@ int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
 	if (!o->record)
 		return opt_error(&src, "record needs -o FILE, the recording "
 				 "to write");
+	/* Its bytes would only garble the terminal. */
+	if (!strcmp(o->record, "-") && isatty(STDOUT_FILENO))
+		return opt_error(&src, "-o -: standard output is a terminal: "
+				 "pipe the recording (-o - | ...) or give -o "
+				 "a file");
 	if (o->pid && next < argc)
 		return opt_error(&src, "give a command after '--' or --pid, "
 				 "not both");

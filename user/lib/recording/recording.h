@@ -94,10 +94,14 @@ struct recording;
  * target) that recording_finish() syncs and renames: a failed session
  * leaves nothing, but for a disk that filled after whole chunks of
  * events (recording_finish()).  @argv (@argc strings) is the command
- * line that made it, kept in the file.
+ * line that made it, kept in the file.  @path "-" is standard output,
+ * written as it goes (a pipe's reader sees each chunk as it is flushed);
+ * fd 1 then becomes a copy of standard error, for the report and
+ * record's command.
  * Events stop once the file would pass @max_size.  NULL after one line.
- * SIGXFSZ, if at its default, is caught for the rest of the process (a
- * write past `ulimit -f` then fails with EFBIG), and reset at an exec.
+ * SIGXFSZ (and SIGPIPE for "-"), if at its default, is caught for the
+ * rest of the process (the write then fails with EFBIG or EPIPE, said),
+ * and reset at an exec.
  */
 struct recording *recording_create(const char *path, uint64_t max_size,
 				   char *const *argv, int argc);
@@ -174,6 +178,7 @@ struct recording_file {
 	const char *path;
 	unsigned char *map;
 	size_t size;
+	bool piped;		/* read from a pipe into memory, not mapped */
 	struct session_summary sum;	/* the session, as it ended */
 	struct recording_meta meta;
 	struct trace_func *funcs;

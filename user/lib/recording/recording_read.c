@@ -111,20 +111,137 @@ int rec_bad(const struct recording_file *rf, const char *what)
 	return -1;
 }
 
-static int rec_map(const char *path, struct recording_file *rf)
+/* A pipe's bytes are read into memory this much at a time, at first. */
+#define REC_PIPE_STEP	(1ul << 20)
+
+/*
+ * Grow @rf's anonymous map to @cap bytes (it holds rf->size), as a
+ * mapped file's pages would be: 0, or -1 after one line.
+ */
+static int rec_pipe_room(struct recording_file *rf, size_t *cap)
 {
-	struct stat st;
-	/* Non-blocking: a FIFO's open would wait for a writer. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	size_t want = *cap ? *cap * 2 : REC_PIPE_STEP;
+	void *p;
+
+	if (want < *cap)
+		p = MAP_FAILED;
+	else if (!rf->map)
+		p = mmap(NULL, want, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	else
+		p = mremap(rf->map, *cap, want, MREMAP_MAYMOVE);
+	if (p == MAP_FAILED) {
+		ispot_error("%s: out of memory after %zu bytes: write the "
+			    "recording to a file and report that", rf->path,
+			    rf->size);
+		return -1;
+	}
+	rf->map = p;
+	*cap = want;
+	return 0;
+}
+
+/*
+ * A recording read from a pipe (report -, a FIFO, a shell's <(...)):
+ * read whole into anonymous memory, then used as a mapped file is.  Its
+ * first 8 bytes are checked as they come, so that an endless stream
+ * that is no recording (/dev/zero) is not read to the end of memory.
+ * A stream that stops early is a file cut short, and read as one.
+ */
+static int rec_read_pipe(int fd, struct recording_file *rf)
+{
+	size_t cap = 0;
+	ssize_t n;
+
+	rf->piped = true;
+	for (;;) {
+		if (rf->size == cap && rec_pipe_room(rf, &cap))
+			return -1;
+		n = read(fd, rf->map + rf->size, cap - rf->size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ispot_error("cannot read %s (%s): give the file "
+				    "`ispotctl record -o` wrote", rf->path,
+				    strerror(errno));
+			return -1;
+		}
+		if (!n)
+			break;
+		rf->size += (size_t)n;
+		/* rec_header() says what it is. */
+		if (rf->size >= 8 && rf->size - (size_t)n < 8 &&
+		    memcmp(rf->map, RECORDING_MAGIC, 8))
+			break;
+	}
+	/* Only what was read stays mapped: recording_close() unmaps that. */
+	if (!rf->size) {
+		munmap(rf->map, cap);
+		rf->map = NULL;
+	} else {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t used = (rf->size + page - 1) / page * page;
+
+		if (used < cap)
+			munmap(rf->map + used, cap - used);
+	}
+	return 0;
+}
+
+/*
+ * "-": standard input.  Refused when it is a terminal: nobody types a
+ * recording, and a read would wait for one.
+ */
+static int rec_stdin(struct recording_file *rf)
+{
+	if (isatty(STDIN_FILENO)) {
+		ispot_error("standard input is a terminal: pipe a recording "
+			    "in (... | ispotctl report -) or give its file");
+		return -1;
+	}
+	return rec_read_pipe(STDIN_FILENO, rf);
+}
+
+/*
+ * A FIFO by its name is opened again to block: its first open does not
+ * wait for a writer (so that any other file is never waited for), and
+ * a FIFO read with none yet would end at once.
+ */
+static int rec_fifo(const char *path, struct recording_file *rf)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 
 	if (fd < 0) {
 		ispot_error("cannot read %s (%s): give the file `ispotctl "
 			    "record -o` wrote", path, strerror(errno));
 		return -1;
 	}
+	ret = rec_read_pipe(fd, rf);
+	close(fd);
+	return ret;
+}
+
+static int rec_map(const char *path, struct recording_file *rf)
+{
+	struct stat st;
+	/* Non-blocking: a FIFO's open would wait for a writer. */
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return rec_stdin(rf);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ispot_error("cannot read %s (%s): give the file `ispotctl "
+			    "record -o` wrote", path, strerror(errno));
+		return -1;
+	}
+	if (!fstat(fd, &st) && S_ISFIFO(st.st_mode)) {
+		close(fd);
+		return rec_fifo(path, rf);
+	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		ispot_error("%s is not a regular file: give the file "
-			    "`ispotctl record -o` wrote", path);
+		ispot_error("%s is not a regular file or a pipe: give the "
+			    "file `ispotctl record -o` wrote", path);
 		close(fd);
 		return -1;
 	}
@@ -200,6 +317,11 @@ static int rec_header(const char *path, struct recording_file *rf)
 {
 	struct rec_cur c;
 
+	if (!rf->size && rf->piped) {
+		ispot_error("%s is empty, not a recording: pipe in what "
+			    "`ispotctl record -o -` writes", path);
+		return -1;
+	}
 	/* What a record killed before it began tracing leaves behind. */
 	if (!rf->size) {
 		ispot_error("%s is empty, not a recording (a record killed "
@@ -256,8 +378,8 @@ int recording_open(const char *path, struct recording_file *rf)
 	int64_t off;
 
 	memset(rf, 0, sizeof(*rf));
-	rf->path = path;
-	if (rec_map(path, rf) || rec_header(path, rf))
+	rf->path = strcmp(path, "-") ? path : "standard input";
+	if (rec_map(path, rf) || rec_header(rf->path, rf))
 		return -1;
 	off = rf->meta.major == 1 ? rec1_sections(rf, &seen, &end) :
 				    rec2_sections(rf, &seen, &end);
@@ -279,7 +401,7 @@ int recording_open(const char *path, struct recording_file *rf)
 	if (rf->sum.abi_major != ISPOT_ABI_MAJOR) {
 		ispot_error("%s holds records of ispot ABI %u.%u; this "
 			    "ispotctl reads ABI %d.x: report it with the "
-			    "ispotctl that recorded it", path,
+			    "ispotctl that recorded it", rf->path,
 			    rf->sum.abi_major, rf->sum.abi_minor,
 			    ISPOT_ABI_MAJOR);
 		return -1;
@@ -287,12 +409,12 @@ int recording_open(const char *path, struct recording_file *rf)
 	rec_note_lost(rf);
 	rec2_note_cut(rf);
 	if (rf->left_out)
-		ispot_error("%s: %s: the report is made without them", path,
+		ispot_error("%s: %s: the report is made without them", rf->path,
 			    rf->left_out);
 	if (past_end)
 		ispot_error("%s: %llu bytes after its end section are no part "
 			    "of it (appended?): the report leaves them out",
-			    path, (unsigned long long)past_end);
+			    rf->path, (unsigned long long)past_end);
 	return 0;
 }
 

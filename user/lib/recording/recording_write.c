@@ -8,11 +8,9 @@
  * target), synced and renamed into place when the session ends.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/drain.h"
@@ -180,59 +178,20 @@ void recording_set_chunk(struct recording *r, size_t bytes)
 	rec_ev_alloc(r);
 }
 
-/* Nothing to do: the write past RLIMIT_FSIZE fails (EFBIG) and is said. */
-static void rec_on_xfsz(int sig)
-{
-	(void)sig;
-}
-
-/*
- * Past `ulimit -f`, SIGXFSZ would kill the process before the write's
- * EFBIG could keep the chunks written (rec_keep_cut()).  A handler, not
- * SIG_IGN, as a handler is reset at the exec of record's command; and
- * only in place of the default, so that a caller's choice stands.
- */
-static void rec_catch_xfsz(void)
-{
-	struct sigaction now, catch = { .sa_handler = rec_on_xfsz,
-					.sa_flags = SA_RESTART };
-
-	if (sigaction(SIGXFSZ, NULL, &now) || now.sa_handler != SIG_DFL)
-		return;
-	sigemptyset(&catch.sa_mask);
-	sigaction(SIGXFSZ, &catch, NULL);
-}
-
 struct recording *recording_create(const char *path, uint64_t max_size,
 				   char *const *argv, int argc)
 {
 	struct recording *r = calloc(1, sizeof(*r));
 	struct rec_buf h = { 0 };
-	struct stat st;
-	int ret;
 
-	if (!r)
+	if (!r || !(r->path = strdup(rec_dest_name(path))))
 		goto nomem;
-	/* Renamed onto at the end: refuse now what would refuse it then. */
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		ispot_error("cannot write %s (a directory): give -o a file "
-			    "name", path);
-		goto fail;
-	}
 	r->max_size = max_size;
 	r->chunk = REC_CHUNK;
 	r->argv = argv;
 	r->argc = argc;
-	r->path = strdup(path);
-	ret = r->path ? afile_open(&r->out, path) : -ENOMEM;
-	if (ret == -ENOMEM)
-		goto nomem;
-	if (ret) {
-		ispot_error("cannot write %s (%s): choose a writable -o path",
-			    path, strerror(-ret));
+	if (rec_dest_open(&r->out, path))
 		goto fail;
-	}
-	rec_catch_xfsz();
 	buf_put(&h, RECORDING_MAGIC, 8);
 	buf_u16(&h, RECORDING_MAJOR);
 	buf_u16(&h, RECORDING_MINOR);
@@ -520,8 +479,8 @@ int recording_begin(struct recording *r, const struct session_summary *s,
 	if (!r->failed && fflush(r->out.f))
 		rec_fail(r, errno);
 	if (r->failed) {
-		ispot_error("cannot write %s (%s): check the disk", r->path,
-			    strerror(r->error));
+		ispot_error("cannot write %s (%s): %s", r->path,
+			    strerror(r->error), rec_dest_advice(r->error));
 		return -1;
 	}
 	return 0;
@@ -575,6 +534,11 @@ int recording_finish(struct recording *r, const struct session_summary *s,
 		ret = -r->error;
 	} else {
 		ret = afile_commit(&r->out);
+	}
+	if (ret == -EPIPE) {
+		ispot_error("cannot write %s (%s): %s", r->path,
+			    strerror(-ret), rec_dest_advice(-ret));
+		return -1;
 	}
 	if (ret) {
 		ispot_error("cannot write %s (%s): check the disk; no "

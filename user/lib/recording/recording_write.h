@@ -15,6 +15,7 @@
 #include "recording/recording.h"
 #include "recording/recording_addrs.h"
 #include "elf/elf.h"
+#include "util/afile.h"
 
 /* A growable byte buffer, written little-endian. */
 struct rec_buf {
@@ -38,6 +39,19 @@ void buf_sym(struct rec_buf *b, const struct elf_target_sym *sym);
 #define buf_u16(b, v)	buf_uint(b, v, 2)
 #define buf_u32(b, v)	buf_uint(b, v, 4)
 #define buf_u64(b, v)	buf_uint(b, v, 8)
+
+/*
+ * Where the recording goes (recording_dest.c): @path through a temporary
+ * file, or standard output for "-".  SIGXFSZ,
+ * and SIGPIPE for standard output, if at their default, are caught for
+ * the rest of the process (the write then fails and is said) and reset
+ * at an exec.  0, or -1 after one line.
+ */
+int rec_dest_open(struct afile *out, const char *path);
+/* What messages call @path's destination. */
+const char *rec_dest_name(const char *path);
+/* What to do about a failed write's @err. */
+const char *rec_dest_advice(int err);
 
 /* How an address is named at the end: as itself, or as a return address. */
 #define NAME_AS_IS	1

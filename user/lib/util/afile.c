@@ -42,6 +42,26 @@ static int afile_open_in_place(struct afile *a, const char *path)
 	return 0;
 }
 
+int afile_take_stdout(struct afile *a, const char *name)
+{
+	int fd, ret;
+
+	memset(a, 0, sizeof(*a));
+	a->path = strdup(name);
+	if (!a->path)
+		return -ENOMEM;
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 ||
+	    !(a->f = fdopen(fd, "w"))) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		afile_free(a);
+		return ret;
+	}
+	return 0;
+}
+
 int afile_open(struct afile *a, const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -31,6 +31,13 @@ bool afile_in_place(const char *path);
  */
 int afile_open(struct afile *a, const char *path);
 /*
+ * Standard output as the file (`-o -`), through a descriptor of its own
+ * closed on exec; fd 1 becomes a copy of standard error, so that nothing
+ * else this process or a program it starts writes to "stdout" lands in
+ * the file.  @name is what messages call it.  0 or -errno.
+ */
+int afile_take_stdout(struct afile *a, const char *name);
+/*
  * Flush it to the disk, close it and rename it to its path: 0, or -errno
  * and it is removed.
  */

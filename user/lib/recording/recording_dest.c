@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a recording goes (recording_write.h): a file, written under a
+ * temporary name and renamed when whole (util/afile.h), or standard
+ * output for `-o -`, a stream another program reads as it comes (a
+ * compressor, ssh, `ispotctl report -`).  And the signals its writes can
+ * raise, which would otherwise kill the session before its report.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "recording/recording_write.h"
+#include "util/errors.h"
+
+/* What messages call standard output as the recording's destination. */
+#define REC_STDOUT_NAME	"standard output"
+
+/* Nothing to do: the write that raised it fails, and the error is said. */
+static void rec_on_signal(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Past `ulimit -f`, SIGXFSZ would kill the process before the write's
+ * EFBIG could keep the chunks written (rec_keep_cut()); a reader of
+ * `-o -` that exits raises SIGPIPE, which would lose the session's
+ * report.  A handler, not SIG_IGN, as a handler is reset at the exec of
+ * record's command; and only in place of the default, so that a
+ * caller's choice stands.
+ */
+static void rec_catch(int sig)
+{
+	struct sigaction now, catch = { .sa_handler = rec_on_signal,
+					.sa_flags = SA_RESTART };
+
+	if (sigaction(sig, NULL, &now) || now.sa_handler != SIG_DFL)
+		return;
+	sigemptyset(&catch.sa_mask);
+	sigaction(sig, &catch, NULL);
+}
+
+/* `-o -` (record's options refuse it on a terminal). */
+static int rec_dest_stdout(struct afile *out)
+{
+	int ret = afile_take_stdout(out, REC_STDOUT_NAME);
+
+	if (ret) {
+		ispot_error("cannot write the recording to standard output "
+			    "(%s): give -o a file", strerror(-ret));
+		return -1;
+	}
+	rec_catch(SIGPIPE);
+	return 0;
+}
+
+int rec_dest_open(struct afile *out, const char *path)
+{
+	struct stat st;
+	int ret;
+
+	rec_catch(SIGXFSZ);
+	if (!strcmp(path, "-"))
+		return rec_dest_stdout(out);
+	/* Renamed onto at the end: refuse now what would refuse it then. */
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		ispot_error("cannot write %s (a directory): give -o a file "
+			    "name", path);
+		return -1;
+	}
+	ret = afile_open(out, path);
+	if (ret == -ENOMEM) {
+		ispot_error("out of memory starting the recording");
+		return -1;
+	}
+	if (ret) {
+		ispot_error("cannot write %s (%s): choose a writable -o path",
+			    path, strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+const char *rec_dest_name(const char *path)
+{
+	return strcmp(path, "-") ? path : REC_STDOUT_NAME;
+}
+
+const char *rec_dest_advice(int err)
+{
+	return err == EPIPE ? "its reader exited before the end, and read a "
+			      "recording cut short" :
+			      "check the disk";
+}
