@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "ispot_test.h"
 #define TEST_DIR_TEMPLATE "/tmp/ispot-rec-XXXXXX"
@@ -360,22 +361,18 @@ TEST(not_a_recording_is_refused)
 }
 
 /*
- * What is no regular file is refused at once: a FIFO nobody writes to
- * would block the open (SIGALRM ends a test stuck there), a directory
- * or a device would give nothing to map.
+ * What is neither a regular file nor a pipe is refused at once: a
+ * directory or a device gives nothing to read as a recording (SIGALRM
+ * ends a test stuck reading /dev/zero).
  */
-TEST(not_a_regular_file_is_refused_without_waiting)
+TEST(not_a_regular_file_or_pipe_is_refused_without_waiting)
 {
-	const char *paths[] = { "fifo.isr", NULL, "/dev/zero" };
+	const char *paths[] = { NULL, "/dev/zero" };
 	struct recording_file rf;
-	char fifo[PATH_MAX];
 	size_t i;
 	int ret;
 
-	path_in(fifo, "fifo.isr");
-	ASSERT_EQ(mkfifo(fifo, 0600), 0);
-	paths[0] = fifo;
-	paths[1] = dir;
+	paths[0] = dir;
 	alarm(10);
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		capture_begin();
@@ -383,9 +380,45 @@ TEST(not_a_regular_file_is_refused_without_waiting)
 		capture_end();
 		recording_close(&rf);
 		EXPECT_EQ(ret, -1);
-		EXPECT_TRUE(strstr(captured, "is not a regular file") != NULL);
+		EXPECT_TRUE(strstr(captured, "is not a regular file or a pipe") !=
+			    NULL);
 	}
 	alarm(0);
+}
+
+/*
+ * A FIFO is read as a file once its writer comes, however late (as cat
+ * would wait for it): the same recording, event for event.
+ */
+TEST(a_fifo_is_read_when_its_writer_comes)
+{
+	struct recording_file rf;
+	char fifo[PATH_MAX];
+	pid_t pid;
+	int fd, st;
+
+	recorded();
+	path_in(fifo, "late.isr");
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (!pid) {
+		/* Ends a writer no reader comes to, when the test failed. */
+		alarm(10);
+		usleep(200 * 1000);
+		fd = open(fifo, O_WRONLY);
+		_exit(fd < 0 || write(fd, good, good_len) != (ssize_t)good_len);
+	}
+	alarm(10);
+	ASSERT_EQ(recording_open(fifo, &rf), 0);
+	alarm(0);
+	EXPECT_TRUE(rf.piped);
+	EXPECT_EQ(rf.size, good_len);
+	EXPECT_TRUE(rf.size == good_len && !memcmp(rf.map, good, good_len));
+	EXPECT_TRUE(rf.nr_events > 0);
+	recording_close(&rf);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_EQ(st, 0);
 }
 
 TEST(unknown_major_version_is_refused)
