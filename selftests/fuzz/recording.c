@@ -4,7 +4,8 @@
  * report FILE` and --baseline read files that anyone may hand them.  The
  * input's first byte says how the rest is read:
  *
- *	0	as a file: recording_open(), then every event through
+ *	0	as a file: recording_open(), its header (report --header,
+ *		to /dev/null), then every event through
  *		recording_next() (format 1, or 2 to 4 as their checks leave
  *		them: mostly damaged chunks, left out), and again as a
  *		replay reads them (recording_next_records())
@@ -30,6 +31,7 @@
 
 static char dir[64], path[80];
 static unsigned char *copy;
+static FILE *devnull;		/* where the headers go */
 
 static void cleanup(void)
 {
@@ -109,6 +111,10 @@ static void as_file(const uint8_t *data, size_t size, bool sealed)
 		recording_close(&rf);
 		return;
 	}
+	if (!devnull)
+		devnull = fopen("/dev/null", "we");
+	if (!devnull || recording_header(devnull, &rf))
+		abort();
 	while ((n = recording_next(&rf, &cur, &ev)) > 0) {
 		if (ev.type == INPUT_RECORD &&
 		    !drain_record_ok(ev.rec->nslots, ev.rec->ts_ns))

@@ -20,7 +20,7 @@ tmpdir_setup
 require_file user/ispotctl make
 fixtures=selftests/unit/recording/fixtures
 
-tap_plan 9
+tap_plan 11
 
 reported() {
 	local f
@@ -118,6 +118,45 @@ not_recordings() {
 		one_line_err "is not a regular file or a pipe"
 }
 tap_check a_pipe_that_is_no_recording_is_one_line not_recordings
+
+# --header: each format's tables read back (the fixtures: 50 records in
+# one chunk, 3 dropped, worker and flush traced); a recording cut short
+# says so, and that its statistics are unknown.
+headers() {
+	local f
+	for f in "$fixtures"/format*.isr; do
+		run_status 0 user/ispotctl report "$f" --header || return 1
+		grep -q "^recording     $f, format [1-4]\.[0-9], " "$tmp/out" &&
+			grep -q "^records       50 in 1 chunk of events" "$tmp/out" &&
+			grep -q "^drops         3 dropped" "$tmp/out" &&
+			grep -q "^  worker  " "$tmp/out" &&
+			grep -q "^  flush  " "$tmp/out" &&
+			grep -q "^state         whole" "$tmp/out" ||
+			{ sed "s|^|# $f: |" "$tmp/out"; return 1; }
+	done
+	head -c 3000 "$fixtures/format4.isr" |
+		run_status 0 user/ispotctl report - --header &&
+		grep -q "^ended         unknown: cut short before its statistics" \
+			"$tmp/out" &&
+		grep -q "^cut           short at byte 3000; .* byte 2908" "$tmp/out"
+}
+tap_check the_header_says_what_each_format_holds headers
+
+# It makes no report: an option that shapes one is refused, not
+# ignored; a header stdout cannot take is one line with its error.
+header_refusals() {
+	local f="$fixtures/format4.isr" opt
+	for opt in --json "--output $tmp/r.txt" "--html $tmp/r.html" \
+		"--key worker=arg0"; do
+		run_status 2 user/ispotctl report "$f" --header $opt &&
+			one_line_err "--header prints what the recording holds, not a report: give ${opt%% *} without it" ||
+			return 1
+	done
+	[ -w /dev/full ] || return 0
+	user/ispotctl report "$f" --header >/dev/full 2>"$tmp/err"
+	[ $? = 1 ] && one_line_err "cannot write the report (No space left on device)$"
+}
+tap_check header_refuses_report_options header_refusals
 
 # A real terminal: nobody types a recording, nor reads one.
 on_a_terminal() {

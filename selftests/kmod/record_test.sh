@@ -10,6 +10,7 @@
 # A live run judged against --baseline, a recording of the program with
 # one thread, takes its solo calls as its reference, and a baseline of
 # other functions is refused before the target starts.
+# report --header says what a recording holds without replaying it.
 # record -o - streams the recording down a pipe to report - (the same
 # report again), and a reader that stops early costs only the recording.
 # --folded, --perfetto, --svg and --html give the same files from the
@@ -22,7 +23,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 14
+tap_plan 15
 
 # fields FILE: every value of one JSON document with where it is
 # (".functions[0].calls<tab>600"), one per line, in the writer's order.
@@ -126,6 +127,23 @@ t_text() {
 		grep -q acquire "$tmp/out"
 }
 tap_check "report_writes_the_table" t_text
+
+# --header: what the file holds, from its tables: the command line that
+# made it, its target, this kernel, as many records as the report says.
+t_header() {
+	recorded=$(json_get "$tmp/offline.json" .events.recorded)
+	run_status 0 ispotctl report "$tmp/lock.isr" --header || return 1
+	sed 's/^/# /' "$tmp/out"
+	grep -q "^command line  ispotctl record -o $tmp/lock.isr --func acquire" \
+		"$tmp/out" &&
+		grep -q "^target        lock_contention, pid [0-9]* (run)" \
+			"$tmp/out" &&
+		grep -q "Linux $(uname -r)\$" "$tmp/out" &&
+		grep -q "^records       $recorded in " "$tmp/out" &&
+		grep -q "^  acquire  .*lock_contention" "$tmp/out" &&
+		grep -q "^state         whole" "$tmp/out"
+}
+tap_check "header_says_what_the_recording_holds" t_header
 
 t_max_size() {
 	run_status 0 ispotctl record -o "$tmp/small.isr" --max-size 4K \

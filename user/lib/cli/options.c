@@ -138,6 +138,7 @@ static const struct slot slots[OPT_NR] = {
 	[OPT_SVG] = AS_TEXT(svg),
 	[OPT_HTML] = AS_TEXT(html),
 	[OPT_BASELINE] = AS_TEXT(baseline),
+	[OPT_HEADER] = AS_FLAG(header),
 	[OPT_FROM] = AS_TEXT(from),
 	[OPT_REFRESH] = AS_U64(refresh_ns),
 	[OPT_WINDOW] = AS_U64(window_ns),
@@ -332,6 +333,27 @@ int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
 	return trace_opts_check(&src, o, argc, argv, next, *mode == MODE_RUN);
 }
 
+/*
+ * --header prints what the recording holds and makes no report: an
+ * option that shapes or writes a report would be silently ignored.
+ */
+static int header_check(const struct opt_src *src,
+			const struct trace_opts *o)
+{
+	const char *with = o->json ? "--json" : o->output ? "--output" :
+			   o->folded ? "--folded" :
+			   o->perfetto ? "--perfetto" : o->svg ? "--svg" :
+			   o->html ? "--html" : o->baseline ? "--baseline" :
+			   o->wall_folded ? "--wall-folded" :
+			   o->nr_keys ? "--key" : NULL;
+
+	if (o->header && with)
+		return opt_error(src, "--header prints what the recording "
+				 "holds, not a report: give %s without it",
+				 with);
+	return 0;
+}
+
 int trace_opts_parse_report(int argc, char **argv, struct trace_opts *o)
 {
 	const struct opt_src src = { .cmd = &report_info };
@@ -351,7 +373,7 @@ int trace_opts_parse_report(int argc, char **argv, struct trace_opts *o)
 		return ret;
 	if (next < argc)
 		return opt_error(&src, "unexpected argument '%s'", argv[next]);
-	return 0;
+	return header_check(&src, o);
 }
 
 int trace_opts_parse(enum trace_mode mode, int argc, char **argv,

@@ -74,6 +74,7 @@ struct trace_opts {
 	uint64_t max_size;		/* record: --max-size */
 	const char *recording;		/* report: the FILE it reads */
 	const char *baseline;		/* --baseline FILE: a recording */
+	bool header;			/* report --header: no report */
 	double solo_share;		/* --solo-blocks: share of the run */
 	/* The most of the run blocks cover; 0: solo_sched's default. */
 	double solo_cover;

@@ -159,6 +159,10 @@ const struct opt_def opt_table[] = {
 	  "its solo calls in FILE, a recording of the same\n"
 	  "program with one worker (ispotctl record)",
 	  REPORTS, "a recording", 0 },
+	{ OPT_HEADER, "header", 0, OPTK_FLAG, NULL,
+	  "print what the recording holds (what ran, where,\n"
+	  "when, what was traced, its size, whether it is\n"
+	  "whole) instead of its report", OPT_REPORT, NULL, 0 },
 	{ OPT_WINDOWS, "windows", 0, OPTK_TEXT, "LOG",
 	  "ispotd's window log (its --log FILE) to plot", OPT_PLOT,
 	  "a file name", 0 },

@@ -347,6 +347,12 @@ bool output_stdout_said(void)
 	return stdout_said;
 }
 
+void output_stdout_failed(int err)
+{
+	ispot_error("cannot write the report (%s)", strerror(err));
+	stdout_said = true;
+}
+
 struct output_job {
 	const struct output_writer *w;
 	const struct output_doc *d;
@@ -370,11 +376,8 @@ static int output_one(const struct output_writer *w, const char *path,
 	if (!path) {
 		/* Flushed and its errno taken (report_stream_status()). */
 		ret = w->to_file(stdout, d);
-		if (ret) {
-			ispot_error("cannot write the report (%s)",
-				    strerror(-ret));
-			stdout_said = true;
-		}
+		if (ret)
+			output_stdout_failed(-ret);
 		return ret ? -1 : 0;
 	}
 	ret = afile_write(path, output_to, &job);

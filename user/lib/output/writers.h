@@ -51,6 +51,8 @@ int output_write(const struct trace_opts *o, const struct output_doc *d);
  * the caller's last check of stdout says nothing more.
  */
 bool output_stdout_said(void);
+/* Say that stdout could not take the report (@err an errno), once. */
+void output_stdout_failed(int err);
 
 /* Ask @o for no output at all (a replay read for its figures only). */
 void output_none(struct trace_opts *o);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/ispot.h>
 
 #include "analysis/drain.h"
@@ -213,6 +214,14 @@ struct recording_file {
 	struct autopick *picked;	/* 3.1: --auto's profile, or NULL */
 	struct thread_names threads;	/* 4.1: THREADS, else empty */
 };
+
+/*
+ * What @rf holds, in lines of "name  value", to @f: its format, who
+ * wrote it where and when, what ran and was traced, its size, and
+ * whether it is whole (recording_header.c).  0, or the errno of @f's
+ * failure.
+ */
+int recording_header(FILE *f, const struct recording_file *rf);
 
 /* Whether @rf's format keeps --auto's profile (3.1 on: PROFILE). */
 static inline bool rec_format_has_profile(const struct recording_file *rf)

@@ -187,12 +187,30 @@ static int replay_wall_folded(const struct trace *t)
 	return 0;
 }
 
+/* report --header: the recording's tables, no record replayed. */
+static int replay_header(const struct trace_opts *o)
+{
+	struct recording_file rf = { 0 };
+	int ret = recording_open(o->recording, &rf);
+
+	if (!ret)
+		ret = recording_header(stdout, &rf);
+	if (ret > 0) {
+		output_stdout_failed(ret);
+		ret = -1;
+	}
+	recording_close(&rf);
+	return ret;
+}
+
 int trace_replay(const struct trace_opts *o)
 {
 	struct recording_file rf = { 0 };
 	struct trace t;
 	int ret = -1;
 
+	if (o->header)
+		return replay_header(o);
 	replay_init(&t, o);
 	/* Refused before the work, as a live session refuses them. */
 	if (output_check(o) || recording_open(o->recording, &rf) ||
