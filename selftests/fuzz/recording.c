@@ -12,9 +12,10 @@
  *	1	the same, after every format 2 section head that fits is
  *		sealed again (its checks recomputed), so that the bytes
  *		reach the table decoders and the chunk decoder behind them
- *	other	as the bytes of one chunk of format 2 events, straight to
- *		the decoder (rec2_get(), and rec2_get_records()), every
- *		record held to what the drain takes
+ *	other	as the bytes of one chunk of events, straight to the
+ *		decoder (rec2_get(), and rec2_get_records()), every record
+ *		held to what the drain takes: of format 4 (its classes are
+ *		formats 2 and 3's) for an even byte, of format 5 for an odd
  *
  * The file lives in fuzz_scratch.h's directory, as the elf harness's.
  */
@@ -128,7 +129,8 @@ static void as_file(const uint8_t *data, size_t size, bool sealed)
 }
 
 /* A chunk as a replay decodes it: runs of records, then one event. */
-static void as_chunk_runs(const uint8_t *data, size_t size)
+static void as_chunk_runs(const uint8_t *data, size_t size,
+			  unsigned int major)
 {
 	static struct ispot_record slots[256];
 	static struct rec2_state st;
@@ -136,13 +138,13 @@ static void as_chunk_runs(const uint8_t *data, size_t size)
 	const char *why;
 	size_t n;
 
-	rec2_reset(&st);
+	rec2_reset(&st, major);
 	n = rec2_get_records(&st, data, size, &b, &why);
 	if (n > size || b.used > b.room)
 		__builtin_trap();		/* read or wrote past the end */
 }
 
-static void as_chunk(const uint8_t *data, size_t size)
+static void as_chunk(const uint8_t *data, size_t size, unsigned int major)
 {
 	static struct ispot_record slots[DRAIN_MAX_SLOTS];
 	static struct rec2_state st;
@@ -150,8 +152,8 @@ static void as_chunk(const uint8_t *data, size_t size)
 	const char *why;
 	size_t n;
 
-	as_chunk_runs(data, size);
-	rec2_reset(&st);
+	as_chunk_runs(data, size, major);
+	rec2_reset(&st, major);
 	while (size) {
 		n = rec2_get(&st, data, size, &ev, slots, &why);
 		if (!n) {
@@ -176,6 +178,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] < 2)
 		as_file(data + 1, size - 1, data[0] == 1);
 	else
-		as_chunk(data + 1, size - 1);
+		as_chunk(data + 1, size - 1, data[0] & 1 ? 5 : 4);
 	return 0;
 }

@@ -392,6 +392,64 @@ TEST(medium_records_round_trip_at_their_bounds)
 }
 
 /*
+ * Format 5: a record that is no entry or exit (here a solo gate's, ip 0,
+ * data: the block, the ns waited, flags) is told from the thread's last
+ * such record, not from its last entry's arguments and ip.  A gate before
+ * every entry, whose two arguments change (so it is a body, not MEDIUM):
+ * the gate takes 10 bytes (op, slot, kind, slots, three descriptor bytes,
+ * time, probe id, its wait), the entry 9 (op, descriptor, time, probe id,
+ * two arguments).  Formats 2 to 4 took 16 more for the gate (its three
+ * data and ip against the entry's) and 3 more for the entry (its call
+ * site against the gate's 0): 39 a pair.
+ */
+TEST(a_gate_between_entries_is_told_from_the_last_gate)
+{
+	const struct session_summary s = { .t_enable = 1, .t_end = 1 << 20,
+				     .abi_major = ISPOT_ABI_MAJOR };
+	const struct session_tables tb = { 0 };
+	struct ispot_record e = { .ts_ns = 1000, .tid = 101, .tgid = 4321,
+				  .ip = 0x401000,
+				  .data = { 0x7f0000001000, 4096, 3 },
+				  .kind = ISPOT_REC_ENTRY, .nslots = 1,
+				  .sp = 0x7ffd0000, .probe_id = 9 };
+	struct ispot_record g = e;
+	struct session_input in = { .type = INPUT_RECORD };
+	struct ispot_record want[2 * 64];
+	struct recording *rec;
+	char path[PATH_MAX];
+	unsigned int i, n = 0;
+	size_t len;
+
+	g.kind = ISPOT_REC_GATE;
+	g.ip = 0;
+	path_in(path, "gates.isr");
+	rec = recording_create(path, 1ull << 30, NULL, 0);
+	ASSERT_TRUE(rec != NULL);
+	for (i = 0; i < 64; i++) {
+		g.ts_ns = e.ts_ns + 100;
+		g.data[0] = 7;			/* the block */
+		g.data[1] = 100 + i % 50;	/* ns waited */
+		g.data[2] = 0;
+		e.ts_ns = g.ts_ns + 100;
+		e.data[0] += 64;
+		e.data[1] += 1;
+		want[n++] = g;
+		want[n++] = e;
+		in.rec = &g;
+		recording_input(rec, &in);
+		in.rec = &e;
+		recording_input(rec, &in);
+	}
+	ASSERT_EQ(recording_finish(rec, &s, &tb), 0);
+	recording_free(rec);
+	len = reads_back(path, want, n);
+	printf("# %zu bytes for 64 gates and entries: %.1f a pair\n", len,
+	       len / 64.0);
+	/* The first pair and the thread's op take their fields whole. */
+	EXPECT_TRUE(len <= 64 * 19 + 64);
+}
+
+/*
  * A recording of an entry and a MEDIUM one after it, its last event, with
  * its byte @off (from the MEDIUM op) set to @v: refused in one line.
  */

@@ -29,8 +29,8 @@
 #include "recording/thread_names.h"
 
 #define RECORDING_MAGIC		"ISPOTREC"
-#define RECORDING_MAJOR		4	/* what the writer writes */
-#define RECORDING_MINOR		1	/* 4.1: THREADS */
+#define RECORDING_MAJOR		5	/* what the writer writes */
+#define RECORDING_MINOR		0
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16
 /* Format 1: its section and event heads (format 2's: recording_codec.h). */

@@ -277,7 +277,7 @@ int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
 			return rec_bad(rf, "out of memory");
 		/* Each chunk decodes from nothing. */
 		if (!cur->off)
-			rec2_reset(cur->st);
+			rec2_reset(cur->st, rf->meta.major);
 		n = rec2_get(cur->st, rf->events[cur->section].p + cur->off,
 			     rf->events[cur->section].len - cur->off, ev,
 			     cur->slots, &why);
@@ -317,7 +317,7 @@ static int rec2_next_records(const struct recording_file *rf,
 		return rec_bad(rf, "out of memory");
 	/* Each chunk decodes from nothing. */
 	if (!cur->off)
-		rec2_reset(cur->st);
+		rec2_reset(cur->st, rf->meta.major);
 	cur->off += rec2_get_records(cur->st,
 				     rf->events[cur->section].p + cur->off,
 				     rf->events[cur->section].len - cur->off,

@@ -61,9 +61,10 @@ static inline uint64_t code_mask(unsigned int c)
 	return ((1ull << half) << half) - 1;
 }
 
-void rec2_reset(struct rec2_state *st)
+void rec2_reset(struct rec2_state *st, unsigned int major)
 {
 	memset(st, 0, sizeof(*st));
+	st->other_class = major >= 5 ? 2 : 0;
 }
 
 static inline uint64_t zz(uint64_t d)
@@ -115,8 +116,9 @@ static inline unsigned char *put_field(unsigned char *p, uint64_t v,
 static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 			       unsigned char *p, const struct ispot_record *r)
 {
-	uint64_t *last = rec2_thread_data(t, r->kind);
-	uint64_t ip = zz(r->ip - t->ip), a0 = zz(r->data[0] - last[0]);
+	uint64_t *last = rec2_thread_data(st, t, r->kind);
+	uint64_t *last_ip = rec2_thread_ip(st, t, r->kind);
+	uint64_t ip = zz(r->ip - *last_ip), a0 = zz(r->data[0] - last[0]);
 	uint64_t a1 = zz(r->data[1] - last[1]), a2 = zz(r->data[2] - last[2]);
 	uint32_t d = r->cpu != t->cpu ? DESC_CPU : 0;
 	unsigned char *desc = p;
@@ -133,7 +135,7 @@ static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 	if (a2)
 		p = put_field(p, a2, 18, &d);
 	memcpy(last, r->data, sizeof(r->data));
-	t->ip = r->ip;
+	*last_ip = r->ip;
 	rec2_call_keep(t, r);
 	desc[0] = (unsigned char)d;
 	desc[1] = (unsigned char)(d >> 8);
@@ -284,7 +286,7 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	size_t left = r->end - r->p, used;
 	const unsigned char *q = r->p, *base;
 	unsigned char tmp[BODY_ROOM];
-	uint64_t v[NR_FIELDS], *last;
+	uint64_t v[NR_FIELDS], *last, *last_ip;
 	unsigned int i, c;
 	uint32_t d;
 
@@ -323,18 +325,19 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 		return;
 	}
 	r->p += used;
-	last = rec2_thread_data(t, rec->kind);
+	last = rec2_thread_data(st, t, rec->kind);
+	last_ip = rec2_thread_ip(st, t, rec->kind);
 	rec->tid = t->tid;
 	rec->tgid = t->tgid;
 	rec->ts_ns = st->ts + unzz(v[0]);
 	rec->sp = t->sp + unzz(v[1]);
 	rec->probe_id = (uint32_t)v[2];
-	rec->ip = t->ip + unzz(v[3]);
+	rec->ip = *last_ip + unzz(v[3]);
 	for (i = 0; i < 3; i++)
 		last[i] = rec->data[i] = last[i] + unzz(v[4 + i]);
 	st->ts = rec->ts_ns;
 	t->sp = rec->sp;
-	t->ip = rec->ip;
+	*last_ip = rec->ip;
 	t->cpu = rec->cpu;
 	rec2_call_keep(t, rec);
 }
@@ -357,9 +360,9 @@ static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
 	rec->sp = t->sp += (int64_t)((w >> 17) & 0xff) - REC2_SMALL_SP_BIAS;
 	rec->probe_id = w >> 25;
 	rec->cpu = t->cpu;
-	rec->ip = t->ip = c->ip;
+	rec->ip = *rec2_thread_ip(st, t, rec->kind) = c->ip;
 	memcpy(rec->data, c->data, sizeof(rec->data));
-	memcpy(rec2_thread_data(t, rec->kind), c->data, sizeof(rec->data));
+	memcpy(rec2_thread_data(st, t, rec->kind), c->data, sizeof(rec->data));
 }
 
 static void get_small(struct rec2_state *st, struct rec2_thread *t,
@@ -407,7 +410,7 @@ static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 	memcpy(diff, r->p + head, len);
 	rec->data[k] += unzz(load64(diff));
 	rec2_call_keep(t, rec);
-	rec2_thread_data(t, rec->kind)[k] = rec->data[k];
+	rec2_thread_data(st, t, rec->kind)[k] = rec->data[k];
 	r->p += head + len;
 }
 

@@ -72,13 +72,24 @@ struct rec2_call {
 
 #define REC2_CALLS		16	/* a thread's, by probe id and kind */
 
+/*
+ * Records are told from their thread's last of the same class: entries,
+ * exits, and (format 5) the rest, which formats 2 to 4 told as entries'.
+ */
+#define REC2_CLASSES		3
+
 /* What a chunk's ops predict a thread's next record from. */
 struct rec2_thread {
 	uint32_t tid, tgid;
 	bool valid;
 	uint16_t cpu;
-	uint64_t sp, ip;
-	uint64_t data[2][3];	/* an entry's and the rest, an exit's */
+	uint64_t sp;
+	/*
+	 * data[] by class (rec2_class()); the ip of entries and exits (a
+	 * call's return address, both), and of the rest (rec2_thread_ip()).
+	 */
+	uint64_t ip[2];
+	uint64_t data[REC2_CLASSES][3];
 	/*
 	 * The last entry or exit of each probe (of 8 a thread calls; more
 	 * share), whatever its op: a nested call's entry repeats its own
@@ -90,11 +101,31 @@ struct rec2_thread {
 /* A chunk's state, the same in the writer and the reader. */
 struct rec2_state {
 	uint64_t ts;
+	/*
+	 * The file's format's classes: from format 5 a record that is no
+	 * entry or exit (a solo gate's, a switch, a futex call) is told from
+	 * the thread's last such record, its ip too (class 2); before, from
+	 * its last entry's arguments and its last record's ip (class 0), so
+	 * that a gate's record between two entries cost their arguments and
+	 * addresses written whole, its own and the next entry's.
+	 */
+	uint8_t other_class;
 	struct rec2_thread slot[REC2_SLOTS];
 };
 
-/* Both sides begin every chunk from this: it decodes alone. */
-void rec2_reset(struct rec2_state *st);
+/*
+ * Both sides begin every chunk from this, for a file of format @major:
+ * it decodes alone.
+ */
+void rec2_reset(struct rec2_state *st, unsigned int major);
+
+/* The class a record of @kind is told from (struct rec2_state). */
+static inline unsigned int rec2_class(const struct rec2_state *st,
+				      uint8_t kind)
+{
+	return kind == ISPOT_REC_EXIT ? 1 :
+	       kind == ISPOT_REC_ENTRY ? 0 : st->other_class;
+}
 
 /* The slot a thread is kept in. */
 static inline unsigned int rec2_slot_of(uint32_t tid)
@@ -103,9 +134,20 @@ static inline unsigned int rec2_slot_of(uint32_t tid)
 }
 
 /* The thread's data[] a record of @kind is told from. */
-static inline uint64_t *rec2_thread_data(struct rec2_thread *t, uint8_t kind)
+static inline uint64_t *rec2_thread_data(const struct rec2_state *st,
+					 struct rec2_thread *t, uint8_t kind)
 {
-	return t->data[kind == ISPOT_REC_EXIT];
+	return t->data[rec2_class(st, kind)];
+}
+
+/*
+ * The thread's ip a record of @kind is told from: an exit's is its
+ * entry's (the call's return address), so the two classes share one.
+ */
+static inline uint64_t *rec2_thread_ip(const struct rec2_state *st,
+				       struct rec2_thread *t, uint8_t kind)
+{
+	return &t->ip[rec2_class(st, kind) >> 1];
 }
 
 /* The entry's or exit's (@kind) of probe @probe, kept by thread @t. */
@@ -153,8 +195,8 @@ static inline void rec2_small_kept(struct rec2_state *st,
 {
 	st->ts = r->ts_ns;
 	t->sp = r->sp;
-	t->ip = r->ip;
-	memcpy(rec2_thread_data(t, r->kind), r->data, sizeof(r->data));
+	*rec2_thread_ip(st, t, r->kind) = r->ip;
+	memcpy(rec2_thread_data(st, t, r->kind), r->data, sizeof(r->data));
 }
 
 /*

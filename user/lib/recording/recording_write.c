@@ -141,7 +141,7 @@ static void rec_flush_events(struct recording *r)
 	else if (!r->failed)
 		r->chunks_out++;
 	r->ev.len = 0;
-	rec2_reset(&r->st);
+	rec2_reset(&r->st, RECORDING_MAJOR);
 }
 
 void recording_sync(struct recording *r)
@@ -200,6 +200,7 @@ struct recording *recording_create(const char *path, uint64_t max_size,
 		rec_fail(r, ENOMEM);
 	rec_write(r, h.p, h.len);
 	free(h.p);
+	rec2_reset(&r->st, RECORDING_MAJOR);
 	rec_ev_alloc(r);
 	return r;
 nomem:
