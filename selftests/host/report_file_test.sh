@@ -20,7 +20,7 @@ tmpdir_setup
 require_file user/ispotctl make
 fixtures=selftests/unit/recording/fixtures
 
-tap_plan 11
+tap_plan 12
 
 reported() {
 	local f
@@ -84,13 +84,22 @@ piped() {
 }
 tap_check a_piped_recording_reports_as_its_file piped
 
-# A named FIFO's writer may come after report opened it.
+# A named FIFO's writer may come after report opened it, or be there
+# first, waiting in its open (the timeout fails a report that waits for
+# a writer gone already).
 fifo() {
 	mkfifo "$tmp/fifo" || return 1
-	(sleep 1; cat "$fixtures/format4.isr" >"$tmp/fifo") &
-	run_status 0 user/ispotctl report "$tmp/fifo" --json || return 1
-	wait
 	user/ispotctl report "$fixtures/format4.isr" --json >"$tmp/file.json"
+	(sleep 1; cat "$fixtures/format4.isr" >"$tmp/fifo") &
+	run_status 0 timeout 20 user/ispotctl report "$tmp/fifo" --json ||
+		return 1
+	wait
+	cmp -s "$tmp/out" "$tmp/file.json" || return 1
+	cat "$fixtures/format4.isr" >"$tmp/fifo" &
+	sleep 0.5
+	run_status 0 timeout 20 user/ispotctl report "$tmp/fifo" --json ||
+		return 1
+	wait
 	cmp -s "$tmp/out" "$tmp/file.json"
 }
 tap_check a_fifo_waits_for_its_writer fifo
@@ -107,9 +116,11 @@ piped_cut() {
 tap_check a_pipe_cut_short_is_read_as_a_cut_file piped_cut
 
 # /dev/zero never ends: refused at its first bytes, not read to the end
-# of memory (the timeout fails the test if it is).
+# of memory (the timeout, or the address space limit that spares the
+# host, fails the test if it is).
 not_recordings() {
-	timeout 20 user/ispotctl report - </dev/zero >"$tmp/out" 2>"$tmp/err"
+	(ulimit -v 2000000; timeout 20 user/ispotctl report - </dev/zero) \
+		>"$tmp/out" 2>"$tmp/err"
 	[ $? = 1 ] || { echo "# /dev/zero: exit not 1"; return 1; }
 	one_line_err "standard input is not an ispot recording" || return 1
 	: | run_status 1 user/ispotctl report - &&
@@ -147,7 +158,7 @@ tap_check the_header_says_what_each_format_holds headers
 header_refusals() {
 	local f="$fixtures/format4.isr" opt
 	for opt in --json "--output $tmp/r.txt" "--html $tmp/r.html" \
-		"--key worker=arg0"; do
+		"--key worker=arg0" "--top 3" --wide --all-futexes; do
 		run_status 2 user/ispotctl report "$f" --header $opt &&
 			one_line_err "--header prints what the recording holds, not a report: give ${opt%% *} without it" ||
 			return 1
@@ -157,6 +168,14 @@ header_refusals() {
 	[ $? = 1 ] && one_line_err "cannot write the report (No space left on device)$"
 }
 tap_check header_refuses_report_options header_refusals
+
+# record -o - with fd 1 closed: refused at its options, before the
+# device's open could take fd 1 and be written as "standard output".
+closed_stdout() {
+	user/ispotctl record -o - --func main -- true >&- 2>"$tmp/err"
+	[ $? = 2 ] && one_line_err "-o -: standard output is closed"
+}
+tap_check record_to_a_closed_stdout_is_refused closed_stdout
 
 # A real terminal: nobody types a recording, nor reads one.
 on_a_terminal() {

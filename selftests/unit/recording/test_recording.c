@@ -380,8 +380,8 @@ TEST(not_a_regular_file_or_pipe_is_refused_without_waiting)
 		capture_end();
 		recording_close(&rf);
 		EXPECT_EQ(ret, -1);
-		EXPECT_TRUE(strstr(captured, "is not a regular file or a pipe") !=
-			    NULL);
+		EXPECT_TRUE(strstr(captured,
+				   "is not a regular file or a pipe") != NULL);
 	}
 	alarm(0);
 }

@@ -4,6 +4,7 @@
  * where its values go, the checks that span several options, and which
  * --key a traced function takes; see options.h.
  */
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -312,6 +313,7 @@ int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
 			    enum trace_mode *mode)
 {
 	const struct opt_src src = { .cmd = &record_info };
+	const char *why;
 	int next, ret;
 
 	ret = parse_with_defaults(&src, MODE_RUN, argc, argv, o, &next);
@@ -320,11 +322,17 @@ int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
 	if (!o->record)
 		return opt_error(&src, "record needs -o FILE, the recording "
 				 "to write");
-	/* Its bytes would only garble the terminal. */
-	if (!strcmp(o->record, "-") && isatty(STDOUT_FILENO))
-		return opt_error(&src, "-o -: standard output is a terminal: "
-				 "pipe the recording (-o - | ...) or give -o "
-				 "a file");
+	/*
+	 * On a terminal its bytes would only garble it; closed, fd 1 would
+	 * be the next file opened (the device), taken for standard output.
+	 */
+	why = strcmp(o->record, "-") ? NULL :
+	      fcntl(STDOUT_FILENO, F_GETFD) < 0 ? "closed" :
+	      isatty(STDOUT_FILENO) ? "a terminal" : NULL;
+	if (why)
+		return opt_error(&src, "-o -: standard output is %s: pipe "
+				 "the recording (-o - | ...) or give -o a "
+				 "file", why);
 	if (o->pid && next < argc)
 		return opt_error(&src, "give a command after '--' or --pid, "
 				 "not both");
@@ -345,7 +353,9 @@ static int header_check(const struct opt_src *src,
 			   o->perfetto ? "--perfetto" : o->svg ? "--svg" :
 			   o->html ? "--html" : o->baseline ? "--baseline" :
 			   o->wall_folded ? "--wall-folded" :
-			   o->nr_keys ? "--key" : NULL;
+			   o->nr_keys ? "--key" : o->top ? "--top" :
+			   o->wide ? "--wide" :
+			   o->all_futexes ? "--all-futexes" : NULL;
 
 	if (o->header && with)
 		return opt_error(src, "--header prints what the recording "

@@ -88,9 +88,10 @@ const char *rec_dest_name(const char *path)
 	return strcmp(path, "-") ? path : REC_STDOUT_NAME;
 }
 
-const char *rec_dest_advice(int err)
+const char *rec_dest_advice(int err, const char *otherwise)
 {
 	return err == EPIPE ? "its reader exited before the end, and read a "
-			      "recording cut short" :
-			      "check the disk";
+			      "recording cut short: keep it reading to the "
+			      "end, or give -o a file" :
+			      otherwise;
 }

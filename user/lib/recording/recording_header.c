@@ -7,6 +7,7 @@
  * big it is and why, and whether it is whole.  Lines of "name  value",
  * as `perf report --header-only` gives a perf.data's.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,6 +23,31 @@
 	(fprintf(f, "%-14s", name), fprintf(f, __VA_ARGS__),	\
 	 fputc('\n', f))
 
+/*
+ * One argument, as a shell would take it back: bare when it can be, else
+ * in '...'.  A control byte (a newline, an escape to the terminal) of a
+ * file from elsewhere is a '?': the line stays one line.
+ */
+static void header_arg(FILE *f, const char *arg)
+{
+	const char *p = arg + strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+				     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				     "0123456789_./=:,+@%-");
+
+	if (*arg && !*p) {
+		fprintf(f, " %s", arg);
+		return;
+	}
+	fputs(" '", f);
+	for (p = arg; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(iscntrl((unsigned char)*p) ? '?' : *p, f);
+	}
+	fputc('\'', f);
+}
+
 static void header_command_line(FILE *f, const struct recording_file *rf)
 {
 	uint32_t i;
@@ -31,7 +57,7 @@ static void header_command_line(FILE *f, const struct recording_file *rf)
 	/* The arguments from the command's name: "record -o ...". */
 	fprintf(f, "%-14sispotctl", "command line");
 	for (i = 0; i < rf->meta.nr_args; i++)
-		fprintf(f, " %s", rf->meta.args[i]);
+		header_arg(f, rf->meta.args[i]);
 	fputc('\n', f);
 }
 
@@ -57,7 +83,9 @@ static void header_ended(FILE *f, const struct recording_file *rf)
 		     rf->tail_damage ? "damaged" : "cut short");
 		return;
 	}
-	format_ns(d, sizeof(d), (double)(s->t_end - s->t_enable));
+	/* A damaged file's end before its start: no time, not 584 years. */
+	format_ns(d, sizeof(d), s->t_end > s->t_enable ?
+		  (double)(s->t_end - s->t_enable) : 0);
 	HEAD(f, "traced", "%s, %s", d,
 	     s->stop_reason == ISPOT_STOP_SECURE_EXEC ?
 	     "stopped at a privileged exec" :

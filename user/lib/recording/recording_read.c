@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,22 @@ static int rec_pipe_room(struct recording_file *rf, size_t *cap)
 }
 
 /*
+ * Wait until @fd has bytes, or its writer is gone: 0, or -1 and errno.
+ * A FIFO opened non-blocking (rec_map()) reads 0 until a writer comes,
+ * and poll() waits for one (Linux: no POLLHUP before a first writer);
+ * a pipe may also come non-blocking from whoever made it.
+ */
+static int rec_pipe_wait(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/*
  * A recording read from a pipe (report -, a FIFO, a shell's <(...)):
  * read whole into anonymous memory, then used as a mapped file is.  Its
  * first 8 bytes are checked as they come, so that an endless stream
@@ -156,15 +173,16 @@ static int rec_read_pipe(int fd, struct recording_file *rf)
 	rf->piped = true;
 	for (;;) {
 		if (rf->size == cap && rec_pipe_room(rf, &cap))
-			return -1;
-		n = read(fd, rf->map + rf->size, cap - rf->size);
-		if (n < 0 && errno == EINTR)
+			goto fail;
+		n = rec_pipe_wait(fd) ? -1 :
+		    read(fd, rf->map + rf->size, cap - rf->size);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0) {
 			ispot_error("cannot read %s (%s): give the file "
 				    "`ispotctl record -o` wrote", rf->path,
 				    strerror(errno));
-			return -1;
+			goto fail;
 		}
 		if (!n)
 			break;
@@ -186,6 +204,12 @@ static int rec_read_pipe(int fd, struct recording_file *rf)
 			munmap(rf->map + used, cap - used);
 	}
 	return 0;
+fail:
+	if (rf->map)
+		munmap(rf->map, cap);
+	rf->map = NULL;
+	rf->size = 0;
+	return -1;
 }
 
 /*
@@ -202,48 +226,36 @@ static int rec_stdin(struct recording_file *rf)
 	return rec_read_pipe(STDIN_FILENO, rf);
 }
 
-/*
- * A FIFO by its name is opened again to block: its first open does not
- * wait for a writer (so that any other file is never waited for), and
- * a FIFO read with none yet would end at once.
- */
-static int rec_fifo(const char *path, struct recording_file *rf)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0) {
-		ispot_error("cannot read %s (%s): give the file `ispotctl "
-			    "record -o` wrote", path, strerror(errno));
-		return -1;
-	}
-	ret = rec_read_pipe(fd, rf);
-	close(fd);
-	return ret;
-}
-
 static int rec_map(const char *path, struct recording_file *rf)
 {
 	struct stat st;
-	/* Non-blocking: a FIFO's open would wait for a writer. */
-	int fd;
+	int fd, ret;
 
 	if (!strcmp(path, "-"))
 		return rec_stdin(rf);
+	/*
+	 * Non-blocking: a FIFO's open would wait for a writer.  A FIFO is
+	 * read through this very descriptor, which keeps it open for its
+	 * writer throughout (closed and opened again, the FIFO would lose
+	 * what a writer that came at the first open wrote, or SIGPIPE it).
+	 */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		ispot_error("cannot read %s (%s): give the file `ispotctl "
 			    "record -o` wrote", path, strerror(errno));
 		return -1;
 	}
-	if (!fstat(fd, &st) && S_ISFIFO(st.st_mode)) {
-		close(fd);
-		return rec_fifo(path, rf);
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) ||
+	    (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))) {
 		ispot_error("%s is not a regular file or a pipe: give the "
 			    "file `ispotctl record -o` wrote", path);
 		close(fd);
 		return -1;
+	}
+	if (S_ISFIFO(st.st_mode)) {
+		ret = rec_read_pipe(fd, rf);
+		close(fd);
+		return ret;
 	}
 	rf->size = (size_t)st.st_size;
 	if (rf->size >= 8)

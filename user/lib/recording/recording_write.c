@@ -481,7 +481,8 @@ int recording_begin(struct recording *r, const struct session_summary *s,
 		rec_fail(r, errno);
 	if (r->failed) {
 		ispot_error("cannot write %s (%s): %s", r->path,
-			    strerror(r->error), rec_dest_advice(r->error));
+			    strerror(r->error),
+			    rec_dest_advice(r->error, "check the disk"));
 		return -1;
 	}
 	return 0;
@@ -515,6 +516,8 @@ static bool rec_keep_cut(struct recording *r)
 int recording_finish(struct recording *r, const struct session_summary *s,
 		     const struct session_tables *tb)
 {
+	/* Standard output, a FIFO, a device: what it took stays there. */
+	bool in_place = !r->out.tmp;
 	int ret;
 
 	if (!r->begun) {
@@ -536,14 +539,12 @@ int recording_finish(struct recording *r, const struct session_summary *s,
 	} else {
 		ret = afile_commit(&r->out);
 	}
-	if (ret == -EPIPE) {
-		ispot_error("cannot write %s (%s): %s", r->path,
-			    strerror(-ret), rec_dest_advice(-ret));
-		return -1;
-	}
 	if (ret) {
-		ispot_error("cannot write %s (%s): check the disk; no "
-			    "recording was left", r->path, strerror(-ret));
+		ispot_error("cannot write %s (%s): %s", r->path,
+			    strerror(-ret), rec_dest_advice(-ret, in_place ?
+			    "check the disk; what it took reads as a "
+			    "recording cut short" :
+			    "check the disk; no recording was left"));
 		return -1;
 	}
 	return 0;

@@ -50,8 +50,8 @@ void buf_sym(struct rec_buf *b, const struct elf_target_sym *sym);
 int rec_dest_open(struct afile *out, const char *path);
 /* What messages call @path's destination. */
 const char *rec_dest_name(const char *path);
-/* What to do about a failed write's @err. */
-const char *rec_dest_advice(int err);
+/* What to do about a failed write's @err: @otherwise but for EPIPE. */
+const char *rec_dest_advice(int err, const char *otherwise);
 
 /* How an address is named at the end: as itself, or as a return address. */
 #define NAME_AS_IS	1

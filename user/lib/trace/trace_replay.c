@@ -162,13 +162,12 @@ static int replay_profile(struct trace *t, struct recording_file *rf)
 		return 0;
 	if (rec_format_has_profile(rf))
 		ispot_error("%s holds no wall-clock profile (it was recorded "
-			    "without --auto): drop --wall-folded",
-			    t->opts->recording);
+			    "without --auto): drop --wall-folded", rf->path);
 	else
 		ispot_error("%s is a recording of format %u.%u, which keeps no "
 			    "wall-clock profile (3.1 on do): drop "
-			    "--wall-folded", t->opts->recording,
-			    rf->meta.major, rf->meta.minor);
+			    "--wall-folded", rf->path, rf->meta.major,
+			    rf->meta.minor);
 	return -1;
 }
 
