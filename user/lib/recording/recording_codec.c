@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The events of a format 2, 3 or 4 recording, encoded and decoded by the
+ * The events of a format 2 to 5 recording, encoded and decoded by the
  * same state (recording_codec.h; Documentation/recording.rst, "Events,
- * formats 2 to 4").  A record is:
+ * formats 2 to 5").  A record is:
  *
  *	op		0x40 | slot (SMALL, format 3): an entry or exit of
  *			one slot whose call site and arguments are its
@@ -21,8 +21,9 @@
  *			ts, sp, probe_id, ip, data[0..2]; bit 21: cpu follows
  *	the seven	in those lengths, little-endian: ts as the zigzag
  *			difference from the chunk's last record, sp, ip and
- *			data[] from the thread's last (data[]: its last of
- *			the same kind, entry or not), probe_id as it is
+ *			data[] from the thread's last (ip and data[]: its
+ *			last of the same class, rec2_class()), probe_id as
+ *			it is
  *	[u16 cpu]
  *	words		RECORD only: the other slots' u64 words, varints
  *

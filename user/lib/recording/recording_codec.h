@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The events of a format 2 to 4 recording (Documentation/recording.rst,
- * "Events, formats 2 to 4"): each EVENTS section is a chunk that decodes
+ * The events of a format 2 to 5 recording (Documentation/recording.rst,
+ * "Events, formats 2 to 5"): each EVENTS section is a chunk that decodes
  * on its own, as a stream of ops.  A record names its thread by one of 64 slots
  * that an op filled earlier in the chunk, its time as the difference from
  * the record before it, and its stack pointer, return address and
