@@ -381,14 +381,15 @@ TEST(medium_records_round_trip_at_their_bounds)
 	recording_free(rec);
 	/*
 	 * The 96 are MEDIUM, @medium bytes (as bodies, 2 bytes more each).
-	 * The rest, 86: the thread's op (5), the first entry's body (17:
+	 * The rest, 89: the thread's op (5), the first entry's body (17:
 	 * time, stack pointer, probe id, call site and three arguments, all
-	 * new), the first exit's (8: probe id and the three arguments, its
-	 * kind's first) and the last eight entries' (7 each: probe id and
-	 * two arguments).
+	 * new), the first exit's (11: probe id, call site and the three
+	 * arguments, its probe's first exit: format 5 tells a body from its
+	 * probe's last call) and the last eight entries' (7 each: probe id
+	 * and two arguments).
 	 */
 	len = reads_back(path, want, n);
-	EXPECT_EQ(len, medium + 86);
+	EXPECT_EQ(len, medium + 89);
 }
 
 /*
@@ -447,6 +448,80 @@ TEST(a_gate_between_entries_is_told_from_the_last_gate)
 	       len / 64.0);
 	/* The first pair and the thread's op take their fields whole. */
 	EXPECT_TRUE(len <= 64 * 19 + 64);
+}
+
+/*
+ * Format 5: an entry's or exit's body is told from its probe's last call
+ * in the thread, not from the thread's last entry or exit (another
+ * function's, whose arguments tell nothing of this one's).  Two nested
+ * functions of unlike arguments (pointers, small numbers), two of each
+ * changing every call so that their entries are bodies: an entry takes
+ * 8 or 9 bytes (op, descriptor, time, probe id, two one-byte steps), an
+ * exit 5 (SMALL), 28 to 30 a pair of calls.  Told from the thread's
+ * last, as format 4 did, the entries took their arguments' differences
+ * from the other function's, 5 to 6 bytes each: 59 a pair.
+ */
+TEST(a_body_is_told_from_its_probes_last_call)
+{
+	const struct session_summary s = { .t_enable = 1, .t_end = 1 << 20,
+				     .abi_major = ISPOT_ABI_MAJOR };
+	const struct session_tables tb = { 0 };
+	struct ispot_record a = { .ts_ns = 1000, .tid = 101, .tgid = 4321,
+				  .ip = 0x401000,
+				  .data = { 0x7f0000001000, 4096, 3 },
+				  .kind = ISPOT_REC_ENTRY, .nslots = 1,
+				  .sp = 0x7ffd0000, .probe_id = 3 };
+	struct ispot_record b = { .tid = 101, .tgid = 4321, .ip = 0x401200,
+				  .data = { 5, 0x555500001000, 0x7ffd1000 },
+				  .kind = ISPOT_REC_ENTRY, .nslots = 1,
+				  .sp = 0x7ffcffc0, .probe_id = 4 };
+	struct session_input in = { .type = INPUT_RECORD };
+	struct ispot_record want[4 * 64], *order[4];
+	struct recording *rec;
+	char path[PATH_MAX];
+	unsigned int i, j, n = 0;
+	size_t len;
+
+	path_in(path, "nested.isr");
+	rec = recording_create(path, 1ull << 30, NULL, 0);
+	ASSERT_TRUE(rec != NULL);
+	for (i = 0; i < 64; i++) {
+		struct ispot_record ax = a, bx;
+
+		a.data[0] += 64;
+		a.data[1] += 1;
+		a.kind = ISPOT_REC_ENTRY;
+		a.ts_ns += 300;
+		b.data[1] += 8;
+		b.data[2] -= 16;
+		b.kind = ISPOT_REC_ENTRY;
+		b.ts_ns = a.ts_ns + 100;
+		bx = b;
+		bx.kind = ISPOT_REC_EXIT;
+		bx.ts_ns = b.ts_ns + 100;
+		bx.data[0] = bx.data[1] = bx.data[2] = 0;
+		ax = a;
+		ax.kind = ISPOT_REC_EXIT;
+		ax.ts_ns = bx.ts_ns + 50;
+		ax.data[0] = ax.data[1] = ax.data[2] = 0;
+		a.ts_ns = ax.ts_ns;
+		order[0] = &a;
+		order[1] = &b;
+		order[2] = &bx;
+		order[3] = &ax;
+		for (j = 0; j < 4; j++) {
+			want[n++] = *order[j];
+			in.rec = order[j];
+			recording_input(rec, &in);
+		}
+	}
+	ASSERT_EQ(recording_finish(rec, &s, &tb), 0);
+	recording_free(rec);
+	len = reads_back(path, want, n);
+	printf("# %zu bytes for 64 pairs of nested calls: %.1f a pair\n",
+	       len, len / 64.0);
+	/* The first pair takes its fields whole. */
+	EXPECT_TRUE(len <= 64 * 30 + 64);
 }
 
 /*

@@ -117,8 +117,9 @@ static inline unsigned char *put_field(unsigned char *p, uint64_t v,
 static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 			       unsigned char *p, const struct ispot_record *r)
 {
-	uint64_t *last = rec2_thread_data(st, t, r->kind);
-	uint64_t *last_ip = rec2_thread_ip(st, t, r->kind);
+	struct rec2_call *c = rec2_body_call(st, t, r->probe_id, r->kind);
+	uint64_t *last = c ? c->data : rec2_thread_data(st, t, r->kind);
+	uint64_t *last_ip = c ? &c->ip : rec2_thread_ip(st, t, r->kind);
 	uint64_t ip = zz(r->ip - *last_ip), a0 = zz(r->data[0] - last[0]);
 	uint64_t a1 = zz(r->data[1] - last[1]), a2 = zz(r->data[2] - last[2]);
 	uint32_t d = r->cpu != t->cpu ? DESC_CPU : 0;
@@ -288,6 +289,7 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	const unsigned char *q = r->p, *base;
 	unsigned char tmp[BODY_ROOM];
 	uint64_t v[NR_FIELDS], *last, *last_ip;
+	struct rec2_call *call;
 	unsigned int i, c;
 	uint32_t d;
 
@@ -326,8 +328,9 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 		return;
 	}
 	r->p += used;
-	last = rec2_thread_data(st, t, rec->kind);
-	last_ip = rec2_thread_ip(st, t, rec->kind);
+	call = rec2_body_call(st, t, (uint32_t)v[2], rec->kind);
+	last = call ? call->data : rec2_thread_data(st, t, rec->kind);
+	last_ip = call ? &call->ip : rec2_thread_ip(st, t, rec->kind);
 	rec->tid = t->tid;
 	rec->tgid = t->tgid;
 	rec->ts_ns = st->ts + unzz(v[0]);

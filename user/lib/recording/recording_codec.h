@@ -158,6 +158,23 @@ static inline struct rec2_call *rec2_call_of(struct rec2_thread *t,
 			(REC2_CALLS - 1)];
 }
 
+/*
+ * Format 5: the call an entry's or exit's body tells its ip and data[]
+ * from, its probe's last of its kind in the thread, as a SMALL record's
+ * are (a thread's last entry is often another function's, whose
+ * arguments tell nothing of this one's); NULL before format 5 and for
+ * the rest, told from their class's last.
+ */
+static inline struct rec2_call *rec2_body_call(const struct rec2_state *st,
+					       struct rec2_thread *t,
+					       uint32_t probe, uint8_t kind)
+{
+	if (!st->other_class ||
+	    (kind != ISPOT_REC_ENTRY && kind != ISPOT_REC_EXIT))
+		return NULL;
+	return rec2_call_of(t, probe, kind);
+}
+
 /* Every entry or exit, of any op, leaves its call site and arguments. */
 static inline void rec2_call_keep(struct rec2_thread *t,
 				  const struct ispot_record *r)
