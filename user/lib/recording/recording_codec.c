@@ -20,10 +20,11 @@
  *	u24 desc	seven 3-bit length codes (0 to 6 bytes, 7: 8 bytes) of
  *			ts, sp, probe_id, ip, data[0..2]; bit 21: cpu follows
  *	the seven	in those lengths, little-endian: ts as the zigzag
- *			difference from the chunk's last record, sp, ip and
- *			data[] from the thread's last (ip and data[]: its
- *			last of the same class, rec2_class()), probe_id as
- *			it is
+ *			difference from the chunk's last record, sp from the
+ *			thread's last, ip and data[] from the thread's last
+ *			of the same class (rec2_class()) or, format 5, an
+ *			entry's or exit's from its probe's last call
+ *			(rec2_body_call()), probe_id as it is
  *	[u16 cpu]
  *	words		RECORD only: the other slots' u64 words, varints
  *

@@ -65,7 +65,10 @@ static inline bool rec2_op_is_medium(uint8_t op)
 #define REC2_MAX_EVENT		(16 + 64 + 10 * 8 * (DRAIN_MAX_SLOTS - 1))
 #define REC2_SLACK		8
 
-/* A SMALL record's call site and arguments: its probe's last (format 3). */
+/*
+ * A SMALL or MEDIUM record's call site and arguments: its probe's last
+ * (format 3); format 5's entry and exit bodies' too.
+ */
 struct rec2_call {
 	uint64_t ip, data[3];
 };
@@ -73,8 +76,10 @@ struct rec2_call {
 #define REC2_CALLS		16	/* a thread's, by probe id and kind */
 
 /*
- * Records are told from their thread's last of the same class: entries,
- * exits, and (format 5) the rest, which formats 2 to 4 told as entries'.
+ * Formats 2 to 4 tell a body from its thread's last record of the same
+ * class: entries (and the rest), exits.  Format 5 tells the rest from
+ * their own class, and an entry's or exit's body from its probe's call
+ * (rec2_body_call()): its classes 0 and 1 are set, never read.
  */
 #define REC2_CLASSES		3
 
@@ -204,7 +209,8 @@ static inline uint32_t rec2_small_word(uint64_t dts, uint64_t dsp,
 
 /*
  * A SMALL or MEDIUM record's state: the thread's next body is told from
- * it (format 2's state), and its probe's call from it (format 3's).
+ * it (format 2's state; no body of format 5's), and its probe's call from
+ * it (format 3's).
  */
 static inline void rec2_small_kept(struct rec2_state *st,
 				   struct rec2_thread *t,
@@ -332,7 +338,7 @@ size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
 /*
  * A section's check (recording_check.c), in a file of format @major: of
  * @len bytes at @p, that any change confined to one 8-byte word always
- * alters (the other changes, but for 2^-64).  Formats 3 and 4 run four
+ * alters (the other changes, but for 2^-64).  Formats 3 on run four
  * chains side by side.
  */
 uint64_t rec2_check(unsigned int major, const void *p, size_t len,
