@@ -27,10 +27,10 @@
 	"[OPTIONS]"
 
 #define USAGE_RECORD \
-	"usage: ispotctl record -o FILE (--func SPEC... | --auto[=N]) " \
+	"usage: ispotctl record -o FILE|- (--func SPEC... | --auto[=N]) " \
 	"[OPTIONS] (-- CMD [ARG]... | --pid PID)"
 #define USAGE_REPORT \
-	"usage: ispotctl report FILE [--key FUNC=RULE]... [OPTIONS]"
+	"usage: ispotctl report FILE|- [--key FUNC=RULE]... [OPTIONS]"
 
 /* An error ends with the command's usage line. */
 static const struct opt_cmd_info cmd_infos[] = {
@@ -322,6 +322,9 @@ int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
 	if (!o->record)
 		return opt_error(&src, "record needs -o FILE, the recording "
 				 "to write");
+	/* Else the report, written there too, would end up in the stream. */
+	if (!strcmp(o->record, "/dev/stdout"))
+		o->record = "-";
 	/*
 	 * On a terminal its bytes would only garble it; closed, fd 1 would
 	 * be the next file opened (the device), taken for standard output.

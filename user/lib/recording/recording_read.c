@@ -213,7 +213,38 @@ fail:
 }
 
 /*
- * "-": standard input.  Refused when it is a terminal: nobody types a
+ * The recording at @fd, called @name: a regular file is mapped; a pipe
+ * (or, when @any_stream, anything else that is not a file: a socket, a
+ * device) is read whole into memory by rec_read_pipe().
+ */
+static int rec_map_fd(int fd, const char *name, bool any_stream,
+		      struct recording_file *rf)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) ||
+	    (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !any_stream)) {
+		ispot_error("%s is not a regular file or a pipe: give the "
+			    "file `ispotctl record -o` wrote", name);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode))
+		return rec_read_pipe(fd, rf);
+	rf->size = (size_t)st.st_size;
+	if (rf->size >= 8)
+		rf->map = mmap(NULL, rf->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (rf->map == MAP_FAILED) {
+		rf->map = NULL;
+		ispot_error("cannot read %s (%s): check the file", name,
+			    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * "-": standard input, a file mapped as any (report - < FILE) or a
+ * stream read whole.  Refused when it is a terminal: nobody types a
  * recording, and a read would wait for one.
  */
 static int rec_stdin(struct recording_file *rf)
@@ -223,12 +254,11 @@ static int rec_stdin(struct recording_file *rf)
 			    "in (... | ispotctl report -) or give its file");
 		return -1;
 	}
-	return rec_read_pipe(STDIN_FILENO, rf);
+	return rec_map_fd(STDIN_FILENO, rf->path, true, rf);
 }
 
 static int rec_map(const char *path, struct recording_file *rf)
 {
-	struct stat st;
 	int fd, ret;
 
 	if (!strcmp(path, "-"))
@@ -245,29 +275,9 @@ static int rec_map(const char *path, struct recording_file *rf)
 			    "record -o` wrote", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) ||
-	    (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))) {
-		ispot_error("%s is not a regular file or a pipe: give the "
-			    "file `ispotctl record -o` wrote", path);
-		close(fd);
-		return -1;
-	}
-	if (S_ISFIFO(st.st_mode)) {
-		ret = rec_read_pipe(fd, rf);
-		close(fd);
-		return ret;
-	}
-	rf->size = (size_t)st.st_size;
-	if (rf->size >= 8)
-		rf->map = mmap(NULL, rf->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ret = rec_map_fd(fd, path, false, rf);
 	close(fd);
-	if (rf->map == MAP_FAILED) {
-		rf->map = NULL;
-		ispot_error("cannot read %s (%s): check the file", path,
-			    strerror(errno));
-		return -1;
-	}
-	return 0;
+	return ret;
 }
 
 bool rec_events_left(const struct recording_file *rf,
