@@ -79,6 +79,13 @@ piped() {
 		sed "s|/dev/fd/[0-9]*|X|" "$tmp/subst.json" >"$tmp/subst.x"
 		cmp -s "$tmp/file.x" "$tmp/subst.x" ||
 			{ echo "# $f: <(...) differs"; return 1; }
+		# A file on stdin is mapped as the file, no pipe.
+		user/ispotctl report - --json <"$f" >"$tmp/stdin.json" 2>&1
+		cmp -s "$tmp/file.json" "$tmp/stdin.json" ||
+			{ echo "# $f: report - < FILE differs"; return 1; }
+		user/ispotctl report - --header <"$f" | head -n 1 |
+			grep -q "^recording     standard input, .* bytes$" ||
+			{ echo "# $f: report - < FILE read as a pipe"; return 1; }
 	done
 	grep -q '"functions"' "$tmp/pipe.json"
 }

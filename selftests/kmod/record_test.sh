@@ -254,9 +254,10 @@ tap_check "baseline_of_other_functions_refused_first" t_baseline_refused
 # output and the live report go to stderr, never into the recording (or
 # report - would refuse it).  A reader that stops early costs the
 # recording, said in one line, and exit 1, never the live report.
+# piped_record ITERATIONS [OUTPUT]: record -o OUTPUT (default -).
 piped_record() {
 	{
-		ispotctl record -o - --func acquire --json \
+		ispotctl record -o "${2:--}" --func acquire --json \
 			-- "$samples/lock_contention" --threads 2 \
 			--delay-us 50 --hold-us 200 --iterations "$1" \
 			2>"$tmp/rec.err"
@@ -264,7 +265,9 @@ piped_record() {
 	}
 }
 t_piped() {
-	piped_record 300 | ispotctl report - --json -o "$tmp/piped.json" \
+	# /dev/stdout is -: the report would otherwise follow the recording.
+	piped_record 300 /dev/stdout |
+		ispotctl report - --json -o "$tmp/piped.json" \
 		2>"$tmp/err" || { sed 's/^/# report -: /' "$tmp/err"; return 1; }
 	[ "$(cat "$tmp/rec.status")" = 0 ] ||
 		{ sed 's/^/# record: /' "$tmp/rec.err"; return 1; }
