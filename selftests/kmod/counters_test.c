@@ -254,11 +254,11 @@ static int fault_work(void *arg)
 }
 
 /*
- * The guest's clocksource into @buf: "tsc" unless the clocksource
- * watchdog marked the TSC unstable (a loaded host's emulation can), and
- * then the scheduler's clock, which cpu-clock counts, only advances
- * within a tick of the clocksource's: most short calls read 0 and a few
- * a whole tick (4 ms).
+ * The guest's clocksource into @buf: "tsc" unless the TSC was marked
+ * unstable (emulation often is, at boot or by the watchdog), and then
+ * the scheduler's clock, which cpu-clock counts, may only advance
+ * within a tick of the clocksource's: on a loaded host most short calls
+ * read 0 and a few a whole tick (4 ms).
  */
 static void clocksource(char *buf, size_t len)
 {
@@ -276,7 +276,7 @@ TEST(software_events_give_exact_deltas)
 {
 	struct ispot_counters c = { 0 };
 	double ratio[FAULT_CALLS];
-	size_t i, ncalls, unpaired, clean = 0, exact = 0, sane = 0;
+	size_t i, ncalls, unpaired, clean = 0, exact = 0, sane = 0, zero = 0;
 	char clock[32];
 	struct call *calls;
 	struct csess cs;
@@ -332,6 +332,7 @@ TEST(software_events_give_exact_deltas)
 		 * stands still at times and catches up at a tick, so a few
 		 * calls read 0 or milliseconds; the median must be right.
 		 */
+		zero += !ns;
 		if (ns > 0 && ns <= dts + dts / 8 + 100000)
 			sane++;
 		else
@@ -349,10 +350,16 @@ TEST(software_events_give_exact_deltas)
 	EXPECT_GE(exact + 2, clean);
 	/* The page faults count exactly whatever the clock does. */
 	clocksource(clock, sizeof(clock));
-	TH_LOG("clocksource %s", clock);
-	if (strcmp(clock, "tsc")) {
-		TH_LOG("clocksource %s, the TSC marked unstable: cpu-clock "
-		       "moves at ticks, its deltas are not checked", clock);
+	TH_LOG("clocksource %s; %zu clean calls read cpu-clock 0", clock,
+	       zero);
+	/*
+	 * Most runs keep a clock that serves (the median right), whatever
+	 * the clocksource; only with the TSC unstable and most calls at 0
+	 * is it the tick's.
+	 */
+	if (strcmp(clock, "tsc") && zero * 2 > clean) {
+		TH_LOG("the TSC marked unstable and most calls at 0: "
+		       "cpu-clock moves at ticks, its deltas not checked");
 		free(calls);
 		cs_close(&cs);
 		return;
