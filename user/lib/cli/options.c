@@ -56,7 +56,7 @@ static const struct opt_cmd_info record_info = {
 static const struct opt_cmd_info report_info = {
 	OPT_REPORT, "report", USAGE_REPORT, NULL,
 	"Re-analyses a recording of `ispotctl record`: no module, no "
-	"target.\nFILE - reads it from stdin (a pipe).",
+	"target.\nFILE - reads it from standard input.",
 	USAGE_REPORT
 };
 

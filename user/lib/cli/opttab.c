@@ -132,9 +132,9 @@ const struct opt_def opt_table[] = {
 	  "write the report to FILE", OPT_ATTACH | OPT_RUN | OPT_REPORT,
 	  "a file name", 0 },
 	{ OPT_RECORD_OUTPUT, "output", 'o', OPTK_TEXT, "FILE",
-	  "write the recording to FILE (required; - for\n"
-	  "stdout, the report then to stderr); the report\n"
-	  "goes to stdout", OPT_RECORD, "a file name", 0 },
+	  "write the recording to FILE (required), the\n"
+	  "report to stdout; -o -: the recording to stdout,\n"
+	  "the report to stderr", OPT_RECORD, "a file name", 0 },
 	{ OPT_MAX_SIZE, "max-size", 0, OPTK_BYTES, "SIZE",
 	  "stop recording records at SIZE (e.g. 100M, 2G;\n"
 	  "default 1G); the report says when", OPT_RECORD, NULL, 0 },

@@ -223,6 +223,13 @@ struct recording_file {
  */
 int recording_header(FILE *f, const struct recording_file *rf);
 
+/* Whether @rf's format may keep thread names (4.1 on: THREADS). */
+static inline bool rec_format_has_threads(const struct recording_file *rf)
+{
+	return rf->meta.major > 4 ||
+	       (rf->meta.major == 4 && rf->meta.minor >= 1);
+}
+
 /* Whether @rf's format keeps --auto's profile (3.1 on: PROFILE). */
 static inline bool rec_format_has_profile(const struct recording_file *rf)
 {

@@ -83,9 +83,7 @@ static void header_ended(FILE *f, const struct recording_file *rf)
 		     rf->tail_damage ? "damaged" : "cut short");
 		return;
 	}
-	/* A damaged file's end before its start: no time, not 584 years. */
-	format_ns(d, sizeof(d), s->t_end > s->t_enable ?
-		  (double)(s->t_end - s->t_enable) : 0);
+	format_ns(d, sizeof(d), (double)session_traced_ns(s));
 	HEAD(f, "traced", "%s, %s", d,
 	     s->stop_reason == ISPOT_STOP_SECURE_EXEC ?
 	     "stopped at a privileged exec" :
@@ -197,7 +195,7 @@ int recording_header(FILE *f, const struct recording_file *rf)
 		HEAD(f, "auto", "picked %zu from %" PRIu64 " samples in %.1f s",
 		     rf->picked->nr, rf->picked->samples,
 		     rf->picked->duration_ns / 1e9);
-	if (rf->meta.major > 4 || (rf->meta.major == 4 && rf->meta.minor))
+	if (rec_format_has_threads(rf))
 		HEAD(f, "threads", "%zu named", rf->threads.n);
 	header_state(f, rf);
 	errno = 0;

@@ -213,19 +213,18 @@ fail:
 }
 
 /*
- * The recording at @fd, called @name: a regular file is mapped; a pipe
- * (or, when @any_stream, anything else that is not a file: a socket, a
- * device) is read whole into memory by rec_read_pipe().
+ * The recording at @fd: a regular file is mapped; a pipe (or, when
+ * @any_stream, anything else that is not a file: a socket, a device) is
+ * read whole into memory by rec_read_pipe().
  */
-static int rec_map_fd(int fd, const char *name, bool any_stream,
-		      struct recording_file *rf)
+static int rec_map_fd(int fd, bool any_stream, struct recording_file *rf)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) ||
 	    (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !any_stream)) {
 		ispot_error("%s is not a regular file or a pipe: give the "
-			    "file `ispotctl record -o` wrote", name);
+			    "file `ispotctl record -o` wrote", rf->path);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode))
@@ -235,7 +234,7 @@ static int rec_map_fd(int fd, const char *name, bool any_stream,
 		rf->map = mmap(NULL, rf->size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (rf->map == MAP_FAILED) {
 		rf->map = NULL;
-		ispot_error("cannot read %s (%s): check the file", name,
+		ispot_error("cannot read %s (%s): check the file", rf->path,
 			    strerror(errno));
 		return -1;
 	}
@@ -254,7 +253,7 @@ static int rec_stdin(struct recording_file *rf)
 			    "in (... | ispotctl report -) or give its file");
 		return -1;
 	}
-	return rec_map_fd(STDIN_FILENO, rf->path, true, rf);
+	return rec_map_fd(STDIN_FILENO, true, rf);
 }
 
 static int rec_map(const char *path, struct recording_file *rf)
@@ -275,7 +274,7 @@ static int rec_map(const char *path, struct recording_file *rf)
 			    "record -o` wrote", path, strerror(errno));
 		return -1;
 	}
-	ret = rec_map_fd(fd, path, false, rf);
+	ret = rec_map_fd(fd, false, rf);
 	close(fd);
 	return ret;
 }

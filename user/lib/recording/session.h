@@ -110,4 +110,13 @@ struct session_summary {
 	uint32_t rec_lost;
 };
 
+/*
+ * How long @s traced, from enabling to its end; 0 for an end before the
+ * start (a damaged recording's), never a wrapped difference.
+ */
+static inline uint64_t session_traced_ns(const struct session_summary *s)
+{
+	return s->t_end > s->t_enable ? s->t_end - s->t_enable : 0;
+}
+
 #endif /* ISPOT_SESSION_H */

@@ -90,8 +90,7 @@ static void trace_hot_note(const struct trace *t,
 			   char (*note)[256])
 {
 	const struct session_summary *s = &t->sum;
-	double secs = s->t_end > s->t_enable ?
-		      (s->t_end - s->t_enable) / 1e9 : 0;
+	double secs = session_traced_ns(s) / 1e9;
 	const struct sci_result *hot = NULL;
 	size_t i;
 
@@ -211,8 +210,8 @@ static void trace_session_notes(const struct trace *t,
 			   "of sampling: most of its run was sampled, not "
 			   "traced; give a shorter --auto-time, or name the "
 			   "functions with --func",
-			   format_ns(when, sizeof(when), s->t_end > s->t_enable ?
-				     s->t_end - s->t_enable : 0),
+			   format_ns(when, sizeof(when),
+				     session_traced_ns(s)),
 			   format_ns(size, sizeof(size),
 				     t->picked->duration_ns));
 	trace_hot_note(t, sr, r, note);

@@ -30,8 +30,7 @@ uint64_t trace_now(void)
 
 uint64_t trace_armed_ns(const struct trace *t)
 {
-	return t->sum.t_end > t->sum.t_enable ?
-	       t->sum.t_end - t->sum.t_enable : 0;
+	return session_traced_ns(&t->sum);
 }
 
 /* What the summary holds of the options: a recording keeps them. */
