@@ -21,7 +21,9 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "ispot_test.h"
@@ -419,6 +421,69 @@ TEST(a_fifo_is_read_when_its_writer_comes)
 	recording_close(&rf);
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	EXPECT_EQ(st, 0);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A reader that lags (ssh, `zstd -19`) behind `record -o -`, and signals
+ * that arrive while a chunk's write waits for it (a timer's here; record's
+ * SIGINT, SIGTERM and SIGHUP are caught so, without SA_RESTART): the
+ * recording still arrives whole.  Through stdio, a write interrupted
+ * before its first byte failed and the recording was lost.
+ */
+TEST(signals_amid_a_blocked_write_lose_nothing)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval tick = { { 0, 500 }, { 0, 500 } }, off = { 0 };
+	char fifo[PATH_MAX], copy[PATH_MAX], json[PATH_MAX];
+	struct recording_session s;
+	struct recording_file rf;
+	char buf[8192];
+	ssize_t n;
+	pid_t pid;
+	int ret, st, in, out;
+
+	path_in(fifo, "slow.isr");
+	path_in(copy, "slow_copy.isr");
+	path_in(json, "slow.json");
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (!pid) {
+		alarm(60);
+		in = open(fifo, O_RDONLY);
+		out = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		while (in >= 0 && out >= 0 &&
+		       (n = read(in, buf, sizeof(buf))) > 0) {
+			if (write(out, buf, n) != n)
+				_exit(1);
+			usleep(1000);
+		}
+		_exit(in < 0 || out < 0 || n < 0);
+	}
+	ASSERT_EQ(rs_start(&s, fifo, json, 1ull << 30), 0);
+	recording_set_chunk(s.t.out.rec, 64 * 1024);
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGALRM, &sa, &old), 0);
+	ASSERT_EQ(setitimer(ITIMER_REAL, &tick, NULL), 0);
+	rs_trace(&s, 20000);
+	ret = rs_stop(&s);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	trace_free(&s.t);
+	EXPECT_EQ(ret, 0);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_EQ(st, 0);
+	ASSERT_EQ(recording_open(copy, &rf), 0);
+	EXPECT_FALSE(rf.cut);
+	EXPECT_EQ(rf.lost, 0u);
+	EXPECT_EQ(rf.tail_damage, NULL);
+	EXPECT_TRUE(rf.nr_events > 4);
+	recording_close(&rf);
 }
 
 TEST(unknown_major_version_is_refused)

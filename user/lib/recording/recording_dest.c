@@ -7,9 +7,11 @@
  * raise, which would otherwise kill the session before its report.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include "recording/recording_write.h"
 #include "util/errors.h"
@@ -94,4 +96,35 @@ const char *rec_dest_advice(int err, const char *otherwise)
 			      "recording cut short: keep it reading to the "
 			      "end, or give -o a file" :
 			      otherwise;
+}
+
+/*
+ * To the descriptor itself: no stdio buffer holds a byte back (a chunk
+ * goes out whole when it is flushed), and a signal that interrupts a
+ * write blocked on a slow reader of `-o -` (SIGINT, SIGTERM and SIGHUP
+ * are caught without SA_RESTART, so that poll() wakes for them) only
+ * delays it, where stdio would drop its buffer and fail the recording.
+ * A standard output another program left non-blocking is waited for.
+ */
+int rec_dest_writev(const struct afile *out, struct iovec *iov, int n)
+{
+	struct pollfd fd = { .fd = fileno(out->f), .events = POLLOUT };
+
+	while (n) {
+		ssize_t done = writev(fd.fd, iov, n);
+
+		if (done < 0 && errno == EAGAIN)
+			poll(&fd, 1, -1);
+		if (done < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (done <= 0)
+			return done < 0 ? errno : EIO;
+		for (; n && (size_t)done >= iov->iov_len; n--, iov++)
+			done -= iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + done;
+			iov->iov_len -= done;
+		}
+	}
+	return 0;
 }

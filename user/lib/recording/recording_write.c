@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #include "analysis/drain.h"
 #include "recording/recording.h"
@@ -94,15 +95,26 @@ static void rec_fail(struct recording *r, int err)
 	r->failed = true;
 }
 
-static void rec_write(struct recording *r, const void *p, size_t len)
+/* @iov's @n pieces, whole (rec_dest_writev()), unless it failed before. */
+static void rec_writev(struct recording *r, struct iovec *iov, int n)
 {
+	int i, err;
+
 	if (r->failed)
 		return;
-	errno = 0;	/* stdio may fail without setting it: then EIO */
-	if (fwrite(p, 1, len, r->out.f) != len)
-		rec_fail(r, errno);
-	r->written += len;
+	for (i = 0; i < n; i++)
+		r->written += iov[i].iov_len;
 	rec_set_fast(r);
+	err = rec_dest_writev(&r->out, iov, n);
+	if (err)
+		rec_fail(r, err);
+}
+
+static void rec_write(struct recording *r, const void *p, size_t len)
+{
+	struct iovec iov = { (void *)p, len };
+
+	rec_writev(r, &iov, 1);
 }
 
 /* A section: its head (with its checks, format 2) and @b's bytes. */
@@ -114,6 +126,8 @@ static void rec_section(struct recording *r, uint32_t type,
 				    type);
 	unsigned char h[REC2_SECTION_HEAD];
 	struct rec_buf hb = { h, 0, sizeof(h), false };
+	struct iovec iov[2] = { { h, sizeof(h) },
+				{ len ? b->p : NULL, len } };
 
 	buf_u32(&hb, type);
 	buf_u32(&hb, rec2_head_check(type, len, check));
@@ -121,24 +135,19 @@ static void rec_section(struct recording *r, uint32_t type,
 	buf_u64(&hb, check);
 	if (b && b->nomem)
 		rec_fail(r, ENOMEM);
-	rec_write(r, h, sizeof(h));
-	if (len)
-		rec_write(r, b->p, len);
+	rec_writev(r, iov, len ? 2 : 1);
 }
 
 /*
  * A chunk: it decodes on its own, so the next starts from nothing.  It
- * leaves stdio's buffer now, whole: a crash keeps every chunk before it.
+ * goes out now, whole (rec_writev()): a crash keeps every chunk before it.
  */
 static void rec_flush_events(struct recording *r)
 {
 	if (!r->ev.len)
 		return;
 	rec_section(r, REC_SEC_EVENTS, &r->ev);
-	errno = 0;
-	if (!r->failed && fflush(r->out.f))
-		rec_fail(r, errno);
-	else if (!r->failed)
+	if (!r->failed)
 		r->chunks_out++;
 	r->ev.len = 0;
 	rec2_reset(&r->st, RECORDING_MAJOR);
@@ -474,11 +483,8 @@ int recording_begin(struct recording *r, const struct session_summary *s,
 	if (r->begun)
 		return 0;
 	r->begun = true;
+	/* On the disk's way now (rec_writev()): a crash keeps it. */
 	rec_tables(r, s, tb, early, sizeof(early) / sizeof(early[0]));
-	/* On the disk's way now, not when a buffer fills: a crash keeps it. */
-	errno = 0;
-	if (!r->failed && fflush(r->out.f))
-		rec_fail(r, errno);
 	if (r->failed) {
 		ispot_error("cannot write %s (%s): %s", r->path,
 			    strerror(r->error),
@@ -528,9 +534,6 @@ int recording_finish(struct recording *r, const struct session_summary *s,
 	rec_tables(r, s, tb, late, sizeof(late) / sizeof(late[0]));
 	rec_section(r, REC_SEC_END, NULL);
 	/* The last tables' failure, as a chunk's, before the commit's. */
-	errno = 0;
-	if (!r->failed && fflush(r->out.f))
-		rec_fail(r, errno);
 	if (r->failed && rec_keep_cut(r))
 		return -1;
 	if (r->failed) {

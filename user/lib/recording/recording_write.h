@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "recording/recording.h"
 #include "recording/recording_addrs.h"
@@ -52,6 +53,11 @@ int rec_dest_open(struct afile *out, const char *path);
 const char *rec_dest_name(const char *path);
 /* What to do about a failed write's @err: @otherwise but for EPIPE. */
 const char *rec_dest_advice(int err, const char *otherwise);
+/*
+ * @iov's @n pieces written whole to @out's descriptor, through signals
+ * and a non-blocking descriptor (@iov is used up): 0 or an errno.
+ */
+int rec_dest_writev(const struct afile *out, struct iovec *iov, int n);
 
 /* How an address is named at the end: as itself, or as a return address. */
 #define NAME_AS_IS	1
