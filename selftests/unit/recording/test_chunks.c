@@ -400,11 +400,11 @@ TEST(medium_records_round_trip_at_their_bounds)
  * thread's entry class, which a gate told as an entry would be told
  * from): the gate takes 10 bytes (op, slot, kind, slots, three
  * descriptor bytes, time, probe id, its wait), the entry 7 (MEDIUM, a
- * one-byte step).  A gate told from the entry class (formats 2 to 4, or
- * format 5 with rec2_class() undone) writes its ip, data[0] and data[2]
- * against the entry's, and a wider wait: 28 a pair.  (An entry that is a
- * body would not do: format 5 tells it from its probe's call, and the
- * entry class would hold only the gates'.)
+ * one-byte step).  A gate told from the entry class (formats 2 to 4:
+ * rec2_reset() with format 4's classes) writes its ip, data[0] and
+ * data[2] against the entry's, and a wider wait: 28 a pair.  (Format 5
+ * keeps no entry class, rec2_keeps_classes(); and an entry that is a body
+ * is told from its probe's call.)
  */
 TEST(a_gate_between_entries_is_told_from_the_last_gate)
 {

@@ -365,8 +365,11 @@ static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
 	rec->sp = t->sp += (int64_t)((w >> 17) & 0xff) - REC2_SMALL_SP_BIAS;
 	rec->probe_id = w >> 25;
 	rec->cpu = t->cpu;
-	rec->ip = *rec2_thread_ip(st, t, rec->kind) = c->ip;
+	rec->ip = c->ip;
 	memcpy(rec->data, c->data, sizeof(rec->data));
+	if (!rec2_keeps_classes(st))
+		return;
+	*rec2_thread_ip(st, t, rec->kind) = c->ip;
 	memcpy(rec2_thread_data(st, t, rec->kind), c->data, sizeof(rec->data));
 }
 
@@ -415,7 +418,8 @@ static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 	memcpy(diff, r->p + head, len);
 	rec->data[k] += unzz(load64(diff));
 	rec2_call_keep(t, rec);
-	rec2_thread_data(st, t, rec->kind)[k] = rec->data[k];
+	if (rec2_keeps_classes(st))
+		rec2_thread_data(st, t, rec->kind)[k] = rec->data[k];
 	r->p += head + len;
 }
 

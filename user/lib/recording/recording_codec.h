@@ -79,7 +79,7 @@ struct rec2_call {
  * Formats 2 to 4 tell a body from its thread's last record of the same
  * class: entries (and the rest), exits.  Format 5 tells the rest from
  * their own class, and an entry's or exit's body from its probe's call
- * (rec2_body_call()): its classes 0 and 1 are set, never read.
+ * (rec2_body_call()): its classes 0 and 1 are neither read nor kept.
  */
 #define REC2_CLASSES		3
 
@@ -208,9 +208,19 @@ static inline uint32_t rec2_small_word(uint64_t dts, uint64_t dsp,
 }
 
 /*
+ * Whether entries and exits keep their classes' data[] and ip: formats 2
+ * to 4 tell the next body from them; format 5 tells it from the probe's
+ * call (rec2_body_call()), and would only write them.
+ */
+static inline bool rec2_keeps_classes(const struct rec2_state *st)
+{
+	return !st->other_class;
+}
+
+/*
  * A SMALL or MEDIUM record's state: the thread's next body is told from
- * it (format 2's state; no body of format 5's), and its probe's call from
- * it (format 3's).
+ * it (format 2's state, to format 4), and its probe's call from it
+ * (format 3's).
  */
 static inline void rec2_small_kept(struct rec2_state *st,
 				   struct rec2_thread *t,
@@ -218,6 +228,8 @@ static inline void rec2_small_kept(struct rec2_state *st,
 {
 	st->ts = r->ts_ns;
 	t->sp = r->sp;
+	if (!rec2_keeps_classes(st))
+		return;
 	*rec2_thread_ip(st, t, r->kind) = r->ip;
 	memcpy(rec2_thread_data(st, t, r->kind), r->data, sizeof(r->data));
 }
