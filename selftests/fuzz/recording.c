@@ -6,7 +6,7 @@
  *
  *	0	as a file: recording_open(), its header (report --header,
  *		to /dev/null), then every event through
- *		recording_next() (format 1, or 2 to 5 as their checks leave
+ *		recording_next() (format 1, or 2 to 6 as their checks leave
  *		them: mostly damaged chunks, left out), and again as a
  *		replay reads them (recording_next_records())
  *	1	the same, after every format 2 section head that fits is

@@ -144,7 +144,7 @@ headers() {
 	local f
 	for f in "$fixtures"/format*.isr; do
 		run_status 0 user/ispotctl report "$f" --header || return 1
-		grep -q "^recording     $f, format [1-5]\.[0-9], " "$tmp/out" &&
+		grep -q "^recording     $f, format [1-6]\.[0-9], " "$tmp/out" &&
 			grep -q "^records       50 in 1 chunk of events" "$tmp/out" &&
 			grep -q "^drops         3 dropped" "$tmp/out" &&
 			grep -q "^  worker  " "$tmp/out" &&

@@ -13,7 +13,10 @@
  * same code (recording_codec.c, by format 4's classes: rec2_reset()),
  * and a format 5.0 one (format5.isr, made the same way against the tree
  * of 78c2232; its report equal to the live one's), so that a later
- * change to format 5's rules shows here rather than as wrong values.
+ * change to format 5's rules shows here rather than as wrong values; and
+ * a format 6.0 one (format6.isr, the same session against the tree that
+ * made format 6, worker keyed by a number, a symbol's address or an
+ * anonymous mapping's, so that its packed NAMES holds each kind).
  */
 #include <libgen.h>
 #include <limits.h>
@@ -96,6 +99,12 @@ TEST(a_format4_0_recording_reports_as_it_did)
 TEST(a_format5_0_recording_reports_as_it_did)
 {
 	reports_as_it_did("format5");
+}
+
+/* 6.0, pinned: its NAMES packed (recording/recording_names.c). */
+TEST(a_format6_0_recording_reports_as_it_did)
+{
+	reports_as_it_did("format6");
 }
 
 TEST(a_format1_recording_cut_at_every_length_is_refused)

@@ -29,7 +29,7 @@
 #include "recording/thread_names.h"
 
 #define RECORDING_MAGIC		"ISPOTREC"
-#define RECORDING_MAJOR		5	/* what the writer writes */
+#define RECORDING_MAJOR		6	/* what the writer writes */
 #define RECORDING_MINOR		0
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_HEADER_SIZE	16

@@ -69,26 +69,6 @@ void rec2_reset(struct rec2_state *st, unsigned int major)
 	st->other_class = major >= 5 ? 2 : 0;
 }
 
-static inline uint64_t zz(uint64_t d)
-{
-	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
-}
-
-static inline uint64_t unzz(uint64_t v)
-{
-	return (v >> 1) ^ -(v & 1);
-}
-
-static inline unsigned char *put_var(unsigned char *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (unsigned char)v;
-	return p;
-}
-
 /* The code of the fewest bytes that hold @v. */
 static inline unsigned int code_of(uint64_t v)
 {
@@ -121,13 +101,15 @@ static unsigned char *put_body(struct rec2_state *st, struct rec2_thread *t,
 	struct rec2_call *c = rec2_body_call(st, t, r->probe_id, r->kind);
 	uint64_t *last = c ? c->data : rec2_thread_data(st, t, r->kind);
 	uint64_t *last_ip = c ? &c->ip : rec2_thread_ip(st, t, r->kind);
-	uint64_t ip = zz(r->ip - *last_ip), a0 = zz(r->data[0] - last[0]);
-	uint64_t a1 = zz(r->data[1] - last[1]), a2 = zz(r->data[2] - last[2]);
+	uint64_t ip = rec2_zz(r->ip - *last_ip);
+	uint64_t a0 = rec2_zz(r->data[0] - last[0]);
+	uint64_t a1 = rec2_zz(r->data[1] - last[1]);
+	uint64_t a2 = rec2_zz(r->data[2] - last[2]);
 	uint32_t d = r->cpu != t->cpu ? DESC_CPU : 0;
 	unsigned char *desc = p;
 
-	p = put_field(p + 3, zz(r->ts_ns - st->ts), 0, &d);
-	p = put_field(p, zz(r->sp - t->sp), 3, &d);
+	p = put_field(p + 3, rec2_zz(r->ts_ns - st->ts), 0, &d);
+	p = put_field(p, rec2_zz(r->sp - t->sp), 3, &d);
 	p = put_field(p, r->probe_id, 6, &d);
 	if (ip)
 		p = put_field(p, ip, 9, &d);
@@ -165,7 +147,7 @@ size_t rec2_put_medium(struct rec2_state *st, struct rec2_thread *t,
 	if (!!d0 + !!d1 + !!d2 != 1)
 		return 0;
 	k = d0 ? 0 : d1 ? 1 : 2;
-	v = zz(r->data[k] - c->data[k]);
+	v = rec2_zz(r->data[k] - c->data[k]);
 	len = (71 - __builtin_clzll(v)) >> 3;	/* 1 to 8: v is not 0 */
 	p[0] = REC2_OP_MEDIUM | (len - 1);
 	p[1] = (unsigned char)(s | k << 6);
@@ -194,8 +176,8 @@ size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
 		t->tgid = rec->tgid;
 		*p++ = REC2_OP_THREAD;
 		*p++ = (unsigned char)s;
-		p = put_var(p, rec->tid);
-		p = put_var(p, rec->tgid);
+		p = rec2_put_var(p, rec->tid);
+		p = rec2_put_var(p, rec->tgid);
 		/* rec2_put_if_compact() took only a thread it knew. */
 		i = rec2_put_compact(st, t, p, s, rec);
 		if (i)
@@ -216,7 +198,7 @@ size_t rec2_put_other(struct rec2_state *st, unsigned char *p,
 	w = (const uint64_t *)(rec + 1);
 	n = (size_t)(rec->nslots - 1) * (ISPOT_SLOT_SIZE / 8);
 	for (i = 0; i < n; i++)
-		p = put_var(p, w[i]);
+		p = rec2_put_var(p, w[i]);
 	return p - start;
 }
 
@@ -227,10 +209,10 @@ size_t rec2_put_input(unsigned char *p, const struct session_input *in)
 
 	*p++ = in->type;
 	if (pl.tid)
-		p = put_var(p, in->tid);
-	p = put_var(p, in->a);
+		p = rec2_put_var(p, in->tid);
+	p = rec2_put_var(p, in->a);
 	if (pl.b)
-		p = put_var(p, in->b);
+		p = rec2_put_var(p, in->b);
 	return p - start;
 }
 
@@ -334,12 +316,12 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	last_ip = call ? &call->ip : rec2_thread_ip(st, t, rec->kind);
 	rec->tid = t->tid;
 	rec->tgid = t->tgid;
-	rec->ts_ns = st->ts + unzz(v[0]);
-	rec->sp = t->sp + unzz(v[1]);
+	rec->ts_ns = st->ts + rec2_unzz(v[0]);
+	rec->sp = t->sp + rec2_unzz(v[1]);
 	rec->probe_id = (uint32_t)v[2];
-	rec->ip = *last_ip + unzz(v[3]);
+	rec->ip = *last_ip + rec2_unzz(v[3]);
 	for (i = 0; i < 3; i++)
-		last[i] = rec->data[i] = last[i] + unzz(v[4 + i]);
+		last[i] = rec->data[i] = last[i] + rec2_unzz(v[4 + i]);
 	st->ts = rec->ts_ns;
 	t->sp = rec->sp;
 	*last_ip = rec->ip;
@@ -416,7 +398,7 @@ static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 	}
 	small_of(st, t, r->p + 1, rec);
 	memcpy(diff, r->p + head, len);
-	rec->data[k] += unzz(load64(diff));
+	rec->data[k] += rec2_unzz(load64(diff));
 	rec2_call_keep(t, rec);
 	if (rec2_keeps_classes(st))
 		rec2_thread_data(st, t, rec->kind)[k] = rec->data[k];

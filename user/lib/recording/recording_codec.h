@@ -83,6 +83,28 @@ struct rec2_call {
  */
 #define REC2_CLASSES		3
 
+/* A signed difference as an unsigned number, small if it is small. */
+static inline uint64_t rec2_zz(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t rec2_unzz(uint64_t v)
+{
+	return (v >> 1) ^ -(v & 1);
+}
+
+/* @v in 7-bit groups, low first, each but the last with bit 7 set. */
+static inline unsigned char *rec2_put_var(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
 /* What a chunk's ops predict a thread's next record from. */
 struct rec2_thread {
 	uint32_t tid, tgid;

@@ -51,6 +51,9 @@ void cur_sym(struct rec_cur *c, struct elf_target_sym *sym);
 void rec_get_profile(struct rec_cur *c, struct recording_file *rf);
 void rec_profile_free(struct recording_file *rf);
 
+/* NAMES, of the file's format (recording_names.c): into rf->names. */
+void rec_get_names(struct rec_cur *c, struct recording_file *rf);
+
 /* One line, "the recording is damaged"; -1. */
 int rec_bad(const struct recording_file *rf, const char *what);
 

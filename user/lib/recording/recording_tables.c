@@ -3,9 +3,9 @@
  * A recording's sections other than its events, written
  * (recording_write.h; the layout in Documentation/recording.rst): the
  * session (META), what it traced (FUNCS, PROBES), when it began (START),
- * the names of the addresses its records carry (NAMES), the target's
- * maps (MAPS) and how it ended (STATS); --auto's profile (PROFILE) is
- * recording_profile.c's.
+ * the target's maps (MAPS) and how it ended (STATS); the names of the
+ * addresses its records carry (NAMES) are recording_names.c's, --auto's
+ * profile (PROFILE) recording_profile.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -177,58 +177,6 @@ static void put_probes(struct rec_buf *b, const struct rec_tables *w)
 	}
 }
 
-static void put_name(struct rec_buf *b, struct elf_symbolizer *sym,
-		     uint64_t addr, uint32_t *n)
-{
-	struct elf_addr_info info;
-
-	/* Outside the snapshot: the report's own look-up finds none either. */
-	if (!elf_symbolizer_knows(sym, addr) ||
-	    elf_symbolize(sym, addr, &info, NULL, 0))
-		return;
-	buf_u64(b, addr);
-	buf_u32(b, info.kind);
-	buf_u8(b, info.sym_type);
-	buf_u64(b, info.sym_off);
-	buf_u64(b, info.sym_size);
-	buf_u64(b, info.vaddr);
-	buf_str(b, info.obj);
-	buf_str(b, info.sym);
-	(*n)++;
-}
-
-/*
- * Name now what a report may ask for, from the maps as they are now (one
- * re-read, as the report's first miss would do; a process gone keeps its
- * last snapshot), not one re-read per address: arguments that are plain
- * numbers are in no mapping, and there may be a million of them.
- */
-static void put_names(struct rec_buf *b, const struct rec_tables *w)
-{
-	const struct rec_addrs *names = w->names;
-	struct elf_symbolizer *sym = w->tb->sym;
-	const struct hashmap_entry *e;
-	size_t count_at = b->len, i, pos;
-	uint32_t n = 0;
-
-	buf_u32(b, 0);
-	if (sym)
-		elf_symbolizer_refresh(sym, NULL, 0);
-	hashmap_for_each(&names->map, e, pos) {
-		uint64_t a = e->key;
-		unsigned char bits = sym ? rec_addrs_byte(e) : 0;
-
-		if (bits & NAME_AS_IS)
-			put_name(b, sym, a, &n);
-		/* A return address is named by its call (build.c). */
-		if (bits & NAME_RETURN && a > 1)
-			put_name(b, sym, a - 1, &n);
-	}
-	if (!b->nomem)
-		for (i = 0; i < 4; i++)
-			b->p[count_at + i] = (unsigned char)(n >> (8 * i));
-}
-
 static void put_maps(struct rec_buf *b, const struct rec_tables *w)
 {
 	const struct elf_map *m = NULL;
@@ -278,7 +226,7 @@ void rec_put_table(struct rec_buf *b, uint32_t type,
 		[REC_SEC_META] = put_meta,
 		[REC_SEC_FUNCS] = put_funcs,
 		[REC_SEC_PROBES] = put_probes,
-		[REC_SEC_NAMES] = put_names,
+		[REC_SEC_NAMES] = rec_put_names,
 		[REC_SEC_MAPS] = put_maps,
 		[REC_SEC_STATS] = put_stats,
 		[REC_SEC_START] = put_start,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A recording's tables, decoded (the format in Documentation/recording.rst):
- * META, FUNCS, PROBES, NAMES, STATS, START and THREADS into the
- * recording_file, PROFILE through recording_profile.c.  Each is read to
+ * META, FUNCS, PROBES, STATS, START and THREADS into the
+ * recording_file, NAMES through recording_names.c, PROFILE through
+ * recording_profile.c.  Each is read to
  * its exact length, every count bounded, every string by what is left:
  * a table that is not is "malformed", and the file refused.
  */
@@ -121,36 +122,6 @@ static void get_probes(struct rec_cur *c, struct recording_file *rf)
 	}
 }
 
-static void get_names(struct rec_cur *c, struct recording_file *rf)
-{
-	uint32_t n = cur_count(c, RECORDING_MAX_NAMES, 45), i;
-	struct elf_addr_info *info = malloc(sizeof(*info));
-
-	rf->names = elf_symbolizer_frozen();
-	if (!rf->names || !info) {
-		c->bad = true;
-		free(info);
-		return;
-	}
-	for (i = 0; i < n && !c->bad; i++) {
-		uint64_t addr = cur_u64(c);
-
-		memset(info, 0, sizeof(*info));
-		info->kind = cur_u32(c);
-		info->sym_type = cur_u8(c);
-		info->sym_off = cur_u64(c);
-		info->sym_size = cur_u64(c);
-		info->vaddr = cur_u64(c);
-		cur_str(c, info->obj, sizeof(info->obj));
-		cur_str(c, info->sym, sizeof(info->sym));
-		if (info->kind > ELF_ADDR_ANON)
-			c->bad = true;
-		if (!c->bad && elf_symbolizer_add(rf->names, addr, info))
-			c->bad = true;
-	}
-	free(info);
-}
-
 static void get_stats(struct rec_cur *c, struct recording_file *rf)
 {
 	cur_fields(c, rf, &rec_stats_fields);
@@ -190,7 +161,7 @@ static const struct {
 	[REC_SEC_META] = { "its session section", get_meta },
 	[REC_SEC_FUNCS] = { "its function table", get_funcs },
 	[REC_SEC_PROBES] = { "its probe table", get_probes },
-	[REC_SEC_NAMES] = { "its address names", get_names },
+	[REC_SEC_NAMES] = { "its address names", rec_get_names },
 	[REC_SEC_MAPS] = { "its maps", NULL },	/* kept for people */
 	[REC_SEC_STATS] = { "its statistics", get_stats },
 	[REC_SEC_START] = { "its start section", get_start },

@@ -91,4 +91,7 @@ void rec_put_table(struct rec_buf *b, uint32_t type,
 /* PROFILE: @w->tb->picked (recording_profile.c). */
 void rec_put_profile(struct rec_buf *b, const struct rec_tables *w);
 
+/* NAMES, format 6's packed layout: @w->names named (recording_names.c). */
+void rec_put_names(struct rec_buf *b, const struct rec_tables *w);
+
 #endif /* ISPOT_RECORDING_WRITE_H */
