@@ -184,15 +184,7 @@ static void cur_var_str(struct rec_cur *c, char *buf, size_t len)
 {
 	uint64_t n = cur_var(c);
 
-	if (c->bad || n >= len || n > c->left || memchr(c->p, '\0', n)) {
-		c->bad = true;
-		buf[0] = '\0';
-		return;
-	}
-	memcpy(buf, c->p, n);
-	buf[n] = '\0';
-	c->p += n;
-	c->left -= n;
+	cur_str_of(c, n, buf, len);
 }
 
 /* Format 6's name into @info, told from @last (NULL: the first). */

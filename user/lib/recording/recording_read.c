@@ -44,10 +44,8 @@ static void cur_skip(struct rec_cur *c, unsigned int bytes)
 	cur_uint(c, bytes);
 }
 
-void cur_str(struct rec_cur *c, char *buf, size_t len)
+void cur_str_of(struct rec_cur *c, uint64_t n, char *buf, size_t len)
 {
-	uint32_t n = cur_u32(c);
-
 	if (c->bad || n >= len || n > c->left ||
 	    memchr(c->p, '\0', n)) {
 		c->bad = true;
@@ -58,6 +56,13 @@ void cur_str(struct rec_cur *c, char *buf, size_t len)
 	buf[n] = '\0';
 	c->p += n;
 	c->left -= n;
+}
+
+void cur_str(struct rec_cur *c, char *buf, size_t len)
+{
+	uint32_t n = cur_u32(c);
+
+	cur_str_of(c, n, buf, len);
 }
 
 char *cur_strdup(struct rec_cur *c)

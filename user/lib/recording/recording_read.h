@@ -27,6 +27,8 @@ uint64_t cur_uint(struct rec_cur *c, unsigned int bytes);
 
 /* A string into @buf, which it must fit with its NUL. */
 void cur_str(struct rec_cur *c, char *buf, size_t len);
+/* The same, of @n bytes whose length was read already (no NUL in them). */
+void cur_str_of(struct rec_cur *c, uint64_t n, char *buf, size_t len);
 
 /* A string of any length the section holds, malloc'd; NULL if bad. */
 char *cur_strdup(struct rec_cur *c);
