@@ -200,16 +200,19 @@ static inline void rs_trace(struct recording_session *s, unsigned int calls)
 static inline int rs_stop(struct recording_session *s)
 {
 	struct trace *t = &s->t;
+	bool failed = false;
 
 	trace_close_pipeline(t);
 	if (t->out.rec) {
 		t->sum.rec_full = recording_full(t->out.rec,
 						 &t->sum.rec_full_size,
 						 &t->sum.rec_full_ts);
-		if (trace_finish_recording(t))
-			return -1;
+		/* A recording that fails costs it, not the report. */
+		failed = trace_finish_recording(t);
 	}
-	return trace_print_report(t);
+	if (trace_print_report(t))
+		return -1;
+	return failed ? -1 : 0;
 }
 
 #endif /* ISPOT_TEST_RECORDING_SESSION_H */

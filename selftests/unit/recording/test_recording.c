@@ -486,6 +486,40 @@ TEST(signals_amid_a_blocked_write_lose_nothing)
 	recording_close(&rf);
 }
 
+/*
+ * A reader of a FIFO (or of `-o -`) that is gone before the first tables
+ * (it took the file's first 16 bytes, as `head -c 16` would) costs the
+ * recording, said in one line at the end, not the session or its report.
+ * Before, SIGPIPE killed a recording to a FIFO, and a write that failed
+ * with the tables ended the session at its start.
+ */
+TEST(a_reader_gone_before_the_tables_costs_only_the_recording)
+{
+	char fifo[PATH_MAX], json[PATH_MAX], head[16];
+	struct recording_session s;
+	int in, ret;
+
+	path_in(fifo, "gone.isr");
+	path_in(json, "gone.json");
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	in = open(fifo, O_RDONLY | O_NONBLOCK);
+	ASSERT_TRUE(in >= 0);
+	ASSERT_EQ(rs_start(&s, fifo, json, 1ull << 30), 0);
+	ASSERT_EQ(read(in, head, sizeof(head)), (ssize_t)sizeof(head));
+	close(in);
+	/* rs_trace() exits the test if the tables' write ends the session. */
+	rs_trace(&s, 200);
+	capture_begin();
+	ret = rs_stop(&s);
+	capture_end();
+	trace_free(&s.t);
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(strstr(captured, "(Broken pipe): its reader exited "
+			   "before the end") != NULL);
+	EXPECT_EQ(strchr(captured, '\n'), captured + strlen(captured) - 1);
+	EXPECT_EQ(access(json, F_OK), 0);
+}
+
 TEST(unknown_major_version_is_refused)
 {
 	char want[128];

@@ -28,8 +28,8 @@ static void rec_on_signal(int sig)
 /*
  * Past `ulimit -f`, SIGXFSZ would kill the process before the write's
  * EFBIG could keep the chunks written (rec_keep_cut()); a reader of
- * `-o -` that exits raises SIGPIPE, which would lose the session's
- * report.  A handler, not SIG_IGN, as a handler is reset at the exec of
+ * `-o -` (or of a FIFO) that exits raises SIGPIPE, which would lose the
+ * session's report.  A handler, not SIG_IGN, as a handler is reset at the exec of
  * record's command; and only in place of the default, so that a
  * caller's choice stands.
  */
@@ -82,6 +82,9 @@ int rec_dest_open(struct afile *out, const char *path)
 			    path, strerror(-ret));
 		return -1;
 	}
+	/* Written in place: a FIFO's reader may exit as stdout's may. */
+	if (!out->tmp)
+		rec_catch(SIGPIPE);
 	return 0;
 }
 

@@ -485,7 +485,12 @@ int recording_begin(struct recording *r, const struct session_summary *s,
 	r->begun = true;
 	/* On the disk's way now (rec_writev()): a crash keeps it. */
 	rec_tables(r, s, tb, early, sizeof(early) / sizeof(early[0]));
-	if (r->failed) {
+	/*
+	 * A reader of `-o -` that has already gone costs the recording, as
+	 * one that goes later does, not the session: said at the end, with
+	 * the report.
+	 */
+	if (r->failed && r->error != EPIPE) {
 		ispot_error("cannot write %s (%s): %s", r->path,
 			    strerror(r->error),
 			    rec_dest_advice(r->error, "check the disk"));
