@@ -9,6 +9,7 @@
  * unknown kind, a varint or a string past its bound) is malformed.
  */
 #include <limits.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -17,7 +18,9 @@
 #include "scratch_dir.h"
 #include "recording_session.h"
 #include "recording_file.h"
+#include "recording/recording_codec.h"
 #include "recording/recording_read.h"
+#include "recording/recording_write.h"
 
 #define PLACES		512
 #define PLACE_STEP	1024
@@ -187,6 +190,137 @@ TEST(a_packed_name_is_told_from_the_one_before)
 	EXPECT_STREQ(info.sym, "");
 	EXPECT_NE(elf_symbolize(rf.names, 0x1020, &info, NULL, 0), 0);
 	elf_symbolizer_free(rf.names);
+}
+
+static int names_probe_fn(int x)
+{
+	return x + 1;
+}
+
+/*
+ * rec_put_names() and rec_get_names() on this process's own addresses:
+ * every field of every name, as the live symbolizer named it, comes back
+ * (a function's, the anonymous mapping's, the stack's, the heap's); an
+ * address kept as itself and as the call before a return address is
+ * written once (a second would be a step of 0: the whole file refused).
+ */
+TEST(every_field_of_a_name_round_trips)
+{
+	char *heap = malloc(64), *anon;
+	int on_stack = 0;
+	uint64_t want[6], ret_of;
+	struct rec_addrs names = { 0 };
+	struct session_tables tb = { 0 };
+	struct rec_tables w = { .tb = &tb, .names = &names };
+	struct recording_file rf = { .meta.major = 6 };
+	struct elf_addr_info live, got;
+	struct rec_buf b = { 0 };
+	struct rec_cur c;
+	size_t i;
+
+	anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(anon != MAP_FAILED && heap);
+	want[0] = (uint64_t)(uintptr_t)names_probe_fn + 1;
+	want[1] = (uint64_t)(uintptr_t)anon + 16;
+	want[2] = (uint64_t)(uintptr_t)anon + 4096;
+	want[3] = (uint64_t)(uintptr_t)&on_stack;
+	want[4] = (uint64_t)(uintptr_t)heap;
+	want[5] = (uint64_t)(uintptr_t)strlen + 2;
+	for (i = 0; i < 6; i++)
+		*rec_addrs_add(&names, want[i]) |= NAME_AS_IS;
+	/* A return address whose call is want[1], and one past want[0]. */
+	ret_of = want[1] + 1;
+	*rec_addrs_add(&names, ret_of) |= NAME_RETURN;
+	*rec_addrs_add(&names, want[0] + 8) |= NAME_RETURN;
+	tb.sym = elf_symbolizer_new(getpid(), NULL, 0);
+	ASSERT_TRUE(tb.sym != NULL);
+	rec_put_names(&b, &w);
+	ASSERT_FALSE(b.nomem);
+	c = (struct rec_cur){ .p = b.p, .left = b.len };
+	rec_get_names(&c, &rf);
+	ASSERT_FALSE(c.bad);
+	EXPECT_EQ(c.left, 0);
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(elf_symbolize(tb.sym, want[i], &live, NULL, 0), 0);
+		ASSERT_EQ(elf_symbolize(rf.names, want[i], &got, NULL, 0), 0);
+		EXPECT_EQ(got.kind, live.kind);
+		EXPECT_EQ(got.sym_type, live.sym_type);
+		EXPECT_EQ(got.sym_off, live.sym_off);
+		EXPECT_EQ(got.sym_size, live.sym_size);
+		EXPECT_EQ(got.vaddr, live.vaddr);
+		EXPECT_STREQ(got.obj, live.obj);
+		EXPECT_STREQ(got.sym, live.sym);
+	}
+	EXPECT_EQ(elf_symbolize(rf.names, want[0] + 7, &got, NULL, 0), 0);
+	EXPECT_NE(elf_symbolize(rf.names, ret_of, &got, NULL, 0), 0);
+	elf_symbolizer_free(rf.names);
+	elf_symbolizer_free(tb.sym);
+	rec_addrs_free(&names);
+	free(b.p);
+	free(heap);
+	munmap(anon, 8192);
+}
+
+/*
+ * A name that repeats the last's object and symbol is 6 bytes of the
+ * file: the reader keeps one copy of them, not one a name (40,000 names
+ * of a 4,095-byte path and a 511-byte symbol would otherwise be 180 MB,
+ * from 240 KB; RECORDING_MAX_NAMES of them 19 GB).
+ */
+TEST(repeated_strings_are_kept_once)
+{
+	uint32_t n = 40000, i;
+	size_t len = 4 + 10 + 4095 + 2 + 511 + (size_t)n * 6, at = 4;
+	unsigned char *p = malloc(len);
+	struct recording_file rf = { .meta.major = 6 };
+	struct rec_cur c;
+	size_t before;
+
+	ASSERT_TRUE(p != NULL);
+	memcpy(p, &n, 4);
+	memcpy(p + at, "\x10\x05\x00\x00\x00\x00\xff\x1f", 8);
+	at += 8;
+	memset(p + at, 'o', 4095);
+	at += 4095;
+	p[at++] = 0xff;
+	p[at++] = 0x03;
+	memset(p + at, 's', 511);
+	at += 511;
+	for (i = 1; i < n; i++, at += 6)
+		memcpy(p + at, "\x01\x1d\x00\x00\x00\x00", 6);
+	c = (struct rec_cur){ .p = p, .left = at };
+	before = mallinfo2().uordblks;
+	rec_get_names(&c, &rf);
+	ASSERT_FALSE(c.bad);
+	EXPECT_EQ(c.left, 0);
+	EXPECT_LT(mallinfo2().uordblks - before, 16u << 20);
+	elf_symbolizer_free(rf.names);
+	free(p);
+}
+
+/* One name whose object is @obj_len bytes and symbol @sym_len. */
+static bool packed_strings_read(size_t obj_len, size_t sym_len)
+{
+	unsigned char *p = malloc(16 + obj_len + sym_len), *q = p;
+	bool ok;
+
+	memcpy(q, "\x01\x00\x00\x00\x10\x05\x00\x00\x00\x00", 10);
+	q = rec2_put_var(q + 10, obj_len);
+	memset(q, 'o', obj_len);
+	q = rec2_put_var(q + obj_len, sym_len);
+	memset(q, 's', sym_len);
+	ok = packed_reads(p, q + sym_len - p);
+	free(p);
+	return ok;
+}
+
+/* A string fits its field with its NUL (PATH_MAX, ELF_SYM_NAME_MAX). */
+TEST(a_packed_string_past_its_field_is_malformed)
+{
+	EXPECT_TRUE(packed_strings_read(PATH_MAX - 1, ELF_SYM_NAME_MAX - 1));
+	EXPECT_FALSE(packed_strings_read(PATH_MAX, 0));
+	EXPECT_FALSE(packed_strings_read(0, ELF_SYM_NAME_MAX));
 }
 
 TEST_HARNESS_MAIN

@@ -520,6 +520,106 @@ TEST(a_reader_gone_before_the_tables_costs_only_the_recording)
 	EXPECT_EQ(access(json, F_OK), 0);
 }
 
+static volatile sig_atomic_t alarms, give_up;
+
+static void on_alarm_twice(int sig)
+{
+	(void)sig;
+	if (++alarms >= 2)
+		give_up = 1;
+}
+
+/*
+ * A reader that never reads, and a signal: the write waits (above).  A
+ * second (recording_set_give_up(), set by record's second Ctrl-C or
+ * SIGTERM) ends it, and the recording, rather than hang until SIGKILL.
+ */
+TEST(a_second_signal_ends_a_write_that_never_ends)
+{
+	struct sigaction sa = { .sa_handler = on_alarm_twice }, old;
+	struct itimerval tick = { { 0, 20000 }, { 0, 20000 } }, off = { 0 };
+	char fifo[PATH_MAX], json[PATH_MAX];
+	struct recording_session s;
+	pid_t pid;
+	int ret, fd;
+
+	path_in(fifo, "stuck.isr");
+	path_in(json, "stuck.json");
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (!pid) {
+		fd = open(fifo, O_RDONLY);
+		sleep(30);
+		_exit(fd < 0);
+	}
+	ASSERT_EQ(rs_start(&s, fifo, json, 1ull << 30), 0);
+	recording_set_chunk(s.t.out.rec, 64 * 1024);
+	recording_set_give_up(s.t.out.rec, &give_up);
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGALRM, &sa, &old), 0);
+	ASSERT_EQ(setitimer(ITIMER_REAL, &tick, NULL), 0);
+	rs_trace(&s, 20000);
+	ret = rs_stop(&s);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	trace_free(&s.t);
+	EXPECT_NE(ret, 0);
+	EXPECT_TRUE(give_up);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * `record -o -` to a pipe another program left O_NONBLOCK (it is the
+ * open file's, shared with whoever else holds it): a chunk bigger than
+ * the pipe's room waits for the reader (poll()) rather than fail with
+ * EAGAIN.
+ */
+TEST(a_non_blocking_standard_output_is_waited_for)
+{
+	char copy[PATH_MAX], json[PATH_MAX], buf[8192];
+	struct recording_session s;
+	struct recording_file rf;
+	int pipefd[2], out, st;
+	ssize_t n;
+	pid_t pid;
+
+	path_in(copy, "nonblock.isr");
+	path_in(json, "nonblock.json");
+	ASSERT_EQ(pipe(pipefd), 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (!pid) {
+		/* The writer: its standard output the pipe, non-blocking. */
+		alarm(60);
+		close(pipefd[0]);
+		if (dup2(pipefd[1], STDOUT_FILENO) < 0 ||
+		    fcntl(STDOUT_FILENO, F_SETFL, O_NONBLOCK) ||
+		    rs_start(&s, "-", json, 1ull << 30))
+			_exit(2);
+		recording_set_chunk(s.t.out.rec, 100 * 1024);
+		rs_trace(&s, 20000);
+		_exit(rs_stop(&s) ? 1 : 0);
+	}
+	close(pipefd[1]);
+	out = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_TRUE(out >= 0);
+	while ((n = read(pipefd[0], buf, sizeof(buf))) > 0) {
+		ASSERT_EQ(write(out, buf, n), n);
+		usleep(200);
+	}
+	close(out);
+	close(pipefd[0]);
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_EQ(st, 0);
+	ASSERT_EQ(recording_open(copy, &rf), 0);
+	EXPECT_FALSE(rf.cut);
+	EXPECT_EQ(rf.tail_damage, NULL);
+	EXPECT_TRUE(rf.nr_events > 4);
+	recording_close(&rf);
+}
+
 TEST(unknown_major_version_is_refused)
 {
 	char want[128];

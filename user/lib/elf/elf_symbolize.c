@@ -20,14 +20,29 @@ struct sz_named {
 	uint64_t addr;
 	enum elf_addr_kind kind;
 	unsigned char sym_type;
+	/* obj, sym: the name added before's (elf_symbolizer_add()) */
+	bool obj_shared, sym_shared;
 	uint64_t sym_off, sym_size, vaddr;
 	char *obj, *sym;
 };
 
 static void sz_named_free(struct sz_named *n)
 {
-	free(n->obj);
-	free(n->sym);
+	if (!n->obj_shared)
+		free(n->obj);
+	if (!n->sym_shared)
+		free(n->sym);
+}
+
+/*
+ * @str, or @prev itself when they are the same: a recording's names
+ * repeat their object's path (format 6 says so in one bit), and a copy
+ * each would let a table of a few bytes a name take gigabytes.
+ */
+static char *named_str(char *prev, const char *str, bool *shared)
+{
+	*shared = prev && !strcmp(prev, str);
+	return *shared ? prev : strdup(str);
 }
 
 struct elf_symbolizer {
@@ -103,19 +118,21 @@ struct elf_symbolizer *elf_symbolizer_frozen(void)
 int elf_symbolizer_add(struct elf_symbolizer *s, uint64_t addr,
 		       const struct elf_addr_info *info)
 {
-	struct sz_named *n;
+	struct sz_named *n, *prev;
 
 	if (!s->frozen)
 		return -EINVAL;
 	if (ARRAY_RESERVE(s->named, s->capnamed, s->nnamed + 1))
 		return -ENOMEM;
 	n = &s->named[s->nnamed];
+	prev = s->nnamed ? n - 1 : NULL;
 	*n = (struct sz_named){
 		.addr = addr, .kind = info->kind,
 		.sym_type = info->sym_type, .sym_off = info->sym_off,
 		.sym_size = info->sym_size, .vaddr = info->vaddr,
-		.obj = strdup(info->obj), .sym = strdup(info->sym),
 	};
+	n->obj = named_str(prev ? prev->obj : NULL, info->obj, &n->obj_shared);
+	n->sym = named_str(prev ? prev->sym : NULL, info->sym, &n->sym_shared);
 	if (!n->obj || !n->sym) {
 		sz_named_free(n);
 		return -ENOMEM;

@@ -17,6 +17,7 @@
 #ifndef ISPOT_RECORDING_H
 #define ISPOT_RECORDING_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,6 +128,14 @@ void recording_sync(struct recording *r);
 
 /* Chunks of events of about @bytes (0: the default, 1 MiB); for tests. */
 void recording_set_chunk(struct recording *r, size_t bytes);
+
+/*
+ * A write a signal interrupts goes on where it stopped, unless *@flag is
+ * set then: a second Ctrl-C or SIGTERM ends a write blocked on a reader
+ * that never reads, and the recording with it.
+ */
+void recording_set_give_up(struct recording *r,
+			   const volatile sig_atomic_t *flag);
 
 /*
  * The session's inputs to its pipeline, in the order it gets them, and

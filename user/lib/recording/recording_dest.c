@@ -109,16 +109,23 @@ const char *rec_dest_advice(int err, const char *otherwise)
  * delays it, where stdio would drop its buffer and fail the recording.
  * A standard output another program left non-blocking is waited for.
  */
-int rec_dest_writev(const struct afile *out, struct iovec *iov, int n)
+int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
+		    const volatile sig_atomic_t *give_up)
 {
 	struct pollfd fd = { .fd = fileno(out->f), .events = POLLOUT };
 
 	while (n) {
 		ssize_t done = writev(fd.fd, iov, n);
+		bool again = done < 0 && (errno == EINTR || errno == EAGAIN);
 
-		if (done < 0 && errno == EAGAIN)
-			poll(&fd, 1, -1);
-		if (done < 0 && (errno == EINTR || errno == EAGAIN))
+		/* The user asked twice: a reader that never reads loses. */
+		if (again && give_up && *give_up)
+			return EINTR;
+		/* After a poll() that did not fail, errno is not its to read. */
+		if (again && errno == EAGAIN &&
+		    poll(&fd, 1, -1) < 0 && errno != EINTR)
+			return errno;
+		if (again)
 			continue;
 		if (done <= 0)
 			return done < 0 ? errno : EIO;

@@ -10,7 +10,7 @@
  * recording.  Sorted by address, a name is told from the one before:
  * the address's step, the mapping's bias (vaddr - address, the same
  * through one mapping) as a change, the object's path and the symbol as
- * "the same" when they are, all as varints: about 8 bytes such a name.
+ * "the same" when they are, all as varints: 6 or 7 bytes such a name.
  */
 #include <stdlib.h>
 #include <string.h>

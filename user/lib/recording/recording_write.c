@@ -73,6 +73,7 @@ struct recording {
 	bool failed;
 	int error;		/* the first failure's errno */
 	bool begun;		/* the tables a replay needs are written */
+	const volatile sig_atomic_t *give_up;	/* recording_set_give_up() */
 	/* The command line that made it. */
 	char *const *argv;
 	int argc;
@@ -105,7 +106,7 @@ static void rec_writev(struct recording *r, struct iovec *iov, int n)
 	for (i = 0; i < n; i++)
 		r->written += iov[i].iov_len;
 	rec_set_fast(r);
-	err = rec_dest_writev(&r->out, iov, n);
+	err = rec_dest_writev(&r->out, iov, n, r->give_up);
 	if (err)
 		rec_fail(r, err);
 }
@@ -185,6 +186,12 @@ void recording_set_chunk(struct recording *r, size_t bytes)
 {
 	r->chunk = bytes ? bytes : REC_CHUNK;
 	rec_ev_alloc(r);
+}
+
+void recording_set_give_up(struct recording *r,
+			   const volatile sig_atomic_t *flag)
+{
+	r->give_up = flag;
 }
 
 struct recording *recording_create(const char *path, uint64_t max_size,

@@ -56,9 +56,11 @@ const char *rec_dest_name(const char *path);
 const char *rec_dest_advice(int err, const char *otherwise);
 /*
  * @iov's @n pieces written whole to @out's descriptor, through signals
- * and a non-blocking descriptor (@iov is used up): 0 or an errno.
+ * (but EINTR once *@give_up is set) and a non-blocking descriptor (@iov
+ * is used up): 0 or an errno.
  */
-int rec_dest_writev(const struct afile *out, struct iovec *iov, int n);
+int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
+		    const volatile sig_atomic_t *give_up);
 
 /* How an address is named at the end: as itself, or as a return address. */
 #define NAME_AS_IS	1

@@ -49,6 +49,8 @@ int trace_first_scan(struct trace *t);
  * which reads a signalfd.
  */
 extern volatile sig_atomic_t trace_signal;
+/* A second of them: stop now, amid a blocked write too (recording.h). */
+extern volatile sig_atomic_t trace_signal_again;
 void trace_catch_signals(void);
 void trace_release_signals(void);
 /*

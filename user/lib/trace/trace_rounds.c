@@ -35,9 +35,12 @@
 #define TRACE_BUSY_PACE_NS	(20 * 1000 * 1000ull)
 
 volatile sig_atomic_t trace_signal;
+volatile sig_atomic_t trace_signal_again;
 
 static void trace_on_signal(int sig)
 {
+	if (trace_signal)
+		trace_signal_again = 1;
 	trace_signal = sig;
 }
 

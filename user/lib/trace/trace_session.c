@@ -65,6 +65,7 @@ int trace_open(struct trace *t, const struct trace_opts *o,
 					      o->record_argv, o->record_argc);
 		if (!t->out.rec)
 			return -1;
+		recording_set_give_up(t->out.rec, &trace_signal_again);
 	}
 	return 0;
 }
