@@ -429,6 +429,36 @@ static void on_alarm(int sig)
 }
 
 /*
+ * A session of 20,000 calls recorded to @fifo in chunks of 64 KiB, with a
+ * timer's SIGALRM (@on, without SA_RESTART, as record's own signals are)
+ * every @us µs throughout; @give_up as recording_set_give_up()'s.
+ * rs_stop()'s result.
+ */
+static int recorded_under_a_timer(const char *fifo, const char *json,
+				  void (*on)(int), long us,
+				  const volatile sig_atomic_t *give_up)
+{
+	struct sigaction sa = { .sa_handler = on }, old;
+	struct itimerval tick = { { 0, us }, { 0, us } }, off = { 0 };
+	struct recording_session s;
+	int ret;
+
+	if (rs_start(&s, fifo, json, 1ull << 30))
+		return -1;
+	recording_set_chunk(s.t.out.rec, 64 * 1024);
+	recording_set_give_up(s.t.out.rec, give_up);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	setitimer(ITIMER_REAL, &tick, NULL);
+	rs_trace(&s, 20000);
+	ret = rs_stop(&s);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	trace_free(&s.t);
+	return ret;
+}
+
+/*
  * A reader that lags (ssh, `zstd -19`) behind `record -o -`, and signals
  * that arrive while a chunk's write waits for it (a timer's here; record's
  * SIGINT, SIGTERM and SIGHUP are caught so, without SA_RESTART): the
@@ -437,10 +467,7 @@ static void on_alarm(int sig)
  */
 TEST(signals_amid_a_blocked_write_lose_nothing)
 {
-	struct sigaction sa = { .sa_handler = on_alarm }, old;
-	struct itimerval tick = { { 0, 500 }, { 0, 500 } }, off = { 0 };
 	char fifo[PATH_MAX], copy[PATH_MAX], json[PATH_MAX];
-	struct recording_session s;
 	struct recording_file rf;
 	char buf[8192];
 	ssize_t n;
@@ -465,16 +492,7 @@ TEST(signals_amid_a_blocked_write_lose_nothing)
 		}
 		_exit(in < 0 || out < 0 || n < 0);
 	}
-	ASSERT_EQ(rs_start(&s, fifo, json, 1ull << 30), 0);
-	recording_set_chunk(s.t.out.rec, 64 * 1024);
-	sigemptyset(&sa.sa_mask);
-	ASSERT_EQ(sigaction(SIGALRM, &sa, &old), 0);
-	ASSERT_EQ(setitimer(ITIMER_REAL, &tick, NULL), 0);
-	rs_trace(&s, 20000);
-	ret = rs_stop(&s);
-	setitimer(ITIMER_REAL, &off, NULL);
-	sigaction(SIGALRM, &old, NULL);
-	trace_free(&s.t);
+	ret = recorded_under_a_timer(fifo, json, on_alarm, 500, NULL);
 	EXPECT_EQ(ret, 0);
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	EXPECT_EQ(st, 0);
@@ -536,10 +554,7 @@ static void on_alarm_twice(int sig)
  */
 TEST(a_second_signal_ends_a_write_that_never_ends)
 {
-	struct sigaction sa = { .sa_handler = on_alarm_twice }, old;
-	struct itimerval tick = { { 0, 20000 }, { 0, 20000 } }, off = { 0 };
 	char fifo[PATH_MAX], json[PATH_MAX];
-	struct recording_session s;
 	pid_t pid;
 	int ret, fd;
 
@@ -553,17 +568,8 @@ TEST(a_second_signal_ends_a_write_that_never_ends)
 		sleep(30);
 		_exit(fd < 0);
 	}
-	ASSERT_EQ(rs_start(&s, fifo, json, 1ull << 30), 0);
-	recording_set_chunk(s.t.out.rec, 64 * 1024);
-	recording_set_give_up(s.t.out.rec, &give_up);
-	sigemptyset(&sa.sa_mask);
-	ASSERT_EQ(sigaction(SIGALRM, &sa, &old), 0);
-	ASSERT_EQ(setitimer(ITIMER_REAL, &tick, NULL), 0);
-	rs_trace(&s, 20000);
-	ret = rs_stop(&s);
-	setitimer(ITIMER_REAL, &off, NULL);
-	sigaction(SIGALRM, &old, NULL);
-	trace_free(&s.t);
+	ret = recorded_under_a_timer(fifo, json, on_alarm_twice, 20000,
+				     &give_up);
 	EXPECT_NE(ret, 0);
 	EXPECT_TRUE(give_up);
 	kill(pid, SIGKILL);
