@@ -207,7 +207,7 @@ static inline int rs_stop(struct recording_session *s)
 		t->sum.rec_full = recording_full(t->out.rec,
 						 &t->sum.rec_full_size,
 						 &t->sum.rec_full_ts);
-		/* A recording that fails costs it, not the report. */
+		/* A failed recording fails rs_stop(); the report comes. */
 		failed = trace_finish_recording(t);
 	}
 	if (trace_print_report(t))

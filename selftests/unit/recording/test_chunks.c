@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The events of formats 2 to 5 (recording/recording_codec.c,
+ * The events of formats 2 to 6 (recording/recording_codec.c,
  * recording_chunks.c): every record kind round-trips exactly through
  * chunks of random records (wide and narrow fields, times that go back,
  * threads that share a slot, call stacks and counters' slots), and so do

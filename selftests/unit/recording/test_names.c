@@ -65,9 +65,9 @@ TEST(names_of_anonymous_memory_take_a_few_bytes_each)
 	EXPECT_GE(n, PLACES);
 	EXPECT_LE(n, PLACES + 8);
 	/*
-	 * Formats 1 to 5: 49 bytes a place.  6: 6 or 7, and the names of
-	 * the call sites (paths whole); 11 with the strings written again,
-	 * 8 with each bias whole.
+	 * Formats 1 to 5: 49 bytes a place.  6: 7.2 a name, the call
+	 * sites' names (paths whole) among them; 12.4 with the strings
+	 * written again, 13.2 with each bias whole.
 	 */
 	EXPECT_LT(names_len, 7 * PLACES + 1024);
 	free(buf);

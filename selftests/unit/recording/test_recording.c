@@ -459,6 +459,39 @@ static int recorded_under_a_timer(const char *fifo, const char *json,
 }
 
 /*
+ * What a slow reader does: @in to @copy, 8 KiB at a time, sleeping @us
+ * after each.  0, or -1 if a read or write failed.
+ */
+static int copy_slowly(int in, const char *copy, useconds_t us)
+{
+	char buf[8192];
+	ssize_t n = -1;
+	int out = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, n) != n)
+			break;
+		usleep(us);
+	}
+	if (out >= 0)
+		close(out);
+	return out >= 0 && !n ? 0 : -1;
+}
+
+/* @copy is a whole recording: none of it cut, lost or damaged. */
+static void expect_whole(const char *copy)
+{
+	struct recording_file rf;
+
+	ASSERT_EQ(recording_open(copy, &rf), 0);
+	EXPECT_FALSE(rf.cut);
+	EXPECT_EQ(rf.lost, 0u);
+	EXPECT_EQ(rf.tail_damage, NULL);
+	EXPECT_TRUE(rf.nr_events > 4);
+	recording_close(&rf);
+}
+
+/*
  * A reader that lags (ssh, `zstd -19`) behind `record -o -`, and signals
  * that arrive while a chunk's write waits for it (a timer's here; record's
  * SIGINT, SIGTERM and SIGHUP are caught so, without SA_RESTART): the
@@ -468,11 +501,8 @@ static int recorded_under_a_timer(const char *fifo, const char *json,
 TEST(signals_amid_a_blocked_write_lose_nothing)
 {
 	char fifo[PATH_MAX], copy[PATH_MAX], json[PATH_MAX];
-	struct recording_file rf;
-	char buf[8192];
-	ssize_t n;
 	pid_t pid;
-	int ret, st, in, out;
+	int ret, st;
 
 	path_in(fifo, "slow.isr");
 	path_in(copy, "slow_copy.isr");
@@ -482,26 +512,13 @@ TEST(signals_amid_a_blocked_write_lose_nothing)
 	ASSERT_TRUE(pid >= 0);
 	if (!pid) {
 		alarm(60);
-		in = open(fifo, O_RDONLY);
-		out = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		while (in >= 0 && out >= 0 &&
-		       (n = read(in, buf, sizeof(buf))) > 0) {
-			if (write(out, buf, n) != n)
-				_exit(1);
-			usleep(1000);
-		}
-		_exit(in < 0 || out < 0 || n < 0);
+		_exit(copy_slowly(open(fifo, O_RDONLY), copy, 1000) ? 1 : 0);
 	}
 	ret = recorded_under_a_timer(fifo, json, on_alarm, 500, NULL);
 	EXPECT_EQ(ret, 0);
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	EXPECT_EQ(st, 0);
-	ASSERT_EQ(recording_open(copy, &rf), 0);
-	EXPECT_FALSE(rf.cut);
-	EXPECT_EQ(rf.lost, 0u);
-	EXPECT_EQ(rf.tail_damage, NULL);
-	EXPECT_TRUE(rf.nr_events > 4);
-	recording_close(&rf);
+	expect_whole(copy);
 }
 
 /*
@@ -584,11 +601,9 @@ TEST(a_second_signal_ends_a_write_that_never_ends)
  */
 TEST(a_non_blocking_standard_output_is_waited_for)
 {
-	char copy[PATH_MAX], json[PATH_MAX], buf[8192];
+	char copy[PATH_MAX], json[PATH_MAX];
 	struct recording_session s;
-	struct recording_file rf;
-	int pipefd[2], out, st;
-	ssize_t n;
+	int pipefd[2], st;
 	pid_t pid;
 
 	path_in(copy, "nonblock.isr");
@@ -609,21 +624,11 @@ TEST(a_non_blocking_standard_output_is_waited_for)
 		_exit(rs_stop(&s) ? 1 : 0);
 	}
 	close(pipefd[1]);
-	out = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ASSERT_TRUE(out >= 0);
-	while ((n = read(pipefd[0], buf, sizeof(buf))) > 0) {
-		ASSERT_EQ(write(out, buf, n), n);
-		usleep(200);
-	}
-	close(out);
+	EXPECT_EQ(copy_slowly(pipefd[0], copy, 200), 0);
 	close(pipefd[0]);
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	EXPECT_EQ(st, 0);
-	ASSERT_EQ(recording_open(copy, &rf), 0);
-	EXPECT_FALSE(rf.cut);
-	EXPECT_EQ(rf.tail_damage, NULL);
-	EXPECT_TRUE(rf.nr_events > 4);
-	recording_close(&rf);
+	expect_whole(copy);
 }
 
 TEST(unknown_major_version_is_refused)

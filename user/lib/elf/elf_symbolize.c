@@ -20,17 +20,20 @@ struct sz_named {
 	uint64_t addr;
 	enum elf_addr_kind kind;
 	unsigned char sym_type;
-	/* obj, sym: the name added before's (elf_symbolizer_add()) */
-	bool obj_shared, sym_shared;
+	/*
+	 * obj, sym point at an earlier entry's string (elf_symbolizer_add()):
+	 * not freed with this one.
+	 */
+	bool obj_borrowed, sym_borrowed;
 	uint64_t sym_off, sym_size, vaddr;
 	char *obj, *sym;
 };
 
 static void sz_named_free(struct sz_named *n)
 {
-	if (!n->obj_shared)
+	if (!n->obj_borrowed)
 		free(n->obj);
-	if (!n->sym_shared)
+	if (!n->sym_borrowed)
 		free(n->sym);
 }
 
@@ -39,10 +42,10 @@ static void sz_named_free(struct sz_named *n)
  * repeat their object's path (format 6 says so in one bit), and a copy
  * each would let a table of a few bytes a name take gigabytes.
  */
-static char *named_str(char *prev, const char *str, bool *shared)
+static char *share_or_dup(char *prev, const char *str, bool *borrowed)
 {
-	*shared = prev && !strcmp(prev, str);
-	return *shared ? prev : strdup(str);
+	*borrowed = prev && !strcmp(prev, str);
+	return *borrowed ? prev : strdup(str);
 }
 
 struct elf_symbolizer {
@@ -131,13 +134,15 @@ int elf_symbolizer_add(struct elf_symbolizer *s, uint64_t addr,
 		.sym_type = info->sym_type, .sym_off = info->sym_off,
 		.sym_size = info->sym_size, .vaddr = info->vaddr,
 	};
-	n->obj = named_str(prev ? prev->obj : NULL, info->obj, &n->obj_shared);
-	n->sym = named_str(prev ? prev->sym : NULL, info->sym, &n->sym_shared);
+	n->obj = share_or_dup(prev ? prev->obj : NULL, info->obj,
+			      &n->obj_borrowed);
+	n->sym = share_or_dup(prev ? prev->sym : NULL, info->sym,
+			      &n->sym_borrowed);
 	if (!n->obj || !n->sym) {
 		sz_named_free(n);
 		return -ENOMEM;
 	}
-	if (s->nnamed && s->named[s->nnamed - 1].addr >= addr)
+	if (prev && prev->addr >= addr)
 		s->sorted = false;
 	s->nnamed++;
 	return 0;

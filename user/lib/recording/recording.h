@@ -33,6 +33,7 @@
 #define RECORDING_MAJOR		6	/* what the writer writes */
 #define RECORDING_MINOR		0
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
+#define RECORDING_MAJOR_PACKED_NAMES	6	/* recording_names.c */
 #define RECORDING_HEADER_SIZE	16
 /* Format 1: its section and event heads (format 2's: recording_codec.h). */
 #define RECORDING_SECTION_HEAD	16
@@ -101,9 +102,9 @@ struct recording;
  * fd 1 then becomes a copy of standard error, for the report and
  * record's command.
  * Events stop once the file would pass @max_size.  NULL after one line.
- * SIGXFSZ (and SIGPIPE for "-"), if at its default, is caught for the
- * rest of the process (the write then fails with EFBIG or EPIPE, said),
- * and reset at an exec.
+ * SIGXFSZ (and SIGPIPE for "-" or a path written in place, a FIFO), if
+ * at its default, is caught for the rest of the process (the write then
+ * fails with EFBIG or EPIPE, said), and reset at an exec.
  */
 struct recording *recording_create(const char *path, uint64_t max_size,
 				   char *const *argv, int argc);
@@ -113,7 +114,8 @@ struct recording *recording_create(const char *path, uint64_t max_size,
  * tables a replay needs (the session, its functions and probes, when it
  * began) ahead of the events, so that a file cut short by a crash still
  * reports the chunks written before the cut.  Once; recording_finish()
- * writes them if it was never called.  0, or -1 after one line.
+ * writes them if it was never called.  0 (also when the reader of a
+ * pipe has gone: recording_finish() says so), or -1 after one line.
  */
 int recording_begin(struct recording *r, const struct session_summary *s,
 		    const struct session_tables *tb);

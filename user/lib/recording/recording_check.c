@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sections' checks of a format 2 to 5 recording (recording_codec.h,
+ * The sections' checks of a format 2 to 6 recording (recording_codec.h,
  * rec2_check(); Documentation/recording.rst, "Checks"): hashes whose
  * every step is a bijection of the running value for a given 8-byte
  * word, so a change confined to one word always changes the result.

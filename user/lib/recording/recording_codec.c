@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The events of a format 2 to 5 recording, encoded and decoded by the
+ * The events of a format 2 to 6 recording, encoded and decoded by the
  * same state (recording_codec.h; Documentation/recording.rst, "Events,
- * formats 2 to 5").  A record is:
+ * formats 2 to 6").  A record is:
  *
  *	op		0x40 | slot (SMALL, format 3): an entry or exit of
  *			one slot whose call site and arguments are its
@@ -224,19 +224,10 @@ struct rd {
 
 static uint64_t get_var(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned int i;
+	uint64_t v;
 
-	for (i = 0; i < 10 && r->p < r->end; i++) {
-		unsigned char b = *r->p++;
-
-		/* The tenth byte holds bit 63 only: more would overflow. */
-		if (i == 9 && b > 1)
-			break;
-		v |= (uint64_t)(b & 0x7f) << (7 * i);
-		if (!(b & 0x80))
-			return v;
-	}
+	if (rec2_get_var(&r->p, r->end, &v))
+		return v;
 	r->why = "an event runs past its chunk or overflows";
 	r->p = r->end;
 	return 0;
@@ -349,10 +340,7 @@ static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
 	rec->cpu = t->cpu;
 	rec->ip = c->ip;
 	memcpy(rec->data, c->data, sizeof(rec->data));
-	if (!rec2_keeps_classes(st))
-		return;
-	*rec2_thread_ip(st, t, rec->kind) = c->ip;
-	memcpy(rec2_thread_data(st, t, rec->kind), c->data, sizeof(rec->data));
+	rec2_class_keep(st, t, rec);
 }
 
 static void get_small(struct rec2_state *st, struct rec2_thread *t,
@@ -400,8 +388,7 @@ static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 	memcpy(diff, r->p + head, len);
 	rec->data[k] += rec2_unzz(load64(diff));
 	rec2_call_keep(t, rec);
-	if (rec2_keeps_classes(st))
-		rec2_thread_data(st, t, rec->kind)[k] = rec->data[k];
+	rec2_class_keep(st, t, rec);
 	r->p += head + len;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The events of a format 2 to 5 recording (Documentation/recording.rst,
- * "Events, formats 2 to 5"): each EVENTS section is a chunk that decodes
+ * The events of a format 2 to 6 recording (Documentation/recording.rst,
+ * "Events, formats 2 to 6"): each EVENTS section is a chunk that decodes
  * on its own, as a stream of ops.  A record names its thread by one of 64 slots
  * that an op filled earlier in the chunk, its time as the difference from
  * the record before it, and its stack pointer, return address and
@@ -67,7 +67,7 @@ static inline bool rec2_op_is_medium(uint8_t op)
 
 /*
  * A SMALL or MEDIUM record's call site and arguments: its probe's last
- * (format 3); format 5's entry and exit bodies' too.
+ * (format 3); from format 5 the entry and exit bodies' too.
  */
 struct rec2_call {
 	uint64_t ip, data[3];
@@ -77,9 +77,9 @@ struct rec2_call {
 
 /*
  * Formats 2 to 4 tell a body from its thread's last record of the same
- * class: entries (and the rest), exits.  Format 5 tells the rest from
- * their own class, and an entry's or exit's body from its probe's call
- * (rec2_body_call()): its classes 0 and 1 are neither read nor kept.
+ * class: entries (and the rest), exits.  From format 5 the rest are told
+ * from their own class, and an entry's or exit's body from its probe's
+ * call (rec2_body_call()): classes 0 and 1 are neither read nor kept.
  */
 #define REC2_CLASSES		3
 
@@ -94,6 +94,9 @@ static inline uint64_t rec2_unzz(uint64_t v)
 	return (v >> 1) ^ -(v & 1);
 }
 
+/* The most bytes a varint of 64 bits takes. */
+#define REC2_VAR_MAX		10
+
 /* @v in 7-bit groups, low first, each but the last with bit 7 set. */
 static inline unsigned char *rec2_put_var(unsigned char *p, uint64_t v)
 {
@@ -103,6 +106,28 @@ static inline unsigned char *rec2_put_var(unsigned char *p, uint64_t v)
 	}
 	*p++ = (unsigned char)v;
 	return p;
+}
+
+/*
+ * rec2_put_var()'s @v from *@p, which it moves past it: false if it runs
+ * to @end or past 64 bits (the tenth byte holds bit 63 only).
+ */
+static inline bool rec2_get_var(const unsigned char **p,
+				const unsigned char *end, uint64_t *v)
+{
+	unsigned int i;
+
+	*v = 0;
+	for (i = 0; i < REC2_VAR_MAX && *p < end; i++) {
+		unsigned char b = *(*p)++;
+
+		if (i == REC2_VAR_MAX - 1 && b > 1)
+			return false;
+		*v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
 }
 
 /* What a chunk's ops predict a thread's next record from. */
@@ -186,6 +211,27 @@ static inline struct rec2_call *rec2_call_of(struct rec2_thread *t,
 }
 
 /*
+ * Whether entries and exits keep their classes' data[] and ip: formats 2
+ * to 4 tell the next body from them; from format 5 it is told from the
+ * probe's call (rec2_body_call()), and they would only be written.
+ */
+static inline bool rec2_keeps_classes(const struct rec2_state *st)
+{
+	return !st->other_class;
+}
+
+/* A SMALL or MEDIUM record @r of thread @t into its class (formats 2-4). */
+static inline void rec2_class_keep(const struct rec2_state *st,
+				   struct rec2_thread *t,
+				   const struct ispot_record *r)
+{
+	if (!rec2_keeps_classes(st))
+		return;
+	*rec2_thread_ip(st, t, r->kind) = r->ip;
+	memcpy(rec2_thread_data(st, t, r->kind), r->data, sizeof(r->data));
+}
+
+/*
  * Format 5: the call an entry's or exit's body tells its ip and data[]
  * from, its probe's last of its kind in the thread, as a SMALL record's
  * are (a thread's last entry is often another function's, whose
@@ -196,7 +242,7 @@ static inline struct rec2_call *rec2_body_call(const struct rec2_state *st,
 					       struct rec2_thread *t,
 					       uint32_t probe, uint8_t kind)
 {
-	if (!st->other_class ||
+	if (rec2_keeps_classes(st) ||
 	    (kind != ISPOT_REC_ENTRY && kind != ISPOT_REC_EXIT))
 		return NULL;
 	return rec2_call_of(t, probe, kind);
@@ -230,18 +276,8 @@ static inline uint32_t rec2_small_word(uint64_t dts, uint64_t dsp,
 }
 
 /*
- * Whether entries and exits keep their classes' data[] and ip: formats 2
- * to 4 tell the next body from them; format 5 tells it from the probe's
- * call (rec2_body_call()), and would only write them.
- */
-static inline bool rec2_keeps_classes(const struct rec2_state *st)
-{
-	return !st->other_class;
-}
-
-/*
- * A SMALL or MEDIUM record's state: the thread's next body is told from
- * it (format 2's state, to format 4), and its probe's call from it
+ * A SMALL or MEDIUM record's state: the chunk's time, the thread's sp,
+ * and its class (rec2_class_keep()); its probe's call is told from it
  * (format 3's).
  */
 static inline void rec2_small_kept(struct rec2_state *st,
@@ -250,10 +286,7 @@ static inline void rec2_small_kept(struct rec2_state *st,
 {
 	st->ts = r->ts_ns;
 	t->sp = r->sp;
-	if (!rec2_keeps_classes(st))
-		return;
-	*rec2_thread_ip(st, t, r->kind) = r->ip;
-	memcpy(rec2_thread_data(st, t, r->kind), r->data, sizeof(r->data));
+	rec2_class_keep(st, t, r);
 }
 
 /*

@@ -28,10 +28,10 @@ static void rec_on_signal(int sig)
 /*
  * Past `ulimit -f`, SIGXFSZ would kill the process before the write's
  * EFBIG could keep the chunks written (rec_keep_cut()); a reader of
- * `-o -` (or of a FIFO) that exits raises SIGPIPE, which would lose the
- * session's report.  A handler, not SIG_IGN, as a handler is reset at the exec of
- * record's command; and only in place of the default, so that a
- * caller's choice stands.
+ * `-o -` (or of a FIFO) that exits raises SIGPIPE, which would lose
+ * the session's report.  A handler, not SIG_IGN, as a handler is reset
+ * at the exec of record's command; and only in place of the default, so
+ * that a caller's choice stands.
  */
 static void rec_catch(int sig)
 {
@@ -54,18 +54,15 @@ static int rec_dest_stdout(struct afile *out)
 			    "(%s): give -o a file", strerror(-ret));
 		return -1;
 	}
-	rec_catch(SIGPIPE);
 	return 0;
 }
 
-int rec_dest_open(struct afile *out, const char *path)
+/* @path through a temporary file, or in place (a FIFO, a device). */
+static int rec_dest_file(struct afile *out, const char *path)
 {
 	struct stat st;
 	int ret;
 
-	rec_catch(SIGXFSZ);
-	if (!strcmp(path, "-"))
-		return rec_dest_stdout(out);
 	/* Renamed onto at the end: refuse now what would refuse it then. */
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		ispot_error("cannot write %s (a directory): give -o a file "
@@ -82,10 +79,22 @@ int rec_dest_open(struct afile *out, const char *path)
 			    path, strerror(-ret));
 		return -1;
 	}
-	/* Written in place: a FIFO's reader may exit as stdout's may. */
-	if (!out->tmp)
-		rec_catch(SIGPIPE);
 	return 0;
+}
+
+int rec_dest_open(struct afile *out, const char *path)
+{
+	int ret;
+
+	rec_catch(SIGXFSZ);
+	if (!strcmp(path, "-"))
+		ret = rec_dest_stdout(out);
+	else
+		ret = rec_dest_file(out, path);
+	/* Standard output or a FIFO, written in place: its reader may exit. */
+	if (!ret && !out->tmp)
+		rec_catch(SIGPIPE);
+	return ret;
 }
 
 const char *rec_dest_name(const char *path)
@@ -95,19 +104,24 @@ const char *rec_dest_name(const char *path)
 
 const char *rec_dest_advice(int err, const char *otherwise)
 {
-	return err == EPIPE ? "its reader exited before the end, and read a "
-			      "recording cut short: keep it reading to the "
-			      "end, or give -o a file" :
-			      otherwise;
+	if (err == EPIPE)
+		return "its reader exited before the end, and read a "
+		       "recording cut short: keep it reading to the end, or "
+		       "give -o a file";
+	if (err == EINTR)
+		return "a second signal ended a write its reader did not take; "
+		       "what it read is a recording cut short";
+	return otherwise;
 }
 
 /*
- * To the descriptor itself: no stdio buffer holds a byte back (a chunk
- * goes out whole when it is flushed), and a signal that interrupts a
- * write blocked on a slow reader of `-o -` (SIGINT, SIGTERM and SIGHUP
- * are caught without SA_RESTART, so that poll() wakes for them) only
- * delays it, where stdio would drop its buffer and fail the recording.
- * A standard output another program left non-blocking is waited for.
+ * To the descriptor itself, no buffer between: a chunk goes out whole
+ * when it is flushed.  SIGINT, SIGTERM and SIGHUP are caught without
+ * SA_RESTART (trace_loop()'s poll() must wake for them), so a write
+ * blocked on a slow reader of `-o -` sees EINTR: it is retried, as a
+ * signal there only asks the session to stop, until a second one gives
+ * up on a reader that never reads.  A standard output another program
+ * left non-blocking is waited for.
  */
 int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 		    const volatile sig_atomic_t *give_up)
@@ -119,9 +133,9 @@ int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 		bool again = done < 0 && (errno == EINTR || errno == EAGAIN);
 
 		/* The user asked twice: a reader that never reads loses. */
-		if (again && give_up && *give_up)
+		if (done < 0 && errno == EINTR && give_up && *give_up)
 			return EINTR;
-		/* After a poll() that did not fail, errno is not its to read. */
+		/* EAGAIN: wait for room; poll()'s EINTR is retried too. */
 		if (again && errno == EAGAIN &&
 		    poll(&fd, 1, -1) < 0 && errno != EINTR)
 			return errno;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "elf/elf.h"
+#include "recording/recording_codec.h"
 #include "recording/recording_read.h"
 #include "recording/recording_write.h"
 
@@ -37,7 +38,7 @@ _Static_assert(ELF_ADDR_ANON <= NAME_KIND_MASK, "a kind fits its bits");
 
 static void buf_var(struct rec_buf *b, uint64_t v)
 {
-	unsigned char p[10];
+	unsigned char p[REC2_VAR_MAX];
 
 	buf_put(b, p, rec2_put_var(p, v) - p);
 }
@@ -90,13 +91,19 @@ static uint64_t *names_wanted(const struct rec_addrs *names, size_t *n)
 	return a;
 }
 
+/* The last name's bias (link-time address - address): 0 before any. */
+static uint64_t name_bias(const struct elf_addr_info *last, uint64_t prev)
+{
+	return last ? last->vaddr - prev : 0;
+}
+
 /* @info, of @addr, told from @last (NULL: the first) at @prev. */
 static void put_packed(struct rec_buf *b, uint64_t addr,
 		       const struct elf_addr_info *info,
 		       const struct elf_addr_info *last, uint64_t prev)
 {
 	uint8_t flags = (uint8_t)info->kind;
-	uint64_t bias = last ? last->vaddr - prev : 0;
+	uint64_t bias = name_bias(last, prev);
 
 	if (last && !strcmp(info->obj, last->obj))
 		flags |= NAME_SAME_OBJ;
@@ -123,7 +130,7 @@ static void put_packed(struct rec_buf *b, uint64_t addr,
 void rec_put_names(struct rec_buf *b, const struct rec_tables *w)
 {
 	struct elf_symbolizer *sym = w->tb->sym;
-	struct elf_addr_info *info = NULL, *last = NULL, *swap;
+	struct elf_addr_info *pair = NULL;	/* this name's and the last's */
 	size_t count_at = b->len, nr = 0, i;
 	uint64_t *addrs = NULL, prev = 0;
 	uint32_t n = 0;
@@ -133,22 +140,20 @@ void rec_put_names(struct rec_buf *b, const struct rec_tables *w)
 		return;
 	elf_symbolizer_refresh(sym, NULL, 0);
 	addrs = names_wanted(w->names, &nr);
-	info = malloc(sizeof(*info));
-	last = malloc(sizeof(*last));
-	if ((nr && !addrs) || !info || !last) {
+	pair = malloc(2 * sizeof(*pair));
+	if ((nr && !addrs) || !pair) {
 		b->nomem = true;
 		goto out;
 	}
 	for (i = 0; i < nr; i++) {
+		struct elf_addr_info *info = &pair[n & 1];
+
 		/* Outside the snapshot: the report's look-up finds none. */
 		if (!elf_symbolizer_knows(sym, addrs[i]) ||
 		    elf_symbolize(sym, addrs[i], info, NULL, 0))
 			continue;
-		put_packed(b, addrs[i], info, n ? last : NULL, prev);
+		put_packed(b, addrs[i], info, n ? &pair[~n & 1] : NULL, prev);
 		prev = addrs[i];
-		swap = last;
-		last = info;
-		info = swap;
 		n++;
 	}
 	if (!b->nomem)
@@ -156,27 +161,22 @@ void rec_put_names(struct rec_buf *b, const struct rec_tables *w)
 			b->p[count_at + i] = (unsigned char)(n >> (8 * i));
 out:
 	free(addrs);
-	free(info);
-	free(last);
+	free(pair);
 }
 
-/* A varint of at most 64 bits (rec2_put_var()'s). */
+/* A varint of at most 64 bits (rec2_get_var()). */
 static uint64_t cur_var(struct rec_cur *c)
 {
-	unsigned int shift;
-	uint64_t v = 0;
+	const unsigned char *p = c->p;
+	uint64_t v;
 
-	for (shift = 0; shift < 64; shift += 7) {
-		uint8_t byte = cur_u8(c);
-
-		if (c->bad || (shift == 63 && byte > 1))
-			break;
-		v |= (uint64_t)(byte & 0x7f) << shift;
-		if (!(byte & 0x80))
-			return v;
+	if (c->bad || !rec2_get_var(&p, c->p + c->left, &v)) {
+		c->bad = true;
+		return 0;
 	}
-	c->bad = true;
-	return 0;
+	c->left -= p - c->p;
+	c->p = p;
+	return v;
 }
 
 /* A string of a varint's length into @buf, which it must fit with its NUL. */
@@ -192,7 +192,7 @@ static uint64_t get_packed(struct rec_cur *c, struct elf_addr_info *info,
 			   const struct elf_addr_info *last, uint64_t prev)
 {
 	uint64_t step = cur_var(c), addr = prev + step;
-	uint64_t bias = last ? last->vaddr - prev : 0;
+	uint64_t bias = name_bias(last, prev);
 	uint8_t flags = cur_u8(c);
 
 	/* Sorted and each once: a step of 0, or one that wraps, is damage. */
@@ -208,11 +208,11 @@ static uint64_t get_packed(struct rec_cur *c, struct elf_addr_info *info,
 	if (c->bad)
 		return addr;
 	if (flags & NAME_SAME_OBJ)
-		memcpy(info->obj, last->obj, strlen(last->obj) + 1);
+		strcpy(info->obj, last->obj);
 	else
 		cur_var_str(c, info->obj, sizeof(info->obj));
 	if (flags & NAME_SAME_SYM)
-		memcpy(info->sym, last->sym, strlen(last->sym) + 1);
+		strcpy(info->sym, last->sym);
 	else
 		cur_var_str(c, info->sym, sizeof(info->sym));
 	return addr;
@@ -237,28 +237,26 @@ static uint64_t get_whole(struct rec_cur *c, struct elf_addr_info *info)
 
 void rec_get_names(struct rec_cur *c, struct recording_file *rf)
 {
-	bool packed = rf->meta.major >= 6;
-	uint32_t n = cur_count(c, RECORDING_MAX_NAMES, packed ?
-			       NAME_PACKED_MIN : NAME_WHOLE_MIN), i;
-	struct elf_addr_info *info = malloc(sizeof(*info));
-	struct elf_addr_info *last = malloc(sizeof(*last)), *swap;
-	uint64_t addr = 0;
+	bool packed = rf->meta.major >= RECORDING_MAJOR_PACKED_NAMES;
+	uint64_t min = packed ? NAME_PACKED_MIN : NAME_WHOLE_MIN, addr = 0;
+	struct elf_addr_info *pair = malloc(2 * sizeof(*pair));
+	uint32_t n = cur_count(c, RECORDING_MAX_NAMES, min);
+	uint32_t i;
 
 	rf->names = elf_symbolizer_frozen();
-	if (!rf->names || !info || !last) {
+	if (!rf->names || !pair) {
 		c->bad = true;
 		goto out;
 	}
 	for (i = 0; i < n && !c->bad; i++) {
-		addr = packed ? get_packed(c, info, i ? last : NULL, addr) :
+		struct elf_addr_info *info = &pair[i & 1];
+
+		addr = packed ? get_packed(c, info, i ? &pair[~i & 1] : NULL,
+					   addr) :
 				get_whole(c, info);
 		if (!c->bad && elf_symbolizer_add(rf->names, addr, info))
 			c->bad = true;
-		swap = last;
-		last = info;
-		info = swap;
 	}
 out:
-	free(info);
-	free(last);
+	free(pair);
 }

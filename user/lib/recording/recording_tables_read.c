@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A recording's tables, decoded (the format in Documentation/recording.rst):
- * META, FUNCS, PROBES, STATS, START and THREADS into the
- * recording_file, NAMES through recording_names.c, PROFILE through
- * recording_profile.c.  Each is read to
- * its exact length, every count bounded, every string by what is left:
- * a table that is not is "malformed", and the file refused.
+ * META, FUNCS, PROBES, STATS, START and THREADS into the recording_file,
+ * NAMES through recording_names.c, PROFILE through recording_profile.c.
+ * Each is read to its exact length, every count bounded, every string by
+ * what is left: a table that is not is "malformed", and the file
+ * refused.
  */
 #include <stdio.h>
 #include <stdlib.h>

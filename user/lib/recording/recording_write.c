@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Writing a recording during a session (recording.h, the format in
- * Documentation/recording.rst).  Every field is little-endian and of
- * fixed width; strings are a u32 length and that many bytes.  The file
+ * Documentation/recording.rst).  Every field of the tables is
+ * little-endian and of fixed width, strings a u32 length and that many
+ * bytes, but format 6's NAMES (varints, recording_names.c).  The file
  * is written through an afile (util/afile.h): a temporary file beside
  * the target, closed on exec (`record -- CMD` never hands it to the
  * target), synced and renamed into place when the session ends.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/uio.h>
 
 #include "analysis/drain.h"
 #include "recording/recording.h"
@@ -113,7 +111,7 @@ static void rec_writev(struct recording *r, struct iovec *iov, int n)
 
 static void rec_write(struct recording *r, const void *p, size_t len)
 {
-	struct iovec iov = { (void *)p, len };
+	struct iovec iov = { .iov_base = (void *)p, .iov_len = len };
 
 	rec_writev(r, &iov, 1);
 }
@@ -123,12 +121,11 @@ static void rec_section(struct recording *r, uint32_t type,
 			const struct rec_buf *b)
 {
 	uint64_t len = b ? b->len : 0;
-	uint64_t check = rec2_check(RECORDING_MAJOR, len ? b->p : NULL, len,
-				    type);
+	void *body = len ? b->p : NULL;
+	uint64_t check = rec2_check(RECORDING_MAJOR, body, len, type);
 	unsigned char h[REC2_SECTION_HEAD];
 	struct rec_buf hb = { h, 0, sizeof(h), false };
-	struct iovec iov[2] = { { h, sizeof(h) },
-				{ len ? b->p : NULL, len } };
+	struct iovec iov[2] = { { h, sizeof(h) }, { body, len } };
 
 	buf_u32(&hb, type);
 	buf_u32(&hb, rec2_head_check(type, len, check));
@@ -493,7 +490,7 @@ int recording_begin(struct recording *r, const struct session_summary *s,
 	/* On the disk's way now (rec_writev()): a crash keeps it. */
 	rec_tables(r, s, tb, early, sizeof(early) / sizeof(early[0]));
 	/*
-	 * A reader of `-o -` that has already gone costs the recording, as
+	 * A reader (of `-o -`, a FIFO) already gone costs the recording, as
 	 * one that goes later does, not the session: said at the end, with
 	 * the report.
 	 */
@@ -545,7 +542,7 @@ int recording_finish(struct recording *r, const struct session_summary *s,
 	rec_flush_events(r);
 	rec_tables(r, s, tb, late, sizeof(late) / sizeof(late[0]));
 	rec_section(r, REC_SEC_END, NULL);
-	/* The last tables' failure, as a chunk's, before the commit's. */
+	/* A failure in the last tables keeps the cut as a chunk's does. */
 	if (r->failed && rec_keep_cut(r))
 		return -1;
 	if (r->failed) {

@@ -45,9 +45,8 @@ void buf_sym(struct rec_buf *b, const struct elf_target_sym *sym);
  * Where the recording goes (recording_dest.c): @path through a temporary
  * file, or standard output for "-".  SIGXFSZ, and SIGPIPE for standard
  * output or a path written in place (a FIFO), if at their default, are
- * caught for the rest of the process
- * (the write then fails and is said) and reset at an exec.  0, or -1
- * after one line.
+ * caught for the rest of the process (the write then fails and is said)
+ * and reset at an exec.  0, or -1 after one line.
  */
 int rec_dest_open(struct afile *out, const char *path);
 /* What messages call @path's destination. */
