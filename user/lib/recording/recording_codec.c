@@ -320,7 +320,11 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
 	rec2_call_keep(t, rec);
 }
 
-/* A SMALL record (rec2_put_small()) of thread @t, from its 4 bytes. */
+/*
+ * A SMALL record (rec2_put_compact()) of thread @t, from its 4 bytes; its
+ * class (rec2_class_keep()) is the caller's to keep, once: a MEDIUM
+ * record changes an argument first.
+ */
 static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
 			    const unsigned char *p, struct ispot_record *rec)
 {
@@ -340,7 +344,6 @@ static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
 	rec->cpu = t->cpu;
 	rec->ip = c->ip;
 	memcpy(rec->data, c->data, sizeof(rec->data));
-	rec2_class_keep(st, t, rec);
 }
 
 static void get_small(struct rec2_state *st, struct rec2_thread *t,
@@ -352,6 +355,7 @@ static void get_small(struct rec2_state *st, struct rec2_thread *t,
 		return;
 	}
 	small_of(st, t, r->p, rec);
+	rec2_class_keep(st, t, rec);
 	r->p += 4;
 }
 
@@ -503,6 +507,7 @@ size_t rec2_get_records(struct rec2_state *st, const unsigned char *p,
 		if ((op & REC2_OP_SHORT) == 0 && op & REC2_OP_SMALL &&
 		    r.end - r.p >= 5 && t->valid) {
 			small_of(st, t, r.p + 1, rec);
+			rec2_class_keep(st, t, rec);
 			r.p += 5;
 		} else {
 			r.p++;
