@@ -594,6 +594,43 @@ TEST(a_second_signal_ends_a_write_that_never_ends)
 }
 
 /*
+ * The same through a standard output left non-blocking, whose write
+ * waits in poll() rather than in writev(): a second signal ends it too.
+ */
+TEST(a_second_signal_ends_a_wait_on_a_non_blocking_output)
+{
+	char json[PATH_MAX];
+	int pipefd[2], st, i;
+	pid_t pid;
+
+	path_in(json, "stuck_nb.json");
+	ASSERT_EQ(pipe(pipefd), 0);
+	pid = fork();
+	ASSERT_TRUE(pid >= 0);
+	if (!pid) {
+		alarms = give_up = 0;
+		close(pipefd[0]);
+		if (dup2(pipefd[1], STDOUT_FILENO) < 0 ||
+		    fcntl(STDOUT_FILENO, F_SETFL, O_NONBLOCK))
+			_exit(2);
+		_exit(recorded_under_a_timer("-", json, on_alarm_twice, 20000,
+					     &give_up) && give_up ? 0 : 1);
+	}
+	/* Nobody reads: the pipe fills, and stays full. */
+	close(pipefd[1]);
+	/* 30 s, then a writer that never gives up is ended: it failed. */
+	for (i = 0; i < 300 && waitpid(pid, &st, WNOHANG) != pid; i++)
+		usleep(100 * 1000);
+	if (i == 300) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	close(pipefd[0]);
+	EXPECT_LT(i, 300);
+	EXPECT_EQ(st, 0);
+}
+
+/*
  * `record -o -` to a pipe another program left O_NONBLOCK (it is the
  * open file's, shared with whoever else holds it): a chunk bigger than
  * the pipe's room waits for the reader (poll()) rather than fail with

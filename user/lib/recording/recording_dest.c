@@ -130,16 +130,15 @@ int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 
 	while (n) {
 		ssize_t done = writev(fd.fd, iov, n);
-		bool again = done < 0 && (errno == EINTR || errno == EAGAIN);
 
-		/* The user asked twice: a reader that never reads loses. */
-		if (done < 0 && errno == EINTR && give_up && *give_up)
-			return EINTR;
-		/* EAGAIN: wait for room; poll()'s EINTR is retried too. */
-		if (again && errno == EAGAIN &&
-		    poll(&fd, 1, -1) < 0 && errno != EINTR)
-			return errno;
-		if (again)
+		/* EAGAIN: wait for room, as a blocking write would. */
+		if (done < 0 && errno == EAGAIN && poll(&fd, 1, -1) >= 0)
+			continue;
+		/*
+		 * A signal, in writev() or in poll(): go on, unless the user
+		 * asked twice (a reader that never reads loses: EINTR).
+		 */
+		if (done < 0 && errno == EINTR && !(give_up && *give_up))
 			continue;
 		if (done <= 0)
 			return done < 0 ? errno : EIO;
