@@ -12,7 +12,9 @@
 # other functions is refused before the target starts.
 # report --header says what a recording holds without replaying it.
 # record -o - streams the recording down a pipe to report - (the same
-# report again), and a reader that stops early costs only the recording.
+# report again), and a reader that stops early costs only the recording;
+# one that stalls at the end gives way to a second signal, the report
+# still printed.
 # --folded, --perfetto, --svg and --html give the same files from the
 # recording as from the live session.
 # No field is left out of the comparison: a replay stores the session's
@@ -23,7 +25,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 15
+tap_plan 16
 
 # fields FILE: every value of one JSON document with where it is
 # (".functions[0].calls<tab>600"), one per line, in the writer's order.
@@ -249,6 +251,15 @@ t_baseline_refused() {
 }
 tap_check "baseline_of_other_functions_refused_first" t_baseline_refused
 
+# children PID: the pids whose parent is PID.
+children() {
+	for stat in /proc/[0-9]*/stat; do
+		# pid (comm) state ppid: comm here has no space.
+		read -r cpid _ _ ppid _ 2>/dev/null <"$stat" || continue
+		[ "$ppid" = "$1" ] && echo "$cpid"
+	done
+}
+
 # record -o - streams the recording down a pipe, and report - reads it
 # there: the same report as live, field by field.  The sample's own
 # output and the live report go to stderr, never into the recording (or
@@ -283,19 +294,67 @@ t_piped() {
 }
 tap_check "a_piped_recording_reports_as_live" t_piped
 
+# A reader that stops taking the recording as the trace stops: record's
+# last chunk and tables wait for it (pipe_stall shrinks the pipe to a
+# page, so that they must).  A signal then (a second Ctrl-C, timeout's
+# -k) gives the write up: the report still comes, exit 1, one line.
+# Before, record had its signals' defaults back once tracing stopped,
+# and the second SIGTERM killed it with no report.
+# recording_pid PID: the ispotctl that records PID (no pgrep here).
+recording_pid() {
+	for proc in /proc/[0-9]*; do
+		[ "$(cat "$proc/comm" 2>/dev/null)" = ispotctl ] &&
+			tr '\0' ' ' <"$proc/cmdline" 2>/dev/null |
+			grep -q -- "--pid $1 " && echo "${proc#/proc/}"
+	done
+}
+t_stalled() {
+	"$samples/lock_contention" --threads 2 --delay-us 50 --hold-us 200 \
+		--iterations 100000000 >/dev/null &
+	target=$!
+	ispotctl record -o - --pid "$target" --func acquire --json \
+		2>"$tmp/rec.err" |
+		"$tap_top/selftests/kmod/pipe_stall" "$tmp/stalled.isr" &
+	reader=$!
+	rec=
+	for i in $(seq 600); do
+		[ -n "$rec" ] || rec=$(recording_pid "$target")
+		[ -n "$rec" ] && [ "$(wc -c <"$tmp/stalled.isr")" -gt 8192 ] &&
+			break
+		sleep 0.1
+	done
+	kill -USR1 "$reader"
+	kill -TERM "$rec"
+	# Waiting in the write: it has not given up at the first signal.
+	waited=no
+	for i in $(seq 600); do
+		[ -d "/proc/$rec" ] || break
+		grep -q pipe_write "/proc/$rec/wchan" 2>/dev/null &&
+			{ waited=yes; break; }
+		sleep 0.1
+	done
+	sleep 1
+	kill -TERM "$rec" 2>/dev/null
+	for i in $(seq 600); do
+		[ -d "/proc/$rec" ] || break
+		sleep 0.1
+	done
+	kill -KILL "$rec" 2>/dev/null
+	kill "$target" "$reader"
+	wait "$reader"
+	wait "$target" 2>/dev/null
+	echo "# $(wc -c <"$tmp/stalled.isr") bytes taken; the last write waited: $waited"
+	grep "^ispotctl:" "$tmp/rec.err" >"$tmp/err"
+	[ "$waited" = yes ] && grep -q '^{"ispot_version"' "$tmp/rec.err" &&
+		one_line_err "a second signal ended a write its reader did not take" ||
+		{ sed 's/^/# record: /' "$tmp/rec.err" | head -n 5; return 1; }
+}
+tap_check "a_signal_ends_a_stalled_last_write_with_the_report" t_stalled
+
 # A record killed (no end section) reports the events of its first
 # seconds: the session puts its events out to the file every second, not
 # only at each MiB, so a slow program's recording loses a second at most
 # (this one writes far less than a MiB in the 8 s).
-# children PID: the pids whose parent is PID.
-children() {
-	for stat in /proc/[0-9]*/stat; do
-		# pid (comm) state ppid: comm here has no space.
-		read -r cpid _ _ ppid _ 2>/dev/null <"$stat" || continue
-		[ "$ppid" = "$1" ] && echo "$cpid"
-	done
-}
-
 t_killed() {
 	ispotctl record -o "$tmp/killed.isr" --func acquire \
 		-- "$samples/lock_contention" --threads 2 --delay-us 50000 \

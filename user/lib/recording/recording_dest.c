@@ -144,10 +144,17 @@ int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 			return done < 0 ? errno : EIO;
 		for (; n && (size_t)done >= iov->iov_len; n--, iov++)
 			done -= iov->iov_len;
-		if (n) {
-			iov->iov_base = (char *)iov->iov_base + done;
-			iov->iov_len -= done;
-		}
+		if (!n)
+			break;
+		iov->iov_base = (char *)iov->iov_base + done;
+		iov->iov_len -= done;
+		/*
+		 * Cut short: a signal came after some bytes went (or the
+		 * descriptor is non-blocking).  If it was the second, the
+		 * next writev() would wait for a signal that never comes.
+		 */
+		if (give_up && *give_up)
+			return EINTR;
 	}
 	return 0;
 }

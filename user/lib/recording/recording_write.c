@@ -94,7 +94,20 @@ static void rec_fail(struct recording *r, int err)
 	r->failed = true;
 }
 
-/* @iov's @n pieces, whole (rec_dest_writev()), unless it failed before. */
+/* The line that says the recording failed with @err. */
+static void rec_say_failed(const struct recording *r, int err,
+			   const char *otherwise)
+{
+	ispot_error("cannot write %s (%s): %s", r->path, strerror(err),
+		    rec_dest_advice(err, otherwise));
+}
+
+/*
+ * @iov's @n pieces, whole (rec_dest_writev()), unless it failed before.
+ * A reader gone (EPIPE) is said at once, not with the report: an attached
+ * session goes on until it is stopped, and its user should know now that
+ * nothing more is recorded.
+ */
 static void rec_writev(struct recording *r, struct iovec *iov, int n)
 {
 	int i, err;
@@ -105,8 +118,11 @@ static void rec_writev(struct recording *r, struct iovec *iov, int n)
 		r->written += iov[i].iov_len;
 	rec_set_fast(r);
 	err = rec_dest_writev(&r->out, iov, n, r->give_up);
-	if (err)
-		rec_fail(r, err);
+	if (!err)
+		return;
+	rec_fail(r, err);
+	if (err == EPIPE)
+		rec_say_failed(r, err, NULL);
 }
 
 static void rec_write(struct recording *r, const void *p, size_t len)
@@ -491,13 +507,10 @@ int recording_begin(struct recording *r, const struct session_summary *s,
 	rec_tables(r, s, tb, early, sizeof(early) / sizeof(early[0]));
 	/*
 	 * A reader (of `-o -`, a FIFO) already gone costs the recording, as
-	 * one that goes later does, not the session: said at the end, with
-	 * the report.
+	 * one that goes later does, not the session (said once, at once).
 	 */
 	if (r->failed && r->error != EPIPE) {
-		ispot_error("cannot write %s (%s): %s", r->path,
-			    strerror(r->error),
-			    rec_dest_advice(r->error, "check the disk"));
+		rec_say_failed(r, r->error, "check the disk");
 		return -1;
 	}
 	return 0;
@@ -551,15 +564,13 @@ int recording_finish(struct recording *r, const struct session_summary *s,
 	} else {
 		ret = afile_commit(&r->out);
 	}
-	if (ret) {
-		ispot_error("cannot write %s (%s): %s", r->path,
-			    strerror(-ret), rec_dest_advice(-ret, in_place ?
-			    "check the disk; what it took reads as a "
-			    "recording cut short" :
-			    "check the disk; no recording was left"));
-		return -1;
-	}
-	return 0;
+	/* A reader gone was said when it went (rec_writev()). */
+	if (ret && !(r->failed && r->error == EPIPE))
+		rec_say_failed(r, -ret, in_place ?
+			       "check the disk; what it took reads as a "
+			       "recording cut short" :
+			       "check the disk; no recording was left");
+	return ret ? -1 : 0;
 }
 
 void recording_free(struct recording *r)

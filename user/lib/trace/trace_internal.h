@@ -42,11 +42,12 @@ int trace_first_scan(struct trace *t);
 
 /*
  * ispotctl's Ctrl-C, SIGTERM and SIGHUP (unless nohup ignores it) from
- * --auto's sampling to the end of tracing: trace_signal set, the session
- * ended in order, not killed.  Caught once (a second catch is none), and
- * given back as they were by trace_release_signals() (an --auto that
- * fails before tracing exits without: ispotctl ends then).  Not ispotd's,
- * which reads a signalfd.
+ * --auto's sampling until the recording's last tables are written:
+ * trace_signal set, the session ended in order, not killed.  Caught once
+ * (a second catch is none), and given back as they were by
+ * trace_release_signals(), before the report is printed (trace_report())
+ * or by trace_free() when the session failed.  Not ispotd's, which reads
+ * a signalfd.
  */
 extern volatile sig_atomic_t trace_signal;
 /* A second of them: stop now, amid a blocked write too (recording.h). */

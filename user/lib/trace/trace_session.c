@@ -202,9 +202,15 @@ int trace_report(struct trace *t)
 		ispot_error("process %d exited after %.2fs of tracing; the "
 			    "report covers that time", (int)s->pid,
 			    (s->t_end - s->t_enable) / 1e9);
-	/* Named now, before the report's own look-ups re-read any maps. */
+	/*
+	 * Named now, before the report's own look-ups re-read any maps.  A
+	 * reader slow to take the last chunk and tables may be waited for:
+	 * a signal then asks to stop, and a second one gives the write up
+	 * (recording_set_give_up()), so the report still comes.
+	 */
 	if (t->out.rec && trace_finish_recording(t))
 		t->outputs_failed = true;
+	trace_release_signals();
 	if (trace_print_report(t))
 		return -1;
 	return t->outputs_failed ? -1 : 0;
@@ -212,6 +218,8 @@ int trace_report(struct trace *t)
 
 void trace_free(struct trace *t)
 {
+	/* A session that failed before its report gives them back here. */
+	trace_release_signals();
 	trace_live_disable(t);
 	trace_perfetto_close(t, false);
 	trace_live_free(t);
