@@ -137,9 +137,31 @@ not_recordings() {
 }
 tap_check a_pipe_that_is_no_recording_is_one_line not_recordings
 
+# every_byte_told: the header's sizes account for every byte of a whole
+# file: its 16, the events', the tables' and each section's head (16
+# bytes in format 1, 24 from format 2; one per chunk and table, and the
+# end section's).
+every_byte_told() {
+	awk -v size="$(wc -c <"$1")" '
+	/^recording / { head = $4 == "1.0," ? 16 : 24 }
+	/^records / { chunks = $4; events = $8 }
+	/^tables / {
+		told = $2; n = 0
+		for (i = 4; i <= NF; i += 2) { sum += $(i + 1); n++ }
+	}
+	END {
+		want = 16 + events + told + head * (chunks + n + 1)
+		if (sum != told || want != size) {
+			printf "# %s: told %d, tables sum %d; %d bytes, want %d\n",
+				FILENAME, told, sum, size, want
+			exit 1
+		}
+	}' "$tmp/out"
+}
+
 # --header: each format's tables read back (the fixtures: 50 records in
-# one chunk, 3 dropped, worker and flush traced); a recording cut short
-# says so, and that its statistics are unknown.
+# one chunk, 3 dropped, worker and flush traced), every byte told; a
+# recording cut short says so, and that its statistics are unknown.
 headers() {
 	local f
 	for f in "$fixtures"/format*.isr; do
@@ -147,6 +169,8 @@ headers() {
 		grep -q "^recording     $f, format [1-6]\.[0-9], " "$tmp/out" &&
 			grep -q "^records       50 in 1 chunk of events" "$tmp/out" &&
 			grep -q "^drops         3 dropped" "$tmp/out" &&
+			grep -q "^tables        [0-9]* bytes: names [0-9]*, maps " "$tmp/out" &&
+			every_byte_told "$f" &&
 			grep -q "^  worker  " "$tmp/out" &&
 			grep -q "^  flush  " "$tmp/out" &&
 			grep -q "^state         whole" "$tmp/out" ||

@@ -224,6 +224,8 @@ struct recording_file {
 	uint64_t start_ns;	/* START's t_enable */
 	struct autopick *picked;	/* 3.1: --auto's profile, or NULL */
 	struct thread_names threads;	/* 4.1: THREADS, else empty */
+	/* Each table's bytes read, by section type, heads left out. */
+	uint64_t table_bytes[REC_SEC_THREADS + 1];
 };
 
 /*

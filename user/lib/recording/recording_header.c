@@ -119,6 +119,37 @@ static void header_records(FILE *f, const struct recording_file *rf)
 		     rf->sum.drain.records);
 }
 
+/*
+ * What each table takes (read, not damaged), the largest first as they
+ * usually come: where a file's bytes go besides its events.
+ */
+static void header_tables(FILE *f, const struct recording_file *rf)
+{
+	static const struct {
+		uint32_t type;
+		const char *name;
+	} shown[] = {
+		{ REC_SEC_NAMES, "names" }, { REC_SEC_MAPS, "maps" },
+		{ REC_SEC_THREADS, "threads" }, { REC_SEC_PROFILE, "profile" },
+		{ REC_SEC_META, "session" }, { REC_SEC_FUNCS, "functions" },
+		{ REC_SEC_PROBES, "probes" }, { REC_SEC_STATS, "statistics" },
+		{ REC_SEC_START, "start" },
+	};
+	uint64_t total = 0;
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		total += rf->table_bytes[shown[i].type];
+	fprintf(f, "%-14s%" PRIu64 " bytes:", "tables", total);
+	for (i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		if (rf->table_bytes[shown[i].type])
+			fprintf(f, "%s %s %" PRIu64, n++ ? "," : "",
+				shown[i].name,
+				rf->table_bytes[shown[i].type]);
+	fputc('\n', f);
+}
+
 static void header_funcs(FILE *f, const struct recording_file *rf)
 {
 	uint32_t i;
@@ -189,6 +220,7 @@ int recording_header(FILE *f, const struct recording_file *rf)
 	header_began(f, rf);
 	header_ended(f, rf);
 	header_records(f, rf);
+	header_tables(f, rf);
 	header_options(f, rf);
 	header_funcs(f, rf);
 	if (rf->picked)

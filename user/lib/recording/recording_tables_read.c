@@ -177,6 +177,7 @@ int rec_table(struct recording_file *rf, uint32_t type,
 	if (*seen & (1u << type))
 		return rec_bad(rf, "a section appears twice");
 	*seen |= 1u << type;
+	rf->table_bytes[type] = len;
 	/* The function table comes first: probes refer to it. */
 	if (type == REC_SEC_PROBES && !(*seen & (1u << REC_SEC_FUNCS)))
 		return rec_bad(rf, "probes before functions");
