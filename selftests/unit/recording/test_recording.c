@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -36,6 +37,7 @@
 #include "recording/recording_addrs.h"
 #include "recording/recording_write.h"
 #include "perfetto_reader.h"
+#include "util/json_read.h"
 
 /* The shared session, its report to @json, its recording to @rec. */
 static void live_session(struct recording_session *s, const char *rec,
@@ -945,6 +947,104 @@ TEST(thread_names_name_a_replayed_perfettos_tracks)
 	EXPECT_STREQ(name, "worker-one");
 	perfetto_thread_name(off, 102, name, sizeof(name));
 	EXPECT_TRUE(strcmp(name, "worker-one") != 0);
+}
+
+/* Member @key of the report @json's function @name, or -1. */
+static double function_value(const char *json, const char *name,
+			     const char *key)
+{
+	size_t len, i;
+	char *text = slurp(json, &len);
+	const char *err;
+	struct json_value *v = json_parse(text, len, &err);
+	const struct json_value *fns = json_get(v, "functions"), *x;
+	double ret = -1;
+
+	for (i = 0; fns && i < fns->n; i++) {
+		x = json_get(&fns->items[i], "name");
+		if (x && x->s && !strcmp(x->s, name) &&
+		    (x = json_get(&fns->items[i], key)))
+			ret = x->d;
+	}
+	json_value_free(v);
+	free(text);
+	return ret;
+}
+
+/*
+ * @rec, whose report is @json, with its chunk of events @nth (from 0)
+ * damaged: its worker's and flush's SCI over the whole file's.
+ */
+static void sci_without_chunk(const char *rec, const char *json, size_t nth,
+			      double *worker, double *flush)
+{
+	char bad[PATH_MAX], bad_json[PATH_MAX], want[64];
+	size_t len, at;
+	char *buf, *report;
+
+	path_in(bad, "lost_bad.isr");
+	path_in(bad_json, "lost_bad.json");
+	buf = slurp(rec, &len);
+	at = rec2_nth_section(buf, len, REC_SEC_EVENTS, nth);
+	ASSERT_GT(at, 0);
+	buf[at + REC2_SECTION_HEAD + 100] ^= 0xff;
+	spit(bad, buf, len);
+	capture_begin();
+	ASSERT_EQ(replay(bad, bad_json, NULL), 0);
+	capture_end();
+	snprintf(want, sizeof(want), "events chunk %zu (bytes ", nth + 1);
+	EXPECT_TRUE(strstr(captured, want) != NULL);
+	*worker = function_value(bad_json, "worker", "sci") /
+		  function_value(json, "worker", "sci");
+	*flush = function_value(bad_json, "flush", "sci") /
+		 function_value(json, "flush", "sci");
+	printf("# chunk %zu of the events lost: SCI %.4f and %.4f of the "
+	       "whole file's\n", nth + 1, *worker, *flush);
+	report = slurp(bad_json, NULL);
+	EXPECT_TRUE(strstr(report, "and the threads' time leaves out the ")
+		    != NULL);
+	free(report);
+	free(buf);
+}
+
+/*
+ * A damaged chunk's time is left out of the threads' time, not only its
+ * calls out of the figures: each SCI is then the share of the time the
+ * file holds, as live (the synthetic session's calls are alike all
+ * along).  With the time kept, a fifth of the trace lost took a fifth
+ * off every SCI.  The first chunk's time runs from the trace's start,
+ * the last's to its end.
+ */
+TEST(a_damaged_chunks_time_is_left_out_of_the_threads)
+{
+	char rec[PATH_MAX], json[PATH_MAX];
+	struct recording_session s;
+	size_t len, nth, chunks = 0;
+	double worker, flush;
+	char *buf;
+
+	path_in(rec, "lost.isr");
+	path_in(json, "lost.json");
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	recording_set_chunk(s.t.out.rec, 16 * 1024);
+	rs_trace(&s, 5000);
+	ASSERT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	ASSERT_EQ(replay(rec, json, NULL), 0);
+	EXPECT_GT(function_value(json, "worker", "sci"), 0.05);
+	buf = slurp(rec, &len);
+	while (rec2_nth_section(buf, len, REC_SEC_EVENTS, chunks))
+		chunks++;
+	free(buf);
+	ASSERT_GE(chunks, 5);
+	/* The first, one in the middle, the last. */
+	for (nth = 0; nth < chunks; nth += nth ? chunks - 1 - nth : 2) {
+		sci_without_chunk(rec, json, nth, &worker, &flush);
+		EXPECT_LT(fabs(worker - 1), 0.005);
+		EXPECT_LT(fabs(flush - 1), 0.005);
+		if (nth == chunks - 1)
+			break;
+	}
 }
 
 /* Flips in MAPS or THREADS whose table alone was left out. */

@@ -231,6 +231,15 @@ void sci_solo_outside(struct sci_engine *e, uint32_t ref, uint32_t tid,
 void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from);
 
 /*
+ * A replay's damaged chunk: from @from to @to no record is known.  Each
+ * thread alive then has that time left out of its lifetime, so that its
+ * SCI is the share of the time the file holds, as a recording stopped at
+ * --max-size reports the time it holds.  A call that spans the lost time
+ * keeps it in its duration.
+ */
+void sci_lost(struct sci_engine *e, uint64_t from, uint64_t to);
+
+/*
  * The fastest execution of a block, as another engine knew it: ispotd
  * starts each window's engine with the minima of the windows before, so
  * d_min(b) is the fastest execution since the daemon started.  @ref_dur

@@ -98,6 +98,11 @@ struct sci_thread {
 	/* The ts of the sci_thread_exit() that closed it, 0 if something
 	 * else did or it was reopened since: what sci_fold_thread() checks. */
 	uint64_t exit_given;
+	/*
+	 * Of its lifetime, time a damaged recording lost while it lived
+	 * (sci_lost()): left out, as no call of it there is known.
+	 */
+	uint64_t lost;
 };
 
 struct sci_bt {
@@ -217,8 +222,9 @@ static inline uint64_t sci_thread_lifetime(const struct sci_thread *t,
 					   uint64_t now)
 {
 	uint64_t end = now > t->last ? now : t->last;
+	uint64_t life = t->acc + (t->open ? end - t->start : 0);
 
-	return t->acc + (t->open ? end - t->start : 0);
+	return life > t->lost ? life - t->lost : 0;
 }
 
 /* Of that, the time solo blocks admitted. */

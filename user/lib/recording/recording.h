@@ -198,14 +198,22 @@ struct recording_file {
 	struct trace_probe *probes;
 	uint32_t nr_probes;
 	struct elf_symbolizer *names;	/* frozen: the NAMES section */
-	/* The EVENTS sections, in file order (format 2: the sound ones). */
-	struct { const unsigned char *p; uint64_t len; } *events;
+	/*
+	 * The EVENTS sections, in file order (format 2: the sound ones),
+	 * each marked if damaged bytes (a chunk left out) came before it.
+	 */
+	struct {
+		const unsigned char *p;
+		uint64_t len;
+		bool after_loss;
+	} *events;
 	size_t nr_events, cap_events;
 	/* Format 2: damaged chunks, left out, and the first of them. */
 	uint32_t lost;
 	size_t lost_chunk;
 	uint64_t lost_from, lost_to;
 	bool lost_tail;		/* the last damaged bytes ran to the end */
+	bool loss_pending;	/* lost bytes no sound chunk followed yet */
 	/*
 	 * Format 2.1 cut short (no END): what it lacks (1 << section type)
 	 * and where its whole sections end; the replay's duration then runs
@@ -261,6 +269,11 @@ struct recording_cursor {
 	struct ispot_record slots[DRAIN_MAX_SLOTS];
 	struct rec2_state *st;		/* format 2: the chunk's */
 	struct ispot_record *batch;	/* recording_next_records() runs */
+	/*
+	 * The chunk begun is the first after a damaged one: the replay
+	 * leaves the time between out of its threads' (replay.c).
+	 */
+	bool loss_pending;
 };
 
 /*
@@ -302,6 +315,7 @@ struct recording_source {
 	const struct recording_file *rf;
 	struct recording_cursor cur;	/* recording_frame_ok()'s @ctx */
 	uint64_t last_ts;		/* the latest time of an event read */
+	bool tail_loss_told;		/* INPUT_LOST of lost last chunks */
 };
 
 /* Read @rf's events from the start; @rf must outlive @s. */

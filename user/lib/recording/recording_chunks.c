@@ -92,6 +92,7 @@ static bool rec2_damaged_head_is_a_cut(const struct recording_file *rf,
 static void rec2_lost(struct recording_file *rf, size_t chunk,
 		      uint64_t from, uint64_t to)
 {
+	rf->loss_pending = true;
 	if (!rf->lost++) {
 		rf->lost_chunk = chunk;
 		rf->lost_from = from;
@@ -263,6 +264,15 @@ void rec2_note_cut(const struct recording_file *rf)
 			    (unsigned long long)rf->cut_at, missing[i]);
 }
 
+/* A chunk's first event is next: its state from nothing. */
+static void rec2_chunk_begins(const struct recording_file *rf,
+			      struct recording_cursor *cur)
+{
+	rec2_reset(cur->st, rf->meta.major);
+	if (rf->events[cur->section].after_loss)
+		cur->loss_pending = true;
+}
+
 int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
 	      struct session_input *ev)
 {
@@ -277,7 +287,7 @@ int rec2_next(const struct recording_file *rf, struct recording_cursor *cur,
 			return rec_bad(rf, "out of memory");
 		/* Each chunk decodes from nothing. */
 		if (!cur->off)
-			rec2_reset(cur->st, rf->meta.major);
+			rec2_chunk_begins(rf, cur);
 		n = rec2_get(cur->st, rf->events[cur->section].p + cur->off,
 			     rf->events[cur->section].len - cur->off, ev,
 			     cur->slots, &why);
@@ -317,7 +327,7 @@ static int rec2_next_records(const struct recording_file *rf,
 		return rec_bad(rf, "out of memory");
 	/* Each chunk decodes from nothing. */
 	if (!cur->off)
-		rec2_reset(cur->st, rf->meta.major);
+		rec2_chunk_begins(rf, cur);
 	cur->off += rec2_get_records(cur->st,
 				     rf->events[cur->section].p + cur->off,
 				     rf->events[cur->section].len - cur->off,

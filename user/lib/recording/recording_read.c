@@ -303,7 +303,9 @@ int rec_add_events(struct recording_file *rf, const unsigned char *p,
 	if (ARRAY_RESERVE(rf->events, rf->cap_events, rf->nr_events + 1))
 		return rec_bad(rf, "out of memory");
 	rf->events[rf->nr_events].p = p;
+	rf->events[rf->nr_events].after_loss = rf->loss_pending;
 	rf->events[rf->nr_events++].len = len;
+	rf->loss_pending = false;
 	return 0;
 }
 

@@ -11,19 +11,43 @@
 
 #include "recording/recording.h"
 
+/*
+ * Time no record tells, from @from to @to: a damaged chunk's (or more
+ * in a row), between the records around it.  Its calls are missing from
+ * the report; the threads' time then leaves it out too, or every SCI
+ * would be diluted by time whose losses it cannot see.
+ */
+static void replay_lost(uint64_t from, uint64_t to, session_input_fn fn,
+			void *ctx)
+{
+	const struct session_input in = { .type = INPUT_LOST, .a = from,
+					  .b = to };
+
+	if (to > from)
+		fn(ctx, &in);
+}
+
 static long replay_read(struct record_source *src, uint64_t horizon,
 			session_input_fn fn, void *ctx)
 {
 	struct recording_source *s = (struct recording_source *)src;
+	const struct recording_file *rf = s->rf;
 	struct session_input in;
 	long records = 0;
 	int n;
 
 	/* A recording holds only what was drained: no horizon holds it. */
 	(void)horizon;
-	while ((n = recording_next_records(s->rf, &s->cur, &in)) > 0) {
+	while ((n = recording_next_records(rf, &s->cur, &in)) > 0) {
 		if (in.type == INPUT_FRAME)
 			continue;
+		/* Lost before the first chunk: from the trace's start. */
+		if (s->cur.loss_pending &&
+		    (in.type == INPUT_RECORDS || in.type == INPUT_RECORD)) {
+			s->cur.loss_pending = false;
+			replay_lost(s->last_ts ? s->last_ts : rf->sum.t_enable,
+				    in.rec->ts_ns, fn, ctx);
+		}
 		if (in.type == INPUT_RECORDS) {
 			records += in.nr;
 			if (in.a > s->last_ts)
@@ -36,6 +60,16 @@ static long replay_read(struct record_source *src, uint64_t horizon,
 			s->last_ts = in.a;	/* a thread alive then */
 		}
 		fn(ctx, &in);
+	}
+	/*
+	 * Lost after the last whole chunk, to the session's end: known when
+	 * the statistics are (cut before them, the session ends at its last
+	 * record kept, and nothing is lost after it).
+	 */
+	if (!n && rf->loss_pending && !s->tail_loss_told &&
+	    !(rf->cut_missing & (1u << REC_SEC_STATS))) {
+		s->tail_loss_told = true;
+		replay_lost(s->last_ts, rf->sum.t_end, fn, ctx);
 	}
 	return n < 0 ? -1 : records;
 }

@@ -108,6 +108,7 @@ struct session_summary {
 	uint64_t rec_cut_at;
 	/* report FILE: its damaged chunks of events, left out. */
 	uint32_t rec_lost;
+	uint64_t rec_lost_ns;	/* the time they spanned (INPUT_LOST) */
 };
 
 /*

@@ -34,6 +34,12 @@ enum session_input_type {
 	 * As many INPUT_RECORDs, in one call instead of one each.
 	 */
 	INPUT_RECORDS = 16,
+	/*
+	 * Never in a file: a replay's damaged chunk (or chunks) left out,
+	 * between its last record before, at @a, and its first after, at
+	 * @b (or the session's end): time no record of it tells.
+	 */
+	INPUT_LOST,
 };
 
 struct session_input {

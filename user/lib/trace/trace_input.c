@@ -52,6 +52,11 @@ void trace_input(void *ctx, const struct session_input *in)
 		if (pf)
 			perfetto_thread_exit(pf, in->tid, in->a);
 		break;
+	case INPUT_LOST:
+		/* A replay's: nothing to write, nothing to draw. */
+		sci_lost(t->pipe->sci, in->a, in->b);
+		t->sum.rec_lost_ns += in->b - in->a;
+		return;
 	case INPUT_TRAMPOLINE:
 		pairer_set_trampoline(t->pipe->pairer, in->a, in->b);
 		stacks_set_trampoline(t->pipe->stacks, in->a, in->b);
