@@ -550,6 +550,50 @@ TEST_F(sci, solo_blocks_time_set_aside)
 }
 
 /*
+ * A replay's lost time (sci_lost()), [300, 500) and [700, 800): left out
+ * of each thread's lifetime over the interval it lived, whenever that is
+ * learnt.  tid 1 lives through both; tid 2's exit at 250, before the
+ * first, comes only after it (a scan's, dated late): none of its time
+ * is lost; tid 3 exits at 400, inside the first; tid 4 begins at 450 and
+ * an execution takes its start back to 200; tid 5 is folded at 750.
+ */
+TEST_F(sci, lost_time_left_out_of_lifetimes)
+{
+	struct sci_engine *e = self->e;
+	struct sci_report *r;
+
+	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 2, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 3, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 5, 0), 0);
+	ASSERT_EQ(sci_lost(e, 300, 500), 0);
+	ASSERT_EQ(sci_lost(e, 400, 450), 0);	/* within: merged */
+	ASSERT_EQ(sci_thread_exit(e, 2, 250), 0);
+	ASSERT_EQ(sci_thread_exit(e, 3, 400), 0);
+	ASSERT_EQ(sci_thread_seen(e, 4, 450), 0);
+	ASSERT_EQ(sci_add(e, 1, 0, 4, 400, 600, NULL), 0);
+	ASSERT_EQ(sci_add(e, 1, 0, 5, 100, 600, NULL), 0);
+	ASSERT_EQ(sci_lost(e, 700, 800), 0);
+	ASSERT_EQ(sci_thread_exit(e, 5, 750), 0);
+	ASSERT_EQ(sci_fold_thread(e, 5, 750), 1);
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 100, 1000, NULL), 0);
+
+	r = report(self, 1000);
+	ASSERT_EQ(r->nr_threads, 4);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 1000 - 200 - 100);
+	EXPECT_EQ(r->threads[1].lifetime_ns, 250);
+	EXPECT_EQ(r->threads[2].lifetime_ns, 400 - 100);
+	EXPECT_EQ(r->threads[3].lifetime_ns, 800 - 200 - 100);
+	/* The folded thread's: 750 less [300, 500) and [700, 750). */
+	EXPECT_EQ(r->total_lifetime_ns, 700 + 250 + 300 + 500 + 500);
+	/* An empty span, and one that ends before it begins: nothing. */
+	EXPECT_EQ(sci_lost(e, 900, 900), 0);
+	EXPECT_EQ(sci_lost(e, 950, 920), 0);
+	r = report(self, 1000);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 700);
+}
+
+/*
  * ispotd's windows: the next window's engine is seeded with the minima of
  * the one before, so the loss is against the fastest execution since the
  * start; a block that was only seeded is not reported; and a thread traced

@@ -647,6 +647,11 @@ TEST(a_second_signal_ends_a_write_it_cut_short)
 			close(fd);
 		}
 	}
+	if (i == 300) {		/* never seen waiting: end it, and fail */
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(pipefd[0]);
+	}
 	ASSERT_LT(i, 300);
 	kill(pid, SIGUSR1);
 	/* 10 s, then a writer waiting for a third signal is ended. */
@@ -971,9 +976,45 @@ static double function_value(const char *json, const char *name,
 	return ret;
 }
 
+/* Member @key of the report @json, or -1. */
+static double report_value(const char *json, const char *key)
+{
+	size_t len;
+	char *text = slurp(json, &len);
+	const char *err;
+	struct json_value *v = json_parse(text, len, &err);
+	const struct json_value *x = json_get(v, key);
+	double ret = x ? x->d : -1;
+
+	json_value_free(v);
+	free(text);
+	return ret;
+}
+
+/* The time a report's note says its lost chunks spanned, in ns, or -1. */
+static double note_lost_ns(const char *report)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	const char *p = strstr(report, "and the threads' time leaves out the ");
+	double v, scale = 1;
+	char *end;
+	size_t i;
+
+	if (!p)
+		return -1;
+	v = strtod(p + strlen("and the threads' time leaves out the "), &end);
+	for (i = 0; i < 4; i++, scale *= 1000)
+		if (!strncmp(end, units[i], strlen(units[i])) &&
+		    end[strlen(units[i])] == ' ')
+			return v * scale;
+	return -1;
+}
+
 /*
  * @rec, whose report is @json, with its chunk of events @nth (from 0)
- * damaged: its worker's and flush's SCI over the whole file's.
+ * damaged: its worker's and flush's SCI over the whole file's.  The
+ * report's note says the time left out, more than none and less than
+ * the report's own (at most a quarter here).
  */
 static void sci_without_chunk(const char *rec, const char *json, size_t nth,
 			      double *worker, double *flush)
@@ -981,6 +1022,7 @@ static void sci_without_chunk(const char *rec, const char *json, size_t nth,
 	char bad[PATH_MAX], bad_json[PATH_MAX], want[64];
 	size_t len, at;
 	char *buf, *report;
+	double lost;
 
 	path_in(bad, "lost_bad.isr");
 	path_in(bad_json, "lost_bad.json");
@@ -1001,8 +1043,11 @@ static void sci_without_chunk(const char *rec, const char *json, size_t nth,
 	printf("# chunk %zu of the events lost: SCI %.4f and %.4f of the "
 	       "whole file's\n", nth + 1, *worker, *flush);
 	report = slurp(bad_json, NULL);
-	EXPECT_TRUE(strstr(report, "and the threads' time leaves out the ")
-		    != NULL);
+	lost = note_lost_ns(report);
+	printf("# the note: %.0f ns lost, of %.0f\n", lost,
+	       report_value(bad_json, "duration_ns"));
+	EXPECT_GT(lost, 0);
+	EXPECT_LT(lost, report_value(bad_json, "duration_ns") / 3);
 	free(report);
 	free(buf);
 }
@@ -1045,6 +1090,39 @@ TEST(a_damaged_chunks_time_is_left_out_of_the_threads)
 		if (nth == chunks - 1)
 			break;
 	}
+}
+
+
+/*
+ * A recording stopped at --max-size, its last chunk damaged: the time
+ * left out ends where the replay's time does, at the last record kept,
+ * not at the live session's end (which took every thread's time).
+ */
+TEST(a_full_recordings_lost_last_chunk_ends_at_its_last_record)
+{
+	char rec[PATH_MAX], json[PATH_MAX];
+	struct recording_session s;
+	size_t len, chunks = 0;
+	double worker, flush;
+	char *buf;
+
+	path_in(rec, "full_lost.isr");
+	path_in(json, "full_lost.json");
+	ASSERT_EQ(rs_start(&s, rec, json, 64 * 1024), 0);
+	recording_set_chunk(s.t.out.rec, 16 * 1024);
+	rs_trace(&s, 20000);
+	ASSERT_EQ(rs_stop(&s), 0);
+	EXPECT_TRUE(s.t.sum.rec_full);
+	trace_free(&s.t);
+	ASSERT_EQ(replay(rec, json, NULL), 0);
+	buf = slurp(rec, &len);
+	while (rec2_nth_section(buf, len, REC_SEC_EVENTS, chunks))
+		chunks++;
+	free(buf);
+	ASSERT_GE(chunks, 2);
+	sci_without_chunk(rec, json, chunks - 1, &worker, &flush);
+	EXPECT_LT(fabs(worker - 1), 0.005);
+	EXPECT_LT(fabs(flush - 1), 0.005);
 }
 
 /* Flips in MAPS or THREADS whose table alone was left out. */

@@ -166,6 +166,7 @@ static void thread_close(const struct sci_engine *e, struct sci_thread *t,
 		ts = t->start;
 	t->acc += ts - t->start;
 	t->aside += sci_thread_aside_overlap(e, t, t->start, ts);
+	t->lost += sci_lost_overlap(e, t->start, ts);
 	/* Reopened in this block, its share starts then. */
 	t->aside_from = 0;
 	t->exit = ts;
@@ -245,6 +246,7 @@ void sci_free(struct sci_engine *e)
 	free(e->func_fold);
 	free(e->func_blocks);
 	free(e->hot);
+	free(e->lost);
 	free(e);
 }
 

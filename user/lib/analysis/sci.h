@@ -235,9 +235,9 @@ void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from);
  * thread alive then has that time left out of its lifetime, so that its
  * SCI is the share of the time the file holds, as a recording stopped at
  * --max-size reports the time it holds.  A call that spans the lost time
- * keeps it in its duration.
+ * keeps it in its duration.  Spans come in rising order.  0 or -ENOMEM.
  */
-void sci_lost(struct sci_engine *e, uint64_t from, uint64_t to);
+int sci_lost(struct sci_engine *e, uint64_t from, uint64_t to);
 
 /*
  * The fastest execution of a block, as another engine knew it: ispotd

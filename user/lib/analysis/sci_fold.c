@@ -48,7 +48,7 @@ static uint64_t pair_loss(const struct sci_engine *e, const struct sci_bt *bt)
 static int fold_thread(struct sci_engine *e, size_t ti)
 {
 	struct sci_thread *t = &e->threads[ti];
-	uint64_t life = sci_thread_lifetime(t, 0);	/* closed */
+	uint64_t life = sci_thread_lifetime(e, t, 0);	/* closed */
 	uint32_t bi, bj, next;
 
 	if (fold_reserve(e, t))

@@ -98,10 +98,7 @@ struct sci_thread {
 	/* The ts of the sci_thread_exit() that closed it, 0 if something
 	 * else did or it was reopened since: what sci_fold_thread() checks. */
 	uint64_t exit_given;
-	/*
-	 * Of its lifetime, time a damaged recording lost while it lived
-	 * (sci_lost()): left out, as no call of it there is known.
-	 */
+	/* Of acc, time a damaged recording lost (sci_lost()). */
 	uint64_t lost;
 };
 
@@ -154,6 +151,16 @@ struct sci_engine {
 	/* The solo block admitting now, over [aside_begin, aside_until). */
 	bool aside_open;
 	uint64_t aside_begin, aside_until;
+	/*
+	 * A replay's time no record tells (sci_lost()), in rising order,
+	 * none overlapping: each thread's share is taken when it closes, or
+	 * when its lifetime is read, over the interval it lived, so that an
+	 * exit learnt late, or a start moved back, is counted right.
+	 */
+	struct sci_span {
+		uint64_t from, to;
+	} *lost;
+	size_t nr_lost, cap_lost;
 	size_t mem;			/* besides the maps */
 
 	/*
@@ -218,13 +225,34 @@ static inline uint64_t sci_thread_aside_overlap(const struct sci_engine *e,
 }
 
 /* A thread's observed time up to @now: its closed intervals and the open one. */
-static inline uint64_t sci_thread_lifetime(const struct sci_thread *t,
+/* How much of [@lo, @hi) a replay lost (sci_lost()). */
+static inline uint64_t sci_lost_overlap(const struct sci_engine *e,
+					uint64_t lo, uint64_t hi)
+{
+	uint64_t sum = 0, a, b;
+	size_t i;
+
+	for (i = 0; i < e->nr_lost; i++) {
+		a = e->lost[i].from > lo ? e->lost[i].from : lo;
+		b = e->lost[i].to < hi ? e->lost[i].to : hi;
+		if (b > a)
+			sum += b - a;
+	}
+	return sum;
+}
+
+static inline uint64_t sci_thread_lifetime(const struct sci_engine *e,
+					   const struct sci_thread *t,
 					   uint64_t now)
 {
 	uint64_t end = now > t->last ? now : t->last;
-	uint64_t life = t->acc + (t->open ? end - t->start : 0);
+	uint64_t life = t->acc, lost = t->lost;
 
-	return life > t->lost ? life - t->lost : 0;
+	if (t->open) {
+		life += end - t->start;
+		lost += sci_lost_overlap(e, t->start, end);
+	}
+	return life > lost ? life - lost : 0;
 }
 
 /* Of that, the time solo blocks admitted. */

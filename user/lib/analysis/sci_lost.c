@@ -1,22 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Time a replay knows nothing of, left out of the threads' lifetimes
- * (sci.h, sci_lost()): a damaged chunk's, whose calls are gone.  Counted
- * apart from the lifetime (sci_thread.lost), which subtracts it
+ * (sci.h, sci_lost()): a damaged chunk's, whose calls are gone.  Kept as
+ * spans; each thread's share is taken over the interval it lived, when
+ * it closes (sci.c, thread_close()) or its lifetime is read
  * (sci_internal.h, sci_thread_lifetime()).
  */
+#include <errno.h>
+
 #include "analysis/sci_internal.h"
+#include "util/array.h"
 
-void sci_lost(struct sci_engine *e, uint64_t from, uint64_t to)
+int sci_lost(struct sci_engine *e, uint64_t from, uint64_t to)
 {
-	size_t i;
+	struct sci_span *last;
+	size_t old = e->cap_lost;
 
-	/* Only the threads alive then, from when each began. */
-	for (i = 0; i < e->nr_threads; i++) {
-		struct sci_thread *t = &e->threads[i];
-		uint64_t lo = from > t->start ? from : t->start;
-
-		if (!t->free && t->open && to > lo)
-			t->lost += to - lo;
+	if (to <= from)
+		return 0;
+	/* They come in order: one that meets the last extends it. */
+	last = e->nr_lost ? &e->lost[e->nr_lost - 1] : NULL;
+	if (last && from <= last->to) {
+		if (to > last->to)
+			last->to = to;
+		return 0;
 	}
+	if (ARRAY_RESERVE(e->lost, e->cap_lost, e->nr_lost + 1))
+		return -ENOMEM;
+	e->mem += (e->cap_lost - old) * sizeof(*e->lost);
+	e->lost[e->nr_lost++] = (struct sci_span){ from, to };
+	return 0;
 }

@@ -314,7 +314,7 @@ static void report_threads(const struct sci_engine *e, struct sci_report *r,
 		if (t->free)
 			continue;
 		n++;
-		life[i] = sci_thread_lifetime(t, now);
+		life[i] = sci_thread_lifetime(e, t, now);
 		aside[i] = sci_thread_aside(e, t, now);
 		l->tid = t->tid;
 		l->first_ns = t->first;

@@ -316,6 +316,9 @@ struct recording_source {
 	struct recording_cursor cur;	/* recording_frame_ok()'s @ctx */
 	uint64_t last_ts;		/* the latest time of an event read */
 	bool tail_loss_told;		/* INPUT_LOST of lost last chunks */
+	/* The last time read before a loss, once its next chunk began. */
+	uint64_t lost_from;
+	bool lost_from_set;
 };
 
 /* Read @rf's events from the start; @rf must outlive @s. */

@@ -7,8 +7,10 @@
  * raise, which would otherwise kill the session before its report.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -109,7 +111,7 @@ const char *rec_dest_advice(int err, const char *otherwise)
 		       "recording cut short: keep it reading to the end, or "
 		       "give -o a file";
 	if (err == EINTR)
-		return "a second signal ended a write its reader did not take; "
+		return "a signal ended a write its reader did not take; "
 		       "what it read is a recording cut short";
 	return otherwise;
 }
@@ -127,6 +129,15 @@ int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 		    const volatile sig_atomic_t *give_up)
 {
 	struct pollfd fd = { .fd = fileno(out->f), .events = POLLOUT };
+	/*
+	 * Only a blocking pipe, FIFO or device is cut short by a signal: a
+	 * file's short write is the disk's (its errno comes next), and a
+	 * non-blocking one's is a full pipe, waited for in poll().
+	 */
+	int fl = fcntl(fd.fd, F_GETFL);
+	struct stat st;
+	bool cut_by_signal = fl >= 0 && !(fl & O_NONBLOCK) &&
+			     !fstat(fd.fd, &st) && !S_ISREG(st.st_mode);
 
 	while (n) {
 		ssize_t done = writev(fd.fd, iov, n);
@@ -149,11 +160,11 @@ int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 		iov->iov_base = (char *)iov->iov_base + done;
 		iov->iov_len -= done;
 		/*
-		 * Cut short: a signal came after some bytes went (or the
-		 * descriptor is non-blocking).  If it was the second, the
-		 * next writev() would wait for a signal that never comes.
+		 * Cut short: a signal came after some bytes went.  If it was
+		 * the second, the next writev() would wait for a signal that
+		 * never comes.
 		 */
-		if (give_up && *give_up)
+		if (cut_by_signal && give_up && *give_up)
 			return EINTR;
 	}
 	return 0;

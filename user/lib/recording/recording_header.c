@@ -120,8 +120,9 @@ static void header_records(FILE *f, const struct recording_file *rf)
 }
 
 /*
- * What each table takes (read, not damaged), the largest first as they
- * usually come: where a file's bytes go besides its events.
+ * What each table takes (read, not damaged), in a fixed order, the names
+ * (most often the largest) first: where a file's bytes go besides its
+ * events.
  */
 static void header_tables(FILE *f, const struct recording_file *rf)
 {

@@ -41,12 +41,21 @@ static long replay_read(struct record_source *src, uint64_t horizon,
 	while ((n = recording_next_records(rf, &s->cur, &in)) > 0) {
 		if (in.type == INPUT_FRAME)
 			continue;
-		/* Lost before the first chunk: from the trace's start. */
+		/*
+		 * Lost before the first chunk: from the trace's start.  The
+		 * inputs a chunk after a loss holds before its first record
+		 * do not move the loss's start past the records before it.
+		 */
+		if (s->cur.loss_pending && !s->lost_from_set) {
+			s->lost_from = s->last_ts ? s->last_ts :
+				       rf->sum.t_enable;
+			s->lost_from_set = true;
+		}
 		if (s->cur.loss_pending &&
 		    (in.type == INPUT_RECORDS || in.type == INPUT_RECORD)) {
 			s->cur.loss_pending = false;
-			replay_lost(s->last_ts ? s->last_ts : rf->sum.t_enable,
-				    in.rec->ts_ns, fn, ctx);
+			s->lost_from_set = false;
+			replay_lost(s->lost_from, in.rec->ts_ns, fn, ctx);
 		}
 		if (in.type == INPUT_RECORDS) {
 			records += in.nr;
@@ -66,10 +75,12 @@ static long replay_read(struct record_source *src, uint64_t horizon,
 	 * the statistics are (cut before them, the session ends at its last
 	 * record kept, and nothing is lost after it).
 	 */
-	if (!n && rf->loss_pending && !s->tail_loss_told &&
+	if (!n && (rf->loss_pending || s->cur.loss_pending) &&
+	    !s->tail_loss_told &&
 	    !(rf->cut_missing & (1u << REC_SEC_STATS))) {
 		s->tail_loss_told = true;
-		replay_lost(s->last_ts, rf->sum.t_end, fn, ctx);
+		replay_lost(s->lost_from_set ? s->lost_from : s->last_ts,
+			    session_kept_end(&rf->sum), fn, ctx);
 	}
 	return n < 0 ? -1 : records;
 }

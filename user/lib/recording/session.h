@@ -120,4 +120,15 @@ static inline uint64_t session_traced_ns(const struct session_summary *s)
 	return s->t_end > s->t_enable ? s->t_end - s->t_enable : 0;
 }
 
+/*
+ * Where the time a recording of @s holds ends: stopped at --max-size,
+ * at its last record kept (so its report's time ends there), else at
+ * the session's end.
+ */
+static inline uint64_t session_kept_end(const struct session_summary *s)
+{
+	return s->rec_full && s->rec_full_ts > s->t_enable &&
+	       s->rec_full_ts < s->t_end ? s->rec_full_ts : s->t_end;
+}
+
 #endif /* ISPOT_SESSION_H */

@@ -54,8 +54,10 @@ void trace_input(void *ctx, const struct session_input *in)
 		break;
 	case INPUT_LOST:
 		/* A replay's: nothing to write, nothing to draw. */
-		sci_lost(t->pipe->sci, in->a, in->b);
-		t->sum.rec_lost_ns += in->b - in->a;
+		if (sci_lost(t->pipe->sci, in->a, in->b))
+			t->pipe->stats.nomem++;
+		else
+			t->sum.rec_lost_ns += in->b - in->a;
 		return;
 	case INPUT_TRAMPOLINE:
 		pairer_set_trampoline(t->pipe->pairer, in->a, in->b);

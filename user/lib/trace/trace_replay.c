@@ -132,9 +132,7 @@ static int replay_into(struct trace *t, struct recording_file *rf,
 	 * the whole session's, a share of the session's records.
 	 */
 	else if (t->sum.rec_full) {
-		if (t->sum.rec_full_ts > t->sum.t_enable &&
-		    t->sum.rec_full_ts < t->sum.t_end)
-			t->sum.t_end = t->sum.rec_full_ts;
+		t->sum.t_end = session_kept_end(&t->sum);
 		t->sum.rec_session_records = rf->sum.drain.records;
 	}
 	trace_close_pipeline(t);

@@ -195,13 +195,15 @@ static void trace_session_notes(const struct trace *t,
 	if (s->rec_lost)
 		trace_note(r, note, "%u chunk%s of the recording's events %s "
 			   "damaged and left out (see the line on stderr): the "
-			   "figures miss their calls, and the threads' time "
-			   "leaves out the %s %s spanned", s->rec_lost,
+			   "figures miss their calls%s%s%s", s->rec_lost,
 			   s->rec_lost == 1 ? "" : "s",
 			   s->rec_lost == 1 ? "was" : "were",
-			   format_ns(when, sizeof(when),
-				     (double)s->rec_lost_ns),
-			   s->rec_lost == 1 ? "it" : "they");
+			   s->rec_lost_ns ? ", and the threads' time leaves "
+			   "out the " : "",
+			   s->rec_lost_ns ? format_ns(when, sizeof(when),
+			   (double)s->rec_lost_ns) : "",
+			   !s->rec_lost_ns ? "" : s->rec_lost == 1 ?
+			   " it spanned" : " they spanned");
 	if (s->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		trace_note(r, note, "tracing stopped when pid %d executed a "
 			   "set-user-ID, set-group-ID or file-capability "

@@ -189,6 +189,15 @@ int trace_report(struct trace *t)
 {
 	const struct session_summary *s = &t->sum;
 
+	/*
+	 * A trace that ended on its own (its target exited, --duration):
+	 * no signal asked it to stop, so the first that comes while the
+	 * last chunks wait for a reader gives their write up, as it ended
+	 * ispotctl before (a lone SIGTERM of timeout(1)); after a stop
+	 * asked by a signal, it takes a second (trace_signal_again).
+	 */
+	if (t->out.rec && !trace_signal)
+		recording_set_give_up(t->out.rec, &trace_signal);
 	trace_stop(t);
 	/* A trace that cannot be written is said; the report still comes. */
 	if (trace_perfetto_close(t, true))
@@ -204,9 +213,9 @@ int trace_report(struct trace *t)
 			    (s->t_end - s->t_enable) / 1e9);
 	/*
 	 * Named now, before the report's own look-ups re-read any maps.  A
-	 * reader slow to take the last chunk and tables may be waited for:
-	 * a signal then asks to stop, and a second one gives the write up
-	 * (recording_set_give_up()), so the report still comes.
+	 * reader slow to take the last chunk and tables may be waited for,
+	 * the signals still caught: one gives the write up (above), and the
+	 * report still comes.
 	 */
 	if (t->out.rec && trace_finish_recording(t))
 		t->outputs_failed = true;
