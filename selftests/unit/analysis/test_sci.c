@@ -554,7 +554,8 @@ TEST_F(sci, solo_blocks_time_set_aside)
  * of each thread's lifetime over the interval it lived, whenever that is
  * learnt.  tid 1 lives through both; tid 2's exit at 250, before the
  * first, comes only after it (a scan's, dated late): none of its time
- * is lost; tid 3 exits at 400, inside the first; tid 4 begins at 450 and
+ * is lost; tid 3 exits at 400, inside the first, then a second exit
+ * moves its end to 600; tid 4 begins at 450 and
  * an execution takes its start back to 200; tid 5 is folded at 750.
  */
 TEST_F(sci, lost_time_left_out_of_lifetimes)
@@ -570,6 +571,8 @@ TEST_F(sci, lost_time_left_out_of_lifetimes)
 	ASSERT_EQ(sci_lost(e, 400, 450), 0);	/* within: merged */
 	ASSERT_EQ(sci_thread_exit(e, 2, 250), 0);
 	ASSERT_EQ(sci_thread_exit(e, 3, 400), 0);
+	/* A second exit moves 3's end over the rest of [300, 500). */
+	ASSERT_EQ(sci_thread_exit(e, 3, 600), 0);
 	ASSERT_EQ(sci_thread_seen(e, 4, 450), 0);
 	ASSERT_EQ(sci_add(e, 1, 0, 4, 400, 600, NULL), 0);
 	ASSERT_EQ(sci_add(e, 1, 0, 5, 100, 600, NULL), 0);
@@ -582,10 +585,10 @@ TEST_F(sci, lost_time_left_out_of_lifetimes)
 	ASSERT_EQ(r->nr_threads, 4);
 	EXPECT_EQ(r->threads[0].lifetime_ns, 1000 - 200 - 100);
 	EXPECT_EQ(r->threads[1].lifetime_ns, 250);
-	EXPECT_EQ(r->threads[2].lifetime_ns, 400 - 100);
+	EXPECT_EQ(r->threads[2].lifetime_ns, 600 - 200);
 	EXPECT_EQ(r->threads[3].lifetime_ns, 800 - 200 - 100);
 	/* The folded thread's: 750 less [300, 500) and [700, 750). */
-	EXPECT_EQ(r->total_lifetime_ns, 700 + 250 + 300 + 500 + 500);
+	EXPECT_EQ(r->total_lifetime_ns, 700 + 250 + 400 + 500 + 500);
 	/* An empty span, and one that ends before it begins: nothing. */
 	EXPECT_EQ(sci_lost(e, 900, 900), 0);
 	EXPECT_EQ(sci_lost(e, 950, 920), 0);

@@ -323,6 +323,7 @@ int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts)
 		/* A second exit for the same interval moves its end. */
 		th->acc += ts - th->exit;
 		th->aside += sci_thread_aside_overlap(e, th, th->exit, ts);
+		th->lost += sci_lost_overlap(e, th->exit, ts);
 		th->exit = ts;
 		if (ts > th->last)
 			th->last = ts;

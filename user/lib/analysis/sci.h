@@ -31,7 +31,8 @@
  * one that ends after the thread exited (a reused tid) reopens it, so a
  * reused tid counts as one thread whose lifetime is the sum of its
  * intervals.  A thread still open when a report is made is counted up to
- * the report's "now".
+ * the report's "now".  A replay leaves out of it the time a damaged
+ * chunk lost (sci_lost()).
  *
  * Causes.  An execution may carry a split of its duration into futex wait,
  * other blocked time, run-queue wait and on-CPU time.  The engine makes the

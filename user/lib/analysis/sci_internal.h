@@ -224,7 +224,6 @@ static inline uint64_t sci_thread_aside_overlap(const struct sci_engine *e,
 				 hi);
 }
 
-/* A thread's observed time up to @now: its closed intervals and the open one. */
 /* How much of [@lo, @hi) a replay lost (sci_lost()). */
 static inline uint64_t sci_lost_overlap(const struct sci_engine *e,
 					uint64_t lo, uint64_t hi)
@@ -241,6 +240,10 @@ static inline uint64_t sci_lost_overlap(const struct sci_engine *e,
 	return sum;
 }
 
+/*
+ * A thread's observed time up to @now: its closed intervals and the open
+ * one, less the time a replay lost in them.
+ */
 static inline uint64_t sci_thread_lifetime(const struct sci_engine *e,
 					   const struct sci_thread *t,
 					   uint64_t now)

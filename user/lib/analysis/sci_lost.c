@@ -9,12 +9,10 @@
 #include <errno.h>
 
 #include "analysis/sci_internal.h"
-#include "util/array.h"
 
 int sci_lost(struct sci_engine *e, uint64_t from, uint64_t to)
 {
 	struct sci_span *last;
-	size_t old = e->cap_lost;
 
 	if (to <= from)
 		return 0;
@@ -25,9 +23,9 @@ int sci_lost(struct sci_engine *e, uint64_t from, uint64_t to)
 			last->to = to;
 		return 0;
 	}
-	if (ARRAY_RESERVE(e->lost, e->cap_lost, e->nr_lost + 1))
+	if (sci_reserve(e, &e->lost, &e->cap_lost, e->nr_lost + 1,
+			sizeof(*e->lost)))
 		return -ENOMEM;
-	e->mem += (e->cap_lost - old) * sizeof(*e->lost);
 	e->lost[e->nr_lost++] = (struct sci_span){ from, to };
 	return 0;
 }

@@ -133,8 +133,8 @@ void recording_set_chunk(struct recording *r, size_t bytes);
 
 /*
  * A write a signal interrupts goes on where it stopped, unless *@flag is
- * set then: a second Ctrl-C or SIGTERM ends a write blocked on a reader
- * that never reads, and the recording with it.
+ * set then: the signal that gives up (trace_report() says which) ends a
+ * write blocked on a reader that never reads, and the recording with it.
  */
 void recording_set_give_up(struct recording *r,
 			   const volatile sig_atomic_t *flag);
@@ -317,8 +317,8 @@ struct recording_source {
 	uint64_t last_ts;		/* the latest time of an event read */
 	bool tail_loss_told;		/* INPUT_LOST of lost last chunks */
 	/* The last time read before a loss, once its next chunk began. */
-	uint64_t lost_from;
-	bool lost_from_set;
+	uint64_t loss_since_ns;
+	bool loss_since_set;
 };
 
 /* Read @rf's events from the start; @rf must outlive @s. */

@@ -121,9 +121,9 @@ const char *rec_dest_advice(int err, const char *otherwise)
  * when it is flushed.  SIGINT, SIGTERM and SIGHUP are caught without
  * SA_RESTART (trace_loop()'s poll() must wake for them), so a write
  * blocked on a slow reader of `-o -` sees EINTR: it is retried, as a
- * signal there only asks the session to stop, until a second one gives
- * up on a reader that never reads.  A standard output another program
- * left non-blocking is waited for.
+ * signal there may only ask the session to stop, until *@give_up says
+ * to give up on a reader that never reads (recording_set_give_up()).  A
+ * standard output another program left non-blocking is waited for.
  */
 int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 		    const volatile sig_atomic_t *give_up)
@@ -161,8 +161,8 @@ int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 		iov->iov_len -= done;
 		/*
 		 * Cut short: a signal came after some bytes went.  If it was
-		 * the second, the next writev() would wait for a signal that
-		 * never comes.
+		 * the one that gives up, the next writev() would wait for a
+		 * signal that never comes.
 		 */
 		if (cut_by_signal && give_up && *give_up)
 			return EINTR;

@@ -27,6 +27,14 @@ static void replay_lost(uint64_t from, uint64_t to, session_input_fn fn,
 		fn(ctx, &in);
 }
 
+/* Where a loss met now began: the last time read, or the trace's start. */
+static uint64_t replay_loss_start(const struct recording_source *s)
+{
+	if (s->loss_since_set)
+		return s->loss_since_ns;
+	return s->last_ts ? s->last_ts : s->rf->sum.t_enable;
+}
+
 static long replay_read(struct record_source *src, uint64_t horizon,
 			session_input_fn fn, void *ctx)
 {
@@ -46,16 +54,15 @@ static long replay_read(struct record_source *src, uint64_t horizon,
 		 * inputs a chunk after a loss holds before its first record
 		 * do not move the loss's start past the records before it.
 		 */
-		if (s->cur.loss_pending && !s->lost_from_set) {
-			s->lost_from = s->last_ts ? s->last_ts :
-				       rf->sum.t_enable;
-			s->lost_from_set = true;
+		if (s->cur.loss_pending && !s->loss_since_set) {
+			s->loss_since_ns = replay_loss_start(s);
+			s->loss_since_set = true;
 		}
 		if (s->cur.loss_pending &&
 		    (in.type == INPUT_RECORDS || in.type == INPUT_RECORD)) {
 			s->cur.loss_pending = false;
-			s->lost_from_set = false;
-			replay_lost(s->lost_from, in.rec->ts_ns, fn, ctx);
+			s->loss_since_set = false;
+			replay_lost(s->loss_since_ns, in.rec->ts_ns, fn, ctx);
 		}
 		if (in.type == INPUT_RECORDS) {
 			records += in.nr;
@@ -79,8 +86,8 @@ static long replay_read(struct record_source *src, uint64_t horizon,
 	    !s->tail_loss_told &&
 	    !(rf->cut_missing & (1u << REC_SEC_STATS))) {
 		s->tail_loss_told = true;
-		replay_lost(s->lost_from_set ? s->lost_from : s->last_ts,
-			    session_kept_end(&rf->sum), fn, ctx);
+		replay_lost(replay_loss_start(s), session_kept_end(&rf->sum),
+			    fn, ctx);
 	}
 	return n < 0 ? -1 : records;
 }

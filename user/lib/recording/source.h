@@ -36,8 +36,9 @@ enum session_input_type {
 	INPUT_RECORDS = 16,
 	/*
 	 * Never in a file: a replay's damaged chunk (or chunks) left out,
-	 * between its last record before, at @a, and its first after, at
-	 * @b (or the session's end): time no record of it tells.
+	 * from the last time read before, @a (or the trace's start), to
+	 * the first record after, @b (or the end of the kept time): time no
+	 * record of it tells.
 	 */
 	INPUT_LOST,
 };

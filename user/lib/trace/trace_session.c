@@ -190,13 +190,16 @@ int trace_report(struct trace *t)
 	const struct session_summary *s = &t->sum;
 
 	/*
-	 * A trace that ended on its own (its target exited, --duration):
-	 * no signal asked it to stop, so the first that comes while the
-	 * last chunks wait for a reader gives their write up, as it ended
-	 * ispotctl before (a lone SIGTERM of timeout(1)); after a stop
-	 * asked by a signal, it takes a second (trace_signal_again).
+	 * The signals stay caught while a recording's last chunks may wait
+	 * for a slow reader.  A trace that ended on its own (its target
+	 * exited, --duration) was asked by no signal: the first that comes
+	 * then gives the write up (a lone SIGTERM of timeout(1) must end
+	 * it); after a stop a signal asked, it takes a second
+	 * (trace_signal_again).  Without a recording, nothing waits.
 	 */
-	if (t->out.rec && !trace_signal)
+	if (!t->out.rec)
+		trace_release_signals();	/* no write to wait for */
+	else if (!trace_signal)
 		recording_set_give_up(t->out.rec, &trace_signal);
 	trace_stop(t);
 	/* A trace that cannot be written is said; the report still comes. */
