@@ -604,6 +604,23 @@ TEST(a_second_signal_ends_a_write_that_never_ends)
 }
 
 /*
+ * Whether child @pid ends within @tenths tenths of a second, its status
+ * in *@st; else it is killed (a writer that never gives up fails).
+ */
+static bool child_ends_within(pid_t pid, int tenths, int *st)
+{
+	int i;
+
+	for (i = 0; i < tenths && waitpid(pid, st, WNOHANG) != pid; i++)
+		usleep(100 * 1000);
+	if (i < tenths)
+		return true;
+	kill(pid, SIGKILL);
+	waitpid(pid, st, 0);
+	return false;
+}
+
+/*
  * The first signal before the write (the Ctrl-C that stopped the trace),
  * the second amid it, once some bytes went: writev() returns them, not
  * EINTR, and the write must still give up rather than wait in the next
@@ -648,14 +665,8 @@ TEST(a_second_signal_ends_a_write_it_cut_short)
 	ASSERT_LT(i, 300);
 	kill(pid, SIGUSR1);
 	/* 10 s, then a writer waiting for a third signal is ended. */
-	for (i = 0; i < 100 && waitpid(pid, &st, WNOHANG) != pid; i++)
-		usleep(100 * 1000);
-	if (i == 100) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
+	EXPECT_TRUE(child_ends_within(pid, 100, &st));
 	close(pipefd[0]);
-	EXPECT_LT(i, 100);
 	EXPECT_EQ(st, 0);
 }
 
@@ -666,7 +677,7 @@ TEST(a_second_signal_ends_a_write_it_cut_short)
 TEST(a_second_signal_ends_a_wait_on_a_non_blocking_output)
 {
 	char json[PATH_MAX];
-	int pipefd[2], st, i;
+	int pipefd[2], st;
 	pid_t pid;
 
 	path_in(json, "stuck_nb.json");
@@ -685,14 +696,8 @@ TEST(a_second_signal_ends_a_wait_on_a_non_blocking_output)
 	/* Nobody reads: the pipe fills, and stays full. */
 	close(pipefd[1]);
 	/* 30 s, then a writer that never gives up is ended: it failed. */
-	for (i = 0; i < 300 && waitpid(pid, &st, WNOHANG) != pid; i++)
-		usleep(100 * 1000);
-	if (i == 300) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
+	EXPECT_TRUE(child_ends_within(pid, 300, &st));
 	close(pipefd[0]);
-	EXPECT_LT(i, 300);
 	EXPECT_EQ(st, 0);
 }
 
@@ -1046,6 +1051,33 @@ static void sci_without_chunk(const char *rec, const char *json, size_t nth,
 }
 
 /*
+ * @calls calls recorded into @rec (at most @max_size bytes) in chunks of
+ * 16 KiB, and reported whole into @json, whose worker must show an SCI:
+ * the number of chunks.
+ */
+static size_t chunked_recording(const char *rec, const char *json,
+				uint64_t max_size, unsigned int calls)
+{
+	struct recording_session s;
+	size_t len, chunks = 0;
+	char *buf;
+
+	if (rs_start(&s, rec, json, max_size))
+		return 0;
+	recording_set_chunk(s.t.out.rec, 16 * 1024);
+	rs_trace(&s, calls);
+	EXPECT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	EXPECT_EQ(replay(rec, json, NULL), 0);
+	EXPECT_GT(function_value(json, "worker", "sci"), 0.05);
+	buf = slurp(rec, &len);
+	while (rec2_nth_section(buf, len, REC_SEC_EVENTS, chunks))
+		chunks++;
+	free(buf);
+	return chunks;
+}
+
+/*
  * A damaged chunk's time is left out of the threads' time, not only its
  * calls out of the figures: each SCI is then the share of the time the
  * file holds, as live (the synthetic session's calls are alike all
@@ -1056,24 +1088,12 @@ static void sci_without_chunk(const char *rec, const char *json, size_t nth,
 TEST(a_damaged_chunks_time_is_left_out_of_the_threads)
 {
 	char rec[PATH_MAX], json[PATH_MAX];
-	struct recording_session s;
-	size_t len, nth, chunks = 0;
+	size_t nth, chunks;
 	double worker, flush;
-	char *buf;
 
 	path_in(rec, "lost.isr");
 	path_in(json, "lost.json");
-	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
-	recording_set_chunk(s.t.out.rec, 16 * 1024);
-	rs_trace(&s, 5000);
-	ASSERT_EQ(rs_stop(&s), 0);
-	trace_free(&s.t);
-	ASSERT_EQ(replay(rec, json, NULL), 0);
-	EXPECT_GT(function_value(json, "worker", "sci"), 0.05);
-	buf = slurp(rec, &len);
-	while (rec2_nth_section(buf, len, REC_SEC_EVENTS, chunks))
-		chunks++;
-	free(buf);
+	chunks = chunked_recording(rec, json, 1ull << 30, 5000);
 	ASSERT_GE(chunks, 5);
 	/* The first, one in the middle, the last. */
 	for (nth = 0; nth < chunks; nth += nth ? chunks - 1 - nth : 2) {
@@ -1092,27 +1112,18 @@ TEST(a_damaged_chunks_time_is_left_out_of_the_threads)
  */
 TEST(a_full_recordings_lost_last_chunk_ends_at_its_last_record)
 {
-	char rec[PATH_MAX], json[PATH_MAX];
-	struct recording_session s;
-	size_t len, chunks = 0;
+	char rec[PATH_MAX], json[PATH_MAX], *report;
+	size_t chunks;
 	double worker, flush;
-	char *buf;
 
 	path_in(rec, "full_lost.isr");
 	path_in(json, "full_lost.json");
-	ASSERT_EQ(rs_start(&s, rec, json, 64 * 1024), 0);
-	recording_set_chunk(s.t.out.rec, 16 * 1024);
-	rs_trace(&s, 20000);
-	ASSERT_EQ(rs_stop(&s), 0);
-	EXPECT_TRUE(s.t.sum.rec_full);
-	trace_free(&s.t);
-	ASSERT_EQ(replay(rec, json, NULL), 0);
-	EXPECT_GT(function_value(json, "worker", "sci"), 0.05);
-	buf = slurp(rec, &len);
-	while (rec2_nth_section(buf, len, REC_SEC_EVENTS, chunks))
-		chunks++;
-	free(buf);
+	/* 20,000 calls take far more than 64 KiB: stopped at it. */
+	chunks = chunked_recording(rec, json, 64 * 1024, 20000);
 	ASSERT_GE(chunks, 2);
+	report = slurp(json, NULL);
+	EXPECT_TRUE(strstr(report, "(--max-size)") != NULL);
+	free(report);
 	sci_without_chunk(rec, json, chunks - 1, &worker, &flush);
 	EXPECT_LT(fabs(worker - 1), 0.005);
 	EXPECT_LT(fabs(flush - 1), 0.005);
