@@ -952,38 +952,30 @@ TEST(thread_names_name_a_replayed_perfettos_tracks)
 	EXPECT_TRUE(strcmp(name, "worker-one") != 0);
 }
 
-/* Member @key of the report @json's function @name, or -1. */
-static double function_value(const char *json, const char *name,
-			     const char *key)
+/*
+ * Member @key of the report @json (of its function @name, unless NULL),
+ * or -1.
+ */
+static double report_value(const char *json, const char *name,
+			   const char *key)
 {
 	size_t len, i;
 	char *text = slurp(json, &len);
 	const char *err;
 	struct json_value *v = json_parse(text, len, &err);
-	const struct json_value *fns = json_get(v, "functions"), *x;
-	double ret = -1;
+	const struct json_value *fns = json_get(v, "functions"), *x = NULL;
+	double ret;
 
-	for (i = 0; fns && i < fns->n; i++) {
-		x = json_get(&fns->items[i], "name");
-		if (x && x->s && !strcmp(x->s, name) &&
-		    (x = json_get(&fns->items[i], key)))
-			ret = x->d;
+	if (!name)
+		x = json_get(v, key);
+	for (i = 0; name && fns && i < fns->n; i++) {
+		const struct json_value *fn_name = json_get(&fns->items[i],
+							    "name");
+
+		if (fn_name && fn_name->s && !strcmp(fn_name->s, name))
+			x = json_get(&fns->items[i], key);
 	}
-	json_value_free(v);
-	free(text);
-	return ret;
-}
-
-/* Member @key of the report @json, or -1. */
-static double report_value(const char *json, const char *key)
-{
-	size_t len;
-	char *text = slurp(json, &len);
-	const char *err;
-	struct json_value *v = json_parse(text, len, &err);
-	const struct json_value *x = json_get(v, key);
-	double ret = x ? x->d : -1;
-
+	ret = x ? x->d : -1;
 	json_value_free(v);
 	free(text);
 	return ret;
@@ -1034,18 +1026,18 @@ static void sci_without_chunk(const char *rec, const char *json, size_t nth,
 	capture_end();
 	snprintf(want, sizeof(want), "events chunk %zu (bytes ", nth + 1);
 	EXPECT_TRUE(strstr(captured, want) != NULL);
-	*worker = function_value(bad_json, "worker", "sci") /
-		  function_value(json, "worker", "sci");
-	*flush = function_value(bad_json, "flush", "sci") /
-		 function_value(json, "flush", "sci");
+	*worker = report_value(bad_json, "worker", "sci") /
+		  report_value(json, "worker", "sci");
+	*flush = report_value(bad_json, "flush", "sci") /
+		 report_value(json, "flush", "sci");
 	printf("# chunk %zu of the events lost: SCI %.4f and %.4f of the "
 	       "whole file's\n", nth + 1, *worker, *flush);
 	report = slurp(bad_json, NULL);
 	lost = note_lost_ns(report);
 	printf("# the note: %.0f ns lost, of %.0f\n", lost,
-	       report_value(bad_json, "duration_ns"));
+	       report_value(bad_json, NULL, "duration_ns"));
 	EXPECT_GT(lost, 0);
-	EXPECT_LT(lost, report_value(bad_json, "duration_ns") / 3);
+	EXPECT_LT(lost, report_value(bad_json, NULL, "duration_ns") / 3);
 	free(report);
 	free(buf);
 }
@@ -1069,7 +1061,7 @@ static size_t chunked_recording(const char *rec, const char *json,
 	EXPECT_EQ(rs_stop(&s), 0);
 	trace_free(&s.t);
 	EXPECT_EQ(replay(rec, json, NULL), 0);
-	EXPECT_GT(function_value(json, "worker", "sci"), 0.05);
+	EXPECT_GT(report_value(json, "worker", "sci"), 0.05);
 	buf = slurp(rec, &len);
 	while (rec2_nth_section(buf, len, REC_SEC_EVENTS, chunks))
 		chunks++;
@@ -1137,7 +1129,6 @@ TEST(a_full_recordings_lost_last_chunk_ends_at_its_last_record)
 TEST(a_lost_only_chunk_spans_the_trace)
 {
 	char rec[PATH_MAX], json[PATH_MAX], bad[PATH_MAX];
-	struct recording_session s;
 	size_t len, at;
 	char *buf, *report;
 	double lost, duration;
@@ -1145,14 +1136,9 @@ TEST(a_lost_only_chunk_spans_the_trace)
 	path_in(rec, "lost_one.isr");
 	path_in(json, "lost_one.json");
 	path_in(bad, "lost_one_bad.isr");
-	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
-	rs_trace(&s, 40);
-	ASSERT_EQ(rs_stop(&s), 0);
-	trace_free(&s.t);
+	ASSERT_EQ(chunked_recording(rec, json, 1ull << 30, 40), 1);
 	buf = slurp(rec, &len);
 	at = rec2_nth_section(buf, len, REC_SEC_EVENTS, 0);
-	ASSERT_GT(at, 0);
-	ASSERT_EQ(rec2_nth_section(buf, len, REC_SEC_EVENTS, 1), 0);
 	buf[at + REC2_SECTION_HEAD + 10] ^= 0xff;
 	spit(bad, buf, len);
 	capture_begin();
@@ -1160,7 +1146,7 @@ TEST(a_lost_only_chunk_spans_the_trace)
 	capture_end();
 	report = slurp(json, NULL);
 	lost = note_lost_ns(report);
-	duration = report_value(json, "duration_ns");
+	duration = report_value(json, NULL, "duration_ns");
 	printf("# the note: %.0f ns lost, of %.0f\n", lost, duration);
 	EXPECT_GT(lost, duration * 0.9);
 	EXPECT_LE(lost, duration);

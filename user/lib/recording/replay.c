@@ -35,6 +35,27 @@ static uint64_t replay_loss_start(const struct recording_source *s)
 	return s->last_ts ? s->last_ts : s->rf->sum.t_enable;
 }
 
+/*
+ * @in, the first input since the cursor began a chunk after a loss, or a
+ * later one before the chunk's first record: the loss starts at the time
+ * read before the chunk (its inputs before a record do not move it), and
+ * ends at that first record.
+ */
+static void replay_after_loss(struct recording_source *s,
+			      const struct session_input *in,
+			      session_input_fn fn, void *ctx)
+{
+	if (!s->loss_since_set) {
+		s->loss_since_ns = replay_loss_start(s);
+		s->loss_since_set = true;
+	}
+	if (in->type != INPUT_RECORDS && in->type != INPUT_RECORD)
+		return;
+	s->cur.loss_pending = false;
+	s->loss_since_set = false;
+	replay_lost(s->loss_since_ns, in->rec->ts_ns, fn, ctx);
+}
+
 static long replay_read(struct record_source *src, uint64_t horizon,
 			session_input_fn fn, void *ctx)
 {
@@ -49,21 +70,8 @@ static long replay_read(struct record_source *src, uint64_t horizon,
 	while ((n = recording_next_records(rf, &s->cur, &in)) > 0) {
 		if (in.type == INPUT_FRAME)
 			continue;
-		/*
-		 * Lost before the first chunk: from the trace's start.  The
-		 * inputs a chunk after a loss holds before its first record
-		 * do not move the loss's start past the records before it.
-		 */
-		if (s->cur.loss_pending && !s->loss_since_set) {
-			s->loss_since_ns = replay_loss_start(s);
-			s->loss_since_set = true;
-		}
-		if (s->cur.loss_pending &&
-		    (in.type == INPUT_RECORDS || in.type == INPUT_RECORD)) {
-			s->cur.loss_pending = false;
-			s->loss_since_set = false;
-			replay_lost(s->loss_since_ns, in.rec->ts_ns, fn, ctx);
-		}
+		if (s->cur.loss_pending)
+			replay_after_loss(s, &in, fn, ctx);
 		if (in.type == INPUT_RECORDS) {
 			records += in.nr;
 			if (in.a > s->last_ts)
