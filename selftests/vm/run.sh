@@ -417,6 +417,8 @@ if [ "$(cat /load-module)" = 1 ]; then
 	out=$(/ispot/selftests/kmod/load_ispot.sh 2>&1) ||
 		fail "module load failed: $out"
 fi
+# In the kernel log, so that a run that times out can say how far it got.
+echo "ispot-vm: the command begins" >/dev/kmsg
 sh /cmd.sh </dev/null 2>&1
 status=$?
 if [ "$(cat /unload-module)" = 1 ] && grep -q '^ispot ' /proc/modules; then
@@ -515,9 +517,23 @@ print_report() {
 	echo "# the whole kernel log: $keep"
 }
 
+# How far a guest that timed out got: a boot that never reached the
+# guest's init, or a module load that never ended, ran no test (QEMU's
+# multi-threaded TCG can wedge a vCPU on a text patch there: design.rst,
+# "Text patching under TCG"); a command that never ended is the test's.
+stalled_at() {
+	if ! grep -q '^@@ISPOT-BEGIN' "$log"; then
+		echo "before the guest's init began"
+	elif ! grep -q 'ispot-vm: the command begins$' "$work/kernel.log"; then
+		echo "while the module loaded, before the command"
+	else
+		echo "while the command ran"
+	fi
+}
+
 if [ "$qemu_status" -eq 124 ] || [ "$qemu_status" -eq 137 ]; then
 	print_report
-	echo "vm: FAIL: timeout after ${timeout}s${report:+ (kernel report: $report)}"
+	echo "vm: FAIL: timeout after ${timeout}s, $(stalled_at)${report:+ (kernel report: $report)}"
 	exit 124
 fi
 reason=$(grep -m1 '^@@ISPOT-FAIL' "$log" | cut -d' ' -f2- || true)
