@@ -8,7 +8,8 @@
 # record killed before it traced leaves, and a missing one are one line
 # each, exit 1.  A recording read from a pipe (report -, a shell's
 # <(...), a named FIFO whose writer comes later) reports as its file; one
-# cut short in the pipe is read as a file cut short; an endless stream
+# cut short in the pipe is read as a file cut short; a stream is kept in
+# $TMPDIR, not in memory, while it comes; an endless stream
 # that is no recording (/dev/zero) is refused at its first bytes, an
 # empty pipe in one line; and on a real terminal (tmux) report - and
 # record -o - are refused in one line each, before any work.
@@ -20,7 +21,7 @@ tmpdir_setup
 require_file user/ispotctl make
 fixtures=selftests/unit/recording/fixtures
 
-tap_plan 12
+tap_plan 13
 
 reported() {
 	local f
@@ -121,6 +122,43 @@ piped_cut() {
 		cmp -s "$tmp/out" "$tmp/file.txt"
 }
 tap_check a_pipe_cut_short_is_read_as_a_cut_file piped_cut
+
+# A stream is kept in an unlinked file in $TMPDIR while it comes, not in
+# memory: seen among report's descriptors while its writer pauses, gone
+# with it, and the report the file's.  A $TMPDIR that cannot take a file
+# (missing) keeps it in memory as before; one that fills (a file size
+# limit here: EFBIG, as ENOSPC would) is one line that says what to do.
+spilled() {
+	local f=$fixtures/format4.isr pid held= i
+	user/ispotctl report "$f" --json >"$tmp/file.json" 2>&1
+	mkdir "$tmp/spill" && mkfifo "$tmp/in" || return 1
+	TMPDIR=$tmp/spill user/ispotctl report - --json <"$tmp/in" \
+		>"$tmp/spill.json" 2>&1 &
+	pid=$!
+	exec 3>"$tmp/in"
+	head -c 1000 "$f" >&3
+	for i in $(seq 100); do
+		held=$(ls -l "/proc/$pid/fd" 2>/dev/null | grep -F -- "-> $tmp/spill/")
+		[ -n "$held" ] && break
+		sleep 0.05
+	done
+	tail -c +1001 "$f" >&3
+	exec 3>&-
+	wait "$pid" || { echo "# report - exited $?"; return 1; }
+	[ -n "$held" ] || { echo "# no descriptor into \$TMPDIR"; return 1; }
+	[ -z "$(ls -A "$tmp/spill")" ] || { echo "# a file stayed in \$TMPDIR"; return 1; }
+	cmp -s "$tmp/file.json" "$tmp/spill.json" ||
+		{ echo "# kept in \$TMPDIR: the report differs"; return 1; }
+	TMPDIR=$tmp/none user/ispotctl report - --json <(cat "$f") >/dev/null 2>&1
+	cat "$f" | TMPDIR=$tmp/none user/ispotctl report - --json >"$tmp/mem.json" 2>&1
+	cmp -s "$tmp/file.json" "$tmp/mem.json" ||
+		{ echo "# kept in memory: the report differs"; return 1; }
+	(ulimit -f 1; trap '' XFSZ; cat "$f" |
+		TMPDIR=$tmp/spill user/ispotctl report - >/dev/null 2>"$tmp/err")
+	[ $? = 1 ] || { echo "# a full \$TMPDIR: exit not 1"; return 1; }
+	one_line_err "standard input: cannot keep the stream in $tmp/spill after 1024 bytes (File too large): set TMPDIR to a directory with room"
+}
+tap_check a_stream_is_kept_in_tmpdir_not_memory spilled
 
 # /dev/zero never ends: refused at its first bytes, not read to the end
 # of memory (the timeout, or the address space limit that spares the

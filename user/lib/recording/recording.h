@@ -190,7 +190,7 @@ struct recording_file {
 	const char *path;
 	unsigned char *map;
 	size_t size;
-	bool piped;		/* read from a pipe into memory, not mapped */
+	bool piped;		/* read from a pipe, not its file */
 	struct session_summary sum;	/* the session, as it ended */
 	struct recording_meta meta;
 	struct trace_func *funcs;

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,106 +113,6 @@ int rec_bad(const struct recording_file *rf, const char *what)
 {
 	ispot_error("%s: %s: the recording is damaged; record again",
 		    rf->path, what);
-	return -1;
-}
-
-/* A pipe's bytes are read into memory this much at a time, at first. */
-#define REC_PIPE_STEP	(1ul << 20)
-
-/*
- * Grow @rf's anonymous map to @cap bytes (it holds rf->size), as a
- * mapped file's pages would be: 0, or -1 after one line.
- */
-static int rec_pipe_room(struct recording_file *rf, size_t *cap)
-{
-	size_t want = *cap ? *cap * 2 : REC_PIPE_STEP;
-	void *p;
-
-	if (want < *cap)
-		p = MAP_FAILED;
-	else if (!rf->map)
-		p = mmap(NULL, want, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	else
-		p = mremap(rf->map, *cap, want, MREMAP_MAYMOVE);
-	if (p == MAP_FAILED) {
-		ispot_error("%s: out of memory after %zu bytes: write the "
-			    "recording to a file and report that", rf->path,
-			    rf->size);
-		return -1;
-	}
-	rf->map = p;
-	*cap = want;
-	return 0;
-}
-
-/*
- * Wait until @fd has bytes, or its writer is gone: 0, or -1 and errno.
- * A FIFO opened non-blocking (rec_map()) reads 0 until a writer comes,
- * and poll() waits for one (Linux: no POLLHUP before a first writer);
- * a pipe may also come non-blocking from whoever made it.
- */
-static int rec_pipe_wait(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	while (poll(&p, 1, -1) < 0)
-		if (errno != EINTR)
-			return -1;
-	return 0;
-}
-
-/*
- * A recording read from a pipe (report -, a FIFO, a shell's <(...)):
- * read whole into anonymous memory, then used as a mapped file is.  Its
- * first 8 bytes are checked as they come, so that an endless stream
- * that is no recording (/dev/zero) is not read to the end of memory.
- * A stream that stops early is a file cut short, and read as one.
- */
-static int rec_read_pipe(int fd, struct recording_file *rf)
-{
-	size_t cap = 0;
-	ssize_t n;
-
-	rf->piped = true;
-	for (;;) {
-		if (rf->size == cap && rec_pipe_room(rf, &cap))
-			goto fail;
-		n = rec_pipe_wait(fd) ? -1 :
-		    read(fd, rf->map + rf->size, cap - rf->size);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0) {
-			ispot_error("cannot read %s (%s): give the file "
-				    "`ispotctl record -o` wrote", rf->path,
-				    strerror(errno));
-			goto fail;
-		}
-		if (!n)
-			break;
-		rf->size += (size_t)n;
-		/* rec_header() says what it is. */
-		if (rf->size >= 8 && rf->size - (size_t)n < 8 &&
-		    memcmp(rf->map, RECORDING_MAGIC, 8))
-			break;
-	}
-	/* Only what was read stays mapped: recording_close() unmaps that. */
-	if (!rf->size) {
-		munmap(rf->map, cap);
-		rf->map = NULL;
-	} else {
-		size_t page = (size_t)sysconf(_SC_PAGESIZE);
-		size_t used = (rf->size + page - 1) / page * page;
-
-		if (used < cap)
-			munmap(rf->map + used, cap - used);
-	}
-	return 0;
-fail:
-	if (rf->map)
-		munmap(rf->map, cap);
-	rf->map = NULL;
-	rf->size = 0;
 	return -1;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Inside the reader: what recording_read.c (the file, its tables, format
- * 1's events) and recording_chunks.c (format 2's sections and events)
- * share.
+ * 1's events), recording_pipe.c (a stream kept whole) and
+ * recording_chunks.c (format 2's sections and events) share.
  */
 #ifndef ISPOT_RECORDING_READ_H
 #define ISPOT_RECORDING_READ_H
@@ -55,6 +55,12 @@ void rec_profile_free(struct recording_file *rf);
 
 /* NAMES, of the file's format (recording_names.c): into rf->names. */
 void rec_get_names(struct rec_cur *c, struct recording_file *rf);
+
+/*
+ * A recording read from a pipe (or a socket, a device) at @fd, kept whole
+ * and mapped as a file is (recording_pipe.c): 0, or -1 after one line.
+ */
+int rec_read_pipe(int fd, struct recording_file *rf);
 
 /* One line, "the recording is damaged"; -1. */
 int rec_bad(const struct recording_file *rf, const char *what);

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A recording read from a pipe (report -, a FIFO, a shell's <(...)), to
+ * be used as a mapped file is: the reader needs the tables at the file's
+ * end before it replays the events at its start, so the stream is kept
+ * whole first.  It is kept in an unlinked file in $TMPDIR (else /tmp) and
+ * mapped from there, so that a stream of gigabytes is held by the page
+ * cache, which the kernel can write back and drop, as a recording read
+ * from its file is, rather than in anonymous memory, which it cannot
+ * drop without swap.  Where no such file can be made (a read-only or
+ * missing $TMPDIR) it is kept in anonymous memory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "recording/recording_format.h"
+#include "recording/recording_read.h"
+#include "util/errors.h"
+
+/* What is read from the pipe at a time; the first anonymous map's size. */
+#define REC_PIPE_STEP	(1ul << 20)
+
+/*
+ * Wait until @fd has bytes, or its writer is gone: 0, or -1 and errno.
+ * A FIFO opened non-blocking (rec_map()) reads 0 until a writer comes,
+ * and poll() waits for one (Linux: no POLLHUP before a first writer);
+ * a pipe may also come non-blocking from whoever made it.
+ */
+static int rec_pipe_wait(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* Up to @len bytes of @fd into @buf: their number, 0 at its end, or -1. */
+static ssize_t rec_pipe_read(struct recording_file *rf, int fd, void *buf,
+			     size_t len)
+{
+	ssize_t n;
+
+	do {
+		n = rec_pipe_wait(fd) ? -1 : read(fd, buf, len);
+	} while (n < 0 && (errno == EINTR || errno == EAGAIN));
+	if (n < 0)
+		ispot_error("cannot read %s (%s): give the file `ispotctl "
+			    "record -o` wrote", rf->path, strerror(errno));
+	return n;
+}
+
+/*
+ * Whether the stream so far, @size bytes of which @n came last, has just
+ * shown with its first 8 bytes (@head) that it is no recording: then it
+ * is read no further, so that an endless stream (/dev/zero) is not kept
+ * to the end of the disk or of memory; rec_header() says what it is.
+ */
+static bool rec_pipe_foreign(const unsigned char *head, size_t size,
+			     size_t n)
+{
+	return size >= 8 && size - n < 8 && memcmp(head, RECORDING_MAGIC, 8);
+}
+
+/* The directory a stream is kept in. */
+static const char *rec_spill_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+/*
+ * An unlinked file in @dir, read and write, or -1.  O_TMPFILE where the
+ * file system has it: never a name anyone could open; else a name of
+ * mkostemp()'s, removed at once.
+ */
+static int rec_spill_open(const char *dir)
+{
+	char path[4096];
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		return fd;
+	if (snprintf(path, sizeof(path), "%s/ispot-report-XXXXXX", dir) >=
+	    (int)sizeof(path))
+		return -1;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/*
+ * All of @buf[0..@len) to @fd, counted into *@kept as it goes: 0, or -1
+ * and errno (0 for a write that took nothing).
+ */
+static int rec_spill_write(int fd, const unsigned char *buf, size_t len,
+			   size_t *kept)
+{
+	ssize_t n;
+
+	while (len) {
+		errno = 0;
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+		*kept += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The stream at @fd into @spill, then mapped: 0, or -1 after one line.
+ * A stream that stops early is a file cut short, and read as one.
+ */
+static int rec_read_spilled(struct recording_file *rf, int fd, int spill,
+			    const char *dir)
+{
+	unsigned char head[8], *buf = malloc(REC_PIPE_STEP);
+	ssize_t n;
+
+	if (!buf) {
+		ispot_error("%s: out of memory: write the recording to a "
+			    "file and report that", rf->path);
+		return -1;
+	}
+	while ((n = rec_pipe_read(rf, fd, buf, REC_PIPE_STEP)) > 0) {
+		if (rf->size < 8)
+			memcpy(head + rf->size, buf,
+			       (size_t)n < 8 - rf->size ? (size_t)n :
+			       8 - rf->size);
+		if (rec_spill_write(spill, buf, (size_t)n, &rf->size)) {
+			ispot_error("%s: cannot keep the stream in %s after "
+				    "%zu bytes (%s): set TMPDIR to a "
+				    "directory with room, or write the "
+				    "recording to a file and report that",
+				    rf->path, dir, rf->size,
+				    errno ? strerror(errno) : "short write");
+			n = -1;
+			break;
+		}
+		if (rec_pipe_foreign(head, rf->size, (size_t)n))
+			break;
+	}
+	free(buf);
+	if (n < 0) {
+		rf->size = 0;
+		return -1;
+	}
+	if (!rf->size)
+		return 0;
+	rf->map = mmap(NULL, rf->size, PROT_READ, MAP_PRIVATE, spill, 0);
+	if (rf->map == MAP_FAILED) {
+		rf->map = NULL;
+		rf->size = 0;
+		ispot_error("%s: cannot map the stream kept in %s (%s): "
+			    "write the recording to a file and report that",
+			    rf->path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Grow @rf's anonymous map to @cap bytes (it holds rf->size), as a
+ * mapped file's pages would be: 0, or -1 after one line.
+ */
+static int rec_pipe_room(struct recording_file *rf, size_t *cap)
+{
+	size_t want = *cap ? *cap * 2 : REC_PIPE_STEP;
+	void *p;
+
+	if (want < *cap)
+		p = MAP_FAILED;
+	else if (!rf->map)
+		p = mmap(NULL, want, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	else
+		p = mremap(rf->map, *cap, want, MREMAP_MAYMOVE);
+	if (p == MAP_FAILED) {
+		ispot_error("%s: out of memory after %zu bytes: write the "
+			    "recording to a file and report that", rf->path,
+			    rf->size);
+		return -1;
+	}
+	rf->map = p;
+	*cap = want;
+	return 0;
+}
+
+/* The stream at @fd into anonymous memory: 0, or -1 after one line. */
+static int rec_read_in_memory(struct recording_file *rf, int fd)
+{
+	size_t cap = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (rf->size == cap && rec_pipe_room(rf, &cap))
+			goto fail;
+		n = rec_pipe_read(rf, fd, rf->map + rf->size, cap - rf->size);
+		if (n < 0)
+			goto fail;
+		if (!n)
+			break;
+		rf->size += (size_t)n;
+		if (rec_pipe_foreign(rf->map, rf->size, (size_t)n))
+			break;
+	}
+	/* Only what was read stays mapped: recording_close() unmaps that. */
+	if (!rf->size) {
+		munmap(rf->map, cap);
+		rf->map = NULL;
+	} else {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t used = (rf->size + page - 1) / page * page;
+
+		if (used < cap)
+			munmap(rf->map + used, cap - used);
+	}
+	return 0;
+fail:
+	if (rf->map)
+		munmap(rf->map, cap);
+	rf->map = NULL;
+	rf->size = 0;
+	return -1;
+}
+
+int rec_read_pipe(int fd, struct recording_file *rf)
+{
+	const char *dir = rec_spill_dir();
+	int spill = rec_spill_open(dir), ret;
+
+	rf->piped = true;
+	if (spill < 0)
+		return rec_read_in_memory(rf, fd);
+	ret = rec_read_spilled(rf, fd, spill, dir);
+	close(spill);
+	return ret;
+}
