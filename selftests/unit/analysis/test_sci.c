@@ -597,6 +597,43 @@ TEST_F(sci, lost_time_left_out_of_lifetimes)
 }
 
 /*
+ * Lost time inside a solo block's admission comes off a thread's lifetime
+ * once, not again from the time set aside: the blocks [200, 600) and
+ * [900, 2000), still admitting at the report, lost [300, 500) and [950,
+ * 980).  tid 2 exits at 550, inside the first (its share taken as it
+ * closes); 1 and 3 live on (theirs at the first's end, and the open
+ * one's when the report reads it).
+ */
+TEST_F(sci, lost_time_set_aside_once)
+{
+	struct sci_engine *e = self->e;
+	struct sci_causes c = { .context = true };
+	const struct sci_result *f;
+	struct sci_report *r;
+
+	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 2, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 3, 0), 0);
+	sci_solo_begin(e, 200, 600);
+	ASSERT_EQ(sci_lost(e, 300, 500), 0);
+	ASSERT_EQ(sci_thread_exit(e, 2, 550), 0);
+	sci_solo_end(e, 600);
+	sci_solo_begin(e, 900, 2000);
+	ASSERT_EQ(sci_lost(e, 950, 980), 0);
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 100, 1000, &c), 0);
+	ASSERT_EQ(sci_add(e, 1, 0, 2, 100, 140, &c), 0);
+	ASSERT_EQ(sci_add(e, 1, 0, 3, 100, 1000, &c), 0);
+
+	r = report(self, 1000);
+	f = sci_report_func(r, 1);
+	ASSERT_TRUE(f);
+	/* 1 and 3: 1000 - 200 - 30; 2: 550 - 200. */
+	EXPECT_EQ(f->lifetime_ns, 2 * 770 + 350);
+	/* 1 and 3: 400 - 200, then 100 - 30; 2: 350 - 200. */
+	EXPECT_EQ(f->aside_ns, 2 * 270 + 150);
+}
+
+/*
  * ispotd's windows: the next window's engine is seeded with the minima of
  * the one before, so the loss is against the fastest execution since the
  * start; a block that was only seeded is not reported; and a thread traced

@@ -202,28 +202,6 @@ int sci_reserve(struct sci_engine *e, void *arrp, size_t *cap, size_t want,
 int sci_block_admit(struct sci_engine *e, uint32_t func_id);
 void sci_block_made(struct sci_engine *e, uint32_t func_id);
 
-/* Of [@lo, @hi), the time the open solo block admits (0 if none). */
-static inline uint64_t sci_aside_overlap(const struct sci_engine *e,
-					 uint64_t lo, uint64_t hi)
-{
-	if (!e->aside_open)
-		return 0;
-	if (lo < e->aside_begin)
-		lo = e->aside_begin;
-	if (hi > e->aside_until)
-		hi = e->aside_until;
-	return hi > lo ? hi - lo : 0;
-}
-
-/* Of [@lo, @hi), the time the open block admits and counts for @t. */
-static inline uint64_t sci_thread_aside_overlap(const struct sci_engine *e,
-						const struct sci_thread *t,
-						uint64_t lo, uint64_t hi)
-{
-	return sci_aside_overlap(e, lo > t->aside_from ? lo : t->aside_from,
-				 hi);
-}
-
 /* How much of [@lo, @hi) a replay lost (sci_lost()). */
 static inline uint64_t sci_lost_overlap(const struct sci_engine *e,
 					uint64_t lo, uint64_t hi)
@@ -238,6 +216,37 @@ static inline uint64_t sci_lost_overlap(const struct sci_engine *e,
 			sum += b - a;
 	}
 	return sum;
+}
+
+/*
+ * Of [@lo, @hi), the time the open solo block admits (0 if none), less
+ * what a replay lost of it: a lifetime leaves that out already, and the
+ * time outside the blocks is the one less the other.
+ */
+static inline uint64_t sci_aside_overlap(const struct sci_engine *e,
+					 uint64_t lo, uint64_t hi)
+{
+	uint64_t lost;
+
+	if (!e->aside_open)
+		return 0;
+	if (lo < e->aside_begin)
+		lo = e->aside_begin;
+	if (hi > e->aside_until)
+		hi = e->aside_until;
+	if (hi <= lo)
+		return 0;
+	lost = sci_lost_overlap(e, lo, hi);
+	return hi - lo > lost ? hi - lo - lost : 0;
+}
+
+/* Of [@lo, @hi), the time the open block admits and counts for @t. */
+static inline uint64_t sci_thread_aside_overlap(const struct sci_engine *e,
+						const struct sci_thread *t,
+						uint64_t lo, uint64_t hi)
+{
+	return sci_aside_overlap(e, lo > t->aside_from ? lo : t->aside_from,
+				 hi);
 }
 
 /*
