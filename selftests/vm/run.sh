@@ -417,8 +417,9 @@ if [ "$(cat /load-module)" = 1 ]; then
 	out=$(/ispot/selftests/kmod/load_ispot.sh 2>&1) ||
 		fail "module load failed: $out"
 fi
-# In the kernel log, so that a run that times out can say how far it got.
-echo "ispot-vm: the command begins" >/dev/kmsg
+# So that a run that times out can say how far it got (on the console,
+# which the guest writes as it goes; the kernel log is copied out later).
+echo "@@ISPOT-CMD"
 sh /cmd.sh </dev/null 2>&1
 status=$?
 if [ "$(cat /unload-module)" = 1 ] && grep -q '^ispot ' /proc/modules; then
@@ -462,6 +463,7 @@ timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic $append" \
 	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log" | awk ${awk_live[@]+"${awk_live[@]}"} '
 	/^@@ISPOT-BEGIN/ { on = 1; next }
+	/^@@ISPOT-CMD$/ { next }
 	/^@@ISPOT-/ { on = 0; next }
 	on || /Kernel panic|Oops|BUG:|WARNING:/ { print; fflush() }'
 qemu_status=${PIPESTATUS[0]}
@@ -496,6 +498,7 @@ tr -d '\r' <"$work/kmsg.log" 2>/dev/null | awk '
 			printf("[%12.6f] %s\n", h[3] / 1000000, part[i])
 	}' >"$work/kernel.log"
 awk '/^@@ISPOT-BEGIN/ { cmd = 1; next }
+	/^@@ISPOT-CMD$/ { next }
 	/^@@ISPOT-/ { cmd = 0; next }
 	!cmd || /^\[ *[0-9]+\.[0-9]+\] / || /Kernel panic/' "$log" >>"$work/kernel.log"
 
@@ -517,15 +520,21 @@ print_report() {
 	echo "# the whole kernel log: $keep"
 }
 
-# How far a guest that timed out got: a boot that never reached the
-# guest's init, or a module load that never ended, ran no test (QEMU's
-# multi-threaded TCG can wedge a vCPU on a text patch there: design.rst,
-# "Text patching under TCG"); a command that never ended is the test's.
+# How far a guest that timed out got: a boot that never finished the
+# guest's setup (the kernel's boot, then init's mounts, drivers and
+# network) ran no ISPOT code (QEMU's multi-threaded TCG can wedge a vCPU
+# on a text patch there: design.rst, "Text patching under TCG"); a module
+# load that never ended ran the module's; a command that never ended is
+# the test's.
 stalled_at() {
 	if ! grep -q '^@@ISPOT-BEGIN' "$log"; then
-		echo "before the guest's init began"
-	elif ! grep -q 'ispot-vm: the command begins$' "$work/kernel.log"; then
-		echo "while the module loaded, before the command"
+		echo "before the guest was set up"
+	elif ! grep -q '^@@ISPOT-CMD$' "$log"; then
+		if [ "$load_module" = 1 ]; then
+			echo "while the module loaded, before the command"
+		else
+			echo "before the command began"
+		fi
 	else
 		echo "while the command ran"
 	fi

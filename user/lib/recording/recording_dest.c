@@ -17,34 +17,10 @@
 
 #include "recording/recording_write.h"
 #include "util/errors.h"
+#include "util/sigcatch.h"
 
 /* What messages call standard output as the recording's destination. */
 #define REC_STDOUT_NAME	"standard output"
-
-/* Nothing to do: the write that raised it fails, and the error is said. */
-static void rec_on_signal(int sig)
-{
-	(void)sig;
-}
-
-/*
- * Past `ulimit -f`, SIGXFSZ would kill the process before the write's
- * EFBIG could keep the chunks written (rec_keep_cut()); a reader of
- * `-o -` (or of a FIFO) that exits raises SIGPIPE, which would lose
- * the session's report.  A handler, not SIG_IGN, as a handler is reset
- * at the exec of record's command; and only in place of the default, so
- * that a caller's choice stands.
- */
-static void rec_catch(int sig)
-{
-	struct sigaction now, catch = { .sa_handler = rec_on_signal,
-					.sa_flags = SA_RESTART };
-
-	if (sigaction(sig, NULL, &now) || now.sa_handler != SIG_DFL)
-		return;
-	sigemptyset(&catch.sa_mask);
-	sigaction(sig, &catch, NULL);
-}
 
 /* `-o -` (record's options refuse it on a terminal). */
 static int rec_dest_stdout(struct afile *out)
@@ -84,18 +60,24 @@ static int rec_dest_file(struct afile *out, const char *path)
 	return 0;
 }
 
+/*
+ * Past `ulimit -f`, SIGXFSZ would kill the process before the write's
+ * EFBIG could keep the chunks written (rec_keep_cut()); a reader of
+ * `-o -` (or of a FIFO) that exits raises SIGPIPE, which would lose
+ * the session's report: both caught (util/sigcatch.h).
+ */
 int rec_dest_open(struct afile *out, const char *path)
 {
 	int ret;
 
-	rec_catch(SIGXFSZ);
+	sig_catch_default(SIGXFSZ);
 	if (!strcmp(path, "-"))
 		ret = rec_dest_stdout(out);
 	else
 		ret = rec_dest_file(out, path);
 	/* Standard output or a FIFO, written in place: its reader may exit. */
 	if (!ret && !out->tmp)
-		rec_catch(SIGPIPE);
+		sig_catch_default(SIGPIPE);
 	return ret;
 }
 

@@ -3,25 +3,31 @@
  * A recording read from a pipe (report -, a FIFO, a shell's <(...)), to
  * be used as a mapped file is: the reader needs the tables at the file's
  * end before it replays the events at its start, so the stream is kept
- * whole first.  It is kept in an unlinked file in $TMPDIR (else /tmp) and
- * mapped from there, so that a stream of gigabytes is held by the page
- * cache, which the kernel can write back and drop, as a recording read
- * from its file is, rather than in anonymous memory, which it cannot
- * drop without swap.  Where no such file can be made (a read-only or
- * missing $TMPDIR) it is kept in anonymous memory.
+ * whole first.  It is kept in an unlinked file in $TMPDIR, else /var/tmp
+ * (where large temporary files go: /tmp is often a tmpfs), and mapped
+ * from there, so that a stream of gigabytes is held by the page cache,
+ * which the kernel can write back and drop, as a recording read from its
+ * file is, rather than in anonymous memory, which it cannot drop without
+ * swap.  Where no file can be made there (a missing or read-only
+ * directory), or /var/tmp is in memory anyway (a tmpfs), it is kept in
+ * anonymous memory.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "recording/recording_format.h"
 #include "recording/recording_read.h"
 #include "util/errors.h"
+#include "util/sigcatch.h"
 
 /* What is read from the pipe at a time; the first anonymous map's size. */
 #define REC_PIPE_STEP	(1ul << 20)
@@ -69,33 +75,65 @@ static bool rec_pipe_foreign(const unsigned char *head, size_t size,
 	return size >= 8 && size - n < 8 && memcmp(head, RECORDING_MAGIC, 8);
 }
 
-/* The directory a stream is kept in. */
-static const char *rec_spill_dir(void)
+/* f_type of a file system held in memory (linux/magic.h). */
+#define REC_TMPFS_MAGIC	0x01021994
+#define REC_RAMFS_MAGIC	0x858458f6
+
+/* Where a stream is kept: @dir, which $TMPDIR named if @chosen. */
+struct rec_spill {
+	const char *dir;
+	bool chosen;
+};
+
+static struct rec_spill rec_spill_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
 
-	return dir && *dir ? dir : "/tmp";
+	if (dir && *dir)
+		return (struct rec_spill){ dir, true };
+	return (struct rec_spill){ "/var/tmp", false };
+}
+
+/* Whether open()'s @err says that no file can be made in the directory. */
+static bool rec_spill_nowhere(int err)
+{
+	return err == ENOENT || err == ENOTDIR || err == EACCES ||
+	       err == EPERM || err == EROFS || err == EISDIR ||
+	       err == EOPNOTSUPP || err == EINVAL || err == ENAMETOOLONG;
 }
 
 /*
- * An unlinked file in @dir, read and write, or -1.  O_TMPFILE where the
- * file system has it: never a name anyone could open; else a name of
- * mkostemp()'s, removed at once.
+ * An unlinked file in @sp's directory, read and write, or -1 and errno.
+ * O_TMPFILE where the file system has it: never a name anyone could
+ * open; else a name of mkostemp()'s, removed at once.
  */
-static int rec_spill_open(const char *dir)
+static int rec_spill_open(const struct rec_spill *sp)
 {
 	char path[4096];
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	int fd = open(sp->dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
 
-	if (fd >= 0)
+	if (fd >= 0 || !rec_spill_nowhere(errno))
 		return fd;
-	if (snprintf(path, sizeof(path), "%s/ispot-report-XXXXXX", dir) >=
-	    (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/ispot-report-XXXXXX",
+		     sp->dir) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
 		return -1;
+	}
 	fd = mkostemp(path, O_CLOEXEC);
 	if (fd >= 0)
 		unlink(path);
 	return fd;
+}
+
+/* Whether the file at @fd is in memory anyway: a tmpfs, a ramfs. */
+static bool rec_spill_in_memory(int fd)
+{
+	struct statfs fs;
+
+	if (fstatfs(fd, &fs))
+		return false;
+	return (unsigned long)fs.f_type == REC_TMPFS_MAGIC ||
+	       (unsigned long)fs.f_type == REC_RAMFS_MAGIC;
 }
 
 /*
@@ -121,6 +159,23 @@ static int rec_spill_write(int fd, const unsigned char *buf, size_t len,
 	return 0;
 }
 
+/* One line: the stream could not be kept in @dir (@err, 0: no room). */
+static void rec_spill_failed(const struct recording_file *rf,
+			     const char *dir, int err)
+{
+	if (err == EFBIG)
+		ispot_error("%s: cannot keep the stream in %s after %zu "
+			    "bytes: it is larger than the file size limit "
+			    "(ulimit -f); raise the limit", rf->path, dir,
+			    rf->size);
+	else
+		ispot_error("%s: cannot keep the stream in %s after %zu "
+			    "bytes (%s): set TMPDIR to a directory with room, "
+			    "or write the recording to a file and report "
+			    "that", rf->path, dir, rf->size,
+			    err ? strerror(err) : "no room");
+}
+
 /*
  * The stream at @fd into @spill, then mapped: 0, or -1 after one line.
  * A stream that stops early is a file cut short, and read as one.
@@ -142,12 +197,7 @@ static int rec_read_spilled(struct recording_file *rf, int fd, int spill,
 			       (size_t)n < 8 - rf->size ? (size_t)n :
 			       8 - rf->size);
 		if (rec_spill_write(spill, buf, (size_t)n, &rf->size)) {
-			ispot_error("%s: cannot keep the stream in %s after "
-				    "%zu bytes (%s): set TMPDIR to a "
-				    "directory with room, or write the "
-				    "recording to a file and report that",
-				    rf->path, dir, rf->size,
-				    errno ? strerror(errno) : "short write");
+			rec_spill_failed(rf, dir, errno);
 			n = -1;
 			break;
 		}
@@ -240,13 +290,25 @@ fail:
 
 int rec_read_pipe(int fd, struct recording_file *rf)
 {
-	const char *dir = rec_spill_dir();
-	int spill = rec_spill_open(dir), ret;
+	struct rec_spill sp = rec_spill_dir();
+	int spill, ret;
 
 	rf->piped = true;
+	spill = rec_spill_open(&sp);
+	if (spill < 0 && !rec_spill_nowhere(errno)) {
+		rec_spill_failed(rf, sp.dir, errno);
+		return -1;
+	}
+	/* A tmpfs /var/tmp would hold it in memory, with less room. */
+	if (spill >= 0 && !sp.chosen && rec_spill_in_memory(spill)) {
+		close(spill);
+		spill = -1;
+	}
 	if (spill < 0)
 		return rec_read_in_memory(rf, fd);
-	ret = rec_read_spilled(rf, fd, spill, dir);
+	/* Past `ulimit -f`: EFBIG, said in one line, not a kill unsaid. */
+	sig_catch_default(SIGXFSZ);
+	ret = rec_read_spilled(rf, fd, spill, sp.dir);
 	close(spill);
 	return ret;
 }

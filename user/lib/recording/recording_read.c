@@ -119,7 +119,7 @@ int rec_bad(const struct recording_file *rf, const char *what)
 /*
  * The recording at @fd: a regular file is mapped; a pipe (or, when
  * @any_stream, anything else that is not a file: a socket, a device) is
- * read whole into memory by rec_read_pipe().
+ * kept whole by rec_read_pipe() (recording_pipe.c), then mapped alike.
  */
 static int rec_map_fd(int fd, bool any_stream, struct recording_file *rf)
 {
