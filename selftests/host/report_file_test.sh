@@ -21,7 +21,7 @@ tmpdir_setup
 require_file user/ispotctl make
 fixtures=selftests/unit/recording/fixtures
 
-tap_plan 13
+tap_plan 14
 
 reported() {
 	local f
@@ -123,45 +123,100 @@ piped_cut() {
 }
 tap_check a_pipe_cut_short_is_read_as_a_cut_file piped_cut
 
-# A stream is kept in an unlinked file in $TMPDIR while it comes, not in
-# memory: seen among report's descriptors while its writer pauses, gone
-# with it, and the report the file's.  A $TMPDIR that cannot take a file
-# (missing) keeps it in memory as before; a stream past the file size
-# limit (ulimit -f, whose SIGXFSZ would kill report unsaid) is one line
-# that says what to do.
-spilled() {
-	local f=$fixtures/format4.isr pid held= i watch
-	user/ispotctl report "$f" --json >"$tmp/file.json" 2>&1
-	mkdir "$tmp/spill" && mkfifo "$tmp/in" || return 1
-	TMPDIR=$tmp/spill user/ispotctl report - --json <"$tmp/in" \
-		>"$tmp/spill.json" 2>&1 &
+# held [ENV...]: `report - --json` of $f through a FIFO, with ENV (env's
+# arguments); once report waits for the stream's first byte (in poll(),
+# by /proc/PID/syscall), says where it keeps the stream: the deleted file
+# a descriptor of its holds, or "memory".  Its JSON in $tmp/held.json,
+# its stderr in $tmp/err; its exit status.
+held() {
+	local pid i sc where rc
+	rm -f "$tmp/in" && mkfifo "$tmp/in" || return 99
+	env "$@" user/ispotctl report - --json <"$tmp/in" \
+		>"$tmp/held.json" 2>"$tmp/err" &
 	pid=$!
-	(sleep 60; kill "$pid" 2>/dev/null) &
-	watch=$!
 	exec 3>"$tmp/in"
-	head -c 1000 "$f" >&3
 	for i in $(seq 400); do
-		held=$(ls -l "/proc/$pid/fd" 2>/dev/null | grep -F -- "-> $tmp/spill/")
-		[ -n "$held" ] && break
+		sc=$(cut -d' ' -f1 "/proc/$pid/syscall" 2>/dev/null)
+		[ "$sc" = 7 ] || [ "$sc" = 271 ] || [ -z "$sc" ] && break
 		sleep 0.05
 	done
-	tail -c +1001 "$f" >&3
+	where=$(ls -l "/proc/$pid/fd" 2>/dev/null |
+		sed -n 's/.* -> \(.*\) (deleted)$/\1/p' | head -n 1)
+	cat "${held_input:-$f}" >&3 2>/dev/null
 	exec 3>&-
-	wait "$pid" || { echo "# report - exited $?"; return 1; }
-	kill "$watch" 2>/dev/null
-	[ -n "$held" ] || { echo "# no descriptor into \$TMPDIR"; return 1; }
-	[ -z "$(ls -A "$tmp/spill")" ] || { echo "# a file stayed in \$TMPDIR"; return 1; }
-	cmp -s "$tmp/file.json" "$tmp/spill.json" ||
-		{ echo "# kept in \$TMPDIR: the report differs"; return 1; }
-	cat "$f" | TMPDIR=$tmp/none user/ispotctl report - --json >"$tmp/mem.json" 2>&1
-	cmp -s "$tmp/file.json" "$tmp/mem.json" ||
-		{ echo "# kept in memory: the report differs"; return 1; }
+	wait "$pid"
+	rc=$?
+	echo "${where:-memory}"
+	return $rc
+}
+
+# A stream is kept in an unlinked file while it comes, not in memory:
+# in $TMPDIR, else in /var/tmp (unless it is a tmpfs), gone with report,
+# and the report the file's.  A $TMPDIR that cannot take a file (missing)
+# is one line, as is a stream past the file size limit (ulimit -f, whose
+# SIGXFSZ would kill report unsaid: caught for every output, a report's
+# --html too).
+spilled() {
+	local f=$fixtures/format4.isr where fs
+	user/ispotctl report "$f" --json >"$tmp/file.json" 2>&1
+	mkdir "$tmp/spill" || return 1
+	where=$(held TMPDIR="$tmp/spill") &&
+		[[ "$where" == "$tmp/spill/"* ]] &&
+		[ -z "$(ls -A "$tmp/spill")" ] &&
+		cmp -s "$tmp/file.json" "$tmp/held.json" ||
+		{ echo "# TMPDIR given: kept in '$where'"; return 1; }
+	fs=$(stat -f -c %T /var/tmp 2>/dev/null)
+	if [ -d /var/tmp ] && [ "$fs" != tmpfs ] && [ "$fs" != ramfs ]; then
+		where=$(held -u TMPDIR) && [[ "$where" == /var/tmp/* ]] &&
+			cmp -s "$tmp/file.json" "$tmp/held.json" ||
+			{ echo "# no TMPDIR: kept in '$where'"; return 1; }
+	fi
+	where=$(held TMPDIR="$tmp/none")
+	[ $? = 1 ] && [ "$where" = memory ] || { echo "# a missing TMPDIR: exit not 1"; return 1; }
+	one_line_err "standard input: cannot keep the stream in $tmp/none (No such file or directory): set TMPDIR to a writable directory with room" ||
+		return 1
 	(ulimit -f 1; cat "$f" |
 		TMPDIR=$tmp/spill user/ispotctl report - >/dev/null 2>"$tmp/err")
 	[ $? = 1 ] || { echo "# past ulimit -f: exit not 1"; return 1; }
-	one_line_err "standard input: cannot keep the stream in $tmp/spill after 1024 bytes: it is larger than the file size limit (ulimit -f); raise the limit$"
+	one_line_err "standard input: cannot keep the stream in $tmp/spill after 1024 bytes: it is larger than the file size limit (ulimit -f); raise the limit$" ||
+		return 1
+	(ulimit -f 4; user/ispotctl report "$f" --html "$tmp/h.html" \
+		>/dev/null 2>"$tmp/err")
+	[ $? = 1 ] || { echo "# --html past ulimit -f: exit not 1"; return 1; }
+	one_line_err "(File too large)"
 }
 tap_check a_stream_is_kept_in_tmpdir_not_memory spilled
+
+# In a mount namespace of its own (root): a /var/tmp that is a tmpfs
+# leaves the stream to memory, as the tmpfs would hold it in memory with
+# less room; a $TMPDIR that fills is one line.
+spill_in_memory() {
+	local f=$fixtures/format4.isr
+	if ! unshare -m true 2>/dev/null; then
+		tap_skip a_tmpfs_var_tmp_leaves_the_stream_to_memory "needs root for a mount namespace"
+		return
+	fi
+	user/ispotctl report "$f" --json >"$tmp/file.json" 2>&1
+	mkdir "$tmp/small"
+	cat "$f" "$f" >"$tmp/twice.isr"
+	export -f held one_line_err
+	export f tmp
+	if unshare -m bash -c '
+		mount -t tmpfs none /var/tmp || exit 1
+		where=$(held -u TMPDIR) && [ "$where" = memory ] &&
+			cmp -s "$tmp/file.json" "$tmp/held.json" ||
+			{ echo "# a tmpfs /var/tmp: kept in $where"; exit 1; }
+		mount -t tmpfs -o size=4k none "$tmp/small" || exit 1
+		where=$(held_input=$tmp/twice.isr held TMPDIR="$tmp/small")
+		[ $? = 1 ] || { echo "# a full TMPDIR: exit not 1"; exit 1; }
+		one_line_err "standard input: cannot keep the stream in $tmp/small after [0-9]* bytes (No space left on device): set TMPDIR to a directory with room"'
+	then
+		tap_ok a_tmpfs_var_tmp_leaves_the_stream_to_memory
+	else
+		tap_not_ok a_tmpfs_var_tmp_leaves_the_stream_to_memory
+	fi
+}
+spill_in_memory
 
 # /dev/zero never ends: refused at its first bytes, not read to the end
 # of memory or of $TMPDIR (the timeout, or the address space and file

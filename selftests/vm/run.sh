@@ -463,7 +463,7 @@ timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -display none \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic $append" \
 	</dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee "$log" | awk ${awk_live[@]+"${awk_live[@]}"} '
 	/^@@ISPOT-BEGIN/ { on = 1; next }
-	/^@@ISPOT-CMD$/ { next }
+	/^@@ISPOT-CMD/ { next }
 	/^@@ISPOT-/ { on = 0; next }
 	on || /Kernel panic|Oops|BUG:|WARNING:/ { print; fflush() }'
 qemu_status=${PIPESTATUS[0]}
@@ -498,7 +498,7 @@ tr -d '\r' <"$work/kmsg.log" 2>/dev/null | awk '
 			printf("[%12.6f] %s\n", h[3] / 1000000, part[i])
 	}' >"$work/kernel.log"
 awk '/^@@ISPOT-BEGIN/ { cmd = 1; next }
-	/^@@ISPOT-CMD$/ { next }
+	/^@@ISPOT-CMD/ { next }
 	/^@@ISPOT-/ { cmd = 0; next }
 	!cmd || /^\[ *[0-9]+\.[0-9]+\] / || /Kernel panic/' "$log" >>"$work/kernel.log"
 
@@ -529,7 +529,7 @@ print_report() {
 stalled_at() {
 	if ! grep -q '^@@ISPOT-BEGIN' "$log"; then
 		echo "before the guest was set up"
-	elif ! grep -q '^@@ISPOT-CMD$' "$log"; then
+	elif ! grep -q '^@@ISPOT-CMD' "$log"; then
 		if [ "$load_module" = 1 ]; then
 			echo "while the module loaded, before the command"
 		else

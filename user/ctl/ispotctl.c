@@ -4,12 +4,14 @@
  * most time to other threads.  This file only dispatches to cmd_*.c.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "output/writers.h"
 #include "trace/device.h"
+#include "util/sigcatch.h"
 
 struct command {
 	const char *name;
@@ -43,6 +45,12 @@ int main(int argc, char **argv)
 	size_t i;
 
 	ispot_progname = "ispotctl";
+	/*
+	 * Past `ulimit -f`, an output (a report, --html, a recording, the
+	 * stream report - keeps) fails with EFBIG and is said in one line,
+	 * rather than SIGXFSZ killing ispotctl unsaid.
+	 */
+	sig_catch_default(SIGXFSZ);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -280,6 +280,8 @@ struct recording_cursor {
  * Read and check the file at @path: every section but the events' is
  * decoded here.  0, or -1 after one line saying what to do.  Format 2:
  * a damaged chunk of events is left out, in one line that says which.
+ * "-" or a FIFO is kept whole in a file first (recording_pipe.c), and
+ * SIGXFSZ is then caught for the process, as recording_create() does.
  */
 int recording_open(const char *path, struct recording_file *rf);
 

@@ -8,9 +8,9 @@
  * from there, so that a stream of gigabytes is held by the page cache,
  * which the kernel can write back and drop, as a recording read from its
  * file is, rather than in anonymous memory, which it cannot drop without
- * swap.  Where no file can be made there (a missing or read-only
- * directory), or /var/tmp is in memory anyway (a tmpfs), it is kept in
- * anonymous memory.
+ * swap.  Where /var/tmp cannot hold a file (missing, read-only) or is in
+ * memory anyway (a tmpfs), it is kept in anonymous memory; a $TMPDIR
+ * given that cannot is said in one line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,7 +94,10 @@ static struct rec_spill rec_spill_dir(void)
 	return (struct rec_spill){ "/var/tmp", false };
 }
 
-/* Whether open()'s @err says that no file can be made in the directory. */
+/*
+ * Whether open()'s @err says that no file can be made in the directory:
+ * then /var/tmp (not a $TMPDIR given) leaves the stream to memory.
+ */
 static bool rec_spill_nowhere(int err)
 {
 	return err == ENOENT || err == ENOTDIR || err == EACCES ||
@@ -295,8 +298,12 @@ int rec_read_pipe(int fd, struct recording_file *rf)
 
 	rf->piped = true;
 	spill = rec_spill_open(&sp);
-	if (spill < 0 && !rec_spill_nowhere(errno)) {
-		rec_spill_failed(rf, sp.dir, errno);
+	/* A $TMPDIR given is used or said; only /var/tmp's lack is quiet. */
+	if (spill < 0 && (sp.chosen || !rec_spill_nowhere(errno))) {
+		ispot_error("%s: cannot keep the stream in %s (%s): set TMPDIR "
+			    "to a writable directory with room, or write the "
+			    "recording to a file and report that", rf->path,
+			    sp.dir, strerror(errno));
 		return -1;
 	}
 	/* A tmpfs /var/tmp would hold it in memory, with less room. */
