@@ -215,10 +215,12 @@ vm_suite() {
 	# a third of CI's time before it is reported.
 	[ "$tcg" != multi ] || to=1200
 	out=$(mktemp)
-	# A kernel that dies while booting, before the module is loaded, is
-	# QEMU's (multi-threaded TCG's text patching: Documentation/design.rst):
-	# seen once in a check-all, sid's parallel boot in an initcall.  It is
-	# booted once more, said in the log; a second such boot fails.
+	# A guest that fails before the module is loaded (boot_failed(): a
+	# kernel that died while booting, or a multi-threaded boot that wedged
+	# before the guest was set up) is QEMU's (multi-threaded TCG's text
+	# patching: Documentation/design.rst): seen once in a check-all, sid's
+	# parallel boot in an initcall.  It is booted once more, said in the
+	# log; a second such boot fails.
 	for try in 1 2; do
 		selftests/vm/run.sh --kernel "$k" --tcg "$tcg" --timeout "$to" \
 			--disk 64 "${vm_tools[@]}" "$@" | tee "$out"

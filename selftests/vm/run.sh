@@ -418,10 +418,12 @@ if [ "$(cat /load-module)" = 1 ]; then
 		fail "module load failed: $out"
 fi
 # So that a run that times out can say how far it got (on the console,
-# which the guest writes as it goes; the kernel log is copied out later).
+# which the guest writes as it goes; the kernel log is copied out later),
+# @@ISPOT-CMD before the command and @@ISPOT-CMD-END after it.
 echo "@@ISPOT-CMD"
 sh /cmd.sh </dev/null 2>&1
 status=$?
+echo "@@ISPOT-CMD-END"
 if [ "$(cat /unload-module)" = 1 ] && grep -q '^ispot ' /proc/modules; then
 	out=$(rmmod ispot 2>&1) || fail "module unload failed: $out"
 fi
@@ -525,10 +527,12 @@ print_report() {
 # network) ran no ISPOT code (QEMU's multi-threaded TCG can wedge a vCPU
 # on a text patch there: design.rst, "Text patching under TCG"); a module
 # load that never ended ran the module's; a command that never ended is
-# the test's.
+# the test's; after it, the module's unload or the kernel log's check.
 stalled_at() {
 	if ! grep -q '^@@ISPOT-BEGIN' "$log"; then
 		echo "before the guest was set up"
+	elif grep -q '^@@ISPOT-CMD-END' "$log"; then
+		echo "after the command (unloading the module, checking the kernel log)"
 	elif ! grep -q '^@@ISPOT-CMD' "$log"; then
 		if [ "$load_module" = 1 ]; then
 			echo "while the module loaded, before the command"

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -64,25 +65,35 @@ static ssize_t rec_pipe_read(struct recording_file *rf, int fd, void *buf,
 }
 
 /*
- * Whether the stream so far, @size bytes of which @n came last, has just
- * shown with its first 8 bytes (@head) that it is no recording: then it
- * is read no further, so that an endless stream (/dev/zero) is not kept
- * to the end of the disk or of memory; rec_header() says what it is.
+ * Of @n bytes just read (@buf) after @size, how many to keep: all, but
+ * where they complete first 8 bytes (@head, gathered here) that are no
+ * recording's magic: then those alone, and *@stop, so that an endless
+ * stream (/dev/zero) is neither read further nor kept on disk or in
+ * memory; rec_header() says what it is.
  */
-static bool rec_pipe_foreign(const unsigned char *head, size_t size,
-			     size_t n)
+static size_t rec_pipe_keep(unsigned char head[8], size_t size,
+			    const unsigned char *buf, size_t n, bool *stop)
 {
-	return size >= 8 && size - n < 8 && memcmp(head, RECORDING_MAGIC, 8);
+	size_t take;
+
+	if (size >= 8)
+		return n;
+	take = n < 8 - size ? n : 8 - size;
+	memcpy(head + size, buf, take);
+	if (size + take < 8 || !memcmp(head, RECORDING_MAGIC, 8))
+		return n;
+	*stop = true;
+	return take;
 }
 
 /* f_type of a file system held in memory (linux/magic.h). */
 #define REC_TMPFS_MAGIC	0x01021994
 #define REC_RAMFS_MAGIC	0x858458f6
 
-/* Where a stream is kept: @dir, which $TMPDIR named if @chosen. */
+/* Where a stream is kept: @dir, which $TMPDIR named if @from_env. */
 struct rec_spill {
 	const char *dir;
-	bool chosen;
+	bool from_env;
 };
 
 static struct rec_spill rec_spill_dir(void)
@@ -90,19 +101,25 @@ static struct rec_spill rec_spill_dir(void)
 	const char *dir = getenv("TMPDIR");
 
 	if (dir && *dir)
-		return (struct rec_spill){ dir, true };
-	return (struct rec_spill){ "/var/tmp", false };
+		return (struct rec_spill){ .dir = dir, .from_env = true };
+	return (struct rec_spill){ .dir = "/var/tmp", .from_env = false };
+}
+
+/* Whether open()'s @err says that the file system has no O_TMPFILE. */
+static bool rec_no_tmpfile(int err)
+{
+	return err == EOPNOTSUPP || err == EISDIR || err == EINVAL;
 }
 
 /*
- * Whether open()'s @err says that no file can be made in the directory:
- * then /var/tmp (not a $TMPDIR given) leaves the stream to memory.
+ * Whether @err says that the directory cannot hold a file at all (not
+ * that it has no room): then /var/tmp, not a $TMPDIR given, leaves the
+ * stream to memory.
  */
-static bool rec_spill_nowhere(int err)
+static bool rec_dir_unusable(int err)
 {
 	return err == ENOENT || err == ENOTDIR || err == EACCES ||
-	       err == EPERM || err == EROFS || err == EISDIR ||
-	       err == EOPNOTSUPP || err == EINVAL || err == ENAMETOOLONG;
+	       err == EPERM || err == EROFS || err == ENAMETOOLONG;
 }
 
 /*
@@ -112,10 +129,11 @@ static bool rec_spill_nowhere(int err)
  */
 static int rec_spill_open(const struct rec_spill *sp)
 {
-	char path[4096];
-	int fd = open(sp->dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	char path[PATH_MAX];
+	int fd;
 
-	if (fd >= 0 || !rec_spill_nowhere(errno))
+	fd = open(sp->dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0 || !rec_no_tmpfile(errno))
 		return fd;
 	if (snprintf(path, sizeof(path), "%s/ispot-report-XXXXXX",
 		     sp->dir) >= (int)sizeof(path)) {
@@ -187,6 +205,8 @@ static int rec_read_spilled(struct recording_file *rf, int fd, int spill,
 			    const char *dir)
 {
 	unsigned char head[8], *buf = malloc(REC_PIPE_STEP);
+	bool stop = false;
+	size_t keep;
 	ssize_t n;
 
 	if (!buf) {
@@ -194,18 +214,13 @@ static int rec_read_spilled(struct recording_file *rf, int fd, int spill,
 			    "file and report that", rf->path);
 		return -1;
 	}
-	while ((n = rec_pipe_read(rf, fd, buf, REC_PIPE_STEP)) > 0) {
-		if (rf->size < 8)
-			memcpy(head + rf->size, buf,
-			       (size_t)n < 8 - rf->size ? (size_t)n :
-			       8 - rf->size);
-		if (rec_spill_write(spill, buf, (size_t)n, &rf->size)) {
+	while (!stop && (n = rec_pipe_read(rf, fd, buf, REC_PIPE_STEP)) > 0) {
+		keep = rec_pipe_keep(head, rf->size, buf, (size_t)n, &stop);
+		if (rec_spill_write(spill, buf, keep, &rf->size)) {
 			rec_spill_failed(rf, dir, errno);
 			n = -1;
 			break;
 		}
-		if (rec_pipe_foreign(head, rf->size, (size_t)n))
-			break;
 	}
 	free(buf);
 	if (n < 0) {
@@ -256,10 +271,12 @@ static int rec_pipe_room(struct recording_file *rf, size_t *cap)
 /* The stream at @fd into anonymous memory: 0, or -1 after one line. */
 static int rec_read_in_memory(struct recording_file *rf, int fd)
 {
+	unsigned char head[8];
+	bool stop = false;
 	size_t cap = 0;
 	ssize_t n;
 
-	for (;;) {
+	while (!stop) {
 		if (rf->size == cap && rec_pipe_room(rf, &cap))
 			goto fail;
 		n = rec_pipe_read(rf, fd, rf->map + rf->size, cap - rf->size);
@@ -267,9 +284,8 @@ static int rec_read_in_memory(struct recording_file *rf, int fd)
 			goto fail;
 		if (!n)
 			break;
-		rf->size += (size_t)n;
-		if (rec_pipe_foreign(rf->map, rf->size, (size_t)n))
-			break;
+		rf->size += rec_pipe_keep(head, rf->size, rf->map + rf->size,
+					  (size_t)n, &stop);
 	}
 	/* Only what was read stays mapped: recording_close() unmaps that. */
 	if (!rf->size) {
@@ -299,7 +315,7 @@ int rec_read_pipe(int fd, struct recording_file *rf)
 	rf->piped = true;
 	spill = rec_spill_open(&sp);
 	/* A $TMPDIR given is used or said; only /var/tmp's lack is quiet. */
-	if (spill < 0 && (sp.chosen || !rec_spill_nowhere(errno))) {
+	if (spill < 0 && (sp.from_env || !rec_dir_unusable(errno))) {
 		ispot_error("%s: cannot keep the stream in %s (%s): set TMPDIR "
 			    "to a writable directory with room, or write the "
 			    "recording to a file and report that", rf->path,
@@ -307,7 +323,7 @@ int rec_read_pipe(int fd, struct recording_file *rf)
 		return -1;
 	}
 	/* A tmpfs /var/tmp would hold it in memory, with less room. */
-	if (spill >= 0 && !sp.chosen && rec_spill_in_memory(spill)) {
+	if (spill >= 0 && !sp.from_env && rec_spill_in_memory(spill)) {
 		close(spill);
 		spill = -1;
 	}
