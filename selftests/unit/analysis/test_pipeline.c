@@ -732,6 +732,57 @@ TEST(finish_counts_open_entries)
 }
 
 /*
+ * Records lost from 150 to 900 (a damaged chunk): the calls open then,
+ * thread 300's and thread 301's two nested ones, are left unpaired, so
+ * the returns after the loss (the lost stretch's later calls') pair with
+ * nothing, and neither thread counts as inside a call any more.  A call
+ * after the loss pairs; the lost time leaves both lifetimes.
+ */
+TEST(calls_open_at_a_loss_are_left_unpaired)
+{
+	struct pipeline *p = new_pipeline();
+	const struct pair_stats *ps = pairer_stats(p->pairer);
+	struct sci_report *r;
+	struct trace t;
+
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 2, 20, NULL), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 300, 0), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 301, 0), 0);
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 100);
+	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 110);
+	trace_add(&t, ISPOT_REC_ENTRY, 301, 2, SP(301, 1), 120);
+	feed(p, &t);
+	EXPECT_EQ(p->inside, 2);
+
+	ASSERT_EQ(pipeline_lost(p, 150, 900), 0);
+	EXPECT_EQ(p->stats.open_at_loss, 3);
+	EXPECT_EQ(ps->unpaired_entries, 3);
+	EXPECT_EQ(p->inside, 0);
+
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 1000);
+	trace_add(&t, ISPOT_REC_EXIT, 301, 2, SP(301, 1) + 8, 1010);
+	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1020);
+	call(&t, 300, 1, 1100, 1110);
+	feed(p, &t);
+	EXPECT_EQ(ps->paired, 1);
+	EXPECT_EQ(ps->unpaired_exits, 3);
+
+	pipeline_finish(p, 2000);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(block(r, 10, 0)->calls, 1);
+	EXPECT_EQ(block(r, 10, 0)->max_ns, 10);
+	EXPECT_FALSE(sci_report_block(r, 20, 0));
+	EXPECT_EQ(lifetime(r, 300), 2000 - 750);
+	EXPECT_EQ(lifetime(r, 301), 2000 - 750);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
  * ispotd's pipeline forgets exited threads: 100,000 threads, each with a
  * call, context switches and a last SWITCH_OUT after its exit (as the
  * kernel writes it), leave the heap as it was after 10,000, and every

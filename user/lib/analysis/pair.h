@@ -159,7 +159,10 @@ void pairer_thread_ended(struct pairer *p, struct pair_thread *t);
 void pair_thread_exit_at(struct pair_thread *t, uint64_t ts);
 /* Count @t's open entries as unpaired and free them (not @t itself). */
 void pairer_thread_forget(struct pairer *p, struct pair_thread *t);
-/* End of trace for @t: count every open entry as unpaired. */
+/*
+ * Count every open entry of @t as unpaired: the end of the trace, or
+ * records lost (pipeline_lost()).
+ */
 void pairer_thread_flush(struct pairer *p, struct pair_thread *t);
 
 /*

@@ -67,6 +67,7 @@ struct pipeline_stats {
 	uint64_t waits;		/* SWITCH_* and FUTEX_* records */
 	uint64_t tasks;		/* TASK_NEW and TASK_EXIT records */
 	uint64_t forgotten;	/* exited threads folded and freed */
+	uint64_t open_at_loss;	/* calls open when records were lost */
 };
 
 struct pipeline_exit {
@@ -226,6 +227,16 @@ int pipeline_thread_exit(struct pipeline *p, uint32_t tid, uint64_t ts);
  */
 int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
 			 uint64_t gone_ts);
+
+/*
+ * The records between @from and @to are lost (a damaged chunk of a
+ * recording): their time leaves the threads' lifetimes (sci_lost()), and
+ * every call or block open at @from is left unpaired (stats.open_at_loss):
+ * its return may be among the lost records, and a return after them at
+ * the same frame would then be a later call's, one call made of the
+ * whole lost stretch.  Returns 0 or -ENOMEM.
+ */
+int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to);
 
 /* End of trace at @ts: open entries become unpaired, threads close. */
 void pipeline_finish(struct pipeline *p, uint64_t ts);

@@ -129,6 +129,21 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
 	return ret;
 }
 
+int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to)
+{
+	const struct hashmap_entry *e;
+	size_t pos;
+
+	hashmap_for_each(&p->threads, e, pos) {
+		struct pipeline_thread *th = (void *)(uintptr_t)e->value;
+
+		p->stats.open_at_loss += th->pair.depth + th->pair.nr_blocks;
+		pairer_thread_flush(p->pairer, &th->pair);
+		pipeline_thread_inside(p, th, (uint32_t)e->key, from);
+	}
+	return sci_lost(p->sci, from, to);
+}
+
 /* @t's calls still open, counted by their probe (pipeline_open_at_end()). */
 static void pipeline_count_open(struct pipeline *p,
 				const struct pair_thread *t)

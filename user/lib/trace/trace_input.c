@@ -54,7 +54,7 @@ void trace_input(void *ctx, const struct session_input *in)
 		break;
 	case INPUT_LOST:
 		/* A replay's: nothing to write, nothing to draw. */
-		if (sci_lost(t->pipe->sci, in->a, in->b))
+		if (pipeline_lost(t->pipe, in->a, in->b))
 			t->pipe->stats.nomem++;
 		else
 			t->sum.rec_lost_ns += in->b - in->a;

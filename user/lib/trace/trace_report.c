@@ -157,7 +157,9 @@ static void trace_session_notes(const struct trace *t,
 {
 	const struct session_summary *s = &t->sum;
 	const struct drain_stats *ds = &s->drain;
-	char size[32], when[32], lost_time[96] = "";
+	unsigned long long open_at_loss = t->pipe ?
+					  t->pipe->stats.open_at_loss : 0;
+	char size[32], when[32], lost_time[96] = "", open_calls[48] = "";
 
 	if (r->nr_notes < TRACE_NOTES &&
 	    trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
@@ -197,12 +199,17 @@ static void trace_session_notes(const struct trace *t,
 			 "time leaves out the %s %s spanned",
 			 format_ns(when, sizeof(when), (double)s->rec_lost_ns),
 			 s->rec_lost == 1 ? "it" : "they");
+	if (s->rec_lost && open_at_loss)
+		snprintf(open_calls, sizeof(open_calls), " and the %llu open "
+			 "across %s", open_at_loss,
+			 s->rec_lost == 1 ? "it" : "them");
 	if (s->rec_lost)
 		trace_note(r, note, "%u chunk%s of the recording's events %s "
 			   "damaged and left out (see the line on stderr): the "
-			   "figures miss their calls%s", s->rec_lost,
+			   "figures miss their calls%s%s", s->rec_lost,
 			   s->rec_lost == 1 ? "" : "s",
-			   s->rec_lost == 1 ? "was" : "were", lost_time);
+			   s->rec_lost == 1 ? "was" : "were", open_calls,
+			   lost_time);
 	if (s->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		trace_note(r, note, "tracing stopped when pid %d executed a "
 			   "set-user-ID, set-group-ID or file-capability "
