@@ -733,10 +733,12 @@ TEST(finish_counts_open_entries)
 
 /*
  * Records lost from 150 to 900 (a damaged chunk): the calls open then,
- * thread 300's and thread 301's two nested ones, are left unpaired, so
- * the returns after the loss (the lost stretch's later calls') pair with
- * nothing, and neither thread counts as inside a call any more.  A call
- * after the loss pairs; the lost time leaves both lifetimes.
+ * thread 300's and thread 301's two nested ones, stay open (the threads
+ * are still inside them, as far as anyone can tell), but the returns that
+ * close them after the loss (the lost stretch's later calls', maybe) pair
+ * nothing.  A call after the loss pairs, a loss met twice counts a call
+ * once, and the lost time leaves both lifetimes.  A GATE before the loss
+ * does not gate an entry after it.
  */
 TEST(calls_open_at_a_loss_are_left_unpaired)
 {
@@ -753,31 +755,38 @@ TEST(calls_open_at_a_loss_are_left_unpaired)
 	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 100);
 	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 110);
 	trace_add(&t, ISPOT_REC_ENTRY, 301, 2, SP(301, 1), 120);
+	trace_add(&t, ISPOT_REC_GATE, 301, 2, SP(301, 2), 150)->data[2] =
+		ISPOT_GATE_ADMITTED;
 	feed(p, &t);
 	EXPECT_EQ(p->inside, 2);
 
 	ASSERT_EQ(pipeline_lost(p, 150, 900), 0);
 	EXPECT_EQ(p->stats.open_at_loss, 3);
-	EXPECT_EQ(ps->unpaired_entries, 3);
-	EXPECT_EQ(p->inside, 0);
+	ASSERT_EQ(pipeline_lost(p, 950, 960), 0);
+	EXPECT_EQ(p->stats.open_at_loss, 3);
+	EXPECT_EQ(p->inside, 2);
 
 	memset(&t, 0, sizeof(t));
+	call_at(&t, 301, 2, 2, 970, 980);
 	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 1000);
 	trace_add(&t, ISPOT_REC_EXIT, 301, 2, SP(301, 1) + 8, 1010);
 	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1020);
 	call(&t, 300, 1, 1100, 1110);
 	feed(p, &t);
-	EXPECT_EQ(ps->paired, 1);
-	EXPECT_EQ(ps->unpaired_exits, 3);
+	EXPECT_EQ(ps->paired, 2);
+	EXPECT_EQ(ps->unpaired_entries, 3);
+	EXPECT_EQ(ps->unpaired_exits, 0);
+	EXPECT_EQ(p->solo.gated_calls, 0);
+	EXPECT_EQ(p->inside, 0);
 
 	pipeline_finish(p, 2000);
 	r = sci_report(p->sci, 0);
 	ASSERT_TRUE(r);
 	EXPECT_EQ(block(r, 10, 0)->calls, 1);
 	EXPECT_EQ(block(r, 10, 0)->max_ns, 10);
-	EXPECT_FALSE(sci_report_block(r, 20, 0));
-	EXPECT_EQ(lifetime(r, 300), 2000 - 750);
-	EXPECT_EQ(lifetime(r, 301), 2000 - 750);
+	EXPECT_EQ(block(r, 20, 0)->calls, 1);
+	EXPECT_EQ(lifetime(r, 300), 2000 - 750 - 10);
+	EXPECT_EQ(lifetime(r, 301), 2000 - 750 - 10);
 	sci_report_free(r);
 	pipeline_free(p);
 }

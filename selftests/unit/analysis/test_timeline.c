@@ -339,6 +339,34 @@ TEST(pipeline_futex_wait_names_the_open_function)
 	pipeline_free(p);
 }
 
+/*
+ * Records lost from 200 to 800 while thread 5 waited on A: the FUTEX_EXIT
+ * after the loss may end a later wait (its FUTEX_ENTER lost), so the wait
+ * is not counted, not as one of 750 ns; the next one is.
+ */
+TEST(a_wait_across_a_loss_is_not_counted)
+{
+	struct pipeline *p = pipeline_new();
+	const struct timeline_futex *f;
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(pipeline_add_probe(p, 1, 6, NULL), 0);
+	ASSERT_EQ(pipeline_enable_causes(p), 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 100, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_FUTEX_ENTER, 5, 150, 0, LOCK_A,
+		FUTEX_WAIT_PRIVATE);
+	ASSERT_EQ(pipeline_lost(p, 200, 800), 0);
+	pl_feed(p, ISPOT_REC_FUTEX_EXIT, 5, 900, 0, 0, 0);
+	pl_feed(p, ISPOT_REC_FUTEX_ENTER, 5, 1000, 0, LOCK_A,
+		FUTEX_WAIT_PRIVATE);
+	pl_feed(p, ISPOT_REC_FUTEX_EXIT, 5, 1100, 0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 1200, SP0 + 8, 0, 0);
+	ASSERT_EQ(timeline_futexes(p->tl, &f), 1);
+	EXPECT_EQ(f[0].waits, 1);
+	EXPECT_EQ(f[0].wait_ns, 100);
+	pipeline_free(p);
+}
+
 /* Probe id = function id + 1; function 9 is a lock call (--sync). */
 static struct pipeline *waker_pipeline(void)
 {

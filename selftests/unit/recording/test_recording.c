@@ -1210,23 +1210,63 @@ static size_t long_calls_recording(const char *rec, const char *json)
 }
 
 /*
+ * The longest slice whose name begins with @name in the Perfetto trace at
+ * @path, from its begin to the end that closes it on its track; 0 if
+ * none.
+ */
+static uint64_t perfetto_longest(const char *path, const char *name)
+{
+	struct pr_trace d;
+	size_t len, i, j;
+	char *buf = slurp(path, &len);
+	uint64_t longest = 0;
+
+	memset(&d, 0, sizeof(d));
+	ASSERT_EQ(pr_read(buf, len, &d), 0);
+	for (i = 0; i < d.nr_ev; i++) {
+		unsigned int depth = 0;
+
+		if (d.ev[i].type != 1 ||
+		    strncmp(d.ev[i].name, name, strlen(name)))
+			continue;
+		for (j = i + 1; j < d.nr_ev; j++) {
+			if (d.ev[j].track != d.ev[i].track)
+				continue;
+			if (d.ev[j].type == 1)
+				depth++;
+			else if (d.ev[j].type == 2 && !depth--)
+				break;
+		}
+		ASSERT_LT(j, d.nr_ev);
+		if (d.ev[j].ts - d.ev[i].ts > longest)
+			longest = d.ev[j].ts - d.ev[i].ts;
+	}
+	pr_free(&d);
+	free(buf);
+	return longest;
+}
+
+/*
  * A call open when a chunk was lost is left out: its return may be among
  * the lost records, and a worker return after them is another call's.
  * Paired with it, one call of several and the stretch between came out
- * (2.34 ms, nine times the longest worker call of the whole file); now
- * none is longer than the whole file's longest, and the note counts the
- * call left out.
+ * (2.34 ms, nine times the longest worker call of the whole file), in
+ * the report and as a Perfetto slice; now none is longer than the whole
+ * file's longest, and the note counts the call left out.
  */
 TEST(a_call_open_at_a_lost_chunk_is_left_out)
 {
 	char rec[PATH_MAX], json[PATH_MAX], bad[PATH_MAX], bad_json[PATH_MAX];
+	char pftrace[PATH_MAX];
 	size_t len, at, chunks;
-	char *buf, *report;
+	char *buf, *report, *open_note;
+	unsigned int open_calls = 0;
 
 	path_in(rec, "open_lost.isr");
 	path_in(json, "open_lost.json");
 	path_in(bad, "open_lost_bad.isr");
 	path_in(bad_json, "open_lost_bad.json");
+	path_in(pftrace, "open_lost_bad.pftrace");
 	chunks = long_calls_recording(rec, json);
 	ASSERT_GE(chunks, 3);
 	EXPECT_EQ(report_value(json, "worker", "calls"), 60);
@@ -1235,8 +1275,13 @@ TEST(a_call_open_at_a_lost_chunk_is_left_out)
 	buf[at + REC2_SECTION_HEAD + 100] ^= 0xff;
 	spit(bad, buf, len);
 	capture_begin();
-	ASSERT_EQ(replay(bad, bad_json, NULL), 0);
+	ASSERT_EQ(replay_perfetto(bad, bad_json, pftrace), 0);
 	capture_end();
+	/* The Perfetto trace's slices end where the loss began. */
+	printf("# longest worker slice %llu ns\n",
+	       (unsigned long long)perfetto_longest(pftrace, "worker"));
+	EXPECT_LE(perfetto_longest(pftrace, "worker"),
+		  report_value(json, "worker", "max_ns"));
 	printf("# worker: %.0f calls, longest %.0f ns; whole: %.0f, %.0f\n",
 	       report_value(bad_json, "worker", "calls"),
 	       report_value(bad_json, "worker", "max_ns"),
@@ -1245,8 +1290,14 @@ TEST(a_call_open_at_a_lost_chunk_is_left_out)
 	EXPECT_LE(report_value(bad_json, "worker", "max_ns"),
 		  report_value(json, "worker", "max_ns"));
 	EXPECT_LE(report_value(bad_json, "worker", "sci"), 1);
+	/* The lost chunk held a worker's return: its call was open then. */
 	report = slurp(bad_json, NULL);
-	EXPECT_TRUE(strstr(report, "miss their calls and the ") != NULL);
+	open_note = strstr(report, "miss their calls and the ");
+	ASSERT_TRUE(open_note != NULL);
+	EXPECT_EQ(sscanf(open_note, "miss their calls and the %u call",
+			 &open_calls), 1);
+	EXPECT_GE(open_calls, 1);
+	EXPECT_TRUE(strstr(open_note, "open when it began") != NULL);
 	free(report);
 	free(buf);
 }

@@ -274,6 +274,13 @@ static void pair_settle(struct pairer *p, struct pair_thread *t,
 	}
 }
 
+/* Whether @f was open when records of @t were lost (pair_thread_lost()). */
+static inline bool pair_open_at_loss(const struct pair_thread *t,
+				     const struct pair_frame *f)
+{
+	return f->ts < t->lost_before;
+}
+
 static int pair_exit(struct pairer *p, struct pair_thread *t,
 		     const struct ispot_record *rec, struct pair_exec *e)
 {
@@ -297,6 +304,10 @@ static int pair_exit(struct pairer *p, struct pair_thread *t,
 	t->depth = i - 1;
 	/* A frame below at the same sp returns next, or never did. */
 	t->chain_pending = t->depth && t->frames[t->depth - 1].sp == want;
+	if (pair_open_at_loss(t, &t->frames[t->depth])) {
+		p->stats.unpaired_entries++;
+		return 0;
+	}
 	return pair_emit(p, t, &t->frames[t->depth], rec, e);
 }
 
@@ -336,6 +347,10 @@ static int pair_block_end(struct pairer *p, struct pair_thread *t,
 	memmove(&t->blocks[i - 1], &t->blocks[i],
 		(t->nr_blocks - i) * sizeof(t->blocks[0]));
 	t->nr_blocks--;
+	if (pair_open_at_loss(t, &f)) {
+		p->stats.unpaired_entries++;
+		return 0;
+	}
 	return pair_emit(p, t, &f, rec, e);
 }
 
@@ -414,6 +429,20 @@ void pairer_thread_forget(struct pairer *p, struct pair_thread *t)
 	free(t->frames);
 	free(t->blocks);
 	memset(t, 0, sizeof(*t));
+}
+
+uint32_t pair_thread_lost(struct pair_thread *t, uint64_t ts)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < t->depth; i++)
+		n += !pair_open_at_loss(t, &t->frames[i]);
+	for (i = 0; i < t->nr_blocks; i++)
+		n += !pair_open_at_loss(t, &t->blocks[i]);
+	/* Frames opened at @ts itself were open at the loss too. */
+	if (ts + 1 > t->lost_before)
+		t->lost_before = ts + 1;
+	return n;
 }
 
 void pairer_thread_flush(struct pairer *p, struct pair_thread *t)

@@ -92,6 +92,12 @@ struct pair_thread {
 	 * lost.  Anything else next ends it (pair.c, pair_settle()).
 	 */
 	bool chain_pending;
+	/*
+	 * Records of the thread were lost (pair_thread_lost()): a frame
+	 * opened before this time may have lost its return, so the return
+	 * that meets it is another call's, and does not pair.
+	 */
+	uint64_t lost_before;
 };
 
 struct pairer *pairer_new(pair_cb cb, void *ctx);
@@ -160,9 +166,15 @@ void pair_thread_exit_at(struct pair_thread *t, uint64_t ts);
 /* Count @t's open entries as unpaired and free them (not @t itself). */
 void pairer_thread_forget(struct pairer *p, struct pair_thread *t);
 /*
- * Count every open entry of @t as unpaired: the end of the trace, or
- * records lost (pipeline_lost()).
+ * Records of @t from @ts on were lost (a damaged chunk of a recording):
+ * its frames open now stay open (the thread is still inside them, as far
+ * as anyone can tell) but none of them pairs: the return that closes one
+ * is counted as unpaired, as it may be a later call's whose entry was
+ * lost, and the pair would be one call made of several and the lost
+ * stretch.  Returns how many frames and blocks were not so already.
  */
+uint32_t pair_thread_lost(struct pair_thread *t, uint64_t ts);
+/* End of trace for @t: count every open entry as unpaired. */
 void pairer_thread_flush(struct pairer *p, struct pair_thread *t);
 
 /*

@@ -231,10 +231,12 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
 /*
  * The records between @from and @to are lost (a damaged chunk of a
  * recording): their time leaves the threads' lifetimes (sci_lost()), and
- * every call or block open at @from is left unpaired (stats.open_at_loss):
- * its return may be among the lost records, and a return after them at
- * the same frame would then be a later call's, one call made of the
- * whole lost stretch.  Returns 0 or -ENOMEM.
+ * no call or block open at @from is scored (stats.open_at_loss): its
+ * return may be among the lost records, and a return after them at the
+ * same frame would then be a later call's, one call made of several and
+ * the lost stretch (pair_thread_lost()).  The threads stay inside what
+ * they had open, as far as anyone can tell.  A futex wait under way is
+ * not counted either (timeline_thread_lost()).  Returns 0 or -ENOMEM.
  */
 int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to);
 

@@ -137,9 +137,12 @@ int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to)
 	hashmap_for_each(&p->threads, e, pos) {
 		struct pipeline_thread *th = (void *)(uintptr_t)e->value;
 
-		p->stats.open_at_loss += th->pair.depth + th->pair.nr_blocks;
-		pairer_thread_flush(p->pairer, &th->pair);
-		pipeline_thread_inside(p, th, (uint32_t)e->key, from);
+		p->stats.open_at_loss += pair_thread_lost(&th->pair, from);
+		if (th->tl)
+			timeline_thread_lost(th->tl);
+		/* Its GATE's ENTRY, or its gated call's return, may be lost. */
+		th->gate_pending = false;
+		th->gate_displaced = false;
 	}
 	return sci_lost(p->sci, from, to);
 }

@@ -194,6 +194,11 @@ int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 		return 0;
 	if (t->act == TL_ACT_WAITING)
 		tl_set_act(tl, t, TL_ACT_ACTIVE, ts);
+	/* Records were lost in it: this exit may end a later wait. */
+	if (t->futex_lost) {
+		t->futex_lost = false;
+		return 0;
+	}
 	f = tl_futex(tl, t->futex_uaddr);
 	if (!f)
 		return -ENOMEM;
@@ -211,6 +216,11 @@ int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 	return 0;
 }
 
+void timeline_thread_lost(struct tl_thread *t)
+{
+	t->futex_lost = t->in_futex;
+}
+
 int tl_futex_enter(struct timeline *tl, struct tl_thread *t,
 			  const struct ispot_record *rec, uint32_t open_func,
 			  uint64_t callsite)
@@ -220,6 +230,7 @@ int tl_futex_enter(struct timeline *tl, struct tl_thread *t,
 	if (t->act == TL_ACT_WAITING)
 		tl_set_act(tl, t, TL_ACT_ACTIVE, rec->ts_ns);
 	t->in_futex = true;
+	t->futex_lost = false;
 	t->futex_uaddr = rec->data[0];
 	t->futex_op = (uint32_t)rec->data[1];
 	t->futex_since = rec->ts_ns;

@@ -52,6 +52,7 @@ struct tl_thread {
 	bool off_preempted;
 	bool off_in_futex;
 	bool in_futex;
+	bool futex_lost;	/* records lost in its wait: not counted */
 	uint32_t futex_op;
 	uint32_t futex_func;
 	uint64_t off_since;

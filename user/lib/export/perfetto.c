@@ -299,6 +299,18 @@ void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts)
 	t->exited = true;
 }
 
+void perfetto_lost(struct perfetto *pf, uint64_t ts)
+{
+	struct pf_thread *t;
+
+	for (t = pf->first; t; t = t->next) {
+		if (t->exited)
+			continue;
+		pf_close_thread(pf, t, ts);
+		pairer_thread_flush(pf->pairer, &t->pair);
+	}
+}
+
 struct perfetto *perfetto_open(FILE *out, uint32_t pid, const char *process,
 			       const struct perfetto_names *names,
 			       const struct perfetto_clock *clock)

@@ -42,7 +42,8 @@
  * Balance.  Every slice that begins ends: at its end record; when its
  * thread exits (its TASK_EXIT, or an exit the caller learnt otherwise:
  * perfetto_thread_exit()), records of it that come later are left out;
- * and at perfetto_close(), at the latest timestamp written.
+ * where records were lost (perfetto_lost()); and at perfetto_close(), at
+ * the latest timestamp written.
  */
 #ifndef ISPOT_PERFETTO_H
 #define ISPOT_PERFETTO_H
@@ -99,6 +100,12 @@ void perfetto_set_trampoline(struct perfetto *pf, uint64_t start,
 void perfetto_record(struct perfetto *pf, const struct ispot_record *rec);
 /* @tid exited at @ts: what it has open ends there. */
 void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts);
+/*
+ * Records were lost from @ts on (a damaged chunk of a recording): every
+ * thread's open calls end there, as the pipeline leaves them unpaired
+ * (pipeline_lost()); a return after the loss begins nothing.
+ */
+void perfetto_lost(struct perfetto *pf, uint64_t ts);
 /*
  * End every open slice at the latest timestamp written and free @pf.
  * Returns 0, -ENOMEM (an event could not be encoded) or -EIO (a write

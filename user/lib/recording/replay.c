@@ -20,11 +20,14 @@
 static void replay_lost(uint64_t from, uint64_t to, session_input_fn fn,
 			void *ctx)
 {
+	/*
+	 * Even when the first record after is dated before the last one
+	 * read (a late one): no time is lost then, but calls may be.
+	 */
 	const struct session_input in = { .type = INPUT_LOST, .a = from,
-					  .b = to };
+					  .b = to > from ? to : from };
 
-	if (to > from)
-		fn(ctx, &in);
+	fn(ctx, &in);
 }
 
 /* Where a loss met now began: the last time read, or the trace's start. */

@@ -53,11 +53,13 @@ void trace_input(void *ctx, const struct session_input *in)
 			perfetto_thread_exit(pf, in->tid, in->a);
 		break;
 	case INPUT_LOST:
-		/* A replay's: nothing to write, nothing to draw. */
+		/* A replay's: nothing to write; open calls end where it began. */
 		if (pipeline_lost(t->pipe, in->a, in->b))
 			t->pipe->stats.nomem++;
 		else
 			t->sum.rec_lost_ns += in->b - in->a;
+		if (pf)
+			perfetto_lost(pf, in->a);
 		return;
 	case INPUT_TRAMPOLINE:
 		pairer_set_trampoline(t->pipe->pairer, in->a, in->b);

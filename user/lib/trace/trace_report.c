@@ -159,7 +159,7 @@ static void trace_session_notes(const struct trace *t,
 	const struct drain_stats *ds = &s->drain;
 	unsigned long long open_at_loss = t->pipe ?
 					  t->pipe->stats.open_at_loss : 0;
-	char size[32], when[32], lost_time[96] = "", open_calls[48] = "";
+	char size[32], when[32], lost_time[96] = "", open_calls[64] = "";
 
 	if (r->nr_notes < TRACE_NOTES &&
 	    trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
@@ -200,9 +200,10 @@ static void trace_session_notes(const struct trace *t,
 			 format_ns(when, sizeof(when), (double)s->rec_lost_ns),
 			 s->rec_lost == 1 ? "it" : "they");
 	if (s->rec_lost && open_at_loss)
-		snprintf(open_calls, sizeof(open_calls), " and the %llu open "
-			 "across %s", open_at_loss,
-			 s->rec_lost == 1 ? "it" : "them");
+		snprintf(open_calls, sizeof(open_calls), " and the %llu call%s "
+			 "open when %s began", open_at_loss,
+			 open_at_loss == 1 ? "" : "s",
+			 s->rec_lost == 1 ? "it" : "they");
 	if (s->rec_lost)
 		trace_note(r, note, "%u chunk%s of the recording's events %s "
 			   "damaged and left out (see the line on stderr): the "
