@@ -64,6 +64,14 @@ struct ispot_ring {
 	u64 produced;			/* records, written + dropped */
 	u64 dropped;			/* records */
 	u64 consumed;			/* records, counted by RING_CONSUME */
+	/*
+	 * ISPOT_SETUP_LOST: records dropped since the ring last took one,
+	 * told by a LOST record ahead of the next (ispot_ring_reserve()).
+	 */
+	bool report_lost;
+	u32 lost_tid;			/* the task then, 0 if several */
+	u64 lost;
+	u64 lost_first_ns, lost_last_ns;
 	bool wakeup_armed;		/* an irq_work is queued or done and
 					 * the reader has not consumed since */
 	struct irq_work wakeup;

@@ -9,7 +9,9 @@
  * and the reader maps it read-only in one piece (as BPF's ring buffer
  * does).  The producer is always the CPU that owns the ring, running with
  * preemption disabled, so reserving space needs no atomic operation.  When
- * the ring is full the new record is dropped and counted; the reader gives
+ * the ring is full the new record is dropped and counted (and, with
+ * ISPOT_SETUP_LOST, told by a LOST record ahead of the next one taken, as
+ * perf tells its lost samples); the reader gives
  * space back through ISPOT_IOC_RING_CONSUME, which walks the released
  * records so that produced == consumed + dropped holds exactly once the
  * ring is drained.
@@ -130,21 +132,63 @@ void ispot_ring_destroy(struct ispot_ring *ring)
 	kfree(ring);
 }
 
+/* A record dropped: counted, and with ISPOT_SETUP_LOST its time and task. */
+static void ispot_ring_drop(struct ispot_ring *ring)
+{
+	u64 now;
+
+	WRITE_ONCE(ring->dropped, ring->dropped + 1);
+	WRITE_ONCE(ring->ctrl->dropped, ring->dropped);
+	if (!ring->report_lost)
+		return;
+	now = ktime_get_mono_fast_ns();
+	if (!ring->lost) {
+		ring->lost_first_ns = now;
+		ring->lost_tid = current->pid;
+	} else if (ring->lost_tid != current->pid) {
+		ring->lost_tid = 0;
+	}
+	ring->lost++;
+	ring->lost_last_ns = now;
+}
+
+/* The LOST record of the drops since the last record, in the next slot. */
+static void ispot_ring_tell_lost(struct ispot_ring *ring)
+{
+	struct ispot_record *rec = ispot_ring_slot(ring, ring->head);
+
+	memset(rec, 0, sizeof(*rec));
+	rec->ts_ns = ring->lost_first_ns;
+	rec->tid = ring->lost_tid;
+	rec->cpu = ring->ctrl->cpu;
+	rec->kind = ISPOT_REC_LOST;
+	rec->nslots = 1;
+	rec->data[0] = ring->lost;
+	rec->data[1] = ring->lost_last_ns;
+	ring->lost = 0;
+	/* A record like any other: RING_CONSUME counts it as consumed. */
+	WRITE_ONCE(ring->produced, ring->produced + 1);
+	ispot_ring_commit(ring, 1);
+}
+
 /*
- * Reserve @nslots consecutive slots, or count a drop.  Called with
+ * Reserve @nslots consecutive slots, or count a drop.  After drops, a
+ * LOST record goes first, in the same room or not at all.  Called with
  * preemption disabled on the CPU that owns @ring.
  */
 struct ispot_record *ispot_ring_reserve(struct ispot_ring *ring, u32 nslots)
 {
 	u64 tail = smp_load_acquire(&ring->tail);
+	u32 lost_slot = ring->lost ? 1 : 0;
 
 	/* Plain increments by the only writer; STATS reads them racily. */
 	WRITE_ONCE(ring->produced, ring->produced + 1);
-	if (ring->head - tail + nslots > (u64)ring->mask + 1) {
-		WRITE_ONCE(ring->dropped, ring->dropped + 1);
-		WRITE_ONCE(ring->ctrl->dropped, ring->dropped);
+	if (ring->head - tail + nslots + lost_slot > (u64)ring->mask + 1) {
+		ispot_ring_drop(ring);
 		return NULL;
 	}
+	if (lost_slot)
+		ispot_ring_tell_lost(ring);
 	return ispot_ring_slot(ring, ring->head);
 }
 

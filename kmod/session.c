@@ -132,6 +132,8 @@ int ispot_session_setup(struct ispot_session *s, struct ispot_setup *args)
 					       &s->wq);
 		if (!rings[cpu])
 			goto err_free_rings;
+		/* Before the rings are published: no handler reads it yet. */
+		rings[cpu]->report_lost = args->flags & ISPOT_SETUP_LOST;
 	}
 	/* Sets s->offcpu only if it succeeds; no probe sees it before. */
 	err = ispot_offcpu_create(s, args);

@@ -1048,7 +1048,7 @@ static void fz_op_setup(struct fz_thread *th, struct fz_slot *sl, int fd)
 	if (fz_chance(th, 30))
 		s.stack_period = fz_chance(th, 50) ? 1 + fz_below(th, 4) :
 						     fz_rand(th);
-	s.flags = fz_below(th, 8);
+	s.flags = fz_below(th, ISPOT_SETUP_FLAGS + 1);
 	/* Off-CPU stacks need both other groups (ABI 1.8). */
 	bad = (s.flags & ISPOT_SETUP_OFFCPU) &&
 	      (~s.flags & (ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS));

@@ -74,8 +74,9 @@ struct trace {
 	size_t entries, exits, stacks;
 };
 
-static void trace_start(struct trace *t, int (*work)(void *), void *arg,
-			uint32_t pages, uint32_t stack_period)
+static void trace_start_flags(struct trace *t, int (*work)(void *),
+			      void *arg, uint32_t pages,
+			      uint32_t stack_period, uint32_t flags)
 {
 	memset(t, 0, sizeof(*t));
 	t->fd = ispot_open_or_skip();
@@ -84,8 +85,15 @@ static void trace_start(struct trace *t, int (*work)(void *), void *arg,
 	t->setup.pid = t->child.pid;
 	t->setup.ring_pages = pages;
 	t->setup.stack_period = stack_period;
+	t->setup.flags = flags;
 	ASSERT_EQ(ispot_ioctl(t->fd, ISPOT_IOC_SETUP, &t->setup), 0);
 	ASSERT_EQ(ispot_map_rings(t->fd, &t->setup, &t->rings), 0);
+}
+
+static void trace_start(struct trace *t, int (*work)(void *), void *arg,
+			uint32_t pages, uint32_t stack_period)
+{
+	trace_start_flags(t, work, arg, pages, stack_period, 0);
 }
 
 static int trace_probe(struct trace *t, void *fn, uint32_t flags,
@@ -380,6 +388,79 @@ TEST(full_ring_counts_every_drop)
 	EXPECT_GT(dropped, 0);
 	EXPECT_EQ(consumed, t.entries + t.exits + t.stacks);
 	EXPECT_EQ(consumed + dropped, 40000 + 1);	/* + first stack */
+	/* Without ISPOT_SETUP_LOST, no LOST record. */
+	for (i = 0; i < t.n; i += t.recs[i].nslots)
+		EXPECT_NE(t.recs[i].kind, ISPOT_REC_LOST);
+}
+
+/* 20,000 calls on CPU 0, a stop (SIGSTOP) for the reader, 10 more. */
+static int calls_stop_calls(void *arg)
+{
+	ispot_pin_cpu(0);
+	calls_n((void *)20000L);
+	raise(SIGSTOP);
+	return calls_n(arg);
+}
+
+/*
+ * ISPOT_SETUP_LOST: the ring full, then read empty while the child is
+ * stopped, the first record it takes after is a LOST record: every drop
+ * of the ring, the child's, timed between the records around it.  It is
+ * a record like any other: produced, consumed, counted.
+ */
+TEST(full_ring_tells_its_drops_in_a_lost_record)
+{
+	struct ispot_ring_stats rs[64];
+	struct ispot_probe_stats ps;
+	const struct ispot_record *lost = NULL, *before = NULL, *after = NULL;
+	uint64_t dropped = 0, told = 0;
+	struct trace t;
+	size_t i, nr_lost = 0;
+	int status;
+
+	trace_start_flags(&t, calls_stop_calls, (void *)10L, 1, 0xffffffffu,
+			  ISPOT_SETUP_LOST);
+	trace_probe(&t, target_fn, ISPOT_PROBE_BOTH, 0);
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
+	ispot_child_go(&t.child);
+	ASSERT_EQ(waitpid(t.child.pid, &status, WUNTRACED), t.child.pid);
+	ASSERT_TRUE(WIFSTOPPED(status));
+	t.n = ispot_drain(t.fd, &t.rings, &t.recs, &t.cap, 0);
+	ASSERT_EQ(kill(t.child.pid, SIGCONT), 0);
+	ASSERT_EQ(ispot_child_wait(&t.child), 0);
+	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_DISABLE, NULL), 0);
+	t.n = ispot_drain(t.fd, &t.rings, &t.recs, &t.cap, t.n);
+	trace_stats(&t, rs, &ps, 1);
+	for (i = 0; i < t.setup.nr_rings; i++) {
+		EXPECT_EQ(rs[i].produced, rs[i].consumed + rs[i].dropped);
+		dropped += rs[i].dropped;
+	}
+	for (i = 0; i < t.n; i += t.recs[i].nslots) {
+		if (t.recs[i].kind == ISPOT_REC_LOST) {
+			lost = &t.recs[i];
+			nr_lost++;
+			told += lost->data[0];
+		} else if (!lost) {
+			before = &t.recs[i];
+		} else if (!after) {
+			after = &t.recs[i];
+		}
+	}
+	ASSERT_EQ(nr_lost, 1);
+	ASSERT_TRUE(before && after);
+	EXPECT_GT(dropped, 0);
+	EXPECT_EQ(told, dropped);
+	EXPECT_EQ(lost->tid, (uint32_t)t.child.pid);
+	EXPECT_EQ(lost->tgid, 0);
+	EXPECT_EQ(lost->cpu, 0);
+	EXPECT_EQ(lost->nslots, 1);
+	EXPECT_LE(before->ts_ns, lost->ts_ns);
+	EXPECT_LE(lost->ts_ns, lost->data[1]);
+	EXPECT_LE(lost->data[1], after->ts_ns);
+	EXPECT_EQ(after->kind, ISPOT_REC_ENTRY);
+	/* The calls after it: all of them, whole. */
+	trace_analyse(&t);
+	EXPECT_EQ(t.entries + t.exits + t.stacks + dropped, 40000 + 1 + 20);
 }
 
 static int pinned_calls(void *arg)

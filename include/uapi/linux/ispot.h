@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		8
+#define ISPOT_ABI_MINOR		9
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -58,11 +58,18 @@ struct ispot_version {
  * session may be enabled with no probe: a wall-clock profile of the
  * target (where its threads wait), before any function is chosen.
  */
+/*
+ * ISPOT_SETUP_LOST (ABI 1.9): LOST records, which say where in a ring's
+ * stream records were dropped because it was full, when, and whose
+ * (ISPOT_REC_LOST): a reader that pairs entries with exits must not pair
+ * across them.
+ */
 #define ISPOT_SETUP_TASKS	(1U << 0)
 #define ISPOT_SETUP_WAITS	(1U << 1)
 #define ISPOT_SETUP_OFFCPU	(1U << 2)
+#define ISPOT_SETUP_LOST	(1U << 3)
 #define ISPOT_SETUP_FLAGS	(ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS | \
-				 ISPOT_SETUP_OFFCPU)
+				 ISPOT_SETUP_OFFCPU | ISPOT_SETUP_LOST)
 #define ISPOT_OFFCPU_MIN_PERIOD_US	100
 #define ISPOT_OFFCPU_MAX_PERIOD_US	10000000
 
@@ -407,6 +414,17 @@ enum ispot_record_kind {
 	 * switches, so its off-CPU time counts data[1] times.  data[2]: 0.
 	 */
 	ISPOT_REC_OFF_STACK = 13,
+	/*
+	 * Kind 14 (ABI 1.9, ISPOT_SETUP_LOST): LOST, written on a ring just
+	 * before the first record it takes after dropping some because it
+	 * was full.  ts_ns: the first drop's time; data[0]: the records
+	 * dropped; data[1]: the last drop's time; tid: the task that was
+	 * running when they were dropped (whose calls they were, or which
+	 * was switching), 0 if several were; tgid 0, cpu the ring's.
+	 * Records dropped after a ring's last record are counted by
+	 * ISPOT_IOC_STATS only.
+	 */
+	ISPOT_REC_LOST = 14,
 };
 
 /*

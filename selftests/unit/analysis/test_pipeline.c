@@ -792,6 +792,60 @@ TEST(calls_open_at_a_loss_are_left_unpaired)
 }
 
 /*
+ * A full ring dropped records of thread 300 from 150 on (a LOST record,
+ * ABI 1.9): its open call pairs nothing after, thread 301's pairs, and no
+ * time leaves either lifetime.  A LOST of several threads (tid 0) stops
+ * every open call from pairing.
+ */
+TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
+{
+	struct pipeline *p = new_pipeline();
+	const struct pair_stats *ps = pairer_stats(p->pairer);
+	struct ispot_record *lost;
+	struct sci_report *r;
+	struct trace t;
+
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 300, 0), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 301, 0), 0);
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 100);
+	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 110);
+	lost = trace_add(&t, ISPOT_REC_LOST, 300, 0, 0, 150);
+	lost->tgid = 0;
+	lost->data[0] = 40;
+	lost->data[1] = 400;
+	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 1000);
+	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1010);
+	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 1100);
+	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 1100);
+	lost = trace_add(&t, ISPOT_REC_LOST, 0, 0, 0, 1150);
+	lost->tgid = 0;
+	lost->data[0] = 2;
+	lost->data[1] = 1160;
+	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 1200);
+	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1210);
+	feed(p, &t);
+	EXPECT_EQ(ps->paired, 1);
+	EXPECT_EQ(ps->unpaired_entries, 3);
+	EXPECT_EQ(p->stats.ring_losses, 2);
+	EXPECT_EQ(p->stats.ring_lost_records, 42);
+	EXPECT_EQ(p->stats.open_at_ring_loss, 3);
+	EXPECT_EQ(p->stats.open_at_loss, 0);
+	EXPECT_EQ(p->stats.unknown_kind, 0);
+
+	pipeline_finish(p, 2000);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(block(r, 10, 0)->calls, 1);
+	EXPECT_EQ(block(r, 10, 0)->max_ns, 900);
+	EXPECT_EQ(lifetime(r, 300), 2000);
+	EXPECT_EQ(lifetime(r, 301), 2000);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
  * ispotd's pipeline forgets exited threads: 100,000 threads, each with a
  * call, context switches and a last SWITCH_OUT after its exit (as the
  * kernel writes it), leave the heap as it was after 10,000, and every

@@ -981,6 +981,21 @@ static double report_value(const char *json, const char *name,
 	return ret;
 }
 
+/* @key of the report's "events" object in @json, or -1. */
+static double events_value(const char *json, const char *key)
+{
+	size_t len;
+	char *text = slurp(json, &len);
+	const char *err;
+	struct json_value *v = json_parse(text, len, &err);
+	const struct json_value *x = json_get(json_get(v, "events"), key);
+	double ret = x ? x->d : -1;
+
+	json_value_free(v);
+	free(text);
+	return ret;
+}
+
 /* The time a report's note says its lost chunks spanned, in ns, or -1. */
 static double note_lost_ns(const char *report)
 {
@@ -1300,6 +1315,60 @@ TEST(a_call_open_at_a_lost_chunk_is_left_out)
 	EXPECT_TRUE(strstr(open_note, "open when it began") != NULL);
 	free(report);
 	free(buf);
+}
+
+/*
+ * A LOST record (a full ring's drops, ABI 1.9) is recorded and replayed:
+ * the report of the file stops the same open call from pairing and tells
+ * the same drops as the live one.
+ */
+TEST(a_rings_lost_record_is_replayed)
+{
+	uint64_t site = (uint64_t)(uintptr_t)recording_test_caller + 1;
+	uint64_t sp = 0x7ffd0000 - 101 * 0x1000, ts = 1000000;
+	char rec[PATH_MAX], json[PATH_MAX], off[PATH_MAX];
+	struct recording_session s;
+	static const char *const keys[] = {
+		"drop_bursts", "dropped_told", "open_at_drops",
+	};
+	struct ispot_record lost;
+	size_t i;
+
+	path_in(rec, "ring_lost.isr");
+	path_in(json, "ring_lost.json");
+	path_in(off, "ring_lost_off.json");
+	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
+	s.t.sum.t_enable = ts;
+	ASSERT_EQ(trace_begin_recording(&s.t), 0);
+	trace_thread_seen(&s.t, 101, ts);
+	rs_record(&s.t, ts += 100, ISPOT_REC_ENTRY, 101, RS_PROBE_WORKER, sp,
+		  site, 0);
+	pipeline_feed_fill(&lost, ts += 100, ISPOT_REC_LOST, 0, 101, 0, 0,
+			   NULL);
+	lost.data[0] = 7;
+	lost.data[1] = ts + 500;
+	trace_on_record(&s.t, &lost);
+	rs_record(&s.t, ts += 1000, ISPOT_REC_EXIT, 101, RS_PROBE_WORKER,
+		  sp + 8, site, 0);
+	for (i = 0; i < 3; i++) {
+		rs_record(&s.t, ts += 100, ISPOT_REC_ENTRY, 101,
+			  RS_PROBE_WORKER, sp, site, 0);
+		rs_record(&s.t, ts += 200, ISPOT_REC_EXIT, 101,
+			  RS_PROBE_WORKER, sp + 8, site, 0);
+	}
+	s.t.sum.t_end = ts + 1000;
+	s.t.sum.drain.records = 9;
+	EXPECT_EQ(rs_stop(&s), 0);
+	trace_free(&s.t);
+	ASSERT_EQ(replay(rec, off, NULL), 0);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		EXPECT_EQ(events_value(json, keys[i]),
+			  events_value(off, keys[i]));
+	EXPECT_EQ(events_value(off, "drop_bursts"), 1);
+	EXPECT_EQ(events_value(off, "dropped_told"), 7);
+	EXPECT_EQ(events_value(off, "open_at_drops"), 1);
+	EXPECT_EQ(report_value(json, "worker", "calls"), 3);
+	EXPECT_EQ(report_value(off, "worker", "calls"), 3);
 }
 
 /* Flips in MAPS or THREADS whose table alone was left out. */

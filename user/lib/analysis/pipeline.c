@@ -473,6 +473,9 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		solo_block_record(&p->solo, rec);
 		pipeline_solo_window(p, rec);
 		return;
+	case ISPOT_REC_LOST:
+		pipeline_ring_lost(p, rec);
+		return;
 	default:
 		p->stats.unknown_kind++;
 		return;

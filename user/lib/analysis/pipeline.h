@@ -67,7 +67,10 @@ struct pipeline_stats {
 	uint64_t waits;		/* SWITCH_* and FUTEX_* records */
 	uint64_t tasks;		/* TASK_NEW and TASK_EXIT records */
 	uint64_t forgotten;	/* exited threads folded and freed */
-	uint64_t open_at_loss;	/* calls open when records were lost */
+	uint64_t open_at_loss;	/* calls open at a lost chunk's start */
+	uint64_t ring_losses;	/* LOST records: drops a ring told of */
+	uint64_t ring_lost_records;	/* the records they told of */
+	uint64_t open_at_ring_loss;	/* calls of their threads open then */
 };
 
 struct pipeline_exit {
@@ -239,6 +242,14 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
  * not counted either (timeline_thread_lost()).  Returns 0 or -ENOMEM.
  */
 int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to);
+/*
+ * A LOST record (ISPOT_SETUP_LOST): a full ring dropped records of
+ * rec->tid (0: of several threads) from rec->ts_ns on.  As
+ * pipeline_lost() for that thread (or every thread), but no time leaves
+ * the lifetimes: the other threads' records of that time are whole, and
+ * the thread's own are not known to be gone for all of it.
+ */
+void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec);
 
 /* End of trace at @ts: open entries become unpaired, threads close. */
 void pipeline_finish(struct pipeline *p, uint64_t ts);

@@ -129,22 +129,54 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
 	return ret;
 }
 
-int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to)
+/*
+ * Records of @th from @ts on were lost: see pipeline_lost().  Its calls
+ * open then are counted into *@open.
+ */
+static void pipeline_thread_lost(struct pipeline_thread *th, uint64_t ts,
+				 uint64_t *open)
+{
+	*open += pair_thread_lost(&th->pair, ts);
+	if (th->tl)
+		timeline_thread_lost(th->tl);
+	/* Its GATE's ENTRY, or its gated call's return, may be lost. */
+	th->gate_pending = false;
+	th->gate_displaced = false;
+}
+
+/* Records of every thread from @ts on were lost. */
+static void pipeline_threads_lost(struct pipeline *p, uint64_t ts,
+				  uint64_t *open)
 {
 	const struct hashmap_entry *e;
 	size_t pos;
 
-	hashmap_for_each(&p->threads, e, pos) {
-		struct pipeline_thread *th = (void *)(uintptr_t)e->value;
+	hashmap_for_each(&p->threads, e, pos)
+		pipeline_thread_lost((void *)(uintptr_t)e->value, ts, open);
+}
 
-		p->stats.open_at_loss += pair_thread_lost(&th->pair, from);
-		if (th->tl)
-			timeline_thread_lost(th->tl);
-		/* Its GATE's ENTRY, or its gated call's return, may be lost. */
-		th->gate_pending = false;
-		th->gate_displaced = false;
-	}
+int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to)
+{
+	pipeline_threads_lost(p, from, &p->stats.open_at_loss);
 	return sci_lost(p->sci, from, to);
+}
+
+void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec)
+{
+	struct pipeline_thread *th;
+
+	p->stats.ring_losses++;
+	p->stats.ring_lost_records += rec->data[0];
+	if (!rec->tid) {
+		pipeline_threads_lost(p, rec->ts_ns,
+				      &p->stats.open_at_ring_loss);
+		return;
+	}
+	/* A thread never seen had no call open. */
+	th = hashmap_find_ptr(&p->threads, rec->tid);
+	if (th)
+		pipeline_thread_lost(th, rec->ts_ns,
+				     &p->stats.open_at_ring_loss);
 }
 
 /* @t's calls still open, counted by their probe (pipeline_open_at_end()). */

@@ -240,10 +240,47 @@ static void pf_task_new(struct pf_thread *t)
 	t->last_ts = 0;
 }
 
+/* Records of @t from @ts on were lost: its open calls end there. */
+static void pf_thread_lost(struct perfetto *pf, struct pf_thread *t,
+			   uint64_t ts)
+{
+	if (t->exited)
+		return;
+	pf_close_thread(pf, t, ts);
+	pairer_thread_flush(pf->pairer, &t->pair);
+}
+
+void perfetto_lost(struct perfetto *pf, uint64_t ts)
+{
+	struct pf_thread *t;
+
+	for (t = pf->first; t; t = t->next)
+		pf_thread_lost(pf, t, ts);
+}
+
+/* A LOST record: a full ring dropped records of its tid (0: several). */
+static void pf_ring_lost(struct perfetto *pf, const struct ispot_record *rec)
+{
+	struct pf_thread *t;
+
+	if (!rec->tid) {
+		perfetto_lost(pf, rec->ts_ns);
+		return;
+	}
+	t = hashmap_find_ptr(&pf->threads, rec->tid);
+	if (t)
+		pf_thread_lost(pf, t, rec->ts_ns);
+}
+
 void perfetto_record(struct perfetto *pf, const struct ispot_record *rec)
 {
 	struct pf_thread *t;
 
+	/* The module's, of no process: told before any process's. */
+	if (rec->kind == ISPOT_REC_LOST) {
+		pf_ring_lost(pf, rec);
+		return;
+	}
 	if (rec->tgid != pf->pid && rec->kind != ISPOT_REC_TASK_NEW)
 		return;
 	t = pf_thread(pf, rec->tid);
@@ -297,18 +334,6 @@ void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts)
 	pf_close_thread(pf, t, ts);
 	pairer_thread_ended(pf->pairer, &t->pair);
 	t->exited = true;
-}
-
-void perfetto_lost(struct perfetto *pf, uint64_t ts)
-{
-	struct pf_thread *t;
-
-	for (t = pf->first; t; t = t->next) {
-		if (t->exited)
-			continue;
-		pf_close_thread(pf, t, ts);
-		pairer_thread_flush(pf->pairer, &t->pair);
-	}
 }
 
 struct perfetto *perfetto_open(FILE *out, uint32_t pid, const char *process,

@@ -102,8 +102,9 @@ void perfetto_record(struct perfetto *pf, const struct ispot_record *rec);
 void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts);
 /*
  * Records were lost from @ts on (a damaged chunk of a recording): every
- * thread's open calls end there, as the pipeline leaves them unpaired
- * (pipeline_lost()); a return after the loss begins nothing.
+ * thread's open calls end there, as the pipeline scores none of them
+ * (pipeline_lost()); a return after the loss ends nothing.  A LOST
+ * record (perfetto_record()) does the same for its thread.
  */
 void perfetto_lost(struct perfetto *pf, uint64_t ts);
 /*

@@ -96,6 +96,14 @@ struct report {
 	uint64_t drop_base;
 	uint64_t dropped;
 	bool dropped_unknown;	/* a recording cut before its STATS */
+	/*
+	 * Drops the rings told of (LOST records, ISPOT_SETUP_LOST): how many
+	 * times, how many records, and the calls open in their threads then
+	 * (not scored).
+	 */
+	uint64_t drop_bursts;
+	uint64_t dropped_told;
+	uint64_t open_at_drops;
 	uint64_t unpaired;
 	const struct sci_report *sci;
 	const struct report_func *funcs;	/* by func_id */

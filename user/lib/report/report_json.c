@@ -162,6 +162,12 @@ int report_json(FILE *f, const struct report *r)
 	json_u64(&j, "recorded", r->recorded);
 	json_u64(&j, "dropped", r->dropped);
 	json_u64(&j, "unpaired", r->unpaired);
+	/* Only from a module that tells where its rings dropped records. */
+	if (r->drop_bursts) {
+		json_u64(&j, "drop_bursts", r->drop_bursts);
+		json_u64(&j, "dropped_told", r->dropped_told);
+		json_u64(&j, "open_at_drops", r->open_at_drops);
+	}
 	/*
 	 * A recording cut before its statistics: "dropped" stays a number,
 	 * as readers expect, and this says it is not a count.  Only then,

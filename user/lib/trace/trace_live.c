@@ -125,6 +125,9 @@ int trace_live_setup(struct trace *t, pid_t pid)
 		s.flags = ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS;
 		t->sum.tasks = t->sum.waits = true;
 	}
+	/* ABI 1.9: where a full ring dropped records, so no pair spans it. */
+	if (t->live.dev.version.abi_minor >= 9)
+		s.flags |= ISPOT_SETUP_LOST;
 	if (ioctl(t->live.dev.fd, ISPOT_IOC_SETUP, &s)) {
 		live_setup_refused(t, pid);
 		return -1;

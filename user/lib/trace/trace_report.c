@@ -211,6 +211,18 @@ static void trace_session_notes(const struct trace *t,
 			   s->rec_lost == 1 ? "" : "s",
 			   s->rec_lost == 1 ? "was" : "were", open_calls,
 			   lost_time);
+	if (t->pipe && t->pipe->stats.ring_losses)
+		trace_note(r, note, "full rings dropped records %llu time%s "
+			   "(%llu records): the %llu call%s open in their "
+			   "threads then %s not scored, as their returns may "
+			   "be among them",
+			   (unsigned long long)t->pipe->stats.ring_losses,
+			   t->pipe->stats.ring_losses == 1 ? "" : "s",
+			   (unsigned long long)t->pipe->stats.ring_lost_records,
+			   (unsigned long long)t->pipe->stats.open_at_ring_loss,
+			   t->pipe->stats.open_at_ring_loss == 1 ? "" : "s",
+			   t->pipe->stats.open_at_ring_loss == 1 ? "was" :
+			   "were");
 	if (s->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		trace_note(r, note, "tracing stopped when pid %d executed a "
 			   "set-user-ID, set-group-ID or file-capability "
@@ -266,6 +278,9 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->dropped = s->dropped;
 	r->dropped_unknown = s->rec_cut && s->rec_cut_stats;
 	r->unpaired = ps->unpaired_entries + ps->unpaired_exits;
+	r->drop_bursts = t->pipe->stats.ring_losses;
+	r->dropped_told = t->pipe->stats.ring_lost_records;
+	r->open_at_drops = t->pipe->stats.open_at_ring_loss;
 	r->counters = s->counters;
 	r->nr_counters = s->nr_counters;
 	r->excess = t->pipe->excess;
