@@ -70,8 +70,9 @@ static int ispot_bench_time_ring(u64 *total_ns)
 		preempt_disable();
 		t0 = ktime_get_mono_fast_ns();
 		for (i = 0; i < n; i++) {
-			struct ispot_record *rec = ispot_ring_reserve(ring, 1);
+			struct ispot_record *rec;
 
+			rec = ispot_ring_reserve(ring, 1, NULL, NULL, 0);
 			if (unlikely(!rec))
 				break;
 			ispot_bench_fill(rec, done + i);

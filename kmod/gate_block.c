@@ -31,7 +31,7 @@ static void ispot_gate_write(struct ispot_session *s, struct task_struct *t,
 
 	preempt_disable();
 	ring = s->rings[smp_processor_id()];
-	rec = ispot_ring_reserve(ring, 1);
+	rec = ispot_ring_reserve(ring, 1, s, t, 0);
 	if (rec) {
 		if (t) {
 			ispot_record_header(rec, s, t, probe_id, kind, 1,

@@ -65,13 +65,16 @@ struct ispot_ring {
 	u64 dropped;			/* records */
 	u64 consumed;			/* records, counted by RING_CONSUME */
 	/*
-	 * ISPOT_SETUP_LOST: records dropped since the ring last took one,
-	 * told by a LOST record ahead of the next (ispot_ring_reserve()).
+	 * ISPOT_SETUP_LOST: the records dropped since the ring last took
+	 * one, told by a LOST record ahead of the next (ring.c).
 	 */
-	bool report_lost;
-	u32 lost_tid;			/* the task then, 0 if several */
-	u64 lost;
-	u64 lost_first_ns, lost_last_ns;
+	struct {
+		u64 count;
+		u64 first_ns, last_ns;
+		u32 tid;		/* the first subject's, 0: none yet */
+		bool several;		/* of other subjects too */
+	} lost;
+	bool report_lost;		/* ISPOT_SETUP_LOST */
 	bool wakeup_armed;		/* an irq_work is queued or done and
 					 * the reader has not consumed since */
 	struct irq_work wakeup;
@@ -263,7 +266,9 @@ struct ispot_ring *ispot_ring_create(unsigned int cpu, u32 pages,
 				     u32 watermark, wait_queue_head_t *wq);
 void ispot_ring_destroy(struct ispot_ring *ring);
 size_t ispot_ring_bytes(u32 pages);
-struct ispot_record *ispot_ring_reserve(struct ispot_ring *ring, u32 nslots);
+struct ispot_record *ispot_ring_reserve(struct ispot_ring *ring, u32 nslots,
+					struct ispot_session *s,
+					struct task_struct *t, u64 ts);
 void ispot_ring_commit(struct ispot_ring *ring, u32 nslots);
 
 /* @t's pid as the reader sees it: 0 if it has none in the reader's pidns. */

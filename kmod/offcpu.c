@@ -180,7 +180,7 @@ static void ispot_offcpu_record(struct ispot_session *s, struct task_struct *t,
 
 	nframes = ispot_user_fp_walk(frame_pointer(regs), sp, frames, 0);
 	frame_slots = DIV_ROUND_UP(nframes, 8);
-	rec = ispot_ring_reserve(ring, ISPOT_OFFCPU_MAX_SLOTS);
+	rec = ispot_ring_reserve(ring, ISPOT_OFFCPU_MAX_SLOTS, s, t, ts);
 	if (!rec)
 		return;
 	for (i = 0; i < nframes; i++) {

@@ -162,7 +162,8 @@ static void ispot_record_stack(struct ispot_ring *ring, struct ispot_probe *p,
 
 	n = ispot_user_stack(regs, callsite, frames);
 	nslots = 1 + DIV_ROUND_UP(n, 8);
-	rec = ispot_ring_reserve(ring, max_slots);
+	rec = ispot_ring_reserve(ring, max_slots, p->session, current,
+				 ts);
 	if (!rec)
 		return;
 	ispot_record_header(rec, p->session, current, p->id, ISPOT_REC_STACK,
@@ -261,7 +262,8 @@ static __always_inline int ispot_probe_entry(struct uprobe_consumer *uc,
 		ispot_record_stack(ring, p, regs,
 				   callsite ?: ispot_callsite(regs),
 				   ktime_get_mono_fast_ns());
-	rec = ispot_ring_reserve(ring, nslots);
+	/* The clock is read last, after this: 0, read on a drop. */
+	rec = ispot_ring_reserve(ring, nslots, s, current, 0);
 	if (rec) {
 		rec->sp = sp;
 		rec->ip = callsite;
@@ -312,7 +314,7 @@ static __always_inline void ispot_probe_exit(struct ispot_probe *p,
 	preempt_disable();
 	ts = ktime_get_mono_fast_ns();
 	ring = s->rings[smp_processor_id()];
-	rec = ispot_ring_reserve(ring, nslots);
+	rec = ispot_ring_reserve(ring, nslots, s, current, ts);
 	if (rec) {
 		ispot_record_header(rec, s, current, p->id, ISPOT_REC_EXIT,
 				    nslots, ts);

@@ -9,12 +9,12 @@
  * and the reader maps it read-only in one piece (as BPF's ring buffer
  * does).  The producer is always the CPU that owns the ring, running with
  * preemption disabled, so reserving space needs no atomic operation.  When
- * the ring is full the new record is dropped and counted (and, with
- * ISPOT_SETUP_LOST, told by a LOST record ahead of the next one taken, as
- * perf tells its lost samples); the reader gives
- * space back through ISPOT_IOC_RING_CONSUME, which walks the released
- * records so that produced == consumed + dropped holds exactly once the
- * ring is drained.
+ * the ring is full the new record is dropped and counted; with
+ * ISPOT_SETUP_LOST, a LOST record ahead of the next record taken says
+ * where, as perf's PERF_RECORD_LOST does.  The reader gives space back
+ * through ISPOT_IOC_RING_CONSUME, which walks the released records so
+ * that produced == consumed + dropped holds exactly once the ring is
+ * drained.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -132,24 +132,34 @@ void ispot_ring_destroy(struct ispot_ring *ring)
 	kfree(ring);
 }
 
-/* A record dropped: counted, and with ISPOT_SETUP_LOST its time and task. */
-static void ispot_ring_drop(struct ispot_ring *ring)
+/*
+ * A record dropped: counted, and with ISPOT_SETUP_LOST timed and named for
+ * the LOST record.  @t is the record's subject (NULL for none), @ts its
+ * time if already read (else 0: read now, as its caller would next).
+ */
+static void ispot_ring_drop(struct ispot_ring *ring, struct ispot_session *s,
+			    struct task_struct *t, u64 ts)
 {
-	u64 now;
+	u32 tid;
 
 	WRITE_ONCE(ring->dropped, ring->dropped + 1);
 	WRITE_ONCE(ring->ctrl->dropped, ring->dropped);
 	if (!ring->report_lost)
 		return;
-	now = ktime_get_mono_fast_ns();
-	if (!ring->lost) {
-		ring->lost_first_ns = now;
-		ring->lost_tid = current->pid;
-	} else if (ring->lost_tid != current->pid) {
-		ring->lost_tid = 0;
+	if (!ts)
+		ts = ktime_get_mono_fast_ns();
+	tid = t ? ispot_vpid(s, t) : 0;
+	if (!ring->lost.count++) {
+		ring->lost.first_ns = ts;
+		ring->lost.tid = tid;
+		ring->lost.several = false;
+	} else if (tid && tid != ring->lost.tid) {
+		if (ring->lost.tid)
+			ring->lost.several = true;
+		else
+			ring->lost.tid = tid;
 	}
-	ring->lost++;
-	ring->lost_last_ns = now;
+	ring->lost.last_ns = ts;
 }
 
 /* The LOST record of the drops since the last record, in the next slot. */
@@ -158,33 +168,37 @@ static void ispot_ring_tell_lost(struct ispot_ring *ring)
 	struct ispot_record *rec = ispot_ring_slot(ring, ring->head);
 
 	memset(rec, 0, sizeof(*rec));
-	rec->ts_ns = ring->lost_first_ns;
-	rec->tid = ring->lost_tid;
+	rec->ts_ns = ring->lost.first_ns;
+	rec->tid = ring->lost.tid;
 	rec->cpu = ring->ctrl->cpu;
 	rec->kind = ISPOT_REC_LOST;
 	rec->nslots = 1;
-	rec->data[0] = ring->lost;
-	rec->data[1] = ring->lost_last_ns;
-	ring->lost = 0;
+	rec->data[0] = ring->lost.count;
+	rec->data[1] = ring->lost.last_ns;
+	rec->data[2] = ring->lost.several ? ISPOT_LOST_SEVERAL : 0;
+	ring->lost.count = 0;
 	/* A record like any other: RING_CONSUME counts it as consumed. */
 	WRITE_ONCE(ring->produced, ring->produced + 1);
 	ispot_ring_commit(ring, 1);
 }
 
 /*
- * Reserve @nslots consecutive slots, or count a drop.  After drops, a
- * LOST record goes first, in the same room or not at all.  Called with
- * preemption disabled on the CPU that owns @ring.
+ * Reserve @nslots consecutive slots, or count a drop (of a record about
+ * @t, at @ts: see ispot_ring_drop()).  After drops, a LOST record goes
+ * first, in the same room or not at all.  Called with preemption disabled
+ * on the CPU that owns @ring.
  */
-struct ispot_record *ispot_ring_reserve(struct ispot_ring *ring, u32 nslots)
+struct ispot_record *ispot_ring_reserve(struct ispot_ring *ring, u32 nslots,
+					struct ispot_session *s,
+					struct task_struct *t, u64 ts)
 {
 	u64 tail = smp_load_acquire(&ring->tail);
-	u32 lost_slot = ring->lost ? 1 : 0;
+	u32 lost_slot = ring->lost.count ? 1 : 0;
 
 	/* Plain increments by the only writer; STATS reads them racily. */
 	WRITE_ONCE(ring->produced, ring->produced + 1);
 	if (ring->head - tail + nslots + lost_slot > (u64)ring->mask + 1) {
-		ispot_ring_drop(ring);
+		ispot_ring_drop(ring, s, t, ts);
 		return NULL;
 	}
 	if (lost_slot)

@@ -106,7 +106,7 @@ static void ispot_waits_put(struct ispot_session *s, u64 *ts, u8 kind,
 
 	if (!*ts)
 		*ts = ktime_get_mono_fast_ns();
-	rec = ispot_ring_reserve(ring, 1);
+	rec = ispot_ring_reserve(ring, 1, s, t, *ts);
 	if (!rec)
 		return;
 	ispot_record_header(rec, s, t, 0, kind, 1, *ts);

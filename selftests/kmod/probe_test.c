@@ -406,9 +406,11 @@ static int calls_stop_calls(void *arg)
  * ISPOT_SETUP_LOST: the ring full, then read empty while the child is
  * stopped, the first record it takes after is a LOST record: every drop
  * of the ring, the child's, timed between the records around it.  It is
- * a record like any other: produced, consumed, counted.
+ * a record like any other: produced, consumed, counted.  With a call
+ * stack every @stack_period calls, the record after it takes several
+ * slots.
  */
-TEST(full_ring_tells_its_drops_in_a_lost_record)
+static void full_ring_tells(uint32_t stack_period, uint64_t stacks)
 {
 	struct ispot_ring_stats rs[64];
 	struct ispot_probe_stats ps;
@@ -418,8 +420,9 @@ TEST(full_ring_tells_its_drops_in_a_lost_record)
 	size_t i, nr_lost = 0;
 	int status;
 
-	trace_start_flags(&t, calls_stop_calls, (void *)10L, 1, 0xffffffffu,
+	trace_start_flags(&t, calls_stop_calls, (void *)10L, 1, stack_period,
 			  ISPOT_SETUP_LOST);
+	ASSERT_LE(t.setup.nr_rings, 64);
 	trace_probe(&t, target_fn, ISPOT_PROBE_BOTH, 0);
 	ASSERT_EQ(ispot_ioctl(t.fd, ISPOT_IOC_ENABLE, NULL), 0);
 	ispot_child_go(&t.child);
@@ -451,16 +454,32 @@ TEST(full_ring_tells_its_drops_in_a_lost_record)
 	EXPECT_GT(dropped, 0);
 	EXPECT_EQ(told, dropped);
 	EXPECT_EQ(lost->tid, (uint32_t)t.child.pid);
+	EXPECT_EQ(lost->data[2], 0);	/* one thread's */
 	EXPECT_EQ(lost->tgid, 0);
 	EXPECT_EQ(lost->cpu, 0);
 	EXPECT_EQ(lost->nslots, 1);
 	EXPECT_LE(before->ts_ns, lost->ts_ns);
 	EXPECT_LE(lost->ts_ns, lost->data[1]);
 	EXPECT_LE(lost->data[1], after->ts_ns);
-	EXPECT_EQ(after->kind, ISPOT_REC_ENTRY);
-	/* The calls after it: all of them, whole. */
+	EXPECT_EQ(after->kind, stacks > 1 ? ISPOT_REC_STACK : ISPOT_REC_ENTRY);
+	if (stacks > 1)
+		EXPECT_GT(after->nslots, 1);
+	/* Every record after it whole: the counts add up. */
 	trace_analyse(&t);
-	EXPECT_EQ(t.entries + t.exits + t.stacks + dropped, 40000 + 1 + 20);
+	EXPECT_EQ(t.entries + t.exits + t.stacks + dropped,
+		  40000 + 20 + stacks);
+}
+
+TEST(full_ring_tells_its_drops_in_a_lost_record)
+{
+	/* The period too long for a second stack: the first call's. */
+	full_ring_tells(0xffffffffu, 1);
+}
+
+TEST(a_lost_record_before_a_record_of_several_slots)
+{
+	/* A stack before every call: 20,010 of them. */
+	full_ring_tells(1, 20010);
 }
 
 static int pinned_calls(void *arg)

@@ -57,12 +57,11 @@ struct ispot_version {
  * ISPOT_OFFCPU_MAX_PERIOD_US.  Such a
  * session may be enabled with no probe: a wall-clock profile of the
  * target (where its threads wait), before any function is chosen.
- */
-/*
- * ISPOT_SETUP_LOST (ABI 1.9): LOST records, which say where in a ring's
- * stream records were dropped because it was full, when, and whose
- * (ISPOT_REC_LOST): a reader that pairs entries with exits must not pair
- * across them.
+ *
+ * ISPOT_SETUP_LOST (ABI 1.9): LOST records (ISPOT_REC_LOST), which say
+ * where in a ring's stream records were dropped because it was full, when
+ * and whose: a reader that pairs entries with exits must not pair across
+ * them.  Opt-in, so that a reader of ABI 1.8 or older never sees one.
  */
 #define ISPOT_SETUP_TASKS	(1U << 0)
 #define ISPOT_SETUP_WAITS	(1U << 1)
@@ -149,7 +148,8 @@ struct ispot_ring_consume {
 };
 
 struct ispot_ring_stats {
-	__u64 produced;		/* records written or dropped on this CPU */
+	__u64 produced;		/* records written or dropped on this CPU,
+				 * LOST records among them */
 	__u64 consumed;		/* records released by RING_CONSUME */
 	__u64 dropped;		/* records lost because the ring was full */
 };
@@ -417,15 +417,22 @@ enum ispot_record_kind {
 	/*
 	 * Kind 14 (ABI 1.9, ISPOT_SETUP_LOST): LOST, written on a ring just
 	 * before the first record it takes after dropping some because it
-	 * was full.  ts_ns: the first drop's time; data[0]: the records
-	 * dropped; data[1]: the last drop's time; tid: the task that was
-	 * running when they were dropped (whose calls they were, or which
-	 * was switching), 0 if several were; tgid 0, cpu the ring's.
-	 * Records dropped after a ring's last record are counted by
-	 * ISPOT_IOC_STATS only.
+	 * was full, in the same room.  ts_ns: the first dropped record's
+	 * time; data[0]: the records dropped; data[1]: the last one's time;
+	 * tid: the thread the first of them was about (as its tid would
+	 * have read, in the reader's pid namespace), 0 if none was (a
+	 * solo block's record); data[2]: ISPOT_LOST_SEVERAL if records of
+	 * other threads were dropped too.  tgid, probe_id, sp and ip 0;
+	 * cpu the ring's.  Counted in produced and consumed like any
+	 * record.  Drops after a ring's last record, or pending at DISABLE
+	 * and never followed by a record, are counted by ISPOT_IOC_STATS
+	 * only.
 	 */
 	ISPOT_REC_LOST = 14,
 };
+
+/* LOST's data[2]: the records dropped were about more than one thread. */
+#define ISPOT_LOST_SEVERAL	(1ULL << 0)
 
 /*
  * One slot.  @sp is the user stack pointer: at ENTRY it points at the return

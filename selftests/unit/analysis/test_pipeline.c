@@ -794,8 +794,9 @@ TEST(calls_open_at_a_loss_are_left_unpaired)
 /*
  * A full ring dropped records of thread 300 from 150 on (a LOST record,
  * ABI 1.9): its open call pairs nothing after, thread 301's pairs, and no
- * time leaves either lifetime.  A LOST of several threads (tid 0) stops
- * every open call from pairing.
+ * time leaves either lifetime.  A LOST of no thread (a solo block's
+ * record) stops none; one of several threads stops every open call from
+ * pairing.
  */
 TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 {
@@ -819,17 +820,22 @@ TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1010);
 	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 1100);
 	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 1100);
-	lost = trace_add(&t, ISPOT_REC_LOST, 0, 0, 0, 1150);
+	lost = trace_add(&t, ISPOT_REC_LOST, 0, 0, 0, 1120);
+	lost->tgid = 0;
+	lost->data[0] = 1;
+	lost->data[1] = 1120;
+	lost = trace_add(&t, ISPOT_REC_LOST, 300, 0, 0, 1150);
 	lost->tgid = 0;
 	lost->data[0] = 2;
 	lost->data[1] = 1160;
+	lost->data[2] = ISPOT_LOST_SEVERAL;
 	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 1200);
 	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1210);
 	feed(p, &t);
 	EXPECT_EQ(ps->paired, 1);
 	EXPECT_EQ(ps->unpaired_entries, 3);
-	EXPECT_EQ(p->stats.ring_losses, 2);
-	EXPECT_EQ(p->stats.ring_lost_records, 42);
+	EXPECT_EQ(p->stats.ring_losses, 3);
+	EXPECT_EQ(p->stats.ring_lost_records, 43);
 	EXPECT_EQ(p->stats.open_at_ring_loss, 3);
 	EXPECT_EQ(p->stats.open_at_loss, 0);
 	EXPECT_EQ(p->stats.unknown_kind, 0);

@@ -243,8 +243,8 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
  */
 int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to);
 /*
- * A LOST record (ISPOT_SETUP_LOST): a full ring dropped records of
- * rec->tid (0: of several threads) from rec->ts_ns on.  As
+ * A LOST record (ISPOT_SETUP_LOST): a full ring dropped records about
+ * rec->tid (and others: ISPOT_LOST_SEVERAL) from rec->ts_ns on.  As
  * pipeline_lost() for that thread (or every thread), but no time leaves
  * the lifetimes: the other threads' records of that time are whole, and
  * the thread's own are not known to be gone for all of it.

@@ -167,13 +167,13 @@ void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec)
 
 	p->stats.ring_losses++;
 	p->stats.ring_lost_records += rec->data[0];
-	if (!rec->tid) {
+	if (rec->data[2] & ISPOT_LOST_SEVERAL) {
 		pipeline_threads_lost(p, rec->ts_ns,
 				      &p->stats.open_at_ring_loss);
 		return;
 	}
-	/* A thread never seen had no call open. */
-	th = hashmap_find_ptr(&p->threads, rec->tid);
+	/* A thread never seen had no call open; 0, no thread (a block's). */
+	th = rec->tid ? hashmap_find_ptr(&p->threads, rec->tid) : NULL;
 	if (th)
 		pipeline_thread_lost(th, rec->ts_ns,
 				     &p->stats.open_at_ring_loss);

@@ -258,16 +258,16 @@ void perfetto_lost(struct perfetto *pf, uint64_t ts)
 		pf_thread_lost(pf, t, ts);
 }
 
-/* A LOST record: a full ring dropped records of its tid (0: several). */
+/* A LOST record: a full ring dropped records of its tid, or of several. */
 static void pf_ring_lost(struct perfetto *pf, const struct ispot_record *rec)
 {
 	struct pf_thread *t;
 
-	if (!rec->tid) {
+	if (rec->data[2] & ISPOT_LOST_SEVERAL) {
 		perfetto_lost(pf, rec->ts_ns);
 		return;
 	}
-	t = hashmap_find_ptr(&pf->threads, rec->tid);
+	t = rec->tid ? hashmap_find_ptr(&pf->threads, rec->tid) : NULL;
 	if (t)
 		pf_thread_lost(pf, t, rec->ts_ns);
 }
