@@ -469,7 +469,8 @@ int ispot_waits_start(struct ispot_session *s)
 {
 	int g, err;
 
-	if (!s->setup_flags || s->waits_listed)
+	if (!(s->setup_flags & (ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS)) ||
+	    s->waits_listed)
 		return 0;
 	atomic_set(&s->waits_group_dead, 0);
 

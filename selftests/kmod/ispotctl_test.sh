@@ -198,7 +198,8 @@ t_drops_told() {
 	i=0
 	until grep -q '\[uprobes\]' "/proc/$pid/maps" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -lt 300 ] || { echo "# never armed"; kill "$pid"; return 1; }
+		[ $i -lt 300 ] ||
+			{ echo "# never armed"; kill "$pid"; return 1; }
 		sleep 0.1
 	done
 	sleep 1
@@ -215,7 +216,8 @@ t_drops_told() {
 	told=$(json_get "$tmp/d.json" .events.dropped_told)
 	bursts=$(json_get "$tmp/d.json" .events.drop_bursts)
 	open=$(json_get "$tmp/d.json" .events.open_at_drops)
-	echo "# dropped $dropped, told $told in $bursts bursts; $open calls open"
+	echo "# dropped $dropped, told $told in $bursts bursts;" \
+		"$open calls open then"
 	[ $r = 0 ] && [ "${dropped:-0}" -gt 0 ] && [ "${bursts:-0}" -ge 1 ] &&
 		[ "${told:-0}" -gt 0 ] && [ "$told" -le "$dropped" ] &&
 		grep -q 'full rings dropped records' "$tmp/d.json" ||

@@ -8,7 +8,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 8
+tap_plan 9
 
 t_text() {
 	run_status 0 ispotctl status || return 1
@@ -29,6 +29,31 @@ t_json() {
 	[ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q '^{.*}$' "$tmp/out"
 }
 tap_check "status_json" t_json
+
+# While a session with thread and wait records runs, both of its
+# tracepoint groups are named (the test once matched every setup flag,
+# more than the two groups, and said "waits").
+t_groups() {
+	/ispot/samples/lock_contention --threads 2 --iterations 100000000 \
+		>/dev/null &
+	pid=$!
+	ispotctl attach --pid "$pid" --func acquire >/dev/null 2>&1 &
+	tracer=$!
+	i=0
+	until grep -q '\[uprobes\]' "/proc/$pid/maps" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || break
+		sleep 0.1
+	done
+	ispotctl status --json >"$tmp/st.json" 2>"$tmp/err"
+	kill -INT "$tracer"
+	wait "$tracer"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	grep -q '"wait_tracepoints": "tasks,waits"' "$tmp/st.json" ||
+		{ cat "$tmp/st.json"; return 1; }
+}
+tap_check "a_sessions_groups_are_both_named" t_groups
 
 t_abi_major() {
 	run_status 1 ISPOT_TEST_ABI=2.0 ispotctl status && one_line_err "incompatible"

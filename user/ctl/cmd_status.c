@@ -86,7 +86,10 @@ static const char *status_futex_calls(void)
 /* Which wait tracepoint groups are registered (ABI 1.4). */
 static const char *status_tracepoints(uint32_t flags)
 {
-	if ((flags & ISPOT_SETUP_FLAGS) == ISPOT_SETUP_FLAGS)
+	const uint32_t both = ISPOT_SETUP_TASKS | ISPOT_SETUP_WAITS;
+
+	/* Only these two are tracepoint groups (ISPOT_SETUP_FLAGS has more). */
+	if ((flags & both) == both)
 		return "tasks,waits";
 	if (flags & ISPOT_SETUP_WAITS)
 		return "waits";

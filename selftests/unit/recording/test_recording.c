@@ -1049,6 +1049,8 @@ static void sci_without_chunk(const char *rec, const char *json, size_t nth,
 	 * No call longer than the whole file's longest: a call open at the
 	 * loss is left out, not paired with a later call's return.
 	 */
+	EXPECT_GT(report_value(bad_json, "worker", "max_ns"), 0);
+	EXPECT_GT(report_value(bad_json, "flush", "max_ns"), 0);
 	EXPECT_LE(report_value(bad_json, "worker", "max_ns"),
 		  report_value(json, "worker", "max_ns"));
 	EXPECT_LE(report_value(bad_json, "flush", "max_ns"),

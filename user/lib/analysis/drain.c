@@ -185,10 +185,14 @@ static long ring_emit(struct drain *d, struct drain_ring *r, uint64_t limit,
 		}
 		if (rec->ts_ns > limit)
 			break;
-		if (rec->ts_ns < d->last_ts)
-			d->st.late++;
-		else
+		/*
+		 * A LOST record carries its first drop's time, behind the
+		 * stream after a long stall: not a record that came late.
+		 */
+		if (rec->ts_ns >= d->last_ts)
 			d->last_ts = rec->ts_ns;
+		else if (rec->kind != ISPOT_REC_LOST)
+			d->st.late++;
 		fn(ctx, rec);
 		r->pos += rec->nslots;
 		n++;

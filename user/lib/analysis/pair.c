@@ -59,6 +59,8 @@ struct pairer {
 	uint32_t nr_markers;
 	uint32_t *callees;		/* by probe id: callee id + 1, 0 unset */
 	uint32_t nr_callees;
+	/* Every thread's records were lost before this: pairer_all_lost(). */
+	uint64_t lost_before;
 	struct pair_stats stats;
 };
 
@@ -274,11 +276,19 @@ static void pair_settle(struct pairer *p, struct pair_thread *t,
 	}
 }
 
-/* Whether @f was open when records of @t were lost (pair_thread_lost()). */
-static inline bool pair_open_at_loss(const struct pair_thread *t,
+/*
+ * Whether @f was open when records of @t were lost (pair_thread_lost(),
+ * pairer_all_lost()): then its return is not scored.
+ */
+static inline bool pair_open_at_loss(struct pairer *p,
+				     const struct pair_thread *t,
 				     const struct pair_frame *f)
 {
-	return f->ts < t->lost_before;
+	if (f->ts >= t->lost_before && f->ts >= p->lost_before)
+		return false;
+	p->stats.unpaired_entries++;
+	p->stats.open_at_loss++;
+	return true;
 }
 
 static int pair_exit(struct pairer *p, struct pair_thread *t,
@@ -304,10 +314,8 @@ static int pair_exit(struct pairer *p, struct pair_thread *t,
 	t->depth = i - 1;
 	/* A frame below at the same sp returns next, or never did. */
 	t->chain_pending = t->depth && t->frames[t->depth - 1].sp == want;
-	if (pair_open_at_loss(t, &t->frames[t->depth])) {
-		p->stats.unpaired_entries++;
+	if (pair_open_at_loss(p, t, &t->frames[t->depth]))
 		return 0;
-	}
 	return pair_emit(p, t, &t->frames[t->depth], rec, e);
 }
 
@@ -347,10 +355,8 @@ static int pair_block_end(struct pairer *p, struct pair_thread *t,
 	memmove(&t->blocks[i - 1], &t->blocks[i],
 		(t->nr_blocks - i) * sizeof(t->blocks[0]));
 	t->nr_blocks--;
-	if (pair_open_at_loss(t, &f)) {
-		p->stats.unpaired_entries++;
+	if (pair_open_at_loss(p, t, &f))
 		return 0;
-	}
 	return pair_emit(p, t, &f, rec, e);
 }
 
@@ -431,18 +437,16 @@ void pairer_thread_forget(struct pairer *p, struct pair_thread *t)
 	memset(t, 0, sizeof(*t));
 }
 
-uint32_t pair_thread_lost(struct pair_thread *t, uint64_t ts)
+void pair_thread_lost(struct pair_thread *t, uint64_t before)
 {
-	uint32_t i, n = 0;
+	if (before > t->lost_before)
+		t->lost_before = before;
+}
 
-	for (i = 0; i < t->depth; i++)
-		n += !pair_open_at_loss(t, &t->frames[i]);
-	for (i = 0; i < t->nr_blocks; i++)
-		n += !pair_open_at_loss(t, &t->blocks[i]);
-	/* Frames opened at @ts itself were open at the loss too. */
-	if (ts + 1 > t->lost_before)
-		t->lost_before = ts + 1;
-	return n;
+void pairer_all_lost(struct pairer *p, uint64_t before)
+{
+	if (before > p->lost_before)
+		p->lost_before = before;
 }
 
 void pairer_thread_flush(struct pairer *p, struct pair_thread *t)

@@ -60,6 +60,8 @@ struct pair_stats {
 	uint64_t unpaired_entries;	/* never returned (skipped, longjmp) */
 	uint64_t unpaired_exits;	/* no entry seen (attached mid-call) */
 	uint64_t overflow;		/* entries dropped beyond PAIR_MAX_DEPTH */
+	/* Returns of calls open when records were lost: not scored. */
+	uint64_t open_at_loss;
 };
 
 typedef void (*pair_cb)(const struct pair_exec *exec, void *ctx);
@@ -95,7 +97,7 @@ struct pair_thread {
 	/*
 	 * Records of the thread were lost (pair_thread_lost()): a frame
 	 * opened before this time may have lost its return, so the return
-	 * that meets it is another call's, and does not pair.
+	 * that meets it may be another call's, and does not pair.
 	 */
 	uint64_t lost_before;
 };
@@ -166,14 +168,16 @@ void pair_thread_exit_at(struct pair_thread *t, uint64_t ts);
 /* Count @t's open entries as unpaired and free them (not @t itself). */
 void pairer_thread_forget(struct pairer *p, struct pair_thread *t);
 /*
- * Records of @t from @ts on were lost (a damaged chunk of a recording):
- * its frames open now stay open (the thread is still inside them, as far
- * as anyone can tell) but none of them pairs: the return that closes one
- * is counted as unpaired, as it may be a later call's whose entry was
+ * Records of @t were lost, up to before @before (a recording's damaged
+ * chunk, a full ring's drops): its frames opened before then stay open
+ * (the thread is still inside them, as far as anyone can tell) but none
+ * of them pairs: the return that closes one is counted as unpaired and
+ * in stats.open_at_loss, as it may be a later call's whose entry was
  * lost, and the pair would be one call made of several and the lost
- * stretch.  Returns how many frames and blocks were not so already.
+ * stretch.  pairer_all_lost() is the same for every thread at once.
  */
-uint32_t pair_thread_lost(struct pair_thread *t, uint64_t ts);
+void pair_thread_lost(struct pair_thread *t, uint64_t before);
+void pairer_all_lost(struct pairer *p, uint64_t before);
 /* End of trace for @t: count every open entry as unpaired. */
 void pairer_thread_flush(struct pairer *p, struct pair_thread *t);
 

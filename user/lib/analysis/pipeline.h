@@ -67,10 +67,8 @@ struct pipeline_stats {
 	uint64_t waits;		/* SWITCH_* and FUTEX_* records */
 	uint64_t tasks;		/* TASK_NEW and TASK_EXIT records */
 	uint64_t forgotten;	/* exited threads folded and freed */
-	uint64_t open_at_loss;	/* calls open at a lost chunk's start */
 	uint64_t ring_losses;	/* LOST records: drops a ring told of */
 	uint64_t ring_lost_records;	/* the records they told of */
-	uint64_t open_at_ring_loss;	/* calls of their threads open then */
 };
 
 struct pipeline_exit {
@@ -234,20 +232,22 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
 /*
  * The records between @from and @to are lost (a damaged chunk of a
  * recording): their time leaves the threads' lifetimes (sci_lost()), and
- * no call or block open at @from is scored (stats.open_at_loss): its
- * return may be among the lost records, and a return after them at the
- * same frame would then be a later call's, one call made of several and
- * the lost stretch (pair_thread_lost()).  The threads stay inside what
- * they had open, as far as anyone can tell.  A futex wait under way is
- * not counted either (timeline_thread_lost()).  Returns 0 or -ENOMEM.
+ * no call or block open at @from is scored (the pairer's
+ * stats.open_at_loss): its return may be among the lost records, and a
+ * return after them at the same frame would then be a later call's, one
+ * call made of several and the lost stretch (pair_thread_lost()).  The
+ * threads stay inside what they had open, as far as anyone can tell.  A
+ * futex wait under way is not counted either (timeline_thread_lost()).
+ * Returns 0 or -ENOMEM.
  */
 int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to);
 /*
  * A LOST record (ISPOT_SETUP_LOST): a full ring dropped records about
- * rec->tid (and others: ISPOT_LOST_SEVERAL) from rec->ts_ns on.  As
- * pipeline_lost() for that thread (or every thread), but no time leaves
- * the lifetimes: the other threads' records of that time are whole, and
- * the thread's own are not known to be gone for all of it.
+ * rec->tid (and others: ISPOT_LOST_SEVERAL) from rec->ts_ns to
+ * rec->data[1].  As pipeline_lost() for that thread (or every thread),
+ * up to the last drop, but no time leaves the lifetimes: the other
+ * threads' records of that time are whole, and the thread's own are not
+ * known to be gone for all of it.
  */
 void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec);
 

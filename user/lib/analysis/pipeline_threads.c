@@ -129,54 +129,50 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
 	return ret;
 }
 
-/*
- * Records of @th from @ts on were lost: see pipeline_lost().  Its calls
- * open then are counted into *@open.
- */
-static void pipeline_thread_lost(struct pipeline_thread *th, uint64_t ts,
-				 uint64_t *open)
+/* Records of @th were lost before @before: see pipeline_lost(). */
+static void pipeline_thread_lost(struct pipeline_thread *th, uint64_t before)
 {
-	*open += pair_thread_lost(&th->pair, ts);
+	pair_thread_lost(&th->pair, before);
 	if (th->tl)
-		timeline_thread_lost(th->tl);
+		timeline_thread_lost(th->tl, before);
 	/* Its GATE's ENTRY, or its gated call's return, may be lost. */
 	th->gate_pending = false;
 	th->gate_displaced = false;
 }
 
-/* Records of every thread from @ts on were lost. */
-static void pipeline_threads_lost(struct pipeline *p, uint64_t ts,
-				  uint64_t *open)
+int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to)
 {
 	const struct hashmap_entry *e;
 	size_t pos;
 
+	/* The last record read was at @from: what it opened was open too. */
 	hashmap_for_each(&p->threads, e, pos)
-		pipeline_thread_lost((void *)(uintptr_t)e->value, ts, open);
-}
-
-int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to)
-{
-	pipeline_threads_lost(p, from, &p->stats.open_at_loss);
+		pipeline_thread_lost((void *)(uintptr_t)e->value, from + 1);
 	return sci_lost(p->sci, from, to);
 }
 
 void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec)
 {
+	/*
+	 * Up to the last drop: a thread may have opened a call on another
+	 * CPU meanwhile, and lost its return on this one.
+	 */
+	uint64_t before = rec->data[1] + 1;
 	struct pipeline_thread *th;
 
 	p->stats.ring_losses++;
 	p->stats.ring_lost_records += rec->data[0];
+	/* Not a walk of every thread: a ring near full tells often. */
 	if (rec->data[2] & ISPOT_LOST_SEVERAL) {
-		pipeline_threads_lost(p, rec->ts_ns,
-				      &p->stats.open_at_ring_loss);
+		pairer_all_lost(p->pairer, before);
+		if (p->tl)
+			timeline_all_lost(p->tl, before);
 		return;
 	}
 	/* A thread never seen had no call open; 0, no thread (a block's). */
 	th = rec->tid ? hashmap_find_ptr(&p->threads, rec->tid) : NULL;
 	if (th)
-		pipeline_thread_lost(th, rec->ts_ns,
-				     &p->stats.open_at_ring_loss);
+		pipeline_thread_lost(th, before);
 }
 
 /* @t's calls still open, counted by their probe (pipeline_open_at_end()). */

@@ -201,11 +201,13 @@ int timeline_thread_running(struct timeline *tl, struct tl_thread *t,
 void timeline_thread_exited(struct timeline *tl, struct tl_thread *t,
 			    uint64_t ts);
 /*
- * Records of @t may have been lost (a damaged chunk of a recording): the
- * futex wait it is in, if any, is not counted when an exit ends it, as
+ * Records of @t (timeline_all_lost(): of every thread) may have been lost
+ * before @before (a damaged chunk of a recording, a full ring's drops):
+ * a futex wait begun before then is not counted when an exit ends it, as
  * that exit may be a later wait's whose entry was lost.
  */
-void timeline_thread_lost(struct tl_thread *t);
+void timeline_thread_lost(struct tl_thread *t, uint64_t before);
+void timeline_all_lost(struct timeline *tl, uint64_t before);
 
 /* Whether futex op @op (FUTEX_* with flags) makes the caller wait. */
 int timeline_futex_op_waits(uint32_t op);

@@ -195,7 +195,7 @@ int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 	if (t->act == TL_ACT_WAITING)
 		tl_set_act(tl, t, TL_ACT_ACTIVE, ts);
 	/* Records were lost in it: this exit may end a later wait. */
-	if (t->futex_lost) {
+	if (t->futex_lost || t->futex_since < tl->lost_before) {
 		t->futex_lost = false;
 		return 0;
 	}
@@ -216,9 +216,16 @@ int tl_futex_exit(struct timeline *tl, struct tl_thread *t,
 	return 0;
 }
 
-void timeline_thread_lost(struct tl_thread *t)
+void timeline_thread_lost(struct tl_thread *t, uint64_t before)
 {
-	t->futex_lost = t->in_futex;
+	if (t->in_futex && t->futex_since < before)
+		t->futex_lost = true;
+}
+
+void timeline_all_lost(struct timeline *tl, uint64_t before)
+{
+	if (before > tl->lost_before)
+		tl->lost_before = before;
 }
 
 int tl_futex_enter(struct timeline *tl, struct tl_thread *t,

@@ -83,6 +83,8 @@ struct timeline {
 	 * the second: when the program's own threads outnumbered its CPUs.
 	 */
 	uint32_t nr_demand, nr_cpus_used;
+	/* Every thread's records were lost before this (timeline_all_lost). */
+	uint64_t lost_before;
 	uint64_t over_acc, over_since;
 	/* timeline_futexes()'s order; the lines keep theirs (waited_exact). */
 	struct timeline_futex *sorted;

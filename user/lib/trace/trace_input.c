@@ -53,7 +53,7 @@ void trace_input(void *ctx, const struct session_input *in)
 			perfetto_thread_exit(pf, in->tid, in->a);
 		break;
 	case INPUT_LOST:
-		/* A replay's: nothing to write; open calls end where it began. */
+		/* A replay's, not written; open calls end where it began. */
 		if (pipeline_lost(t->pipe, in->a, in->b))
 			t->pipe->stats.nomem++;
 		else

@@ -158,7 +158,7 @@ static void trace_session_notes(const struct trace *t,
 	const struct session_summary *s = &t->sum;
 	const struct drain_stats *ds = &s->drain;
 	unsigned long long open_at_loss = t->pipe ?
-					  t->pipe->stats.open_at_loss : 0;
+		pairer_stats(t->pipe->pairer)->open_at_loss : 0;
 	char size[32], when[32], lost_time[96] = "", open_calls[64] = "";
 
 	if (r->nr_notes < TRACE_NOTES &&
@@ -214,15 +214,12 @@ static void trace_session_notes(const struct trace *t,
 	if (t->pipe && t->pipe->stats.ring_losses)
 		trace_note(r, note, "full rings dropped records %llu time%s "
 			   "(%llu records): the %llu call%s open in their "
-			   "threads then %s not scored, as their returns may "
+			   "threads then went unscored, as their returns may "
 			   "be among them",
 			   (unsigned long long)t->pipe->stats.ring_losses,
 			   t->pipe->stats.ring_losses == 1 ? "" : "s",
 			   (unsigned long long)t->pipe->stats.ring_lost_records,
-			   (unsigned long long)t->pipe->stats.open_at_ring_loss,
-			   t->pipe->stats.open_at_ring_loss == 1 ? "" : "s",
-			   t->pipe->stats.open_at_ring_loss == 1 ? "was" :
-			   "were");
+			   open_at_loss, open_at_loss == 1 ? "" : "s");
 	if (s->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		trace_note(r, note, "tracing stopped when pid %d executed a "
 			   "set-user-ID, set-group-ID or file-capability "
@@ -280,7 +277,7 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->unpaired = ps->unpaired_entries + ps->unpaired_exits;
 	r->drop_bursts = t->pipe->stats.ring_losses;
 	r->dropped_told = t->pipe->stats.ring_lost_records;
-	r->open_at_drops = t->pipe->stats.open_at_ring_loss;
+	r->open_at_drops = ps->open_at_loss;
 	r->counters = s->counters;
 	r->nr_counters = s->nr_counters;
 	r->excess = t->pipe->excess;
