@@ -745,11 +745,13 @@ static bool fz_pow2(uint64_t x)
 
 /*
  * The most slots a record of @kind takes in the sessions fuzzed (no solo
- * blocks): a full call stack, or an off-CPU stack with its raw words; 0
- * for a kind they never write.
+ * blocks): a full call stack, or an off-CPU stack with its raw words, a
+ * LOST record one; 0 for a kind they never write.
  */
 static unsigned int fz_max_slots(uint8_t kind)
 {
+	if (kind == ISPOT_REC_LOST)
+		return 1;
 	if (kind == ISPOT_REC_OFF_STACK)
 		return 1 + (ISPOT_STACK_MAX_FRAMES + 7) / 8 +
 		       ISPOT_OFFCPU_MAX_WORDS / 8;
