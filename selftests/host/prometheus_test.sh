@@ -56,12 +56,16 @@ ports=$(port_pick 3) || exit 1
 
 # setsid: the runner, its timeout and QEMU form one process group, which
 # cleanup can end as a whole if the guest never finishes.
-setsid nice selftests/vm/run.sh --kernel 6.1 --tcg multi \
-	--timeout $((guest_limit + 120)) \
-	--forward "$metrics_port:9464" --forward "$control_port:8080" \
-	-- sh selftests/host/prometheus_guest.sh "$guest_limit" \
-	>"$tmp/vm.out" 2>&1 &
-vm=$!
+start_vm() {
+	setsid nice selftests/vm/run.sh --kernel 6.1 --tcg multi \
+		--timeout $((guest_limit + 120)) \
+		--forward "$metrics_port:9464" \
+		--forward "$control_port:8080" \
+		-- sh selftests/host/prometheus_guest.sh "$guest_limit" \
+		>"$tmp/vm.out" 2>&1 &
+	vm=$!
+}
+start_vm
 
 cat >"$tmp/prometheus.yml" <<EOF
 global:
@@ -121,8 +125,23 @@ body_has_both() {
 		grep -q '^ispot_observed_seconds_total{.*exe="no_contention".*function="acquire"' \
 			"$tmp/metrics.txt"
 }
+# A multi-threaded boot that timed out before its command: QEMU's text
+# patching (Documentation/design.rst, "Text patching under TCG") wedged
+# insmod once here (a soft lockup of 425 s); no test had begun.  It is
+# booted once more, as make check boots a kernel that wedged before its
+# guest was set up.
+wedged_before_command() {
+	wait "$vm"
+	grep -Eq 'vm: FAIL: timeout after [0-9]+s, (before the guest was set up|while the module loaded, before the command)' \
+		"$tmp/vm.out" || return 1
+	grep 'vm: FAIL' "$tmp/vm.out" | sed 's/^/# first boot: /'
+	echo "# booting the guest once more"
+	start_vm
+}
 t_metrics() {
 	until_ok "$guest_limit" body_has_both ||
+		{ wedged_before_command &&
+		  until_ok "$guest_limit" body_has_both; } ||
 		{ echo "# /metrics never had both targets"; sed 's/^/# vm: /' "$tmp/vm.out";
 		  head -n 20 "$tmp/metrics.txt" 2>/dev/null | sed 's/^/# metrics: /'; return 1; }
 }
