@@ -28,10 +28,18 @@ struct sampler_event {
 	void *base;		/* control page, then the data pages */
 };
 
+/* A thread not sampled yet, and the CPU time it has had. */
+struct sampler_candidate {
+	uint32_t tid;
+	uint64_t cpu_ns;
+};
+
 struct sampler {
 	pid_t pid;
 	struct sampler_event *ev;
 	size_t nr, cap;
+	struct sampler_candidate *cand;	/* a scan's, kept for the next */
+	size_t cand_cap;
 	size_t page;
 	struct sampler_result *r;
 };
@@ -196,11 +204,27 @@ static int sampler_open(struct sampler *s, uint32_t tid, char *err,
 	return 0;
 }
 
-/* Open an event for each thread not sampled yet. */
+/* The most CPU time first, then the lowest tid. */
+static int busiest_first(const void *pa, const void *pb)
+{
+	const struct sampler_candidate *a = pa, *b = pb;
+
+	if (a->cpu_ns != b->cpu_ns)
+		return a->cpu_ns < b->cpu_ns ? 1 : -1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/*
+ * Open an event for each thread not sampled yet.  Past
+ * SAMPLER_MAX_THREADS the busiest are taken, by their CPU time so far
+ * (read only then): not the lowest tids, which are not even the oldest
+ * once tids come round past pid_max, and whose parked threads would
+ * crowd out a pool's one that runs.
+ */
 static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 			size_t errlen)
 {
-	size_t i, j, left = 0;
+	size_t i, j, n = 0, room = SAMPLER_MAX_THREADS - s->nr;
 	int ret;
 
 	ret = task_set_scan(ts, s->pid);
@@ -212,16 +236,27 @@ static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 				break;
 		if (j < s->nr)
 			continue;
-		if (s->nr >= SAMPLER_MAX_THREADS) {
-			left++;
-			continue;
+		if (ARRAY_RESERVE(s->cand, s->cand_cap, n + 1)) {
+			snprintf(err, errlen, "out of memory sampling");
+			return -ENOMEM;
 		}
-		ret = sampler_open(s, ts->tids[i], err, errlen);
+		s->cand[n].tid = ts->tids[i];
+		s->cand[n++].cpu_ns = 0;
+	}
+	if (n > room && room) {
+		/* A thread gone meanwhile counts as idle: its open finds it gone. */
+		for (i = 0; i < n; i++)
+			thread_cpu_ns(s->pid, (pid_t)s->cand[i].tid,
+				      &s->cand[i].cpu_ns);
+		qsort(s->cand, n, sizeof(*s->cand), busiest_first);
+	}
+	for (i = 0; i < n && i < room; i++) {
+		ret = sampler_open(s, s->cand[i].tid, err, errlen);
 		if (ret)
 			return ret;
 	}
-	if (left > s->r->unsampled)
-		s->r->unsampled = left;
+	if (n - i > s->r->unsampled)
+		s->r->unsampled = n - i;
 	return 0;
 }
 
@@ -296,6 +331,7 @@ static void sampler_close(struct sampler *s)
 		close(s->ev[i].fd);
 	}
 	free(s->ev);
+	free(s->cand);
 }
 
 int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,

@@ -29,11 +29,11 @@
 #define SAMPLER_PERIOD_NS	(1000 * 1000ull)
 
 /*
- * Threads sampled at most, the first found: each costs a file descriptor
- * and a 36 KiB ring, and a server of a thousand threads took ispotd's
- * whole default of 1,024 descriptors (perf record -p does the same for
- * every thread and every CPU).  A sample of this many says which
- * functions a pool runs.
+ * Threads sampled at most, the busiest by CPU time when there are more:
+ * each costs a file descriptor and a 36 KiB ring, and a server of a
+ * thousand threads took ispotd's whole default of 1,024 descriptors
+ * (perf record -p does the same for every thread and every CPU).  A
+ * sample of this many says which functions a pool runs.
  */
 #define SAMPLER_MAX_THREADS	256
 

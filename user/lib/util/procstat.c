@@ -23,17 +23,16 @@ void task_comm(pid_t pid, char *buf, size_t len)
 }
 
 /*
- * The fields of /proc/PID/stat after "pid (comm) ", space-separated, in
- * @buf; a pointer to the state letter, or NULL.  comm may hold spaces and
- * parentheses, so the last ')' ends it.
+ * The fields of the stat file at @path after "pid (comm) ", space-separated,
+ * in @buf; a pointer to the state letter, or NULL.  comm may hold spaces
+ * and parentheses, so the last ')' ends it.
  */
-static const char *task_stat(pid_t pid, char *buf, size_t len)
+static const char *stat_fields(const char *path, char *buf, size_t len)
 {
-	char path[64], *p;
+	char *p;
 	size_t n;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return NULL;
@@ -42,6 +41,15 @@ static const char *task_stat(pid_t pid, char *buf, size_t len)
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' && p[2] ? p + 2 : NULL;
+}
+
+/* /proc/PID/stat's fields: the whole process's. */
+static const char *task_stat(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return stat_fields(path, buf, len);
 }
 
 bool task_exited(pid_t pid)
@@ -66,12 +74,14 @@ bool task_is_kthread(pid_t pid)
 	       (flags & TASK_PF_KTHREAD);
 }
 
-int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns)
+/*
+ * From a stat file's fields @st (NULL: unread): the start time in ticks
+ * and utime + stime in ns, either pointer NULL; 0 or -ESRCH.
+ */
+static int stat_times(const char *st, uint64_t *start_time, uint64_t *cpu_ns)
 {
 	unsigned long long utime, stime, start;
 	long hz = sysconf(_SC_CLK_TCK);
-	char buf[1024];
-	const char *st = task_stat(pid, buf, sizeof(buf));
 
 	/* state(3) ... utime(14) stime(15) ... starttime(22) */
 	if (!st || sscanf(st, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
@@ -85,6 +95,23 @@ int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns)
 	if (cpu_ns)
 		*cpu_ns = (utime + stime) * (1000000000ull / hz);
 	return 0;
+}
+
+int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns)
+{
+	char buf[1024];
+
+	return stat_times(task_stat(pid, buf, sizeof(buf)), start_time,
+			  cpu_ns);
+}
+
+int thread_cpu_ns(pid_t pid, pid_t tid, uint64_t *cpu_ns)
+{
+	char path[64], buf[1024];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)tid);
+	return stat_times(stat_fields(path, buf, sizeof(buf)), NULL, cpu_ns);
 }
 
 int proc_start_time(pid_t pid, uint64_t *start_time)

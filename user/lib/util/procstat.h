@@ -26,6 +26,13 @@ bool task_exited(pid_t pid);
 int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns);
 
 /*
+ * The CPU time of one thread @tid of @pid (/proc/PID/task/TID/stat: the
+ * thread's alone, where /proc/TID/stat sums its process), in ns at tick
+ * granularity.  Returns 0 or -ESRCH.
+ */
+int thread_cpu_ns(pid_t pid, pid_t tid, uint64_t *cpu_ns);
+
+/*
  * The same, for callers that know a process as (pid, start time):
  * proc_cpu_ns() is -ESRCH too when the pid now belongs to a process that
  * started at another time, so a reused pid never lends its CPU time.
