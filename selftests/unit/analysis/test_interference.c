@@ -1025,6 +1025,42 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 		    1e-12);
 }
 
+/*
+ * Thread 5 admitted in a solo block, then displaced by 6's timed-out
+ * wait; rings of several threads drop records (a LOST, ABI 1.9), 5's
+ * return among them.  The displacement ended with that return, so 5's
+ * next gated call, admitted alone, is a reference.
+ */
+TEST_F(pipeline, a_displacement_before_a_loss_ends_there)
+{
+	struct pipeline *p = self->t.p;
+	struct ispot_record r;
+	uint64_t ts = 1000;
+
+	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
+	solo_feed(p, ISPOT_REC_SOLO_BEGIN, ts, 1, ts + 100000, 5000);
+	ts += 10;
+	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+	r = wait_record(ISPOT_REC_GATE, 6, 1, ts + 50, 2, 5000);
+	r.probe_id = 1;
+	r.sp = SP0 - 4096;
+	r.ip = 5;
+	r.data[2] = ISPOT_GATE_WAITED | ISPOT_GATE_TIMEOUT;
+	pipeline_record(p, &r);
+	r = wait_record(ISPOT_REC_LOST, 5, 0, ts + 200, 3, ts + 150);
+	r.tgid = 0;
+	r.data[2] = ISPOT_LOST_SEVERAL;
+	pipeline_record(p, &r);
+	ts += 300;
+	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+	EXPECT_EQ(p->solo.gated_calls, 1);
+	EXPECT_EQ(p->solo.reference_calls, 1);
+	EXPECT_EQ(p->solo.timeouts, 1);
+}
+
 #define TASK_INTERRUPTIBLE_STATE	0x1
 #define TASK_UNINTERRUPTIBLE_STATE	0x2
 

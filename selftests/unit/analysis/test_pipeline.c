@@ -795,8 +795,9 @@ TEST(calls_open_at_a_loss_are_left_unpaired)
  * record, ABI 1.9): its open call pairs nothing after, thread 301's
  * pairs, and no time leaves either lifetime.  A LOST of no thread (a
  * solo block's record) stops none; one of several threads stops every
- * open call from pairing; one read late (behind a call opened after its
- * last drop) stops only what was open before.
+ * open call from pairing, and a GATE before it from gating an entry
+ * after; one read late (behind a call opened after its last drop) stops
+ * only what was open before.
  */
 TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 {
@@ -809,6 +810,7 @@ TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
 	ASSERT_EQ(pipeline_thread_seen(p, 300, 0), 0);
 	ASSERT_EQ(pipeline_thread_seen(p, 301, 0), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 302, 0), 0);
 	memset(&t, 0, sizeof(t));
 	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 100);
 	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 110);
@@ -824,11 +826,15 @@ TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 	lost->tgid = 0;
 	lost->data[0] = 1;
 	lost->data[1] = 1120;
+	/* Thread 302's GATE; its ENTRY may be among the drops of several. */
+	trace_add(&t, ISPOT_REC_GATE, 302, 1, SP(302, 0), 1130)->data[2] =
+		ISPOT_GATE_ADMITTED;
 	lost = trace_add(&t, ISPOT_REC_LOST, 300, 0, 0, 1150);
 	lost->tgid = 0;
 	lost->data[0] = 2;
 	lost->data[1] = 1160;
 	lost->data[2] = ISPOT_LOST_SEVERAL;
+	call(&t, 302, 1, 1170, 1180);
 	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 1200);
 	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1210);
 	/* A LOST read late: a call opened after its last drop pairs. */
@@ -839,9 +845,10 @@ TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 	lost->data[1] = 1260;
 	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1310);
 	feed(p, &t);
-	EXPECT_EQ(ps->paired, 2);
+	EXPECT_EQ(ps->paired, 3);
 	EXPECT_EQ(ps->unpaired_entries, 3);
 	EXPECT_EQ(ps->open_at_loss, 3);
+	EXPECT_EQ(p->solo.gated_calls, 0);
 	EXPECT_EQ(p->stats.ring_losses, 4);
 	EXPECT_EQ(p->stats.ring_lost_records, 44);
 	EXPECT_EQ(p->stats.unknown_kind, 0);
@@ -849,7 +856,7 @@ TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 	pipeline_finish(p, 2000);
 	r = sci_report(p->sci, 0);
 	ASSERT_TRUE(r);
-	EXPECT_EQ(block(r, 10, 0)->calls, 2);
+	EXPECT_EQ(block(r, 10, 0)->calls, 3);
 	EXPECT_EQ(block(r, 10, 0)->max_ns, 900);
 	EXPECT_EQ(lifetime(r, 300), 2000);
 	EXPECT_EQ(lifetime(r, 301), 2000);

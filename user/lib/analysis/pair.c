@@ -449,6 +449,12 @@ void pairer_all_lost(struct pairer *p, uint64_t before)
 		p->lost_before = before;
 }
 
+uint64_t pair_lost_before(const struct pairer *p, const struct pair_thread *t)
+{
+	return t->lost_before > p->lost_before ? t->lost_before :
+						 p->lost_before;
+}
+
 void pairer_thread_flush(struct pairer *p, struct pair_thread *t)
 {
 	p->stats.unpaired_entries += t->depth + t->nr_blocks;

@@ -178,6 +178,8 @@ void pairer_thread_forget(struct pairer *p, struct pair_thread *t);
  */
 void pair_thread_lost(struct pair_thread *t, uint64_t before);
 void pairer_all_lost(struct pairer *p, uint64_t before);
+/* Records of @t may have been lost before this (of it or of every thread). */
+uint64_t pair_lost_before(const struct pairer *p, const struct pair_thread *t);
 /* End of trace for @t: count every open entry as unpaired. */
 void pairer_thread_flush(struct pairer *p, struct pair_thread *t);
 

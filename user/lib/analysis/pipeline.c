@@ -67,6 +67,9 @@ static void pipeline_gated(struct pipeline *p, struct pipeline_thread *th,
 {
 	bool displaced = th->gate_displaced;
 
+	if (displaced &&
+	    th->displaced_ts < pair_lost_before(p->pairer, &th->pair))
+		displaced = th->gate_displaced = false;
 	if (displaced && (e->aux[PIPE_AUX_GATE] & ISPOT_GATE_ADMITTED))
 		th->gate_displaced = false;
 	p->solo.gated_calls++;
@@ -279,7 +282,8 @@ static uint64_t pipeline_gate_word(struct pipeline *p,
 	if (!th->gate_pending)
 		return 0;
 	th->gate_pending = false;
-	if (th->gate_probe != rec->probe_id || th->gate_sp != rec->sp)
+	if (th->gate_probe != rec->probe_id || th->gate_sp != rec->sp ||
+	    th->gate_ts < pair_lost_before(p->pairer, &th->pair))
 		return 0;
 	word = SOLO_GATE_SEEN | th->gate_flags;
 	if (p->inside == (th->inside ? 1u : 0u))
@@ -380,14 +384,17 @@ static void pipeline_gate(struct pipeline *p, const struct ispot_record *rec)
 	if ((rec->data[2] & (ISPOT_GATE_TIMEOUT | ISPOT_GATE_BESIDE)) &&
 	    rec->ip) {
 		holder = hashmap_find_ptr(&p->threads, (uint32_t)rec->ip);
-		if (holder)
+		if (holder) {
 			holder->gate_displaced = true;
+			holder->displaced_ts = rec->ts_ns;
+		}
 	}
 	if (!th)
 		return;
 	th->gate_pending = true;
 	th->gate_probe = rec->probe_id;
 	th->gate_sp = rec->sp;
+	th->gate_ts = rec->ts_ns;
 	th->gate_flags = (uint32_t)rec->data[2];
 }
 

@@ -98,13 +98,23 @@ struct pipeline_thread {
 	uint32_t sci;			/* the engine's handle of it */
 	uint64_t sci_folds;		/* *pipeline.sci_folds when it was */
 	bool inside;			/* counted in pipeline.inside */
-	/* Its last GATE record, for the ENTRY that follows it. */
+	/*
+	 * Its last GATE record, for the ENTRY that follows it; none if
+	 * records were lost since (pair_lost_before()): that ENTRY may be
+	 * among them.
+	 */
 	bool gate_pending;
 	uint32_t gate_probe;
 	uint32_t gate_flags;		/* ISPOT_GATE_* */
 	uint64_t gate_sp;
-	/* A timeout opened the gate on its gated call (pipeline_gated()). */
+	uint64_t gate_ts;
+	/*
+	 * A timeout opened the gate on its gated call (pipeline_gated()),
+	 * at displaced_ts: stale once records were lost since, as that
+	 * call's return may be among them.
+	 */
 	bool gate_displaced;
+	uint64_t displaced_ts;
 };
 
 /* @th's (@tid's) calls changed at @ts: keep pipeline.inside up to date. */
