@@ -107,19 +107,25 @@ const char *rec_dest_advice(int err, const char *otherwise)
  * to give up on a reader that never reads (recording_set_give_up()).  A
  * standard output another program left non-blocking is waited for.
  */
+/*
+ * Whether @fd's short write was cut by a signal: only a blocking pipe,
+ * FIFO or device's is.  A file's short write is the disk's (its errno
+ * comes next), and a non-blocking one's is a full pipe, waited for in
+ * poll().  Asked only then: not two system calls a chunk.
+ */
+static bool cut_by_signal(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	struct stat st;
+
+	return fl >= 0 && !(fl & O_NONBLOCK) && !fstat(fd, &st) &&
+	       !S_ISREG(st.st_mode);
+}
+
 int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 		    const volatile sig_atomic_t *give_up)
 {
 	struct pollfd fd = { .fd = fileno(out->f), .events = POLLOUT };
-	/*
-	 * Only a blocking pipe, FIFO or device is cut short by a signal: a
-	 * file's short write is the disk's (its errno comes next), and a
-	 * non-blocking one's is a full pipe, waited for in poll().
-	 */
-	int fl = fcntl(fd.fd, F_GETFL);
-	struct stat st;
-	bool cut_by_signal = fl >= 0 && !(fl & O_NONBLOCK) &&
-			     !fstat(fd.fd, &st) && !S_ISREG(st.st_mode);
 
 	while (n) {
 		ssize_t done = writev(fd.fd, iov, n);
@@ -146,7 +152,7 @@ int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 		 * the one that gives up, the next writev() would wait for a
 		 * signal that never comes.
 		 */
-		if (cut_by_signal && give_up && *give_up)
+		if (give_up && *give_up && cut_by_signal(fd.fd))
 			return EINTR;
 	}
 	return 0;
