@@ -5,6 +5,7 @@
  * input's first byte says how the rest is read:
  *
  *	0	as a file: recording_open(), its header (report --header,
+ *		its text and its --json form,
  *		to /dev/null), then every event through
  *		recording_next() (format 1, or 2 to 6 as their checks leave
  *		them: mostly damaged chunks, left out), and again as a
@@ -114,7 +115,8 @@ static void as_file(const uint8_t *data, size_t size, bool sealed)
 	}
 	if (!devnull)
 		devnull = fopen("/dev/null", "we");
-	if (!devnull || recording_header(devnull, &rf))
+	if (!devnull || recording_header(devnull, &rf) ||
+	    recording_header_json(devnull, &rf))
 		abort();
 	while ((n = recording_next(&rf, &cur, &ev)) > 0) {
 		if (ev.type == INPUT_RECORD &&

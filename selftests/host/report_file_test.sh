@@ -21,7 +21,7 @@ tmpdir_setup
 require_file user/ispotctl make
 fixtures=selftests/unit/recording/fixtures
 
-tap_plan 14
+tap_plan 15
 
 reported() {
 	local f
@@ -287,11 +287,41 @@ headers() {
 }
 tap_check the_header_says_what_each_format_holds headers
 
+# --header --json: the same figures as one JSON object, for scripts;
+# what a cut file does not hold is null, not 0.
+header_json() {
+	local f
+	for f in "$fixtures"/format*.isr; do
+		run_status 0 user/ispotctl report "$f" --header --json || return 1
+		jq -e --arg f "$f" '.recording == $f and
+			.events.records == 50 and .events.chunks == 1 and
+			.drops.dropped == 3 and .state.whole == true and
+			([.functions[].name] == ["worker", "flush"]) and
+			.tables.names > 0 and .target.mode == "run" and
+			(.traced_ns | type) == "number"' "$tmp/out" >/dev/null ||
+			{ sed "s|^|# $f: |" "$tmp/out"; return 1; }
+		# Every table the text tells, by the same name and size.
+		user/ispotctl report "$f" --header | sed -n 's/^tables  *[0-9]* bytes://p' |
+			tr ',' '\n' | while read -r name bytes; do
+				[ -z "$name" ] || jq -e --arg n "$name" --argjson b "$bytes" \
+					'.tables[$n] == $b' "$tmp/out" >/dev/null || exit 1
+			done || { echo "# $f: tables differ"; return 1; }
+	done
+	head -c 3000 "$fixtures/format4.isr" |
+		run_status 0 user/ispotctl report - --header --json &&
+		jq -e '.piped == true and .traced_ns == null and
+			.events.records == null and .drops == null and
+			.state.cut == true and .state.read_to == 2908 and
+			.state.whole == false' "$tmp/out" >/dev/null ||
+		{ sed "s|^|# cut: |" "$tmp/out"; return 1; }
+}
+tap_check the_header_as_json header_json
+
 # It makes no report: an option that shapes one is refused, not
 # ignored; a header stdout cannot take is one line with its error.
 header_refusals() {
 	local f="$fixtures/format4.isr" opt
-	for opt in --json "--output $tmp/r.txt" "--html $tmp/r.html" \
+	for opt in "--output $tmp/r.txt" "--html $tmp/r.html" \
 		"--key worker=arg0" "--top 3" --wide --all-futexes; do
 		run_status 2 user/ispotctl report "$f" --header $opt &&
 			one_line_err "--header prints what the recording holds, not a report: give ${opt%% *} without it" ||

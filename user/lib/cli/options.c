@@ -347,11 +347,12 @@ int trace_opts_parse_record(int argc, char **argv, struct trace_opts *o,
 /*
  * --header prints what the recording holds and makes no report: an
  * option that shapes or writes a report would be silently ignored.
+ * --json gives the same as JSON.
  */
 static int header_check(const struct opt_src *src,
 			const struct trace_opts *o)
 {
-	const char *with = o->json ? "--json" : o->output ? "--output" :
+	const char *with = o->output ? "--output" :
 			   o->folded ? "--folded" :
 			   o->perfetto ? "--perfetto" : o->svg ? "--svg" :
 			   o->html ? "--html" : o->baseline ? "--baseline" :

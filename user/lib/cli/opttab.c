@@ -162,7 +162,8 @@ const struct opt_def opt_table[] = {
 	{ OPT_HEADER, "header", 0, OPTK_FLAG, NULL,
 	  "print what the recording holds (what ran, where,\n"
 	  "when, what was traced, its size, whether it is\n"
-	  "whole) instead of its report", OPT_REPORT, NULL, 0 },
+	  "whole) instead of its report; with --json, as\n"
+	  "one JSON object", OPT_REPORT, NULL, 0 },
 	{ OPT_WINDOWS, "windows", 0, OPTK_TEXT, "LOG",
 	  "ispotd's window log (its --log FILE) to plot", OPT_PLOT,
 	  "a file name", 0 },

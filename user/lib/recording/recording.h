@@ -243,6 +243,20 @@ struct recording_file {
  * failure.
  */
 int recording_header(FILE *f, const struct recording_file *rf);
+/* The same as one JSON object (recording_header_json.c). */
+int recording_header_json(FILE *f, const struct recording_file *rf);
+
+/* A table of the file, as --header names it. */
+struct rec_table_name {
+	uint32_t type;		/* REC_SEC_* */
+	const char *name;
+};
+
+/*
+ * The tables --header tells, in its order (the names, most often the
+ * largest, first); *@n of them.
+ */
+const struct rec_table_name *rec_table_names(size_t *n);
 
 /* Whether @rf's format may keep thread names (4.1 on: THREADS). */
 static inline bool rec_format_has_threads(const struct recording_file *rf)

@@ -119,31 +119,35 @@ static void header_records(FILE *f, const struct recording_file *rf)
 		     rf->sum.drain.records);
 }
 
-/*
- * What each table takes (read, not damaged), in a fixed order, the names
- * (most often the largest) first: where a file's bytes go besides its
- * events.
- */
-static void header_tables(FILE *f, const struct recording_file *rf)
+const struct rec_table_name *rec_table_names(size_t *n)
 {
-	static const struct {
-		uint32_t type;
-		const char *name;
-	} shown[] = {
+	static const struct rec_table_name names[] = {
 		{ REC_SEC_NAMES, "names" }, { REC_SEC_MAPS, "maps" },
 		{ REC_SEC_THREADS, "threads" }, { REC_SEC_PROFILE, "profile" },
 		{ REC_SEC_META, "session" }, { REC_SEC_FUNCS, "functions" },
 		{ REC_SEC_PROBES, "probes" }, { REC_SEC_STATS, "statistics" },
 		{ REC_SEC_START, "start" },
 	};
+
+	*n = sizeof(names) / sizeof(names[0]);
+	return names;
+}
+
+/*
+ * What each table takes (read, not damaged): where a file's bytes go
+ * besides its events.
+ */
+static void header_tables(FILE *f, const struct recording_file *rf)
+{
+	size_t i, nr;
+	const struct rec_table_name *shown = rec_table_names(&nr);
 	uint64_t total = 0;
 	unsigned int n = 0;
-	size_t i;
 
-	for (i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+	for (i = 0; i < nr; i++)
 		total += rf->table_bytes[shown[i].type];
 	fprintf(f, "%-14s%" PRIu64 " bytes:", "tables", total);
-	for (i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+	for (i = 0; i < nr; i++)
 		if (rf->table_bytes[shown[i].type])
 			fprintf(f, "%s %s %" PRIu64, n++ ? "," : "",
 				shown[i].name,

@@ -191,7 +191,8 @@ static int replay_header(const struct trace_opts *o)
 	int ret = recording_open(o->recording, &rf);
 
 	if (!ret)
-		ret = recording_header(stdout, &rf);
+		ret = o->json ? recording_header_json(stdout, &rf) :
+				recording_header(stdout, &rf);
 	if (ret > 0) {
 		output_stdout_failed(ret);
 		ret = -1;
