@@ -842,6 +842,20 @@ static void gate_feed(struct pipeline *p, uint32_t tid, uint64_t ts,
 	pipeline_record(p, &r);
 }
 
+/* @tid's gate wait timed out at @ts, naming @holder as displaced. */
+static void timeout_feed(struct pipeline *p, uint32_t tid, uint64_t ts,
+			 uint32_t holder)
+{
+	struct ispot_record r = wait_record(ISPOT_REC_GATE, tid, 1, ts, 2,
+					    5000);
+
+	r.probe_id = 1;
+	r.sp = SP0 - 4096;
+	r.ip = holder;
+	r.data[2] = ISPOT_GATE_WAITED | ISPOT_GATE_TIMEOUT;
+	pipeline_record(p, &r);
+}
+
 static void solo_feed(struct pipeline *p, uint8_t kind, uint64_t ts,
 		      uint64_t block, uint64_t d1, uint64_t d2)
 {
@@ -975,16 +989,7 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
 	ts += 10;
 	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
 	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
-	{
-		struct ispot_record r = wait_record(ISPOT_REC_GATE, 6, 1,
-						    ts + 50, 2, 5000);
-
-		r.probe_id = 1;
-		r.sp = SP0 - 4096;
-		r.ip = 5;
-		r.data[2] = ISPOT_GATE_WAITED | ISPOT_GATE_TIMEOUT;
-		pipeline_record(p, &r);
-	}
+	timeout_feed(p, 6, ts + 50, 5);
 	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
 	ts += 100;
 	/* 6's calls beside 5's ungated ones take 300 ns: 200 of it lost. */
@@ -1029,12 +1034,32 @@ TEST_F(pipeline, the_gate_makes_reference_calls)
  * Thread 5 admitted in a solo block, then displaced by 6's timed-out
  * wait; rings of several threads drop records (a LOST, ABI 1.9), 5's
  * return among them.  The displacement ended with that return, so 5's
- * next gated call, admitted alone, is a reference.
+ * next gated call, admitted alone, is a reference; and again when the
+ * displaced call's entry was dropped.
  */
+/* A LOST at @ts: @count of @tid's records (several: flag) until @last. */
+static void lost_feed(struct pipeline *p, uint32_t tid, uint64_t ts,
+		      uint64_t count, uint64_t last, uint64_t flags)
+{
+	struct ispot_record r = wait_record(ISPOT_REC_LOST, tid, 0, ts, count,
+					    last);
+
+	r.tgid = 0;
+	r.data[2] = flags;
+	pipeline_record(p, &r);
+}
+
+/* A gated call of 5 at @ts, admitted, 100 ns long. */
+static void gated_call(struct pipeline *p, uint64_t ts)
+{
+	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
+	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+}
+
 TEST_F(pipeline, a_displacement_before_a_loss_ends_there)
 {
 	struct pipeline *p = self->t.p;
-	struct ispot_record r;
 	uint64_t ts = 1000;
 
 	pl_feed(p, ISPOT_REC_TASK_NEW, 6, 1, ts, 0, 5, 0);
@@ -1042,23 +1067,27 @@ TEST_F(pipeline, a_displacement_before_a_loss_ends_there)
 	ts += 10;
 	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
 	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
-	r = wait_record(ISPOT_REC_GATE, 6, 1, ts + 50, 2, 5000);
-	r.probe_id = 1;
-	r.sp = SP0 - 4096;
-	r.ip = 5;
-	r.data[2] = ISPOT_GATE_WAITED | ISPOT_GATE_TIMEOUT;
-	pipeline_record(p, &r);
-	r = wait_record(ISPOT_REC_LOST, 5, 0, ts + 200, 3, ts + 150);
-	r.tgid = 0;
-	r.data[2] = ISPOT_LOST_SEVERAL;
-	pipeline_record(p, &r);
-	ts += 300;
-	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
-	pl_feed(p, ISPOT_REC_ENTRY, 5, 0, ts, SP0, 0, 0);
-	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+	timeout_feed(p, 6, ts + 50, 5);
+	lost_feed(p, 5, ts + 200, 3, ts + 150, ISPOT_LOST_SEVERAL);
+	gated_call(p, ts + 300);
 	EXPECT_EQ(p->solo.gated_calls, 1);
 	EXPECT_EQ(p->solo.reference_calls, 1);
 	EXPECT_EQ(p->solo.timeouts, 1);
+
+	/*
+	 * Then 5's ENTRY is dropped (a LOST of 5 alone, its last drop
+	 * before 6's timeout names 5): the displaced call never closes,
+	 * and 5's next gated call, begun after the displacement, is a
+	 * reference all the same.
+	 */
+	ts += 600;
+	gate_feed(p, 5, ts, SP0, ISPOT_GATE_ADMITTED, 0);
+	timeout_feed(p, 6, ts + 50, 5);
+	pl_feed(p, ISPOT_REC_EXIT, 5, 0, ts + 100, SP0 + 8, 0, 0);
+	lost_feed(p, 5, ts + 110, 1, ts + 5, 0);
+	gated_call(p, ts + 300);
+	EXPECT_EQ(p->solo.gated_calls, 2);
+	EXPECT_EQ(p->solo.reference_calls, 2);
 }
 
 #define TASK_INTERRUPTIBLE_STATE	0x1

@@ -67,8 +67,12 @@ static void pipeline_gated(struct pipeline *p, struct pipeline_thread *th,
 {
 	bool displaced = th->gate_displaced;
 
-	if (displaced &&
-	    th->displaced_ts < pair_lost_before(p->pairer, &th->pair))
+	/*
+	 * Not this call's if it began after the displacement: the
+	 * displaced call never closed here, its entry or its return lost
+	 * (one open at a loss is not scored).
+	 */
+	if (displaced && e->entry_ts > th->displaced_ts)
 		displaced = th->gate_displaced = false;
 	if (displaced && (e->aux[PIPE_AUX_GATE] & ISPOT_GATE_ADMITTED))
 		th->gate_displaced = false;

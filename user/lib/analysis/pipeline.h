@@ -235,9 +235,9 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
  * no call or block open at @from is scored (the pairer's
  * stats.open_at_loss): its return may be among the lost records, and a
  * return after them at the same frame would then be a later call's, one
- * call made of several and the lost stretch (pair_thread_lost()).  The
+ * call made of several and the lost stretch (pairer_all_lost()).  The
  * threads stay inside what they had open, as far as anyone can tell.  A
- * futex wait under way is not counted either (timeline_thread_lost()).
+ * futex wait under way is not counted either (timeline_all_lost()).
  * Returns 0 or -ENOMEM.
  */
 int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to);

@@ -110,8 +110,7 @@ struct pipeline_thread {
 	uint64_t gate_ts;
 	/*
 	 * A timeout opened the gate on its gated call (pipeline_gated()),
-	 * at displaced_ts: stale once records were lost since, as that
-	 * call's return may be among them.
+	 * at displaced_ts: no call begun after it is that call.
 	 */
 	bool gate_displaced;
 	uint64_t displaced_ts;

@@ -99,15 +99,6 @@ const char *rec_dest_advice(int err, const char *otherwise)
 }
 
 /*
- * To the descriptor itself, no buffer between: a chunk goes out whole
- * when it is flushed.  SIGINT, SIGTERM and SIGHUP are caught without
- * SA_RESTART (trace_loop()'s poll() must wake for them), so a write
- * blocked on a slow reader of `-o -` sees EINTR: it is retried, as a
- * signal there may only ask the session to stop, until *@give_up says
- * to give up on a reader that never reads (recording_set_give_up()).  A
- * standard output another program left non-blocking is waited for.
- */
-/*
  * Whether @fd's short write was cut by a signal: only a blocking pipe,
  * FIFO or device's is.  A file's short write is the disk's (its errno
  * comes next), and a non-blocking one's is a full pipe, waited for in
@@ -122,6 +113,15 @@ static bool cut_by_signal(int fd)
 	       !S_ISREG(st.st_mode);
 }
 
+/*
+ * To the descriptor itself, no buffer between: a chunk goes out whole
+ * when it is flushed.  SIGINT, SIGTERM and SIGHUP are caught without
+ * SA_RESTART (trace_loop()'s poll() must wake for them), so a write
+ * blocked on a slow reader of `-o -` sees EINTR: it is retried, as a
+ * signal there may only ask the session to stop, until *@give_up says
+ * to give up on a reader that never reads (recording_set_give_up()).  A
+ * standard output another program left non-blocking is waited for.
+ */
 int rec_dest_writev(const struct afile *out, struct iovec *iov, int n,
 		    const volatile sig_atomic_t *give_up)
 {

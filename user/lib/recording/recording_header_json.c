@@ -3,8 +3,9 @@
  * `report FILE --header --json`: what recording_header.c says in lines,
  * as one JSON object, for a script that sorts or checks recordings
  * (which kernel, which target, how long, whole or not) without parsing
- * text.  Figures a file does not hold (a recording cut before its
- * statistics) are null, not 0.  The fields are in
+ * text.  Named as the report's JSON and status --json name the same
+ * figures.  Figures a file does not hold (a recording cut before its
+ * statistics) are null, not 0.  The members are in
  * Documentation/usage.rst, "report FILE --header".
  */
 #include <errno.h>
@@ -14,21 +15,35 @@
 #include "trace/autopick.h"
 #include "util/json.h"
 
+/* A string the file may not hold ("": unknown): null then. */
+static void hj_known(struct json *j, const char *key, const char *value)
+{
+	if (value[0])
+		json_string(j, key, value);
+	else
+		json_null(j, key);
+}
+
+/* "1.9", as status --json gives an ABI. */
+static void hj_abi(struct json *j, const char *key, uint32_t major,
+		   uint32_t minor)
+{
+	char v[24];
+
+	snprintf(v, sizeof(v), "%u.%u", major, minor);
+	json_string(j, key, v);
+}
+
 static void hj_written_by(struct json *j, const struct recording_file *rf)
 {
 	const struct session_summary *s = &rf->sum;
 	uint32_t i;
 
-	json_string(j, "ispotctl_version", rf->meta.version);
-	json_object_begin(j, "ispotctl_abi");
-	json_u64(j, "major", rf->meta.ctl_abi_major);
-	json_u64(j, "minor", rf->meta.ctl_abi_minor);
-	json_object_end(j);
-	json_object_begin(j, "module_abi");
-	json_u64(j, "major", s->abi_major);
-	json_u64(j, "minor", s->abi_minor);
-	json_object_end(j);
-	json_string(j, "kernel", rf->meta.kernel);
+	hj_known(j, "ispot_version", rf->meta.version);
+	hj_abi(j, "ispotctl_abi", rf->meta.ctl_abi_major,
+	       rf->meta.ctl_abi_minor);
+	hj_abi(j, "module_abi", s->abi_major, s->abi_minor);
+	hj_known(j, "kernel", rf->meta.kernel);
 	/* The arguments from the command's name: "record", "-o", ... */
 	json_array_begin(j, "command_line");
 	for (i = 0; i < rf->meta.nr_args; i++)
@@ -50,8 +65,8 @@ static void hj_session(struct json *j, const struct recording_file *rf)
 	bool stats = !(rf->cut_missing & (1u << REC_SEC_STATS));
 
 	json_object_begin(j, "target");
-	json_string(j, "command", s->command);
 	json_i64(j, "pid", s->pid);
+	json_string(j, "command", s->command);
 	json_string(j, "mode", s->mode == MODE_ATTACH ? "attach" : "run");
 	json_object_end(j);
 	if (rf->meta.start_realtime_ns)
@@ -59,14 +74,25 @@ static void hj_session(struct json *j, const struct recording_file *rf)
 	else
 		json_null(j, "began_unix_ns");
 	if (stats) {
-		json_u64(j, "traced_ns", session_traced_ns(s));
+		json_u64(j, "duration_ns", session_traced_ns(s));
 		json_string(j, "ended", hj_ending(s));
 	} else {
-		json_null(j, "traced_ns");
+		json_null(j, "duration_ns");
 		json_null(j, "ended");
 	}
 }
 
+/* A count of the statistics, null when the file was cut before them. */
+static void hj_stat(struct json *j, const char *key, bool known,
+		    uint64_t value)
+{
+	if (known)
+		json_u64(j, key, value);
+	else
+		json_null(j, key);
+}
+
+/* The report's "events" members, and where their bytes went. */
 static void hj_records(struct json *j, const struct recording_file *rf)
 {
 	bool stats = !(rf->cut_missing & (1u << REC_SEC_STATS));
@@ -76,33 +102,22 @@ static void hj_records(struct json *j, const struct recording_file *rf)
 	for (i = 0; i < rf->nr_events; i++)
 		events += rf->events[i].len;
 	json_object_begin(j, "events");
+	hj_stat(j, "recorded", stats, rf->meta.records);
+	hj_stat(j, "dropped", stats, rf->sum.dropped);
+	hj_stat(j, "late", stats, rf->sum.drain.late);
+	hj_stat(j, "corrupt", stats, rf->sum.drain.corrupt);
+	hj_stat(j, "drained", stats, rf->sum.drain.records);
 	json_u64(j, "chunks", rf->nr_events);
 	json_u64(j, "bytes", events);
-	if (stats && rf->meta.records) {
-		json_u64(j, "records", rf->meta.records);
+	if (stats && rf->meta.records)
 		json_double(j, "bytes_per_record",
 			    (double)events / rf->meta.records);
-	} else if (stats) {
-		json_u64(j, "records", 0);
+	else
 		json_null(j, "bytes_per_record");
-	} else {
-		json_null(j, "records");
-		json_null(j, "bytes_per_record");
-	}
-	if (rf->sum.rec_full)
-		json_u64(j, "stopped_at_max_size", rf->sum.rec_full_size);
+	if (stats)
+		json_bool(j, "stopped_at_max_size", rf->sum.rec_full);
 	else
 		json_null(j, "stopped_at_max_size");
-	json_object_end(j);
-	if (!stats) {
-		json_null(j, "drops");
-		return;
-	}
-	json_object_begin(j, "drops");
-	json_u64(j, "dropped", rf->sum.dropped);
-	json_u64(j, "late", rf->sum.drain.late);
-	json_u64(j, "corrupt", rf->sum.drain.corrupt);
-	json_u64(j, "drained", rf->sum.drain.records);
 	json_object_end(j);
 }
 
@@ -129,14 +144,13 @@ static void hj_options(struct json *j, const struct recording_file *rf)
 	json_u64(j, "max_size", rf->meta.max_size);
 	json_bool(j, "thread_events", s->tasks);
 	json_bool(j, "waits", s->waits);
-	json_array_begin(j, "counters");
-	for (i = 0; i < s->nr_counters; i++) {
-		json_object_begin(j, NULL);
-		json_string(j, "name", s->counters[i].name);
-		json_bool(j, "supported", s->counters[i].supported);
-		json_object_end(j);
-	}
-	json_array_end(j);
+	json_object_end(j);
+	/* As the report's: {"<event>": "supported"|"unsupported"}. */
+	json_object_begin(j, "counters");
+	for (i = 0; i < s->nr_counters; i++)
+		json_string(j, s->counters[i].name,
+			    s->counters[i].supported ? "supported" :
+						       "unsupported");
 	json_object_end(j);
 }
 
@@ -186,6 +200,10 @@ static void hj_state(struct json *j, const struct recording_file *rf)
 		json_u64(j, "first_lost_chunk", rf->lost_chunk);
 		json_u64(j, "first_lost_from", rf->lost_from);
 		json_u64(j, "first_lost_to", rf->lost_to);
+	} else {
+		json_null(j, "first_lost_chunk");
+		json_null(j, "first_lost_from");
+		json_null(j, "first_lost_to");
 	}
 	if (rf->cut || rf->tail_damage)
 		json_u64(j, "read_to", rf->cut_at);

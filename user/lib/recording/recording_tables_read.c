@@ -20,7 +20,7 @@ static void get_counters(struct rec_cur *c, struct recording_file *rf)
 {
 	struct session_summary *s = &rf->sum;
 	struct recording_meta *m = &rf->meta;
-	uint32_t i;
+	uint32_t i, j;
 
 	s->nr_counters = cur_count(c, ISPOT_MAX_COUNTERS, 11);
 	for (i = 0; i < s->nr_counters; i++) {
@@ -35,6 +35,14 @@ static void get_counters(struct rec_cur *c, struct recording_file *rf)
 		if (rc->slot < -1 || rc->slot >= ISPOT_MAX_COUNTERS)
 			c->bad = true;
 	}
+	/*
+	 * ispotctl counts a counter asked twice once, so no file of its
+	 * names one twice; the reports' JSON keys counters by name.
+	 */
+	for (i = 0; i < s->nr_counters; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(s->counters[i].name, s->counters[j].name))
+				c->bad = true;
 }
 
 /* The integers and strings of @fs, in their order, into @rf. */

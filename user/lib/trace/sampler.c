@@ -215,11 +215,12 @@ static int busiest_first(const void *pa, const void *pb)
 }
 
 /*
- * Open an event for each thread not sampled yet.  Past
- * SAMPLER_MAX_THREADS the busiest are taken, by their CPU time so far
- * (read only then): not the lowest tids, which are not even the oldest
- * once tids come round past pid_max, and whose parked threads would
- * crowd out a pool's one that runs.
+ * Open an event for each thread not sampled yet.  Where more are new
+ * than slots are free (SAMPLER_MAX_THREADS in all), the busiest are
+ * taken, by their CPU time so far (read only then): not the lowest tids,
+ * which are not even the oldest once tids come round past pid_max, and
+ * whose parked threads would crowd out a pool's one that runs.  A slot once
+ * taken stays: a thread that turns busy later is left out.
  */
 static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 			size_t errlen)
@@ -244,13 +245,14 @@ static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 		s->cand[n++].cpu_ns = 0;
 	}
 	if (n > room && room) {
-		/* A thread gone meanwhile counts as idle: its open finds it gone. */
+		/* One gone meanwhile is idle: its open finds it gone. */
 		for (i = 0; i < n; i++)
 			thread_cpu_ns(s->pid, (pid_t)s->cand[i].tid,
 				      &s->cand[i].cpu_ns);
 		qsort(s->cand, n, sizeof(*s->cand), busiest_first);
 	}
-	for (i = 0; i < n && i < room; i++) {
+	/* Until the slots are full: one gone before its open takes none. */
+	for (i = 0; i < n && s->nr < SAMPLER_MAX_THREADS; i++) {
 		ret = sampler_open(s, s->cand[i].tid, err, errlen);
 		if (ret)
 			return ret;
