@@ -208,6 +208,32 @@ static void pool(void)
 	pause();
 }
 
+static void *brief_sleeper(void *arg)
+{
+	(void)arg;
+	usleep(400 * 1000);
+	return NULL;
+}
+
+/*
+ * SAMPLER_MAX_THREADS + 44 threads that sleep 0.4 s and end, then one that
+ * runs, started after them (a server that starts a thread a request).
+ */
+static void churn(void)
+{
+	pthread_t t[SAMPLER_MAX_THREADS + 44], h;
+	int i;
+
+	for (i = 0; i < SAMPLER_MAX_THREADS + 44; i++)
+		if (pthread_create(&t[i], NULL, brief_sleeper, NULL))
+			_exit(1);
+	for (i = 0; i < SAMPLER_MAX_THREADS + 44; i++)
+		pthread_join(t[i], NULL);
+	if (pthread_create(&h, NULL, hot, NULL))
+		_exit(1);
+	pause();
+}
+
 static volatile sig_atomic_t stop_flag;
 
 static void set_stop(int sig)
@@ -318,6 +344,32 @@ TEST(threads_sampled_at_most_the_bound)
 	ASSERT_EQ(ret, 0);
 	EXPECT_EQ(r.threads, SAMPLER_MAX_THREADS);
 	EXPECT_GE(r.unsampled, 45);
+	EXPECT_GT(r.samples, 0);
+	sampler_result_free(&r);
+}
+
+/*
+ * The slots of threads that ended are given back: a thread started after
+ * SAMPLER_MAX_THREADS others came and went is sampled (it was not: every
+ * slot stayed with a thread gone, and the run took no sample).
+ */
+TEST(threads_gone_give_their_slots_back)
+{
+	struct sampler_result r;
+	char err[ERRLEN] = "";
+	pid_t pid;
+	int ret;
+
+	skip_without_perf();
+	pid = child(churn);
+	usleep(100 * 1000);	/* its sleepers started */
+	ret = sampler_run(pid, 2000ull * 1000 * 1000, &r, NULL, NULL, NULL,
+			  err, sizeof(err));
+	reap(pid);
+	ASSERT_EQ(ret, 0);
+	printf("# %u threads sampled, %u more not, %llu samples\n",
+	       r.threads, r.unsampled, (unsigned long long)r.samples);
+	EXPECT_GT(r.threads, SAMPLER_MAX_THREADS);
 	EXPECT_GT(r.samples, 0);
 	sampler_result_free(&r);
 }

@@ -204,6 +204,43 @@ static int sampler_open(struct sampler *s, uint32_t tid, char *err,
 	return 0;
 }
 
+static int sampler_read(struct sampler *s, struct sampler_event *e);
+
+static void sampler_event_close(struct sampler *s, struct sampler_event *e)
+{
+	munmap(e->base, (1 + SAMPLER_DATA_PAGES) * s->page);
+	close(e->fd);
+}
+
+/*
+ * The events of threads no longer in @ts: their last samples read, their
+ * slots given back, so that a server that starts a thread a request is
+ * still sampled once SAMPLER_MAX_THREADS of them have come and gone.
+ */
+static int sampler_forget_gone(struct sampler *s, const struct task_set *ts,
+			       char *err, size_t errlen)
+{
+	size_t j = 0;
+	int ret;
+
+	while (j < s->nr) {
+		struct sampler_event *e = &s->ev[j];
+
+		if (task_set_contains(ts, e->tid)) {
+			j++;
+			continue;
+		}
+		ret = sampler_read(s, e);
+		sampler_event_close(s, e);
+		*e = s->ev[--s->nr];
+		if (ret) {
+			snprintf(err, errlen, "out of memory sampling");
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /* The most CPU time first, then the lowest tid. */
 static int busiest_first(const void *pa, const void *pb)
 {
@@ -219,18 +256,22 @@ static int busiest_first(const void *pa, const void *pb)
  * than slots are free (SAMPLER_MAX_THREADS in all), the busiest are
  * taken, by their CPU time so far (read only then): not the lowest tids,
  * which are not even the oldest once tids come round past pid_max, and
- * whose parked threads would crowd out a pool's one that runs.  A slot once
- * taken stays: a thread that turns busy later is left out.
+ * whose parked threads would crowd out a pool's one that runs.  A slot
+ * stays its thread's while it lives: one left out that turns busy later
+ * stays out.
  */
 static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 			size_t errlen)
 {
-	size_t i, j, n = 0, room = SAMPLER_MAX_THREADS - s->nr;
+	size_t i, j, n = 0, room;
 	int ret;
 
 	ret = task_set_scan(ts, s->pid);
+	if (!ret)
+		ret = sampler_forget_gone(s, ts, err, errlen);
 	if (ret)
 		return ret;
+	room = SAMPLER_MAX_THREADS - s->nr;
 	for (i = 0; i < ts->n; i++) {
 		for (j = 0; j < s->nr; j++)
 			if (s->ev[j].tid == ts->tids[i])
@@ -328,10 +369,8 @@ static void sampler_close(struct sampler *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nr; i++) {
-		munmap(s->ev[i].base, (1 + SAMPLER_DATA_PAGES) * s->page);
-		close(s->ev[i].fd);
-	}
+	for (i = 0; i < s->nr; i++)
+		sampler_event_close(s, &s->ev[i]);
 	free(s->ev);
 	free(s->cand);
 }

@@ -29,8 +29,8 @@
 #define SAMPLER_PERIOD_NS	(1000 * 1000ull)
 
 /*
- * Threads sampled at most, the busiest by CPU time when there are more:
- * each costs a file descriptor and a 36 KiB ring, and a server of a
+ * Threads sampled at once, the busiest by CPU time when there are more
+ * (a thread that ends gives its slot back): each costs a file descriptor and a 36 KiB ring, and a server of a
  * thousand threads took ispotd's whole default of 1,024 descriptors
  * (perf record -p does the same for every thread and every CPU).  A
  * sample of this many says which functions a pool runs.
@@ -60,7 +60,8 @@ struct sampler_result {
 	struct hashmap stack_map;	/* chain's hash -> index */
 	uint64_t samples;	/* taken, in user space */
 	uint64_t lost;		/* the kernel's PERF_RECORD_LOST counts */
-	uint32_t threads;	/* threads sampled */
+	/* threads sampled, over the run (those that ended gave slots back) */
+	uint32_t threads;
 	uint32_t unsampled;	/* past SAMPLER_MAX_THREADS, at most seen */
 	bool exited;		/* the process exited before the end */
 	/* *@stop was set before the end (also when it then exited) */
