@@ -301,9 +301,10 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 			  &op, stop, err, errlen);
 	offprof_stop(&op);
 	if (!ret && r.unsampled)
-		ispot_say("note: pid %d: %u of its threads sampled (the "
-			  "busiest), %u more not (SAMPLER_MAX_THREADS)",
-			  (int)pid, r.threads, r.unsampled);
+		ispot_say("note: pid %d: %u threads sampled over the run, "
+			  "up to %u more at once left out (SAMPLER_MAX_THREADS:"
+			  " the busiest are taken)", (int)pid, r.threads,
+			  r.unsampled);
 	if (!ret && !sz && !r.exited && !r.stopped) {
 		snprintf(err, errlen, "%s", sz_err);
 		ret = -ESRCH;

@@ -21,6 +21,8 @@
 /* 32 KiB per thread: 2,000 samples of 16 bytes, far more than a round. */
 #define SAMPLER_DATA_PAGES	8
 #define SAMPLER_ROUND_MS	50
+/* Threads waiting for a slot ranked by CPU time at most (sampler_scan()). */
+#define SAMPLER_RANK_MAX	(4 * SAMPLER_MAX_THREADS)
 
 struct sampler_event {
 	uint32_t tid;
@@ -226,7 +228,8 @@ static int sampler_forget_gone(struct sampler *s, const struct task_set *ts,
 	while (j < s->nr) {
 		struct sampler_event *e = &s->ev[j];
 
-		if (task_set_contains(ts, e->tid)) {
+		if (task_set_contains(ts, e->tid) ||
+		    task_thread_alive(s->pid, e->tid)) {
 			j++;
 			continue;
 		}
@@ -257,8 +260,9 @@ static int busiest_first(const void *pa, const void *pb)
  * taken, by their CPU time so far (read only then): not the lowest tids,
  * which are not even the oldest once tids come round past pid_max, and
  * whose parked threads would crowd out a pool's one that runs.  A slot
- * stays its thread's while it lives: one left out that turns busy later
- * stays out.
+ * stays its thread's while it lives; one left out is ranked again when a
+ * slot frees.  Past SAMPLER_RANK_MAX waiting, the lowest tids are taken:
+ * a /proc read each, every round, would cost more than the sampling.
  */
 static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 			size_t errlen)
@@ -285,7 +289,7 @@ static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 		s->cand[n].tid = ts->tids[i];
 		s->cand[n++].cpu_ns = 0;
 	}
-	if (n > room && room) {
+	if (n > room && room && n <= SAMPLER_RANK_MAX) {
 		/* One gone meanwhile is idle: its open finds it gone. */
 		for (i = 0; i < n; i++)
 			thread_cpu_ns(s->pid, (pid_t)s->cand[i].tid,

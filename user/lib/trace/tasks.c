@@ -54,6 +54,14 @@ int task_set_contains(const struct task_set *set, uint32_t tid)
 				 cmp_u32) != NULL;
 }
 
+bool task_thread_alive(pid_t pid, uint32_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%u", (int)pid, tid);
+	return access(path, F_OK) == 0;
+}
+
 void task_set_free(struct task_set *set)
 {
 	free(set->tids);

@@ -6,6 +6,7 @@
 #ifndef ISPOT_TASKS_H
 #define ISPOT_TASKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,6 +19,12 @@ struct task_set {
 /* Replace @set with pid's threads.  -ESRCH once the process is gone. */
 int task_set_scan(struct task_set *set, pid_t pid);
 int task_set_contains(const struct task_set *set, uint32_t tid);
+/*
+ * Whether @tid is still a thread of @pid, asked by its own path: a scan
+ * taken while other threads exit can skip live ones (the kernel's
+ * listing resumes by position after the thread it listed last died).
+ */
+bool task_thread_alive(pid_t pid, uint32_t tid);
 void task_set_free(struct task_set *set);
 
 #endif /* ISPOT_TASKS_H */
