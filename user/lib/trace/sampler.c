@@ -228,8 +228,7 @@ static int sampler_forget_gone(struct sampler *s, const struct task_set *ts,
 	while (j < s->nr) {
 		struct sampler_event *e = &s->ev[j];
 
-		if (task_set_contains(ts, e->tid) ||
-		    task_thread_alive(s->pid, e->tid)) {
+		if (task_still_there(ts, s->pid, e->tid)) {
 			j++;
 			continue;
 		}

@@ -62,6 +62,36 @@ bool task_thread_alive(pid_t pid, uint32_t tid)
 	return access(path, F_OK) == 0;
 }
 
+bool task_still_there(const struct task_set *scan, pid_t pid, uint32_t tid)
+{
+	return task_set_contains(scan, tid) || task_thread_alive(pid, tid);
+}
+
+int task_set_keep_missed(struct task_set *scan, const struct task_set *prev,
+			 pid_t pid)
+{
+	size_t i, n = scan->n;
+
+	for (i = 0; i < prev->n; i++) {
+		/* The listing as read, sorted; those added go after it. */
+		const struct task_set listed = { .tids = scan->tids, .n = n };
+		uint32_t tid = prev->tids[i];
+
+		/* Only those missing are asked: one access() each. */
+		if (task_set_contains(&listed, tid) ||
+		    !task_thread_alive(pid, tid))
+			continue;
+		if (ARRAY_RESERVE(scan->tids, scan->cap, scan->n + 1)) {
+			scan->n = n;
+			return -ENOMEM;
+		}
+		scan->tids[scan->n++] = tid;
+	}
+	if (scan->n != n)
+		qsort(scan->tids, scan->n, sizeof(*scan->tids), cmp_u32);
+	return 0;
+}
+
 void task_set_free(struct task_set *set)
 {
 	free(set->tids);

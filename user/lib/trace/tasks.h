@@ -25,6 +25,15 @@ int task_set_contains(const struct task_set *set, uint32_t tid);
  * listing resumes by position after the thread it listed last died).
  */
 bool task_thread_alive(pid_t pid, uint32_t tid);
+/* Whether @tid is in @scan or, missed by it, still alive. */
+bool task_still_there(const struct task_set *scan, pid_t pid, uint32_t tid);
+/*
+ * Add to @scan each thread of @prev that it missed but that is alive:
+ * the set a scan would have given had no thread exited while it read.
+ * -ENOMEM leaves @scan as it was.
+ */
+int task_set_keep_missed(struct task_set *scan, const struct task_set *prev,
+			 pid_t pid);
 void task_set_free(struct task_set *set);
 
 #endif /* ISPOT_TASKS_H */

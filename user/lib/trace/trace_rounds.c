@@ -144,7 +144,7 @@ static void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last)
 	size_t i;
 
 	/* Called once the scan just taken is alive, at last_scan. */
-	if (task_set_contains(&t->live.alive, tid))
+	if (task_still_there(&t->live.alive, t->sum.pid, tid))
 		return;
 	for (i = 0; i < t->live.nr_exits; i++)
 		if (t->live.exits[i].tid == tid)
@@ -171,6 +171,12 @@ static void trace_scan(struct trace *t)
 	 * its "exit", and its last call was lost as unpaired).
 	 */
 	now = trace_now();
+	/*
+	 * A listing read while threads exit can skip live ones: without
+	 * this, a thread still running would end here and begin again at
+	 * the next scan.  On -ENOMEM a missed one ends early, as before.
+	 */
+	task_set_keep_missed(&live->scan, &live->alive, t->sum.pid);
 	/* Without task records, lifetimes come from the scans. */
 	for (i = 0; !tasks && i < live->scan.n; i++)
 		if (!task_set_contains(&live->alive, live->scan.tids[i]))

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A process's threads from /proc (tasks.h), on this process's own: a
+ * listing names every live thread; a thread a listing missed is put back
+ * when its own /proc entry says it lives, and one that ended is not.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ispot_test.h"
+#include "trace/tasks.h"
+#include "util/array.h"
+
+#define NR_WORKERS	3
+
+struct worker {
+	pthread_t thread;
+	pid_t tid;
+	int stop_fd;		/* read end: the worker waits on it */
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	char c;
+
+	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (read(w->stop_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* Start @n workers that live until @stop's write end closes. */
+static void start_workers(struct worker *w, size_t n, int stop[2])
+{
+	size_t i;
+
+	if (pipe(stop))
+		ispot_test_fail(1);
+	for (i = 0; i < n; i++) {
+		w[i].stop_fd = stop[0];
+		w[i].tid = 0;
+		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]))
+			ispot_test_fail(1);
+		while (!__atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE))
+			usleep(1000);
+	}
+}
+
+/* The tid of a thread that has ended and whose /proc entry is gone. */
+static uint32_t ended_thread_tid(void)
+{
+	struct worker w;
+	int stop[2], i;
+
+	start_workers(&w, 1, stop);
+	close(stop[1]);
+	pthread_join(w.thread, NULL);
+	close(stop[0]);
+	/* Joined once its tid is cleared: its reaping may follow a little. */
+	for (i = 0; i < 1000 && task_thread_alive(getpid(), w.tid); i++)
+		usleep(1000);
+	return (uint32_t)w.tid;
+}
+
+static int set_is_sorted(const struct task_set *s)
+{
+	size_t i;
+
+	for (i = 1; i < s->n; i++)
+		if (s->tids[i - 1] >= s->tids[i])
+			return 0;
+	return 1;
+}
+
+/* @s without @tid, as a listing that skipped it would read. */
+static void drop_tid(struct task_set *s, uint32_t tid)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < s->n; i++)
+		if (s->tids[i] != tid)
+			s->tids[j++] = s->tids[i];
+	s->n = j;
+}
+
+TEST(a_listing_names_every_live_thread)
+{
+	struct task_set s = { 0 };
+	struct worker w[NR_WORKERS];
+	int stop[2];
+	size_t i;
+
+	start_workers(w, NR_WORKERS, stop);
+	ASSERT_EQ(task_set_scan(&s, getpid()), 0);
+	EXPECT_EQ(s.n, NR_WORKERS + 1);
+	EXPECT_TRUE(set_is_sorted(&s));
+	EXPECT_TRUE(task_set_contains(&s, (uint32_t)getpid()));
+	for (i = 0; i < NR_WORKERS; i++)
+		EXPECT_TRUE(task_set_contains(&s, (uint32_t)w[i].tid));
+	close(stop[1]);
+	for (i = 0; i < NR_WORKERS; i++)
+		pthread_join(w[i].thread, NULL);
+	task_set_free(&s);
+}
+
+TEST(a_live_thread_a_listing_missed_is_put_back)
+{
+	struct task_set prev = { 0 }, scan = { 0 };
+	struct worker w[NR_WORKERS];
+	uint32_t ended = ended_thread_tid();
+	int stop[2];
+	size_t i, n;
+
+	ASSERT_FALSE(task_thread_alive(getpid(), ended));
+	start_workers(w, NR_WORKERS, stop);
+	ASSERT_EQ(task_set_scan(&prev, getpid()), 0);
+	ASSERT_EQ(task_set_scan(&scan, getpid()), 0);
+	n = scan.n;
+	/* The earlier scan held the ended thread too, the new one missed
+	 * a live worker and the leader. */
+	ASSERT_EQ(ARRAY_RESERVE(prev.tids, prev.cap, prev.n + 1), 0);
+	prev.tids[prev.n++] = ended;
+	drop_tid(&scan, (uint32_t)w[1].tid);
+	drop_tid(&scan, (uint32_t)getpid());
+	EXPECT_FALSE(task_still_there(&scan, getpid(), ended));
+	EXPECT_TRUE(task_still_there(&scan, getpid(), (uint32_t)w[1].tid));
+
+	ASSERT_EQ(task_set_keep_missed(&scan, &prev, getpid()), 0);
+	EXPECT_EQ(scan.n, n);
+	EXPECT_TRUE(set_is_sorted(&scan));
+	EXPECT_TRUE(task_set_contains(&scan, (uint32_t)w[1].tid));
+	EXPECT_TRUE(task_set_contains(&scan, (uint32_t)getpid()));
+	EXPECT_FALSE(task_set_contains(&scan, ended));
+
+	/* Nothing missed: nothing added. */
+	ASSERT_EQ(task_set_keep_missed(&scan, &prev, getpid()), 0);
+	EXPECT_EQ(scan.n, n);
+	close(stop[1]);
+	for (i = 0; i < NR_WORKERS; i++)
+		pthread_join(w[i].thread, NULL);
+	task_set_free(&prev);
+	task_set_free(&scan);
+}
+
+TEST_HARNESS_MAIN
