@@ -258,6 +258,12 @@ struct rec_table_name {
  */
 const struct rec_table_name *rec_table_names(size_t *n);
 
+/* Whether @rf was read whole: nothing lost, cut, damaged or left out. */
+static inline bool recording_whole(const struct recording_file *rf)
+{
+	return !rf->lost && !rf->cut && !rf->tail_damage && !rf->left_out;
+}
+
 /* Whether @rf's format may keep thread names (4.1 on: THREADS). */
 static inline bool rec_format_has_threads(const struct recording_file *rf)
 {

@@ -204,7 +204,7 @@ static void header_state(FILE *f, const struct recording_file *rf)
 		     rf->tail_damage, rf->cut_at);
 	if (rf->left_out)
 		HEAD(f, "left out", "%s", rf->left_out);
-	if (!rf->lost && !rf->cut && !rf->tail_damage && !rf->left_out)
+	if (recording_whole(rf))
 		HEAD(f, "state", "whole");
 }
 

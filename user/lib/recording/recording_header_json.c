@@ -193,8 +193,7 @@ static void hj_funcs(struct json *j, const struct recording_file *rf)
 static void hj_state(struct json *j, const struct recording_file *rf)
 {
 	json_object_begin(j, "state");
-	json_bool(j, "whole", !rf->lost && !rf->cut && !rf->tail_damage &&
-		  !rf->left_out);
+	json_bool(j, "whole", recording_whole(rf));
 	json_u64(j, "lost_chunks", rf->lost);
 	if (rf->lost) {
 		json_u64(j, "first_lost_chunk", rf->lost_chunk);
