@@ -136,7 +136,8 @@ static long thread_new(struct sci_engine *e, uint32_t tid, uint64_t ts,
  * sci.h).  An open interval never reaches back over a closed one, so no
  * instant is counted twice.
  */
-static void thread_touch(struct sci_thread *t, uint64_t lo, uint64_t hi)
+static inline void thread_touch(struct sci_thread *t, uint64_t lo,
+				uint64_t hi)
 {
 	if (t->open) {
 		if (lo < t->start) {
@@ -542,7 +543,6 @@ unsigned int sci_add_held(struct sci_engine *e, uint32_t ref,
 	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
 	struct sci_exec_parts parts, *x = NULL;
 	unsigned int i, failed = 0;
-	bool touched = false;
 	long bti;
 
 	if (causes) {
@@ -555,15 +555,18 @@ unsigned int sci_add_held(struct sci_engine *e, uint32_t ref,
 			failed++;
 			continue;
 		}
-		/* Once: the thread's interval is the same for every block. */
-		if (!touched) {
-			thread_touch(&e->threads[ref - 1], start, ts_end);
-			note_ts(e, ts_end);
-			touched = true;
-		}
 		block_add(e->blocks[e->bts[bti].block], &e->bts[bti],
 			  duration_ns, x);
-		e->events++;
+	}
+	/*
+	 * Once, after the blocks (which never read the thread's interval),
+	 * and only if one of them took the execution: not a flag tested at
+	 * every block.
+	 */
+	if (failed < n) {
+		thread_touch(&e->threads[ref - 1], start, ts_end);
+		note_ts(e, ts_end);
+		e->events += n - failed;
 	}
 	return failed;
 }
