@@ -512,7 +512,7 @@ static long hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	return bti;
 }
 
-/* n, sum, min and max, a block's or a pair's, take @d. */
+/* n, sum, min and max, a pair's, take @d. */
 static inline void sums_add(uint64_t *n, uint64_t *sum, uint64_t *min,
 			    uint64_t *max, uint64_t d)
 {
@@ -524,11 +524,15 @@ static inline void sums_add(uint64_t *n, uint64_t *sum, uint64_t *min,
 		*max = d;
 }
 
-/* An execution of @d into block @b and into @bt, its pair with a thread. */
+/*
+ * An execution of @d into block @b and into @bt, its pair with a thread:
+ * the block's count, sum and maximum are its histogram's.
+ */
 static void block_add(struct sci_block *b, struct sci_bt *bt, uint64_t d,
 		      const struct sci_exec_parts *x)
 {
-	sums_add(&b->n, &b->sum, &b->min, &b->max, d);
+	if (d < b->min)
+		b->min = d;
 	hist_record(&b->hist, d);
 	if (x)
 		block_causes(b, d, x);

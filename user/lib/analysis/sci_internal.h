@@ -62,18 +62,35 @@ struct sci_block {
 	uint64_t ref_cause[SCI_NR_CAUSES];
 	struct interf_acc interf;
 	/*
-	 * Not n and sum side by side: the compiler would add both with one
-	 * vector of (1, d) built on the stack, a stalled store forward.
+	 * d_min: the histogram's minimum or less (sci_seed()).  Its count,
+	 * sum and maximum are the block's: see sci_block_calls().
 	 */
-	uint64_t n;
 	uint64_t min;
-	uint64_t sum;
-	uint64_t max;
 	uint64_t n_caused;
 	uint64_t cause_sum[SCI_NR_CAUSES];
 	uint64_t ref_dur;	/* duration of the fastest caused execution */
 	struct hist hist;	/* per block: per thread would cost 58 KiB each */
 };
+
+/*
+ * A block's executions, their sum (as a u64, wrapping as a plain sum
+ * would) and the longest: its histogram's, which every execution updates
+ * anyway, not a second set of sums beside it.
+ */
+static inline uint64_t sci_block_calls(const struct sci_block *b)
+{
+	return hist_count(&b->hist);
+}
+
+static inline uint64_t sci_block_sum(const struct sci_block *b)
+{
+	return b->hist.sum_lo;
+}
+
+static inline uint64_t sci_block_max(const struct sci_block *b)
+{
+	return hist_max(&b->hist);
+}
 
 struct sci_thread {
 	uint32_t tid;

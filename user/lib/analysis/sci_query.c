@@ -84,9 +84,11 @@ uint64_t sci_longest_mean(const struct sci_engine *e)
 	size_t i;
 
 	for (i = 0; i < e->nr_blocks; i++) {
-		if (!e->blocks[i]->n)
+		const struct sci_block *b = e->blocks[i];
+
+		if (!sci_block_calls(b))
 			continue;
-		mean = e->blocks[i]->sum / e->blocks[i]->n;
+		mean = sci_block_sum(b) / sci_block_calls(b);
 		if (mean > longest)
 			longest = mean;
 	}
@@ -118,7 +120,7 @@ void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
 		 * whose calls the bound refused does, or a full engine of
 		 * seeds would never make room.
 		 */
-		out[i].idle_windows = b->n ? 0 : b->idle_windows +
+		out[i].idle_windows = sci_block_calls(b) ? 0 : b->idle_windows +
 				      !!(e->events || e->unscored);
 		out[i].min = b->min;
 		out[i].ref_dur = b->ref_dur;

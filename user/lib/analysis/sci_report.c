@@ -159,13 +159,13 @@ static void func_add_block(struct sci_result *f, const struct sci_block *b,
 	size_t k;
 
 	f->nr_keys++;
-	f->calls += b->n;
-	f->sum_ns += b->sum;
+	f->calls += sci_block_calls(b);
+	f->sum_ns += sci_block_sum(b);
 	f->loss_ns += br->loss_ns;
 	if (b->min < f->min_ns)
 		f->min_ns = b->min;
-	if (b->max > f->max_ns)
-		f->max_ns = b->max;
+	if (sci_block_max(b) > f->max_ns)
+		f->max_ns = sci_block_max(b);
 	f->caused_calls += b->n_caused;
 	for (k = 0; k < SCI_NR_CAUSES; k++)
 		f->cause_loss_ns[k] += br->cause_loss_ns[k];
@@ -187,7 +187,7 @@ static void funcs_from_blocks(const struct sci_engine *e,
 	size_t i, j, nf = 0, nb = 0;
 
 	for (i = 0; i < e->nr_blocks; i++) {
-		if (!e->blocks[i]->n)
+		if (!sci_block_calls(e->blocks[i]))
 			continue;
 		items[nb].a = e->blocks[i]->id.func_id;
 		items[nb].c = e->blocks[i]->id.key;
@@ -340,16 +340,17 @@ static size_t report_blocks(const struct sci_engine *e, struct sci_report *r,
 		res->func_id = b->id.func_id;
 		res->key = b->id.key;
 		res->nr_keys = 1;
-		res->calls = b->n;
+		res->calls = sci_block_calls(b);
 		res->nr_scores = b->nr_threads;
-		/* n is 0 only if allocating the pair failed on first use. */
-		res->min_ns = b->n ? b->min : 0;
+		/* No calls only if allocating the pair failed on first use. */
+		res->min_ns = res->calls ? b->min : 0;
 		res->p50_ns = hist_percentile(&b->hist, 50);
 		res->p99_ns = hist_percentile(&b->hist, 99);
-		res->max_ns = b->max;
-		res->sum_ns = b->sum;
-		res->mean_ns = b->n ? (double)b->sum / b->n : 0.0;
-		res->loss_ns = b->sum - b->n * res->min_ns;
+		res->max_ns = sci_block_max(b);
+		res->sum_ns = sci_block_sum(b);
+		res->mean_ns = res->calls ?
+			       (double)res->sum_ns / res->calls : 0.0;
+		res->loss_ns = res->sum_ns - res->calls * res->min_ns;
 		block_causes(b, res->loss_ns, res);
 		interf_estimate(&b->interf, &res->interf);
 		res->has_interference = res->interf.calls != 0;
