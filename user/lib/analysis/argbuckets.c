@@ -9,11 +9,6 @@
 #include "util/format.h"
 #include "util/array.h"
 
-struct argbuckets {
-	struct argb_func **funcs;	/* by function id, NULL = never ran */
-	uint32_t nr_funcs;
-};
-
 struct argbuckets *argbuckets_new(void)
 {
 	return calloc(1, sizeof(struct argbuckets));
@@ -31,11 +26,6 @@ void argbuckets_free(struct argbuckets *ab)
 	free(ab);
 }
 
-unsigned int argb_bucket_of(uint64_t v)
-{
-	return v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
-}
-
 static struct argb_func *argb_func_new(void)
 {
 	struct argb_func *f = calloc(1, sizeof(*f));
@@ -50,13 +40,11 @@ static struct argb_func *argb_func_new(void)
 	return f;
 }
 
-int argbuckets_add(struct argbuckets *ab, uint32_t func_id,
-		   const uint64_t *args, uint64_t d)
+int argbuckets_add_first(struct argbuckets *ab, uint32_t func_id,
+			 const uint64_t *args, uint64_t d)
 {
 	struct argb_func *f;
-	unsigned int a;
 
-	/* The call only when the array grows: this runs for every call. */
 	if (func_id >= ab->nr_funcs &&
 	    idarray_reserve(&ab->funcs, &ab->nr_funcs, sizeof(*ab->funcs),
 			    func_id))
@@ -68,18 +56,7 @@ int argbuckets_add(struct argbuckets *ab, uint32_t func_id,
 			return -ENOMEM;
 		ab->funcs[func_id] = f;
 	}
-	f->n++;
-	f->sum += d;
-	if (d < f->min)
-		f->min = d;
-	for (a = 0; a < ARGB_NR_ARGS; a++) {
-		struct argb_bucket *b = &f->b[a][argb_bucket_of(args[a])];
-
-		b->n++;
-		b->sum += d;
-		if (d < b->min)
-			b->min = d;
-	}
+	argb_func_add(f, args, d);
 	return 0;
 }
 

@@ -51,17 +51,60 @@ struct argb_func {
 	uint64_t min;
 };
 
-struct argbuckets;
+/*
+ * Here, not in argbuckets.c, for argbuckets_add() alone: the pipeline adds
+ * every call, and the call's prologue cost as much as the sums.
+ */
+struct argbuckets {
+	struct argb_func **funcs;	/* by function id, NULL = never ran */
+	uint32_t nr_funcs;
+};
 
 struct argbuckets *argbuckets_new(void);
 void argbuckets_free(struct argbuckets *ab);
 
 /* The log2 bucket of @v: 0 for 0, else floor(log2(v)) + 1. */
-unsigned int argb_bucket_of(uint64_t v);
+static inline unsigned int argb_bucket_of(uint64_t v)
+{
+	return v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
+}
+
+/* One execution of @f's function with arguments @args, of @d. */
+static inline void argb_func_add(struct argb_func *f, const uint64_t *args,
+				 uint64_t d)
+{
+	unsigned int a;
+
+	f->n++;
+	f->sum += d;
+	if (d < f->min)
+		f->min = d;
+	for (a = 0; a < ARGB_NR_ARGS; a++) {
+		struct argb_bucket *b = &f->b[a][argb_bucket_of(args[a])];
+
+		b->n++;
+		b->sum += d;
+		if (d < b->min)
+			b->min = d;
+	}
+}
+
+/* argbuckets_add()'s rare path, out of line: the function's first call. */
+int argbuckets_add_first(struct argbuckets *ab, uint32_t func_id,
+			 const uint64_t *args, uint64_t duration_ns);
 
 /* One execution of @func_id with arguments @args.  0 or -ENOMEM. */
-int argbuckets_add(struct argbuckets *ab, uint32_t func_id,
-		   const uint64_t *args, uint64_t duration_ns);
+static inline int argbuckets_add(struct argbuckets *ab, uint32_t func_id,
+				 const uint64_t *args, uint64_t duration_ns)
+{
+	struct argb_func *f = func_id < ab->nr_funcs ? ab->funcs[func_id] :
+			      NULL;
+
+	if (!f)
+		return argbuckets_add_first(ab, func_id, args, duration_ns);
+	argb_func_add(f, args, duration_ns);
+	return 0;
+}
 
 /* The buckets of @func_id, NULL if it never ran.  @ab may be NULL. */
 const struct argb_func *argbuckets_of(const struct argbuckets *ab,
