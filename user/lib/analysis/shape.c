@@ -9,14 +9,6 @@
 #include "util/hashmap.h"
 #include "analysis/shape.h"
 
-struct shapes {
-	struct shape *kept;		/* in the order first kept */
-	size_t nr_kept, cap_kept;
-	struct hashmap by_hash;		/* shape hash -> index in kept */
-	struct shape_summary *funcs;	/* by function id */
-	uint32_t nr_funcs;
-};
-
 /*
  * shape_format(), or with @whole, one that ends after the last callee
  * that fits whole and then ">..." (a note names no half a name).
@@ -86,8 +78,8 @@ void shapes_free(struct shapes *t)
  * SHAPE_KEYS_MAX already or SHAPES_MAX are kept in all: then 1, its
  * executions go to SHAPE_OTHER.
  */
-static int shapes_keep(struct shapes *t, struct shape_summary *sum,
-		       const struct shape *s)
+int shapes_keep(struct shapes *t, struct shape_summary *sum,
+		const struct shape *s)
 {
 	if (!s->hash || s->hash == SHAPE_OTHER)
 		return 1;	/* never a real shape's hash */
@@ -101,28 +93,6 @@ static int shapes_keep(struct shapes *t, struct shape_summary *sum,
 	t->kept[t->nr_kept++] = *s;
 	sum->kept++;
 	return 0;
-}
-
-int shapes_add(struct shapes *t, uint32_t func_id, const struct shape *s,
-	       bool keep)
-{
-	struct shape_summary *sum;
-
-	/* The call only when the array grows: this runs for every call. */
-	if (func_id >= t->nr_funcs &&
-	    idarray_reserve(&t->funcs, &t->nr_funcs, sizeof(*t->funcs),
-			    func_id))
-		return -ENOMEM;
-	sum = &t->funcs[func_id];
-	if (!sum->execs++)
-		sum->first = *s;
-	else if (!sum->differ && s->hash != sum->first.hash) {
-		sum->differ = true;
-		sum->other = *s;
-	}
-	if (s->nr)
-		sum->with_calls++;
-	return keep ? shapes_keep(t, sum, s) : 0;
 }
 
 const struct shape *shapes_find(const struct shapes *t, uint64_t hash)

@@ -15,9 +15,13 @@
 #ifndef ISPOT_SHAPE_H
 #define ISPOT_SHAPE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/array.h"
+#include "util/hashmap.h"
 
 #define SHAPE_SHOWN	8
 /* The hash of no calls: not 0, which reads "unkeyed" (pipeline.h). */
@@ -91,18 +95,52 @@ struct shape_summary {
 /* Distinct shapes kept for naming keys; more are named by their hash. */
 #define SHAPES_MAX	4096
 
-struct shapes;
+/*
+ * Here, not in shape.c, for shapes_add() alone: the pipeline adds every
+ * call, and the call's prologue cost as much as the summary's update.
+ */
+struct shapes {
+	struct shape *kept;		/* in the order first kept */
+	size_t nr_kept, cap_kept;
+	struct hashmap by_hash;		/* shape hash -> index in kept */
+	struct shape_summary *funcs;	/* by function id */
+	uint32_t nr_funcs;
+};
 
 struct shapes *shapes_new(void);
 void shapes_free(struct shapes *t);
+
+/* shapes_add() for a function keyed by shape, out of line: see there. */
+int shapes_keep(struct shapes *t, struct shape_summary *sum,
+		const struct shape *s);
+
 /*
  * An execution of @func_id had shape @s.  @keep: the function is keyed
  * by shape, so remember @s to name its key later.  Returns 0, 1 when @s
  * is keyed as SHAPE_OTHER (the function has SHAPE_KEYS_MAX shapes kept
  * already), or -ENOMEM.
  */
-int shapes_add(struct shapes *t, uint32_t func_id, const struct shape *s,
-	       bool keep);
+static inline int shapes_add(struct shapes *t, uint32_t func_id,
+			     const struct shape *s, bool keep)
+{
+	struct shape_summary *sum;
+
+	/* The call only when the array grows: this runs for every call. */
+	if (func_id >= t->nr_funcs &&
+	    idarray_reserve(&t->funcs, &t->nr_funcs, sizeof(*t->funcs),
+			    func_id))
+		return -ENOMEM;
+	sum = &t->funcs[func_id];
+	if (!sum->execs++)
+		sum->first = *s;
+	else if (!sum->differ && s->hash != sum->first.hash) {
+		sum->differ = true;
+		sum->other = *s;
+	}
+	if (s->nr)
+		sum->with_calls++;
+	return keep ? shapes_keep(t, sum, s) : 0;
+}
 /* The kept shape of hash @hash, NULL if none. */
 const struct shape *shapes_find(const struct shapes *t, uint64_t hash);
 /* @func_id's executions so far, NULL if it had none. */
