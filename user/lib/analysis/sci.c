@@ -481,20 +481,16 @@ static bool hot_holds(const struct sci_engine *e, const struct sci_hot *hot,
 }
 
 /*
- * The pair of block (@func_id, @key) with thread index @t, from the hot
- * set or the maps: its index, or -ENOMEM.
+ * hot_get()'s rare path, out of line: the pair is in neither way of its
+ * hot set @hot.  From the maps, made if new, and put first in the set.
  */
-static long hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
-		    uint32_t t)
+static __attribute__((noinline)) long hot_miss(struct sci_engine *e,
+					       struct sci_hot *hot,
+					       uint32_t func_id, uint64_t key,
+					       uint32_t t)
 {
-	struct sci_hot *hot = sci_hot_slot(e, func_id, key, t);
 	long bi, bti;
 
-	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
-	if (hot_holds(e, hot, func_id, key, t))
-		return hot->bt - 1;
-	if (hot_holds(e, hot + 1, func_id, key, t))
-		return hot[1].bt - 1;
 	bi = block_get(e, func_id, key);
 	if (bi == -ENOSPC)
 		e->unscored++;
@@ -510,6 +506,23 @@ static long hot_get(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	*hot = (struct sci_hot){ .key = key, .func_id = func_id,
 				 .bt = bti + 1 };
 	return bti;
+}
+
+/*
+ * The pair of block (@func_id, @key) with thread index @t, from the hot
+ * set or the maps: its index, or -ENOMEM.
+ */
+static inline long hot_get(struct sci_engine *e, uint32_t func_id,
+			   uint64_t key, uint32_t t)
+{
+	struct sci_hot *hot = sci_hot_slot(e, func_id, key, t);
+
+	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
+	if (hot_holds(e, hot, func_id, key, t))
+		return hot->bt - 1;
+	if (hot_holds(e, hot + 1, func_id, key, t))
+		return hot[1].bt - 1;
+	return hot_miss(e, hot, func_id, key, t);
 }
 
 /* n, sum, min and max, a pair's, take @d. */
