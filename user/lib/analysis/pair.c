@@ -334,11 +334,13 @@ static int pair_block_begin(struct pairer *p, struct pair_thread *t,
  * An end marker closes the innermost open block of its name, by nesting
  * depth: blocks of other names opened inside it stay open (they may
  * overlap rather than nest), and a nested block of the same name closes
- * first.
+ * first.  Out of line: markers are rare, and inlined, the copy of the
+ * block's frame made every entry's prologue reserve it.
  */
-static int pair_block_end(struct pairer *p, struct pair_thread *t,
-			  const struct ispot_record *rec, uint32_t block,
-			  struct pair_exec *e)
+static __attribute__((noinline)) int
+pair_block_end(struct pairer *p, struct pair_thread *t,
+	       const struct ispot_record *rec, uint32_t block,
+	       struct pair_exec *e)
 {
 	struct pair_frame f;
 	uint32_t i;
