@@ -91,13 +91,6 @@ static long block_get(struct sci_engine *e, uint32_t func_id, uint64_t key)
 	return e->nr_blocks++;
 }
 
-static long thread_lookup(const struct sci_engine *e, uint32_t tid)
-{
-	uint64_t idx;
-
-	return hashmap_find(&e->thread_map, tid, &idx) ? (long)idx : -1;
-}
-
 /* A new thread opens at @ts, or is born closed (@open false) at @ts. */
 static long thread_new(struct sci_engine *e, uint32_t tid, uint64_t ts,
 		       bool open)
@@ -259,7 +252,7 @@ static void note_ts(struct sci_engine *e, uint64_t ts)
 
 int sci_thread_seen(struct sci_engine *e, uint32_t tid, uint64_t ts)
 {
-	long t = thread_lookup(e, tid);
+	long t = sci_thread_index(e, tid);
 
 	note_ts(e, ts);
 	if (t < 0)
@@ -270,7 +263,7 @@ int sci_thread_seen(struct sci_engine *e, uint32_t tid, uint64_t ts)
 
 int sci_thread_hold(struct sci_engine *e, uint32_t tid, uint64_t ts)
 {
-	if (thread_lookup(e, tid) >= 0)
+	if (sci_thread_index(e, tid) >= 0)
 		return 0;
 	return sci_thread_seen(e, tid, ts);
 }
@@ -281,7 +274,7 @@ static __attribute__((noinline)) int thread_hold_ref(struct sci_engine *e,
 						     uint32_t tid,
 						     uint64_t ts)
 {
-	long t = thread_lookup(e, tid);
+	long t = sci_thread_index(e, tid);
 
 	if (t < 0) {
 		note_ts(e, ts);
@@ -305,7 +298,7 @@ int sci_thread_hold_ref(struct sci_engine *e, uint32_t *ref, uint32_t tid,
 
 int sci_thread_exit(struct sci_engine *e, uint32_t tid, uint64_t ts)
 {
-	long t = thread_lookup(e, tid);
+	long t = sci_thread_index(e, tid);
 	struct sci_thread *th;
 
 	note_ts(e, ts);
@@ -427,20 +420,6 @@ static void block_causes(struct sci_block *b, uint64_t d,
 	}
 	if (x->context)
 		interf_add_split(&b->interf, &x->split);
-}
-
-struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
-			     uint64_t key, uint32_t thread)
-{
-	/*
-	 * The key hashed first: a small key (a log2 bucket, a shape's
-	 * number) and the thread's index would otherwise meet in the same
-	 * low bits, and every (key, thread) with the same XOR share a set.
-	 */
-	uint64_t h = (hash_u64(key) ^ ((uint64_t)func_id << 32 | thread)) *
-		     0x9e3779b97f4a7c15ULL;
-
-	return &e->hot[(h >> (64 - e->hot_bits)) & ~(SCI_HOT_WAYS - 1ul)];
 }
 
 /* Whether the pairs held want a larger hot table than it is. */
@@ -595,7 +574,7 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	const struct sci_key k = { .func_id = func_id, .key = key };
 	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
 	uint64_t unscored = e->unscored;
-	long t = thread_lookup(e, tid);
+	long t = sci_thread_index(e, tid);
 
 	if (t < 0)
 		t = thread_new(e, tid, start, true);
@@ -604,16 +583,4 @@ int sci_add(struct sci_engine *e, uint32_t func_id, uint64_t key,
 	if (!sci_add_held(e, t + 1, &k, 1, duration_ns, ts_end, causes))
 		return 0;
 	return e->unscored != unscored ? -ENOSPC : -ENOMEM;
-}
-
-bool sci_thread_is_open(const struct sci_engine *e, uint32_t tid)
-{
-	long t = thread_lookup(e, tid);
-
-	return t >= 0 && e->threads[t].open;
-}
-
-long sci_thread_index(const struct sci_engine *e, uint32_t tid)
-{
-	return thread_lookup(e, tid);
 }

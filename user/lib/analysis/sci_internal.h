@@ -15,6 +15,7 @@
 
 #include "analysis/hist.h"
 #include "analysis/sci.h"
+#include "util/hash.h"
 #include "util/hashmap.h"
 
 /*
@@ -199,15 +200,35 @@ struct sci_engine {
 };
 
 /*
- * sci.c, for sci_fold.c: the hot set of a (func, key, thread) triple,
- * the thread by its index, its SCI_HOT_WAYS slots (valid until the next
- * execution added, which may replace the table);
+ * The hot set of a (func, key, thread) triple, the thread by its index:
+ * its SCI_HOT_WAYS slots, valid until the next execution added, which
+ * may replace the table.  In line: every execution asks, per block.
  */
-struct sci_hot *sci_hot_slot(struct sci_engine *e, uint32_t func_id,
-			     uint64_t key, uint32_t thread);
-/* a pair's key in bt_map, a thread's index (-1: not held), */
+static inline struct sci_hot *sci_hot_slot(struct sci_engine *e,
+					   uint32_t func_id, uint64_t key,
+					   uint32_t thread)
+{
+	/*
+	 * The key hashed first: a small key (a log2 bucket, a shape's
+	 * number) and the thread's index would otherwise meet in the same
+	 * low bits, and every (key, thread) with the same XOR share a set.
+	 */
+	uint64_t h = (hash_u64(key) ^ ((uint64_t)func_id << 32 | thread)) *
+		     0x9e3779b97f4a7c15ULL;
+
+	return &e->hot[(h >> (64 - e->hot_bits)) & ~(SCI_HOT_WAYS - 1ul)];
+}
+
+/* A thread's index in threads[], -1 if it is not held. */
+static inline long sci_thread_index(const struct sci_engine *e, uint32_t tid)
+{
+	uint64_t idx;
+
+	return hashmap_find(&e->thread_map, tid, &idx) ? (long)idx : -1;
+}
+
+/* sci.c, for sci_fold.c: a pair's key in bt_map, */
 uint64_t sci_bt_key(uint32_t block, uint32_t thread);
-long sci_thread_index(const struct sci_engine *e, uint32_t tid);
 /* and room for @want elements in a dense array, counted in mem. */
 int sci_reserve(struct sci_engine *e, void *arrp, size_t *cap, size_t want,
 		size_t size);

@@ -128,3 +128,10 @@ void sci_minima(const struct sci_engine *e, struct sci_block_min *out)
 		interf_seed_out(&b->interf, &out[i].solo);
 	}
 }
+
+bool sci_thread_is_open(const struct sci_engine *e, uint32_t tid)
+{
+	long t = sci_thread_index(e, tid);
+
+	return t >= 0 && e->threads[t].open;
+}
