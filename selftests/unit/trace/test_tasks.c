@@ -7,9 +7,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <string.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ispot_test.h"
@@ -68,6 +67,13 @@ static uint32_t ended_thread_tid(void)
 	return (uint32_t)w.tid;
 }
 
+static int cmp_tid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int set_is_sorted(const struct task_set *s)
 {
 	size_t i;
@@ -106,6 +112,7 @@ TEST(a_listing_names_every_live_thread)
 	close(stop[1]);
 	for (i = 0; i < NR_WORKERS; i++)
 		pthread_join(w[i].thread, NULL);
+	close(stop[0]);
 	task_set_free(&s);
 }
 
@@ -122,10 +129,13 @@ TEST(a_live_thread_a_listing_missed_is_put_back)
 	ASSERT_EQ(task_set_scan(&prev, getpid()), 0);
 	ASSERT_EQ(task_set_scan(&scan, getpid()), 0);
 	n = scan.n;
-	/* The earlier scan held the ended thread too, the new one missed
-	 * a live worker and the leader. */
+	/*
+	 * The earlier scan held the ended thread too (kept sorted, as a
+	 * scan's are), the new one missed a live worker and the leader.
+	 */
 	ASSERT_EQ(ARRAY_RESERVE(prev.tids, prev.cap, prev.n + 1), 0);
 	prev.tids[prev.n++] = ended;
+	qsort(prev.tids, prev.n, sizeof(*prev.tids), cmp_tid);
 	drop_tid(&scan, (uint32_t)w[1].tid);
 	drop_tid(&scan, (uint32_t)getpid());
 	EXPECT_FALSE(task_still_there(&scan, getpid(), ended));
@@ -144,6 +154,7 @@ TEST(a_live_thread_a_listing_missed_is_put_back)
 	close(stop[1]);
 	for (i = 0; i < NR_WORKERS; i++)
 		pthread_join(w[i].thread, NULL);
+	close(stop[0]);
 	task_set_free(&prev);
 	task_set_free(&scan);
 }

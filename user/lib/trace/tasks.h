@@ -21,8 +21,9 @@ int task_set_scan(struct task_set *set, pid_t pid);
 int task_set_contains(const struct task_set *set, uint32_t tid);
 /*
  * Whether @tid is still a thread of @pid, asked by its own path: a scan
- * taken while other threads exit can skip live ones (the kernel's
- * listing resumes by position after the thread it listed last died).
+ * taken while other threads exit can skip live ones (a listing read in
+ * several calls resumes from the thread it was to list next; once that
+ * one has died, by position, which skips as many as died before it).
  */
 bool task_thread_alive(pid_t pid, uint32_t tid);
 /* Whether @tid is in @scan or, missed by it, still alive. */

@@ -6,13 +6,14 @@
  *
  * Thread lifetimes.  A thread counts from the moment it is known to exist
  * (attach, or the scan of /proc/PID/task that first lists it) until the
- * scan that no longer lists it, taken back to its last record when that
- * is later than the last scan that saw it alive: a thread cannot exit
- * before its own last record.  Scans run every TRACE_SCAN_NS, which bounds
- * the error of a lifetime; an exit is applied only once the drain has
- * emitted every record older than the scan that saw it, so no record of
- * the thread is still in flight when its open entries are declared
- * unpaired.
+ * scan that no longer lists it and finds its /proc/PID/task/TID gone (a
+ * listing can skip a live thread: tasks.h), taken back to its last
+ * record when that is later than the last scan that saw it alive: a
+ * thread cannot exit before its own last record.  Scans run every
+ * TRACE_SCAN_NS, which bounds the error of a lifetime; an exit is applied
+ * only once the drain has emitted every record older than the scan that
+ * saw it, so no record of the thread is still in flight when its open
+ * entries are declared unpaired.
  *
  * The session's files, one job each: trace_session.c (its life: open,
  * start, stop, report, free), trace_live.c (the device: rings, counters,

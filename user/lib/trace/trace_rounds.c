@@ -132,11 +132,12 @@ static void trace_queue_exit(struct trace *t, uint32_t tid,
 
 /*
  * With task records, a thread that the engine holds open but the scan no
- * longer lists has exited, and its exit record was lost (a full ring
- * drops records, it never blocks): without it the thread would be held,
- * and ispotd's memory grow, for as long as the target runs.  It closes at
- * its last record, once the drain is past the scan (trace_apply_exits()),
- * unless the record turns up by then.
+ * longer lists, and whose own /proc entry is gone, has exited, and its
+ * exit record was lost (a full ring drops records, it never blocks):
+ * without it the thread would be held, and ispotd's memory grow, for as
+ * long as the target runs.  It closes at its last record, once the drain
+ * is past the scan (trace_apply_exits()), unless the record turns up by
+ * then.
  */
 static void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last)
 {
@@ -144,12 +145,17 @@ static void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last)
 	size_t i;
 
 	/* Called once the scan just taken is alive, at last_scan. */
-	if (task_still_there(&t->live.alive, t->sum.pid, tid))
+	if (task_set_contains(&t->live.alive, tid))
 		return;
+	/* Queued already: its TASK_EXIT is still behind the drain. */
 	for (i = 0; i < t->live.nr_exits; i++)
 		if (t->live.exits[i].tid == tid)
 			return;
-	trace_queue_exit(t, tid, last, t->live.last_scan);
+	/* A listing can skip a live thread (tasks.h): asked by its path. */
+	if (task_thread_alive(t->sum.pid, tid))
+		return;
+	/* Dated after that answer, which is what says it was gone. */
+	trace_queue_exit(t, tid, last, trace_now());
 }
 
 static void trace_scan(struct trace *t)
@@ -165,19 +171,21 @@ static void trace_scan(struct trace *t)
 		return;
 	}
 	/*
+	 * Without task records, lifetimes come from the scans, and a
+	 * listing read while threads exit can skip live ones: without
+	 * this, a thread still running would end here and begin again at
+	 * the next scan.  On -ENOMEM a missed one ends early, as before.
+	 * With them, trace_scan_lost_exit() asks for the few it needs.
+	 */
+	if (!tasks)
+		task_set_keep_missed(&live->scan, &live->alive, t->sum.pid);
+	/*
 	 * Dated after reading /proc: a thread it misses was gone by then,
 	 * not by the start of the round, which may have drained for
 	 * milliseconds since (its records up to its exit then came after
 	 * its "exit", and its last call was lost as unpaired).
 	 */
 	now = trace_now();
-	/*
-	 * A listing read while threads exit can skip live ones: without
-	 * this, a thread still running would end here and begin again at
-	 * the next scan.  On -ENOMEM a missed one ends early, as before.
-	 */
-	task_set_keep_missed(&live->scan, &live->alive, t->sum.pid);
-	/* Without task records, lifetimes come from the scans. */
 	for (i = 0; !tasks && i < live->scan.n; i++)
 		if (!task_set_contains(&live->alive, live->scan.tids[i]))
 			trace_thread_seen(t, live->scan.tids[i],
