@@ -41,7 +41,7 @@ static struct argb_func *argb_func_new(void)
 }
 
 int argbuckets_add_first(struct argbuckets *ab, uint32_t func_id,
-			 const uint64_t *args, uint64_t d)
+			 const uint64_t *args, uint64_t duration_ns)
 {
 	struct argb_func *f;
 
@@ -56,7 +56,7 @@ int argbuckets_add_first(struct argbuckets *ab, uint32_t func_id,
 			return -ENOMEM;
 		ab->funcs[func_id] = f;
 	}
-	argb_func_add(f, args, d);
+	argb_func_add(f, args, duration_ns);
 	return 0;
 }
 

@@ -63,6 +63,12 @@ static inline uint64_t hist_max(const struct hist *h)
 	return h->max;
 }
 
+/* The sum's low 64 bits: a plain u64 sum of the values, wrapping alike. */
+static inline uint64_t hist_sum_u64(const struct hist *h)
+{
+	return h->sum_lo;
+}
+
 /* Exact up to double rounding; 0 for an empty histogram. */
 double hist_mean(const struct hist *h);
 

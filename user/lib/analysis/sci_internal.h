@@ -63,8 +63,9 @@ struct sci_block {
 	uint64_t ref_cause[SCI_NR_CAUSES];
 	struct interf_acc interf;
 	/*
-	 * d_min: the histogram's minimum or less (sci_seed()).  Its count,
-	 * sum and maximum are the block's: see sci_block_calls().
+	 * The histogram's minimum or less (sci_seed() lowers it).  The
+	 * block's count, sum and maximum are the histogram's: see
+	 * sci_block_calls().
 	 */
 	uint64_t min;
 	uint64_t n_caused;
@@ -85,7 +86,7 @@ static inline uint64_t sci_block_calls(const struct sci_block *b)
 
 static inline uint64_t sci_block_sum(const struct sci_block *b)
 {
-	return b->hist.sum_lo;
+	return hist_sum_u64(&b->hist);
 }
 
 static inline uint64_t sci_block_max(const struct sci_block *b)
@@ -124,7 +125,11 @@ struct sci_bt {
 	uint32_t block;		/* SCI_FREE_PAIR: slot unused */
 	uint32_t thread;
 	uint32_t next;		/* the thread's next pair, or the free list's */
-	uint64_t n;		/* not beside sum: see struct sci_block */
+	/*
+	 * Not n and sum side by side: the compiler would add both with one
+	 * vector of (1, d) built on the stack, a stalled store forward.
+	 */
+	uint64_t n;
 	uint64_t min;
 	uint64_t sum;
 	uint64_t max;

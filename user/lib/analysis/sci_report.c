@@ -342,7 +342,10 @@ static size_t report_blocks(const struct sci_engine *e, struct sci_report *r,
 		res->nr_keys = 1;
 		res->calls = sci_block_calls(b);
 		res->nr_scores = b->nr_threads;
-		/* No calls only if allocating the pair failed on first use. */
+		/*
+		 * No calls: a block seeded from an earlier window that has
+		 * not run in this one, or whose pair failed on first use.
+		 */
 		res->min_ns = res->calls ? b->min : 0;
 		res->p50_ns = hist_percentile(&b->hist, 50);
 		res->p99_ns = hist_percentile(&b->hist, 99);

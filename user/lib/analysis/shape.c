@@ -73,6 +73,12 @@ void shapes_free(struct shapes *t)
 	free(t);
 }
 
+int shapes_grow(struct shapes *t, uint32_t func_id)
+{
+	return idarray_reserve(&t->funcs, &t->nr_funcs, sizeof(*t->funcs),
+			       func_id);
+}
+
 /*
  * Remember @s for naming and as a key of @sum's function, unless it has
  * SHAPE_KEYS_MAX already or SHAPES_MAX are kept in all: then 1, its

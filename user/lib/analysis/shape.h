@@ -15,12 +15,10 @@
 #ifndef ISPOT_SHAPE_H
 #define ISPOT_SHAPE_H
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/array.h"
 #include "util/hashmap.h"
 
 #define SHAPE_SHOWN	8
@@ -110,7 +108,11 @@ struct shapes {
 struct shapes *shapes_new(void);
 void shapes_free(struct shapes *t);
 
-/* shapes_add() for a function keyed by shape, out of line: see there. */
+/*
+ * shapes_add()'s rare paths, out of line: room for @func_id's summary
+ * (0 or -ENOMEM), and keeping @s for a function keyed by shape.
+ */
+int shapes_grow(struct shapes *t, uint32_t func_id);
 int shapes_keep(struct shapes *t, struct shape_summary *sum,
 		const struct shape *s);
 
@@ -126,14 +128,16 @@ static inline int shapes_add(struct shapes *t, uint32_t func_id,
 	struct shape_summary *sum;
 
 	/* The call only when the array grows: this runs for every call. */
-	if (func_id >= t->nr_funcs &&
-	    idarray_reserve(&t->funcs, &t->nr_funcs, sizeof(*t->funcs),
-			    func_id))
-		return -ENOMEM;
+	if (func_id >= t->nr_funcs) {
+		int err = shapes_grow(t, func_id);
+
+		if (err)
+			return err;
+	}
 	sum = &t->funcs[func_id];
-	if (!sum->execs++)
+	if (!sum->execs++) {
 		sum->first = *s;
-	else if (!sum->differ && s->hash != sum->first.hash) {
+	} else if (!sum->differ && s->hash != sum->first.hash) {
 		sum->differ = true;
 		sum->other = *s;
 	}
@@ -141,6 +145,7 @@ static inline int shapes_add(struct shapes *t, uint32_t func_id,
 		sum->with_calls++;
 	return keep ? shapes_keep(t, sum, s) : 0;
 }
+
 /* The kept shape of hash @hash, NULL if none. */
 const struct shape *shapes_find(const struct shapes *t, uint64_t hash);
 /* @func_id's executions so far, NULL if it had none. */
