@@ -159,8 +159,9 @@ selftests/kmod/%: selftests/kmod/%.c $(wildcard selftests/*.h) selftests/kmod/is
 # then: linked, ldd names it and the VM runner copies it into the guest.
 selftests/kmod/gate_test: LDLIBS += -Wl,--push-state,--no-as-needed -lgcc_s -Wl,--pop-state
 
-# Benchmarks that run in the VM; built like the in-guest selftests.
-selftests/bench/%: selftests/bench/%.c $(wildcard selftests/bench/*.h) selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
+# Benchmarks that run in the VM; built like the in-guest selftests.  The
+# native ones drive the unit tests' sessions (selftests/unit/*.h).
+selftests/bench/%: selftests/bench/%.c $(wildcard selftests/bench/*.h selftests/unit/*.h) selftests/ispot_test.h selftests/kmod/ispot_kmod_test.h $(USER_LIB) $(USER_HDR)
 	$(CC) $(CFLAGS) $(USER_INC) -fno-omit-frame-pointer -pthread -o $@ $< $(USER_LIB) $(LDLIBS)
 
 check:

@@ -58,16 +58,21 @@ static inline void rs_record(struct trace *t, uint64_t ts, uint8_t kind,
 	trace_on_record(t, &r);
 }
 
-/* A STACK record of three frames: a call site, an outer frame, garbage. */
+/*
+ * A STACK record as the module writes one just before its ENTRY: the
+ * entry's sp and call site in its header (a writer tells the entry from
+ * them), and three frames: the call site, an outer frame, garbage.
+ */
 static inline void rs_stack(struct trace *t, uint64_t ts, uint32_t tid,
-			    uint32_t probe, uint64_t site)
+			    uint32_t probe, uint64_t sp, uint64_t site)
 {
 	struct ispot_record r[2];
 	uint64_t *frames = (uint64_t *)&r[1];
 
 	memset(r, 0, sizeof(r));
-	pipeline_feed_fill(r, ts, ISPOT_REC_STACK, RS_TGID, tid, probe, 0,
+	pipeline_feed_fill(r, ts, ISPOT_REC_STACK, RS_TGID, tid, probe, sp,
 			   NULL);
+	r[0].ip = site;
 	r[0].nslots = 2;
 	r[0].data[0] = 3;
 	frames[0] = site;
@@ -173,7 +178,7 @@ static inline void rs_trace(struct recording_session *s, unsigned int calls)
 
 		ts += 100;
 		if (i % 10 == 0) {
-			rs_stack(t, ts, tid, RS_PROBE_WORKER, site);
+			rs_stack(t, ts, tid, RS_PROBE_WORKER, sp, site);
 			drained++;
 		}
 		rs_record(t, ts, ISPOT_REC_ENTRY, tid, RS_PROBE_WORKER, sp,
