@@ -269,23 +269,29 @@ static void ispotd_charge_loop(struct ispotd *d, uint64_t ns)
 		target_charge_loop(d->targets.v[i], ns / armed);
 }
 
-static void ispotd_close_windows(struct ispotd *d, uint64_t now)
+/*
+ * Every target's window written at @now.  A burst never spans two
+ * windows: it is cut, and the next window plans its own
+ * (target_close_window()).
+ */
+static void ispotd_write_windows(struct ispotd *d, uint64_t now)
 {
 	size_t i;
 
 	for (i = 0; i < d->targets.nr; i++) {
 		struct target *tg = d->targets.v[i];
 
-		/*
-		 * A burst never spans two windows: cut it; the new window
-		 * plans its own (target_close_window()).
-		 */
 		target_disarm(tg);
 		if (target_close_window(tg, d->log, &d->auto_pick, now,
-				d->cfg.window_ns))
+					d->cfg.window_ns))
 			ispot_error("cannot write the window of pid %d: %s",
 				    (int)tg->pid, strerror(errno));
 	}
+}
+
+static void ispotd_close_windows(struct ispotd *d, uint64_t now)
+{
+	ispotd_write_windows(d, now);
 	d->window_start = now;
 	/* What the old windows freed in the heap goes back too. */
 	malloc_trim(0);
@@ -474,18 +480,8 @@ static int ispotd_poll(struct ispotd *d, uint64_t now)
 
 static void ispotd_shutdown(struct ispotd *d, uint64_t now)
 {
-	size_t i;
-
 	notify_send("STOPPING=1");
-	for (i = 0; i < d->targets.nr; i++) {
-		struct target *tg = d->targets.v[i];
-
-		target_disarm(tg);
-		if (target_close_window(tg, d->log, &d->auto_pick, now,
-					d->cfg.window_ns))
-			ispot_error("cannot write the window of pid %d: %s",
-				    (int)tg->pid, strerror(errno));
-	}
+	ispotd_write_windows(d, now);
 	target_list_free(&d->targets);
 	http_free(d->http);
 	metrics_free(d->metrics);
