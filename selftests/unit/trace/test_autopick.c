@@ -234,6 +234,24 @@ static void churn(void)
 	pause();
 }
 
+/*
+ * SAMPLER_MAX_THREADS + 44 threads parked, then, 0.7 s later, one that
+ * runs: by then every slot is taken by a parked thread.
+ */
+static void parked_then_hot(void)
+{
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < SAMPLER_MAX_THREADS + 44; i++)
+		if (pthread_create(&t, NULL, parked, NULL))
+			_exit(1);
+	usleep(700 * 1000);
+	if (pthread_create(&t, NULL, hot, NULL))
+		_exit(1);
+	pause();
+}
+
 static volatile sig_atomic_t stop_flag;
 
 static void set_stop(int sig)
@@ -364,6 +382,33 @@ TEST(threads_gone_give_their_slots_back)
 	pid = child(churn);
 	usleep(100 * 1000);	/* its sleepers started */
 	ret = sampler_run(pid, 2000ull * 1000 * 1000, &r, NULL, NULL, NULL,
+			  err, sizeof(err));
+	reap(pid);
+	ASSERT_EQ(ret, 0);
+	printf("# %u threads sampled, %u more not, %llu samples\n",
+	       r.threads, r.unsampled, (unsigned long long)r.samples);
+	EXPECT_GT(r.threads, SAMPLER_MAX_THREADS);
+	EXPECT_GT(r.samples, 0);
+	sampler_result_free(&r);
+}
+
+/*
+ * An idle thread's slot goes to a waiting one that runs: the thread that
+ * starts running once every slot is held by a parked one is sampled (it
+ * was not: a slot stayed with its thread while it lived, and the run took
+ * no sample).
+ */
+TEST(idle_threads_give_their_slots_to_a_busy_one)
+{
+	struct sampler_result r;
+	char err[ERRLEN] = "";
+	pid_t pid;
+	int ret;
+
+	skip_without_perf();
+	pid = child(parked_then_hot);
+	usleep(100 * 1000);	/* its parked threads started */
+	ret = sampler_run(pid, 3000ull * 1000 * 1000, &r, NULL, NULL, NULL,
 			  err, sizeof(err));
 	reap(pid);
 	ASSERT_EQ(ret, 0);

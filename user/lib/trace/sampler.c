@@ -13,38 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace/sampler.h"
+#include "trace/sampler_internal.h"
 #include "trace/tasks.h"
 #include "util/array.h"
 #include "util/procstat.h"
-
-/* 32 KiB per thread: 2,000 samples of 16 bytes, far more than a round. */
-#define SAMPLER_DATA_PAGES	8
-#define SAMPLER_ROUND_MS	50
-/* Threads waiting for a slot ranked by CPU time at most (sampler_scan()). */
-#define SAMPLER_RANK_MAX	(4 * SAMPLER_MAX_THREADS)
-
-struct sampler_event {
-	uint32_t tid;
-	int fd;
-	void *base;		/* control page, then the data pages */
-};
-
-/* A thread not sampled yet, and the CPU time it has had. */
-struct sampler_candidate {
-	uint32_t tid;
-	uint64_t cpu_ns;
-};
-
-struct sampler {
-	pid_t pid;
-	struct sampler_event *ev;
-	size_t nr, cap;
-	struct sampler_candidate *cand;	/* a scan's, kept for the next */
-	size_t cand_cap;
-	size_t page;
-	struct sampler_result *r;
-};
 
 static uint64_t now_ns(void)
 {
@@ -160,8 +132,7 @@ static int open_error(int e, pid_t pid, char *err, size_t errlen)
 }
 
 /* Sample thread @tid too.  A thread that just exited is no error. */
-static int sampler_open(struct sampler *s, uint32_t tid, char *err,
-			size_t errlen)
+int sampler_open(struct sampler *s, uint32_t tid, char *err, size_t errlen)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a),
@@ -206,104 +177,10 @@ static int sampler_open(struct sampler *s, uint32_t tid, char *err,
 	return 0;
 }
 
-static int sampler_read(struct sampler *s, struct sampler_event *e);
-
-static void sampler_event_close(struct sampler *s, struct sampler_event *e)
+void sampler_event_close(struct sampler *s, struct sampler_event *e)
 {
 	munmap(e->base, (1 + SAMPLER_DATA_PAGES) * s->page);
 	close(e->fd);
-}
-
-/*
- * The events of threads no longer in @ts: their last samples read, their
- * slots given back, so that a server that starts a thread a request is
- * still sampled once SAMPLER_MAX_THREADS of them have come and gone.
- */
-static int sampler_forget_gone(struct sampler *s, const struct task_set *ts,
-			       char *err, size_t errlen)
-{
-	size_t j = 0;
-	int ret;
-
-	while (j < s->nr) {
-		struct sampler_event *e = &s->ev[j];
-
-		if (task_still_there(ts, s->pid, e->tid)) {
-			j++;
-			continue;
-		}
-		ret = sampler_read(s, e);
-		sampler_event_close(s, e);
-		*e = s->ev[--s->nr];
-		if (ret) {
-			snprintf(err, errlen, "out of memory sampling");
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/* The most CPU time first, then the lowest tid. */
-static int busiest_first(const void *pa, const void *pb)
-{
-	const struct sampler_candidate *a = pa, *b = pb;
-
-	if (a->cpu_ns != b->cpu_ns)
-		return a->cpu_ns < b->cpu_ns ? 1 : -1;
-	return (a->tid > b->tid) - (a->tid < b->tid);
-}
-
-/*
- * Open an event for each thread not sampled yet.  Where more are new
- * than slots are free (SAMPLER_MAX_THREADS in all), the busiest are
- * taken, by their CPU time so far (read only then): not the lowest tids,
- * which are not even the oldest once tids come round past pid_max, and
- * whose parked threads would crowd out a pool's one that runs.  A slot
- * stays its thread's while it lives; one left out is ranked again when a
- * slot frees.  Past SAMPLER_RANK_MAX waiting, the lowest tids are taken:
- * a /proc read each, every round, would cost more than the sampling.
- */
-static int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
-			size_t errlen)
-{
-	size_t i, j, n = 0, room;
-	int ret;
-
-	ret = task_set_scan(ts, s->pid);
-	if (!ret)
-		ret = sampler_forget_gone(s, ts, err, errlen);
-	if (ret)
-		return ret;
-	room = SAMPLER_MAX_THREADS - s->nr;
-	for (i = 0; i < ts->n; i++) {
-		for (j = 0; j < s->nr; j++)
-			if (s->ev[j].tid == ts->tids[i])
-				break;
-		if (j < s->nr)
-			continue;
-		if (ARRAY_RESERVE(s->cand, s->cand_cap, n + 1)) {
-			snprintf(err, errlen, "out of memory sampling");
-			return -ENOMEM;
-		}
-		s->cand[n].tid = ts->tids[i];
-		s->cand[n++].cpu_ns = 0;
-	}
-	if (n > room && room && n <= SAMPLER_RANK_MAX) {
-		/* One gone meanwhile is idle: its open finds it gone. */
-		for (i = 0; i < n; i++)
-			thread_cpu_ns(s->pid, (pid_t)s->cand[i].tid,
-				      &s->cand[i].cpu_ns);
-		qsort(s->cand, n, sizeof(*s->cand), busiest_first);
-	}
-	/* Until the slots are full: one gone before its open takes none. */
-	for (i = 0; i < n && s->nr < SAMPLER_MAX_THREADS; i++) {
-		ret = sampler_open(s, s->cand[i].tid, err, errlen);
-		if (ret)
-			return ret;
-	}
-	if (n - i > s->r->unsampled)
-		s->r->unsampled = n - i;
-	return 0;
 }
 
 /*
@@ -327,7 +204,7 @@ static int sampler_take_chain(struct sampler_result *r, const uint64_t *rec,
 }
 
 /* Take what the kernel wrote into @e's ring, and hand the space back. */
-static int sampler_read(struct sampler *s, struct sampler_event *e)
+int sampler_read(struct sampler *s, struct sampler_event *e)
 {
 	struct perf_event_mmap_page *pg = e->base;
 	const unsigned char *data = (const unsigned char *)e->base + s->page;
@@ -351,6 +228,8 @@ static int sampler_read(struct sampler *s, struct sampler_event *e)
 		for (i = 0; i < n; i++)
 			((unsigned char *)rec)[i] =
 				data[(tail + sizeof(h) + i) % size];
+		if (h.type == PERF_RECORD_SAMPLE)
+			e->samples++;
 		if (h.type == PERF_RECORD_SAMPLE && n >= 8 &&
 		    (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		    PERF_RECORD_MISC_USER) {
@@ -376,6 +255,7 @@ static void sampler_close(struct sampler *s)
 		sampler_event_close(s, &s->ev[i]);
 	free(s->ev);
 	free(s->cand);
+	hashmap_free(&s->ranked);
 }
 
 int sampler_run(pid_t pid, uint64_t duration_ns, struct sampler_result *r,

@@ -30,11 +30,11 @@
 
 /*
  * Threads sampled at once, the busiest by CPU time when there are more
- * (a thread that ends gives its slot back): each costs a file descriptor
- * and a 36 KiB ring, and a server of a thousand threads took ispotd's
- * whole default of 1,024 descriptors (perf record -p does the same for
- * every thread and every CPU).  A sample of this many says which
- * functions a pool runs.
+ * (a thread that ends or idles gives its slot back: sampler_slots.c):
+ * each costs a file descriptor and a 36 KiB ring, and a server of a
+ * thousand threads took ispotd's whole default of 1,024 descriptors (perf
+ * record -p does the same for every thread and every CPU).  A sample of
+ * this many says which functions a pool runs.
  */
 #define SAMPLER_MAX_THREADS	256
 

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which of a process's threads hold the sampler's SAMPLER_MAX_THREADS
+ * slots (sampler_internal.h): the busiest, as far as /proc tells, with a
+ * slot given back when its thread ends or idles.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "trace/sampler_internal.h"
+#include "trace/tasks.h"
+#include "util/array.h"
+#include "util/procstat.h"
+
+/*
+ * The events of threads no longer in @ts: their last samples read, their
+ * slots given back, so that a server that starts a thread a request is
+ * still sampled once SAMPLER_MAX_THREADS of them have come and gone.
+ */
+static int sampler_forget_gone(struct sampler *s, const struct task_set *ts,
+			       char *err, size_t errlen)
+{
+	size_t j = 0;
+	int ret;
+
+	while (j < s->nr) {
+		struct sampler_event *e = &s->ev[j];
+
+		if (task_still_there(ts, s->pid, e->tid)) {
+			j++;
+			continue;
+		}
+		ret = sampler_read(s, e);
+		sampler_event_close(s, e);
+		*e = s->ev[--s->nr];
+		if (ret) {
+			snprintf(err, errlen, "out of memory sampling");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The most CPU time first, then the lowest tid. */
+static int busiest_first(const void *pa, const void *pb)
+{
+	const struct sampler_candidate *a = pa, *b = pb;
+
+	if (a->cpu_ns != b->cpu_ns)
+		return a->cpu_ns < b->cpu_ns ? 1 : -1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+/*
+ * The candidates s->cand[0..@n) ranked, busiest first, by the CPU time
+ * each had since it was last ranked (all of it if it was not: it was
+ * sampled, or did not exist), read from /proc; those readings are kept
+ * for the next ranking, in place of the last ones.  One gone meanwhile
+ * reads as idle: its open finds it gone.
+ */
+static int sampler_rank(struct sampler *s, size_t n)
+{
+	struct hashmap now = { 0 };
+	uint64_t then;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct sampler_candidate *c = &s->cand[i];
+		uint64_t cpu = 0;
+
+		thread_cpu_ns(s->pid, (pid_t)c->tid, &cpu);
+		if (!hashmap_find(&s->ranked, c->tid, &then) || then > cpu)
+			then = 0;
+		c->cpu_ns = cpu - then;
+		if (hashmap_insert(&now, c->tid, cpu)) {
+			hashmap_free(&now);
+			return -ENOMEM;
+		}
+	}
+	hashmap_free(&s->ranked);
+	s->ranked = now;
+	s->rounds_since_rank = 0;
+	qsort(s->cand, n, sizeof(*s->cand), busiest_first);
+	return 0;
+}
+
+/*
+ * Count each event's quiet rounds (after a round's reads): the number of
+ * events idle now (SAMPLER_IDLE_ROUNDS).
+ */
+static size_t sampler_count_idle(struct sampler *s)
+{
+	size_t j, idle = 0;
+
+	for (j = 0; j < s->nr; j++) {
+		struct sampler_event *e = &s->ev[j];
+
+		if (e->samples != e->samples_seen)
+			e->quiet_rounds = 0;
+		else if (e->quiet_rounds < SAMPLER_IDLE_ROUNDS)
+			e->quiet_rounds++;
+		e->samples_seen = e->samples;
+		idle += e->quiet_rounds >= SAMPLER_IDLE_ROUNDS;
+	}
+	return idle;
+}
+
+/*
+ * The slot of an idle event given to waiting thread @tid: the event's
+ * last samples read, and its thread's CPU time kept as ranked, so that
+ * what it ran before it left counts for nothing when it waits.
+ */
+static int sampler_swap(struct sampler *s, uint32_t tid, char *err,
+			size_t errlen)
+{
+	struct sampler_event *e = NULL;
+	struct hashmap_entry *was;
+	uint64_t cpu = 0;
+	size_t j;
+	int ret;
+
+	for (j = 0; j < s->nr && !e; j++)
+		if (s->ev[j].quiet_rounds >= SAMPLER_IDLE_ROUNDS)
+			e = &s->ev[j];
+	if (!e)
+		return 0;
+	thread_cpu_ns(s->pid, (pid_t)e->tid, &cpu);
+	ret = sampler_read(s, e);
+	/* Ranked before, if it took its slot from an idle one. */
+	was = hashmap_entry_of(&s->ranked, e->tid);
+	if (was)
+		was->value = cpu;
+	else if (!ret)
+		ret = hashmap_insert(&s->ranked, e->tid, cpu);
+	sampler_event_close(s, e);
+	*e = s->ev[--s->nr];
+	if (ret) {
+		snprintf(err, errlen, "out of memory sampling");
+		return ret;
+	}
+	return sampler_open(s, tid, err, errlen);
+}
+
+/*
+ * Open an event for each thread not sampled yet.  Where more are new
+ * than slots are free (SAMPLER_MAX_THREADS in all), the busiest are
+ * taken, by their CPU time so far (read only then): not the lowest tids,
+ * which are not even the oldest once tids come round past pid_max, and
+ * whose parked threads would crowd out a pool's one that runs.  One left
+ * out is ranked again, by its CPU time since, when a slot frees, and with
+ * every slot taken, every SAMPLER_RERANK_ROUNDS while a sampled thread is
+ * idle: a waiting thread that ran takes an idle one's slot, so that a
+ * pool whose busy threads change is followed.  Past SAMPLER_RANK_MAX
+ * waiting, the lowest tids are taken and none is swapped: a /proc read
+ * each would cost more than the sampling.
+ */
+int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
+		 size_t errlen)
+{
+	size_t i, j, n = 0, room, idle;
+	bool ranked = false;
+	int ret;
+
+	ret = task_set_scan(ts, s->pid);
+	if (!ret)
+		ret = sampler_forget_gone(s, ts, err, errlen);
+	if (ret)
+		return ret;
+	idle = sampler_count_idle(s);
+	s->rounds_since_rank++;
+	room = SAMPLER_MAX_THREADS - s->nr;
+	for (i = 0; i < ts->n; i++) {
+		for (j = 0; j < s->nr; j++)
+			if (s->ev[j].tid == ts->tids[i])
+				break;
+		if (j < s->nr)
+			continue;
+		if (ARRAY_RESERVE(s->cand, s->cand_cap, n + 1)) {
+			snprintf(err, errlen, "out of memory sampling");
+			return -ENOMEM;
+		}
+		s->cand[n].tid = ts->tids[i];
+		s->cand[n++].cpu_ns = 0;
+	}
+	if (n > room && n <= SAMPLER_RANK_MAX &&
+	    (room || (idle && s->rounds_since_rank >= SAMPLER_RERANK_ROUNDS))) {
+		ret = sampler_rank(s, n);
+		if (ret) {
+			snprintf(err, errlen, "out of memory sampling");
+			return ret;
+		}
+		ranked = true;
+	}
+	/* Until the slots are full: one gone before its open takes none. */
+	for (i = 0; i < n && s->nr < SAMPLER_MAX_THREADS; i++) {
+		ret = sampler_open(s, s->cand[i].tid, err, errlen);
+		if (ret)
+			return ret;
+	}
+	/* Then idle slots, to those that ran a sample's worth since. */
+	for (; ranked && idle && i < n &&
+	       s->cand[i].cpu_ns >= SAMPLER_PERIOD_NS; i++, idle--) {
+		ret = sampler_swap(s, s->cand[i].tid, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (n - i > s->r->unsampled)
+		s->r->unsampled = n - i;
+	return 0;
+}
