@@ -367,29 +367,38 @@ TEST(threads_sampled_at_most_the_bound)
 }
 
 /*
+ * A child running @fn sampled for @ms, 0.1 s after it started: more
+ * threads than SAMPLER_MAX_THREADS had a slot over the run, and the one
+ * that runs, which @fn starts once every slot is taken, gave samples.
+ */
+#define sampled_more_than_the_slots(fn, ms) ({				\
+	struct sampler_result r;					\
+	char err[ERRLEN] = "";						\
+	pid_t pid;							\
+	int ret;							\
+									\
+	skip_without_perf();						\
+	pid = child(fn);						\
+	usleep(100 * 1000);	/* its first threads started */		\
+	ret = sampler_run(pid, (ms) * 1000ull * 1000, &r, NULL, NULL,	\
+			  NULL, err, sizeof(err));			\
+	reap(pid);							\
+	ASSERT_EQ(ret, 0);						\
+	printf("# %u threads sampled, %u more not, %llu samples\n",	\
+	       r.threads, r.unsampled, (unsigned long long)r.samples);	\
+	EXPECT_GT(r.threads, SAMPLER_MAX_THREADS);			\
+	EXPECT_GT(r.samples, 0);					\
+	sampler_result_free(&r);					\
+})
+
+/*
  * The slots of threads that ended are given back: a thread started after
  * SAMPLER_MAX_THREADS others came and went is sampled (it was not: every
  * slot stayed with a thread gone, and the run took no sample).
  */
 TEST(threads_gone_give_their_slots_back)
 {
-	struct sampler_result r;
-	char err[ERRLEN] = "";
-	pid_t pid;
-	int ret;
-
-	skip_without_perf();
-	pid = child(churn);
-	usleep(100 * 1000);	/* its sleepers started */
-	ret = sampler_run(pid, 2000ull * 1000 * 1000, &r, NULL, NULL, NULL,
-			  err, sizeof(err));
-	reap(pid);
-	ASSERT_EQ(ret, 0);
-	printf("# %u threads sampled, %u more not, %llu samples\n",
-	       r.threads, r.unsampled, (unsigned long long)r.samples);
-	EXPECT_GT(r.threads, SAMPLER_MAX_THREADS);
-	EXPECT_GT(r.samples, 0);
-	sampler_result_free(&r);
+	sampled_more_than_the_slots(churn, 2000);
 }
 
 /*
@@ -400,23 +409,7 @@ TEST(threads_gone_give_their_slots_back)
  */
 TEST(idle_threads_give_their_slots_to_a_busy_one)
 {
-	struct sampler_result r;
-	char err[ERRLEN] = "";
-	pid_t pid;
-	int ret;
-
-	skip_without_perf();
-	pid = child(parked_then_hot);
-	usleep(100 * 1000);	/* its parked threads started */
-	ret = sampler_run(pid, 3000ull * 1000 * 1000, &r, NULL, NULL, NULL,
-			  err, sizeof(err));
-	reap(pid);
-	ASSERT_EQ(ret, 0);
-	printf("# %u threads sampled, %u more not, %llu samples\n",
-	       r.threads, r.unsampled, (unsigned long long)r.samples);
-	EXPECT_GT(r.threads, SAMPLER_MAX_THREADS);
-	EXPECT_GT(r.samples, 0);
-	sampler_result_free(&r);
+	sampled_more_than_the_slots(parked_then_hot, 3000);
 }
 
 static void brief(void)
