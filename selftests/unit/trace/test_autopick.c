@@ -235,8 +235,8 @@ static void churn(void)
 }
 
 /*
- * SAMPLER_MAX_THREADS + 44 threads parked, then, 0.7 s later, one that
- * runs: by then every slot is taken by a parked thread.
+ * SAMPLER_MAX_THREADS + 44 threads parked, then, 0.7 s later, three that
+ * run: by then every slot is taken by a parked thread.
  */
 static void parked_then_hot(void)
 {
@@ -247,8 +247,9 @@ static void parked_then_hot(void)
 		if (pthread_create(&t, NULL, parked, NULL))
 			_exit(1);
 	usleep(700 * 1000);
-	if (pthread_create(&t, NULL, hot, NULL))
-		_exit(1);
+	for (i = 0; i < 3; i++)
+		if (pthread_create(&t, NULL, hot, NULL))
+			_exit(1);
 	pause();
 }
 
@@ -367,29 +368,27 @@ TEST(threads_sampled_at_most_the_bound)
 }
 
 /*
- * A child running @fn sampled for @ms, 0.1 s after it started: more
- * threads than SAMPLER_MAX_THREADS had a slot over the run, and the one
- * that runs, which @fn starts once every slot is taken, gave samples.
+ * A child running @fn sampled for @ms into @r, from 0.1 s after it
+ * started (its first threads are there by then).
  */
-#define sampled_more_than_the_slots(fn, ms) ({				\
-	struct sampler_result r;					\
-	char err[ERRLEN] = "";						\
-	pid_t pid;							\
-	int ret;							\
-									\
-	skip_without_perf();						\
-	pid = child(fn);						\
-	usleep(100 * 1000);	/* its first threads started */		\
-	ret = sampler_run(pid, (ms) * 1000ull * 1000, &r, NULL, NULL,	\
-			  NULL, err, sizeof(err));			\
-	reap(pid);							\
-	ASSERT_EQ(ret, 0);						\
-	printf("# %u threads sampled, %u more not, %llu samples\n",	\
-	       r.threads, r.unsampled, (unsigned long long)r.samples);	\
-	EXPECT_GT(r.threads, SAMPLER_MAX_THREADS);			\
-	EXPECT_GT(r.samples, 0);					\
-	sampler_result_free(&r);					\
-})
+static void sample_child(void (*fn)(void), unsigned int ms,
+			 struct sampler_result *r)
+{
+	char err[ERRLEN] = "";
+	pid_t pid;
+	int ret;
+
+	skip_without_perf();
+	pid = child(fn);
+	usleep(100 * 1000);
+	ret = sampler_run(pid, ms * 1000ull * 1000, r, NULL, NULL, NULL, err,
+			  sizeof(err));
+	reap(pid);
+	ASSERT_EQ(ret, 0);
+	printf("# %u threads sampled, %u more not, %u slots swapped, %llu "
+	       "samples\n", r->threads, r->unsampled, r->swapped,
+	       (unsigned long long)r->samples);
+}
 
 /*
  * The slots of threads that ended are given back: a thread started after
@@ -398,18 +397,31 @@ TEST(threads_sampled_at_most_the_bound)
  */
 TEST(threads_gone_give_their_slots_back)
 {
-	sampled_more_than_the_slots(churn, 2000);
+	struct sampler_result r;
+
+	sample_child(churn, 2000, &r);
+	EXPECT_GT(r.threads, SAMPLER_MAX_THREADS);
+	EXPECT_GT(r.samples, 0);
+	sampler_result_free(&r);
 }
 
 /*
- * An idle thread's slot goes to a waiting one that runs: the thread that
- * starts running once every slot is held by a parked one is sampled (it
- * was not: a slot stayed with its thread while it lived, and the run took
- * no sample).
+ * An idle thread's slot goes to a waiting one that runs: the three
+ * threads that start running once every slot is held by a parked one are
+ * sampled (they were not: a slot stayed with its thread while it lived,
+ * and the run took no sample), each in a slot given to it once (an event
+ * opened in a slot kept the moved event's idle count, and was given away
+ * again at once: 260 threads, 4 or more swaps).
  */
-TEST(idle_threads_give_their_slots_to_a_busy_one)
+TEST(idle_threads_give_their_slots_to_busy_ones)
 {
-	sampled_more_than_the_slots(parked_then_hot, 3000);
+	struct sampler_result r;
+
+	sample_child(parked_then_hot, 3000, &r);
+	EXPECT_EQ(r.threads, SAMPLER_MAX_THREADS + 3);
+	EXPECT_EQ(r.swapped, 3);
+	EXPECT_GT(r.samples, 0);
+	sampler_result_free(&r);
 }
 
 static void brief(void)

@@ -169,10 +169,9 @@ int sampler_open(struct sampler *s, uint32_t tid, char *err, size_t errlen)
 			 strerror(e2));
 		return -e2;
 	}
+	/* Whole: the slot may hold a copy of an event moved from the end. */
 	e = &s->ev[s->nr++];
-	e->tid = tid;
-	e->fd = fd;
-	e->base = base;
+	*e = (struct sampler_event){ .tid = tid, .fd = fd, .base = base };
 	s->r->threads++;
 	return 0;
 }

@@ -61,8 +61,12 @@ struct sampler_result {
 	struct hashmap stack_map;	/* chain's hash -> index */
 	uint64_t samples;	/* taken, in user space */
 	uint64_t lost;		/* the kernel's PERF_RECORD_LOST counts */
-	/* threads sampled, over the run (those that ended gave slots back) */
+	/*
+	 * threads sampled, over the run (those that ended or idled gave
+	 * their slots back; one that idled and ran again counts again)
+	 */
 	uint32_t threads;
+	uint32_t swapped;	/* idle threads' slots given to busier ones */
 	uint32_t unsampled;	/* past SAMPLER_MAX_THREADS, at most seen */
 	bool exited;		/* the process exited before the end */
 	/* *@stop was set before the end (also when it then exited) */

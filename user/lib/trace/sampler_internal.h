@@ -22,16 +22,17 @@
 #define SAMPLER_RANK_MAX	(4 * SAMPLER_MAX_THREADS)
 /*
  * A sampled thread with no sample in this many rounds (200 ms: under 1 ms
- * of CPU time, 0.5 %) is idle, and its slot goes to a waiting thread that
- * ran at least a sample's worth since the last ranking.
+ * of user CPU time, 0.5 %) is idle, and its slot goes to a waiting thread
+ * that ran at least a sample's worth (1 ms, kernel time included) since
+ * the last ranking.
  */
 #define SAMPLER_IDLE_ROUNDS	4
 /*
  * With every slot taken, the waiting threads are ranked again for idle
  * slots at most once in this many rounds (1 s): each ranking reads every
- * waiting thread's CPU time from /proc, some 3.5 us a thread (measured
- * natively on a 2-core host), so at most SAMPLER_RANK_MAX of them cost
- * under 0.4 % of a CPU.
+ * waiting thread's CPU time from /proc, some 2 us a thread (schedstat,
+ * measured natively on a 2-core host), so at most SAMPLER_RANK_MAX of
+ * them cost about 0.2 % of a CPU.
  */
 #define SAMPLER_RERANK_ROUNDS	20
 
@@ -41,7 +42,8 @@ struct sampler_event {
 	void *base;		/* control page, then the data pages */
 	uint64_t samples;	/* taken from its ring */
 	uint64_t samples_seen;	/* at the last round's count */
-	uint32_t quiet_rounds;	/* rounds since it last gave a sample */
+	/* rounds since it last gave a sample, up to SAMPLER_IDLE_ROUNDS */
+	uint32_t quiet_rounds;
 };
 
 /* A thread not sampled yet, and its CPU time since it was last ranked. */
@@ -56,7 +58,10 @@ struct sampler {
 	size_t nr, cap;
 	struct sampler_candidate *cand;	/* a scan's, kept for the next */
 	size_t cand_cap;
-	/* waiting tid -> its CPU time when last ranked (or left its slot) */
+	/*
+	 * waiting tid -> its CPU time at the last ranking that kept its
+	 * readings (sampler_rank()), or when it left its slot since
+	 */
 	struct hashmap ranked;
 	unsigned int rounds_since_rank;
 	size_t page;

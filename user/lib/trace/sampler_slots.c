@@ -5,6 +5,7 @@
  * slot given back when its thread ends or idles.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,12 +55,15 @@ static int busiest_first(const void *pa, const void *pb)
 
 /*
  * The candidates s->cand[0..@n) ranked, busiest first, by the CPU time
- * each had since it was last ranked (all of it if it was not: it was
- * sampled, or did not exist), read from /proc; those readings are kept
- * for the next ranking, in place of the last ones.  One gone meanwhile
- * reads as idle: its open finds it gone.
+ * each had since the ranking that last kept readings (all of it for one
+ * not read then: it was born since, or held a slot), read from /proc.
+ * With @keep, these readings replace those for the next rankings: once a
+ * SAMPLER_RERANK_ROUNDS at most, so that a ranking made every round
+ * while slots free (threads ending) still sees up to that much of each
+ * thread's past, not one round's.  One gone meanwhile reads as idle: its
+ * open finds it gone.
  */
-static int sampler_rank(struct sampler *s, size_t n)
+static int sampler_rank(struct sampler *s, size_t n, bool keep)
 {
 	struct hashmap now = { 0 };
 	uint64_t then;
@@ -73,14 +77,16 @@ static int sampler_rank(struct sampler *s, size_t n)
 		if (!hashmap_find(&s->ranked, c->tid, &then) || then > cpu)
 			then = 0;
 		c->cpu_ns = cpu - then;
-		if (hashmap_insert(&now, c->tid, cpu)) {
+		if (keep && hashmap_insert(&now, c->tid, cpu)) {
 			hashmap_free(&now);
 			return -ENOMEM;
 		}
 	}
-	hashmap_free(&s->ranked);
-	s->ranked = now;
-	s->rounds_since_rank = 0;
+	if (keep) {
+		hashmap_free(&s->ranked);
+		s->ranked = now;
+		s->rounds_since_rank = 0;
+	}
 	qsort(s->cand, n, sizeof(*s->cand), busiest_first);
 	return 0;
 }
@@ -108,8 +114,8 @@ static size_t sampler_count_idle(struct sampler *s)
 
 /*
  * The slot of an idle event given to waiting thread @tid: the event's
- * last samples read, and its thread's CPU time kept as ranked, so that
- * what it ran before it left counts for nothing when it waits.
+ * last samples read, and its thread's CPU time kept as if ranked then,
+ * so that what it ran before it left counts for nothing when it waits.
  */
 static int sampler_swap(struct sampler *s, uint32_t tid, char *err,
 			size_t errlen)
@@ -127,7 +133,7 @@ static int sampler_swap(struct sampler *s, uint32_t tid, char *err,
 		return 0;
 	thread_cpu_ns(s->pid, (pid_t)e->tid, &cpu);
 	ret = sampler_read(s, e);
-	/* Ranked before, if it took its slot from an idle one. */
+	/* Read at the last ranking if it was waiting then. */
 	was = hashmap_entry_of(&s->ranked, e->tid);
 	if (was)
 		was->value = cpu;
@@ -139,6 +145,7 @@ static int sampler_swap(struct sampler *s, uint32_t tid, char *err,
 		snprintf(err, errlen, "out of memory sampling");
 		return ret;
 	}
+	s->r->swapped++;
 	return sampler_open(s, tid, err, errlen);
 }
 
@@ -147,19 +154,20 @@ static int sampler_swap(struct sampler *s, uint32_t tid, char *err,
  * than slots are free (SAMPLER_MAX_THREADS in all), the busiest are
  * taken, by their CPU time so far (read only then): not the lowest tids,
  * which are not even the oldest once tids come round past pid_max, and
- * whose parked threads would crowd out a pool's one that runs.  One left
- * out is ranked again, by its CPU time since, when a slot frees, and with
- * every slot taken, every SAMPLER_RERANK_ROUNDS while a sampled thread is
- * idle: a waiting thread that ran takes an idle one's slot, so that a
- * pool whose busy threads change is followed.  Past SAMPLER_RANK_MAX
- * waiting, the lowest tids are taken and none is swapped: a /proc read
- * each would cost more than the sampling.
+ * whose parked threads would crowd out a pool's one that runs.  Those
+ * left out are ranked again, by their CPU time since (sampler_rank()),
+ * in each round where a slot frees, and, with every slot taken, once a
+ * SAMPLER_RERANK_ROUNDS while a sampled thread is idle: then a waiting
+ * thread that ran takes an idle one's slot, so that a pool whose busy
+ * threads change is followed.  Past SAMPLER_RANK_MAX waiting, the lowest
+ * tids are taken and none is swapped: a /proc read each would cost more
+ * than the sampling.
  */
 int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 		 size_t errlen)
 {
 	size_t i, j, n = 0, room, idle;
-	bool ranked = false;
+	bool due, swap = false;
 	int ret;
 
 	ret = task_set_scan(ts, s->pid);
@@ -183,14 +191,16 @@ int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 		s->cand[n].tid = ts->tids[i];
 		s->cand[n++].cpu_ns = 0;
 	}
-	if (n > room && n <= SAMPLER_RANK_MAX &&
-	    (room || (idle && s->rounds_since_rank >= SAMPLER_RERANK_ROUNDS))) {
-		ret = sampler_rank(s, n);
+	/* The first ranking keeps its readings, as every one when due. */
+	due = s->rounds_since_rank >= SAMPLER_RERANK_ROUNDS ||
+	      !hashmap_size(&s->ranked);
+	if (n > room && n <= SAMPLER_RANK_MAX && (room || (idle && due))) {
+		ret = sampler_rank(s, n, due);
 		if (ret) {
 			snprintf(err, errlen, "out of memory sampling");
 			return ret;
 		}
-		ranked = true;
+		swap = due;
 	}
 	/* Until the slots are full: one gone before its open takes none. */
 	for (i = 0; i < n && s->nr < SAMPLER_MAX_THREADS; i++) {
@@ -199,7 +209,7 @@ int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 			return ret;
 	}
 	/* Then idle slots, to those that ran a sample's worth since. */
-	for (; ranked && idle && i < n &&
+	for (; swap && idle && i < n &&
 	       s->cand[i].cpu_ns >= SAMPLER_PERIOD_NS; i++, idle--) {
 		ret = sampler_swap(s, s->cand[i].tid, err, errlen);
 		if (ret)

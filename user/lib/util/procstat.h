@@ -26,9 +26,10 @@ bool task_exited(pid_t pid);
 int task_times(pid_t pid, uint64_t *start_time, uint64_t *cpu_ns);
 
 /*
- * The CPU time of one thread @tid of @pid (/proc/PID/task/TID/stat: the
- * thread's alone, where /proc/TID/stat sums its process), in ns at tick
- * granularity.  Returns 0 or -ESRCH.
+ * The CPU time of one thread @tid of @pid, user and kernel, in ns: the
+ * scheduler's count (/proc/PID/task/TID/schedstat, kept with
+ * CONFIG_SCHED_INFO), else the stat's at tick granularity (the thread's
+ * alone, where /proc/TID/stat sums its process).  Returns 0 or -ESRCH.
  */
 int thread_cpu_ns(pid_t pid, pid_t tid, uint64_t *cpu_ns);
 
