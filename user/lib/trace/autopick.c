@@ -285,7 +285,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	struct elf_symbolizer *sz;
 	struct sampler_result r;
 	struct offprof op;
-	char sz_err[256], off_err[160];
+	char sz_err[256], off_err[160], swapped[64] = "";
 	bool off;
 	int ret;
 
@@ -300,11 +300,14 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	ret = sampler_run(pid, duration_ns, &r, off ? offprof_round : NULL,
 			  &op, stop, err, errlen);
 	offprof_stop(&op);
+	if (r.swapped)
+		snprintf(swapped, sizeof(swapped), ", and %u slots of idle "
+			 "threads went to busier ones", r.swapped);
 	if (!ret && r.unsampled)
 		ispot_say("note: pid %d: %u threads sampled over the run, "
 			  "up to %u more at once left out (SAMPLER_MAX_THREADS:"
-			  " the busiest are taken)", (int)pid, r.threads,
-			  r.unsampled);
+			  " the busiest are taken%s)", (int)pid, r.threads,
+			  r.unsampled, swapped);
 	if (!ret && !sz && !r.exited && !r.stopped) {
 		snprintf(err, errlen, "%s", sz_err);
 		ret = -ESRCH;
