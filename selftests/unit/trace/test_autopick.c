@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "trace/autopick_internal.h"
+#include "trace/sampler_internal.h"
 #include "trace/wall_folded.h"
 #include "util/json.h"
 #include "util/json_read.h"
@@ -235,22 +236,33 @@ static void churn(void)
 }
 
 /*
- * SAMPLER_MAX_THREADS + 44 threads parked, then, 0.7 s later, three that
- * run: by then every slot is taken by a parked thread.
+ * @parked_n threads parked, then, 0.7 s later, @hot_n that run: by then
+ * every slot is taken by a parked thread.
  */
-static void parked_then_hot(void)
+static void parked_then(int parked_n, int hot_n)
 {
 	pthread_t t;
 	int i;
 
-	for (i = 0; i < SAMPLER_MAX_THREADS + 44; i++)
+	for (i = 0; i < parked_n; i++)
 		if (pthread_create(&t, NULL, parked, NULL))
 			_exit(1);
 	usleep(700 * 1000);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < hot_n; i++)
 		if (pthread_create(&t, NULL, hot, NULL))
 			_exit(1);
 	pause();
+}
+
+static void parked_then_three_hot(void)
+{
+	parked_then(SAMPLER_MAX_THREADS + 44, 3);
+}
+
+/* More waiting than a ranking reads, the one that runs past them. */
+static void many_parked_then_hot(void)
+{
+	parked_then(SAMPLER_RANK_MAX + 300, 1);
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -417,9 +429,27 @@ TEST(idle_threads_give_their_slots_to_busy_ones)
 {
 	struct sampler_result r;
 
-	sample_child(parked_then_hot, 3000, &r);
+	sample_child(parked_then_three_hot, 3000, &r);
 	EXPECT_EQ(r.threads, SAMPLER_MAX_THREADS + 3);
 	EXPECT_EQ(r.swapped, 3);
+	EXPECT_GT(r.samples, 0);
+	sampler_result_free(&r);
+}
+
+/*
+ * Past SAMPLER_RANK_MAX waiting, the rankings take the waiting threads a
+ * window at a time, round the list: the one that runs, started after
+ * 1,324 parked threads (past the first window), is found and sampled (it
+ * was not: none was ranked, every slot stayed with the lowest tids, and
+ * the run took no sample).
+ */
+TEST(past_the_rank_bound_rankings_go_round)
+{
+	struct sampler_result r;
+
+	sample_child(many_parked_then_hot, 3000, &r);
+	EXPECT_GE(r.unsampled, SAMPLER_RANK_MAX);
+	EXPECT_GE(r.swapped, 1);
 	EXPECT_GT(r.samples, 0);
 	sampler_result_free(&r);
 }

@@ -64,6 +64,7 @@ struct sampler {
 	 */
 	struct hashmap ranked;
 	unsigned int rounds_since_rank;
+	size_t window;		/* where the next ranked window begins */
 	size_t page;
 	struct sampler_result *r;
 };

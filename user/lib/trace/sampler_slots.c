@@ -54,16 +54,16 @@ static int busiest_first(const void *pa, const void *pb)
 }
 
 /*
- * The candidates s->cand[0..@n) ranked, busiest first, by the CPU time
- * each had since the ranking that last kept readings (all of it for one
- * not read then: it was born since, or held a slot), read from /proc.
- * With @keep, these readings replace those for the next rankings: once a
- * SAMPLER_RERANK_ROUNDS at most, so that a ranking made every round
- * while slots free (threads ending) still sees up to that much of each
- * thread's past, not one round's.  One gone meanwhile reads as idle: its
- * open finds it gone.
+ * The first @nr of the candidates s->cand[0..@n) ranked, busiest first,
+ * by the CPU time each had since the ranking that last kept readings
+ * (all of it for one not read then: it was born since, or held a slot),
+ * read from /proc.  With @keep, these readings replace those for the next
+ * rankings, the others' kept: once a SAMPLER_RERANK_ROUNDS at most, so
+ * that a ranking made every round while slots free (threads ending)
+ * still sees up to that much of each thread's past, not one round's.
+ * One gone meanwhile reads as idle: its open finds it gone.
  */
-static int sampler_rank(struct sampler *s, size_t n, bool keep)
+static int sampler_rank(struct sampler *s, size_t nr, size_t n, bool keep)
 {
 	struct hashmap now = { 0 };
 	uint64_t then;
@@ -73,10 +73,15 @@ static int sampler_rank(struct sampler *s, size_t n, bool keep)
 		struct sampler_candidate *c = &s->cand[i];
 		uint64_t cpu = 0;
 
-		thread_cpu_ns(s->pid, (pid_t)c->tid, &cpu);
-		if (!hashmap_find(&s->ranked, c->tid, &then) || then > cpu)
-			then = 0;
-		c->cpu_ns = cpu - then;
+		if (i < nr) {
+			thread_cpu_ns(s->pid, (pid_t)c->tid, &cpu);
+			if (!hashmap_find(&s->ranked, c->tid, &then) ||
+			    then > cpu)
+				then = 0;
+			c->cpu_ns = cpu - then;
+		} else if (!keep || !hashmap_find(&s->ranked, c->tid, &cpu)) {
+			continue;
+		}
 		if (keep && hashmap_insert(&now, c->tid, cpu)) {
 			hashmap_free(&now);
 			return -ENOMEM;
@@ -87,8 +92,35 @@ static int sampler_rank(struct sampler *s, size_t n, bool keep)
 		s->ranked = now;
 		s->rounds_since_rank = 0;
 	}
-	qsort(s->cand, n, sizeof(*s->cand), busiest_first);
+	qsort(s->cand, nr, sizeof(*s->cand), busiest_first);
 	return 0;
+}
+
+/* Reverse s->cand[@a..@b). */
+static void cand_reverse(struct sampler *s, size_t a, size_t b)
+{
+	struct sampler_candidate t;
+
+	while (a + 1 < b) {
+		t = s->cand[a];
+		s->cand[a++] = s->cand[--b];
+		s->cand[b] = t;
+	}
+}
+
+/*
+ * More than SAMPLER_RANK_MAX of @n wait: the next SAMPLER_RANK_MAX of them
+ * to the front, in tid order round the list from where the last window
+ * ended, so that successive rankings reach every one.
+ */
+static void sampler_window(struct sampler *s, size_t n)
+{
+	size_t from = s->window % n;
+
+	cand_reverse(s, 0, from);
+	cand_reverse(s, from, n);
+	cand_reverse(s, 0, n);
+	s->window = from + SAMPLER_RANK_MAX;
 }
 
 /*
@@ -159,14 +191,16 @@ static int sampler_swap(struct sampler *s, uint32_t tid, char *err,
  * in each round where a slot frees, and, with every slot taken, once a
  * SAMPLER_RERANK_ROUNDS while a sampled thread is idle: then a waiting
  * thread that ran takes an idle one's slot, so that a pool whose busy
- * threads change is followed.  Past SAMPLER_RANK_MAX waiting, the lowest
- * tids are taken and none is swapped: a /proc read each would cost more
+ * threads change is followed.  Past SAMPLER_RANK_MAX waiting, only the
+ * rankings that keep readings rank, SAMPLER_RANK_MAX of them each, the
+ * next ones round the list each time (sampler_window()); in between,
+ * free slots go by tid: a /proc read each, every round, would cost more
  * than the sampling.
  */
 int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 		 size_t errlen)
 {
-	size_t i, j, n = 0, room, idle;
+	size_t i, j, n = 0, nr, room, idle;
 	bool due, swap = false;
 	int ret;
 
@@ -194,8 +228,11 @@ int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 	/* The first ranking keeps its readings, as every one when due. */
 	due = s->rounds_since_rank >= SAMPLER_RERANK_ROUNDS ||
 	      !hashmap_size(&s->ranked);
-	if (n > room && n <= SAMPLER_RANK_MAX && (room || (idle && due))) {
-		ret = sampler_rank(s, n, due);
+	nr = n < SAMPLER_RANK_MAX ? n : SAMPLER_RANK_MAX;
+	if (n > room && (n == nr || due) && (room || (idle && due))) {
+		if (n > nr)
+			sampler_window(s, n);
+		ret = sampler_rank(s, nr, n, due);
 		if (ret) {
 			snprintf(err, errlen, "out of memory sampling");
 			return ret;
