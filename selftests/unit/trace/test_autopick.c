@@ -6,9 +6,11 @@
  * (1%, top N, code no probe can time) are checked on counts of our own.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -235,9 +237,12 @@ static void churn(void)
 	pause();
 }
 
+/* Written by a child once its parked threads are there (sample_child()). */
+static int ready_fd = -1;
+
 /*
- * @parked_n threads parked, then, 0.7 s later, @hot_n that run: by then
- * every slot is taken by a parked thread.
+ * @parked_n threads parked, then, 0.7 s after it says they are there,
+ * @hot_n that run: by then every slot is taken by a parked thread.
  */
 static void parked_then(int parked_n, int hot_n)
 {
@@ -247,6 +252,8 @@ static void parked_then(int parked_n, int hot_n)
 	for (i = 0; i < parked_n; i++)
 		if (pthread_create(&t, NULL, parked, NULL))
 			_exit(1);
+	if (write(ready_fd, "", 1) != 1)
+		_exit(1);
 	usleep(700 * 1000);
 	for (i = 0; i < hot_n; i++)
 		if (pthread_create(&t, NULL, hot, NULL))
@@ -380,19 +387,25 @@ TEST(threads_sampled_at_most_the_bound)
 }
 
 /*
- * A child running @fn sampled for @ms into @r, from 0.1 s after it
- * started (its first threads are there by then).
+ * A child running @fn sampled for @ms into @r, from when it says its
+ * first threads are there (@ready: on ready_fd), else from 0.1 s after
+ * it started.
  */
-static void sample_child(void (*fn)(void), unsigned int ms,
+static void sample_child(void (*fn)(void), bool ready, unsigned int ms,
 			 struct sampler_result *r)
 {
-	char err[ERRLEN] = "";
+	char err[ERRLEN] = "", c;
+	int ret, fds[2];
 	pid_t pid;
-	int ret;
 
 	skip_without_perf();
+	ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+	ready_fd = fds[1];
 	pid = child(fn);
-	usleep(100 * 1000);
+	close(fds[1]);
+	if (!ready || read(fds[0], &c, 1) != 1)
+		usleep(100 * 1000);
+	close(fds[0]);
 	ret = sampler_run(pid, ms * 1000ull * 1000, r, NULL, NULL, NULL, err,
 			  sizeof(err));
 	reap(pid);
@@ -411,7 +424,7 @@ TEST(threads_gone_give_their_slots_back)
 {
 	struct sampler_result r;
 
-	sample_child(churn, 2000, &r);
+	sample_child(churn, false, 2000, &r);
 	EXPECT_GT(r.threads, SAMPLER_MAX_THREADS);
 	EXPECT_GT(r.samples, 0);
 	sampler_result_free(&r);
@@ -429,7 +442,7 @@ TEST(idle_threads_give_their_slots_to_busy_ones)
 {
 	struct sampler_result r;
 
-	sample_child(parked_then_three_hot, 3000, &r);
+	sample_child(parked_then_three_hot, true, 3000, &r);
 	EXPECT_EQ(r.threads, SAMPLER_MAX_THREADS + 3);
 	EXPECT_EQ(r.swapped, 3);
 	EXPECT_GT(r.samples, 0);
@@ -447,7 +460,7 @@ TEST(past_the_rank_bound_rankings_go_round)
 {
 	struct sampler_result r;
 
-	sample_child(many_parked_then_hot, 3000, &r);
+	sample_child(many_parked_then_hot, true, 4000, &r);
 	EXPECT_GE(r.unsampled, SAMPLER_RANK_MAX);
 	EXPECT_GE(r.swapped, 1);
 	EXPECT_GT(r.samples, 0);

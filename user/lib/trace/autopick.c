@@ -285,7 +285,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	struct elf_symbolizer *sz;
 	struct sampler_result r;
 	struct offprof op;
-	char sz_err[256], off_err[160], swapped[64] = "";
+	char sz_err[256], off_err[160], swap_note[64] = "";
 	bool off;
 	int ret;
 
@@ -301,13 +301,14 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 			  &op, stop, err, errlen);
 	offprof_stop(&op);
 	if (r.swapped)
-		snprintf(swapped, sizeof(swapped), ", and %u slots of idle "
-			 "threads went to busier ones", r.swapped);
+		snprintf(swap_note, sizeof(swap_note), ", and %u slot%s of "
+			 "idle threads went to busier ones", r.swapped,
+			 r.swapped == 1 ? "" : "s");
 	if (!ret && r.unsampled)
 		ispot_say("note: pid %d: %u threads sampled over the run, "
 			  "up to %u more at once left out (SAMPLER_MAX_THREADS:"
 			  " the busiest are taken%s)", (int)pid, r.threads,
-			  r.unsampled, swapped);
+			  r.unsampled, swap_note);
 	if (!ret && !sz && !r.exited && !r.stopped) {
 		snprintf(err, errlen, "%s", sz_err);
 		ret = -ESRCH;

@@ -23,8 +23,11 @@
 /*
  * A sampled thread with no sample in this many rounds (200 ms: under 1 ms
  * of user CPU time, 0.5 %) is idle, and its slot goes to a waiting thread
- * that ran at least a sample's worth (1 ms, kernel time included) since
- * the last ranking.
+ * that ran at least a sample's worth (1 ms) since the last ranking.  The
+ * two are measured apart: samples are of user time only, the waiting
+ * threads' CPU time counts the kernel's too, so a thread busy in system
+ * calls may take an idle slot, give no sample and give it up again, at
+ * most once a ranking.
  */
 #define SAMPLER_IDLE_ROUNDS	4
 /*
@@ -64,7 +67,7 @@ struct sampler {
 	 */
 	struct hashmap ranked;
 	unsigned int rounds_since_rank;
-	size_t window;		/* where the next ranked window begins */
+	uint32_t window_tid;	/* the last tid of the last window ranked */
 	size_t page;
 	struct sampler_result *r;
 };

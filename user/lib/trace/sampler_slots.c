@@ -54,46 +54,49 @@ static int busiest_first(const void *pa, const void *pb)
 }
 
 /*
- * The first @nr of the candidates s->cand[0..@n) ranked, busiest first,
- * by the CPU time each had since the ranking that last kept readings
- * (all of it for one not read then: it was born since, or held a slot),
- * read from /proc.  With @keep, these readings replace those for the next
- * rankings, the others' kept: once a SAMPLER_RERANK_ROUNDS at most, so
- * that a ranking made every round while slots free (threads ending)
- * still sees up to that much of each thread's past, not one round's.
- * One gone meanwhile reads as idle: its open finds it gone.
+ * The first @nrank of the candidates s->cand[0..@n) ranked, busiest
+ * first, by the CPU time each had since the ranking that last kept
+ * readings (all of it for one not read then: born since, or not yet in a
+ * window), read from /proc.  With @keep, these readings replace those for
+ * the next rankings, the other candidates' kept: once a
+ * SAMPLER_RERANK_ROUNDS at most, so that a ranking made every round while
+ * slots free (threads ending) still sees up to that much of each
+ * thread's past, not one round's.  One gone meanwhile reads as idle: its
+ * open finds it gone.
  */
-static int sampler_rank(struct sampler *s, size_t nr, size_t n, bool keep)
+static int sampler_rank(struct sampler *s, size_t nrank, size_t n,
+			bool keep)
 {
 	struct hashmap now = { 0 };
-	uint64_t then;
+	uint64_t last;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < nrank; i++) {
 		struct sampler_candidate *c = &s->cand[i];
 		uint64_t cpu = 0;
 
-		if (i < nr) {
-			thread_cpu_ns(s->pid, (pid_t)c->tid, &cpu);
-			if (!hashmap_find(&s->ranked, c->tid, &then) ||
-			    then > cpu)
-				then = 0;
-			c->cpu_ns = cpu - then;
-		} else if (!keep || !hashmap_find(&s->ranked, c->tid, &cpu)) {
-			continue;
-		}
-		if (keep && hashmap_insert(&now, c->tid, cpu)) {
-			hashmap_free(&now);
-			return -ENOMEM;
-		}
+		thread_cpu_ns(s->pid, (pid_t)c->tid, &cpu);
+		if (!hashmap_find(&s->ranked, c->tid, &last) || last > cpu)
+			last = 0;
+		c->cpu_ns = cpu - last;
+		if (keep && hashmap_insert(&now, c->tid, cpu))
+			goto nomem;
 	}
+	/* Past a window (ranked only when keeping): their readings stay. */
+	for (; keep && i < n; i++)
+		if (hashmap_find(&s->ranked, s->cand[i].tid, &last) &&
+		    hashmap_insert(&now, s->cand[i].tid, last))
+			goto nomem;
 	if (keep) {
 		hashmap_free(&s->ranked);
 		s->ranked = now;
 		s->rounds_since_rank = 0;
 	}
-	qsort(s->cand, nr, sizeof(*s->cand), busiest_first);
+	qsort(s->cand, nrank, sizeof(*s->cand), busiest_first);
 	return 0;
+nomem:
+	hashmap_free(&now);
+	return -ENOMEM;
 }
 
 /* Reverse s->cand[@a..@b). */
@@ -109,18 +112,28 @@ static void cand_reverse(struct sampler *s, size_t a, size_t b)
 }
 
 /*
- * More than SAMPLER_RANK_MAX of @n wait: the next SAMPLER_RANK_MAX of them
- * to the front, in tid order round the list from where the last window
- * ended, so that successive rankings reach every one.
+ * More than SAMPLER_RANK_MAX of the @n candidates (in tid order) wait: the
+ * next SAMPLER_RANK_MAX of them to the front, from the first tid past the
+ * last window's, round the list, so that successive rankings reach every
+ * one whatever came and went meanwhile.
  */
 static void sampler_window(struct sampler *s, size_t n)
 {
-	size_t from = s->window % n;
+	size_t lo = 0, hi = n, mid;
 
-	cand_reverse(s, 0, from);
-	cand_reverse(s, from, n);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->cand[mid].tid <= s->window_tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n)
+		lo = 0;
+	cand_reverse(s, 0, lo);
+	cand_reverse(s, lo, n);
 	cand_reverse(s, 0, n);
-	s->window = from + SAMPLER_RANK_MAX;
+	s->window_tid = s->cand[SAMPLER_RANK_MAX - 1].tid;
 }
 
 /*
@@ -177,8 +190,12 @@ static int sampler_swap(struct sampler *s, uint32_t tid, char *err,
 		snprintf(err, errlen, "out of memory sampling");
 		return ret;
 	}
-	s->r->swapped++;
-	return sampler_open(s, tid, err, errlen);
+	j = s->nr;
+	ret = sampler_open(s, tid, err, errlen);
+	/* One gone before its open takes no slot: the next scan fills it. */
+	if (s->nr > j)
+		s->r->swapped++;
+	return ret;
 }
 
 /*
@@ -200,7 +217,7 @@ static int sampler_swap(struct sampler *s, uint32_t tid, char *err,
 int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 		 size_t errlen)
 {
-	size_t i, j, n = 0, nr, room, idle;
+	size_t i, j, n = 0, nrank, room, idle;
 	bool due, swap = false;
 	int ret;
 
@@ -228,11 +245,12 @@ int sampler_scan(struct sampler *s, struct task_set *ts, char *err,
 	/* The first ranking keeps its readings, as every one when due. */
 	due = s->rounds_since_rank >= SAMPLER_RERANK_ROUNDS ||
 	      !hashmap_size(&s->ranked);
-	nr = n < SAMPLER_RANK_MAX ? n : SAMPLER_RANK_MAX;
-	if (n > room && (n == nr || due) && (room || (idle && due))) {
-		if (n > nr)
+	nrank = n < SAMPLER_RANK_MAX ? n : SAMPLER_RANK_MAX;
+	if (n > room && (n <= SAMPLER_RANK_MAX || due) &&
+	    (room || (idle && due))) {
+		if (n > nrank)
 			sampler_window(s, n);
-		ret = sampler_rank(s, nr, n, due);
+		ret = sampler_rank(s, nrank, n, due);
 		if (ret) {
 			snprintf(err, errlen, "out of memory sampling");
 			return ret;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What /proc/PID/stat and /proc/PID/comm say of a process; see procstat.h. */
+/* What /proc/PID/stat, schedstat and comm say of a process; see procstat.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
