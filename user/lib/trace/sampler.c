@@ -228,7 +228,7 @@ int sampler_read(struct sampler *s, struct sampler_event *e)
 			((unsigned char *)rec)[i] =
 				data[(tail + sizeof(h) + i) % size];
 		if (h.type == PERF_RECORD_SAMPLE)
-			e->samples++;
+			e->fresh++;
 		if (h.type == PERF_RECORD_SAMPLE && n >= 8 &&
 		    (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		    PERF_RECORD_MISC_USER) {

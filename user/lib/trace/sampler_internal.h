@@ -43,8 +43,7 @@ struct sampler_event {
 	uint32_t tid;
 	int fd;
 	void *base;		/* control page, then the data pages */
-	uint64_t samples;	/* taken from its ring */
-	uint64_t samples_seen;	/* at the last round's count */
+	uint32_t fresh;		/* samples since the last round's count */
 	/* rounds since it last gave a sample, up to SAMPLER_IDLE_ROUNDS */
 	uint32_t quiet_rounds;
 };

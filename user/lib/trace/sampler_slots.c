@@ -15,9 +15,26 @@
 #include "util/procstat.h"
 
 /*
- * The events of threads no longer in @ts: their last samples read, their
- * slots given back, so that a server that starts a thread a request is
- * still sampled once SAMPLER_MAX_THREADS of them have come and gone.
+ * Event @e's slot given back, its last samples read first: 0, or -ENOMEM
+ * after saying so (the slot is given back all the same).  The last event
+ * moves into @e's place.
+ */
+static int sampler_drop(struct sampler *s, struct sampler_event *e,
+			char *err, size_t errlen)
+{
+	int ret = sampler_read(s, e);
+
+	sampler_event_close(s, e);
+	*e = s->ev[--s->nr];
+	if (ret)
+		snprintf(err, errlen, "out of memory sampling");
+	return ret;
+}
+
+/*
+ * The events of threads no longer in @ts given back, so that a server
+ * that starts a thread a request is still sampled once
+ * SAMPLER_MAX_THREADS of them have come and gone.
  */
 static int sampler_forget_gone(struct sampler *s, const struct task_set *ts,
 			       char *err, size_t errlen)
@@ -26,19 +43,13 @@ static int sampler_forget_gone(struct sampler *s, const struct task_set *ts,
 	int ret;
 
 	while (j < s->nr) {
-		struct sampler_event *e = &s->ev[j];
-
-		if (task_still_there(ts, s->pid, e->tid)) {
+		if (task_still_there(ts, s->pid, s->ev[j].tid)) {
 			j++;
 			continue;
 		}
-		ret = sampler_read(s, e);
-		sampler_event_close(s, e);
-		*e = s->ev[--s->nr];
-		if (ret) {
-			snprintf(err, errlen, "out of memory sampling");
+		ret = sampler_drop(s, &s->ev[j], err, errlen);
+		if (ret)
 			return ret;
-		}
 	}
 	return 0;
 }
@@ -147,11 +158,11 @@ static size_t sampler_count_idle(struct sampler *s)
 	for (j = 0; j < s->nr; j++) {
 		struct sampler_event *e = &s->ev[j];
 
-		if (e->samples != e->samples_seen)
+		if (e->fresh)
 			e->quiet_rounds = 0;
 		else if (e->quiet_rounds < SAMPLER_IDLE_ROUNDS)
 			e->quiet_rounds++;
-		e->samples_seen = e->samples;
+		e->fresh = 0;
 		idle += e->quiet_rounds >= SAMPLER_IDLE_ROUNDS;
 	}
 	return idle;
@@ -177,19 +188,17 @@ static int sampler_swap(struct sampler *s, uint32_t tid, char *err,
 	if (!e)
 		return 0;
 	thread_cpu_ns(s->pid, (pid_t)e->tid, &cpu);
-	ret = sampler_read(s, e);
 	/* Read at the last ranking if it was waiting then. */
 	was = hashmap_entry_of(&s->ranked, e->tid);
-	if (was)
+	if (was) {
 		was->value = cpu;
-	else if (!ret)
-		ret = hashmap_insert(&s->ranked, e->tid, cpu);
-	sampler_event_close(s, e);
-	*e = s->ev[--s->nr];
-	if (ret) {
+	} else if (hashmap_insert(&s->ranked, e->tid, cpu)) {
 		snprintf(err, errlen, "out of memory sampling");
-		return ret;
+		return -ENOMEM;
 	}
+	ret = sampler_drop(s, e, err, errlen);
+	if (ret)
+		return ret;
 	j = s->nr;
 	ret = sampler_open(s, tid, err, errlen);
 	/* One gone before its open takes no slot: the next scan fills it. */
