@@ -7,7 +7,9 @@
 # reader against protoc), balance on every track, show acquire() on the
 # threads' tracks, futex waits on their waits tracks, and at least one
 # flow from a wake inside a call to the wait it ended.  An unwritable
-# --perfetto path is refused before tracing, in one line.
+# --perfetto path is refused before tracing, in one line.  The same run
+# under --perfetto-max-size 16K stops the trace within 16 KiB, whole and
+# balanced, and the report says when.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/perfetto_lib.sh"
 sample=/ispot/samples/lock_contention
@@ -16,7 +18,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 7
+tap_plan 9
 
 t_run() {
 	run_status 0 ispotctl run --perfetto "$tmp/out.pftrace" \
@@ -55,6 +57,31 @@ t_flows() {
 	echo "# $n waits end a flow from a wake"
 }
 tap_check "flows go from a wake inside a call to the waits it ended" t_flows
+
+t_bounded() {
+	run_status 0 ispotctl run --perfetto "$tmp/small.pftrace" \
+		--perfetto-max-size 16K -o "$tmp/small_report" \
+		--func acquire --sync -- "$sample" \
+		--threads 2 --hold-us 200 --iterations 200 || return 1
+	size=$(stat -c %s "$tmp/small.pftrace")
+	full=$(stat -c %s "$tmp/out.pftrace")
+	echo "# $size bytes of $full unbounded"
+	[ "$size" -le 16384 ] && [ "$full" -gt 16384 ] &&
+		grep -q 'the Perfetto trace stopped at 16.0KiB (--perfetto-max-size) after' \
+			"$tmp/small_report" ||
+		{ sed 's/^/# /' "$tmp/small_report"; return 1; }
+}
+tap_check "--perfetto-max-size stops the trace within it, said in the report" \
+	t_bounded
+
+t_bounded_whole() {
+	"$dump" "$tmp/small.pftrace" >"$tmp/small_lines" 2>"$tmp/err" ||
+		{ sed 's/^/# /' "$tmp/err"; return 1; }
+	echo "# $(grep -c '^event' "$tmp/small_lines") events"
+	pf_header "$tmp/small_lines" && pf_balanced "$tmp/small_lines" &&
+		pf_has_slice "$tmp/small_lines" thread acquire
+}
+tap_check "the bounded trace reads back and balances" t_bounded_whole
 
 t_refused() {
 	run_status 1 ispotctl run --perfetto /nonexistent/out.pftrace \

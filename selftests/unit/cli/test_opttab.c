@@ -301,6 +301,46 @@ TEST(record_output_is_the_recording)
 	EXPECT_EQ(o.nr_keys, 1u);
 }
 
+/*
+ * --perfetto-max-size bounds the --perfetto trace (default 1G): alone it
+ * bounds nothing and is refused, in run and attach as in report, where
+ * options also follow FILE; under 4K it is refused as --max-size is;
+ * ispotd writes no trace.
+ */
+TEST(perfetto_max_size_bounds_a_trace)
+{
+	struct ispotd_config c;
+	struct trace_opts o;
+	char *alone[] = { "report", "r.isr", "--perfetto-max-size", "1M",
+			  NULL };
+	char *given[] = { "report", "--perfetto", "t.pftrace", "r.isr",
+			  "--perfetto-max-size", "64K", NULL };
+
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--func", "f",
+			       "--perfetto-max-size", "1M")), -1);
+	ASSERT_TRUE(one_line("ispotctl: ", "--perfetto-max-size bounds the "
+			     "--perfetto trace: add --perfetto FILE"));
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--func", "f", "--perfetto",
+			       "t.pftrace")), 0);
+	EXPECT_EQ(o.perfetto_max_size, OPT_DEFAULT_MAX_SIZE);
+	ASSERT_EQ(ctl(&o, ARGS("--pid", "1", "--func", "f", "--perfetto",
+			       "t.pftrace", "--perfetto-max-size", "1k")), -1);
+	ASSERT_TRUE(one_line("ispotctl: ", "--perfetto-max-size '1k' must be "
+			     "a size of 4K or more"));
+	ASSERT_EQ(ispotd(&c, ARGS("--pid", "1", "--func", "f",
+				  "--perfetto-max-size", "1M")), -1);
+	ASSERT_TRUE(one_line("ispotd: ", "--perfetto-max-size is for "
+			     "ispotctl"));
+	ispot_progname = "ispotctl";
+	capture_begin();
+	EXPECT_EQ(trace_opts_parse_report(4, alone, &o), -1);
+	capture_end();
+	EXPECT_TRUE(one_line("ispotctl: ", "--perfetto-max-size bounds the "
+			     "--perfetto trace"));
+	ASSERT_EQ(trace_opts_parse_report(6, given, &o), 0);
+	EXPECT_EQ(o.perfetto_max_size, 64u << 10);
+}
+
 /* The config file: the same table, the same texts, at FILE:LINE. */
 TEST(config_file_goes_through_the_table)
 {

@@ -21,6 +21,8 @@
 #define PROBE_WORK	2
 #define PROBE_MARKER	3	/* no traced function: left out */
 #define WORD		0x5000
+/* The longest name the writer is given (PF_NAME_MAX, less its NUL). */
+#define PERFETTO_NAME_TEST_MAX	511
 
 /* ---- the encoder, against the examples of protobuf's encoding guide ---- */
 
@@ -523,6 +525,151 @@ TEST(futex_words_are_bounded)
 	EXPECT_EQ(last->nr_flows, 0);
 	EXPECT_STREQ(last->name, "futex wake");
 	pr_free(&d);
+	free(buf);
+}
+
+/*
+ * --perfetto-max-size: the longest names the writer takes (calls and
+ * threads), deep calls open on many threads, waits off the CPU and
+ * broadcast wakes, so that the room kept for the open slices' ends and
+ * for one record is tested where it is tightest.
+ */
+#define BOUND_THREADS	32
+#define BOUND_DEPTH	48
+#define BOUND_STEPS	(BOUND_THREADS * (2 * BOUND_DEPTH + 4) * 2)
+
+static int long_name(char *buf, size_t len, unsigned int salt)
+{
+	size_t n = len - 1;
+
+	if (n > PERFETTO_NAME_TEST_MAX)
+		n = PERFETTO_NAME_TEST_MAX;
+
+	memset(buf, 'a' + salt % 26, n);
+	buf[n] = 0;
+	return (int)n;
+}
+
+static int long_call(void *ctx, const struct ispot_record *entry, char *buf,
+		     size_t len)
+{
+	(void)ctx;
+	return long_name(buf, len, entry->probe_id);
+}
+
+static int long_thread(void *ctx, uint32_t tid, char *buf, size_t len)
+{
+	(void)ctx;
+	return long_name(buf, len, tid);
+}
+
+static const struct perfetto_names long_names = {
+	.call = long_call, .thread = long_thread,
+};
+
+/*
+ * Each thread goes BOUND_DEPTH calls deep, waits, and comes back up; the
+ * times and tids as large as a host's, for the packets' longest varints.
+ */
+static void feed_bounded(struct perfetto *pf)
+{
+	unsigned int depth[BOUND_THREADS] = { 0 }, i;
+	uint64_t ts = 1ull << 62;
+
+	for (i = 0; i < BOUND_STEPS; i++) {
+		unsigned int k = i % BOUND_THREADS, *d = &depth[k];
+		uint32_t tid = (1u << 22) - BOUND_THREADS + k;
+		uint64_t sp = 0x100000 - 16ull * *d;
+		struct ispot_record r;
+		unsigned int phase = (i / BOUND_THREADS) % (2 * BOUND_DEPTH + 4);
+
+		ts += 10;
+		if (phase < BOUND_DEPTH) {
+			r = call(ISPOT_REC_ENTRY, tid, ts, 1 + *d, sp - 16, *d);
+			(*d)++;
+		} else if (phase == BOUND_DEPTH) {
+			r = futex(tid, ts, FUTEX_WAIT_PRIVATE, 2);
+		} else if (phase == BOUND_DEPTH + 1) {
+			r = wait_record(ISPOT_REC_SWITCH_OUT, tid, k & 1, ts, 0,
+					0);
+		} else if (phase == BOUND_DEPTH + 2) {
+			r = futex(tid, ts, FUTEX_WAKE_PRIVATE,
+				  PERFETTO_WAKE_FLOWS);
+		} else if (phase == BOUND_DEPTH + 3) {
+			r = wait_record(ISPOT_REC_FUTEX_EXIT, tid, k & 1, ts, 0,
+					0);
+		} else if (*d) {
+			(*d)--;
+			r = call(ISPOT_REC_EXIT, tid, ts, 1 + *d,
+				 0x100000 - 16ull * *d - 8, 0);
+		} else {
+			continue;
+		}
+		perfetto_record(pf, &r);
+	}
+}
+
+/* The trace of feed_bounded() within @bound: whole, balanced, and full. */
+static void check_bounded(uint64_t bound)
+{
+	FILE *f;
+	struct perfetto *pf;
+	struct pr_trace d;
+	uint64_t full_ts = 0;
+	char story[1 << 16];
+	char *buf;
+	size_t len, i;
+
+	f = open_memstream(&buf, &len);
+	ASSERT_TRUE(f);
+	pf = perfetto_open(f, 1, "bounded", &long_names, &clock0);
+	ASSERT_TRUE(pf);
+	perfetto_set_max_size(pf, bound);
+	feed_bounded(pf);
+	ASSERT_TRUE(perfetto_full(pf, &full_ts));
+	ASSERT_EQ(perfetto_close(pf), 0);
+	ASSERT_EQ(fclose(f), 0);
+	EXPECT_LE(len, bound);
+	decode(buf, len, &d);
+	/* Every track balances (track_story()), nothing after the stop. */
+	for (i = 0; i < d.nr_tr; i++)
+		track_story(&d, d.tr[i].uuid, story, sizeof(story));
+	for (i = 0; i < d.nr_ev; i++)
+		EXPECT_LT(d.ev[i].ts, full_ts);
+	pr_free(&d);
+	free(buf);
+}
+
+TEST(a_bound_keeps_the_trace_whole)
+{
+	static const uint64_t bounds[] = {
+		PERFETTO_MIN_SIZE, 5000, 20000, 100000, 300000, 600000,
+		900000,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bounds) / sizeof(bounds[0]); i++)
+		check_bounded(bounds[i]);
+}
+
+/* Unbounded (0), the same feed is written whole, past every bound above. */
+TEST(no_bound_keeps_every_record)
+{
+	FILE *f;
+	struct perfetto *pf;
+	uint64_t ts = 0;
+	char *buf;
+	size_t len;
+
+	f = open_memstream(&buf, &len);
+	ASSERT_TRUE(f);
+	pf = perfetto_open(f, 1, "bounded", &long_names, &clock0);
+	ASSERT_TRUE(pf);
+	feed_bounded(pf);
+	EXPECT_FALSE(perfetto_full(pf, &ts));
+	ASSERT_EQ(perfetto_close(pf), 0);
+	ASSERT_EQ(fclose(f), 0);
+	EXPECT_GT(len, 900000);
 	free(buf);
 }
 

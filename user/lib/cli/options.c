@@ -136,6 +136,7 @@ static const struct slot slots[OPT_NR] = {
 	[OPT_MAX_SIZE] = AS_U64(max_size),
 	[OPT_FOLDED] = AS_TEXT(folded),
 	[OPT_PERFETTO] = AS_TEXT(perfetto),
+	[OPT_PERFETTO_MAX_SIZE] = AS_U64(perfetto_max_size),
 	[OPT_SVG] = AS_TEXT(svg),
 	[OPT_HTML] = AS_TEXT(html),
 	[OPT_BASELINE] = AS_TEXT(baseline),
@@ -250,12 +251,28 @@ static int top_opts_check(const struct opt_src *src, struct trace_opts *o)
 	return 0;
 }
 
+/* --perfetto-max-size bounds a trace: one to bound, else its default. */
+static int perfetto_opts_check(const struct opt_src *src,
+			       struct trace_opts *o)
+{
+	/* 0: not given (the parser refuses a size under 4K). */
+	if (o->perfetto_max_size && !o->perfetto)
+		return opt_error(src, "--perfetto-max-size bounds the "
+				 "--perfetto trace: add --perfetto FILE");
+	if (!o->perfetto_max_size)
+		o->perfetto_max_size = OPT_DEFAULT_MAX_SIZE;
+	return 0;
+}
+
 /* attach and run: something to trace, and the process to trace it in. */
 static int trace_opts_check(const struct opt_src *src, struct trace_opts *o,
 			    int argc, char **argv, int next, bool run)
 {
+	int ret = perfetto_opts_check(src, o);
 	size_t i;
 
+	if (ret)
+		return ret;
 	/*
 	 * Sampling drops each probe's calls on its own, so an execution's
 	 * recorded callees would be a random subset of its calls.
@@ -387,6 +404,9 @@ int trace_opts_parse_report(int argc, char **argv, struct trace_opts *o)
 		return ret;
 	if (next < argc)
 		return opt_error(&src, "unexpected argument '%s'", argv[next]);
+	ret = perfetto_opts_check(&src, o);
+	if (ret)
+		return ret;
 	return header_check(&src, o);
 }
 

@@ -68,6 +68,7 @@ struct trace_opts {
 	const char *output;		/* --output FILE */
 	const char *folded;		/* --folded FILE */
 	const char *perfetto;		/* --perfetto FILE */
+	uint64_t perfetto_max_size;	/* --perfetto-max-size */
 	const char *svg;		/* --svg DIR */
 	const char *html;		/* --html FILE */
 	const char *record;		/* record: its --output FILE */
@@ -110,7 +111,10 @@ struct trace_opts {
 	uint64_t window_ns;		/* --window: what the figures cover */
 };
 
-/* record's --max-size unless given: a bound no one hits by surprise. */
+/*
+ * record's --max-size, and --perfetto-max-size, unless given: a bound no
+ * one hits by surprise, that keeps a long trace from filling a disk.
+ */
 #define OPT_DEFAULT_MAX_SIZE		(1ull << 30)
 
 /* MODE_TOP is an attach as far as the session goes, with a live view. */

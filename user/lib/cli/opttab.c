@@ -145,6 +145,10 @@ const struct opt_def opt_table[] = {
 	{ OPT_PERFETTO, "perfetto", 0, OPTK_TEXT, "FILE",
 	  "also write the calls, waits and wakes to FILE as a\n"
 	  "Perfetto trace, for ui.perfetto.dev", REPORTS, "a file name", 0 },
+	{ OPT_PERFETTO_MAX_SIZE, "perfetto-max-size", 0, OPTK_BYTES, "SIZE",
+	  "stop the Perfetto trace's events at SIZE (default\n"
+	  "1G): every slice still ends; the report says when",
+	  REPORTS, NULL, 0 },
 	{ OPT_SVG, "svg", 0, OPTK_TEXT, "DIR",
 	  "also draw each function's sorted durations and\n"
 	  "histogram as SVG files in DIR (made if missing);\n"

@@ -15,6 +15,18 @@
 #include "report/names.h"
 #include "util/array.h"
 
+/*
+ * The most one record writes, but for the ends of the slices it closes
+ * (open slices have their ends' room kept): a thread's two track
+ * descriptors with its name, a call's begin with its name, and a wake's
+ * instant with its flows, each of PF_NAME_MAX at most.
+ */
+#define PF_RECORD_MAX		(3 * PF_NAME_MAX + 512)
+/* The most a slice's end takes: its packet, and one flow it ends. */
+#define PF_END_MAX		48
+/* The slices one record may open: a call, or a wait and its stretch off. */
+#define PF_RECORD_OPENS		2
+
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -254,6 +266,7 @@ void perfetto_lost(struct perfetto *pf, uint64_t ts)
 {
 	struct pf_thread *t;
 
+	/* Ends only: within the room kept for them, full or not. */
 	for (t = pf->first; t; t = t->next)
 		pf_thread_lost(pf, t, ts);
 }
@@ -272,16 +285,38 @@ static void pf_ring_lost(struct perfetto *pf, const struct ispot_record *rec)
 		pf_thread_lost(pf, t, rec->ts_ns);
 }
 
+/*
+ * Whether what @rec may write keeps the file within its bound, the ends
+ * of every slice it leaves open counted.  The first record that may not
+ * stops the trace.
+ */
+static bool pf_room(struct perfetto *pf, const struct ispot_record *rec)
+{
+	uint64_t need = (pf->open + PF_RECORD_OPENS) * PF_END_MAX +
+			PF_RECORD_MAX;
+
+	if (!pf->max_size || pf->written + need <= pf->max_size)
+		return true;
+	/* perfetto_close() ends what is open, in the room kept for it. */
+	pf->full = true;
+	pf->full_ts = rec->ts_ns;
+	return false;
+}
+
 void perfetto_record(struct perfetto *pf, const struct ispot_record *rec)
 {
 	struct pf_thread *t;
 
-	/* The module's, of no process: told before any process's. */
+	if (pf->full)
+		return;
+	/* The module's, of no process: told before any process's.  Ends. */
 	if (rec->kind == ISPOT_REC_LOST) {
 		pf_ring_lost(pf, rec);
 		return;
 	}
 	if (rec->tgid != pf->pid && rec->kind != ISPOT_REC_TASK_NEW)
+		return;
+	if (!pf_room(pf, rec))
 		return;
 	t = pf_thread(pf, rec->tid);
 	if (!t)
@@ -327,8 +362,11 @@ void perfetto_set_trampoline(struct perfetto *pf, uint64_t start,
 
 void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts)
 {
-	struct pf_thread *t = pf_thread(pf, tid);
+	struct pf_thread *t;
 
+	if (pf->full)
+		return;		/* nothing is open, and nothing more is kept */
+	t = pf_thread(pf, tid);
 	if (!t || t->exited)
 		return;
 	pf_close_thread(pf, t, ts);
@@ -363,6 +401,18 @@ struct perfetto *perfetto_open(FILE *out, uint32_t pid, const char *process,
 	pf_clock_snapshot(pf, clock);
 	pf_process_track(pf, process);
 	return pf;
+}
+
+void perfetto_set_max_size(struct perfetto *pf, uint64_t bytes)
+{
+	pf->max_size = bytes;
+}
+
+bool perfetto_full(const struct perfetto *pf, uint64_t *ts)
+{
+	if (pf->full)
+		*ts = pf->full_ts;
+	return pf->full;
 }
 
 int perfetto_close(struct perfetto *pf)

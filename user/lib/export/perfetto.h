@@ -44,10 +44,18 @@
  * perfetto_thread_exit()), records of it that come later are left out;
  * where records were lost (perfetto_lost()); and at perfetto_close(), at
  * the latest timestamp written.
+ *
+ * Size.  A trace takes some 24 to 35 bytes a record (a call's begin and
+ * end, its name in the begin), so a busy target fills a disk in hours: it
+ * stops at a bound (perfetto_set_max_size()).  Room for the end of every
+ * slice still open is kept, so the file stays whole and balanced: the
+ * slices open when it stops end at the latest timestamp written, and the
+ * records after are left out.
  */
 #ifndef ISPOT_PERFETTO_H
 #define ISPOT_PERFETTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <linux/ispot.h>
@@ -59,6 +67,11 @@
  * wakes): a wake on a word past these still gets its instant, no arrows.
  */
 #define PERFETTO_WORDS_MAX	(1u << 18)
+/*
+ * The least bound perfetto_set_max_size() takes: the first packets and
+ * one record's worth (PF_RECORD_MAX, perfetto.c) fit in it.
+ */
+#define PERFETTO_MIN_SIZE	4096
 
 struct perfetto_names {
 	/*
@@ -107,6 +120,17 @@ void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts);
  * record (perfetto_record()) does the same for its thread.
  */
 void perfetto_lost(struct perfetto *pf, uint64_t ts);
+/*
+ * Write no record that could take the file past @bytes (0: no bound;
+ * else at least PERFETTO_MIN_SIZE): the first that could stops the trace
+ * (Size, above).
+ */
+void perfetto_set_max_size(struct perfetto *pf, uint64_t bytes);
+/*
+ * Whether the trace stopped at its bound, and if so the time of the
+ * first record it left out in *@ts.
+ */
+bool perfetto_full(const struct perfetto *pf, uint64_t *ts);
 /*
  * End every open slice at the latest timestamp written and free @pf.
  * Returns 0, -ENOMEM (an event could not be encoded) or -EIO (a write

@@ -72,6 +72,14 @@ struct perfetto {
 	uint64_t last_ts;		/* the latest event written */
 	struct pb_buf pkt;
 	int err;			/* the first error, sticky */
+	/*
+	 * The bound (perfetto_set_max_size()): the bytes written, the
+	 * slices open (each needs an end's room), and where it stopped.
+	 */
+	uint64_t written, max_size;
+	uint64_t open;
+	bool full;
+	uint64_t full_ts;
 };
 
 /* perfetto_packets.c: the trace's first packets, */

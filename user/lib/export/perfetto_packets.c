@@ -54,15 +54,22 @@ static uint64_t pf_track(const struct pf_thread *t, unsigned int kind)
 	return ((uint64_t)t->gen << 32 | t->tid) << 2 | kind;
 }
 
-/* Write the packet built in pf->pkt. */
+/* Write the packet built in pf->pkt, and count its bytes. */
 static void pf_flush_packet(struct perfetto *pf)
 {
+	long n;
+
 	if (pf->err)
 		return;
-	if (pb_failed(&pf->pkt))
+	if (pb_failed(&pf->pkt)) {
 		pf->err = -ENOMEM;
+		return;
+	}
+	n = pb_write_field(pf->out, TRACE_PACKET, &pf->pkt);
+	if (n < 0)
+		pf->err = (int)n;
 	else
-		pf->err = pb_write_field(pf->out, TRACE_PACKET, &pf->pkt);
+		pf->written += (uint64_t)n;
 }
 
 /* Start a packet of the sequence in pf->pkt. */
@@ -170,6 +177,10 @@ void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 			   EVENT_FLOW_IDS, first_flow + i);
 	pb_end(b, ev);
 	pf_flush_packet(pf);
+	if (type == TYPE_SLICE_BEGIN)
+		pf->open++;
+	else if (type == TYPE_SLICE_END && pf->open)
+		pf->open--;
 }
 
 void pf_begin(struct perfetto *pf, struct pf_thread *t, unsigned int kind,

@@ -94,6 +94,12 @@ struct trace_writers {
 	/* --perfetto: the trace written as records drain (trace_perfetto.c) */
 	struct perfetto *perfetto;
 	struct afile perfetto_file;	/* .f: NULL when none is open */
+	/*
+	 * Whether the trace stopped at --perfetto-max-size, and the time of
+	 * the first record it left out: for the report's note.
+	 */
+	bool perfetto_full;
+	uint64_t perfetto_full_ts;
 };
 
 /*

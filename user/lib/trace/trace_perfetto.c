@@ -97,6 +97,7 @@ int trace_perfetto_open(struct trace *t, const struct perfetto_clock *clock)
 		ispot_error("out of memory starting the Perfetto trace");
 		return -1;
 	}
+	perfetto_set_max_size(t->out.perfetto, t->opts->perfetto_max_size);
 	return 0;
 }
 
@@ -104,8 +105,11 @@ int trace_perfetto_close(struct trace *t, bool keep)
 {
 	int ret = 0;
 
-	if (t->out.perfetto)
+	if (t->out.perfetto) {
+		t->out.perfetto_full = perfetto_full(t->out.perfetto,
+						     &t->out.perfetto_full_ts);
 		ret = perfetto_close(t->out.perfetto);
+	}
 	t->out.perfetto = NULL;
 	return output_stream_close(t->opts, "perfetto", &t->out.perfetto_file,
 				   keep, ret);

@@ -145,34 +145,17 @@ static void trace_open_note(const struct trace *t,
 }
 
 /*
- * The session's own notes, after the workload's: functions found in a
- * library, late records, --sample, --max-size, a recording cut short or
- * damaged, a secure exec, a command --auto's sampling left little of, a
- * function called too often to trace cheaply, one that never returned, a
- * baseline.
+ * The notes on the files: where the recording or the Perfetto trace
+ * stopped at its bound, a recording read cut short or damaged.
  */
-static void trace_session_notes(const struct trace *t,
-				const struct sci_report *sr, struct report *r,
-				char (*note)[256])
+static void trace_file_notes(const struct trace *t, struct report *r,
+			     char (*note)[256])
 {
 	const struct session_summary *s = &t->sum;
-	const struct drain_stats *ds = &s->drain;
 	unsigned long long open_at_loss = t->pipe ?
 		pairer_stats(t->pipe->pairer)->open_at_loss : 0;
 	char size[32], when[32], lost_time[96] = "", open_calls[64] = "";
 
-	if (r->nr_notes < TRACE_NOTES &&
-	    trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
-		r->nr_notes++;
-
-	if (ds->late)
-		trace_note(r, note, "%llu records reached a ring late (after "
-			   "%llu ms); they were still paired",
-			   (unsigned long long)ds->late,
-			   DRAIN_SLACK_NS / 1000000);
-	if (s->sample > 1)
-		trace_note(r, note, "sampling 1 in %u calls: calls are counted "
-			   "as recorded, losses scale with it", s->sample);
 	if (s->rec_full)
 		trace_note(r, note, "the recording stopped at %s (--max-size) "
 			   "after %s of tracing: a report of it covers that "
@@ -183,6 +166,16 @@ static void trace_session_notes(const struct trace *t,
 				     s->t_enable : 0),
 			   s->dropped && s->rec_session_records ?
 			   " (its drops are the whole session's)" : "");
+	if (t->out.perfetto_full)
+		trace_note(r, note, "the Perfetto trace stopped at %s "
+			   "(--perfetto-max-size) after %s of tracing: its "
+			   "slices end there; the report covers the whole "
+			   "session", format_bytes(size, sizeof(size),
+						   t->opts->perfetto_max_size),
+			   format_ns(when, sizeof(when),
+				     t->out.perfetto_full_ts > s->t_enable ?
+				     t->out.perfetto_full_ts - s->t_enable :
+				     0));
 	if (s->rec_cut)
 		trace_note(r, note, "the recording was %s: this reports its "
 			   "whole chunks, to byte %llu%s%s",
@@ -211,6 +204,38 @@ static void trace_session_notes(const struct trace *t,
 			   s->rec_lost == 1 ? "" : "s",
 			   s->rec_lost == 1 ? "was" : "were", open_calls,
 			   lost_time);
+}
+
+/*
+ * The session's own notes, after the workload's: functions found in a
+ * library, late records, --sample, the files' (trace_file_notes()), a
+ * secure exec, a command --auto's sampling left little of, a
+ * function called too often to trace cheaply, one that never returned, a
+ * baseline.
+ */
+static void trace_session_notes(const struct trace *t,
+				const struct sci_report *sr, struct report *r,
+				char (*note)[256])
+{
+	const struct session_summary *s = &t->sum;
+	const struct drain_stats *ds = &s->drain;
+	unsigned long long open_at_loss = t->pipe ?
+		pairer_stats(t->pipe->pairer)->open_at_loss : 0;
+	char size[32], when[32];
+
+	if (r->nr_notes < TRACE_NOTES &&
+	    trace_lib_note(t, note[r->nr_notes], sizeof(note[0])))
+		r->nr_notes++;
+
+	if (ds->late)
+		trace_note(r, note, "%llu records reached a ring late (after "
+			   "%llu ms); they were still paired",
+			   (unsigned long long)ds->late,
+			   DRAIN_SLACK_NS / 1000000);
+	if (s->sample > 1)
+		trace_note(r, note, "sampling 1 in %u calls: calls are counted "
+			   "as recorded, losses scale with it", s->sample);
+	trace_file_notes(t, r, note);
 	if (t->pipe && t->pipe->stats.ring_losses)
 		trace_note(r, note, "full rings dropped records %llu time%s "
 			   "(%llu records): the %llu call%s open in their "

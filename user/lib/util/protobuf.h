@@ -41,10 +41,11 @@ void pb_end(struct pb_buf *b, size_t mark);
 /*
  * Write @msg to @f as field @field of an enclosing message that is the
  * file itself: a stream of them is a repeated field (a Perfetto trace is
- * its packets, field 1, one after the other).  0, or the write's -errno
- * (-EIO if it set none; see ferror()).
+ * its packets, field 1, one after the other).  The bytes written (the
+ * field's head and @msg), or the write's -errno (-EIO if it set none;
+ * see ferror()).
  */
-int pb_write_field(FILE *f, uint32_t field, const struct pb_buf *msg);
+long pb_write_field(FILE *f, uint32_t field, const struct pb_buf *msg);
 
 /* Empty the buffer for the next message, keeping its memory. */
 void pb_reset(struct pb_buf *b);
