@@ -11,6 +11,7 @@
 
 #include "ispot_test.h"
 #include "export/perfetto.h"
+#include "export/perfetto_internal.h"
 #include "util/protobuf.h"
 #include "perfetto_reader.h"
 #include "wait_records.h"
@@ -58,6 +59,25 @@ TEST(encoder_varint_string_nested_fixed64)
 	pb_fixed64(&b, 4, 0x0807060504030201ull);
 	expect_bytes(&b, fixed, sizeof(fixed));
 	pb_free(&b);
+}
+
+/* A message written as a field: its head and body, their bytes counted. */
+TEST(encoder_write_field_counts_its_bytes)
+{
+	static const uint8_t want[] = { 0x0a, 0x03, 0x08, 0x96, 0x01 };
+	struct pb_buf b = { 0 };
+	size_t len;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_TRUE(f);
+	pb_varint(&b, 1, 150);
+	EXPECT_EQ(pb_write_field(f, 1, &b), (ssize_t)sizeof(want));
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(len, sizeof(want));
+	EXPECT_EQ(memcmp(buf, want, len), 0);
+	pb_free(&b);
+	free(buf);
 }
 
 /* A body of 202 bytes needs a two-byte length: the body moves up. */
@@ -110,18 +130,13 @@ static uint64_t track_of(const struct pr_trace *d, uint32_t tid, bool waits)
 	return 0;
 }
 
-/*
- * @track's events as "B:name", "E", "I:name" joined by spaces, checking
- * that its slices balance and its time never goes back.
- */
-static void track_story(const struct pr_trace *d, uint64_t track, char *out,
-			size_t len)
+/* On @track, every slice that begins ends, and time never goes back. */
+static void track_balanced(const struct pr_trace *d, uint64_t track)
 {
 	uint64_t last = 0;
 	int depth = 0;
-	size_t i, n = 0;
+	size_t i;
 
-	out[0] = 0;
 	for (i = 0; i < d->nr_ev; i++) {
 		const struct pr_event *e = &d->ev[i];
 
@@ -133,11 +148,30 @@ static void track_story(const struct pr_trace *d, uint64_t track, char *out,
 			depth++;
 		if (e->type == 2)
 			ASSERT_GT(depth--, 0);
+	}
+	EXPECT_EQ(depth, 0);
+}
+
+/*
+ * @track's events as "B:name", "E", "I:name" joined by spaces, checking
+ * that its slices balance and its time never goes back.
+ */
+static void track_story(const struct pr_trace *d, uint64_t track, char *out,
+			size_t len)
+{
+	size_t i, n = 0;
+
+	track_balanced(d, track);
+	out[0] = 0;
+	for (i = 0; i < d->nr_ev && n < len; i++) {
+		const struct pr_event *e = &d->ev[i];
+
+		if (e->track != track)
+			continue;
 		n += snprintf(out + n, len - n, "%s%s%s", n ? " " : "",
 			      e->type == 1 ? "B:" : e->type == 2 ? "E" : "I:",
 			      e->type == 2 ? "" : e->name);
 	}
-	EXPECT_EQ(depth, 0);
 }
 
 /* The @nth (from 0) event of @type on @track, named @name if not NULL. */
@@ -581,7 +615,8 @@ static void feed_bounded(struct perfetto *pf)
 		uint32_t tid = (1u << 22) - BOUND_THREADS + k;
 		uint64_t sp = 0x100000 - 16ull * *d;
 		struct ispot_record r;
-		unsigned int phase = (i / BOUND_THREADS) % (2 * BOUND_DEPTH + 4);
+		unsigned int phase = i / BOUND_THREADS %
+				     (2 * BOUND_DEPTH + 4);
 
 		ts += 10;
 		if (phase < BOUND_DEPTH) {
@@ -609,16 +644,21 @@ static void feed_bounded(struct perfetto *pf)
 	}
 }
 
-/* The trace of feed_bounded() within @bound: whole, balanced, and full. */
+/*
+ * The trace of feed_bounded() within @bound: stopped where the bound
+ * needed it (not before), whole, balanced, and nothing after the stop,
+ * though the session goes on telling of losses and exits.
+ */
 static void check_bounded(uint64_t bound)
 {
-	FILE *f;
+	struct ispot_record lost = wait_record(ISPOT_REC_LOST, 0, 0,
+					       UINT64_MAX - 10, 1, 0);
 	struct perfetto *pf;
 	struct pr_trace d;
-	uint64_t full_ts = 0;
-	char story[1 << 16];
+	uint64_t full_ts = 0, need;
 	char *buf;
 	size_t len, i;
+	FILE *f;
 
 	f = open_memstream(&buf, &len);
 	ASSERT_TRUE(f);
@@ -627,13 +667,19 @@ static void check_bounded(uint64_t bound)
 	perfetto_set_max_size(pf, bound);
 	feed_bounded(pf);
 	ASSERT_TRUE(perfetto_full(pf, &full_ts));
+	need = (pf->open + PF_RECORD_OPENS) * PF_END_MAX + PF_RECORD_MAX;
+	EXPECT_GT(pf->written + need, bound);
+	lost.data[1] = UINT64_MAX - 5;
+	lost.data[2] = ISPOT_LOST_SEVERAL;
+	perfetto_record(pf, &lost);
+	perfetto_lost(pf, UINT64_MAX - 4);
+	perfetto_thread_exit(pf, (1u << 22) - 1, UINT64_MAX - 3);
 	ASSERT_EQ(perfetto_close(pf), 0);
 	ASSERT_EQ(fclose(f), 0);
 	EXPECT_LE(len, bound);
 	decode(buf, len, &d);
-	/* Every track balances (track_story()), nothing after the stop. */
 	for (i = 0; i < d.nr_tr; i++)
-		track_story(&d, d.tr[i].uuid, story, sizeof(story));
+		track_balanced(&d, d.tr[i].uuid);
 	for (i = 0; i < d.nr_ev; i++)
 		EXPECT_LT(d.ev[i].ts, full_ts);
 	pr_free(&d);
@@ -670,6 +716,65 @@ TEST(no_bound_keeps_every_record)
 	ASSERT_EQ(perfetto_close(pf), 0);
 	ASSERT_EQ(fclose(f), 0);
 	EXPECT_GT(len, 900000);
+	free(buf);
+}
+
+/* The bytes @f took since *@at (flushed), and *@at moved to its end. */
+static size_t grown(FILE *f, const size_t *len, size_t *at)
+{
+	size_t n;
+
+	fflush(f);
+	n = *len - *at;
+	*at = *len;
+	return n;
+}
+
+/*
+ * The bound's arithmetic (perfetto_internal.h) against the packets at
+ * their largest: ids, generation and times at their widest, names at
+ * their longest (the process's 255 bytes, calls' and threads' 511).
+ */
+TEST(the_bound_holds_the_largest_packets)
+{
+	static const struct perfetto_clock clock_max = {
+		UINT64_MAX, UINT64_MAX,
+	};
+	struct pf_thread t = { .tid = UINT32_MAX, .gen = UINT32_MAX };
+	char process[256], name[PERFETTO_NAME_TEST_MAX + 1];
+	size_t len, at = 0, head, record, end, wake;
+	struct perfetto *pf;
+	char *buf;
+	FILE *f;
+
+	memset(process, 'p', sizeof(process) - 1);
+	process[sizeof(process) - 1] = 0;
+	long_name(name, sizeof(name), 0);
+	f = open_memstream(&buf, &len);
+	ASSERT_TRUE(f);
+	pf = perfetto_open(f, UINT32_MAX, process, &long_names, &clock_max);
+	ASSERT_TRUE(pf);
+	head = grown(f, &len, &at);
+	/* A new thread's first call: its two tracks, then the begin. */
+	pf_begin(pf, &t, PF_TRACK_THREAD, UINT64_MAX, name);
+	record = grown(f, &len, &at);
+	pf_event(pf, &t, PF_TRACK_THREAD, UINT64_MAX, TYPE_INSTANT,
+		 "futex wake", UINT64_MAX - PERFETTO_WAKE_FLOWS,
+		 PERFETTO_WAKE_FLOWS, false);
+	wake = grown(f, &len, &at);
+	pf_event(pf, &t, PF_TRACK_WAITS, UINT64_MAX, TYPE_SLICE_END, NULL,
+		 UINT64_MAX, 1, true);
+	end = grown(f, &len, &at);
+	TH_LOG("first packets %zu, a new thread's call %zu, a wake %zu, "
+	       "an end %zu bytes", head, record, wake, end);
+	EXPECT_LE(head, PF_HEAD_MAX);
+	EXPECT_LE(record, PF_RECORD_MAX);
+	EXPECT_LE(wake + end, PF_RECORD_MAX);
+	EXPECT_LE(end, PF_END_MAX);
+	EXPECT_EQ(pf->written, len);
+	pf->open = 0;
+	ASSERT_EQ(perfetto_close(pf), 0);
+	ASSERT_EQ(fclose(f), 0);
 	free(buf);
 }
 

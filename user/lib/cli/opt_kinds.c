@@ -11,6 +11,7 @@
 
 #include "cli/opttab.h"
 #include "cli/opttab_internal.h"
+#include "export/perfetto.h"
 #include "util/netaddr.h"
 
 /* Each writes the one-line message for a bad @v->str to @err. */
@@ -129,6 +130,8 @@ static bool kind_size(struct opt_val *v, bool file, char *err, size_t len)
 
 static bool kind_bytes(struct opt_val *v, bool file, char *err, size_t len)
 {
+	_Static_assert(MIN_RING_BYTES >= PERFETTO_MIN_SIZE,
+		       "a --perfetto-max-size the parser takes is kept whole");
 	(void)file;
 	v->u64 = options_parse_bytes(v->str, MIN_RING_BYTES);
 	if (!v->u64)

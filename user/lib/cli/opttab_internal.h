@@ -14,7 +14,10 @@
 
 #include "cli/opttab.h"
 
-/* A ring holds at least a page; --max-size is no smaller either. */
+/*
+ * A ring holds at least a page; --max-size and --perfetto-max-size are no
+ * smaller either (the Perfetto writer's least, PERFETTO_MIN_SIZE).
+ */
 #define MIN_RING_BYTES		4096ull
 #define MAX_RING_BYTES		(1ull << 30)
 #define NS_PER_SEC		1000000000ull

@@ -15,18 +15,6 @@
 #include "report/names.h"
 #include "util/array.h"
 
-/*
- * The most one record writes, but for the ends of the slices it closes
- * (open slices have their ends' room kept): a thread's two track
- * descriptors with its name, a call's begin with its name, and a wake's
- * instant with its flows, each of PF_NAME_MAX at most.
- */
-#define PF_RECORD_MAX		(3 * PF_NAME_MAX + 512)
-/* The most a slice's end takes: its packet, and one flow it ends. */
-#define PF_END_MAX		48
-/* The slices one record may open: a call, or a wait and its stretch off. */
-#define PF_RECORD_OPENS		2
-
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -266,7 +254,9 @@ void perfetto_lost(struct perfetto *pf, uint64_t ts)
 {
 	struct pf_thread *t;
 
-	/* Ends only: within the room kept for them, full or not. */
+	/* Stopped: perfetto_close() ends the slices where the trace did. */
+	if (pf->full)
+		return;
 	for (t = pf->first; t; t = t->next)
 		pf_thread_lost(pf, t, ts);
 }
@@ -295,6 +285,10 @@ static bool pf_room(struct perfetto *pf, const struct ispot_record *rec)
 	uint64_t need = (pf->open + PF_RECORD_OPENS) * PF_END_MAX +
 			PF_RECORD_MAX;
 
+	_Static_assert(PERFETTO_MIN_SIZE >= PF_HEAD_MAX + PF_RECORD_MAX +
+		       PF_RECORD_OPENS * PF_END_MAX,
+		       "the least bound holds the first packets and a record");
+
 	if (!pf->max_size || pf->written + need <= pf->max_size)
 		return true;
 	/* perfetto_close() ends what is open, in the room kept for it. */
@@ -316,8 +310,6 @@ void perfetto_record(struct perfetto *pf, const struct ispot_record *rec)
 	}
 	if (rec->tgid != pf->pid && rec->kind != ISPOT_REC_TASK_NEW)
 		return;
-	if (!pf_room(pf, rec))
-		return;
 	t = pf_thread(pf, rec->tid);
 	if (!t)
 		return;
@@ -325,7 +317,8 @@ void perfetto_record(struct perfetto *pf, const struct ispot_record *rec)
 		pf_task_new(t);
 		return;
 	}
-	if (t->exited)
+	/* The first record that may write anything but ends. */
+	if (t->exited || !pf_room(pf, rec))
 		return;
 	switch (rec->kind) {
 	case ISPOT_REC_ENTRY:
@@ -364,8 +357,9 @@ void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts)
 {
 	struct pf_thread *t;
 
+	/* Stopped: perfetto_close() ends its slices where the trace did. */
 	if (pf->full)
-		return;		/* nothing is open, and nothing more is kept */
+		return;
 	t = pf_thread(pf, tid);
 	if (!t || t->exited)
 		return;
@@ -405,7 +399,8 @@ struct perfetto *perfetto_open(FILE *out, uint32_t pid, const char *process,
 
 void perfetto_set_max_size(struct perfetto *pf, uint64_t bytes)
 {
-	pf->max_size = bytes;
+	pf->max_size = bytes && bytes < PERFETTO_MIN_SIZE ? PERFETTO_MIN_SIZE :
+			bytes;
 }
 
 bool perfetto_full(const struct perfetto *pf, uint64_t *ts)

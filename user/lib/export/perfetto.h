@@ -69,7 +69,7 @@
 #define PERFETTO_WORDS_MAX	(1u << 18)
 /*
  * The least bound perfetto_set_max_size() takes: the first packets and
- * one record's worth (PF_RECORD_MAX, perfetto.c) fit in it.
+ * one record's worth fit in it (perfetto_internal.h, PF_RECORD_MAX).
  */
 #define PERFETTO_MIN_SIZE	4096
 
@@ -121,9 +121,9 @@ void perfetto_thread_exit(struct perfetto *pf, uint32_t tid, uint64_t ts);
  */
 void perfetto_lost(struct perfetto *pf, uint64_t ts);
 /*
- * Write no record that could take the file past @bytes (0: no bound;
- * else at least PERFETTO_MIN_SIZE): the first that could stops the trace
- * (Size, above).
+ * Write no record that could take the file past @bytes (0: no bound; a
+ * bound under PERFETTO_MIN_SIZE is taken as that): the first that could
+ * stops the trace (Size, above).
  */
 void perfetto_set_max_size(struct perfetto *pf, uint64_t bytes);
 /*

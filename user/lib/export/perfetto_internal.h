@@ -4,7 +4,7 @@
  * records to slices, flows and the threads they are on) and the packets
  * it writes them as (perfetto_packets.c: TracePackets of TrackEvents and
  * track descriptors, encoded by hand).  Nothing outside those two files
- * includes this.
+ * includes this, but their unit test.
  */
 #ifndef ISPOT_PERFETTO_INTERNAL_H
 #define ISPOT_PERFETTO_INTERNAL_H
@@ -23,6 +23,21 @@
 #define PF_TRACK_WAITS			1
 #define PF_TRACK_PROCESS		2
 #define PF_NAME_MAX			512
+/*
+ * The bound's arithmetic (perfetto.c, pf_room()), from the encoding in
+ * perfetto_packets.c, with ids, times and names at their largest:
+ * test_perfetto.c writes those packets and checks them against these.
+ * The first packets (clock snapshot, process track with a name of 255
+ * bytes) take at most 322 bytes; a record, but for the ends of the slices
+ * it closes (their room is kept while they are open), at most 1141: a new
+ * thread's two track descriptors (591) and a call's begin (550), more
+ * than a wake's instant with its flows (126).  An end takes at most 43
+ * (33, and one flow it ends); a record opens at most one slice.
+ */
+#define PF_HEAD_MAX			512
+#define PF_RECORD_MAX			2048
+#define PF_END_MAX			48
+#define PF_RECORD_OPENS			1
 /* TrackEvent.Type (track_event.proto). */
 #define TYPE_SLICE_BEGIN		1
 #define TYPE_SLICE_END			2

@@ -57,7 +57,7 @@ static uint64_t pf_track(const struct pf_thread *t, unsigned int kind)
 /* Write the packet built in pf->pkt, and count its bytes. */
 static void pf_flush_packet(struct perfetto *pf)
 {
-	long n;
+	ssize_t n;
 
 	if (pf->err)
 		return;

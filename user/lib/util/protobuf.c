@@ -112,7 +112,7 @@ void pb_end(struct pb_buf *b, size_t mark)
 	b->len += n;
 }
 
-long pb_write_field(FILE *f, uint32_t field, const struct pb_buf *msg)
+ssize_t pb_write_field(FILE *f, uint32_t field, const struct pb_buf *msg)
 {
 	uint8_t head[2 * PB_VARINT_MAX];
 	size_t n;
@@ -123,7 +123,7 @@ long pb_write_field(FILE *f, uint32_t field, const struct pb_buf *msg)
 	if (fwrite(head, 1, n, f) != n ||
 	    (msg->len && fwrite(msg->data, 1, msg->len, f) != msg->len))
 		return errno ? -errno : -EIO;	/* ENOSPC, not a mystery */
-	return (long)(n + msg->len);
+	return (ssize_t)(n + msg->len);
 }
 
 void pb_reset(struct pb_buf *b)

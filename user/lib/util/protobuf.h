@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct pb_buf {
 	uint8_t *data;
@@ -45,7 +46,7 @@ void pb_end(struct pb_buf *b, size_t mark);
  * field's head and @msg), or the write's -errno (-EIO if it set none;
  * see ferror()).
  */
-long pb_write_field(FILE *f, uint32_t field, const struct pb_buf *msg);
+ssize_t pb_write_field(FILE *f, uint32_t field, const struct pb_buf *msg);
 
 /* Empty the buffer for the next message, keeping its memory. */
 void pb_reset(struct pb_buf *b);
