@@ -291,7 +291,8 @@ static __always_inline void ispot_waits_process_exit(void *data,
 						     bool group_dead)
 {
 	struct ispot_session *s;
-	u64 ts = 0;
+	u64 ts = 0, comm[2];
+	bool named = false;
 
 	if (ispot_waits_idle(ISPOT_WAITS_TASKS))
 		return;
@@ -299,8 +300,19 @@ static __always_inline void ispot_waits_process_exit(void *data,
 	ispot_waits_for_each(s, p, ISPOT_SETUP_TASKS) {
 		bool last;
 
+		/*
+		 * Its comm, at most 15 bytes, NUL-padded (ABI 1.10), read
+		 * once for the sessions that want it, and racily, as the
+		 * kernel's own sched_process_exit event reads it: a rename
+		 * meanwhile may show a mix of two names.
+		 */
+		if (!named) {
+			strscpy_pad((char *)comm, p->comm, sizeof(comm));
+			named = true;
+		}
 		last = group_dead && !atomic_xchg(&s->waits_group_dead, 1);
-		ispot_waits_put(s, &ts, ISPOT_REC_TASK_EXIT, p, 0, last, 0, 0);
+		ispot_waits_put(s, &ts, ISPOT_REC_TASK_EXIT, p, 0, last,
+				comm[0], comm[1]);
 		/* A holder that dies inside a gated call never returns. */
 		ispot_gate_release_exiting(&s->gate, p);
 		if (s->offcpu)

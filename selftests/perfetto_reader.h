@@ -140,17 +140,19 @@ static inline int pr_grow(void *arr, size_t nr, size_t *cap, size_t size)
 	return 0;
 }
 
+/*
+ * A track's descriptor.  One that comes again for a uuid already
+ * described names it anew (the writer names a thread at its exit when it
+ * could not at its first event), as trace_processor takes it, which
+ * refuses one whose parent or thread differs.
+ */
 static inline int pr_descriptor(struct pr_trace *t, const struct pr_field *f)
 {
 	const uint8_t *p = f->p, *end = f->p + f->len, *q, *qend;
 	struct pr_field g, h;
-	struct pr_track *tr;
+	struct pr_track got = { 0 }, *tr = &got, *known;
 	int r, s;
 
-	if (pr_grow(&t->tr, t->nr_tr, &t->cap_tr, sizeof(*t->tr)))
-		return -1;
-	tr = &t->tr[t->nr_tr++];
-	memset(tr, 0, sizeof(*tr));
 	while ((r = pr_next(&p, end, &g)) > 0) {
 		if (g.num == 1 && g.wire == 0)
 			tr->uuid = g.v;
@@ -169,6 +171,17 @@ static inline int pr_descriptor(struct pr_trace *t, const struct pr_field *f)
 					pr_str(tr->name, sizeof(tr->name), &h);
 			}
 	}
+	known = (struct pr_track *)pr_find_track(t, got.uuid);
+	if (known) {
+		if (known->parent != got.parent || known->tid != got.tid)
+			return -1;
+		if (got.name[0])
+			memcpy(known->name, got.name, sizeof(got.name));
+		return r;
+	}
+	if (pr_grow(&t->tr, t->nr_tr, &t->cap_tr, sizeof(*t->tr)))
+		return -1;
+	t->tr[t->nr_tr++] = got;
 	return r;
 }
 

@@ -9,7 +9,9 @@
 # flow from a wake inside a call to the wait it ended.  An unwritable
 # --perfetto path is refused before tracing, in one line.  The same run
 # under --perfetto-max-size 16K stops the trace within 16 KiB, whole and
-# balanced, and the report says when.
+# balanced, and the report says when.  samples/thread_churn's threads, most
+# gone before the trace's first event of them could read their comm, are
+# all named: by their exit's record (ABI 1.10).
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/perfetto_lib.sh"
 sample=/ispot/samples/lock_contention
@@ -18,7 +20,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 9
+tap_plan 10
 
 t_run() {
 	run_status 0 ispotctl run --perfetto "$tmp/out.pftrace" \
@@ -82,6 +84,23 @@ t_bounded_whole() {
 		pf_has_slice "$tmp/small_lines" thread acquire
 }
 tap_check "the bounded trace reads back and balances" t_bounded_whole
+
+churn=/ispot/samples/thread_churn
+t_exit_named() {
+	run_status 0 ispotctl run --perfetto "$tmp/churn.pftrace" \
+		-o "$tmp/churn_report" --func churn_request -- "$churn" \
+		--threads 4 --rounds 30 || return 1
+	"$dump" "$tmp/churn.pftrace" >"$tmp/churn_lines" 2>"$tmp/err" ||
+		{ sed 's/^/# /' "$tmp/err"; return 1; }
+	# A thread's track: TID (field 4) not 0; no NAME, "-".
+	awk '$1 == "track" && $4 != 0 { n++; if (NF == 5 && $5 == "-") bad++ }
+	END {
+		print "# " n " thread tracks, " bad + 0 " unnamed"
+		exit !(n > 30 && !bad)
+	}' "$tmp/churn_lines"
+}
+tap_check "threads gone before their first event are named by their exit" \
+	t_exit_named
 
 t_refused() {
 	run_status 1 ispotctl run --perfetto /nonexistent/out.pftrace \

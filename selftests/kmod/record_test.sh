@@ -10,7 +10,9 @@
 # A live run judged against --baseline, a recording of the program with
 # one thread, takes its solo calls as its reference, and a baseline of
 # other functions is refused before the target starts.
-# report --header says what a recording holds without replaying it.
+# report --header says what a recording holds without replaying it; the
+# names it keeps include the threads gone before they could be read,
+# named by their exit (ABI 1.10).
 # record -o - streams the recording down a pipe to report - (the same
 # report again), and a reader that stops early costs only the recording;
 # one that stalls at the end gives way to a signal, the report still
@@ -25,7 +27,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 16
+tap_plan 17
 
 # fields FILE: every value of one JSON document with where it is
 # (".functions[0].calls<tab>600"), one per line, in the writer's order.
@@ -432,5 +434,19 @@ t_killed() {
 		echo "# $calls calls reported" && [ "${calls:-0}" -gt 0 ]
 }
 tap_check "a_killed_record_keeps_its_first_seconds" t_killed
+
+# 120 threads that live a request each, most gone before the drain's first
+# look at them: the recording names every one.
+t_exit_names_kept() {
+	run_status 0 ispotctl record -o "$tmp/churn.isr" \
+		--func churn_request -- "$samples/thread_churn" \
+		--threads 4 --rounds 30 &&
+		run_status 0 ispotctl report "$tmp/churn.isr" --header \
+			--json || return 1
+	named=$(json_get "$tmp/out" .threads_named)
+	echo "# ${named:-?} threads named of 121"
+	[ "${named:-0}" -ge 120 ]
+}
+tap_check "threads_gone_before_they_were_read_are_named" t_exit_names_kept
 
 tap_done

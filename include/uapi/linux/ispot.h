@@ -18,7 +18,7 @@
 #include <linux/types.h>
 
 #define ISPOT_ABI_MAJOR		1
-#define ISPOT_ABI_MINOR		9
+#define ISPOT_ABI_MINOR		10
 
 #define ISPOT_DEVICE_NAME	"ispot"
 #define ISPOT_IOC_MAGIC		'J'
@@ -363,7 +363,10 @@ struct ispot_ring_ctrl {
  * FUTEX_PRIVATE_FLAG if the call asked for a private futex.  FUTEX_EXIT's
  * value is the raw return (-errno as a 64-bit two's complement).
  * TASK_EXIT's data[0] is 1 in at most one record per session, for the
- * thread whose exit ended the group (Documentation/abi.rst).
+ * thread whose exit ended the group (Documentation/abi.rst); from ABI 1.10
+ * data[1] and data[2] hold its comm as it exits, up to 15 bytes, the rest
+ * NUL (byte i in bits 8 * (i % 8) of data[1 + i / 8]; 0: no name): a
+ * thread gone before the reader could name it is named.
  */
 enum ispot_record_kind {
 	ISPOT_REC_ENTRY = 1,	/* ip: call site (return address) */
@@ -377,7 +380,8 @@ enum ispot_record_kind {
 					 * data[2]: val; ip: user ip */
 	ISPOT_REC_FUTEX_EXIT = 7,	/* data[0]: return value */
 	ISPOT_REC_TASK_NEW = 8,		/* data[0]: tid of the creator */
-	ISPOT_REC_TASK_EXIT = 9,	/* data[0]: 1 if the last thread */
+	ISPOT_REC_TASK_EXIT = 9,	/* data[0]: 1 if the last thread,
+					 * data[1..2]: comm (ABI 1.10) */
 	/*
 	 * Kinds 10-12 (ABI 1.6): solo blocks (ISPOT_IOC_SOLO).  SOLO_BEGIN
 	 * and SOLO_END have tid 0 and the target's tgid; data[0] is the

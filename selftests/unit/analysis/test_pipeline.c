@@ -1050,4 +1050,69 @@ TEST(forgotten_thread_not_remembered_on_its_cpu)
 	pipeline_free(p);
 }
 
+/* What thread_named was told: the last tid and comm, and how often. */
+struct named_seen {
+	uint32_t tid;
+	char comm[RECORD_COMM_LEN];
+	int calls;
+};
+
+static void named_seen(void *ctx, uint32_t tid, const char *comm)
+{
+	struct named_seen *s = ctx;
+
+	s->tid = tid;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	s->calls++;
+}
+
+/* Thread @tid's entry at @ts, then its exit at @ts + 50 with @comm. */
+static void entry_then_exit(struct pipeline *p, uint32_t tid, uint64_t ts,
+			    const char *comm)
+{
+	struct ispot_record r = { .tgid = TGID, .tid = tid, .nslots = 1,
+				  .probe_id = 1, .kind = ISPOT_REC_ENTRY,
+				  .ts_ns = ts, .sp = SP(1, 0) };
+
+	pipeline_record(p, &r);
+	r.kind = ISPOT_REC_TASK_EXIT;
+	r.ts_ns = ts + 50;
+	memset(&r.data[1], 'x', 2 * sizeof(r.data[1]));
+	if (comm)
+		memcpy(&r.data[1], comm, strlen(comm));
+	else
+		memset(&r.data[1], 0, 2 * sizeof(r.data[1]));
+	pipeline_record(p, &r);
+}
+
+/*
+ * A TASK_EXIT's comm (ABI 1.10) goes to thread_named, cut at 15 bytes
+ * whatever its words hold; one with none (an older module's zeros), or
+ * of a thread that recorded nothing, goes nowhere; the exit is taken
+ * either way.
+ */
+TEST(an_exit_names_its_thread)
+{
+	struct pipeline *p = pipeline_new();
+	struct ispot_record r = { .tgid = TGID, .tid = 11, .nslots = 1,
+				  .kind = ISPOT_REC_TASK_EXIT, .ts_ns = 500 };
+	struct named_seen seen = { 0 };
+
+	ASSERT_TRUE(p);
+	ASSERT_EQ(pipeline_add_probe(p, 1, 1, NULL), 0);
+	p->thread_named = named_seen;
+	p->thread_made_ctx = &seen;
+	entry_then_exit(p, 9, 100, NULL);
+	EXPECT_EQ(seen.calls, 0);
+	entry_then_exit(p, 10, 200, "worker-3");
+	EXPECT_EQ(seen.calls, 1);
+	EXPECT_EQ(seen.tid, 10);
+	EXPECT_STREQ(seen.comm, "worker-3xxxxxxx");
+	memcpy(&r.data[1], "nothing", 7);
+	pipeline_record(p, &r);
+	EXPECT_EQ(seen.calls, 1);
+	EXPECT_EQ(p->stats.tasks, 3);
+	pipeline_free(p);
+}
+
 TEST_HARNESS_MAIN

@@ -562,6 +562,73 @@ TEST(futex_words_are_bounded)
 	free(buf);
 }
 
+/* A TASK_EXIT carrying @comm (ABI 1.10), or none (an older module's). */
+static struct ispot_record task_exit(uint32_t tid, uint64_t ts,
+				     const char *comm)
+{
+	struct ispot_record r = wait_record(ISPOT_REC_TASK_EXIT, tid, tid & 1,
+					    ts, 0, 0);
+
+	memset(&r.data[1], 0, 2 * sizeof(r.data[1]));
+	if (comm)
+		memcpy(&r.data[1], comm, strlen(comm));
+	return r;
+}
+
+/*
+ * The waker has no name to read (name_thread()), as a thread gone before
+ * its first event: its exit names its track.  The waiter, named at its
+ * first event, keeps that name; a thread whose exit carries no comm stays
+ * unnamed; a comm of 15 bytes is whole.
+ */
+static void feed_exit_names(struct perfetto *pf)
+{
+	const struct ispot_record r[] = {
+		call(ISPOT_REC_ENTRY, TID_WAITER, 100, PROBE_WORK, 0x1000, 0),
+		call(ISPOT_REC_ENTRY, TID_WAKER, 110, PROBE_WORK, 0x2000, 0),
+		call(ISPOT_REC_ENTRY, 12, 120, PROBE_WORK, 0x3000, 0),
+		call(ISPOT_REC_ENTRY, 13, 125, PROBE_WORK, 0x4000, 0),
+		task_exit(TID_WAITER, 130, "renamed"),
+		task_exit(TID_WAKER, 140, "pool-worker-7"),
+		task_exit(12, 150, NULL),
+		task_exit(13, 160, "fifteen-bytes-x"),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		perfetto_record(pf, &r[i]);
+}
+
+TEST(a_thread_gone_unnamed_is_named_by_its_exit)
+{
+	const struct pr_track *tr;
+	struct pr_trace d;
+	char story[256];
+	char *buf;
+	size_t len;
+
+	write_trace(feed_exit_names, &buf, &len, NULL);
+	decode(buf, len, &d);
+	EXPECT_TRUE(d.descriptors_first);
+	tr = pr_find_track(&d, track_of(&d, TID_WAITER, false));
+	ASSERT_TRUE(tr);
+	EXPECT_STREQ(tr->name, "waiter");
+	tr = pr_find_track(&d, track_of(&d, TID_WAKER, false));
+	ASSERT_TRUE(tr);
+	EXPECT_STREQ(tr->name, "pool-worker-7");
+	tr = pr_find_track(&d, track_of(&d, 12, false));
+	ASSERT_TRUE(tr);
+	EXPECT_STREQ(tr->name, "");
+	tr = pr_find_track(&d, track_of(&d, 13, false));
+	ASSERT_TRUE(tr);
+	EXPECT_STREQ(tr->name, "fifteen-bytes-x");
+	/* Named anew, not a second track: its call is still on it. */
+	track_story(&d, track_of(&d, TID_WAKER, false), story, sizeof(story));
+	EXPECT_STREQ(story, "B:work E");
+	pr_free(&d);
+	free(buf);
+}
+
 /*
  * --perfetto-max-size: the longest names the writer takes (calls and
  * threads), deep calls open on many threads, waits off the CPU and

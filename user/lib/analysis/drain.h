@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/ispot.h>
 
 /* Generous: publication normally follows the clock read by ~1 us. */
@@ -47,6 +48,26 @@
 static inline bool drain_record_ok(uint32_t nslots, uint64_t ts_ns)
 {
 	return nslots && nslots <= DRAIN_MAX_SLOTS && ts_ns != UINT64_MAX;
+}
+
+/* A comm: at most 15 bytes and its NUL (TASK_COMM_LEN). */
+#define RECORD_COMM_LEN		16
+
+/*
+ * The comm a TASK_EXIT record gives its thread (ABI 1.10: data[1..2],
+ * bytes in memory order), into @name: false if it gives none (an older
+ * module's 0).  Cut at its first NUL or 15 bytes, whatever the words hold.
+ */
+static inline bool record_exit_comm(const struct ispot_record *rec,
+				    char name[RECORD_COMM_LEN])
+{
+	_Static_assert(RECORD_COMM_LEN == 2 * sizeof(rec->data[1]),
+		       "a comm is data[1] and data[2]");
+	if (rec->kind != ISPOT_REC_TASK_EXIT)
+		return false;
+	memcpy(name, &rec->data[1], RECORD_COMM_LEN);
+	name[RECORD_COMM_LEN - 1] = 0;
+	return name[0];
 }
 
 struct drain_stats {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "analysis/drain.h"
 #include "analysis/pipeline_internal.h"
 
 _Static_assert(PIPE_AUX_WORDS <= PAIR_AUX_WORDS,
@@ -411,6 +412,20 @@ static void pipeline_wait(struct pipeline *p, const struct ispot_record *rec)
 		p->stats.nomem++;
 }
 
+/*
+ * A TASK_EXIT's comm, to whoever names threads (pipeline.h): of a thread
+ * that recorded something, as thread_made is told of.
+ */
+static void pipeline_exit_named(struct pipeline *p,
+				const struct ispot_record *rec)
+{
+	char comm[RECORD_COMM_LEN];
+
+	if (p->thread_named && record_exit_comm(rec, comm) &&
+	    hashmap_find_ptr(&p->threads, rec->tid))
+		p->thread_named(p->thread_made_ctx, rec->tid, comm);
+}
+
 /* A TASK_NEW: the engine sees the thread, and the timeline if it is on. */
 static void pipeline_task_new(struct pipeline *p,
 			      const struct ispot_record *rec)
@@ -473,6 +488,7 @@ void pipeline_record(void *ctx, const struct ispot_record *rec)
 		return;
 	case ISPOT_REC_TASK_EXIT:
 		p->stats.tasks++;
+		pipeline_exit_named(p, rec);
 		if (pipeline_thread_exit(p, rec->tid, rec->ts_ns))
 			p->stats.nomem++;
 		return;

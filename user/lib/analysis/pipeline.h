@@ -134,6 +134,12 @@ struct pipeline {
 	 */
 	void (*thread_made)(void *ctx, uint32_t tid);
 	void *thread_made_ctx;
+	/*
+	 * Told of the comm a TASK_EXIT gives its thread (ABI 1.10), with
+	 * thread_made_ctx: a thread gone before it could be named is named
+	 * at its exit.  NULL: nobody asks.
+	 */
+	void (*thread_named)(void *ctx, uint32_t tid, const char *comm);
 };
 
 struct pipeline *pipeline_new(void);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/drain.h"
 #include "analysis/timeline.h"
 #include "export/perfetto_internal.h"
 #include "report/names.h"
@@ -229,6 +230,19 @@ static void pf_close_thread(struct perfetto *pf, struct pf_thread *t,
 		pf_end(pf, t, PF_TRACK_THREAD, ts);
 }
 
+/*
+ * A thread whose track has no name, named by its exit (ABI 1.10): one
+ * gone before its first event could read its comm.
+ */
+static void pf_exit_named(struct perfetto *pf, struct pf_thread *t,
+			  const struct ispot_record *rec)
+{
+	char comm[RECORD_COMM_LEN];
+
+	if (t->announced && !t->named && record_exit_comm(rec, comm))
+		pf_name_thread(pf, t, comm);
+}
+
 /* A TASK_NEW: a tid seen exit before is a new thread, on new tracks. */
 static void pf_task_new(struct pf_thread *t)
 {
@@ -340,6 +354,7 @@ void perfetto_record(struct perfetto *pf, const struct ispot_record *rec)
 						(int64_t)rec->data[0]) : 0);
 		return;
 	case ISPOT_REC_TASK_EXIT:
+		pf_exit_named(pf, t, rec);
 		perfetto_thread_exit(pf, rec->tid, rec->ts_ns);
 		return;
 	default:

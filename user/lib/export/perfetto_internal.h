@@ -31,8 +31,9 @@
  * bytes) take at most 322 bytes; a record, but for the ends of the slices
  * it closes (their room is kept while they are open), at most 1141: a new
  * thread's two track descriptors (591) and a call's begin (550), more
- * than a wake's instant with its flows (126).  An end takes at most 43
- * (33, and one flow it ends); a record opens at most one slice.
+ * than a wake's instant with its flows (126) or a thread's track named
+ * anew at its exit (about 60).  An end takes at most 43 (33, and one
+ * flow it ends); a record opens at most one slice.
  */
 #define PF_HEAD_MAX			512
 #define PF_RECORD_MAX			2048
@@ -53,6 +54,7 @@ struct pf_thread {
 	uint32_t tid;
 	uint32_t gen;		/* a reused tid is a new thread */
 	bool announced;		/* its track descriptors are written */
+	bool named;		/* with its name */
 	bool exited;		/* later records of it are left out */
 	bool in_wait;		/* a "futex wait" slice is open */
 	bool off;		/* an off-CPU slice is open (inside it) */
@@ -113,5 +115,8 @@ void pf_begin(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	      uint64_t ts, const char *name);
 void pf_end(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	    uint64_t ts);
+/* @t's thread track named @name anew (it was announced without one). */
+void pf_name_thread(struct perfetto *pf, struct pf_thread *t,
+		    const char *name);
 
 #endif /* ISPOT_PERFETTO_INTERNAL_H */

@@ -117,14 +117,13 @@ void pf_process_track(struct perfetto *pf, const char *process)
 	pf_flush_packet(pf);
 }
 
-/* A thread's two tracks, before its first event. */
-static void pf_announce(struct perfetto *pf, struct pf_thread *t)
+/* @t's thread track, named @name (NULL: no name). */
+static void pf_thread_track(struct perfetto *pf, const struct pf_thread *t,
+			    const char *name)
 {
 	struct pb_buf *b = &pf->pkt;
-	char name[PF_NAME_MAX];
 	size_t desc, thr;
 
-	t->announced = true;
 	pf_packet(pf);
 	desc = pb_begin(b, PACKET_TRACK_DESCRIPTOR);
 	pb_varint(b, TRACK_UUID, pf_track(t, PF_TRACK_THREAD));
@@ -133,12 +132,36 @@ static void pf_announce(struct perfetto *pf, struct pf_thread *t)
 	thr = pb_begin(b, TRACK_THREAD);
 	pb_varint(b, THREAD_PID, pf->pid);
 	pb_varint(b, THREAD_TID, t->tid);
-	if (pf->names.thread &&
-	    pf->names.thread(pf->names.ctx, t->tid, name, sizeof(name)) >= 0)
+	if (name)
 		pb_string(b, THREAD_NAME, name);
 	pb_end(b, thr);
 	pb_end(b, desc);
 	pf_flush_packet(pf);
+}
+
+/*
+ * A track described again names it: trace_processor takes the latest
+ * ThreadDescriptor's name as the thread's.
+ */
+void pf_name_thread(struct perfetto *pf, struct pf_thread *t,
+		    const char *name)
+{
+	pf_thread_track(pf, t, name);
+	t->named = true;
+}
+
+/* A thread's two tracks, before its first event. */
+static void pf_announce(struct perfetto *pf, struct pf_thread *t)
+{
+	struct pb_buf *b = &pf->pkt;
+	char name[PF_NAME_MAX];
+	size_t desc;
+
+	t->announced = true;
+	t->named = pf->names.thread &&
+		   pf->names.thread(pf->names.ctx, t->tid, name,
+				    sizeof(name)) >= 0;
+	pf_thread_track(pf, t, t->named ? name : NULL);
 
 	pf_packet(pf);
 	desc = pb_begin(b, PACKET_TRACK_DESCRIPTOR);

@@ -122,6 +122,21 @@ static void trace_thread_made(void *ctx, uint32_t tid)
 		thread_names_set(&t->threads, tid, name);
 }
 
+/*
+ * A thread's comm as it exited (ABI 1.10): the name of one that was gone
+ * before trace_thread_made() could read it.  Taken always: a tid reused
+ * keeps its later thread's name (thread_names.h), so a thread that
+ * renamed itself after it was first seen is kept by its last name.
+ */
+static void trace_thread_named(void *ctx, uint32_t tid, const char *comm)
+{
+	struct trace *t = ctx;
+
+	_Static_assert(RECORD_COMM_LEN == THREAD_NAME_LEN,
+		       "a record's comm is a thread's name");
+	thread_names_set(&t->threads, tid, comm);
+}
+
 int trace_start(struct trace *t, pid_t pid)
 {
 	t->sum.pid = pid;
@@ -141,6 +156,7 @@ int trace_start(struct trace *t, pid_t pid)
 		return -1;
 	if (t->out.rec) {
 		t->pipe->thread_made = trace_thread_made;
+		t->pipe->thread_named = trace_thread_named;
 		t->pipe->thread_made_ctx = t;
 	}
 	/* Run's child has not exec'd yet: trace_exec_seen() comes later. */
