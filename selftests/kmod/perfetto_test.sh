@@ -60,6 +60,7 @@ t_flows() {
 }
 tap_check "flows go from a wake inside a call to the waits it ended" t_flows
 
+# On t_run's trace too, for its unbounded size.
 t_bounded() {
 	run_status 0 ispotctl run --perfetto "$tmp/small.pftrace" \
 		--perfetto-max-size 16K -o "$tmp/small_report" \

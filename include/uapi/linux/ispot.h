@@ -365,8 +365,9 @@ struct ispot_ring_ctrl {
  * TASK_EXIT's data[0] is 1 in at most one record per session, for the
  * thread whose exit ended the group (Documentation/abi.rst); from ABI 1.10
  * data[1] and data[2] hold its comm as it exits, up to 15 bytes, the rest
- * NUL (byte i in bits 8 * (i % 8) of data[1 + i / 8]; 0: no name): a
- * thread gone before the reader could name it is named.
+ * NUL, in memory order (little-endian: byte i in bits 8 * (i % 8) of
+ * data[1 + i / 8]; 0: no name): a thread gone before the reader could
+ * name it is named.
  */
 enum ispot_record_kind {
 	ISPOT_REC_ENTRY = 1,	/* ip: call site (return address) */

@@ -578,20 +578,28 @@ static struct ispot_record task_exit(uint32_t tid, uint64_t ts,
 /*
  * The waker has no name to read (name_thread()), as a thread gone before
  * its first event: its exit names its track.  The waiter, named at its
- * first event, keeps that name; a thread whose exit carries no comm stays
- * unnamed; a comm of 15 bytes is whole.
+ * first event, renamed itself since: its exit's name wins, as in a
+ * recording of it.  A thread whose exit carries no comm stays unnamed; a
+ * comm of 15 bytes is whole; a reused tid's threads are named apart.
  */
 static void feed_exit_names(struct perfetto *pf)
 {
+	struct ispot_record task_new = wait_record(ISPOT_REC_TASK_NEW, 14, 0,
+						   185, 1, 0);
 	const struct ispot_record r[] = {
 		call(ISPOT_REC_ENTRY, TID_WAITER, 100, PROBE_WORK, 0x1000, 0),
 		call(ISPOT_REC_ENTRY, TID_WAKER, 110, PROBE_WORK, 0x2000, 0),
 		call(ISPOT_REC_ENTRY, 12, 120, PROBE_WORK, 0x3000, 0),
 		call(ISPOT_REC_ENTRY, 13, 125, PROBE_WORK, 0x4000, 0),
+		call(ISPOT_REC_ENTRY, 14, 127, PROBE_WORK, 0x5000, 0),
 		task_exit(TID_WAITER, 130, "renamed"),
 		task_exit(TID_WAKER, 140, "pool-worker-7"),
 		task_exit(12, 150, NULL),
 		task_exit(13, 160, "fifteen-bytes-x"),
+		task_exit(14, 180, "first-of-14"),
+		task_new,
+		call(ISPOT_REC_ENTRY, 14, 190, PROBE_WORK, 0x5000, 0),
+		task_exit(14, 200, "second-of-14"),
 	};
 	size_t i;
 
@@ -604,15 +612,16 @@ TEST(a_thread_gone_unnamed_is_named_by_its_exit)
 	const struct pr_track *tr;
 	struct pr_trace d;
 	char story[256];
+	int n14 = 0;
+	size_t len, i;
 	char *buf;
-	size_t len;
 
 	write_trace(feed_exit_names, &buf, &len, NULL);
 	decode(buf, len, &d);
 	EXPECT_TRUE(d.descriptors_first);
 	tr = pr_find_track(&d, track_of(&d, TID_WAITER, false));
 	ASSERT_TRUE(tr);
-	EXPECT_STREQ(tr->name, "waiter");
+	EXPECT_STREQ(tr->name, "renamed");
 	tr = pr_find_track(&d, track_of(&d, TID_WAKER, false));
 	ASSERT_TRUE(tr);
 	EXPECT_STREQ(tr->name, "pool-worker-7");
@@ -622,6 +631,11 @@ TEST(a_thread_gone_unnamed_is_named_by_its_exit)
 	tr = pr_find_track(&d, track_of(&d, 13, false));
 	ASSERT_TRUE(tr);
 	EXPECT_STREQ(tr->name, "fifteen-bytes-x");
+	for (i = 0; i < d.nr_tr; i++)
+		if (d.tr[i].tid == 14)
+			EXPECT_STREQ(d.tr[i].name, n14++ ? "second-of-14" :
+				     "first-of-14");
+	EXPECT_EQ(n14, 2);
 	/* Named anew, not a second track: its call is still on it. */
 	track_story(&d, track_of(&d, TID_WAKER, false), story, sizeof(story));
 	EXPECT_STREQ(story, "B:work E");
@@ -809,7 +823,7 @@ TEST(the_bound_holds_the_largest_packets)
 	};
 	struct pf_thread t = { .tid = UINT32_MAX, .gen = UINT32_MAX };
 	char process[256], name[PERFETTO_NAME_TEST_MAX + 1];
-	size_t len, at = 0, head, record, end, wake;
+	size_t len, at = 0, head, record, end, wake, renamed;
 	struct perfetto *pf;
 	char *buf;
 	FILE *f;
@@ -832,14 +846,18 @@ TEST(the_bound_holds_the_largest_packets)
 	pf_event(pf, &t, PF_TRACK_WAITS, UINT64_MAX, TYPE_SLICE_END, NULL,
 		 UINT64_MAX, 1, true);
 	end = grown(f, &len, &at);
+	/* An exit's name: a comm, 15 bytes at most. */
+	pf_name_thread(pf, &t, "fifteen-bytes-x");
+	renamed = grown(f, &len, &at);
 	TH_LOG("first packets %zu, a new thread's call %zu, a wake %zu, "
-	       "an end %zu bytes", head, record, wake, end);
+	       "an end %zu, a track named anew %zu bytes", head, record,
+	       wake, end, renamed);
 	EXPECT_LE(head, PF_HEAD_MAX);
 	EXPECT_LE(record, PF_RECORD_MAX);
 	EXPECT_LE(wake + end, PF_RECORD_MAX);
+	EXPECT_LE(renamed + end, PF_RECORD_MAX);
 	EXPECT_LE(end, PF_END_MAX);
 	EXPECT_EQ(pf->written, len);
-	pf->open = 0;
 	ASSERT_EQ(perfetto_close(pf), 0);
 	ASSERT_EQ(fclose(f), 0);
 	free(buf);

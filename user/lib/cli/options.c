@@ -371,7 +371,9 @@ static int header_check(const struct opt_src *src,
 {
 	const char *with = o->output ? "--output" :
 			   o->folded ? "--folded" :
-			   o->perfetto ? "--perfetto" : o->svg ? "--svg" :
+			   o->perfetto ? "--perfetto" :
+			   o->perfetto_max_size ? "--perfetto-max-size" :
+			   o->svg ? "--svg" :
 			   o->html ? "--html" : o->baseline ? "--baseline" :
 			   o->wall_folded ? "--wall-folded" :
 			   o->nr_keys ? "--key" : o->top ? "--top" :
@@ -404,10 +406,11 @@ int trace_opts_parse_report(int argc, char **argv, struct trace_opts *o)
 		return ret;
 	if (next < argc)
 		return opt_error(&src, "unexpected argument '%s'", argv[next]);
-	ret = perfetto_opts_check(&src, o);
+	/* --header first: its line names whatever shapes a report. */
+	ret = header_check(&src, o);
 	if (ret)
 		return ret;
-	return header_check(&src, o);
+	return perfetto_opts_check(&src, o);
 }
 
 int trace_opts_parse(enum trace_mode mode, int argc, char **argv,

@@ -231,15 +231,18 @@ static void pf_close_thread(struct perfetto *pf, struct pf_thread *t,
 }
 
 /*
- * A thread whose track has no name, named by its exit (ABI 1.10): one
- * gone before its first event could read its comm.
+ * A thread's track named by its exit's comm (ABI 1.10) where it carries
+ * another name or none: one gone before its first event could read it,
+ * one renamed since, one whose tid was another's then.  A recording keeps
+ * the same name (trace_session.c), so its replay draws the same.
  */
 static void pf_exit_named(struct perfetto *pf, struct pf_thread *t,
 			  const struct ispot_record *rec)
 {
 	char comm[RECORD_COMM_LEN];
 
-	if (t->announced && !t->named && record_exit_comm(rec, comm))
+	if (t->announced && record_exit_comm(rec, comm) &&
+	    strcmp(t->name, comm))
 		pf_name_thread(pf, t, comm);
 }
 
@@ -250,6 +253,7 @@ static void pf_task_new(struct pf_thread *t)
 		return;
 	t->gen++;
 	t->announced = false;
+	t->name[0] = 0;
 	t->exited = false;
 	t->last_ts = 0;
 }

@@ -8,9 +8,9 @@
  *
  * Tracks.  The traced process is a process track; each thread that records
  * something is a thread track under it (ThreadDescriptor: pid, tid, and its
- * name where the caller knows it at its first event, else, described
- * again, the comm its TASK_EXIT gives, ABI 1.10), with one child track,
- * "waits".
+ * name where the caller knows it at its first event; described again
+ * with the comm its TASK_EXIT gives, ABI 1.10, where that differs), with
+ * one child track, "waits".
  *
  *  - The thread track holds the traced calls, as slices named by the
  *    caller (the function, and its key when the entry tells it).  Entries

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/drain.h"
 #include "analysis/pair.h"
 #include "export/perfetto.h"
 #include "util/hashmap.h"
@@ -32,7 +33,7 @@
  * it closes (their room is kept while they are open), at most 1141: a new
  * thread's two track descriptors (591) and a call's begin (550), more
  * than a wake's instant with its flows (126) or a thread's track named
- * anew at its exit (about 60).  An end takes at most 43 (33, and one
+ * anew at its exit (55).  An end takes at most 43 (33, and one
  * flow it ends); a record opens at most one slice.
  */
 #define PF_HEAD_MAX			512
@@ -54,7 +55,8 @@ struct pf_thread {
 	uint32_t tid;
 	uint32_t gen;		/* a reused tid is a new thread */
 	bool announced;		/* its track descriptors are written */
-	bool named;		/* with its name */
+	/* The name its track carries, as a comm: "" for none. */
+	char name[RECORD_COMM_LEN];
 	bool exited;		/* later records of it are left out */
 	bool in_wait;		/* a "futex wait" slice is open */
 	bool off;		/* an off-CPU slice is open (inside it) */
@@ -115,7 +117,7 @@ void pf_begin(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	      uint64_t ts, const char *name);
 void pf_end(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	    uint64_t ts);
-/* @t's thread track named @name anew (it was announced without one). */
+/* @t's thread track named @name anew (its exit gave another name). */
 void pf_name_thread(struct perfetto *pf, struct pf_thread *t,
 		    const char *name);
 

@@ -140,14 +140,16 @@ static void pf_thread_track(struct perfetto *pf, const struct pf_thread *t,
 }
 
 /*
- * A track described again names it: trace_processor takes the latest
- * ThreadDescriptor's name as the thread's.
+ * A track described again names it: trace_processor takes a repeated
+ * descriptor of the same track (parent, pid and tid) and updates the
+ * thread's name from its ThreadDescriptor, the later name winning
+ * (perfetto's track event tokenizer and parser, read at ec5d16b).
  */
 void pf_name_thread(struct perfetto *pf, struct pf_thread *t,
 		    const char *name)
 {
 	pf_thread_track(pf, t, name);
-	t->named = true;
+	snprintf(t->name, sizeof(t->name), "%s", name);
 }
 
 /* A thread's two tracks, before its first event. */
@@ -158,10 +160,11 @@ static void pf_announce(struct perfetto *pf, struct pf_thread *t)
 	size_t desc;
 
 	t->announced = true;
-	t->named = pf->names.thread &&
-		   pf->names.thread(pf->names.ctx, t->tid, name,
-				    sizeof(name)) >= 0;
-	pf_thread_track(pf, t, t->named ? name : NULL);
+	if (!pf->names.thread ||
+	    pf->names.thread(pf->names.ctx, t->tid, name, sizeof(name)) <= 0)
+		name[0] = 0;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	pf_thread_track(pf, t, name[0] ? name : NULL);
 
 	pf_packet(pf);
 	desc = pb_begin(b, PACKET_TRACK_DESCRIPTOR);

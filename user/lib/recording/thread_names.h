@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The names of a session's threads (their comm), tid -> name: read live
- * as each thread is first seen, or given by its exit record (ABI 1.10)
- * when it was gone by then, kept in a recording's THREADS table
+ * as each thread is first seen, then the one its exit record gives (ABI
+ * 1.10), kept in a recording's THREADS table
  * (format 4.1, Documentation/recording.rst), so that a replay's Perfetto
  * tracks are named as the live ones were.  A tid that names a second
  * thread later (reused) keeps the later name.
