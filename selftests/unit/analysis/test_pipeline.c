@@ -60,6 +60,31 @@ static struct ispot_record *call(struct trace *t, uint32_t tid,
 	return call_at(t, tid, probe, 0, t0, t1);
 }
 
+/*
+ * A ring's LOST record (ABI 1.9): @n records dropped from @from to @last,
+ * the first about @tid, @flags its data[2].
+ */
+static void lost_at(struct trace *t, uint32_t tid, uint64_t from,
+		    uint64_t last, uint64_t n, uint64_t flags)
+{
+	struct ispot_record *lost = trace_add(t, ISPOT_REC_LOST, tid, 0, 0,
+					      from);
+
+	lost->tgid = 0;
+	lost->data[0] = n;
+	lost->data[1] = last;
+	lost->data[2] = flags;
+}
+
+/* Probes 1 and 2 of functions 10 and 20; threads 300 and 301 seen at 0. */
+static void two_probes_two_threads(struct pipeline *p)
+{
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 2, 20, NULL), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 300, 0), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 301, 0), 0);
+}
+
 static int cmp_ts(const void *pa, const void *pb)
 {
 	const struct ispot_record *a = pa, *b = pb;
@@ -747,10 +772,7 @@ TEST(calls_open_at_a_loss_are_left_unpaired)
 	struct sci_report *r;
 	struct trace t;
 
-	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
-	ASSERT_EQ(pipeline_add_probe(p, 2, 20, NULL), 0);
-	ASSERT_EQ(pipeline_thread_seen(p, 300, 0), 0);
-	ASSERT_EQ(pipeline_thread_seen(p, 301, 0), 0);
+	two_probes_two_threads(p);
 	memset(&t, 0, sizeof(t));
 	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 100);
 	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 110);
@@ -793,17 +815,17 @@ TEST(calls_open_at_a_loss_are_left_unpaired)
 /*
  * A full ring dropped records of thread 300 from 150 to 400 (a LOST
  * record, ABI 1.9): its open call pairs nothing after, thread 301's
- * pairs, and no time leaves either lifetime.  A LOST of no thread (a
- * solo block's record) stops none; one of several threads stops every
- * open call from pairing, and a GATE before it from gating an entry
- * after; one read late (behind a call opened after its last drop) stops
- * only what was open before.
+ * pairs, and that time leaves 300's lifetime alone.  A LOST of no thread
+ * (a solo block's record) stops none and takes no time; one of several
+ * threads stops every open call from pairing, and a GATE before it from
+ * gating an entry after, and takes its time from every thread; one read
+ * late (behind a call opened after its last drop) stops only what was
+ * open before, and takes its time from its thread.
  */
 TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 {
 	struct pipeline *p = new_pipeline();
 	const struct pair_stats *ps = pairer_stats(p->pairer);
-	struct ispot_record *lost;
 	struct sci_report *r;
 	struct trace t;
 
@@ -814,35 +836,22 @@ TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 	memset(&t, 0, sizeof(t));
 	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 100);
 	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 110);
-	lost = trace_add(&t, ISPOT_REC_LOST, 300, 0, 0, 150);
-	lost->tgid = 0;
-	lost->data[0] = 40;
-	lost->data[1] = 400;
+	lost_at(&t, 300, 150, 400, 40, 0);
 	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 1000);
 	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1010);
 	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 1100);
 	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 1100);
-	lost = trace_add(&t, ISPOT_REC_LOST, 0, 0, 0, 1120);
-	lost->tgid = 0;
-	lost->data[0] = 1;
-	lost->data[1] = 1120;
+	lost_at(&t, 0, 1120, 1120, 1, 0);
 	/* Thread 302's GATE; its ENTRY may be among the drops of several. */
 	trace_add(&t, ISPOT_REC_GATE, 302, 1, SP(302, 0), 1130)->data[2] =
 		ISPOT_GATE_ADMITTED;
-	lost = trace_add(&t, ISPOT_REC_LOST, 300, 0, 0, 1150);
-	lost->tgid = 0;
-	lost->data[0] = 2;
-	lost->data[1] = 1160;
-	lost->data[2] = ISPOT_LOST_SEVERAL;
+	lost_at(&t, 300, 1150, 1160, 2, ISPOT_LOST_SEVERAL);
 	call(&t, 302, 1, 1170, 1180);
 	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 1200);
 	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1210);
 	/* A LOST read late: a call opened after its last drop pairs. */
 	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 1300);
-	lost = trace_add(&t, ISPOT_REC_LOST, 301, 0, 0, 1250);
-	lost->tgid = 0;
-	lost->data[0] = 1;
-	lost->data[1] = 1260;
+	lost_at(&t, 301, 1250, 1260, 1, 0);
 	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 1310);
 	feed(p, &t);
 	EXPECT_EQ(ps->paired, 3);
@@ -858,8 +867,117 @@ TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 	ASSERT_TRUE(r);
 	EXPECT_EQ(block(r, 10, 0)->calls, 3);
 	EXPECT_EQ(block(r, 10, 0)->max_ns, 900);
-	EXPECT_EQ(lifetime(r, 300), 2000);
-	EXPECT_EQ(lifetime(r, 301), 2000);
+	/*
+	 * 300: from its entry at 100 (open at the drop) through its exit at
+	 * 1000 (not scored), 1100 to 1150 (open again at the drop of
+	 * several), that drop's 1150 to 1160 (every thread's), then to its
+	 * exit at 1200.  301: the same from 1100, to its exit at 1210, and
+	 * 1250 to 1260 (its call at 1300 began after, and is scored).  302:
+	 * the drop of several alone (no call open, its next one scored).
+	 */
+	EXPECT_EQ(lifetime(r, 300), 2000 - 901 - 50 - 11 - 40);
+	EXPECT_EQ(lifetime(r, 301), 2000 - 50 - 11 - 50 - 11);
+	EXPECT_EQ(lifetime(r, 302), 2000 - 11);
+	EXPECT_EQ(p->stats.ring_lost_ns, 901 + 50 + 50 + 11 + 40 + 50 + 11);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
+ * A drop cuts calls: their time beside the drop leaves the lifetime only
+ * where no call of the thread is scored.  Thread 300's call of 10 is open
+ * at the drop (150 to 400) and returns at 500 (its first record after:
+ * not scored): 100 to 500 is left out.  Thread 301's outer call of 10 is
+ * open too, but an inner call of 20 returned at 120, and another runs
+ * from 450 to 460 before the outer returns: 120 to 400 alone, and both
+ * inner calls are scored.
+ */
+TEST(a_drop_leaves_out_the_calls_it_cut_not_their_neighbours)
+{
+	struct pipeline *p = new_pipeline();
+	struct sci_report *r;
+	struct trace t;
+
+	two_probes_two_threads(p);
+	memset(&t, 0, sizeof(t));
+	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 100);
+	trace_add(&t, ISPOT_REC_ENTRY, 301, 1, SP(301, 0), 100);
+	call_at(&t, 301, 2, 1, 110, 120);
+	lost_at(&t, 300, 150, 399, 30, 0);
+	lost_at(&t, 301, 151, 399, 30, 0);
+	call_at(&t, 301, 2, 1, 450, 460);
+	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 499);
+	trace_add(&t, ISPOT_REC_EXIT, 301, 1, SP(301, 0) + 8, 500);
+	feed(p, &t);
+	pipeline_finish(p, 1000);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(lifetime(r, 300), 1000 - 400);
+	EXPECT_EQ(lifetime(r, 301), 1000 - 280);
+	EXPECT_FALSE(sci_report_block(r, 10, 0));
+	EXPECT_EQ(block(r, 20, 0)->calls, 2);
+	EXPECT_EQ(p->stats.ring_lost_ns, 400 + 280);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
+ * Calls of 10 ns (the function's least) and 30 ns, by turns, every
+ * 100 ns from @from to @to, of @probe in thread @tid: a loss of 10 in
+ * every 100 ns, an SCI of 0.1 over the time they fill.
+ */
+static void calls_by_turns(struct trace *t, uint32_t tid, uint32_t probe,
+			   uint64_t from, uint64_t to)
+{
+	uint64_t ts;
+
+	for (ts = from; ts + 100 <= to; ts += 100)
+		call(t, tid, probe, ts, ts + ((ts / 100) % 2 ? 30 : 10));
+}
+
+/*
+ * Threads 300, 301 and 302, each calling its own function by turns
+ * (calls_by_turns()) from 0 to 6,000.  A ring drops 300's records alone
+ * from 2,000 to 3,990 (a LOST of it), then every thread's from 4,000 to
+ * 5,990 (a LOST of several, naming 300): no call begun then is scored,
+ * 301's on the other ring neither (any thread's return may be among the
+ * drops).  Each SCI is that of the calls kept over the time they fill,
+ * 0.1, not diluted by the time whose calls are gone (0.1 * 2,200 / 6,200
+ * for 300 before).
+ */
+TEST(a_rings_drops_leave_their_threads_sci_undiluted)
+{
+	struct pipeline *p = new_pipeline();
+	struct sci_report *r;
+	struct trace t;
+
+	ASSERT_EQ(pipeline_add_probe(p, 1, 10, NULL), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 2, 20, NULL), 0);
+	ASSERT_EQ(pipeline_add_probe(p, 3, 30, NULL), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 300, 0), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 301, 0), 0);
+	ASSERT_EQ(pipeline_thread_seen(p, 302, 0), 0);
+	memset(&t, 0, sizeof(t));
+	calls_by_turns(&t, 300, 1, 0, 2000);
+	calls_by_turns(&t, 300, 1, 6000, 6200);
+	calls_by_turns(&t, 302, 3, 0, 4000);
+	calls_by_turns(&t, 302, 3, 6000, 6200);
+	calls_by_turns(&t, 301, 2, 0, 6000);
+	lost_at(&t, 300, 2000, 3989, 40, 0);
+	lost_at(&t, 300, 4000, 5989, 80, ISPOT_LOST_SEVERAL);
+	trace_sort(&t);
+	feed(p, &t);
+	pipeline_finish(p, 6200);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(lifetime(r, 300), 6200 - 1990 - 1990);
+	EXPECT_EQ(lifetime(r, 302), 6200 - 1990);
+	EXPECT_EQ(lifetime(r, 301), 6200 - 1990);
+	EXPECT_EQ(block(r, 20, 0)->calls, 40);
+	EXPECT_NEAR(block(r, 10, 0)->sci, 0.1, 0.01);
+	EXPECT_NEAR(block(r, 20, 0)->sci, 0.1, 0.01);
+	EXPECT_NEAR(block(r, 30, 0)->sci, 0.1, 0.01);
+	EXPECT_EQ(p->stats.ring_lost_ns, 2 * 1990);
 	sci_report_free(r);
 	pipeline_free(p);
 }

@@ -337,6 +337,9 @@ pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 	else
 		paired = pairer_feed_exit(p->pairer, &th->pair, rec, &e);
 	pipeline_thread_inside(p, th, rec->tid, rec->ts_ns);
+	th->last_call_ts = rec->ts_ns;
+	if (th->dropped_until)
+		pipeline_call_after_drop(p, th, rec, paired > 0);
 	if (paired < 0)
 		p->stats.nomem++;
 	else if (paired)

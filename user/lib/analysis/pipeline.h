@@ -69,6 +69,11 @@ struct pipeline_stats {
 	uint64_t forgotten;	/* exited threads folded and freed */
 	uint64_t ring_losses;	/* LOST records: drops a ring told of */
 	uint64_t ring_lost_records;	/* the records they told of */
+	/*
+	 * The time they left out of lifetimes (ns): of one thread's, or of
+	 * every thread's for a drop of several (counted once); summed.
+	 */
+	uint64_t ring_lost_ns;
 };
 
 struct pipeline_exit {
@@ -251,9 +256,10 @@ int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to);
  * A LOST record (ISPOT_SETUP_LOST): a full ring dropped records about
  * rec->tid (and others: ISPOT_LOST_SEVERAL) from rec->ts_ns to
  * rec->data[1].  As pipeline_lost() for that thread (or every thread),
- * up to the last drop, but no time leaves the lifetimes: the other
- * threads' records of that time are whole, and the thread's own are not
- * known to be gone for all of it.
+ * up to the last drop: no call of theirs begun before it is scored, and
+ * that time, with the calls it cut where no call beside them is scored
+ * (pipeline_losses.c), leaves their lifetimes, so that their SCI is not
+ * diluted by time whose calls are gone.
  */
 void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec);
 

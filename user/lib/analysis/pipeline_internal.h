@@ -96,6 +96,12 @@ struct pipeline_thread {
 	struct pair_thread pair;	/* its open calls and blocks */
 	struct tl_thread *tl;		/* NULL till the timeline has it */
 	uint32_t sci;			/* the engine's handle of it */
+	uint64_t last_call_ts;		/* its last ENTRY's or EXIT's time */
+	/*
+	 * A ring dropped its records up to this time (0: none since its
+	 * last call record): pipeline_call_after_drop() looks at its next.
+	 */
+	uint64_t dropped_until;
 	uint64_t sci_folds;		/* *pipeline.sci_folds when it was */
 	bool inside;			/* counted in pipeline.inside */
 	/*
@@ -115,6 +121,13 @@ struct pipeline_thread {
 	bool gate_displaced;
 	uint64_t displaced_ts;
 };
+
+/*
+ * pipeline_losses.c: @th's first call record @rec after a drop of its
+ * records (paired: whether it closed a call that is scored).
+ */
+void pipeline_call_after_drop(struct pipeline *p, struct pipeline_thread *th,
+			      const struct ispot_record *rec, bool paired);
 
 /* @th's (@tid's) calls changed at @ts: keep pipeline.inside up to date. */
 static inline void pipeline_thread_inside(struct pipeline *p,

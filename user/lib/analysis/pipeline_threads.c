@@ -129,55 +129,6 @@ int pipeline_thread_gone(struct pipeline *p, uint32_t tid, uint64_t alive_ts,
 	return ret;
 }
 
-/*
- * Records of @th, or of every thread (NULL), were lost before @before: the
- * calls and futex waits open then score nothing, nor does a GATE before
- * it (pipeline_gate_word(), pipeline_gated()).  Bounds, not a walk of
- * every thread: a ring near full tells often, a damaged recording once a
- * chunk.
- */
-static void pipeline_records_lost(struct pipeline *p,
-				  struct pipeline_thread *th, uint64_t before)
-{
-	if (!th) {
-		pairer_all_lost(p->pairer, before);
-		if (p->tl)
-			timeline_all_lost(p->tl, before);
-		return;
-	}
-	pair_thread_lost(&th->pair, before);
-	if (th->tl)
-		timeline_thread_lost(th->tl, before);
-}
-
-int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to)
-{
-	/* The last record read was at @from: what it opened was open too. */
-	pipeline_records_lost(p, NULL, from + 1);
-	return sci_lost(p->sci, from, to);
-}
-
-void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec)
-{
-	/*
-	 * Up to the last drop: a thread may have opened a call on another
-	 * CPU meanwhile, and lost its return on this one.
-	 */
-	uint64_t before = rec->data[1] + 1;
-	struct pipeline_thread *th;
-
-	p->stats.ring_losses++;
-	p->stats.ring_lost_records += rec->data[0];
-	if (rec->data[2] & ISPOT_LOST_SEVERAL) {
-		pipeline_records_lost(p, NULL, before);
-		return;
-	}
-	/* A thread never seen had no call open; 0, no thread (a block's). */
-	th = rec->tid ? hashmap_find_ptr(&p->threads, rec->tid) : NULL;
-	if (th)
-		pipeline_records_lost(p, th, before);
-}
-
 /* @t's calls still open, counted by their probe (pipeline_open_at_end()). */
 static void pipeline_count_open(struct pipeline *p,
 				const struct pair_thread *t)

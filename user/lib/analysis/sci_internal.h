@@ -117,8 +117,13 @@ struct sci_thread {
 	/* The ts of the sci_thread_exit() that closed it, 0 if something
 	 * else did or it was reopened since: what sci_fold_thread() checks. */
 	uint64_t exit_given;
-	/* Of acc, time a damaged recording lost (sci_lost()). */
+	/*
+	 * Of acc, time a damaged recording lost (sci_lost()), or a ring
+	 * dropped the thread's records in (sci_thread_lost()).
+	 */
 	uint64_t lost;
+	/* The end of the last span sci_thread_lost() left out. */
+	uint64_t lost_to;
 };
 
 struct sci_bt {
@@ -175,13 +180,16 @@ struct sci_engine {
 	bool aside_open;
 	uint64_t aside_begin, aside_until;
 	/*
-	 * A replay's time no record tells (sci_lost()), in rising order,
-	 * none overlapping: each thread's share is taken when it closes, or
+	 * Time no record tells (sci_lost()), in rising order, none
+	 * overlapping: each thread's share is taken when it closes, or
 	 * when its lifetime is read, over the interval it lived, so that an
-	 * exit learnt late, or a start moved back, is counted right.
+	 * exit learnt late, or a start moved back, is counted right.  With
+	 * the time of the spans before each, so that a share is two binary
+	 * searches (a ring that drops tells every drain round).
 	 */
 	struct sci_span {
 		uint64_t from, to;
+		uint64_t before;	/* the spans' time before this one */
 	} *lost;
 	size_t nr_lost, cap_lost;
 	size_t mem;			/* besides the maps */
@@ -245,20 +253,34 @@ int sci_reserve(struct sci_engine *e, void *arrp, size_t *cap, size_t want,
 int sci_block_admit(struct sci_engine *e, uint32_t func_id);
 void sci_block_made(struct sci_engine *e, uint32_t func_id);
 
-/* How much of [@lo, @hi) a replay lost (sci_lost()). */
+/* How much of the time before @ts the spans of sci_lost() hold. */
+static inline uint64_t sci_lost_before(const struct sci_engine *e,
+				       uint64_t ts)
+{
+	size_t lo = 0, hi = e->nr_lost, mid;
+	const struct sci_span *s;
+
+	/* The first span that begins at @ts or later: lo. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (e->lost[mid].from < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	s = &e->lost[lo - 1];
+	return s->before + (ts < s->to ? ts : s->to) - s->from;
+}
+
+/* How much of [@lo, @hi) is lost (sci_lost()). */
 static inline uint64_t sci_lost_overlap(const struct sci_engine *e,
 					uint64_t lo, uint64_t hi)
 {
-	uint64_t sum = 0, a, b;
-	size_t i;
-
-	for (i = 0; i < e->nr_lost; i++) {
-		a = e->lost[i].from > lo ? e->lost[i].from : lo;
-		b = e->lost[i].to < hi ? e->lost[i].to : hi;
-		if (b > a)
-			sum += b - a;
-	}
-	return sum;
+	if (!e->nr_lost || hi <= lo)
+		return 0;
+	return sci_lost_before(e, hi) - sci_lost_before(e, lo);
 }
 
 /*

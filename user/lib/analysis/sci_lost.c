@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Time a replay knows nothing of, left out of the threads' lifetimes
- * (sci.h, sci_lost()): a damaged chunk's, whose calls are gone.  Kept as
- * spans; each thread's share is taken over the interval it lived, when
- * it closes (sci.c, thread_close()) or its lifetime is read
- * (sci_internal.h, sci_thread_lifetime()).
+ * Time no record tells, left out of the threads' lifetimes.  A replay's
+ * damaged chunk (sci.h, sci_lost()), whose calls are gone, is every
+ * thread's: kept as spans, each thread's share is taken over the interval
+ * it lived, when it closes (sci.c, thread_close()) or its lifetime is
+ * read (sci_internal.h, sci_thread_lifetime()).  So is a ring's drop
+ * of several threads' records (pipeline_ring_lost()); one of a single
+ * thread's is that thread's (sci_thread_lost()), added to its own lost
+ * time at once.
  */
 #include <errno.h>
 
@@ -26,6 +29,45 @@ int sci_lost(struct sci_engine *e, uint64_t from, uint64_t to)
 	if (sci_reserve(e, &e->lost, &e->cap_lost, e->nr_lost + 1,
 			sizeof(*e->lost)))
 		return -ENOMEM;
-	e->lost[e->nr_lost++] = (struct sci_span){ from, to };
+	e->lost[e->nr_lost] = (struct sci_span){
+		.from = from, .to = to,
+		.before = last ? last->before + last->to - last->from : 0,
+	};
+	e->nr_lost++;
 	return 0;
+}
+
+uint64_t sci_lost_ns(const struct sci_engine *e)
+{
+	const struct sci_span *last;
+
+	if (!e->nr_lost)
+		return 0;
+	last = &e->lost[e->nr_lost - 1];
+	return last->before + last->to - last->from;
+}
+
+uint64_t sci_thread_lost(struct sci_engine *e, uint32_t tid, uint64_t from,
+			 uint64_t to)
+{
+	long i = sci_thread_index(e, tid);
+	struct sci_thread *t;
+	uint64_t span, known;
+
+	if (i < 0)
+		return 0;
+	t = &e->threads[i];
+	if (!t->open)
+		return 0;
+	if (from < t->start)
+		from = t->start;
+	if (from < t->lost_to)
+		from = t->lost_to;
+	if (to <= from)
+		return 0;
+	t->lost_to = to;
+	span = to - from;
+	known = sci_lost_overlap(e, from, to);
+	t->lost += span - known;
+	return span - known;
 }

@@ -98,12 +98,13 @@ struct report {
 	bool dropped_unknown;	/* a recording cut before its STATS */
 	/*
 	 * Drops the rings told of (LOST records, ISPOT_SETUP_LOST): how many
-	 * times, how many records, and the calls open in their threads then
-	 * (not scored).
+	 * times, how many records, the calls open in their threads then
+	 * (not scored), and the threads' time left out of their lifetimes.
 	 */
 	uint64_t drop_bursts;
 	uint64_t dropped_told;
 	uint64_t open_at_drops;
+	uint64_t dropped_time_ns;
 	uint64_t unpaired;
 	const struct sci_report *sci;
 	const struct report_func *funcs;	/* by func_id */

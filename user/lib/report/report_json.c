@@ -167,6 +167,7 @@ int report_json(FILE *f, const struct report *r)
 		json_u64(&j, "drop_bursts", r->drop_bursts);
 		json_u64(&j, "dropped_told", r->dropped_told);
 		json_u64(&j, "open_at_drops", r->open_at_drops);
+		json_u64(&j, "dropped_time_ns", r->dropped_time_ns);
 	}
 	/*
 	 * A recording cut before its statistics: "dropped" stays a number,

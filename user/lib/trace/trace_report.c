@@ -240,11 +240,13 @@ static void trace_session_notes(const struct trace *t,
 		trace_note(r, note, "full rings dropped records %llu time%s "
 			   "(%llu records): the %llu call%s open in their "
 			   "threads then went unscored, as their returns may "
-			   "be among them",
+			   "be among them; %.1f ms whose calls they took was "
+			   "left out of the threads' lifetimes",
 			   (unsigned long long)t->pipe->stats.ring_losses,
 			   t->pipe->stats.ring_losses == 1 ? "" : "s",
 			   (unsigned long long)t->pipe->stats.ring_lost_records,
-			   open_at_loss, open_at_loss == 1 ? "" : "s");
+			   open_at_loss, open_at_loss == 1 ? "" : "s",
+			   t->pipe->stats.ring_lost_ns / 1e6);
 	if (s->stop_reason == ISPOT_STOP_SECURE_EXEC)
 		trace_note(r, note, "tracing stopped when pid %d executed a "
 			   "set-user-ID, set-group-ID or file-capability "
@@ -303,6 +305,7 @@ static void trace_report_header(const struct trace *t, struct report *r)
 	r->drop_bursts = t->pipe->stats.ring_losses;
 	r->dropped_told = t->pipe->stats.ring_lost_records;
 	r->open_at_drops = ps->open_at_loss;
+	r->dropped_time_ns = t->pipe->stats.ring_lost_ns;
 	r->counters = s->counters;
 	r->nr_counters = s->nr_counters;
 	r->excess = t->pipe->excess;
