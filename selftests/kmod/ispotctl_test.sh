@@ -239,12 +239,12 @@ tap_check "drops_are_told_where_they_fell" t_drops_told
 # The time whose records the rings dropped leaves the threads' lifetimes:
 # the SCI of the calls kept is not diluted by it.  The stalled attach of
 # drops_are_told_where_they_fell keeps under 1 % of the calls.  With the
-# dropped time in the lifetimes its SCI read 0.016 to 0.017 where the same
-# attach without drops read 0.25 to 0.27 (Documentation/evaluation.rst,
-# "Drops' time left out of the lifetimes"), 0.0046 against 0.38 here; with
-# the time left out, 0.097 to 0.115 against 0.357 to 0.385 (0.26 to 0.30
-# of it).  It must read at least a sixth of the undropped one's, and at
-# most three times it, both in this boot.
+# dropped time in the lifetimes its SCI read 0.0046 where the same attach
+# without drops read 0.38, in one boot; with it left out, 0.26 to 0.35 of
+# the undropped one's (Documentation/evaluation.rst, "Drops' time left
+# out of the lifetimes").  It must read at least a sixth of it, and at
+# most one and a half times it (time taken from scored calls would raise
+# it), both in this boot.
 t_drops_undiluted() {
 	attach_lock "$tmp/full.json" 0 || return 1
 	[ $r = 0 ] || { echo "# exit $r"; cat "$tmp/err"; return 1; }
@@ -262,7 +262,7 @@ t_drops_undiluted() {
 	done
 	[ "${aside:-0}" -gt 0 ] &&
 		awk -v f="$full" -v d="$drop" \
-			'BEGIN { exit !(f > 0.05 && d >= f / 6 && d <= 3 * f) }'
+			'BEGIN { exit !(f > 0.05 && d >= f / 6 && d <= 1.5 * f) }'
 }
 tap_check "drops_leave_the_sci_of_the_calls_kept" t_drops_undiluted
 

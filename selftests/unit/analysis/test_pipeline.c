@@ -868,17 +868,16 @@ TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 	EXPECT_EQ(block(r, 10, 0)->calls, 3);
 	EXPECT_EQ(block(r, 10, 0)->max_ns, 900);
 	/*
-	 * 300: from its entry at 100 (open at the drop) through its exit at
-	 * 1000 (not scored), 1100 to 1150 (open again at the drop of
-	 * several), that drop's 1150 to 1160 (every thread's), then to its
-	 * exit at 1200.  301: the same from 1100, to its exit at 1210, and
-	 * 1250 to 1260 (its call at 1300 began after, and is scored).  302:
-	 * the drop of several alone (no call open, its next one scored).
+	 * 300: from its entry at 100 (open at the drop) to its exit at 1000
+	 * (not scored), then from 1100 (open again at the drop of several)
+	 * to its exit at 1200.  301: the same from 1100 to its exit at
+	 * 1210; the drop read late, after its entry at 1300, takes nothing.
+	 * 302: the drop of several alone (no call open, its next scored).
 	 */
-	EXPECT_EQ(lifetime(r, 300), 2000 - 901 - 50 - 11 - 40);
-	EXPECT_EQ(lifetime(r, 301), 2000 - 50 - 11 - 50 - 11);
+	EXPECT_EQ(lifetime(r, 300), 2000 - 900 - 100);
+	EXPECT_EQ(lifetime(r, 301), 2000 - 110);
 	EXPECT_EQ(lifetime(r, 302), 2000 - 11);
-	EXPECT_EQ(p->stats.ring_lost_ns, 901 + 50 + 50 + 11 + 40 + 50 + 11);
+	EXPECT_EQ(p->stats.ring_lost_ns, 900 + 100 + 110 + 11);
 	sci_report_free(r);
 	pipeline_free(p);
 }
@@ -886,8 +885,8 @@ TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 /*
  * A drop cuts calls: their time beside the drop leaves the lifetime only
  * where no call of the thread is scored.  Thread 300's call of 10 is open
- * at the drop (150 to 400) and returns at 500 (its first record after:
- * not scored): 100 to 500 is left out.  Thread 301's outer call of 10 is
+ * at the drop (150 to 400) and returns at 499 (its first record after:
+ * not scored): 100 to 499 is left out.  Thread 301's outer call of 10 is
  * open too, but an inner call of 20 returned at 120, and another runs
  * from 450 to 460 before the outer returns: 120 to 400 alone, and both
  * inner calls are scored.
@@ -912,11 +911,57 @@ TEST(a_drop_leaves_out_the_calls_it_cut_not_their_neighbours)
 	pipeline_finish(p, 1000);
 	r = sci_report(p->sci, 0);
 	ASSERT_TRUE(r);
-	EXPECT_EQ(lifetime(r, 300), 1000 - 400);
+	EXPECT_EQ(lifetime(r, 300), 1000 - 399);
 	EXPECT_EQ(lifetime(r, 301), 1000 - 280);
 	EXPECT_FALSE(sci_report_block(r, 10, 0));
 	EXPECT_EQ(block(r, 20, 0)->calls, 2);
-	EXPECT_EQ(p->stats.ring_lost_ns, 400 + 280);
+	EXPECT_EQ(p->stats.ring_lost_ns, 399 + 280);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
+ * LOST records as the drain hands them: a drop's record bears its first
+ * drop's time but comes after the other rings' records of that time.
+ * Thread 300 ran on the other CPU during its own drop (150 to 349): its
+ * calls at 200 and 300 were read first, and scored; only the time after
+ * them goes.  A drop of several (250 to 399) read after thread 301's
+ * calls to 600, all scored: 301 keeps its time.  Then one of 300 (450
+ * to 499), read after 300's inner calls at 550 and 650 inside an outer
+ * call begun at 500: nothing goes, and the outer call, begun after the
+ * last drop, is scored.
+ */
+TEST(a_drop_read_late_takes_no_scored_calls_time)
+{
+	struct pipeline *p = new_pipeline();
+	struct sci_report *r;
+	struct trace t;
+
+	two_probes_two_threads(p);
+	memset(&t, 0, sizeof(t));
+	call(&t, 300, 1, 100, 110);
+	call(&t, 300, 1, 200, 230);
+	call(&t, 300, 1, 300, 310);
+	lost_at(&t, 300, 150, 349, 30, 0);
+	call(&t, 301, 1, 100, 110);
+	call(&t, 301, 1, 300, 330);
+	call(&t, 301, 1, 500, 510);
+	lost_at(&t, 300, 250, 399, 30, ISPOT_LOST_SEVERAL);
+	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 500);
+	call_at(&t, 300, 2, 1, 550, 560);
+	call_at(&t, 300, 2, 1, 650, 660);
+	lost_at(&t, 300, 450, 499, 5, 0);
+	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 700);
+	feed(p, &t);
+	pipeline_finish(p, 1000);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	/* 300: 310 to 350, then to 400 (the drop of several). */
+	EXPECT_EQ(lifetime(r, 300), 1000 - 90);
+	EXPECT_EQ(lifetime(r, 301), 1000);
+	EXPECT_EQ(block(r, 10, 0)->calls, 7);
+	EXPECT_EQ(block(r, 20, 0)->calls, 2);
+	EXPECT_EQ(p->stats.ring_lost_ns, 90);
 	sci_report_free(r);
 	pipeline_free(p);
 }
@@ -977,7 +1022,8 @@ TEST(a_rings_drops_leave_their_threads_sci_undiluted)
 	EXPECT_NEAR(block(r, 10, 0)->sci, 0.1, 0.01);
 	EXPECT_NEAR(block(r, 20, 0)->sci, 0.1, 0.01);
 	EXPECT_NEAR(block(r, 30, 0)->sci, 0.1, 0.01);
-	EXPECT_EQ(p->stats.ring_lost_ns, 2 * 1990);
+	/* 300 twice, 301 and 302 once. */
+	EXPECT_EQ(p->stats.ring_lost_ns, 4 * 1990);
 	sci_report_free(r);
 	pipeline_free(p);
 }

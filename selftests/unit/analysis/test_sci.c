@@ -678,6 +678,69 @@ TEST_F(sci, a_threads_drops_leave_its_lifetime)
 }
 
 /*
+ * A thread's own lost span past its end counts only up to it: tid 1's
+ * [100, 900) with its exit dated 500 (a scan's), tid 2's [100, 900) read
+ * by a report at 600 (ispotd's window end) and again at 1000.
+ */
+TEST_F(sci, a_threads_own_lost_time_stops_at_its_end)
+{
+	struct sci_engine *e = self->e;
+	struct sci_report *r;
+
+	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 2, 0), 0);
+	EXPECT_EQ(sci_thread_lost(e, 1, 100, 900), 800);
+	EXPECT_EQ(sci_thread_lost(e, 2, 100, 900), 800);
+	ASSERT_EQ(sci_thread_exit(e, 1, 500), 0);
+	r = report(self, 600);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 500 - 400);
+	EXPECT_EQ(r->threads[1].lifetime_ns, 600 - 500);
+	r = report(self, 1000);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 500 - 400);
+	EXPECT_EQ(r->threads[1].lifetime_ns, 1000 - 800);
+}
+
+/*
+ * A replay's lost span [150, 300) after tid 1's own [100, 200) takes
+ * [150, 200) once.
+ */
+TEST_F(sci, a_replays_lost_span_after_a_threads_own_takes_it_once)
+{
+	struct sci_engine *e = self->e;
+	struct sci_report *r;
+
+	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	EXPECT_EQ(sci_thread_lost(e, 1, 100, 200), 100);
+	ASSERT_EQ(sci_lost(e, 150, 300), 0);
+	r = report(self, 1000);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 1000 - 200);
+}
+
+/*
+ * Tid 2's own lost time [300, 500), inside a solo block admitting [200,
+ * 600), comes off its lifetime and off the time the block set aside, not
+ * twice off the time outside the block.
+ */
+TEST_F(sci, a_threads_own_lost_time_in_a_solo_block_is_taken_once)
+{
+	struct sci_engine *e = self->e;
+	struct sci_causes c = { .context = true };
+	const struct sci_result *f;
+	struct sci_report *r;
+
+	ASSERT_EQ(sci_thread_seen(e, 2, 0), 0);
+	sci_solo_begin(e, 200, 600);
+	EXPECT_EQ(sci_thread_lost(e, 2, 300, 500), 200);
+	sci_solo_end(e, 600);
+	ASSERT_EQ(sci_add(e, 1, 0, 2, 100, 1000, &c), 0);
+	r = report(self, 1000);
+	f = sci_report_func(r, 1);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->lifetime_ns, 1000 - 200);
+	EXPECT_EQ(f->aside_ns, 400 - 200);
+}
+
+/*
  * Lost time inside a solo block's admission comes off a thread's lifetime
  * once, not again from the time set aside: the blocks [200, 600) and
  * [900, 2000), still admitting at the report, lost [300, 500) and [950,

@@ -1332,6 +1332,7 @@ TEST(a_rings_lost_record_is_replayed)
 	struct recording_session s;
 	static const char *const keys[] = {
 		"drop_bursts", "dropped_told", "open_at_drops",
+		"dropped_time_ns",
 	};
 	struct ispot_record lost;
 	size_t i;

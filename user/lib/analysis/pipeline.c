@@ -338,8 +338,8 @@ pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 		paired = pairer_feed_exit(p->pairer, &th->pair, rec, &e);
 	pipeline_thread_inside(p, th, rec->tid, rec->ts_ns);
 	th->last_call_ts = rec->ts_ns;
-	if (th->dropped_until)
-		pipeline_call_after_drop(p, th, rec, paired > 0);
+	if (__builtin_expect(th->dropped_until != 0, 0))
+		pipeline_call_after_drop(p, th, rec, paired);
 	if (paired < 0)
 		p->stats.nomem++;
 	else if (paired)

@@ -69,10 +69,7 @@ struct pipeline_stats {
 	uint64_t forgotten;	/* exited threads folded and freed */
 	uint64_t ring_losses;	/* LOST records: drops a ring told of */
 	uint64_t ring_lost_records;	/* the records they told of */
-	/*
-	 * The time they left out of lifetimes (ns): of one thread's, or of
-	 * every thread's for a drop of several (counted once); summed.
-	 */
+	/* The time they left out of the threads' lifetimes, summed (ns). */
 	uint64_t ring_lost_ns;
 };
 

@@ -124,10 +124,10 @@ struct pipeline_thread {
 
 /*
  * pipeline_losses.c: @th's first call record @rec after a drop of its
- * records (paired: whether it closed a call that is scored).
+ * records; @paired as the pairer returned it (1: a call to score).
  */
 void pipeline_call_after_drop(struct pipeline *p, struct pipeline_thread *th,
-			      const struct ispot_record *rec, bool paired);
+			      const struct ispot_record *rec, int paired);
 
 /* @th's (@tid's) calls changed at @ts: keep pipeline.inside up to date. */
 static inline void pipeline_thread_inside(struct pipeline *p,

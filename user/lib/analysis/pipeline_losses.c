@@ -5,20 +5,22 @@
  * are gone leaves the lifetimes of the threads it was lost in, so that
  * each SCI is the share of the time its kept records tell.
  *
- * A ring's drop leaves out, of each thread it stopped from scoring, the
- * stretch whose calls cannot be scored and holds no call that is:
- *   - from its last call record before the drop, if a call was open
- *     then (the call's return cannot be scored, and no record came
- *     between), else from the first drop;
+ * A ring's drop leaves out, of each thread it stops from scoring (the one
+ * it names, or every thread for a drop of several), the stretch whose
+ * calls cannot be scored and holds no call that was:
+ *   - from its last call record read, if a call was open then (that
+ *     call's return cannot be scored, and no record came since), else
+ *     from the first drop or that record, the later;
  *   - to the last drop;
- *   - then to its first call record after, if that is a return that
- *     does not pair (its entry was dropped, or it was open at the drop).
- * The calls around that stretch keep their own time, as a nested
- * function's calls inside an outer call whose entry or return was lost
- * are scored; so the stretch stops at the first record either side.
+ *   - then to its first call record after, if that is a return that is
+ *     not scored.
+ * A LOST record is read late: it bears its first drop's time, but comes
+ * after the other rings' records of that time (drain.c), which may have
+ * been scored, of this thread too when it ran on another CPU.  So the
+ * stretch starts no earlier than the thread's last call record read, and
+ * stops at the first one after.  A nested function's calls inside an
+ * outer call cut by the drop keep their time so.
  */
-#include <errno.h>
-
 #include "analysis/pipeline_internal.h"
 
 /*
@@ -49,32 +51,21 @@ int pipeline_lost(struct pipeline *p, uint64_t from, uint64_t to)
 	return sci_lost(p->sci, from, to);
 }
 
-/* [@from, @to) leaves @tid's lifetime (sci_thread_lost()). */
-static void pipeline_thread_lost_time(struct pipeline *p, uint32_t tid,
-				      uint64_t from, uint64_t to)
-{
-	p->stats.ring_lost_ns += sci_thread_lost(p->sci, tid, from, to);
-}
-
 /*
- * @th (@tid) lost records from @from to @to: the stretch before the drop
- * (the file's comment) if it was inside a call, and it waits for its
- * first call record after.  The drop's own time, when it was of every
- * thread (@own false), is the caller's.
+ * @th (@tid) met a drop from @from to @to: its stretch (the file's
+ * comment) leaves its lifetime, and its next call record is looked at.
  */
 static void pipeline_thread_drop(struct pipeline *p,
 				 struct pipeline_thread *th, uint32_t tid,
-				 uint64_t from, uint64_t to, bool own)
+				 uint64_t from, uint64_t to)
 {
-	uint64_t start = from;
+	uint64_t start = th->last_call_ts;
 
-	if (th->pair.depth && th->last_call_ts && th->last_call_ts < from)
-		start = th->last_call_ts;
-	if (own)
-		pipeline_thread_lost_time(p, tid, start, to);
-	else if (start < from)
-		pipeline_thread_lost_time(p, tid, start, from);
-	th->dropped_until = to;
+	if (!th->pair.depth && start < from)
+		start = from;
+	p->stats.ring_lost_ns += sci_thread_lost(p->sci, tid, start, to);
+	if (th->last_call_ts < to)
+		th->dropped_until = to;
 }
 
 void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec)
@@ -83,44 +74,53 @@ void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec)
 	 * Up to the last drop: a thread may have opened a call on another
 	 * CPU meanwhile, and lost its return on this one.
 	 */
-	uint64_t from = rec->ts_ns, before = rec->data[1] + 1, was;
+	uint64_t from = rec->ts_ns, to = rec->data[1];
 	const struct hashmap_entry *e;
 	struct pipeline_thread *th;
 	size_t pos;
 
 	p->stats.ring_losses++;
 	p->stats.ring_lost_records += rec->data[0];
+	/* A recording's, unchecked: no drop before its first, no wrap. */
+	if (to < from)
+		to = from;
+	if (to < UINT64_MAX)
+		to++;
 	if (!(rec->data[2] & ISPOT_LOST_SEVERAL)) {
-		/* A thread never seen had no call open; 0: no thread. */
-		th = rec->tid ? hashmap_find_ptr(&p->threads, rec->tid) : NULL;
-		if (!th)
+		/* 0: no thread's (a solo block's record). */
+		if (!rec->tid)
 			return;
-		pipeline_records_lost(p, th, before);
-		pipeline_thread_drop(p, th, rec->tid, from, before, true);
+		th = hashmap_find_ptr(&p->threads, rec->tid);
+		if (!th) {
+			/* No call record of it read: none scored either. */
+			p->stats.ring_lost_ns += sci_thread_lost(p->sci,
+								 rec->tid,
+								 from, to);
+			return;
+		}
+		pipeline_records_lost(p, th, to);
+		pipeline_thread_drop(p, th, rec->tid, from, to);
 		return;
 	}
 	/*
-	 * Every thread's calls begun before the last drop are stopped, so
-	 * the drop's time is every thread's: one span (sci_lost()), and a
-	 * walk of the threads for the stretches around it.  A ring tells
+	 * Every thread's calls begun before the last drop are stopped, and
+	 * so is every thread's time: a walk of the threads.  A ring tells
 	 * at most once a drain round, as it takes a record only once read.
 	 */
-	pipeline_records_lost(p, NULL, before);
+	pipeline_records_lost(p, NULL, to);
 	hashmap_for_each(&p->threads, e, pos)
 		pipeline_thread_drop(p, (void *)(uintptr_t)e->value,
-				     (uint32_t)e->key, from, before, false);
-	was = sci_lost_ns(p->sci);
-	if (sci_lost(p->sci, from, before))
-		p->stats.nomem++;
-	p->stats.ring_lost_ns += sci_lost_ns(p->sci) - was;
+				     (uint32_t)e->key, from, to);
 }
 
 void pipeline_call_after_drop(struct pipeline *p, struct pipeline_thread *th,
-			      const struct ispot_record *rec, bool paired)
+			      const struct ispot_record *rec, int paired)
 {
 	uint64_t to = th->dropped_until;
 
 	th->dropped_until = 0;
-	if (rec->kind == ISPOT_REC_EXIT && !paired && rec->ts_ns >= to)
-		pipeline_thread_lost_time(p, rec->tid, to, rec->ts_ns + 1);
+	/* A return not scored (0; < 0: out of memory, scored or not). */
+	if (rec->kind == ISPOT_REC_EXIT && !paired && rec->ts_ns > to)
+		p->stats.ring_lost_ns += sci_thread_lost(p->sci, rec->tid, to,
+							 rec->ts_ns);
 }

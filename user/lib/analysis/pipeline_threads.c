@@ -44,8 +44,13 @@ void pipeline_threads_unhold(struct pipeline *p)
 	const struct hashmap_entry *e;
 	size_t pos;
 
-	hashmap_for_each(&p->threads, e, pos)
-		((struct pipeline_thread *)(uintptr_t)e->value)->sci = 0;
+	hashmap_for_each(&p->threads, e, pos) {
+		struct pipeline_thread *th = (void *)(uintptr_t)e->value;
+
+		th->sci = 0;
+		/* A drop's stretch was the old engine's too. */
+		th->dropped_until = 0;
+	}
 }
 
 void pipeline_threads_free(struct pipeline *p)

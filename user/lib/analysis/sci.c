@@ -161,6 +161,10 @@ static void thread_close(const struct sci_engine *e, struct sci_thread *t,
 	t->acc += ts - t->start;
 	t->aside += sci_thread_aside_overlap(e, t, t->start, ts);
 	t->lost += sci_lost_overlap(e, t->start, ts);
+	/* Its own lost time past its end is not its. */
+	t->lost -= sci_own_lost_past(t, ts);
+	if (t->lost_to > ts)
+		t->lost_to = ts > t->lost_from ? ts : t->lost_from;
 	/* Reopened in this block, its share starts then. */
 	t->aside_from = 0;
 	t->exit = ts;

@@ -32,8 +32,8 @@
  * reused tid counts as one thread whose lifetime is the sum of its
  * intervals.  A thread still open when a report is made is counted up to
  * the report's "now".  Time no record tells is left out of it: a
- * replay's damaged chunk, and a full ring's drops of several threads'
- * records (sci_lost()), of one thread's (sci_thread_lost()).
+ * replay's damaged chunk (sci_lost()), and a full ring's drops of the
+ * thread's records (sci_thread_lost()).
  *
  * Causes.  An execution may carry a split of its duration into futex wait,
  * other blocked time, run-queue wait and on-CPU time.  The engine makes the
@@ -233,28 +233,25 @@ void sci_solo_outside(struct sci_engine *e, uint32_t ref, uint32_t tid,
 void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from);
 
 /*
- * A replay's damaged chunk, or a ring's drop of several threads'
- * records: from @from to @to no record is known.  Each thread alive then
- * has that time left out of its lifetime, so that its SCI is the share of
- * the time the records kept hold, as a recording stopped at --max-size
- * reports the time it holds.  A call that spans the lost time keeps it in
- * its duration.  Spans come in rising order.  0 or -ENOMEM.
+ * A replay's damaged chunk: from @from to @to no record is known.  Each
+ * thread alive then has that time left out of its lifetime, so that its
+ * SCI is the share of the time the file holds, as a recording stopped at
+ * --max-size reports the time it holds.  A call that spans the lost time
+ * keeps it in its duration.  Spans come in rising order; one that meets
+ * a thread's own (sci_thread_lost()) takes that time once.  0 or -ENOMEM.
  */
 int sci_lost(struct sci_engine *e, uint64_t from, uint64_t to);
-/* The time the spans of sci_lost() hold, in all. */
-uint64_t sci_lost_ns(const struct sci_engine *e);
 
 /*
- * Live: a full ring dropped records of thread @tid alone from @from to
- * @to (a LOST record, pipeline_ring_lost()).  That time leaves the
- * thread's lifetime, as sci_lost() takes lost time out of every thread's:
- * the calls it made then are gone, and its SCI is the share of the time
- * its kept records tell, not that share diluted by the time they do
- * not.  A thread's spans come in rising order (a ring tells its
- * drops in its time order, and the drain merges the rings): one that
- * overlaps the last counts from that one's end, and a replay's lost time
- * (sci_lost()) is not left out twice.  Only while the thread is open: one
- * not held, or exited, keeps its lifetime.  The time left out.
+ * Live: a full ring dropped records of thread @tid from @from to @to, and
+ * none of its calls then is scored (a LOST record: pipeline_losses.c).
+ * That time leaves the thread's lifetime, so that its SCI is the share of
+ * the time its kept records tell, not that share diluted by the time
+ * they do not; and the time solo blocks admitted, where it was in one.
+ * A thread's spans come in rising order: one that overlaps the last
+ * counts from that one's end, and a replay's lost time (sci_lost()) is
+ * not left out twice.  Only while the thread is open: one not held, or
+ * exited, keeps its lifetime.  The time left out.
  */
 uint64_t sci_thread_lost(struct sci_engine *e, uint32_t tid, uint64_t from,
 			 uint64_t to);

@@ -49,6 +49,7 @@ static int fold_thread(struct sci_engine *e, size_t ti)
 {
 	struct sci_thread *t = &e->threads[ti];
 	uint64_t life = sci_thread_lifetime(e, t, 0);	/* closed */
+	uint64_t aside = sci_thread_aside(e, t, 0);
 	uint32_t bi, bj, next;
 
 	if (fold_reserve(e, t))
@@ -58,7 +59,7 @@ static int fold_thread(struct sci_engine *e, size_t ti)
 		struct sci_block *b = e->blocks[bt->block];
 		uint64_t floss = 0;
 
-		fold_add(&b->fold, t->tid, life, t->aside, pair_loss(e, bt));
+		fold_add(&b->fold, t->tid, life, aside, pair_loss(e, bt));
 		/* A function once per thread, at its first pair in the list. */
 		for (bj = t->pairs; bj != bi; bj = e->bts[bj - 1].next)
 			if (e->blocks[e->bts[bj - 1].block]->id.func_id ==
@@ -70,7 +71,7 @@ static int fold_thread(struct sci_engine *e, size_t ti)
 			if (e->blocks[e->bts[bj - 1].block]->id.func_id ==
 			    b->id.func_id)
 				floss += pair_loss(e, &e->bts[bj - 1]);
-		fold_add(&e->func_fold[b->id.func_id], t->tid, life, t->aside,
+		fold_add(&e->func_fold[b->id.func_id], t->tid, life, aside,
 			 floss);
 	}
 	for (bi = t->pairs; bi; bi = next) {

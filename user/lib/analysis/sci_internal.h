@@ -122,8 +122,10 @@ struct sci_thread {
 	 * dropped the thread's records in (sci_thread_lost()).
 	 */
 	uint64_t lost;
-	/* The end of the last span sci_thread_lost() left out. */
-	uint64_t lost_to;
+	/* The last span sci_thread_lost() left out, and of its time... */
+	uint64_t lost_from, lost_to;
+	/* ...and all of them, the part solo blocks admitted (of aside). */
+	uint64_t lost_aside;
 };
 
 struct sci_bt {
@@ -315,8 +317,22 @@ static inline uint64_t sci_thread_aside_overlap(const struct sci_engine *e,
 }
 
 /*
+ * Of @t's own lost time (sci_thread_lost()), what its last span holds
+ * past @end: a drop told to its last record, of a thread whose exit was
+ * dated before that (a scan's), or a report made inside it.
+ */
+static inline uint64_t sci_own_lost_past(const struct sci_thread *t,
+					 uint64_t end)
+{
+	uint64_t from = t->lost_from > end ? t->lost_from : end;
+	uint64_t past = t->lost_to > from ? t->lost_to - from : 0;
+
+	return past < t->lost ? past : t->lost;
+}
+
+/*
  * A thread's observed time up to @now: its closed intervals and the open
- * one, less the time a replay lost in them.
+ * one, less the time lost in them.
  */
 static inline uint64_t sci_thread_lifetime(const struct sci_engine *e,
 					   const struct sci_thread *t,
@@ -327,7 +343,8 @@ static inline uint64_t sci_thread_lifetime(const struct sci_engine *e,
 
 	if (t->open) {
 		life += end - t->start;
-		lost += sci_lost_overlap(e, t->start, end);
+		lost += sci_lost_overlap(e, t->start, end) -
+			sci_own_lost_past(t, end);
 	}
 	return life > lost ? life - lost : 0;
 }
@@ -338,9 +355,11 @@ static inline uint64_t sci_thread_aside(const struct sci_engine *e,
 					uint64_t now)
 {
 	uint64_t end = now > t->last ? now : t->last;
+	uint64_t aside = t->aside + (t->open ?
+		sci_thread_aside_overlap(e, t, t->start, end) : 0);
 
-	return t->aside + (t->open ? sci_thread_aside_overlap(e, t, t->start,
-							     end) : 0);
+	/* Its own lost time is out of the lifetime: not out of it twice. */
+	return aside > t->lost_aside ? aside - t->lost_aside : 0;
 }
 
 #endif /* ISPOT_SCI_INTERNAL_H */
