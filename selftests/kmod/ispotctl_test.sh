@@ -240,7 +240,7 @@ tap_check "drops_are_told_where_they_fell" t_drops_told
 # the SCI of the calls kept is not diluted by it.  The stalled attach of
 # drops_are_told_where_they_fell keeps under 1 % of the calls.  With the
 # dropped time in the lifetimes its SCI read 0.0046 where the same attach
-# without drops read 0.38, in one boot; with it left out, 0.26 to 0.35 of
+# without drops read 0.38, in one boot; with it left out, 0.26 to 0.41 of
 # the undropped one's (Documentation/evaluation.rst, "Drops' time left
 # out of the lifetimes").  It must read at least a sixth of it, and at
 # most one and a half times it (time taken from scored calls would raise

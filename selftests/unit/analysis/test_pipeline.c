@@ -967,6 +967,78 @@ TEST(a_drop_read_late_takes_no_scored_calls_time)
 }
 
 /*
+ * A drop of a thread no call record of which was read yet (seen by a
+ * scan): its calls begun before the last drop, read after, are not scored
+ * (150 to 180), and the drop's time leaves its lifetime.  A drop of
+ * several takes the time of such a thread too (301, 100 to 200).
+ */
+TEST(a_drop_of_a_thread_not_read_yet_stops_its_calls_and_time)
+{
+	struct pipeline *p = new_pipeline();
+	struct sci_report *r;
+	struct trace t;
+
+	two_probes_two_threads(p);
+	memset(&t, 0, sizeof(t));
+	lost_at(&t, 300, 100, 199, 5, 0);
+	call(&t, 300, 1, 150, 180);
+	call(&t, 300, 1, 500, 510);
+	feed(p, &t);
+	memset(&t, 0, sizeof(t));
+	lost_at(&t, 300, 600, 699, 5, ISPOT_LOST_SEVERAL);
+	call(&t, 301, 1, 800, 810);
+	feed(p, &t);
+	pipeline_finish(p, 1000);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(block(r, 10, 0)->calls, 2);
+	EXPECT_EQ(lifetime(r, 300), 1000 - 100 - 100);
+	EXPECT_EQ(lifetime(r, 301), 1000 - 100);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/* A solo block's BEGIN or END (ABI: data[0] its id, data[1] deadline). */
+static void solo_rec(struct trace *t, uint8_t kind, uint64_t ts,
+		     uint64_t id, uint64_t deadline)
+{
+	struct ispot_record *x = trace_add(t, kind, 0, 0, 0, ts);
+
+	x->data[0] = id;
+	x->data[1] = deadline;
+}
+
+/*
+ * A drop's stretch told after a solo block's END: thread 300's call open
+ * at the drop (200 to 299) returns at 500, after the block [100, 400)
+ * ended; [150, 500) leaves its lifetime, and [150, 400) the block's share
+ * of it too, not twice the time outside the block.
+ */
+TEST(a_drops_stretch_after_a_blocks_end_leaves_its_share_once)
+{
+	struct pipeline *p = new_pipeline();
+	struct sci_report *r;
+	struct trace t;
+
+	two_probes_two_threads(p);
+	memset(&t, 0, sizeof(t));
+	solo_rec(&t, ISPOT_REC_SOLO_BEGIN, 100, 1, 1000);
+	call(&t, 300, 1, 110, 120);
+	trace_add(&t, ISPOT_REC_ENTRY, 300, 1, SP(300, 0), 150);
+	lost_at(&t, 300, 200, 299, 5, 0);
+	solo_rec(&t, ISPOT_REC_SOLO_END, 400, 1, 0);
+	trace_add(&t, ISPOT_REC_EXIT, 300, 1, SP(300, 0) + 8, 500);
+	feed(p, &t);
+	pipeline_finish(p, 1000);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(lifetime(r, 300), 1000 - 350);
+	EXPECT_EQ(score(r, block(r, 10, 0), 300)->aside_ns, 300 - 250);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
  * Calls of 10 ns (the function's least) and 30 ns, by turns, every
  * 100 ns from @from to @to, of @probe in thread @tid: a loss of 10 in
  * every 100 ns, an SCI of 0.1 over the time they fill.

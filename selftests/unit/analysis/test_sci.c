@@ -702,7 +702,8 @@ TEST_F(sci, a_threads_own_lost_time_stops_at_its_end)
 
 /*
  * A replay's lost span [150, 300) after tid 1's own [100, 200) takes
- * [150, 200) once.
+ * [150, 200) once; so do [150, 300) and [310, 700) of tid 2's own [100,
+ * 500) and [500, 600), told as [200, 600).
  */
 TEST_F(sci, a_replays_lost_span_after_a_threads_own_takes_it_once)
 {
@@ -710,16 +711,24 @@ TEST_F(sci, a_replays_lost_span_after_a_threads_own_takes_it_once)
 	struct sci_report *r;
 
 	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	ASSERT_EQ(sci_thread_seen(e, 2, 0), 0);
 	EXPECT_EQ(sci_thread_lost(e, 1, 100, 200), 100);
+	/* Two spans that meet are one: both reach past the replay's. */
+	EXPECT_EQ(sci_thread_lost(e, 2, 100, 500), 400);
+	EXPECT_EQ(sci_thread_lost(e, 2, 200, 600), 100);
 	ASSERT_EQ(sci_lost(e, 150, 300), 0);
+	ASSERT_EQ(sci_lost(e, 310, 700), 0);
 	r = report(self, 1000);
-	EXPECT_EQ(r->threads[0].lifetime_ns, 1000 - 200);
+	EXPECT_EQ(r->threads[0].lifetime_ns, 1000 - 200 - 390);
+	EXPECT_EQ(r->threads[1].lifetime_ns, 1000 - 600);
 }
 
 /*
- * Tid 2's own lost time [300, 500), inside a solo block admitting [200,
- * 600), comes off its lifetime and off the time the block set aside, not
- * twice off the time outside the block.
+ * A thread's own lost time and solo blocks: tid 2's [300, 500) inside a
+ * block admitting [200, 600) comes off its lifetime and off the block's
+ * share of it, not twice off the time outside the block; so does tid 3's
+ * [300, 600) in a block that ends at 400 (its deadline 1,000), and tid
+ * 4's [300, 500) told after its block [200, 600) ended.
  */
 TEST_F(sci, a_threads_own_lost_time_in_a_solo_block_is_taken_once)
 {
@@ -738,6 +747,53 @@ TEST_F(sci, a_threads_own_lost_time_in_a_solo_block_is_taken_once)
 	ASSERT_TRUE(f);
 	EXPECT_EQ(f->lifetime_ns, 1000 - 200);
 	EXPECT_EQ(f->aside_ns, 400 - 200);
+
+	ASSERT_EQ(sci_thread_seen(e, 3, 1000), 0);
+	sci_solo_begin(e, 1200, 2000);
+	EXPECT_EQ(sci_thread_lost(e, 3, 1300, 1600), 300);
+	sci_solo_end(e, 1400);
+	ASSERT_EQ(sci_add(e, 2, 0, 3, 100, 2000, &c), 0);
+
+	ASSERT_EQ(sci_thread_seen(e, 4, 2000), 0);
+	sci_solo_begin(e, 2200, 2600);
+	sci_solo_end(e, 2600);
+	EXPECT_EQ(sci_thread_lost(e, 4, 2300, 2500), 200);
+	ASSERT_EQ(sci_add(e, 3, 0, 4, 100, 3000, &c), 0);
+	r = report(self, 3000);
+	f = sci_report_func(r, 2);
+	ASSERT_TRUE(f);
+	/* Tid 3 lives on through tid 4's block: its share is whole. */
+	EXPECT_EQ(f->lifetime_ns, 2000 - 300);
+	EXPECT_EQ(f->aside_ns, 200 - 100 + 400);
+	f = sci_report_func(r, 3);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->lifetime_ns, 1000 - 200);
+	EXPECT_EQ(f->aside_ns, 400 - 200);
+}
+
+/*
+ * A replay's lost span given back inside a solo block: tid 1's own [100,
+ * 200) and a replay's [150, 300), all in a block admitting [0, 1000):
+ * each time once off the lifetime and once off the block's share.
+ */
+TEST_F(sci, a_given_back_span_in_a_solo_block_is_taken_once)
+{
+	struct sci_engine *e = self->e;
+	struct sci_causes c = { .context = true };
+	const struct sci_result *f;
+	struct sci_report *r;
+
+	ASSERT_EQ(sci_thread_seen(e, 1, 0), 0);
+	sci_solo_begin(e, 0, 1000);
+	EXPECT_EQ(sci_thread_lost(e, 1, 100, 200), 100);
+	ASSERT_EQ(sci_lost(e, 150, 300), 0);
+	sci_solo_end(e, 1000);
+	ASSERT_EQ(sci_add(e, 1, 0, 1, 100, 1000, &c), 0);
+	r = report(self, 1000);
+	f = sci_report_func(r, 1);
+	ASSERT_TRUE(f);
+	EXPECT_EQ(f->lifetime_ns, 1000 - 200);
+	EXPECT_EQ(f->aside_ns, 1000 - 200);
 }
 
 /*

@@ -68,38 +68,54 @@ static void pipeline_thread_drop(struct pipeline *p,
 		th->dropped_until = to;
 }
 
+/* A drop of several, in each thread the engine holds (sci_each_open_thread()). */
+struct several_drop {
+	struct pipeline *p;
+	uint64_t from, to;
+};
+
+static void several_drop_thread(void *ctx, uint32_t tid, uint64_t last)
+{
+	struct several_drop *d = ctx;
+	struct pipeline_thread *th = hashmap_find_ptr(&d->p->threads, tid);
+
+	(void)last;
+	/* No record of it read: none of its calls scored either. */
+	if (!th)
+		d->p->stats.ring_lost_ns += sci_thread_lost(d->p->sci, tid,
+							    d->from, d->to);
+	else
+		pipeline_thread_drop(d->p, th, tid, d->from, d->to);
+}
+
 void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec)
 {
 	/*
 	 * Up to the last drop: a thread may have opened a call on another
 	 * CPU meanwhile, and lost its return on this one.
 	 */
-	uint64_t from = rec->ts_ns, to = rec->data[1];
-	const struct hashmap_entry *e;
+	struct several_drop d = { p, rec->ts_ns, rec->data[1] };
 	struct pipeline_thread *th;
-	size_t pos;
 
 	p->stats.ring_losses++;
 	p->stats.ring_lost_records += rec->data[0];
 	/* A recording's, unchecked: no drop before its first, no wrap. */
-	if (to < from)
-		to = from;
-	if (to < UINT64_MAX)
-		to++;
+	if (d.to < d.from)
+		d.to = d.from;
+	if (d.to < UINT64_MAX)
+		d.to++;
 	if (!(rec->data[2] & ISPOT_LOST_SEVERAL)) {
 		/* 0: no thread's (a solo block's record). */
 		if (!rec->tid)
 			return;
-		th = hashmap_find_ptr(&p->threads, rec->tid);
+		/* Made if new: its calls read later must not pair either. */
+		th = pipeline_thread(p, rec->tid);
 		if (!th) {
-			/* No call record of it read: none scored either. */
-			p->stats.ring_lost_ns += sci_thread_lost(p->sci,
-								 rec->tid,
-								 from, to);
+			p->stats.nomem++;
 			return;
 		}
-		pipeline_records_lost(p, th, to);
-		pipeline_thread_drop(p, th, rec->tid, from, to);
+		pipeline_records_lost(p, th, d.to);
+		pipeline_thread_drop(p, th, rec->tid, d.from, d.to);
 		return;
 	}
 	/*
@@ -107,10 +123,8 @@ void pipeline_ring_lost(struct pipeline *p, const struct ispot_record *rec)
 	 * so is every thread's time: a walk of the threads.  A ring tells
 	 * at most once a drain round, as it takes a record only once read.
 	 */
-	pipeline_records_lost(p, NULL, to);
-	hashmap_for_each(&p->threads, e, pos)
-		pipeline_thread_drop(p, (void *)(uintptr_t)e->value,
-				     (uint32_t)e->key, from, to);
+	pipeline_records_lost(p, NULL, d.to);
+	sci_each_open_thread(p->sci, several_drop_thread, &d);
 }
 
 void pipeline_call_after_drop(struct pipeline *p, struct pipeline_thread *th,

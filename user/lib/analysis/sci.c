@@ -153,18 +153,21 @@ static inline void thread_touch(struct sci_thread *t, uint64_t lo,
 static void thread_close(const struct sci_engine *e, struct sci_thread *t,
 			 uint64_t ts)
 {
-	/* A thread cannot exit before its own last execution ended. */
+	/*
+	 * A thread cannot exit before its own last execution ended, nor
+	 * before its own lost time does (sci_thread_lost()): a scan dates
+	 * an exit late, and a drop of several threads' records takes time
+	 * from each; a lifetime that runs on through lost time gains none.
+	 */
 	if (ts < t->last)
 		ts = t->last;
+	if (ts < t->lost_to)
+		ts = t->lost_to;
 	if (ts < t->start)
 		ts = t->start;
 	t->acc += ts - t->start;
 	t->aside += sci_thread_aside_overlap(e, t, t->start, ts);
 	t->lost += sci_lost_overlap(e, t->start, ts);
-	/* Its own lost time past its end is not its. */
-	t->lost -= sci_own_lost_past(t, ts);
-	if (t->lost_to > ts)
-		t->lost_to = ts > t->lost_from ? ts : t->lost_from;
 	/* Reopened in this block, its share starts then. */
 	t->aside_from = 0;
 	t->exit = ts;

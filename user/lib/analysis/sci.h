@@ -251,7 +251,8 @@ int sci_lost(struct sci_engine *e, uint64_t from, uint64_t to);
  * A thread's spans come in rising order: one that overlaps the last
  * counts from that one's end, and a replay's lost time (sci_lost()) is
  * not left out twice.  Only while the thread is open: one not held, or
- * exited, keeps its lifetime.  The time left out.
+ * exited, keeps its lifetime; and its exit is dated no earlier than the
+ * end of this time (thread_close()).  The time left out.
  */
 uint64_t sci_thread_lost(struct sci_engine *e, uint32_t tid, uint64_t from,
 			 uint64_t to);
@@ -333,7 +334,8 @@ uint64_t sci_last_ts(const struct sci_engine *e);
 uint64_t sci_longest_mean(const struct sci_engine *e);
 /*
  * Call @fn for each thread open in @e (seen, no exit since), with the
- * latest timestamp attributed to it.  @fn must not change @e.
+ * latest timestamp attributed to it.  @fn must not add or remove threads
+ * (sci_thread_lost() it may call).
  */
 void sci_each_open_thread(const struct sci_engine *e,
 			  void (*fn)(void *ctx, uint32_t tid, uint64_t last),

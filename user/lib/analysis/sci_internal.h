@@ -122,9 +122,12 @@ struct sci_thread {
 	 * dropped the thread's records in (sci_thread_lost()).
 	 */
 	uint64_t lost;
-	/* The last span sci_thread_lost() left out, and of its time... */
+	/*
+	 * The last span sci_thread_lost() left out (those that meet are
+	 * one), and of all of them, the part solo blocks admitted (of
+	 * aside: sci_thread_aside()).
+	 */
 	uint64_t lost_from, lost_to;
-	/* ...and all of them, the part solo blocks admitted (of aside). */
 	uint64_t lost_aside;
 };
 
@@ -181,6 +184,8 @@ struct sci_engine {
 	/* The solo block admitting now, over [aside_begin, aside_until). */
 	bool aside_open;
 	uint64_t aside_begin, aside_until;
+	/* The last that ended, for a drop told after (sci_thread_lost()). */
+	uint64_t ended_begin, ended_until;
 	/*
 	 * Time no record tells (sci_lost()), in rising order, none
 	 * overlapping: each thread's share is taken when it closes, or
@@ -317,17 +322,22 @@ static inline uint64_t sci_thread_aside_overlap(const struct sci_engine *e,
 }
 
 /*
- * Of @t's own lost time (sci_thread_lost()), what its last span holds
- * past @end: a drop told to its last record, of a thread whose exit was
- * dated before that (a scan's), or a report made inside it.
+ * Of what @t's last own span (sci_thread_lost()) put in lost_aside, the
+ * part in [@lo, @hi) of the open block: its overlap with that block's
+ * share of the thread, at most lost_aside.
  */
-static inline uint64_t sci_own_lost_past(const struct sci_thread *t,
-					 uint64_t end)
+static inline uint64_t sci_lost_own_in(const struct sci_engine *e,
+				       const struct sci_thread *t,
+				       uint64_t lo, uint64_t hi)
 {
-	uint64_t from = t->lost_from > end ? t->lost_from : end;
-	uint64_t past = t->lost_to > from ? t->lost_to - from : 0;
+	uint64_t in;
 
-	return past < t->lost ? past : t->lost;
+	if (lo < t->lost_from)
+		lo = t->lost_from;
+	if (hi > t->lost_to)
+		hi = t->lost_to;
+	in = hi > lo ? sci_thread_aside_overlap(e, t, lo, hi) : 0;
+	return in < t->lost_aside ? in : t->lost_aside;
 }
 
 /*
@@ -341,10 +351,12 @@ static inline uint64_t sci_thread_lifetime(const struct sci_engine *e,
 	uint64_t end = now > t->last ? now : t->last;
 	uint64_t life = t->acc, lost = t->lost;
 
+	/* Through its own lost time, as thread_close() (sci.c) says. */
+	if (end < t->lost_to)
+		end = t->lost_to;
 	if (t->open) {
 		life += end - t->start;
-		lost += sci_lost_overlap(e, t->start, end) -
-			sci_own_lost_past(t, end);
+		lost += sci_lost_overlap(e, t->start, end);
 	}
 	return life > lost ? life - lost : 0;
 }
@@ -355,7 +367,11 @@ static inline uint64_t sci_thread_aside(const struct sci_engine *e,
 					uint64_t now)
 {
 	uint64_t end = now > t->last ? now : t->last;
-	uint64_t aside = t->aside + (t->open ?
+	uint64_t aside;
+
+	if (end < t->lost_to)
+		end = t->lost_to;
+	aside = t->aside + (t->open ?
 		sci_thread_aside_overlap(e, t, t->start, end) : 0);
 
 	/* Its own lost time is out of the lifetime: not out of it twice. */

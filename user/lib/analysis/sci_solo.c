@@ -67,6 +67,18 @@ void sci_solo_end(struct sci_engine *e, uint64_t ts)
 
 	if (!e->aside_open)
 		return;
+	for (i = 0; ts < e->aside_until && i < e->nr_threads; i++) {
+		struct sci_thread *t = &e->threads[i];
+
+		/*
+		 * Its own lost time was counted in the block as far as the
+		 * deadline: not past an earlier END.  Only its last span
+		 * reaches past @ts (sci_lost.c, lost_own_given_back()).
+		 */
+		if (t->open && !t->free)
+			t->lost_aside -= sci_lost_own_in(e, t, ts,
+							 e->aside_until);
+	}
 	if (ts < e->aside_until)
 		e->aside_until = ts;
 	/* The threads closed meanwhile took their share as they closed. */
@@ -78,4 +90,6 @@ void sci_solo_end(struct sci_engine *e, uint64_t ts)
 							     e->aside_until);
 	}
 	e->aside_open = false;
+	e->ended_begin = e->aside_begin;
+	e->ended_until = e->aside_until;
 }
