@@ -183,10 +183,6 @@ t_sigint() {
 }
 tap_check "ctrl_c_stops_and_reports" t_sigint
 
-# A reader stopped for 2 s while the target calls on: its one-page rings
-# fill and drop.  The module says where (LOST records, ABI 1.9): the
-# report counts the drops it was told of (all but those after a ring's
-# last record) and the calls then open in their threads (not scored).
 # attach_lock OUT STALL: lock_contention's two threads contending with no
 # delay, attached for 5 s with one-page rings when STALL is 2 (the reader
 # stopped for 2 s of them: the rings fill and drop), with the default
@@ -221,6 +217,10 @@ attach_lock() {
 	return 0
 }
 
+# A reader stopped for 2 s while the target calls on: its one-page rings
+# fill and drop.  The module says where (LOST records, ABI 1.9): the
+# report counts the drops it was told of (all but those after a ring's
+# last record) and the calls then open in their threads (not scored).
 t_drops_told() {
 	attach_lock "$tmp/d.json" 2 || return 1
 	dropped=$(json_get "$tmp/d.json" .events.dropped)
@@ -261,8 +261,8 @@ t_drops_undiluted() {
 			"loss $(json_get "$tmp/$f.json" .functions[0].loss_ns)"
 	done
 	[ "${aside:-0}" -gt 0 ] &&
-		awk -v f="$full" -v d="$drop" \
-			'BEGIN { exit !(f > 0.05 && d >= f / 6 && d <= 1.5 * f) }'
+		awk -v f="$full" -v d="$drop" 'BEGIN {
+			exit !(f > 0.05 && d >= f / 6 && d <= 1.5 * f) }'
 }
 tap_check "drops_leave_the_sci_of_the_calls_kept" t_drops_undiluted
 

@@ -820,7 +820,8 @@ TEST(calls_open_at_a_loss_are_left_unpaired)
  * threads stops every open call from pairing, and a GATE before it from
  * gating an entry after, and takes its time from every thread; one read
  * late (behind a call opened after its last drop) stops only what was
- * open before, and takes its time from its thread.
+ * open before, and takes no time (its thread's last call record is
+ * after its last drop).
  */
 TEST(a_ring_loss_stops_its_threads_open_calls_pairing)
 {
@@ -926,7 +927,7 @@ TEST(a_drop_leaves_out_the_calls_it_cut_not_their_neighbours)
  * Thread 300 ran on the other CPU during its own drop (150 to 349): its
  * calls at 200 and 300 were read first, and scored; only the time after
  * them goes.  A drop of several (250 to 399) read after thread 301's
- * calls to 600, all scored: 301 keeps its time.  Then one of 300 (450
+ * calls to 510, all scored: 301 keeps its time.  Then one of 300 (450
  * to 499), read after 300's inner calls at 550 and 650 inside an outer
  * call begun at 500: nothing goes, and the outer call, begun after the
  * last drop, is scored.
@@ -967,10 +968,37 @@ TEST(a_drop_read_late_takes_no_scored_calls_time)
 }
 
 /*
+ * A record late to the drain does not take a thread's last call record
+ * back: after 300's call of 500 to 510 (scored), a return of 300 dated
+ * 300 (late, unpaired), then a drop of 300 from 400 to 599 takes 510 to
+ * 600 alone.
+ */
+TEST(a_late_record_does_not_move_a_drops_stretch_back)
+{
+	struct pipeline *p = new_pipeline();
+	struct sci_report *r;
+	struct trace t;
+
+	two_probes_two_threads(p);
+	memset(&t, 0, sizeof(t));
+	call(&t, 300, 1, 500, 510);
+	trace_add(&t, ISPOT_REC_EXIT, 300, 2, SP(300, 1) + 8, 300);
+	lost_at(&t, 300, 400, 599, 5, 0);
+	feed(p, &t);
+	pipeline_finish(p, 1000);
+	r = sci_report(p->sci, 0);
+	ASSERT_TRUE(r);
+	EXPECT_EQ(block(r, 10, 0)->calls, 1);
+	EXPECT_EQ(lifetime(r, 300), 1000 - 90);
+	sci_report_free(r);
+	pipeline_free(p);
+}
+
+/*
  * A drop of a thread no call record of which was read yet (seen by a
  * scan): its calls begun before the last drop, read after, are not scored
  * (150 to 180), and the drop's time leaves its lifetime.  A drop of
- * several takes the time of such a thread too (301, 100 to 200).
+ * several takes the time of such a thread too (301, 600 to 700).
  */
 TEST(a_drop_of_a_thread_not_read_yet_stops_its_calls_and_time)
 {

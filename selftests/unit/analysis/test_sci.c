@@ -678,11 +678,13 @@ TEST_F(sci, a_threads_drops_leave_its_lifetime)
 }
 
 /*
- * A thread's own lost span past its end counts only up to it: tid 1's
- * [100, 900) with its exit dated 500 (a scan's), tid 2's [100, 900) read
- * by a report at 600 (ispotd's window end) and again at 1000.
+ * A thread's own lost span past its end: the exit moves to the span's
+ * end, and the lifetime gains nothing.  Tid 1's [100, 900) with its exit
+ * dated 500 (a scan's) keeps [0, 100); tid 2's [100, 900), read by a
+ * report at 600 (ispotd's window end), keeps [0, 100), at 1000 [0, 100)
+ * and [900, 1000).
  */
-TEST_F(sci, a_threads_own_lost_time_stops_at_its_end)
+TEST_F(sci, a_threads_own_lost_time_past_its_end_adds_nothing)
 {
 	struct sci_engine *e = self->e;
 	struct sci_report *r;

@@ -1370,6 +1370,8 @@ TEST(a_rings_lost_record_is_replayed)
 	EXPECT_EQ(events_value(off, "drop_bursts"), 1);
 	EXPECT_EQ(events_value(off, "dropped_told"), 7);
 	EXPECT_EQ(events_value(off, "open_at_drops"), 1);
+	/* From the open call's entry to the last drop, then to its return. */
+	EXPECT_EQ(events_value(off, "dropped_time_ns"), 601 + 499);
 	EXPECT_EQ(report_value(json, "worker", "calls"), 3);
 	EXPECT_EQ(report_value(off, "worker", "calls"), 3);
 }

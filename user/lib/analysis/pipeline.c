@@ -337,7 +337,9 @@ pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 	else
 		paired = pairer_feed_exit(p->pairer, &th->pair, rec, &e);
 	pipeline_thread_inside(p, th, rec->tid, rec->ts_ns);
-	th->last_call_ts = rec->ts_ns;
+	/* Not back: a record late to the drain (drain.h) comes after. */
+	if (rec->ts_ns > th->last_call_ts)
+		th->last_call_ts = rec->ts_ns;
 	if (__builtin_expect(th->dropped_until != 0, 0))
 		pipeline_call_after_drop(p, th, rec, paired);
 	if (paired < 0)

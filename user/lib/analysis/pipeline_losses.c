@@ -68,7 +68,7 @@ static void pipeline_thread_drop(struct pipeline *p,
 		th->dropped_until = to;
 }
 
-/* A drop of several, in each thread the engine holds (sci_each_open_thread()). */
+/* A drop of several: each thread sci_each_open_thread() gives. */
 struct several_drop {
 	struct pipeline *p;
 	uint64_t from, to;

@@ -156,8 +156,10 @@ static void thread_close(const struct sci_engine *e, struct sci_thread *t,
 	/*
 	 * A thread cannot exit before its own last execution ended, nor
 	 * before its own lost time does (sci_thread_lost()): a scan dates
-	 * an exit late, and a drop of several threads' records takes time
-	 * from each; a lifetime that runs on through lost time gains none.
+	 * an exit at the last time it knew the thread alive, which can be
+	 * before a drop told since, and a drop of several threads' records
+	 * takes time from each; a lifetime that runs on through lost time
+	 * gains none.
 	 */
 	if (ts < t->last)
 		ts = t->last;

@@ -243,8 +243,9 @@ void sci_solo_carry(struct sci_engine *to, const struct sci_engine *from);
 int sci_lost(struct sci_engine *e, uint64_t from, uint64_t to);
 
 /*
- * Live: a full ring dropped records of thread @tid from @from to @to, and
- * none of its calls then is scored (a LOST record: pipeline_losses.c).
+ * A full ring dropped records of thread @tid from @from to @to, and none
+ * of its calls then is scored (a LOST record, live or replayed:
+ * pipeline_losses.c).
  * That time leaves the thread's lifetime, so that its SCI is the share of
  * the time its kept records tell, not that share diluted by the time
  * they do not; and the time solo blocks admitted, where it was in one.

@@ -49,17 +49,20 @@ int sci_lost(struct sci_engine *e, uint64_t from, uint64_t to)
 
 	if (to <= from)
 		return 0;
-	lost_own_given_back(e, from, to);
 	/* They come in order: one that meets the last extends it. */
 	last = e->nr_lost ? &e->lost[e->nr_lost - 1] : NULL;
 	if (last && from <= last->to) {
+		lost_own_given_back(e, from, to);
 		if (to > last->to)
 			last->to = to;
 		return 0;
 	}
+	/* Room first: nothing is given back for a span not kept. */
 	if (sci_reserve(e, &e->lost, &e->cap_lost, e->nr_lost + 1,
 			sizeof(*e->lost)))
 		return -ENOMEM;
+	last = e->nr_lost ? &e->lost[e->nr_lost - 1] : NULL;
+	lost_own_given_back(e, from, to);
 	e->lost[e->nr_lost] = (struct sci_span){
 		.from = from, .to = to,
 		.before = last ? last->before + last->to - last->from : 0,
