@@ -5,13 +5,19 @@
  * writer's code: test_perfetto.c reads what the writer gives it, and
  * selftests/kmod/perfetto_dump prints a trace in the guest, which has no
  * protoc.  It keeps the fields the writer uses; perfetto_min.proto
- * (selftests/host) names the same for protoc.
+ * (selftests/host) names the same for protoc.  Names given by an
+ * interned id and times on an incremental clock are resolved as
+ * trace_processor resolves them (Perfetto's proto_trace_reader.cc and
+ * clock_synchronizer.h): an id from the sequence's interned event names,
+ * a time from the clock the packet names or, failing that, its
+ * trace_packet_defaults' clock, an incremental clock's times added up.
  */
 #ifndef ISPOT_TEST_PERFETTO_READER_H
 #define ISPOT_TEST_PERFETTO_READER_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,13 +40,23 @@ struct pr_event {
 	uint64_t flows[PR_MAX_FLOWS];	/* flow_ids, the first ones */
 	unsigned int nr_flows;
 	uint64_t terminating;		/* the last, 0: none */
-	bool monotonic;		/* timestamp_clock_id is MONOTONIC (3) */
+	/* Its time is MONOTONIC's, as it is or from an incremental clock */
+	bool monotonic;
+	bool needs_state;	/* sequence_flags: NEEDS_INCREMENTAL_STATE */
+	uint64_t clock;		/* the clock its packet named, 0: none */
+	uint64_t name_iid;	/* 0: its name was given whole, or none */
 };
 
 struct pr_track {
 	uint64_t uuid, parent;
 	uint64_t tid;		/* 0: not a thread's */
 	char name[128];		/* its name, or its thread's */
+};
+
+/* An interned event name: EventName's iid and name. */
+struct pr_name {
+	uint64_t iid;
+	char name[128];
 };
 
 struct pr_trace {
@@ -53,6 +69,15 @@ struct pr_trace {
 	size_t nr_ev, cap_ev;
 	struct pr_track *tr;
 	size_t nr_tr, cap_tr;
+	struct pr_name *names;
+	size_t nr_names, cap_names;
+	/*
+	 * The clocks: the one trace_packet_defaults gives, and the
+	 * snapshot's incremental one (0: none) with its running time and
+	 * MONOTONIC's at the snapshot.
+	 */
+	uint64_t default_clock;
+	uint64_t delta_clock, delta_now, delta_base, mono_base;
 };
 
 static inline int pr_varint(const uint8_t **p, const uint8_t *end,
@@ -185,6 +210,112 @@ static inline int pr_descriptor(struct pr_trace *t, const struct pr_field *f)
 	return r;
 }
 
+/* Interned name @iid: NULL if the sequence defined none. */
+static inline const char *pr_name_of(const struct pr_trace *t, uint64_t iid)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_names; i++)
+		if (t->names[i].iid == iid)
+			return t->names[i].name;
+	return NULL;
+}
+
+/* InternedData's event names; an id defined twice is malformed. */
+static inline int pr_interned(struct pr_trace *t, const struct pr_field *f)
+{
+	const uint8_t *p = f->p, *end = f->p + f->len, *q, *qend;
+	struct pr_field g, h;
+	struct pr_name n;
+	int r, s;
+
+	while ((r = pr_next(&p, end, &g)) > 0) {
+		if (g.num != 2 || g.wire != 2)
+			continue;
+		memset(&n, 0, sizeof(n));
+		for (q = g.p, qend = g.p + g.len;
+		     (s = pr_next(&q, qend, &h)) != 0;) {
+			if (s < 0)
+				return -1;
+			if (h.num == 1 && h.wire == 0)
+				n.iid = h.v;
+			if (h.num == 2 && h.wire == 2)
+				pr_str(n.name, sizeof(n.name), &h);
+		}
+		if (!n.iid || pr_name_of(t, n.iid) ||
+		    pr_grow(&t->names, t->nr_names, &t->cap_names,
+			    sizeof(*t->names)))
+			return -1;
+		t->names[t->nr_names++] = n;
+	}
+	return r;
+}
+
+/* A ClockSnapshot: MONOTONIC's time and the incremental clock's. */
+static inline int pr_snapshot(struct pr_trace *t, const struct pr_field *f)
+{
+	const uint8_t *p = f->p, *end = f->p + f->len, *q, *qend;
+	struct pr_field g, h;
+	int r, s;
+
+	t->clock_snapshot = true;
+	while ((r = pr_next(&p, end, &g)) > 0) {
+		uint64_t id = 0, ts = 0;
+		bool incremental = false;
+
+		if (g.num != 1 || g.wire != 2)
+			continue;
+		for (q = g.p, qend = g.p + g.len;
+		     (s = pr_next(&q, qend, &h)) != 0;) {
+			if (s < 0)
+				return -1;
+			if (h.num == 1 && h.wire == 0)
+				id = h.v;
+			if (h.num == 2 && h.wire == 0)
+				ts = h.v;
+			if (h.num == 3 && h.wire == 0)
+				incremental = h.v;
+		}
+		if (id == 3)
+			t->mono_base = ts;
+		if (incremental) {
+			t->delta_clock = id;
+			t->delta_now = t->delta_base = ts;
+		}
+	}
+	return r;
+}
+
+/* TracePacketDefaults: the clock of a packet that names none. */
+static inline int pr_defaults(struct pr_trace *t, const struct pr_field *f)
+{
+	const uint8_t *p = f->p, *end = f->p + f->len;
+	struct pr_field g;
+	int r;
+
+	while ((r = pr_next(&p, end, &g)) > 0)
+		if (g.num == 58 && g.wire == 0)
+			t->default_clock = g.v;
+	return r;
+}
+
+/*
+ * A packet's time on MONOTONIC, from the clock it names or the default:
+ * whether it is.  An incremental clock's time is its running time.
+ */
+static inline bool pr_time(struct pr_trace *t, uint64_t clock, uint64_t *ts)
+{
+	if (!clock)
+		clock = t->default_clock;
+	if (clock == 3)
+		return true;
+	if (!clock || clock != t->delta_clock)
+		return false;
+	t->delta_now += *ts;
+	*ts = t->delta_now - t->delta_base + t->mono_base;
+	return true;
+}
+
 static inline int pr_event(struct pr_trace *t, const struct pr_field *f,
 			   uint64_t ts, bool monotonic)
 {
@@ -206,43 +337,72 @@ static inline int pr_event(struct pr_trace *t, const struct pr_field *f,
 			e->track = g.v;
 		else if (g.num == 23 && g.wire == 2)
 			pr_str(e->name, sizeof(e->name), &g);
+		else if (g.num == 10 && g.wire == 0)
+			e->name_iid = g.v;
 		else if (g.num == 47 && g.wire == 1 &&
 			 e->nr_flows < PR_MAX_FLOWS)
 			e->flows[e->nr_flows++] = g.v;
 		else if (g.num == 48 && g.wire == 1)
 			e->terminating = g.v;
 	}
+	if (e->name_iid) {
+		const char *name = pr_name_of(t, e->name_iid);
+
+		/* trace_processor would keep the slice, nameless. */
+		if (!name)
+			return -1;
+		snprintf(e->name, sizeof(e->name), "%s", name);
+	}
 	if (!pr_find_track(t, e->track))
 		t->descriptors_first = false;
 	return r;
 }
 
+/*
+ * A packet, its parts taken in trace_processor's order: the sequence's
+ * flags, its defaults, its interned data, a clock snapshot, then the
+ * event.
+ */
 static inline int pr_packet(struct pr_trace *t, const struct pr_field *pk)
 {
 	const uint8_t *p = pk->p, *end = pk->p + pk->len;
-	bool seq = false, cleared = false, mono = false;
-	struct pr_field f, ev = { 0 };
-	uint64_t ts = 0;
+	bool seq = false, cleared = false, needs = false, mono;
+	struct pr_field f, ev = { 0 }, def = { 0 }, data = { 0 }, snap = { 0 };
+	uint64_t ts = 0, clock = 0;
 	int r;
 
 	while ((r = pr_next(&p, end, &f)) > 0) {
 		if (f.num == 10 && f.wire == 0)
 			seq = f.v != 0;
-		else if (f.num == 13 && f.wire == 0)
+		else if (f.num == 13 && f.wire == 0) {
 			cleared = f.v & 1;
-		else if (f.num == 6 && f.wire == 2)
-			t->clock_snapshot = true;
+			needs = f.v & 2;
+		} else if (f.num == 6 && f.wire == 2)
+			snap = f;
 		else if (f.num == 8 && f.wire == 0)
 			ts = f.v;
 		else if (f.num == 58 && f.wire == 0)
-			mono = f.v == 3;
+			clock = f.v;
+		else if (f.num == 59 && f.wire == 2)
+			def = f;
+		else if (f.num == 12 && f.wire == 2)
+			data = f;
 		else if (f.num == 60 && f.wire == 2 && pr_descriptor(t, &f))
 			return -1;
 		else if (f.num == 11 && f.wire == 2)
 			ev = f;
 	}
-	if (r < 0 || (ev.num && pr_event(t, &ev, ts, mono)))
+	if (r < 0 || (def.num && pr_defaults(t, &def) < 0) ||
+	    (data.num && pr_interned(t, &data) < 0) ||
+	    (snap.num && pr_snapshot(t, &snap) < 0))
 		return -1;
+	if (ev.num) {
+		mono = pr_time(t, clock, &ts);
+		if (pr_event(t, &ev, ts, mono))
+			return -1;
+		t->ev[t->nr_ev - 1].needs_state = needs;
+		t->ev[t->nr_ev - 1].clock = clock;
+	}
 	if (!t->nr_packets)
 		t->first_cleared = cleared;
 	if (!seq)
@@ -270,6 +430,7 @@ static inline void pr_free(struct pr_trace *t)
 {
 	free(t->ev);
 	free(t->tr);
+	free(t->names);
 	memset(t, 0, sizeof(*t));
 }
 

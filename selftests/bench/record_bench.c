@@ -22,6 +22,10 @@
  *   report_replay_ns_per_record        `report FILE`, per record
  *   report_replay_vs_live              report's time over the live time
  *                                      in the pipeline and recording
+ *   perfetto_bytes_per_record          `report FILE --perfetto`'s trace,
+ *                                      per record
+ *   perfetto_replay_ns_per_record      `report FILE --perfetto`, per
+ *                                      record (the replay and the trace)
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -84,11 +88,12 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char dir[] = "/tmp/ispot-record-bench-XXXXXX";
-	char rec[64], json[64], off[64];
+	char rec[64], json[64], off[64], pft[64];
 	unsigned int calls = 250000, runs = 3, i;
 	struct trace_opts o = { .json = true };
 	double with = 1e300, without = 1e300, replay = 1e300, records;
-	struct stat st;
+	double traced = 1e300;
+	struct stat st, pst;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
@@ -109,14 +114,20 @@ int main(int argc, char **argv)
 	snprintf(rec, sizeof(rec), "%s/r.isr", dir);
 	snprintf(json, sizeof(json), "%s/live.json", dir);
 	snprintf(off, sizeof(off), "%s/offline.json", dir);
+	snprintf(pft, sizeof(pft), "%s/trace.pftrace", dir);
 	o.output = off;
 	o.recording = rec;
 	for (i = 0; i < runs; i++) {
 		without = least(without, live(NULL, json, calls));
 		with = least(with, live(rec, json, calls));
 		replay = least(replay, replay_time(&o));
+		o.perfetto = pft;
+		traced = least(traced, replay_time(&o));
+		o.perfetto = NULL;
 	}
 	if (stat(rec, &st))
+		return 1;
+	if (stat(pft, &pst))
 		return 1;
 	/* Four records a call, and a call stack every tenth call. */
 	records = calls * 4.0 + (calls + 9) / 10;
@@ -128,11 +139,14 @@ int main(int argc, char **argv)
 	printf("record_write_vs_pipeline: %.2f\n", with / without);
 	printf("report_replay_ns_per_record: %.1f\n", replay / records);
 	printf("report_replay_vs_live: %.2f\n", replay / with);
+	printf("perfetto_bytes_per_record: %.1f\n", pst.st_size / records);
+	printf("perfetto_replay_ns_per_record: %.1f\n", traced / records);
 	fprintf(stderr, "# %.0f records, %lld bytes, least of %u runs\n",
 		records, (long long)st.st_size, runs);
 	unlink(rec);
 	unlink(json);
 	unlink(off);
+	unlink(pft);
 	rmdir(dir);
 	return 0;
 }

@@ -16,15 +16,31 @@ proto=selftests/host/perfetto_min.proto
 
 # protoc_lines: protoc's text on stdin as perfetto_dump's lines (the
 # track and event lines; the header is checked on the text itself).
+# Each packet is taken at its end, in trace_processor's order: its
+# defaults, its interned names, its clock snapshot, then its event, named
+# from the sequence's interned names and timed on the clock it names or
+# its defaults' (protoc prints a message's fields by number, not in the
+# order they were written).  An incremental clock's times add up, from
+# the snapshot's, which also gives MONOTONIC's.
 protoc_lines() {
 	awk '
 	function str(s) { sub(/^[^"]*"/, "", s); sub(/"$/, "", s); return s }
 	/^packet \{/ {
 		ev = tr = 0; ts = uuid = parent = tid = term = 0
-		type = "?"; name = "-"; flows = ""
+		type = "?"; name = "-"; flows = ""; iid = clk = pdef = 0
+		nnew = 0; nclk = 0
 		next
 	}
 	/^  timestamp: / { ts = $2 }
+	/^  timestamp_clock_id: / { clk = $2 }
+	/^    timestamp_clock_id: / { pdef = $2 }
+	/^    clocks \{/ { nclk++; cinc[nclk] = 0 }
+	/^      clock_id: / { cid[nclk] = $2 }
+	/^      timestamp: / { cts[nclk] = $2 }
+	/^      is_incremental: true$/ { cinc[nclk] = 1 }
+	/^    event_names \{/ { nnew++ }
+	/^      iid: / { newiid[nnew] = $2 }
+	/^      name: / { newname[nnew] = str($0) }
 	/^  track_event \{/ { ev = 1 }
 	/^  track_descriptor \{/ { tr = 1 }
 	/^    type: TYPE_SLICE_BEGIN$/ { type = "B" }
@@ -33,11 +49,28 @@ protoc_lines() {
 	/^    (track_)?uuid: / { uuid = $2 }
 	/^    parent_uuid: / { parent = $2 }
 	/^    name: / { name = str($0) }
+	/^    name_iid: / { iid = $2 }
 	/^    flow_ids: / { flows = flows (flows == "" ? "" : ",") $2 }
 	/^    terminating_flow_ids: / { term = $2 }
 	/^      tid: / { tid = $2 }
 	/^      thread_name: / { name = str($0) }
 	/^\}/ {
+		if (pdef) defclk = pdef
+		for (i = 1; i <= nnew; i++) names[newiid[i]] = newname[i]
+		for (i = 1; i <= nclk; i++) {
+			if (cid[i] == 3) mono = cts[i]
+			if (cinc[i]) { dclk = cid[i]; dnow = dbase = cts[i] }
+		}
+		if (iid) name = (iid in names) ? names[iid] : "?unknown-iid"
+		if (ev) {
+			c = clk ? clk : defclk
+			if (c != 3 && c == dclk) {
+				dnow += ts
+				ts = dnow - dbase + mono
+			} else if (c != 3) {
+				ts = "?clock" c
+			}
+		}
 		if (tr) print "track", uuid, parent, tid, name
 		if (ev) print "event", ts, uuid, type,
 			      (flows == "" ? 0 : flows), term, name
@@ -74,18 +107,23 @@ t_decodes() {
 }
 tap_check "protoc decodes it as perfetto.protos.Trace" t_decodes
 
-# The first packet clears the sequence's state and makes MONOTONIC the
-# trace's clock; every packet is on the sequence, every event in MONOTONIC.
+# The first packet clears the sequence's state, makes MONOTONIC the
+# trace's clock, and an incremental clock of the sequence the packets'
+# default; every packet is on the sequence, every event says it needs
+# the sequence's state (its clock and its names).
 t_header() {
 	first_packet | grep -q 'sequence_flags: 1$' &&
 		first_packet | grep -q 'primary_trace_clock: 3$' &&
+		first_packet | grep -q '^    timestamp_clock_id: 64$' &&
+		first_packet | grep -q 'is_incremental: true$' &&
 		[ "$(grep -c '^packet {' "$tmp/text")" = \
 		  "$(grep -c '^  trusted_packet_sequence_id: 1$' \
 			"$tmp/text")" ] &&
 		[ "$(grep -c '^  track_event {' "$tmp/text")" = \
-		  "$(grep -c '^  timestamp_clock_id: 3$' "$tmp/text")" ]
+		  "$(grep -c '^  sequence_flags: 2$' "$tmp/text")" ] &&
+		grep -q '^    name_iid: ' "$tmp/text"
 }
-tap_check "the first packet clears the state, MONOTONIC is the clock" \
+tap_check "the first packet clears the state, sets the clocks; events need it" \
 	t_header
 
 t_agree() {

@@ -34,7 +34,8 @@ t_reads() {
 	"$dump" "$tmp/out.pftrace" >"$tmp/lines" 2>"$tmp/err" ||
 		{ sed 's/^/# /' "$tmp/err"; return 1; }
 	echo "# $(grep -c '^event' "$tmp/lines") events," \
-		"$(grep -c '^track' "$tmp/lines") tracks"
+		"$(grep -c '^track' "$tmp/lines") tracks," \
+		"$(stat -c %s "$tmp/out.pftrace") bytes"
 	pf_header "$tmp/lines"
 }
 tap_check "it reads back, descriptors before events" t_reads

@@ -305,8 +305,90 @@ TEST(packets_open_in_perfetto)
 	EXPECT_TRUE(d.clock_snapshot);
 	EXPECT_TRUE(d.descriptors_first);
 	ASSERT_GT(d.nr_ev, 0);
-	for (i = 0; i < d.nr_ev; i++)
+	for (i = 0; i < d.nr_ev; i++) {
 		EXPECT_TRUE(d.ev[i].monotonic);
+		EXPECT_TRUE(d.ev[i].needs_state);
+	}
+	pr_free(&d);
+	free(buf);
+}
+
+/*
+ * Times on the incremental clock, and a time before the last written
+ * (another ring's record, read late; one before the snapshot) on
+ * MONOTONIC as it is: each read back as it was given.  A name is
+ * defined once and given by its id after; past PF_NAMES_MAX, whole.
+ */
+TEST(times_go_back_and_names_are_defined_once)
+{
+	static const struct {
+		uint8_t kind;
+		uint32_t tid, probe;
+		uint64_t ts, clock;	/* the clock named: 0, the default */
+	} feed[] = {
+		{ ISPOT_REC_ENTRY, TID_WAITER, PROBE_ACQUIRE, 2000, 0 },
+		{ ISPOT_REC_ENTRY, TID_WAKER, PROBE_WORK, 1500, 3 },
+		{ ISPOT_REC_EXIT, TID_WAITER, PROBE_ACQUIRE, 2600, 0 },
+		{ ISPOT_REC_EXIT, TID_WAKER, PROBE_WORK, 2600, 0 },
+		{ ISPOT_REC_ENTRY, TID_WAITER, PROBE_ACQUIRE, 3000, 0 },
+		{ ISPOT_REC_ENTRY, TID_WAKER, PROBE_WORK, 2999, 3 },
+		{ ISPOT_REC_EXIT, TID_WAKER, PROBE_WORK, 3001, 0 },
+	};
+	struct ispot_record r;
+	struct perfetto *pf;
+	struct pr_trace d;
+	size_t len, i, iids = 0;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_TRUE(f);
+	pf = perfetto_open(f, 1, "contention", &names, &clock0);
+	ASSERT_TRUE(pf);
+	/* Before the snapshot's time: MONOTONIC, as it is. */
+	r = call(ISPOT_REC_ENTRY, TID_WAITER, 500, PROBE_WORK, 0x8000, 0);
+	perfetto_record(pf, &r);
+	r = call(ISPOT_REC_EXIT, TID_WAITER, 600, PROBE_WORK, 0x8008, 0);
+	perfetto_record(pf, &r);
+	for (i = 0; i < sizeof(feed) / sizeof(feed[0]); i++) {
+		r = call(feed[i].kind, feed[i].tid, feed[i].ts, feed[i].probe,
+			 feed[i].kind == ISPOT_REC_ENTRY ? 0x8000 : 0x8008,
+			 7);
+		perfetto_record(pf, &r);
+	}
+	/* The table full: a new name is written whole. */
+	pf->nr_names = PF_NAMES_MAX;
+	r = call(ISPOT_REC_ENTRY, TID_WAITER, 4000, PROBE_ACQUIRE, 0x7ff0, 8);
+	perfetto_record(pf, &r);
+	ASSERT_EQ(perfetto_close(pf), 0);
+	ASSERT_EQ(fclose(f), 0);
+	decode(buf, len, &d);
+	/* The feed's, then the last begin and the two ends of the close. */
+	ASSERT_EQ(d.nr_ev, 2 + sizeof(feed) / sizeof(feed[0]) + 3);
+	EXPECT_EQ(d.ev[0].ts, 500);
+	EXPECT_EQ(d.ev[0].clock, 3);
+	EXPECT_EQ(d.ev[1].ts, 600);
+	EXPECT_EQ(d.ev[1].clock, 3);
+	for (i = 0; i < sizeof(feed) / sizeof(feed[0]); i++) {
+		const struct pr_event *e = &d.ev[2 + i];
+
+		EXPECT_EQ(e->ts, feed[i].ts);
+		EXPECT_EQ(e->clock, feed[i].clock);
+		EXPECT_TRUE(e->monotonic);
+		EXPECT_TRUE(e->needs_state);
+		if (e->type != 1)
+			continue;
+		EXPECT_NE(e->name_iid, 0);
+		EXPECT_STREQ(e->name, feed[i].probe == PROBE_WORK ?
+			     "work" : "acquire 7");
+	}
+	EXPECT_EQ(d.nr_names, 2);	/* work and acquire 7, once each */
+	for (i = 0; i < d.nr_ev; i++)
+		iids += d.ev[i].name_iid != 0;
+	EXPECT_EQ(iids, 5);		/* every begin but the last */
+	EXPECT_EQ(d.ev[d.nr_ev - 3].ts, 4000);
+	EXPECT_EQ(d.ev[d.nr_ev - 3].type, 1);
+	EXPECT_EQ(d.ev[d.nr_ev - 3].name_iid, 0);
+	EXPECT_STREQ(d.ev[d.nr_ev - 3].name, "acquire 8");
 	pr_free(&d);
 	free(buf);
 }
@@ -651,7 +733,8 @@ TEST(a_thread_gone_unnamed_is_named_by_its_exit)
  */
 #define BOUND_THREADS	32
 #define BOUND_DEPTH	48
-#define BOUND_STEPS	(BOUND_THREADS * (2 * BOUND_DEPTH + 4) * 2)
+/* Cycles enough that the whole feed takes more than a megabyte. */
+#define BOUND_STEPS	(BOUND_THREADS * (2 * BOUND_DEPTH + 4) * 16)
 
 static int long_name(char *buf, size_t len, unsigned int salt)
 {
@@ -796,7 +879,7 @@ TEST(no_bound_keeps_every_record)
 	EXPECT_FALSE(perfetto_full(pf, &ts));
 	ASSERT_EQ(perfetto_close(pf), 0);
 	ASSERT_EQ(fclose(f), 0);
-	EXPECT_GT(len, 900000);
+	EXPECT_GT(len, 1000000);
 	free(buf);
 }
 
@@ -813,8 +896,10 @@ static size_t grown(FILE *f, const size_t *len, size_t *at)
 
 /*
  * The bound's arithmetic (perfetto_internal.h) against the packets at
- * their largest: ids, generation and times at their widest, names at
- * their longest (the process's 255 bytes, calls' and threads' 511).
+ * their largest: ids, generation and times at their widest (a time
+ * before the last, written whole on MONOTONIC), names at their longest
+ * (the process's 255 bytes, calls' and threads' 511) and interned with
+ * the last id there is.
  */
 TEST(the_bound_holds_the_largest_packets)
 {
@@ -836,14 +921,15 @@ TEST(the_bound_holds_the_largest_packets)
 	pf = perfetto_open(f, UINT32_MAX, process, &long_names, &clock_max);
 	ASSERT_TRUE(pf);
 	head = grown(f, &len, &at);
+	pf->nr_names = PF_NAMES_MAX - 1;
 	/* A new thread's first call: its two tracks, then the begin. */
-	pf_begin(pf, &t, PF_TRACK_THREAD, UINT64_MAX, name);
+	pf_begin(pf, &t, PF_TRACK_THREAD, UINT64_MAX - 1, name);
 	record = grown(f, &len, &at);
-	pf_event(pf, &t, PF_TRACK_THREAD, UINT64_MAX, TYPE_INSTANT,
+	pf_event(pf, &t, PF_TRACK_THREAD, UINT64_MAX - 1, TYPE_INSTANT,
 		 "futex wake", UINT64_MAX - PERFETTO_WAKE_FLOWS,
 		 PERFETTO_WAKE_FLOWS, false);
 	wake = grown(f, &len, &at);
-	pf_event(pf, &t, PF_TRACK_WAITS, UINT64_MAX, TYPE_SLICE_END, NULL,
+	pf_event(pf, &t, PF_TRACK_WAITS, UINT64_MAX - 1, TYPE_SLICE_END, NULL,
 		 UINT64_MAX, 1, true);
 	end = grown(f, &len, &at);
 	/* An exit's name: a comm, 15 bytes at most. */

@@ -450,6 +450,7 @@ int perfetto_close(struct perfetto *pf)
 	}
 	hashmap_free(&pf->threads);
 	hashmap_free(&pf->word_index);
+	strindex_free(&pf->name_iids);
 	free(pf->words);
 	pairer_free(pf->pairer);
 	pb_free(&pf->pkt);

@@ -34,12 +34,24 @@
  *    ended.  A wake starts one flow per waiter it may wake (its val), at
  *    most PERFETTO_WAKE_FLOWS: a broadcast's first waiters get arrows.
  *
- * Time.  Records are stamped with CLOCK_MONOTONIC; every event says so
- * (timestamp_clock_id), and the first packet is a ClockSnapshot of
- * MONOTONIC and BOOTTIME that makes MONOTONIC the trace's clock.  Events
- * of one thread never go back in time: a record behind its thread's latest
- * (another CPU's ring, late) counts at that latest time, so every slice
- * ends after it begins.
+ * Time.  Records are stamped with CLOCK_MONOTONIC.  The first packet is
+ * a ClockSnapshot of MONOTONIC, BOOTTIME and an incremental clock of the
+ * sequence that starts at the same instant, makes MONOTONIC the trace's
+ * clock and the incremental one every packet's default
+ * (trace_packet_defaults).  An event's time is then the difference from
+ * the last one's, two or three bytes where MONOTONIC's takes seven; one
+ * before the last (another ring's record, read late) is written whole,
+ * on MONOTONIC, which leaves the incremental clock's running time alone.
+ * Events of one thread never go back in time: a record behind its
+ * thread's latest counts at that latest time, so every slice ends after
+ * it begins.
+ *
+ * Names.  A slice's or instant's name is interned: defined once, in the
+ * packet of its first use (interned_data), and given by its id after
+ * (name_iid).  Every event says it needs the sequence's state, which the
+ * first packet clears, as the Perfetto SDK writes them.  The table holds
+ * at most PF_NAMES_MAX names (names carry keys, which the target picks);
+ * names past it are written whole.
  *
  * Balance.  Every slice that begins ends: at its end record; when its
  * thread exits (its TASK_EXIT, or an exit the caller learnt otherwise:
@@ -47,9 +59,10 @@
  * where records were lost (perfetto_lost()); and at perfetto_close(), at
  * the latest timestamp written.
  *
- * Size.  A trace takes some 24 to 35 bytes a record (a call's begin and
- * end, its name in the begin), so a busy target fills a disk in hours: it
- * stops at a bound (perfetto_set_max_size()).  Room for the end of every
+ * Size.  A trace takes some 16 to 25 bytes a record (a call's begin and
+ * end, each a packet with its time and track; Documentation/
+ * evaluation.rst), so a busy target fills a disk in hours: it stops at a
+ * bound (perfetto_set_max_size()).  Room for the end of every
  * slice still open is kept, so the file stays whole and balanced: the
  * slices open when it stops end at the latest timestamp written, and the
  * records after are left out.

@@ -18,23 +18,27 @@
 #include "export/perfetto.h"
 #include "util/hashmap.h"
 #include "util/protobuf.h"
+#include "util/strindex.h"
 
 /* Track uuids: kind in the low bits, then the tid and its generation. */
 #define PF_TRACK_THREAD			0
 #define PF_TRACK_WAITS			1
 #define PF_TRACK_PROCESS		2
 #define PF_NAME_MAX			512
+/* Names interned (perfetto_packets.c, pf_name_iid()); later ones whole. */
+#define PF_NAMES_MAX			16384
 /*
  * The bound's arithmetic (perfetto.c, pf_room()), from the encoding in
  * perfetto_packets.c, with ids, times and names at their largest:
  * test_perfetto.c writes those packets and checks them against these.
  * The first packets (clock snapshot, process track with a name of 255
- * bytes) take at most 322 bytes; a record, but for the ends of the slices
- * it closes (their room is kept while they are open), at most 1141: a new
- * thread's two track descriptors (591) and a call's begin (550), more
- * than a wake's instant with its flows (126) or a thread's track named
- * anew at its exit (55).  An end takes at most 43 (33, and one
- * flow it ends); a record opens at most one slice.
+ * bytes) take at most 345 bytes; a record, but for the ends of the slices
+ * it closes (their room is kept while they are open), at most 1155: a new
+ * thread's two track descriptors (591) and a call's begin with its name's
+ * definition (564), more than a wake's instant with its flows (128) or a
+ * thread's track named anew at its exit (55).  An end takes at most 45
+ * (35 with its time written whole, and one flow it ends); a record opens
+ * at most one slice.
  */
 #define PF_HEAD_MAX			512
 #define PF_RECORD_MAX			2048
@@ -89,6 +93,9 @@ struct perfetto {
 	struct hashmap word_index;	/* uaddr -> index in words */
 	uint64_t next_flow;
 	uint64_t last_ts;		/* the latest event written */
+	uint64_t delta_ts;		/* CLOCK_DELTA's running time */
+	struct strindex name_iids;	/* name -> its interned id */
+	size_t nr_names;
 	struct pb_buf pkt;
 	int err;			/* the first error, sticky */
 	/*

@@ -20,17 +20,33 @@
 /* trusted_packet_sequence_id */
 #define PACKET_SEQUENCE_ID		10
 #define PACKET_TRACK_EVENT		11
+#define PACKET_INTERNED_DATA		12
 #define PACKET_SEQUENCE_FLAGS		13
 #define PACKET_TIMESTAMP_CLOCK_ID	58
+#define PACKET_DEFAULTS			59 /* trace_packet_defaults */
 #define PACKET_TRACK_DESCRIPTOR		60
 #define SEQ_INCREMENTAL_STATE_CLEARED	1
+#define SEQ_NEEDS_INCREMENTAL_STATE	2
+#define DEFAULTS_TIMESTAMP_CLOCK_ID	58
 #define CLOCK_SNAPSHOT_CLOCKS		1
 #define CLOCK_SNAPSHOT_PRIMARY		2	/* primary_trace_clock */
 #define CLOCK_ID			1
 #define CLOCK_TIMESTAMP			2
+#define CLOCK_IS_INCREMENTAL		3
 #define BUILTIN_CLOCK_MONOTONIC		3
 #define BUILTIN_CLOCK_BOOTTIME		6
+/*
+ * A clock of the sequence (ids 64 to 127) whose every timestamp is the
+ * difference from its last one, in nanoseconds: MONOTONIC's, in two or
+ * three bytes where MONOTONIC takes seven.  The Perfetto SDK's own
+ * incremental clock has the same id.
+ */
+#define CLOCK_DELTA			64
+#define INTERNED_EVENT_NAMES		2
+#define EVENT_NAME_IID_OF		1	/* EventName.iid */
+#define EVENT_NAME_OF			2	/* EventName.name */
 #define EVENT_TYPE			9
+#define EVENT_NAME_IID			10
 #define EVENT_TRACK_UUID		11
 #define EVENT_NAME			23
 #define EVENT_FLOW_IDS			47
@@ -79,14 +95,23 @@ static void pf_packet(struct perfetto *pf)
 	pb_varint(&pf->pkt, PACKET_SEQUENCE_ID, PF_SEQUENCE_ID);
 }
 
-/* First: the sequence starts, and MONOTONIC is the trace's clock. */
+/*
+ * First: the sequence starts, MONOTONIC is the trace's clock, and
+ * CLOCK_DELTA, which starts at the same instant, every packet's unless
+ * it names another (trace_packet_defaults).  trace_processor takes the
+ * clear, the defaults and the snapshot in that order from one packet,
+ * as the Perfetto SDK writes them.
+ */
 void pf_clock_snapshot(struct perfetto *pf, const struct perfetto_clock *c)
 {
 	struct pb_buf *b = &pf->pkt;
-	size_t snap, clk;
+	size_t snap, clk, def;
 
 	pf_packet(pf);
 	pb_varint(b, PACKET_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	def = pb_begin(b, PACKET_DEFAULTS);
+	pb_varint(b, DEFAULTS_TIMESTAMP_CLOCK_ID, CLOCK_DELTA);
+	pb_end(b, def);
 	snap = pb_begin(b, PACKET_CLOCK_SNAPSHOT);
 	clk = pb_begin(b, CLOCK_SNAPSHOT_CLOCKS);
 	pb_varint(b, CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
@@ -96,9 +121,15 @@ void pf_clock_snapshot(struct perfetto *pf, const struct perfetto_clock *c)
 	pb_varint(b, CLOCK_ID, BUILTIN_CLOCK_BOOTTIME);
 	pb_varint(b, CLOCK_TIMESTAMP, c->boottime_ns);
 	pb_end(b, clk);
+	clk = pb_begin(b, CLOCK_SNAPSHOT_CLOCKS);
+	pb_varint(b, CLOCK_ID, CLOCK_DELTA);
+	pb_varint(b, CLOCK_TIMESTAMP, c->monotonic_ns);
+	pb_varint(b, CLOCK_IS_INCREMENTAL, 1);
+	pb_end(b, clk);
 	pb_varint(b, CLOCK_SNAPSHOT_PRIMARY, BUILTIN_CLOCK_MONOTONIC);
 	pb_end(b, snap);
 	pf_flush_packet(pf);
+	pf->delta_ts = c->monotonic_ns;
 }
 
 void pf_process_track(struct perfetto *pf, const char *process)
@@ -175,11 +206,64 @@ static void pf_announce(struct perfetto *pf, struct pf_thread *t)
 	pf_flush_packet(pf);
 }
 
+/*
+ * @ts on CLOCK_DELTA, as the difference from the last packet's, when it
+ * is no earlier; else as it is, on MONOTONIC, which leaves CLOCK_DELTA's
+ * running time alone (trace_processor keeps a clock's running time of
+ * its own; the SDK writes a time before it so).
+ */
+static void pf_timestamp(struct perfetto *pf, uint64_t ts)
+{
+	struct pb_buf *b = &pf->pkt;
+
+	if (ts >= pf->delta_ts) {
+		/* Even 0: an event with no timestamp is dropped. */
+		pb_varint(b, PACKET_TIMESTAMP, ts - pf->delta_ts);
+		pf->delta_ts = ts;
+		return;
+	}
+	pb_varint(b, PACKET_TIMESTAMP, ts);
+	pb_varint(b, PACKET_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+}
+
+/*
+ * @name's interned id, its definition written into the packet the first
+ * time (a packet may define a name and use it).  0, and @name written in
+ * full, past PF_NAMES_MAX names or without memory: the table's memory
+ * has a bound however many keys the names carry.
+ */
+static uint64_t pf_name_iid(struct perfetto *pf, const char *name)
+{
+	struct pb_buf *b = &pf->pkt;
+	size_t iid = strindex_get(&pf->name_iids, name, 0), data, def;
+
+	if (iid != STRINDEX_NONE)
+		return iid;
+	/* Ids from 1: 0 is no id. */
+	if (pf->nr_names >= PF_NAMES_MAX ||
+	    strindex_put(&pf->name_iids, name, 0, pf->nr_names + 1))
+		return 0;
+	iid = ++pf->nr_names;
+	data = pb_begin(b, PACKET_INTERNED_DATA);
+	def = pb_begin(b, INTERNED_EVENT_NAMES);
+	pb_varint(b, EVENT_NAME_IID_OF, iid);
+	pb_string(b, EVENT_NAME_OF, name);
+	pb_end(b, def);
+	pb_end(b, data);
+	return iid;
+}
+
+/*
+ * Every event needs the sequence's state: its clock, and its names'
+ * definitions.  trace_processor drops such a packet only if that state
+ * was lost, which a file written whole never does.
+ */
 void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	      uint64_t ts, unsigned int type, const char *name,
 	      uint64_t first_flow, uint32_t nr_flows, bool terminating)
 {
 	struct pb_buf *b = &pf->pkt;
+	uint64_t iid;
 	size_t ev;
 	uint32_t i;
 
@@ -191,12 +275,15 @@ void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	if (ts > pf->last_ts)
 		pf->last_ts = ts;
 	pf_packet(pf);
-	pb_varint(b, PACKET_TIMESTAMP, ts);
-	pb_varint(b, PACKET_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
+	pb_varint(b, PACKET_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	pf_timestamp(pf, ts);
+	iid = name ? pf_name_iid(pf, name) : 0;
 	ev = pb_begin(b, PACKET_TRACK_EVENT);
 	pb_varint(b, EVENT_TYPE, type);
 	pb_varint(b, EVENT_TRACK_UUID, pf_track(t, kind));
-	if (name)
+	if (iid)
+		pb_varint(b, EVENT_NAME_IID, iid);
+	else if (name)
 		pb_string(b, EVENT_NAME, name);
 	for (i = 0; i < nr_flows; i++)
 		pb_fixed64(b, terminating ? EVENT_TERMINATING_FLOW_IDS :
