@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The Perfetto writer (export/perfetto.h) and its encoder
- * (util/protobuf.h), fed hand-built records.  The trace is read back with
+ * The Perfetto writer (export/perfetto.h), fed hand-built records (its
+ * encoder, util/protobuf.h, is test_protobuf's).  The trace is read back with
  * a reader of the wire format written here; selftests/host/perfetto_test.sh
  * reads the same trace with protoc.  With PERFETTO_TEST_OUT set, the
  * two-thread trace is also written there, for that test.
@@ -12,7 +12,7 @@
 #include "ispot_test.h"
 #include "export/perfetto.h"
 #include "export/perfetto_internal.h"
-#include "util/protobuf.h"
+#include "util/hash.h"
 #include "perfetto_reader.h"
 #include "wait_records.h"
 
@@ -24,84 +24,6 @@
 #define WORD		0x5000
 /* The longest name the writer is given (PF_NAME_MAX, less its NUL). */
 #define PERFETTO_NAME_TEST_MAX	511
-
-/* ---- the encoder, against the examples of protobuf's encoding guide ---- */
-
-static void expect_bytes(const struct pb_buf *b, const uint8_t *want,
-			 size_t n)
-{
-	ASSERT_FALSE(pb_failed(b));
-	ASSERT_EQ(b->len, n);
-	ASSERT_EQ(memcmp(b->data, want, n), 0);
-}
-
-TEST(encoder_varint_string_nested_fixed64)
-{
-	static const uint8_t varint[] = { 0x08, 0x96, 0x01 };
-	static const uint8_t str[] = { 0x12, 0x07, 't', 'e', 's', 't', 'i',
-				       'n', 'g' };
-	static const uint8_t nested[] = { 0x1a, 0x03, 0x08, 0x96, 0x01 };
-	static const uint8_t fixed[] = { 0x21, 1, 2, 3, 4, 5, 6, 7, 8 };
-	struct pb_buf b = { 0 };
-	size_t m;
-
-	pb_varint(&b, 1, 150);
-	expect_bytes(&b, varint, sizeof(varint));
-	pb_reset(&b);
-	pb_string(&b, 2, "testing");
-	expect_bytes(&b, str, sizeof(str));
-	pb_reset(&b);
-	m = pb_begin(&b, 3);
-	pb_varint(&b, 1, 150);
-	pb_end(&b, m);
-	expect_bytes(&b, nested, sizeof(nested));
-	pb_reset(&b);
-	pb_fixed64(&b, 4, 0x0807060504030201ull);
-	expect_bytes(&b, fixed, sizeof(fixed));
-	pb_free(&b);
-}
-
-/* A message written as a field: its head and body, their bytes counted. */
-TEST(encoder_write_field_counts_its_bytes)
-{
-	static const uint8_t want[] = { 0x0a, 0x03, 0x08, 0x96, 0x01 };
-	struct pb_buf b = { 0 };
-	size_t len;
-	char *buf;
-	FILE *f = open_memstream(&buf, &len);
-
-	ASSERT_TRUE(f);
-	pb_varint(&b, 1, 150);
-	EXPECT_EQ(pb_write_field(f, 1, &b), (ssize_t)sizeof(want));
-	ASSERT_EQ(fclose(f), 0);
-	ASSERT_EQ(len, sizeof(want));
-	EXPECT_EQ(memcmp(buf, want, len), 0);
-	pb_free(&b);
-	free(buf);
-}
-
-/* A body of 202 bytes needs a two-byte length: the body moves up. */
-TEST(encoder_long_nested_length)
-{
-	struct pb_buf b = { 0 };
-	char s[198];
-	size_t m;
-
-	memset(s, 'x', sizeof(s) - 1);
-	s[sizeof(s) - 1] = 0;
-	m = pb_begin(&b, 1);
-	pb_string(&b, 2, s);		/* 1 + 2 + 197 = 200 bytes */
-	pb_varint(&b, 3, 1);		/* and 2: 202 */
-	pb_end(&b, m);
-	ASSERT_FALSE(pb_failed(&b));
-	ASSERT_EQ(b.len, 1 + 2 + 202);
-	ASSERT_EQ(b.data[1], 0xca);	/* 202: 0x4a | 0x80, then 1 */
-	ASSERT_EQ(b.data[2], 0x01);
-	ASSERT_EQ(b.data[3], 0x12);
-	ASSERT_EQ(b.data[4], 0xc5);	/* 197 */
-	ASSERT_EQ(b.data[6 + 197], 0x18);
-	pb_free(&b);
-}
 
 /* ---- reading it back ---- */
 
@@ -726,6 +648,99 @@ TEST(a_thread_gone_unnamed_is_named_by_its_exit)
 }
 
 /*
+ * perfetto_names.call_key: a probe's calls by one key are named once, by
+ * call(); by another key, or another probe, anew.  A (probe, key) whose
+ * cache id is another's (made to collide here) is never kept, so it is
+ * formatted each time and still named right; so is a name past the
+ * interned names' table.
+ */
+static unsigned int calls_formatted;
+
+static int keyed_call(void *ctx, const struct ispot_record *entry, char *buf,
+		      size_t len)
+{
+	(void)ctx;
+	calls_formatted++;
+	return snprintf(buf, len, "f%u [%llu]", entry->probe_id,
+			(unsigned long long)entry->data[0]);
+}
+
+static bool keyed_call_key(void *ctx, const struct ispot_record *entry,
+			   uint64_t *key, bool *keyed)
+{
+	(void)ctx;
+	*key = entry->data[0];
+	*keyed = true;
+	return true;
+}
+
+static const struct perfetto_names keyed_names = {
+	.call = keyed_call, .call_key = keyed_call_key,
+};
+
+/* Ten calls of @probe by @key on one thread, from @ts; their begins' names. */
+static void ten_calls(struct perfetto *pf, uint32_t probe, uint64_t key,
+		      uint64_t *ts)
+{
+	struct ispot_record r;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		r = call(ISPOT_REC_ENTRY, TID_WAITER, (*ts)++, probe, 0x8000,
+			 key);
+		perfetto_record(pf, &r);
+		r = call(ISPOT_REC_EXIT, TID_WAITER, (*ts)++, probe, 0x8008, 0);
+		perfetto_record(pf, &r);
+	}
+}
+
+TEST(call_names_are_formatted_once_a_probe_and_key)
+{
+	/* Probe 2's key whose id is probe 1's key 5's (perfetto.c). */
+	uint64_t collide = 5 ^ hash_mix64(1 << 1 | 1) ^ hash_mix64(2 << 1 | 1);
+	static const char *const want[] = {
+		"f1 [5]", "f1 [6]", NULL, "f1 [5]", "f3 [9]",
+	};
+	char collided[64];
+	struct perfetto *pf;
+	struct pr_trace d;
+	uint64_t ts = 2000;
+	size_t len, i;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_TRUE(f);
+	snprintf(collided, sizeof(collided), "f2 [%llu]",
+		 (unsigned long long)collide);
+	calls_formatted = 0;
+	pf = perfetto_open(f, 1, "keyed", &keyed_names, &clock0);
+	ASSERT_TRUE(pf);
+	ten_calls(pf, 1, 5, &ts);
+	ten_calls(pf, 1, 6, &ts);
+	ten_calls(pf, 2, collide, &ts);
+	ten_calls(pf, 1, 5, &ts);
+	EXPECT_EQ(calls_formatted, 1 + 1 + 10 + 0);
+	/* The interned names' table full: formatted, written whole. */
+	pf->nr_names = PF_NAMES_MAX;
+	ten_calls(pf, 3, 9, &ts);
+	EXPECT_EQ(calls_formatted, 12 + 10);
+	ASSERT_EQ(perfetto_close(pf), 0);
+	ASSERT_EQ(fclose(f), 0);
+	decode(buf, len, &d);
+	ASSERT_EQ(d.nr_ev, 2 * 50);
+	for (i = 0; i < d.nr_ev; i += 2) {
+		const char *name = want[i / 20] ? want[i / 20] : collided;
+
+		EXPECT_EQ(d.ev[i].type, 1);
+		EXPECT_STREQ(d.ev[i].name, name);
+		EXPECT_EQ(d.ev[i].name_iid != 0, i / 20 != 4);
+	}
+	EXPECT_EQ(d.nr_names, 3);
+	pr_free(&d);
+	free(buf);
+}
+
+/*
  * --perfetto-max-size: the longest names the writer takes (calls and
  * threads), deep calls open on many threads, waits off the CPU and
  * broadcast wakes, so that the room kept for the open slices' ends and
@@ -883,11 +898,16 @@ TEST(no_bound_keeps_every_record)
 	free(buf);
 }
 
-/* The bytes @f took since *@at (flushed), and *@at moved to its end. */
-static size_t grown(FILE *f, const size_t *len, size_t *at)
+/*
+ * The bytes @f took since *@at (@pf's packets written out, and flushed),
+ * and *@at moved to its end.
+ */
+static size_t grown(struct perfetto *pf, FILE *f, const size_t *len,
+		    size_t *at)
 {
 	size_t n;
 
+	pf_out_flush(pf);
 	fflush(f);
 	n = *len - *at;
 	*at = *len;
@@ -920,21 +940,21 @@ TEST(the_bound_holds_the_largest_packets)
 	ASSERT_TRUE(f);
 	pf = perfetto_open(f, UINT32_MAX, process, &long_names, &clock_max);
 	ASSERT_TRUE(pf);
-	head = grown(f, &len, &at);
+	head = grown(pf, f, &len, &at);
 	pf->nr_names = PF_NAMES_MAX - 1;
 	/* A new thread's first call: its two tracks, then the begin. */
 	pf_begin(pf, &t, PF_TRACK_THREAD, UINT64_MAX - 1, name);
-	record = grown(f, &len, &at);
+	record = grown(pf, f, &len, &at);
 	pf_event(pf, &t, PF_TRACK_THREAD, UINT64_MAX - 1, TYPE_INSTANT,
 		 "futex wake", UINT64_MAX - PERFETTO_WAKE_FLOWS,
 		 PERFETTO_WAKE_FLOWS, false);
-	wake = grown(f, &len, &at);
+	wake = grown(pf, f, &len, &at);
 	pf_event(pf, &t, PF_TRACK_WAITS, UINT64_MAX - 1, TYPE_SLICE_END, NULL,
 		 UINT64_MAX, 1, true);
-	end = grown(f, &len, &at);
+	end = grown(pf, f, &len, &at);
 	/* An exit's name: a comm, 15 bytes at most. */
 	pf_name_thread(pf, &t, "fifteen-bytes-x");
-	renamed = grown(f, &len, &at);
+	renamed = grown(pf, f, &len, &at);
 	TH_LOG("first packets %zu, a new thread's call %zu, a wake %zu, "
 	       "an end %zu, a track named anew %zu bytes", head, record,
 	       wake, end, renamed);

@@ -15,6 +15,7 @@
 #include "export/perfetto_internal.h"
 #include "report/names.h"
 #include "util/array.h"
+#include "util/hash.h"
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -83,13 +84,20 @@ static bool pf_call_open(const struct pf_thread *t, const struct pf_call *c)
 	return false;
 }
 
+/* A call's name: its interned id, else its name (NULL: none). */
+struct pf_slice_name {
+	uint64_t iid;
+	const char *s;
+};
+
 /*
  * After the pairer took an ENTRY or EXIT: close the calls it no longer
  * holds (returned, or given up), innermost first, and open the one an
- * entry pushed.
+ * entry pushed, named @name: whether it did.
  */
-static void pf_calls(struct perfetto *pf, struct pf_thread *t,
-		     const struct ispot_record *rec, const char *name)
+static bool pf_calls(struct perfetto *pf, struct pf_thread *t,
+		     const struct ispot_record *rec,
+		     const struct pf_slice_name *name)
 {
 	struct pf_call *c;
 
@@ -97,38 +105,104 @@ static void pf_calls(struct perfetto *pf, struct pf_thread *t,
 		pf_end(pf, t, PF_TRACK_THREAD, rec->ts_ns);
 		t->nr_calls--;
 	}
-	if (!name || pair_thread_open_probe(&t->pair, 0) != rec->probe_id ||
+	if ((!name->iid && !name->s) ||
+	    pair_thread_open_probe(&t->pair, 0) != rec->probe_id ||
 	    pair_thread_open_ts(&t->pair, 0) != rec->ts_ns)
-		return;
+		return false;
 	if (ARRAY_RESERVE(t->calls, t->cap_calls, (size_t)t->nr_calls + 1)) {
 		pf_fail(pf, -ENOMEM);
-		return;
+		return false;
 	}
 	c = &t->calls[t->nr_calls++];
 	c->ts = rec->ts_ns;
 	c->probe_id = rec->probe_id;
-	pf_begin(pf, t, PF_TRACK_THREAD, rec->ts_ns, name);
+	if (name->iid)
+		pf_begin_iid(pf, t, PF_TRACK_THREAD, rec->ts_ns, name->iid);
+	else
+		pf_begin(pf, t, PF_TRACK_THREAD, rec->ts_ns, name->s);
+	return true;
+}
+
+/* What the call names cache keys a (probe, key) by. */
+static uint64_t pf_call_id(uint32_t probe_id, bool keyed, uint64_t key)
+{
+	return hash_mix64(key ^ hash_mix64((uint64_t)probe_id << 1 | keyed));
+}
+
+/* The kept name of @probe_id's calls by @key: its entry, or NULL. */
+static const struct pf_call_name *pf_call_name(const struct perfetto *pf,
+					       uint32_t probe_id, bool keyed,
+					       uint64_t key)
+{
+	const struct pf_call_name *n;
+	uint64_t i;
+
+	if (!hashmap_find(&pf->call_name_index,
+			  pf_call_id(probe_id, keyed, key), &i))
+		return NULL;
+	n = &pf->call_names[i];
+	/* Another (probe, key) of the same id: never kept, named anew. */
+	if (n->probe_id != probe_id || n->keyed != keyed || n->key != key)
+		return NULL;
+	return n;
+}
+
+/*
+ * Keep the name a call of @probe_id by @key was just written with: the
+ * next ones by the same are named by its id, not formatted again.  Up to
+ * PF_CALL_NAMES_MAX; a name that is not interned is not kept.
+ */
+static void pf_call_keep(struct perfetto *pf, uint32_t probe_id, bool keyed,
+			 uint64_t key, const char *name)
+{
+	uint64_t id = pf_call_id(probe_id, keyed, key), iid;
+
+	iid = pf_iid_of(pf, name);
+	if (!iid || pf->nr_call_names >= PF_CALL_NAMES_MAX ||
+	    hashmap_find(&pf->call_name_index, id, NULL) ||
+	    ARRAY_RESERVE(pf->call_names, pf->cap_call_names,
+			  pf->nr_call_names + 1) ||
+	    hashmap_insert(&pf->call_name_index, id, pf->nr_call_names))
+		return;
+	pf->call_names[pf->nr_call_names++] = (struct pf_call_name){
+		.probe_id = probe_id, .keyed = keyed, .key = key, .iid = iid,
+	};
 }
 
 static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 			   const struct ispot_record *rec)
 {
+	const struct pf_call_name *kept = NULL;
+	struct pf_slice_name name = { 0 };
 	char buf[PF_NAME_MAX];
-	const char *name = NULL;
+	bool keyed = false;
 	struct pair_exec e;
+	uint64_t key = 0;
 
 	/* A call began or returned: any wait it was in is over. */
 	pf_wait_over(pf, t, rec->ts_ns, 0);
 	if (rec->kind == ISPOT_REC_ENTRY) {
-		if (!pf->names.call ||
-		    pf->names.call(pf->names.ctx, rec, buf, sizeof(buf)) < 0)
-			return;
-		name = buf;
+		if (pf->names.call_key) {
+			if (!pf->names.call_key(pf->names.ctx, rec, &key,
+						&keyed))
+				return;
+			kept = pf_call_name(pf, rec->probe_id, keyed, key);
+		}
+		if (kept) {
+			name.iid = kept->iid;
+		} else {
+			if (!pf->names.call ||
+			    pf->names.call(pf->names.ctx, rec, buf,
+					   sizeof(buf)) < 0)
+				return;
+			name.s = buf;
+		}
 	}
 	/* The slices mirror the pairer's frames, not its executions. */
 	if (pairer_feed_thread(pf->pairer, &t->pair, rec, NULL, &e) < 0)
 		pf_fail(pf, -ENOMEM);
-	pf_calls(pf, t, rec, name);
+	if (pf_calls(pf, t, rec, &name) && name.s && pf->names.call_key)
+		pf_call_keep(pf, rec->probe_id, keyed, key, name.s);
 }
 
 /*
@@ -438,6 +512,7 @@ int perfetto_close(struct perfetto *pf)
 	for (t = pf->first; t; t = t->next)
 		if (!t->exited)
 			pf_close_thread(pf, t, pf->last_ts);
+	pf_out_flush(pf);
 	errno = 0;
 	if (!pf->err && fflush(pf->out))
 		pf->err = errno ? -errno : -EIO;
@@ -451,9 +526,12 @@ int perfetto_close(struct perfetto *pf)
 	hashmap_free(&pf->threads);
 	hashmap_free(&pf->word_index);
 	strindex_free(&pf->name_iids);
+	hashmap_free(&pf->call_name_index);
+	free(pf->call_names);
 	free(pf->words);
 	pairer_free(pf->pairer);
 	pb_free(&pf->pkt);
+	pb_free(&pf->out_buf);
 	free(pf);
 	return err;
 }

@@ -97,6 +97,15 @@ struct perfetto_names {
 	 */
 	int (*call)(void *ctx, const struct ispot_record *entry, char *buf,
 		    size_t len);
+	/*
+	 * Optional: what call() names @entry by beside its probe, into
+	 * *@key, *@keyed false when it names it by its function alone;
+	 * false when call() would give -1.  With it, the writer formats a
+	 * probe's name once per key, not once per call: a name, once
+	 * written, is the one its (probe, key) keeps.
+	 */
+	bool (*call_key)(void *ctx, const struct ispot_record *entry,
+			 uint64_t *key, bool *keyed);
 	/* Thread @tid's name into @buf; -1 if unknown (no name is given). */
 	int (*thread)(void *ctx, uint32_t tid, char *buf, size_t len);
 	void *ctx;

@@ -44,6 +44,10 @@
 #define PF_RECORD_MAX			2048
 #define PF_END_MAX			48
 #define PF_RECORD_OPENS			1
+/* (probe, key) pairs whose call names are kept (perfetto.c). */
+#define PF_CALL_NAMES_MAX		PF_NAMES_MAX
+/* Packets are written out in chunks of about this many bytes. */
+#define PF_OUT_CHUNK			(64 * 1024)
 /* TrackEvent.Type (track_event.proto). */
 #define TYPE_SLICE_BEGIN		1
 #define TYPE_SLICE_END			2
@@ -73,6 +77,14 @@ struct pf_thread {
 	struct pf_thread *next;		/* in the order first seen */
 };
 
+/* A call's name, interned, kept by what names it (perfetto_names). */
+struct pf_call_name {
+	uint32_t probe_id;
+	bool keyed;
+	uint64_t key;
+	uint64_t iid;
+};
+
 /* A futex word's latest wake, and the flows it started. */
 struct pf_word {
 	uint64_t uaddr;
@@ -96,7 +108,11 @@ struct perfetto {
 	uint64_t delta_ts;		/* CLOCK_DELTA's running time */
 	struct strindex name_iids;	/* name -> its interned id */
 	size_t nr_names;
+	struct pf_call_name *call_names;
+	size_t nr_call_names, cap_call_names;
+	struct hashmap call_name_index;	/* pf_call_id() -> its index */
 	struct pb_buf pkt;
+	struct pb_buf out_buf;		/* packets not written out yet */
 	int err;			/* the first error, sticky */
 	/*
 	 * The bound (perfetto_set_max_size()): the bytes written, the
@@ -108,7 +124,9 @@ struct perfetto {
 	uint64_t full_ts;
 };
 
-/* perfetto_packets.c: the trace's first packets, */
+/* perfetto_packets.c: the packets kept so far, out to the file; */
+void pf_out_flush(struct perfetto *pf);
+/* the trace's first packets, */
 void pf_clock_snapshot(struct perfetto *pf, const struct perfetto_clock *c);
 void pf_process_track(struct perfetto *pf, const char *process);
 /*
@@ -119,9 +137,14 @@ void pf_process_track(struct perfetto *pf, const char *process);
 void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	      uint64_t ts, unsigned int type, const char *name,
 	      uint64_t first_flow, uint32_t nr_flows, bool terminating);
-/* and the slices' ends of it. */
+/* and the slices' ends of it; */
 void pf_begin(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	      uint64_t ts, const char *name);
+/* a begin named by @iid, a name defined already; */
+void pf_begin_iid(struct perfetto *pf, struct pf_thread *t,
+		  unsigned int kind, uint64_t ts, uint64_t iid);
+/* @name's interned id once a packet defined it, else 0. */
+uint64_t pf_iid_of(const struct perfetto *pf, const char *name);
 void pf_end(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	    uint64_t ts);
 /* @t's thread track named @name anew (its exit gave another name). */

@@ -70,22 +70,39 @@ static uint64_t pf_track(const struct pf_thread *t, unsigned int kind)
 	return ((uint64_t)t->gen << 32 | t->tid) << 2 | kind;
 }
 
-/* Write the packet built in pf->pkt, and count its bytes. */
+/*
+ * The packets written so far, out to the file: one fwrite() for many
+ * packets, where one or two a packet cost more than the packets' whole
+ * encoding (Documentation/evaluation.rst).
+ */
+void pf_out_flush(struct perfetto *pf)
+{
+	size_t n = pf->out_buf.len;
+
+	pb_reset(&pf->out_buf);
+	if (pf->err || !n)
+		return;
+	errno = 0;
+	if (fwrite(pf->out_buf.data, 1, n, pf->out) != n)
+		pf->err = errno ? -errno : -EIO;	/* ENOSPC, not a mystery */
+}
+
+/* The packet built in pf->pkt, its bytes counted: to the file's buffer. */
 static void pf_flush_packet(struct perfetto *pf)
 {
-	ssize_t n;
+	size_t n;
 
 	if (pf->err)
 		return;
-	if (pb_failed(&pf->pkt)) {
+	n = pb_failed(&pf->pkt) ? 0 :
+	    pb_append_field(&pf->out_buf, TRACE_PACKET, &pf->pkt);
+	if (!n) {
 		pf->err = -ENOMEM;
 		return;
 	}
-	n = pb_write_field(pf->out, TRACE_PACKET, &pf->pkt);
-	if (n < 0)
-		pf->err = (int)n;
-	else
-		pf->written += (uint64_t)n;
+	pf->written += n;
+	if (pf->out_buf.len >= PF_OUT_CHUNK)
+		pf_out_flush(pf);
 }
 
 /* Start a packet of the sequence in pf->pkt. */
@@ -253,17 +270,26 @@ static uint64_t pf_name_iid(struct perfetto *pf, const char *name)
 	return iid;
 }
 
+uint64_t pf_iid_of(const struct perfetto *pf, const char *name)
+{
+	size_t iid = strindex_get(&pf->name_iids, name, 0);
+
+	return iid == STRINDEX_NONE ? 0 : iid;
+}
+
 /*
  * Every event needs the sequence's state: its clock, and its names'
  * definitions.  trace_processor drops such a packet only if that state
- * was lost, which a file written whole never does.
+ * was lost, which a file written whole never does.  Named by @iid, a
+ * name defined already, or else by @name (NULL: none).
  */
-void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
-	      uint64_t ts, unsigned int type, const char *name,
-	      uint64_t first_flow, uint32_t nr_flows, bool terminating)
+static void pf_event_named(struct perfetto *pf, struct pf_thread *t,
+			   unsigned int kind, uint64_t ts, unsigned int type,
+			   const char *name, uint64_t iid,
+			   uint64_t first_flow, uint32_t nr_flows,
+			   bool terminating)
 {
 	struct pb_buf *b = &pf->pkt;
-	uint64_t iid;
 	size_t ev;
 	uint32_t i;
 
@@ -277,7 +303,8 @@ void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	pf_packet(pf);
 	pb_varint(b, PACKET_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	pf_timestamp(pf, ts);
-	iid = name ? pf_name_iid(pf, name) : 0;
+	if (!iid && name)
+		iid = pf_name_iid(pf, name);
 	ev = pb_begin(b, PACKET_TRACK_EVENT);
 	pb_varint(b, EVENT_TYPE, type);
 	pb_varint(b, EVENT_TRACK_UUID, pf_track(t, kind));
@@ -296,10 +323,25 @@ void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 		pf->open--;
 }
 
+void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
+	      uint64_t ts, unsigned int type, const char *name,
+	      uint64_t first_flow, uint32_t nr_flows, bool terminating)
+{
+	pf_event_named(pf, t, kind, ts, type, name, 0, first_flow, nr_flows,
+		       terminating);
+}
+
 void pf_begin(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	      uint64_t ts, const char *name)
 {
 	pf_event(pf, t, kind, ts, TYPE_SLICE_BEGIN, name, 0, 0, false);
+}
+
+void pf_begin_iid(struct perfetto *pf, struct pf_thread *t,
+		  unsigned int kind, uint64_t ts, uint64_t iid)
+{
+	pf_event_named(pf, t, kind, ts, TYPE_SLICE_BEGIN, NULL, iid, 0, 0,
+		       false);
 }
 
 void pf_end(struct perfetto *pf, struct pf_thread *t, unsigned int kind,

@@ -13,15 +13,17 @@
 #include "util/errors.h"
 #include "util/procstat.h"
 
-/* perfetto_names.call: the function, and its key when the entry has it. */
-static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
-			       char *buf, size_t len)
+/*
+ * The traced function @entry is a call of, or NULL (a block's marker, an
+ * unknown probe); *@keyed whether the entry tells its key, and *@e the
+ * execution that key is read from.
+ */
+static const struct trace_func *trace_perfetto_func(
+	const struct trace *t, const struct ispot_record *entry,
+	struct pair_exec *e, bool *keyed)
 {
-	const struct trace *t = ctx;
 	const struct trace_func *f;
-	struct pair_exec e;
 	uint32_t func_id;
-	char key[256];
 	bool marker;
 
 	/*
@@ -33,25 +35,58 @@ static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
 	    !pipeline_probe_func(t->pipe, entry->probe_id, &func_id,
 				 &marker) ||
 	    func_id >= t->nr_funcs)
-		return -1;
+		return NULL;
 	f = &t->funcs[func_id];
 	if (marker || f->is_block)
-		return -1;	/* a block's marker: not a call */
+		return NULL;	/* a block's marker: not a call */
 	/*
 	 * An argument is there at entry, a call site when the probe reads
 	 * it; a shape is known only at the exit, and an auto key at the
 	 * report: those calls are named by their function alone.
 	 */
-	memset(&e, 0, sizeof(e));
-	memcpy(e.args, entry->data, sizeof(e.args));
-	e.callsite = entry->ip;
-	if (f->key.kind == KEY_ARG ||
-	    (f->key.kind == KEY_CALLSITE && entry->ip)) {
+	memset(e, 0, sizeof(*e));
+	memcpy(e->args, entry->data, sizeof(e->args));
+	e->callsite = entry->ip;
+	*keyed = f->key.kind == KEY_ARG ||
+		 (f->key.kind == KEY_CALLSITE && entry->ip);
+	return f;
+}
+
+/* perfetto_names.call: the function, and its key when the entry has it. */
+static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
+			       char *buf, size_t len)
+{
+	const struct trace *t = ctx;
+	const struct trace_func *f;
+	struct pair_exec e;
+	char key[256];
+	bool keyed;
+
+	f = trace_perfetto_func(t, entry, &e, &keyed);
+	if (!f)
+		return -1;
+	if (keyed) {
 		report_key_label(&f->key, t->sym, key_value(&f->key, &e), key,
 				 sizeof(key));
 		return snprintf(buf, len, "%s [%s]", f->sym.name, key);
 	}
 	return snprintf(buf, len, "%s", f->sym.name);
+}
+
+/* perfetto_names.call_key: the key trace_perfetto_call() labels. */
+static bool trace_perfetto_call_key(void *ctx,
+				    const struct ispot_record *entry,
+				    uint64_t *key, bool *keyed)
+{
+	const struct trace *t = ctx;
+	const struct trace_func *f;
+	struct pair_exec e;
+
+	f = trace_perfetto_func(t, entry, &e, keyed);
+	if (!f)
+		return false;
+	*key = *keyed ? key_value(&f->key, &e) : 0;
+	return true;
 }
 
 /*
@@ -77,6 +112,7 @@ int trace_perfetto_open(struct trace *t, const struct perfetto_clock *clock)
 {
 	const struct perfetto_names names = {
 		.call = trace_perfetto_call,
+		.call_key = trace_perfetto_call_key,
 		.thread = trace_perfetto_thread,
 		.ctx = t,
 	};

@@ -16,8 +16,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <sys/types.h>
 
 struct pb_buf {
 	uint8_t *data;
@@ -25,8 +23,57 @@ struct pb_buf {
 	bool nomem;
 };
 
+/* A varint is at most ten bytes: seven bits each. */
+#define PB_VARINT_MAX	10
+/* Wire types (the low three bits of a field's key) of varints and bytes. */
+#define PB_VARINT	0
+#define PB_LEN		2
+
+/*
+ * Room for @n more bytes: at once where the buffer has it (in line, for
+ * the encoders below, which a trace calls for every field of every
+ * packet), else by growing it.
+ */
+static inline bool pb_room_fast(const struct pb_buf *b, size_t n)
+{
+	return !b->nomem && b->len + n <= b->cap;
+}
+
+bool pb_room_slow(struct pb_buf *b, size_t n);
+
+/* Write @v at @p, which has room for it; returns the bytes written. */
+static inline size_t pb_put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline void pb_raw_varint(struct pb_buf *b, uint64_t v)
+{
+	if (pb_room_fast(b, PB_VARINT_MAX) ||
+	    pb_room_slow(b, PB_VARINT_MAX))
+		b->len += pb_put_varint(b->data + b->len, v);
+}
+
+static inline void pb_key(struct pb_buf *b, uint32_t field,
+			  unsigned int wire)
+{
+	pb_raw_varint(b, (uint64_t)field << 3 | wire);
+}
+
 /* An unsigned integer field (uint32, uint64, bool, enum). */
-void pb_varint(struct pb_buf *b, uint32_t field, uint64_t v);
+static inline void pb_varint(struct pb_buf *b, uint32_t field, uint64_t v)
+{
+	pb_key(b, field, PB_VARINT);
+	pb_raw_varint(b, v);
+}
+
 /* A fixed64 field: eight little-endian bytes. */
 void pb_fixed64(struct pb_buf *b, uint32_t field, uint64_t v);
 /* A bytes or string field. */
@@ -40,14 +87,13 @@ size_t pb_begin(struct pb_buf *b, uint32_t field);
 void pb_end(struct pb_buf *b, size_t mark);
 
 /*
- * Write @msg to @f as field @field of an enclosing message that is the
- * file itself: a stream of them is a repeated field (a Perfetto trace is
- * its packets, field 1, one after the other).  The bytes written (the
- * field's head and @msg), or the write's -errno (-EIO if it set none;
- * see ferror()).
+ * Append @msg to @dst as field @field: a stream of them, written out, is
+ * a repeated field of the file itself (a Perfetto trace is its packets,
+ * field 1, one after the other).  The bytes appended, 0 if @dst ran out
+ * of memory.
  */
-ssize_t pb_write_field(FILE *f, uint32_t field, const struct pb_buf *msg);
-
+size_t pb_append_field(struct pb_buf *dst, uint32_t field,
+		       const struct pb_buf *msg);
 /* Empty the buffer for the next message, keeping its memory. */
 void pb_reset(struct pb_buf *b);
 /* Whether some append ran out of memory since the last pb_reset(). */
