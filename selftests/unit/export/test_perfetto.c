@@ -651,8 +651,9 @@ TEST(a_thread_gone_unnamed_is_named_by_its_exit)
  * perfetto_names.call_key: a probe's calls by one key are named once, by
  * call(); by another key, or another probe, anew.  A (probe, key) whose
  * cache id is another's (made to collide here) is never kept, so it is
- * formatted each time and still named right; so is a name past the
- * interned names' table.
+ * formatted each time and still named right; so is one whose name may
+ * change (call_key() says 0), and a name past the interned names'
+ * table.
  */
 static unsigned int calls_formatted;
 
@@ -665,13 +666,14 @@ static int keyed_call(void *ctx, const struct ispot_record *entry, char *buf,
 			(unsigned long long)entry->data[0]);
 }
 
-static bool keyed_call_key(void *ctx, const struct ispot_record *entry,
-			   uint64_t *key, bool *keyed)
+/* Keys from 100 on may be named otherwise later: never kept. */
+static int keyed_call_key(void *ctx, const struct ispot_record *entry,
+			  uint64_t *key, bool *keyed)
 {
 	(void)ctx;
 	*key = entry->data[0];
 	*keyed = true;
-	return true;
+	return *key < 100;
 }
 
 static const struct perfetto_names keyed_names = {
@@ -699,7 +701,7 @@ TEST(call_names_are_formatted_once_a_probe_and_key)
 	/* Probe 2's key whose id is probe 1's key 5's (perfetto.c). */
 	uint64_t collide = 5 ^ hash_mix64(1 << 1 | 1) ^ hash_mix64(2 << 1 | 1);
 	static const char *const want[] = {
-		"f1 [5]", "f1 [6]", NULL, "f1 [5]", "f3 [9]",
+		"f1 [5]", "f1 [6]", NULL, "f1 [5]", "f1 [100]", "f3 [9]",
 	};
 	char collided[64];
 	struct perfetto *pf;
@@ -720,22 +722,24 @@ TEST(call_names_are_formatted_once_a_probe_and_key)
 	ten_calls(pf, 2, collide, &ts);
 	ten_calls(pf, 1, 5, &ts);
 	EXPECT_EQ(calls_formatted, 1 + 1 + 10 + 0);
+	ten_calls(pf, 1, 100, &ts);
+	EXPECT_EQ(calls_formatted, 12 + 10);
 	/* The interned names' table full: formatted, written whole. */
 	pf->nr_names = PF_NAMES_MAX;
 	ten_calls(pf, 3, 9, &ts);
-	EXPECT_EQ(calls_formatted, 12 + 10);
+	EXPECT_EQ(calls_formatted, 22 + 10);
 	ASSERT_EQ(perfetto_close(pf), 0);
 	ASSERT_EQ(fclose(f), 0);
 	decode(buf, len, &d);
-	ASSERT_EQ(d.nr_ev, 2 * 50);
+	ASSERT_EQ(d.nr_ev, 2 * 60);
 	for (i = 0; i < d.nr_ev; i += 2) {
 		const char *name = want[i / 20] ? want[i / 20] : collided;
 
 		EXPECT_EQ(d.ev[i].type, 1);
 		EXPECT_STREQ(d.ev[i].name, name);
-		EXPECT_EQ(d.ev[i].name_iid != 0, i / 20 != 4);
+		EXPECT_EQ(d.ev[i].name_iid != 0, i / 20 != 5);
 	}
-	EXPECT_EQ(d.nr_names, 3);
+	EXPECT_EQ(d.nr_names, 4);
 	pr_free(&d);
 	free(buf);
 }

@@ -178,15 +178,19 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 	bool keyed = false;
 	struct pair_exec e;
 	uint64_t key = 0;
+	int same = 0;	/* the name is the same for every call so keyed */
 
 	/* A call began or returned: any wait it was in is over. */
 	pf_wait_over(pf, t, rec->ts_ns, 0);
 	if (rec->kind == ISPOT_REC_ENTRY) {
 		if (pf->names.call_key) {
-			if (!pf->names.call_key(pf->names.ctx, rec, &key,
-						&keyed))
+			same = pf->names.call_key(pf->names.ctx, rec, &key,
+						  &keyed);
+			if (same < 0)
 				return;
-			kept = pf_call_name(pf, rec->probe_id, keyed, key);
+			if (same)
+				kept = pf_call_name(pf, rec->probe_id, keyed,
+						    key);
 		}
 		if (kept) {
 			name.iid = kept->iid;
@@ -201,7 +205,7 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 	/* The slices mirror the pairer's frames, not its executions. */
 	if (pairer_feed_thread(pf->pairer, &t->pair, rec, NULL, &e) < 0)
 		pf_fail(pf, -ENOMEM);
-	if (pf_calls(pf, t, rec, &name) && name.s && pf->names.call_key)
+	if (pf_calls(pf, t, rec, &name) && name.s && same)
 		pf_call_keep(pf, rec->probe_id, keyed, key, name.s);
 }
 

@@ -99,13 +99,14 @@ struct perfetto_names {
 		    size_t len);
 	/*
 	 * Optional: what call() names @entry by beside its probe, into
-	 * *@key, *@keyed false when it names it by its function alone;
-	 * false when call() would give -1.  With it, the writer formats a
-	 * probe's name once per key, not once per call: a name, once
-	 * written, is the one its (probe, key) keeps.
+	 * *@key, *@keyed false when it names it by its function alone.
+	 * Returns 1 if call() would give the same name for every entry of
+	 * the probe with that key, 0 if it may not (a call site the maps
+	 * do not hold yet), -1 if call() would give -1.  With it, the
+	 * writer formats a probe's name once per key, not once per call.
 	 */
-	bool (*call_key)(void *ctx, const struct ispot_record *entry,
-			 uint64_t *key, bool *keyed);
+	int (*call_key)(void *ctx, const struct ispot_record *entry,
+			uint64_t *key, bool *keyed);
 	/* Thread @tid's name into @buf; -1 if unknown (no name is given). */
 	int (*thread)(void *ctx, uint32_t tid, char *buf, size_t len);
 	void *ctx;

@@ -31,6 +31,19 @@ static const char *source_func_name(const void *ctx, uint32_t id)
 	return f ? f->name : NULL;
 }
 
+bool report_key_address(const struct key_rule *rule, uint64_t key,
+			uint64_t *addr)
+{
+	if (rule->kind == KEY_CALLSITE) {
+		*addr = key;
+		return true;
+	}
+	if (rule->kind != KEY_ARG || rule->log2)
+		return false;
+	*addr = key - 1;	/* an argument's key is its value plus one */
+	return true;
+}
+
 int report_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
 		     uint64_t key, char *buf, size_t len)
 {
@@ -44,8 +57,7 @@ int report_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
 			   snprintf(buf, len, "arg%u = 0", rule->arg);
 	if (rule->kind == KEY_SHAPE)
 		return shape_key_label(NULL, key, "", NULL, NULL, buf, len);
-	if (rule->kind == KEY_CALLSITE)
-		v = key;
+	report_key_address(rule, key, &v);
 	if (sym && !elf_symbolize(sym, v, &info, NULL, 0) &&
 	    info.kind == ELF_ADDR_SYMBOL) {
 		int n = snprintf(buf, len, "%s", rule->kind == KEY_ARG ?

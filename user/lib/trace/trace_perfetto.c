@@ -73,20 +73,30 @@ static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
 	return snprintf(buf, len, "%s", f->sym.name);
 }
 
-/* perfetto_names.call_key: the key trace_perfetto_call() labels. */
-static bool trace_perfetto_call_key(void *ctx,
-				    const struct ispot_record *entry,
-				    uint64_t *key, bool *keyed)
+/*
+ * perfetto_names.call_key: the key trace_perfetto_call() labels.  Live,
+ * a label named from an address the maps do not hold (yet: a library
+ * loaded since they were read) may change once they are read again; one
+ * they hold, or one named without them, does not.  A replay's names are
+ * the recording's, which never change.
+ */
+static int trace_perfetto_call_key(void *ctx,
+				   const struct ispot_record *entry,
+				   uint64_t *key, bool *keyed)
 {
 	const struct trace *t = ctx;
 	const struct trace_func *f;
 	struct pair_exec e;
+	uint64_t addr;
 
 	f = trace_perfetto_func(t, entry, &e, keyed);
 	if (!f)
-		return false;
+		return -1;
 	*key = *keyed ? key_value(&f->key, &e) : 0;
-	return true;
+	if (t->live.drain && *keyed &&
+	    report_key_address(&f->key, *key, &addr))
+		return t->sym && elf_symbolizer_knows(t->sym, addr);
+	return 1;
 }
 
 /*
