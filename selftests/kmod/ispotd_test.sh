@@ -672,8 +672,11 @@ thread_churn_lossy() {
 	churn_heap "$tmp/lossy.jsonl" "$rounds" --ring-size 4K || return 1
 	dropped=$(wfield "$tmp/lossy.jsonl" .events.dropped | awk '{ s += $1 } END { print s + 0 }')
 	lost=$(wfield "$tmp/lossy.jsonl" .events.exits_lost | awk '{ s += $1 } END { print s + 0 }')
-	echo "# $dropped records dropped, $lost threads closed by a scan"
-	[ "$dropped" -gt 0 ] && [ "$lost" -gt 0 ] && churn_flat
+	gone=$(wfield "$tmp/lossy.jsonl" .events.dropped_time_ns | awk '{ s += $1 } END { print s + 0 }')
+	echo "# $dropped records dropped, $lost threads closed by a scan," \
+		"$gone ns of threads' time left out"
+	[ "$dropped" -gt 0 ] && [ "$lost" -gt 0 ] && [ "$gone" -gt 0 ] &&
+		churn_flat
 }
 tap_check rss_flat_when_the_rings_drop_thread_exits thread_churn_lossy
 

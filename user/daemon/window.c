@@ -40,7 +40,7 @@ static void window_reset(struct window_set *w, uint64_t now)
 	w->armed_ns = w->calls = w->cpu_ns = 0;
 	w->daemon_ns = 0;
 	w->recorded = w->dropped = w->unpaired = w->open_at_stop = 0;
-	w->lost_exits = 0;
+	w->lost_exits = w->dropped_time_ns = 0;
 	w->bursts = 0;
 	memset(&w->solo, 0, sizeof(w->solo));
 	w->nr_futexes = 0;
@@ -198,6 +198,7 @@ void window_burst_end(struct window_set *w, struct trace *t)
 	w->calls += t->pipe->stats.entries;
 	w->recorded += t->sum.drain.records;
 	w->dropped += t->sum.dropped;
+	w->dropped_time_ns += t->pipe->stats.ring_lost_ns;
 	w->open_at_stop += t->open_at_stop;
 	w->lost_exits += t->sum.lost_exits;
 	w->unpaired += ps->unpaired_entries + ps->unpaired_exits -

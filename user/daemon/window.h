@@ -169,6 +169,8 @@ struct window_set {
 	double call_cost_ns;		/* what the estimate assumed */
 	uint64_t recorded, dropped, unpaired, open_at_stop;
 	uint64_t lost_exits;	/* closed by a scan (trace.h) */
+	/* Threads' time whose records a full ring dropped (pipeline.h) */
+	uint64_t dropped_time_ns;
 	uint32_t bursts;
 	struct solo_stats solo;		/* the bursts' solo blocks */
 	double solo_share;		/* asked for (--solo-blocks), 0: off */

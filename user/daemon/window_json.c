@@ -114,6 +114,8 @@ void window_json_envelope(struct json *j, const struct window_set *w,
 	json_object_begin(j, "events");
 	json_u64(j, "recorded", w->recorded);
 	json_u64(j, "dropped", w->dropped);
+	/* Left out of the threads' lifetimes, as the report's (usage.rst). */
+	json_u64(j, "dropped_time_ns", w->dropped_time_ns);
 	json_u64(j, "unpaired", w->unpaired);
 	/* Calls cut by the end of a burst: sampling, not a fault. */
 	json_u64(j, "open_at_disarm", w->open_at_stop);

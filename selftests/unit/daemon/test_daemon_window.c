@@ -114,6 +114,7 @@ TEST(two_windows_carry_minima_and_totals)
 	w.armed_ns += 1000;
 	w.calls += 4;
 	w.cpu_ns = 777;
+	w.dropped_time_ns = 4321;
 
 	line = close_window(&w, &target, f, &off, T0 + WINDOW_NS);
 	top = between(line, "{", "\"functions\": [");
@@ -122,6 +123,7 @@ TEST(two_windows_carry_minima_and_totals)
 	EXPECT_EQ(num(top, "bursts"), 1);
 	EXPECT_EQ(num(top, "calls_armed"), 4);
 	EXPECT_EQ(num(top, "target_cpu_ns"), 777);
+	EXPECT_EQ(num(top, "dropped_time_ns"), 4321);
 	EXPECT_NEAR(num(top, "duty_cycle"), 0.25, 1e-9);
 	EXPECT_NEAR(num(top, "overhead_estimate"), 0.005, 1e-9);
 	EXPECT_EQ(num(top, "pid"), target.pid);
@@ -168,6 +170,7 @@ TEST(two_windows_carry_minima_and_totals)
 	EXPECT_EQ(num(top, "bursts"), 1);
 	EXPECT_EQ(num(top, "calls_armed"), 1);
 	EXPECT_EQ(num(top, "target_cpu_ns"), 0);
+	EXPECT_EQ(num(top, "dropped_time_ns"), 0);	/* the window's own */
 	free(top);
 	fn = between(line, "\"functions\": [", "\"futexes\": [");
 	expect_func(fn, "work", 1, 20, 0.02);

@@ -13,10 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/drain.h"
 #include "util/hashmap.h"
 
-/* A comm: at most 15 bytes and its NUL (TASK_COMM_LEN). */
-#define THREAD_NAME_LEN		16
+/* A comm, as a TASK_EXIT record gives it. */
+#define THREAD_NAME_LEN		RECORD_COMM_LEN
 /* More threads than this keep no name: a bound on a hostile file too. */
 #define THREAD_NAMES_MAX	(1u << 20)
 

@@ -132,8 +132,6 @@ static void trace_thread_named(void *ctx, uint32_t tid, const char *comm)
 {
 	struct trace *t = ctx;
 
-	_Static_assert(RECORD_COMM_LEN == THREAD_NAME_LEN,
-		       "a record's comm is a thread's name");
 	thread_names_set(&t->threads, tid, comm);
 }
 
