@@ -17,7 +17,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +36,7 @@ struct pr_event {
 	uint64_t track;
 	unsigned int type;
 	char name[128];
+	size_t name_len;	/* its whole length, past what name[] keeps */
 	uint64_t flows[PR_MAX_FLOWS];	/* flow_ids, the first ones */
 	unsigned int nr_flows;
 	uint64_t terminating;		/* the last, 0: none */
@@ -57,6 +57,7 @@ struct pr_track {
 struct pr_name {
 	uint64_t iid;
 	char name[128];
+	size_t len;		/* its whole length */
 };
 
 struct pr_trace {
@@ -211,13 +212,14 @@ static inline int pr_descriptor(struct pr_trace *t, const struct pr_field *f)
 }
 
 /* Interned name @iid: NULL if the sequence defined none. */
-static inline const char *pr_name_of(const struct pr_trace *t, uint64_t iid)
+static inline const struct pr_name *pr_name_of(const struct pr_trace *t,
+					       uint64_t iid)
 {
 	size_t i;
 
 	for (i = 0; i < t->nr_names; i++)
 		if (t->names[i].iid == iid)
-			return t->names[i].name;
+			return &t->names[i];
 	return NULL;
 }
 
@@ -239,8 +241,10 @@ static inline int pr_interned(struct pr_trace *t, const struct pr_field *f)
 				return -1;
 			if (h.num == 1 && h.wire == 0)
 				n.iid = h.v;
-			if (h.num == 2 && h.wire == 2)
+			if (h.num == 2 && h.wire == 2) {
 				pr_str(n.name, sizeof(n.name), &h);
+				n.len = h.len;
+			}
 		}
 		if (!n.iid || pr_name_of(t, n.iid) ||
 		    pr_grow(&t->names, t->nr_names, &t->cap_names,
@@ -278,7 +282,8 @@ static inline int pr_snapshot(struct pr_trace *t, const struct pr_field *f)
 		}
 		if (id == 3)
 			t->mono_base = ts;
-		if (incremental) {
+		/* Only the sequence's own clocks may be incremental. */
+		if (incremental && id >= 64 && id < 128) {
 			t->delta_clock = id;
 			t->delta_now = t->delta_base = ts;
 		}
@@ -335,8 +340,10 @@ static inline int pr_event(struct pr_trace *t, const struct pr_field *f,
 			e->type = (unsigned int)g.v;
 		else if (g.num == 11 && g.wire == 0)
 			e->track = g.v;
-		else if (g.num == 23 && g.wire == 2)
+		else if (g.num == 23 && g.wire == 2) {
 			pr_str(e->name, sizeof(e->name), &g);
+			e->name_len = g.len;
+		}
 		else if (g.num == 10 && g.wire == 0)
 			e->name_iid = g.v;
 		else if (g.num == 47 && g.wire == 1 &&
@@ -346,12 +353,13 @@ static inline int pr_event(struct pr_trace *t, const struct pr_field *f,
 			e->terminating = g.v;
 	}
 	if (e->name_iid) {
-		const char *name = pr_name_of(t, e->name_iid);
+		const struct pr_name *n = pr_name_of(t, e->name_iid);
 
 		/* trace_processor would keep the slice, nameless. */
-		if (!name)
+		if (!n)
 			return -1;
-		snprintf(e->name, sizeof(e->name), "%s", name);
+		memcpy(e->name, n->name, sizeof(e->name));
+		e->name_len = n->len;
 	}
 	if (!pr_find_track(t, e->track))
 		t->descriptors_first = false;
@@ -360,8 +368,8 @@ static inline int pr_event(struct pr_trace *t, const struct pr_field *f,
 
 /*
  * A packet, its parts taken in trace_processor's order: the sequence's
- * flags, its defaults, its interned data, a clock snapshot, then the
- * event.
+ * flags, its defaults, its interned data, a clock snapshot (which ends
+ * the packet: an event beside it is not read), then the event.
  */
 static inline int pr_packet(struct pr_trace *t, const struct pr_field *pk)
 {
@@ -396,7 +404,7 @@ static inline int pr_packet(struct pr_trace *t, const struct pr_field *pk)
 	    (data.num && pr_interned(t, &data) < 0) ||
 	    (snap.num && pr_snapshot(t, &snap) < 0))
 		return -1;
-	if (ev.num) {
+	if (ev.num && !snap.num) {
 		mono = pr_time(t, clock, &ts);
 		if (pr_event(t, &ev, ts, mono))
 			return -1;

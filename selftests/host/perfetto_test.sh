@@ -20,8 +20,10 @@ proto=selftests/host/perfetto_min.proto
 # defaults, its interned names, its clock snapshot, then its event, named
 # from the sequence's interned names and timed on the clock it names or
 # its defaults' (protoc prints a message's fields by number, not in the
-# order they were written).  An incremental clock's times add up, from
-# the snapshot's, which also gives MONOTONIC's.
+# order they were written).  An incremental clock (ids 64 to 127 only)
+# adds its times up from the snapshot's, which also gives MONOTONIC's; a
+# packet with a snapshot carries no event that is read.  Times are
+# printed whole ("%.0f"): the trace's are a week after boot.
 protoc_lines() {
 	awk '
 	function str(s) { sub(/^[^"]*"/, "", s); sub(/"$/, "", s); return s }
@@ -59,17 +61,21 @@ protoc_lines() {
 		for (i = 1; i <= nnew; i++) names[newiid[i]] = newname[i]
 		for (i = 1; i <= nclk; i++) {
 			if (cid[i] == 3) mono = cts[i]
-			if (cinc[i]) { dclk = cid[i]; dnow = dbase = cts[i] }
+			if (cinc[i] && cid[i] >= 64 && cid[i] < 128) {
+				dclk = cid[i]; dnow = dbase = cts[i]
+			}
 		}
+		if (nclk) ev = 0
 		if (iid) name = (iid in names) ? names[iid] : "?unknown-iid"
 		if (ev) {
 			c = clk ? clk : defclk
-			if (c != 3 && c == dclk) {
+			if (c != 3 && dclk && c == dclk) {
 				dnow += ts
 				ts = dnow - dbase + mono
 			} else if (c != 3) {
 				ts = "?clock" c
 			}
+			if (ts !~ /^\?/) ts = sprintf("%.0f", ts)
 		}
 		if (tr) print "track", uuid, parent, tid, name
 		if (ev) print "event", ts, uuid, type,

@@ -672,7 +672,8 @@ thread_churn_lossy() {
 	churn_heap "$tmp/lossy.jsonl" "$rounds" --ring-size 4K || return 1
 	dropped=$(wfield "$tmp/lossy.jsonl" .events.dropped | awk '{ s += $1 } END { print s + 0 }')
 	lost=$(wfield "$tmp/lossy.jsonl" .events.exits_lost | awk '{ s += $1 } END { print s + 0 }')
-	gone=$(wfield "$tmp/lossy.jsonl" .events.dropped_time_ns | awk '{ s += $1 } END { print s + 0 }')
+	gone=$(wfield "$tmp/lossy.jsonl" .events.dropped_time_ns |
+		awk '{ s += $1 } END { printf "%.0f", s }')
 	echo "# $dropped records dropped, $lost threads closed by a scan," \
 		"$gone ns of threads' time left out"
 	[ "$dropped" -gt 0 ] && [ "$lost" -gt 0 ] && [ "$gone" -gt 0 ] &&

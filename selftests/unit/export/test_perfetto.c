@@ -135,6 +135,14 @@ static const struct perfetto_names names = {
 };
 
 static const struct perfetto_clock clock0 = { 1000, 5000 };
+/*
+ * A host's times a week after boot, for the trace the host test reads
+ * with protoc: a reader that added times up in too narrow a number
+ * would be seen there.
+ */
+#define WEEK_NS		604800000000000ull
+#define T(ns)		(WEEK_NS + (ns))
+static const struct perfetto_clock clock_week = { T(1000), T(5000) };
 
 static struct ispot_record call(uint8_t kind, uint32_t tid, uint64_t ts,
 				uint32_t probe, uint64_t sp, uint64_t arg)
@@ -165,25 +173,34 @@ static struct ispot_record futex(uint32_t tid, uint64_t ts, uint32_t op,
 static void feed_contention(struct perfetto *pf)
 {
 	const struct ispot_record r[] = {
-		call(ISPOT_REC_ENTRY, TID_WAITER, 1000, PROBE_ACQUIRE,
+		call(ISPOT_REC_ENTRY, TID_WAITER, T(1000), PROBE_ACQUIRE,
 		     0x1000, 7),
-		call(ISPOT_REC_ENTRY, TID_WAKER, 1100, PROBE_ACQUIRE,
+		call(ISPOT_REC_ENTRY, TID_WAKER, T(1100), PROBE_ACQUIRE,
 		     0x2000, 7),
-		futex(TID_WAITER, 1200, FUTEX_WAIT_PRIVATE, 2),
-		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAITER, 0, 1300, 0, 1),
-		futex(TID_WAKER, 1400, FUTEX_WAKE_PRIVATE, 1),
-		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAKER, 1, 1450, 1, 0),
-		wait_record(ISPOT_REC_SWITCH_IN, TID_WAITER, 0, 1500, 0, 0),
-		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAKER, 1, 1550, 1, 0),
-		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, 1600, 0, 0),
-		call(ISPOT_REC_EXIT, TID_WAITER, 1700, PROBE_ACQUIRE,
+		futex(TID_WAITER, T(1200), FUTEX_WAIT_PRIVATE, 2),
+		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAITER, 0, T(1300), 0,
+			    1),
+		futex(TID_WAKER, T(1400), FUTEX_WAKE_PRIVATE, 1),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAKER, 1, T(1450), 1,
+			    0),
+		wait_record(ISPOT_REC_SWITCH_IN, TID_WAITER, 0, T(1500), 0,
+			    0),
+		wait_record(ISPOT_REC_SWITCH_OUT, TID_WAKER, 1, T(1550), 1,
+			    0),
+		wait_record(ISPOT_REC_FUTEX_EXIT, TID_WAITER, 0, T(1600), 0,
+			    0),
+		call(ISPOT_REC_EXIT, TID_WAITER, T(1700), PROBE_ACQUIRE,
 		     0x1008, 0),
-		wait_record(ISPOT_REC_SWITCH_IN, TID_WAKER, 1, 1800, 0, 0),
-		call(ISPOT_REC_EXIT, TID_WAKER, 1900, PROBE_ACQUIRE,
+		wait_record(ISPOT_REC_SWITCH_IN, TID_WAKER, 1, T(1800), 0,
+			    0),
+		call(ISPOT_REC_EXIT, TID_WAKER, T(1900), PROBE_ACQUIRE,
 		     0x2008, 0),
-		call(ISPOT_REC_ENTRY, TID_WAITER, 2000, PROBE_WORK, 0x1000, 0),
-		call(ISPOT_REC_EXIT, TID_WAKER, 2100, PROBE_WORK, 0x3008, 0),
-		call(ISPOT_REC_ENTRY, TID_WAKER, 2200, PROBE_MARKER, 0x2000, 0),
+		call(ISPOT_REC_ENTRY, TID_WAITER, T(2000), PROBE_WORK, 0x1000,
+		     0),
+		call(ISPOT_REC_EXIT, TID_WAKER, T(2100), PROBE_WORK, 0x3008,
+		     0),
+		call(ISPOT_REC_ENTRY, TID_WAKER, T(2200), PROBE_MARKER, 0x2000,
+		     0),
 	};
 	size_t i;
 
@@ -191,16 +208,21 @@ static void feed_contention(struct perfetto *pf)
 		perfetto_record(pf, &r[i]);
 }
 
-/* Write what @feed gives into memory (and to PERFETTO_TEST_OUT). */
+/*
+ * Write what @feed gives into memory (and to PERFETTO_TEST_OUT), from
+ * clock0, or clock_week for feed_contention.
+ */
 static void write_trace(void (*feed)(struct perfetto *), char **buf,
 			size_t *len, const char *out_env)
 {
+	const struct perfetto_clock *clock = feed == feed_contention ?
+					     &clock_week : &clock0;
 	FILE *f = open_memstream(buf, len);
 	struct perfetto *pf;
 	const char *path = out_env ? getenv(out_env) : NULL;
 
 	ASSERT_TRUE(f);
-	pf = perfetto_open(f, 1, "contention", &names, &clock0);
+	pf = perfetto_open(f, 1, "contention", &names, clock);
 	ASSERT_TRUE(pf);
 	feed(pf);
 	ASSERT_EQ(perfetto_close(pf), 0);
@@ -344,14 +366,14 @@ TEST(calls_waits_and_flow)
 
 	wake = find_event(&d, waker, 3, "futex wake", 0);
 	ASSERT_TRUE(wake);
-	EXPECT_EQ(wake->ts, 1400);
+	EXPECT_EQ(wake->ts, T(1400));
 	ASSERT_EQ(wake->nr_flows, 1);
 	/* The second end: the wait's, after its off-CPU stretch's. */
 	woken = find_event(&d, waiter_waits, 2, NULL, 1);
 	ASSERT_TRUE(woken);
-	EXPECT_EQ(woken->ts, 1600);
+	EXPECT_EQ(woken->ts, T(1600));
 	EXPECT_EQ(woken->terminating, wake->flows[0]);
-	EXPECT_EQ(d.ev[d.nr_ev - 1].ts, 2000);
+	EXPECT_EQ(d.ev[d.nr_ev - 1].ts, T(2000));
 	pr_free(&d);
 	free(buf);
 }
@@ -666,14 +688,16 @@ static int keyed_call(void *ctx, const struct ispot_record *entry, char *buf,
 			(unsigned long long)entry->data[0]);
 }
 
-/* Keys from 100 on may be named otherwise later: never kept. */
+/* Probe 4's calls may be named otherwise later: never kept. */
+#define PROBE_MAY_CHANGE	4
+
 static int keyed_call_key(void *ctx, const struct ispot_record *entry,
 			  uint64_t *key, bool *keyed)
 {
 	(void)ctx;
 	*key = entry->data[0];
 	*keyed = true;
-	return *key < 100;
+	return entry->probe_id != PROBE_MAY_CHANGE;
 }
 
 static const struct perfetto_names keyed_names = {
@@ -701,7 +725,7 @@ TEST(call_names_are_formatted_once_a_probe_and_key)
 	/* Probe 2's key whose id is probe 1's key 5's (perfetto.c). */
 	uint64_t collide = 5 ^ hash_mix64(1 << 1 | 1) ^ hash_mix64(2 << 1 | 1);
 	static const char *const want[] = {
-		"f1 [5]", "f1 [6]", NULL, "f1 [5]", "f1 [100]", "f3 [9]",
+		"f1 [5]", "f1 [6]", NULL, "f1 [5]", "f4 [5]", "f3 [9]",
 	};
 	char collided[64];
 	struct perfetto *pf;
@@ -722,7 +746,7 @@ TEST(call_names_are_formatted_once_a_probe_and_key)
 	ten_calls(pf, 2, collide, &ts);
 	ten_calls(pf, 1, 5, &ts);
 	EXPECT_EQ(calls_formatted, 1 + 1 + 10 + 0);
-	ten_calls(pf, 1, 100, &ts);
+	ten_calls(pf, PROBE_MAY_CHANGE, 5, &ts);
 	EXPECT_EQ(calls_formatted, 12 + 10);
 	/* The interned names' table full: formatted, written whole. */
 	pf->nr_names = PF_NAMES_MAX;
@@ -839,8 +863,8 @@ static void check_bounded(uint64_t bound)
 	struct perfetto *pf;
 	struct pr_trace d;
 	uint64_t full_ts = 0, need;
+	size_t len, i, calls = 0, whole = 0;
 	char *buf;
-	size_t len, i;
 	FILE *f;
 
 	f = open_memstream(&buf, &len);
@@ -863,8 +887,16 @@ static void check_bounded(uint64_t bound)
 	decode(buf, len, &d);
 	for (i = 0; i < d.nr_tr; i++)
 		track_balanced(&d, d.tr[i].uuid);
-	for (i = 0; i < d.nr_ev; i++)
+	for (i = 0; i < d.nr_ev; i++) {
 		EXPECT_LT(d.ev[i].ts, full_ts);
+		/* Every call's name, interned, reads back whole. */
+		if (d.ev[i].type == 1 && d.ev[i].name_len > 10)
+			whole += d.ev[i].name_len == PERFETTO_NAME_TEST_MAX;
+		if (d.ev[i].type == 1 && d.ev[i].name_len > 10)
+			calls++;
+	}
+	EXPECT_GT(calls, 0);
+	EXPECT_EQ(whole, calls);
 	pr_free(&d);
 	free(buf);
 }
@@ -949,6 +981,8 @@ TEST(the_bound_holds_the_largest_packets)
 	/* A new thread's first call: its two tracks, then the begin. */
 	pf_begin(pf, &t, PF_TRACK_THREAD, UINT64_MAX - 1, name);
 	record = grown(pf, f, &len, &at);
+	/* Its name defined with the widest id too (not read back). */
+	pf->nr_names = PF_NAMES_MAX - 1;
 	pf_event(pf, &t, PF_TRACK_THREAD, UINT64_MAX - 1, TYPE_INSTANT,
 		 "futex wake", UINT64_MAX - PERFETTO_WAKE_FLOWS,
 		 PERFETTO_WAKE_FLOWS, false);
@@ -981,9 +1015,28 @@ TEST(write_error_is_reported)
 
 	if (!f)
 		SKIP("no /dev/full");
-	pf = perfetto_open(f, 1, "contention", &names, &clock0);
+	pf = perfetto_open(f, 1, "contention", &names, &clock_week);
 	ASSERT_TRUE(pf);
 	feed_contention(pf);
+	EXPECT_EQ(perfetto_close(pf), -ENOSPC);
+	fclose(f);
+}
+
+/* Past a chunk, the write that fails is the chunk's, not the close's. */
+TEST(write_error_of_a_chunk_is_reported)
+{
+	FILE *f = fopen("/dev/full", "w");
+	struct perfetto *pf;
+	uint64_t ts = 2000;
+
+	if (!f)
+		SKIP("no /dev/full");
+	pf = perfetto_open(f, 1, "keyed", &keyed_names, &clock0);
+	ASSERT_TRUE(pf);
+	setvbuf(f, NULL, _IONBF, 0);
+	while (!pf->err && pf->written < 2 * PF_OUT_CHUNK)
+		ten_calls(pf, 1, 5, &ts);
+	EXPECT_EQ(pf->err, -ENOSPC);
 	EXPECT_EQ(perfetto_close(pf), -ENOSPC);
 	fclose(f);
 }

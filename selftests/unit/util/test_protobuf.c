@@ -53,8 +53,8 @@ TEST(encoder_append_field_counts_its_bytes)
 	pb_varint(&b, 2, 1);
 	EXPECT_EQ(pb_append_field(&out, 1, &b), sizeof(want) + 2);
 	ASSERT_EQ(out.len, 2 * sizeof(want) + 2);
-	EXPECT_EQ(memcmp(out.data + sizeof(want), "\x0a\x05\x08\x96\x01\x10\x01",
-			 7), 0);
+	EXPECT_EQ(memcmp(out.data + sizeof(want),
+			 "\x0a\x05\x08\x96\x01\x10\x01", 7), 0);
 	pb_free(&b);
 	pb_free(&out);
 }

@@ -93,11 +93,12 @@ struct pf_slice_name {
 /*
  * After the pairer took an ENTRY or EXIT: close the calls it no longer
  * holds (returned, or given up), innermost first, and open the one an
- * entry pushed, named @name: whether it did.
+ * entry pushed, named @name: the interned id of the name it was opened
+ * with, 0 if none was or it was written whole.
  */
-static bool pf_calls(struct perfetto *pf, struct pf_thread *t,
-		     const struct ispot_record *rec,
-		     const struct pf_slice_name *name)
+static uint64_t pf_calls(struct perfetto *pf, struct pf_thread *t,
+			 const struct ispot_record *rec,
+			 const struct pf_slice_name *name)
 {
 	struct pf_call *c;
 
@@ -108,19 +109,18 @@ static bool pf_calls(struct perfetto *pf, struct pf_thread *t,
 	if ((!name->iid && !name->s) ||
 	    pair_thread_open_probe(&t->pair, 0) != rec->probe_id ||
 	    pair_thread_open_ts(&t->pair, 0) != rec->ts_ns)
-		return false;
+		return 0;
 	if (ARRAY_RESERVE(t->calls, t->cap_calls, (size_t)t->nr_calls + 1)) {
 		pf_fail(pf, -ENOMEM);
-		return false;
+		return 0;
 	}
 	c = &t->calls[t->nr_calls++];
 	c->ts = rec->ts_ns;
 	c->probe_id = rec->probe_id;
-	if (name->iid)
-		pf_begin_iid(pf, t, PF_TRACK_THREAD, rec->ts_ns, name->iid);
-	else
-		pf_begin(pf, t, PF_TRACK_THREAD, rec->ts_ns, name->s);
-	return true;
+	if (!name->iid)
+		return pf_begin(pf, t, PF_TRACK_THREAD, rec->ts_ns, name->s);
+	pf_begin_iid(pf, t, PF_TRACK_THREAD, rec->ts_ns, name->iid);
+	return name->iid;
 }
 
 /* What the call names cache keys a (probe, key) by. */
@@ -148,16 +148,15 @@ static const struct pf_call_name *pf_call_name(const struct perfetto *pf,
 }
 
 /*
- * Keep the name a call of @probe_id by @key was just written with: the
- * next ones by the same are named by its id, not formatted again.  Up to
- * PF_CALL_NAMES_MAX; a name that is not interned is not kept.
+ * Keep @iid, the interned name a call of @probe_id by @key was just
+ * written with: the next ones by the same are named by it, not formatted
+ * again.  Up to PF_CALL_NAMES_MAX; a name written whole (0) is not kept.
  */
 static void pf_call_keep(struct perfetto *pf, uint32_t probe_id, bool keyed,
-			 uint64_t key, const char *name)
+			 uint64_t key, uint64_t iid)
 {
-	uint64_t id = pf_call_id(probe_id, keyed, key), iid;
+	uint64_t id = pf_call_id(probe_id, keyed, key);
 
-	iid = pf_iid_of(pf, name);
 	if (!iid || pf->nr_call_names >= PF_CALL_NAMES_MAX ||
 	    hashmap_find(&pf->call_name_index, id, NULL) ||
 	    ARRAY_RESERVE(pf->call_names, pf->cap_call_names,
@@ -177,7 +176,7 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 	char buf[PF_NAME_MAX];
 	bool keyed = false;
 	struct pair_exec e;
-	uint64_t key = 0;
+	uint64_t key = 0, iid;
 	int same = 0;	/* the name is the same for every call so keyed */
 
 	/* A call began or returned: any wait it was in is over. */
@@ -205,8 +204,9 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 	/* The slices mirror the pairer's frames, not its executions. */
 	if (pairer_feed_thread(pf->pairer, &t->pair, rec, NULL, &e) < 0)
 		pf_fail(pf, -ENOMEM);
-	if (pf_calls(pf, t, rec, &name) && name.s && same)
-		pf_call_keep(pf, rec->probe_id, keyed, key, name.s);
+	iid = pf_calls(pf, t, rec, &name);
+	if (name.s && same)
+		pf_call_keep(pf, rec->probe_id, keyed, key, iid);
 }
 
 /*

@@ -51,7 +51,9 @@
  * (name_iid).  Every event says it needs the sequence's state, which the
  * first packet clears, as the Perfetto SDK writes them.  The table holds
  * at most PF_NAMES_MAX names (names carry keys, which the target picks);
- * names past it are written whole.
+ * names past it are written whole.  A call's name is formatted once per
+ * probe and key where the caller says it cannot change
+ * (perfetto_names.call_key).
  *
  * Balance.  Every slice that begins ends: at its end record; when its
  * thread exits (its TASK_EXIT, or an exit the caller learnt otherwise:

@@ -35,7 +35,7 @@
  * bytes) take at most 345 bytes; a record, but for the ends of the slices
  * it closes (their room is kept while they are open), at most 1155: a new
  * thread's two track descriptors (591) and a call's begin with its name's
- * definition (564), more than a wake's instant with its flows (128) or a
+ * definition (564), more than a wake's instant with its flows (140) or a
  * thread's track named anew at its exit (55).  An end takes at most 45
  * (35 with its time written whole, and one flow it ends); a record opens
  * at most one slice.
@@ -137,14 +137,15 @@ void pf_process_track(struct perfetto *pf, const char *process);
 void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	      uint64_t ts, unsigned int type, const char *name,
 	      uint64_t first_flow, uint32_t nr_flows, bool terminating);
-/* and the slices' ends of it; */
-void pf_begin(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
-	      uint64_t ts, const char *name);
-/* a begin named by @iid, a name defined already; */
+/*
+ * a slice's begin named @name, which gives the interned id it was named
+ * by (0: written whole), or named by @iid, a name defined already; and a
+ * slice's end.
+ */
+uint64_t pf_begin(struct perfetto *pf, struct pf_thread *t,
+		  unsigned int kind, uint64_t ts, const char *name);
 void pf_begin_iid(struct perfetto *pf, struct pf_thread *t,
 		  unsigned int kind, uint64_t ts, uint64_t iid);
-/* @name's interned id once a packet defined it, else 0. */
-uint64_t pf_iid_of(const struct perfetto *pf, const char *name);
 void pf_end(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	    uint64_t ts);
 /* @t's thread track named @name anew (its exit gave another name). */

@@ -84,7 +84,7 @@ void pf_out_flush(struct perfetto *pf)
 		return;
 	errno = 0;
 	if (fwrite(pf->out_buf.data, 1, n, pf->out) != n)
-		pf->err = errno ? -errno : -EIO;	/* ENOSPC, not a mystery */
+		pf->err = errno ? -errno : -EIO; /* ENOSPC, not a mystery */
 }
 
 /* The packet built in pf->pkt, its bytes counted: to the file's buffer. */
@@ -234,7 +234,7 @@ static void pf_timestamp(struct perfetto *pf, uint64_t ts)
 	struct pb_buf *b = &pf->pkt;
 
 	if (ts >= pf->delta_ts) {
-		/* Even 0: an event with no timestamp is dropped. */
+		/* Even 0: without one, it would take the latest time seen. */
 		pb_varint(b, PACKET_TIMESTAMP, ts - pf->delta_ts);
 		pf->delta_ts = ts;
 		return;
@@ -270,20 +270,14 @@ static uint64_t pf_name_iid(struct perfetto *pf, const char *name)
 	return iid;
 }
 
-uint64_t pf_iid_of(const struct perfetto *pf, const char *name)
-{
-	size_t iid = strindex_get(&pf->name_iids, name, 0);
-
-	return iid == STRINDEX_NONE ? 0 : iid;
-}
-
 /*
  * Every event needs the sequence's state: its clock, and its names'
  * definitions.  trace_processor drops such a packet only if that state
  * was lost, which a file written whole never does.  Named by @iid, a
- * name defined already, or else by @name (NULL: none).
+ * name defined already, or else by @name (NULL: none): the id it was
+ * named by, 0 if none.
  */
-static void pf_event_named(struct perfetto *pf, struct pf_thread *t,
+static uint64_t pf_event_named(struct perfetto *pf, struct pf_thread *t,
 			   unsigned int kind, uint64_t ts, unsigned int type,
 			   const char *name, uint64_t iid,
 			   uint64_t first_flow, uint32_t nr_flows,
@@ -321,6 +315,7 @@ static void pf_event_named(struct perfetto *pf, struct pf_thread *t,
 		pf->open++;
 	else if (type == TYPE_SLICE_END && pf->open)
 		pf->open--;
+	return iid;
 }
 
 void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
@@ -331,10 +326,11 @@ void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 		       terminating);
 }
 
-void pf_begin(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
-	      uint64_t ts, const char *name)
+uint64_t pf_begin(struct perfetto *pf, struct pf_thread *t,
+		  unsigned int kind, uint64_t ts, const char *name)
 {
-	pf_event(pf, t, kind, ts, TYPE_SLICE_BEGIN, name, 0, 0, false);
+	return pf_event_named(pf, t, kind, ts, TYPE_SLICE_BEGIN, name, 0, 0,
+			      0, false);
 }
 
 void pf_begin_iid(struct perfetto *pf, struct pf_thread *t,

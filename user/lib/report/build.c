@@ -34,13 +34,10 @@ static const char *source_func_name(const void *ctx, uint32_t id)
 bool report_key_address(const struct key_rule *rule, uint64_t key,
 			uint64_t *addr)
 {
-	if (rule->kind == KEY_CALLSITE) {
-		*addr = key;
-		return true;
-	}
-	if (rule->kind != KEY_ARG || rule->log2)
+	if (rule->kind == KEY_SHAPE || (rule->kind == KEY_ARG && rule->log2))
 		return false;
-	*addr = key - 1;	/* an argument's key is its value plus one */
+	/* An argument's key is its value plus one (0: none). */
+	*addr = rule->kind == KEY_CALLSITE ? key : key - 1;
 	return true;
 }
 
@@ -48,15 +45,18 @@ int report_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
 		     uint64_t key, char *buf, size_t len)
 {
 	struct elf_addr_info info;
-	uint64_t v = key - 1;
+	uint64_t v;
 
-	if (rule->kind == KEY_ARG && rule->log2)
+	if (rule->kind == KEY_SHAPE)
+		return shape_key_label(NULL, key, "", NULL, NULL, buf, len);
+	if (rule->kind == KEY_ARG && rule->log2) {
+		/* A log2 bucket's key is its bucket plus one. */
+		v = key - 1;
 		return v ? snprintf(buf, len, "arg%u in [2^%llu, 2^%llu)",
 				    rule->arg, (unsigned long long)v - 1,
 				    (unsigned long long)v) :
 			   snprintf(buf, len, "arg%u = 0", rule->arg);
-	if (rule->kind == KEY_SHAPE)
-		return shape_key_label(NULL, key, "", NULL, NULL, buf, len);
+	}
 	report_key_address(rule, key, &v);
 	if (sym && !elf_symbolize(sym, v, &info, NULL, 0) &&
 	    info.kind == ELF_ADDR_SYMBOL) {

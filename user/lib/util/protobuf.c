@@ -6,9 +6,6 @@
 #include "util/array.h"
 #include "util/protobuf.h"
 
-/* Wire types (the low three bits of a field's key). */
-#define PB_FIXED64	1
-
 bool pb_room_slow(struct pb_buf *b, size_t n)
 {
 	if (b->nomem)
@@ -16,11 +13,6 @@ bool pb_room_slow(struct pb_buf *b, size_t n)
 	if (ARRAY_RESERVE(b->data, b->cap, b->len + n))
 		b->nomem = true;
 	return !b->nomem;
-}
-
-static bool pb_room(struct pb_buf *b, size_t n)
-{
-	return pb_room_fast(b, n) || pb_room_slow(b, n);
 }
 
 static size_t pb_varint_len(uint64_t v)

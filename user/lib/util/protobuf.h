@@ -25,8 +25,9 @@ struct pb_buf {
 
 /* A varint is at most ten bytes: seven bits each. */
 #define PB_VARINT_MAX	10
-/* Wire types (the low three bits of a field's key) of varints and bytes. */
+/* Wire types (the low three bits of a field's key). */
 #define PB_VARINT	0
+#define PB_FIXED64	1
 #define PB_LEN		2
 
 /*
@@ -40,6 +41,11 @@ static inline bool pb_room_fast(const struct pb_buf *b, size_t n)
 }
 
 bool pb_room_slow(struct pb_buf *b, size_t n);
+
+static inline bool pb_room(struct pb_buf *b, size_t n)
+{
+	return pb_room_fast(b, n) || pb_room_slow(b, n);
+}
 
 /* Write @v at @p, which has room for it; returns the bytes written. */
 static inline size_t pb_put_varint(uint8_t *p, uint64_t v)
@@ -56,8 +62,7 @@ static inline size_t pb_put_varint(uint8_t *p, uint64_t v)
 
 static inline void pb_raw_varint(struct pb_buf *b, uint64_t v)
 {
-	if (pb_room_fast(b, PB_VARINT_MAX) ||
-	    pb_room_slow(b, PB_VARINT_MAX))
+	if (pb_room(b, PB_VARINT_MAX))
 		b->len += pb_put_varint(b->data + b->len, v);
 }
 
