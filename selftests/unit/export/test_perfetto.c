@@ -979,7 +979,7 @@ TEST(the_bound_holds_the_largest_packets)
 	head = grown(pf, f, &len, &at);
 	pf->nr_names = PF_NAMES_MAX - 1;
 	/* A new thread's first call: its two tracks, then the begin. */
-	pf_begin(pf, &t, PF_TRACK_THREAD, UINT64_MAX - 1, name);
+	pf_begin(pf, &t, PF_TRACK_THREAD, UINT64_MAX - 1, name, 0);
 	record = grown(pf, f, &len, &at);
 	/* Its name defined with the widest id too (not read back). */
 	pf->nr_names = PF_NAMES_MAX - 1;

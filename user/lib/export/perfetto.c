@@ -84,21 +84,16 @@ static bool pf_call_open(const struct pf_thread *t, const struct pf_call *c)
 	return false;
 }
 
-/* A call's name: its interned id, else its name (NULL: none). */
-struct pf_slice_name {
-	uint64_t iid;
-	const char *s;
-};
-
 /*
  * After the pairer took an ENTRY or EXIT: close the calls it no longer
  * holds (returned, or given up), innermost first, and open the one an
- * entry pushed, named @name: the interned id of the name it was opened
- * with, 0 if none was or it was written whole.
+ * entry pushed, named by @iid or else @name (neither: none is opened):
+ * the interned id of the name it was opened with, 0 if none was or it
+ * was written whole.
  */
 static uint64_t pf_calls(struct perfetto *pf, struct pf_thread *t,
-			 const struct ispot_record *rec,
-			 const struct pf_slice_name *name)
+			 const struct ispot_record *rec, const char *name,
+			 uint64_t iid)
 {
 	struct pf_call *c;
 
@@ -106,7 +101,7 @@ static uint64_t pf_calls(struct perfetto *pf, struct pf_thread *t,
 		pf_end(pf, t, PF_TRACK_THREAD, rec->ts_ns);
 		t->nr_calls--;
 	}
-	if ((!name->iid && !name->s) ||
+	if ((!iid && !name) ||
 	    pair_thread_open_probe(&t->pair, 0) != rec->probe_id ||
 	    pair_thread_open_ts(&t->pair, 0) != rec->ts_ns)
 		return 0;
@@ -117,10 +112,7 @@ static uint64_t pf_calls(struct perfetto *pf, struct pf_thread *t,
 	c = &t->calls[t->nr_calls++];
 	c->ts = rec->ts_ns;
 	c->probe_id = rec->probe_id;
-	if (!name->iid)
-		return pf_begin(pf, t, PF_TRACK_THREAD, rec->ts_ns, name->s);
-	pf_begin_iid(pf, t, PF_TRACK_THREAD, rec->ts_ns, name->iid);
-	return name->iid;
+	return pf_begin(pf, t, PF_TRACK_THREAD, rec->ts_ns, name, iid);
 }
 
 /* What the call names cache keys a (probe, key) by. */
@@ -172,11 +164,11 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 			   const struct ispot_record *rec)
 {
 	const struct pf_call_name *kept = NULL;
-	struct pf_slice_name name = { 0 };
 	char buf[PF_NAME_MAX];
+	const char *name = NULL;
 	bool keyed = false;
 	struct pair_exec e;
-	uint64_t key = 0, iid;
+	uint64_t key = 0, iid = 0;
 	int same = 0;	/* the name is the same for every call so keyed */
 
 	/* A call began or returned: any wait it was in is over. */
@@ -192,20 +184,20 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 						    key);
 		}
 		if (kept) {
-			name.iid = kept->iid;
+			iid = kept->iid;
 		} else {
 			if (!pf->names.call ||
 			    pf->names.call(pf->names.ctx, rec, buf,
 					   sizeof(buf)) < 0)
 				return;
-			name.s = buf;
+			name = buf;
 		}
 	}
 	/* The slices mirror the pairer's frames, not its executions. */
 	if (pairer_feed_thread(pf->pairer, &t->pair, rec, NULL, &e) < 0)
 		pf_fail(pf, -ENOMEM);
-	iid = pf_calls(pf, t, rec, &name);
-	if (name.s && same)
+	iid = pf_calls(pf, t, rec, name, iid);
+	if (name && same)
 		pf_call_keep(pf, rec->probe_id, keyed, key, iid);
 }
 
@@ -280,7 +272,7 @@ static void pf_futex_enter(struct perfetto *pf, struct pf_thread *t,
 	if (timeline_futex_op_wakes(op)) {
 		pf_wake(pf, t, rec);
 	} else if (timeline_futex_op_waits(op)) {
-		pf_begin(pf, t, PF_TRACK_WAITS, rec->ts_ns, "futex wait");
+		pf_begin(pf, t, PF_TRACK_WAITS, rec->ts_ns, "futex wait", 0);
 		t->in_wait = true;
 		t->wait_uaddr = rec->data[0];
 		t->wait_since = rec->ts_ns;
@@ -295,7 +287,8 @@ static void pf_switch_out(struct perfetto *pf, struct pf_thread *t,
 
 	/* Two OUTs in a row: the IN between them was lost. */
 	pf_on_cpu(pf, t, rec->ts_ns);
-	pf_begin(pf, t, PF_TRACK_WAITS, rec->ts_ns, cause_names[cause].text);
+	pf_begin(pf, t, PF_TRACK_WAITS, rec->ts_ns, cause_names[cause].text,
+		 0);
 	t->off = true;
 }
 

@@ -138,14 +138,13 @@ void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	      uint64_t ts, unsigned int type, const char *name,
 	      uint64_t first_flow, uint32_t nr_flows, bool terminating);
 /*
- * a slice's begin named @name, which gives the interned id it was named
- * by (0: written whole), or named by @iid, a name defined already; and a
+ * a slice's begin, named by @iid, a name defined already, or else by
+ * @name: the interned id it was named by (0: @name written whole); and a
  * slice's end.
  */
 uint64_t pf_begin(struct perfetto *pf, struct pf_thread *t,
-		  unsigned int kind, uint64_t ts, const char *name);
-void pf_begin_iid(struct perfetto *pf, struct pf_thread *t,
-		  unsigned int kind, uint64_t ts, uint64_t iid);
+		  unsigned int kind, uint64_t ts, const char *name,
+		  uint64_t iid);
 void pf_end(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 	    uint64_t ts);
 /* @t's thread track named @name anew (its exit gave another name). */

@@ -327,17 +327,11 @@ void pf_event(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
 }
 
 uint64_t pf_begin(struct perfetto *pf, struct pf_thread *t,
-		  unsigned int kind, uint64_t ts, const char *name)
+		  unsigned int kind, uint64_t ts, const char *name,
+		  uint64_t iid)
 {
-	return pf_event_named(pf, t, kind, ts, TYPE_SLICE_BEGIN, name, 0, 0,
-			      0, false);
-}
-
-void pf_begin_iid(struct perfetto *pf, struct pf_thread *t,
-		  unsigned int kind, uint64_t ts, uint64_t iid)
-{
-	pf_event_named(pf, t, kind, ts, TYPE_SLICE_BEGIN, NULL, iid, 0, 0,
-		       false);
+	return pf_event_named(pf, t, kind, ts, TYPE_SLICE_BEGIN, name, iid,
+			      0, 0, false);
 }
 
 void pf_end(struct perfetto *pf, struct pf_thread *t, unsigned int kind,
