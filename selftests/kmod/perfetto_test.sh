@@ -11,7 +11,8 @@
 # under --perfetto-max-size 16K stops the trace within 16 KiB, whole and
 # balanced, and the report says when.  samples/thread_churn's threads, most
 # gone before the trace's first event of them could read their comm, are
-# all named: by their exit's record (ABI 1.10).
+# all named: by their exit's record (ABI 1.10).  A key by argument (the
+# lock's address) is named by its symbol in the report and in the slices.
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/perfetto_lib.sh"
 sample=/ispot/samples/lock_contention
@@ -20,7 +21,7 @@ require_root
 require_module
 tmpdir_setup
 
-tap_plan 10
+tap_plan 11
 
 t_run() {
 	run_status 0 ispotctl run --perfetto "$tmp/out.pftrace" \
@@ -103,6 +104,23 @@ t_exit_named() {
 }
 tap_check "threads gone before their first event are named by their exit" \
 	t_exit_named
+
+# A key by argument, live: the lock's address is named by its symbol, in
+# the report (from the maps read once for it, not for each key) and in the
+# trace's slices (from the maps as the drain holds them).
+t_keyed() {
+	run_status 0 ispotctl run --perfetto "$tmp/keyed.pftrace" --json \
+		-o "$tmp/keyed.json" --func acquire --key acquire=arg0 -- \
+		"$sample" --threads 2 --hold-us 200 --iterations 100 ||
+		return 1
+	key=$(json_get "$tmp/keyed.json" .functions[0].keys[0].key)
+	echo "# key: $key"
+	"$dump" "$tmp/keyed.pftrace" >"$tmp/keyed_lines" || return 1
+	[ "$key" = "&lock_contention:gm_lock" ] &&
+		pf_has_slice "$tmp/keyed_lines" thread \
+			"acquire [&lock_contention:gm_lock]"
+}
+tap_check "a key by argument is named by its symbol, live" t_keyed
 
 t_refused() {
 	run_status 1 ispotctl run --perfetto /nonexistent/out.pftrace \

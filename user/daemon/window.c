@@ -203,9 +203,17 @@ void window_burst_end(struct window_set *w, struct trace *t)
 	w->lost_exits += t->sum.lost_exits;
 	w->unpaired += ps->unpaired_entries + ps->unpaired_exits -
 		       t->open_at_stop;
-	/* The first burst that saw the objects mapped names things. */
-	if (!w->sym)
+	/*
+	 * The first burst that saw the objects mapped names things, from
+	 * the snapshot each window's line reads (window_write()): not a
+	 * read of the maps for each key outside them, which an integer
+	 * argument is.
+	 */
+	if (!w->sym) {
 		w->sym = trace_symbolizer_new(t);
+		if (w->sym)
+			elf_symbolizer_reread_on_miss(w->sym, false);
+	}
 
 	n = t->pipe->tl ? timeline_futexes(t->pipe->tl, &f) : 0;
 	for (i = 0; i < n; i++) {
@@ -350,6 +358,9 @@ static int window_write(struct window_set *w, FILE *f,
 	struct json j;
 	int ret = -ENOMEM;
 
+	/* One read of the maps a line, while the target may live. */
+	if (w->sym)
+		elf_symbolizer_refresh(w->sym, NULL, 0);
 	if (!src.funcs || !futexes || report_build(&b, &src, &r))
 		goto out;
 	json_init(&j, f);

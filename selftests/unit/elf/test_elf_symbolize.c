@@ -511,6 +511,86 @@ TEST(refresh_takes_mappings_made_since)
 }
 
 /*
+ * Told not to, a miss does not re-read the maps: a mapping made since the
+ * snapshot stays unknown (-ENOENT) until an explicit refresh, as a report
+ * that read the maps once names only from them; told to again, the next
+ * miss re-reads them.
+ */
+TEST(a_miss_rereads_the_maps_only_when_told)
+{
+	struct elf_symbolizer *s;
+	struct elf_addr_info info;
+	char err[ERRLEN];
+	void *first, *second;
+
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	elf_symbolizer_reread_on_miss(s, false);
+	first = mmap(NULL, 1 << 16, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	ASSERT_NE(first, MAP_FAILED);
+	EXPECT_EQ(elf_symbolize(s, (uintptr_t)first, &info, err, sizeof(err)),
+		  -ENOENT);
+	EXPECT_FALSE(elf_symbolizer_knows(s, (uintptr_t)first));
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_EQ(elf_symbolize(s, (uintptr_t)first, &info, err, sizeof(err)),
+		  0);
+	second = mmap(NULL, 1 << 16, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		      -1, 0);
+	ASSERT_NE(second, MAP_FAILED);
+	elf_symbolizer_reread_on_miss(s, true);
+	EXPECT_EQ(elf_symbolize(s, (uintptr_t)second, &info, err,
+				sizeof(err)), 0);
+	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)second));
+	elf_symbolizer_free(s);
+	munmap(first, 1 << 16);
+	munmap(second, 1 << 16);
+}
+
+/*
+ * The generation moves with the files mapped, not with anonymous memory:
+ * a file mapped, then unmapped, moves it twice; anonymous memory mapped,
+ * or a refresh that finds the same files, leaves it.  A name given from
+ * a file holds while it stays (the live Perfetto trace keeps names by it).
+ */
+TEST(generation_moves_with_the_files_mapped)
+{
+	const char *path = canon("/proc/self/exe");
+	struct elf_symbolizer *s;
+	char err[ERRLEN];
+	uint64_t g;
+	void *anon, *file;
+	int fd;
+
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	g = elf_symbolizer_generation(s);
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_EQ(elf_symbolizer_generation(s), g);
+	anon = mmap(NULL, 1 << 16, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	ASSERT_NE(anon, MAP_FAILED);
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)anon));
+	EXPECT_EQ(elf_symbolizer_generation(s), g);
+	fd = open(path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	file = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(file, MAP_FAILED);
+	close(fd);
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)file));
+	EXPECT_EQ(elf_symbolizer_generation(s), g + 1);
+	munmap(file, 4096);
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_EQ(elf_symbolizer_generation(s), g + 2);
+	munmap(anon, 1 << 16);
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_EQ(elf_symbolizer_generation(s), g + 2);
+	elf_symbolizer_free(s);
+}
+
+/*
  * A process may map any number of files, each within the bound of one
  * object: what the symbolizer keeps of them all is bounded too.  With
  * room for this program's symbols alone, libc's address is named as a

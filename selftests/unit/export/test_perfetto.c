@@ -769,6 +769,69 @@ TEST(call_names_are_formatted_once_a_probe_and_key)
 }
 
 /*
+ * perfetto_names.generation: a name kept under one generation is
+ * formatted again under the next (a library replaced at the same
+ * address, live), and kept anew; the same generation again keeps it.
+ */
+static uint64_t names_generation;
+
+static int library_call(void *ctx, const struct ispot_record *entry,
+			char *buf, size_t len)
+{
+	(void)ctx;
+	calls_formatted++;
+	return snprintf(buf, len, "f%u [lib%llu:%llu]", entry->probe_id,
+			(unsigned long long)names_generation,
+			(unsigned long long)entry->data[0]);
+}
+
+static uint64_t library_generation(void *ctx)
+{
+	(void)ctx;
+	return names_generation;
+}
+
+static const struct perfetto_names library_names = {
+	.call = library_call, .call_key = keyed_call_key,
+	.generation = library_generation,
+};
+
+TEST(a_kept_name_is_formatted_again_when_its_generation_moves)
+{
+	static const char *const want[] = {
+		"f1 [lib7:5]", "f1 [lib8:5]", "f1 [lib8:5]",
+	};
+	struct perfetto *pf;
+	struct pr_trace d;
+	uint64_t ts = 2000;
+	size_t len, i;
+	char *buf;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_TRUE(f);
+	calls_formatted = 0;
+	names_generation = 7;
+	pf = perfetto_open(f, 1, "library", &library_names, &clock0);
+	ASSERT_TRUE(pf);
+	ten_calls(pf, 1, 5, &ts);
+	EXPECT_EQ(calls_formatted, 1);
+	names_generation = 8;
+	ten_calls(pf, 1, 5, &ts);
+	EXPECT_EQ(calls_formatted, 2);
+	ten_calls(pf, 1, 5, &ts);
+	EXPECT_EQ(calls_formatted, 2);
+	ASSERT_EQ(perfetto_close(pf), 0);
+	ASSERT_EQ(fclose(f), 0);
+	decode(buf, len, &d);
+	ASSERT_EQ(d.nr_ev, 2 * 30);
+	for (i = 0; i < d.nr_ev; i += 2)
+		EXPECT_STREQ(d.ev[i].name, want[i / 20]);
+	EXPECT_EQ(d.nr_names, 2);
+	pr_free(&d);
+	free(buf);
+}
+
+/*
  * --perfetto-max-size: the longest names the writer takes (calls and
  * threads), deep calls open on many threads, waits off the CPU and
  * broadcast wakes, so that the room kept for the open slices' ends and

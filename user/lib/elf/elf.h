@@ -360,8 +360,8 @@ struct elf_symbolizer *elf_symbolizer_new_of(pid_t pid, uint64_t start_time,
 					     char *err, size_t errlen);
 /*
  * Name addr.  An address outside every known mapping makes it re-read the
- * maps once (the process may have mapped something since); still unmapped
- * is -ENOENT.
+ * maps once (the process may have mapped something since), unless told
+ * not to (elf_symbolizer_reread_on_miss()); still unmapped is -ENOENT.
  */
 int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		  struct elf_addr_info *info, char *err, size_t errlen);
@@ -385,6 +385,20 @@ uint64_t elf_symbolizer_held(const struct elf_symbolizer *s);
  */
 int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 			   size_t errlen);
+/*
+ * Whether elf_symbolize() re-reads the maps for an address outside them
+ * (true at first).  A report names every key it has, most of them maybe
+ * numbers in no mapping, and each read costs tens of microseconds: it
+ * reads them once itself, then names from that snapshot alone.
+ */
+void elf_symbolizer_reread_on_miss(struct elf_symbolizer *s, bool on);
+/*
+ * A number that changes whenever a snapshot maps other files, or the
+ * same at other places, than the one before it (a library loaded,
+ * unloaded, or replaced at the same address): a name elf_symbolize() gave
+ * from a file holds while it stays the same.  A frozen one's never does.
+ */
+uint64_t elf_symbolizer_generation(const struct elf_symbolizer *s);
 /* Whether the current snapshot maps @addr (no re-read). */
 bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr);
 /*

@@ -53,6 +53,8 @@ struct elf_symbolizer {
 	struct elf_map *maps;
 	size_t nmaps;
 	struct elf_objcache objs;	/* what its mappings' files hold */
+	uint64_t generation;	/* elf_symbolizer_generation() */
+	bool no_reread;		/* elf_symbolizer_reread_on_miss() */
 	/* Frozen (elf_symbolizer_frozen()): these names, no process. */
 	bool frozen;
 	bool sorted;
@@ -294,6 +296,45 @@ static void set_pseudo(struct elf_addr_info *info, enum elf_addr_kind kind,
 	info->vaddr = off;
 }
 
+/*
+ * The next file mapping of @m[0..@n) from *@i on, *@i moved past it; NULL
+ * past the last.
+ */
+static const struct elf_map *next_file_map(const struct elf_map *m,
+					   size_t n, size_t *i)
+{
+	while (*i < n && !elf_is_file_map(&m[*i]))
+		(*i)++;
+	return *i < n ? &m[(*i)++] : NULL;
+}
+
+/*
+ * Whether @a[0..@na) and @b[0..@nb) map the same files at the same
+ * places.  Anonymous mappings are passed over: a heap or a stack that
+ * grows names nothing otherwise, where a library loaded, unloaded or
+ * replaced (dlclose(), then dlopen() at the same address) does.
+ */
+static bool same_file_maps(const struct elf_map *a, size_t na,
+			   const struct elf_map *b, size_t nb)
+{
+	const struct elf_map *x, *y;
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		x = next_file_map(a, na, &i);
+		y = next_file_map(b, nb, &j);
+		if (!x || !y)
+			return x == y;
+		if (x->start != y->start || x->end != y->end ||
+		    x->offset != y->offset || x->inode != y->inode ||
+		    x->dev_major != y->dev_major ||
+		    x->dev_minor != y->dev_minor ||
+		    x->deleted != y->deleted || strcmp(x->perms, y->perms) ||
+		    strcmp(x->path, y->path))
+			return false;
+	}
+}
+
 int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 			   size_t errlen)
 {
@@ -311,10 +352,22 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 	 */
 	if (rc)
 		return rc;
+	if (!same_file_maps(s->maps, s->nmaps, nm, nn))
+		s->generation++;
 	elf_maps_free(s->maps, s->nmaps);
 	s->maps = nm;
 	s->nmaps = nn;
 	return 0;
+}
+
+void elf_symbolizer_reread_on_miss(struct elf_symbolizer *s, bool on)
+{
+	s->no_reread = !on;
+}
+
+uint64_t elf_symbolizer_generation(const struct elf_symbolizer *s)
+{
+	return s->generation;
 }
 
 bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr)
@@ -366,7 +419,7 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	if (s->frozen)
 		return frozen_symbolize(s, addr, info, err, errlen);
 	m = elf_maps_find(s->maps, s->nmaps, addr);
-	if (!m) {
+	if (!m && !s->no_reread) {
 		int rc = elf_symbolizer_refresh(s, err, errlen);
 
 		if (rc)

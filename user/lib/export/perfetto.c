@@ -121,22 +121,30 @@ static uint64_t pf_call_id(uint32_t probe_id, bool keyed, uint64_t key)
 	return hash_mix64(key ^ hash_mix64((uint64_t)probe_id << 1 | keyed));
 }
 
-/* The kept name of @probe_id's calls by @key: its entry, or NULL. */
-static const struct pf_call_name *pf_call_name(const struct perfetto *pf,
-					       uint32_t probe_id, bool keyed,
-					       uint64_t key)
+/*
+ * The entry kept for @probe_id's calls by @key, or NULL: one of another
+ * (probe, key) of the same id is never kept, and named anew.
+ */
+static struct pf_call_name *pf_call_name(struct perfetto *pf,
+					 uint32_t probe_id, bool keyed,
+					 uint64_t key)
 {
-	const struct pf_call_name *n;
+	struct pf_call_name *n;
 	uint64_t i;
 
 	if (!hashmap_find(&pf->call_name_index,
 			  pf_call_id(probe_id, keyed, key), &i))
 		return NULL;
 	n = &pf->call_names[i];
-	/* Another (probe, key) of the same id: never kept, named anew. */
 	if (n->probe_id != probe_id || n->keyed != keyed || n->key != key)
 		return NULL;
 	return n;
+}
+
+/* What the names are made from now (perfetto_names.generation). */
+static uint64_t pf_names_generation(const struct perfetto *pf)
+{
+	return pf->names.generation ? pf->names.generation(pf->names.ctx) : 0;
 }
 
 /*
@@ -145,18 +153,30 @@ static const struct pf_call_name *pf_call_name(const struct perfetto *pf,
  * again.  Up to PF_CALL_NAMES_MAX; a name written whole (0) is not kept.
  */
 static void pf_call_keep(struct perfetto *pf, uint32_t probe_id, bool keyed,
-			 uint64_t key, uint64_t iid)
+			 uint64_t key, uint64_t iid, uint64_t generation)
 {
 	uint64_t id = pf_call_id(probe_id, keyed, key);
+	struct pf_call_name *n;
 
-	if (!iid || pf->nr_call_names >= PF_CALL_NAMES_MAX ||
-	    hashmap_find(&pf->call_name_index, id, NULL) ||
+	if (!iid)
+		return;
+	if (hashmap_find(&pf->call_name_index, id, NULL)) {
+		/* Kept under another generation: its new name, in place. */
+		n = pf_call_name(pf, probe_id, keyed, key);
+		if (n) {
+			n->iid = iid;
+			n->generation = generation;
+		}
+		return;
+	}
+	if (pf->nr_call_names >= PF_CALL_NAMES_MAX ||
 	    ARRAY_RESERVE(pf->call_names, pf->cap_call_names,
 			  pf->nr_call_names + 1) ||
 	    hashmap_insert(&pf->call_name_index, id, pf->nr_call_names))
 		return;
 	pf->call_names[pf->nr_call_names++] = (struct pf_call_name){
 		.probe_id = probe_id, .keyed = keyed, .key = key, .iid = iid,
+		.generation = generation,
 	};
 }
 
@@ -168,7 +188,7 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 	const char *name = NULL;
 	bool keyed = false;
 	struct pair_exec e;
-	uint64_t key = 0, iid = 0;
+	uint64_t key = 0, iid = 0, generation = 0;
 	int same = 0;	/* the name is the same for every call so keyed */
 
 	/* A call began or returned: any wait it was in is over. */
@@ -179,9 +199,13 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 						  &keyed);
 			if (same < 0)
 				return;
-			if (same)
+			if (same) {
+				generation = pf_names_generation(pf);
 				kept = pf_call_name(pf, rec->probe_id, keyed,
 						    key);
+			}
+			if (kept && kept->generation != generation)
+				kept = NULL;
 		}
 		if (kept) {
 			iid = kept->iid;
@@ -198,7 +222,7 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 		pf_fail(pf, -ENOMEM);
 	iid = pf_calls(pf, t, rec, name, iid);
 	if (name && same)
-		pf_call_keep(pf, rec->probe_id, keyed, key, iid);
+		pf_call_keep(pf, rec->probe_id, keyed, key, iid, generation);
 }
 
 /*

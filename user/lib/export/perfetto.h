@@ -53,7 +53,8 @@
  * at most PF_NAMES_MAX names (names carry keys, which the target picks);
  * names past it are written whole.  A call's name is formatted once per
  * probe and key where the caller says it cannot change
- * (perfetto_names.call_key).
+ * (perfetto_names.call_key), and again when what it is made from does
+ * (perfetto_names.generation).
  *
  * Balance.  Every slice that begins ends: at its end record; when its
  * thread exits (its TASK_EXIT, or an exit the caller learnt otherwise:
@@ -109,6 +110,12 @@ struct perfetto_names {
 	 */
 	int (*call_key)(void *ctx, const struct ispot_record *entry,
 			uint64_t *key, bool *keyed);
+	/*
+	 * Optional, with call_key: a number that changes when what call()
+	 * names from does (a live target's maps).  A name kept under another
+	 * is formatted again.
+	 */
+	uint64_t (*generation)(void *ctx);
 	/* Thread @tid's name into @buf; -1 if unknown (no name is given). */
 	int (*thread)(void *ctx, uint32_t tid, char *buf, size_t len);
 	void *ctx;

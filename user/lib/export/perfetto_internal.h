@@ -83,6 +83,7 @@ struct pf_call_name {
 	bool keyed;
 	uint64_t key;
 	uint64_t iid;
+	uint64_t generation;	/* perfetto_names.generation's, then */
 };
 
 /* A futex word's latest wake, and the flows it started. */

@@ -67,6 +67,17 @@ void trace_last_round(struct trace *t);
  * the target's code by the maps snapshot, noted in the recording if any.
  */
 bool trace_frame_in_code(void *ctx, uint64_t addr);
+/*
+ * Whether the maps snapshot holds @addr; one it does not re-reads them
+ * first, at most once every 10 ms (trace_maps.c).  False with none yet.
+ */
+bool trace_maps_hold(struct trace *t, uint64_t addr);
+/*
+ * For the report, which names every key it has (most maybe numbers in no
+ * mapping): the maps read once now, while the target may live, and named
+ * from for the rest of the session without a read for each miss.
+ */
+void trace_maps_for_report(struct trace *t);
 /* Read the target's maps now, while it lives (a first snapshot, or anew). */
 void trace_snapshot_maps(struct trace *t);
 /*

@@ -8,13 +8,33 @@
 #include "trace/trace_internal.h"
 
 /*
- * A stack frame outside the maps snapshot re-reads them (a library loaded
- * since) at most this often: a garbage frame is outside every snapshot.
- * Above TRACE_USER_END no frame is ever user code (ASCII read off the
+ * An address outside the maps snapshot re-reads them (a library loaded
+ * since) at most this often: a garbage stack frame, or an integer
+ * argument taken for an address, is outside every snapshot, and a read of
+ * /proc/PID/maps costs tens of microseconds, far more than a record.
+ * Above TRACE_USER_END nothing is ever user memory (ASCII read off the
  * stack, 0x3833313933393630, is): no re-reading for those.
  */
-#define TRACE_FRAME_REFRESH_NS	(10 * 1000 * 1000ull)
+#define TRACE_MAPS_MISS_NS	(10 * 1000 * 1000ull)
 #define TRACE_USER_END		0x800000000000ull
+
+bool trace_maps_hold(struct trace *t, uint64_t addr)
+{
+	uint64_t now;
+
+	if (!t->sym)
+		return false;
+	if (elf_symbolizer_knows(t->sym, addr))
+		return true;
+	if (addr >= TRACE_USER_END)
+		return false;
+	now = trace_now();
+	if (now - t->live.maps_missed < TRACE_MAPS_MISS_NS)
+		return false;
+	t->live.maps_missed = now;
+	elf_symbolizer_refresh(t->sym, NULL, 0);
+	return elf_symbolizer_knows(t->sym, addr);
+}
 
 /*
  * The kernel maps [uprobes] at the first return probe hit, often after
@@ -42,20 +62,19 @@ static bool trace_note_trampoline(struct trace *t, uint64_t addr)
  */
 static bool trace_judge_frame(struct trace *t, uint64_t addr)
 {
-	uint64_t now;
-
 	if (!t->sym || elf_symbolizer_in_code(t->sym, addr))
 		return true;
-	if (addr >= TRACE_USER_END)
-		return false;
-	now = trace_now();
-	if (elf_symbolizer_knows(t->sym, addr) ||
-	    now - t->live.frames_refreshed < TRACE_FRAME_REFRESH_NS)
-		return trace_note_trampoline(t, addr);
-	t->live.frames_refreshed = now;
+	if (trace_maps_hold(t, addr) && elf_symbolizer_in_code(t->sym, addr))
+		return true;
+	return trace_note_trampoline(t, addr);
+}
+
+void trace_maps_for_report(struct trace *t)
+{
+	if (!t->sym)
+		return;
 	elf_symbolizer_refresh(t->sym, NULL, 0);
-	return elf_symbolizer_in_code(t->sym, addr) ||
-	       trace_note_trampoline(t, addr);
+	elf_symbolizer_reread_on_miss(t->sym, false);
 }
 
 /* The answer depends on the maps at the time: a recording keeps it. */

@@ -56,9 +56,11 @@ static const struct trace_func *trace_perfetto_func(
 static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
 			       char *buf, size_t len)
 {
-	const struct trace *t = ctx;
+	struct trace *t = ctx;
+	struct elf_symbolizer *sym = t->sym;
 	const struct trace_func *f;
 	struct pair_exec e;
+	uint64_t v, addr;
 	char key[256];
 	bool keyed;
 
@@ -66,8 +68,17 @@ static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
 	if (!f)
 		return -1;
 	if (keyed) {
-		report_key_label(&f->key, t->sym, key_value(&f->key, &e), key,
-				 sizeof(key));
+		v = key_value(&f->key, &e);
+		/*
+		 * Live, an address the maps do not hold is named without
+		 * them, as the symbolizer would after reading them again:
+		 * trace_maps_hold() reads them at most every 10 ms, where an
+		 * integer argument would have them read at every call.
+		 */
+		if (t->live.drain && report_key_address(&f->key, v, &addr) &&
+		    !trace_maps_hold(t, addr))
+			sym = NULL;
+		report_key_label(&f->key, sym, v, key, sizeof(key));
 		return snprintf(buf, len, "%s [%s]", f->sym.name, key);
 	}
 	return snprintf(buf, len, "%s", f->sym.name);
@@ -77,8 +88,9 @@ static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
  * perfetto_names.call_key: the key trace_perfetto_call() labels.  Live,
  * a label named from an address the maps do not hold (yet: a library
  * loaded since they were read) may change once they are read again; one
- * they hold, or one named without them, does not.  A replay's names are
- * the recording's, which never change.
+ * they hold, or one named without them, does not while they map the same
+ * files (trace_perfetto_generation()).  A replay's names are the
+ * recording's, which never change.
  */
 static int trace_perfetto_call_key(void *ctx,
 				   const struct ispot_record *entry,
@@ -97,6 +109,17 @@ static int trace_perfetto_call_key(void *ctx,
 	    report_key_address(&f->key, *key, &addr))
 		return t->sym && elf_symbolizer_knows(t->sym, addr);
 	return 1;
+}
+
+/*
+ * perfetto_names.generation: live, the maps' (elf_symbolizer_generation()),
+ * so that a name kept from a library replaced since is formatted again.
+ */
+static uint64_t trace_perfetto_generation(void *ctx)
+{
+	const struct trace *t = ctx;
+
+	return t->live.drain && t->sym ? elf_symbolizer_generation(t->sym) : 0;
 }
 
 /*
@@ -123,6 +146,7 @@ int trace_perfetto_open(struct trace *t, const struct perfetto_clock *clock)
 	const struct perfetto_names names = {
 		.call = trace_perfetto_call,
 		.call_key = trace_perfetto_call_key,
+		.generation = trace_perfetto_generation,
 		.thread = trace_perfetto_thread,
 		.ctx = t,
 	};

@@ -373,6 +373,7 @@ static int trace_print(struct trace *t, struct sci_report *sr)
 	if (t->pipe->tl)
 		src.nr_futexes = timeline_futexes(t->pipe->tl, &futexes);
 	src.futexes = futexes;
+	trace_maps_for_report(t);
 	if (!funcs || report_build(&b, &src, &r)) {
 		ispot_error("out of memory writing the report");
 		goto out;
