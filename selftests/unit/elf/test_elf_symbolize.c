@@ -549,18 +549,24 @@ TEST(a_miss_rereads_the_maps_only_when_told)
 
 /*
  * The generation moves with the files mapped, not with anonymous memory:
- * a file mapped, then unmapped, moves it twice; anonymous memory mapped,
- * or a refresh that finds the same files, leaves it.  A name given from
- * a file holds while it stays (the live Perfetto trace keeps names by it).
+ * a file mapped, another put in its place, that one moved, then unmapped,
+ * each moves it; anonymous memory mapped, or a refresh that finds the
+ * same files, leaves it.  A name given from a file holds while it stays
+ * (the live Perfetto trace keeps names by it).
  */
 TEST(generation_moves_with_the_files_mapped)
 {
 	const char *path = canon("/proc/self/exe");
+	char other[] = "/tmp/ispot_generation_XXXXXX";
 	struct elf_symbolizer *s;
 	char err[ERRLEN];
 	uint64_t g;
-	void *anon, *file;
+	void *anon, *file, *moved;
 	int fd;
+
+	fd = mkstemp(other);
+	ASSERT_GE(fd, 0);
+	close(fd);
 
 	s = elf_symbolizer_new(0, err, sizeof(err));
 	ASSERT_TRUE(s);
@@ -581,12 +587,31 @@ TEST(generation_moves_with_the_files_mapped)
 	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
 	EXPECT_TRUE(elf_symbolizer_knows(s, (uintptr_t)file));
 	EXPECT_EQ(elf_symbolizer_generation(s), g + 1);
-	munmap(file, 4096);
+	/*
+	 * Another file at the same address, as many file mappings as
+	 * before (dlclose(), then dlopen()): moved; then the same file
+	 * moved elsewhere: moved again.
+	 */
+	fd = open(other, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, 4096), 0);
+	ASSERT_EQ(mmap(file, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0),
+		  file);
 	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
 	EXPECT_EQ(elf_symbolizer_generation(s), g + 2);
+	moved = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(moved, MAP_FAILED);
+	munmap(file, 4096);
+	close(fd);
+	unlink(other);
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_EQ(elf_symbolizer_generation(s), g + 3);
+	munmap(moved, 4096);
+	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
+	EXPECT_EQ(elf_symbolizer_generation(s), g + 4);
 	munmap(anon, 1 << 16);
 	ASSERT_EQ(elf_symbolizer_refresh(s, err, sizeof(err)), 0);
-	EXPECT_EQ(elf_symbolizer_generation(s), g + 2);
+	EXPECT_EQ(elf_symbolizer_generation(s), g + 4);
 	elf_symbolizer_free(s);
 }
 

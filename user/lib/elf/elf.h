@@ -392,11 +392,14 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
  * reads them once itself, then names from that snapshot alone.
  */
 void elf_symbolizer_reread_on_miss(struct elf_symbolizer *s, bool on);
+/* How many times it has read the maps since it was made (the first not). */
+uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
 /*
  * A number that changes whenever a snapshot maps other files, or the
  * same at other places, than the one before it (a library loaded,
  * unloaded, or replaced at the same address): a name elf_symbolize() gave
- * from a file holds while it stays the same.  A frozen one's never does.
+ * from a file holds while it stays the same.  Shared memory mapped from a
+ * path (a memfd, SysV shm) moves it too.  A frozen one's never does.
  */
 uint64_t elf_symbolizer_generation(const struct elf_symbolizer *s);
 /* Whether the current snapshot maps @addr (no re-read). */

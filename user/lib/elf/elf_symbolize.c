@@ -54,6 +54,7 @@ struct elf_symbolizer {
 	size_t nmaps;
 	struct elf_objcache objs;	/* what its mappings' files hold */
 	uint64_t generation;	/* elf_symbolizer_generation() */
+	uint64_t reads;		/* elf_symbolizer_reads() */
 	bool no_reread;		/* elf_symbolizer_reread_on_miss() */
 	/* Frozen (elf_symbolizer_frozen()): these names, no process. */
 	bool frozen;
@@ -345,6 +346,7 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 	if (s->frozen)
 		return elf_fail(err, errlen, -ESRCH, "no process to read");
 	rc = elf_proc_maps_read(&s->proc, &nm, &nn, err, errlen);
+	s->reads++;
 	/*
 	 * Gone, or exiting (a zombie has no maps left, and one that exits
 	 * while they are read leaves a part): the last snapshot is all
@@ -363,6 +365,11 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 void elf_symbolizer_reread_on_miss(struct elf_symbolizer *s, bool on)
 {
 	s->no_reread = !on;
+}
+
+uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s)
+{
+	return s->reads;
 }
 
 uint64_t elf_symbolizer_generation(const struct elf_symbolizer *s)

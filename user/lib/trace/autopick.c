@@ -177,6 +177,8 @@ int autopick_choose(pid_t pid, const struct sampler_result *r,
 	memset(a, 0, sizeof(*a));
 	if (!sz)
 		return -ESRCH;
+	/* Just read: see autopick_sample()'s naming. */
+	elf_symbolizer_reread_on_miss(sz, false);
 	a->offcpu = wp != NULL;
 	ret = choose_named(sz, r, wp, top, a, err, errlen);
 	elf_symbolizer_free(sz);
@@ -312,6 +314,15 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	if (!ret && !sz && !r.exited && !r.stopped) {
 		snprintf(err, errlen, "%s", sz_err);
 		ret = -ESRCH;
+	}
+	/*
+	 * Named from the maps as the sampling left them (the last snapshot
+	 * if it is gone): read once, not once for each address outside
+	 * them, which a frame read through code without frame pointers is.
+	 */
+	if (sz) {
+		elf_symbolizer_refresh(sz, NULL, 0);
+		elf_symbolizer_reread_on_miss(sz, false);
 	}
 	if (!ret && sz && (r.samples || (off && counted_off_ns(&op.wp))))
 		ret = choose_named(sz, &r, off ? &op.wp : NULL, top, a, err,

@@ -73,8 +73,8 @@ struct trace_live {
 	struct drain *drain;
 	bool enabled;
 	bool trampoline;		/* its range was found in the maps */
-	uint64_t maps_missed;	/* when an address outside the maps last */
-				/* re-read them (trace_maps_hold()) */
+	/* When trace_maps.c last re-read the maps (a miss, or to follow). */
+	uint64_t maps_reread_ns;
 	struct solo_sched solo;	/* solo blocks: when they start, end */
 	struct task_set alive;
 	struct task_set scan;

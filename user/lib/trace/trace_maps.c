@@ -16,6 +16,8 @@
  * stack, 0x3833313933393630, is): no re-reading for those.
  */
 #define TRACE_MAPS_MISS_NS	(10 * 1000 * 1000ull)
+/* How often a live Perfetto trace's names look at the maps anyway. */
+#define TRACE_MAPS_FOLLOW_NS	(1000 * 1000 * 1000ull)
 #define TRACE_USER_END		0x800000000000ull
 
 bool trace_maps_hold(struct trace *t, uint64_t addr)
@@ -29,9 +31,9 @@ bool trace_maps_hold(struct trace *t, uint64_t addr)
 	if (addr >= TRACE_USER_END)
 		return false;
 	now = trace_now();
-	if (now - t->live.maps_missed < TRACE_MAPS_MISS_NS)
+	if (now - t->live.maps_reread_ns < TRACE_MAPS_MISS_NS)
 		return false;
-	t->live.maps_missed = now;
+	t->live.maps_reread_ns = now;
 	elf_symbolizer_refresh(t->sym, NULL, 0);
 	return elf_symbolizer_knows(t->sym, addr);
 }
@@ -67,6 +69,15 @@ static bool trace_judge_frame(struct trace *t, uint64_t addr)
 	if (trace_maps_hold(t, addr) && elf_symbolizer_in_code(t->sym, addr))
 		return true;
 	return trace_note_trampoline(t, addr);
+}
+
+void trace_maps_follow(struct trace *t, uint64_t now)
+{
+	if (!t->sym || !t->out.perfetto ||
+	    now - t->live.maps_reread_ns < TRACE_MAPS_FOLLOW_NS)
+		return;
+	t->live.maps_reread_ns = now;
+	elf_symbolizer_refresh(t->sym, NULL, 0);
 }
 
 void trace_maps_for_report(struct trace *t)

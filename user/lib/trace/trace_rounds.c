@@ -260,6 +260,7 @@ int trace_step(struct trace *t, uint64_t now)
 	    now - t->sum.t_enable < TRACE_EARLY_NS)
 		elf_symbolizer_refresh(t->sym, NULL, 0);
 	trace_peek_futexes(t);
+	trace_maps_follow(t, now);
 	solo_sched_threads(&t->live.solo,
 			   (unsigned int)hashmap_size(&t->pipe->threads));
 	solo_sched_act(&t->live.solo, now, sci_longest_mean(t->pipe->sci),
