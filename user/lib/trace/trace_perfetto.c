@@ -85,12 +85,12 @@ static int trace_perfetto_call(void *ctx, const struct ispot_record *entry,
 }
 
 /*
- * perfetto_names.call_key: the key trace_perfetto_call() labels.  Live,
- * a label named from an address the maps do not hold (yet: a library
- * loaded since they were read) may change once they are read again; one
- * they hold, or one named without them, does not while they map the same
- * files (trace_perfetto_generation()).  A replay's names are the
- * recording's, which never change.
+ * perfetto_names.call_key: the key trace_perfetto_call() labels.  Its
+ * label holds while the maps map the same files: a generation of them
+ * (trace_perfetto_generation()).  That of an address outside them too: a
+ * library mapped over it since moves the generation, and a live trace
+ * reads them at least once a second (trace_maps_follow()).  A replay's
+ * names are the recording's, which never change.
  */
 static int trace_perfetto_call_key(void *ctx,
 				   const struct ispot_record *entry,
@@ -99,27 +99,25 @@ static int trace_perfetto_call_key(void *ctx,
 	const struct trace *t = ctx;
 	const struct trace_func *f;
 	struct pair_exec e;
-	uint64_t addr;
 
 	f = trace_perfetto_func(t, entry, &e, keyed);
 	if (!f)
 		return -1;
 	*key = *keyed ? key_value(&f->key, &e) : 0;
-	if (t->live.drain && *keyed &&
-	    report_key_address(&f->key, *key, &addr))
-		return t->sym && elf_symbolizer_knows(t->sym, addr);
 	return 1;
 }
 
 /*
  * perfetto_names.generation: live, the maps' (elf_symbolizer_generation()),
- * so that a name kept from a library replaced since is formatted again.
+ * one more, so that the labels made before the first snapshot (0) are
+ * made again from it.
  */
 static uint64_t trace_perfetto_generation(void *ctx)
 {
 	const struct trace *t = ctx;
 
-	return t->live.drain && t->sym ? elf_symbolizer_generation(t->sym) : 0;
+	return t->live.drain && t->sym ?
+	       elf_symbolizer_generation(t->sym) + 1 : 0;
 }
 
 /*
