@@ -16,7 +16,8 @@
 /*
  * realloc() that fails while this is set, for an engine out of memory:
  * glibc's own is __libc_realloc(), which every other caller still gets.
- * (valgrind's allocator bypasses it: under valgrind that test fails.)
+ * (valgrind's allocator bypasses it, and so would ASan's: under either,
+ * that test fails.)
  */
 static bool realloc_fails;
 

@@ -140,14 +140,21 @@ TEST(a_report_reads_the_maps_once_for_all_its_labels)
 
 /*
  * A live Perfetto trace's names follow the maps once a second, misses or
- * not; a session without one does not read them so.
+ * not, where a key is labelled from an address; a session without a
+ * trace, or whose keys are no addresses (log2 buckets), does not read
+ * them so.
  */
 TEST(a_live_trace_follows_the_maps_once_a_second)
 {
+	struct trace_func funcs[2];
 	struct trace t;
 	uint64_t now, reads;
 
 	memset(&t, 0, sizeof(t));
+	memset(funcs, 0, sizeof(funcs));
+	funcs[0].key = (struct key_rule){ .kind = KEY_ARG, .log2 = true };
+	t.funcs = funcs;
+	t.nr_funcs = 1;
 	t.sym = elf_symbolizer_new(0, NULL, 0);
 	ASSERT_TRUE(t.sym);
 	reads = elf_symbolizer_reads(t.sym);
@@ -157,6 +164,10 @@ TEST(a_live_trace_follows_the_maps_once_a_second)
 	EXPECT_EQ(elf_symbolizer_reads(t.sym), reads);
 	/* Only tested for being there: never written to here. */
 	t.out.perfetto = (struct perfetto *)&t;
+	trace_maps_follow(&t, now);		/* no address key: none */
+	EXPECT_EQ(elf_symbolizer_reads(t.sym), reads);
+	funcs[1].key = (struct key_rule){ .kind = KEY_ARG, .arg = 1 };
+	t.nr_funcs = 2;
 	t.live.maps_reread_ns = now - 500 * MS;
 	trace_maps_follow(&t, now);
 	EXPECT_EQ(elf_symbolizer_reads(t.sym), reads);

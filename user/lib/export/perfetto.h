@@ -104,9 +104,9 @@ struct perfetto_names {
 	 * Optional: what call() names @entry by beside its probe, into
 	 * *@key, *@keyed false when it names it by its function alone.
 	 * Returns 1 if call() would give the same name for every entry of
-	 * the probe with that key, 0 if it may not (a call site the maps
-	 * do not hold yet), -1 if call() would give -1.  With it, the
-	 * writer formats a probe's name once per key, not once per call.
+	 * the probe with that key (while generation() says the same), 0 if
+	 * it may not, -1 if call() would give -1.  With it, the writer
+	 * formats a probe's name once per key, not once per call.
 	 */
 	int (*call_key)(void *ctx, const struct ispot_record *entry,
 			uint64_t *key, bool *keyed);

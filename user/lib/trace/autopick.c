@@ -319,6 +319,7 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 	 * Named from the maps as the sampling left them (the last snapshot
 	 * if it is gone): read once, not once for each address outside
 	 * them, which a frame read through code without frame pointers is.
+	 * A library unloaded during the sampling is no longer named.
 	 */
 	if (sz) {
 		elf_symbolizer_refresh(sz, NULL, 0);

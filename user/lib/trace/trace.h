@@ -73,7 +73,7 @@ struct trace_live {
 	struct drain *drain;
 	bool enabled;
 	bool trampoline;		/* its range was found in the maps */
-	/* When trace_maps.c last re-read the maps (a miss, or to follow). */
+	/* When the maps were last re-read (a miss, to follow, or early). */
 	uint64_t maps_reread_ns;
 	struct solo_sched solo;	/* solo blocks: when they start, end */
 	struct task_set alive;

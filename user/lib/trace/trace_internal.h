@@ -73,9 +73,10 @@ bool trace_frame_in_code(void *ctx, uint64_t addr);
  */
 bool trace_maps_hold(struct trace *t, uint64_t addr);
 /*
- * While a live Perfetto trace is written, the maps read once a second
- * (@now: trace_now()), so that the names it keeps follow a library
- * replaced at the same address even where no miss reads them.
+ * While a live Perfetto trace is written with keys labelled from
+ * addresses, the maps read once a second (@now: trace_now()), so that
+ * the names it keeps follow a library replaced at the same address even
+ * where no miss reads them.
  */
 void trace_maps_follow(struct trace *t, uint64_t now);
 /*

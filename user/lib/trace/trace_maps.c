@@ -71,10 +71,30 @@ static bool trace_judge_frame(struct trace *t, uint64_t addr)
 	return trace_note_trampoline(t, addr);
 }
 
+/*
+ * Whether a traced function's key is labelled from an address (a call
+ * site, an argument not bucketed): what a live trace's names read the
+ * maps for.
+ */
+static bool trace_keys_by_address(const struct trace *t)
+{
+	const struct key_rule *k;
+	size_t i;
+
+	for (i = 0; i < t->nr_funcs; i++) {
+		k = &t->funcs[i].key;
+		if (k->kind == KEY_CALLSITE || (k->kind == KEY_ARG && !k->log2))
+			return true;
+	}
+	return false;
+}
+
 void trace_maps_follow(struct trace *t, uint64_t now)
 {
+	/* Never later than a read: trace_step() reads after it. */
 	if (!t->sym || !t->out.perfetto ||
-	    now - t->live.maps_reread_ns < TRACE_MAPS_FOLLOW_NS)
+	    now - t->live.maps_reread_ns < TRACE_MAPS_FOLLOW_NS ||
+	    !trace_keys_by_address(t))
 		return;
 	t->live.maps_reread_ns = now;
 	elf_symbolizer_refresh(t->sym, NULL, 0);

@@ -257,8 +257,10 @@ int trace_step(struct trace *t, uint64_t now)
 	 * maps for its first moments, which are all a short one has.
 	 */
 	if (t->sum.mode == MODE_RUN && t->sym &&
-	    now - t->sum.t_enable < TRACE_EARLY_NS)
+	    now - t->sum.t_enable < TRACE_EARLY_NS) {
 		elf_symbolizer_refresh(t->sym, NULL, 0);
+		t->live.maps_reread_ns = now;
+	}
 	trace_peek_futexes(t);
 	trace_maps_follow(t, now);
 	solo_sched_threads(&t->live.solo,
