@@ -91,7 +91,7 @@ static bool trace_keys_by_address(const struct trace *t)
 
 void trace_maps_follow(struct trace *t, uint64_t now)
 {
-	/* Never later than a read: trace_step() reads after it. */
+	/* @now is after every read so far: trace_step()'s come after it. */
 	if (!t->sym || !t->out.perfetto ||
 	    now - t->live.maps_reread_ns < TRACE_MAPS_FOLLOW_NS ||
 	    !trace_keys_by_address(t))
