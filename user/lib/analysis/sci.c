@@ -461,11 +461,11 @@ static bool hot_fit(struct sci_engine *e)
 	return true;
 }
 
-static bool hot_holds(const struct sci_engine *e, const struct sci_hot *hot,
+static bool hot_holds(const struct sci_hot *hot,
 		      uint32_t func_id, uint64_t key, uint32_t thread)
 {
 	return hot->bt && hot->key == key && hot->func_id == func_id &&
-	       e->bts[hot->bt - 1].thread == thread;
+	       hot->thread == thread;
 }
 
 /*
@@ -492,6 +492,7 @@ static __attribute__((noinline)) long hot_miss(struct sci_engine *e,
 	/* The newest first: the older way goes. */
 	hot[1] = hot[0];
 	*hot = (struct sci_hot){ .key = key, .func_id = func_id,
+				 .thread = t, .block = e->blocks[bi],
 				 .bt = bti + 1 };
 	return bti;
 }
@@ -501,16 +502,24 @@ static __attribute__((noinline)) long hot_miss(struct sci_engine *e,
  * set or the maps: its index, or -ENOMEM.
  */
 static inline long hot_get(struct sci_engine *e, uint32_t func_id,
-			   uint64_t key, uint32_t t)
+			   uint64_t key, uint32_t t, struct sci_block **b)
 {
 	struct sci_hot *hot = sci_hot_slot(e, func_id, key, t);
+	long bti;
 
 	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
-	if (hot_holds(e, hot, func_id, key, t))
+	if (hot_holds(hot, func_id, key, t)) {
+		*b = hot->block;
 		return hot->bt - 1;
-	if (hot_holds(e, hot + 1, func_id, key, t))
+	}
+	if (hot_holds(hot + 1, func_id, key, t)) {
+		*b = hot[1].block;
 		return hot[1].bt - 1;
-	return hot_miss(e, hot, func_id, key, t);
+	}
+	bti = hot_miss(e, hot, func_id, key, t);
+	if (bti >= 0)
+		*b = e->blocks[e->bts[bti].block];
+	return bti;
 }
 
 /* n, sum, min and max, a pair's, take @d. */
@@ -548,6 +557,7 @@ unsigned int sci_add_held(struct sci_engine *e, uint32_t ref,
 	uint64_t start = ts_end >= duration_ns ? ts_end - duration_ns : 0;
 	struct sci_exec_parts parts, *x = NULL;
 	unsigned int i, failed = 0;
+	struct sci_block *b;
 	long bti;
 
 	if (causes) {
@@ -555,13 +565,12 @@ unsigned int sci_add_held(struct sci_engine *e, uint32_t ref,
 		x = &parts;
 	}
 	for (i = 0; i < n; i++) {
-		bti = hot_get(e, keys[i].func_id, keys[i].key, ref - 1);
+		bti = hot_get(e, keys[i].func_id, keys[i].key, ref - 1, &b);
 		if (bti < 0) {
 			failed++;
 			continue;
 		}
-		block_add(e->blocks[e->bts[bti].block], &e->bts[bti],
-			  duration_ns, x);
+		block_add(b, &e->bts[bti], duration_ns, x);
 	}
 	/*
 	 * Once, after the blocks (which never read the thread's interval),

@@ -156,7 +156,7 @@ const uint64_t *sci_folds(const struct sci_engine *e);
  * not listed in a report's threads.  A tid that comes back after its fold
  * is a new thread.  The one table folding does not shrink is the hot
  * table of recent pairs (sci_hot_slots()): it stays sized for the most
- * pairs held at once, at most 1 MiB.
+ * pairs held at once, at most 2 MiB.
  *
  * sci_fold_thread() folds @tid if it is closed and its last exit is still
  * @exit_ts (not reopened since): 1 if folded, 0 if not, -ENOMEM.

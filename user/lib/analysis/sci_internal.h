@@ -20,9 +20,9 @@
 
 /*
  * The hot table (struct sci_engine's hot): SCI_HOT_WAYS slots a set,
- * 2^SCI_HOT_MIN_BITS slots (16 KiB) at first, and at least
+ * 2^SCI_HOT_MIN_BITS slots (32 KiB) at first, and at least
  * SCI_HOT_SLOTS_PER_PAIR slots for every pair held, up to
- * 2^SCI_HOT_MAX_BITS (1 MiB).
+ * 2^SCI_HOT_MAX_BITS (2 MiB).
  */
 #define SCI_HOT_WAYS		2
 #define SCI_HOT_MIN_BITS	10
@@ -145,10 +145,19 @@ struct sci_bt {
 	uint64_t max;
 };
 
-/* A slot of the hot table: struct sci_engine's hot says what for. */
+/*
+ * A slot of the hot table: struct sci_engine's hot says what for.  It
+ * names its thread and its block itself, not only its pair: a hit then
+ * reads the pair and the block side by side, where a slot naming the
+ * pair alone made three loads in a row (the pair for its thread and
+ * block, the block's pointer, the block).  A block never moves or goes
+ * before sci_free().
+ */
 struct sci_hot {
 	uint64_t key;
 	uint32_t func_id;
+	uint32_t thread;	/* the thread's index */
+	struct sci_block *block;
 	uint32_t bt;		/* index + 1, 0 = empty */
 };
 
@@ -207,10 +216,10 @@ struct sci_engine {
 	 * the three hash lookups.  Indices stay valid when the dense arrays
 	 * grow; folding a thread clears the entries of its pairs.  Two ways
 	 * a set, the newest first (a direct-mapped table sent twice as many
-	 * executions to the lookups).  An entry names the pair alone, whose
-	 * block and thread say the rest (the thread is checked on the pair,
-	 * which the execution updates anyway).  The table grows with the
-	 * pairs held (sci.c, hot_fit()): at a fixed 1,024 slots, the pairs
+	 * executions to the lookups).  An entry names its thread, its
+	 * block and its pair (struct sci_hot says why all three).  The
+	 * table grows with the pairs held (sci.c, hot_fit()): at a fixed
+	 * 1,024 slots, the pairs
 	 * of an auto function's shadows in eight threads shared sets, and
 	 * an execution found in the second way, or not at all, cost a
 	 * mispredicted branch or the three lookups.
