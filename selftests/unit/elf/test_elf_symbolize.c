@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -194,6 +195,106 @@ TEST(addr_to_symbol_pseudo)
 	elf_symbolizer_free(s);
 	munmap(anon, 1 << 16);
 	free(heap);
+}
+
+#define BSS_CHILD_ENV "ISPOT_TEST_BSS_CHILD"
+
+/*
+ * This binary run again by the test below, without address-space
+ * randomisation, where the heap starts right at the end of .bss: it
+ * touches gm_big_bss's tail, grows the heap, writes where both lie to
+ * the fd in BSS_CHILD_ENV, and waits to be killed.  Some kernels show
+ * .bss's anonymous tail and the heap as one "[heap]" mapping then;
+ * others keep them apart, so the child joins them itself, contents and
+ * all (mremap() over both), from the page of the tail it touched.
+ */
+__attribute__((constructor)) static void bss_child(void)
+{
+	const char *fd = getenv(BSS_CHILD_ENV);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	char *lo = (char *)((uintptr_t)&gm_big_bss[900000] & ~(page - 1));
+	uint64_t where[2];
+	size_t len;
+	void *join;
+
+	if (!fd)
+		return;
+	((volatile char *)gm_big_bss)[900000] = 1;
+	where[0] = (uintptr_t)&gm_big_bss[900000];
+	where[1] = (uintptr_t)sbrk(1 << 16);
+	len = (char *)sbrk(0) - lo;
+	join = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (join == MAP_FAILED)
+		_exit(1);
+	memcpy(join, lo, len);
+	if (mremap(join, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, lo) != lo ||
+	    write(atoi(fd), where, sizeof(where)) != sizeof(where))
+		_exit(1);
+	pause();
+	_exit(0);
+}
+
+/*
+ * A global in .bss's tail, inside the "[heap]" mapping that starts there
+ * (above), is named by its symbol; what lies past .bss is still heap.
+ */
+TEST(a_bss_global_the_heap_mapping_took_in_is_named_by_its_symbol)
+{
+	const char *self = canon("/proc/self/exe");
+	struct elf_addr_info info;
+	const struct elf_map *maps, *m;
+	struct elf_symbolizer *s;
+	char err[ERRLEN], fd[16];
+	uint64_t where[2], heap_start;
+	int pfd[2];
+	size_t n;
+	pid_t pid;
+
+	ASSERT_EQ(pipe(pfd), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		close(pfd[0]);
+		snprintf(fd, sizeof(fd), "%d", pfd[1]);
+		setenv(BSS_CHILD_ENV, fd, 1);
+		/* Killed with the test, should it end on an ASSERT. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE) <
+		    0)
+			_exit(1);
+		execl(self, self, (char *)NULL);
+		_exit(1);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], where, sizeof(where)) != sizeof(where)) {
+		waitpid(pid, NULL, 0);
+		SKIP("no child without address-space randomisation here");
+	}
+	close(pfd[0]);
+	s = elf_symbolizer_new(pid, err, sizeof(err));
+	ASSERT_TRUE(s);
+	maps = elf_symbolizer_maps(s, &n);
+	m = elf_maps_find(maps, n, where[0]);
+	ASSERT_TRUE(m);
+	ASSERT_STREQ(m->path, "[heap]");
+	heap_start = m->start;
+	ASSERT_LT(heap_start, where[1]);
+
+	ASSERT_EQ(elf_symbolize(s, where[0], &info, err, sizeof(err)), 0);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.obj, self);
+	EXPECT_STREQ(info.sym, "gm_big_bss");
+	EXPECT_EQ(info.sym_off, 900000);
+	EXPECT_EQ(info.sym_type, STT_OBJECT);
+
+	ASSERT_EQ(elf_symbolize(s, where[1], &info, err, sizeof(err)), 0);
+	EXPECT_EQ(info.kind, ELF_ADDR_HEAP);
+	EXPECT_STREQ(info.obj, "[heap]");
+	EXPECT_EQ(info.vaddr, where[1] - heap_start);
+	elf_symbolizer_free(s);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 TEST(symbolizer_sees_new_mappings)

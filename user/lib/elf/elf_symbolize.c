@@ -289,12 +289,27 @@ static bool in_load(const struct elf_file *f, uint64_t vaddr)
 	return false;
 }
 
+static bool map_is_heap(const struct elf_map *m)
+{
+	return !strcmp(m->path, "[heap]");
+}
+
 static void set_pseudo(struct elf_addr_info *info, enum elf_addr_kind kind,
 		       const char *name, uint64_t off)
 {
 	info->kind = kind;
 	elf_copy_str(info->obj, sizeof(info->obj), name);
 	info->vaddr = off;
+}
+
+/* An address in anonymous mapping @m that no object's segment holds. */
+static void set_unowned(struct elf_addr_info *info, const struct elf_map *m,
+			uint64_t addr)
+{
+	if (map_is_heap(m))
+		set_pseudo(info, ELF_ADDR_HEAP, "[heap]", addr - m->start);
+	else
+		set_pseudo(info, ELF_ADDR_ANON, "anon", addr - m->start);
 }
 
 /*
@@ -440,10 +455,14 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	idx = (size_t)(m - s->maps);
 	if (elf_is_file_map(m)) {
 		fm = m;
-	} else if (!m->path[0]) {
+	} else if (!m->path[0] || map_is_heap(m)) {
 		/*
 		 * .bss beyond the last file page is an anonymous mapping
-		 * placed right after the object's file mappings.
+		 * placed right after the object's file mappings.  Without
+		 * address-space randomisation (setarch -R, gdb) the heap
+		 * starts where .bss ends, and the maps can show .bss's tail
+		 * as the start of "[heap]": only what no segment of the
+		 * object below holds is heap.
 		 */
 		while (idx-- > 0) {
 			if (elf_is_file_map(&s->maps[idx])) {
@@ -451,9 +470,6 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 				break;
 			}
 		}
-	} else if (!strcmp(m->path, "[heap]")) {
-		set_pseudo(info, ELF_ADDR_HEAP, "[heap]", addr - m->start);
-		return 0;
 	} else if (!strncmp(m->path, "[stack", 6)) {
 		set_pseudo(info, ELF_ADDR_STACK, "[stack]", addr - m->start);
 		return 0;
@@ -468,14 +484,12 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 			set_pseudo(info, ELF_ADDR_FILE, m->path,
 				   addr - m->start + m->offset);
 		else
-			set_pseudo(info, ELF_ADDR_ANON, "anon",
-				   addr - m->start);
+			set_unowned(info, m, addr);
 		return 0;
 	}
 	vaddr = addr - bias;
 	if (fm != m && !in_load(&o->f, vaddr)) {
-		set_pseudo(info, ELF_ADDR_ANON, "anon",
-			   addr - m->start);
+		set_unowned(info, m, addr);
 		return 0;
 	}
 	set_pseudo(info, ELF_ADDR_OBJECT, fm->path, vaddr);
