@@ -475,7 +475,7 @@ static bool hot_holds(const struct sci_hot *hot,
 static __attribute__((noinline)) long hot_miss(struct sci_engine *e,
 					       struct sci_hot *hot,
 					       uint32_t func_id, uint64_t key,
-					       uint32_t t)
+					       uint32_t t, struct sci_block **b)
 {
 	long bi, bti;
 
@@ -491,21 +491,20 @@ static __attribute__((noinline)) long hot_miss(struct sci_engine *e,
 		hot = sci_hot_slot(e, func_id, key, t);
 	/* The newest first: the older way goes. */
 	hot[1] = hot[0];
+	*b = e->blocks[bi];
 	*hot = (struct sci_hot){ .key = key, .func_id = func_id,
-				 .thread = t, .block = e->blocks[bi],
-				 .bt = bti + 1 };
+				 .thread = t, .block = *b, .bt = bti + 1 };
 	return bti;
 }
 
 /*
  * The pair of block (@func_id, @key) with thread index @t, from the hot
- * set or the maps: its index, or -ENOMEM.
+ * set or the maps: its index (the block in *@b), or -ENOMEM.
  */
 static inline long hot_get(struct sci_engine *e, uint32_t func_id,
 			   uint64_t key, uint32_t t, struct sci_block **b)
 {
 	struct sci_hot *hot = sci_hot_slot(e, func_id, key, t);
-	long bti;
 
 	_Static_assert(SCI_HOT_WAYS == 2, "the hot sets have two ways");
 	if (hot_holds(hot, func_id, key, t)) {
@@ -516,10 +515,7 @@ static inline long hot_get(struct sci_engine *e, uint32_t func_id,
 		*b = hot[1].block;
 		return hot[1].bt - 1;
 	}
-	bti = hot_miss(e, hot, func_id, key, t);
-	if (bti >= 0)
-		*b = e->blocks[e->bts[bti].block];
-	return bti;
+	return hot_miss(e, hot, func_id, key, t, b);
 }
 
 /* n, sum, min and max, a pair's, take @d. */
