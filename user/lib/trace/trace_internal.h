@@ -50,7 +50,10 @@ int trace_first_scan(struct trace *t);
  * a signalfd.
  */
 extern volatile sig_atomic_t trace_signal;
-/* A second of them: stop now, amid a blocked write too (recording.h). */
+/*
+ * A second of them: stop now, amid a blocked write too (recording.h).  A
+ * third ends ispotctl at once, by the signal's default action.
+ */
 extern volatile sig_atomic_t trace_signal_again;
 void trace_catch_signals(void);
 void trace_release_signals(void);

@@ -37,8 +37,33 @@
 volatile sig_atomic_t trace_signal;
 volatile sig_atomic_t trace_signal_again;
 
+static const char trace_third_signal_said[] =
+	"ispotctl: a third signal: ended at once, with no report "
+	"(a recording keeps what it wrote, in its temporary file)\n";
+
+/*
+ * The first signal stops the session, the second gives up a write that
+ * waits (trace_signal_again); a third means the user wants out of
+ * whatever is slow now (a report of a huge session, a reader that never
+ * reads), so it ends ispotctl as the signal would have: its default
+ * action, once the handler returns.  write() and sigaction() are
+ * async-signal-safe, and the session's device is closed by the exit,
+ * which detaches its probes.
+ */
 static void trace_on_signal(int sig)
 {
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	ssize_t said;
+
+	if (trace_signal_again) {
+		said = write(STDERR_FILENO, trace_third_signal_said,
+			     sizeof(trace_third_signal_said) - 1);
+		(void)said;
+		sigemptyset(&dfl.sa_mask);
+		sigaction(sig, &dfl, NULL);
+		raise(sig);
+		return;
+	}
 	if (trace_signal)
 		trace_signal_again = 1;
 	trace_signal = sig;
