@@ -4,6 +4,7 @@
  */
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <linux/capability.h>
@@ -198,6 +199,10 @@ TEST(addr_to_symbol_pseudo)
 }
 
 #define BSS_CHILD_ENV "ISPOT_TEST_BSS_CHILD"
+/* The child's status when this host cannot make the layout: a skip. */
+#define BSS_CHILD_CANNOT	77
+
+extern char end[];	/* the linker's: the end of .bss */
 
 /*
  * This binary run again by the test below, without address-space
@@ -219,6 +224,9 @@ __attribute__((constructor)) static void bss_child(void)
 
 	if (!fd)
 		return;
+	/* A heap a gap above .bss (randomised after all): no such layout. */
+	if ((uintptr_t)sbrk(0) - (uintptr_t)end >= page)
+		_exit(BSS_CHILD_CANNOT);
 	((volatile char *)gm_big_bss)[900000] = 1;
 	where[0] = (uintptr_t)&gm_big_bss[900000];
 	where[1] = (uintptr_t)sbrk(1 << 16);
@@ -226,11 +234,12 @@ __attribute__((constructor)) static void bss_child(void)
 	join = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (join == MAP_FAILED)
-		_exit(1);
+		_exit(3);
 	memcpy(join, lo, len);
-	if (mremap(join, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, lo) != lo ||
-	    write(atoi(fd), where, sizeof(where)) != sizeof(where))
-		_exit(1);
+	if (mremap(join, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, lo) != lo)
+		_exit(BSS_CHILD_CANNOT);
+	if (write(atoi(fd), where, sizeof(where)) != sizeof(where))
+		_exit(4);
 	pause();
 	_exit(0);
 }
@@ -262,14 +271,22 @@ TEST(a_bss_global_the_heap_mapping_took_in_is_named_by_its_symbol)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE) <
 		    0)
-			_exit(1);
+			_exit(BSS_CHILD_CANNOT);
 		execl(self, self, (char *)NULL);
-		_exit(1);
+		_exit(2);
 	}
 	close(pfd[1]);
 	if (read(pfd[0], where, sizeof(where)) != sizeof(where)) {
-		waitpid(pid, NULL, 0);
-		SKIP("no child without address-space randomisation here");
+		int status = -1;
+
+		close(pfd[0]);
+		waitpid(pid, &status, 0);
+		if (WIFEXITED(status) &&
+		    WEXITSTATUS(status) == BSS_CHILD_CANNOT)
+			SKIP("no heap joined to .bss can be made here");
+		/* Anything else (a failed exec, a crash) is a failure. */
+		TH_LOG("the child ended with status 0x%x", status);
+		ASSERT_TRUE(false);
 	}
 	close(pfd[0]);
 	s = elf_symbolizer_new(pid, err, sizeof(err));
@@ -295,6 +312,70 @@ TEST(a_bss_global_the_heap_mapping_took_in_is_named_by_its_symbol)
 	elf_symbolizer_free(s);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/*
+ * With randomisation on, the heap lies a gap above the program, and an
+ * address in it is heap whatever file is mapped just below it: here a
+ * library's first page, put there on purpose, whose segments' addresses
+ * a heap address past that page would fall into, were any segment
+ * taken for .bss rather than the .bss of a segment that page maps.
+ */
+TEST(a_file_page_just_below_the_heap_names_no_heap_address)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct elf_addr_info info;
+	struct elf_symbolizer *s;
+	const struct elf_map *maps, *m;
+	char err[ERRLEN];
+	char *heap = malloc(64);
+	uint64_t at;
+	void *below;
+	size_t n;
+	int fd;
+
+	ASSERT_TRUE(heap);
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	maps = elf_symbolizer_maps(s, &n);
+	m = elf_maps_find(maps, n, (uintptr_t)heap);
+	ASSERT_TRUE(m);
+	if (strcmp(m->path, "[heap]")) {
+		elf_symbolizer_free(s);
+		free(heap);
+		SKIP("malloc() memory is not in [heap] here");
+	}
+	fd = open(fixture("libfx.so"), O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	below = mmap((void *)(uintptr_t)(m->start - page), page, PROT_READ,
+		     MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	elf_symbolizer_free(s);
+	if (below == MAP_FAILED) {
+		free(heap);
+		SKIP("the page below the heap is taken here");
+	}
+	s = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(s);
+	maps = elf_symbolizer_maps(s, &n);
+	m = elf_maps_find(maps, n, (uintptr_t)heap);
+	ASSERT_TRUE(m);
+	/* Its first 64 KiB: past the page, the library's segments'. */
+	for (at = m->start; at < m->end && at < m->start + (64 << 10);
+	     at += 16) {
+		ASSERT_EQ(elf_symbolize(s, at, &info, err, sizeof(err)), 0);
+		if (info.kind != ELF_ADDR_HEAP)
+			break;
+	}
+	EXPECT_EQ(info.kind, ELF_ADDR_HEAP);
+	EXPECT_STREQ(info.obj, "[heap]");
+	ASSERT_EQ(elf_symbolize(s, (uintptr_t)heap, &info, err, sizeof(err)),
+		  0);
+	EXPECT_EQ(info.kind, ELF_ADDR_HEAP);
+	EXPECT_EQ(info.vaddr, (uintptr_t)heap - m->start);
+	elf_symbolizer_free(s);
+	munmap(below, page);
+	free(heap);
 }
 
 TEST(symbolizer_sees_new_mappings)

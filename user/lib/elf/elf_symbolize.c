@@ -289,9 +289,43 @@ static bool in_load(const struct elf_file *f, uint64_t vaddr)
 	return false;
 }
 
+/*
+ * vaddr lies in the part of some PT_LOAD of f past its file bytes (the
+ * zeroed tail, .bss, that a heap joined to it holds), and that segment's
+ * file bytes end inside [lo, hi), the file mapping below the heap, in
+ * f's addresses: any other object mapped there names no heap address.
+ */
+static bool in_bss(const struct elf_file *f, uint64_t vaddr, uint64_t lo,
+		   uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < f->phnum; i++) {
+		const Elf64_Phdr *ph = &f->ph[i];
+		uint64_t file_end = ph->p_vaddr + ph->p_filesz;
+
+		if (ph->p_type == PT_LOAD && ph->p_memsz > ph->p_filesz &&
+		    file_end > lo && file_end <= hi && vaddr >= file_end &&
+		    vaddr - ph->p_vaddr < ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
 static bool map_is_heap(const struct elf_map *m)
 {
 	return !strcmp(m->path, "[heap]");
+}
+
+/*
+ * Whether heap mapping @s->maps[@idx] begins where the mapping below it
+ * ends: only then may it hold a .bss tail (no randomisation).  With it,
+ * the heap lies a random gap above, and its addresses are named heap at
+ * once, with no object read.
+ */
+static bool heap_joins_below(const struct elf_symbolizer *s, size_t idx)
+{
+	return idx && s->maps[idx - 1].end == s->maps[idx].start;
 }
 
 static void set_pseudo(struct elf_addr_info *info, enum elf_addr_kind kind,
@@ -455,14 +489,15 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	idx = (size_t)(m - s->maps);
 	if (elf_is_file_map(m)) {
 		fm = m;
-	} else if (!m->path[0] || map_is_heap(m)) {
+	} else if (!m->path[0] ||
+		   (map_is_heap(m) && heap_joins_below(s, idx))) {
 		/*
 		 * .bss beyond the last file page is an anonymous mapping
 		 * placed right after the object's file mappings.  Without
 		 * address-space randomisation (setarch -R, gdb) the heap
 		 * starts where .bss ends, and the maps can show .bss's tail
-		 * as the start of "[heap]": only what no segment of the
-		 * object below holds is heap.
+		 * as the start of "[heap]": only what the .bss of the
+		 * object below holds is not heap.
 		 */
 		while (idx-- > 0) {
 			if (elf_is_file_map(&s->maps[idx])) {
@@ -470,6 +505,9 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 				break;
 			}
 		}
+	} else if (map_is_heap(m)) {
+		set_unowned(info, m, addr);
+		return 0;
 	} else if (!strncmp(m->path, "[stack", 6)) {
 		set_pseudo(info, ELF_ADDR_STACK, "[stack]", addr - m->start);
 		return 0;
@@ -488,7 +526,10 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		return 0;
 	}
 	vaddr = addr - bias;
-	if (fm != m && !in_load(&o->f, vaddr)) {
+	if (fm != m && !(map_is_heap(m) ?
+			 in_bss(&o->f, vaddr, fm->start - bias,
+				fm->end - bias) :
+			 in_load(&o->f, vaddr))) {
 		set_unowned(info, m, addr);
 		return 0;
 	}
