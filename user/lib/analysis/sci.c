@@ -222,7 +222,7 @@ struct sci_engine *sci_new(void)
 	if (!e)
 		return NULL;
 	e->hot_bits = SCI_HOT_MIN_BITS;
-	e->hot = calloc((size_t)1 << e->hot_bits, sizeof(*e->hot));
+	e->hot = sci_hot_table(e->hot_bits);
 	if (!e->hot) {
 		free(e);
 		return NULL;
@@ -451,7 +451,7 @@ static bool hot_fit(struct sci_engine *e)
 
 	while (hot_short(e, bits))
 		bits++;
-	hot = calloc((size_t)1 << bits, sizeof(*hot));
+	hot = sci_hot_table(bits);
 	if (!hot)
 		return false;
 	free(e->hot);

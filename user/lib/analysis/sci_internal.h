@@ -12,6 +12,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "analysis/hist.h"
 #include "analysis/sci.h"
@@ -160,6 +162,24 @@ struct sci_hot {
 	struct sci_block *block;
 	uint32_t bt;		/* index + 1, 0 = empty */
 };
+
+_Static_assert(sizeof(struct sci_hot) * SCI_HOT_WAYS == 64,
+	       "a hot set is one cache line");
+
+/*
+ * An empty hot table of 2^@bits slots, each set on a cache line of its
+ * own: calloc() put the table 16 or 32 bytes off a line, and a hit in a
+ * set's second way read two lines.  NULL without memory.
+ */
+static inline struct sci_hot *sci_hot_table(unsigned int bits)
+{
+	size_t size = sizeof(struct sci_hot) << bits;
+	struct sci_hot *hot = aligned_alloc(64, size);
+
+	if (hot)
+		memset(hot, 0, size);
+	return hot;
+}
 
 struct sci_engine {
 	/* Dense arrays, each with a map of its keys to indices. */
