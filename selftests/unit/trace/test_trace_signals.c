@@ -3,10 +3,13 @@
  * ispotctl's signals while it traces (trace_rounds.c): the first stops
  * the session, the second gives up a write that waits, and a third ends
  * ispotctl at once by the signal's own default action, with one line
- * said.  Each case runs in a child of its own, since the handlers and
- * the flags they set are the process's.
+ * said; a SIGHUP that nohup ignores stays ignored.  Each case runs in a
+ * child of its own, since the handlers and the flags they set are the
+ * process's, and sets the dispositions it starts from: a test run in the
+ * background, or under nohup, inherits SIGINT or SIGHUP ignored.
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,39 +24,52 @@ struct seen {
 };
 
 /*
- * In a child whose stderr goes to @err_fd: catch the signals, raise @sig
- * @n times, tell the parent what the flags said after the first two
- * through @pipe_fd, then exit 0 if still alive.
+ * The dispositions ispotctl starts with: a shell's foreground command's,
+ * or with @nohup, SIGHUP ignored as nohup(1) leaves it.
  */
-static void child(int sig, int n, int pipe_fd, int err_fd)
+static void start_as(bool nohup)
 {
-	struct seen seen;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, nohup ? SIG_IGN : SIG_DFL);
+}
+
+static void tell(int pipe_fd)
+{
+	struct seen seen = { trace_signal, trace_signal_again };
+
+	if (write(pipe_fd, &seen, sizeof(seen)) != sizeof(seen))
+		_exit(3);
+}
+
+/*
+ * In a child whose stderr goes to @err_fd: catch the signals, raise @sig
+ * @n times, tell the parent what the flags said after the first two (or
+ * all, if fewer) through @pipe_fd, then exit 0 if still alive.
+ */
+static void child(int sig, int n, bool nohup, int pipe_fd, int err_fd)
+{
 	int i;
 
 	dup2(err_fd, STDERR_FILENO);
+	start_as(nohup);
 	trace_catch_signals();
 	for (i = 0; i < n; i++) {
-		if (i == 2) {
-			seen = (struct seen){ trace_signal, trace_signal_again };
-			if (write(pipe_fd, &seen, sizeof(seen)) < 0)
-				_exit(3);
-		}
+		if (i == 2)
+			tell(pipe_fd);
 		raise(sig);
 	}
-	if (n <= 2) {
-		seen = (struct seen){ trace_signal, trace_signal_again };
-		if (write(pipe_fd, &seen, sizeof(seen)) < 0)
-			_exit(3);
-	}
+	if (n <= 2)
+		tell(pipe_fd);
 	_exit(0);
 }
 
 /*
- * Run child(@sig, @n) and wait for it: its wait status, what it saw,
- * and the first bytes of its stderr in @err.
+ * Run child(@sig, @n, @nohup) and wait for it: its wait status, what it
+ * saw, and the first bytes of its stderr in @err.
  */
-static int run_child(int sig, int n, struct seen *seen, char *err,
-		     size_t len)
+static int run_child(int sig, int n, bool nohup, struct seen *seen,
+		     char *err, size_t len)
 {
 	int fds[2], errs[2], status = -1;
 	ssize_t got;
@@ -69,7 +85,7 @@ static int run_child(int sig, int n, struct seen *seen, char *err,
 	if (!pid) {
 		close(fds[0]);
 		close(errs[0]);
-		child(sig, n, fds[1], errs[1]);
+		child(sig, n, nohup, fds[1], errs[1]);
 	}
 	close(fds[1]);
 	close(errs[1]);
@@ -90,7 +106,7 @@ TEST(two_signals_stop_and_give_up_but_leave_ispotctl_running)
 {
 	struct seen seen;
 	char err[256];
-	int status = run_child(SIGINT, 2, &seen, err, sizeof(err));
+	int status = run_child(SIGINT, 2, false, &seen, err, sizeof(err));
 
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
@@ -98,7 +114,7 @@ TEST(two_signals_stop_and_give_up_but_leave_ispotctl_running)
 	EXPECT_EQ(seen.again, 1);
 	EXPECT_STREQ(err, "");
 
-	status = run_child(SIGTERM, 1, &seen, err, sizeof(err));
+	status = run_child(SIGTERM, 1, false, &seen, err, sizeof(err));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
 	EXPECT_EQ(seen.signal, SIGTERM);
@@ -114,7 +130,8 @@ TEST(a_third_signal_ends_ispotctl_by_that_signal_with_one_line)
 	int status;
 
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		status = run_child(sigs[i], 3, &seen, err, sizeof(err));
+		status = run_child(sigs[i], 3, false, &seen, err,
+				   sizeof(err));
 		/* The first two were only noted, as above. */
 		EXPECT_EQ(seen.signal, sigs[i]);
 		EXPECT_EQ(seen.again, 1);
@@ -126,6 +143,19 @@ TEST(a_third_signal_ends_ispotctl_by_that_signal_with_one_line)
 	}
 }
 
+TEST(a_sighup_nohup_ignores_stays_ignored)
+{
+	struct seen seen;
+	char err[256];
+	int status = run_child(SIGHUP, 3, true, &seen, err, sizeof(err));
+
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	EXPECT_EQ(seen.signal, 0);
+	EXPECT_EQ(seen.again, 0);
+	EXPECT_STREQ(err, "");
+}
+
 TEST(signals_given_back_end_ispotctl_at_the_first)
 {
 	int status = -1;
@@ -135,6 +165,7 @@ TEST(signals_given_back_end_ispotctl_at_the_first)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
+		start_as(false);
 		trace_catch_signals();
 		trace_release_signals();
 		raise(SIGINT);
