@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ispotctl's signals while it traces (trace_rounds.c): the first stops
- * the session, the second gives up a write that waits, and a third ends
- * ispotctl at once by the signal's own default action, with one line
- * said; a SIGHUP that nohup ignores stays ignored.  Each case runs in a
- * child of its own, since the handlers and the flags they set are the
- * process's, and sets the dispositions it starts from: a test run in the
- * background, or under nohup, inherits SIGINT or SIGHUP ignored.
+ * the session, the second gives up a write that waits, and a third,
+ * once the trace loop is over (trace_arm_third_signal()), ends ispotctl
+ * at once by the signal's own default action, with one line said; a
+ * SIGHUP that nohup ignores stays ignored.  Each case runs in a child of
+ * its own, since the handlers and the flags they set are the process's,
+ * and sets the dispositions and mask it starts from: a test run in the
+ * background, or under nohup, inherits SIGINT or SIGHUP ignored, and a
+ * wrapper may leave them blocked.
  */
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -29,10 +33,28 @@ struct seen {
  */
 static void start_as(bool nohup)
 {
+	sigset_t set;
+
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, nohup ? SIG_IGN : SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
+
+static const char third_said[] =
+	"ispotctl: a third signal: ended at once, with no report\n";
+
+/* What a child is asked: its signals in turn, and whether armed. */
+struct ask {
+	int sigs[3];
+	int n;
+	bool nohup;
+	bool armed;
+};
 
 static void tell(int pipe_fd)
 {
@@ -43,33 +65,36 @@ static void tell(int pipe_fd)
 }
 
 /*
- * In a child whose stderr goes to @err_fd: catch the signals, raise @sig
- * @n times, tell the parent what the flags said after the first two (or
- * all, if fewer) through @pipe_fd, then exit 0 if still alive.
+ * In a child whose stderr goes to @err_fd: catch the signals (armed for
+ * a third if asked), raise @a's signals in turn, tell the parent what
+ * the flags said after the first two (or all, if fewer) through
+ * @pipe_fd, then exit 0 if still alive.
  */
-static void child(int sig, int n, bool nohup, int pipe_fd, int err_fd)
+static void child(const struct ask *a, int pipe_fd, int err_fd)
 {
 	int i;
 
 	dup2(err_fd, STDERR_FILENO);
-	start_as(nohup);
+	start_as(a->nohup);
 	trace_catch_signals();
-	for (i = 0; i < n; i++) {
+	if (a->armed)
+		trace_arm_third_signal();
+	for (i = 0; i < a->n; i++) {
 		if (i == 2)
 			tell(pipe_fd);
-		raise(sig);
+		raise(a->sigs[i]);
 	}
-	if (n <= 2)
+	if (a->n <= 2)
 		tell(pipe_fd);
 	_exit(0);
 }
 
 /*
- * Run child(@sig, @n, @nohup) and wait for it: its wait status, what it
- * saw, and the first bytes of its stderr in @err.
+ * Run child(@a) and wait for it: its wait status, what it saw, and the
+ * first bytes of its stderr in @err.
  */
-static int run_child(int sig, int n, bool nohup, struct seen *seen,
-		     char *err, size_t len)
+static int run_child(const struct ask *a, struct seen *seen, char *err,
+		     size_t len)
 {
 	int fds[2], errs[2], status = -1;
 	ssize_t got;
@@ -85,7 +110,7 @@ static int run_child(int sig, int n, bool nohup, struct seen *seen,
 	if (!pid) {
 		close(fds[0]);
 		close(errs[0]);
-		child(sig, n, nohup, fds[1], errs[1]);
+		child(a, fds[1], errs[1]);
 	}
 	close(fds[1]);
 	close(errs[1]);
@@ -104,9 +129,11 @@ static int run_child(int sig, int n, bool nohup, struct seen *seen,
 
 TEST(two_signals_stop_and_give_up_but_leave_ispotctl_running)
 {
+	const struct ask two = { { SIGINT, SIGINT }, 2, false, true };
+	const struct ask one = { { SIGTERM }, 1, false, true };
 	struct seen seen;
 	char err[256];
-	int status = run_child(SIGINT, 2, false, &seen, err, sizeof(err));
+	int status = run_child(&two, &seen, err, sizeof(err));
 
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
@@ -114,14 +141,30 @@ TEST(two_signals_stop_and_give_up_but_leave_ispotctl_running)
 	EXPECT_EQ(seen.again, 1);
 	EXPECT_STREQ(err, "");
 
-	status = run_child(SIGTERM, 1, false, &seen, err, sizeof(err));
+	status = run_child(&one, &seen, err, sizeof(err));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
 	EXPECT_EQ(seen.signal, SIGTERM);
 	EXPECT_EQ(seen.again, 0);
+	EXPECT_STREQ(err, "");
 }
 
-TEST(a_third_signal_ends_ispotctl_by_that_signal_with_one_line)
+TEST(a_third_signal_while_tracing_is_only_noted)
+{
+	const struct ask a = { { SIGINT, SIGINT, SIGINT }, 3, false, false };
+	struct seen seen;
+	char err[256];
+	int status = run_child(&a, &seen, err, sizeof(err));
+
+	/* The status line's scroll region is still set then. */
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	EXPECT_EQ(seen.signal, SIGINT);
+	EXPECT_EQ(seen.again, 1);
+	EXPECT_STREQ(err, "");
+}
+
+TEST(a_third_signal_after_the_loop_ends_ispotctl_by_it_with_one_line)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct seen seen;
@@ -130,30 +173,85 @@ TEST(a_third_signal_ends_ispotctl_by_that_signal_with_one_line)
 	int status;
 
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		status = run_child(sigs[i], 3, false, &seen, err,
-				   sizeof(err));
+		const struct ask a = { { sigs[i], sigs[i], sigs[i] }, 3,
+				       false, true };
+
+		status = run_child(&a, &seen, err, sizeof(err));
 		/* The first two were only noted, as above. */
 		EXPECT_EQ(seen.signal, sigs[i]);
 		EXPECT_EQ(seen.again, 1);
 		ASSERT_TRUE(WIFSIGNALED(status));
 		EXPECT_EQ(WTERMSIG(status), sigs[i]);
-		EXPECT_TRUE(!strncmp(err, "ispotctl: a third signal: ended at "
-				     "once", 35));
-		EXPECT_EQ(strchr(err, '\n') - err + 1, (long)strlen(err));
+		EXPECT_STREQ(err, third_said);
 	}
+}
+
+TEST(three_signals_of_different_kinds_count_as_three)
+{
+	const struct ask a = { { SIGINT, SIGHUP, SIGTERM }, 3, false, true };
+	struct seen seen;
+	char err[256];
+	int status = run_child(&a, &seen, err, sizeof(err));
+
+	EXPECT_EQ(seen.signal, SIGHUP);
+	EXPECT_EQ(seen.again, 1);
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(WTERMSIG(status), SIGTERM);
+	EXPECT_STREQ(err, third_said);
 }
 
 TEST(a_sighup_nohup_ignores_stays_ignored)
 {
+	const struct ask a = { { SIGHUP, SIGHUP, SIGHUP }, 3, true, true };
 	struct seen seen;
 	char err[256];
-	int status = run_child(SIGHUP, 3, true, &seen, err, sizeof(err));
+	int status = run_child(&a, &seen, err, sizeof(err));
 
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
 	EXPECT_EQ(seen.signal, 0);
 	EXPECT_EQ(seen.again, 0);
 	EXPECT_STREQ(err, "");
+}
+
+/*
+ * As the init of a PID namespace (a container's ispotctl, say), where a
+ * signal left at its default is dropped: the exit status a shell gives a
+ * death by that signal, 128 + its number.
+ */
+TEST(a_namespace_init_ends_with_128_plus_the_signal)
+{
+	int status = -1, st;
+	pid_t pid, init;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (unshare(CLONE_NEWPID))
+			_exit(77);
+		init = fork();
+		if (init < 0)
+			_exit(78);
+		if (!init) {
+			if (!freopen("/dev/null", "w", stderr))
+				_exit(79);
+			start_as(false);
+			trace_catch_signals();
+			trace_arm_third_signal();
+			raise(SIGINT);
+			raise(SIGINT);
+			raise(SIGINT);
+			_exit(0);
+		}
+		if (waitpid(init, &st, 0) != init)
+			_exit(80);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 81);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		SKIP("no PID namespace may be made here");
+	EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
 }
 
 TEST(signals_given_back_end_ispotctl_at_the_first)

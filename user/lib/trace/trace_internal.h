@@ -50,12 +50,17 @@ int trace_first_scan(struct trace *t);
  * a signalfd.
  */
 extern volatile sig_atomic_t trace_signal;
-/*
- * A second of them: stop now, amid a blocked write too (recording.h).  A
- * third ends ispotctl at once, by the signal's default action.
- */
+/* A second of them: stop now, amid a blocked write too (recording.h). */
 extern volatile sig_atomic_t trace_signal_again;
 void trace_catch_signals(void);
+/*
+ * From now on a third of them ends ispotctl at once, by the signal's
+ * default action, with one line: trace_loop() arms it once its status
+ * line is gone, for the last round and the recording's end.  Before, a
+ * third is only noted: the terminal's scroll region, and a command run
+ * --auto still untraced, must be put right first.
+ */
+void trace_arm_third_signal(void);
 void trace_release_signals(void);
 /*
  * Disable, drain what is left and apply every exit, set t->sum.t_end,

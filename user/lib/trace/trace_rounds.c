@@ -36,37 +36,50 @@
 
 volatile sig_atomic_t trace_signal;
 volatile sig_atomic_t trace_signal_again;
+/* Set by trace_arm_third_signal(), once the trace loop is over. */
+static volatile sig_atomic_t trace_third_ends;
 
-static const char trace_third_signal_said[] =
-	"ispotctl: a third signal: ended at once, with no report "
-	"(a recording keeps what it wrote, in its temporary file)\n";
+static const char trace_third_said[] =
+	"ispotctl: a third signal: ended at once, with no report\n";
 
 /*
- * The first signal stops the session, the second gives up a write that
- * waits (trace_signal_again); a third means the user wants out of
- * whatever is slow now (a report of a huge session, a reader that never
- * reads), so it ends ispotctl as the signal would have: its default
- * action, once the handler returns.  write() and sigaction() are
- * async-signal-safe, and the session's device is closed by the exit,
- * which detaches its probes.
+ * A third signal, once armed: end ispotctl as the signal would have, by
+ * its default action.  Only async-signal-safe calls.  The signal is
+ * blocked in its own handler, so it is unblocked to be taken at once;
+ * a PID namespace's init ignores a signal left at its default, hence the
+ * _exit() after.  The exit closes the session's device, which detaches
+ * its probes.
  */
-static void trace_on_signal(int sig)
+static void trace_end_by(int sig)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	ssize_t said;
+	sigset_t set;
 
-	if (trace_signal_again) {
-		said = write(STDERR_FILENO, trace_third_signal_said,
-			     sizeof(trace_third_signal_said) - 1);
-		(void)said;
-		sigemptyset(&dfl.sa_mask);
-		sigaction(sig, &dfl, NULL);
-		raise(sig);
-		return;
-	}
+	said = write(STDERR_FILENO, trace_third_said,
+		     sizeof(trace_third_said) - 1);
+	(void)said;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+static void trace_on_signal(int sig)
+{
+	if (trace_signal_again && trace_third_ends)
+		trace_end_by(sig);
 	if (trace_signal)
 		trace_signal_again = 1;
 	trace_signal = sig;
+}
+
+void trace_arm_third_signal(void)
+{
+	trace_third_ends = 1;
 }
 
 static const int trace_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -82,8 +95,15 @@ void trace_catch_signals(void)
 
 	if (trace_signals_caught)
 		return;
-	/* No SA_RESTART: poll() and nanosleep() return to notice Ctrl-C. */
+	trace_third_ends = 0;
+	/*
+	 * No SA_RESTART: poll() and nanosleep() return to notice Ctrl-C.
+	 * Each blocks the others while it runs, so that the flags move one
+	 * signal at a time.
+	 */
 	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < TRACE_NR_SIGNALS; i++)
+		sigaddset(&sa.sa_mask, trace_signals[i]);
 	for (i = 0; i < TRACE_NR_SIGNALS; i++) {
 		sigaction(trace_signals[i], NULL, &trace_signals_before[i]);
 		/* nohup's SIGHUP stays ignored. */
@@ -377,8 +397,11 @@ int trace_loop(struct trace *t, trace_stop_fn stop, void *ctx)
 	/*
 	 * Still caught: the last round and the recording's last chunk and
 	 * tables come after, and a signal then must not end ispotctl with
-	 * no report (trace_report() gives them back).
+	 * no report (trace_report() gives them back), but a third: the
+	 * status line is gone, and what a user waits for then is only the
+	 * session's end.
 	 */
+	trace_arm_third_signal();
 	return ret;
 }
 
