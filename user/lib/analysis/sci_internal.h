@@ -168,7 +168,7 @@ _Static_assert(sizeof(struct sci_hot) * SCI_HOT_WAYS == 64,
 
 /*
  * An empty hot table of 2^@bits slots, each set on a cache line of its
- * own: calloc() put the table 16 or 32 bytes off a line, and a hit in a
+ * own: calloc() put the table off a line's boundary, and a hit in a
  * set's second way read two lines.  NULL without memory.
  */
 static inline struct sci_hot *sci_hot_table(unsigned int bits)
@@ -239,10 +239,9 @@ struct sci_engine {
 	 * executions to the lookups).  An entry names its thread, its
 	 * block and its pair (struct sci_hot says why all three).  The
 	 * table grows with the pairs held (sci.c, hot_fit()): at a fixed
-	 * 1,024 slots, the pairs
-	 * of an auto function's shadows in eight threads shared sets, and
-	 * an execution found in the second way, or not at all, cost a
-	 * mispredicted branch or the three lookups.
+	 * 1,024 slots, the pairs of an auto function's shadows in eight
+	 * threads shared sets, and an execution found in the second way,
+	 * or not at all, cost a mispredicted branch or the three lookups.
 	 */
 	struct sci_hot *hot;
 	unsigned int hot_bits;		/* 2^hot_bits slots */
