@@ -150,26 +150,25 @@ static uint64_t pf_names_generation(const struct perfetto *pf)
 /*
  * Keep @iid, the interned name a call of @probe_id by @key was just
  * written with: the next ones by the same are named by it, not formatted
- * again.  Up to PF_CALL_NAMES_MAX; a name written whole (0) is not kept.
+ * again.  @stale: its entry kept under another generation, renewed in
+ * place.  Up to PF_CALL_NAMES_MAX; a name written whole (0) is not kept.
  */
-static void pf_call_keep(struct perfetto *pf, uint32_t probe_id, bool keyed,
-			 uint64_t key, uint64_t iid, uint64_t generation)
+static void pf_call_keep(struct perfetto *pf, struct pf_call_name *stale,
+			 uint32_t probe_id, bool keyed, uint64_t key,
+			 uint64_t iid, uint64_t generation)
 {
 	uint64_t id = pf_call_id(probe_id, keyed, key);
-	struct pf_call_name *n;
 
 	if (!iid)
 		return;
-	if (hashmap_find(&pf->call_name_index, id, NULL)) {
-		/* Kept under another generation: its new name, in place. */
-		n = pf_call_name(pf, probe_id, keyed, key);
-		if (n) {
-			n->iid = iid;
-			n->generation = generation;
-		}
+	if (stale) {
+		stale->iid = iid;
+		stale->generation = generation;
 		return;
 	}
+	/* An id another (probe, key) holds: never kept, named anew. */
 	if (pf->nr_call_names >= PF_CALL_NAMES_MAX ||
+	    hashmap_find(&pf->call_name_index, id, NULL) ||
 	    ARRAY_RESERVE(pf->call_names, pf->cap_call_names,
 			  pf->nr_call_names + 1) ||
 	    hashmap_insert(&pf->call_name_index, id, pf->nr_call_names))
@@ -183,7 +182,7 @@ static void pf_call_keep(struct perfetto *pf, uint32_t probe_id, bool keyed,
 static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 			   const struct ispot_record *rec)
 {
-	const struct pf_call_name *kept = NULL;
+	struct pf_call_name *kept = NULL, *stale = NULL;
 	char buf[PF_NAME_MAX];
 	const char *name = NULL;
 	bool keyed = false;
@@ -204,8 +203,10 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 				kept = pf_call_name(pf, rec->probe_id, keyed,
 						    key);
 			}
-			if (kept && kept->generation != generation)
+			if (kept && kept->generation != generation) {
+				stale = kept;
 				kept = NULL;
+			}
 		}
 		if (kept) {
 			iid = kept->iid;
@@ -222,7 +223,8 @@ static void pf_call_record(struct perfetto *pf, struct pf_thread *t,
 		pf_fail(pf, -ENOMEM);
 	iid = pf_calls(pf, t, rec, name, iid);
 	if (name && same)
-		pf_call_keep(pf, rec->probe_id, keyed, key, iid, generation);
+		pf_call_keep(pf, stale, rec->probe_id, keyed, key, iid,
+			     generation);
 }
 
 /*
