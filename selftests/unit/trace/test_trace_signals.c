@@ -127,91 +127,74 @@ static int run_child(const struct ask *a, struct seen *seen, char *err,
 	return status;
 }
 
+/* @a's child lived through its signals, its flags as given after them. */
+static void expect_alive(const struct ask *a, int signal, int again)
+{
+	struct seen seen;
+	char err[256];
+	int status = run_child(a, &seen, err, sizeof(err));
+
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	EXPECT_EQ(seen.signal, signal);
+	EXPECT_EQ(seen.again, again);
+	EXPECT_STREQ(err, "");
+}
+
+/*
+ * @a's child noted its first two signals and died of its third, with
+ * exactly the one line.
+ */
+static void expect_ended_by_the_third(const struct ask *a)
+{
+	struct seen seen;
+	char err[256];
+	int status = run_child(a, &seen, err, sizeof(err));
+
+	EXPECT_EQ(seen.signal, a->sigs[1]);
+	EXPECT_EQ(seen.again, 1);
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(WTERMSIG(status), a->sigs[2]);
+	EXPECT_STREQ(err, third_said);
+}
+
 TEST(two_signals_stop_and_give_up_but_leave_ispotctl_running)
 {
 	const struct ask two = { { SIGINT, SIGINT }, 2, false, true };
 	const struct ask one = { { SIGTERM }, 1, false, true };
-	struct seen seen;
-	char err[256];
-	int status = run_child(&two, &seen, err, sizeof(err));
 
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 0);
-	EXPECT_EQ(seen.signal, SIGINT);
-	EXPECT_EQ(seen.again, 1);
-	EXPECT_STREQ(err, "");
-
-	status = run_child(&one, &seen, err, sizeof(err));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 0);
-	EXPECT_EQ(seen.signal, SIGTERM);
-	EXPECT_EQ(seen.again, 0);
-	EXPECT_STREQ(err, "");
+	expect_alive(&two, SIGINT, 1);
+	expect_alive(&one, SIGTERM, 0);
 }
 
 TEST(a_third_signal_while_tracing_is_only_noted)
 {
 	const struct ask a = { { SIGINT, SIGINT, SIGINT }, 3, false, false };
-	struct seen seen;
-	char err[256];
-	int status = run_child(&a, &seen, err, sizeof(err));
 
 	/* The status line's scroll region is still set then. */
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 0);
-	EXPECT_EQ(seen.signal, SIGINT);
-	EXPECT_EQ(seen.again, 1);
-	EXPECT_STREQ(err, "");
+	expect_alive(&a, SIGINT, 1);
 }
 
 TEST(a_third_signal_after_the_loop_ends_ispotctl_by_it_with_one_line)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct seen seen;
-	char err[256];
+	/* Each signal alone, and three of different kinds. */
+	static const struct ask asks[] = {
+		{ { SIGINT, SIGINT, SIGINT }, 3, false, true },
+		{ { SIGTERM, SIGTERM, SIGTERM }, 3, false, true },
+		{ { SIGHUP, SIGHUP, SIGHUP }, 3, false, true },
+		{ { SIGINT, SIGHUP, SIGTERM }, 3, false, true },
+	};
 	size_t i;
-	int status;
 
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		const struct ask a = { { sigs[i], sigs[i], sigs[i] }, 3,
-				       false, true };
-
-		status = run_child(&a, &seen, err, sizeof(err));
-		/* The first two were only noted, as above. */
-		EXPECT_EQ(seen.signal, sigs[i]);
-		EXPECT_EQ(seen.again, 1);
-		ASSERT_TRUE(WIFSIGNALED(status));
-		EXPECT_EQ(WTERMSIG(status), sigs[i]);
-		EXPECT_STREQ(err, third_said);
-	}
-}
-
-TEST(three_signals_of_different_kinds_count_as_three)
-{
-	const struct ask a = { { SIGINT, SIGHUP, SIGTERM }, 3, false, true };
-	struct seen seen;
-	char err[256];
-	int status = run_child(&a, &seen, err, sizeof(err));
-
-	EXPECT_EQ(seen.signal, SIGHUP);
-	EXPECT_EQ(seen.again, 1);
-	ASSERT_TRUE(WIFSIGNALED(status));
-	EXPECT_EQ(WTERMSIG(status), SIGTERM);
-	EXPECT_STREQ(err, third_said);
+	for (i = 0; i < sizeof(asks) / sizeof(asks[0]); i++)
+		expect_ended_by_the_third(&asks[i]);
 }
 
 TEST(a_sighup_nohup_ignores_stays_ignored)
 {
 	const struct ask a = { { SIGHUP, SIGHUP, SIGHUP }, 3, true, true };
-	struct seen seen;
-	char err[256];
-	int status = run_child(&a, &seen, err, sizeof(err));
 
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 0);
-	EXPECT_EQ(seen.signal, 0);
-	EXPECT_EQ(seen.again, 0);
-	EXPECT_STREQ(err, "");
+	expect_alive(&a, 0, 0);
 }
 
 /*
