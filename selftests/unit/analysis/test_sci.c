@@ -10,6 +10,7 @@
 #include "ispot_test.h"
 #include "analysis/hist.h"
 #include "analysis/sci.h"
+#include "analysis/sci_internal.h"
 
 #define EPS	1e-12
 
@@ -1316,6 +1317,32 @@ TEST_F(sci, tables_grow)
 	}
 	EXPECT_EQ(sci_report_func(r, 7)->nr_keys, 10);
 	EXPECT_EQ(sci_report_func(r, 7)->loss_ns, 100);
+}
+
+/*
+ * The hot table is only a cache, so nothing else sees its alignment: a
+ * set off a cache line's boundary costs a second line on a hit in its
+ * second way, and calloc() gives 16 bytes.  Asked at its first size and
+ * at every size it grows to.
+ */
+TEST_F(sci, the_hot_table_sits_on_cache_lines_as_it_grows)
+{
+	unsigned int bits = self->e->hot_bits, sizes = 1;
+	uint64_t ts = 0;
+	int i;
+
+	EXPECT_EQ((uintptr_t)self->e->hot % 64, 0);
+	for (i = 0; i < 20000; i++) {
+		ASSERT_EQ(sci_add(self->e, i % 500, i / 500, 1 + i % 97,
+				  10 + i, ts += 1000, NULL), 0);
+		if (self->e->hot_bits == bits)
+			continue;
+		bits = self->e->hot_bits;
+		sizes++;
+		EXPECT_EQ((uintptr_t)self->e->hot % 64, 0);
+	}
+	TH_LOG("%u sizes, the last 2^%u slots", sizes, bits);
+	EXPECT_GE(sizes, 3);
 }
 
 TEST_HARNESS_MAIN
