@@ -4,7 +4,8 @@
  * the session, the second gives up a write that waits, and a third,
  * once the trace loop is over (trace_arm_third_signal()), ends ispotctl
  * at once by the signal's own default action, with one line said; a
- * SIGHUP that nohup ignores stays ignored.  Each case runs in a child of
+ * SIGHUP that nohup ignores stays ignored, a SIGINT a script's background
+ * job ignores does not.  Each case runs in a child of
  * its own, since the handlers and the flags they set are the process's,
  * and sets the dispositions and mask it starts from: a test run in the
  * background, or under nohup, inherits SIGINT or SIGHUP ignored, and a
@@ -27,17 +28,20 @@ struct seen {
 	int again;
 };
 
-/*
- * The dispositions ispotctl starts with: a shell's foreground command's,
- * or with @nohup, SIGHUP ignored as nohup(1) leaves it.
- */
-static void start_as(bool nohup)
+/* How ispotctl was started, as the dispositions it inherits say. */
+enum start {
+	FOREGROUND,	/* a shell's foreground command: all at default */
+	NOHUP,		/* SIGHUP ignored, as nohup(1) leaves it */
+	BACKGROUND,	/* SIGINT ignored, as a script's `cmd &` leaves it */
+};
+
+static void start_as(enum start how)
 {
 	sigset_t set;
 
-	signal(SIGINT, SIG_DFL);
+	signal(SIGINT, how == BACKGROUND ? SIG_IGN : SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, nohup ? SIG_IGN : SIG_DFL);
+	signal(SIGHUP, how == NOHUP ? SIG_IGN : SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -52,7 +56,7 @@ static const char third_said[] =
 struct ask {
 	int sigs[3];
 	int n;
-	bool nohup;
+	enum start start;
 	bool armed;
 };
 
@@ -75,7 +79,7 @@ static void child(const struct ask *a, int pipe_fd, int err_fd)
 	int i;
 
 	dup2(err_fd, STDERR_FILENO);
-	start_as(a->nohup);
+	start_as(a->start);
 	trace_catch_signals();
 	if (a->armed)
 		trace_arm_third_signal();
@@ -160,8 +164,8 @@ static void expect_ended_by_the_third(const struct ask *a)
 
 TEST(two_signals_stop_and_give_up_but_leave_ispotctl_running)
 {
-	const struct ask two = { { SIGINT, SIGINT }, 2, false, true };
-	const struct ask one = { { SIGTERM }, 1, false, true };
+	const struct ask two = { { SIGINT, SIGINT }, 2, FOREGROUND, true };
+	const struct ask one = { { SIGTERM }, 1, FOREGROUND, true };
 
 	expect_alive(&two, SIGINT, 1);
 	expect_alive(&one, SIGTERM, 0);
@@ -169,7 +173,8 @@ TEST(two_signals_stop_and_give_up_but_leave_ispotctl_running)
 
 TEST(a_third_signal_while_tracing_is_only_noted)
 {
-	const struct ask a = { { SIGINT, SIGINT, SIGINT }, 3, false, false };
+	const struct ask a = { { SIGINT, SIGINT, SIGINT }, 3, FOREGROUND,
+			       false };
 
 	/* The status line's scroll region is still set then. */
 	expect_alive(&a, SIGINT, 1);
@@ -179,10 +184,10 @@ TEST(a_third_signal_after_the_loop_ends_ispotctl_by_it_with_one_line)
 {
 	/* Each signal alone, and three of different kinds. */
 	static const struct ask asks[] = {
-		{ { SIGINT, SIGINT, SIGINT }, 3, false, true },
-		{ { SIGTERM, SIGTERM, SIGTERM }, 3, false, true },
-		{ { SIGHUP, SIGHUP, SIGHUP }, 3, false, true },
-		{ { SIGINT, SIGHUP, SIGTERM }, 3, false, true },
+		{ { SIGINT, SIGINT, SIGINT }, 3, FOREGROUND, true },
+		{ { SIGTERM, SIGTERM, SIGTERM }, 3, FOREGROUND, true },
+		{ { SIGHUP, SIGHUP, SIGHUP }, 3, FOREGROUND, true },
+		{ { SIGINT, SIGHUP, SIGTERM }, 3, FOREGROUND, true },
 	};
 	size_t i;
 
@@ -192,9 +197,22 @@ TEST(a_third_signal_after_the_loop_ends_ispotctl_by_it_with_one_line)
 
 TEST(a_sighup_nohup_ignores_stays_ignored)
 {
-	const struct ask a = { { SIGHUP, SIGHUP, SIGHUP }, 3, true, true };
+	const struct ask a = { { SIGHUP, SIGHUP, SIGHUP }, 3, NOHUP, true };
 
 	expect_alive(&a, 0, 0);
+}
+
+/*
+ * Unlike nohup's SIGHUP, which a user asked for, a SIGINT ignored is what
+ * a non-interactive shell gives every `cmd &`: a script's `kill -INT $!`
+ * must still end the session with its report (perf record takes SIGINT
+ * over alike).
+ */
+TEST(a_sigint_a_scripts_background_job_ignores_still_stops_it)
+{
+	const struct ask a = { { SIGINT }, 1, BACKGROUND, true };
+
+	expect_alive(&a, SIGINT, 0);
 }
 
 /*
@@ -218,7 +236,7 @@ TEST(a_namespace_init_ends_with_128_plus_the_signal)
 		if (!init) {
 			if (!freopen("/dev/null", "w", stderr))
 				_exit(79);
-			start_as(false);
+			start_as(FOREGROUND);
 			trace_catch_signals();
 			trace_arm_third_signal();
 			raise(SIGINT);
@@ -246,7 +264,7 @@ TEST(signals_given_back_end_ispotctl_at_the_first)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
-		start_as(false);
+		start_as(FOREGROUND);
 		trace_catch_signals();
 		trace_release_signals();
 		raise(SIGINT);

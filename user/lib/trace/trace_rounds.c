@@ -106,7 +106,12 @@ void trace_catch_signals(void)
 		sigaddset(&sa.sa_mask, trace_signals[i]);
 	for (i = 0; i < TRACE_NR_SIGNALS; i++) {
 		sigaction(trace_signals[i], NULL, &trace_signals_before[i]);
-		/* nohup's SIGHUP stays ignored. */
+		/*
+		 * nohup's SIGHUP stays ignored: a user asked for it.  An
+		 * ignored SIGINT is taken over: a non-interactive shell
+		 * ignores it in every `cmd &`, and a script's kill -INT $!
+		 * must still end the session with its report.
+		 */
 		if (trace_signals[i] == SIGHUP &&
 		    trace_signals_before[i].sa_handler == SIG_IGN)
 			continue;
