@@ -704,6 +704,32 @@ static const struct perfetto_names keyed_names = {
 	.call = keyed_call, .call_key = keyed_call_key,
 };
 
+/* A trace into memory by @names, from clock0; @m holds its stream. */
+struct mem_trace {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static struct perfetto *mem_open(struct mem_trace *m, const char *process,
+				 const struct perfetto_names *names)
+{
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f)
+		return NULL;
+	return perfetto_open(m->f, 1, process, names, &clock0);
+}
+
+/* Close @pf and read back what it wrote into @d (pr_free() it, then @m). */
+static int mem_read(struct mem_trace *m, struct perfetto *pf,
+		    struct pr_trace *d)
+{
+	if (perfetto_close(pf) || fclose(m->f))
+		return -1;
+	decode(m->buf, m->len, d);
+	return 0;
+}
+
 /* Ten calls of @probe by @key on one thread, from @ts; their begins' names. */
 static void ten_calls(struct perfetto *pf, uint32_t probe, uint64_t key,
 		      uint64_t *ts)
@@ -728,18 +754,16 @@ TEST(call_names_are_formatted_once_a_probe_and_key)
 		"f1 [5]", "f1 [6]", NULL, "f1 [5]", "f4 [5]", "f3 [9]",
 	};
 	char collided[64];
+	struct mem_trace m;
 	struct perfetto *pf;
 	struct pr_trace d;
 	uint64_t ts = 2000;
-	size_t len, i;
-	char *buf;
-	FILE *f = open_memstream(&buf, &len);
+	size_t i;
 
-	ASSERT_TRUE(f);
 	snprintf(collided, sizeof(collided), "f2 [%llu]",
 		 (unsigned long long)collide);
 	calls_formatted = 0;
-	pf = perfetto_open(f, 1, "keyed", &keyed_names, &clock0);
+	pf = mem_open(&m, "keyed", &keyed_names);
 	ASSERT_TRUE(pf);
 	ten_calls(pf, 1, 5, &ts);
 	ten_calls(pf, 1, 6, &ts);
@@ -752,9 +776,7 @@ TEST(call_names_are_formatted_once_a_probe_and_key)
 	pf->nr_names = PF_NAMES_MAX;
 	ten_calls(pf, 3, 9, &ts);
 	EXPECT_EQ(calls_formatted, 22 + 10);
-	ASSERT_EQ(perfetto_close(pf), 0);
-	ASSERT_EQ(fclose(f), 0);
-	decode(buf, len, &d);
+	ASSERT_EQ(mem_read(&m, pf, &d), 0);
 	ASSERT_EQ(d.nr_ev, 2 * 60);
 	for (i = 0; i < d.nr_ev; i += 2) {
 		const char *name = want[i / 20] ? want[i / 20] : collided;
@@ -765,7 +787,7 @@ TEST(call_names_are_formatted_once_a_probe_and_key)
 	}
 	EXPECT_EQ(d.nr_names, 4);
 	pr_free(&d);
-	free(buf);
+	free(m.buf);
 }
 
 /*
@@ -801,17 +823,15 @@ TEST(a_kept_name_is_formatted_again_when_its_generation_moves)
 	static const char *const want[] = {
 		"f1 [lib7:5]", "f1 [lib8:5]", "f1 [lib8:5]",
 	};
+	struct mem_trace m;
 	struct perfetto *pf;
 	struct pr_trace d;
 	uint64_t ts = 2000;
-	size_t len, i;
-	char *buf;
-	FILE *f = open_memstream(&buf, &len);
+	size_t i;
 
-	ASSERT_TRUE(f);
 	calls_formatted = 0;
 	names_generation = 7;
-	pf = perfetto_open(f, 1, "library", &library_names, &clock0);
+	pf = mem_open(&m, "library", &library_names);
 	ASSERT_TRUE(pf);
 	ten_calls(pf, 1, 5, &ts);
 	EXPECT_EQ(calls_formatted, 1);
@@ -820,15 +840,13 @@ TEST(a_kept_name_is_formatted_again_when_its_generation_moves)
 	EXPECT_EQ(calls_formatted, 2);
 	ten_calls(pf, 1, 5, &ts);
 	EXPECT_EQ(calls_formatted, 2);
-	ASSERT_EQ(perfetto_close(pf), 0);
-	ASSERT_EQ(fclose(f), 0);
-	decode(buf, len, &d);
+	ASSERT_EQ(mem_read(&m, pf, &d), 0);
 	ASSERT_EQ(d.nr_ev, 2 * 30);
 	for (i = 0; i < d.nr_ev; i += 2)
 		EXPECT_STREQ(d.ev[i].name, want[i / 20]);
 	EXPECT_EQ(d.nr_names, 2);
 	pr_free(&d);
-	free(buf);
+	free(m.buf);
 }
 
 /*
