@@ -4,68 +4,16 @@
  * listing names every live thread; a thread a listing missed is put back
  * when its own /proc entry says it lives, and one that ended is not.
  */
-#include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ispot_test.h"
 #include "trace/tasks.h"
 #include "util/array.h"
+#include "thread_workers.h"
 
 #define NR_WORKERS	3
-
-struct worker {
-	pthread_t thread;
-	pid_t tid;
-	int stop_fd;		/* read end: the worker waits on it */
-};
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	char c;
-
-	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
-	while (read(w->stop_fd, &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
-/* Start @n workers that live until @stop's write end closes. */
-static void start_workers(struct worker *w, size_t n, int stop[2])
-{
-	size_t i;
-
-	if (pipe(stop))
-		ispot_test_fail(1);
-	for (i = 0; i < n; i++) {
-		w[i].stop_fd = stop[0];
-		w[i].tid = 0;
-		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]))
-			ispot_test_fail(1);
-		while (!__atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE))
-			usleep(1000);
-	}
-}
-
-/* The tid of a thread that has ended and whose /proc entry is gone. */
-static uint32_t ended_thread_tid(void)
-{
-	struct worker w;
-	int stop[2], i;
-
-	start_workers(&w, 1, stop);
-	close(stop[1]);
-	pthread_join(w.thread, NULL);
-	close(stop[0]);
-	/* Joined once its tid is cleared: its reaping may follow a little. */
-	for (i = 0; i < 1000 && task_thread_alive(getpid(), w.tid); i++)
-		usleep(1000);
-	return (uint32_t)w.tid;
-}
 
 static int cmp_tid(const void *a, const void *b)
 {
@@ -109,10 +57,7 @@ TEST(a_listing_names_every_live_thread)
 	EXPECT_TRUE(task_set_contains(&s, (uint32_t)getpid()));
 	for (i = 0; i < NR_WORKERS; i++)
 		EXPECT_TRUE(task_set_contains(&s, (uint32_t)w[i].tid));
-	close(stop[1]);
-	for (i = 0; i < NR_WORKERS; i++)
-		pthread_join(w[i].thread, NULL);
-	close(stop[0]);
+	stop_workers(w, NR_WORKERS, stop);
 	task_set_free(&s);
 }
 
@@ -122,7 +67,7 @@ TEST(a_live_thread_a_listing_missed_is_put_back)
 	struct worker w[NR_WORKERS];
 	uint32_t ended = ended_thread_tid();
 	int stop[2];
-	size_t i, n;
+	size_t n;
 
 	ASSERT_FALSE(task_thread_alive(getpid(), ended));
 	start_workers(w, NR_WORKERS, stop);
@@ -151,10 +96,7 @@ TEST(a_live_thread_a_listing_missed_is_put_back)
 	/* Nothing missed: nothing added. */
 	ASSERT_EQ(task_set_keep_missed(&scan, &prev, getpid()), 0);
 	EXPECT_EQ(scan.n, n);
-	close(stop[1]);
-	for (i = 0; i < NR_WORKERS; i++)
-		pthread_join(w[i].thread, NULL);
-	close(stop[0]);
+	stop_workers(w, NR_WORKERS, stop);
 	task_set_free(&prev);
 	task_set_free(&scan);
 }
