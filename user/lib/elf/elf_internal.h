@@ -9,6 +9,7 @@
  *	elf_spec.c	function specs to probe points
  *	elf_maps.c	/proc/PID/maps and load bias
  *	elf_symbolize.c	runtime addresses to symbols
+ *	elf_snapshot.c	the snapshots of the maps a symbolizer names from
  *	elf_libsearch.c	DT_NEEDED closure, searched as ld.so searches
  *	elf_dso.c	one object's PT_INTERP and PT_DYNAMIC, as ld.so reads
  *			them; which file is a library ld.so accepts
@@ -387,6 +388,26 @@ void elf_objcache_free(struct elf_objcache *c);
 struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 				 const struct elf_map *maps, size_t nmaps,
 				 const struct elf_map *m);
+
+/*
+ * A symbolizer (elf.h): elf_symbolize.c names addresses, elf_snapshot.c
+ * keeps the maps they are named from.
+ */
+struct sz_named;
+struct elf_symbolizer {
+	struct elf_proc proc;	/* the process: not its pid's next one */
+	struct elf_map *maps;
+	size_t nmaps;
+	struct elf_objcache objs;	/* what its mappings' files hold */
+	uint64_t generation;	/* elf_symbolizer_generation() */
+	uint64_t reads;		/* elf_symbolizer_reads() */
+	bool no_reread;		/* elf_symbolizer_reread_on_miss() */
+	/* Frozen (elf_symbolizer_frozen()): these names, no process. */
+	bool frozen;
+	bool sorted;
+	struct sz_named *named;
+	size_t nnamed, capnamed;
+};
 
 /* What ld.so needs to know about one object (elf_dso.c). */
 struct elf_dso {

@@ -48,21 +48,6 @@ static char *share_or_dup(char *prev, const char *str, bool *borrowed)
 	return *borrowed ? prev : strdup(str);
 }
 
-struct elf_symbolizer {
-	struct elf_proc proc;	/* the process: not its pid's next one */
-	struct elf_map *maps;
-	size_t nmaps;
-	struct elf_objcache objs;	/* what its mappings' files hold */
-	uint64_t generation;	/* elf_symbolizer_generation() */
-	uint64_t reads;		/* elf_symbolizer_reads() */
-	bool no_reread;		/* elf_symbolizer_reread_on_miss() */
-	/* Frozen (elf_symbolizer_frozen()): these names, no process. */
-	bool frozen;
-	bool sorted;
-	struct sz_named *named;
-	size_t nnamed, capnamed;
-};
-
 /* Of @proc (elf_proc_init()'s, or one known earlier). */
 static int symbolizer_new(const struct elf_proc *proc,
 			  struct elf_symbolizer **out, char *err,
@@ -182,13 +167,6 @@ static int frozen_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	snprintf(info->obj, sizeof(info->obj), "%s", n->obj);
 	snprintf(info->sym, sizeof(info->sym), "%s", n->sym);
 	return 0;
-}
-
-const struct elf_map *elf_symbolizer_maps(const struct elf_symbolizer *s,
-					  size_t *n)
-{
-	*n = s->nmaps;
-	return s->maps;
 }
 
 void elf_symbolizer_free(struct elf_symbolizer *s)
@@ -344,122 +322,6 @@ static void set_unowned(struct elf_addr_info *info, const struct elf_map *m,
 		set_pseudo(info, ELF_ADDR_HEAP, "[heap]", addr - m->start);
 	else
 		set_pseudo(info, ELF_ADDR_ANON, "anon", addr - m->start);
-}
-
-/*
- * The next file mapping of @m[0..@n) from *@i on, *@i moved past it; NULL
- * past the last.
- */
-static const struct elf_map *next_file_map(const struct elf_map *m,
-					   size_t n, size_t *i)
-{
-	while (*i < n && !elf_is_file_map(&m[*i]))
-		(*i)++;
-	return *i < n ? &m[(*i)++] : NULL;
-}
-
-/*
- * Whether @a[0..@na) and @b[0..@nb) map the same files at the same
- * places.  Anonymous mappings are passed over: a heap or a stack that
- * grows names nothing otherwise, where a library loaded, unloaded or
- * replaced (dlclose(), then dlopen() at the same address) does.
- */
-static bool same_file_maps(const struct elf_map *a, size_t na,
-			   const struct elf_map *b, size_t nb)
-{
-	const struct elf_map *x, *y;
-	size_t i = 0, j = 0;
-
-	for (;;) {
-		x = next_file_map(a, na, &i);
-		y = next_file_map(b, nb, &j);
-		if (!x || !y)
-			return x == y;
-		if (x->start != y->start || x->end != y->end ||
-		    x->offset != y->offset || x->inode != y->inode ||
-		    x->dev_major != y->dev_major ||
-		    x->dev_minor != y->dev_minor ||
-		    x->deleted != y->deleted || strcmp(x->perms, y->perms) ||
-		    strcmp(x->path, y->path))
-			return false;
-	}
-}
-
-int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
-			   size_t errlen)
-{
-	struct elf_map *nm;
-	size_t nn;
-	int rc;
-
-	if (s->frozen)
-		return elf_fail(err, errlen, -ESRCH, "no process to read");
-	rc = elf_proc_maps_read(&s->proc, &nm, &nn, err, errlen);
-	s->reads++;
-	/*
-	 * Gone, or exiting (a zombie has no maps left, and one that exits
-	 * while they are read leaves a part): the last snapshot is all
-	 * there will ever be.
-	 */
-	if (rc)
-		return rc;
-	if (!same_file_maps(s->maps, s->nmaps, nm, nn))
-		s->generation++;
-	elf_maps_free(s->maps, s->nmaps);
-	s->maps = nm;
-	s->nmaps = nn;
-	return 0;
-}
-
-void elf_symbolizer_reread_on_miss(struct elf_symbolizer *s, bool on)
-{
-	s->no_reread = !on;
-}
-
-uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s)
-{
-	return s->reads;
-}
-
-uint64_t elf_symbolizer_generation(const struct elf_symbolizer *s)
-{
-	return s->generation;
-}
-
-bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr)
-{
-	return elf_maps_find(s->maps, s->nmaps, addr) != NULL;
-}
-
-/* The uretprobe trampoline's page, as the kernel names it in maps. */
-static bool map_is_trampoline(const struct elf_map *m)
-{
-	return !strcmp(m->path, "[uprobes]");
-}
-
-bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr)
-{
-	const struct elf_map *m = elf_maps_find(s->maps, s->nmaps, addr);
-
-	/*
-	 * [uprobes] is executable, but a frame there is the uretprobe
-	 * trampoline standing in for the return address it took: no code
-	 * of the target's, and no name to give it.
-	 */
-	return m && m->perms[2] == 'x' && !map_is_trampoline(m);
-}
-
-bool elf_symbolizer_in_trampoline(const struct elf_symbolizer *s,
-				  uint64_t addr, uint64_t *start,
-				  uint64_t *end)
-{
-	const struct elf_map *m = elf_maps_find(s->maps, s->nmaps, addr);
-
-	if (!m || !map_is_trampoline(m))
-		return false;
-	*start = m->start;
-	*end = m->end;
-	return true;
 }
 
 int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
