@@ -395,6 +395,16 @@ void elf_symbolizer_reread_on_miss(struct elf_symbolizer *s, bool on);
 /* How many times it has read the maps since it was made (the first not). */
 uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
 /*
+ * Keep the snapshot @s names from now when the maps are read again, for
+ * what later snapshots no longer map: an address of a library unloaded
+ * since (dlclose()) is named from it, by elf_symbolize() and
+ * elf_symbolizer_in_code().  An address it names otherwise than the
+ * current snapshot does (a library unloaded and another file mapped at
+ * its place) may have been either's when it was seen: named by neither,
+ * -ENOENT.  Reads nothing; the first snapshot kept stays kept.
+ */
+void elf_symbolizer_keep(struct elf_symbolizer *s);
+/*
  * A number that changes whenever a snapshot maps other files, or the
  * same at other places, than the one before it (a library loaded,
  * unloaded, or replaced at the same address): a name elf_symbolize() gave
@@ -405,8 +415,9 @@ uint64_t elf_symbolizer_generation(const struct elf_symbolizer *s);
 /* Whether the current snapshot maps @addr (no re-read). */
 bool elf_symbolizer_knows(const struct elf_symbolizer *s, uint64_t addr);
 /*
- * Whether the current snapshot maps @addr executable: code (no re-read).
- * The uretprobe trampoline ([uprobes]) is not.
+ * Whether the current snapshot maps @addr executable: code (no re-read),
+ * or, where it maps nothing, the one kept (elf_symbolizer_keep()).  The
+ * uretprobe trampoline ([uprobes]) is not.
  */
 bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr);
 /*

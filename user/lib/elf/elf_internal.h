@@ -383,11 +383,13 @@ void elf_objcache_free(struct elf_objcache *c);
  * The object of file mapping @m, one of the snapshot @maps[0..@nmaps):
  * read on first sight (failures are kept too, so a file that is no ELF
  * object is opened once), the one cached if the same file is mapped at
- * the same path.  NULL: none (not ELF, past the bound, or no memory).
+ * the same path.  @kept: @maps is a kept snapshot (elf_symbolizer_keep()),
+ * whose mapping may be gone, its addresses another file's now.  NULL:
+ * none (not ELF, past the bound, or no memory).
  */
 struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 				 const struct elf_map *maps, size_t nmaps,
-				 const struct elf_map *m);
+				 const struct elf_map *m, bool kept);
 
 /*
  * A symbolizer (elf.h): elf_symbolize.c names addresses, elf_snapshot.c
@@ -402,12 +404,29 @@ struct elf_symbolizer {
 	uint64_t generation;	/* elf_symbolizer_generation() */
 	uint64_t reads;		/* elf_symbolizer_reads() */
 	bool no_reread;		/* elf_symbolizer_reread_on_miss() */
+	/*
+	 * elf_symbolizer_keep(): asked for, the snapshot kept, and whether
+	 * it maps other files or the same at other places than the
+	 * current one (else the current one answers alone).
+	 */
+	bool keep;
+	struct elf_map *kept;
+	size_t nkept;
+	bool kept_differs;
 	/* Frozen (elf_symbolizer_frozen()): these names, no process. */
 	bool frozen;
 	bool sorted;
 	struct sz_named *named;
 	size_t nnamed, capnamed;
 };
+
+/*
+ * The kept snapshot's mapping of @addr (elf_snapshot.c), where the kept
+ * snapshot maps other files or other places than the current one; NULL
+ * where it does not, or maps nothing there.
+ */
+const struct elf_map *elf_snapshot_kept_find(const struct elf_symbolizer *s,
+					     uint64_t addr);
 
 /* What ld.so needs to know about one object (elf_dso.c). */
 struct elf_dso {

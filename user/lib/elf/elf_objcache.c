@@ -200,17 +200,20 @@ static bool not_opened(int rc)
  * known gap, Documentation/evaluation.rst).  A caller that reads no file
  * its user could not takes the path's file as it is (it learns nothing),
  * which keeps names on btrfs and overlayfs, whose files show numbers
- * other than the mapping's.  NULL: no object; its addresses are named as
- * file offsets.
+ * other than the mapping's.  A mapping of a kept snapshot (@kept) is read
+ * by its path alone: the map_files entry of its addresses, if any, is
+ * another file's mapped there since.  NULL: no object; its addresses are
+ * named as file offsets.
  */
 static struct elf_obj *load(const struct elf_objcache *c,
-			    const struct elf_map *m, const char *name)
+			    const struct elf_map *m, const char *name,
+			    bool kept)
 {
 	bool past = elf_reads_past_user();
 	struct elf_obj *o = NULL;
 	int rc;
 
-	rc = load_mapped(c, m, name, &o);
+	rc = kept ? -ENOENT : load_mapped(c, m, name, &o);
 	if (!rc)
 		return o;
 	/* Not ELF, or past a bound: the path's file would be no better. */
@@ -226,7 +229,7 @@ static struct elf_obj *load(const struct elf_objcache *c,
 
 struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 				 const struct elf_map *maps, size_t nmaps,
-				 const struct elf_map *m)
+				 const struct elf_map *m, bool kept)
 {
 	struct elf_cached_obj *t;
 	uint64_t bytes = 0;
@@ -243,7 +246,7 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 	name = strdup(m->path);
 	if (!name)
 		return NULL;
-	o = load(c, m, name);
+	o = load(c, m, name, kept);
 	if (o && !hold(c, maps, nmaps, o, &bytes)) {
 		elf_obj_free(o);
 		o = NULL;

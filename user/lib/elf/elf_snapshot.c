@@ -2,7 +2,8 @@
 /*
  * The snapshots of a process's maps that a symbolizer (elf_symbolize.c)
  * names addresses from: reading them again, the generation that moves
- * with the files they map, and what the current one maps where.
+ * with the files they map, what the current one maps where, and an
+ * earlier one kept for what the current one no longer maps.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -76,10 +77,28 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 		return rc;
 	if (!same_file_maps(s->maps, s->nmaps, nm, nn))
 		s->generation++;
-	elf_maps_free(s->maps, s->nmaps);
+	if (s->keep && !s->kept) {
+		s->kept = s->maps;
+		s->nkept = s->nmaps;
+	} else {
+		elf_maps_free(s->maps, s->nmaps);
+	}
 	s->maps = nm;
 	s->nmaps = nn;
+	if (s->kept)
+		s->kept_differs = !same_file_maps(s->kept, s->nkept, nm, nn);
 	return 0;
+}
+
+void elf_symbolizer_keep(struct elf_symbolizer *s)
+{
+	s->keep = true;
+}
+
+const struct elf_map *elf_snapshot_kept_find(const struct elf_symbolizer *s,
+					     uint64_t addr)
+{
+	return s->kept_differs ? elf_maps_find(s->kept, s->nkept, addr) : NULL;
 }
 
 void elf_symbolizer_reread_on_miss(struct elf_symbolizer *s, bool on)
@@ -112,6 +131,8 @@ bool elf_symbolizer_in_code(const struct elf_symbolizer *s, uint64_t addr)
 {
 	const struct elf_map *m = elf_maps_find(s->maps, s->nmaps, addr);
 
+	if (!m)
+		m = elf_snapshot_kept_find(s, addr);
 	/*
 	 * [uprobes] is executable, but a frame there is the uretprobe
 	 * trampoline standing in for the return address it took: no code

@@ -180,6 +180,7 @@ void elf_symbolizer_free(struct elf_symbolizer *s)
 	free(s->named);
 	elf_objcache_free(&s->objs);
 	elf_maps_free(s->maps, s->nmaps);
+	elf_maps_free(s->kept, s->nkept);
 	free(s);
 }
 
@@ -296,14 +297,14 @@ static bool map_is_heap(const struct elf_map *m)
 }
 
 /*
- * Whether heap mapping @s->maps[@idx] begins where the mapping below it
+ * Whether heap mapping @maps[@idx] begins where the mapping below it
  * ends: only then may it hold a .bss tail (no randomisation).  With it,
  * the heap lies a random gap above, and its addresses are named heap at
  * once, with no object read.
  */
-static bool heap_joins_below(const struct elf_symbolizer *s, size_t idx)
+static bool heap_joins_below(const struct elf_map *maps, size_t idx)
 {
-	return idx && s->maps[idx - 1].end == s->maps[idx].start;
+	return idx && maps[idx - 1].end == maps[idx].start;
 }
 
 static void set_pseudo(struct elf_addr_info *info, enum elf_addr_kind kind,
@@ -324,35 +325,24 @@ static void set_unowned(struct elf_addr_info *info, const struct elf_map *m,
 		set_pseudo(info, ELF_ADDR_ANON, "anon", addr - m->start);
 }
 
-int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
-		  struct elf_addr_info *info, char *err, size_t errlen)
+/*
+ * @addr named into @info (zeroed) from mapping @m of the snapshot
+ * @maps[0..@nmaps), the current one or the kept one (@kept).
+ */
+static void name_in(struct elf_symbolizer *s, const struct elf_map *maps,
+		    size_t nmaps, bool kept, const struct elf_map *m,
+		    uint64_t addr, struct elf_addr_info *info)
 {
-	const struct elf_map *m, *fm = NULL;
+	const struct elf_map *fm = NULL;
 	const struct esym *sym;
 	struct elf_obj *o;
 	uint64_t bias, vaddr;
-	size_t idx;
+	size_t idx = (size_t)(m - maps);
 
-	memset(info, 0, sizeof(*info));
-	if (s->frozen)
-		return frozen_symbolize(s, addr, info, err, errlen);
-	m = elf_maps_find(s->maps, s->nmaps, addr);
-	if (!m && !s->no_reread) {
-		int rc = elf_symbolizer_refresh(s, err, errlen);
-
-		if (rc)
-			return rc;
-		m = elf_maps_find(s->maps, s->nmaps, addr);
-	}
-	if (!m)
-		return elf_fail(err, errlen, -ENOENT,
-				"address 0x%" PRIx64 " is not mapped", addr);
-
-	idx = (size_t)(m - s->maps);
 	if (elf_is_file_map(m)) {
 		fm = m;
 	} else if (!m->path[0] ||
-		   (map_is_heap(m) && heap_joins_below(s, idx))) {
+		   (map_is_heap(m) && heap_joins_below(maps, idx))) {
 		/*
 		 * .bss beyond the last file page is an anonymous mapping
 		 * placed right after the object's file mappings.  Without
@@ -362,30 +352,30 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		 * object below holds is not heap.
 		 */
 		while (idx-- > 0) {
-			if (elf_is_file_map(&s->maps[idx])) {
-				fm = &s->maps[idx];
+			if (elf_is_file_map(&maps[idx])) {
+				fm = &maps[idx];
 				break;
 			}
 		}
 	} else if (map_is_heap(m)) {
 		set_unowned(info, m, addr);
-		return 0;
+		return;
 	} else if (!strncmp(m->path, "[stack", 6)) {
 		set_pseudo(info, ELF_ADDR_STACK, "[stack]", addr - m->start);
-		return 0;
+		return;
 	} else {
 		set_pseudo(info, ELF_ADDR_ANON, m->path, addr - m->start);
-		return 0;
+		return;
 	}
 
-	o = fm ? elf_objcache_get(&s->objs, s->maps, s->nmaps, fm) : NULL;
-	if (!o || elf_bias_from_map(&o->f, s->maps, s->nmaps, fm, &bias)) {
+	o = fm ? elf_objcache_get(&s->objs, maps, nmaps, fm, kept) : NULL;
+	if (!o || elf_bias_from_map(&o->f, maps, nmaps, fm, &bias)) {
 		if (fm == m)
 			set_pseudo(info, ELF_ADDR_FILE, m->path,
 				   addr - m->start + m->offset);
 		else
 			set_unowned(info, m, addr);
-		return 0;
+		return;
 	}
 	vaddr = addr - bias;
 	if (fm != m && !(map_is_heap(m) ?
@@ -393,7 +383,7 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 				fm->end - bias) :
 			 in_load(&o->f, vaddr))) {
 		set_unowned(info, m, addr);
-		return 0;
+		return;
 	}
 	set_pseudo(info, ELF_ADDR_OBJECT, fm->path, vaddr);
 	sym = sym_lookup(o, vaddr);
@@ -407,7 +397,68 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		info->sym_size = sym->size;
 		info->sym_type = sym->type;
 	}
-	return 0;
+}
+
+/*
+ * Whether @a and @b name an address alike: the same object, symbol and
+ * offset, or the same memory of no object (a stack that grew down gives
+ * its addresses offsets from another start).
+ */
+static bool same_name(const struct elf_addr_info *a,
+		      const struct elf_addr_info *b)
+{
+	if (a->kind != b->kind || strcmp(a->obj, b->obj))
+		return false;
+	if (a->kind == ELF_ADDR_HEAP || a->kind == ELF_ADDR_STACK ||
+	    a->kind == ELF_ADDR_ANON)
+		return true;
+	return a->vaddr == b->vaddr && a->sym_off == b->sym_off &&
+	       !strcmp(a->sym, b->sym);
+}
+
+int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
+		  struct elf_addr_info *info, char *err, size_t errlen)
+{
+	const struct elf_map *m, *k;
+	struct elf_addr_info then;
+	char was[128], now[128];
+
+	memset(info, 0, sizeof(*info));
+	if (s->frozen)
+		return frozen_symbolize(s, addr, info, err, errlen);
+	m = elf_maps_find(s->maps, s->nmaps, addr);
+	if (!m && !s->no_reread) {
+		int rc = elf_symbolizer_refresh(s, err, errlen);
+
+		if (rc)
+			return rc;
+		m = elf_maps_find(s->maps, s->nmaps, addr);
+	}
+	k = elf_snapshot_kept_find(s, addr);
+	if (!m && !k)
+		return elf_fail(err, errlen, -ENOENT,
+				"address 0x%" PRIx64 " is not mapped", addr);
+	if (!m) {
+		name_in(s, s->kept, s->nkept, true, k, addr, info);
+		return 0;
+	}
+	name_in(s, s->maps, s->nmaps, false, m, addr, info);
+	if (!k)
+		return 0;
+	/*
+	 * Mapped when the kept snapshot was read and now: one name in both,
+	 * or it may have been either's when it was seen (a library
+	 * unloaded, another loaded at its place), and no name is sure.
+	 */
+	memset(&then, 0, sizeof(then));
+	name_in(s, s->kept, s->nkept, true, k, addr, &then);
+	if (same_name(info, &then))
+		return 0;
+	elf_addr_format(&then, was, sizeof(was));
+	elf_addr_format(info, now, sizeof(now));
+	memset(info, 0, sizeof(*info));
+	return elf_fail(err, errlen, -ENOENT, "address 0x%" PRIx64 " was %s, "
+			"then %s", addr, was, now);
 }
 
 int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,

@@ -177,7 +177,7 @@ int autopick_choose(pid_t pid, const struct sampler_result *r,
 	memset(a, 0, sizeof(*a));
 	if (!sz)
 		return -ESRCH;
-	/* Just read: see autopick_sample()'s naming. */
+	/* Just read: see autopick_name_window(). */
 	elf_symbolizer_reread_on_miss(sz, false);
 	a->offcpu = wp != NULL;
 	ret = choose_named(sz, r, wp, top, a, err, errlen);
@@ -280,6 +280,34 @@ static uint64_t counted_off_ns(const struct wallprof *wp)
 	return ns;
 }
 
+int autopick_name_window(struct elf_symbolizer *sz,
+			 const struct sampler_result *r,
+			 const struct wallprof *wp, uint32_t top,
+			 struct autopick *a, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	/*
+	 * Named from the maps as the sampling left them (the last snapshot
+	 * if it is gone): read once, not once for each address outside
+	 * them, which a frame read through code without frame pointers is.
+	 * The window's first snapshot is kept for what they no longer map
+	 * (a library unloaded meanwhile); an address the two name
+	 * otherwise (another file mapped at its place) is named by
+	 * neither, since either may have run there.
+	 */
+	elf_symbolizer_keep(sz);
+	elf_symbolizer_refresh(sz, NULL, 0);
+	elf_symbolizer_reread_on_miss(sz, false);
+	if (r->samples || (wp && counted_off_ns(wp)))
+		ret = choose_named(sz, r, wp, top, a, err, errlen);
+	if (!ret && wall_folded_build(&a->wall, sz, r, wp)) {
+		snprintf(err, errlen, "out of memory building the profile");
+		ret = -ENOMEM;
+	}
+	return ret;
+}
+
 int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		    const char *folded, const volatile sig_atomic_t *stop,
 		    struct autopick *a, char *err, size_t errlen)
@@ -315,24 +343,9 @@ int autopick_sample(pid_t pid, uint64_t duration_ns, uint32_t top,
 		snprintf(err, errlen, "%s", sz_err);
 		ret = -ESRCH;
 	}
-	/*
-	 * Named from the maps as the sampling left them (the last snapshot
-	 * if it is gone): read once, not once for each address outside
-	 * them, which a frame read through code without frame pointers is.
-	 * A library unloaded during the sampling is no longer named.
-	 */
-	if (sz) {
-		elf_symbolizer_refresh(sz, NULL, 0);
-		elf_symbolizer_reread_on_miss(sz, false);
-	}
-	if (!ret && sz && (r.samples || (off && counted_off_ns(&op.wp))))
-		ret = choose_named(sz, &r, off ? &op.wp : NULL, top, a, err,
-				   errlen);
-	if (!ret && sz && wall_folded_build(&a->wall, sz, &r,
-					    off ? &op.wp : NULL)) {
-		snprintf(err, errlen, "out of memory building the profile");
-		ret = -ENOMEM;
-	}
+	if (!ret && sz)
+		ret = autopick_name_window(sz, &r, off ? &op.wp : NULL, top, a,
+					   err, errlen);
 	if (!ret && folded)
 		ret = wall_folded_write(folded, &a->wall, err, errlen);
 	a->offcpu = off;

@@ -42,6 +42,17 @@ int autopick_add_offcpu(struct elf_symbolizer *sz, const struct wallprof *wp,
 			struct ap_groups *gs, struct autopick *a);
 
 /*
+ * What a window of sampling found, into @a: the on-CPU samples @r and
+ * the off-CPU stacks @wp (NULL: none) named with @sz, made as the window
+ * began and read once more now (autopick_sample()'s naming).  0 or
+ * -ENOMEM, with @err.
+ */
+int autopick_name_window(struct elf_symbolizer *sz,
+			 const struct sampler_result *r,
+			 const struct wallprof *wp, uint32_t top,
+			 struct autopick *a, char *err, size_t errlen);
+
+/*
  * The one line for a target that ended before --auto's sampling did
  * (autopick.c): how it ended when it is this process's child (run's
  * command, not reaped), what the profile said and the --func options to

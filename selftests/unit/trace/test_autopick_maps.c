@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The maps `--auto` names its window's samples from
+ * (autopick_name_window()): read as the window began and once more after
+ * it; a library unloaded during the window (dlclose()) is named from the
+ * first read, and an address that another file took meanwhile is named
+ * by neither read.  The process sampled is this test, the window is made
+ * by hand: a symbolizer made, the library unloaded, the samples named.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "trace/autopick_internal.h"
+#include "elf_fixtures.h"
+
+#define TEST_DIR_TEMPLATE	"/tmp/ispot-autopick-maps-XXXXXX"
+#include "scratch_dir.h"
+
+#define MS		(1000 * 1000ull)
+
+static bool mapped_now(uint64_t addr)
+{
+	struct elf_map *maps;
+	char err[ERRLEN];
+	bool found;
+	size_t n;
+
+	ASSERT_EQ(elf_maps_read(0, &maps, &n, err, sizeof(err)), 0);
+	found = elf_maps_find(maps, n, addr) != NULL;
+	elf_maps_free(maps, n);
+	return found;
+}
+
+/*
+ * An off-CPU stack of @ms of futex waits: the ip inside the C library's
+ * syscall(), a stack word holding the return address @ret (as the
+ * module copies them), and @frames[0..@nframes) as the walk's.
+ */
+static void off_wait(struct wallprof *wp, uint64_t ms, uint64_t ret,
+		     const uint64_t *frames, uint32_t nframes)
+{
+	struct wallprof_sample *s;
+
+	wp->samples = realloc(wp->samples,
+			      (wp->nr_samples + 1) * sizeof(*wp->samples));
+	ASSERT_TRUE(wp->samples);
+	s = &wp->samples[wp->nr_samples++];
+	memset(s, 0, sizeof(*s));
+	s->kind = WALL_FUTEX;
+	s->ip = (uintptr_t)syscall + 16;
+	s->nwords = 4;
+	s->words[2] = ret;
+	s->nframes = nframes;
+	memcpy(s->frames, frames, nframes * sizeof(*frames));
+	s->weight = 1;
+	s->off_ns = ms * MS;
+	wp->off_ns[WALL_FUTEX] += s->off_ns;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[4096];
+	ssize_t n;
+	int in, out;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(in, 0);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	ASSERT_GE(out, 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ASSERT_EQ(write(out, buf, n), n);
+	ASSERT_EQ(n, 0);
+	close(in);
+	close(out);
+}
+
+/* libfxl2.so loaded, and where its lib_twice() is: handle and address. */
+static void *load_lib(uint64_t *fn)
+{
+	void *h = dlopen(fixture("libfxl2.so"), RTLD_NOW | RTLD_LOCAL);
+
+	ASSERT_TRUE(h);
+	*fn = (uintptr_t)dlsym(h, "lib_twice");
+	ASSERT_NE(*fn, 0);
+	return h;
+}
+
+/*
+ * 500 samples in a library's function and 300 ms of waits that return
+ * into it, the library unloaded before the window ends: its function is
+ * picked, by both, named from the maps as the window began (the end's
+ * have no mapping there).
+ */
+TEST(a_library_unloaded_while_sampled_is_named)
+{
+	char err[ERRLEN] = "";
+	struct elf_symbolizer *sz;
+	struct sampler_result r;
+	struct wallprof wp;
+	struct autopick a;
+	uint64_t fn;
+	void *h;
+
+	h = load_lib(&fn);
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(sampler_add(&r, fn + 1, 500), 0);
+	r.samples = 500;
+	wallprof_init(&wp);
+	off_wait(&wp, 300, fn + 2, NULL, 0);
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	ASSERT_EQ(dlclose(h), 0);
+	ASSERT_FALSE(mapped_now(fn));
+
+	memset(&a, 0, sizeof(a));
+	ASSERT_EQ(autopick_name_window(sz, &r, &wp, 0, &a, err, sizeof(err)),
+		  0);
+	ASSERT_EQ(a.nr, 2);
+	EXPECT_STREQ(a.funcs[0].sym.name, "lib_twice");
+	EXPECT_STREQ(a.funcs[0].sym.obj, canon(fixture("libfxl2.so")));
+	EXPECT_EQ(a.funcs[0].samples, 500);
+	EXPECT_EQ(a.funcs[0].off_ns[WALL_FUTEX], 300 * MS);
+	EXPECT_EQ(a.unprobeable, 0);
+	autopick_free(&a);
+	elf_symbolizer_free(sz);
+	wallprof_free(&wp);
+	sampler_result_free(&r);
+}
+
+/*
+ * The library unloaded, and a copy of it mapped at its place before the
+ * window ends, so that both reads name the sampled address, as different
+ * files' lib_twice: either may have run there, and neither is picked.
+ */
+TEST(a_library_replaced_at_its_place_is_named_by_neither)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char err[ERRLEN] = "", copy[PATH_MAX];
+	struct elf_symbolizer *sz, *now;
+	struct elf_addr_info info;
+	struct sampler_result r;
+	struct autopick a;
+	uint64_t fn, base;
+	size_t len;
+	Dl_info dl;
+	void *h, *at;
+	int fd;
+
+	h = load_lib(&fn);
+	ASSERT_TRUE(dladdr((void *)(uintptr_t)fn, &dl));
+	base = (uintptr_t)dl.dli_fbase;
+	len = (fn + 1 - base + page) & ~(uint64_t)(page - 1);
+	path_in(copy, "libcopy.so");
+	copy_file(fixture("libfxl2.so"), copy);
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(sampler_add(&r, fn + 1, 500), 0);
+	r.samples = 500;
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	ASSERT_EQ(dlclose(h), 0);
+	ASSERT_FALSE(mapped_now(fn));
+	fd = open(copy, O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	at = mmap((void *)(uintptr_t)base, len, PROT_READ | PROT_EXEC,
+		  MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	if (at == MAP_FAILED || at != (void *)(uintptr_t)base)
+		SKIP("the library's place was taken (%s)", strerror(errno));
+	/* The maps of now alone name it: the copy's lib_twice. */
+	now = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(now);
+	ASSERT_EQ(elf_symbolize(now, fn + 1, &info, err, sizeof(err)), 0);
+	EXPECT_STREQ(info.sym, "lib_twice");
+	EXPECT_STREQ(info.obj, canon(copy));
+	elf_symbolizer_free(now);
+
+	memset(&a, 0, sizeof(a));
+	ASSERT_EQ(autopick_name_window(sz, &r, NULL, 0, &a, err, sizeof(err)),
+		  0);
+	EXPECT_EQ(a.nr, 0);
+	if (a.nr)
+		TH_LOG("picked %s (%s)", a.funcs[0].sym.name,
+		       a.funcs[0].sym.obj);
+	EXPECT_EQ(a.unprobeable, 500);
+	autopick_free(&a);
+	elf_symbolizer_free(sz);
+	munmap(at, len);
+	sampler_result_free(&r);
+}
+
+TEST_HARNESS_MAIN
