@@ -2,10 +2,11 @@
 /*
  * The maps `--auto` names its window's samples from
  * (autopick_name_window()): read as the window began and once more after
- * it; a library unloaded during the window (dlclose()) is named from the
- * first read, and an address that another file took meanwhile is named
- * by neither read.  The process sampled is this test, the window is made
- * by hand: a symbolizer made, the library unloaded, the samples named.
+ * it, and no other time, however many addresses no mapping holds; a
+ * library unloaded during the window (dlclose()) is named from the first
+ * read, and an address that another file took meanwhile is named by
+ * neither read.  The process sampled is this test, the window is made by
+ * hand: a symbolizer made, the library unloaded, the samples named.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,6 +23,20 @@
 #include "scratch_dir.h"
 
 #define MS		(1000 * 1000ull)
+#define UNMAPPED	1000
+
+static volatile unsigned long sink;
+
+__attribute__((noinline, noclone, used)) void autopick_maps_test_hot(void)
+{
+	sink++;
+}
+
+/* A number in no mapping: below the lowest a process may map. */
+static uint64_t unmapped(unsigned int i)
+{
+	return 4096 + 8 * (uint64_t)i;
+}
 
 static bool mapped_now(uint64_t addr)
 {
@@ -190,6 +205,51 @@ TEST(a_library_replaced_at_its_place_is_named_by_neither)
 	autopick_free(&a);
 	elf_symbolizer_free(sz);
 	munmap(at, len);
+	sampler_result_free(&r);
+}
+
+/*
+ * A window whose samples, stacks and off-CPU stacks hold a thousand
+ * addresses no mapping holds (frames read through code without frame
+ * pointers) is named after one read of the maps past the one that began
+ * it; its one function is still named.
+ */
+TEST(a_window_is_named_after_one_read_of_the_maps)
+{
+	uint64_t hot = (uintptr_t)autopick_maps_test_hot + 1;
+	char err[ERRLEN] = "";
+	struct elf_symbolizer *sz;
+	struct sampler_result r;
+	struct wallprof wp;
+	struct autopick a;
+	unsigned int i;
+
+	memset(&r, 0, sizeof(r));
+	wallprof_init(&wp);
+	ASSERT_EQ(sampler_add(&r, hot, 200), 0);
+	for (i = 0; i < UNMAPPED; i++) {
+		uint64_t chain[] = { unmapped(i), hot };
+
+		ASSERT_EQ(sampler_add(&r, unmapped(i), 1), 0);
+		ASSERT_EQ(sampler_add_stack(&r, chain, 2), 0);
+		if (i % 10 == 0)
+			off_wait(&wp, 1, unmapped(i) + 1, chain, 2);
+	}
+	r.samples = 200 + UNMAPPED;
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	EXPECT_EQ(elf_symbolizer_reads(sz), 0);
+
+	memset(&a, 0, sizeof(a));
+	ASSERT_EQ(autopick_name_window(sz, &r, &wp, 1, &a, err, sizeof(err)),
+		  0);
+	EXPECT_EQ(elf_symbolizer_reads(sz), 1);
+	ASSERT_EQ(a.nr, 1);
+	EXPECT_STREQ(a.funcs[0].sym.name, "autopick_maps_test_hot");
+	EXPECT_EQ(a.unprobeable, UNMAPPED);
+	autopick_free(&a);
+	elf_symbolizer_free(sz);
+	wallprof_free(&wp);
 	sampler_result_free(&r);
 }
 
