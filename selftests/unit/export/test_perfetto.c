@@ -724,7 +724,10 @@ static struct perfetto *mem_open(struct mem_trace *m, const char *process,
 static int mem_read(struct mem_trace *m, struct perfetto *pf,
 		    struct pr_trace *d)
 {
-	if (perfetto_close(pf) || fclose(m->f))
+	int closed = perfetto_close(pf);
+
+	/* Both closed whatever the first says: m->buf is whole after. */
+	if (fclose(m->f) || closed)
 		return -1;
 	decode(m->buf, m->len, d);
 	return 0;

@@ -96,8 +96,9 @@ static void session_start(struct session *s, const char *name)
 	s->funcs[F_BLOCK].is_block = true;
 	ASSERT_EQ(pipeline_add_marker(s->t.pipe, PROBE(F_BLOCK), F_BLOCK,
 				      false, &keys[F_BLOCK]), 0);
-	/* Only tested for being there: nothing is drained here. */
-	s->t.live.drain = (struct drain *)&s->t;
+	/* A live session's, of no ring: nothing is drained here. */
+	s->t.live.drain = drain_new(NULL, 0, NULL, NULL);
+	ASSERT_TRUE(s->t.live.drain);
 	ASSERT_EQ(trace_perfetto_open(&s->t, NULL), 0);
 	ASSERT_TRUE(s->t.out.perfetto);
 }
@@ -105,6 +106,7 @@ static void session_start(struct session *s, const char *name)
 static void session_end(struct session *s, bool keep)
 {
 	EXPECT_EQ(trace_perfetto_close(&s->t, keep), 0);
+	drain_free(s->t.live.drain);
 	pipeline_free(s->t.pipe);
 	if (s->t.sym)
 		elf_symbolizer_free(s->t.sym);
@@ -365,6 +367,7 @@ TEST(generation_is_the_maps_and_never_0_after_a_snapshot)
 	EXPECT_TRUE(snapshot(&s, &g, &m));
 	EXPECT_FALSE(snapshot(&s, &g, &m));
 	/* A replay, the same maps read: 0. */
+	drain_free(s.t.live.drain);
 	s.t.live.drain = NULL;
 	EXPECT_EQ(n->generation(n->ctx), 0);
 	session_end(&s, false);

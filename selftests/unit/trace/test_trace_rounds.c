@@ -104,8 +104,12 @@ static void session_start(struct session *s, const char *trace)
 	ASSERT_TRUE(s->t.pipe);
 	ASSERT_EQ(pipeline_add_probe(s->t.pipe, PROBE, 0, &s->func.key), 0);
 	s->t.live.src.read = rings_read;
-	/* Only tested for being there (a live session): never drained. */
-	s->t.live.drain = (struct drain *)&s->t;
+	/*
+	 * A live session's, of no ring: the rings are rings_read()'s, and
+	 * what asks the drain (futex peeks, pending records) finds none.
+	 */
+	s->t.live.drain = drain_new(NULL, 0, NULL, NULL);
+	ASSERT_TRUE(s->t.live.drain);
 	if (trace) {
 		path_in(s->path, trace);
 		s->o.perfetto = s->path;
@@ -120,6 +124,7 @@ static void session_end(struct session *s)
 {
 	if (s->t.out.perfetto)
 		EXPECT_EQ(trace_perfetto_close(&s->t, false), 0);
+	drain_free(s->t.live.drain);
 	pipeline_free(s->t.pipe);
 	if (s->t.sym)
 		elf_symbolizer_free(s->t.sym);

@@ -108,9 +108,9 @@ void trace_catch_signals(void)
 		sigaction(trace_signals[i], NULL, &trace_signals_before[i]);
 		/*
 		 * nohup's SIGHUP stays ignored: a user asked for it.  An
-		 * ignored SIGINT is taken over: a non-interactive shell
-		 * ignores it in every `cmd &`, and a script's kill -INT $!
-		 * must still end the session with its report.
+		 * ignored SIGINT or SIGTERM is taken over: a non-interactive
+		 * shell ignores SIGINT in every `cmd &`, and a script's
+		 * kill -INT $! must still end the session with its report.
 		 */
 		if (trace_signals[i] == SIGHUP &&
 		    trace_signals_before[i].sa_handler == SIG_IGN)
