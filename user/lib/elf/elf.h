@@ -401,7 +401,12 @@ uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
  * elf_symbolizer_in_code().  An address it names otherwise than the
  * current snapshot does (a library unloaded and another file mapped at
  * its place) may have been either's when it was seen: named by neither,
- * -ENOENT.  Reads nothing; the first snapshot kept stays kept.
+ * -ENOENT.  A kept mapping's file is read by its path, and only where
+ * that is still the file mapped (its device and inode), whoever reads it:
+ * a library rebuilt at its path since is not taken for the old one.  On
+ * btrfs and overlayfs, whose files show other numbers than the mapping,
+ * what only the kept snapshot maps is named as file offsets.  Reads
+ * nothing; the first snapshot kept stays kept.
  */
 void elf_symbolizer_keep(struct elf_symbolizer *s);
 /*

@@ -202,8 +202,12 @@ static bool not_opened(int rc)
  * which keeps names on btrfs and overlayfs, whose files show numbers
  * other than the mapping's.  A mapping of a kept snapshot (@kept) is read
  * by its path alone: the map_files entry of its addresses, if any, is
- * another file's mapped there since.  NULL: no object; its addresses are
- * named as file offsets.
+ * another file's mapped there since.  Its file may be gone as well (a
+ * plugin rebuilt at its path and loaded again), so whoever reads it takes
+ * only the file of the mapping's device and inode: a new one would name
+ * the old code's samples with its own symbols.  On btrfs and overlayfs
+ * that leaves addresses only a kept snapshot maps unnamed.  NULL: no
+ * object; its addresses are named as file offsets.
  */
 static struct elf_obj *load(const struct elf_objcache *c,
 			    const struct elf_map *m, const char *name,
@@ -221,7 +225,7 @@ static struct elf_obj *load(const struct elf_objcache *c,
 	    elf_obj_load_as(m->path, name, past ? ELF_OPEN_NO_SYMLINKS : 0,
 			    &o, NULL, 0))
 		return NULL;
-	if (!past || is_mapped_file(o, m))
+	if ((!past && !kept) || is_mapped_file(o, m))
 		return o;
 	elf_obj_free(o);
 	return NULL;
