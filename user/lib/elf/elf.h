@@ -377,6 +377,12 @@ void elf_symbolizer_free(struct elf_symbolizer *s);
 void elf_symbolizer_hold_at_most(struct elf_symbolizer *s, uint64_t bytes);
 /* What the objects kept hold now, in the same bytes. */
 uint64_t elf_symbolizer_held(const struct elf_symbolizer *s);
+/*
+ * How many times it has read a mapped file's object since it was made,
+ * whether or not the object was kept: once a file, unless the bound made
+ * it let the object go and the file was named again.
+ */
+uint64_t elf_symbolizer_objects_read(const struct elf_symbolizer *s);
 
 /*
  * Take a new snapshot of the maps, and keep the old one if the process is

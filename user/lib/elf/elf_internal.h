@@ -375,20 +375,21 @@ struct elf_objcache {
 	/* What the objects hold, against the bound (elf.h). */
 	uint64_t held, hold_max;
 	bool held_noted;
+	uint64_t reads;		/* elf_symbolizer_objects_read() */
 };
 
 void elf_objcache_init(struct elf_objcache *c, const struct elf_proc *proc);
 void elf_objcache_free(struct elf_objcache *c);
 /*
- * The object of file mapping @m, one of the snapshot @maps[0..@nmaps):
- * read on first sight (failures are kept too, so a file that is no ELF
- * object is opened once), the one cached if the same file is mapped at
- * the same path.  @kept: @maps is a kept snapshot (elf_symbolizer_keep()),
- * whose mapping may be gone, its addresses another file's now.  NULL:
- * none (not ELF, past the bound, or no memory).
+ * The object of file mapping @m, one of @s's current snapshot or, @kept,
+ * of its kept one (elf_symbolizer_keep()), whose mapping may be gone, its
+ * addresses another file's now, from @s's cache: read on first sight
+ * (failures are kept too, so a file that is no ELF object is opened
+ * once), the one cached if the same file is mapped at the same path.  To
+ * make room, only objects neither snapshot maps are let go.  NULL: none
+ * (not ELF, past the bound, or no memory).
  */
-struct elf_obj *elf_objcache_get(struct elf_objcache *c,
-				 const struct elf_map *maps, size_t nmaps,
+struct elf_obj *elf_objcache_get(struct elf_symbolizer *s,
 				 const struct elf_map *m, bool kept);
 
 /*

@@ -85,21 +85,24 @@ static bool cached_obj_mapped(const struct elf_cached_obj *t,
 }
 
 /*
- * Forget the objects that nothing in the snapshot @maps maps any more (a
+ * Forget the objects that neither of @s's snapshots maps any more (a
  * library unloaded, a plugin replaced): what they held is given back.
  * Only when an object would not fit: a process that maps the same object
  * again meanwhile does not pay for reading it twice, and this costs
- * objects x mappings.
+ * objects x mappings.  Both snapshots, whichever the object to fit is
+ * for: an object only the kept one maps, let go for one only the current
+ * one maps, would be read again for the next address of the window, and
+ * that one let go for it in turn, each call.
  */
-static void prune(struct elf_objcache *c, const struct elf_map *maps,
-		  size_t nmaps)
+static void prune(struct elf_objcache *c, const struct elf_symbolizer *s)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < c->nobjs; i++) {
 		struct elf_cached_obj *t = &c->objs[i];
 
-		if (cached_obj_mapped(t, maps, nmaps)) {
+		if (cached_obj_mapped(t, s->maps, s->nmaps) ||
+		    cached_obj_mapped(t, s->kept, s->nkept)) {
 			c->objs[n++] = *t;
 			continue;
 		}
@@ -118,13 +121,13 @@ static bool fits(const struct elf_objcache *c, uint64_t size)
  * Whether @o fits in what @c may hold, once unmapped objects are gone if
  * need be: then it is counted in, its size in *@bytes.
  */
-static bool hold(struct elf_objcache *c, const struct elf_map *maps,
-		 size_t nmaps, const struct elf_obj *o, uint64_t *bytes)
+static bool hold(struct elf_objcache *c, const struct elf_symbolizer *s,
+		 const struct elf_obj *o, uint64_t *bytes)
 {
 	uint64_t size = obj_bytes(o);
 
 	if (!fits(c, size))
-		prune(c, maps, nmaps);
+		prune(c, s);
 	if (!fits(c, size)) {
 		if (!c->held_noted)
 			ispot_say("note: %s: symbols not read: the "
@@ -231,10 +234,10 @@ static struct elf_obj *load(const struct elf_objcache *c,
 	return NULL;
 }
 
-struct elf_obj *elf_objcache_get(struct elf_objcache *c,
-				 const struct elf_map *maps, size_t nmaps,
+struct elf_obj *elf_objcache_get(struct elf_symbolizer *s,
 				 const struct elf_map *m, bool kept)
 {
+	struct elf_objcache *c = &s->objs;
 	struct elf_cached_obj *t;
 	uint64_t bytes = 0;
 	struct elf_obj *o;
@@ -251,7 +254,8 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 	if (!name)
 		return NULL;
 	o = load(c, m, name, kept);
-	if (o && !hold(c, maps, nmaps, o, &bytes)) {
+	c->reads++;
+	if (o && !hold(c, s, o, &bytes)) {
 		elf_obj_free(o);
 		o = NULL;
 	}

@@ -194,6 +194,11 @@ void elf_symbolizer_hold_at_most(struct elf_symbolizer *s, uint64_t bytes)
 	s->objs.hold_max = bytes;
 }
 
+uint64_t elf_symbolizer_objects_read(const struct elf_symbolizer *s)
+{
+	return s->objs.reads;
+}
+
 static bool addr_sym_type(const struct esym *s)
 {
 	return s->type != STT_NOTYPE || s->size;
@@ -368,7 +373,7 @@ static void name_in(struct elf_symbolizer *s, const struct elf_map *maps,
 		return;
 	}
 
-	o = fm ? elf_objcache_get(&s->objs, maps, nmaps, fm, kept) : NULL;
+	o = fm ? elf_objcache_get(s, fm, kept) : NULL;
 	if (!o || elf_bias_from_map(&o->f, maps, nmaps, fm, &bias)) {
 		if (fm == m)
 			set_pseudo(info, ELF_ADDR_FILE, m->path,

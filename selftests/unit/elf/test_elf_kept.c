@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A symbolizer's kept snapshot (elf_symbolizer_keep()): the objects of
+ * what only it maps, and of what only the current one maps, side by side
+ * in the cache within its bound.  Libraries are loaded and unloaded in
+ * this process between the two reads of its maps.
+ */
+#include <dlfcn.h>
+#include <string.h>
+
+#include "elf_fixtures.h"
+#include "stderr_capture.h"
+
+#define ROUNDS	10
+
+/* @lib loaded, and where its lib_twice() is: handle and address. */
+static void *load_lib(const char *lib, uint64_t *fn)
+{
+	void *h = dlopen(fixture(lib), RTLD_NOW | RTLD_LOCAL);
+
+	ASSERT_TRUE(h);
+	*fn = (uintptr_t)dlsym(h, "lib_twice");
+	ASSERT_NE(*fn, 0);
+	return h;
+}
+
+static void name(struct elf_symbolizer *sz, uint64_t addr,
+		 struct elf_addr_info *info)
+{
+	char err[ERRLEN] = "";
+
+	ASSERT_EQ(elf_symbolize(sz, addr, info, err, sizeof(err)), 0);
+}
+
+/*
+ * Two symbolizers of this process keep their first snapshot; libfxl1.so
+ * is loaded, libfxl2.so (loaded before, so never at the other's place)
+ * unloaded, and the maps read again: @gone is in what only the kept
+ * snapshot maps, @loaded in what only the current one does.
+ */
+static void two_snapshots(struct elf_symbolizer *sz[2], uint64_t *gone,
+			  uint64_t *loaded)
+{
+	char err[ERRLEN] = "";
+	void *old, *new;
+	int i;
+
+	old = load_lib("libfxl2.so", gone);
+	for (i = 0; i < 2; i++) {
+		sz[i] = elf_symbolizer_new(0, err, sizeof(err));
+		ASSERT_TRUE(sz[i]);
+		elf_symbolizer_keep(sz[i]);
+	}
+	new = load_lib("libfxl1.so", loaded);
+	ASSERT_EQ(dlclose(old), 0);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(elf_symbolizer_refresh(sz[i], err, sizeof(err)), 0);
+	ASSERT_FALSE(elf_symbolizer_knows(sz[0], *gone));
+	ASSERT_TRUE(elf_symbolizer_knows(sz[0], *loaded));
+	(void)new;	/* stays loaded for the rest of the test's process */
+}
+
+/*
+ * With room for either object but not both, addresses of what only the
+ * kept snapshot maps and of what only the current one does, by turns:
+ * each object is read once.  The first named keeps its room (it is
+ * mapped, by the kept snapshot) and its names; the other is named as a
+ * file offset, said once.  Making room from the current snapshot's view
+ * alone let each go for the other, and read it again, every call.
+ */
+TEST(at_the_bound_the_kept_and_current_objects_are_read_once)
+{
+	struct elf_symbolizer *sz[2];
+	struct elf_addr_info info;
+	uint64_t gone, loaded, held_gone, held_loaded;
+	int i;
+
+	two_snapshots(sz, &gone, &loaded);
+	/* What each object holds, with no bound (the second symbolizer). */
+	name(sz[1], gone, &info);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	held_gone = elf_symbolizer_held(sz[1]);
+	name(sz[1], loaded, &info);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	held_loaded = elf_symbolizer_held(sz[1]) - held_gone;
+	ASSERT_GT(held_gone, 0);
+	ASSERT_GT(held_loaded, 0);
+
+	elf_symbolizer_hold_at_most(sz[0], held_gone > held_loaded ?
+				    held_gone : held_loaded);
+	capture_begin();
+	for (i = 0; i < ROUNDS; i++) {
+		name(sz[0], gone + 1, &info);
+		EXPECT_STREQ(info.sym, "lib_twice");
+		EXPECT_STREQ(info.obj, canon(fixture("libfxl2.so")));
+		name(sz[0], loaded + 1, &info);
+		EXPECT_EQ(info.kind, ELF_ADDR_FILE);
+	}
+	capture_end();
+	EXPECT_EQ(elf_symbolizer_objects_read(sz[0]), 2);
+	EXPECT_TRUE(strstr(captured, "libfxl1.so: symbols not read"));
+	EXPECT_EQ(strchr(captured, '\n'), captured + strlen(captured) - 1);
+	elf_symbolizer_free(sz[0]);
+	elf_symbolizer_free(sz[1]);
+}
+
+TEST_HARNESS_MAIN
