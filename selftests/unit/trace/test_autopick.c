@@ -26,6 +26,7 @@
 #include "util/json.h"
 #include "util/json_read.h"
 #include "elf_fixtures.h"
+#include "off_cpu_stacks.h"
 
 static volatile unsigned long sink;
 
@@ -737,31 +738,6 @@ TEST(top_n_takes_the_n_with_most_samples)
 }
 
 /*
- * An off-CPU stack as the module gives it: the ip inside the C library's
- * syscall(), then stack words holding a stale number and the return
- * address into the program's waiter, for @ms of @kind.
- */
-static void off_sample(struct wallprof *wp, enum wall_kind kind, uint64_t ms,
-		       uintptr_t caller)
-{
-	struct wallprof_sample *s;
-
-	wp->samples = realloc(wp->samples,
-			      (wp->nr_samples + 1) * sizeof(*wp->samples));
-	ASSERT_TRUE(wp->samples);
-	s = &wp->samples[wp->nr_samples++];
-	memset(s, 0, sizeof(*s));
-	s->kind = kind;
-	s->ip = (uintptr_t)syscall + 16;
-	s->nwords = 8;
-	s->words[0] = 0x1234;
-	s->words[3] = caller + 9;
-	s->weight = 1;
-	s->off_ns = ms * 1000000;
-	wp->off_ns[kind] += s->off_ns;
-}
-
-/*
  * Wall time, not on-CPU time alone: the waiter and the C library function
  * it waits in take 300 ms each of futex waits and rank above the hot
  * function's 100 ms of CPU; with the off-CPU evidence left out they are
@@ -779,8 +755,10 @@ TEST(off_cpu_waits_are_picked_by_wall_time)
 	ASSERT_EQ(sampler_add(&r, (uintptr_t)autopick_test_hot + 4, 100), 0);
 	r.samples = 100;
 	wallprof_init(&wp);
-	off_sample(&wp, WALL_FUTEX, 300, (uintptr_t)autopick_test_waiter);
-	off_sample(&wp, WALL_SLEEP, 1000, (uintptr_t)autopick_test_cold);
+	off_cpu_stack(&wp, WALL_FUTEX, 300, (uintptr_t)autopick_test_waiter + 9,
+		      NULL, 0);
+	off_cpu_stack(&wp, WALL_SLEEP, 1000, (uintptr_t)autopick_test_cold + 9,
+		      NULL, 0);
 	ASSERT_EQ(autopick_choose(getpid(), &r, &wp, 3, &a, err,
 				  sizeof(err)), 0);
 	ASSERT_EQ(a.nr, 3);
@@ -834,8 +812,10 @@ TEST(wall_profile_as_folded_lines)
 	for (i = 0; i < 100; i++)
 		ASSERT_EQ(sampler_add_stack(&r, chain, 2), 0);
 	wallprof_init(&wp);
-	off_sample(&wp, WALL_FUTEX, 300, (uintptr_t)autopick_test_waiter);
-	off_sample(&wp, WALL_SLEEP, 1000, (uintptr_t)autopick_test_cold);
+	off_cpu_stack(&wp, WALL_FUTEX, 300, (uintptr_t)autopick_test_waiter + 9,
+		      NULL, 0);
+	off_cpu_stack(&wp, WALL_SLEEP, 1000, (uintptr_t)autopick_test_cold + 9,
+		      NULL, 0);
 	sz = elf_symbolizer_new(0, err, sizeof(err));
 	ASSERT_TRUE(sz);
 	ASSERT_EQ(wall_folded_build(&w, sz, &r, &wp), 0);
@@ -884,7 +864,8 @@ TEST(auto_member_of_the_json_report)
 	}
 	r.samples = 100;
 	wallprof_init(&wp);
-	off_sample(&wp, WALL_FUTEX, 300, (uintptr_t)autopick_test_waiter);
+	off_cpu_stack(&wp, WALL_FUTEX, 300, (uintptr_t)autopick_test_waiter + 9,
+		      NULL, 0);
 	ASSERT_EQ(autopick_choose(getpid(), &r, &wp, 3, &a, err,
 				  sizeof(err)), 0);
 	sz = elf_symbolizer_new(0, err, sizeof(err));

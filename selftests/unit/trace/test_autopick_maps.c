@@ -21,6 +21,7 @@
 #include "elf/elf_internal.h"
 #include "trace/autopick_internal.h"
 #include "elf_fixtures.h"
+#include "off_cpu_stacks.h"
 
 #define TEST_DIR_TEMPLATE	"/tmp/ispot-autopick-maps-XXXXXX"
 #include "scratch_dir.h"
@@ -52,32 +53,6 @@ static bool mapped_now(uint64_t addr)
 	found = elf_maps_find(maps, n, addr) != NULL;
 	elf_maps_free(maps, n);
 	return found;
-}
-
-/*
- * An off-CPU stack of @ms of futex waits: the ip inside the C library's
- * syscall(), a stack word holding the return address @ret (as the
- * module copies them), and @frames[0..@nframes) as the walk's.
- */
-static void off_wait(struct wallprof *wp, uint64_t ms, uint64_t ret,
-		     const uint64_t *frames, uint32_t nframes)
-{
-	struct wallprof_sample *s;
-
-	wp->samples = realloc(wp->samples,
-			      (wp->nr_samples + 1) * sizeof(*wp->samples));
-	ASSERT_TRUE(wp->samples);
-	s = &wp->samples[wp->nr_samples++];
-	memset(s, 0, sizeof(*s));
-	s->kind = WALL_FUTEX;
-	s->ip = (uintptr_t)syscall + 16;
-	s->nwords = 4;
-	s->words[2] = ret;
-	s->nframes = nframes;
-	memcpy(s->frames, frames, nframes * sizeof(*frames));
-	s->weight = 1;
-	s->off_ns = ms * MS;
-	wp->off_ns[WALL_FUTEX] += s->off_ns;
 }
 
 static void copy_file(const char *from, const char *to)
@@ -129,7 +104,7 @@ TEST(a_library_unloaded_while_sampled_is_named)
 	ASSERT_EQ(sampler_add(&r, fn + 1, 500), 0);
 	r.samples = 500;
 	wallprof_init(&wp);
-	off_wait(&wp, 300, fn + 2, NULL, 0);
+	off_cpu_stack(&wp, WALL_FUTEX, 300, fn + 2, NULL, 0);
 	sz = elf_symbolizer_new(0, err, sizeof(err));
 	ASSERT_TRUE(sz);
 	ASSERT_EQ(dlclose(h), 0);
@@ -343,7 +318,8 @@ TEST(a_window_is_named_after_one_read_of_the_maps)
 		ASSERT_EQ(sampler_add(&r, unmapped(i), 1), 0);
 		ASSERT_EQ(sampler_add_stack(&r, chain, 2), 0);
 		if (i % 10 == 0)
-			off_wait(&wp, 1, unmapped(i) + 1, chain, 2);
+			off_cpu_stack(&wp, WALL_FUTEX, 1, unmapped(i) + 1,
+				      chain, 2);
 	}
 	r.samples = 200 + UNMAPPED;
 	sz = elf_symbolizer_new(0, err, sizeof(err));
