@@ -421,12 +421,38 @@ static bool same_name(const struct elf_addr_info *a,
 	       !strcmp(a->sym, b->sym);
 }
 
+/*
+ * @addr, which the current snapshot maps (named into @info) and the kept
+ * one maps at @k: one name in both, or it may have been either's when it
+ * was seen (a library unloaded, another loaded at its place), and no
+ * name is sure: -ENOENT, @info zeroed.  Not inlined: the kept snapshot's
+ * name and the message's take some 4.6 KB of stack, which would
+ * otherwise be in the frame of every elf_symbolize() call (the live
+ * drain's), where few addresses are in both.
+ */
+static __attribute__((noinline)) int
+named_alike_in_kept(struct elf_symbolizer *s, const struct elf_map *k,
+		    uint64_t addr, struct elf_addr_info *info, char *err,
+		    size_t errlen)
+{
+	struct elf_addr_info then;
+	char was[128], now[128];
+
+	memset(&then, 0, sizeof(then));
+	name_in(s, s->kept, s->nkept, true, k, addr, &then);
+	if (same_name(info, &then))
+		return 0;
+	elf_addr_format(&then, was, sizeof(was));
+	elf_addr_format(info, now, sizeof(now));
+	memset(info, 0, sizeof(*info));
+	return elf_fail(err, errlen, -ENOENT, "address 0x%" PRIx64 " was %s, "
+			"then %s", addr, was, now);
+}
+
 int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		  struct elf_addr_info *info, char *err, size_t errlen)
 {
 	const struct elf_map *m, *k;
-	struct elf_addr_info then;
-	char was[128], now[128];
 
 	memset(info, 0, sizeof(*info));
 	if (s->frozen)
@@ -448,22 +474,7 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		return 0;
 	}
 	name_in(s, s->maps, s->nmaps, false, m, addr, info);
-	if (!k)
-		return 0;
-	/*
-	 * Mapped when the kept snapshot was read and now: one name in both,
-	 * or it may have been either's when it was seen (a library
-	 * unloaded, another loaded at its place), and no name is sure.
-	 */
-	memset(&then, 0, sizeof(then));
-	name_in(s, s->kept, s->nkept, true, k, addr, &then);
-	if (same_name(info, &then))
-		return 0;
-	elf_addr_format(&then, was, sizeof(was));
-	elf_addr_format(info, now, sizeof(now));
-	memset(info, 0, sizeof(*info));
-	return elf_fail(err, errlen, -ENOENT, "address 0x%" PRIx64 " was %s, "
-			"then %s", addr, was, now);
+	return k ? named_alike_in_kept(s, k, addr, info, err, errlen) : 0;
 }
 
 int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
