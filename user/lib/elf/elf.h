@@ -404,7 +404,8 @@ uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
  * Keep the snapshot @s names from now when the maps are read again, for
  * what later snapshots no longer map: an address of a library unloaded
  * since (dlclose()) is named from it, by elf_symbolize() and
- * elf_symbolizer_in_code().  An address it names otherwise than the
+ * elf_symbolizer_in_code(), with no re-read of the maps (a read would
+ * fail once the process is gone).  An address it names otherwise than the
  * current snapshot does (a library unloaded and another file mapped at
  * its place) may have been either's when it was seen: named by neither,
  * -ENOENT.  A kept mapping's file is read by its path, and only where

@@ -458,14 +458,21 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	if (s->frozen)
 		return frozen_symbolize(s, addr, info, err, errlen);
 	m = elf_maps_find(s->maps, s->nmaps, addr);
-	if (!m && !s->no_reread) {
+	k = elf_snapshot_kept_find(s, addr);
+	/*
+	 * Re-read for an address neither snapshot maps (a library loaded
+	 * since): one the kept snapshot maps is a library unloaded since,
+	 * named from it, even where no read can be had any more (the
+	 * process gone).
+	 */
+	if (!m && !k && !s->no_reread) {
 		int rc = elf_symbolizer_refresh(s, err, errlen);
 
 		if (rc)
 			return rc;
 		m = elf_maps_find(s->maps, s->nmaps, addr);
+		k = elf_snapshot_kept_find(s, addr);
 	}
-	k = elf_snapshot_kept_find(s, addr);
 	if (!m && !k)
 		return elf_fail(err, errlen, -ENOENT,
 				"address 0x%" PRIx64 " is not mapped", addr);
