@@ -61,6 +61,7 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 			   size_t errlen)
 {
 	struct elf_map *nm;
+	bool same;
 	size_t nn;
 	int rc;
 
@@ -75,18 +76,22 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 	 */
 	if (rc)
 		return rc;
-	if (!same_file_maps(s->maps, s->nmaps, nm, nn))
+	same = same_file_maps(s->maps, s->nmaps, nm, nn);
+	if (!same)
 		s->generation++;
+	/* The snapshot kept is the one just compared, the first time. */
 	if (s->keep && !s->kept) {
 		s->kept = s->maps;
 		s->nkept = s->nmaps;
+		s->kept_differs = !same;
 	} else {
 		elf_maps_free(s->maps, s->nmaps);
+		if (s->kept)
+			s->kept_differs = !same_file_maps(s->kept, s->nkept,
+							  nm, nn);
 	}
 	s->maps = nm;
 	s->nmaps = nn;
-	if (s->kept)
-		s->kept_differs = !same_file_maps(s->kept, s->nkept, nm, nn);
 	return 0;
 }
 
