@@ -36,7 +36,7 @@ __attribute__((noinline, noclone, used)) void autopick_maps_test_hot(void)
 	sink++;
 }
 
-/* A number in no mapping: below the lowest a process may map. */
+/* A number in no mapping: nothing in the test's process maps the page. */
 static uint64_t unmapped(unsigned int i)
 {
 	return 4096 + 8 * (uint64_t)i;
@@ -99,6 +99,12 @@ TEST(a_library_unloaded_while_sampled_is_named)
 	uint64_t fn;
 	void *h;
 
+	/*
+	 * A reader past file modes (root) opens a gone mapping's path with
+	 * openat2(), which valgrind does not know: no name, by design.
+	 */
+	if (under_valgrind() && elf_reads_past_user())
+		SKIP("under valgrind, which has no openat2()");
 	h = load_lib(&fn);
 	memset(&r, 0, sizeof(r));
 	ASSERT_EQ(sampler_add(&r, fn + 1, 500), 0);
@@ -142,7 +148,7 @@ TEST(a_library_replaced_at_its_place_is_named_by_neither)
 	size_t len;
 	Dl_info dl;
 	void *h, *at;
-	int fd;
+	int fd, e;
 
 	h = load_lib(&fn);
 	ASSERT_TRUE(dladdr((void *)(uintptr_t)fn, &dl));
@@ -159,11 +165,21 @@ TEST(a_library_replaced_at_its_place_is_named_by_neither)
 	ASSERT_FALSE(mapped_now(fn));
 	fd = open(copy, O_RDONLY | O_CLOEXEC);
 	ASSERT_GE(fd, 0);
-	at = mmap((void *)(uintptr_t)base, len, PROT_READ | PROT_EXEC,
+	/* Read, not run: a scratch directory may be noexec. */
+	at = mmap((void *)(uintptr_t)base, len, PROT_READ,
 		  MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	e = errno;
 	close(fd);
-	if (at == MAP_FAILED || at != (void *)(uintptr_t)base)
-		SKIP("the library's place was taken (%s)", strerror(errno));
+	if (at == MAP_FAILED && e == EEXIST)
+		SKIP("the library's place was taken");
+	if (at == MAP_FAILED)
+		TH_LOG("mmap at the library's place: %s", strerror(e));
+	ASSERT_NE(at, MAP_FAILED);
+	/* A kernel before 4.17 takes the place asked for as a hint. */
+	if (at != (void *)(uintptr_t)base) {
+		munmap(at, len);
+		SKIP("the library's place was taken (mapped elsewhere)");
+	}
 	/* The maps of now alone name it: the copy's lib_twice. */
 	now = elf_symbolizer_new(0, err, sizeof(err));
 	ASSERT_TRUE(now);
