@@ -20,6 +20,7 @@
 
 #include "elf/elf_internal.h"
 #include "trace/autopick_internal.h"
+#include "util/json.h"
 #include "elf_fixtures.h"
 #include "off_cpu_stacks.h"
 
@@ -83,11 +84,47 @@ static void *load_lib(uint64_t *fn)
 	return h;
 }
 
+/* How many times @needle is in @text. */
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	while ((text = strstr(text, needle))) {
+		n++;
+		text++;
+	}
+	return n;
+}
+
+/*
+ * What @a says of itself, its printed lines and its JSON object, into a
+ * string to free.
+ */
+static char *said(const struct autopick *a)
+{
+	char *text = NULL;
+	struct json j;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ASSERT_TRUE(f);
+	autopick_print(f, 42, a);
+	json_init(&j, f);
+	json_object_begin(&j, NULL);
+	autopick_json(&j, a);
+	json_object_end(&j);
+	json_finish(&j);
+	fclose(f);
+	return text;
+}
+
 /*
  * 500 samples in a library's function and 300 ms of waits that return
  * into it, the library unloaded before the window ends: its function is
  * picked, by both, named from the maps as the window began (the end's
- * have no mapping there).
+ * have no mapping there).  Its probe would time a call only if the
+ * library were loaded again: the pick says it was unloaded, where it is
+ * printed and in the JSON, and the C library's is not said to be.
  */
 TEST(a_library_unloaded_while_sampled_is_named)
 {
@@ -97,6 +134,7 @@ TEST(a_library_unloaded_while_sampled_is_named)
 	struct wallprof wp;
 	struct autopick a;
 	uint64_t fn;
+	char *text;
 	void *h;
 
 	/*
@@ -125,6 +163,15 @@ TEST(a_library_unloaded_while_sampled_is_named)
 	EXPECT_EQ(a.funcs[0].samples, 500);
 	EXPECT_EQ(a.funcs[0].off_ns[WALL_FUTEX], 300 * MS);
 	EXPECT_EQ(a.unprobeable, 0);
+	EXPECT_TRUE(a.funcs[0].unloaded);
+	EXPECT_FALSE(a.funcs[1].unloaded);
+	text = said(&a);
+	TH_LOG("%.800s", text);
+	EXPECT_TRUE(strstr(text, "lib_twice (libfxl2.so, unloaded during "
+			   "sampling): "));
+	EXPECT_EQ(count(text, "unloaded during sampling"), 1);
+	EXPECT_EQ(count(text, "\"unloaded\": true"), 1);
+	free(text);
 	autopick_free(&a);
 	elf_symbolizer_free(sz);
 	wallprof_free(&wp);

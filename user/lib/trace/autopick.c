@@ -109,6 +109,22 @@ static int group_resolve(const struct ap_group *g, struct elf_target_sym *out)
 	return ret;
 }
 
+/*
+ * Whether @sz's current snapshot, read as the sampling ended, maps the
+ * file @obj: not where a library was unloaded during the sampling (its
+ * samples named from the snapshot kept from its start).
+ */
+static bool maps_file(const struct elf_symbolizer *sz, const char *obj)
+{
+	size_t i, n;
+	const struct elf_map *maps = elf_symbolizer_maps(sz, &n);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(maps[i].path, obj))
+			return true;
+	return false;
+}
+
 /* What @g's evidence makes of @f. */
 static void group_to_func(const struct ap_group *g, struct autopick_func *f)
 {
@@ -157,6 +173,7 @@ static int choose_named(struct elf_symbolizer *sz,
 			continue;
 		}
 		group_to_func(&gs.g[i], f);
+		f->unloaded = !maps_file(sz, gs.g[i].obj);
 		a->nr++;
 	}
 	free(gs.g);
@@ -447,9 +464,11 @@ void autopick_print(FILE *f, pid_t pid, const struct autopick *a)
 			"longer --auto-time takes more)\n",
 			(unsigned long long)(a->samples + a->off_stacks));
 	for (i = 0; i < a->nr; i++) {
-		fprintf(f, "  %5.1f%%  %s (%s)", 100.0 * a->funcs[i].wall_ns /
+		fprintf(f, "  %5.1f%%  %s (%s%s)", 100.0 * a->funcs[i].wall_ns /
 			wall, a->funcs[i].sym.name,
-			base_name(a->funcs[i].sym.obj));
+			base_name(a->funcs[i].sym.obj),
+			a->funcs[i].unloaded ? ", unloaded during sampling" :
+			"");
 		print_why(f, a, &a->funcs[i]);
 		fputc('\n', f);
 	}

@@ -55,6 +55,12 @@ struct autopick_func {
 	char partner[ELF_SYM_NAME_MAX];
 	bool waits;
 	uint64_t wall_ns;		/* what it was chosen by */
+	/*
+	 * Its object was mapped as the sampling began, not as it ended (a
+	 * library unloaded meanwhile): its probe, set on the file, times
+	 * calls only if the process loads it again.
+	 */
+	bool unloaded;
 };
 
 struct autopick {

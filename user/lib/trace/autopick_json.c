@@ -36,6 +36,8 @@ static void json_pick(struct json *j, const struct autopick *a,
 	if (f->partner[0]) {
 		json_string(j, f->waits ? "via" : "waiting_in", f->partner);
 	}
+	if (f->unloaded)
+		json_bool(j, "unloaded", true);
 	json_object_end(j);
 }
 
