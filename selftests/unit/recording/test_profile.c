@@ -9,7 +9,10 @@
  * damaged in its bytes or its head, or well sealed but malformed (an
  * unknown count of wait kinds, a flag that is neither 0 nor 1, stacks out
  * of order, a newline in a stack), refuses the file in one line, and a
- * count past its bound is refused before its bytes are.
+ * count past its bound is refused before its bytes are.  A pick of a
+ * library unloaded during the sampling stays marked (UNLOADED, 6.1); a
+ * file without that section reads every pick as loaded, and a malformed
+ * one is refused as PROFILE is.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -29,8 +32,18 @@ static const char *const stacks[] = {
 	"main;sample_thread;work;spin;[on cpu]",
 };
 
-/* A profile as --auto leaves it in the session: two picks, three lines. */
-static struct autopick *profile(const char *exe)
+/* What record() gives the session. */
+enum auto_kind {
+	NO_AUTO,	/* no --auto: PROFILE says none */
+	AUTO,		/* profile(): two picks, both loaded */
+	AUTO_UNLOADED,	/* the same, "work"'s library unloaded meanwhile */
+};
+
+/*
+ * A profile as --auto leaves it in the session: two picks, three lines;
+ * with @unloaded, the second's library was unloaded during the sampling.
+ */
+static struct autopick *profile(const char *exe, bool unloaded)
 {
 	struct autopick *a = calloc(1, sizeof(*a));
 	size_t i;
@@ -54,6 +67,7 @@ static struct autopick *profile(const char *exe)
 	snprintf(a->funcs[1].sym.name, ELF_SYM_NAME_MAX, "work");
 	a->funcs[1].samples = 300;
 	a->funcs[1].wall_ns = 300000000ull;
+	a->funcs[1].unloaded = unloaded;
 	for (i = 0; i < 2; i++) {
 		snprintf(a->funcs[i].sym.obj, PATH_MAX, "%s", exe);
 		a->funcs[i].sym.offset = 0x1100 + i * 0x40;
@@ -70,17 +84,17 @@ static struct autopick *profile(const char *exe)
 
 /*
  * A session recorded to @rec (its live report to @json, and with @html
- * its HTML report), with --auto's profile unless @plain.
+ * its HTML report), with the profile @kind says.
  */
 static void record(const char *rec, const char *json, const char *html,
-		   bool plain)
+		   enum auto_kind kind)
 {
 	struct recording_session s;
 
 	ASSERT_EQ(rs_start(&s, rec, json, 1ull << 30), 0);
 	s.o.html = html;
-	if (!plain)
-		s.t.picked = profile(s.exe);
+	if (kind != NO_AUTO)
+		s.t.picked = profile(s.exe, kind == AUTO_UNLOADED);
 	rs_trace(&s, 50);
 	ASSERT_EQ(rs_stop(&s), 0);
 	trace_free(&s.t);
@@ -104,11 +118,12 @@ TEST(report_gives_the_live_auto_object_and_flame_graph)
 	path_in(live, "live.json");
 	path_in(off, "off.json");
 	path_in(html, "off.html");
-	record(rec, live, NULL, false);
+	record(rec, live, NULL, AUTO_UNLOADED);
 	ASSERT_EQ(replay(rec, off, html, NULL), 0);
 	a = slurp(live, NULL);
 	b = slurp(off, NULL);
 	EXPECT_TRUE(strstr(a, "\"auto\": {") != NULL);
+	EXPECT_TRUE(strstr(a, "\"unloaded\": true") != NULL);
 	EXPECT_TRUE(strstr(a, "\"via\": \"pthread_cond_wait\"") == NULL);
 	EXPECT_TRUE(strstr(a, "\"waiting_in\": \"pthread_cond_wait\"") !=
 		    NULL);
@@ -137,7 +152,7 @@ TEST(a_command_the_sampling_used_up_is_said)
 	path_in(live, "q-live.json");
 	path_in(off, "q-off.json");
 	ASSERT_EQ(rs_start(&s, rec, live, 1ull << 30), 0);
-	s.t.picked = profile(s.exe);
+	s.t.picked = profile(s.exe, false);
 	rs_trace(&s, 50);
 	s.t.sum.target_exited = true;
 	ASSERT_EQ(rs_stop(&s), 0);
@@ -151,7 +166,7 @@ TEST(a_command_the_sampling_used_up_is_said)
 	free(b);
 
 	/* Still running at the end (or attach): no note. */
-	record(rec, live, NULL, false);
+	record(rec, live, NULL, AUTO);
 	a = slurp(live, NULL);
 	EXPECT_TRUE(strstr(a, note) == NULL);
 	free(a);
@@ -166,7 +181,7 @@ TEST(report_writes_the_recorded_wall_folded_lines)
 	path_in(rec, "f.isr");
 	path_in(json, "f.json");
 	path_in(folded, "wall.folded");
-	record(rec, json, NULL, false);
+	record(rec, json, NULL, AUTO);
 	ASSERT_EQ(replay(rec, json, NULL, folded), 0);
 	for (i = 0; i < 3; i++)
 		off += snprintf(want + off, sizeof(want) - off, "%s %zu\n",
@@ -186,7 +201,7 @@ TEST(no_profile_refuses_wall_folded_in_one_line)
 	path_in(rec, "n.isr");
 	path_in(json, "n.json");
 	path_in(folded, "n.folded");
-	record(rec, json, NULL, true);
+	record(rec, json, NULL, NO_AUTO);
 	j = slurp(json, NULL);
 	EXPECT_TRUE(strstr(j, "\"auto\"") == NULL);
 	free(j);
@@ -204,8 +219,12 @@ TEST(no_profile_refuses_wall_folded_in_one_line)
 	EXPECT_EQ(replay(rec, json, NULL, NULL), 0);
 }
 
-/* The recording with a profile, and where its PROFILE body starts. */
-static char *with_profile(size_t *len, size_t *body)
+/*
+ * The recording of @kind, and where the body of its section of @type
+ * starts.
+ */
+static char *with_section(enum auto_kind kind, uint32_t type, size_t *len,
+			  size_t *body)
 {
 	char rec[PATH_MAX], json[PATH_MAX];
 	size_t at;
@@ -213,12 +232,18 @@ static char *with_profile(size_t *len, size_t *body)
 
 	path_in(rec, "b.isr");
 	path_in(json, "b.json");
-	record(rec, json, NULL, false);
+	record(rec, json, NULL, kind);
 	buf = slurp(rec, len);
-	at = section_at(buf, *len, REC_SEC_PROFILE);
+	at = section_at(buf, *len, type);
 	ASSERT_GT(at, 0);
 	*body = at + REC2_SECTION_HEAD;
 	return buf;
+}
+
+/* The recording with a profile, and where its PROFILE body starts. */
+static char *with_profile(size_t *len, size_t *body)
+{
+	return with_section(AUTO, REC_SEC_PROFILE, len, body);
 }
 
 /* The profile body's offset of the first byte of @s in it. */
@@ -231,10 +256,11 @@ static size_t offset_of(const char *buf, size_t len, size_t body,
 	return (size_t)(p - buf);
 }
 
+/* With an UNLOADED section after it, which a lost PROFILE leaves alone. */
 TEST(a_damaged_profile_refuses_the_file)
 {
 	size_t len, body;
-	char *buf = with_profile(&len, &body);
+	char *buf = with_section(AUTO_UNLOADED, REC_SEC_PROFILE, &len, &body);
 
 	buf[body + 3] ^= 0x10;
 	refused(buf, len, "its --auto profile is damaged");
@@ -255,7 +281,7 @@ TEST(a_missing_profile_refuses_the_file)
 
 	path_in(rec, "m.isr");
 	path_in(json, "m.json");
-	record(rec, json, NULL, true);
+	record(rec, json, NULL, NO_AUTO);
 	buf = slurp(rec, &len);
 	at = section_at(buf, len, REC_SEC_PROFILE);
 	ASSERT_GT(at, 0);
@@ -316,6 +342,154 @@ TEST(a_malformed_profile_refuses_the_file)
 	refused(bad, len, "its --auto profile is malformed");
 	free(bad);
 	free(good);
+}
+
+/*
+ * Which picks recording_open() reads from @len bytes of @buf as of an
+ * unloaded library: bit i for pick i.
+ */
+static unsigned int unloaded_read(const char *buf, size_t len)
+{
+	struct recording_file rf;
+	char path[PATH_MAX];
+	unsigned int bits = 0;
+	size_t i;
+
+	path_in(path, "u.isr");
+	spit(path, buf, len);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	ASSERT_TRUE(rf.picked != NULL);
+	EXPECT_EQ(rf.picked->nr, 2u);
+	for (i = 0; i < rf.picked->nr; i++)
+		bits |= (unsigned int)rf.picked->funcs[i].unloaded << i;
+	recording_close(&rf);
+	return bits;
+}
+
+/*
+ * UNLOADED (6.1) names "work" alone, as its index; the JSON is the live
+ * one (report_gives_the_live_auto_object_and_flame_graph).
+ */
+TEST(an_unloaded_pick_stays_marked)
+{
+	const uint32_t want[] = { 1, 1 };
+	size_t len, body;
+	char *buf = with_section(AUTO_UNLOADED, REC_SEC_UNLOADED, &len,
+				 &body);
+	uint64_t n;
+
+	memcpy(&n, buf + body - REC2_SECTION_HEAD + 8, 8);
+	EXPECT_EQ(n, sizeof(want));
+	EXPECT_EQ(memcmp(buf + body, want, sizeof(want)), 0);
+	EXPECT_EQ(unloaded_read(buf, len), 2u);
+	free(buf);
+}
+
+/*
+ * None unloaded: no section, and every pick read as loaded; a file
+ * without it (a 6.0 writer's, or a 6.1 one's section retyped to one
+ * this reader skips) the same.
+ */
+TEST(a_recording_without_unloaded_picks_reads_them_loaded)
+{
+	uint32_t other = 99;
+	size_t len, body;
+	char *buf = with_profile(&len, &body);
+
+	EXPECT_EQ(section_at(buf, len, REC_SEC_UNLOADED), 0u);
+	EXPECT_EQ(unloaded_read(buf, len), 0u);
+	free(buf);
+	buf = with_section(AUTO_UNLOADED, REC_SEC_UNLOADED, &len, &body);
+	memcpy(buf + body - REC2_SECTION_HEAD, &other, 4);
+	rec2_reseal(buf, body - REC2_SECTION_HEAD);
+	EXPECT_EQ(unloaded_read(buf, len), 0u);
+	free(buf);
+}
+
+/*
+ * @len bytes of @buf with the @cut bytes at @at replaced by the @n bytes
+ * of @ins: *@out_len bytes, malloc'd.
+ */
+static char *spliced(const char *buf, size_t len, size_t at, size_t cut,
+		     const void *ins, size_t n, size_t *out_len)
+{
+	char *out = malloc(len - cut + n);
+
+	ASSERT_TRUE(out != NULL);
+	memcpy(out, buf, at);
+	if (n)
+		memcpy(out + at, ins, n);
+	memcpy(out + at + n, buf + at + cut, len - at - cut);
+	*out_len = len - cut + n;
+	return out;
+}
+
+/*
+ * @buf with the UNLOADED body at @body (its section at the end of
+ * PROFILE's) made the @n bytes of @v, sealed again: refused for @what.
+ */
+static void unloaded_refused(const char *buf, size_t len, size_t body,
+			     const void *v, size_t n, const char *what)
+{
+	size_t head = body - REC2_SECTION_HEAD, out_len;
+	uint64_t old, now = n;
+	char *out;
+
+	memcpy(&old, buf + head + 8, 8);
+	out = spliced(buf, len, body, old, v, n, &out_len);
+	memcpy(out + head + 8, &now, 8);
+	rec2_reseal(out, head);
+	refused(out, out_len, what);
+	free(out);
+}
+
+TEST(a_malformed_unloaded_list_refuses_the_file)
+{
+	const char *bad = "its list of unloaded picks is malformed";
+	const uint32_t past[] = { 1, 2 }, many[] = { 3, 0, 1 },
+		       twice[] = { 2, 1, 1 }, down[] = { 2, 1, 0 },
+		       none[] = { 0 }, spare[] = { 1, 1, 0 };
+	size_t len, body, prof, at, n, other_len;
+	char *buf = with_section(AUTO_UNLOADED, REC_SEC_UNLOADED, &len,
+				 &body);
+	char *other, *sec;
+
+	unloaded_refused(buf, len, body, past, sizeof(past), bad);
+	unloaded_refused(buf, len, body, many, sizeof(many), bad);
+	unloaded_refused(buf, len, body, twice, sizeof(twice), bad);
+	unloaded_refused(buf, len, body, down, sizeof(down), bad);
+	unloaded_refused(buf, len, body, none, sizeof(none), bad);
+	/* Cut short in its index, and a byte past its list. */
+	unloaded_refused(buf, len, body, past, sizeof(past) - 1, bad);
+	unloaded_refused(buf, len, body, spare, sizeof(spare) - 3, bad);
+	/* Damaged, as PROFILE is. */
+	buf[body] ^= 0x01;
+	refused(buf, len, "its list of unloaded picks is damaged");
+	buf[body] ^= 0x01;
+
+	/* Ahead of the profile whose picks it indexes. */
+	at = body - REC2_SECTION_HEAD;
+	n = REC2_SECTION_HEAD + 8;
+	prof = section_at(buf, len, REC_SEC_PROFILE);
+	sec = malloc(n);
+	ASSERT_TRUE(sec != NULL);
+	memcpy(sec, buf + at, n);
+	other = spliced(buf, len, at, n, NULL, 0, &other_len);
+	free(buf);
+	buf = spliced(other, other_len, prof, 0, sec, n, &len);
+	free(other);
+	refused(buf, len, "unloaded picks before the profile");
+	free(buf);
+
+	/* After a PROFILE of none: no picks to mark. */
+	buf = with_section(NO_AUTO, REC_SEC_PROFILE, &len, &body);
+	at = body + 1;
+	other = spliced(buf, len, at, 0, sec, n, &other_len);
+	rec2_reseal(other, at);
+	refused(other, other_len, bad);
+	free(other);
+	free(sec);
+	free(buf);
 }
 
 TEST_HARNESS_MAIN

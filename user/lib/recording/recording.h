@@ -31,7 +31,7 @@
 
 #define RECORDING_MAGIC		"ISPOTREC"
 #define RECORDING_MAJOR		6	/* what the writer writes */
-#define RECORDING_MINOR		0
+#define RECORDING_MINOR		1
 #define RECORDING_MAJOR_OLDEST	1	/* the oldest the reader reads */
 #define RECORDING_MAJOR_PACKED_NAMES	6	/* recording_names.c */
 #define RECORDING_HEADER_SIZE	16
@@ -41,8 +41,9 @@
 
 /*
  * Section types.  The writer puts META, FUNCS, PROBES and START first
- * (format 2.1), and PROFILE (3.1), then the EVENTS, then NAMES, MAPS,
- * THREADS (4.1), STATS and END.
+ * (format 2.1), and PROFILE (3.1) and UNLOADED (6.1, only when a pick's
+ * library was unloaded), then the EVENTS, then NAMES, MAPS, THREADS
+ * (4.1), STATS and END.
  */
 enum recording_section {
 	REC_SEC_EVENTS = 1,	/* a run of events */
@@ -56,7 +57,11 @@ enum recording_section {
 	REC_SEC_START,		/* 2.1: when tracing began (u64 t_enable) */
 	REC_SEC_PROFILE,	/* 3.1: --auto's wall-clock profile, or none */
 	REC_SEC_THREADS,	/* 4.1: tid -> its name, as first seen */
+	REC_SEC_UNLOADED,	/* 6.1: PROFILE's picks of unloaded libraries */
 };
+
+/* The last type this reader knows: a later one is skipped. */
+#define REC_SEC_LAST	REC_SEC_UNLOADED
 
 /*
  * Format 2 keeps the same sections, each with a check, and EVENTS as
@@ -233,7 +238,7 @@ struct recording_file {
 	struct autopick *picked;	/* 3.1: --auto's profile, or NULL */
 	struct thread_names threads;	/* 4.1: THREADS, else empty */
 	/* Each table's bytes read, by section type, heads left out. */
-	uint64_t table_bytes[REC_SEC_THREADS + 1];
+	uint64_t table_bytes[REC_SEC_LAST + 1];
 };
 
 /*

@@ -111,6 +111,7 @@ static const char *const table_name[] = {
 	[REC_SEC_START] = "its start section is damaged",
 	[REC_SEC_PROFILE] = "its --auto profile is damaged",
 	[REC_SEC_THREADS] = "its thread names are damaged",
+	[REC_SEC_UNLOADED] = "its list of unloaded picks is damaged",
 };
 
 /*
@@ -133,7 +134,7 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 		return 0;
 	}
 	/* Unknown types are a later minor version's: skipped. */
-	if (h->type < REC_SEC_META || h->type > REC_SEC_THREADS)
+	if (h->type < REC_SEC_META || h->type > REC_SEC_LAST)
 		return 0;
 	/*
 	 * A table no report reads (the maps, kept for people) or that only

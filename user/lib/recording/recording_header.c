@@ -126,7 +126,7 @@ const struct rec_table_name *rec_table_names(size_t *n)
 		{ REC_SEC_THREADS, "threads" }, { REC_SEC_PROFILE, "profile" },
 		{ REC_SEC_META, "session" }, { REC_SEC_FUNCS, "functions" },
 		{ REC_SEC_PROBES, "probes" }, { REC_SEC_STATS, "statistics" },
-		{ REC_SEC_START, "start" },
+		{ REC_SEC_START, "start" }, { REC_SEC_UNLOADED, "unloaded" },
 	};
 
 	*n = sizeof(names) / sizeof(names[0]);

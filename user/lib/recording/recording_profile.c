@@ -3,8 +3,10 @@
  * A recording's PROFILE section (format 3.1): what `record --auto` picked
  * its functions from, so that `report FILE` gives the JSON's "auto"
  * object, the HTML report's wall-time flame graph and --wall-folded as
- * the live report did.  The layout is in Documentation/recording.rst;
- * the reader holds it to the bounds of a hostile file.
+ * the live report did; and its UNLOADED section (6.1), which of the
+ * picks are of a library unloaded during the sampling.  The layout is in
+ * Documentation/recording.rst; the reader holds it to the bounds of a
+ * hostile file.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,12 @@ static void put_stacks(struct rec_buf *b, const struct wall_lines *w)
 	}
 }
 
+/* The picks PROFILE holds: heaviest first, so the bound keeps those. */
+static size_t picks_kept(const struct autopick *a)
+{
+	return a->nr < RECORDING_MAX_PICKS ? a->nr : RECORDING_MAX_PICKS;
+}
+
 void rec_put_profile(struct rec_buf *b, const struct rec_tables *w)
 {
 	const struct autopick *a = w->tb->picked;
@@ -93,7 +101,7 @@ void rec_put_profile(struct rec_buf *b, const struct rec_tables *w)
 	buf_u8(b, !!a);
 	if (!a)
 		return;
-	nr = a->nr < RECORDING_MAX_PICKS ? a->nr : RECORDING_MAX_PICKS;
+	nr = picks_kept(a);
 	buf_u64(b, a->duration_ns);
 	buf_u64(b, a->samples);
 	buf_u64(b, a->unprobeable);
@@ -105,7 +113,6 @@ void rec_put_profile(struct rec_buf *b, const struct rec_tables *w)
 	buf_u64(b, a->off_unnamed_ns);
 	buf_u64(b, a->off_stacks);
 	buf_u64(b, a->wall_ns);
-	/* Picks come heaviest first: the bound keeps the heaviest. */
 	buf_u32(b, nr);
 	for (i = 0; i < nr; i++) {
 		const struct autopick_func *f = &a->funcs[i];
@@ -118,6 +125,33 @@ void rec_put_profile(struct rec_buf *b, const struct rec_tables *w)
 		buf_u64(b, f->wall_ns);
 	}
 	put_stacks(b, &a->wall);
+}
+
+size_t rec_unloaded_picks(const struct autopick *a)
+{
+	size_t i, n = 0;
+
+	for (i = 0; a && i < picks_kept(a); i++)
+		n += a->funcs[i].unloaded;
+	return n;
+}
+
+/*
+ * UNLOADED (6.1): u32 n, then the index of each pick PROFILE holds whose
+ * library was unloaded during the sampling, rising.  Not a field of
+ * PROFILE's picks: a 3.1 to 6.0 reader reads PROFILE to its exact end
+ * and takes its flags for 0 or 1 only, but skips a section it does not
+ * know.
+ */
+void rec_put_unloaded(struct rec_buf *b, const struct rec_tables *w)
+{
+	const struct autopick *a = w->tb->picked;
+	size_t i;
+
+	buf_u32(b, rec_unloaded_picks(a));
+	for (i = 0; a && i < picks_kept(a); i++)
+		if (a->funcs[i].unloaded)
+			buf_u32(b, i);
 }
 
 static void get_kinds(struct rec_cur *c, uint64_t *ns)
@@ -208,6 +242,36 @@ void rec_get_profile(struct rec_cur *c, struct recording_file *rf)
 		get_stacks(c, &a->wall);
 	if (a->unprobeable > a->samples)
 		c->bad = true;
+}
+
+/*
+ * The picks UNLOADED names, marked.  rec_table() read PROFILE first; a
+ * profile of none has no picks to mark.  The writer leaves the section
+ * out rather than write none, and writes each index once, rising: an
+ * index past the picks, repeated or out of order, or a count past the
+ * picks or of none, is another writer's, and malformed.
+ */
+void rec_get_unloaded(struct rec_cur *c, struct recording_file *rf)
+{
+	struct autopick *a = rf->picked;
+	uint32_t n, i, at, next = 0;
+
+	if (!a) {
+		c->bad = true;
+		return;
+	}
+	n = cur_count(c, a->nr, 4);
+	if (!n)
+		c->bad = true;
+	for (i = 0; i < n && !c->bad; i++) {
+		at = cur_u32(c);
+		if (c->bad || at < next || at >= a->nr) {
+			c->bad = true;
+			return;
+		}
+		a->funcs[at].unloaded = true;
+		next = at + 1;
+	}
 }
 
 void rec_profile_free(struct recording_file *rf)

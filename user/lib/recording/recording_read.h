@@ -51,6 +51,8 @@ void cur_sym(struct rec_cur *c, struct elf_target_sym *sym);
 
 /* --auto's profile (recording_profile.c): into rf->picked. */
 void rec_get_profile(struct rec_cur *c, struct recording_file *rf);
+/* UNLOADED (6.1): marks rf->picked's picks, read before it. */
+void rec_get_unloaded(struct rec_cur *c, struct recording_file *rf);
 void rec_profile_free(struct recording_file *rf);
 
 /* NAMES, of the file's format (recording_names.c): into rf->names. */

@@ -5,7 +5,7 @@
  * session (META), what it traced (FUNCS, PROBES), when it began (START),
  * the target's maps (MAPS) and how it ended (STATS); the names of the
  * addresses its records carry (NAMES) are recording_names.c's, --auto's
- * profile (PROFILE) recording_profile.c's.
+ * profile (PROFILE, UNLOADED) recording_profile.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -232,6 +232,7 @@ void rec_put_table(struct rec_buf *b, uint32_t type,
 		[REC_SEC_START] = put_start,
 		[REC_SEC_PROFILE] = rec_put_profile,
 		[REC_SEC_THREADS] = put_threads,
+		[REC_SEC_UNLOADED] = rec_put_unloaded,
 	};
 
 	put[type](b, w);

@@ -2,7 +2,8 @@
 /*
  * A recording's tables, decoded (the format in Documentation/recording.rst):
  * META, FUNCS, PROBES, STATS, START and THREADS into the recording_file,
- * NAMES through recording_names.c, PROFILE through recording_profile.c.
+ * NAMES through recording_names.c, PROFILE and UNLOADED through
+ * recording_profile.c.
  * Each is read to its exact length, every count bounded, every string by
  * what is left: a table that is not is "malformed", and the file
  * refused.
@@ -175,6 +176,8 @@ static const struct {
 	[REC_SEC_START] = { "its start section", get_start },
 	[REC_SEC_PROFILE] = { "its --auto profile", rec_get_profile },
 	[REC_SEC_THREADS] = { "its thread names", get_threads },
+	[REC_SEC_UNLOADED] = { "its list of unloaded picks",
+			       rec_get_unloaded },
 };
 
 int rec_table(struct recording_file *rf, uint32_t type,
@@ -189,6 +192,13 @@ int rec_table(struct recording_file *rf, uint32_t type,
 	/* The function table comes first: probes refer to it. */
 	if (type == REC_SEC_PROBES && !(*seen & (1u << REC_SEC_FUNCS)))
 		return rec_bad(rf, "probes before functions");
+	/*
+	 * So does the profile: the unloaded picks are its picks' indexes.
+	 * Not seen when its head was damaged: then say that.
+	 */
+	if (type == REC_SEC_UNLOADED && !(*seen & (1u << REC_SEC_PROFILE)))
+		return rec_bad(rf, rf->lost ? "a table section is damaged" :
+			       "unloaded picks before the profile");
 	if (!tables[type].get)
 		return 0;	/* no report reads it */
 	tables[type].get(&c, rf);

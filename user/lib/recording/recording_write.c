@@ -476,6 +476,10 @@ static void rec_tables(struct recording *r, const struct session_summary *s,
 
 	rec_image(&w, r->full, r->max_size, r->last_ts, r->records);
 	for (i = 0; i < n; i++) {
+		/* Optional: a file without it marks no pick. */
+		if (types[i] == REC_SEC_UNLOADED &&
+		    !rec_unloaded_picks(tb->picked))
+			continue;
 		b.len = 0;
 		rec_put_table(&b, types[i], &w);
 		rec_section(r, types[i], &b);
@@ -489,7 +493,7 @@ static void rec_tables(struct recording *r, const struct session_summary *s,
  */
 static const uint32_t early[] = {
 	REC_SEC_META, REC_SEC_FUNCS, REC_SEC_PROBES, REC_SEC_START,
-	REC_SEC_PROFILE,
+	REC_SEC_PROFILE, REC_SEC_UNLOADED,
 };
 
 /* What is known only at the end. */

@@ -86,12 +86,19 @@ struct rec_tables {
 void rec_image(const struct rec_tables *w, bool full, uint64_t max_size,
 	       uint64_t last_ts, uint64_t records);
 
-/* The table section of @type (META to STATS, START, PROFILE) into @b. */
+/*
+ * The table section of @type (META to STATS, START, PROFILE, THREADS,
+ * UNLOADED) into @b.
+ */
 void rec_put_table(struct rec_buf *b, uint32_t type,
 		   const struct rec_tables *w);
 
 /* PROFILE: @w->tb->picked (recording_profile.c). */
 void rec_put_profile(struct rec_buf *b, const struct rec_tables *w);
+/* UNLOADED (6.1): which of PROFILE's picks are of unloaded libraries. */
+void rec_put_unloaded(struct rec_buf *b, const struct rec_tables *w);
+/* How many picks PROFILE holds of @a (or NULL) are marked: 0, no section. */
+size_t rec_unloaded_picks(const struct autopick *a);
 
 /* NAMES, format 6's packed layout: @w->names named (recording_names.c). */
 void rec_put_names(struct rec_buf *b, const struct rec_tables *w);
