@@ -24,11 +24,13 @@ static inline void off_cpu_stack(struct wallprof *wp, enum wall_kind kind,
 				 uint64_t ms, uint64_t ret,
 				 const uint64_t *frames, uint32_t nframes)
 {
-	struct wallprof_sample *s;
+	struct wallprof_sample *s, *grown;
 
-	wp->samples = realloc(wp->samples,
-			      (wp->nr_samples + 1) * sizeof(*wp->samples));
-	ASSERT_TRUE(wp->samples);
+	/* Through a temporary: a failed realloc() leaves the old array. */
+	grown = realloc(wp->samples,
+			(wp->nr_samples + 1) * sizeof(*wp->samples));
+	ASSERT_TRUE(grown != NULL);
+	wp->samples = grown;
 	s = &wp->samples[wp->nr_samples++];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
