@@ -7,11 +7,13 @@
 #ifndef ISPOT_SCRATCH_DIR_H
 #define ISPOT_SCRATCH_DIR_H
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ispot_test.h"
 
@@ -41,6 +43,27 @@ static void path_in(char *buf, const char *name)
 {
 	ASSERT_TRUE(dir[0] != '\0');
 	snprintf(buf, PATH_MAX, "%s/%s", dir, name);
+}
+
+/*
+ * A copy of file @from at @to, a new file (its own inode) that its owner
+ * may run.
+ */
+static inline void copy_file(const char *from, const char *to)
+{
+	char buf[4096];
+	ssize_t n;
+	int in, out;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(in, 0);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	ASSERT_GE(out, 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		ASSERT_EQ(write(out, buf, n), n);
+	ASSERT_EQ(n, 0);
+	close(in);
+	close(out);
 }
 
 #endif /* ISPOT_SCRATCH_DIR_H */

@@ -14,17 +14,44 @@
 #include "elf_fixtures.h"
 #include "stderr_capture.h"
 
+#define TEST_DIR_TEMPLATE	"/tmp/ispot-elf-kept-XXXXXX"
+#include "scratch_dir.h"
+
 #define ROUNDS	10
 
-/* @lib loaded, and where its lib_twice() is: handle and address. */
-static void *load_lib(const char *lib, uint64_t *fn)
+/*
+ * @path loaded, and where its lib_twice() is: handle and address; NULL,
+ * dlerror() said, where it does not load (a scratch directory may be
+ * noexec).
+ */
+static void *load_path(const char *path, uint64_t *fn)
 {
-	void *h = dlopen(fixture(lib), RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 
-	ASSERT_TRUE(h);
+	if (!h) {
+		TH_LOG("%s", dlerror());
+		return NULL;
+	}
 	*fn = (uintptr_t)dlsym(h, "lib_twice");
 	ASSERT_NE(*fn, 0);
 	return h;
+}
+
+/* Fixture @lib loaded: handle and address of its lib_twice(). */
+static void *load_lib(const char *lib, uint64_t *fn)
+{
+	void *h = load_path(fixture(lib), fn);
+
+	ASSERT_TRUE(h);
+	return h;
+}
+
+/* libfxl2.so's copy @name in the scratch directory (path into @lib). */
+static void *load_copy(const char *name, char *lib, uint64_t *fn)
+{
+	path_in(lib, name);
+	copy_file(fixture("libfxl2.so"), lib);
+	return load_path(lib, fn);
 }
 
 static void name(struct elf_symbolizer *sz, uint64_t addr,
@@ -151,6 +178,36 @@ TEST(a_kept_address_needs_no_read_of_the_maps)
 		TH_LOG("%s", err);
 	EXPECT_STREQ(info.sym, "lib_twice");
 	EXPECT_EQ(elf_symbolizer_reads(sz), 1);
+	elf_symbolizer_free(sz);
+}
+
+/*
+ * A library whose file was deleted while mapped, unloaded between the
+ * two reads of the maps: no path leads to its file any more, and nothing
+ * is opened for it (it is not counted as a read); named as a file offset.
+ */
+TEST(a_kept_mapping_of_a_deleted_file_opens_nothing)
+{
+	struct elf_addr_info info;
+	struct elf_symbolizer *sz;
+	char err[ERRLEN] = "", lib[PATH_MAX];
+	uint64_t fn;
+	void *h;
+
+	h = load_copy("libdeleted.so", lib, &fn);
+	if (!h)
+		SKIP("no library loads from %s (dlerror() above)", dir);
+	ASSERT_EQ(unlink(lib), 0);
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	elf_symbolizer_keep(sz);
+	ASSERT_EQ(dlclose(h), 0);
+	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
+	ASSERT_FALSE(elf_symbolizer_knows(sz, fn));
+
+	name(sz, fn + 1, &info);
+	EXPECT_EQ(info.kind, ELF_ADDR_FILE);
+	EXPECT_EQ(elf_symbolizer_objects_read(sz), 0);
 	elf_symbolizer_free(sz);
 }
 

@@ -56,23 +56,6 @@ static bool mapped_now(uint64_t addr)
 	return found;
 }
 
-static void copy_file(const char *from, const char *to)
-{
-	char buf[4096];
-	ssize_t n;
-	int in, out;
-
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	ASSERT_GE(in, 0);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-	ASSERT_GE(out, 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		ASSERT_EQ(write(out, buf, n), n);
-	ASSERT_EQ(n, 0);
-	close(in);
-	close(out);
-}
-
 /* libfxl2.so loaded, and where its lib_twice() is: handle and address. */
 static void *load_lib(uint64_t *fn)
 {

@@ -378,9 +378,11 @@ void elf_symbolizer_hold_at_most(struct elf_symbolizer *s, uint64_t bytes);
 /* What the objects kept hold now, in the same bytes. */
 uint64_t elf_symbolizer_held(const struct elf_symbolizer *s);
 /*
- * How many times it has read a mapped file's object since it was made,
- * whether or not the object was kept: once a file, unless the bound made
- * it let the object go and the file was named again.
+ * How many times it has opened a mapped file for its object since it was
+ * made (its reads of the maps are elf_symbolizer_reads()), whether or not
+ * the object was kept: once a file, unless the bound made it let the
+ * object go and the file was named again.  A kept mapping of a deleted
+ * file (elf_symbolizer_keep()) opens nothing and is not counted.
  */
 uint64_t elf_symbolizer_objects_read(const struct elf_symbolizer *s);
 

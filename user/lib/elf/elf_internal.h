@@ -363,6 +363,18 @@ int elf_proc_maps_read(const struct elf_proc *p, struct elf_map **maps,
 		       size_t *n, char *err, size_t errlen);
 
 /*
+ * The snapshots of a process's maps a symbolizer names from
+ * (elf_snapshot.c): the current one, and the one kept
+ * (elf_symbolizer_keep()), NULL and 0 if none.
+ */
+struct elf_snapshots {
+	const struct elf_map *maps;
+	size_t nmaps;
+	const struct elf_map *kept;
+	size_t nkept;
+};
+
+/*
  * elf_objcache.c: the objects read for one process's file mappings (@proc:
  * the caller's if its pid is 0), kept while the maps name them, within a
  * bound.
@@ -375,21 +387,26 @@ struct elf_objcache {
 	/* What the objects hold, against the bound (elf.h). */
 	uint64_t held, hold_max;
 	bool held_noted;
-	uint64_t reads;		/* elf_symbolizer_objects_read() */
+	/*
+	 * The files opened for an object, elf_symbolizer_objects_read()
+	 * (the symbolizer's own reads count reads of the maps).
+	 */
+	uint64_t objects_read;
 };
 
 void elf_objcache_init(struct elf_objcache *c, const struct elf_proc *proc);
 void elf_objcache_free(struct elf_objcache *c);
 /*
- * The object of file mapping @m, one of @s's current snapshot or, @kept,
- * of its kept one (elf_symbolizer_keep()), whose mapping may be gone, its
- * addresses another file's now, from @s's cache: read on first sight
- * (failures are kept too, so a file that is no ELF object is opened
- * once), the one cached if the same file is mapped at the same path.  To
- * make room, only objects neither snapshot maps are let go.  NULL: none
- * (not ELF, past the bound, or no memory).
+ * The object of file mapping @m, one of @sn's current snapshot or, @kept,
+ * of its kept one, whose mapping may be gone, its addresses another
+ * file's now, from @c: read on first sight (failures are kept too, so a
+ * file that is no ELF object is opened once), the one cached if the same
+ * file is mapped at the same path.  To make room, only objects neither
+ * snapshot maps are let go.  NULL: none (not ELF, past the bound, or no
+ * memory).
  */
-struct elf_obj *elf_objcache_get(struct elf_symbolizer *s,
+struct elf_obj *elf_objcache_get(struct elf_objcache *c,
+				 const struct elf_snapshots *sn,
 				 const struct elf_map *m, bool kept);
 
 /*

@@ -85,7 +85,7 @@ static bool cached_obj_mapped(const struct elf_cached_obj *t,
 }
 
 /*
- * Forget the objects that neither of @s's snapshots maps any more (a
+ * Forget the objects that neither of @sn's snapshots maps any more (a
  * library unloaded, a plugin replaced): what they held is given back.
  * Only when an object would not fit: a process that maps the same object
  * again meanwhile does not pay for reading it twice, and this costs
@@ -94,15 +94,15 @@ static bool cached_obj_mapped(const struct elf_cached_obj *t,
  * one maps, would be read again for the next address of the window, and
  * that one let go for it in turn, each call.
  */
-static void prune(struct elf_objcache *c, const struct elf_symbolizer *s)
+static void prune(struct elf_objcache *c, const struct elf_snapshots *sn)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < c->nobjs; i++) {
 		struct elf_cached_obj *t = &c->objs[i];
 
-		if (cached_obj_mapped(t, s->maps, s->nmaps) ||
-		    cached_obj_mapped(t, s->kept, s->nkept)) {
+		if (cached_obj_mapped(t, sn->maps, sn->nmaps) ||
+		    cached_obj_mapped(t, sn->kept, sn->nkept)) {
 			c->objs[n++] = *t;
 			continue;
 		}
@@ -121,13 +121,13 @@ static bool fits(const struct elf_objcache *c, uint64_t size)
  * Whether @o fits in what @c may hold, once unmapped objects are gone if
  * need be: then it is counted in, its size in *@bytes.
  */
-static bool hold(struct elf_objcache *c, const struct elf_symbolizer *s,
+static bool hold(struct elf_objcache *c, const struct elf_snapshots *sn,
 		 const struct elf_obj *o, uint64_t *bytes)
 {
 	uint64_t size = obj_bytes(o);
 
 	if (!fits(c, size))
-		prune(c, s);
+		prune(c, sn);
 	if (!fits(c, size)) {
 		if (!c->held_noted)
 			ispot_say("note: %s: symbols not read: the "
@@ -212,14 +212,17 @@ static bool not_opened(int rc)
  * that leaves addresses only a kept snapshot maps unnamed.  NULL: no
  * object; its addresses are named as file offsets.
  */
-static struct elf_obj *load(const struct elf_objcache *c,
-			    const struct elf_map *m, const char *name,
-			    bool kept)
+static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
+			    const char *name, bool kept)
 {
 	bool past = elf_reads_past_user();
 	struct elf_obj *o = NULL;
 	int rc;
 
+	/* No path leads to a kept mapping's deleted file: nothing opened. */
+	if (kept && m->deleted)
+		return NULL;
+	c->objects_read++;
 	rc = kept ? -ENOENT : load_mapped(c, m, name, &o);
 	if (!rc)
 		return o;
@@ -234,10 +237,10 @@ static struct elf_obj *load(const struct elf_objcache *c,
 	return NULL;
 }
 
-struct elf_obj *elf_objcache_get(struct elf_symbolizer *s,
+struct elf_obj *elf_objcache_get(struct elf_objcache *c,
+				 const struct elf_snapshots *sn,
 				 const struct elf_map *m, bool kept)
 {
-	struct elf_objcache *c = &s->objs;
 	struct elf_cached_obj *t;
 	uint64_t bytes = 0;
 	struct elf_obj *o;
@@ -254,8 +257,7 @@ struct elf_obj *elf_objcache_get(struct elf_symbolizer *s,
 	if (!name)
 		return NULL;
 	o = load(c, m, name, kept);
-	c->reads++;
-	if (o && !hold(c, s, o, &bytes)) {
+	if (o && !hold(c, sn, o, &bytes)) {
 		elf_obj_free(o);
 		o = NULL;
 	}

@@ -196,7 +196,7 @@ void elf_symbolizer_hold_at_most(struct elf_symbolizer *s, uint64_t bytes)
 
 uint64_t elf_symbolizer_objects_read(const struct elf_symbolizer *s)
 {
-	return s->objs.reads;
+	return s->objs.objects_read;
 }
 
 static bool addr_sym_type(const struct esym *s)
@@ -338,6 +338,8 @@ static void name_in(struct elf_symbolizer *s, const struct elf_map *maps,
 		    size_t nmaps, bool kept, const struct elf_map *m,
 		    uint64_t addr, struct elf_addr_info *info)
 {
+	const struct elf_snapshots sn = { .maps = s->maps, .nmaps = s->nmaps,
+					  .kept = s->kept, .nkept = s->nkept };
 	const struct elf_map *fm = NULL;
 	const struct esym *sym;
 	struct elf_obj *o;
@@ -373,7 +375,7 @@ static void name_in(struct elf_symbolizer *s, const struct elf_map *maps,
 		return;
 	}
 
-	o = fm ? elf_objcache_get(s, fm, kept) : NULL;
+	o = fm ? elf_objcache_get(&s->objs, &sn, fm, kept) : NULL;
 	if (!o || elf_bias_from_map(&o->f, maps, nmaps, fm, &bias)) {
 		if (fm == m)
 			set_pseudo(info, ELF_ADDR_FILE, m->path,
