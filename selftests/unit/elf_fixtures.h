@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "elf/elf.h"
 #include "ispot_test.h"
@@ -69,6 +70,38 @@ static inline bool under_valgrind(void)
 		vg |= strstr(maps[i].path, "/vgpreload_") != NULL;
 	elf_maps_free(maps, n);
 	return vg;
+}
+
+/*
+ * Skip the test unless this process's maps show @path's file (mapped)
+ * with the device and inode stat() gives it.  They differ on a btrfs
+ * subvolume and on an overlay whose layers are on another file system,
+ * where a file no mapping maps any more is not read for a kept snapshot
+ * (elf_symbolizer_keep()): it is taken by its path only with the
+ * mapping's numbers.
+ */
+static inline void skip_unless_maps_number_as_stat(const char *path)
+{
+	const char *real = canon(path);
+	const struct elf_map *m = NULL;
+	struct elf_map *maps;
+	char err[ERRLEN];
+	struct stat st;
+	bool same;
+	size_t n, i;
+
+	ASSERT_EQ(stat(real, &st), 0);
+	ASSERT_EQ(elf_maps_read(0, &maps, &n, err, sizeof(err)), 0);
+	for (i = 0; i < n && !m; i++)
+		if (!strcmp(maps[i].path, real))
+			m = &maps[i];
+	ASSERT_TRUE(m);
+	same = m->dev_major == major(st.st_dev) &&
+	       m->dev_minor == minor(st.st_dev) && m->inode == st.st_ino;
+	elf_maps_free(maps, n);
+	if (!same)
+		SKIP("the maps number %s otherwise than stat() (a btrfs "
+		     "subvolume, an overlay?)", real);
 }
 
 /* objdump's file offset for name in bin's .offsets file, or -1. */

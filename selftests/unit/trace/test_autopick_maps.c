@@ -127,6 +127,7 @@ TEST(a_library_unloaded_while_sampled_is_named)
 	if (under_valgrind() && elf_reads_past_user())
 		SKIP("under valgrind, which has no openat2()");
 	h = load_lib(&fn);
+	skip_unless_maps_number_as_stat(fixture("libfxl2.so"));
 	memset(&r, 0, sizeof(r));
 	ASSERT_EQ(sampler_add(&r, fn + 1, 500), 0);
 	r.samples = 500;
