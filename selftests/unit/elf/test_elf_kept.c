@@ -6,11 +6,15 @@
  * this process between the two reads of its maps.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "elf/elf_internal.h"
 #include "elf_fixtures.h"
 #include "stderr_capture.h"
 
@@ -60,6 +64,79 @@ static void name(struct elf_symbolizer *sz, uint64_t addr,
 	char err[ERRLEN] = "";
 
 	ASSERT_EQ(elf_symbolize(sz, addr, info, err, sizeof(err)), 0);
+}
+
+/* Where a library lies: from its first mapping to past its last. */
+struct place {
+	uint64_t start, end;
+};
+
+/* Where @lib, loaded, lies. */
+static struct place place_of(const char *lib)
+{
+	struct place p = { .start = UINT64_MAX, .end = 0 };
+	const char *real = canon(lib);
+	struct elf_map *maps;
+	char err[ERRLEN];
+	size_t n, i;
+
+	ASSERT_EQ(elf_maps_read(0, &maps, &n, err, sizeof(err)), 0);
+	for (i = 0; i < n; i++) {
+		if (strcmp(maps[i].path, real))
+			continue;
+		if (maps[i].start < p.start)
+			p.start = maps[i].start;
+		if (maps[i].end > p.end)
+			p.end = maps[i].end;
+	}
+	elf_maps_free(maps, n);
+	ASSERT_LT(p.start, p.end);
+	return p;
+}
+
+/*
+ * @lib, unloaded from @was, loaded again elsewhere: its place is held
+ * meanwhile (ld.so would take it again), and free again after.
+ */
+static void *load_elsewhere(const char *lib, struct place was, uint64_t *fn)
+{
+	size_t len = was.end - was.start;
+	void *h, *at;
+
+	at = mmap((void *)(uintptr_t)was.start, len, PROT_NONE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	/* A kernel before 4.17 takes the place asked for as a hint. */
+	if (at != (void *)(uintptr_t)was.start)
+		SKIP("the library's place could not be held (%s)",
+		     at == MAP_FAILED ? strerror(errno) : "mapped elsewhere");
+	h = load_path(lib, fn);
+	ASSERT_TRUE(h);
+	ASSERT_EQ(munmap(at, len), 0);
+	return h;
+}
+
+/*
+ * Whether this process opens its own /proc/self/map_files entries
+ * (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE in the first user namespace).
+ */
+static bool opens_map_files(void)
+{
+	char err[ERRLEN], path[96];
+	struct elf_map *maps;
+	size_t n, i;
+	int fd;
+
+	ASSERT_EQ(elf_maps_read(0, &maps, &n, err, sizeof(err)), 0);
+	for (i = 0; i < n && maps[i].path[0] != '/'; i++)
+		;
+	ASSERT_LT(i, n);
+	snprintf(path, sizeof(path), "/proc/self/map_files/%" PRIx64
+		 "-%" PRIx64, maps[i].start, maps[i].end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	elf_maps_free(maps, n);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
 }
 
 /*
@@ -210,6 +287,106 @@ TEST(a_kept_mapping_of_a_deleted_file_opens_nothing)
 	name(sz, fn + 1, &info);
 	EXPECT_EQ(info.kind, ELF_ADDR_FILE);
 	EXPECT_EQ(elf_symbolizer_objects_read(sz), 0);
+	elf_symbolizer_free(sz);
+}
+
+/*
+ * A plugin unloaded and loaded again from the same file, at another
+ * place, between the two reads of the maps, then rebuilt at its path (the
+ * same code, a new file): the kept snapshot's mapping, named first, is
+ * read through the current one, which maps the same file (its path,
+ * device and inode), and both places are named.  Its path's file, not
+ * the mapping's, was refused for the kept mapping and the refusal cached
+ * under the file's key, which is the current mapping's too: the new
+ * place was named as a file offset.
+ */
+TEST(a_file_loaded_again_elsewhere_is_named_after_its_old_place)
+{
+	char err[ERRLEN] = "", lib[PATH_MAX], rebuilt[PATH_MAX];
+	struct elf_addr_info info;
+	struct elf_symbolizer *sz;
+	uint64_t old, fn;
+	struct place was;
+	void *h;
+
+	/*
+	 * Past file modes but with no map_files (CAP_DAC_READ_SEARCH
+	 * alone, root in a user namespace), a current mapping's path is
+	 * taken with the mapping's numbers too: nothing names the file.
+	 */
+	if (elf_reads_past_user() && !opens_map_files())
+		SKIP("reads past file modes without map_files");
+	h = load_copy("libreloaded.so", lib, &old);
+	if (!h)
+		SKIP("no library loads from %s (dlerror() above)", dir);
+	path_in(rebuilt, "libreloaded.so.new");
+	copy_file(fixture("libfxl2.so"), rebuilt);
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	elf_symbolizer_keep(sz);
+	/* As --auto names: no read of the maps after the rebuild. */
+	elf_symbolizer_reread_on_miss(sz, false);
+	was = place_of(lib);
+	ASSERT_EQ(dlclose(h), 0);
+	h = load_elsewhere(lib, was, &fn);
+	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
+	ASSERT_FALSE(elf_symbolizer_knows(sz, old));
+	ASSERT_TRUE(elf_symbolizer_knows(sz, fn));
+	ASSERT_EQ(rename(rebuilt, lib), 0);
+
+	name(sz, old + 1, &info);
+	EXPECT_STREQ(info.sym, "lib_twice");
+	name(sz, fn + 1, &info);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "lib_twice");
+	EXPECT_EQ(elf_symbolizer_objects_read(sz), 1);
+	elf_symbolizer_free(sz);
+}
+
+/*
+ * A plugin unloaded between the two reads of the maps, named while
+ * another file stands at its path (its kept mapping's read refused),
+ * then loaded again from its own file, at another place, and the maps
+ * read again: its new place is named from its file, not from the
+ * refusal cached for the old one (the same file's key).
+ */
+TEST(a_file_refused_for_a_kept_mapping_is_read_for_a_current_one)
+{
+	char err[ERRLEN] = "", lib[PATH_MAX], held[PATH_MAX], other[PATH_MAX];
+	struct elf_addr_info info;
+	struct elf_symbolizer *sz;
+	uint64_t old, fn;
+	struct place was;
+	void *h;
+
+	h = load_copy("libswapped.so", lib, &old);
+	if (!h)
+		SKIP("no library loads from %s (dlerror() above)", dir);
+	skip_unless_maps_number_as_stat(lib);
+	path_in(held, "libswapped.so.held");
+	path_in(other, "libswapped.so.other");
+	copy_file(fixture("libfxl1.so"), other);
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	elf_symbolizer_keep(sz);
+	was = place_of(lib);
+	ASSERT_EQ(dlclose(h), 0);
+	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
+	ASSERT_EQ(rename(lib, held), 0);
+	ASSERT_EQ(rename(other, lib), 0);
+	name(sz, old + 1, &info);
+	EXPECT_EQ(info.kind, ELF_ADDR_FILE);
+
+	ASSERT_EQ(rename(held, lib), 0);
+	h = load_elsewhere(lib, was, &fn);
+	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
+	ASSERT_FALSE(elf_symbolizer_knows(sz, old));
+	name(sz, fn + 1, &info);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "lib_twice");
+	name(sz, old + 1, &info);
+	EXPECT_STREQ(info.sym, "lib_twice");
+	EXPECT_EQ(elf_symbolizer_objects_read(sz), 2);
 	elf_symbolizer_free(sz);
 }
 

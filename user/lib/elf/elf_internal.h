@@ -401,9 +401,11 @@ void elf_objcache_free(struct elf_objcache *c);
  * of its kept one, whose mapping may be gone, its addresses another
  * file's now, from @c: read on first sight (failures are kept too, so a
  * file that is no ELF object is opened once), the one cached if the same
- * file is mapped at the same path.  To make room, only objects neither
- * snapshot maps are let go.  NULL: none (not ELF, past the bound, or no
- * memory).
+ * file is mapped at the same path.  A kept mapping whose file the
+ * current snapshot maps too is read through the current mapping; one
+ * whose file was not taken is read again for a current mapping of it.
+ * To make room, only objects neither snapshot maps are let go.  NULL:
+ * none (not ELF, past the bound, or no memory).
  */
 struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 				 const struct elf_snapshots *sn,

@@ -24,6 +24,13 @@ struct elf_cached_obj {
 	uint64_t inode;
 	uint64_t bytes;		/* what it counts in the cache's held */
 	struct elf_obj *o;	/* NULL: not a usable ELF file */
+	/*
+	 * o NULL from a kept mapping's path alone, whose file may be
+	 * another now (rebuilt), or the same numbered otherwise than in
+	 * the maps: a current mapping of the file reads it again, its own
+	 * way.
+	 */
+	bool kept_miss;
 };
 
 void elf_objcache_init(struct elf_objcache *c, const struct elf_proc *proc)
@@ -65,12 +72,20 @@ static uint64_t obj_bytes(const struct elf_obj *o)
 	return size;
 }
 
+/* Whether file mapping @m maps the file of @path, device and inode. */
+static bool maps_file(const struct elf_map *m, const char *path,
+		      unsigned int dev_major, unsigned int dev_minor,
+		      uint64_t inode)
+{
+	return m->dev_major == dev_major && m->dev_minor == dev_minor &&
+	       m->inode == inode && !strcmp(m->path, path);
+}
+
 /* Whether @t is the object of file mapping @m. */
 static bool cached_obj_of(const struct elf_cached_obj *t,
 			  const struct elf_map *m)
 {
-	return t->dev_major == m->dev_major && t->dev_minor == m->dev_minor &&
-	       t->inode == m->inode && !strcmp(t->path, m->path);
+	return maps_file(m, t->path, t->dev_major, t->dev_minor, t->inode);
 }
 
 static bool cached_obj_mapped(const struct elf_cached_obj *t,
@@ -203,12 +218,13 @@ static bool not_opened(int rc)
  * known gap, Documentation/evaluation.rst).  A caller that reads no file
  * its user could not takes the path's file as it is (it learns nothing),
  * which keeps names on btrfs and overlayfs, whose files show numbers
- * other than the mapping's.  A mapping of a kept snapshot (@kept) is read
- * by its path alone: the map_files entry of its addresses, if any, is
- * another file's mapped there since.  Its file may be gone as well (a
- * plugin rebuilt at its path and loaded again), so whoever reads it takes
- * only the file of the mapping's device and inode: a new one would name
- * the old code's samples with its own symbols.  On btrfs and overlayfs
+ * other than the mapping's.  A mapping of a kept snapshot (@kept) whose
+ * file the current one does not map is read by its path alone: the
+ * map_files entry of its addresses, if any, is another file's mapped
+ * there since.  Its file may be gone as well (a plugin rebuilt at its
+ * path and loaded again), so whoever reads it takes only the file of the
+ * mapping's device and inode: a new one would name the old code's
+ * samples with its own symbols.  On btrfs and overlayfs
  * that leaves addresses only a kept snapshot maps unnamed.  NULL: no
  * object; its addresses are named as file offsets.
  */
@@ -237,19 +253,16 @@ static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
 	return NULL;
 }
 
-struct elf_obj *elf_objcache_get(struct elf_objcache *c,
-				 const struct elf_snapshots *sn,
-				 const struct elf_map *m, bool kept)
+/* @m's object read and cached, failures too (@kept: @m is a kept mapping). */
+static struct elf_obj *read_in(struct elf_objcache *c,
+			       const struct elf_snapshots *sn,
+			       const struct elf_map *m, bool kept)
 {
 	struct elf_cached_obj *t;
 	uint64_t bytes = 0;
 	struct elf_obj *o;
 	char *name;
-	size_t i;
 
-	for (i = 0; i < c->nobjs; i++)
-		if (cached_obj_of(&c->objs[i], m))
-			return c->objs[i].o;
 	if (ARRAY_RESERVE(c->objs, c->capobjs, c->nobjs + 1))
 		return NULL;
 	/* The object's name, as the mapping's, for as long as it is kept. */
@@ -266,6 +279,54 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 				      .dev_major = m->dev_major,
 				      .dev_minor = m->dev_minor,
 				      .inode = m->inode, .bytes = bytes,
-				      .o = o };
+				      .o = o, .kept_miss = kept && !o };
 	return o;
+}
+
+/* The current snapshot's mapping of kept mapping @m's file, or NULL. */
+static const struct elf_map *mapped_now(const struct elf_snapshots *sn,
+					const struct elf_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < sn->nmaps; i++)
+		if (maps_file(&sn->maps[i], m->path, m->dev_major,
+			      m->dev_minor, m->inode))
+			return &sn->maps[i];
+	return NULL;
+}
+
+/*
+ * One object for a file mapped at a path, whether kept mappings or
+ * current ones map it.  A kept mapping's file that the current snapshot
+ * maps too is read as the current mapping's is (its map_files entry,
+ * where that opens), not by the path alone.  A kept mapping's read that
+ * found no object (kept_miss) is tried again for a current mapping of the
+ * file, or for a kept one once the current snapshot maps it: else a
+ * plugin unloaded and loaded again from the same file, at another place,
+ * had its new addresses named as file offsets when an old one was named
+ * first (its path's file rebuilt since, or numbered otherwise than the
+ * maps).
+ */
+struct elf_obj *elf_objcache_get(struct elf_objcache *c,
+				 const struct elf_snapshots *sn,
+				 const struct elf_map *m, bool kept)
+{
+	const struct elf_map *now = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nobjs; i++)
+		if (cached_obj_of(&c->objs[i], m))
+			break;
+	if (i < c->nobjs && !c->objs[i].kept_miss)
+		return c->objs[i].o;
+	if (kept)
+		now = mapped_now(sn, m);
+	if (i < c->nobjs) {
+		if (kept && !now)
+			return NULL;
+		cached_obj_free(&c->objs[i]);
+		c->objs[i] = c->objs[--c->nobjs];
+	}
+	return now ? read_in(c, sn, now, false) : read_in(c, sn, m, kept);
 }
