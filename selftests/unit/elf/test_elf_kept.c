@@ -6,6 +6,7 @@
  * this process between the two reads of its maps.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -95,23 +96,35 @@ static struct place place_of(const char *lib)
 }
 
 /*
+ * @p taken by a mapping of @fd, readable, or anonymous and closed (@fd
+ * -1); the test skipped where it cannot be.
+ */
+static void *take_place(struct place p, int fd)
+{
+	int flags = MAP_PRIVATE | MAP_FIXED_NOREPLACE;
+	void *at;
+
+	at = mmap((void *)(uintptr_t)p.start, p.end - p.start,
+		  fd < 0 ? PROT_NONE : PROT_READ,
+		  fd < 0 ? flags | MAP_ANONYMOUS : flags, fd, 0);
+	/* A kernel before 4.17 takes the place asked for as a hint. */
+	if (at != (void *)(uintptr_t)p.start)
+		SKIP("the library's place was taken (%s)",
+		     at == MAP_FAILED ? strerror(errno) : "mapped elsewhere");
+	return at;
+}
+
+/*
  * @lib, unloaded from @was, loaded again elsewhere: its place is held
  * meanwhile (ld.so would take it again), and free again after.
  */
 static void *load_elsewhere(const char *lib, struct place was, uint64_t *fn)
 {
-	size_t len = was.end - was.start;
-	void *h, *at;
+	void *h, *at = take_place(was, -1);
 
-	at = mmap((void *)(uintptr_t)was.start, len, PROT_NONE,
-		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	/* A kernel before 4.17 takes the place asked for as a hint. */
-	if (at != (void *)(uintptr_t)was.start)
-		SKIP("the library's place could not be held (%s)",
-		     at == MAP_FAILED ? strerror(errno) : "mapped elsewhere");
 	h = load_path(lib, fn);
 	ASSERT_TRUE(h);
-	ASSERT_EQ(munmap(at, len), 0);
+	ASSERT_EQ(munmap(at, was.end - was.start), 0);
 	return h;
 }
 
@@ -214,9 +227,10 @@ TEST(at_the_bound_the_kept_and_current_objects_are_read_once)
 
 /*
  * A process that unloads a library between the two reads of its maps,
- * then exits, named with the re-read on a miss on (as it is at first):
- * the library's address is the kept snapshot's, named from it with no
- * read, not lost to a read that fails for the process being gone.
+ * then exits: the library's address is the kept snapshot's.  With the
+ * re-read on a miss off (as --auto names), it is named from it with no
+ * read; with it on (as it is at first), after a read that fails for the
+ * process being gone, not lost to that read.
  */
 TEST(a_kept_address_needs_no_read_of_the_maps)
 {
@@ -252,11 +266,53 @@ TEST(a_kept_address_needs_no_read_of_the_maps)
 	kill(pid, SIGKILL);
 	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
 
-	EXPECT_EQ(elf_symbolize(sz, fn + 1, &info, err, sizeof(err)), 0);
-	if (err[0])
-		TH_LOG("%s", err);
+	elf_symbolizer_reread_on_miss(sz, false);
+	name(sz, fn + 1, &info);
 	EXPECT_STREQ(info.sym, "lib_twice");
 	EXPECT_EQ(elf_symbolizer_reads(sz), 1);
+	elf_symbolizer_reread_on_miss(sz, true);
+	EXPECT_EQ(elf_symbolize(sz, fn + 1, &info, err, sizeof(err)), 0);
+	EXPECT_STREQ(err, "");
+	EXPECT_STREQ(info.sym, "lib_twice");
+	EXPECT_EQ(elf_symbolizer_reads(sz), 2);
+	elf_symbolizer_free(sz);
+}
+
+/*
+ * A library unloaded between the two reads of the maps, and another file
+ * mapped at its place after them, named with the re-read on a miss on:
+ * a miss in the current snapshot is read again though the kept one maps
+ * the address, and the two reads name it otherwise: by neither.  Named
+ * from the kept snapshot without the read, the address was the unloaded
+ * library's, which the file mapped since may have run instead.
+ */
+TEST(a_kept_place_mapped_since_by_another_file_is_named_by_neither)
+{
+	struct elf_addr_info info;
+	struct elf_symbolizer *sz;
+	char err[ERRLEN] = "";
+	struct place was;
+	uint64_t fn;
+	void *h;
+	int fd;
+
+	h = load_lib("libfxl2.so", &fn);
+	was = place_of(fixture("libfxl2.so"));
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	elf_symbolizer_keep(sz);
+	ASSERT_EQ(dlclose(h), 0);
+	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
+	ASSERT_FALSE(elf_symbolizer_knows(sz, fn));
+	fd = open(fixture("libfxl1.so"), O_RDONLY | O_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	take_place(was, fd);
+	close(fd);
+
+	EXPECT_EQ(elf_symbolize(sz, fn + 1, &info, err, sizeof(err)), -ENOENT);
+	TH_LOG("%s", err);
+	EXPECT_EQ(info.kind, 0);
+	EXPECT_EQ(elf_symbolizer_reads(sz), 2);
 	elf_symbolizer_free(sz);
 }
 

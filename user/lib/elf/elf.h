@@ -359,9 +359,10 @@ struct elf_symbolizer *elf_symbolizer_new(pid_t pid, char *err,
 struct elf_symbolizer *elf_symbolizer_new_of(pid_t pid, uint64_t start_time,
 					     char *err, size_t errlen);
 /*
- * Name addr.  An address outside every known mapping makes it re-read the
- * maps once (the process may have mapped something since), unless told
- * not to (elf_symbolizer_reread_on_miss()); still unmapped is -ENOENT.
+ * Name addr.  An address the current snapshot does not map makes it
+ * re-read the maps once (the process may have mapped something since),
+ * unless told not to (elf_symbolizer_reread_on_miss()); still unmapped,
+ * by a kept snapshot too (elf_symbolizer_keep()), is -ENOENT.
  */
 int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		  struct elf_addr_info *info, char *err, size_t errlen);
@@ -406,16 +407,17 @@ uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
  * Keep the snapshot @s names from now when the maps are read again, for
  * what later snapshots no longer map: an address of a library unloaded
  * since (dlclose()) is named from it, by elf_symbolize() and
- * elf_symbolizer_in_code(), with no re-read of the maps (a read would
- * fail once the process is gone).  An address it names otherwise than the
- * current snapshot does (a library unloaded and another file mapped at
- * its place) may have been either's when it was seen: named by neither,
- * -ENOENT.  A kept mapping's file is read by its path, and only where
- * that is still the file mapped (its device and inode), whoever reads it:
- * a library rebuilt at its path since is not taken for the old one.  On
- * btrfs and overlayfs, whose files show other numbers than the mapping,
- * what only the kept snapshot maps is named as file offsets.  Reads
- * nothing; the first snapshot kept stays kept.
+ * elf_symbolizer_in_code().  elf_symbolize() re-reads the maps for it
+ * first where it re-reads on a miss, and names it from the kept snapshot
+ * alone only where that read fails (the process gone).  An address it
+ * names otherwise than the current snapshot does (a library unloaded and
+ * another file mapped at its place) may have been either's when it was
+ * seen: named by neither, -ENOENT.  A kept mapping's file is read by
+ * its path, and only where that is still the file mapped (its device and
+ * inode), whoever reads it: a library rebuilt at its path since is not
+ * taken for the old one.  On btrfs and overlayfs, whose files show other
+ * numbers than the mapping, what only the kept snapshot maps is named as
+ * file offsets.  Reads nothing; the first snapshot kept stays kept.
  */
 void elf_symbolizer_keep(struct elf_symbolizer *s);
 /*

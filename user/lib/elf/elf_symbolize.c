@@ -460,21 +460,24 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 	if (s->frozen)
 		return frozen_symbolize(s, addr, info, err, errlen);
 	m = elf_maps_find(s->maps, s->nmaps, addr);
-	k = elf_snapshot_kept_find(s, addr);
 	/*
-	 * Re-read for an address neither snapshot maps (a library loaded
-	 * since): one the kept snapshot maps is a library unloaded since,
-	 * named from it, even where no read can be had any more (the
-	 * process gone).
+	 * Re-read for an address the current snapshot does not map (a
+	 * library loaded since), the kept one's too: another file may have
+	 * been mapped at its place since, and the two are compared.  Where
+	 * no read can be had any more (the process gone), the kept one
+	 * names it.
 	 */
-	if (!m && !k && !s->no_reread) {
+	if (!m && !s->no_reread) {
 		int rc = elf_symbolizer_refresh(s, err, errlen);
 
-		if (rc)
+		if (!rc)
+			m = elf_maps_find(s->maps, s->nmaps, addr);
+		else if (!elf_snapshot_kept_find(s, addr))
 			return rc;
-		m = elf_maps_find(s->maps, s->nmaps, addr);
-		k = elf_snapshot_kept_find(s, addr);
+		else if (err && errlen)
+			err[0] = '\0';	/* named all the same */
 	}
+	k = elf_snapshot_kept_find(s, addr);
 	if (!m && !k)
 		return elf_fail(err, errlen, -ENOENT,
 				"address 0x%" PRIx64 " is not mapped", addr);
