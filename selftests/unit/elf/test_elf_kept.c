@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -249,13 +248,22 @@ TEST(a_kept_address_needs_no_read_of_the_maps)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
-		/* Our layout, the library in it: unloaded when told. */
+		/*
+		 * Our layout, the library in it: unloaded when told, then
+		 * alive until the end of @go is closed, by the test or by
+		 * its end (an ASSERT on the way leaves nothing behind).
+		 */
+		close(go[1]);
+		close(done[0]);
 		if (read(go[0], &c, 1) != 1 || dlclose(h) ||
 		    write(done[1], &c, 1) != 1)
 			_exit(1);
-		pause();
+		while (read(go[0], &c, 1) > 0)
+			;
 		_exit(0);
 	}
+	close(go[0]);
+	close(done[1]);
 	sz = elf_symbolizer_new(pid, err, sizeof(err));
 	ASSERT_TRUE(sz);
 	elf_symbolizer_keep(sz);
@@ -263,7 +271,7 @@ TEST(a_kept_address_needs_no_read_of_the_maps)
 	ASSERT_EQ(read(done[0], &c, 1), 1);
 	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
 	ASSERT_FALSE(elf_symbolizer_knows(sz, fn));
-	kill(pid, SIGKILL);
+	close(go[1]);
 	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
 
 	elf_symbolizer_reread_on_miss(sz, false);
