@@ -412,12 +412,17 @@ uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
  * alone only where that read fails (the process gone).  An address it
  * names otherwise than the current snapshot does (a library unloaded and
  * another file mapped at its place) may have been either's when it was
- * seen: named by neither, -ENOENT.  A kept mapping's file is read by
- * its path, and only where that is still the file mapped (its device and
- * inode), whoever reads it: a library rebuilt at its path since is not
- * taken for the old one.  On btrfs and overlayfs, whose files show other
- * numbers than the mapping, what only the kept snapshot maps is named as
- * file offsets.  Reads nothing; the first snapshot kept stays kept.
+ * seen: named by neither, -ENOENT.  A kept mapping's file is read as a
+ * current mapping of it (the same path, device and inode) is, if the
+ * current snapshot has one; else by its path, and only where that is
+ * still the file mapped (its device and inode), whoever reads it: a
+ * library rebuilt at its path since is not taken for the old one.  The
+ * numbers prove no more than that: a file rewritten in place (the same
+ * inode), or a new one given a freed inode number, is taken.  Where
+ * stat() numbers a file otherwise than the maps (a btrfs subvolume, an
+ * overlay whose layers are on another file system), a file only the kept
+ * snapshot maps is named as file offsets.  Reads nothing; the first
+ * snapshot kept stays kept.
  */
 void elf_symbolizer_keep(struct elf_symbolizer *s);
 /*

@@ -217,16 +217,18 @@ static bool not_opened(int rc)
  * after the mapped file was unlinked can take its inode number (the
  * known gap, Documentation/evaluation.rst).  A caller that reads no file
  * its user could not takes the path's file as it is (it learns nothing),
- * which keeps names on btrfs and overlayfs, whose files show numbers
- * other than the mapping's.  A mapping of a kept snapshot (@kept) whose
- * file the current one does not map is read by its path alone: the
- * map_files entry of its addresses, if any, is another file's mapped
- * there since.  Its file may be gone as well (a plugin rebuilt at its
- * path and loaded again), so whoever reads it takes only the file of the
- * mapping's device and inode: a new one would name the old code's
- * samples with its own symbols.  On btrfs and overlayfs
- * that leaves addresses only a kept snapshot maps unnamed.  NULL: no
- * object; its addresses are named as file offsets.
+ * which keeps names where stat() numbers a file otherwise than the maps
+ * (a btrfs subvolume, an overlay whose layers are on another file
+ * system).  A mapping of a kept snapshot (@kept) whose file the current
+ * one does not map is read by its path alone: the map_files entry of its
+ * addresses, if any, is another file's mapped there since.  Its file may
+ * be gone as well (a plugin rebuilt at its path and loaded again), so
+ * whoever reads it takes only the file of the mapping's device and
+ * inode: a new one would name the old code's samples with its own
+ * symbols.  A file rewritten in place, or one given a freed inode
+ * number, still passes; where stat() numbers files otherwise, the files
+ * only a kept snapshot maps go unnamed.  NULL: no object; its addresses
+ * are named as file offsets.
  */
 static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
 			    const char *name, bool kept)
