@@ -66,6 +66,24 @@ static void name(struct elf_symbolizer *sz, uint64_t addr,
 	ASSERT_EQ(elf_symbolize(sz, addr, info, err, sizeof(err)), 0);
 }
 
+/*
+ * A symbolizer of this process that keeps its snapshot of now; then @h,
+ * whose lib_twice() is at @fn, unloaded and the maps read again.
+ */
+static struct elf_symbolizer *unloaded_since_kept(void *h, uint64_t fn)
+{
+	struct elf_symbolizer *sz;
+	char err[ERRLEN] = "";
+
+	sz = elf_symbolizer_new(0, err, sizeof(err));
+	ASSERT_TRUE(sz);
+	elf_symbolizer_keep(sz);
+	ASSERT_EQ(dlclose(h), 0);
+	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
+	ASSERT_FALSE(elf_symbolizer_knows(sz, fn));
+	return sz;
+}
+
 /* Where a library lies: from its first mapping to past its last. */
 struct place {
 	uint64_t start, end;
@@ -306,12 +324,7 @@ TEST(a_kept_place_mapped_since_by_another_file_is_named_by_neither)
 
 	h = load_lib("libfxl2.so", &fn);
 	was = place_of(fixture("libfxl2.so"));
-	sz = elf_symbolizer_new(0, err, sizeof(err));
-	ASSERT_TRUE(sz);
-	elf_symbolizer_keep(sz);
-	ASSERT_EQ(dlclose(h), 0);
-	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
-	ASSERT_FALSE(elf_symbolizer_knows(sz, fn));
+	sz = unloaded_since_kept(h, fn);
 	fd = open(fixture("libfxl1.so"), O_RDONLY | O_CLOEXEC);
 	ASSERT_GE(fd, 0);
 	take_place(was, fd);
@@ -333,7 +346,7 @@ TEST(a_kept_mapping_of_a_deleted_file_opens_nothing)
 {
 	struct elf_addr_info info;
 	struct elf_symbolizer *sz;
-	char err[ERRLEN] = "", lib[PATH_MAX];
+	char lib[PATH_MAX];
 	uint64_t fn;
 	void *h;
 
@@ -341,12 +354,7 @@ TEST(a_kept_mapping_of_a_deleted_file_opens_nothing)
 	if (!h)
 		SKIP("no library loads from %s (dlerror() above)", dir);
 	ASSERT_EQ(unlink(lib), 0);
-	sz = elf_symbolizer_new(0, err, sizeof(err));
-	ASSERT_TRUE(sz);
-	elf_symbolizer_keep(sz);
-	ASSERT_EQ(dlclose(h), 0);
-	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
-	ASSERT_FALSE(elf_symbolizer_knows(sz, fn));
+	sz = unloaded_since_kept(h, fn);
 
 	name(sz, fn + 1, &info);
 	EXPECT_EQ(info.kind, ELF_ADDR_FILE);
@@ -430,12 +438,8 @@ TEST(a_file_refused_for_a_kept_mapping_is_read_for_a_current_one)
 	path_in(held, "libswapped.so.held");
 	path_in(other, "libswapped.so.other");
 	copy_file(fixture("libfxl1.so"), other);
-	sz = elf_symbolizer_new(0, err, sizeof(err));
-	ASSERT_TRUE(sz);
-	elf_symbolizer_keep(sz);
 	was = place_of(lib);
-	ASSERT_EQ(dlclose(h), 0);
-	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
+	sz = unloaded_since_kept(h, old);
 	ASSERT_EQ(rename(lib, held), 0);
 	ASSERT_EQ(rename(other, lib), 0);
 	name(sz, old + 1, &info);
