@@ -458,4 +458,43 @@ TEST(a_file_refused_for_a_kept_mapping_is_read_for_a_current_one)
 	elf_symbolizer_free(sz);
 }
 
+/*
+ * A kept mapping's file read whole but refused by the bound is the
+ * bound's refusal, not a read that found no object: a current mapping of
+ * the same file later (the plugin loaded again elsewhere) takes the
+ * refusal as it is, and the file is not read again for it.
+ */
+TEST(a_kept_object_the_bound_refused_is_not_read_again)
+{
+	char err[ERRLEN] = "", lib[PATH_MAX];
+	struct elf_addr_info info;
+	struct elf_symbolizer *sz;
+	uint64_t old, fn;
+	struct place was;
+	void *h;
+
+	h = load_copy("libbounded.so", lib, &old);
+	if (!h)
+		SKIP("no library loads from %s (dlerror() above)", dir);
+	skip_unless_maps_number_as_stat(lib);
+	was = place_of(lib);
+	sz = unloaded_since_kept(h, old);
+	elf_symbolizer_hold_at_most(sz, 1);
+	capture_begin();
+	name(sz, old + 1, &info);
+	EXPECT_EQ(info.kind, ELF_ADDR_FILE);
+	EXPECT_EQ(elf_symbolizer_objects_read(sz), 1);
+
+	h = load_elsewhere(lib, was, &fn);
+	ASSERT_EQ(elf_symbolizer_refresh(sz, err, sizeof(err)), 0);
+	name(sz, fn + 1, &info);
+	capture_end();
+	EXPECT_EQ(info.kind, ELF_ADDR_FILE);
+	EXPECT_EQ(elf_symbolizer_objects_read(sz), 1);
+	EXPECT_TRUE(strstr(captured, "symbols not read"));
+	EXPECT_EQ(strchr(captured, '\n'), captured + strlen(captured) - 1);
+	elf_symbolizer_free(sz);
+	dlclose(h);
+}
+
 TEST_HARNESS_MAIN

@@ -382,8 +382,10 @@ uint64_t elf_symbolizer_held(const struct elf_symbolizer *s);
  * How many times it has opened a mapped file for its object since it was
  * made (its reads of the maps are elf_symbolizer_reads()), whether or not
  * the object was kept: once a file, unless the bound made it let the
- * object go and the file was named again.  A kept mapping of a deleted
- * file (elf_symbolizer_keep()) opens nothing and is not counted.
+ * object go and the file was named again, or a kept mapping's read found
+ * no object and a current mapping of the file reads it again (twice
+ * then).  A kept mapping of a deleted file (elf_symbolizer_keep()) opens
+ * nothing and is not counted.
  */
 uint64_t elf_symbolizer_objects_read(const struct elf_symbolizer *s);
 
@@ -408,8 +410,10 @@ uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
  * what later snapshots no longer map: an address of a library unloaded
  * since (dlclose()) is named from it, by elf_symbolize() and
  * elf_symbolizer_in_code().  elf_symbolize() re-reads the maps for it
- * first where it re-reads on a miss, and names it from the kept snapshot
- * alone only where that read fails (the process gone).  An address it
+ * first where it re-reads on a miss (each such address costs a read):
+ * where the new snapshot maps it, the two names are compared (below);
+ * where it does not, or the read fails (the process gone), the kept
+ * snapshot names it.  An address it
  * names otherwise than the current snapshot does (a library unloaded and
  * another file mapped at its place) may have been either's when it was
  * seen: named by neither, -ENOENT.  A kept mapping's file is read as a

@@ -263,6 +263,7 @@ static struct elf_obj *read_in(struct elf_objcache *c,
 	struct elf_cached_obj *t;
 	uint64_t bytes = 0;
 	struct elf_obj *o;
+	bool loaded;
 	char *name;
 
 	if (ARRAY_RESERVE(c->objs, c->capobjs, c->nobjs + 1))
@@ -272,6 +273,8 @@ static struct elf_obj *read_in(struct elf_objcache *c,
 	if (!name)
 		return NULL;
 	o = load(c, m, name, kept);
+	/* Not read, as against read and refused by the bound: said once. */
+	loaded = o != NULL;
 	if (o && !hold(c, sn, o, &bytes)) {
 		elf_obj_free(o);
 		o = NULL;
@@ -281,7 +284,7 @@ static struct elf_obj *read_in(struct elf_objcache *c,
 				      .dev_major = m->dev_major,
 				      .dev_minor = m->dev_minor,
 				      .inode = m->inode, .bytes = bytes,
-				      .o = o, .kept_miss = kept && !o };
+				      .o = o, .kept_miss = kept && !loaded };
 	return o;
 }
 
@@ -327,6 +330,7 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 	if (i < c->nobjs) {
 		if (kept && !now)
 			return NULL;
+		c->held -= c->objs[i].bytes;
 		cached_obj_free(&c->objs[i]);
 		c->objs[i] = c->objs[--c->nobjs];
 	}

@@ -137,12 +137,13 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 	if (h->type < REC_SEC_META || h->type > REC_SEC_LAST)
 		return 0;
 	/*
-	 * A table no report reads (the maps, kept for people) or that only
-	 * names Perfetto tracks (the threads'): its damage costs it alone,
-	 * not the statistics written after it.
+	 * A table no report reads (the maps, kept for people), that only
+	 * names Perfetto tracks (the threads') or only marks picks (the
+	 * unloaded ones'): its damage costs it alone, not the rest.
 	 */
 	if (!sound && (h->type == REC_SEC_MAPS ||
-		       h->type == REC_SEC_THREADS)) {
+		       h->type == REC_SEC_THREADS ||
+		       h->type == REC_SEC_UNLOADED)) {
 		rf->left_out = table_name[h->type];
 		*seen |= 1u << h->type;
 		return 0;

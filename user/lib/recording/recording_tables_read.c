@@ -198,7 +198,7 @@ int rec_table(struct recording_file *rf, uint32_t type,
 	 */
 	if (type == REC_SEC_UNLOADED && !(*seen & (1u << REC_SEC_PROFILE)))
 		return rec_bad(rf, rf->lost ? "a table section is damaged" :
-			       "unloaded picks before the profile");
+			       "unloaded picks with no profile before them");
 	if (!tables[type].get)
 		return 0;	/* no report reads it */
 	tables[type].get(&c, rf);
