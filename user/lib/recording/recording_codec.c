@@ -362,17 +362,23 @@ static void get_small(struct rec2_state *st, struct rec2_thread *t,
 /*
  * A MEDIUM record (rec2_put_medium()) after its op: slot and k, the SMALL
  * word, then argument k as its probe's last plus a difference of the
- * op's length.
+ * op's length.  The difference is loaded as 8 bytes and masked where the
+ * chunk has them: copied byte by byte and loaded again, it stalls on the
+ * stores.  The new argument goes to the record and to its call from one
+ * register, for the same reason.
  */
 static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 		       struct ispot_record *rec)
 {
 	unsigned int len = (op & ~REC2_OP_MEDIUM_MASK) + 1, k;
 	const size_t head = REC2_MEDIUM_HEAD - 1;	/* past the op */
-	unsigned char diff[8] = { 0 };
+	size_t left = r->end - r->p;
+	unsigned char tail[8] = { 0 };
 	struct rec2_thread *t;
+	struct rec2_call *c;
+	uint64_t diff, arg;
 
-	if ((size_t)(r->end - r->p) < head + len) {
+	if (left < head + len) {
 		r->why = "an event runs past its chunk";
 		r->p = r->end;
 		return;
@@ -389,9 +395,19 @@ static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 		return;
 	}
 	small_of(st, t, r->p + 1, rec);
-	memcpy(diff, r->p + head, len);
-	rec->data[k] += rec2_unzz(load64(diff));
-	rec2_call_keep(t, rec);
+	if (left >= head + 8) {
+		/* In two shifts: one of 64 bits would be undefined. */
+		diff = load64(r->p + head) &
+		       (((1ull << (4 * len)) << (4 * len)) - 1);
+	} else {
+		memcpy(tail, r->p + head, len);
+		diff = load64(tail);
+	}
+	/* small_of() read the record's call site and arguments from @c. */
+	c = rec2_call_of(t, rec->probe_id, rec->kind);
+	arg = c->data[k] + rec2_unzz(diff);
+	c->data[k] = arg;
+	rec->data[k] = arg;
 	rec2_class_keep(st, t, rec);
 	r->p += head + len;
 }
