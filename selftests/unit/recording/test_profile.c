@@ -14,6 +14,7 @@
  * file without that section reads every pick as loaded, and a malformed
  * one is refused as PROFILE is.
  */
+#include <endian.h>
 #include <limits.h>
 #include <stdint.h>
 
@@ -373,16 +374,65 @@ static unsigned int unloaded_read(const char *buf, size_t len)
 TEST(an_unloaded_pick_stays_marked)
 {
 	const uint32_t want[] = { 1, 1 };
+	const uint32_t le_want[] = { htole32(want[0]), htole32(want[1]) };
 	size_t len, body;
 	char *buf = with_section(AUTO_UNLOADED, REC_SEC_UNLOADED, &len,
 				 &body);
 	uint64_t n;
 
+	/* The file's words are little-endian, whatever the host's. */
 	memcpy(&n, buf + body - REC2_SECTION_HEAD + 8, 8);
-	EXPECT_EQ(n, sizeof(want));
-	EXPECT_EQ(memcmp(buf + body, want, sizeof(want)), 0);
+	EXPECT_EQ(le64toh(n), sizeof(want));
+	EXPECT_EQ(memcmp(buf + body, le_want, sizeof(le_want)), 0);
 	EXPECT_EQ(unloaded_read(buf, len), 2u);
 	free(buf);
+}
+
+/*
+ * The tables line of --header (recording_header()) of the recording at
+ * @path: the line, malloc'd.
+ */
+static char *header_tables_line(const char *path)
+{
+	struct recording_file rf;
+	char *text = NULL, *line, *end;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	ASSERT_TRUE(f != NULL);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	ASSERT_EQ(recording_header(f, &rf), 0);
+	recording_close(&rf);
+	fclose(f);
+	line = strstr(text, "\ntables ");
+	ASSERT_TRUE(line != NULL);
+	end = strchr(line + 1, '\n');
+	line = strndup(line + 1, end ? (size_t)(end - line - 1) : strlen(line));
+	free(text);
+	return line;
+}
+
+/*
+ * --header's tables line names UNLOADED's bytes (its two indexes) when
+ * the file holds the section, and not otherwise.
+ */
+TEST(the_header_names_the_unloaded_tables_bytes)
+{
+	char rec[PATH_MAX], json[PATH_MAX];
+	char *line;
+
+	path_in(rec, "h.isr");
+	path_in(json, "h.json");
+	record(rec, json, NULL, AUTO_UNLOADED);
+	line = header_tables_line(rec);
+	EXPECT_TRUE(strstr(line, ", unloaded 8") != NULL);
+	printf("# %s\n", line);
+	free(line);
+	record(rec, json, NULL, AUTO);
+	line = header_tables_line(rec);
+	EXPECT_TRUE(strstr(line, "profile ") != NULL);
+	EXPECT_TRUE(strstr(line, "unloaded") == NULL);
+	free(line);
 }
 
 /*

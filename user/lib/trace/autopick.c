@@ -112,9 +112,11 @@ static int group_resolve(const struct ap_group *g, struct elf_target_sym *out)
 /*
  * Whether @sz's current snapshot, read as the sampling ended, maps the
  * file @obj: not where a library was unloaded during the sampling (its
- * samples named from the snapshot kept from its start).
+ * samples named from the snapshot kept from its start).  By path, as a
+ * group knows its object: a library replaced at its path during the
+ * sampling reads as mapped.
  */
-static bool maps_file(const struct elf_symbolizer *sz, const char *obj)
+static bool mapped_at_end(const struct elf_symbolizer *sz, const char *obj)
 {
 	size_t i, n;
 	const struct elf_map *maps = elf_symbolizer_maps(sz, &n);
@@ -173,7 +175,7 @@ static int choose_named(struct elf_symbolizer *sz,
 			continue;
 		}
 		group_to_func(&gs.g[i], f);
-		f->unloaded = !maps_file(sz, gs.g[i].obj);
+		f->unloaded = !mapped_at_end(sz, gs.g[i].obj);
 		a->nr++;
 	}
 	free(gs.g);
