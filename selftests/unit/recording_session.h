@@ -46,30 +46,40 @@ __attribute__((noinline)) void recording_test_outer(void)
 /* Data a key by argument names (&recording_test_locks+0x1). */
 char recording_test_locks[4];
 
+/* An ENTRY or EXIT record as the module writes one, into @r. */
+static inline void rs_fill(struct ispot_record *r, uint64_t ts, uint8_t kind,
+			   uint32_t tid, uint32_t probe, uint64_t sp,
+			   uint64_t ip, uint64_t arg0)
+{
+	const uint64_t args[3] = { arg0 };
+
+	pipeline_feed_fill(r, ts, kind, RS_TGID, tid, probe, sp, args);
+	r->ip = ip;
+}
+
 static inline void rs_record(struct trace *t, uint64_t ts, uint8_t kind,
 			     uint32_t tid, uint32_t probe, uint64_t sp,
 			     uint64_t ip, uint64_t arg0)
 {
-	const uint64_t args[3] = { arg0 };
 	struct ispot_record r;
 
-	pipeline_feed_fill(&r, ts, kind, RS_TGID, tid, probe, sp, args);
-	r.ip = ip;
+	rs_fill(&r, ts, kind, tid, probe, sp, ip, arg0);
 	trace_on_record(t, &r);
 }
 
 /*
  * A STACK record as the module writes one just before its ENTRY: the
  * entry's sp and call site in its header (a writer tells the entry from
- * them), and three frames: the call site, an outer frame, garbage.
+ * them), and three frames: the call site, an outer frame, garbage.  Into
+ * @r, two slots.
  */
-static inline void rs_stack(struct trace *t, uint64_t ts, uint32_t tid,
-			    uint32_t probe, uint64_t sp, uint64_t site)
+static inline void rs_fill_stack(struct ispot_record r[2], uint64_t ts,
+				 uint32_t tid, uint32_t probe, uint64_t sp,
+				 uint64_t site)
 {
-	struct ispot_record r[2];
 	uint64_t *frames = (uint64_t *)&r[1];
 
-	memset(r, 0, sizeof(r));
+	memset(r, 0, 2 * sizeof(*r));
 	pipeline_feed_fill(r, ts, ISPOT_REC_STACK, RS_TGID, tid, probe, sp,
 			   NULL);
 	r[0].ip = site;
@@ -78,6 +88,14 @@ static inline void rs_stack(struct trace *t, uint64_t ts, uint32_t tid,
 	frames[0] = site;
 	frames[1] = (uint64_t)(uintptr_t)recording_test_outer + 1;
 	frames[2] = RS_GARBAGE_FRAME;
+}
+
+static inline void rs_stack(struct trace *t, uint64_t ts, uint32_t tid,
+			    uint32_t probe, uint64_t sp, uint64_t site)
+{
+	struct ispot_record r[2];
+
+	rs_fill_stack(r, ts, tid, probe, sp, site);
 	trace_on_record(t, r);
 }
 
@@ -154,51 +172,111 @@ static inline int rs_start(struct recording_session *s, const char *rec,
 	return rs_start_waits(s, rec, json, max_size, false, NULL);
 }
 
-/* @calls calls of worker, each around one of flush: 4.2 records a call. */
-static inline void rs_trace(struct recording_session *s, unsigned int calls)
+/*
+ * The records of rs_trace(), made a run at a time (rs_gen_next()), so
+ * that record_bench can time their handling apart from their making, as
+ * a live session's drain is handed records that the module made.
+ */
+struct rs_gen {
+	unsigned int i, calls;
+	uint64_t ts, drained;
+};
+
+/* The slots one call takes at most: a stack (two) and four records. */
+#define RS_GEN_CALL_SLOTS	6
+
+/* As trace_start(), then before the first record: @g set to @calls. */
+static inline void rs_gen_begin(struct recording_session *s,
+				struct rs_gen *g, unsigned int calls)
 {
 	struct trace *t = &s->t;
-	/* A return address names the call before it: addr - 1. */
-	uint64_t site = (uint64_t)(uintptr_t)recording_test_caller + 1;
-	uint64_t ts = 1000000, drained = 0;
-	unsigned int i;
 
-	t->sum.t_enable = ts;
+	*g = (struct rs_gen){ .calls = calls, .ts = 1000000 };
+	t->sum.t_enable = g->ts;
 	/* As trace_start(): the tables a replay needs, ahead of the events. */
 	if (t->out.rec && trace_begin_recording(t))
 		exit(1);	/* said in one line */
-	trace_thread_seen(t, 101, ts);
+	trace_thread_seen(t, 101, g->ts);
 	if (!s->one_thread)
-		trace_thread_seen(t, 102, ts);
+		trace_thread_seen(t, 102, g->ts);
 	trace_set_trampoline(t, 0x7ffff000, 0x7ffff100);
-	for (i = 0; i < calls; i++) {
+}
+
+/*
+ * The next calls' records into @buf, @room slots (RS_GEN_CALL_SLOTS at
+ * least), whole calls only: the slots used, 0 after the last call.
+ */
+static inline size_t rs_gen_next(const struct recording_session *s,
+				 struct rs_gen *g, struct ispot_record *buf,
+				 size_t room)
+{
+	/* A return address names the call before it: addr - 1. */
+	uint64_t site = (uint64_t)(uintptr_t)recording_test_caller + 1;
+	size_t n = 0;
+
+	for (; g->i < g->calls && room - n >= RS_GEN_CALL_SLOTS; g->i++) {
+		unsigned int i = g->i;
 		uint32_t tid = 101 + (s->one_thread ? 0 : (i & 1));
 		uint64_t sp = 0x7ffd0000 - tid * 0x1000;
 		uint64_t d = 1000 + (i % 7) * 300 + (i & 1) * 500;
+		uint64_t ts = g->ts += 100;
 
-		ts += 100;
 		if (i % 10 == 0) {
-			rs_stack(t, ts, tid, RS_PROBE_WORKER, sp, site);
-			drained++;
+			rs_fill_stack(buf + n, ts, tid, RS_PROBE_WORKER, sp,
+				      site);
+			n += 2;
+			g->drained++;
 		}
-		rs_record(t, ts, ISPOT_REC_ENTRY, tid, RS_PROBE_WORKER, sp,
-			  site, s->arg0 ? s->arg0(i) : i % 3);
-		rs_record(t, ts + 10, ISPOT_REC_ENTRY, tid, RS_PROBE_FLUSH,
-			  sp - 64, site, 0);
-		rs_record(t, ts + d / 2, ISPOT_REC_EXIT, tid, RS_PROBE_FLUSH,
-			  sp - 56, site, 0);
-		rs_record(t, ts + d, ISPOT_REC_EXIT, tid, RS_PROBE_WORKER,
-			  sp + 8, site, 0);
-		ts += d;
-		drained += 4;
+		rs_fill(buf + n++, ts, ISPOT_REC_ENTRY, tid, RS_PROBE_WORKER,
+			sp, site, s->arg0 ? s->arg0(i) : i % 3);
+		rs_fill(buf + n++, ts + 10, ISPOT_REC_ENTRY, tid,
+			RS_PROBE_FLUSH, sp - 64, site, 0);
+		rs_fill(buf + n++, ts + d / 2, ISPOT_REC_EXIT, tid,
+			RS_PROBE_FLUSH, sp - 56, site, 0);
+		rs_fill(buf + n++, ts + d, ISPOT_REC_EXIT, tid,
+			RS_PROBE_WORKER, sp + 8, site, 0);
+		g->ts += d;
+		g->drained += 4;
 	}
+	return n;
+}
+
+/* @n slots of rs_gen_next()'s into the session, record by record. */
+static inline void rs_feed(struct recording_session *s,
+			   const struct ispot_record *buf, size_t n)
+{
+	size_t at;
+
+	for (at = 0; at < n; at += buf[at].nslots)
+		trace_on_record(&s->t, buf + at);
+}
+
+/* After the last record: a thread's exit a scan found, the sums. */
+static inline void rs_gen_end(struct recording_session *s,
+			      const struct rs_gen *g)
+{
+	struct trace *t = &s->t;
+
 	/* A scan found thread 102 gone, its exit record lost. */
 	if (!s->one_thread)
-		trace_thread_exit(t, 102, ts, ts + 100);
-	t->sum.t_end = ts + 1000;
+		trace_thread_exit(t, 102, g->ts, g->ts + 100);
+	t->sum.t_end = g->ts + 1000;
 	t->sum.dropped = 3;
 	/* The drain's count, which a session without rings keeps itself. */
-	t->sum.drain.records = drained;
+	t->sum.drain.records = g->drained;
+}
+
+/* @calls calls of worker, each around one of flush: 4.2 records a call. */
+static inline void rs_trace(struct recording_session *s, unsigned int calls)
+{
+	struct ispot_record buf[64 * RS_GEN_CALL_SLOTS];
+	struct rs_gen g;
+	size_t n;
+
+	rs_gen_begin(s, &g, calls);
+	while ((n = rs_gen_next(s, &g, buf, sizeof(buf) / sizeof(*buf))))
+		rs_feed(s, buf, n);
+	rs_gen_end(s, &g);
 }
 
 /* As trace_stop() and trace_report(): 0, or -1 after one line. */
