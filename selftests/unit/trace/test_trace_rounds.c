@@ -11,7 +11,8 @@
  *   entry is gone is closed once the drain is past the scan, counted as
  *   a lost exit; unless its record turns up by then, and closes it.
  *   Without that a thread is held, and ispotd's memory grows, for as
- *   long as the target runs.
+ *   long as the target runs.  One the listing skipped while it lives
+ *   (as a listing read while threads exit can) keeps running.
  * - A live Perfetto trace whose key is an address reads the maps about
  *   once a second (trace_maps_follow()), whether or not a miss does: its
  *   names (the writer's generation) follow a library replaced at the
@@ -195,6 +196,57 @@ TEST(a_thread_whose_exit_record_was_lost_is_closed_after_the_next_scan)
 	EXPECT_TRUE(open_in_engine(&s, me));
 
 	stop_workers(&stays, 1, stop_stays);
+	session_end(&s);
+}
+
+/* @set without @tid, as a listing that skipped it would have it. */
+static void set_without(struct task_set *set, uint32_t tid)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < set->n; i++)
+		if (set->tids[i] != tid)
+			set->tids[j++] = set->tids[i];
+	set->n = j;
+}
+
+/*
+ * A listing of /proc/PID/task read while threads exit can skip a live
+ * one.  A thread the scan did not list is asked for by its path: a live
+ * one keeps running, and only one whose entry is gone has its exit
+ * queued, at its last record.
+ */
+TEST(a_live_thread_the_listing_skipped_keeps_running)
+{
+	struct worker w[2];
+	int stop_live[2], stop_gone[2];
+	uint32_t live_tid, gone_tid;
+	struct session s;
+
+	start_workers(&w[0], 1, stop_live);
+	start_workers(&w[1], 1, stop_gone);
+	live_tid = (uint32_t)w[0].tid;
+	gone_tid = (uint32_t)w[1].tid;
+	session_start(&s, NULL);
+	s.t.sum.tasks = true;
+	stop_workers(&w[1], 1, stop_gone);
+	ASSERT_FALSE(task_thread_alive(getpid(), gone_tid));
+	ASSERT_TRUE(task_thread_alive(getpid(), live_tid));
+	/* Neither listed: the one gone, and the one skipped. */
+	set_without(&s.t.live.alive, live_tid);
+	set_without(&s.t.live.alive, gone_tid);
+
+	trace_scan_lost_exit(&s.t, live_tid, 1000);
+	EXPECT_EQ(s.t.live.nr_exits, 0);
+	trace_scan_lost_exit(&s.t, gone_tid, 2000);
+	ASSERT_EQ(s.t.live.nr_exits, 1);
+	EXPECT_EQ(s.t.live.exits[0].tid, gone_tid);
+	/* The next round closes it; the live one stays open. */
+	step(&s, trace_now() + DRAIN_SLACK_NS + 1);
+	EXPECT_FALSE(open_in_engine(&s, gone_tid));
+	EXPECT_TRUE(open_in_engine(&s, live_tid));
+
+	stop_workers(&w[0], 1, stop_live);
 	session_end(&s);
 }
 

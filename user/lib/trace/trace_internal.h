@@ -41,6 +41,15 @@ void trace_live_free(struct trace *t);
 int trace_first_scan(struct trace *t);
 
 /*
+ * With task records, after a scan: thread @tid, which the engine holds
+ * open and whose last record is at @last, has its exit queued if the
+ * scan did not list it and its own /proc entry is gone (a listing can
+ * skip a live thread, tasks.h).  Called for each open thread by the scan
+ * (trace_rounds.c); its own declaration so that the guard has a test.
+ */
+void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last);
+
+/*
  * ispotctl's Ctrl-C, SIGTERM and SIGHUP (unless nohup ignores it) from
  * --auto's sampling until the recording's last tables are written:
  * trace_signal set, the session ended in order, not killed.  Caught once

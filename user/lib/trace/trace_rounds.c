@@ -189,7 +189,7 @@ static void trace_queue_exit(struct trace *t, uint32_t tid,
  * is past the scan (trace_apply_exits()), unless the record turns up by
  * then.
  */
-static void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last)
+void trace_scan_lost_exit(void *ctx, uint32_t tid, uint64_t last)
 {
 	struct trace *t = ctx;
 	size_t i;
