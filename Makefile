@@ -8,7 +8,7 @@
 #		talks to the kernel
 # make demo	boot the VM and run a sample under ispotctl
 # make bench	print benchmark figures (never pass/fail; BENCH=probe, ring,
-#		waits, pipeline, production or accuracy: one of them)
+#		waits, pipeline, record, production or accuracy: one of them)
 # make fuzz	build the libFuzzer harnesses of selftests/fuzz/ with clang
 #		and run each for TIME seconds (default 60) on a copy of its
 #		corpus (Documentation/development.rst, "Fuzzing")

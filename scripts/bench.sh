@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench [BENCH=NAME] [KERNEL=VER]: install, build and run the
-# benchmarks side by side (NAME: probe, ring, waits, pipeline, production
-# or accuracy; all but production and accuracy by default) in the guest
-# kernel VER (selftests/vm/run.sh --kernel; 6.1 by default).  Each
-# kernel's figures have their own block in the document, and production
-# and accuracy one each of their own.  probe, ring, waits, production and
-# accuracy run in the VM, booted once for all; pipeline (the user-space
-# drain, pairing and SCI engine) runs natively on the host, and the VM is
-# not booted when it is the only one asked for.  Prints one `name: value`
+# benchmarks side by side (NAME: probe, ring, waits, pipeline, record,
+# production or accuracy; all but production and accuracy by default) in
+# the guest kernel VER (selftests/vm/run.sh --kernel; 6.1 by default).
+# Each kernel's figures have their own block in the document, and
+# production and accuracy one each of their own.  probe, ring, waits,
+# production and accuracy run in the VM, booted once for all; pipeline
+# (the user-space drain, pairing and SCI engine) and record (a
+# recording's size, its writing and its replay) run natively on the
+# host, and the VM is not booted when only they are asked for.  Prints one `name: value`
 # line per figure on stdout (notes go to stderr), and writes the figures,
 # with the command, date, kernels and where each was measured, between the
 # `.. bench-begin` and `.. bench-end` markers of
@@ -19,17 +20,22 @@ cd "$(dirname "$0")/.."
 
 name=${1:-}
 case "$name" in
-''|probe|ring|waits|pipeline|production|accuracy) ;;
-*) echo "bench: unknown benchmark '$name'; use probe, ring, waits, pipeline, production or accuracy" >&2
+''|probe|ring|waits|pipeline|record|production|accuracy) ;;
+*) echo "bench: unknown benchmark '$name'; use probe, ring, waits, pipeline, record, production or accuracy" >&2
    exit 2 ;;
 esac
 # Which halves run: the VM for probe, ring and waits, the host for
-# pipeline.
+# pipeline and record.
 run_vm=1
 run_native=1
 case "$name" in
-pipeline) run_vm= ;;
+pipeline|record) run_vm= ;;
 probe|ring|waits|production|accuracy) run_native= ;;
+esac
+# The native benchmarks asked for: both by default.
+native=(pipeline record)
+case "$name" in
+pipeline|record) native=("$name") ;;
 esac
 
 kver=${KERNEL:-6.1}
@@ -66,19 +72,25 @@ trap 'rm -rf "$work"' EXIT
 
 # On the host first, before the VM boots, so that the two never compete
 # for the host's cores.  Notes stream to stderr, figures come at the end.
-if [ -n "$run_native" ]; then
+# record_bench's --calls 500000 (2.05 M records) and three runs: its
+# figures are the least of three, each taken by turns.
+for bench in ${run_native:+"${native[@]}"}; do
+	args=()
+	[ "$bench" != record ] || args=(--runs 3 --calls 500000)
 	set +e
-	selftests/bench/pipeline_bench 2>&1 | tee "$work/native_out" |
+	"selftests/bench/${bench}_bench" ${args[@]+"${args[@]}"} 2>&1 |
+		tee "$work/native_out" |
 		grep --line-buffered -v -E "$figure_re" >&2
 	rc=${PIPESTATUS[0]}
 	set -e
-	grep -E "$figure_re" "$work/native_out" >"$work/native_figures" || true
-	if [ "$rc" -ne 0 ] || [ ! -s "$work/native_figures" ]; then
-		echo "bench: the native pipeline run failed (status $rc);" \
+	grep -E "$figure_re" "$work/native_out" >"$work/figures" || true
+	if [ "$rc" -ne 0 ] || [ ! -s "$work/figures" ]; then
+		echo "bench: the native $bench run failed (status $rc);" \
 		     "$doc left as it was" >&2
 		exit 1
 	fi
-fi
+	cat "$work/figures" >>"$work/native_figures"
+done
 
 if [ -n "$run_vm" ]; then
 	# Notes stream to stderr as they come; figures are printed at the end.
