@@ -56,6 +56,15 @@ struct key_rule {
 	bool log2;		/* KEY_ARG: bucket by floor(log2(value)) */
 };
 
+/*
+ * Whether @k's keys are addresses, labelled from the maps: a call site,
+ * an argument taken as it is (report_key_address(), trace_maps.c).
+ */
+static inline bool key_rule_by_address(const struct key_rule *k)
+{
+	return k->kind == KEY_CALLSITE || (k->kind == KEY_ARG && !k->log2);
+}
+
 struct pipeline_stats {
 	uint64_t entries;
 	uint64_t exits;

@@ -34,11 +34,9 @@ static const char *source_func_name(const void *ctx, uint32_t id)
 bool report_key_address(const struct key_rule *rule, uint64_t key,
 			uint64_t *addr)
 {
-	if (rule->kind == KEY_SHAPE || (rule->kind == KEY_ARG && rule->log2))
-		return false;
 	/* An argument's key is its value plus one (0: none). */
 	*addr = rule->kind == KEY_CALLSITE ? key : key - 1;
-	return true;
+	return key_rule_by_address(rule);
 }
 
 int report_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,

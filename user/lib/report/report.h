@@ -439,8 +439,9 @@ int report_key_label(const struct key_rule *rule, struct elf_symbolizer *sym,
 		     uint64_t key, char *buf, size_t len);
 /*
  * The address report_key_label() names @key by, from the maps (a call
- * site's, an argument's); false when it names it without them (a log2
- * bucket, a shape): a label the maps cannot change.
+ * site's, an argument's), in *@addr; false when the rule's keys are not
+ * addresses (key_rule_by_address(): a log2 bucket, a shape, none): a
+ * label the maps cannot change.
  */
 bool report_key_address(const struct key_rule *rule, uint64_t key,
 			uint64_t *addr);

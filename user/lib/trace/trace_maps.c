@@ -78,14 +78,11 @@ static bool trace_judge_frame(struct trace *t, uint64_t addr)
  */
 static bool trace_keys_by_address(const struct trace *t)
 {
-	const struct key_rule *k;
 	size_t i;
 
-	for (i = 0; i < t->nr_funcs; i++) {
-		k = &t->funcs[i].key;
-		if (k->kind == KEY_CALLSITE || (k->kind == KEY_ARG && !k->log2))
+	for (i = 0; i < t->nr_funcs; i++)
+		if (key_rule_by_address(&t->funcs[i].key))
 			return true;
-	}
 	return false;
 }
 
