@@ -9,10 +9,10 @@
 # production and accuracy run in the VM, booted once for all; pipeline
 # (the user-space drain, pairing and SCI engine) and record (a
 # recording's size, its writing and its replay) run natively on the
-# host, and the VM is not booted when only they are asked for.  Prints one `name: value`
-# line per figure on stdout (notes go to stderr), and writes the figures,
-# with the command, date, kernels and where each was measured, between the
-# `.. bench-begin` and `.. bench-end` markers of
+# host, and the VM is not booted when only they are asked for.  Prints
+# one `name: value` line per figure on stdout (notes go to stderr), and
+# writes the figures, with the command, date, kernels and where each was
+# measured, between the `.. bench-begin` and `.. bench-end` markers of
 # Documentation/evaluation.rst.
 # Never pass/fail: it fails only when a benchmark could not run.
 set -euo pipefail
@@ -85,6 +85,7 @@ for bench in ${run_native:+"${native[@]}"}; do
 	set -e
 	grep -E "$figure_re" "$work/native_out" >"$work/figures" || true
 	if [ "$rc" -ne 0 ] || [ ! -s "$work/figures" ]; then
+		cat "$work/native_figures"
 		echo "bench: the native $bench run failed (status $rc);" \
 		     "$doc left as it was" >&2
 		exit 1

@@ -15,6 +15,7 @@
 #ifndef ISPOT_TEST_RECORDING_SESSION_H
 #define ISPOT_TEST_RECORDING_SESSION_H
 
+#include <assert.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -214,6 +215,8 @@ static inline size_t rs_gen_next(const struct recording_session *s,
 	uint64_t site = (uint64_t)(uintptr_t)recording_test_caller + 1;
 	size_t n = 0;
 
+	/* Less room would read as the end: the calls left never made. */
+	assert(room >= RS_GEN_CALL_SLOTS);
 	for (; g->i < g->calls && room - n >= RS_GEN_CALL_SLOTS; g->i++) {
 		unsigned int i = g->i;
 		uint32_t tid = 101 + (s->one_thread ? 0 : (i & 1));

@@ -393,6 +393,56 @@ TEST(medium_records_round_trip_at_their_bounds)
 }
 
 /*
+ * A MEDIUM record of each length, 1 to 8 bytes of difference, that ends
+ * its chunk: the reader loads 8 bytes of it only where the chunk has
+ * them (8), and copies the tail otherwise (1 to 7); each round-trips and
+ * takes 6 bytes and its difference.
+ */
+TEST(a_medium_record_that_ends_its_chunk_round_trips)
+{
+	struct session_summary s = { .mode = MODE_RUN,
+				     .abi_major = ISPOT_ABI_MAJOR };
+	const struct session_tables tb = { 0 };
+	struct ispot_record r, want[3];
+	const struct session_input in = { .type = INPUT_RECORD, .rec = &r };
+	struct recording *rec;
+	char path[PATH_MAX];
+	unsigned int bytes, i;
+	size_t first = 0, len;
+
+	path_in(path, "medium_end.isr");
+	for (bytes = 1; bytes <= 8; bytes++) {
+		r = (struct ispot_record){ .ts_ns = 1000, .tid = 101,
+					   .tgid = 4321, .ip = 0x401000,
+					   .data = { 3, 4, 5 },
+					   .kind = ISPOT_REC_ENTRY,
+					   .nslots = 1, .sp = 0x7ffd0000,
+					   .probe_id = 9 };
+		rec = recording_create(path, 1ull << 30, NULL, 0);
+		ASSERT_TRUE(rec != NULL);
+		/* The entry the last is told from, and an exit between. */
+		for (i = 0; i < 2; i++) {
+			r.kind = i ? ISPOT_REC_EXIT : ISPOT_REC_ENTRY;
+			r.ts_ns += 100;
+			want[i] = r;
+			recording_input(rec, &in);
+		}
+		r.kind = ISPOT_REC_ENTRY;
+		r.ts_ns += 100;
+		/* A zigzag of @bytes bytes: its top byte not 0. */
+		r.data[bytes % 3] += 1ull << (8 * bytes - 2);
+		want[2] = r;
+		recording_input(rec, &in);
+		ASSERT_EQ(recording_finish(rec, &s, &tb), 0);
+		recording_free(rec);
+		len = reads_back(path, want, 3);
+		if (bytes == 1)
+			first = len - 7;
+		EXPECT_EQ(len, first + 6 + bytes);
+	}
+}
+
+/*
  * Format 5: a record that is no entry or exit (here a solo gate's, ip 0,
  * data: the block, the ns waited, flags) is told from the thread's last
  * such record, not from its last entry's arguments and ip.  A gate before

@@ -241,6 +241,7 @@ TEST(a_live_thread_the_listing_skipped_keeps_running)
 	trace_scan_lost_exit(&s.t, gone_tid, 2000);
 	ASSERT_EQ(s.t.live.nr_exits, 1);
 	EXPECT_EQ(s.t.live.exits[0].tid, gone_tid);
+	EXPECT_EQ(s.t.live.exits[0].alive_ts, 2000u);
 	/* The next round closes it; the live one stays open. */
 	step(&s, trace_now() + DRAIN_SLACK_NS + 1);
 	EXPECT_FALSE(open_in_engine(&s, gone_tid));

@@ -55,12 +55,21 @@ static inline unsigned int code_len(unsigned int c)
 	return c + (c == 7);
 }
 
-/* Its mask, in two shifts: one of 64 bits would be undefined. */
-static inline uint64_t code_mask(unsigned int c)
+/*
+ * The mask of @len bytes (0 to 8), in two shifts: one of 64 bits would
+ * be undefined.
+ */
+static inline uint64_t bytes_mask(unsigned int len)
 {
-	unsigned int half = 4 * code_len(c);
+	unsigned int half = 4 * len;
 
 	return ((1ull << half) << half) - 1;
+}
+
+/* A length code's mask. */
+static inline uint64_t code_mask(unsigned int c)
+{
+	return bytes_mask(code_len(c));
 }
 
 void rec2_reset(struct rec2_state *st, unsigned int major)
@@ -325,10 +334,12 @@ static void get_body(struct rec2_state *st, struct rec2_thread *t,
  * class (rec2_class_keep()) is the caller's to keep, once: a MEDIUM
  * record changes an argument first.
  */
-static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
-			    const unsigned char *p, struct ispot_record *rec)
+static inline struct rec2_call *small_of(struct rec2_state *st,
+					 struct rec2_thread *t,
+					 const unsigned char *p,
+					 struct ispot_record *rec)
 {
-	const struct rec2_call *c;
+	struct rec2_call *c;
 	uint32_t w;
 
 	memcpy(&w, p, 4);
@@ -344,6 +355,7 @@ static inline void small_of(struct rec2_state *st, struct rec2_thread *t,
 	rec->cpu = t->cpu;
 	rec->ip = c->ip;
 	memcpy(rec->data, c->data, sizeof(rec->data));
+	return c;
 }
 
 static void get_small(struct rec2_state *st, struct rec2_thread *t,
@@ -394,17 +406,14 @@ static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 		r->why = "a record names no thread";
 		return;
 	}
-	small_of(st, t, r->p + 1, rec);
+	/* The call the record's call site and arguments are read from. */
+	c = small_of(st, t, r->p + 1, rec);
 	if (left >= head + 8) {
-		/* In two shifts: one of 64 bits would be undefined. */
-		diff = load64(r->p + head) &
-		       (((1ull << (4 * len)) << (4 * len)) - 1);
+		diff = load64(r->p + head) & bytes_mask(len);
 	} else {
 		memcpy(tail, r->p + head, len);
 		diff = load64(tail);
 	}
-	/* small_of() read the record's call site and arguments from @c. */
-	c = rec2_call_of(t, rec->probe_id, rec->kind);
 	arg = c->data[k] + rec2_unzz(diff);
 	c->data[k] = arg;
 	rec->data[k] = arg;
