@@ -3,7 +3,7 @@
  * Threads of the test's own process, started and ended when a test says,
  * for the tests of what scans /proc/PID/task (test_tasks.c,
  * test_trace_rounds.c).  A batch of workers lives until the write end of
- * its stop pipe closes.
+ * its stop pipe closes; drop_tid() makes a listing that skipped one.
  */
 #ifndef ISPOT_TEST_THREAD_WORKERS_H
 #define ISPOT_TEST_THREAD_WORKERS_H
@@ -82,6 +82,17 @@ static inline uint32_t ended_thread_tid(void)
 	start_workers(&w, 1, stop);
 	stop_workers(&w, 1, stop);
 	return (uint32_t)w.tid;
+}
+
+/* @s without @tid, as a listing of /proc/PID/task that skipped it reads. */
+static inline void drop_tid(struct task_set *s, uint32_t tid)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < s->n; i++)
+		if (s->tids[i] != tid)
+			s->tids[j++] = s->tids[i];
+	s->n = j;
 }
 
 #endif /* ISPOT_TEST_THREAD_WORKERS_H */

@@ -32,17 +32,6 @@ static int set_is_sorted(const struct task_set *s)
 	return 1;
 }
 
-/* @s without @tid, as a listing that skipped it would read. */
-static void drop_tid(struct task_set *s, uint32_t tid)
-{
-	size_t i, j = 0;
-
-	for (i = 0; i < s->n; i++)
-		if (s->tids[i] != tid)
-			s->tids[j++] = s->tids[i];
-	s->n = j;
-}
-
 TEST(a_listing_names_every_live_thread)
 {
 	struct task_set s = { 0 };

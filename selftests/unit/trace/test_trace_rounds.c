@@ -199,17 +199,6 @@ TEST(a_thread_whose_exit_record_was_lost_is_closed_after_the_next_scan)
 	session_end(&s);
 }
 
-/* @set without @tid, as a listing that skipped it would have it. */
-static void set_without(struct task_set *set, uint32_t tid)
-{
-	size_t i, j = 0;
-
-	for (i = 0; i < set->n; i++)
-		if (set->tids[i] != tid)
-			set->tids[j++] = set->tids[i];
-	set->n = j;
-}
-
 /*
  * A listing of /proc/PID/task read while threads exit can skip a live
  * one.  A thread the scan did not list is asked for by its path: a live
@@ -233,8 +222,8 @@ TEST(a_live_thread_the_listing_skipped_keeps_running)
 	ASSERT_FALSE(task_thread_alive(getpid(), gone_tid));
 	ASSERT_TRUE(task_thread_alive(getpid(), live_tid));
 	/* Neither listed: the one gone, and the one skipped. */
-	set_without(&s.t.live.alive, live_tid);
-	set_without(&s.t.live.alive, gone_tid);
+	drop_tid(&s.t.live.alive, live_tid);
+	drop_tid(&s.t.live.alive, gone_tid);
 
 	trace_scan_lost_exit(&s.t, live_tid, 1000);
 	EXPECT_EQ(s.t.live.nr_exits, 0);
