@@ -385,7 +385,6 @@ static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 	unsigned int len = (op & ~REC2_OP_MEDIUM_MASK) + 1, k;
 	const size_t head = REC2_MEDIUM_HEAD - 1;	/* past the op */
 	size_t left = r->end - r->p;
-	unsigned char tail[8] = { 0 };
 	struct rec2_thread *t;
 	struct rec2_call *c;
 	uint64_t diff, arg;
@@ -411,6 +410,8 @@ static void get_medium(struct rec2_state *st, struct rd *r, uint8_t op,
 	if (left >= head + 8) {
 		diff = load64(r->p + head) & bytes_mask(len);
 	} else {
+		unsigned char tail[8] = { 0 };
+
 		memcpy(tail, r->p + head, len);
 		diff = load64(tail);
 	}
