@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pipeline_bench's records: per-CPU rings in ordinary memory, laid out as
- * the module lays them out, and what a traced program would write into
- * them (pipeline_bench.c's header says what).  Included by
- * pipeline_bench.c only.
+ * pipeline_bench's records: what a traced program would write into the
+ * per-CPU rings of bench_ring.h (pipeline_bench.c's header says what).
+ * Included by pipeline_bench.c only.
  */
 #ifndef ISPOT_PIPELINE_GEN_H
 #define ISPOT_PIPELINE_GEN_H
@@ -15,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/drain.h"
+#include "bench/bench_ring.h"
 
 #define NR_RINGS	2
 #define NR_THREADS	8
@@ -23,14 +23,6 @@
 #define STACK_PERIOD	10000
 #define STACK_FRAMES	16
 #define TID_BASE	4100
-#define CTRL_SIZE	4096
-
-struct bench_ring {
-	struct ispot_ring_ctrl *ctrl;
-	struct ispot_record *slots;
-	uint64_t mask;
-};
-
 struct frame {
 	uint32_t probe;
 	uint64_t sp;
@@ -65,46 +57,12 @@ static uint64_t rng(struct gen *g)
 	return g->rng * 0x2545f4914f6cdd1dULL;
 }
 
-static int ring_init(struct bench_ring *r, uint32_t cpu, uint32_t nr_slots,
-		     void **base)
-{
-	size_t size = CTRL_SIZE + (size_t)nr_slots * ISPOT_SLOT_SIZE;
-
-	*base = aligned_alloc(4096, size);
-	if (!*base)
-		return -ENOMEM;
-	/* Touch it all now: the RSS figures should not see it arrive. */
-	memset(*base, 0, size);
-	r->ctrl = *base;
-	r->ctrl->nr_slots = nr_slots;
-	r->ctrl->cpu = cpu;
-	r->ctrl->data_offset = CTRL_SIZE;
-	r->slots = (void *)((char *)*base + CTRL_SIZE);
-	r->mask = nr_slots - 1;
-	return 0;
-}
-
 static int release(void *ctx, uint32_t cpu, uint64_t tail)
 {
 	struct gen *g = ctx;
 
 	g->rings[cpu].ctrl->tail = tail;
 	return 0;
-}
-
-static uint64_t ring_free(const struct bench_ring *r)
-{
-	return r->mask + 1 - (r->ctrl->head - r->ctrl->tail);
-}
-
-static struct ispot_record *ring_slot(struct bench_ring *r, uint64_t i)
-{
-	return &r->slots[(r->ctrl->head + i) & r->mask];
-}
-
-static void ring_publish(struct bench_ring *r, uint32_t n)
-{
-	__atomic_store_n(&r->ctrl->head, r->ctrl->head + n, __ATOMIC_RELEASE);
 }
 
 static void put_stack(struct gen *g, struct bench_ring *r,

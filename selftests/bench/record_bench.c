@@ -10,7 +10,9 @@
  * runs of each, the three taken in turn in every run, so that a busy host
  * slows them alike.  A live time is the records' handling alone: they
  * are made in runs of 4096 slots outside it, as the module makes them
- * outside ispotctl.  Never pass/fail.
+ * outside ispotctl, and the drain reads each run from a ring
+ * (bench_ring.h) inside it, as a live session reads them and as
+ * pipeline_bench times them.  Never pass/fail.
  *
  *   record_bench [--calls N] [--runs N]
  *	(default 250,000 calls: ~1.05M records; 3 runs)
@@ -35,6 +37,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "analysis/drain.h"
+#include "bench/bench_ring.h"
 #include "unit/pipeline_feed.h"
 #include "unit/recording_session.h"
 
@@ -48,12 +52,40 @@ static double now_ns(void)
 
 /*
  * The records are made a run at a time outside the timed part, as the
- * module makes them outside ispotctl, and handed over from that buffer
- * (256 KiB, in the L2 caches of the hosts measured), as a drain hands
- * over what it reads from a ring.  Not smaller: each run costs two reads
- * of the process's CPU clock, system calls.
+ * module makes them outside ispotctl, and put in a ring of two runs
+ * (512 KiB, in the L2 caches of the hosts measured) that the drain
+ * empties in the timed part.  Not smaller: each run costs two reads of
+ * the process's CPU clock, system calls.
  */
 #define RUN_SLOTS	4096
+#define RING_SLOTS	(2 * RUN_SLOTS)
+
+/* The drain's release: the tail stored, where the module takes an ioctl. */
+static int release_ring(void *ctx, uint32_t cpu, uint64_t tail)
+{
+	struct bench_ring *r = ctx;
+
+	(void)cpu;
+	r->ctrl->tail = tail;
+	return 0;
+}
+
+/* A drained record into the session, as a live session's drain hands it. */
+static void on_record(void *ctx, const struct ispot_record *rec)
+{
+	trace_on_record(ctx, rec);
+}
+
+/* @n slots of @buf into @r, published: what the module would have written. */
+static void ring_put(struct bench_ring *r, const struct ispot_record *buf,
+		     size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		*ring_slot(r, i) = buf[i];
+	ring_publish(r, (uint32_t)n);
+}
 
 /*
  * One live session of @calls: its CPU time handling the records (and
@@ -63,11 +95,16 @@ static double live(const char *rec, const char *json, unsigned int calls)
 {
 	struct ispot_record *buf = malloc(RUN_SLOTS * sizeof(*buf));
 	struct recording_session s;
+	struct bench_ring ring;
+	struct drain *d = NULL;
 	struct rs_gen g;
 	double t0, spent;
+	void *base;
 	size_t n;
 
-	if (!buf || rs_start(&s, rec, json, 64ull << 30)) {
+	if (!buf || ring_init(&ring, 0, RING_SLOTS, &base) ||
+	    !(d = drain_new(&base, 1, release_ring, &ring)) ||
+	    rs_start(&s, rec, json, 64ull << 30)) {
 		fprintf(stderr, "record_bench: cannot start the session\n");
 		exit(1);
 	}
@@ -75,18 +112,29 @@ static double live(const char *rec, const char *json, unsigned int calls)
 	rs_gen_begin(&s, &g, calls);
 	spent = now_ns() - t0;
 	while ((n = rs_gen_next(&s, &g, buf, RUN_SLOTS))) {
+		ring_put(&ring, buf, n);
 		t0 = now_ns();
-		rs_feed(&s, buf, n);
+		drain_round(d, UINT64_MAX, on_record, &s.t);
 		spent += now_ns() - t0;
 	}
 	t0 = now_ns();
 	rs_gen_end(&s, &g);
 	spent += now_ns() - t0;
+	if (drain_stats(d)->records != g.drained || drain_stats(d)->late ||
+	    drain_stats(d)->corrupt) {
+		fprintf(stderr, "record_bench: the drain read %llu of %llu "
+			"records\n",
+			(unsigned long long)drain_stats(d)->records,
+			(unsigned long long)g.drained);
+		exit(1);
+	}
 	if (rs_stop(&s)) {
 		fprintf(stderr, "record_bench: cannot write %s\n", rec);
 		exit(1);
 	}
 	trace_free(&s.t);
+	drain_free(d);
+	free(base);
 	free(buf);
 	return spent;
 }
