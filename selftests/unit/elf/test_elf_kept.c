@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -365,6 +366,62 @@ TEST(a_kept_mapping_of_a_deleted_file_opens_nothing)
 	name(sz, fn + 1, &info);
 	EXPECT_EQ(info.kind, ELF_ADDR_FILE);
 	EXPECT_EQ(elf_symbolizer_objects_read(sz), 0);
+	elf_symbolizer_free(sz);
+}
+
+/*
+ * More than a tick of the file systems' clocks: a file changed after
+ * this has a later ctime than a snapshot read before it.
+ */
+#define PAST_A_TICK_US	50000
+
+/*
+ * A plugin unloaded between the two reads of the maps, then another
+ * library written over its file in place (the same inode, as cp onto it
+ * or a build writing its output where it was does): its kept mapping's
+ * file, changed since the kept snapshot was read, is not read for it,
+ * where its device and inode alone let the other library's symbols name
+ * the old code's addresses.
+ */
+TEST(a_kept_mapping_of_a_file_rewritten_in_place_is_not_read)
+{
+	struct elf_addr_info info;
+	struct elf_symbolizer *sz;
+	struct stat was, now;
+	char lib[PATH_MAX];
+	uint64_t fn;
+	void *h;
+
+	h = load_copy("librewritten.so", lib, &fn);
+	sz = unloaded_since_kept(h, fn);
+	ASSERT_EQ(stat(lib, &was), 0);
+	usleep(PAST_A_TICK_US);
+	copy_file(fixture("libfxl1.so"), lib);
+	ASSERT_EQ(stat(lib, &now), 0);
+	ASSERT_EQ(now.st_ino, was.st_ino);
+
+	name(sz, fn + 1, &info);
+	EXPECT_EQ(info.kind, ELF_ADDR_FILE);
+	EXPECT_EQ(elf_symbolizer_objects_read(sz), 1);
+	elf_symbolizer_free(sz);
+}
+
+/* The same plugin's file left as it was is read, however late. */
+TEST(a_kept_mapping_of_a_file_left_alone_is_read_later)
+{
+	struct elf_addr_info info;
+	struct elf_symbolizer *sz;
+	char lib[PATH_MAX];
+	uint64_t fn;
+	void *h;
+
+	h = load_copy("libleftalone.so", lib, &fn);
+	sz = unloaded_since_kept(h, fn);
+	usleep(PAST_A_TICK_US);
+
+	name(sz, fn + 1, &info);
+	EXPECT_EQ(info.kind, ELF_ADDR_SYMBOL);
+	EXPECT_STREQ(info.sym, "lib_twice");
 	elf_symbolizer_free(sz);
 }
 

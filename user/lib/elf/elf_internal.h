@@ -76,6 +76,12 @@ struct elf_file {
 	uint64_t size;
 	/* Which file was opened: what a mapping's dev and inode name. */
 	uint64_t dev, ino;
+	/*
+	 * Its last change of contents or status (st_ctim), in ns of the
+	 * real-time clock: whether it is still the file a snapshot of the
+	 * maps saw (elf_objcache.c, load()).
+	 */
+	uint64_t ctime_ns;
 	const char *path;	/* for messages; owned by the caller */
 	Elf64_Ehdr eh;
 	Elf64_Phdr *ph;
@@ -372,6 +378,7 @@ struct elf_snapshots {
 	size_t nmaps;
 	const struct elf_map *kept;
 	size_t nkept;
+	uint64_t kept_read_ns;	/* when the kept one was read (see below) */
 };
 
 /*
@@ -420,6 +427,12 @@ struct elf_symbolizer {
 	struct elf_proc proc;	/* the process: not its pid's next one */
 	struct elf_map *maps;
 	size_t nmaps;
+	/*
+	 * When the maps were read, and the kept ones: the real-time clock
+	 * just before the read, in ns, as a file's ctime_ns counts.
+	 */
+	uint64_t maps_read_ns;
+	uint64_t kept_read_ns;
 	struct elf_objcache objs;	/* what its mappings' files hold */
 	uint64_t generation;	/* elf_symbolizer_generation() */
 	uint64_t reads;		/* elf_symbolizer_reads() */
@@ -445,6 +458,13 @@ struct elf_symbolizer {
  * snapshot maps other files or other places than the current one; NULL
  * where it does not, or maps nothing there.
  */
+/*
+ * @s's process's maps read into *@maps[0..*@n) (elf_proc_maps_read()),
+ * and *@read_ns the real-time clock just before: a file changed since
+ * then (its ctime_ns later) may not be the file they map.
+ */
+int elf_snapshot_read(struct elf_symbolizer *s, struct elf_map **maps,
+		      size_t *n, uint64_t *read_ns, char *err, size_t errlen);
 const struct elf_map *elf_snapshot_kept_find(const struct elf_symbolizer *s,
 					     uint64_t addr);
 

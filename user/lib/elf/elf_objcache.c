@@ -225,13 +225,15 @@ static bool not_opened(int rc)
  * be gone as well (a plugin rebuilt at its path and loaded again), so
  * whoever reads it takes only the file of the mapping's device and
  * inode: a new one would name the old code's samples with its own
- * symbols.  A file rewritten in place, or one given a freed inode
- * number, still passes; where stat() numbers files otherwise, the files
+ * symbols.  Nor one changed since the kept snapshot was read (@kept_ns:
+ * its ctime later): a file rewritten in place keeps its inode, and one
+ * made since may have been given the freed inode number of the mapped
+ * file, unlinked since.  Where stat() numbers files otherwise, the files
  * only a kept snapshot maps go unnamed.  NULL: no object; its addresses
  * are named as file offsets.
  */
 static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
-			    const char *name, bool kept)
+			    const char *name, bool kept, uint64_t kept_ns)
 {
 	bool past = elf_reads_past_user();
 	struct elf_obj *o = NULL;
@@ -249,7 +251,9 @@ static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
 	    elf_obj_load_as(m->path, name, past ? ELF_OPEN_NO_SYMLINKS : 0,
 			    &o, NULL, 0))
 		return NULL;
-	if ((!past && !kept) || is_mapped_file(o, m))
+	if (!kept && (!past || is_mapped_file(o, m)))
+		return o;
+	if (kept && is_mapped_file(o, m) && o->f.ctime_ns <= kept_ns)
 		return o;
 	elf_obj_free(o);
 	return NULL;
@@ -272,7 +276,7 @@ static struct elf_obj *read_in(struct elf_objcache *c,
 	name = strdup(m->path);
 	if (!name)
 		return NULL;
-	o = load(c, m, name, kept);
+	o = load(c, m, name, kept, sn->kept_read_ns);
 	/* Not read, as against read and refused by the bound: said once. */
 	loaded = o != NULL;
 	if (o && !hold(c, sn, o, &bytes)) {

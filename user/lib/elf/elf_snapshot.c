@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "elf/elf_internal.h"
 
@@ -16,6 +17,16 @@ const struct elf_map *elf_symbolizer_maps(const struct elf_symbolizer *s,
 {
 	*n = s->nmaps;
 	return s->maps;
+}
+
+int elf_snapshot_read(struct elf_symbolizer *s, struct elf_map **maps,
+		      size_t *n, uint64_t *read_ns, char *err, size_t errlen)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	*read_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	return elf_proc_maps_read(&s->proc, maps, n, err, errlen);
 }
 
 /*
@@ -61,13 +72,14 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 			   size_t errlen)
 {
 	struct elf_map *nm;
+	uint64_t read_ns;
 	bool same;
 	size_t nn;
 	int rc;
 
 	if (s->frozen)
 		return elf_fail(err, errlen, -ESRCH, "no process to read");
-	rc = elf_proc_maps_read(&s->proc, &nm, &nn, err, errlen);
+	rc = elf_snapshot_read(s, &nm, &nn, &read_ns, err, errlen);
 	s->reads++;
 	/*
 	 * Gone, or exiting (a zombie has no maps left, and one that exits
@@ -83,6 +95,7 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 	if (s->keep && !s->kept) {
 		s->kept = s->maps;
 		s->nkept = s->nmaps;
+		s->kept_read_ns = s->maps_read_ns;
 		s->kept_differs = !same;
 	} else {
 		elf_maps_free(s->maps, s->nmaps);
@@ -92,6 +105,7 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 	}
 	s->maps = nm;
 	s->nmaps = nn;
+	s->maps_read_ns = read_ns;
 	return 0;
 }
 

@@ -61,7 +61,8 @@ static int symbolizer_new(const struct elf_proc *proc,
 		return elf_fail(err, errlen, -ENOMEM, "out of memory");
 	s->proc = *proc;
 	elf_objcache_init(&s->objs, &s->proc);
-	rc = elf_proc_maps_read(&s->proc, &s->maps, &s->nmaps, err, errlen);
+	rc = elf_snapshot_read(s, &s->maps, &s->nmaps, &s->maps_read_ns, err,
+			       errlen);
 	if (rc) {
 		free(s);
 		return rc;
@@ -339,7 +340,8 @@ static void name_in(struct elf_symbolizer *s, const struct elf_map *maps,
 		    uint64_t addr, struct elf_addr_info *info)
 {
 	const struct elf_snapshots sn = { .maps = s->maps, .nmaps = s->nmaps,
-					  .kept = s->kept, .nkept = s->nkept };
+					  .kept = s->kept, .nkept = s->nkept,
+					  .kept_read_ns = s->kept_read_ns };
 	const struct elf_map *fm = NULL;
 	const struct esym *sym;
 	struct elf_obj *o;
