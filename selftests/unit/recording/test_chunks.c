@@ -845,4 +845,32 @@ TEST(a_frame_answer_is_kept_when_it_changes)
 	recording_close(&rf);
 }
 
+/*
+ * The function table's head damaged: the reader passes over it to the
+ * probe table's head, and says the damage, not what it finds after it
+ * (probes with no functions before them).
+ */
+TEST(a_damaged_function_table_head_is_said_as_damage)
+{
+	struct recording_file rf;
+	char path[PATH_MAX];
+	size_t len, at;
+	char *buf;
+
+	path_in(path, "funcshead.isr");
+	write_random(path, 7);
+	buf = slurp(path, &len);
+	at = rec2_nth_section(buf, len, REC_SEC_FUNCS, 0);
+	ASSERT_GT(at, 0);
+	buf[at + 9] ^= 0x10;	/* its length */
+	spit(path, buf, len);
+	capture_begin();
+	EXPECT_EQ(recording_open(path, &rf), -1);
+	capture_end();
+	EXPECT_TRUE(strstr(captured, "a table section is damaged: the "
+			   "recording is damaged; record again") != NULL);
+	EXPECT_TRUE(strchr(captured, '\n') == captured + strlen(captured) - 1);
+	free(buf);
+}
+
 TEST_HARNESS_MAIN

@@ -189,13 +189,15 @@ int rec_table(struct recording_file *rf, uint32_t type,
 		return rec_bad(rf, "a section appears twice");
 	*seen |= 1u << type;
 	rf->table_bytes[type] = len;
-	/* The function table comes first: probes refer to it. */
-	if (type == REC_SEC_PROBES && !(*seen & (1u << REC_SEC_FUNCS)))
-		return rec_bad(rf, "probes before functions");
 	/*
-	 * So does the profile: the unloaded picks are its picks' indexes.
-	 * Not seen when its head was damaged: then say that.
+	 * The function table comes first: probes refer to it.  Not seen
+	 * when its head was damaged (passed over to the probes' head):
+	 * then say that.
 	 */
+	if (type == REC_SEC_PROBES && !(*seen & (1u << REC_SEC_FUNCS)))
+		return rec_bad(rf, rf->lost ? "a table section is damaged" :
+			       "probes before functions");
+	/* So does the profile: the unloaded picks are its picks' indexes. */
 	if (type == REC_SEC_UNLOADED && !(*seen & (1u << REC_SEC_PROFILE)))
 		return rec_bad(rf, rf->lost ? "a table section is damaged" :
 			       "unloaded picks with no profile before them");
