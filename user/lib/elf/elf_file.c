@@ -365,8 +365,6 @@ static int open_regular(struct elf_file *f, const char *path,
 	f->size = (uint64_t)st.st_size;
 	f->dev = (uint64_t)st.st_dev;
 	f->ino = (uint64_t)st.st_ino;
-	f->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u +
-		      (uint64_t)st.st_ctim.tv_nsec;
 	return 0;
 }
 

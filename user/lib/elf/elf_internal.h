@@ -76,12 +76,6 @@ struct elf_file {
 	uint64_t size;
 	/* Which file was opened: what a mapping's dev and inode name. */
 	uint64_t dev, ino;
-	/*
-	 * Its last change of contents or status (st_ctim), in ns of the
-	 * real-time clock: whether it is still the file a snapshot of the
-	 * maps saw (elf_objcache.c, load()).
-	 */
-	uint64_t ctime_ns;
 	const char *path;	/* for messages; owned by the caller */
 	Elf64_Ehdr eh;
 	Elf64_Phdr *ph;
@@ -454,17 +448,17 @@ struct elf_symbolizer {
 };
 
 /*
+ * @proc's maps read into *@maps[0..*@n) (elf_proc_maps_read()), and
+ * *@read_ns the real-time clock just before: a file changed since then
+ * (its st_mtim or st_ctim later) may not be the file they map.
+ */
+int elf_snapshot_read(const struct elf_proc *proc, struct elf_map **maps,
+		      size_t *n, uint64_t *read_ns, char *err, size_t errlen);
+/*
  * The kept snapshot's mapping of @addr (elf_snapshot.c), where the kept
  * snapshot maps other files or other places than the current one; NULL
  * where it does not, or maps nothing there.
  */
-/*
- * @s's process's maps read into *@maps[0..*@n) (elf_proc_maps_read()),
- * and *@read_ns the real-time clock just before: a file changed since
- * then (its ctime_ns later) may not be the file they map.
- */
-int elf_snapshot_read(struct elf_symbolizer *s, struct elf_map **maps,
-		      size_t *n, uint64_t *read_ns, char *err, size_t errlen);
 const struct elf_map *elf_snapshot_kept_find(const struct elf_symbolizer *s,
 					     uint64_t addr);
 

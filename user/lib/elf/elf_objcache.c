@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -24,6 +25,12 @@ struct elf_cached_obj {
 	uint64_t inode;
 	uint64_t bytes;		/* what it counts in the cache's held */
 	struct elf_obj *o;	/* NULL: not a usable ELF file */
+	/*
+	 * Its file's last change of contents (st_mtim, ns of the real-time
+	 * clock) when its symbols had been read: a kept mapping's code is
+	 * named from it only if that is not later than the kept snapshot.
+	 */
+	uint64_t mtime_ns;
 	/*
 	 * o NULL from a kept mapping's path alone, whose file may be
 	 * another now (rebuilt), or the same numbered otherwise than in
@@ -225,15 +232,13 @@ static bool not_opened(int rc)
  * be gone as well (a plugin rebuilt at its path and loaded again), so
  * whoever reads it takes only the file of the mapping's device and
  * inode: a new one would name the old code's samples with its own
- * symbols.  Nor one changed since the kept snapshot was read (@kept_ns:
- * its ctime later): a file rewritten in place keeps its inode, and one
- * made since may have been given the freed inode number of the mapped
- * file, unlinked since.  Where stat() numbers files otherwise, the files
- * only a kept snapshot maps go unnamed.  NULL: no object; its addresses
- * are named as file offsets.
+ * symbols (read_in() refuses one changed since, which the numbers do not
+ * show).  Where stat() numbers files otherwise, the files only a kept
+ * snapshot maps go unnamed.  NULL: no object; its addresses are named as
+ * file offsets.
  */
 static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
-			    const char *name, bool kept, uint64_t kept_ns)
+			    const char *name, bool kept)
 {
 	bool past = elf_reads_past_user();
 	struct elf_obj *o = NULL;
@@ -251,21 +256,48 @@ static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
 	    elf_obj_load_as(m->path, name, past ? ELF_OPEN_NO_SYMLINKS : 0,
 			    &o, NULL, 0))
 		return NULL;
-	if (!kept && (!past || is_mapped_file(o, m)))
-		return o;
-	if (kept && is_mapped_file(o, m) && o->f.ctime_ns <= kept_ns)
+	if ((!past && !kept) || is_mapped_file(o, m))
 		return o;
 	elf_obj_free(o);
 	return NULL;
 }
 
-/* @m's object read and cached, failures too (@kept: @m is a kept mapping). */
-static struct elf_obj *read_in(struct elf_objcache *c,
+static uint64_t ts_ns(struct timespec ts)
+{
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * @o's file's last change of contents, *@mtime_ns, and of contents or
+ * status, *@ctime_ns, now that its symbols are read (a change while they
+ * were counts).  False where fstat() fails.
+ */
+static bool file_times(const struct elf_obj *o, uint64_t *mtime_ns,
+		       uint64_t *ctime_ns)
+{
+	struct stat st;
+
+	if (fstat(o->f.fd, &st))
+		return false;
+	*mtime_ns = ts_ns(st.st_mtim);
+	*ctime_ns = ts_ns(st.st_ctim);
+	return true;
+}
+
+/*
+ * @m's object read and cached, failures too (@kept: @m is a kept mapping).
+ * A kept mapping's file, read by its path, is refused where its status
+ * changed after the kept snapshot was read (a later st_ctim): its device
+ * and inode do not show a file rewritten in place, or one made since and
+ * given the freed number of the file mapped, unlinked since.  Its entry,
+ * or NULL out of memory.
+ */
+static struct elf_cached_obj *read_in(struct elf_objcache *c,
 			       const struct elf_snapshots *sn,
 			       const struct elf_map *m, bool kept)
 {
+	uint64_t bytes = 0, mtime_ns = 0, ctime_ns = 0;
 	struct elf_cached_obj *t;
-	uint64_t bytes = 0;
 	struct elf_obj *o;
 	bool loaded;
 	char *name;
@@ -276,7 +308,12 @@ static struct elf_obj *read_in(struct elf_objcache *c,
 	name = strdup(m->path);
 	if (!name)
 		return NULL;
-	o = load(c, m, name, kept, sn->kept_read_ns);
+	o = load(c, m, name, kept);
+	if (o && (!file_times(o, &mtime_ns, &ctime_ns) ||
+		  (kept && ctime_ns > sn->kept_read_ns))) {
+		elf_obj_free(o);
+		o = NULL;
+	}
 	/* Not read, as against read and refused by the bound: said once. */
 	loaded = o != NULL;
 	if (o && !hold(c, sn, o, &bytes)) {
@@ -288,8 +325,25 @@ static struct elf_obj *read_in(struct elf_objcache *c,
 				      .dev_major = m->dev_major,
 				      .dev_minor = m->dev_minor,
 				      .inode = m->inode, .bytes = bytes,
-				      .o = o, .kept_miss = kept && !loaded };
-	return o;
+				      .o = o, .mtime_ns = mtime_ns,
+				      .kept_miss = kept && !loaded };
+	return t;
+}
+
+/*
+ * @t's object, for a kept mapping (@kept) only where its file's contents
+ * had not changed since the kept snapshot was read when its symbols were
+ * (st_mtim: the status changes when the file mapped is unlinked or
+ * renamed over, which a plugin rebuilt at its path does, its code the
+ * same): else the kept code would be named from other contents.
+ */
+static struct elf_obj *kept_unchanged(const struct elf_cached_obj *t,
+				      const struct elf_snapshots *sn,
+				      bool kept)
+{
+	if (!t || (kept && t->mtime_ns > sn->kept_read_ns))
+		return NULL;
+	return t->o;
 }
 
 /* The current snapshot's mapping of kept mapping @m's file, or NULL. */
@@ -315,7 +369,8 @@ static const struct elf_map *mapped_now(const struct elf_snapshots *sn,
  * plugin unloaded and loaded again from the same file, at another place,
  * had its new addresses named as file offsets when an old one was named
  * first (its path's file rebuilt since, or numbered otherwise than the
- * maps).
+ * maps).  For a kept mapping, whichever way it was read, not an object
+ * of contents changed since the kept snapshot (kept_unchanged()).
  */
 struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 				 const struct elf_snapshots *sn,
@@ -328,7 +383,7 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 		if (cached_obj_of(&c->objs[i], m))
 			break;
 	if (i < c->nobjs && !c->objs[i].kept_miss)
-		return c->objs[i].o;
+		return kept_unchanged(&c->objs[i], sn, kept);
 	if (kept)
 		now = mapped_now(sn, m);
 	if (i < c->nobjs) {
@@ -338,5 +393,6 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 		cached_obj_free(&c->objs[i]);
 		c->objs[i] = c->objs[--c->nobjs];
 	}
-	return now ? read_in(c, sn, now, false) : read_in(c, sn, m, kept);
+	return kept_unchanged(now ? read_in(c, sn, now, false) :
+				    read_in(c, sn, m, kept), sn, kept);
 }

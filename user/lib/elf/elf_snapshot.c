@@ -19,14 +19,16 @@ const struct elf_map *elf_symbolizer_maps(const struct elf_symbolizer *s,
 	return s->maps;
 }
 
-int elf_snapshot_read(struct elf_symbolizer *s, struct elf_map **maps,
+int elf_snapshot_read(const struct elf_proc *proc, struct elf_map **maps,
 		      size_t *n, uint64_t *read_ns, char *err, size_t errlen)
 {
 	struct timespec now;
 
-	clock_gettime(CLOCK_REALTIME, &now);
+	/* Never fails; if it did, 0 refuses every kept file: unnamed. */
+	if (clock_gettime(CLOCK_REALTIME, &now))
+		now = (struct timespec){ 0 };
 	*read_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-	return elf_proc_maps_read(&s->proc, maps, n, err, errlen);
+	return elf_proc_maps_read(proc, maps, n, err, errlen);
 }
 
 /*
@@ -79,7 +81,7 @@ int elf_symbolizer_refresh(struct elf_symbolizer *s, char *err,
 
 	if (s->frozen)
 		return elf_fail(err, errlen, -ESRCH, "no process to read");
-	rc = elf_snapshot_read(s, &nm, &nn, &read_ns, err, errlen);
+	rc = elf_snapshot_read(&s->proc, &nm, &nn, &read_ns, err, errlen);
 	s->reads++;
 	/*
 	 * Gone, or exiting (a zombie has no maps left, and one that exits

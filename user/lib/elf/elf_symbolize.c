@@ -61,8 +61,8 @@ static int symbolizer_new(const struct elf_proc *proc,
 		return elf_fail(err, errlen, -ENOMEM, "out of memory");
 	s->proc = *proc;
 	elf_objcache_init(&s->objs, &s->proc);
-	rc = elf_snapshot_read(s, &s->maps, &s->nmaps, &s->maps_read_ns, err,
-			       errlen);
+	rc = elf_snapshot_read(&s->proc, &s->maps, &s->nmaps, &s->maps_read_ns,
+			       err, errlen);
 	if (rc) {
 		free(s);
 		return rc;
