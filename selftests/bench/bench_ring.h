@@ -61,4 +61,16 @@ static inline void ring_publish(struct bench_ring *r, uint32_t n)
 	__atomic_store_n(&r->ctrl->head, r->ctrl->head + n, __ATOMIC_RELEASE);
 }
 
+/*
+ * The drain's release (drain_new()'s, @ctx the rings, by CPU): the tail
+ * stored, where the module takes an ioctl.
+ */
+static inline int ring_release(void *ctx, uint32_t cpu, uint64_t tail)
+{
+	struct bench_ring *rings = ctx;
+
+	rings[cpu].ctrl->tail = tail;
+	return 0;
+}
+
 #endif /* ISPOT_BENCH_RING_H */

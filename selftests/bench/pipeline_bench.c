@@ -273,7 +273,7 @@ static int run_start(struct run *r)
 	r->g.rng = 0x9e3779b97f4a7c15ULL;
 	r->prev_now = r->g.now = 1000000000;
 	r->p = run_pipeline(r);
-	r->d = drain_new(bases, NR_RINGS, release, &r->g);
+	r->d = drain_new(bases, NR_RINGS, ring_release, r->g.rings);
 	if (r->stage == STAGE_PAIR)
 		r->pairer = pairer_new(NULL, NULL);
 	if (!r->p || !r->d || (r->stage == STAGE_PAIR && !r->pairer))

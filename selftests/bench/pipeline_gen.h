@@ -23,6 +23,7 @@
 #define STACK_PERIOD	10000
 #define STACK_FRAMES	16
 #define TID_BASE	4100
+
 struct frame {
 	uint32_t probe;
 	uint64_t sp;
@@ -55,14 +56,6 @@ static uint64_t rng(struct gen *g)
 	g->rng ^= g->rng << 25;
 	g->rng ^= g->rng >> 27;
 	return g->rng * 0x2545f4914f6cdd1dULL;
-}
-
-static int release(void *ctx, uint32_t cpu, uint64_t tail)
-{
-	struct gen *g = ctx;
-
-	g->rings[cpu].ctrl->tail = tail;
-	return 0;
 }
 
 static void put_stack(struct gen *g, struct bench_ring *r,

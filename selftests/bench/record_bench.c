@@ -34,6 +34,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -52,23 +53,12 @@ static double now_ns(void)
 
 /*
  * The records are made a run at a time outside the timed part, as the
- * module makes them outside ispotctl, and put in a ring of two runs
- * (512 KiB, in the L2 caches of the hosts measured) that the drain
- * empties in the timed part.  Not smaller: each run costs two reads of
- * the process's CPU clock, system calls.
+ * module makes them outside ispotctl, into a buffer, copied into a ring
+ * of a run that the drain empties in the timed part (the two 512 KiB, in
+ * the L2 caches of the hosts measured).  Not smaller: each run costs two
+ * reads of the process's CPU clock, system calls.
  */
 #define RUN_SLOTS	4096
-#define RING_SLOTS	(2 * RUN_SLOTS)
-
-/* The drain's release: the tail stored, where the module takes an ioctl. */
-static int release_ring(void *ctx, uint32_t cpu, uint64_t tail)
-{
-	struct bench_ring *r = ctx;
-
-	(void)cpu;
-	r->ctrl->tail = tail;
-	return 0;
-}
 
 /* A drained record into the session, as a live session's drain hands it. */
 static void on_record(void *ctx, const struct ispot_record *rec)
@@ -82,6 +72,11 @@ static void ring_put(struct bench_ring *r, const struct ispot_record *buf,
 {
 	size_t i;
 
+	if (n > ring_free(r)) {
+		fprintf(stderr, "record_bench: a run of %zu slots does not "
+			"fit its ring\n", n);
+		exit(1);
+	}
 	for (i = 0; i < n; i++)
 		*ring_slot(r, i) = buf[i];
 	ring_publish(r, (uint32_t)n);
@@ -94,16 +89,18 @@ static void ring_put(struct bench_ring *r, const struct ispot_record *buf,
 static double live(const char *rec, const char *json, unsigned int calls)
 {
 	struct ispot_record *buf = malloc(RUN_SLOTS * sizeof(*buf));
+	const struct drain_stats *ds;
 	struct recording_session s;
 	struct bench_ring ring;
 	struct drain *d = NULL;
 	struct rs_gen g;
 	double t0, spent;
+	long drained;
 	void *base;
 	size_t n;
 
-	if (!buf || ring_init(&ring, 0, RING_SLOTS, &base) ||
-	    !(d = drain_new(&base, 1, release_ring, &ring)) ||
+	if (!buf || ring_init(&ring, 0, RUN_SLOTS, &base) ||
+	    !(d = drain_new(&base, 1, ring_release, &ring)) ||
 	    rs_start(&s, rec, json, 64ull << 30)) {
 		fprintf(stderr, "record_bench: cannot start the session\n");
 		exit(1);
@@ -114,18 +111,25 @@ static double live(const char *rec, const char *json, unsigned int calls)
 	while ((n = rs_gen_next(&s, &g, buf, RUN_SLOTS))) {
 		ring_put(&ring, buf, n);
 		t0 = now_ns();
-		drain_round(d, UINT64_MAX, on_record, &s.t);
+		drained = drain_round(d, UINT64_MAX, on_record, &s.t);
 		spent += now_ns() - t0;
+		if (drained < 0) {
+			fprintf(stderr, "record_bench: drain: %s\n",
+				strerror((int)-drained));
+			exit(1);
+		}
 	}
 	t0 = now_ns();
 	rs_gen_end(&s, &g);
 	spent += now_ns() - t0;
-	if (drain_stats(d)->records != g.drained || drain_stats(d)->late ||
-	    drain_stats(d)->corrupt) {
+	ds = drain_stats(d);
+	if (ds->records != g.drained || ds->late || ds->corrupt) {
 		fprintf(stderr, "record_bench: the drain read %llu of %llu "
-			"records\n",
-			(unsigned long long)drain_stats(d)->records,
-			(unsigned long long)g.drained);
+			"records (late %llu, corrupt %llu)\n",
+			(unsigned long long)ds->records,
+			(unsigned long long)g.drained,
+			(unsigned long long)ds->late,
+			(unsigned long long)ds->corrupt);
 		exit(1);
 	}
 	if (rs_stop(&s)) {
