@@ -420,15 +420,18 @@ uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
  * current mapping of it (the same path, device and inode) is, if the
  * current snapshot has one; else by its path, and only where that is
  * still the file mapped (its device and inode), whoever reads it: a
- * library rebuilt at its path since is not taken for the old one.  Nor
- * one whose contents changed after the kept snapshot was read (a later
- * st_mtim when its symbols had been read: a file rewritten in place
- * keeps its inode), nor, read by its path, one whose status did (a later
- * st_ctim: a file made since may have been given the freed number of the
- * one mapped, and a rewrite that put its old mtime back still shows).
- * Still taken: a change within the tick of the clock the file system
- * stamps times from (or of a network file system's server), and, through
- * a current mapping, contents rewritten with the old mtime put back.
+ * library rebuilt at its path since is not taken for the old one, nor,
+ * read for a current mapping, a file other than the one the maps name
+ * (a reader without map_files takes the path's file as it is for
+ * current addresses).  Nor one whose contents changed after the kept
+ * snapshot was read (a later st_mtim when its symbols had been read: a
+ * file rewritten in place keeps its inode), nor, read by its path, one
+ * whose status did (a later st_ctim: a file made since may have been
+ * given the freed number of the one mapped, and a rewrite that put its
+ * old mtime back still shows).  Still taken: a change within the tick of
+ * the clock the file system stamps times from (or of a network file
+ * system's server), and, through a current mapping, contents rewritten
+ * with the old mtime put back.
  * Where stat() numbers a file otherwise than the maps (a btrfs
  * subvolume, an overlay whose layers are on another file system), a file
  * only the kept snapshot maps is named as file offsets.  Reads nothing;

@@ -423,7 +423,7 @@ struct elf_symbolizer {
 	size_t nmaps;
 	/*
 	 * When the maps were read, and the kept ones: the real-time clock
-	 * just before the read, in ns, as a file's ctime_ns counts.
+	 * just before the read, in ns, as st_mtim and st_ctim count.
 	 */
 	uint64_t maps_read_ns;
 	uint64_t kept_read_ns;

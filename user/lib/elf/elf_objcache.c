@@ -27,10 +27,14 @@ struct elf_cached_obj {
 	struct elf_obj *o;	/* NULL: not a usable ELF file */
 	/*
 	 * Its file's last change of contents (st_mtim, ns of the real-time
-	 * clock) when its symbols had been read: a kept mapping's code is
-	 * named from it only if that is not later than the kept snapshot.
+	 * clock) when its symbols had been read, UINT64_MAX where fstat()
+	 * failed, and whether it is the file the maps name (read through
+	 * map_files, or by a path whose device and inode are the
+	 * mapping's): a kept mapping's code is named from it only where
+	 * both hold it to be the file that mapping mapped.
 	 */
 	uint64_t mtime_ns;
+	bool mapped_file;
 	/*
 	 * o NULL from a kept mapping's path alone, whose file may be
 	 * another now (rebuilt), or the same numbered otherwise than in
@@ -235,53 +239,63 @@ static bool not_opened(int rc)
  * symbols (read_in() refuses one changed since, which the numbers do not
  * show).  Where stat() numbers files otherwise, the files only a kept
  * snapshot maps go unnamed.  NULL: no object; its addresses are named as
- * file offsets.
+ * file offsets.  *@mapped_file: whether the object is of the file the
+ * maps name (map_files', or its path's with the mapping's numbers).
  */
 static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
-			    const char *name, bool kept)
+			    const char *name, bool kept, bool *mapped_file)
 {
 	bool past = elf_reads_past_user();
 	struct elf_obj *o = NULL;
 	int rc;
 
+	*mapped_file = false;
 	/* No path leads to a kept mapping's deleted file: nothing opened. */
 	if (kept && m->deleted)
 		return NULL;
 	c->objects_read++;
 	rc = kept ? -ENOENT : load_mapped(c, m, name, &o);
-	if (!rc)
+	if (!rc) {
+		*mapped_file = true;
 		return o;
+	}
 	/* Not ELF, or past a bound: the path's file would be no better. */
 	if (!not_opened(rc) || m->deleted ||
 	    elf_obj_load_as(m->path, name, past ? ELF_OPEN_NO_SYMLINKS : 0,
 			    &o, NULL, 0))
 		return NULL;
-	if ((!past && !kept) || is_mapped_file(o, m))
+	*mapped_file = is_mapped_file(o, m);
+	if ((!past && !kept) || *mapped_file)
 		return o;
 	elf_obj_free(o);
 	return NULL;
 }
 
+/* A time of the real-time clock in ns; one before 1970 reads as 0. */
 static uint64_t ts_ns(struct timespec ts)
 {
+	if (ts.tv_sec < 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /*
  * @o's file's last change of contents, *@mtime_ns, and of contents or
  * status, *@ctime_ns, now that its symbols are read (a change while they
- * were counts).  False where fstat() fails.
+ * were counts); UINT64_MAX both where fstat() fails, which refuses the
+ * object for kept mappings only.
  */
-static bool file_times(const struct elf_obj *o, uint64_t *mtime_ns,
+static void file_times(const struct elf_obj *o, uint64_t *mtime_ns,
 		       uint64_t *ctime_ns)
 {
 	struct stat st;
 
-	if (fstat(o->f.fd, &st))
-		return false;
+	if (fstat(o->f.fd, &st)) {
+		*mtime_ns = *ctime_ns = UINT64_MAX;
+		return;
+	}
 	*mtime_ns = ts_ns(st.st_mtim);
 	*ctime_ns = ts_ns(st.st_ctim);
-	return true;
 }
 
 /*
@@ -293,13 +307,13 @@ static bool file_times(const struct elf_obj *o, uint64_t *mtime_ns,
  * or NULL out of memory.
  */
 static struct elf_cached_obj *read_in(struct elf_objcache *c,
-			       const struct elf_snapshots *sn,
-			       const struct elf_map *m, bool kept)
+				      const struct elf_snapshots *sn,
+				      const struct elf_map *m, bool kept)
 {
 	uint64_t bytes = 0, mtime_ns = 0, ctime_ns = 0;
 	struct elf_cached_obj *t;
+	bool loaded, mapped_file;
 	struct elf_obj *o;
-	bool loaded;
 	char *name;
 
 	if (ARRAY_RESERVE(c->objs, c->capobjs, c->nobjs + 1))
@@ -308,9 +322,10 @@ static struct elf_cached_obj *read_in(struct elf_objcache *c,
 	name = strdup(m->path);
 	if (!name)
 		return NULL;
-	o = load(c, m, name, kept);
-	if (o && (!file_times(o, &mtime_ns, &ctime_ns) ||
-		  (kept && ctime_ns > sn->kept_read_ns))) {
+	o = load(c, m, name, kept, &mapped_file);
+	if (o)
+		file_times(o, &mtime_ns, &ctime_ns);
+	if (o && kept && ctime_ns > sn->kept_read_ns) {
 		elf_obj_free(o);
 		o = NULL;
 	}
@@ -326,14 +341,17 @@ static struct elf_cached_obj *read_in(struct elf_objcache *c,
 				      .dev_minor = m->dev_minor,
 				      .inode = m->inode, .bytes = bytes,
 				      .o = o, .mtime_ns = mtime_ns,
+				      .mapped_file = mapped_file,
 				      .kept_miss = kept && !loaded };
 	return t;
 }
 
 /*
- * @t's object, for a kept mapping (@kept) only where its file's contents
- * had not changed since the kept snapshot was read when its symbols were
- * (st_mtim: the status changes when the file mapped is unlinked or
+ * @t's object, for a kept mapping (@kept) only where it is of the file
+ * the maps name (not a path's other file, which a reader without
+ * map_files takes for a current mapping) and that file's contents had
+ * not changed since the kept snapshot was read when its symbols were
+ * (st_mtim: its status changes when the file mapped is unlinked or
  * renamed over, which a plugin rebuilt at its path does, its code the
  * same): else the kept code would be named from other contents.
  */
@@ -341,7 +359,8 @@ static struct elf_obj *kept_unchanged(const struct elf_cached_obj *t,
 				      const struct elf_snapshots *sn,
 				      bool kept)
 {
-	if (!t || (kept && t->mtime_ns > sn->kept_read_ns))
+	if (!t || (kept && (!t->mapped_file ||
+			    t->mtime_ns > sn->kept_read_ns)))
 		return NULL;
 	return t->o;
 }
@@ -377,6 +396,7 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 				 const struct elf_map *m, bool kept)
 {
 	const struct elf_map *now = NULL;
+	struct elf_cached_obj *t;
 	size_t i;
 
 	for (i = 0; i < c->nobjs; i++)
@@ -393,6 +413,6 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 		cached_obj_free(&c->objs[i]);
 		c->objs[i] = c->objs[--c->nobjs];
 	}
-	return kept_unchanged(now ? read_in(c, sn, now, false) :
-				    read_in(c, sn, m, kept), sn, kept);
+	t = now ? read_in(c, sn, now, false) : read_in(c, sn, m, kept);
+	return kept_unchanged(t, sn, kept);
 }
