@@ -8,7 +8,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,6 +22,7 @@
 
 #define TEST_DIR_TEMPLATE	"/tmp/ispot-elf-kept-XXXXXX"
 #include "scratch_dir.h"
+#include "as_nobody.h"
 
 #define ROUNDS	10
 
@@ -489,6 +489,7 @@ enum scene_end {
 	SCENE_NAMED,		/* named, from the other file's symbols */
 	SCENE_NOT_LOADED,	/* the library does not load from there */
 	SCENE_PRIVILEGED,	/* map_files opens, or file modes are passed */
+	SCENE_BROKEN,		/* the child could not become nobody */
 };
 
 /*
@@ -502,9 +503,15 @@ enum scene_end {
  * file by that path: the other file, which names the current place, but
  * must not name the kept one.
  */
-static enum scene_end other_file_scene(const char *d, const char *gone,
-				       const char *lib, const char *rebuilt)
+struct other_paths {
+	char d[PATH_MAX], gone[PATH_MAX], lib[PATH_MAX], rebuilt[PATH_MAX];
+};
+
+static int other_file_scene(void *ctx)
 {
+	const struct other_paths *op = ctx;
+	const char *d = op->d, *gone = op->gone;
+	const char *lib = op->lib, *rebuilt = op->rebuilt;
 	char err[ERRLEN] = "";
 	struct elf_addr_info info;
 	struct elf_symbolizer *sz;
@@ -549,45 +556,21 @@ static enum scene_end other_file_scene(const char *d, const char *gone,
  */
 static enum scene_end other_file_as_user(void)
 {
-	char sub[PATH_MAX], d[PATH_MAX], gone[PATH_MAX], lib[PATH_MAX];
-	char rebuilt[PATH_MAX];
-	bool root = !geteuid();
-	int status;
-	pid_t pid;
+	struct other_paths op;
+	char sub[PATH_MAX];
+	const char *const given[] = { sub, op.d, op.lib, op.rebuilt };
 
 	path_in(sub, "other");
-	path_in(d, "other/d");
-	path_in(gone, "other/gone");
-	path_in(lib, "other/d/libplugin.so");
-	path_in(rebuilt, "other/libplugin.so.new");
+	path_in(op.d, "other/d");
+	path_in(op.gone, "other/gone");
+	path_in(op.lib, "other/d/libplugin.so");
+	path_in(op.rebuilt, "other/libplugin.so.new");
 	ASSERT_EQ(mkdir(sub, 0755), 0);
-	ASSERT_EQ(mkdir(d, 0755), 0);
-	copy_file(fixture("libfxl2.so"), lib);
-	copy_file(fixture("libfxl1.so"), rebuilt);
-	if (root) {
-		int rc = chown(sub, 65534, 65534);
-
-		/* Root of a user namespace that maps no uid 65534. */
-		if (rc && errno == EINVAL)
-			SKIP("no uid 65534 to be in this user namespace");
-		ASSERT_EQ(rc, 0);
-		ASSERT_EQ(chmod(dir, 0711), 0);
-		ASSERT_EQ(chown(d, 65534, 65534), 0);
-		ASSERT_EQ(chown(lib, 65534, 65534), 0);
-		ASSERT_EQ(chown(rebuilt, 65534, 65534), 0);
-	}
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (!pid) {
-		if (root && (setgroups(0, NULL) ||
-			     setresgid(65534, 65534, 65534) ||
-			     setresuid(65534, 65534, 65534)))
-			_exit(1);
-		_exit(other_file_scene(d, gone, lib, rebuilt));
-	}
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	ASSERT_EQ(mkdir(op.d, 0755), 0);
+	copy_file(fixture("libfxl2.so"), op.lib);
+	copy_file(fixture("libfxl1.so"), op.rebuilt);
+	give_to_nobody(given, sizeof(given) / sizeof(*given));
+	return as_nobody(other_file_scene, &op, SCENE_BROKEN);
 }
 
 /*

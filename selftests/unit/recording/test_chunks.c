@@ -685,6 +685,24 @@ TEST(a_damaged_chunk_head_is_passed_over)
 	damaged_second_chunk(9);	/* its length */
 }
 
+/*
+ * The random recording written to @name in the scratch directory (its
+ * path into @path) and read back (*@len bytes), and where its first
+ * section of @type is, *@at.
+ */
+static char *random_section(const char *name, char *path, uint32_t type,
+			    size_t *len, size_t *at)
+{
+	char *buf;
+
+	path_in(path, name);
+	write_random(path, 7);
+	buf = slurp(path, len);
+	*at = rec2_nth_section(buf, *len, type, 0);
+	ASSERT_GT(*at, 0);
+	return buf;
+}
+
 /* The random recording's first chunk, at byte @off, set to @v: refused. */
 static void first_chunk_refused(size_t off, unsigned char v, const char *why)
 {
@@ -692,11 +710,7 @@ static void first_chunk_refused(size_t off, unsigned char v, const char *why)
 	size_t len, at;
 	char *buf;
 
-	path_in(path, "bad.isr");
-	write_random(path, 7);
-	buf = slurp(path, &len);
-	at = rec2_nth_section(buf, len, REC_SEC_EVENTS, 0);
-	ASSERT_GT(at, 0);
+	buf = random_section("bad.isr", path, REC_SEC_EVENTS, &len, &at);
 	buf[at + REC2_SECTION_HEAD + off] = v;
 	events_refused(path, buf, len, at, why);
 }
@@ -857,11 +871,7 @@ TEST(a_damaged_function_table_head_is_said_as_damage)
 	size_t len, at;
 	char *buf;
 
-	path_in(path, "funcshead.isr");
-	write_random(path, 7);
-	buf = slurp(path, &len);
-	at = rec2_nth_section(buf, len, REC_SEC_FUNCS, 0);
-	ASSERT_GT(at, 0);
+	buf = random_section("funcshead.isr", path, REC_SEC_FUNCS, &len, &at);
 	buf[at + 9] ^= 0x10;	/* its length */
 	spit(path, buf, len);
 	capture_begin();

@@ -11,11 +11,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "elf/elf_internal.h"
@@ -26,6 +24,7 @@
 
 #define TEST_DIR_TEMPLATE	"/tmp/ispot-autopick-maps-XXXXXX"
 #include "scratch_dir.h"
+#include "as_nobody.h"
 
 #define MS		(1000 * 1000ull)
 #define UNMAPPED	1000
@@ -250,8 +249,14 @@ enum reload_end {
  * that would be picked.  Run by a user that reads no file it could not:
  * such a reader once took a path's file as it was.
  */
-static enum reload_end reload_scene(const char *lib, const char *rebuilt)
+struct reload_paths {
+	char lib[PATH_MAX], rebuilt[PATH_MAX];
+};
+
+static int reload_scene(void *ctx)
 {
+	const struct reload_paths *rp = ctx;
+	const char *lib = rp->lib, *rebuilt = rp->rebuilt;
 	struct sampler_result r;
 	struct elf_symbolizer *sz;
 	struct autopick a;
@@ -291,47 +296,24 @@ static enum reload_end reload_scene(const char *lib, const char *rebuilt)
 /*
  * reload_scene() in a child, as nobody when this is root (which reads
  * past file modes), in a directory nobody owns, the two libraries copied
- * there for it: its end.  The child asks elf_reads_past_user() once it
- * is nobody, whose answer a process works out once (pthread_once()):
- * this process must not have asked before the fork, or the child would
- * inherit root's answer (RELOAD_PAST_USER).
+ * there for it: its end.  Nothing in this test's process asks
+ * elf_reads_past_user() before the fork, or the child would inherit
+ * root's answer (RELOAD_PAST_USER).
  */
 static enum reload_end reload_as_user(void)
 {
-	char sub[PATH_MAX], lib[PATH_MAX], rebuilt[PATH_MAX];
-	bool root = !geteuid();
-	int status;
-	pid_t pid;
+	struct reload_paths rp;
+	char sub[PATH_MAX];
+	const char *const given[] = { sub, rp.lib, rp.rebuilt };
 
 	path_in(sub, "reload");
-	path_in(lib, "reload/libplugin.so");
-	path_in(rebuilt, "reload/libplugin.so.new");
+	path_in(rp.lib, "reload/libplugin.so");
+	path_in(rp.rebuilt, "reload/libplugin.so.new");
 	ASSERT_EQ(mkdir(sub, 0755), 0);
-	copy_file(fixture("libfxl2.so"), lib);
-	copy_file(fixture("libfxl1.so"), rebuilt);
-	if (root) {
-		int rc = chown(sub, 65534, 65534);
-
-		/* Root of a user namespace that maps no uid 65534. */
-		if (rc && errno == EINVAL)
-			SKIP("no uid 65534 to be in this user namespace");
-		ASSERT_EQ(rc, 0);
-		ASSERT_EQ(chmod(dir, 0711), 0);
-		ASSERT_EQ(chown(lib, 65534, 65534), 0);
-		ASSERT_EQ(chown(rebuilt, 65534, 65534), 0);
-	}
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (!pid) {
-		if (root && (setgroups(0, NULL) ||
-			     setresgid(65534, 65534, 65534) ||
-			     setresuid(65534, 65534, 65534)))
-			_exit(RELOAD_BROKEN);
-		_exit(reload_scene(lib, rebuilt));
-	}
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	return WEXITSTATUS(status);
+	copy_file(fixture("libfxl2.so"), rp.lib);
+	copy_file(fixture("libfxl1.so"), rp.rebuilt);
+	give_to_nobody(given, sizeof(given) / sizeof(*given));
+	return as_nobody(reload_scene, &rp, RELOAD_BROKEN);
 }
 
 /*

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A scene run as nobody (uid 65534) in a child, when the test is root:
+ * a reader that passes no file modes and opens no map_files entry, for
+ * the tests of what such a reader may take (test_autopick_maps.c,
+ * test_elf_kept.c).  Include after scratch_dir.h: the scratch directory
+ * is opened to nobody (0711) and the scene's files given to it.
+ */
+#ifndef ISPOT_TEST_AS_NOBODY_H
+#define ISPOT_TEST_AS_NOBODY_H
+
+#include <errno.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ispot_test.h"
+
+#define NOBODY	65534
+
+/*
+ * @paths[0..@n) (directories first, then files) given to nobody, and the
+ * scratch directory opened to it, when this is root; the test skipped
+ * in a user namespace that maps no uid 65534.
+ */
+static inline void give_to_nobody(const char *const *paths, size_t n)
+{
+	size_t i;
+	int rc;
+
+	if (geteuid())
+		return;
+	rc = chown(paths[0], NOBODY, NOBODY);
+	if (rc && errno == EINVAL)
+		SKIP("no uid %d to be in this user namespace", NOBODY);
+	ASSERT_EQ(rc, 0);
+	ASSERT_EQ(chmod(dir, 0711), 0);
+	for (i = 1; i < n; i++)
+		ASSERT_EQ(chown(paths[i], NOBODY, NOBODY), 0);
+}
+
+/*
+ * @scene(@ctx) in a child, as nobody when this is root: its exit status,
+ * @broken where the child could not become nobody.  The child asks
+ * elf_reads_past_user() only once it is nobody, whose answer a process
+ * works out once: the test's process must not have asked before.
+ */
+static inline int as_nobody(int (*scene)(void *ctx), void *ctx, int broken)
+{
+	bool root = !geteuid();
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		if (root && (setgroups(0, NULL) ||
+			     setresgid(NOBODY, NOBODY, NOBODY) ||
+			     setresuid(NOBODY, NOBODY, NOBODY)))
+			_exit(broken);
+		_exit(scene(ctx));
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+#endif /* ISPOT_TEST_AS_NOBODY_H */
