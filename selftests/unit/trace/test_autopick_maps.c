@@ -233,8 +233,9 @@ TEST(a_library_replaced_at_its_place_is_named_by_neither)
 }
 
 /* How reload_scene() ended, as its process's exit status. */
+/* Past the harness's ends (as_nobody.h): a child's ASSERT exits 1. */
 enum reload_end {
-	RELOAD_NOTHING_PICKED,
+	RELOAD_NOTHING_PICKED = 10,
 	RELOAD_PICKED,		/* from the new file: the bug */
 	RELOAD_PAST_USER,	/* still reads what its user could not */
 	RELOAD_NOT_LOADED,	/* the copy does not load (noexec, EACCES) */

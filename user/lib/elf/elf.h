@@ -431,11 +431,16 @@ uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
  * old mtime back still shows).  Still taken: a change within the tick of
  * the clock the file system stamps times from (or of a network file
  * system's server), and, through a current mapping, contents rewritten
- * with the old mtime put back.
- * Where stat() numbers a file otherwise than the maps (a btrfs
- * subvolume, an overlay whose layers are on another file system), a file
- * only the kept snapshot maps is named as file offsets.  Reads nothing;
- * the first snapshot kept stays kept.
+ * or a file made since at the freed inode number, with an old mtime, or
+ * another file mapped at the very place after the maps were read (a
+ * map_files entry is taken for the file mapped).  An address the kept
+ * snapshot maps as the current one does (the same file and part at the
+ * same place) keeps the current snapshot's name, unchecked.  Where
+ * stat() numbers a file otherwise than the maps (a btrfs subvolume, an
+ * overlay whose layers are on another file system), a file only the kept
+ * snapshot maps is named as file offsets, and, for a reader without
+ * map_files, so are the kept places of a file the current snapshot maps
+ * elsewhere.  Reads nothing; the first snapshot kept stays kept.
  */
 void elf_symbolizer_keep(struct elf_symbolizer *s);
 /*

@@ -447,6 +447,8 @@ struct elf_symbolizer {
 	size_t nnamed, capnamed;
 };
 
+/* Whether @x and @y map the same file, the same part, at the same place. */
+bool elf_map_same(const struct elf_map *x, const struct elf_map *y);
 /*
  * @proc's maps read into *@maps[0..*@n) (elf_proc_maps_read()), and
  * *@read_ns the real-time clock just before: a file changed since then

@@ -238,9 +238,12 @@ static bool not_opened(int rc)
  * inode: a new one would name the old code's samples with its own
  * symbols (read_in() refuses one changed since, which the numbers do not
  * show).  Where stat() numbers files otherwise, the files only a kept
- * snapshot maps go unnamed.  NULL: no object; its addresses are named as
- * file offsets.  *@mapped_file: whether the object is of the file the
- * maps name (map_files', or its path's with the mapping's numbers).
+ * snapshot maps go unnamed, and so, for a reader without map_files, do
+ * kept mappings of a file the current snapshot maps elsewhere
+ * (kept_unchanged()).  NULL: no object; its addresses are named as file
+ * offsets.  *@mapped_file: whether the object is of the file the maps
+ * name (map_files', taken as the mapped file, or its path's with the
+ * mapping's numbers).
  */
 static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
 			    const char *name, bool kept, bool *mapped_file)

@@ -43,6 +43,15 @@ static const struct elf_map *next_file_map(const struct elf_map *m,
 	return *i < n ? &m[(*i)++] : NULL;
 }
 
+bool elf_map_same(const struct elf_map *x, const struct elf_map *y)
+{
+	return x->start == y->start && x->end == y->end &&
+	       x->offset == y->offset && x->inode == y->inode &&
+	       x->dev_major == y->dev_major && x->dev_minor == y->dev_minor &&
+	       x->deleted == y->deleted && !strcmp(x->perms, y->perms) &&
+	       !strcmp(x->path, y->path);
+}
+
 /*
  * Whether @a[0..@na) and @b[0..@nb) map the same files at the same
  * places.  Anonymous mappings are passed over: a heap or a stack that
@@ -60,12 +69,7 @@ static bool same_file_maps(const struct elf_map *a, size_t na,
 		y = next_file_map(b, nb, &j);
 		if (!x || !y)
 			return x == y;
-		if (x->start != y->start || x->end != y->end ||
-		    x->offset != y->offset || x->inode != y->inode ||
-		    x->dev_major != y->dev_major ||
-		    x->dev_minor != y->dev_minor ||
-		    x->deleted != y->deleted || strcmp(x->perms, y->perms) ||
-		    strcmp(x->path, y->path))
+		if (!elf_map_same(x, y))
 			return false;
 	}
 }

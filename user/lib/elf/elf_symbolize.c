@@ -488,7 +488,16 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		return 0;
 	}
 	name_in(s, s->maps, s->nmaps, false, m, addr, info);
-	return k ? named_alike_in_kept(s, k, addr, info, err, errlen) : 0;
+	/*
+	 * A kept mapping that is the current one (the same file and part at
+	 * the same place) names nothing else: not looked at, or a reader
+	 * whose kept lookups are refused where it cannot prove the file
+	 * (elf_objcache.c, kept_unchanged()) would lose the names of every
+	 * library still loaded.
+	 */
+	if (!k || elf_map_same(k, m))
+		return 0;
+	return named_alike_in_kept(s, k, addr, info, err, errlen);
 }
 
 int elf_addr_to_symbol(pid_t pid, uint64_t addr, struct elf_addr_info *info,
