@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,17 +44,21 @@ static inline void give_to_nobody(const char *const *paths, size_t n)
 /*
  * @scene(@ctx) in a child, as nobody when this is root: its exit status,
  * @broken where the child could not become nobody; a SKIP in the scene
- * skips the test.  The child asks elf_reads_past_user() only once it is
- * nobody, whose answer a process works out once: the test's process
- * must not have asked before.  A scene's status is not 0 to 4, which
- * the harness's ends take.
+ * skips the test, and an ASSERT or EXPECT that failed there fails it.
+ * The child asks elf_reads_past_user() only once it is nobody, whose
+ * answer a process works out once: the test's process must not have
+ * asked before.  A scene's status is not 0 to 4, which the harness's
+ * ends take.
  */
 static inline int as_nobody(int (*scene)(void *ctx), void *ctx, int broken)
 {
 	bool root = !geteuid();
-	int status;
+	int status, end;
 	pid_t pid;
 
+	/* Nothing buffered is written twice, by the child too. */
+	fflush(stdout);
+	fflush(stderr);
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (!pid) {
@@ -61,12 +66,16 @@ static inline int as_nobody(int (*scene)(void *ctx), void *ctx, int broken)
 			     setresgid(NOBODY, NOBODY, NOBODY) ||
 			     setresuid(NOBODY, NOBODY, NOBODY)))
 			_exit(broken);
-		_exit(scene(ctx));
+		end = scene(ctx);
+		fflush(stdout);
+		_exit(ispot_test_failed ? KSFT_FAIL : end);
 	}
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	ASSERT_TRUE(WIFEXITED(status));
 	if (WEXITSTATUS(status) == KSFT_SKIP)
 		SKIP("the scene run as nobody skipped (above)");
+	/* The scene's own failure, said above. */
+	ASSERT_NE(WEXITSTATUS(status), KSFT_FAIL);
 	return WEXITSTATUS(status);
 }
 

@@ -232,8 +232,10 @@ TEST(a_library_replaced_at_its_place_is_named_by_neither)
 	sampler_result_free(&r);
 }
 
-/* How reload_scene() ended, as its process's exit status. */
-/* Past the harness's ends (as_nobody.h): a child's ASSERT exits 1. */
+/*
+ * How reload_scene() ended, as its process's exit status: past the
+ * harness's ends (as_nobody.h), a child's failed ASSERT exiting 1.
+ */
 enum reload_end {
 	RELOAD_NOTHING_PICKED = 10,
 	RELOAD_PICKED,		/* from the new file: the bug */

@@ -411,6 +411,14 @@ void elf_objcache_free(struct elf_objcache *c);
 struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 				 const struct elf_snapshots *sn,
 				 const struct elf_map *m, bool kept);
+/*
+ * Whether the object cached for file mapping @m was read from contents
+ * changed after @sn's kept snapshot was read (or of times unknown):
+ * false where there is none, or it was not.
+ */
+bool elf_objcache_changed_since_kept(const struct elf_objcache *c,
+				     const struct elf_snapshots *sn,
+				     const struct elf_map *m);
 
 /*
  * A symbolizer (elf.h): elf_symbolize.c names addresses, elf_snapshot.c
@@ -447,7 +455,10 @@ struct elf_symbolizer {
 	size_t nnamed, capnamed;
 };
 
-/* Whether @x and @y map the same file, the same part, at the same place. */
+/*
+ * Whether @x and @y map the same file, the same part, at the same place
+ * (for anonymous mappings, the same place and kind only).
+ */
 bool elf_map_same(const struct elf_map *x, const struct elf_map *y);
 /*
  * @proc's maps read into *@maps[0..*@n) (elf_proc_maps_read()), and

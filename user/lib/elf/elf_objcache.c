@@ -381,6 +381,19 @@ static const struct elf_map *mapped_now(const struct elf_snapshots *sn,
 	return NULL;
 }
 
+bool elf_objcache_changed_since_kept(const struct elf_objcache *c,
+				     const struct elf_snapshots *sn,
+				     const struct elf_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < c->nobjs; i++)
+		if (cached_obj_of(&c->objs[i], m))
+			return c->objs[i].o &&
+			       c->objs[i].mtime_ns > sn->kept_read_ns;
+	return false;
+}
+
 /*
  * One object for a file mapped at a path, whether kept mappings or
  * current ones map it.  A kept mapping's file that the current snapshot

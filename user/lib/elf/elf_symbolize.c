@@ -331,6 +331,14 @@ static void set_unowned(struct elf_addr_info *info, const struct elf_map *m,
 		set_pseudo(info, ELF_ADDR_ANON, "anon", addr - m->start);
 }
 
+/* @s's snapshots and the kept one's time, as the object cache sees them. */
+static struct elf_snapshots snapshots_of(const struct elf_symbolizer *s)
+{
+	return (struct elf_snapshots){ .maps = s->maps, .nmaps = s->nmaps,
+				       .kept = s->kept, .nkept = s->nkept,
+				       .kept_read_ns = s->kept_read_ns };
+}
+
 /*
  * @addr named into @info (zeroed) from mapping @m of the snapshot
  * @maps[0..@nmaps), the current one or the kept one (@kept).
@@ -339,9 +347,7 @@ static void name_in(struct elf_symbolizer *s, const struct elf_map *maps,
 		    size_t nmaps, bool kept, const struct elf_map *m,
 		    uint64_t addr, struct elf_addr_info *info)
 {
-	const struct elf_snapshots sn = { .maps = s->maps, .nmaps = s->nmaps,
-					  .kept = s->kept, .nkept = s->nkept,
-					  .kept_read_ns = s->kept_read_ns };
+	const struct elf_snapshots sn = snapshots_of(s);
 	const struct elf_map *fm = NULL;
 	const struct esym *sym;
 	struct elf_obj *o;
@@ -426,6 +432,26 @@ static bool same_name(const struct elf_addr_info *a,
 }
 
 /*
+ * Whether kept mapping @k is current mapping @m, a file's, the same file
+ * and part at the same place, of contents unchanged since the kept
+ * snapshot as far as the object read for it tells: then the kept
+ * snapshot names nothing else there, and is not asked.  Asked, it would
+ * refuse where it cannot prove the file (a reader without map_files on
+ * a btrfs subvolume, elf_objcache.c's kept_unchanged()), and the names
+ * of every library still loaded would be lost.  A file rewritten and
+ * loaded again at the very place still differs (its mtime).  An
+ * anonymous mapping is named from the file below it (.bss): not enough.
+ */
+static bool kept_is_current(struct elf_symbolizer *s,
+			    const struct elf_map *k, const struct elf_map *m)
+{
+	const struct elf_snapshots sn = snapshots_of(s);
+
+	return elf_is_file_map(m) && elf_map_same(k, m) &&
+	       !elf_objcache_changed_since_kept(&s->objs, &sn, m);
+}
+
+/*
  * @addr, which the current snapshot maps (named into @info) and the kept
  * one maps at @k: one name in both, or it may have been either's when it
  * was seen (a library unloaded, another loaded at its place), and no
@@ -488,14 +514,7 @@ int elf_symbolize(struct elf_symbolizer *s, uint64_t addr,
 		return 0;
 	}
 	name_in(s, s->maps, s->nmaps, false, m, addr, info);
-	/*
-	 * A kept mapping that is the current one (the same file and part at
-	 * the same place) names nothing else: not looked at, or a reader
-	 * whose kept lookups are refused where it cannot prove the file
-	 * (elf_objcache.c, kept_unchanged()) would lose the names of every
-	 * library still loaded.
-	 */
-	if (!k || elf_map_same(k, m))
+	if (!k || kept_is_current(s, k, m))
 		return 0;
 	return named_alike_in_kept(s, k, addr, info, err, errlen);
 }
