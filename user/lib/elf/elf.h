@@ -435,8 +435,10 @@ uint64_t elf_symbolizer_reads(const struct elf_symbolizer *s);
  * another file mapped at the very place after the maps were read (a
  * map_files entry is taken for the file mapped).  An address the kept
  * snapshot maps as the current one does (the same file and part at the
- * same place), of contents unchanged since as far as the object read for
- * it tells, keeps the current snapshot's name unchecked.  Where
+ * same place), a file's whose contents are unchanged since the kept
+ * snapshot was read as far as the object read for it tells, keeps the
+ * current snapshot's name unchecked; an anonymous mapping (named from
+ * the file below it) is still compared.  Where
  * stat() numbers a file otherwise than the maps (a btrfs subvolume, an
  * overlay whose layers are on another file system), a file only the kept
  * snapshot maps is named as file offsets, and, for a reader without

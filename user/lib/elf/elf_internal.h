@@ -414,7 +414,8 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 /*
  * Whether the object cached for file mapping @m was read from contents
  * changed after @sn's kept snapshot was read (or of times unknown):
- * false where there is none, or it was not.
+ * false where it was not, and where none is cached or none could be
+ * read (a file offset then names the address in both snapshots alike).
  */
 bool elf_objcache_changed_since_kept(const struct elf_objcache *c,
 				     const struct elf_snapshots *sn,
@@ -457,7 +458,7 @@ struct elf_symbolizer {
 
 /*
  * Whether @x and @y map the same file, the same part, at the same place
- * (for anonymous mappings, the same place and kind only).
+ * (for anonymous mappings, the same place, path and permissions only).
  */
 bool elf_map_same(const struct elf_map *x, const struct elf_map *y);
 /*

@@ -442,7 +442,7 @@ static bool same_name(const struct elf_addr_info *a,
  * loaded again at the very place still differs (its mtime).  An
  * anonymous mapping is named from the file below it (.bss): not enough.
  */
-static bool kept_is_current(struct elf_symbolizer *s,
+static bool kept_is_current(const struct elf_symbolizer *s,
 			    const struct elf_map *k, const struct elf_map *m)
 {
 	const struct elf_snapshots sn = snapshots_of(s);
