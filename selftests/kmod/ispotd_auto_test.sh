@@ -140,7 +140,12 @@ t_idle() {
 		2>"$tmp/i.err" &
 	d=$!
 	daemon_ready "$tmp/i.err" || { kill $bg; stop_daemon $d; return 1; }
-	wait_for 120 profiled_twice "$tmp/i.jsonl" || echo "# timed out"
+	# The second profile waits for the budget to repay the first, whose
+	# thread's CPU time a busy host inflates: 24 s with the host quiet,
+	# over 120 s once beside other work (Documentation/evaluation.rst,
+	# "make check on this stop's trees, 2026-12-07").  It ends as soon
+	# as the second profile comes.
+	wait_for 300 profiled_twice "$tmp/i.jsonl" || echo "# timed out"
 	kill "$bg"
 	wait "$bg" 2>/dev/null
 	stop_daemon "$d"
