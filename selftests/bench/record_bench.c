@@ -54,7 +54,7 @@ static double now_ns(void)
 /*
  * The records are made a run at a time outside the timed part, as the
  * module makes them outside ispotctl, into a buffer, copied into a ring
- * of a run that the drain empties in the timed part (the two 512 KiB, in
+ * of a run that the drain empties in the timed part (256 KiB each, in
  * the L2 caches of the hosts measured).  Not smaller: each run costs two
  * reads of the process's CPU clock, system calls.
  */

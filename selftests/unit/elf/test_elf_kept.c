@@ -389,11 +389,6 @@ TEST(a_kept_mapping_of_a_deleted_file_opens_nothing)
  */
 #define PAST_A_TICK_US	50000
 
-static uint64_t stamp_ns(struct timespec ts)
-{
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Fixture @with written over @lib in place (the same inode, as cp onto
  * it or a build writing its output where it was does), a tick after @since
@@ -419,7 +414,7 @@ static void rewrite_in_place(const char *lib, const char *with,
 		ASSERT_EQ(utimensat(AT_FDCWD, lib, times, 0), 0);
 	ASSERT_EQ(stat(lib, &now), 0);
 	ASSERT_EQ(now.st_ino, was.st_ino);
-	if (stamp_ns(old_mtime ? now.st_ctim : now.st_mtim) <= since)
+	if (elf_ts_ns(old_mtime ? now.st_ctim : now.st_mtim) <= since)
 		SKIP("%s's file system stamps times coarser than %d ms", dir,
 		     PAST_A_TICK_US / 1000);
 }

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "elf/elf.h"
 
@@ -455,6 +456,17 @@ struct elf_symbolizer {
 	struct sz_named *named;
 	size_t nnamed, capnamed;
 };
+
+/*
+ * A time of the real-time clock in ns, as the snapshots' read times and
+ * files' stamps are compared; one before 1970 reads as 0.
+ */
+static inline uint64_t elf_ts_ns(struct timespec ts)
+{
+	if (ts.tv_sec < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /*
  * Whether @x and @y map the same file, the same part, at the same place

@@ -99,6 +99,18 @@ static bool cached_obj_of(const struct elf_cached_obj *t,
 	return maps_file(m, t->path, t->dev_major, t->dev_minor, t->inode);
 }
 
+/* The cached object of file mapping @m's file, or NULL. */
+static struct elf_cached_obj *cached_find(const struct elf_objcache *c,
+					  const struct elf_map *m)
+{
+	size_t i;
+
+	for (i = 0; i < c->nobjs; i++)
+		if (cached_obj_of(&c->objs[i], m))
+			return &c->objs[i];
+	return NULL;
+}
+
 static bool cached_obj_mapped(const struct elf_cached_obj *t,
 			      const struct elf_map *maps, size_t nmaps)
 {
@@ -274,14 +286,6 @@ static struct elf_obj *load(struct elf_objcache *c, const struct elf_map *m,
 	return NULL;
 }
 
-/* A time of the real-time clock in ns; one before 1970 reads as 0. */
-static uint64_t ts_ns(struct timespec ts)
-{
-	if (ts.tv_sec < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * @o's file's last change of contents, *@mtime_ns, and of contents or
  * status, *@ctime_ns, now that its symbols are read (a change while they
@@ -297,8 +301,8 @@ static void file_times(const struct elf_obj *o, uint64_t *mtime_ns,
 		*mtime_ns = *ctime_ns = UINT64_MAX;
 		return;
 	}
-	*mtime_ns = ts_ns(st.st_mtim);
-	*ctime_ns = ts_ns(st.st_ctim);
+	*mtime_ns = elf_ts_ns(st.st_mtim);
+	*ctime_ns = elf_ts_ns(st.st_ctim);
 }
 
 /*
@@ -385,13 +389,9 @@ bool elf_objcache_changed_since_kept(const struct elf_objcache *c,
 				     const struct elf_snapshots *sn,
 				     const struct elf_map *m)
 {
-	size_t i;
+	const struct elf_cached_obj *t = cached_find(c, m);
 
-	for (i = 0; i < c->nobjs; i++)
-		if (cached_obj_of(&c->objs[i], m))
-			return c->objs[i].o &&
-			       c->objs[i].mtime_ns > sn->kept_read_ns;
-	return false;
+	return t && t->o && t->mtime_ns > sn->kept_read_ns;
 }
 
 /*
@@ -411,23 +411,19 @@ struct elf_obj *elf_objcache_get(struct elf_objcache *c,
 				 const struct elf_snapshots *sn,
 				 const struct elf_map *m, bool kept)
 {
+	struct elf_cached_obj *t = cached_find(c, m);
 	const struct elf_map *now = NULL;
-	struct elf_cached_obj *t;
-	size_t i;
 
-	for (i = 0; i < c->nobjs; i++)
-		if (cached_obj_of(&c->objs[i], m))
-			break;
-	if (i < c->nobjs && !c->objs[i].kept_miss)
-		return kept_unchanged(&c->objs[i], sn, kept);
+	if (t && !t->kept_miss)
+		return kept_unchanged(t, sn, kept);
 	if (kept)
 		now = mapped_now(sn, m);
-	if (i < c->nobjs) {
+	if (t) {
 		if (kept && !now)
 			return NULL;
-		c->held -= c->objs[i].bytes;
-		cached_obj_free(&c->objs[i]);
-		c->objs[i] = c->objs[--c->nobjs];
+		c->held -= t->bytes;
+		cached_obj_free(t);
+		*t = c->objs[--c->nobjs];
 	}
 	t = now ? read_in(c, sn, now, false) : read_in(c, sn, m, kept);
 	return kept_unchanged(t, sn, kept);

@@ -27,7 +27,7 @@ int elf_snapshot_read(const struct elf_proc *proc, struct elf_map **maps,
 	/* Never fails; if it did, 0 would refuse nearly every kept file. */
 	if (clock_gettime(CLOCK_REALTIME, &now))
 		now = (struct timespec){ 0 };
-	*read_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	*read_ns = elf_ts_ns(now);
 	return elf_proc_maps_read(proc, maps, n, err, errlen);
 }
 
