@@ -11,8 +11,8 @@
  * of order, a newline in a stack), refuses the file in one line, and a
  * count past its bound is refused before its bytes are.  A pick of a
  * library unloaded during the sampling stays marked (UNLOADED, 6.1); a
- * file without that section reads every pick as loaded, and a malformed
- * one is refused as PROFILE is.
+ * file without that section reads every pick as loaded, a malformed one
+ * is refused as PROFILE is, and a damaged one (its head too) is left out.
  */
 #include <endian.h>
 #include <limits.h>
@@ -549,6 +549,50 @@ TEST(a_malformed_unloaded_list_refuses_the_file)
 	refused(other, other_len, bad);
 	free(other);
 	free(sec);
+	free(buf);
+}
+
+/*
+ * UNLOADED's head damaged in one field (its type, its own check, its
+ * length, its body's check): the reader passes over it to the first
+ * chunk, and tells it from a damaged first chunk by the field left
+ * whole.  Left out and said, as a damaged body is; no chunk lost, the
+ * events all read, and the chunks after it keep their numbers.
+ */
+TEST(a_damaged_unloaded_head_is_not_taken_for_a_chunk)
+{
+	static const size_t fields[] = { 0, 5, 9, 17 };
+	struct recording_file rf;
+	char path[PATH_MAX];
+	size_t len, body, whole, i, head;
+	char *buf = with_section(AUTO_UNLOADED, REC_SEC_UNLOADED, &len,
+				 &body);
+
+	head = body - REC2_SECTION_HEAD;
+	path_in(path, "uh.isr");
+	spit(path, buf, len);
+	ASSERT_EQ(recording_open(path, &rf), 0);
+	whole = rf.nr_events;
+	recording_close(&rf);
+	ASSERT_GT(whole, 0);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		buf[head + fields[i]] ^= 0x04;
+		spit(path, buf, len);
+		capture_begin();
+		ASSERT_EQ(recording_open(path, &rf), 0);
+		capture_end();
+		EXPECT_EQ(rf.lost, 0u);
+		EXPECT_EQ(rf.nr_events, whole);
+		EXPECT_FALSE(rf.picked->funcs[1].unloaded);
+		EXPECT_TRUE(strstr(captured, "its list of unloaded picks is "
+				   "damaged: the report is made without "
+				   "them") != NULL);
+		EXPECT_TRUE(strstr(captured, "chunk") == NULL);
+		if (rf.lost || !strstr(captured, "unloaded"))
+			printf("# field at byte %zu: %s", fields[i], captured);
+		recording_close(&rf);
+		buf[head + fields[i]] ^= 0x04;
+	}
 	free(buf);
 }
 

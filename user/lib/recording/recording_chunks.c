@@ -8,10 +8,11 @@
  * counted as one damaged chunk.  A table the events need that fails
  * refuses the file: no report can be made without it.  Damage after
  * whole chunks, in a late table or its head, reads as a cut there
- * (rec2_cut()); a damaged MAPS or THREADS is left out.  A chunk that
- * passes is still read as hostile, every field against its bounds
- * (recording_codec.c).  A 2.1 file cut short after its first tables is
- * reported from its whole chunks (rec2_cut()).
+ * (rec2_cut()); a damaged MAPS, THREADS or UNLOADED is left out, its
+ * head's damage too where UNLOADED's is told (rec2_damaged_unloaded()).
+ * A chunk that passes is still read as hostile, every field against its
+ * bounds (recording_codec.c).  A 2.1 file cut short after its first
+ * tables is reported from its whole chunks (rec2_cut()).
  */
 #include <endian.h>
 #include <stdio.h>
@@ -114,6 +115,45 @@ static const char *const table_name[] = {
 	[REC_SEC_UNLOADED] = "its list of unloaded picks is damaged",
 };
 
+/* A damaged table no report needs (rec2_section()): said, and left out. */
+static void rec2_left_out(struct recording_file *rf, uint32_t type,
+			  unsigned int *seen)
+{
+	rf->left_out = table_name[type];
+	*seen |= 1u << type;
+}
+
+/*
+ * Whether the bytes from @off to @next, whose head is damaged, were the
+ * UNLOADED table: the one table before the events that a file may lack
+ * (it is written only where a pick's library was unloaded), so the one
+ * that a damaged head right after PROFILE may be, besides the first
+ * chunk.  Told where the damage is confined to one of the head's fields:
+ * its type and length as the bytes between say, or its body's check as
+ * written.  Its damage then costs its marks alone, as a damaged body's
+ * does, and the chunks after it keep their numbers.
+ */
+static bool rec2_damaged_unloaded(const struct recording_file *rf,
+				  uint64_t off, uint64_t next,
+				  unsigned int seen, size_t chunk)
+{
+	const unsigned char *body = rf->map + off + REC2_SECTION_HEAD;
+	struct rec2_head h;
+	uint64_t len;
+
+	if (chunk || rf->nr_events || !rec_format_has_profile(rf) ||
+	    !(seen & (1u << REC_SEC_PROFILE)) ||
+	    (seen & (1u << REC_SEC_UNLOADED)) ||
+	    next - off < REC2_SECTION_HEAD)
+		return false;
+	len = next - off - REC2_SECTION_HEAD;
+	/* Its fields as written, though their own check failed. */
+	rec2_head_at(rf->map + off, &h);
+	return (h.type == REC_SEC_UNLOADED && h.len == len) ||
+	       rec2_check(rf->meta.major, body, len, REC_SEC_UNLOADED) ==
+	       h.check;
+}
+
 /*
  * One section that passed its head's check: 0, 1 if its damage ends the
  * file as a cut would (rec2_damage_is_a_cut()), or -1 after one line.
@@ -144,8 +184,7 @@ static int rec2_section(struct recording_file *rf, const struct rec2_head *h,
 	if (!sound && (h->type == REC_SEC_MAPS ||
 		       h->type == REC_SEC_THREADS ||
 		       h->type == REC_SEC_UNLOADED)) {
-		rf->left_out = table_name[h->type];
-		*seen |= 1u << h->type;
+		rec2_left_out(rf, h->type, seen);
 		return 0;
 	}
 	if (!sound && rec2_damage_is_a_cut(rf, h->type)) {
@@ -177,6 +216,12 @@ int64_t rec2_sections(struct recording_file *rf, unsigned int *seen,
 			if (rec2_damaged_head_is_a_cut(rf, next)) {
 				rf->tail_damage = "a section head is damaged";
 				break;
+			}
+			if (rec2_damaged_unloaded(rf, off, next, *seen,
+						  chunk)) {
+				rec2_left_out(rf, REC_SEC_UNLOADED, seen);
+				off = next;
+				continue;
 			}
 			rec2_lost(rf, ++chunk, off, next);
 			/* Damaged to the end: not a cut a report takes. */
