@@ -416,6 +416,11 @@ uint64_t pair_thread_open_ts(const struct pair_thread *t, uint32_t up)
 	return t->depth > up ? t->frames[t->depth - 1 - up].ts : 0;
 }
 
+uint64_t pair_thread_open_sp(const struct pair_thread *t, uint32_t up)
+{
+	return t->depth > up ? t->frames[t->depth - 1 - up].sp : 0;
+}
+
 void pairer_thread_ended(struct pairer *p, struct pair_thread *t)
 {
 	p->stats.unpaired_entries += t->depth + t->nr_blocks;

@@ -156,6 +156,8 @@ int pairer_feed_exit(struct pairer *p, struct pair_thread *t,
 uint32_t pair_thread_open_probe(const struct pair_thread *t, uint32_t up);
 uint64_t pair_thread_open_callsite(const struct pair_thread *t, uint32_t up);
 uint64_t pair_thread_open_ts(const struct pair_thread *t, uint32_t up);
+/* Its stack pointer at entry: where its return address is (0 if none). */
+uint64_t pair_thread_open_sp(const struct pair_thread *t, uint32_t up);
 /* The thread exited: its open entries will never return. */
 void pairer_thread_ended(struct pairer *p, struct pair_thread *t);
 /*

@@ -5,6 +5,7 @@
 
 #include "analysis/drain.h"
 #include "analysis/pipeline_internal.h"
+#include "analysis/stacks_wait.h"
 
 _Static_assert(PIPE_AUX_WORDS <= PAIR_AUX_WORDS,
 	       "an entry carries its thread's totals and gate to its exit");
@@ -207,30 +208,6 @@ static int pipeline_futex(struct pipeline *p, struct pipeline_thread *th,
 }
 
 /*
- * The module writes a probe's STACK just before its ENTRY, with the same
- * probe id, and the frames in the slots that follow (the drain hands a
- * wrapped record over contiguous).
- */
-static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
-{
-	const struct pipeline_probe *probe;
-	uint64_t nr = rec->data[0];
-
-	p->stats.stacks++;
-	if (rec->probe_id >= p->nr_probes || !p->probes[rec->probe_id].used ||
-	    nr > (uint64_t)(rec->nslots - 1) * 8) {
-		p->stats.bad_stacks++;
-		return;
-	}
-	probe = &p->probes[rec->probe_id];
-	if (probe->end_marker)
-		return;
-	if (stacks_add(p->stacks, probe->func_id,
-		       (const uint64_t *)(rec + 1), (uint32_t)nr))
-		p->stats.nomem++;
-}
-
-/*
  * pipeline_held()'s rare path, out of line: a thread that is not its
  * CPU's last, or not held since the last fold.
  */
@@ -270,6 +247,41 @@ pipeline_held(struct pipeline *p, const struct ispot_record *rec)
 	if (th && th->sci && th->sci_folds == *p->sci_folds)
 		return th;
 	return pipeline_hold(p, rec);
+}
+
+/*
+ * The module writes a probe's STACK just before its ENTRY, with the same
+ * probe id, and the frames in the slots that follow (the drain hands a
+ * wrapped record over contiguous).
+ */
+static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
+{
+	const struct pipeline_probe *probe;
+	struct pipeline_thread *th;
+	uint64_t nr = rec->data[0];
+
+	p->stats.stacks++;
+	if (rec->probe_id >= p->nr_probes || !p->probes[rec->probe_id].used ||
+	    nr > (uint64_t)(rec->nslots - 1) * 8) {
+		p->stats.bad_stacks++;
+		return;
+	}
+	probe = &p->probes[rec->probe_id];
+	if (probe->end_marker)
+		return;
+	/*
+	 * Its trampoline words wait for their calls' returns, unless a
+	 * call not recorded may hold one (sampled entries).  A thread the
+	 * pipeline holds no state for has no call open to wait for.
+	 */
+	th = p->calls_sampled ? NULL :
+			       hashmap_find_ptr(&p->threads, rec->tid);
+	if (stacks_wait_add(p->stacks, th ? &th->stack_wait : NULL,
+			    th ? &th->pair : NULL, probe->func_id,
+			    (const uint64_t *)(rec + 1), (uint32_t)nr,
+			    rec->ts_ns,
+			    th ? pair_lost_before(p->pairer, &th->pair) : 0))
+		p->stats.nomem++;
 }
 
 /*
@@ -337,6 +349,10 @@ pipeline_call(struct pipeline *p, const struct ispot_record *rec, bool entry)
 	else
 		paired = pairer_feed_exit(p->pairer, &th->pair, rec, &e);
 	pipeline_thread_inside(p, th, rec->tid, rec->ts_ns);
+	if (__builtin_expect(stacks_wait_held(th->stack_wait), 0) &&
+	    stacks_wait_step(p->stacks, th->stack_wait, &th->pair, rec,
+			     paired > 0 ? &e : NULL))
+		p->stats.nomem++;
 	/* Not back: a record late to the drain (drain.h) comes after. */
 	if (rec->ts_ns > th->last_call_ts)
 		th->last_call_ts = rec->ts_ns;

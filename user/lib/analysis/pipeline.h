@@ -122,6 +122,12 @@ struct pipeline {
 	bool args_borrowed;		/* and p->args */
 	/* No interference figures (pipeline_bench: what they cost). */
 	bool no_interference;
+	/*
+	 * Entries are recorded 1 in N (--sample): a call not recorded may
+	 * hold a stack's trampoline word, so none is put back
+	 * (stacks_wait.h).
+	 */
+	bool calls_sampled;
 
 	/* tid -> struct pipeline_thread *: each analysis's part of it. */
 	struct hashmap threads;

@@ -16,6 +16,8 @@
 
 #include "analysis/pipeline.h"
 
+struct stacks_wait;
+
 /*
  * How a key is read from an execution, worked out once per probe from
  * its rule (key_sel_of()), so that keying an execution is a load and a
@@ -120,6 +122,8 @@ struct pipeline_thread {
 	 */
 	bool gate_displaced;
 	uint64_t displaced_ts;
+	/* A sampled stack waiting for its calls' returns (stacks_wait.h). */
+	struct stacks_wait *stack_wait;
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "analysis/pipeline_internal.h"
+#include "analysis/stacks_wait.h"
 
 struct pipeline_thread *pipeline_thread_new(struct pipeline *p, uint32_t tid)
 {
@@ -34,6 +35,9 @@ static void pipeline_thread_free(struct pipeline *p,
 		if (p->last[i].th == th)
 			p->last[i].th = NULL;
 	pairer_thread_forget(p->pairer, &th->pair);
+	if (stacks_wait_flush(p->stacks, th->stack_wait))
+		p->stats.nomem++;
+	stacks_wait_free(th->stack_wait);
 	if (p->tl)
 		timeline_thread_free(p->tl, th->tl);
 	free(th);
@@ -155,6 +159,9 @@ void pipeline_finish(struct pipeline *p, uint64_t ts)
 
 		pipeline_count_open(p, &th->pair);
 		pairer_thread_flush(p->pairer, &th->pair);
+		/* Its calls will not return now: what waits goes as it is. */
+		if (stacks_wait_flush(p->stacks, th->stack_wait))
+			p->stats.nomem++;
 	}
 	if (p->forget_delay_ns)
 		exits_forget(p, UINT64_MAX);

@@ -44,6 +44,11 @@ void stacks_set_trampoline(struct stacks *st, uint64_t start, uint64_t end)
 	st->tramp_end = end;
 }
 
+bool stacks_in_trampoline(const struct stacks *st, uint64_t addr)
+{
+	return addr >= st->tramp_start && addr < st->tramp_end;
+}
+
 static struct stack_func *stacks_func(struct stacks *st, uint32_t func_id)
 {
 	if (idarray_reserve(&st->funcs, &st->nr_funcs, sizeof(*st->funcs),
@@ -73,8 +78,25 @@ static uint32_t stacks_kept(const struct stacks *st, const uint64_t *frames,
 	return nr_frames;
 }
 
+/* The path of @sf with the fewest calls (the first of those). */
+static struct stack_path *lightest(struct stack_func *sf)
+{
+	uint32_t i, min = 0;
+
+	for (i = 1; i < sf->nr_paths; i++)
+		if (sf->paths[i].calls < sf->paths[min].calls)
+			min = i;
+	return &sf->paths[min];
+}
+
 int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
 	       uint32_t nr_frames)
+{
+	return stacks_add_n(st, func_id, frames, nr_frames, 1);
+}
+
+int stacks_add_n(struct stacks *st, uint32_t func_id, const uint64_t *frames,
+		 uint32_t nr_frames, uint64_t calls)
 {
 	struct stack_func *sf;
 	struct stack_path *p;
@@ -87,32 +109,41 @@ int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
 		nr_frames = STACKS_MAX_FRAMES;
 	kept = stacks_kept(st, frames, nr_frames);
 	cut = kept < nr_frames;
-	tramp = cut && frames[kept] >= st->tramp_start &&
-		frames[kept] < st->tramp_end;
+	tramp = cut && stacks_in_trampoline(st, frames[kept]);
 	sf = stacks_func(st, func_id);
 	if (!sf)
 		return -ENOMEM;
-	sf->sampled++;
+	sf->sampled += calls;
 	/* Linear: at most 16 paths, and one stack per 100 calls. */
 	for (i = 0; i < sf->nr_paths; i++) {
 		p = &sf->paths[i];
 		if (p->nr_frames == kept && p->cut == cut &&
 		    p->cut_tramp == tramp &&
 		    !memcmp(p->frames, frames, kept * sizeof(*frames))) {
-			p->calls++;
+			p->calls += calls;
 			return 0;
 		}
 	}
 	if (sf->nr_paths == STACKS_MAX_PATHS) {
-		sf->other++;
-		return 0;
+		p = lightest(sf);
+		/*
+		 * A stack counted late with many calls (stacks_wait.h) takes
+		 * the place of the lightest path, which it outweighs: the
+		 * paths kept are the heaviest, not the first come.
+		 */
+		if (p->calls >= calls) {
+			sf->other += calls;
+			return 0;
+		}
+		sf->other += p->calls;
+	} else {
+		p = &sf->paths[sf->nr_paths++];
 	}
-	p = &sf->paths[sf->nr_paths++];
 	memcpy(p->frames, frames, kept * sizeof(*frames));
 	p->nr_frames = kept;
 	p->cut = cut;
 	p->cut_tramp = tramp;
-	p->calls = 1;
+	p->calls = calls;
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * The call stacks the module samples (ISPOT_REC_STACK: a probe's first
  * entry and every stack_period-th one), counted per function in bounded
  * memory: at most STACKS_MAX_PATHS distinct paths each, the rest counted
- * as "other".  Frames stay raw return addresses, innermost (the probed
+ * as "other" (the first come keep their places, unless one added with
+ * more calls at once outweighs the lightest: stacks_add_n()).  Frames stay raw return addresses, innermost (the probed
  * function's call site) first; naming them is the report's job, done once
  * at the end, never per record.
  *
@@ -64,6 +65,8 @@ void stacks_set_check(struct stacks *st, stacks_frame_fn ok, void *ctx);
  * address a return probe took, not one of the target's code.
  */
 void stacks_set_trampoline(struct stacks *st, uint64_t start, uint64_t end);
+/* Whether @addr is in that trampoline (false while it is unknown). */
+bool stacks_in_trampoline(const struct stacks *st, uint64_t addr);
 
 /*
  * Count one sampled stack of @func_id.  Frames past STACKS_MAX_FRAMES are
@@ -72,6 +75,9 @@ void stacks_set_trampoline(struct stacks *st, uint64_t start, uint64_t end);
  */
 int stacks_add(struct stacks *st, uint32_t func_id, const uint64_t *frames,
 	       uint32_t nr_frames);
+/* The same, for @calls sampled entries that had this stack. */
+int stacks_add_n(struct stacks *st, uint32_t func_id, const uint64_t *frames,
+		 uint32_t nr_frames, uint64_t calls);
 
 /* The stacks of @func_id, NULL if none was sampled.  @st may be NULL. */
 const struct stack_func *stacks_of(const struct stacks *st, uint32_t func_id);

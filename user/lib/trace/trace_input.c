@@ -121,8 +121,10 @@ int trace_new_pipeline(struct trace *t, stacks_frame_fn frame_ok, void *ctx)
 	const struct trace_borrowed *b = &t->borrowed;
 
 	t->pipe = pipeline_new();
-	if (t->pipe)
+	if (t->pipe) {
 		stacks_set_check(t->pipe->stacks, frame_ok, ctx);
+		t->pipe->calls_sampled = t->sum.sample > 1;
+	}
 	if (t->pipe && b->engine)
 		pipeline_borrow_engine(t->pipe, b->engine);
 	if (t->pipe && b->shapes)
