@@ -21,7 +21,7 @@ require_file "$app"
 require_module
 tmpdir_setup
 
-tap_plan 3
+tap_plan 4
 
 t_text() {
 	run_status 0 ispotctl run --func target --stack-period 1 -- \
@@ -66,5 +66,24 @@ t_trampoline() {
 			"$tmp/stacks"
 }
 tap_check "return_probe_trampoline_is_put_back" t_trampoline
+
+# Two traced callers, worker() and parse(): two words to put back, each
+# from its own call's return, in order (worker() returns once, at the
+# end: its stacks wait the whole run, alike ones as one).
+t_two_words() {
+	run_status 0 ispotctl run --json --func worker --func parse \
+		--func step --stack-period 1 -- /ispot/samples/two_callers \
+		--iterations 1000 || return 1
+	json_get "$tmp/out" '.functions[name=step].stacks[]' >"$tmp/stacks"
+	sed 's/^/# /' "$tmp/stacks"
+	n=$(awk 'index($0, "{\"frames\": [\"two_callers:parse+0x") == 1 &&
+		 index($0, "\", \"two_callers:worker+0x") &&
+		 index($0, "\", \"two_callers:sample_thread+0x") &&
+		 split($0, f, "\"calls\": ") == 2 { n += f[2] + 0 }
+		 END { print n + 0 }' "$tmp/stacks")
+	echo "# $n calls from parse() through worker() and sample_thread()"
+	[ "$n" -ge 2700 ] && ! grep -q '"0x7ff' "$tmp/stacks"
+}
+tap_check "two_traced_callers_words_are_put_back_in_order" t_two_words
 
 tap_done

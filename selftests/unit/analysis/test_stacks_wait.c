@@ -120,6 +120,19 @@ static void expect_path(const struct pipeline *p, uint32_t func,
 		EXPECT_EQ(sf->paths[0].frames[k], want[k]);
 }
 
+/* @func's one path, of any count, is @want (@nr frames), whole. */
+static void expect_path_frames(const struct pipeline *p, uint32_t func,
+			       const uint64_t *want, uint32_t nr)
+{
+	const struct stack_func *sf = stacks_of(p->stacks, func);
+
+	ASSERT_TRUE(sf != NULL);
+	ASSERT_EQ(sf->nr_paths, 1u);
+	EXPECT_FALSE(sf->paths[0].cut);
+	ASSERT_EQ(sf->paths[0].nr_frames, nr);
+	EXPECT_EQ(memcmp(sf->paths[0].frames, want, nr * sizeof(*want)), 0);
+}
+
 /* @func's one path is cut at the trampoline after @nr frames. */
 static void expect_cut(const struct pipeline *p, uint32_t func, uint32_t nr)
 {
@@ -534,6 +547,39 @@ TEST(only_the_slots_last_return_puts_its_word_back)
 	EXPECT_TRUE(stacks_of(p->stacks, 30) == NULL);
 	exit_to(p, OUTER, SP(0), 0x400800, 120);
 	expect_path(p, 30, want, 4);
+	pipeline_free(p);
+}
+
+/*
+ * Middle called a hundred times inside one long call of outer, inner's
+ * stack taken in each: as each middle returns, its stack waits for outer
+ * alike the ones before, and joins them; outer's return completes one
+ * path of a hundred calls.
+ */
+TEST(a_loops_stacks_join_once_their_inner_words_are_back)
+{
+	const uint64_t frames[] = { 0x402200, TRAMP, 0x401800, TRAMP,
+				    0x400500 };
+	const uint64_t want[] = { 0x402200, 0x401800, 0x401800, 0x400800,
+				  0x400500 };
+	struct pipeline *p = new_pipeline();
+	uint64_t ts = 100;
+	uint32_t i;
+
+	entry(p, OUTER, SP(0), ts);
+	for (i = 0; i < 100; i++) {
+		entry(p, MIDDLE, SP(1), ++ts);
+		stack(p, INNER, frames, 5, ++ts);
+		entry(p, INNER, SP(2), ts);
+		exit_to(p, INNER, SP(2), 0x402200, ++ts);
+		exit_to(p, MIDDLE, SP(1), 0x401800, ++ts);
+	}
+	EXPECT_TRUE(stacks_of(p->stacks, 30) == NULL);
+	exit_to(p, OUTER, SP(0), 0x400800, ++ts);
+	ASSERT_TRUE(stacks_of(p->stacks, 30) != NULL);
+	EXPECT_EQ(stacks_of(p->stacks, 30)->sampled, 100u);
+	EXPECT_EQ(stacks_of(p->stacks, 30)->paths[0].calls, 100u);
+	expect_path_frames(p, 30, want, 5);
 	pipeline_free(p);
 }
 

@@ -229,6 +229,28 @@ static bool wait_after_return(const struct stacks *st,
 	return true;
 }
 
+/*
+ * Whether waiting stack @i of @w, a word put back, now waits as another
+ * does: then it joins that one (its calls added) and gives up its place.
+ */
+static bool join_alike(struct stacks_wait *w, uint32_t i)
+{
+	struct stacks_waiting *s = &w->v[i];
+	uint32_t j;
+
+	for (j = 0; j < w->nr; j++) {
+		if (j == i || !alike(&w->v[j], s, s->frames))
+			continue;
+		w->v[j].calls += s->calls;
+		if (s->last_ts > w->v[j].last_ts)
+			w->v[j].last_ts = s->last_ts;
+		if (i != --w->nr)
+			*s = w->v[w->nr];
+		return true;
+	}
+	return false;
+}
+
 int stacks_wait_step(struct stacks *st, struct stacks_wait *w,
 		     const struct pair_thread *t,
 		     const struct ispot_record *rec,
@@ -243,8 +265,18 @@ int stacks_wait_step(struct stacks *st, struct stacks_wait *w,
 	while (i < w->nr) {
 		struct stacks_waiting *s = &w->v[i];
 
-		if (awaited_open(s, t) || wait_after_return(st, s, t, rec, e)) {
+		if (awaited_open(s, t)) {
 			i++;
+			continue;
+		}
+		/*
+		 * A word back, the next awaited: a loop's stacks inside a
+		 * long call, each put back as its inner call returns, wait
+		 * as one for the long call's return.
+		 */
+		if (wait_after_return(st, s, t, rec, e)) {
+			if (!join_alike(w, i))
+				i++;
 			continue;
 		}
 		r = count_one(st, w, i);
