@@ -51,11 +51,10 @@ t_trampoline() {
 	sed 's/^/# /' "$tmp/stacks"
 	# parse() calls step() 3,000 times from three sites, store()
 	# (untraced) 1,000 times: the paths go on to worker().  A few may
-	# stay cut (a tenth allowed): at the trampoline where parse()'s
-	# ENTRY reached the drain after the stack (another CPU's ring, late),
-	# or as the end of frame pointers where drained after the process
-	# exited before any look at its maps (the trampoline is learnt from
-	# them while it lives).  The trampoline's address is never kept.
+	# stay cut (a tenth allowed): those taken before the session learnt
+	# where the trampoline is (uprobes maps it at the first return probe
+	# hit, and it is learnt at the next look at the maps; the first
+	# stack of a run, in the guest).  Its address is never kept.
 	n=$(awk 'index($0, "{\"frames\": [\"two_callers:parse+0x") == 1 &&
 		 index($0, "\"two_callers:worker+0x") &&
 		 split($0, f, "\"calls\": ") == 2 { n += f[2] + 0 }
