@@ -552,4 +552,30 @@ TEST(trampoline_frame_cuts_the_stack)
 	fixture_free(&fx);
 }
 
+/*
+ * Single stacks past STACKS_MAX_PATHS: the first come keep their paths,
+ * the rest go to "other" (only a stack added with more calls than the
+ * lightest path takes its place: test_stacks_wait).
+ */
+TEST(single_stacks_past_the_paths_keep_the_first_come)
+{
+	struct stacks *st = stacks_new();
+	const struct stack_func *sf;
+	uint64_t f[2] = { 0x400100, 0x400200 };
+	uint32_t i;
+
+	ASSERT_TRUE(st != NULL);
+	for (i = 0; i < 20; i++) {
+		f[0] = 0x400100 + i;
+		ASSERT_EQ(stacks_add(st, 1, f, 2), 0);
+	}
+	sf = stacks_of(st, 1);
+	ASSERT_TRUE(sf != NULL);
+	EXPECT_EQ(sf->other, 4u);
+	EXPECT_EQ(sf->sampled, 20u);
+	for (i = 0; i < STACKS_MAX_PATHS; i++)
+		EXPECT_EQ(sf->paths[i].frames[0], 0x400100u + i);
+	stacks_free(st);
+}
+
 TEST_HARNESS_MAIN

@@ -344,9 +344,9 @@ TEST(stacks_of_several_call_sites_wait_for_one_return)
 /*
  * A loop of a thousand calls inside one long call: alike stacks wait as
  * one, with their count, and past STACKS_WAIT_MAX different ones the
- * oldest is counted as it is.
+ * one added to least recently is counted as it is.
  */
-TEST(alike_stacks_wait_as_one_and_the_oldest_gives_way)
+TEST(alike_stacks_wait_as_one_and_the_least_recent_gives_way)
 {
 	const uint64_t want[] = { 0x401100, 0x400800, 0x400900, 0x400500 };
 	struct pipeline *p = new_pipeline();
@@ -362,7 +362,7 @@ TEST(alike_stacks_wait_as_one_and_the_oldest_gives_way)
 		frames[0] = 0x402000 + 0x10 * i;
 		stack(p, MIDDLE, frames, 4, 2000 + i);
 	}
-	/* The thousand, oldest, gave way: cut, counted once each. */
+	/* The thousand, added to least recently, gave way: cut, counted once each. */
 	sf = stacks_of(p->stacks, 30);
 	ASSERT_TRUE(sf != NULL);
 	EXPECT_EQ(sf->sampled, 1000u);
@@ -612,6 +612,149 @@ TEST(a_held_hot_stack_keeps_a_path_of_its_own)
 			break;
 	ASSERT_LT(k, sf->nr_paths);
 	EXPECT_EQ(memcmp(sf->paths[k].frames, want, sizeof(want)), 0);
+	pipeline_free(p);
+}
+
+/*
+ * Two stacks alike waiting, a third joining the first: the stack moved
+ * into the place given up is looked at too, and every call counted.
+ */
+TEST(a_join_not_at_the_end_looks_at_the_stack_moved_in)
+{
+	const uint64_t f1[] = { 0x402200, TRAMP, 0x401800, TRAMP, 0x400500 };
+	const uint64_t f2[] = { 0x402300, TRAMP, 0x401800, TRAMP, 0x400500 };
+	struct pipeline *p = new_pipeline();
+	const struct stack_func *sf;
+	uint32_t k;
+
+	entry(p, OUTER, SP(0), 100);
+	entry(p, MIDDLE, SP(1), 101);
+	stack(p, INNER, f1, 5, 102);
+	entry(p, INNER, SP(2), 102);
+	exit_to(p, INNER, SP(2), 0x402200, 103);
+	exit_to(p, MIDDLE, SP(1), 0x401800, 104);
+	entry(p, MIDDLE, SP(1), 105);
+	stack(p, INNER, f1, 5, 106);
+	entry(p, INNER, SP(2), 106);
+	exit_to(p, INNER, SP(2), 0x402200, 107);
+	stack(p, INNER, f2, 5, 108);
+	entry(p, INNER, SP(2), 108);
+	exit_to(p, INNER, SP(2), 0x402300, 109);
+	exit_to(p, MIDDLE, SP(1), 0x401800, 110);
+	exit_to(p, OUTER, SP(0), 0x400800, 120);
+	sf = stacks_of(p->stacks, 30);
+	ASSERT_TRUE(sf != NULL);
+	EXPECT_EQ(sf->sampled, 3u);
+	EXPECT_EQ(sf->nr_paths, 2u);
+	for (k = 0; k < sf->nr_paths; k++) {
+		EXPECT_FALSE(sf->paths[k].cut);
+		EXPECT_EQ(sf->paths[k].calls,
+			  sf->paths[k].frames[0] == 0x402200 ? 2u : 1u);
+	}
+	pipeline_free(p);
+}
+
+/* Three traced callers: the deepest returns first, right after the stack. */
+TEST(an_awaited_call_two_slots_deep_returns_first)
+{
+	const uint64_t frames[] = { 0x401100, TRAMP, 0x401150, TRAMP,
+				    0x401160, TRAMP, 0x400500 };
+	const uint64_t want[] = { 0x401100, 0x401150, 0x401150, 0x401160,
+				  0x401160, 0x400800, 0x400500 };
+	struct pipeline *p = new_pipeline();
+
+	entry(p, OUTER, SP(0), 100);
+	entry(p, OUTER, SP(1), 101);
+	entry(p, OUTER, SP(2), 102);
+	stack(p, INNER, frames, 7, 110);
+	exit_to(p, OUTER, SP(2), 0x401150, 120);
+	exit_to(p, OUTER, SP(1), 0x401160, 121);
+	exit_to(p, OUTER, SP(0), 0x400800, 122);
+	expect_path(p, 30, want, 7);
+	pipeline_free(p);
+}
+
+/* An EXIT that did not read its return address (ip 0): no word. */
+TEST(an_exit_without_its_return_address_puts_nothing_back)
+{
+	struct pipeline *p = new_pipeline();
+
+	entry(p, OUTER, SP(0), 100);
+	stack(p, INNER, nested, 4, 110);
+	exit_to(p, OUTER, SP(0), 0, 130);
+	expect_cut(p, 30, 1);
+	pipeline_free(p);
+}
+
+/* Records lost after outer began, before middle did: an entry may be. */
+TEST(a_loss_between_the_outer_and_inner_calls_leaves_it_cut)
+{
+	const uint64_t frames[] = { 0x402200, TRAMP, 0x401800, TRAMP, 0x400500 };
+	struct pipeline *p = new_pipeline();
+
+	entry(p, OUTER, SP(0), 100);
+	ASSERT_EQ(pipeline_lost(p, 102, 104), 0);
+	entry(p, MIDDLE, SP(1), 105);
+	stack(p, INNER, frames, 5, 110);
+	exit_to(p, MIDDLE, SP(1), 0x401800, 120);
+	exit_to(p, OUTER, SP(0), 0x400800, 130);
+	expect_cut(p, 30, 1);
+	pipeline_free(p);
+}
+
+/* A STACK of more frames than a path keeps: cut to STACKS_MAX_FRAMES. */
+TEST(a_stack_longer_than_kept_is_cut_to_it)
+{
+	uint64_t frames[STACKS_MAX_FRAMES + 8];
+	struct ispot_record v[1 + (STACKS_MAX_FRAMES + 8) / 8];
+	struct pipeline *p = new_pipeline();
+	const struct stack_func *sf;
+	uint32_t k;
+
+	for (k = 0; k < STACKS_MAX_FRAMES + 8; k++)
+		frames[k] = 0x400100 + 8 * k;
+	frames[1] = TRAMP;
+	entry(p, OUTER, SP(0), 100);
+	stack(p, INNER, nested, 4, 105);
+	memset(v, 0, sizeof(v));
+	v[0].ts_ns = 110;
+	v[0].tid = TID;
+	v[0].tgid = TGID;
+	v[0].probe_id = INNER;
+	v[0].kind = ISPOT_REC_STACK;
+	v[0].nslots = 1 + (STACKS_MAX_FRAMES + 8) / 8;
+	v[0].data[0] = STACKS_MAX_FRAMES + 8;
+	memcpy(&v[1], frames, sizeof(frames));
+	pipeline_record(p, v);
+	exit_to(p, OUTER, SP(0), 0x400800, 130);
+	sf = stacks_of(p->stacks, 30);
+	ASSERT_TRUE(sf != NULL);
+	EXPECT_EQ(sf->sampled, 2u);
+	for (k = 0; k < sf->nr_paths; k++)
+		EXPECT_LE(sf->paths[k].nr_frames, (uint32_t)STACKS_MAX_FRAMES);
+	pipeline_free(p);
+}
+
+/* The one added to most recently stays, though made first. */
+TEST(the_stack_added_to_least_recently_gives_way)
+{
+	struct pipeline *p = new_pipeline();
+	uint64_t frames[4];
+	uint32_t i;
+
+	memcpy(frames, nested, sizeof(frames));
+	entry(p, OUTER, SP(0), 100);
+	stack(p, INNER, nested, 4, 110);	/* A, made first */
+	for (i = 0; i < STACKS_WAIT_MAX - 1; i++) {
+		frames[0] = 0x402000 + 0x10 * i;
+		stack(p, MIDDLE, frames, 4, 200 + i);
+	}
+	stack(p, INNER, nested, 4, 300);	/* A again: most recent */
+	frames[0] = 0x403000;
+	stack(p, MIDDLE, frames, 4, 400);	/* one gives way */
+	EXPECT_TRUE(stacks_of(p->stacks, 30) == NULL);
+	ASSERT_TRUE(stacks_of(p->stacks, 20) != NULL);
+	EXPECT_EQ(stacks_of(p->stacks, 20)->paths[0].frames[0], 0x402000u);
 	pipeline_free(p);
 }
 

@@ -4,9 +4,10 @@
  * entry and every stack_period-th one), counted per function in bounded
  * memory: at most STACKS_MAX_PATHS distinct paths each, the rest counted
  * as "other" (the first come keep their places, unless one added with
- * more calls at once outweighs the lightest: stacks_add_n()).  Frames stay raw return addresses, innermost (the probed
- * function's call site) first; naming them is the report's job, done once
- * at the end, never per record.
+ * more calls at once outweighs the lightest: stacks_add_n()).  Frames
+ * stay raw return addresses, innermost (the probed function's call site)
+ * first; naming them is the report's job, done once at the end, never
+ * per record.
  *
  * The module walks frame pointers, and code built without them (most
  * distributions' libraries) leaves rbp holding data: the walk then reads

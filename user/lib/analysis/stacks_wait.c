@@ -21,7 +21,7 @@ static uint32_t next_trampoline(const struct stacks *st,
  * pointer, one return slot: into @s, their sp, and the index and entry
  * time of the outermost of them, the one whose return comes last.
  */
-static void await_innermost(struct stacks_waiting *s,
+static void await_innermost(struct stack_waiter *s,
 			    const struct pair_thread *t)
 {
 	uint32_t up = 0;
@@ -57,14 +57,20 @@ static void note_deepest(struct stacks_wait *w)
 			w->deepest = w->v[i].base;
 }
 
+/* Waiting stack @i of @w gives up its place to the last one. */
+static void drop_at(struct stacks_wait *w, uint32_t i)
+{
+	if (i != --w->nr)
+		w->v[i] = w->v[w->nr];
+}
+
 /* Waiting stack @i of @w counted as it is, and its place given up. */
 static int count_one(struct stacks *st, struct stacks_wait *w, uint32_t i)
 {
-	struct stacks_waiting *s = &w->v[i];
+	const struct stack_waiter *s = &w->v[i];
 	int ret = stacks_add_n(st, s->func_id, s->frames, s->nr, s->calls);
 
-	if (i != --w->nr)
-		*s = w->v[w->nr];
+	drop_at(w, i);
 	return ret;
 }
 
@@ -88,12 +94,13 @@ void stacks_wait_free(struct stacks_wait *w)
 }
 
 /* Whether @s is the stack @now, waiting alike, and of the same frames. */
-static bool alike(const struct stacks_waiting *s,
-		  const struct stacks_waiting *now, const uint64_t *frames)
+static bool alike(const struct stack_waiter *s,
+		  const struct stack_waiter *now, const uint64_t *frames)
 {
 	return s->func_id == now->func_id && s->nr == now->nr &&
 	       s->next == now->next && s->base == now->base &&
-	       s->sp == now->sp && s->entry_ts == now->entry_ts &&
+	       s->chain == now->chain && s->sp == now->sp &&
+	       s->entry_ts == now->entry_ts &&
 	       !memcmp(s->frames, frames, now->nr * sizeof(*frames));
 }
 
@@ -101,10 +108,10 @@ static bool alike(const struct stacks_waiting *s,
  * A place in @w for one more stack: where all are taken, that of the one
  * added to least recently, counted as it is (*@ret: its error).
  */
-static struct stacks_waiting *wait_slot(struct stacks *st,
+static struct stack_waiter *wait_slot(struct stacks *st,
 					struct stacks_wait *w, int *ret)
 {
-	struct stacks_waiting *v;
+	struct stack_waiter *v;
 	uint32_t i, stale = 0;
 
 	if (w->nr == STACKS_WAIT_MAX) {
@@ -150,7 +157,7 @@ int stacks_wait_add(struct stacks *st, struct stacks_wait **w,
 		    const uint64_t *frames, uint32_t nr, uint64_t ts,
 		    uint64_t lost_before)
 {
-	struct stacks_waiting now, *s;
+	struct stack_waiter now, *s;
 	uint32_t i;
 	int ret = 0;
 
@@ -190,7 +197,7 @@ int stacks_wait_add(struct stacks *st, struct stacks_wait **w,
  * Whether the calls @s waits for are still @t's open ones: the outermost
  * at its place, with its stack pointer and entry time.
  */
-static bool awaited_open(const struct stacks_waiting *s,
+static bool awaited_open(const struct stack_waiter *s,
 			 const struct pair_thread *t)
 {
 	uint32_t up;
@@ -207,18 +214,20 @@ static bool awaited_open(const struct stacks_waiting *s,
  * pairer saw @rec: @e, the call @rec paired (NULL: none), must be the
  * outermost of them, told by its entry time (its return the last of a
  * tail call's chain, which the kernel fires together), whose return
- * address then goes in the word.  A word's caller must lie past the
- * start of the function that returned (the EXIT's data[1]; 0: not
- * given), but for a chain's, whose callee it may be in.  Otherwise, or
- * with every word back, it waits no more.
+ * address then goes in the word, and agrees with the call site read at
+ * its entry where one was (a lock call's: pair.h).  A word's caller must
+ * lie past the start of the function that returned (the EXIT's data[1];
+ * 0: not given), but for a chain's, whose callee it may be in.
+ * Otherwise, or with every word back, it waits no more.
  */
 static bool wait_after_return(const struct stacks *st,
-			      struct stacks_waiting *s,
+			      struct stack_waiter *s,
 			      const struct pair_thread *t,
 			      const struct ispot_record *rec,
 			      const struct pair_exec *e)
 {
 	if (!e || e->entry_ts != s->entry_ts || !rec->ip ||
+	    e->callsite != rec->ip ||
 	    (!s->chain && s->next && s->frames[s->next - 1] < rec->data[1]))
 		return false;
 	s->frames[s->next] = rec->ip;
@@ -235,7 +244,7 @@ static bool wait_after_return(const struct stacks *st,
  */
 static bool join_alike(struct stacks_wait *w, uint32_t i)
 {
-	struct stacks_waiting *s = &w->v[i];
+	struct stack_waiter *s = &w->v[i];
 	uint32_t j;
 
 	for (j = 0; j < w->nr; j++) {
@@ -244,8 +253,7 @@ static bool join_alike(struct stacks_wait *w, uint32_t i)
 		w->v[j].calls += s->calls;
 		if (s->last_ts > w->v[j].last_ts)
 			w->v[j].last_ts = s->last_ts;
-		if (i != --w->nr)
-			*s = w->v[w->nr];
+		drop_at(w, i);
 		return true;
 	}
 	return false;
@@ -263,7 +271,7 @@ int stacks_wait_step(struct stacks *st, struct stacks_wait *w,
 	if (!stacks_wait_held(w) || t->depth > w->deepest + 1)
 		return 0;
 	while (i < w->nr) {
-		struct stacks_waiting *s = &w->v[i];
+		struct stack_waiter *s = &w->v[i];
 
 		if (awaited_open(s, t)) {
 			i++;

@@ -29,17 +29,26 @@
  * too), nor where records of the thread were lost since its outermost
  * open call began (an entry lost in it).  A word is put back only from
  * the return the pairer pairs with the very call it was matched with (its
- * stack pointer and entry time): not after a longjmp, a loss, the
+ * entry time): not after a longjmp, a loss told before that return, the
  * thread's end or the tid's reuse.  Otherwise the stack is counted as it
  * is, cut at its first word not put back, as it was before.
  *
- * What the matching cannot see: another tracer's return probe inside the
- * pairer's calls, with the walk ending right after its slot, gives its
- * word the return address of the call out from it.
+ * What the matching cannot see, and where it goes wrong: a slot it does
+ * not know of and one the walk passes over together (another tracer's
+ * return probe inside the pairer's calls, with the walk ending right
+ * after its slot or passing over a traced function without a frame
+ * pointer; a call past the kernel's 64 nested return probes), which
+ * match the words one slot off; and a drop of the thread's records told
+ * by its ring after the return that meets the awaited call (a ring tells
+ * a drop at its next record, and the thread may have moved to another
+ * CPU): a later call at that place, its entry dropped, returns in its
+ * stead, as the pairer pairs it.  Each puts one of the thread's return
+ * addresses at the wrong place.
  */
 #ifndef ISPOT_STACKS_WAIT_H
 #define ISPOT_STACKS_WAIT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/ispot.h>
 
@@ -49,7 +58,7 @@
 #define STACKS_WAIT_MAX		16
 
 /* One stack waiting, for @calls sampled entries that had it. */
-struct stacks_waiting {
+struct stack_waiter {
 	uint32_t func_id;
 	uint32_t nr;		/* frames */
 	uint32_t next;		/* the trampoline word the return gives */
@@ -69,7 +78,7 @@ struct stacks_waiting {
 struct stacks_wait {
 	uint32_t nr, cap;
 	uint32_t deepest;
-	struct stacks_waiting *v;
+	struct stack_waiter *v;
 };
 
 /*
@@ -77,7 +86,8 @@ struct stacks_wait {
  * calls are @t, whose records may have been lost before @lost_before
  * (pair_lost_before()): counted in @st now, or, where trampoline words
  * in it wait for calls to return, held in *@w (allocated on first use;
- * past STACKS_WAIT_MAX, the oldest is counted as it is).  0 or -ENOMEM.
+ * past STACKS_WAIT_MAX, the one added to least recently is counted as it
+ * is).  0, or -ENOMEM (the stack counted as it is, if it could be).
  */
 int stacks_wait_add(struct stacks *st, struct stacks_wait **w,
 		    const struct pair_thread *t, uint32_t func_id,
