@@ -208,6 +208,41 @@ static int pipeline_futex(struct pipeline *p, struct pipeline_thread *th,
 }
 
 /*
+ * The module writes a probe's STACK just before its ENTRY, with the same
+ * probe id, and the frames in the slots that follow (the drain hands a
+ * wrapped record over contiguous).
+ */
+static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
+{
+	const struct pipeline_probe *probe;
+	struct pipeline_thread *th;
+	uint64_t nr = rec->data[0];
+
+	p->stats.stacks++;
+	if (rec->probe_id >= p->nr_probes || !p->probes[rec->probe_id].used ||
+	    nr > (uint64_t)(rec->nslots - 1) * 8) {
+		p->stats.bad_stacks++;
+		return;
+	}
+	probe = &p->probes[rec->probe_id];
+	if (probe->end_marker)
+		return;
+	/*
+	 * Its trampoline words wait for their calls' returns, unless a
+	 * call not recorded may hold one (sampled entries).  A thread the
+	 * pipeline holds no state for has no call open to wait for.
+	 */
+	th = p->calls_sampled ? NULL :
+			       hashmap_find_ptr(&p->threads, rec->tid);
+	if (stacks_wait_add(p->stacks, th ? &th->stack_wait : NULL,
+			    th ? &th->pair : NULL, probe->func_id,
+			    (const uint64_t *)(rec + 1), (uint32_t)nr,
+			    rec->ts_ns,
+			    th ? pair_lost_before(p->pairer, &th->pair) : 0))
+		p->stats.nomem++;
+}
+
+/*
  * pipeline_held()'s rare path, out of line: a thread that is not its
  * CPU's last, or not held since the last fold.
  */
@@ -247,41 +282,6 @@ pipeline_held(struct pipeline *p, const struct ispot_record *rec)
 	if (th && th->sci && th->sci_folds == *p->sci_folds)
 		return th;
 	return pipeline_hold(p, rec);
-}
-
-/*
- * The module writes a probe's STACK just before its ENTRY, with the same
- * probe id, and the frames in the slots that follow (the drain hands a
- * wrapped record over contiguous).
- */
-static void pipeline_stack(struct pipeline *p, const struct ispot_record *rec)
-{
-	const struct pipeline_probe *probe;
-	struct pipeline_thread *th;
-	uint64_t nr = rec->data[0];
-
-	p->stats.stacks++;
-	if (rec->probe_id >= p->nr_probes || !p->probes[rec->probe_id].used ||
-	    nr > (uint64_t)(rec->nslots - 1) * 8) {
-		p->stats.bad_stacks++;
-		return;
-	}
-	probe = &p->probes[rec->probe_id];
-	if (probe->end_marker)
-		return;
-	/*
-	 * Its trampoline words wait for their calls' returns, unless a
-	 * call not recorded may hold one (sampled entries).  A thread the
-	 * pipeline holds no state for has no call open to wait for.
-	 */
-	th = p->calls_sampled ? NULL :
-			       hashmap_find_ptr(&p->threads, rec->tid);
-	if (stacks_wait_add(p->stacks, th ? &th->stack_wait : NULL,
-			    th ? &th->pair : NULL, probe->func_id,
-			    (const uint64_t *)(rec + 1), (uint32_t)nr,
-			    rec->ts_ns,
-			    th ? pair_lost_before(p->pairer, &th->pair) : 0))
-		p->stats.nomem++;
 }
 
 /*
